@@ -1,0 +1,35 @@
+/* arena.h: one arena per compilation.
+ *
+ * Everything a compilation allocates (IR, types of that compilation, strings) comes from its arena
+ * and is freed at once by arena_free. The arena also runs deferred releases (Python references,
+ * LLVM handles) registered with arena_defer, newest first, so nothing is freed piecemeal and nothing
+ * leaks across compilations. Plain C: no Python here. */
+#ifndef PYJIT_ARENA_H
+#define PYJIT_ARENA_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct Arena Arena;
+
+Arena *arena_new(void);
+void arena_free(Arena *arena);
+
+/* Zeroed memory, aligned for any scalar; aborts the process only if malloc fails. */
+void *arena_alloc(Arena *arena, size_t size);
+char *arena_strdup(Arena *arena, const char *s);
+char *arena_printf(Arena *arena, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *arena_vprintf(Arena *arena, const char *fmt, va_list ap);
+
+/* Runs fn(arg) when the arena is freed (newest first). */
+void arena_defer(Arena *arena, void (*fn)(void *), void *arg);
+
+/* A growable array of pointers living in an arena. */
+typedef struct PtrVec {
+    void **items;
+    int len, cap;
+} PtrVec;
+
+void vec_push(Arena *arena, PtrVec *vec, void *item);
+
+#endif

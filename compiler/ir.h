@@ -1,0 +1,208 @@
+/* ir.h: pyjit's SSA IR, made by the frontend and typed by inference, then lowered to LLVM IR.
+ *
+ * A function is a list of basic blocks; blocks[0] is the entry. Each block holds its phis first,
+ * then ordinary instructions, then exactly one terminator (BR, CBR, FOR_ITER, RET, RAISE).
+ * An instruction is also the SSA value it defines. Every instruction carries the source line
+ * (and columns, where CPython knows them) of the bytecode it came from.
+ *
+ * Two forms, one data structure:
+ *  - untyped, as the frontend makes it: Python-level operations (BINOP, GETATTR, CALL, ...) on
+ *    values whose meaning depends on their types;
+ *  - typed, after inference (compiler/infer.c): every instr->type is set (TY_NONE for
+ *    instructions with no value), and the operations whose meaning the types decide are rewritten
+ *    into explicit ones, so lowering never decides a promotion or looks up a name. The contract
+ *    lowering relies on is written beside each opcode below, under "Typed:".
+ * Plain C: no Python here (constants that are Python objects are opaque handles). */
+#ifndef PYJIT_IR_H
+#define PYJIT_IR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler/arena.h"
+#include "compiler/types.h"
+
+typedef enum Opcode {
+#define OP(name, str) OP_##name,
+#include "compiler/ir_ops.def"
+#undef OP
+    OP__COUNT
+} Opcode;
+
+typedef enum BinOp {
+    BIN_ADD, BIN_SUB, BIN_MUL, BIN_TRUEDIV, BIN_FLOORDIV, BIN_MOD, BIN_POW,
+    BIN_LSHIFT, BIN_RSHIFT, BIN_AND, BIN_OR, BIN_XOR, BIN_MATMUL,
+} BinOp;
+
+typedef enum UnaryOp { UN_NEG, UN_POS, UN_NOT, UN_INVERT } UnaryOp;
+
+typedef enum CmpOp { CMP_LT, CMP_LE, CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_IS, CMP_ISNOT, CMP_IN, CMP_NOTIN } CmpOp;
+
+typedef enum ArrayAttr {
+    AA_SHAPE, AA_STRIDES, AA_SIZE, AA_NDIM, AA_ITEMSIZE, AA_NBYTES, AA_T, AA_REAL, AA_IMAG,
+} ArrayAttr;
+
+/* Known functions and methods, the subject of OP_INTRINSIC. */
+typedef enum Builtin {
+#define BUILTIN(id, pyname, doc) id,
+#include "compiler/builtins.def"
+#undef BUILTIN
+    BI__COUNT
+} Builtin;
+
+/* A compile-time constant: a literal of the code, or a global / closure cell / default argument
+ * frozen at compile time by the frontend. */
+typedef enum ConstKind {
+    K_NONE, K_BOOL, K_INT, K_FLOAT, K_COMPLEX, K_STR, K_TUPLE,
+    K_MODULE,       /* name: "math", "cmath", "numpy", "pyjit", "pyjit.gpu", ... */
+    K_FUNC,         /* name: a Python name in builtins.def ("math.sqrt", "numpy.zeros", "builtins.abs",
+                       "numpy.float32" for type objects too); handle: the Python object */
+    K_DISPATCHER,   /* handle: the Python dispatcher object of another @njit function; name: its qualname */
+    K_EXCCLASS,     /* handle: the Python exception class; name: its name */
+    K_ARRAY,        /* a global NumPy array, frozen: handle (kept alive by the compiled code), data,
+                       array_type, shape/strides in array_shape/array_strides (bytes) */
+    K_OPAQUE,       /* anything else; name: its repr, for the error that its use will give */
+} ConstKind;
+
+typedef struct Const {
+    ConstKind kind;
+    union {
+        bool b;
+        int64_t i;
+        double f;
+        struct { double re, im; } c;
+        const char *s;                                  /* K_STR */
+        struct { int n; struct Const **items; } tuple;  /* K_TUPLE */
+    };
+    const char *name;   /* K_MODULE, K_FUNC, K_DISPATCHER, K_EXCCLASS, K_OPAQUE */
+    void *handle;       /* K_FUNC, K_DISPATCHER, K_EXCCLASS, K_ARRAY: a borrowed PyObject*, kept
+                           alive by whoever owns the compilation */
+    void *data;         /* K_ARRAY */
+    Type *array_type;   /* K_ARRAY */
+    int64_t *array_shape, *array_strides;   /* K_ARRAY */
+} Const;
+
+typedef struct Block Block;
+typedef struct TypedFunc TypedFunc;
+
+typedef struct Instr {
+    Opcode op;
+    int id;             /* value number, unique in its function; printed %id */
+    int sub;            /* BinOp, UnaryOp, CmpOp, ArrayAttr or Builtin, by opcode */
+    int64_t imm, imm2;
+    const char *name;   /* GETATTR: the attribute */
+    struct Instr **args;
+    int nargs;
+    int nkw;            /* CALL: the last nkw args are keyword arguments named by kwnames */
+    const char **kwnames;
+    Const *cst;         /* CONST */
+    Block *block;
+    Block *succ[2];     /* terminators */
+    int line, col, end_col;   /* source position; col/end_col -1 when unknown */
+    const char *var;    /* the local variable this value was stored to, if any (diagnostics) */
+    Type *type;         /* set by inference */
+    TypedFunc *callee;  /* CALL_JIT */
+    void *aux;          /* free for one stage's private use */
+} Instr;
+
+struct Block {
+    int id;
+    PtrVec instrs;      /* Instr*: phis, body, terminator */
+    PtrVec preds;       /* Block*: a phi's args[i] comes from preds.items[i] */
+    int offset;         /* bytecode offset where the block starts (dumps) */
+    void *aux;
+};
+
+typedef struct IRFunc {
+    Arena *arena;
+    const char *name, *qualname, *filename;
+    int firstline;
+    int nargs;
+    const char **argnames;
+    PtrVec blocks;      /* Block*; blocks.items[0] is the entry */
+    int next_id;        /* the next value number */
+    void *handle;       /* the Python function (borrowed; owned by the dispatcher) */
+    int ndefaults;      /* default values of the last ndefaults arguments, frozen */
+    Const **defaults;
+    const char *bytecode_dump;   /* the decoded bytecode as text (PYJIT_DUMP=bytecode) */
+} IRFunc;
+
+/* Building and editing. */
+Block *ir_new_block(IRFunc *fn, int offset);
+Instr *ir_new_instr(IRFunc *fn, Opcode op, int nargs, int line);   /* not yet in a block */
+void ir_append(Block *block, Instr *instr);
+void ir_insert_before(Instr *at, Instr *instr);   /* in at's block, just before at */
+void ir_add_pred(IRFunc *fn, Block *block, Block *pred);
+Instr *ir_terminator(const Block *block);         /* NULL if the block has none yet */
+Const *ir_new_const(IRFunc *fn, ConstKind kind);
+
+/* Printing, for PYJIT_DUMP=ssa/types and inspect_types(): instructions with their lines, and
+ * their types once inference has run. The result lives in fn's arena. */
+char *ir_dump(IRFunc *fn, bool with_types);
+const char *ir_op_name(Opcode op);
+const char *ir_builtin_name(Builtin b);   /* the Python name, "math.sqrt" */
+Builtin ir_builtin_lookup(const char *pyname);   /* BI__COUNT if unknown */
+
+/* Checks the IR's invariants (one terminator per block, phis match preds, every operand defined,
+ * types set once typed); run between stages when PYJIT_DEBUG=1. Returns 0 or fills diag. */
+struct Diag;
+int ir_check(IRFunc *fn, bool typed, struct Diag *diag);
+
+/* ---------------------------------------------------------------------------------------------
+ * The typed IR contract (what inference guarantees and lowering relies on).
+ *
+ * Types: every instr->type is non-NULL. Compile-time-only types (TY_MODULE, TY_FUNCTION,
+ * TY_DISPATCHER, TY_EXCCLASS, TY_STRING, TY_BOUND_METHOD, TY_DTYPE) may remain on CONST, GETATTR
+ * and PHI-free values that nothing lowers; lowering emits nothing for them. Weak types are gone
+ * after inference: a value that is still weak when used is given its strong type.
+ *
+ * ARG           type = the argument's type.
+ * CONST         type = the constant's type (K_INT int64, K_FLOAT float64, ...), or a literal type.
+ * PHI           type = the unified type; every incoming arg has exactly that type (inference inserts
+ *               CASTs at the end of the predecessor, before its terminator, where needed).
+ * BINOP         scalars: args and result share one type T, except
+ *                 - TRUEDIV: args are float/complex T, result T (ints are cast to float64 first);
+ *                 - POW with int T and int exponent: result int64;
+ *                 - shifts: both args the same int type.
+ *               Python semantics: FLOORDIV/MOD floor (sign of the divisor for MOD), int division
+ *               or modulo by zero raises ZeroDivisionError, float division by zero too (Python
+ *               semantics, unless error_model='numpy').
+ *               arrays: at least one arg is an array; result is a new C-contiguous array of the
+ *               broadcast shape with dtype = promotion of the element types (array op array, array
+ *               op scalar, scalar op array); with imm = 1 (augmented) and args[0] an array, the
+ *               result is args[0] updated in place.
+ * UNARY         NEG/POS/INVERT: arg and result of one scalar type (or array, elementwise);
+ *               NOT: result bool (arg is bool after a TRUTH inserted by inference).
+ * COMPARE       LT..GE: scalar args of one type, result bool (arrays: elementwise, bool array).
+ *               IS/ISNOT/IN/NOTIN never reach lowering: inference folds them to CONST bool (is None)
+ *               or rewrites IN over a tuple/range into INTRINSIC BI_CONTAINS.
+ * TRUTH         arg any scalar, array of size 1 is an error; result bool.
+ * CAST          scalar -> scalar: int->int wraps/extends by signedness, float->int truncates
+ *               toward zero, bool->x is 0/1, x->bool is x != 0, complex->real takes the real part.
+ * GETATTR       only compile-time results remain (module.func); lowering skips them.
+ * SETITEM       never remains (ARRAY_SET).
+ * GETITEM       never remains (ARRAY_GET, STATIC_GET, TUPLE_GET).
+ * STATIC_GETITEM never remains (STATIC_GET).
+ * CALL          never remains (INTRINSIC, CALL_JIT, CAST, or a constructor).
+ * BUILD_TUPLE   result tuple of the args' types.
+ * BUILD_SLICE   result TY_SLICE; args int64 or CONST None (missing bound).
+ * GETITER       arg a range, a 1-d or n-d array (iterates the first axis: items are views or
+ *               scalars) or a tuple; result TY_ITER.
+ * FOR_ITER      arg the iterator; result the item type.
+ * RET           arg of the function's return type (all RETs agree; CASTs inserted).
+ * RAISE         arg of type TY_EXCEPTION or TY_EXCCLASS.
+ * INTRINSIC     sub = Builtin; args already cast to the parameter types the builtin's entry in
+ *               builtins.def documents; type = its result.
+ * CALL_JIT      callee = the typed callee (same Program); args cast to its parameter types.
+ * ARRAY_GET     args[0] the array, then one arg per indexed axis: int64 (negative wraps, checked
+ *               when boundscheck) or TY_SLICE; fewer indices than ndim leave trailing axes whole.
+ *               type = the dtype (all axes int-indexed) or an array view (layout from inference).
+ * ARRAY_SET     args[0] array, indices as for ARRAY_GET, last arg the value: the dtype (element
+ *               or fill of the selection) or an array broadcast to the selection.
+ * ARRAY_ATTR    sub = ArrayAttr; SHAPE/STRIDES: tuple of ndim int64; SIZE/NDIM/ITEMSIZE/NBYTES
+ *               int64; T: a view; REAL/IMAG: a view (complex) or the array itself.
+ * TUPLE_GET     homogeneous tuple, int64 index (wraps negative, IndexError out of range).
+ * STATIC_GET    any tuple, imm a valid index.
+ * ------------------------------------------------------------------------------------------- */
+
+#endif

@@ -1,0 +1,101 @@
+/* types.h: pyjit's types, interned for the life of the process.
+ *
+ * Two types are equal exactly when their pointers are equal, so the dispatcher can key compiled
+ * versions by arrays of Type pointers. Interning takes a lock (compilations may run in several
+ * threads). Types are never freed: there are few of them. Plain C: no Python here.
+ *
+ * Canonical names (ty_name, and ty_parse reads them back, used by signatures and the dispatcher):
+ *   bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64
+ *   complex64 complex128 none
+ *   array(float64, 2d, C)  array(int32, 1d, A, readonly)      layouts: C, F, A
+ *   tuple(int64, float64)  tuple()  range  slice
+ * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
+#ifndef PYJIT_TYPES_H
+#define PYJIT_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum TypeKind {
+    /* Scalars, in NumPy promotion order within each family. Keep in step with ty_scalar_info. */
+    TY_BOOL,
+    TY_INT8, TY_INT16, TY_INT32, TY_INT64,
+    TY_UINT8, TY_UINT16, TY_UINT32, TY_UINT64,
+    TY_FLOAT16, TY_FLOAT32, TY_FLOAT64,
+    TY_COMPLEX64, TY_COMPLEX128,
+    /* Values that exist at run time. */
+    TY_NONE,
+    TY_ARRAY,       /* array.dtype (scalar), array.ndim, array.layout, array.readonly */
+    TY_TUPLE,       /* tuple.n, tuple.items */
+    TY_RANGE,       /* range(start, stop, step), int64 */
+    TY_SLICE,       /* slice(start, stop, step): int64 fields, missing ones flagged */
+    TY_ITER,        /* iterator over iter.over (a range, array or tuple) */
+    TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
+    /* Compile-time only: values whose every use is resolved by inference. */
+    TY_STRING,      /* a constant string (exception messages); literal holds it */
+    TY_MODULE,      /* a module constant (math, numpy, ...); literal holds it */
+    TY_FUNCTION,    /* a known function (builtins.def); literal holds it */
+    TY_DISPATCHER,  /* another @njit function; literal holds it */
+    TY_EXCCLASS,    /* an exception class; literal holds it */
+    TY_EXCEPTION,   /* an exception instance being built for `raise`: exc.cls, exc.msg */
+    TY_BOUND_METHOD,/* receiver.method: method.self (a type), method.name */
+    TY_UNDEFINED,   /* a variable with no value on some path (reported where it is used) */
+} TypeKind;
+
+typedef struct Const Const;   /* ir.h */
+
+typedef struct Type {
+    TypeKind kind;
+    bool weak;          /* a Python int/float/complex literal (NEP 50): takes the other operand's type */
+    const char *name;   /* canonical name, see above */
+    union {
+        struct { struct Type *dtype; int ndim; char layout; bool readonly; } array;
+        struct { int n; struct Type **items; } tuple;
+        struct { struct Type *over; } iter;
+        struct { struct Type *scalar; } dtype;
+        struct { struct Type *self; const char *name; } method;
+        const Const *literal;   /* TY_STRING, TY_MODULE, TY_FUNCTION, TY_DISPATCHER, TY_EXCCLASS */
+    };
+} Type;
+
+/* Scalars and other singletons. ty_scalar(k) for k <= TY_COMPLEX128 or TY_NONE/RANGE/SLICE. */
+Type *ty_scalar(TypeKind kind);
+Type *ty_weak(Type *scalar);            /* the weak variant of int64/float64/complex128/bool */
+Type *ty_strong(Type *t);               /* t without weakness */
+Type *ty_array(Type *dtype, int ndim, char layout, bool readonly);
+Type *ty_tuple(Type **items, int n);
+Type *ty_iter(Type *over);
+Type *ty_dtype(Type *scalar);
+Type *ty_literal(TypeKind kind, const Const *value);   /* keyed by the Const's identity */
+Type *ty_method(Type *self, const char *name);
+Type *ty_undefined(void);
+
+/* Parses a canonical name (see above); NULL if it is not one. */
+Type *ty_parse(const char *name);
+
+bool ty_is_scalar(const Type *t);       /* bool, int, uint, float, complex */
+bool ty_is_int(const Type *t);          /* signed or unsigned, not bool */
+bool ty_is_signed(const Type *t);
+bool ty_is_float(const Type *t);
+bool ty_is_complex(const Type *t);
+int ty_bits(const Type *t);             /* scalar width in bits: bool 8, complex64 64 */
+int ty_itemsize(const Type *t);         /* bytes a scalar takes in an array */
+const char *ty_numpy_char(const Type *t);  /* NumPy's dtype.char: '?', 'b', 'h', 'i'/'l', 'f', 'd', ... */
+
+/* Size and alignment in memory, as the ABI lays values out (abi.h): scalars at their width (bool 1
+ * byte, complex as two floats), arrays as an ArrayDesc with 2*ndim dims, tuples as a C struct of
+ * their items at natural alignment, none as 0 bytes. */
+int64_t ty_mem_size(const Type *t);
+int ty_mem_align(const Type *t);
+/* Offset of item i of a tuple type in memory. */
+int64_t ty_tuple_offset(const Type *t, int i);
+
+/* NumPy 2 promotion (NEP 50) of two scalar types, weak ones taking the other's kind. NULL if the
+ * pair does not promote (one is not a scalar). */
+Type *ty_promote(Type *a, Type *b);
+
+/* Unification at a join (phi): equal types, or scalars promoted, or arrays of one dtype and ndim
+ * with layouts widened to A; NULL when they cannot be one type. */
+Type *ty_unify(Type *a, Type *b);
+
+#endif

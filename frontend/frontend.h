@@ -1,0 +1,29 @@
+/* frontend.h: from a Python function to pyjit's SSA IR (compiler/ir.h).
+ *
+ *   bytecode.c  decodes co_code for CPython 3.11 or 3.12 (opcodes_311.def, opcodes_312.def)
+ *   cfg.c       splits the decoded instructions into basic blocks
+ *   ssa.c       simulates the value stack and the local variables block by block into SSA values,
+ *               with phis at joins; every instruction keeps its source line
+ *   consts.c    freezes globals, closure cells and default arguments into constants, and folds
+ *               attribute lookups on modules (math.sqrt, np.float32, math.pi)
+ * The frontend reports what it cannot compile (a dict, a class, try/except, a generator, a
+ * comprehension, ...) as DIAG_UNSUPPORTED naming the line. */
+#ifndef PYJIT_FRONTEND_H
+#define PYJIT_FRONTEND_H
+
+#include <Python.h>
+
+#include "compiler/diag.h"
+#include "compiler/ir.h"
+
+/* Builds the IR of func (a Python function object). registry maps the Python objects compiled
+ * code may call to their names in compiler/builtins.def (pyjit/_registry.py builds it). The IR and
+ * everything it points to live in arena; Python objects it refers to (Const.handle) are kept alive
+ * by references the arena releases. Returns NULL and fills diag on failure (no Python exception is
+ * left set). Needs the GIL. */
+IRFunc *fe_build(PyObject *func, PyObject *registry, Arena *arena, Diag *diag);
+
+/* Used by consts.c to recognise another compiled function; defined by the runtime. */
+int rt_is_dispatcher(PyObject *obj);
+
+#endif
