@@ -1,0 +1,337 @@
+/* consts.c: freezes Python objects into IR constants.
+ *
+ * Globals, closure cells, literals and default arguments are read once, at compile time, as Numba
+ * does: a later change to a global is not seen by code already compiled (docs/ says so). Each
+ * object is classified into a Const kind (ir.h): numbers and strings by value; modules, known
+ * functions (through the registry pyjit/_registry.py builds), other compiled functions, exception
+ * classes and NumPy arrays by handle. The arena holds a reference to every handle, so the objects
+ * outlive the IR. Attribute lookups on modules (math.pi, np.float32, np.random) fold here too. */
+#include "frontend/fe_internal.h"
+
+#include <string.h>
+
+/* Defined by the runtime (runtime/dispatch.c); weak so the frontend also links and runs without
+ * it (then no object is a dispatcher). */
+#pragma weak rt_is_dispatcher
+
+static void decref_object(void *obj)
+{
+    Py_DECREF((PyObject *)obj);
+}
+
+static void keep_alive(FeCtx *ctx, Const *c, PyObject *obj)
+{
+    Py_INCREF(obj);
+    arena_defer(ctx->arena, decref_object, obj);
+    c->handle = obj;
+}
+
+static const char *utf8_or(PyObject *str, const char *fallback)
+{
+    const char *s = str && PyUnicode_Check(str) ? PyUnicode_AsUTF8(str) : NULL;
+    if (!s)
+        PyErr_Clear();
+    return s ? s : fallback;
+}
+
+static const char *repr_of(FeCtx *ctx, PyObject *obj)
+{
+    PyObject *r = PyObject_Repr(obj);
+    const char *s = arena_strdup(ctx->arena, utf8_or(r, "<object>"));
+    Py_XDECREF(r);
+    PyErr_Clear();
+    return s;
+}
+
+/* The registry's name for obj, or the name builtins.def knows it by ("math.sqrt",
+ * "builtins.len") from its module and name, or NULL. The second way keeps the frontend useful
+ * without a registry; the registry wins where the two differ (numpy.bool_ is numpy.bool). */
+static const char *known_function_name(FeCtx *ctx, PyObject *obj)
+{
+    if (ctx->registry && PyDict_Check(ctx->registry)) {
+        PyObject *name = PyDict_GetItemWithError(ctx->registry, obj);   /* borrowed */
+        if (name)
+            return arena_strdup(ctx->arena, utf8_or(name, "?"));
+        PyErr_Clear();   /* unhashable objects are simply not in it */
+    }
+    if (PyModule_Check(obj) || !PyCallable_Check(obj))
+        return NULL;
+    /* NumPy's ufuncs have no __module__; they all live in numpy. */
+    bool ufunc = strcmp(Py_TYPE(obj)->tp_name, "numpy.ufunc") == 0;
+    PyObject *mod = ufunc ? PyUnicode_FromString("numpy") : PyObject_GetAttrString(obj, "__module__");
+    PyObject *qual = PyObject_GetAttrString(obj, ufunc ? "__name__" : "__qualname__");
+    const char *found = NULL;
+    if (mod && qual && PyUnicode_Check(mod) && PyUnicode_Check(qual)) {
+        char *full = arena_printf(ctx->arena, "%s.%s", utf8_or(mod, "?"), utf8_or(qual, "?"));
+        if (ir_builtin_lookup(full) != BI__COUNT)
+            found = full;
+    }
+    PyErr_Clear();
+    Py_XDECREF(mod);
+    Py_XDECREF(qual);
+    return found;
+}
+
+static int const_of_int(FeCtx *ctx, PyObject *obj, Const *c)
+{
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow) {
+        PyErr_Clear();
+        return fe_error(ctx, DIAG_UNSUPPORTED,
+                        "the integer %s does not fit in 64 bits; compiled code uses int64",
+                        repr_of(ctx, obj));
+    }
+    if (v == -1 && PyErr_Occurred())
+        return fe_error_from_python(ctx, "reading an integer constant");
+    c->i = v;
+    return 0;
+}
+
+static int const_of_tuple(FeCtx *ctx, PyObject *obj, Const *c)
+{
+    c->tuple.n = (int)PyTuple_GET_SIZE(obj);
+    c->tuple.items = arena_alloc(ctx->arena, sizeof(Const *) * (size_t)(c->tuple.n + 1));
+    for (int i = 0; i < c->tuple.n; i++)
+        if (fe_const_of(ctx, PyTuple_GET_ITEM(obj, i), &c->tuple.items[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* Numbers, strings, None and tuples of them: by value. Returns 1 if obj is one of them. */
+static int const_of_value(FeCtx *ctx, PyObject *obj, Const *c)
+{
+    if (obj == Py_None) {
+        c->kind = K_NONE;
+    } else if (PyBool_Check(obj)) {
+        c->kind = K_BOOL;
+        c->b = obj == Py_True;
+    } else if (PyLong_CheckExact(obj)) {
+        c->kind = K_INT;
+        return const_of_int(ctx, obj, c) < 0 ? -1 : 1;
+    } else if (PyFloat_CheckExact(obj)) {
+        c->kind = K_FLOAT;
+        c->f = PyFloat_AS_DOUBLE(obj);
+    } else if (PyComplex_CheckExact(obj)) {
+        c->kind = K_COMPLEX;
+        c->c.re = PyComplex_RealAsDouble(obj);
+        c->c.im = PyComplex_ImagAsDouble(obj);
+    } else if (PyUnicode_CheckExact(obj)) {
+        c->kind = K_STR;
+        c->s = arena_strdup(ctx->arena, utf8_or(obj, "?"));
+    } else if (PyTuple_CheckExact(obj)) {
+        c->kind = K_TUPLE;
+        return const_of_tuple(ctx, obj, c) < 0 ? -1 : 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static TypeKind dtype_of_format(const char *fmt, Py_ssize_t itemsize)
+{
+    if (*fmt == '>' || *fmt == '!')
+        return TY_NONE;   /* big-endian data: compiled code reads native order only */
+    while (*fmt == '<' || *fmt == '=' || *fmt == '@')
+        fmt++;
+    static const TypeKind ints[] = {TY_INT8, TY_INT16, TY_INT32, TY_INT64};
+    static const TypeKind uints[] = {TY_UINT8, TY_UINT16, TY_UINT32, TY_UINT64};
+    int log2 = itemsize == 1 ? 0 : itemsize == 2 ? 1 : itemsize == 4 ? 2 : itemsize == 8 ? 3 : -1;
+    if (fmt[0] == '?' && !fmt[1])
+        return TY_BOOL;
+    if (fmt[1] == 0 && strchr("bhilq", fmt[0]) && log2 >= 0)
+        return ints[log2];
+    if (fmt[1] == 0 && strchr("BHILQ", fmt[0]) && log2 >= 0)
+        return uints[log2];
+    if (strcmp(fmt, "e") == 0)
+        return TY_FLOAT16;
+    if (strcmp(fmt, "f") == 0)
+        return TY_FLOAT32;
+    if (strcmp(fmt, "d") == 0)
+        return TY_FLOAT64;
+    if (strcmp(fmt, "Zf") == 0)
+        return TY_COMPLEX64;
+    if (strcmp(fmt, "Zd") == 0)
+        return TY_COMPLEX128;
+    return TY_NONE;
+}
+
+/* A global NumPy array, frozen read-only: its data, shape, strides and type through the buffer
+ * protocol (no NumPy C API needed here). Returns 1 if obj is an array of a supported dtype. */
+static int const_of_array(FeCtx *ctx, PyObject *obj, Const *c)
+{
+    if (strcmp(Py_TYPE(obj)->tp_name, "numpy.ndarray") != 0)
+        return 0;
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    TypeKind kind = dtype_of_format(view.format ? view.format : "B", view.itemsize);
+    if (kind != TY_NONE) {
+        c->kind = K_ARRAY;
+        c->data = view.buf;
+        c->array_shape = arena_alloc(ctx->arena, sizeof(int64_t) * (size_t)(view.ndim + 1));
+        c->array_strides = arena_alloc(ctx->arena, sizeof(int64_t) * (size_t)(view.ndim + 1));
+        for (int d = 0; d < view.ndim; d++) {
+            c->array_shape[d] = view.shape[d];
+            c->array_strides[d] = view.strides[d];
+        }
+        char layout = PyBuffer_IsContiguous(&view, 'C') ? 'C' : PyBuffer_IsContiguous(&view, 'F') ? 'F' : 'A';
+        c->array_type = ty_array(ty_scalar(kind), view.ndim, layout, true);
+        keep_alive(ctx, c, obj);   /* data stays valid while the array lives */
+    }
+    PyBuffer_Release(&view);
+    return kind != TY_NONE;
+}
+
+static const char *attr_string(FeCtx *ctx, PyObject *obj, const char *attr)
+{
+    PyObject *v = PyObject_GetAttrString(obj, attr);
+    const char *s = arena_strdup(ctx->arena, utf8_or(v, "?"));
+    Py_XDECREF(v);
+    PyErr_Clear();
+    return s;
+}
+
+/* Objects known by identity: modules, known functions, dispatchers, exception classes. */
+static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
+{
+    const char *fname = known_function_name(ctx, obj);
+    if (fname) {
+        c->kind = K_FUNC;
+        c->name = fname;
+    } else if (PyModule_Check(obj)) {
+        c->kind = K_MODULE;
+        c->name = attr_string(ctx, obj, "__name__");
+    } else if (rt_is_dispatcher && rt_is_dispatcher(obj)) {
+        c->kind = K_DISPATCHER;
+        c->name = attr_string(ctx, obj, "__qualname__");
+    } else if (PyExceptionClass_Check(obj)) {
+        c->kind = K_EXCCLASS;
+        c->name = arena_strdup(ctx->arena, ((PyTypeObject *)obj)->tp_name);
+    } else {
+        return const_of_array(ctx, obj, c);
+    }
+    keep_alive(ctx, c, obj);
+    return 1;
+}
+
+int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out)
+{
+    Const *c = ir_new_const(ctx->fn, K_OPAQUE);
+    *out = c;
+    int found = const_of_value(ctx, obj, c);
+    if (found == 0)
+        found = const_of_handle(ctx, obj, c);
+    if (found < 0)
+        return -1;
+    if (found == 0) {
+        c->kind = K_OPAQUE;
+        c->name = repr_of(ctx, obj);
+        keep_alive(ctx, c, obj);
+    }
+    return 0;
+}
+
+/* A code object among the constants is a nested function, lambda or comprehension. */
+static int reject_code_const(FeCtx *ctx, PyObject *code)
+{
+    const char *name = attr_string(ctx, code, "co_name");
+    if (strcmp(name, "<lambda>") == 0)
+        return fe_error(ctx, DIAG_UNSUPPORTED, "lambda functions are not supported in compiled code");
+    if (strcmp(name, "<genexpr>") == 0)
+        return fe_error(ctx, DIAG_UNSUPPORTED,
+                        "generator expressions are not supported in compiled code");
+    if (strcmp(name, "<listcomp>") == 0 || strcmp(name, "<setcomp>") == 0 ||
+        strcmp(name, "<dictcomp>") == 0)
+        return fe_error(ctx, DIAG_UNSUPPORTED, "comprehensions are not supported in compiled code");
+    return fe_error(ctx, DIAG_UNSUPPORTED,
+                    "nested functions (def %s inside a compiled function) are not supported", name);
+}
+
+/* A NumPy scalar (np.float32(0.5)) freezes to its Python value, with its type in
+ * ctx->scalar_type, so that ssa.c emits numpy.float32(0.5) and the type survives. */
+static int freeze_object(FeCtx *ctx, PyObject *obj, Const **out)
+{
+    ctx->scalar_type = NULL;
+    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) == 0) {
+        const char *tname = known_function_name(ctx, (PyObject *)Py_TYPE(obj));
+        PyObject *item = tname && strncmp(tname, "numpy.", 6) == 0
+                             ? PyObject_CallMethod(obj, "item", NULL) : NULL;
+        PyErr_Clear();
+        if (item) {
+            Const *type;
+            int rc = fe_const_of(ctx, (PyObject *)Py_TYPE(obj), &type);
+            if (rc == 0)
+                rc = fe_const_of(ctx, item, out);
+            Py_DECREF(item);
+            ctx->scalar_type = rc == 0 ? type : NULL;
+            return rc;
+        }
+    }
+    return fe_const_of(ctx, obj, out);
+}
+
+int fe_load_const(FeCtx *ctx, int index, Const **out)
+{
+    if (index < 0 || index >= PyTuple_GET_SIZE(ctx->consts))
+        return fe_error(ctx, DIAG_INTERNAL, "constant index %d out of range", index);
+    PyObject *obj = PyTuple_GET_ITEM(ctx->consts, index);   /* borrowed */
+    if (PyCode_Check(obj))
+        return reject_code_const(ctx, obj);
+    return fe_const_of(ctx, obj, out);
+}
+
+int fe_load_global(FeCtx *ctx, const char *name, Const **out)
+{
+    PyObject *value = PyDict_GetItemString(ctx->globals, name);   /* borrowed */
+    if (!value && ctx->builtins)
+        value = PyDict_GetItemString(ctx->builtins, name);   /* borrowed */
+    PyErr_Clear();
+    if (!value)
+        return fe_error(ctx, DIAG_TYPING, "name '%s' is not defined (globals are looked up when "
+                        "the function is compiled)", name);
+    return freeze_object(ctx, value, out);
+}
+
+int fe_load_deref(FeCtx *ctx, int index, Const **out)
+{
+    int k = index - (ctx->nlocalsplus - ctx->nfree);
+    const char *name = bc_local_name(ctx, index);
+    PyObject *closure = PyFunction_GetClosure(ctx->func);   /* borrowed */
+    if (k < 0 || !closure || !PyTuple_Check(closure) || k >= PyTuple_GET_SIZE(closure))
+        return fe_error(ctx, DIAG_UNSUPPORTED, "variable '%s' is shared with a nested function, "
+                        "which is not supported in compiled code", name);
+    PyObject *cell = PyTuple_GET_ITEM(closure, k);
+    PyObject *value = PyCell_Check(cell) ? PyCell_GET(cell) : NULL;   /* borrowed */
+    if (!value)
+        return fe_error(ctx, DIAG_TYPING, "free variable '%s' has no value yet when the function "
+                        "is compiled", name);
+    return freeze_object(ctx, value, out);
+}
+
+int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const **out)
+{
+    PyObject *value = PyObject_GetAttrString((PyObject *)module->handle, attr);
+    if (!value) {
+        PyErr_Clear();
+        return fe_error(ctx, DIAG_TYPING, "module '%s' has no attribute '%s'", module->name, attr);
+    }
+    int rc = freeze_object(ctx, value, out);
+    Py_DECREF(value);
+    return rc;
+}
+
+int fe_freeze_defaults(FeCtx *ctx)
+{
+    PyObject *defaults = PyFunction_GetDefaults(ctx->func);   /* borrowed; NULL if none */
+    if (!defaults || !PyTuple_Check(defaults))
+        return 0;
+    ctx->fn->ndefaults = (int)PyTuple_GET_SIZE(defaults);
+    ctx->fn->defaults = arena_alloc(ctx->arena, sizeof(Const *) * (size_t)(ctx->fn->ndefaults + 1));
+    for (int i = 0; i < ctx->fn->ndefaults; i++)
+        if (fe_const_of(ctx, PyTuple_GET_ITEM(defaults, i), &ctx->fn->defaults[i]) < 0)
+            return -1;
+    return 0;
+}

@@ -1,0 +1,954 @@
+/* ssa.c: turns the basic blocks of the bytecode into SSA IR, and fe_build, the frontend in one
+ * function.
+ *
+ * Each block is simulated once, in reverse post-order: the value stack holds IR values, and the
+ * local variables are read and written through Braun et al.'s on-the-fly SSA construction
+ * ("Simple and Efficient Construction of Static Single Assignment Form", CC 2013): a read looks
+ * for the variable's definition in the block, then in its predecessors, placing a phi at joins;
+ * a loop header is "sealed" once its back edges are filled, completing the phis left open there.
+ * Stack slots that live across blocks (the FOR_ITER iterator, the operands of `and`/`or`, a
+ * ternary's value) are variables too, one per depth, written at a block's end and read at the
+ * entry of its successors. Trivial phis (one distinct input) are forwarded and removed at the end.
+ *
+ * The CALL protocol of 3.11/3.12 keeps a NULL (or a method's self) beneath the callee; here the
+ * NULL is a marker value that never reaches the IR, and a method lookup is modelled as
+ * [NULL, getattr(obj, name)], so every call is `call callee, args...`. */
+#include "frontend/fe_internal.h"
+
+#include <string.h>
+
+typedef struct Ssa {
+    FeCtx *ctx;
+    IRFunc *fn;
+    int nvars;              /* locals (co_nlocalsplus), then one per stack depth */
+    int nrows;              /* CFG blocks, plus a pre-entry block when block 0 is a jump target */
+    Instr **defs;           /* [row * nvars + var]: the variable's value at the end of the row */
+    bool *sealed, *filled, *started;
+    PtrVec *incomplete;     /* per row: phis made before the block was sealed */
+    PtrVec *phis;           /* per row: every phi made there */
+    Block **ir;             /* per row */
+    int *expected_preds;    /* per row */
+    PtrVec prefix;          /* ARGs and undefined-variable constants, at the top of the entry */
+    Instr **undef;          /* per var */
+    Instr **stack;
+    int sp;
+    Block *cur;             /* the IR block being filled */
+    int row;
+    const char **kwnames;   /* names of the next CALL's keyword arguments (KW_NAMES) */
+    int nkw;
+    Instr null_mark;        /* the NULL of the call protocol */
+    bool underflow;
+} Ssa;
+
+/* ---- Braun et al.: variables across blocks --------------------------------------------------- */
+
+static Instr *resolve(Instr *v)
+{
+    while (v && v->op == OP_PHI && v->aux)
+        v = v->aux;
+    return v;
+}
+
+static int row_of(const Block *b)
+{
+    return (int)(intptr_t)b->aux;
+}
+
+static const char *var_name(Ssa *s, int var)
+{
+    return arena_strdup(s->fn->arena, var < s->ctx->nlocalsplus ? bc_local_name(s->ctx, var) : "<stack>");
+}
+
+static Instr *undefined(Ssa *s, int var)
+{
+    if (!s->undef[var]) {
+        Instr *c = ir_new_instr(s->fn, OP_CONST, 0, s->fn->firstline);
+        c->cst = ir_new_const(s->fn, K_UNDEFINED);
+        c->cst->s = var_name(s, var);
+        c->block = s->fn->blocks.items[0];
+        vec_push(s->fn->arena, &s->prefix, c);
+        s->undef[var] = c;
+    }
+    return s->undef[var];
+}
+
+static void write_var(Ssa *s, int var, int row, Instr *v)
+{
+    s->defs[(size_t)row * (size_t)s->nvars + (size_t)var] = v;
+}
+
+static Instr *new_phi(Ssa *s, int row, int var)
+{
+    Block *b = s->ir[row];
+    int line = row < s->ctx->nblocks ? s->ctx->instrs[s->ctx->blocks[row].first].line : s->fn->firstline;
+    Instr *phi = ir_new_instr(s->fn, OP_PHI, 0, line);
+    phi->block = b;
+    phi->imm = var;   /* the variable, while building; cleared at the end */
+    if (var < s->ctx->nlocalsplus)
+        phi->var = var_name(s, var);
+    vec_push(s->fn->arena, &s->phis[row], phi);
+    return phi;
+}
+
+static Instr *read_var(Ssa *s, int var, int row);
+
+/* A phi whose inputs are all one value (or itself) is that value. */
+static Instr *try_remove_trivial(Ssa *s, Instr *phi)
+{
+    Instr *same = NULL;
+    for (int i = 0; i < phi->nargs; i++) {
+        Instr *a = resolve(phi->args[i]);
+        if (a == same || a == phi)
+            continue;
+        if (same)
+            return phi;
+        same = a;
+    }
+    if (!same)
+        same = undefined(s, (int)phi->imm);
+    phi->aux = same;
+    return same;
+}
+
+static Instr *add_phi_operands(Ssa *s, Instr *phi, int var)
+{
+    Block *b = phi->block;
+    phi->nargs = b->preds.len;
+    phi->args = arena_alloc(s->fn->arena, sizeof(Instr *) * (size_t)(phi->nargs + 1));
+    for (int i = 0; i < phi->nargs; i++)
+        phi->args[i] = read_var(s, var, row_of(b->preds.items[i]));
+    return try_remove_trivial(s, phi);
+}
+
+static Instr *read_var_recursive(Ssa *s, int var, int row)
+{
+    Block *b = s->ir[row];
+    Instr *v;
+    if (!s->sealed[row]) {
+        v = new_phi(s, row, var);
+        vec_push(s->fn->arena, &s->incomplete[row], v);
+    } else if (b->preds.len == 0) {
+        v = undefined(s, var);
+    } else if (b->preds.len == 1) {
+        v = read_var(s, var, row_of(b->preds.items[0]));
+    } else {
+        Instr *phi = new_phi(s, row, var);
+        write_var(s, var, row, phi);   /* breaks cycles through loops */
+        v = add_phi_operands(s, phi, var);
+    }
+    write_var(s, var, row, v);
+    return v;
+}
+
+static Instr *read_var(Ssa *s, int var, int row)
+{
+    Instr *v = s->defs[(size_t)row * (size_t)s->nvars + (size_t)var];
+    return v ? resolve(v) : read_var_recursive(s, var, row);
+}
+
+static void seal(Ssa *s, int row)
+{
+    PtrVec *open = &s->incomplete[row];
+    s->sealed[row] = true;
+    for (int i = 0; i < open->len; i++) {
+        Instr *phi = open->items[i];
+        add_phi_operands(s, phi, (int)phi->imm);
+    }
+    open->len = 0;
+}
+
+/* ---- emitting -------------------------------------------------------------------------------- */
+
+static Instr *emit(Ssa *s, Opcode op, int nargs)
+{
+    const BcInstr *at = s->ctx->cur;
+    Instr *in = ir_new_instr(s->fn, op, nargs, at ? at->line : s->fn->firstline);
+    if (at) {
+        in->col = at->col;
+        in->end_col = at->end_col;
+    }
+    ir_append(s->cur, in);
+    return in;
+}
+
+static int push(Ssa *s, Instr *v)
+{
+    if (s->sp >= s->ctx->stacksize + 2)
+        return fe_error(s->ctx, DIAG_INTERNAL, "value stack overflow");
+    s->stack[s->sp++] = v;
+    return 0;
+}
+
+/* An underflow (malformed bytecode) yields the marker and is reported after the instruction. */
+static Instr *pop(Ssa *s)
+{
+    if (s->sp > 0)
+        return s->stack[--s->sp];
+    s->underflow = true;
+    return &s->null_mark;
+}
+
+static Instr *emit_const(Ssa *s, Const *c)
+{
+    Instr *in = emit(s, OP_CONST, 0);
+    in->cst = c;
+    return in;
+}
+
+/* A frozen global: its constant, or type(value) for a NumPy scalar (see freeze_object). */
+static Instr *emit_frozen(Ssa *s, Const *c)
+{
+    Const *type = s->ctx->scalar_type;
+    s->ctx->scalar_type = NULL;
+    if (!type)
+        return emit_const(s, c);
+    Instr *f = emit_const(s, type), *v = emit_const(s, c);
+    Instr *call = emit(s, OP_CALL, 2);
+    call->args[0] = f;
+    call->args[1] = v;
+    return call;
+}
+
+static Instr *emit_none(Ssa *s)
+{
+    return emit_const(s, ir_new_const(s->fn, K_NONE));
+}
+
+static void link_succ(Ssa *s, Instr *term, int slot, int to_block)
+{
+    Block *to = s->ir[to_block];
+    term->succ[slot] = to;
+    ir_add_pred(s->fn, to, s->cur);
+}
+
+static Instr *emit1(Ssa *s, Opcode op, int sub, Instr *a)
+{
+    Instr *in = emit(s, op, 1);
+    in->sub = sub;
+    in->args[0] = a;
+    return in;
+}
+
+static Instr *emit2(Ssa *s, Opcode op, int sub, Instr *a, Instr *b)
+{
+    Instr *in = emit(s, op, 2);
+    in->sub = sub;
+    in->args[0] = a;
+    in->args[1] = b;
+    return in;
+}
+
+/* ---- translating one instruction ------------------------------------------------------------- */
+
+static const BinOp binop_of_nb[13] = {
+    BIN_ADD, BIN_AND, BIN_FLOORDIV, BIN_LSHIFT, BIN_MATMUL, BIN_MUL, BIN_MOD,
+    BIN_OR, BIN_POW, BIN_RSHIFT, BIN_SUB, BIN_TRUEDIV, BIN_XOR,
+};
+
+/* What a construct is, in Python terms, for the opcodes that only it produces. */
+static const char *unsupported_construct(const BcInstr *in)
+{
+    switch (in->op) {
+    case BC_BUILD_LIST: case BC_LIST_APPEND: case BC_LIST_EXTEND: case BC_LIST_TO_TUPLE:
+        return "lists are not supported in compiled code (use a tuple or a NumPy array)";
+    case BC_BUILD_MAP: case BC_BUILD_CONST_KEY_MAP: case BC_MAP_ADD: case BC_DICT_UPDATE:
+    case BC_DICT_MERGE:
+        return "dicts are not supported in compiled code";
+    case BC_BUILD_SET: case BC_SET_ADD: case BC_SET_UPDATE:
+        return "sets are not supported in compiled code";
+    case BC_FORMAT_VALUE: case BC_BUILD_STRING:
+        return "f-strings and string formatting are not supported in compiled code";
+    case BC_IMPORT_NAME: case BC_IMPORT_FROM: case BC_IMPORT_STAR:
+        return "import inside a compiled function is not supported (import at module level)";
+    case BC_LOAD_BUILD_CLASS:
+        return "class definitions are not supported in compiled code";
+    case BC_MAKE_FUNCTION: case BC_LOAD_CLOSURE:
+        return "nested functions, lambdas and comprehensions are not supported in compiled code";
+    case BC_STORE_GLOBAL: case BC_DELETE_GLOBAL:
+        return "assigning to a global variable (the global statement) is not supported in compiled code";
+    case BC_STORE_DEREF: case BC_DELETE_DEREF:
+        return "assigning to a variable of an enclosing function (nonlocal) is not supported in compiled code";
+    case BC_STORE_ATTR:
+        return "setting an attribute is not supported in compiled code";
+    case BC_DELETE_FAST: case BC_DELETE_ATTR: case BC_DELETE_SUBSCR: case BC_DELETE_NAME:
+        return "the del statement is not supported in compiled code";
+    case BC_CALL_FUNCTION_EX:
+        return "calls with *args or **kwargs are not supported in compiled code";
+    case BC_UNPACK_EX:
+        return "starred assignment (a, *b = ...) is not supported in compiled code";
+    case BC_YIELD_VALUE: case BC_GET_YIELD_FROM_ITER: case BC_SEND: case BC_RETURN_GENERATOR:
+        return "generators (yield) are not supported in compiled code";
+    case BC_GET_AWAITABLE: case BC_GET_AITER: case BC_GET_ANEXT: case BC_BEFORE_ASYNC_WITH:
+    case BC_END_ASYNC_FOR:
+        return "async code is not supported in compiled code";
+    case BC_BEFORE_WITH:
+        return "the with statement is not supported in compiled code";
+    case BC_MATCH_CLASS: case BC_MATCH_MAPPING: case BC_MATCH_SEQUENCE: case BC_MATCH_KEYS:
+    case BC_GET_LEN:
+        return "the match statement is not supported in compiled code";
+    case BC_LOAD_NAME: case BC_STORE_NAME: case BC_LOAD_CLASSDEREF: case BC_LOAD_LOCALS:
+    case BC_LOAD_FROM_DICT_OR_GLOBALS: case BC_LOAD_FROM_DICT_OR_DEREF:
+        return "only functions are compiled, not class bodies or module-level code";
+    case BC_LOAD_SUPER_ATTR:
+        return "super() is not supported in compiled code";
+    case BC_PUSH_EXC_INFO: case BC_POP_EXCEPT: case BC_CHECK_EXC_MATCH: case BC_RERAISE:
+    case BC_CHECK_EG_MATCH:
+        return "try/except is not supported in compiled code";
+    case BC_LOAD_FAST_AND_CLEAR:
+        return "comprehensions are not supported in compiled code";
+    default:
+        return NULL;
+    }
+}
+
+static int unsupported(Ssa *s, const BcInstr *in)
+{
+    const char *what = unsupported_construct(in);
+    if (what)
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "%s", what);
+    return fe_error(s->ctx, DIAG_UNSUPPORTED, "opcode %s at line %d is not supported", in->opname,
+                    in->line);
+}
+
+static const char *name_at(Ssa *s, int index)
+{
+    PyObject *names = s->ctx->names;
+    if (index < 0 || index >= PyTuple_GET_SIZE(names))
+        return "?";
+    const char *n = PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, index));
+    if (!n)
+        PyErr_Clear();
+    return n ? arena_strdup(s->fn->arena, n) : "?";
+}
+
+/* A module constant whose attribute was folded is dead if it was just loaded (math.pi): drop it,
+ * so dumps and inference do not see it. */
+static void drop_if_dead(Ssa *s, Instr *v)
+{
+    PtrVec *body = &s->cur->instrs;
+    if (body->len == 0 || body->items[body->len - 1] != v || v->var)   /* var: stored to a local */
+        return;
+    for (int i = 0; i < s->sp; i++)
+        if (s->stack[i] == v)
+            return;
+    body->len--;
+}
+
+static int load_attr(Ssa *s, const char *name, bool method)
+{
+    Instr *obj = pop(s), *v;
+    if (method && push(s, &s->null_mark) < 0)
+        return -1;
+    if (obj->op == OP_CONST && obj->cst->kind == K_MODULE) {
+        Const *c;
+        if (fe_fold_module_attr(s->ctx, obj->cst, name, &c) < 0)
+            return -1;
+        drop_if_dead(s, obj);
+        v = emit_frozen(s, c);
+    } else {
+        v = emit1(s, OP_GETATTR, 0, obj);
+        v->name = name;
+    }
+    return push(s, v);
+}
+
+static int load_global(Ssa *s, int arg)
+{
+    Const *c;
+    if ((arg & 1) && push(s, &s->null_mark) < 0)
+        return -1;
+    if (fe_load_global(s->ctx, name_at(s, arg >> 1), &c) < 0)
+        return -1;
+    return push(s, emit_frozen(s, c));
+}
+
+static int kw_names(Ssa *s, int index)
+{
+    PyObject *t = index < PyTuple_GET_SIZE(s->ctx->consts) ? PyTuple_GET_ITEM(s->ctx->consts, index) : NULL;
+    if (!t || !PyTuple_Check(t))
+        return fe_error(s->ctx, DIAG_INTERNAL, "KW_NAMES without a tuple of names");
+    s->nkw = (int)PyTuple_GET_SIZE(t);
+    s->kwnames = arena_alloc(s->fn->arena, sizeof(char *) * (size_t)(s->nkw + 1));
+    for (int i = 0; i < s->nkw; i++) {
+        const char *n = PyUnicode_AsUTF8(PyTuple_GET_ITEM(t, i));
+        s->kwnames[i] = arena_strdup(s->fn->arena, n ? n : "?");
+        PyErr_Clear();
+    }
+    return 0;
+}
+
+/* Stack before CALL n: [NULL or method, callee or self, arg1 .. argn]. */
+static int call(Ssa *s, int n)
+{
+    if (s->sp < n + 2 || s->nkw > n)
+        return fe_error(s->ctx, DIAG_INTERNAL, "malformed call");
+    Instr **argv = &s->stack[s->sp - n];
+    Instr *x = s->stack[s->sp - n - 2], *y = s->stack[s->sp - n - 1];
+    bool bound = x != &s->null_mark;
+    Instr *in = emit(s, OP_CALL, 1 + n + bound);
+    in->args[0] = bound ? x : y;
+    if (bound)
+        in->args[1] = y;
+    memcpy(&in->args[1 + bound], argv, sizeof(Instr *) * (size_t)n);
+    in->nkw = s->nkw;
+    in->kwnames = s->kwnames;
+    s->nkw = 0;
+    s->kwnames = NULL;
+    s->sp -= n + 2;
+    return push(s, in);
+}
+
+static int build_slice(Ssa *s, int n)
+{
+    Instr *step = n == 3 ? pop(s) : NULL;
+    Instr *stop = pop(s), *start = pop(s);
+    if (!step)
+        step = emit_none(s);
+    Instr *in = emit(s, OP_BUILD_SLICE, 3);
+    in->args[0] = start;
+    in->args[1] = stop;
+    in->args[2] = step;
+    return push(s, in);
+}
+
+static int build_tuple(Ssa *s, int n)
+{
+    if (s->sp < n)
+        return fe_error(s->ctx, DIAG_INTERNAL, "value stack underflow");
+    Instr *in = emit(s, OP_BUILD_TUPLE, n);
+    memcpy(in->args, &s->stack[s->sp - n], sizeof(Instr *) * (size_t)n);
+    s->sp -= n;
+    return push(s, in);
+}
+
+static int unpack(Ssa *s, int n)
+{
+    Instr *seq = pop(s);
+    for (int i = n - 1; i >= 0; i--) {
+        Instr *in = emit1(s, OP_STATIC_GETITEM, 0, seq);
+        in->imm = i;
+        in->imm2 = n;
+        if (push(s, in) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int store_fast(Ssa *s, int index)
+{
+    Instr *v = pop(s);
+    if (index < 0 || index >= s->ctx->nlocalsplus)
+        return fe_error(s->ctx, DIAG_INTERNAL, "local index %d out of range", index);
+    if (v && v != &s->null_mark && !v->var && v->op != OP_PHI)
+        v->var = var_name(s, index);
+    write_var(s, index, s->row, v);
+    return 0;
+}
+
+static int load_fast(Ssa *s, int index, bool clear)
+{
+    if (index < 0 || index >= s->ctx->nlocalsplus)
+        return fe_error(s->ctx, DIAG_INTERNAL, "local index %d out of range", index);
+    Instr *v = read_var(s, index, s->row);
+    if (clear)
+        write_var(s, index, s->row, undefined(s, index));
+    return push(s, v);
+}
+
+/* Pops/peeks a condition and ends the block in a CBR; jump_if_true: the target is taken on true. */
+static int cond_jump(Ssa *s, const BcInstr *in, bool jump_if_true, bool keep, int none_test)
+{
+    Instr *v = keep ? s->stack[s->sp - 1] : pop(s);
+    if (none_test)
+        v = emit2(s, OP_COMPARE, none_test > 0 ? CMP_IS : CMP_ISNOT, v, emit_none(s));
+    Instr *br = emit1(s, OP_CBR, 0, v);
+    const CfgBlock *cb = &s->ctx->blocks[s->row];
+    int fall = cb->succ[0], target = cb->nsucc > 1 ? cb->succ[1] : cb->succ[0];
+    link_succ(s, br, 0, jump_if_true ? target : fall);
+    link_succ(s, br, 1, jump_if_true ? fall : target);
+    return 0;   /* a kept value stays on the stack: the target reads it, the fall-through does not */
+}
+
+static int for_iter(Ssa *s)
+{
+    const CfgBlock *cb = &s->ctx->blocks[s->row];
+    Instr *it = emit1(s, OP_FOR_ITER, 0, s->stack[s->sp - 1]);
+    link_succ(s, it, 0, cb->succ[0]);
+    link_succ(s, it, 1, cb->nsucc > 1 ? cb->succ[1] : cb->succ[0]);
+    return push(s, it);   /* the item: slot depth+1 is read only by the loop body */
+}
+
+static int jump(Ssa *s)
+{
+    Instr *br = emit(s, OP_BR, 0);
+    link_succ(s, br, 0, s->ctx->blocks[s->row].succ[0]);
+    return 0;
+}
+
+static int emit_raise(Ssa *s, const BcInstr *in)
+{
+    if (in->arg == 0)
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "re-raising (a bare raise) is not supported in compiled code");
+    if (in->arg == 2)
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "raise ... from ... is not supported in compiled code");
+    emit1(s, OP_RAISE, 0, pop(s));
+    return 0;
+}
+
+static int load_const(Ssa *s, int index)
+{
+    Const *c;
+    if (fe_load_const(s->ctx, index, &c) < 0)
+        return -1;
+    return push(s, emit_const(s, c));
+}
+
+static int load_deref(Ssa *s, int index)
+{
+    Const *c;
+    if (fe_load_deref(s->ctx, index, &c) < 0)
+        return -1;
+    return push(s, emit_frozen(s, c));
+}
+
+static int intrinsic_1(Ssa *s, const BcInstr *in)
+{
+    switch (in->arg) {
+    case 5:   /* INTRINSIC_UNARY_POSITIVE */
+        return push(s, emit1(s, OP_UNARY, UN_POS, pop(s)));
+    case 3:   /* INTRINSIC_STOPITERATION_ERROR */
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "generators (yield) are not supported in compiled code");
+    case 6:   /* INTRINSIC_LIST_TO_TUPLE */
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "starred expressions (*x) are not supported in compiled code");
+    default:
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "opcode CALL_INTRINSIC_1 %d at line %d is not supported",
+                        in->arg, in->line);
+    }
+}
+
+static int translate_stack_op(Ssa *s, const BcInstr *in)
+{
+    Instr *a, *b;
+    switch (in->op) {
+    case BC_POP_TOP: pop(s); return 0;
+    case BC_END_FOR: pop(s); pop(s); return 0;
+    case BC_PUSH_NULL: return push(s, &s->null_mark);
+    case BC_COPY: return push(s, s->stack[s->sp - in->arg]);
+    case BC_SWAP:
+        a = s->stack[s->sp - 1];
+        s->stack[s->sp - 1] = s->stack[s->sp - in->arg];
+        s->stack[s->sp - in->arg] = a;
+        return 0;
+    case BC_BINARY_OP:
+        if (in->arg < 0 || in->arg >= 26)
+            return unsupported(s, in);
+        b = pop(s), a = pop(s);
+        a = emit2(s, OP_BINOP, binop_of_nb[in->arg % 13], a, b);
+        a->imm = in->arg >= 13;
+        return push(s, a);
+    case BC_COMPARE_OP: {
+        int cmp = s->ctx->minor >= 12 ? in->arg >> 4 : in->arg;   /* 3.12 keeps flags below */
+        if (cmp < CMP_LT || cmp > CMP_GE)
+            return unsupported(s, in);
+        b = pop(s), a = pop(s);
+        return push(s, emit2(s, OP_COMPARE, cmp, a, b));
+    }
+    case BC_IS_OP:
+        b = pop(s), a = pop(s);
+        return push(s, emit2(s, OP_COMPARE, in->arg ? CMP_ISNOT : CMP_IS, a, b));
+    case BC_CONTAINS_OP:
+        b = pop(s), a = pop(s);
+        return push(s, emit2(s, OP_COMPARE, in->arg ? CMP_NOTIN : CMP_IN, a, b));
+    case BC_UNARY_NEGATIVE: return push(s, emit1(s, OP_UNARY, UN_NEG, pop(s)));
+    case BC_UNARY_POSITIVE: return push(s, emit1(s, OP_UNARY, UN_POS, pop(s)));
+    case BC_UNARY_NOT: return push(s, emit1(s, OP_UNARY, UN_NOT, pop(s)));
+    case BC_UNARY_INVERT: return push(s, emit1(s, OP_UNARY, UN_INVERT, pop(s)));
+    case BC_GET_ITER: return push(s, emit1(s, OP_GETITER, 0, pop(s)));
+    default: return 1;
+    }
+}
+
+static int translate_subscript(Ssa *s, const BcInstr *in)
+{
+    Instr *obj, *idx, *v, *slice;
+    switch (in->op) {
+    case BC_BINARY_SUBSCR:
+        idx = pop(s), obj = pop(s);
+        return push(s, emit2(s, OP_GETITEM, 0, obj, idx));
+    case BC_STORE_SUBSCR:
+        idx = pop(s), obj = pop(s), v = pop(s);
+        break;
+    case BC_BINARY_SLICE:
+    case BC_STORE_SLICE:
+        if (build_slice(s, 2) < 0)
+            return -1;
+        slice = pop(s);
+        obj = pop(s);
+        if (in->op == BC_BINARY_SLICE)
+            return push(s, emit2(s, OP_GETITEM, 0, obj, slice));
+        idx = slice, v = pop(s);
+        break;
+    default:
+        return 1;
+    }
+    Instr *set = emit(s, OP_SETITEM, 3);
+    set->args[0] = obj;
+    set->args[1] = idx;
+    set->args[2] = v;
+    return 0;
+}
+
+static int translate(Ssa *s, const BcInstr *in)
+{
+    int rc = translate_stack_op(s, in);
+    if (rc <= 0)
+        return rc;
+    rc = translate_subscript(s, in);
+    if (rc <= 0)
+        return rc;
+    switch (in->op) {
+    case BC_NOP: case BC_RESUME: case BC_PRECALL: case BC_COPY_FREE_VARS: case BC_MAKE_CELL:
+    case BC_CACHE: case BC_EXTENDED_ARG:
+        return 0;
+    case BC_LOAD_FAST: case BC_LOAD_FAST_CHECK: return load_fast(s, in->arg, false);
+    case BC_STORE_FAST: return store_fast(s, in->arg);
+    case BC_LOAD_CONST: return load_const(s, in->arg);
+    case BC_LOAD_GLOBAL: return load_global(s, in->arg);
+    case BC_LOAD_DEREF: return load_deref(s, in->arg);
+    case BC_LOAD_ATTR:
+        if (s->ctx->minor >= 12)
+            return load_attr(s, name_at(s, in->arg >> 1), in->arg & 1);
+        return load_attr(s, name_at(s, in->arg), false);
+    case BC_LOAD_METHOD: return load_attr(s, name_at(s, in->arg), true);
+    case BC_KW_NAMES: return kw_names(s, in->arg);
+    case BC_CALL: return call(s, in->arg);
+    case BC_BUILD_SLICE: return build_slice(s, in->arg);
+    case BC_BUILD_TUPLE: return build_tuple(s, in->arg);
+    case BC_UNPACK_SEQUENCE: return unpack(s, in->arg);
+    case BC_CALL_INTRINSIC_1: return intrinsic_1(s, in);
+    case BC_LOAD_ASSERTION_ERROR: {
+        Const *c;
+        if (fe_const_of(s->ctx, PyExc_AssertionError, &c) < 0)
+            return -1;
+        return push(s, emit_const(s, c));
+    }
+    case BC_RETURN_VALUE: emit1(s, OP_RET, 0, pop(s)); return 0;
+    case BC_RETURN_CONST:
+        if (load_const(s, in->arg) < 0)
+            return -1;
+        emit1(s, OP_RET, 0, pop(s));
+        return 0;
+    case BC_RAISE_VARARGS: return emit_raise(s, in);
+    case BC_FOR_ITER: return for_iter(s);
+    case BC_JUMP_FORWARD: case BC_JUMP_BACKWARD: case BC_JUMP_BACKWARD_NO_INTERRUPT: return jump(s);
+    case BC_POP_JUMP_IF_FALSE: case BC_POP_JUMP_FORWARD_IF_FALSE: case BC_POP_JUMP_BACKWARD_IF_FALSE:
+        return cond_jump(s, in, false, false, 0);
+    case BC_POP_JUMP_IF_TRUE: case BC_POP_JUMP_FORWARD_IF_TRUE: case BC_POP_JUMP_BACKWARD_IF_TRUE:
+        return cond_jump(s, in, true, false, 0);
+    case BC_POP_JUMP_IF_NONE: case BC_POP_JUMP_FORWARD_IF_NONE: case BC_POP_JUMP_BACKWARD_IF_NONE:
+        return cond_jump(s, in, true, false, 1);
+    case BC_POP_JUMP_IF_NOT_NONE: case BC_POP_JUMP_FORWARD_IF_NOT_NONE:
+    case BC_POP_JUMP_BACKWARD_IF_NOT_NONE:
+        return cond_jump(s, in, true, false, -1);
+    case BC_JUMP_IF_TRUE_OR_POP: return cond_jump(s, in, true, true, 0);
+    case BC_JUMP_IF_FALSE_OR_POP: return cond_jump(s, in, false, true, 0);
+    default:
+        return unsupported(s, in);
+    }
+}
+
+/* ---- blocks ---------------------------------------------------------------------------------- */
+
+static bool stack_ok(Ssa *s, const BcInstr *in)
+{
+    int need = 0;
+    switch (in->op) {
+    case BC_COPY: case BC_SWAP: need = in->arg; break;
+    case BC_FOR_ITER: case BC_JUMP_IF_TRUE_OR_POP: case BC_JUMP_IF_FALSE_OR_POP: need = 1; break;
+    default: return s->sp >= 0;
+    }
+    return need >= 1 && s->sp >= need;
+}
+
+static int fill_block(Ssa *s, int row)
+{
+    FeCtx *ctx = s->ctx;
+    const CfgBlock *cb = &ctx->blocks[row];
+    s->row = row;
+    s->cur = s->ir[row];
+    s->sp = 0;
+    s->nkw = 0;
+    s->kwnames = NULL;
+    for (int i = 0; i < cb->depth; i++)
+        s->stack[s->sp++] = read_var(s, ctx->nlocalsplus + i, row);
+    for (int i = cb->first; i <= cb->last; i++) {
+        ctx->cur = &ctx->instrs[i];
+        if (!stack_ok(s, ctx->cur))
+            return fe_error(ctx, DIAG_INTERNAL, "value stack underflow at %s", ctx->cur->opname);
+        if (translate(s, ctx->cur) < 0)
+            return -1;
+        if (s->underflow)
+            return fe_error(ctx, DIAG_INTERNAL, "value stack underflow at %s", ctx->cur->opname);
+    }
+    if (!ir_terminator(s->cur)) {
+        if (cb->nsucc != 1)
+            return fe_error(ctx, DIAG_INTERNAL, "block at offset %d ends without a jump",
+                            ctx->instrs[cb->first].offset);
+        jump(s);
+    }
+    for (int i = 0; i < s->sp && i < s->nvars - ctx->nlocalsplus; i++)
+        write_var(s, ctx->nlocalsplus + i, row, s->stack[i]);
+    return 0;
+}
+
+static void seal_ready(Ssa *s, int row)
+{
+    if (!s->sealed[row] && s->ir[row]->preds.len == s->expected_preds[row])
+        seal(s, row);
+}
+
+static int fill_all(Ssa *s)
+{
+    FeCtx *ctx = s->ctx;
+    for (int k = 0; k < ctx->nblocks; k++) {
+        int row = ctx->rpo[k];
+        seal_ready(s, row);
+        s->started[row] = true;
+        if (fill_block(s, row) < 0)
+            return -1;
+        s->filled[row] = true;
+        const CfgBlock *cb = &ctx->blocks[row];
+        for (int j = 0; j < cb->nsucc; j++)
+            if (s->started[cb->succ[j]])
+                seal_ready(s, cb->succ[j]);
+    }
+    for (int row = 0; row < ctx->nblocks; row++)
+        if (!s->sealed[row])
+            return fe_error(ctx, DIAG_INTERNAL, "block b%d was never sealed", s->ir[row]->id);
+    return 0;
+}
+
+/* ---- finishing ------------------------------------------------------------------------------- */
+
+/* Braun's removal cascades through users; here a few passes over the phis reach the same point. */
+static void remove_trivial_phis(Ssa *s)
+{
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (int r = 0; r < s->nrows; r++)
+            for (int i = 0; i < s->phis[r].len; i++) {
+                Instr *phi = s->phis[r].items[i];
+                if (!phi->aux && try_remove_trivial(s, phi) != phi)
+                    changed = true;
+            }
+    }
+}
+
+/* Each block's final list: its live phis, the entry's prefix, then its body. */
+static void assemble(Ssa *s)
+{
+    for (int r = 0; r < s->nrows; r++) {
+        Block *b = s->ir[r];
+        PtrVec all = {0};
+        for (int i = 0; i < s->phis[r].len; i++) {
+            Instr *phi = s->phis[r].items[i];
+            if (!phi->aux)
+                vec_push(s->fn->arena, &all, phi);
+        }
+        if (b == s->fn->blocks.items[0])
+            for (int i = 0; i < s->prefix.len; i++)
+                vec_push(s->fn->arena, &all, s->prefix.items[i]);
+        for (int i = 0; i < b->instrs.len; i++)
+            vec_push(s->fn->arena, &all, b->instrs.items[i]);
+        b->instrs = all;
+    }
+}
+
+static int resolve_operands(Ssa *s)
+{
+    for (int r = 0; r < s->fn->blocks.len; r++) {
+        Block *b = s->fn->blocks.items[r];
+        for (int i = 0; i < b->instrs.len; i++) {
+            Instr *in = b->instrs.items[i];
+            for (int a = 0; a < in->nargs; a++) {
+                in->args[a] = resolve(in->args[a]);
+                if (!in->args[a] || in->args[a] == &s->null_mark) {
+                    s->ctx->cur = NULL;
+                    return diag_error(s->ctx->diag, DIAG_INTERNAL, s->fn->qualname, s->fn->filename,
+                                      in->line, -1, -1, "%s uses a value the stack never held",
+                                      ir_op_name(in->op));
+                }
+            }
+        }
+    }
+    for (int r = 0; r < s->fn->blocks.len; r++) {
+        Block *b = s->fn->blocks.items[r];
+        b->aux = NULL;
+        for (int i = 0; i < b->instrs.len; i++) {
+            Instr *in = b->instrs.items[i];
+            in->aux = NULL;
+            if (in->op == OP_PHI)
+                in->imm = 0;
+        }
+    }
+    return 0;
+}
+
+/* ---- setting up ------------------------------------------------------------------------------ */
+
+static void make_blocks(Ssa *s, bool pre_entry)
+{
+    FeCtx *ctx = s->ctx;
+    if (pre_entry) {
+        s->ir[ctx->nblocks] = ir_new_block(s->fn, 0);
+        s->ir[ctx->nblocks]->aux = (void *)(intptr_t)ctx->nblocks;
+    }
+    /* Numbered in reverse post-order: every block after its dominators, so a pass in block order
+     * meets definitions before uses (phi inputs along back edges aside). */
+    for (int k = 0; k < ctx->nblocks; k++) {
+        int b = ctx->rpo[k];
+        s->ir[b] = ir_new_block(s->fn, ctx->instrs[ctx->blocks[b].first].start);
+        s->ir[b]->aux = (void *)(intptr_t)b;
+        s->expected_preds[b] = ctx->blocks[b].npreds + (b == 0 && pre_entry);
+    }
+}
+
+/* The arguments, as ARG instructions in the entry, are the first definitions of their locals. */
+static void define_args(Ssa *s, int entry_row)
+{
+    IRFunc *fn = s->fn;
+    for (int i = 0; i < fn->nargs; i++) {
+        Instr *a = ir_new_instr(fn, OP_ARG, 0, fn->firstline);
+        a->imm = i;
+        a->var = fn->argnames[i];
+        a->block = fn->blocks.items[0];
+        vec_push(fn->arena, &s->prefix, a);
+        write_var(s, i, entry_row, a);
+    }
+}
+
+static void init_ssa(Ssa *s, FeCtx *ctx, bool pre_entry)
+{
+    Arena *A = ctx->arena;
+    s->ctx = ctx;
+    s->fn = ctx->fn;
+    s->nvars = ctx->nlocalsplus + ctx->stacksize + 2;
+    s->nrows = ctx->nblocks + pre_entry;
+    size_t rows = (size_t)s->nrows + 1;
+    s->defs = arena_alloc(A, sizeof(Instr *) * rows * (size_t)s->nvars);
+    s->sealed = arena_alloc(A, rows);
+    s->filled = arena_alloc(A, rows);
+    s->started = arena_alloc(A, rows);
+    s->incomplete = arena_alloc(A, sizeof(PtrVec) * rows);
+    s->phis = arena_alloc(A, sizeof(PtrVec) * rows);
+    s->ir = arena_alloc(A, sizeof(Block *) * rows);
+    s->expected_preds = arena_alloc(A, sizeof(int) * rows);
+    s->undef = arena_alloc(A, sizeof(Instr *) * (size_t)s->nvars);
+    s->stack = arena_alloc(A, sizeof(Instr *) * (size_t)(ctx->stacksize + 3));
+    s->null_mark.op = OP_CONST;
+    s->null_mark.id = -1;
+    s->null_mark.cst = ir_new_const(ctx->fn, K_NONE);
+}
+
+int ssa_build(FeCtx *ctx)
+{
+    Ssa s = {0};
+    bool pre_entry = ctx->blocks[0].npreds > 0;   /* the entry may not be a loop header */
+    init_ssa(&s, ctx, pre_entry);
+    make_blocks(&s, pre_entry);
+    int entry_row = pre_entry ? ctx->nblocks : 0;
+    define_args(&s, entry_row);
+    s.sealed[entry_row] = true;
+    if (pre_entry) {
+        s.cur = s.ir[entry_row];
+        s.row = entry_row;
+        ctx->cur = NULL;
+        Instr *br = emit(&s, OP_BR, 0);
+        br->succ[0] = s.ir[0];
+        ir_add_pred(s.fn, s.ir[0], s.cur);
+        s.filled[entry_row] = s.started[entry_row] = true;
+    }
+    if (fill_all(&s) < 0)
+        return -1;
+    remove_trivial_phis(&s);
+    assemble(&s);
+    return resolve_operands(&s);
+}
+
+/* ---- the frontend ---------------------------------------------------------------------------- */
+
+static const char *attr_utf8(FeCtx *ctx, PyObject *obj, const char *attr)
+{
+    PyObject *v = PyObject_GetAttrString(obj, attr);
+    const char *s = v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+    const char *copy = arena_strdup(ctx->arena, s ? s : "?");
+    PyErr_Clear();
+    Py_XDECREF(v);
+    return copy;
+}
+
+static int setup(FeCtx *ctx, PyObject *func)
+{
+    if (!PyFunction_Check(func))
+        return fe_error(ctx, DIAG_TYPE_ERROR, "pyjit compiles Python functions, not %s objects",
+                        Py_TYPE(func)->tp_name);
+    PyCodeObject *co = (PyCodeObject *)PyFunction_GET_CODE(func);   /* borrowed */
+    ctx->func = func;
+    ctx->code = (PyObject *)co;
+    ctx->qualname = attr_utf8(ctx, func, "__qualname__");
+    ctx->filename = attr_utf8(ctx, ctx->code, "co_filename");
+    IRFunc *fn = ctx->fn = arena_alloc(ctx->arena, sizeof *fn);
+    fn->arena = ctx->arena;
+    fn->name = attr_utf8(ctx, func, "__name__");
+    fn->qualname = ctx->qualname;
+    fn->filename = ctx->filename;
+    fn->firstline = co->co_firstlineno;
+    fn->handle = func;
+    ctx->globals = PyFunction_GET_GLOBALS(func);
+    ctx->builtins = PyObject_GetAttrString(func, "__builtins__");   /* owned */
+    ctx->consts = PyObject_GetAttrString(ctx->code, "co_consts");   /* owned */
+    ctx->names = PyObject_GetAttrString(ctx->code, "co_names");     /* owned */
+    ctx->localsplusnames = co->co_localsplusnames;   /* borrowed, as long as the code lives */
+    ctx->nlocalsplus = co->co_nlocalsplus;
+    ctx->nfree = co->co_nfreevars;
+    ctx->stacksize = co->co_stacksize;
+    if (!ctx->builtins || !PyDict_Check(ctx->builtins) || !ctx->consts || !ctx->names)
+        return fe_error_from_python(ctx, "reading the function");
+    fn->nargs = co->co_argcount;
+    fn->argnames = arena_alloc(ctx->arena, sizeof(char *) * (size_t)(fn->nargs + 1));
+    for (int i = 0; i < fn->nargs; i++)
+        fn->argnames[i] = arena_strdup(ctx->arena, bc_local_name(ctx, i));
+    return 0;
+}
+
+IRFunc *fe_build(PyObject *func, PyObject *registry, Arena *arena, Diag *diag)
+{
+    FeCtx ctx = {.arena = arena, .diag = diag, .registry = registry};
+    IRFunc *result = NULL;
+    if (setup(&ctx, func) < 0)
+        goto done;
+    if (bc_decode(&ctx) < 0 || bc_check_code(&ctx) < 0)
+        goto done;
+    ctx.fn->bytecode_dump = bc_dump(&ctx);
+    ctx.cur = NULL;
+    if (fe_freeze_defaults(&ctx) < 0)
+        goto done;
+    if (cfg_build(&ctx) < 0)
+        goto done;
+    if (ssa_build(&ctx) < 0)
+        goto done;
+    result = ctx.fn;
+done:
+    if (PyErr_Occurred()) {
+        if (!result)
+            fe_error_from_python(&ctx, "frontend");
+        PyErr_Clear();
+    }
+    if (!result && diag->kind == DIAG_NONE)
+        fe_error(&ctx, DIAG_INTERNAL, "the frontend failed without saying why");
+    Py_XDECREF(ctx.builtins);
+    Py_XDECREF(ctx.consts);
+    Py_XDECREF(ctx.names);
+    return result;
+}
