@@ -1,0 +1,182 @@
+"""pyjit's GPU simulator against Numba's (numba-cuda, NUMBA_ENABLE_CUDASIM=1), side by side.
+
+    python bench/simulator.py                    # both simulators, medians and ratios
+    python bench/simulator.py --repeat 7         # more samples
+    python bench/simulator.py --numba-path DIR   # numba-cuda from `pip install --target DIR`
+
+Each simulator runs in its own process (each is chosen by an environment variable read at
+import) on the same kernels, written once in make_kernels(cuda) against the numba-cuda API that
+both share. Every kernel is launched once to warm up, then timed `--repeat` times; the parent
+prints the medians and the ratio numba / pyjit (higher is better for pyjit). The results are
+checked against NumPy in both processes.
+
+  saxpy      4096 threads (16 blocks x 256), one element a thread, no barrier
+  reduce     4096 threads (16 blocks x 256), shared-memory tree reduction with syncthreads
+  matmul     64x64 float32, 16x16 shared-memory tiles, two syncthreads per tile
+  warpsum    4096 threads, warp-shuffle reduction (pyjit only: Numba's simulator lacks
+             shfl_down_sync)
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+cuda = None        # the library's cuda module, set by child(): the kernels use it as a global,
+                   # which is how Numba's simulator finds and swaps it
+
+
+def make_kernels():
+    import numpy as np
+
+    @cuda.jit
+    def saxpy(a, x, y, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = a * x[i] + y[i]
+
+    @cuda.jit
+    def reduce(x, out):
+        s = cuda.shared.array(256, np.float32)
+        t = cuda.threadIdx.x
+        i = cuda.grid(1)
+        s[t] = x[i] if i < x.size else 0
+        cuda.syncthreads()
+        k = cuda.blockDim.x // 2
+        while k > 0:
+            if t < k:
+                s[t] += s[t + k]
+            cuda.syncthreads()
+            k //= 2
+        if t == 0:
+            out[cuda.blockIdx.x] = s[0]
+
+    @cuda.jit
+    def matmul(A, B, C):
+        sA = cuda.shared.array((16, 16), np.float32)
+        sB = cuda.shared.array((16, 16), np.float32)
+        x, y = cuda.grid(2)
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        acc = np.float32(0)
+        for k in range(A.shape[1] // 16):
+            sA[tx, ty] = A[x, ty + k * 16]
+            sB[tx, ty] = B[tx + k * 16, y]
+            cuda.syncthreads()
+            for j in range(16):
+                acc += sA[tx, j] * sB[j, ty]
+            cuda.syncthreads()
+        C[x, y] = acc
+
+    @cuda.jit
+    def warpsum(x, out):
+        i = cuda.grid(1)
+        v = x[i]
+        off = 16
+        while off > 0:
+            v += cuda.shfl_down_sync(0xFFFFFFFF, v, off)
+            off //= 2
+        if i % 32 == 0:
+            out[i // 32] = v
+
+    return {"saxpy": saxpy, "reduce": reduce, "matmul": matmul, "warpsum": warpsum}
+
+
+def workloads(np):
+    rng = np.random.default_rng(0)
+    x = rng.random(4096, dtype=np.float32)
+    y = rng.random(4096, dtype=np.float32)
+    A = rng.random((64, 64), dtype=np.float32)
+    B = rng.random((64, 64), dtype=np.float32)
+    return {
+        "saxpy": ((16, 256), lambda: (np.float32(2.0), x, y, np.zeros_like(x)),
+                  lambda a: np.allclose(a[3], 2 * x + y)),
+        "reduce": ((16, 256), lambda: (x, np.zeros(16, np.float32)),
+                   lambda a: np.allclose(a[1], x.reshape(16, 256).sum(1), rtol=1e-4)),
+        "matmul": (((4, 4), (16, 16)), lambda: (A, B, np.zeros((64, 64), np.float32)),
+                   lambda a: np.allclose(a[2], A @ B, rtol=1e-4)),
+        "warpsum": ((16, 256), lambda: (x, np.zeros(128, np.float32)),
+                    lambda a: np.allclose(a[1], x.reshape(128, 32).sum(1), rtol=1e-4)),
+    }
+
+
+def child(lib, names, repeat):
+    """Runs in the child process: times each kernel, prints one JSON line."""
+    global cuda
+    import numpy as np
+    if lib == "pyjit":
+        from pyjit import cuda
+    else:
+        from numba import cuda
+    kernels = make_kernels()
+    work = workloads(np)
+    result = {}
+    for name in names:
+        (griddim, blockdim), make_args, check = work[name]
+        launch = kernels[name][griddim, blockdim]
+        args = make_args()
+        launch(*args)                          # warm-up (and the check)
+        if not check(args):
+            raise SystemExit(f"{lib} {name}: wrong result")
+        times = []
+        for _ in range(repeat):
+            args = make_args()
+            t = time.perf_counter()
+            launch(*args)
+            times.append(time.perf_counter() - t)
+        result[name] = times
+    print(json.dumps(result))
+
+
+def run_child(lib, names, repeat, numba_path):
+    env = dict(os.environ)
+    env.pop("PYJIT_SIMULATOR", None)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    if lib == "pyjit":
+        env["PYJIT_SIMULATOR"] = "1"
+        path = [ROOT]
+    else:
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+        path = []
+    code = ("import sys, site\n"
+            f"sys.path[:0] = {path!r}\n"
+            + (f"site.addsitedir({numba_path!r})\n" if numba_path and lib == "numba" else "")
+            + f"sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})\n"
+            f"import simulator; simulator.child({lib!r}, {names!r}, {repeat})\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        print(f"{lib}: failed\n{r.stderr[-2000:]}", file=sys.stderr)
+        return None
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--only", default="saxpy,reduce,matmul,warpsum")
+    ap.add_argument("--numba-path", default=None,
+                    help="a folder holding numba-cuda (pip install --target), added as a site dir")
+    ap.add_argument("--no-numba", action="store_true")
+    args = ap.parse_args()
+    names = args.only.split(",")
+    ours = run_child("pyjit", names, args.repeat, None)
+    theirs = None if args.no_numba else run_child(
+        "numba", [n for n in names if n != "warpsum"], max(1, min(args.repeat, 3)),
+        args.numba_path)
+    if ours is None:
+        sys.exit(1)
+    print(f"{'kernel':<10}{'pyjit sim (ms)':>16}{'numba sim (ms)':>16}{'ratio':>9}")
+    for name in names:
+        p = statistics.median(ours[name]) * 1e3
+        n = statistics.median(theirs[name]) * 1e3 if theirs and name in theirs else None
+        ratio = f"{n / p:8.1f}x" if n else "       -"
+        print(f"{name:<10}{p:16.2f}{(f'{n:16.2f}' if n else '               -')}{ratio}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""pyjit.gpu (also pyjit.cuda): GPU kernels, numba-cuda compatible.
+
+This module only picks a backend; it imports nothing heavy so that `import pyjit` stays fast.
+The backend is chosen once, from the environment at import time:
+
+    PYJIT_SIMULATOR=1   pyjit.gpu.simulator: kernels run in the Python interpreter (print, pdb,
+                        breakpoint() work inside them; arrays are checked; races can be found)
+    otherwise           pyjit.gpu.hardware: the compiled path (PTX through the CUDA driver)
+
+The backend module is loaded on the first attribute access (`gpu.jit`, `gpu.threadIdx`, ...)
+and its public names are then copied here, so later accesses are plain module lookups.
+`gpu.laneid` is a per-thread value, so it is a property of this module's class.
+"""
+import importlib as _importlib
+import os as _os
+import sys as _sys
+import types as _types
+
+SIMULATOR = _os.environ.get("PYJIT_SIMULATOR", "").strip().lower() not in (
+    "", "0", "false", "no", "off")
+
+_backend = None
+
+
+def _load_backend():
+    global _backend
+    if _backend is None:
+        # import_module, not `from . import x`: that would consult this module's __getattr__
+        mod = _importlib.import_module(__name__ + (".simulator" if SIMULATOR else ".hardware"))
+        names = getattr(mod, "__all__", None) or [n for n in vars(mod) if not n.startswith("_")]
+        g = globals()
+        for name in names:
+            if name != "laneid":
+                g[name] = getattr(mod, name)
+        _backend = mod
+    return _backend
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    mod = _load_backend()
+    try:
+        return globals()[name] if name in globals() else getattr(mod, name)
+    except AttributeError:
+        raise AttributeError(f"module 'pyjit.gpu' has no attribute '{name}'") from None
+
+
+def __dir__():
+    mod = _load_backend()
+    return sorted(set(globals()) | set(getattr(mod, "__all__", ())))
+
+
+class _GpuModule(_types.ModuleType):
+    """The module's class: gives `laneid`, which depends on the running thread."""
+
+    @property
+    def laneid(self):
+        return _load_backend()._laneid()
+
+
+_sys.modules[__name__].__class__ = _GpuModule

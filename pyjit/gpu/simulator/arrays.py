@@ -1,0 +1,482 @@
+"""Arrays in the simulator: checked kernel-side views and host-side device arrays.
+
+CheckedArray is what a kernel sees for every array argument and every shared, local and
+constant array: indexing is checked (an out-of-bounds or a negative index raises IndexError
+naming the array and the index; the launcher adds the kernel, thread and block), and elements
+come back as NumPy scalars so float32 arithmetic stays float32. The common case, an int index
+in range on a 1-D array, takes one comparison before NumPy.
+
+RaceCheckedArray (shared arrays under PYJIT_SIMULATOR_RACECHECK=1) also remembers, per element,
+who last wrote and read it in which barrier interval, and raises RaceError on a conflict.
+
+DeviceNDArray is the host-side handle of "device memory", which in the simulator is a NumPy
+array; it has numba-cuda's methods (copy_to_host, slicing, reshape, __cuda_array_interface__).
+"""
+import operator
+import sys
+
+import numpy as np
+
+from .state import S, RaceError, threadIdx, blockDim
+
+_index = operator.index
+
+
+def as_dtype(dtype):
+    """A NumPy dtype from a NumPy dtype, a type, a string or a pyjit/numba type object."""
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        pass
+    for attr in ("dtype", "np_dtype"):
+        inner = getattr(dtype, attr, None)
+        if inner is not None:
+            return np.dtype(inner)
+    try:
+        return np.dtype(str(dtype))
+    except TypeError:
+        raise TypeError(f"cannot use {dtype!r} as an array dtype") from None
+
+
+def as_shape(shape):
+    if isinstance(shape, (tuple, list)):
+        return tuple(_index(s) for s in shape)
+    return (_index(shape),)
+
+
+class CheckedArray:
+    """A kernel's view of an array: NumPy indexing with bounds and sign checks."""
+
+    __slots__ = ("_a", "_n", "name", "shape", "size", "ndim", "dtype")
+
+    def __init__(self, a, name):
+        self._a = a
+        self._n = a.shape[0] if a.ndim == 1 else 0   # 0 sends every index to the slow path
+        self.name = name
+        self.shape = a.shape
+        self.size = a.size
+        self.ndim = a.ndim
+        self.dtype = a.dtype
+
+    def __getitem__(self, i):
+        if i.__class__ is int and 0 <= i < self._n:
+            return self._a[i]
+        return self._get(i)
+
+    def __setitem__(self, i, v):
+        if i.__class__ is int and 0 <= i < self._n:
+            self._a[i] = v
+            return
+        self._a[self.check(i)] = v
+
+    def _get(self, i):
+        r = self._a[self.check(i)]
+        if r.__class__ is np.ndarray:
+            return checked(r, self.name + "[...]")
+        return r
+
+    def check(self, i):
+        """Returns i when it is a valid index (ints in range, slices), else raises IndexError."""
+        parts = i if i.__class__ is tuple else (i,)
+        axis = 0
+        for p in parts:
+            if p.__class__ is slice:
+                axis += 1
+                continue
+            if p is Ellipsis or p is None:
+                return i
+            try:
+                k = _index(p)
+            except TypeError:
+                raise IndexError(f"array '{self.name}' indexed with {p!r} ({type(p).__name__}): "
+                                 "kernel indices must be integers or slices") from None
+            if axis >= self.ndim:
+                raise IndexError(f"too many indices for array '{self.name}': {i!r} on a "
+                                 f"{self.ndim}-d array of shape {self.shape}")
+            n = self.shape[axis]
+            if k < 0:
+                raise IndexError(f"negative index {k} on axis {axis} of array '{self.name}' "
+                                 f"(shape {self.shape}), index {i!r}: NumPy would wrap it, "
+                                 "the GPU would read outside the array")
+            if k >= n:
+                raise IndexError(f"index {k} is out of bounds for axis {axis} of array "
+                                 f"'{self.name}' with size {n} (shape {self.shape}), index {i!r}")
+            axis += 1
+        return i
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __iter__(self):
+        for k in range(self.shape[0]):
+            yield self[k]
+
+    def __array__(self, dtype=None, copy=None):
+        return self._a if dtype is None else self._a.astype(dtype)
+
+    @property
+    def strides(self):
+        return self._a.strides
+
+    @property
+    def itemsize(self):
+        return self._a.itemsize
+
+    @property
+    def nbytes(self):
+        return self._a.nbytes
+
+    @property
+    def T(self):
+        return checked(self._a.T, self.name + ".T")
+
+    def copy(self):
+        return checked(self._a.copy(), self.name)
+
+    def reshape(self, *shape):
+        return checked(self._a.reshape(*shape), self.name)
+
+    def ravel(self):
+        return checked(self._a.ravel(), self.name)
+
+    def __repr__(self):
+        return f"<array '{self.name}' shape={self.shape} dtype={self.dtype}>"
+
+
+class CheckedArray2D(CheckedArray):
+    """A 2-D CheckedArray: `a[i, j]` with both in range goes straight to NumPy."""
+
+    __slots__ = ("_s0", "_s1")
+
+    def __init__(self, a, name):
+        CheckedArray.__init__(self, a, name)
+        self._s0, self._s1 = a.shape
+
+    def __getitem__(self, i):
+        try:
+            r, c = i
+            if 0 <= r < self._s0 and 0 <= c < self._s1 and r is not True and c is not True:
+                return self._a[r, c]
+        except (TypeError, ValueError):
+            pass
+        return self._get(i)
+
+    def __setitem__(self, i, v):
+        try:
+            r, c = i
+            if 0 <= r < self._s0 and 0 <= c < self._s1 and r is not True and c is not True:
+                self._a[r, c] = v
+                return
+        except (TypeError, ValueError):
+            pass
+        self._a[self.check(i)] = v
+
+
+def checked(a, name):
+    """The kernel-side view of NumPy array a."""
+    return CheckedArray2D(a, name) if a.ndim == 2 else CheckedArray(a, name)
+
+
+def _caller_line():
+    f = sys._getframe(3)
+    return f.f_code, f.f_lineno
+
+
+class RaceCheckedArray(CheckedArray):
+    """A shared array that reports accesses by two threads with no barrier between them.
+
+    Two accesses are ordered when a syncthreads() of the block, or (for two lanes of one warp)
+    a warp operation of that warp, lies between them. For each element the last write and the
+    reads since it are kept as (thread, block epoch, warp, warp epoch, line).
+    """
+
+    __slots__ = ("_w", "_r")
+
+    def __init__(self, a, name):
+        CheckedArray.__init__(self, a, name)
+        self._n = 0                   # every access goes through the checking path
+        self._w = {}
+        self._r = {}
+
+    def __getitem__(self, i):
+        i = self.check(i)
+        self._access(i, False)
+        r = self._a[i]
+        if r.__class__ is np.ndarray:
+            return checked(r, self.name + "[...]")
+        return r
+
+    def __setitem__(self, i, v):
+        i = self.check(i)
+        self._access(i, True)
+        self._a[i] = v
+
+    def _access(self, key, write):
+        if key.__class__ is tuple:
+            for p in key:
+                if p.__class__ is slice:
+                    return                # whole-slice accesses are not tracked
+        else:
+            key = _index(key)
+        tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)
+        warp = tid >> 5
+        me = (tid, S.epoch, warp, S.warp_epochs[warp])
+        last = self._w.get(key)
+        if last is not None and _conflict(last, me):
+            self._report(key, last, "written", write)
+        if write:
+            for other in self._r.get(key, {}).values():
+                if _conflict(other, me):
+                    self._report(key, other, "read", write)
+            self._w[key] = me + (_caller_line(),)
+            self._r.pop(key, None)
+        else:
+            self._r.setdefault(key, {})[tid] = me + (_caller_line(),)
+
+    def _report(self, key, other, what, write):
+        t = _thread_of(other[0])
+        code, line = other[4]
+        raise RaceError(
+            f"data race on shared array '{self.name}' at index {key}: "
+            f"{'written' if write else 'read'} here after being {what} by thread {t} "
+            f"at {code.co_filename}:{line} with no syncthreads() between them")
+
+
+def _conflict(a, b):
+    if a[0] == b[0] or a[1] != b[1]:
+        return False
+    return not (a[2] == b[2] and a[3] != b[3])
+
+
+def _thread_of(tid):
+    bx, by = blockDim.x, blockDim.y
+    return (tid % bx, (tid // bx) % by, tid // (bx * by))
+
+
+# ---------------------------------------------------------------------------------------------
+# Host side: device arrays.
+
+class DeviceNDArray:
+    """An array in simulated device memory: a NumPy array the host reaches only by copies."""
+
+    __array_priority__ = -1
+
+    def __init__(self, ary, stream=0):
+        self._ary = ary
+        self.stream = stream
+
+    shape = property(lambda self: self._ary.shape)
+    strides = property(lambda self: self._ary.strides)
+    dtype = property(lambda self: self._ary.dtype)
+    size = property(lambda self: self._ary.size)
+    ndim = property(lambda self: self._ary.ndim)
+    nbytes = property(lambda self: self._ary.nbytes)
+    itemsize = property(lambda self: self._ary.itemsize)
+    alloc_size = nbytes
+
+    @property
+    def __cuda_array_interface__(self):
+        a = self._ary
+        return {
+            "shape": a.shape,
+            "strides": None if a.flags.c_contiguous else a.strides,
+            "data": (a.ctypes.data if a.size else 0, False),
+            "typestr": a.dtype.str,
+            "stream": None,
+            "version": 3,
+        }
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._ary.__dlpack__()       # simulated device memory is host memory (kDLCPU)
+
+    def __dlpack_device__(self):
+        return self._ary.__dlpack_device__()
+
+    def copy_to_host(self, ary=None, stream=0):
+        if ary is None:
+            return self._ary.copy()
+        ary = _host_target(ary)
+        _check_same(ary, self._ary, "copy_to_host")
+        _copy(ary, self._ary)
+        return ary
+
+    def copy_to_device(self, ary, stream=0):
+        src = ary._ary if isinstance(ary, DeviceNDArray) else np.asarray(ary)
+        _check_same(src, self._ary, "copy_to_device")
+        _copy(self._ary, src)
+
+    def __getitem__(self, idx):
+        r = self._ary[idx]
+        if isinstance(r, np.ndarray):
+            return DeviceNDArray(r, self.stream)
+        return r
+
+    def getitem(self, idx, stream=0):
+        return self[idx]
+
+    def __setitem__(self, idx, value):
+        if isinstance(value, DeviceNDArray):
+            value = value._ary
+        self._ary[idx] = value
+
+    def setitem(self, idx, value, stream=0):
+        self[idx] = value
+
+    def __len__(self):
+        return self._ary.shape[0]
+
+    def reshape(self, *newshape, order="C"):
+        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
+            newshape = tuple(newshape[0])
+        return DeviceNDArray(self._ary.reshape(newshape, order=order), self.stream)
+
+    def ravel(self, order="C", stream=0):
+        return DeviceNDArray(self._ary.ravel(order=order), self.stream)
+
+    def view(self, dtype):
+        return DeviceNDArray(self._ary.view(as_dtype(dtype)), self.stream)
+
+    def transpose(self, axes=None):
+        return DeviceNDArray(self._ary.transpose(axes), self.stream)
+
+    T = property(lambda self: self.transpose())
+
+    def split(self, section, stream=0):
+        return [DeviceNDArray(p, self.stream)
+                for p in np.array_split(self._ary, range(section, self.size, section))]
+
+    def bind(self, stream=0):
+        return DeviceNDArray(self._ary, stream)
+
+    def is_c_contiguous(self):
+        return self._ary.flags.c_contiguous
+
+    def is_f_contiguous(self):
+        return self._ary.flags.f_contiguous
+
+    def get_ipc_handle(self):
+        raise NotImplementedError("IPC handles are not available in the simulator")
+
+    def __repr__(self):
+        return f"<pyjit simulated DeviceNDArray shape={self.shape} dtype={self.dtype}>"
+
+
+def _host_target(ary):
+    if not isinstance(ary, np.ndarray):
+        raise TypeError("copy_to_host: expected a NumPy array to copy into, "
+                        f"got {type(ary).__name__}")
+    return ary
+
+
+def _check_same(a, b, what):
+    if a.dtype != b.dtype or a.size != b.size:
+        raise ValueError(f"{what}: array of shape {a.shape} and dtype {a.dtype} does not match "
+                         f"the device array's shape {b.shape} and dtype {b.dtype}")
+
+
+def _copy(dst, src):
+    """Copies src into dst of the same dtype and size (shapes may differ if both are contiguous)."""
+    if dst.shape == src.shape:
+        np.copyto(dst, src)
+    elif dst.flags.c_contiguous and src.flags.c_contiguous:
+        dst.reshape(-1)[...] = src.reshape(-1)
+    else:
+        raise ValueError(f"cannot copy an array of shape {src.shape} into one of shape {dst.shape}")
+
+
+def _host_array(obj):
+    if isinstance(obj, DeviceNDArray):
+        return obj._ary
+    if isinstance(obj, (In, Out, InOut)):
+        return _host_array(obj.array)
+    return np.asarray(obj)
+
+
+def to_device(obj, stream=0, copy=True, to=None):
+    src = _host_array(obj)
+    if to is not None:
+        to.copy_to_device(src, stream)
+        return to
+    return DeviceNDArray(np.array(src, copy=True, order="K"), stream)
+
+
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+    a = np.zeros(shape, dtype=as_dtype(dtype), order=order)
+    if strides is not None:
+        a = np.lib.stride_tricks.as_strided(a, strides=strides)
+    return DeviceNDArray(a, stream)
+
+
+def device_array_like(ary, stream=0):
+    order = "F" if ary.ndim > 1 and _host_or_dev(ary).flags.f_contiguous and not \
+        _host_or_dev(ary).flags.c_contiguous else "C"
+    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+
+
+def _host_or_dev(ary):
+    return ary._ary if isinstance(ary, DeviceNDArray) else np.asarray(ary)
+
+
+def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+    return np.zeros(shape, dtype=as_dtype(dtype), order=order)
+
+
+def pinned_array_like(ary):
+    return np.zeros_like(_host_or_dev(ary))
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False,
+                 wc=False):
+    return device_array(shape, dtype, strides, order, stream)
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
+    return device_array(shape, dtype, strides, order, stream)
+
+
+device_array.__module__ = to_device.__module__
+
+
+def is_cuda_array(obj):
+    return hasattr(obj, "__cuda_array_interface__")
+
+
+def as_cuda_array(obj, sync=True):
+    if isinstance(obj, DeviceNDArray):
+        return obj
+    if not is_cuda_array(obj):
+        raise TypeError(f"{type(obj).__name__} does not expose __cuda_array_interface__")
+    return DeviceNDArray(_from_interface(obj.__cuda_array_interface__, obj))
+
+
+def _from_interface(cai, owner):
+    """A NumPy view of memory described by a CUDA array interface (host memory here)."""
+    class _Holder:
+        pass
+    h = _Holder()
+    h.__array_interface__ = {"shape": tuple(cai["shape"]), "typestr": cai["typestr"],
+                             "data": cai["data"], "strides": cai.get("strides"), "version": 3}
+    h.owner = owner
+    return np.asarray(h)
+
+
+class _Direction:
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.array!r})"
+
+
+class In(_Direction):
+    """A kernel argument only read by the kernel (the GPU path copies it in, not back)."""
+
+
+class Out(_Direction):
+    """A kernel argument only written by the kernel (copied back, not in)."""
+
+
+class InOut(_Direction):
+    """A kernel argument read and written (copied in and back)."""

@@ -1,0 +1,462 @@
+"""What a kernel calls in the simulator: indices, memory, barriers, warp operations, atomics.
+
+Barriers and warp operations hand a request to the scheduler (S.suspend) and return what the
+scheduler answers once every thread concerned has arrived; the scheduler (scheduler.py) is the
+only place that knows about other threads. Everything else here acts on the running thread.
+"""
+import dis
+import math as _math
+import sys
+import types
+
+import numpy as np
+
+from .arrays import CheckedArray, RaceCheckedArray, as_dtype, as_shape, checked
+from .state import S, SimulatorError, threadIdx, blockIdx, blockDim, gridDim
+
+_getframe = sys._getframe
+FULL_MASK = 0xFFFFFFFF
+warpsize = 32
+MAX_SHARED_BYTES = 48 * 1024
+
+# Request kinds a thread hands to the scheduler.
+BAR = 0        # (BAR, variant, predicate, frame, lasti); variant 0 plain, 1 count, 2 and, 3 or
+WARP = 1       # (WARP, op, mask, value, arg, frame)
+ACTIVE = 2     # (ACTIVE, frame)
+
+# Names whose presence in a kernel (or what it calls) means its threads must run concurrently.
+SYNC_NAMES = frozenset((
+    "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
+    "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync", "all_sync",
+    "any_sync", "eq_sync", "activemask", "match_any_sync", "match_all_sync",
+))
+
+
+def _laneid():
+    return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31
+
+
+def grid(ndim):
+    x = threadIdx.x + blockIdx.x * blockDim.x
+    if ndim == 1:
+        return x
+    y = threadIdx.y + blockIdx.y * blockDim.y
+    if ndim == 2:
+        return (x, y)
+    if ndim == 3:
+        return (x, y, threadIdx.z + blockIdx.z * blockDim.z)
+    raise ValueError(f"grid(ndim): ndim must be 1, 2 or 3, got {ndim!r}")
+
+
+def gridsize(ndim):
+    x = blockDim.x * gridDim.x
+    if ndim == 1:
+        return x
+    y = blockDim.y * gridDim.y
+    if ndim == 2:
+        return (x, y)
+    if ndim == 3:
+        return (x, y, blockDim.z * gridDim.z)
+    raise ValueError(f"gridsize(ndim): ndim must be 1, 2 or 3, got {ndim!r}")
+
+
+# --- barriers -------------------------------------------------------------------------------
+
+def syncthreads():
+    f = _getframe(1)
+    return S.suspend((BAR, 0, 1, f, f.f_lasti))
+
+
+def syncthreads_count(predicate):
+    f = _getframe(1)
+    return S.suspend((BAR, 1, predicate, f, f.f_lasti))
+
+
+def syncthreads_and(predicate):
+    f = _getframe(1)
+    return S.suspend((BAR, 2, predicate, f, f.f_lasti))
+
+
+def syncthreads_or(predicate):
+    f = _getframe(1)
+    return S.suspend((BAR, 3, predicate, f, f.f_lasti))
+
+
+def threadfence():
+    """Memory fences order nothing here: one simulated thread runs at a time."""
+
+
+threadfence_block = threadfence
+threadfence_system = threadfence
+
+
+# --- warp operations ------------------------------------------------------------------------
+
+def syncwarp(mask=FULL_MASK):
+    return S.suspend((WARP, "syncwarp", int(mask), None, None, _getframe(1)))
+
+
+def shfl_sync(mask, value, src_lane):
+    return S.suspend((WARP, "shfl", int(mask), value, int(src_lane), _getframe(1)))
+
+
+def shfl_up_sync(mask, value, delta):
+    return S.suspend((WARP, "shfl_up", int(mask), value, int(delta), _getframe(1)))
+
+
+def shfl_down_sync(mask, value, delta):
+    return S.suspend((WARP, "shfl_down", int(mask), value, int(delta), _getframe(1)))
+
+
+def shfl_xor_sync(mask, value, lane_mask):
+    return S.suspend((WARP, "shfl_xor", int(mask), value, int(lane_mask), _getframe(1)))
+
+
+def ballot_sync(mask, predicate):
+    return S.suspend((WARP, "ballot", int(mask), bool(predicate), None, _getframe(1)))
+
+
+def all_sync(mask, predicate):
+    return S.suspend((WARP, "all", int(mask), bool(predicate), None, _getframe(1)))
+
+
+def any_sync(mask, predicate):
+    return S.suspend((WARP, "any", int(mask), bool(predicate), None, _getframe(1)))
+
+
+def eq_sync(mask, value):
+    return S.suspend((WARP, "eq", int(mask), value, None, _getframe(1)))
+
+
+def match_any_sync(mask, value):
+    return S.suspend((WARP, "match_any", int(mask), value, None, _getframe(1)))
+
+
+def match_all_sync(mask, value):
+    return S.suspend((WARP, "match_all", int(mask), value, None, _getframe(1)))
+
+
+def activemask():
+    return S.suspend((ACTIVE, _getframe(1)))
+
+
+def lanemask_lt():
+    return (1 << _laneid()) - 1
+
+
+# --- memory ---------------------------------------------------------------------------------
+
+_target_names = {}
+
+
+def _target_name(frame, what):
+    """The variable a call's result is stored into (`sdata = shared.array(...)` -> 'sdata')."""
+    code, lasti = frame.f_code, frame.f_lasti
+    key = (code, lasti)
+    name = _target_names.get(key)
+    if name is None:
+        name = f"{what} at line {frame.f_lineno}"
+        for ins in dis.get_instructions(code):
+            if ins.offset > lasti:
+                if ins.opname in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"):
+                    name = ins.argval
+                break
+        _target_names[key] = name
+    return name
+
+
+class shared:
+    """gpu.shared.array: one array per block and per allocation (the call instruction)."""
+
+    @staticmethod
+    def array(shape, dtype):
+        f = _getframe(1)
+        key = (f.f_code, f.f_lasti)
+        a = S.shared.get(key)
+        if a is None:
+            a = _new_shared(shape, dtype, f, key)
+        return a
+
+
+def _new_shared(shape, dtype, frame, key):
+    dt = as_dtype(dtype)
+    shape = as_shape(shape)
+    name = _target_name(frame, "shared array")
+    if _prod(shape) == 0:
+        if S.dyn_shared is None:     # every dynamic shared array aliases the same bytes
+            S.dyn_shared = np.zeros(S.sharedmem, dtype=np.uint8)
+        n = S.sharedmem // dt.itemsize
+        data = S.dyn_shared[: n * dt.itemsize].view(dt)
+    else:
+        data = np.zeros(shape, dtype=dt)
+        S.static_bytes += data.nbytes
+        if S.static_bytes + S.sharedmem > MAX_SHARED_BYTES:
+            raise SimulatorError(
+                f"shared array '{name}' of {data.nbytes} bytes takes the block's shared memory to "
+                f"{S.static_bytes + S.sharedmem} bytes, over the {MAX_SHARED_BYTES}-byte limit")
+    a = RaceCheckedArray(data, name) if S.racecheck else checked(data, name)
+    S.shared[key] = a
+    return a
+
+
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class local:
+    """gpu.local.array: a private array of the calling thread."""
+
+    @staticmethod
+    def array(shape, dtype):
+        f = _getframe(1)
+        return checked(np.zeros(as_shape(shape), dtype=as_dtype(dtype)),
+                       _target_name(f, "local array"))
+
+
+class const:
+    """gpu.const.array_like: a read-only copy, made once per launch and allocation."""
+
+    @staticmethod
+    def array_like(ary):
+        f = _getframe(1)
+        key = (f.f_code, f.f_lasti, id(ary))
+        a = S.const_cache.get(key)
+        if a is None:
+            data = np.array(ary._a if isinstance(ary, CheckedArray) else ary, copy=True)
+            data.flags.writeable = False
+            a = S.const_cache[key] = checked(data, _target_name(f, "constant array"))
+        return a
+
+
+# --- atomics --------------------------------------------------------------------------------
+
+def _target(ary, idx):
+    if isinstance(ary, CheckedArray):
+        return ary._a, ary.check(idx)
+    if isinstance(ary, np.ndarray):
+        return ary, idx
+    raise TypeError(f"atomic operations need an array, got {type(ary).__name__}")
+
+
+class atomic:
+    """gpu.atomic.*: read-modify-write of one element, returning the old value.
+
+    They are atomic because only one simulated thread runs at a time and none is switched out
+    in the middle of one of these functions.
+    """
+
+    @staticmethod
+    def add(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        a[i] = old + val
+        return old
+
+    @staticmethod
+    def sub(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        a[i] = old - val
+        return old
+
+    @staticmethod
+    def max(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        if val > old or old != old:
+            a[i] = val
+        return old
+
+    @staticmethod
+    def min(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        if val < old or old != old:
+            a[i] = val
+        return old
+
+    @staticmethod
+    def nanmax(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        if old != old or val > old:
+            if val == val:
+                a[i] = val
+        return old
+
+    @staticmethod
+    def nanmin(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        if old != old or val < old:
+            if val == val:
+                a[i] = val
+        return old
+
+    @staticmethod
+    def and_(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        a[i] = old & val
+        return old
+
+    @staticmethod
+    def or_(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        a[i] = old | val
+        return old
+
+    @staticmethod
+    def xor(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        a[i] = old ^ val
+        return old
+
+    @staticmethod
+    def exch(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        a[i] = val
+        return old
+
+    @staticmethod
+    def inc(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        a[i] = 0 if old >= val else old + 1
+        return old
+
+    @staticmethod
+    def dec(ary, idx, val):
+        a, i = _target(ary, idx)
+        old = a[i]
+        a[i] = val if (old == 0 or old > val) else old - 1
+        return old
+
+    @staticmethod
+    def cas(ary, idx, old, val):
+        a, i = _target(ary, idx)
+        cur = a[i]
+        if cur == old:
+            a[i] = val
+        return cur
+
+    @staticmethod
+    def compare_and_swap(ary, old, val):
+        return atomic.cas(ary, 0, old, val)
+
+
+# --- bit and arithmetic intrinsics ----------------------------------------------------------
+
+def _bits(x):
+    w = x.dtype.itemsize * 8 if isinstance(x, np.integer) else 64
+    return int(x) & ((1 << w) - 1), w
+
+
+def popc(x):
+    v, _ = _bits(x)
+    return v.bit_count()
+
+
+def clz(x):
+    v, w = _bits(x)
+    return w - v.bit_length()
+
+
+def ffs(x):
+    v, _ = _bits(x)
+    return (v & -v).bit_length()
+
+
+def brev(x):
+    v, w = _bits(x)
+    r = int(format(v, f"0{w}b")[::-1], 2)
+    if isinstance(x, np.unsignedinteger):
+        return x.dtype.type(r)
+    if r >= 1 << (w - 1):
+        r -= 1 << w
+    return x.dtype.type(r) if isinstance(x, np.integer) else r
+
+
+def fma(a, b, c):
+    return a * b + c
+
+
+def selp(cond, a, b):
+    return a if cond else b
+
+
+def cbrt(x):
+    return np.cbrt(x) if isinstance(x, np.float32) else _math.copysign(abs(x) ** (1.0 / 3.0), x)
+
+
+# --- math for kernels: float32 in, float32 out ----------------------------------------------
+
+_f32 = np.float32
+_UNARY = {
+    "sqrt": np.sqrt, "exp": np.exp, "expm1": np.expm1, "log": np.log, "log2": np.log2,
+    "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+    "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+    "fabs": np.fabs, "degrees": np.degrees, "radians": np.radians, "exp2": np.exp2,
+    "cbrt": np.cbrt,
+}
+_UNARY_VIA_DOUBLE = ("erf", "erfc", "gamma", "lgamma")
+_BINARY = {"atan2": np.arctan2, "pow": np.power, "hypot": np.hypot, "copysign": np.copysign,
+           "fmod": np.fmod}
+
+
+def _unary(name, npf):
+    mf = getattr(_math, name, None) or (lambda x: float(npf(x)))
+
+    def f(x):
+        if x.__class__ is _f32:
+            return npf(x)
+        return mf(x)
+    f.__name__ = name
+    return f
+
+
+def _unary_double(name):
+    mf = getattr(_math, name)
+
+    def f(x):
+        if x.__class__ is _f32:
+            return _f32(mf(x))
+        return mf(x)
+    f.__name__ = name
+    return f
+
+
+def _binary(name, npf):
+    mf = getattr(_math, name)
+    weak = (int, float, _f32)
+
+    def f(x, y):
+        if (x.__class__ is _f32 and y.__class__ in weak) or \
+                (y.__class__ is _f32 and x.__class__ in weak):
+            return npf(_f32(x), _f32(y))
+        return mf(x, y)
+    f.__name__ = name
+    return f
+
+
+def make_math_module():
+    """A stand-in for `math` in kernels: float32 arguments give float32 results (as on the GPU)."""
+    m = types.ModuleType("math", "math functions for simulated kernels (float32 stays float32)")
+    m.__dict__.update({k: v for k, v in vars(_math).items() if not k.startswith("__")})
+    for name, npf in _UNARY.items():
+        setattr(m, name, _unary(name, npf))
+    for name in _UNARY_VIA_DOUBLE:
+        setattr(m, name, _unary_double(name))
+    for name, npf in _BINARY.items():
+        setattr(m, name, _binary(name, npf))
+    return m
+
+
+math_module = make_math_module()

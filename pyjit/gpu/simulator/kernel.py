@@ -1,0 +1,528 @@
+"""@gpu.jit in the simulator: kernels, device functions, launch configurations and launches.
+
+A kernel runs its own Python function, re-created once with a private copy of its globals in
+which `math` is the float32-preserving stand-in and device functions are their plain Python
+functions (so a device-function call is an ordinary call, and pdb sees the user's code only).
+The same scan that builds this copy looks for barrier and warp-operation names in the kernel and
+everything it calls: a kernel without any runs its threads one after another, with no
+scheduler at all; a kernel with them is rewritten into a generator (transform.py) whose threads
+the scheduler (scheduler.py) switches at each barrier and warp operation.
+
+A failure in any thread stops the launch; the exception is re-raised with the kernel, thread
+and block put in front of its message, and with the simulator's own frames taken out of its
+traceback so that pdb.post_mortem() opens in the kernel's frame.
+"""
+import ast
+import os
+import threading
+import types
+
+import numpy as np
+
+from . import intrinsics as I
+from . import scheduler, transform
+from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
+from .state import S, threadIdx, blockIdx, blockDim, gridDim
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_launch_lock = threading.RLock()
+_SYNC_FUNCS = frozenset(id(getattr(I, n)) for n in I.SYNC_NAMES)
+
+MAX_BLOCK = (1024, 1024, 64)
+MAX_GRID = (2 ** 31 - 1, 65535, 65535)
+MAX_THREADS = 1024
+
+
+def racecheck_enabled():
+    v = os.environ.get("PYJIT_SIMULATOR_RACECHECK", "").strip().lower()
+    return v not in ("", "0", "false", "no", "off")
+
+
+# --- preparing a function to run in the simulator -------------------------------------------
+
+class _Prepared:
+    """A function made ready to run: fn (plain), and gen (a generator version) when it needs
+    to synchronise and could be rewritten (else the kernel runs on greenlets)."""
+    __slots__ = ("fn", "needs_sync", "gen")
+
+    def __init__(self):
+        self.fn = None
+        self.needs_sync = False
+        self.gen = None
+
+
+def _prepare(pyfunc, memo):
+    """Gives pyfunc simulator globals, finds whether it synchronises, and rewrites it if so."""
+    key = id(pyfunc)
+    if key in memo:
+        return memo[key]
+    prep = memo[key] = _Prepared()
+    code = pyfunc.__code__
+    g = dict(pyfunc.__globals__)
+    cells = list(pyfunc.__closure__ or ())
+    names = _code_names(code)
+    sync = bool(names & I.SYNC_NAMES)
+    callees = {}              # name -> _Prepared of a function it calls that synchronises
+    intrinsics = set()        # names bound to barrier/warp intrinsics
+    values = [(n, g[n], None) for n in names if n in g]
+    for n, (name, cell) in enumerate(zip(code.co_freevars, cells)):
+        try:
+            values.append((name, cell.cell_contents, n))
+        except ValueError:
+            continue
+    for name, v, cell_index in values:
+        r = _replacement(v, memo)
+        if r is not None:
+            if cell_index is None:
+                g[name] = r[0]
+            else:             # a new cell: the user's closure is left alone
+                cells[cell_index] = types.CellType(r[0])
+            if r[1] is not None and r[1].needs_sync:
+                sync = True
+                callees[name] = r[1]
+        elif id(v) in _SYNC_FUNCS:
+            sync = True
+            intrinsics.add(name)
+    prep.fn = _function(pyfunc, g, cells)
+    prep.needs_sync = sync
+    if sync:
+        prep.gen = _generator(pyfunc, g, cells, callees, intrinsics)
+    return prep
+
+
+def _function(pyfunc, g, cells):
+    fn = types.FunctionType(pyfunc.__code__, g, pyfunc.__name__, pyfunc.__defaults__,
+                            tuple(cells) or None)
+    fn.__kwdefaults__ = pyfunc.__kwdefaults__
+    fn.__qualname__ = pyfunc.__qualname__
+    return fn
+
+
+def _generator(pyfunc, g, cells, callees, intrinsics):
+    """The generator version of pyfunc (transform.py), or None where it cannot be made."""
+    g = dict(g)
+    cells = list(cells)
+    freevars = pyfunc.__code__.co_freevars
+    for name, callee in callees.items():
+        if callee.gen is None:
+            return None
+        if name in freevars:
+            cells[freevars.index(name)] = types.CellType(callee.gen)
+        else:
+            g[name] = callee.gen
+
+    def classify(call):
+        f = call.func
+        if isinstance(f, ast.Attribute) and f.attr in I.SYNC_NAMES:
+            return "yield"
+        if isinstance(f, ast.Name):
+            if f.id in intrinsics:
+                return "yield"
+            if f.id in callees:
+                return "yield from"
+        return None
+
+    def is_sync_ref(node):
+        if isinstance(node, ast.Attribute):
+            return node.attr in I.SYNC_NAMES
+        return node.id in intrinsics or node.id in callees
+
+    return transform.make_generator(pyfunc, g, cells, classify, is_sync_ref)
+
+
+def _replacement(v, memo):
+    """What a global of a kernel becomes in the simulator: (new value, its _Prepared or None),
+    or None to leave it."""
+    if v is _math_real:
+        return I.math_module, None
+    if isinstance(v, types.BuiltinFunctionType) and getattr(v, "__module__", None) == "math":
+        return getattr(I.math_module, v.__name__, v), None
+    if isinstance(v, DeviceFunction):
+        p = _prepare(v.py_func, memo)
+        return p.fn, p
+    if isinstance(v, types.FunctionType) and not (v.__module__ or "").startswith("pyjit."):
+        p = _prepare(v, memo)    # a plain helper: scanned (and given float32 math) like a device fn
+        return p.fn, p
+    return None
+
+
+import math as _math_real  # noqa: E402 - compared against by identity above
+
+
+def _code_names(code):
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _code_names(c)
+    return names
+
+
+# --- launch configuration -------------------------------------------------------------------
+
+def _dim3(value, what, limits):
+    if isinstance(value, (int, np.integer)):
+        dims = (int(value),)
+    elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
+        dims = tuple(value)
+    else:
+        raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
+    out = []
+    for d, lim, axis in zip(dims, limits, "xyz"):
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise TypeError(f"{what}.{axis} must be an int, got {d!r} ({type(d).__name__})")
+        if not 1 <= d <= lim:
+            raise ValueError(f"{what}.{axis} = {d} is not in the allowed range 1..{lim}")
+        out.append(int(d))
+    return tuple(out) + (1,) * (3 - len(out))
+
+
+def _config(kernel, cfg):
+    if not isinstance(cfg, tuple) or not 2 <= len(cfg) <= 4:
+        raise ValueError(f"kernel '{kernel.__name__}': launch configuration must be [griddim, "
+                         f"blockdim] or [griddim, blockdim, stream, sharedmem], got {cfg!r}")
+    griddim = _dim3(cfg[0], "griddim", MAX_GRID)
+    blockdim = _dim3(cfg[1], "blockdim", MAX_BLOCK)
+    n = blockdim[0] * blockdim[1] * blockdim[2]
+    if n > MAX_THREADS:
+        raise ValueError(f"kernel '{kernel.__name__}': a block of {blockdim} has {n} threads; "
+                         f"the limit is {MAX_THREADS} threads per block")
+    stream = cfg[2] if len(cfg) > 2 else 0
+    sharedmem = cfg[3] if len(cfg) > 3 else 0
+    if not isinstance(sharedmem, (int, np.integer)) or sharedmem < 0:
+        raise ValueError(f"sharedmem must be a byte count >= 0, got {sharedmem!r}")
+    if sharedmem > I.MAX_SHARED_BYTES:
+        raise ValueError(f"kernel '{kernel.__name__}': sharedmem={sharedmem} bytes is over the "
+                         f"limit of {I.MAX_SHARED_BYTES} bytes of shared memory per block")
+    return griddim, blockdim, stream, int(sharedmem)
+
+
+class _Launcher:
+    __slots__ = ("kernel", "griddim", "blockdim", "stream", "sharedmem")
+
+    def __init__(self, kernel, griddim, blockdim, stream, sharedmem):
+        self.kernel = kernel
+        self.griddim = griddim
+        self.blockdim = blockdim
+        self.stream = stream
+        self.sharedmem = sharedmem
+
+    def __call__(self, *args):
+        _launch(self.kernel, self.griddim, self.blockdim, self.sharedmem, args)
+
+
+# --- kernels and device functions -----------------------------------------------------------
+
+class Kernel:
+    """A @gpu.jit kernel: launch it with kernel[griddim, blockdim, stream, sharedmem](*args)."""
+
+    def __init__(self, py_func, signature=None, **options):
+        self.py_func = py_func
+        self.signature = signature
+        self.options = options
+        self.__name__ = py_func.__name__
+        self.__qualname__ = py_func.__qualname__
+        self.__doc__ = py_func.__doc__
+        self.__wrapped__ = py_func
+        self._prep = None
+        code = py_func.__code__
+        self._argnames = code.co_varnames[:code.co_argcount]
+        self._casts = _signature_casts(signature, len(self._argnames))
+
+    def __getitem__(self, cfg):
+        return _Launcher(self, *_config(self, cfg))
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        return self[griddim, blockdim, stream, sharedmem]
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        ntasks = int(ntasks)
+        tpb = int(tpb) or 128
+        if ntasks <= 0:
+            return lambda *args: None
+        return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
+
+    def __call__(self, *args, **kwargs):
+        raise ValueError(f"kernel '{self.__name__}' was called without a launch configuration: "
+                         f"launch it as {self.__name__}[blocks, threads](...)")
+
+    def specialize(self, *args):
+        return self
+
+    def prepared(self):
+        if self._prep is None:
+            self._prep = _prepare(self.py_func, {})
+        return self._prep
+
+    def inspect_types(self, file=None):
+        print(f"{self.__name__}: runs in the pyjit simulator (no typed IR)", file=file)
+
+    def __repr__(self):
+        return f"<pyjit simulated kernel {self.__qualname__}>"
+
+
+class DeviceFunction:
+    """A @gpu.jit(device=True) function: called from kernels (or from the host, in Python)."""
+
+    def __init__(self, py_func, signature=None, **options):
+        self.py_func = py_func
+        self.signature = signature
+        self.options = options
+        self.__name__ = py_func.__name__
+        self.__qualname__ = py_func.__qualname__
+        self.__doc__ = py_func.__doc__
+        self.__wrapped__ = py_func
+        self._prep = None
+
+    def __call__(self, *args, **kwargs):
+        if self._prep is None:
+            self._prep = _prepare(self.py_func, {})
+        return self._prep.fn(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<pyjit simulated device function {self.__qualname__}>"
+
+
+def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
+    """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit."""
+    opts = dict(options, debug=debug, fastmath=fastmath)
+
+    def wrap(f, sig=None):
+        if isinstance(f, (Kernel, DeviceFunction)):
+            f = f.py_func
+        if not isinstance(f, types.FunctionType):
+            raise TypeError(f"gpu.jit expects a Python function, got {type(f).__name__}")
+        cls = DeviceFunction if device else Kernel
+        return cls(f, sig, **opts)
+
+    if isinstance(func_or_sig, (types.FunctionType, Kernel, DeviceFunction)):
+        return wrap(func_or_sig)
+    sig = func_or_sig
+    return lambda f: wrap(f, sig)
+
+
+class Reduce:
+    """gpu.reduce: a reduction over a 1-D array with a binary function (numba-cuda's API)."""
+
+    def __init__(self, functor):
+        self.py_func = getattr(functor, "py_func", functor)
+        self.__name__ = self.py_func.__name__
+        self._fn = None
+
+    def __call__(self, arr, size=None, res=None, init=0, stream=0):
+        if self._fn is None:
+            self._fn = _prepare(self.py_func, {}).fn
+        data = arr._ary if isinstance(arr, DeviceNDArray) else np.asarray(arr)
+        if data.ndim != 1:
+            raise TypeError(f"reduce '{self.__name__}': expected a 1-D array, got {data.ndim}-D")
+        data = data[: data.size if size is None else size]
+        acc = data.dtype.type(init)
+        for v in data:                     # pairs in order; a GPU combines them as a tree
+            acc = self._fn(acc, v)
+        if res is None:
+            return acc
+        (res._ary if isinstance(res, DeviceNDArray) else res)[0] = acc
+        return None
+
+
+def reduce(functor):
+    return Reduce(functor)
+
+
+class Vectorized:
+    """A ufunc for the GPU (vectorize(..., target='cuda')): elementwise, with broadcasting.
+
+    Device-array inputs give a device-array result; `out=` may be given.
+    """
+
+    def __init__(self, py_func, signatures):
+        self.py_func = py_func
+        self.__name__ = py_func.__name__
+        self._sigs = [_parse_signature(sg) for sg in signatures]
+        self._fn = None
+
+    def __call__(self, *args, out=None, stream=0):
+        if self._fn is None:
+            self._fn = _prepare(self.py_func, {}).fn
+        on_device = any(isinstance(a, DeviceNDArray) for a in args)
+        arrays = [a._ary if isinstance(a, DeviceNDArray) else np.asarray(a) for a in args]
+        ret, argtypes = self._choose(arrays)
+        if argtypes:
+            arrays = [a.astype(t, copy=False) for a, t in zip(arrays, argtypes)]
+        parts = np.broadcast_arrays(*arrays)
+        flat = [p.ravel() for p in parts]
+        n = parts[0].size if parts else 1
+        vals = [self._fn(*(f[k] for f in flat)) for k in range(n)]
+        dtype = ret or (np.asarray(vals[0]).dtype if vals else np.float64)
+        result = np.array(vals, dtype=dtype).reshape(parts[0].shape if parts else ())
+        if out is not None:
+            (out._ary if isinstance(out, DeviceNDArray) else out)[...] = result
+            return out
+        return DeviceNDArray(result) if on_device else result
+
+    def _choose(self, arrays):
+        for ret, argtypes in self._sigs:
+            if argtypes and len(argtypes) == len(arrays) and all(
+                    np.dtype(t) == a.dtype for t, a in zip(argtypes, arrays)):
+                return ret, argtypes
+        return self._sigs[0] if self._sigs else (None, None)
+
+
+def vectorize(signatures=None, target="cuda", **options):
+    """@vectorize(['float32(float32, float32)'], target='cuda'), run in the simulator."""
+    if isinstance(signatures, types.FunctionType):
+        return Vectorized(signatures, [])
+    if isinstance(signatures, str):
+        signatures = [signatures]
+    return lambda f: Vectorized(f, list(signatures or []))
+
+
+def _parse_signature(sig):
+    """('float32', ['float32', 'float32']) from 'float32(float32, float32)', or (None, None)."""
+    if not isinstance(sig, str) or "(" not in sig:
+        return None, None
+    ret = sig[: sig.index("(")].strip()
+    args = [a.strip() for a in sig[sig.index("(") + 1: sig.rindex(")")].split(",") if a.strip()]
+    cast = _SCALAR_CASTS.get
+    if cast(ret) is None or any(cast(a) is None for a in args):
+        return None, None
+    return cast(ret), [cast(a) for a in args]
+
+
+_SCALAR_CASTS = {
+    "float32": np.float32, "f4": np.float32, "float64": np.float64, "f8": np.float64,
+    "float16": np.float16, "f2": np.float16, "int8": np.int8, "int16": np.int16,
+    "int32": np.int32, "i4": np.int32, "int64": np.int64, "i8": np.int64, "uint8": np.uint8,
+    "uint16": np.uint16, "uint32": np.uint32, "u4": np.uint32, "uint64": np.uint64,
+    "u8": np.uint64, "complex64": np.complex64, "c8": np.complex64, "complex128": np.complex128,
+    "c16": np.complex128, "boolean": np.bool_, "bool_": np.bool_, "b1": np.bool_,
+}
+
+
+def _signature_casts(signature, nargs):
+    """Scalar argument conversions from a signature string such as 'void(float32, int32[:])'."""
+    if not isinstance(signature, str) or "(" not in signature:
+        return None
+    inner = signature[signature.index("(") + 1: signature.rindex(")")]
+    parts, depth, cur = [], 0, ""
+    for ch in inner:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    if len(parts) != nargs:
+        return None
+    return [_SCALAR_CASTS.get(p) if "[" not in p else None for p in parts]
+
+
+# --- launching ------------------------------------------------------------------------------
+
+def _kernel_arg(value, name, cast):
+    if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:
+            raise TypeError(f"argument '{name}' is an array of Python objects: kernels take "
+                            "arrays of numbers")
+        return checked(value, name)
+    if isinstance(value, DeviceNDArray):
+        return checked(value._ary, name)
+    if isinstance(value, (In, Out, InOut)):
+        return _kernel_arg(value.array, name, cast)
+    if cast is not None:
+        return cast(value)
+    if isinstance(value, float):
+        return np.float64(value)       # a float argument is a float64 on the GPU, not weak
+    if isinstance(value, complex):
+        return np.complex128(value)
+    if hasattr(value, "__cuda_array_interface__") and not isinstance(value, CheckedArray):
+        from .arrays import as_cuda_array
+        return checked(as_cuda_array(value)._ary, name)
+    if isinstance(value, (list, dict, set, str, bytes)):
+        raise TypeError(f"argument '{name}' is a {type(value).__name__}: kernels take numbers, "
+                        "tuples, NumPy arrays and device arrays")
+    return value
+
+
+def _launch(kernel, griddim, blockdim, sharedmem, args):
+    names = kernel._argnames
+    if len(args) != len(names):
+        raise TypeError(f"kernel '{kernel.__name__}' takes {len(names)} argument(s) "
+                        f"({', '.join(names)}), {len(args)} given")
+    casts = kernel._casts or (None,) * len(args)
+    try:
+        kargs = [_kernel_arg(a, n, c) for a, n, c in zip(args, names, casts)]
+    except TypeError as e:
+        raise TypeError(f"kernel '{kernel.__name__}': {e}") from None
+    prep = kernel.prepared()
+    with _launch_lock:
+        if S.active:
+            raise RuntimeError(f"kernel '{kernel.__name__}' launched from inside a running "
+                               "kernel: dynamic parallelism is not supported")
+        _begin(kernel, griddim, blockdim, sharedmem)
+        try:
+            nwarps = (blockdim[0] * blockdim[1] * blockdim[2] + 31) // 32
+            if prep.gen is not None:
+                scheduler.run_concurrent(prep.gen, kargs, griddim, blockdim, nwarps,
+                                         kernel.__name__, generator=True)
+            elif prep.needs_sync:
+                scheduler.run_concurrent(prep.fn, kargs, griddim, blockdim, nwarps,
+                                         kernel.__name__)
+            else:
+                scheduler.run_sequential(prep.fn, kargs, griddim, blockdim, nwarps)
+        except BaseException as exc:
+            _annotate(exc, kernel.__name__)
+            raise exc.with_traceback(_kernel_traceback(exc.__traceback__))
+        finally:
+            S.active = False
+            S.shared = {}
+            S.const_cache = {}
+            S.dyn_shared = None
+
+
+def _begin(kernel, griddim, blockdim, sharedmem):
+    S.active = True
+    S.kernel = kernel.__name__
+    S.sharedmem = sharedmem
+    S.racecheck = racecheck_enabled()
+    S.const_cache = {}
+    gridDim.x, gridDim.y, gridDim.z = griddim
+    blockDim.x, blockDim.y, blockDim.z = blockdim
+
+
+def _annotate(exc, kernel):
+    """Puts the kernel, thread and block in front of the message of an exception from a thread."""
+    if isinstance(exc, (scheduler.BarrierError, KeyboardInterrupt, SystemExit)):
+        return
+    thread = (threadIdx.x, threadIdx.y, threadIdx.z)
+    block = (blockIdx.x, blockIdx.y, blockIdx.z)
+    prefix = f"kernel '{kernel}', thread {thread}, block {block}: "
+    try:
+        exc.pyjit_thread, exc.pyjit_block, exc.pyjit_kernel = thread, block, kernel
+    except AttributeError:
+        pass
+    if exc.args and isinstance(exc.args[0], str):
+        exc.args = (prefix + exc.args[0],) + exc.args[1:]
+    elif not exc.args:
+        exc.args = (prefix[:-2],)
+    else:
+        exc.add_note(prefix[:-2])
+
+
+def _kernel_traceback(tb):
+    """The traceback without the simulator's frames: from the kernel to where it failed."""
+    kept = []
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_HERE):
+            kept.append(tb)
+        tb = tb.tb_next
+    if not kept:
+        return None
+    for a, b in zip(kept, kept[1:]):
+        a.tb_next = b
+    kept[-1].tb_next = None
+    return kept[0]

@@ -1,0 +1,501 @@
+"""GPU kernel tests that run the same way on a GPU and in the simulator.
+
+Every test takes a `gpu` fixture (pyjit.gpu: the compiled path on a GPU machine, the simulator
+under PYJIT_SIMULATOR=1), uses only the public API, and compares with NumPy. A test module
+collects them with `from gpu_kernels import *` and defines the fixture: test_simulator_kernels.py
+for the simulator; the GPU path's tests can do the same with the `gpu` mark.
+"""
+import math
+
+import numpy as np
+import pytest
+
+FULL = 0xFFFFFFFF
+
+
+def test_saxpy_host_arrays(gpu):
+    @gpu.jit
+    def saxpy(a, x, y, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = a * x[i] + y[i]
+
+    n = 1000
+    x = np.arange(n, dtype=np.float32)
+    y = np.ones(n, dtype=np.float32)
+    out = np.zeros(n, dtype=np.float32)
+    saxpy[(n + 127) // 128, 128](np.float32(2.0), x, y, out)
+    np.testing.assert_allclose(out, 2 * x + y, rtol=1e-6)
+
+
+def test_saxpy_device_arrays(gpu):
+    @gpu.jit("void(float32, float32[:], float32[:], float32[:])")
+    def saxpy(a, x, y, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = a * x[i] + y[i]
+
+    n = 4096
+    x = np.random.default_rng(0).random(n, dtype=np.float32)
+    y = np.random.default_rng(1).random(n, dtype=np.float32)
+    dx, dy = gpu.to_device(x), gpu.to_device(y)
+    dout = gpu.device_array_like(x)
+    saxpy[n // 256, 256](2.5, dx, dy, dout)
+    np.testing.assert_allclose(dout.copy_to_host(), np.float32(2.5) * x + y, rtol=1e-6)
+    host = np.empty_like(x)
+    r = dout.copy_to_host(host)
+    assert r is host
+    np.testing.assert_allclose(host, np.float32(2.5) * x + y, rtol=1e-6)
+
+
+def test_forall_and_gridsize_loop(gpu):
+    @gpu.jit
+    def double(x):
+        start = gpu.grid(1)
+        step = gpu.gridsize(1)
+        for i in range(start, x.shape[0], step):
+            x[i] *= 2
+
+    x = np.arange(1000, dtype=np.int64)
+    double.forall(x.size)(x)
+    np.testing.assert_array_equal(x, 2 * np.arange(1000))
+    y = np.arange(1000, dtype=np.int64)
+    double[3, 64](y)                       # fewer threads than elements: the stride loop
+    np.testing.assert_array_equal(y, 2 * np.arange(1000))
+
+
+def test_2d_grid(gpu):
+    @gpu.jit
+    def add_one(a):
+        i, j = gpu.grid(2)
+        if i < a.shape[0] and j < a.shape[1]:
+            a[i, j] += 1
+
+    a = np.arange(37 * 53, dtype=np.float64).reshape(37, 53)
+    expect = a + 1
+    add_one[(5, 7), (8, 8)](a)
+    np.testing.assert_array_equal(a, expect)
+
+
+def test_3d_grid_and_indices(gpu):
+    @gpu.jit
+    def ids(out, check):
+        x, y, z = gpu.grid(3)
+        nx, ny, nz = gpu.gridsize(3)
+        if x < out.shape[0] and y < out.shape[1] and z < out.shape[2]:
+            out[x, y, z] = x + nx * (y + ny * z)
+            check[x, y, z] = (gpu.threadIdx.z + gpu.blockIdx.z * gpu.blockDim.z == z) and \
+                (gpu.gridDim.y * gpu.blockDim.y == ny) and nz == 6
+
+    out = np.zeros((6, 4, 5), dtype=np.int32)
+    check = np.zeros((6, 4, 5), dtype=np.int32)
+    ids[(2, 2, 3), (3, 2, 2)](out, check)
+    x, y, z = np.meshgrid(np.arange(6), np.arange(4), np.arange(5), indexing="ij")
+    np.testing.assert_array_equal(out, x + 6 * (y + 4 * z))
+    assert check.all()
+
+
+def test_block_reduction_shared(gpu):
+    @gpu.jit
+    def block_sum(x, out):
+        s = gpu.shared.array(128, np.float32)
+        t = gpu.threadIdx.x
+        i = gpu.grid(1)
+        s[t] = x[i] if i < x.size else 0
+        gpu.syncthreads()
+        k = 64
+        while k > 0:
+            if t < k:
+                s[t] += s[t + k]
+            gpu.syncthreads()
+            k //= 2
+        if t == 0:
+            out[gpu.blockIdx.x] = s[0]
+
+    x = np.random.default_rng(2).random(1000).astype(np.float32)
+    out = np.zeros(8, dtype=np.float32)
+    block_sum[8, 128](x, out)
+    expect = np.add.reduceat(np.pad(x, (0, 24)), np.arange(0, 1024, 128))
+    np.testing.assert_allclose(out, expect, rtol=1e-5)
+
+
+def test_shared_matmul(gpu):
+    TPB = 8
+
+    @gpu.jit
+    def matmul(A, B, C):
+        sA = gpu.shared.array((TPB, TPB), np.float32)
+        sB = gpu.shared.array((TPB, TPB), np.float32)
+        x, y = gpu.grid(2)
+        tx = gpu.threadIdx.x
+        ty = gpu.threadIdx.y
+        acc = np.float32(0)
+        for k in range((A.shape[1] + TPB - 1) // TPB):
+            sA[tx, ty] = A[x, ty + k * TPB] if x < A.shape[0] and ty + k * TPB < A.shape[1] else 0
+            sB[tx, ty] = B[tx + k * TPB, y] if y < B.shape[1] and tx + k * TPB < B.shape[0] else 0
+            gpu.syncthreads()
+            for j in range(TPB):
+                acc += sA[tx, j] * sB[j, ty]
+            gpu.syncthreads()
+        if x < C.shape[0] and y < C.shape[1]:
+            C[x, y] = acc
+
+    rng = np.random.default_rng(3)
+    A = rng.random((20, 13), dtype=np.float32)
+    B = rng.random((13, 17), dtype=np.float32)
+    C = np.zeros((20, 17), dtype=np.float32)
+    matmul[(3, 3), (TPB, TPB)](A, B, C)
+    np.testing.assert_allclose(C, A @ B, rtol=1e-5)
+
+
+def test_dynamic_shared_memory(gpu):
+    @gpu.jit
+    def reverse(x):
+        s = gpu.shared.array(0, np.int32)
+        t = gpu.threadIdx.x
+        n = gpu.blockDim.x
+        s[t] = x[gpu.grid(1)]
+        gpu.syncthreads()
+        x[gpu.grid(1)] = s[n - 1 - t]
+
+    x = np.arange(64, dtype=np.int32)
+    reverse[2, 32, 0, 32 * 4](x)
+    np.testing.assert_array_equal(x, np.concatenate([np.arange(31, -1, -1), np.arange(63, 31, -1)]))
+
+
+def test_local_and_const_arrays(gpu):
+    table = np.array([1.0, 10.0, 100.0], dtype=np.float64)
+
+    @gpu.jit
+    def use(out):
+        c = gpu.const.array_like(table)
+        tmp = gpu.local.array(3, np.float64)
+        i = gpu.grid(1)
+        for k in range(3):
+            tmp[k] = c[k] * i
+        if i < out.size:
+            out[i] = tmp[0] + tmp[1] + tmp[2]
+
+    out = np.zeros(50)
+    use[2, 32](out)
+    np.testing.assert_array_equal(out, 111.0 * np.arange(50))
+
+
+def test_device_functions(gpu):
+    @gpu.jit(device=True)
+    def divmod_(a, b):
+        return a // b, a % b
+
+    @gpu.jit("float64(float64)", device=True)
+    def square(v):
+        return v * v
+
+    @gpu.jit
+    def k(x, q, r, sq):
+        i = gpu.grid(1)
+        if i < x.size:
+            q[i], r[i] = divmod_(x[i], 7)
+            sq[i] = square(x[i] * 1.0)
+
+    x = np.arange(100, dtype=np.int64)
+    q, r, sq = np.zeros_like(x), np.zeros_like(x), np.zeros(100)
+    k[4, 32](x, q, r, sq)
+    np.testing.assert_array_equal(q, x // 7)
+    np.testing.assert_array_equal(r, x % 7)
+    np.testing.assert_array_equal(sq, (x * 1.0) ** 2)
+
+
+def test_atomics(gpu):
+    @gpu.jit
+    def k(ia, ua, fa):
+        i = gpu.grid(1)
+        gpu.atomic.add(ia, 0, 1)
+        gpu.atomic.sub(ia, 1, 2)
+        gpu.atomic.max(ia, 2, i)
+        gpu.atomic.min(ia, 3, i)
+        gpu.atomic.and_(ua, 0, ~(np.uint32(1) << np.uint32(i % 32)))
+        gpu.atomic.or_(ua, 1, np.uint32(1) << np.uint32(i % 32))
+        gpu.atomic.xor(ua, 2, np.uint32(i))
+        gpu.atomic.inc(ua, 3, np.uint32(9))
+        gpu.atomic.dec(ua, 4, np.uint32(9))
+        gpu.atomic.add(fa, (0, 0), 0.5)
+        gpu.atomic.max(fa, (0, 1), np.float32(i))
+
+    n = 256
+    ia = np.array([0, 0, -1, 10 ** 6], dtype=np.int64)
+    ua = np.array([FULL, 0, 0, 0, 0], dtype=np.uint32)
+    fa = np.zeros((1, 2), dtype=np.float32)
+    k[4, 64](ia, ua, fa)
+    assert ia.tolist() == [n, -2 * n, n - 1, 0]
+    xor = 0
+    for i in range(n):
+        xor ^= i
+    assert ua.tolist() == [0, FULL, xor, n % 10, (9 - (n - 1) % 10) % 10]
+    assert fa.tolist() == [[n * 0.5, n - 1]]
+
+
+def test_atomic_returns_old_and_cas(gpu):
+    @gpu.jit
+    def k(counter, slots, x):
+        i = gpu.grid(1)
+        if i < slots.size:
+            slots[gpu.atomic.add(counter, 0, 1)] = i
+            gpu.atomic.cas(x, 0, 0, i + 1)          # only the first one succeeds
+            gpu.atomic.exch(x, 1, 5)
+
+    counter = np.zeros(1, dtype=np.int32)
+    slots = np.full(100, -1, dtype=np.int32)
+    x = np.zeros(2, dtype=np.int32)
+    k[4, 32](counter, slots, x)
+    assert counter[0] == 100
+    assert sorted(slots.tolist()) == list(range(100))
+    assert 1 <= x[0] <= 100 and x[1] == 5
+
+
+def test_histogram_atomics_shared(gpu):
+    @gpu.jit
+    def hist(data, bins):
+        local = gpu.shared.array(16, np.int32)
+        t = gpu.threadIdx.x
+        if t < 16:
+            local[t] = 0
+        gpu.syncthreads()
+        i = gpu.grid(1)
+        if i < data.size:
+            gpu.atomic.add(local, data[i] % 16, 1)
+        gpu.syncthreads()
+        if t < 16:
+            gpu.atomic.add(bins, t, local[t])
+
+    data = np.random.default_rng(4).integers(0, 1000, 5000).astype(np.int32)
+    bins = np.zeros(16, dtype=np.int32)
+    hist[(5000 + 255) // 256, 256](data, bins)
+    np.testing.assert_array_equal(bins, np.bincount(data % 16, minlength=16))
+
+
+def test_warp_shuffle_reduction(gpu):
+    @gpu.jit
+    def warp_sum(x, out):
+        i = gpu.grid(1)
+        v = x[i]
+        off = 16
+        while off > 0:
+            v += gpu.shfl_down_sync(FULL, v, off)
+            off //= 2
+        if gpu.laneid == 0:
+            out[i // 32] = v
+
+    x = np.arange(128, dtype=np.int32)
+    out = np.zeros(4, dtype=np.int32)
+    warp_sum[2, 64](x, out)
+    np.testing.assert_array_equal(out, x.reshape(4, 32).sum(1))
+
+
+def test_shuffles_against_numpy(gpu):
+    @gpu.jit
+    def k(x, idx, up, down, xor):
+        i = gpu.grid(1)
+        v = x[i]
+        idx[i] = gpu.shfl_sync(FULL, v, 5)
+        up[i] = gpu.shfl_up_sync(FULL, v, 3)
+        down[i] = gpu.shfl_down_sync(FULL, v, 3)
+        xor[i] = gpu.shfl_xor_sync(FULL, v, 7)
+
+    x = np.random.default_rng(5).random(64).astype(np.float32)
+    idx, up, down, xor = (np.zeros_like(x) for _ in range(4))
+    k[1, 64](x, idx, up, down, xor)
+    w = x.reshape(2, 32)
+    lane = np.arange(32)
+    np.testing.assert_array_equal(idx.reshape(2, 32), w[:, [5] * 32])
+    np.testing.assert_array_equal(up.reshape(2, 32), w[:, np.where(lane >= 3, lane - 3, lane)])
+    np.testing.assert_array_equal(down.reshape(2, 32), w[:, np.where(lane < 29, lane + 3, lane)])
+    np.testing.assert_array_equal(xor.reshape(2, 32), w[:, lane ^ 7])
+
+
+def test_votes(gpu):
+    @gpu.jit
+    def k(x, ballot, alls, anys):
+        i = gpu.grid(1)
+        p = x[i] > 0
+        b = gpu.ballot_sync(FULL, p)
+        a = gpu.all_sync(FULL, p)
+        n = gpu.any_sync(FULL, p)
+        if gpu.laneid == 0:
+            ballot[i // 32] = b
+            alls[i // 32] = a
+            anys[i // 32] = n
+
+    x = np.zeros(96, dtype=np.int32)
+    x[3] = x[40] = 1
+    x[64:] = 1
+    ballot = np.zeros(3, dtype=np.uint32)
+    alls, anys = np.zeros(3, np.int32), np.zeros(3, np.int32)
+    k[1, 96](x, ballot, alls, anys)
+    assert ballot.tolist() == [1 << 3, 1 << 8, FULL]
+    assert alls.tolist() == [0, 0, 1]
+    assert anys.tolist() == [1, 1, 1]
+
+
+def test_syncthreads_count_and_or(gpu):
+    @gpu.jit
+    def k(x, out):
+        t = gpu.threadIdx.x
+        c = gpu.syncthreads_count(x[t] > 0)
+        a = gpu.syncthreads_and(x[t] > 0)
+        o = gpu.syncthreads_or(x[t] > 0)
+        if t == 0:
+            out[0] = c
+            out[1] = a
+            out[2] = o
+
+    x = np.zeros(100, dtype=np.int32)
+    x[::3] = 1
+    out = np.zeros(3, dtype=np.int32)
+    k[1, 100](x, out)
+    assert out.tolist() == [34, 0, 1]
+
+
+def test_early_return_then_barrier(gpu):
+    @gpu.jit
+    def k(x, n):
+        s = gpu.shared.array(64, np.int64)
+        t = gpu.threadIdx.x
+        if t >= n:
+            return
+        s[t] = t
+        gpu.syncthreads()
+        x[t] = s[n - 1 - t]
+
+    x = np.zeros(64, dtype=np.int64)
+    k[1, 64](x, 40)
+    np.testing.assert_array_equal(x[:40], np.arange(39, -1, -1))
+
+
+def test_bit_intrinsics(gpu):
+    @gpu.jit
+    def k(x, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            v = x[i]
+            out[i, 0] = gpu.popc(v)
+            out[i, 1] = gpu.clz(v)
+            out[i, 2] = gpu.ffs(v)
+            out[i, 3] = gpu.brev(v)
+
+    x = np.array([0, 1, 2, 0x80000000, 0xF0F0, 12345678], dtype=np.uint32)
+    out = np.zeros((x.size, 4), dtype=np.uint32)
+    k[1, 32](x, out)
+    for row, v in zip(out, x.tolist()):
+        assert row[0] == bin(v).count("1")
+        assert row[1] == 32 - v.bit_length()
+        assert row[2] == ((v & -v).bit_length())
+        assert row[3] == int(format(v, "032b")[::-1], 2)
+
+
+def test_math_and_fma(gpu):
+    @gpu.jit
+    def k(x, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            v = x[i]
+            out[i, 0] = math.sqrt(v)
+            out[i, 1] = math.exp(-v)
+            out[i, 2] = math.sin(v) + math.cos(v)
+            out[i, 3] = gpu.fma(v, v, np.float32(1))
+            out[i, 4] = math.atan2(v, np.float32(2))
+
+    x = np.linspace(0.1, 4, 40).astype(np.float32)
+    out = np.zeros((40, 5), dtype=np.float32)
+    k[2, 32](x, out)
+    expect = np.stack([np.sqrt(x), np.exp(-x), np.sin(x) + np.cos(x), x * x + 1,
+                       np.arctan2(x, np.float32(2))], axis=1)
+    np.testing.assert_allclose(out, expect, rtol=2e-6)
+
+
+def test_device_array_api(gpu):
+    a = np.arange(24, dtype=np.float64).reshape(4, 6)
+    d = gpu.to_device(a)
+    assert d.shape == (4, 6) and d.dtype == np.float64 and d.size == 24 and d.nbytes == 192
+    assert d.ndim == 2
+    np.testing.assert_array_equal(d[1:3].copy_to_host(), a[1:3])
+    np.testing.assert_array_equal(d.reshape(6, 4).copy_to_host(), a.reshape(6, 4))
+    np.testing.assert_array_equal(d.ravel().copy_to_host(), a.ravel())
+    cai = d.__cuda_array_interface__
+    assert cai["shape"] == (4, 6) and cai["typestr"] == "<f8" and cai["version"] >= 2
+    e = gpu.device_array((3,), dtype=np.int32)
+    assert e.shape == (3,) and e.dtype == np.int32
+    e.copy_to_device(np.array([7, 8, 9], dtype=np.int32))
+    assert e.copy_to_host().tolist() == [7, 8, 9]
+    p = gpu.pinned_array((5,), dtype=np.float32)
+    assert isinstance(p, np.ndarray) and p.shape == (5,)
+
+    @gpu.jit
+    def inc(x):
+        i = gpu.grid(1)
+        if i < x.size:
+            x[i] += 1
+
+    row = d[2]                                  # a view: the kernel writes into d
+    inc[1, 32](row)
+    assert d.copy_to_host()[2].tolist() == (a[2] + 1).tolist()
+
+
+def test_in_out_wrappers(gpu):
+    @gpu.jit
+    def copy(src, dst):
+        i = gpu.grid(1)
+        if i < src.size:
+            dst[i] = src[i]
+
+    src = np.arange(10.0)
+    dst = np.zeros(10)
+    copy[1, 32](gpu.In(src), gpu.Out(dst))
+    np.testing.assert_array_equal(dst, src)
+    both = np.zeros(10)
+    copy[1, 32](src, gpu.InOut(both))
+    np.testing.assert_array_equal(both, src)
+
+
+def test_streams_and_events(gpu):
+    @gpu.jit
+    def fill(x, v):
+        i = gpu.grid(1)
+        if i < x.size:
+            x[i] = v
+
+    s = gpu.stream()
+    start, end = gpu.event(), gpu.event()
+    d = gpu.device_array(100, dtype=np.int32, stream=s)
+    start.record(s)
+    fill[4, 32, s](d, 3)
+    end.record(s)
+    end.synchronize()
+    s.synchronize()
+    assert start.elapsed_time(end) >= 0
+    out = d.copy_to_host(stream=s)
+    s.synchronize()
+    assert (out == 3).all()
+    fill[4, 32, gpu.default_stream(), 0](d, 4)
+    gpu.synchronize()
+    assert (d.copy_to_host() == 4).all()
+
+
+def test_device_queries(gpu):
+    assert gpu.is_available()
+    assert len(gpu.gpus) >= 1
+    gpu.select_device(0)
+    assert gpu.warpsize == 32
+
+
+def test_launch_validation(gpu):
+    @gpu.jit
+    def k(x):
+        pass
+
+    x = np.zeros(1)
+    with pytest.raises(ValueError, match="1024"):
+        k[1, 2048](x)
+    with pytest.raises(ValueError):
+        k[0, 32](x)
+    with pytest.raises(ValueError):
+        k[1, (32, 32, 2)](x)
