@@ -1,10 +1,205 @@
-/* errors.c: Diag -> Python exception, in one place. */
+/* errors.c: Diag and ExcInfo -> Python exceptions, in one place.
+ *
+ * Compile errors name the function, the file and the line, and show the source line with a
+ * caret under the offending columns (from linecache, so it works for any importable source):
+ *
+ *   pyjit.errors.UnsupportedError: try/except is not supported in compiled code
+ *     in function 'f', file "x.py", line 5:
+ *       try:
+ *       ^^^^
+ *
+ * Exceptions raised by compiled code arrive as an ExcInfo (abi.h) and become the Python
+ * exception they describe. */
 #include "runtime/runtime.h"
+
+#include <stdio.h>
+#include <string.h>
+
+PyObject *rt_error_class(const char *name)
+{
+    static PyObject *errors_module;
+    if (!errors_module) {
+        errors_module = PyImport_ImportModule("pyjit.errors");
+        if (!errors_module)
+            return NULL;
+    }
+    PyObject *cls = PyObject_GetAttrString(errors_module, name);
+    Py_XDECREF(cls);   /* the module keeps it: hand out a borrowed reference */
+    return cls;
+}
+
+static PyObject *diag_class(DiagKind kind)
+{
+    switch (kind) {
+    case DIAG_UNSUPPORTED: return rt_error_class("UnsupportedError");
+    case DIAG_TYPING: return rt_error_class("TypingError");
+    case DIAG_TYPE_ERROR: return PyExc_TypeError;
+    case DIAG_VALUE_ERROR: return PyExc_ValueError;
+    default: return rt_error_class("InternalError");
+    }
+}
+
+/* The source line, dedented, and a caret line under columns [col, end_col). "" if unknown. */
+static PyObject *source_excerpt(const Diag *d)
+{
+    PyObject *linecache = NULL, *line = NULL, *result = NULL;
+    if (!d->file || d->line <= 0)
+        return PyUnicode_FromString("");
+    linecache = PyImport_ImportModule("linecache");
+    line = linecache ? PyObject_CallMethod(linecache, "getline", "si", d->file, d->line) : NULL;
+    const char *text = line ? PyUnicode_AsUTF8(line) : NULL;
+    if (!text) {
+        PyErr_Clear();
+        result = PyUnicode_FromString("");
+        goto done;
+    }
+    int len = (int)strcspn(text, "\r\n"), indent = (int)strspn(text, " \t");
+    if (indent >= len) {
+        result = PyUnicode_FromString("");
+        goto done;
+    }
+    int col = d->col >= indent ? d->col : indent;
+    int end = d->end_col > col ? d->end_col : len;
+    if (col >= len)
+        col = indent;
+    if (end > len)
+        end = len;
+    char caret[1024];
+    int n = 0;
+    for (int i = indent; i < end && n < (int)sizeof caret - 1; i++)
+        caret[n++] = i < col ? ' ' : '^';
+    caret[n] = '\0';
+    PyObject *code = PyUnicode_DecodeUTF8(text + indent, len - indent, "replace");
+    result = code ? PyUnicode_FromFormat("\n    %U\n    %s", code, caret) : NULL;
+    Py_XDECREF(code);
+done:
+    Py_XDECREF(linecache);
+    Py_XDECREF(line);
+    return result;
+}
+
+static PyObject *diag_message(const Diag *d)
+{
+    const char *msg = d->message[0] ? d->message : "compilation failed";
+    if (!d->file)
+        return PyUnicode_FromString(msg);
+    PyObject *excerpt = source_excerpt(d), *result = NULL;
+    if (!excerpt)
+        return NULL;
+    if (d->func_name)
+        result = PyUnicode_FromFormat("%s\n  in function '%s', file \"%s\", line %d:%U", msg,
+                                      d->func_name, d->file, d->line, excerpt);
+    else
+        result = PyUnicode_FromFormat("%s\n  in file \"%s\", line %d:%U", msg, d->file, d->line,
+                                      excerpt);
+    Py_DECREF(excerpt);
+    return result;
+}
+
+static int set_attr_string(PyObject *obj, const char *name, const char *value)
+{
+    PyObject *v = value ? PyUnicode_FromString(value) : Py_NewRef(Py_None);
+    int rc = v ? PyObject_SetAttrString(obj, name, v) : -1;
+    Py_XDECREF(v);
+    return rc;
+}
 
 PyObject *rt_raise_diag(const Diag *diag)
 {
-    /* Placeholder until pyjit.errors exists: the runtime owner replaces this. */
-    PyErr_Format(PyExc_RuntimeError, "%s:%d: %s", diag->file ? diag->file : "?", diag->line,
-                 diag->message);
+    PyObject *msg = NULL, *exc = NULL, *lineno = NULL;
+    PyObject *cls = diag_class(diag->kind);
+    if (!cls) {   /* pyjit.errors not importable (the module used on its own): still say what */
+        PyErr_Clear();
+        cls = PyExc_RuntimeError;
+    }
+    msg = diag_message(diag);
+    exc = msg ? PyObject_CallOneArg(cls, msg) : NULL;
+    lineno = exc ? PyLong_FromLong(diag->line) : NULL;
+    if (!lineno || set_attr_string(exc, "filename", diag->file) < 0 ||
+        set_attr_string(exc, "func_name", diag->func_name) < 0 ||
+        PyObject_SetAttrString(exc, "lineno", lineno) < 0)
+        goto done;
+    PyErr_SetObject(cls, exc);
+done:
+    Py_XDECREF(msg);
+    Py_XDECREF(exc);
+    Py_XDECREF(lineno);
+    return NULL;
+}
+
+/* ---- exceptions raised by compiled code ---- */
+
+/* Formats the message of an ExcInfo: "%d"/"%ld"/"%lld"/"%i"/"%u" take the next int64 argument,
+ * "%%" is a percent; anything else is copied as is, so a message can never crash the printer. */
+static PyObject *format_exc_message(const ExcInfo *exc)
+{
+    char out[2048];
+    size_t n = 0;
+    int arg = 0;
+    for (const char *p = exc->msg; *p && n < sizeof out - 32; p++) {
+        const char *q = p + 1;
+        while (*q == 'l')
+            q++;
+        if (*p == '%' && (*q == 'd' || *q == 'i' || *q == 'u') && arg < exc->nargs && arg < 4) {
+            n += (size_t)snprintf(out + n, sizeof out - n, *q == 'u' ? "%llu" : "%lld",
+                                  (long long)exc->args[arg++]);
+            p = q;
+        } else if (*p == '%' && p[1] == '%') {
+            out[n++] = '%';
+            p++;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = '\0';
+    return PyUnicode_DecodeUTF8(out, (Py_ssize_t)n, "replace");
+}
+
+static PyObject *raise_user(const ExcInfo *exc)
+{
+    PyObject *cls = exc->cls, *msg = NULL, *inst = NULL;
+    if (!cls || !PyExceptionClass_Check(cls)) {
+        PyErr_SetString(PyExc_SystemError, "pyjit: compiled code raised without an exception class");
+        return NULL;
+    }
+    if (!exc->msg) {
+        inst = PyObject_CallNoArgs(cls);
+    } else {
+        msg = exc->nargs ? format_exc_message(exc) : PyUnicode_FromString(exc->msg);
+        inst = msg ? PyObject_CallOneArg(cls, msg) : NULL;
+    }
+    if (inst)
+        PyErr_SetObject((PyObject *)Py_TYPE(inst), inst);
+    Py_XDECREF(msg);
+    Py_XDECREF(inst);
+    return NULL;
+}
+
+PyObject *rt_raise_exc(const ExcInfo *exc)
+{
+    static const struct { PyObject **cls; const char *dflt; } builtin[] = {
+        [ABI_EXC_ZERO_DIVISION] = {&PyExc_ZeroDivisionError, "division by zero"},
+        [ABI_EXC_INDEX] = {&PyExc_IndexError, "index out of range"},
+        [ABI_EXC_VALUE] = {&PyExc_ValueError, "invalid value"},
+        [ABI_EXC_OVERFLOW] = {&PyExc_OverflowError, "overflow"},
+        [ABI_EXC_MEMORY] = {&PyExc_MemoryError, "out of memory in compiled code"},
+        [ABI_EXC_TYPE] = {&PyExc_TypeError, "wrong type"},
+    };
+    if (exc->kind == ABI_EXC_USER)
+        return raise_user(exc);
+    if (exc->kind <= ABI_EXC_USER || exc->kind > ABI_EXC_TYPE) {
+        PyErr_Format(PyExc_SystemError, "pyjit: compiled code failed with unknown error kind %d",
+                     (int)exc->kind);
+        return NULL;
+    }
+    PyObject *cls = *builtin[exc->kind].cls;
+    if (!exc->msg) {
+        PyErr_SetString(cls, builtin[exc->kind].dflt);
+        return NULL;
+    }
+    PyObject *msg = exc->nargs ? format_exc_message(exc) : PyUnicode_FromString(exc->msg);
+    if (msg)
+        PyErr_SetObject(cls, msg);
+    Py_XDECREF(msg);
     return NULL;
 }

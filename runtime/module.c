@@ -1,6 +1,12 @@
-/* module.c: the extension module pyjit._core. */
+/* module.c: the extension module pyjit._core.
+ *
+ * What the Python package uses (Dispatcher, builtin_names, nrt_live, dump_ir) and a few small
+ * functions that expose one runtime step on its own, so tests can check typeof, unboxing,
+ * boxing, casts and error formatting without compiling anything (the names start with '_'). */
 #include "runtime/runtime.h"
 #include "frontend/frontend.h"
+
+#include <string.h>
 
 /* _core.dump_ir(func, registry) -> str: the untyped SSA IR of func (PYJIT_DUMP=ssa). */
 static PyObject *core_dump_ir(PyObject *self, PyObject *args)
@@ -22,8 +28,169 @@ done:
     return result;
 }
 
+/* _core.builtin_names() -> list of the Python names in compiler/builtins.def. */
+static PyObject *core_builtin_names(PyObject *self, PyObject *unused)
+{
+    static const char *names[] = {
+#define BUILTIN(id, pyname, doc) pyname,
+#include "compiler/builtins.def"
+#undef BUILTIN
+    };
+    size_t n = sizeof names / sizeof names[0];
+    PyObject *list = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; list && i < n; i++) {
+        PyObject *s = PyUnicode_FromString(names[i]);
+        if (!s) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, s);
+    }
+    return list;
+}
+
+static PyObject *core_nrt_live(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLongLong(pj_nrt_live());
+}
+
+static Type *typeof_or_raise(PyObject *value, int flags)
+{
+    Type *t = rt_typeof(value, flags);
+    if (!t)
+        rt_raise_arg_error("typeof", "value", 1, value);
+    return t;
+}
+
+/* _core.typeof(value, gpu=False) -> canonical type name, as the dispatcher sees the value. */
+static PyObject *core_typeof(PyObject *self, PyObject *args)
+{
+    PyObject *value;
+    int gpu = 0;
+    if (!PyArg_ParseTuple(args, "O|p:typeof", &value, &gpu))
+        return NULL;
+    Type *t = typeof_or_raise(value, gpu ? RT_TYPEOF_GPU : 0);
+    return t ? PyUnicode_FromString(t->name) : NULL;
+}
+
+/* _core._roundtrip(value[, typename]) -> value unboxed into the ABI layout (cast to typename if
+ * given) and boxed back: what a compiled identity function would return. */
+static PyObject *core_roundtrip(PyObject *self, PyObject *args)
+{
+    PyObject *value, *result = NULL;
+    const char *name = NULL;
+    if (!PyArg_ParseTuple(args, "O|s:_roundtrip", &value, &name))
+        return NULL;
+    Type *from = typeof_or_raise(value, 0), *to = from;
+    if (!from)
+        return NULL;
+    if (name && !(to = ty_parse(name)))
+        return PyErr_Format(PyExc_ValueError, "not a type name: '%s'", name);
+    if (rt_conversion_rank(from, to) < 0)
+        return PyErr_Format(PyExc_TypeError, "%s does not cast to %s", from->name, to->name);
+    void *buf = PyMem_Calloc(1, (size_t)ty_mem_size(to) + 16);
+    if (!buf)
+        return PyErr_NoMemory();
+    if (rt_unbox_as(value, from, to, buf) == 0)
+        result = rt_box(to, buf);
+    PyMem_Free(buf);
+    return result;
+}
+
+/* _core._rank(from_name, to_name) -> the dispatcher's cast rank (-1 none, 0 exact .. 3 unsafe). */
+static PyObject *core_rank(PyObject *self, PyObject *args)
+{
+    const char *a, *b;
+    if (!PyArg_ParseTuple(args, "ss:_rank", &a, &b))
+        return NULL;
+    Type *ta = ty_parse(a), *tb = ty_parse(b);
+    if (!ta || !tb)
+        return PyErr_Format(PyExc_ValueError, "not a type name: '%s'", ta ? b : a);
+    return PyLong_FromLong(rt_conversion_rank(ta, tb));
+}
+
+/* _core._nrt_array(shape, typename='float64') -> a C-contiguous array whose memory NRT made, boxed
+ * as compiled code's results are (zero-filled). */
+static PyObject *core_nrt_array(PyObject *self, PyObject *args)
+{
+    PyObject *shape;
+    const char *name = "float64";
+    if (!PyArg_ParseTuple(args, "O!|s:_nrt_array", &PyTuple_Type, &shape, &name))
+        return NULL;
+    Type *dtype = ty_parse(name);
+    int ndim = (int)PyTuple_GET_SIZE(shape);
+    if (!dtype || !ty_is_scalar(dtype) || ndim > ABI_MAX_NDIM)
+        return PyErr_Format(PyExc_ValueError, "bad dtype or shape");
+    Type *ty = ty_array(dtype, ndim, 'C', false);
+    _Alignas(16) char buf[sizeof(ArrayDesc) + 2 * ABI_MAX_NDIM * sizeof(int64_t)];
+    ArrayDesc *desc = (ArrayDesc *)buf;
+    int64_t size = ty_itemsize(dtype);
+    for (int i = ndim - 1; i >= 0; i--) {
+        desc->dims[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+        if (desc->dims[i] < 0)
+            return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "negative dimension");
+        desc->dims[ndim + i] = size;
+        size *= desc->dims[i];
+    }
+    desc->meminfo = pj_nrt_alloc(size);
+    if (!desc->meminfo)
+        return PyErr_NoMemory();
+    memset(desc->meminfo->data, 0, (size_t)size);
+    desc->parent = NULL;
+    desc->data = desc->meminfo->data;
+    return rt_box(ty, desc);
+}
+
+/* _core._raise_diag(kind, message, file, line, col, end_col, func): raises as a compile error. */
+static PyObject *core_raise_diag(PyObject *self, PyObject *args)
+{
+    Diag diag = {.end_col = -1};
+    int kind;
+    const char *msg, *file, *func = NULL;
+    if (!PyArg_ParseTuple(args, "iszii|iz:_raise_diag", &kind, &msg, &file, &diag.line, &diag.col,
+                          &diag.end_col, &func))
+        return NULL;
+    diag.kind = (DiagKind)kind;
+    diag.file = file;
+    diag.func_name = func;
+    snprintf(diag.message, sizeof diag.message, "%s", msg);
+    return rt_raise_diag(&diag);
+}
+
+/* _core._raise_exc(kind, cls, msg, args): raises what compiled code's ExcInfo would. */
+static PyObject *core_raise_exc(PyObject *self, PyObject *args)
+{
+    ExcInfo exc = {0};
+    PyObject *cls, *values = NULL;
+    const char *msg;
+    if (!PyArg_ParseTuple(args, "iOz|O!:_raise_exc", &exc.kind, &cls, &msg, &PyTuple_Type, &values))
+        return NULL;
+    exc.cls = cls == Py_None ? NULL : cls;
+    exc.msg = msg;
+    for (Py_ssize_t i = 0; values && i < PyTuple_GET_SIZE(values) && i < 4; i++)
+        exc.args[exc.nargs++] = PyLong_AsLongLong(PyTuple_GET_ITEM(values, i));
+    return rt_raise_exc(&exc);
+}
+
+static PyObject *core_format_float(PyObject *self, PyObject *arg)
+{
+    double v = PyFloat_AsDouble(arg);
+    if (v == -1.0 && PyErr_Occurred())
+        return NULL;
+    return rt_format_float(v);
+}
+
 static PyMethodDef core_methods[] = {
     {"dump_ir", core_dump_ir, METH_VARARGS, "The untyped SSA IR of a Python function, as text."},
+    {"builtin_names", core_builtin_names, METH_NOARGS, "The Python names compiled code can call."},
+    {"nrt_live", core_nrt_live, METH_NOARGS, "How many NRT memory blocks are alive (leak tests)."},
+    {"typeof", core_typeof, METH_VARARGS, "typeof(value, gpu=False): the pyjit type name of a value."},
+    {"_roundtrip", core_roundtrip, METH_VARARGS, "Unboxes a value (cast to a type) and boxes it back."},
+    {"_rank", core_rank, METH_VARARGS, "The dispatcher's cast rank between two type names."},
+    {"_nrt_array", core_nrt_array, METH_VARARGS, "A zeroed array whose memory NRT owns."},
+    {"_raise_diag", core_raise_diag, METH_VARARGS, "Raises the exception for a diagnostic."},
+    {"_raise_exc", core_raise_exc, METH_VARARGS, "Raises the exception for an ExcInfo."},
+    {"format_float", core_format_float, METH_O, "The text print() in compiled code gives a float."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -33,5 +200,17 @@ static struct PyModuleDef core_module = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
-    return PyModule_Create(&core_module);
+    rt_typeof_init();
+    if (PyType_Ready(&RtDispatcherType) < 0 || PyType_Ready(&RtMemInfoOwnerType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "Dispatcher", (PyObject *)&RtDispatcherType) < 0 ||
+        PyModule_AddObjectRef(m, "MemInfoOwner", (PyObject *)&RtMemInfoOwnerType) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_ARGS", RT_MAX_ARGS) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -10,6 +10,8 @@
 #define PYJIT_RUNTIME_H
 
 #include <Python.h>
+#include <stdbool.h>
+#include <pythread.h>
 
 #include "compiler/compiler.h"
 #include "compiler/diag.h"
@@ -17,5 +19,118 @@
 /* errors.c: raises the Python exception a Diag describes (pyjit.errors classes, with the source
  * line and a caret) and returns NULL. */
 PyObject *rt_raise_diag(const Diag *diag);
+
+/* errors.c: raises the exception compiled code reported (abi.h ExcInfo); returns NULL. */
+PyObject *rt_raise_exc(const ExcInfo *exc);
+
+/* errors.c: the class pyjit.errors.<name> (borrowed; imports pyjit.errors once), or NULL with an
+ * exception set. */
+PyObject *rt_error_class(const char *name);
+
+/* ---- nrt.c ---- */
+extern PyTypeObject RtMemInfoOwnerType;
+/* A MemInfoOwner holding mi's reference (stolen, also on failure). */
+PyObject *rt_meminfo_owner_new(MemInfo *mi);
+/* A MemInfo over memory that the Python object owner keeps alive (a new reference to owner). */
+MemInfo *rt_nrt_adopt(PyObject *owner, void *data, int64_t size);
+PyObject *rt_format_float(double v);
+
+/* ---- typeof.c ---- */
+enum {
+    RT_TYPEOF_GPU = 1 << 0,    /* accept float16 arrays (the CPU has no float16 arithmetic) */
+};
+/* Looks up the scalar types once, when the module loads. */
+void rt_typeof_init(void);
+/* Imports NumPy's C API on first use (pyjit imports without NumPy). 0, or -1 with an exception. */
+int rt_numpy_ready(void);
+/* The pyjit type of an argument value, computed without building Python objects. Python int,
+ * float and complex values are weak (NEP 50: np.float32(x) + 0.5 stays float32, as in NumPy);
+ * NumPy scalars, bools and tuple items are strong. NULL when the
+ * value is not accepted: no exception is set, unless the value is an int beyond uint64 range
+ * (OverflowError) or something failed. */
+Type *rt_typeof(PyObject *obj, int flags);
+/* Raises the TypeError for an argument rt_typeof refused: "f() argument 'x' (position 1): got
+ * list; accepted: ...". Returns NULL. */
+PyObject *rt_raise_arg_error(const char *func, const char *argname, int position, PyObject *obj);
+/* Writes obj (of type ty, as rt_typeof gave) into buf in the ABI layout. Arrays borrow obj as
+ * parent. 0, or -1 with an exception. */
+int rt_unbox(PyObject *obj, Type *ty, void *buf);
+/* Like rt_unbox, converting scalars from the value's type from to the type to (the dispatcher's
+ * casts for explicit signatures); arrays and tuples convert item by item. */
+int rt_unbox_as(PyObject *obj, Type *from, Type *to, void *buf);
+/* The Python object for a value of type ty stored at buf. Takes over the MemInfo references in
+ * the value (also on failure, where they are released). */
+PyObject *rt_box(Type *ty, void *buf);
+/* Releases the MemInfo references held by a value stored at buf. */
+void rt_release_value(Type *ty, void *buf);
+/* How a value of type from passes for type to: 0 exact, 1 promotion, 2 safe conversion,
+ * 3 unsafe conversion, -1 not at all (Numba's rules for explicit signatures). */
+int rt_conversion_rank(Type *from, Type *to);
+
+/* ---- dispatch.c ---- */
+#define RT_MAX_ARGS 64
+
+/* One compiled version of a dispatcher's function. */
+typedef struct RtVersion {
+    Type **argtypes;        /* nargs */
+    Type *ret;
+    JitCode code;
+    bool uses_print;        /* flush sys.stdout before calling it */
+    int64_t *offsets;       /* where argument i lies in the argument frame */
+    int64_t frame_size, ret_size;
+    char *types_dump, *llvm_dump;   /* copies of the compiler's texts (may be NULL) */
+    PyObject *keepalive;    /* list: the Python objects the machine code refers to */
+} RtVersion;
+
+/* A key of the dispatch table: argument types -> version (exact, or through casts). */
+typedef struct RtEntry {
+    Type **key;
+    RtVersion *version;
+    bool exact;
+} RtEntry;
+
+typedef struct RtSignature {
+    Type **args;
+    Type *ret;              /* NULL: inferred */
+} RtSignature;
+
+typedef struct RtDispatcher {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *dict;
+    PyObject *weakrefs;
+    PyObject *py_func;
+    PyObject *registry;     /* {python object: builtins.def name} */
+    PyObject *argnames;     /* tuple of str: positional then keyword-only */
+    PyObject *defaults;     /* tuple, values for the last ndefaults positional arguments */
+    PyObject *kwdefaults;   /* dict or NULL */
+    PyObject *name;         /* py_func.__name__ */
+    const char *cname;      /* its UTF-8 (kept alive by name) */
+    int nargs, npositional, nposonly, ndefaults;
+    CompileOptions opts;
+    bool can_compile;       /* false once explicit signatures are given */
+    PyThread_type_lock lock;        /* one compilation at a time (taken with the GIL released) */
+    unsigned long lock_owner;       /* thread holding it, so a nested compile does not deadlock */
+    int lock_depth;
+    RtVersion **versions;
+    int nversions;
+    RtSignature *sigs;      /* declared signatures, for known_return and casts */
+    int nsigs;
+    RtEntry *table;         /* open addressing; key NULL marks a free slot */
+    size_t table_cap, table_len;
+    RtEntry last;           /* the last hit */
+} RtDispatcher;
+
+extern PyTypeObject RtDispatcherType;
+/* Options read from PYJIT_DEBUG and PYJIT_DUMP (once). */
+void rt_default_options(CompileOptions *opts);
+
+/* ---- compile.c ---- */
+/* Compiles d's function for these argument types (ret: declared, or NULL). NULL with an
+ * exception on failure. */
+RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret);
+/* Assembly text of a compiled version (compiles it again, the JIT keeps no module). */
+PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v);
+void rt_version_free(RtVersion *v);
 
 #endif

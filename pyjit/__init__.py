@@ -1,0 +1,48 @@
+"""pyjit: a just-in-time compiler for numeric Python, on the CPU (@njit) and NVIDIA GPUs (@gpu.jit).
+
+    from pyjit import njit
+    @njit
+    def f(x, y):
+        return x + y
+
+The names follow Numba's (njit, jit, prange, the type names, signature strings, `cuda`), so Numba
+code runs after changing its import line. `import pyjit` loads neither NumPy nor LLVM: the
+compiler (pyjit._core) loads on the first @njit, NumPy when it is first needed.
+"""
+import sys as _sys
+
+__version__ = "0.1.0"
+
+from . import errors, types  # noqa: E402
+from .decorators import jit, njit, prange  # noqa: E402
+from .types import (  # noqa: E402,F401
+    b1, bool_, boolean, byte, c8, c16, complex64, complex128, double, f2, f4, f8, float16, float32,
+    float64, float_, i1, i2, i4, i8, int8, int16, int32, int64, int_, intc, intp, longlong, none,
+    short, u1, u2, u4, u8, uint, uint8, uint16, uint32, uint64, uintc, uintp, ulonglong, ushort,
+    void,
+)
+
+try:
+    from . import gpu  # noqa: E402  (light: the GPU backend loads on first use)
+except ImportError:   # the GPU package is optional for the CPU compiler
+    gpu = None
+cuda = gpu
+if gpu is not None:
+    _sys.modules[__name__ + ".cuda"] = gpu
+
+
+
+def vectorize(*args, target="cpu", **options):
+    """@vectorize(signatures, target='cuda'): a NumPy-style ufunc compiled for the GPU (pyjit.gpu)."""
+    if target in ("cuda", "gpu"):
+        return gpu.vectorize(*args, target="cuda", **options)
+    raise NotImplementedError(f"vectorize(target={target!r}) is not available yet; "
+                              "target='cuda' is (or write the loop in an @njit function)")
+
+
+__all__ = [
+    "njit", "jit", "prange", "vectorize", "errors", "types", "gpu", "cuda", "__version__",
+    "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
+    "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",
+]

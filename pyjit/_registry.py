@@ -1,0 +1,67 @@
+"""pyjit._registry: which Python objects compiled code may call, and by what name.
+
+The frontend resolves a global (math.sqrt, np.zeros, abs, pyjit.float32, ...) by looking the
+object up in REGISTRY, which maps it to its name in compiler/builtins.def ("math.sqrt"). The names
+come from the C module (_core.builtin_names()), so the table here cannot drift from the compiler's;
+only aliases (one object known by another name) are written here.
+
+REGISTRY is filled on the first compilation (populate), so `import pyjit` imports no NumPy.
+Other parts of pyjit add their own objects with register().
+"""
+import importlib
+
+REGISTRY = {}
+_populated = set()
+
+
+def _resolve(pyname):
+    module, _, attr = pyname.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError):
+        return None
+
+
+def _aliases():
+    """(object, name) pairs for objects that builtins.def knows under another name."""
+    import numpy as np
+
+    from . import types
+    pairs = [(getattr(types, n), "numpy." + ("bool_" if n in ("bool_", "boolean", "b1") else
+                                              types._as_type(getattr(types, n)).name))
+             for n in types.__all__
+             if isinstance(getattr(types, n), types.Scalar)]
+    # NumPy scalar types that are distinct objects of the same width as a canonical one.
+    for name, canonical in (("longlong", "int64"), ("ulonglong", "uint64"), ("intc", "int32"),
+                            ("uintc", "uint32"), ("bool", "bool_")):
+        obj = getattr(np, name, None)
+        if obj is not None:
+            pairs.append((obj, "numpy." + canonical))
+    return pairs
+
+
+def register(obj, name):
+    """Maps a Python object to a builtins.def name (or another name the frontend knows)."""
+    REGISTRY[obj] = name
+
+
+def populate(registry=None):
+    """Fills registry (REGISTRY by default) once: every builtins.def name that is a real Python
+    object, then the aliases. Idempotent."""
+    registry = REGISTRY if registry is None else registry
+    if id(registry) in _populated:
+        return registry
+    from . import _core
+    for pyname in _core.builtin_names():
+        if pyname.startswith("method."):
+            continue
+        obj = _resolve(pyname)
+        if obj is not None:
+            try:
+                registry.setdefault(obj, pyname)
+            except TypeError:   # unhashable: cannot be a key, so cannot be looked up either
+                pass
+    for obj, pyname in _aliases():
+        registry.setdefault(obj, pyname)
+    _populated.add(id(registry))
+    return registry

@@ -1,0 +1,107 @@
+"""pyjit.decorators: njit and jit, which turn a Python function into a compiled Dispatcher.
+
+The Dispatcher itself is C (runtime/dispatch.c); this only reads the options and signatures the
+way Numba's decorators take them:
+
+    @njit                      compiled on the first call, once per argument types
+    @njit(cache=True, fastmath=True, nogil=True, boundscheck=True, error_model='numpy')
+    @njit('float64(float64, int64)')        compiled now, for these signatures only; other
+    @njit(['f8(f8)', 'f4(f4)'])             argument types are cast to one of them (Numba's rule)
+
+`jit` is `njit`: pyjit has no object mode, so jit(nopython=False) and forceobj=True still compile
+in nopython mode (an unsupported construct is a compile error, never a silent slow fallback).
+"""
+import functools
+
+__all__ = ["njit", "jit", "prange"]
+
+prange = range   # parallel loops run serially for now; prange is accepted everywhere range is
+
+# Options Numba's decorators take. Those pyjit ignores are listed with why.
+_PASSED = {"nogil", "fastmath", "boundscheck", "error_model", "debug", "opt"}
+_IGNORED = {
+    "nopython",      # always nopython
+    "forceobj",      # no object mode: compiled in nopython mode anyway
+    "looplift",      # no object mode, nothing to lift from
+    "cache",         # accepted; compiled code is not cached on disk yet
+    "parallel",      # prange runs serially
+    "inline", "no_cpython_wrapper", "no_cfunc_wrapper", "no_rewrites", "locals", "_nrt",
+    "target", "pipeline_class",
+}
+
+
+def _is_signature_spec(obj):
+    from . import types
+    return isinstance(obj, (str, list, tuple, types.Signature, types.Type))
+
+
+def _names_unbound(func):
+    """Whether func refers to a global or closure variable that has no value yet: itself, when
+    @njit(signature) decorates a recursive function (the name is bound only after the decorator
+    returns), or a function defined further down. Its signatures then compile on the first call
+    instead of now; anything else compiles now, so errors show at the decorator, as in Numba."""
+    import builtins
+    import dis
+    if any(_cell_empty(c) for c in func.__closure__ or ()):
+        return True
+    g = func.__globals__
+    return any(ins.opname == "LOAD_GLOBAL" and ins.argval not in g and not hasattr(builtins, ins.argval)
+               for ins in dis.get_instructions(func.__code__))
+
+
+def _cell_empty(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return True
+    return False
+
+
+def _make_dispatcher(func, signatures, options):
+    from . import _core, _registry
+    unknown = set(options) - _PASSED - _IGNORED
+    if unknown:
+        raise TypeError(f"njit() got unexpected option(s): {', '.join(sorted(unknown))}")
+    if isinstance(func, _core.Dispatcher):
+        func = func.py_func
+    if not callable(func) or not hasattr(func, "__code__"):
+        raise TypeError(f"njit() needs a Python function, got {func!r}")
+    if options.get("target", "cpu") not in ("cpu", None):
+        raise ValueError(f"njit() compiles for the CPU; for target={options['target']!r} use pyjit.gpu")
+    kwargs = {k: v for k, v in options.items() if k in _PASSED}
+    if "fastmath" in kwargs:
+        kwargs["fastmath"] = bool(kwargs["fastmath"])
+    disp = _core.Dispatcher(func, _registry.REGISTRY, **kwargs)
+    functools.update_wrapper(disp, func)
+    if signatures is not None:
+        if isinstance(signatures, (str, tuple)) or not isinstance(signatures, list):
+            signatures = [signatures]
+        from . import types
+        defer = _names_unbound(func)
+        for sig in signatures:
+            args, ret = types._canonical_signature(sig)
+            disp._add_signature(args, ret, not defer)
+        disp.disable_compile()
+    return disp
+
+
+def njit(*args, **options):
+    """Compiles a function for the CPU: @njit, @njit(**options), @njit(signature(s), **options)."""
+    if "signature_or_function" in options:
+        args = (options.pop("signature_or_function"),) + args
+    if args and callable(args[0]) and not _is_signature_spec(args[0]):
+        if len(args) > 1:
+            raise TypeError("njit(func, ...): options must be given as keywords")
+        return _make_dispatcher(args[0], None, options)
+    if len(args) > 1:
+        raise TypeError("njit() takes one signature or a list of signatures, then keyword options")
+    signatures = args[0] if args else None
+
+    def decorate(func):
+        return _make_dispatcher(func, signatures, options)
+    return decorate
+
+
+def jit(*args, **options):
+    """Numba's jit: the same as njit (pyjit always compiles in nopython mode)."""
+    return njit(*args, **options)

@@ -1,0 +1,320 @@
+"""pyjit.types: type objects and signatures, as Numba spells them.
+
+    float64, int32, boolean, ...           scalar types (with the short aliases f8, i4, b1, ...)
+    float64[:]   float64[:, :]             arrays of any layout ('A')
+    float64[::1]  float64[:, ::1]          C-contiguous arrays;  float64[::1, :]  Fortran order
+    Array(float64, 2, 'C'), Tuple((f8, i8)), UniTuple(f8, 2), none / void
+    float64(float64, int64)                a signature (return type and argument types)
+    'float64(float64[:], int64)'           the same as a string, as @njit takes it
+
+Every type has the canonical name the compiler uses (compiler/types.h), in `.name`:
+'float64', 'array(float64, 2d, C)', 'tuple(float64, int64)', 'none'. Calling a scalar type with a
+number converts like NumPy: float32(2.0) is numpy.float32(2.0).
+"""
+
+__all__ = [
+    "Type", "Scalar", "Array", "Tuple", "UniTuple", "NoneType", "Signature",
+    "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
+    "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",
+    "byte", "intc", "uintc", "int_", "uint", "float_", "double", "short", "ushort", "longlong",
+    "ulonglong",
+]
+
+
+class Type:
+    """A pyjit type; equal types have equal canonical names."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        return isinstance(other, Type) and other.name == self.name
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __call__(self, *args):
+        """Type(arg types...) is a signature returning this type."""
+        return Signature(self, tuple(_as_type(a) for a in args))
+
+
+class Scalar(Type):
+    """bool, the ints, the floats and the complex types."""
+
+    __slots__ = ("kind", "bitwidth")
+
+    def __init__(self, name, kind, bitwidth):
+        super().__init__(name)
+        self.kind = kind            # 'b', 'i', 'u', 'f', 'c' as NumPy's dtype.kind
+        self.bitwidth = bitwidth
+
+    def __call__(self, *args):
+        """float32(float64, int64) is a signature; float32(2.0) converts as NumPy does."""
+        if not args or all(isinstance(a, (Type, str)) for a in args):
+            return super().__call__(*args)
+        if len(args) != 1:
+            raise TypeError(f"{self.name}() converts one value, got {len(args)}")
+        import numpy as np
+        return getattr(np, "bool_" if self.name == "bool" else self.name)(args[0])
+
+    def __getitem__(self, index):
+        """float64[:], float64[:, ::1] (C), float64[::1, :] (F): array types."""
+        return Array(self, *_layout_of(index, self.name))
+
+    @property
+    def dtype(self):
+        import numpy as np
+        return np.dtype("bool" if self.name == "bool" else self.name)
+
+
+class Array(Type):
+    """A NumPy array type: dtype, ndim, layout ('C', 'F' or 'A'), readonly."""
+
+    __slots__ = ("dtype", "ndim", "layout", "readonly")
+
+    def __init__(self, dtype, ndim, layout="A", readonly=False):
+        dtype = _as_type(dtype)
+        if not isinstance(dtype, Scalar):
+            raise TypeError(f"Array dtype must be a scalar type, not {dtype!r}")
+        if not isinstance(ndim, int) or not 0 <= ndim <= 32:
+            raise TypeError(f"Array ndim must be an int from 0 to 32, not {ndim!r}")
+        if layout not in ("C", "F", "A"):
+            raise TypeError(f"Array layout must be 'C', 'F' or 'A', not {layout!r}")
+        ro = ", readonly" if readonly else ""
+        super().__init__(f"array({dtype.name}, {ndim}d, {layout}{ro})")
+        self.dtype, self.ndim, self.layout, self.readonly = dtype, ndim, layout, bool(readonly)
+
+    def copy(self, dtype=None, ndim=None, layout=None, readonly=None):
+        return Array(self.dtype if dtype is None else dtype, self.ndim if ndim is None else ndim,
+                     self.layout if layout is None else layout,
+                     self.readonly if readonly is None else readonly)
+
+
+class Tuple(Type):
+    """A tuple type: Tuple((float64, int64)); a homogeneous one also has dtype and count."""
+
+    __slots__ = ("types",)
+
+    def __init__(self, types):
+        self.types = tuple(_as_type(t) for t in types)
+        super().__init__("tuple(" + ", ".join(t.name for t in self.types) + ")")
+
+    @property
+    def count(self):
+        return len(self.types)
+
+    @property
+    def dtype(self):
+        if len(set(self.types)) != 1:
+            raise AttributeError("a heterogeneous tuple has no single dtype")
+        return self.types[0]
+
+    def __len__(self):
+        return len(self.types)
+
+    def __iter__(self):
+        return iter(self.types)
+
+    def __getitem__(self, i):
+        return self.types[i]
+
+
+def UniTuple(dtype, count):
+    """A homogeneous tuple type: UniTuple(float64, 3)."""
+    if not isinstance(count, int) or count < 0:
+        raise TypeError(f"UniTuple count must be a non-negative int, not {count!r}")
+    return Tuple((dtype,) * count)
+
+
+class NoneType(Type):
+    __slots__ = ()
+
+
+class Signature:
+    """A function signature: return_type (None when inferred) and args (a tuple of types)."""
+
+    __slots__ = ("return_type", "args")
+
+    def __init__(self, return_type, args):
+        self.return_type = None if return_type is None else _as_type(return_type)
+        self.args = tuple(_as_type(a) for a in args)
+
+    def __repr__(self):
+        ret = self.return_type.name if self.return_type is not None else ""
+        return f"{ret}({', '.join(a.name for a in self.args)})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        return isinstance(other, Signature) and (other.return_type, other.args) == (self.return_type, self.args)
+
+    def __hash__(self):
+        return hash((self.return_type, self.args))
+
+
+def _layout_of(index, name):
+    """(ndim, layout) of the subscript in float64[...]: ':' per axis, '::1' on the contiguous one."""
+    axes = index if isinstance(index, tuple) else (index,)
+    if not axes or not all(isinstance(a, slice) and a.start is None and a.stop is None
+                           and a.step in (None, 1) for a in axes):
+        raise TypeError(f"{name}[...] takes ':' or '::1' per axis, e.g. {name}[:, ::1]; got {index!r}")
+    unit = [i for i, a in enumerate(axes) if a.step == 1]
+    if not unit:
+        return len(axes), "A"
+    if unit == [len(axes) - 1]:
+        return len(axes), "C"
+    if unit == [0]:
+        return len(axes), "F"
+    raise TypeError(f"{name}[...]: '::1' goes on the first axis (F) or the last (C), got {index!r}")
+
+
+# ---- the types ----
+
+def _scalar(name, kind, bits):
+    return Scalar(name, kind, bits)
+
+
+boolean = bool_ = b1 = _scalar("bool", "b", 8)
+int8 = i1 = _scalar("int8", "i", 8)
+int16 = i2 = short = _scalar("int16", "i", 16)
+int32 = i4 = intc = _scalar("int32", "i", 32)
+int64 = i8 = intp = int_ = longlong = _scalar("int64", "i", 64)
+uint8 = u1 = byte = _scalar("uint8", "u", 8)
+uint16 = u2 = ushort = _scalar("uint16", "u", 16)
+uint32 = u4 = uintc = _scalar("uint32", "u", 32)
+uint64 = u8 = uintp = uint = ulonglong = _scalar("uint64", "u", 64)
+float16 = f2 = _scalar("float16", "f", 16)
+float32 = f4 = float_ = _scalar("float32", "f", 32)
+float64 = f8 = double = _scalar("float64", "f", 64)
+complex64 = c8 = _scalar("complex64", "c", 64)
+complex128 = c16 = _scalar("complex128", "c", 128)
+none = void = NoneType("none")
+
+_SCALARS = {t.name: t for t in (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                                float16, float32, float64, complex64, complex128)}
+
+
+def _as_type(obj):
+    """A Type from a Type, a type name or signature-string fragment ('f8[:]'), or a NumPy dtype."""
+    if isinstance(obj, Type):
+        return obj
+    if obj is None:
+        return none
+    if isinstance(obj, str):
+        t = _eval_spec(obj)
+        if isinstance(t, Type):
+            return t
+        raise TypeError(f"not a type: {obj!r}")
+    name = getattr(obj, "__name__", None)
+    if obj in (bool, int, float, complex):
+        return {bool: bool_, int: int64, float: float64, complex: complex128}[obj]
+    try:
+        import numpy as np
+        dt = np.dtype(obj)
+    except Exception:   # noqa: BLE001 - anything NumPy does not take is not a type
+        raise TypeError(f"not a type: {obj!r}") from None
+    if dt.name in _SCALARS and dt.isnative:
+        return _SCALARS[dt.name]
+    raise TypeError(f"not a type pyjit compiles for: {name or obj!r}")
+
+
+# ---- signature strings ----
+
+def _namespace():
+    ns = {n: globals()[n] for n in __all__}
+    ns.update(Array=Array, Tuple=Tuple, UniTuple=UniTuple, none=none, void=void)
+    return ns
+
+
+_NS = None
+
+
+def _eval_spec(text):
+    """Evaluates a type or signature spec in a namespace of type names only."""
+    global _NS
+    if _NS is None:
+        _NS = _namespace()
+    try:
+        return eval(compile(text, "<signature>", "eval"), {"__builtins__": {}}, _NS)  # noqa: S307
+    except Exception as exc:  # noqa: BLE001 - any failure means a malformed signature
+        raise TypeError(f"malformed signature {text!r}: {exc}") from None
+
+
+def parse_signature(spec):
+    """A Signature from a string ('float64(float64[:], int64)', '(f8, i8)' with the return type
+    inferred), a Signature, or a tuple of argument types."""
+    if isinstance(spec, Signature):
+        return spec
+    value = _eval_spec(spec) if isinstance(spec, str) else spec
+    if isinstance(value, Signature):
+        return value
+    if isinstance(value, tuple) and not isinstance(value, Type):
+        try:
+            return Signature(None, value)
+        except TypeError as exc:
+            raise TypeError(f"malformed signature {spec!r}: {exc}") from None
+    if isinstance(value, Type) and isinstance(spec, str):
+        raise TypeError(f"malformed signature {spec!r}: a type, not a signature (write e.g. "
+                        f"'{value.name}({value.name})')")
+    raise TypeError(f"malformed signature {spec!r}: expected a string like 'float64(float64, int64)', "
+                    f"a Signature or a tuple of types")
+
+
+def _canonical_signature(spec):
+    """(argument names, return name or None), canonical: what the C dispatcher declares."""
+    sig = parse_signature(spec)
+    ret = sig.return_type.name if sig.return_type is not None else None
+    return tuple(a.name for a in sig.args), ret
+
+
+def _canonical_args(spec):
+    """Canonical argument names of a signature given to inspect_*(): a tuple of types or a
+    Signature or a string."""
+    if isinstance(spec, (list, tuple)):
+        return tuple(_as_type(a).name for a in spec)
+    return tuple(a.name for a in parse_signature(spec).args)
+
+
+# ---- canonical names back to type objects (the dispatcher's signatures) ----
+
+def _split_top(text):
+    """Splits 'a, tuple(b, c), d' at the top-level commas."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    tail = text[start:].strip()
+    if tail:
+        parts.append(tail)
+    return parts
+
+
+def _from_canonical(name):
+    """The Type for a canonical name ('array(float64, 2d, C)'); other kinds become a plain Type."""
+    if name in _SCALARS:
+        return _SCALARS[name]
+    if name == "none":
+        return none
+    if name.startswith("array(") and name.endswith(")"):
+        parts = _split_top(name[6:-1])
+        readonly = len(parts) == 4 and parts[3] == "readonly"
+        return Array(_from_canonical(parts[0]), int(parts[1].rstrip("d")), parts[2], readonly)
+    if name.startswith("tuple(") and name.endswith(")"):
+        return Tuple(tuple(_from_canonical(p) for p in _split_top(name[6:-1])))
+    return Type(name)

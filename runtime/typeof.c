@@ -1,0 +1,570 @@
+/* typeof.c: Python values -> pyjit types, and values across the border in the ABI layout.
+ *
+ * The dispatcher calls rt_typeof on every argument of every call, so it looks at the object's
+ * type pointer and flags and never builds a Python object: the common scalar types are pointer
+ * comparisons, arrays a lookup in a small cache of interned array types. Unboxing writes values
+ * where the compiled wrapper reads them (abi.h: ArrayDesc for arrays, C structs for tuples laid
+ * out by ty_mem_size/ty_tuple_offset); boxing builds the Python result and hands the MemInfo of
+ * a returned array to a MemInfoOwner that NumPy frees it through.
+ *
+ * This is the only file that uses NumPy's C API; it imports it on first need, so `import pyjit`
+ * does not import NumPy. */
+#include "runtime/runtime.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <numpy/arrayobject.h>
+#include <numpy/arrayscalars.h>
+
+#define N_SCALARS (TY_COMPLEX128 + 1)
+
+static Type *scalar_types[N_SCALARS];
+static Type *weak_int, *weak_float, *weak_complex;   /* Python int/float/complex arguments */
+static Type *none_type;
+/* Interned array types by (dtype, ndim, layout, readonly): interning takes a lock, this does not.
+ * Entries are written under the GIL and only ever set to the one interned value. */
+static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
+
+static const char ACCEPTED[] = "bool, int, float, complex, NumPy scalars, NumPy arrays of "
+                               "bool/int/uint/float/complex dtype, tuples of these, None";
+
+void rt_typeof_init(void)
+{
+    for (int k = 0; k < N_SCALARS; k++)
+        scalar_types[k] = ty_scalar((TypeKind)k);
+    weak_int = ty_weak(scalar_types[TY_INT64]);
+    weak_float = ty_weak(scalar_types[TY_FLOAT64]);
+    weak_complex = ty_weak(scalar_types[TY_COMPLEX128]);
+    none_type = ty_scalar(TY_NONE);
+}
+
+int rt_numpy_ready(void)
+{
+    return PyArray_ImportNumPyAPI();
+}
+
+/* NumPy type number -> scalar kind, or -1 for dtypes compiled code does not take. */
+static int kind_of_typenum(int typenum)
+{
+    switch (typenum) {
+    case NPY_BOOL: return TY_BOOL;
+    case NPY_BYTE: return TY_INT8;
+    case NPY_UBYTE: return TY_UINT8;
+    case NPY_SHORT: return TY_INT16;
+    case NPY_USHORT: return TY_UINT16;
+    case NPY_INT: return sizeof(int) == 4 ? TY_INT32 : TY_INT64;
+    case NPY_UINT: return sizeof(int) == 4 ? TY_UINT32 : TY_UINT64;
+    case NPY_LONG: return sizeof(long) == 8 ? TY_INT64 : TY_INT32;
+    case NPY_ULONG: return sizeof(long) == 8 ? TY_UINT64 : TY_UINT32;
+    case NPY_LONGLONG: return TY_INT64;
+    case NPY_ULONGLONG: return TY_UINT64;
+    case NPY_HALF: return TY_FLOAT16;
+    case NPY_FLOAT: return TY_FLOAT32;
+    case NPY_DOUBLE: return TY_FLOAT64;
+    case NPY_CFLOAT: return TY_COMPLEX64;
+    case NPY_CDOUBLE: return TY_COMPLEX128;
+    default: return -1;
+    }
+}
+
+static int typenum_of_kind(TypeKind kind)
+{
+    static const int nums[N_SCALARS] = {
+        NPY_BOOL, NPY_INT8, NPY_INT16, NPY_INT32, NPY_INT64, NPY_UINT8, NPY_UINT16, NPY_UINT32,
+        NPY_UINT64, NPY_HALF, NPY_FLOAT32, NPY_FLOAT64, NPY_COMPLEX64, NPY_COMPLEX128,
+    };
+    return nums[kind];
+}
+
+static Type *typeof_int(PyObject *obj)
+{
+    int overflow;
+    PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (!overflow)
+        return weak_int;
+    if (overflow > 0) {
+        PyLong_AsUnsignedLongLong(obj);
+        if (!PyErr_Occurred())
+            return scalar_types[TY_UINT64];
+    }
+    PyErr_Clear();
+    PyErr_SetString(PyExc_OverflowError, "int too large for int64 and uint64");
+    return NULL;
+}
+
+static Type *typeof_tuple(PyObject *obj, int flags)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(obj);
+    if (n > RT_MAX_ARGS)
+        return NULL;
+    Type *items[RT_MAX_ARGS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        items[i] = rt_typeof(PyTuple_GET_ITEM(obj, i), flags);
+        if (!items[i])
+            return NULL;
+        items[i] = ty_strong(items[i]);   /* weak values are scalars, never tuple items */
+    }
+    return ty_tuple(items, (int)n);
+}
+
+static Type *typeof_array(PyArrayObject *arr, int flags)
+{
+    int kind = kind_of_typenum(PyArray_DESCR(arr)->type_num);
+    int ndim = PyArray_NDIM(arr);
+    if (kind < 0 || (kind == TY_FLOAT16 && !(flags & RT_TYPEOF_GPU)) || ndim > ABI_MAX_NDIM ||
+        !PyArray_ISNOTSWAPPED(arr) || !PyArray_ISALIGNED(arr))
+        return NULL;
+    int layout = PyArray_IS_C_CONTIGUOUS(arr) ? 0 : PyArray_IS_F_CONTIGUOUS(arr) ? 1 : 2;
+    int readonly = !PyArray_ISWRITEABLE(arr);
+    Type **slot = &array_cache[kind][ndim][layout][readonly];
+    if (!*slot)
+        *slot = ty_array(scalar_types[kind], ndim, "CFA"[layout], readonly);
+    return *slot;
+}
+
+/* Everything but the exact built-in scalar types: NumPy arrays and scalars, subclasses. */
+static Type *typeof_other(PyObject *obj, int flags)
+{
+    if (rt_numpy_ready() < 0)
+        return NULL;
+    if (PyArray_Check(obj))
+        return typeof_array((PyArrayObject *)obj, flags);
+    if (PyArray_IsScalar(obj, Generic)) {
+        PyArray_Descr *descr = PyArray_DescrFromScalar(obj);
+        int kind = descr ? kind_of_typenum(descr->type_num) : -1;
+        Py_XDECREF(descr);
+        if (kind < 0 || (kind == TY_FLOAT16 && !(flags & RT_TYPEOF_GPU)))
+            return NULL;
+        return scalar_types[kind];
+    }
+    if (PyBool_Check(obj))
+        return scalar_types[TY_BOOL];
+    if (PyLong_Check(obj))
+        return typeof_int(obj);
+    if (PyFloat_Check(obj))
+        return weak_float;
+    if (PyComplex_Check(obj))
+        return weak_complex;
+    if (PyTuple_Check(obj))
+        return typeof_tuple(obj, flags);
+    return NULL;
+}
+
+Type *rt_typeof(PyObject *obj, int flags)
+{
+    PyTypeObject *tp = Py_TYPE(obj);
+    if (tp == &PyLong_Type) {
+        /* Ints of a few digits fit int64: skip the overflow check for them. */
+#if PY_VERSION_HEX >= 0x030C0000
+        if (_PyLong_IsCompact((PyLongObject *)obj))
+#else
+        if (Py_ABS(Py_SIZE(obj)) <= 2)
+#endif
+            return weak_int;
+        return typeof_int(obj);
+    }
+    if (tp == &PyFloat_Type)
+        return weak_float;
+    if (tp == &PyBool_Type)
+        return scalar_types[TY_BOOL];
+    if (obj == Py_None)
+        return none_type;
+    if (tp == &PyComplex_Type)
+        return weak_complex;
+    if (tp == &PyTuple_Type)
+        return typeof_tuple(obj, flags);
+    return typeof_other(obj, flags);
+}
+
+/* ---- what was given, for the TypeError ---- */
+
+static PyObject *describe_array(PyArrayObject *arr)
+{
+    PyArray_Descr *d = PyArray_DESCR(arr);
+    int kind = kind_of_typenum(d->type_num);
+    if (PyArray_NDIM(arr) > ABI_MAX_NDIM)
+        return PyUnicode_FromFormat("ndarray of %d dimensions (at most %d)", PyArray_NDIM(arr),
+                                    ABI_MAX_NDIM);
+    if (kind == TY_FLOAT16)
+        return PyUnicode_FromString("ndarray of dtype float16 (float16 arrays work on the GPU only)");
+    if (kind >= 0 && !PyArray_ISNOTSWAPPED(arr))
+        return PyUnicode_FromFormat("ndarray of dtype %S (non-native byte order)", (PyObject *)d);
+    if (kind >= 0)
+        return PyUnicode_FromString("unaligned ndarray");
+    return PyUnicode_FromFormat("ndarray of dtype %S", (PyObject *)d);
+}
+
+static PyObject *describe_value(PyObject *obj)
+{
+    if (PyArray_API && PyArray_Check(obj))
+        return describe_array((PyArrayObject *)obj);
+    if (PyArray_API && PyArray_IsScalar(obj, Generic))
+        return PyUnicode_FromFormat("NumPy scalar %s", Py_TYPE(obj)->tp_name);
+    if (PyTuple_Check(obj)) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(obj); i++) {
+            PyObject *item = PyTuple_GET_ITEM(obj, i);
+            if (rt_typeof(item, 0))
+                continue;
+            PyErr_Clear();
+            PyObject *inner = describe_value(item);
+            PyObject *s = inner ? PyUnicode_FromFormat("tuple whose item %zd is %U", i, inner) : NULL;
+            Py_XDECREF(inner);
+            return s;
+        }
+        if (PyTuple_GET_SIZE(obj) > RT_MAX_ARGS)
+            return PyUnicode_FromFormat("tuple of %zd items (at most %d)", PyTuple_GET_SIZE(obj),
+                                        RT_MAX_ARGS);
+    }
+    return PyUnicode_FromString(Py_TYPE(obj)->tp_name);
+}
+
+PyObject *rt_raise_arg_error(const char *func, const char *argname, int position, PyObject *obj)
+{
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_OverflowError))
+        return NULL;
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_OverflowError,
+                     "%s() argument '%s' (position %d): int %R does not fit in int64 or uint64",
+                     func, argname, position, obj);
+        return NULL;
+    }
+    PyObject *got = describe_value(obj);
+    if (got)
+        PyErr_Format(PyExc_TypeError, "%s() argument '%s' (position %d): got %U; accepted: %s",
+                     func, argname, position, got, ACCEPTED);
+    Py_XDECREF(got);
+    return NULL;
+}
+
+/* ---- unboxing ---- */
+
+static int unbox_array(PyObject *obj, Type *ty, ArrayDesc *desc)
+{
+    PyArrayObject *arr = (PyArrayObject *)obj;
+    int ndim = ty->array.ndim;
+    desc->meminfo = NULL;
+    desc->parent = obj;     /* borrowed: the caller holds the argument for the call */
+    desc->data = PyArray_DATA(arr);
+    for (int i = 0; i < ndim; i++) {
+        desc->dims[i] = PyArray_DIM(arr, i);
+        desc->dims[ndim + i] = PyArray_STRIDE(arr, i);
+    }
+    return 0;
+}
+
+static int unbox_scalar(PyObject *obj, Type *ty, void *buf)
+{
+    /* The common cases first, without a NumPy type check or an error check on success. */
+    PyTypeObject *tp = Py_TYPE(obj);
+    if (tp == &PyLong_Type && ty->kind == TY_INT64) {
+        int64_t v = PyLong_AsLongLong(obj);
+        *(int64_t *)buf = v;
+        return v == -1 && PyErr_Occurred() ? -1 : 0;
+    }
+    if (tp == &PyFloat_Type) {
+        *(double *)buf = PyFloat_AS_DOUBLE(obj);
+        return 0;
+    }
+    if (PyArray_API && PyArray_IsScalar(obj, Generic)) {
+        PyArray_ScalarAsCtype(obj, buf);   /* typeof took the type from this scalar's dtype */
+        return 0;
+    }
+    switch (ty->kind) {
+    case TY_BOOL:
+        *(uint8_t *)buf = obj == Py_True;
+        return 0;
+    case TY_INT64:
+        *(int64_t *)buf = PyLong_AsLongLong(obj);
+        break;
+    case TY_UINT64:
+        *(uint64_t *)buf = PyLong_AsUnsignedLongLong(obj);
+        break;
+    case TY_FLOAT64:
+        *(double *)buf = PyFloat_AsDouble(obj);
+        break;
+    case TY_COMPLEX128: {
+        Py_complex c = PyComplex_AsCComplex(obj);
+        memcpy(buf, &c, sizeof c);
+        break;
+    }
+    default:
+        PyErr_Format(PyExc_SystemError, "pyjit: cannot unbox %s", ty->name);
+        return -1;
+    }
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+int rt_unbox(PyObject *obj, Type *ty, void *buf)
+{
+    switch (ty->kind) {
+    case TY_NONE:
+        return 0;
+    case TY_ARRAY:
+        return unbox_array(obj, ty, buf);
+    case TY_TUPLE:
+        for (int i = 0; i < ty->tuple.n; i++)
+            if (rt_unbox(PyTuple_GET_ITEM(obj, i), ty->tuple.items[i],
+                         (char *)buf + ty_tuple_offset(ty, i)) < 0)
+                return -1;
+        return 0;
+    default:
+        return unbox_scalar(obj, ty, buf);
+    }
+}
+
+/* ---- casts between scalars, for explicit signatures ---- */
+
+typedef struct Number {
+    bool is_int, is_unsigned;
+    int64_t i;
+    uint64_t u;
+    double re, im;
+} Number;
+
+static double half_to_double(uint16_t h)
+{
+    int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    double v = exp == 0 ? ldexp(mant, -24) : exp == 31 ? (mant ? NAN : INFINITY)
+                                                       : ldexp(mant | 0x400, exp - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+static Number load_number(TypeKind kind, const void *p)
+{
+    Number n = {0};
+    switch (kind) {
+    case TY_BOOL: n.i = *(const uint8_t *)p != 0; n.is_int = true; break;
+    case TY_INT8: n.i = *(const int8_t *)p; n.is_int = true; break;
+    case TY_INT16: n.i = *(const int16_t *)p; n.is_int = true; break;
+    case TY_INT32: n.i = *(const int32_t *)p; n.is_int = true; break;
+    case TY_INT64: n.i = *(const int64_t *)p; n.is_int = true; break;
+    case TY_UINT8: n.i = *(const uint8_t *)p; n.is_int = true; break;
+    case TY_UINT16: n.i = *(const uint16_t *)p; n.is_int = true; break;
+    case TY_UINT32: n.i = *(const uint32_t *)p; n.is_int = true; break;
+    case TY_UINT64: n.u = *(const uint64_t *)p; n.is_int = n.is_unsigned = true; break;
+    case TY_FLOAT16: n.re = half_to_double(*(const uint16_t *)p); break;
+    case TY_FLOAT32: n.re = *(const float *)p; break;
+    case TY_FLOAT64: n.re = *(const double *)p; break;
+    case TY_COMPLEX64: n.re = ((const float *)p)[0]; n.im = ((const float *)p)[1]; break;
+    case TY_COMPLEX128: n.re = ((const double *)p)[0]; n.im = ((const double *)p)[1]; break;
+    default: break;
+    }
+    if (n.is_int && !n.is_unsigned)
+        n.u = (uint64_t)n.i;
+    if (n.is_int)
+        n.re = n.is_unsigned ? (double)n.u : (double)n.i;
+    return n;
+}
+
+/* A float truncated toward zero into 64 bits without undefined behaviour out of range. */
+static uint64_t float_to_bits(double v)
+{
+    if (!(v > -9223372036854775808.0 && v < 18446744073709551616.0))
+        return (uint64_t)INT64_MIN;
+    return v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
+}
+
+static void store_number(TypeKind kind, Number n, void *p)
+{
+    uint64_t bits = n.is_int ? n.u : float_to_bits(n.re);
+    switch (kind) {
+    case TY_BOOL: *(uint8_t *)p = n.is_int ? n.u != 0 : (n.re != 0 || n.im != 0); break;
+    case TY_INT8: case TY_UINT8: *(uint8_t *)p = (uint8_t)bits; break;
+    case TY_INT16: case TY_UINT16: *(uint16_t *)p = (uint16_t)bits; break;
+    case TY_INT32: case TY_UINT32: *(uint32_t *)p = (uint32_t)bits; break;
+    case TY_INT64: case TY_UINT64: *(uint64_t *)p = bits; break;
+    case TY_FLOAT32: *(float *)p = (float)n.re; break;
+    case TY_FLOAT64: *(double *)p = n.re; break;
+    case TY_COMPLEX64: ((float *)p)[0] = (float)n.re; ((float *)p)[1] = (float)n.im; break;
+    case TY_COMPLEX128: ((double *)p)[0] = n.re; ((double *)p)[1] = n.im; break;
+    default: break;
+    }
+}
+
+int rt_unbox_as(PyObject *obj, Type *from, Type *to, void *buf)
+{
+    if (ty_strong(from) == to || from->kind == TY_ARRAY)
+        return rt_unbox(obj, from, buf);
+    if (from->kind == TY_TUPLE) {
+        for (int i = 0; i < from->tuple.n; i++)
+            if (rt_unbox_as(PyTuple_GET_ITEM(obj, i), from->tuple.items[i], to->tuple.items[i],
+                            (char *)buf + ty_tuple_offset(to, i)) < 0)
+                return -1;
+        return 0;
+    }
+    if (from->kind == TY_NONE)
+        return 0;
+    _Alignas(16) char tmp[16];
+    if (unbox_scalar(obj, from, tmp) < 0)
+        return -1;
+    store_number(to->kind, load_number(from->kind, tmp), buf);
+    return 0;
+}
+
+static int scalar_rank(Type *from, Type *to)
+{
+    if (to->kind == TY_FLOAT16 || from->kind == TY_FLOAT16)
+        return -1;
+    if (ty_is_complex(from))
+        return ty_is_complex(to) ? (ty_bits(to) > ty_bits(from) ? 1 : 3) : -1;
+    if (to->kind == TY_BOOL)
+        return 3;
+    if (from->kind == TY_BOOL)
+        return 2;
+    if (ty_is_float(from)) {
+        if (ty_is_complex(to))
+            return 2;
+        return ty_is_float(to) ? (ty_bits(to) > ty_bits(from) ? 1 : 3) : 3;
+    }
+    /* from is an int */
+    if (ty_is_float(to) || ty_is_complex(to)) {
+        int mant = to->kind == TY_FLOAT32 || to->kind == TY_COMPLEX64 ? 24 : 53;
+        return ty_bits(from) <= mant || (ty_bits(from) == 64 && mant == 53) ? 2 : 3;
+    }
+    if (ty_is_signed(from) == ty_is_signed(to))
+        return ty_bits(to) > ty_bits(from) ? 1 : 3;
+    return !ty_is_signed(from) && ty_bits(to) > ty_bits(from) ? 2 : 3;
+}
+
+int rt_conversion_rank(Type *from, Type *to)
+{
+    from = ty_strong(from);
+    to = ty_strong(to);
+    if (from == to)
+        return 0;
+    if (ty_is_scalar(from) && ty_is_scalar(to))
+        return scalar_rank(from, to);
+    if (from->kind == TY_ARRAY && to->kind == TY_ARRAY) {
+        if (from->array.dtype != to->array.dtype || from->array.ndim != to->array.ndim ||
+            (from->array.readonly && !to->array.readonly))
+            return -1;
+        if (to->array.layout != 'A' && to->array.layout != from->array.layout)
+            return -1;
+        return 1;
+    }
+    if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->tuple.n == to->tuple.n) {
+        int worst = 0;
+        for (int i = 0; i < from->tuple.n; i++) {
+            int r = rt_conversion_rank(from->tuple.items[i], to->tuple.items[i]);
+            if (r < 0)
+                return -1;
+            worst = r > worst ? r : worst;
+        }
+        return worst;
+    }
+    return -1;
+}
+
+/* ---- boxing ---- */
+
+void rt_release_value(Type *ty, void *buf)
+{
+    if (ty->kind == TY_ARRAY)
+        pj_nrt_decref(((ArrayDesc *)buf)->meminfo);
+    else if (ty->kind == TY_TUPLE)
+        for (int i = 0; i < ty->tuple.n; i++)
+            rt_release_value(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
+}
+
+/* The parent itself when the result is exactly it (`return a` gives back a, as Numba does). */
+static bool is_whole_parent(Type *ty, ArrayDesc *desc)
+{
+    PyArrayObject *p = desc->parent;
+    int ndim = ty->array.ndim;
+    if (!PyArray_Check((PyObject *)p) || PyArray_DATA(p) != desc->data || PyArray_NDIM(p) != ndim ||
+        PyArray_DESCR(p)->type_num != typenum_of_kind(ty->array.dtype->kind) ||
+        PyArray_ISWRITEABLE(p) == ty->array.readonly)
+        return false;
+    for (int i = 0; i < ndim; i++)
+        if (PyArray_DIM(p, i) != desc->dims[i] || PyArray_STRIDE(p, i) != desc->dims[ndim + i])
+            return false;
+    return true;
+}
+
+static PyObject *box_array(Type *ty, ArrayDesc *desc)
+{
+    MemInfo *mi = desc->meminfo;
+    PyObject *parent = desc->parent, *base = NULL, *arr = NULL;
+    if (rt_numpy_ready() < 0)
+        goto fail;
+    if (!mi && parent && is_whole_parent(ty, desc))
+        return Py_NewRef(parent);
+    int ndim = ty->array.ndim;
+    PyArray_Descr *descr = PyArray_DescrFromType(typenum_of_kind(ty->array.dtype->kind));
+    if (!descr)
+        goto fail;
+    arr = PyArray_NewFromDescr(&PyArray_Type, descr /* stolen */, ndim, (npy_intp *)desc->dims,
+                               (npy_intp *)desc->dims + ndim, desc->data,
+                               ty->array.readonly ? 0 : NPY_ARRAY_WRITEABLE, NULL);
+    if (!arr)
+        goto fail;
+    if (mi) {
+        base = rt_meminfo_owner_new(mi);   /* takes the reference the result carried */
+        mi = NULL;
+    } else if (parent) {
+        base = Py_NewRef(parent);
+    } else {
+        /* Memory of unknown lifetime: hand out a copy rather than a dangling view. */
+        PyObject *copy = PyArray_NewCopy((PyArrayObject *)arr, NPY_CORDER);
+        Py_DECREF(arr);
+        return copy;
+    }
+    if (!base || PyArray_SetBaseObject((PyArrayObject *)arr, base /* stolen */) < 0)
+        goto fail;
+    return arr;
+fail:
+    pj_nrt_decref(mi);
+    Py_XDECREF(arr);
+    return NULL;
+}
+
+static PyObject *box_tuple(Type *ty, char *buf)
+{
+    PyObject *tuple = PyTuple_New(ty->tuple.n);
+    int i = 0;
+    if (!tuple)
+        goto fail;
+    for (; i < ty->tuple.n; i++) {
+        PyObject *item = rt_box(ty->tuple.items[i], buf + ty_tuple_offset(ty, i));
+        if (!item) {
+            i++;
+            goto fail;
+        }
+        PyTuple_SET_ITEM(tuple, i, item);
+    }
+    return tuple;
+fail:
+    for (; i < ty->tuple.n; i++)   /* the items not boxed yet still hold their references */
+        rt_release_value(ty->tuple.items[i], buf + ty_tuple_offset(ty, i));
+    Py_XDECREF(tuple);
+    return NULL;
+}
+
+PyObject *rt_box(Type *ty, void *buf)
+{
+    switch (ty->kind) {
+    case TY_BOOL: return PyBool_FromLong(*(uint8_t *)buf);
+    case TY_INT8: return PyLong_FromLong(*(int8_t *)buf);
+    case TY_INT16: return PyLong_FromLong(*(int16_t *)buf);
+    case TY_INT32: return PyLong_FromLong(*(int32_t *)buf);
+    case TY_INT64: return PyLong_FromLongLong(*(int64_t *)buf);
+    case TY_UINT8: return PyLong_FromLong(*(uint8_t *)buf);
+    case TY_UINT16: return PyLong_FromLong(*(uint16_t *)buf);
+    case TY_UINT32: return PyLong_FromUnsignedLong(*(uint32_t *)buf);
+    case TY_UINT64: return PyLong_FromUnsignedLongLong(*(uint64_t *)buf);
+    case TY_FLOAT16: return PyFloat_FromDouble(half_to_double(*(uint16_t *)buf));
+    case TY_FLOAT32: return PyFloat_FromDouble(*(float *)buf);
+    case TY_FLOAT64: return PyFloat_FromDouble(*(double *)buf);
+    case TY_COMPLEX64: return PyComplex_FromDoubles(((float *)buf)[0], ((float *)buf)[1]);
+    case TY_COMPLEX128: return PyComplex_FromDoubles(((double *)buf)[0], ((double *)buf)[1]);
+    case TY_NONE: Py_RETURN_NONE;
+    case TY_ARRAY: return box_array(ty, buf);
+    case TY_TUPLE: return box_tuple(ty, buf);
+    default:
+        PyErr_Format(PyExc_TypeError, "pyjit: a value of type %s cannot be returned to Python",
+                     ty->name);
+        return NULL;
+    }
+}
