@@ -1,0 +1,1324 @@
+/* infer.c: type inference, from the untyped SSA IR to the typed IR contract of ir.h.
+ *
+ * Each function of a Program is typed for its argument types in two passes over the same
+ * per-opcode handlers (infer.h says why): a worklist that runs until no type and no block's
+ * reachability changes (phis unify their inputs, loops converge, conditions known at compile time
+ * such as `x is None` leave their dead branch untyped), then a rewrite that inserts the CASTs and
+ * replaces Python-level operations with explicit ones. Literals are weak (NEP 50) while inference
+ * runs, so `x * 2.0` stays float32 for a float32 x; whatever is still weak at the end becomes
+ * strong. Calls to other compiled functions type them as further functions of the same Program.
+ *
+ * This file holds the drivers, the shared helpers and the handlers of the scalar opcodes;
+ * infer_items.c handles attributes, indexing and iteration, infer_calls.c calls. */
+#include "compiler/infer.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_ROUNDS 256     /* worklist rounds before inference gives up (never on real code) */
+#define MAX_DEPTH 64       /* nested specialisations (f(t) calling f((t,)) would never end) */
+
+typedef struct MemoEntry {
+    void *handle;
+    Type **argtypes;
+    int nargs;
+    Type *declared;
+    TypedFunc *tf;
+} MemoEntry;
+
+typedef struct IrEntry {
+    void *handle;
+    IRFunc *ir;
+    bool taken;         /* already given to a specialisation, which edits it */
+} IrEntry;
+
+typedef struct BlockInfo {
+    bool exec;
+} BlockInfo;
+
+/* ---- shared helpers ---------------------------------------------------------------------- */
+
+static bool failed(const Infer *c)
+{
+    return c->diag->kind != DIAG_NONE;
+}
+
+Type *infer_fail(Infer *c, const Instr *at, DiagKind kind, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_error(c->diag, kind, c->fn->qualname, c->fn->filename, at ? at->line : c->fn->firstline,
+               at ? at->col : -1, at ? at->end_col : -1, "%s", msg);
+    return NULL;
+}
+
+Instr *infer_emit(Infer *c, Instr *before, Opcode op, Type *type, int nargs)
+{
+    Instr *in = ir_new_instr(c->fn, op, nargs, before->line);
+    in->col = before->col;
+    in->end_col = before->end_col;
+    in->type = type;
+    ir_insert_before(before, in);
+    return in;
+}
+
+/* val converted to type `to`: scalars by CAST, tuples item by item; arrays that differ only in
+ * layout or writability share one representation and are passed as they are. */
+Instr *infer_coerce(Infer *c, Instr *before, Instr *val, Type *to)
+{
+    Type *from = ty_strong(val->type);
+    if (!to || from == to || !from)
+        return val;
+    if (ty_is_scalar(from) && ty_is_scalar(to)) {
+        Instr *cast = infer_emit(c, before, OP_CAST, to, 1);
+        cast->args[0] = val;
+        return cast;
+    }
+    if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->tuple.n == to->tuple.n) {
+        int n = from->tuple.n;
+        Instr *tuple = ir_new_instr(c->fn, OP_BUILD_TUPLE, n, before->line);
+        for (int i = 0; i < n; i++) {
+            Instr *item = infer_emit(c, before, OP_STATIC_GET, from->tuple.items[i], 1);
+            item->args[0] = val;
+            item->imm = i;
+            tuple->args[i] = infer_coerce(c, before, item, to->tuple.items[i]);
+        }
+        tuple->type = to;
+        ir_insert_before(before, tuple);
+        return tuple;
+    }
+    return val;
+}
+
+Instr *infer_const_int(Infer *c, Instr *before, int64_t v)
+{
+    Instr *in = infer_emit(c, before, OP_CONST, ty_scalar(TY_INT64), 0);
+    in->cst = ir_new_const(c->fn, K_INT);
+    in->cst->i = v;
+    return in;
+}
+
+void infer_make_const_bool(Infer *c, Instr *in, bool v)
+{
+    in->op = OP_CONST;
+    in->cst = ir_new_const(c->fn, K_BOOL);
+    in->cst->b = v;
+    in->nargs = 0;
+    in->nkw = 0;
+    in->sub = 0;
+    in->type = ty_scalar(TY_BOOL);
+}
+
+void infer_set_args(Infer *c, Instr *in, Instr **args, int nargs)
+{
+    Instr **copy = nargs ? arena_alloc(c->arena, sizeof *copy * (size_t)nargs) : NULL;
+    if (nargs)
+        memcpy(copy, args, sizeof *copy * (size_t)nargs);
+    in->args = copy;
+    in->nargs = nargs;
+    in->nkw = 0;
+    in->kwnames = NULL;
+}
+
+void infer_set_known(Infer *c, Instr *in, int v)
+{
+    if (in->id >= 0 && in->id < c->nknown)
+        c->known[in->id] = (signed char)v;
+}
+
+int infer_known(Infer *c, const Instr *in)
+{
+    if (in->op == OP_CONST) {
+        const Const *k = in->cst;
+        switch (k->kind) {
+        case K_NONE: return 0;
+        case K_BOOL: return k->b;
+        case K_INT: return k->i != 0;
+        case K_FLOAT: return k->f != 0;
+        case K_COMPLEX: return k->c.re != 0 || k->c.im != 0;
+        case K_TUPLE: return k->tuple.n != 0;
+        default: return -1;
+        }
+    }
+    return in->id >= 0 && in->id < c->nknown ? c->known[in->id] : -1;
+}
+
+bool infer_const_index(const Instr *in, int64_t *out)
+{
+    if (in->op != OP_CONST || (in->cst->kind != K_INT && in->cst->kind != K_BOOL))
+        return false;
+    *out = in->cst->kind == K_INT ? in->cst->i : in->cst->b;
+    return true;
+}
+
+bool infer_is_none_const(const Instr *in)
+{
+    return in->op == OP_CONST && in->cst->kind == K_NONE;
+}
+
+const char *infer_type_name(const Type *t)
+{
+    if (!t)
+        return "?";
+    return t->weak ? ty_strong((Type *)t)->name : t->name;
+}
+
+bool infer_is_runtime(const Type *t)
+{
+    if (!t)
+        return false;
+    if (ty_is_scalar(t))
+        return true;
+    switch (t->kind) {
+    case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER:
+        return true;
+    case TY_TUPLE:
+        for (int i = 0; i < t->tuple.n; i++)
+            if (!infer_is_runtime(t->tuple.items[i]))
+                return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+Type *infer_const_type(Infer *c, const Const *k)
+{
+    switch (k->kind) {
+    case K_NONE: return ty_scalar(TY_NONE);
+    case K_BOOL: return ty_scalar(TY_BOOL);
+    case K_INT: return ty_scalar(TY_INT64);
+    case K_FLOAT: return ty_scalar(TY_FLOAT64);
+    case K_COMPLEX: return ty_scalar(TY_COMPLEX128);
+    case K_ARRAY: return k->array_type;
+    case K_TUPLE: {
+        Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(k->tuple.n + 1));
+        for (int i = 0; i < k->tuple.n; i++)
+            if (!(items[i] = infer_const_type(c, k->tuple.items[i])))
+                return NULL;
+        return ty_tuple(items, k->tuple.n);
+    }
+    default: return NULL;
+    }
+}
+
+/* ---- reachability ------------------------------------------------------------------------ */
+
+static bool block_exec(const Block *b)
+{
+    return b && b->aux && ((BlockInfo *)b->aux)->exec;
+}
+
+static void mark_exec(Infer *c, Block *b)
+{
+    if (b && b->aux && !((BlockInfo *)b->aux)->exec) {
+        ((BlockInfo *)b->aux)->exec = true;
+        c->changed = true;
+    }
+}
+
+/* Whether control can go from p to b: p is reachable and, if it branches on a condition known
+ * at compile time, b is the side taken. */
+static bool edge_live(Infer *c, Block *p, Block *b)
+{
+    if (!block_exec(p))
+        return false;
+    Instr *t = ir_terminator(p);
+    if (!t)
+        return false;
+    if (t->op == OP_CBR && t->nargs == 1) {
+        int k = infer_known(c, t->args[0]);
+        if (k >= 0)
+            return t->succ[k ? 0 : 1] == b;
+    }
+    return true;
+}
+
+/* ---- scalar opcodes ---------------------------------------------------------------------- */
+
+static bool is_undefined_value(const Instr *a)
+{
+    return !a->type || (a->op == OP_CONST && a->cst->kind == K_UNDEFINED);
+}
+
+static Type *phi_conflict(Infer *c, Instr *phi, Instr *a, Type *ta, Instr *b)
+{
+    if (phi->var)
+        return infer_fail(c, phi, DIAG_TYPING,
+                          "variable '%s' is %s at line %d and %s at line %d; a variable must keep "
+                          "one type", phi->var, infer_type_name(ta), a->line,
+                          infer_type_name(b->type), b->line);
+    return infer_fail(c, phi, DIAG_TYPING,
+                      "a value is %s at line %d and %s at line %d where control flow joins",
+                      infer_type_name(ta), a->line, infer_type_name(b->type), b->line);
+}
+
+/* A value of type t for a path where the variable has none: zero for scalars, None, a tuple of
+ * such values, else (arrays) a CONST K_UNDEFINED of that type, for lowering an undefined value. */
+static Instr *undefined_value(Infer *c, Instr *before, Instr *old, Type *t)
+{
+    if (ty_is_scalar(t))
+        return infer_coerce(c, before, infer_const_int(c, before, 0), t);
+    if (t->kind == TY_NONE) {
+        Instr *none = infer_emit(c, before, OP_CONST, t, 0);
+        none->cst = ir_new_const(c->fn, K_NONE);
+        return none;
+    }
+    if (t->kind == TY_TUPLE) {
+        Instr **items = arena_alloc(c->arena, sizeof *items * (size_t)(t->tuple.n + 1));
+        for (int i = 0; i < t->tuple.n; i++)
+            items[i] = undefined_value(c, before, old, t->tuple.items[i]);
+        Instr *tuple = infer_emit(c, before, OP_BUILD_TUPLE, t, 0);
+        infer_set_args(c, tuple, items, t->tuple.n);
+        return tuple;
+    }
+    Instr *in = infer_emit(c, before, OP_CONST, t, 0);
+    in->cst = ir_new_const(c->fn, K_UNDEFINED);
+    in->cst->s = old && old->op == OP_CONST ? old->cst->s : NULL;
+    return in;
+}
+
+static void rewrite_phi(Infer *c, Instr *phi, Type *t)
+{
+    Block *b = phi->block;
+    for (int i = 0; i < phi->nargs && i < b->preds.len; i++) {
+        Block *p = b->preds.items[i];
+        Instr *term = ir_terminator(p), *a = phi->args[i];
+        if (!term)
+            continue;
+        if (is_undefined_value(a))
+            phi->args[i] = undefined_value(c, term, a, t);
+        else
+            phi->args[i] = infer_coerce(c, term, a, t);
+    }
+}
+
+static Type *type_phi(Infer *c, Instr *phi)
+{
+    Block *b = phi->block;
+    Type *acc = NULL;
+    Instr *from = NULL;
+    for (int i = 0; i < phi->nargs && i < b->preds.len; i++) {
+        Instr *a = phi->args[i];
+        if (!edge_live(c, b->preds.items[i], b) || is_undefined_value(a) || a == phi)
+            continue;
+        if (a->op == OP_CONST && a->cst->kind == K_OPAQUE)
+            return infer_fail(c, phi, DIAG_TYPING, "%s is not supported in compiled code",
+                              a->cst->name ? a->cst->name : "this value");
+        if (!acc) {
+            acc = a->type;
+            from = a;
+            continue;
+        }
+        Type *u = ty_unify(acc, a->type);
+        if (!u)
+            return phi_conflict(c, phi, from, acc, a);
+        acc = u;
+    }
+    if (acc && !infer_is_runtime(acc) && acc->kind != TY_UNDEFINED) {
+        /* Compile-time values (a module, a function) may flow through a join only unchanged. */
+        for (int i = 0; i < phi->nargs; i++)
+            if (phi->args[i]->type && !is_undefined_value(phi->args[i]) && phi->args[i]->type != acc)
+                return phi_conflict(c, phi, from, acc, phi->args[i]);
+    }
+    if (c->rewrite && acc)
+        rewrite_phi(c, phi, ty_strong(acc));
+    return acc;
+}
+
+static const char *binop_symbol(int op)
+{
+    static const char *const s[] = {"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "@"};
+    return op >= 0 && op <= BIN_MATMUL ? s[op] : "?";
+}
+
+static bool is_bitwise(int op)
+{
+    return op == BIN_AND || op == BIN_OR || op == BIN_XOR;
+}
+
+bool infer_binop_types(int op, Type *a, Type *b, bool python, Type **opt, Type **res)
+{
+    Type *t = ty_promote(a, b);
+    if (!t || op == BIN_MATMUL)
+        return false;
+    bool weak = t->weak;
+    Type *s = ty_strong(t), *i64 = ty_scalar(TY_INT64), *f64 = ty_scalar(TY_FLOAT64);
+    bool shift = op == BIN_LSHIFT || op == BIN_RSHIFT;
+    if (s->kind == TY_BOOL && !is_bitwise(op) && (python || shift || op == BIN_SUB))
+        s = i64;
+    if ((shift || is_bitwise(op)) && !ty_is_int(s) && s->kind != TY_BOOL)
+        return false;
+    if ((op == BIN_FLOORDIV || op == BIN_MOD) && ty_is_complex(s))
+        return false;
+    if (op == BIN_POW && python && (ty_is_int(s) || s->kind == TY_BOOL))
+        s = i64;
+    Type *r = s;
+    if (op == BIN_TRUEDIV && (ty_is_int(s) || s->kind == TY_BOOL))
+        r = s = f64;
+    *opt = weak ? ty_weak(s) : s;
+    *res = weak ? ty_weak(r) : r;
+    return true;
+}
+
+static Type *elem_type(Type *t)
+{
+    return t && t->kind == TY_ARRAY ? t->array.dtype : t;
+}
+
+static Type *binop_unsupported(Infer *c, Instr *in, Type *a, Type *b)
+{
+    return infer_fail(c, in, DIAG_TYPING, "unsupported operand types for %s: %s and %s",
+                      binop_symbol(in->sub), infer_type_name(a), infer_type_name(b));
+}
+
+static Type *array_binop(Infer *c, Instr *in, Type *a, Type *b)
+{
+    Type *opt, *res;
+    if (!ty_is_scalar(elem_type(a)) || !ty_is_scalar(elem_type(b)) ||
+        !infer_binop_types(in->sub, elem_type(a), elem_type(b), false, &opt, &res))
+        return binop_unsupported(c, in, a, b);
+    int ndim_a = a->kind == TY_ARRAY ? a->array.ndim : 0, ndim_b = b->kind == TY_ARRAY ? b->array.ndim : 0;
+    Type *result = ty_array(ty_strong(res), ndim_a > ndim_b ? ndim_a : ndim_b, 'C', false);
+    if (in->imm && a->kind == TY_ARRAY) {
+        if (a->array.readonly)
+            return infer_fail(c, in, DIAG_TYPING, "array is read-only: cannot update it with %s=",
+                              binop_symbol(in->sub));
+        if (ndim_b > ndim_a)
+            return infer_fail(c, in, DIAG_TYPING, "cannot broadcast a %dd operand into a %dd array "
+                              "updated in place", ndim_b, ndim_a);
+        result = a;
+    }
+    if (c->rewrite)
+        for (int k = 0; k < 2; k++)
+            if (in->args[k]->type->kind != TY_ARRAY)
+                in->args[k] = infer_coerce(c, in, in->args[k], ty_strong(opt));
+    return result;
+}
+
+/* (a, b) + (c,) is a new tuple of the items. */
+static Type *tuple_concat(Infer *c, Instr *in, Type *a, Type *b)
+{
+    int n = a->tuple.n + b->tuple.n;
+    Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(n + 1));
+    memcpy(items, a->tuple.items, sizeof *items * (size_t)a->tuple.n);
+    memcpy(items + a->tuple.n, b->tuple.items, sizeof *items * (size_t)b->tuple.n);
+    Type *t = ty_tuple(items, n);
+    if (c->rewrite) {
+        Instr **args = arena_alloc(c->arena, sizeof *args * (size_t)(n + 1));
+        for (int i = 0; i < n; i++) {
+            Instr *src = i < a->tuple.n ? in->args[0] : in->args[1];
+            int idx = i < a->tuple.n ? i : i - a->tuple.n;
+            args[i] = infer_emit(c, in, OP_STATIC_GET, items[i], 1);
+            args[i]->args[0] = src;
+            args[i]->imm = idx;
+        }
+        in->op = OP_BUILD_TUPLE;
+        infer_set_args(c, in, args, n);
+    }
+    return t;
+}
+
+static Type *type_binop(Infer *c, Instr *in)
+{
+    Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && in->sub == BIN_ADD)
+        return tuple_concat(c, in, a, b);
+    if (a->kind == TY_ARRAY || b->kind == TY_ARRAY)
+        return array_binop(c, in, a, b);
+    Type *opt, *res;
+    if (!ty_is_scalar(a) || !ty_is_scalar(b) || !infer_binop_types(in->sub, a, b, true, &opt, &res))
+        return binop_unsupported(c, in, a, b);
+    if (c->rewrite) {
+        in->args[0] = infer_coerce(c, in, in->args[0], ty_strong(opt));
+        in->args[1] = infer_coerce(c, in, in->args[1], ty_strong(opt));
+    }
+    return res;
+}
+
+/* bool(v) as far as the type tells: a tuple's truth is its length, None is false. Returns the
+ * known value (or -1) and fails on values that have no truth. */
+static int truth_of(Infer *c, Instr *at, Instr *v)
+{
+    Type *t = v->type;
+    if (ty_is_scalar(t))
+        return infer_known(c, v);
+    if (t->kind == TY_NONE)
+        return 0;
+    if (t->kind == TY_TUPLE)
+        return t->tuple.n != 0;
+    if (t->kind == TY_ARRAY)
+        infer_fail(c, at, DIAG_TYPING, "the truth value of an array is ambiguous "
+                   "(compare it, or test a.size)");
+    else
+        infer_fail(c, at, DIAG_TYPING, "%s has no truth value in compiled code", infer_type_name(t));
+    return -2;
+}
+
+/* The bool that a condition tests: v itself, or a TRUTH of it. */
+static Instr *as_bool(Infer *c, Instr *before, Instr *v)
+{
+    if (ty_strong(v->type)->kind == TY_BOOL)
+        return v;
+    Instr *t = infer_emit(c, before, OP_TRUTH, ty_scalar(TY_BOOL), 1);
+    t->args[0] = v;
+    return t;
+}
+
+static Type *type_truth(Infer *c, Instr *in)
+{
+    int k = truth_of(c, in, in->args[0]);
+    if (k == -2)
+        return NULL;
+    infer_set_known(c, in, k);
+    if (c->rewrite && k >= 0 && !ty_is_scalar(in->args[0]->type))
+        infer_make_const_bool(c, in, k);
+    return ty_scalar(TY_BOOL);
+}
+
+static Type *type_unary(Infer *c, Instr *in)
+{
+    Type *t = in->args[0]->type;
+    if (in->sub == UN_NOT) {
+        int k = truth_of(c, in, in->args[0]);
+        if (k == -2)
+            return NULL;
+        infer_set_known(c, in, k < 0 ? -1 : !k);
+        if (c->rewrite && k >= 0 && !ty_is_scalar(t))
+            infer_make_const_bool(c, in, !k);
+        else if (c->rewrite)
+            in->args[0] = as_bool(c, in, in->args[0]);
+        return ty_scalar(TY_BOOL);
+    }
+    Type *e = elem_type(t);
+    if (!ty_is_scalar(e) || (in->sub == UN_INVERT && !ty_is_int(e) && e->kind != TY_BOOL))
+        return infer_fail(c, in, DIAG_TYPING, "bad operand type for unary %s: %s",
+                          in->sub == UN_NEG ? "-" : in->sub == UN_POS ? "+" : "~", infer_type_name(t));
+    if (t->kind == TY_ARRAY)
+        return ty_array(e, t->array.ndim, 'C', false);
+    Type *r = t->kind == TY_BOOL ? (t->weak ? ty_weak(ty_scalar(TY_INT64)) : ty_scalar(TY_INT64)) : t;
+    if (c->rewrite)
+        in->args[0] = infer_coerce(c, in, in->args[0], ty_strong(r));
+    return r;
+}
+
+/* `x in (a, b, c)` becomes (x == a) | (x == b) | (x == c), each compare at its own promotion. */
+static Type *tuple_contains(Infer *c, Instr *in, Instr *tuple, Instr *x)
+{
+    Type *tt = tuple->type;
+    for (int i = 0; i < tt->tuple.n; i++)
+        if (!ty_is_scalar(tt->tuple.items[i]) || !ty_is_scalar(x->type))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' is supported over tuples of numbers "
+                              "only, not %s in %s", infer_type_name(x->type), infer_type_name(tt));
+    if (!c->rewrite)
+        return ty_scalar(TY_BOOL);
+    bool negate = in->sub == CMP_NOTIN;
+    int n = tt->tuple.n;
+    Instr *acc = NULL;
+    for (int i = 0; i < n; i++) {
+        bool last = i == n - 1 && !negate;   /* the last test is `in` itself */
+        Type *t = ty_strong(ty_promote(tt->tuple.items[i], x->type));
+        Instr *item = infer_emit(c, in, OP_STATIC_GET, tt->tuple.items[i], 1);
+        item->args[0] = tuple;
+        item->imm = i;
+        Instr *args[2] = {infer_coerce(c, in, x, t), infer_coerce(c, in, item, t)};
+        Instr *eq = last && !acc ? in : infer_emit(c, in, OP_COMPARE, ty_scalar(TY_BOOL), 2);
+        eq->op = OP_COMPARE;
+        eq->sub = CMP_EQ;
+        infer_set_args(c, eq, args, 2);
+        if (acc) {
+            Instr *or = last ? in : infer_emit(c, in, OP_BINOP, ty_scalar(TY_BOOL), 2);
+            Instr *pair[2] = {acc, eq};
+            or->op = OP_BINOP;
+            or->sub = BIN_OR;
+            infer_set_args(c, or, pair, 2);
+            eq = or;
+        }
+        acc = eq;
+    }
+    if (!acc) {
+        infer_make_const_bool(c, in, negate);
+    } else if (negate) {
+        in->op = OP_UNARY;
+        in->sub = UN_NOT;
+        infer_set_args(c, in, &acc, 1);
+    }
+    return ty_scalar(TY_BOOL);
+}
+
+static Type *type_contains(Infer *c, Instr *in)
+{
+    Instr *x = in->args[0], *seq = in->args[1];
+    if (seq->type->kind == TY_TUPLE)
+        return tuple_contains(c, in, seq, x);
+    if (seq->type->kind != TY_RANGE)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' is supported over tuples and ranges, "
+                          "not %s", infer_type_name(seq->type));
+    if (!ty_is_int(x->type) && x->type->kind != TY_BOOL)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over a range needs an integer, not %s",
+                          infer_type_name(x->type));
+    if (c->rewrite) {
+        Instr *contains = in;
+        if (in->sub == CMP_NOTIN) {
+            contains = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_BOOL), 2);
+            in->op = OP_UNARY;
+            in->sub = UN_NOT;
+            infer_set_args(c, in, &contains, 1);
+        }
+        Instr *args[2] = {seq, infer_coerce(c, contains, x, ty_scalar(TY_INT64))};
+        contains->op = OP_INTRINSIC;
+        contains->sub = BI_CONTAINS;
+        infer_set_args(c, contains, args, 2);
+    }
+    return ty_scalar(TY_BOOL);
+}
+
+/* Whether == between tuples of these types is known to compile: items numbers, None or tuples. */
+static bool tuples_comparable(Type *a, Type *b)
+{
+    if (a->kind == TY_TUPLE && b->kind == TY_TUPLE) {
+        for (int i = 0; i < a->tuple.n && a->tuple.n == b->tuple.n; i++)
+            if (!tuples_comparable(a->tuple.items[i], b->tuple.items[i]))
+                return false;
+        return true;
+    }
+    return (ty_is_scalar(a) && ty_is_scalar(b)) || a->kind == TY_NONE || b->kind == TY_NONE;
+}
+
+static Instr *emit_bool(Infer *c, Instr *before, bool v)
+{
+    Instr *k = infer_emit(c, before, OP_CONST, ty_scalar(TY_BOOL), 0);
+    k->cst = ir_new_const(c->fn, K_BOOL);
+    k->cst->b = v;
+    return k;
+}
+
+/* x == y for two values, emitted before `before`: item by item for tuples. */
+static Instr *emit_equal(Infer *c, Instr *before, Instr *x, Instr *y)
+{
+    Type *a = ty_strong(x->type), *b = ty_strong(y->type);
+    if (a->kind == TY_NONE || b->kind == TY_NONE)
+        return emit_bool(c, before, a->kind == b->kind);
+    if (ty_is_scalar(a)) {
+        Type *t = ty_promote(a, b);
+        Instr *args[2] = {infer_coerce(c, before, x, t), infer_coerce(c, before, y, t)};
+        Instr *eq = infer_emit(c, before, OP_COMPARE, ty_scalar(TY_BOOL), 2);
+        eq->sub = CMP_EQ;
+        infer_set_args(c, eq, args, 2);
+        return eq;
+    }
+    if (a->tuple.n != b->tuple.n)
+        return emit_bool(c, before, false);
+    Instr *acc = NULL;
+    for (int i = 0; i < a->tuple.n; i++) {
+        Instr *xi = infer_emit(c, before, OP_STATIC_GET, a->tuple.items[i], 1);
+        xi->args[0] = x;
+        xi->imm = i;
+        Instr *yi = infer_emit(c, before, OP_STATIC_GET, b->tuple.items[i], 1);
+        yi->args[0] = y;
+        yi->imm = i;
+        Instr *eq = emit_equal(c, before, xi, yi);
+        if (acc) {
+            Instr *and = infer_emit(c, before, OP_BINOP, ty_scalar(TY_BOOL), 2);
+            and->sub = BIN_AND;
+            and->args[0] = acc;
+            and->args[1] = eq;
+            eq = and;
+        }
+        acc = eq;
+    }
+    return acc ? acc : emit_bool(c, before, true);
+}
+
+static Type *tuple_compare(Infer *c, Instr *in, Type *a, Type *b)
+{
+    if ((in->sub != CMP_EQ && in->sub != CMP_NE) || !tuples_comparable(a, b))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "tuples can be compared with == and != only, "
+                          "item by item, not %s with %s", infer_type_name(a), infer_type_name(b));
+    if (c->rewrite) {
+        Instr *eq = emit_equal(c, in, in->args[0], in->args[1]);
+        in->op = in->sub == CMP_EQ ? OP_CAST : OP_UNARY;   /* a bool CAST of a bool is the value */
+        in->sub = UN_NOT;
+        infer_set_args(c, in, &eq, 1);
+    }
+    return ty_scalar(TY_BOOL);
+}
+
+static Type *fold_compare(Infer *c, Instr *in, bool v)
+{
+    infer_set_known(c, in, v);
+    if (c->rewrite)
+        infer_make_const_bool(c, in, v);
+    return ty_scalar(TY_BOOL);
+}
+
+static Type *type_compare(Infer *c, Instr *in)
+{
+    Type *a = in->args[0]->type, *b = in->args[1]->type;
+    int op = in->sub;
+    bool a_none = a->kind == TY_NONE, b_none = b->kind == TY_NONE;
+    if (op == CMP_IN || op == CMP_NOTIN)
+        return type_contains(c, in);
+    if (op == CMP_IS || op == CMP_ISNOT || ((op == CMP_EQ || op == CMP_NE) && (a_none || b_none))) {
+        if (!a_none && !b_none)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "'is' compares with None only in compiled "
+                              "code, not %s with %s", infer_type_name(a), infer_type_name(b));
+        bool same = a_none && b_none;
+        return fold_compare(c, in, (op == CMP_IS || op == CMP_EQ) ? same : !same);
+    }
+    if (a->kind == TY_TUPLE && b->kind == TY_TUPLE)
+        return tuple_compare(c, in, a, b);
+    if (a->kind == TY_ARRAY || b->kind == TY_ARRAY) {
+        Type *ea = elem_type(a), *eb = elem_type(b), *t = ty_promote(ea, eb);
+        if (!t)
+            return infer_fail(c, in, DIAG_TYPING, "cannot compare %s with %s", infer_type_name(a),
+                              infer_type_name(b));
+        int na = a->kind == TY_ARRAY ? a->array.ndim : 0, nb = b->kind == TY_ARRAY ? b->array.ndim : 0;
+        if (c->rewrite)
+            for (int k = 0; k < 2; k++)
+                if (in->args[k]->type->kind != TY_ARRAY)
+                    in->args[k] = infer_coerce(c, in, in->args[k], ty_strong(t));
+        return ty_array(ty_scalar(TY_BOOL), na > nb ? na : nb, 'C', false);
+    }
+    Type *t = ty_promote(a, b);
+    if (!t || (ty_is_complex(t) && op != CMP_EQ && op != CMP_NE))
+        return infer_fail(c, in, DIAG_TYPING, "cannot compare %s with %s", infer_type_name(a),
+                          infer_type_name(b));
+    if (c->rewrite) {
+        in->args[0] = infer_coerce(c, in, in->args[0], ty_strong(t));
+        in->args[1] = infer_coerce(c, in, in->args[1], ty_strong(t));
+    }
+    return ty_scalar(TY_BOOL);
+}
+
+static Type *type_build_tuple(Infer *c, Instr *in)
+{
+    Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(in->nargs + 1));
+    for (int i = 0; i < in->nargs; i++) {
+        items[i] = ty_strong(in->args[i]->type);
+        if (!infer_is_runtime(items[i]) || items[i]->kind == TY_ITER)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "a tuple cannot hold %s in compiled code",
+                              infer_type_name(items[i]));
+    }
+    return ty_tuple(items, in->nargs);
+}
+
+static Type *type_build_slice(Infer *c, Instr *in)
+{
+    for (int i = 0; i < in->nargs; i++) {
+        Type *t = in->args[i]->type;
+        if (t->kind == TY_NONE)
+            continue;
+        if (!ty_is_int(t) && t->kind != TY_BOOL)
+            return infer_fail(c, in, DIAG_TYPING, "slice indices must be integers or None, not %s",
+                              infer_type_name(t));
+        if (c->rewrite)
+            in->args[i] = infer_coerce(c, in, in->args[i], ty_scalar(TY_INT64));
+    }
+    return ty_scalar(TY_SLICE);
+}
+
+static Type *type_const(Infer *c, Instr *in)
+{
+    Const *k = in->cst;
+    switch (k->kind) {
+    case K_INT: return ty_weak(ty_scalar(TY_INT64));
+    case K_FLOAT: return ty_weak(ty_scalar(TY_FLOAT64));
+    case K_COMPLEX: return ty_weak(ty_scalar(TY_COMPLEX128));
+    case K_STR: return ty_literal(TY_STRING, k);
+    case K_MODULE: return ty_literal(TY_MODULE, k);
+    case K_FUNC: return ty_literal(TY_FUNCTION, k);
+    case K_DISPATCHER: return ty_literal(TY_DISPATCHER, k);
+    case K_EXCCLASS: return ty_literal(TY_EXCCLASS, k);
+    case K_OPAQUE:
+    case K_UNDEFINED: return in->type && in->type->kind != TY_UNDEFINED ? in->type : ty_undefined();
+    case K_TUPLE: {
+        Type *t = infer_const_type(c, k);
+        return t ? t : infer_fail(c, in, DIAG_UNSUPPORTED, "this tuple constant holds values "
+                                  "compiled code cannot use");
+    }
+    default: {
+        Type *t = infer_const_type(c, k);
+        return t ? t : infer_fail(c, in, DIAG_INTERNAL, "a constant without a type");
+    }
+    }
+}
+
+/* ---- terminators ------------------------------------------------------------------------- */
+
+static Type *type_cbr(Infer *c, Instr *in)
+{
+    int k = truth_of(c, in, in->args[0]);
+    if (k == -2)
+        return NULL;
+    if (k < 0)
+        k = infer_known(c, in->args[0]);
+    if (k != 0)
+        mark_exec(c, in->succ[0]);
+    if (k != 1)
+        mark_exec(c, in->succ[1]);
+    if (c->rewrite)
+        in->args[0] = as_bool(c, in, in->args[0]);
+    return ty_scalar(TY_NONE);
+}
+
+static Type *type_ret(Infer *c, Instr *in)
+{
+    Instr *v = in->args[0];
+    Type *t = ty_strong(v->type);
+    if (!infer_is_runtime(t) || t->kind == TY_ITER)
+        return infer_fail(c, in, DIAG_TYPING, "cannot return %s from compiled code", infer_type_name(t));
+    if (c->rewrite) {
+        in->args[0] = infer_coerce(c, in, v, c->tf->ret);
+        return ty_scalar(TY_NONE);
+    }
+    if (c->declared) {
+        Type *u = ty_unify(c->declared, t);
+        if (!u || (u != c->declared && !(ty_is_scalar(t) && ty_is_scalar(c->declared))))
+            return infer_fail(c, in, DIAG_TYPING, "cannot return %s from a function declared to "
+                              "return %s", infer_type_name(t), infer_type_name(c->declared));
+    }
+    if (!c->ret) {
+        c->ret = t;
+        c->ret_from = in;
+    } else {
+        Type *u = ty_unify(c->ret, t);
+        if (!u)
+            return infer_fail(c, in, DIAG_TYPING, "the function returns %s at line %d and %s at "
+                              "line %d; it must return one type", infer_type_name(c->ret),
+                              c->ret_from->line, infer_type_name(t), in->line);
+        c->ret = u;
+    }
+    return ty_scalar(TY_NONE);
+}
+
+static Type *type_raise(Infer *c, Instr *in)
+{
+    Type *t = in->args[0]->type;
+    if (t->kind != TY_EXCCLASS && t->kind != TY_EXCEPTION)
+        return infer_fail(c, in, DIAG_TYPING, "exceptions must derive from BaseException, not %s",
+                          infer_type_name(t));
+    return ty_scalar(TY_NONE);
+}
+
+/* ---- the per-instruction dispatch -------------------------------------------------------- */
+
+/* Reports operands that cannot be used (an unsupported global, a variable that may be unset);
+ * false also when one has no type yet. */
+static bool operands_ready(Infer *c, Instr *in)
+{
+    for (int i = 0; i < in->nargs; i++) {
+        Instr *a = in->args[i];
+        if (a->op == OP_CONST && a->cst->kind == K_OPAQUE) {
+            infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code",
+                       a->cst->name ? a->cst->name : "this value");
+            return false;
+        }
+        if (a->op == OP_CONST && a->cst->kind == K_UNDEFINED && a->type &&
+            a->type->kind == TY_UNDEFINED) {
+            infer_fail(c, in, DIAG_TYPING, "local variable '%s' may be used before it is assigned",
+                       a->cst->s ? a->cst->s : a->var ? a->var : "?");
+            return false;
+        }
+        if (!a->type)
+            return false;
+    }
+    return true;
+}
+
+static Type *type_instr(Infer *c, Instr *in)
+{
+    if (in->op == OP_PHI)
+        return type_phi(c, in);
+    if (!operands_ready(c, in))
+        return NULL;
+    switch (in->op) {
+    case OP_ARG:
+        if (in->imm < 0 || in->imm >= c->tf->nargs)
+            return infer_fail(c, in, DIAG_INTERNAL, "argument %lld out of range", (long long)in->imm);
+        return c->argtypes[in->imm];
+    case OP_CONST: return type_const(c, in);
+    case OP_BINOP: return type_binop(c, in);
+    case OP_UNARY: return type_unary(c, in);
+    case OP_COMPARE: return type_compare(c, in);
+    case OP_TRUTH: return type_truth(c, in);
+    case OP_GETATTR: return infer_getattr(c, in);
+    case OP_GETITEM: return infer_getitem(c, in);
+    case OP_SETITEM: return infer_setitem(c, in);
+    case OP_STATIC_GETITEM: return infer_static_getitem(c, in);
+    case OP_CALL: return infer_call(c, in);
+    case OP_BUILD_TUPLE: return type_build_tuple(c, in);
+    case OP_BUILD_SLICE: return type_build_slice(c, in);
+    case OP_GETITER: return infer_getiter(c, in);
+    case OP_BR:
+        mark_exec(c, in->succ[0]);
+        return ty_scalar(TY_NONE);
+    case OP_CBR: return type_cbr(c, in);
+    case OP_FOR_ITER: {
+        Type *t = infer_for_iter(c, in);
+        if (t) {
+            mark_exec(c, in->succ[0]);
+            mark_exec(c, in->succ[1]);
+        }
+        return t;
+    }
+    case OP_RET: return type_ret(c, in);
+    case OP_RAISE: return type_raise(c, in);
+    default:
+        return in->type;   /* already typed (made by inference) */
+    }
+}
+
+/* ---- the worklist ------------------------------------------------------------------------ */
+
+static int run_fixpoint(Infer *c)
+{
+    mark_exec(c, c->fn->blocks.items[0]);
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+        c->changed = false;
+        c->ret = NULL;
+        c->ret_from = NULL;
+        for (int i = 0; i < c->fn->blocks.len; i++) {
+            Block *b = c->fn->blocks.items[i];
+            if (!block_exec(b))
+                continue;
+            for (int j = 0; j < b->instrs.len; j++) {
+                Instr *in = b->instrs.items[j];
+                Type *t = type_instr(c, in);
+                if (failed(c))
+                    return -1;
+                if (t && t != in->type) {
+                    in->type = t;
+                    c->changed = true;
+                }
+            }
+        }
+        if (!c->changed)
+            return 0;
+    }
+    infer_fail(c, NULL, DIAG_INTERNAL, "type inference did not converge");
+    return -1;
+}
+
+/* ---- the rewrite ------------------------------------------------------------------------- */
+
+static void remove_pred_at(Block *b, int i)
+{
+    for (int j = 0; j < b->instrs.len; j++) {
+        Instr *phi = b->instrs.items[j];
+        if (phi->op != OP_PHI)
+            break;
+        if (i < phi->nargs) {
+            memmove(&phi->args[i], &phi->args[i + 1], sizeof(Instr *) * (size_t)(phi->nargs - i - 1));
+            phi->nargs--;
+        }
+    }
+    memmove(&b->preds.items[i], &b->preds.items[i + 1], sizeof(void *) * (size_t)(b->preds.len - i - 1));
+    b->preds.len--;
+}
+
+static void remove_pred(Block *b, Block *p)
+{
+    for (int i = 0; i < b->preds.len; i++)
+        if (b->preds.items[i] == p) {
+            remove_pred_at(b, i);
+            return;
+        }
+}
+
+/* Folds branches on known conditions and drops the blocks no path reaches, renumbering the rest. */
+static void prune_cfg(Infer *c)
+{
+    IRFunc *fn = c->fn;
+    for (int i = 0; i < fn->blocks.len; i++) {
+        Block *b = fn->blocks.items[i];
+        Instr *t = block_exec(b) ? ir_terminator(b) : NULL;
+        int k = t && t->op == OP_CBR ? infer_known(c, t->args[0]) : -1;
+        if (k < 0)
+            continue;
+        Block *keep = t->succ[k ? 0 : 1], *drop = t->succ[k ? 1 : 0];
+        t->op = OP_BR;
+        t->succ[0] = keep;
+        t->succ[1] = NULL;
+        t->nargs = 0;
+        remove_pred(drop, b);
+    }
+    int n = 0;
+    for (int i = 0; i < fn->blocks.len; i++) {
+        Block *b = fn->blocks.items[i];
+        if (!block_exec(b))
+            continue;
+        for (int p = b->preds.len - 1; p >= 0; p--)
+            if (!block_exec(b->preds.items[p]))
+                remove_pred_at(b, p);
+        b->id = n;
+        fn->blocks.items[n++] = b;
+    }
+    fn->blocks.len = n;
+}
+
+static void remove_instr(Block *b, int j)
+{
+    memmove(&b->instrs.items[j], &b->instrs.items[j + 1], sizeof(void *) * (size_t)(b->instrs.len - j - 1));
+    b->instrs.len--;
+}
+
+/* Counts, by value id, the uses of each value by the instructions left in the function. */
+static int *count_uses(Infer *c)
+{
+    int *uses = arena_alloc(c->arena, sizeof(int) * (size_t)(c->fn->next_id + 1));
+    for (int i = 0; i < c->fn->blocks.len; i++) {
+        Block *b = c->fn->blocks.items[i];
+        for (int j = 0; j < b->instrs.len; j++) {
+            Instr *in = b->instrs.items[j];
+            for (int k = 0; k < in->nargs; k++)
+                uses[in->args[k]->id]++;
+        }
+    }
+    return uses;
+}
+
+/* Whether an unused in can go: it computes a value without effect (no exception either). */
+static bool is_pure(const Instr *in)
+{
+    switch (in->op) {
+    case OP_CONST: case OP_BUILD_TUPLE: case OP_BUILD_SLICE: case OP_STATIC_GET: case OP_GETATTR:
+    case OP_ARRAY_ATTR: case OP_CAST: case OP_PHI:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Drops values nothing uses that have no type (untyped phis of variables never assigned on a
+ * live path) or no effect (the tuple an index was written as, the module of math.sqrt), then
+ * strips weakness from what remains. */
+static int finish_types(Infer *c)
+{
+    for (bool again = true; again;) {
+        again = false;
+        int *uses = count_uses(c);
+        for (int i = 0; i < c->fn->blocks.len; i++) {
+            Block *b = c->fn->blocks.items[i];
+            for (int j = b->instrs.len - 1; j >= 0; j--) {
+                Instr *in = b->instrs.items[j];
+                if (uses[in->id] == 0 && j != b->instrs.len - 1 && (!in->type || is_pure(in))) {
+                    remove_instr(b, j);
+                    again = true;
+                }
+            }
+        }
+    }
+    for (int i = 0; i < c->fn->blocks.len; i++) {
+        Block *b = c->fn->blocks.items[i];
+        for (int j = 0; j < b->instrs.len; j++) {
+            Instr *in = b->instrs.items[j];
+            if (!in->type) {
+                if (in->var)
+                    infer_fail(c, in, DIAG_TYPING, "local variable '%s' is used before it is "
+                               "assigned", in->var);
+                else
+                    infer_fail(c, in, DIAG_TYPING, "this value is never computed on any path "
+                               "that reaches its use");
+                return -1;
+            }
+            in->type = ty_strong(in->type);
+            if (in->op == OP_GETITER)
+                in->aux = NULL;   /* infer_items.c's note on enumerate/zip loops */
+        }
+    }
+    return 0;
+}
+
+static int rewrite_function(Infer *c)
+{
+    prune_cfg(c);
+    c->rewrite = true;
+    for (int i = 0; i < c->fn->blocks.len; i++) {
+        Block *b = c->fn->blocks.items[i];
+        int n = b->instrs.len;
+        Instr **snapshot = arena_alloc(c->arena, sizeof *snapshot * (size_t)(n + 1));
+        memcpy(snapshot, b->instrs.items, sizeof *snapshot * (size_t)n);
+        for (int j = 0; j < n; j++) {
+            Instr *in = snapshot[j];
+            if (!in->type)
+                continue;
+            Type *t = type_instr(c, in);
+            if (failed(c))
+                return -1;
+            if (t)
+                in->type = t;
+        }
+    }
+    return finish_types(c);
+}
+
+/* ---- functions and the program ----------------------------------------------------------- */
+
+static MemoEntry *memo_entry(ProgInfer *pi, TypedFunc *tf)
+{
+    for (int i = 0; i < pi->memo.len; i++) {
+        MemoEntry *e = pi->memo.items[i];
+        if (e->tf == tf)
+            return e;
+    }
+    return NULL;
+}
+
+/* A function that calls itself, like fib, is typed as Numba does: its calls to itself first have
+ * no type, the returns that do not depend on them give a provisional return type, and the calls
+ * are typed with it until the return type no longer changes. */
+static int infer_self_recursion(Infer *c)
+{
+    const CompilerHost *host = c->pi->prog->host;
+    MemoEntry *self = memo_entry(c->pi, c->tf);   /* its handle is the one calls name it by */
+    Type *known = host && host->known_return && self && self->handle
+                      ? host->known_return(host->ctx, self->handle, self->argtypes, self->nargs) : NULL;
+    for (int round = 0; round < 8; round++) {
+        Type *ret = known ? known : ty_strong(c->ret);
+        if (!ret) {
+            infer_fail(c, NULL, DIAG_TYPING, "recursive function '%s' has no return that does not "
+                       "go through a call to itself; give it an explicit signature", c->fn->qualname);
+            return -1;
+        }
+        if (ret == c->provisional)
+            return 0;
+        c->provisional = ret;
+        if (run_fixpoint(c) < 0)
+            return -1;
+    }
+    infer_fail(c, NULL, DIAG_TYPING, "the return type of recursive function '%s' does not settle; "
+               "give it an explicit signature", c->fn->qualname);
+    return -1;
+}
+
+static int infer_function(ProgInfer *pi, TypedFunc *tf, Type **argtypes, Type *declared)
+{
+    Infer c = {.pi = pi, .tf = tf, .fn = tf->ir, .argtypes = argtypes, .arena = pi->prog->arena,
+               .diag = pi->diag, .declared = declared};
+    if (c.fn->blocks.len == 0) {
+        infer_fail(&c, NULL, DIAG_INTERNAL, "function has no blocks");
+        return -1;
+    }
+    c.nknown = c.fn->next_id;
+    c.known = arena_alloc(c.arena, (size_t)c.nknown + 1);
+    memset(c.known, -1, (size_t)c.nknown + 1);
+    for (int i = 0; i < c.fn->blocks.len; i++)
+        ((Block *)c.fn->blocks.items[i])->aux = arena_alloc(c.arena, sizeof(BlockInfo));
+    tf->inferring = true;
+    pi->depth++;
+    int rc = run_fixpoint(&c);
+    if (rc == 0 && c.self_call && !declared)
+        rc = infer_self_recursion(&c);
+    if (rc == 0) {
+        tf->ret = declared ? declared : c.ret ? ty_strong(c.ret) : ty_scalar(TY_NONE);
+        rc = rewrite_function(&c);
+    }
+    pi->depth--;
+    tf->inferring = false;
+    for (int i = 0; i < c.fn->blocks.len; i++)
+        ((Block *)c.fn->blocks.items[i])->aux = NULL;
+    return rc;
+}
+
+static const char *make_symbol(Arena *arena, const char *name)
+{
+    static atomic_int counter;   /* per process: symbols must be unique in the one JIT */
+    int n = atomic_fetch_add(&counter, 1);
+    char *s = arena_printf(arena, "pj_%s_%d", name ? name : "f", n);
+    for (char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            *p = '_';
+    return s;
+}
+
+static TypedFunc *new_typed_func(ProgInfer *pi, IRFunc *ir, void *handle, Type **argtypes,
+                                 int nargs, Type *declared)
+{
+    Arena *arena = pi->prog->arena;
+    TypedFunc *tf = arena_alloc(arena, sizeof *tf);
+    tf->ir = ir;
+    tf->nargs = nargs;
+    tf->argtypes = arena_alloc(arena, sizeof(Type *) * (size_t)(nargs + 1));
+    MemoEntry *e = arena_alloc(arena, sizeof *e);
+    e->argtypes = arena_alloc(arena, sizeof(Type *) * (size_t)(nargs + 1));
+    for (int i = 0; i < nargs; i++) {
+        e->argtypes[i] = argtypes[i];
+        tf->argtypes[i] = ty_strong(argtypes[i]);
+    }
+    tf->symbol = make_symbol(arena, ir->name);
+    e->handle = handle;
+    e->nargs = nargs;
+    e->declared = declared;
+    e->tf = tf;
+    vec_push(arena, &pi->memo, e);
+    return tf;
+}
+
+IRFunc *infer_callee_ir(Infer *c, Instr *at, void *handle)
+{
+    ProgInfer *pi = c->pi;
+    const CompilerHost *host = pi->prog->host;
+    if (!host || !host->get_ir) {
+        infer_fail(c, at, DIAG_UNSUPPORTED, "calling another compiled function is not possible here");
+        return NULL;
+    }
+    for (int i = 0; i < pi->irs.len; i++) {
+        IrEntry *e = pi->irs.items[i];
+        if (e->handle == handle && !e->taken)
+            return e->ir;
+    }
+    IRFunc *ir = host->get_ir(host->ctx, handle, pi->prog->arena, pi->diag);
+    if (!ir) {
+        if (!failed(c))
+            infer_fail(c, at, DIAG_INTERNAL, "the callee's code could not be read");
+        return NULL;
+    }
+    IrEntry *e = arena_alloc(pi->prog->arena, sizeof *e);
+    e->handle = handle;
+    e->ir = ir;
+    vec_push(pi->prog->arena, &pi->irs, e);
+    return ir;
+}
+
+
+static bool same_types(Type **a, Type **b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* The IR for a new specialisation of handle: the cached one if no specialisation took it. */
+static IRFunc *take_ir(Infer *c, Instr *at, void *handle)
+{
+    IRFunc *ir = infer_callee_ir(c, at, handle);
+    if (!ir)
+        return NULL;
+    for (int i = 0; i < c->pi->irs.len; i++) {
+        IrEntry *e = c->pi->irs.items[i];
+        if (e->ir == ir)
+            e->taken = true;
+    }
+    return ir;
+}
+
+static Type *recursive_return(Infer *c, Instr *at, MemoEntry *e)
+{
+    if (e->declared)
+        return e->declared;
+    const CompilerHost *host = c->pi->prog->host;
+    Type *r = host && host->known_return ? host->known_return(host->ctx, e->handle, e->argtypes,
+                                                              e->nargs) : NULL;
+    if (!r)
+        infer_fail(c, at, DIAG_TYPING, "recursive call of '%s': a recursive function needs an "
+                   "explicit signature (its return type cannot be inferred)", e->tf->ir->qualname);
+    return r;
+}
+
+TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, int nargs,
+                            Type **ret)
+{
+    ProgInfer *pi = c->pi;
+    for (int i = 0; i < pi->memo.len; i++) {
+        MemoEntry *e = pi->memo.items[i];
+        if (e->handle != handle || e->nargs != nargs || !same_types(e->argtypes, argtypes, nargs))
+            continue;
+        if (e->tf == c->tf && !e->declared && e->tf->inferring) {
+            /* f calling itself: typed from its other returns first (infer_function) */
+            *ret = c->provisional;
+            c->self_call = true;
+            return e->tf;
+        }
+        *ret = e->tf->inferring ? recursive_return(c, at, e) : e->tf->ret;
+        return *ret ? e->tf : NULL;
+    }
+    if (pi->depth >= MAX_DEPTH) {
+        infer_fail(c, at, DIAG_TYPING, "calls nest too deeply while specialising (a recursive "
+                   "function called with ever new argument types?)");
+        return NULL;
+    }
+    IRFunc *ir = take_ir(c, at, handle);
+    if (!ir)
+        return NULL;
+    TypedFunc *tf = new_typed_func(pi, ir, handle, argtypes, nargs, NULL);
+    if (infer_function(pi, tf, memo_entry(pi, tf)->argtypes, NULL) < 0)
+        return NULL;
+    *ret = tf->ret;
+    return tf;
+}
+
+/* Program.funcs: the entry, then every function its calls reach (specialisations made while
+ * types were still changing and then left unused are not compiled). */
+static void collect_funcs(Program *prog, TypedFunc *tf)
+{
+    for (int i = 0; i < prog->funcs.len; i++)
+        if (prog->funcs.items[i] == tf)
+            return;
+    vec_push(prog->arena, &prog->funcs, tf);
+    IRFunc *fn = tf->ir;
+    for (int i = 0; i < fn->blocks.len; i++) {
+        Block *b = fn->blocks.items[i];
+        for (int j = 0; j < b->instrs.len; j++) {
+            Instr *in = b->instrs.items[j];
+            if (in->op == OP_CALL_JIT && in->callee)
+                collect_funcs(prog, in->callee);
+        }
+    }
+}
+
+static void dump_types(Program *prog)
+{
+    char *text = arena_strdup(prog->arena, "");
+    for (int i = 0; i < prog->funcs.len; i++) {
+        TypedFunc *tf = prog->funcs.items[i];
+        char *sig = arena_strdup(prog->arena, "");
+        for (int k = 0; k < tf->nargs; k++)
+            sig = arena_printf(prog->arena, "%s%s%s", sig, k ? ", " : "", tf->argtypes[k]->name);
+        text = arena_printf(prog->arena, "%s%s# %s(%s) -> %s  [%s]\n%s", text, i ? "\n" : "",
+                            tf->ir->qualname ? tf->ir->qualname : tf->ir->name, sig,
+                            tf->ret ? tf->ret->name : "?", tf->symbol, ir_dump(tf->ir, true));
+    }
+    prog->types_dump = text;
+}
+
+TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int nargs, Type *ret,
+                         Diag *diag)
+{
+    ProgInfer pi = {.prog = prog, .diag = diag};
+    if (nargs != entry->nargs) {
+        diag_error(diag, DIAG_TYPE_ERROR, entry->qualname, entry->filename, entry->firstline, -1,
+                   -1, "%s() takes %d arguments, got %d", entry->name, entry->nargs, nargs);
+        return NULL;
+    }
+    for (int i = 0; i < nargs; i++)
+        if (!argtypes[i] || !infer_is_runtime(argtypes[i])) {
+            diag_error(diag, DIAG_TYPE_ERROR, entry->qualname, entry->filename, entry->firstline,
+                       -1, -1, "argument %d of %s() has a type compiled code cannot take", i,
+                       entry->name);
+            return NULL;
+        }
+    prog->funcs.len = 0;
+    TypedFunc *tf = new_typed_func(&pi, entry, entry->handle, argtypes, nargs, ret);
+    IrEntry *mine = arena_alloc(prog->arena, sizeof *mine);
+    mine->handle = entry->handle;
+    mine->ir = entry;
+    mine->taken = true;
+    vec_push(prog->arena, &pi.irs, mine);
+    int rc = infer_function(&pi, tf, argtypes, ret);
+    if (rc < 0)
+        return NULL;
+    collect_funcs(prog, tf);
+    dump_types(prog);
+    if (prog->opts && prog->opts->debug)
+        for (int i = 0; i < prog->funcs.len; i++)
+            if (ir_check(((TypedFunc *)prog->funcs.items[i])->ir, true, diag) < 0)
+                return NULL;
+    return tf;
+}

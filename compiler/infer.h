@@ -1,0 +1,79 @@
+/* infer.h: what the files of type inference share (infer.c, infer_items.c, infer_calls.c).
+ * Private to them: the rest of pyjit calls only infer_program (compiler.h).
+ *
+ * Inference types each function in two passes over the same per-opcode code. First a worklist
+ * runs every handler with rewrite off until no type changes (only instr->type and the known
+ * truth values are written). Then one more run with rewrite on turns the IR into the typed IR
+ * contract of ir.h: CASTs inserted, Python-level operations replaced by explicit ones. Because the
+ * types are final by then, both runs take the same decisions. A handler returns the result type;
+ * NULL with diag set is an error, NULL without it means "an operand has no type yet". */
+#ifndef PYJIT_INFER_H
+#define PYJIT_INFER_H
+
+#include "compiler/compiler.h"
+
+typedef struct ProgInfer {
+    Program *prog;
+    Diag *diag;
+    PtrVec memo;        /* MemoEntry*: every specialisation made, by (handle, argtypes) */
+    PtrVec irs;         /* IrEntry*: the IR read for each callee, by handle */
+    int depth;          /* callees being inferred, nested */
+} ProgInfer;
+
+typedef struct Infer {
+    ProgInfer *pi;
+    TypedFunc *tf;
+    IRFunc *fn;
+    Type **argtypes;    /* as given: a Python scalar argument may be weak (its TypedFunc's is not) */
+    Arena *arena;
+    Diag *diag;
+    bool rewrite;       /* the second pass: edit the IR */
+    bool changed;       /* a type or a block's reachability changed in this round */
+    Type *declared;     /* the declared return type, or NULL */
+    Type *ret;          /* the return type unified so far (this round) */
+    Instr *ret_from;    /* the RET that gave it (diagnostics) */
+    bool self_call;     /* the function calls itself and its return type is not known yet */
+    Type *provisional;  /* the return type assumed for such calls, from the other returns */
+    int nknown;
+    signed char *known; /* by value id: -1 unknown, 0 false, 1 true (folded conditions) */
+} Infer;
+
+/* infer.c */
+Type *infer_fail(Infer *c, const Instr *at, DiagKind kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+Instr *infer_emit(Infer *c, Instr *before, Opcode op, Type *type, int nargs);
+Instr *infer_coerce(Infer *c, Instr *before, Instr *val, Type *to);
+Instr *infer_const_int(Infer *c, Instr *before, int64_t v);
+void infer_make_const_bool(Infer *c, Instr *in, bool v);
+void infer_set_args(Infer *c, Instr *in, Instr **args, int nargs);
+void infer_set_known(Infer *c, Instr *in, int v);
+int infer_known(Infer *c, const Instr *in);
+bool infer_const_index(const Instr *in, int64_t *out);
+bool infer_is_none_const(const Instr *in);
+const char *infer_type_name(const Type *t);
+bool infer_is_runtime(const Type *t);
+Type *infer_const_type(Infer *c, const Const *k);   /* strong; NULL if it has no runtime type */
+/* The type both operands of a scalar binary operation are cast to (*opt) and its result (*res);
+ * python: scalar semantics (True + True == 2), else NumPy's for array elements. */
+bool infer_binop_types(int op, Type *a, Type *b, bool python, Type **opt, Type **res);
+/* The callee of a compiled function for these argument types (inferred on first use). */
+IRFunc *infer_callee_ir(Infer *c, Instr *at, void *handle);   /* for its arguments and defaults */
+TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, int nargs,
+                            Type **ret);
+
+/* infer_items.c: attributes, indexing, iteration. */
+Type *infer_getattr(Infer *c, Instr *in);
+Type *infer_getitem(Infer *c, Instr *in);
+Type *infer_static_getitem(Infer *c, Instr *in);
+Type *infer_setitem(Infer *c, Instr *in);
+Type *infer_getiter(Infer *c, Instr *in);
+Type *infer_for_iter(Infer *c, Instr *in);
+/* enumerate(x[, start]) or zip(x, ...) called with these operands. */
+Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs);
+
+/* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
+Type *infer_call(Infer *c, Instr *in);
+/* The Builtin a numpy/Python scalar type object names, or the scalar type of a dtype value. */
+Type *infer_dtype_of(Infer *c, Instr *val);
+
+#endif

@@ -1,0 +1,1038 @@
+/* infer_calls.c: type inference of calls.
+ *
+ * A CALL never survives inference: a known function (builtins.def) becomes INTRINSIC with its
+ * arguments cast to the types its entry documents, a scalar type called as a constructor
+ * (int(x), np.float32(x)) becomes CAST, a method call (through the bound method a GETATTR made)
+ * becomes INTRINSIC with the receiver first, and a call of another compiled function becomes
+ * CALL_JIT to a specialisation typed for the argument types. Only an exception being built for
+ * `raise` stays a CALL, typed TY_EXCEPTION. Each handler takes its decisions in a Plan, applied
+ * only in the rewrite pass. */
+#include "compiler/infer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_ARGS 32
+
+typedef struct Args {
+    const char *name;   /* for messages: "math.sqrt", "abs", "array.sum" */
+    Instr *pos[MAX_ARGS];
+    int npos;
+    Instr *dtype;       /* the dtype= keyword */
+} Args;
+
+typedef struct Plan {
+    Opcode op;
+    int sub;
+    int n;
+    Instr *args[MAX_ARGS];
+    Type *to[MAX_ARGS];    /* the type each argument is cast to, or NULL to pass it as it is */
+} Plan;
+
+static void plan_arg(Plan *p, Instr *v, Type *to)
+{
+    if (p->n < MAX_ARGS) {
+        p->args[p->n] = v;
+        p->to[p->n] = to;
+        p->n++;
+    }
+}
+
+/* Applies the plan in the rewrite and returns the result type either way. */
+static Type *apply(Infer *c, Instr *in, Plan *p, Type *ret)
+{
+    if (!ret || !c->rewrite)
+        return ret;
+    Instr *args[MAX_ARGS];
+    for (int i = 0; i < p->n; i++)
+        args[i] = p->to[i] ? infer_coerce(c, in, p->args[i], p->to[i]) : p->args[i];
+    in->op = p->op;
+    in->sub = p->sub;
+    infer_set_args(c, in, args, p->n);
+    return ret;
+}
+
+static Type *intrinsic(Infer *c, Instr *in, Builtin bi, Args *a, Type **to, Type *ret)
+{
+    Plan p = {.op = OP_INTRINSIC, .sub = bi};
+    for (int i = 0; i < a->npos; i++)
+        plan_arg(&p, a->pos[i], to ? to[i] : NULL);
+    return apply(c, in, &p, ret);
+}
+
+/* ---- types the builtins take ------------------------------------------------------------- */
+
+static Type *i64(void) { return ty_scalar(TY_INT64); }
+static Type *f64(void) { return ty_scalar(TY_FLOAT64); }
+static Type *boolean(void) { return ty_scalar(TY_BOOL); }
+
+static bool is_real(const Type *t)
+{
+    return ty_is_scalar(t) && !ty_is_complex(t);
+}
+
+static bool is_integral(const Type *t)
+{
+    return ty_is_int(t) || (t && t->kind == TY_BOOL);
+}
+
+/* F: float32 and float64 stay; float16 computes in float32; ints and bool become float64. */
+static Type *float_for(Type *t)
+{
+    t = ty_strong(t);
+    if (!is_real(t))
+        return NULL;
+    if (t->kind == TY_FLOAT32 || t->kind == TY_FLOAT64)
+        return t;
+    return ty_scalar(t->kind == TY_FLOAT16 ? TY_FLOAT32 : TY_FLOAT64);
+}
+
+/* C: complex types stay; everything else becomes complex128. */
+static Type *complex_for(Type *t)
+{
+    t = ty_strong(t);
+    return ty_is_complex(t) ? t : ty_scalar(TY_COMPLEX128);
+}
+
+/* N: a number type kept as it is (bool counts as int64, as Python's int does). */
+static Type *number_for(Type *t)
+{
+    t = ty_strong(t);
+    return t->kind == TY_BOOL ? i64() : t;
+}
+
+static Type *component_of(Type *complex)
+{
+    return ty_scalar(complex->kind == TY_COMPLEX64 ? TY_FLOAT32 : TY_FLOAT64);
+}
+
+static Type *sum_type(Type *dtype)
+{
+    if (is_integral(dtype))
+        return ty_is_int(dtype) && !ty_is_signed(dtype) ? ty_scalar(TY_UINT64) : i64();
+    return dtype;
+}
+
+static const char *arg_word(int n)
+{
+    return n == 1 ? "argument" : "arguments";
+}
+
+static Type *count_error(Infer *c, Instr *in, Args *a, const char *expected)
+{
+    return infer_fail(c, in, DIAG_TYPING, "%s() takes %s %s, got %d", a->name, expected,
+                      strcmp(expected, "1") == 0 ? "argument" : "arguments", a->npos);
+}
+
+static bool want_args(Infer *c, Instr *in, Args *a, int lo, int hi)
+{
+    if (a->npos >= lo && a->npos <= hi)
+        return true;
+    char expected[48];
+    if (lo == hi)
+        snprintf(expected, sizeof expected, "%d", lo);
+    else if (hi == lo + 1)
+        snprintf(expected, sizeof expected, "%d or %d", lo, hi);
+    else
+        snprintf(expected, sizeof expected, "from %d to %d", lo, hi);
+    count_error(c, in, a, expected);
+    return false;
+}
+
+static Type *arg_error(Infer *c, Instr *in, Args *a, int i, const char *what)
+{
+    return infer_fail(c, in, DIAG_TYPING, "%s() argument %d must be %s, not %s", a->name, i + 1,
+                      what, infer_type_name(a->pos[i]->type));
+}
+
+/* ---- dtypes ------------------------------------------------------------------------------ */
+
+static const struct {
+    const char *name;
+    TypeKind kind;
+} scalar_type_names[] = {
+    {"numpy.bool_", TY_BOOL}, {"numpy.bool", TY_BOOL}, {"numpy.int8", TY_INT8},
+    {"numpy.int16", TY_INT16}, {"numpy.int32", TY_INT32}, {"numpy.int64", TY_INT64},
+    {"numpy.uint8", TY_UINT8}, {"numpy.uint16", TY_UINT16}, {"numpy.uint32", TY_UINT32},
+    {"numpy.uint64", TY_UINT64}, {"numpy.float16", TY_FLOAT16}, {"numpy.float32", TY_FLOAT32},
+    {"numpy.float64", TY_FLOAT64}, {"numpy.complex64", TY_COMPLEX64},
+    {"numpy.complex128", TY_COMPLEX128}, {"builtins.int", TY_INT64}, {"builtins.float", TY_FLOAT64},
+    {"builtins.bool", TY_BOOL}, {"builtins.complex", TY_COMPLEX128}, {"float", TY_FLOAT64},
+    {"int", TY_INT64}, {"bool", TY_BOOL}, {"complex", TY_COMPLEX128},
+};
+
+static Type *scalar_type_named(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < sizeof scalar_type_names / sizeof *scalar_type_names; i++)
+        if (strcmp(name, scalar_type_names[i].name) == 0)
+            return ty_scalar(scalar_type_names[i].kind);
+    Type *t = ty_parse(name);
+    return ty_is_scalar(t) ? t : NULL;
+}
+
+Type *infer_dtype_of(Infer *c, Instr *val)
+{
+    (void)c;
+    Type *t = val->type;
+    if (!t)
+        return NULL;
+    if (t->kind == TY_DTYPE)
+        return t->dtype.scalar;
+    if (t->kind == TY_FUNCTION && t->literal)
+        return scalar_type_named(t->literal->name);
+    if (t->kind == TY_STRING && t->literal)
+        return scalar_type_named(t->literal->s);
+    return NULL;
+}
+
+/* The dtype argument as lowering takes it: a value typed TY_DTYPE. */
+static Instr *dtype_value(Infer *c, Instr *at, Instr *val, Type *scalar)
+{
+    if (val->type->kind == TY_DTYPE)
+        return val;
+    Instr *d = infer_emit(c, at, OP_CONST, ty_dtype(scalar), 0);
+    d->cst = val->op == OP_CONST ? val->cst : ir_new_const(c->fn, K_NONE);
+    return d;
+}
+
+/* ---- argument binding -------------------------------------------------------------------- */
+
+static const char *display_name(const char *pyname)
+{
+    if (strncmp(pyname, "builtins.", 9) == 0)
+        return pyname + 9;
+    if (strncmp(pyname, "method.", 7) == 0)
+        return pyname + 7;
+    if (strncmp(pyname, "numpy.", 6) == 0) {
+        static __thread char buf[64];
+        snprintf(buf, sizeof buf, "np.%s", pyname + 6);
+        return buf;
+    }
+    return pyname;
+}
+
+/* Splits a CALL's operands (from `first` on) into positionals and the dtype= keyword, which only
+ * builtins that take a dtype accept. */
+static bool bind_args(Infer *c, Instr *in, int first, Instr *self, const char *pyname,
+                      bool takes_dtype, Args *a)
+{
+    a->name = display_name(pyname);
+    a->npos = 0;
+    a->dtype = NULL;
+    if (self)
+        a->pos[a->npos++] = self;
+    int npos = in->nargs - in->nkw;
+    for (int i = first; i < npos; i++) {
+        if (a->npos == MAX_ARGS) {
+            infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is called with too many arguments", a->name);
+            return false;
+        }
+        a->pos[a->npos++] = in->args[i];
+    }
+    for (int k = 0; k < in->nkw; k++) {
+        const char *kw = in->kwnames ? in->kwnames[k] : "?";
+        if (takes_dtype && strcmp(kw, "dtype") == 0) {
+            a->dtype = in->args[npos + k];
+            continue;
+        }
+        infer_fail(c, in, DIAG_TYPING, "%s() got an unexpected keyword argument '%s'", a->name, kw);
+        return false;
+    }
+    return true;
+}
+
+/* A positional dtype (np.zeros(n, np.float32)) is moved to Args.dtype. */
+static bool take_dtype(Infer *c, Instr *in, Args *a, int position, Type **scalar)
+{
+    if (a->npos > position) {
+        if (a->dtype)
+            return infer_fail(c, in, DIAG_TYPING, "%s() got multiple values for argument 'dtype'",
+                              a->name) != NULL;
+        a->dtype = a->pos[position];
+        a->npos = position;
+    }
+    *scalar = NULL;
+    if (!a->dtype || a->dtype->type->kind == TY_NONE)
+        return true;
+    *scalar = infer_dtype_of(c, a->dtype);
+    if (!*scalar)
+        return infer_fail(c, in, DIAG_TYPING, "%s(): %s is not a dtype compiled code knows",
+                          a->name, infer_type_name(a->dtype->type)) != NULL;
+    return true;
+}
+
+/* ---- math and numpy functions of numbers ------------------------------------------------- */
+
+static Type *elementwise(Type *arg, Type *elem_result)
+{
+    return ty_array(elem_result, arg->array.ndim, 'C', false);
+}
+
+/* (F) -> F, and elementwise over arrays when allowed (numpy's functions). */
+static Type *unary_float(Infer *c, Instr *in, Builtin bi, Args *a, bool arrays)
+{
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *t = a->pos[0]->type;
+    if (arrays && t->kind == TY_ARRAY) {
+        Type *f = float_for(t->array.dtype);
+        if (!f)
+            return arg_error(c, in, a, 0, "an array of real numbers");
+        return intrinsic(c, in, bi, a, NULL, elementwise(t, f));
+    }
+    Type *f = float_for(t);
+    if (!f)
+        return arg_error(c, in, a, 0, "a real number");
+    return intrinsic(c, in, bi, a, &f, f);
+}
+
+/* (F, F) -> F at the promotion of both. */
+static Type *binary_float(Infer *c, Instr *in, Builtin bi, Args *a, bool arrays)
+{
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    Type *x = a->pos[0]->type, *y = a->pos[1]->type;
+    if (arrays && (x->kind == TY_ARRAY || y->kind == TY_ARRAY)) {
+        Type *ex = x->kind == TY_ARRAY ? x->array.dtype : x, *ey = y->kind == TY_ARRAY ? y->array.dtype : y;
+        Type *f = float_for(ty_promote(ex, ey));
+        if (!f)
+            return arg_error(c, in, a, 0, "a real number or array");
+        int nx = x->kind == TY_ARRAY ? x->array.ndim : 0, ny = y->kind == TY_ARRAY ? y->array.ndim : 0;
+        Type *to[2] = {x->kind == TY_ARRAY ? NULL : f, y->kind == TY_ARRAY ? NULL : f};
+        return intrinsic(c, in, bi, a, to, ty_array(f, nx > ny ? nx : ny, 'C', false));
+    }
+    if (!is_real(x))
+        return arg_error(c, in, a, 0, "a real number");
+    if (!is_real(y))
+        return arg_error(c, in, a, 1, "a real number");
+    Type *f = float_for(ty_promote(x, y));
+    Type *to[2] = {f, f};
+    return intrinsic(c, in, bi, a, to, f);
+}
+
+/* math.floor/ceil/trunc: floats give int64, ints are returned as they are. */
+static Type *math_round_to_int(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *t = a->pos[0]->type;
+    if (!is_real(t))
+        return arg_error(c, in, a, 0, "a real number");
+    if (is_integral(t)) {
+        Plan p = {.op = OP_CAST};
+        plan_arg(&p, a->pos[0], NULL);
+        return apply(c, in, &p, number_for(t));
+    }
+    Type *f = float_for(t);
+    return intrinsic(c, in, bi, a, &f, i64());
+}
+
+/* isnan/isinf/isfinite: ints are known finite, so the answer is a constant. */
+static Type *float_predicate(Infer *c, Instr *in, Builtin bi, Args *a, bool arrays)
+{
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *t = a->pos[0]->type;
+    if (arrays && t->kind == TY_ARRAY)
+        return intrinsic(c, in, bi, a, NULL, elementwise(t, boolean()));
+    if (ty_is_complex(t) && bi >= BI_NP_SQRT) {
+        Type *ct = ty_strong(t);
+        return intrinsic(c, in, bi, a, &ct, boolean());
+    }
+    if (!is_real(t))
+        return arg_error(c, in, a, 0, "a real number");
+    if (is_integral(t)) {
+        bool v = bi == BI_MATH_ISFINITE || bi == BI_NP_ISFINITE;
+        infer_set_known(c, in, v);
+        if (c->rewrite)
+            infer_make_const_bool(c, in, v);
+        return boolean();
+    }
+    Type *f = float_for(t);
+    return intrinsic(c, in, bi, a, &f, boolean());
+}
+
+static Type *cmath_call(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (bi == BI_CMATH_RECT) {
+        if (!want_args(c, in, a, 2, 2))
+            return NULL;
+        if (!is_real(a->pos[0]->type) || !is_real(a->pos[1]->type))
+            return arg_error(c, in, a, is_real(a->pos[0]->type), "a real number");
+        Type *f = float_for(ty_promote(a->pos[0]->type, a->pos[1]->type));
+        Type *to[2] = {f, f};
+        return intrinsic(c, in, bi, a, to, ty_scalar(f->kind == TY_FLOAT32 ? TY_COMPLEX64 : TY_COMPLEX128));
+    }
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    if (!ty_is_scalar(a->pos[0]->type))
+        return arg_error(c, in, a, 0, "a number");
+    Type *z = complex_for(a->pos[0]->type), *f = component_of(z);
+    switch (bi) {
+    case BI_CMATH_PHASE:
+        return intrinsic(c, in, bi, a, &z, f);
+    case BI_CMATH_POLAR: {
+        Type *items[2] = {f, f};
+        return intrinsic(c, in, bi, a, &z, ty_tuple(items, 2));
+    }
+    case BI_CMATH_ISNAN: case BI_CMATH_ISINF: case BI_CMATH_ISFINITE:
+        return intrinsic(c, in, bi, a, &z, boolean());
+    default:
+        return intrinsic(c, in, bi, a, &z, z);
+    }
+}
+
+/* abs(x), np.abs(x), np.sign(x): the number type is kept; abs of complex is its float type. */
+static Type *abs_like(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *t = a->pos[0]->type;
+    bool is_abs = bi != BI_NP_SIGN;
+    if (t->kind == TY_ARRAY) {
+        Type *e = t->array.dtype, *r = is_abs && ty_is_complex(e) ? component_of(e) : e;
+        return intrinsic(c, in, bi, a, NULL, elementwise(t, r));
+    }
+    if (!ty_is_scalar(t))
+        return arg_error(c, in, a, 0, "a number");
+    Type *n = number_for(t);
+    return intrinsic(c, in, bi, a, &n, is_abs && ty_is_complex(n) ? component_of(n) : n);
+}
+
+/* min/max of numbers (promoted), or of an array (its dtype); np.minimum/maximum of two. */
+static Type *min_max(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    bool np = bi == BI_NP_MINIMUM || bi == BI_NP_MAXIMUM;
+    if (np && !want_args(c, in, a, 2, 2))
+        return NULL;
+    if (!np && a->npos == 1 && a->pos[0]->type->kind == TY_ARRAY)
+        return intrinsic(c, in, bi, a, NULL, a->pos[0]->type->array.dtype);
+    if (a->npos < 2)
+        return infer_fail(c, in, DIAG_TYPING, "%s() takes an array or at least 2 numbers, got %d "
+                          "arguments", a->name, a->npos);
+    Type *t = NULL;
+    for (int i = 0; i < a->npos; i++) {
+        if (!is_real(a->pos[i]->type))
+            return arg_error(c, in, a, i, "a real number");
+        t = t ? ty_promote(t, a->pos[i]->type) : a->pos[i]->type;
+    }
+    t = ty_strong(t);
+    Type *to[MAX_ARGS];
+    for (int i = 0; i < a->npos; i++)
+        to[i] = t;
+    return intrinsic(c, in, bi, a, to, t);
+}
+
+/* np.minimum/np.maximum over arrays: elementwise at the promoted dtype, kept as it is. */
+static Type *np_min_max_arrays(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Type *x = a->pos[0]->type, *y = a->pos[1]->type;
+    Type *ex = x->kind == TY_ARRAY ? x->array.dtype : x, *ey = y->kind == TY_ARRAY ? y->array.dtype : y;
+    Type *t = ty_strong(ty_promote(ex, ey));
+    if (!t)
+        return arg_error(c, in, a, 0, "a number or array");
+    int nx = x->kind == TY_ARRAY ? x->array.ndim : 0, ny = y->kind == TY_ARRAY ? y->array.ndim : 0;
+    Type *to[2] = {x->kind == TY_ARRAY ? NULL : t, y->kind == TY_ARRAY ? NULL : t};
+    return intrinsic(c, in, bi, a, to, ty_array(t, nx > ny ? nx : ny, 'C', false));
+}
+
+/* pow(a, b), np.power(a, b): the semantics of a ** b (NumPy's promotion for np.power). */
+static Type *power(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    Type *x = a->pos[0]->type, *y = a->pos[1]->type, *opt, *res;
+    bool arrays = x->kind == TY_ARRAY || y->kind == TY_ARRAY;
+    Type *ex = x->kind == TY_ARRAY ? x->array.dtype : x, *ey = y->kind == TY_ARRAY ? y->array.dtype : y;
+    if (bi == BI_POW && arrays)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "pow() of arrays: use ** or np.power");
+    if (!ty_is_scalar(ex) || !ty_is_scalar(ey) ||
+        !infer_binop_types(BIN_POW, ex, ey, bi == BI_POW, &opt, &res))
+        return infer_fail(c, in, DIAG_TYPING, "unsupported operand types for %s(): %s and %s",
+                          a->name, infer_type_name(x), infer_type_name(y));
+    opt = ty_strong(opt);
+    res = ty_strong(res);
+    if (arrays) {
+        int nx = x->kind == TY_ARRAY ? x->array.ndim : 0, ny = y->kind == TY_ARRAY ? y->array.ndim : 0;
+        Type *to[2] = {x->kind == TY_ARRAY ? NULL : opt, y->kind == TY_ARRAY ? NULL : opt};
+        return intrinsic(c, in, bi, a, to, ty_array(res, nx > ny ? nx : ny, 'C', false));
+    }
+    Plan p = {.op = bi == BI_POW ? OP_BINOP : OP_INTRINSIC, .sub = bi == BI_POW ? BIN_POW : (int)bi};
+    plan_arg(&p, a->pos[0], opt);
+    plan_arg(&p, a->pos[1], opt);
+    return apply(c, in, &p, res);
+}
+
+static Type *divmod_call(Infer *c, Instr *in, Args *a)
+{
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    Type *x = a->pos[0]->type, *y = a->pos[1]->type;
+    if (!is_real(x) || !is_real(y))
+        return arg_error(c, in, a, is_real(x), "a real number");
+    Type *t = number_for(ty_promote(x, y));
+    Type *to[2] = {t, t}, *items[2] = {t, t};
+    return intrinsic(c, in, BI_DIVMOD, a, to, ty_tuple(items, 2));
+}
+
+static Type *round_call(Infer *c, Instr *in, Args *a)
+{
+    if (!want_args(c, in, a, 1, 2))
+        return NULL;
+    Type *x = a->pos[0]->type;
+    if (!is_real(x))
+        return arg_error(c, in, a, 0, "a real number");
+    if (a->npos == 2 && a->pos[1]->type->kind != TY_NONE) {
+        if (!is_integral(a->pos[1]->type))
+            return arg_error(c, in, a, 1, "an integer");
+        if (is_integral(x))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "round() of an integer to ndigits is not "
+                              "supported");
+        Type *f = float_for(x), *to[2] = {f, i64()};
+        return intrinsic(c, in, BI_ROUND, a, to, f);
+    }
+    a->npos = 1;
+    if (is_integral(x)) {
+        Plan p = {.op = OP_CAST};
+        plan_arg(&p, a->pos[0], NULL);
+        return apply(c, in, &p, number_for(x));
+    }
+    Type *f = float_for(x);
+    return intrinsic(c, in, BI_ROUND, a, &f, i64());
+}
+
+static Type *range_call(Infer *c, Instr *in, Args *a)
+{
+    if (!want_args(c, in, a, 1, 3))
+        return NULL;
+    Type *to[3];
+    for (int i = 0; i < a->npos; i++) {
+        if (!is_integral(a->pos[i]->type))
+            return infer_fail(c, in, DIAG_TYPING, "range() arguments must be integers, not %s",
+                              infer_type_name(a->pos[i]->type));
+        to[i] = i64();
+    }
+    return intrinsic(c, in, BI_RANGE, a, to, ty_scalar(TY_RANGE));
+}
+
+static Type *len_call(Infer *c, Instr *in, Args *a)
+{
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *t = a->pos[0]->type;
+    if (t->kind == TY_TUPLE) {
+        if (c->rewrite) {
+            in->op = OP_CONST;
+            in->cst = ir_new_const(c->fn, K_INT);
+            in->cst->i = t->tuple.n;
+            in->nargs = in->nkw = 0;
+        }
+        return i64();
+    }
+    if (t->kind == TY_ARRAY && t->array.ndim == 0)
+        return infer_fail(c, in, DIAG_TYPING, "len() of a 0-d array");
+    if (t->kind != TY_ARRAY && t->kind != TY_RANGE)
+        return arg_error(c, in, a, 0, "an array, a tuple or a range");
+    return intrinsic(c, in, BI_LEN, a, NULL, i64());
+}
+
+static Type *print_call(Infer *c, Instr *in, Args *a)
+{
+    for (int i = 0; i < a->npos; i++) {
+        Type *t = a->pos[i]->type;
+        if (!ty_is_scalar(t) && t->kind != TY_STRING && t->kind != TY_NONE)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "print() of %s is not supported in compiled "
+                              "code (numbers and strings are)", infer_type_name(t));
+    }
+    Type *to[MAX_ARGS];
+    for (int i = 0; i < a->npos; i++)
+        to[i] = ty_is_scalar(a->pos[i]->type) ? ty_strong(a->pos[i]->type) : NULL;
+    return intrinsic(c, in, BI_PRINT, a, to, ty_scalar(TY_NONE));
+}
+
+/* ---- constructors ------------------------------------------------------------------------ */
+
+/* int(x), float(x), bool(x), np.float32(x), ...: a CAST (a zero constant without argument). */
+static Type *scalar_constructor(Infer *c, Instr *in, Args *a, Type *target)
+{
+    if (!want_args(c, in, a, 0, 1))
+        return NULL;
+    if (a->npos == 0) {
+        Plan p = {.op = OP_CAST};
+        if (c->rewrite)
+            plan_arg(&p, infer_const_int(c, in, 0), NULL);
+        return apply(c, in, &p, target);
+    }
+    Type *t = a->pos[0]->type;
+    if (target->kind == TY_BOOL && !ty_is_scalar(t) && (t->kind == TY_NONE || t->kind == TY_TUPLE)) {
+        bool v = t->kind == TY_TUPLE && t->tuple.n > 0;
+        infer_set_known(c, in, v);
+        if (c->rewrite)
+            infer_make_const_bool(c, in, v);
+        return target;
+    }
+    if (!ty_is_scalar(t))
+        return arg_error(c, in, a, 0, "a number");
+    if (ty_is_complex(t) && !ty_is_complex(target) && target->kind != TY_BOOL)
+        return infer_fail(c, in, DIAG_TYPING, "cannot convert complex to %s with %s()",
+                          target->name, a->name);
+    if (target->kind == TY_BOOL && ty_strong(t)->kind != TY_BOOL) {
+        Plan p = {.op = OP_TRUTH};
+        plan_arg(&p, a->pos[0], NULL);
+        return apply(c, in, &p, target);
+    }
+    Plan p = {.op = OP_CAST};
+    plan_arg(&p, a->pos[0], NULL);
+    return apply(c, in, &p, target);
+}
+
+static Type *complex_call(Infer *c, Instr *in, Args *a)
+{
+    if (!want_args(c, in, a, 0, 2))
+        return NULL;
+    if (a->npos == 1 && ty_is_complex(a->pos[0]->type))
+        return scalar_constructor(c, in, a, ty_scalar(TY_COMPLEX128));
+    if (a->npos == 0)
+        return scalar_constructor(c, in, a, ty_scalar(TY_COMPLEX128));
+    Type *to[2] = {f64(), f64()};
+    for (int i = 0; i < a->npos; i++)
+        if (!is_real(a->pos[i]->type))
+            return arg_error(c, in, a, i, "a real number");
+    return intrinsic(c, in, BI_COMPLEX, a, to, ty_scalar(TY_COMPLEX128));
+}
+
+/* ---- arrays ------------------------------------------------------------------------------ */
+
+/* The number of dimensions a shape argument gives (int or tuple of ints); its int64 form. */
+static int shape_ndim(Infer *c, Instr *in, Args *a, int i, Type **as)
+{
+    Type *t = a->pos[i]->type;
+    if (is_integral(t)) {
+        *as = i64();
+        return 1;
+    }
+    if (t->kind == TY_TUPLE) {
+        for (int k = 0; k < t->tuple.n; k++)
+            if (!is_integral(t->tuple.items[k])) {
+                arg_error(c, in, a, i, "an int or a tuple of ints (a shape)");
+                return -1;
+            }
+        Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(t->tuple.n + 1));
+        for (int k = 0; k < t->tuple.n; k++)
+            items[k] = i64();
+        *as = ty_tuple(items, t->tuple.n);
+        return t->tuple.n;
+    }
+    arg_error(c, in, a, i, "an int or a tuple of ints (a shape)");
+    return -1;
+}
+
+static Type *finish_dtype_arg(Infer *c, Instr *in, Args *a, Type *scalar, Type **to)
+{
+    if (a->dtype && scalar && c->rewrite) {
+        a->pos[a->npos] = dtype_value(c, in, a->dtype, scalar);
+        to[a->npos] = NULL;
+        a->npos++;
+    }
+    return scalar;
+}
+
+static Type *array_creation(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    bool full = bi == BI_NP_FULL;
+    Type *dt, *to[4] = {NULL, NULL, NULL, NULL}, *shape;
+    if (!take_dtype(c, in, a, full ? 2 : 1, &dt) || !want_args(c, in, a, full ? 2 : 1, full ? 2 : 1))
+        return NULL;
+    int ndim = shape_ndim(c, in, a, 0, &shape);
+    if (ndim < 0)
+        return NULL;
+    to[0] = shape;
+    if (full) {
+        Type *fill = a->pos[1]->type;
+        if (!ty_is_scalar(fill))
+            return arg_error(c, in, a, 1, "a number");
+        if (!dt)
+            dt = ty_strong(fill);
+        to[1] = dt;
+    }
+    if (!dt)
+        dt = f64();
+    finish_dtype_arg(c, in, a, dt, to);
+    return intrinsic(c, in, bi, a, to, ty_array(dt, ndim, 'C', false));
+}
+
+static Type *like_creation(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Type *dt, *to[2] = {NULL, NULL};
+    if (!take_dtype(c, in, a, 1, &dt) || !want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *t = a->pos[0]->type;
+    if (t->kind != TY_ARRAY)
+        return arg_error(c, in, a, 0, "an array");
+    if (!dt)
+        dt = t->array.dtype;
+    finish_dtype_arg(c, in, a, dt, to);
+    return intrinsic(c, in, bi, a, to, ty_array(dt, t->array.ndim, 'C', false));
+}
+
+static Type *arange_call(Infer *c, Instr *in, Args *a)
+{
+    Type *dt, *to[4] = {NULL, NULL, NULL, NULL}, *t = NULL;
+    if (!take_dtype(c, in, a, 3, &dt) || !want_args(c, in, a, 1, 3))
+        return NULL;
+    for (int i = 0; i < a->npos; i++) {
+        if (!is_real(a->pos[i]->type))
+            return arg_error(c, in, a, i, "a real number");
+        t = t ? ty_promote(t, a->pos[i]->type) : a->pos[i]->type;
+    }
+    t = number_for(t);
+    for (int i = 0; i < a->npos; i++)
+        to[i] = t;
+    if (!dt)
+        dt = t;
+    finish_dtype_arg(c, in, a, dt, to);
+    return intrinsic(c, in, BI_NP_ARANGE, a, to, ty_array(dt, 1, 'C', false));
+}
+
+static Type *reduction(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *t = a->pos[0]->type;
+    if (t->kind != TY_ARRAY)
+        return arg_error(c, in, a, 0, "an array");
+    Type *e = t->array.dtype, *r;
+    switch (bi) {
+    case BI_ARRAY_MEAN:
+        r = ty_is_complex(e) ? e : e->kind == TY_FLOAT32 || e->kind == TY_FLOAT16 ? ty_scalar(TY_FLOAT32)
+                                                                                   : f64();
+        break;
+    case BI_ARRAY_MIN:
+    case BI_ARRAY_MAX:
+        r = e;
+        break;
+    default:
+        r = sum_type(e);
+    }
+    return intrinsic(c, in, bi, a, NULL, r);
+}
+
+static Type *array_method(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Type *t = a->pos[0]->type, *to[MAX_ARGS] = {NULL};
+    switch (bi) {
+    case BI_ARRAY_SUM: case BI_ARRAY_MIN: case BI_ARRAY_MAX: case BI_ARRAY_MEAN:
+        return reduction(c, in, bi, a);
+    case BI_ARRAY_COPY:
+        return want_args(c, in, a, 1, 1) ? intrinsic(c, in, bi, a, NULL, ty_array(t->array.dtype,
+                                           t->array.ndim, 'C', false)) : NULL;
+    case BI_ARRAY_RAVEL:
+        return want_args(c, in, a, 1, 1) ? intrinsic(c, in, bi, a, NULL, ty_array(t->array.dtype, 1,
+                                           'C', t->array.readonly)) : NULL;
+    case BI_ARRAY_FILL:
+        if (!want_args(c, in, a, 2, 2))
+            return NULL;
+        if (t->array.readonly)
+            return infer_fail(c, in, DIAG_TYPING, "array is read-only: fill() cannot write it");
+        if (!ty_is_scalar(a->pos[1]->type))
+            return arg_error(c, in, a, 1, "a number");
+        to[1] = t->array.dtype;
+        return intrinsic(c, in, bi, a, to, ty_scalar(TY_NONE));
+    case BI_ARRAY_ASTYPE: {
+        Type *dt;
+        if (!take_dtype(c, in, a, 1, &dt) || !want_args(c, in, a, 1, 1))
+            return NULL;
+        if (!dt)
+            return infer_fail(c, in, DIAG_TYPING, "astype() needs a dtype");
+        finish_dtype_arg(c, in, a, dt, to);
+        return intrinsic(c, in, bi, a, to, ty_array(dt, t->array.ndim, 'C', false));
+    }
+    default:
+        return infer_fail(c, in, DIAG_INTERNAL, "method %s without typing", a->name);
+    }
+}
+
+/* a.reshape(shape) or a.reshape(d0, d1, ...): the shape as one int64 tuple. */
+static Type *reshape_method(Infer *c, Instr *in, Args *a)
+{
+    Type *t = a->pos[0]->type;
+    if (a->npos < 2)
+        return infer_fail(c, in, DIAG_TYPING, "reshape() needs a shape");
+    int ndim;
+    Instr *shape = NULL;
+    Type *as;
+    if (a->npos == 2) {
+        a->npos = 2;
+        if ((ndim = shape_ndim(c, in, a, 1, &as)) < 0)
+            return NULL;
+        if (ndim == 1 && is_integral(a->pos[1]->type))
+            as = i64();
+        if (c->rewrite)
+            shape = infer_coerce(c, in, a->pos[1], as);
+    } else {
+        ndim = a->npos - 1;
+        for (int i = 1; i < a->npos; i++)
+            if (!is_integral(a->pos[i]->type))
+                return arg_error(c, in, a, i, "an integer");
+        if (c->rewrite) {
+            Type **items = arena_alloc(c->arena, sizeof *items * (size_t)ndim);
+            shape = infer_emit(c, in, OP_BUILD_TUPLE, NULL, ndim);
+            for (int i = 0; i < ndim; i++) {
+                items[i] = i64();
+                shape->args[i] = infer_coerce(c, shape, a->pos[i + 1], i64());
+            }
+            shape->type = ty_tuple(items, ndim);
+        }
+    }
+    Type *r = ty_array(t->array.dtype, ndim, 'C', t->array.readonly);
+    if (c->rewrite) {
+        Instr *args[2] = {a->pos[0], shape};
+        in->op = OP_INTRINSIC;
+        in->sub = BI_ARRAY_RESHAPE;
+        infer_set_args(c, in, args, 2);
+    }
+    return r;
+}
+
+/* ---- dispatch over the known functions --------------------------------------------------- */
+
+static bool takes_dtype(Builtin bi)
+{
+    return (bi >= BI_NP_EMPTY && bi <= BI_NP_ARANGE) || bi == BI_ARRAY_ASTYPE;
+}
+
+static Type *call_numpy_math(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    switch (bi) {
+    case BI_NP_ARCTAN2: case BI_NP_HYPOT:
+        return binary_float(c, in, bi, a, true);
+    case BI_NP_ABS: case BI_NP_ABSOLUTE: case BI_NP_SIGN:
+        return abs_like(c, in, bi, a);
+    case BI_NP_POWER:
+        return power(c, in, bi, a);
+    case BI_NP_ISNAN: case BI_NP_ISINF: case BI_NP_ISFINITE:
+        return float_predicate(c, in, bi, a, true);
+    case BI_NP_MINIMUM: case BI_NP_MAXIMUM:
+        if (a->npos == 2 && (a->pos[0]->type->kind == TY_ARRAY || a->pos[1]->type->kind == TY_ARRAY))
+            return np_min_max_arrays(c, in, bi, a);
+        return min_max(c, in, bi, a);
+    case BI_NP_SUM:
+        return reduction(c, in, BI_NP_SUM, a);
+    default:
+        return unary_float(c, in, bi, a, true);
+    }
+}
+
+static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (bi >= BI_NP_BOOL && bi <= BI_NP_COMPLEX128)
+        return scalar_constructor(c, in, a, scalar_type_named(ir_builtin_name(bi)));
+    if (bi >= BI_NP_SQRT && bi <= BI_NP_SUM)
+        return call_numpy_math(c, in, bi, a);
+    if (bi >= BI_NP_EMPTY && bi <= BI_NP_FULL)
+        return array_creation(c, in, bi, a);
+    if (bi >= BI_NP_EMPTY_LIKE && bi <= BI_NP_ONES_LIKE)
+        return like_creation(c, in, bi, a);
+    if (bi >= BI_CMATH_SQRT && bi <= BI_CMATH_ISFINITE)
+        return cmath_call(c, in, bi, a);
+    switch (bi) {
+    case BI_NP_ARANGE: return arange_call(c, in, a);
+    case BI_MATH_LOG:
+        return a->npos == 2 ? binary_float(c, in, bi, a, false) : unary_float(c, in, bi, a, false);
+    case BI_MATH_ATAN2: case BI_MATH_POW: case BI_MATH_HYPOT: case BI_MATH_COPYSIGN: case BI_MATH_FMOD:
+        return binary_float(c, in, bi, a, false);
+    case BI_MATH_FLOOR: case BI_MATH_CEIL: case BI_MATH_TRUNC:
+        return math_round_to_int(c, in, bi, a);
+    case BI_MATH_ISNAN: case BI_MATH_ISINF: case BI_MATH_ISFINITE:
+        return float_predicate(c, in, bi, a, false);
+    case BI_MATH_GCD: {
+        if (!want_args(c, in, a, 2, 2))
+            return NULL;
+        for (int i = 0; i < 2; i++)
+            if (!is_integral(a->pos[i]->type))
+                return arg_error(c, in, a, i, "an integer");
+        Type *to[2] = {i64(), i64()};
+        return intrinsic(c, in, bi, a, to, i64());
+    }
+    case BI_ABS: return abs_like(c, in, bi, a);
+    case BI_MIN: case BI_MAX: return min_max(c, in, bi, a);
+    case BI_LEN: return len_call(c, in, a);
+    case BI_INT: return scalar_constructor(c, in, a, i64());
+    case BI_FLOAT: return scalar_constructor(c, in, a, f64());
+    case BI_BOOL: return scalar_constructor(c, in, a, boolean());
+    case BI_COMPLEX: return complex_call(c, in, a);
+    case BI_ROUND: return round_call(c, in, a);
+    case BI_POW: return power(c, in, bi, a);
+    case BI_DIVMOD: return divmod_call(c, in, a);
+    case BI_RANGE: return range_call(c, in, a);
+    case BI_PRINT: return print_call(c, in, a);
+    case BI_ENUMERATE: case BI_ZIP:
+        return infer_iterable_call(c, in, bi == BI_ZIP, a->pos, a->npos);
+    case BI_CONTAINS:
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in compiled code yet", a->name);
+    default:
+        if (bi <= BI_MATH_GCD)
+            return unary_float(c, in, bi, a, false);
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() cannot be called here", a->name);
+    }
+}
+
+static Type *call_function(Infer *c, Instr *in, const Const *k)
+{
+    const char *name = k && k->name ? k->name : "?";
+    Builtin bi = ir_builtin_lookup(name);
+    if (bi == BI__COUNT || strncmp(name, "method.", 7) == 0)
+        return infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code", name);
+    Args a;
+    if (!bind_args(c, in, 1, NULL, name, takes_dtype(bi), &a))
+        return NULL;
+    return call_builtin(c, in, bi, &a);
+}
+
+static Type *call_method(Infer *c, Instr *in, Instr *callee)
+{
+    Type *mt = callee->type, *self = mt->method.self;
+    char pyname[96];
+    snprintf(pyname, sizeof pyname, "method.%s.%s", self->kind == TY_ARRAY ? "array" : "complex",
+             mt->method.name);
+    Builtin bi = ir_builtin_lookup(pyname);
+    if (bi == BI__COUNT || callee->op != OP_GETATTR || callee->nargs < 1)
+        return infer_fail(c, in, DIAG_TYPING, "%s has no method '%s'", infer_type_name(self),
+                          mt->method.name);
+    Args a;
+    if (!bind_args(c, in, 1, callee->args[0], pyname, takes_dtype(bi), &a))
+        return NULL;
+    if (bi == BI_COMPLEX_CONJ) {
+        if (!want_args(c, in, &a, 1, 1))
+            return NULL;
+        Type *z = ty_strong(self);
+        return intrinsic(c, in, bi, &a, &z, z);
+    }
+    if (bi == BI_ARRAY_RESHAPE)
+        return reshape_method(c, in, &a);
+    return array_method(c, in, bi, &a);
+}
+
+/* ---- other compiled functions ------------------------------------------------------------ */
+
+/* Binds the call's operands to the callee's parameters, defaults filling the missing ones; a
+ * default is returned as NULL in vals with its constant in defs. */
+static bool bind_jit_args(Infer *c, Instr *in, IRFunc *ir, Instr **vals, const Const **defs)
+{
+    int npos = in->nargs - in->nkw - 1, n = ir->nargs;
+    const char *name = ir->name ? ir->name : "?";
+    if (npos > n)
+        return infer_fail(c, in, DIAG_TYPING, "%s() takes %d positional %s but %d were given",
+                          name, n, arg_word(n), npos) != NULL;
+    for (int i = 0; i < n; i++) {
+        vals[i] = i < npos ? in->args[i + 1] : NULL;
+        defs[i] = NULL;
+    }
+    for (int k = 0; k < in->nkw; k++) {
+        const char *kw = in->kwnames ? in->kwnames[k] : "?";
+        int i = 0;
+        while (i < n && !(ir->argnames && strcmp(ir->argnames[i], kw) == 0))
+            i++;
+        if (i == n)
+            return infer_fail(c, in, DIAG_TYPING, "%s() got an unexpected keyword argument '%s'",
+                              name, kw) != NULL;
+        if (vals[i])
+            return infer_fail(c, in, DIAG_TYPING, "%s() got multiple values for argument '%s'",
+                              name, kw) != NULL;
+        vals[i] = in->args[in->nargs - in->nkw + k];
+    }
+    for (int i = 0; i < n; i++) {
+        int d = i - (n - ir->ndefaults);
+        if (!vals[i] && d >= 0 && ir->defaults)
+            defs[i] = ir->defaults[d];
+        else if (!vals[i])
+            return infer_fail(c, in, DIAG_TYPING, "%s() missing required argument '%s'", name,
+                              ir->argnames ? ir->argnames[i] : "?") != NULL;
+    }
+    return true;
+}
+
+static Type *call_jit(Infer *c, Instr *in, const Const *k)
+{
+    IRFunc *ir = infer_callee_ir(c, in, k->handle);
+    if (!ir)
+        return NULL;
+    int n = ir->nargs;
+    Instr **vals = arena_alloc(c->arena, sizeof *vals * (size_t)(n + 1));
+    const Const **defs = arena_alloc(c->arena, sizeof *defs * (size_t)(n + 1));
+    Type **types = arena_alloc(c->arena, sizeof *types * (size_t)(n + 1));
+    if (!bind_jit_args(c, in, ir, vals, defs))
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        /* A Python number (a literal, a default) stays weak in the callee, as in CPython, where
+         * it is still a Python int there; its parameter type itself is strong. */
+        types[i] = vals[i] ? vals[i]->type : infer_const_type(c, defs[i]);
+        if (!vals[i] && types[i] && ty_is_scalar(types[i]) && defs[i]->kind != K_BOOL)
+            types[i] = ty_weak(types[i]);
+        if (!infer_is_runtime(types[i]) || (types[i] && types[i]->kind == TY_ITER))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "%s passed to %s() as '%s': compiled "
+                              "functions take numbers, arrays, tuples and None",
+                              vals[i] ? infer_type_name(vals[i]->type) : "this default",
+                              ir->name, ir->argnames ? ir->argnames[i] : "?");
+    }
+    Type *ret = NULL;
+    TypedFunc *tf = infer_specialise(c, in, k->handle, types, n, &ret);
+    if (!tf)
+        return NULL;
+    if (c->rewrite) {
+        for (int i = 0; i < n; i++)
+            if (!vals[i]) {
+                vals[i] = infer_emit(c, in, OP_CONST, types[i], 0);
+                vals[i]->cst = (Const *)defs[i];
+            }
+        in->op = OP_CALL_JIT;
+        in->callee = tf;
+        infer_set_args(c, in, vals, n);
+    }
+    return ret;
+}
+
+/* ValueError("message"): an exception for `raise`; the CALL stays, typed TY_EXCEPTION, its
+ * operands the class then the arguments. */
+static Type *call_exception(Infer *c, Instr *in)
+{
+    for (int i = 1; i < in->nargs; i++) {
+        Type *t = in->args[i]->type;
+        if (!ty_is_scalar(t) && t->kind != TY_STRING)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "exception arguments must be constant "
+                              "strings or numbers, not %s", infer_type_name(t));
+    }
+    if (in->nkw)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "keyword arguments to an exception");
+    if (c->rewrite)
+        for (int i = 1; i < in->nargs; i++)
+            if (ty_is_scalar(in->args[i]->type))
+                in->args[i] = infer_coerce(c, in, in->args[i], ty_strong(in->args[i]->type));
+    return ty_literal(TY_EXCEPTION, in->args[0]->cst);
+}
+
+Type *infer_call(Infer *c, Instr *in)
+{
+    Instr *callee = in->args[0];
+    Type *ft = callee->type;
+    switch (ft->kind) {
+    case TY_FUNCTION:
+        return call_function(c, in, ft->literal);
+    case TY_BOUND_METHOD:
+        return call_method(c, in, callee);
+    case TY_DISPATCHER:
+        return call_jit(c, in, ft->literal);
+    case TY_EXCCLASS:
+        return call_exception(c, in);
+    case TY_DTYPE: {
+        Args a;
+        if (!bind_args(c, in, 1, NULL, ft->name, false, &a))
+            return NULL;
+        return scalar_constructor(c, in, &a, ft->dtype.scalar);
+    }
+    default:
+        return infer_fail(c, in, DIAG_TYPING, "%s is not callable", infer_type_name(ft));
+    }
+}

@@ -1,0 +1,659 @@
+/* infer_items.c: type inference of attributes, indexing and iteration.
+ *
+ * Attributes of arrays become ARRAY_ATTR (or a bound method that a CALL consumes); indexing of
+ * arrays becomes ARRAY_GET/ARRAY_SET with one operand per indexed axis, whatever form the index
+ * had in the source (`a[i, j]`, `a[t]` for a tuple t, `a[1:3]`); indexing of tuples becomes
+ * STATIC_GET for a constant index and TUPLE_GET otherwise. The layout of a view stays C only
+ * when the index provably keeps it contiguous, else it becomes A. Loops over enumerate() and
+ * zip() become loops over a range whose item tuple is built by indexing. */
+#include "compiler/infer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- attributes -------------------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    ArrayAttr attr;
+} array_attrs[] = {
+    {"shape", AA_SHAPE}, {"strides", AA_STRIDES}, {"size", AA_SIZE}, {"ndim", AA_NDIM},
+    {"itemsize", AA_ITEMSIZE}, {"nbytes", AA_NBYTES}, {"T", AA_T}, {"real", AA_REAL},
+    {"imag", AA_IMAG},
+};
+
+static Type *int_tuple(Infer *c, int n)
+{
+    Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+        items[i] = ty_scalar(TY_INT64);
+    return ty_tuple(items, n);
+}
+
+static Type *component_type(Type *complex)
+{
+    return ty_scalar(complex->kind == TY_COMPLEX64 ? TY_FLOAT32 : TY_FLOAT64);
+}
+
+static Type *array_attr_type(Infer *c, Instr *in, Type *t, ArrayAttr attr)
+{
+    switch (attr) {
+    case AA_SHAPE:
+    case AA_STRIDES:
+        return int_tuple(c, t->array.ndim);
+    case AA_T: {
+        char layout = t->array.layout == 'C' ? 'F' : t->array.layout == 'F' ? 'C' : 'A';
+        if (t->array.ndim <= 1)
+            return t;
+        return ty_array(t->array.dtype, t->array.ndim, layout, t->array.readonly);
+    }
+    case AA_REAL:
+    case AA_IMAG:
+        if (ty_is_complex(t->array.dtype))
+            return ty_array(component_type(t->array.dtype), t->array.ndim, 'A', t->array.readonly);
+        if (attr == AA_REAL)
+            return t;
+        return infer_fail(c, in, DIAG_UNSUPPORTED, ".imag of an array of %s is not supported",
+                          t->array.dtype->name);
+    default:
+        return ty_scalar(TY_INT64);
+    }
+}
+
+static Type *array_getattr(Infer *c, Instr *in, Type *t)
+{
+    for (size_t i = 0; i < sizeof array_attrs / sizeof *array_attrs; i++)
+        if (strcmp(in->name, array_attrs[i].name) == 0) {
+            Type *r = array_attr_type(c, in, t, array_attrs[i].attr);
+            if (r && c->rewrite) {
+                in->op = OP_ARRAY_ATTR;
+                in->sub = array_attrs[i].attr;
+            }
+            return r;
+        }
+    if (strcmp(in->name, "dtype") == 0)
+        return ty_dtype(t->array.dtype);
+    char method[96];
+    snprintf(method, sizeof method, "method.array.%s", in->name);
+    if (ir_builtin_lookup(method) != BI__COUNT)
+        return ty_method(t, in->name);
+    return infer_fail(c, in, DIAG_TYPING, "array has no attribute '%s'", in->name);
+}
+
+/* z.real, z.imag of a scalar: a CAST of z (the real part), of z * -1j, or zero. */
+static Type *scalar_getattr(Infer *c, Instr *in, Type *t)
+{
+    bool real = strcmp(in->name, "real") == 0, imag = strcmp(in->name, "imag") == 0;
+    if (ty_is_complex(t) && strcmp(in->name, "conjugate") == 0)
+        return ty_method(ty_strong(t), in->name);
+    if (!real && !imag)
+        return infer_fail(c, in, DIAG_TYPING, "%s has no attribute '%s'", infer_type_name(t), in->name);
+    Type *s = ty_strong(t), *r = ty_is_complex(s) ? component_type(s) : s->kind == TY_BOOL ?
+                                 ty_scalar(TY_INT64) : s;
+    if (!c->rewrite)
+        return r;
+    Instr *src = in->args[0];
+    if (imag && ty_is_complex(s)) {
+        Instr *k = infer_emit(c, in, OP_CONST, ty_scalar(TY_COMPLEX128), 0);
+        k->cst = ir_new_const(c->fn, K_COMPLEX);
+        k->cst->c.im = -1;
+        Instr *mul = infer_emit(c, in, OP_BINOP, s, 2);
+        mul->sub = BIN_MUL;
+        mul->args[0] = infer_coerce(c, mul, src, s);
+        mul->args[1] = infer_coerce(c, mul, k, s);
+        src = mul;
+    } else if (imag) {
+        src = infer_const_int(c, in, 0);
+    }
+    in->op = OP_CAST;
+    infer_set_args(c, in, &src, 1);
+    return r;
+}
+
+Type *infer_getattr(Infer *c, Instr *in)
+{
+    Type *t = in->args[0]->type;
+    if (!in->name)
+        return infer_fail(c, in, DIAG_INTERNAL, "getattr without a name");
+    if (t->kind == TY_MODULE)
+        return infer_fail(c, in, DIAG_TYPING, "module '%s' has no attribute '%s'",
+                          t->literal && t->literal->name ? t->literal->name : "?", in->name);
+    if (t->kind == TY_ARRAY)
+        return array_getattr(c, in, t);
+    if (ty_is_scalar(t))
+        return scalar_getattr(c, in, t);
+    return infer_fail(c, in, DIAG_TYPING, "%s has no attribute '%s'", infer_type_name(t), in->name);
+}
+
+/* ---- array indexing ---------------------------------------------------------------------- */
+
+typedef struct Index {
+    int n;
+    Type *types[ABI_MAX_NDIM + 1];
+    Instr *values[ABI_MAX_NDIM + 1];   /* in the rewrite only */
+} Index;
+
+/* The per-axis parts of an index: a tuple built in place, a constant tuple, a tuple value, or a
+ * single index. Values are made (STATIC_GET, CONST) only in the rewrite. */
+static bool split_index(Infer *c, Instr *at, Instr *idx, Index *ix)
+{
+    Type *t = idx->type;
+    int n = t->kind == TY_TUPLE ? t->tuple.n : 1;
+    if (n > ABI_MAX_NDIM) {
+        infer_fail(c, at, DIAG_TYPING, "too many indices (%d)", n);
+        return false;
+    }
+    ix->n = n;
+    if (t->kind != TY_TUPLE) {
+        ix->types[0] = t;
+        ix->values[0] = idx;
+        return true;
+    }
+    for (int i = 0; i < n; i++) {
+        ix->types[i] = t->tuple.items[i];
+        if (!c->rewrite)
+            continue;
+        if (idx->op == OP_BUILD_TUPLE) {
+            ix->values[i] = idx->args[i];
+        } else if (idx->op == OP_CONST && idx->cst->kind == K_TUPLE &&
+                   idx->cst->tuple.items[i]->kind == K_INT) {
+            ix->values[i] = infer_const_int(c, at, idx->cst->tuple.items[i]->i);
+        } else {
+            ix->values[i] = infer_emit(c, at, OP_STATIC_GET, ix->types[i], 1);
+            ix->values[i]->args[0] = idx;
+            ix->values[i]->imm = i;
+        }
+    }
+    return true;
+}
+
+static bool check_index_types(Infer *c, Instr *at, Type *arr, Index *ix, int *nints)
+{
+    *nints = 0;
+    for (int i = 0; i < ix->n; i++) {
+        Type *t = ix->types[i];
+        if (ty_is_int(t))
+            (*nints)++;
+        else if (t->kind == TY_ARRAY) {
+            infer_fail(c, at, DIAG_UNSUPPORTED, "indexing with an array (fancy indexing) is not "
+                       "supported");
+            return false;
+        } else if (t->kind == TY_NONE || t->kind == TY_BOOL) {
+            infer_fail(c, at, DIAG_UNSUPPORTED, "indexing an array with %s is not supported",
+                       t->kind == TY_NONE ? "None (np.newaxis)" : "a bool");
+            return false;
+        } else if (t->kind != TY_SLICE) {
+            infer_fail(c, at, DIAG_TYPING, "array indices must be integers or slices, not %s",
+                       infer_type_name(t));
+            return false;
+        }
+    }
+    if (ix->n > arr->array.ndim) {
+        infer_fail(c, at, DIAG_TYPING, "too many indices for array: array is %d-dimensional, but "
+                   "%d were indexed", arr->array.ndim, ix->n);
+        return false;
+    }
+    return true;
+}
+
+/* The BUILD_SLICE behind an index part, when the index was written in place. */
+static Instr *slice_instr(Instr *idx, int axis)
+{
+    if (idx->type->kind == TY_SLICE)
+        return idx->op == OP_BUILD_SLICE ? idx : NULL;
+    if (idx->op == OP_BUILD_TUPLE && axis < idx->nargs && idx->args[axis]->op == OP_BUILD_SLICE)
+        return idx->args[axis];
+    return NULL;
+}
+
+static bool is_full_slice(const Instr *s)
+{
+    if (!s)
+        return false;
+    for (int i = 0; i < s->nargs; i++)
+        if (!infer_is_none_const(s->args[i]))
+            return false;
+    return true;
+}
+
+static bool has_unit_step(const Instr *s)
+{
+    int64_t step;
+    return s && (s->nargs < 3 || infer_is_none_const(s->args[2]) ||
+                 (infer_const_index(s->args[2], &step) && step == 1));
+}
+
+/* Whether a view keeps C order: ints on the leading axes, then at most one unit-step slice, then
+ * only full slices. F order is the mirror image, when every axis is indexed. */
+static char view_layout(Instr *idx, Index *ix, Type *arr)
+{
+    char layout = arr->array.layout;
+    if (layout == 'C') {
+        int i = 0;
+        while (i < ix->n && ty_is_int(ix->types[i]))
+            i++;
+        if (i < ix->n && !has_unit_step(slice_instr(idx, i)))
+            return 'A';
+        for (i++; i < ix->n; i++)
+            if (!is_full_slice(slice_instr(idx, i)))
+                return 'A';
+        return 'C';
+    }
+    if (layout == 'F' && ix->n == arr->array.ndim) {
+        int i = ix->n - 1;
+        while (i >= 0 && ty_is_int(ix->types[i]))
+            i--;
+        if (i >= 0 && !has_unit_step(slice_instr(idx, i)))
+            return 'A';
+        for (i--; i >= 0; i--)
+            if (!is_full_slice(slice_instr(idx, i)))
+                return 'A';
+        return 'F';
+    }
+    return 'A';
+}
+
+static Type *selection_type(Type *arr, Instr *idx, Index *ix, int nints)
+{
+    int ndim = arr->array.ndim - nints;
+    if (ndim == 0)
+        return arr->array.dtype;
+    char layout = view_layout(idx, ix, arr);
+    if (ndim == 1 && layout == 'F')
+        layout = 'C';
+    return ty_array(arr->array.dtype, ndim, layout, arr->array.readonly);
+}
+
+/* Rewrites in into op(arr, per-axis indices..., extra?) with ints as int64. */
+static void rewrite_array_access(Infer *c, Instr *in, Opcode op, Instr *arr, Index *ix, Instr *extra)
+{
+    Instr **args = arena_alloc(c->arena, sizeof *args * (size_t)(ix->n + 2));
+    args[0] = arr;
+    for (int i = 0; i < ix->n; i++)
+        args[i + 1] = ty_is_int(ix->types[i]) ? infer_coerce(c, in, ix->values[i], ty_scalar(TY_INT64))
+                                              : ix->values[i];
+    if (extra)
+        args[ix->n + 1] = extra;
+    in->op = op;
+    infer_set_args(c, in, args, ix->n + 1 + (extra != NULL));
+}
+
+static Type *array_getitem(Infer *c, Instr *in, Instr *arr, Instr *idx)
+{
+    Index ix;
+    int nints;
+    if (!split_index(c, in, idx, &ix) || !check_index_types(c, in, arr->type, &ix, &nints))
+        return NULL;
+    Type *r = selection_type(arr->type, idx, &ix, nints);
+    if (c->rewrite)
+        rewrite_array_access(c, in, OP_ARRAY_GET, arr, &ix, NULL);
+    return r;
+}
+
+/* ---- tuple indexing ---------------------------------------------------------------------- */
+
+static bool homogeneous(const Type *t)
+{
+    for (int i = 1; i < t->tuple.n; i++)
+        if (t->tuple.items[i] != t->tuple.items[0])
+            return false;
+    return t->tuple.n > 0;
+}
+
+static Type *tuple_static(Infer *c, Instr *in, Instr *tuple, int64_t i)
+{
+    Type *t = tuple->type;
+    if (i < 0)
+        i += t->tuple.n;
+    if (i < 0 || i >= t->tuple.n)
+        return infer_fail(c, in, DIAG_TYPING, "tuple index out of range (%s has %d items)",
+                          infer_type_name(t), t->tuple.n);
+    if (c->rewrite) {
+        in->op = OP_STATIC_GET;
+        in->imm = i;
+        infer_set_args(c, in, &tuple, 1);
+    }
+    return t->tuple.items[i];
+}
+
+/* t[a:b:c] with constant bounds: a new tuple of the items picked, as Python picks them. */
+static Type *tuple_slice(Infer *c, Instr *in, Instr *tuple, Instr *s)
+{
+    int64_t v[3] = {0, 0, 1};
+    bool given[3] = {false, false, false};
+    for (int k = 0; k < 3 && k < s->nargs; k++) {
+        if (infer_is_none_const(s->args[k]))
+            continue;
+        if (!infer_const_index(s->args[k], &v[k]))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "a tuple can be sliced with constant bounds only");
+        given[k] = true;
+    }
+    int64_t n = tuple->type->tuple.n, step = given[2] ? v[2] : 1;
+    if (step == 0)
+        return infer_fail(c, in, DIAG_TYPING, "slice step cannot be zero");
+    int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
+    int64_t start = given[0] ? v[0] : step > 0 ? lo : hi, stop = given[1] ? v[1] : step > 0 ? hi : lo;
+    if (given[0])
+        start = start < 0 ? (start + n < lo ? lo : start + n) : start > hi ? hi : start;
+    if (given[1])
+        stop = stop < 0 ? (stop + n < lo ? lo : stop + n) : stop > hi ? hi : stop;
+    Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(n + 1));
+    Instr **args = arena_alloc(c->arena, sizeof *args * (size_t)(n + 1));
+    int m = 0;
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+        items[m] = tuple->type->tuple.items[i];
+        if (c->rewrite) {
+            args[m] = infer_emit(c, in, OP_STATIC_GET, items[m], 1);
+            args[m]->args[0] = tuple;
+            args[m]->imm = i;
+        }
+        m++;
+    }
+    if (c->rewrite) {
+        in->op = OP_BUILD_TUPLE;
+        infer_set_args(c, in, args, m);
+    }
+    return ty_tuple(items, m);
+}
+
+static Type *tuple_getitem(Infer *c, Instr *in, Instr *tuple, Instr *idx)
+{
+    Type *t = tuple->type;
+    int64_t i;
+    if (infer_const_index(idx, &i))
+        return tuple_static(c, in, tuple, i);
+    if (idx->type->kind == TY_SLICE && idx->op == OP_BUILD_SLICE)
+        return tuple_slice(c, in, tuple, idx);
+    if (!ty_is_int(idx->type))
+        return infer_fail(c, in, DIAG_TYPING, "tuple indices must be integers, not %s",
+                          infer_type_name(idx->type));
+    if (!homogeneous(t))
+        return infer_fail(c, in, DIAG_TYPING, "%s can be indexed by a variable only when its "
+                          "items have one type; use a constant index", infer_type_name(t));
+    if (c->rewrite) {
+        Instr *args[2] = {tuple, infer_coerce(c, in, idx, ty_scalar(TY_INT64))};
+        in->op = OP_TUPLE_GET;
+        infer_set_args(c, in, args, 2);
+    }
+    return t->tuple.items[0];
+}
+
+Type *infer_getitem(Infer *c, Instr *in)
+{
+    Instr *obj = in->args[0], *idx = in->args[1];
+    if (obj->type->kind == TY_ARRAY)
+        return array_getitem(c, in, obj, idx);
+    if (obj->type->kind == TY_TUPLE)
+        return tuple_getitem(c, in, obj, idx);
+    return infer_fail(c, in, DIAG_TYPING, "%s is not subscriptable", infer_type_name(obj->type));
+}
+
+Type *infer_static_getitem(Infer *c, Instr *in)
+{
+    Instr *obj = in->args[0];
+    Type *t = obj->type;
+    if (t->kind == TY_TUPLE) {
+        if (in->imm2 >= 0 && in->imm2 != t->tuple.n)
+            return infer_fail(c, in, DIAG_TYPING, "%s values to unpack (expected %lld, got %d)",
+                              in->imm2 < t->tuple.n ? "too many" : "not enough",
+                              (long long)in->imm2, t->tuple.n);
+        return tuple_static(c, in, obj, in->imm);
+    }
+    if (t->kind == TY_ARRAY && t->array.ndim >= 1) {
+        Index ix = {.n = 1, .types = {ty_scalar(TY_INT64)}};
+        Type *r = selection_type(t, obj, &ix, 1);
+        if (c->rewrite) {
+            ix.values[0] = infer_const_int(c, in, in->imm);
+            rewrite_array_access(c, in, OP_ARRAY_GET, obj, &ix, NULL);
+        }
+        return r;
+    }
+    return infer_fail(c, in, DIAG_TYPING, "cannot unpack or index %s", infer_type_name(t));
+}
+
+Type *infer_setitem(Infer *c, Instr *in)
+{
+    Instr *obj = in->args[0], *idx = in->args[1], *val = in->args[2];
+    Type *t = obj->type;
+    if (t->kind == TY_TUPLE)
+        return infer_fail(c, in, DIAG_TYPING, "tuples are immutable: cannot assign to an item");
+    if (t->kind != TY_ARRAY)
+        return infer_fail(c, in, DIAG_TYPING, "%s does not support item assignment", infer_type_name(t));
+    if (t->array.readonly)
+        return infer_fail(c, in, DIAG_TYPING, "array is read-only: %s cannot be assigned to",
+                          infer_type_name(t));
+    Index ix;
+    int nints;
+    if (!split_index(c, in, idx, &ix) || !check_index_types(c, in, t, &ix, &nints))
+        return NULL;
+    Type *sel = selection_type(t, idx, &ix, nints), *vt = val->type;
+    bool ok = ty_is_scalar(vt) || (vt->kind == TY_ARRAY && sel->kind == TY_ARRAY &&
+                                   vt->array.ndim <= sel->array.ndim);
+    if (!ok)
+        return infer_fail(c, in, DIAG_TYPING, "cannot store %s into %s", infer_type_name(vt),
+                          sel->kind == TY_ARRAY ? "an array selection" : "an array element");
+    if (c->rewrite) {
+        Instr *v = ty_is_scalar(vt) ? infer_coerce(c, in, val, t->array.dtype) : val;
+        rewrite_array_access(c, in, OP_ARRAY_SET, obj, &ix, v);
+    }
+    return ty_scalar(TY_NONE);
+}
+
+/* ---- iteration --------------------------------------------------------------------------- */
+
+/* The item a loop over a value of type t gets: a number of a range, an element or a view (first
+ * axis) of an array, an item of a homogeneous tuple. */
+static Type *item_of(Type *t)
+{
+    switch (t->kind) {
+    case TY_RANGE:
+        return ty_scalar(TY_INT64);
+    case TY_ARRAY:
+        if (t->array.ndim == 1)
+            return t->array.dtype;
+        return ty_array(t->array.dtype, t->array.ndim - 1, t->array.layout == 'C' ? 'C' : 'A',
+                        t->array.readonly);
+    case TY_TUPLE:
+        return t->tuple.n ? t->tuple.items[0] : ty_scalar(TY_NONE);
+    default:
+        return NULL;
+    }
+}
+
+/* ---- enumerate and zip ---------------------------------------------------------------------
+ * enumerate(x) and zip(x, y, ...) over arrays and tuples become a loop over range(n), n the
+ * (shortest) length, whose item tuple is built from indexing: (i, x[i]) or (x[i], y[i]). While
+ * types are inferred they have marker types that nothing else makes: enumerate(x) is
+ * iter(iter(X)), zip(x, y) is iter(tuple(iter(X), iter(Y))) (tuples never hold iterators).
+ * The CALL becomes a BUILD_TUPLE of its operands (x, start) or (x, y, ...), which the GETITER
+ * then reads and which is dropped once unused. */
+
+static bool is_zip_marker(const Type *over)
+{
+    return over->kind == TY_TUPLE && over->tuple.n > 0 && over->tuple.items[0]->kind == TY_ITER;
+}
+
+Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs)
+{
+    if (nargs < 1 || (!zip && nargs > 2))
+        return infer_fail(c, in, DIAG_TYPING, "%s() takes %s, got %d arguments",
+                          zip ? "zip" : "enumerate", zip ? "at least 1 argument" : "1 or 2 arguments",
+                          nargs);
+    Type **iters = arena_alloc(c->arena, sizeof *iters * (size_t)(nargs + 1));
+    int n = zip ? nargs : 1;
+    for (int i = 0; i < n; i++) {
+        Type *t = args[i]->type;
+        bool ok = (t->kind == TY_ARRAY && t->array.ndim >= 1) || (t->kind == TY_TUPLE && homogeneous(t));
+        if (!ok)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() over %s is not supported (arrays and "
+                              "tuples of one item type are)", zip ? "zip" : "enumerate",
+                              infer_type_name(t));
+        iters[i] = ty_iter(t);
+    }
+    if (!zip && nargs == 2 && !ty_is_int(args[1]->type) && args[1]->type->kind != TY_BOOL)
+        return infer_fail(c, in, DIAG_TYPING, "enumerate() start must be an integer, not %s",
+                          infer_type_name(args[1]->type));
+    if (c->rewrite) {
+        in->op = OP_BUILD_TUPLE;
+        infer_set_args(c, in, args, nargs);
+    }
+    return ty_iter(zip ? ty_tuple(iters, nargs) : iters[0]);
+}
+
+typedef struct LoopSource {
+    Instr *sources;     /* the BUILD_TUPLE the enumerate/zip call became */
+    Type *marker;
+} LoopSource;
+
+static Instr *length_of(Infer *c, Instr *before, Instr *v)
+{
+    if (v->type->kind == TY_TUPLE)
+        return infer_const_int(c, before, v->type->tuple.n);
+    Instr *len = infer_emit(c, before, OP_INTRINSIC, ty_scalar(TY_INT64), 1);
+    len->sub = BI_LEN;
+    len->args[0] = v;
+    return len;
+}
+
+/* GETITER of an enumerate/zip: a GETITER of range(shortest length). */
+static Type *getiter_of_loop(Infer *c, Instr *in, Type *marker)
+{
+    Instr *src = in->args[0];
+    if (!c->rewrite)
+        return marker;
+    bool zip = is_zip_marker(marker->iter.over);
+    int n = zip ? src->nargs : 1;
+    Instr *len = NULL;
+    for (int i = 0; i < n; i++) {
+        Instr *l = length_of(c, in, src->args[i]);
+        if (len) {
+            Instr *min = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_INT64), 2);
+            min->sub = BI_MIN;
+            min->args[0] = len;
+            min->args[1] = l;
+            l = min;
+        }
+        len = l;
+    }
+    Instr *range = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_RANGE), 1);
+    range->sub = BI_RANGE;
+    range->args[0] = len;
+    LoopSource *ls = arena_alloc(c->arena, sizeof *ls);
+    ls->sources = src;
+    ls->marker = marker;
+    in->aux = ls;
+    infer_set_args(c, in, &range, 1);
+    return ty_iter(ty_scalar(TY_RANGE));
+}
+
+Type *infer_getiter(Infer *c, Instr *in)
+{
+    Type *t = in->args[0]->type;
+    switch (t->kind) {
+    case TY_RANGE:
+        return ty_iter(t);
+    case TY_ITER:
+        if (t->iter.over->kind == TY_ITER || is_zip_marker(t->iter.over))
+            return getiter_of_loop(c, in, t);
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "iter() of an iterator is not supported");
+    case TY_ARRAY:
+        if (t->array.ndim == 0)
+            return infer_fail(c, in, DIAG_TYPING, "iteration over a 0-d array");
+        return ty_iter(t);
+    case TY_TUPLE:
+        if (t->tuple.n > 0 && !homogeneous(t))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "iterating over %s: a loop over a tuple "
+                              "needs items of one type", infer_type_name(t));
+        return ty_iter(t);
+    default:
+        return infer_fail(c, in, DIAG_TYPING, "%s is not iterable in compiled code", infer_type_name(t));
+    }
+}
+
+/* x[i] for a loop source: an array element or view, or a tuple item. */
+static Instr *index_source(Infer *c, Instr *before, Instr *x, Instr *i)
+{
+    Type *t = x->type, *item = item_of(t);
+    Instr *get = infer_emit(c, before, t->kind == TY_ARRAY ? OP_ARRAY_GET : OP_TUPLE_GET, item, 2);
+    get->args[0] = x;
+    get->args[1] = i;
+    return get;
+}
+
+/* Points every use of old at new, except in the values numbered from `made` on (just made). */
+static void replace_uses(IRFunc *fn, Instr *old, Instr *new, int made)
+{
+    for (int b = 0; b < fn->blocks.len; b++) {
+        Block *block = fn->blocks.items[b];
+        for (int j = 0; j < block->instrs.len; j++) {
+            Instr *in = block->instrs.items[j];
+            for (int k = 0; k < in->nargs && in->id < made; k++)
+                if (in->args[k] == old)
+                    in->args[k] = new;
+        }
+    }
+}
+
+/* FOR_ITER over range(n) for an enumerate/zip: the index, and the item tuple built at the top of
+ * the loop body, where every use of the old item now points. */
+static Type *for_iter_of_loop(Infer *c, Instr *in, Type *item)
+{
+    Instr *it = in->args[0];
+    for (int guard = 0; it->op == OP_PHI && guard < 64; guard++) {
+        Instr *next = NULL;
+        for (int k = 0; k < it->nargs && !next; k++)
+            if (it->args[k] != it && it->args[k]->op != OP_CONST)
+                next = it->args[k];
+        it = next ? next : it;
+    }
+    LoopSource *ls = it->op == OP_GETITER ? it->aux : NULL;
+    if (!ls)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "this enumerate()/zip() loop is not supported");
+    Block *body = in->succ[0];
+    int first = 0;
+    while (first < body->instrs.len && ((Instr *)body->instrs.items[first])->op == OP_PHI)
+        first++;
+    Instr *at = body->instrs.items[first];
+    int made = c->fn->next_id;
+    bool zip = is_zip_marker(ls->marker->iter.over);
+    int n = zip ? ls->sources->nargs : 2;
+    Instr **items = arena_alloc(c->arena, sizeof *items * (size_t)n);
+    if (zip) {
+        for (int k = 0; k < n; k++)
+            items[k] = index_source(c, at, ls->sources->args[k], in);
+    } else {
+        items[0] = in;
+        if (ls->sources->nargs == 2) {
+            items[0] = infer_emit(c, at, OP_BINOP, ty_scalar(TY_INT64), 2);
+            items[0]->sub = BIN_ADD;
+            items[0]->args[0] = in;
+            items[0]->args[1] = infer_coerce(c, items[0], ls->sources->args[1], ty_scalar(TY_INT64));
+        }
+        items[1] = index_source(c, at, ls->sources->args[0], in);
+    }
+    Instr *tuple = infer_emit(c, at, OP_BUILD_TUPLE, item, n);
+    memcpy(tuple->args, items, sizeof *items * (size_t)n);
+    replace_uses(c->fn, in, tuple, made);
+    return ty_scalar(TY_INT64);
+}
+
+Type *infer_for_iter(Infer *c, Instr *in)
+{
+    Type *it = in->args[0]->type;
+    if (it->kind != TY_ITER)
+        return infer_fail(c, in, DIAG_INTERNAL, "for_iter over %s", infer_type_name(it));
+    Type *over = it->iter.over;
+    bool marker = over->kind == TY_ITER || is_zip_marker(over);
+    if (c->rewrite && in->type && in->type->kind == TY_TUPLE && (marker || over->kind == TY_RANGE))
+        return for_iter_of_loop(c, in, in->type);   /* its GETITER is a range(n) by now */
+    if (marker) {
+        int n = over->kind == TY_ITER ? 2 : over->tuple.n;
+        Type **items = arena_alloc(c->arena, sizeof *items * (size_t)n);
+        for (int k = 0; k < n; k++)
+            items[k] = over->kind == TY_ITER ? (k ? item_of(over->iter.over) : ty_scalar(TY_INT64))
+                                             : item_of(over->tuple.items[k]->iter.over);
+        return ty_tuple(items, n);
+    }
+    Type *item = item_of(over);
+    return item ? item : infer_fail(c, in, DIAG_INTERNAL, "for_iter over %s", infer_type_name(over));
+}

@@ -1,0 +1,292 @@
+/* jit.c: LLVM's optimiser and ORC LLJIT for CPU code; assembly for inspection.
+ *
+ * One LLJIT per process, made on first use under a lock, for the host CPU with its features
+ * (so loops vectorise with AVX2/AVX-512 where the machine has them). Its main JITDylib resolves
+ * the runtime's pj_* functions as absolute addresses (they live in this same shared library,
+ * which Python loads privately, so the process search cannot see them) and everything else
+ * (libm, libc) from the process. Each Program is one module added under its own
+ * ResourceTracker, so jit_release frees exactly that code. */
+#include "compiler/compiler.h"
+#include "compiler/target.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+/* Per process: the JIT, the host target machine the optimiser and the assembly printer use, and
+ * the lock that serialises every use of them. */
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+static LLVMOrcLLJITRef jit;
+static LLVMTargetMachineRef host_tm;
+static unsigned long long jit_seq;
+
+static int llvm_error(Diag *diag, const char *what, LLVMErrorRef err)
+{
+    char *msg = LLVMGetErrorMessage(err);
+    diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: %s: %s", what, msg);
+    LLVMDisposeErrorMessage(msg);
+    return -1;
+}
+
+/* The runtime functions compiled code calls (abi.h), by address. */
+static int define_runtime_symbols(LLVMOrcJITDylibRef jd, Diag *diag)
+{
+    static const struct { const char *name; void *addr; } syms[] = {
+        {"pj_nrt_alloc", (void *)pj_nrt_alloc},   {"pj_nrt_incref", (void *)pj_nrt_incref},
+        {"pj_nrt_decref", (void *)pj_nrt_decref}, {"pj_print_i64", (void *)pj_print_i64},
+        {"pj_print_u64", (void *)pj_print_u64},   {"pj_print_f64", (void *)pj_print_f64},
+        {"pj_print_c128", (void *)pj_print_c128}, {"pj_print_bool", (void *)pj_print_bool},
+        {"pj_print_str", (void *)pj_print_str},   {"pj_print_sep", (void *)pj_print_sep},
+    };
+    enum { N = sizeof syms / sizeof *syms };
+    LLVMOrcCSymbolMapPair pairs[N];
+    for (int i = 0; i < N; i++) {
+        pairs[i].Name = LLVMOrcLLJITMangleAndIntern(jit, syms[i].name);
+        pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)syms[i].addr;
+        pairs[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+        pairs[i].Sym.Flags.TargetFlags = 0;
+    }
+    LLVMErrorRef err = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(pairs, N));
+    return err ? llvm_error(diag, "defining runtime symbols", err) : 0;
+}
+
+static int make_host_tm(Diag *diag)
+{
+    char *triple = LLVMGetDefaultTargetTriple(), *err = NULL;
+    LLVMTargetRef target;
+    if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: no target for %s: %s", triple, err);
+        LLVMDisposeMessage(err);
+        LLVMDisposeMessage(triple);
+        return -1;
+    }
+    char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+    host_tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive,
+                                      LLVMRelocDefault, LLVMCodeModelJITDefault);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+    LLVMDisposeMessage(triple);
+    return host_tm ? 0 : diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: no target machine");
+}
+
+/* Called with jit_lock held. */
+static int jit_init(Diag *diag)
+{
+    if (jit)
+        return 0;
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
+    LLVMInitializeNativeAsmParser();
+    LLVMOrcJITTargetMachineBuilderRef jtmb;
+    LLVMErrorRef err = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
+    if (err)
+        return llvm_error(diag, "detecting the host", err);
+    LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
+    if ((err = LLVMOrcCreateLLJIT(&jit, builder))) {
+        jit = NULL;
+        return llvm_error(diag, "creating the JIT", err);
+    }
+    LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
+    LLVMOrcDefinitionGeneratorRef gen;
+    err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
+    if (err)
+        return llvm_error(diag, "searching the process", err);
+    LLVMOrcJITDylibAddGenerator(jd, gen);
+    if (define_runtime_symbols(jd, diag) < 0 || make_host_tm(diag) < 0)
+        return -1;
+    return 0;
+}
+
+static int optimise(LLVMModuleRef mod, const CompileOptions *opts, Diag *diag)
+{
+    int level = opts ? opts->opt_level : 3;
+    if (level < 0 || level > 3)
+        level = 3;
+    char passes[32];
+    snprintf(passes, sizeof passes, "default<O%d>", level);
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMPassBuilderOptionsSetLoopVectorization(po, level >= 2);
+    LLVMPassBuilderOptionsSetSLPVectorization(po, level >= 2);
+    /* Runtime unrolling quadruples the compile time of loop nests (the first call users wait
+     * for) and buys nothing measurable on latency-bound loops; vectorised loops are still
+     * interleaved. */
+    LLVMPassBuilderOptionsSetLoopUnrolling(po, false);
+    LLVMPassBuilderOptionsSetLoopInterleaving(po, level >= 2);
+    LLVMErrorRef err = LLVMRunPasses(mod, passes, host_tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    return err ? llvm_error(diag, "optimising", err) : 0;
+}
+
+static int verify(LLVMModuleRef mod, Diag *diag)
+{
+    char *msg = NULL;
+    if (!LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
+        LLVMDisposeMessage(msg);
+        return 0;
+    }
+    diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "invalid LLVM IR generated: %s", msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return -1;
+}
+
+/* Entry symbols stay unique in the process's one JITDylib even when two compilations chose the
+ * same name: the code added gets a sequence suffix (the dumps keep the chosen names). */
+static void uniquify(LLVMModuleRef mod, const char *sym, char *native, char *wrap, size_t cap)
+{
+    unsigned long long seq = ++jit_seq;
+    snprintf(native, cap, "%s.%llu", sym, seq);
+    snprintf(wrap, cap, "%s__wrap.%llu", sym, seq);
+    char old_wrap[1024];
+    snprintf(old_wrap, sizeof old_wrap, "%s__wrap", sym);
+    LLVMValueRef f = LLVMGetNamedFunction(mod, sym), w = LLVMGetNamedFunction(mod, old_wrap);
+    if (f)
+        LLVMSetValueName2(f, native, strlen(native));
+    if (w)
+        LLVMSetValueName2(w, wrap, strlen(wrap));
+}
+
+static int add_and_lookup(LLVMModuleRef mod, LLVMOrcThreadSafeContextRef tsc, const char *sym,
+                          JitCode *out, Diag *diag)
+{
+    char native[1100], wrap[1100];
+    uniquify(mod, sym, native, wrap, sizeof native);
+    LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
+    LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(jd);
+    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
+    LLVMErrorRef err = LLVMOrcLLJITAddLLVMIRModuleWithRT(jit, rt, tsm);
+    if (err) {
+        LLVMOrcDisposeThreadSafeModule(tsm);
+        LLVMOrcReleaseResourceTracker(rt);
+        return llvm_error(diag, "adding the module", err);
+    }
+    LLVMOrcExecutorAddress a_native = 0, a_wrap = 0;
+    if ((err = LLVMOrcLLJITLookup(jit, &a_native, native)) || (err = LLVMOrcLLJITLookup(jit, &a_wrap, wrap))) {
+        llvm_error(diag, "generating machine code", err);
+        LLVMErrorRef e2 = LLVMOrcResourceTrackerRemove(rt);
+        if (e2)
+            LLVMConsumeError(e2);
+        LLVMOrcReleaseResourceTracker(rt);
+        return -1;
+    }
+    out->native = (void *)(uintptr_t)a_native;
+    out->wrapper = (AbiWrapper)(uintptr_t)a_wrap;
+    out->tracker = rt;
+    return 0;
+}
+
+static int compile_locked(Program *prog, JitCode *out, Diag *diag)
+{
+    if (jit_init(diag) < 0)
+        return -1;
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+    LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
+    LLVMModuleRef mod = lower_program(prog, target_cpu(), ctx, diag);
+    int rc = -1;
+    if (!mod)
+        goto fail;
+    char *triple = LLVMGetTargetMachineTriple(host_tm);
+    LLVMSetTarget(mod, triple);
+    LLVMDisposeMessage(triple);
+    LLVMSetDataLayout(mod, LLVMOrcLLJITGetDataLayoutStr(jit));
+    /* always verified: invalid IR reaching code generation would abort the process */
+    if (verify(mod, diag) < 0 || optimise(mod, prog->opts, diag) < 0)
+        goto fail;
+    char *text = LLVMPrintModuleToString(mod);
+    prog->llvm_dump = arena_strdup(prog->arena, text);
+    LLVMDisposeMessage(text);
+    TypedFunc *entry = prog->funcs.items[0];
+    rc = add_and_lookup(mod, tsc, entry->symbol, out, diag);
+    mod = NULL;   /* the JIT owns it now, even on failure */
+fail:
+    if (mod)
+        LLVMDisposeModule(mod);
+    LLVMOrcDisposeThreadSafeContext(tsc);
+    return rc;
+}
+
+int jit_compile_cpu(Program *prog, JitCode *out, Diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    if (!prog->funcs.len)
+        return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "no function to compile");
+    pthread_mutex_lock(&jit_lock);
+    int rc = compile_locked(prog, out, diag);
+    pthread_mutex_unlock(&jit_lock);
+    return rc;
+}
+
+static const char *emit_asm_locked(Program *prog, Diag *diag)
+{
+    if (jit_init(diag) < 0)
+        return NULL;
+    LLVMContextRef ctx = LLVMContextCreate();
+    LLVMMemoryBufferRef ir = LLVMCreateMemoryBufferWithMemoryRangeCopy(prog->llvm_dump, strlen(prog->llvm_dump), "pyjit");
+    LLVMModuleRef mod = NULL;
+    LLVMMemoryBufferRef out = NULL;
+    char *err = NULL;
+    const char *result = NULL;
+    if (LLVMParseIRInContext(ctx, ir, &mod, &err)) {   /* takes the buffer */
+        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: re-reading IR: %s", err);
+        goto done;
+    }
+    if (LLVMTargetMachineEmitToMemoryBuffer(host_tm, mod, LLVMAssemblyFile, &err, &out)) {
+        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: emitting assembly: %s", err);
+        goto done;
+    }
+    size_t n = LLVMGetBufferSize(out);
+    char *text = arena_alloc(prog->arena, n + 1);
+    memcpy(text, LLVMGetBufferStart(out), n);
+    result = text;
+done:
+    if (err)
+        LLVMDisposeMessage(err);
+    if (out)
+        LLVMDisposeMemoryBuffer(out);
+    if (mod)
+        LLVMDisposeModule(mod);
+    LLVMContextDispose(ctx);
+    return result;
+}
+
+const char *jit_emit_asm(Program *prog, Diag *diag)
+{
+    if (prog->asm_dump)
+        return prog->asm_dump;
+    if (!prog->llvm_dump) {
+        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "no compiled code to show as assembly");
+        return NULL;
+    }
+    pthread_mutex_lock(&jit_lock);
+    const char *text = emit_asm_locked(prog, diag);
+    pthread_mutex_unlock(&jit_lock);
+    prog->asm_dump = text;
+    return text;
+}
+
+void jit_release(JitCode *code)
+{
+    if (!code || !code->tracker)
+        return;
+    pthread_mutex_lock(&jit_lock);
+    LLVMOrcResourceTrackerRef rt = code->tracker;
+    LLVMErrorRef err = LLVMOrcResourceTrackerRemove(rt);
+    if (err)
+        LLVMConsumeError(err);
+    LLVMOrcReleaseResourceTracker(rt);
+    pthread_mutex_unlock(&jit_lock);
+    code->tracker = NULL;
+    code->native = NULL;
+    code->wrapper = NULL;
+}

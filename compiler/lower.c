@@ -1,0 +1,1533 @@
+/* lower.c: typed IR -> LLVM IR, one module per Program, for any Target.
+ *
+ * Each TypedFunc becomes its native entry (abi.h: int32 f(RetT *ret, ExcInfo *exc, args...)),
+ * internal except the Program's entry, which also gets the uniform wrapper f__wrap. Each IR block
+ * becomes one or more LLVM blocks (FOR_ITER and run-time checks split them), so the LLVM block
+ * each IR edge leaves from is recorded and phis are filled once every block is lowered.
+ * Errors branch to one exit per function that releases the arrays the function owns (lower.h)
+ * and returns ABI_STATUS_ERROR with the ExcInfo filled. Scalar semantics are Python's.
+ * Arrays are in lower_array.c, builtins and math in lower_math.c. */
+#include "compiler/lower.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <llvm-c/DebugInfo.h>
+#include <llvm/Config/llvm-config.h>
+
+typedef struct BlockInfo {
+    int index;                   /* position in the function's block list */
+    LLVMBasicBlockRef start;
+    LLVMBasicBlockRef exit[2];   /* the LLVM block the edge to succ[i] leaves from */
+} BlockInfo;
+
+/* Iteration state: see GETITER below. */
+typedef enum IterKind { IT_RANGE, IT_ARRAY, IT_TUPLE, IT_ENUMERATE, IT_ZIP } IterKind;
+struct IterInfo {
+    IterKind kind;
+    LLVMValueRef state;     /* range: {i64 cur, i64 stop, i64 step}; others: i64 index */
+    LLVMValueRef obj;       /* the array or tuple iterated */
+    Type *over;             /* its type */
+    int nsub;
+    IterInfo **sub;         /* enumerate: 1, zip: n */
+};
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+int lower_unsupported(Lower *L, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    Instr *in = L->cur;
+    L->failed = true;
+    return diag_error(L->diag, DIAG_UNSUPPORTED, L->ir ? L->ir->qualname : NULL,
+                      L->ir ? L->ir->filename : NULL, in ? in->line : 0, in ? in->col : -1,
+                      in ? in->end_col : -1, "%s", msg);
+}
+
+LLVMValueRef lower_i64(Lower *L, int64_t v)
+{
+    return LLVMConstInt(L->i64, (unsigned long long)v, 1);
+}
+
+LLVMBasicBlockRef lower_block(Lower *L, const char *name)
+{
+    return LLVMAppendBasicBlockInContext(L->ctx, L->fn, name);
+}
+
+LLVMValueRef lower_alloca(Lower *L, LLVMTypeRef ty)
+{
+    return LLVMBuildAlloca(L->ab, ty, "");
+}
+
+LLVMValueRef lower_call_rt(Lower *L, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
+                           int nargs)
+{
+    return target_call_extern(L->mod, L->b, name, ret, args, nargs);
+}
+
+LLVMValueRef lower_value(Lower *L, Instr *in)
+{
+    if (in->id < 0 || in->id >= L->nids)
+        return NULL;
+    return L->vals[in->id];
+}
+
+LLVMValueRef lower_const_f(Lower *L, Type *ft, double v)
+{
+    return LLVMConstReal(lower_type(L, ft), v);
+}
+
+LLVMValueRef lower_math(Lower *L, MathFn fn, Type *ft, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMValueRef args[2] = {a, b};
+    return L->t->emit_math(L->mod, L->b, fn, lower_type(L, ft), args, b ? 2 : 1);
+}
+
+/* ---- types ---------------------------------------------------------------------------------- */
+
+static LLVMTypeRef scalar_type(Lower *L, Type *t)
+{
+    switch (t->kind) {
+    case TY_BOOL: return L->i1;
+    case TY_INT8: case TY_UINT8: return L->i8;
+    case TY_INT16: case TY_UINT16: return LLVMInt16TypeInContext(L->ctx);
+    case TY_INT32: case TY_UINT32: return L->i32;
+    case TY_INT64: case TY_UINT64: return L->i64;
+    case TY_FLOAT16: return LLVMHalfTypeInContext(L->ctx);
+    case TY_FLOAT32: return L->f32;
+    case TY_FLOAT64: return L->f64;
+    case TY_COMPLEX64: {
+        LLVMTypeRef f[2] = {L->f32, L->f32};
+        return LLVMStructTypeInContext(L->ctx, f, 2, 0);
+    }
+    case TY_COMPLEX128: {
+        LLVMTypeRef f[2] = {L->f64, L->f64};
+        return LLVMStructTypeInContext(L->ctx, f, 2, 0);
+    }
+    default: return NULL;
+    }
+}
+
+LLVMTypeRef lower_type(Lower *L, Type *t)
+{
+    if (!t)
+        return NULL;
+    if (ty_is_scalar(t))
+        return scalar_type(L, t);
+    switch (t->kind) {
+    case TY_NONE: return L->none_ty;
+    case TY_ARRAY: {
+        LLVMTypeRef dims = LLVMArrayType(L->i64, (unsigned)t->array.ndim);
+        LLVMTypeRef f[5] = {L->ptr, L->ptr, L->ptr, dims, dims};
+        return LLVMStructTypeInContext(L->ctx, f, 5, 0);
+    }
+    case TY_TUPLE: {
+        LLVMTypeRef f[t->tuple.n + 1];
+        for (int i = 0; i < t->tuple.n; i++) {
+            f[i] = lower_type(L, t->tuple.items[i]);
+            if (!f[i])
+                f[i] = L->none_ty;   /* a compile-time item takes no room */
+        }
+        return LLVMStructTypeInContext(L->ctx, f, (unsigned)t->tuple.n, 0);
+    }
+    case TY_RANGE: {
+        LLVMTypeRef f[3] = {L->i64, L->i64, L->i64};
+        return LLVMStructTypeInContext(L->ctx, f, 3, 0);
+    }
+    case TY_SLICE: {
+        LLVMTypeRef f[5] = {L->i64, L->i64, L->i64, L->i1, L->i1};
+        return LLVMStructTypeInContext(L->ctx, f, 5, 0);
+    }
+    case TY_ITER: return L->ptr;
+    default: return NULL;   /* compile-time only */
+    }
+}
+
+/* bool is i8 in memory; everything else is stored as its register type (an i1 inside a struct
+ * takes a byte, which is the C layout abi.h describes). */
+LLVMValueRef lower_load_mem(Lower *L, Type *t, LLVMValueRef ptr)
+{
+    if (t->kind == TY_BOOL) {
+        LLVMValueRef v = LLVMBuildLoad2(L->b, L->i8, ptr, "");
+        return LLVMBuildICmp(L->b, LLVMIntNE, v, LLVMConstInt(L->i8, 0, 0), "");
+    }
+    return LLVMBuildLoad2(L->b, lower_type(L, t), ptr, "");
+}
+
+void lower_store_mem(Lower *L, Type *t, LLVMValueRef v, LLVMValueRef ptr)
+{
+    if (t->kind == TY_BOOL)
+        v = LLVMBuildZExt(L->b, v, L->i8, "");
+    LLVMBuildStore(L->b, v, ptr);
+}
+
+/* ---- exceptions and reference counts -------------------------------------------------------- */
+
+static void fill_exc(Lower *L, AbiExcKind kind, void *cls, const char *msg, LLVMValueRef *args,
+                     int nargs)
+{
+    LLVMValueRef e = L->exc_ptr;
+    LLVMBuildStore(L->b, LLVMConstInt(L->i32, (unsigned)kind, 0),
+                   LLVMBuildStructGEP2(L->b, L->exc_ty, e, 0, ""));
+    LLVMBuildStore(L->b, LLVMConstInt(L->i32, (unsigned)nargs, 0),
+                   LLVMBuildStructGEP2(L->b, L->exc_ty, e, 1, ""));
+    LLVMValueRef clsv = cls ? LLVMConstIntToPtr(LLVMConstInt(L->i64, (uintptr_t)cls, 0), L->ptr)
+                            : LLVMConstNull(L->ptr);
+    LLVMBuildStore(L->b, clsv, LLVMBuildStructGEP2(L->b, L->exc_ty, e, 2, ""));
+    LLVMValueRef msgv = msg ? LLVMBuildGlobalStringPtr(L->b, msg, "pj.msg") : LLVMConstNull(L->ptr);
+    LLVMBuildStore(L->b, msgv, LLVMBuildStructGEP2(L->b, L->exc_ty, e, 3, ""));
+    LLVMValueRef argsp = LLVMBuildStructGEP2(L->b, L->exc_ty, e, 4, "");
+    for (int i = 0; i < nargs && i < 4; i++) {
+        LLVMValueRef idx[2] = {lower_i64(L, 0), lower_i64(L, i)};
+        LLVMValueRef p = LLVMBuildInBoundsGEP2(L->b, LLVMArrayType(L->i64, 4), argsp, idx, 2, "");
+        LLVMBuildStore(L->b, args[i], p);
+    }
+    LLVMBuildBr(L->b, L->err_bb);
+}
+
+/* Marks a conditional branch as almost never taken toward its first successor. */
+static void mark_unlikely(Lower *L, LLVMValueRef br)
+{
+    LLVMMetadataRef md[3] = {
+        LLVMMDStringInContext2(L->ctx, "branch_weights", 14),
+        LLVMValueAsMetadata(LLVMConstInt(L->i32, 1, 0)),
+        LLVMValueAsMetadata(LLVMConstInt(L->i32, 1048575, 0)),
+    };
+    LLVMValueRef node = LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, md, 3));
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "prof", 4), node);
+}
+
+void lower_check(Lower *L, LLVMValueRef cond, AbiExcKind kind, const char *msg, LLVMValueRef *args,
+                 int nargs)
+{
+    if (LLVMIsAConstantInt(cond) && LLVMConstIntGetZExtValue(cond) == 0)
+        return;
+    LLVMBasicBlockRef fail = lower_block(L, "raise"), cont = lower_block(L, "ok");
+    mark_unlikely(L, LLVMBuildCondBr(L->b, cond, fail, cont));
+    LLVMPositionBuilderAtEnd(L->b, fail);
+    fill_exc(L, kind, NULL, msg, args, nargs);
+    LLVMPositionBuilderAtEnd(L->b, cont);
+}
+
+/* Calls fn(meminfo) only when meminfo is not NULL, so arrays from NumPy cost a compare. */
+static void call_if_nonnull(Lower *L, const char *fn, LLVMValueRef mi)
+{
+    if (LLVMIsNull(mi))
+        return;
+    LLVMBasicBlockRef call = lower_block(L, "rc"), cont = lower_block(L, "rc.done");
+    LLVMBuildCondBr(L->b, LLVMBuildIsNotNull(L->b, mi, ""), call, cont);
+    LLVMPositionBuilderAtEnd(L->b, call);
+    lower_call_rt(L, fn, LLVMVoidTypeInContext(L->ctx), &mi, 1);
+    LLVMBuildBr(L->b, cont);
+    LLVMPositionBuilderAtEnd(L->b, cont);
+}
+
+void lower_incref(Lower *L, LLVMValueRef meminfo)
+{
+    call_if_nonnull(L, "pj_nrt_incref", meminfo);
+}
+
+void lower_own(Lower *L, Instr *in, LLVMValueRef array)
+{
+    LLVMValueRef slot = L->slots[in->id];
+    if (!slot) {
+        slot = L->slots[in->id] = lower_alloca(L, L->ptr);
+        LLVMBuildStore(L->ab, LLVMConstNull(L->ptr), slot);
+        vec_push(L->prog->arena, &L->owned, slot);
+    }
+    LLVMValueRef old = LLVMBuildLoad2(L->b, L->ptr, slot, "");
+    LLVMBuildStore(L->b, LLVMBuildExtractValue(L->b, array, 0, ""), slot);
+    call_if_nonnull(L, "pj_nrt_decref", old);
+}
+
+/* Increfs every array inside a value of type t (a returned value keeps its own references). */
+static void incref_value(Lower *L, Type *t, LLVMValueRef v)
+{
+    if (t->kind == TY_ARRAY)
+        lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
+    else if (t->kind == TY_TUPLE)
+        for (int i = 0; i < t->tuple.n; i++)
+            incref_value(L, t->tuple.items[i], LLVMBuildExtractValue(L->b, v, (unsigned)i, ""));
+}
+
+/* ---- casts and truth ------------------------------------------------------------------------ */
+
+static LLVMValueRef complex_make(Lower *L, Type *ct, LLVMValueRef re, LLVMValueRef im)
+{
+    LLVMValueRef z = LLVMGetUndef(lower_type(L, ct));
+    z = LLVMBuildInsertValue(L->b, z, re, 0, "");
+    return LLVMBuildInsertValue(L->b, z, im, 1, "");
+}
+
+static Type *complex_part(Type *ct)
+{
+    return ty_scalar(ct->kind == TY_COMPLEX64 ? TY_FLOAT32 : TY_FLOAT64);
+}
+
+static LLVMValueRef cast_to_float(Lower *L, LLVMValueRef v, Type *from, LLVMTypeRef ft)
+{
+    if (from->kind == TY_BOOL)
+        return LLVMBuildUIToFP(L->b, v, ft, "");
+    if (ty_is_int(from))
+        return ty_is_signed(from) ? LLVMBuildSIToFP(L->b, v, ft, "") : LLVMBuildUIToFP(L->b, v, ft, "");
+    return LLVMBuildFPCast(L->b, v, ft, "");
+}
+
+static LLVMValueRef cast_to_int(Lower *L, LLVMValueRef v, Type *from, Type *to)
+{
+    LLVMTypeRef it = lower_type(L, to);
+    if (from->kind == TY_BOOL)
+        return LLVMBuildZExt(L->b, v, it, "");
+    if (ty_is_int(from))
+        return LLVMBuildIntCast2(L->b, v, it, ty_is_signed(from), "");
+    /* float -> int truncates toward zero; the saturating form has no undefined results */
+    LLVMTypeRef ov[2] = {it, LLVMTypeOf(v)};
+    return target_call_intrinsic(L->mod, L->b, ty_is_signed(to) ? "llvm.fptosi.sat" : "llvm.fptoui.sat",
+                                 ov, 2, &v, 1);
+}
+
+LLVMValueRef lower_cast(Lower *L, LLVMValueRef v, Type *from, Type *to)
+{
+    from = ty_strong(from);
+    to = ty_strong(to);
+    if (from == to || !ty_is_scalar(to) || !ty_is_scalar(from))
+        return v;
+    if (ty_is_complex(from)) {
+        if (ty_is_complex(to)) {
+            LLVMTypeRef ft = lower_type(L, complex_part(to));
+            return complex_make(L, to, LLVMBuildFPCast(L->b, LLVMBuildExtractValue(L->b, v, 0, ""), ft, ""),
+                                LLVMBuildFPCast(L->b, LLVMBuildExtractValue(L->b, v, 1, ""), ft, ""));
+        }
+        if (to->kind == TY_BOOL)
+            return lower_truth(L, v, from);
+        return lower_cast(L, LLVMBuildExtractValue(L->b, v, 0, ""), complex_part(from), to);
+    }
+    if (ty_is_complex(to)) {
+        Type *pt = complex_part(to);
+        LLVMValueRef re = lower_cast(L, v, from, pt);
+        return complex_make(L, to, re, LLVMConstNull(lower_type(L, pt)));
+    }
+    if (to->kind == TY_BOOL)
+        return lower_truth(L, v, from);
+    if (ty_is_float(to))
+        return cast_to_float(L, v, from, lower_type(L, to));
+    return cast_to_int(L, v, from, to);
+}
+
+LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t)
+{
+    t = ty_strong(t);
+    if (t->kind == TY_BOOL)
+        return v;
+    if (ty_is_int(t))
+        return LLVMBuildICmp(L->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    if (ty_is_float(t))
+        return LLVMBuildFCmp(L->b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    if (ty_is_complex(t)) {
+        Type *pt = complex_part(t);
+        return LLVMBuildOr(L->b, lower_truth(L, LLVMBuildExtractValue(L->b, v, 0, ""), pt),
+                           lower_truth(L, LLVMBuildExtractValue(L->b, v, 1, ""), pt), "");
+    }
+    if (t->kind == TY_TUPLE)
+        return LLVMConstInt(L->i1, t->tuple.n > 0, 0);
+    if (t->kind == TY_RANGE) {
+        LLVMValueRef s = LLVMBuildExtractValue(L->b, v, 0, ""), e = LLVMBuildExtractValue(L->b, v, 1, "");
+        LLVMValueRef st = LLVMBuildExtractValue(L->b, v, 2, "");
+        LLVMValueRef up = LLVMBuildICmp(L->b, LLVMIntSLT, s, e, ""), dn = LLVMBuildICmp(L->b, LLVMIntSGT, s, e, "");
+        return LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSGT, st, lower_i64(L, 0), ""), up, dn, "");
+    }
+    if (t->kind == TY_ARRAY) {
+        /* NumPy: truth of a one-element array is its element; otherwise an error */
+        LLVMValueRef n = lower_i64(L, 1);
+        for (int k = 0; k < t->array.ndim; k++)
+            n = LLVMBuildMul(L->b, n, lower_array_dim(L, v, k), "");
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntNE, n, lower_i64(L, 1), ""), ABI_EXC_VALUE,
+                    "The truth value of an array with more than one element is ambiguous", NULL, 0);
+        LLVMValueRef e = lower_array_load(L, t->array.dtype, lower_array_data(L, v));
+        return lower_truth(L, e, t->array.dtype);
+    }
+    return LLVMConstInt(L->i1, 0, 0);   /* None */
+}
+
+/* ---- scalar arithmetic ---------------------------------------------------------------------- */
+
+/* Python's floor division and modulo of signed ints: the quotient rounds toward minus infinity
+ * and the remainder takes the divisor's sign. INT64_MIN // -1 wraps (the hardware would trap). */
+static LLVMValueRef int_floordiv_mod(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_mod,
+                                     bool is_signed)
+{
+    LLVMTypeRef it = LLVMTypeOf(a);
+    LLVMValueRef zero = LLVMConstNull(it);
+    if (LLVMIsAConstantInt(b)) {   /* a positive power of two: floor semantics are a mask and a shift */
+        unsigned long long c = LLVMConstIntGetZExtValue(b);
+        unsigned bits = LLVMGetIntTypeWidth(it);
+        bool pos = is_signed ? LLVMConstIntGetSExtValue(b) > 0 : c > 0;
+        if (pos && (c & (c - 1)) == 0) {
+            if (is_mod)
+                return LLVMBuildAnd(L->b, a, LLVMConstInt(it, c - 1, 0), "");
+            unsigned k = 0;
+            while (k < bits && (1ULL << k) != c)
+                k++;
+            LLVMValueRef sh = LLVMConstInt(it, k, 0);
+            return is_signed ? LLVMBuildAShr(L->b, a, sh, "") : LLVMBuildLShr(L->b, a, sh, "");
+        }
+    }
+    lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, b, zero, ""), ABI_EXC_ZERO_DIVISION,
+                "integer division or modulo by zero", NULL, 0);
+    if (!is_signed)
+        return is_mod ? LLVMBuildURem(L->b, a, b, "") : LLVMBuildUDiv(L->b, a, b, "");
+    LLVMValueRef minus1 = LLVMConstAllOnes(it);
+    LLVMValueRef is_m1 = LLVMBuildICmp(L->b, LLVMIntEQ, b, minus1, "");
+    LLVMValueRef bs = LLVMBuildSelect(L->b, is_m1, LLVMConstInt(it, 1, 0), b, "");
+    LLVMValueRef q = LLVMBuildSDiv(L->b, a, bs, ""), r = LLVMBuildSRem(L->b, a, bs, "");
+    LLVMValueRef adjust = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntNE, r, zero, ""),
+                                       LLVMBuildICmp(L->b, LLVMIntSLT, LLVMBuildXor(L->b, r, b, ""), zero, ""), "");
+    if (is_mod)
+        return LLVMBuildSelect(L->b, adjust, LLVMBuildAdd(L->b, r, b, ""), r, "");
+    q = LLVMBuildSelect(L->b, adjust, LLVMBuildSub(L->b, q, LLVMConstInt(it, 1, 0), ""), q, "");
+    return LLVMBuildSelect(L->b, is_m1, LLVMBuildNeg(L->b, a, ""), q, "");
+}
+
+/* int64 ** int64 by repeated squaring, as one internal function per module. */
+static LLVMValueRef ipow_function(Lower *L)
+{
+    LLVMValueRef fn = LLVMGetNamedFunction(L->mod, "pj.ipow");
+    if (fn)
+        return fn;
+    LLVMTypeRef params[2] = {L->i64, L->i64};
+    fn = LLVMAddFunction(L->mod, "pj.ipow", LLVMFunctionType(L->i64, params, 2, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(L->ctx);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, fn, "entry");
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, fn, "loop");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fn, "done");
+    LLVMPositionBuilderAtEnd(b, entry);
+    LLVMValueRef zero = lower_i64(L, 0), one = lower_i64(L, 1);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, LLVMGetParam(fn, 1), zero, ""), loop, done);
+    LLVMPositionBuilderAtEnd(b, loop);
+    LLVMValueRef res = LLVMBuildPhi(b, L->i64, "r"), base = LLVMBuildPhi(b, L->i64, "b");
+    LLVMValueRef e = LLVMBuildPhi(b, L->i64, "e");
+    LLVMValueRef odd = LLVMBuildTrunc(b, e, L->i1, "");
+    LLVMValueRef res2 = LLVMBuildSelect(b, odd, LLVMBuildMul(b, res, base, ""), res, "");
+    LLVMValueRef base2 = LLVMBuildMul(b, base, base, "");
+    LLVMValueRef e2 = LLVMBuildLShr(b, e, one, "");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, e2, zero, ""), loop, done);
+    LLVMValueRef vr[2] = {one, res2}, vb[2] = {LLVMGetParam(fn, 0), base2}, ve[2] = {LLVMGetParam(fn, 1), e2};
+    LLVMBasicBlockRef from[2] = {entry, loop};
+    LLVMAddIncoming(res, vr, from, 2);
+    LLVMAddIncoming(base, vb, from, 2);
+    LLVMAddIncoming(e, ve, from, 2);
+    LLVMPositionBuilderAtEnd(b, done);
+    LLVMValueRef out = LLVMBuildPhi(b, L->i64, "");
+    LLVMValueRef vo[2] = {one, res2};
+    LLVMAddIncoming(out, vo, from, 2);
+    LLVMBuildRet(b, out);
+    LLVMDisposeBuilder(b);
+    return fn;
+}
+
+/* int ** int is typed int64. Python would give a float for a negative exponent; an int64 result
+ * cannot hold it, so pyjit raises ValueError there (as Numba's integer power does not say). */
+static LLVMValueRef int_pow(Lower *L, LLVMValueRef a, LLVMValueRef b, Instr *rhs)
+{
+    if (rhs && rhs->op == OP_CONST && rhs->cst->kind == K_INT && rhs->cst->i >= 0 && rhs->cst->i <= 8) {
+        LLVMValueRef r = lower_i64(L, 1);
+        for (int64_t k = 0; k < rhs->cst->i; k++)
+            r = LLVMBuildMul(L->b, r, a, "");
+        return r;
+    }
+    lower_check(L, LLVMBuildICmp(L->b, LLVMIntSLT, b, lower_i64(L, 0), ""), ABI_EXC_VALUE,
+                "integer to a negative integer power: the result is not an integer", NULL, 0);
+    LLVMValueRef fn = ipow_function(L), args[2] = {a, b};
+    return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+}
+
+static LLVMValueRef shift(Lower *L, bool left, bool is_signed, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMTypeRef it = LLVMTypeOf(a);
+    unsigned bits = LLVMGetIntTypeWidth(it);
+    lower_check(L, LLVMBuildICmp(L->b, LLVMIntSLT, b, LLVMConstNull(it), ""), ABI_EXC_VALUE,
+                "negative shift count", NULL, 0);
+    LLVMValueRef big = LLVMBuildICmp(L->b, LLVMIntUGE, b, LLVMConstInt(it, bits, 0), "");
+    LLVMValueRef safe = LLVMBuildSelect(L->b, big, LLVMConstInt(it, bits - 1, 0), b, "");
+    if (left)
+        return LLVMBuildSelect(L->b, big, LLVMConstNull(it), LLVMBuildShl(L->b, a, safe, ""), "");
+    if (is_signed)
+        return LLVMBuildAShr(L->b, a, safe, "");
+    return LLVMBuildSelect(L->b, big, LLVMConstNull(it), LLVMBuildLShr(L->b, a, safe, ""), "");
+}
+
+static LLVMValueRef int_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b, Instr *rhs)
+{
+    bool s = ty_is_signed(t);
+    switch (op) {
+    case BIN_ADD: return LLVMBuildAdd(L->b, a, b, "");
+    case BIN_SUB: return LLVMBuildSub(L->b, a, b, "");
+    case BIN_MUL: return LLVMBuildMul(L->b, a, b, "");
+    case BIN_FLOORDIV: return int_floordiv_mod(L, a, b, false, s);
+    case BIN_MOD: return int_floordiv_mod(L, a, b, true, s);
+    case BIN_POW: {
+        Type *i64t = ty_scalar(TY_INT64);
+        return int_pow(L, lower_cast(L, a, t, i64t), lower_cast(L, b, t, i64t), rhs);
+    }
+    case BIN_LSHIFT: return shift(L, true, s, a, b);
+    case BIN_RSHIFT: return shift(L, false, s, a, b);
+    case BIN_AND: return LLVMBuildAnd(L->b, a, b, "");
+    case BIN_OR: return LLVMBuildOr(L->b, a, b, "");
+    case BIN_XOR: return LLVMBuildXor(L->b, a, b, "");
+    default:
+        lower_unsupported(L, "operator not supported on %s", t->name);
+        return NULL;
+    }
+}
+
+static bool numpy_errors(Lower *L)
+{
+    return L->prog->opts && L->prog->opts->error_model_numpy;
+}
+
+/* Python's float // and %: fmod, then moved toward the divisor's sign (CPython's float_divmod),
+ * as selects so the common case stays branch-free. */
+static LLVMValueRef float_floordiv_mod(Lower *L, Type *t, LLVMValueRef a, LLVMValueRef b, bool is_mod)
+{
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
+    if (!numpy_errors(L))
+        lower_check(L, LLVMBuildFCmp(L->b, LLVMRealOEQ, b, zero, ""), ABI_EXC_ZERO_DIVISION,
+                    is_mod ? "float modulo" : "float floor division by zero", NULL, 0);
+    LLVMValueRef mod = LLVMBuildFRem(L->b, a, b, "");
+    LLVMValueRef div = LLVMBuildFDiv(L->b, LLVMBuildFSub(L->b, a, mod, ""), b, "");
+    LLVMValueRef nz = LLVMBuildFCmp(L->b, LLVMRealUNE, mod, zero, "");
+    LLVMValueRef signs = LLVMBuildXor(L->b, LLVMBuildFCmp(L->b, LLVMRealOLT, b, zero, ""),
+                                      LLVMBuildFCmp(L->b, LLVMRealOLT, mod, zero, ""), "");
+    LLVMValueRef adj = LLVMBuildAnd(L->b, nz, signs, "");
+    if (is_mod) {
+        LLVMValueRef m = LLVMBuildSelect(L->b, adj, LLVMBuildFAdd(L->b, mod, b, ""), mod, "");
+        return LLVMBuildSelect(L->b, nz, m, lower_math(L, MF_COPYSIGN, t, zero, b), "");
+    }
+    div = LLVMBuildSelect(L->b, adj, LLVMBuildFSub(L->b, div, lower_const_f(L, t, 1.0), ""), div, "");
+    LLVMValueRef fl = lower_math(L, MF_FLOOR, t, div, NULL);
+    LLVMValueRef up = LLVMBuildFCmp(L->b, LLVMRealOGT, LLVMBuildFSub(L->b, div, fl, ""),
+                                    lower_const_f(L, t, 0.5), "");
+    fl = LLVMBuildSelect(L->b, up, LLVMBuildFAdd(L->b, fl, lower_const_f(L, t, 1.0), ""), fl, "");
+    LLVMValueRef z = lower_math(L, MF_COPYSIGN, t, zero, LLVMBuildFDiv(L->b, a, b, ""));
+    return LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealUNE, div, zero, ""), fl, z, "");
+}
+
+static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
+    switch (op) {
+    case BIN_ADD: return LLVMBuildFAdd(L->b, a, b, "");
+    case BIN_SUB: return LLVMBuildFSub(L->b, a, b, "");
+    case BIN_MUL: return LLVMBuildFMul(L->b, a, b, "");
+    case BIN_TRUEDIV:
+        if (!numpy_errors(L))
+            lower_check(L, LLVMBuildFCmp(L->b, LLVMRealOEQ, b, zero, ""), ABI_EXC_ZERO_DIVISION,
+                        "float division by zero", NULL, 0);
+        return LLVMBuildFDiv(L->b, a, b, "");
+    case BIN_FLOORDIV: return float_floordiv_mod(L, t, a, b, false);
+    case BIN_MOD: return float_floordiv_mod(L, t, a, b, true);
+    case BIN_POW:
+        /* 0.0 ** negative raises in Python; a negative base with a fractional exponent gives
+         * nan here (Python would make a complex number) */
+        if (!numpy_errors(L))
+            lower_check(L, LLVMBuildAnd(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, a, zero, ""),
+                                        LLVMBuildFCmp(L->b, LLVMRealOLT, b, zero, ""), ""),
+                        ABI_EXC_ZERO_DIVISION, "0.0 cannot be raised to a negative power", NULL, 0);
+        return lower_math(L, MF_POW, t, a, b);
+    default:
+        lower_unsupported(L, "operator not supported on %s", t->name);
+        return NULL;
+    }
+}
+
+/* Complex true division by Smith's algorithm (no overflow for large components); both branches
+ * are computed and one is selected, so the loop bodies stay straight-line. */
+static LLVMValueRef complex_div(Lower *L, Type *t, Type *pt, LLVMValueRef a, LLVMValueRef c,
+                                LLVMValueRef d, LLVMValueRef b)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(c));
+    if (!numpy_errors(L))
+        lower_check(L, LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, c, zero, ""),
+                                    LLVMBuildFCmp(B, LLVMRealOEQ, d, zero, ""), ""),
+                    ABI_EXC_ZERO_DIVISION, "complex division by zero", NULL, 0);
+    LLVMValueRef big_c = LLVMBuildFCmp(B, LLVMRealOGE, lower_math(L, MF_FABS, pt, c, NULL),
+                                       lower_math(L, MF_FABS, pt, d, NULL), "");
+    LLVMValueRef r1 = LLVMBuildFDiv(B, d, c, ""), den1 = LLVMBuildFAdd(B, c, LLVMBuildFMul(B, d, r1, ""), "");
+    LLVMValueRef re1 = LLVMBuildFDiv(B, LLVMBuildFAdd(B, a, LLVMBuildFMul(B, b, r1, ""), ""), den1, "");
+    LLVMValueRef im1 = LLVMBuildFDiv(B, LLVMBuildFSub(B, b, LLVMBuildFMul(B, a, r1, ""), ""), den1, "");
+    LLVMValueRef r2 = LLVMBuildFDiv(B, c, d, ""), den2 = LLVMBuildFAdd(B, LLVMBuildFMul(B, c, r2, ""), d, "");
+    LLVMValueRef re2 = LLVMBuildFDiv(B, LLVMBuildFAdd(B, LLVMBuildFMul(B, a, r2, ""), b, ""), den2, "");
+    LLVMValueRef im2 = LLVMBuildFDiv(B, LLVMBuildFSub(B, LLVMBuildFMul(B, b, r2, ""), a, ""), den2, "");
+    return complex_make(L, t, LLVMBuildSelect(B, big_c, re1, re2, ""), LLVMBuildSelect(B, big_c, im1, im2, ""));
+}
+
+static LLVMValueRef complex_mul(Lower *L, Type *t, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef a = LLVMBuildExtractValue(B, x, 0, ""), b = LLVMBuildExtractValue(B, x, 1, "");
+    LLVMValueRef c = LLVMBuildExtractValue(B, y, 0, ""), d = LLVMBuildExtractValue(B, y, 1, "");
+    return complex_make(L, t, LLVMBuildFSub(B, LLVMBuildFMul(B, a, c, ""), LLVMBuildFMul(B, b, d, ""), ""),
+                        LLVMBuildFAdd(B, LLVMBuildFMul(B, a, d, ""), LLVMBuildFMul(B, b, c, ""), ""));
+}
+
+/* z ** n for n >= 0 by binary exponentiation, one internal function per complex type. */
+static LLVMValueRef cpowu_function(Lower *L, Type *t)
+{
+    const char *name = t->kind == TY_COMPLEX64 ? "pj.cpowu.c64" : "pj.cpowu.c128";
+    LLVMValueRef fn = LLVMGetNamedFunction(L->mod, name);
+    if (fn)
+        return fn;
+    LLVMTypeRef ct = lower_type(L, t), params[2] = {ct, L->i64};
+    fn = LLVMAddFunction(L->mod, name, LLVMFunctionType(ct, params, 2, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMBuilderRef saved = L->b;
+    LLVMBuilderRef b = L->b = LLVMCreateBuilderInContext(L->ctx);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, fn, "entry");
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(L->ctx, fn, "loop");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fn, "done");
+    LLVMPositionBuilderAtEnd(b, entry);
+    Type *pt = complex_part(t);
+    LLVMValueRef one = complex_make(L, t, lower_const_f(L, pt, 1.0), lower_const_f(L, pt, 0.0));
+    LLVMValueRef zero = lower_i64(L, 0);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, LLVMGetParam(fn, 1), zero, ""), loop, done);
+    LLVMPositionBuilderAtEnd(b, loop);
+    LLVMValueRef res = LLVMBuildPhi(b, ct, "r"), base = LLVMBuildPhi(b, ct, "b"), e = LLVMBuildPhi(b, L->i64, "e");
+    LLVMValueRef odd = LLVMBuildTrunc(b, e, L->i1, "");
+    LLVMValueRef res2 = LLVMBuildSelect(b, odd, complex_mul(L, t, res, base), res, "");
+    LLVMValueRef base2 = complex_mul(L, t, base, base);
+    LLVMValueRef e2 = LLVMBuildLShr(b, e, lower_i64(L, 1), "");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, e2, zero, ""), loop, done);
+    LLVMValueRef vr[2] = {one, res2}, vb[2] = {LLVMGetParam(fn, 0), base2}, ve[2] = {LLVMGetParam(fn, 1), e2};
+    LLVMBasicBlockRef from[2] = {entry, loop};
+    LLVMAddIncoming(res, vr, from, 2);
+    LLVMAddIncoming(base, vb, from, 2);
+    LLVMAddIncoming(e, ve, from, 2);
+    LLVMPositionBuilderAtEnd(b, done);
+    LLVMValueRef out = LLVMBuildPhi(b, ct, "");
+    LLVMValueRef vo[2] = {one, res2};
+    LLVMAddIncoming(out, vo, from, 2);
+    LLVMBuildRet(b, out);
+    LLVMDisposeBuilder(b);
+    L->b = saved;
+    return fn;
+}
+
+/* z ** w as CPython's complex power: small integral constant exponents by multiplication, the
+ * rest through polar form (|z|**w.re / exp(arg*w.im), angle arg*w.re + w.im*log|z|). */
+static LLVMValueRef complex_pow(Lower *L, Type *t, LLVMValueRef x, LLVMValueRef y, Instr *rhs)
+{
+    Type *pt = complex_part(t);
+    LLVMBuilderRef B = L->b;
+    if (rhs && rhs->op == OP_CAST && rhs->nargs == 1)
+        rhs = rhs->args[0];
+    if (rhs && rhs->op == OP_CONST && rhs->cst->kind == K_INT && rhs->cst->i >= 1 && rhs->cst->i <= 8) {
+        LLVMValueRef r = x;
+        for (int64_t k = 1; k < rhs->cst->i; k++)
+            r = complex_mul(L, t, r, x);
+        return r;
+    }
+    LLVMValueRef a = LLVMBuildExtractValue(B, x, 0, ""), b = LLVMBuildExtractValue(B, x, 1, "");
+    LLVMValueRef c = LLVMBuildExtractValue(B, y, 0, ""), d = LLVMBuildExtractValue(B, y, 1, "");
+    LLVMValueRef zero = LLVMConstNull(lower_type(L, pt)), one = lower_const_f(L, pt, 1.0);
+    /* integral exponents up to 100 by repeated multiplication, as CPython (exact for z**2) */
+    LLVMValueRef is_int = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, d, zero, ""),
+                                       LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, c, lower_math(L, MF_RINT, pt, c, NULL), ""),
+                                                    LLVMBuildFCmp(B, LLVMRealOLE, lower_math(L, MF_FABS, pt, c, NULL),
+                                                                  lower_const_f(L, pt, 100.0), ""), ""), "");
+    LLVMBasicBlockRef ib = lower_block(L, "cpow.int"), gb = lower_block(L, "cpow"), jb = lower_block(L, "cpow.done");
+    LLVMBuildCondBr(B, is_int, ib, gb);
+    LLVMPositionBuilderAtEnd(B, ib);
+    LLVMValueRef n = LLVMBuildFPToSI(B, c, L->i64, "");
+    LLVMValueRef an = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, n, lower_i64(L, 0), ""), LLVMBuildNeg(B, n, ""), n, "");
+    LLVMValueRef cargs[2] = {x, an};
+    LLVMValueRef fn = cpowu_function(L, t);
+    LLVMValueRef pw = LLVMBuildCall2(B, LLVMGlobalGetValueType(fn), fn, cargs, 2, "");
+    LLVMValueRef pc = LLVMBuildExtractValue(B, pw, 0, ""), pd = LLVMBuildExtractValue(B, pw, 1, "");
+    LLVMValueRef inv = complex_div(L, t, pt, one, pc, pd, zero);
+    LLVMValueRef ires = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, n, lower_i64(L, 0), ""), inv, pw, "");
+    LLVMBasicBlockRef ib_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, jb);
+    LLVMPositionBuilderAtEnd(B, gb);
+    LLVMValueRef vabs = lower_math(L, MF_HYPOT, pt, a, b);
+    LLVMValueRef len = lower_math(L, MF_POW, pt, vabs, c);
+    LLVMValueRef at = lower_math(L, MF_ATAN2, pt, b, a);
+    LLVMValueRef phase = LLVMBuildFMul(B, at, c, "");
+    len = LLVMBuildFDiv(B, len, lower_math(L, MF_EXP, pt, LLVMBuildFMul(B, at, d, ""), NULL), "");
+    phase = LLVMBuildFAdd(B, phase, LLVMBuildFMul(B, d, lower_math(L, MF_LOG, pt, vabs, NULL), ""), "");
+    LLVMValueRef re = LLVMBuildFMul(B, len, lower_math(L, MF_COS, pt, phase, NULL), "");
+    LLVMValueRef im = LLVMBuildFMul(B, len, lower_math(L, MF_SIN, pt, phase, NULL), "");
+    LLVMValueRef w0 = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, c, zero, ""),
+                                   LLVMBuildFCmp(B, LLVMRealOEQ, d, zero, ""), "");
+    LLVMValueRef z0 = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, zero, ""),
+                                   LLVMBuildFCmp(B, LLVMRealOEQ, b, zero, ""), "");
+    if (!numpy_errors(L))
+        lower_check(L, LLVMBuildAnd(B, LLVMBuildAnd(B, z0, LLVMBuildNot(B, w0, ""), ""),
+                                    LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealONE, d, zero, ""),
+                                                LLVMBuildFCmp(B, LLVMRealOLT, c, zero, ""), ""), ""),
+                    ABI_EXC_ZERO_DIVISION, "0.0 to a negative or complex power", NULL, 0);
+    re = LLVMBuildSelect(B, z0, zero, re, "");
+    im = LLVMBuildSelect(B, z0, zero, im, "");
+    LLVMValueRef gres = complex_make(L, t, LLVMBuildSelect(B, w0, one, re, ""), LLVMBuildSelect(B, w0, zero, im, ""));
+    LLVMBasicBlockRef gb_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, jb);
+    LLVMPositionBuilderAtEnd(B, jb);
+    LLVMValueRef res = LLVMBuildPhi(B, lower_type(L, t), "");
+    LLVMValueRef vals[2] = {ires, gres};
+    LLVMBasicBlockRef froms[2] = {ib_end, gb_end};
+    LLVMAddIncoming(res, vals, froms, 2);
+    return res;
+}
+
+static LLVMValueRef complex_binop(Lower *L, BinOp op, Type *t, LLVMValueRef x, LLVMValueRef y, Instr *rhs)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef a = LLVMBuildExtractValue(B, x, 0, ""), b = LLVMBuildExtractValue(B, x, 1, "");
+    LLVMValueRef c = LLVMBuildExtractValue(B, y, 0, ""), d = LLVMBuildExtractValue(B, y, 1, "");
+    switch (op) {
+    case BIN_ADD: return complex_make(L, t, LLVMBuildFAdd(B, a, c, ""), LLVMBuildFAdd(B, b, d, ""));
+    case BIN_SUB: return complex_make(L, t, LLVMBuildFSub(B, a, c, ""), LLVMBuildFSub(B, b, d, ""));
+    case BIN_MUL: return complex_mul(L, t, x, y);
+    case BIN_TRUEDIV: return complex_div(L, t, complex_part(t), a, c, d, b);
+    case BIN_POW: return complex_pow(L, t, x, y, rhs);
+    default:
+        lower_unsupported(L, "operator not supported on complex numbers");
+        return NULL;
+    }
+}
+
+LLVMValueRef lower_binop_scalar(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b,
+                                Instr *rhs)
+{
+    t = ty_strong(t);
+    if (t->kind == TY_BOOL && (op == BIN_AND || op == BIN_OR || op == BIN_XOR))
+        return int_binop(L, op, t, a, b, rhs);
+    if (t->kind == TY_BOOL) {   /* arithmetic on bools is on ints */
+        Type *it = ty_scalar(TY_INT64);
+        return int_binop(L, op, it, lower_cast(L, a, t, it), lower_cast(L, b, t, it), rhs);
+    }
+    if (ty_is_int(t))
+        return int_binop(L, op, t, a, b, rhs);
+    if (ty_is_float(t))
+        return float_binop(L, op, t, a, b);
+    if (ty_is_complex(t))
+        return complex_binop(L, op, t, a, b, rhs);
+    lower_unsupported(L, "operator not supported on %s", t->name);
+    return NULL;
+}
+
+LLVMValueRef lower_unary_scalar(Lower *L, UnaryOp op, Type *t, LLVMValueRef a)
+{
+    t = ty_strong(t);
+    switch (op) {
+    case UN_POS: return a;
+    case UN_NOT: return LLVMBuildNot(L->b, lower_truth(L, a, t), "");
+    case UN_INVERT: return LLVMBuildNot(L->b, a, "");
+    case UN_NEG:
+        if (ty_is_float(t))
+            return LLVMBuildFNeg(L->b, a, "");
+        if (ty_is_complex(t))
+            return complex_make(L, t, LLVMBuildFNeg(L->b, LLVMBuildExtractValue(L->b, a, 0, ""), ""),
+                                LLVMBuildFNeg(L->b, LLVMBuildExtractValue(L->b, a, 1, ""), ""));
+        return LLVMBuildNeg(L->b, a, "");
+    }
+    return NULL;
+}
+
+LLVMValueRef lower_compare_scalar(Lower *L, CmpOp op, Type *t, LLVMValueRef a, LLVMValueRef b)
+{
+    static const LLVMIntPredicate spred[] = {LLVMIntSLT, LLVMIntSLE, LLVMIntEQ, LLVMIntNE, LLVMIntSGT, LLVMIntSGE};
+    static const LLVMIntPredicate upred[] = {LLVMIntULT, LLVMIntULE, LLVMIntEQ, LLVMIntNE, LLVMIntUGT, LLVMIntUGE};
+    /* NaN compares false, except != which is true (unordered) */
+    static const LLVMRealPredicate fpred[] = {LLVMRealOLT, LLVMRealOLE, LLVMRealOEQ, LLVMRealUNE, LLVMRealOGT, LLVMRealOGE};
+    t = ty_strong(t);
+    if (op > CMP_GE) {
+        lower_unsupported(L, "comparison not supported here");
+        return NULL;
+    }
+    if (ty_is_float(t))
+        return LLVMBuildFCmp(L->b, fpred[op], a, b, "");
+    if (ty_is_complex(t)) {
+        if (op != CMP_EQ && op != CMP_NE) {
+            lower_unsupported(L, "complex numbers are not ordered");
+            return NULL;
+        }
+        LLVMValueRef re = LLVMBuildFCmp(L->b, fpred[op], LLVMBuildExtractValue(L->b, a, 0, ""),
+                                        LLVMBuildExtractValue(L->b, b, 0, ""), "");
+        LLVMValueRef im = LLVMBuildFCmp(L->b, fpred[op], LLVMBuildExtractValue(L->b, a, 1, ""),
+                                        LLVMBuildExtractValue(L->b, b, 1, ""), "");
+        return op == CMP_EQ ? LLVMBuildAnd(L->b, re, im, "") : LLVMBuildOr(L->b, re, im, "");
+    }
+    if (t->kind == TY_NONE)
+        return LLVMConstInt(L->i1, op == CMP_EQ, 0);
+    if (ty_is_int(t) && ty_is_signed(t))
+        return LLVMBuildICmp(L->b, spred[op], a, b, "");
+    if (ty_is_scalar(t))
+        return LLVMBuildICmp(L->b, upred[op], a, b, "");
+    lower_unsupported(L, "comparison not supported on %s", t->name);
+    return NULL;
+}
+
+/* ---- counted loops (lower_array.c uses them) ------------------------------------------------ */
+
+LLVMValueRef lower_loop_begin(Lower *L, LoopInfo *lp, LLVMValueRef n)
+{
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b);
+    lp->n = n;
+    lp->head = lower_block(L, "loop");
+    lp->body = lower_block(L, "loop.body");
+    lp->exit = lower_block(L, "loop.end");
+    LLVMBuildBr(L->b, lp->head);
+    LLVMPositionBuilderAtEnd(L->b, lp->head);
+    lp->i = LLVMBuildPhi(L->b, L->i64, "i");
+    LLVMValueRef zero = lower_i64(L, 0);
+    LLVMAddIncoming(lp->i, &zero, &pre, 1);
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, lp->i, n, ""), lp->body, lp->exit);
+    LLVMPositionBuilderAtEnd(L->b, lp->body);
+    return lp->i;
+}
+
+void lower_loop_end(Lower *L, LoopInfo *lp)
+{
+    LLVMValueRef next = LLVMBuildNSWAdd(L->b, lp->i, lower_i64(L, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+    LLVMAddIncoming(lp->i, &next, &latch, 1);
+    LLVMBuildBr(L->b, lp->head);
+    LLVMPositionBuilderAtEnd(L->b, lp->exit);
+}
+
+/* ---- constants ------------------------------------------------------------------------------ */
+
+static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
+{
+    t = ty_strong(t);
+    switch (c->kind) {
+    case K_BOOL: return lower_cast(L, LLVMConstInt(L->i1, c->b, 0), ty_scalar(TY_BOOL), t);
+    case K_INT: return lower_cast(L, lower_i64(L, c->i), ty_scalar(TY_INT64), t);
+    case K_FLOAT: return lower_cast(L, LLVMConstReal(L->f64, c->f), ty_scalar(TY_FLOAT64), t);
+    case K_COMPLEX: {
+        Type *ct = ty_scalar(TY_COMPLEX128);
+        LLVMValueRef f[2] = {LLVMConstReal(L->f64, c->c.re), LLVMConstReal(L->f64, c->c.im)};
+        return lower_cast(L, LLVMConstStructInContext(L->ctx, f, 2, 0), ct, t);
+    }
+    case K_NONE: return LLVMConstNull(L->none_ty);
+    case K_TUPLE: {
+        if (t->kind != TY_TUPLE)
+            return NULL;
+        LLVMValueRef v = LLVMGetUndef(lower_type(L, t));
+        for (int i = 0; i < c->tuple.n && i < t->tuple.n; i++) {
+            LLVMValueRef item = const_value(L, c->tuple.items[i], t->tuple.items[i]);
+            if (item)
+                v = LLVMBuildInsertValue(L->b, v, item, (unsigned)i, "");
+        }
+        return v;
+    }
+    case K_ARRAY: {
+        /* a global array, frozen: its data address and shape are baked in; borrowed */
+        Type *at = t->kind == TY_ARRAY ? t : c->array_type;
+        LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
+        for (int k = 0; k < at->array.ndim && k < ABI_MAX_NDIM; k++) {
+            sh[k] = lower_i64(L, c->array_shape[k]);
+            st[k] = lower_i64(L, c->array_strides[k]);
+        }
+        LLVMValueRef data = LLVMConstIntToPtr(lower_i64(L, (intptr_t)c->data), L->ptr);
+        return lower_array_make(L, at, LLVMConstNull(L->ptr), data, sh, st);
+    }
+    default: return NULL;   /* strings, modules, functions: compile-time only */
+    }
+}
+
+/* ---- iteration ------------------------------------------------------------------------------ */
+
+static IterInfo *make_iter(Lower *L, Instr *iterable);
+
+/* The iterable an INTRINSIC enumerate/zip was given, or the value itself. */
+static IterInfo *make_iter_of(Lower *L, Instr *src)
+{
+    if (src->op == OP_GETITER)
+        src = src->args[0];
+    return make_iter(L, src);
+}
+
+static IterInfo *make_iter(Lower *L, Instr *iterable)
+{
+    IterInfo *it = arena_alloc(L->prog->arena, sizeof *it);
+    Type *t = iterable->type;
+    it->over = t;
+    if (iterable->op == OP_INTRINSIC && (iterable->sub == BI_ENUMERATE || iterable->sub == BI_ZIP)) {
+        bool en = iterable->sub == BI_ENUMERATE;
+        it->kind = en ? IT_ENUMERATE : IT_ZIP;
+        it->nsub = en ? 1 : iterable->nargs;
+        it->sub = arena_alloc(L->prog->arena, sizeof(IterInfo *) * (size_t)(it->nsub + 1));
+        for (int i = 0; i < it->nsub; i++)
+            if (!(it->sub[i] = make_iter_of(L, iterable->args[i])))
+                return NULL;
+        if (en) {
+            it->state = lower_alloca(L, L->i64);
+            LLVMBuildStore(L->b, lower_i64(L, 0), it->state);
+        }
+        return it;
+    }
+    if (t->kind == TY_ITER && iterable->op == OP_GETITER)
+        return make_iter(L, iterable->args[0]);
+    it->obj = lower_value(L, iterable);
+    if (t->kind == TY_RANGE) {
+        it->kind = IT_RANGE;
+        it->state = lower_alloca(L, lower_type(L, t));
+        LLVMBuildStore(L->b, it->obj, it->state);
+        return it;
+    }
+    if (t->kind == TY_ARRAY || t->kind == TY_TUPLE) {
+        if (t->kind == TY_TUPLE)
+            for (int i = 1; i < t->tuple.n; i++)
+                if (t->tuple.items[i] != t->tuple.items[0]) {
+                    lower_unsupported(L, "iterating over a heterogeneous tuple %s is not supported "
+                                      "(its items have different types)", t->name);
+                    return NULL;
+                }
+        it->kind = t->kind == TY_ARRAY ? IT_ARRAY : IT_TUPLE;
+        it->state = lower_alloca(L, L->i64);
+        LLVMBuildStore(L->b, lower_i64(L, 0), it->state);
+        return it;
+    }
+    lower_unsupported(L, "cannot iterate over %s", t->name);
+    return NULL;
+}
+
+/* The i-th item of a homogeneous tuple, i in range. */
+static LLVMValueRef tuple_item(Lower *L, Type *tt, LLVMValueRef tup, LLVMValueRef i)
+{
+    LLVMValueRef tmp = lower_alloca(L, lower_type(L, tt));
+    LLVMBuildStore(L->b, tup, tmp);
+    LLVMTypeRef et = lower_type(L, tt->tuple.items[0]);
+    LLVMValueRef idx[2] = {lower_i64(L, 0), i};
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(L->b, LLVMArrayType(et, (unsigned)tt->tuple.n), tmp, idx, 2, "");
+    return LLVMBuildLoad2(L->b, et, p, "");
+}
+
+/* Advances it: branches to done when exhausted, else continues (in a new block) with the item. */
+static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlockRef done, Instr *owner)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMBasicBlockRef more = lower_block(L, "iter.next");
+    LLVMValueRef item = NULL;
+    switch (it->kind) {
+    case IT_RANGE: {
+        LLVMTypeRef rt = lower_type(L, it->over);
+        LLVMValueRef cur = LLVMBuildLoad2(B, L->i64, LLVMBuildStructGEP2(B, rt, it->state, 0, ""), "");
+        LLVMValueRef stop = LLVMBuildLoad2(B, L->i64, LLVMBuildStructGEP2(B, rt, it->state, 1, ""), "");
+        LLVMValueRef step = LLVMBuildLoad2(B, L->i64, LLVMBuildStructGEP2(B, rt, it->state, 2, ""), "");
+        LLVMValueRef ok = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, step, lower_i64(L, 0), ""),
+                                          LLVMBuildICmp(B, LLVMIntSLT, cur, stop, ""),
+                                          LLVMBuildICmp(B, LLVMIntSGT, cur, stop, ""), "");
+        LLVMBuildCondBr(B, ok, more, done);
+        LLVMPositionBuilderAtEnd(B, more);
+        LLVMBuildStore(B, LLVMBuildAdd(B, cur, step, ""), LLVMBuildStructGEP2(B, rt, it->state, 0, ""));
+        return lower_cast(L, cur, ty_scalar(TY_INT64), item_t);
+    }
+    case IT_ARRAY:
+    case IT_TUPLE: {
+        LLVMValueRef i = LLVMBuildLoad2(B, L->i64, it->state, "");
+        LLVMValueRef n = it->kind == IT_ARRAY ? lower_array_dim(L, it->obj, 0) : lower_i64(L, it->over->tuple.n);
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i, n, ""), more, done);
+        LLVMPositionBuilderAtEnd(B, more);
+        LLVMBuildStore(B, LLVMBuildNSWAdd(B, i, lower_i64(L, 1), ""), it->state);
+        if (it->kind == IT_TUPLE)
+            return tuple_item(L, it->over, it->obj, i);
+        Type *at = it->over;
+        if (at->array.ndim == 1) {
+            LLVMValueRef off = LLVMBuildMul(B, i, lower_array_stride(L, at, it->obj, 0), "");
+            LLVMValueRef p = LLVMBuildInBoundsGEP2(B, L->i8, lower_array_data(L, it->obj), &off, 1, "");
+            return lower_array_load(L, at->array.dtype, p);
+        }
+        item = lower_array_subview(L, at, it->obj, i, item_t);
+        lower_incref(L, LLVMBuildExtractValue(B, item, 0, ""));
+        if (owner)
+            lower_own(L, owner, item);
+        return item;
+    }
+    case IT_ENUMERATE: {
+        LLVMBuildBr(B, more);
+        LLVMPositionBuilderAtEnd(B, more);
+        Type *inner_t = item_t->kind == TY_TUPLE && item_t->tuple.n == 2 ? item_t->tuple.items[1] : NULL;
+        LLVMValueRef x = inner_t ? iter_next(L, it->sub[0], inner_t, done, NULL) : NULL;
+        if (!x)
+            return NULL;
+        LLVMValueRef cnt = LLVMBuildLoad2(B, L->i64, it->state, "");
+        LLVMBuildStore(B, LLVMBuildAdd(B, cnt, lower_i64(L, 1), ""), it->state);
+        item = LLVMGetUndef(lower_type(L, item_t));
+        item = LLVMBuildInsertValue(B, item, lower_cast(L, cnt, ty_scalar(TY_INT64), item_t->tuple.items[0]), 0, "");
+        return LLVMBuildInsertValue(B, item, x, 1, "");
+    }
+    case IT_ZIP: {
+        LLVMBuildBr(B, more);
+        LLVMPositionBuilderAtEnd(B, more);
+        if (item_t->kind != TY_TUPLE || item_t->tuple.n != it->nsub) {
+            lower_unsupported(L, "zip() item type %s does not match its arguments", item_t->name);
+            return NULL;
+        }
+        item = LLVMGetUndef(lower_type(L, item_t));
+        for (int k = 0; k < it->nsub; k++) {
+            LLVMValueRef x = iter_next(L, it->sub[k], item_t->tuple.items[k], done, NULL);
+            if (!x)
+                return NULL;
+            item = LLVMBuildInsertValue(B, item, x, (unsigned)k, "");
+        }
+        return item;
+    }
+    }
+    return NULL;
+}
+
+/* The GETITER an iterator value comes from, looking through the loop-header phis that carry it. */
+static Instr *iter_source(Instr *v)
+{
+    for (int guard = 0; v && v->op == OP_PHI && guard < 64; guard++) {
+        Instr *next = NULL;
+        for (int i = 0; i < v->nargs; i++)
+            if (v->args[i] != v && !(v->args[i]->op == OP_CONST && v->args[i]->cst->kind == K_UNDEFINED)) {
+                next = v->args[i];
+                break;
+            }
+        v = next;
+    }
+    return v && v->op == OP_GETITER ? v : NULL;
+}
+
+/* ---- instructions --------------------------------------------------------------------------- */
+
+/* The class and message of a RAISE argument: a class, or a class called with a constant string. */
+static void exc_parts(Instr *e, void **cls, const char **msg)
+{
+    *cls = NULL;
+    *msg = NULL;
+    if (e->op == OP_CALL && e->nargs >= 1) {
+        for (int i = 1; i < e->nargs; i++)
+            if (e->args[i]->op == OP_CONST && e->args[i]->cst->kind == K_STR) {
+                *msg = e->args[i]->cst->s;
+                break;
+            }
+        e = e->args[0];
+    }
+    if (e->op == OP_CONST && e->cst)
+        *cls = e->cst->handle;
+    else if (e->type && e->type->kind == TY_EXCCLASS && e->type->literal)
+        *cls = e->type->literal->handle;
+}
+
+static void lower_raise(Lower *L, Instr *in)
+{
+    void *cls;
+    const char *msg;
+    exc_parts(in->args[0], &cls, &msg);
+    fill_exc(L, ABI_EXC_USER, cls, msg, NULL, 0);
+}
+
+static void lower_ret(Lower *L, Instr *in)
+{
+    Type *rt = L->tf->ret;
+    if (in->nargs > 0 && rt && rt->kind != TY_NONE) {
+        LLVMValueRef v = lower_value(L, in->args[0]);
+        if (v) {
+            incref_value(L, rt, v);
+            lower_store_mem(L, rt, v, L->ret_ptr);
+        }
+    }
+    LLVMBuildBr(L->b, L->ret_bb);
+}
+
+static LLVMValueRef lower_call_jit(Lower *L, Instr *in)
+{
+    TypedFunc *callee = in->callee;
+    LLVMValueRef fn = callee ? callee->aux : NULL;
+    if (!fn) {
+        lower_unsupported(L, "call of a function outside this compilation");
+        return NULL;
+    }
+    LLVMValueRef args[in->nargs + 2];
+    Type *rt = callee->ret;
+    LLVMTypeRef rmem = rt && rt->kind != TY_NONE ? lower_type(L, rt) : L->i8;
+    args[0] = lower_alloca(L, rmem);
+    args[1] = L->exc_ptr;
+    for (int i = 0; i < in->nargs; i++) {
+        LLVMValueRef v = lower_value(L, in->args[i]);
+        if (in->args[i]->type->kind == TY_ARRAY) {
+            LLVMValueRef tmp = lower_alloca(L, LLVMTypeOf(v));
+            LLVMBuildStore(L->b, v, tmp);
+            v = tmp;
+        }
+        args[i + 2] = v ? v : LLVMConstNull(L->none_ty);
+    }
+    LLVMValueRef st = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)in->nargs + 2, "");
+    LLVMBasicBlockRef cont = lower_block(L, "call.ok");
+    mark_unlikely(L, LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, st, LLVMConstInt(L->i32, 0, 0), ""),
+                                     L->err_bb, cont));
+    LLVMPositionBuilderAtEnd(L->b, cont);
+    if (!rt || rt->kind == TY_NONE)
+        return LLVMConstNull(L->none_ty);
+    LLVMValueRef r = lower_load_mem(L, rt, args[0]);
+    if (rt->kind == TY_ARRAY)
+        lower_own(L, in, r);   /* the callee returned a new reference */
+    return r;
+}
+
+static LLVMValueRef lower_build_slice(Lower *L, Instr *in)
+{
+    LLVMValueRef v = LLVMGetUndef(lower_type(L, in->type));
+    static const int64_t defaults[3] = {0, 0, 1};
+    for (int k = 0; k < 3; k++) {
+        Instr *a = k < in->nargs ? in->args[k] : NULL;
+        bool present = a && a->type->kind != TY_NONE;
+        LLVMValueRef x = present ? lower_cast(L, lower_value(L, a), a->type, ty_scalar(TY_INT64))
+                                 : lower_i64(L, defaults[k]);
+        v = LLVMBuildInsertValue(L->b, v, x, (unsigned)k, "");
+        if (k < 2)
+            v = LLVMBuildInsertValue(L->b, v, LLVMConstInt(L->i1, present, 0), (unsigned)(3 + k), "");
+        if (k == 2 && present)
+            lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, x, lower_i64(L, 0), ""), ABI_EXC_VALUE,
+                        "slice step cannot be zero", NULL, 0);
+    }
+    return v;
+}
+
+static LLVMValueRef lower_tuple_get(Lower *L, Instr *in)
+{
+    Type *tt = in->args[0]->type;
+    LLVMValueRef i = lower_value(L, in->args[1]), n = lower_i64(L, tt->tuple.n);
+    i = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, i, lower_i64(L, 0), ""),
+                        LLVMBuildAdd(L->b, i, n, ""), i, "");
+    lower_check(L, LLVMBuildICmp(L->b, LLVMIntUGE, i, n, ""), ABI_EXC_INDEX, "tuple index out of range",
+                NULL, 0);
+    LLVMValueRef v = tuple_item(L, tt, lower_value(L, in->args[0]), i);
+    if (in->type->kind == TY_ARRAY) {
+        lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
+        lower_own(L, in, v);
+    }
+    return v;
+}
+
+static LLVMValueRef lower_getiter(Lower *L, Instr *in)
+{
+    IterInfo *it = make_iter(L, in->args[0]);
+    if (!it)
+        return NULL;
+    L->iters[in->id] = it;
+    return it->state ? it->state : LLVMConstNull(L->ptr);
+}
+
+static void lower_for_iter(Lower *L, Instr *in, BlockInfo *bi)
+{
+    Instr *src = iter_source(in->args[0]);
+    IterInfo *it = src ? L->iters[src->id] : NULL;
+    if (!it) {
+        lower_unsupported(L, "for loop over an iterator pyjit cannot follow");
+        return;
+    }
+    BlockInfo *done = in->succ[1]->aux;
+    bi->exit[1] = LLVMGetInsertBlock(L->b);
+    LLVMValueRef item = iter_next(L, it, in->type, done->start, in);
+    if (!item)
+        return;
+    L->vals[in->id] = item;
+    /* enumerate/zip may test several sub-iterators: each test block is an edge to succ[1]; the
+     * IR says succ[1] has this block as one predecessor, so the exits go through one block */
+    bi->exit[0] = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, ((BlockInfo *)in->succ[0]->aux)->start);
+}
+
+static bool is_compile_time(Type *t)
+{
+    return !t || t->kind >= TY_DTYPE;
+}
+
+static LLVMValueRef lower_instr(Lower *L, Instr *in)
+{
+    LLVMBuilderRef B = L->b;
+    Type *t = in->type;
+    switch (in->op) {
+    case OP_CONST: return in->cst ? const_value(L, in->cst, t) : NULL;
+    case OP_BINOP:
+        if (t->kind == TY_ARRAY)
+            return lower_array_binop(L, in);
+        return lower_binop_scalar(L, (BinOp)in->sub, in->args[0]->type, lower_value(L, in->args[0]),
+                                  lower_value(L, in->args[1]), in->args[1]);
+    case OP_UNARY:
+        if (t->kind == TY_ARRAY)
+            return lower_array_unary(L, in);
+        return lower_unary_scalar(L, (UnaryOp)in->sub, in->args[0]->type, lower_value(L, in->args[0]));
+    case OP_COMPARE:
+        if (t->kind == TY_ARRAY)
+            return lower_array_compare(L, in);
+        if (in->args[0]->type != in->args[1]->type && !(ty_is_scalar(in->args[0]->type)))
+            return LLVMConstInt(L->i1, in->sub == CMP_NE, 0);   /* None against a value */
+        return lower_compare_scalar(L, (CmpOp)in->sub, in->args[0]->type, lower_value(L, in->args[0]),
+                                    lower_value(L, in->args[1]));
+    case OP_TRUTH: return lower_truth(L, lower_value(L, in->args[0]), in->args[0]->type);
+    case OP_CAST: return lower_cast(L, lower_value(L, in->args[0]), in->args[0]->type, t);
+    case OP_BUILD_TUPLE: {
+        LLVMValueRef v = LLVMGetUndef(lower_type(L, t));
+        for (int i = 0; i < in->nargs; i++) {
+            LLVMValueRef x = lower_value(L, in->args[i]);
+            v = LLVMBuildInsertValue(B, v, x ? x : LLVMConstNull(L->none_ty), (unsigned)i, "");
+        }
+        return v;
+    }
+    case OP_STATIC_GET: {
+        LLVMValueRef v = LLVMBuildExtractValue(B, lower_value(L, in->args[0]), (unsigned)in->imm, "");
+        if (t->kind == TY_ARRAY) {
+            lower_incref(L, LLVMBuildExtractValue(B, v, 0, ""));
+            lower_own(L, in, v);
+        }
+        return v;
+    }
+    case OP_TUPLE_GET: return lower_tuple_get(L, in);
+    case OP_BUILD_SLICE: return lower_build_slice(L, in);
+    case OP_GETITER: return lower_getiter(L, in);
+    case OP_CALL_JIT: return lower_call_jit(L, in);
+    case OP_INTRINSIC: return lower_intrinsic(L, in) < 0 ? NULL : L->vals[in->id];
+    case OP_ARRAY_GET: return lower_array_get(L, in);
+    case OP_ARRAY_SET: lower_array_set(L, in); return NULL;
+    case OP_ARRAY_ATTR: return lower_array_attr(L, in);
+    case OP_GETATTR: return NULL;   /* compile-time only (module.func) */
+    default:
+        lower_unsupported(L, "internal: '%s' reached lowering", ir_op_name(in->op));
+        return NULL;
+    }
+}
+
+static bool fastmath(Lower *L)
+{
+    return L->prog->opts && L->prog->opts->fastmath;
+}
+
+/* fastmath before LLVM 18, whose C API cannot set fast-math flags on instructions: a loop's back
+ * edge gets llvm.loop.vectorize.enable, which lets the vectorizer reorder float reductions
+ * (what fastmath users want from it), as `#pragma clang loop vectorize(enable)` does. */
+static void mark_back_edge(Lower *L, LLVMValueRef br, BlockInfo *from, Instr *term)
+{
+    bool back = false;
+    for (int k = 0; k < 2; k++)
+        back |= term->succ[k] && ((BlockInfo *)term->succ[k]->aux)->index <= from->index;
+    if (!back || !fastmath(L) || LLVM_VERSION_MAJOR >= 18)
+        return;
+    LLVMMetadataRef tmp = LLVMTemporaryMDNode(L->ctx, NULL, 0);
+    LLVMMetadataRef hint[2] = {LLVMMDStringInContext2(L->ctx, "llvm.loop.vectorize.enable", 26),
+                               LLVMValueAsMetadata(LLVMConstInt(L->i1, 1, 0))};
+    LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(L->ctx, hint, 2)};
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(L->ctx, ops, 2);
+    LLVMMetadataReplaceAllUsesWith(tmp, loop);
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "llvm.loop", 9), LLVMMetadataAsValue(L->ctx, loop));
+}
+
+/* fastmath on LLVM 18+: every float operation gets all fast-math flags. */
+static void set_fast_flags(LLVMValueRef fn)
+{
+#if LLVM_VERSION_MAJOR >= 18
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+            if (LLVMCanValueUseFastMathFlags(i))
+                LLVMSetFastMathFlags(i, LLVMFastMathAll);
+#else
+    (void)fn;
+#endif
+}
+
+/* Lowers the terminator; records where each IR edge leaves from. */
+static void lower_terminator(Lower *L, Instr *in, BlockInfo *bi)
+{
+    switch (in->op) {
+    case OP_BR:
+        bi->exit[0] = LLVMGetInsertBlock(L->b);
+        mark_back_edge(L, LLVMBuildBr(L->b, ((BlockInfo *)in->succ[0]->aux)->start), bi, in);
+        break;
+    case OP_CBR: {
+        LLVMValueRef c = lower_truth(L, lower_value(L, in->args[0]), in->args[0]->type);
+        bi->exit[0] = bi->exit[1] = LLVMGetInsertBlock(L->b);
+        LLVMBasicBlockRef t = ((BlockInfo *)in->succ[0]->aux)->start, f = ((BlockInfo *)in->succ[1]->aux)->start;
+        mark_back_edge(L, t == f ? LLVMBuildBr(L->b, t) : LLVMBuildCondBr(L->b, c, t, f), bi, in);
+        break;
+    }
+    case OP_FOR_ITER: lower_for_iter(L, in, bi); break;
+    case OP_RET: lower_ret(L, in); break;
+    case OP_RAISE: lower_raise(L, in); break;
+    default: lower_unsupported(L, "internal: block ends without a terminator"); break;
+    }
+}
+
+static void lower_phis_start(Lower *L, Block *blk)
+{
+    for (int k = 0; k < blk->instrs.len; k++) {
+        Instr *in = blk->instrs.items[k];
+        if (in->op != OP_PHI)
+            break;
+        LLVMTypeRef ty = is_compile_time(in->type) ? NULL : lower_type(L, in->type);
+        if (ty)
+            L->vals[in->id] = LLVMBuildPhi(L->b, ty, "");
+    }
+    /* array phis take their own reference, after all phis of the block */
+    for (int k = 0; k < blk->instrs.len; k++) {
+        Instr *in = blk->instrs.items[k];
+        if (in->op != OP_PHI)
+            break;
+        if (in->type && in->type->kind == TY_ARRAY && L->vals[in->id]) {
+            lower_incref(L, LLVMBuildExtractValue(L->b, L->vals[in->id], 0, ""));
+            lower_own(L, in, L->vals[in->id]);
+        }
+    }
+}
+
+static int lower_block_body(Lower *L, Block *blk)
+{
+    BlockInfo *bi = blk->aux;
+    LLVMPositionBuilderAtEnd(L->b, bi->start);
+    lower_phis_start(L, blk);
+    for (int k = 0; k < blk->instrs.len && !L->failed; k++) {
+        Instr *in = blk->instrs.items[k];
+        L->cur = in;
+        if (in->op == OP_PHI || in->op == OP_ARG)
+            continue;
+        /* values only the compiler sees (an exception being built for RAISE, a module.func) */
+        if (in->op != OP_ARRAY_SET && in->op != OP_INTRINSIC && in->op < OP_BR && is_compile_time(in->type))
+            continue;
+        if (in->op >= OP_BR && in->op <= OP_RAISE) {
+            lower_terminator(L, in, bi);
+            return L->failed ? -1 : 0;
+        }
+        LLVMValueRef v = lower_instr(L, in);
+        if (in->id >= 0 && in->id < L->nids)
+            L->vals[in->id] = v;
+    }
+    if (!L->failed && !LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(L->b)))
+        lower_unsupported(L, "internal: block %d has no terminator", blk->id);
+    return L->failed ? -1 : 0;
+}
+
+/* Adds each phi's incoming values, from the LLVM block its IR edge leaves from. */
+static void fill_phis(Lower *L, Block *blk)
+{
+    for (int k = 0; k < blk->instrs.len; k++) {
+        Instr *in = blk->instrs.items[k];
+        if (in->op != OP_PHI)
+            break;
+        LLVMValueRef phi = L->vals[in->id];
+        if (!phi)
+            continue;
+        for (int p = 0; p < in->nargs && p < blk->preds.len; p++) {
+            Block *pred = blk->preds.items[p];
+            BlockInfo *pi = pred->aux;
+            Instr *term = ir_terminator(pred);
+            LLVMBasicBlockRef from = term && term->succ[0] == blk ? pi->exit[0] : pi->exit[1];
+            if (!from)
+                continue;
+            bool seen = false;
+            for (unsigned j = 0; j < LLVMCountIncoming(phi); j++)
+                seen |= LLVMGetIncomingBlock(phi, j) == from;
+            if (seen)
+                continue;
+            LLVMValueRef v = lower_value(L, in->args[p]);
+            if (!v || LLVMTypeOf(v) != LLVMTypeOf(phi))
+                v = LLVMGetUndef(LLVMTypeOf(phi));
+            LLVMAddIncoming(phi, &v, &from, 1);
+        }
+    }
+}
+
+/* ---- functions ------------------------------------------------------------------------------ */
+
+static LLVMTypeRef native_fn_type(Lower *L, TypedFunc *tf)
+{
+    LLVMTypeRef params[tf->nargs + 2];
+    params[0] = params[1] = L->ptr;
+    for (int i = 0; i < tf->nargs; i++) {
+        Type *t = tf->argtypes[i];
+        LLVMTypeRef lt = t->kind == TY_ARRAY ? L->ptr : lower_type(L, t);
+        params[i + 2] = lt ? lt : L->none_ty;
+    }
+    return LLVMFunctionType(L->i32, params, (unsigned)tf->nargs + 2, 0);
+}
+
+static void add_attr(Lower *L, LLVMValueRef fn, unsigned idx, const char *name)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(L->ctx, kind, 0));
+}
+
+static void declare_function(Lower *L, TypedFunc *tf, bool is_entry)
+{
+    LLVMValueRef fn = LLVMAddFunction(L->mod, tf->symbol, native_fn_type(L, tf));
+    if (!is_entry)
+        LLVMSetLinkage(fn, LLVMInternalLinkage);
+    for (unsigned i = 1; i <= 2; i++) {
+        add_attr(L, fn, i, "noalias");
+        add_attr(L, fn, i, "nocapture");
+    }
+    for (int i = 0; i < tf->nargs; i++)
+        if (tf->argtypes[i]->kind == TY_ARRAY) {   /* descriptors are only read */
+            add_attr(L, fn, (unsigned)i + 3, "nocapture");
+            add_attr(L, fn, (unsigned)i + 3, "readonly");
+            add_attr(L, fn, (unsigned)i + 3, "noalias");
+        }
+    add_attr(L, fn, LLVMAttributeFunctionIndex, "nounwind");
+    if (is_entry)   /* the wrapper calls it: inlining would compile the body twice */
+        add_attr(L, fn, LLVMAttributeFunctionIndex, "noinline");
+    if (L->prog->opts && L->prog->opts->fastmath) {
+        /* LLVM 16's C API cannot set fast-math flags on instructions; these function attributes
+         * give code generation the same freedom */
+        static const char *const fm[] = {"unsafe-fp-math", "no-nans-fp-math", "no-infs-fp-math",
+                                         "no-signed-zeros-fp-math", "approx-func-fp-math"};
+        for (size_t k = 0; k < sizeof fm / sizeof *fm; k++)
+            LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                    LLVMCreateStringAttribute(L->ctx, fm[k], (unsigned)strlen(fm[k]), "true", 4));
+    }
+    tf->aux = fn;
+}
+
+/* Entry: allocas; then each ARG gets its parameter (arrays: the descriptor loaded by value). */
+static void bind_args(Lower *L)
+{
+    for (int bi = 0; bi < L->ir->blocks.len; bi++) {
+        Block *blk = L->ir->blocks.items[bi];
+        for (int k = 0; k < blk->instrs.len; k++) {
+            Instr *in = blk->instrs.items[k];
+            if (in->op != OP_ARG || in->imm < 0 || in->imm >= L->tf->nargs)
+                continue;
+            LLVMValueRef p = LLVMGetParam(L->fn, (unsigned)in->imm + 2);
+            Type *t = L->tf->argtypes[in->imm];
+            if (t->kind == TY_ARRAY)
+                p = LLVMBuildLoad2(L->ab, lower_type(L, t), p, "");
+            L->vals[in->id] = p;
+        }
+    }
+}
+
+static void finish_exits(Lower *L)
+{
+    LLVMBasicBlockRef bbs[2] = {L->ret_bb, L->err_bb};
+    for (int k = 0; k < 2; k++) {
+        LLVMPositionBuilderAtEnd(L->b, bbs[k]);
+        for (int s = 0; s < L->owned.len; s++) {
+            LLVMValueRef mi = LLVMBuildLoad2(L->b, L->ptr, L->owned.items[s], "");
+            lower_call_rt(L, "pj_nrt_decref", LLVMVoidTypeInContext(L->ctx), &mi, 1);
+        }
+        LLVMBuildRet(L->b, LLVMConstInt(L->i32, k == 0 ? ABI_STATUS_OK : ABI_STATUS_ERROR, 0));
+    }
+}
+
+static int lower_function(Lower *L, TypedFunc *tf)
+{
+    L->tf = tf;
+    L->ir = tf->ir;
+    L->fn = tf->aux;
+    L->nids = tf->ir->next_id + 1;
+    L->vals = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
+    L->slots = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
+    L->iters = arena_alloc(L->prog->arena, sizeof(IterInfo *) * (size_t)L->nids);
+    L->owned = (PtrVec){0};
+    L->ret_ptr = LLVMGetParam(L->fn, 0);
+    L->exc_ptr = LLVMGetParam(L->fn, 1);
+    L->entry_bb = lower_block(L, "entry");
+    LLVMPositionBuilderAtEnd(L->ab, L->entry_bb);
+    for (int i = 0; i < tf->ir->blocks.len; i++) {
+        Block *blk = tf->ir->blocks.items[i];
+        BlockInfo *bi = arena_alloc(L->prog->arena, sizeof *bi);
+        bi->index = i;
+        bi->start = lower_block(L, "b");
+        blk->aux = bi;
+    }
+    L->ret_bb = lower_block(L, "return");
+    L->err_bb = lower_block(L, "error");
+    bind_args(L);
+    for (int i = 0; i < tf->ir->blocks.len; i++)
+        if (lower_block_body(L, tf->ir->blocks.items[i]) < 0)
+            return -1;
+    for (int i = 0; i < tf->ir->blocks.len; i++)
+        fill_phis(L, tf->ir->blocks.items[i]);
+    finish_exits(L);
+    if (fastmath(L))
+        set_fast_flags(L->fn);
+    LLVMPositionBuilderAtEnd(L->ab, L->entry_bb);
+    LLVMBuildBr(L->ab, ((BlockInfo *)((Block *)tf->ir->blocks.items[0])->aux)->start);
+    return 0;
+}
+
+/* symbol__wrap(void **args, void *ret, ExcInfo *exc): loads each argument from memory and calls
+ * the native entry, which stores the result at ret itself. */
+static void build_wrapper(Lower *L, TypedFunc *tf)
+{
+    LLVMTypeRef params[3] = {L->ptr, L->ptr, L->ptr};
+    char *name = arena_printf(L->prog->arena, "%s__wrap", tf->symbol);
+    LLVMValueRef w = LLVMAddFunction(L->mod, name, LLVMFunctionType(L->i32, params, 3, 0));
+    LLVMBuilderRef B = L->b;
+    LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(L->ctx, w, "entry"));
+    LLVMValueRef args[tf->nargs + 2];
+    args[0] = LLVMGetParam(w, 1);
+    args[1] = LLVMGetParam(w, 2);
+    for (int i = 0; i < tf->nargs; i++) {
+        LLVMValueRef idx = lower_i64(L, i);
+        LLVMValueRef pp = LLVMBuildInBoundsGEP2(B, L->ptr, LLVMGetParam(w, 0), &idx, 1, "");
+        LLVMValueRef p = LLVMBuildLoad2(B, L->ptr, pp, "");
+        Type *t = tf->argtypes[i];
+        LLVMTypeRef lt = lower_type(L, t);
+        if (t->kind == TY_ARRAY)
+            args[i + 2] = p;
+        else if (!lt || t->kind == TY_NONE)
+            args[i + 2] = LLVMConstNull(lt ? lt : L->none_ty);
+        else
+            args[i + 2] = lower_load_mem(L, t, p);
+    }
+    LLVMValueRef fn = tf->aux;
+    LLVMBuildRet(B, LLVMBuildCall2(B, LLVMGlobalGetValueType(fn), fn, args, (unsigned)tf->nargs + 2, ""));
+}
+
+static void init_types(Lower *L)
+{
+    L->i1 = LLVMInt1TypeInContext(L->ctx);
+    L->i8 = LLVMInt8TypeInContext(L->ctx);
+    L->i32 = LLVMInt32TypeInContext(L->ctx);
+    L->i64 = LLVMInt64TypeInContext(L->ctx);
+    L->f32 = LLVMFloatTypeInContext(L->ctx);
+    L->f64 = LLVMDoubleTypeInContext(L->ctx);
+    L->ptr = LLVMPointerTypeInContext(L->ctx, 0);
+    L->none_ty = LLVMStructTypeInContext(L->ctx, NULL, 0, 0);
+    LLVMTypeRef ef[5] = {L->i32, L->i32, L->ptr, L->ptr, LLVMArrayType(L->i64, 4)};
+    L->exc_ty = LLVMStructTypeInContext(L->ctx, ef, 5, 0);
+    LLVMTypeRef mf[5] = {L->i64, L->ptr, L->i64, L->ptr, L->ptr};
+    L->mi_ty = LLVMStructTypeInContext(L->ctx, mf, 5, 0);
+}
+
+LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, Diag *diag)
+{
+    Lower L = {.prog = prog, .t = t, .diag = diag, .ctx = ctx};
+    TypedFunc *entry = prog->funcs.items[0];
+    L.mod = LLVMModuleCreateWithNameInContext(entry->symbol, ctx);
+    if (t->triple)
+        LLVMSetTarget(L.mod, t->triple);
+    if (t->data_layout)
+        LLVMSetDataLayout(L.mod, t->data_layout);
+    init_types(&L);
+    L.b = LLVMCreateBuilderInContext(ctx);
+    L.ab = LLVMCreateBuilderInContext(ctx);
+    for (int i = 0; i < prog->funcs.len; i++)
+        declare_function(&L, prog->funcs.items[i], i == 0);
+    int rc = 0;
+    for (int i = 0; i < prog->funcs.len && rc == 0; i++)
+        rc = lower_function(&L, prog->funcs.items[i]);
+    if (rc == 0)
+        build_wrapper(&L, entry);
+    LLVMDisposeBuilder(L.b);
+    LLVMDisposeBuilder(L.ab);
+    if (rc < 0 || L.failed) {
+        if (diag && diag->kind == DIAG_NONE)
+            diag_error(diag, DIAG_INTERNAL, entry->ir->qualname, entry->ir->filename, 0, -1, -1,
+                       "lowering failed");
+        LLVMDisposeModule(L.mod);
+        return NULL;
+    }
+    return L.mod;
+}

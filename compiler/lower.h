@@ -1,0 +1,105 @@
+/* lower.h: what the lowering files (lower.c, lower_math.c, lower_array.c) share; private to
+ * them. The interface of lowering to the rest of compiler/ is lower_program in target.h.
+ *
+ * Value representation in LLVM (registers; memory layout in abi.h):
+ *   bool i1 (i8 in memory), ints iN, floats half/float/double, complex {fN, fN},
+ *   none {}, tuple {items...}, range {i64 start, i64 stop, i64 step},
+ *   slice {i64 start, i64 stop, i64 step, i1 has_start, i1 has_stop},
+ *   array {ptr meminfo, ptr parent, ptr data, [n x i64] shape, [n x i64] strides} (an ArrayDesc
+ *   by value), iterator ptr (its state, an alloca). Compile-time-only values have no LLVM value.
+ *
+ * Ownership of arrays: every array-valued instruction except ARG and CONST owns one reference
+ * to its meminfo, held in a per-instruction slot (an alloca set to NULL on entry). Defining the
+ * value again (a loop) releases the previous one; every exit releases all slots. */
+#ifndef PYJIT_LOWER_H
+#define PYJIT_LOWER_H
+
+#include <llvm-c/Core.h>
+
+#include "compiler/compiler.h"
+#include "compiler/target.h"
+
+typedef struct IterInfo IterInfo;
+
+typedef struct Lower {
+    Program *prog;
+    const Target *t;
+    Diag *diag;
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;          /* the current position */
+    LLVMBuilderRef ab;         /* the end of the entry block, for allocas */
+    TypedFunc *tf;
+    IRFunc *ir;
+    LLVMValueRef fn, ret_ptr, exc_ptr;
+    LLVMBasicBlockRef entry_bb, err_bb, ret_bb;
+    int nids;
+    LLVMValueRef *vals;        /* by Instr id */
+    LLVMValueRef *slots;       /* by Instr id: the meminfo slot of an owning instruction */
+    IterInfo **iters;          /* by Instr id of GETITER */
+    PtrVec owned;              /* LLVMValueRef: every slot, released on exit */
+    Instr *cur;                /* the instruction being lowered (diagnostics) */
+    bool failed;
+    LLVMTypeRef i1, i8, i32, i64, f32, f64, ptr, none_ty, exc_ty, mi_ty;
+} Lower;
+
+/* lower.c: shared helpers */
+LLVMTypeRef lower_type(Lower *L, Type *t);              /* NULL for compile-time-only types */
+LLVMValueRef lower_value(Lower *L, Instr *in);
+LLVMValueRef lower_i64(Lower *L, int64_t v);
+LLVMValueRef lower_alloca(Lower *L, LLVMTypeRef ty);
+LLVMBasicBlockRef lower_block(Lower *L, const char *name);
+int lower_unsupported(Lower *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Raises kind (message msg, a printf format over the int64 args) when cond is true; the code
+ * after continues where it is false. */
+void lower_check(Lower *L, LLVMValueRef cond, AbiExcKind kind, const char *msg, LLVMValueRef *args,
+                 int nargs);
+void lower_incref(Lower *L, LLVMValueRef meminfo);
+void lower_own(Lower *L, Instr *in, LLVMValueRef array);   /* in's slot takes array's reference */
+LLVMValueRef lower_load_mem(Lower *L, Type *t, LLVMValueRef ptr);
+void lower_store_mem(Lower *L, Type *t, LLVMValueRef v, LLVMValueRef ptr);
+LLVMValueRef lower_cast(Lower *L, LLVMValueRef v, Type *from, Type *to);
+LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t);
+LLVMValueRef lower_binop_scalar(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b,
+                                Instr *rhs);
+LLVMValueRef lower_unary_scalar(Lower *L, UnaryOp op, Type *t, LLVMValueRef a);
+LLVMValueRef lower_compare_scalar(Lower *L, CmpOp op, Type *t, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef lower_const_f(Lower *L, Type *ft, double v);
+LLVMValueRef lower_math(Lower *L, MathFn fn, Type *ft, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef lower_call_rt(Lower *L, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
+                           int nargs);
+/* Counted loops: i runs 0 .. n-1 between begin and end. */
+typedef struct LoopInfo {
+    LLVMValueRef i, n;
+    LLVMBasicBlockRef head, body, exit, latch_from;
+} LoopInfo;
+LLVMValueRef lower_loop_begin(Lower *L, LoopInfo *lp, LLVMValueRef n);
+void lower_loop_end(Lower *L, LoopInfo *lp);
+
+/* lower_math.c */
+int lower_intrinsic(Lower *L, Instr *in);
+LLVMValueRef lower_complex_abs(Lower *L, Type *ct, LLVMValueRef z);
+LLVMValueRef lower_minmax(Lower *L, Type *t, LLVMValueRef a, LLVMValueRef b, bool is_max,
+                          bool nan_propagating);
+
+/* lower_array.c */
+LLVMValueRef lower_array_get(Lower *L, Instr *in);
+int lower_array_set(Lower *L, Instr *in);
+LLVMValueRef lower_array_attr(Lower *L, Instr *in);
+LLVMValueRef lower_array_binop(Lower *L, Instr *in);
+LLVMValueRef lower_array_unary(Lower *L, Instr *in);
+LLVMValueRef lower_array_compare(Lower *L, Instr *in);
+/* An array builtin (creation, methods, numpy math over arrays); *done = false if in is not one. */
+LLVMValueRef lower_array_intrinsic(Lower *L, Instr *in, bool *done);
+LLVMValueRef lower_array_dim(Lower *L, LLVMValueRef arr, int k);
+LLVMValueRef lower_array_stride(Lower *L, Type *at, LLVMValueRef arr, int k);
+LLVMValueRef lower_array_data(Lower *L, LLVMValueRef arr);
+LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr);
+void lower_array_store(Lower *L, Type *dtype, LLVMValueRef v, LLVMValueRef ptr);
+/* An array value from its parts (parent NULL); shape and strides hold ndim values each. */
+LLVMValueRef lower_array_make(Lower *L, Type *at, LLVMValueRef meminfo, LLVMValueRef data,
+                              LLVMValueRef *shape, LLVMValueRef *strides);
+/* The view arr[i] along the first axis (no wrap, no check), of type vt. */
+LLVMValueRef lower_array_subview(Lower *L, Type *at, LLVMValueRef arr, LLVMValueRef i, Type *vt);
+
+#endif

@@ -1,0 +1,932 @@
+/* lower_array.c: NumPy arrays in compiled code (abi.h's ArrayDesc, by value in registers).
+ *
+ * Indexing (ints wrap when negative and are checked when boundscheck is on; slices give views
+ * that share the meminfo), attributes, creation through pj_nrt_alloc (C-contiguous, 64-byte
+ * aligned data), reductions, and elementwise operations with NumPy broadcasting, which all go
+ * through one loop-nest emitter (ew_loop). A C-layout array's strides are computed from its
+ * shape, so the innermost stride is a constant and the loops vectorise. */
+#include "compiler/lower.h"
+
+#include <string.h>
+
+static bool boundscheck(Lower *L)
+{
+    return L->prog->opts && (L->prog->opts->boundscheck || L->prog->opts->debug);
+}
+
+/* ---- descriptors ---------------------------------------------------------------------------- */
+
+LLVMValueRef lower_array_data(Lower *L, LLVMValueRef arr)
+{
+    return LLVMBuildExtractValue(L->b, arr, 2, "data");
+}
+
+LLVMValueRef lower_array_dim(Lower *L, LLVMValueRef arr, int k)
+{
+    return LLVMBuildExtractValue(L->b, LLVMBuildExtractValue(L->b, arr, 3, ""), (unsigned)k, "");
+}
+
+LLVMValueRef lower_array_stride(Lower *L, Type *at, LLVMValueRef arr, int k)
+{
+    int nd = at->array.ndim;
+    char lay = at->array.layout;
+    if (lay != 'C' && lay != 'F')
+        return LLVMBuildExtractValue(L->b, LLVMBuildExtractValue(L->b, arr, 4, ""), (unsigned)k, "");
+    LLVMValueRef s = lower_i64(L, ty_itemsize(at->array.dtype));
+    if (lay == 'C')
+        for (int j = nd - 1; j > k; j--)
+            s = LLVMBuildNSWMul(L->b, s, lower_array_dim(L, arr, j), "");
+    else
+        for (int j = 0; j < k; j++)
+            s = LLVMBuildNSWMul(L->b, s, lower_array_dim(L, arr, j), "");
+    return s;
+}
+
+LLVMValueRef lower_array_make(Lower *L, Type *at, LLVMValueRef meminfo, LLVMValueRef data,
+                              LLVMValueRef *shape, LLVMValueRef *strides)
+{
+    LLVMBuilderRef B = L->b;
+    int nd = at->array.ndim;
+    LLVMTypeRef dims = LLVMArrayType(L->i64, (unsigned)nd);
+    LLVMValueRef sh = LLVMGetUndef(dims), st = LLVMGetUndef(dims);
+    for (int k = 0; k < nd; k++) {
+        sh = LLVMBuildInsertValue(B, sh, shape[k], (unsigned)k, "");
+        st = LLVMBuildInsertValue(B, st, strides[k], (unsigned)k, "");
+    }
+    LLVMValueRef v = LLVMGetUndef(lower_type(L, at));
+    v = LLVMBuildInsertValue(B, v, meminfo, 0, "");
+    v = LLVMBuildInsertValue(B, v, LLVMConstNull(L->ptr), 1, "");
+    v = LLVMBuildInsertValue(B, v, data, 2, "");
+    v = LLVMBuildInsertValue(B, v, sh, 3, "");
+    return LLVMBuildInsertValue(B, v, st, 4, "");
+}
+
+static unsigned elem_align(Type *dt)
+{
+    int n = ty_itemsize(dt);
+    return (unsigned)(ty_is_complex(dt) ? n / 2 : n);
+}
+
+LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr)
+{
+    LLVMValueRef v = LLVMBuildLoad2(L->b, dtype->kind == TY_BOOL ? L->i8 : lower_type(L, dtype), ptr, "");
+    LLVMSetAlignment(v, elem_align(dtype));
+    if (dtype->kind == TY_BOOL)
+        v = LLVMBuildICmp(L->b, LLVMIntNE, v, LLVMConstInt(L->i8, 0, 0), "");
+    return v;
+}
+
+void lower_array_store(Lower *L, Type *dtype, LLVMValueRef v, LLVMValueRef ptr)
+{
+    if (dtype->kind == TY_BOOL)
+        v = LLVMBuildZExt(L->b, v, L->i8, "");
+    LLVMSetAlignment(LLVMBuildStore(L->b, v, ptr), elem_align(dtype));
+}
+
+static LLVMValueRef byte_gep(Lower *L, LLVMValueRef p, LLVMValueRef off)
+{
+    return LLVMBuildInBoundsGEP2(L->b, L->i8, p, &off, 1, "");
+}
+
+LLVMValueRef lower_array_subview(Lower *L, Type *at, LLVMValueRef arr, LLVMValueRef i, Type *vt)
+{
+    int nd = at->array.ndim;
+    LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
+    for (int k = 1; k < nd; k++) {
+        sh[k - 1] = lower_array_dim(L, arr, k);
+        st[k - 1] = lower_array_stride(L, at, arr, k);
+    }
+    LLVMValueRef off = LLVMBuildMul(L->b, i, lower_array_stride(L, at, arr, 0), "");
+    LLVMValueRef v = lower_array_make(L, vt, LLVMBuildExtractValue(L->b, arr, 0, ""),
+                                      byte_gep(L, lower_array_data(L, arr), off), sh, st);
+    return LLVMBuildInsertValue(L->b, v, LLVMBuildExtractValue(L->b, arr, 1, ""), 1, "");
+}
+
+/* A new C-contiguous array of type at and this shape; its reference is owner's (if given). */
+static LLVMValueRef alloc_array(Lower *L, Type *at, LLVMValueRef *shape, Instr *owner)
+{
+    int nd = at->array.ndim;
+    LLVMValueRef size = lower_i64(L, ty_itemsize(at->array.dtype)), st[ABI_MAX_NDIM];
+    for (int k = nd - 1; k >= 0; k--) {
+        st[k] = size;
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntSLT, shape[k], lower_i64(L, 0), ""), ABI_EXC_VALUE,
+                    "negative dimensions are not allowed", NULL, 0);
+        size = LLVMBuildMul(L->b, size, shape[k], "");
+    }
+    LLVMValueRef mi = lower_call_rt(L, "pj_nrt_alloc", L->ptr, &size, 1);
+    lower_check(L, LLVMBuildIsNull(L->b, mi, ""), ABI_EXC_MEMORY, "cannot allocate array memory", NULL, 0);
+    LLVMValueRef data = LLVMBuildLoad2(L->b, L->ptr, LLVMBuildStructGEP2(L->b, L->mi_ty, mi, 1, ""), "");
+    LLVMValueRef v = lower_array_make(L, at, mi, data, shape, st);
+    if (owner)
+        lower_own(L, owner, v);
+    return v;
+}
+
+static void get_shape(Lower *L, Type *at, LLVMValueRef arr, LLVMValueRef *shape)
+{
+    for (int k = 0; k < at->array.ndim; k++)
+        shape[k] = lower_array_dim(L, arr, k);
+}
+
+static LLVMValueRef array_size(Lower *L, Type *at, LLVMValueRef arr)
+{
+    LLVMValueRef n = lower_i64(L, 1);
+    for (int k = 0; k < at->array.ndim; k++)
+        n = LLVMBuildMul(L->b, n, lower_array_dim(L, arr, k), "");
+    return n;
+}
+
+/* ---- elementwise loop nests ----------------------------------------------------------------- */
+
+typedef struct EwOp {
+    Type *t;                /* array type, or the scalar type */
+    LLVMValueRef v;
+    LLVMValueRef stride[ABI_MAX_NDIM];   /* per output axis, 0 where broadcast */
+    LLVMValueRef ptr;       /* during the loop */
+} EwOp;
+
+/* Computes the element of the output (or NULL) from the operands' elements. */
+typedef LLVMValueRef (*ElemFn)(Lower *L, void *ctx, LLVMValueRef *elems);
+
+static bool is_array(Type *t)
+{
+    return t->kind == TY_ARRAY;
+}
+
+/* Broadcasts the operands' shapes into shape[nd] (ValueError where they do not fit) and sets
+ * each operand's strides along the output axes. */
+static void ew_broadcast(Lower *L, int nd, LLVMValueRef *shape, EwOp *ops, int nops, bool shape_fixed)
+{
+    if (!shape_fixed)
+        for (int k = 0; k < nd; k++)
+            shape[k] = lower_i64(L, 1);
+    for (int j = 0; j < nops; j++) {
+        if (!is_array(ops[j].t))
+            continue;
+        int ond = ops[j].t->array.ndim;
+        for (int k = 0; k < nd; k++) {
+            int ok = k - (nd - ond);
+            if (ok < 0) {
+                ops[j].stride[k] = lower_i64(L, 0);
+                continue;
+            }
+            LLVMValueRef d = lower_array_dim(L, ops[j].v, ok);
+            LLVMValueRef one = LLVMBuildICmp(L->b, LLVMIntEQ, d, lower_i64(L, 1), "");
+            if (!shape_fixed)
+                shape[k] = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, shape[k], lower_i64(L, 1), ""),
+                                           d, shape[k], "");
+            LLVMValueRef bad = LLVMBuildAnd(L->b, LLVMBuildNot(L->b, one, ""),
+                                            LLVMBuildICmp(L->b, LLVMIntNE, d, shape[k], ""), "");
+            lower_check(L, bad, ABI_EXC_VALUE, "operands could not be broadcast together", NULL, 0);
+            LLVMValueRef st = lower_array_stride(L, ops[j].t, ops[j].v, ok);
+            ops[j].stride[k] = LLVMIsConstant(one) ? st : LLVMBuildSelect(L->b, one, lower_i64(L, 0), st, "");
+        }
+    }
+}
+
+static void ew_level(Lower *L, int k, int nd, LLVMValueRef *shape, EwOp *ops, int nops, EwOp *out,
+                     Type *out_dt, ElemFn fn, void *ctx)
+{
+    if (k == nd) {
+        LLVMValueRef elems[8];
+        for (int j = 0; j < nops && j < 8; j++)
+            elems[j] = is_array(ops[j].t) ? lower_array_load(L, ops[j].t->array.dtype, ops[j].ptr) : ops[j].v;
+        LLVMValueRef r = fn(L, ctx, elems);
+        if (out && r)
+            lower_array_store(L, out_dt, r, out->ptr);
+        return;
+    }
+    LLVMValueRef saved[9] = {0};
+    LoopInfo lp;
+    LLVMValueRef i = lower_loop_begin(L, &lp, shape[k]);
+    for (int j = 0; j <= nops; j++) {
+        EwOp *o = j < nops ? &ops[j] : out;
+        if (!o || !is_array(o->t))
+            continue;
+        saved[j] = o->ptr;
+        o->ptr = byte_gep(L, o->ptr, LLVMBuildMul(L->b, i, o->stride[k], ""));
+    }
+    ew_level(L, k + 1, nd, shape, ops, nops, out, out_dt, fn, ctx);
+    for (int j = 0; j <= nops; j++) {
+        EwOp *o = j < nops ? &ops[j] : out;
+        if (o && is_array(o->t))
+            o->ptr = saved[j];
+    }
+    lower_loop_end(L, &lp);
+}
+
+/* Runs fn over every index of shape[nd]; out (may be NULL) has exactly that shape. */
+static void ew_loop(Lower *L, int nd, LLVMValueRef *shape, EwOp *ops, int nops, EwOp *out, ElemFn fn,
+                    void *ctx)
+{
+    for (int j = 0; j < nops; j++)
+        if (is_array(ops[j].t))
+            ops[j].ptr = lower_array_data(L, ops[j].v);
+    if (out) {
+        out->ptr = lower_array_data(L, out->v);
+        for (int k = 0; k < nd; k++)
+            out->stride[k] = lower_array_stride(L, out->t, out->v, k);
+    }
+    ew_level(L, 0, nd, shape, ops, nops, out, out ? out->t->array.dtype : NULL, fn, ctx);
+}
+
+/* One flat loop when every array (operands and output) is C-contiguous with the output's
+ * shape: unit strides the vectoriser can use. */
+static bool ew_flat_candidate(EwOp *ops, int nops, EwOp *out, int nd)
+{
+    if (out && out->t->array.layout != 'C')
+        return false;
+    for (int j = 0; j < nops; j++)
+        if (is_array(ops[j].t) && (ops[j].t->array.layout != 'C' || ops[j].t->array.ndim != nd))
+            return false;
+    return true;
+}
+
+static void ew_flat(Lower *L, int nd, LLVMValueRef *shape, EwOp *ops, int nops, EwOp *out, ElemFn fn, void *ctx)
+{
+    LLVMValueRef n = lower_i64(L, 1);
+    for (int k = 0; k < nd; k++)
+        n = LLVMBuildMul(L->b, n, shape[k], "");
+    LoopInfo lp;
+    LLVMValueRef i = lower_loop_begin(L, &lp, n), elems[8];
+    for (int j = 0; j < nops && j < 8; j++) {
+        if (!is_array(ops[j].t)) {
+            elems[j] = ops[j].v;
+            continue;
+        }
+        Type *dt = ops[j].t->array.dtype;
+        LLVMValueRef off = LLVMBuildMul(L->b, i, lower_i64(L, ty_itemsize(dt)), "");
+        elems[j] = lower_array_load(L, dt, byte_gep(L, lower_array_data(L, ops[j].v), off));
+    }
+    LLVMValueRef r = fn(L, ctx, elems);
+    if (out && r) {
+        Type *dt = out->t->array.dtype;
+        LLVMValueRef off = LLVMBuildMul(L->b, i, lower_i64(L, ty_itemsize(dt)), "");
+        lower_array_store(L, dt, r, byte_gep(L, lower_array_data(L, out->v), off));
+    }
+    lower_loop_end(L, &lp);
+}
+
+/* ew_loop, with the flat loop as a fast path where the shapes allow it at run time. */
+static void ew_run(Lower *L, int nd, LLVMValueRef *shape, EwOp *ops, int nops, EwOp *out, ElemFn fn, void *ctx)
+{
+    if (!ew_flat_candidate(ops, nops, out, nd) || nd == 0) {
+        ew_loop(L, nd, shape, ops, nops, out, fn, ctx);
+        return;
+    }
+    LLVMValueRef same = LLVMConstInt(L->i1, 1, 0);
+    for (int j = 0; j < nops; j++)
+        if (is_array(ops[j].t))
+            for (int k = 0; k < nd; k++)
+                same = LLVMBuildAnd(L->b, same, LLVMBuildICmp(L->b, LLVMIntEQ, lower_array_dim(L, ops[j].v, k), shape[k], ""), "");
+    if (LLVMIsAConstantInt(same) && LLVMConstIntGetZExtValue(same)) {
+        ew_flat(L, nd, shape, ops, nops, out, fn, ctx);
+        return;
+    }
+    LLVMBasicBlockRef fb = lower_block(L, "ew.flat"), nb = lower_block(L, "ew.nest"), jb = lower_block(L, "ew.done");
+    LLVMBuildCondBr(L->b, same, fb, nb);
+    LLVMPositionBuilderAtEnd(L->b, fb);
+    ew_flat(L, nd, shape, ops, nops, out, fn, ctx);
+    LLVMBuildBr(L->b, jb);
+    LLVMPositionBuilderAtEnd(L->b, nb);
+    ew_loop(L, nd, shape, ops, nops, out, fn, ctx);
+    LLVMBuildBr(L->b, jb);
+    LLVMPositionBuilderAtEnd(L->b, jb);
+}
+
+static int max_ndim(Instr **args, int n)
+{
+    int nd = 0;
+    for (int j = 0; j < n; j++)
+        if (is_array(args[j]->type) && args[j]->type->array.ndim > nd)
+            nd = args[j]->type->array.ndim;
+    return nd;
+}
+
+static Type *elem_type(Type *t)
+{
+    return is_array(t) ? t->array.dtype : t;
+}
+
+/* The common elementwise driver: the operands are in's args[0..nops-1]; a new result array of
+ * in->type (or args[0] itself when inplace). */
+static LLVMValueRef ew_apply(Lower *L, Instr *in, int nops, bool inplace, ElemFn fn, void *ctx)
+{
+    EwOp ops[8] = {{0}};
+    LLVMValueRef shape[ABI_MAX_NDIM];
+    int nd = inplace ? in->args[0]->type->array.ndim : max_ndim(in->args, nops);
+    for (int j = 0; j < nops; j++) {
+        ops[j].t = in->args[j]->type;
+        ops[j].v = lower_value(L, in->args[j]);
+    }
+    if (inplace)
+        get_shape(L, ops[0].t, ops[0].v, shape);
+    ew_broadcast(L, nd, shape, ops, nops, inplace);
+    EwOp out = {.t = in->type};
+    if (inplace) {
+        out.t = ops[0].t;
+        out.v = ops[0].v;
+        lower_incref(L, LLVMBuildExtractValue(L->b, out.v, 0, ""));
+        lower_own(L, in, out.v);
+    } else {
+        out.v = alloc_array(L, in->type, shape, in);
+    }
+    ew_run(L, nd, shape, ops, nops, &out, fn, ctx);
+    return out.v;
+}
+
+typedef struct BinCtx {
+    BinOp op;
+    CmpOp cmp;
+    Type *ta, *tb, *ct;     /* operand element types, compute type */
+    Type *out;
+} BinCtx;
+
+static LLVMValueRef elem_binop(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    BinCtx *c = vctx;
+    LLVMValueRef a = lower_cast(L, e[0], c->ta, c->ct), b = lower_cast(L, e[1], c->tb, c->ct);
+    return lower_cast(L, lower_binop_scalar(L, c->op, c->ct, a, b, NULL), c->op == BIN_POW && ty_is_int(c->ct) ? ty_scalar(TY_INT64) : c->ct, c->out);
+}
+
+LLVMValueRef lower_array_binop(Lower *L, Instr *in)
+{
+    Type *out_t = in->imm && is_array(in->args[0]->type) ? in->args[0]->type : in->type;
+    BinCtx c = {.op = (BinOp)in->sub, .ta = elem_type(in->args[0]->type), .tb = elem_type(in->args[1]->type),
+                .out = out_t->array.dtype};
+    c.ct = in->type->array.dtype;
+    if (c.op == BIN_TRUEDIV && !ty_is_float(c.ct) && !ty_is_complex(c.ct))
+        c.ct = ty_scalar(TY_FLOAT64);
+    if (c.op == BIN_POW && ty_is_int(c.ct) && !ty_is_int(c.ta))
+        c.ct = ty_promote(c.ta, c.tb);
+    return ew_apply(L, in, 2, in->imm && is_array(in->args[0]->type), elem_binop, &c);
+}
+
+static LLVMValueRef elem_compare(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    BinCtx *c = vctx;
+    return lower_compare_scalar(L, c->cmp, c->ct, lower_cast(L, e[0], c->ta, c->ct), lower_cast(L, e[1], c->tb, c->ct));
+}
+
+LLVMValueRef lower_array_compare(Lower *L, Instr *in)
+{
+    BinCtx c = {.cmp = (CmpOp)in->sub, .ta = elem_type(in->args[0]->type), .tb = elem_type(in->args[1]->type)};
+    c.ct = ty_promote(c.ta, c.tb);
+    if (!c.ct) {
+        lower_unsupported(L, "cannot compare %s with %s", in->args[0]->type->name, in->args[1]->type->name);
+        return NULL;
+    }
+    return ew_apply(L, in, 2, false, elem_compare, &c);
+}
+
+static LLVMValueRef elem_unary(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    BinCtx *c = vctx;
+    return lower_cast(L, lower_unary_scalar(L, (UnaryOp)c->op, c->ta, e[0]), c->op == (BinOp)UN_NOT ? ty_scalar(TY_BOOL) : c->ta, c->out);
+}
+
+LLVMValueRef lower_array_unary(Lower *L, Instr *in)
+{
+    BinCtx c = {.op = (BinOp)in->sub, .ta = elem_type(in->args[0]->type), .out = in->type->array.dtype};
+    return ew_apply(L, in, 1, false, elem_unary, &c);
+}
+
+/* ---- indexing ------------------------------------------------------------------------------- */
+
+/* Wraps a negative index and checks it (when boundscheck is on). */
+static LLVMValueRef norm_index(Lower *L, LLVMValueRef i, LLVMValueRef n, int axis)
+{
+    LLVMValueRef w = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, i, lower_i64(L, 0), ""),
+                                     LLVMBuildAdd(L->b, i, n, ""), i, "");
+    if (boundscheck(L)) {
+        LLVMValueRef args[3] = {i, lower_i64(L, axis), n};
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntUGE, w, n, ""), ABI_EXC_INDEX,
+                    "index %lld is out of bounds for axis %lld with size %lld", args, 3);
+    }
+    return w;
+}
+
+/* Python's slice.indices(n) then the length: *start, *step and the returned length. */
+static LLVMValueRef slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
+                                  LLVMValueRef *step_out)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef zero = lower_i64(L, 0), m1 = lower_i64(L, -1), one = lower_i64(L, 1);
+    LLVMValueRef start = LLVMBuildExtractValue(B, sl, 0, ""), stop = LLVMBuildExtractValue(B, sl, 1, "");
+    LLVMValueRef step = LLVMBuildExtractValue(B, sl, 2, "");
+    LLVMValueRef has_start = LLVMBuildExtractValue(B, sl, 3, ""), has_stop = LLVMBuildExtractValue(B, sl, 4, "");
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, step, zero, "");
+    LLVMValueRef lo = LLVMBuildSelect(B, neg, m1, zero, ""), hi = LLVMBuildSelect(B, neg, LLVMBuildSub(B, n, one, ""), n, "");
+    LLVMValueRef v[2] = {start, stop};
+    for (int k = 0; k < 2; k++) {
+        LLVMValueRef x = v[k];
+        LLVMValueRef wrapped = LLVMBuildAdd(B, x, n, "");
+        LLVMValueRef below = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, wrapped, zero, ""), lo, wrapped, "");
+        LLVMValueRef above = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGE, x, n, ""), hi, x, "");
+        v[k] = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, x, zero, ""), below, above, "");
+    }
+    start = LLVMBuildSelect(B, has_start, v[0], LLVMBuildSelect(B, neg, LLVMBuildSub(B, n, one, ""), zero, ""), "");
+    stop = LLVMBuildSelect(B, has_stop, v[1], LLVMBuildSelect(B, neg, m1, n, ""), "");
+    /* len = step > 0 ? (stop - start + step - 1) / step : (start - stop - step - 1) / -step, >= 0 */
+    LLVMValueRef span = LLVMBuildSelect(B, neg, LLVMBuildSub(B, start, stop, ""), LLVMBuildSub(B, stop, start, ""), "");
+    LLVMValueRef astep = LLVMBuildSelect(B, neg, LLVMBuildNeg(B, step, ""), step, "");
+    LLVMValueRef len = LLVMBuildSDiv(B, LLVMBuildSub(B, LLVMBuildAdd(B, span, astep, ""), one, ""), astep, "");
+    len = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, span, zero, ""), len, zero, "");
+    *start_out = start;
+    *step_out = step;
+    return len;
+}
+
+/* arr[idx...]: the element pointer when every axis is int-indexed (*view = NULL), else the view
+ * (of type vt). */
+static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMValueRef *view)
+{
+    Instr *a = in->args[0];
+    Type *at = a->type;
+    LLVMValueRef arr = lower_value(L, a), off = lower_i64(L, 0);
+    LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
+    int nd = 0;
+    for (int k = 0; k < at->array.ndim; k++) {
+        LLVMValueRef n = lower_array_dim(L, arr, k), s = lower_array_stride(L, at, arr, k);
+        Instr *ix = k < nidx ? in->args[1 + k] : NULL;
+        if (ix && ix->type->kind != TY_SLICE) {
+            LLVMValueRef i = lower_cast(L, lower_value(L, ix), ix->type, ty_scalar(TY_INT64));
+            off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, norm_index(L, i, n, k), s, ""), "");
+        } else if (ix) {
+            LLVMValueRef start, step;
+            sh[nd] = slice_indices(L, lower_value(L, ix), n, &start, &step);
+            st[nd++] = LLVMBuildMul(L->b, s, step, "");
+            off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, start, s, ""), "");
+        } else {
+            sh[nd] = n;
+            st[nd++] = s;
+        }
+    }
+    LLVMValueRef p = byte_gep(L, lower_array_data(L, arr), off);
+    *view = NULL;
+    if (nd == 0 && (!vt || !is_array(vt)))
+        return p;
+    if (!vt || !is_array(vt) || vt->array.ndim != nd) {
+        lower_unsupported(L, "internal: array index result type does not match");
+        return NULL;
+    }
+    LLVMValueRef v = lower_array_make(L, vt, LLVMBuildExtractValue(L->b, arr, 0, ""), p, sh, st);
+    *view = LLVMBuildInsertValue(L->b, v, LLVMBuildExtractValue(L->b, arr, 1, ""), 1, "");
+    return p;
+}
+
+LLVMValueRef lower_array_get(Lower *L, Instr *in)
+{
+    LLVMValueRef view;
+    LLVMValueRef p = index_array(L, in, in->nargs - 1, is_array(in->type) ? in->type : NULL, &view);
+    if (!p)
+        return NULL;
+    if (!view)
+        return lower_array_load(L, in->args[0]->type->array.dtype, p);
+    lower_incref(L, LLVMBuildExtractValue(L->b, view, 0, ""));
+    lower_own(L, in, view);
+    return view;
+}
+
+typedef struct FillCtx { Type *from, *to; LLVMValueRef value; } FillCtx;
+
+static LLVMValueRef elem_fill(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    FillCtx *c = vctx;
+    return c->value ? c->value : lower_cast(L, e[0], c->from, c->to);
+}
+
+/* dst[...] = src: a scalar fills, an array is broadcast to dst's shape. */
+static void assign_array(Lower *L, Type *dt, LLVMValueRef dst, Type *vt, LLVMValueRef v)
+{
+    LLVMValueRef shape[ABI_MAX_NDIM];
+    get_shape(L, dt, dst, shape);
+    EwOp out = {.t = dt, .v = dst};
+    FillCtx c = {.from = elem_type(vt), .to = dt->array.dtype};
+    if (!is_array(vt)) {
+        c.value = lower_cast(L, v, vt, dt->array.dtype);
+        ew_run(L, dt->array.ndim, shape, NULL, 0, &out, elem_fill, &c);
+        return;
+    }
+    EwOp op = {.t = vt, .v = v};
+    if (vt->array.ndim > dt->array.ndim) {
+        lower_unsupported(L, "cannot assign a %dd array to a %dd selection", vt->array.ndim, dt->array.ndim);
+        return;
+    }
+    ew_broadcast(L, dt->array.ndim, shape, &op, 1, true);
+    ew_run(L, dt->array.ndim, shape, &op, 1, &out, elem_fill, &c);
+}
+
+int lower_array_set(Lower *L, Instr *in)
+{
+    Type *at = in->args[0]->type;
+    Instr *val = in->args[in->nargs - 1];
+    int nidx = in->nargs - 2;
+    bool all_int = nidx == at->array.ndim;
+    for (int k = 0; k < nidx; k++)
+        all_int &= in->args[1 + k]->type->kind != TY_SLICE;
+    Type *vt = NULL;
+    if (!all_int) {
+        int nd = at->array.ndim;
+        for (int k = 0; k < nidx; k++)
+            nd -= in->args[1 + k]->type->kind != TY_SLICE;
+        vt = ty_array(at->array.dtype, nd, 'A', false);
+    }
+    LLVMValueRef view;
+    LLVMValueRef p = index_array(L, in, nidx, vt, &view);
+    if (!p)
+        return -1;
+    if (!view) {
+        lower_array_store(L, at->array.dtype, lower_cast(L, lower_value(L, val), val->type, at->array.dtype), p);
+        return 0;
+    }
+    assign_array(L, vt, view, val->type, lower_value(L, val));
+    return L->failed ? -1 : 0;
+}
+
+/* The stride NumPy reports (may differ from the computed one along axes of length 0 or 1). */
+static LLVMValueRef stored_stride(Lower *L, LLVMValueRef arr, int k)
+{
+    return LLVMBuildExtractValue(L->b, LLVMBuildExtractValue(L->b, arr, 4, ""), (unsigned)k, "");
+}
+
+LLVMValueRef lower_array_attr(Lower *L, Instr *in)
+{
+    Type *at = in->args[0]->type;
+    LLVMValueRef arr = lower_value(L, in->args[0]);
+    int nd = at->array.ndim;
+    switch ((ArrayAttr)in->sub) {
+    case AA_SHAPE:
+    case AA_STRIDES: {
+        LLVMValueRef t = LLVMGetUndef(lower_type(L, in->type));
+        for (int k = 0; k < nd; k++)
+            t = LLVMBuildInsertValue(L->b, t, in->sub == AA_SHAPE ? lower_array_dim(L, arr, k) : stored_stride(L, arr, k),
+                                     (unsigned)k, "");
+        return t;
+    }
+    case AA_SIZE: return array_size(L, at, arr);
+    case AA_NDIM: return lower_i64(L, nd);
+    case AA_ITEMSIZE: return lower_i64(L, ty_itemsize(at->array.dtype));
+    case AA_NBYTES: return LLVMBuildMul(L->b, array_size(L, at, arr), lower_i64(L, ty_itemsize(at->array.dtype)), "");
+    case AA_T: {
+        LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
+        for (int k = 0; k < nd; k++) {
+            sh[k] = lower_array_dim(L, arr, nd - 1 - k);
+            st[k] = lower_array_stride(L, at, arr, nd - 1 - k);
+        }
+        LLVMValueRef v = lower_array_make(L, in->type, LLVMBuildExtractValue(L->b, arr, 0, ""),
+                                          lower_array_data(L, arr), sh, st);
+        lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
+        lower_own(L, in, v);
+        return v;
+    }
+    case AA_REAL:
+    case AA_IMAG: {
+        if (!ty_is_complex(at->array.dtype)) {
+            lower_incref(L, LLVMBuildExtractValue(L->b, arr, 0, ""));
+            lower_own(L, in, arr);
+            return arr;
+        }
+        LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
+        for (int k = 0; k < nd; k++) {
+            sh[k] = lower_array_dim(L, arr, k);
+            st[k] = lower_array_stride(L, at, arr, k);
+        }
+        LLVMValueRef data = lower_array_data(L, arr);
+        if (in->sub == AA_IMAG)
+            data = byte_gep(L, data, lower_i64(L, ty_itemsize(at->array.dtype) / 2));
+        LLVMValueRef v = lower_array_make(L, in->type, LLVMBuildExtractValue(L->b, arr, 0, ""), data, sh, st);
+        lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
+        lower_own(L, in, v);
+        return v;
+    }
+    }
+    return NULL;
+}
+
+/* ---- creation ------------------------------------------------------------------------------- */
+
+/* A shape argument: an int or a tuple of ints. */
+static void shape_of(Lower *L, Instr *s, int nd, LLVMValueRef *shape)
+{
+    LLVMValueRef v = lower_value(L, s);
+    if (s->type->kind == TY_TUPLE) {
+        for (int k = 0; k < nd && k < s->type->tuple.n; k++)
+            shape[k] = lower_cast(L, LLVMBuildExtractValue(L->b, v, (unsigned)k, ""), s->type->tuple.items[k],
+                                  ty_scalar(TY_INT64));
+    } else {
+        shape[0] = lower_cast(L, v, s->type, ty_scalar(TY_INT64));
+    }
+}
+
+static LLVMValueRef fill_new(Lower *L, Instr *in, LLVMValueRef *shape, LLVMValueRef value)
+{
+    LLVMValueRef arr = alloc_array(L, in->type, shape, in);
+    EwOp out = {.t = in->type, .v = arr};
+    FillCtx c = {.value = value};
+    if (value)
+        ew_run(L, in->type->array.ndim, shape, NULL, 0, &out, elem_fill, &c);
+    return arr;
+}
+
+static LLVMValueRef zero_new(Lower *L, Instr *in, LLVMValueRef *shape)
+{
+    LLVMValueRef arr = alloc_array(L, in->type, shape, in);
+    LLVMValueRef n = LLVMBuildMul(L->b, array_size(L, in->type, arr), lower_i64(L, ty_itemsize(in->type->array.dtype)), "");
+    LLVMBuildMemSet(L->b, lower_array_data(L, arr), LLVMConstInt(L->i8, 0, 0), n, 64);
+    return arr;
+}
+
+static LLVMValueRef lower_arange(Lower *L, Instr *in)
+{
+    int n = in->nargs - in->nkw;
+    Type *dt = in->type->array.dtype, *f64 = ty_scalar(TY_FLOAT64);
+    LLVMValueRef v[3] = {LLVMConstReal(L->f64, 0), NULL, LLVMConstReal(L->f64, 1)};
+    int np = 0;
+    for (int i = 0; i < n && np < 3; i++)
+        if (ty_is_scalar(in->args[i]->type))
+            v[np++] = lower_cast(L, lower_value(L, in->args[i]), in->args[i]->type, f64);
+    if (np == 1) {
+        v[1] = v[0];
+        v[0] = LLVMConstReal(L->f64, 0);
+    }
+    lower_check(L, LLVMBuildFCmp(L->b, LLVMRealOEQ, v[2], LLVMConstReal(L->f64, 0), ""), ABI_EXC_ZERO_DIVISION,
+                "arange: step is zero", NULL, 0);
+    LLVMValueRef len = lower_math(L, MF_CEIL, f64, LLVMBuildFDiv(L->b, LLVMBuildFSub(L->b, v[1], v[0], ""), v[2], ""), NULL);
+    len = lower_cast(L, len, f64, ty_scalar(TY_INT64));
+    len = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, len, lower_i64(L, 0), ""), lower_i64(L, 0), len, "");
+    LLVMValueRef arr = alloc_array(L, in->type, &len, in);
+    LoopInfo lp;
+    LLVMValueRef i = lower_loop_begin(L, &lp, len);
+    LLVMValueRef x;
+    if (ty_is_int(dt)) {   /* exact for ints: start + i*step in int64 */
+        Type *i64 = ty_scalar(TY_INT64);
+        x = LLVMBuildAdd(L->b, lower_cast(L, v[0], f64, i64), LLVMBuildMul(L->b, i, lower_cast(L, v[2], f64, i64), ""), "");
+        x = lower_cast(L, x, i64, dt);
+    } else {
+        x = LLVMBuildFAdd(L->b, v[0], LLVMBuildFMul(L->b, LLVMBuildSIToFP(L->b, i, L->f64, ""), v[2], ""), "");
+        x = lower_cast(L, x, f64, dt);
+    }
+    LLVMValueRef off = LLVMBuildMul(L->b, i, lower_i64(L, ty_itemsize(dt)), "");
+    lower_array_store(L, dt, x, byte_gep(L, lower_array_data(L, arr), off));
+    lower_loop_end(L, &lp);
+    return arr;
+}
+
+static LLVMValueRef copy_new(Lower *L, Instr *in, Instr *src)
+{
+    LLVMValueRef shape[ABI_MAX_NDIM], sv = lower_value(L, src);
+    get_shape(L, src->type, sv, shape);
+    LLVMValueRef arr = alloc_array(L, in->type, shape, in);
+    assign_array(L, in->type, arr, src->type, sv);
+    return arr;
+}
+
+/* ---- reductions ----------------------------------------------------------------------------- */
+
+typedef struct RedCtx {
+    Builtin op;
+    Type *et, *acc_t;
+    LLVMValueRef acc;       /* alloca */
+} RedCtx;
+
+static LLVMValueRef elem_reduce(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    RedCtx *c = vctx;
+    LLVMValueRef cur = LLVMBuildLoad2(L->b, lower_type(L, c->acc_t), c->acc, "");
+    LLVMValueRef x = lower_cast(L, e[0], c->et, c->acc_t), r;
+    if (c->op == BI_ARRAY_MIN || c->op == BI_ARRAY_MAX)
+        r = lower_minmax(L, c->acc_t, cur, x, c->op == BI_ARRAY_MAX, true);
+    else
+        r = lower_binop_scalar(L, BIN_ADD, c->acc_t, cur, x, NULL);
+    LLVMBuildStore(L->b, r, c->acc);
+    return NULL;
+}
+
+static LLVMValueRef reduce(Lower *L, Instr *in, Builtin op)
+{
+    Instr *a = in->args[0];
+    Type *at = a->type;
+    LLVMValueRef arr = lower_value(L, a), shape[ABI_MAX_NDIM];
+    RedCtx c = {.op = op, .et = at->array.dtype, .acc_t = in->type};
+    if (op == BI_ARRAY_MEAN)
+        c.acc_t = in->type;
+    c.acc = lower_alloca(L, lower_type(L, c.acc_t));
+    get_shape(L, at, arr, shape);
+    LLVMValueRef n = array_size(L, at, arr);
+    if (op == BI_ARRAY_MIN || op == BI_ARRAY_MAX) {
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, n, lower_i64(L, 0), ""), ABI_EXC_VALUE,
+                    op == BI_ARRAY_MIN ? "zero-size array to reduction operation minimum which has no identity"
+                                       : "zero-size array to reduction operation maximum which has no identity",
+                    NULL, 0);
+        LLVMBuildStore(L->b, lower_cast(L, lower_array_load(L, c.et, lower_array_data(L, arr)), c.et, c.acc_t), c.acc);
+    } else {
+        LLVMBuildStore(L->b, LLVMConstNull(lower_type(L, c.acc_t)), c.acc);
+    }
+    EwOp op0 = {.t = at, .v = arr};
+    ew_broadcast(L, at->array.ndim, shape, &op0, 1, true);
+    ew_run(L, at->array.ndim, shape, &op0, 1, NULL, elem_reduce, &c);
+    LLVMValueRef r = LLVMBuildLoad2(L->b, lower_type(L, c.acc_t), c.acc, "");
+    if (op == BI_ARRAY_MEAN) {
+        Type *ft = ty_is_complex(c.acc_t) ? ty_scalar(c.acc_t->kind == TY_COMPLEX64 ? TY_FLOAT32 : TY_FLOAT64) : c.acc_t;
+        LLVMValueRef nf = lower_cast(L, n, ty_scalar(TY_INT64), c.acc_t);
+        (void)ft;
+        r = lower_binop_scalar(L, BIN_TRUEDIV, c.acc_t, r, nf, NULL);
+    }
+    return r;
+}
+
+/* ---- reshape, ravel, astype ----------------------------------------------------------------- */
+
+static LLVMValueRef reshape(Lower *L, Instr *in, Instr *src, LLVMValueRef *shape, int nd)
+{
+    Type *st = src->type;
+    LLVMValueRef sv = lower_value(L, src);
+    if (st->array.layout != 'C') {   /* not known contiguous: reshape a contiguous copy */
+        Type *ct = ty_array(st->array.dtype, st->array.ndim, 'C', false);
+        LLVMValueRef shp[ABI_MAX_NDIM];
+        get_shape(L, st, sv, shp);
+        LLVMValueRef copy = alloc_array(L, ct, shp, in);
+        assign_array(L, ct, copy, st, sv);
+        sv = copy;
+        st = ct;
+    }
+    LLVMValueRef size = array_size(L, st, sv), known = lower_i64(L, 1);
+    int unknown = -1;
+    for (int k = 0; k < nd; k++) {
+        if (LLVMIsAConstantInt(shape[k]) && LLVMConstIntGetSExtValue(shape[k]) == -1)
+            unknown = k;
+        else
+            known = LLVMBuildMul(L->b, known, shape[k], "");
+    }
+    if (unknown >= 0)
+        shape[unknown] = LLVMBuildSDiv(L->b, size, LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, known, lower_i64(L, 0), ""),
+                                                                    lower_i64(L, 1), known, ""), "");
+    LLVMValueRef total = lower_i64(L, 1);
+    for (int k = 0; k < nd; k++)
+        total = LLVMBuildMul(L->b, total, shape[k], "");
+    lower_check(L, LLVMBuildICmp(L->b, LLVMIntNE, total, size, ""), ABI_EXC_VALUE,
+                "cannot reshape array: the total size must not change", NULL, 0);
+    LLVMValueRef strides[ABI_MAX_NDIM], s = lower_i64(L, ty_itemsize(st->array.dtype));
+    for (int k = nd - 1; k >= 0; k--) {
+        strides[k] = s;
+        s = LLVMBuildMul(L->b, s, shape[k], "");
+    }
+    LLVMValueRef v = lower_array_make(L, in->type, LLVMBuildExtractValue(L->b, sv, 0, ""), lower_array_data(L, sv),
+                                      shape, strides);
+    lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
+    lower_own(L, in, v);
+    return v;
+}
+
+/* ---- numpy functions over arrays ------------------------------------------------------------ */
+
+typedef struct MathCtx {
+    Builtin bi;
+    Type *t0, *t1, *ct, *out;
+    int nargs;
+} MathCtx;
+
+static int builtin_math_fn(Builtin b)
+{
+    switch (b) {
+    case BI_NP_SQRT: return MF_SQRT;   case BI_NP_EXP: return MF_EXP;     case BI_NP_LOG: return MF_LOG;
+    case BI_NP_LOG2: return MF_LOG2;   case BI_NP_LOG10: return MF_LOG10; case BI_NP_SIN: return MF_SIN;
+    case BI_NP_COS: return MF_COS;     case BI_NP_TAN: return MF_TAN;     case BI_NP_ARCSIN: return MF_ASIN;
+    case BI_NP_ARCCOS: return MF_ACOS; case BI_NP_ARCTAN: return MF_ATAN; case BI_NP_SINH: return MF_SINH;
+    case BI_NP_COSH: return MF_COSH;   case BI_NP_TANH: return MF_TANH;   case BI_NP_FLOOR: return MF_FLOOR;
+    case BI_NP_CEIL: return MF_CEIL;   case BI_NP_TRUNC: return MF_TRUNC; case BI_NP_FABS: return MF_FABS;
+    case BI_NP_ARCTAN2: return MF_ATAN2; case BI_NP_HYPOT: return MF_HYPOT;
+    default: return -1;
+    }
+}
+
+static LLVMValueRef elem_math(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    MathCtx *c = vctx;
+    LLVMValueRef a = lower_cast(L, e[0], c->t0, c->ct);
+    LLVMValueRef b = c->nargs > 1 ? lower_cast(L, e[1], c->t1, c->ct) : NULL;
+    LLVMValueRef r;
+    int mf = builtin_math_fn(c->bi);
+    Type *rt = c->ct;
+    switch (c->bi) {
+    case BI_ABS: case BI_NP_ABS: case BI_NP_ABSOLUTE:
+        if (ty_is_complex(c->ct)) {
+            r = lower_complex_abs(L, c->ct, a);
+            rt = ty_scalar(c->ct->kind == TY_COMPLEX64 ? TY_FLOAT32 : TY_FLOAT64);
+        } else if (ty_is_float(c->ct)) {
+            r = lower_math(L, MF_FABS, c->ct, a, NULL);
+        } else {
+            r = ty_is_signed(c->ct) ? LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, a, LLVMConstNull(LLVMTypeOf(a)), ""),
+                                                      LLVMBuildNeg(L->b, a, ""), a, "") : a;
+        }
+        break;
+    case BI_NP_ISNAN:
+        r = ty_is_float(c->ct) ? LLVMBuildFCmp(L->b, LLVMRealUNO, a, a, "") : LLVMConstInt(L->i1, 0, 0);
+        rt = ty_scalar(TY_BOOL);
+        break;
+    case BI_NP_ISINF: case BI_NP_ISFINITE: {
+        rt = ty_scalar(TY_BOOL);
+        if (!ty_is_float(c->ct)) {
+            r = LLVMConstInt(L->i1, c->bi == BI_NP_ISFINITE, 0);
+            break;
+        }
+        LLVMValueRef ax = lower_math(L, MF_FABS, c->ct, a, NULL), inf = lower_const_f(L, c->ct, __builtin_inf());
+        r = LLVMBuildFCmp(L->b, c->bi == BI_NP_ISINF ? LLVMRealOEQ : LLVMRealOLT, ax, inf, "");
+        break;
+    }
+    case BI_NP_MINIMUM: case BI_NP_MAXIMUM:
+        r = lower_minmax(L, c->ct, a, b, c->bi == BI_NP_MAXIMUM, true);
+        break;
+    case BI_NP_POWER:
+        r = lower_binop_scalar(L, BIN_POW, c->ct, a, b, NULL);
+        if (ty_is_int(c->ct))
+            rt = ty_scalar(TY_INT64);
+        break;
+    default:
+        r = mf >= 0 ? lower_math(L, (MathFn)mf, c->ct, a, b) : NULL;
+    }
+    return r ? lower_cast(L, r, rt, c->out) : NULL;
+}
+
+static bool is_elementwise(Builtin b)
+{
+    return builtin_math_fn(b) >= 0 || b == BI_ABS || b == BI_NP_ABS || b == BI_NP_ABSOLUTE || b == BI_NP_ISNAN ||
+           b == BI_NP_ISINF || b == BI_NP_ISFINITE || b == BI_NP_MINIMUM || b == BI_NP_MAXIMUM ||
+           b == BI_NP_POWER;
+}
+
+static LLVMValueRef np_math_array(Lower *L, Instr *in, Builtin bi)
+{
+    MathCtx c = {.bi = bi, .t0 = elem_type(in->args[0]->type), .nargs = in->nargs - in->nkw,
+                 .out = in->type->array.dtype};
+    if (c.nargs > 2)
+        c.nargs = 2;
+    c.t1 = c.nargs > 1 ? elem_type(in->args[1]->type) : NULL;
+    c.ct = c.t1 ? ty_promote(c.t0, c.t1) : c.t0;
+    if (builtin_math_fn(bi) >= 0 && !ty_is_float(c.ct))
+        c.ct = ty_is_float(c.out) ? c.out : ty_scalar(TY_FLOAT64);
+    return ew_apply(L, in, c.nargs, false, elem_math, &c);
+}
+
+LLVMValueRef lower_array_intrinsic(Lower *L, Instr *in, bool *done)
+{
+    Builtin bi = (Builtin)in->sub;
+    Instr *a0 = in->nargs > 0 ? in->args[0] : NULL;
+    bool arr_arg = a0 && is_array(a0->type);
+    bool arr_res = is_array(in->type);
+    LLVMValueRef shape[ABI_MAX_NDIM];
+    *done = true;
+    switch (bi) {
+    case BI_NP_EMPTY: case BI_NP_ZEROS: case BI_NP_ONES: case BI_NP_FULL:
+        shape_of(L, a0, in->type->array.ndim, shape);
+        if (bi == BI_NP_ZEROS)
+            return zero_new(L, in, shape);
+        if (bi == BI_NP_EMPTY)
+            return fill_new(L, in, shape, NULL);
+        if (bi == BI_NP_ONES)
+            return fill_new(L, in, shape, lower_cast(L, lower_i64(L, 1), ty_scalar(TY_INT64), in->type->array.dtype));
+        return fill_new(L, in, shape, lower_cast(L, lower_value(L, in->args[1]), in->args[1]->type, in->type->array.dtype));
+    case BI_NP_EMPTY_LIKE: case BI_NP_ZEROS_LIKE: case BI_NP_ONES_LIKE:
+        get_shape(L, a0->type, lower_value(L, a0), shape);
+        if (bi == BI_NP_ZEROS_LIKE)
+            return zero_new(L, in, shape);
+        return fill_new(L, in, shape, bi == BI_NP_EMPTY_LIKE ? NULL
+                        : lower_cast(L, lower_i64(L, 1), ty_scalar(TY_INT64), in->type->array.dtype));
+    case BI_NP_ARANGE: return lower_arange(L, in);
+    case BI_ARRAY_COPY: return copy_new(L, in, a0);
+    case BI_ARRAY_ASTYPE: return copy_new(L, in, a0);
+    case BI_ARRAY_SUM: case BI_NP_SUM: return reduce(L, in, BI_ARRAY_SUM);
+    case BI_ARRAY_MEAN: return reduce(L, in, BI_ARRAY_MEAN);
+    case BI_ARRAY_MIN: case BI_ARRAY_MAX: return reduce(L, in, bi);
+    case BI_MIN: case BI_MAX:
+        if (arr_arg && in->nargs == 1)
+            return reduce(L, in, bi == BI_MIN ? BI_ARRAY_MIN : BI_ARRAY_MAX);
+        break;
+    case BI_ARRAY_FILL:
+        assign_array(L, a0->type, lower_value(L, a0), in->args[1]->type, lower_value(L, in->args[1]));
+        return LLVMConstNull(L->none_ty);
+    case BI_ARRAY_RESHAPE: {
+        int nd = in->type->array.ndim;
+        if (in->nargs == 2)
+            shape_of(L, in->args[1], nd, shape);
+        else
+            for (int k = 0; k < nd && k + 1 < in->nargs; k++)
+                shape[k] = lower_cast(L, lower_value(L, in->args[k + 1]), in->args[k + 1]->type, ty_scalar(TY_INT64));
+        return reshape(L, in, a0, shape, nd);
+    }
+    case BI_ARRAY_RAVEL:
+        shape[0] = lower_i64(L, -1);
+        return reshape(L, in, a0, shape, 1);
+    default:
+        break;
+    }
+    if (arr_res && is_elementwise(bi))
+        return np_math_array(L, in, bi);
+    if (arr_res) {
+        lower_unsupported(L, "%s() over arrays is not supported", ir_builtin_name(bi));
+        return NULL;
+    }
+    *done = false;
+    return NULL;
+}

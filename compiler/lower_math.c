@@ -1,0 +1,564 @@
+/* lower_math.c: INTRINSIC on scalars: math, cmath, the builtins (abs, min, max, len, round,
+ * divmod, range, print, ...) and NumPy's scalar functions. Float math reaches the target's
+ * MathFn (target.h), so float32 code stays float32. math.sqrt(-1.0) and friends give nan as
+ * NumPy and Numba do, rather than raising Python's "math domain error". Builtins whose arguments
+ * are arrays are in lower_array.c. */
+#include "compiler/lower.h"
+
+#include <math.h>
+
+/* Builtins that are one MathFn of their float argument. */
+static int unary_math_fn(Builtin b)
+{
+    switch (b) {
+    case BI_MATH_SQRT: case BI_NP_SQRT: return MF_SQRT;
+    case BI_MATH_EXP: case BI_NP_EXP: return MF_EXP;
+    case BI_MATH_EXPM1: return MF_EXPM1;
+    case BI_MATH_LOG: case BI_NP_LOG: return MF_LOG;
+    case BI_MATH_LOG2: case BI_NP_LOG2: return MF_LOG2;
+    case BI_MATH_LOG10: case BI_NP_LOG10: return MF_LOG10;
+    case BI_MATH_LOG1P: return MF_LOG1P;
+    case BI_MATH_SIN: case BI_NP_SIN: return MF_SIN;
+    case BI_MATH_COS: case BI_NP_COS: return MF_COS;
+    case BI_MATH_TAN: case BI_NP_TAN: return MF_TAN;
+    case BI_MATH_ASIN: case BI_NP_ARCSIN: return MF_ASIN;
+    case BI_MATH_ACOS: case BI_NP_ARCCOS: return MF_ACOS;
+    case BI_MATH_ATAN: case BI_NP_ARCTAN: return MF_ATAN;
+    case BI_MATH_SINH: case BI_NP_SINH: return MF_SINH;
+    case BI_MATH_COSH: case BI_NP_COSH: return MF_COSH;
+    case BI_MATH_TANH: case BI_NP_TANH: return MF_TANH;
+    case BI_MATH_ASINH: return MF_ASINH;
+    case BI_MATH_ACOSH: return MF_ACOSH;
+    case BI_MATH_ATANH: return MF_ATANH;
+    case BI_MATH_ERF: return MF_ERF;
+    case BI_MATH_ERFC: return MF_ERFC;
+    case BI_MATH_GAMMA: return MF_TGAMMA;
+    case BI_MATH_LGAMMA: return MF_LGAMMA;
+    case BI_MATH_FABS: case BI_NP_FABS: return MF_FABS;
+    case BI_NP_FLOOR: return MF_FLOOR;
+    case BI_NP_CEIL: return MF_CEIL;
+    case BI_NP_TRUNC: return MF_TRUNC;
+    default: return -1;
+    }
+}
+
+static int binary_math_fn(Builtin b)
+{
+    switch (b) {
+    case BI_MATH_ATAN2: case BI_NP_ARCTAN2: return MF_ATAN2;
+    case BI_MATH_POW: return MF_POW;
+    case BI_MATH_HYPOT: case BI_NP_HYPOT: return MF_HYPOT;
+    case BI_MATH_COPYSIGN: return MF_COPYSIGN;
+    case BI_MATH_FMOD: return MF_FMOD;
+    default: return -1;
+    }
+}
+
+static Type *part_of(Type *ct)
+{
+    return ty_scalar(ct->kind == TY_COMPLEX64 ? TY_FLOAT32 : TY_FLOAT64);
+}
+
+static LLVMValueRef cplx(Lower *L, Type *ct, LLVMValueRef re, LLVMValueRef im)
+{
+    LLVMValueRef z = LLVMGetUndef(lower_type(L, ct));
+    z = LLVMBuildInsertValue(L->b, z, re, 0, "");
+    return LLVMBuildInsertValue(L->b, z, im, 1, "");
+}
+
+LLVMValueRef lower_complex_abs(Lower *L, Type *ct, LLVMValueRef z)
+{
+    return lower_math(L, MF_HYPOT, part_of(ct), LLVMBuildExtractValue(L->b, z, 0, ""),
+                      LLVMBuildExtractValue(L->b, z, 1, ""));
+}
+
+/* min/max: Python's keep the first of equal or unordered values; NumPy's propagate NaN. */
+LLVMValueRef lower_minmax(Lower *L, Type *t, LLVMValueRef a, LLVMValueRef b, bool is_max,
+                          bool nan_propagating)
+{
+    LLVMBuilderRef B = L->b;
+    if (ty_is_float(t)) {
+        LLVMValueRef better = LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLT, b, a, "");
+        LLVMValueRef r = LLVMBuildSelect(B, better, b, a, "");
+        if (nan_propagating)
+            r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, b, b, ""), b, r, "");
+        return r;
+    }
+    bool s = ty_is_int(t) && ty_is_signed(t);
+    LLVMIntPredicate p = is_max ? (s ? LLVMIntSGT : LLVMIntUGT) : (s ? LLVMIntSLT : LLVMIntULT);
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, p, b, a, ""), b, a, "");
+}
+
+static LLVMValueRef lower_abs(Lower *L, Type *t, LLVMValueRef x)
+{
+    if (ty_is_complex(t))
+        return lower_complex_abs(L, t, x);
+    if (ty_is_float(t))
+        return lower_math(L, MF_FABS, t, x, NULL);
+    if (ty_is_int(t) && ty_is_signed(t))
+        return LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, x, LLVMConstNull(LLVMTypeOf(x)), ""),
+                               LLVMBuildNeg(L->b, x, ""), x, "");
+    return x;
+}
+
+static LLVMValueRef float_class(Lower *L, Builtin b, Type *t, LLVMValueRef x)
+{
+    if (!ty_is_float(t))   /* ints are never nan or inf */
+        return LLVMConstInt(L->i1, b == BI_MATH_ISFINITE || b == BI_NP_ISFINITE, 0);
+    if (b == BI_MATH_ISNAN || b == BI_NP_ISNAN)
+        return LLVMBuildFCmp(L->b, LLVMRealUNO, x, x, "");
+    LLVMValueRef ax = lower_math(L, MF_FABS, t, x, NULL), inf = lower_const_f(L, t, INFINITY);
+    if (b == BI_MATH_ISINF || b == BI_NP_ISINF)
+        return LLVMBuildFCmp(L->b, LLVMRealOEQ, ax, inf, "");
+    return LLVMBuildFCmp(L->b, LLVMRealOLT, ax, inf, "");
+}
+
+static LLVMValueRef complex_class(Lower *L, Builtin b, Type *ct, LLVMValueRef z)
+{
+    Type *pt = part_of(ct);
+    Builtin fb = b == BI_CMATH_ISNAN ? BI_MATH_ISNAN : b == BI_CMATH_ISINF ? BI_MATH_ISINF : BI_MATH_ISFINITE;
+    LLVMValueRef re = float_class(L, fb, pt, LLVMBuildExtractValue(L->b, z, 0, ""));
+    LLVMValueRef im = float_class(L, fb, pt, LLVMBuildExtractValue(L->b, z, 1, ""));
+    return fb == BI_MATH_ISFINITE ? LLVMBuildAnd(L->b, re, im, "") : LLVMBuildOr(L->b, re, im, "");
+}
+
+/* cmath by the textbook formulas, on the components. */
+static LLVMValueRef lower_cmath(Lower *L, Builtin bi, Type *ct, LLVMValueRef z)
+{
+    LLVMBuilderRef B = L->b;
+    Type *pt = part_of(ct);
+    LLVMValueRef a = LLVMBuildExtractValue(B, z, 0, ""), b = LLVMBuildExtractValue(B, z, 1, "");
+    switch (bi) {
+    case BI_CMATH_EXP: {
+        LLVMValueRef e = lower_math(L, MF_EXP, pt, a, NULL);
+        return cplx(L, ct, LLVMBuildFMul(B, e, lower_math(L, MF_COS, pt, b, NULL), ""),
+                    LLVMBuildFMul(B, e, lower_math(L, MF_SIN, pt, b, NULL), ""));
+    }
+    case BI_CMATH_LOG:
+    case BI_CMATH_LOG10: {
+        LLVMValueRef re = lower_math(L, MF_LOG, pt, lower_complex_abs(L, ct, z), NULL);
+        LLVMValueRef im = lower_math(L, MF_ATAN2, pt, b, a);
+        if (bi == BI_CMATH_LOG10) {
+            LLVMValueRef k = lower_const_f(L, pt, 0.4342944819032518);
+            re = LLVMBuildFMul(B, re, k, "");
+            im = LLVMBuildFMul(B, im, k, "");
+        }
+        return cplx(L, ct, re, im);
+    }
+    case BI_CMATH_SQRT: {
+        LLVMValueRef zero = LLVMConstNull(lower_type(L, pt)), half = lower_const_f(L, pt, 0.5);
+        LLVMValueRef s = lower_math(L, MF_SQRT, pt, LLVMBuildFMul(B, LLVMBuildFAdd(B, lower_complex_abs(L, ct, z),
+                                                                    lower_math(L, MF_FABS, pt, a, NULL), ""), half, ""), NULL);
+        LLVMValueRef d = LLVMBuildFDiv(B, b, LLVMBuildFAdd(B, s, s, ""), "");
+        LLVMValueRef pos = LLVMBuildFCmp(B, LLVMRealOGE, a, zero, "");
+        LLVMValueRef re = LLVMBuildSelect(B, pos, s, lower_math(L, MF_FABS, pt, d, NULL), "");
+        LLVMValueRef im = LLVMBuildSelect(B, pos, d, lower_math(L, MF_COPYSIGN, pt, s, b), "");
+        LLVMValueRef is0 = LLVMBuildFCmp(B, LLVMRealOEQ, s, zero, "");
+        return cplx(L, ct, LLVMBuildSelect(B, is0, zero, re, ""), LLVMBuildSelect(B, is0, b, im, ""));
+    }
+    case BI_CMATH_SIN: case BI_CMATH_COS: case BI_CMATH_SINH: case BI_CMATH_COSH: {
+        LLVMValueRef sa = lower_math(L, bi == BI_CMATH_SINH || bi == BI_CMATH_COSH ? MF_SINH : MF_SIN, pt, a, NULL);
+        LLVMValueRef ca = lower_math(L, bi == BI_CMATH_SINH || bi == BI_CMATH_COSH ? MF_COSH : MF_COS, pt, a, NULL);
+        LLVMValueRef sb = lower_math(L, bi == BI_CMATH_SIN || bi == BI_CMATH_COS ? MF_SINH : MF_SIN, pt, b, NULL);
+        LLVMValueRef cb = lower_math(L, bi == BI_CMATH_SIN || bi == BI_CMATH_COS ? MF_COSH : MF_COS, pt, b, NULL);
+        if (bi == BI_CMATH_SIN || bi == BI_CMATH_SINH)
+            return cplx(L, ct, LLVMBuildFMul(B, sa, cb, ""), LLVMBuildFMul(B, ca, sb, ""));
+        if (bi == BI_CMATH_COSH)
+            return cplx(L, ct, LLVMBuildFMul(B, ca, cb, ""), LLVMBuildFMul(B, sa, sb, ""));
+        return cplx(L, ct, LLVMBuildFMul(B, ca, cb, ""), LLVMBuildFNeg(B, LLVMBuildFMul(B, sa, sb, ""), ""));
+    }
+    case BI_CMATH_TAN:
+    case BI_CMATH_TANH: {
+        bool h = bi == BI_CMATH_TANH;
+        LLVMValueRef s = lower_cmath(L, h ? BI_CMATH_SINH : BI_CMATH_SIN, ct, z);
+        LLVMValueRef c = lower_cmath(L, h ? BI_CMATH_COSH : BI_CMATH_COS, ct, z);
+        return lower_binop_scalar(L, BIN_TRUEDIV, ct, s, c, NULL);
+    }
+    default:
+        lower_unsupported(L, "%s is not supported", ir_builtin_name(bi));
+        return NULL;
+    }
+}
+
+static LLVMValueRef range_len(Lower *L, LLVMValueRef r)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef s = LLVMBuildExtractValue(B, r, 0, ""), e = LLVMBuildExtractValue(B, r, 1, "");
+    LLVMValueRef st = LLVMBuildExtractValue(B, r, 2, ""), zero = lower_i64(L, 0), one = lower_i64(L, 1);
+    LLVMValueRef up = LLVMBuildICmp(B, LLVMIntSGT, st, zero, "");
+    /* n = (stop - start + step -/+ 1) / step, at least 0 */
+    LLVMValueRef adj = LLVMBuildSelect(B, up, LLVMBuildSub(B, st, one, ""), LLVMBuildAdd(B, st, one, ""), "");
+    LLVMValueRef n = LLVMBuildSDiv(B, LLVMBuildAdd(B, LLVMBuildSub(B, e, s, ""), adj, ""), st, "");
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, n, zero, ""), zero, n, "");
+}
+
+static LLVMValueRef lower_len(Lower *L, Instr *x)
+{
+    Type *t = x->type;
+    if (t->kind == TY_ARRAY)
+        return t->array.ndim ? lower_array_dim(L, lower_value(L, x), 0) : lower_i64(L, 0);
+    if (t->kind == TY_TUPLE)
+        return lower_i64(L, t->tuple.n);
+    if (t->kind == TY_RANGE)
+        return range_len(L, lower_value(L, x));
+    lower_unsupported(L, "len() of %s", t->name);
+    return NULL;
+}
+
+static LLVMValueRef lower_range(Lower *L, Instr *in)
+{
+    LLVMValueRef p[3] = {lower_i64(L, 0), NULL, lower_i64(L, 1)};
+    Type *i64t = ty_scalar(TY_INT64);
+    LLVMValueRef a[3] = {0};
+    for (int i = 0; i < in->nargs && i < 3; i++)
+        a[i] = lower_cast(L, lower_value(L, in->args[i]), in->args[i]->type, i64t);
+    if (in->nargs == 1)
+        p[1] = a[0];
+    else {
+        p[0] = a[0];
+        p[1] = in->nargs > 1 ? a[1] : lower_i64(L, 0);
+        if (in->nargs > 2) {
+            p[2] = a[2];
+            lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, p[2], lower_i64(L, 0), ""), ABI_EXC_VALUE,
+                        "range() arg 3 must not be zero", NULL, 0);
+        }
+    }
+    LLVMValueRef r = LLVMGetUndef(lower_type(L, ty_scalar(TY_RANGE)));
+    for (unsigned i = 0; i < 3; i++)
+        r = LLVMBuildInsertValue(L->b, r, p[i], i, "");
+    return r;
+}
+
+/* round(x, n) correctly rounded as CPython does: through the exact decimal expansion (libc's
+ * snprintf "%.*f" is exact), then read back. Floats with |x| >= 2**52 are integers already;
+ * negative n goes through a power of ten. */
+static LLVMValueRef round_digits(Lower *L, LLVMValueRef x, LLVMValueRef n)
+{
+    LLVMBuilderRef B = L->b;
+    Type *f64 = ty_scalar(TY_FLOAT64);
+    LLVMValueRef buf = lower_alloca(L, LLVMArrayType(L->i8, 400));
+    LLVMValueRef exact = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, n, lower_i64(L, 0), ""),
+                                      LLVMBuildICmp(B, LLVMIntSLE, n, lower_i64(L, 300), ""), "");
+    LLVMValueRef small = LLVMBuildFCmp(B, LLVMRealOLT, lower_math(L, MF_FABS, f64, x, NULL),
+                                       LLVMConstReal(L->f64, 4503599627370496.0), "");
+    LLVMBasicBlockRef pb = lower_block(L, "round.exact"), qb = lower_block(L, "round.pow");
+    LLVMBasicBlockRef jb = lower_block(L, "round.done"), from = LLVMGetInsertBlock(B);
+    LLVMBuildCondBr(B, exact, pb, qb);
+    LLVMPositionBuilderAtEnd(B, pb);
+    LLVMTypeRef sp[3] = {L->ptr, L->i64, L->ptr};
+    LLVMTypeRef sty = LLVMFunctionType(L->i32, sp, 3, 1);
+    LLVMValueRef sfn = LLVMGetNamedFunction(L->mod, "snprintf");
+    if (!sfn)
+        sfn = LLVMAddFunction(L->mod, "snprintf", sty);
+    LLVMValueRef sargs[5] = {buf, lower_i64(L, 400), LLVMBuildGlobalStringPtr(B, "%.*f", ""),
+                             LLVMBuildTrunc(B, n, L->i32, ""), x};
+    LLVMBuildCall2(B, sty, sfn, sargs, 5, "");
+    LLVMValueRef targs[2] = {buf, LLVMConstNull(L->ptr)};
+    LLVMValueRef r1 = lower_call_rt(L, "strtod", L->f64, targs, 2);
+    r1 = LLVMBuildSelect(B, small, r1, x, "");
+    LLVMBasicBlockRef pb_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, jb);
+    LLVMPositionBuilderAtEnd(B, qb);
+    LLVMValueRef nf = lower_cast(L, n, ty_scalar(TY_INT64), f64);
+    LLVMValueRef p10 = lower_math(L, MF_POW, f64, LLVMConstReal(L->f64, 10.0), lower_math(L, MF_FABS, f64, nf, NULL));
+    LLVMValueRef neg = LLVMBuildFCmp(B, LLVMRealOLT, nf, LLVMConstReal(L->f64, 0.0), "");
+    LLVMValueRef y = LLVMBuildSelect(B, neg, LLVMBuildFDiv(B, x, p10, ""), LLVMBuildFMul(B, x, p10, ""), "");
+    LLVMValueRef r = lower_math(L, MF_RINT, f64, y, NULL);
+    r = LLVMBuildSelect(B, neg, LLVMBuildFMul(B, r, p10, ""), LLVMBuildFDiv(B, r, p10, ""), "");
+    LLVMValueRef fin = float_class(L, BI_MATH_ISFINITE, f64, y);
+    LLVMValueRef r2 = LLVMBuildSelect(B, fin, r, x, "");
+    LLVMBasicBlockRef qb_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, jb);
+    LLVMPositionBuilderAtEnd(B, jb);
+    LLVMValueRef phi = LLVMBuildPhi(B, L->f64, "");
+    LLVMValueRef vals[2] = {r1, r2};
+    LLVMBasicBlockRef froms[2] = {pb_end, qb_end};
+    LLVMAddIncoming(phi, vals, froms, 2);
+    (void)from;
+    return phi;
+}
+
+/* round(x) half to even -> int; round(x, n) -> float. */
+static LLVMValueRef lower_round(Lower *L, Instr *in)
+{
+    Instr *x = in->args[0];
+    LLVMValueRef v = lower_value(L, x);
+    if (!ty_is_float(x->type))
+        return lower_cast(L, v, x->type, in->type);
+    if (in->nargs == 1)
+        return lower_cast(L, lower_math(L, MF_RINT, x->type, v, NULL), x->type, in->type);
+    Type *f64 = ty_scalar(TY_FLOAT64);
+    LLVMValueRef n = lower_cast(L, lower_value(L, in->args[1]), in->args[1]->type, ty_scalar(TY_INT64));
+    LLVMValueRef r = round_digits(L, lower_cast(L, v, x->type, f64), n);
+    return lower_cast(L, r, f64, in->type);
+}
+
+static void print_value(Lower *L, Type *t, LLVMValueRef v, Instr *src)
+{
+    LLVMTypeRef vt = LLVMVoidTypeInContext(L->ctx);
+    LLVMValueRef a[2];
+    if (src && src->op == OP_CONST && src->cst && src->cst->kind == K_STR) {
+        a[0] = LLVMBuildGlobalStringPtr(L->b, src->cst->s, "pj.str");
+        lower_call_rt(L, "pj_print_str", vt, a, 1);
+    } else if (t->kind == TY_BOOL) {
+        a[0] = LLVMBuildZExt(L->b, v, L->i32, "");
+        lower_call_rt(L, "pj_print_bool", vt, a, 1);
+    } else if (ty_is_int(t)) {
+        a[0] = LLVMBuildIntCast2(L->b, v, L->i64, ty_is_signed(t), "");
+        lower_call_rt(L, ty_is_signed(t) ? "pj_print_i64" : "pj_print_u64", vt, a, 1);
+    } else if (ty_is_float(t)) {
+        a[0] = LLVMBuildFPCast(L->b, v, L->f64, "");
+        lower_call_rt(L, "pj_print_f64", vt, a, 1);
+    } else if (ty_is_complex(t)) {
+        a[0] = LLVMBuildFPCast(L->b, LLVMBuildExtractValue(L->b, v, 0, ""), L->f64, "");
+        a[1] = LLVMBuildFPCast(L->b, LLVMBuildExtractValue(L->b, v, 1, ""), L->f64, "");
+        lower_call_rt(L, "pj_print_c128", vt, a, 2);
+    } else if (t->kind == TY_TUPLE) {
+        a[0] = LLVMBuildGlobalStringPtr(L->b, "(", "");
+        lower_call_rt(L, "pj_print_str", vt, a, 1);
+        for (int i = 0; i < t->tuple.n; i++) {
+            if (i > 0) {
+                a[0] = LLVMBuildGlobalStringPtr(L->b, ", ", "");
+                lower_call_rt(L, "pj_print_str", vt, a, 1);
+            }
+            print_value(L, t->tuple.items[i], LLVMBuildExtractValue(L->b, v, (unsigned)i, ""), NULL);
+        }
+        a[0] = LLVMBuildGlobalStringPtr(L->b, t->tuple.n == 1 ? ",)" : ")", "");
+        lower_call_rt(L, "pj_print_str", vt, a, 1);
+    } else {
+        a[0] = LLVMBuildGlobalStringPtr(L->b, t->kind == TY_NONE ? "None" : t->name, "");
+        lower_call_rt(L, "pj_print_str", vt, a, 1);
+    }
+}
+
+static LLVMValueRef lower_print(Lower *L, Instr *in)
+{
+    LLVMTypeRef vt = LLVMVoidTypeInContext(L->ctx);
+    int n = in->nargs - in->nkw;
+    for (int i = 0; i < n; i++) {
+        if (i > 0) {
+            LLVMValueRef sep = LLVMConstInt(L->i32, 0, 0);
+            lower_call_rt(L, "pj_print_sep", vt, &sep, 1);
+        }
+        print_value(L, in->args[i]->type, lower_value(L, in->args[i]), in->args[i]);
+    }
+    LLVMValueRef end = LLVMConstInt(L->i32, 1, 0);
+    lower_call_rt(L, "pj_print_sep", vt, &end, 1);
+    return LLVMConstNull(L->none_ty);
+}
+
+/* x in tuple: any item equal; x in range: within bounds and on the step. */
+static LLVMValueRef lower_contains(Lower *L, Instr *in)
+{
+    Instr *seq = in->args[0], *x = in->args[1];
+    LLVMValueRef sv = lower_value(L, seq), xv = lower_value(L, x);
+    LLVMBuilderRef B = L->b;
+    if (seq->type->kind == TY_TUPLE) {
+        LLVMValueRef r = LLVMConstInt(L->i1, 0, 0);
+        for (int i = 0; i < seq->type->tuple.n; i++) {
+            Type *it = seq->type->tuple.items[i], *pt = ty_promote(it, x->type);
+            if (!pt || !ty_is_scalar(pt))
+                continue;
+            LLVMValueRef item = lower_cast(L, LLVMBuildExtractValue(B, sv, (unsigned)i, ""), it, pt);
+            r = LLVMBuildOr(B, r, lower_compare_scalar(L, CMP_EQ, pt, item, lower_cast(L, xv, x->type, pt)), "");
+        }
+        return r;
+    }
+    if (seq->type->kind != TY_RANGE || !ty_is_int(x->type)) {
+        lower_unsupported(L, "'in' over %s", seq->type->name);
+        return NULL;
+    }
+    xv = lower_cast(L, xv, x->type, ty_scalar(TY_INT64));
+    LLVMValueRef s = LLVMBuildExtractValue(B, sv, 0, ""), e = LLVMBuildExtractValue(B, sv, 1, "");
+    LLVMValueRef st = LLVMBuildExtractValue(B, sv, 2, ""), zero = lower_i64(L, 0);
+    LLVMValueRef up = LLVMBuildICmp(B, LLVMIntSGT, st, zero, "");
+    LLVMValueRef in_up = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, xv, s, ""), LLVMBuildICmp(B, LLVMIntSLT, xv, e, ""), "");
+    LLVMValueRef in_dn = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSLE, xv, s, ""), LLVMBuildICmp(B, LLVMIntSGT, xv, e, ""), "");
+    LLVMValueRef inside = LLVMBuildSelect(B, up, in_up, in_dn, "");
+    LLVMValueRef on = LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildSRem(B, LLVMBuildSub(B, xv, s, ""), st, ""), zero, "");
+    return LLVMBuildAnd(B, inside, on, "");
+}
+
+static LLVMValueRef lower_gcd(Lower *L, Instr *in)
+{
+    Type *i64t = ty_scalar(TY_INT64);
+    LLVMValueRef a = lower_abs(L, i64t, lower_value(L, in->args[0]));
+    LLVMValueRef b = lower_abs(L, i64t, lower_value(L, in->args[1]));
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(L->b), loop = lower_block(L, "gcd"), done = lower_block(L, "gcd.done");
+    LLVMBuildBr(L->b, loop);
+    LLVMPositionBuilderAtEnd(L->b, loop);
+    LLVMValueRef x = LLVMBuildPhi(L->b, L->i64, ""), y = LLVMBuildPhi(L->b, L->i64, "");
+    LLVMValueRef y0 = LLVMBuildICmp(L->b, LLVMIntEQ, y, lower_i64(L, 0), "");
+    LLVMValueRef ys = LLVMBuildSelect(L->b, y0, lower_i64(L, 1), y, "");
+    LLVMValueRef r = LLVMBuildURem(L->b, x, ys, "");
+    LLVMAddIncoming(x, &a, &pre, 1);
+    LLVMAddIncoming(y, &b, &pre, 1);
+    LLVMAddIncoming(x, &y, &loop, 1);
+    LLVMAddIncoming(y, &r, &loop, 1);
+    LLVMBuildCondBr(L->b, y0, done, loop);
+    LLVMPositionBuilderAtEnd(L->b, done);
+    return x;
+}
+
+static LLVMValueRef np_sign(Lower *L, Type *t, LLVMValueRef x)
+{
+    LLVMBuilderRef B = L->b;
+    if (ty_is_float(t)) {
+        LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(x));
+        LLVMValueRef r = LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGT, x, zero, ""), lower_const_f(L, t, 1.0), x, "");
+        return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOLT, x, zero, ""), lower_const_f(L, t, -1.0), r, "");
+    }
+    LLVMTypeRef it = LLVMTypeOf(x);
+    LLVMValueRef zero = LLVMConstNull(it);
+    LLVMValueRef pos = LLVMBuildZExt(B, LLVMBuildICmp(B, ty_is_signed(t) ? LLVMIntSGT : LLVMIntUGT, x, zero, ""), it, "");
+    LLVMValueRef neg = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntSLT, x, zero, ""), it, "");
+    return ty_is_signed(t) ? LLVMBuildSub(B, pos, neg, "") : pos;
+}
+
+static bool is_constructor(Builtin b)
+{
+    return b == BI_INT || b == BI_FLOAT || b == BI_BOOL || (b >= BI_NP_BOOL && b <= BI_NP_COMPLEX128);
+}
+
+/* CPython's math module raises ValueError("math domain error") outside a function's domain
+ * (NumPy's functions give nan; so does a nan argument here). */
+static void math_domain(Lower *L, Builtin bi, Type *t, LLVMValueRef x)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef bad = NULL;
+    if (!ty_is_float(t))
+        return;
+#define CMPF(pred, v) LLVMBuildFCmp(B, pred, x, lower_const_f(L, t, v), "")
+    switch (bi) {
+    case BI_MATH_SQRT: bad = CMPF(LLVMRealOLT, 0.0); break;
+    case BI_MATH_LOG: case BI_MATH_LOG2: case BI_MATH_LOG10: bad = CMPF(LLVMRealOLE, 0.0); break;
+    case BI_MATH_LOG1P: bad = CMPF(LLVMRealOLE, -1.0); break;
+    case BI_MATH_ASIN: case BI_MATH_ACOS:
+        bad = LLVMBuildOr(B, CMPF(LLVMRealOGT, 1.0), CMPF(LLVMRealOLT, -1.0), "");
+        break;
+    case BI_MATH_ACOSH: bad = CMPF(LLVMRealOLT, 1.0); break;
+    case BI_MATH_ATANH: bad = LLVMBuildOr(B, CMPF(LLVMRealOGE, 1.0), CMPF(LLVMRealOLE, -1.0), ""); break;
+    default: return;
+    }
+#undef CMPF
+    lower_check(L, bad, ABI_EXC_VALUE, "math domain error", NULL, 0);
+}
+
+/* Builtins with one scalar argument x of type t. */
+static LLVMValueRef lower_unary_builtin(Lower *L, Instr *in, Builtin bi, Type *t, LLVMValueRef x)
+{
+    int mf = unary_math_fn(bi);
+    if (mf >= 0) {
+        math_domain(L, bi, t, x);
+        return lower_math(L, (MathFn)mf, t, x, NULL);
+    }
+    switch (bi) {
+    case BI_MATH_FLOOR: case BI_MATH_CEIL: case BI_MATH_TRUNC:
+        if (!ty_is_float(t))
+            return lower_cast(L, x, t, in->type);
+        mf = bi == BI_MATH_FLOOR ? MF_FLOOR : bi == BI_MATH_CEIL ? MF_CEIL : MF_TRUNC;
+        return lower_cast(L, lower_math(L, (MathFn)mf, t, x, NULL), t, in->type);
+    case BI_MATH_ISNAN: case BI_MATH_ISINF: case BI_MATH_ISFINITE:
+    case BI_NP_ISNAN: case BI_NP_ISINF: case BI_NP_ISFINITE:
+        return float_class(L, bi, t, x);
+    case BI_MATH_DEGREES: return LLVMBuildFMul(L->b, x, lower_const_f(L, t, 57.29577951308232), "");
+    case BI_MATH_RADIANS: return LLVMBuildFMul(L->b, x, lower_const_f(L, t, 0.017453292519943295), "");
+    case BI_ABS: case BI_NP_ABS: case BI_NP_ABSOLUTE: return lower_abs(L, t, x);
+    case BI_NP_SIGN: return np_sign(L, t, x);
+    case BI_CMATH_ISNAN: case BI_CMATH_ISINF: case BI_CMATH_ISFINITE: return complex_class(L, bi, t, x);
+    case BI_CMATH_PHASE:
+        return lower_math(L, MF_ATAN2, part_of(t), LLVMBuildExtractValue(L->b, x, 1, ""),
+                          LLVMBuildExtractValue(L->b, x, 0, ""));
+    case BI_CMATH_POLAR: {
+        LLVMValueRef r = LLVMGetUndef(lower_type(L, in->type));
+        r = LLVMBuildInsertValue(L->b, r, lower_complex_abs(L, t, x), 0, "");
+        return LLVMBuildInsertValue(L->b, r, lower_unary_builtin(L, in, BI_CMATH_PHASE, t, x), 1, "");
+    }
+    case BI_COMPLEX_CONJ:
+        return cplx(L, t, LLVMBuildExtractValue(L->b, x, 0, ""), LLVMBuildFNeg(L->b, LLVMBuildExtractValue(L->b, x, 1, ""), ""));
+    default:
+        if (bi >= BI_CMATH_SQRT && bi <= BI_CMATH_TANH)
+            return lower_cmath(L, bi, t, x);
+        lower_unsupported(L, "%s() is not supported here", ir_builtin_name(bi));
+        return NULL;
+    }
+}
+
+static LLVMValueRef lower_scalar_builtin(Lower *L, Instr *in, Builtin bi)
+{
+    Instr *a0 = in->nargs > 0 ? in->args[0] : NULL, *a1 = in->nargs > 1 ? in->args[1] : NULL;
+    LLVMValueRef x = a0 ? lower_value(L, a0) : NULL, y = a1 ? lower_value(L, a1) : NULL;
+    if (is_constructor(bi)) {
+        if (!a0)
+            return LLVMConstNull(lower_type(L, in->type));
+        return bi == BI_BOOL ? lower_truth(L, x, a0->type) : lower_cast(L, x, a0->type, in->type);
+    }
+    int mf = binary_math_fn(bi);
+    if (mf >= 0 && a1)
+        return lower_math(L, (MathFn)mf, a0->type, x, lower_cast(L, y, a1->type, a0->type));
+    switch (bi) {
+    case BI_MATH_LOG:
+        if (!a1)
+            return lower_unary_builtin(L, in, bi, a0->type, x);
+        y = lower_cast(L, y, a1->type, a0->type);
+        math_domain(L, BI_MATH_LOG, a0->type, x);
+        math_domain(L, BI_MATH_LOG, a0->type, y);
+        return LLVMBuildFDiv(L->b, lower_math(L, MF_LOG, a0->type, x, NULL), lower_math(L, MF_LOG, a0->type, y, NULL), "");
+    case BI_MATH_GCD: return lower_gcd(L, in);
+    case BI_MIN: case BI_MAX: case BI_NP_MINIMUM: case BI_NP_MAXIMUM: {
+        bool is_max = bi == BI_MAX || bi == BI_NP_MAXIMUM, np = bi == BI_NP_MINIMUM || bi == BI_NP_MAXIMUM;
+        LLVMValueRef r = lower_cast(L, x, a0->type, in->type);
+        for (int i = 1; i < in->nargs; i++)
+            r = lower_minmax(L, in->type, r, lower_cast(L, lower_value(L, in->args[i]), in->args[i]->type, in->type),
+                             is_max, np);
+        return r;
+    }
+    case BI_LEN: return lower_len(L, a0);
+    case BI_COMPLEX: {
+        Type *f64 = ty_scalar(TY_FLOAT64);
+        LLVMValueRef re = a0 ? lower_cast(L, x, a0->type, f64) : LLVMConstReal(L->f64, 0.0);
+        LLVMValueRef im = a1 ? lower_cast(L, y, a1->type, f64) : LLVMConstReal(L->f64, 0.0);
+        return lower_cast(L, cplx(L, ty_scalar(TY_COMPLEX128), re, im), ty_scalar(TY_COMPLEX128), in->type);
+    }
+    case BI_CMATH_RECT: {
+        Type *ft = a0->type;
+        LLVMValueRef phi = lower_cast(L, y, a1->type, ft);
+        return lower_cast(L, cplx(L, ty_is_complex(in->type) && in->type->kind == TY_COMPLEX64 && ft->kind == TY_FLOAT32
+                                          ? in->type : ty_scalar(ft->kind == TY_FLOAT32 ? TY_COMPLEX64 : TY_COMPLEX128),
+                                  LLVMBuildFMul(L->b, x, lower_math(L, MF_COS, ft, phi, NULL), ""),
+                                  LLVMBuildFMul(L->b, x, lower_math(L, MF_SIN, ft, phi, NULL), "")),
+                          ty_scalar(ft->kind == TY_FLOAT32 ? TY_COMPLEX64 : TY_COMPLEX128), in->type);
+    }
+    case BI_ROUND: return lower_round(L, in);
+    case BI_POW: case BI_NP_POWER:
+        return lower_binop_scalar(L, BIN_POW, a0->type, x, lower_cast(L, y, a1->type, a0->type), a1);
+    case BI_DIVMOD: {
+        Type *t = a0->type;
+        LLVMValueRef yv = lower_cast(L, y, a1->type, t);
+        LLVMValueRef r = LLVMGetUndef(lower_type(L, in->type));
+        r = LLVMBuildInsertValue(L->b, r, lower_binop_scalar(L, BIN_FLOORDIV, t, x, yv, a1), 0, "");
+        return LLVMBuildInsertValue(L->b, r, lower_binop_scalar(L, BIN_MOD, t, x, yv, a1), 1, "");
+    }
+    case BI_RANGE: return lower_range(L, in);
+    case BI_PRINT: return lower_print(L, in);
+    case BI_ENUMERATE: case BI_ZIP: return LLVMConstNull(L->ptr);   /* GETITER looks through */
+    case BI_CONTAINS: return lower_contains(L, in);
+    default:
+        if (a0)
+            return lower_unary_builtin(L, in, bi, a0->type, x);
+    }
+    lower_unsupported(L, "%s() is not supported here", ir_builtin_name(bi));
+    return NULL;
+}
+
+int lower_intrinsic(Lower *L, Instr *in)
+{
+    bool done = false;
+    LLVMValueRef v = lower_array_intrinsic(L, in, &done);
+    if (!done)
+        v = lower_scalar_builtin(L, in, (Builtin)in->sub);
+    if (L->failed)
+        return -1;
+    L->vals[in->id] = v;
+    return 0;
+}

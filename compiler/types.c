@@ -1,0 +1,599 @@
+/* types.c: pyjit's interned types, NumPy 2 promotion (NEP 50) and ABI sizes.
+ *
+ * Every type is made once per process and found again through a hash table keyed by a string
+ * that identifies it (its canonical name, plus a tag for weak and compile-time-only types), so
+ * pointer equality is type equality. The table takes a mutex because compilations may run in
+ * several threads. Types are allocated with malloc and never freed: there are few of them. */
+#include "compiler/types.h"
+#include "compiler/ir.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the intern table ------------------------------------------------------------------- */
+
+typedef struct Entry {
+    char *key;
+    Type *type;
+    struct Entry *next;
+} Entry;
+
+#define TABLE_SIZE 1024
+static Entry *table[TABLE_SIZE];
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *xmalloc(size_t size)
+{
+    void *p = calloc(1, size);
+    if (!p) {
+        fprintf(stderr, "pyjit: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xmalloc(n), s, n);
+}
+
+static unsigned hash_key(const char *s)
+{
+    unsigned h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* Returns the type interned under key, or interns a copy of proto (name and key copied). */
+static Type *intern(const char *key, const Type *proto)
+{
+    unsigned h = hash_key(key) % TABLE_SIZE;
+    pthread_mutex_lock(&table_lock);
+    Entry *e = table[h];
+    while (e && strcmp(e->key, key) != 0)
+        e = e->next;
+    if (!e) {
+        e = xmalloc(sizeof *e);
+        e->key = xstrdup(key);
+        e->type = xmalloc(sizeof *e->type);
+        *e->type = *proto;
+        e->type->name = xstrdup(proto->name);
+        e->next = table[h];
+        table[h] = e;
+    }
+    Type *t = e->type;
+    pthread_mutex_unlock(&table_lock);
+    return t;
+}
+
+/* A small growable string for building names. */
+typedef struct Buf {
+    char *s;
+    size_t len, cap;
+} Buf;
+
+static void buf_add(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_add(Buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->len + n + 1) * 2;
+        char *s = xmalloc(cap);
+        if (b->s)
+            memcpy(s, b->s, b->len);
+        free(b->s);
+        b->s = s;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += n;
+}
+
+/* ---- constructors ----------------------------------------------------------------------- */
+
+static const char *const scalar_names[] = {
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+};
+
+Type *ty_scalar(TypeKind kind)
+{
+    Type proto = {.kind = kind};
+    if (kind <= TY_COMPLEX128)
+        proto.name = scalar_names[kind];
+    else if (kind == TY_NONE)
+        proto.name = "none";
+    else if (kind == TY_RANGE)
+        proto.name = "range";
+    else if (kind == TY_SLICE)
+        proto.name = "slice";
+    else
+        return NULL;
+    return intern(proto.name, &proto);
+}
+
+Type *ty_weak(Type *scalar)
+{
+    if (!scalar || !ty_is_scalar(scalar))
+        return scalar;
+    if (scalar->weak)
+        return scalar;
+    char name[64];
+    snprintf(name, sizeof name, "weak %s", scalar->name);
+    Type proto = {.kind = scalar->kind, .weak = true, .name = name};
+    return intern(name, &proto);
+}
+
+Type *ty_strong(Type *t)
+{
+    return t && t->weak ? ty_scalar(t->kind) : t;
+}
+
+Type *ty_array(Type *dtype, int ndim, char layout, bool readonly)
+{
+    if (!dtype || !ty_is_scalar(dtype) || ndim < 0)
+        return NULL;
+    dtype = ty_strong(dtype);
+    if (layout != 'C' && layout != 'F')
+        layout = 'A';
+    char name[96];
+    snprintf(name, sizeof name, "array(%s, %dd, %c%s)", dtype->name, ndim, layout,
+             readonly ? ", readonly" : "");
+    Type proto = {.kind = TY_ARRAY, .name = name};
+    proto.array.dtype = dtype;
+    proto.array.ndim = ndim;
+    proto.array.layout = layout;
+    proto.array.readonly = readonly;
+    return intern(name, &proto);
+}
+
+Type *ty_tuple(Type **items, int n)
+{
+    Buf b = {0};
+    buf_add(&b, "tuple(");
+    for (int i = 0; i < n; i++)
+        buf_add(&b, "%s%s", i ? ", " : "", items[i]->name);
+    buf_add(&b, ")");
+    Type proto = {.kind = TY_TUPLE, .name = b.s};
+    proto.tuple.n = n;
+    proto.tuple.items = xmalloc(sizeof(Type *) * (n ? n : 1));
+    memcpy(proto.tuple.items, items, sizeof(Type *) * n);
+    Type *t = intern(b.s, &proto);
+    if (t->tuple.items != proto.tuple.items)
+        free(proto.tuple.items);    /* it was already there */
+    free(b.s);
+    return t;
+}
+
+/* Interns a type that has a payload and a name built from fmt. */
+static Type *intern_named(Type *proto, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static Type *intern_named(Type *proto, const char *fmt, ...)
+{
+    char name[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    proto->name = name;
+    return intern(name, proto);
+}
+
+Type *ty_iter(Type *over)
+{
+    Type proto = {.kind = TY_ITER};
+    proto.iter.over = over;
+    return intern_named(&proto, "iter(%s)", over->name);
+}
+
+Type *ty_dtype(Type *scalar)
+{
+    Type proto = {.kind = TY_DTYPE};
+    proto.dtype.scalar = ty_strong(scalar);
+    return intern_named(&proto, "dtype(%s)", proto.dtype.scalar->name);
+}
+
+static const char *literal_kind_name(TypeKind kind)
+{
+    switch (kind) {
+    case TY_STRING: return "string";
+    case TY_MODULE: return "module";
+    case TY_FUNCTION: return "function";
+    case TY_DISPATCHER: return "dispatcher";
+    case TY_EXCCLASS: return "exception class";
+    case TY_EXCEPTION: return "exception";
+    default: return "literal";
+    }
+}
+
+/* Literal types outlive the compilation whose Const made them, so each holds its own copy of
+ * the Const (kind, name, string, handle), and two Consts that say the same thing share a type:
+ * a Const freed with its arena, its address then reused, can never be mistaken for another. */
+static Const *copy_literal(const Const *value)
+{
+    Const *copy = xmalloc(sizeof *copy);
+    copy->kind = value->kind;
+    copy->name = value->name ? xstrdup(value->name) : NULL;
+    copy->handle = value->handle;
+    if (value->kind == K_STR && value->s)
+        copy->s = xstrdup(value->s);
+    return copy;
+}
+
+static void free_literal(Const *copy)
+{
+    free((char *)copy->name);
+    if (copy->kind == K_STR)
+        free((char *)copy->s);
+    free(copy);
+}
+
+Type *ty_literal(TypeKind kind, const Const *value)
+{
+    if (!value)
+        return NULL;
+    const char *what = value->kind == K_STR ? value->s : value->name;
+    Buf key = {0};
+    buf_add(&key, "%s|%d|%p|%s", literal_kind_name(kind), (int)value->kind, value->handle,
+            what ? what : "");
+    Buf name = {0};
+    buf_add(&name, "%s(%s)", literal_kind_name(kind), what ? what : "");
+    Const *copy = copy_literal(value);
+    Type proto = {.kind = kind, .name = name.s};
+    proto.literal = copy;
+    Type *t = intern(key.s, &proto);
+    if (t->literal != copy)
+        free_literal(copy);   /* it was already there */
+    free(key.s);
+    free(name.s);
+    return t;
+}
+
+Type *ty_method(Type *self, const char *name)
+{
+    Type proto = {.kind = TY_BOUND_METHOD};
+    proto.method.self = self;
+    Type *t = intern_named(&proto, "method %s.%s", self->name, name);
+    if (!t->method.name) {
+        pthread_mutex_lock(&table_lock);
+        if (!t->method.name)
+            t->method.name = xstrdup(name);
+        pthread_mutex_unlock(&table_lock);
+    }
+    return t;
+}
+
+Type *ty_undefined(void)
+{
+    Type proto = {.kind = TY_UNDEFINED, .name = "undefined"};
+    return intern("undefined", &proto);
+}
+
+/* ---- parsing canonical names ------------------------------------------------------------- */
+
+static void skip_space(const char **p)
+{
+    while (isspace((unsigned char)**p))
+        (*p)++;
+}
+
+static bool eat(const char **p, const char *word)
+{
+    skip_space(p);
+    size_t n = strlen(word);
+    if (strncmp(*p, word, n) != 0)
+        return false;
+    *p += n;
+    return true;
+}
+
+static Type *parse_type(const char **p, int depth);
+
+static Type *parse_array(const char **p, int depth)
+{
+    Type *dtype = parse_type(p, depth + 1);
+    if (!dtype || !ty_is_scalar(dtype) || !eat(p, ","))
+        return NULL;
+    skip_space(p);
+    char *end;
+    long ndim = strtol(*p, &end, 10);
+    if (end == *p || *end != 'd' || ndim < 0 || ndim > 32)
+        return NULL;
+    *p = end + 1;
+    if (!eat(p, ","))
+        return NULL;
+    skip_space(p);
+    char layout = **p;
+    if (layout != 'C' && layout != 'F' && layout != 'A')
+        return NULL;
+    (*p)++;
+    bool readonly = false;
+    if (eat(p, ",")) {
+        if (!eat(p, "readonly"))
+            return NULL;
+        readonly = true;
+    }
+    if (!eat(p, ")"))
+        return NULL;
+    return ty_array(dtype, (int)ndim, layout, readonly);
+}
+
+static Type *parse_tuple(const char **p, int depth)
+{
+    Type *items[64];
+    int n = 0;
+    if (eat(p, ")"))
+        return ty_tuple(items, 0);
+    for (;;) {
+        if (n == 64)
+            return NULL;
+        Type *item = parse_type(p, depth + 1);
+        if (!item)
+            return NULL;
+        items[n++] = item;
+        if (eat(p, ")"))
+            return ty_tuple(items, n);
+        if (!eat(p, ","))
+            return NULL;
+    }
+}
+
+/* Reads one type at *p and advances past it. Longer names are tried first (int16 before int1). */
+static Type *parse_type(const char **p, int depth)
+{
+    if (depth > 32)
+        return NULL;
+    skip_space(p);
+    if (eat(p, "array("))
+        return parse_array(p, depth);
+    if (eat(p, "tuple("))
+        return parse_tuple(p, depth);
+    size_t n = 0;
+    while (isalnum((unsigned char)(*p)[n]) || (*p)[n] == '_')
+        n++;
+    char word[32];
+    if (n == 0 || n >= sizeof word)
+        return NULL;
+    memcpy(word, *p, n);
+    word[n] = 0;
+    *p += n;
+    for (int k = 0; k <= TY_COMPLEX128; k++)
+        if (strcmp(word, scalar_names[k]) == 0)
+            return ty_scalar(k);
+    if (strcmp(word, "none") == 0)
+        return ty_scalar(TY_NONE);
+    if (strcmp(word, "range") == 0)
+        return ty_scalar(TY_RANGE);
+    if (strcmp(word, "slice") == 0)
+        return ty_scalar(TY_SLICE);
+    return NULL;
+}
+
+Type *ty_parse(const char *name)
+{
+    if (!name)
+        return NULL;
+    const char *p = name;
+    Type *t = parse_type(&p, 0);
+    skip_space(&p);
+    return t && *p == 0 ? t : NULL;
+}
+
+/* ---- predicates and sizes ---------------------------------------------------------------- */
+
+bool ty_is_scalar(const Type *t) { return t && t->kind <= TY_COMPLEX128; }
+bool ty_is_int(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_UINT64; }
+bool ty_is_signed(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_INT64; }
+bool ty_is_float(const Type *t) { return t && t->kind >= TY_FLOAT16 && t->kind <= TY_FLOAT64; }
+bool ty_is_complex(const Type *t) { return t && (t->kind == TY_COMPLEX64 || t->kind == TY_COMPLEX128); }
+
+int ty_bits(const Type *t)
+{
+    static const int bits[] = {8, 8, 16, 32, 64, 8, 16, 32, 64, 16, 32, 64, 64, 128};
+    return ty_is_scalar(t) ? bits[t->kind] : 0;
+}
+
+int ty_itemsize(const Type *t)
+{
+    return ty_bits(t) / 8;
+}
+
+const char *ty_numpy_char(const Type *t)
+{
+    static const char *const chars[] = {"?", "b", "h", "i", "l", "B", "H", "I", "L",
+                                        "e", "f", "d", "F", "D"};
+    return ty_is_scalar(t) ? chars[t->kind] : NULL;
+}
+
+int64_t ty_mem_size(const Type *t)
+{
+    if (!t)
+        return 0;
+    if (ty_is_scalar(t))
+        return ty_itemsize(t);
+    switch (t->kind) {
+    case TY_ARRAY:
+        return 3 * 8 + 16 * (int64_t)t->array.ndim;   /* meminfo, parent, data, shape, strides */
+    case TY_TUPLE: {
+        if (t->tuple.n == 0)
+            return 0;
+        int64_t end = ty_tuple_offset(t, t->tuple.n - 1) + ty_mem_size(t->tuple.items[t->tuple.n - 1]);
+        int64_t align = ty_mem_align(t);
+        return (end + align - 1) / align * align;
+    }
+    case TY_RANGE:
+    case TY_SLICE:
+        return 24;                                     /* start, stop, step as int64 */
+    default:
+        return 0;
+    }
+}
+
+int ty_mem_align(const Type *t)
+{
+    if (!t)
+        return 1;
+    if (ty_is_complex(t))
+        return ty_itemsize(t) / 2;
+    if (ty_is_scalar(t))
+        return ty_itemsize(t);
+    switch (t->kind) {
+    case TY_ARRAY:
+    case TY_RANGE:
+    case TY_SLICE:
+        return 8;
+    case TY_TUPLE: {
+        int align = 1;
+        for (int i = 0; i < t->tuple.n; i++)
+            if (ty_mem_align(t->tuple.items[i]) > align)
+                align = ty_mem_align(t->tuple.items[i]);
+        return align;
+    }
+    default:
+        return 1;
+    }
+}
+
+int64_t ty_tuple_offset(const Type *t, int i)
+{
+    if (!t || t->kind != TY_TUPLE || i < 0 || i >= t->tuple.n)
+        return -1;
+    int64_t off = 0;
+    for (int k = 0; k <= i; k++) {
+        int64_t align = ty_mem_align(t->tuple.items[k]);
+        off = (off + align - 1) / align * align;
+        if (k < i)
+            off += ty_mem_size(t->tuple.items[k]);
+    }
+    return off;
+}
+
+/* ---- promotion --------------------------------------------------------------------------- */
+
+/* The smallest float kind that holds every value of an integer kind (NumPy's rule). */
+static TypeKind float_for_int(TypeKind k)
+{
+    int bits = ty_bits(ty_scalar(k));
+    return bits <= 8 ? TY_FLOAT16 : bits <= 16 ? TY_FLOAT32 : TY_FLOAT64;
+}
+
+static TypeKind max_kind(TypeKind a, TypeKind b)
+{
+    return a > b ? a : b;
+}
+
+static TypeKind complex_for_float(TypeKind f)
+{
+    return f == TY_FLOAT64 ? TY_COMPLEX128 : TY_COMPLEX64;
+}
+
+static TypeKind float_of_complex(TypeKind c)
+{
+    return c == TY_COMPLEX128 ? TY_FLOAT64 : TY_FLOAT32;
+}
+
+/* Promotion of two strong scalar kinds, as numpy.result_type. */
+static TypeKind promote_strong(TypeKind a, TypeKind b)
+{
+    if (a > b) {
+        TypeKind t = a;
+        a = b;
+        b = t;
+    }
+    /* Now a <= b in the enum order: bool < signed < unsigned < float < complex. */
+    if (a == TY_BOOL || a == b)
+        return b;
+    bool a_signed = a <= TY_INT64, b_unsigned = b >= TY_UINT8 && b <= TY_UINT64;
+    if (b <= TY_INT64 || (a >= TY_UINT8 && b <= TY_UINT64))
+        return b;                                     /* same signedness: the wider */
+    if (a_signed && b_unsigned) {
+        int sbits = ty_bits(ty_scalar(a)), ubits = ty_bits(ty_scalar(b));
+        if (ubits < sbits)
+            return a;
+        return ubits == 8 ? TY_INT16 : ubits == 16 ? TY_INT32 : ubits == 32 ? TY_INT64 : TY_FLOAT64;
+    }
+    if (a <= TY_UINT64 && b <= TY_FLOAT64)            /* int and float */
+        return max_kind(b, float_for_int(a));
+    if (a <= TY_UINT64)                               /* int and complex */
+        return complex_for_float(max_kind(float_of_complex(b), float_for_int(a)));
+    if (b <= TY_FLOAT64)                              /* two floats */
+        return b;
+    if (a <= TY_FLOAT64)                              /* float and complex */
+        return complex_for_float(max_kind(a, float_of_complex(b)));
+    return b;
+}
+
+/* A weak (Python literal) kind meeting a strong kind (NEP 50). */
+static TypeKind promote_weak(TypeKind weak, TypeKind strong)
+{
+    if (weak == TY_BOOL)
+        return strong;
+    if (weak <= TY_UINT64)                            /* Python int */
+        return strong == TY_BOOL ? TY_INT64 : strong;
+    if (weak <= TY_FLOAT64) {                         /* Python float */
+        if (strong <= TY_UINT64)
+            return TY_FLOAT64;
+        return strong;
+    }
+    if (strong <= TY_UINT64)                          /* Python complex */
+        return TY_COMPLEX128;
+    if (strong <= TY_FLOAT64)
+        return strong == TY_FLOAT64 ? TY_COMPLEX128 : TY_COMPLEX64;
+    return strong;
+}
+
+Type *ty_promote(Type *a, Type *b)
+{
+    if (!ty_is_scalar(a) || !ty_is_scalar(b))
+        return NULL;
+    if (a->weak && b->weak)
+        return ty_weak(ty_scalar(promote_strong(a->kind, b->kind)));
+    if (a->weak)
+        return ty_scalar(promote_weak(a->kind, b->kind));
+    if (b->weak)
+        return ty_scalar(promote_weak(b->kind, a->kind));
+    return ty_scalar(promote_strong(a->kind, b->kind));
+}
+
+Type *ty_unify(Type *a, Type *b)
+{
+    if (!a || !b)
+        return NULL;
+    if (a == b)
+        return a;
+    if (ty_is_scalar(a) && ty_is_scalar(b))
+        return ty_promote(a, b);
+    if (a->kind == TY_ARRAY && b->kind == TY_ARRAY) {
+        if (a->array.dtype != b->array.dtype || a->array.ndim != b->array.ndim)
+            return NULL;
+        char layout = a->array.layout == b->array.layout ? a->array.layout : 'A';
+        return ty_array(a->array.dtype, a->array.ndim, layout,
+                        a->array.readonly || b->array.readonly);
+    }
+    if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->tuple.n == b->tuple.n) {
+        Type *items[64];
+        if (a->tuple.n > 64)
+            return NULL;
+        for (int i = 0; i < a->tuple.n; i++) {
+            items[i] = ty_strong(ty_unify(a->tuple.items[i], b->tuple.items[i]));
+            if (!items[i])
+                return NULL;
+        }
+        return ty_tuple(items, a->tuple.n);
+    }
+    if (a->kind == TY_ITER && b->kind == TY_ITER) {
+        Type *over = ty_unify(a->iter.over, b->iter.over);
+        return over ? ty_iter(over) : NULL;
+    }
+    return NULL;
+}
