@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds pyjit with AddressSanitizer and UndefinedBehaviorSanitizer (-DPYJIT_SANITIZE=ON) and runs
+# the test suite against that build. The sanitized module goes into a staged copy of the package
+# (build/asan/stage/pyjit), so the normal in-place build in pyjit/ stays as it is.
+# Needs scripts/setup.sh to have run. Extra arguments go to pytest.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+python=${PYJIT_PYTHON:-$root/.venv/bin/python}
+build_dir=${PYJIT_ASAN_BUILD_DIR:-build/asan}
+stage=$root/$build_dir/stage
+command -v "$python" >/dev/null || { echo "sanitize: no .venv: run 'bash scripts/setup.sh' first" >&2; exit 1; }
+
+# The package's Python files, without the in-place module; then the sanitized module beside them.
+rm -rf "$stage"
+"$python" -c 'import shutil, sys
+shutil.copytree("pyjit", sys.argv[1], ignore=shutil.ignore_patterns("*.so", "__pycache__"))' \
+    "$stage/pyjit"
+# shellcheck disable=SC2086  # PYJIT_CMAKE_ARGS: the caller's options, split on spaces on purpose
+cmake -S . -B "$build_dir" -DPython_EXECUTABLE="$python" -DPYJIT_SANITIZE=ON \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPYJIT_OUTPUT_DIR="$stage/pyjit" ${PYJIT_CMAKE_ARGS:-} >/dev/null
+cmake --build "$build_dir" -j"$(nproc)"
+
+# Python itself is not built with ASan, so the runtime is preloaded. Leak checking is off:
+# CPython keeps much of its memory to the end on purpose. PYTHONMALLOC=malloc lets ASan see
+# every Python allocation. python -P keeps the checkout's own pyjit/ off sys.path.
+export LD_PRELOAD=$(gcc -print-file-name=libasan.so)
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:halt_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export PYTHONMALLOC=malloc
+export PYTHONPATH=$stage
+"$python" -P -c 'import pyjit, sys; sys.exit(0 if pyjit.__file__.startswith(sys.argv[1]) else
+                 "sanitize: imported pyjit from %s, not the staged copy" % pyjit.__file__)' "$stage"
+targets=(tests)     # unless the arguments name what to run
+for arg in "$@"; do [[ $arg == -* || ! -e ${arg%%::*} ]] || targets=(); done
+status=0
+"$python" -P -m pytest -q -p no:cacheprovider "${targets[@]}" "$@" || status=$?
+[ "$status" -ne 5 ] || echo "sanitize: pytest collected no tests: that is a failure" >&2
+exit "$status"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs pyjit's whole test suite against the in-place build made by scripts/setup.sh:
+# pytest over tests/, then the C unit tests through CTest when the build defines any.
+# Fails on any failure, and also when pytest collects no tests at all (its exit code 5), so an
+# empty or unimportable suite never passes. Extra arguments go to pytest (e.g. -k, -x, -m 'not slow').
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+build_dir=${PYJIT_BUILD_DIR:-build}
+python=${PYJIT_PYTHON:-$root/.venv/bin/python}    # PYJIT_PYTHON: an interpreter that has the packages
+command -v "$python" >/dev/null || { echo "test: no .venv: run 'bash scripts/setup.sh' first" >&2; exit 1; }
+[ -d tests ] || { echo "test: no tests/ folder: nothing to run" >&2; exit 1; }
+
+# tests/ unless the arguments name what to run (a path, or a node id such as tests/x.py::t).
+targets=(tests)
+for arg in "$@"; do [[ $arg == -* || ! -e ${arg%%::*} ]] || targets=(); done
+
+status=0
+# Tests import pyjit from the checkout (pyjit/_core*.so is built there).
+PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" "$python" -m pytest -q "${targets[@]}" "$@" || status=$?
+case $status in
+    0) ;;
+    5) echo "test: pytest collected no tests: that is a failure" >&2 ;;
+    *) echo "test: pytest failed (exit code $status)" >&2 ;;
+esac
+
+# CTest runs only when the build registered tests (enable_testing() writes CTestTestfile.cmake).
+if [ -f "$build_dir/CTestTestfile.cmake" ]; then
+    ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" --no-tests=ignore \
+        || { echo "test: C unit tests failed" >&2; [ "$status" -ne 0 ] || status=1; }
+fi
+exit "$status"
