@@ -283,9 +283,32 @@ static Instr *undefined_value(Infer *c, Instr *before, Instr *old, Type *t)
     return in;
 }
 
+static bool maybe_unset(Infer *c, const Instr *a)
+{
+    return is_undefined_value(a) || (a->id < c->nknown && c->maybe_unset[a->id]);
+}
+
+/* A variable unset on some path into a phi is an error where it is used (finish_types), unless
+ * it is assigned in a loop: `for i in ...: pass` then `i` is Python's own business (the value
+ * is then zero if the loop never ran), as it is Numba's. */
+static void note_unset(Infer *c, Instr *phi)
+{
+    bool unset = false, loop = false;
+    for (int i = 0; i < phi->nargs; i++) {
+        Instr *a = phi->args[i];
+        if (maybe_unset(c, a))
+            unset = true;
+        else if (a->block && a->block->id < c->fn->blocks.len && c->in_cycle[a->block->id])
+            loop = true;
+    }
+    if (phi->id < c->nknown)
+        c->maybe_unset[phi->id] = unset && !loop;
+}
+
 static void rewrite_phi(Infer *c, Instr *phi, Type *t)
 {
     Block *b = phi->block;
+    note_unset(c, phi);
     for (int i = 0; i < phi->nargs && i < b->preds.len; i++) {
         Block *p = b->preds.items[i];
         Instr *term = ir_terminator(p), *a = phi->args[i];
@@ -995,6 +1018,27 @@ static bool is_pure(const Instr *in)
     }
 }
 
+/* A use, other than by a phi, of a variable that may be unassigned (note_unset). */
+static int check_unset_uses(Infer *c)
+{
+    for (int i = 0; i < c->fn->blocks.len; i++) {
+        Block *b = c->fn->blocks.items[i];
+        for (int j = 0; j < b->instrs.len; j++) {
+            Instr *in = b->instrs.items[j];
+            for (int k = 0; k < in->nargs && in->op != OP_PHI; k++) {
+                Instr *a = in->args[k];
+                if (a->op == OP_PHI && a->id < c->nknown && c->maybe_unset[a->id]) {
+                    infer_fail(c, in, DIAG_TYPING, "local variable '%s' may be used before it is "
+                               "assigned: it is not set on every path to line %d",
+                               a->var ? a->var : "?", in->line);
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 /* Drops values nothing uses that have no type (untyped phis of variables never assigned on a
  * live path) or no effect (the tuple an index was written as, the module of math.sqrt), then
  * strips weakness from what remains. */
@@ -1014,6 +1058,8 @@ static int finish_types(Infer *c)
             }
         }
     }
+    if (check_unset_uses(c) < 0)
+        return -1;
     for (int i = 0; i < c->fn->blocks.len; i++) {
         Block *b = c->fn->blocks.items[i];
         for (int j = 0; j < b->instrs.len; j++) {
@@ -1035,9 +1081,39 @@ static int finish_types(Infer *c)
     return 0;
 }
 
+/* Marks the blocks that can reach themselves (loops), by a search from each block. */
+static void find_cycles(Infer *c)
+{
+    int n = c->fn->blocks.len;
+    c->in_cycle = arena_alloc(c->arena, sizeof(bool) * (size_t)(n + 1));
+    Block **stack = arena_alloc(c->arena, sizeof *stack * (size_t)(n + 1));
+    bool *seen = arena_alloc(c->arena, sizeof(bool) * (size_t)(n + 1));
+    for (int s = 0; s < n; s++) {
+        Block *start = c->fn->blocks.items[s];
+        memset(seen, 0, sizeof(bool) * (size_t)n);
+        int top = 0;
+        stack[top++] = start;
+        while (top > 0 && !c->in_cycle[s]) {
+            Instr *t = ir_terminator(stack[--top]);
+            int nsucc = !t ? 0 : t->op == OP_BR ? 1 : (t->op == OP_CBR || t->op == OP_FOR_ITER) ? 2 : 0;
+            for (int k = 0; k < nsucc; k++) {
+                Block *succ = t->succ[k];
+                if (succ == start)
+                    c->in_cycle[s] = true;
+                else if (succ && succ->id < n && !seen[succ->id]) {
+                    seen[succ->id] = true;
+                    stack[top++] = succ;
+                }
+            }
+        }
+    }
+}
+
 static int rewrite_function(Infer *c)
 {
     prune_cfg(c);
+    find_cycles(c);
+    c->maybe_unset = arena_alloc(c->arena, sizeof(bool) * (size_t)(c->nknown + 1));
     c->rewrite = true;
     for (int i = 0; i < c->fn->blocks.len; i++) {
         Block *b = c->fn->blocks.items[i];

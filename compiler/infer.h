@@ -36,6 +36,8 @@ typedef struct Infer {
     Type *provisional;  /* the return type assumed for such calls, from the other returns */
     int nknown;
     signed char *known; /* by value id: -1 unknown, 0 false, 1 true (folded conditions) */
+    bool *maybe_unset;  /* by value id: a phi whose variable may be unassigned (rewrite) */
+    bool *in_cycle;     /* by block id: the block is in a loop (rewrite) */
 } Infer;
 
 /* infer.c */

@@ -736,8 +736,9 @@ static Type *array_method(Infer *c, Instr *in, Builtin bi, Args *a)
             return NULL;
         if (t->array.readonly)
             return infer_fail(c, in, DIAG_TYPING, "array is read-only: fill() cannot write it");
-        if (!ty_is_scalar(a->pos[1]->type))
-            return arg_error(c, in, a, 1, "a number");
+        if (!ty_is_scalar(a->pos[1]->type) ||
+            (ty_is_complex(a->pos[1]->type) && !ty_is_complex(t->array.dtype)))
+            return arg_error(c, in, a, 1, ty_is_complex(t->array.dtype) ? "a number" : "a real number");
         to[1] = t->array.dtype;
         return intrinsic(c, in, bi, a, to, ty_scalar(TY_NONE));
     case BI_ARRAY_ASTYPE: {

@@ -429,9 +429,13 @@ Type *infer_setitem(Infer *c, Instr *in)
     Type *sel = selection_type(t, idx, &ix, nints), *vt = val->type;
     bool ok = ty_is_scalar(vt) || (vt->kind == TY_ARRAY && sel->kind == TY_ARRAY &&
                                    vt->array.ndim <= sel->array.ndim);
+    Type *ve = vt->kind == TY_ARRAY ? vt->array.dtype : vt;
+    if (ok && ty_is_complex(ve) && !ty_is_complex(t->array.dtype))
+        ok = false;   /* NumPy refuses to drop an imaginary part on a store */
     if (!ok)
-        return infer_fail(c, in, DIAG_TYPING, "cannot store %s into %s", infer_type_name(vt),
-                          sel->kind == TY_ARRAY ? "an array selection" : "an array element");
+        return infer_fail(c, in, DIAG_TYPING, "cannot store %s into %s of %s", infer_type_name(vt),
+                          sel->kind == TY_ARRAY ? "a selection of an array" : "an element of an array",
+                          infer_type_name(t->array.dtype));
     if (c->rewrite) {
         Instr *v = ty_is_scalar(vt) ? infer_coerce(c, in, val, t->array.dtype) : val;
         rewrite_array_access(c, in, OP_ARRAY_SET, obj, &ix, v);

@@ -232,17 +232,41 @@ void lower_incref(Lower *L, LLVMValueRef meminfo)
     call_if_nonnull(L, "pj_nrt_incref", meminfo);
 }
 
-void lower_own(Lower *L, Instr *in, LLVMValueRef array)
+static LLVMValueRef new_slot(Lower *L)
 {
-    LLVMValueRef slot = L->slots[in->id];
-    if (!slot) {
-        slot = L->slots[in->id] = lower_alloca(L, L->ptr);
-        LLVMBuildStore(L->ab, LLVMConstNull(L->ptr), slot);
-        vec_push(L->prog->arena, &L->owned, slot);
-    }
+    LLVMValueRef slot = lower_alloca(L, L->ptr);
+    LLVMBuildStore(L->ab, LLVMConstNull(L->ptr), slot);
+    vec_push(L->prog->arena, &L->owned, slot);
+    return slot;
+}
+
+/* slot takes array's reference, releasing the one it held. */
+static void own_in_slot(Lower *L, LLVMValueRef slot, LLVMValueRef array)
+{
     LLVMValueRef old = LLVMBuildLoad2(L->b, L->ptr, slot, "");
     LLVMBuildStore(L->b, LLVMBuildExtractValue(L->b, array, 0, ""), slot);
     call_if_nonnull(L, "pj_nrt_decref", old);
+}
+
+/* The arrays inside a tuple a callee returned each come with a reference: one slot each. */
+static void own_tuple_items(Lower *L, Type *t, LLVMValueRef v)
+{
+    for (int i = 0; i < t->tuple.n; i++) {
+        Type *it = t->tuple.items[i];
+        LLVMValueRef x = LLVMBuildExtractValue(L->b, v, (unsigned)i, "");
+        if (it->kind == TY_ARRAY)
+            own_in_slot(L, new_slot(L), x);
+        else if (it->kind == TY_TUPLE)
+            own_tuple_items(L, it, x);
+    }
+}
+
+void lower_own(Lower *L, Instr *in, LLVMValueRef array)
+{
+    LLVMValueRef slot = L->slots[in->id];
+    if (!slot)
+        slot = L->slots[in->id] = new_slot(L);
+    own_in_slot(L, slot, array);
 }
 
 /* Increfs every array inside a value of type t (a returned value keeps its own references). */
@@ -1074,6 +1098,8 @@ static LLVMValueRef lower_call_jit(Lower *L, Instr *in)
     LLVMValueRef r = lower_load_mem(L, rt, args[0]);
     if (rt->kind == TY_ARRAY)
         lower_own(L, in, r);   /* the callee returned a new reference */
+    else if (rt->kind == TY_TUPLE)
+        own_tuple_items(L, rt, r);
     return r;
 }
 
@@ -1260,6 +1286,27 @@ static void lower_terminator(Lower *L, Instr *in, BlockInfo *bi)
     }
 }
 
+/* Every run-time operand must have been lowered already: a violation of the typed IR contract
+ * becomes an internal error rather than a NULL handed to LLVM. */
+static bool operands_ready(Lower *L, Instr *in)
+{
+    if (in->op == OP_RAISE)
+        return true;
+    for (int i = 0; i < in->nargs; i++) {
+        Instr *a = in->args[i];
+        if (!a || !a->type) {
+            lower_unsupported(L, "internal: operand %d of '%s' is untyped", i, ir_op_name(in->op));
+            return false;
+        }
+        if (!is_compile_time(a->type) && a->type->kind != TY_NONE && !lower_value(L, a)) {
+            lower_unsupported(L, "internal: operand %d of '%s' (%s) has no value", i, ir_op_name(in->op),
+                              a->type->name);
+            return false;
+        }
+    }
+    return true;
+}
+
 static void lower_phis_start(Lower *L, Block *blk)
 {
     for (int k = 0; k < blk->instrs.len; k++) {
@@ -1295,6 +1342,8 @@ static int lower_block_body(Lower *L, Block *blk)
         /* values only the compiler sees (an exception being built for RAISE, a module.func) */
         if (in->op != OP_ARRAY_SET && in->op != OP_INTRINSIC && in->op < OP_BR && is_compile_time(in->type))
             continue;
+        if (!operands_ready(L, in))
+            return -1;
         if (in->op >= OP_BR && in->op <= OP_RAISE) {
             lower_terminator(L, in, bi);
             return L->failed ? -1 : 0;

@@ -262,14 +262,12 @@ Type *ty_literal(TypeKind kind, const Const *value)
 Type *ty_method(Type *self, const char *name)
 {
     Type proto = {.kind = TY_BOUND_METHOD};
+    char *copy = xstrdup(name);
     proto.method.self = self;
+    proto.method.name = copy;
     Type *t = intern_named(&proto, "method %s.%s", self->name, name);
-    if (!t->method.name) {
-        pthread_mutex_lock(&table_lock);
-        if (!t->method.name)
-            t->method.name = xstrdup(name);
-        pthread_mutex_unlock(&table_lock);
-    }
+    if (t->method.name != copy)
+        free(copy);   /* it was already there */
     return t;
 }
 

@@ -1,0 +1,152 @@
+/* test_types.c: unit tests of compiler/types.c: interning, names and parsing, NumPy 2 promotion
+ * (tables taken from numpy.result_type), unification and ABI sizes.
+ * Build: cc -std=c11 -I. tests/c/test_types.c compiler/types.c -lpthread */
+#include "compiler/types.h"
+#include "compiler/ir.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                              \
+        }                                                                            \
+    } while (0)
+
+/* numpy.result_type(row, column) over the 14 scalar kinds, in TypeKind order. */
+static const char *const strong_table[14][14] = {
+    {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"},
+    {"int8", "int8", "int16", "int32", "int64", "int16", "int32", "int64", "float64", "float16", "float32", "float64", "complex64", "complex128"},
+    {"int16", "int16", "int16", "int32", "int64", "int16", "int32", "int64", "float64", "float32", "float32", "float64", "complex64", "complex128"},
+    {"int32", "int32", "int32", "int32", "int64", "int32", "int32", "int64", "float64", "float64", "float64", "float64", "complex128", "complex128"},
+    {"int64", "int64", "int64", "int64", "int64", "int64", "int64", "int64", "float64", "float64", "float64", "float64", "complex128", "complex128"},
+    {"uint8", "int16", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"},
+    {"uint16", "int32", "int32", "int32", "int64", "uint16", "uint16", "uint32", "uint64", "float32", "float32", "float64", "complex64", "complex128"},
+    {"uint32", "int64", "int64", "int64", "int64", "uint32", "uint32", "uint32", "uint64", "float64", "float64", "float64", "complex128", "complex128"},
+    {"uint64", "float64", "float64", "float64", "float64", "uint64", "uint64", "uint64", "uint64", "float64", "float64", "float64", "complex128", "complex128"},
+    {"float16", "float16", "float32", "float64", "float64", "float16", "float32", "float64", "float64", "float16", "float32", "float64", "complex64", "complex128"},
+    {"float32", "float32", "float32", "float64", "float64", "float32", "float32", "float64", "float64", "float32", "float32", "float64", "complex64", "complex128"},
+    {"float64", "float64", "float64", "float64", "float64", "float64", "float64", "float64", "float64", "float64", "float64", "float64", "complex128", "complex128"},
+    {"complex64", "complex64", "complex64", "complex128", "complex128", "complex64", "complex64", "complex128", "complex128", "complex64", "complex64", "complex128", "complex64", "complex128"},
+    {"complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex128"},
+
+};
+
+/* numpy.result_type(column_type(0), literal) for the Python literals 1, 1.0, 1j. */
+static const char *const weak_table[3][14] = {
+    {"int64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"},
+    {"float64", "float64", "float64", "float64", "float64", "float64", "float64", "float64", "float64", "float16", "float32", "float64", "complex64", "complex128"},
+    {"complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex128", "complex64", "complex64", "complex128", "complex64", "complex128"},
+};
+
+static void test_promotion(void)
+{
+    for (int a = 0; a <= TY_COMPLEX128; a++)
+        for (int b = 0; b <= TY_COMPLEX128; b++) {
+            Type *r = ty_promote(ty_scalar(a), ty_scalar(b));
+            if (!r || strcmp(r->name, strong_table[a][b]) != 0) {
+                fprintf(stderr, "promote(%s, %s) = %s, numpy says %s\n", ty_scalar(a)->name,
+                        ty_scalar(b)->name, r ? r->name : "NULL", strong_table[a][b]);
+                failures++;
+            }
+        }
+    TypeKind weak_kinds[3] = {TY_INT64, TY_FLOAT64, TY_COMPLEX128};
+    for (int w = 0; w < 3; w++)
+        for (int b = 0; b <= TY_COMPLEX128; b++) {
+            Type *weak = ty_weak(ty_scalar(weak_kinds[w]));
+            Type *r1 = ty_promote(weak, ty_scalar(b)), *r2 = ty_promote(ty_scalar(b), weak);
+            if (r1 != r2 || strcmp(r1->name, weak_table[w][b]) != 0 || r1->weak) {
+                fprintf(stderr, "promote(%s, %s) = %s, numpy says %s\n", weak->name,
+                        ty_scalar(b)->name, r1->name, weak_table[w][b]);
+                failures++;
+            }
+        }
+    Type *wi = ty_weak(ty_scalar(TY_INT64)), *wf = ty_weak(ty_scalar(TY_FLOAT64));
+    CHECK(ty_promote(wi, wf) == wf);
+    CHECK(ty_promote(wi, wi) == wi);
+    CHECK(ty_strong(wf) == ty_scalar(TY_FLOAT64));
+    CHECK(ty_promote(ty_scalar(TY_NONE), wi) == NULL);
+}
+
+static void test_names(void)
+{
+    const char *names[] = {
+        "bool", "int8", "uint64", "float16", "complex128", "none", "range", "slice",
+        "array(float64, 2d, C)", "array(int32, 1d, A, readonly)", "array(complex64, 3d, F)",
+        "tuple()", "tuple(int64, float64)", "tuple(int64, tuple(float32, array(bool, 1d, C)))",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        Type *t = ty_parse(names[i]);
+        CHECK(t != NULL);
+        if (t && strcmp(t->name, names[i]) != 0) {
+            fprintf(stderr, "parse(%s) named %s\n", names[i], t->name);
+            failures++;
+        }
+        CHECK(t == ty_parse(names[i]));
+    }
+    CHECK(ty_parse("array(float64,2d,C)") == ty_parse("array(float64, 2d, C)"));
+    CHECK(ty_parse("int") == NULL);
+    CHECK(ty_parse("int64x") == NULL);
+    CHECK(ty_parse("array(float64, 2d)") == NULL);
+    CHECK(ty_parse("tuple(int64") == NULL);
+    CHECK(ty_parse("") == NULL);
+    Type *items[2] = {ty_scalar(TY_INT64), ty_scalar(TY_FLOAT64)};
+    CHECK(ty_tuple(items, 2) == ty_parse("tuple(int64, float64)"));
+    CHECK(ty_array(ty_scalar(TY_FLOAT32), 1, 'C', false) == ty_parse("array(float32, 1d, C)"));
+    CHECK(ty_weak(ty_scalar(TY_INT64)) != ty_scalar(TY_INT64));
+    CHECK(ty_weak(ty_scalar(TY_INT64))->weak);
+    Type *m = ty_method(ty_parse("array(float64, 1d, C)"), "sum");
+    CHECK(m == ty_method(ty_parse("array(float64, 1d, C)"), "sum"));
+    CHECK(strcmp(m->method.name, "sum") == 0);
+    CHECK(strcmp(ty_numpy_char(ty_scalar(TY_FLOAT32)), "f") == 0);
+}
+
+static void test_unify_and_sizes(void)
+{
+    Type *c = ty_parse("array(float64, 2d, C)"), *f = ty_parse("array(float64, 2d, F)");
+    CHECK(ty_unify(c, f) == ty_parse("array(float64, 2d, A)"));
+    CHECK(ty_unify(c, ty_parse("array(float32, 2d, C)")) == NULL);
+    CHECK(ty_unify(ty_scalar(TY_INT64), ty_scalar(TY_FLOAT32)) == ty_scalar(TY_FLOAT64));
+    CHECK(ty_unify(ty_scalar(TY_INT64), ty_parse("tuple(int64)")) == NULL);
+    CHECK(ty_unify(ty_parse("tuple(int64, int32)"), ty_parse("tuple(float64, int32)")) ==
+          ty_parse("tuple(float64, int32)"));
+    CHECK(ty_mem_size(ty_scalar(TY_BOOL)) == 1);
+    CHECK(ty_mem_size(ty_scalar(TY_COMPLEX64)) == 8 && ty_mem_align(ty_scalar(TY_COMPLEX64)) == 4);
+    CHECK(ty_mem_size(c) == 24 + 32);
+    Type *t = ty_parse("tuple(int8, float64, int32)");
+    CHECK(ty_tuple_offset(t, 0) == 0 && ty_tuple_offset(t, 1) == 8 && ty_tuple_offset(t, 2) == 16);
+    CHECK(ty_mem_size(t) == 24 && ty_mem_align(t) == 8);
+    CHECK(ty_mem_size(ty_parse("tuple()")) == 0);
+    CHECK(ty_mem_size(ty_scalar(TY_NONE)) == 0);
+}
+
+/* A literal type keeps its own copy of the constant: it outlives the compilation that made it. */
+static void test_literals(void)
+{
+    char name[32];
+    strcpy(name, "math.sqrt");
+    Const k1 = {.kind = K_FUNC, .name = name}, k2 = {.kind = K_FUNC, .name = "math.sqrt"};
+    Type *t = ty_literal(TY_FUNCTION, &k1);
+    CHECK(t == ty_literal(TY_FUNCTION, &k2));
+    strcpy(name, "math.cos");   /* the first constant changes (or is freed): the type does not */
+    CHECK(strcmp(t->literal->name, "math.sqrt") == 0);
+    CHECK(ty_literal(TY_FUNCTION, &k1) != t);
+    CHECK(strcmp(t->name, "function(math.sqrt)") == 0);
+}
+
+int main(void)
+{
+    test_literals();
+    test_promotion();
+    test_names();
+    test_unify_and_sizes();
+    if (failures)
+        fprintf(stderr, "%d failures\n", failures);
+    else
+        printf("test_types: ok\n");
+    return failures != 0;
+}
