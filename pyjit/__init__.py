@@ -14,7 +14,7 @@ import sys as _sys
 __version__ = "0.1.0"
 
 from . import errors, types  # noqa: E402
-from .decorators import jit, njit, prange  # noqa: E402
+from .decorators import guvectorize, jit, njit, prange, vectorize  # noqa: E402
 from .types import (  # noqa: E402,F401
     b1, bool_, boolean, byte, c8, c16, complex64, complex128, double, f2, f4, f8, float16, float32,
     float64, float_, i1, i2, i4, i8, int8, int16, int32, int64, int_, intc, intp, longlong, none,
@@ -31,17 +31,9 @@ if gpu is not None:
     _sys.modules[__name__ + ".cuda"] = gpu
 
 
-
-def vectorize(*args, target="cpu", **options):
-    """@vectorize(signatures, target='cuda'): a NumPy-style ufunc compiled for the GPU (pyjit.gpu)."""
-    if target in ("cuda", "gpu"):
-        return gpu.vectorize(*args, target="cuda", **options)
-    raise NotImplementedError(f"vectorize(target={target!r}) is not available yet; "
-                              "target='cuda' is (or write the loop in an @njit function)")
-
-
 __all__ = [
-    "njit", "jit", "prange", "vectorize", "errors", "types", "gpu", "cuda", "__version__",
+    "njit", "jit", "prange", "vectorize", "guvectorize", "errors", "types", "gpu", "cuda",
+    "__version__",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
     "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",

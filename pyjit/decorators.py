@@ -1,4 +1,6 @@
-"""pyjit.decorators: njit and jit, which turn a Python function into a compiled Dispatcher.
+"""pyjit.decorators: njit and jit, which turn a Python function into a compiled Dispatcher
+(vectorize and guvectorize, which make NumPy ufuncs, live in pyjit/vectorize.py and are
+re-exported here).
 
 The Dispatcher itself is C (runtime/dispatch.c); this only reads the options and signatures the
 way Numba's decorators take them:
@@ -13,7 +15,7 @@ in nopython mode (an unsupported construct is a compile error, never a silent sl
 """
 import functools
 
-__all__ = ["njit", "jit", "prange"]
+__all__ = ["njit", "jit", "prange", "vectorize", "guvectorize"]
 
 prange = range   # parallel loops run serially for now; prange is accepted everywhere range is
 
@@ -105,3 +107,6 @@ def njit(*args, **options):
 def jit(*args, **options):
     """Numba's jit: the same as njit (pyjit always compiles in nopython mode)."""
     return njit(*args, **options)
+
+
+from .vectorize import guvectorize, vectorize  # noqa: E402  (it imports njit from here lazily)

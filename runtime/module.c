@@ -1,8 +1,9 @@
 /* module.c: the extension module pyjit._core.
  *
- * What the Python package uses (Dispatcher, builtin_names, nrt_live, dump_ir) and a few small
- * functions that expose one runtime step on its own, so tests can check typeof, unboxing,
- * boxing, casts and error formatting without compiling anything (the names start with '_'). */
+ * What the Python package uses (Dispatcher, builtin_names, nrt_live, dump_ir, and ufunc_new,
+ * ufunc_add_loop, ufunc_threads from ufunc.c) and a few small functions that expose one runtime
+ * step on its own, so tests can check typeof, unboxing, boxing, casts and error formatting
+ * without compiling anything (the names start with '_'). */
 #include "runtime/runtime.h"
 #include "frontend/frontend.h"
 
@@ -191,6 +192,9 @@ static PyMethodDef core_methods[] = {
     {"_raise_diag", core_raise_diag, METH_VARARGS, "Raises the exception for a diagnostic."},
     {"_raise_exc", core_raise_exc, METH_VARARGS, "Raises the exception for an ExcInfo."},
     {"format_float", core_format_float, METH_O, "The text print() in compiled code gives a float."},
+    {"ufunc_new", rt_ufunc_new, METH_VARARGS, "A NumPy ufunc (or gufunc) with no loops yet."},
+    {"ufunc_add_loop", rt_ufunc_add_loop, METH_VARARGS, "Adds a compiled loop to a pyjit ufunc."},
+    {"ufunc_threads", rt_ufunc_threads, METH_NOARGS, "Threads that run target='parallel' loops."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -5,7 +5,8 @@
  *   typeof.c    Python values -> pyjit types; unboxing arguments and boxing results
  *   nrt.c       reference-counted memory for arrays made by compiled code (abi.h)
  *   errors.c    Diag and ExcInfo -> Python exceptions, in one place
- *   compile.c   drives frontend + compiler for a dispatcher (CompilerHost) */
+ *   compile.c   drives frontend + compiler for a dispatcher (CompilerHost)
+ *   ufunc.c     NumPy ufuncs and gufuncs over compiled loops (@vectorize, @guvectorize) */
 #ifndef PYJIT_RUNTIME_H
 #define PYJIT_RUNTIME_H
 
@@ -132,5 +133,13 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret);
 /* Assembly text of a compiled version (compiles it again, the JIT keeps no module). */
 PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v);
 void rt_version_free(RtVersion *v);
+
+/* ---- ufunc.c (module functions of pyjit._core) ---- */
+/* ufunc_new(name, doc, nin, nout, identity, core_signature=None) -> a np.ufunc with no loops. */
+PyObject *rt_ufunc_new(PyObject *self, PyObject *args);
+/* ufunc_add_loop(ufunc, loop_dispatcher, typenums, parallel=False): adds a compiled loop. */
+PyObject *rt_ufunc_add_loop(PyObject *self, PyObject *args);
+/* ufunc_threads() -> the threads of target='parallel' loops. */
+PyObject *rt_ufunc_threads(PyObject *self, PyObject *unused);
 
 #endif
