@@ -1,138 +1,479 @@
-"""The hardware GPU backend, as it stands without the compiled GPU path.
+"""The hardware GPU backend: kernels compiled to PTX and run through the CUDA driver.
 
-Kernels can be declared (so modules that define them import fine) but a launch, or any use of
-device memory, raises GpuUnavailableError saying that no GPU backend is available and that
-PYJIT_SIMULATOR=1 runs kernels in the simulator. gpu.is_available() is False.
+pyjit.gpu picks this module when PYJIT_SIMULATOR is not set and copies the names in __all__
+into itself (they are the simulator's names too, so code runs on both). The work is done in C
+(pyjit._core: runtime/cuda.c, devarray.c, launch.c); this module is its thin Python face.
 
-The compiled GPU path replaces this module. pyjit.gpu copies the names in its __all__ into
-itself on first use, and calls its _laneid() for `gpu.laneid`.
+Without a CUDA driver, or without a GPU, pyjit still imports: gpu.is_available() is False and
+a launch, or any use of device memory, raises GpuUnavailableError saying why and that
+PYJIT_SIMULATOR=1 runs kernels in the simulator.
 """
-import types
+import contextlib
+import types as _types
 
-NO_BACKEND = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
-              "driver); set PYJIT_SIMULATOR=1 before importing pyjit to run kernels in the "
-              "simulator")
+from .. import _core, _registry
+from .errors import CudaError, CudaMemoryError, GpuUnavailableError
+
+_NO_RUNTIME = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
+               "driver); set PYJIT_SIMULATOR=1 before importing pyjit to run kernels in the "
+               "simulator")
+
+# The C runtime is in _core once the module registers it; until then this backend only says
+# that kernels cannot run here (and, as the stub it replaces did, exports NO_BACKEND).
+_HAVE_RUNTIME = hasattr(_core, "cuda_is_available") and hasattr(_core, "Kernel")
+if not _HAVE_RUNTIME:
+    NO_BACKEND = _NO_RUNTIME
 
 
-def _error_base():
-    try:
-        from pyjit.errors import CudaError
-        return CudaError
-    except Exception:  # noqa: BLE001 - pyjit.errors may not define it yet
-        return RuntimeError
-
-
-class GpuUnavailableError(_error_base()):
-    """Raised when a kernel is launched (or device memory used) with no GPU backend."""
+def _unavailable_reason():
+    if not _HAVE_RUNTIME:
+        return _NO_RUNTIME
+    return _core.cuda_unavailable_reason() or _NO_RUNTIME
 
 
 def _unavailable(what):
     def f(*args, **kwargs):
-        raise GpuUnavailableError(f"{what}: {NO_BACKEND}")
+        raise GpuUnavailableError(f"{what}: {_unavailable_reason()}")
     f.__name__ = what
     return f
 
 
-class _Launcher:
-    def __init__(self, name):
-        self.name = name
+# ---- errors the simulator has (never raised by the hardware, so `except` clauses still work)
 
-    def __call__(self, *args):
-        raise GpuUnavailableError(f"cannot launch kernel '{self.name}': {NO_BACKEND}")
+class SimulatorError(CudaError):
+    """Raised only by the simulator (pyjit.gpu.simulator); here for code that catches it."""
 
 
-class Kernel:
-    def __init__(self, py_func, signature=None, device=False, **options):
+class RaceError(SimulatorError):
+    pass
+
+
+class BarrierError(SimulatorError):
+    pass
+
+
+# ---- gpu.In / Out / InOut ----
+
+class _Direction:
+    """Wraps a NumPy kernel argument to say which way it is copied (numba's cuda.In...)."""
+
+    def __init__(self, array):
+        self.array = array
+
+    @property
+    def value(self):   # numba-cuda's name
+        return self.array
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.array!r})"
+
+
+class In(_Direction):
+    """Copied to the GPU before the launch, never back."""
+
+
+class Out(_Direction):
+    """Not copied to the GPU (its contents are undefined there), copied back after."""
+
+
+class InOut(_Direction):
+    """Copied both ways."""
+
+
+# ---- kernels ----
+
+def _options(debug, fastmath, opt, lineinfo):
+    return dict(debug=bool(debug), fastmath=bool(fastmath), opt=3 if opt else 0,
+                lineinfo=bool(lineinfo))
+
+
+if _HAVE_RUNTIME:
+    _core.cuda_set_directions(In, Out, InOut)
+
+    class Kernel(_core.Kernel):
+        """A @gpu.jit kernel: kernel[griddim, blockdim, stream, sharedmem](*args).
+
+        Compiled on the first launch for the argument types (and per GPU), then cached; the
+        launch itself is C (pyjit._core.Kernel)."""
+
+        def __init__(self, py_func, signature=None, debug=False, fastmath=False, opt=True,
+                     lineinfo=False, **options):
+            super().__init__(py_func, _registry.REGISTRY,
+                             **_options(debug, fastmath, opt, lineinfo))
+            self.signature = signature
+            self.__doc__ = py_func.__doc__
+            self.__wrapped__ = py_func
+            self.__qualname__ = py_func.__qualname__
+            self.__module__ = py_func.__module__
+
+        def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+            return self[griddim, blockdim, stream, sharedmem]
+
+        def __repr__(self):
+            return f"<pyjit.gpu kernel {self.__qualname__}>"
+else:
+    class _Launcher:
+        def __init__(self, name):
+            self.name = name
+
+        def __call__(self, *args):
+            raise GpuUnavailableError(f"cannot launch kernel '{self.name}': {_NO_RUNTIME}")
+
+    class Kernel:
+        """A kernel that cannot run: this pyjit was built without the GPU runtime."""
+
+        def __init__(self, py_func, signature=None, **options):
+            self.py_func = py_func
+            self.signature = signature
+            self.__name__ = py_func.__name__
+            self.__doc__ = py_func.__doc__
+            self.__wrapped__ = py_func
+
+        def __getitem__(self, cfg):
+            return _Launcher(self.__name__)
+
+        def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+            return _Launcher(self.__name__)
+
+        def __call__(self, *args, **kwargs):
+            raise GpuUnavailableError(f"cannot run kernel '{self.__name__}': {_NO_RUNTIME}")
+
+
+class DeviceFunction:
+    """A @gpu.jit(device=True) function: compiled into the kernels that call it."""
+
+    def __init__(self, py_func, signature=None, **options):
         self.py_func = py_func
         self.signature = signature
-        self.device = device
+        self.options = options
         self.__name__ = py_func.__name__
+        self.__qualname__ = py_func.__qualname__
         self.__doc__ = py_func.__doc__
         self.__wrapped__ = py_func
 
-    def __getitem__(self, cfg):
-        return _Launcher(self.__name__)
-
-    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        return _Launcher(self.__name__)
-
     def __call__(self, *args, **kwargs):
-        what = "device function" if self.device else "kernel"
-        raise GpuUnavailableError(f"cannot run {what} '{self.__name__}': {NO_BACKEND}")
+        raise TypeError(f"device function '{self.__name__}' can only be called from a kernel "
+                        "or another device function (PYJIT_SIMULATOR=1 runs it in Python)")
+
+    def __repr__(self):
+        return f"<pyjit.gpu device function {self.__qualname__}>"
 
 
-def jit(func_or_sig=None, device=False, **options):
-    if isinstance(func_or_sig, types.FunctionType):
-        return Kernel(func_or_sig, None, device, **options)
-    return lambda f: Kernel(f, func_or_sig, device, **options)
+def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
+    """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit."""
+    if isinstance(func_or_sig, DeviceFunction) or isinstance(func_or_sig, Kernel):
+        return func_or_sig
+    make = DeviceFunction if device else Kernel
+    opts = dict(options, debug=bool(debug), fastmath=fastmath)
+    if isinstance(func_or_sig, _types.FunctionType):
+        return make(func_or_sig, None, **opts)
+    return lambda f: make(f, func_or_sig, **opts)
+
+
+def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=True,
+                debug=False, lineinfo=False):
+    """(ptx, return type name) for pyfunc compiled for signature: works without a GPU."""
+    from .. import types
+    if not _HAVE_RUNTIME:
+        raise GpuUnavailableError(f"compile_ptx: {_NO_RUNTIME}")
+    args, ret = types._canonical_signature(signature)
+    ptx, _entry, _written = _core.cuda_compile_ptx(
+        pyfunc, _registry.REGISTRY, list(args), device=bool(device), fastmath=bool(fastmath),
+        cc=tuple(cc) if cc else (9, 0), debug=bool(debug), lineinfo=bool(lineinfo),
+        opt=3 if opt else 0)
+    return ptx, (ret or "none")
+
+
+def compile_ptx_for_current_device(pyfunc, signature, **kwargs):
+    return compile_ptx(pyfunc, signature, cc=get_current_device().compute_capability, **kwargs)
+
+
+# ---- devices ----
+
+class Device:
+    """A GPU, as numba-cuda describes one (id, name, compute_capability, limits)."""
+
+    def __init__(self, i):
+        info = _core.cuda_device_info(i)
+        self.id = i
+        self.name = info["name"].encode()
+        self.compute_capability = tuple(info["compute_capability"])
+        self.total_memory = info["total_memory"]
+        self.MAX_THREADS_PER_BLOCK = info["max_threads_per_block"]
+        (self.MAX_BLOCK_DIM_X, self.MAX_BLOCK_DIM_Y, self.MAX_BLOCK_DIM_Z) = info["max_block_dim"]
+        (self.MAX_GRID_DIM_X, self.MAX_GRID_DIM_Y, self.MAX_GRID_DIM_Z) = info["max_grid_dim"]
+        self.MAX_SHARED_MEMORY_PER_BLOCK = info["max_shared_memory_per_block"]
+        self.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = info["max_shared_memory_per_block_optin"]
+        self.WARP_SIZE = info["warp_size"]
+        self.MULTIPROCESSOR_COUNT = info["multiprocessor_count"]
+
+    def reset(self):
+        synchronize()
+
+    def __repr__(self):
+        return f"<pyjit.gpu device {self.id} '{self.name.decode()}'>"
+
+
+class Context:
+    """The device's primary context (the one CuPy and PyTorch use too)."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def get_memory_info(self):
+        return _core.cuda_mem_info()
+
+    def synchronize(self):
+        synchronize()
+
+    def reset(self):
+        synchronize()
+
+
+_devices = {}
+
+
+def _device(i):
+    if i not in _devices:
+        _devices[i] = Device(i)
+    return _devices[i]
+
+
+class _GPUList:
+    """gpu.gpus: the GPUs the driver sees, with .current."""
+
+    def __len__(self):
+        return _core.cuda_device_count() if _HAVE_RUNTIME else 0
+
+    def __getitem__(self, i):
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"no GPU {i}: this machine has {n}")
+        return _device(i % n)
+
+    def __iter__(self):
+        return iter([self[i] for i in range(len(self))])
+
+    @property
+    def current(self):
+        return get_current_device()
+
+    def __repr__(self):
+        return repr(list(self))
+
+
+gpus = _GPUList()
 
 
 def is_available():
-    return False
+    """True when a CUDA driver is loaded and sees a GPU."""
+    return _HAVE_RUNTIME and _core.cuda_is_available()
+
+
+def is_supported_version():
+    return is_available()
 
 
 def detect():
-    print(f"No CUDA devices: {NO_BACKEND}")
-    return False
+    """Prints the GPUs found; True if at least one can run kernels."""
+    if not is_available():
+        print(f"No CUDA devices: {_unavailable_reason()}")
+        return False
+    n = len(gpus)
+    print(f"Found {n} CUDA device{'s' if n != 1 else ''}")
+    for d in gpus:
+        cc = ".".join(map(str, d.compute_capability))
+        print(f"id {d.id:<4} {d.name!r:<30} [SUPPORTED] compute capability {cc}")
+    print(f"Summary:\n\t{n}/{n} devices are supported")
+    return True
 
 
-def _laneid():
-    raise GpuUnavailableError(f"gpu.laneid: {NO_BACKEND}")
+if _HAVE_RUNTIME:
+    DeviceNDArray = _core.DeviceNDArray
+    Stream = _core.Stream
+    Event = _core.Event
+    to_device = _core.cuda_to_device
+    device_array = _core.cuda_device_array
+    device_array_like = _core.cuda_device_array_like
+    pinned_array = _core.cuda_pinned_array
+    as_cuda_array = _core.cuda_as_cuda_array
+    is_cuda_array = _core.cuda_is_cuda_array
+    synchronize = _core.cuda_synchronize
+
+    def pinned_array_like(ary):
+        return pinned_array(ary.shape, ary.dtype,
+                            order="F" if ary.flags.f_contiguous and ary.ndim > 1 else "C")
+
+    def select_device(device_id):
+        _core.cuda_select_device(int(device_id))
+        return _device(int(device_id))
+
+    def get_current_device():
+        return _device(_core.cuda_current_device())
+
+    def current_context(devnum=None):
+        if devnum is not None:
+            select_device(devnum)
+        return Context(get_current_device())
+
+    def list_devices():
+        return list(gpus)
+
+    def stream(non_blocking=False):
+        return _core.Stream(non_blocking)
+
+    def default_stream():
+        return _core.cuda_wrap_stream(0)
+
+    def legacy_default_stream():
+        return _core.cuda_wrap_stream(1)
+
+    def per_thread_default_stream():
+        return _core.cuda_wrap_stream(2)
+
+    def external_stream(ptr):
+        return _core.cuda_wrap_stream(int(ptr))
+
+    def event(timing=True):
+        return _core.Event(timing)
+else:
+    class DeviceNDArray:   # noqa: D101 - only for isinstance checks when there is no runtime
+        pass
+
+    Stream = Event = DeviceNDArray
+    for _name in ("to_device", "device_array", "device_array_like", "pinned_array",
+                  "pinned_array_like", "as_cuda_array", "synchronize", "select_device",
+                  "get_current_device", "current_context", "stream", "default_stream",
+                  "legacy_default_stream", "per_thread_default_stream", "external_stream",
+                  "event"):
+        globals()[_name] = _unavailable(f"gpu.{_name}")
+
+    def is_cuda_array(obj):
+        return hasattr(obj, "__cuda_array_interface__")
+
+    def list_devices():
+        return []
 
 
-warpsize = 32
-
-_HOST = ("to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
-         "mapped_array", "managed_array", "stream", "default_stream", "event", "synchronize",
-         "select_device", "get_current_device", "current_context", "list_devices", "grid",
-         "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or",
-         "syncwarp", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
-         "ballot_sync", "all_sync", "any_sync", "activemask", "popc", "clz", "ffs", "brev",
-         "fma", "threadfence", "threadfence_block", "threadfence_system", "as_cuda_array",
-         "is_cuda_array")
-for _name in _HOST:
-    globals()[_name] = _unavailable(f"gpu.{_name}")
+def event_elapsed_time(evtstart, evtend):
+    return evtstart.elapsed_time(evtend)
 
 
-class _Unavailable:
-    def __init__(self, name):
+def close():
+    synchronize()
+
+
+def mapped_array(*args, **kwargs):
+    raise NotImplementedError("gpu.mapped_array is not supported yet: use pinned_array with "
+                              "to_device/copy_to_host")
+
+
+def managed_array(*args, **kwargs):
+    raise NotImplementedError("gpu.managed_array is not supported yet: use device_array")
+
+
+@contextlib.contextmanager
+def pinned(*arylist):
+    """numba-cuda's page-locking context: here the arrays are used as they are."""
+    yield
+
+
+@contextlib.contextmanager
+def mapped(*arylist, **kws):
+    raise NotImplementedError("gpu.mapped is not supported yet")
+    yield  # pragma: no cover
+
+
+def profile_start():
+    pass
+
+
+def profile_stop():
+    pass
+
+
+@contextlib.contextmanager
+def profiling():
+    yield
+
+
+# ---- kernel-only names: the compiler resolves them inside kernels; on the host they say so ----
+
+def _kernel_only(name):
+    def f(*args, **kwargs):
+        raise TypeError(f"gpu.{name}() can only be called inside a kernel "
+                        "(PYJIT_SIMULATOR=1 runs kernels in Python)")
+    f.__name__ = name
+    f.__qualname__ = f"gpu.{name}"
+    return f
+
+
+class _KernelOnly:
+    """threadIdx, shared, atomic...: namespaces whose members exist only inside kernels."""
+
+    def __init__(self, name, members):
         self._name = name
+        for m in members:
+            object.__setattr__(self, m, _kernel_only(f"{name}.{m}"))
 
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        return _unavailable(f"gpu.{self._name}.{attr}")
+        raise TypeError(f"gpu.{self._name}.{attr} can only be used inside a kernel "
+                        "(PYJIT_SIMULATOR=1 runs kernels in Python)")
+
+    def __repr__(self):
+        return f"<pyjit.gpu.{self._name}>"
 
 
-threadIdx = _Unavailable("threadIdx")
-blockIdx = _Unavailable("blockIdx")
-blockDim = _Unavailable("blockDim")
-gridDim = _Unavailable("gridDim")
-shared = _Unavailable("shared")
-local = _Unavailable("local")
-const = _Unavailable("const")
-atomic = _Unavailable("atomic")
-gpus = []
+_INTRINSICS = ("grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and",
+               "syncthreads_or", "syncwarp", "threadfence", "threadfence_block",
+               "threadfence_system", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
+               "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync",
+               "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc", "clz",
+               "ffs", "brev", "fma", "selp", "cbrt")
+for _name in _INTRINSICS:
+    globals()[_name] = _kernel_only(_name)
+
+threadIdx = _KernelOnly("threadIdx", ())
+blockIdx = _KernelOnly("blockIdx", ())
+blockDim = _KernelOnly("blockDim", ())
+gridDim = _KernelOnly("gridDim", ())
+shared = _KernelOnly("shared", ("array",))
+local = _KernelOnly("local", ("array",))
+const = _KernelOnly("const", ("array_like",))
+atomic = _KernelOnly("atomic", ("add", "sub", "max", "min", "and_", "or_", "xor", "exch",
+                                "inc", "dec", "cas", "compare_and_swap", "nanmax", "nanmin"))
+warpsize = 32
 
 
-class _Direction:
-    def __init__(self, array):
-        self.array = array
+def _laneid():
+    raise TypeError("gpu.laneid can only be used inside a kernel "
+                    "(PYJIT_SIMULATOR=1 runs kernels in Python)")
 
 
-class In(_Direction):
-    pass
+def _not_yet(name):
+    def f(*args, **kwargs):
+        raise NotImplementedError(f"gpu.{name} is not available on the GPU path yet; "
+                                  "PYJIT_SIMULATOR=1 runs it in the simulator")
+    f.__name__ = name
+    return f
 
 
-class Out(_Direction):
-    pass
+Reduce = reduce = _not_yet("reduce")
+Vectorized = vectorize = _not_yet("vectorize")
+scheduler_backend = None
 
-
-class InOut(_Direction):
-    pass
-
-
-
-__all__ = ["jit", "is_available", "detect", "warpsize", "threadIdx", "blockIdx", "blockDim",
-           "gridDim", "shared", "local", "const", "atomic", "gpus", "In", "Out", "InOut",
-           "GpuUnavailableError", "Kernel", "NO_BACKEND"] + list(_HOST)
+__all__ = [
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "SimulatorError", "RaceError",
+    "BarrierError", "warpsize", "shared", "local", "const", "atomic", "DeviceNDArray",
+    "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
+    "mapped_array", "managed_array", "is_cuda_array", "as_cuda_array", "In", "Out", "InOut",
+    "Stream", "Event", "stream", "default_stream", "legacy_default_stream",
+    "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
+    "synchronize", "gpus", "select_device", "get_current_device", "current_context",
+    "list_devices", "close", "is_available", "is_supported_version", "detect", "pinned",
+    "mapped", "profile_start", "profile_stop", "profiling", "jit", "Kernel", "DeviceFunction",
+    "Reduce", "reduce", "Vectorized", "vectorize", "scheduler_backend", "compile_ptx",
+    "compile_ptx_for_current_device", "CudaError", "CudaMemoryError", "GpuUnavailableError",
+] + list(_INTRINSICS) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])

@@ -1,0 +1,194 @@
+/* cuda.h: the interface of the GPU runtime (the host side of @gpu.jit).
+ *
+ *   cuda.c      the CUDA driver, loaded with dlopen (pyjit imports without it); primary contexts;
+ *               driver errors -> pyjit.gpu.errors; streams, events, devices; cuda_module_init
+ *   devarray.c  the DeviceArray type (gpu.to_device, device_array, views, CAI and DLPack export)
+ *               and the reading of foreign GPU arrays (__cuda_array_interface__, __dlpack__)
+ *   launch.c    the Kernel type (compiled modules per argument types and device) and the
+ *               configured launch kernel[grid, block, stream, sharedmem](*args)
+ *
+ * The compiler side (PTX generation) is reached through one function, cuda_compile_kernel,
+ * declared below with the kernel parameter ABI it must follow. */
+#ifndef PYJIT_CUDA_H
+#define PYJIT_CUDA_H
+
+#include <Python.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler/arena.h"
+#include "compiler/compiler.h"
+#include "compiler/diag.h"
+#include "compiler/types.h"
+
+/* ---- the kernel parameter ABI (what the NVPTX lowering must take) ----
+ *
+ * A kernel's Python arguments become PTX kernel parameters, flattened in argument order; each
+ * parameter lies in the parameter buffer at its natural alignment (the layout PTX gives .param
+ * declarations in order), so the runtime packs them with no per-kernel table:
+ *
+ *   bool                    one .u8 parameter, 0 or 1 (the kernel truncates it to i1)
+ *   int8..int64, uint*      one parameter of that width
+ *   float16/32/64           one parameter of that width (float16 as .b16)
+ *   complex64, complex128   two parameters, real then imaginary (f32 or f64)
+ *   array, ndim n           1 + 2n parameters:
+ *                             data     .u64  global-memory address of element [0, ..., 0]
+ *                             shape    n x .s64
+ *                             strides  n x .s64, in bytes (NumPy's convention; may be 0 or
+ *                                      negative for views)
+ *                           the array's dtype, ndim, layout (C/F/A) and readonly flag are in
+ *                           its Type, so the kernel is specialised on them
+ *   tuple                   its items, flattened one after the other by these rules
+ *   none                    no parameter
+ *
+ * So `def k(a, x, out)` with a float32, x a 1-d and out a 2-d array takes
+ *   (.f32 a, .u64 x_data, .s64 x_shape0, .s64 x_stride0,
+ *    .u64 out_data, .s64 out_shape0, .s64 out_shape1, .s64 out_stride0, .s64 out_stride1). */
+#define CUDA_MAX_NDIM 32
+#define CUDA_MAX_DEVICES 16
+#define CUDA_MAX_PARAM_BYTES 4096    /* the driver's limit on a kernel's parameters */
+
+/* ---- what the compiler side implements ---- */
+
+typedef struct CudaCompileOptions {
+    CompileOptions base;    /* opt_level, fastmath, debug (bounds checks in kernels), dump */
+    int cc_major, cc_minor; /* target sm_<major><minor> (9, 0 on the H200) */
+    bool device;            /* a device function: no kernel entry (compile_ptx(device=True)) */
+    bool lineinfo;          /* .loc line information in the PTX */
+} CudaCompileOptions;
+
+/* All written bits set: the kernel may write every array argument (copy all back). */
+#define CUDA_WRITES_ALL UINT64_MAX
+
+typedef struct CudaKernelCode {
+    const char *ptx;        /* NUL-terminated PTX text, ready for cuModuleLoadData */
+    const char *entry;      /* the kernel's .entry name in it */
+    uint64_t written;       /* bit i: argument i is an array the kernel may write (from the typed
+                             * IR: stored to, passed to an atomic or to a device function that
+                             * writes it). Bit 63 stands for every argument from 63 on. */
+    const char *types_dump; /* typed IR and optimised LLVM IR, for inspect_types()/inspect_llvm();
+                             * may be NULL */
+    const char *llvm_dump;
+} CudaKernelCode;
+
+/* Compiles the Python function pyfunc for these argument types into PTX (frontend -> typed IR
+ * -> LLVM IR for target_nvptx -> PTX), with globals resolved through registry ({object: builtins
+ * name}, filled by the caller). Everything out points to lives in arena. 0, or -1 with diag
+ * filled. Plain data in, plain data out: it raises no Python exception.
+ *
+ * Weak: until the GPU code generation defines it, the symbol is NULL and the runtime says that
+ * kernels cannot be compiled yet (hand-written PTX still loads through _cuda_load_ptx). */
+int cuda_compile_kernel(PyObject *pyfunc, PyObject *registry, Type **argtypes, int nargs,
+                        const CudaCompileOptions *opts, Arena *arena, CudaKernelCode *out,
+                        Diag *diag) __attribute__((weak));
+
+/* ---- the driver (cuda.c) ---- */
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUevent_st *CUevent;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef unsigned long long CUdeviceptr;
+
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_OUT_OF_MEMORY = 2,
+    CUDA_ERROR_NOT_READY = 600,
+};
+
+/* The driver's function table: one pointer per line of cuda_api.def. Per process. */
+typedef struct CudaApi {
+#define CUDA_FN(field, symbol, params) CUresult (*field) params;
+#include "runtime/cuda_api.def"
+#undef CUDA_FN
+} CudaApi;
+extern CudaApi cuda_api;
+
+/* Loads the driver and initialises it once. 0, or -1 with GpuUnavailableError set (its message
+ * says why and names PYJIT_SIMULATOR=1). Cheap after the first call. */
+int cuda_ensure(void);
+/* True when a driver loaded and sees at least one device (sets no exception). */
+bool cuda_available(void);
+/* The device this thread uses (gpu.select_device), and making its primary context current in
+ * this thread (retained on first use). 0, or -1 with an exception. */
+int cuda_current_device(void);
+int cuda_enter(int device);
+/* Device attributes read once per device (CU_DEVICE_ATTRIBUTE_* numbers). */
+typedef struct CudaDeviceInfo {
+    int max_threads_per_block;
+    int max_block[3], max_grid[3];
+    int max_shared_per_block;           /* without opt-in (48 KiB) */
+    int max_shared_per_block_optin;     /* with cuFuncSetAttribute (227 KiB on sm_90) */
+    int cc_major, cc_minor;
+    int warp_size, multiprocessors;
+} CudaDeviceInfo;
+const CudaDeviceInfo *cuda_device_info(int device);   /* NULL with an exception */
+
+/* Raises the Python exception for a failed driver call: CudaError (or CudaMemoryError, also a
+ * MemoryError, for CUDA_ERROR_OUT_OF_MEMORY) with the driver's error name and string, what was
+ * being done, and the kernel's name when kernel is not NULL. Returns NULL. */
+PyObject *cuda_raise(CUresult r, const char *what, const char *kernel);
+/* Remembers the name (a str) of the kernel launched last, so that an error the driver reports
+ * later (a fault is seen at the next synchronization) can name it. */
+void cuda_note_launch(PyObject *kernel_name);
+/* 0 when r is CUDA_SUCCESS, else cuda_raise and -1. */
+int cuda_check(CUresult r, const char *what);
+/* The class pyjit.gpu.errors.<name> (borrowed), or NULL with an exception. */
+PyObject *cuda_error_class(const char *name);
+
+/* A stream argument (None, 0, an int handle, a Stream, or an object with .handle/.ptr) -> the
+ * handle. 0, or -1 with a TypeError. */
+int cuda_stream_handle(PyObject *obj, CUstream *out);
+
+/* ---- device arrays (devarray.c) ---- */
+
+typedef struct CudaArray {
+    PyObject_HEAD
+    CUdeviceptr data;       /* address of element [0, ..., 0] */
+    CUdeviceptr alloc;      /* the allocation this array owns (0 for views and foreign memory) */
+    PyObject *base;         /* what keeps the memory alive for views (the owning array or a
+                             * foreign object); NULL when this array owns it */
+    PyObject *dtype;        /* numpy.dtype */
+    Type *type;             /* array(dtype, ndim, layout) as kernels are typed; NULL when the
+                             * dtype cannot reach a kernel (records, objects) */
+    CUstream stream;        /* the array's stream: the default for its copies */
+    int ndim, device, itemsize;
+    int64_t shape[CUDA_MAX_NDIM], strides[CUDA_MAX_NDIM];
+    PyObject *weakrefs;
+} CudaArray;
+
+extern PyTypeObject CudaArrayType;
+
+/* A foreign GPU array seen through __cuda_array_interface__ or __dlpack__, for one launch. */
+typedef struct CudaForeign {
+    CUdeviceptr data;
+    Type *type;
+    int ndim;
+    int64_t shape[CUDA_MAX_NDIM], strides[CUDA_MAX_NDIM];
+    PyObject *capsule;      /* a DLPack capsule to release after the launch, or NULL */
+} CudaForeign;
+
+/* Reads obj's __cuda_array_interface__ (preferred) or __dlpack__ into f, for use on the stream
+ * consumer (the producer's pending work on another stream is waited for). 1 when obj is such an
+ * array, 0 when it is not (no exception), -1 on error. */
+int cuda_read_foreign(PyObject *obj, CudaForeign *f, CUstream consumer);
+/* Releases what cuda_read_foreign took (the DLPack capsule). */
+void cuda_release_foreign(CudaForeign *f);
+/* 'C', 'F' or 'A' for these shape and strides (NumPy's contiguity rules). */
+char cuda_layout(int ndim, const int64_t *shape, const int64_t *strides, int itemsize);
+/* The kernel type of an array of this NumPy dtype; NULL when kernels cannot take it. */
+Type *cuda_array_type(PyObject *dtype, int ndim, char layout, bool readonly);
+
+/* ---- module registration ---- */
+
+/* Adds the GPU runtime's types and functions to pyjit._core (called from its PyInit). Loads no
+ * driver and imports no NumPy. 0, or -1 with an exception. */
+int cuda_module_init(PyObject *module);
+int cuda_devarray_init(PyObject *module);   /* devarray.c's part */
+int cuda_launch_init(PyObject *module);     /* launch.c's part */
+
+#endif
