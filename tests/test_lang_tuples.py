@@ -1,0 +1,135 @@
+"""Tuples, homogeneous and heterogeneous: building, returning, passing, indexing, unpacking, len,
+iteration, `in`. Each function runs in CPython and compiled (util.check)."""
+import numpy as np
+
+import pyjit
+from util import check, check_raises
+
+
+def make_pair(a, b):
+    return a, b
+
+
+def make_mixed(a, b):
+    return a + 1, b * 2.0, a > 0, complex(b, 1.0)
+
+
+def nested(a, b):
+    return (a, (b, a + b)), b
+
+
+def empty_tuple(x):
+    return ()
+
+
+def test_return_tuples():
+    check(make_pair, 1, 2)
+    check(make_pair, 1, 2.5)
+    check(make_pair, np.float32(1.5), True)
+    check(make_mixed, 3, 1.25)
+    check(make_mixed, -3, -0.5)
+    check(nested, 2, 7)
+    check(empty_tuple, 1)
+
+
+def first(t):
+    return t[0]
+
+
+def last(t):
+    return t[-1]
+
+
+def middle(t):
+    return t[1]
+
+
+def length(t):
+    return len(t)
+
+
+def sum_tuple(t):
+    return t[0] + t[1] + t[2]
+
+
+def test_tuple_arguments():
+    for t in [(1, 2, 3), (1.5, 2, -3), (True, 2.5, 7), (np.int32(4), np.float32(0.5), 9)]:
+        check(first, t)
+        check(last, t)
+        check(middle, t)
+        check(length, t)
+        check(sum_tuple, t)
+    check(first, ((1, 2), 3.0))
+    check(length, ())
+
+
+def dynamic_index(t, i):
+    return t[i]
+
+
+def test_homogeneous_tuple_dynamic_index():
+    t = (10, 20, 30, 40)
+    for i in (0, 3, -1, -4):
+        check(dynamic_index, t, i)
+    check_raises(IndexError, pyjit.njit(dynamic_index), t, 4)
+    check_raises(IndexError, pyjit.njit(dynamic_index), t, -5)
+
+
+def unpack(t):
+    a, b, c = t
+    return c, b, a
+
+
+def unpack_nested(t):
+    (a, b), c = t
+    return a * b - c
+
+
+def test_unpacking():
+    check(unpack, (1, 2.5, True))
+    check(unpack, (1, 2, 3))
+    check(unpack_nested, ((2, 3.5), 1))
+
+
+def tuple_in_loop(n):
+    acc = (0, 0.0)
+    for i in range(n):
+        acc = (acc[0] + i, acc[1] + 0.5 * i)
+    return acc
+
+
+def tuple_eq(a, b):
+    return a == b, a != b
+
+
+def contains(t, x):
+    return x in t, x not in t
+
+
+def test_tuple_ops():
+    check(tuple_in_loop, 10)
+    check(tuple_eq, (1, 2), (1, 2))
+    check(tuple_eq, (1, 2), (1, 3))
+    check(tuple_eq, (1, 2.5), (1, 2.5))
+    check(contains, (1, 2, 3), 2)
+    check(contains, (1, 2, 3), 5)
+    check(contains, (1.5, 2.5), 2.5)
+
+
+def shape_tuple(a):
+    s = a.shape
+    return s, len(s), s[0] * s[-1]
+
+
+def test_shape_is_a_tuple():
+    check(shape_tuple, np.zeros((3, 4, 5)))
+    check(shape_tuple, np.zeros(7))
+
+
+def pass_through(t):
+    return t
+
+
+def test_tuple_identity_roundtrip():
+    for t in [(1,), (1, 2.0), (1, (2, (3.5, False))), (1 + 2j, np.uint8(7))]:
+        check(pass_through, t)

@@ -1,0 +1,172 @@
+"""Helpers for pyjit's differential tests: run a function in CPython and compiled, compare.
+
+check(f, *args) compiles f with pyjit.njit (or uses the dispatcher given as jit=), runs both on
+private copies of the arguments and asserts that the results agree (assert_same), that arrays
+passed in were changed in the same way, and that an exception raised by CPython is raised, with
+the same class, by the compiled code.
+"""
+import cmath
+import copy
+import math
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+
+import pyjit
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+FLOAT32_RTOL = 2e-6
+FLOAT64_RTOL = 1e-12
+
+
+def _is_bool(x):
+    return isinstance(x, (bool, np.bool_))
+
+
+def _is_int(x):
+    return isinstance(x, (int, np.integer)) and not _is_bool(x)
+
+
+def _is_float(x):
+    return isinstance(x, (float, np.floating))
+
+
+def _is_complex(x):
+    return isinstance(x, (complex, np.complexfloating))
+
+
+def _close(e, g, rtol, atol):
+    if math.isnan(e) or math.isnan(g):
+        return math.isnan(e) and math.isnan(g)
+    if math.isinf(e) or math.isinf(g):
+        return e == g
+    if rtol == 0:
+        return e == g
+    return math.isclose(e, g, rel_tol=rtol, abs_tol=atol)
+
+
+def _rtol_for(x, exact):
+    if exact:
+        return 0.0
+    if isinstance(x, (np.float32, np.complex64, np.float16)):
+        return FLOAT32_RTOL
+    if isinstance(x, np.ndarray) and x.dtype in (np.float32, np.complex64, np.float16):
+        return FLOAT32_RTOL
+    return FLOAT64_RTOL
+
+
+def assert_same(expected, got, exact=False, rtol=None, atol=None, where="result"):
+    """Asserts got (compiled) matches expected (CPython): same kind of value, same value.
+
+    ints and bools compare exactly; floats within rtol (exact=True: bit-equal value), NaN equals
+    NaN; arrays need the same dtype and shape; tuples compare item by item."""
+    r = _rtol_for(expected, exact) if rtol is None else rtol
+    a = (1e-300 if r == 0 else r * 1e-3) if atol is None else atol
+    if expected is None:
+        assert got is None, f"{where}: expected None, got {got!r}"
+    elif isinstance(expected, np.ndarray):
+        assert isinstance(got, np.ndarray), f"{where}: expected an array, got {type(got)}: {got!r}"
+        assert got.dtype == expected.dtype, f"{where}: dtype {got.dtype}, expected {expected.dtype}"
+        assert got.shape == expected.shape, f"{where}: shape {got.shape}, expected {expected.shape}"
+        if expected.dtype.kind in "biu":
+            assert np.array_equal(got, expected), f"{where}: {got!r} != {expected!r}"
+        else:
+            np.testing.assert_allclose(got, expected, rtol=r, atol=a if r else 0, equal_nan=True,
+                                       err_msg=where)
+    elif isinstance(expected, tuple):
+        assert isinstance(got, tuple), f"{where}: expected a tuple, got {type(got)}: {got!r}"
+        assert len(got) == len(expected), f"{where}: {got!r} != {expected!r}"
+        for i, (e, g) in enumerate(zip(expected, got)):
+            assert_same(e, g, exact, rtol, atol, where=f"{where}[{i}]")
+    elif _is_bool(expected):
+        assert _is_bool(got), f"{where}: expected a bool, got {type(got)}: {got!r}"
+        assert bool(got) == bool(expected), f"{where}: {got!r} != {expected!r}"
+    elif _is_int(expected):
+        assert _is_int(got), f"{where}: expected an int, got {type(got)}: {got!r}"
+        assert int(got) == int(expected), f"{where}: {got!r} != {expected!r}"
+    elif _is_float(expected):
+        assert _is_float(got), f"{where}: expected a float, got {type(got)}: {got!r}"
+        assert _close(float(expected), float(got), r, a), f"{where}: {got!r} != {expected!r}"
+    elif _is_complex(expected):
+        assert _is_complex(got), f"{where}: expected a complex, got {type(got)}: {got!r}"
+        e, g = complex(expected), complex(got)
+        assert _close(e.real, g.real, r, a) and _close(e.imag, g.imag, r, a), \
+            f"{where}: {got!r} != {expected!r}"
+    else:
+        assert got == expected, f"{where}: {got!r} != {expected!r}"
+
+
+def _copy_args(args):
+    return tuple(a.copy(order="K") if isinstance(a, np.ndarray) else copy.copy(a) for a in args)
+
+
+def run_python(pyfunc, args):
+    """(result, exception) of pyfunc(*args) in CPython, NumPy warnings silenced."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return pyfunc(*args), None
+        except Exception as exc:  # noqa: BLE001 - any exception is part of the behaviour
+            return None, exc
+
+
+def check(pyfunc, *args, jit=None, exact=False, rtol=None, atol=None, **options):
+    """Runs pyfunc in CPython and compiled; asserts the same result or the same exception class.
+
+    Returns the dispatcher so a test can call it again."""
+    cfunc = jit if jit is not None else pyjit.njit(**options)(pyfunc) if options \
+        else pyjit.njit(pyfunc)
+    pargs, cargs = _copy_args(args), _copy_args(args)
+    expected, exc = run_python(pyfunc, pargs)
+    if exc is not None:
+        try:
+            got = cfunc(*cargs)
+        except Exception as cexc:  # noqa: BLE001
+            assert isinstance(cexc, type(exc)), \
+                f"{pyfunc.__name__}{args!r}: CPython raised {exc!r}, compiled raised {cexc!r}"
+        else:
+            raise AssertionError(f"{pyfunc.__name__}{args!r}: CPython raised {exc!r}, "
+                                 f"compiled returned {got!r}")
+        return cfunc
+    got = cfunc(*cargs)
+    assert_same(expected, got, exact, rtol, atol, where=f"{pyfunc.__name__}{args!r}")
+    for i, (pa, ca) in enumerate(zip(pargs, cargs)):
+        if isinstance(pa, np.ndarray):
+            assert_same(pa, ca, exact, rtol, atol, where=f"{pyfunc.__name__} argument {i} after call")
+    return cfunc
+
+
+def check_raises(exc_class, cfunc, *args, match=None):
+    """Asserts cfunc(*args) raises exc_class (and that its message contains match)."""
+    try:
+        cfunc(*args)
+    except exc_class as exc:
+        if match is not None:
+            assert match in str(exc), f"message {str(exc)!r} does not contain {match!r}"
+        return exc
+    raise AssertionError(f"{exc_class.__name__} not raised")
+
+
+def wrap64(x):
+    """x reduced to int64 as two's complement (what compiled int arithmetic gives)."""
+    return ((int(x) + 2**63) % 2**64) - 2**63
+
+
+def run_subprocess(code, timeout=120, env=None):
+    """Runs code in a fresh interpreter that imports this checkout's pyjit: (rc, stdout, stderr)."""
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = os.pathsep.join(
+        [p for p in [os.path.dirname(os.path.dirname(pyjit.__file__)),
+                     full_env.get("PYTHONPATH", "")] if p])
+    full_env.update(env or {})
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=timeout, env=full_env)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+__all__ = ["assert_same", "check", "check_raises", "run_python", "run_subprocess", "wrap64",
+           "math", "cmath", "np", "pyjit"]
