@@ -638,40 +638,57 @@ static PyObject *dispatcher_inspect_asm(PyObject *self, PyObject *args, PyObject
     return texts_by_signature((RtDispatcher *)self, sig, rt_version_asm);
 }
 
-static int write_types(RtDispatcher *d, RtVersion *v, PyObject *out)
+static PyObject *typed_ir_text(RtDispatcher *d, RtVersion *v)
 {
     PyObject *key = py_type_tuple(v->argtypes, d->nargs);
     PyObject *text = key ? PyUnicode_FromFormat("%s %R\n%s\n%s\n", d->cname, key,
                                                 "-----------------------------------------",
                                                 v->types_dump ? v->types_dump : "(no typed IR)")
                          : NULL;
-    int rc = text ? PyFile_WriteObject(text, out, Py_PRINT_RAW) : -1;
     Py_XDECREF(key);
-    Py_XDECREF(text);
-    return rc;
+    return text;
 }
 
-/* inspect_types(signature=None, file=None): prints the typed IR, as Numba does. */
+/* inspect_types(signature=None, file=None): the typed IR of one version or of all of them, as
+ * text (the same text as PYJIT_DUMP=types); with file= it is written there instead, as Numba
+ * does, and None returned. */
 static PyObject *dispatcher_inspect_types(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"signature", "file", NULL};
     RtDispatcher *d = (RtDispatcher *)self;
-    PyObject *sig = Py_None, *file = Py_None;
+    PyObject *sig = Py_None, *file = Py_None, *parts = NULL, *text = NULL, *sep = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:inspect_types", kwlist, &sig, &file))
         return NULL;
-    PyObject *out = file != Py_None ? file : PySys_GetObject("stdout");   /* borrowed */
-    if (!out || out == Py_None)
-        return PyErr_Format(PyExc_RuntimeError, "inspect_types: no sys.stdout to print to");
-    if (sig != Py_None) {
-        RtVersion *v = find_version(d, sig);
-        if (!v || write_types(d, v, out) < 0)
-            return NULL;
-        Py_RETURN_NONE;
+    if (!(parts = PyList_New(0)))
+        return NULL;
+    for (int i = 0; i < d->nversions; i++) {
+        RtVersion *v = d->versions[i];
+        if (sig != Py_None && v != find_version(d, sig))
+            continue;
+        PyObject *part = typed_ir_text(d, v);
+        if (!part || PyList_Append(parts, part) < 0) {
+            Py_XDECREF(part);
+            goto fail;
+        }
+        Py_DECREF(part);
     }
-    for (int i = 0; i < d->nversions; i++)
-        if (write_types(d, d->versions[i], out) < 0)
-            return NULL;
+    if (sig != Py_None && PyErr_Occurred())   /* find_version found no such signature */
+        goto fail;
+    if (!(sep = PyUnicode_FromString("\n")) || !(text = PyUnicode_Join(sep, parts)))
+        goto fail;
+    Py_DECREF(sep);
+    Py_DECREF(parts);
+    if (file == Py_None)
+        return text;
+    int rc = PyFile_WriteObject(text, file, Py_PRINT_RAW);
+    Py_DECREF(text);
+    if (rc < 0)
+        return NULL;
     Py_RETURN_NONE;
+fail:
+    Py_XDECREF(sep);
+    Py_XDECREF(parts);
+    return NULL;
 }
 
 /* ---- attributes ---- */
@@ -771,7 +788,7 @@ static PyMethodDef dispatcher_methods[] = {
     {"disable_compile", dispatcher_disable_compile, METH_VARARGS,
      "disable_compile(val=True): no more versions compiled on calls (casts to the signatures)."},
     {"inspect_types", (PyCFunction)(void (*)(void))dispatcher_inspect_types,
-     METH_VARARGS | METH_KEYWORDS, "inspect_types(signature=None, file=None): prints the typed IR."},
+     METH_VARARGS | METH_KEYWORDS, "inspect_types(signature=None, file=None): the typed IR as text, or written to file."},
     {"inspect_llvm", (PyCFunction)(void (*)(void))dispatcher_inspect_llvm,
      METH_VARARGS | METH_KEYWORDS,
      "inspect_llvm(signature=None): optimised LLVM IR, {signature: text} or one text."},
