@@ -65,6 +65,11 @@ typedef struct Program {
     const char *types_dump; /* texts of the stages, kept for inspect_*() (in arena) */
     const char *llvm_dump;
     const char *asm_dump;
+    /* GPU compilations (jit_compile_ptx) only; zero for the CPU. */
+    bool gpu;               /* lowering for target_nvptx: kernel entry, device functions */
+    bool gpu_device;        /* a device function: no kernel entry (compile_ptx(device=True)) */
+    int gpu_cc;             /* compute capability as 10 * major + minor (90 for sm_90) */
+    const char *gpu_entry;  /* set by jit_compile_ptx: the kernel's .entry name */
 } Program;
 
 /* infer.c: types entry (and every callee it reaches) for these argument types. ret, if not NULL,
@@ -85,6 +90,11 @@ int jit_compile_cpu(Program *prog, JitCode *out, Diag *diag);
 
 /* Assembly of the optimised module of prog (for inspect_asm and PYJIT_DUMP=asm), in arena. */
 const char *jit_emit_asm(Program *prog, Diag *diag);
+
+/* lower.c + jit.c: lowers every function of prog for target_nvptx (the entry as a kernel unless
+ * prog->gpu_device), links libdevice when math needs it, optimises and emits PTX into arena
+ * (prog->asm_dump, prog->llvm_dump, prog->gpu_entry). Needs no GPU. 0, or -1 with diag filled. */
+int jit_compile_ptx(Program *prog, Diag *diag);
 
 /* Frees the machine code of a JitCode (when its dispatcher goes). */
 void jit_release(JitCode *code);

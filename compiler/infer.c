@@ -708,6 +708,17 @@ static Type *type_compare(Infer *c, Instr *in)
                     in->args[k] = infer_coerce(c, in, in->args[k], ty_strong(t));
         return ty_array(ty_scalar(TY_BOOL), na > nb ? na : nb, 'C', false);
     }
+    if (ty_is_int(a) && ty_is_int(b) && ty_is_signed(a) != ty_is_signed(b)) {
+        /* NumPy 2 compares mixed-sign integers by value (uint64(2**63) > -1): as int64 against
+         * uint64, which lowering compares exactly */
+        if (c->rewrite)
+            for (int k = 0; k < 2; k++) {
+                Type *t = in->args[k]->type;
+                in->args[k] = infer_coerce(c, in, in->args[k],
+                                           ty_scalar(ty_is_signed(t) ? TY_INT64 : TY_UINT64));
+            }
+        return ty_scalar(TY_BOOL);
+    }
     Type *t = ty_promote(a, b);
     if (!t || (ty_is_complex(t) && op != CMP_EQ && op != CMP_NE))
         return infer_fail(c, in, DIAG_TYPING, "cannot compare %s with %s", infer_type_name(a),
@@ -755,7 +766,11 @@ static Type *type_const(Infer *c, Instr *in)
     case K_COMPLEX: return ty_weak(ty_scalar(TY_COMPLEX128));
     case K_STR: return ty_literal(TY_STRING, k);
     case K_MODULE: return ty_literal(TY_MODULE, k);
-    case K_FUNC: return ty_literal(TY_FUNCTION, k);
+    case K_FUNC:
+        if (k->name && strcmp(k->name, "gpu.laneid") == 0)   /* a value, not a function */
+            return c->pi->prog->gpu ? infer_gpu_value(c, in, BI_GPU_LANEID)
+                                    : infer_fail(c, in, DIAG_TYPING, "gpu.laneid can only be used in a kernel");
+        return ty_literal(TY_FUNCTION, k);
     case K_DISPATCHER: return ty_literal(TY_DISPATCHER, k);
     case K_EXCCLASS: return ty_literal(TY_EXCCLASS, k);
     case K_OPAQUE:

@@ -77,5 +77,9 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
 Type *infer_call(Infer *c, Instr *in);
 /* The Builtin a numpy/Python scalar type object names, or the scalar type of a dtype value. */
 Type *infer_dtype_of(Infer *c, Instr *val);
+/* gpu.threadIdx.x and the like (attributes of the gpu namespaces, a TY_FUNCTION literal t), and
+ * values that are builtins (gpu.laneid): typed, and made INTRINSICs in the rewrite. */
+Type *infer_gpu_getattr(Infer *c, Instr *in, Type *t);
+Type *infer_gpu_value(Infer *c, Instr *in, Builtin bi);
 
 #endif

@@ -10,6 +10,7 @@
 #include "compiler/infer.h"
 
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
 
 #define MAX_ARGS 32
@@ -801,7 +802,8 @@ static Type *reshape_method(Infer *c, Instr *in, Args *a)
 
 static bool takes_dtype(Builtin bi)
 {
-    return (bi >= BI_NP_EMPTY && bi <= BI_NP_ARANGE) || bi == BI_ARRAY_ASTYPE;
+    return (bi >= BI_NP_EMPTY && bi <= BI_NP_ARANGE) || bi == BI_ARRAY_ASTYPE ||
+           bi == BI_GPU_SHARED_ARRAY || bi == BI_GPU_LOCAL_ARRAY;
 }
 
 static Type *call_numpy_math(Infer *c, Instr *in, Builtin bi, Args *a)
@@ -826,8 +828,16 @@ static Type *call_numpy_math(Infer *c, Instr *in, Builtin bi, Args *a)
     }
 }
 
+static Type *gpu_call(Infer *c, Instr *in, Builtin bi, Args *a);
+
 static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
 {
+    if (bi >= BI_GPU_TID_X && bi <= BI_GPU_CBRT) {
+        if (!c->pi->prog->gpu)
+            return infer_fail(c, in, DIAG_TYPING, "%s() can only be used in a GPU kernel or device "
+                              "function (@gpu.jit)", a->name);
+        return gpu_call(c, in, bi, a);
+    }
     if (bi >= BI_NP_BOOL && bi <= BI_NP_COMPLEX128)
         return scalar_constructor(c, in, a, scalar_type_named(ir_builtin_name(bi)));
     if (bi >= BI_NP_SQRT && bi <= BI_NP_SUM)
@@ -957,6 +967,9 @@ static bool bind_jit_args(Infer *c, Instr *in, IRFunc *ir, Instr **vals, const C
 
 static Type *call_jit(Infer *c, Instr *in, const Const *k)
 {
+    if (k->data && !c->pi->prog->gpu)   /* consts.c: a @gpu.jit(device=True) function */
+        return infer_fail(c, in, DIAG_TYPING, "device function '%s' can only be called from a GPU "
+                          "kernel or another device function", k->name ? k->name : "?");
     IRFunc *ir = infer_callee_ir(c, in, k->handle);
     if (!ir)
         return NULL;
@@ -1036,4 +1049,284 @@ Type *infer_call(Infer *c, Instr *in)
     default:
         return infer_fail(c, in, DIAG_TYPING, "%s is not callable", infer_type_name(ft));
     }
+}
+
+/* ---- the GPU kernel language (gpu.*; lowered by lower_gpu.c) ------------------------------- */
+
+/* gpu.shared.array and the other members of the gpu namespaces, as function values: one
+ * constant per builtin for the life of the process, so their literal types are interned once. */
+static Const gpu_member_consts[BI__COUNT];
+static pthread_mutex_t gpu_member_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static Type *gpu_member(Builtin bi)
+{
+    pthread_mutex_lock(&gpu_member_lock);
+    Const *k = &gpu_member_consts[bi];
+    if (!k->name) {
+        k->kind = K_FUNC;
+        k->name = ir_builtin_name(bi);
+    }
+    pthread_mutex_unlock(&gpu_member_lock);
+    return ty_literal(TY_FUNCTION, k);
+}
+
+static Type *i32(void) { return ty_scalar(TY_INT32); }
+static Type *u32(void) { return ty_scalar(TY_UINT32); }
+
+/* A builtin that is a value (gpu.threadIdx.x, gpu.laneid): in becomes INTRINSIC without args. */
+Type *infer_gpu_value(Infer *c, Instr *in, Builtin bi)
+{
+    if (c->rewrite) {
+        in->op = OP_INTRINSIC;
+        in->sub = bi;
+        infer_set_args(c, in, NULL, 0);
+    }
+    return i32();
+}
+
+Type *infer_gpu_getattr(Infer *c, Instr *in, Type *t)
+{
+    const char *base = t->literal && t->literal->name ? t->literal->name : "?";
+    char full[128];
+    snprintf(full, sizeof full, "%s.%s", base, in->name);
+    Builtin bi = ir_builtin_lookup(full);
+    if (bi == BI__COUNT || strncmp(full, "gpu.", 4) != 0)
+        return infer_fail(c, in, DIAG_TYPING, "%s has no attribute '%s' in compiled code", base, in->name);
+    if (bi >= BI_GPU_TID_X && bi <= BI_GPU_NCTAID_Z)
+        return infer_gpu_value(c, in, bi);
+    return gpu_member(bi);
+}
+
+static Type *gpu_plan(Infer *c, Instr *in, Builtin bi, Instr **args, Type **to, int n, Type *ret)
+{
+    Plan p = {.op = OP_INTRINSIC, .sub = bi};
+    for (int i = 0; i < n; i++)
+        plan_arg(&p, args[i], to ? to[i] : NULL);
+    return apply(c, in, &p, ret);
+}
+
+static Type *gpu_grid(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    int64_t n;
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    if (!infer_const_index(a->pos[0], &n) || n < 1 || n > 3)
+        return arg_error(c, in, a, 0, "the constant 1, 2 or 3");
+    Type *items[3] = {i64(), i64(), i64()};
+    return gpu_plan(c, in, bi, NULL, NULL, 0, n == 1 ? i64() : ty_tuple(items, (int)n));
+}
+
+/* The constant shape of a shared or local array: its number of axes, or -1. */
+static int gpu_shape_ndim(Instr *s)
+{
+    int64_t v;
+    if (infer_const_index(s, &v))
+        return 1;
+    if (s->op == OP_CONST && s->cst->kind == K_TUPLE) {
+        for (int k = 0; k < s->cst->tuple.n; k++)
+            if (s->cst->tuple.items[k]->kind != K_INT)
+                return -1;
+        return s->cst->tuple.n;
+    }
+    if (s->op == OP_BUILD_TUPLE) {
+        for (int k = 0; k < s->nargs; k++)
+            if (!infer_const_index(s->args[k], &v))
+                return -1;
+        return s->nargs;
+    }
+    return -1;
+}
+
+static Type *gpu_new_array(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Type *scalar;
+    if (!take_dtype(c, in, a, 1, &scalar) || !want_args(c, in, a, 1, 1))
+        return NULL;
+    if (!scalar)
+        return infer_fail(c, in, DIAG_TYPING, "%s() needs a dtype", a->name);
+    int nd = gpu_shape_ndim(a->pos[0]);
+    if (nd < 1 || nd > ABI_MAX_NDIM)
+        return arg_error(c, in, a, 0, "a constant int or tuple of ints (the shape is fixed when "
+                         "the kernel is compiled)");
+    return gpu_plan(c, in, bi, a->pos, NULL, 1, ty_array(scalar, nd, 'C', false));
+}
+
+static Type *gpu_const_array(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Instr *v = a->pos[0];
+    if (v->op != OP_CONST || !v->cst || v->cst->kind != K_ARRAY)
+        return arg_error(c, in, a, 0, "a global NumPy array (it is copied to constant memory "
+                         "when the kernel is compiled)");
+    return gpu_plan(c, in, bi, a->pos, NULL, 1, v->type);
+}
+
+static Type *gpu_sync(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (bi == BI_GPU_SYNCTHREADS_COUNT || bi == BI_GPU_SYNCTHREADS_AND || bi == BI_GPU_SYNCTHREADS_OR) {
+        if (!want_args(c, in, a, 1, 1))
+            return NULL;
+        if (!ty_is_scalar(a->pos[0]->type) || ty_is_complex(a->pos[0]->type))
+            return arg_error(c, in, a, 0, "an int or a bool");
+        Type *to = i32();
+        return gpu_plan(c, in, bi, a->pos, &to, 1, i32());
+    }
+    if (bi == BI_GPU_SYNCWARP) {
+        if (!want_args(c, in, a, 0, 1))
+            return NULL;
+        if (a->npos && !is_integral(a->pos[0]->type))
+            return arg_error(c, in, a, 0, "an int mask");
+        Type *to = u32();
+        return gpu_plan(c, in, bi, a->pos, &to, a->npos, ty_scalar(TY_NONE));
+    }
+    if (!want_args(c, in, a, 0, 0))
+        return NULL;
+    return gpu_plan(c, in, bi, NULL, NULL, 0, ty_scalar(TY_NONE));
+}
+
+static bool atomic_dtype_ok(Builtin bi, Type *dt)
+{
+    bool wide = dt->kind == TY_INT32 || dt->kind == TY_UINT32 || dt->kind == TY_INT64 ||
+                dt->kind == TY_UINT64;
+    bool fl = dt->kind == TY_FLOAT32 || dt->kind == TY_FLOAT64;
+    switch (bi) {
+    case BI_GPU_ATOMIC_AND: case BI_GPU_ATOMIC_OR: case BI_GPU_ATOMIC_XOR:
+    case BI_GPU_ATOMIC_INC: case BI_GPU_ATOMIC_DEC:
+        return wide;
+    default:
+        return wide || fl;
+    }
+}
+
+/* The index of an atomic: one int64 per axis (args out, in the rewrite). */
+static bool atomic_index(Infer *c, Instr *in, Args *a, Instr *idx, int nd, Instr **out)
+{
+    Type *t = idx->type;
+    int n = t->kind == TY_TUPLE ? t->tuple.n : 1;
+    if (n != nd) {
+        infer_fail(c, in, DIAG_TYPING, "%s(): the index has %d %s, the array %d", a->name, n,
+                   n == 1 ? "axis" : "axes", nd);
+        return false;
+    }
+    for (int k = 0; k < n; k++) {
+        Type *it = t->kind == TY_TUPLE ? t->tuple.items[k] : t;
+        if (!is_integral(it)) {
+            infer_fail(c, in, DIAG_TYPING, "%s(): index %d is %s, not an int", a->name, k,
+                       infer_type_name(it));
+            return false;
+        }
+        if (!c->rewrite)
+            continue;
+        if (t->kind != TY_TUPLE) {
+            out[k] = idx;
+        } else if (idx->op == OP_BUILD_TUPLE) {
+            out[k] = idx->args[k];
+        } else {
+            out[k] = infer_emit(c, in, OP_STATIC_GET, it, 1);
+            out[k]->args[0] = idx;
+            out[k]->imm = k;
+        }
+    }
+    return true;
+}
+
+static Type *gpu_atomic(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    bool cas = bi == BI_GPU_ATOMIC_CAS || bi == BI_GPU_ATOMIC_COMPARE_AND_SWAP;
+    int nvals = cas ? 2 : 1, nidx = bi == BI_GPU_ATOMIC_COMPARE_AND_SWAP ? 0 : 1;
+    if (!want_args(c, in, a, 1 + nidx + nvals, 1 + nidx + nvals))
+        return NULL;
+    Type *at = a->pos[0]->type;
+    if (at->kind != TY_ARRAY || at->array.readonly)
+        return arg_error(c, in, a, 0, "a writable array");
+    Type *dt = at->array.dtype;
+    if (!atomic_dtype_ok(bi, dt))
+        return infer_fail(c, in, DIAG_TYPING, "%s() does not support arrays of %s", a->name, dt->name);
+    int nd = at->array.ndim;
+    if (!nidx && nd != 1)
+        return arg_error(c, in, a, 0, "a 1-d array");
+    Instr *args[MAX_ARGS];
+    Type *to[MAX_ARGS];
+    args[0] = a->pos[0];
+    to[0] = NULL;
+    if (nidx) {
+        if (!atomic_index(c, in, a, a->pos[1], nd, args + 1))
+            return NULL;
+    } else {
+        args[1] = c->rewrite ? infer_const_int(c, in, 0) : NULL;
+    }
+    for (int k = 0; k < nd; k++)
+        to[1 + k] = i64();
+    for (int v = 0; v < nvals; v++) {
+        Instr *x = a->pos[1 + nidx + v];
+        if (!ty_is_scalar(x->type) || ty_is_complex(x->type))
+            return arg_error(c, in, a, 1 + nidx + v, "a number");
+        args[1 + nd + v] = x;
+        to[1 + nd + v] = dt;
+    }
+    return gpu_plan(c, in, cas ? BI_GPU_ATOMIC_CAS : bi, args, to, 1 + nd + nvals, dt);
+}
+
+static Type *gpu_warp(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (bi == BI_GPU_ACTIVEMASK)
+        return want_args(c, in, a, 0, 0) ? gpu_plan(c, in, bi, NULL, NULL, 0, u32()) : NULL;
+    bool vote = bi == BI_GPU_BALLOT_SYNC || bi == BI_GPU_ALL_SYNC || bi == BI_GPU_ANY_SYNC;
+    int n = vote ? 2 : 3;
+    if (!want_args(c, in, a, n, n))
+        return NULL;
+    if (!is_integral(a->pos[0]->type))
+        return arg_error(c, in, a, 0, "an int mask");
+    Type *v = ty_strong(a->pos[1]->type);
+    if (!ty_is_scalar(v) || ty_is_complex(v) || v->kind == TY_FLOAT16)
+        return arg_error(c, in, a, 1, vote ? "a bool or a number" : "an int, a float or a bool");
+    if (!vote && !is_integral(a->pos[2]->type))
+        return arg_error(c, in, a, 2, "an int lane");
+    Type *to[3] = {u32(), vote ? boolean() : v, i32()};
+    Type *ret = !vote ? v : bi == BI_GPU_BALLOT_SYNC ? u32() : boolean();
+    return gpu_plan(c, in, bi, a->pos, to, n, ret);
+}
+
+static Type *gpu_scalar_fn(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (bi == BI_GPU_FMA || bi == BI_GPU_CBRT) {
+        int n = bi == BI_GPU_FMA ? 3 : 1;
+        if (!want_args(c, in, a, n, n))
+            return NULL;
+        Type *t = NULL;
+        for (int i = 0; i < n; i++) {
+            if (!is_real(a->pos[i]->type))
+                return arg_error(c, in, a, i, "a float");
+            t = t ? ty_promote(t, a->pos[i]->type) : a->pos[i]->type;
+        }
+        Type *ft = float_for(t);
+        Type *to[3] = {ft, ft, ft};
+        return gpu_plan(c, in, bi, a->pos, to, n, ft);
+    }
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *t = ty_strong(a->pos[0]->type);
+    if (!ty_is_int(t))
+        return arg_error(c, in, a, 0, "an int");
+    return gpu_plan(c, in, bi, a->pos, &t, 1, bi == BI_GPU_BREV ? t : i32());
+}
+
+static Type *gpu_call(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (bi >= BI_GPU_TID_X && bi <= BI_GPU_LANEID)
+        return infer_fail(c, in, DIAG_TYPING, "%s is a value, not a function", a->name);
+    switch (bi) {
+    case BI_GPU_GRID: case BI_GPU_GRIDSIZE: return gpu_grid(c, in, bi, a);
+    case BI_GPU_SHARED_ARRAY: case BI_GPU_LOCAL_ARRAY: return gpu_new_array(c, in, bi, a);
+    case BI_GPU_CONST_ARRAY_LIKE: return gpu_const_array(c, in, bi, a);
+    default: break;
+    }
+    if (bi >= BI_GPU_SYNCTHREADS && bi <= BI_GPU_THREADFENCE_SYSTEM)
+        return gpu_sync(c, in, bi, a);
+    if (bi >= BI_GPU_ATOMIC_ADD && bi <= BI_GPU_ATOMIC_COMPARE_AND_SWAP)
+        return gpu_atomic(c, in, bi, a);
+    if (bi >= BI_GPU_SHFL_SYNC && bi <= BI_GPU_ACTIVEMASK)
+        return gpu_warp(c, in, bi, a);
+    return gpu_scalar_fn(c, in, bi, a);
 }

@@ -120,6 +120,9 @@ Type *infer_getattr(Infer *c, Instr *in)
                           t->literal && t->literal->name ? t->literal->name : "?", in->name);
     if (t->kind == TY_ARRAY)
         return array_getattr(c, in, t);
+    if (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
+        strncmp(t->literal->name, "gpu.", 4) == 0)
+        return infer_gpu_getattr(c, in, t);
     if (ty_is_scalar(t))
         return scalar_getattr(c, in, t);
     return infer_fail(c, in, DIAG_TYPING, "%s has no attribute '%s'", infer_type_name(t), in->name);

@@ -15,11 +15,14 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/IRReader.h>
 #include <llvm-c/LLJIT.h>
+#include <llvm-c/Linker.h>
 #include <llvm-c/Orc.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -289,4 +292,186 @@ void jit_release(JitCode *code)
     code->tracker = NULL;
     code->native = NULL;
     code->wrapper = NULL;
+}
+
+/* ---- PTX for the GPU ------------------------------------------------------------------------ */
+
+/* NVPTX target machines by compute capability, made once each (under ptx_lock). */
+static pthread_mutex_t ptx_lock = PTHREAD_MUTEX_INITIALIZER;
+static LLVMTargetMachineRef ptx_tms[128];
+
+static LLVMTargetMachineRef ptx_tm(int cc, Diag *diag)
+{
+    if (cc < 30 || cc > 90)   /* newer GPUs run sm_90 PTX (the driver compiles it for them) */
+        cc = 90;
+    if (ptx_tms[cc])
+        return ptx_tms[cc];
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    static bool options_set;
+    if (!options_set) {
+        /* contract a * b + c into fma, as CUDA C does by default (-fmad=true) */
+        const char *argv[2] = {"pyjit", "-nvptx-fma-level=1"};
+        LLVMParseCommandLineOptions(2, argv, NULL);
+        options_set = true;
+    }
+    LLVMTargetRef target;
+    char *err = NULL, cpu[16];
+    if (LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &target, &err)) {
+        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM has no NVPTX back end: %s", err);
+        LLVMDisposeMessage(err);
+        return NULL;
+    }
+    snprintf(cpu, sizeof cpu, "sm_%d", cc);
+    /* PTX 7.8: the newest ISA LLVM 16 writes, which knows sm_90 and which ptxas of CUDA 12 and
+     * later reads */
+    ptx_tms[cc] = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", cpu, "+ptx78",
+                                          LLVMCodeGenLevelAggressive, LLVMRelocDefault,
+                                          LLVMCodeModelDefault);
+    return ptx_tms[cc];
+}
+
+/* libdevice.10.bc of the CUDA toolkit ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda). */
+static LLVMModuleRef load_libdevice(LLVMContextRef ctx, Diag *diag)
+{
+    const char *roots[3] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
+    for (int i = 0; i < 3; i++) {
+        if (!roots[i] || !*roots[i])
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/nvvm/libdevice/libdevice.10.bc", roots[i]);
+        LLVMMemoryBufferRef buf = NULL;
+        char *err = NULL;
+        if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &err)) {
+            LLVMDisposeMessage(err);
+            continue;
+        }
+        LLVMModuleRef m = NULL;
+        bool bad = LLVMParseBitcodeInContext2(ctx, buf, &m);
+        LLVMDisposeMemoryBuffer(buf);
+        if (!bad)
+            return m;
+    }
+    diag_error(diag, DIAG_UNSUPPORTED, NULL, NULL, 0, -1, -1,
+               "math in kernels needs libdevice (nvvm/libdevice/libdevice.10.bc of the CUDA toolkit), "
+               "which was not found under $CUDA_HOME, $CUDA_PATH or /usr/local/cuda");
+    return NULL;
+}
+
+static bool needs_libdevice(LLVMModuleRef mod)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        if (LLVMIsDeclaration(f) && strncmp(LLVMGetValueName(f), "__nv_", 5) == 0)
+            return true;
+    return false;
+}
+
+/* Everything but the kernel (or the device function) becomes internal, so that the optimiser
+ * drops what is not called (most of libdevice) and inlines the rest. */
+static void internalize(LLVMModuleRef mod, const char *keep)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        if (!LLVMIsDeclaration(f) && strcmp(LLVMGetValueName(f), keep) != 0)
+            LLVMSetLinkage(f, LLVMInternalLinkage);
+}
+
+/* A call left to a function nothing defines would fail in ptxas: say which, in words. */
+static int check_undefined(LLVMModuleRef mod, Program *prog, Diag *diag)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        const char *name = LLVMGetValueName(f);
+        if (!LLVMIsDeclaration(f) || !LLVMGetFirstUse(f) || strncmp(name, "llvm.", 5) == 0 ||
+            strcmp(name, "vprintf") == 0)
+            continue;
+        TypedFunc *entry = prog->funcs.items[0];
+        return diag_error(diag, DIAG_UNSUPPORTED, entry->ir->qualname, entry->ir->filename,
+                          entry->ir->firstline, -1, -1,
+                          "this kernel uses something that needs the CPU runtime (%s): array "
+                          "allocation and similar operations are not available on the GPU "
+                          "(use gpu.local.array or gpu.shared.array)", name);
+    }
+    return 0;
+}
+
+static char *copy_buffer(Arena *arena, LLVMMemoryBufferRef buf)
+{
+    size_t n = LLVMGetBufferSize(buf);
+    char *text = arena_alloc(arena, n + 1);
+    memcpy(text, LLVMGetBufferStart(buf), n);
+    text[n] = 0;
+    return text;
+}
+
+static int ptx_optimise_emit(Program *prog, LLVMModuleRef mod, LLVMTargetMachineRef tm, Diag *diag)
+{
+    int level = prog->opts ? prog->opts->opt_level : 3;
+    char passes[32], *err = NULL;
+    snprintf(passes, sizeof passes, "default<O%d>", level < 0 || level > 3 ? 3 : level);
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(mod, passes, tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (e)
+        return llvm_error(diag, "optimising", e);
+    char *ir = LLVMPrintModuleToString(mod);
+    prog->llvm_dump = arena_strdup(prog->arena, ir);
+    LLVMDisposeMessage(ir);
+    if (check_undefined(mod, prog, diag) < 0)
+        return -1;
+    LLVMMemoryBufferRef out = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &err, &out)) {
+        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: emitting PTX: %s", err);
+        LLVMDisposeMessage(err);
+        return -1;
+    }
+    prog->asm_dump = copy_buffer(prog->arena, out);
+    LLVMDisposeMemoryBuffer(out);
+    return 0;
+}
+
+static int compile_ptx_locked(Program *prog, LLVMContextRef ctx, Diag *diag)
+{
+    LLVMTargetMachineRef tm = ptx_tm(prog->gpu_cc, diag);
+    if (!tm)
+        return -1;
+    LLVMModuleRef mod = lower_program(prog, target_nvptx(), ctx, diag);
+    if (!mod)
+        return -1;
+    int rc = -1;
+    if (needs_libdevice(mod)) {
+        LLVMModuleRef lib = load_libdevice(ctx, diag);
+        if (!lib || LLVMLinkModules2(mod, lib)) {   /* takes lib */
+            if (lib)
+                diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: linking libdevice failed");
+            goto done;
+        }
+        LLVMSetTarget(mod, target_nvptx()->triple);
+        LLVMSetDataLayout(mod, target_nvptx()->data_layout);
+    }
+    TypedFunc *entry = prog->funcs.items[0];
+    internalize(mod, prog->gpu_device ? entry->symbol : prog->gpu_entry);
+    if (prog->opts && prog->opts->fastmath)
+        LLVMAddModuleFlag(mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
+                          LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), 1, 0)));
+    if (verify(mod, diag) < 0)
+        goto done;
+    rc = ptx_optimise_emit(prog, mod, tm, diag);
+    if (prog->gpu_device)
+        prog->gpu_entry = entry->symbol;
+done:
+    LLVMDisposeModule(mod);
+    return rc;
+}
+
+int jit_compile_ptx(Program *prog, Diag *diag)
+{
+    if (!prog->funcs.len)
+        return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "no function to compile");
+    pthread_mutex_lock(&ptx_lock);
+    LLVMContextRef ctx = LLVMContextCreate();
+    int rc = compile_ptx_locked(prog, ctx, diag);
+    LLVMContextDispose(ctx);
+    pthread_mutex_unlock(&ptx_lock);
+    return rc;
 }

@@ -82,9 +82,28 @@ LLVMValueRef lower_const_f(Lower *L, Type *ft, double v)
     return LLVMConstReal(lower_type(L, ft), v);
 }
 
+/* libdevice's approximate float32 functions, for fastmath kernels (MUFU instructions). */
+static const char *gpu_fast_name(MathFn fn)
+{
+    switch (fn) {
+    case MF_SIN: return "__nv_fast_sinf";
+    case MF_COS: return "__nv_fast_cosf";
+    case MF_TAN: return "__nv_fast_tanf";
+    case MF_EXP: return "__nv_fast_expf";
+    case MF_LOG: return "__nv_fast_logf";
+    case MF_LOG2: return "__nv_fast_log2f";
+    case MF_LOG10: return "__nv_fast_log10f";
+    case MF_POW: return "__nv_fast_powf";
+    default: return NULL;
+    }
+}
+
 LLVMValueRef lower_math(Lower *L, MathFn fn, Type *ft, LLVMValueRef a, LLVMValueRef b)
 {
     LLVMValueRef args[2] = {a, b};
+    if (L->t->is_gpu && ft->kind == TY_FLOAT32 && L->prog->opts && L->prog->opts->fastmath &&
+        gpu_fast_name(fn))
+        return target_call_extern(L->mod, L->b, gpu_fast_name(fn), L->f32, args, b ? 2 : 1);
     return L->t->emit_math(L->mod, L->b, fn, lower_type(L, ft), args, b ? 2 : 1);
 }
 
@@ -853,6 +872,8 @@ static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
         return v;
     }
     case K_ARRAY: {
+        if (L->t->is_gpu)   /* the host's memory is not the GPU's: a copy in constant memory */
+            return lower_gpu_const_array(L, c, t);
         /* a global array, frozen: its data address and shape are baked in; borrowed */
         Type *at = t->kind == TY_ARRAY ? t : c->array_type;
         LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
@@ -952,7 +973,12 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
                                           LLVMBuildICmp(B, LLVMIntSGT, cur, stop, ""), "");
         LLVMBuildCondBr(B, ok, more, done);
         LLVMPositionBuilderAtEnd(B, more);
-        LLVMBuildStore(B, LLVMBuildAdd(B, cur, step, ""), LLVMBuildStructGEP2(B, rt, it->state, 0, ""));
+        /* past the end of int64 the range is over: the next value becomes stop, not a wrap */
+        LLVMValueRef next = LLVMBuildAdd(B, cur, step, "");
+        LLVMValueRef wrapped = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, step, lower_i64(L, 0), ""),
+                                               LLVMBuildICmp(B, LLVMIntSLT, next, cur, ""),
+                                               LLVMBuildICmp(B, LLVMIntSGT, next, cur, ""), "");
+        LLVMBuildStore(B, LLVMBuildSelect(B, wrapped, stop, next, ""), LLVMBuildStructGEP2(B, rt, it->state, 0, ""));
         return lower_cast(L, cur, ty_scalar(TY_INT64), item_t);
     }
     case IT_ARRAY:
@@ -1172,6 +1198,25 @@ static bool is_compile_time(Type *t)
     return !t || t->kind >= TY_DTYPE;
 }
 
+/* int64 against uint64 (either order), exactly: both widened to i128. */
+static LLVMValueRef compare_mixed_ints(Lower *L, Instr *in)
+{
+    static const LLVMIntPredicate preds[] = {LLVMIntSLT, LLVMIntSLE, LLVMIntEQ, LLVMIntNE,
+                                             LLVMIntSGT, LLVMIntSGE};
+    if (in->sub > CMP_GE) {
+        lower_unsupported(L, "internal: comparison %d of mixed integers", in->sub);
+        return NULL;
+    }
+    LLVMTypeRef wide = LLVMIntTypeInContext(L->ctx, 128);
+    LLVMValueRef v[2];
+    for (int k = 0; k < 2; k++) {
+        Instr *a = in->args[k];
+        v[k] = ty_is_signed(a->type) ? LLVMBuildSExt(L->b, lower_value(L, a), wide, "")
+                                     : LLVMBuildZExt(L->b, lower_value(L, a), wide, "");
+    }
+    return LLVMBuildICmp(L->b, preds[in->sub], v[0], v[1], "");
+}
+
 static LLVMValueRef lower_instr(Lower *L, Instr *in)
 {
     LLVMBuilderRef B = L->b;
@@ -1190,6 +1235,9 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     case OP_COMPARE:
         if (t->kind == TY_ARRAY)
             return lower_array_compare(L, in);
+        if (in->args[0]->type != in->args[1]->type && ty_is_int(in->args[0]->type) &&
+            ty_is_int(in->args[1]->type))
+            return compare_mixed_ints(L, in);
         if (in->args[0]->type != in->args[1]->type && !(ty_is_scalar(in->args[0]->type)))
             return LLVMConstInt(L->i1, in->sub == CMP_NE, 0);   /* None against a value */
         return lower_compare_scalar(L, (CmpOp)in->sub, in->args[0]->type, lower_value(L, in->args[0]),
@@ -1410,7 +1458,7 @@ static void add_attr(Lower *L, LLVMValueRef fn, unsigned idx, const char *name)
 static void declare_function(Lower *L, TypedFunc *tf, bool is_entry)
 {
     LLVMValueRef fn = LLVMAddFunction(L->mod, tf->symbol, native_fn_type(L, tf));
-    if (!is_entry)
+    if (!is_entry || (L->t->is_gpu && !L->prog->gpu_device))   /* a kernel entry calls it */
         LLVMSetLinkage(fn, LLVMInternalLinkage);
     for (unsigned i = 1; i <= 2; i++) {
         add_attr(L, fn, i, "noalias");
@@ -1423,7 +1471,7 @@ static void declare_function(Lower *L, TypedFunc *tf, bool is_entry)
             add_attr(L, fn, (unsigned)i + 3, "noalias");
         }
     add_attr(L, fn, LLVMAttributeFunctionIndex, "nounwind");
-    if (is_entry)   /* the wrapper calls it: inlining would compile the body twice */
+    if (is_entry && !L->t->is_gpu)   /* the wrapper calls it: inlining would compile the body twice */
         add_attr(L, fn, LLVMAttributeFunctionIndex, "noinline");
     if (L->prog->opts && L->prog->opts->fastmath) {
         /* LLVM 16's C API cannot set fast-math flags on instructions; these function attributes
@@ -1562,13 +1610,17 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
     init_types(&L);
     L.b = LLVMCreateBuilderInContext(ctx);
     L.ab = LLVMCreateBuilderInContext(ctx);
+    if (t->is_gpu)
+        lower_gpu_prepare(&L);
     for (int i = 0; i < prog->funcs.len; i++)
         declare_function(&L, prog->funcs.items[i], i == 0);
     int rc = 0;
     for (int i = 0; i < prog->funcs.len && rc == 0; i++)
         rc = lower_function(&L, prog->funcs.items[i]);
-    if (rc == 0)
+    if (rc == 0 && !t->is_gpu)
         build_wrapper(&L, entry);
+    else if (rc == 0 && !prog->gpu_device)
+        lower_gpu_entry(&L, entry);
     LLVMDisposeBuilder(L.b);
     LLVMDisposeBuilder(L.ab);
     if (rc < 0 || L.failed) {

@@ -102,4 +102,16 @@ LLVMValueRef lower_array_make(Lower *L, Type *at, LLVMValueRef meminfo, LLVMValu
 /* The view arr[i] along the first axis (no wrap, no check), of type vt. */
 LLVMValueRef lower_array_subview(Lower *L, Type *at, LLVMValueRef arr, LLVMValueRef i, Type *vt);
 
+/* lower_array.c: the element pointer of in->args[0][in->args[1..nidx]] (int indices, wrapped
+ * and checked as ARRAY_GET does). */
+LLVMValueRef lower_array_elem_ptr(Lower *L, Instr *in, int nidx);
+
+/* lower_gpu.c (target_nvptx): the GPU builtins and print (*done = false if in is not one), the
+ * constant-memory copy of a frozen array, the stand-ins of the runtime's reference counting
+ * (arrays in kernels own no memory), and the kernel entry over the entry's native function. */
+LLVMValueRef lower_gpu_intrinsic(Lower *L, Instr *in, bool *done);
+LLVMValueRef lower_gpu_const_array(Lower *L, const Const *c, Type *t);
+void lower_gpu_prepare(Lower *L);
+void lower_gpu_entry(Lower *L, TypedFunc *tf);
+
 #endif

@@ -346,6 +346,9 @@ static LLVMValueRef elem_binop(Lower *L, void *vctx, LLVMValueRef *e)
 {
     BinCtx *c = vctx;
     LLVMValueRef a = lower_cast(L, e[0], c->ta, c->ct), b = lower_cast(L, e[1], c->tb, c->ct);
+    if (c->ct->kind == TY_BOOL && (c->op == BIN_ADD || c->op == BIN_MUL))   /* NumPy: or, and */
+        return lower_cast(L, c->op == BIN_ADD ? LLVMBuildOr(L->b, a, b, "") : LLVMBuildAnd(L->b, a, b, ""),
+                          c->ct, c->out);
     return lower_cast(L, lower_binop_scalar(L, c->op, c->ct, a, b, NULL), c->op == BIN_POW && ty_is_int(c->ct) ? ty_scalar(TY_INT64) : c->ct, c->out);
 }
 
@@ -473,6 +476,12 @@ static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMVal
     LLVMValueRef v = lower_array_make(L, vt, LLVMBuildExtractValue(L->b, arr, 0, ""), p, sh, st);
     *view = LLVMBuildInsertValue(L->b, v, LLVMBuildExtractValue(L->b, arr, 1, ""), 1, "");
     return p;
+}
+
+LLVMValueRef lower_array_elem_ptr(Lower *L, Instr *in, int nidx)
+{
+    LLVMValueRef view;
+    return index_array(L, in, nidx, NULL, &view);
 }
 
 LLVMValueRef lower_array_get(Lower *L, Instr *in)
@@ -695,8 +704,10 @@ static LLVMValueRef elem_reduce(Lower *L, void *vctx, LLVMValueRef *e)
     RedCtx *c = vctx;
     LLVMValueRef cur = LLVMBuildLoad2(L->b, lower_type(L, c->acc_t), c->acc, "");
     LLVMValueRef x = lower_cast(L, e[0], c->et, c->acc_t), r;
-    if (c->op == BI_ARRAY_MIN || c->op == BI_ARRAY_MAX)
+    if (c->op == BI_ARRAY_MIN || c->op == BI_ARRAY_MAX)   /* NumPy: a NaN wins */
         r = lower_minmax(L, c->acc_t, cur, x, c->op == BI_ARRAY_MAX, true);
+    else if (c->op == BI_MIN || c->op == BI_MAX)   /* Python: x replaces only if x < or > best */
+        r = lower_minmax(L, c->acc_t, cur, x, c->op == BI_MAX, false);
     else
         r = lower_binop_scalar(L, BIN_ADD, c->acc_t, cur, x, NULL);
     LLVMBuildStore(L->b, r, c->acc);
@@ -714,11 +725,14 @@ static LLVMValueRef reduce(Lower *L, Instr *in, Builtin op)
     c.acc = lower_alloca(L, lower_type(L, c.acc_t));
     get_shape(L, at, arr, shape);
     LLVMValueRef n = array_size(L, at, arr);
-    if (op == BI_ARRAY_MIN || op == BI_ARRAY_MAX) {
+    if (op == BI_ARRAY_MIN || op == BI_ARRAY_MAX || op == BI_MIN || op == BI_MAX) {
+        static const char *const empty[4] = {
+            "zero-size array to reduction operation minimum which has no identity",
+            "zero-size array to reduction operation maximum which has no identity",
+            "min() arg is an empty sequence", "max() arg is an empty sequence"};
+        int which = (op == BI_ARRAY_MAX || op == BI_MAX) + 2 * (op == BI_MIN || op == BI_MAX);
         lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, n, lower_i64(L, 0), ""), ABI_EXC_VALUE,
-                    op == BI_ARRAY_MIN ? "zero-size array to reduction operation minimum which has no identity"
-                                       : "zero-size array to reduction operation maximum which has no identity",
-                    NULL, 0);
+                    empty[which], NULL, 0);
         LLVMBuildStore(L->b, lower_cast(L, lower_array_load(L, c.et, lower_array_data(L, arr)), c.et, c.acc_t), c.acc);
     } else {
         LLVMBuildStore(L->b, LLVMConstNull(lower_type(L, c.acc_t)), c.acc);
@@ -901,7 +915,7 @@ LLVMValueRef lower_array_intrinsic(Lower *L, Instr *in, bool *done)
     case BI_ARRAY_MIN: case BI_ARRAY_MAX: return reduce(L, in, bi);
     case BI_MIN: case BI_MAX:
         if (arr_arg && in->nargs == 1)
-            return reduce(L, in, bi == BI_MIN ? BI_ARRAY_MIN : BI_ARRAY_MAX);
+            return reduce(L, in, bi);
         break;
     case BI_ARRAY_FILL:
         assign_array(L, a0->type, lower_value(L, a0), in->args[1]->type, lower_value(L, in->args[1]));

@@ -180,16 +180,23 @@ static LLVMValueRef lower_cmath(Lower *L, Builtin bi, Type *ct, LLVMValueRef z)
     }
 }
 
+/* len(range): the distance over the step, in unsigned arithmetic so that ranges spanning more
+ * than 2**63 (range(-2**62, 2**62, 2**60)) do not overflow:
+ *   step > 0, start < stop: (stop - start - 1) / step + 1;  step < 0, start > stop: likewise. */
 static LLVMValueRef range_len(Lower *L, LLVMValueRef r)
 {
     LLVMBuilderRef B = L->b;
     LLVMValueRef s = LLVMBuildExtractValue(B, r, 0, ""), e = LLVMBuildExtractValue(B, r, 1, "");
     LLVMValueRef st = LLVMBuildExtractValue(B, r, 2, ""), zero = lower_i64(L, 0), one = lower_i64(L, 1);
     LLVMValueRef up = LLVMBuildICmp(B, LLVMIntSGT, st, zero, "");
-    /* n = (stop - start + step -/+ 1) / step, at least 0 */
-    LLVMValueRef adj = LLVMBuildSelect(B, up, LLVMBuildSub(B, st, one, ""), LLVMBuildAdd(B, st, one, ""), "");
-    LLVMValueRef n = LLVMBuildSDiv(B, LLVMBuildAdd(B, LLVMBuildSub(B, e, s, ""), adj, ""), st, "");
-    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, n, zero, ""), zero, n, "");
+    LLVMValueRef dist = LLVMBuildSelect(B, up, LLVMBuildSub(B, e, s, ""), LLVMBuildSub(B, s, e, ""), "");
+    LLVMValueRef mag = LLVMBuildSelect(B, up, st, LLVMBuildSub(B, zero, st, ""), "");
+    LLVMValueRef nonempty = LLVMBuildSelect(B, up, LLVMBuildICmp(B, LLVMIntSLT, s, e, ""),
+                                            LLVMBuildICmp(B, LLVMIntSGT, s, e, ""), "");
+    /* the divisor is 1 when empty, so that no path divides by zero */
+    LLVMValueRef n = LLVMBuildAdd(B, LLVMBuildUDiv(B, LLVMBuildSub(B, dist, one, ""),
+                                                   LLVMBuildSelect(B, nonempty, mag, one, ""), ""), one, "");
+    return LLVMBuildSelect(B, nonempty, n, zero, "");
 }
 
 static LLVMValueRef lower_len(Lower *L, Instr *x)
@@ -554,7 +561,9 @@ static LLVMValueRef lower_scalar_builtin(Lower *L, Instr *in, Builtin bi)
 int lower_intrinsic(Lower *L, Instr *in)
 {
     bool done = false;
-    LLVMValueRef v = lower_array_intrinsic(L, in, &done);
+    LLVMValueRef v = L->t->is_gpu ? lower_gpu_intrinsic(L, in, &done) : NULL;
+    if (!done)
+        v = lower_array_intrinsic(L, in, &done);
     if (!done)
         v = lower_scalar_builtin(L, in, (Builtin)in->sub);
     if (L->failed)

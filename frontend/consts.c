@@ -194,6 +194,20 @@ static const char *attr_string(FeCtx *ctx, PyObject *obj, const char *attr)
     return s;
 }
 
+/* pyjit.gpu's DeviceFunction (what @gpu.jit(device=True) returns): a Python object holding the
+ * function in .py_func. Known by its class's name and module, so the frontend needs no import. */
+static bool is_device_function(PyObject *obj)
+{
+    PyTypeObject *tp = Py_TYPE(obj);
+    if (strcmp(tp->tp_name, "DeviceFunction") != 0)
+        return false;
+    PyObject *mod = PyObject_GetAttrString((PyObject *)tp, "__module__");
+    bool ok = mod && PyUnicode_Check(mod) && strncmp(utf8_or(mod, ""), "pyjit.gpu", 9) == 0;
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    return ok;
+}
+
 /* Objects known by identity: modules, known functions, dispatchers, exception classes. */
 static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
 {
@@ -207,6 +221,12 @@ static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
     } else if (rt_is_dispatcher && rt_is_dispatcher(obj)) {
         c->kind = K_DISPATCHER;
         c->name = attr_string(ctx, obj, "__qualname__");
+    } else if (is_device_function(obj)) {
+        /* a @gpu.jit(device=True) function: compiled into the kernels that call it; data marks
+         * it, so that CPU code calling it is told that it cannot */
+        c->kind = K_DISPATCHER;
+        c->name = attr_string(ctx, obj, "__qualname__");
+        c->data = (void *)"device function";
     } else if (PyExceptionClass_Check(obj)) {
         c->kind = K_EXCCLASS;
         c->name = arena_strdup(ctx->arena, ((PyTypeObject *)obj)->tp_name);
@@ -316,6 +336,22 @@ int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const
     PyObject *value = PyObject_GetAttrString((PyObject *)module->handle, attr);
     if (!value) {
         PyErr_Clear();
+        /* values that exist only in compiled code (gpu.laneid raises outside a kernel) are in
+         * the registry under "module.attr" */
+        char *full = arena_printf(ctx->arena, "%s.%s", module->name ? module->name : "?", attr);
+        PyObject *key = PyUnicode_FromString(full);
+        PyObject *name = key && ctx->registry && PyDict_Check(ctx->registry)
+                             ? PyDict_GetItemWithError(ctx->registry, key) : NULL;   /* borrowed */
+        Py_XDECREF(key);
+        PyErr_Clear();
+        if (name && PyUnicode_Check(name)) {
+            Const *c = ir_new_const(ctx->fn, K_FUNC);
+            c->name = arena_strdup(ctx->arena, utf8_or(name, "?"));
+            keep_alive(ctx, c, (PyObject *)module->handle);
+            ctx->scalar_type = NULL;
+            *out = c;
+            return 0;
+        }
         return fe_error(ctx, DIAG_TYPING, "module '%s' has no attribute '%s'", module->name, attr);
     }
     int rc = freeze_object(ctx, value, out);

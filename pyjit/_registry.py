@@ -40,6 +40,33 @@ def _aliases():
     return pairs
 
 
+def _gpu_pairs():
+    """(object, name) pairs for the kernel language: pyjit.gpu's namespaces and intrinsics (the
+    compiled backend's objects) as the "gpu.*" names of builtins.def; the compiler rejects a
+    name it has no builtin for with a clear error. gpu.laneid, which cannot be read outside a
+    kernel, is found by its attribute path instead."""
+    try:
+        from .gpu import hardware as hw
+    except Exception:   # pragma: no cover - the GPU package failing to import must not stop @njit
+        return []
+    pairs = [(f"{m}.laneid", "gpu.laneid")
+             for m in ("pyjit.gpu", "pyjit.cuda", "pyjit.gpu.hardware")]
+    for name in ("threadIdx", "blockIdx", "blockDim", "gridDim", "shared", "local", "const",
+                 "atomic"):
+        space = getattr(hw, name, None)
+        if space is None:
+            continue
+        pairs.append((space, "gpu." + name))
+        for member, obj in vars(space).items():
+            if not member.startswith("_") and callable(obj):
+                pairs.append((obj, f"gpu.{name}.{member}"))
+    for name in getattr(hw, "_INTRINSICS", ()):
+        obj = getattr(hw, name, None)
+        if obj is not None:
+            pairs.append((obj, "gpu." + name))
+    return pairs
+
+
 def register(obj, name):
     """Maps a Python object to a builtins.def name (or another name the frontend knows)."""
     REGISTRY[obj] = name
@@ -63,5 +90,10 @@ def populate(registry=None):
                 pass
     for obj, pyname in _aliases():
         registry.setdefault(obj, pyname)
+    for obj, pyname in _gpu_pairs():
+        try:
+            registry.setdefault(obj, pyname)
+        except TypeError:
+            pass
     _populated.add(id(registry))
     return registry

@@ -6,6 +6,7 @@
  * without compiling anything (the names start with '_'). */
 #include "runtime/runtime.h"
 #include "frontend/frontend.h"
+#include "runtime/cuda.h"
 
 #include <string.h>
 
@@ -212,7 +213,8 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     if (PyModule_AddObjectRef(m, "Dispatcher", (PyObject *)&RtDispatcherType) < 0 ||
         PyModule_AddObjectRef(m, "MemInfoOwner", (PyObject *)&RtMemInfoOwnerType) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_ARGS", RT_MAX_ARGS) < 0) {
+        PyModule_AddIntConstant(m, "MAX_ARGS", RT_MAX_ARGS) < 0 ||
+        cuda_module_init(m) < 0) {   /* the GPU runtime: loads no driver here */
         Py_DECREF(m);
         return NULL;
     }

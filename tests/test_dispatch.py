@@ -2,6 +2,7 @@
 reference counts and memory of arrays, options, inspection, threads."""
 import functools
 import gc
+import io
 import os
 import subprocess
 import sys
@@ -391,12 +392,15 @@ def test_inspection():
     assert len(f.overloads) == 2
 
 
-def test_inspect_types_prints(capsys):
+def test_inspect_types_returns_the_typed_ir(capsys):
     f = njit(add)
     f(1, 2)
-    f.inspect_types()
-    out = capsys.readouterr().out
-    assert "add (int64, int64)" in out and "int64" in out
+    text = f.inspect_types()
+    assert "add (int64, int64)" in text and "-> int64" in text
+    assert capsys.readouterr().out == ""
+    buffer = io.StringIO()
+    assert f.inspect_types(file=buffer) is None
+    assert buffer.getvalue() == text
 
 
 def test_dump_environment_variable():

@@ -1,0 +1,692 @@
+/* lower_gpu.c: what lowering does only for target_nvptx.
+ *
+ *   - the kernel language's builtins (builtins.def, "gpu.*"): special registers, grid/gridsize,
+ *     shared/local/constant arrays, barriers and fences, atomics, warp shuffles and votes, bit
+ *     intrinsics, and print() through the CUDA runtime's vprintf;
+ *   - the kernel entry: a ptx_kernel function taking the flattened parameters of runtime/cuda.h,
+ *     which rebuilds each argument (arrays as ArrayDesc values in local memory) and calls the
+ *     entry's native function, which the optimiser then inlines into it.
+ * Arrays in kernels own no memory (their meminfo is NULL), so the reference-counting calls the
+ * shared lowering emits go to empty local stand-ins that the optimiser removes.
+ * Pointers stay generic (address space 0); NVPTX's address-space inference turns the accesses
+ * through a kernel parameter, a shared or a constant global into ld.global/ld.shared/ld.const. */
+#include "compiler/lower.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- helpers -------------------------------------------------------------------------------- */
+
+static LLVMValueRef call_nvvm(Lower *L, const char *name, LLVMTypeRef ret, LLVMValueRef *args, int n)
+{
+    return target_call_extern(L->mod, L->b, name, ret, args, n);
+}
+
+/* A special register read, with the range NVVM guarantees so that index arithmetic narrows. */
+static LLVMValueRef sreg(Lower *L, const char *name, unsigned lo, unsigned hi)
+{
+    char full[64];
+    snprintf(full, sizeof full, "llvm.nvvm.read.ptx.sreg.%s", name);
+    LLVMValueRef v = call_nvvm(L, full, L->i32, NULL, 0);
+    LLVMMetadataRef md[2] = {LLVMValueAsMetadata(LLVMConstInt(L->i32, lo, 0)),
+                             LLVMValueAsMetadata(LLVMConstInt(L->i32, hi, 0))};
+    LLVMSetMetadata(v, LLVMGetMDKindIDInContext(L->ctx, "range", 5),
+                    LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, md, 2)));
+    return v;
+}
+
+/* kind 0 tid, 1 ctaid, 2 ntid, 3 nctaid; axis 0..2 */
+static LLVMValueRef sreg_axis(Lower *L, int kind, int axis)
+{
+    static const char *const names[4] = {"tid", "ctaid", "ntid", "nctaid"};
+    static const unsigned lo[4] = {0, 0, 1, 1};
+    unsigned hi[4][3] = {{1024, 1024, 64}, {0x7fffffff, 65535, 65535},
+                         {1025, 1025, 65}, {0x80000000u, 65536, 65536}};
+    char name[16];
+    snprintf(name, sizeof name, "%s.%c", names[kind], "xyz"[axis]);
+    return sreg(L, name, lo[kind], hi[kind][axis]);
+}
+
+static LLVMValueRef zext64(Lower *L, LLVMValueRef v)
+{
+    return LLVMBuildZExt(L->b, v, L->i64, "");
+}
+
+/* grid(n) and gridsize(n): int64 for n = 1, else a tuple. The products are of two values under
+ * 2^31, so they are computed as a widening 32x32 multiply (no 64-bit multiply in the PTX). */
+static LLVMValueRef grid_value(Lower *L, Instr *in, bool size)
+{
+    int n = in->type->kind == TY_TUPLE ? in->type->tuple.n : 1;
+    LLVMValueRef r = n > 1 ? LLVMGetUndef(lower_type(L, in->type)) : NULL, x = NULL;
+    for (int k = 0; k < n; k++) {
+        if (size)
+            x = LLVMBuildNUWMul(L->b, zext64(L, sreg_axis(L, 2, k)), zext64(L, sreg_axis(L, 3, k)), "");
+        else
+            x = LLVMBuildNUWAdd(L->b, LLVMBuildNUWMul(L->b, zext64(L, sreg_axis(L, 1, k)),
+                                                      zext64(L, sreg_axis(L, 2, k)), ""),
+                                zext64(L, sreg_axis(L, 0, k)), "");
+        if (n > 1)
+            r = LLVMBuildInsertValue(L->b, r, x, (unsigned)k, "");
+    }
+    return n > 1 ? r : x;
+}
+
+static LLVMValueRef inline_asm(Lower *L, LLVMTypeRef ret, const char *text, const char *cons)
+{
+    LLVMTypeRef fty = LLVMFunctionType(ret, NULL, 0, 0);
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)text, strlen(text), (char *)cons, strlen(cons),
+                                         1, 0, LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(L->b, fty, asmv, NULL, 0, "");
+}
+
+/* ---- memory: shared, local and constant arrays ------------------------------------------------ */
+
+/* The constant shape of shared/local arrays: an int or a tuple of ints, as the IR holds it. */
+static bool const_shape(Instr *s, int64_t *shape, int *nd)
+{
+    if (s->op == OP_CONST && s->cst->kind == K_INT) {
+        shape[0] = s->cst->i;
+        *nd = 1;
+        return true;
+    }
+    if (s->op == OP_CONST && s->cst->kind == K_TUPLE) {
+        *nd = s->cst->tuple.n;
+        for (int k = 0; k < *nd; k++) {
+            if (s->cst->tuple.items[k]->kind != K_INT)
+                return false;
+            shape[k] = s->cst->tuple.items[k]->i;
+        }
+        return true;
+    }
+    if (s->op == OP_BUILD_TUPLE) {
+        *nd = s->nargs;
+        for (int k = 0; k < s->nargs; k++) {
+            int one;
+            if (!const_shape(s->args[k], &shape[k], &one) || one != 1)
+                return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+static LLVMTypeRef mem_elem_type(Lower *L, Type *dt)
+{
+    return dt->kind == TY_BOOL ? L->i8 : lower_type(L, dt);
+}
+
+/* A C-contiguous array value over data with a constant shape. */
+static LLVMValueRef c_array(Lower *L, Type *at, LLVMValueRef data, const int64_t *shape,
+                            LLVMValueRef dyn0)
+{
+    int nd = at->array.ndim;
+    LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
+    int64_t stride = ty_itemsize(at->array.dtype);
+    for (int k = nd - 1; k >= 0; k--) {
+        sh[k] = k == 0 && dyn0 ? dyn0 : lower_i64(L, shape[k]);
+        st[k] = lower_i64(L, stride);
+        stride *= shape[k];
+    }
+    return lower_array_make(L, at, LLVMConstNull(L->ptr), data, sh, st);
+}
+
+static LLVMValueRef generic_ptr(Lower *L, LLVMValueRef g)
+{
+    return LLVMConstAddrSpaceCast(g, L->ptr);
+}
+
+static LLVMValueRef shared_array(Lower *L, Instr *in, int64_t *shape, int nd)
+{
+    Type *dt = in->type->array.dtype;
+    LLVMTypeRef et = mem_elem_type(L, dt);
+    int64_t n = 1;
+    for (int k = 0; k < nd; k++)
+        n *= shape[k];
+    if (n == 0) {   /* dynamic: every dynamic shared array is the one extern block */
+        LLVMValueRef g = LLVMGetNamedGlobal(L->mod, "pj_dynshared");
+        if (!g) {
+            g = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(L->i8, 0), "pj_dynshared", 3);
+            LLVMSetAlignment(g, 16);
+        }
+        LLVMValueRef bytes = zext64(L, inline_asm(L, L->i32, "mov.u32 $0, %dynamic_smem_size;", "=r"));
+        LLVMValueRef len = LLVMBuildUDiv(L->b, bytes, lower_i64(L, ty_itemsize(dt)), "");
+        int64_t ones[ABI_MAX_NDIM] = {1, 1, 1, 1, 1, 1, 1, 1};
+        return c_array(L, in->type, generic_ptr(L, g), ones, len);
+    }
+    LLVMValueRef g = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(et, (unsigned)n), "pj_shared", 3);
+    LLVMSetLinkage(g, LLVMInternalLinkage);
+    LLVMSetInitializer(g, LLVMGetUndef(LLVMArrayType(et, (unsigned)n)));
+    LLVMSetAlignment(g, 16);
+    return c_array(L, in->type, generic_ptr(L, g), shape, NULL);
+}
+
+static LLVMValueRef local_array(Lower *L, Instr *in, int64_t *shape, int nd)
+{
+    int64_t n = 1;
+    for (int k = 0; k < nd; k++)
+        n *= shape[k];
+    LLVMValueRef a = lower_alloca(L, LLVMArrayType(mem_elem_type(L, in->type->array.dtype), (unsigned)n));
+    LLVMSetAlignment(a, 16);
+    return c_array(L, in->type, a, shape, NULL);
+}
+
+static LLVMValueRef new_array(Lower *L, Instr *in, bool shared)
+{
+    int64_t shape[ABI_MAX_NDIM + 1];
+    int nd = 0;
+    if (!const_shape(in->args[0], shape, &nd) || nd != in->type->array.ndim) {
+        lower_unsupported(L, "the shape of a %s array must be a constant int or tuple of ints",
+                          shared ? "shared" : "local");
+        return NULL;
+    }
+    for (int k = 0; k < nd; k++)
+        if (shape[k] < 0 || (shape[k] == 0 && (!shared || nd != 1)) || shape[k] > (1 << 30)) {
+            lower_unsupported(L, "invalid %s array shape (axis %d is %lld)", shared ? "shared" : "local",
+                              k, (long long)shape[k]);
+            return NULL;
+        }
+    return shared ? shared_array(L, in, shape, nd) : local_array(L, in, shape, nd);
+}
+
+/* A frozen NumPy array copied, C-contiguous, into constant memory (address space 4). */
+LLVMValueRef lower_gpu_const_array(Lower *L, const Const *c, Type *t)
+{
+    Type *at = c->array_type;
+    int nd = at->array.ndim, isz = ty_itemsize(at->array.dtype);
+    int64_t n = 1;
+    for (int k = 0; k < nd; k++)
+        n *= c->array_shape[k];
+    Type *vt = t && t->kind == TY_ARRAY ? t : ty_array(at->array.dtype, nd, 'C', true);
+    bool f_order = vt->array.layout == 'F';   /* the copy is laid out as its type says */
+    char *bytes = arena_alloc(L->prog->arena, (size_t)(n * isz + 1));
+    for (int64_t e = 0; e < n; e++) {   /* element e in C (or F) order, read through the strides */
+        int64_t rest = e, off = 0;
+        for (int j = 0; j < nd; j++) {
+            int k = f_order ? j : nd - 1 - j;
+            off += (rest % c->array_shape[k]) * c->array_strides[k];
+            rest /= c->array_shape[k];
+        }
+        memcpy(bytes + e * isz, (const char *)c->data + off, (size_t)isz);
+    }
+    LLVMValueRef init = LLVMConstStringInContext(L->ctx, bytes, (unsigned)(n * isz), 1);
+    LLVMValueRef g = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), "pj_const", 4);
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMInternalLinkage);
+    LLVMSetAlignment(g, 16);
+    return c_array(L, vt, generic_ptr(L, g), c->array_shape, NULL);
+}
+
+/* ---- atomics -------------------------------------------------------------------------------- */
+
+static LLVMTypeRef int_of(Lower *L, Type *dt)
+{
+    return LLVMIntTypeInContext(L->ctx, (unsigned)ty_bits(dt));
+}
+
+/* inc/dec with CUDA's wrapping rules, as a compare-and-swap loop:
+ *   inc: old >= v ? 0 : old + 1        dec: (old == 0 || old > v) ? v : old - 1  (unsigned) */
+static LLVMValueRef atomic_wrap(Lower *L, LLVMValueRef p, LLVMValueRef v, bool inc)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMTypeRef ty = LLVMTypeOf(v);
+    LLVMValueRef zero = LLVMConstInt(ty, 0, 0), one = LLVMConstInt(ty, 1, 0);
+    LLVMValueRef first = LLVMBuildLoad2(B, ty, p, "");
+    LLVMSetVolatile(first, 1);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B), loop = lower_block(L, "cas"), done = lower_block(L, "cas.done");
+    LLVMBuildBr(B, loop);
+    LLVMPositionBuilderAtEnd(B, loop);
+    LLVMValueRef old = LLVMBuildPhi(B, ty, "");
+    LLVMValueRef nv = inc ? LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGE, old, v, ""), zero,
+                                            LLVMBuildAdd(B, old, one, ""), "")
+                          : LLVMBuildSelect(B, LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntEQ, old, zero, ""),
+                                                           LLVMBuildICmp(B, LLVMIntUGT, old, v, ""), ""),
+                                            v, LLVMBuildSub(B, old, one, ""), "");
+    LLVMValueRef x = LLVMBuildAtomicCmpXchg(B, p, old, nv, LLVMAtomicOrderingMonotonic,
+                                            LLVMAtomicOrderingMonotonic, 0);
+    LLVMValueRef seen = LLVMBuildExtractValue(B, x, 0, "");
+    LLVMBuildCondBr(B, LLVMBuildExtractValue(B, x, 1, ""), done, loop);
+    LLVMBasicBlockRef blocks[2] = {pre, loop};
+    LLVMValueRef vals[2] = {first, seen};
+    LLVMAddIncoming(old, vals, blocks, 2);
+    LLVMPositionBuilderAtEnd(B, done);
+    return seen;
+}
+
+static bool rmw_op(Builtin bi, Type *dt, LLVMAtomicRMWBinOp *op)
+{
+    bool f = ty_is_float(dt), s = ty_is_signed(dt);
+    switch (bi) {
+    case BI_GPU_ATOMIC_ADD: *op = f ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; return true;
+    case BI_GPU_ATOMIC_SUB: *op = f ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub; return true;
+    case BI_GPU_ATOMIC_MAX:
+        *op = f ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+        return true;
+    case BI_GPU_ATOMIC_MIN:
+        *op = f ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+        return true;
+    case BI_GPU_ATOMIC_AND: *op = LLVMAtomicRMWBinOpAnd; return true;
+    case BI_GPU_ATOMIC_OR: *op = LLVMAtomicRMWBinOpOr; return true;
+    case BI_GPU_ATOMIC_XOR: *op = LLVMAtomicRMWBinOpXor; return true;
+    case BI_GPU_ATOMIC_EXCH: *op = LLVMAtomicRMWBinOpXchg; return true;
+    default: return false;
+    }
+}
+
+/* args: the array, one int64 index per axis, then the value (cas: expected, then new). */
+static LLVMValueRef lower_atomic(Lower *L, Instr *in, Builtin bi)
+{
+    Type *at = in->args[0]->type, *dt = at->array.dtype;
+    int nd = at->array.ndim;
+    LLVMValueRef p = lower_array_elem_ptr(L, in, nd);
+    if (!p)
+        return NULL;
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef v = lower_value(L, in->args[nd + 1]);
+    bool f = ty_is_float(dt);
+    if (bi == BI_GPU_ATOMIC_CAS) {
+        LLVMValueRef nv = lower_value(L, in->args[nd + 2]);
+        if (f) {
+            v = LLVMBuildBitCast(B, v, int_of(L, dt), "");
+            nv = LLVMBuildBitCast(B, nv, int_of(L, dt), "");
+        }
+        LLVMValueRef x = LLVMBuildAtomicCmpXchg(B, p, v, nv, LLVMAtomicOrderingMonotonic,
+                                                LLVMAtomicOrderingMonotonic, 0);
+        LLVMValueRef old = LLVMBuildExtractValue(B, x, 0, "");
+        return f ? LLVMBuildBitCast(B, old, lower_type(L, dt), "") : old;
+    }
+    if (bi == BI_GPU_ATOMIC_INC || bi == BI_GPU_ATOMIC_DEC)
+        return atomic_wrap(L, p, v, bi == BI_GPU_ATOMIC_INC);
+    LLVMAtomicRMWBinOp op;
+    if (!rmw_op(bi, dt, &op)) {
+        lower_unsupported(L, "internal: %s", ir_builtin_name(bi));
+        return NULL;
+    }
+    if (op == LLVMAtomicRMWBinOpXchg && f) {
+        LLVMValueRef old = LLVMBuildAtomicRMW(B, op, p, LLVMBuildBitCast(B, v, int_of(L, dt), ""),
+                                              LLVMAtomicOrderingMonotonic, 0);
+        return LLVMBuildBitCast(B, old, lower_type(L, dt), "");
+    }
+    return LLVMBuildAtomicRMW(B, op, p, v, LLVMAtomicOrderingMonotonic, 0);
+}
+
+/* ---- warps ---------------------------------------------------------------------------------- */
+
+/* One 32-bit shuffle of kind ("idx", "up", "down", "bfly"). */
+static LLVMValueRef shfl32(Lower *L, const char *kind, LLVMValueRef mask, LLVMValueRef v,
+                           LLVMValueRef lane, bool is_float)
+{
+    char name[48];
+    snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.%s", kind, is_float ? "f32" : "i32");
+    LLVMValueRef clamp = LLVMConstInt(L->i32, strcmp(kind, "up") == 0 ? 0 : 0x1f, 0);
+    LLVMValueRef args[4] = {mask, v, lane, clamp};
+    return call_nvvm(L, name, is_float ? L->f32 : L->i32, args, 4);
+}
+
+static LLVMValueRef lower_shfl(Lower *L, Instr *in, const char *kind)
+{
+    LLVMBuilderRef B = L->b;
+    Type *t = in->args[1]->type;
+    LLVMValueRef mask = lower_value(L, in->args[0]), v = lower_value(L, in->args[1]);
+    LLVMValueRef lane = lower_value(L, in->args[2]);
+    if (t->kind == TY_FLOAT32)
+        return shfl32(L, kind, mask, v, lane, true);
+    int bits = ty_bits(t);
+    LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, (unsigned)(bits < 32 ? 32 : bits));
+    LLVMValueRef x = ty_is_float(t) ? LLVMBuildBitCast(B, v, int_of(L, t), "") : v;
+    if (t->kind == TY_BOOL)
+        x = LLVMBuildZExt(B, x, it, "");
+    else if (bits < 32)
+        x = ty_is_signed(t) ? LLVMBuildSExt(B, x, it, "") : LLVMBuildZExt(B, x, it, "");
+    LLVMValueRef r;
+    if (bits <= 32) {
+        r = shfl32(L, kind, mask, x, lane, false);
+    } else {   /* 64 bits: the two halves */
+        LLVMValueRef lo = LLVMBuildTrunc(B, x, L->i32, "");
+        LLVMValueRef hi = LLVMBuildTrunc(B, LLVMBuildLShr(B, x, LLVMConstInt(it, 32, 0), ""), L->i32, "");
+        lo = zext64(L, shfl32(L, kind, mask, lo, lane, false));
+        hi = zext64(L, shfl32(L, kind, mask, hi, lane, false));
+        r = LLVMBuildOr(B, lo, LLVMBuildShl(B, hi, LLVMConstInt(L->i64, 32, 0), ""), "");
+    }
+    if (t->kind == TY_BOOL)
+        return LLVMBuildICmp(B, LLVMIntNE, r, LLVMConstInt(L->i32, 0, 0), "");
+    if (bits < 32)
+        r = LLVMBuildTrunc(B, r, lower_type(L, t), "");
+    return ty_is_float(t) ? LLVMBuildBitCast(B, r, lower_type(L, t), "") : r;
+}
+
+static LLVMValueRef lower_vote(Lower *L, Instr *in, const char *kind)
+{
+    char name[48];
+    snprintf(name, sizeof name, "llvm.nvvm.vote.%s.sync", kind);
+    LLVMValueRef args[2] = {lower_value(L, in->args[0]), lower_value(L, in->args[1])};
+    return call_nvvm(L, name, strcmp(kind, "ballot") == 0 ? L->i32 : L->i1, args, 2);
+}
+
+/* ---- bits ----------------------------------------------------------------------------------- */
+
+static LLVMValueRef bit_intrinsic(Lower *L, const char *name, LLVMValueRef x, bool with_flag)
+{
+    LLVMTypeRef ty = LLVMTypeOf(x);
+    LLVMValueRef args[2] = {x, LLVMConstInt(L->i1, 0, 0)};
+    return target_call_intrinsic(L->mod, L->b, name, &ty, 1, args, with_flag ? 2 : 1);
+}
+
+static LLVMValueRef to_i32(Lower *L, LLVMValueRef v)
+{
+    unsigned w = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+    return w == 32 ? v : w > 32 ? LLVMBuildTrunc(L->b, v, L->i32, "") : LLVMBuildZExt(L->b, v, L->i32, "");
+}
+
+static LLVMValueRef lower_bits(Lower *L, Instr *in, Builtin bi)
+{
+    LLVMValueRef x = lower_value(L, in->args[0]);
+    switch (bi) {
+    case BI_GPU_POPC: return to_i32(L, bit_intrinsic(L, "llvm.ctpop", x, false));
+    case BI_GPU_CLZ: return to_i32(L, bit_intrinsic(L, "llvm.ctlz", x, true));
+    case BI_GPU_BREV: return bit_intrinsic(L, "llvm.bitreverse", x, false);
+    default: {   /* ffs: 1 + index of the lowest set bit, 0 when none */
+        LLVMValueRef tz = to_i32(L, bit_intrinsic(L, "llvm.cttz", x, true));
+        LLVMValueRef none = LLVMBuildICmp(L->b, LLVMIntEQ, x, LLVMConstNull(LLVMTypeOf(x)), "");
+        return LLVMBuildSelect(L->b, none, LLVMConstInt(L->i32, 0, 0),
+                               LLVMBuildAdd(L->b, tz, LLVMConstInt(L->i32, 1, 0), ""), "");
+    }
+    }
+}
+
+/* ---- print ---------------------------------------------------------------------------------- */
+
+/* One print() operand as a vprintf argument and its conversion (*spec); NULL if unsupported. */
+static LLVMValueRef print_arg(Lower *L, Instr *a, const char **spec)
+{
+    Type *t = a->type;
+    *spec = "%s";
+    if (t->kind == TY_STRING || t->kind == TY_NONE) {
+        const char *s = t->kind == TY_NONE ? "None" : a->cst && a->cst->kind == K_STR ? a->cst->s : "?";
+        return LLVMBuildGlobalStringPtr(L->b, s, "pj.str");
+    }
+    if (t->kind == TY_BOOL)
+        return LLVMBuildSelect(L->b, lower_value(L, a), LLVMBuildGlobalStringPtr(L->b, "True", "pj.str"),
+                               LLVMBuildGlobalStringPtr(L->b, "False", "pj.str"), "");
+    if (ty_is_int(t)) {
+        *spec = ty_is_signed(t) ? "%lld" : "%llu";
+        return lower_cast(L, lower_value(L, a), t, ty_scalar(ty_is_signed(t) ? TY_INT64 : TY_UINT64));
+    }
+    if (ty_is_float(t)) {
+        *spec = "%f";
+        return lower_cast(L, lower_value(L, a), t, ty_scalar(TY_FLOAT64));
+    }
+    lower_unsupported(L, "print() of %s is not supported in kernels", t->name);
+    return NULL;
+}
+
+/* print(a, b, ...) as one vprintf: ints as %lld/%llu, floats as %f (as double), bools and
+ * strings as %s, separated by spaces, ending with a newline. */
+static LLVMValueRef lower_gpu_print(Lower *L, Instr *in)
+{
+    char fmt[1024] = "";
+    LLVMValueRef vals[32];
+    LLVMTypeRef fields[32];
+    int nv = 0;
+    for (int i = 0; i < in->nargs && nv < 32; i++) {
+        const char *spec;
+        if (!(vals[nv] = print_arg(L, in->args[i], &spec)))
+            return NULL;
+        fields[nv] = LLVMTypeOf(vals[nv]);
+        nv++;
+        snprintf(fmt + strlen(fmt), sizeof fmt - strlen(fmt), "%s%s", i ? " " : "", spec);
+    }
+    snprintf(fmt + strlen(fmt), sizeof fmt - strlen(fmt), "\n");
+    LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, fields, (unsigned)nv, 0);
+    LLVMValueRef buf = lower_alloca(L, nv ? st : L->i64);
+    for (int i = 0; i < nv; i++)
+        LLVMBuildStore(L->b, vals[i], LLVMBuildStructGEP2(L->b, st, buf, (unsigned)i, ""));
+    LLVMValueRef args[2] = {LLVMBuildGlobalStringPtr(L->b, fmt, "pj.fmt"), buf};
+    call_nvvm(L, "vprintf", L->i32, args, 2);
+    return LLVMConstNull(L->none_ty);
+}
+
+/* ---- the builtins --------------------------------------------------------------------------- */
+
+static LLVMValueRef barrier_op(Lower *L, Instr *in, const char *name)
+{
+    LLVMValueRef p = lower_value(L, in->args[0]);
+    return call_nvvm(L, name, L->i32, &p, 1);
+}
+
+static LLVMValueRef fence(Lower *L, const char *name)
+{
+    call_nvvm(L, name, LLVMVoidTypeInContext(L->ctx), NULL, 0);
+    return LLVMConstNull(L->none_ty);
+}
+
+static LLVMValueRef lower_sync(Lower *L, Instr *in, Builtin bi)
+{
+    switch (bi) {
+    case BI_GPU_SYNCTHREADS: return fence(L, "llvm.nvvm.barrier0");
+    case BI_GPU_SYNCTHREADS_COUNT: return barrier_op(L, in, "llvm.nvvm.barrier0.popc");
+    case BI_GPU_SYNCTHREADS_AND: return barrier_op(L, in, "llvm.nvvm.barrier0.and");
+    case BI_GPU_SYNCTHREADS_OR: return barrier_op(L, in, "llvm.nvvm.barrier0.or");
+    case BI_GPU_SYNCWARP: {
+        LLVMValueRef m = in->nargs ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0xffffffffu, 0);
+        call_nvvm(L, "llvm.nvvm.bar.warp.sync", LLVMVoidTypeInContext(L->ctx), &m, 1);
+        return LLVMConstNull(L->none_ty);
+    }
+    case BI_GPU_THREADFENCE: return fence(L, "llvm.nvvm.membar.gl");
+    case BI_GPU_THREADFENCE_BLOCK: return fence(L, "llvm.nvvm.membar.cta");
+    default: return fence(L, "llvm.nvvm.membar.sys");
+    }
+}
+
+static LLVMValueRef lower_gpu_misc(Lower *L, Instr *in, Builtin bi)
+{
+    switch (bi) {
+    case BI_GPU_LANEID: return sreg(L, "laneid", 0, 32);
+    case BI_GPU_GRID: return grid_value(L, in, false);
+    case BI_GPU_GRIDSIZE: return grid_value(L, in, true);
+    case BI_GPU_SHARED_ARRAY: return new_array(L, in, true);
+    case BI_GPU_LOCAL_ARRAY: return new_array(L, in, false);
+    case BI_GPU_CONST_ARRAY_LIKE: return lower_value(L, in->args[0]);
+    case BI_GPU_SHFL_SYNC: return lower_shfl(L, in, "idx");
+    case BI_GPU_SHFL_UP_SYNC: return lower_shfl(L, in, "up");
+    case BI_GPU_SHFL_DOWN_SYNC: return lower_shfl(L, in, "down");
+    case BI_GPU_SHFL_XOR_SYNC: return lower_shfl(L, in, "bfly");
+    case BI_GPU_BALLOT_SYNC: return lower_vote(L, in, "ballot");
+    case BI_GPU_ALL_SYNC: return lower_vote(L, in, "all");
+    case BI_GPU_ANY_SYNC: return lower_vote(L, in, "any");
+    case BI_GPU_ACTIVEMASK: return inline_asm(L, L->i32, "activemask.b32 $0;", "=r");
+    case BI_GPU_POPC: case BI_GPU_CLZ: case BI_GPU_FFS: case BI_GPU_BREV: return lower_bits(L, in, bi);
+    case BI_GPU_FMA: {
+        LLVMValueRef a[3] = {lower_value(L, in->args[0]), lower_value(L, in->args[1]),
+                             lower_value(L, in->args[2])};
+        LLVMTypeRef ty = LLVMTypeOf(a[0]);
+        return target_call_intrinsic(L->mod, L->b, "llvm.fma", &ty, 1, a, 3);
+    }
+    case BI_GPU_CBRT: {
+        LLVMValueRef x = lower_value(L, in->args[0]);
+        bool single = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMFloatTypeKind;
+        return target_call_extern(L->mod, L->b, single ? "__nv_cbrtf" : "__nv_cbrt", LLVMTypeOf(x), &x, 1);
+    }
+    default:
+        lower_unsupported(L, "%s() is not supported in kernels", ir_builtin_name(bi));
+        return NULL;
+    }
+}
+
+LLVMValueRef lower_gpu_intrinsic(Lower *L, Instr *in, bool *done)
+{
+    Builtin bi = (Builtin)in->sub;
+    *done = true;
+    if (bi == BI_PRINT)
+        return lower_gpu_print(L, in);
+    if (bi >= BI_GPU_TID_X && bi <= BI_GPU_NCTAID_Z)
+        return sreg_axis(L, (bi - BI_GPU_TID_X) / 3, (bi - BI_GPU_TID_X) % 3);
+    if (bi >= BI_GPU_SYNCTHREADS && bi <= BI_GPU_THREADFENCE_SYSTEM)
+        return lower_sync(L, in, bi);
+    if (bi >= BI_GPU_ATOMIC_ADD && bi <= BI_GPU_ATOMIC_COMPARE_AND_SWAP)
+        return lower_atomic(L, in, bi == BI_GPU_ATOMIC_COMPARE_AND_SWAP ? BI_GPU_ATOMIC_CAS : bi);
+    if (bi >= BI_GPU_LANEID && bi <= BI_GPU_CBRT)
+        return lower_gpu_misc(L, in, bi);
+    *done = false;
+    return NULL;
+}
+
+/* ---- the module and the kernel entry -------------------------------------------------------- */
+
+/* Empty local definitions of the runtime's reference counting (kernel arrays own no memory). */
+void lower_gpu_prepare(Lower *L)
+{
+    static const char *const names[2] = {"pj_nrt_incref", "pj_nrt_decref"};
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), &L->ptr, 1, 0);
+    for (int i = 0; i < 2; i++) {
+        LLVMValueRef fn = LLVMAddFunction(L->mod, names[i], fty);
+        LLVMSetLinkage(fn, LLVMInternalLinkage);
+        LLVMPositionBuilderAtEnd(L->b, LLVMAppendBasicBlockInContext(L->ctx, fn, "entry"));
+        LLVMBuildRetVoid(L->b);
+    }
+}
+
+enum { PARAM_MAX = 1024 };   /* the driver's 4 KiB of parameters hold fewer */
+
+typedef struct Params {
+    LLVMTypeRef types[PARAM_MAX];
+    int n;
+} Params;
+
+/* The parameter types of a value of type t, flattened (runtime/cuda.h). */
+static void flatten(Lower *L, Type *t, Params *p)
+{
+    if (p->n + 2 * ABI_MAX_NDIM + 1 >= PARAM_MAX)
+        return;
+    if (t->kind == TY_ARRAY) {
+        p->types[p->n++] = LLVMPointerTypeInContext(L->ctx, 1);
+        for (int k = 0; k < 2 * t->array.ndim; k++)
+            p->types[p->n++] = L->i64;
+    } else if (t->kind == TY_TUPLE) {
+        for (int i = 0; i < t->tuple.n; i++)
+            flatten(L, t->tuple.items[i], p);
+    } else if (ty_is_complex(t)) {
+        p->types[p->n++] = t->kind == TY_COMPLEX64 ? L->f32 : L->f64;
+        p->types[p->n++] = t->kind == TY_COMPLEX64 ? L->f32 : L->f64;
+    } else if (t->kind == TY_BOOL) {
+        p->types[p->n++] = L->i8;
+    } else if (ty_is_scalar(t)) {
+        p->types[p->n++] = lower_type(L, t);
+    }
+}
+
+/* Rebuilds a value of type t from the kernel's parameters from *next on. */
+static LLVMValueRef rebuild(Lower *L, LLVMValueRef k, Type *t, unsigned *next)
+{
+    LLVMBuilderRef B = L->b;
+    if (t->kind == TY_ARRAY) {
+        LLVMValueRef data = LLVMBuildAddrSpaceCast(B, LLVMGetParam(k, (*next)++), L->ptr, "");
+        LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
+        for (int j = 0; j < t->array.ndim; j++)
+            sh[j] = LLVMGetParam(k, (*next)++);
+        for (int j = 0; j < t->array.ndim; j++)
+            st[j] = LLVMGetParam(k, (*next)++);
+        return lower_array_make(L, t, LLVMConstNull(L->ptr), data, sh, st);
+    }
+    if (t->kind == TY_TUPLE) {
+        LLVMValueRef v = LLVMGetUndef(lower_type(L, t));
+        for (int i = 0; i < t->tuple.n; i++) {
+            LLVMValueRef x = rebuild(L, k, t->tuple.items[i], next);
+            v = LLVMBuildInsertValue(B, v, x ? x : LLVMConstNull(L->none_ty), (unsigned)i, "");
+        }
+        return v;
+    }
+    if (ty_is_complex(t)) {
+        LLVMValueRef v = LLVMGetUndef(lower_type(L, t));
+        v = LLVMBuildInsertValue(B, v, LLVMGetParam(k, (*next)++), 0, "");
+        return LLVMBuildInsertValue(B, v, LLVMGetParam(k, (*next)++), 1, "");
+    }
+    if (t->kind == TY_BOOL)
+        return LLVMBuildICmp(B, LLVMIntNE, LLVMGetParam(k, (*next)++), LLVMConstInt(L->i8, 0, 0), "");
+    if (ty_is_scalar(t))
+        return LLVMGetParam(k, (*next)++);
+    return LLVMConstNull(L->none_ty);
+}
+
+static void mark_kernel(Lower *L, LLVMValueRef k)
+{
+    LLVMSetFunctionCallConv(k, LLVMPTXKernelCallConv);
+    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(k), LLVMMDStringInContext2(L->ctx, "kernel", 6),
+                             LLVMValueAsMetadata(LLVMConstInt(L->i32, 1, 0))};
+    LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations",
+                                LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, md, 3)));
+}
+
+/* When the kernel raised (debug: a failed bounds check): the message, the thread and the block,
+ * then a trap, so the launch fails instead of going on with bad memory. */
+static void report_and_trap(Lower *L, LLVMValueRef exc)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef msg = LLVMBuildLoad2(B, L->ptr, LLVMBuildStructGEP2(B, L->exc_ty, exc, 3, ""), "");
+    LLVMValueRef has = LLVMBuildIsNotNull(B, msg, "");
+    LLVMValueRef fmt = LLVMBuildSelect(B, has, msg, LLVMBuildGlobalStringPtr(B, "exception raised", "pj.str"), "");
+    LLVMValueRef args[2] = {fmt, LLVMBuildStructGEP2(B, L->exc_ty, exc, 4, "")};
+    call_nvvm(L, "vprintf", L->i32, (LLVMValueRef[]){LLVMBuildGlobalStringPtr(B, "pyjit: in kernel: ", "pj.str"),
+                                                     LLVMConstNull(L->ptr)}, 2);
+    call_nvvm(L, "vprintf", L->i32, args, 2);
+    LLVMTypeRef it[6];
+    LLVMValueRef ids[6];
+    for (int k = 0; k < 6; k++) {
+        it[k] = L->i32;
+        ids[k] = sreg_axis(L, k / 3, k % 3);
+    }
+    LLVMTypeRef st = LLVMStructTypeInContext(L->ctx, it, 6, 0);
+    LLVMValueRef buf = LLVMBuildAlloca(B, st, "");   /* on the failing path only */
+    for (int k = 0; k < 6; k++)
+        LLVMBuildStore(B, ids[k], LLVMBuildStructGEP2(B, st, buf, (unsigned)k, ""));
+    LLVMValueRef a2[2] = {LLVMBuildGlobalStringPtr(B, " (thread (%u, %u, %u), block (%u, %u, %u))\n", "pj.fmt"), buf};
+    call_nvvm(L, "vprintf", L->i32, a2, 2);
+    call_nvvm(L, "llvm.trap", LLVMVoidTypeInContext(L->ctx), NULL, 0);
+}
+
+/* debug: a status other than OK (an exception, such as a failed bounds check) reports and traps. */
+static void trap_if_raised(Lower *L, LLVMValueRef k, LLVMValueRef status, LLVMValueRef exc)
+{
+    LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->ctx, k, "raised");
+    LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->ctx, k, "done");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, status, LLVMConstInt(L->i32, 0, 0), ""), bad, ok);
+    LLVMPositionBuilderAtEnd(L->b, bad);
+    report_and_trap(L, exc);
+    LLVMBuildBr(L->b, ok);
+    LLVMPositionBuilderAtEnd(L->b, ok);
+}
+
+void lower_gpu_entry(Lower *L, TypedFunc *tf)
+{
+    Params p = {.n = 0};
+    for (int i = 0; i < tf->nargs; i++)
+        flatten(L, tf->argtypes[i], &p);
+    LLVMValueRef native = tf->aux;
+    char *name = arena_printf(L->prog->arena, "%s_kernel", tf->symbol);
+    LLVMValueRef k = LLVMAddFunction(L->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), p.types, (unsigned)p.n, 0));
+    mark_kernel(L, k);
+    L->fn = k;
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, k, "entry");
+    LLVMPositionBuilderAtEnd(L->b, entry);
+    LLVMValueRef args[tf->nargs + 2];
+    Type *rt = tf->ret;
+    args[0] = LLVMBuildAlloca(L->b, rt && rt->kind != TY_NONE ? lower_type(L, rt) : L->i8, "");
+    args[1] = LLVMBuildAlloca(L->b, L->exc_ty, "");
+    unsigned next = 0;
+    for (int i = 0; i < tf->nargs; i++) {
+        Type *t = tf->argtypes[i];
+        LLVMValueRef v = rebuild(L, k, t, &next);
+        if (t->kind == TY_ARRAY) {
+            LLVMValueRef tmp = LLVMBuildAlloca(L->b, LLVMTypeOf(v), "");
+            LLVMBuildStore(L->b, v, tmp);
+            v = tmp;
+        }
+        args[i + 2] = v;
+    }
+    LLVMValueRef st = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(native), native, args,
+                                     (unsigned)tf->nargs + 2, "");
+    if (L->prog->opts && (L->prog->opts->debug || L->prog->opts->boundscheck))
+        trap_if_raised(L, k, st, args[1]);
+    LLVMBuildRetVoid(L->b);
+    L->prog->gpu_entry = name;
+}

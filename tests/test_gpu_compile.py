@@ -1,0 +1,446 @@
+"""The GPU code generation without a GPU: kernels compiled to PTX and assembled by ptxas.
+
+Every kernel of gpu_kernels.py (the tests that run on the GPU and in the simulator) is compiled
+for the argument types of its first launch, through a stand-in `gpu` module whose launches
+compile instead of running; then one kernel per intrinsic and atomic; then the errors.
+ptxas (CUDA toolkit) checks the PTX where it is installed; without it only the compilation runs.
+"""
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import types
+
+import numpy as np
+import pytest
+
+import pyjit
+from pyjit import _core, _registry
+from pyjit.errors import CompileError
+
+sys.path.insert(0, os.path.dirname(__file__))
+import gpu_kernels  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not hasattr(_core, "cuda_compile_ptx"),
+                                reason="this pyjit has no GPU code generation")
+
+
+def _find_ptxas():
+    found = shutil.which("ptxas")
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if root and os.path.exists(os.path.join(root, "bin", "ptxas")):
+            return os.path.join(root, "bin", "ptxas")
+    return None
+
+
+PTXAS = _find_ptxas()
+
+
+def assemble(ptx):
+    """Assembles ptx for sm_90 with ptxas when it is installed."""
+    if not PTXAS:
+        return
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "k.ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        r = subprocess.run([PTXAS, "-arch=sm_90", path, "-o", os.path.join(d, "k.cubin")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr + "\n" + ptx
+
+
+def compile_kernel(fn, argtypes, **kw):
+    _registry.populate()
+    ptx, entry, written = _core.cuda_compile_ptx(fn, _registry.REGISTRY, list(argtypes), **kw)
+    assert entry in ptx
+    assemble(ptx)
+    return ptx, written
+
+
+# ---- every kernel of gpu_kernels.py, through a gpu module that compiles at launch ----
+
+class _Compiled(Exception):
+    pass
+
+
+def _gpu_stub():
+    from pyjit.gpu import hardware as hw
+    mod = types.ModuleType("pyjit.gpu")
+    for name in hw.__all__:
+        if hasattr(hw, name):
+            setattr(mod, name, getattr(hw, name))
+    compiled = []
+
+    class Kernel:
+        def __init__(self, fn, sig=None, **kw):
+            self.fn, self.kw = fn, kw
+
+        def _launch(self, *args):
+            names = [_core.typeof(a, True).replace("weak ", "") for a in args]
+            ptx, written = compile_kernel(self.fn, names, debug=bool(self.kw.get("debug")))
+            compiled.append((self.fn.__name__, ptx, written))
+            raise _Compiled()
+
+        def __getitem__(self, cfg):
+            return self._launch
+
+        def forall(self, n, *a):
+            return self._launch
+
+    def jit(f=None, device=False, **kw):
+        if device:
+            return hw.jit(f, device=True, **kw) if callable(f) else \
+                (lambda g: hw.jit(g, device=True, **kw))
+        if callable(f):
+            return Kernel(f)
+        return lambda g: Kernel(g, f, **kw)
+
+    mod.jit = jit
+    mod.to_device = lambda a, *x, **k: np.asarray(a)
+    mod.device_array = lambda shape, dtype=np.float64, *x, **k: np.zeros(shape, dtype)
+    mod.device_array_like = lambda a, *x, **k: np.zeros_like(a)
+    mod.compiled = compiled
+    return mod
+
+
+KERNEL_TESTS = sorted(n for n in dir(gpu_kernels) if n.startswith("test_"))
+
+
+@pytest.mark.parametrize("name", KERNEL_TESTS)
+def test_gpu_kernels_compile(name):
+    stub = _gpu_stub()
+    try:
+        getattr(gpu_kernels, name)(stub)
+    except _Compiled:
+        pass
+    except CompileError:
+        raise
+    except Exception:
+        # a test that checks something before its first launch (an error case): only what
+        # compiled matters here
+        pass
+    if not stub.compiled:
+        pytest.skip(f"{name} launches no kernel (host-side API only)")
+
+
+# ---- saxpy's PTX: the index arithmetic CUDA C would emit ----
+
+def test_saxpy_ptx_is_lean():
+    from pyjit.gpu import hardware as gpu
+
+    def saxpy(a, x, y, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = a * x[i] + y[i]
+
+    arr = "array(float32, 1d, C)"
+    ptx, written = compile_kernel(saxpy, ["float32", arr, arr, arr])
+    body = ptx[ptx.index("{"):]
+    assert "mul.lo.s64" not in body and "mul.wide.u32" in body
+    assert body.count("ld.global.f32") == 2 and "st.global.f32" in body
+    assert "fma.rn.f32" in body
+    assert written == 0b1000
+
+
+def test_compile_ptx_api():
+    from pyjit.gpu import hardware as hw
+
+    def add(a, b, out):
+        i = hw.grid(1)
+        out[i] = a[i] + b[i]
+
+    ptx, ret = hw.compile_ptx(add, "void(float64[::1], float64[::1], float64[::1])")
+    assert ".entry" in ptx and ".target sm_90" in ptx
+    assemble(ptx)
+    ptx, ret = hw.compile_ptx(add, "void(float64[::1], float64[::1], float64[::1])", cc=(8, 0))
+    assert ".target sm_80" in ptx
+
+    def dev(x, y):
+        return x * y + 1.0
+
+    ptx, ret = hw.compile_ptx(dev, "float64(float64, float64)", device=True)
+    assert ".func" in ptx and ".entry" not in ptx
+
+
+# ---- one kernel per intrinsic ----
+
+# The compiled backend's names, whichever backend pyjit.gpu picked (PYJIT_SIMULATOR=1 or not).
+from pyjit.gpu import hardware as G  # noqa: E402  (the kernels below refer to it as a global)
+
+F32_1D = "array(float32, 1d, C)"
+F64_1D = "array(float64, 1d, C)"
+I32_1D = "array(int32, 1d, C)"
+I64_1D = "array(int64, 1d, C)"
+U32_1D = "array(uint32, 1d, C)"
+U64_1D = "array(uint64, 1d, C)"
+
+
+def k_indices(out):
+    out[0] = G.threadIdx.x + G.threadIdx.y + G.threadIdx.z
+    out[1] = G.blockIdx.x + G.blockIdx.y + G.blockIdx.z
+    out[2] = G.blockDim.x + G.blockDim.y + G.blockDim.z
+    out[3] = G.gridDim.x + G.gridDim.y + G.gridDim.z
+    out[4] = G.laneid + G.warpsize
+    x, y = G.grid(2)
+    a, b, c = G.gridsize(3)
+    out[5] = x + y + a + b + c + G.grid(1) + G.gridsize(1)
+
+
+def k_shared(x, out):
+    s = G.shared.array((16, 8), np.float32)
+    d = G.shared.array(0, dtype=np.float32)
+    t = G.threadIdx.x
+    s[t % 16, t % 8] = x[t]
+    d[t] = x[t]
+    G.syncthreads()
+    out[t] = s[(t + 1) % 16, t % 8] + d[0] + d.size
+
+
+def k_local(x, out):
+    tmp = G.local.array(8, np.float64)
+    for k in range(8):
+        tmp[k] = x[k] * k
+    acc = 0.0
+    for k in range(8):
+        acc += tmp[7 - k]
+    out[G.grid(1)] = acc
+
+
+TABLE = np.arange(10, dtype=np.float32) * 1.5
+
+
+def k_const(out):
+    c = G.const.array_like(TABLE)
+    i = G.grid(1)
+    if i < c.size:
+        out[i] = c[i] + TABLE[i]
+
+
+def k_sync(x, out):
+    t = G.threadIdx.x
+    out[0] = G.syncthreads_count(x[t] > 0)
+    out[1] = G.syncthreads_and(x[t] > 0)
+    out[2] = G.syncthreads_or(x[t])
+    G.syncwarp()
+    G.syncwarp(0xFFFFFFFF)
+    G.threadfence()
+    G.threadfence_block()
+    G.threadfence_system()
+
+
+def k_warp(x, f, out):
+    t = G.threadIdx.x
+    v = x[t]
+    v += G.shfl_sync(0xFFFFFFFF, v, 0)
+    v += G.shfl_up_sync(0xFFFFFFFF, v, 1)
+    v += G.shfl_down_sync(0xFFFFFFFF, v, 2)
+    v += G.shfl_xor_sync(0xFFFFFFFF, v, 4)
+    w = G.shfl_down_sync(0xFFFFFFFF, f[t], 1)
+    b = G.ballot_sync(0xFFFFFFFF, v > 3)
+    out[t] = v + int(w) + b + G.all_sync(0xFFFFFFFF, v > 0) + G.any_sync(0xFFFFFFFF, v) + \
+        G.activemask()
+
+
+def k_bits(x, out):
+    i = G.grid(1)
+    out[0] = G.popc(x[i]) + G.clz(x[i]) + G.ffs(x[i])
+    out[1] = G.brev(x[i])
+
+
+def k_math(x, out):
+    i = G.grid(1)
+    v = x[i]
+    out[i] = math.sqrt(v) + math.exp(v) + math.sin(v) + math.log(v + 1) + math.pow(v, 2.5) + \
+        math.atan2(v, 1.0) + G.fma(v, v, v) + G.cbrt(v) + abs(v) + math.floor(v) + \
+        math.tanh(v) + math.erf(v) + math.hypot(v, 2.0) + min(v, 3.0)
+
+
+def k_print(x):
+    i = G.grid(1)
+    if i == 0:
+        print("value", x[0], i, True)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (k_indices, [I64_1D]),
+    (k_shared, [F32_1D, F32_1D]),
+    (k_local, [F64_1D, F64_1D]),
+    (k_const, [F32_1D]),
+    (k_sync, [I32_1D, I32_1D]),
+    (k_warp, [I64_1D, F32_1D, I64_1D]),
+    (k_warp, [I32_1D, F64_1D, I32_1D]),
+    (k_bits, [U32_1D, U32_1D]),
+    (k_bits, [I64_1D, I64_1D]),
+    (k_math, [F32_1D, F32_1D]),
+    (k_math, [F64_1D, F64_1D]),
+    (k_print, [F64_1D]),
+])
+def test_intrinsic_compiles(fn, args):
+    compile_kernel(fn, args)
+
+
+def k_f32(x, out):
+    i = G.grid(1)
+    if i < x.size:
+        out[i] = math.sin(x[i]) * 2.0 + math.sqrt(x[i]) + math.exp(x[i] - 1)
+
+
+def test_float32_math_stays_float32_and_fastmath():
+    ptx, _ = compile_kernel(k_f32, [F32_1D, F32_1D])
+    body = ptx[ptx.index(".entry"):]
+    assert "cvt.f64.f32" not in body   # no value promoted to double (libdevice's sinf may use f64 inside)
+    ptx, _ = compile_kernel(k_f32, [F32_1D, F32_1D], fastmath=True)
+    assert "sin.approx" in ptx and "ex2.approx" in ptx
+
+
+def test_libdevice_linked_only_when_needed():
+    def k(x):
+        x[G.grid(1)] += 1
+
+    ptx, _ = compile_kernel(k, [F32_1D])
+    assert "__nv_" not in ptx
+
+
+def _atomic_kernel(name):
+    """A kernel applying gpu.atomic.<name> to a 1-d array (index i % 4)."""
+    src = (f"def k(a, out):\n"
+           f"    i = G.grid(1)\n"
+           f"    out[i] = G.atomic.{name}(a, i % 4, out[i])\n")
+    ns = {"G": G}
+    exec(src, ns)
+    return ns["k"]
+
+
+ATOMIC_TYPES = {
+    "add": ["int32", "uint32", "int64", "uint64", "float32", "float64"],
+    "sub": ["int32", "uint32", "int64", "uint64", "float32", "float64"],
+    "max": ["int32", "uint32", "int64", "uint64", "float32", "float64"],
+    "min": ["int32", "uint32", "int64", "uint64", "float32", "float64"],
+    "and_": ["int32", "uint32", "int64", "uint64"],
+    "or_": ["int32", "uint32", "int64", "uint64"],
+    "xor": ["int32", "uint32", "int64", "uint64"],
+    "exch": ["int32", "uint32", "int64", "uint64", "float32", "float64"],
+    "inc": ["uint32", "uint64"],
+    "dec": ["uint32", "uint64"],
+}
+
+
+@pytest.mark.parametrize("name,dtype", [(n, t) for n, ts in ATOMIC_TYPES.items() for t in ts])
+def test_atomic_compiles(name, dtype):
+    arr = f"array({dtype}, 1d, C)"
+    ptx, written = compile_kernel(_atomic_kernel(name), [arr, arr])
+    assert written == 0b11
+    assert "atom" in ptx
+
+
+def k_atomic_2d_shared(a, out):
+    s = G.shared.array((2, 2), np.int32)
+    t = G.threadIdx.x
+    if t < 4:
+        s[t // 2, t % 2] = 0
+    G.syncthreads()
+    G.atomic.add(s, (t % 2, 0), 1)
+    old = G.atomic.cas(a, (0, 1), 0, t)
+    old2 = G.atomic.compare_and_swap(out, 0, 1)
+    G.syncthreads()
+    out[t] = s[0, 0] + old + old2
+
+
+def test_atomic_tuple_index_shared_and_cas():
+    ptx, written = compile_kernel(k_atomic_2d_shared, ["array(int32, 2d, C)", I32_1D])
+    assert "atom.shared" in ptx and "atom.global.cas" in ptx
+    assert written == 0b11
+
+
+def test_written_mask_through_device_function():
+    @G.jit(device=True)
+    def bump(arr, i):
+        arr[i] += 1
+        return arr[i] * 2
+
+    def k(a, b, out):
+        i = G.grid(1)
+        out[i] = bump(a, i) + b[i]
+
+    ptx, written = compile_kernel(k, [F32_1D, F32_1D, F32_1D])
+    assert written == 0b101
+
+
+def test_device_function_returning_tuple():
+    @G.jit(device=True)
+    def divmod2(a, b):
+        return a // b, a % b
+
+    def k(x, out):
+        i = G.grid(1)
+        q, r = divmod2(x[i], 3)
+        out[i] = q * 10 + r
+
+    compile_kernel(k, [I64_1D, I64_1D])
+
+
+def test_debug_bounds_check_traps():
+    def k(x):
+        x[G.grid(1)] = 1.0
+
+    ptx, _ = compile_kernel(k, [F32_1D], debug=True)
+    assert "trap" in ptx and "vprintf" in ptx
+    ptx, _ = compile_kernel(k, [F32_1D])
+    assert "trap" not in ptx
+
+
+# ---- errors ----
+
+def test_kernel_returning_a_value_is_a_typing_error():
+    def k(x):
+        return x[0]
+
+    with pytest.raises(pyjit.errors.TypingError, match="cannot return a value"):
+        compile_kernel(k, [F32_1D])
+
+
+def test_bad_intrinsic_arguments():
+    def k(x):
+        i = G.grid(4)
+        x[0] = i
+
+    with pytest.raises(pyjit.errors.TypingError, match="1, 2 or 3"):
+        compile_kernel(k, [F32_1D])
+
+    def k2(x):
+        n = x.size
+        s = G.shared.array(n, np.float32)
+        s[0] = 1
+
+    with pytest.raises(pyjit.errors.TypingError, match="constant"):
+        compile_kernel(k2, [F32_1D])
+
+    def k3(x):
+        G.atomic.and_(x, 0, 1.0)
+
+    with pytest.raises(pyjit.errors.TypingError, match="does not support"):
+        compile_kernel(k3, [F32_1D])
+
+
+def test_wrong_compile_ptx_signature():
+    from pyjit.gpu import hardware as hw
+
+    def k(x):
+        x[0] = 1
+
+    with pytest.raises((TypeError, ValueError, CompileError)):
+        hw.compile_ptx(k, "void(float32[:], float32[:])")
+    with pytest.raises((TypeError, ValueError)):
+        hw.compile_ptx(k, "void(notatype[:])")
+
+
+def test_gpu_builtins_rejected_on_cpu():
+    def f(x):
+        return G.grid(1)
+
+    with pytest.raises(CompileError, match="GPU kernel"):
+        pyjit.njit(f)(1)
