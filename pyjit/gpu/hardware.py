@@ -9,6 +9,8 @@ a launch, or any use of device memory, raises GpuUnavailableError saying why and
 PYJIT_SIMULATOR=1 runs kernels in the simulator.
 """
 import contextlib
+import importlib as _importlib
+import sys as _sys
 import types as _types
 
 from .. import _core, _registry
@@ -460,8 +462,35 @@ def _not_yet(name):
     return f
 
 
-Reduce = reduce = _not_yet("reduce")
-Vectorized = vectorize = _not_yet("vectorize")
+# ---- GPU ufuncs and reductions: kernels written around the user's function (gpu/ufunc.py) ----
+
+# import_module, not `from . import ufunc`: that would consult pyjit.gpu's __getattr__, which is
+# loading this module
+_ufunc = _importlib.import_module(__package__ + ".ufunc")
+Vectorized = _ufunc.Vectorized
+GUVectorized = _ufunc.GUVectorized
+
+
+def vectorize(signatures=None, target="cuda", **options):
+    """@vectorize(['float32(float32, float32)'], target='cuda'), or without signatures (a
+    version per input dtypes on first use): a GPU ufunc (pyjit.gpu.ufunc.Vectorized)."""
+    return _ufunc.vectorize(signatures, target, backend=_sys.modules[__name__], **options)
+
+
+def guvectorize(signatures, layout=None, target="cuda", **options):
+    """@guvectorize(signatures, '(n),()->(n)', target='cuda'): a generalized GPU ufunc."""
+    return _ufunc.guvectorize(signatures, layout, target, backend=_sys.modules[__name__],
+                              **options)
+
+
+def reduce(functor):
+    """@gpu.reduce on a binary function: r(arr, size=None, res=None, init=0, stream=0)."""
+    return _ufunc.Reduce(functor, backend=_sys.modules[__name__])
+
+
+Reduce = reduce
+
+
 scheduler_backend = None
 
 __all__ = [
@@ -474,6 +503,7 @@ __all__ = [
     "synchronize", "gpus", "select_device", "get_current_device", "current_context",
     "list_devices", "close", "is_available", "is_supported_version", "detect", "pinned",
     "mapped", "profile_start", "profile_stop", "profiling", "jit", "Kernel", "DeviceFunction",
-    "Reduce", "reduce", "Vectorized", "vectorize", "scheduler_backend", "compile_ptx",
+    "Reduce", "reduce", "Vectorized", "vectorize", "guvectorize", "scheduler_backend",
+    "compile_ptx",
     "compile_ptx_for_current_device", "CudaError", "CudaMemoryError", "GpuUnavailableError",
 ] + list(_INTRINSICS) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])
