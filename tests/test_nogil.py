@@ -1,24 +1,15 @@
-"""nogil=True: compiled code releases the GIL, so Python threads calling a compute-bound nogil
-function run at once on several cores and finish sooner than the same calls made one after the
-other; the results are those of a single-threaded run.
+"""nogil=True: compiled code releases the GIL for the whole call, so other Python threads run while
+it computes, and threads calling it give the results of a single-threaded run.
 
-The machine running the suite may be shared and loaded, so timings are the best of several
-tries and the speed-up required is modest (1.3x with 2 threads, where 2.0x is ideal)."""
-import os
+Whether the GIL is released is checked by what another thread manages to do during the call,
+not by timing: the speed-up of several threads is measured by bench/threads.py (a benchmark,
+not a test, since the machines running the suite are shared)."""
 import threading
 import time
 
 import numpy as np
-import pytest
 
 import pyjit
-
-pytestmark = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs 2 or more CPU cores")
-
-NTHREADS = 2
-TRIES = 5
-MIN_SPEEDUP = 1.3
-
 
 def spin(n, seed):
     """Pure arithmetic, no memory traffic: a Park-Miller walk (it stays well inside int64, so
@@ -74,12 +65,6 @@ def run_parallel(calls):
     return elapsed, results
 
 
-def run_serial(calls):
-    start = time.perf_counter()
-    results = [c() for c in calls]
-    return time.perf_counter() - start, results
-
-
 def calibrate(fn, make_call, target=0.15):
     """A work size for which one call takes about `target` seconds, so the timing is not noise."""
     make_call(fn, 1)()        # compile first: the compile time must not count as work
@@ -93,33 +78,37 @@ def calibrate(fn, make_call, target=0.15):
         n *= 4
 
 
-def best_speedup(calls):
-    """Best serial time over best parallel time, over TRIES tries each, interleaved so that
-    a burst of load on the machine hits both; also the results of every run."""
-    serial, parallel, outs = [], [], []
-    for _ in range(TRIES):
-        t, r = run_serial(calls)
-        serial.append(t)
-        outs.append(r)
-        t, r = run_parallel(calls)
-        parallel.append(t)
-        outs.append(r)
-        if min(serial) / min(parallel) >= MIN_SPEEDUP * 1.15:
-            break             # clearly parallel already: spare the machine the other tries
-    return min(serial) / min(parallel), outs
+def progress_during_call(fn, n):
+    """How many times a pure-Python thread went round its loop while fn(n, seed) was running in
+    this thread; returns (count, result)."""
+    state = {"running": False, "done": False, "count": 0}
+
+    def watcher():
+        while not state["done"]:
+            if state["running"]:
+                state["count"] += 1
+
+    t = threading.Thread(target=watcher)
+    t.start()
+    state["running"] = True
+    result = fn(n, 12345)
+    state["running"] = False
+    state["done"] = True
+    t.join(timeout=60)
+    assert not t.is_alive(), "the watcher thread hung"
+    return state["count"], result
 
 
-def test_nogil_scalar_loop_runs_in_parallel():
-    def make_call(fn, n, seed=12345):
-        return lambda: fn(n, seed)
-
-    n = calibrate(spin_nogil, make_call)
-    calls = [make_call(spin_nogil, n, seed=1000 + k) for k in range(NTHREADS)]
-    expected = [spin_nogil(n, 1000 + k) for k in range(NTHREADS)]
-    speedup, outs = best_speedup(calls)
-    for r in outs:
-        assert r == expected          # bit for bit: each thread computes what one thread does
-    assert speedup >= MIN_SPEEDUP, f"{NTHREADS} threads ran only {speedup:.2f}x faster than serial"
+def test_nogil_call_lets_other_threads_run():
+    spin_gil = pyjit.njit(spin)
+    n = calibrate(spin_nogil, lambda fn, n: (lambda: fn(n, 12345)), target=0.3)
+    spin_gil(1, 1)
+    with_gil, r1 = progress_during_call(spin_gil, n)
+    without_gil, r2 = progress_during_call(spin_nogil, n)
+    assert r1 == r2 == spin_nogil(n, 12345)
+    # Holding the GIL, the call blocks the watcher but for a switch or two around it; released,
+    # the watcher runs for the whole 0.3 s call (millions of rounds on any machine).
+    assert without_gil > 5 * max(with_gil, 1000), (with_gil, without_gil)
 
 
 def test_nogil_results_match_the_interpreter():
@@ -130,37 +119,16 @@ def test_nogil_results_match_the_interpreter():
         assert abs(got - exp) <= 1e-9 * max(1.0, abs(exp)), (seed, got, exp)
 
 
-def test_nogil_array_kernel_runs_in_parallel():
+def test_nogil_array_kernels_in_threads_match_one_thread():
     rng = np.random.default_rng(5)
-    arrays = [rng.random((256, 256)) for _ in range(NTHREADS)]
-    outs = [np.empty(256) for _ in range(NTHREADS)]
-    row_norms_nogil(arrays[0], outs[0])
-    expected = [row_norms_nogil(a, np.empty(256)) for a in arrays]
-    expected_rows = [np.sqrt((a * a).sum(axis=1)) for a in arrays]
-
-    reps = 1
-    while True:                  # repeat the call inside each thread until one run is long enough
-        start = time.perf_counter()
-        for _ in range(reps):
-            row_norms_nogil(arrays[0], outs[0])
-        if time.perf_counter() - start >= 0.1 or reps >= 1 << 16:
-            break
-        reps *= 2
-
-    def make_call(k):
-        def call():
-            s = None
-            for _ in range(reps):
-                s = row_norms_nogil(arrays[k], outs[k])
-            return s
-        return call
-
-    speedup, results = best_speedup([make_call(k) for k in range(NTHREADS)])
-    for r in results:
-        assert r == expected
-    for out, exp in zip(outs, expected_rows):
-        np.testing.assert_allclose(out, exp, rtol=1e-12)
-    assert speedup >= MIN_SPEEDUP, f"{NTHREADS} threads ran only {speedup:.2f}x faster than serial"
+    arrays = [rng.random((256, 256)) for _ in range(4)]
+    outs = [np.empty(256) for _ in range(4)]
+    expected = [row_norms(a, np.empty(256)) for a in arrays]
+    _, results = run_parallel([(lambda k=k: row_norms_nogil(arrays[k], outs[k])) for k in range(4)])
+    for got, exp in zip(results, expected):
+        assert abs(got - exp) <= 1e-9 * abs(exp)
+    for a, out in zip(arrays, outs):
+        np.testing.assert_allclose(out, np.sqrt((a * a).sum(axis=1)), rtol=1e-12)
 
 
 def test_nogil_many_threads_same_results():
