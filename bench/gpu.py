@@ -1,0 +1,580 @@
+"""GPU benchmarks: pyjit's @gpu.jit beside numba-cuda and CuPy, same kernels, one run.
+
+Measures, each library on the same GPU in the same process (or in fresh processes where the
+figure is about starting up):
+  launch     launch overhead of a 4-argument kernel on device arrays: many launches of an
+             almost empty kernel, then one synchronize; us per launch. Also CuPy's RawKernel
+             with the same four pointers, and pyjit with a launch configuration bound once.
+  saxpy      out = a * x + y, one element a thread, on 2^26 float32 device arrays, timed with
+             events: GB/s counted as 3 arrays x 4 bytes x n / time. Beside it the same kernel
+             in CUDA C through a CuPy RawKernel, and numba-cuda.
+  matmul     the classic 16x16 shared-memory tiled matrix product at 4096 (float32): TFLOP/s
+             (2 n^3 / time). cuBLAS through CuPy is printed for scale only.
+  compile    Python function to loaded module, for a kernel compiled after the first one (a
+             fresh function each time, so nothing is cached), in a fresh process per library.
+  first      the first launch of a fresh process: import, decorate, context, to_device,
+             compile, launch, synchronize (NumPy already imported); median of fresh processes.
+  host       saxpy on 2^24 float32 NumPy arrays passed straight to the kernel (automatic
+             transfers, copied back as each library decides); wall time per call.
+Every case is guarded: a failure prints its error in the table (traceback after it) and the
+others still run. Results are checked against NumPy. Without a GPU it says so and exits at once.
+
+    python bench/gpu.py                    # everything, a minute or two on an H200
+    python bench/gpu.py --quick            # fewer samples and processes
+    python bench/gpu.py --only launch,saxpy --markdown
+"""
+import argparse
+import json
+import linecache
+import os
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+import types
+import warnings
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)          # the in-place build of pyjit in this checkout
+CASES = ("launch", "saxpy", "matmul", "compile", "first", "host")
+TPB = 16
+
+
+# ---- the kernels, written once and compiled by each library's cuda.jit -----------------------
+
+# The kernels are plain functions here, written as numba-cuda users write them, over the
+# globals `cuda` and `float32`. make_kernels gives each library a copy whose globals are that
+# library's (closures would be a second way to reach the module, and not every library's
+# simulator follows them).
+cuda = float32 = None
+
+
+def empty4(a, b, c, d):
+    i = cuda.grid(1)
+    if i >= a.shape[0]:                # never true: the kernel does (almost) nothing
+        b[0] = c[0] + d[0]
+
+
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = a * x[i] + y[i]
+
+
+def matmul(A, B, C):
+    sA = cuda.shared.array((TPB, TPB), dtype=float32)
+    sB = cuda.shared.array((TPB, TPB), dtype=float32)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tmp = float32(0.)
+    for t in range((A.shape[1] + TPB - 1) // TPB):
+        sA[ty, tx] = 0
+        sB[ty, tx] = 0
+        if y < A.shape[0] and t * TPB + tx < A.shape[1]:
+            sA[ty, tx] = A[y, t * TPB + tx]
+        if x < B.shape[1] and t * TPB + ty < B.shape[0]:
+            sB[ty, tx] = B[t * TPB + ty, x]
+        cuda.syncthreads()
+        for j in range(TPB):
+            tmp += sA[ty, j] * sB[j, tx]
+        cuda.syncthreads()
+    if y < C.shape[0] and x < C.shape[1]:
+        C[y, x] = tmp
+
+
+def make_kernels(cuda_module, float32_type):
+    """(empty4, saxpy, matmul) compiled by cuda_module.jit (pyjit.gpu or numba.cuda)."""
+    ns = {"cuda": cuda_module, "float32": float32_type, "TPB": TPB, "__name__": __name__}
+    kernels = []
+    for f in (empty4, saxpy, matmul):
+        g = types.FunctionType(f.__code__, ns, f.__name__)
+        g.__qualname__ = f.__qualname__
+        kernels.append(cuda_module.jit(g))
+    return kernels
+
+
+CUDA_C = r"""
+extern "C" __global__ void empty4(float *a, float *b, float *c, float *d) {}
+
+extern "C" __global__ void saxpy(float a, const float *x, const float *y, float *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a * x[i] + y[i];
+}
+"""
+
+# A kernel made fresh (new code object, new name) for each compile-time sample.
+FRESH_KERNEL = """
+def fresh_{k}(a, x, y, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = a * x[i] + y[i] + {k}
+"""
+
+
+# ---- the libraries ----------------------------------------------------------------------------
+
+class Lib:
+    """One library's GPU module with the operations the benchmark needs, under one name."""
+
+    def __init__(self, name):
+        self.name = name
+        if name == "pyjit":
+            import pyjit
+            from pyjit import gpu
+            self.cuda, self.float32 = gpu, pyjit.float32
+        else:
+            np.row_stack = np.vstack         # numba-cuda 0.30 still uses the removed name
+            warnings.filterwarnings("ignore", module="numba")
+            import numba
+            from numba import cuda
+            from numba.core.errors import NumbaPerformanceWarning
+            warnings.simplefilter("ignore", NumbaPerformanceWarning)   # small grids, host arrays
+            self.cuda, self.float32 = cuda, numba.float32
+        self.empty4, self.saxpy, self.matmul = make_kernels(self.cuda, self.float32)
+
+    def event_ms(self, body, reps):
+        """GPU time of `body` run `reps` times, between two events, in ms per run."""
+        e0, e1 = self.cuda.event(), self.cuda.event()
+        e0.record()
+        for _ in range(reps):
+            body()
+        e1.record()
+        e1.synchronize()
+        ms = e0.elapsed_time(e1) / reps
+        if ms <= 0:
+            raise RuntimeError(f"{self.name}: the events measured {ms} ms")
+        return ms
+
+
+def load_lib(name, errors):
+    try:
+        return Lib(name)
+    except Exception as exc:     # noqa: BLE001 - reported, and the other library still runs
+        errors.append((f"{name}: import", traceback.format_exc()))
+        return exc
+
+
+def load_cupy(errors):
+    try:
+        import cupy as cp
+        mod = cp.RawModule(code=CUDA_C)
+        return cp, mod.get_function("empty4"), mod.get_function("saxpy")
+    except Exception as exc:     # noqa: BLE001
+        errors.append(("cupy: import", traceback.format_exc()))
+        return exc
+
+
+# ---- measurements ---------------------------------------------------------------------------
+
+def per_launch_us(launch, sync, n, samples):
+    """Median over samples of (n launches, then sync) in us per launch, after a warm-up."""
+    for _ in range(min(n, 1000)):
+        launch()
+    sync()
+    times = []
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            launch()
+        sync()
+        times.append((time.perf_counter() - t0) / n * 1e6)
+    return statistics.median(times)
+
+
+def bench_launch(lib, cupy, opts):
+    cuda = lib.cuda
+    a, b, c, d = (cuda.device_array(1024, np.float32) for _ in range(4))
+    k = lib.empty4
+    n = opts.launches // (5 if lib.name == "numba" else 1)
+    res = {"launch": per_launch_us(lambda: k[1, 32](a, b, c, d), cuda.synchronize, n,
+                                   opts.samples)}
+    if lib.name == "pyjit":
+        bound = k[1, 32]
+        res["launch_bound"] = per_launch_us(lambda: bound(a, b, c, d), cuda.synchronize, n,
+                                            opts.samples)
+    if not isinstance(cupy, BaseException):       # CuPy arrays, through their CAI
+        ca, cb, cc, cd = (cupy[0].zeros(1024, np.float32) for _ in range(4))
+        res["launch_cai"] = per_launch_us(lambda: k[1, 32](ca, cb, cc, cd), cuda.synchronize,
+                                          n, opts.samples)
+    return res
+
+
+def bench_launch_cupy(cupy, opts):
+    cp, raw, _ = cupy
+    a, b, c, d = (cp.zeros(1024, cp.float32) for _ in range(4))
+    sync = cp.cuda.runtime.deviceSynchronize
+    return {"launch": per_launch_us(lambda: raw((1,), (32,), (a, b, c, d)), sync,
+                                    opts.launches, opts.samples)}
+
+
+def saxpy_data(n):
+    rng = np.random.default_rng(0)
+    return np.float32(2.5), rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+
+
+def check_saxpy(out, a, x, y, what):
+    if not np.allclose(out, a * x + y, rtol=1e-5):
+        raise AssertionError(f"{what}: wrong saxpy result")
+
+
+def bench_saxpy(lib, data, opts):
+    cuda = lib.cuda
+    a, x, y = data
+    n = x.size
+    dx, dy = cuda.to_device(x), cuda.to_device(y)
+    dout = cuda.device_array_like(dx)
+    k, blocks = lib.saxpy, (n + 255) // 256
+    k[blocks, 256](a, dx, dy, dout)
+    cuda.synchronize()
+    check_saxpy(dout.copy_to_host(), a, x, y, lib.name)
+    ms = statistics.median(lib.event_ms(lambda: k[blocks, 256](a, dx, dy, dout), opts.reps)
+                           for _ in range(opts.samples))
+    return {"saxpy": 3 * 4 * n / (ms * 1e-3) / 1e9}
+
+
+def bench_saxpy_cupy(cupy, data, opts):
+    cp, _, raw = cupy
+    a, x, y = data
+    n = x.size
+    dx, dy = cp.asarray(x), cp.asarray(y)
+    dout = cp.empty_like(dx)
+    blocks = (n + 255) // 256
+
+    def body():
+        raw((blocks,), (256,), (a, dx, dy, dout, np.int32(n)))
+    body()
+    check_saxpy(cp.asnumpy(dout), a, x, y, "CUDA C")
+    times = []
+    for _ in range(opts.samples):
+        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+        e0.record()
+        for _ in range(opts.reps):
+            body()
+        e1.record()
+        e1.synchronize()
+        times.append(cp.cuda.get_elapsed_time(e0, e1) / opts.reps)
+    return {"saxpy": 3 * 4 * n / (statistics.median(times) * 1e-3) / 1e9}
+
+
+def matmul_data(n):
+    rng = np.random.default_rng(1)
+    return rng.random((n, n), dtype=np.float32), rng.random((n, n), dtype=np.float32)
+
+
+def bench_matmul(lib, data, opts):
+    cuda = lib.cuda
+    A, B = data
+    n = A.shape[0]
+    dA, dB = cuda.to_device(A), cuda.to_device(B)
+    dC = cuda.device_array((n, n), np.float32)
+    grid = ((n + TPB - 1) // TPB, (n + TPB - 1) // TPB)
+    k = lib.matmul
+    k[grid, (TPB, TPB)](dA, dB, dC)
+    cuda.synchronize()
+    rows = dC.copy_to_host()[:64]
+    if not np.allclose(rows, A[:64] @ B, rtol=1e-3, atol=1e-2):
+        raise AssertionError(f"{lib.name}: wrong matmul result")
+    ms = statistics.median(lib.event_ms(lambda: k[grid, (TPB, TPB)](dA, dB, dC), 2)
+                           for _ in range(opts.mm_samples))
+    return {"matmul": 2 * n ** 3 / (ms * 1e-3) / 1e12}
+
+
+def bench_matmul_cublas(cupy, data, opts):
+    cp = cupy[0]
+    A, B = (cp.asarray(m) for m in data)
+    C = A @ B
+    e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+    e0.record()
+    for _ in range(5):
+        C = cp.matmul(A, B, out=C)
+    e1.record()
+    e1.synchronize()
+    ms = cp.cuda.get_elapsed_time(e0, e1) / 5
+    return {"matmul": 2 * A.shape[0] ** 3 / (ms * 1e-3) / 1e12}
+
+
+def bench_host(lib, opts):
+    cuda = lib.cuda
+    a, x, y = saxpy_data(opts.host_n)
+    out = np.zeros_like(x)
+    k, blocks = lib.saxpy, (x.size + 255) // 256
+
+    def call():
+        k[blocks, 256](a, x, y, out)
+        cuda.synchronize()
+    call()
+    check_saxpy(out, a, x, y, lib.name)
+    times = []
+    for _ in range(opts.samples):
+        t0 = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return {"host": statistics.median(times)}
+
+
+# ---- fresh processes ----------------------------------------------------------------------
+
+def child(kind, libname, count):
+    """Runs in a fresh interpreter (--child); prints one JSON line of milliseconds."""
+    t0 = time.perf_counter()
+    lib = Lib(libname)
+    cuda = lib.cuda
+    x = cuda.to_device(np.ones(1024, np.float32))
+    out = cuda.device_array_like(x)
+    lib.saxpy[4, 256](np.float32(2), x, x, out)
+    cuda.synchronize()
+    first = (time.perf_counter() - t0) * 1e3
+    if kind == "first":
+        if not np.all(out.copy_to_host() == 3):
+            raise AssertionError("wrong saxpy result")
+        print(json.dumps({"ms": [first]}))
+        return
+    times = []
+    for k in range(1, count + 1):
+        src = FRESH_KERNEL.format(k=k)
+        fname = f"<bench-kernel-{k}>"
+        linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+        ns = {"cuda": cuda}
+        exec(compile(src, fname, "exec"), ns)
+        kern = cuda.jit(ns[f"fresh_{k}"])
+        t = time.perf_counter()
+        kern[4, 256](np.float32(2), x, x, out)
+        cuda.synchronize()
+        times.append((time.perf_counter() - t) * 1e3)
+        if not np.all(out.copy_to_host() == 3 + k):
+            raise AssertionError(f"wrong result from fresh kernel {k}")
+    print(json.dumps({"ms": times}))
+
+
+def run_child(kind, libname, count=1):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYJIT_CACHE_DIR", "NUMBA_CACHE_DIR", "PYJIT_SIMULATOR")}
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", kind, libname,
+                        str(count)], capture_output=True, text=True, env=env, timeout=300)
+    lines = p.stdout.strip().splitlines()
+    if p.returncode != 0 or not lines:
+        raise RuntimeError(f"{libname} subprocess failed (exit {p.returncode}):\n"
+                           f"{p.stderr.strip()[-3000:]}")
+    return json.loads(lines[-1])["ms"]
+
+
+def bench_compile(libname, opts):
+    return {"compile": statistics.median(run_child("compile", libname, opts.compiles))}
+
+
+def bench_first(libname, opts):
+    return {"first": statistics.median(run_child("first", libname)[0]
+                                       for _ in range(opts.procs))}
+
+
+# ---- the run and the table ------------------------------------------------------------------
+
+class Results:
+    """results[lib][key] = a number, or the error that stopped it (traceback kept for later)."""
+
+    def __init__(self):
+        self.values = {"pyjit": {}, "numba": {}, "cupy": {}}
+        self.errors = []
+
+    def measure(self, lib, what, fn, *args):
+        print(f"  {lib:6s} {what} ...", file=sys.stderr, flush=True)
+        keys = ("launch", "launch_bound", "launch_cai") if (lib, what) == ("pyjit", "launch") \
+            else (what,)
+        try:
+            if isinstance(args[0], BaseException):
+                raise RuntimeError(f"not loaded: {args[0]!r}")
+            self.values[lib].update(fn(*args))
+        except Exception as exc:      # noqa: BLE001 - shown in the table, the run goes on
+            for k in keys:
+                self.values[lib].setdefault(k, exc)
+            self.errors.append((f"{lib}: {what}", traceback.format_exc()))
+
+    def get(self, lib, key):
+        return self.values[lib].get(key)
+
+
+def run_cases(opts, res):
+    libs = {"pyjit": load_lib("pyjit", res.errors), "numba": load_lib("numba", res.errors)}
+    cupy = load_cupy(res.errors)
+    only = opts.only
+    for lib in ("pyjit", "numba"):
+        if "launch" in only:
+            res.measure(lib, "launch", bench_launch, libs[lib], cupy, opts)
+    if "launch" in only:
+        res.measure("cupy", "launch", bench_launch_cupy, cupy, opts)
+    if "saxpy" in only:
+        data = saxpy_data(opts.saxpy_n)
+        for lib in ("pyjit", "numba"):
+            res.measure(lib, "saxpy", bench_saxpy, libs[lib], data, opts)
+        res.measure("cupy", "saxpy", bench_saxpy_cupy, cupy, data, opts)
+        del data
+    if "matmul" in only:
+        data = matmul_data(opts.mm_n)
+        for lib in ("pyjit", "numba"):
+            res.measure(lib, "matmul", bench_matmul, libs[lib], data, opts)
+        res.measure("cupy", "matmul", bench_matmul_cublas, cupy, data, opts)
+        del data
+    if "host" in only:
+        for lib in ("pyjit", "numba"):
+            res.measure(lib, "host", bench_host, libs[lib], opts)
+    for lib in ("pyjit", "numba"):
+        if "compile" in only:
+            res.measure(lib, "compile", bench_compile, lib, opts)
+        if "first" in only:
+            res.measure(lib, "first", bench_first, lib, opts)
+
+
+# (case, key, row title, unit, digits, reference library, target text, test of the ratio or value)
+ROWS = [
+    ("launch", "launch", "launch, 4 device arrays", "us", 2, "numba", "<= 3.0 us",
+     lambda v, r: v <= 3.0),
+    ("launch", "launch_bound", "launch, configuration bound once", "us", 2, "numba", "-", None),
+    ("launch", "launch_cai", "launch, 4 CuPy arrays (CAI)", "us", 2, "numba", "-", None),
+    ("saxpy", "saxpy", "saxpy 2^26 float32, device arrays", "GB/s", 0, "cupy",
+     ">= CUDA C", lambda v, r: r >= 1.0),
+    ("matmul", "matmul", "tiled matmul 16x16 shared, 4096 float32", "TFLOP/s", 2, "numba",
+     ">= numba-cuda", lambda v, r: r >= 1.0),
+    ("compile", "compile", "compile a kernel after the first", "ms", 1, "numba", "<= 10 ms",
+     lambda v, r: v <= 10.0),
+    ("first", "first", "first launch of a fresh process", "ms", 0, "numba",
+     "<= 0.5x numba-cuda", lambda v, r: r <= 0.5),
+    ("host", "host", "saxpy 2^24 float32, NumPy arrays", "ms", 2, "numba",
+     "<= 0.7x numba-cuda", lambda v, r: r <= 0.7),
+]
+
+
+def cell(v, digits):
+    if v is None:
+        return "-"
+    if isinstance(v, BaseException):
+        return f"error: {type(v).__name__}"
+    return f"{v:.{digits}f}"
+
+
+def table_rows(res, only):
+    head = ["benchmark", "unit", "pyjit", "numba-cuda", "CuPy / CUDA C", "ratio", "target",
+            "met"]
+    rows = [head]
+    for case, key, title, unit, digits, ref, target, test in ROWS:
+        if case not in only:
+            continue
+        v, nb, cp = res.get("pyjit", key), res.get("numba", key), res.get("cupy", key)
+        r = res.get(ref, key)
+        ok = isinstance(v, float) and isinstance(r, float) and r > 0
+        ratio = v / r if ok else None
+        met = "-"
+        if test is not None and isinstance(v, float):
+            try:
+                met = "yes" if test(v, ratio) else "no"
+            except TypeError:          # no reference figure to compare with
+                met = "?"
+        if case == "matmul" and isinstance(cp, float):
+            cp = f"{cp:.1f} (cuBLAS)"
+        rows.append([title, unit, cell(v, digits), cell(nb, digits),
+                     cp if isinstance(cp, str) else cell(cp, digits),
+                     f"{ratio:.2f}x {'CUDA C' if ref == 'cupy' else 'numba'}" if ratio else "-",
+                     target, met])
+    return rows
+
+
+def print_table(rows, markdown):
+    if markdown:
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+            if r is rows[0]:
+                print("|" + "---|" * len(r))
+        return
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+def describe_machine(gpu):
+    parts = []
+    try:
+        d = gpu.get_current_device()
+        name = d.name.decode() if isinstance(d.name, bytes) else str(d.name)
+        parts.append(f"{name} (sm_{''.join(map(str, d.compute_capability))})")
+    except Exception as exc:   # noqa: BLE001
+        parts.append(f"GPU: {exc!r}")
+    from importlib import metadata
+    for dist in ("numpy", "numba", "numba-cuda", "cupy", "cupy-cuda12x", "cupy-cuda13x"):
+        try:
+            parts.append(f"{dist} {metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            pass
+    parts.append(f"Python {sys.version.split()[0]}")
+    parts.append(time.strftime("%Y-%m-%d"))
+    return ", ".join(parts)
+
+
+def gpu_or_reason():
+    """(pyjit.gpu, None) when a GPU can run kernels, else (None, why not)."""
+    try:
+        from pyjit import gpu
+    except Exception as exc:    # noqa: BLE001
+        return None, f"cannot import pyjit: {exc!r}"
+    if gpu.SIMULATOR:
+        return None, "PYJIT_SIMULATOR is set: this benchmark measures a real GPU; unset it"
+    if gpu.is_available():
+        return gpu, None
+    try:
+        gpu.device_array(1, np.float32)         # raises with the reason
+    except Exception as exc:    # noqa: BLE001
+        return None, str(exc)
+    return None, "pyjit.gpu.is_available() is False"
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description="pyjit GPU benchmarks beside numba-cuda and CuPy")
+    p.add_argument("--quick", action="store_true", help="fewer samples and processes")
+    p.add_argument("--markdown", action="store_true", help="print the table in Markdown")
+    p.add_argument("--only", default=",".join(CASES),
+                   help=f"comma-separated cases among {', '.join(CASES)}")
+    p.add_argument("--child", nargs=3, metavar=("KIND", "LIB", "COUNT"), help=argparse.SUPPRESS)
+    opts = p.parse_args(argv)
+    opts.only = [c.strip() for c in opts.only.split(",") if c.strip()]
+    bad = [c for c in opts.only if c not in CASES]
+    if bad:
+        p.error(f"unknown case(s) {', '.join(bad)}: choose among {', '.join(CASES)}")
+    q = opts.quick
+    opts.samples = 3 if q else 7
+    opts.mm_samples = 2 if q else 3
+    opts.launches = 10000 if q else 30000
+    opts.reps = 10 if q else 20
+    opts.compiles = 3 if q else 5
+    opts.procs = 2 if q else 3
+    opts.saxpy_n = 1 << 26
+    opts.mm_n = 4096
+    opts.host_n = 1 << 24
+    return opts
+
+
+def main(argv=None):
+    opts = parse_args(sys.argv[1:] if argv is None else argv)
+    if opts.child:
+        kind, lib, count = opts.child
+        child(kind, lib, int(count))
+        return 0
+    gpu, why = gpu_or_reason()
+    if gpu is None:
+        print(f"no GPU: {why}")
+        print("nothing measured; bench/gpu.py needs an NVIDIA GPU (see docs/gpu.md)")
+        return 0
+    print(f"bench/gpu.py on {describe_machine(gpu)}", flush=True)
+    res = Results()
+    run_cases(opts, res)
+    print()
+    print_table(table_rows(res, opts.only), opts.markdown)
+    for what, tb in res.errors:
+        print(f"\n---- {what}\n{tb.rstrip()}")
+    return 1 if res.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
