@@ -70,6 +70,13 @@ typedef struct Program {
     bool gpu_device;        /* a device function: no kernel entry (compile_ptx(device=True)) */
     int gpu_cc;             /* compute capability as 10 * major + minor (90 for sm_90) */
     const char *gpu_entry;  /* set by jit_compile_ptx: the kernel's .entry name */
+    uint64_t gpu_aligned;   /* bit i: array argument i's data pointer is 16-byte aligned (the
+                             * launch checked it), so loads and stores may be vectorised */
+    uint64_t gpu_noalias;   /* bit i: array argument i's memory overlaps no other array
+                             * argument's (checked at launch): its parameter is noalias, so a
+                             * kernel that only reads it may use the read-only data cache */
+    uint64_t gpu_readonly;  /* bit i: array argument i is never written by the kernel (the
+                             * typed IR's written mask): its parameter is readonly */
 } Program;
 
 /* infer.c: types entry (and every callee it reaches) for these argument types. ret, if not NULL,

@@ -321,6 +321,16 @@ static void rewrite_phi(Infer *c, Instr *phi, Type *t)
     }
 }
 
+/* A value compiled code cannot use; a plain Python function gets told how to become callable. */
+static Type *opaque_fail(Infer *c, Instr *in, const Const *k)
+{
+    const char *name = k->name ? k->name : "this value";
+    if (k->data && strcmp(k->data, "python function") == 0)
+        return infer_fail(c, in, DIAG_TYPING, "%s() is a plain Python function: decorate it with "
+                          "@njit to call it from compiled code", name);
+    return infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code", name);
+}
+
 static Type *type_phi(Infer *c, Instr *phi)
 {
     Block *b = phi->block;
@@ -331,8 +341,7 @@ static Type *type_phi(Infer *c, Instr *phi)
         if (!edge_live(c, b->preds.items[i], b) || is_undefined_value(a) || a == phi)
             continue;
         if (a->op == OP_CONST && a->cst->kind == K_OPAQUE)
-            return infer_fail(c, phi, DIAG_TYPING, "%s is not supported in compiled code",
-                              a->cst->name ? a->cst->name : "this value");
+            return opaque_fail(c, phi, a->cst);
         if (!acc) {
             acc = a->type;
             from = a;
@@ -680,6 +689,12 @@ static Type *fold_compare(Infer *c, Instr *in, bool v)
     return ty_scalar(TY_BOOL);
 }
 
+static bool int64_against_float64(Type *a, Type *b)
+{
+    TypeKind ka = ty_strong(a)->kind, kb = ty_strong(b)->kind;
+    return (ka == TY_INT64 && kb == TY_FLOAT64) || (ka == TY_FLOAT64 && kb == TY_INT64);
+}
+
 static Type *type_compare(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
@@ -717,6 +732,14 @@ static Type *type_compare(Infer *c, Instr *in)
                 in->args[k] = infer_coerce(c, in, in->args[k],
                                            ty_scalar(ty_is_signed(t) ? TY_INT64 : TY_UINT64));
             }
+        return ty_scalar(TY_BOOL);
+    }
+    if (int64_against_float64(a, b) && op <= CMP_GE) {
+        /* CPython compares an int with a float exactly (2**53 + 1 != 2.0**53): lowering
+         * compares them so when they are equal as floats */
+        if (c->rewrite)
+            for (int k = 0; k < 2; k++)
+                in->args[k] = infer_coerce(c, in, in->args[k], ty_strong(in->args[k]->type));
         return ty_scalar(TY_BOOL);
     }
     Type *t = ty_promote(a, b);
@@ -853,8 +876,7 @@ static bool operands_ready(Infer *c, Instr *in)
     for (int i = 0; i < in->nargs; i++) {
         Instr *a = in->args[i];
         if (a->op == OP_CONST && a->cst->kind == K_OPAQUE) {
-            infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code",
-                       a->cst->name ? a->cst->name : "this value");
+            opaque_fail(c, in, a->cst);
             return false;
         }
         if (a->op == OP_CONST && a->cst->kind == K_UNDEFINED && a->type &&

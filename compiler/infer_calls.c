@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <pthread.h>
 #include <string.h>
+#include <strings.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
 
 #define MAX_ARGS 32
 
@@ -589,6 +593,54 @@ static Type *scalar_constructor(Infer *c, Instr *in, Args *a, Type *target)
     return apply(c, in, &p, target);
 }
 
+/* What CPython's float() accepts of a string, for the constant strings compiled code has:
+ * surrounding whitespace, a sign, then "inf", "infinity" or "nan" in any case, or a decimal
+ * number. False when float() would raise ValueError. */
+static bool parse_float_literal(const char *s, double *out)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    double sign = *s == '-' ? -1.0 : 1.0;
+    const char *p = s + (*s == '-' || *s == '+');
+    size_t n = strlen(p);
+    while (n > 0 && isspace((unsigned char)p[n - 1]))
+        n--;
+    if ((n == 3 && strncasecmp(p, "inf", 3) == 0) || (n == 8 && strncasecmp(p, "infinity", 8) == 0)) {
+        *out = sign * HUGE_VAL;
+        return true;
+    }
+    if (n == 3 && strncasecmp(p, "nan", 3) == 0) {
+        *out = sign * NAN;
+        return true;
+    }
+    if (n == 0 || strspn(p, "0123456789.eE+-") < n)   /* no hex, no "infinityx" */
+        return false;
+    char *end;
+    *out = strtod(s, &end);
+    return end == p + n;
+}
+
+/* float("inf") and friends fold to the constant; a string float() cannot parse, or one not
+ * known when compiling, is a TypingError here rather than a ValueError at run time. */
+static Type *float_of_string(Infer *c, Instr *in, Args *a)
+{
+    const Const *k = a->pos[0]->type->literal;
+    double v;
+    if (!k || k->kind != K_STR || !k->s)
+        return infer_fail(c, in, DIAG_TYPING, "float() of a string needs a constant string");
+    if (!parse_float_literal(k->s, &v))
+        return infer_fail(c, in, DIAG_TYPING, "could not convert string to float: '%s'", k->s);
+    if (c->rewrite) {
+        in->op = OP_CONST;
+        in->cst = ir_new_const(c->fn, K_FLOAT);
+        in->cst->f = v;
+        in->nargs = 0;
+        in->nkw = 0;
+        in->sub = 0;
+    }
+    return f64();
+}
+
 static Type *complex_call(Infer *c, Instr *in, Args *a)
 {
     if (!want_args(c, in, a, 0, 2))
@@ -710,9 +762,11 @@ static Type *reduction(Infer *c, Instr *in, Builtin bi, Args *a)
         r = ty_is_complex(e) ? e : e->kind == TY_FLOAT32 || e->kind == TY_FLOAT16 ? ty_scalar(TY_FLOAT32)
                                                                                    : f64();
         break;
-    case BI_ARRAY_MIN:
-    case BI_ARRAY_MAX:
-        r = e;
+    case BI_ARRAY_MIN: case BI_ARRAY_MAX: case BI_NP_NANMIN: case BI_NP_NANMAX:
+    case BI_ARRAY_ARGMIN: case BI_ARRAY_ARGMAX:
+        if (ty_is_complex(e))
+            return infer_fail(c, in, DIAG_TYPING, "%s() of a complex array is not supported", a->name);
+        r = bi == BI_ARRAY_ARGMIN || bi == BI_ARRAY_ARGMAX ? i64() : e;
         break;
     default:
         r = sum_type(e);
@@ -720,11 +774,27 @@ static Type *reduction(Infer *c, Instr *in, Builtin bi, Args *a)
     return intrinsic(c, in, bi, a, NULL, r);
 }
 
+/* np.min(a) and friends: the array method that computes the same (nanmin and nanmax are their
+ * own), so lowering knows one builtin per reduction. */
+static Builtin numpy_reduction_as(Builtin bi)
+{
+    switch (bi) {
+    case BI_NP_MIN: case BI_NP_AMIN: return BI_ARRAY_MIN;
+    case BI_NP_MAX: case BI_NP_AMAX: return BI_ARRAY_MAX;
+    case BI_NP_ARGMIN: return BI_ARRAY_ARGMIN;
+    case BI_NP_ARGMAX: return BI_ARRAY_ARGMAX;
+    case BI_NP_MEAN: return BI_ARRAY_MEAN;
+    case BI_NP_PROD: return BI_ARRAY_PROD;
+    default: return bi;
+    }
+}
+
 static Type *array_method(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     Type *t = a->pos[0]->type, *to[MAX_ARGS] = {NULL};
     switch (bi) {
     case BI_ARRAY_SUM: case BI_ARRAY_MIN: case BI_ARRAY_MAX: case BI_ARRAY_MEAN:
+    case BI_ARRAY_PROD: case BI_ARRAY_ARGMIN: case BI_ARRAY_ARGMAX:
         return reduction(c, in, bi, a);
     case BI_ARRAY_COPY:
         return want_args(c, in, a, 1, 1) ? intrinsic(c, in, bi, a, NULL, ty_array(t->array.dtype,
@@ -842,6 +912,8 @@ static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
         return scalar_constructor(c, in, a, scalar_type_named(ir_builtin_name(bi)));
     if (bi >= BI_NP_SQRT && bi <= BI_NP_SUM)
         return call_numpy_math(c, in, bi, a);
+    if (bi >= BI_NP_MIN && bi <= BI_NP_PROD)
+        return reduction(c, in, numpy_reduction_as(bi), a);
     if (bi >= BI_NP_EMPTY && bi <= BI_NP_FULL)
         return array_creation(c, in, bi, a);
     if (bi >= BI_NP_EMPTY_LIKE && bi <= BI_NP_ONES_LIKE)
@@ -870,8 +942,14 @@ static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
     case BI_ABS: return abs_like(c, in, bi, a);
     case BI_MIN: case BI_MAX: return min_max(c, in, bi, a);
     case BI_LEN: return len_call(c, in, a);
-    case BI_INT: return scalar_constructor(c, in, a, i64());
-    case BI_FLOAT: return scalar_constructor(c, in, a, f64());
+    case BI_INT:   /* of a float: checked for NaN and infinities when lowered */
+        if (a->npos == 1 && ty_is_float(a->pos[0]->type))
+            return want_args(c, in, a, 1, 1) ? intrinsic(c, in, BI_INT, a, NULL, i64()) : NULL;
+        return scalar_constructor(c, in, a, i64());
+    case BI_FLOAT:
+        if (a->npos == 1 && a->pos[0]->type->kind == TY_STRING)
+            return float_of_string(c, in, a);
+        return scalar_constructor(c, in, a, f64());
     case BI_BOOL: return scalar_constructor(c, in, a, boolean());
     case BI_COMPLEX: return complex_call(c, in, a);
     case BI_ROUND: return round_call(c, in, a);
@@ -1012,12 +1090,17 @@ static Type *call_jit(Infer *c, Instr *in, const Const *k)
  * operands the class then the arguments. */
 static Type *call_exception(Infer *c, Instr *in)
 {
+    int slots = 0;   /* numbers travel in ExcInfo's 4 int64 slots (abi.h); a complex takes two */
     for (int i = 1; i < in->nargs; i++) {
         Type *t = in->args[i]->type;
         if (!ty_is_scalar(t) && t->kind != TY_STRING)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "exception arguments must be constant "
                               "strings or numbers, not %s", infer_type_name(t));
+        slots += ty_is_complex(t) ? 2 : ty_is_scalar(t);
     }
+    if (slots > 4)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "an exception raised in compiled code takes at "
+                          "most 4 numbers among its arguments");
     if (in->nkw)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "keyword arguments to an exception");
     if (c->rewrite)

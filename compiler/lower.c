@@ -1071,11 +1071,92 @@ static void exc_parts(Instr *e, void **cls, const char **msg)
         *cls = e->type->literal->handle;
 }
 
+/* First byte of an ExcInfo message that is a spec of the exception's arguments rather than the
+ * message itself; runtime/errors.c reads it: keep the two in step. */
+#define EXC_ARGS_SPEC '\x1e'
+
+/* Whether the exception is built with its arguments as a tuple (anything but none or one
+ * constant string, which the plain message carries). */
+static bool exc_needs_args_spec(Instr *e)
+{
+    if (e->op != OP_CALL || e->nargs < 2)
+        return false;
+    return e->nargs > 2 || !(e->args[1]->op == OP_CONST && e->args[1]->cst->kind == K_STR);
+}
+
+/* One numeric exception argument into its int64 slot(s) (abi.h: ExcInfo.args); its code in the
+ * spec says how errors.c reads it back: i/u an integer, b a bool, f a float's bits, c two. */
+static int exc_numeric_arg(Lower *L, Instr *a, LLVMValueRef *slots, char *code)
+{
+    Type *t = ty_strong(a->type);
+    LLVMValueRef v = lower_value(L, a);
+    if (ty_is_complex(t)) {
+        Type *ft = ty_scalar(t->kind == TY_COMPLEX64 ? TY_FLOAT32 : TY_FLOAT64);
+        for (unsigned k = 0; k < 2; k++)
+            slots[k] = LLVMBuildBitCast(L->b, lower_cast(L, LLVMBuildExtractValue(L->b, v, k, ""), ft,
+                                                         ty_scalar(TY_FLOAT64)), L->i64, "");
+        *code = 'c';
+        return 2;
+    }
+    if (ty_is_float(t)) {
+        slots[0] = LLVMBuildBitCast(L->b, lower_cast(L, v, t, ty_scalar(TY_FLOAT64)), L->i64, "");
+        *code = 'f';
+    } else if (t->kind == TY_BOOL) {
+        slots[0] = LLVMBuildZExt(L->b, v, L->i64, "");
+        *code = 'b';
+    } else {
+        slots[0] = LLVMBuildIntCast2(L->b, v, L->i64, ty_is_signed(t), "");
+        *code = ty_is_signed(t) ? 'i' : 'u';
+    }
+    return 1;
+}
+
+/* raise E(a, b, ...): the message is a spec of the argument tuple (EXC_ARGS_SPEC, then per
+ * argument "s<len>:<text>" for a constant string or one letter for a number in the next slots),
+ * which errors.c turns into E(*args): .args and str() as CPython gives them. */
+static void raise_with_args(Lower *L, void *cls, Instr *e)
+{
+    char spec[1024];
+    size_t n = 0;
+    LLVMValueRef slots[4];
+    int nslots = 0;
+    spec[n++] = EXC_ARGS_SPEC;
+    for (int i = 1; i < e->nargs; i++) {
+        Instr *a = e->args[i];
+        if (a->op == OP_CONST && a->cst->kind == K_STR) {
+            int w = snprintf(spec + n, sizeof spec - n, "s%zu:%s", strlen(a->cst->s), a->cst->s);
+            if (w < 0 || (size_t)w >= sizeof spec - n) {
+                lower_unsupported(L, "exception arguments too long");
+                return;
+            }
+            n += (size_t)w;
+            continue;
+        }
+        LLVMValueRef v[2];
+        char code;
+        int k = exc_numeric_arg(L, a, v, &code);
+        if (nslots + k > 4 || n + 2 > sizeof spec) {
+            lower_unsupported(L, "more than 4 numbers in an exception's arguments");
+            return;
+        }
+        for (int j = 0; j < k; j++)
+            slots[nslots++] = v[j];
+        spec[n++] = code;
+    }
+    spec[n] = '\0';
+    fill_exc(L, ABI_EXC_USER, cls, spec, slots, nslots);
+}
+
 static void lower_raise(Lower *L, Instr *in)
 {
     void *cls;
     const char *msg;
     exc_parts(in->args[0], &cls, &msg);
+    /* a kernel prints its message (lower_gpu.c): the first string is what it has to say */
+    if (!L->t->is_gpu && exc_needs_args_spec(in->args[0])) {
+        raise_with_args(L, cls, in->args[0]);
+        return;
+    }
     fill_exc(L, ABI_EXC_USER, cls, msg, NULL, 0);
 }
 
@@ -1217,6 +1298,29 @@ static LLVMValueRef compare_mixed_ints(Lower *L, Instr *in)
     return LLVMBuildICmp(L->b, preds[in->sub], v[0], v[1], "");
 }
 
+/* int64 against float64, exactly as CPython: in float, unless the two are equal as floats; then
+ * the int against the float made an int (a float equal to some int64 as a float is integral;
+ * 2**63 is above every int64). */
+static LLVMValueRef compare_int_float(Lower *L, Instr *in)
+{
+    static const LLVMIntPredicate ipred[] = {LLVMIntSLT, LLVMIntSLE, LLVMIntEQ, LLVMIntNE, LLVMIntSGT, LLVMIntSGE};
+    static const LLVMRealPredicate fpred[] = {LLVMRealOLT, LLVMRealOLE, LLVMRealOEQ, LLVMRealUNE, LLVMRealOGT, LLVMRealOGE};
+    static const int swapped[] = {CMP_GT, CMP_GE, CMP_EQ, CMP_NE, CMP_LT, CMP_LE};
+    LLVMBuilderRef B = L->b;
+    bool int_first = ty_is_int(in->args[0]->type);
+    int op = int_first ? in->sub : swapped[in->sub];
+    LLVMValueRef i = lower_value(L, in->args[int_first ? 0 : 1]), f = lower_value(L, in->args[int_first ? 1 : 0]);
+    LLVMValueRef fi = LLVMBuildSIToFP(B, i, L->f64, "");
+    LLVMValueRef by_float = LLVMBuildFCmp(B, fpred[op], fi, f, "");
+    LLVMValueRef same = LLVMBuildFCmp(B, LLVMRealOEQ, fi, f, "");
+    LLVMValueRef in_range = LLVMBuildFCmp(B, LLVMRealOLT, f, LLVMConstReal(L->f64, 9223372036854775808.0), "");
+    LLVMValueRef fint = LLVMBuildFPToSI(B, LLVMBuildSelect(B, in_range, f, LLVMConstReal(L->f64, 0.0), ""), L->i64, "");
+    LLVMValueRef lhs = LLVMBuildSelect(B, in_range, i, lower_i64(L, 0), "");
+    LLVMValueRef rhs = LLVMBuildSelect(B, in_range, fint, lower_i64(L, 1), "");
+    LLVMValueRef by_int = LLVMBuildICmp(B, ipred[op], lhs, rhs, "");
+    return LLVMBuildSelect(B, same, by_int, by_float, "");
+}
+
 static LLVMValueRef lower_instr(Lower *L, Instr *in)
 {
     LLVMBuilderRef B = L->b;
@@ -1238,6 +1342,9 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
         if (in->args[0]->type != in->args[1]->type && ty_is_int(in->args[0]->type) &&
             ty_is_int(in->args[1]->type))
             return compare_mixed_ints(L, in);
+        if (in->sub <= CMP_GE && ((in->args[0]->type->kind == TY_INT64 && in->args[1]->type->kind == TY_FLOAT64) ||
+                                  (in->args[0]->type->kind == TY_FLOAT64 && in->args[1]->type->kind == TY_INT64)))
+            return compare_int_float(L, in);
         if (in->args[0]->type != in->args[1]->type && !(ty_is_scalar(in->args[0]->type)))
             return LLVMConstInt(L->i1, in->sub == CMP_NE, 0);   /* None against a value */
         return lower_compare_scalar(L, (CmpOp)in->sub, in->args[0]->type, lower_value(L, in->args[0]),

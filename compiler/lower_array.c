@@ -697,15 +697,57 @@ typedef struct RedCtx {
     Builtin op;
     Type *et, *acc_t;
     LLVMValueRef acc;       /* alloca */
+    LLVMValueRef pos, best; /* argmin/argmax: allocas of the flat index and the index found */
 } RedCtx;
+
+/* argmin/argmax: x replaces the best so far when strictly better, or when it is the first NaN
+ * (NumPy returns the first NaN's index); once the best is NaN nothing replaces it. */
+static void elem_argbest(Lower *L, RedCtx *c, LLVMValueRef cur, LLVMValueRef x)
+{
+    LLVMBuilderRef B = L->b;
+    bool is_max = c->op == BI_ARRAY_ARGMAX;
+    LLVMValueRef better;
+    if (ty_is_float(c->et)) {
+        better = LLVMBuildFCmp(B, is_max ? LLVMRealOGT : LLVMRealOLT, x, cur, "");
+        better = LLVMBuildOr(B, better, LLVMBuildFCmp(B, LLVMRealUNO, x, x, ""), "");
+        better = LLVMBuildAnd(B, better, LLVMBuildFCmp(B, LLVMRealORD, cur, cur, ""), "");
+    } else {
+        bool s = ty_is_int(c->et) && ty_is_signed(c->et);
+        better = LLVMBuildICmp(B, is_max ? (s ? LLVMIntSGT : LLVMIntUGT) : (s ? LLVMIntSLT : LLVMIntULT), x, cur, "");
+    }
+    LLVMValueRef k = LLVMBuildLoad2(B, L->i64, c->pos, "");
+    LLVMValueRef b = LLVMBuildLoad2(B, L->i64, c->best, "");
+    LLVMBuildStore(B, LLVMBuildSelect(B, better, x, cur, ""), c->acc);
+    LLVMBuildStore(B, LLVMBuildSelect(B, better, k, b, ""), c->best);
+    LLVMBuildStore(B, LLVMBuildAdd(B, k, lower_i64(L, 1), ""), c->pos);
+}
+
+/* nanmin/nanmax: a NaN never replaces a number, and a number always replaces a NaN. */
+static LLVMValueRef nan_skipping_minmax(Lower *L, Type *t, LLVMValueRef cur, LLVMValueRef x, bool is_max)
+{
+    LLVMValueRef r = lower_minmax(L, t, cur, x, is_max, false);
+    if (!ty_is_float(t))
+        return r;
+    return LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealUNO, cur, cur, ""), x, r, "");
+}
 
 static LLVMValueRef elem_reduce(Lower *L, void *vctx, LLVMValueRef *e)
 {
     RedCtx *c = vctx;
+    if (c->op == BI_ARRAY_ARGMIN || c->op == BI_ARRAY_ARGMAX) {
+        elem_argbest(L, c, LLVMBuildLoad2(L->b, lower_type(L, c->et), c->acc, ""), e[0]);
+        return NULL;
+    }
     LLVMValueRef cur = LLVMBuildLoad2(L->b, lower_type(L, c->acc_t), c->acc, "");
     LLVMValueRef x = lower_cast(L, e[0], c->et, c->acc_t), r;
     if (c->op == BI_ARRAY_MIN || c->op == BI_ARRAY_MAX)   /* NumPy: a NaN wins */
         r = lower_minmax(L, c->acc_t, cur, x, c->op == BI_ARRAY_MAX, true);
+    else if (c->op == BI_NP_NANMIN || c->op == BI_NP_NANMAX)
+        r = nan_skipping_minmax(L, c->acc_t, cur, x, c->op == BI_NP_NANMAX);
+    else if (c->op == BI_ARRAY_PROD && c->acc_t->kind == TY_BOOL)
+        r = LLVMBuildAnd(L->b, cur, x, "");
+    else if (c->op == BI_ARRAY_PROD)
+        r = lower_binop_scalar(L, BIN_MUL, c->acc_t, cur, x, NULL);
     else if (c->op == BI_MIN || c->op == BI_MAX)   /* Python: x replaces only if x < or > best */
         r = lower_minmax(L, c->acc_t, cur, x, c->op == BI_MAX, false);
     else
@@ -714,38 +756,61 @@ static LLVMValueRef elem_reduce(Lower *L, void *vctx, LLVMValueRef *e)
     return NULL;
 }
 
+/* The ValueError of a reduction without identity over an empty array (NumPy's and CPython's
+ * words), or NULL when the reduction has an identity. */
+static const char *empty_reduction_message(Builtin op)
+{
+    switch (op) {
+    case BI_ARRAY_MIN: return "zero-size array to reduction operation minimum which has no identity";
+    case BI_ARRAY_MAX: return "zero-size array to reduction operation maximum which has no identity";
+    case BI_NP_NANMIN: return "zero-size array to reduction operation fmin which has no identity";
+    case BI_NP_NANMAX: return "zero-size array to reduction operation fmax which has no identity";
+    case BI_ARRAY_ARGMIN: return "attempt to get argmin of an empty sequence";
+    case BI_ARRAY_ARGMAX: return "attempt to get argmax of an empty sequence";
+    case BI_MIN: return "min() arg is an empty sequence";
+    case BI_MAX: return "max() arg is an empty sequence";
+    default: return NULL;
+    }
+}
+
 static LLVMValueRef reduce(Lower *L, Instr *in, Builtin op)
 {
     Instr *a = in->args[0];
     Type *at = a->type;
     LLVMValueRef arr = lower_value(L, a), shape[ABI_MAX_NDIM];
-    RedCtx c = {.op = op, .et = at->array.dtype, .acc_t = in->type};
-    if (op == BI_ARRAY_MEAN)
-        c.acc_t = in->type;
+    bool arg = op == BI_ARRAY_ARGMIN || op == BI_ARRAY_ARGMAX;
+    RedCtx c = {.op = op, .et = at->array.dtype, .acc_t = arg ? at->array.dtype : in->type};
     c.acc = lower_alloca(L, lower_type(L, c.acc_t));
     get_shape(L, at, arr, shape);
     LLVMValueRef n = array_size(L, at, arr);
-    if (op == BI_ARRAY_MIN || op == BI_ARRAY_MAX || op == BI_MIN || op == BI_MAX) {
-        static const char *const empty[4] = {
-            "zero-size array to reduction operation minimum which has no identity",
-            "zero-size array to reduction operation maximum which has no identity",
-            "min() arg is an empty sequence", "max() arg is an empty sequence"};
-        int which = (op == BI_ARRAY_MAX || op == BI_MAX) + 2 * (op == BI_MIN || op == BI_MAX);
-        lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, n, lower_i64(L, 0), ""), ABI_EXC_VALUE,
-                    empty[which], NULL, 0);
+    const char *empty = empty_reduction_message(op);
+    if (empty) {   /* no identity: start from the first element */
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, n, lower_i64(L, 0), ""), ABI_EXC_VALUE, empty, NULL, 0);
         LLVMBuildStore(L->b, lower_cast(L, lower_array_load(L, c.et, lower_array_data(L, arr)), c.et, c.acc_t), c.acc);
+    } else if (op == BI_ARRAY_PROD) {
+        LLVMBuildStore(L->b, lower_cast(L, lower_i64(L, 1), ty_scalar(TY_INT64), c.acc_t), c.acc);
     } else {
         LLVMBuildStore(L->b, LLVMConstNull(lower_type(L, c.acc_t)), c.acc);
+    }
+    if (arg) {
+        c.pos = lower_alloca(L, L->i64);
+        c.best = lower_alloca(L, L->i64);
+        LLVMBuildStore(L->b, lower_i64(L, 0), c.pos);
+        LLVMBuildStore(L->b, lower_i64(L, 0), c.best);
     }
     EwOp op0 = {.t = at, .v = arr};
     ew_broadcast(L, at->array.ndim, shape, &op0, 1, true);
     ew_run(L, at->array.ndim, shape, &op0, 1, NULL, elem_reduce, &c);
+    if (arg)
+        return LLVMBuildLoad2(L->b, L->i64, c.best, "");
     LLVMValueRef r = LLVMBuildLoad2(L->b, lower_type(L, c.acc_t), c.acc, "");
     if (op == BI_ARRAY_MEAN) {
         Type *ft = ty_is_complex(c.acc_t) ? ty_scalar(c.acc_t->kind == TY_COMPLEX64 ? TY_FLOAT32 : TY_FLOAT64) : c.acc_t;
         LLVMValueRef nf = lower_cast(L, n, ty_scalar(TY_INT64), c.acc_t);
         (void)ft;
-        r = lower_binop_scalar(L, BIN_TRUEDIV, c.acc_t, r, nf, NULL);
+        /* NumPy: the mean of an empty array is NaN (with a warning), not ZeroDivisionError */
+        r = ty_is_float(c.acc_t) ? LLVMBuildFDiv(L->b, r, nf, "")
+                                 : lower_binop_scalar(L, BIN_TRUEDIV, c.acc_t, r, nf, NULL);
     }
     return r;
 }
@@ -912,7 +977,9 @@ LLVMValueRef lower_array_intrinsic(Lower *L, Instr *in, bool *done)
     case BI_ARRAY_ASTYPE: return copy_new(L, in, a0);
     case BI_ARRAY_SUM: case BI_NP_SUM: return reduce(L, in, BI_ARRAY_SUM);
     case BI_ARRAY_MEAN: return reduce(L, in, BI_ARRAY_MEAN);
-    case BI_ARRAY_MIN: case BI_ARRAY_MAX: return reduce(L, in, bi);
+    case BI_ARRAY_MIN: case BI_ARRAY_MAX: case BI_NP_NANMIN: case BI_NP_NANMAX:
+    case BI_ARRAY_ARGMIN: case BI_ARRAY_ARGMAX: case BI_ARRAY_PROD:
+        return reduce(L, in, bi);
     case BI_MIN: case BI_MAX:
         if (arr_arg && in->nargs == 1)
             return reduce(L, in, bi);

@@ -575,12 +575,44 @@ static void flatten(Lower *L, Type *t, Params *p)
     }
 }
 
-/* Rebuilds a value of type t from the kernel's parameters from *next on. */
-static LLVMValueRef rebuild(Lower *L, LLVMValueRef k, Type *t, unsigned *next)
+/* The launch checked that this array's data is 16-byte aligned: say so on the parameter and,
+ * as an assumption, on the generic pointer the body uses (known bits do not cross the address
+ * space cast), so that loads and stores carry the alignment and the load-store vectoriser may
+ * join x[4i .. 4i+3] into one 128-bit access. */
+static void mark_aligned(Lower *L, LLVMValueRef k, unsigned param, LLVMValueRef data)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName("align", 5);
+    LLVMAddAttributeAtIndex(k, param + 1, LLVMCreateEnumAttribute(L->ctx, kind, 16));
+    LLVMValueRef low = LLVMBuildAnd(L->b, LLVMBuildPtrToInt(L->b, data, L->i64, ""),
+                                    lower_i64(L, 15), "");
+    LLVMValueRef ok = LLVMBuildICmp(L->b, LLVMIntEQ, low, lower_i64(L, 0), "");
+    target_call_intrinsic(L->mod, L->b, "llvm.assume", NULL, 0, &ok, 1);
+}
+
+/* Parameter attributes: noalias where the launch checked that no other array argument
+ * overlaps this one, and then readonly where the kernel never writes the array (the written
+ * mask); with both, loads become ld.global.nc (the read-only data cache). */
+static void mark_param(Lower *L, LLVMValueRef k, unsigned param, const char *attr)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(attr, strlen(attr));
+    LLVMAddAttributeAtIndex(k, param + 1, LLVMCreateEnumAttribute(L->ctx, kind, 0));
+}
+
+/* Rebuilds a value of type t from the kernel's parameters from *next on; for array argument
+ * number arg (-1: none, as inside tuples) the launch's alignment and overlap facts apply. */
+static LLVMValueRef rebuild(Lower *L, LLVMValueRef k, Type *t, unsigned *next, int arg)
 {
     LLVMBuilderRef B = L->b;
     if (t->kind == TY_ARRAY) {
-        LLVMValueRef data = LLVMBuildAddrSpaceCast(B, LLVMGetParam(k, (*next)++), L->ptr, "");
+        LLVMValueRef data = LLVMBuildAddrSpaceCast(B, LLVMGetParam(k, *next), L->ptr, "");
+        if (arg >= 0 && arg < 64 && ((L->prog->gpu_aligned >> arg) & 1))
+            mark_aligned(L, k, *next, data);
+        if (arg >= 0 && arg < 64 && ((L->prog->gpu_noalias >> arg) & 1)) {
+            mark_param(L, k, *next, "noalias");
+            if ((L->prog->gpu_readonly >> arg) & 1)
+                mark_param(L, k, *next, "readonly");
+        }
+        (*next)++;
         LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
         for (int j = 0; j < t->array.ndim; j++)
             sh[j] = LLVMGetParam(k, (*next)++);
@@ -591,7 +623,7 @@ static LLVMValueRef rebuild(Lower *L, LLVMValueRef k, Type *t, unsigned *next)
     if (t->kind == TY_TUPLE) {
         LLVMValueRef v = LLVMGetUndef(lower_type(L, t));
         for (int i = 0; i < t->tuple.n; i++) {
-            LLVMValueRef x = rebuild(L, k, t->tuple.items[i], next);
+            LLVMValueRef x = rebuild(L, k, t->tuple.items[i], next, -1);
             v = LLVMBuildInsertValue(B, v, x ? x : LLVMConstNull(L->none_ty), (unsigned)i, "");
         }
         return v;
@@ -675,7 +707,7 @@ void lower_gpu_entry(Lower *L, TypedFunc *tf)
     unsigned next = 0;
     for (int i = 0; i < tf->nargs; i++) {
         Type *t = tf->argtypes[i];
-        LLVMValueRef v = rebuild(L, k, t, &next);
+        LLVMValueRef v = rebuild(L, k, t, &next, i);
         if (t->kind == TY_ARRAY) {
             LLVMValueRef tmp = LLVMBuildAlloca(L->b, LLVMTypeOf(v), "");
             LLVMBuildStore(L->b, v, tmp);

@@ -286,12 +286,28 @@ static LLVMValueRef round_digits(Lower *L, LLVMValueRef x, LLVMValueRef n)
 }
 
 /* round(x) half to even -> int; round(x, n) -> float. */
+/* int(), math.floor/ceil/trunc and round() of a float: CPython raises on NaN and infinities
+ * where a bare conversion would give garbage. Only these builtins pay for the check, not the
+ * casts of array code. */
+static void check_float_to_int(Lower *L, Type *t, LLVMValueRef x)
+{
+    LLVMBuilderRef B = L->b;
+    lower_check(L, LLVMBuildFCmp(B, LLVMRealUNO, x, x, ""), ABI_EXC_VALUE,
+                "cannot convert float NaN to integer", NULL, 0);
+    LLVMValueRef inf = lower_const_f(L, t, INFINITY);
+    LLVMValueRef is_inf = LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealOEQ, x, inf, ""),
+                                      LLVMBuildFCmp(B, LLVMRealOEQ, x, LLVMBuildFNeg(B, inf, ""), ""), "");
+    lower_check(L, is_inf, ABI_EXC_OVERFLOW, "cannot convert float infinity to integer", NULL, 0);
+}
+
 static LLVMValueRef lower_round(Lower *L, Instr *in)
 {
     Instr *x = in->args[0];
     LLVMValueRef v = lower_value(L, x);
     if (!ty_is_float(x->type))
         return lower_cast(L, v, x->type, in->type);
+    if (in->nargs == 1 && ty_is_int(in->type))
+        check_float_to_int(L, x->type, v);
     if (in->nargs == 1)
         return lower_cast(L, lower_math(L, MF_RINT, x->type, v, NULL), x->type, in->type);
     Type *f64 = ty_scalar(TY_FLOAT64);
@@ -464,6 +480,7 @@ static LLVMValueRef lower_unary_builtin(Lower *L, Instr *in, Builtin bi, Type *t
         if (!ty_is_float(t))
             return lower_cast(L, x, t, in->type);
         mf = bi == BI_MATH_FLOOR ? MF_FLOOR : bi == BI_MATH_CEIL ? MF_CEIL : MF_TRUNC;
+        check_float_to_int(L, t, x);
         return lower_cast(L, lower_math(L, (MathFn)mf, t, x, NULL), t, in->type);
     case BI_MATH_ISNAN: case BI_MATH_ISINF: case BI_MATH_ISFINITE:
     case BI_NP_ISNAN: case BI_NP_ISINF: case BI_NP_ISFINITE:
@@ -498,6 +515,8 @@ static LLVMValueRef lower_scalar_builtin(Lower *L, Instr *in, Builtin bi)
     if (is_constructor(bi)) {
         if (!a0)
             return LLVMConstNull(lower_type(L, in->type));
+        if (bi == BI_INT && ty_is_float(a0->type) && ty_is_int(in->type))
+            check_float_to_int(L, a0->type, x);
         return bi == BI_BOOL ? lower_truth(L, x, a0->type) : lower_cast(L, x, a0->type, in->type);
     }
     int mf = binary_math_fn(bi);

@@ -237,6 +237,28 @@ static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
     return 1;
 }
 
+/* How errors name a value compiled code cannot use: a function or class by its qualified name
+ * (numpy.min, not <function min at 0x...>; a plain Python function by its own qualified name),
+ * anything else by its repr. */
+static const char *opaque_name(FeCtx *ctx, PyObject *obj)
+{
+    if (!PyCallable_Check(obj))
+        return repr_of(ctx, obj);
+    PyObject *mod = PyObject_GetAttrString(obj, "__module__");
+    PyObject *qual = PyObject_GetAttrString(obj, "__qualname__");
+    PyErr_Clear();
+    const char *name;
+    if (!qual || !PyUnicode_Check(qual))
+        name = repr_of(ctx, obj);
+    else if (PyFunction_Check(obj) || !mod || !PyUnicode_Check(mod))
+        name = arena_strdup(ctx->arena, utf8_or(qual, "?"));
+    else
+        name = arena_printf(ctx->arena, "%s.%s", utf8_or(mod, "?"), utf8_or(qual, "?"));
+    Py_XDECREF(mod);
+    Py_XDECREF(qual);
+    return name;
+}
+
 int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out)
 {
     Const *c = ir_new_const(ctx->fn, K_OPAQUE);
@@ -248,7 +270,9 @@ int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out)
         return -1;
     if (found == 0) {
         c->kind = K_OPAQUE;
-        c->name = repr_of(ctx, obj);
+        c->name = opaque_name(ctx, obj);
+        if (PyFunction_Check(obj))   /* inference says how to make it callable: @njit */
+            c->data = (void *)"python function";
         keep_alive(ctx, c, obj);
     }
     return 0;

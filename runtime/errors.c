@@ -13,6 +13,7 @@
 #include "runtime/runtime.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 PyObject *rt_error_class(const char *name)
@@ -86,12 +87,20 @@ static PyObject *diag_message(const Diag *d)
     PyObject *excerpt = source_excerpt(d), *result = NULL;
     if (!excerpt)
         return NULL;
-    if (d->func_name)
-        result = PyUnicode_FromFormat("%s\n  in function '%s', file \"%s\", line %d:%U", msg,
-                                      d->func_name, d->file, d->line, excerpt);
+    /* where: "line N:" then the excerpt, or the line (when known) and why there is no excerpt
+     * (code run by python -c, or whose file is gone) */
+    char where[64];
+    if (PyUnicode_GetLength(excerpt) > 0)
+        snprintf(where, sizeof where, ", line %d:", d->line);
+    else if (d->line > 0)
+        snprintf(where, sizeof where, ", line %d (source not available)", d->line);
     else
-        result = PyUnicode_FromFormat("%s\n  in file \"%s\", line %d:%U", msg, d->file, d->line,
-                                      excerpt);
+        snprintf(where, sizeof where, " (line and source not available)");
+    if (d->func_name)
+        result = PyUnicode_FromFormat("%s\n  in function '%s', file \"%s\"%s%U", msg,
+                                      d->func_name, d->file, where, excerpt);
+    else
+        result = PyUnicode_FromFormat("%s\n  in file \"%s\"%s%U", msg, d->file, where, excerpt);
     Py_DECREF(excerpt);
     return result;
 }
@@ -155,6 +164,68 @@ static PyObject *format_exc_message(const ExcInfo *exc)
     return PyUnicode_DecodeUTF8(out, (Py_ssize_t)n, "replace");
 }
 
+/* First byte of a message that is a spec of the exception's arguments (compiler/lower.c writes
+ * it: keep the two in step): per argument "s<len>:<text>" for a constant string, or a letter for
+ * a number in the next int64 slots: i int64, u uint64, b bool, f a float64's bits, c two of them
+ * for a complex. */
+#define EXC_ARGS_SPEC '\x1e'
+
+static PyObject *spec_number(char code, const int64_t *slot)
+{
+    double d[2];
+    switch (code) {
+    case 'i': return PyLong_FromLongLong((long long)slot[0]);
+    case 'u': return PyLong_FromUnsignedLongLong((unsigned long long)slot[0]);
+    case 'b': return PyBool_FromLong(slot[0] != 0);
+    case 'f':
+        memcpy(d, slot, sizeof d[0]);
+        return PyFloat_FromDouble(d[0]);
+    case 'c':
+        memcpy(d, slot, sizeof d);
+        return PyComplex_FromDoubles(d[0], d[1]);
+    default:
+        PyErr_Format(PyExc_SystemError, "pyjit: bad exception argument code '%c'", code);
+        return NULL;
+    }
+}
+
+/* The tuple of arguments a spec describes; NULL with an exception set if it is malformed. */
+static PyObject *spec_args(const ExcInfo *exc)
+{
+    PyObject *items = PyList_New(0), *item = NULL;
+    int slot = 0;
+    for (const char *p = exc->msg + 1; items && *p; item = NULL) {
+        if (*p == 's') {
+            char *end;
+            unsigned long len = strtoul(p + 1, &end, 10);
+            if (*end != ':' || strlen(end + 1) < len)
+                goto bad;
+            item = PyUnicode_DecodeUTF8(end + 1, (Py_ssize_t)len, "replace");
+            p = end + 1 + len;
+        } else {
+            int need = *p == 'c' ? 2 : 1;
+            if (slot + need > exc->nargs || slot + need > 4)
+                goto bad;
+            item = spec_number(*p++, &exc->args[slot]);
+            slot += need;
+        }
+        if (!item || PyList_Append(items, item) < 0)
+            goto fail;
+        Py_DECREF(item);
+    }
+    if (!items)
+        return NULL;
+    PyObject *tuple = PyList_AsTuple(items);
+    Py_DECREF(items);
+    return tuple;
+bad:
+    PyErr_SetString(PyExc_SystemError, "pyjit: malformed exception arguments from compiled code");
+fail:
+    Py_XDECREF(item);
+    Py_XDECREF(items);
+    return NULL;
+}
+
 static PyObject *raise_user(const ExcInfo *exc)
 {
     PyObject *cls = exc->cls, *msg = NULL, *inst = NULL;
@@ -164,6 +235,9 @@ static PyObject *raise_user(const ExcInfo *exc)
     }
     if (!exc->msg) {
         inst = PyObject_CallNoArgs(cls);
+    } else if (exc->msg[0] == EXC_ARGS_SPEC) {
+        msg = spec_args(exc);   /* the tuple of arguments */
+        inst = msg ? PyObject_Call(cls, msg, NULL) : NULL;
     } else {
         msg = exc->nargs ? format_exc_message(exc) : PyUnicode_FromString(exc->msg);
         inst = msg ? PyObject_CallOneArg(cls, msg) : NULL;

@@ -17,6 +17,18 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/statm"),
                                 reason="needs /proc/self/statm (Linux)")
 
 
+# Under AddressSanitizer (scripts/sanitize.sh preloads libasan) freed memory sits in ASan's
+# quarantine and every allocation carries redzones, so RSS bounds cannot hold there: only the RSS
+# assertions are skipped; the reference-count checks of this file still run in that build.
+UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
+
+
+def check_rss(grown, limit, message):
+    """Asserts grown < limit, except under ASan, where RSS says nothing about leaks."""
+    if not UNDER_ASAN:
+        assert grown < limit, message
+
+
 def rss():
     gc.collect()
     with open("/proc/self/statm") as f:
@@ -65,7 +77,7 @@ def test_returned_arrays_do_not_leak():
         f(10)
     grown = rss() - before
     # 10^6 leaked arrays of 10 float64 would be at least 80 MB
-    assert grown < 8 * MB, f"RSS grew {grown / MB:.1f} MB over 10^6 calls"
+    check_rss(grown, 8 * MB, f"RSS grew {grown / MB:.1f} MB over 10^6 calls")
 
 
 def test_temporaries_in_loops_do_not_leak():
@@ -77,7 +89,7 @@ def test_temporaries_in_loops_do_not_leak():
     for _ in range(10000):       # 10^6 temporary arrays
         f(100)
     grown = rss() - before
-    assert grown < 8 * MB, f"RSS grew {grown / MB:.1f} MB over 10^6 temporaries"
+    check_rss(grown, 8 * MB, f"RSS grew {grown / MB:.1f} MB over 10^6 temporaries")
 
 
 def test_tuples_of_new_arrays_do_not_leak():
@@ -88,7 +100,7 @@ def test_tuples_of_new_arrays_do_not_leak():
     for _ in range(300_000):
         f(16)
     grown = rss() - before
-    assert grown < 8 * MB, f"RSS grew {grown / MB:.1f} MB"
+    check_rss(grown, 8 * MB, f"RSS grew {grown / MB:.1f} MB")
 
 
 def test_big_arrays_are_freed():
@@ -100,7 +112,7 @@ def test_big_arrays_are_freed():
         assert r.shape == (1 << 20,)
         del r
     grown = rss() - before
-    assert grown < 64 * MB, f"RSS grew {grown / MB:.1f} MB over 60 arrays of 8 MB"
+    check_rss(grown, 64 * MB, f"RSS grew {grown / MB:.1f} MB over 60 arrays of 8 MB")
 
 
 def test_returned_array_outlives_nothing_it_should_not():
@@ -155,7 +167,7 @@ def test_exceptions_do_not_leak():
             pass
     grown = rss() - before
     assert sys.getrefcount(a) == rc
-    assert grown < 8 * MB, f"RSS grew {grown / MB:.1f} MB over 2*10^5 exceptions"
+    check_rss(grown, 8 * MB, f"RSS grew {grown / MB:.1f} MB over 2*10^5 exceptions")
 
 
 def test_bad_calls_do_not_leak():
@@ -173,7 +185,7 @@ def test_bad_calls_do_not_leak():
         except TypeError:
             pass
     assert sys.getrefcount(lst) == rc
-    assert rss() - before < 8 * MB
+    check_rss(rss() - before, 8 * MB, 'RSS grew')
 
 
 SOURCE = """
@@ -203,7 +215,7 @@ def test_compiling_many_functions_is_bounded():
     compile_many(1000, 240, a)
     per_function = (rss() - before) / 240
     # dispatchers dropped after use: their code should be freed; a loose bound either way
-    assert per_function < 512 * 1024, f"{per_function / 1024:.0f} KB per compiled function"
+    check_rss(per_function, 512 * 1024, f"{per_function / 1024:.0f} KB per compiled function")
 
 
 def test_kept_dispatchers_memory_per_function():
@@ -217,7 +229,7 @@ def test_kept_dispatchers_memory_per_function():
         d(1.0, a)
         kept.append(d)
     per_function = (rss() - before) / 200
-    assert per_function < 1024 * 1024, f"{per_function / 1024:.0f} KB per kept function"
+    check_rss(per_function, 1024 * 1024, f"{per_function / 1024:.0f} KB per kept function")
     assert len(kept) == 200
 
 
@@ -243,4 +255,4 @@ def test_arrays_made_before_a_raise_are_freed():
         except ValueError:
             pass
     grown = rss() - before
-    assert grown < 16 * MB, f"RSS grew {grown / MB:.1f} MB"
+    check_rss(grown, 16 * MB, f"RSS grew {grown / MB:.1f} MB")

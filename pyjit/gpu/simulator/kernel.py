@@ -159,19 +159,27 @@ def _code_names(code):
 
 # --- launch configuration -------------------------------------------------------------------
 
-def _dim3(value, what, limits):
-    if isinstance(value, (int, np.integer)):
+def _dim3(value, what, limits, kname):
+    """(x, y, z) from an int or a tuple of 1 to 3 ints; the errors as the GPU path gives them:
+    ValueError for a wrong count or range, TypeError for a wrong type, the kernel named."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         dims = (int(value),)
-    elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
+    elif isinstance(value, (tuple, list)):
+        if not 1 <= len(value) <= 3:
+            raise ValueError(f"kernel '{kname}': {what} must be an int or a tuple of 1 to 3 "
+                             f"ints, not a tuple of {len(value)}")
         dims = tuple(value)
     else:
-        raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
+        raise TypeError(f"kernel '{kname}': {what} must be an int or a tuple of 1 to 3 ints, "
+                        f"got {value!r}")
     out = []
     for d, lim, axis in zip(dims, limits, "xyz"):
         if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
-            raise TypeError(f"{what}.{axis} must be an int, got {d!r} ({type(d).__name__})")
+            raise TypeError(f"kernel '{kname}': {what}.{axis} must be an int, got {d!r} "
+                            f"({type(d).__name__})")
         if not 1 <= d <= lim:
-            raise ValueError(f"{what}.{axis} = {d} is not in the allowed range 1..{lim}")
+            raise ValueError(f"kernel '{kname}': {what}.{axis} = {d} is not in the allowed "
+                             f"range 1..{lim}")
         out.append(int(d))
     return tuple(out) + (1,) * (3 - len(out))
 
@@ -180,8 +188,8 @@ def _config(kernel, cfg):
     if not isinstance(cfg, tuple) or not 2 <= len(cfg) <= 4:
         raise ValueError(f"kernel '{kernel.__name__}': launch configuration must be [griddim, "
                          f"blockdim] or [griddim, blockdim, stream, sharedmem], got {cfg!r}")
-    griddim = _dim3(cfg[0], "griddim", MAX_GRID)
-    blockdim = _dim3(cfg[1], "blockdim", MAX_BLOCK)
+    griddim = _dim3(cfg[0], "griddim", MAX_GRID, kernel.__name__)
+    blockdim = _dim3(cfg[1], "blockdim", MAX_BLOCK, kernel.__name__)
     n = blockdim[0] * blockdim[1] * blockdim[2]
     if n > MAX_THREADS:
         raise ValueError(f"kernel '{kernel.__name__}': a block of {blockdim} has {n} threads; "
@@ -224,6 +232,7 @@ class Kernel:
         self.__doc__ = py_func.__doc__
         self.__wrapped__ = py_func
         self._prep = None
+        self._returns_checked = False
         code = py_func.__code__
         self._argnames = code.co_varnames[:code.co_argcount]
         self._casts = _signature_casts(signature, len(self._argnames))
@@ -458,6 +467,7 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
         kargs = [_kernel_arg(a, n, c) for a, n, c in zip(args, names, casts)]
     except TypeError as e:
         raise TypeError(f"kernel '{kernel.__name__}': {e}") from None
+    _check_no_return_value(kernel)
     prep = kernel.prepared()
     with _launch_lock:
         if S.active:
@@ -482,6 +492,33 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
             S.shared = {}
             S.const_cache = {}
             S.dyn_shared = None
+
+
+def _returns_value(code):
+    """Whether a code object has a `return` of something other than None (from its bytecode:
+    a bare or missing return is a return of the constant None)."""
+    import dis
+    prev = None
+    for ins in dis.get_instructions(code):
+        if ins.opname == "RETURN_CONST" and ins.argval is not None:
+            return True
+        if ins.opname == "RETURN_VALUE" and not (prev is not None and prev.opname == "LOAD_CONST"
+                                                 and prev.argval is None):
+            return True
+        prev = ins
+    return False
+
+
+def _check_no_return_value(kernel):
+    """A kernel returning a value is a TypingError before any thread runs, as on the GPU."""
+    if getattr(kernel, "_returns_checked", False):
+        return
+    if _returns_value(kernel.py_func.__code__):
+        from ...errors import TypingError
+        raise TypingError(f"kernel '{kernel.__name__}': a kernel cannot return a value; write "
+                          "results into an array argument, or use @gpu.jit(device=True) for a "
+                          "function that kernels call")
+    kernel._returns_checked = True
 
 
 def _begin(kernel, griddim, blockdim, sharedmem):

@@ -1,0 +1,317 @@
+"""Regressions: each test pins a bug that was found and fixed, compared against CPython (or
+NumPy) where the behaviour is theirs. The number in each section title is the bug's."""
+import importlib
+import itertools
+import re
+import math
+import operator
+import warnings
+
+import numpy as np
+import pytest
+
+import pyjit
+from pyjit.errors import TypingError
+from util import check, run_subprocess
+
+
+def compiled_and_python(src, name="f", **extra):
+    """(compiled, python) versions of the function `name` defined by src."""
+    ns = dict(np=np, math=math, pyjit=pyjit, **extra)
+    exec(src, ns)
+    return pyjit.njit(ns[name]), ns[name]
+
+
+def outcome(fn, *args):
+    """What calling fn gives: ("ok", value) or (exception class, args, str)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return ("ok", fn(*args))
+        except Exception as e:  # noqa: BLE001 - the exception is the behaviour compared
+            return (type(e), e.args, str(e))
+
+
+# ---- 1: exceptions with several arguments keep them all --------------------------------------
+
+RAISES = [
+    'raise ValueError("x was", x)',
+    'raise ValueError(x)',
+    'raise ValueError("a", "b")',
+    'raise ValueError("a", x, 2.5, True, -7)',
+    'raise KeyError("k", x * 0.5)',
+    'raise ValueError()',
+    'raise ValueError',
+    'raise ValueError("only")',
+    'raise ValueError("100%", x)',
+    'raise RuntimeError(1j, x)',
+    'raise ValueError(x > 2, "\u00e9t\u00e9")',
+]
+
+
+@pytest.mark.parametrize("stmt", RAISES)
+@pytest.mark.parametrize("x", [3, -2.5])
+def test_exception_arguments_as_cpython(stmt, x):
+    cf, pf = compiled_and_python(f"def f(x):\n    {stmt}\n")
+    expected, got = outcome(pf, x), outcome(cf, x)
+    assert expected[0] is not ValueError or got[0] is ValueError
+    assert got == expected
+
+
+def test_exception_with_too_many_numbers_is_a_compile_error():
+    cf, _ = compiled_and_python("def f(x):\n    raise ValueError(x, x, x, x, x)\n")
+    with pytest.raises(pyjit.errors.CompileError, match="at most 4 numbers"):
+        cf(1)
+
+
+# ---- 2: whole-array NumPy reductions ----------------------------------------------------------
+
+REDUCTIONS = ["min", "max", "amin", "amax", "argmin", "argmax", "nanmin", "nanmax", "mean",
+              "prod"]
+ARRAYS = [
+    np.array([3.0, 1.0, np.nan, 0.0, np.nan]),
+    np.array([3.0, 1.0, 2.0, 1.0]),
+    np.array([np.nan, np.nan]),
+    np.array([np.nan, 2.0, -1.0]),
+    np.arange(12.0).reshape(3, 4)[:, ::-1],
+    np.arange(6, dtype=np.int32).reshape(2, 3)[::-1],
+    np.array([5, -2, 7, -2], dtype=np.int64),
+    np.array([True, False, True]),
+    np.array([1.5, -2.5], dtype=np.float32),
+    np.array([], dtype=np.float64),
+    np.array([], dtype=np.int64),
+]
+
+
+def same_value(e, g):
+    if isinstance(e, float) or isinstance(e, np.floating):
+        return (math.isnan(e) and math.isnan(g)) or (e == g and type(g) is not bool)
+    return e == g and (isinstance(g, (bool, np.bool_)) == isinstance(e, (bool, np.bool_)))
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+@pytest.mark.parametrize("idx", range(len(ARRAYS)))
+def test_numpy_reduction(name, idx):
+    a = ARRAYS[idx]
+    cf, pf = compiled_and_python(f"def f(a):\n    return np.{name}(a)\n")
+    expected, got = outcome(pf, a), outcome(cf, a)
+    if expected[0] == "ok":
+        assert got[0] == "ok", got
+        assert same_value(expected[1], got[1]), (expected, got)
+    else:
+        assert got[0] is expected[0], (expected, got)
+
+
+@pytest.mark.parametrize("name", ["argmin", "argmax", "prod", "min", "max", "mean"])
+def test_array_reduction_methods(name):
+    cf, pf = compiled_and_python(f"def f(a):\n    return a.{name}()\n")
+    for a in ARRAYS[:9]:
+        e, g = outcome(pf, a), outcome(cf, a)
+        assert g[0] == "ok" and same_value(e[1], g[1]), (a, e, g)
+
+
+def test_reduction_result_types():
+    f = pyjit.njit(lambda a: (np.argmin(a), np.prod(a), np.min(a)))
+    r = f(np.array([3, 1, 2], dtype=np.int32))
+    assert r == (1, 6, 1)
+    assert f(np.array([1.5], dtype=np.float32))[2] == np.float32(1.5)
+
+
+def test_unsupported_numpy_function_is_named_qualified():
+    cf, _ = compiled_and_python("def f(a):\n    return np.std(a)\n")
+    with pytest.raises(TypingError) as e:
+        cf(np.ones(3))
+    assert "numpy.std is not supported" in str(e.value)
+    assert "<function" not in str(e.value)
+
+
+# ---- 3: float() of a constant string ----------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["inf", "-inf", "nan", "infinity", "-Infinity", " INF ", "+NaN",
+                                  "1.5", "-2e3", "  7 "])
+def test_float_of_constant_string(text):
+    check(eval(f"lambda: float({text!r})"))
+
+
+@pytest.mark.parametrize("text", ["abc", "infx", "0x10", ""])
+def test_float_of_unparsable_string_is_a_typing_error(text):
+    f = pyjit.njit(eval(f"lambda: float({text!r})"))
+    with pytest.raises(TypingError, match="could not convert string to float"):
+        f()
+
+
+# ---- 4: a declared signature is the known return type of a recursive function ---------------
+
+@pyjit.njit("int64(int64)")
+def only_recursive_returns(n):
+    if n > 0:
+        return only_recursive_returns(n - 1) + 1
+    raise ValueError("negative")
+
+
+@pyjit.njit("int64(int64)")
+def fib_declared(n):
+    if n < 2:
+        return n
+    return fib_declared(n - 1) + fib_declared(n - 2)
+
+
+def test_recursive_function_with_declared_signature():
+    assert fib_declared(20) == 6765
+    with pytest.raises(ValueError, match="negative"):
+        only_recursive_returns(3)
+
+
+def test_recursive_declared_function_called_from_another():
+    @pyjit.njit
+    def caller(n):
+        if n < 0:
+            return only_recursive_returns(n)
+        return fib_declared(n) + 1
+    assert caller(10) == 56
+
+
+# ---- 5: calling a plain Python function -------------------------------------------------------
+
+def plain_helper(x):
+    return x + 1
+
+
+def test_plain_python_function_call_says_to_decorate_it():
+    cf, _ = compiled_and_python("def f(x):\n    return plain_helper(x)\n", plain_helper=plain_helper)
+    with pytest.raises(TypingError) as e:
+        cf(1)
+    msg = str(e.value)
+    assert msg.startswith("plain_helper() is a plain Python function: decorate it with @njit")
+    assert "line 2" in msg
+
+
+# ---- 6: the simulator rejects what the GPU path rejects ---------------------------------------
+
+def simulator():
+    import pyjit.gpu as g
+    return g if g.SIMULATOR else importlib.import_module("pyjit.gpu.simulator")
+
+
+def test_simulator_rejects_kernel_returning_a_value():
+    sim = simulator()
+    ran = []
+
+    def k(a):
+        ran.append(1)
+        a[0] = 1
+        return 5
+    kernel = sim.jit(k)
+    with pytest.raises(TypingError, match="kernel 'k'.*cannot return a value"):
+        kernel[1, 1](np.zeros(1))
+    assert not ran
+
+
+def test_simulator_kernel_with_bare_returns_runs():
+    sim = simulator()
+
+    @sim.jit
+    def k(a):
+        i = sim.grid(1)
+        if i >= a.size:
+            return
+        a[i] = i
+    a = np.zeros(5)
+    k[2, 4](a)
+    assert list(a) == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("cfg, exc", [(((1, 1, 1, 1), 1), ValueError), ((1, (1, 1, 1, 1)), ValueError),
+                                      ((0, 1), ValueError), ((1, 1.5), TypeError)])
+def test_simulator_launch_dimension_errors_name_the_kernel(cfg, exc):
+    sim = simulator()
+
+    @sim.jit
+    def my_kernel(a):
+        a[0] = 1
+    with pytest.raises(exc, match="kernel 'my_kernel'"):
+        my_kernel[cfg](np.zeros(1))
+
+
+# ---- 7: errors when the source is not available -----------------------------------------------
+
+def test_error_without_source_is_well_formed():
+    code = ("import pyjit\n"
+            "@pyjit.njit\n"
+            "def k(n):\n"
+            "    return k(n - 1)\n"
+            "try:\n"
+            "    k(1)\n"
+            "except Exception as e:\n"
+            "    print(str(e).splitlines()[-1])\n")
+    rc, out, err = run_subprocess(code)
+    assert rc == 0, err
+    last = out.strip()
+    assert re.search(r", line \d+ \(source not available\)$", last), last
+    assert not last.endswith("line"), last
+
+
+# ---- 9: complex into a real array is a TypingError -------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+@pytest.mark.parametrize("stmt", ["a[0] = 1j", "a[0] = z", "a[:] = z", "a[0] += z"])
+def test_complex_store_into_real_array(dtype, stmt):
+    cf, _ = compiled_and_python(f"def f(a, z):\n    {stmt}\n")
+    with pytest.raises(TypingError, match="cannot store complex"):
+        cf(np.zeros(2, dtype=dtype), 1 + 2j)
+    with pytest.raises(TypeError):   # NumPy agrees
+        np.zeros(2, dtype=dtype)[0] = 1 + 2j
+
+
+# ---- 10: float -> int conversions of NaN and infinities raise as in CPython ------------------
+
+@pytest.mark.parametrize("expr", ["int(x)", "math.floor(x)", "math.ceil(x)", "math.trunc(x)",
+                                  "round(x)"])
+@pytest.mark.parametrize("x", [math.nan, math.inf, -math.inf, 2.5, -3.5, 1e18])
+def test_float_to_int_of_nan_and_inf(expr, x):
+    cf, pf = compiled_and_python(f"def f(x):\n    return {expr}\n")
+    e, g = outcome(pf, x), outcome(cf, x)
+    if e[0] == "ok":
+        assert g == e
+    else:
+        assert g[0] is e[0] and g[2] == e[2], (e, g)
+
+
+def test_float_to_int_of_float32_nan():
+    f = pyjit.njit(lambda x: int(x))
+    with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+        f(np.float32("nan"))
+
+
+# ---- 11: documentation ------------------------------------------------------------------------
+
+def test_docs_index_links_and_no_cache_variable():
+    import os
+    from util import ROOT
+    with open(os.path.join(ROOT, "docs", "index.md")) as f:
+        text = f.read()
+    for page in ("guarantees.md", "testing.md", "simulator.md", "gpu.md"):
+        assert f"]({page})" in text, page
+    assert "PYJIT_CACHE_DIR" not in text
+
+
+# ---- 12: int against float compares exactly ---------------------------------------------------
+
+INTS = [9007199254740993, 9007199254740992, -9007199254740993, 2**63 - 1, -2**63, 0, 5, -1]
+FLOATS = [9007199254740992.0, -9007199254740992.0, 2.0**63, -2.0**63, math.nan, math.inf,
+          -math.inf, 0.0, -0.0, 5.0, 4.5, 9007199254740994.0]
+OPS = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
+       ">": operator.gt, ">=": operator.ge}
+
+
+@pytest.mark.parametrize("op", list(OPS))
+def test_int_float_comparison_is_exact(op):
+    f = pyjit.njit(eval(f"lambda a, b: a {op} b"))
+    for i, x in itertools.product(INTS, FLOATS):
+        assert f(i, x) == OPS[op](i, x), (i, op, x)
+        assert f(x, i) == OPS[op](x, i), (x, op, i)
+
+
+def test_int_literal_against_float_variable():
+    f = pyjit.njit(lambda x: (9007199254740993 == x, x < 9007199254740993))
+    assert f(9007199254740992.0) == (False, True)
