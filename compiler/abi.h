@@ -41,6 +41,11 @@ typedef enum AbiExcKind {
     ABI_EXC_TYPE,
 } AbiExcKind;
 
+/* First byte of an ExcInfo message that is not the message but a spec of the exception's
+ * arguments: per argument "s<len>:<text>" for a constant string, or a letter for a number in the
+ * next args slots: i int64, u uint64, b bool, f a float64's bits, c two of them for a complex. */
+#define ABI_EXC_ARGS_SPEC '\x1e'
+
 typedef struct ExcInfo {
     int32_t kind;           /* AbiExcKind */
     int32_t nargs;          /* how many of args the message formats */

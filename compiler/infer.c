@@ -325,7 +325,7 @@ static void rewrite_phi(Infer *c, Instr *phi, Type *t)
 static Type *opaque_fail(Infer *c, Instr *in, const Const *k)
 {
     const char *name = k->name ? k->name : "this value";
-    if (k->data && strcmp(k->data, "python function") == 0)
+    if (k->python_function)
         return infer_fail(c, in, DIAG_TYPING, "%s() is a plain Python function: decorate it with "
                           "@njit to call it from compiled code", name);
     return infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code", name);

@@ -21,6 +21,7 @@
 
 typedef struct Args {
     const char *name;   /* for messages: "math.sqrt", "abs", "array.sum" */
+    const char *pyname; /* the builtins.def name: "numpy.zeros", "method.array.sum" */
     Instr *pos[MAX_ARGS];
     int npos;
     Instr *dtype;       /* the dtype= keyword */
@@ -220,31 +221,93 @@ static const char *display_name(const char *pyname)
 
 /* Splits a CALL's operands (from `first` on) into positionals and the dtype= keyword, which only
  * builtins that take a dtype accept. */
+/* The names of the parameters callers pass by keyword (NumPy's and numba-cuda's names), in
+ * order; NULL for builtins that take none but dtype, which is bound on its own. */
+static const char *const *keyword_names(Builtin bi)
+{
+    static const char *const shape[] = {"shape", NULL};
+    static const char *const full[] = {"shape", "fill_value", NULL};
+    static const char *const like[] = {"a", NULL};
+    static const char *const prototype[] = {"prototype", NULL};
+    static const char *const arange[] = {"start", "stop", "step", NULL};
+    static const char *const ary[] = {"ary", NULL};
+    static const char *const atomic[] = {"ary", "idx", "val", NULL};
+    static const char *const cas[] = {"ary", "idx", "old", "val", NULL};
+    static const char *const round_[] = {"number", "ndigits", NULL};
+    switch (bi) {
+    case BI_NP_EMPTY: case BI_NP_ZEROS: case BI_NP_ONES:
+    case BI_GPU_SHARED_ARRAY: case BI_GPU_LOCAL_ARRAY:
+        return shape;
+    case BI_NP_FULL:
+        return full;
+    case BI_NP_ZEROS_LIKE: case BI_NP_ONES_LIKE:
+        return like;
+    case BI_NP_EMPTY_LIKE:
+        return prototype;
+    case BI_NP_ARANGE:
+        return arange;
+    case BI_GPU_CONST_ARRAY_LIKE:
+        return ary;
+    case BI_GPU_ATOMIC_ADD: case BI_GPU_ATOMIC_SUB: case BI_GPU_ATOMIC_MAX: case BI_GPU_ATOMIC_MIN:
+    case BI_GPU_ATOMIC_AND: case BI_GPU_ATOMIC_OR: case BI_GPU_ATOMIC_XOR: case BI_GPU_ATOMIC_EXCH:
+    case BI_GPU_ATOMIC_INC: case BI_GPU_ATOMIC_DEC:
+        return atomic;
+    case BI_GPU_ATOMIC_CAS:
+        return cas;
+    case BI_ROUND:
+        return round_;
+    default:
+        return NULL;
+    }
+}
+
+/* Puts a keyword argument in its positional slot; slots it skips stay NULL until filled. */
+static bool bind_keyword(Infer *c, Instr *in, Args *a, const char *kw, Instr *value, int skip)
+{
+    const char *const *names = keyword_names(ir_builtin_lookup(a->pyname));
+    int p = 0;
+    while (names && names[p] && strcmp(names[p], kw) != 0)
+        p++;
+    if (!names || !names[p])
+        return infer_fail(c, in, DIAG_TYPING, "%s() got an unexpected keyword argument '%s'",
+                          a->name, kw) != NULL;
+    p += skip;   /* the receiver of a method comes first */
+    if (p < a->npos && a->pos[p])
+        return infer_fail(c, in, DIAG_TYPING, "%s() got multiple values for argument '%s'",
+                          a->name, kw) != NULL;
+    while (a->npos <= p)
+        a->pos[a->npos++] = NULL;
+    a->pos[p] = value;
+    return true;
+}
+
 static bool bind_args(Infer *c, Instr *in, int first, Instr *self, const char *pyname,
                       bool takes_dtype, Args *a)
 {
     a->name = display_name(pyname);
+    a->pyname = pyname;
     a->npos = 0;
     a->dtype = NULL;
     if (self)
         a->pos[a->npos++] = self;
     int npos = in->nargs - in->nkw;
-    for (int i = first; i < npos; i++) {
-        if (a->npos == MAX_ARGS) {
-            infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is called with too many arguments", a->name);
-            return false;
-        }
-        a->pos[a->npos++] = in->args[i];
-    }
-    for (int k = 0; k < in->nkw; k++) {
-        const char *kw = in->kwnames ? in->kwnames[k] : "?";
-        if (takes_dtype && strcmp(kw, "dtype") == 0) {
-            a->dtype = in->args[npos + k];
-            continue;
-        }
-        infer_fail(c, in, DIAG_TYPING, "%s() got an unexpected keyword argument '%s'", a->name, kw);
+    if (npos - first + a->npos > MAX_ARGS) {
+        infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is called with too many arguments", a->name);
         return false;
     }
+    for (int i = first; i < npos; i++)
+        a->pos[a->npos++] = in->args[i];
+    for (int k = 0; k < in->nkw; k++) {
+        const char *kw = in->kwnames ? in->kwnames[k] : "?";
+        if (takes_dtype && strcmp(kw, "dtype") == 0)
+            a->dtype = in->args[npos + k];
+        else if (!bind_keyword(c, in, a, kw, in->args[npos + k], self != NULL))
+            return false;
+    }
+    for (int i = 0; i < a->npos; i++)
+        if (!a->pos[i])
+            return infer_fail(c, in, DIAG_TYPING, "%s() missing a positional argument before "
+                              "the keyword ones", a->name) != NULL;
     return true;
 }
 
@@ -1045,7 +1108,7 @@ static bool bind_jit_args(Infer *c, Instr *in, IRFunc *ir, Instr **vals, const C
 
 static Type *call_jit(Infer *c, Instr *in, const Const *k)
 {
-    if (k->data && !c->pi->prog->gpu)   /* consts.c: a @gpu.jit(device=True) function */
+    if (k->device_only && !c->pi->prog->gpu)
         return infer_fail(c, in, DIAG_TYPING, "device function '%s' can only be called from a GPU "
                           "kernel or another device function", k->name ? k->name : "?");
     IRFunc *ir = infer_callee_ir(c, in, k->handle);

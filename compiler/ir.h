@@ -80,6 +80,8 @@ typedef struct Const {
     void *handle;       /* K_FUNC, K_DISPATCHER, K_EXCCLASS, K_ARRAY: a borrowed PyObject*, kept
                            alive by whoever owns the compilation */
     void *data;         /* K_ARRAY */
+    bool device_only;   /* K_DISPATCHER: a @gpu.jit(device=True) function, callable from kernels only */
+    bool python_function;   /* K_OPAQUE: a plain Python function (errors suggest @njit) */
     Type *array_type;   /* K_ARRAY */
     int64_t *array_shape, *array_strides;   /* K_ARRAY */
 } Const;

@@ -1071,10 +1071,6 @@ static void exc_parts(Instr *e, void **cls, const char **msg)
         *cls = e->type->literal->handle;
 }
 
-/* First byte of an ExcInfo message that is a spec of the exception's arguments rather than the
- * message itself; runtime/errors.c reads it: keep the two in step. */
-#define EXC_ARGS_SPEC '\x1e'
-
 /* Whether the exception is built with its arguments as a tuple (anything but none or one
  * constant string, which the plain message carries). */
 static bool exc_needs_args_spec(Instr *e)
@@ -1111,7 +1107,7 @@ static int exc_numeric_arg(Lower *L, Instr *a, LLVMValueRef *slots, char *code)
     return 1;
 }
 
-/* raise E(a, b, ...): the message is a spec of the argument tuple (EXC_ARGS_SPEC, then per
+/* raise E(a, b, ...): the message is a spec of the argument tuple (ABI_EXC_ARGS_SPEC, then per
  * argument "s<len>:<text>" for a constant string or one letter for a number in the next slots),
  * which errors.c turns into E(*args): .args and str() as CPython gives them. */
 static void raise_with_args(Lower *L, void *cls, Instr *e)
@@ -1120,7 +1116,7 @@ static void raise_with_args(Lower *L, void *cls, Instr *e)
     size_t n = 0;
     LLVMValueRef slots[4];
     int nslots = 0;
-    spec[n++] = EXC_ARGS_SPEC;
+    spec[n++] = ABI_EXC_ARGS_SPEC;
     for (int i = 1; i < e->nargs; i++) {
         Instr *a = e->args[i];
         if (a->op == OP_CONST && a->cst->kind == K_STR) {

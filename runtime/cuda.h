@@ -55,6 +55,10 @@ typedef struct CudaCompileOptions {
     int cc_major, cc_minor; /* target sm_<major><minor> (9, 0 on the H200) */
     bool device;            /* a device function: no kernel entry (compile_ptx(device=True)) */
     bool lineinfo;          /* .loc line information in the PTX */
+    uint64_t aligned;       /* bit i: array argument i's data is 16-byte aligned (checked at
+                             * launch; a specialisation of the kernel, like its types) */
+    uint64_t noalias;       /* bit i: array argument i overlaps no other array argument
+                             * (checked at launch, a specialisation too) */
 } CudaCompileOptions;
 
 /* All written bits set: the kernel may write every array argument (copy all back). */

@@ -143,7 +143,8 @@ int cuda_compile_kernel(PyObject *pyfunc, PyObject *registry, Type **argtypes, i
                           "%s() takes %d arguments but %d were given", fn->name, fn->nargs, nargs);
     CompilerHost host = {registry, gpu_get_ir, gpu_known_return};
     Program prog = {.arena = arena, .opts = base, .host = &host, .gpu = true,
-                    .gpu_device = opts->device, .gpu_cc = opts->cc_major * 10 + opts->cc_minor};
+                    .gpu_device = opts->device, .gpu_cc = opts->cc_major * 10 + opts->cc_minor,
+                    .gpu_aligned = opts->aligned, .gpu_noalias = opts->noalias};
     if (base->debug && ir_check(fn, false, diag) < 0)
         return -1;
     TypedFunc *tf = infer_program(&prog, fn, argtypes, nargs, NULL, diag);
@@ -151,6 +152,8 @@ int cuda_compile_kernel(PyObject *pyfunc, PyObject *registry, Type **argtypes, i
         return -1;
     if (base->dump & DUMP_TYPES)
         dump("types", fn->qualname, prog.types_dump);
+    uint64_t written = written_by(tf, arena, 0);
+    prog.gpu_readonly = ~written;
     if (jit_compile_ptx(&prog, diag) < 0)
         return -1;
     if (base->dump & DUMP_LLVM)
@@ -159,7 +162,7 @@ int cuda_compile_kernel(PyObject *pyfunc, PyObject *registry, Type **argtypes, i
         dump("ptx", fn->qualname, prog.asm_dump);
     out->ptx = prog.asm_dump;
     out->entry = prog.gpu_entry;
-    out->written = written_by(tf, arena, 0);
+    out->written = written;
     out->types_dump = prog.types_dump;
     out->llvm_dump = prog.llvm_dump;
     return 0;

@@ -164,12 +164,6 @@ static PyObject *format_exc_message(const ExcInfo *exc)
     return PyUnicode_DecodeUTF8(out, (Py_ssize_t)n, "replace");
 }
 
-/* First byte of a message that is a spec of the exception's arguments (compiler/lower.c writes
- * it: keep the two in step): per argument "s<len>:<text>" for a constant string, or a letter for
- * a number in the next int64 slots: i int64, u uint64, b bool, f a float64's bits, c two of them
- * for a complex. */
-#define EXC_ARGS_SPEC '\x1e'
-
 static PyObject *spec_number(char code, const int64_t *slot)
 {
     double d[2];
@@ -235,7 +229,7 @@ static PyObject *raise_user(const ExcInfo *exc)
     }
     if (!exc->msg) {
         inst = PyObject_CallNoArgs(cls);
-    } else if (exc->msg[0] == EXC_ARGS_SPEC) {
+    } else if (exc->msg[0] == ABI_EXC_ARGS_SPEC) {
         msg = spec_args(exc);   /* the tuple of arguments */
         inst = msg ? PyObject_Call(cls, msg, NULL) : NULL;
     } else {

@@ -22,11 +22,19 @@
 
 /* ---- versions ---- */
 
+/* What a launch checked about its array arguments, beyond their types: a version is compiled
+ * for these facts (bit i for argument i, 63 at most). */
+typedef struct VFacts {
+    uint64_t aligned;       /* the data is 16-byte aligned: 128-bit loads and stores */
+    uint64_t noalias;       /* the memory overlaps no other array argument's */
+} VFacts;
+
 typedef struct KVersion {
     Type **argtypes;        /* nargs types; NULL for a hand-loaded PTX kernel (any arguments) */
     int nargs;
     char *ptx, *entry;
     uint64_t written;
+    VFacts facts;
     char *types_dump, *llvm_dump;
     CUmodule module[CUDA_MAX_DEVICES];
     CUfunction func[CUDA_MAX_DEVICES];
@@ -114,11 +122,11 @@ static int add_version(CudaKernel *k, KVersion *v)
     return 0;
 }
 
-static bool version_matches(const KVersion *v, Type **types, int n)
+static bool version_matches(const KVersion *v, Type **types, int n, const VFacts *f)
 {
     if (!v->argtypes)
         return true;
-    if (v->nargs != n)
+    if (v->nargs != n || v->facts.aligned != f->aligned || v->facts.noalias != f->noalias)
         return false;
     for (int i = 0; i < n; i++)
         if (v->argtypes[i] != types[i])
@@ -151,7 +159,8 @@ static PyObject *raise_no_codegen(const char *name)
 }
 
 /* Runs the compiler for these types; the result's texts are copied out of the arena. */
-static KVersion *compile_version(CudaKernel *k, Type **types, int n, int cc_major, int cc_minor)
+static KVersion *compile_version(CudaKernel *k, Type **types, int n, const VFacts *f,
+                                 int cc_major, int cc_minor)
 {
     if (!cuda_compile_kernel)
         return (KVersion *)raise_no_codegen(k->cname);
@@ -160,6 +169,8 @@ static KVersion *compile_version(CudaKernel *k, Type **types, int n, int cc_majo
     CudaCompileOptions opts = k->opts;
     opts.cc_major = cc_major;
     opts.cc_minor = cc_minor;
+    opts.aligned = f->aligned;
+    opts.noalias = f->noalias;
     Arena *arena = arena_new();
     Diag diag = {0};
     CudaKernelCode code = {0};
@@ -167,6 +178,7 @@ static KVersion *compile_version(CudaKernel *k, Type **types, int n, int cc_majo
     if (cuda_compile_kernel(k->py_func, k->registry, types, n, &opts, arena, &code, &diag) < 0) {
         rt_raise_diag(&diag);
     } else if ((v = version_new(types, n, code.ptx, code.entry, code.written))) {
+        v->facts = *f;
         v->types_dump = dup_str(code.types_dump);
         v->llvm_dump = dup_str(code.llvm_dump);
     }
@@ -712,18 +724,63 @@ static int pack_value(char *buf, size_t *off, PyObject *obj, Type *t, const char
 
 /* ---- the launch ---- */
 
+/* The byte range [*lo, *hi) an array argument may touch; false when it is empty. */
+static bool extent(const Arg *a, uint64_t *lo, uint64_t *hi)
+{
+    int64_t below = 0, above = ty_itemsize(a->type->array.dtype);
+    for (int d = 0; d < a->ndim; d++) {
+        if (a->shape[d] == 0)
+            return false;
+        int64_t span = (a->shape[d] - 1) * a->strides[d];
+        *(span < 0 ? &below : &above) += span;
+    }
+    *lo = a->data + (uint64_t)below;
+    *hi = a->data + (uint64_t)above;
+    return true;
+}
+
+/* The facts of a version's key: which array arguments are 16-byte aligned (whole allocations
+ * are 256-byte aligned; views such as a[1:] need not be), and which overlap no other array
+ * argument. Host arrays are copied into fresh allocations: aligned and apart from the rest. */
+static void launch_facts(const Arg *args, int n, VFacts *f)
+{
+    uint64_t lo[64], hi[64], live = 0;
+    f->aligned = f->noalias = 0;
+    for (int i = 0; i < n && i < 64; i++) {
+        if (args[i].kind == ARG_SCALAR)
+            continue;
+        if (args[i].kind == ARG_HOST || !(args[i].data & 15))
+            f->aligned |= 1ull << i;
+        if (args[i].kind == ARG_HOST || !extent(&args[i], &lo[i], &hi[i]))
+            f->noalias |= 1ull << i;   /* an empty array is never accessed */
+        else
+            live |= 1ull << i;
+    }
+    for (int i = 0; i < n && i < 64; i++) {
+        if (!((live >> i) & 1))
+            continue;
+        bool apart = true;
+        for (int j = 0; j < n && j < 64 && apart; j++)
+            if (j != i && ((live >> j) & 1) && lo[i] < hi[j] && lo[j] < hi[i])
+                apart = false;
+        if (apart)
+            f->noalias |= 1ull << i;
+    }
+}
+
 /* The version for these argument types on device dev, compiled and loaded as needed. */
-static KVersion *version_for(CudaKernel *k, Type **types, int n, int dev)
+static KVersion *version_for(CudaKernel *k, Type **types, int n, const VFacts *f, int dev)
 {
     KVersion *v = k->last;
-    if (!v || !version_matches(v, types, n)) {
+    if (!v || !version_matches(v, types, n, f)) {
         v = NULL;
         for (int i = 0; i < k->nversions && !v; i++)
-            if (version_matches(k->versions[i], types, n))
+            if (version_matches(k->versions[i], types, n, f))
                 v = k->versions[i];
         if (!v) {
             const CudaDeviceInfo *info = cuda_device_info(dev);
-            if (!info || !(v = compile_version(k, types, n, info->cc_major, info->cc_minor)) ||
+            if (!info || !(v = compile_version(k, types, n, f, info->cc_major,
+                                               info->cc_minor)) ||
                 add_version(k, v) < 0)
                 return NULL;
         }
@@ -843,7 +900,9 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
             goto done;
         types[i] = args[i].type;
     }
-    KVersion *v = version_for(k, types, n, dev);
+    VFacts facts;
+    launch_facts(args, n, &facts);
+    KVersion *v = version_for(k, types, n, &facts, dev);
     if (!v || check_device_limits(l, v, dev) < 0)
         goto done;
     staged = true;
@@ -1089,16 +1148,21 @@ static PyObject *py_load_ptx(PyObject *self, PyObject *args, PyObject *kwds)
 }
 
 /* cuda_compile_ptx(pyfunc, registry, argtypes, device=False, fastmath=False, cc=(9, 0),
- * debug=False, lineinfo=False, opt=3) -> (ptx, entry, written): compiles without a GPU. */
+ * debug=False, lineinfo=False, opt=3, aligned=0, noalias=0) -> (ptx, entry, written):
+ * compiles without a GPU. aligned and noalias are the masks of array arguments a launch would
+ * find 16-byte aligned and apart from the other arrays (the version a launch over separate
+ * whole allocations runs: every array bit in both). */
 static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pyfunc", "registry", "argtypes", "device", "fastmath", "cc",
-                             "debug", "lineinfo", "opt", NULL};
+                             "debug", "lineinfo", "opt", "aligned", "noalias", NULL};
     PyObject *func, *registry, *typenames, *result = NULL;
     int device = 0, fastmath = 0, debug = 0, lineinfo = 0, opt = 3, major = 9, minor = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppi:cuda_compile_ptx", kwlist,
+    unsigned long long aligned = 0, noalias = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppiKK:cuda_compile_ptx", kwlist,
                                      &func, &PyDict_Type, &registry, &typenames, &device,
-                                     &fastmath, &major, &minor, &debug, &lineinfo, &opt))
+                                     &fastmath, &major, &minor, &debug, &lineinfo, &opt,
+                                     &aligned, &noalias))
         return NULL;
     PyObject *name = PyObject_GetAttrString(func, "__name__");
     const char *cname = name ? PyUnicode_AsUTF8(name) : NULL;
@@ -1128,7 +1192,8 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
     if (populate_registry(registry) < 0)
         goto done;
     CudaCompileOptions opts = {.cc_major = major, .cc_minor = minor, .device = device,
-                               .lineinfo = lineinfo};
+                               .lineinfo = lineinfo, .aligned = aligned,
+                               .noalias = noalias};
     rt_default_options(&opts.base);
     opts.base.opt_level = opt;
     opts.base.fastmath = fastmath;

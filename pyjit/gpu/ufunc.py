@@ -4,9 +4,10 @@ The user writes the scalar function; this module writes the kernel around it as 
 and compiles that with the backend's own @gpu.jit, the user's function becoming a device function
 inlined into it. So the same code runs on the hardware backend (PTX) and in the simulator.
 
-    elementwise, contiguous:  a grid-stride loop over flat 1-d views, UNROLL elements a thread an
-                              iteration with every load issued before the stores (loads in
-                              flight are what a memory-bound kernel's bandwidth needs)
+    elementwise, contiguous:  a grid-stride loop over flat 1-d views, UNROLL consecutive
+                              elements a thread an iteration with every load issued before the
+                              stores (loads in flight are what a memory-bound kernel's bandwidth
+                              needs), 128-bit accesses where the arrays are 16-byte aligned
     elementwise, otherwise:   an n-d kernel over views of the broadcast shape; a broadcast input
                               is a view with stride 0, so nothing is materialised
     scalars:                  kernel scalar arguments, never arrays
@@ -23,13 +24,18 @@ import numpy as np
 
 __all__ = ["vectorize", "guvectorize", "reduce", "Reduce", "Vectorized", "GUVectorized"]
 
-# The flat kernel's launch shape, from bench/gpu_vectorize.py's sweep on an H200 (saxpy, 2^26
-# float32): 4 elements a thread and 4 blocks of 256 an SM gave 4050 GB/s (Triton 4309); one
-# element a thread and a block per 256 elements 3216, 8 blocks an SM 3650-3980.
-UNROLL = 4            # elements a thread an iteration of the flat kernel
+# The flat kernel's shape, from sweeps on an H200 (saxpy with out=, 2^26 float32 device arrays,
+# median of 20 samples of 10 calls timed with events; Triton's saxpy 4292-4315 GB/s there):
+# one group of 4 consecutive elements a thread (128-bit loads and stores) and a block for every
+# THREADS * 4 elements, so each thread runs its loop once: 4297 GB/s; the same grid-stride
+# with at most 4 blocks an SM 4160, 2 groups an iteration 3980-4276, 4 scalar elements a
+# thread strided by the grid (no 128-bit accesses) 4000-4070.
+UNROLL = 4            # consecutive elements a group of the flat kernel (one 128-bit access)
+GROUPS = 1            # groups a thread an iteration of the flat kernel
 THREADS = 256         # threads a block
-BLOCKS_PER_SM = 4
+BLOCKS_PER_SM = None  # at most this many blocks an SM (the rest by grid-stride); None: no cap
 REDUCE_THREADS = 256
+REDUCE_BLOCKS_PER_SM = 4
 _SHUFFLE_DTYPES = {"int32", "int64", "uint32", "uint64", "float32", "float64"}
 _WEAK = (bool, int, float, complex)
 
@@ -171,15 +177,20 @@ def _sync(stream):
         stream.synchronize()
 
 
+def _sm_count(backend):
+    try:
+        return backend.get_current_device().MULTIPROCESSOR_COUNT
+    except Exception:   # noqa: BLE001 - no device here: the launch says why
+        return 132
+
+
 def _launch_shape(backend, n, per_thread):
     if _is_simulator(backend):
         return max(1, min(2, -(-n // 32))), 32
-    try:
-        sms = backend.get_current_device().MULTIPROCESSOR_COUNT
-    except Exception:   # noqa: BLE001 - no device here: the launch says why
-        sms = 132
-    blocks = min(-(-n // (THREADS * per_thread)), sms * BLOCKS_PER_SM)
-    return max(1, blocks), THREADS
+    blocks = -(-n // (THREADS * per_thread))
+    if BLOCKS_PER_SM is not None:
+        blocks = min(blocks, _sm_count(backend) * BLOCKS_PER_SM)
+    return max(1, min(blocks, 2 ** 31 - 1)), THREADS
 
 
 # ---- kernel sources ----
@@ -190,22 +201,51 @@ def _call(nin, scalars, index):
     return f"__o(__r(__f({args})))"
 
 
-def _flat_source(nin, scalars, unroll):
+def _group_body(nin, scalars, unroll, groups, indent):
+    """One iteration of the flat kernel over `groups` groups of `unroll` elements: q, q + sq, ...
+    (coalesced across the warp), every load before the first store."""
+    pad = " " * indent
+    lines = [f"{pad}j{g} = __i64(q + {g} * sq) * {unroll}" if g else f"{pad}j0 = __i64(q) * {unroll}"
+             for g in range(groups)]
+    count = unroll * groups
+    lines += [f"{pad}i{e} = j{e // unroll} + {e % unroll}" for e in range(count)]
+    for k in range(nin):
+        if k not in scalars:
+            lines += [f"{pad}v{k}_{e} = x{k}[i{e}]" for e in range(count)]
+    for e in range(count):
+        args = ", ".join(f"__c{k}(x{k})" if k in scalars else f"__c{k}(v{k}_{e})"
+                         for k in range(nin))
+        lines.append(f"{pad}out[i{e}] = __o(__r(__f({args})))")
+    return lines + [f"{pad}q += {groups} * sq"]
+
+
+def _flat_source(nin, scalars, unroll, groups=None):
+    """The flat kernel. Element group q is elements unroll * q .. unroll * q + unroll - 1; thread
+    i takes groups i, i + gridsize, ..., `groups` of them an iteration, then the last n % unroll
+    elements are taken one a thread. The group index is uint32 (n < 2^32 here), so the element
+    index int64(q) * unroll + u is known non-negative with its low bits clear: the indexing needs
+    no wrap-around of negative indices, and over 16-byte aligned arrays (the launch checks it)
+    the back end joins each group into 128-bit loads and stores (ld.global.v4.f32). Larger
+    arrays take a plain grid-stride loop."""
+    groups = GROUPS if groups is None else groups
     params = ", ".join([f"x{k}" for k in range(nin)] + ["out", "n"])
-    lines = [f"def __k({params}):", "    i = __gpu.grid(1)", "    s = __gpu.gridsize(1)"]
-    if unroll > 1:
-        lines.append(f"    while i + {unroll - 1} * s < n:")
-        for u in range(unroll):
-            lines.append(f"        i{u} = i + {u} * s")
-        for k in range(nin):
-            if k not in scalars:
-                lines += [f"        v{k}_{u} = x{k}[i{u}]" for u in range(unroll)]
-        for u in range(unroll):
-            args = ", ".join(f"__c{k}(x{k})" if k in scalars else f"__c{k}(v{k}_{u})"
-                             for k in range(nin))
-            lines.append(f"        out[i{u}] = __o(__r(__f({args})))")
-        lines.append(f"        i += {unroll} * s")
-    lines += ["    while i < n:", f"        out[i] = {_call(nin, scalars, 'i')}", "        i += s"]
+    lines = [f"def __k({params}):", "    i = __gpu.grid(1)", "    s = __gpu.gridsize(1)",
+             "    if n < 4294967296:",
+             "        q = __u32(i)",
+             "        sq = __u32(s)",
+             f"        nq = __u32(n // {unroll})",
+             f"        while q + {groups - 1} * sq < nq:" if groups > 1 else "        while q < nq:"]
+    lines += _group_body(nin, scalars, unroll, groups, 12)
+    if groups > 1:
+        lines.append("        while q < nq:")
+        lines += _group_body(nin, scalars, unroll, 1, 12)
+    lines += [f"        i += n - n % {unroll}",
+              "        if i < n:",
+              f"            out[i] = {_call(nin, scalars, 'i')}",
+              "    else:",
+              "        while i < n:",
+              f"            out[i] = {_call(nin, scalars, 'i')}",
+              "            i += s"]
     return "\n".join(lines) + "\n"
 
 
@@ -358,7 +398,7 @@ class Vectorized:
                 views = [_flat(B, a, n) for a in arrays]
                 vout = _flat(B, dout, n)
             kernel = self._kernel("flat", scalars, argdt, ret, dout.dtype)
-            per = UNROLL
+            per = UNROLL * GROUPS
         else:
             shp = shape if shape else (1,)
             views = [_broadcast_view(B, a, shp) for a in arrays]
@@ -378,7 +418,8 @@ class Vectorized:
             src = (_flat_source(nin, scalars, UNROLL) if shape_kind == "flat"
                    else _nd_source(nin, scalars, shape_kind))
             ns = {"__gpu": self._backend, "__f": self._device_fn, "__r": _pyjit_type(ret),
-                  "__o": _pyjit_type(outdt)}
+                  "__o": _pyjit_type(outdt), "__u32": _pyjit_type(np.uint32),
+                  "__i64": _pyjit_type(np.int64)}
             ns.update({f"__c{i}": _pyjit_type(d) for i, d in enumerate(argdt)})
             fn = _source_function("__k", src, ns)
             k = self._kernels[key] = self._backend.jit(**self._options)(fn)
@@ -553,10 +594,11 @@ class Reduce:
         B = self._backend
         k = self._kernel(dt)
         T = REDUCE_THREADS
-        blocks, _ = _launch_shape(B, n, 1)
-        blocks = min(blocks, -(-n // T), 1024)
         if _is_simulator(B):
-            blocks = min(blocks, 2)
+            blocks = min(max(1, min(2, -(-n // 32))), -(-n // T), 2)
+        else:
+            blocks = max(1, min(-(-n // THREADS), _sm_count(B) * REDUCE_BLOCKS_PER_SM))
+            blocks = min(blocks, -(-n // T), 1024)
         fold = 0 if init is None else 1
         ival = dt.type(0 if init is None else init)
         if blocks == 1:
