@@ -222,11 +222,10 @@ static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
         c->kind = K_DISPATCHER;
         c->name = attr_string(ctx, obj, "__qualname__");
     } else if (is_device_function(obj)) {
-        /* a @gpu.jit(device=True) function: compiled into the kernels that call it; data marks
-         * it, so that CPU code calling it is told that it cannot */
+        /* a @gpu.jit(device=True) function: compiled into the kernels that call it */
         c->kind = K_DISPATCHER;
         c->name = attr_string(ctx, obj, "__qualname__");
-        c->data = (void *)"device function";
+        c->device_only = true;
     } else if (PyExceptionClass_Check(obj)) {
         c->kind = K_EXCCLASS;
         c->name = arena_strdup(ctx->arena, ((PyTypeObject *)obj)->tp_name);
@@ -271,8 +270,7 @@ int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out)
     if (found == 0) {
         c->kind = K_OPAQUE;
         c->name = opaque_name(ctx, obj);
-        if (PyFunction_Check(obj))   /* inference says how to make it callable: @njit */
-            c->data = (void *)"python function";
+        c->python_function = PyFunction_Check(obj);   /* errors say how: @njit */
         keep_alive(ctx, c, obj);
     }
     return 0;

@@ -509,6 +509,20 @@ static int classify_host(Arg *a, PyObject *arr, int dir)
 }
 
 /* Types one argument and says how it travels. 0, or -1 with an exception. */
+
+/* The TypeError for argument i of a kernel that no launch accepts, naming the parameter. */
+static int raise_kernel_arg_error(CudaKernel *k, int i, PyObject *obj)
+{
+    PyObject *names = k->py_func ? PyObject_GetAttrString(PyFunction_GET_CODE(k->py_func),
+                                                          "co_varnames") : NULL;
+    const char *argname = names && PyTuple_Check(names) && i < PyTuple_GET_SIZE(names) ?
+                          PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i)) : NULL;
+    PyErr_Clear();
+    rt_raise_arg_error(k->cname, argname ? argname : "?", i + 1, obj);
+    Py_XDECREF(names);
+    return -1;
+}
+
 static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **pool, int n,
                     CUstream s)
 {
@@ -562,20 +576,18 @@ static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **p
         PyErr_NoMemory();
         return -1;
     }
+    /* A NumPy array of a dtype kernels do not take (object, str, ...) is refused here, before
+     * NumPy's own DLPack export answers the reading below with an unrelated error. */
+    if (np_ready() < 0)
+        return -1;
+    if (PyArray_Check(obj))
+        return raise_kernel_arg_error(k, i, obj);
     CudaForeign *fbuf = &(*pool)[i];
     int rc = cuda_read_foreign(obj, fbuf, s);
     if (rc < 0)
         return -1;
-    if (rc == 0) {
-        PyObject *names = k->py_func ? PyObject_GetAttrString(PyFunction_GET_CODE(k->py_func),
-                                                              "co_varnames") : NULL;
-        const char *argname = names && PyTuple_Check(names) && i < PyTuple_GET_SIZE(names) ?
-                              PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i)) : NULL;
-        PyErr_Clear();
-        rt_raise_arg_error(k->cname, argname ? argname : "?", i + 1, obj);
-        Py_XDECREF(names);
-        return -1;
-    }
+    if (rc == 0)
+        return raise_kernel_arg_error(k, i, obj);
     a->kind = ARG_FOREIGN;
     a->foreign = fbuf;
     a->type = fbuf->type;
