@@ -828,6 +828,20 @@ static Type *type_cbr(Infer *c, Instr *in)
     return ty_scalar(TY_NONE);
 }
 
+/* Two returns of types that do not unify. Where both return one variable (CPython 3.12 copies
+ * a shared `return y` into each branch), the lines where it was assigned say more than the
+ * returns'. */
+static Type *ret_clash(Infer *c, Instr *in, Instr *first, Instr *v, Type *t)
+{
+    if (first->var && v->var && strcmp(first->var, v->var) == 0)
+        return infer_fail(c, in, DIAG_TYPING, "variable '%s' is %s at line %d and %s at line %d; "
+                          "the function must return one type", v->var, infer_type_name(c->ret),
+                          first->line, infer_type_name(t), v->line);
+    return infer_fail(c, in, DIAG_TYPING, "the function returns %s at line %d and %s at line %d; "
+                      "it must return one type", infer_type_name(c->ret), c->ret_from->line,
+                      infer_type_name(t), in->line);
+}
+
 static Type *type_ret(Infer *c, Instr *in)
 {
     Instr *v = in->args[0];
@@ -850,9 +864,7 @@ static Type *type_ret(Infer *c, Instr *in)
     } else {
         Type *u = ty_unify(c->ret, t);
         if (!u)
-            return infer_fail(c, in, DIAG_TYPING, "the function returns %s at line %d and %s at "
-                              "line %d; it must return one type", infer_type_name(c->ret),
-                              c->ret_from->line, infer_type_name(t), in->line);
+            return ret_clash(c, in, c->ret_from->args[0], v, t);
         c->ret = u;
     }
     return ty_scalar(TY_NONE);
