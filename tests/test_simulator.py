@@ -612,3 +612,26 @@ def test_laneid_and_module_alias():
     out = np.zeros(70, dtype=np.int32)
     k[1, 70](out)
     assert out.tolist() == [i % 32 for i in range(70)]
+
+
+def test_guvectorize_runs_in_the_simulator():
+    sim = simulator_module()
+
+    @sim.guvectorize(["void(float64[:], int64, float64[:])"], "(n),()->(n)")
+    def moving_mean(a, w, out):
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += a[i]
+            if i >= w:
+                s -= a[i - w]
+            out[i] = s / min(i + 1, w)
+
+    x = np.random.default_rng(3).random((3, 17))
+    got = np.asarray(moving_mean(x, 4))
+    expected = np.empty_like(x)
+    for row in range(x.shape[0]):
+        csum = np.cumsum(x[row])
+        for i in range(x.shape[1]):
+            window = csum[i] - (csum[i - 4] if i >= 4 else 0.0)
+            expected[row, i] = window / min(i + 1, 4)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)

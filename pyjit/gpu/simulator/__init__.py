@@ -43,8 +43,15 @@ __all__ = [
     "get_current_device", "current_context", "list_devices", "close", "is_available",
     "is_supported_version", "detect", "pinned", "mapped", "profile_start", "profile_stop",
     "profiling", "jit", "Kernel", "DeviceFunction", "Reduce", "reduce", "Vectorized",
-    "vectorize", "scheduler_backend",
+    "vectorize", "guvectorize", "scheduler_backend",
 ]
+
+
+def guvectorize(signatures, layout=None, target="cuda", **options):
+    """@guvectorize(signatures, '(n),()->(n)', target='cuda'): a generalized GPU ufunc, built from
+    kernels as on the GPU (pyjit.gpu.ufunc), which run here in the simulator."""
+    from .. import ufunc
+    return ufunc.guvectorize(signatures, layout, target, backend=_sys.modules[__name__], **options)
 
 
 class _SimulatorModule(_types.ModuleType):
