@@ -80,5 +80,15 @@ void pj_print_c128(double re, double im);
 void pj_print_bool(int32_t v);
 void pj_print_str(const char *s);
 void pj_print_sep(int32_t end);             /* 0: a space between items; 1: the newline at the end */
+/* runtime/random.c: np.random in compiled code (a per-thread generator of pyjit's own). */
+void pj_random_seed(int64_t seed);
+double pj_random_f64(void);                 /* uniform on [0, 1) */
+double pj_random_normal(void);              /* standard normal */
+int64_t pj_random_randint(int64_t lo, int64_t hi);   /* uniform on [lo, hi); lo < hi */
+void pj_random_fill(double *data, int64_t n, int32_t normal);
+/* runtime/sort.c: 1-d sorting; key is ABI_SORT_<kind> * 16 + itemsize; -1 when out of memory. */
+enum { ABI_SORT_SIGNED = 0, ABI_SORT_UNSIGNED = 1, ABI_SORT_FLOAT = 2 };
+int32_t pj_sort(void *data, int64_t n, int64_t stride, int32_t key);
+int32_t pj_argsort(const void *data, int64_t n, int64_t stride, int32_t key, int64_t *out);
 
 #endif

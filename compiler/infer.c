@@ -461,6 +461,8 @@ static Type *type_binop(Infer *c, Instr *in)
     Type *a = in->args[0]->type, *b = in->args[1]->type;
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && in->sub == BIN_ADD)
         return tuple_concat(c, in, a, b);
+    if (in->sub == BIN_MATMUL && a->kind == TY_ARRAY && b->kind == TY_ARRAY && !in->imm)
+        return infer_dot(c, in);
     if (a->kind == TY_ARRAY || b->kind == TY_ARRAY)
         return array_binop(c, in, a, b);
     Type *opt, *res;

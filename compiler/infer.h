@@ -75,6 +75,8 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
 
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);
+/* infer_calls.c: np.dot(a, b) and a @ b: the result type; in becomes INTRINSIC BI_NP_DOT. */
+Type *infer_dot(Infer *c, Instr *in);
 /* The Builtin a numpy/Python scalar type object names, or the scalar type of a dtype value. */
 Type *infer_dtype_of(Infer *c, Instr *val);
 /* gpu.threadIdx.x and the like (attributes of the gpu namespaces, a TY_FUNCTION literal t), and

@@ -234,7 +234,17 @@ static const char *const *keyword_names(Builtin bi)
     static const char *const atomic[] = {"ary", "idx", "val", NULL};
     static const char *const cas[] = {"ary", "idx", "old", "val", NULL};
     static const char *const round_[] = {"number", "ndigits", NULL};
+    static const char *const seed[] = {"seed", NULL};
+    static const char *const linspace[] = {"start", "stop", "num", NULL};
+    static const char *const size[] = {"size", NULL};
+    static const char *const lowhigh[] = {"low", "high", NULL};
+    static const char *const normal[] = {"loc", "scale", NULL};
     switch (bi) {
+    case BI_NP_RANDOM_SEED: return seed;
+    case BI_NP_LINSPACE: return linspace;
+    case BI_NP_RANDOM_RANDOM: return size;
+    case BI_NP_RANDOM_RANDINT: case BI_NP_RANDOM_UNIFORM: return lowhigh;
+    case BI_NP_RANDOM_NORMAL: return normal;
     case BI_NP_EMPTY: case BI_NP_ZEROS: case BI_NP_ONES:
     case BI_GPU_SHARED_ARRAY: case BI_GPU_LOCAL_ARRAY:
         return shape;
@@ -961,6 +971,199 @@ static Type *call_numpy_math(Infer *c, Instr *in, Builtin bi, Args *a)
     }
 }
 
+/* ---- np.random ---------------------------------------------------------------------------- */
+
+/* np.random.rand(d0, d1, ...) and randn: no argument gives a float, int arguments an array of
+ * that shape; np.random.random(size) takes the shape as one argument. */
+static Type *random_array_or_scalar(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Type *to[MAX_ARGS] = {NULL};
+    if (a->npos == 0)
+        return intrinsic(c, in, bi, a, NULL, f64());
+    if (bi == BI_NP_RANDOM_RANDOM) {
+        if (!want_args(c, in, a, 0, 1))
+            return NULL;
+        if (a->pos[0]->type->kind == TY_NONE)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "%s(None) is not supported; call it "
+                              "without an argument", a->name);
+        int ndim = shape_ndim(c, in, a, 0, &to[0]);
+        return ndim < 0 ? NULL : intrinsic(c, in, bi, a, to, ty_array(f64(), ndim, 'C', false));
+    }
+    if (a->npos > ABI_MAX_NDIM)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() with more than %d dimensions", a->name,
+                          ABI_MAX_NDIM);
+    for (int i = 0; i < a->npos; i++) {
+        if (!is_integral(a->pos[i]->type))
+            return arg_error(c, in, a, i, "an int");
+        to[i] = i64();
+    }
+    return intrinsic(c, in, bi, a, to, ty_array(f64(), a->npos, 'C', false));
+}
+
+/* seed(n), randint(lo[, hi]) take ints; uniform and normal take up to two real numbers, which
+ * lowering fills in with the defaults (0, 1) when absent. */
+static Type *random_call(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Type *to[MAX_ARGS] = {NULL};
+    bool ints = bi == BI_NP_RANDOM_SEED || bi == BI_NP_RANDOM_RANDINT;
+    switch (bi) {
+    case BI_NP_RANDOM_RANDOM: case BI_NP_RANDOM_RAND: case BI_NP_RANDOM_RANDN:
+        return random_array_or_scalar(c, in, bi, a);
+    case BI_NP_RANDOM_SEED:
+        if (!want_args(c, in, a, 1, 1))
+            return NULL;
+        break;
+    case BI_NP_RANDOM_RANDINT:
+        if (!want_args(c, in, a, 1, 2))
+            return NULL;
+        break;
+    default:
+        if (!want_args(c, in, a, 0, 2))
+            return NULL;
+    }
+    for (int i = 0; i < a->npos; i++) {
+        if (ints ? !is_integral(a->pos[i]->type) : !is_real(a->pos[i]->type))
+            return arg_error(c, in, a, i, ints ? "an int" : "a real number");
+        to[i] = ints ? i64() : f64();
+    }
+    Type *ret = bi == BI_NP_RANDOM_SEED ? ty_scalar(TY_NONE) : ints ? i64() : f64();
+    return intrinsic(c, in, bi, a, to, ret);
+}
+
+/* ---- np.dot and @ ------------------------------------------------------------------------- */
+
+/* The operands are in->args[0] and in->args[1] (a CALL's were moved there by the caller). */
+Type *infer_dot(Infer *c, Instr *in)
+{
+    Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (a->kind != TY_ARRAY || b->kind != TY_ARRAY || a->array.ndim < 1 || a->array.ndim > 2 ||
+        b->array.ndim < 1 || b->array.ndim > 2)
+        return infer_fail(c, in, DIAG_TYPING, "np.dot() and @ need two arrays of 1 or 2 dimensions, "
+                          "not %s and %s", infer_type_name(a), infer_type_name(b));
+    Type *e = ty_promote(a->array.dtype, b->array.dtype);
+    if (!e || !(ty_is_int(e) || ty_is_float(e)))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "np.dot() and @ of %s and %s arrays are not "
+                          "supported (int and float dtypes are)", infer_type_name(a->array.dtype),
+                          infer_type_name(b->array.dtype));
+    e = ty_strong(e);
+    int nd = a->array.ndim + b->array.ndim - 2;
+    if (c->rewrite) {
+        Instr *args[2] = {in->args[0], in->args[1]};
+        in->op = OP_INTRINSIC;
+        in->sub = BI_NP_DOT;
+        infer_set_args(c, in, args, 2);
+    }
+    return nd == 0 ? e : ty_array(e, nd, 'C', false);
+}
+
+static Type *dot_call(Infer *c, Instr *in, Args *a)
+{
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    if (c->rewrite) {
+        infer_set_args(c, in, a->pos, 2);
+        return infer_dot(c, in);
+    }
+    /* typing pass: the operands where infer_dot looks for them, then the call as it was */
+    Instr *saved[2] = {in->args[0], in->args[1]};
+    in->args[0] = a->pos[0];
+    in->args[1] = a->pos[1];
+    Type *t = infer_dot(c, in);
+    in->args[0] = saved[0];
+    in->args[1] = saved[1];
+    return t;
+}
+
+/* ---- where, cumsum, linspace, std, var, sort, argsort ------------------------------------- */
+
+/* np.where(cond, x, y): elementwise, scalars broadcast; the result has x's and y's promoted type. */
+static Type *where_call(Infer *c, Instr *in, Args *a)
+{
+    if (!want_args(c, in, a, 3, 3))
+        return NULL;
+    int nd = 0;
+    for (int i = 0; i < 3; i++) {
+        Type *t = a->pos[i]->type;
+        if (t->kind == TY_ARRAY ? !ty_is_scalar(t->array.dtype) : !ty_is_scalar(t))
+            return arg_error(c, in, a, i, "an array or a number");
+        if (t->kind == TY_ARRAY && t->array.ndim > nd)
+            nd = t->array.ndim;
+    }
+    if (nd == 0)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "np.where() needs an array among its arguments");
+    Type *x = a->pos[1]->type, *y = a->pos[2]->type;
+    Type *e = ty_promote(x->kind == TY_ARRAY ? x->array.dtype : x, y->kind == TY_ARRAY ? y->array.dtype : y);
+    if (!e)
+        return arg_error(c, in, a, 2, "of a type that combines with the second argument's");
+    e = ty_strong(e);
+    Type *to[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; i++)
+        if (a->pos[i]->type->kind != TY_ARRAY)
+            to[i] = i == 0 ? ty_strong(a->pos[i]->type) : e;
+    return intrinsic(c, in, BI_NP_WHERE, a, to, ty_array(e, nd, 'C', false));
+}
+
+static Type *linspace_call(Infer *c, Instr *in, Args *a)
+{
+    if (!want_args(c, in, a, 2, 3))
+        return NULL;
+    Type *to[3] = {f64(), f64(), i64()};
+    for (int i = 0; i < a->npos; i++)
+        if (i < 2 ? !is_real(a->pos[i]->type) : !is_integral(a->pos[i]->type))
+            return arg_error(c, in, a, i, i < 2 ? "a real number" : "an int");
+    if (a->npos == 2 && c->rewrite)
+        a->pos[a->npos++] = infer_const_int(c, in, 50);
+    return intrinsic(c, in, BI_NP_LINSPACE, a, to, ty_array(f64(), 1, 'C', false));
+}
+
+/* The one array argument of cumsum, std, var, sort and argsort; sort and argsort want 1-d real
+ * arrays, std and var real ones. */
+static Type *one_array(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *t = a->pos[0]->type;
+    if (t->kind != TY_ARRAY)
+        return arg_error(c, in, a, 0, "an array");
+    Type *e = t->array.dtype;
+    bool sorting = bi == BI_NP_SORT || bi == BI_NP_ARGSORT || bi == BI_ARRAY_SORT || bi == BI_ARRAY_ARGSORT;
+    if (sorting && t->array.ndim != 1)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of a %dd array is not supported yet (1-d is)",
+                          a->name, t->array.ndim);
+    if (bi != BI_NP_CUMSUM && bi != BI_ARRAY_CUMSUM && (ty_is_complex(e) || e->kind == TY_FLOAT16))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of a %s array is not supported", a->name,
+                          infer_type_name(e));
+    return t;
+}
+
+static Type *array_more(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    switch (bi) {
+    case BI_NP_WHERE: return where_call(c, in, a);
+    case BI_NP_LINSPACE: return linspace_call(c, in, a);
+    default: break;
+    }
+    Type *t = one_array(c, in, bi, a);
+    if (!t)
+        return NULL;
+    Type *e = t->array.dtype;
+    switch (bi) {
+    case BI_NP_CUMSUM: case BI_ARRAY_CUMSUM:
+        return intrinsic(c, in, BI_NP_CUMSUM, a, NULL, ty_array(sum_type(e), 1, 'C', false));
+    case BI_NP_STD: case BI_ARRAY_STD: case BI_NP_VAR: case BI_ARRAY_VAR:
+        return intrinsic(c, in, bi == BI_NP_STD || bi == BI_ARRAY_STD ? BI_NP_STD : BI_NP_VAR, a, NULL,
+                         e->kind == TY_FLOAT32 ? e : f64());
+    case BI_NP_SORT:
+        return intrinsic(c, in, bi, a, NULL, ty_array(e, 1, 'C', false));
+    case BI_NP_ARGSORT: case BI_ARRAY_ARGSORT:
+        return intrinsic(c, in, BI_NP_ARGSORT, a, NULL, ty_array(i64(), 1, 'C', false));
+    default:   /* a.sort() */
+        if (t->array.readonly)
+            return infer_fail(c, in, DIAG_TYPING, "array is read-only: sort() cannot write it");
+        return intrinsic(c, in, BI_ARRAY_SORT, a, NULL, ty_scalar(TY_NONE));
+    }
+}
+
 static Type *gpu_call(Infer *c, Instr *in, Builtin bi, Args *a);
 
 static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
@@ -983,8 +1186,16 @@ static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
         return like_creation(c, in, bi, a);
     if (bi >= BI_CMATH_SQRT && bi <= BI_CMATH_ISFINITE)
         return cmath_call(c, in, bi, a);
+    if (c->pi->prog->gpu && ((bi >= BI_NP_RANDOM_SEED && bi <= BI_NP_RANDOM_NORMAL) ||
+                             bi == BI_NP_SORT || bi == BI_NP_ARGSORT))   /* host runtime calls */
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in GPU kernels", a->name);
+    if (bi >= BI_NP_RANDOM_SEED && bi <= BI_NP_RANDOM_NORMAL)
+        return random_call(c, in, bi, a);
+    if (bi >= BI_NP_WHERE && bi <= BI_NP_ARGSORT)
+        return array_more(c, in, bi, a);
     switch (bi) {
     case BI_NP_ARANGE: return arange_call(c, in, a);
+    case BI_NP_DOT: return dot_call(c, in, a);
     case BI_MATH_LOG:
         return a->npos == 2 ? binary_float(c, in, bi, a, false) : unary_float(c, in, bi, a, false);
     case BI_MATH_ATAN2: case BI_MATH_POW: case BI_MATH_HYPOT: case BI_MATH_COPYSIGN: case BI_MATH_FMOD:
@@ -1064,6 +1275,10 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
     }
     if (bi == BI_ARRAY_RESHAPE)
         return reshape_method(c, in, &a);
+    if ((bi == BI_ARRAY_SORT || bi == BI_ARRAY_ARGSORT) && c->pi->prog->gpu)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in GPU kernels", a.name);
+    if (bi >= BI_ARRAY_STD && bi <= BI_ARRAY_ARGSORT)
+        return array_more(c, in, bi, &a);
     return array_method(c, in, bi, &a);
 }
 

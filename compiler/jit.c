@@ -51,6 +51,11 @@ static int define_runtime_symbols(LLVMOrcJITDylibRef jd, Diag *diag)
         {"pj_print_u64", (void *)pj_print_u64},   {"pj_print_f64", (void *)pj_print_f64},
         {"pj_print_c128", (void *)pj_print_c128}, {"pj_print_bool", (void *)pj_print_bool},
         {"pj_print_str", (void *)pj_print_str},   {"pj_print_sep", (void *)pj_print_sep},
+        {"pj_random_seed", (void *)pj_random_seed}, {"pj_random_f64", (void *)pj_random_f64},
+        {"pj_random_normal", (void *)pj_random_normal},
+        {"pj_random_randint", (void *)pj_random_randint},
+        {"pj_random_fill", (void *)pj_random_fill},
+        {"pj_sort", (void *)pj_sort}, {"pj_argsort", (void *)pj_argsort},
     };
     enum { N = sizeof syms / sizeof *syms };
     LLVMOrcCSymbolMapPair pairs[N];

@@ -948,6 +948,293 @@ static LLVMValueRef np_math_array(Lower *L, Instr *in, Builtin bi)
     return ew_apply(L, in, c.nargs, false, elem_math, &c);
 }
 
+/* ---- where, cumsum, linspace, std, var, sort, argsort ------------------------------------- */
+
+typedef struct MoreCtx {
+    Type *t[3], *out;
+    LLVMValueRef acc, ptr, mean;
+} MoreCtx;
+
+static LLVMValueRef elem_where(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    MoreCtx *c = vctx;
+    return LLVMBuildSelect(L->b, lower_truth(L, e[0], c->t[0]), lower_cast(L, e[1], c->t[1], c->out),
+                           lower_cast(L, e[2], c->t[2], c->out), "");
+}
+
+static Type *elem_of(Type *t)
+{
+    return is_array(t) ? t->array.dtype : t;
+}
+
+static LLVMValueRef lower_where(Lower *L, Instr *in)
+{
+    MoreCtx c = {.out = in->type->array.dtype};
+    for (int i = 0; i < 3; i++)
+        c.t[i] = elem_of(in->args[i]->type);
+    return ew_apply(L, in, 3, false, elem_where, &c);
+}
+
+/* Runs fn over every element of the array operand in C order, with no output. */
+static void over_elements(Lower *L, Instr *a, ElemFn fn, void *ctx)
+{
+    EwOp op = {.t = a->type, .v = lower_value(L, a)};
+    LLVMValueRef shape[ABI_MAX_NDIM];
+    get_shape(L, op.t, op.v, shape);
+    ew_broadcast(L, op.t->array.ndim, shape, &op, 1, true);
+    ew_run(L, op.t->array.ndim, shape, &op, 1, NULL, fn, ctx);
+}
+
+/* cumsum: the running sum stored at ptr, which then moves one element on. */
+static LLVMValueRef elem_cumsum(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    MoreCtx *c = vctx;
+    LLVMTypeRef ot = lower_type(L, c->out);
+    LLVMValueRef s = lower_binop_scalar(L, BIN_ADD, c->out, LLVMBuildLoad2(L->b, ot, c->acc, ""),
+                                        lower_cast(L, e[0], c->t[0], c->out), NULL);
+    LLVMBuildStore(L->b, s, c->acc);
+    LLVMValueRef p = LLVMBuildLoad2(L->b, L->ptr, c->ptr, "");
+    lower_array_store(L, c->out, s, p);
+    LLVMBuildStore(L->b, byte_gep(L, p, lower_i64(L, ty_itemsize(c->out))), c->ptr);
+    return NULL;
+}
+
+static LLVMValueRef lower_cumsum(Lower *L, Instr *in)
+{
+    Instr *a = in->args[0];
+    MoreCtx c = {.t = {a->type->array.dtype}, .out = in->type->array.dtype};
+    LLVMValueRef n = array_size(L, a->type, lower_value(L, a));
+    LLVMValueRef out = alloc_array(L, in->type, &n, in);
+    c.acc = lower_alloca(L, lower_type(L, c.out));
+    LLVMBuildStore(L->b, LLVMConstNull(lower_type(L, c.out)), c.acc);
+    c.ptr = lower_alloca(L, L->ptr);
+    LLVMBuildStore(L->b, lower_array_data(L, out), c.ptr);
+    over_elements(L, a, elem_cumsum, &c);
+    return out;
+}
+
+/* start + i * step, the last element stop itself (NumPy's order of operations). */
+static LLVMValueRef lower_linspace(Lower *L, Instr *in)
+{
+    LLVMValueRef start = lower_value(L, in->args[0]), stop = lower_value(L, in->args[1]);
+    LLVMValueRef num = lower_value(L, in->args[2]);
+    lower_check(L, LLVMBuildICmp(L->b, LLVMIntSLT, num, lower_i64(L, 0), ""), ABI_EXC_VALUE,
+                "Number of samples, %lld, must be non-negative.", &num, 1);
+    LLVMValueRef out = alloc_array(L, in->type, &num, in), data = lower_array_data(L, out);
+    LLVMValueRef many = LLVMBuildICmp(L->b, LLVMIntSGT, num, lower_i64(L, 1), "");
+    LLVMValueRef div = LLVMBuildSIToFP(L->b, LLVMBuildSelect(L->b, many, LLVMBuildSub(L->b, num, lower_i64(L, 1), ""),
+                                                             lower_i64(L, 1), ""), L->f64, "");
+    LLVMValueRef step = LLVMBuildFDiv(L->b, LLVMBuildFSub(L->b, stop, start, ""), div, "");
+    LoopInfo lp;
+    LLVMValueRef i = lower_loop_begin(L, &lp, num);
+    LLVMValueRef v = LLVMBuildFAdd(L->b, LLVMBuildFMul(L->b, LLVMBuildSIToFP(L->b, i, L->f64, ""), step, ""), start, "");
+    lower_array_store(L, ty_scalar(TY_FLOAT64), v, byte_gep(L, data, LLVMBuildMul(L->b, i, lower_i64(L, 8), "")));
+    lower_loop_end(L, &lp);
+    LLVMBasicBlockRef last = lower_block(L, "linspace.last"), done = lower_block(L, "linspace.done");
+    LLVMBuildCondBr(L->b, many, last, done);
+    LLVMPositionBuilderAtEnd(L->b, last);
+    LLVMValueRef end = byte_gep(L, data, LLVMBuildMul(L->b, LLVMBuildSub(L->b, num, lower_i64(L, 1), ""),
+                                                      lower_i64(L, 8), ""));
+    lower_array_store(L, ty_scalar(TY_FLOAT64), stop, end);
+    LLVMBuildBr(L->b, done);
+    LLVMPositionBuilderAtEnd(L->b, done);
+    return out;
+}
+
+/* std and var: the sum (mean NULL), then the sum of squared deviations from the mean, in float64. */
+static LLVMValueRef elem_moment(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    MoreCtx *c = vctx;
+    LLVMValueRef x = lower_cast(L, e[0], c->t[0], ty_scalar(TY_FLOAT64));
+    if (c->mean) {
+        x = LLVMBuildFSub(L->b, x, c->mean, "");
+        x = LLVMBuildFMul(L->b, x, x, "");
+    }
+    LLVMBuildStore(L->b, LLVMBuildFAdd(L->b, LLVMBuildLoad2(L->b, L->f64, c->acc, ""), x, ""), c->acc);
+    return NULL;
+}
+
+static LLVMValueRef lower_moment(Lower *L, Instr *in, bool is_std)
+{
+    Instr *a = in->args[0];
+    MoreCtx c = {.t = {a->type->array.dtype}};
+    LLVMValueRef n = LLVMBuildSIToFP(L->b, array_size(L, a->type, lower_value(L, a)), L->f64, "");
+    c.acc = lower_alloca(L, L->f64);
+    LLVMBuildStore(L->b, LLVMConstReal(L->f64, 0), c.acc);
+    over_elements(L, a, elem_moment, &c);
+    c.mean = LLVMBuildFDiv(L->b, LLVMBuildLoad2(L->b, L->f64, c.acc, ""), n, "");
+    LLVMBuildStore(L->b, LLVMConstReal(L->f64, 0), c.acc);
+    over_elements(L, a, elem_moment, &c);
+    LLVMValueRef v = LLVMBuildFDiv(L->b, LLVMBuildLoad2(L->b, L->f64, c.acc, ""), n, "");
+    if (is_std)
+        v = lower_math(L, MF_SQRT, ty_scalar(TY_FLOAT64), v, NULL);
+    return lower_cast(L, v, ty_scalar(TY_FLOAT64), in->type);
+}
+
+static int32_t sort_key(Type *dt)
+{
+    int kind = ty_is_float(dt) ? ABI_SORT_FLOAT : ty_is_int(dt) && ty_is_signed(dt) ? ABI_SORT_SIGNED
+                                                                                      : ABI_SORT_UNSIGNED;
+    return (int32_t)(kind * 16 + ty_itemsize(dt));
+}
+
+/* np.sort sorts a copy, a.sort() the array itself, argsort fills a new int64 array. */
+static LLVMValueRef lower_sort(Lower *L, Instr *in, Builtin bi)
+{
+    Instr *a = in->args[0];
+    Type *at = a->type;
+    LLVMValueRef arr = bi == BI_NP_SORT ? copy_new(L, in, a) : lower_value(L, a);
+    LLVMValueRef n = lower_array_dim(L, arr, 0), res, rc;
+    LLVMValueRef args[5] = {lower_array_data(L, arr), n,
+                            bi == BI_NP_SORT ? lower_i64(L, ty_itemsize(at->array.dtype)) : lower_array_stride(L, at, arr, 0),
+                            LLVMConstInt(L->i32, (unsigned long long)sort_key(at->array.dtype), 0), NULL};
+    if (bi == BI_NP_ARGSORT) {
+        res = alloc_array(L, in->type, &n, in);
+        args[4] = lower_array_data(L, res);
+        rc = lower_call_rt(L, "pj_argsort", L->i32, args, 5);
+    } else {
+        res = bi == BI_NP_SORT ? arr : LLVMConstNull(L->none_ty);
+        rc = lower_call_rt(L, "pj_sort", L->i32, args, 4);
+    }
+    lower_check(L, LLVMBuildICmp(L->b, LLVMIntNE, rc, LLVMConstInt(L->i32, 0, 0), ""), ABI_EXC_MEMORY,
+                "cannot allocate memory to sort", NULL, 0);
+    return res;
+}
+
+/* ---- np.dot and @ (plain loops) ------------------------------------------------------------ */
+
+/* Both operands seen as matrices: a is m x k (a 1-d a is one row), b is k x n (a 1-d b is one
+ * column); the strides are in bytes, 0 along an axis an operand lacks. */
+typedef struct DotCtx {
+    Type *et, *ta, *tb;
+    LLVMValueRef pa, pb, m, n, k, sa_row, sa_k, sb_k, sb_col;
+} DotCtx;
+
+static void dot_operands(Lower *L, Instr *in, DotCtx *d)
+{
+    Type *ta = in->args[0]->type, *tb = in->args[1]->type;
+    LLVMValueRef a = lower_value(L, in->args[0]), b = lower_value(L, in->args[1]), one = lower_i64(L, 1);
+    bool a2 = ta->array.ndim == 2, b2 = tb->array.ndim == 2;
+    d->ta = ta->array.dtype;
+    d->tb = tb->array.dtype;
+    d->pa = lower_array_data(L, a);
+    d->pb = lower_array_data(L, b);
+    d->m = a2 ? lower_array_dim(L, a, 0) : one;
+    d->sa_row = a2 ? lower_array_stride(L, ta, a, 0) : lower_i64(L, 0);
+    d->k = lower_array_dim(L, a, a2 ? 1 : 0);
+    d->sa_k = lower_array_stride(L, ta, a, a2 ? 1 : 0);
+    LLVMValueRef kb = lower_array_dim(L, b, 0);
+    d->sb_k = lower_array_stride(L, tb, b, 0);
+    d->n = b2 ? lower_array_dim(L, b, 1) : one;
+    d->sb_col = b2 ? lower_array_stride(L, tb, b, 1) : lower_i64(L, 0);
+    LLVMValueRef args[2] = {d->k, kb};
+    lower_check(L, LLVMBuildICmp(L->b, LLVMIntNE, d->k, kb, ""), ABI_EXC_VALUE,
+                "shapes not aligned: %lld (inner dimension of the first) != %lld (dim 0 of the second)",
+                args, 2);
+}
+
+/* The sum over k of a[pa + k*sa_k] * b[pb + k*sb_k], in the result's type. */
+static LLVMValueRef dot_inner(Lower *L, DotCtx *d, LLVMValueRef pa, LLVMValueRef pb)
+{
+    LLVMValueRef acc = lower_alloca(L, lower_type(L, d->et));
+    LLVMBuildStore(L->b, LLVMConstNull(lower_type(L, d->et)), acc);
+    LoopInfo lp;
+    LLVMValueRef i = lower_loop_begin(L, &lp, d->k);
+    LLVMValueRef x = lower_array_load(L, d->ta, byte_gep(L, pa, LLVMBuildMul(L->b, i, d->sa_k, "")));
+    LLVMValueRef y = lower_array_load(L, d->tb, byte_gep(L, pb, LLVMBuildMul(L->b, i, d->sb_k, "")));
+    LLVMValueRef p = lower_binop_scalar(L, BIN_MUL, d->et, lower_cast(L, x, d->ta, d->et),
+                                        lower_cast(L, y, d->tb, d->et), NULL);
+    LLVMValueRef cur = LLVMBuildLoad2(L->b, lower_type(L, d->et), acc, "");
+    LLVMBuildStore(L->b, lower_binop_scalar(L, BIN_ADD, d->et, cur, p, NULL), acc);
+    lower_loop_end(L, &lp);
+    return LLVMBuildLoad2(L->b, lower_type(L, d->et), acc, "");
+}
+
+static LLVMValueRef lower_dot(Lower *L, Instr *in)
+{
+    DotCtx d = {.et = is_array(in->type) ? in->type->array.dtype : in->type};
+    dot_operands(L, in, &d);
+    if (!is_array(in->type))
+        return dot_inner(L, &d, d.pa, d.pb);
+    LLVMValueRef shape[2] = {in->args[0]->type->array.ndim == 2 ? d.m : d.n, d.n};
+    LLVMValueRef out = alloc_array(L, in->type, shape, in), po = lower_array_data(L, out);
+    LLVMValueRef size = lower_i64(L, ty_itemsize(d.et));
+    LoopInfo li, lj;
+    LLVMValueRef i = lower_loop_begin(L, &li, d.m);
+    LLVMValueRef row = byte_gep(L, d.pa, LLVMBuildMul(L->b, i, d.sa_row, ""));
+    LLVMValueRef j = lower_loop_begin(L, &lj, d.n);
+    LLVMValueRef v = dot_inner(L, &d, row, byte_gep(L, d.pb, LLVMBuildMul(L->b, j, d.sb_col, "")));
+    LLVMValueRef flat = LLVMBuildAdd(L->b, LLVMBuildMul(L->b, i, d.n, ""), j, "");
+    lower_array_store(L, d.et, v, byte_gep(L, po, LLVMBuildMul(L->b, flat, size, "")));
+    lower_loop_end(L, &lj);
+    lower_loop_end(L, &li);
+    return out;
+}
+
+/* ---- np.random (runtime/random.c holds the generator) --------------------------------------- */
+
+static LLVMValueRef random_array(Lower *L, Instr *in, Builtin bi)
+{
+    LLVMValueRef shape[ABI_MAX_NDIM];
+    int nd = in->type->array.ndim;
+    if (bi == BI_NP_RANDOM_RANDOM)
+        shape_of(L, in->args[0], nd, shape);
+    else
+        for (int k = 0; k < nd; k++)
+            shape[k] = lower_value(L, in->args[k]);
+    LLVMValueRef arr = alloc_array(L, in->type, shape, in);
+    LLVMValueRef args[3] = {lower_array_data(L, arr), array_size(L, in->type, arr),
+                            LLVMConstInt(L->i32, bi == BI_NP_RANDOM_RANDN, 0)};
+    lower_call_rt(L, "pj_random_fill", LLVMVoidTypeInContext(L->ctx), args, 3);
+    return arr;
+}
+
+/* The i-th operand of uniform/normal, or its default when absent. */
+static LLVMValueRef random_param(Lower *L, Instr *in, int i, double dflt)
+{
+    return i < in->nargs ? lower_value(L, in->args[i]) : LLVMConstReal(L->f64, dflt);
+}
+
+static LLVMValueRef lower_random(Lower *L, Instr *in, Builtin bi)
+{
+    LLVMTypeRef v = LLVMVoidTypeInContext(L->ctx);
+    if (is_array(in->type))
+        return random_array(L, in, bi);
+    switch (bi) {
+    case BI_NP_RANDOM_SEED: {
+        LLVMValueRef seed = lower_value(L, in->args[0]);
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntUGT, seed, lower_i64(L, 0xffffffffLL), ""),
+                    ABI_EXC_VALUE, "Seed must be between 0 and 2**32 - 1", NULL, 0);
+        lower_call_rt(L, "pj_random_seed", v, &seed, 1);
+        return LLVMConstNull(L->none_ty);
+    }
+    case BI_NP_RANDOM_RANDINT: {
+        LLVMValueRef lh[2] = {lower_i64(L, 0), lower_value(L, in->args[0])};
+        if (in->nargs > 1)
+            lh[0] = lh[1], lh[1] = lower_value(L, in->args[1]);
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntSGE, lh[0], lh[1], ""), ABI_EXC_VALUE,
+                    in->nargs > 1 ? "low >= high" : "high <= 0", NULL, 0);
+        return lower_call_rt(L, "pj_random_randint", L->i64, lh, 2);
+    }
+    case BI_NP_RANDOM_UNIFORM: {
+        LLVMValueRef lo = random_param(L, in, 0, 0.0), hi = random_param(L, in, 1, 1.0);
+        LLVMValueRef u = lower_call_rt(L, "pj_random_f64", L->f64, NULL, 0);
+        return LLVMBuildFAdd(L->b, lo, LLVMBuildFMul(L->b, LLVMBuildFSub(L->b, hi, lo, ""), u, ""), "");
+    }
+    case BI_NP_RANDOM_NORMAL: {
+        LLVMValueRef loc = random_param(L, in, 0, 0.0), scale = random_param(L, in, 1, 1.0);
+        lower_check(L, LLVMBuildFCmp(L->b, LLVMRealOLT, scale, LLVMConstReal(L->f64, 0), ""),
+                    ABI_EXC_VALUE, "scale < 0", NULL, 0);
+        LLVMValueRef z = lower_call_rt(L, "pj_random_normal", L->f64, NULL, 0);
+        return LLVMBuildFAdd(L->b, loc, LLVMBuildFMul(L->b, scale, z, ""), "");
+    }
+    case BI_NP_RANDOM_RANDN:
+        return lower_call_rt(L, "pj_random_normal", L->f64, NULL, 0);
+    default:
+        return lower_call_rt(L, "pj_random_f64", L->f64, NULL, 0);
+    }
+}
+
 LLVMValueRef lower_array_intrinsic(Lower *L, Instr *in, bool *done)
 {
     Builtin bi = (Builtin)in->sub;
@@ -956,6 +1243,8 @@ LLVMValueRef lower_array_intrinsic(Lower *L, Instr *in, bool *done)
     bool arr_res = is_array(in->type);
     LLVMValueRef shape[ABI_MAX_NDIM];
     *done = true;
+    if (bi >= BI_NP_RANDOM_SEED && bi <= BI_NP_RANDOM_NORMAL)
+        return lower_random(L, in, bi);
     switch (bi) {
     case BI_NP_EMPTY: case BI_NP_ZEROS: case BI_NP_ONES: case BI_NP_FULL:
         shape_of(L, a0, in->type->array.ndim, shape);
@@ -973,6 +1262,12 @@ LLVMValueRef lower_array_intrinsic(Lower *L, Instr *in, bool *done)
         return fill_new(L, in, shape, bi == BI_NP_EMPTY_LIKE ? NULL
                         : lower_cast(L, lower_i64(L, 1), ty_scalar(TY_INT64), in->type->array.dtype));
     case BI_NP_ARANGE: return lower_arange(L, in);
+    case BI_NP_DOT: return lower_dot(L, in);
+    case BI_NP_WHERE: return lower_where(L, in);
+    case BI_NP_CUMSUM: return lower_cumsum(L, in);
+    case BI_NP_LINSPACE: return lower_linspace(L, in);
+    case BI_NP_STD: case BI_NP_VAR: return lower_moment(L, in, bi == BI_NP_STD);
+    case BI_NP_SORT: case BI_ARRAY_SORT: case BI_NP_ARGSORT: return lower_sort(L, in, bi);
     case BI_ARRAY_COPY: return copy_new(L, in, a0);
     case BI_ARRAY_ASTYPE: return copy_new(L, in, a0);
     case BI_ARRAY_SUM: case BI_NP_SUM: return reduce(L, in, BI_ARRAY_SUM);

@@ -163,7 +163,7 @@ def uses_star_kwargs(x, **kwargs):  # <-
 
 
 def uses_np_random(x):
-    return np.random.rand(x)  # <-
+    return np.random.choice(x)  # <-
 
 
 def uses_os_getcwd(x):

@@ -51,6 +51,22 @@ void pj_print_c128(double re, double im) { printf("(%g%+gj)", re, im); }
 void pj_print_bool(int32_t v) { printf(v ? "True" : "False"); }
 void pj_print_str(const char *s) { printf("%s", s); }
 void pj_print_sep(int32_t end) { printf(end ? "\n" : " "); }
+/* np.random's runtime (runtime/random.c) is not linked here: fixed stand-ins. */
+void pj_random_seed(int64_t seed) { (void)seed; }
+double pj_random_f64(void) { return 0.5; }
+double pj_random_normal(void) { return 0.0; }
+int64_t pj_random_randint(int64_t lo, int64_t hi) { (void)hi; return lo; }
+void pj_random_fill(double *data, int64_t n, int32_t normal)
+{
+    for (int64_t i = 0; i < n; i++)
+        data[i] = normal ? 0.0 : 0.5;
+}
+int32_t pj_sort(void *data, int64_t n, int64_t stride, int32_t key) { (void)data; (void)n; (void)stride; (void)key; return -1; }
+int32_t pj_argsort(const void *data, int64_t n, int64_t stride, int32_t key, int64_t *out)
+{
+    (void)data; (void)n; (void)stride; (void)key; (void)out;
+    return -1;
+}
 
 /* ---- building typed IR ---- */
 static CompileOptions opts = {.opt_level = 3};
