@@ -8,15 +8,12 @@ arrays apart from the others that the kernel never writes are read through the r
 cache (ld.global.nc). The PTX tests run without a GPU; the gpu-marked ones run the same kernels
 over aligned arrays, misaligned views and overlapping arguments and check the results.
 """
-import os
-import shutil
-import subprocess
-import tempfile
 
 import numpy as np
 import pytest
 
 from pyjit import gpu
+from util import assemble_ptx
 
 F32 = "array(float32, 1d, C)"
 F64 = "array(float64, 1d, C)"
@@ -36,28 +33,8 @@ def _ptx(fn, argtypes, aligned=0, noalias=0):
     from pyjit import _registry
     ptx, _entry, _written = _core().cuda_compile_ptx(fn, _registry.REGISTRY, argtypes,
                                                      aligned=aligned, noalias=noalias)
-    _assemble(ptx)
+    assemble_ptx(ptx)
     return ptx[ptx.index(".entry"):]
-
-
-def _ptxas():
-    found = shutil.which("ptxas")
-    if not found and os.path.exists("/usr/local/cuda/bin/ptxas"):
-        found = "/usr/local/cuda/bin/ptxas"
-    return found
-
-
-def _assemble(ptx):
-    exe = _ptxas()
-    if not exe:
-        return
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "k.ptx")
-        with open(path, "w") as fh:
-            fh.write(ptx)
-        r = subprocess.run([exe, "-arch=sm_90", path, "-o", os.path.join(d, "k.cubin")],
-                           capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr + "\n" + ptx
 
 
 def _accesses(ptx):

@@ -7,10 +7,7 @@ ptxas (CUDA toolkit) checks the PTX where it is installed; without it only the c
 """
 import math
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import types
 
 import numpy as np
@@ -22,35 +19,10 @@ from pyjit.errors import CompileError
 
 sys.path.insert(0, os.path.dirname(__file__))
 import gpu_kernels  # noqa: E402
+from util import assemble_ptx as assemble  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not hasattr(_core, "cuda_compile_ptx"),
                                 reason="this pyjit has no GPU code generation")
-
-
-def _find_ptxas():
-    found = shutil.which("ptxas")
-    if found:
-        return found
-    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
-        if root and os.path.exists(os.path.join(root, "bin", "ptxas")):
-            return os.path.join(root, "bin", "ptxas")
-    return None
-
-
-PTXAS = _find_ptxas()
-
-
-def assemble(ptx):
-    """Assembles ptx for sm_90 with ptxas when it is installed."""
-    if not PTXAS:
-        return
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "k.ptx")
-        with open(path, "w") as f:
-            f.write(ptx)
-        r = subprocess.run([PTXAS, "-arch=sm_90", path, "-o", os.path.join(d, "k.cubin")],
-                           capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr + "\n" + ptx
 
 
 def compile_kernel(fn, argtypes, **kw):

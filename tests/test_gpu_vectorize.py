@@ -6,15 +6,14 @@ which CI runs in a subprocess below). Results are checked against NumPy. Without
 generated kernels are still compiled to PTX and assembled with ptxas where it is installed.
 """
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import pytest
 
 from pyjit import gpu
+from util import assemble_ptx
 from pyjit.gpu import ufunc
 
 SIM = gpu.SIMULATOR
@@ -311,26 +310,6 @@ def test_all_of_this_in_the_simulator():
     assert " passed" in r.stdout
 
 
-def _ptxas():
-    found = shutil.which("ptxas")
-    if not found and os.path.exists("/usr/local/cuda/bin/ptxas"):
-        found = "/usr/local/cuda/bin/ptxas"
-    return found
-
-
-def _assemble(ptx):
-    exe = _ptxas()
-    if not exe:
-        return
-    with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "k.ptx")
-        with open(path, "w") as fh:
-            fh.write(ptx)
-        r = subprocess.run([exe, "-arch=sm_90", path, "-o", os.path.join(d, "k.cubin")],
-                           capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr + "\n" + ptx
-
-
 def _hw():
     from pyjit import _core
     if not hasattr(_core, "cuda_compile_ptx"):
@@ -356,12 +335,12 @@ def test_ptx_of_generated_elementwise_kernels(sig):
         body = ptx[ptx.index("{"):]
         # the unrolled loop loads every element of an iteration before the first store
         assert body.count("ld.global") >= 2 * ufunc.UNROLL
-        _assemble(ptx)
+        assemble_ptx(ptx)
         k = f._kernel(3, scalars, args, ret, ret)
         a0 = t if scalars else f"{t}[:, :, :]"
         ptx, _ = hw.compile_ptx(k.py_func, f"void({a0}, {t}[:, :, :], {t}[:, :, :], "
                                            f"{t}[:, :, :], int64)")
-        _assemble(ptx)
+        assemble_ptx(ptx)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint32,
@@ -373,7 +352,7 @@ def test_ptx_of_reduce_kernels(dtype):
     t = _typename(dtype)
     ptx, _ = hw.compile_ptx(k.py_func, f"void({t}[:], {t}[::1], int64, {t}, int64)")
     assert ("shfl.sync" in ptx) == (np.dtype(dtype).name in ufunc._SHUFFLE_DTYPES)
-    _assemble(ptx)
+    assemble_ptx(ptx)
 
 
 def test_kernel_source_is_a_grid_stride_loop():
@@ -396,9 +375,9 @@ def test_ptx_of_gufunc_kernels():
     ns = {"__gpu": hw, "__f": hw.jit(device=True)(_mavg)}
     fn = ufunc._source_function("__gk", src, ns)
     ptx, _ = hw.compile_ptx(fn, "void(float64[:, :, :], int64, float64[:, :, :], int64)")
-    _assemble(ptx)
+    assemble_ptx(ptx)
     src = ufunc._gu_source(3, frozenset(), 1, ["", "", ", 0:1"])
     ns = {"__gpu": hw, "__f": hw.jit(device=True)(_dot)}
     fn = ufunc._source_function("__gk", src, ns)
     ptx, _ = hw.compile_ptx(fn, "void(float32[:, :], float32[:, :], float32[:, :], int64)")
-    _assemble(ptx)
+    assemble_ptx(ptx)

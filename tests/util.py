@@ -9,8 +9,10 @@ import cmath
 import copy
 import math
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 
 import numpy as np
@@ -170,3 +172,30 @@ def run_subprocess(code, timeout=120, env=None):
 
 __all__ = ["assert_same", "check", "check_raises", "run_python", "run_subprocess", "wrap64",
            "math", "cmath", "np", "pyjit"]
+
+
+def _find_ptxas():
+    found = shutil.which("ptxas")
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if root and os.path.exists(os.path.join(root, "bin", "ptxas")):
+            return os.path.join(root, "bin", "ptxas")
+    return None
+
+
+PTXAS = _find_ptxas()
+
+
+def assemble_ptx(ptx):
+    """Assembles ptx for sm_90 with ptxas (CUDA toolkit) when it is installed, so the PTX pyjit
+    emits is checked on machines without a GPU; without ptxas it does nothing."""
+    if not PTXAS:
+        return
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "k.ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        r = subprocess.run([PTXAS, "-arch=sm_90", path, "-o", os.path.join(d, "k.cubin")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr + "\n" + ptx
