@@ -11,6 +11,7 @@
 #define PYJIT_COMPILER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "compiler/abi.h"
 #include "compiler/diag.h"
@@ -43,6 +44,13 @@ typedef struct CompilerHost {
     /* A return type the function declared (explicit signature) or already compiled for exactly
      * these argument types, so recursion can be typed; NULL if none. */
     Type *(*known_return)(void *ctx, void *handle, Type **args, int nargs);
+    /* How a call with these argument types binds to the function's declared signatures, as a
+     * call from Python would: 0 when it has none to honour (it is specialised for the types);
+     * 1 with params[0..nargs) and *ret set to the signature the arguments convert to best;
+     * -1 when no signature accepts them, with the signatures written into why (why_size
+     * bytes, for the error). */
+    int (*declared_signature)(void *ctx, void *handle, Type **args, int nargs, Type **params,
+                              Type **ret, char *why, size_t why_size);
 } CompilerHost;
 
 /* One function of a Program, specialised to argument types. */

@@ -844,6 +844,24 @@ static Type *ret_clash(Infer *c, Instr *in, Instr *first, Instr *v, Type *t)
                       infer_type_name(t), in->line);
 }
 
+/* Whether a returned value of type from converts to a declared return type: numbers convert
+ * to any number type (as casts do), tuples item by item, anything else only to what it unifies
+ * with unchanged. */
+static bool returns_as(Type *from, Type *to)
+{
+    if (ty_is_scalar(from) && ty_is_scalar(to))
+        return true;
+    if (from->kind == TY_TUPLE && to->kind == TY_TUPLE) {
+        if (from->tuple.n != to->tuple.n)
+            return false;
+        for (int i = 0; i < from->tuple.n; i++)
+            if (!returns_as(ty_strong(from->tuple.items[i]), to->tuple.items[i]))
+                return false;
+        return true;
+    }
+    return ty_unify(to, from) == to;
+}
+
 static Type *type_ret(Infer *c, Instr *in)
 {
     Instr *v = in->args[0];
@@ -854,12 +872,9 @@ static Type *type_ret(Infer *c, Instr *in)
         in->args[0] = infer_coerce(c, in, v, c->tf->ret);
         return ty_scalar(TY_NONE);
     }
-    if (c->declared) {
-        Type *u = ty_unify(c->declared, t);
-        if (!u || (u != c->declared && !(ty_is_scalar(t) && ty_is_scalar(c->declared))))
-            return infer_fail(c, in, DIAG_TYPING, "cannot return %s from a function declared to "
-                              "return %s", infer_type_name(t), infer_type_name(c->declared));
-    }
+    if (c->declared && !returns_as(t, c->declared))
+        return infer_fail(c, in, DIAG_TYPING, "cannot return %s from a function declared to "
+                          "return %s", infer_type_name(t), infer_type_name(c->declared));
     if (!c->ret) {
         c->ret = t;
         c->ret_from = in;
@@ -1350,7 +1365,7 @@ static Type *recursive_return(Infer *c, Instr *at, MemoEntry *e)
 }
 
 TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, int nargs,
-                            Type **ret)
+                            Type *declared, Type **ret)
 {
     ProgInfer *pi = c->pi;
     for (int i = 0; i < pi->memo.len; i++) {
@@ -1374,8 +1389,8 @@ TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, 
     IRFunc *ir = take_ir(c, at, handle);
     if (!ir)
         return NULL;
-    TypedFunc *tf = new_typed_func(pi, ir, handle, argtypes, nargs, NULL);
-    if (infer_function(pi, tf, memo_entry(pi, tf)->argtypes, NULL) < 0)
+    TypedFunc *tf = new_typed_func(pi, ir, handle, argtypes, nargs, declared);
+    if (infer_function(pi, tf, memo_entry(pi, tf)->argtypes, declared) < 0)
         return NULL;
     *ret = tf->ret;
     return tf;

@@ -58,10 +58,11 @@ Type *infer_const_type(Infer *c, const Const *k);   /* strong; NULL if it has no
 /* The type both operands of a scalar binary operation are cast to (*opt) and its result (*res);
  * python: scalar semantics (True + True == 2), else NumPy's for array elements. */
 bool infer_binop_types(int op, Type *a, Type *b, bool python, Type **opt, Type **res);
-/* The callee of a compiled function for these argument types (inferred on first use). */
+/* The callee of a compiled function for these argument types (inferred on first use); declared,
+ * if not NULL, is the return type of the signature the call binds to (the result is cast to it). */
 IRFunc *infer_callee_ir(Infer *c, Instr *at, void *handle);   /* for its arguments and defaults */
 TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, int nargs,
-                            Type **ret);
+                            Type *declared, Type **ret);
 
 /* infer_items.c: attributes, indexing, iteration. */
 Type *infer_getattr(Infer *c, Instr *in);

@@ -1321,6 +1321,32 @@ static bool bind_jit_args(Infer *c, Instr *in, IRFunc *ir, Instr **vals, const C
     return true;
 }
 
+/* A callee with declared signatures is called as from Python: the arguments are converted to
+ * the signature they fit best and the result is its declared return type (the types in params
+ * and *declared); a callee without is specialised for the argument types as they are. */
+static bool bind_signature(Infer *c, Instr *in, const Const *k, IRFunc *ir, Type **types,
+                           Type **params, Type **declared)
+{
+    const CompilerHost *host = c->pi->prog->host;
+    int n = ir->nargs, rc = 0;
+    char why[1024] = "";
+    *declared = NULL;
+    if (host && host->declared_signature)
+        rc = host->declared_signature(host->ctx, k->handle, types, n, params, declared, why,
+                                      sizeof why);
+    if (rc < 0) {
+        char *got = arena_strdup(c->arena, "");
+        for (int i = 0; i < n; i++)
+            got = arena_printf(c->arena, "%s%s%s", got, i ? ", " : "", infer_type_name(types[i]));
+        return infer_fail(c, in, DIAG_TYPING, "%s(): no matching definition for argument type(s) "
+                          "(%s); its signatures:%s", ir->name, got, why) != NULL;
+    }
+    if (rc == 0)
+        for (int i = 0; i < n; i++)
+            params[i] = types[i];
+    return true;
+}
+
 static Type *call_jit(Infer *c, Instr *in, const Const *k)
 {
     if (k->device_only && !c->pi->prog->gpu)
@@ -1347,16 +1373,20 @@ static Type *call_jit(Infer *c, Instr *in, const Const *k)
                               vals[i] ? infer_type_name(vals[i]->type) : "this default",
                               ir->name, ir->argnames ? ir->argnames[i] : "?");
     }
-    Type *ret = NULL;
-    TypedFunc *tf = infer_specialise(c, in, k->handle, types, n, &ret);
+    Type **params = arena_alloc(c->arena, sizeof *params * (size_t)(n + 1)), *declared, *ret = NULL;
+    if (!bind_signature(c, in, k, ir, types, params, &declared))
+        return NULL;
+    TypedFunc *tf = infer_specialise(c, in, k->handle, params, n, declared, &ret);
     if (!tf)
         return NULL;
     if (c->rewrite) {
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             if (!vals[i]) {
                 vals[i] = infer_emit(c, in, OP_CONST, types[i], 0);
                 vals[i]->cst = (Const *)defs[i];
             }
+            vals[i] = infer_coerce(c, in, vals[i], ty_strong(params[i]));
+        }
         in->op = OP_CALL_JIT;
         in->callee = tf;
         infer_set_args(c, in, vals, n);

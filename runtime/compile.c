@@ -48,6 +48,38 @@ static Type *host_known_return(void *ctx, void *handle, Type **args, int nargs)
     return NULL;
 }
 
+/* A call from compiled code binds to declared signatures as a call from Python does
+ * (dispatch.c): a dispatcher that compiles no new versions converts the arguments to the
+ * signature they fit best; one that still compiles uses a signature only for its exact types. */
+int rt_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
+                          Type **ret, char *why, size_t why_size)
+{
+    RtDispatcher *callee = handle;
+    if (nargs != callee->nargs || callee->nsigs == 0)
+        return 0;
+    RtSignature *sig = NULL;
+    if (!callee->can_compile)
+        sig = rt_best_signature(callee, args);
+    else
+        for (int i = 0; i < callee->nsigs && !sig; i++)
+            if (same_types(callee->sigs[i].args, args, nargs))
+                sig = &callee->sigs[i];
+    if (!sig && callee->can_compile)
+        return 0;
+    if (!sig) {
+        PyObject *text = rt_signatures_text(callee);
+        const char *utf8 = text ? PyUnicode_AsUTF8(text) : NULL;
+        snprintf(why, why_size, "%s", utf8 ? utf8 : "");
+        Py_XDECREF(text);
+        PyErr_Clear();
+        return -1;
+    }
+    for (int i = 0; i < nargs; i++)
+        params[i] = sig->args[i];
+    *ret = sig->ret;
+    return 1;
+}
+
 /* The registry is filled on the first compilation, so `import pyjit` imports no NumPy. */
 static int ensure_registry(RtDispatcher *d)
 {
@@ -198,7 +230,7 @@ fail:
 
 RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
 {
-    CompilerHost host = {d, host_get_ir, host_known_return};
+    CompilerHost host = {d, host_get_ir, host_known_return, rt_declared_signature};
     Program prog = {0};
     JitCode code = {0};
     RtVersion *v = NULL;
@@ -211,7 +243,7 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
 
 PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v)
 {
-    CompilerHost host = {d, host_get_ir, host_known_return};
+    CompilerHost host = {d, host_get_ir, host_known_return, rt_declared_signature};
     CompileOptions opts = d->opts;
     Program prog = {0};
     JitCode code = {0};

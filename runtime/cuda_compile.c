@@ -35,6 +35,15 @@ static Type *gpu_known_return(void *ctx, void *handle, Type **args, int nargs)
     return NULL;   /* device functions are typed from their bodies, for each call's types */
 }
 
+/* An @njit function with declared signatures, called from a kernel, binds as from Python. */
+static int gpu_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
+                                  Type **ret, char *why, size_t why_size)
+{
+    if (!rt_is_dispatcher(handle))
+        return 0;
+    return rt_declared_signature(ctx, handle, args, nargs, params, ret, why, why_size);
+}
+
 /* ---- which array arguments the kernel may write ---------------------------------------------- */
 
 static bool holds_array(const Type *t)
@@ -141,7 +150,7 @@ int cuda_compile_kernel(PyObject *pyfunc, PyObject *registry, Type **argtypes, i
     if (fn->nargs != nargs)
         return diag_error(diag, DIAG_TYPING, fn->qualname, fn->filename, fn->firstline, -1, -1,
                           "%s() takes %d arguments but %d were given", fn->name, fn->nargs, nargs);
-    CompilerHost host = {registry, gpu_get_ir, gpu_known_return};
+    CompilerHost host = {registry, gpu_get_ir, gpu_known_return, gpu_declared_signature};
     Program prog = {.arena = arena, .opts = base, .host = &host, .gpu = true,
                     .gpu_device = opts->device, .gpu_cc = opts->cc_major * 10 + opts->cc_minor,
                     .gpu_aligned = opts->aligned, .gpu_noalias = opts->noalias};

@@ -219,7 +219,7 @@ static PyObject *py_type_tuple(Type **types, int n)
 }
 
 /* "int64(int64, float64)" lines of the declared signatures, for the no-match TypeError. */
-static PyObject *signatures_text(RtDispatcher *d)
+PyObject *rt_signatures_text(RtDispatcher *d)
 {
     PyObject *text = PyUnicode_FromString("");
     for (int i = 0; text && i < d->nsigs; i++) {
@@ -357,10 +357,8 @@ static RtEntry *compile_signature(RtDispatcher *d, RtSignature *sig)
     return v ? table_insert(d, sig->args, v, true) : NULL;
 }
 
-/* The declared signature the arguments cast to best: the fewest unsafe casts first. A signature
- * whose compilation the decorator deferred (its function named what was not bound yet) is
- * compiled now. */
-static RtEntry *cast_for(RtDispatcher *d, Type **types)
+/* The declared signature the arguments cast to best: the fewest unsafe casts first. */
+RtSignature *rt_best_signature(RtDispatcher *d, Type **types)
 {
     RtSignature *best = NULL;
     int best_worst = 4, best_sum = 0;
@@ -377,13 +375,22 @@ static RtEntry *cast_for(RtDispatcher *d, Type **types)
             best_sum = sum;
         }
     }
+    return best;
+}
+
+/* The version for arguments that no version was compiled for, through the signature they cast
+ * to best. A signature whose compilation the decorator deferred (its function named what was
+ * not bound yet) is compiled now. */
+static RtEntry *cast_for(RtDispatcher *d, Type **types)
+{
+    RtSignature *best = rt_best_signature(d, types);
     if (best) {
         RtEntry *e = compile_signature(d, best);
         if (!e || keys_equal(best->args, types, d->nargs))
             return e;
         return table_insert(d, types, e->version, keys_match(best->args, types, d->nargs));
     }
-    PyObject *got = types_text(types, d->nargs), *sigs = got ? signatures_text(d) : NULL;
+    PyObject *got = types_text(types, d->nargs), *sigs = got ? rt_signatures_text(d) : NULL;
     if (sigs)
         PyErr_Format(PyExc_TypeError,
                      "%s(): no matching definition for argument type(s) (%U); its signatures:%U",

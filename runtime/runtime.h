@@ -123,6 +123,11 @@ typedef struct RtDispatcher {
 } RtDispatcher;
 
 extern PyTypeObject RtDispatcherType;
+/* The declared signature that arguments of these types convert to best (a call from Python and
+ * a call from compiled code choose alike), or NULL when none accepts them. */
+RtSignature *rt_best_signature(RtDispatcher *d, Type **types);
+/* The declared signatures as "\n    ret(args)" lines, for no-match errors. */
+PyObject *rt_signatures_text(RtDispatcher *d);
 /* Options read from PYJIT_DEBUG and PYJIT_DUMP (once). */
 void rt_default_options(CompileOptions *opts);
 
@@ -130,6 +135,9 @@ void rt_default_options(CompileOptions *opts);
 /* Compiles d's function for these argument types (ret: declared, or NULL). NULL with an
  * exception on failure. */
 RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret);
+/* The CompilerHost's declared_signature (compiler.h) for a callee that is a dispatcher. */
+int rt_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
+                          Type **ret, char *why, size_t why_size);
 /* Assembly text of a compiled version (compiles it again, the JIT keeps no module). */
 PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v);
 void rt_version_free(RtVersion *v);
