@@ -63,7 +63,9 @@ int pipeline_compile(Program *prog, void *entry, Type **argtypes, int nargs, Typ
     dump(prog, fn, DUMP_BYTECODE | DUMP_SSA);
     if (prog->opts->debug && ir_check(fn, false, diag) < 0)
         return -1;
-    if (!infer_program(prog, fn, argtypes, nargs, ret, diag) || check_kernel_returns_none(prog, diag) < 0)
+    if (!infer_program(prog, fn, argtypes, nargs, ret, diag))
+        return -1;
+    if (check_kernel_returns_none(prog, diag) < 0)
         return -1;
     dump(prog, fn, DUMP_TYPES);
     effects_find_written(prog);
