@@ -68,27 +68,37 @@ enum { ABI_STATUS_OK = 0, ABI_STATUS_ERROR = 1 };
  * A returned array carries a new reference to its MemInfo (or a NULL meminfo and a parent). */
 typedef int32_t (*AbiWrapper)(void **args, void *ret, ExcInfo *exc);
 
-/* Runtime functions compiled code calls; the JIT resolves them by these names. */
-MemInfo *pj_nrt_alloc(int64_t size);        /* data aligned to 64 bytes; NULL on failure */
-void pj_nrt_incref(MemInfo *mi);            /* NULL-safe */
-void pj_nrt_decref(MemInfo *mi);            /* NULL-safe; frees at zero */
-int64_t pj_nrt_live(void);                  /* MemInfos alive now (leak tests) */
-void pj_print_i64(int64_t v);
-void pj_print_u64(uint64_t v);
-void pj_print_f64(double v);
-void pj_print_c128(double re, double im);
-void pj_print_bool(int32_t v);
-void pj_print_str(const char *s);
-void pj_print_sep(int32_t end);             /* 0: a space between items; 1: the newline at the end */
-/* runtime/random.c: np.random in compiled code (a per-thread generator of pyjit's own). */
-void pj_random_seed(int64_t seed);
-double pj_random_f64(void);                 /* uniform on [0, 1) */
-double pj_random_normal(void);              /* standard normal */
-int64_t pj_random_randint(int64_t lo, int64_t hi);   /* uniform on [lo, hi); lo < hi */
-void pj_random_fill(double *data, int64_t n, int32_t normal);
-/* runtime/sort.c: 1-d sorting; key is ABI_SORT_<kind> * 16 + itemsize; -1 when out of memory. */
-enum { ABI_SORT_SIGNED = 0, ABI_SORT_UNSIGNED = 1, ABI_SORT_FLOAT = 2 };
-int32_t pj_sort(void *data, int64_t n, int64_t stride, int32_t key);
-int32_t pj_argsort(const void *data, int64_t n, int64_t stride, int32_t key, int64_t *out);
+/* Runtime functions compiled code calls, declared from their one list; the JIT binds them by
+ * these names. */
+#define RUNTIME_SYMBOL(ret, name, params) ret name params;
+#include "compiler/runtime_symbols.def"
+#undef RUNTIME_SYMBOL
+int64_t pj_nrt_live(void);                  /* MemInfos alive now (leak tests; not for compiled code) */
+enum { ABI_SORT_SIGNED = 0, ABI_SORT_UNSIGNED = 1, ABI_SORT_FLOAT = 2 };   /* pj_sort's key */
+
+/* ---- the kernel parameter ABI (what the NVPTX lowering emits and a launch packs) ----
+ *
+ * A kernel's Python arguments become PTX kernel parameters, flattened in argument order; each
+ * parameter lies in the parameter buffer at its natural alignment (the layout PTX gives .param
+ * declarations in order), so the runtime packs them with no per-kernel table:
+ *
+ *   bool                    one .u8 parameter, 0 or 1 (the kernel truncates it to i1)
+ *   int8..int64, uint*      one parameter of that width
+ *   float16/32/64           one parameter of that width (float16 as .b16)
+ *   complex64, complex128   two parameters, real then imaginary (f32 or f64)
+ *   array, ndim n           1 + 2n parameters:
+ *                             data     .u64  global-memory address of element [0, ..., 0]
+ *                             shape    n x .s64
+ *                             strides  n x .s64, in bytes (NumPy's convention; may be 0 or
+ *                                      negative for views)
+ *                           the array's dtype, ndim, layout (C/F/A) and readonly flag are in
+ *                           its Type, so the kernel is specialised on them
+ *   tuple                   its items, flattened one after the other by these rules
+ *   none                    no parameter
+ *
+ * So `def k(a, x, out)` with a float32, x a 1-d and out a 2-d array takes
+ *   (.f32 a, .u64 x_data, .s64 x_shape0, .s64 x_stride0,
+ *    .u64 out_data, .s64 out_shape0, .s64 out_shape1, .s64 out_stride0, .s64 out_stride1).
+ * Lowering: compiler/lower_gpu.c (rebuild); packing: runtime/launch.c. Change both together. */
 
 #endif

@@ -3,10 +3,12 @@
  *   types.c       interned types, NumPy promotion, ABI sizes
  *   ir.c          building, printing and checking the IR
  *   infer.c       type inference over the SSA: untyped IR -> typed IR (contract in ir.h)
+ *   effects.c     which array arguments a function may write (typed IR)
  *   lower.c       typed IR -> LLVM IR, one lowering for every target (target.h)
  *   target_cpu.c  the CPU target; target_nvptx.c the GPU one
- *   jit.c         LLVM's optimiser, ORC LLJIT for CPU code, PTX emission for the GPU
- *   pipeline.c    the whole pipeline, stage after stage, in one function */
+ *   jit.c         the LLVM half, one call per stage: lowering into a module, verification,
+ *                 LLVM's optimiser, then ORC LLJIT for CPU code or PTX for the GPU
+ *   pipeline.c    the whole pipeline, stage after stage, in one function (pipeline_compile) */
 #ifndef PYJIT_COMPILER_H
 #define PYJIT_COMPILER_H
 
@@ -64,6 +66,8 @@ struct TypedFunc {
     void *aux;              /* lowering's use */
 };
 
+typedef struct JitModule JitModule;   /* jit.c's, between its stages */
+
 /* A compilation: the entry function and the callees it reaches, typed, in one LLVM module. */
 typedef struct Program {
     Arena *arena;
@@ -71,26 +75,23 @@ typedef struct Program {
     const CompilerHost *host;
     PtrVec funcs;           /* TypedFunc*; funcs.items[0] is the entry */
     const char *types_dump; /* texts of the stages, kept for inspect_*() (in arena) */
-    const char *llvm_dump;
-    const char *asm_dump;
-    /* GPU compilations (jit_compile_ptx) only; zero for the CPU. */
-    bool gpu;               /* lowering for target_nvptx: kernel entry, device functions */
+    const char *llvm_dump;  /* the optimised module */
+    const char *asm_dump;   /* PTX (GPU); the CPU's assembly only when PYJIT_DUMP asked for it */
+    uint64_t written;       /* effects.c: bit i, the entry may write array argument i (bit 63:
+                             * any argument from 63 on) */
+    JitModule *llvm;        /* jit.c: the LLVM module between the stages (released with arena) */
+    /* GPU compilations only; zero for the CPU. */
+    bool gpu;               /* the target: target_nvptx (kernel entry, device functions) */
     bool gpu_device;        /* a device function: no kernel entry (compile_ptx(device=True)) */
     int gpu_cc;             /* compute capability as 10 * major + minor (90 for sm_90) */
-    const char *gpu_entry;  /* set by jit_compile_ptx: the kernel's .entry name */
+    const char *gpu_entry;  /* set by lowering and jit_emit_ptx: the kernel's .entry name */
     uint64_t gpu_aligned;   /* bit i: array argument i's data pointer is 16-byte aligned (the
                              * launch checked it), so loads and stores may be vectorised */
     uint64_t gpu_noalias;   /* bit i: array argument i's memory overlaps no other array
                              * argument's (checked at launch): its parameter is noalias, so a
-                             * kernel that only reads it may use the read-only data cache */
-    uint64_t gpu_readonly;  /* bit i: array argument i is never written by the kernel (the
-                             * typed IR's written mask): its parameter is readonly */
+                             * kernel that only reads it (not in written) may use the read-only
+                             * data cache */
 } Program;
-
-/* infer.c: types entry (and every callee it reaches) for these argument types. ret, if not NULL,
- * is the declared return type (the result is cast to it). Returns the entry's TypedFunc. */
-TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int nargs, Type *ret,
-                         Diag *diag);
 
 /* Compiled CPU code, alive until jit_release. */
 typedef struct JitCode {
@@ -99,24 +100,43 @@ typedef struct JitCode {
     void *tracker;          /* LLVM resource tracker that frees the code */
 } JitCode;
 
-/* lower.c + jit.c: lowers every function of prog into one LLVM module for the CPU, optimises it
- * at opts->opt_level, and adds it to the process's JIT. Sets prog->llvm_dump (optimised IR). */
-int jit_compile_cpu(Program *prog, JitCode *out, Diag *diag);
+/* pipeline.c: the whole compiler. Builds the IR of entry (a K_DISPATCHER handle, through
+ * prog->host->get_ir), types it for argtypes (ret, if not NULL, is the declared return type),
+ * and compiles it for the target prog->gpu picks: CPU machine code into *code, or PTX into
+ * prog->asm_dump (code unused, may be NULL). Prints each stage as opts->dump asks. prog must be
+ * zeroed except arena, opts, host and the gpu fields. 0, or -1 with diag filled. */
+int pipeline_compile(Program *prog, void *entry, Type **argtypes, int nargs, Type *ret,
+                     JitCode *code, Diag *diag);
 
-/* Assembly of the optimised module of prog (for inspect_asm and PYJIT_DUMP=asm), in arena. */
-const char *jit_emit_asm(Program *prog, Diag *diag);
+/* infer.c: types entry (and every callee it reaches) for these argument types. ret, if not NULL,
+ * is the declared return type (the result is cast to it). Returns the entry's TypedFunc; a
+ * TypeError worded as CPython's when nargs is not entry's number of arguments. */
+TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int nargs, Type *ret,
+                         Diag *diag);
 
-/* lower.c + jit.c: lowers every function of prog for target_nvptx (the entry as a kernel unless
- * prog->gpu_device), links libdevice when math needs it, optimises and emits PTX into arena
- * (prog->asm_dump, prog->llvm_dump, prog->gpu_entry). Needs no GPU. 0, or -1 with diag filled. */
-int jit_compile_ptx(Program *prog, Diag *diag);
+/* effects.c: sets prog->written from the typed IR: an array argument is written when a value
+ * made from it (through views, phis, tuples) is stored to, passed to an intrinsic that writes
+ * its first argument (atomics, fill), or passed to a compiled callee that writes it. */
+void effects_find_written(Program *prog);
+#define EFFECTS_WRITES_ALL UINT64_MAX   /* every array argument may be written */
 
+/* jit.c, the LLVM half, one call per stage; each returns 0, or -1 with diag filled. */
+/* Lowers every function of prog into one LLVM module (prog->llvm) for the target prog->gpu
+ * picks; for the GPU, the entry becomes the kernel (unless prog->gpu_device) and libdevice is
+ * linked in when math needs it. */
+int jit_lower(Program *prog, Diag *diag);
+/* LLVM's verifier, always run: invalid IR reaching code generation would abort the process. */
+int jit_verify(Program *prog, Diag *diag);
+/* LLVM's default<O opt_level> pipeline; sets prog->llvm_dump to the optimised module. */
+int jit_optimise(Program *prog, Diag *diag);
+/* Adds the module to the process's JIT (which takes it) and looks up the entry's two symbols. */
+int jit_emit_cpu(Program *prog, JitCode *out, Diag *diag);
+/* Emits the module as PTX into prog->asm_dump and sets prog->gpu_entry. Needs no GPU. */
+int jit_emit_ptx(Program *prog, Diag *diag);
+/* The host assembly of an optimised module's text (prog->llvm_dump, kept by the runtime), in
+ * arena: inspect_asm and PYJIT_DUMP=asm, without compiling the function again. */
+const char *jit_asm_of(const char *llvm_text, Arena *arena, Diag *diag);
 /* Frees the machine code of a JitCode (when its dispatcher goes). */
 void jit_release(JitCode *code);
-
-/* pipeline.c: fn's IR (already built) -> typed -> machine code, printing stages as opts->dump
- * asks. prog must be zeroed except arena, opts, host. */
-int pipeline_compile_cpu(Program *prog, IRFunc *fn, Type **argtypes, int nargs, Type *ret,
-                         JitCode *out, Diag *diag);
 
 #endif

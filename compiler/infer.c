@@ -1434,9 +1434,11 @@ TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int narg
                          Diag *diag)
 {
     ProgInfer pi = {.prog = prog, .diag = diag};
-    if (nargs != entry->nargs) {
+    if (nargs != entry->nargs) {   /* CPython's words */
         diag_error(diag, DIAG_TYPE_ERROR, entry->qualname, entry->filename, entry->firstline, -1,
-                   -1, "%s() takes %d arguments, got %d", entry->name, entry->nargs, nargs);
+                   -1, "%s() takes %d positional argument%s but %d %s given",
+                   entry->qualname ? entry->qualname : entry->name, entry->nargs,
+                   entry->nargs == 1 ? "" : "s", nargs, nargs == 1 ? "was" : "were");
         return NULL;
     }
     for (int i = 0; i < nargs; i++)

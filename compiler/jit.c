@@ -1,4 +1,7 @@
-/* jit.c: LLVM's optimiser and ORC LLJIT for CPU code; assembly for inspection.
+/* jit.c: the LLVM half of the pipeline, one call per stage (pipeline.c calls them in order):
+ * jit_lower puts the typed program into one LLVM module (prog->llvm, released with the arena),
+ * jit_verify and jit_optimise check and optimise it, and jit_emit_cpu hands it to ORC LLJIT or
+ * jit_emit_ptx prints it as PTX. jit_asm_of turns a kept optimised module back into assembly.
  *
  * One LLJIT per process, made on first use under a lock, for the host CPU with its features
  * (so loops vectorise with AVX2/AVX-512 where the machine has them). Its main JITDylib resolves
@@ -34,6 +37,25 @@ static LLVMOrcLLJITRef jit;
 static LLVMTargetMachineRef host_tm;
 static unsigned long long jit_seq;
 
+/* The module between the stages. CPU modules live in an ORC thread-safe context, as the JIT
+ * takes them; the arena releases whatever the JIT did not take. */
+struct JitModule {
+    LLVMOrcThreadSafeContextRef tsc;   /* CPU only */
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;                 /* NULL once the JIT owns it */
+};
+
+static void release_module(void *p)
+{
+    JitModule *m = p;
+    if (m->mod)
+        LLVMDisposeModule(m->mod);
+    if (m->tsc)
+        LLVMOrcDisposeThreadSafeContext(m->tsc);
+    else if (m->ctx)
+        LLVMContextDispose(m->ctx);
+}
+
 static int llvm_error(Diag *diag, const char *what, LLVMErrorRef err)
 {
     char *msg = LLVMGetErrorMessage(err);
@@ -42,20 +64,22 @@ static int llvm_error(Diag *diag, const char *what, LLVMErrorRef err)
     return -1;
 }
 
-/* The runtime functions compiled code calls (abi.h), by address. */
+static char *copy_buffer(Arena *arena, LLVMMemoryBufferRef buf)
+{
+    size_t n = LLVMGetBufferSize(buf);
+    char *text = arena_alloc(arena, n + 1);
+    memcpy(text, LLVMGetBufferStart(buf), n);
+    text[n] = 0;
+    return text;
+}
+
+/* The runtime functions compiled code calls (runtime_symbols.def), by address. */
 static int define_runtime_symbols(LLVMOrcJITDylibRef jd, Diag *diag)
 {
     static const struct { const char *name; void *addr; } syms[] = {
-        {"pj_nrt_alloc", (void *)pj_nrt_alloc},   {"pj_nrt_incref", (void *)pj_nrt_incref},
-        {"pj_nrt_decref", (void *)pj_nrt_decref}, {"pj_print_i64", (void *)pj_print_i64},
-        {"pj_print_u64", (void *)pj_print_u64},   {"pj_print_f64", (void *)pj_print_f64},
-        {"pj_print_c128", (void *)pj_print_c128}, {"pj_print_bool", (void *)pj_print_bool},
-        {"pj_print_str", (void *)pj_print_str},   {"pj_print_sep", (void *)pj_print_sep},
-        {"pj_random_seed", (void *)pj_random_seed}, {"pj_random_f64", (void *)pj_random_f64},
-        {"pj_random_normal", (void *)pj_random_normal},
-        {"pj_random_randint", (void *)pj_random_randint},
-        {"pj_random_fill", (void *)pj_random_fill},
-        {"pj_sort", (void *)pj_sort}, {"pj_argsort", (void *)pj_argsort},
+#define RUNTIME_SYMBOL(ret, name, params) {#name, (void *)name},
+#include "compiler/runtime_symbols.def"
+#undef RUNTIME_SYMBOL
     };
     enum { N = sizeof syms / sizeof *syms };
     LLVMOrcCSymbolMapPair pairs[N];
@@ -117,7 +141,15 @@ static int jit_init(Diag *diag)
     return 0;
 }
 
-static int optimise(LLVMModuleRef mod, const CompileOptions *opts, Diag *diag)
+static int ensure_jit(Diag *diag)
+{
+    pthread_mutex_lock(&jit_lock);
+    int rc = jit_init(diag);
+    pthread_mutex_unlock(&jit_lock);
+    return rc;
+}
+
+static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *diag)
 {
     int level = opts ? opts->opt_level : 3;
     if (level < 0 || level > 3)
@@ -135,18 +167,6 @@ static int optimise(LLVMModuleRef mod, const CompileOptions *opts, Diag *diag)
     LLVMErrorRef err = LLVMRunPasses(mod, passes, host_tm, po);
     LLVMDisposePassBuilderOptions(po);
     return err ? llvm_error(diag, "optimising", err) : 0;
-}
-
-static int verify(LLVMModuleRef mod, Diag *diag)
-{
-    char *msg = NULL;
-    if (!LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
-        LLVMDisposeMessage(msg);
-        return 0;
-    }
-    diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "invalid LLVM IR generated: %s", msg ? msg : "");
-    LLVMDisposeMessage(msg);
-    return -1;
 }
 
 /* Entry symbols stay unique in the process's one JITDylib even when two compilations chose the
@@ -194,53 +214,24 @@ static int add_and_lookup(LLVMModuleRef mod, LLVMOrcThreadSafeContextRef tsc, co
     return 0;
 }
 
-static int compile_locked(Program *prog, JitCode *out, Diag *diag)
-{
-    if (jit_init(diag) < 0)
-        return -1;
-    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-    LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
-    LLVMModuleRef mod = lower_program(prog, target_cpu(), ctx, diag);
-    int rc = -1;
-    if (!mod)
-        goto fail;
-    char *triple = LLVMGetTargetMachineTriple(host_tm);
-    LLVMSetTarget(mod, triple);
-    LLVMDisposeMessage(triple);
-    LLVMSetDataLayout(mod, LLVMOrcLLJITGetDataLayoutStr(jit));
-    /* always verified: invalid IR reaching code generation would abort the process */
-    if (verify(mod, diag) < 0 || optimise(mod, prog->opts, diag) < 0)
-        goto fail;
-    char *text = LLVMPrintModuleToString(mod);
-    prog->llvm_dump = arena_strdup(prog->arena, text);
-    LLVMDisposeMessage(text);
-    TypedFunc *entry = prog->funcs.items[0];
-    rc = add_and_lookup(mod, tsc, entry->symbol, out, diag);
-    mod = NULL;   /* the JIT owns it now, even on failure */
-fail:
-    if (mod)
-        LLVMDisposeModule(mod);
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    return rc;
-}
-
-int jit_compile_cpu(Program *prog, JitCode *out, Diag *diag)
+int jit_emit_cpu(Program *prog, JitCode *out, Diag *diag)
 {
     memset(out, 0, sizeof *out);
-    if (!prog->funcs.len)
-        return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "no function to compile");
+    JitModule *m = prog->llvm;
+    TypedFunc *entry = prog->funcs.items[0];
     pthread_mutex_lock(&jit_lock);
-    int rc = compile_locked(prog, out, diag);
+    int rc = add_and_lookup(m->mod, m->tsc, entry->symbol, out, diag);
     pthread_mutex_unlock(&jit_lock);
+    m->mod = NULL;   /* the JIT owns it now, even on failure */
     return rc;
 }
 
-static const char *emit_asm_locked(Program *prog, Diag *diag)
+static const char *asm_of_locked(const char *llvm_text, Arena *arena, Diag *diag)
 {
     if (jit_init(diag) < 0)
         return NULL;
     LLVMContextRef ctx = LLVMContextCreate();
-    LLVMMemoryBufferRef ir = LLVMCreateMemoryBufferWithMemoryRangeCopy(prog->llvm_dump, strlen(prog->llvm_dump), "pyjit");
+    LLVMMemoryBufferRef ir = LLVMCreateMemoryBufferWithMemoryRangeCopy(llvm_text, strlen(llvm_text), "pyjit");
     LLVMModuleRef mod = NULL;
     LLVMMemoryBufferRef out = NULL;
     char *err = NULL;
@@ -253,10 +244,7 @@ static const char *emit_asm_locked(Program *prog, Diag *diag)
         diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: emitting assembly: %s", err);
         goto done;
     }
-    size_t n = LLVMGetBufferSize(out);
-    char *text = arena_alloc(prog->arena, n + 1);
-    memcpy(text, LLVMGetBufferStart(out), n);
-    result = text;
+    result = copy_buffer(arena, out);
 done:
     if (err)
         LLVMDisposeMessage(err);
@@ -268,18 +256,15 @@ done:
     return result;
 }
 
-const char *jit_emit_asm(Program *prog, Diag *diag)
+const char *jit_asm_of(const char *llvm_text, Arena *arena, Diag *diag)
 {
-    if (prog->asm_dump)
-        return prog->asm_dump;
-    if (!prog->llvm_dump) {
+    if (!llvm_text) {
         diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "no compiled code to show as assembly");
         return NULL;
     }
     pthread_mutex_lock(&jit_lock);
-    const char *text = emit_asm_locked(prog, diag);
+    const char *text = asm_of_locked(llvm_text, arena, diag);
     pthread_mutex_unlock(&jit_lock);
-    prog->asm_dump = text;
     return text;
 }
 
@@ -400,83 +385,130 @@ static int check_undefined(LLVMModuleRef mod, Program *prog, Diag *diag)
     return 0;
 }
 
-static char *copy_buffer(Arena *arena, LLVMMemoryBufferRef buf)
-{
-    size_t n = LLVMGetBufferSize(buf);
-    char *text = arena_alloc(arena, n + 1);
-    memcpy(text, LLVMGetBufferStart(buf), n);
-    text[n] = 0;
-    return text;
-}
-
-static int ptx_optimise_emit(Program *prog, LLVMModuleRef mod, LLVMTargetMachineRef tm, Diag *diag)
+static int optimise_ptx(Program *prog, LLVMModuleRef mod, LLVMTargetMachineRef tm, Diag *diag)
 {
     int level = prog->opts ? prog->opts->opt_level : 3;
-    char passes[32], *err = NULL;
+    char passes[32];
     snprintf(passes, sizeof passes, "default<O%d>", level < 0 || level > 3 ? 3 : level);
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(mod, passes, tm, po);
     LLVMDisposePassBuilderOptions(po);
-    if (e)
-        return llvm_error(diag, "optimising", e);
-    char *ir = LLVMPrintModuleToString(mod);
-    prog->llvm_dump = arena_strdup(prog->arena, ir);
-    LLVMDisposeMessage(ir);
-    if (check_undefined(mod, prog, diag) < 0)
+    return e ? llvm_error(diag, "optimising", e) : 0;
+}
+
+/* libdevice when math needs it; then everything but the entry internal, and fast math as asked. */
+static int prepare_ptx_module(Program *prog, JitModule *m, Diag *diag)
+{
+    if (needs_libdevice(m->mod)) {
+        LLVMModuleRef lib = load_libdevice(m->ctx, diag);
+        if (!lib)
+            return -1;
+        if (LLVMLinkModules2(m->mod, lib))   /* takes lib */
+            return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: linking libdevice failed");
+        LLVMSetTarget(m->mod, target_nvptx()->triple);
+        LLVMSetDataLayout(m->mod, target_nvptx()->data_layout);
+    }
+    TypedFunc *entry = prog->funcs.items[0];
+    internalize(m->mod, prog->gpu_device ? entry->symbol : prog->gpu_entry);
+    if (prog->opts && prog->opts->fastmath)
+        LLVMAddModuleFlag(m->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
+                          LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(m->ctx), 1, 0)));
+    return 0;
+}
+
+static int emit_ptx_locked(Program *prog, LLVMTargetMachineRef tm, Diag *diag)
+{
+    JitModule *m = prog->llvm;
+    char *err = NULL;
+    if (check_undefined(m->mod, prog, diag) < 0)
         return -1;
     LLVMMemoryBufferRef out = NULL;
-    if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &err, &out)) {
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m->mod, LLVMAssemblyFile, &err, &out)) {
         diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: emitting PTX: %s", err);
         LLVMDisposeMessage(err);
         return -1;
     }
     prog->asm_dump = copy_buffer(prog->arena, out);
     LLVMDisposeMemoryBuffer(out);
+    if (prog->gpu_device)
+        prog->gpu_entry = ((TypedFunc *)prog->funcs.items[0])->symbol;
     return 0;
 }
 
-static int compile_ptx_locked(Program *prog, LLVMContextRef ctx, Diag *diag)
+int jit_emit_ptx(Program *prog, Diag *diag)
 {
+    pthread_mutex_lock(&ptx_lock);
     LLVMTargetMachineRef tm = ptx_tm(prog->gpu_cc, diag);
-    if (!tm)
-        return -1;
-    LLVMModuleRef mod = lower_program(prog, target_nvptx(), ctx, diag);
-    if (!mod)
-        return -1;
-    int rc = -1;
-    if (needs_libdevice(mod)) {
-        LLVMModuleRef lib = load_libdevice(ctx, diag);
-        if (!lib || LLVMLinkModules2(mod, lib)) {   /* takes lib */
-            if (lib)
-                diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: linking libdevice failed");
-            goto done;
-        }
-        LLVMSetTarget(mod, target_nvptx()->triple);
-        LLVMSetDataLayout(mod, target_nvptx()->data_layout);
-    }
-    TypedFunc *entry = prog->funcs.items[0];
-    internalize(mod, prog->gpu_device ? entry->symbol : prog->gpu_entry);
-    if (prog->opts && prog->opts->fastmath)
-        LLVMAddModuleFlag(mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
-                          LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), 1, 0)));
-    if (verify(mod, diag) < 0)
-        goto done;
-    rc = ptx_optimise_emit(prog, mod, tm, diag);
-    if (prog->gpu_device)
-        prog->gpu_entry = entry->symbol;
-done:
-    LLVMDisposeModule(mod);
+    int rc = tm ? emit_ptx_locked(prog, tm, diag) : -1;
+    pthread_mutex_unlock(&ptx_lock);
     return rc;
 }
 
-int jit_compile_ptx(Program *prog, Diag *diag)
+/* ---- the stages before emission, for both targets ------------------------------------------ */
+
+static int lower_cpu(Program *prog, JitModule *m, Diag *diag)
+{
+    if (ensure_jit(diag) < 0)
+        return -1;
+    m->tsc = LLVMOrcCreateNewThreadSafeContext();
+    m->ctx = LLVMOrcThreadSafeContextGetContext(m->tsc);
+    if (!(m->mod = lower_program(prog, target_cpu(), m->ctx, diag)))
+        return -1;
+    char *triple = LLVMGetTargetMachineTriple(host_tm);   /* host_tm and jit are set once */
+    LLVMSetTarget(m->mod, triple);
+    LLVMDisposeMessage(triple);
+    LLVMSetDataLayout(m->mod, LLVMOrcLLJITGetDataLayoutStr(jit));
+    return 0;
+}
+
+static int lower_ptx(Program *prog, JitModule *m, Diag *diag)
+{
+    m->ctx = LLVMContextCreate();
+    if (!(m->mod = lower_program(prog, target_nvptx(), m->ctx, diag)))
+        return -1;
+    return prepare_ptx_module(prog, m, diag);
+}
+
+int jit_lower(Program *prog, Diag *diag)
 {
     if (!prog->funcs.len)
         return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "no function to compile");
-    pthread_mutex_lock(&ptx_lock);
-    LLVMContextRef ctx = LLVMContextCreate();
-    int rc = compile_ptx_locked(prog, ctx, diag);
-    LLVMContextDispose(ctx);
-    pthread_mutex_unlock(&ptx_lock);
-    return rc;
+    JitModule *m = arena_alloc(prog->arena, sizeof *m);
+    arena_defer(prog->arena, release_module, m);
+    prog->llvm = m;
+    return prog->gpu ? lower_ptx(prog, m, diag) : lower_cpu(prog, m, diag);
+}
+
+int jit_verify(Program *prog, Diag *diag)
+{
+    char *msg = NULL;
+    if (!LLVMVerifyModule(prog->llvm->mod, LLVMReturnStatusAction, &msg)) {
+        LLVMDisposeMessage(msg);
+        return 0;
+    }
+    diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "invalid LLVM IR generated: %s", msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return -1;
+}
+
+int jit_optimise(Program *prog, Diag *diag)
+{
+    LLVMModuleRef mod = prog->llvm->mod;
+    int rc;
+    if (prog->gpu) {
+        pthread_mutex_lock(&ptx_lock);
+        LLVMTargetMachineRef tm = ptx_tm(prog->gpu_cc, diag);
+        rc = tm ? optimise_ptx(prog, mod, tm, diag) : -1;
+        pthread_mutex_unlock(&ptx_lock);
+    } else {
+        pthread_mutex_lock(&jit_lock);
+        rc = optimise_cpu(mod, prog->opts, diag);
+        pthread_mutex_unlock(&jit_lock);
+    }
+    if (rc < 0)
+        return -1;
+    char *text = LLVMPrintModuleToString(mod);
+    prog->llvm_dump = arena_strdup(prog->arena, text);
+    LLVMDisposeMessage(text);
+    return 0;
 }

@@ -609,7 +609,7 @@ static LLVMValueRef rebuild(Lower *L, LLVMValueRef k, Type *t, unsigned *next, i
             mark_aligned(L, k, *next, data);
         if (arg >= 0 && arg < 64 && ((L->prog->gpu_noalias >> arg) & 1)) {
             mark_param(L, k, *next, "noalias");
-            if ((L->prog->gpu_readonly >> arg) & 1)
+            if (!((L->prog->written >> arg) & 1))   /* only read: effects.c */
                 mark_param(L, k, *next, "readonly");
         }
         (*next)++;

@@ -10,10 +10,6 @@
 
 #include <string.h>
 
-/* Defined by the runtime (runtime/dispatch.c); weak so the frontend also links and runs without
- * it (then no object is a dispatcher). */
-#pragma weak rt_is_dispatcher
-
 static void decref_object(void *obj)
 {
     Py_DECREF((PyObject *)obj);
@@ -218,7 +214,7 @@ static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
     } else if (PyModule_Check(obj)) {
         c->kind = K_MODULE;
         c->name = attr_string(ctx, obj, "__name__");
-    } else if (rt_is_dispatcher && rt_is_dispatcher(obj)) {
+    } else if (ctx->is_dispatcher && ctx->is_dispatcher(obj)) {
         c->kind = K_DISPATCHER;
         c->name = attr_string(ctx, obj, "__qualname__");
     } else if (is_device_function(obj)) {

@@ -54,6 +54,7 @@ typedef struct FeCtx {
     Diag *diag;
     IRFunc *fn;
     PyObject *func, *code, *registry;   /* borrowed */
+    FeIsDispatcher is_dispatcher;       /* may be NULL */
     PyObject *globals, *builtins;       /* borrowed */
     PyObject *consts, *names, *localsplusnames;   /* owned */
     const unsigned char *localspluskinds;

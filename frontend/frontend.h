@@ -16,14 +16,17 @@
 #include "compiler/diag.h"
 #include "compiler/ir.h"
 
+/* Tells another compiled function (what the runtime makes of @njit, rt_is_dispatcher) from any
+ * other object: those become K_DISPATCHER constants. */
+typedef int (*FeIsDispatcher)(PyObject *obj);
+
 /* Builds the IR of func (a Python function object). registry maps the Python objects compiled
- * code may call to their names in compiler/builtins.def (pyjit/_registry.py builds it). The IR and
+ * code may call to their names in compiler/builtins.def (pyjit/_registry.py builds it);
+ * is_dispatcher (may be NULL: none is) recognises other compiled functions. The IR and
  * everything it points to live in arena; Python objects it refers to (Const.handle) are kept alive
  * by references the arena releases. Returns NULL and fills diag on failure (no Python exception is
  * left set). Needs the GIL. */
-IRFunc *fe_build(PyObject *func, PyObject *registry, Arena *arena, Diag *diag);
-
-/* Used by consts.c to recognise another compiled function; defined by the runtime. */
-int rt_is_dispatcher(PyObject *obj);
+IRFunc *fe_build(PyObject *func, PyObject *registry, FeIsDispatcher is_dispatcher, Arena *arena,
+                 Diag *diag);
 
 #endif

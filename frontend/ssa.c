@@ -922,9 +922,10 @@ static int setup(FeCtx *ctx, PyObject *func)
     return 0;
 }
 
-IRFunc *fe_build(PyObject *func, PyObject *registry, Arena *arena, Diag *diag)
+IRFunc *fe_build(PyObject *func, PyObject *registry, FeIsDispatcher is_dispatcher, Arena *arena,
+                 Diag *diag)
 {
-    FeCtx ctx = {.arena = arena, .diag = diag, .registry = registry};
+    FeCtx ctx = {.arena = arena, .diag = diag, .registry = registry, .is_dispatcher = is_dispatcher};
     IRFunc *result = NULL;
     if (setup(&ctx, func) < 0)
         goto done;

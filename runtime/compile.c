@@ -1,14 +1,13 @@
-/* compile.c: drives the frontend and the compiler for a dispatcher.
+/* compile.c: what the runtime does around pipeline_compile for a dispatcher.
  *
- * One compilation = one arena: the frontend builds the IR of the function (and, through the
- * CompilerHost, of every @njit function it calls) into it, pipeline_compile_cpu types and
- * compiles it, and the arena is freed at the end. What must outlive the arena is copied into
- * the RtVersion: the machine code (JitCode), the texts for inspect_*(), and references to the
- * Python objects whose addresses the machine code holds (exception classes, frozen arrays). */
+ * One compilation = one arena: the CompilerHost below lets the pipeline (compiler/pipeline.c)
+ * build the IR of the function and of every @njit function it calls through the frontend, and
+ * the arena is freed at the end. What must outlive the arena is copied into the RtVersion: the
+ * machine code (JitCode), the texts for inspect_*(), and references to the Python objects whose
+ * addresses the machine code holds (exception classes, frozen arrays). */
 #include "runtime/runtime.h"
 #include "frontend/frontend.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +21,7 @@ int rt_is_dispatcher(PyObject *obj)
 static IRFunc *host_get_ir(void *ctx, void *handle, Arena *arena, Diag *diag)
 {
     RtDispatcher *callee = handle;
-    return fe_build(callee->py_func, callee->registry, arena, diag);
+    return fe_build(callee->py_func, callee->registry, rt_is_dispatcher, arena, diag);
 }
 
 /* Equal but for weakness (a version compiled for a Python int serves an int64 call). */
@@ -96,12 +95,6 @@ static int ensure_registry(RtDispatcher *d)
     return 0;
 }
 
-static void dump_text(const char *stage, const char *name, const char *text)
-{
-    if (text)
-        fprintf(stderr, "---- %s: %s ----\n%s\n", stage, name, text);
-}
-
 /* ---- what the machine code needs kept alive, and what the dispatcher needs to know ---- */
 
 static int keep_const(PyObject *keep, const Const *c)
@@ -144,8 +137,10 @@ static char *copy_text(const char *s)
 static int layout_frame(RtVersion *v, int nargs)
 {
     v->offsets = calloc((size_t)nargs + 1, sizeof(int64_t));
-    if (!v->offsets)
+    if (!v->offsets) {
+        PyErr_NoMemory();
         return -1;
+    }
     int64_t off = 0;
     for (int i = 0; i < nargs; i++) {
         int64_t align = ty_mem_align(v->argtypes[i]);
@@ -174,6 +169,7 @@ static RtVersion *version_new(RtDispatcher *d, Program *prog, Type **argtypes, J
         goto fail;
     v->types_dump = copy_text(prog->types_dump);
     v->llvm_dump = copy_text(prog->llvm_dump);
+    v->asm_dump = copy_text(prog->asm_dump);
     if (scan_program(prog, v) < 0)
         goto fail;
     return v;
@@ -195,68 +191,43 @@ void rt_version_free(RtVersion *v)
     free(v->offsets);
     free(v->types_dump);
     free(v->llvm_dump);
+    free(v->asm_dump);
     Py_XDECREF(v->keepalive);
     free(v);
-}
-
-/* Builds d's IR and compiles it into prog (whose arena the caller frees). */
-static int compile_into(RtDispatcher *d, Program *prog, const CompileOptions *opts,
-                        const CompilerHost *host, Type **argtypes, Type *ret, JitCode *code)
-{
-    Diag diag = {0};
-    if (ensure_registry(d) < 0)
-        return -1;
-    IRFunc *fn = fe_build(d->py_func, d->registry, prog->arena, &diag);
-    if (!fn)
-        goto fail;
-    if (opts->dump & DUMP_BYTECODE)
-        dump_text("bytecode", fn->qualname, fn->bytecode_dump);
-    if (opts->dump & DUMP_SSA)
-        dump_text("ssa", fn->qualname, ir_dump(fn, false));
-    if (fn->nargs != d->nargs) {
-        diag_error(&diag, DIAG_INTERNAL, fn->qualname, fn->filename, fn->firstline, -1, -1,
-                   "the frontend saw %d arguments, the dispatcher %d", fn->nargs, d->nargs);
-        goto fail;
-    }
-    prog->opts = opts;
-    prog->host = host;
-    if (pipeline_compile_cpu(prog, fn, argtypes, d->nargs, ret, code, &diag) < 0)
-        goto fail;
-    return 0;
-fail:
-    rt_raise_diag(&diag);
-    return -1;
 }
 
 RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
 {
     CompilerHost host = {d, host_get_ir, host_known_return, rt_declared_signature};
-    Program prog = {0};
+    Program prog = {.opts = &d->opts, .host = &host};
     JitCode code = {0};
+    Diag diag = {0};
     RtVersion *v = NULL;
+    if (ensure_registry(d) < 0)
+        return NULL;
     prog.arena = arena_new();
-    if (compile_into(d, &prog, &d->opts, &host, argtypes, ret, &code) == 0)
+    if (pipeline_compile(&prog, d, argtypes, d->nargs, ret, &code, &diag) < 0)
+        rt_raise_diag(&diag);
+    else
         v = version_new(d, &prog, argtypes, &code);
     arena_free(prog.arena);
     return v;
 }
 
+/* The assembly of v, from the optimised LLVM IR it kept (the JIT keeps no module); kept in turn
+ * for the next call. */
 PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v)
 {
-    CompilerHost host = {d, host_get_ir, host_known_return, rt_declared_signature};
-    CompileOptions opts = d->opts;
-    Program prog = {0};
-    JitCode code = {0};
-    PyObject *result = NULL;
-    Diag diag = {0};
-    opts.dump = 0;
-    prog.arena = arena_new();
-    if (compile_into(d, &prog, &opts, &host, v->argtypes, v->ret, &code) < 0)
-        goto done;
-    const char *text = jit_emit_asm(&prog, &diag);
-    result = text ? PyUnicode_FromString(text) : rt_raise_diag(&diag);
-    jit_release(&code);
-done:
-    arena_free(prog.arena);
-    return result;
+    if (!v->asm_dump) {
+        Arena *arena = arena_new();
+        Diag diag = {0};
+        const char *text = jit_asm_of(v->llvm_dump, arena, &diag);
+        v->asm_dump = copy_text(text);
+        arena_free(arena);
+        if (!text)
+            return rt_raise_diag(&diag);
+        if (!v->asm_dump)
+            return PyErr_NoMemory();
+    }
+    return PyUnicode_FromString(v->asm_dump);
 }

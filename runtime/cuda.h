@@ -8,7 +8,8 @@
  *               configured launch kernel[grid, block, stream, sharedmem](*args)
  *
  * The compiler side (PTX generation) is reached through one function, cuda_compile_kernel,
- * declared below with the kernel parameter ABI it must follow. */
+ * declared below (runtime/cuda_compile.c); the kernel parameters it takes are laid out by the
+ * ABI in compiler/abi.h. */
 #ifndef PYJIT_CUDA_H
 #define PYJIT_CUDA_H
 
@@ -21,30 +22,8 @@
 #include "compiler/diag.h"
 #include "compiler/types.h"
 
-/* ---- the kernel parameter ABI (what the NVPTX lowering must take) ----
- *
- * A kernel's Python arguments become PTX kernel parameters, flattened in argument order; each
- * parameter lies in the parameter buffer at its natural alignment (the layout PTX gives .param
- * declarations in order), so the runtime packs them with no per-kernel table:
- *
- *   bool                    one .u8 parameter, 0 or 1 (the kernel truncates it to i1)
- *   int8..int64, uint*      one parameter of that width
- *   float16/32/64           one parameter of that width (float16 as .b16)
- *   complex64, complex128   two parameters, real then imaginary (f32 or f64)
- *   array, ndim n           1 + 2n parameters:
- *                             data     .u64  global-memory address of element [0, ..., 0]
- *                             shape    n x .s64
- *                             strides  n x .s64, in bytes (NumPy's convention; may be 0 or
- *                                      negative for views)
- *                           the array's dtype, ndim, layout (C/F/A) and readonly flag are in
- *                           its Type, so the kernel is specialised on them
- *   tuple                   its items, flattened one after the other by these rules
- *   none                    no parameter
- *
- * So `def k(a, x, out)` with a float32, x a 1-d and out a 2-d array takes
- *   (.f32 a, .u64 x_data, .s64 x_shape0, .s64 x_stride0,
- *    .u64 out_data, .s64 out_shape0, .s64 out_shape1, .s64 out_stride0, .s64 out_stride1). */
-#define CUDA_MAX_NDIM 32
+/* Kernel parameters follow the kernel parameter ABI of compiler/abi.h. */
+#define CUDA_MAX_NDIM ABI_MAX_NDIM
 #define CUDA_MAX_DEVICES 16
 #define CUDA_MAX_PARAM_BYTES 4096    /* the driver's limit on a kernel's parameters */
 
@@ -61,15 +40,11 @@ typedef struct CudaCompileOptions {
                              * (checked at launch, a specialisation too) */
 } CudaCompileOptions;
 
-/* All written bits set: the kernel may write every array argument (copy all back). */
-#define CUDA_WRITES_ALL UINT64_MAX
-
 typedef struct CudaKernelCode {
     const char *ptx;        /* NUL-terminated PTX text, ready for cuModuleLoadData */
     const char *entry;      /* the kernel's .entry name in it */
-    uint64_t written;       /* bit i: argument i is an array the kernel may write (from the typed
-                             * IR: stored to, passed to an atomic or to a device function that
-                             * writes it). Bit 63 stands for every argument from 63 on. */
+    uint64_t written;       /* bit i: argument i is an array the kernel may write
+                             * (compiler/effects.c; EFFECTS_WRITES_ALL: every one) */
     const char *types_dump; /* typed IR and optimised LLVM IR, for inspect_types()/inspect_llvm();
                              * may be NULL */
     const char *llvm_dump;

@@ -4,8 +4,8 @@
  * PTX and, per device, the loaded module and function. kernel[grid, block, stream, shared]
  * makes a Launch (the last one is cached, so the usual `k[g, b](...)` in a loop builds
  * nothing); calling it types each argument in C, finds the version (the last hit first),
- * packs the arguments straight into the kernel's parameter buffer as cuda.h lays them out, and
- * calls cuLaunchKernel. A device array costs a pointer read and a copy of its shape.
+ * packs the arguments straight into the kernel's parameter buffer as compiler/abi.h lays them
+ * out, and calls cuLaunchKernel. A device array costs a pointer read and a copy of its shape.
  *
  * NumPy arrays are copied to the device for the launch and back after it when the kernel may
  * write them (the compiler's written mask; gpu.In/Out/InOut say it explicitly). Arrays of other
@@ -1142,7 +1142,7 @@ static PyObject *py_load_ptx(PyObject *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"ptx", "entry", "nargs", "written", NULL};
     const char *ptx, *entry;
     int nargs = -1;
-    unsigned long long written = CUDA_WRITES_ALL;
+    unsigned long long written = EFFECTS_WRITES_ALL;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "ss|iK:_cuda_load_ptx", kwlist, &ptx, &entry,
                                      &nargs, &written))
         return NULL;

@@ -19,7 +19,7 @@ static PyObject *core_dump_ir(PyObject *self, PyObject *args)
     Arena *arena = arena_new();
     Diag diag = {0};
     PyObject *result = NULL;
-    IRFunc *fn = fe_build(func, registry, arena, &diag);
+    IRFunc *fn = fe_build(func, registry, rt_is_dispatcher, arena, &diag);
     if (!fn) {
         rt_raise_diag(&diag);
         goto done;

@@ -80,6 +80,7 @@ typedef struct RtVersion {
     int64_t *offsets;       /* where argument i lies in the argument frame */
     int64_t frame_size, ret_size;
     char *types_dump, *llvm_dump;   /* copies of the compiler's texts (may be NULL) */
+    char *asm_dump;         /* the assembly, once dumped or asked for (inspect_asm), or NULL */
     PyObject *keepalive;    /* list: the Python objects the machine code refers to */
 } RtVersion;
 
@@ -132,13 +133,15 @@ PyObject *rt_signatures_text(RtDispatcher *d);
 void rt_default_options(CompileOptions *opts);
 
 /* ---- compile.c ---- */
+/* True for an @njit dispatcher (the frontend's FeIsDispatcher). */
+int rt_is_dispatcher(PyObject *obj);
 /* Compiles d's function for these argument types (ret: declared, or NULL). NULL with an
  * exception on failure. */
 RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret);
 /* The CompilerHost's declared_signature (compiler.h) for a callee that is a dispatcher. */
 int rt_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
                           Type **ret, char *why, size_t why_size);
-/* Assembly text of a compiled version (compiles it again, the JIT keeps no module). */
+/* Assembly text of a compiled version (from its optimised LLVM IR: nothing is compiled again). */
 PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v);
 void rt_version_free(RtVersion *v);
 

@@ -7,6 +7,7 @@ ptxas (CUDA toolkit) checks the PTX where it is installed; without it only the c
 """
 import math
 import os
+import re
 import sys
 import types
 
@@ -372,6 +373,18 @@ def test_kernel_returning_a_value_is_a_typing_error():
         return x[0]
 
     with pytest.raises(pyjit.errors.TypingError, match="cannot return a value"):
+        compile_kernel(k, [F32_1D])
+
+
+def test_wrong_number_of_argument_types_is_cpythons_type_error():
+    def k(x, y):
+        x[0] = y[0]
+
+    with pytest.raises(TypeError) as cpython:
+        k(1, 2, 3)
+    with pytest.raises(TypeError, match=re.escape(str(cpython.value))):
+        compile_kernel(k, [F32_1D] * 3)
+    with pytest.raises(TypeError, match=r"k\(\) takes 2 positional arguments but 1 was given"):
         compile_kernel(k, [F32_1D])
 
 

@@ -72,6 +72,29 @@ def test_inspect_asm(compiled):
                                      "vmulpd", "fmul", "fmadd"))
 
 
+FROZEN = 1234567
+
+
+def times_frozen(x):
+    return x * FROZEN
+
+
+def test_inspect_asm_shows_the_code_compiled_not_a_new_compilation():
+    """Globals are frozen at compile time: the assembly must be that of the running code, so a
+    global changed since then must not show up in it."""
+    global FROZEN
+    f = pyjit.njit(times_frozen)
+    assert f(3) == 3 * 1234567
+    FROZEN = 7654321
+    try:
+        text = as_text(f.inspect_asm())
+        assert f(3) == 3 * 1234567
+    finally:
+        FROZEN = 1234567
+    assert "1234567" in text and "7654321" not in text
+    assert f.inspect_asm((pyjit.int64,)) == text      # the same text, kept
+
+
 def test_inspect_types_shows_weak_literal_result_float32():
     f = pyjit.njit(scale32)
     f(np.float32(1.5))
@@ -149,3 +172,10 @@ def test_no_dump_by_default():
     rc, out, err = run_subprocess(DUMP_SCRIPT, timeout=120, env={"PYJIT_DUMP": ""})
     assert rc == 0 and "RESULT 9.0" in out
     assert "define" not in err
+
+
+def test_dump_all_prints_the_stages_in_pipeline_order():
+    err = run_dump("all")
+    heads = [line.split(":")[0].strip("- ") for line in err.splitlines()
+             if line.startswith("---- ") and "dumped_function" in line]
+    assert heads == ["bytecode", "ssa", "types", "llvm", "asm"], heads
