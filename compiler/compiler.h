@@ -43,6 +43,12 @@ typedef struct CompilerHost {
     /* A return type the function declared (explicit signature) or already compiled for exactly
      * these argument types, so recursion can be typed; NULL if none. */
     Type *(*known_return)(void *ctx, void *handle, Type **args, int nargs);
+    /* pyjit.extending.overload: the implementation chosen for a call of handle (an overloaded
+     * K_FUNC's object) with these argument types, the last nkw of them named by kwnames.
+     * 1: *impl is a dispatcher handle, typed like a K_DISPATCHER call; 0: every typing function
+     * declined; -1: an error, said by *why (in arena). NULL: no overloads here. */
+    int (*resolve_overload)(void *ctx, void *handle, Type **args, int nargs, const char **kwnames,
+                            int nkw, Arena *arena, void **impl, const char **why);
 } CompilerHost;
 
 /* One function of a Program, specialised to argument types. */

@@ -198,7 +198,7 @@ fail:
 
 RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
 {
-    CompilerHost host = {d, host_get_ir, host_known_return};
+    CompilerHost host = {d, host_get_ir, host_known_return, rt_resolve_overload};
     Program prog = {0};
     JitCode code = {0};
     RtVersion *v = NULL;
@@ -211,7 +211,7 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
 
 PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v)
 {
-    CompilerHost host = {d, host_get_ir, host_known_return};
+    CompilerHost host = {d, host_get_ir, host_known_return, rt_resolve_overload};
     CompileOptions opts = d->opts;
     Program prog = {0};
     JitCode code = {0};

@@ -141,7 +141,7 @@ int cuda_compile_kernel(PyObject *pyfunc, PyObject *registry, Type **argtypes, i
     if (fn->nargs != nargs)
         return diag_error(diag, DIAG_TYPING, fn->qualname, fn->filename, fn->firstline, -1, -1,
                           "%s() takes %d arguments but %d were given", fn->name, fn->nargs, nargs);
-    CompilerHost host = {registry, gpu_get_ir, gpu_known_return};
+    CompilerHost host = {registry, gpu_get_ir, gpu_known_return, rt_resolve_overload};
     Program prog = {.arena = arena, .opts = base, .host = &host, .gpu = true,
                     .gpu_device = opts->device, .gpu_cc = opts->cc_major * 10 + opts->cc_minor,
                     .gpu_aligned = opts->aligned, .gpu_noalias = opts->noalias};
