@@ -1377,6 +1377,13 @@ static bool bind_jit_args(Infer *c, Instr *in, IRFunc *ir, Instr **vals, const C
     return true;
 }
 
+/* A string constant may be passed on (side='left'): the callee sees the literal, typed per value,
+ * and nothing is passed at run time. */
+static bool is_string_literal(const Type *t)
+{
+    return t && t->kind == TY_STRING && t->literal;
+}
+
 static Type *call_jit(Infer *c, Instr *in, const Const *k)
 {
     if (k->device_only && !c->pi->prog->gpu)
@@ -1394,10 +1401,12 @@ static Type *call_jit(Infer *c, Instr *in, const Const *k)
     for (int i = 0; i < n; i++) {
         /* A Python number (a literal, a default) stays weak in the callee, as in CPython, where
          * it is still a Python int there; its parameter type itself is strong. */
-        types[i] = vals[i] ? vals[i]->type : infer_const_type(c, defs[i]);
+        types[i] = vals[i] ? vals[i]->type : defs[i]->kind == K_STR
+                   ? ty_literal(TY_STRING, defs[i]) : infer_const_type(c, defs[i]);
         if (!vals[i] && types[i] && ty_is_scalar(types[i]) && defs[i]->kind != K_BOOL)
             types[i] = ty_weak(types[i]);
-        if (!infer_is_runtime(types[i]) || (types[i] && types[i]->kind == TY_ITER))
+        if ((!infer_is_runtime(types[i]) && !is_string_literal(types[i])) ||
+            (types[i] && types[i]->kind == TY_ITER))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s passed to %s() as '%s': compiled "
                               "functions take numbers, arrays, tuples and None",
                               vals[i] ? infer_type_name(vals[i]->type) : "this default",
