@@ -171,7 +171,13 @@ def _histogram(a, bins=10, range=None):
         if first == last:
             first -= 0.5
             last += 0.5
-        edges = np.linspace(first, last, bins + 1).astype(et)
+        edges = np.empty(bins + 1, dtype=et)   # np.linspace's arithmetic, in et as NumPy does
+        lo, step = et(first), (et(last) - et(first)) / et(bins)
+        k = 0
+        while k < bins:
+            edges[k] = et(k) * step + lo
+            k += 1
+        edges[bins] = et(last)
         hist = np.zeros(bins, dtype=np.int64)
         norm = bins / (last - first)
         i = 0
