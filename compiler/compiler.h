@@ -53,6 +53,12 @@ typedef struct CompilerHost {
      * bytes, for the error). */
     int (*declared_signature)(void *ctx, void *handle, Type **args, int nargs, Type **params,
                               Type **ret, char *why, size_t why_size);
+    /* pyjit.extending.overload: the implementation chosen for a call of handle (an overloaded
+     * K_FUNC's object) with these argument types, the last nkw of them named by kwnames.
+     * 1: *impl is a dispatcher handle, typed like a K_DISPATCHER call; 0: every typing function
+     * declined; -1: an error, said by *why (in arena). NULL: no overloads here. */
+    int (*resolve_overload)(void *ctx, void *handle, Type **args, int nargs, const char **kwnames,
+                            int nkw, Arena *arena, void **impl, const char **why);
 } CompilerHost;
 
 /* One function of a Program, specialised to argument types. */

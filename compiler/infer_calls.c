@@ -1242,10 +1242,66 @@ static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
     }
 }
 
+static Type *call_jit(Infer *c, Instr *in, const Const *k);
+
+/* The argument types of a call, for a typing function or a message. */
+static const char *call_signature(Infer *c, Instr *in)
+{
+    char *s = arena_strdup(c->arena, "");
+    for (int i = 1; i < in->nargs; i++) {
+        int kw = i - (in->nargs - in->nkw);
+        s = arena_printf(c->arena, "%s%s%s%s%s", s, i > 1 ? ", " : "",
+                         kw >= 0 && in->kwnames ? in->kwnames[kw] : "", kw >= 0 ? "=" : "",
+                         infer_type_name(in->args[i]->type));
+    }
+    return s;
+}
+
+/* A function with pyjit.extending.overload implementations: the host runs its typing functions
+ * on the argument types, and the implementation chosen is called like another @njit function.
+ * *declined when every typing function declined (the builtin of the same name may serve). */
+static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
+{
+    const CompilerHost *host = c->pi->prog->host;
+    int n = in->nargs - 1;
+    Type **types = arena_alloc(c->arena, sizeof *types * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        types[i] = in->args[i + 1]->type;
+        if (!types[i] || types[i]->kind == TY_UNDEFINED)
+            return NULL;   /* not typed yet */
+    }
+    void *impl = NULL;
+    const char *why = NULL;
+    int rc = host && host->resolve_overload
+                 ? host->resolve_overload(host->ctx, k->handle, types, n, in->kwnames, in->nkw,
+                                          c->arena, &impl, &why)
+                 : 0;
+    if (rc < 0)
+        return infer_fail(c, in, DIAG_TYPING, "%s", why ? why : "overload resolution failed");
+    if (rc == 0) {
+        *declined = true;
+        return NULL;
+    }
+    Const *callee = arena_alloc(c->arena, sizeof *callee);
+    callee->kind = K_DISPATCHER;
+    callee->handle = impl;
+    callee->name = k->name;
+    return call_jit(c, in, callee);
+}
+
 static Type *call_function(Infer *c, Instr *in, const Const *k)
 {
     const char *name = k && k->name ? k->name : "?";
     Builtin bi = ir_builtin_lookup(name);
+    if (k && k->overloaded) {
+        bool declined = false;
+        Type *t = call_overload(c, in, k, &declined);
+        if (!declined)
+            return t;
+        if (bi == BI__COUNT)
+            return infer_fail(c, in, DIAG_TYPING, "no implementation of %s() accepts the "
+                              "argument types (%s)", name, call_signature(c, in));
+    }
     if (bi == BI__COUNT || strncmp(name, "method.", 7) == 0)
         return infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code", name);
     Args a;
@@ -1347,6 +1403,13 @@ static bool bind_signature(Infer *c, Instr *in, const Const *k, IRFunc *ir, Type
     return true;
 }
 
+/* A string constant may be passed on (side='left'): the callee sees the literal, typed per value,
+ * and nothing is passed at run time. */
+static bool is_string_literal(const Type *t)
+{
+    return t && t->kind == TY_STRING && t->literal;
+}
+
 static Type *call_jit(Infer *c, Instr *in, const Const *k)
 {
     if (k->device_only && !c->pi->prog->gpu)
@@ -1364,10 +1427,12 @@ static Type *call_jit(Infer *c, Instr *in, const Const *k)
     for (int i = 0; i < n; i++) {
         /* A Python number (a literal, a default) stays weak in the callee, as in CPython, where
          * it is still a Python int there; its parameter type itself is strong. */
-        types[i] = vals[i] ? vals[i]->type : infer_const_type(c, defs[i]);
+        types[i] = vals[i] ? vals[i]->type : defs[i]->kind == K_STR
+                   ? ty_literal(TY_STRING, defs[i]) : infer_const_type(c, defs[i]);
         if (!vals[i] && types[i] && ty_is_scalar(types[i]) && defs[i]->kind != K_BOOL)
             types[i] = ty_weak(types[i]);
-        if (!infer_is_runtime(types[i]) || (types[i] && types[i]->kind == TY_ITER))
+        if ((!infer_is_runtime(types[i]) && !is_string_literal(types[i])) ||
+            (types[i] && types[i]->kind == TY_ITER))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s passed to %s() as '%s': compiled "
                               "functions take numbers, arrays, tuples and None",
                               vals[i] ? infer_type_name(vals[i]->type) : "this default",

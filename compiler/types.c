@@ -225,6 +225,7 @@ static Const *copy_literal(const Const *value)
     copy->kind = value->kind;
     copy->name = value->name ? xstrdup(value->name) : NULL;
     copy->handle = value->handle;
+    copy->overloaded = value->overloaded;
     if (value->kind == K_STR && value->s)
         copy->s = xstrdup(value->s);
     return copy;
@@ -244,8 +245,8 @@ Type *ty_literal(TypeKind kind, const Const *value)
         return NULL;
     const char *what = value->kind == K_STR ? value->s : value->name;
     Buf key = {0};
-    buf_add(&key, "%s|%d|%p|%s", literal_kind_name(kind), (int)value->kind, value->handle,
-            what ? what : "");
+    buf_add(&key, "%s|%d|%p|%d|%s", literal_kind_name(kind), (int)value->kind, value->handle,
+            (int)value->overloaded, what ? what : "");
     Buf name = {0};
     buf_add(&name, "%s(%s)", literal_kind_name(kind), what ? what : "");
     Const *copy = copy_literal(value);

@@ -3,8 +3,8 @@
  * Globals, closure cells, literals and default arguments are read once, at compile time, as Numba
  * does: a later change to a global is not seen by code already compiled (docs/ says so). Each
  * object is classified into a Const kind (ir.h): numbers and strings by value; modules, known
- * functions (through the registry pyjit/_registry.py builds), other compiled functions, exception
- * classes and NumPy arrays by handle. The arena holds a reference to every handle, so the objects
+ * functions (through the registry pyjit/_registry.py builds; those with pyjit.extending overloads
+ * are marked there), other compiled functions, exception classes and NumPy arrays by handle. The arena holds a reference to every handle, so the objects
  * outlive the IR. Attribute lookups on modules (math.pi, np.float32, np.random) fold here too. */
 #include "frontend/fe_internal.h"
 
@@ -209,8 +209,10 @@ static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
 {
     const char *fname = known_function_name(ctx, obj);
     if (fname) {
+        /* pyjit.extending.overload marks its functions "overload:name" in the registry */
         c->kind = K_FUNC;
-        c->name = fname;
+        c->overloaded = strncmp(fname, "overload:", 9) == 0;
+        c->name = c->overloaded ? fname + 9 : fname;
     } else if (PyModule_Check(obj)) {
         c->kind = K_MODULE;
         c->name = attr_string(ctx, obj, "__name__");

@@ -6,7 +6,9 @@ come from the C module (_core.builtin_names()), so the table here cannot drift f
 only aliases (one object known by another name) are written here.
 
 REGISTRY is filled on the first compilation (populate), so `import pyjit` imports no NumPy.
-Other parts of pyjit add their own objects with register().
+Other parts of pyjit add their own objects with register(). A function with
+pyjit.extending.overload implementations is marked "overload:<name>" (mark_overloaded); its
+library of such implementations, pyjit/lib, is imported by populate too.
 """
 import importlib
 
@@ -67,6 +69,23 @@ def _gpu_pairs():
     return pairs
 
 
+def _plain_name(obj, registry):
+    name = registry.get(obj)
+    if name is None:
+        from .extending import _name_of
+        return _name_of(obj)
+    return name[len("overload:"):] if name.startswith("overload:") else name
+
+
+def mark_overloaded(obj, registry=None):
+    """Marks obj as having overloads in registry (REGISTRY by default), once it is populated:
+    the frontend then makes calls of it resolve through pyjit.extending (compiler: K_FUNC with
+    overloaded set), falling back to the builtin of the same name when every overload declines."""
+    registry = REGISTRY if registry is None else registry
+    if id(registry) in _populated:
+        registry[obj] = "overload:" + _plain_name(obj, registry)
+
+
 def register(obj, name):
     """Maps a Python object to a builtins.def name (or another name the frontend knows)."""
     REGISTRY[obj] = name
@@ -96,4 +115,7 @@ def populate(registry=None):
         except TypeError:
             pass
     _populated.add(id(registry))
+    from . import extending, lib  # noqa: F401  (lib registers pyjit's own overloads)
+    for obj in list(extending._OVERLOADS):
+        mark_overloaded(obj, registry)
     return registry

@@ -10,10 +10,17 @@
 Every type has the canonical name the compiler uses (compiler/types.h), in `.name`:
 'float64', 'array(float64, 2d, C)', 'tuple(float64, int64)', 'none'. Calling a scalar type with a
 number converts like NumPy: float32(2.0) is numpy.float32(2.0).
+
+The classes are Numba's, for the typing functions of pyjit.extending.overload:
+isinstance(t, Integer / Float / Complex / Boolean / Number / Array / Tuple / UniTuple /
+NoneType / StringLiteral / Omitted), with t.dtype, t.ndim, t.layout on arrays, t.bitwidth and
+t.signed on integers, t.count on tuples, t.literal_value on literals.
 """
 
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NoneType", "Signature",
+    "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
+    "UnicodeType", "unicode_type",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
     "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",
@@ -130,15 +137,55 @@ class Tuple(Type):
         return self.types[i]
 
 
-def UniTuple(dtype, count):
-    """A homogeneous tuple type: UniTuple(float64, 3)."""
-    if not isinstance(count, int) or count < 0:
-        raise TypeError(f"UniTuple count must be a non-negative int, not {count!r}")
-    return Tuple((dtype,) * count)
+class UniTuple(Tuple):
+    """A homogeneous tuple type: UniTuple(float64, 3); also what a typing function receives for a
+    tuple whose items share one type (as in Numba)."""
+
+    __slots__ = ()
+
+    def __init__(self, dtype, count):
+        if not isinstance(count, int) or count < 0:
+            raise TypeError(f"UniTuple count must be a non-negative int, not {count!r}")
+        super().__init__((dtype,) * count)
 
 
 class NoneType(Type):
     __slots__ = ()
+
+
+class Omitted(Type):
+    """An argument left out, whose default value is value (Numba's types.Omitted)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        super().__init__(f"omitted(default={value!r})")
+        self.value = value
+
+
+class Literal(Type):
+    """A compile-time value (a string constant): literal_value is the value."""
+
+    __slots__ = ("literal_value",)
+
+    def __init__(self, value):
+        super().__init__(f"Literal[{type(value).__name__}]({value!r})")
+        self.literal_value = value
+
+
+class StringLiteral(Literal):
+    """A string constant in compiled code (side='left'): compiled code has no runtime strings."""
+
+    __slots__ = ()
+
+
+class UnicodeType(Type):
+    """The type of strings (Numba's unicode_type); in pyjit every string is a StringLiteral."""
+
+    __slots__ = ()
+
+
+unicode_type = UnicodeType("unicode_type")
 
 
 class Signature:
@@ -181,8 +228,37 @@ def _layout_of(index, name):
 
 # ---- the types ----
 
+class Number(Scalar):
+    """The integer, float and complex types."""
+
+    __slots__ = ()
+
+
+class Boolean(Scalar):
+    __slots__ = ()
+
+
+class Integer(Number):
+    __slots__ = ()
+
+    @property
+    def signed(self):
+        return self.kind == "i"
+
+
+class Float(Number):
+    __slots__ = ()
+
+
+class Complex(Number):
+    __slots__ = ()
+
+
+_SCALAR_CLASSES = {"b": Boolean, "i": Integer, "u": Integer, "f": Float, "c": Complex}
+
+
 def _scalar(name, kind, bits):
-    return Scalar(name, kind, bits)
+    return _SCALAR_CLASSES[kind](name, kind, bits)
 
 
 boolean = bool_ = b1 = _scalar("bool", "b", 8)
@@ -316,5 +392,8 @@ def _from_canonical(name):
         readonly = len(parts) == 4 and parts[3] == "readonly"
         return Array(_from_canonical(parts[0]), int(parts[1].rstrip("d")), parts[2], readonly)
     if name.startswith("tuple(") and name.endswith(")"):
-        return Tuple(tuple(_from_canonical(p) for p in _split_top(name[6:-1])))
+        items = tuple(_from_canonical(p) for p in _split_top(name[6:-1]))
+        if items and len(set(items)) == 1:
+            return UniTuple(items[0], len(items))
+        return Tuple(items)
     return Type(name)

@@ -198,7 +198,9 @@ void rt_version_free(RtVersion *v)
 
 RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
 {
-    CompilerHost host = {d, host_get_ir, host_known_return, rt_declared_signature};
+    CompilerHost host = {.ctx = d, .get_ir = host_get_ir, .known_return = host_known_return,
+                         .declared_signature = rt_declared_signature,
+                         .resolve_overload = rt_resolve_overload};
     Program prog = {.opts = &d->opts, .host = &host};
     JitCode code = {0};
     Diag diag = {0};

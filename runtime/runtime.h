@@ -6,6 +6,7 @@
  *   nrt.c       reference-counted memory for arrays made by compiled code (abi.h)
  *   errors.c    Diag and ExcInfo -> Python exceptions, in one place
  *   compile.c   drives frontend + compiler for a dispatcher (CompilerHost)
+ *   overload.c  pyjit.extending.overload: implementations chosen by argument types (CompilerHost)
  *   ufunc.c     NumPy ufuncs and gufuncs over compiled loops (@vectorize, @guvectorize) */
 #ifndef PYJIT_RUNTIME_H
 #define PYJIT_RUNTIME_H
@@ -27,6 +28,10 @@ PyObject *rt_raise_exc(const ExcInfo *exc);
 /* errors.c: the class pyjit.errors.<name> (borrowed; imports pyjit.errors once), or NULL with an
  * exception set. */
 PyObject *rt_error_class(const char *name);
+
+/* overload.c: CompilerHost.resolve_overload, for every compilation (ctx unused). */
+int rt_resolve_overload(void *ctx, void *handle, Type **args, int nargs, const char **kwnames,
+                        int nkw, Arena *arena, void **impl, const char **why);
 
 /* ---- nrt.c ---- */
 extern PyTypeObject RtMemInfoOwnerType;

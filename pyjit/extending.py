@@ -1,0 +1,190 @@
+"""pyjit.extending: implementations written in the compiled subset, chosen by argument types.
+
+Numba's API, with Numba's semantics:
+
+    from pyjit import types
+    from pyjit.extending import overload, register_jitable
+
+    def clip01(x):                          # the Python function (still callable from Python)
+        return min(max(x, 0.0), 1.0)
+
+    @overload(clip01)
+    def _clip01(x):                         # typing function: receives the argument TYPES
+        if isinstance(x, types.Float):
+            return lambda x: min(max(x, 0.0), 1.0)    # the implementation, compiled on first use
+        return None                         # declines: the next overload is tried
+
+    @register_jitable
+    def hypot2(a, b):                       # callable from Python and from compiled code
+        return a * a + b * b
+
+A call of clip01 in compiled code (@njit, GPU kernels, device functions) is resolved while it is
+typed: runtime/overload.c turns the argument types into pyjit.types objects, calls the typing
+functions registered for clip01 in order, and the first implementation returned is compiled like
+any @njit function called from there, specialised to the types, in the caller's module. The
+implementation's signature must match the typing function's (names, order, defaults). A typing
+function that raises, or no overload accepting the types, is a TypingError at the call's line.
+
+pyjit's own library (pyjit/lib/) is written the same way and imported on the first compilation.
+"""
+import inspect
+
+from . import errors
+
+__all__ = ["overload", "register_jitable"]
+
+# func -> [_Template], in registration order (the order they are tried in).
+_OVERLOADS = {}
+# (func, (argument type ids..., keyword names...)) -> dispatcher or None (declined); filled by
+# runtime/overload.c, emptied when a new overload is registered.
+_CHOSEN = {}
+
+_INLINE = ("never",)
+_TARGETS = ("generic", "cpu")
+
+
+class _Template:
+    """One typing function registered for func, with the options its implementations get."""
+
+    def __init__(self, func, typing, jit_options, strict):
+        self.func = func
+        self.typing = typing
+        self.jit_options = dict(jit_options)
+        self.strict = strict
+        self._dispatchers = {}   # implementation -> its dispatcher
+
+    def compile(self, impl):
+        disp = self._dispatchers.get(impl)
+        if disp is None:
+            if self.strict:
+                _check_signatures(self.typing, impl, _name_of(self.func))
+            from .decorators import njit
+            disp = njit(**self.jit_options)(impl)
+            self._dispatchers[impl] = disp
+        return disp
+
+
+def _name_of(func):
+    module = getattr(func, "__module__", None) or "numpy"
+    return f"{module}.{getattr(func, '__qualname__', getattr(func, '__name__', repr(func)))}"
+
+
+def _check_signatures(typing, impl, name):
+    """Numba's strict rule: the implementation takes the parameters the typing function takes,
+    by the same names, in the same order, with the same defaults."""
+    ts, cs = inspect.signature(typing), inspect.signature(impl)
+    tp, cp = list(ts.parameters.values()), list(cs.parameters.values())
+    same = len(tp) == len(cp) and all(
+        a.name == b.name and a.kind == b.kind and
+        (a.default is a.empty) == (b.default is b.empty) and
+        (a.default is a.empty or _same_default(a.default, b.default))
+        for a, b in zip(tp, cp))
+    if not same:
+        raise errors.TypingError(
+            f"the implementation of {name}() returned by {typing.__qualname__} takes {cs}, "
+            f"but the typing function takes {ts}: the two signatures must match")
+
+
+def _same_default(a, b):
+    try:
+        return bool(a == b) or (a is b)
+    except Exception:   # noqa: BLE001 - defaults that cannot be compared are not the same
+        return a is b
+
+
+def _check_jit_options(options):
+    from .decorators import _IGNORED, _PASSED
+    if not isinstance(options, dict):
+        raise TypeError(f"jit_options takes a dict, not {options!r}")
+    unknown = set(options) - _PASSED - _IGNORED
+    if unknown:
+        raise TypeError(f"jit_options: unexpected option(s) {', '.join(sorted(unknown))}")
+
+
+def _mark(func):
+    from . import _registry
+    _registry.mark_overloaded(func)
+    _CHOSEN.clear()
+
+
+def overload(func, jit_options={}, strict=True, inline="never", prefer_literal=False,  # noqa: B006
+             **kwargs):
+    """@overload(func): the decorated typing function receives the types of a call of func in
+    compiled code and returns its implementation (a Python function in the compiled subset), or
+    None to decline. Several overloads of one function are tried in registration order.
+
+    jit_options go to @njit for the implementation (nogil, fastmath, boundscheck, error_model);
+    strict checks that the implementation's signature matches the typing function's. pyjit
+    inlines through LLVM and has no integer literal types, so inline other than 'never' and
+    prefer_literal=True are refused, as is a target other than 'generic' or 'cpu'."""
+    if inline not in _INLINE:
+        raise NotImplementedError(f"overload(inline={inline!r}): pyjit supports inline='never' "
+                                  "only (LLVM inlines small implementations itself)")
+    if prefer_literal:
+        raise NotImplementedError("overload(prefer_literal=True): pyjit has no integer literal "
+                                  "types; typing functions receive int64 (strings arrive as "
+                                  "types.StringLiteral always)")
+    target = kwargs.pop("target", "generic")
+    if target not in _TARGETS:
+        raise NotImplementedError(f"overload(target={target!r}): pyjit's overloads serve every "
+                                  "target; give target='generic'")
+    if kwargs:
+        raise TypeError(f"overload() got unexpected option(s): {', '.join(sorted(kwargs))}")
+    _check_jit_options(jit_options)
+    try:
+        hash(func)
+    except TypeError:
+        raise TypeError(f"overload() needs a hashable function, got {func!r}") from None
+
+    def decorate(typing):
+        if not callable(typing):
+            raise TypeError(f"overload(...) decorates a typing function, got {typing!r}")
+        _OVERLOADS.setdefault(func, []).append(_Template(func, typing, jit_options, strict))
+        _mark(func)
+        return typing
+    return decorate
+
+
+def register_jitable(*args, **kwargs):
+    """@register_jitable or @register_jitable(**jit_options): fn stays a plain Python function
+    and becomes callable from compiled code, compiled for each call's argument types."""
+    _check_jit_options(kwargs)
+
+    def wrap(fn):
+        def typing(*a, **k):
+            return fn
+        overload(fn, jit_options=kwargs, strict=False)(typing)
+        return fn
+    if args:
+        if len(args) != 1 or not callable(args[0]) or kwargs:
+            raise TypeError("register_jitable takes a function, or keyword options only")
+        return wrap(args[0])
+    return wrap
+
+
+def _type_list(args, kws):
+    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in (kws or {}).items()]
+    return ", ".join(parts)
+
+
+def _choose(func, args, kws):
+    """runtime/overload.c: the dispatcher of the implementation the first accepting typing
+    function gives for these argument types, or None when every one declines."""
+    kws = kws or {}
+    name = _name_of(func)
+    for template in _OVERLOADS.get(func, ()):
+        try:
+            impl = template.typing(*args, **kws)
+        except Exception as exc:   # noqa: BLE001 - reported as a TypingError at the call
+            raise errors.TypingError(
+                f"the typing function {template.typing.__qualname__} of {name}() raised "
+                f"{type(exc).__name__}: {exc}; argument types ({_type_list(args, kws)})") from None
+        if impl is None:
+            continue
+        if not callable(impl) or not hasattr(impl, "__code__"):
+            raise errors.TypingError(
+                f"the typing function {template.typing.__qualname__} of {name}() returned "
+                f"{impl!r}: it must return a Python function or None")
+        return template.compile(impl)
+    return None
+

@@ -1,0 +1,45 @@
+"""Helpers the library's typing functions and implementations share."""
+import math
+
+from .. import types
+from ..extending import overload, register_jitable
+
+
+def is_array(t):
+    return isinstance(t, types.Array)
+
+
+def is_number(t):
+    return isinstance(t, (types.Number, types.Boolean))
+
+
+def given(t):
+    """Whether an optional argument was given a value (not omitted, not None)."""
+    return t is not None and not isinstance(t, (types.Omitted, types.NoneType))
+
+
+def float_of(dtype):
+    """The float type NumPy computes statistics of dtype in: float64 for ints and bools."""
+    return dtype if isinstance(dtype, types.Float) else types.float64
+
+
+@register_jitable
+def nan_lt(a, b):
+    """a < b where NaN sorts after every number (NumPy's sort order)."""
+    return a < b or (b != b and a == a)
+
+
+def value_or(value, default):
+    """value, or default when value is None (an argument left as None, resolved by types)."""
+    return default if value is None else value
+
+
+@overload(value_or)
+def _value_or(value, default):
+    if given(value):
+        return lambda value, default: value
+    return lambda value, default: default
+
+
+__all__ = ["is_array", "is_number", "given", "float_of", "nan_lt", "value_or", "math",
+           "overload", "register_jitable", "types"]

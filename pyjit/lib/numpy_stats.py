@@ -1,0 +1,221 @@
+"""np.median, np.percentile, np.quantile, np.nanmean, np.nansum, np.histogram, np.bincount,
+written in the compiled subset (flattened where NumPy flattens)."""
+import numpy as np
+
+from ._util import float_of, given, is_array, is_number, math, overload, register_jitable, types
+
+
+@register_jitable
+def _has_nan(b):
+    for i in range(b.size):
+        if b[i] != b[i]:
+            return True
+    return False
+
+
+@overload(np.median)
+def _median(a):
+    if not is_array(a):
+        return None
+    ft = float_of(a.dtype)
+
+    def impl(a):
+        b = np.sort(a.ravel())
+        n = b.size
+        if n == 0 or _has_nan(b):
+            return ft(np.nan)
+        h = n // 2
+        if n % 2 == 1:
+            return ft(b[h])
+        return (ft(b[h - 1]) + ft(b[h])) / 2
+    return impl
+
+
+@register_jitable
+def _lerp(lo, hi, t):
+    d = hi - lo
+    if t >= 0.5:
+        return hi - d * (1 - t)
+    return lo + d * t
+
+
+@register_jitable
+def _quantile_sorted(b, q):
+    """NumPy's 'linear' method on the sorted data b (NaN last), q in [0, 1]."""
+    n = b.size
+    if b[n - 1] != b[n - 1]:
+        return b[n - 1]
+    idx = q * (n - 1)
+    lo = int(math.floor(idx))
+    hi = min(lo + 1, n - 1)
+    return _lerp(b[lo], b[hi], idx - lo)
+
+
+def _quantile_overload(scale, what):
+    def typing(a, q):
+        if not is_array(a) or not (is_number(q) or (is_array(q) and q.ndim == 1)):
+            return None
+        ft = float_of(a.dtype)
+        message = f"{what} must be in the range [0, {scale}]"
+        if is_number(q):
+            def impl(a, q):
+                if not 0 <= q <= scale:
+                    raise ValueError(message)
+                b = np.sort(a.ravel()).astype(ft)
+                if b.size == 0:
+                    raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+                return _quantile_sorted(b, ft(q / scale))
+            return impl
+        rt = types.float64 if q.dtype == types.float64 else ft
+
+        def impl_array(a, q):
+            for k in range(q.size):
+                if not 0 <= q[k] <= scale:
+                    raise ValueError(message)
+            b = np.sort(a.ravel()).astype(rt)
+            if b.size == 0:
+                raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+            out = np.empty(q.size, dtype=rt)
+            for k in range(q.size):
+                out[k] = _quantile_sorted(b, rt(q[k] / scale))
+            return out
+        return impl_array
+    return typing
+
+
+overload(np.percentile)(_quantile_overload(100, "Percentiles"))
+overload(np.quantile)(_quantile_overload(1, "Quantiles"))
+
+
+@overload(np.nanmean)
+def _nanmean(a):
+    if not is_array(a):
+        return None
+    ft = float_of(a.dtype)
+
+    def impl(a):
+        b = a.ravel()
+        s = 0.0
+        n = 0
+        for i in range(b.size):
+            v = b[i]
+            if v == v:
+                s += v
+                n += 1
+        if n == 0:
+            return ft(np.nan)
+        return ft(s / n)
+    return impl
+
+
+@overload(np.nansum)
+def _nansum(a):
+    if not is_array(a):
+        return None
+    if isinstance(a.dtype, types.Float):
+        ft = a.dtype
+
+        def impl(a):
+            b = a.ravel()
+            s = 0.0
+            for i in range(b.size):
+                if b[i] == b[i]:
+                    s += b[i]
+            return ft(s)
+        return impl
+    st = types.uint64 if isinstance(a.dtype, types.Integer) and not a.dtype.signed else types.int64
+
+    def impl_int(a):
+        b = a.ravel()
+        s = st(0)
+        for i in range(b.size):
+            s += st(b[i])
+        return s
+    return impl_int
+
+
+@register_jitable
+def _bin_index(v, first, norm, edges, nbins):
+    k = int((v - first) * norm)
+    if k >= nbins:
+        k = nbins - 1
+    if k > 0 and v < edges[k]:
+        k -= 1
+    elif k < nbins - 1 and v >= edges[k + 1]:
+        k += 1
+    return k
+
+
+@overload(np.histogram)
+def _histogram(a, bins=10, range=None):
+    if not is_array(a) or not isinstance(bins, (types.Integer, types.Omitted, int)):
+        return None
+    if given(range) and not isinstance(range, types.Tuple):
+        return None
+    et = float_of(a.dtype)
+    ranged = given(range)
+
+    def impl(a, bins=10, range=None):
+        if bins < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        b = a.ravel()
+        first, last = 0.0, 1.0
+        if ranged:
+            first, last = float(range[0]), float(range[1])
+            if first > last:
+                raise ValueError("max must be larger than min in range parameter.")
+        elif b.size > 0:
+            first, last = float(b.min()), float(b.max())
+        if not (math.isfinite(first) and math.isfinite(last)):
+            raise ValueError("autodetected range is not finite")
+        if first == last:
+            first -= 0.5
+            last += 0.5
+        edges = np.empty(bins + 1, dtype=et)   # np.linspace's arithmetic, in et as NumPy does
+        lo, step = et(first), (et(last) - et(first)) / et(bins)
+        k = 0
+        while k < bins:
+            edges[k] = et(k) * step + lo
+            k += 1
+        edges[bins] = et(last)
+        hist = np.zeros(bins, dtype=np.int64)
+        norm = bins / (last - first)
+        i = 0
+        while i < b.size:   # the parameter `range` hides the builtin, as in NumPy's signature
+            v = b[i]
+            if v >= first and v <= last:
+                hist[_bin_index(v, first, norm, edges, bins)] += 1
+            i += 1
+        return hist, edges
+    return impl
+
+
+@overload(np.bincount)
+def _bincount(x, weights=None, minlength=0):
+    if not is_array(x) or x.ndim != 1 or not isinstance(x.dtype, (types.Integer, types.Boolean)):
+        return None
+    weighted = given(weights)
+    if weighted and not (is_array(weights) and weights.ndim == 1):
+        return None
+
+    def impl(x, weights=None, minlength=0):
+        if minlength < 0:
+            raise ValueError("'minlength' must not be negative")
+        n = 0
+        for i in range(x.size):
+            if x[i] < 0:
+                raise ValueError("'list' argument must have no negative elements")
+            if x[i] + 1 > n:
+                n = int(x[i]) + 1
+        if weighted:
+            if weights.size != x.size:
+                raise ValueError("The weights and list don't have the same length.")
+            out = np.zeros(max(n, minlength), dtype=np.float64)
+            for i in range(x.size):
+                out[x[i]] += weights[i]
+            return out
+        counts = np.zeros(max(n, minlength), dtype=np.int64)
+        for i in range(x.size):
+            counts[x[i]] += 1
+        return counts
+    return impl

@@ -1,0 +1,135 @@
+/* overload.c: pyjit.extending.overload at compile time (CompilerHost.resolve_overload).
+ *
+ * A call in compiled code of a function that has overloads is resolved while it is typed, as
+ * Numba resolves its own library: the argument types become pyjit.types objects (by their
+ * canonical names), the typing functions registered for the function are called with them in
+ * order until one returns an implementation, and the dispatcher of that implementation is
+ * returned; inference then types it like a call of another @njit function, in the caller's
+ * LLVM module. The choice (or that every typing function declined) is cached in
+ * pyjit.extending per function and argument types, so inference's repeated passes and later
+ * compilations ask Python once. */
+#include "runtime/runtime.h"
+
+#include <string.h>
+
+static void decref_object(void *obj)
+{
+    Py_DECREF((PyObject *)obj);
+}
+
+/* The pyjit.types object for a compiler type: literal strings as types.StringLiteral, every
+ * other type through its canonical name. A new reference, or NULL with an exception set. */
+static PyObject *type_object(PyObject *types_mod, Type *t)
+{
+    t = ty_strong(t);
+    if (t->kind == TY_STRING && t->literal && t->literal->s)
+        return PyObject_CallMethod(types_mod, "StringLiteral", "s", t->literal->s);
+    return PyObject_CallMethod(types_mod, "_from_canonical", "s", t->name);
+}
+
+/* (positional types tuple, keyword types dict or NULL, cache key), all new references. */
+static int build_arguments(PyObject *func, Type **args, int nargs, const char **kwnames, int nkw,
+                           PyObject **pos, PyObject **kws, PyObject **key)
+{
+    int npos = nargs - nkw;
+    PyObject *types_mod = PyImport_ImportModule("pyjit.types");
+    PyObject *ids = PyTuple_New(nargs + nkw);
+    *pos = PyTuple_New(npos);
+    *kws = nkw ? PyDict_New() : NULL;
+    *key = NULL;
+    if (!types_mod || !ids || !*pos || (nkw && !*kws))
+        goto fail;
+    for (int i = 0; i < nargs; i++) {
+        PyObject *t = type_object(types_mod, args[i]);
+        if (!t)
+            goto fail;
+        PyTuple_SET_ITEM(ids, i, PyLong_FromVoidPtr(ty_strong(args[i])));
+        if (i < npos) {
+            PyTuple_SET_ITEM(*pos, i, t);   /* stolen */
+            continue;
+        }
+        const char *name = kwnames ? kwnames[i - npos] : "?";
+        PyTuple_SET_ITEM(ids, nargs + i - npos, PyUnicode_FromString(name));
+        int rc = PyDict_SetItemString(*kws, name, t);
+        Py_DECREF(t);
+        if (rc < 0)
+            goto fail;
+    }
+    *key = Py_BuildValue("(OO)", func, ids);
+    if (!*key)
+        goto fail;
+    Py_DECREF(types_mod);
+    Py_DECREF(ids);
+    return 0;
+fail:
+    Py_XDECREF(types_mod);
+    Py_XDECREF(ids);
+    Py_CLEAR(*pos);
+    Py_CLEAR(*kws);
+    return -1;
+}
+
+/* The current Python exception's message (pyjit.extending says which function, typing function
+ * and types), in arena; clears it. */
+static const char *exception_text(Arena *arena)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *msg = value ? PyObject_Str(value) : NULL;
+    const char *m = msg ? PyUnicode_AsUTF8(msg) : NULL;
+    const char *text = arena_strdup(arena, m ? m : "overload resolution failed");
+    Py_XDECREF(msg);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    PyErr_Clear();
+    return text;
+}
+
+/* Asks pyjit.extending._choose(func, pos, kws): the dispatcher of the implementation, or None
+ * when every typing function declined; cached under key. A new reference, or NULL. */
+static PyObject *choose(PyObject *ext, PyObject *func, PyObject *pos, PyObject *kws, PyObject *key)
+{
+    PyObject *cache = PyObject_GetAttrString(ext, "_CHOSEN");
+    PyObject *found = cache ? PyDict_GetItemWithError(cache, key) : NULL;   /* borrowed */
+    PyObject *result = NULL;
+    if (found) {
+        result = Py_NewRef(found);
+    } else if (cache && !PyErr_Occurred()) {
+        result = PyObject_CallMethod(ext, "_choose", "OOO", func, pos, kws ? kws : Py_None);
+        if (result && PyDict_SetItem(cache, key, result) < 0)
+            Py_CLEAR(result);
+    }
+    Py_XDECREF(cache);
+    return result;
+}
+
+int rt_resolve_overload(void *ctx, void *handle, Type **args, int nargs, const char **kwnames,
+                        int nkw, Arena *arena, void **impl, const char **why)
+{
+    (void)ctx;
+    PyObject *func = handle, *pos = NULL, *kws = NULL, *key = NULL, *chosen = NULL;
+    int rc = -1;
+    PyObject *ext = PyImport_ImportModule("pyjit.extending");
+    if (!ext || build_arguments(func, args, nargs, kwnames, nkw, &pos, &kws, &key) < 0)
+        goto fail;
+    chosen = choose(ext, func, pos, kws, key);
+    if (!chosen)
+        goto fail;
+    rc = chosen != Py_None;
+    if (rc) {
+        arena_defer(arena, decref_object, Py_NewRef(chosen));   /* alive while compiled */
+        *impl = chosen;
+    }
+    goto done;
+fail:
+    *why = exception_text(arena);
+done:
+    Py_XDECREF(ext);
+    Py_XDECREF(pos);
+    Py_XDECREF(kws);
+    Py_XDECREF(key);
+    Py_XDECREF(chosen);
+    return rc;
+}

@@ -1,0 +1,319 @@
+"""pyjit.extending: overload and register_jitable (Numba's API), compiled vs CPython."""
+import math
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import pyjit
+from pyjit import _core, _registry, errors, extending, njit, types
+from pyjit.extending import overload, register_jitable
+
+sys.path.insert(0, os.path.dirname(__file__))
+from util import assemble_ptx  # noqa: E402
+
+
+# ---- user functions with overloads ----
+
+def clip01(x):
+    """The Python version (what CPython runs)."""
+    if isinstance(x, np.ndarray):
+        return np.minimum(np.maximum(x, 0.0), 1.0)
+    return min(max(x, 0.0), 1.0)
+
+
+@overload(clip01)
+def _clip01_scalar(x):
+    if isinstance(x, types.Float):
+        def impl(x):
+            return min(max(x, 0.0), 1.0)
+        return impl
+    return None
+
+
+@overload(clip01)
+def _clip01_array(x):
+    if isinstance(x, types.Array) and isinstance(x.dtype, types.Float):
+        def impl(x):
+            out = np.empty_like(x)
+            flat, res = x.ravel(), out.ravel()
+            for i in range(flat.size):
+                res[i] = min(max(flat[i], 0.0), 1.0)
+            return out
+        return impl
+    return None
+
+
+def scale(x, factor=2.0, offset=0):
+    return x * factor + offset
+
+
+@overload(scale)
+def _scale(x, factor=2.0, offset=0):
+    if isinstance(x, types.Number):
+        def impl(x, factor=2.0, offset=0):
+            return x * factor + offset
+        return impl
+
+
+def kind(x):
+    return "?"
+
+
+@overload(kind)
+def _kind_int(x):
+    if isinstance(x, types.Integer):
+        return lambda x: 1
+
+
+@overload(kind)
+def _kind_number(x):   # tried after _kind_int: catches what it declined
+    if isinstance(x, types.Number):
+        return lambda x: 2
+
+
+@overload(kind)
+def _kind_tuple(x):
+    if isinstance(x, types.UniTuple) and x.count == 2:
+        return lambda x: 3
+    if isinstance(x, types.NoneType):
+        return lambda x: 4
+
+
+@register_jitable
+def hyp2(a, b=3.0):
+    return a * a + b * b
+
+
+@register_jitable(fastmath=False)
+def hyp2_twice(a):
+    return 2 * hyp2(a)
+
+
+def test_choice_by_argument_types():
+    @njit
+    def f(x, a):
+        return clip01(x), clip01(a)
+    a = np.array([-1.0, 0.25, 3.0])
+    s, arr = f(1.5, a)
+    assert s == 1.0
+    np.testing.assert_array_equal(arr, clip01(a))
+    np.testing.assert_array_equal(f(-0.5, a[::2])[1], clip01(a[::2]))
+    a32 = np.array([[-1.0, 0.5], [2.0, 0.1]], dtype=np.float32)
+    got = f(0.5, a32)[1]
+    assert got.dtype == np.float32 and got.shape == (2, 2)
+    np.testing.assert_array_equal(got, np.clip(a32, 0, 1))
+
+
+def test_several_overloads_tried_in_order():
+    @njit
+    def f(i, x, t):
+        return kind(i), kind(x), kind(t), kind(None)
+    assert f(3, 2.5, (1, 2)) == (1, 2, 3, 4)
+    assert f(np.int32(3), np.float32(1), (1.0, 2.0)) == (1, 2, 3, 4)
+
+
+def test_keywords_and_defaults():
+    @njit
+    def f(x):
+        return scale(x), scale(x, 3.0), scale(x, offset=1), scale(x, factor=0.5, offset=2), \
+            scale(offset=1, x=x)
+    assert f(2.0) == (scale(2.0), scale(2.0, 3.0), scale(2.0, offset=1),
+                      scale(2.0, factor=0.5, offset=2), scale(offset=1, x=2.0))
+    assert f(3) == (6.0, 9.0, 7.0, 3.5, 7.0)
+
+
+def test_register_jitable_from_python_and_compiled():
+    assert hyp2(2.0) == 13.0 and hyp2(1, 1) == 2   # still the plain function
+    assert not isinstance(hyp2, _core.Dispatcher)
+
+    @njit
+    def f(a, b):
+        return hyp2(a), hyp2(a, b), hyp2_twice(b)
+    assert f(2.0, 1.0) == (hyp2(2.0), hyp2(2.0, 1.0), hyp2_twice(1.0))
+    assert f(2, 5) == (13.0, 29, 2 * hyp2(5))
+
+
+def test_called_through_another_compiled_function():
+    @njit
+    def inner(x):
+        return clip01(x) + hyp2(x)
+
+    @njit
+    def outer(xs):
+        s = 0.0
+        for i in range(xs.size):
+            s += inner(xs[i])
+        return s
+    xs = np.array([-1.0, 0.5, 2.0])
+    assert outer(xs) == pytest.approx(sum(clip01(x) + hyp2(x) for x in xs))
+
+
+def test_no_overload_accepts_is_a_typing_error_with_the_line():
+    @njit
+    def f(x):
+        y = x + 1
+        return clip01(y)
+    with pytest.raises(errors.TypingError) as info:
+        f(3)
+    msg = str(info.value)
+    assert "clip01" in msg and "int64" in msg and "return clip01(y)" in msg
+    assert info.value.lineno == f.py_func.__code__.co_firstlineno + 3
+
+
+def bad(x):
+    return x
+
+
+@overload(bad)
+def _bad(x):
+    raise KeyError("no such case")
+
+
+def wrong_sig(x, y=1):
+    return x
+
+
+@overload(wrong_sig)
+def _wrong_sig(x, y=1):
+    return lambda x, z=1: x
+
+
+def test_typing_function_that_raises_is_a_typing_error():
+    @njit
+    def f(x):
+        return bad(x)
+    with pytest.raises(errors.TypingError) as info:
+        f(1.0)
+    msg = str(info.value)
+    assert "_bad" in msg and "KeyError" in msg and "no such case" in msg and "float64" in msg
+    assert "return bad(x)" in msg
+
+
+def test_implementation_signature_must_match():
+    @njit
+    def f(x):
+        return wrong_sig(x)
+    with pytest.raises(errors.TypingError, match="signatures must match"):
+        f(1.0)
+
+
+def test_options_that_cannot_be_honoured_raise():
+    def g(x):
+        return x
+    with pytest.raises(NotImplementedError, match="inline"):
+        overload(g, inline="always")
+    with pytest.raises(NotImplementedError, match="prefer_literal"):
+        overload(g, prefer_literal=True)
+    with pytest.raises(NotImplementedError, match="target"):
+        overload(g, target="cuda")
+    with pytest.raises(TypeError, match="unexpected"):
+        overload(g, jit_options={"parallel_please": True})
+    with pytest.raises(TypeError, match="unexpected"):
+        overload(g, colour="red")
+    with pytest.raises(TypeError):
+        register_jitable(nothing_such=True)
+
+
+@pytest.fixture
+def hypot_overloaded():
+    """math.hypot with an overload for ints only, removed afterwards."""
+    @overload(math.hypot)
+    def _hypot_ints(a, b):
+        if isinstance(a, types.Integer) and isinstance(b, types.Integer):
+            return lambda a, b: -1.0   # visibly not the builtin
+    yield
+    del extending._OVERLOADS[math.hypot]
+    _registry.REGISTRY[math.hypot] = "math.hypot"
+    extending._CHOSEN.clear()
+
+
+def test_builtin_serves_when_every_overload_declines(hypot_overloaded):
+    @njit
+    def f(a, b):
+        return math.hypot(a, b)
+    assert f(3, 4) == -1.0
+    assert f(3.0, 4.0) == 5.0
+
+
+def test_string_arguments_choose_the_implementation():
+    def pick(x, how="add"):
+        return x + 1 if how == "add" else x - 1
+
+    @overload(pick)
+    def _pick(x, how="add"):
+        which = how.literal_value if isinstance(how, types.StringLiteral) else how
+        if which == "add":
+            return lambda x, how="add": x + 1
+        return lambda x, how="add": x - 1
+
+    @njit
+    def f(x):
+        return pick(x), pick(x, "sub"), pick(x, how="add"), pick(x, how="sub")
+    assert f(5) == (6, 4, 6, 4)
+
+
+def test_types_for_typing_functions():
+    seen = []
+
+    def probe(*args):
+        return 0
+
+    @overload(probe)
+    def _probe(a, b, c, d, e):
+        seen.extend([a, b, c, d, e])
+        return lambda a, b, c, d, e: 0
+
+    @njit
+    def f(a, b, c, d):
+        return probe(a, b, c, d, None)
+    f(np.zeros((2, 3), np.float32)[:, ::2], np.int16(1), 1.5j, (1.0, 2))
+    a, b, c, d, e = seen
+    assert isinstance(a, types.Array) and a.dtype == types.float32 and a.ndim == 2
+    assert a.layout == "A"
+    assert isinstance(b, types.Integer) and b.signed and b.bitwidth == 16
+    assert isinstance(b, types.Number) and not isinstance(b, types.Float)
+    assert isinstance(c, types.Complex) and isinstance(d, types.Tuple)
+    assert not isinstance(d, types.UniTuple) and e == types.none
+    assert isinstance(types.bool_, types.Boolean) and isinstance(types.float32, types.Float)
+    assert types.Omitted(3).value == 3
+
+
+# ---- GPU kernels: through the simulator, and PTX assembled by ptxas ----
+
+@register_jitable
+def _saxpy_one(a, x, y):
+    return a * x + y
+
+
+def _saxpy_kernel(a, x, y, out):
+    i = pyjit.gpu.grid(1)
+    if i < x.size:
+        out[i] = _saxpy_one(a, x[i], clip01(y[i]))
+
+
+def test_gpu_kernel_ptx_calls_overloads():
+    if not hasattr(_core, "cuda_compile_ptx"):
+        pytest.skip("this pyjit has no GPU code generation")
+    _registry.populate()
+    argtypes = ["float32", "array(float32, 1d, C)", "array(float32, 1d, C)",
+                "array(float32, 1d, C)"]
+    ptx, entry, written = _core.cuda_compile_ptx(_saxpy_kernel, _registry.REGISTRY, argtypes)
+    assert entry in ptx
+    assemble_ptx(ptx)
+
+
+def test_gpu_kernel_through_the_simulator():
+    from pyjit.gpu import simulator as sim
+
+    @sim.jit
+    def kernel(a, x, y, out):
+        i = sim.grid(1)
+        if i < x.size:
+            out[i] = _saxpy_one(a, x[i], clip01(y[i]))
+    x = np.arange(8, dtype=np.float32)
+    y = np.linspace(-1, 2, 8).astype(np.float32)
+    out = np.zeros_like(x)
+    kernel[2, 4](np.float32(2.0), x, y, out)
+    np.testing.assert_allclose(out, 2 * x + np.clip(y, 0, 1))

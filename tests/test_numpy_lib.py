@@ -1,0 +1,265 @@
+"""pyjit's NumPy library (pyjit/lib, written in the compiled subset) against NumPy itself: several
+shapes and dtypes, empty arrays, NaN and non-contiguous views."""
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from pyjit import njit
+
+sys.path.insert(0, os.path.dirname(__file__))
+from util import check  # noqa: E402
+
+warnings.simplefilter("ignore", RuntimeWarning)   # NumPy warns on empty/NaN input; we compare
+
+rng = np.random.default_rng(7)
+DTYPES = [np.int32, np.int64, np.float32, np.float64]
+
+
+def arrays(dtype):
+    """1-d, 2-d, a non-contiguous view, one element, with duplicates."""
+    base = (rng.standard_normal(24) * 10).astype(dtype)
+    return [base, base.reshape(4, 6), base.reshape(4, 6)[:, ::2], base[::-3], base[:1],
+            np.repeat(base[:5], 3)]
+
+
+def floats_with_nan():
+    a = rng.standard_normal(9)
+    a[3] = np.nan
+    return [a, a.astype(np.float32), np.full(3, np.nan)]
+
+
+def median(a):
+    return np.median(a)
+
+
+def percentile(a):
+    return np.percentile(a, 37.5)
+
+
+def quantile_array(a, q):
+    return np.quantile(a, q)
+
+
+def percentile_array(a, q):
+    return np.percentile(a, q)
+
+
+def nanmean(a):
+    return np.nanmean(a)
+
+
+def nansum(a):
+    return np.nansum(a)
+
+
+def unique(a):
+    return np.unique(a)
+
+
+def cumprod(a):
+    return np.cumprod(a)
+
+
+def count_nonzero(a):
+    return np.count_nonzero(a)
+
+
+def any_(a):
+    return np.any(a)
+
+
+def all_(a):
+    return np.all(a)
+
+
+def flatnonzero(a):
+    return np.flatnonzero(a)
+
+
+REDUCTIONS = [median, percentile, nanmean, nansum, unique, cumprod, count_nonzero, any_, all_,
+              flatnonzero]
+
+
+@pytest.mark.parametrize("fn", REDUCTIONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.__name__)
+def test_flattening_functions(fn, dtype):
+    cfunc = njit(fn)
+    for a in arrays(dtype):
+        check(fn, a, jit=cfunc, rtol=1e-5 if dtype == np.float32 else None)
+    check(fn, np.zeros(0, dtype), jit=cfunc)
+    check(fn, np.zeros((3, 0), dtype), jit=cfunc)
+
+
+@pytest.mark.parametrize("fn", [median, percentile, nanmean, nansum, unique, any_, all_,
+                                count_nonzero], ids=lambda f: f.__name__)
+def test_nan(fn):
+    cfunc = njit(fn)
+    for a in floats_with_nan():
+        check(fn, a, jit=cfunc, rtol=1e-5)
+
+
+def test_result_dtypes_follow_numpy():
+    for dtype in DTYPES + [np.uint8, np.bool_]:
+        a = np.arange(1, 7).astype(dtype)
+        assert njit(cumprod)(a).dtype == cumprod(a).dtype, dtype
+        assert njit(unique)(a).dtype == unique(a).dtype, dtype
+    # float32 statistics are computed in float32, as NumPy computes them
+    a = np.array([0.1, 0.2, 0.7, 0.3], np.float32)
+    for fn in (median, percentile, nanmean):
+        assert njit(fn)(a) == fn(a), fn
+
+
+def test_quantiles_of_arrays_and_errors():
+    a = rng.standard_normal(31)
+    for q in (np.array([0.0, 0.25, 0.5, 0.9, 1.0]), np.array([0.3])):
+        check(quantile_array, a, q)
+        check(percentile_array, a, q * 100)
+        check(quantile_array, a.astype(np.float32), q)
+        check(quantile_array, np.arange(10), q)
+    check(quantile_array, a, np.array([1.5]))          # ValueError, as NumPy
+    check(percentile_array, a, np.array([-1.0]))
+    check(percentile, np.zeros(0))                     # IndexError, as NumPy
+
+
+def test_searchsorted():
+    def left(a, v):
+        return np.searchsorted(a, v)
+
+    def right(a, v):
+        return np.searchsorted(a, v, side="right")
+
+    def by_keyword(a, v):
+        return np.searchsorted(a, v, side="left")
+    for dtype in DTYPES:
+        a = np.sort(np.repeat((rng.standard_normal(12) * 5).astype(dtype), 2))
+        for fn in (left, right, by_keyword):
+            cfunc = njit(fn)
+            for v in (a[3], a[0] - 1, a[-1] + 1, dtype(0)):
+                check(fn, a, v, jit=cfunc)
+            check(fn, a, a[::-1].copy(), jit=cfunc)
+            check(fn, a, a.reshape(4, 6), jit=cfunc)
+            check(fn, a[::2], a[1::3], jit=cfunc)
+            check(fn, a[:0], a[:3], jit=cfunc)
+    nan_sorted = np.array([1.0, 2.0, np.nan, np.nan])
+    check(left, nan_sorted, np.nan)
+    check(right, nan_sorted, np.array([np.nan, 1.5, 3.0]))
+
+
+def test_diff():
+    def d1(a):
+        return np.diff(a)
+
+    def dn(a, n):
+        return np.diff(a, n=n)
+    for dtype in DTYPES + [np.bool_]:
+        for a in arrays(dtype):
+            if a.ndim <= 2:
+                check(d1, a)
+                for n in (0, 2, 3, 40):
+                    check(dn, a, n)
+    check(d1, np.zeros(0))
+    check(dn, np.arange(3.0), -1)      # ValueError, as NumPy
+
+
+def test_histogram():
+    def auto(a, bins):
+        return np.histogram(a, bins)
+
+    def ranged(a, bins):
+        return np.histogram(a, bins, range=(-5.0, 5.0))
+    for dtype in DTYPES:
+        for a in arrays(dtype):
+            for bins in (1, 3, 10):
+                check(auto, a, bins)
+                check(ranged, a, bins)
+    check(auto, np.zeros(0), 4)
+    check(auto, np.full(5, 2.0), 3)      # one value: the range widens by 0.5
+    check(auto, np.array([1.0, np.nan]), 3)   # ValueError, as NumPy
+    check(ranged, np.array([1.0, np.nan, 7.0]), 3)
+
+
+def test_bincount():
+    def plain(x):
+        return np.bincount(x)
+
+    def weighted(x, w):
+        return np.bincount(x, weights=w, minlength=12)
+
+    def minlength(x, n):
+        return np.bincount(x, minlength=n)
+    for dtype in (np.int32, np.int64, np.uint8):
+        x = rng.integers(0, 9, 40).astype(dtype)
+        check(plain, x)
+        check(plain, x[::3])
+        check(weighted, x, rng.standard_normal(40))
+        check(minlength, x, 3)
+        check(minlength, x, 20)
+    check(plain, np.zeros(0, np.int64))
+    check(minlength, np.zeros(0, np.int64), 4)
+    check(plain, np.array([1, -1]))       # ValueError, as NumPy
+    check(minlength, np.array([1]), -1)
+
+
+def test_nansum_and_nanmean_exact_cases():
+    check(nansum, np.array([np.nan, 1.5, 2.5]))
+    check(nanmean, np.array([np.nan, 1.0, 2.0]))
+    check(nansum, np.zeros(0, np.float32))
+
+
+def test_interp():
+    def interp(x, xp, fp):
+        return np.interp(x, xp, fp)
+
+    def interp_lr(x, xp, fp):
+        return np.interp(x, xp, fp, left=-1.0, right=99.0)
+    xp = np.sort(rng.standard_normal(10))
+    fp = rng.standard_normal(10)
+    xs = np.concatenate([xp, rng.standard_normal(20) * 2, [np.nan]])
+    for fn in (interp, interp_lr):
+        cfunc = njit(fn)
+        for x in xs[:8]:
+            check(fn, float(x), xp, fp, jit=cfunc)
+        check(fn, xs, xp, fp, jit=cfunc)
+        check(fn, xs.reshape(31, 1)[::2], xp, fp, jit=cfunc)
+        check(fn, xs.astype(np.float32), xp.astype(np.float32), fp, jit=cfunc)
+        check(fn, np.arange(5), np.arange(0, 10, 2), np.arange(5) * 1.5, jit=cfunc)
+    check(interp, 1.0, np.zeros(0), np.zeros(0))    # ValueError, as NumPy
+    check(interp, 1.0, xp, fp[:3])
+
+
+def test_isclose_allclose():
+    def isclose(a, b):
+        return np.isclose(a, b)
+
+    def isclose_nan(a, b):
+        return np.isclose(a, b, equal_nan=True)
+
+    def allclose(a, b):
+        return np.allclose(a, b)
+
+    def allclose_tol(a, b):
+        return np.allclose(a, b, rtol=0.0, atol=0.1)
+    a = rng.standard_normal(12)
+    b = a + rng.standard_normal(12) * 1e-6
+    b[2], a[5], b[5], a[7], b[7], a[8] = np.nan, np.inf, np.inf, np.nan, np.nan, -np.inf
+    for fn in (isclose, isclose_nan, allclose, allclose_tol):
+        cfunc = njit(fn)
+        check(fn, a, b, jit=cfunc)
+        check(fn, a.reshape(3, 4), b.reshape(3, 4), jit=cfunc)
+        check(fn, a.reshape(3, 4), b[:4], jit=cfunc)      # broadcast
+        check(fn, a[::2], 0.5, jit=cfunc)
+        check(fn, np.arange(4), np.arange(4) + 1e-9, jit=cfunc)
+        check(fn, 1.0, 1.0 + 1e-9, jit=cfunc)
+        check(fn, np.zeros(0), np.zeros(0), jit=cfunc)
+        check(fn, a[:6].astype(np.float32), b[:6], jit=cfunc)
+
+
+def test_nonzero_1d():
+    def nonzero(a):
+        return np.nonzero(a)
+    for dtype in DTYPES + [np.bool_]:
+        check(nonzero, (rng.integers(0, 3, 15) > 1).astype(dtype))
+        check(nonzero, np.zeros(0, dtype))
