@@ -75,9 +75,8 @@ static uint64_t written_by(TypedFunc *tf, Arena *arena, int depth);
 /* The arguments one instruction may write through, as a mask of tf's arguments. */
 static uint64_t instr_writes(Instr *in, TypedFunc *tf, Arena *arena, int depth, bool *seen, int nids)
 {
-    bool atomic = in->op == OP_INTRINSIC && in->sub >= BI_GPU_ATOMIC_ADD &&
-                  in->sub <= BI_GPU_ATOMIC_COMPARE_AND_SWAP;
-    if ((in->op == OP_ARRAY_SET || atomic || (in->op == OP_INTRINSIC && in->sub == BI_ARRAY_FILL)) &&
+    bool writes = in->op == OP_INTRINSIC && ir_builtin_written((Builtin)in->sub) == 0;
+    if ((in->op == OP_ARRAY_SET || writes) &&
         in->nargs > 0) {
         memset(seen, 0, (size_t)nids);
         return sources(in->args[0], seen, nids);
