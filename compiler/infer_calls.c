@@ -1631,7 +1631,8 @@ static Type *type_gpu_atomic(Infer *c, Instr *in, Builtin bi, Args *a)
 
 static Type *type_gpu_warp(Infer *c, Instr *in, Builtin bi, Args *a)
 {
-    bool vote = bi == BI_GPU_BALLOT_SYNC || bi == BI_GPU_ALL_SYNC || bi == BI_GPU_ANY_SYNC;
+    bool vote = bi != BI_GPU_SHFL_SYNC && bi != BI_GPU_SHFL_UP_SYNC && bi != BI_GPU_SHFL_DOWN_SYNC &&
+                bi != BI_GPU_SHFL_XOR_SYNC;
     int n = vote ? 2 : 3;
     if (!want_args(c, in, a, n, n))
         return NULL;

@@ -521,6 +521,13 @@ LLVMValueRef lower_bi_vote(Lower *L, Instr *in, Builtin bi)
     return lower_vote(L, in, ir_builtin_fn(bi));
 }
 
+LLVMValueRef lower_bi_select(Lower *L, Instr *in, Builtin bi)
+{
+    (void)bi;
+    return LLVMBuildSelect(L->b, lower_value(L, in->args[0]), lower_value(L, in->args[1]),
+                           lower_value(L, in->args[2]), "");
+}
+
 /* Inline PTX with one 32-bit result: the fn column is its text. */
 LLVMValueRef lower_bi_asm(Lower *L, Instr *in, Builtin bi)
 {
