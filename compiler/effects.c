@@ -20,11 +20,10 @@ typedef struct Effects {
     int nseen;
 } Effects;
 
-/* Does this intrinsic write through its first argument? (One day a column of builtins.def.) */
+/* Does this intrinsic write through its first argument? (builtins.def's written column) */
 static bool intrinsic_writes_first_arg(const Instr *in)
 {
-    return in->sub == BI_ARRAY_FILL ||
-           (in->sub >= BI_GPU_ATOMIC_ADD && in->sub <= BI_GPU_ATOMIC_COMPARE_AND_SWAP);
+    return ir_builtin_written((Builtin)in->sub) == 0;
 }
 
 static bool holds_array(const Type *t)

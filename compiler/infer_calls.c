@@ -219,66 +219,26 @@ static const char *display_name(const char *pyname)
     return pyname;
 }
 
-/* Splits a CALL's operands (from `first` on) into positionals and the dtype= keyword, which only
- * builtins that take a dtype accept. */
-/* The names of the parameters callers pass by keyword (NumPy's and numba-cuda's names), in
- * order; NULL for builtins that take none but dtype, which is bound on its own. */
-static const char *const *keyword_names(Builtin bi)
+/* The position of keyword kw among builtins.def's keyword names of bi, or -1. */
+static int keyword_position(Builtin bi, const char *kw)
 {
-    static const char *const shape[] = {"shape", NULL};
-    static const char *const full[] = {"shape", "fill_value", NULL};
-    static const char *const like[] = {"a", NULL};
-    static const char *const prototype[] = {"prototype", NULL};
-    static const char *const arange[] = {"start", "stop", "step", NULL};
-    static const char *const ary[] = {"ary", NULL};
-    static const char *const atomic[] = {"ary", "idx", "val", NULL};
-    static const char *const cas[] = {"ary", "idx", "old", "val", NULL};
-    static const char *const round_[] = {"number", "ndigits", NULL};
-    static const char *const seed[] = {"seed", NULL};
-    static const char *const linspace[] = {"start", "stop", "num", NULL};
-    static const char *const size[] = {"size", NULL};
-    static const char *const lowhigh[] = {"low", "high", NULL};
-    static const char *const normal[] = {"loc", "scale", NULL};
-    switch (bi) {
-    case BI_NP_RANDOM_SEED: return seed;
-    case BI_NP_LINSPACE: return linspace;
-    case BI_NP_RANDOM_RANDOM: return size;
-    case BI_NP_RANDOM_RANDINT: case BI_NP_RANDOM_UNIFORM: return lowhigh;
-    case BI_NP_RANDOM_NORMAL: return normal;
-    case BI_NP_EMPTY: case BI_NP_ZEROS: case BI_NP_ONES:
-    case BI_GPU_SHARED_ARRAY: case BI_GPU_LOCAL_ARRAY:
-        return shape;
-    case BI_NP_FULL:
-        return full;
-    case BI_NP_ZEROS_LIKE: case BI_NP_ONES_LIKE:
-        return like;
-    case BI_NP_EMPTY_LIKE:
-        return prototype;
-    case BI_NP_ARANGE:
-        return arange;
-    case BI_GPU_CONST_ARRAY_LIKE:
-        return ary;
-    case BI_GPU_ATOMIC_ADD: case BI_GPU_ATOMIC_SUB: case BI_GPU_ATOMIC_MAX: case BI_GPU_ATOMIC_MIN:
-    case BI_GPU_ATOMIC_AND: case BI_GPU_ATOMIC_OR: case BI_GPU_ATOMIC_XOR: case BI_GPU_ATOMIC_EXCH:
-    case BI_GPU_ATOMIC_INC: case BI_GPU_ATOMIC_DEC:
-        return atomic;
-    case BI_GPU_ATOMIC_CAS:
-        return cas;
-    case BI_ROUND:
-        return round_;
-    default:
-        return NULL;
+    const char *names = ir_builtin_keywords(bi);
+    size_t n = strlen(kw);
+    for (int p = 0; names && *names; p++) {
+        const char *end = strchr(names, ',');
+        size_t len = end ? (size_t)(end - names) : strlen(names);
+        if (len == n && strncmp(names, kw, n) == 0)
+            return p;
+        names += len + (end != NULL);
     }
+    return -1;
 }
 
 /* Puts a keyword argument in its positional slot; slots it skips stay NULL until filled. */
 static bool bind_keyword(Infer *c, Instr *in, Args *a, const char *kw, Instr *value, int skip)
 {
-    const char *const *names = keyword_names(ir_builtin_lookup(a->pyname));
-    int p = 0;
-    while (names && names[p] && strcmp(names[p], kw) != 0)
-        p++;
-    if (!names || !names[p])
+    int p = keyword_position(ir_builtin_lookup(a->pyname), kw);
+    if (p < 0)
         return infer_fail(c, in, DIAG_TYPING, "%s() got an unexpected keyword argument '%s'",
                           a->name, kw) != NULL;
     p += skip;   /* the receiver of a method comes first */
@@ -291,6 +251,8 @@ static bool bind_keyword(Infer *c, Instr *in, Args *a, const char *kw, Instr *va
     return true;
 }
 
+/* Splits a CALL's operands (from `first` on) into positionals and the dtype= keyword, which only
+ * builtins that take a dtype accept; other keywords go to their positional slots. */
 static bool bind_args(Infer *c, Instr *in, int first, Instr *self, const char *pyname,
                       bool takes_dtype, Args *a)
 {
@@ -945,8 +907,7 @@ static Type *reshape_method(Infer *c, Instr *in, Args *a)
 
 static bool takes_dtype(Builtin bi)
 {
-    return (bi >= BI_NP_EMPTY && bi <= BI_NP_ARANGE) || bi == BI_ARRAY_ASTYPE ||
-           bi == BI_GPU_SHARED_ARRAY || bi == BI_GPU_LOCAL_ARRAY;
+    return keyword_position(bi, "dtype") >= 0;
 }
 
 static Type *call_numpy_math(Infer *c, Instr *in, Builtin bi, Args *a)
@@ -1164,82 +1125,138 @@ static Type *array_more(Infer *c, Instr *in, Builtin bi, Args *a)
     }
 }
 
-static Type *gpu_call(Infer *c, Instr *in, Builtin bi, Args *a);
+/* ---- the inference handlers of builtins.def's infer column -------------------------------- */
 
+/* Each takes the call's builtin and its bound arguments; rows of one group share a handler. */
+#define BUILTIN(id, pyname, infer, ...) static Type *type_##infer(Infer *c, Instr *in, Builtin bi, Args *a);
+#include "compiler/builtins.def"
+#undef BUILTIN
+
+static Type *type_math_unary(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    return unary_float(c, in, bi, a, false);
+}
+
+static Type *type_math_binary(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    return binary_float(c, in, bi, a, false);
+}
+
+static Type *type_math_log(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    return a->npos == 2 ? binary_float(c, in, bi, a, false) : unary_float(c, in, bi, a, false);
+}
+
+static Type *type_math_round(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    return math_round_to_int(c, in, bi, a);
+}
+
+static Type *type_math_predicate(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    return float_predicate(c, in, bi, a, false);
+}
+
+static Type *type_gcd(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    for (int i = 0; i < 2; i++)
+        if (!is_integral(a->pos[i]->type))
+            return arg_error(c, in, a, i, "an integer");
+    Type *to[2] = {i64(), i64()};
+    return intrinsic(c, in, bi, a, to, i64());
+}
+
+static Type *type_cmath(Infer *c, Instr *in, Builtin bi, Args *a) { return cmath_call(c, in, bi, a); }
+static Type *type_abs(Infer *c, Instr *in, Builtin bi, Args *a) { return abs_like(c, in, bi, a); }
+static Type *type_min_max(Infer *c, Instr *in, Builtin bi, Args *a) { return min_max(c, in, bi, a); }
+static Type *type_power(Infer *c, Instr *in, Builtin bi, Args *a) { return power(c, in, bi, a); }
+static Type *type_len(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return len_call(c, in, a); }
+static Type *type_complex(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return complex_call(c, in, a); }
+static Type *type_round(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return round_call(c, in, a); }
+static Type *type_divmod(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return divmod_call(c, in, a); }
+static Type *type_range(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return range_call(c, in, a); }
+static Type *type_print(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return print_call(c, in, a); }
+static Type *type_arange(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return arange_call(c, in, a); }
+static Type *type_dot(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return dot_call(c, in, a); }
+static Type *type_numpy_math(Infer *c, Instr *in, Builtin bi, Args *a) { return call_numpy_math(c, in, bi, a); }
+static Type *type_creation(Infer *c, Instr *in, Builtin bi, Args *a) { return array_creation(c, in, bi, a); }
+static Type *type_like(Infer *c, Instr *in, Builtin bi, Args *a) { return like_creation(c, in, bi, a); }
+static Type *type_random(Infer *c, Instr *in, Builtin bi, Args *a) { return random_call(c, in, bi, a); }
+static Type *type_array_more(Infer *c, Instr *in, Builtin bi, Args *a) { return array_more(c, in, bi, a); }
+static Type *type_method(Infer *c, Instr *in, Builtin bi, Args *a) { return array_method(c, in, bi, a); }
+static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return reshape_method(c, in, a); }
+
+static Type *type_numpy_reduction(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    return reduction(c, in, numpy_reduction_as(bi), a);
+}
+
+static Type *type_numpy_type(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    return scalar_constructor(c, in, a, scalar_type_named(ir_builtin_name(bi)));
+}
+
+static Type *type_int(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;   /* of a float: checked for NaN and infinities when lowered */
+    if (a->npos == 1 && ty_is_float(a->pos[0]->type))
+        return want_args(c, in, a, 1, 1) ? intrinsic(c, in, BI_INT, a, NULL, i64()) : NULL;
+    return scalar_constructor(c, in, a, i64());
+}
+
+static Type *type_float(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    if (a->npos == 1 && a->pos[0]->type->kind == TY_STRING)
+        return float_of_string(c, in, a);
+    return scalar_constructor(c, in, a, f64());
+}
+
+static Type *type_bool(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    return scalar_constructor(c, in, a, boolean());
+}
+
+static Type *type_iterable(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    return infer_iterable_call(c, in, bi == BI_ZIP, a->pos, a->npos);
+}
+
+static Type *type_unsupported(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in compiled code yet", a->name);
+}
+
+static Type *type_conjugate(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *z = ty_strong(a->pos[0]->type);
+    return intrinsic(c, in, bi, a, &z, z);
+}
+
+typedef Type *(*InferBuiltinFn)(Infer *c, Instr *in, Builtin bi, Args *a);
+
+static const InferBuiltinFn infer_handlers[BI__COUNT] = {
+#define BUILTIN(id, pyname, infer, ...) [id] = type_##infer,
+#include "compiler/builtins.def"
+#undef BUILTIN
+};
+
+/* The where column, checked here for every call. */
 static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
 {
-    if (bi >= BI_GPU_TID_X && bi <= BI_GPU_CBRT) {
-        if (!c->pi->prog->gpu)
-            return infer_fail(c, in, DIAG_TYPING, "%s() can only be used in a GPU kernel or device "
-                              "function (@gpu.jit)", a->name);
-        return gpu_call(c, in, bi, a);
-    }
-    if (bi >= BI_NP_BOOL && bi <= BI_NP_COMPLEX128)
-        return scalar_constructor(c, in, a, scalar_type_named(ir_builtin_name(bi)));
-    if (bi >= BI_NP_SQRT && bi <= BI_NP_SUM)
-        return call_numpy_math(c, in, bi, a);
-    if (bi >= BI_NP_MIN && bi <= BI_NP_PROD)
-        return reduction(c, in, numpy_reduction_as(bi), a);
-    if (bi >= BI_NP_EMPTY && bi <= BI_NP_FULL)
-        return array_creation(c, in, bi, a);
-    if (bi >= BI_NP_EMPTY_LIKE && bi <= BI_NP_ONES_LIKE)
-        return like_creation(c, in, bi, a);
-    if (bi >= BI_CMATH_SQRT && bi <= BI_CMATH_ISFINITE)
-        return cmath_call(c, in, bi, a);
-    if (c->pi->prog->gpu && ((bi >= BI_NP_RANDOM_SEED && bi <= BI_NP_RANDOM_NORMAL) ||
-                             bi == BI_NP_SORT || bi == BI_NP_ARGSORT))   /* host runtime calls */
+    BuiltinWhere where = ir_builtin_where(bi);
+    if (c->pi->prog->gpu && !(where & BI_DEVICE))   /* host runtime calls */
         return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in GPU kernels", a->name);
-    if (bi >= BI_NP_RANDOM_SEED && bi <= BI_NP_RANDOM_NORMAL)
-        return random_call(c, in, bi, a);
-    if (bi >= BI_NP_WHERE && bi <= BI_NP_ARGSORT)
-        return array_more(c, in, bi, a);
-    switch (bi) {
-    case BI_NP_ARANGE: return arange_call(c, in, a);
-    case BI_NP_DOT: return dot_call(c, in, a);
-    case BI_MATH_LOG:
-        return a->npos == 2 ? binary_float(c, in, bi, a, false) : unary_float(c, in, bi, a, false);
-    case BI_MATH_ATAN2: case BI_MATH_POW: case BI_MATH_HYPOT: case BI_MATH_COPYSIGN: case BI_MATH_FMOD:
-        return binary_float(c, in, bi, a, false);
-    case BI_MATH_FLOOR: case BI_MATH_CEIL: case BI_MATH_TRUNC:
-        return math_round_to_int(c, in, bi, a);
-    case BI_MATH_ISNAN: case BI_MATH_ISINF: case BI_MATH_ISFINITE:
-        return float_predicate(c, in, bi, a, false);
-    case BI_MATH_GCD: {
-        if (!want_args(c, in, a, 2, 2))
-            return NULL;
-        for (int i = 0; i < 2; i++)
-            if (!is_integral(a->pos[i]->type))
-                return arg_error(c, in, a, i, "an integer");
-        Type *to[2] = {i64(), i64()};
-        return intrinsic(c, in, bi, a, to, i64());
-    }
-    case BI_ABS: return abs_like(c, in, bi, a);
-    case BI_MIN: case BI_MAX: return min_max(c, in, bi, a);
-    case BI_LEN: return len_call(c, in, a);
-    case BI_INT:   /* of a float: checked for NaN and infinities when lowered */
-        if (a->npos == 1 && ty_is_float(a->pos[0]->type))
-            return want_args(c, in, a, 1, 1) ? intrinsic(c, in, BI_INT, a, NULL, i64()) : NULL;
-        return scalar_constructor(c, in, a, i64());
-    case BI_FLOAT:
-        if (a->npos == 1 && a->pos[0]->type->kind == TY_STRING)
-            return float_of_string(c, in, a);
-        return scalar_constructor(c, in, a, f64());
-    case BI_BOOL: return scalar_constructor(c, in, a, boolean());
-    case BI_COMPLEX: return complex_call(c, in, a);
-    case BI_ROUND: return round_call(c, in, a);
-    case BI_POW: return power(c, in, bi, a);
-    case BI_DIVMOD: return divmod_call(c, in, a);
-    case BI_RANGE: return range_call(c, in, a);
-    case BI_PRINT: return print_call(c, in, a);
-    case BI_ENUMERATE: case BI_ZIP:
-        return infer_iterable_call(c, in, bi == BI_ZIP, a->pos, a->npos);
-    case BI_CONTAINS:
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in compiled code yet", a->name);
-    default:
-        if (bi <= BI_MATH_GCD)
-            return unary_float(c, in, bi, a, false);
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() cannot be called here", a->name);
-    }
+    if (!c->pi->prog->gpu && !(where & BI_HOST))
+        return infer_fail(c, in, DIAG_TYPING, "%s() can only be used in a GPU kernel or device "
+                          "function (@gpu.jit)", a->name);
+    return infer_handlers[bi](c, in, bi, a);
 }
 
 static Type *call_jit(Infer *c, Instr *in, const Const *k);
@@ -1323,19 +1340,7 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
     Args a;
     if (!bind_args(c, in, 1, callee->args[0], pyname, takes_dtype(bi), &a))
         return NULL;
-    if (bi == BI_COMPLEX_CONJ) {
-        if (!want_args(c, in, &a, 1, 1))
-            return NULL;
-        Type *z = ty_strong(self);
-        return intrinsic(c, in, bi, &a, &z, z);
-    }
-    if (bi == BI_ARRAY_RESHAPE)
-        return reshape_method(c, in, &a);
-    if ((bi == BI_ARRAY_SORT || bi == BI_ARRAY_ARGSORT) && c->pi->prog->gpu)
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in GPU kernels", a.name);
-    if (bi >= BI_ARRAY_STD && bi <= BI_ARRAY_ARGSORT)
-        return array_more(c, in, bi, &a);
-    return array_method(c, in, bi, &a);
+    return call_builtin(c, in, bi, &a);
 }
 
 /* ---- other compiled functions ------------------------------------------------------------ */
@@ -1548,7 +1553,7 @@ Type *infer_gpu_getattr(Infer *c, Instr *in, Type *t)
     Builtin bi = ir_builtin_lookup(full);
     if (bi == BI__COUNT || strncmp(full, "gpu.", 4) != 0)
         return infer_fail(c, in, DIAG_TYPING, "%s has no attribute '%s' in compiled code", base, in->name);
-    if (bi >= BI_GPU_TID_X && bi <= BI_GPU_NCTAID_Z)
+    if (infer_handlers[bi] == type_gpu_value)
         return infer_gpu_value(c, in, bi);
     return gpu_member(bi);
 }
@@ -1561,7 +1566,7 @@ static Type *gpu_plan(Infer *c, Instr *in, Builtin bi, Instr **args, Type **to, 
     return apply(c, in, &p, ret);
 }
 
-static Type *gpu_grid(Infer *c, Instr *in, Builtin bi, Args *a)
+static Type *type_gpu_grid(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     int64_t n;
     if (!want_args(c, in, a, 1, 1))
@@ -1593,7 +1598,7 @@ static int gpu_shape_ndim(Instr *s)
     return -1;
 }
 
-static Type *gpu_new_array(Infer *c, Instr *in, Builtin bi, Args *a)
+static Type *type_gpu_new_array(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     Type *scalar;
     if (!take_dtype(c, in, a, 1, &scalar) || !want_args(c, in, a, 1, 1))
@@ -1607,7 +1612,7 @@ static Type *gpu_new_array(Infer *c, Instr *in, Builtin bi, Args *a)
     return gpu_plan(c, in, bi, a->pos, NULL, 1, ty_array(scalar, nd, 'C', false));
 }
 
-static Type *gpu_const_array(Infer *c, Instr *in, Builtin bi, Args *a)
+static Type *type_gpu_const_array(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     if (!want_args(c, in, a, 1, 1))
         return NULL;
@@ -1618,9 +1623,9 @@ static Type *gpu_const_array(Infer *c, Instr *in, Builtin bi, Args *a)
     return gpu_plan(c, in, bi, a->pos, NULL, 1, v->type);
 }
 
-static Type *gpu_sync(Infer *c, Instr *in, Builtin bi, Args *a)
+static Type *type_gpu_sync(Infer *c, Instr *in, Builtin bi, Args *a)
 {
-    if (bi == BI_GPU_SYNCTHREADS_COUNT || bi == BI_GPU_SYNCTHREADS_AND || bi == BI_GPU_SYNCTHREADS_OR) {
+    if (bi != BI_GPU_SYNCWARP) {   /* syncthreads_count, _and, _or */
         if (!want_args(c, in, a, 1, 1))
             return NULL;
         if (!ty_is_scalar(a->pos[0]->type) || ty_is_complex(a->pos[0]->type))
@@ -1628,17 +1633,12 @@ static Type *gpu_sync(Infer *c, Instr *in, Builtin bi, Args *a)
         Type *to = i32();
         return gpu_plan(c, in, bi, a->pos, &to, 1, i32());
     }
-    if (bi == BI_GPU_SYNCWARP) {
-        if (!want_args(c, in, a, 0, 1))
-            return NULL;
-        if (a->npos && !is_integral(a->pos[0]->type))
-            return arg_error(c, in, a, 0, "an int mask");
-        Type *to = u32();
-        return gpu_plan(c, in, bi, a->pos, &to, a->npos, ty_scalar(TY_NONE));
-    }
-    if (!want_args(c, in, a, 0, 0))
+    if (!want_args(c, in, a, 0, 1))
         return NULL;
-    return gpu_plan(c, in, bi, NULL, NULL, 0, ty_scalar(TY_NONE));
+    if (a->npos && !is_integral(a->pos[0]->type))
+        return arg_error(c, in, a, 0, "an int mask");
+    Type *to = u32();
+    return gpu_plan(c, in, bi, a->pos, &to, a->npos, ty_scalar(TY_NONE));
 }
 
 static bool atomic_dtype_ok(Builtin bi, Type *dt)
@@ -1687,7 +1687,7 @@ static bool atomic_index(Infer *c, Instr *in, Args *a, Instr *idx, int nd, Instr
     return true;
 }
 
-static Type *gpu_atomic(Infer *c, Instr *in, Builtin bi, Args *a)
+static Type *type_gpu_atomic(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     bool cas = bi == BI_GPU_ATOMIC_CAS || bi == BI_GPU_ATOMIC_COMPARE_AND_SWAP;
     int nvals = cas ? 2 : 1, nidx = bi == BI_GPU_ATOMIC_COMPARE_AND_SWAP ? 0 : 1;
@@ -1724,11 +1724,10 @@ static Type *gpu_atomic(Infer *c, Instr *in, Builtin bi, Args *a)
     return gpu_plan(c, in, cas ? BI_GPU_ATOMIC_CAS : bi, args, to, 1 + nd + nvals, dt);
 }
 
-static Type *gpu_warp(Infer *c, Instr *in, Builtin bi, Args *a)
+static Type *type_gpu_warp(Infer *c, Instr *in, Builtin bi, Args *a)
 {
-    if (bi == BI_GPU_ACTIVEMASK)
-        return want_args(c, in, a, 0, 0) ? gpu_plan(c, in, bi, NULL, NULL, 0, u32()) : NULL;
-    bool vote = bi == BI_GPU_BALLOT_SYNC || bi == BI_GPU_ALL_SYNC || bi == BI_GPU_ANY_SYNC;
+    bool vote = bi != BI_GPU_SHFL_SYNC && bi != BI_GPU_SHFL_UP_SYNC && bi != BI_GPU_SHFL_DOWN_SYNC &&
+                bi != BI_GPU_SHFL_XOR_SYNC;
     int n = vote ? 2 : 3;
     if (!want_args(c, in, a, n, n))
         return NULL;
@@ -1744,22 +1743,26 @@ static Type *gpu_warp(Infer *c, Instr *in, Builtin bi, Args *a)
     return gpu_plan(c, in, bi, a->pos, to, n, ret);
 }
 
-static Type *gpu_scalar_fn(Infer *c, Instr *in, Builtin bi, Args *a)
+/* fma and cbrt: floats at the promotion of their arguments. */
+static Type *type_gpu_float(Infer *c, Instr *in, Builtin bi, Args *a)
 {
-    if (bi == BI_GPU_FMA || bi == BI_GPU_CBRT) {
-        int n = bi == BI_GPU_FMA ? 3 : 1;
-        if (!want_args(c, in, a, n, n))
-            return NULL;
-        Type *t = NULL;
-        for (int i = 0; i < n; i++) {
-            if (!is_real(a->pos[i]->type))
-                return arg_error(c, in, a, i, "a float");
-            t = t ? ty_promote(t, a->pos[i]->type) : a->pos[i]->type;
-        }
-        Type *ft = float_for(t);
-        Type *to[3] = {ft, ft, ft};
-        return gpu_plan(c, in, bi, a->pos, to, n, ft);
+    int n = bi == BI_GPU_FMA ? 3 : 1;
+    if (!want_args(c, in, a, n, n))
+        return NULL;
+    Type *t = NULL;
+    for (int i = 0; i < n; i++) {
+        if (!is_real(a->pos[i]->type))
+            return arg_error(c, in, a, i, "a float");
+        t = t ? ty_promote(t, a->pos[i]->type) : a->pos[i]->type;
     }
+    Type *ft = float_for(t);
+    Type *to[3] = {ft, ft, ft};
+    return gpu_plan(c, in, bi, a->pos, to, n, ft);
+}
+
+/* popc, clz, ffs: int32 of any int; brev keeps the int type. */
+static Type *type_gpu_bits(Infer *c, Instr *in, Builtin bi, Args *a)
+{
     if (!want_args(c, in, a, 1, 1))
         return NULL;
     Type *t = ty_strong(a->pos[0]->type);
@@ -1768,21 +1771,48 @@ static Type *gpu_scalar_fn(Infer *c, Instr *in, Builtin bi, Args *a)
     return gpu_plan(c, in, bi, a->pos, &t, 1, bi == BI_GPU_BREV ? t : i32());
 }
 
-static Type *gpu_call(Infer *c, Instr *in, Builtin bi, Args *a)
+static Type *type_gpu_value(Infer *c, Instr *in, Builtin bi, Args *a)
 {
-    if (bi >= BI_GPU_TID_X && bi <= BI_GPU_LANEID)
-        return infer_fail(c, in, DIAG_TYPING, "%s is a value, not a function", a->name);
-    switch (bi) {
-    case BI_GPU_GRID: case BI_GPU_GRIDSIZE: return gpu_grid(c, in, bi, a);
-    case BI_GPU_SHARED_ARRAY: case BI_GPU_LOCAL_ARRAY: return gpu_new_array(c, in, bi, a);
-    case BI_GPU_CONST_ARRAY_LIKE: return gpu_const_array(c, in, bi, a);
-    default: break;
+    (void)bi;
+    return infer_fail(c, in, DIAG_TYPING, "%s is a value, not a function", a->name);
+}
+
+/* One type of a typed form: a scalar type name, or X (*x, the same for every X). */
+static Type *signature_type(const char *name, size_t len, Type *x)
+{
+    char buf[32];
+    if (len == 1 && name[0] == 'X')
+        return x;
+    if (len == 0 || len >= sizeof buf)
+        return NULL;
+    memcpy(buf, name, len);
+    buf[len] = 0;
+    return strcmp(buf, "none") == 0 ? ty_scalar(TY_NONE) : ty_parse(buf);
+}
+
+/* Types a call by its row's typed form, "(uint32, X, int32) -> X": each argument must be an int,
+ * a float or a bool, and is cast to its parameter's type; X takes the first X argument's type. */
+static Type *type_signature(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    const char *form = ir_builtin_typed_form(bi), *p = form + 1, *arrow = strstr(form, ") -> ");
+    Type *to[MAX_ARGS], *x = NULL;
+    int n = 0;
+    while (arrow && p < arrow && n < MAX_ARGS) {
+        size_t len = strcspn(p, ",)");
+        if (len == 1 && *p == 'X' && !x && n < a->npos)
+            x = ty_strong(a->pos[n]->type);
+        to[n++] = signature_type(p, len, x);
+        p += len + (p[len] == ',' ? 2 : 0);
     }
-    if (bi >= BI_GPU_SYNCTHREADS && bi <= BI_GPU_THREADFENCE_SYSTEM)
-        return gpu_sync(c, in, bi, a);
-    if (bi >= BI_GPU_ATOMIC_ADD && bi <= BI_GPU_ATOMIC_COMPARE_AND_SWAP)
-        return gpu_atomic(c, in, bi, a);
-    if (bi >= BI_GPU_SHFL_SYNC && bi <= BI_GPU_ACTIVEMASK)
-        return gpu_warp(c, in, bi, a);
-    return gpu_scalar_fn(c, in, bi, a);
+    if (!arrow)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "internal: %s has no typed form", a->name);
+    if (!want_args(c, in, a, n, n))
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        Type *t = ty_strong(a->pos[i]->type);
+        if (!to[i] || !ty_is_scalar(t) || ty_is_complex(t) || t->kind == TY_FLOAT16)
+            return arg_error(c, in, a, i, "an int, a float or a bool");
+    }
+    const char *ret = arrow + 5;
+    return gpu_plan(c, in, bi, a->pos, to, n, signature_type(ret, strlen(ret), x));
 }

@@ -110,8 +110,14 @@ static const char *const op_names[] = {
 #undef OP
 };
 
-static const char *const builtin_names[] = {
-#define BUILTIN(id, pyname, doc) pyname,
+static const struct {
+    const char *name, *fn, *keywords;
+    int written;
+    BuiltinWhere where;
+    const char *typed;
+} builtin_rows[] = {
+#define BUILTIN(id, pyname, infer, lower, fn, keywords, written, where, typed) \
+    {pyname, fn, keywords, written, where, typed},
 #include "compiler/builtins.def"
 #undef BUILTIN
 };
@@ -123,13 +129,38 @@ const char *ir_op_name(Opcode op)
 
 const char *ir_builtin_name(Builtin b)
 {
-    return (unsigned)b < BI__COUNT ? builtin_names[b] : "?";
+    return (unsigned)b < BI__COUNT ? builtin_rows[b].name : "?";
+}
+
+const char *ir_builtin_fn(Builtin b)
+{
+    return (unsigned)b < BI__COUNT ? builtin_rows[b].fn : NULL;
+}
+
+const char *ir_builtin_keywords(Builtin b)
+{
+    return (unsigned)b < BI__COUNT ? builtin_rows[b].keywords : NULL;
+}
+
+int ir_builtin_written(Builtin b)
+{
+    return (unsigned)b < BI__COUNT ? builtin_rows[b].written : -1;
+}
+
+BuiltinWhere ir_builtin_where(Builtin b)
+{
+    return (unsigned)b < BI__COUNT ? builtin_rows[b].where : BI_BOTH;
+}
+
+const char *ir_builtin_typed_form(Builtin b)
+{
+    return (unsigned)b < BI__COUNT ? builtin_rows[b].typed : "";
 }
 
 Builtin ir_builtin_lookup(const char *pyname)
 {
     for (int i = 0; pyname && i < BI__COUNT; i++)
-        if (strcmp(builtin_names[i], pyname) == 0)
+        if (strcmp(builtin_rows[i].name, pyname) == 0)
             return (Builtin)i;
     return BI__COUNT;
 }

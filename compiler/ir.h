@@ -44,11 +44,14 @@ typedef enum ArrayAttr {
 
 /* Known functions and methods, the subject of OP_INTRINSIC. */
 typedef enum Builtin {
-#define BUILTIN(id, pyname, doc) id,
+#define BUILTIN(id, ...) id,
 #include "compiler/builtins.def"
 #undef BUILTIN
     BI__COUNT
 } Builtin;
+
+/* Where a builtin may be called (builtins.def's where column). */
+typedef enum BuiltinWhere { BI_HOST = 1, BI_DEVICE = 2, BI_BOTH = 3 } BuiltinWhere;
 
 /* A compile-time constant: a literal of the code, or a global / closure cell / default argument
  * frozen at compile time by the frontend. */
@@ -149,6 +152,14 @@ char *ir_dump(IRFunc *fn, bool with_types);
 const char *ir_op_name(Opcode op);
 const char *ir_builtin_name(Builtin b);   /* the Python name, "math.sqrt" */
 Builtin ir_builtin_lookup(const char *pyname);   /* BI__COUNT if unknown */
+/* builtins.def's columns of b: the name its handler calls ("sqrt", "llvm.nvvm.barrier0") or
+ * NULL, the keyword parameters ("shape,dtype") or NULL, the argument it writes through or -1,
+ * where it may be called, and its typed form. */
+const char *ir_builtin_fn(Builtin b);
+const char *ir_builtin_keywords(Builtin b);
+int ir_builtin_written(Builtin b);
+BuiltinWhere ir_builtin_where(Builtin b);
+const char *ir_builtin_typed_form(Builtin b);
 
 /* Checks the IR's invariants (one terminator per block, phis match preds, every operand defined,
  * types set once typed); run between stages when PYJIT_DEBUG=1. Returns 0 or fills diag. */

@@ -76,8 +76,15 @@ typedef struct LoopInfo {
 LLVMValueRef lower_loop_begin(Lower *L, LoopInfo *lp, LLVMValueRef n);
 void lower_loop_end(Lower *L, LoopInfo *lp);
 
-/* lower_math.c */
+/* The lowering handlers of builtins.def's lower column, lower_bi_<lower>: one INTRINSIC of
+ * builtin bi (rows of one group share a handler, which reads the row's columns). */
+#define BUILTIN(id, pyname, infer, lower, ...) LLVMValueRef lower_bi_##lower(Lower *L, Instr *in, Builtin bi);
+#include "compiler/builtins.def"
+#undef BUILTIN
+
+/* lower_math.c: INTRINSIC, dispatched through builtins.def's lower column. */
 int lower_intrinsic(Lower *L, Instr *in);
+int lower_builtin_math(Builtin b);   /* the MathFn of b's fn column, or -1 */
 LLVMValueRef lower_complex_abs(Lower *L, Type *ct, LLVMValueRef z);
 LLVMValueRef lower_minmax(Lower *L, Type *t, LLVMValueRef a, LLVMValueRef b, bool is_max,
                           bool nan_propagating);
@@ -89,8 +96,6 @@ LLVMValueRef lower_array_attr(Lower *L, Instr *in);
 LLVMValueRef lower_array_binop(Lower *L, Instr *in);
 LLVMValueRef lower_array_unary(Lower *L, Instr *in);
 LLVMValueRef lower_array_compare(Lower *L, Instr *in);
-/* An array builtin (creation, methods, numpy math over arrays); *done = false if in is not one. */
-LLVMValueRef lower_array_intrinsic(Lower *L, Instr *in, bool *done);
 LLVMValueRef lower_array_dim(Lower *L, LLVMValueRef arr, int k);
 LLVMValueRef lower_array_stride(Lower *L, Type *at, LLVMValueRef arr, int k);
 LLVMValueRef lower_array_data(Lower *L, LLVMValueRef arr);
@@ -106,10 +111,10 @@ LLVMValueRef lower_array_subview(Lower *L, Type *at, LLVMValueRef arr, LLVMValue
  * and checked as ARRAY_GET does). */
 LLVMValueRef lower_array_elem_ptr(Lower *L, Instr *in, int nidx);
 
-/* lower_gpu.c (target_nvptx): the GPU builtins and print (*done = false if in is not one), the
- * constant-memory copy of a frozen array, the stand-ins of the runtime's reference counting
- * (arrays in kernels own no memory), and the kernel entry over the entry's native function. */
-LLVMValueRef lower_gpu_intrinsic(Lower *L, Instr *in, bool *done);
+/* lower_gpu.c (target_nvptx): print through vprintf, the constant-memory copy of a frozen array,
+ * the stand-ins of the runtime's reference counting (arrays in kernels own no memory), and the
+ * kernel entry over the entry's native function. The GPU builtins are lower_bi_ handlers. */
+LLVMValueRef lower_gpu_print(Lower *L, Instr *in);
 LLVMValueRef lower_gpu_const_array(Lower *L, const Const *c, Type *t);
 void lower_gpu_prepare(Lower *L);
 void lower_gpu_entry(Lower *L, TypedFunc *tf);

@@ -866,27 +866,13 @@ typedef struct MathCtx {
     int nargs;
 } MathCtx;
 
-static int builtin_math_fn(Builtin b)
-{
-    switch (b) {
-    case BI_NP_SQRT: return MF_SQRT;   case BI_NP_EXP: return MF_EXP;     case BI_NP_LOG: return MF_LOG;
-    case BI_NP_LOG2: return MF_LOG2;   case BI_NP_LOG10: return MF_LOG10; case BI_NP_SIN: return MF_SIN;
-    case BI_NP_COS: return MF_COS;     case BI_NP_TAN: return MF_TAN;     case BI_NP_ARCSIN: return MF_ASIN;
-    case BI_NP_ARCCOS: return MF_ACOS; case BI_NP_ARCTAN: return MF_ATAN; case BI_NP_SINH: return MF_SINH;
-    case BI_NP_COSH: return MF_COSH;   case BI_NP_TANH: return MF_TANH;   case BI_NP_FLOOR: return MF_FLOOR;
-    case BI_NP_CEIL: return MF_CEIL;   case BI_NP_TRUNC: return MF_TRUNC; case BI_NP_FABS: return MF_FABS;
-    case BI_NP_ARCTAN2: return MF_ATAN2; case BI_NP_HYPOT: return MF_HYPOT;
-    default: return -1;
-    }
-}
-
 static LLVMValueRef elem_math(Lower *L, void *vctx, LLVMValueRef *e)
 {
     MathCtx *c = vctx;
     LLVMValueRef a = lower_cast(L, e[0], c->t0, c->ct);
     LLVMValueRef b = c->nargs > 1 ? lower_cast(L, e[1], c->t1, c->ct) : NULL;
     LLVMValueRef r;
-    int mf = builtin_math_fn(c->bi);
+    int mf = lower_builtin_math(c->bi);
     Type *rt = c->ct;
     switch (c->bi) {
     case BI_ABS: case BI_NP_ABS: case BI_NP_ABSOLUTE:
@@ -923,16 +909,13 @@ static LLVMValueRef elem_math(Lower *L, void *vctx, LLVMValueRef *e)
             rt = ty_scalar(TY_INT64);
         break;
     default:
-        r = mf >= 0 ? lower_math(L, (MathFn)mf, c->ct, a, b) : NULL;
+        if (mf < 0) {
+            lower_unsupported(L, "%s() over arrays is not supported", ir_builtin_name(c->bi));
+            return NULL;
+        }
+        r = lower_math(L, (MathFn)mf, c->ct, a, b);
     }
     return r ? lower_cast(L, r, rt, c->out) : NULL;
-}
-
-static bool is_elementwise(Builtin b)
-{
-    return builtin_math_fn(b) >= 0 || b == BI_ABS || b == BI_NP_ABS || b == BI_NP_ABSOLUTE || b == BI_NP_ISNAN ||
-           b == BI_NP_ISINF || b == BI_NP_ISFINITE || b == BI_NP_MINIMUM || b == BI_NP_MAXIMUM ||
-           b == BI_NP_POWER;
 }
 
 static LLVMValueRef np_math_array(Lower *L, Instr *in, Builtin bi)
@@ -943,7 +926,7 @@ static LLVMValueRef np_math_array(Lower *L, Instr *in, Builtin bi)
         c.nargs = 2;
     c.t1 = c.nargs > 1 ? elem_type(in->args[1]->type) : NULL;
     c.ct = c.t1 ? ty_promote(c.t0, c.t1) : c.t0;
-    if (builtin_math_fn(bi) >= 0 && !ty_is_float(c.ct))
+    if (lower_builtin_math(bi) >= 0 && !ty_is_float(c.ct))
         c.ct = ty_is_float(c.out) ? c.out : ty_scalar(TY_FLOAT64);
     return ew_apply(L, in, c.nargs, false, elem_math, &c);
 }
@@ -1235,74 +1218,86 @@ static LLVMValueRef lower_random(Lower *L, Instr *in, Builtin bi)
     }
 }
 
-LLVMValueRef lower_array_intrinsic(Lower *L, Instr *in, bool *done)
+/* ---- the handlers of builtins.def's lower column ---------------------------------------- */
+
+/* NumPy's functions of numbers (and abs): elementwise when the result is an array. */
+LLVMValueRef lower_bi_elementwise(Lower *L, Instr *in, Builtin bi)
 {
-    Builtin bi = (Builtin)in->sub;
-    Instr *a0 = in->nargs > 0 ? in->args[0] : NULL;
-    bool arr_arg = a0 && is_array(a0->type);
-    bool arr_res = is_array(in->type);
-    LLVMValueRef shape[ABI_MAX_NDIM];
-    *done = true;
-    if (bi >= BI_NP_RANDOM_SEED && bi <= BI_NP_RANDOM_NORMAL)
-        return lower_random(L, in, bi);
-    switch (bi) {
-    case BI_NP_EMPTY: case BI_NP_ZEROS: case BI_NP_ONES: case BI_NP_FULL:
-        shape_of(L, a0, in->type->array.ndim, shape);
-        if (bi == BI_NP_ZEROS)
-            return zero_new(L, in, shape);
-        if (bi == BI_NP_EMPTY)
-            return fill_new(L, in, shape, NULL);
-        if (bi == BI_NP_ONES)
-            return fill_new(L, in, shape, lower_cast(L, lower_i64(L, 1), ty_scalar(TY_INT64), in->type->array.dtype));
-        return fill_new(L, in, shape, lower_cast(L, lower_value(L, in->args[1]), in->args[1]->type, in->type->array.dtype));
-    case BI_NP_EMPTY_LIKE: case BI_NP_ZEROS_LIKE: case BI_NP_ONES_LIKE:
-        get_shape(L, a0->type, lower_value(L, a0), shape);
-        if (bi == BI_NP_ZEROS_LIKE)
-            return zero_new(L, in, shape);
-        return fill_new(L, in, shape, bi == BI_NP_EMPTY_LIKE ? NULL
-                        : lower_cast(L, lower_i64(L, 1), ty_scalar(TY_INT64), in->type->array.dtype));
-    case BI_NP_ARANGE: return lower_arange(L, in);
-    case BI_NP_DOT: return lower_dot(L, in);
-    case BI_NP_WHERE: return lower_where(L, in);
-    case BI_NP_CUMSUM: return lower_cumsum(L, in);
-    case BI_NP_LINSPACE: return lower_linspace(L, in);
-    case BI_NP_STD: case BI_NP_VAR: return lower_moment(L, in, bi == BI_NP_STD);
-    case BI_NP_SORT: case BI_ARRAY_SORT: case BI_NP_ARGSORT: return lower_sort(L, in, bi);
-    case BI_ARRAY_COPY: return copy_new(L, in, a0);
-    case BI_ARRAY_ASTYPE: return copy_new(L, in, a0);
-    case BI_ARRAY_SUM: case BI_NP_SUM: return reduce(L, in, BI_ARRAY_SUM);
-    case BI_ARRAY_MEAN: return reduce(L, in, BI_ARRAY_MEAN);
-    case BI_ARRAY_MIN: case BI_ARRAY_MAX: case BI_NP_NANMIN: case BI_NP_NANMAX:
-    case BI_ARRAY_ARGMIN: case BI_ARRAY_ARGMAX: case BI_ARRAY_PROD:
+    return is_array(in->type) ? np_math_array(L, in, bi) : lower_bi_scalar(L, in, bi);
+}
+
+/* min(a) and max(a) of one array reduce it; of scalars, they compare them. */
+LLVMValueRef lower_bi_min_max(Lower *L, Instr *in, Builtin bi)
+{
+    if (in->nargs == 1 && is_array(in->args[0]->type))
         return reduce(L, in, bi);
-    case BI_MIN: case BI_MAX:
-        if (arr_arg && in->nargs == 1)
-            return reduce(L, in, bi);
-        break;
-    case BI_ARRAY_FILL:
-        assign_array(L, a0->type, lower_value(L, a0), in->args[1]->type, lower_value(L, in->args[1]));
-        return LLVMConstNull(L->none_ty);
-    case BI_ARRAY_RESHAPE: {
-        int nd = in->type->array.ndim;
-        if (in->nargs == 2)
-            shape_of(L, in->args[1], nd, shape);
-        else
-            for (int k = 0; k < nd && k + 1 < in->nargs; k++)
-                shape[k] = lower_cast(L, lower_value(L, in->args[k + 1]), in->args[k + 1]->type, ty_scalar(TY_INT64));
-        return reshape(L, in, a0, shape, nd);
-    }
-    case BI_ARRAY_RAVEL:
-        shape[0] = lower_i64(L, -1);
-        return reshape(L, in, a0, shape, 1);
-    default:
-        break;
-    }
-    if (arr_res && is_elementwise(bi))
-        return np_math_array(L, in, bi);
-    if (arr_res) {
-        lower_unsupported(L, "%s() over arrays is not supported", ir_builtin_name(bi));
-        return NULL;
-    }
-    *done = false;
-    return NULL;
+    return lower_bi_scalar(L, in, bi);
+}
+
+LLVMValueRef lower_bi_reduce(Lower *L, Instr *in, Builtin bi)
+{
+    return reduce(L, in, bi == BI_NP_SUM ? BI_ARRAY_SUM : bi);
+}
+
+LLVMValueRef lower_bi_creation(Lower *L, Instr *in, Builtin bi)
+{
+    LLVMValueRef shape[ABI_MAX_NDIM];
+    Type *dt = in->type->array.dtype;
+    shape_of(L, in->args[0], in->type->array.ndim, shape);
+    if (bi == BI_NP_ZEROS)
+        return zero_new(L, in, shape);
+    if (bi == BI_NP_EMPTY)
+        return fill_new(L, in, shape, NULL);
+    if (bi == BI_NP_ONES)
+        return fill_new(L, in, shape, lower_cast(L, lower_i64(L, 1), ty_scalar(TY_INT64), dt));
+    return fill_new(L, in, shape, lower_cast(L, lower_value(L, in->args[1]), in->args[1]->type, dt));
+}
+
+LLVMValueRef lower_bi_like(Lower *L, Instr *in, Builtin bi)
+{
+    LLVMValueRef shape[ABI_MAX_NDIM];
+    Instr *a0 = in->args[0];
+    get_shape(L, a0->type, lower_value(L, a0), shape);
+    if (bi == BI_NP_ZEROS_LIKE)
+        return zero_new(L, in, shape);
+    return fill_new(L, in, shape, bi == BI_NP_EMPTY_LIKE ? NULL
+                    : lower_cast(L, lower_i64(L, 1), ty_scalar(TY_INT64), in->type->array.dtype));
+}
+
+LLVMValueRef lower_bi_arange(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_arange(L, in); }
+LLVMValueRef lower_bi_dot(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_dot(L, in); }
+LLVMValueRef lower_bi_where(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_where(L, in); }
+LLVMValueRef lower_bi_cumsum(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_cumsum(L, in); }
+LLVMValueRef lower_bi_linspace(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_linspace(L, in); }
+LLVMValueRef lower_bi_moment(Lower *L, Instr *in, Builtin bi) { return lower_moment(L, in, bi == BI_NP_STD); }
+LLVMValueRef lower_bi_sort(Lower *L, Instr *in, Builtin bi) { return lower_sort(L, in, bi); }
+LLVMValueRef lower_bi_copy(Lower *L, Instr *in, Builtin bi) { (void)bi; return copy_new(L, in, in->args[0]); }
+LLVMValueRef lower_bi_random(Lower *L, Instr *in, Builtin bi) { return lower_random(L, in, bi); }
+
+LLVMValueRef lower_bi_fill(Lower *L, Instr *in, Builtin bi)
+{
+    (void)bi;
+    Instr *a0 = in->args[0];
+    assign_array(L, a0->type, lower_value(L, a0), in->args[1]->type, lower_value(L, in->args[1]));
+    return LLVMConstNull(L->none_ty);
+}
+
+LLVMValueRef lower_bi_reshape(Lower *L, Instr *in, Builtin bi)
+{
+    (void)bi;
+    LLVMValueRef shape[ABI_MAX_NDIM];
+    int nd = in->type->array.ndim;
+    if (in->nargs == 2)
+        shape_of(L, in->args[1], nd, shape);
+    else
+        for (int k = 0; k < nd && k + 1 < in->nargs; k++)
+            shape[k] = lower_cast(L, lower_value(L, in->args[k + 1]), in->args[k + 1]->type, ty_scalar(TY_INT64));
+    return reshape(L, in, in->args[0], shape, nd);
+}
+
+LLVMValueRef lower_bi_ravel(Lower *L, Instr *in, Builtin bi)
+{
+    (void)bi;
+    LLVMValueRef shape[1] = {lower_i64(L, -1)};
+    return reshape(L, in, in->args[0], shape, 1);
 }

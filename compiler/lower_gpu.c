@@ -47,6 +47,18 @@ static LLVMValueRef sreg_axis(Lower *L, int kind, int axis)
     return sreg(L, name, lo[kind], hi[kind][axis]);
 }
 
+/* A special register named by the fn column: "tid.x" ... "nctaid.z", "laneid", "lanemask_lt". */
+LLVMValueRef lower_bi_sreg(Lower *L, Instr *in, Builtin bi)
+{
+    static const char *const kinds[4] = {"tid.", "ctaid.", "ntid.", "nctaid."};
+    const char *name = ir_builtin_fn(bi);
+    (void)in;
+    for (int k = 0; k < 4; k++)
+        if (strncmp(name, kinds[k], strlen(kinds[k])) == 0)
+            return sreg_axis(L, k, name[strlen(kinds[k])] - 'x');
+    return strcmp(name, "laneid") == 0 ? sreg(L, name, 0, 32) : call_nvvm(L, name, L->i32, NULL, 0);
+}
+
 static LLVMValueRef zext64(Lower *L, LLVMValueRef v)
 {
     return LLVMBuildZExt(L->b, v, L->i64, "");
@@ -274,8 +286,10 @@ static bool rmw_op(Builtin bi, Type *dt, LLVMAtomicRMWBinOp *op)
 }
 
 /* args: the array, one int64 index per axis, then the value (cas: expected, then new). */
-static LLVMValueRef lower_atomic(Lower *L, Instr *in, Builtin bi)
+LLVMValueRef lower_bi_atomic(Lower *L, Instr *in, Builtin bi)
 {
+    if (bi == BI_GPU_ATOMIC_COMPARE_AND_SWAP)
+        bi = BI_GPU_ATOMIC_CAS;
     Type *at = in->args[0]->type, *dt = at->array.dtype;
     int nd = at->array.ndim;
     LLVMValueRef p = lower_array_elem_ptr(L, in, nd);
@@ -378,20 +392,23 @@ static LLVMValueRef to_i32(Lower *L, LLVMValueRef v)
     return w == 32 ? v : w > 32 ? LLVMBuildTrunc(L->b, v, L->i32, "") : LLVMBuildZExt(L->b, v, L->i32, "");
 }
 
-static LLVMValueRef lower_bits(Lower *L, Instr *in, Builtin bi)
+/* popc, clz, brev: the LLVM intrinsic of the fn column (int32 results but brev's). */
+LLVMValueRef lower_bi_bits(Lower *L, Instr *in, Builtin bi)
 {
     LLVMValueRef x = lower_value(L, in->args[0]);
-    switch (bi) {
-    case BI_GPU_POPC: return to_i32(L, bit_intrinsic(L, "llvm.ctpop", x, false));
-    case BI_GPU_CLZ: return to_i32(L, bit_intrinsic(L, "llvm.ctlz", x, true));
-    case BI_GPU_BREV: return bit_intrinsic(L, "llvm.bitreverse", x, false);
-    default: {   /* ffs: 1 + index of the lowest set bit, 0 when none */
-        LLVMValueRef tz = to_i32(L, bit_intrinsic(L, "llvm.cttz", x, true));
-        LLVMValueRef none = LLVMBuildICmp(L->b, LLVMIntEQ, x, LLVMConstNull(LLVMTypeOf(x)), "");
-        return LLVMBuildSelect(L->b, none, LLVMConstInt(L->i32, 0, 0),
-                               LLVMBuildAdd(L->b, tz, LLVMConstInt(L->i32, 1, 0), ""), "");
-    }
-    }
+    const char *name = ir_builtin_fn(bi);
+    LLVMValueRef r = bit_intrinsic(L, name, x, strcmp(name, "llvm.ctlz") == 0);
+    return bi == BI_GPU_BREV ? r : to_i32(L, r);
+}
+
+/* ffs: 1 + index of the lowest set bit, 0 when none. */
+LLVMValueRef lower_bi_ffs(Lower *L, Instr *in, Builtin bi)
+{
+    LLVMValueRef x = lower_value(L, in->args[0]);
+    LLVMValueRef tz = to_i32(L, bit_intrinsic(L, ir_builtin_fn(bi), x, true));
+    LLVMValueRef none = LLVMBuildICmp(L->b, LLVMIntEQ, x, LLVMConstNull(LLVMTypeOf(x)), "");
+    return LLVMBuildSelect(L->b, none, LLVMConstInt(L->i32, 0, 0),
+                           LLVMBuildAdd(L->b, tz, LLVMConstInt(L->i32, 1, 0), ""), "");
 }
 
 /* ---- print ---------------------------------------------------------------------------------- */
@@ -422,7 +439,7 @@ static LLVMValueRef print_arg(Lower *L, Instr *a, const char **spec)
 
 /* print(a, b, ...) as one vprintf: ints as %lld/%llu, floats as %f (as double), bools and
  * strings as %s, separated by spaces, ending with a newline. */
-static LLVMValueRef lower_gpu_print(Lower *L, Instr *in)
+LLVMValueRef lower_gpu_print(Lower *L, Instr *in)
 {
     char fmt[1024] = "";
     LLVMValueRef vals[32];
@@ -460,75 +477,80 @@ static LLVMValueRef fence(Lower *L, const char *name)
     return LLVMConstNull(L->none_ty);
 }
 
-static LLVMValueRef lower_sync(Lower *L, Instr *in, Builtin bi)
+LLVMValueRef lower_bi_fence(Lower *L, Instr *in, Builtin bi)
 {
-    switch (bi) {
-    case BI_GPU_SYNCTHREADS: return fence(L, "llvm.nvvm.barrier0");
-    case BI_GPU_SYNCTHREADS_COUNT: return barrier_op(L, in, "llvm.nvvm.barrier0.popc");
-    case BI_GPU_SYNCTHREADS_AND: return barrier_op(L, in, "llvm.nvvm.barrier0.and");
-    case BI_GPU_SYNCTHREADS_OR: return barrier_op(L, in, "llvm.nvvm.barrier0.or");
-    case BI_GPU_SYNCWARP: {
-        LLVMValueRef m = in->nargs ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0xffffffffu, 0);
-        call_nvvm(L, "llvm.nvvm.bar.warp.sync", LLVMVoidTypeInContext(L->ctx), &m, 1);
-        return LLVMConstNull(L->none_ty);
-    }
-    case BI_GPU_THREADFENCE: return fence(L, "llvm.nvvm.membar.gl");
-    case BI_GPU_THREADFENCE_BLOCK: return fence(L, "llvm.nvvm.membar.cta");
-    default: return fence(L, "llvm.nvvm.membar.sys");
-    }
+    (void)in;
+    return fence(L, ir_builtin_fn(bi));
 }
 
-static LLVMValueRef lower_gpu_misc(Lower *L, Instr *in, Builtin bi)
+LLVMValueRef lower_bi_barrier(Lower *L, Instr *in, Builtin bi)
 {
-    switch (bi) {
-    case BI_GPU_LANEID: return sreg(L, "laneid", 0, 32);
-    case BI_GPU_GRID: return grid_value(L, in, false);
-    case BI_GPU_GRIDSIZE: return grid_value(L, in, true);
-    case BI_GPU_SHARED_ARRAY: return new_array(L, in, true);
-    case BI_GPU_LOCAL_ARRAY: return new_array(L, in, false);
-    case BI_GPU_CONST_ARRAY_LIKE: return lower_value(L, in->args[0]);
-    case BI_GPU_SHFL_SYNC: return lower_shfl(L, in, "idx");
-    case BI_GPU_SHFL_UP_SYNC: return lower_shfl(L, in, "up");
-    case BI_GPU_SHFL_DOWN_SYNC: return lower_shfl(L, in, "down");
-    case BI_GPU_SHFL_XOR_SYNC: return lower_shfl(L, in, "bfly");
-    case BI_GPU_BALLOT_SYNC: return lower_vote(L, in, "ballot");
-    case BI_GPU_ALL_SYNC: return lower_vote(L, in, "all");
-    case BI_GPU_ANY_SYNC: return lower_vote(L, in, "any");
-    case BI_GPU_ACTIVEMASK: return inline_asm(L, L->i32, "activemask.b32 $0;", "=r");
-    case BI_GPU_POPC: case BI_GPU_CLZ: case BI_GPU_FFS: case BI_GPU_BREV: return lower_bits(L, in, bi);
-    case BI_GPU_FMA: {
-        LLVMValueRef a[3] = {lower_value(L, in->args[0]), lower_value(L, in->args[1]),
-                             lower_value(L, in->args[2])};
-        LLVMTypeRef ty = LLVMTypeOf(a[0]);
-        return target_call_intrinsic(L->mod, L->b, "llvm.fma", &ty, 1, a, 3);
-    }
-    case BI_GPU_CBRT: {
-        LLVMValueRef x = lower_value(L, in->args[0]);
-        bool single = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMFloatTypeKind;
-        return target_call_extern(L->mod, L->b, single ? "__nv_cbrtf" : "__nv_cbrt", LLVMTypeOf(x), &x, 1);
-    }
-    default:
-        lower_unsupported(L, "%s() is not supported in kernels", ir_builtin_name(bi));
-        return NULL;
-    }
+    return barrier_op(L, in, ir_builtin_fn(bi));
 }
 
-LLVMValueRef lower_gpu_intrinsic(Lower *L, Instr *in, bool *done)
+LLVMValueRef lower_bi_syncwarp(Lower *L, Instr *in, Builtin bi)
 {
-    Builtin bi = (Builtin)in->sub;
-    *done = true;
-    if (bi == BI_PRINT)
-        return lower_gpu_print(L, in);
-    if (bi >= BI_GPU_TID_X && bi <= BI_GPU_NCTAID_Z)
-        return sreg_axis(L, (bi - BI_GPU_TID_X) / 3, (bi - BI_GPU_TID_X) % 3);
-    if (bi >= BI_GPU_SYNCTHREADS && bi <= BI_GPU_THREADFENCE_SYSTEM)
-        return lower_sync(L, in, bi);
-    if (bi >= BI_GPU_ATOMIC_ADD && bi <= BI_GPU_ATOMIC_COMPARE_AND_SWAP)
-        return lower_atomic(L, in, bi == BI_GPU_ATOMIC_COMPARE_AND_SWAP ? BI_GPU_ATOMIC_CAS : bi);
-    if (bi >= BI_GPU_LANEID && bi <= BI_GPU_CBRT)
-        return lower_gpu_misc(L, in, bi);
-    *done = false;
-    return NULL;
+    LLVMValueRef m = in->nargs ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0xffffffffu, 0);
+    call_nvvm(L, ir_builtin_fn(bi), LLVMVoidTypeInContext(L->ctx), &m, 1);
+    return LLVMConstNull(L->none_ty);
+}
+
+LLVMValueRef lower_bi_grid(Lower *L, Instr *in, Builtin bi)
+{
+    return grid_value(L, in, bi == BI_GPU_GRIDSIZE);
+}
+
+LLVMValueRef lower_bi_new_array(Lower *L, Instr *in, Builtin bi)
+{
+    return new_array(L, in, bi == BI_GPU_SHARED_ARRAY);
+}
+
+LLVMValueRef lower_bi_const_array(Lower *L, Instr *in, Builtin bi)
+{
+    (void)bi;
+    return lower_value(L, in->args[0]);
+}
+
+LLVMValueRef lower_bi_shfl(Lower *L, Instr *in, Builtin bi)
+{
+    return lower_shfl(L, in, ir_builtin_fn(bi));
+}
+
+LLVMValueRef lower_bi_vote(Lower *L, Instr *in, Builtin bi)
+{
+    return lower_vote(L, in, ir_builtin_fn(bi));
+}
+
+LLVMValueRef lower_bi_select(Lower *L, Instr *in, Builtin bi)
+{
+    (void)bi;
+    return LLVMBuildSelect(L->b, lower_value(L, in->args[0]), lower_value(L, in->args[1]),
+                           lower_value(L, in->args[2]), "");
+}
+
+/* Inline PTX with one 32-bit result: the fn column is its text. */
+LLVMValueRef lower_bi_asm(Lower *L, Instr *in, Builtin bi)
+{
+    (void)in;
+    return inline_asm(L, L->i32, ir_builtin_fn(bi), "=r");
+}
+
+LLVMValueRef lower_bi_fma(Lower *L, Instr *in, Builtin bi)
+{
+    LLVMValueRef a[3] = {lower_value(L, in->args[0]), lower_value(L, in->args[1]),
+                         lower_value(L, in->args[2])};
+    LLVMTypeRef ty = LLVMTypeOf(a[0]);
+    return target_call_intrinsic(L->mod, L->b, ir_builtin_fn(bi), &ty, 1, a, 3);
+}
+
+/* One float argument through libdevice: __nv_<fn>, or __nv_<fn>f for float32. */
+LLVMValueRef lower_bi_libdevice(Lower *L, Instr *in, Builtin bi)
+{
+    char name[48];
+    LLVMValueRef x = lower_value(L, in->args[0]);
+    bool single = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMFloatTypeKind;
+    snprintf(name, sizeof name, "__nv_%s%s", ir_builtin_fn(bi), single ? "f" : "");
+    return target_call_extern(L->mod, L->b, name, LLVMTypeOf(x), &x, 1);
 }
 
 /* ---- the module and the kernel entry -------------------------------------------------------- */

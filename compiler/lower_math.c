@@ -7,51 +7,10 @@
 
 #include <math.h>
 
-/* Builtins that are one MathFn of their float argument. */
-static int unary_math_fn(Builtin b)
+/* The MathFn of b's fn column (builtins.def), or -1. */
+int lower_builtin_math(Builtin b)
 {
-    switch (b) {
-    case BI_MATH_SQRT: case BI_NP_SQRT: return MF_SQRT;
-    case BI_MATH_EXP: case BI_NP_EXP: return MF_EXP;
-    case BI_MATH_EXPM1: return MF_EXPM1;
-    case BI_MATH_LOG: case BI_NP_LOG: return MF_LOG;
-    case BI_MATH_LOG2: case BI_NP_LOG2: return MF_LOG2;
-    case BI_MATH_LOG10: case BI_NP_LOG10: return MF_LOG10;
-    case BI_MATH_LOG1P: return MF_LOG1P;
-    case BI_MATH_SIN: case BI_NP_SIN: return MF_SIN;
-    case BI_MATH_COS: case BI_NP_COS: return MF_COS;
-    case BI_MATH_TAN: case BI_NP_TAN: return MF_TAN;
-    case BI_MATH_ASIN: case BI_NP_ARCSIN: return MF_ASIN;
-    case BI_MATH_ACOS: case BI_NP_ARCCOS: return MF_ACOS;
-    case BI_MATH_ATAN: case BI_NP_ARCTAN: return MF_ATAN;
-    case BI_MATH_SINH: case BI_NP_SINH: return MF_SINH;
-    case BI_MATH_COSH: case BI_NP_COSH: return MF_COSH;
-    case BI_MATH_TANH: case BI_NP_TANH: return MF_TANH;
-    case BI_MATH_ASINH: return MF_ASINH;
-    case BI_MATH_ACOSH: return MF_ACOSH;
-    case BI_MATH_ATANH: return MF_ATANH;
-    case BI_MATH_ERF: return MF_ERF;
-    case BI_MATH_ERFC: return MF_ERFC;
-    case BI_MATH_GAMMA: return MF_TGAMMA;
-    case BI_MATH_LGAMMA: return MF_LGAMMA;
-    case BI_MATH_FABS: case BI_NP_FABS: return MF_FABS;
-    case BI_NP_FLOOR: return MF_FLOOR;
-    case BI_NP_CEIL: return MF_CEIL;
-    case BI_NP_TRUNC: return MF_TRUNC;
-    default: return -1;
-    }
-}
-
-static int binary_math_fn(Builtin b)
-{
-    switch (b) {
-    case BI_MATH_ATAN2: case BI_NP_ARCTAN2: return MF_ATAN2;
-    case BI_MATH_POW: return MF_POW;
-    case BI_MATH_HYPOT: case BI_NP_HYPOT: return MF_HYPOT;
-    case BI_MATH_COPYSIGN: return MF_COPYSIGN;
-    case BI_MATH_FMOD: return MF_FMOD;
-    default: return -1;
-    }
+    return target_math_named(ir_builtin_fn(b));
 }
 
 static Type *part_of(Type *ct)
@@ -470,7 +429,7 @@ static void math_domain(Lower *L, Builtin bi, Type *t, LLVMValueRef x)
 /* Builtins with one scalar argument x of type t. */
 static LLVMValueRef lower_unary_builtin(Lower *L, Instr *in, Builtin bi, Type *t, LLVMValueRef x)
 {
-    int mf = unary_math_fn(bi);
+    int mf = lower_builtin_math(bi);
     if (mf >= 0) {
         math_domain(L, bi, t, x);
         return lower_math(L, (MathFn)mf, t, x, NULL);
@@ -508,7 +467,8 @@ static LLVMValueRef lower_unary_builtin(Lower *L, Instr *in, Builtin bi, Type *t
     }
 }
 
-static LLVMValueRef lower_scalar_builtin(Lower *L, Instr *in, Builtin bi)
+/* Math, cmath, the builtins and NumPy's functions of scalars. */
+LLVMValueRef lower_bi_scalar(Lower *L, Instr *in, Builtin bi)
 {
     Instr *a0 = in->nargs > 0 ? in->args[0] : NULL, *a1 = in->nargs > 1 ? in->args[1] : NULL;
     LLVMValueRef x = a0 ? lower_value(L, a0) : NULL, y = a1 ? lower_value(L, a1) : NULL;
@@ -519,17 +479,16 @@ static LLVMValueRef lower_scalar_builtin(Lower *L, Instr *in, Builtin bi)
             check_float_to_int(L, a0->type, x);
         return bi == BI_BOOL ? lower_truth(L, x, a0->type) : lower_cast(L, x, a0->type, in->type);
     }
-    int mf = binary_math_fn(bi);
-    if (mf >= 0 && a1)
-        return lower_math(L, (MathFn)mf, a0->type, x, lower_cast(L, y, a1->type, a0->type));
-    switch (bi) {
-    case BI_MATH_LOG:
-        if (!a1)
-            return lower_unary_builtin(L, in, bi, a0->type, x);
+    int mf = lower_builtin_math(bi);
+    if (bi == BI_MATH_LOG && a1) {   /* log(x, base) */
         y = lower_cast(L, y, a1->type, a0->type);
         math_domain(L, BI_MATH_LOG, a0->type, x);
         math_domain(L, BI_MATH_LOG, a0->type, y);
         return LLVMBuildFDiv(L->b, lower_math(L, MF_LOG, a0->type, x, NULL), lower_math(L, MF_LOG, a0->type, y, NULL), "");
+    }
+    if (mf >= 0 && a1)
+        return lower_math(L, (MathFn)mf, a0->type, x, lower_cast(L, y, a1->type, a0->type));
+    switch (bi) {
     case BI_MATH_GCD: return lower_gcd(L, in);
     case BI_MIN: case BI_MAX: case BI_NP_MINIMUM: case BI_NP_MAXIMUM: {
         bool is_max = bi == BI_MAX || bi == BI_NP_MAXIMUM, np = bi == BI_NP_MINIMUM || bi == BI_NP_MAXIMUM;
@@ -566,7 +525,6 @@ static LLVMValueRef lower_scalar_builtin(Lower *L, Instr *in, Builtin bi)
         return LLVMBuildInsertValue(L->b, r, lower_binop_scalar(L, BIN_MOD, t, x, yv, a1), 1, "");
     }
     case BI_RANGE: return lower_range(L, in);
-    case BI_PRINT: return lower_print(L, in);
     case BI_ENUMERATE: case BI_ZIP: return LLVMConstNull(L->ptr);   /* GETITER looks through */
     case BI_CONTAINS: return lower_contains(L, in);
     default:
@@ -577,14 +535,23 @@ static LLVMValueRef lower_scalar_builtin(Lower *L, Instr *in, Builtin bi)
     return NULL;
 }
 
+LLVMValueRef lower_bi_print(Lower *L, Instr *in, Builtin bi)
+{
+    (void)bi;
+    return L->t->is_gpu ? lower_gpu_print(L, in) : lower_print(L, in);
+}
+
+typedef LLVMValueRef (*LowerBuiltinFn)(Lower *L, Instr *in, Builtin bi);
+
+static const LowerBuiltinFn lower_handlers[BI__COUNT] = {
+#define BUILTIN(id, pyname, infer, lower, ...) [id] = lower_bi_##lower,
+#include "compiler/builtins.def"
+#undef BUILTIN
+};
+
 int lower_intrinsic(Lower *L, Instr *in)
 {
-    bool done = false;
-    LLVMValueRef v = L->t->is_gpu ? lower_gpu_intrinsic(L, in, &done) : NULL;
-    if (!done)
-        v = lower_array_intrinsic(L, in, &done);
-    if (!done)
-        v = lower_scalar_builtin(L, in, (Builtin)in->sub);
+    LLVMValueRef v = lower_handlers[in->sub](L, in, (Builtin)in->sub);
     if (L->failed)
         return -1;
     L->vals[in->id] = v;

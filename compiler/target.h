@@ -26,6 +26,10 @@ typedef enum MathFn {
     MF__COUNT
 } MathFn;
 
+/* The MathFn whose libm name (on the CPU) is name ("sqrt", "tgamma"), or -1: builtins.def's fn
+ * column names math this way. */
+int target_math_named(const char *name);
+
 typedef struct Target {
     const char *name;           /* "cpu", "nvptx" */
     bool is_gpu;

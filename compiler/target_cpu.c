@@ -52,6 +52,14 @@ static const struct { const char *intrinsic, *libm; } cpu_math[MF__COUNT] = {
     [MF_MAXNUM] = {"llvm.maxnum", "fmax"},
 };
 
+int target_math_named(const char *name)
+{
+    for (int fn = 0; name && fn < MF__COUNT; fn++)
+        if (strcmp(cpu_math[fn].libm, name) == 0)
+            return fn;
+    return -1;
+}
+
 static LLVMValueRef cpu_emit_math(LLVMModuleRef mod, LLVMBuilderRef b, MathFn fn, LLVMTypeRef ft,
                                   LLVMValueRef *args, int nargs)
 {

@@ -1,6 +1,6 @@
 /* module.c: the extension module pyjit._core.
  *
- * What the Python package uses (Dispatcher, builtin_names, nrt_live, dump_ir, and ufunc_new,
+ * What the Python package uses (Dispatcher, builtin_names, builtin_table, nrt_live, dump_ir, and ufunc_new,
  * ufunc_add_loop, ufunc_threads from ufunc.c) and a few small functions that expose one runtime
  * step on its own, so tests can check typeof, unboxing, boxing, casts and error formatting
  * without compiling anything (the names start with '_'). */
@@ -33,20 +33,33 @@ done:
 /* _core.builtin_names() -> list of the Python names in compiler/builtins.def. */
 static PyObject *core_builtin_names(PyObject *self, PyObject *unused)
 {
-    static const char *names[] = {
-#define BUILTIN(id, pyname, doc) pyname,
-#include "compiler/builtins.def"
-#undef BUILTIN
-    };
-    size_t n = sizeof names / sizeof names[0];
-    PyObject *list = PyList_New((Py_ssize_t)n);
-    for (size_t i = 0; list && i < n; i++) {
-        PyObject *s = PyUnicode_FromString(names[i]);
+    PyObject *list = PyList_New(BI__COUNT);
+    for (int b = 0; list && b < BI__COUNT; b++) {
+        PyObject *s = PyUnicode_FromString(ir_builtin_name((Builtin)b));
         if (!s) {
             Py_CLEAR(list);
             break;
         }
-        PyList_SET_ITEM(list, (Py_ssize_t)i, s);
+        PyList_SET_ITEM(list, b, s);
+    }
+    return list;
+}
+
+/* _core.builtin_table() -> [(name, where, typed form)], where "host", "device" or "both": what
+ * pyjit.gpu and its simulator offer is read from here. */
+static PyObject *core_builtin_table(PyObject *self, PyObject *unused)
+{
+    static const char *const where[4] = {"?", "host", "device", "both"};
+    PyObject *list = PyList_New(BI__COUNT);
+    for (int b = 0; list && b < BI__COUNT; b++) {
+        PyObject *row = Py_BuildValue("(sss)", ir_builtin_name((Builtin)b),
+                                      where[ir_builtin_where((Builtin)b) & 3],
+                                      ir_builtin_typed_form((Builtin)b));
+        if (!row) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, b, row);
     }
     return list;
 }
@@ -185,6 +198,8 @@ static PyObject *core_format_float(PyObject *self, PyObject *arg)
 static PyMethodDef core_methods[] = {
     {"dump_ir", core_dump_ir, METH_VARARGS, "The untyped SSA IR of a Python function, as text."},
     {"builtin_names", core_builtin_names, METH_NOARGS, "The Python names compiled code can call."},
+    {"builtin_table", core_builtin_table, METH_NOARGS,
+     "(name, where, typed form) of every builtin, where \"host\", \"device\" or \"both\"."},
     {"nrt_live", core_nrt_live, METH_NOARGS, "How many NRT memory blocks are alive (leak tests)."},
     {"typeof", core_typeof, METH_VARARGS, "typeof(value, gpu=False): the pyjit type name of a value."},
     {"_roundtrip", core_roundtrip, METH_VARARGS, "Unboxes a value (cast to a type) and boxes it back."},

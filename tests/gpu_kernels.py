@@ -336,6 +336,29 @@ def test_votes(gpu):
     assert anys.tolist() == [1, 1, 1]
 
 
+def test_eq_sync_lanemask_selp(gpu):
+    @gpu.jit
+    def k(x, eqs, masks, sel):
+        i = gpu.grid(1)
+        e = gpu.eq_sync(FULL, x[i] > 0)
+        masks[i] = gpu.lanemask_lt()
+        sel[i] = gpu.selp(x[i] > 0, x[i], -x[i])
+        if gpu.laneid == 0:
+            eqs[i // 32] = e
+
+    x = np.zeros(96, dtype=np.int32)
+    x[3] = 5
+    x[64:] = np.arange(1, 33)
+    eqs = np.zeros(3, np.int32)
+    masks = np.zeros(96, np.uint32)
+    sel = np.zeros(96, np.int32)
+    k[1, 96](x, eqs, masks, sel)
+    assert eqs.tolist() == [0, 1, 1]
+    lanes = np.arange(96) % 32
+    assert masks.tolist() == ((1 << lanes) - 1).astype(np.uint32).tolist()
+    assert sel.tolist() == np.abs(x).tolist()
+
+
 def test_syncthreads_count_and_or(gpu):
     @gpu.jit
     def k(x, out):
