@@ -147,10 +147,14 @@ const char *ir_op_name(Opcode op);
 const char *ir_builtin_name(Builtin b);   /* the Python name, "math.sqrt" */
 Builtin ir_builtin_lookup(const char *pyname);   /* BI__COUNT if unknown */
 
-/* Checks the IR's invariants (one terminator per block, phis match preds, every operand defined,
- * types set once typed); run between stages when PYJIT_DEBUG=1. Returns 0 or fills diag. */
+/* Checks the IR's invariants (one terminator per block, phis match preds, every operand defined)
+ * and, when typed, the typed IR contract below, opcode by opcode; run between stages when
+ * PYJIT_DEBUG=1. Returns 0, or -1 with diag filled (DIAG_INTERNAL naming the function, the
+ * instruction and its line; DIAG_MEMORY if the checker's own memory cannot be had). */
 struct Diag;
 int ir_check(IRFunc *fn, bool typed, struct Diag *diag);
+/* ir_check(tf->ir, true, diag), and also ARG and RET against tf's signature. */
+int ir_check_typed(TypedFunc *tf, struct Diag *diag);
 
 /* ---------------------------------------------------------------------------------------------
  * The typed IR contract (what inference guarantees and lowering relies on).
@@ -177,7 +181,9 @@ int ir_check(IRFunc *fn, bool typed, struct Diag *diag);
  *               result is args[0] updated in place.
  * UNARY         NEG/POS/INVERT: arg and result of one scalar type (or array, elementwise);
  *               NOT: result bool (arg is bool after a TRUTH inserted by inference).
- * COMPARE       LT..GE: scalar args of one type, result bool (arrays: elementwise, bool array).
+ * COMPARE       LT..GE: scalar args of one type, result bool (arrays: elementwise, bool array);
+ *               except int64 against uint64 and int64 against float64 (either order), left mixed
+ *               so lowering compares them exactly by value, as NumPy 2 and CPython do.
  *               IS/ISNOT/IN/NOTIN never reach lowering: inference folds them to CONST bool (is None)
  *               or rewrites IN over a tuple/range into INTRINSIC BI_CONTAINS.
  * TRUTH         arg any scalar, array of size 1 is an error; result bool.
