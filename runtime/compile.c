@@ -190,8 +190,13 @@ static int compile_into(RtDispatcher *d, Program *prog, const CompileOptions *op
     prog->host = host;
     if (pipeline_compile_cpu(prog, fn, argtypes, d->nargs, ret, code, &diag) < 0)
         goto fail;
+    if (arena_check(prog->arena, &diag) < 0) {
+        jit_release(code);
+        goto fail;
+    }
     return 0;
 fail:
+    arena_check(prog->arena, &diag);   /* out of memory explains whatever failed after it */
     rt_raise_diag(&diag);
     return -1;
 }
@@ -202,7 +207,8 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
     Program prog = {0};
     JitCode code = {0};
     RtVersion *v = NULL;
-    prog.arena = arena_new();
+    if (!(prog.arena = arena_new()))
+        return (RtVersion *)PyErr_NoMemory();
     if (compile_into(d, &prog, &d->opts, &host, argtypes, ret, &code) == 0)
         v = version_new(d, &prog, argtypes, &code);
     arena_free(prog.arena);
@@ -218,7 +224,8 @@ PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v)
     PyObject *result = NULL;
     Diag diag = {0};
     opts.dump = 0;
-    prog.arena = arena_new();
+    if (!(prog.arena = arena_new()))
+        return PyErr_NoMemory();
     if (compile_into(d, &prog, &opts, &host, v->argtypes, v->ret, &code) < 0)
         goto done;
     const char *text = jit_emit_asm(&prog, &diag);
