@@ -143,6 +143,10 @@ Const *ir_new_const(IRFunc *fn, ConstKind kind);
 /* Printing, for PYJIT_DUMP=ssa/types and inspect_types(): instructions with their lines, and
  * their types once inference has run. The result lives in fn's arena. */
 char *ir_dump(IRFunc *fn, bool with_types);
+/* ir_read.c: the function ir_dump printed (either form), rebuilt in arena; NULL with diag
+ * filled if the text is not such a dump. For stage tests written as IR text. */
+struct Diag;
+IRFunc *ir_read(Arena *arena, const char *text, struct Diag *diag);
 const char *ir_op_name(Opcode op);
 const char *ir_builtin_name(Builtin b);   /* the Python name, "math.sqrt" */
 Builtin ir_builtin_lookup(const char *pyname);   /* BI__COUNT if unknown */
