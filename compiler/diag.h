@@ -10,6 +10,7 @@ typedef enum DiagKind {
     DIAG_TYPE_ERROR,    /* TypeError: a wrong argument or signature */
     DIAG_VALUE_ERROR,   /* ValueError */
     DIAG_INTERNAL,      /* pyjit.errors.InternalError: a bug in pyjit */
+    DIAG_MEMORY,        /* MemoryError: the compiler ran out of memory */
 } DiagKind;
 
 typedef struct Diag {

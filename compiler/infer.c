@@ -1462,7 +1462,7 @@ TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int narg
     dump_types(prog);
     if (prog->opts && prog->opts->debug)
         for (int i = 0; i < prog->funcs.len; i++)
-            if (ir_check(((TypedFunc *)prog->funcs.items[i])->ir, true, diag) < 0)
+            if (ir_check_typed(prog->funcs.items[i], diag) < 0)
                 return NULL;
     return tf;
 }

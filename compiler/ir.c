@@ -397,6 +397,7 @@ char *ir_dump(IRFunc *fn, bool with_types)
 
 typedef struct Checker {
     IRFunc *fn;
+    TypedFunc *tf;      /* ir_check_typed: the signature ARG and RET must agree with */
     Diag *diag;
     Instr **defined;    /* by value number: the instruction placed in a block */
     int *pos;           /* by value number: its index in its block */
@@ -405,6 +406,7 @@ typedef struct Checker {
 static int check_fail(Checker *ck, const Instr *in, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* One DIAG_INTERNAL naming the function and, where there is one, the instruction and its line. */
 static int check_fail(Checker *ck, const Instr *in, const char *fmt, ...)
 {
     char msg[512];
@@ -412,8 +414,13 @@ static int check_fail(Checker *ck, const Instr *in, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return diag_error(ck->diag, DIAG_INTERNAL, ck->fn->qualname, ck->fn->filename,
-                      in ? in->line : 0, -1, -1, "IR check failed: %s", msg);
+    const char *name = ck->fn->qualname ? ck->fn->qualname : ck->fn->name ? ck->fn->name : "?";
+    if (!in)
+        return diag_error(ck->diag, DIAG_INTERNAL, ck->fn->qualname, ck->fn->filename, 0, -1, -1,
+                          "IR check failed in %s: %s", name, msg);
+    return diag_error(ck->diag, DIAG_INTERNAL, ck->fn->qualname, ck->fn->filename, in->line, -1,
+                      -1, "IR check failed in %s: %%%d (%s) at line %d: %s", name, in->id,
+                      ir_op_name(in->op), in->line, msg);
 }
 
 static bool block_in_fn(const IRFunc *fn, const Block *b)
@@ -455,20 +462,20 @@ static int check_block_shape(Checker *ck, Block *b)
     for (int j = 0; j < b->instrs.len; j++) {
         Instr *in = b->instrs.items[j];
         if (in->block != b)
-            return check_fail(ck, in, "%%%d is in b%d but points to another block", in->id, b->id);
+            return check_fail(ck, in, "it is in b%d but points to another block", b->id);
         if (in->op == OP_PHI && !in_phis)
-            return check_fail(ck, in, "phi %%%d after a non-phi in b%d", in->id, b->id);
+            return check_fail(ck, in, "phi after a non-phi in b%d", b->id);
         if (in->op != OP_PHI)
             in_phis = false;
         if (in->op == OP_PHI && in->nargs != b->preds.len)
-            return check_fail(ck, in, "phi %%%d has %d inputs, b%d has %d preds", in->id,
-                              in->nargs, b->id, b->preds.len);
+            return check_fail(ck, in, "phi has %d inputs, b%d has %d preds", in->nargs, b->id,
+                              b->preds.len);
         if (is_terminator(in->op) != (j == b->instrs.len - 1))
             return check_fail(ck, in, "b%d: %s", b->id,
                               is_terminator(in->op) ? "terminator before the block's end"
                                                     : "the block does not end in a terminator");
         if (in->id < 0 || in->id >= ck->fn->next_id || ck->defined[in->id])
-            return check_fail(ck, in, "value number %%%d is out of range or used twice", in->id);
+            return check_fail(ck, in, "value number out of range or used twice");
         ck->defined[in->id] = in;
         ck->pos[in->id] = j;
     }
@@ -478,61 +485,357 @@ static int check_block_shape(Checker *ck, Block *b)
     return 0;
 }
 
-static int check_operands(Checker *ck, Instr *in, bool typed)
+static int check_operands(Checker *ck, Instr *in)
 {
     for (int k = 0; k < in->nargs; k++) {
         Instr *a = in->args[k];
         if (!a || a->id < 0 || a->id >= ck->fn->next_id || ck->defined[a->id] != a)
-            return check_fail(ck, in, "operand %d of %%%d (%s) is not defined in the function", k,
-                              in->id, ir_op_name(in->op));
+            return check_fail(ck, in, "operand %d is not defined in the function", k);
         if (in->op != OP_PHI && a->block == in->block && ck->pos[a->id] >= ck->pos[in->id])
-            return check_fail(ck, in, "%%%d is used by %%%d before it is defined in b%d", a->id,
-                              in->id, in->block->id);
+            return check_fail(ck, in, "%%%d is used before it is defined in b%d", a->id,
+                              in->block->id);
     }
     if (in->op == OP_CALL && (in->nargs < 1 || in->nkw < 0 || in->nkw > in->nargs - 1))
-        return check_fail(ck, in, "call %%%d has a bad keyword count", in->id);
+        return check_fail(ck, in, "call has a bad keyword count");
     if (in->op == OP_CONST && !in->cst)
-        return check_fail(ck, in, "const %%%d has no value", in->id);
-    if (typed && !in->type)
-        return check_fail(ck, in, "%%%d (%s) has no type", in->id, ir_op_name(in->op));
+        return check_fail(ck, in, "const has no value");
     return 0;
+}
+
+/* ---- the typed IR contract (ir.h, end), one opcode at a time ---- */
+
+static bool is_kind(const Type *t, TypeKind kind)
+{
+    return t && t->kind == kind;
+}
+
+static bool is_int64(const Type *t)
+{
+    return is_kind(t, TY_INT64);
+}
+
+/* Values only inference sees: lowering emits nothing for them. */
+static bool is_compile_time(const Type *t)
+{
+    return t && (t->kind == TY_DTYPE || (t->kind >= TY_STRING && t->kind != TY_EXCEPTION));
+}
+
+#define ARGTYPE(in, k) ((in)->args[k]->type)
+
+/* Whether a value of type from may stand where to is expected with no conversion: the same type,
+ * or an array where an array of its dtype and ndim with any layout ('A') or read-only is expected
+ * (one descriptor for every layout), item by item in tuples. */
+static bool passes_as(const Type *from, const Type *to)
+{
+    if (from == to)
+        return true;
+    if (is_kind(from, TY_ARRAY) && is_kind(to, TY_ARRAY))
+        return from->array.dtype == to->array.dtype && from->array.ndim == to->array.ndim &&
+               (to->array.layout == 'A' || to->array.layout == from->array.layout) &&
+               (to->array.readonly || !from->array.readonly);
+    if (!is_kind(from, TY_TUPLE) || !is_kind(to, TY_TUPLE) || from->tuple.n != to->tuple.n)
+        return false;
+    for (int k = 0; k < from->tuple.n; k++)
+        if (!passes_as(from->tuple.items[k], to->tuple.items[k]))
+            return false;
+    return true;
+}
+
+static int check_phi(Checker *ck, Instr *in)
+{
+    for (int k = 0; k < in->nargs; k++) {
+        Type *t = ARGTYPE(in, k);
+        if (!passes_as(t, in->type) && !is_kind(t, TY_UNDEFINED))
+            return check_fail(ck, in, "phi is %s but its input from b%d (%%%d) is %s",
+                              in->type->name, ((Block *)in->block->preds.items[k])->id,
+                              in->args[k]->id, t->name);
+    }
+    return 0;
+}
+
+static int check_scalar_binop(Checker *ck, Instr *in, Type *a, Type *b)
+{
+    Type *r = in->type;
+    switch (in->sub) {
+    case BIN_TRUEDIV:
+        if (a != b || r != a || !(ty_is_float(r) || ty_is_complex(r)))
+            return check_fail(ck, in, "truediv of %s and %s gives %s: args and result must be "
+                              "one float or complex type", a->name, b->name, r->name);
+        return 0;
+    case BIN_POW:
+        if (a == b && (r == a || (ty_is_int(a) && is_int64(r))))
+            return 0;
+        return check_fail(ck, in, "pow of %s and %s gives %s", a->name, b->name, r->name);
+    case BIN_LSHIFT: case BIN_RSHIFT:
+        if (a != b || r != a || !ty_is_int(a))
+            return check_fail(ck, in, "shift of %s and %s gives %s: args and result must be one "
+                              "int type", a->name, b->name, r->name);
+        return 0;
+    default:
+        if (a != b || r != a)
+            return check_fail(ck, in, "args %s and %s and result %s are not one type", a->name,
+                              b->name, r->name);
+        return 0;
+    }
+}
+
+static int check_binop(Checker *ck, Instr *in)
+{
+    if (in->nargs != 2)
+        return check_fail(ck, in, "binop has %d args", in->nargs);
+    Type *a = ARGTYPE(in, 0), *b = ARGTYPE(in, 1);
+    if (ty_is_scalar(a) && ty_is_scalar(b))
+        return check_scalar_binop(ck, in, a, b);
+    if (!is_kind(a, TY_ARRAY) && !is_kind(b, TY_ARRAY))
+        return check_fail(ck, in, "binop of %s and %s: neither scalars nor an array", a->name,
+                          b->name);
+    if (!is_kind(in->type, TY_ARRAY))
+        return check_fail(ck, in, "array binop gives %s, not an array", in->type->name);
+    return 0;
+}
+
+static int check_unary(Checker *ck, Instr *in)
+{
+    Type *a = ARGTYPE(in, 0);
+    if (in->sub == UN_NOT) {
+        if (!is_kind(in->type, TY_BOOL) || !is_kind(a, TY_BOOL))
+            return check_fail(ck, in, "not of %s gives %s: both must be bool", a->name,
+                              in->type->name);
+        return 0;
+    }
+    if (a != in->type || !(ty_is_scalar(a) || is_kind(a, TY_ARRAY)))
+        return check_fail(ck, in, "unary of %s gives %s: one scalar or array type", a->name,
+                          in->type->name);
+    return 0;
+}
+
+/* The pairs lowering compares exactly by value rather than after promotion. */
+static bool exact_mixed_pair(const Type *a, const Type *b)
+{
+    return is_int64(a) && (is_kind(b, TY_UINT64) || is_kind(b, TY_FLOAT64));
+}
+
+static int check_compare(Checker *ck, Instr *in)
+{
+    if (in->sub > CMP_GE)
+        return check_fail(ck, in, "is/is not/in/not in remains after inference");
+    Type *a = ARGTYPE(in, 0), *b = ARGTYPE(in, 1);
+    if (is_kind(a, TY_ARRAY) || is_kind(b, TY_ARRAY)) {
+        if (!is_kind(in->type, TY_ARRAY) || !is_kind(in->type->array.dtype, TY_BOOL))
+            return check_fail(ck, in, "array comparison gives %s, not a bool array",
+                              in->type->name);
+        return 0;
+    }
+    if (!(a == b && ty_is_scalar(a)) && !exact_mixed_pair(a, b) && !exact_mixed_pair(b, a))
+        return check_fail(ck, in, "comparison of %s and %s: scalar args of one type (or int64 "
+                          "against uint64 or float64)", a->name, b->name);
+    if (!is_kind(in->type, TY_BOOL))
+        return check_fail(ck, in, "comparison gives %s, not bool", in->type->name);
+    return 0;
+}
+
+static int check_build_tuple(Checker *ck, Instr *in)
+{
+    Type *t = in->type;
+    bool ok = is_kind(t, TY_TUPLE) && t->tuple.n == in->nargs;
+    for (int k = 0; ok && k < in->nargs; k++)
+        ok = passes_as(ARGTYPE(in, k), t->tuple.items[k]);
+    return ok ? 0 : check_fail(ck, in, "result %s is not the tuple of its args' types", t->name);
+}
+
+static int check_index_args(Checker *ck, Instr *in, int from, int to)
+{
+    if (in->nargs < 1 || !is_kind(ARGTYPE(in, 0), TY_ARRAY))
+        return check_fail(ck, in, "args[0] is not an array");
+    for (int k = from; k < to; k++)
+        if (!is_int64(ARGTYPE(in, k)) && !is_kind(ARGTYPE(in, k), TY_SLICE))
+            return check_fail(ck, in, "index %d is %s, not int64 or a slice", k - from,
+                              ARGTYPE(in, k)->name);
+    return 0;
+}
+
+static int check_array_attr(Checker *ck, Instr *in)
+{
+    Type *a = ARGTYPE(in, 0), *r = in->type;
+    if (!is_kind(a, TY_ARRAY) || in->sub < AA_SHAPE || in->sub > AA_IMAG)
+        return check_fail(ck, in, "array attribute %d of %s", in->sub, a->name);
+    bool ok = true;
+    if (in->sub == AA_SHAPE || in->sub == AA_STRIDES) {
+        ok = is_kind(r, TY_TUPLE) && r->tuple.n == a->array.ndim;
+        for (int k = 0; ok && k < r->tuple.n; k++)
+            ok = is_int64(r->tuple.items[k]);
+    } else if (in->sub <= AA_NBYTES) {
+        ok = is_int64(r);
+    } else {
+        ok = is_kind(r, TY_ARRAY);
+    }
+    return ok ? 0 : check_fail(ck, in, "array attribute of %s gives %s", a->name, r->name);
+}
+
+static int check_call_jit(Checker *ck, Instr *in)
+{
+    TypedFunc *c = in->callee;
+    if (!c || !c->ir)
+        return check_fail(ck, in, "call_jit has no callee");
+    if (c->nargs != in->nargs)
+        return check_fail(ck, in, "%s takes %d args, given %d", c->ir->qualname, c->nargs,
+                          in->nargs);
+    for (int k = 0; k < in->nargs; k++)
+        if (!passes_as(ARGTYPE(in, k), c->argtypes[k]))
+            return check_fail(ck, in, "arg %d is %s, %s takes %s", k, ARGTYPE(in, k)->name,
+                              c->ir->qualname, c->argtypes[k]->name);
+    if (c->ret && c->ret != in->type)
+        return check_fail(ck, in, "result is %s, %s returns %s", in->type->name,
+                          c->ir->qualname, c->ret->name);
+    return 0;
+}
+
+static int check_signature(Checker *ck, Instr *in)
+{
+    TypedFunc *tf = ck->tf;
+    if (!tf)
+        return 0;
+    if (in->op == OP_ARG && (in->imm < 0 || in->imm >= tf->nargs || in->type != tf->argtypes[in->imm]))
+        return check_fail(ck, in, "arg %" PRId64 " is %s, not the signature's type", in->imm,
+                          in->type->name);
+    if (in->op == OP_RET && tf->ret && !passes_as(ARGTYPE(in, 0), tf->ret))
+        return check_fail(ck, in, "returns %s, the function returns %s", ARGTYPE(in, 0)->name,
+                          tf->ret->name);
+    return 0;
+}
+
+static int check_tuple_get(Checker *ck, Instr *in)
+{
+    Type *t = ARGTYPE(in, 0);
+    if (!is_kind(t, TY_TUPLE))
+        return check_fail(ck, in, "args[0] is %s, not a tuple", t->name);
+    if (in->op == OP_STATIC_GET) {
+        if (in->imm < 0 || in->imm >= t->tuple.n || in->type != t->tuple.items[in->imm])
+            return check_fail(ck, in, "item %" PRId64 " of %s is not %s", in->imm, t->name,
+                              in->type->name);
+        return 0;
+    }
+    for (int k = 0; k < t->tuple.n; k++)
+        if (t->tuple.items[k] != in->type)
+            return check_fail(ck, in, "dynamic index into %s, not a tuple of %s", t->name,
+                              in->type->name);
+    return is_int64(ARGTYPE(in, 1)) ? 0 : check_fail(ck, in, "index is %s, not int64",
+                                                     ARGTYPE(in, 1)->name);
+}
+
+/* What ir.h's contract says of each opcode's operand and result types. */
+static int check_typed_op(Checker *ck, Instr *in)
+{
+    Type *t = in->type;
+    switch (in->op) {
+    case OP_GETITEM: case OP_SETITEM: case OP_STATIC_GETITEM:
+        return check_fail(ck, in, "remains after inference");
+    case OP_CALL:
+        return is_kind(t, TY_EXCEPTION) ? 0 : check_fail(ck, in, "remains after inference "
+                                                         "(only exception calls may)");
+    case OP_GETATTR:
+        return is_compile_time(t) ? 0 : check_fail(ck, in, "getattr of run-time type %s remains",
+                                                   t->name);
+    case OP_PHI: return check_phi(ck, in);
+    case OP_BINOP: return check_binop(ck, in);
+    case OP_UNARY: return check_unary(ck, in);
+    case OP_COMPARE: return check_compare(ck, in);
+    case OP_TRUTH:
+        return is_kind(t, TY_BOOL) ? 0 : check_fail(ck, in, "truth gives %s", t->name);
+    case OP_CAST:
+        return ty_is_scalar(t) && ty_is_scalar(ARGTYPE(in, 0))
+                   ? 0 : check_fail(ck, in, "cast of %s to %s: scalars only",
+                                    ARGTYPE(in, 0)->name, t->name);
+    case OP_BUILD_TUPLE: return check_build_tuple(ck, in);
+    case OP_BUILD_SLICE:
+        for (int k = 0; k < in->nargs; k++)
+            if (!is_int64(ARGTYPE(in, k)) && !is_kind(ARGTYPE(in, k), TY_NONE))
+                return check_fail(ck, in, "slice bound %d is %s", k, ARGTYPE(in, k)->name);
+        return is_kind(t, TY_SLICE) ? 0 : check_fail(ck, in, "result is %s", t->name);
+    case OP_GETITER:
+        return is_kind(t, TY_ITER) ? 0 : check_fail(ck, in, "result is %s", t->name);
+    case OP_FOR_ITER:
+        return is_kind(ARGTYPE(in, 0), TY_ITER) ? 0 : check_fail(ck, in, "iterates over %s",
+                                                                 ARGTYPE(in, 0)->name);
+    case OP_RAISE:
+        return in->nargs == 1 && (is_kind(ARGTYPE(in, 0), TY_EXCEPTION) ||
+                                  is_kind(ARGTYPE(in, 0), TY_EXCCLASS))
+                   ? 0 : check_fail(ck, in, "raises something not an exception");
+    case OP_INTRINSIC:
+        return in->sub >= 0 && in->sub < BI__COUNT ? 0 : check_fail(ck, in, "builtin %d unknown",
+                                                                    in->sub);
+    case OP_CALL_JIT: return check_call_jit(ck, in);
+    case OP_ARRAY_GET: return check_index_args(ck, in, 1, in->nargs);
+    case OP_ARRAY_SET: return check_index_args(ck, in, 1, in->nargs - 1);
+    case OP_ARRAY_ATTR: return check_array_attr(ck, in);
+    case OP_TUPLE_GET: case OP_STATIC_GET: return check_tuple_get(ck, in);
+    default: return 0;
+    }
+}
+
+static int check_typed(Checker *ck, Instr *in)
+{
+    if (!in->type)
+        return check_fail(ck, in, "no type");
+    if (in->type->weak)
+        return check_fail(ck, in, "weak type %s remains", in->type->name);
+    for (int k = 0; k < in->nargs; k++)
+        if (!in->args[k]->type)
+            return check_fail(ck, in, "operand %%%d has no type", in->args[k]->id);
+    if (check_signature(ck, in) < 0)
+        return -1;
+    return check_typed_op(ck, in);
+}
+
+static int check_function(Checker *ck, bool typed)
+{
+    IRFunc *fn = ck->fn;
+    if (fn->blocks.len == 0)
+        return check_fail(ck, NULL, "function has no blocks");
+    if (((Block *)fn->blocks.items[0])->preds.len != 0)
+        return check_fail(ck, NULL, "the entry block has predecessors");
+    for (int i = 0; i < fn->blocks.len; i++) {
+        Block *b = fn->blocks.items[i];
+        if (b->id != i)
+            return check_fail(ck, NULL, "block %d is numbered b%d", i, b->id);
+        if (check_block_shape(ck, b) < 0)
+            return -1;
+    }
+    for (int i = 0; i < fn->blocks.len; i++) {
+        Block *b = fn->blocks.items[i];
+        for (int j = 0; j < b->instrs.len; j++) {
+            if (check_operands(ck, b->instrs.items[j]) < 0)
+                return -1;
+            if (typed && check_typed(ck, b->instrs.items[j]) < 0)
+                return -1;
+        }
+        if (check_terminator(ck, b, ir_terminator(b)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int run_checker(IRFunc *fn, TypedFunc *tf, bool typed, Diag *diag)
+{
+    Checker ck = {fn, tf, diag, calloc((size_t)fn->next_id + 1, sizeof(Instr *)),
+                  calloc((size_t)fn->next_id + 1, sizeof(int))};
+    int rc = -1;
+    if (!ck.defined || !ck.pos)
+        diag_error(diag, DIAG_MEMORY, fn->qualname, fn->filename, 0, -1, -1,
+                   "out of memory checking the IR of %s", fn->qualname ? fn->qualname : "?");
+    else
+        rc = check_function(&ck, typed);
+    free(ck.defined);
+    free(ck.pos);
+    return rc;
 }
 
 int ir_check(IRFunc *fn, bool typed, Diag *diag)
 {
-    Checker ck = {fn, diag, calloc((size_t)fn->next_id + 1, sizeof(Instr *)),
-                  calloc((size_t)fn->next_id + 1, sizeof(int))};
-    int rc = -1;
-    if (!ck.defined || !ck.pos)
-        abort();
-    if (fn->blocks.len == 0) {
-        check_fail(&ck, NULL, "function has no blocks");
-        goto done;
-    }
-    if (((Block *)fn->blocks.items[0])->preds.len != 0) {
-        check_fail(&ck, NULL, "the entry block has predecessors");
-        goto done;
-    }
-    for (int i = 0; i < fn->blocks.len; i++) {
-        Block *b = fn->blocks.items[i];
-        if (b->id != i) {
-            check_fail(&ck, NULL, "block %d is numbered b%d", i, b->id);
-            goto done;
-        }
-        if (check_block_shape(&ck, b) < 0)
-            goto done;
-    }
-    for (int i = 0; i < fn->blocks.len; i++) {
-        Block *b = fn->blocks.items[i];
-        for (int j = 0; j < b->instrs.len; j++)
-            if (check_operands(&ck, b->instrs.items[j], typed) < 0)
-                goto done;
-        if (check_terminator(&ck, b, ir_terminator(b)) < 0)
-            goto done;
-    }
-    rc = 0;
-done:
-    free(ck.defined);
-    free(ck.pos);
-    return rc;
+    return run_checker(fn, NULL, typed, diag);
+}
+
+int ir_check_typed(TypedFunc *tf, Diag *diag)
+{
+    return run_checker(tf->ir, tf, true, diag);
 }

@@ -149,6 +149,10 @@ Const *ir_new_const(IRFunc *fn, ConstKind kind);
 /* Printing, for PYJIT_DUMP=ssa/types and inspect_types(): instructions with their lines, and
  * their types once inference has run. The result lives in fn's arena. */
 char *ir_dump(IRFunc *fn, bool with_types);
+/* ir_read.c: the function ir_dump printed (either form), rebuilt in arena; NULL with diag
+ * filled if the text is not such a dump. For stage tests written as IR text. */
+struct Diag;
+IRFunc *ir_read(Arena *arena, const char *text, struct Diag *diag);
 const char *ir_op_name(Opcode op);
 const char *ir_builtin_name(Builtin b);   /* the Python name, "math.sqrt" */
 Builtin ir_builtin_lookup(const char *pyname);   /* BI__COUNT if unknown */
@@ -161,10 +165,14 @@ int ir_builtin_written(Builtin b);
 BuiltinWhere ir_builtin_where(Builtin b);
 const char *ir_builtin_typed_form(Builtin b);
 
-/* Checks the IR's invariants (one terminator per block, phis match preds, every operand defined,
- * types set once typed); run between stages when PYJIT_DEBUG=1. Returns 0 or fills diag. */
+/* Checks the IR's invariants (one terminator per block, phis match preds, every operand defined)
+ * and, when typed, the typed IR contract below, opcode by opcode; run between stages when
+ * PYJIT_DEBUG=1. Returns 0, or -1 with diag filled (DIAG_INTERNAL naming the function, the
+ * instruction and its line; DIAG_MEMORY if the checker's own memory cannot be had). */
 struct Diag;
 int ir_check(IRFunc *fn, bool typed, struct Diag *diag);
+/* ir_check(tf->ir, true, diag), and also ARG and RET against tf's signature. */
+int ir_check_typed(TypedFunc *tf, struct Diag *diag);
 
 /* ---------------------------------------------------------------------------------------------
  * The typed IR contract (what inference guarantees and lowering relies on).
@@ -173,11 +181,14 @@ int ir_check(IRFunc *fn, bool typed, struct Diag *diag);
  * TY_DISPATCHER, TY_EXCCLASS, TY_STRING, TY_BOUND_METHOD, TY_DTYPE) may remain on CONST, GETATTR
  * and PHI-free values that nothing lowers; lowering emits nothing for them. Weak types are gone
  * after inference: a value that is still weak when used is given its strong type.
+ * "Passes as" (PHI, BUILD_TUPLE, RET, CALL_JIT): the same type, or an array where an array of its dtype
+ * and ndim with layout 'A' (or read-only) is expected, item by item in tuples: every layout has
+ * one descriptor, so no conversion is emitted.
  *
  * ARG           type = the argument's type.
  * CONST         type = the constant's type (K_INT int64, K_FLOAT float64, ...), or a literal type.
- * PHI           type = the unified type; every incoming arg has exactly that type (inference inserts
- *               CASTs at the end of the predecessor, before its terminator, where needed).
+ * PHI           type = the unified type; every incoming arg passes as it (inference inserts CASTs
+ *               at the end of the predecessor, before its terminator, where needed).
  * BINOP         scalars: args and result share one type T, except
  *                 - TRUEDIV: args are float/complex T, result T (ints are cast to float64 first);
  *                 - POW with int T and int exponent: result int64;
@@ -191,7 +202,9 @@ int ir_check(IRFunc *fn, bool typed, struct Diag *diag);
  *               result is args[0] updated in place.
  * UNARY         NEG/POS/INVERT: arg and result of one scalar type (or array, elementwise);
  *               NOT: result bool (arg is bool after a TRUTH inserted by inference).
- * COMPARE       LT..GE: scalar args of one type, result bool (arrays: elementwise, bool array).
+ * COMPARE       LT..GE: scalar args of one type, result bool (arrays: elementwise, bool array);
+ *               except int64 against uint64 and int64 against float64 (either order), left mixed
+ *               so lowering compares them exactly by value, as NumPy 2 and CPython do.
  *               IS/ISNOT/IN/NOTIN never reach lowering: inference folds them to CONST bool (is None)
  *               or rewrites IN over a tuple/range into INTRINSIC BI_CONTAINS.
  * TRUTH         arg any scalar, array of size 1 is an error; result bool.
@@ -202,16 +215,17 @@ int ir_check(IRFunc *fn, bool typed, struct Diag *diag);
  * GETITEM       never remains (ARRAY_GET, STATIC_GET, TUPLE_GET).
  * STATIC_GETITEM never remains (STATIC_GET).
  * CALL          never remains (INTRINSIC, CALL_JIT, CAST, or a constructor).
- * BUILD_TUPLE   result tuple of the args' types.
+ * BUILD_TUPLE   result a tuple whose items the args pass as.
  * BUILD_SLICE   result TY_SLICE; args int64 or CONST None (missing bound).
  * GETITER       arg a range, a 1-d or n-d array (iterates the first axis: items are views or
  *               scalars) or a tuple; result TY_ITER.
  * FOR_ITER      arg the iterator; result the item type.
- * RET           arg of the function's return type (all RETs agree; CASTs inserted).
+ * RET           arg passes as the function's return type (all RETs agree; CASTs inserted).
  * RAISE         arg of type TY_EXCEPTION or TY_EXCCLASS.
  * INTRINSIC     sub = Builtin; args already cast to the parameter types the builtin's entry in
  *               builtins.def documents; type = its result.
- * CALL_JIT      callee = the typed callee (same Program); args cast to its parameter types.
+ * CALL_JIT      callee = the typed callee (same Program); args cast to (or passing as) its
+ *               parameter types: those of the declared signature the call binds to, if any.
  * ARRAY_GET     args[0] the array, then one arg per indexed axis: int64 (negative wraps, checked
  *               when boundscheck) or TY_SLICE; fewer indices than ndim leave trailing axes whole.
  *               type = the dtype (all axes int-indexed) or an array view (layout from inference).

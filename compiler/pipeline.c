@@ -59,25 +59,30 @@ int pipeline_compile(Program *prog, void *entry, Type **argtypes, int nargs, Typ
 {
     IRFunc *fn = prog->host->get_ir(prog->host->ctx, entry, prog->arena, diag);    /* frontend */
     if (!fn)
-        return -1;
+        goto fail;
     dump(prog, fn, DUMP_BYTECODE | DUMP_SSA);
     if (prog->opts->debug && ir_check(fn, false, diag) < 0)
-        return -1;
+        goto fail;
     if (!infer_program(prog, fn, argtypes, nargs, ret, diag))
-        return -1;
+        goto fail;
     if (check_kernel_returns_none(prog, diag) < 0)
-        return -1;
+        goto fail;
     dump(prog, fn, DUMP_TYPES);
     effects_find_written(prog);
     if (jit_lower(prog, diag) < 0)
-        return -1;
+        goto fail;
     if (jit_verify(prog, diag) < 0)
-        return -1;
+        goto fail;
     if (jit_optimise(prog, diag) < 0)
-        return -1;
+        goto fail;
     dump(prog, fn, DUMP_LLVM);
+    if (arena_check(prog->arena, diag) < 0)   /* memory ran out in a stage: MemoryError */
+        goto fail;
     if ((prog->gpu ? jit_emit_ptx(prog, diag) : jit_emit_cpu(prog, code, diag)) < 0)
-        return -1;
+        goto fail;
     dump(prog, fn, DUMP_ASM | DUMP_PTX);
     return 0;
+fail:
+    arena_check(prog->arena, diag);   /* out of memory explains whatever failed after it */
+    return -1;
 }

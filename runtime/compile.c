@@ -207,7 +207,8 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
     RtVersion *v = NULL;
     if (ensure_registry(d) < 0)
         return NULL;
-    prog.arena = arena_new();
+    if (!(prog.arena = arena_new()))
+        return (RtVersion *)PyErr_NoMemory();
     if (pipeline_compile(&prog, d, argtypes, d->nargs, ret, &code, &diag) < 0)
         rt_raise_diag(&diag);
     else
@@ -223,6 +224,8 @@ PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v)
     if (!v->asm_dump) {
         Arena *arena = arena_new();
         Diag diag = {0};
+        if (!arena)
+            return PyErr_NoMemory();
         const char *text = jit_asm_of(v->llvm_dump, arena, &diag);
         v->asm_dump = copy_text(text);
         arena_free(arena);

@@ -1242,14 +1242,22 @@ static int intern_keys(void)
     return 0;
 }
 
+/* The interface's entries, borrowed; -1 if a lookup raised (a key whose __eq__ raises). */
+static int cai_items(PyObject *cai, PyObject **items)
+{
+    for (int k = K_SHAPE; k <= K_STREAM; k++)
+        if (!(items[k] = PyDict_GetItemWithError(cai, keys[k])) && PyErr_Occurred())
+            return -1;
+    return 0;
+}
+
 static int read_cai(PyObject *cai, CudaForeign *f, CUstream consumer)
 {
-    PyObject *shape = PyDict_GetItem(cai, keys[K_SHAPE]);      /* all borrowed */
-    PyObject *ts = PyDict_GetItem(cai, keys[K_TYPESTR]);
-    PyObject *data = PyDict_GetItem(cai, keys[K_DATA]);
-    PyObject *strides = PyDict_GetItem(cai, keys[K_STRIDES]);
-    PyObject *mask = PyDict_GetItem(cai, keys[K_MASK]);
-    PyObject *stream = PyDict_GetItem(cai, keys[K_STREAM]);
+    PyObject *items[K__COUNT] = {0};
+    if (cai_items(cai, items) < 0)
+        return -1;
+    PyObject *shape = items[K_SHAPE], *ts = items[K_TYPESTR], *data = items[K_DATA];
+    PyObject *strides = items[K_STRIDES], *mask = items[K_MASK], *stream = items[K_STREAM];
     if (!shape || !ts || !data || !PyTuple_Check(shape) || !PyUnicode_Check(ts) ||
         !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 || (mask && mask != Py_None)) {
         PyErr_SetString(PyExc_ValueError, "a __cuda_array_interface__ without shape, typestr "
@@ -1274,9 +1282,11 @@ static int read_cai(PyObject *cai, CudaForeign *f, CUstream consumer)
     } else {
         fill_strides(f->ndim, f->shape, f->strides, itemsize, false);
     }
-    bool readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
+    int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+    if (readonly < 0)
+        return -1;
     f->type = array_type(k, f->ndim, cuda_layout(f->ndim, f->shape, f->strides, itemsize),
-                         readonly);
+                         readonly == 1);
     /* v3: work on the producer's stream must be done before ours uses the data */
     if (stream && stream != Py_None) {
         CUstream ps = PyLong_AsVoidPtr(stream);
@@ -1368,6 +1378,14 @@ void cuda_release_foreign(CudaForeign *f)
 {
     if (!f->capsule)
         return;
+    /* Called on error paths too: the error pending (a CPU tensor's TypeError, a failed launch)
+     * is kept, and nothing the release itself raises replaces it. */
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *pending = PyErr_GetRaisedException();
+#else
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+#endif
     /* Consumed: tell the producer it may free its side (the Python object still holds the
      * memory, and the launch is ordered before any later use of it on the stream). */
     DLManagedTensor *m = PyCapsule_GetPointer(f->capsule, "dltensor");
@@ -1375,6 +1393,11 @@ void cuda_release_foreign(CudaForeign *f)
         m->deleter(m);
     PyErr_Clear();
     Py_CLEAR(f->capsule);
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(pending);
+#else
+    PyErr_Restore(type, value, traceback);
+#endif
 }
 
 /* gpu.as_cuda_array(obj): a DeviceArray view of another library's GPU array (no copy); obj

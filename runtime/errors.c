@@ -36,6 +36,7 @@ static PyObject *diag_class(DiagKind kind)
     case DIAG_TYPING: return rt_error_class("TypingError");
     case DIAG_TYPE_ERROR: return PyExc_TypeError;
     case DIAG_VALUE_ERROR: return PyExc_ValueError;
+    case DIAG_MEMORY: return PyExc_MemoryError;
     default: return rt_error_class("InternalError");
     }
 }

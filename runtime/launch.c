@@ -175,7 +175,11 @@ static KVersion *compile_version(CudaKernel *k, Type **types, int n, const VFact
     Diag diag = {0};
     CudaKernelCode code = {0};
     KVersion *v = NULL;
-    if (cuda_compile_kernel(k->py_func, k->registry, types, n, &opts, arena, &code, &diag) < 0) {
+    if (!arena)
+        return (KVersion *)PyErr_NoMemory();
+    if (cuda_compile_kernel(k->py_func, k->registry, types, n, &opts, arena, &code, &diag) < 0 ||
+        arena_check(arena, &diag) < 0) {
+        arena_check(arena, &diag);
         rt_raise_diag(&diag);
     } else if ((v = version_new(types, n, code.ptx, code.entry, code.written))) {
         v->facts = *f;
@@ -1214,10 +1218,17 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
     Arena *arena = arena_new();
     Diag diag = {0};
     CudaKernelCode code = {0};
-    if (cuda_compile_kernel(func, registry, types, (int)n, &opts, arena, &code, &diag) < 0)
+    if (!arena) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (cuda_compile_kernel(func, registry, types, (int)n, &opts, arena, &code, &diag) < 0 ||
+        arena_check(arena, &diag) < 0) {
+        arena_check(arena, &diag);
         rt_raise_diag(&diag);
-    else
+    } else {
         result = Py_BuildValue("(ssK)", code.ptx, code.entry, (unsigned long long)code.written);
+    }
     arena_free(arena);
 done:
     Py_XDECREF(name);

@@ -19,8 +19,11 @@ static PyObject *core_dump_ir(PyObject *self, PyObject *args)
     Arena *arena = arena_new();
     Diag diag = {0};
     PyObject *result = NULL;
+    if (!arena)
+        return PyErr_NoMemory();
     IRFunc *fn = fe_build(func, registry, rt_is_dispatcher, arena, &diag);
-    if (!fn) {
+    if (!fn || arena_check(arena, &diag) < 0) {
+        arena_check(arena, &diag);
         rt_raise_diag(&diag);
         goto done;
     }

@@ -534,6 +534,77 @@ def test_foreign_arrays_as_arguments(saxpy):
     np.testing.assert_allclose(cp.asnumpy(out), 2 * np.arange(n) + 1)
 
 
+class _HostDLPack:
+    """A CPU tensor that exports DLPack (NumPy's export), and nothing else."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+@gpu
+def test_cpu_dlpack_tensor_is_a_type_error(saxpy):
+    host = _HostDLPack(np.ones(4, np.float32))
+    x = hardware.to_device(np.ones(4, np.float32))
+    with pytest.raises(TypeError, match="DLPack tensor of _HostDLPack is not a GPU array"):
+        saxpy[1, 4](np.float32(2.0), host, x, x)
+    with pytest.raises(TypeError, match="DLPack tensor of _HostDLPack is not a GPU array"):
+        hardware.as_cuda_array(host)
+
+
+class _Unsure:
+    def __bool__(self):
+        raise ZeroDivisionError("cannot say")
+
+
+class _BadKey:
+    """Hashes as 'shape' and, once armed, cannot be compared: a dict lookup of 'shape' raises."""
+
+    armed = False
+
+    def __hash__(self):
+        return hash("shape")
+
+    def __eq__(self, other):
+        if self.armed:
+            raise ZeroDivisionError("cannot compare")
+        return self is other
+
+
+def _with_bad_key(cai):
+    key = _BadKey()
+    bad = {key: 1}    # first, so that looking up 'shape' meets it before 'shape' itself
+    bad.update(cai)
+    key.armed = True
+    return bad
+
+
+class _ForeignCai:
+    def __init__(self, d, edit):
+        self.cai = edit(dict(d.__cuda_array_interface__))
+
+    @property
+    def __cuda_array_interface__(self):
+        return self.cai
+
+
+@gpu
+def test_cuda_array_interface_whose_values_raise(saxpy):
+    d = hardware.to_device(np.ones(4, np.float32))
+    unsure_readonly = _ForeignCai(d, lambda c: {**c, "data": (c["data"][0], _Unsure())})
+    bad_key = _ForeignCai(d, _with_bad_key)
+    for foreign in (unsure_readonly, bad_key):
+        with pytest.raises(ZeroDivisionError):
+            saxpy[1, 4](np.float32(2.0), foreign, d, d)
+        with pytest.raises(ZeroDivisionError):
+            hardware.as_cuda_array(foreign)
+
+
 @gpu
 def test_torch_tensors_as_arguments(saxpy):
     torch = pytest.importorskip("torch")

@@ -1,0 +1,118 @@
+/* test_ir.c: the IR text reader (compiler/ir_read.c) and the typed IR checker (ir_check):
+ * dumps read back print the same text, and typed IR that breaks ir.h's contract is refused
+ * with a diagnostic naming the instruction. */
+#include "compiler/compiler.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                              \
+        }                                                                            \
+    } while (0)
+
+static const char *typed_text =
+    "function f(a, n)\n"
+    "\n"
+    "b0:  ; offset 0\n"
+    "  %0 = arg 0 : array(float64, 1d, C)        ; line 3, a\n"
+    "  %1 = arg 1 : int64                        ; line 3, n\n"
+    "  %2 = const 0.0 : float64                  ; line 5, s\n"
+    "  %4 = intrinsic builtins.range %1 : range  ; line 6\n"
+    "  %5 = getiter %4 : iter(range)             ; line 6\n"
+    "  br b1 : none                              ; line 6\n"
+    "\n"
+    "b1:  ; offset 36, preds b0, b2\n"
+    "  %14 = phi [b0: %2], [b2: %18] : float64   ; line 6, s\n"
+    "  %8 = for_iter %5 ? b2 : b3 : int64        ; line 6, i\n"
+    "\n"
+    "b2:  ; offset 38, preds b1\n"
+    "  %10 = array_get %0, %8 : float64          ; line 7\n"
+    "  %18 = binop add= %14, %10 : float64       ; line 8, s\n"
+    "  br b1 : none                              ; line 8\n"
+    "\n"
+    "b3:  ; offset 94, preds b1\n"
+    "  %24 = const (1, 2.5, 'a\\'b', (1.5-2.0j), None, True) : tuple(int64, float64) ; line 9, t\n"
+    "  %26 = static_get %24 [1] : float64        ; line 10\n"
+    "  %27 = binop add %14, %26 : float64        ; line 10\n"
+    "  ret %27 : none                            ; line 10\n";
+
+static void test_round_trip(bool typed)
+{
+    Arena *a = arena_new();
+    Diag diag = {0};
+    IRFunc *fn = ir_read(a, typed_text, &diag);
+    CHECK(fn != NULL);
+    if (fn) {
+        char *once = ir_dump(fn, typed);
+        IRFunc *again = ir_read(a, once, &diag);
+        CHECK(again && strcmp(ir_dump(again, typed), once) == 0);
+        if (typed)
+            CHECK(strcmp(once, typed_text) == 0);
+        CHECK(ir_check(fn, false, &diag) == 0);
+    }
+    if (diag.kind)
+        fprintf(stderr, "%s\n", diag.message);
+    arena_free(a);
+}
+
+/* Each line replaced breaks the contract in one way: the checker names that instruction. */
+static void expect_violation(const char *from, const char *to, const char *message)
+{
+    const char *at = strstr(typed_text, from);
+    char text[4096];
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - typed_text), typed_text, to,
+             at + strlen(from));
+    Arena *a = arena_new();
+    Diag diag = {0};
+    IRFunc *fn = ir_read(a, text, &diag);
+    CHECK(fn && diag.kind == DIAG_NONE);
+    if (fn) {
+        CHECK(ir_check(fn, false, &diag) == 0);
+        CHECK(ir_check(fn, true, &diag) == -1);
+        CHECK(diag.kind == DIAG_INTERNAL && strstr(diag.message, message));
+        if (!strstr(diag.message, message))
+            fprintf(stderr, "  got: %s\n", diag.message);
+    }
+    arena_free(a);
+}
+
+static void test_checker(void)
+{
+    Arena *a = arena_new();
+    Diag diag = {0};
+    IRFunc *fn = ir_read(a, typed_text, &diag);
+    CHECK(fn && ir_check(fn, true, &diag) == 0);
+    arena_free(a);
+    expect_violation("%10 = array_get %0, %8 : float64", "%10 = getitem %0, %8 : float64",
+                     "in f: %10 (getitem) at line 7: remains after inference");
+    expect_violation("%2 = const 0.0 : float64", "%2 = const 0.0 : float32",
+                     "%14 (phi) at line 6: phi is float64 but its input from b0 (%2) is float32");
+    expect_violation("%27 = binop add %14, %26 : float64", "%27 = binop add %14, %26 : int64",
+                     "%27 (binop) at line 10: args float64 and float64 and result int64");
+    expect_violation("%10 = array_get %0, %8", "%10 = compare is %0, %8",
+                     "%10 (compare) at line 7: is/is not/in/not in remains");
+    expect_violation("%2 = const 0.0 : float64", "%2 = const 0.0 : weak float64",
+                     "%2 (const) at line 5: weak type weak float64 remains");
+    expect_violation("%5 = getiter %4 : iter(range)", "%5 = getiter %4 : range",
+                     "%5 (getiter) at line 6: result is range");
+    expect_violation("%26 = static_get %24 [1]", "%26 = static_get %24 [7]",
+                     "item 7 of tuple(int64, float64) is not float64");
+}
+
+int main(void)
+{
+    test_round_trip(false);
+    test_round_trip(true);
+    test_checker();
+    if (failures)
+        fprintf(stderr, "test_ir: %d failure(s)\n", failures);
+    else
+        printf("test_ir: ok\n");
+    return failures != 0;
+}

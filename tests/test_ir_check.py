@@ -1,0 +1,18 @@
+"""The typed IR checker (compiler/ir.c) over a broad set of existing tests: with PYJIT_DEBUG=1
+every compilation is checked between stages, and a contract violation is an InternalError that
+fails the test. Run in a subprocess, since PYJIT_DEBUG is read when pyjit is imported."""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_language_tests_pass_the_typed_ir_checker():
+    env = dict(os.environ, PYJIT_DEBUG="1", PYTHONPATH=ROOT)
+    files = ["tests/test_lang_scalars.py", "tests/test_lang_control.py",
+             "tests/test_lang_tuples.py", "tests/test_lang_calls.py"]
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                        *files], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert "IR check failed" not in r.stdout + r.stderr
+    assert r.returncode == 0, r.stdout[-3000:]
