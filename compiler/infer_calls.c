@@ -1648,6 +1648,21 @@ static Type *type_gpu_warp(Infer *c, Instr *in, Builtin bi, Args *a)
     return gpu_plan(c, in, bi, a->pos, to, n, ret);
 }
 
+/* match_any_sync, match_all_sync: the value's bits are compared, so it keeps its type (an int,
+ * a float or a bool; lowering widens it to 32 or 64 bits). */
+static Type *type_gpu_match(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    if (!is_integral(a->pos[0]->type))
+        return arg_error(c, in, a, 0, "an int mask");
+    Type *v = ty_strong(a->pos[1]->type);
+    if (!ty_is_scalar(v) || ty_is_complex(v) || v->kind == TY_FLOAT16)
+        return arg_error(c, in, a, 1, "an int, a float or a bool");
+    Type *to[2] = {u32(), v}, *pair[2] = {u32(), boolean()};
+    return gpu_plan(c, in, bi, a->pos, to, 2, bi == BI_GPU_MATCH_ANY_SYNC ? u32() : ty_tuple(pair, 2));
+}
+
 /* fma and cbrt: floats at the promotion of their arguments. */
 static Type *type_gpu_float(Infer *c, Instr *in, Builtin bi, Args *a)
 {
