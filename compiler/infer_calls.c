@@ -1247,15 +1247,27 @@ static const InferBuiltinFn infer_handlers[BI__COUNT] = {
 #undef BUILTIN
 };
 
-/* The where column, checked here for every call. */
-static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
+/* The where column, checked for every call and every value builtin (gpu.threadIdx.x): false,
+ * with the error, when bi cannot be used where this function is compiled. */
+static bool where_ok(Infer *c, Instr *in, Builtin bi, const char *name, const char *parens)
 {
     BuiltinWhere where = ir_builtin_where(bi);
-    if (c->pi->prog->gpu && !(where & BI_DEVICE))   /* host runtime calls */
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in GPU kernels", a->name);
-    if (!c->pi->prog->gpu && !(where & BI_HOST))
-        return infer_fail(c, in, DIAG_TYPING, "%s() can only be used in a GPU kernel or device "
-                          "function (@gpu.jit)", a->name);
+    if (c->pi->prog->gpu && !(where & BI_DEVICE)) {   /* host runtime calls */
+        infer_fail(c, in, DIAG_UNSUPPORTED, "%s%s is not supported in GPU kernels", name, parens);
+        return false;
+    }
+    if (!c->pi->prog->gpu && !(where & BI_HOST)) {
+        infer_fail(c, in, DIAG_TYPING, "%s%s can only be used in a GPU kernel or device function "
+                   "(@gpu.jit)", name, parens);
+        return false;
+    }
+    return true;
+}
+
+static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!where_ok(c, in, bi, a->name, "()"))
+        return NULL;
     return infer_handlers[bi](c, in, bi, a);
 }
 
@@ -1442,6 +1454,8 @@ static Type *u32(void) { return ty_scalar(TY_UINT32); }
 /* A builtin that is a value (gpu.threadIdx.x, gpu.laneid): in becomes INTRINSIC without args. */
 Type *infer_gpu_value(Infer *c, Instr *in, Builtin bi)
 {
+    if (!where_ok(c, in, bi, ir_builtin_name(bi), ""))
+        return NULL;
     if (c->rewrite) {
         in->op = OP_INTRINSIC;
         in->sub = bi;
