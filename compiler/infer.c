@@ -793,8 +793,7 @@ static Type *type_const(Infer *c, Instr *in)
     case K_MODULE: return ty_literal(TY_MODULE, k);
     case K_FUNC:
         if (k->name && strcmp(k->name, "gpu.laneid") == 0)   /* a value, not a function */
-            return c->pi->prog->gpu ? infer_gpu_value(c, in, BI_GPU_LANEID)
-                                    : infer_fail(c, in, DIAG_TYPING, "gpu.laneid can only be used in a kernel");
+            return infer_gpu_value(c, in, BI_GPU_LANEID);
         return ty_literal(TY_FUNCTION, k);
     case K_DISPATCHER: return ty_literal(TY_DISPATCHER, k);
     case K_EXCCLASS: return ty_literal(TY_EXCCLASS, k);

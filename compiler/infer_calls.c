@@ -1247,15 +1247,27 @@ static const InferBuiltinFn infer_handlers[BI__COUNT] = {
 #undef BUILTIN
 };
 
-/* The where column, checked here for every call. */
-static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
+/* The where column, checked for every call and every value builtin (gpu.threadIdx.x): false,
+ * with the error, when bi cannot be used where this function is compiled. */
+static bool where_ok(Infer *c, Instr *in, Builtin bi, const char *name, const char *parens)
 {
     BuiltinWhere where = ir_builtin_where(bi);
-    if (c->pi->prog->gpu && !(where & BI_DEVICE))   /* host runtime calls */
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in GPU kernels", a->name);
-    if (!c->pi->prog->gpu && !(where & BI_HOST))
-        return infer_fail(c, in, DIAG_TYPING, "%s() can only be used in a GPU kernel or device "
-                          "function (@gpu.jit)", a->name);
+    if (c->pi->prog->gpu && !(where & BI_DEVICE)) {   /* host runtime calls */
+        infer_fail(c, in, DIAG_UNSUPPORTED, "%s%s is not supported in GPU kernels", name, parens);
+        return false;
+    }
+    if (!c->pi->prog->gpu && !(where & BI_HOST)) {
+        infer_fail(c, in, DIAG_TYPING, "%s%s can only be used in a GPU kernel or device function "
+                   "(@gpu.jit)", name, parens);
+        return false;
+    }
+    return true;
+}
+
+static Type *call_builtin(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!where_ok(c, in, bi, a->name, "()"))
+        return NULL;
     return infer_handlers[bi](c, in, bi, a);
 }
 
@@ -1537,6 +1549,8 @@ static Type *u32(void) { return ty_scalar(TY_UINT32); }
 /* A builtin that is a value (gpu.threadIdx.x, gpu.laneid): in becomes INTRINSIC without args. */
 Type *infer_gpu_value(Infer *c, Instr *in, Builtin bi)
 {
+    if (!where_ok(c, in, bi, ir_builtin_name(bi), ""))
+        return NULL;
     if (c->rewrite) {
         in->op = OP_INTRINSIC;
         in->sub = bi;
@@ -1741,6 +1755,21 @@ static Type *type_gpu_warp(Infer *c, Instr *in, Builtin bi, Args *a)
     Type *to[3] = {u32(), vote ? boolean() : v, i32()};
     Type *ret = !vote ? v : bi == BI_GPU_BALLOT_SYNC ? u32() : boolean();
     return gpu_plan(c, in, bi, a->pos, to, n, ret);
+}
+
+/* match_any_sync, match_all_sync: the value's bits are compared, so it keeps its type (an int,
+ * a float or a bool; lowering widens it to 32 or 64 bits). */
+static Type *type_gpu_match(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    if (!is_integral(a->pos[0]->type))
+        return arg_error(c, in, a, 0, "an int mask");
+    Type *v = ty_strong(a->pos[1]->type);
+    if (!ty_is_scalar(v) || ty_is_complex(v) || v->kind == TY_FLOAT16)
+        return arg_error(c, in, a, 1, "an int, a float or a bool");
+    Type *to[2] = {u32(), v}, *pair[2] = {u32(), boolean()};
+    return gpu_plan(c, in, bi, a->pos, to, 2, bi == BI_GPU_MATCH_ANY_SYNC ? u32() : ty_tuple(pair, 2));
 }
 
 /* fma and cbrt: floats at the promotion of their arguments. */

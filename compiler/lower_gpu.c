@@ -265,16 +265,45 @@ static LLVMValueRef atomic_wrap(Lower *L, LLVMValueRef p, LLVMValueRef v, bool i
     return seen;
 }
 
+/* nanmax/nanmin of a float, as a compare-and-swap loop: v replaces the stored value while that
+ * is a NaN or smaller (nanmin: larger) than v; a NaN v changes nothing. Returns the value the
+ * swap replaced, or the one that stopped it. */
+static LLVMValueRef atomic_nan_minmax(Lower *L, LLVMValueRef p, LLVMValueRef v, Type *dt, bool max)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMTypeRef ft = LLVMTypeOf(v), it = int_of(L, dt);
+    LLVMValueRef load = LLVMBuildLoad2(B, it, p, "");
+    LLVMSetVolatile(load, 1);
+    LLVMValueRef first = LLVMBuildBitCast(B, load, ft, "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B), check = lower_block(L, "nanminmax"),
+                      attempt = lower_block(L, "nanminmax.cas"), done = lower_block(L, "nanminmax.done");
+    LLVMBuildCondBr(B, LLVMBuildFCmp(B, LLVMRealUNO, v, v, ""), done, check);
+    LLVMPositionBuilderAtEnd(B, check);
+    LLVMValueRef old = LLVMBuildPhi(B, ft, "");
+    LLVMBuildCondBr(B, LLVMBuildFCmp(B, max ? LLVMRealULT : LLVMRealUGT, old, v, ""), attempt, done);
+    LLVMPositionBuilderAtEnd(B, attempt);
+    LLVMValueRef x = LLVMBuildAtomicCmpXchg(B, p, LLVMBuildBitCast(B, old, it, ""),
+                                            LLVMBuildBitCast(B, v, it, ""), LLVMAtomicOrderingMonotonic,
+                                            LLVMAtomicOrderingMonotonic, 0);
+    LLVMValueRef seen = LLVMBuildBitCast(B, LLVMBuildExtractValue(B, x, 0, ""), ft, "");
+    LLVMBuildCondBr(B, LLVMBuildExtractValue(B, x, 1, ""), done, check);
+    LLVMAddIncoming(old, (LLVMValueRef[]){first, seen}, (LLVMBasicBlockRef[]){pre, attempt}, 2);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef r = LLVMBuildPhi(B, ft, "");
+    LLVMAddIncoming(r, (LLVMValueRef[]){first, old, old}, (LLVMBasicBlockRef[]){pre, check, attempt}, 3);
+    return r;
+}
+
 static bool rmw_op(Builtin bi, Type *dt, LLVMAtomicRMWBinOp *op)
 {
     bool f = ty_is_float(dt), s = ty_is_signed(dt);
     switch (bi) {
     case BI_GPU_ATOMIC_ADD: *op = f ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; return true;
     case BI_GPU_ATOMIC_SUB: *op = f ? LLVMAtomicRMWBinOpFSub : LLVMAtomicRMWBinOpSub; return true;
-    case BI_GPU_ATOMIC_MAX:
+    case BI_GPU_ATOMIC_MAX: case BI_GPU_ATOMIC_NANMAX:   /* nan*: ints only here */
         *op = f ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
         return true;
-    case BI_GPU_ATOMIC_MIN:
+    case BI_GPU_ATOMIC_MIN: case BI_GPU_ATOMIC_NANMIN:
         *op = f ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
         return true;
     case BI_GPU_ATOMIC_AND: *op = LLVMAtomicRMWBinOpAnd; return true;
@@ -311,6 +340,8 @@ LLVMValueRef lower_bi_atomic(Lower *L, Instr *in, Builtin bi)
     }
     if (bi == BI_GPU_ATOMIC_INC || bi == BI_GPU_ATOMIC_DEC)
         return atomic_wrap(L, p, v, bi == BI_GPU_ATOMIC_INC);
+    if ((bi == BI_GPU_ATOMIC_NANMAX || bi == BI_GPU_ATOMIC_NANMIN) && f)
+        return atomic_nan_minmax(L, p, v, dt, bi == BI_GPU_ATOMIC_NANMAX);
     LLVMAtomicRMWBinOp op;
     if (!rmw_op(bi, dt, &op)) {
         lower_unsupported(L, "internal: %s", ir_builtin_name(bi));
@@ -519,6 +550,27 @@ LLVMValueRef lower_bi_shfl(Lower *L, Instr *in, Builtin bi)
 LLVMValueRef lower_bi_vote(Lower *L, Instr *in, Builtin bi)
 {
     return lower_vote(L, in, ir_builtin_fn(bi));
+}
+
+/* match_any_sync and match_all_sync compare bits: the value goes to the i32 or i64 intrinsic of
+ * the fn column (floats bitcast, narrower ints and bools widened); match_all's "p" variant also
+ * returns the predicate, as the {uint32, bool} tuple the call is typed as. */
+LLVMValueRef lower_bi_match(Lower *L, Instr *in, Builtin bi)
+{
+    LLVMBuilderRef B = L->b;
+    Type *t = in->args[1]->type;
+    LLVMValueRef args[2] = {lower_value(L, in->args[0]), lower_value(L, in->args[1])};
+    int bits = ty_bits(t) > 32 ? 64 : 32;
+    if (ty_is_float(t))
+        args[1] = LLVMBuildBitCast(B, args[1], int_of(L, t), "");
+    else if (ty_bits(t) < 32)
+        args[1] = ty_is_signed(t) ? LLVMBuildSExt(B, args[1], L->i32, "")
+                                  : LLVMBuildZExt(B, args[1], L->i32, "");
+    bool all = bi == BI_GPU_MATCH_ALL_SYNC;
+    char name[48];
+    snprintf(name, sizeof name, "%s%d%s", ir_builtin_fn(bi), bits, all ? "p" : "");
+    LLVMTypeRef pair[2] = {L->i32, L->i1};
+    return call_nvvm(L, name, all ? LLVMStructTypeInContext(L->ctx, pair, 2, 0) : L->i32, args, 2);
 }
 
 LLVMValueRef lower_bi_select(Lower *L, Instr *in, Builtin bi)

@@ -53,8 +53,7 @@ def _gpu_pairs():
         return []
     pairs = [(f"{m}.laneid", "gpu.laneid")
              for m in ("pyjit.gpu", "pyjit.cuda", "pyjit.gpu.hardware")]
-    for name in ("threadIdx", "blockIdx", "blockDim", "gridDim", "shared", "local", "const",
-                 "atomic"):
+    for name in hw.NAMESPACES:
         space = getattr(hw, name, None)
         if space is None:
             continue

@@ -359,6 +359,64 @@ def test_eq_sync_lanemask_selp(gpu):
     assert sel.tolist() == np.abs(x).tolist()
 
 
+def test_match_any_all_eq_sync(gpu):
+    @gpu.jit
+    def k(x, f, anys, fanys, alls, allp, eqs):
+        i = gpu.grid(1)
+        anys[i] = gpu.match_any_sync(FULL, x[i])
+        fanys[i] = gpu.match_any_sync(FULL, f[i])
+        m, p = gpu.match_all_sync(FULL, x[i])
+        e = gpu.eq_sync(FULL, x[i] + 1)     # the predicates' truth is compared, not the values
+        if gpu.laneid == 0:
+            alls[i // 32] = m
+            allp[i // 32] = p
+            eqs[i // 32] = e
+
+    lanes = np.arange(64) % 32
+    x = np.where(np.arange(64) < 32, lanes % 3, 7).astype(np.int64)
+    f = np.array([0.0, -0.0, np.nan, 1.5] * 16, dtype=np.float32)   # bits: 0.0 is not -0.0
+    anys, fanys = np.zeros(64, np.uint32), np.zeros(64, np.uint32)
+    alls, allp, eqs = np.zeros(2, np.uint32), np.zeros(2, np.bool_), np.zeros(2, np.bool_)
+    k[1, 64](x, f, anys, fanys, alls, allp, eqs)
+
+    def same_bits(v):
+        w = v.reshape(2, 32)
+        eq = w[:, :, None] == w[:, None, :]
+        return (eq * (1 << np.arange(32, dtype=np.uint64))).sum(axis=2).astype(np.uint32).ravel()
+
+    assert anys.tolist() == same_bits(x).tolist()
+    assert fanys.tolist() == same_bits(f.view(np.uint32)).tolist()
+    assert alls.tolist() == [0, FULL] and allp.tolist() == [False, True]
+    assert eqs.tolist() == [True, True]
+
+
+def test_atomic_nanmax_nanmin(gpu):
+    @gpu.jit
+    def k(x, fmax, fmin, imax, imin, cells, old):
+        i = gpu.grid(1)
+        gpu.atomic.nanmax(fmax, 0, x[i])
+        gpu.atomic.nanmin(fmin, 0, x[i])
+        gpu.atomic.nanmax(imax, 0, i)
+        gpu.atomic.nanmin(imin, 0, i)
+        old[i] = gpu.atomic.nanmax(cells, i, np.float64(x[i]))
+
+    n = 64
+    x = np.random.default_rng(6).random(n).astype(np.float32)
+    x[::5] = np.nan
+    fmax = np.full(1, np.nan, np.float32)
+    fmin = np.full(1, np.nan, np.float32)
+    imax, imin = np.full(1, -1, np.int32), np.full(1, 1000, np.int64)
+    cells = np.random.default_rng(7).random(n)
+    cells[::3] = np.nan
+    before = cells.copy()
+    old = np.zeros(n)
+    k[2, 32](x, fmax, fmin, imax, imin, cells, old)
+    assert fmax[0] == np.nanmax(x) and fmin[0] == np.nanmin(x)
+    assert imax[0] == n - 1 and imin[0] == 0
+    np.testing.assert_array_equal(cells, np.fmax(before, x.astype(np.float64)))
+    np.testing.assert_array_equal(old, before)
+
+
 def test_syncthreads_count_and_or(gpu):
     @gpu.jit
     def k(x, out):

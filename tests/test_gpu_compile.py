@@ -299,6 +299,8 @@ ATOMIC_TYPES = {
     "exch": ["int32", "uint32", "int64", "uint64", "float32", "float64"],
     "inc": ["uint32", "uint64"],
     "dec": ["uint32", "uint64"],
+    "nanmax": ["int32", "uint32", "int64", "uint64", "float32", "float64"],
+    "nanmin": ["int32", "uint32", "int64", "uint64", "float32", "float64"],
 }
 
 
@@ -308,6 +310,23 @@ def test_atomic_compiles(name, dtype):
     ptx, written = compile_kernel(_atomic_kernel(name), [arr, arr])
     assert written == 0b11
     assert "atom" in ptx
+    if name.startswith("nan") and dtype.startswith("float"):   # a compare-and-swap loop
+        assert "atom.global.cas.b" + dtype[-2:] in ptx
+
+
+def k_match(x, out, pred):
+    t = G.threadIdx.x
+    m, p = G.match_all_sync(0xFFFFFFFF, x[t])
+    out[t] = G.match_any_sync(0xFFFFFFFF, x[t]) + m
+    pred[t] = p
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "int64", "uint64", "float32", "float64",
+                                   "int8", "bool"])
+def test_match_sync_compiles(dtype):
+    ptx, _ = compile_kernel(k_match, [f"array({dtype}, 1d, C)", U32_1D, "array(bool, 1d, C)"])
+    bits = "64" if dtype[-2:] == "64" else "32"
+    assert f"match.any.sync.b{bits}" in ptx and f"match.all.sync.b{bits}" in ptx
 
 
 def k_atomic_2d_shared(a, out):

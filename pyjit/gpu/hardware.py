@@ -14,6 +14,7 @@ import sys as _sys
 import types as _types
 
 from .. import _core, _registry
+from ._builtins import INTRINSICS, NAMESPACES
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError
 
 _NO_RUNTIME = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
@@ -428,38 +429,18 @@ class _KernelOnly:
         return f"<pyjit.gpu.{self._name}>"
 
 
-_INTRINSICS = ("grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and",
-               "syncthreads_or", "syncwarp", "threadfence", "threadfence_block",
-               "threadfence_system", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
-               "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync",
-               "match_any_sync", "match_all_sync", "activemask", "lanemask_lt", "popc", "clz",
-               "ffs", "brev", "fma", "selp", "cbrt")
+# The kernel language is builtins.def's "gpu.*" rows (_builtins.py): a row there is a name here.
+_INTRINSICS = INTRINSICS
 for _name in _INTRINSICS:
     globals()[_name] = _kernel_only(_name)
-
-threadIdx = _KernelOnly("threadIdx", ())
-blockIdx = _KernelOnly("blockIdx", ())
-blockDim = _KernelOnly("blockDim", ())
-gridDim = _KernelOnly("gridDim", ())
-shared = _KernelOnly("shared", ("array",))
-local = _KernelOnly("local", ("array",))
-const = _KernelOnly("const", ("array_like",))
-atomic = _KernelOnly("atomic", ("add", "sub", "max", "min", "and_", "or_", "xor", "exch",
-                                "inc", "dec", "cas", "compare_and_swap", "nanmax", "nanmin"))
+for _name, _members in NAMESPACES.items():
+    globals()[_name] = _KernelOnly(_name, _members)
 warpsize = 32
 
 
 def _laneid():
     raise TypeError("gpu.laneid can only be used inside a kernel "
                     "(PYJIT_SIMULATOR=1 runs kernels in Python)")
-
-
-def _not_yet(name):
-    def f(*args, **kwargs):
-        raise NotImplementedError(f"gpu.{name} is not available on the GPU path yet; "
-                                  "PYJIT_SIMULATOR=1 runs it in the simulator")
-    f.__name__ = name
-    return f
 
 
 # ---- GPU ufuncs and reductions: kernels written around the user's function (gpu/ufunc.py) ----
@@ -493,9 +474,9 @@ Reduce = reduce
 
 scheduler_backend = None
 
+# The host-side API (written here); the kernel language's names are added from the table.
 __all__ = [
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "SimulatorError", "RaceError",
-    "BarrierError", "warpsize", "shared", "local", "const", "atomic", "DeviceNDArray",
+    "SimulatorError", "RaceError", "BarrierError", "warpsize", "DeviceNDArray",
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
     "mapped_array", "managed_array", "is_cuda_array", "as_cuda_array", "In", "Out", "InOut",
     "Stream", "Event", "stream", "default_stream", "legacy_default_stream",
@@ -506,4 +487,4 @@ __all__ = [
     "Reduce", "reduce", "Vectorized", "vectorize", "guvectorize", "scheduler_backend",
     "compile_ptx",
     "compile_ptx_for_current_device", "CudaError", "CudaMemoryError", "GpuUnavailableError",
-] + list(_INTRINSICS) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])
+] + list(_INTRINSICS) + list(NAMESPACES) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])

@@ -124,16 +124,26 @@ def any_sync(mask, predicate):
     return S.suspend((WARP, "any", int(mask), bool(predicate), None, _getframe(1)))
 
 
-def eq_sync(mask, value):
-    return S.suspend((WARP, "eq", int(mask), value, None, _getframe(1)))
+def eq_sync(mask, predicate):
+    return S.suspend((WARP, "eq", int(mask), bool(predicate), None, _getframe(1)))
+
+
+def _match_key(value):
+    """What the match operations compare: a float's bits (0.0 is not -0.0, a NaN matches the
+    same NaN), an int's value."""
+    if isinstance(value, np.floating):
+        return int(value.view(np.uint32 if value.dtype.itemsize == 4 else np.uint64))
+    if isinstance(value, float):
+        return int(np.float64(value).view(np.uint64))
+    return int(value)
 
 
 def match_any_sync(mask, value):
-    return S.suspend((WARP, "match_any", int(mask), value, None, _getframe(1)))
+    return S.suspend((WARP, "match_any", int(mask), _match_key(value), None, _getframe(1)))
 
 
 def match_all_sync(mask, value):
-    return S.suspend((WARP, "match_all", int(mask), value, None, _getframe(1)))
+    return S.suspend((WARP, "match_all", int(mask), _match_key(value), None, _getframe(1)))
 
 
 def activemask():
