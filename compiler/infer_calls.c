@@ -1327,6 +1327,29 @@ static Type *call_function(Infer *c, Instr *in, const Const *k)
     return call_builtin(c, in, bi, &a);
 }
 
+/* A method with pyjit.extending.overload_method implementations: resolved as a call of the
+ * overloads with the receiver as first argument (the call's operands are that call's while it
+ * is typed; the rewrite makes it a CALL_JIT of the implementation). *declined as call_overload. */
+static Type *call_method_overload(Infer *c, Instr *in, Instr *callee, void *handle,
+                                  const char *pyname, bool *declined)
+{
+    Instr **args = in->args;
+    int nargs = in->nargs;
+    Instr **with_self = arena_alloc(c->arena, sizeof *with_self * (size_t)(nargs + 1));
+    with_self[0] = callee;
+    with_self[1] = callee->args[0];
+    memcpy(with_self + 2, args + 1, sizeof *args * (size_t)(nargs - 1));
+    in->args = with_self;
+    in->nargs = nargs + 1;
+    Const k = {.kind = K_FUNC, .handle = handle, .name = pyname + 7, .overloaded = true};
+    Type *t = call_overload(c, in, &k, declined);
+    if (in->op == OP_CALL) {   /* still the method call: typed only, or declined */
+        in->args = args;
+        in->nargs = nargs;
+    }
+    return t;
+}
+
 static Type *call_method(Infer *c, Instr *in, Instr *callee)
 {
     Type *mt = callee->type, *self = mt->method.self;
@@ -1334,6 +1357,20 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
     snprintf(pyname, sizeof pyname, "method.%s.%s", self->kind == TY_ARRAY ? "array" : "complex",
              mt->method.name);
     Builtin bi = ir_builtin_lookup(pyname);
+    const CompilerHost *host = c->pi->prog->host;
+    void *handle = host && host->method_overloads && self->kind == TY_ARRAY &&
+                   callee->op == OP_GETATTR && callee->nargs >= 1
+                   ? host->method_overloads(host->ctx, pyname) : NULL;
+    if (handle) {
+        bool declined = false;
+        Type *t = call_method_overload(c, in, callee, handle, arena_strdup(c->arena, pyname),
+                                       &declined);
+        if (!declined)
+            return t;
+        if (bi == BI__COUNT)
+            return infer_fail(c, in, DIAG_TYPING, "no implementation of %s() accepts the "
+                              "argument types (%s)", pyname + 7, call_signature(c, in));
+    }
     if (bi == BI__COUNT || callee->op != OP_GETATTR || callee->nargs < 1)
         return infer_fail(c, in, DIAG_TYPING, "%s has no method '%s'", infer_type_name(self),
                           mt->method.name);
