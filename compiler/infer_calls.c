@@ -1035,7 +1035,7 @@ static Type *dot_call(Infer *c, Instr *in, Args *a)
     return t;
 }
 
-/* ---- where, cumsum, linspace, std, var, sort, argsort ------------------------------------- */
+/* ---- where, cumsum, linspace, std, var ---------------------------------------------------- */
 
 /* np.where(cond, x, y): elementwise, scalars broadcast; the result has x's and y's promoted type. */
 static Type *where_call(Infer *c, Instr *in, Args *a)
@@ -1077,8 +1077,7 @@ static Type *linspace_call(Infer *c, Instr *in, Args *a)
     return intrinsic(c, in, BI_NP_LINSPACE, a, to, ty_array(f64(), 1, 'C', false));
 }
 
-/* The one array argument of cumsum, std, var, sort and argsort; sort and argsort want 1-d real
- * arrays, std and var real ones. */
+/* The one array argument of cumsum, std and var; std and var want real ones. */
 static Type *one_array(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     if (!want_args(c, in, a, 1, 1))
@@ -1087,10 +1086,6 @@ static Type *one_array(Infer *c, Instr *in, Builtin bi, Args *a)
     if (t->kind != TY_ARRAY)
         return arg_error(c, in, a, 0, "an array");
     Type *e = t->array.dtype;
-    bool sorting = bi == BI_NP_SORT || bi == BI_NP_ARGSORT || bi == BI_ARRAY_SORT || bi == BI_ARRAY_ARGSORT;
-    if (sorting && t->array.ndim != 1)
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of a %dd array is not supported yet (1-d is)",
-                          a->name, t->array.ndim);
     if (bi != BI_NP_CUMSUM && bi != BI_ARRAY_CUMSUM && (ty_is_complex(e) || e->kind == TY_FLOAT16))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of a %s array is not supported", a->name,
                           infer_type_name(e));
@@ -1111,17 +1106,9 @@ static Type *array_more(Infer *c, Instr *in, Builtin bi, Args *a)
     switch (bi) {
     case BI_NP_CUMSUM: case BI_ARRAY_CUMSUM:
         return intrinsic(c, in, BI_NP_CUMSUM, a, NULL, ty_array(sum_type(e), 1, 'C', false));
-    case BI_NP_STD: case BI_ARRAY_STD: case BI_NP_VAR: case BI_ARRAY_VAR:
+    default:   /* std, var */
         return intrinsic(c, in, bi == BI_NP_STD || bi == BI_ARRAY_STD ? BI_NP_STD : BI_NP_VAR, a, NULL,
                          e->kind == TY_FLOAT32 ? e : f64());
-    case BI_NP_SORT:
-        return intrinsic(c, in, bi, a, NULL, ty_array(e, 1, 'C', false));
-    case BI_NP_ARGSORT: case BI_ARRAY_ARGSORT:
-        return intrinsic(c, in, BI_NP_ARGSORT, a, NULL, ty_array(i64(), 1, 'C', false));
-    default:   /* a.sort() */
-        if (t->array.readonly)
-            return infer_fail(c, in, DIAG_TYPING, "array is read-only: sort() cannot write it");
-        return intrinsic(c, in, BI_ARRAY_SORT, a, NULL, ty_scalar(TY_NONE));
     }
 }
 
