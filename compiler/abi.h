@@ -74,7 +74,6 @@ typedef int32_t (*AbiWrapper)(void **args, void *ret, ExcInfo *exc);
 #include "compiler/runtime_symbols.def"
 #undef RUNTIME_SYMBOL
 int64_t pj_nrt_live(void);                  /* MemInfos alive now (leak tests; not for compiled code) */
-enum { ABI_SORT_SIGNED = 0, ABI_SORT_UNSIGNED = 1, ABI_SORT_FLOAT = 2 };   /* pj_sort's key */
 
 /* ---- the kernel parameter ABI (what the NVPTX lowering emits and a launch packs) ----
  *

@@ -59,6 +59,10 @@ typedef struct CompilerHost {
      * declined; -1: an error, said by *why (in arena). NULL: no overloads here. */
     int (*resolve_overload)(void *ctx, void *handle, Type **args, int nargs, const char **kwnames,
                             int nkw, Arena *arena, void **impl, const char **why);
+    /* pyjit.extending.overload_method: the handle resolve_overload takes for the overloads of a
+     * method (key "method.array.sort"; the receiver is the first argument), or NULL when it
+     * has none. NULL: no method overloads here. */
+    void *(*method_overloads)(void *ctx, const char *key);
 } CompilerHost;
 
 /* One function of a Program, specialised to argument types. */

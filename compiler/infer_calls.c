@@ -1035,7 +1035,7 @@ static Type *dot_call(Infer *c, Instr *in, Args *a)
     return t;
 }
 
-/* ---- where, cumsum, linspace, std, var, sort, argsort ------------------------------------- */
+/* ---- where, cumsum, linspace, std, var ---------------------------------------------------- */
 
 /* np.where(cond, x, y): elementwise, scalars broadcast; the result has x's and y's promoted type. */
 static Type *where_call(Infer *c, Instr *in, Args *a)
@@ -1077,8 +1077,7 @@ static Type *linspace_call(Infer *c, Instr *in, Args *a)
     return intrinsic(c, in, BI_NP_LINSPACE, a, to, ty_array(f64(), 1, 'C', false));
 }
 
-/* The one array argument of cumsum, std, var, sort and argsort; sort and argsort want 1-d real
- * arrays, std and var real ones. */
+/* The one array argument of cumsum, std and var; std and var want real ones. */
 static Type *one_array(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     if (!want_args(c, in, a, 1, 1))
@@ -1087,10 +1086,6 @@ static Type *one_array(Infer *c, Instr *in, Builtin bi, Args *a)
     if (t->kind != TY_ARRAY)
         return arg_error(c, in, a, 0, "an array");
     Type *e = t->array.dtype;
-    bool sorting = bi == BI_NP_SORT || bi == BI_NP_ARGSORT || bi == BI_ARRAY_SORT || bi == BI_ARRAY_ARGSORT;
-    if (sorting && t->array.ndim != 1)
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of a %dd array is not supported yet (1-d is)",
-                          a->name, t->array.ndim);
     if (bi != BI_NP_CUMSUM && bi != BI_ARRAY_CUMSUM && (ty_is_complex(e) || e->kind == TY_FLOAT16))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of a %s array is not supported", a->name,
                           infer_type_name(e));
@@ -1111,17 +1106,9 @@ static Type *array_more(Infer *c, Instr *in, Builtin bi, Args *a)
     switch (bi) {
     case BI_NP_CUMSUM: case BI_ARRAY_CUMSUM:
         return intrinsic(c, in, BI_NP_CUMSUM, a, NULL, ty_array(sum_type(e), 1, 'C', false));
-    case BI_NP_STD: case BI_ARRAY_STD: case BI_NP_VAR: case BI_ARRAY_VAR:
+    default:   /* std, var */
         return intrinsic(c, in, bi == BI_NP_STD || bi == BI_ARRAY_STD ? BI_NP_STD : BI_NP_VAR, a, NULL,
                          e->kind == TY_FLOAT32 ? e : f64());
-    case BI_NP_SORT:
-        return intrinsic(c, in, bi, a, NULL, ty_array(e, 1, 'C', false));
-    case BI_NP_ARGSORT: case BI_ARRAY_ARGSORT:
-        return intrinsic(c, in, BI_NP_ARGSORT, a, NULL, ty_array(i64(), 1, 'C', false));
-    default:   /* a.sort() */
-        if (t->array.readonly)
-            return infer_fail(c, in, DIAG_TYPING, "array is read-only: sort() cannot write it");
-        return intrinsic(c, in, BI_ARRAY_SORT, a, NULL, ty_scalar(TY_NONE));
     }
 }
 
@@ -1339,6 +1326,29 @@ static Type *call_function(Infer *c, Instr *in, const Const *k)
     return call_builtin(c, in, bi, &a);
 }
 
+/* A method with pyjit.extending.overload_method implementations: resolved as a call of the
+ * overloads with the receiver as first argument (the call's operands are that call's while it
+ * is typed; the rewrite makes it a CALL_JIT of the implementation). *declined as call_overload. */
+static Type *call_method_overload(Infer *c, Instr *in, Instr *callee, void *handle,
+                                  const char *pyname, bool *declined)
+{
+    Instr **args = in->args;
+    int nargs = in->nargs;
+    Instr **with_self = arena_alloc(c->arena, sizeof *with_self * (size_t)(nargs + 1));
+    with_self[0] = callee;
+    with_self[1] = callee->args[0];
+    memcpy(with_self + 2, args + 1, sizeof *args * (size_t)(nargs - 1));
+    in->args = with_self;
+    in->nargs = nargs + 1;
+    Const k = {.kind = K_FUNC, .handle = handle, .name = pyname + 7, .overloaded = true};
+    Type *t = call_overload(c, in, &k, declined);
+    if (in->op == OP_CALL) {   /* still the method call: typed only, or declined */
+        in->args = args;
+        in->nargs = nargs;
+    }
+    return t;
+}
+
 static Type *call_method(Infer *c, Instr *in, Instr *callee)
 {
     Type *mt = callee->type, *self = mt->method.self;
@@ -1346,6 +1356,20 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
     snprintf(pyname, sizeof pyname, "method.%s.%s", self->kind == TY_ARRAY ? "array" : "complex",
              mt->method.name);
     Builtin bi = ir_builtin_lookup(pyname);
+    const CompilerHost *host = c->pi->prog->host;
+    void *handle = host && host->method_overloads && self->kind == TY_ARRAY &&
+                   callee->op == OP_GETATTR && callee->nargs >= 1
+                   ? host->method_overloads(host->ctx, pyname) : NULL;
+    if (handle) {
+        bool declined = false;
+        Type *t = call_method_overload(c, in, callee, handle, arena_strdup(c->arena, pyname),
+                                       &declined);
+        if (!declined)
+            return t;
+        if (bi == BI__COUNT)
+            return infer_fail(c, in, DIAG_TYPING, "no implementation of %s() accepts the "
+                              "argument types (%s)", pyname + 7, call_signature(c, in));
+    }
     if (bi == BI__COUNT || callee->op != OP_GETATTR || callee->nargs < 1)
         return infer_fail(c, in, DIAG_TYPING, "%s has no method '%s'", infer_type_name(self),
                           mt->method.name);

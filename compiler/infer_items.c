@@ -75,7 +75,9 @@ static Type *array_getattr(Infer *c, Instr *in, Type *t)
         return ty_dtype(t->array.dtype);
     char method[96];
     snprintf(method, sizeof method, "method.array.%s", in->name);
-    if (ir_builtin_lookup(method) != BI__COUNT)
+    const CompilerHost *host = c->pi->prog->host;
+    if (ir_builtin_lookup(method) != BI__COUNT ||
+        (host && host->method_overloads && host->method_overloads(host->ctx, method)))
         return ty_method(t, in->name);
     return infer_fail(c, in, DIAG_TYPING, "array has no attribute '%s'", in->name);
 }

@@ -931,7 +931,7 @@ static LLVMValueRef np_math_array(Lower *L, Instr *in, Builtin bi)
     return ew_apply(L, in, c.nargs, false, elem_math, &c);
 }
 
-/* ---- where, cumsum, linspace, std, var, sort, argsort ------------------------------------- */
+/* ---- where, cumsum, linspace, std, var ---------------------------------------------------- */
 
 typedef struct MoreCtx {
     Type *t[3], *out;
@@ -1052,36 +1052,6 @@ static LLVMValueRef lower_moment(Lower *L, Instr *in, bool is_std)
     if (is_std)
         v = lower_math(L, MF_SQRT, ty_scalar(TY_FLOAT64), v, NULL);
     return lower_cast(L, v, ty_scalar(TY_FLOAT64), in->type);
-}
-
-static int32_t sort_key(Type *dt)
-{
-    int kind = ty_is_float(dt) ? ABI_SORT_FLOAT : ty_is_int(dt) && ty_is_signed(dt) ? ABI_SORT_SIGNED
-                                                                                      : ABI_SORT_UNSIGNED;
-    return (int32_t)(kind * 16 + ty_itemsize(dt));
-}
-
-/* np.sort sorts a copy, a.sort() the array itself, argsort fills a new int64 array. */
-static LLVMValueRef lower_sort(Lower *L, Instr *in, Builtin bi)
-{
-    Instr *a = in->args[0];
-    Type *at = a->type;
-    LLVMValueRef arr = bi == BI_NP_SORT ? copy_new(L, in, a) : lower_value(L, a);
-    LLVMValueRef n = lower_array_dim(L, arr, 0), res, rc;
-    LLVMValueRef args[5] = {lower_array_data(L, arr), n,
-                            bi == BI_NP_SORT ? lower_i64(L, ty_itemsize(at->array.dtype)) : lower_array_stride(L, at, arr, 0),
-                            LLVMConstInt(L->i32, (unsigned long long)sort_key(at->array.dtype), 0), NULL};
-    if (bi == BI_NP_ARGSORT) {
-        res = alloc_array(L, in->type, &n, in);
-        args[4] = lower_array_data(L, res);
-        rc = lower_call_rt(L, "pj_argsort", L->i32, args, 5);
-    } else {
-        res = bi == BI_NP_SORT ? arr : LLVMConstNull(L->none_ty);
-        rc = lower_call_rt(L, "pj_sort", L->i32, args, 4);
-    }
-    lower_check(L, LLVMBuildICmp(L->b, LLVMIntNE, rc, LLVMConstInt(L->i32, 0, 0), ""), ABI_EXC_MEMORY,
-                "cannot allocate memory to sort", NULL, 0);
-    return res;
 }
 
 /* ---- np.dot and @ (plain loops) ------------------------------------------------------------ */
@@ -1270,7 +1240,6 @@ LLVMValueRef lower_bi_where(Lower *L, Instr *in, Builtin bi) { (void)bi; return 
 LLVMValueRef lower_bi_cumsum(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_cumsum(L, in); }
 LLVMValueRef lower_bi_linspace(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_linspace(L, in); }
 LLVMValueRef lower_bi_moment(Lower *L, Instr *in, Builtin bi) { return lower_moment(L, in, bi == BI_NP_STD); }
-LLVMValueRef lower_bi_sort(Lower *L, Instr *in, Builtin bi) { return lower_sort(L, in, bi); }
 LLVMValueRef lower_bi_copy(Lower *L, Instr *in, Builtin bi) { (void)bi; return copy_new(L, in, in->args[0]); }
 LLVMValueRef lower_bi_random(Lower *L, Instr *in, Builtin bi) { return lower_random(L, in, bi); }
 

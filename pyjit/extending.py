@@ -25,19 +25,27 @@ any @njit function called from there, specialised to the types, in the caller's 
 implementation's signature must match the typing function's (names, order, defaults). A typing
 function that raises, or no overload accepting the types, is a TypingError at the call's line.
 
+Methods: @overload_method(types.Array, "sort") registers a typing function that receives the
+receiver's type then the arguments' types; its implementation takes self first. a.sort() then
+resolves like a function call (runtime/overload.c, under the key "method.array.sort").
+
 pyjit's own library (pyjit/lib/) is written the same way and imported on the first compilation.
 """
 import inspect
 
 from . import errors
 
-__all__ = ["overload", "register_jitable"]
+__all__ = ["overload", "overload_method", "register_jitable"]
 
 # func -> [_Template], in registration order (the order they are tried in).
 _OVERLOADS = {}
 # (func, (argument type ids..., keyword names...)) -> dispatcher or None (declined); filled by
 # runtime/overload.c, emptied when a new overload is registered.
 _CHOSEN = {}
+
+# "method.array.<name>" -> itself: the key of a method's overloads in _OVERLOADS, kept alive here
+# for runtime/overload.c (rt_method_overloads hands it to the compiler as a handle).
+_METHODS = {}
 
 _INLINE = ("never",)
 _TARGETS = ("generic", "cpu")
@@ -65,6 +73,8 @@ class _Template:
 
 
 def _name_of(func):
+    if isinstance(func, str):   # a method's key, "method.array.sort"
+        return func[len("method."):]
     module = getattr(func, "__module__", None) or "numpy"
     return f"{module}.{getattr(func, '__qualname__', getattr(func, '__name__', repr(func)))}"
 
@@ -103,7 +113,8 @@ def _check_jit_options(options):
 
 def _mark(func):
     from . import _registry
-    _registry.mark_overloaded(func)
+    if not isinstance(func, str):   # a method is found by its key, not through the registry
+        _registry.mark_overloaded(func)
     _CHOSEN.clear()
 
 
@@ -143,6 +154,21 @@ def overload(func, jit_options={}, strict=True, inline="never", prefer_literal=F
         _mark(func)
         return typing
     return decorate
+
+
+def overload_method(typ, attr, **options):
+    """@overload_method(types.Array, "sort"): the decorated typing function receives the type of
+    the receiver, then the argument types of a call of that method in compiled code, and returns
+    its implementation (taking self first) or None to decline. Options as for overload. pyjit
+    has methods of arrays only."""
+    from . import types
+    if typ is not types.Array:
+        raise NotImplementedError(f"overload_method({typ!r}, ...): pyjit overloads methods of "
+                                  "types.Array only")
+    if not isinstance(attr, str) or not attr.isidentifier():
+        raise TypeError(f"overload_method needs a method name, got {attr!r}")
+    key = _METHODS.setdefault(f"method.array.{attr}", f"method.array.{attr}")
+    return overload(key, **options)
 
 
 def register_jitable(*args, **kwargs):

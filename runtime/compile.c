@@ -200,7 +200,8 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
 {
     CompilerHost host = {.ctx = d, .get_ir = host_get_ir, .known_return = host_known_return,
                          .declared_signature = rt_declared_signature,
-                         .resolve_overload = rt_resolve_overload};
+                         .resolve_overload = rt_resolve_overload,
+                         .method_overloads = rt_method_overloads};
     Program prog = {.opts = &d->opts, .host = &host};
     JitCode code = {0};
     Diag diag = {0};

@@ -7,7 +7,8 @@
  * returned; inference then types it like a call of another @njit function, in the caller's
  * LLVM module. The choice (or that every typing function declined) is cached in
  * pyjit.extending per function and argument types, so inference's repeated passes and later
- * compilations ask Python once. */
+ * compilations ask Python once. A method (pyjit.extending.overload_method) resolves the same way,
+ * its handle the key "method.array.<name>" and the receiver its first argument. */
 #include "runtime/runtime.h"
 
 #include <string.h>
@@ -132,4 +133,18 @@ done:
     Py_XDECREF(key);
     Py_XDECREF(chosen);
     return rc;
+}
+
+void *rt_method_overloads(void *ctx, const char *key)
+{
+    (void)ctx;
+    void *handle = NULL;
+    PyObject *ext = PyImport_ImportModule("pyjit.extending");
+    PyObject *methods = ext ? PyObject_GetAttrString(ext, "_METHODS") : NULL;
+    if (methods && PyDict_Check(methods))
+        handle = PyDict_GetItemString(methods, key);   /* borrowed: never removed from _METHODS */
+    PyErr_Clear();   /* no method overloads is an answer, not an error */
+    Py_XDECREF(methods);
+    Py_XDECREF(ext);
+    return handle;
 }

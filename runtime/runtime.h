@@ -32,6 +32,8 @@ PyObject *rt_error_class(const char *name);
 /* overload.c: CompilerHost.resolve_overload, for every compilation (ctx unused). */
 int rt_resolve_overload(void *ctx, void *handle, Type **args, int nargs, const char **kwnames,
                         int nkw, Arena *arena, void **impl, const char **why);
+/* overload.c: CompilerHost.method_overloads (ctx unused). */
+void *rt_method_overloads(void *ctx, const char *key);
 
 /* ---- nrt.c ---- */
 extern PyTypeObject RtMemInfoOwnerType;

@@ -263,3 +263,172 @@ def test_nonzero_1d():
     for dtype in DTYPES + [np.bool_]:
         check(nonzero, (rng.integers(0, 3, 15) > 1).astype(dtype))
         check(nonzero, np.zeros(0, dtype))
+
+
+# ---- sorting (pyjit/lib/numpy_sorting.py) ----------------------------------------------------
+
+SORT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+               np.float32, np.float64]
+
+
+def sort_inputs(dtype):
+    """Sizes 0, 1, 2, 17, 1000, 10^5 (many ties), sorted, reversed, all equal; NaN and +-inf
+    anywhere for floats; a non-contiguous view."""
+    out = []
+    for n in (0, 1, 2, 17, 1000, 100_000):
+        out.append(rng.integers(0, 50, n).astype(dtype))
+    base = rng.integers(0, 1000, 3000).astype(dtype)
+    out += [np.sort(base), np.sort(base)[::-1].copy(), np.full(200, 7, dtype=dtype), base[::3],
+            base[::-7]]
+    if np.issubdtype(dtype, np.floating):
+        special = rng.standard_normal(500).astype(dtype)
+        special[rng.integers(0, 500, 40)] = np.nan
+        special[rng.integers(0, 500, 10)] = np.inf
+        special[rng.integers(0, 500, 10)] = -np.inf
+        out += [special, np.array([np.nan, 1.0, np.nan, -np.inf], dtype=dtype),
+                np.full(30, np.nan, dtype=dtype), special[::-2]]
+    return out
+
+
+def np_sort(a):
+    return np.sort(a)
+
+
+def np_sort_kinds(a):
+    return (np.sort(a, kind="quicksort"), np.sort(a, kind="mergesort"),
+            np.sort(a, kind="heapsort"), np.sort(a, kind="stable"), np.sort(a, axis=None))
+
+
+def method_sort(a):
+    a.sort()
+    return a
+
+
+def method_sort_heap(a):
+    a.sort(kind="heapsort")
+    return a
+
+
+def np_argsort(a):
+    return np.argsort(a, kind="stable")
+
+
+def method_argsort(a):
+    return a.argsort(kind="stable")
+
+
+@pytest.mark.parametrize("dtype", SORT_DTYPES, ids=lambda d: d.__name__)
+def test_sorts_match_numpy(dtype):
+    fns = [njit(f) for f in (np_sort, np_sort_kinds, method_sort, method_sort_heap, np_argsort,
+                             method_argsort)]
+    for a in sort_inputs(dtype):
+        for f, cf in zip((np_sort, np_sort_kinds, method_sort, method_sort_heap, np_argsort,
+                          method_argsort), fns):
+            check(f, a, jit=cf, exact=True)
+
+
+def test_sort_bool_and_nd():
+    b = rng.integers(0, 2, 40).astype(np.bool_)
+    for f in (np_sort, method_sort, np_argsort):
+        check(f, b, exact=True)
+    x = rng.integers(0, 9, (4, 5, 6)).astype(np.float64)
+    for f in (np_sort, np_sort_kinds, method_sort, np_argsort):
+        check(f, x, exact=True)
+    check(np_sort, x[:, ::2, 1:], exact=True)
+
+
+def test_sort_in_place_seen_by_caller():
+    @njit
+    def sort_it(a):
+        a.sort()
+
+    a = rng.standard_normal(300)
+    view = a[::2]
+    expected = np.sort(view)
+    sort_it(view)
+    assert np.array_equal(a[::2], expected)
+
+
+def test_sort_errors():
+    from pyjit.errors import TypingError
+
+    @njit
+    def bad_kind(a):
+        return np.sort(a, kind="bogus")
+
+    @njit
+    def other_axis(a):
+        return np.sort(a, axis=0)
+
+    with pytest.raises(TypingError, match="sort kind must be one of"):
+        bad_kind(np.ones(3))
+    with pytest.raises(ValueError, match="axis=-1"):
+        other_axis(np.ones((2, 2)))
+
+
+def test_argsort_is_stable():
+    ties = rng.integers(0, 5, 5000)
+    for a in (ties, ties.astype(np.float32), np.where(ties == 2, np.nan, ties * 1.0)):
+        check(np_argsort, a, exact=True)
+
+
+def partitions(a, k):
+    return np.partition(a, k), np.argpartition(a, k)
+
+
+@pytest.mark.parametrize("dtype", SORT_DTYPES, ids=lambda d: d.__name__)
+def test_partition_property(dtype):
+    cf = njit(partitions)
+    for a in sort_inputs(dtype):
+        ref = np.sort(a)
+        for k in {0, a.size // 3, a.size // 2, a.size - 1, -1} if a.size else ():
+            p, ip = cf(a, k)
+            kk = k % a.size
+            for got in (p, a[ip]):
+                assert np.array_equal(got[kk], ref[kk], equal_nan=True)
+                if not np.isnan(ref[kk]):
+                    assert np.all(got[:kk] <= got[kk]) and not np.any(got[kk + 1:] < got[kk])
+                assert np.array_equal(np.sort(got), ref, equal_nan=True)
+            assert np.array_equal(np.sort(ip), np.arange(a.size))
+    if dtype == np.float64:
+        with pytest.raises(ValueError, match="kth"):
+            cf(np.ones(3), 3)
+
+
+QS = np.array([0.0, 0.1, 0.25, 0.5, 0.9, 1.0])
+
+
+def quantile_many(a):
+    return np.quantile(a, QS)
+
+
+def nanmedian(a):
+    return np.nanmedian(a)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.float64],
+                         ids=lambda d: d.__name__)
+def test_selection_statistics_exact(dtype):
+    for n in (1, 2, 3, 17, 18, 1000, 1001, 100_000):
+        a = (rng.integers(0, 60, n) if dtype != np.float64 else rng.standard_normal(n)).astype(dtype)
+        for f in (median, percentile, quantile_many, nanmedian):
+            check(f, a, exact=True)
+    with_nan = rng.standard_normal(101)
+    with_nan[[3, 50]] = np.nan
+    for f in (median, percentile, quantile_many, nanmedian):
+        check(f, with_nan, exact=True)
+        check(f, with_nan[:100], exact=True)
+    check(nanmedian, np.full(4, np.nan), exact=True)
+
+
+def test_sort_in_gpu_kernel_is_a_compile_error():
+    from pyjit import _core, _registry
+    from pyjit.errors import CompileError
+
+    def kernel_np_sort(out):
+        b = np.sort(out)
+        out[0] = b[0]
+
+    _registry.populate()
+    with pytest.raises(CompileError, match="not available on the GPU"):
+        _core.cuda_compile_ptx(kernel_np_sort, _registry.REGISTRY, ["array(float64, 1d, C)"])

@@ -1,33 +1,74 @@
-"""np.median, np.percentile, np.quantile, np.nanmean, np.nansum, np.histogram, np.bincount,
+"""np.median, np.nanmedian, np.percentile, np.quantile (by selection, as NumPy partitions),
+np.nanmean, np.nansum, np.histogram, np.bincount,
 written in the compiled subset (flattened where NumPy flattens)."""
 import numpy as np
 
 from ._util import float_of, given, is_array, is_number, math, overload, register_jitable, types
+from .numpy_sorting import nan_to_end, select
 
 
 @register_jitable
-def _has_nan(b):
-    for i in range(b.size):
-        if b[i] != b[i]:
-            return True
-    return False
+def _max_below(b, h):
+    """The largest of b[0..h-1] (after select(b, .., h): the element sorted order puts at h-1)."""
+    m = b[0]
+    for i in range(1, h):
+        if m < b[i]:
+            m = b[i]
+    return m
+
+
+@register_jitable
+def _min_above(b, k):
+    """The smallest of b[k+1..] (after select(b, .., k): the element sorted order puts at k+1)."""
+    m = b[k + 1]
+    for i in range(k + 2, b.size):
+        if b[i] < m:
+            m = b[i]
+    return m
+
+
+def _median_of(ft, floating):
+    """The median of b (a scratch 1-d copy, reordered), NumPy's way: NaN if it holds a NaN,
+    else through selection of the middle element(s), as NumPy partitions."""
+    @register_jitable
+    def median_of(b):
+        n = b.size
+        if n == 0 or (floating and nan_to_end(b) < n):
+            return ft(np.nan)
+        h = n // 2
+        select(b, 0, n - 1, h)
+        if n % 2 == 1:
+            return ft(b[h])
+        return (ft(_max_below(b, h)) + ft(b[h])) / 2
+    return median_of
 
 
 @overload(np.median)
 def _median(a):
     if not is_array(a):
         return None
-    ft = float_of(a.dtype)
+    median_of = _median_of(float_of(a.dtype), isinstance(a.dtype, types.Float))
 
     def impl(a):
-        b = np.sort(a.ravel())
-        n = b.size
-        if n == 0 or _has_nan(b):
-            return ft(np.nan)
-        h = n // 2
-        if n % 2 == 1:
-            return ft(b[h])
-        return (ft(b[h - 1]) + ft(b[h])) / 2
+        return median_of(a.ravel().copy())
+    return impl
+
+
+@overload(np.nanmedian)
+def _nanmedian(a):
+    if not is_array(a):
+        return None
+    median_of = _median_of(float_of(a.dtype), False)
+
+    def impl(a):
+        flat = a.ravel()
+        b = np.empty(flat.size, dtype=flat.dtype)
+        m = 0
+        for i in range(flat.size):
+            if flat[i] == flat[i]:
+                b[m] = flat[i]
+                m += 1
+        return median_of(b[:m])
     return impl
 
 
@@ -40,15 +81,18 @@ def _lerp(lo, hi, t):
 
 
 @register_jitable
-def _quantile_sorted(b, q):
-    """NumPy's 'linear' method on the sorted data b (NaN last), q in [0, 1]."""
+def _quantile_of(b, m, q):
+    """NumPy's 'linear' method, q in [0, 1], on b (its m numbers first, reordered by
+    selection): NaN when b holds a NaN."""
     n = b.size
-    if b[n - 1] != b[n - 1]:
-        return b[n - 1]
+    if m < n:
+        return b[m]
     idx = q * (n - 1)
     lo = int(math.floor(idx))
     hi = min(lo + 1, n - 1)
-    return _lerp(b[lo], b[hi], idx - lo)
+    select(b, 0, n - 1, lo)
+    above = b[lo] if hi == lo else _min_above(b, lo)
+    return _lerp(b[lo], above, idx - lo)
 
 
 def _quantile_overload(scale, what):
@@ -61,10 +105,10 @@ def _quantile_overload(scale, what):
             def impl(a, q):
                 if not 0 <= q <= scale:
                     raise ValueError(message)
-                b = np.sort(a.ravel()).astype(ft)
+                b = a.ravel().astype(ft)
                 if b.size == 0:
                     raise IndexError("index -1 is out of bounds for axis 0 with size 0")
-                return _quantile_sorted(b, ft(q / scale))
+                return _quantile_of(b, nan_to_end(b), ft(q / scale))
             return impl
         rt = types.float64 if q.dtype == types.float64 else ft
 
@@ -72,12 +116,13 @@ def _quantile_overload(scale, what):
             for k in range(q.size):
                 if not 0 <= q[k] <= scale:
                     raise ValueError(message)
-            b = np.sort(a.ravel()).astype(rt)
+            b = a.ravel().astype(rt)
             if b.size == 0:
                 raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+            m = nan_to_end(b)
             out = np.empty(q.size, dtype=rt)
             for k in range(q.size):
-                out[k] = _quantile_sorted(b, rt(q[k] / scale))
+                out[k] = _quantile_of(b, m, rt(q[k] / scale))
             return out
         return impl_array
     return typing

@@ -62,12 +62,6 @@ void pj_random_fill(double *data, int64_t n, int32_t normal)
     for (int64_t i = 0; i < n; i++)
         data[i] = normal ? 0.0 : 0.5;
 }
-int32_t pj_sort(void *data, int64_t n, int64_t stride, int32_t key) { (void)data; (void)n; (void)stride; (void)key; return -1; }
-int32_t pj_argsort(const void *data, int64_t n, int64_t stride, int32_t key, int64_t *out)
-{
-    (void)data; (void)n; (void)stride; (void)key; (void)out;
-    return -1;
-}
 
 /* ---- building typed IR ---- */
 static CompileOptions opts = {.opt_level = 3};
