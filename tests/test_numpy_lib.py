@@ -432,3 +432,24 @@ def test_sort_in_gpu_kernel_is_a_compile_error():
     _registry.populate()
     with pytest.raises(CompileError, match="not available on the GPU"):
         _core.cuda_compile_ptx(kernel_np_sort, _registry.REGISTRY, ["array(float64, 1d, C)"])
+
+
+def ptp(a):
+    return np.ptp(a)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16, np.float32, np.float64])
+def test_ptp(dtype):
+    rng = np.random.default_rng(11)
+    data = rng.integers(-100, 100, size=(6, 7)).astype(dtype)
+    for a in (data, data[0], data[:, ::2], data.T, data[:1, :1]):
+        check(ptp, a)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        check(ptp, np.array([info.min, info.max], dtype=dtype))   # wraps as NumPy's does
+    else:
+        for where in (0, 3, 6):
+            b = data[0].copy()
+            b[where] = np.nan
+            check(ptp, b)
+    check(ptp, np.zeros(0, dtype=dtype))   # ValueError, as NumPy

@@ -264,3 +264,24 @@ def _bincount(x, weights=None, minlength=0):
             counts[x[i]] += 1
         return counts
     return impl
+
+
+@overload(np.ptp)
+def _ptp(a):
+    if not is_array(a) or isinstance(a.dtype, types.Boolean):
+        return None
+
+    def impl(a):
+        if a.size == 0:
+            raise ValueError("zero-size array to reduction operation maximum which has no "
+                             "identity")
+        b = a.ravel()
+        lo = hi = b[0]
+        for i in range(b.size):
+            v = b[i]
+            if v != v:                  # a NaN is the answer, as in NumPy
+                return v
+            lo = min(lo, v)
+            hi = max(hi, v)
+        return hi - lo
+    return impl
