@@ -1,7 +1,7 @@
 /* compiler.h: the interface of compiler/, from IR to machine code. Plain C over the LLVM C API.
  *
  *   types.c       interned types, NumPy promotion, ABI sizes
- *   ir.c          building, printing and checking the IR
+ *   ir.c          building, printing and checking the IR; ir_read.c reads its text back
  *   infer.c       type inference over the SSA: untyped IR -> typed IR (contract in ir.h)
  *   effects.c     which array arguments a function may write (typed IR)
  *   lower.c       typed IR -> LLVM IR, one lowering for every target (target.h)

@@ -91,7 +91,7 @@ static bool read_number(Reader *r, Const *c)
     char *end;
     errno = 0;
     long long i = strtoll(r->p, &end, 10);
-    if (end != r->p && !errno && !strchr(".eE", *end)) {
+    if (end != r->p && !errno && !(*end && strchr(".eE", *end))) {   /* strchr finds the NUL */
         c->kind = K_INT;
         c->i = i;
     } else {

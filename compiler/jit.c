@@ -1,7 +1,9 @@
 /* jit.c: the LLVM half of the pipeline, one call per stage (pipeline.c calls them in order):
  * jit_lower puts the typed program into one LLVM module (prog->llvm, released with the arena),
  * jit_verify and jit_optimise check and optimise it, and jit_emit_cpu hands it to ORC LLJIT or
- * jit_emit_ptx prints it as PTX. jit_asm_of turns a kept optimised module back into assembly.
+ * jit_emit_ptx prints it as PTX. jit_asm_of turns a kept optimised module back into assembly,
+ * and jit_release frees a function's machine code. The file reads in that order, after the
+ * module the stages pass along and the per-process JIT and target machines.
  *
  * One LLJIT per process, made on first use under a lock, for the host CPU with its features
  * (so loops vectorise with AVX2/AVX-512 where the machine has them). Its main JITDylib resolves
@@ -30,12 +32,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
-/* Per process: the JIT, the host target machine the optimiser and the assembly printer use, and
- * the lock that serialises every use of them. */
-static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
-static LLVMOrcLLJITRef jit;
-static LLVMTargetMachineRef host_tm;
-static unsigned long long jit_seq;
+/* ---- shared by the stages: the module, LLVM's errors and buffers ----------------------------- */
 
 /* The module between the stages. CPU modules live in an ORC thread-safe context, as the JIT
  * takes them; the arena releases whatever the JIT did not take. */
@@ -72,6 +69,15 @@ static char *copy_buffer(Arena *arena, LLVMMemoryBufferRef buf)
     text[n] = 0;
     return text;
 }
+
+/* ---- the process's JIT and target machines, made on first use ------------------------------- */
+
+/* Per process: the JIT, the host target machine the optimiser and the assembly printer use, and
+ * the lock that serialises every use of them. */
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+static LLVMOrcLLJITRef jit;
+static LLVMTargetMachineRef host_tm;
+static unsigned long long jit_seq;
 
 /* The runtime functions compiled code calls (runtime_symbols.def), by address. */
 static int define_runtime_symbols(LLVMOrcJITDylibRef jd, Diag *diag)
@@ -149,6 +155,158 @@ static int ensure_jit(Diag *diag)
     return rc;
 }
 
+/* NVPTX target machines by compute capability, made once each (under ptx_lock). */
+static pthread_mutex_t ptx_lock = PTHREAD_MUTEX_INITIALIZER;
+static LLVMTargetMachineRef ptx_tms[128];
+
+static LLVMTargetMachineRef ptx_tm(int cc, Diag *diag)
+{
+    if (cc < 30 || cc > 90)   /* newer GPUs run sm_90 PTX (the driver compiles it for them) */
+        cc = 90;
+    if (ptx_tms[cc])
+        return ptx_tms[cc];
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    static bool options_set;
+    if (!options_set) {
+        /* contract a * b + c into fma, as CUDA C does by default (-fmad=true) */
+        const char *argv[2] = {"pyjit", "-nvptx-fma-level=1"};
+        LLVMParseCommandLineOptions(2, argv, NULL);
+        options_set = true;
+    }
+    LLVMTargetRef target;
+    char *err = NULL, cpu[16];
+    if (LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &target, &err)) {
+        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM has no NVPTX back end: %s", err);
+        LLVMDisposeMessage(err);
+        return NULL;
+    }
+    snprintf(cpu, sizeof cpu, "sm_%d", cc);
+    /* PTX 7.8: the newest ISA LLVM 16 writes, which knows sm_90 and which ptxas of CUDA 12 and
+     * later reads */
+    ptx_tms[cc] = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", cpu, "+ptx78",
+                                          LLVMCodeGenLevelAggressive, LLVMRelocDefault,
+                                          LLVMCodeModelDefault);
+    return ptx_tms[cc];
+}
+
+/* ---- lowering ------------------------------------------------------------------------------- */
+
+/* libdevice.10.bc of the CUDA toolkit ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda). */
+static LLVMModuleRef load_libdevice(LLVMContextRef ctx, Diag *diag)
+{
+    const char *roots[3] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
+    for (int i = 0; i < 3; i++) {
+        if (!roots[i] || !*roots[i])
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/nvvm/libdevice/libdevice.10.bc", roots[i]);
+        LLVMMemoryBufferRef buf = NULL;
+        char *err = NULL;
+        if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &err)) {
+            LLVMDisposeMessage(err);
+            continue;
+        }
+        LLVMModuleRef m = NULL;
+        bool bad = LLVMParseBitcodeInContext2(ctx, buf, &m);
+        LLVMDisposeMemoryBuffer(buf);
+        if (!bad)
+            return m;
+    }
+    diag_error(diag, DIAG_UNSUPPORTED, NULL, NULL, 0, -1, -1,
+               "math in kernels needs libdevice (nvvm/libdevice/libdevice.10.bc of the CUDA toolkit), "
+               "which was not found under $CUDA_HOME, $CUDA_PATH or /usr/local/cuda");
+    return NULL;
+}
+
+static bool needs_libdevice(LLVMModuleRef mod)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        if (LLVMIsDeclaration(f) && strncmp(LLVMGetValueName(f), "__nv_", 5) == 0)
+            return true;
+    return false;
+}
+
+/* Everything but the kernel (or the device function) becomes internal, so that the optimiser
+ * drops what is not called (most of libdevice) and inlines the rest. */
+static void internalize(LLVMModuleRef mod, const char *keep)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        if (!LLVMIsDeclaration(f) && strcmp(LLVMGetValueName(f), keep) != 0)
+            LLVMSetLinkage(f, LLVMInternalLinkage);
+}
+
+/* libdevice when math needs it; then everything but the entry internal, and fast math as asked. */
+static int prepare_ptx_module(Program *prog, JitModule *m, Diag *diag)
+{
+    if (needs_libdevice(m->mod)) {
+        LLVMModuleRef lib = load_libdevice(m->ctx, diag);
+        if (!lib)
+            return -1;
+        if (LLVMLinkModules2(m->mod, lib))   /* takes lib */
+            return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: linking libdevice failed");
+        LLVMSetTarget(m->mod, target_nvptx()->triple);
+        LLVMSetDataLayout(m->mod, target_nvptx()->data_layout);
+    }
+    TypedFunc *entry = prog->funcs.items[0];
+    internalize(m->mod, prog->gpu_device ? entry->symbol : prog->gpu_entry);
+    if (prog->opts && prog->opts->fastmath)
+        LLVMAddModuleFlag(m->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
+                          LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(m->ctx), 1, 0)));
+    return 0;
+}
+
+static int lower_cpu(Program *prog, JitModule *m, Diag *diag)
+{
+    if (ensure_jit(diag) < 0)
+        return -1;
+    m->tsc = LLVMOrcCreateNewThreadSafeContext();
+    m->ctx = LLVMOrcThreadSafeContextGetContext(m->tsc);
+    if (!(m->mod = lower_program(prog, target_cpu(), m->ctx, diag)))
+        return -1;
+    char *triple = LLVMGetTargetMachineTriple(host_tm);   /* host_tm and jit are set once */
+    LLVMSetTarget(m->mod, triple);
+    LLVMDisposeMessage(triple);
+    LLVMSetDataLayout(m->mod, LLVMOrcLLJITGetDataLayoutStr(jit));
+    return 0;
+}
+
+static int lower_ptx(Program *prog, JitModule *m, Diag *diag)
+{
+    m->ctx = LLVMContextCreate();
+    if (!(m->mod = lower_program(prog, target_nvptx(), m->ctx, diag)))
+        return -1;
+    return prepare_ptx_module(prog, m, diag);
+}
+
+int jit_lower(Program *prog, Diag *diag)
+{
+    if (!prog->funcs.len)
+        return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "no function to compile");
+    JitModule *m = arena_alloc(prog->arena, sizeof *m);
+    arena_defer(prog->arena, release_module, m);
+    prog->llvm = m;
+    return prog->gpu ? lower_ptx(prog, m, diag) : lower_cpu(prog, m, diag);
+}
+
+/* ---- verification --------------------------------------------------------------------------- */
+
+int jit_verify(Program *prog, Diag *diag)
+{
+    char *msg = NULL;
+    if (!LLVMVerifyModule(prog->llvm->mod, LLVMReturnStatusAction, &msg)) {
+        LLVMDisposeMessage(msg);
+        return 0;
+    }
+    diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "invalid LLVM IR generated: %s", msg ? msg : "");
+    LLVMDisposeMessage(msg);
+    return -1;
+}
+
+/* ---- optimisation --------------------------------------------------------------------------- */
+
 static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *diag)
 {
     int level = opts ? opts->opt_level : 3;
@@ -168,6 +326,41 @@ static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *dia
     LLVMDisposePassBuilderOptions(po);
     return err ? llvm_error(diag, "optimising", err) : 0;
 }
+
+static int optimise_ptx(Program *prog, LLVMModuleRef mod, LLVMTargetMachineRef tm, Diag *diag)
+{
+    int level = prog->opts ? prog->opts->opt_level : 3;
+    char passes[32];
+    snprintf(passes, sizeof passes, "default<O%d>", level < 0 || level > 3 ? 3 : level);
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(mod, passes, tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    return e ? llvm_error(diag, "optimising", e) : 0;
+}
+
+int jit_optimise(Program *prog, Diag *diag)
+{
+    LLVMModuleRef mod = prog->llvm->mod;
+    int rc;
+    if (prog->gpu) {
+        pthread_mutex_lock(&ptx_lock);
+        LLVMTargetMachineRef tm = ptx_tm(prog->gpu_cc, diag);
+        rc = tm ? optimise_ptx(prog, mod, tm, diag) : -1;
+        pthread_mutex_unlock(&ptx_lock);
+    } else {
+        pthread_mutex_lock(&jit_lock);
+        rc = optimise_cpu(mod, prog->opts, diag);
+        pthread_mutex_unlock(&jit_lock);
+    }
+    if (rc < 0)
+        return -1;
+    char *text = LLVMPrintModuleToString(mod);
+    prog->llvm_dump = arena_strdup(prog->arena, text);
+    LLVMDisposeMessage(text);
+    return 0;
+}
+
+/* ---- CPU emission --------------------------------------------------------------------------- */
 
 /* Entry symbols stay unique in the process's one JITDylib even when two compilations chose the
  * same name: the code added gets a sequence suffix (the dumps keep the chosen names). */
@@ -226,6 +419,56 @@ int jit_emit_cpu(Program *prog, JitCode *out, Diag *diag)
     return rc;
 }
 
+/* ---- PTX emission --------------------------------------------------------------------------- */
+
+/* A call left to a function nothing defines would fail in ptxas: say which, in words. */
+static int check_undefined(LLVMModuleRef mod, Program *prog, Diag *diag)
+{
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        const char *name = LLVMGetValueName(f);
+        if (!LLVMIsDeclaration(f) || !LLVMGetFirstUse(f) || strncmp(name, "llvm.", 5) == 0 ||
+            strcmp(name, "vprintf") == 0)
+            continue;
+        TypedFunc *entry = prog->funcs.items[0];
+        return diag_error(diag, DIAG_UNSUPPORTED, entry->ir->qualname, entry->ir->filename,
+                          entry->ir->firstline, -1, -1,
+                          "this kernel uses something that needs the CPU runtime (%s): array "
+                          "allocation and similar operations are not available on the GPU "
+                          "(use gpu.local.array or gpu.shared.array)", name);
+    }
+    return 0;
+}
+
+static int emit_ptx_locked(Program *prog, LLVMTargetMachineRef tm, Diag *diag)
+{
+    JitModule *m = prog->llvm;
+    char *err = NULL;
+    if (check_undefined(m->mod, prog, diag) < 0)
+        return -1;
+    LLVMMemoryBufferRef out = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m->mod, LLVMAssemblyFile, &err, &out)) {
+        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: emitting PTX: %s", err);
+        LLVMDisposeMessage(err);
+        return -1;
+    }
+    prog->asm_dump = copy_buffer(prog->arena, out);
+    LLVMDisposeMemoryBuffer(out);
+    if (prog->gpu_device)
+        prog->gpu_entry = ((TypedFunc *)prog->funcs.items[0])->symbol;
+    return 0;
+}
+
+int jit_emit_ptx(Program *prog, Diag *diag)
+{
+    pthread_mutex_lock(&ptx_lock);
+    LLVMTargetMachineRef tm = ptx_tm(prog->gpu_cc, diag);
+    int rc = tm ? emit_ptx_locked(prog, tm, diag) : -1;
+    pthread_mutex_unlock(&ptx_lock);
+    return rc;
+}
+
+/* ---- assembly for inspection ---------------------------------------------------------------- */
+
 static const char *asm_of_locked(const char *llvm_text, Arena *arena, Diag *diag)
 {
     if (jit_init(diag) < 0)
@@ -268,6 +511,8 @@ const char *jit_asm_of(const char *llvm_text, Arena *arena, Diag *diag)
     return text;
 }
 
+/* ---- release -------------------------------------------------------------------------------- */
+
 void jit_release(JitCode *code)
 {
     if (!code || !code->tracker)
@@ -282,233 +527,4 @@ void jit_release(JitCode *code)
     code->tracker = NULL;
     code->native = NULL;
     code->wrapper = NULL;
-}
-
-/* ---- PTX for the GPU ------------------------------------------------------------------------ */
-
-/* NVPTX target machines by compute capability, made once each (under ptx_lock). */
-static pthread_mutex_t ptx_lock = PTHREAD_MUTEX_INITIALIZER;
-static LLVMTargetMachineRef ptx_tms[128];
-
-static LLVMTargetMachineRef ptx_tm(int cc, Diag *diag)
-{
-    if (cc < 30 || cc > 90)   /* newer GPUs run sm_90 PTX (the driver compiles it for them) */
-        cc = 90;
-    if (ptx_tms[cc])
-        return ptx_tms[cc];
-    LLVMInitializeNVPTXTargetInfo();
-    LLVMInitializeNVPTXTarget();
-    LLVMInitializeNVPTXTargetMC();
-    LLVMInitializeNVPTXAsmPrinter();
-    static bool options_set;
-    if (!options_set) {
-        /* contract a * b + c into fma, as CUDA C does by default (-fmad=true) */
-        const char *argv[2] = {"pyjit", "-nvptx-fma-level=1"};
-        LLVMParseCommandLineOptions(2, argv, NULL);
-        options_set = true;
-    }
-    LLVMTargetRef target;
-    char *err = NULL, cpu[16];
-    if (LLVMGetTargetFromTriple("nvptx64-nvidia-cuda", &target, &err)) {
-        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM has no NVPTX back end: %s", err);
-        LLVMDisposeMessage(err);
-        return NULL;
-    }
-    snprintf(cpu, sizeof cpu, "sm_%d", cc);
-    /* PTX 7.8: the newest ISA LLVM 16 writes, which knows sm_90 and which ptxas of CUDA 12 and
-     * later reads */
-    ptx_tms[cc] = LLVMCreateTargetMachine(target, "nvptx64-nvidia-cuda", cpu, "+ptx78",
-                                          LLVMCodeGenLevelAggressive, LLVMRelocDefault,
-                                          LLVMCodeModelDefault);
-    return ptx_tms[cc];
-}
-
-/* libdevice.10.bc of the CUDA toolkit ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda). */
-static LLVMModuleRef load_libdevice(LLVMContextRef ctx, Diag *diag)
-{
-    const char *roots[3] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
-    for (int i = 0; i < 3; i++) {
-        if (!roots[i] || !*roots[i])
-            continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/nvvm/libdevice/libdevice.10.bc", roots[i]);
-        LLVMMemoryBufferRef buf = NULL;
-        char *err = NULL;
-        if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &err)) {
-            LLVMDisposeMessage(err);
-            continue;
-        }
-        LLVMModuleRef m = NULL;
-        bool bad = LLVMParseBitcodeInContext2(ctx, buf, &m);
-        LLVMDisposeMemoryBuffer(buf);
-        if (!bad)
-            return m;
-    }
-    diag_error(diag, DIAG_UNSUPPORTED, NULL, NULL, 0, -1, -1,
-               "math in kernels needs libdevice (nvvm/libdevice/libdevice.10.bc of the CUDA toolkit), "
-               "which was not found under $CUDA_HOME, $CUDA_PATH or /usr/local/cuda");
-    return NULL;
-}
-
-static bool needs_libdevice(LLVMModuleRef mod)
-{
-    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
-        if (LLVMIsDeclaration(f) && strncmp(LLVMGetValueName(f), "__nv_", 5) == 0)
-            return true;
-    return false;
-}
-
-/* Everything but the kernel (or the device function) becomes internal, so that the optimiser
- * drops what is not called (most of libdevice) and inlines the rest. */
-static void internalize(LLVMModuleRef mod, const char *keep)
-{
-    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
-        if (!LLVMIsDeclaration(f) && strcmp(LLVMGetValueName(f), keep) != 0)
-            LLVMSetLinkage(f, LLVMInternalLinkage);
-}
-
-/* A call left to a function nothing defines would fail in ptxas: say which, in words. */
-static int check_undefined(LLVMModuleRef mod, Program *prog, Diag *diag)
-{
-    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
-        const char *name = LLVMGetValueName(f);
-        if (!LLVMIsDeclaration(f) || !LLVMGetFirstUse(f) || strncmp(name, "llvm.", 5) == 0 ||
-            strcmp(name, "vprintf") == 0)
-            continue;
-        TypedFunc *entry = prog->funcs.items[0];
-        return diag_error(diag, DIAG_UNSUPPORTED, entry->ir->qualname, entry->ir->filename,
-                          entry->ir->firstline, -1, -1,
-                          "this kernel uses something that needs the CPU runtime (%s): array "
-                          "allocation and similar operations are not available on the GPU "
-                          "(use gpu.local.array or gpu.shared.array)", name);
-    }
-    return 0;
-}
-
-static int optimise_ptx(Program *prog, LLVMModuleRef mod, LLVMTargetMachineRef tm, Diag *diag)
-{
-    int level = prog->opts ? prog->opts->opt_level : 3;
-    char passes[32];
-    snprintf(passes, sizeof passes, "default<O%d>", level < 0 || level > 3 ? 3 : level);
-    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(mod, passes, tm, po);
-    LLVMDisposePassBuilderOptions(po);
-    return e ? llvm_error(diag, "optimising", e) : 0;
-}
-
-/* libdevice when math needs it; then everything but the entry internal, and fast math as asked. */
-static int prepare_ptx_module(Program *prog, JitModule *m, Diag *diag)
-{
-    if (needs_libdevice(m->mod)) {
-        LLVMModuleRef lib = load_libdevice(m->ctx, diag);
-        if (!lib)
-            return -1;
-        if (LLVMLinkModules2(m->mod, lib))   /* takes lib */
-            return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: linking libdevice failed");
-        LLVMSetTarget(m->mod, target_nvptx()->triple);
-        LLVMSetDataLayout(m->mod, target_nvptx()->data_layout);
-    }
-    TypedFunc *entry = prog->funcs.items[0];
-    internalize(m->mod, prog->gpu_device ? entry->symbol : prog->gpu_entry);
-    if (prog->opts && prog->opts->fastmath)
-        LLVMAddModuleFlag(m->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
-                          LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(m->ctx), 1, 0)));
-    return 0;
-}
-
-static int emit_ptx_locked(Program *prog, LLVMTargetMachineRef tm, Diag *diag)
-{
-    JitModule *m = prog->llvm;
-    char *err = NULL;
-    if (check_undefined(m->mod, prog, diag) < 0)
-        return -1;
-    LLVMMemoryBufferRef out = NULL;
-    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m->mod, LLVMAssemblyFile, &err, &out)) {
-        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: emitting PTX: %s", err);
-        LLVMDisposeMessage(err);
-        return -1;
-    }
-    prog->asm_dump = copy_buffer(prog->arena, out);
-    LLVMDisposeMemoryBuffer(out);
-    if (prog->gpu_device)
-        prog->gpu_entry = ((TypedFunc *)prog->funcs.items[0])->symbol;
-    return 0;
-}
-
-int jit_emit_ptx(Program *prog, Diag *diag)
-{
-    pthread_mutex_lock(&ptx_lock);
-    LLVMTargetMachineRef tm = ptx_tm(prog->gpu_cc, diag);
-    int rc = tm ? emit_ptx_locked(prog, tm, diag) : -1;
-    pthread_mutex_unlock(&ptx_lock);
-    return rc;
-}
-
-/* ---- the stages before emission, for both targets ------------------------------------------ */
-
-static int lower_cpu(Program *prog, JitModule *m, Diag *diag)
-{
-    if (ensure_jit(diag) < 0)
-        return -1;
-    m->tsc = LLVMOrcCreateNewThreadSafeContext();
-    m->ctx = LLVMOrcThreadSafeContextGetContext(m->tsc);
-    if (!(m->mod = lower_program(prog, target_cpu(), m->ctx, diag)))
-        return -1;
-    char *triple = LLVMGetTargetMachineTriple(host_tm);   /* host_tm and jit are set once */
-    LLVMSetTarget(m->mod, triple);
-    LLVMDisposeMessage(triple);
-    LLVMSetDataLayout(m->mod, LLVMOrcLLJITGetDataLayoutStr(jit));
-    return 0;
-}
-
-static int lower_ptx(Program *prog, JitModule *m, Diag *diag)
-{
-    m->ctx = LLVMContextCreate();
-    if (!(m->mod = lower_program(prog, target_nvptx(), m->ctx, diag)))
-        return -1;
-    return prepare_ptx_module(prog, m, diag);
-}
-
-int jit_lower(Program *prog, Diag *diag)
-{
-    if (!prog->funcs.len)
-        return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "no function to compile");
-    JitModule *m = arena_alloc(prog->arena, sizeof *m);
-    arena_defer(prog->arena, release_module, m);
-    prog->llvm = m;
-    return prog->gpu ? lower_ptx(prog, m, diag) : lower_cpu(prog, m, diag);
-}
-
-int jit_verify(Program *prog, Diag *diag)
-{
-    char *msg = NULL;
-    if (!LLVMVerifyModule(prog->llvm->mod, LLVMReturnStatusAction, &msg)) {
-        LLVMDisposeMessage(msg);
-        return 0;
-    }
-    diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "invalid LLVM IR generated: %s", msg ? msg : "");
-    LLVMDisposeMessage(msg);
-    return -1;
-}
-
-int jit_optimise(Program *prog, Diag *diag)
-{
-    LLVMModuleRef mod = prog->llvm->mod;
-    int rc;
-    if (prog->gpu) {
-        pthread_mutex_lock(&ptx_lock);
-        LLVMTargetMachineRef tm = ptx_tm(prog->gpu_cc, diag);
-        rc = tm ? optimise_ptx(prog, mod, tm, diag) : -1;
-        pthread_mutex_unlock(&ptx_lock);
-    } else {
-        pthread_mutex_lock(&jit_lock);
-        rc = optimise_cpu(mod, prog->opts, diag);
-        pthread_mutex_unlock(&jit_lock);
-    }
-    if (rc < 0)
-        return -1;
-    char *text = LLVMPrintModuleToString(mod);
-    prog->llvm_dump = arena_strdup(prog->arena, text);
-    LLVMDisposeMessage(text);
-    return 0;
 }

@@ -1,8 +1,8 @@
-/* test_infer.c: unit tests of type inference (compiler/infer*.c) on IR built by hand, no Python:
- * weak literals (NEP 50), phis in loops, folded `is None` branches, and a typing error.
- * Build: cc -std=c11 -I. tests/c/test_infer.c compiler/infer.c compiler/infer_items.c
- *        compiler/infer_calls.c compiler/types.c compiler/ir.c compiler/arena.c compiler/diag.c
- *        -lpthread */
+/* test_infer.c: unit tests of type inference (compiler/infer*.c), written as IR text, no Python.
+ * Each case is the untyped IR of a small function as PYJIT_DUMP=ssa prints it, the argument
+ * types it is inferred for, and the typed IR expected as PYJIT_DUMP=types prints it (less the
+ * symbol): weak literals (NEP 50), phis in loops, folded `is None` branches, a tuple, float32
+ * promotion, an int/float compare, a declared return type, and a typing error's message. */
 #include "compiler/compiler.h"
 
 #include <stdio.h>
@@ -18,183 +18,338 @@ static int failures;
         }                                                                            \
     } while (0)
 
-static IRFunc *new_func(Arena *arena, const char *name, int nargs)
-{
-    IRFunc *fn = arena_alloc(arena, sizeof *fn);
-    fn->arena = arena;
-    fn->name = fn->qualname = name;
-    fn->filename = "test.py";
-    fn->firstline = 1;
-    fn->nargs = nargs;
-    return fn;
-}
+#define MAX_ARGS 8
 
-static Instr *add(Block *b, IRFunc *fn, Opcode op, int nargs, int line)
-{
-    Instr *in = ir_new_instr(fn, op, nargs, line);
-    ir_append(b, in);
-    return in;
-}
-
-static Instr *add_const(Block *b, IRFunc *fn, ConstKind kind, double v)
-{
-    Instr *in = add(b, fn, OP_CONST, 0, 1);
-    in->cst = ir_new_const(fn, kind);
-    if (kind == K_INT)
-        in->cst->i = (int64_t)v;
-    else if (kind == K_FLOAT)
-        in->cst->f = v;
-    return in;
-}
-
-static TypedFunc *run(Arena *arena, IRFunc *fn, Type **args, int nargs, Diag *diag)
+/* Reads the untyped IR, checks it as the pipeline does with PYJIT_DEBUG=1, and infers it for
+ * the argument types named in args (NULL-terminated, ty_parse names) and the declared return
+ * type ret (a name, or NULL). The types dump is left in prog->types_dump. */
+static TypedFunc *infer_text(Program *prog, const char *untyped, const char *const *args,
+                             const char *ret, Diag *diag)
 {
     static CompileOptions opts = {.opt_level = 3, .debug = true};
     static CompilerHost host;
-    Program *prog = arena_alloc(arena, sizeof *prog);
-    prog->arena = arena;
+    IRFunc *fn = ir_read(prog->arena, untyped, diag);
+    if (!fn || ir_check(fn, false, diag) < 0)
+        return NULL;
+    Type *argtypes[MAX_ARGS];
+    int nargs = 0;
+    for (; nargs < MAX_ARGS && args[nargs]; nargs++)
+        argtypes[nargs] = ty_parse(args[nargs]);
     prog->opts = &opts;
     prog->host = &host;
-    return infer_program(prog, fn, args, nargs, NULL, diag);
+    return infer_program(prog, fn, argtypes, nargs, ret ? ty_parse(ret) : NULL, diag);
 }
 
-/* f(x: float32) = x * 2.0 stays float32: the literal is cast, not x. */
-static void test_weak_literal(void)
+/* The types dump less its header's "  [symbol]" (symbols are numbered per process). */
+static char *without_symbol(Arena *arena, const char *dump)
 {
-    Arena *arena = arena_new();
-    IRFunc *fn = new_func(arena, "f", 1);
-    Block *b = ir_new_block(fn, 0);
-    Instr *x = add(b, fn, OP_ARG, 0, 1), *two = add_const(b, fn, K_FLOAT, 2.0);
-    Instr *mul = add(b, fn, OP_BINOP, 2, 2), *ret = add(b, fn, OP_RET, 1, 2);
-    mul->sub = BIN_MUL;
-    mul->args[0] = x;
-    mul->args[1] = two;
-    ret->args[0] = mul;
-    Type *f32 = ty_scalar(TY_FLOAT32);
-    Diag diag = {0};
-    TypedFunc *tf = run(arena, fn, &f32, 1, &diag);
-    CHECK(tf && tf->ret == f32);
-    CHECK(mul->type == f32 && mul->args[0] == x);
-    CHECK(mul->args[1]->op == OP_CAST && mul->args[1]->type == f32 && mul->args[1]->args[0] == two);
-    CHECK(two->type == ty_scalar(TY_FLOAT64));
-    arena_free(arena);
+    const char *sym = strstr(dump, "  ["), *end = sym ? strstr(sym, "]\n") : NULL;
+    if (!end)
+        return arena_strdup(arena, dump);
+    return arena_printf(arena, "%.*s%s", (int)(sym - dump), dump, end + 1);
 }
 
-/* s = 0; while c: s = s + x; return s  with x float32: the phi is float32 and the literal is
- * cast in the entry block, before its terminator. */
-static void test_loop_phi(void)
+/* untyped, inferred for args (and ret), prints exactly typed. */
+static void expect_types(const char *untyped, const char *const *args, const char *ret,
+                         const char *typed)
 {
     Arena *arena = arena_new();
-    IRFunc *fn = new_func(arena, "g", 2);
-    Block *entry = ir_new_block(fn, 0), *head = ir_new_block(fn, 10), *body = ir_new_block(fn, 20),
-          *exit = ir_new_block(fn, 30);
-    Instr *x = add(entry, fn, OP_ARG, 0, 1), *c = add(entry, fn, OP_ARG, 0, 1);
-    c->imm = 1;
-    Instr *zero = add_const(entry, fn, K_INT, 0);
-    add(entry, fn, OP_BR, 0, 2)->succ[0] = head;
-    ir_add_pred(fn, head, entry);
-    ir_add_pred(fn, head, body);
-    Instr *phi = add(head, fn, OP_PHI, 2, 3);
-    phi->var = "s";
-    Instr *cbr = add(head, fn, OP_CBR, 1, 3);
-    cbr->args[0] = c;
-    cbr->succ[0] = body;
-    cbr->succ[1] = exit;
-    ir_add_pred(fn, body, head);
-    ir_add_pred(fn, exit, head);
-    Instr *sum = add(body, fn, OP_BINOP, 2, 4);
-    sum->sub = BIN_ADD;
-    sum->args[0] = phi;
-    sum->args[1] = x;
-    add(body, fn, OP_BR, 0, 4)->succ[0] = head;
-    phi->args[0] = zero;
-    phi->args[1] = sum;
-    add(exit, fn, OP_RET, 1, 5)->args[0] = phi;
-    Type *args[2] = {ty_scalar(TY_FLOAT32), ty_scalar(TY_BOOL)};
+    Program prog = {.arena = arena};
     Diag diag = {0};
-    TypedFunc *tf = run(arena, fn, args, 2, &diag);
-    CHECK(tf && tf->ret == args[0]);
-    CHECK(phi->type == args[0] && sum->type == args[0]);
-    CHECK(phi->args[0]->op == OP_CAST && phi->args[0]->block == entry);
-    CHECK(ir_terminator(entry)->op == OP_BR);
-    arena_free(arena);
-}
-
-/* if b is None: r = 1 else: r = (2, 2): one branch is dead, so r has no conflicting types. */
-static void test_none_folding(bool other_side)
-{
-    Arena *arena = arena_new();
-    IRFunc *fn = new_func(arena, "h", 1);
-    Block *entry = ir_new_block(fn, 0), *then = ir_new_block(fn, 10), *other = ir_new_block(fn, 20),
-          *join = ir_new_block(fn, 30);
-    Instr *b = add(entry, fn, OP_ARG, 0, 1), *none = add_const(entry, fn, K_NONE, 0);
-    Instr *is = add(entry, fn, OP_COMPARE, 2, 2);
-    is->sub = CMP_IS;
-    is->args[0] = b;
-    is->args[1] = none;
-    Instr *cbr = add(entry, fn, OP_CBR, 1, 2);
-    cbr->args[0] = is;
-    cbr->succ[0] = then;
-    cbr->succ[1] = other;
-    ir_add_pred(fn, then, entry);
-    ir_add_pred(fn, other, entry);
-    Instr *one = add_const(then, fn, K_INT, 1);
-    one->line = 3;
-    add(then, fn, OP_BR, 0, 3)->succ[0] = join;
-    Instr *two = add_const(other, fn, K_INT, 2);
-    Instr *tuple = add(other, fn, OP_BUILD_TUPLE, 2, 5);
-    tuple->args[0] = tuple->args[1] = two;
-    add(other, fn, OP_BR, 0, 5)->succ[0] = join;
-    ir_add_pred(fn, join, then);
-    ir_add_pred(fn, join, other);
-    Instr *phi = add(join, fn, OP_PHI, 2, 6);
-    phi->var = "r";
-    phi->args[0] = one;
-    phi->args[1] = tuple;
-    add(join, fn, OP_RET, 1, 6)->args[0] = phi;
-    Type *arg = other_side ? ty_scalar(TY_INT64) : ty_scalar(TY_NONE);
-    Diag diag = {0};
-    TypedFunc *tf = run(arena, fn, &arg, 1, &diag);
-    if (other_side) {   /* b is an int: `b is None` is False, the int branch is dead */
-        CHECK(tf && tf->ret == ty_parse("tuple(int64, int64)"));
-        CHECK(fn->blocks.len == 3 && phi->nargs == 1);
+    TypedFunc *tf = infer_text(&prog, untyped, args, ret, &diag);
+    CHECK(tf != NULL);
+    if (tf) {
+        const char *got = without_symbol(arena, prog.types_dump);
+        CHECK(strcmp(got, typed) == 0);
+        if (strcmp(got, typed) != 0)
+            fprintf(stderr, "  expected:\n%s  got:\n%s", typed, got);
     } else {
-        CHECK(tf && tf->ret == ty_scalar(TY_INT64));
-        CHECK(fn->blocks.len == 3 && join->preds.len == 1 && phi->nargs == 1);
-        CHECK(ir_terminator(entry)->op == OP_BR);
+        fprintf(stderr, "  %s\n", diag.message);
     }
     arena_free(arena);
 }
 
-/* A variable that is int64 on one path and a tuple on the other is a TypingError naming it. */
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* def f(x): return x * 2.0  for a float32 x stays float32: the literal is cast, not x. */
+static void test_weak_literal(void)
+{
+    expect_types(
+        "function f(x)\n"
+        "\n"
+        "b0:  ; offset 0\n"
+        "  %0 = arg 0                                ; line 1, x\n"
+        "  %1 = const 2.0                            ; line 2\n"
+        "  %2 = binop mul %0, %1                     ; line 2\n"
+        "  ret %2                                    ; line 2\n",
+        ARGS("float32"), NULL,
+        "# f(float32) -> float32\n"
+        "function f(x)\n"
+        "\n"
+        "b0:  ; offset 0\n"
+        "  %0 = arg 0 : float32                      ; line 1, x\n"
+        "  %1 = const 2.0 : float64                  ; line 2\n"
+        "  %4 = cast %1 : float32                    ; line 2\n"
+        "  %2 = binop mul %0, %4 : float32           ; line 2\n"
+        "  ret %2 : none                             ; line 2\n");
+}
+
+/* def g(x, c):
+ *     s = 0
+ *     while c: s = s + x
+ *     return s
+ * with x float32: both phis are float32, and the literal is cast in the entry block, before its
+ * terminator, once for each phi that takes it. */
+static void test_loop_phi(void)
+{
+    expect_types(
+        "function g(x, c)\n"
+        "\n"
+        "b0:  ; offset 0\n"
+        "  %0 = arg 0                                ; line 1, x\n"
+        "  %1 = arg 1                                ; line 1, c\n"
+        "  %2 = const 0                              ; line 2, s\n"
+        "  cbr %1 ? b1 : b2                          ; line 3\n"
+        "\n"
+        "b1:  ; offset 10, preds b0, b1\n"
+        "  %4 = phi [b0: %2], [b1: %6]               ; line 4, s\n"
+        "  %6 = binop add %4, %0                     ; line 4, s\n"
+        "  cbr %1 ? b1 : b2                          ; line 3\n"
+        "\n"
+        "b2:  ; offset 24, preds b0, b1\n"
+        "  %9 = phi [b0: %2], [b1: %6]               ; line 5, s\n"
+        "  ret %9                                    ; line 5\n",
+        ARGS("float32", "bool"), NULL,
+        "# g(float32, bool) -> float32\n"
+        "function g(x, c)\n"
+        "\n"
+        "b0:  ; offset 0\n"
+        "  %0 = arg 0 : float32                      ; line 1, x\n"
+        "  %1 = arg 1 : bool                         ; line 1, c\n"
+        "  %2 = const 0 : int64                      ; line 2, s\n"
+        "  %13 = cast %2 : float32                   ; line 3\n"
+        "  %14 = cast %2 : float32                   ; line 3\n"
+        "  cbr %1 ? b1 : b2 : none                   ; line 3\n"
+        "\n"
+        "b1:  ; offset 10, preds b0, b1\n"
+        "  %4 = phi [b0: %13], [b1: %6] : float32    ; line 4, s\n"
+        "  %6 = binop add %4, %0 : float32           ; line 4, s\n"
+        "  cbr %1 ? b1 : b2 : none                   ; line 3\n"
+        "\n"
+        "b2:  ; offset 24, preds b0, b1\n"
+        "  %9 = phi [b0: %14], [b1: %6] : float32    ; line 5, s\n"
+        "  ret %9 : none                             ; line 5\n");
+}
+
+/* def h(b):
+ *     if b is None: r = 1
+ *     else: r = (2, 2)
+ *     return r
+ * `b is not None` is known from b's type, so one branch is dead and r has one type. */
+static const char *none_test =
+    "function h(b)\n"
+    "\n"
+    "b0:  ; offset 0\n"
+    "  %0 = arg 0                                ; line 1, b\n"
+    "  %1 = const None                           ; line 2\n"
+    "  %2 = compare isnot %0, %1                 ; line 2\n"
+    "  cbr %2 ? b2 : b1                          ; line 2\n"
+    "\n"
+    "b1:  ; offset 6, preds b0\n"
+    "  %4 = const 1                              ; line 3, r\n"
+    "  br b3                                     ; line 3\n"
+    "\n"
+    "b2:  ; offset 12, preds b0\n"
+    "  %6 = const (2, 2)                         ; line 5, r\n"
+    "  br b3                                     ; line 5\n"
+    "\n"
+    "b3:  ; offset 16, preds b1, b2\n"
+    "  %8 = phi [b1: %4], [b2: %6]               ; line 6, r\n"
+    "  ret %8                                    ; line 6\n";
+
+static void test_none_folding(void)
+{
+    expect_types(none_test, ARGS("none"), NULL,
+                 "# h(none) -> int64\n"
+                 "function h(b)\n"
+                 "\n"
+                 "b0:  ; offset 0\n"
+                 "  %0 = arg 0 : none                         ; line 1, b\n"
+                 "  br b1 : none                              ; line 2\n"
+                 "\n"
+                 "b1:  ; offset 6, preds b0\n"
+                 "  %4 = const 1 : int64                      ; line 3, r\n"
+                 "  br b2 : none                              ; line 3\n"
+                 "\n"
+                 "b2:  ; offset 16, preds b1\n"
+                 "  %8 = phi [b1: %4] : int64                 ; line 6, r\n"
+                 "  ret %8 : none                             ; line 6\n");
+    expect_types(none_test, ARGS("int64"), NULL,
+                 "# h(int64) -> tuple(int64, int64)\n"
+                 "function h(b)\n"
+                 "\n"
+                 "b0:  ; offset 0\n"
+                 "  %0 = arg 0 : int64                        ; line 1, b\n"
+                 "  br b1 : none                              ; line 2\n"
+                 "\n"
+                 "b1:  ; offset 12, preds b0\n"
+                 "  %6 = const (2, 2) : tuple(int64, int64)   ; line 5, r\n"
+                 "  br b2 : none                              ; line 5\n"
+                 "\n"
+                 "b2:  ; offset 16, preds b1\n"
+                 "  %8 = phi [b1: %6] : tuple(int64, int64)   ; line 6, r\n"
+                 "  ret %8 : none                             ; line 6\n");
+}
+
+/* def t(a, b):
+ *     p = (a, b * 2)
+ *     return p[1] + a
+ * The tuple keeps b's float32; its item is read by a constant index (static_get), and float32
+ * with int64 promotes to float64 (both cast). */
+static void test_tuple(void)
+{
+    expect_types(
+        "function t(a, b)\n"
+        "\n"
+        "b0:  ; offset 0\n"
+        "  %0 = arg 0                                ; line 1, a\n"
+        "  %1 = arg 1                                ; line 1, b\n"
+        "  %2 = const 2                              ; line 2\n"
+        "  %3 = binop mul %1, %2                     ; line 2\n"
+        "  %4 = build_tuple %0, %3                   ; line 2, p\n"
+        "  %5 = const 1                              ; line 3\n"
+        "  %6 = getitem %4, %5                       ; line 3\n"
+        "  %7 = binop add %6, %0                     ; line 3\n"
+        "  ret %7                                    ; line 3\n",
+        ARGS("int64", "float32"), NULL,
+        "# t(int64, float32) -> float64\n"
+        "function t(a, b)\n"
+        "\n"
+        "b0:  ; offset 0\n"
+        "  %0 = arg 0 : int64                        ; line 1, a\n"
+        "  %1 = arg 1 : float32                      ; line 1, b\n"
+        "  %2 = const 2 : int64                      ; line 2\n"
+        "  %9 = cast %2 : float32                    ; line 2\n"
+        "  %3 = binop mul %1, %9 : float32           ; line 2\n"
+        "  %4 = build_tuple %0, %3 : tuple(int64, float32) ; line 2, p\n"
+        "  %6 = static_get %4 [1] : float32          ; line 3\n"
+        "  %10 = cast %6 : float64                   ; line 3\n"
+        "  %11 = cast %0 : float64                   ; line 3\n"
+        "  %7 = binop add %10, %11 : float64         ; line 3\n"
+        "  ret %7 : none                             ; line 3\n");
+}
+
+/* def p(x, y): return x * y  -- float32 with int16 stays float32 (a float32 holds every int16),
+ * with int32 it is float64, as numpy.result_type says. */
+static const char *mul_test =
+    "function p(x, y)\n"
+    "\n"
+    "b0:  ; offset 0\n"
+    "  %0 = arg 0                                ; line 1, x\n"
+    "  %1 = arg 1                                ; line 1, y\n"
+    "  %2 = binop mul %0, %1                     ; line 2\n"
+    "  ret %2                                    ; line 2\n";
+
+static void test_float32_promotion(void)
+{
+    expect_types(mul_test, ARGS("float32", "int16"), NULL,
+                 "# p(float32, int16) -> float32\n"
+                 "function p(x, y)\n"
+                 "\n"
+                 "b0:  ; offset 0\n"
+                 "  %0 = arg 0 : float32                      ; line 1, x\n"
+                 "  %1 = arg 1 : int16                        ; line 1, y\n"
+                 "  %4 = cast %1 : float32                    ; line 2\n"
+                 "  %2 = binop mul %0, %4 : float32           ; line 2\n"
+                 "  ret %2 : none                             ; line 2\n");
+    expect_types(mul_test, ARGS("float32", "int32"), NULL,
+                 "# p(float32, int32) -> float64\n"
+                 "function p(x, y)\n"
+                 "\n"
+                 "b0:  ; offset 0\n"
+                 "  %0 = arg 0 : float32                      ; line 1, x\n"
+                 "  %1 = arg 1 : int32                        ; line 1, y\n"
+                 "  %4 = cast %0 : float64                    ; line 2\n"
+                 "  %5 = cast %1 : float64                    ; line 2\n"
+                 "  %2 = binop mul %4, %5 : float64           ; line 2\n"
+                 "  ret %2 : none                             ; line 2\n");
+}
+
+/* def c(i, x): return i < x  -- an int64 and a float64 compare as they are (exactly, as Python
+ * does: no cast of the int that could round it); the result is bool. */
+static void test_int_float_compare(void)
+{
+    expect_types(
+        "function c(i, x)\n"
+        "\n"
+        "b0:  ; offset 0\n"
+        "  %0 = arg 0                                ; line 1, i\n"
+        "  %1 = arg 1                                ; line 1, x\n"
+        "  %2 = compare lt %0, %1                    ; line 2\n"
+        "  ret %2                                    ; line 2\n",
+        ARGS("int64", "float64"), NULL,
+        "# c(int64, float64) -> bool\n"
+        "function c(i, x)\n"
+        "\n"
+        "b0:  ; offset 0\n"
+        "  %0 = arg 0 : int64                        ; line 1, i\n"
+        "  %1 = arg 1 : float64                      ; line 1, x\n"
+        "  %2 = compare lt %0, %1 : bool             ; line 2\n"
+        "  ret %2 : none                             ; line 2\n");
+}
+
+/* @njit("float64(int64)") def r(n): return n + 1  -- the sum is int64, cast to the declared
+ * float64 before the return. */
+static void test_declared_return(void)
+{
+    expect_types(
+        "function r(n)\n"
+        "\n"
+        "b0:  ; offset 0\n"
+        "  %0 = arg 0                                ; line 1, n\n"
+        "  %1 = const 1                              ; line 2\n"
+        "  %2 = binop add %0, %1                     ; line 2\n"
+        "  ret %2                                    ; line 2\n",
+        ARGS("int64"), "float64",
+        "# r(int64) -> float64\n"
+        "function r(n)\n"
+        "\n"
+        "b0:  ; offset 0\n"
+        "  %0 = arg 0 : int64                        ; line 1, n\n"
+        "  %1 = const 1 : int64                      ; line 2\n"
+        "  %2 = binop add %0, %1 : int64             ; line 2\n"
+        "  %4 = cast %2 : float64                    ; line 2\n"
+        "  ret %4 : none                             ; line 2\n");
+}
+
+/* def k(c):
+ *     x = 1
+ *     if c: x = (1, 1)
+ *     return x
+ * x is int64 on one path and a tuple on the other: a TypingError naming it, at the join. */
 static void test_conflict_message(void)
 {
     Arena *arena = arena_new();
-    IRFunc *fn = new_func(arena, "k", 1);
-    Block *entry = ir_new_block(fn, 0), *a = ir_new_block(fn, 10), *join = ir_new_block(fn, 20);
-    Instr *c = add(entry, fn, OP_ARG, 0, 1);
-    Instr *one = add_const(entry, fn, K_INT, 1);
-    one->line = 3;
-    Instr *cbr = add(entry, fn, OP_CBR, 1, 3);
-    cbr->args[0] = c;
-    cbr->succ[0] = a;
-    cbr->succ[1] = join;
-    ir_add_pred(fn, a, entry);
-    Instr *t = add(a, fn, OP_BUILD_TUPLE, 2, 5);
-    t->args[0] = t->args[1] = one;
-    add(a, fn, OP_BR, 0, 5)->succ[0] = join;
-    ir_add_pred(fn, join, entry);
-    ir_add_pred(fn, join, a);
-    Instr *phi = add(join, fn, OP_PHI, 2, 6);
-    phi->var = "x";
-    phi->args[0] = one;
-    phi->args[1] = t;
-    add(join, fn, OP_RET, 1, 6)->args[0] = phi;
-    Type *arg = ty_scalar(TY_BOOL);
+    Program prog = {.arena = arena};
     Diag diag = {0};
-    CHECK(!run(arena, fn, &arg, 1, &diag));
-    CHECK(diag.kind == DIAG_TYPING && diag.line == 6);
-    CHECK(strstr(diag.message, "variable 'x' is int64 at line 3 and tuple(int64, int64) at line 5"));
+    CHECK(!infer_text(&prog,
+                      "function k(c)\n"
+                      "\n"
+                      "b0:  ; offset 0\n"
+                      "  %0 = arg 0                                ; line 1, c\n"
+                      "  %1 = const 1                              ; line 2, x\n"
+                      "  cbr %0 ? b1 : b2                          ; line 3\n"
+                      "\n"
+                      "b1:  ; offset 10, preds b0\n"
+                      "  %3 = const (1, 1)                         ; line 4, x\n"
+                      "  br b2                                     ; line 4\n"
+                      "\n"
+                      "b2:  ; offset 14, preds b0, b1\n"
+                      "  %5 = phi [b0: %1], [b1: %3]               ; line 5, x\n"
+                      "  ret %5                                    ; line 5\n",
+                      ARGS("bool"), NULL, &diag));
+    CHECK(diag.kind == DIAG_TYPING && diag.line == 5);
+    CHECK(strstr(diag.message, "variable 'x' is int64 at line 2 and tuple(int64, int64) at line 4"));
     arena_free(arena);
 }
 
@@ -202,11 +357,14 @@ int main(void)
 {
     test_weak_literal();
     test_loop_phi();
-    test_none_folding(false);
-    test_none_folding(true);
+    test_none_folding();
+    test_tuple();
+    test_float32_promotion();
+    test_int_float_compare();
+    test_declared_return();
     test_conflict_message();
     if (failures)
-        fprintf(stderr, "%d failures\n", failures);
+        fprintf(stderr, "test_infer: %d failure(s)\n", failures);
     else
         printf("test_infer: ok\n");
     return failures != 0;

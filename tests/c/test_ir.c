@@ -61,6 +61,32 @@ static void test_round_trip(bool typed)
     arena_free(a);
 }
 
+/* Untyped text, where a constant ends its line: an int stays an int. */
+static void test_untyped_round_trip(void)
+{
+    static const char *text =
+        "function g(n)\n"
+        "\n"
+        "b0:  ; offset 0\n"
+        "  %0 = arg 0                                ; line 1, n\n"
+        "  %1 = const 0                              ; line 2\n"
+        "  %2 = const -3                             ; line 2\n"
+        "  %3 = const 1e+20                          ; line 2\n"
+        "  %4 = binop add %0, %1                     ; line 2\n"
+        "  ret %4                                    ; line 2\n";
+    Arena *a = arena_new();
+    Diag diag = {0};
+    IRFunc *fn = ir_read(a, text, &diag);
+    CHECK(fn && strcmp(ir_dump(fn, false), text) == 0);
+    if (fn) {
+        Block *b = fn->blocks.items[0];
+        CHECK(((Instr *)b->instrs.items[1])->cst->kind == K_INT);
+        CHECK(((Instr *)b->instrs.items[2])->cst->kind == K_INT);
+        CHECK(((Instr *)b->instrs.items[3])->cst->kind == K_FLOAT);
+    }
+    arena_free(a);
+}
+
 /* Each line replaced breaks the contract in one way: the checker names that instruction. */
 static void expect_violation(const char *from, const char *to, const char *message)
 {
@@ -109,6 +135,7 @@ int main(void)
 {
     test_round_trip(false);
     test_round_trip(true);
+    test_untyped_round_trip();
     test_checker();
     if (failures)
         fprintf(stderr, "test_ir: %d failure(s)\n", failures);

@@ -1,14 +1,14 @@
-/* test_lower.c: unit tests of the back half (compiler/lower*.c, jit.c) on typed IR built by
- * hand: an int loop sum over range, a float expression and its ZeroDivisionError, an array
- * reduction over a temporary array (reference counts back to zero), and a returned array.
+/* test_lower.c: unit tests of the back half (compiler/lower*.c, jit.c) on typed IR written as
+ * text (what PYJIT_DUMP=types prints): an int loop sum over range, a float expression and its
+ * ZeroDivisionError, an array reduction over a temporary array (reference counts back to zero),
+ * and a returned array. Each is lowered, verified, optimised and run as CPU code.
  * The runtime's pj_* functions are stubbed here so no Python is needed.
  * Build: cc -std=c11 -I. -I$(llvm-config-16 --includedir) tests/c/test_lower.c compiler/lower.c
  *   compiler/lower_math.c compiler/lower_array.c compiler/lower_gpu.c compiler/jit.c compiler/target_cpu.c
- *   compiler/target_nvptx.c compiler/ir.c compiler/types.c compiler/arena.c compiler/diag.c
- *   -L$(llvm-config-16 --libdir) -lLLVM-16 -lpthread -lm */
+ *   compiler/target_nvptx.c compiler/ir.c compiler/ir_read.c compiler/types.c compiler/arena.c
+ *   compiler/diag.c -L$(llvm-config-16 --libdir) -lLLVM-16 -lpthread -lm */
 #include "compiler/compiler.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,71 +63,48 @@ void pj_random_fill(double *data, int64_t n, int32_t normal)
         data[i] = normal ? 0.0 : 0.5;
 }
 
-/* ---- building typed IR ---- */
+/* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};
 
-static Instr *emit(IRFunc *fn, Block *b, Opcode op, Type *t, int nargs, ...)
+/* The function of typed IR text, its signature read off its args and its return. */
+static TypedFunc *read_typed(Arena *a, const char *text, Diag *diag)
 {
-    Instr *in = ir_new_instr(fn, op, nargs, 1);
-    va_list ap;
-    va_start(ap, nargs);
-    for (int i = 0; i < nargs; i++)
-        in->args[i] = va_arg(ap, Instr *);
-    va_end(ap);
-    in->type = t;
-    ir_append(b, in);
-    return in;
+    IRFunc *fn = ir_read(a, text, diag);
+    if (!fn)
+        return NULL;
+    TypedFunc *tf = arena_alloc(a, sizeof *tf);
+    tf->ir = fn;
+    tf->nargs = fn->nargs;
+    tf->argtypes = arena_alloc(a, sizeof *tf->argtypes * (size_t)(fn->nargs + 1));
+    tf->ret = ty_scalar(TY_NONE);
+    tf->symbol = arena_printf(a, "test_%s", fn->name);
+    for (int i = 0; i < fn->blocks.len; i++) {
+        Block *b = fn->blocks.items[i];
+        for (int j = 0; j < b->instrs.len; j++) {
+            Instr *in = b->instrs.items[j];
+            if (in->op == OP_ARG && in->imm >= 0 && in->imm < fn->nargs)
+                tf->argtypes[in->imm] = in->type;
+            else if (in->op == OP_RET && in->nargs == 1)
+                tf->ret = in->args[0]->type;
+        }
+    }
+    return ir_check_typed(tf, diag) < 0 ? NULL : tf;
 }
 
-static Instr *cint(IRFunc *fn, Block *b, int64_t v)
-{
-    Instr *in = emit(fn, b, OP_CONST, ty_scalar(TY_INT64), 0);
-    in->cst = ir_new_const(fn, K_INT);
-    in->cst->i = v;
-    return in;
-}
-
-static Instr *cfloat(IRFunc *fn, Block *b, double v)
-{
-    Instr *in = emit(fn, b, OP_CONST, ty_scalar(TY_FLOAT64), 0);
-    in->cst = ir_new_const(fn, K_FLOAT);
-    in->cst->f = v;
-    return in;
-}
-
-static Instr *arg(IRFunc *fn, Block *b, int i, Type *t)
-{
-    Instr *in = emit(fn, b, OP_ARG, t, 0);
-    in->imm = i;
-    return in;
-}
-
-static IRFunc *new_func(Arena *a, const char *name, int nargs)
-{
-    IRFunc *fn = arena_alloc(a, sizeof *fn);
-    fn->arena = a;
-    fn->name = fn->qualname = name;
-    fn->filename = "test_lower.c";
-    fn->nargs = nargs;
-    return fn;
-}
-
-static int compile(Arena *a, IRFunc *fn, Type **argtypes, int nargs, Type *ret, JitCode *code)
+/* Typed IR text to CPU code: lowering, verification, optimisation, emission, as the pipeline
+ * calls them. TEST_LOWER_DUMP=1 prints the optimised LLVM IR. */
+static int compile(Arena *a, const char *typed, JitCode *code)
 {
     Program *prog = arena_alloc(a, sizeof *prog);
     prog->arena = a;
     prog->opts = &opts;
-    TypedFunc *tf = arena_alloc(a, sizeof *tf);
-    tf->ir = fn;
-    tf->argtypes = argtypes;
-    tf->nargs = nargs;
-    tf->ret = ret;
-    tf->symbol = arena_printf(a, "test_%s", fn->name);
-    vec_push(a, &prog->funcs, tf);
     Diag diag = {0};
-    if (jit_lower(prog, &diag) < 0 || jit_verify(prog, &diag) < 0 ||
+    TypedFunc *tf = read_typed(a, typed, &diag);
+    if (tf)
+        vec_push(a, &prog->funcs, tf);
+    if (!tf || jit_lower(prog, &diag) < 0 || jit_verify(prog, &diag) < 0 ||
         jit_optimise(prog, &diag) < 0 || jit_emit_cpu(prog, code, &diag) < 0) {
-        fprintf(stderr, "compile %s: %s\n", fn->name, diag.message);
+        fprintf(stderr, "compile: %s\n", diag.message);
         return -1;
     }
     if (getenv("TEST_LOWER_DUMP"))
@@ -135,34 +112,35 @@ static int compile(Arena *a, IRFunc *fn, Type **argtypes, int nargs, Type *ret, 
     return 0;
 }
 
-/* def f(n): s = 0; for i in range(n): s += i; return s */
+/* def range_sum(n):
+ *     s = 0
+ *     for i in range(n): s += i
+ *     return s */
 static void test_range_sum(void)
 {
     Arena *a = arena_new();
-    IRFunc *fn = new_func(a, "range_sum", 1);
-    Type *i64 = ty_scalar(TY_INT64), *rng = ty_scalar(TY_RANGE);
-    Block *b0 = ir_new_block(fn, 0), *b1 = ir_new_block(fn, 2), *b2 = ir_new_block(fn, 4), *b3 = ir_new_block(fn, 6);
-    Instr *n = arg(fn, b0, 0, i64), *zero = cint(fn, b0, 0);
-    Instr *r = emit(fn, b0, OP_INTRINSIC, rng, 1, n);
-    r->sub = BI_RANGE;
-    Instr *it = emit(fn, b0, OP_GETITER, ty_iter(rng), 1, r);
-    emit(fn, b0, OP_BR, ty_scalar(TY_NONE), 0)->succ[0] = b1;
-    ir_add_pred(fn, b1, b0);
-    ir_add_pred(fn, b1, b2);
-    Instr *s = emit(fn, b1, OP_PHI, i64, 2, zero, NULL);
-    Instr *fi = emit(fn, b1, OP_FOR_ITER, i64, 1, it);
-    fi->succ[0] = b2;
-    fi->succ[1] = b3;
-    ir_add_pred(fn, b2, b1);
-    ir_add_pred(fn, b3, b1);
-    Instr *s2 = emit(fn, b2, OP_BINOP, i64, 2, s, fi);
-    s2->sub = BIN_ADD;
-    s->args[1] = s2;
-    emit(fn, b2, OP_BR, ty_scalar(TY_NONE), 0)->succ[0] = b1;
-    emit(fn, b3, OP_RET, ty_scalar(TY_NONE), 1, s);
-    Type *args[1] = {i64};
     JitCode code;
-    if (compile(a, fn, args, 1, i64, &code) == 0) {
+    if (compile(a,
+                "function range_sum(n)\n"
+                "\n"
+                "b0:  ; offset 0\n"
+                "  %0 = arg 0 : int64                        ; line 1, n\n"
+                "  %1 = const 0 : int64                      ; line 2, s\n"
+                "  %3 = intrinsic builtins.range %0 : range  ; line 3\n"
+                "  %4 = getiter %3 : iter(range)             ; line 3\n"
+                "  br b1 : none                              ; line 3\n"
+                "\n"
+                "b1:  ; offset 36, preds b0, b2\n"
+                "  %8 = phi [b0: %1], [b2: %9] : int64       ; line 3, s\n"
+                "  %7 = for_iter %4 ? b2 : b3 : int64        ; line 3, i\n"
+                "\n"
+                "b2:  ; offset 38, preds b1\n"
+                "  %9 = binop add= %8, %7 : int64            ; line 3, s\n"
+                "  br b1 : none                              ; line 3\n"
+                "\n"
+                "b3:  ; offset 52, preds b1\n"
+                "  ret %8 : none                             ; line 4\n",
+                &code) == 0) {
         int64_t nv = 1000, out = -1;
         void *av[1] = {&nv};
         ExcInfo exc = {0};
@@ -177,26 +155,24 @@ static void test_range_sum(void)
     arena_free(a);
 }
 
-/* def g(x, y): return (x * y + 1.5) / (x - y) */
+/* def float_expr(x, y): return (x * y + 1.5) / (x - y) */
 static void test_float_expr(void)
 {
     Arena *a = arena_new();
-    IRFunc *fn = new_func(a, "float_expr", 2);
-    Type *f64 = ty_scalar(TY_FLOAT64);
-    Block *b0 = ir_new_block(fn, 0);
-    Instr *x = arg(fn, b0, 0, f64), *y = arg(fn, b0, 1, f64);
-    Instr *m = emit(fn, b0, OP_BINOP, f64, 2, x, y);
-    m->sub = BIN_MUL;
-    Instr *p = emit(fn, b0, OP_BINOP, f64, 2, m, cfloat(fn, b0, 1.5));
-    p->sub = BIN_ADD;
-    Instr *d = emit(fn, b0, OP_BINOP, f64, 2, x, y);
-    d->sub = BIN_SUB;
-    Instr *q = emit(fn, b0, OP_BINOP, f64, 2, p, d);
-    q->sub = BIN_TRUEDIV;
-    emit(fn, b0, OP_RET, ty_scalar(TY_NONE), 1, q);
-    Type *args[2] = {f64, f64};
     JitCode code;
-    if (compile(a, fn, args, 2, f64, &code) == 0) {
+    if (compile(a,
+                "function float_expr(x, y)\n"
+                "\n"
+                "b0:  ; offset 0\n"
+                "  %0 = arg 0 : float64                      ; line 1, x\n"
+                "  %1 = arg 1 : float64                      ; line 1, y\n"
+                "  %2 = binop mul %0, %1 : float64           ; line 2\n"
+                "  %3 = const 1.5 : float64                  ; line 2\n"
+                "  %4 = binop add %2, %3 : float64           ; line 2\n"
+                "  %5 = binop sub %0, %1 : float64           ; line 2\n"
+                "  %6 = binop truediv %4, %5 : float64       ; line 2\n"
+                "  ret %6 : none                             ; line 2\n",
+                &code) == 0) {
         double xv = 3.0, yv = 2.0, out = 0;
         void *av[2] = {&xv, &yv};
         ExcInfo exc = {0};
@@ -211,22 +187,33 @@ static void test_float_expr(void)
     arena_free(a);
 }
 
-/* def h(a): b = a * 2.0; return b.sum()   (and, with ret_array, return b) */
+/* def array_sum(a):            def array_ret(a):
+ *     b = a * 2.0                  b = a * 2.0
+ *     return b.sum()               return b */
+static const char *array_sum_text =
+    "function array_sum(a)\n"
+    "\n"
+    "b0:  ; offset 0\n"
+    "  %0 = arg 0 : array(float64, 1d, C)        ; line 1, a\n"
+    "  %1 = const 2.0 : float64                  ; line 2\n"
+    "  %2 = binop mul %0, %1 : array(float64, 1d, C) ; line 2, b\n"
+    "  %4 = intrinsic method.array.sum %2 : float64 ; line 3\n"
+    "  ret %4 : none                             ; line 3\n";
+
+static const char *array_ret_text =
+    "function array_ret(a)\n"
+    "\n"
+    "b0:  ; offset 0\n"
+    "  %0 = arg 0 : array(float64, 1d, C)        ; line 1, a\n"
+    "  %1 = const 2.0 : float64                  ; line 2\n"
+    "  %2 = binop mul %0, %1 : array(float64, 1d, C) ; line 2, b\n"
+    "  ret %2 : none                             ; line 3\n";
+
 static void test_array(bool ret_array)
 {
     Arena *a = arena_new();
-    IRFunc *fn = new_func(a, ret_array ? "array_ret" : "array_sum", 1);
-    Type *f64 = ty_scalar(TY_FLOAT64), *at = ty_array(f64, 1, 'C', false);
-    Block *b0 = ir_new_block(fn, 0);
-    Instr *x = arg(fn, b0, 0, at);
-    Instr *m = emit(fn, b0, OP_BINOP, at, 2, x, cfloat(fn, b0, 2.0));
-    m->sub = BIN_MUL;
-    Instr *s = emit(fn, b0, OP_INTRINSIC, f64, 1, m);
-    s->sub = BI_ARRAY_SUM;
-    emit(fn, b0, OP_RET, ty_scalar(TY_NONE), 1, ret_array ? m : s);
-    Type *args[1] = {at};
     JitCode code;
-    if (compile(a, fn, args, 1, ret_array ? at : f64, &code) == 0) {
+    if (compile(a, ret_array ? array_ret_text : array_sum_text, &code) == 0) {
         double data[5] = {1, 2, 3, 4, 5};
         struct { MemInfo *mi; void *parent; char *data; int64_t dims[2]; } desc = {NULL, NULL, (char *)data, {5, 8}};
         struct { MemInfo *mi; void *parent; char *data; int64_t dims[2]; } out = {0};
