@@ -429,6 +429,14 @@ def test_sort_in_gpu_kernel_is_a_compile_error():
         b = np.sort(out)
         out[0] = b[0]
 
+    def kernel_argsort(out):
+        out[0] = out.argsort()[0]
+
+    def kernel_partition(out):
+        out[0] = np.partition(out, 1)[0] + np.argpartition(out, 1)[0]
+
     _registry.populate()
-    with pytest.raises(CompileError, match="not available on the GPU"):
-        _core.cuda_compile_ptx(kernel_np_sort, _registry.REGISTRY, ["array(float64, 1d, C)"])
+    for k, name in ((kernel_np_sort, r"np\.sort\(\)"), (kernel_argsort, r"array\.argsort\(\)"),
+                    (kernel_partition, r"np\.partition\(\)")):
+        with pytest.raises(CompileError, match=name + " is not supported in GPU kernels"):
+            _core.cuda_compile_ptx(k, _registry.REGISTRY, ["array(float64, 1d, C)"])
