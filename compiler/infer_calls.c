@@ -219,19 +219,41 @@ static const char *display_name(const char *pyname)
     return pyname;
 }
 
+/* The entry of parameter p in builtins.def's keyword names of bi (its length in *len, a '?'
+ * that marks it optional included), or NULL. */
+static const char *keyword_entry(Builtin bi, int p, size_t *len)
+{
+    const char *names = ir_builtin_keywords(bi);
+    for (int k = 0; names && *names; k++) {
+        const char *end = strchr(names, ',');
+        *len = end ? (size_t)(end - names) : strlen(names);
+        if (k == p)
+            return names;
+        names += *len + (end != NULL);
+    }
+    return NULL;
+}
+
 /* The position of keyword kw among builtins.def's keyword names of bi, or -1. */
 static int keyword_position(Builtin bi, const char *kw)
 {
-    const char *names = ir_builtin_keywords(bi);
-    size_t n = strlen(kw);
-    for (int p = 0; names && *names; p++) {
-        const char *end = strchr(names, ',');
-        size_t len = end ? (size_t)(end - names) : strlen(names);
-        if (len == n && strncmp(names, kw, n) == 0)
+    size_t n = strlen(kw), len;
+    const char *name;
+    for (int p = 0; (name = keyword_entry(bi, p, &len)) != NULL; p++) {
+        len -= len > 0 && name[len - 1] == '?';
+        if (len == n && strncmp(name, kw, n) == 0)
             return p;
-        names += len + (end != NULL);
     }
     return -1;
+}
+
+/* Whether parameter p of bi may be left out before a keyword argument ("axis?"): its slot stays
+ * NULL and the handler applies the default. */
+static bool keyword_optional(Builtin bi, int p)
+{
+    size_t len;
+    const char *name = keyword_entry(bi, p, &len);
+    return name && len > 0 && name[len - 1] == '?';
 }
 
 /* Puts a keyword argument in its positional slot; slots it skips stay NULL until filled. */
@@ -277,7 +299,7 @@ static bool bind_args(Infer *c, Instr *in, int first, Instr *self, const char *p
             return false;
     }
     for (int i = 0; i < a->npos; i++)
-        if (!a->pos[i])
+        if (!a->pos[i] && !keyword_optional(ir_builtin_lookup(pyname), i - (self != NULL)))
             return infer_fail(c, in, DIAG_TYPING, "%s() missing a positional argument before "
                               "the keyword ones", a->name) != NULL;
     return true;
@@ -1112,6 +1134,90 @@ static Type *array_more(Infer *c, Instr *in, Builtin bi, Args *a)
     }
 }
 
+/* ---- sort, argsort, partition, argpartition (runtime/sort.c) ------------------------------ */
+
+static const char *const sort_kinds[] = {"quicksort", "mergesort", "heapsort", "stable"};
+
+/* kind= is checked and dropped: every kind gives a valid answer (argsort is always stable). */
+static bool check_sort_kind(Infer *c, Instr *in, Instr *kind)
+{
+    if (!kind || kind->type->kind == TY_NONE)
+        return true;
+    const char *s = kind->type->kind == TY_STRING && kind->type->literal ? kind->type->literal->s : NULL;
+    for (size_t i = 0; s && i < sizeof sort_kinds / sizeof *sort_kinds; i++)
+        if (strcmp(s, sort_kinds[i]) == 0)
+            return true;
+    return infer_fail(c, in, DIAG_TYPING, "sort kind must be one of 'quicksort', 'mergesort', "
+                      "'stable' or 'heapsort', got %s%s%s", s ? "'" : "", s ? s : infer_type_name(kind->type),
+                      s ? "'" : "") != NULL;
+}
+
+/* The array to sort: bool, int or float, of at least one dimension. */
+static Type *sortable_array(Infer *c, Instr *in, Args *a)
+{
+    Type *t = a->pos[0]->type;
+    if (t->kind != TY_ARRAY)
+        return arg_error(c, in, a, 0, "an array");
+    Type *e = t->array.dtype;
+    if (ty_is_complex(e) || e->kind == TY_FLOAT16)
+        return infer_fail(c, in, DIAG_TYPING, "%s() of a %s array is not supported", a->name,
+                          infer_type_name(e));
+    if (t->array.ndim == 0)
+        return infer_fail(c, in, DIAG_TYPING, "%s() of a 0-d array: axis -1 is out of bounds",
+                          a->name);
+    return t;
+}
+
+/* np.sort(a, axis=-1, kind=None), a.sort(axis=-1, kind=None), np.argsort, a.argsort: the
+ * intrinsic's operands are the array and the axis, an int64 (checked at run time to name the
+ * last axis) or None (flattened: sort and argsort only). */
+static Type *sort_call(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 1, 3))
+        return NULL;
+    Type *t = sortable_array(c, in, a);
+    if (!t || !check_sort_kind(c, in, a->npos > 2 ? a->pos[2] : NULL))
+        return NULL;
+    Instr *axis = a->npos > 1 ? a->pos[1] : NULL;
+    bool flat = axis && axis->type->kind == TY_NONE;
+    if (axis && !flat && !is_integral(axis->type))
+        return arg_error(c, in, a, 1, "an int or None");
+    Type *to[2] = {NULL, flat ? NULL : i64()}, *ret;
+    bool arg = bi == BI_NP_ARGSORT || bi == BI_ARRAY_ARGSORT;
+    Type *e = arg ? i64() : t->array.dtype;
+    if (bi == BI_ARRAY_SORT) {
+        if (flat)
+            return infer_fail(c, in, DIAG_TYPING, "a.sort(axis=None) is not supported by NumPy: "
+                              "give an integer axis");
+        if (t->array.readonly)
+            return infer_fail(c, in, DIAG_TYPING, "array is read-only: sort() cannot write it");
+        ret = ty_scalar(TY_NONE);
+    } else {
+        ret = ty_array(e, flat ? 1 : t->array.ndim, 'C', false);
+    }
+    if (!axis && c->rewrite)
+        axis = infer_const_int(c, in, -1);
+    a->pos[1] = axis;
+    a->npos = 2;
+    return intrinsic(c, in, arg ? BI_NP_ARGSORT : bi, a, to, ret);
+}
+
+/* np.partition(a, kth), np.argpartition(a, kth): along the last axis, kth an int (negative
+ * counts from the end, checked at run time). */
+static Type *partition_call(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    Type *t = sortable_array(c, in, a);
+    if (!t)
+        return NULL;
+    if (!is_integral(a->pos[1]->type))
+        return arg_error(c, in, a, 1, "an int");
+    Type *to[2] = {NULL, i64()};
+    Type *e = bi == BI_NP_ARGPARTITION ? i64() : t->array.dtype;
+    return intrinsic(c, in, bi, a, to, ty_array(e, t->array.ndim, 'C', false));
+}
+
 /* ---- the inference handlers of builtins.def's infer column -------------------------------- */
 
 /* Each takes the call's builtin and its bound arguments; rows of one group share a handler. */
@@ -1166,6 +1272,8 @@ static Type *type_divmod(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; r
 static Type *type_range(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return range_call(c, in, a); }
 static Type *type_print(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return print_call(c, in, a); }
 static Type *type_arange(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return arange_call(c, in, a); }
+static Type *type_sort(Infer *c, Instr *in, Builtin bi, Args *a) { return sort_call(c, in, bi, a); }
+static Type *type_partition(Infer *c, Instr *in, Builtin bi, Args *a) { return partition_call(c, in, bi, a); }
 static Type *type_dot(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return dot_call(c, in, a); }
 static Type *type_numpy_math(Infer *c, Instr *in, Builtin bi, Args *a) { return call_numpy_math(c, in, bi, a); }
 static Type *type_creation(Infer *c, Instr *in, Builtin bi, Args *a) { return array_creation(c, in, bi, a); }

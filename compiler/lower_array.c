@@ -1054,6 +1054,139 @@ static LLVMValueRef lower_moment(Lower *L, Instr *in, bool is_std)
     return lower_cast(L, v, ty_scalar(TY_FLOAT64), in->type);
 }
 
+/* ---- sort, argsort, partition, argpartition (runtime/sort.c) ------------------------------ */
+
+static AbiSortKey sort_key(Type *dt)
+{
+    switch (dt->kind) {
+    case TY_BOOL: return ABI_SORT_BOOL;
+    case TY_INT8: return ABI_SORT_INT8;
+    case TY_INT16: return ABI_SORT_INT16;
+    case TY_INT32: return ABI_SORT_INT32;
+    case TY_INT64: return ABI_SORT_INT64;
+    case TY_UINT8: return ABI_SORT_UINT8;
+    case TY_UINT16: return ABI_SORT_UINT16;
+    case TY_UINT32: return ABI_SORT_UINT32;
+    case TY_UINT64: return ABI_SORT_UINT64;
+    case TY_FLOAT32: return ABI_SORT_FLOAT32;
+    default: return ABI_SORT_FLOAT64;
+    }
+}
+
+/* The rows the runtime sorts in a C-contiguous array of type at: n elements each (the last
+ * axis, or all of them when flat); no rows when n is 0. */
+static void sort_rows(Lower *L, Type *at, LLVMValueRef arr, bool flat, LLVMValueRef *rows, LLVMValueRef *n)
+{
+    LLVMValueRef size = array_size(L, at, arr), zero = lower_i64(L, 0);
+    *n = flat ? size : lower_array_dim(L, arr, at->array.ndim - 1);
+    LLVMValueRef empty = LLVMBuildICmp(L->b, LLVMIntEQ, *n, zero, "");
+    *rows = LLVMBuildSelect(L->b, empty, zero,
+                            LLVMBuildSDiv(L->b, size, LLVMBuildSelect(L->b, empty, lower_i64(L, 1), *n, ""), ""), "");
+}
+
+/* The array's data as the runtime takes it: the array itself when C-contiguous, else a copy
+ * that in's slot owns. */
+static LLVMValueRef contiguous(Lower *L, Instr *in, Instr *src, Type **ct)
+{
+    Type *at = src->type;
+    LLVMValueRef v = lower_value(L, src), shape[ABI_MAX_NDIM];
+    *ct = at;
+    if (at->array.layout == 'C')
+        return v;
+    *ct = ty_array(at->array.dtype, at->array.ndim, 'C', false);
+    get_shape(L, at, v, shape);
+    LLVMValueRef copy = alloc_array(L, *ct, shape, in);
+    assign_array(L, *ct, copy, at, v);
+    return copy;
+}
+
+/* A run-time axis must be the last one (-1 or ndim - 1), as the library's sorts required. */
+static void check_last_axis(Lower *L, Instr *axis, int ndim)
+{
+    LLVMValueRef v = lower_value(L, axis);
+    LLVMValueRef bad = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntNE, v, lower_i64(L, -1), ""),
+                                    LLVMBuildICmp(L->b, LLVMIntNE, v, lower_i64(L, ndim - 1), ""), "");
+    lower_check(L, bad, ABI_EXC_VALUE, "sorting supports axis=-1 (the last axis) and axis=None only", NULL, 0);
+}
+
+/* kth as an index into a row of n (negative counts from the end); ValueError out of range. */
+static LLVMValueRef kth_index(Lower *L, Instr *kth, LLVMValueRef n)
+{
+    LLVMValueRef k = lower_value(L, kth), neg = LLVMBuildICmp(L->b, LLVMIntSLT, k, lower_i64(L, 0), "");
+    LLVMValueRef i = LLVMBuildSelect(L->b, neg, LLVMBuildAdd(L->b, k, n, ""), k, ""), args[2] = {k, n};
+    LLVMValueRef bad = LLVMBuildOr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, i, lower_i64(L, 0), ""),
+                                   LLVMBuildICmp(L->b, LLVMIntSGE, i, n, ""), "");
+    lower_check(L, bad, ABI_EXC_VALUE, "kth(=%lld) out of bounds (%lld)", args, 2);
+    return i;
+}
+
+/* np.sort and np.partition sort a C-contiguous copy (flattened: seen 1-d), a.sort() the array
+ * itself or, when it is not C-contiguous, a copy written back. */
+static LLVMValueRef sort_values(Lower *L, Instr *in, Builtin bi)
+{
+    Instr *src = in->args[0];
+    Type *at = src->type, *ct = ty_array(at->array.dtype, at->array.ndim, 'C', false);
+    bool flat = bi == BI_NP_SORT && in->args[1]->type->kind == TY_NONE, part = bi == BI_NP_PARTITION;
+    if (!flat && !part)
+        check_last_axis(L, in->args[1], at->array.ndim);
+    LLVMValueRef arr, shape[ABI_MAX_NDIM], rows, n;
+    if (bi == BI_ARRAY_SORT) {
+        arr = contiguous(L, in, src, &ct);
+    } else {
+        get_shape(L, at, lower_value(L, src), shape);
+        arr = alloc_array(L, ct, shape, in);
+        assign_array(L, ct, arr, at, lower_value(L, src));
+    }
+    sort_rows(L, ct, arr, flat, &rows, &n);
+    LLVMValueRef key = LLVMConstInt(L->i32, (unsigned long long)sort_key(at->array.dtype), 0);
+    if (part) {
+        LLVMValueRef args[5] = {lower_array_data(L, arr), rows, n, kth_index(L, in->args[1], n), key};
+        lower_call_rt(L, "pj_partition", LLVMVoidTypeInContext(L->ctx), args, 5);
+    } else {
+        LLVMValueRef args[4] = {lower_array_data(L, arr), rows, n, key};
+        lower_call_rt(L, "pj_sort", LLVMVoidTypeInContext(L->ctx), args, 4);
+    }
+    if (bi == BI_ARRAY_SORT) {
+        if (ct != at)
+            assign_array(L, at, lower_value(L, src), ct, arr);
+        return LLVMConstNull(L->none_ty);
+    }
+    if (!flat)
+        return arr;
+    LLVMValueRef step = lower_i64(L, ty_itemsize(at->array.dtype));   /* the copy seen 1-d */
+    return lower_array_make(L, in->type, LLVMBuildExtractValue(L->b, arr, 0, ""), lower_array_data(L, arr), &n, &step);
+}
+
+/* argsort and argpartition fill a new int64 array from the (contiguous) values. */
+static LLVMValueRef sort_indices(Lower *L, Instr *in, Builtin bi)
+{
+    Instr *src = in->args[0];
+    Type *ct;
+    bool flat = bi == BI_NP_ARGSORT && in->args[1]->type->kind == TY_NONE;
+    if (bi == BI_NP_ARGSORT && !flat)
+        check_last_axis(L, in->args[1], src->type->array.ndim);
+    LLVMValueRef arr = contiguous(L, in, src, &ct), shape[ABI_MAX_NDIM], rows, n, rc;
+    sort_rows(L, ct, arr, flat, &rows, &n);
+    if (flat)
+        shape[0] = n;
+    else
+        get_shape(L, ct, arr, shape);
+    LLVMValueRef key = LLVMConstInt(L->i32, (unsigned long long)sort_key(ct->array.dtype), 0);
+    LLVMValueRef kth = bi == BI_NP_ARGPARTITION ? kth_index(L, in->args[1], n) : NULL;
+    LLVMValueRef out = alloc_array(L, in->type, shape, NULL);
+    if (kth) {
+        LLVMValueRef args[6] = {lower_array_data(L, arr), rows, n, kth, key, lower_array_data(L, out)};
+        rc = lower_call_rt(L, "pj_argpartition", L->i32, args, 6);
+    } else {
+        LLVMValueRef args[5] = {lower_array_data(L, arr), rows, n, key, lower_array_data(L, out)};
+        rc = lower_call_rt(L, "pj_argsort", L->i32, args, 5);
+    }
+    lower_own(L, in, out);   /* releases the copy, if one was made */
+    lower_check(L, LLVMBuildICmp(L->b, LLVMIntNE, rc, LLVMConstInt(L->i32, 0, 0), ""), ABI_EXC_MEMORY,
+                "cannot allocate memory to sort", NULL, 0);
+    return out;
+}
+
 /* ---- np.dot and @ (plain loops) ------------------------------------------------------------ */
 
 /* Both operands seen as matrices: a is m x k (a 1-d a is one row), b is k x n (a 1-d b is one
@@ -1240,6 +1373,10 @@ LLVMValueRef lower_bi_where(Lower *L, Instr *in, Builtin bi) { (void)bi; return 
 LLVMValueRef lower_bi_cumsum(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_cumsum(L, in); }
 LLVMValueRef lower_bi_linspace(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_linspace(L, in); }
 LLVMValueRef lower_bi_moment(Lower *L, Instr *in, Builtin bi) { return lower_moment(L, in, bi == BI_NP_STD); }
+LLVMValueRef lower_bi_sort(Lower *L, Instr *in, Builtin bi)
+{
+    return bi == BI_NP_ARGSORT || bi == BI_NP_ARGPARTITION ? sort_indices(L, in, bi) : sort_values(L, in, bi);
+}
 LLVMValueRef lower_bi_copy(Lower *L, Instr *in, Builtin bi) { (void)bi; return copy_new(L, in, in->args[0]); }
 LLVMValueRef lower_bi_random(Lower *L, Instr *in, Builtin bi) { return lower_random(L, in, bi); }
 

@@ -366,6 +366,94 @@ def test_sort_errors():
         other_axis(np.ones((2, 2)))
 
 
+def test_sort_nd_views_in_place():
+    """a.sort() of n-d arrays that are not C-contiguous sorts through a buffer written back."""
+    @njit
+    def sort_it(a):
+        a.sort()
+
+    @njit
+    def sort_kind(a):
+        a.sort(kind="mergesort")
+
+    for dtype in (np.float64, np.int32, np.uint8):
+        base = rng.integers(0, 40, (6, 7, 9)).astype(dtype)
+        for view in (lambda b: b[:, ::2, 1:], lambda b: b.T, lambda b: b[::-1, 2:5, ::-3]):
+            for f in (sort_it, sort_kind):
+                a = base.copy()
+                expected = np.sort(view(a))
+                untouched = a.copy()
+                f(view(a))
+                assert np.array_equal(view(a), expected)
+                mask = np.ones(a.shape, bool)
+                view(mask)[...] = False
+                assert np.array_equal(a[mask], untouched[mask])
+
+
+def test_sort_nd_and_keywords():
+    # argsort is stable for every kind: compared with NumPy's stable kinds
+    def kinds_only(a):
+        return np.sort(a, kind="heapsort"), np.argsort(a, kind="stable"), a.argsort(kind="mergesort")
+
+    def by_keyword(a):
+        return np.sort(a, axis=-1), np.argsort(a, axis=None, kind="stable"), np.sort(a=a, axis=1, kind=None)
+
+    def flat(a):
+        return np.sort(a, None, "quicksort"), np.argsort(a, None, "mergesort")
+
+    x = rng.standard_normal((5, 8))
+    x[1, 3] = x[4, 0] = np.nan
+    for a in (x, x.T, x[::2, ::-3], x.astype(np.float32), rng.integers(-9, 9, (3, 4)),
+              np.zeros((3, 0)), np.zeros((0, 4), np.int16)):
+        for f in (kinds_only, by_keyword, flat):
+            check(f, a, exact=True)
+
+
+def test_partition_nd():
+    def parts(a, k):
+        return np.partition(a, k), np.argpartition(a, k)
+
+    cf = njit(parts)
+    x = rng.integers(0, 30, (4, 6, 50)).astype(np.float64)
+    x[0, 0, [3, 7]] = np.nan
+    for a in (x, x[:, ::-2, 3:], np.nan_to_num(x).astype(np.int64).T):
+        n = a.shape[-1]
+        ref = np.sort(a)
+        for k in (0, n // 2, n - 1, -1, -n):
+            p, ip = cf(a, k)
+            kk = k % n
+            assert np.array_equal(p[..., kk], ref[..., kk], equal_nan=True)
+            assert np.array_equal(np.take_along_axis(a, ip, -1)[..., kk], ref[..., kk], equal_nan=True)
+            assert np.array_equal(np.sort(p), ref, equal_nan=True)
+            assert np.all(np.sort(ip) == np.arange(n))
+    with pytest.raises(ValueError, match="kth"):
+        cf(x, 50)
+    with pytest.raises(ValueError, match="kth"):
+        cf(x, -51)
+
+
+def test_sort_kind_errors_name_the_line():
+    from pyjit.errors import TypingError
+
+    def method_kind(a):
+        a.sort(kind="bubble")
+
+    def argsort_kind(a):
+        return np.argsort(a, kind=3)
+
+    def flat_method(a):
+        a.sort(axis=None)
+
+    for f, match in ((method_kind, "sort kind must be one of .*got 'bubble'"),
+                     (argsort_kind, "sort kind must be one of .*got int64"),
+                     (flat_method, r"a.sort\(axis=None\) is not supported")):
+        with pytest.raises(TypingError, match=match) as info:
+            njit(f)(np.ones(3))
+        assert "line" in str(info.value)
+    with pytest.raises(TypingError, match="complex128 array is not supported"):
+        njit(np_sort)(np.ones(3, np.complex128))
+
+
 def test_argsort_is_stable():
     ties = rng.integers(0, 5, 5000)
     for a in (ties, ties.astype(np.float32), np.where(ties == 2, np.nan, ties * 1.0)):
@@ -429,9 +517,17 @@ def test_sort_in_gpu_kernel_is_a_compile_error():
         b = np.sort(out)
         out[0] = b[0]
 
+    def kernel_argsort(out):
+        out[0] = out.argsort()[0]
+
+    def kernel_partition(out):
+        out[0] = np.partition(out, 1)[0] + np.argpartition(out, 1)[0]
+
     _registry.populate()
-    with pytest.raises(CompileError, match="not available on the GPU"):
-        _core.cuda_compile_ptx(kernel_np_sort, _registry.REGISTRY, ["array(float64, 1d, C)"])
+    for k, name in ((kernel_np_sort, r"np\.sort\(\)"), (kernel_argsort, r"array\.argsort\(\)"),
+                    (kernel_partition, r"np\.partition\(\)")):
+        with pytest.raises(CompileError, match=name + " is not supported in GPU kernels"):
+            _core.cuda_compile_ptx(k, _registry.REGISTRY, ["array(float64, 1d, C)"])
 
 
 def ptp(a):

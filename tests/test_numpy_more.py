@@ -426,6 +426,6 @@ def test_host_runtime_builtins_rejected_in_gpu_kernels():
 
     _registry.populate()
     for k in (kernel_random, kernel_sort):
-        # np.random is a builtin for the host; sort is in the library, and allocates
+        # np.random and a.sort() are builtins for the host (the runtime's generator, sort.c)
         with pytest.raises(CompileError, match="not supported in GPU kernels|not available on the GPU"):
             _core.cuda_compile_ptx(k, _registry.REGISTRY, ["array(float64, 1d, C)"])

@@ -1,15 +1,15 @@
-"""np.median, np.nanmedian, np.percentile, np.quantile (by selection, as NumPy partitions),
+"""np.median, np.nanmedian, np.percentile, np.quantile (by selection: np.partition, the builtin
+over runtime/sort.c, as NumPy partitions),
 np.nanmean, np.nansum, np.histogram, np.bincount,
 written in the compiled subset (flattened where NumPy flattens)."""
 import numpy as np
 
 from ._util import float_of, given, is_array, is_number, math, overload, register_jitable, types
-from .numpy_sorting import nan_to_end, select
 
 
 @register_jitable
 def _max_below(b, h):
-    """The largest of b[0..h-1] (after select(b, .., h): the element sorted order puts at h-1)."""
+    """The largest of b[0..h-1] (b partitioned at h: the element sorted order puts at h-1)."""
     m = b[0]
     for i in range(1, h):
         if m < b[i]:
@@ -19,7 +19,7 @@ def _max_below(b, h):
 
 @register_jitable
 def _min_above(b, k):
-    """The smallest of b[k+1..] (after select(b, .., k): the element sorted order puts at k+1)."""
+    """The smallest of b[k+1..] (b partitioned at k: the element sorted order puts at k+1)."""
     m = b[k + 1]
     for i in range(k + 2, b.size):
         if b[i] < m:
@@ -28,18 +28,20 @@ def _min_above(b, k):
 
 
 def _median_of(ft, floating):
-    """The median of b (a scratch 1-d copy, reordered), NumPy's way: NaN if it holds a NaN,
-    else through selection of the middle element(s), as NumPy partitions."""
+    """The median of the 1-d array b, NumPy's way: NaN if it holds a NaN (partitioning puts
+    them last), else through selection of the middle element(s), as NumPy partitions."""
     @register_jitable
     def median_of(b):
         n = b.size
-        if n == 0 or (floating and nan_to_end(b) < n):
+        if n == 0:
             return ft(np.nan)
         h = n // 2
-        select(b, 0, n - 1, h)
+        p = np.partition(b, h)
+        if floating and p[n - 1] != p[n - 1]:
+            return ft(np.nan)
         if n % 2 == 1:
-            return ft(b[h])
-        return (ft(_max_below(b, h)) + ft(b[h])) / 2
+            return ft(p[h])
+        return (ft(_max_below(p, h)) + ft(p[h])) / 2
     return median_of
 
 
@@ -50,7 +52,7 @@ def _median(a):
     median_of = _median_of(float_of(a.dtype), isinstance(a.dtype, types.Float))
 
     def impl(a):
-        return median_of(a.ravel().copy())
+        return median_of(a.ravel())
     return impl
 
 
@@ -81,18 +83,18 @@ def _lerp(lo, hi, t):
 
 
 @register_jitable
-def _quantile_of(b, m, q):
-    """NumPy's 'linear' method, q in [0, 1], on b (its m numbers first, reordered by
-    selection): NaN when b holds a NaN."""
+def _quantile_of(b, q):
+    """NumPy's 'linear' method, q in [0, 1], on the 1-d b (not empty) through selection: NaN
+    when b holds a NaN (partitioning puts them last)."""
     n = b.size
-    if m < n:
-        return b[m]
     idx = q * (n - 1)
     lo = int(math.floor(idx))
     hi = min(lo + 1, n - 1)
-    select(b, 0, n - 1, lo)
-    above = b[lo] if hi == lo else _min_above(b, lo)
-    return _lerp(b[lo], above, idx - lo)
+    p = np.partition(b, lo)
+    if p[n - 1] != p[n - 1]:
+        return p[n - 1]
+    above = p[lo] if hi == lo else _min_above(p, lo)
+    return _lerp(p[lo], above, idx - lo)
 
 
 def _quantile_overload(scale, what):
@@ -108,7 +110,7 @@ def _quantile_overload(scale, what):
                 b = a.ravel().astype(ft)
                 if b.size == 0:
                     raise IndexError("index -1 is out of bounds for axis 0 with size 0")
-                return _quantile_of(b, nan_to_end(b), ft(q / scale))
+                return _quantile_of(b, ft(q / scale))
             return impl
         rt = types.float64 if q.dtype == types.float64 else ft
 
@@ -119,10 +121,9 @@ def _quantile_overload(scale, what):
             b = a.ravel().astype(rt)
             if b.size == 0:
                 raise IndexError("index -1 is out of bounds for axis 0 with size 0")
-            m = nan_to_end(b)
             out = np.empty(q.size, dtype=rt)
             for k in range(q.size):
-                out[k] = _quantile_of(b, m, rt(q[k] / scale))
+                out[k] = _quantile_of(b, rt(q[k] / scale))
             return out
         return impl_array
     return typing

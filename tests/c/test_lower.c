@@ -62,6 +62,11 @@ void pj_random_fill(double *data, int64_t n, int32_t normal)
     for (int64_t i = 0; i < n; i++)
         data[i] = normal ? 0.0 : 0.5;
 }
+/* Nor is sorting's (runtime/sort.c): stand-ins that fail or do nothing. */
+void pj_sort(void *data, int64_t rows, int64_t n, int32_t key) { (void)data; (void)rows; (void)n; (void)key; }
+void pj_partition(void *data, int64_t rows, int64_t n, int64_t kth, int32_t key) { (void)data; (void)rows; (void)n; (void)kth; (void)key; }
+int32_t pj_argsort(const void *data, int64_t rows, int64_t n, int32_t key, int64_t *out) { (void)data; (void)rows; (void)n; (void)key; (void)out; return -1; }
+int32_t pj_argpartition(const void *data, int64_t rows, int64_t n, int64_t kth, int32_t key, int64_t *out) { (void)data; (void)rows; (void)n; (void)kth; (void)key; (void)out; return -1; }
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};
