@@ -115,7 +115,8 @@ def _mark(func):
     from . import _registry
     if not isinstance(func, str):   # a method is found by its key, not through the registry
         _registry.mark_overloaded(func)
-    _CHOSEN.clear()
+    for key in [key for key in _CHOSEN if key[0] is func]:   # its choices may change now
+        del _CHOSEN[key]
 
 
 def overload(func, jit_options={}, strict=True, inline="never", prefer_literal=False,  # noqa: B006

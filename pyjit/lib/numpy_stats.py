@@ -2,6 +2,8 @@
 over runtime/sort.c, as NumPy partitions),
 np.nanmean, np.nansum, np.histogram, np.bincount,
 written in the compiled subset (flattened where NumPy flattens)."""
+import functools
+
 import numpy as np
 
 from ._util import float_of, given, is_array, is_number, math, overload, register_jitable, types
@@ -27,9 +29,11 @@ def _min_above(b, k):
     return m
 
 
+@functools.lru_cache(maxsize=None)
 def _median_of(ft, floating):
     """The median of the 1-d array b, NumPy's way: NaN if it holds a NaN (partitioning puts
-    them last), else through selection of the middle element(s), as NumPy partitions."""
+    them last), else through selection of the middle element(s), as NumPy partitions. Made once
+    per result type: a new function each time would be a new overload to resolve and compile."""
     @register_jitable
     def median_of(b):
         n = b.size
