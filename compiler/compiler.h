@@ -63,6 +63,10 @@ typedef struct CompilerHost {
      * method (key "method.array.sort"; the receiver is the first argument), or NULL when it
      * has none. NULL: no method overloads here. */
     void *(*method_overloads)(void *ctx, const char *key);
+    /* The options handle's own dispatcher was made with (fastmath, error_model, boundscheck,
+     * debug), which lowering honours in that function's body; NULL (or no callback): the
+     * entry's. */
+    const CompileOptions *(*options_of)(void *ctx, void *handle);
 } CompilerHost;
 
 /* One function of a Program, specialised to argument types. */
@@ -73,6 +77,9 @@ struct TypedFunc {
     Type *ret;              /* NULL while being inferred (recursion) */
     const char *symbol;     /* unique LLVM symbol of the native entry; the wrapper is symbol__wrap */
     bool inferring;
+    const CompileOptions *opts; /* this function's own options (its dispatcher's, through
+                             * CompilerHost.options_of): fastmath, error_model and boundscheck
+                             * apply to its body; opt_level and nogil are the entry's */
     void *aux;              /* lowering's use */
 };
 

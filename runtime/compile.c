@@ -24,6 +24,12 @@ static IRFunc *host_get_ir(void *ctx, void *handle, Arena *arena, Diag *diag)
     return fe_build(callee->py_func, callee->registry, rt_is_dispatcher, arena, diag);
 }
 
+const CompileOptions *rt_callee_options(void *ctx, void *handle)
+{
+    PyObject *obj = handle;
+    return rt_is_dispatcher(obj) ? &((RtDispatcher *)obj)->opts : NULL;
+}
+
 /* Equal but for weakness (a version compiled for a Python int serves an int64 call). */
 static bool same_types(Type **a, Type **b, int n)
 {
@@ -201,7 +207,8 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
     CompilerHost host = {.ctx = d, .get_ir = host_get_ir, .known_return = host_known_return,
                          .declared_signature = rt_declared_signature,
                          .resolve_overload = rt_resolve_overload,
-                         .method_overloads = rt_method_overloads};
+                         .method_overloads = rt_method_overloads,
+                         .options_of = rt_callee_options};
     Program prog = {.opts = &d->opts, .host = &host};
     JitCode code = {0};
     Diag diag = {0};

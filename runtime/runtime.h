@@ -142,6 +142,9 @@ void rt_default_options(CompileOptions *opts);
 /* ---- compile.c ---- */
 /* True for an @njit dispatcher (the frontend's FeIsDispatcher). */
 int rt_is_dispatcher(PyObject *obj);
+/* CompilerHost.options_of: an @njit callee's own options (its dispatcher's); NULL for any other
+ * handle (a device function, a kernel's Python function), which takes the entry's. */
+const CompileOptions *rt_callee_options(void *ctx, void *handle);
 /* Compiles d's function for these argument types (ret: declared, or NULL). NULL with an
  * exception on failure. */
 RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret);
