@@ -390,6 +390,19 @@ def test_written_mask_through_an_array_a_callee_returns():
         assert written == 0b01, k.__name__
 
 
+def k_selp_mixed(x, out):
+    i = G.grid(1)
+    out[i] = G.selp(x[i] > 0.0, 1, x[i])
+
+
+def test_selp_promotes_mixed_operands_in_ptx():
+    # int literal and float64: both float64, selected as doubles; x is never truncated to int
+    ptx, _ = compile_kernel(k_selp_mixed, [F64_1D, F64_1D])
+    body = ptx[ptx.index(".entry"):]
+    assert "selp.f64" in body
+    assert "cvt.rzi" not in body and "cvt.rn.f64.s64" not in body
+
+
 def test_device_function_returning_tuple():
     @G.jit(device=True)
     def divmod2(a, b):
