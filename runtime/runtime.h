@@ -21,6 +21,9 @@
 /* errors.c: raises the Python exception a Diag describes (pyjit.errors classes, with the source
  * line and a caret) and returns NULL. */
 PyObject *rt_raise_diag(const Diag *diag);
+/* errors.c: raises what made a compilation in arena fail: MemoryError when the arena ran out
+ * (arena_check), else diag's exception; returns NULL. */
+PyObject *rt_raise_compile_error(const Arena *arena, Diag *diag);
 
 /* errors.c: raises the exception compiled code reported (abi.h ExcInfo); returns NULL. */
 PyObject *rt_raise_exc(const ExcInfo *exc);
