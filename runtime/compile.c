@@ -225,8 +225,10 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
     return v;
 }
 
-/* The assembly of v, from the optimised LLVM IR it kept (the JIT keeps no module); kept in turn
- * for the next call. */
+/* The assembly of v (inspect_asm), generated again from the optimised LLVM IR it kept, since the
+ * JIT keeps neither module nor text: jit_asm_of's target machine has the JIT's settings, so this
+ * is the same code up to code generation's choices, not the bytes that run. Kept for the next
+ * call. */
 PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v)
 {
     if (!v->asm_dump) {

@@ -154,7 +154,9 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret);
 /* The CompilerHost's declared_signature (compiler.h) for a callee that is a dispatcher. */
 int rt_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
                           Type **ret, char *why, size_t why_size);
-/* Assembly text of a compiled version (from its optimised LLVM IR: nothing is compiled again). */
+/* Assembly text of a compiled version, generated again from the optimised LLVM IR it kept by a
+ * host target machine with the JIT's settings (jit_asm_of): the same code up to code generation's
+ * choices, not the bytes that run. */
 PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v);
 void rt_version_free(RtVersion *v);
 
