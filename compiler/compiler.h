@@ -1,14 +1,24 @@
 /* compiler.h: the interface of compiler/, from IR to machine code. Plain C over the LLVM C API.
  *
- *   types.c       interned types, NumPy promotion, ABI sizes
- *   ir.c          building, printing and checking the IR; ir_read.c reads its text back
- *   infer.c       type inference over the SSA: untyped IR -> typed IR (contract in ir.h)
- *   effects.c     which array arguments a function may write (typed IR)
- *   lower.c       typed IR -> LLVM IR, one lowering for every target (target.h)
- *   target_cpu.c  the CPU target; target_nvptx.c the GPU one
- *   jit.c         the LLVM half, one call per stage: lowering into a module, verification,
- *                 LLVM's optimiser, then ORC LLJIT for CPU code or PTX for the GPU
- *   pipeline.c    the whole pipeline, stage after stage, in one function (pipeline_compile) */
+ *   arena.c           the per-compilation arena; diag.c fills a Diag
+ *   types.c           interned types, NumPy promotion, ABI sizes
+ *   ir.c              building, printing and checking the IR (ir_ops.def: the opcodes)
+ *   ir_read.c         reads ir_dump's text back into IR (the stages' C tests are written in it)
+ *   builtins.def      every builtin compiled code can call by name, one row each; every stage
+ *                     reads its row
+ *   infer.c           type inference over the SSA: untyped IR -> typed IR (contract in ir.h)
+ *   infer_calls.c     inference of calls: builtins, methods, constructors, compiled callees
+ *   infer_items.c     inference of attributes, indexing and iteration
+ *   effects.c         which array arguments a function may write (typed IR)
+ *   lower.c           typed IR -> LLVM IR, one lowering for every target (target.h)
+ *   lower_math.c      lowering of INTRINSIC on scalars: math, cmath, builtins, NumPy scalar ones
+ *   lower_array.c     lowering of arrays: indexing, views, creation, elementwise loops
+ *   lower_gpu.c       lowering of the GPU builtins and the kernel entry (target_nvptx)
+ *   target_cpu.c      the CPU target; target_nvptx.c the GPU one
+ *   runtime_symbols.def  the runtime functions compiled code calls, bound by name by the JIT
+ *   jit.c             the LLVM half, one call per stage: lowering into a module, verification,
+ *                     LLVM's optimiser, then ORC LLJIT for CPU code or PTX for the GPU
+ *   pipeline.c        the whole pipeline, stage after stage, in one function (pipeline_compile) */
 #ifndef PYJIT_COMPILER_H
 #define PYJIT_COMPILER_H
 
@@ -41,7 +51,8 @@ typedef struct CompileOptions {
 /* What the compiler asks of whoever drives it (the runtime) about other compiled functions. */
 typedef struct CompilerHost {
     void *ctx;
-    /* The IR of another @njit function (handle = its K_DISPATCHER handle), built into arena. */
+    /* The IR of the entry or of another compiled function (handle: the entry pipeline_compile
+     * was given, or a K_DISPATCHER / K_FUNC constant's handle), built into arena. */
     IRFunc *(*get_ir)(void *ctx, void *handle, Arena *arena, Diag *diag);
     /* A return type the function declared (explicit signature) or already compiled for exactly
      * these argument types, so recursion can be typed; NULL if none. */
@@ -63,6 +74,10 @@ typedef struct CompilerHost {
      * method (key "method.array.sort"; the receiver is the first argument), or NULL when it
      * has none. NULL: no method overloads here. */
     void *(*method_overloads)(void *ctx, const char *key);
+    /* The options handle's own dispatcher was made with (fastmath, error_model, boundscheck,
+     * debug), which lowering honours in that function's body; NULL (or no callback): the
+     * entry's. */
+    const CompileOptions *(*options_of)(void *ctx, void *handle);
 } CompilerHost;
 
 /* One function of a Program, specialised to argument types. */
@@ -73,6 +88,9 @@ struct TypedFunc {
     Type *ret;              /* NULL while being inferred (recursion) */
     const char *symbol;     /* unique LLVM symbol of the native entry; the wrapper is symbol__wrap */
     bool inferring;
+    const CompileOptions *opts; /* this function's own options (its dispatcher's, through
+                             * CompilerHost.options_of): fastmath, error_model and boundscheck
+                             * apply to its body; opt_level and nogil are the entry's */
     void *aux;              /* lowering's use */
 };
 
@@ -110,8 +128,9 @@ typedef struct JitCode {
     void *tracker;          /* LLVM resource tracker that frees the code */
 } JitCode;
 
-/* pipeline.c: the whole compiler. Builds the IR of entry (a K_DISPATCHER handle, through
- * prog->host->get_ir), types it for argtypes (ret, if not NULL, is the declared return type),
+/* pipeline.c: the whole compiler. Builds the IR of entry (whatever prog->host->get_ir accepts:
+ * the @njit dispatcher for the CPU host, the kernel's or device function's Python function for
+ * the GPU one), types it for argtypes (ret, if not NULL, is the declared return type),
  * and compiles it for the target prog->gpu picks: CPU machine code into *code, or PTX into
  * prog->asm_dump (code unused, may be NULL). Prints each stage as opts->dump asks. prog must be
  * zeroed except arena, opts, host and the gpu fields. 0, or -1 with diag filled. */
@@ -144,7 +163,10 @@ int jit_emit_cpu(Program *prog, JitCode *out, Diag *diag);
 /* Emits the module as PTX into prog->asm_dump and sets prog->gpu_entry. Needs no GPU. */
 int jit_emit_ptx(Program *prog, Diag *diag);
 /* The host assembly of an optimised module's text (prog->llvm_dump, kept by the runtime), in
- * arena: inspect_asm and PYJIT_DUMP=asm, without compiling the function again. */
+ * arena: inspect_asm and PYJIT_DUMP=asm. The JIT keeps no text, so this is code generation run
+ * again on the kept IR by a target machine made with the JIT's settings (host CPU and features,
+ * aggressive code generation, default relocation model, the JIT's code model): the same code up
+ * to code generation's choices, not the bytes that run. */
 const char *jit_asm_of(const char *llvm_text, Arena *arena, Diag *diag);
 /* Frees the machine code of a JitCode (when its dispatcher goes). */
 void jit_release(JitCode *code);

@@ -3,7 +3,7 @@
  * A GPU launch copies back to the host only the NumPy arrays its kernel may write (Numba copies
  * every one), and the NVPTX lowering marks the others readonly, so that their loads may use the
  * read-only data cache. An argument is written when an array value made from it (through views,
- * phis and tuples) is stored to, passed to an intrinsic that writes its first argument, or passed
+ * phis, tuples, and the results of compiled callees it was passed to) is stored to, passed to an intrinsic that writes its first argument, or passed
  * to a compiled callee that writes the matching parameter. The answer is conservative: a callee
  * still being analysed (recursion) counts as writing everything it is given. */
 #include "compiler/compiler.h"
@@ -42,7 +42,7 @@ static uint64_t arg_bit(int64_t i)
     return 1ull << (i < 63 ? i : 63);
 }
 
-/* The arguments an array value may come from: back through views, phis and tuples. */
+/* The arguments an array value may come from: back through views, phis, tuples and calls. */
 static uint64_t sources(Effects *e, Instr *v)
 {
     if (v->id < 0 || v->id >= e->nseen || e->seen[v->id])
@@ -50,8 +50,10 @@ static uint64_t sources(Effects *e, Instr *v)
     e->seen[v->id] = true;
     if (v->op == OP_ARG)
         return arg_bit(v->imm);
-    if (v->op == OP_CONST || v->op == OP_CALL_JIT)
+    if (v->op == OP_CONST)
         return 0;
+    /* anything else, a compiled callee's result included (it may return a view of any array it
+     * was given), may alias the arrays among its operands */
     uint64_t m = 0;
     for (int i = 0; i < v->nargs; i++)
         if (v->args[i]->type && holds_array(v->args[i]->type))

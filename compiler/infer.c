@@ -1278,6 +1278,17 @@ static const char *make_symbol(Arena *arena, const char *name)
     return s;
 }
 
+/* A function's own options: the entry's are the Program's (the first function made); a callee's
+ * are its dispatcher's, or the entry's when the host gives none (a device function). */
+static const CompileOptions *function_options(ProgInfer *pi, void *handle)
+{
+    const CompilerHost *host = pi->prog->host;
+    const CompileOptions *own = NULL;
+    if (pi->memo.len > 0 && host && host->options_of && handle)
+        own = host->options_of(host->ctx, handle);
+    return own ? own : pi->prog->opts;
+}
+
 static TypedFunc *new_typed_func(ProgInfer *pi, IRFunc *ir, void *handle, Type **argtypes,
                                  int nargs, Type *declared)
 {
@@ -1293,6 +1304,7 @@ static TypedFunc *new_typed_func(ProgInfer *pi, IRFunc *ir, void *handle, Type *
         tf->argtypes[i] = ty_strong(argtypes[i]);
     }
     tf->symbol = make_symbol(arena, ir->name);
+    tf->opts = function_options(pi, handle);
     e->handle = handle;
     e->nargs = nargs;
     e->declared = declared;

@@ -1951,18 +1951,30 @@ static Type *signature_type(const char *name, size_t len, Type *x)
     return strcmp(buf, "none") == 0 ? ty_scalar(TY_NONE) : ty_parse(buf);
 }
 
+/* The type of a typed form's X: the X arguments' types promoted together (NumPy's rules, a
+ * Python literal weak as in NEP 50), as a binary operation of them would be. */
+static Type *unify_x(Args *a, const bool *is_x, int n)
+{
+    Type *x = NULL;
+    for (int i = 0; i < n; i++)
+        if (is_x[i])
+            x = x ? ty_promote(x, a->pos[i]->type) : a->pos[i]->type;
+    return x ? ty_strong(x) : NULL;
+}
+
 /* Types a call by its row's typed form, "(uint32, X, int32) -> X": each argument must be an int,
- * a float or a bool, and is cast to its parameter's type; X takes the first X argument's type. */
+ * a float or a bool, and is cast to its parameter's type; every X argument is cast to X, their
+ * types promoted together (unify_x). */
 static Type *type_signature(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     const char *form = ir_builtin_typed_form(bi), *p = form + 1, *arrow = strstr(form, ") -> ");
-    Type *to[MAX_ARGS], *x = NULL;
+    Type *to[MAX_ARGS], *x;
+    bool is_x[MAX_ARGS];
     int n = 0;
     while (arrow && p < arrow && n < MAX_ARGS) {
         size_t len = strcspn(p, ",)");
-        if (len == 1 && *p == 'X' && !x && n < a->npos)
-            x = ty_strong(a->pos[n]->type);
-        to[n++] = signature_type(p, len, x);
+        is_x[n] = len == 1 && *p == 'X';
+        to[n++] = signature_type(p, len, NULL);
         p += len + (p[len] == ',' ? 2 : 0);
     }
     if (!arrow)
@@ -1971,9 +1983,13 @@ static Type *type_signature(Infer *c, Instr *in, Builtin bi, Args *a)
         return NULL;
     for (int i = 0; i < n; i++) {
         Type *t = ty_strong(a->pos[i]->type);
-        if (!to[i] || !ty_is_scalar(t) || ty_is_complex(t) || t->kind == TY_FLOAT16)
+        if ((!to[i] && !is_x[i]) || !ty_is_scalar(t) || ty_is_complex(t) || t->kind == TY_FLOAT16)
             return arg_error(c, in, a, i, "an int, a float or a bool");
     }
+    x = unify_x(a, is_x, n);
+    for (int i = 0; i < n; i++)
+        if (is_x[i])
+            to[i] = x;
     const char *ret = arrow + 5;
     return gpu_plan(c, in, bi, a->pos, to, n, signature_type(ret, strlen(ret), x));
 }

@@ -165,17 +165,43 @@ Builtin ir_builtin_lookup(const char *pyname)
     return BI__COUNT;
 }
 
-static const char *const binop_names[] = {
-    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
-    "lshift", "rshift", "and", "or", "xor", "matmul",
-};
-static const char *const unary_names[] = {"neg", "pos", "not", "invert"};
-static const char *const cmp_names[] = {"lt", "le", "eq", "ne", "gt", "ge", "is", "isnot", "in", "notin"};
-static const char *const attr_names[] = {
-    "shape", "strides", "size", "ndim", "itemsize", "nbytes", "T", "real", "imag",
-};
+#define IR_NAME_ITEM(id, name) name,
+static const char *const binop_names[] = {IR_BINOPS(IR_NAME_ITEM)};
+static const char *const unary_names[] = {IR_UNARYOPS(IR_NAME_ITEM)};
+static const char *const cmp_names[] = {IR_CMPOPS(IR_NAME_ITEM)};
+static const char *const attr_names[] = {IR_ARRAY_ATTRS(IR_NAME_ITEM)};
+#undef IR_NAME_ITEM
 
-#define NAME_OF(table, i) ((unsigned)(i) < sizeof(table) / sizeof(table[0]) ? table[i] : "?")
+/* The names of op's sub-operations, *n of them; NULL for an opcode that has none. */
+static const char *const *sub_names(Opcode op, int *n)
+{
+#define TABLE(t) (*n = (int)(sizeof t / sizeof t[0]), t)
+    switch (op) {
+    case OP_BINOP: return TABLE(binop_names);
+    case OP_UNARY: return TABLE(unary_names);
+    case OP_COMPARE: return TABLE(cmp_names);
+    case OP_ARRAY_ATTR: return TABLE(attr_names);
+    default: *n = 0; return NULL;
+    }
+#undef TABLE
+}
+
+const char *ir_sub_name(Opcode op, int sub)
+{
+    int n;
+    const char *const *names = sub_names(op, &n);
+    return names && sub >= 0 && sub < n ? names[sub] : "?";
+}
+
+int ir_sub_lookup(Opcode op, const char *word)
+{
+    int n;
+    const char *const *names = sub_names(op, &n);
+    for (int i = 0; names && word && i < n; i++)
+        if (strcmp(names[i], word) == 0)
+            return i;
+    return -1;
+}
 
 /* ---- printing -------------------------------------------------------------------------------- */
 
@@ -323,10 +349,10 @@ static void print_detail(Buf *b, const Instr *in)
     switch (in->op) {
     case OP_ARG: buf_printf(b, " %" PRId64, in->imm); break;
     case OP_CONST: buf_printf(b, " "); if (in->cst) print_const(b, in->cst); break;
-    case OP_BINOP: buf_printf(b, " %s%s", NAME_OF(binop_names, in->sub), in->imm ? "=" : ""); break;
-    case OP_UNARY: buf_printf(b, " %s", NAME_OF(unary_names, in->sub)); break;
-    case OP_COMPARE: buf_printf(b, " %s", NAME_OF(cmp_names, in->sub)); break;
-    case OP_ARRAY_ATTR: buf_printf(b, " %s", NAME_OF(attr_names, in->sub)); break;
+    case OP_BINOP: buf_printf(b, " %s%s", ir_sub_name(in->op, in->sub), in->imm ? "=" : ""); break;
+    case OP_UNARY:
+    case OP_COMPARE:
+    case OP_ARRAY_ATTR: buf_printf(b, " %s", ir_sub_name(in->op, in->sub)); break;
     case OP_INTRINSIC: buf_printf(b, " %s", ir_builtin_name((Builtin)in->sub)); break;
     case OP_CALL_JIT:
         buf_printf(b, " %s", in->callee && in->callee->ir ? in->callee->ir->qualname : "?");

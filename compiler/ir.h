@@ -29,18 +29,29 @@ typedef enum Opcode {
     OP__COUNT
 } Opcode;
 
-typedef enum BinOp {
-    BIN_ADD, BIN_SUB, BIN_MUL, BIN_TRUEDIV, BIN_FLOORDIV, BIN_MOD, BIN_POW,
-    BIN_LSHIFT, BIN_RSHIFT, BIN_AND, BIN_OR, BIN_XOR, BIN_MATMUL,
-} BinOp;
+/* The sub-operations of BINOP, UNARY, COMPARE and ARRAY_ATTR, one list per enum, each entry with
+ * the name the IR text gives it (ir_dump prints it, ir_read reads it back: ir_sub_name and
+ * ir_sub_lookup in ir.c). */
+#define IR_BINOPS(X)                                                                              \
+    X(BIN_ADD, "add") X(BIN_SUB, "sub") X(BIN_MUL, "mul") X(BIN_TRUEDIV, "truediv")              \
+    X(BIN_FLOORDIV, "floordiv") X(BIN_MOD, "mod") X(BIN_POW, "pow") X(BIN_LSHIFT, "lshift")      \
+    X(BIN_RSHIFT, "rshift") X(BIN_AND, "and") X(BIN_OR, "or") X(BIN_XOR, "xor")                  \
+    X(BIN_MATMUL, "matmul")
+#define IR_UNARYOPS(X) X(UN_NEG, "neg") X(UN_POS, "pos") X(UN_NOT, "not") X(UN_INVERT, "invert")
+#define IR_CMPOPS(X)                                                                              \
+    X(CMP_LT, "lt") X(CMP_LE, "le") X(CMP_EQ, "eq") X(CMP_NE, "ne") X(CMP_GT, "gt")              \
+    X(CMP_GE, "ge") X(CMP_IS, "is") X(CMP_ISNOT, "isnot") X(CMP_IN, "in") X(CMP_NOTIN, "notin")
+#define IR_ARRAY_ATTRS(X)                                                                         \
+    X(AA_SHAPE, "shape") X(AA_STRIDES, "strides") X(AA_SIZE, "size") X(AA_NDIM, "ndim")          \
+    X(AA_ITEMSIZE, "itemsize") X(AA_NBYTES, "nbytes") X(AA_T, "T") X(AA_REAL, "real")            \
+    X(AA_IMAG, "imag")
 
-typedef enum UnaryOp { UN_NEG, UN_POS, UN_NOT, UN_INVERT } UnaryOp;
-
-typedef enum CmpOp { CMP_LT, CMP_LE, CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_IS, CMP_ISNOT, CMP_IN, CMP_NOTIN } CmpOp;
-
-typedef enum ArrayAttr {
-    AA_SHAPE, AA_STRIDES, AA_SIZE, AA_NDIM, AA_ITEMSIZE, AA_NBYTES, AA_T, AA_REAL, AA_IMAG,
-} ArrayAttr;
+#define IR_ENUM_ITEM(id, name) id,
+typedef enum BinOp { IR_BINOPS(IR_ENUM_ITEM) } BinOp;
+typedef enum UnaryOp { IR_UNARYOPS(IR_ENUM_ITEM) } UnaryOp;
+typedef enum CmpOp { IR_CMPOPS(IR_ENUM_ITEM) } CmpOp;
+typedef enum ArrayAttr { IR_ARRAY_ATTRS(IR_ENUM_ITEM) } ArrayAttr;
+#undef IR_ENUM_ITEM
 
 /* Known functions and methods, the subject of OP_INTRINSIC. */
 typedef enum Builtin {
@@ -154,6 +165,10 @@ char *ir_dump(IRFunc *fn, bool with_types);
 struct Diag;
 IRFunc *ir_read(Arena *arena, const char *text, struct Diag *diag);
 const char *ir_op_name(Opcode op);
+/* The IR text's name of sub-operation sub of op (BINOP, UNARY, COMPARE, ARRAY_ATTR), "?" if
+ * none; and back: the sub-operation of op named word, or -1. */
+const char *ir_sub_name(Opcode op, int sub);
+int ir_sub_lookup(Opcode op, const char *word);
 const char *ir_builtin_name(Builtin b);   /* the Python name, "math.sqrt" */
 Builtin ir_builtin_lookup(const char *pyname);   /* BI__COUNT if unknown */
 /* builtins.def's columns of b: the name its handler calls ("sqrt", "llvm.nvvm.barrier0") or

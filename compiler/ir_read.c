@@ -16,6 +16,10 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Value numbers are ints in the IR; the text may not name one past this (the table of values by
+ * number is as large as the largest). */
+#define MAX_VALUE_ID (1 << 24)
+
 typedef struct Reader {
     IRFunc *fn;
     Diag *diag;
@@ -75,7 +79,9 @@ static const char *read_str(Reader *r)
         if (c == '\\' && *r->p == 'n') {
             c = '\n';
             r->p++;
-        } else if (c == '\\' && *r->p == 'x') {
+        } else if (c == '\\' && *r->p == 'x') {   /* exactly two hex digits */
+            if (!isxdigit((unsigned char)r->p[1]) || !isxdigit((unsigned char)r->p[2]))
+                return NULL;
             c = (char)strtol((char[3]){r->p[1], r->p[2], 0}, NULL, 16);
             r->p += 3;
         } else if (c == '\\' && *r->p) {
@@ -245,25 +251,6 @@ static Type *read_type_name(Reader *r, const char *name)
 
 /* ---- instructions ---- */
 
-static int find_name(const char *const *names, int n, const char *word)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(names[i], word) == 0)
-            return i;
-    return -1;
-}
-
-static const char *const binop_names[] = {
-    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
-    "lshift", "rshift", "and", "or", "xor", "matmul",
-};
-static const char *const unary_names[] = {"neg", "pos", "not", "invert"};
-static const char *const cmp_names[] = {"lt", "le", "eq", "ne", "gt", "ge", "is", "isnot", "in", "notin"};
-static const char *const attr_names[] = {
-    "shape", "strides", "size", "ndim", "itemsize", "nbytes", "T", "real", "imag",
-};
-#define FIND(table, word) find_name(table, (int)(sizeof table / sizeof table[0]), word)
-
 static Block *read_block_ref(Reader *r)
 {
     int64_t id;
@@ -282,12 +269,12 @@ static int read_detail(Reader *r, Instr *in)
     case OP_BINOP:
         w = (eat(r, " "), read_word(r));
         in->imm = w[0] && w[strlen(w) - 1] == '=';
-        in->sub = FIND(binop_names, arena_printf(r->fn->arena, "%.*s",
-                                                 (int)(strlen(w) - (size_t)in->imm), w));
+        in->sub = ir_sub_lookup(in->op, arena_printf(r->fn->arena, "%.*s",
+                                                     (int)(strlen(w) - (size_t)in->imm), w));
         return in->sub;
-    case OP_UNARY: return (in->sub = (eat(r, " "), FIND(unary_names, read_word(r))));
-    case OP_COMPARE: return (in->sub = (eat(r, " "), FIND(cmp_names, read_word(r))));
-    case OP_ARRAY_ATTR: return (in->sub = (eat(r, " "), FIND(attr_names, read_word(r))));
+    case OP_UNARY:
+    case OP_COMPARE:
+    case OP_ARRAY_ATTR: return (in->sub = (eat(r, " "), ir_sub_lookup(in->op, read_word(r))));
     case OP_INTRINSIC:
         in->sub = (int)ir_builtin_lookup((eat(r, " "), read_word(r)));
         return in->sub == BI__COUNT ? -1 : 0;
@@ -322,6 +309,8 @@ static int read_operands(Reader *r, Instr *in, PtrVec *ids)
             r->p = save - (first ? 1 : 2);
             break;
         }
+        if (id < 0 || id >= MAX_VALUE_ID)
+            return read_fail(r, "operand value number out of range");
         vec_push(r->fn->arena, ids, (void *)(intptr_t)id);
         first = false;
     }
@@ -364,6 +353,10 @@ static Instr *read_instr(Reader *r, Block *b, PtrVec *ids)
         r->p++;
     if (eat(r, "%") && !(read_int(r, &id) && eat(r, " = ")))
         return NULL;
+    if (id >= MAX_VALUE_ID) {
+        read_fail(r, "value number too large");
+        return NULL;
+    }
     const char *name = read_word(r);
     int op = 0;
     while (op < OP__COUNT && strcmp(ir_op_name((Opcode)op), name) != 0)
@@ -383,7 +376,7 @@ static int note_value(Reader *r, Instr *in)
     if (in->id < 0)
         return 0;
     if (in->id >= r->nbyid) {
-        int n = in->id * 2 + 16;
+        int n = in->id < MAX_VALUE_ID / 2 ? in->id * 2 + 16 : MAX_VALUE_ID;
         Instr **byid = arena_alloc(r->fn->arena, sizeof *byid * (size_t)n);
         if (r->nbyid)
             memcpy(byid, r->byid, sizeof *byid * (size_t)r->nbyid);
@@ -492,7 +485,12 @@ static int read_body(Reader *r, char *text)
     PtrVec all = {0}, idlists = {0};
     Block *b = NULL;
     bool first = true;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), r->lineno++) {
+    for (char *line = text, *next; line; line = next, r->lineno++) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        if (!*line)   /* an empty line (strtok's habit of skipping them, kept) */
+            continue;
         r->p = line;
         if (first) {
             if (read_header(r, line) < 0)

@@ -99,23 +99,29 @@ static int define_runtime_symbols(LLVMOrcJITDylibRef jd, Diag *diag)
     return err ? llvm_error(diag, "defining runtime symbols", err) : 0;
 }
 
-static int make_host_tm(Diag *diag)
+/* A target machine for the host CPU with its features, the JIT's settings: aggressive code
+ * generation, the default relocation model, the JIT's code model. The JIT is built from one and
+ * host_tm is another made alike, so the assembly inspect_asm shows is generated as the JIT's. */
+static LLVMTargetMachineRef host_machine(Diag *diag)
 {
     char *triple = LLVMGetDefaultTargetTriple(), *err = NULL;
     LLVMTargetRef target;
+    LLVMTargetMachineRef tm = NULL;
     if (LLVMGetTargetFromTriple(triple, &target, &err)) {
         diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: no target for %s: %s", triple, err);
         LLVMDisposeMessage(err);
         LLVMDisposeMessage(triple);
-        return -1;
+        return NULL;
     }
     char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
-    host_tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive,
-                                      LLVMRelocDefault, LLVMCodeModelJITDefault);
+    tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive,
+                                 LLVMRelocDefault, LLVMCodeModelJITDefault);
     LLVMDisposeMessage(cpu);
     LLVMDisposeMessage(features);
     LLVMDisposeMessage(triple);
-    return host_tm ? 0 : diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: no target machine");
+    if (!tm)
+        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: no target machine");
+    return tm;
 }
 
 /* Called with jit_lock held. */
@@ -126,13 +132,15 @@ static int jit_init(Diag *diag)
     LLVMInitializeNativeTarget();
     LLVMInitializeNativeAsmPrinter();
     LLVMInitializeNativeAsmParser();
-    LLVMOrcJITTargetMachineBuilderRef jtmb;
-    LLVMErrorRef err = LLVMOrcJITTargetMachineBuilderDetectHost(&jtmb);
-    if (err)
-        return llvm_error(diag, "detecting the host", err);
+    LLVMTargetMachineRef model = NULL;
+    if ((!host_tm && !(host_tm = host_machine(diag))) || !(model = host_machine(diag)))
+        return -1;
+    /* takes model */
+    LLVMOrcJITTargetMachineBuilderRef jtmb = LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(model);
     LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
-    if ((err = LLVMOrcCreateLLJIT(&jit, builder))) {
+    LLVMErrorRef err = LLVMOrcCreateLLJIT(&jit, builder);
+    if (err) {
         jit = NULL;
         return llvm_error(diag, "creating the JIT", err);
     }
@@ -142,9 +150,7 @@ static int jit_init(Diag *diag)
     if (err)
         return llvm_error(diag, "searching the process", err);
     LLVMOrcJITDylibAddGenerator(jd, gen);
-    if (define_runtime_symbols(jd, diag) < 0 || make_host_tm(diag) < 0)
-        return -1;
-    return 0;
+    return define_runtime_symbols(jd, diag);
 }
 
 static int ensure_jit(Diag *diag)

@@ -101,7 +101,7 @@ static const char *gpu_fast_name(MathFn fn)
 LLVMValueRef lower_math(Lower *L, MathFn fn, Type *ft, LLVMValueRef a, LLVMValueRef b)
 {
     LLVMValueRef args[2] = {a, b};
-    if (L->t->is_gpu && ft->kind == TY_FLOAT32 && L->prog->opts && L->prog->opts->fastmath &&
+    if (L->t->is_gpu && ft->kind == TY_FLOAT32 && L->opts && L->opts->fastmath &&
         gpu_fast_name(fn))
         return target_call_extern(L->mod, L->b, gpu_fast_name(fn), L->f32, args, b ? 2 : 1);
     return L->t->emit_math(L->mod, L->b, fn, lower_type(L, ft), args, b ? 2 : 1);
@@ -531,7 +531,7 @@ static LLVMValueRef int_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMV
 
 static bool numpy_errors(Lower *L)
 {
-    return L->prog->opts && L->prog->opts->error_model_numpy;
+    return L->opts && L->opts->error_model_numpy;
 }
 
 /* Python's float // and %: fmod, then moved toward the divisor's sign (CPython's float_divmod),
@@ -1380,7 +1380,7 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
 
 static bool fastmath(Lower *L)
 {
-    return L->prog->opts && L->prog->opts->fastmath;
+    return L->opts && L->opts->fastmath;
 }
 
 /* fastmath before LLVM 18, whose C API cannot set fast-math flags on instructions: a loop's back
@@ -1558,8 +1558,15 @@ static void add_attr(Lower *L, LLVMValueRef fn, unsigned idx, const char *name)
     LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(L->ctx, kind, 0));
 }
 
+/* The options a function is lowered under: its own, else the Program's. */
+static const CompileOptions *options_of(Lower *L, const TypedFunc *tf)
+{
+    return tf->opts ? tf->opts : L->prog->opts;
+}
+
 static void declare_function(Lower *L, TypedFunc *tf, bool is_entry)
 {
+    L->opts = options_of(L, tf);
     LLVMValueRef fn = LLVMAddFunction(L->mod, tf->symbol, native_fn_type(L, tf));
     if (!is_entry || (L->t->is_gpu && !L->prog->gpu_device))   /* a kernel entry calls it */
         LLVMSetLinkage(fn, LLVMInternalLinkage);
@@ -1576,7 +1583,7 @@ static void declare_function(Lower *L, TypedFunc *tf, bool is_entry)
     add_attr(L, fn, LLVMAttributeFunctionIndex, "nounwind");
     if (is_entry && !L->t->is_gpu)   /* the wrapper calls it: inlining would compile the body twice */
         add_attr(L, fn, LLVMAttributeFunctionIndex, "noinline");
-    if (L->prog->opts && L->prog->opts->fastmath) {
+    if (L->opts && L->opts->fastmath) {
         /* LLVM 16's C API cannot set fast-math flags on instructions; these function attributes
          * give code generation the same freedom */
         static const char *const fm[] = {"unsafe-fp-math", "no-nans-fp-math", "no-infs-fp-math",
@@ -1623,6 +1630,7 @@ static int lower_function(Lower *L, TypedFunc *tf)
 {
     L->tf = tf;
     L->ir = tf->ir;
+    L->opts = options_of(L, tf);
     L->fn = tf->aux;
     L->nids = tf->ir->next_id + 1;
     L->vals = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);

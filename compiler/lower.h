@@ -31,6 +31,8 @@ typedef struct Lower {
     LLVMBuilderRef ab;         /* the end of the entry block, for allocas */
     TypedFunc *tf;
     IRFunc *ir;
+    const CompileOptions *opts; /* the function's own (TypedFunc.opts, else the Program's): its
+                                 * fastmath, error_model and boundscheck; may be NULL */
     LLVMValueRef fn, ret_ptr, exc_ptr;
     LLVMBasicBlockRef entry_bb, err_bb, ret_bb;
     int nids;

@@ -11,7 +11,7 @@
 
 static bool boundscheck(Lower *L)
 {
-    return L->prog->opts && (L->prog->opts->boundscheck || L->prog->opts->debug);
+    return L->opts && (L->opts->boundscheck || L->opts->debug);
 }
 
 /* ---- descriptors ---------------------------------------------------------------------------- */

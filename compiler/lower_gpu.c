@@ -762,6 +762,19 @@ static void trap_if_raised(Lower *L, LLVMValueRef k, LLVMValueRef status, LLVMVa
     LLVMPositionBuilderAtEnd(L->b, ok);
 }
 
+/* Whether some function of the kernel checks bounds (its own options or the kernel's), so that
+ * an exception it raises reaches the trap. */
+static bool any_checks(Lower *L)
+{
+    for (int i = 0; i < L->prog->funcs.len; i++) {
+        const TypedFunc *f = L->prog->funcs.items[i];
+        const CompileOptions *o = f->opts ? f->opts : L->prog->opts;
+        if (o && (o->debug || o->boundscheck))
+            return true;
+    }
+    return false;
+}
+
 void lower_gpu_entry(Lower *L, TypedFunc *tf)
 {
     Params p = {.n = 0};
@@ -791,7 +804,7 @@ void lower_gpu_entry(Lower *L, TypedFunc *tf)
     }
     LLVMValueRef st = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(native), native, args,
                                      (unsigned)tf->nargs + 2, "");
-    if (L->prog->opts && (L->prog->opts->debug || L->prog->opts->boundscheck))
+    if (any_checks(L))
         trap_if_raised(L, k, st, args[1]);
     LLVMBuildRetVoid(L->b);
     L->prog->gpu_entry = name;

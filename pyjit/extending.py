@@ -109,6 +109,15 @@ def _check_jit_options(options):
     unknown = set(options) - _PASSED - _IGNORED
     if unknown:
         raise TypeError(f"jit_options: unexpected option(s) {', '.join(sorted(unknown))}")
+    # An implementation is compiled into its caller under its own fastmath, error_model,
+    # boundscheck and debug; the GIL and the optimisation level belong to the entry called from
+    # Python, which an implementation never is.
+    if options.get("nogil"):
+        raise NotImplementedError("jit_options nogil=True: an implementation runs inside its "
+                                  "compiled caller, whose own nogil decides; give it to @njit")
+    if "opt" in options:
+        raise NotImplementedError("jit_options opt: the optimisation level is the whole "
+                                  "compilation's (the @njit entry's); give it to @njit")
 
 
 def _mark(func):
@@ -125,7 +134,9 @@ def overload(func, jit_options={}, strict=True, inline="never", prefer_literal=F
     compiled code and returns its implementation (a Python function in the compiled subset), or
     None to decline. Several overloads of one function are tried in registration order.
 
-    jit_options go to @njit for the implementation (nogil, fastmath, boundscheck, error_model);
+    jit_options go to @njit for the implementation, which is compiled under its own fastmath,
+    boundscheck, error_model and debug wherever it is called from; nogil=True and opt concern
+    the entry called from Python only and raise NotImplementedError;
     strict checks that the implementation's signature matches the typing function's. pyjit
     inlines through LLVM and has no integer literal types, so inline other than 'never' and
     prefer_literal=True are refused, as is a target other than 'generic' or 'cpu'."""

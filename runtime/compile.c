@@ -24,6 +24,12 @@ static IRFunc *host_get_ir(void *ctx, void *handle, Arena *arena, Diag *diag)
     return fe_build(callee->py_func, callee->registry, rt_is_dispatcher, arena, diag);
 }
 
+const CompileOptions *rt_callee_options(void *ctx, void *handle)
+{
+    PyObject *obj = handle;
+    return rt_is_dispatcher(obj) ? &((RtDispatcher *)obj)->opts : NULL;
+}
+
 /* Equal but for weakness (a version compiled for a Python int serves an int64 call). */
 static bool same_types(Type **a, Type **b, int n)
 {
@@ -201,7 +207,8 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
     CompilerHost host = {.ctx = d, .get_ir = host_get_ir, .known_return = host_known_return,
                          .declared_signature = rt_declared_signature,
                          .resolve_overload = rt_resolve_overload,
-                         .method_overloads = rt_method_overloads};
+                         .method_overloads = rt_method_overloads,
+                         .options_of = rt_callee_options};
     Program prog = {.opts = &d->opts, .host = &host};
     JitCode code = {0};
     Diag diag = {0};
@@ -218,8 +225,10 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
     return v;
 }
 
-/* The assembly of v, from the optimised LLVM IR it kept (the JIT keeps no module); kept in turn
- * for the next call. */
+/* The assembly of v (inspect_asm), generated again from the optimised LLVM IR it kept, since the
+ * JIT keeps neither module nor text: jit_asm_of's target machine has the JIT's settings, so this
+ * is the same code up to code generation's choices, not the bytes that run. Kept for the next
+ * call. */
 PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v)
 {
     if (!v->asm_dump) {

@@ -51,7 +51,8 @@ int cuda_compile_kernel(PyObject *pyfunc, PyObject *registry, Type **argtypes, i
     CompilerHost host = {.ctx = registry, .get_ir = gpu_get_ir, .known_return = gpu_known_return,
                          .declared_signature = gpu_declared_signature,
                          .resolve_overload = rt_resolve_overload,
-                         .method_overloads = rt_method_overloads};
+                         .method_overloads = rt_method_overloads,
+                         .options_of = rt_callee_options};
     Program prog = {.arena = arena, .opts = &opts->base, .host = &host, .gpu = true,
                     .gpu_device = opts->device, .gpu_cc = opts->cc_major * 10 + opts->cc_minor,
                     .gpu_aligned = opts->aligned, .gpu_noalias = opts->noalias};

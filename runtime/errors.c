@@ -137,6 +137,12 @@ done:
     return NULL;
 }
 
+PyObject *rt_raise_compile_error(const Arena *arena, Diag *diag)
+{
+    arena_check(arena, diag);   /* out of memory explains whatever failed after it */
+    return rt_raise_diag(diag);
+}
+
 /* ---- exceptions raised by compiled code ---- */
 
 /* Formats the message of an ExcInfo: "%d"/"%ld"/"%lld"/"%i"/"%u" take the next int64 argument,

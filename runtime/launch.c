@@ -178,10 +178,9 @@ static KVersion *compile_version(CudaKernel *k, Type **types, int n, const VFact
     if (!arena)
         return (KVersion *)PyErr_NoMemory();
     if (cuda_compile_kernel(k->py_func, k->registry, types, n, &opts, arena, &code, &diag) < 0 ||
-        arena_check(arena, &diag) < 0) {
-        arena_check(arena, &diag);
-        rt_raise_diag(&diag);
-    } else if ((v = version_new(types, n, code.ptx, code.entry, code.written))) {
+        arena_failed(arena))
+        rt_raise_compile_error(arena, &diag);
+    else if ((v = version_new(types, n, code.ptx, code.entry, code.written))) {
         v->facts = *f;
         v->types_dump = dup_str(code.types_dump);
         v->llvm_dump = dup_str(code.llvm_dump);
@@ -1223,12 +1222,10 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
         goto done;
     }
     if (cuda_compile_kernel(func, registry, types, (int)n, &opts, arena, &code, &diag) < 0 ||
-        arena_check(arena, &diag) < 0) {
-        arena_check(arena, &diag);
-        rt_raise_diag(&diag);
-    } else {
+        arena_failed(arena))
+        rt_raise_compile_error(arena, &diag);
+    else
         result = Py_BuildValue("(ssK)", code.ptx, code.entry, (unsigned long long)code.written);
-    }
     arena_free(arena);
 done:
     Py_XDECREF(name);

@@ -22,9 +22,8 @@ static PyObject *core_dump_ir(PyObject *self, PyObject *args)
     if (!arena)
         return PyErr_NoMemory();
     IRFunc *fn = fe_build(func, registry, rt_is_dispatcher, arena, &diag);
-    if (!fn || arena_check(arena, &diag) < 0) {
-        arena_check(arena, &diag);
-        rt_raise_diag(&diag);
+    if (!fn || arena_failed(arena)) {
+        rt_raise_compile_error(arena, &diag);
         goto done;
     }
     result = PyUnicode_FromString(ir_dump(fn, false));

@@ -41,16 +41,24 @@ static int build_arguments(PyObject *func, Type **args, int nargs, const char **
     if (!types_mod || !ids || !*pos || (nkw && !*kws))
         goto fail;
     for (int i = 0; i < nargs; i++) {
+        PyObject *id = PyLong_FromVoidPtr(ty_strong(args[i]));
+        if (!id)
+            goto fail;
+        PyTuple_SET_ITEM(ids, i, id);   /* stolen */
         PyObject *t = type_object(types_mod, args[i]);
         if (!t)
             goto fail;
-        PyTuple_SET_ITEM(ids, i, PyLong_FromVoidPtr(ty_strong(args[i])));
         if (i < npos) {
             PyTuple_SET_ITEM(*pos, i, t);   /* stolen */
             continue;
         }
         const char *name = kwnames ? kwnames[i - npos] : "?";
-        PyTuple_SET_ITEM(ids, nargs + i - npos, PyUnicode_FromString(name));
+        PyObject *kwname = PyUnicode_FromString(name);
+        if (!kwname) {
+            Py_DECREF(t);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(ids, nargs + i - npos, kwname);   /* stolen */
         int rc = PyDict_SetItemString(*kws, name, t);
         Py_DECREF(t);
         if (rc < 0)

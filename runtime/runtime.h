@@ -21,6 +21,9 @@
 /* errors.c: raises the Python exception a Diag describes (pyjit.errors classes, with the source
  * line and a caret) and returns NULL. */
 PyObject *rt_raise_diag(const Diag *diag);
+/* errors.c: raises what made a compilation in arena fail: MemoryError when the arena ran out
+ * (arena_check), else diag's exception; returns NULL. */
+PyObject *rt_raise_compile_error(const Arena *arena, Diag *diag);
 
 /* errors.c: raises the exception compiled code reported (abi.h ExcInfo); returns NULL. */
 PyObject *rt_raise_exc(const ExcInfo *exc);
@@ -142,13 +145,18 @@ void rt_default_options(CompileOptions *opts);
 /* ---- compile.c ---- */
 /* True for an @njit dispatcher (the frontend's FeIsDispatcher). */
 int rt_is_dispatcher(PyObject *obj);
+/* CompilerHost.options_of: an @njit callee's own options (its dispatcher's); NULL for any other
+ * handle (a device function, a kernel's Python function), which takes the entry's. */
+const CompileOptions *rt_callee_options(void *ctx, void *handle);
 /* Compiles d's function for these argument types (ret: declared, or NULL). NULL with an
  * exception on failure. */
 RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret);
 /* The CompilerHost's declared_signature (compiler.h) for a callee that is a dispatcher. */
 int rt_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
                           Type **ret, char *why, size_t why_size);
-/* Assembly text of a compiled version (from its optimised LLVM IR: nothing is compiled again). */
+/* Assembly text of a compiled version, generated again from the optimised LLVM IR it kept by a
+ * host target machine with the JIT's settings (jit_asm_of): the same code up to code generation's
+ * choices, not the bytes that run. */
 PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v);
 void rt_version_free(RtVersion *v);
 

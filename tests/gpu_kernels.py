@@ -359,6 +359,26 @@ def test_eq_sync_lanemask_selp(gpu):
     assert sel.tolist() == np.abs(x).tolist()
 
 
+def test_selp_promotes_mixed_operands(gpu):
+    # the two values are promoted together, as NumPy's a + b would be (an int literal and a
+    # float64 give float64; int32 and float32 give float64), never cast to the first one's type
+    @gpu.jit
+    def k(x, n, out, mixed):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = gpu.selp(x[i] > 0, 1, x[i])
+            mixed[i] = gpu.selp(x[i] > 0, n[i], np.float32(x[i]))
+
+    x = np.array([-2.5, 0.75, -0.125, 3.5, -7.25, 0.0], np.float64)
+    n = np.array([3, -4, 5, 2 ** 30 + 1, 7, -1], np.int32)
+    out = np.zeros_like(x)
+    mixed = np.zeros(x.size, np.float64)
+    k[1, 32](x, n, out, mixed)
+    np.testing.assert_array_equal(out, np.where(x > 0, 1.0, x))
+    np.testing.assert_array_equal(mixed, np.where(x > 0, n.astype(np.float64),
+                                                  x.astype(np.float32).astype(np.float64)))
+
+
 def test_match_any_all_eq_sync(gpu):
     @gpu.jit
     def k(x, f, anys, fanys, alls, allp, eqs):

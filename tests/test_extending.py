@@ -317,3 +317,52 @@ def test_gpu_kernel_through_the_simulator():
     out = np.zeros_like(x)
     kernel[2, 4](np.float32(2.0), x, y, out)
     np.testing.assert_allclose(out, 2 * x + np.clip(y, 0, 1))
+
+
+# ---- jit_options: the implementation's own options, wherever it is called from ----
+
+def ratio(a, b):
+    return a / b
+
+
+@overload(ratio, jit_options={"error_model": "numpy"})
+def _ratio(a, b):
+    return lambda a, b: a / b
+
+
+@register_jitable(error_model="numpy")
+def ratio_jitable(a, b):
+    return a / b
+
+
+@register_jitable(boundscheck=True)
+def eleventh(a):
+    return a[10]
+
+
+def test_jit_options_error_model_is_honoured():
+    @njit
+    def f(a, b):
+        return ratio(a, b), ratio_jitable(a, b)
+    assert f(1.0, 0.0) == (float("inf"), float("inf"))
+    assert f(3.0, 2.0) == (ratio(3.0, 2.0), ratio_jitable(3.0, 2.0))
+
+
+def test_jit_options_boundscheck_is_honoured():
+    @njit(boundscheck=False)
+    def f(a):
+        return eleventh(a)
+    with pytest.raises(IndexError, match="index 10 is out of bounds for axis 0 with size 3"):
+        f(np.zeros(3))
+    assert f(np.arange(12.0)) == eleventh(np.arange(12.0))
+
+
+def test_jit_options_for_the_entry_only_raise():
+    def g(x):
+        return x
+    with pytest.raises(NotImplementedError, match="nogil"):
+        overload(g, jit_options={"nogil": True})
+    with pytest.raises(NotImplementedError, match="nogil"):
+        register_jitable(nogil=True)
+    with pytest.raises(NotImplementedError, match="opt"):
+        register_jitable(opt=0)

@@ -362,6 +362,47 @@ def test_written_mask_through_device_function():
     assert written == 0b101
 
 
+@G.jit(device=True)
+def _row(a, i):
+    return a[i]
+
+
+@pyjit.njit
+def _row_njit(a, i):
+    return a[i]
+
+
+def k_write_through_returned_row(x, y):
+    i = G.grid(1)
+    r = _row(x, 0)
+    r[i] = y[i]
+
+
+def k_write_through_njit_row(x, y):
+    i = G.grid(1)
+    _row_njit(x, 1)[i] = y[i]
+
+
+def test_written_mask_through_an_array_a_callee_returns():
+    # the callee's result may be a view of any array it was given: writing it writes x
+    for k in (k_write_through_returned_row, k_write_through_njit_row):
+        ptx, written = compile_kernel(k, ["array(float32, 2d, C)", F32_1D])
+        assert written == 0b01, k.__name__
+
+
+def k_selp_mixed(x, out):
+    i = G.grid(1)
+    out[i] = G.selp(x[i] > 0.0, 1, x[i])
+
+
+def test_selp_promotes_mixed_operands_in_ptx():
+    # int literal and float64: both float64, selected as doubles; x is never truncated to int
+    ptx, _ = compile_kernel(k_selp_mixed, [F64_1D, F64_1D])
+    body = ptx[ptx.index(".entry"):]
+    assert "selp.f64" in body
+    assert "cvt.rzi" not in body and "cvt.rn.f64.s64" not in body
+
+
 def test_device_function_returning_tuple():
     @G.jit(device=True)
     def divmod2(a, b):

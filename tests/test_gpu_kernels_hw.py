@@ -161,3 +161,23 @@ def test_debug_bounds_check_stops_the_kernel(gpu):
     from util import run_subprocess
     rc, out, err = run_subprocess(_CHILD % ("True", "True"), timeout=120)
     assert "RAISED" in out and "NO ERROR" not in out, out + err
+
+
+def test_write_through_an_array_a_device_function_returns(gpu):
+    @gpu.jit(device=True)
+    def row(a, i):
+        return a[i]
+
+    @gpu.jit
+    def k(x, y):
+        i = gpu.grid(1)
+        if i < y.size:
+            r = row(x, 1)
+            r[i] = y[i]
+
+    x = np.zeros((3, 64), np.float32)
+    y = np.arange(64, dtype=np.float32)
+    k[1, 64](x, y)
+    expected = np.zeros((3, 64), np.float32)
+    expected[1] = y
+    np.testing.assert_array_equal(x, expected)

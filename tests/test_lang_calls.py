@@ -240,3 +240,53 @@ def test_signature_strings(sig):
         f = njit(sig)(lambda_free_mul)
         assert f(3, 5) == 15
     assert len(f.signatures) == 1
+
+
+# ---- each function compiled under its own options ----
+
+def quotient(a, b):
+    return a / b
+
+
+def tenth(a):
+    return a[10]
+
+
+divide_numpy = njit(error_model="numpy")(quotient)
+divide_python = njit(quotient)
+tenth_checked = njit(boundscheck=True)(tenth)
+tenth_unchecked = njit(boundscheck=False)(tenth)
+
+
+def calls_divide_numpy(a, b):
+    return divide_numpy(a, b)
+
+
+def calls_divide_python(a, b):
+    return divide_python(a, b)
+
+
+def calls_tenth_checked(a):
+    return tenth_checked(a)
+
+
+def calls_tenth_unchecked(a):
+    return tenth_unchecked(a)
+
+
+def test_callee_keeps_its_error_model():
+    # a numpy-model callee divides by zero to inf under a default caller, and the reverse raises
+    assert njit(calls_divide_numpy)(1.0, 0.0) == float("inf")
+    assert njit(error_model="numpy")(calls_divide_numpy)(-1.0, 0.0) == float("-inf")
+    check_raises(ZeroDivisionError, njit(error_model="numpy")(calls_divide_python), 1.0, 0.0)
+    check_raises(ZeroDivisionError, njit(calls_divide_python), 1.0, 0.0)
+
+
+def test_callee_keeps_its_boundscheck():
+    a = np.arange(3.0)
+    check_raises(IndexError, njit(boundscheck=False)(calls_tenth_checked), a,
+                 match="index 10 is out of bounds for axis 0 with size 3")
+    b = np.arange(20.0)
+    assert njit(boundscheck=False)(calls_tenth_checked)(b) == 10.0
+    assert njit(boundscheck=True)(calls_tenth_unchecked)(b) == 10.0
+    check_raises(IndexError, njit(boundscheck=True)(calls_tenth_checked), a)

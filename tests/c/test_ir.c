@@ -131,8 +131,64 @@ static void test_checker(void)
                      "item 7 of tuple(int64, float64) is not float64");
 }
 
+/* Malformed text is refused with a diagnostic, never read past its end. */
+static void expect_refused(const char *from, const char *to, const char *message)
+{
+    const char *at = strstr(typed_text, from);
+    char text[4096];
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - typed_text), typed_text, to,
+             at + strlen(from));
+    Arena *a = arena_new();
+    Diag diag = {0};
+    CHECK(ir_read(a, text, &diag) == NULL);
+    CHECK(diag.kind == DIAG_VALUE_ERROR && strstr(diag.message, message));
+    if (!strstr(diag.message, message))
+        fprintf(stderr, "  expected '%s', got: %s\n", message, diag.message);
+    arena_free(a);
+}
+
+static void test_malformed(void)
+{
+    /* a string ending in \x, or \x with fewer than two hex digits */
+    expect_refused("%2 = const 0.0 : float64", "%2 = const '\\x : float64",
+                   "cannot read the instruction");
+    expect_refused("%2 = const 0.0 : float64", "%2 = const '\\x4' : float64",
+                   "cannot read the instruction");
+    expect_refused("%2 = const 0.0 : float64", "%2 = const '\\x", "cannot read the instruction");
+    /* value numbers past int, and operands past the limit */
+    expect_refused("%2 = const 0.0", "%4294967298 = const 0.0", "value number too large");
+    expect_refused("%2 = const 0.0", "%2147483647 = const 0.0", "value number too large");
+    expect_refused("%27 = binop add %14, %26", "%27 = binop add %14, %99999999999",
+                   "operand value number out of range");
+    expect_refused("%27 = binop add", "%27 = binop plus", "cannot read the instruction");
+    /* a large value number within the limit still reads */
+    Arena *a = arena_new();
+    Diag diag = {0};
+    const char *at = strstr(typed_text, "%27 = ");
+    char text[4096];
+    snprintf(text, sizeof text, "%.*s%%100000 = %s", (int)(at - typed_text), typed_text,
+             at + strlen("%27 = "));
+    char *ret = strstr(text, "ret %27");
+    memcpy(ret, "ret %28", 7);   /* an undefined operand: resolved after reading */
+    CHECK(ir_read(a, text, &diag) == NULL && strstr(diag.message, "%28 is not defined"));
+    arena_free(a);
+}
+
+/* The sub-operation names ir_dump prints and ir_read reads are one table. */
+static void test_sub_names(void)
+{
+    CHECK(ir_sub_lookup(OP_BINOP, "matmul") == BIN_MATMUL);
+    CHECK(strcmp(ir_sub_name(OP_COMPARE, CMP_NOTIN), "notin") == 0);
+    CHECK(ir_sub_lookup(OP_ARRAY_ATTR, ir_sub_name(OP_ARRAY_ATTR, AA_IMAG)) == AA_IMAG);
+    CHECK(ir_sub_lookup(OP_UNARY, "add") == -1);
+    CHECK(strcmp(ir_sub_name(OP_BINOP, 99), "?") == 0);
+    CHECK(ir_sub_lookup(OP_CONST, "add") == -1);
+}
+
 int main(void)
 {
+    test_malformed();
+    test_sub_names();
     test_round_trip(false);
     test_round_trip(true);
     test_untyped_round_trip();
