@@ -114,7 +114,9 @@ def populate(registry=None):
         except TypeError:
             pass
     _populated.add(id(registry))
-    from . import extending, lib  # noqa: F401  (lib registers pyjit's own overloads)
-    for obj in list(extending._OVERLOADS):
+    from . import extending, lib
+    for obj, module in lib.functions():   # pyjit's own library, imported when first called
+        extending._LAZY.setdefault(obj, module)
+    for obj in list(extending._OVERLOADS) + list(extending._LAZY):
         mark_overloaded(obj, registry)
     return registry

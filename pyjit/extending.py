@@ -29,7 +29,8 @@ Methods: @overload_method(types.Array, "sort") registers a typing function that 
 receiver's type then the arguments' types; its implementation takes self first. a.sort() then
 resolves like a function call (runtime/overload.c, under the key "method.array.sort").
 
-pyjit's own library (pyjit/lib/) is written the same way and imported on the first compilation.
+pyjit's own library (pyjit/lib/) is written the same way; a module of it is imported when compiled
+code first calls one of its functions.
 """
 import inspect
 
@@ -42,6 +43,10 @@ _OVERLOADS = {}
 # (func, (argument type ids..., keyword names...)) -> dispatcher or None (declined); filled by
 # runtime/overload.c, emptied when a new overload is registered.
 _CHOSEN = {}
+
+# func -> the pyjit.lib module implementing it, not imported yet (pyjit/lib/__init__.py: INDEX);
+# the first resolution of a call of func imports it.
+_LAZY = {}
 
 # "method.array.<name>" -> itself: the key of a method's overloads in _OVERLOADS, kept alive here
 # for runtime/overload.c (rt_method_overloads hands it to the compiler as a handle).
@@ -210,6 +215,10 @@ def _choose(func, args, kws):
     function gives for these argument types, or None when every one declines."""
     kws = kws or {}
     name = _name_of(func)
+    module = _LAZY.pop(func, None)
+    if module is not None:
+        from . import lib
+        lib.load(module)
     for template in _OVERLOADS.get(func, ()):
         try:
             impl = template.typing(*args, **kws)

@@ -10,7 +10,7 @@ import pytest
 from pyjit import njit
 
 sys.path.insert(0, os.path.dirname(__file__))
-from util import check  # noqa: E402
+from util import check, run_subprocess  # noqa: E402
 
 warnings.simplefilter("ignore", RuntimeWarning)   # NumPy warns on empty/NaN input; we compare
 
@@ -549,3 +549,45 @@ def test_ptp(dtype):
             b[where] = np.nan
             check(ptp, b)
     check(ptp, np.zeros(0, dtype=dtype))   # ValueError, as NumPy
+
+
+def test_library_index():
+    """pyjit/lib/__init__.py's INDEX names exactly the NumPy functions each module overloads,
+    and nothing of the library is imported before compiled code calls one of its functions."""
+    code = """
+import sys, numpy as np, pyjit
+from pyjit import extending, lib, _registry, njit
+_registry.populate()
+assert not [m for m in sys.modules if m.startswith("pyjit.lib.")], "imported before use"
+njit(lambda a: a.sum())(np.ones(3))
+assert not [m for m in sys.modules if m.startswith("pyjit.lib.")], "imported by a compilation"
+found = {}
+for module in lib.INDEX:
+    lib.load(module)
+for func, templates in extending._OVERLOADS.items():
+    for t in templates:
+        mod = t.typing.__module__
+        if mod.startswith("pyjit.lib.") and getattr(np, getattr(func, "__name__", ""), None) is func:
+            found.setdefault(mod.rpartition(".")[2], set()).add(func.__name__)
+index = {m: set(names) for m, names in lib.INDEX.items()}
+assert found == index, (found, index)
+print("ok")
+"""
+    rc, out, err = run_subprocess(code)
+    assert rc == 0 and out.strip() == "ok", err
+
+
+def test_library_module_loads_on_first_call():
+    code = """
+import sys, numpy as np
+from pyjit import njit
+@njit
+def f(a):
+    return np.median(a)
+assert f(np.array([3.0, 1.0, 2.0])) == 2.0
+assert "pyjit.lib.numpy_stats" in sys.modules
+assert "pyjit.lib.numpy_search" not in sys.modules
+print("ok")
+"""
+    rc, out, err = run_subprocess(code)
+    assert rc == 0 and out.strip() == "ok", err

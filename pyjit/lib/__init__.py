@@ -1,8 +1,33 @@
 """pyjit.lib: pyjit's NumPy library, written in the compiled subset itself.
 
-Each module registers implementations with pyjit.extending.overload, exactly as users do; this
-package is imported on the first compilation (pyjit._registry.populate), so `import pyjit` stays
-fast. To add a NumPy function: write its typing function and implementation in the module of its
-family (or a new module listed below), and its test in tests/test_numpy_lib.py.
+Each module registers implementations with pyjit.extending.overload, exactly as users do. None
+is imported until compiled code calls one of its functions: pyjit._registry.populate marks the
+functions of INDEX as overloaded without importing anything, and the first resolution of a call
+of one (pyjit.extending._choose) imports its module, whose overloads then register. So neither
+`import pyjit` nor the first compilation of a function that calls no library function pays for
+the library. To add a NumPy function: its typing function and implementation in the module of its
+family, its name in INDEX, and its test in tests/test_numpy_lib.py.
 """
-from . import numpy_logic, numpy_math, numpy_search, numpy_sorting, numpy_stats  # noqa: F401
+import importlib
+
+# module -> the numpy functions it implements. Must agree with what the modules register:
+# tests/test_numpy_lib.py::test_library_index fails when it does not.
+INDEX = {
+    "numpy_logic": ("any", "all", "count_nonzero", "flatnonzero", "nonzero"),
+    "numpy_math": ("diff", "cumprod", "interp", "isclose", "allclose"),
+    "numpy_search": ("searchsorted",),
+    "numpy_sorting": ("unique",),
+    "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
+                    "histogram", "bincount", "ptp"),
+}
+
+
+def functions():
+    """(the NumPy function, the name of the module implementing it), for the whole library."""
+    import numpy as np
+    return [(getattr(np, name), module) for module, names in INDEX.items() for name in names]
+
+
+def load(module):
+    """Imports one module of the library (its overloads register as it is imported)."""
+    importlib.import_module(f"{__name__}.{module}")
