@@ -39,6 +39,7 @@ typedef enum AbiExcKind {
     ABI_EXC_OVERFLOW,
     ABI_EXC_MEMORY,
     ABI_EXC_TYPE,
+    ABI_EXC_RECURSION,      /* the stack reached ExcInfo.stack_limit */
 } AbiExcKind;
 
 /* First byte of an ExcInfo message that is not the message but a spec of the exception's
@@ -52,6 +53,10 @@ typedef struct ExcInfo {
     void *cls;              /* ABI_EXC_USER: PyObject* class (borrowed, kept alive by the code) */
     const char *msg;        /* a printf format over int64 args ("%lld"), or a plain message; may be NULL */
     int64_t args[4];
+    /* Set on entry by the wrapper of a Program with recursive functions (pj_stack_limit): those
+     * raise ABI_EXC_RECURSION when their frame lies below it. Compiled callers pass the same
+     * ExcInfo down, so one store serves the whole call tree. */
+    void *stack_limit;
 } ExcInfo;
 
 enum { ABI_STATUS_OK = 0, ABI_STATUS_ERROR = 1 };

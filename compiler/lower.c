@@ -1626,7 +1626,80 @@ static void finish_exits(Lower *L)
     }
 }
 
-static int lower_function(Lower *L, TypedFunc *tf)
+/* ---- recursion: functions in a call cycle check the stack at entry ------------------------ */
+
+static int func_index(Program *prog, TypedFunc *tf)
+{
+    for (int i = 0; i < prog->funcs.len; i++)
+        if (prog->funcs.items[i] == tf)
+            return i;
+    return -1;
+}
+
+/* The CALL_JIT edges of the Program: callees[i] lists the indices function i calls. */
+static PtrVec *call_graph(Program *prog)
+{
+    int n = prog->funcs.len;
+    PtrVec *callees = arena_alloc(prog->arena, sizeof(PtrVec) * (size_t)n);
+    for (int f = 0; f < n; f++) {
+        IRFunc *ir = ((TypedFunc *)prog->funcs.items[f])->ir;
+        for (int b = 0; b < ir->blocks.len; b++) {
+            Block *blk = ir->blocks.items[b];
+            for (int k = 0; k < blk->instrs.len; k++) {
+                Instr *in = blk->instrs.items[k];
+                int c = in->op == OP_CALL_JIT && in->callee ? func_index(prog, in->callee) : -1;
+                if (c >= 0)
+                    vec_push(prog->arena, &callees[f], (void *)(intptr_t)c);
+            }
+        }
+    }
+    return callees;
+}
+
+/* Whether function from reaches function to through one call or more (seen: scratch, n). */
+static bool reaches(PtrVec *callees, int from, int to, bool *seen)
+{
+    for (int k = 0; k < callees[from].len; k++) {
+        int c = (int)(intptr_t)callees[from].items[k];
+        if (c == to)
+            return true;
+        if (!seen[c] && (seen[c] = true, reaches(callees, c, to, seen)))
+            return true;
+    }
+    return false;
+}
+
+/* Marks the functions that are part of a call cycle (self or mutual recursion). */
+static void find_cycles(Lower *L)
+{
+    int n = L->prog->funcs.len;
+    PtrVec *callees = call_graph(L->prog);
+    bool *seen = arena_alloc(L->prog->arena, (size_t)n);
+    L->in_cycle = arena_alloc(L->prog->arena, (size_t)n);
+    for (int f = 0; f < n; f++) {
+        memset(seen, 0, (size_t)n);
+        L->in_cycle[f] = reaches(callees, f, f, seen);
+        L->any_cycle |= L->in_cycle[f];
+    }
+}
+
+/* RecursionError when the frame lies below the limit the wrapper stored in the ExcInfo (abi.h);
+ * returns the block the entry continues in. */
+static LLVMBasicBlockRef stack_guard(Lower *L)
+{
+    LLVMBasicBlockRef guard = lower_block(L, "stack.check");
+    LLVMPositionBuilderAtEnd(L->b, guard);
+    LLVMValueRef zero = LLVMConstInt(L->i32, 0, 0);
+    LLVMValueRef frame = target_call_intrinsic(L->mod, L->b, "llvm.frameaddress", &L->ptr, 1, &zero, 1);
+    LLVMValueRef limit = LLVMBuildLoad2(L->b, L->ptr, LLVMBuildStructGEP2(L->b, L->exc_ty, L->exc_ptr, 5, ""), "");
+    LLVMValueRef below = LLVMBuildICmp(L->b, LLVMIntULT, LLVMBuildPtrToInt(L->b, frame, L->i64, ""),
+                                       LLVMBuildPtrToInt(L->b, limit, L->i64, ""), "");
+    lower_check(L, below, ABI_EXC_RECURSION, NULL, NULL, 0);
+    LLVMBuildBr(L->b, ((BlockInfo *)((Block *)L->ir->blocks.items[0])->aux)->start);
+    return guard;
+}
+
+static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
 {
     L->tf = tf;
     L->ir = tf->ir;
@@ -1651,6 +1724,9 @@ static int lower_function(Lower *L, TypedFunc *tf)
     L->ret_bb = lower_block(L, "return");
     L->err_bb = lower_block(L, "error");
     bind_args(L);
+    LLVMBasicBlockRef first = ((BlockInfo *)((Block *)tf->ir->blocks.items[0])->aux)->start;
+    if (in_cycle && !L->t->is_gpu)
+        first = stack_guard(L);
     for (int i = 0; i < tf->ir->blocks.len; i++)
         if (lower_block_body(L, tf->ir->blocks.items[i]) < 0)
             return -1;
@@ -1660,7 +1736,7 @@ static int lower_function(Lower *L, TypedFunc *tf)
     if (fastmath(L))
         set_fast_flags(L->fn);
     LLVMPositionBuilderAtEnd(L->ab, L->entry_bb);
-    LLVMBuildBr(L->ab, ((BlockInfo *)((Block *)tf->ir->blocks.items[0])->aux)->start);
+    LLVMBuildBr(L->ab, first);
     return 0;
 }
 
@@ -1676,6 +1752,10 @@ static void build_wrapper(Lower *L, TypedFunc *tf)
     LLVMValueRef args[tf->nargs + 2];
     args[0] = LLVMGetParam(w, 1);
     args[1] = LLVMGetParam(w, 2);
+    if (L->any_cycle) {   /* the limit its recursive functions check */
+        LLVMValueRef limit = lower_call_rt(L, "pj_stack_limit", L->ptr, NULL, 0);
+        LLVMBuildStore(B, limit, LLVMBuildStructGEP2(B, L->exc_ty, args[1], 5, ""));
+    }
     for (int i = 0; i < tf->nargs; i++) {
         LLVMValueRef idx = lower_i64(L, i);
         LLVMValueRef pp = LLVMBuildInBoundsGEP2(B, L->ptr, LLVMGetParam(w, 0), &idx, 1, "");
@@ -1703,8 +1783,8 @@ static void init_types(Lower *L)
     L->f64 = LLVMDoubleTypeInContext(L->ctx);
     L->ptr = LLVMPointerTypeInContext(L->ctx, 0);
     L->none_ty = LLVMStructTypeInContext(L->ctx, NULL, 0, 0);
-    LLVMTypeRef ef[5] = {L->i32, L->i32, L->ptr, L->ptr, LLVMArrayType(L->i64, 4)};
-    L->exc_ty = LLVMStructTypeInContext(L->ctx, ef, 5, 0);
+    LLVMTypeRef ef[6] = {L->i32, L->i32, L->ptr, L->ptr, LLVMArrayType(L->i64, 4), L->ptr};
+    L->exc_ty = LLVMStructTypeInContext(L->ctx, ef, 6, 0);
     LLVMTypeRef mf[5] = {L->i64, L->ptr, L->i64, L->ptr, L->ptr};
     L->mi_ty = LLVMStructTypeInContext(L->ctx, mf, 5, 0);
 }
@@ -1725,9 +1805,10 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
         lower_gpu_prepare(&L);
     for (int i = 0; i < prog->funcs.len; i++)
         declare_function(&L, prog->funcs.items[i], i == 0);
+    find_cycles(&L);
     int rc = 0;
     for (int i = 0; i < prog->funcs.len && rc == 0; i++)
-        rc = lower_function(&L, prog->funcs.items[i]);
+        rc = lower_function(&L, prog->funcs.items[i], L.in_cycle[i]);
     if (rc == 0 && !t->is_gpu)
         build_wrapper(&L, entry);
     else if (rc == 0 && !prog->gpu_device)

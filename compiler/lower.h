@@ -41,6 +41,8 @@ typedef struct Lower {
     IterInfo **iters;          /* by Instr id of GETITER */
     PtrVec owned;              /* LLVMValueRef: every slot, released on exit */
     Instr *cur;                /* the instruction being lowered (diagnostics) */
+    bool *in_cycle;            /* by index in prog->funcs: part of a call cycle (checks the stack) */
+    bool any_cycle;
     bool failed;
     LLVMTypeRef i1, i8, i32, i64, f32, f64, ptr, none_ty, exc_ty, mi_ty;
 } Lower;

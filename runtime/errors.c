@@ -259,10 +259,11 @@ PyObject *rt_raise_exc(const ExcInfo *exc)
         [ABI_EXC_OVERFLOW] = {&PyExc_OverflowError, "overflow"},
         [ABI_EXC_MEMORY] = {&PyExc_MemoryError, "out of memory in compiled code"},
         [ABI_EXC_TYPE] = {&PyExc_TypeError, "wrong type"},
+        [ABI_EXC_RECURSION] = {&PyExc_RecursionError, "maximum recursion depth exceeded"},
     };
     if (exc->kind == ABI_EXC_USER)
         return raise_user(exc);
-    if (exc->kind <= ABI_EXC_USER || exc->kind > ABI_EXC_TYPE) {
+    if (exc->kind <= ABI_EXC_USER || exc->kind > ABI_EXC_RECURSION) {
         PyErr_Format(PyExc_SystemError, "pyjit: compiled code failed with unknown error kind %d",
                      (int)exc->kind);
         return NULL;

@@ -67,6 +67,8 @@ void pj_sort(void *data, int64_t rows, int64_t n, int32_t key) { (void)data; (vo
 void pj_partition(void *data, int64_t rows, int64_t n, int64_t kth, int32_t key) { (void)data; (void)rows; (void)n; (void)kth; (void)key; }
 int32_t pj_argsort(const void *data, int64_t rows, int64_t n, int32_t key, int64_t *out) { (void)data; (void)rows; (void)n; (void)key; (void)out; return -1; }
 int32_t pj_argpartition(const void *data, int64_t rows, int64_t n, int64_t kth, int32_t key, int64_t *out) { (void)data; (void)rows; (void)n; (void)kth; (void)key; (void)out; return -1; }
+/* Nor is the stack limit's (runtime/stack.c): no limit. */
+void *pj_stack_limit(void) { return NULL; }
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};
