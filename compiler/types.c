@@ -72,6 +72,47 @@ static Type *intern(const char *key, const Type *proto)
     return t;
 }
 
+/* Tuples are found again by their items' identities before their name is built: a name holds
+ * its items' names, so building it at every level of a nested tuple would cost the square of
+ * the depth (typeof runs at every call). Each entry points at the type interned by name. */
+typedef struct TupleEntry {
+    unsigned hash;
+    Type *type;
+    struct TupleEntry *next;
+} TupleEntry;
+
+static TupleEntry *tuple_table[TABLE_SIZE];
+
+static unsigned hash_items(Type **items, int n)
+{
+    unsigned h = 2166136261u ^ (unsigned)n;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (unsigned)((uintptr_t)items[i] >> 4) ^ (unsigned)((uintptr_t)items[i] >> 36)) * 16777619u;
+    return h;
+}
+
+static Type *tuple_find(Type **items, int n, unsigned h)
+{
+    pthread_mutex_lock(&table_lock);
+    TupleEntry *e = tuple_table[h % TABLE_SIZE];
+    while (e && (e->hash != h || e->type->tuple.n != n ||
+                 (n && memcmp(e->type->tuple.items, items, sizeof(Type *) * (size_t)n) != 0)))
+        e = e->next;
+    pthread_mutex_unlock(&table_lock);
+    return e ? e->type : NULL;
+}
+
+static void tuple_add(Type *t, unsigned h)
+{
+    TupleEntry *e = xmalloc(sizeof *e);
+    e->hash = h;
+    e->type = t;
+    pthread_mutex_lock(&table_lock);
+    e->next = tuple_table[h % TABLE_SIZE];
+    tuple_table[h % TABLE_SIZE] = e;
+    pthread_mutex_unlock(&table_lock);
+}
+
 /* A small growable string for building names. */
 typedef struct Buf {
     char *s;
@@ -158,8 +199,27 @@ Type *ty_array(Type *dtype, int ndim, char layout, bool readonly)
     return intern(name, &proto);
 }
 
+/* A tuple's size and alignment in memory (ty_mem_size, ty_mem_align), computed once when it is
+ * interned: its items' are already known, so nesting costs no more than a flat tuple. */
+static void tuple_layout(Type *t)
+{
+    int64_t off = 0;
+    int align = 1;
+    for (int i = 0; i < t->tuple.n; i++) {
+        int a = ty_mem_align(t->tuple.items[i]);
+        off = (off + a - 1) / a * a + ty_mem_size(t->tuple.items[i]);
+        align = a > align ? a : align;
+    }
+    t->tuple.size = (off + align - 1) / align * align;
+    t->tuple.align = align;
+}
+
 Type *ty_tuple(Type **items, int n)
 {
+    unsigned h = hash_items(items, n);
+    Type *found = tuple_find(items, n, h);
+    if (found)
+        return found;
     Buf b = {0};
     buf_add(&b, "tuple(");
     for (int i = 0; i < n; i++)
@@ -169,10 +229,12 @@ Type *ty_tuple(Type **items, int n)
     proto.tuple.n = n;
     proto.tuple.items = xmalloc(sizeof(Type *) * (n ? n : 1));
     memcpy(proto.tuple.items, items, sizeof(Type *) * n);
+    tuple_layout(&proto);
     Type *t = intern(b.s, &proto);
     if (t->tuple.items != proto.tuple.items)
         free(proto.tuple.items);    /* it was already there */
     free(b.s);
+    tuple_add(t, h);
     return t;
 }
 
@@ -423,13 +485,8 @@ int64_t ty_mem_size(const Type *t)
     switch (t->kind) {
     case TY_ARRAY:
         return 3 * 8 + 16 * (int64_t)t->array.ndim;   /* meminfo, parent, data, shape, strides */
-    case TY_TUPLE: {
-        if (t->tuple.n == 0)
-            return 0;
-        int64_t end = ty_tuple_offset(t, t->tuple.n - 1) + ty_mem_size(t->tuple.items[t->tuple.n - 1]);
-        int64_t align = ty_mem_align(t);
-        return (end + align - 1) / align * align;
-    }
+    case TY_TUPLE:
+        return t->tuple.size;
     case TY_RANGE:
     case TY_SLICE:
         return 24;                                     /* start, stop, step as int64 */
@@ -451,13 +508,8 @@ int ty_mem_align(const Type *t)
     case TY_RANGE:
     case TY_SLICE:
         return 8;
-    case TY_TUPLE: {
-        int align = 1;
-        for (int i = 0; i < t->tuple.n; i++)
-            if (ty_mem_align(t->tuple.items[i]) > align)
-                align = ty_mem_align(t->tuple.items[i]);
-        return align;
-    }
+    case TY_TUPLE:
+        return t->tuple.align;
     default:
         return 1;
     }

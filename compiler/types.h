@@ -50,7 +50,7 @@ typedef struct Type {
     const char *name;   /* canonical name, see above */
     union {
         struct { struct Type *dtype; int ndim; char layout; bool readonly; } array;
-        struct { int n; struct Type **items; } tuple;
+        struct { int n; struct Type **items; int64_t size; int align; } tuple;   /* size, align: ty_mem_* */
         struct { struct Type *over; } iter;
         struct { struct Type *scalar; } dtype;
         struct { struct Type *self; const char *name; } method;

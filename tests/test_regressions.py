@@ -315,3 +315,42 @@ def test_int_float_comparison_is_exact(op):
 def test_int_literal_against_float_variable():
     f = pyjit.njit(lambda x: (9007199254740993 == x, x < 9007199254740993))
     assert f(9007199254740992.0) == (False, True)
+
+
+# ---- 13: nested tuples cost time linear in their size, to type and on every call --------------
+_NESTED = '''
+import sys, time
+import pyjit
+
+def ident(t):
+    return t
+
+def wrap(v, depth, mixed):
+    for k in range(depth):
+        v = (v, 0.5 * k) if mixed and k % 7 == 0 else (v,)
+    return v
+
+pyjit.njit(ident)((1, 2.0))    # the first compilation starts LLVM: not part of the timings
+for depth in (10, 20, 30, 60):
+    for mixed in (False, True):
+        v = wrap(1, depth, mixed)
+        f = pyjit.njit(ident)
+        start = time.perf_counter()
+        r = f(v)
+        compiled = time.perf_counter() - start
+        start = time.perf_counter()
+        for _ in range(10):
+            f(v)
+        call = (time.perf_counter() - start) / 10
+        print(depth, mixed, r == v, type(r) is tuple, "%.4f %.6f" % (compiled, call))
+'''
+
+
+def test_nested_tuples_compile_and_call_in_linear_time():
+    rc, out, err = run_subprocess(_NESTED, timeout=120)
+    assert rc == 0, err[-3000:]
+    lines = out.split("\n")[:8]
+    for line in lines:
+        depth, mixed, same, is_tuple, compiled, call = line.split()
+        assert same == "True" and is_tuple == "True", line
+        assert float(compiled) < 5 and float(call) < 0.5, line
