@@ -349,7 +349,11 @@ static LLVMValueRef elem_binop(Lower *L, void *vctx, LLVMValueRef *e)
     if (c->ct->kind == TY_BOOL && (c->op == BIN_ADD || c->op == BIN_MUL))   /* NumPy: or, and */
         return lower_cast(L, c->op == BIN_ADD ? LLVMBuildOr(L->b, a, b, "") : LLVMBuildAnd(L->b, a, b, ""),
                           c->ct, c->out);
-    return lower_cast(L, lower_binop_scalar(L, c->op, c->ct, a, b, NULL), c->op == BIN_POW && ty_is_int(c->ct) ? ty_scalar(TY_INT64) : c->ct, c->out);
+    bool saved = L->ew_numpy;
+    L->ew_numpy = true;     /* array arithmetic follows NumPy: inf, nan and 0, no exception */
+    LLVMValueRef r = lower_binop_scalar(L, c->op, c->ct, a, b, NULL);
+    L->ew_numpy = saved;
+    return r ? lower_cast(L, r, c->op == BIN_POW && ty_is_int(c->ct) ? ty_scalar(TY_INT64) : c->ct, c->out) : NULL;
 }
 
 LLVMValueRef lower_array_binop(Lower *L, Instr *in)
@@ -903,11 +907,15 @@ static LLVMValueRef elem_math(Lower *L, void *vctx, LLVMValueRef *e)
     case BI_NP_MINIMUM: case BI_NP_MAXIMUM:
         r = lower_minmax(L, c->ct, a, b, c->bi == BI_NP_MAXIMUM, true);
         break;
-    case BI_NP_POWER:
+    case BI_NP_POWER: {
+        bool saved = L->ew_numpy;
+        L->ew_numpy = true;
         r = lower_binop_scalar(L, BIN_POW, c->ct, a, b, NULL);
+        L->ew_numpy = saved;
         if (ty_is_int(c->ct))
             rt = ty_scalar(TY_INT64);
         break;
+    }
     default:
         if (mf < 0) {
             lower_unsupported(L, "%s() over arrays is not supported", ir_builtin_name(c->bi));
