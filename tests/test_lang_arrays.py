@@ -825,3 +825,45 @@ def test_scalar_division_by_zero_still_raises_beside_array_division():
     check_raises(ZeroDivisionError, f, np.ones(2), 1.0, 0.0)
     check_raises(ZeroDivisionError, jitted(_floordiv), 3, 0)
     check_raises(ZeroDivisionError, jitted(_mod), 3.0, 0.0)
+
+
+# ---- reshape with dimensions known at run time ------------------------------------------------
+
+def _reshape2(a, n, m):
+    return a.reshape(n, m)
+
+
+def _reshape_tuple(a, n, m):
+    return a.reshape((n, m))
+
+
+def _reshape3(a, n):
+    return a.reshape(n, 2, -1)
+
+
+def _reshape1(a, n):
+    return a.reshape(n)
+
+
+@pytest.mark.parametrize("f", [_reshape2, _reshape_tuple])
+@pytest.mark.parametrize("size, n, m", [
+    (12, -1, 3), (12, 4, -1), (12, -1, 12), (12, 3, 4), (12, -2, 6), (0, 2, -1), (0, -1, 5),
+    (12, 5, -1), (12, -1, 5), (12, -1, -1), (12, 0, -1), (12, 3, 5), (0, 0, -1),
+])
+def test_reshape_unknown_dimension_at_run_time(f, size, n, m):
+    """The -1 (any negative) dimension is worked out at run time as NumPy does, and a shape that
+    does not fit is NumPy's ValueError."""
+    a = np.arange(float(size))
+    check(f, a, n, m, jit=jitted(f))
+    check(f, a[::-1], n, m, jit=jitted(f))      # a non-contiguous array is reshaped from a copy
+
+
+def test_reshape_unknown_dimension_messages():
+    a = np.arange(12.0)
+    check_raises(ValueError, jitted(_reshape2), a, 5, -1,
+                 match="cannot reshape array of size 12 into shape (5,-1)")
+    check_raises(ValueError, jitted(_reshape2), a, -1, -1, match="only specify one unknown dimension")
+    check_raises(ValueError, jitted(_reshape1), a, 5, match="size 12 into shape (5,)")
+    check_raises(ValueError, jitted(_reshape3), a, 5, match="size 12 into shape (5,2,-1)")
+    assert jitted(_reshape3)(a, 3).shape == a.reshape(3, 2, -1).shape
+    assert jitted(_reshape1)(a, -1).shape == (12,)
