@@ -555,6 +555,18 @@ static Type *getiter_of_loop(Infer *c, Instr *in, Type *marker)
     return ty_iter(ty_scalar(TY_RANGE));
 }
 
+/* GETITER of (): a GETITER of range(0), so the body (never run) is typed with int items. */
+static Type *getiter_of_empty(Infer *c, Instr *in)
+{
+    if (c->rewrite) {
+        Instr *range = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_RANGE), 1);
+        range->sub = BI_RANGE;
+        range->args[0] = infer_const_int(c, range, 0);
+        infer_set_args(c, in, &range, 1);
+    }
+    return ty_iter(ty_scalar(TY_RANGE));
+}
+
 Type *infer_getiter(Infer *c, Instr *in)
 {
     Type *t = in->args[0]->type;
@@ -570,7 +582,9 @@ Type *infer_getiter(Infer *c, Instr *in)
             return infer_fail(c, in, DIAG_TYPING, "iteration over a 0-d array");
         return ty_iter(t);
     case TY_TUPLE:
-        if (t->tuple.n > 0 && !homogeneous(t))
+        if (t->tuple.n == 0)
+            return getiter_of_empty(c, in);
+        if (!homogeneous(t))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "iterating over %s: a loop over a tuple "
                               "needs items of one type", infer_type_name(t));
         return ty_iter(t);

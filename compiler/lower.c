@@ -399,8 +399,19 @@ LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t)
 
 /* ---- scalar arithmetic ---------------------------------------------------------------------- */
 
+/* NumPy's error model: division by zero gives inf/nan (and 0 for integers) instead of raising;
+ * error_model='numpy', and always for the elements of array arithmetic. */
+static bool numpy_errors(Lower *L)
+{
+    return L->ew_numpy || (L->opts && L->opts->error_model_numpy);
+}
+
 /* Python's floor division and modulo of signed ints: the quotient rounds toward minus infinity
- * and the remainder takes the divisor's sign. INT64_MIN // -1 wraps (the hardware would trap). */
+ * and the remainder takes the divisor's sign. INT64_MIN // -1 wraps (the hardware would trap).
+ * Under NumPy's error model a zero divisor gives 0 for both (as NumPy and Numba). */
+static LLVMValueRef int_floordiv_mod_nonzero(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_mod,
+                                             bool is_signed);
+
 static LLVMValueRef int_floordiv_mod(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_mod,
                                      bool is_signed)
 {
@@ -420,8 +431,22 @@ static LLVMValueRef int_floordiv_mod(Lower *L, LLVMValueRef a, LLVMValueRef b, b
             return is_signed ? LLVMBuildAShr(L->b, a, sh, "") : LLVMBuildLShr(L->b, a, sh, "");
         }
     }
-    lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, b, zero, ""), ABI_EXC_ZERO_DIVISION,
-                "integer division or modulo by zero", NULL, 0);
+    LLVMValueRef b_zero = LLVMBuildICmp(L->b, LLVMIntEQ, b, zero, "");
+    if (numpy_errors(L)) {
+        LLVMValueRef safe = LLVMBuildSelect(L->b, b_zero, LLVMConstInt(it, 1, 0), b, "");
+        LLVMValueRef r = int_floordiv_mod_nonzero(L, a, safe, is_mod, is_signed);
+        return LLVMBuildSelect(L->b, b_zero, zero, r, "");
+    }
+    lower_check(L, b_zero, ABI_EXC_ZERO_DIVISION, "integer division or modulo by zero", NULL, 0);
+    return int_floordiv_mod_nonzero(L, a, b, is_mod, is_signed);
+}
+
+/* int_floordiv_mod for a divisor known not to be zero. */
+static LLVMValueRef int_floordiv_mod_nonzero(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_mod,
+                                             bool is_signed)
+{
+    LLVMTypeRef it = LLVMTypeOf(a);
+    LLVMValueRef zero = LLVMConstNull(it);
     if (!is_signed)
         return is_mod ? LLVMBuildURem(L->b, a, b, "") : LLVMBuildUDiv(L->b, a, b, "");
     LLVMValueRef minus1 = LLVMConstAllOnes(it);
@@ -529,13 +554,9 @@ static LLVMValueRef int_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMV
     }
 }
 
-static bool numpy_errors(Lower *L)
-{
-    return L->opts && L->opts->error_model_numpy;
-}
-
 /* Python's float // and %: fmod, then moved toward the divisor's sign (CPython's float_divmod),
- * as selects so the common case stays branch-free. */
+ * as selects so the common case stays branch-free. Under NumPy's error model a zero divisor gives
+ * a / b for // and fmod's nan for % (NumPy's npy_floor_divide and npy_remainder). */
 static LLVMValueRef float_floordiv_mod(Lower *L, Type *t, LLVMValueRef a, LLVMValueRef b, bool is_mod)
 {
     LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
@@ -557,8 +578,12 @@ static LLVMValueRef float_floordiv_mod(Lower *L, Type *t, LLVMValueRef a, LLVMVa
     LLVMValueRef up = LLVMBuildFCmp(L->b, LLVMRealOGT, LLVMBuildFSub(L->b, div, fl, ""),
                                     lower_const_f(L, t, 0.5), "");
     fl = LLVMBuildSelect(L->b, up, LLVMBuildFAdd(L->b, fl, lower_const_f(L, t, 1.0), ""), fl, "");
-    LLVMValueRef z = lower_math(L, MF_COPYSIGN, t, zero, LLVMBuildFDiv(L->b, a, b, ""));
-    return LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealUNE, div, zero, ""), fl, z, "");
+    LLVMValueRef q = LLVMBuildFDiv(L->b, a, b, "");
+    LLVMValueRef z = lower_math(L, MF_COPYSIGN, t, zero, q);
+    LLVMValueRef r = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealUNE, div, zero, ""), fl, z, "");
+    if (numpy_errors(L))
+        r = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, b, zero, ""), q, r, "");
+    return r;
 }
 
 static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b)

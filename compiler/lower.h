@@ -44,6 +44,8 @@ typedef struct Lower {
     bool *in_cycle;            /* by index in prog->funcs: part of a call cycle (checks the stack) */
     bool any_cycle;
     bool failed;
+    bool ew_numpy;             /* lowering an element of an array operation: NumPy's error model
+                                * (inf/nan, integer division by zero gives 0) whatever opts say */
     LLVMTypeRef i1, i8, i32, i64, f32, f64, ptr, none_ty, exc_ty, mi_ty;
 } Lower;
 

@@ -7,6 +7,7 @@
  * shape, so the innermost stride is a constant and the loops vectorise. */
 #include "compiler/lower.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static bool boundscheck(Lower *L)
@@ -349,7 +350,11 @@ static LLVMValueRef elem_binop(Lower *L, void *vctx, LLVMValueRef *e)
     if (c->ct->kind == TY_BOOL && (c->op == BIN_ADD || c->op == BIN_MUL))   /* NumPy: or, and */
         return lower_cast(L, c->op == BIN_ADD ? LLVMBuildOr(L->b, a, b, "") : LLVMBuildAnd(L->b, a, b, ""),
                           c->ct, c->out);
-    return lower_cast(L, lower_binop_scalar(L, c->op, c->ct, a, b, NULL), c->op == BIN_POW && ty_is_int(c->ct) ? ty_scalar(TY_INT64) : c->ct, c->out);
+    bool saved = L->ew_numpy;
+    L->ew_numpy = true;     /* array arithmetic follows NumPy: inf, nan and 0, no exception */
+    LLVMValueRef r = lower_binop_scalar(L, c->op, c->ct, a, b, NULL);
+    L->ew_numpy = saved;
+    return r ? lower_cast(L, r, c->op == BIN_POW && ty_is_int(c->ct) ? ty_scalar(TY_INT64) : c->ct, c->out) : NULL;
 }
 
 LLVMValueRef lower_array_binop(Lower *L, Instr *in)
@@ -817,6 +822,46 @@ static LLVMValueRef reduce(Lower *L, Instr *in, Builtin op)
 
 /* ---- reshape, ravel, astype ----------------------------------------------------------------- */
 
+/* NumPy's message for a shape that does not fit, as a printf format over the size and (up to
+ * three of) the dimensions: "cannot reshape array of size 6 into shape (4,-1)". */
+static void reshape_message(char *buf, size_t n, int nd)
+{
+    int len = snprintf(buf, n, "cannot reshape array of size %%lld into shape (");
+    for (int k = 0; k < nd && k < 3; k++)
+        len += snprintf(buf + len, n - (size_t)len, k ? ",%%lld" : "%%lld");
+    snprintf(buf + len, n - (size_t)len, nd == 1 ? ",)" : nd > 3 ? ",...)" : ")");
+}
+
+/* Fills in shape's unknown dimension (any negative one, as in NumPy, known at compile time or
+ * not) from the array's size and checks that the shape holds size elements. */
+static void reshape_dims(Lower *L, LLVMValueRef size, LLVMValueRef *shape, int nd)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef zero = lower_i64(L, 0), one = lower_i64(L, 1);
+    LLVMValueRef known = one, nneg = zero, neg[ABI_MAX_NDIM], args[4] = {size, zero, zero, zero};
+    for (int k = 0; k < nd; k++) {
+        neg[k] = LLVMBuildICmp(B, LLVMIntSLT, shape[k], zero, "");
+        nneg = LLVMBuildAdd(B, nneg, LLVMBuildZExt(B, neg[k], L->i64, ""), "");
+        known = LLVMBuildMul(B, known, LLVMBuildSelect(B, neg[k], one, shape[k], ""), "");
+        if (k < 3)
+            args[k + 1] = shape[k];
+    }
+    lower_check(L, LLVMBuildICmp(B, LLVMIntUGT, nneg, one, ""), ABI_EXC_VALUE,
+                "can only specify one unknown dimension", NULL, 0);
+    LLVMValueRef has_unknown = LLVMBuildICmp(B, LLVMIntEQ, nneg, one, "");
+    LLVMValueRef known0 = LLVMBuildICmp(B, LLVMIntEQ, known, zero, "");
+    LLVMValueRef divisor = LLVMBuildSelect(B, known0, one, known, "");
+    LLVMValueRef fill = LLVMBuildSDiv(B, size, divisor, "");
+    LLVMValueRef uneven = LLVMBuildOr(B, known0, LLVMBuildICmp(B, LLVMIntNE, LLVMBuildSRem(B, size, divisor, ""),
+                                                               zero, ""), "");
+    LLVMValueRef bad = LLVMBuildSelect(B, has_unknown, uneven, LLVMBuildICmp(B, LLVMIntNE, known, size, ""), "");
+    char msg[128];
+    reshape_message(msg, sizeof msg, nd);
+    lower_check(L, bad, ABI_EXC_VALUE, msg, args, nd < 3 ? nd + 1 : 4);
+    for (int k = 0; k < nd; k++)
+        shape[k] = LLVMBuildSelect(L->b, neg[k], fill, shape[k], "");
+}
+
 static LLVMValueRef reshape(Lower *L, Instr *in, Instr *src, LLVMValueRef *shape, int nd)
 {
     Type *st = src->type;
@@ -830,22 +875,7 @@ static LLVMValueRef reshape(Lower *L, Instr *in, Instr *src, LLVMValueRef *shape
         sv = copy;
         st = ct;
     }
-    LLVMValueRef size = array_size(L, st, sv), known = lower_i64(L, 1);
-    int unknown = -1;
-    for (int k = 0; k < nd; k++) {
-        if (LLVMIsAConstantInt(shape[k]) && LLVMConstIntGetSExtValue(shape[k]) == -1)
-            unknown = k;
-        else
-            known = LLVMBuildMul(L->b, known, shape[k], "");
-    }
-    if (unknown >= 0)
-        shape[unknown] = LLVMBuildSDiv(L->b, size, LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, known, lower_i64(L, 0), ""),
-                                                                    lower_i64(L, 1), known, ""), "");
-    LLVMValueRef total = lower_i64(L, 1);
-    for (int k = 0; k < nd; k++)
-        total = LLVMBuildMul(L->b, total, shape[k], "");
-    lower_check(L, LLVMBuildICmp(L->b, LLVMIntNE, total, size, ""), ABI_EXC_VALUE,
-                "cannot reshape array: the total size must not change", NULL, 0);
+    reshape_dims(L, array_size(L, st, sv), shape, nd);
     LLVMValueRef strides[ABI_MAX_NDIM], s = lower_i64(L, ty_itemsize(st->array.dtype));
     for (int k = nd - 1; k >= 0; k--) {
         strides[k] = s;
@@ -903,11 +933,15 @@ static LLVMValueRef elem_math(Lower *L, void *vctx, LLVMValueRef *e)
     case BI_NP_MINIMUM: case BI_NP_MAXIMUM:
         r = lower_minmax(L, c->ct, a, b, c->bi == BI_NP_MAXIMUM, true);
         break;
-    case BI_NP_POWER:
+    case BI_NP_POWER: {
+        bool saved = L->ew_numpy;
+        L->ew_numpy = true;
         r = lower_binop_scalar(L, BIN_POW, c->ct, a, b, NULL);
+        L->ew_numpy = saved;
         if (ty_is_int(c->ct))
             rt = ty_scalar(TY_INT64);
         break;
+    }
     default:
         if (mf < 0) {
             lower_unsupported(L, "%s() over arrays is not supported", ir_builtin_name(c->bi));

@@ -43,6 +43,7 @@ def _split_options(who, kws):
     if target not in ("cpu", "parallel"):
         raise ValueError(f"{who}(): target must be 'cpu', 'parallel' or 'cuda', not {target!r}")
     opts = {k: v for k, v in kws.items() if k in _NJIT_OPTIONS}
+    opts.setdefault("error_model", "numpy")     # ufunc arithmetic follows NumPy, as Numba's
     return opts, _IDENTITIES[identity], target == "parallel"
 
 

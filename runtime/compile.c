@@ -21,6 +21,8 @@ int rt_is_dispatcher(PyObject *obj)
 static IRFunc *host_get_ir(void *ctx, void *handle, Arena *arena, Diag *diag)
 {
     RtDispatcher *callee = handle;
+    if (rt_check_code(callee, diag) < 0)
+        return NULL;
     return fe_build(callee->py_func, callee->registry, rt_is_dispatcher, arena, diag);
 }
 

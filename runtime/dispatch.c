@@ -461,10 +461,34 @@ done:
     return result;
 }
 
+/* Replacing __code__ after decoration is refused rather than followed: the compiled versions,
+ * the callers that built this function in, its frozen globals and defaults and its argument
+ * names all come from the old code, and a mix of old and new is what a user would not expect. */
+int rt_check_code(RtDispatcher *d, Diag *diag)
+{
+    if (PyFunction_GET_CODE(d->py_func) == d->code)
+        return 0;
+    PyCodeObject *code = (PyCodeObject *)d->code;
+    diag_error(diag, DIAG_UNSUPPORTED, d->cname, PyUnicode_AsUTF8(code->co_filename),
+               code->co_firstlineno, -1, -1,
+               "the __code__ of '%s' was replaced after it was decorated: compiled code keeps "
+               "the code it was decorated with; decorate the new function instead", d->cname);
+    return -1;
+}
+
+static PyObject *code_replaced(RtDispatcher *d)
+{
+    Diag diag = {0};
+    rt_check_code(d, &diag);
+    return rt_raise_diag(&diag);
+}
+
 static PyObject *dispatcher_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                        PyObject *kwnames)
 {
     RtDispatcher *d = (RtDispatcher *)self;
+    if (PyFunction_GET_CODE(d->py_func) != d->code)
+        return code_replaced(d);
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     PyObject *bound[RT_MAX_ARGS];
     Type *types[RT_MAX_ARGS];
@@ -906,6 +930,7 @@ static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw
         return NULL;
     d->vectorcall = dispatcher_vectorcall;
     d->py_func = Py_NewRef(py_func);
+    d->code = Py_NewRef(PyFunction_GET_CODE(py_func));
     d->registry = Py_NewRef(registry);
     d->can_compile = true;
     d->name = PyObject_GetAttrString(py_func, "__name__");
@@ -966,6 +991,7 @@ static void dispatcher_dealloc(PyObject *self)
     if (d->lock)
         PyThread_free_lock(d->lock);
     Py_XDECREF(d->py_func);
+    Py_XDECREF(d->code);
     Py_XDECREF(d->argnames);
     Py_XDECREF(d->name);
     Py_TYPE(self)->tp_free(self);

@@ -113,6 +113,7 @@ typedef struct RtDispatcher {
     PyObject *dict;
     PyObject *weakrefs;
     PyObject *py_func;
+    PyObject *code;         /* py_func.__code__ when decorated (compiled code is of this one) */
     PyObject *registry;     /* {python object: builtins.def name} */
     PyObject *argnames;     /* tuple of str: positional then keyword-only */
     PyObject *defaults;     /* tuple, values for the last ndefaults positional arguments */
@@ -146,6 +147,9 @@ void rt_default_options(CompileOptions *opts);
 /* ---- compile.c ---- */
 /* True for an @njit dispatcher (the frontend's FeIsDispatcher). */
 int rt_is_dispatcher(PyObject *obj);
+/* -1 with an UnsupportedError in diag when d's function had its __code__ replaced after it was
+ * decorated, else 0. */
+int rt_check_code(RtDispatcher *d, Diag *diag);
 /* CompilerHost.options_of: an @njit callee's own options (its dispatcher's); NULL for any other
  * handle (a device function, a kernel's Python function), which takes the entry's. */
 const CompileOptions *rt_callee_options(void *ctx, void *handle);

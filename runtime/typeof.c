@@ -123,13 +123,33 @@ static Type *typeof_array(PyArrayObject *arr, int flags)
     return *slot;
 }
 
+/* Whether an ndarray subclass is compiled as a plain array: only np.memmap, whose elements,
+ * indexing and arithmetic are ndarray's (its data lives in a mapped file, which writes reach).
+ * Others change what operations mean (np.matrix's `*`, np.ma.MaskedArray's masked elements),
+ * so compiling them as plain arrays would give other results: they are refused. 1, 0, or -1
+ * with an exception set. */
+static int plain_subclass(PyTypeObject *tp)
+{
+    static PyObject *memmap;   /* numpy.memmap, looked up on first need (under the GIL) */
+    if (!memmap) {
+        PyObject *np = PyImport_ImportModule("numpy");
+        memmap = np ? PyObject_GetAttrString(np, "memmap") : NULL;
+        Py_XDECREF(np);
+        if (!memmap)
+            return -1;
+    }
+    return (PyObject *)tp == memmap;
+}
+
 /* Everything but the exact built-in scalar types: NumPy arrays and scalars, subclasses. */
 static Type *typeof_other(PyObject *obj, int flags)
 {
     if (rt_numpy_ready() < 0)
         return NULL;
-    if (PyArray_Check(obj))
+    if (PyArray_CheckExact(obj))
         return typeof_array((PyArrayObject *)obj, flags);
+    if (PyArray_Check(obj))
+        return plain_subclass(Py_TYPE(obj)) > 0 ? typeof_array((PyArrayObject *)obj, flags) : NULL;
     if (PyArray_IsScalar(obj, Generic)) {
         PyArray_Descr *descr = PyArray_DescrFromScalar(obj);
         int kind = descr ? kind_of_typenum(descr->type_num) : -1;
@@ -195,8 +215,25 @@ static PyObject *describe_array(PyArrayObject *arr)
     return PyUnicode_FromFormat("ndarray of dtype %S", (PyObject *)d);
 }
 
+/* An ndarray subclass compiled code refuses, by its module-qualified name. */
+static PyObject *describe_subclass(PyTypeObject *tp)
+{
+    PyObject *mod = PyObject_GetAttrString((PyObject *)tp, "__module__");
+    PyObject *name = PyObject_GetAttrString((PyObject *)tp, "__qualname__");
+    PyObject *s = NULL;
+    if (mod && name && PyUnicode_Check(mod) && PyUnicode_Check(name))
+        s = PyUnicode_FromFormat("%U.%U, an ndarray subclass, which is not supported: its "
+                                 "operations are not a plain array's (pass np.asarray(x) for "
+                                 "its plain data)", mod, name);
+    Py_XDECREF(mod);
+    Py_XDECREF(name);
+    return s;
+}
+
 static PyObject *describe_value(PyObject *obj)
 {
+    if (PyArray_API && PyArray_Check(obj) && !PyArray_CheckExact(obj) && plain_subclass(Py_TYPE(obj)) == 0)
+        return describe_subclass(Py_TYPE(obj));
     if (PyArray_API && PyArray_Check(obj))
         return describe_array((PyArrayObject *)obj);
     if (PyArray_API && PyArray_IsScalar(obj, Generic))

@@ -227,6 +227,45 @@ def test_unsupported_argument_type(value, got):
     assert "accepted: bool, int, float, complex, NumPy scalars" in msg
 
 
+class _Tagged(np.ndarray):
+    """An ndarray subclass pyjit knows nothing of."""
+
+
+def _total(a):
+    return a.sum()
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")    # np.matrix's
+@pytest.mark.parametrize("make, name", [
+    (lambda: np.ma.masked_array([1.0, 2.0, 3.0], mask=[False, True, False]), "numpy.ma.MaskedArray"),
+    (lambda: np.matrix([[1.0, 2.0], [3.0, 4.0]]), "numpy.matrix"),
+    (lambda: np.zeros(3).view(_Tagged), "_Tagged"),
+    (lambda: (1.0, np.ma.masked_array([1.0])), "tuple whose item 1 is numpy.ma.MaskedArray"),
+])
+def test_ndarray_subclasses_are_refused(make, name):
+    """A masked array compiled as a plain one would sum its masked values: refused, naming the
+    argument and the type."""
+    with pytest.raises(TypeError) as info:
+        njit(_total)(make())
+    msg = str(info.value)
+    assert msg.startswith("_total() argument 'a' (position 1): got ") and name in msg
+    assert "ndarray subclass, which is not supported" in msg
+
+
+def test_memmap_is_a_plain_array(tmp_path):
+    m = np.memmap(tmp_path / "m.dat", dtype=np.float64, mode="w+", shape=(5,))
+    m[:] = np.arange(5.0)
+
+    def double(a):
+        a *= 2.0
+        return a.sum()
+
+    assert njit(_total)(m) == _total(m)
+    assert njit(double)(m) == 20.0
+    m.flush()
+    assert np.fromfile(tmp_path / "m.dat").tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]   # writes reach the file
+
+
 def test_int_too_large():
     f = njit(add)
     with pytest.raises(OverflowError, match="argument 'a'"):

@@ -604,3 +604,41 @@ def test_njit_of_a_non_function():
     with pytest.raises(TypeError):
         pyjit.njit(Opaque)(1)
 
+
+
+# ---- replacing __code__ after decoration ---------------------------------------------------------
+
+def _plus_one(x):
+    return x + 1
+
+
+def _times_two(x):
+    return x * 2
+
+
+def _make_plus_one():
+    def plus_one(x):
+        return x + 1
+    return plus_one
+
+
+def test_replaced_code_is_a_user_error_not_an_internal_one():
+    """Compiled code keeps the code it was decorated with: after __code__ is replaced, every call
+    (compiled before or not) and every compile of a caller is an UnsupportedError saying so."""
+    f = pyjit.njit(_make_plus_one())
+    assert f(1) == 2
+    f.py_func.__code__ = _times_two.__code__
+    for args in [(1,), (2.5,)]:
+        with pytest.raises(UnsupportedError, match="__code__ of 'plus_one' was replaced"):
+            f(*args)
+
+    g = pyjit.njit(_make_plus_one())
+
+    @pyjit.njit
+    def caller(x):
+        return g(x) * 10
+
+    g.py_func.__code__ = _times_two.__code__
+    with pytest.raises(UnsupportedError, match="decorate the new function"):
+        caller(1)
+    assert pyjit.njit(_plus_one)(1) == 2     # the functions whose code was borrowed are intact

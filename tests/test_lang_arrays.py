@@ -729,3 +729,141 @@ def test_array_binop_promotion_table(dt1):
 
 def mul_arrays(a, b):
     return a * b
+
+
+# ---- division and modulo by zero follow NumPy over arrays ------------------------------------
+
+def _div(a, b):
+    return a / b
+
+
+def _floordiv(a, b):
+    return a // b
+
+
+def _mod(a, b):
+    return a % b
+
+
+def _idiv(a, b):
+    a /= b
+    return a
+
+
+def _ifloordiv(a, b):
+    a //= b
+    return a
+
+
+def _imod(a, b):
+    a %= b
+    return a
+
+
+_FLOAT_VALUES = [0.0, -0.0, 1.0, -1.0, 2.5, -3.5, 7.0, np.inf, -np.inf, np.nan]
+_INT_VALUES = [0, 1, -1, 7, -7, 3, -3, 100]
+
+
+def _same_as_numpy(f, *args):
+    """f over args in CPython (NumPy's arithmetic, warnings off) and compiled: same dtype, same
+    values, same signs of zeros and infinities, nan where nan."""
+    with np.errstate(all="ignore"):
+        expected = f(*[x.copy() if isinstance(x, np.ndarray) else x for x in args])
+    got = jitted(f)(*[x.copy() if isinstance(x, np.ndarray) else x for x in args])
+    assert got.dtype == expected.dtype, (f.__name__, args, got.dtype, expected.dtype)
+    assert np.array_equal(got, expected, equal_nan=True), (f.__name__, args, got, expected)
+    if expected.dtype.kind == "f":
+        assert (np.signbit(got) == np.signbit(expected))[~np.isnan(expected)].all(), \
+            (f.__name__, args, got, expected)
+
+
+def _operands(dtype):
+    values = _FLOAT_VALUES if np.dtype(dtype).kind == "f" else _INT_VALUES
+    a = np.array(values, dtype=dtype)
+    return a[:, None] * np.ones(len(values), dtype=dtype), a[None, :] * np.ones((len(values), 1), dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32])
+@pytest.mark.parametrize("f", [_div, _floordiv, _mod])
+def test_array_division_by_zero_follows_numpy(f, dtype):
+    a, b = _operands(dtype)
+    _same_as_numpy(f, a, b)                 # every pair of values, zeros as divisors included
+    _same_as_numpy(f, a[:, 0], b[0])        # 1-d array op array
+    _same_as_numpy(f, a[:, 0], b[0, ::-1])  # a non-contiguous divisor
+    scalars = [0.0, -0.0, np.inf, np.nan, 2.0] if np.dtype(dtype).kind == "f" else [0, -1, 3]
+    for s in scalars:
+        _same_as_numpy(f, a[:, 0], s)       # array op scalar
+        _same_as_numpy(f, s, b[0])          # scalar op array
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32])
+@pytest.mark.parametrize("f", [_idiv, _ifloordiv, _imod])
+def test_augmented_array_division_by_zero_follows_numpy(f, dtype):
+    if f is _idiv and np.dtype(dtype).kind == "i":
+        return      # int_array /= x cannot keep the int dtype (NumPy refuses the cast)
+    a, b = _operands(dtype)
+    _same_as_numpy(f, a, b)
+    _same_as_numpy(f, a[:, 0], b[0])
+    for s in ([0.0, -0.0, np.nan, -2.0] if np.dtype(dtype).kind == "f" else [0, -1, 3]):
+        _same_as_numpy(f, a[:, 0], s)
+
+
+def test_integer_array_divided_by_zero_gives_float_inf_and_nan():
+    _same_as_numpy(_div, np.array([1, 0, -1], dtype=np.int64), 0)
+    _same_as_numpy(_div, np.array([1, 0, -1], dtype=np.int32), np.zeros(3, dtype=np.int32))
+
+
+def _scalar_div_in_array_function(a, x, y):
+    return a / x + x / y
+
+
+def test_scalar_division_by_zero_still_raises_beside_array_division():
+    f = jitted(_scalar_div_in_array_function)
+    with np.errstate(all="ignore"):
+        assert_same(_scalar_div_in_array_function(np.ones(2), 0.0, 1.0),
+                    f(np.ones(2), 0.0, 1.0))
+    check_raises(ZeroDivisionError, f, np.ones(2), 1.0, 0.0)
+    check_raises(ZeroDivisionError, jitted(_floordiv), 3, 0)
+    check_raises(ZeroDivisionError, jitted(_mod), 3.0, 0.0)
+
+
+# ---- reshape with dimensions known at run time ------------------------------------------------
+
+def _reshape2(a, n, m):
+    return a.reshape(n, m)
+
+
+def _reshape_tuple(a, n, m):
+    return a.reshape((n, m))
+
+
+def _reshape3(a, n):
+    return a.reshape(n, 2, -1)
+
+
+def _reshape1(a, n):
+    return a.reshape(n)
+
+
+@pytest.mark.parametrize("f", [_reshape2, _reshape_tuple])
+@pytest.mark.parametrize("size, n, m", [
+    (12, -1, 3), (12, 4, -1), (12, -1, 12), (12, 3, 4), (12, -2, 6), (0, 2, -1), (0, -1, 5),
+    (12, 5, -1), (12, -1, 5), (12, -1, -1), (12, 0, -1), (12, 3, 5), (0, 0, -1),
+])
+def test_reshape_unknown_dimension_at_run_time(f, size, n, m):
+    """The -1 (any negative) dimension is worked out at run time as NumPy does, and a shape that
+    does not fit is NumPy's ValueError."""
+    a = np.arange(float(size))
+    check(f, a, n, m, jit=jitted(f))
+    check(f, a[::-1], n, m, jit=jitted(f))      # a non-contiguous array is reshaped from a copy
+
+
+def test_reshape_unknown_dimension_messages():
+    a = np.arange(12.0)
+    check_raises(ValueError, jitted(_reshape2), a, 5, -1,
+                 match="cannot reshape array of size 12 into shape (5,-1)")
+    check_raises(ValueError, jitted(_reshape2), a, -1, -1, match="only specify one unknown dimension")
+    check_raises(ValueError, jitted(_reshape1), a, 5, match="size 12 into shape (5,)")
+    check_raises(ValueError, jitted(_reshape3), a, 5, match="size 12 into shape (5,2,-1)")
+    assert jitted(_reshape3)(a, 3).shape == a.reshape(3, 2, -1).shape
+    assert jitted(_reshape1)(a, -1).shape == (12,)

@@ -631,3 +631,20 @@ def test_uint64_compared_with_negative_python_int():
         check(op, np.uint64(2**63), -1, jit=jitted(op))
         check(op, np.uint64(5), -1, jit=jitted(op))
         check(op, np.uint64(2**63), np.int64(-1), jit=jitted(op))
+
+
+def _power(x, y):
+    return x ** y
+
+
+def _complex_power(x, y):
+    return complex(x) ** y
+
+
+def test_negative_float_to_a_fractional_power_is_nan():
+    """docs/guarantees.md: nan (as Numba), where CPython makes a complex number; a complex base
+    gives CPython's result."""
+    f = pyjit.njit(_power)
+    assert math.isnan(f(-8.0, 1 / 3)) and isinstance(_power(-8.0, 1 / 3), complex)
+    assert f(-8.0, 2.0) == _power(-8.0, 2.0) and f(8.0, 1 / 3) == _power(8.0, 1 / 3)
+    check(_complex_power, -8.0, 1 / 3)

@@ -133,3 +133,29 @@ def pass_through(t):
 def test_tuple_identity_roundtrip():
     for t in [(1,), (1, 2.0), (1, (2, (3.5, False))), (1 + 2j, np.uint8(7))]:
         check(pass_through, t)
+
+
+# ---- loops over an empty tuple ------------------------------------------------------------------
+
+def loop_over_empty(x):
+    s = 0
+    for v in ():
+        s += v
+        x = -1
+    return s + x
+
+
+def loop_over_empty_arg(t, x):
+    n = 0
+    for v in t:
+        n += v
+    else:
+        n += x
+    return n
+
+
+def test_loop_over_empty_tuple_never_runs_its_body():
+    check(loop_over_empty, 3)
+    check(loop_over_empty, 2.5)
+    check(loop_over_empty_arg, (), 4)
+    check(loop_over_empty_arg, (1, 2), 4)

@@ -178,7 +178,7 @@ def test_bool_and_mixed_signatures():
 # ---- errors ----
 
 def test_kernel_exception_surfaces():
-    @vectorize(["float64(float64, float64)", "int64(int64, int64)"])
+    @vectorize(["float64(float64, float64)", "int64(int64, int64)"], error_model="python")
     def div(a, b):
         return a // b
 
@@ -187,6 +187,42 @@ def test_kernel_exception_surfaces():
     with pytest.raises(ZeroDivisionError):
         div(np.arange(5), np.zeros(5, dtype=np.int64))
     np.testing.assert_array_equal(div(np.arange(6), np.full(6, 4)), np.arange(6) // 4)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32"])
+def test_kernel_division_by_zero_follows_numpy(dtype):
+    """A ufunc's arithmetic is NumPy's (inf, nan, 0 for integers), as Numba's vectorize."""
+    sig = [f"{dtype}({dtype}, {dtype})"]
+    ops = [lambda a, b: a // b, lambda a, b: a % b]
+    if dtype.startswith("float"):
+        ops.append(lambda a, b: a / b)
+        values = [0.0, -0.0, 1.0, -1.0, 2.5, -3.5, np.inf, -np.inf, np.nan]
+    else:
+        values = [0, 1, -1, 7, -7, 3]
+    a = np.array(values, dtype=dtype)[:, None]
+    b = np.array(values, dtype=dtype)[None, :]
+    for op in ops:
+        with np.errstate(all="ignore"):
+            expected = op(a, b)     # NumPy's own arithmetic on the arrays
+            got = vectorize(sig)(op)(a, b)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+        if got.dtype.kind == "f":
+            assert (np.signbit(got) == np.signbit(expected))[~np.isnan(expected)].all()
+
+
+def test_guvectorize_division_by_zero_follows_numpy():
+    @guvectorize(["void(float64[:], float64[:], float64[:])", "void(int64[:], int64[:], int64[:])"],
+                 "(n),(n)->(n)")
+    def divmod_sum(a, b, out):
+        for i in range(a.shape[0]):
+            out[i] = a[i] // b[i] + a[i] % b[i]
+
+    for dtype in (np.float64, np.int64):
+        a = np.array([1, -1, 0, 5, -5], dtype=dtype)
+        b = np.array([0, 0, 0, 2, -2], dtype=dtype)
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(divmod_sum(a, b), a // b + a % b)
 
 
 def test_user_exception_surfaces():
@@ -287,7 +323,7 @@ def test_parallel_equals_serial():
 
 
 def test_parallel_error_surfaces():
-    @vectorize(["int64(int64, int64)"], target="parallel")
+    @vectorize(["int64(int64, int64)"], target="parallel", error_model="python")
     def pdiv(a, b):
         return a // b
 
