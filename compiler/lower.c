@@ -233,6 +233,21 @@ void lower_check(Lower *L, LLVMValueRef cond, AbiExcKind kind, const char *msg, 
     LLVMPositionBuilderAtEnd(L->b, cont);
 }
 
+/* Branches to a new, rarely taken block when cond is true and leaves the builder there; the
+ * returned block is where the code continues when cond is false. */
+LLVMBasicBlockRef lower_unlikely(Lower *L, LLVMValueRef cond)
+{
+    LLVMBasicBlockRef rare = lower_block(L, "rare"), cont = lower_block(L, "ok");
+    mark_unlikely(L, LLVMBuildCondBr(L->b, cond, rare, cont));
+    LLVMPositionBuilderAtEnd(L->b, rare);
+    return cont;
+}
+
+void lower_raise_exc(Lower *L, AbiExcKind kind, const char *msg)
+{
+    fill_exc(L, kind, NULL, msg, NULL, 0);
+}
+
 /* Calls fn(meminfo) only when meminfo is not NULL, so arrays from NumPy cost a compare. */
 static void call_if_nonnull(Lower *L, const char *fn, LLVMValueRef mi)
 {

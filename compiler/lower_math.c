@@ -244,21 +244,27 @@ static LLVMValueRef round_digits(Lower *L, LLVMValueRef x, LLVMValueRef n)
     return phi;
 }
 
-/* round(x) half to even -> int; round(x, n) -> float. */
-/* int(), math.floor/ceil/trunc and round() of a float: CPython raises on NaN and infinities
- * where a bare conversion would give garbage. Only these builtins pay for the check, not the
- * casts of array code. */
+/* int(), math.floor/ceil/trunc and round() of a float: CPython raises on NaN and infinities,
+ * and a finite float outside int64 has no int64 result, where a bare conversion would give
+ * garbage. The common case pays one compare pair (false for NaN too); telling the three errors
+ * apart happens only once it failed. Only these builtins pay, not the casts of array code. */
 static void check_float_to_int(Lower *L, Type *t, LLVMValueRef x)
 {
     LLVMBuilderRef B = L->b;
+    LLVMValueRef fits = LLVMBuildAnd(B,
+        LLVMBuildFCmp(B, LLVMRealOGE, x, lower_const_f(L, t, -9223372036854775808.0), ""),
+        LLVMBuildFCmp(B, LLVMRealOLT, x, lower_const_f(L, t, 9223372036854775808.0), ""), "");
+    LLVMBasicBlockRef cont = lower_unlikely(L, LLVMBuildNot(B, fits, ""));
     lower_check(L, LLVMBuildFCmp(B, LLVMRealUNO, x, x, ""), ABI_EXC_VALUE,
                 "cannot convert float NaN to integer", NULL, 0);
     LLVMValueRef inf = lower_const_f(L, t, INFINITY);
-    LLVMValueRef is_inf = LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealOEQ, x, inf, ""),
-                                      LLVMBuildFCmp(B, LLVMRealOEQ, x, LLVMBuildFNeg(B, inf, ""), ""), "");
+    LLVMValueRef is_inf = LLVMBuildFCmp(B, LLVMRealOEQ, lower_math(L, MF_FABS, t, x, NULL), inf, "");
     lower_check(L, is_inf, ABI_EXC_OVERFLOW, "cannot convert float infinity to integer", NULL, 0);
+    lower_raise_exc(L, ABI_EXC_OVERFLOW, "float out of range for an int64 result");
+    LLVMPositionBuilderAtEnd(B, cont);
 }
 
+/* round(x) half to even -> int; round(x, n) -> float. */
 static LLVMValueRef lower_round(Lower *L, Instr *in)
 {
     Instr *x = in->args[0];

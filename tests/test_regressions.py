@@ -315,3 +315,26 @@ def test_int_float_comparison_is_exact(op):
 def test_int_literal_against_float_variable():
     f = pyjit.njit(lambda x: (9007199254740993 == x, x < 9007199254740993))
     assert f(9007199254740992.0) == (False, True)
+
+
+# ---- 13: float -> int conversions outside int64 raise instead of saturating -----------------
+
+BIG_FLOATS = [1e30, -1e30, 9.3e18, -9.3e18, 2.0**63, -2.0**63, 9.2e18, -9.2e18, math.nan,
+              math.inf, -math.inf, np.float32(1e30), np.float32(2.0**63), np.float32(-2.0**63),
+              np.float32(-1e19), np.float32("nan"), np.float32("inf"), np.float32(1.5e9)]
+
+
+@pytest.mark.parametrize("expr", ["int(x)", "math.floor(x)", "math.ceil(x)", "math.trunc(x)",
+                                  "round(x)"])
+def test_float_to_int_outside_int64(expr):
+    """CPython's answer where it fits int64; OverflowError where CPython's int does not fit.
+    (float32 values reach CPython as the floats they equal: math.trunc refuses NumPy scalars.)"""
+    cf, pf = compiled_and_python(f"def f(x):\n    return {expr}\n")
+    for x in BIG_FLOATS:
+        e, g = outcome(pf, float(x)), outcome(cf, x)
+        if e[0] == "ok" and not -2**63 <= e[1] < 2**63:
+            assert g[0] is OverflowError and "int64" in g[2], (x, g)
+        elif e[0] == "ok":
+            assert g == e and type(g[1]) is int, (x, e, g)
+        else:
+            assert g[0] is e[0] and g[2] == e[2], (x, e, g)
