@@ -543,6 +543,9 @@ static int translate_stack_op(Ssa *s, const BcInstr *in)
         if (in->arg < 0 || in->arg >= 26)
             return unsupported(s, in);
         b = pop(s), a = pop(s);
+        if (a->op == OP_CONST && b->op == OP_CONST
+            && fe_check_int_binop(s->ctx, binop_of_nb[in->arg % 13], a->cst, b->cst) < 0)
+            return -1;
         a = emit2(s, OP_BINOP, binop_of_nb[in->arg % 13], a, b);
         a->imm = in->arg >= 13;
         return push(s, a);

@@ -338,3 +338,24 @@ def test_float_to_int_outside_int64(expr):
             assert g == e and type(g[1]) is int, (x, e, g)
         else:
             assert g[0] is e[0] and g[2] == e[2], (x, e, g)
+
+
+# ---- 14: int ** int and int << int of constants CPython leaves unfolded --------------------
+
+@pytest.mark.parametrize("expr", ["x - 2**70", "x * 2**100", "x + (1 << 200)", "x + 2**64",
+                                  "x + 7**10000", "x + (3 << 9000)", "x - 2**62", "x + 3**39",
+                                  "x + (-2)**63", "x + 1**100000", "x + (-1)**100001",
+                                  "x + (0 << 100000)", "x + 2**-1", "x + (5 << 58)"])
+def test_big_power_of_constants_is_refused(expr):
+    """What fits int64 gives CPython's answer; a bigger result is refused as a big literal is."""
+    cf, pf = compiled_and_python(f"def f(x):\n    return {expr}\n")
+    e = pf(1)
+    if isinstance(e, float) or -2**63 <= e < 2**63:
+        assert cf(1) == e and type(cf(1)) is type(e)
+        return
+    with pytest.raises(pyjit.errors.UnsupportedError, match="does not fit in 64 bits") as info:
+        cf(1)
+    assert "line 2" in str(info.value)
+    constant = eval(expr.split(" ", 2)[2])
+    if constant.bit_length() < 4000:
+        assert f"the integer {constant} does not" in str(info.value)
