@@ -646,6 +646,35 @@ static LLVMValueRef zero_new(Lower *L, Instr *in, LLVMValueRef *shape)
     return arr;
 }
 
+/* np.arange's length, ceil((stop - start) / step), with NumPy's errors: Python's division error
+ * for a zero step, ValueError for a NaN quotient or one beyond intp. A quotient that underflows
+ * to zero (a step of inf) still gives one item when it is +0.0, as NumPy's does. */
+static LLVMValueRef arange_length(Lower *L, Instr *in, int nargs, LLVMValueRef *v)
+{
+    LLVMBuilderRef B = L->b;
+    Type *f64 = ty_scalar(TY_FLOAT64);
+    bool floats = false;
+    for (int i = 0; i < nargs; i++)
+        floats |= ty_is_float(in->args[i]->type);
+    LLVMValueRef zero = LLVMConstReal(L->f64, 0);
+    lower_check(L, LLVMBuildFCmp(B, LLVMRealOEQ, v[2], zero, ""), ABI_EXC_ZERO_DIVISION,
+                floats ? "float division by zero" : "division by zero", NULL, 0);
+    LLVMValueRef delta = LLVMBuildFSub(B, v[1], v[0], ""), q = LLVMBuildFDiv(B, delta, v[2], "");
+    lower_check(L, LLVMBuildFCmp(B, LLVMRealUNO, q, q, ""), ABI_EXC_VALUE, "arange: cannot compute length",
+                NULL, 0);
+    LLVMValueRef c = lower_math(L, MF_CEIL, f64, q, NULL);
+    LLVMValueRef fits = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOGE, c, LLVMConstReal(L->f64, -9223372036854775808.0), ""),
+                                     LLVMBuildFCmp(B, LLVMRealOLT, c, LLVMConstReal(L->f64, 9223372036854775808.0), ""), "");
+    lower_check(L, LLVMBuildNot(B, fits, ""), ABI_EXC_VALUE, "Maximum allowed size exceeded", NULL, 0);
+    LLVMValueRef len = lower_cast(L, c, f64, ty_scalar(TY_INT64));
+    LLVMValueRef underflow = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, q, zero, ""),
+                                          LLVMBuildFCmp(B, LLVMRealONE, delta, zero, ""), "");
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildBitCast(B, q, L->i64, ""), lower_i64(L, 0), "");
+    LLVMValueRef one = LLVMBuildSelect(B, neg, lower_i64(L, 0), lower_i64(L, 1), "");
+    len = LLVMBuildSelect(B, underflow, one, len, "");
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, len, lower_i64(L, 0), ""), lower_i64(L, 0), len, "");
+}
+
 static LLVMValueRef lower_arange(Lower *L, Instr *in)
 {
     int n = in->nargs - in->nkw;
@@ -659,11 +688,7 @@ static LLVMValueRef lower_arange(Lower *L, Instr *in)
         v[1] = v[0];
         v[0] = LLVMConstReal(L->f64, 0);
     }
-    lower_check(L, LLVMBuildFCmp(L->b, LLVMRealOEQ, v[2], LLVMConstReal(L->f64, 0), ""), ABI_EXC_ZERO_DIVISION,
-                "arange: step is zero", NULL, 0);
-    LLVMValueRef len = lower_math(L, MF_CEIL, f64, LLVMBuildFDiv(L->b, LLVMBuildFSub(L->b, v[1], v[0], ""), v[2], ""), NULL);
-    len = lower_cast(L, len, f64, ty_scalar(TY_INT64));
-    len = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, len, lower_i64(L, 0), ""), lower_i64(L, 0), len, "");
+    LLVMValueRef len = arange_length(L, in, n, v);
     LLVMValueRef arr = alloc_array(L, in->type, &len, in);
     LoopInfo lp;
     LLVMValueRef i = lower_loop_begin(L, &lp, len);
@@ -674,6 +699,8 @@ static LLVMValueRef lower_arange(Lower *L, Instr *in)
         x = lower_cast(L, x, i64, dt);
     } else {
         x = LLVMBuildFAdd(L->b, v[0], LLVMBuildFMul(L->b, LLVMBuildSIToFP(L->b, i, L->f64, ""), v[2], ""), "");
+        /* the first item is start itself, as in NumPy (0 * inf would be nan, -0.0 + 0 is 0.0) */
+        x = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, i, lower_i64(L, 0), ""), v[0], x, "");
         x = lower_cast(L, x, f64, dt);
     }
     LLVMValueRef off = LLVMBuildMul(L->b, i, lower_i64(L, ty_itemsize(dt)), "");

@@ -359,3 +359,50 @@ def test_big_power_of_constants_is_refused(expr):
     constant = eval(expr.split(" ", 2)[2])
     if constant.bit_length() < 4000:
         assert f"the integer {constant} does not" in str(info.value)
+
+
+# ---- 15: round(x, n) for large n, math.fmod's edge cases, np.arange of NaN and inf ---------
+
+def same_outcome(e, g):
+    """Equal results (NaN equal to NaN, zeros by sign), or the same exception and message."""
+    if e[0] != "ok" or g[0] != "ok":
+        return g[0] is e[0] and g[2] == e[2]
+    x, y = e[1], g[1]
+    return (math.isnan(x) and math.isnan(y)) or (x == y and math.copysign(1, x) == math.copysign(1, y))
+
+
+EDGE_FLOATS = [0.0, -0.0, 1.0, -1.0, 5.0, 1e308, -1e308, 5e-324, -5e-324, math.inf, -math.inf,
+               math.nan, 3.5, -2.25, 7.0, 1e-300, 2.0**53, -3.0, 0.1, 123456.789]
+
+
+def test_round_ndigits_far_out():
+    cf, pf = compiled_and_python("def f(x, n):\n    return round(x, n)\n")
+    for x, n in itertools.product(EDGE_FLOATS, [-10**9, -400, -330, -323, -309, -308, -307, -300,
+                                                -5, -1, 0, 1, 5, 300, 301, 308, 309, 320, 323,
+                                                324, 400, 10**9]):
+        assert same_outcome(outcome(pf, x, n), outcome(cf, x, n)), (x, n)
+
+
+def test_fmod_edge_cases():
+    cf, pf = compiled_and_python("def f(x, y):\n    return math.fmod(x, y)\n")
+    for x, y in itertools.product(EDGE_FLOATS, EDGE_FLOATS):
+        assert same_outcome(outcome(pf, x, y), outcome(cf, x, y)), (x, y)
+
+
+ARANGE_ARGS = [(0.0, math.nan, 1.0), (math.nan, 5.0, 1.0), (0.0, 5.0, math.nan),
+               (math.inf, math.inf, 1.0), (0.0, math.inf, 1.0), (-math.inf, 5.0, 1.0),
+               (math.inf, 5.0, 1.0), (0.0, -1e19, 1.0), (1.0, 2.0, 1e-300), (0.0, 5.0, math.inf),
+               (0.0, 5.0, -math.inf), (0.0, 5.0, 0.0), (0, 5, 0), (0, 5.0, 0), (-0.0, 2.0, 1.0),
+               (0.0, 5.0, 1.5), (5.0, 0.0, -0.5), (0.0, 5.0, -1.0), (3, 11, 2)]
+
+
+@pytest.mark.parametrize("args", ARANGE_ARGS, ids=repr)
+def test_arange_of_nan_inf_and_zero_step(args):
+    f = pyjit.njit(lambda a, b, c: np.arange(a, b, c))
+    e, g = outcome(np.arange, *args), outcome(f, *args)
+    if e[0] == "ok":
+        assert g[0] == "ok" and g[1].dtype == e[1].dtype, (e, g)
+        np.testing.assert_array_equal(g[1], e[1])
+        assert [math.copysign(1, v) for v in g[1]] == [math.copysign(1, v) for v in e[1]]
+    else:
+        assert g[0] is e[0] and g[2] == e[2], (e, g)
