@@ -66,6 +66,7 @@ void lower_own(Lower *L, Instr *in, LLVMValueRef array);   /* in's slot takes ar
 LLVMValueRef lower_load_mem(Lower *L, Type *t, LLVMValueRef ptr);
 void lower_store_mem(Lower *L, Type *t, LLVMValueRef v, LLVMValueRef ptr);
 LLVMValueRef lower_cast(Lower *L, LLVMValueRef v, Type *from, Type *to);
+LLVMValueRef lower_cast_numpy(Lower *L, LLVMValueRef v, Type *from, Type *to);   /* astype's */
 LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t);
 LLVMValueRef lower_binop_scalar(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b,
                                 Instr *rhs);

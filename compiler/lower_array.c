@@ -497,21 +497,24 @@ LLVMValueRef lower_array_get(Lower *L, Instr *in)
     return view;
 }
 
-typedef struct FillCtx { Type *from, *to; LLVMValueRef value; } FillCtx;
+typedef struct FillCtx { Type *from, *to; LLVMValueRef value; bool numpy_cast; } FillCtx;
 
 static LLVMValueRef elem_fill(Lower *L, void *vctx, LLVMValueRef *e)
 {
     FillCtx *c = vctx;
-    return c->value ? c->value : lower_cast(L, e[0], c->from, c->to);
+    if (c->value)
+        return c->value;
+    return c->numpy_cast ? lower_cast_numpy(L, e[0], c->from, c->to) : lower_cast(L, e[0], c->from, c->to);
 }
 
-/* dst[...] = src: a scalar fills, an array is broadcast to dst's shape. */
-static void assign_array(Lower *L, Type *dt, LLVMValueRef dst, Type *vt, LLVMValueRef v)
+/* dst[...] = src: a scalar fills, an array is broadcast to dst's shape; numpy_cast converts
+ * floats to ints as NumPy's casts do (copies, astype). */
+static void assign_array_cast(Lower *L, Type *dt, LLVMValueRef dst, Type *vt, LLVMValueRef v, bool numpy_cast)
 {
     LLVMValueRef shape[ABI_MAX_NDIM];
     get_shape(L, dt, dst, shape);
     EwOp out = {.t = dt, .v = dst};
-    FillCtx c = {.from = elem_type(vt), .to = dt->array.dtype};
+    FillCtx c = {.from = elem_type(vt), .to = dt->array.dtype, .numpy_cast = numpy_cast};
     if (!is_array(vt)) {
         c.value = lower_cast(L, v, vt, dt->array.dtype);
         ew_run(L, dt->array.ndim, shape, NULL, 0, &out, elem_fill, &c);
@@ -524,6 +527,11 @@ static void assign_array(Lower *L, Type *dt, LLVMValueRef dst, Type *vt, LLVMVal
     }
     ew_broadcast(L, dt->array.ndim, shape, &op, 1, true);
     ew_run(L, dt->array.ndim, shape, &op, 1, &out, elem_fill, &c);
+}
+
+static void assign_array(Lower *L, Type *dt, LLVMValueRef dst, Type *vt, LLVMValueRef v)
+{
+    assign_array_cast(L, dt, dst, vt, v, false);
 }
 
 int lower_array_set(Lower *L, Instr *in)
@@ -714,7 +722,7 @@ static LLVMValueRef copy_new(Lower *L, Instr *in, Instr *src)
     LLVMValueRef shape[ABI_MAX_NDIM], sv = lower_value(L, src);
     get_shape(L, src->type, sv, shape);
     LLVMValueRef arr = alloc_array(L, in->type, shape, in);
-    assign_array(L, in->type, arr, src->type, sv);
+    assign_array_cast(L, in->type, arr, src->type, sv, true);
     return arr;
 }
 
