@@ -9,6 +9,7 @@
  * Arrays are in lower_array.c, builtins and math in lower_math.c. */
 #include "compiler/lower.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -233,6 +234,21 @@ void lower_check(Lower *L, LLVMValueRef cond, AbiExcKind kind, const char *msg, 
     LLVMPositionBuilderAtEnd(L->b, cont);
 }
 
+/* Branches to a new, rarely taken block when cond is true and leaves the builder there; the
+ * returned block is where the code continues when cond is false. */
+LLVMBasicBlockRef lower_unlikely(Lower *L, LLVMValueRef cond)
+{
+    LLVMBasicBlockRef rare = lower_block(L, "rare"), cont = lower_block(L, "ok");
+    mark_unlikely(L, LLVMBuildCondBr(L->b, cond, rare, cont));
+    LLVMPositionBuilderAtEnd(L->b, rare);
+    return cont;
+}
+
+void lower_raise_exc(Lower *L, AbiExcKind kind, const char *msg)
+{
+    fill_exc(L, kind, NULL, msg, NULL, 0);
+}
+
 /* Calls fn(meminfo) only when meminfo is not NULL, so arrays from NumPy cost a compare. */
 static void call_if_nonnull(Lower *L, const char *fn, LLVMValueRef mi)
 {
@@ -332,6 +348,47 @@ static LLVMValueRef cast_to_int(Lower *L, LLVMValueRef v, Type *from, Type *to)
     LLVMTypeRef ov[2] = {it, LLVMTypeOf(v)};
     return target_call_intrinsic(L->mod, L->b, ty_is_signed(to) ? "llvm.fptosi.sat" : "llvm.fptoui.sat",
                                  ov, 2, &v, 1);
+}
+
+/* x86-64's truncating conversion to a signed integer of `bits` bits (cvttsd2si): NaN and values
+ * outside the range give the minimum, where LLVM's plain fptosi would be undefined. */
+static LLVMValueRef convert_truncating(Lower *L, LLVMValueRef x, Type *ft, unsigned bits)
+{
+    LLVMBuilderRef B = L->b;
+    double lim = ldexp(1.0, (int)bits - 1);
+    LLVMValueRef fits = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOGE, x, lower_const_f(L, ft, -lim), ""),
+                                     LLVMBuildFCmp(B, LLVMRealOLT, x, lower_const_f(L, ft, lim), ""), "");
+    LLVMTypeRef it = LLVMIntTypeInContext(L->ctx, bits);
+    LLVMValueRef r = LLVMBuildFPToSI(B, LLVMBuildSelect(B, fits, x, lower_const_f(L, ft, 0.0), ""), it, "");
+    return LLVMBuildSelect(B, fits, r, LLVMConstInt(it, 1ULL << (bits - 1), 0), "");
+}
+
+/* Float -> int as NumPy's casts give it on x86-64, where they are C casts: int64 and int32
+ * convert at their width, narrower types through int32, uint32 through int64 (NumPy's loop over
+ * one item at a time; its SIMD loop differs out of range), and uint64 subtracts 2**63 from
+ * values past it first. So NaN and out-of-range values give what NumPy gives, not a saturated
+ * value. Other casts are lower_cast's. */
+LLVMValueRef lower_cast_numpy(Lower *L, LLVMValueRef v, Type *from, Type *to)
+{
+    from = ty_strong(from);
+    to = ty_strong(to);
+    if (!ty_is_float(from) || !ty_is_int(to))
+        return lower_cast(L, v, from, to);
+    LLVMBuilderRef B = L->b;
+    LLVMTypeRef it = lower_type(L, to);
+    switch (to->kind) {
+    case TY_INT64: return convert_truncating(L, v, from, 64);
+    case TY_INT32: return convert_truncating(L, v, from, 32);
+    case TY_UINT32: return LLVMBuildTrunc(B, convert_truncating(L, v, from, 64), it, "");
+    case TY_UINT64: {
+        LLVMValueRef lim = lower_const_f(L, from, 9223372036854775808.0);
+        LLVMValueRef high = LLVMBuildXor(B, convert_truncating(L, LLVMBuildFSub(B, v, lim, ""), from, 64),
+                                         LLVMConstInt(L->i64, 1ULL << 63, 0), "");
+        return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealOGE, v, lim, ""), high,
+                               convert_truncating(L, v, from, 64), "");
+    }
+    default: return LLVMBuildTrunc(B, convert_truncating(L, v, from, 32), it, "");
+    }
 }
 
 LLVMValueRef lower_cast(Lower *L, LLVMValueRef v, Type *from, Type *to)

@@ -60,11 +60,17 @@ int lower_unsupported(Lower *L, const char *fmt, ...) __attribute__((format(prin
  * after continues where it is false. */
 void lower_check(Lower *L, LLVMValueRef cond, AbiExcKind kind, const char *msg, LLVMValueRef *args,
                  int nargs);
+/* lower_unlikely: the builder moves to a block taken when cond is true (for checks that need
+ * several tests once the cheap one fails); it returns the block where code goes on otherwise.
+ * lower_raise_exc ends the current block by raising kind. */
+LLVMBasicBlockRef lower_unlikely(Lower *L, LLVMValueRef cond);
+void lower_raise_exc(Lower *L, AbiExcKind kind, const char *msg);
 void lower_incref(Lower *L, LLVMValueRef meminfo);
 void lower_own(Lower *L, Instr *in, LLVMValueRef array);   /* in's slot takes array's reference */
 LLVMValueRef lower_load_mem(Lower *L, Type *t, LLVMValueRef ptr);
 void lower_store_mem(Lower *L, Type *t, LLVMValueRef v, LLVMValueRef ptr);
 LLVMValueRef lower_cast(Lower *L, LLVMValueRef v, Type *from, Type *to);
+LLVMValueRef lower_cast_numpy(Lower *L, LLVMValueRef v, Type *from, Type *to);   /* astype's */
 LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t);
 LLVMValueRef lower_binop_scalar(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b,
                                 Instr *rhs);

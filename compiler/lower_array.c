@@ -502,21 +502,24 @@ LLVMValueRef lower_array_get(Lower *L, Instr *in)
     return view;
 }
 
-typedef struct FillCtx { Type *from, *to; LLVMValueRef value; } FillCtx;
+typedef struct FillCtx { Type *from, *to; LLVMValueRef value; bool numpy_cast; } FillCtx;
 
 static LLVMValueRef elem_fill(Lower *L, void *vctx, LLVMValueRef *e)
 {
     FillCtx *c = vctx;
-    return c->value ? c->value : lower_cast(L, e[0], c->from, c->to);
+    if (c->value)
+        return c->value;
+    return c->numpy_cast ? lower_cast_numpy(L, e[0], c->from, c->to) : lower_cast(L, e[0], c->from, c->to);
 }
 
-/* dst[...] = src: a scalar fills, an array is broadcast to dst's shape. */
-static void assign_array(Lower *L, Type *dt, LLVMValueRef dst, Type *vt, LLVMValueRef v)
+/* dst[...] = src: a scalar fills, an array is broadcast to dst's shape; numpy_cast converts
+ * floats to ints as NumPy's casts do (copies, astype). */
+static void assign_array_cast(Lower *L, Type *dt, LLVMValueRef dst, Type *vt, LLVMValueRef v, bool numpy_cast)
 {
     LLVMValueRef shape[ABI_MAX_NDIM];
     get_shape(L, dt, dst, shape);
     EwOp out = {.t = dt, .v = dst};
-    FillCtx c = {.from = elem_type(vt), .to = dt->array.dtype};
+    FillCtx c = {.from = elem_type(vt), .to = dt->array.dtype, .numpy_cast = numpy_cast};
     if (!is_array(vt)) {
         c.value = lower_cast(L, v, vt, dt->array.dtype);
         ew_run(L, dt->array.ndim, shape, NULL, 0, &out, elem_fill, &c);
@@ -529,6 +532,11 @@ static void assign_array(Lower *L, Type *dt, LLVMValueRef dst, Type *vt, LLVMVal
     }
     ew_broadcast(L, dt->array.ndim, shape, &op, 1, true);
     ew_run(L, dt->array.ndim, shape, &op, 1, &out, elem_fill, &c);
+}
+
+static void assign_array(Lower *L, Type *dt, LLVMValueRef dst, Type *vt, LLVMValueRef v)
+{
+    assign_array_cast(L, dt, dst, vt, v, false);
 }
 
 int lower_array_set(Lower *L, Instr *in)
@@ -651,6 +659,35 @@ static LLVMValueRef zero_new(Lower *L, Instr *in, LLVMValueRef *shape)
     return arr;
 }
 
+/* np.arange's length, ceil((stop - start) / step), with NumPy's errors: Python's division error
+ * for a zero step, ValueError for a NaN quotient or one beyond intp. A quotient that underflows
+ * to zero (a step of inf) still gives one item when it is +0.0, as NumPy's does. */
+static LLVMValueRef arange_length(Lower *L, Instr *in, int nargs, LLVMValueRef *v)
+{
+    LLVMBuilderRef B = L->b;
+    Type *f64 = ty_scalar(TY_FLOAT64);
+    bool floats = false;
+    for (int i = 0; i < nargs; i++)
+        floats |= ty_is_float(in->args[i]->type);
+    LLVMValueRef zero = LLVMConstReal(L->f64, 0);
+    lower_check(L, LLVMBuildFCmp(B, LLVMRealOEQ, v[2], zero, ""), ABI_EXC_ZERO_DIVISION,
+                floats ? "float division by zero" : "division by zero", NULL, 0);
+    LLVMValueRef delta = LLVMBuildFSub(B, v[1], v[0], ""), q = LLVMBuildFDiv(B, delta, v[2], "");
+    lower_check(L, LLVMBuildFCmp(B, LLVMRealUNO, q, q, ""), ABI_EXC_VALUE, "arange: cannot compute length",
+                NULL, 0);
+    LLVMValueRef c = lower_math(L, MF_CEIL, f64, q, NULL);
+    LLVMValueRef fits = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOGE, c, LLVMConstReal(L->f64, -9223372036854775808.0), ""),
+                                     LLVMBuildFCmp(B, LLVMRealOLT, c, LLVMConstReal(L->f64, 9223372036854775808.0), ""), "");
+    lower_check(L, LLVMBuildNot(B, fits, ""), ABI_EXC_VALUE, "Maximum allowed size exceeded", NULL, 0);
+    LLVMValueRef len = lower_cast(L, c, f64, ty_scalar(TY_INT64));
+    LLVMValueRef underflow = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, q, zero, ""),
+                                          LLVMBuildFCmp(B, LLVMRealONE, delta, zero, ""), "");
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildBitCast(B, q, L->i64, ""), lower_i64(L, 0), "");
+    LLVMValueRef one = LLVMBuildSelect(B, neg, lower_i64(L, 0), lower_i64(L, 1), "");
+    len = LLVMBuildSelect(B, underflow, one, len, "");
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, len, lower_i64(L, 0), ""), lower_i64(L, 0), len, "");
+}
+
 static LLVMValueRef lower_arange(Lower *L, Instr *in)
 {
     int n = in->nargs - in->nkw;
@@ -664,11 +701,7 @@ static LLVMValueRef lower_arange(Lower *L, Instr *in)
         v[1] = v[0];
         v[0] = LLVMConstReal(L->f64, 0);
     }
-    lower_check(L, LLVMBuildFCmp(L->b, LLVMRealOEQ, v[2], LLVMConstReal(L->f64, 0), ""), ABI_EXC_ZERO_DIVISION,
-                "arange: step is zero", NULL, 0);
-    LLVMValueRef len = lower_math(L, MF_CEIL, f64, LLVMBuildFDiv(L->b, LLVMBuildFSub(L->b, v[1], v[0], ""), v[2], ""), NULL);
-    len = lower_cast(L, len, f64, ty_scalar(TY_INT64));
-    len = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, len, lower_i64(L, 0), ""), lower_i64(L, 0), len, "");
+    LLVMValueRef len = arange_length(L, in, n, v);
     LLVMValueRef arr = alloc_array(L, in->type, &len, in);
     LoopInfo lp;
     LLVMValueRef i = lower_loop_begin(L, &lp, len);
@@ -679,6 +712,8 @@ static LLVMValueRef lower_arange(Lower *L, Instr *in)
         x = lower_cast(L, x, i64, dt);
     } else {
         x = LLVMBuildFAdd(L->b, v[0], LLVMBuildFMul(L->b, LLVMBuildSIToFP(L->b, i, L->f64, ""), v[2], ""), "");
+        /* the first item is start itself, as in NumPy (0 * inf would be nan, -0.0 + 0 is 0.0) */
+        x = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, i, lower_i64(L, 0), ""), v[0], x, "");
         x = lower_cast(L, x, f64, dt);
     }
     LLVMValueRef off = LLVMBuildMul(L->b, i, lower_i64(L, ty_itemsize(dt)), "");
@@ -692,7 +727,7 @@ static LLVMValueRef copy_new(Lower *L, Instr *in, Instr *src)
     LLVMValueRef shape[ABI_MAX_NDIM], sv = lower_value(L, src);
     get_shape(L, src->type, sv, shape);
     LLVMValueRef arr = alloc_array(L, in->type, shape, in);
-    assign_array(L, in->type, arr, src->type, sv);
+    assign_array_cast(L, in->type, arr, src->type, sv, true);
     return arr;
 }
 

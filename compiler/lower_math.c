@@ -197,14 +197,15 @@ static LLVMValueRef lower_range(Lower *L, Instr *in)
 
 /* round(x, n) correctly rounded as CPython does: through the exact decimal expansion (libc's
  * snprintf "%.*f" is exact), then read back. Floats with |x| >= 2**52 are integers already;
- * negative n goes through a power of ten. */
+ * negative n goes through a power of ten. Past the digits a double can have (n > 323) x is its
+ * own rounding, and below n = -308 every finite x rounds to a zero of its sign, as in CPython. */
 static LLVMValueRef round_digits(Lower *L, LLVMValueRef x, LLVMValueRef n)
 {
     LLVMBuilderRef B = L->b;
     Type *f64 = ty_scalar(TY_FLOAT64);
     LLVMValueRef buf = lower_alloca(L, LLVMArrayType(L->i8, 400));
     LLVMValueRef exact = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, n, lower_i64(L, 0), ""),
-                                      LLVMBuildICmp(B, LLVMIntSLE, n, lower_i64(L, 300), ""), "");
+                                      LLVMBuildICmp(B, LLVMIntSLE, n, lower_i64(L, 323), ""), "");
     LLVMValueRef small = LLVMBuildFCmp(B, LLVMRealOLT, lower_math(L, MF_FABS, f64, x, NULL),
                                        LLVMConstReal(L->f64, 4503599627370496.0), "");
     LLVMBasicBlockRef pb = lower_block(L, "round.exact"), qb = lower_block(L, "round.pow");
@@ -233,6 +234,9 @@ static LLVMValueRef round_digits(Lower *L, LLVMValueRef x, LLVMValueRef n)
     r = LLVMBuildSelect(B, neg, LLVMBuildFMul(B, r, p10, ""), LLVMBuildFDiv(B, r, p10, ""), "");
     LLVMValueRef fin = float_class(L, BI_MATH_ISFINITE, f64, y);
     LLVMValueRef r2 = LLVMBuildSelect(B, fin, r, x, "");
+    LLVMValueRef zero = LLVMBuildFMul(B, x, LLVMConstReal(L->f64, 0.0), "");
+    r2 = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, n, lower_i64(L, -308), ""),
+                         LLVMBuildSelect(B, float_class(L, BI_MATH_ISFINITE, f64, x), zero, x, ""), r2, "");
     LLVMBasicBlockRef qb_end = LLVMGetInsertBlock(B);
     LLVMBuildBr(B, jb);
     LLVMPositionBuilderAtEnd(B, jb);
@@ -244,21 +248,27 @@ static LLVMValueRef round_digits(Lower *L, LLVMValueRef x, LLVMValueRef n)
     return phi;
 }
 
-/* round(x) half to even -> int; round(x, n) -> float. */
-/* int(), math.floor/ceil/trunc and round() of a float: CPython raises on NaN and infinities
- * where a bare conversion would give garbage. Only these builtins pay for the check, not the
- * casts of array code. */
+/* int(), math.floor/ceil/trunc and round() of a float: CPython raises on NaN and infinities,
+ * and a finite float outside int64 has no int64 result, where a bare conversion would give
+ * garbage. The common case pays one compare pair (false for NaN too); telling the three errors
+ * apart happens only once it failed. Only these builtins pay, not the casts of array code. */
 static void check_float_to_int(Lower *L, Type *t, LLVMValueRef x)
 {
     LLVMBuilderRef B = L->b;
+    LLVMValueRef fits = LLVMBuildAnd(B,
+        LLVMBuildFCmp(B, LLVMRealOGE, x, lower_const_f(L, t, -9223372036854775808.0), ""),
+        LLVMBuildFCmp(B, LLVMRealOLT, x, lower_const_f(L, t, 9223372036854775808.0), ""), "");
+    LLVMBasicBlockRef cont = lower_unlikely(L, LLVMBuildNot(B, fits, ""));
     lower_check(L, LLVMBuildFCmp(B, LLVMRealUNO, x, x, ""), ABI_EXC_VALUE,
                 "cannot convert float NaN to integer", NULL, 0);
     LLVMValueRef inf = lower_const_f(L, t, INFINITY);
-    LLVMValueRef is_inf = LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealOEQ, x, inf, ""),
-                                      LLVMBuildFCmp(B, LLVMRealOEQ, x, LLVMBuildFNeg(B, inf, ""), ""), "");
+    LLVMValueRef is_inf = LLVMBuildFCmp(B, LLVMRealOEQ, lower_math(L, MF_FABS, t, x, NULL), inf, "");
     lower_check(L, is_inf, ABI_EXC_OVERFLOW, "cannot convert float infinity to integer", NULL, 0);
+    lower_raise_exc(L, ABI_EXC_OVERFLOW, "float out of range for an int64 result");
+    LLVMPositionBuilderAtEnd(B, cont);
 }
 
+/* round(x) half to even -> int; round(x, n) -> float. */
 static LLVMValueRef lower_round(Lower *L, Instr *in)
 {
     Instr *x = in->args[0];
@@ -426,6 +436,21 @@ static void math_domain(Lower *L, Builtin bi, Type *t, LLVMValueRef x)
     lower_check(L, bad, ABI_EXC_VALUE, "math domain error", NULL, 0);
 }
 
+/* math.fmod(x, y) has no value for y == 0 or an infinite x (NaN operands give nan). */
+static void fmod_domain(Lower *L, Type *t, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMBuilderRef B = L->b;
+    if (!ty_is_float(t))
+        return;
+    LLVMValueRef x_inf = LLVMBuildFCmp(B, LLVMRealOEQ, lower_math(L, MF_FABS, t, x, NULL),
+                                       lower_const_f(L, t, INFINITY), "");
+    LLVMValueRef y_zero = LLVMBuildFCmp(B, LLVMRealOEQ, y, lower_const_f(L, t, 0.0), "");
+    LLVMValueRef y_nan = LLVMBuildFCmp(B, LLVMRealUNO, y, y, "");
+    LLVMValueRef bad = LLVMBuildAnd(B, LLVMBuildOr(B, x_inf, y_zero, ""), LLVMBuildNot(B, y_nan, ""), "");
+    lower_check(L, LLVMBuildAnd(B, bad, LLVMBuildFCmp(B, LLVMRealORD, x, x, ""), ""), ABI_EXC_VALUE,
+                "math domain error", NULL, 0);
+}
+
 /* Builtins with one scalar argument x of type t. */
 static LLVMValueRef lower_unary_builtin(Lower *L, Instr *in, Builtin bi, Type *t, LLVMValueRef x)
 {
@@ -486,8 +511,12 @@ LLVMValueRef lower_bi_scalar(Lower *L, Instr *in, Builtin bi)
         math_domain(L, BI_MATH_LOG, a0->type, y);
         return LLVMBuildFDiv(L->b, lower_math(L, MF_LOG, a0->type, x, NULL), lower_math(L, MF_LOG, a0->type, y, NULL), "");
     }
-    if (mf >= 0 && a1)
-        return lower_math(L, (MathFn)mf, a0->type, x, lower_cast(L, y, a1->type, a0->type));
+    if (mf >= 0 && a1) {
+        y = lower_cast(L, y, a1->type, a0->type);
+        if (bi == BI_MATH_FMOD)
+            fmod_domain(L, a0->type, x, y);
+        return lower_math(L, (MathFn)mf, a0->type, x, y);
+    }
     switch (bi) {
     case BI_MATH_GCD: return lower_gcd(L, in);
     case BI_MIN: case BI_MAX: case BI_NP_MINIMUM: case BI_NP_MAXIMUM: {

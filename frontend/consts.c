@@ -84,6 +84,40 @@ static int const_of_int(FeCtx *ctx, PyObject *obj, Const *c)
     return 0;
 }
 
+/* CPython leaves a ** b and a << b of two int constants unfolded when the result would pass
+ * 128 bits (x - 2**70), so the code object holds no big constant to refuse; in int64 at run time
+ * the result would wrap. Such a result is refused as a big constant is. Returns 0 or -1. */
+int fe_check_int_binop(FeCtx *ctx, BinOp op, const Const *a, const Const *b)
+{
+    if (a->kind != K_INT || b->kind != K_INT || (op != BIN_POW && op != BIN_LSHIFT) || b->i < 0)
+        return 0;
+    if (op == BIN_POW ? a->i >= -1 && a->i <= 1 : a->i == 0)
+        return 0;
+    uint64_t mag = a->i < 0 ? 0 - (uint64_t)a->i : (uint64_t)a->i;
+    int64_t width = 64 - __builtin_clzll(mag);   /* mag > 1 */
+    /* Beyond 8192 bits the number is not worth writing out (and beyond 64 bits anyway). */
+    if (b->i > 8192 || (op == BIN_POW ? width * b->i : width + b->i) > 8192)
+        return fe_error(ctx, DIAG_UNSUPPORTED, "the integer %lld %s %lld does not fit in 64 bits; "
+                        "compiled code uses int64", (long long)a->i, op == BIN_POW ? "**" : "<<",
+                        (long long)b->i);
+    PyObject *x = PyLong_FromLongLong(a->i), *y = PyLong_FromLongLong(b->i), *r = NULL;
+    Const big;   /* only its check matters */
+    int rc = -1;
+    if (!x || !y)
+        goto fail;
+    r = op == BIN_POW ? PyNumber_Power(x, y, Py_None) : PyNumber_Lshift(x, y);
+    if (!r)
+        goto fail;
+    rc = const_of_int(ctx, r, &big);
+fail:
+    if (rc < 0 && PyErr_Occurred())
+        rc = fe_error_from_python(ctx, "computing an integer constant");
+    Py_XDECREF(x);
+    Py_XDECREF(y);
+    Py_XDECREF(r);
+    return rc;
+}
+
 static int const_of_tuple(FeCtx *ctx, PyObject *obj, Const *c)
 {
     c->tuple.n = (int)PyTuple_GET_SIZE(obj);

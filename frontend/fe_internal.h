@@ -92,6 +92,7 @@ int fe_load_global(FeCtx *ctx, const char *name, Const **out);
 int fe_load_deref(FeCtx *ctx, int index, Const **out);
 int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const **out);
 int fe_freeze_defaults(FeCtx *ctx);
+int fe_check_int_binop(FeCtx *ctx, BinOp op, const Const *a, const Const *b);
 
 /* ssa.c */
 int ssa_build(FeCtx *ctx);

@@ -245,6 +245,14 @@ static const BinOp binop_of_nb[13] = {
     BIN_OR, BIN_POW, BIN_RSHIFT, BIN_SUB, BIN_TRUEDIV, BIN_XOR,
 };
 
+/* Both operands of the instruction being translated are literals, loaded right before it:
+ * an expression of constants that CPython left unfolded (globals wrap at run time instead). */
+static bool literal_operands(Ssa *s)
+{
+    const BcInstr *at = s->ctx->cur;
+    return at && at - s->ctx->instrs >= 2 && at[-1].op == BC_LOAD_CONST && at[-2].op == BC_LOAD_CONST;
+}
+
 /* What a construct is, in Python terms, for the opcodes that only it produces. */
 static const char *unsupported_construct(const BcInstr *in)
 {
@@ -543,6 +551,9 @@ static int translate_stack_op(Ssa *s, const BcInstr *in)
         if (in->arg < 0 || in->arg >= 26)
             return unsupported(s, in);
         b = pop(s), a = pop(s);
+        if (a->op == OP_CONST && b->op == OP_CONST && literal_operands(s)
+            && fe_check_int_binop(s->ctx, binop_of_nb[in->arg % 13], a->cst, b->cst) < 0)
+            return -1;
         a = emit2(s, OP_BINOP, binop_of_nb[in->arg % 13], a, b);
         a->imm = in->arg >= 13;
         return push(s, a);

@@ -354,3 +354,118 @@ def test_nested_tuples_compile_and_call_in_linear_time():
         depth, mixed, same, is_tuple, compiled, call = line.split()
         assert same == "True" and is_tuple == "True", line
         assert float(compiled) < 5 and float(call) < 0.5, line
+
+
+# ---- 14: float -> int conversions outside int64 raise instead of saturating -----------------
+
+BIG_FLOATS = [1e30, -1e30, 9.3e18, -9.3e18, 2.0**63, -2.0**63, 9.2e18, -9.2e18, math.nan,
+              math.inf, -math.inf, np.float32(1e30), np.float32(2.0**63), np.float32(-2.0**63),
+              np.float32(-1e19), np.float32("nan"), np.float32("inf"), np.float32(1.5e9)]
+
+
+@pytest.mark.parametrize("expr", ["int(x)", "math.floor(x)", "math.ceil(x)", "math.trunc(x)",
+                                  "round(x)"])
+def test_float_to_int_outside_int64(expr):
+    """CPython's answer where it fits int64; OverflowError where CPython's int does not fit.
+    (float32 values reach CPython as the floats they equal: math.trunc refuses NumPy scalars.)"""
+    cf, pf = compiled_and_python(f"def f(x):\n    return {expr}\n")
+    for x in BIG_FLOATS:
+        e, g = outcome(pf, float(x)), outcome(cf, x)
+        if e[0] == "ok" and not -2**63 <= e[1] < 2**63:
+            assert g[0] is OverflowError and "int64" in g[2], (x, g)
+        elif e[0] == "ok":
+            assert g == e and type(g[1]) is int, (x, e, g)
+        else:
+            assert g[0] is e[0] and g[2] == e[2], (x, e, g)
+
+
+# ---- 15: int ** int and int << int of constants CPython leaves unfolded --------------------
+
+@pytest.mark.parametrize("expr", ["x - 2**70", "x * 2**100", "x + (1 << 200)", "x + 2**64",
+                                  "x + 7**10000", "x + (3 << 9000)", "x - 2**62", "x + 3**39",
+                                  "x + (-2)**63", "x + 1**100000", "x + (-1)**100001",
+                                  "x + (0 << 100000)", "x + 2**-1", "x + (5 << 58)"])
+def test_big_power_of_constants_is_refused(expr):
+    """What fits int64 gives CPython's answer; a bigger result is refused as a big literal is."""
+    cf, pf = compiled_and_python(f"def f(x):\n    return {expr}\n")
+    e = pf(1)
+    if isinstance(e, float) or -2**63 <= e < 2**63:
+        assert cf(1) == e and type(cf(1)) is type(e)
+        return
+    with pytest.raises(pyjit.errors.UnsupportedError, match="does not fit in 64 bits") as info:
+        cf(1)
+    assert "line 2" in str(info.value)
+    constant = eval(expr.split(" ", 2)[2])
+    if constant.bit_length() < 4000:
+        assert f"the integer {constant} does not" in str(info.value)
+
+
+# ---- 16: round(x, n) for large n, math.fmod's edge cases, np.arange of NaN and inf ---------
+
+def same_outcome(e, g):
+    """Equal results (NaN equal to NaN, zeros by sign), or the same exception and message."""
+    if e[0] != "ok" or g[0] != "ok":
+        return g[0] is e[0] and g[2] == e[2]
+    x, y = e[1], g[1]
+    return (math.isnan(x) and math.isnan(y)) or (x == y and math.copysign(1, x) == math.copysign(1, y))
+
+
+EDGE_FLOATS = [0.0, -0.0, 1.0, -1.0, 5.0, 1e308, -1e308, 5e-324, -5e-324, math.inf, -math.inf,
+               math.nan, 3.5, -2.25, 7.0, 1e-300, 2.0**53, -3.0, 0.1, 123456.789]
+
+
+def test_round_ndigits_far_out():
+    cf, pf = compiled_and_python("def f(x, n):\n    return round(x, n)\n")
+    for x, n in itertools.product(EDGE_FLOATS, [-10**9, -400, -330, -323, -309, -308, -307, -300,
+                                                -5, -1, 0, 1, 5, 300, 301, 308, 309, 320, 323,
+                                                324, 400, 10**9]):
+        assert same_outcome(outcome(pf, x, n), outcome(cf, x, n)), (x, n)
+
+
+def test_fmod_edge_cases():
+    cf, pf = compiled_and_python("def f(x, y):\n    return math.fmod(x, y)\n")
+    for x, y in itertools.product(EDGE_FLOATS, EDGE_FLOATS):
+        assert same_outcome(outcome(pf, x, y), outcome(cf, x, y)), (x, y)
+
+
+ARANGE_ARGS = [(0.0, math.nan, 1.0), (math.nan, 5.0, 1.0), (0.0, 5.0, math.nan),
+               (math.inf, math.inf, 1.0), (0.0, math.inf, 1.0), (-math.inf, 5.0, 1.0),
+               (math.inf, 5.0, 1.0), (0.0, -1e19, 1.0), (1.0, 2.0, 1e-300), (0.0, 5.0, math.inf),
+               (0.0, 5.0, -math.inf), (0.0, 5.0, 0.0), (0, 5, 0), (0, 5.0, 0), (-0.0, 2.0, 1.0),
+               (0.0, 5.0, 1.5), (5.0, 0.0, -0.5), (0.0, 5.0, -1.0), (3, 11, 2)]
+
+
+@pytest.mark.parametrize("args", ARANGE_ARGS, ids=repr)
+def test_arange_of_nan_inf_and_zero_step(args):
+    f = pyjit.njit(lambda a, b, c: np.arange(a, b, c))
+    e, g = outcome(np.arange, *args), outcome(f, *args)
+    if e[0] == "ok":
+        assert g[0] == "ok" and g[1].dtype == e[1].dtype, (e, g)
+        np.testing.assert_array_equal(g[1], e[1])
+        assert [math.copysign(1, v) for v in g[1]] == [math.copysign(1, v) for v in e[1]]
+    else:
+        assert g[0] is e[0] and g[2] == e[2], (e, g)
+
+
+# ---- 17: astype of NaN, inf and out-of-range floats to ints gives NumPy's values -------------
+
+CAST_FLOATS = [np.nan, np.inf, -np.inf, 1e30, -1e30, 9.3e18, -9.3e18, 2.0**63, 1.8e19, 2.0**64,
+               3e9, -3e9, 2.0**31, 4e9, 70000.0, -70000.0, 300.0, -300.0, -1.0, 1.5, -2.5, 255.9,
+               128.0, -0.0, 9.2e18]
+
+
+@pytest.mark.parametrize("src", ["float64", "float32"])
+@pytest.mark.parametrize("dst", ["int64", "int32", "int16", "int8", "uint64", "uint32", "uint16",
+                                 "uint8"])
+def test_astype_float_to_int_out_of_range(src, dst):
+    cf, _ = compiled_and_python(f"def f(a):\n    return a.astype(np.{dst})\n")
+    a = np.array(CAST_FLOATS, dtype=src)
+    with np.errstate(invalid="ignore", over="ignore"):
+        # NumPy's SIMD loop for uint32 differs from its one-item loop out of range; compare items
+        expected = (np.concatenate([a[i:i + 1].astype(dst) for i in range(len(a))])
+                    if dst == "uint32" else a.astype(dst))
+    got = cf(a)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+    for i in range(len(a)):
+        np.testing.assert_array_equal(cf(a[i:i + 1]), expected[i:i + 1])
