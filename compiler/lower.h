@@ -43,6 +43,7 @@ typedef struct Lower {
     Instr *cur;                /* the instruction being lowered (diagnostics) */
     bool *in_cycle;            /* by index in prog->funcs: part of a call cycle (checks the stack) */
     bool any_cycle;
+    int64_t shared_bytes;      /* static shared memory of the module so far (GPU) */
     bool failed;
     bool ew_numpy;             /* lowering an element of an array operation: NumPy's error model
                                 * (inf/nan, integer division by zero gives 0) whatever opts say */

@@ -147,6 +147,9 @@ static LLVMValueRef generic_ptr(Lower *L, LLVMValueRef g)
     return LLVMConstAddrSpaceCast(g, L->ptr);
 }
 
+/* The static shared memory of a block, as the simulator's MAX_SHARED_BYTES. */
+#define GPU_MAX_SHARED_BYTES (48 * 1024)
+
 static LLVMValueRef shared_array(Lower *L, Instr *in, int64_t *shape, int nd)
 {
     Type *dt = in->type->array.dtype;
@@ -164,6 +167,14 @@ static LLVMValueRef shared_array(Lower *L, Instr *in, int64_t *shape, int nd)
         LLVMValueRef len = LLVMBuildUDiv(L->b, bytes, lower_i64(L, ty_itemsize(dt)), "");
         int64_t ones[ABI_MAX_NDIM] = {1, 1, 1, 1, 1, 1, 1, 1};
         return c_array(L, in->type, generic_ptr(L, g), ones, len);
+    }
+    int64_t bytes = n * ty_itemsize(dt);
+    L->shared_bytes += bytes;
+    if (L->shared_bytes > GPU_MAX_SHARED_BYTES) {
+        lower_unsupported(L, "shared array of %lld bytes takes the block's shared memory to %lld "
+                          "bytes, over the %d-byte limit", (long long)bytes,
+                          (long long)L->shared_bytes, GPU_MAX_SHARED_BYTES);
+        return NULL;
     }
     LLVMValueRef g = LLVMAddGlobalInAddressSpace(L->mod, LLVMArrayType(et, (unsigned)n), "pj_shared", 3);
     LLVMSetLinkage(g, LLVMInternalLinkage);

@@ -12,7 +12,7 @@ import types
 import numpy as np
 
 from .arrays import CheckedArray, RaceCheckedArray, as_dtype, as_shape, checked
-from .state import S, SimulatorError, threadIdx, blockIdx, blockDim, gridDim
+from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
 _getframe = sys._getframe
 FULL_MASK = 0xFFFFFFFF
@@ -189,6 +189,10 @@ class shared:
 
 
 def _new_shared(shape, dtype, frame, key):
+    if _runtime_shape(frame, key):
+        from ...errors import TypingError
+        raise TypingError("gpu.shared.array() argument 1 must be a constant int or tuple of ints "
+                          "(the shape is fixed when the kernel is compiled), not a kernel argument")
     dt = as_dtype(dtype)
     shape = as_shape(shape)
     name = _target_name(frame, "shared array")
@@ -201,12 +205,35 @@ def _new_shared(shape, dtype, frame, key):
         data = np.zeros(shape, dtype=dt)
         S.static_bytes += data.nbytes
         if S.static_bytes + S.sharedmem > MAX_SHARED_BYTES:
-            raise SimulatorError(
+            from ...errors import UnsupportedError     # what the GPU compiler raises for it
+            raise UnsupportedError(
                 f"shared array '{name}' of {data.nbytes} bytes takes the block's shared memory to "
                 f"{S.static_bytes + S.sharedmem} bytes, over the {MAX_SHARED_BYTES}-byte limit")
     a = RaceCheckedArray(data, name) if S.racecheck else checked(data, name)
     S.shared[key] = a
     return a
+
+
+_runtime_shapes = {}
+
+
+def _runtime_shape(frame, key):
+    """Whether the arguments of the shared.array call at frame's current instruction read a
+    parameter of the kernel: the GPU compiler wants a shape known when it compiles."""
+    found = _runtime_shapes.get(key)
+    if found is None:
+        code, lasti = key
+        params = set(code.co_varnames[:code.co_argcount])
+        reads = []
+        for ins in dis.get_instructions(code):
+            if ins.offset >= lasti:
+                break
+            if ins.argval == "array" and ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                reads = []
+            elif ins.opname in ("LOAD_FAST", "LOAD_DEREF"):
+                reads.append(ins.argval)
+        found = _runtime_shapes[key] = any(r in params for r in reads)
+    return found
 
 
 def _prod(shape):
@@ -243,12 +270,39 @@ class const:
 
 # --- atomics --------------------------------------------------------------------------------
 
+_ATOMIC_INTS = frozenset(map(np.dtype, ("int32", "uint32", "int64", "uint64")))
+_ATOMIC_NUMBERS = _ATOMIC_INTS | frozenset(map(np.dtype, ("float32", "float64")))
+_ATOMIC_INT_ONLY = frozenset(("and_", "or_", "xor", "inc", "dec"))
+
+
 def _target(ary, idx):
     if isinstance(ary, CheckedArray):
-        return ary._a, ary.check(idx)
-    if isinstance(ary, np.ndarray):
-        return ary, idx
-    raise TypeError(f"atomic operations need an array, got {type(ary).__name__}")
+        a, i = ary._a, ary.check(idx)
+    elif isinstance(ary, np.ndarray):
+        a, i = ary, idx
+    else:
+        raise TypeError(f"atomic operations need an array, got {type(ary).__name__}")
+    if a.dtype not in _ATOMIC_NUMBERS:
+        _atomic_dtype_error(a.dtype)
+    return a, i
+
+
+def _atomic_dtype_error(dt):
+    """The GPU compiler's TypingError for an atomic on an array of a dtype it has no atomic for
+    (the operation named as the compiled path names it)."""
+    from ...errors import TypingError
+    f = _getframe(1)
+    while f.f_code.co_name.startswith("_"):
+        f = f.f_back
+    op = f.f_code.co_name
+    raise TypingError(f"gpu.atomic.{op}() does not support arrays of {dt.name}")
+
+
+def _int_target(ary, idx):
+    a, i = _target(ary, idx)
+    if a.dtype not in _ATOMIC_INTS:
+        _atomic_dtype_error(a.dtype)
+    return a, i
 
 
 class atomic:
@@ -308,21 +362,21 @@ class atomic:
 
     @staticmethod
     def and_(ary, idx, val):
-        a, i = _target(ary, idx)
+        a, i = _int_target(ary, idx)
         old = a[i]
         a[i] = old & val
         return old
 
     @staticmethod
     def or_(ary, idx, val):
-        a, i = _target(ary, idx)
+        a, i = _int_target(ary, idx)
         old = a[i]
         a[i] = old | val
         return old
 
     @staticmethod
     def xor(ary, idx, val):
-        a, i = _target(ary, idx)
+        a, i = _int_target(ary, idx)
         old = a[i]
         a[i] = old ^ val
         return old
@@ -336,14 +390,14 @@ class atomic:
 
     @staticmethod
     def inc(ary, idx, val):
-        a, i = _target(ary, idx)
+        a, i = _int_target(ary, idx)
         old = a[i]
         a[i] = 0 if old >= val else old + 1
         return old
 
     @staticmethod
     def dec(ary, idx, val):
-        a, i = _target(ary, idx)
+        a, i = _int_target(ary, idx)
         old = a[i]
         a[i] = val if (old == 0 or old > val) else old - 1
         return old

@@ -437,6 +437,7 @@ def _kernel_arg(value, name, cast):
         if value.dtype.hasobject:
             raise TypeError(f"argument '{name}' is an array of Python objects: kernels take "
                             "arrays of numbers")
+        _gpu_typeof(value, name)
         return checked(value, name)
     if isinstance(value, DeviceNDArray):
         return checked(value._ary, name)
@@ -454,7 +455,20 @@ def _kernel_arg(value, name, cast):
     if isinstance(value, (list, dict, set, str, bytes)):
         raise TypeError(f"argument '{name}' is a {type(value).__name__}: kernels take numbers, "
                         "tuples, NumPy arrays and device arrays")
+    if not isinstance(value, CheckedArray):
+        _gpu_typeof(value, name)
     return value
+
+
+def _gpu_typeof(value, name):
+    """Refuses what a compiled launch refuses (datetime64, structured and non-native byte order
+    arrays, arbitrary objects): the TypeError of the compiled path's argument typing."""
+    from ... import _core
+    try:
+        _core.typeof(value, True)
+    except TypeError as e:
+        raise TypeError(str(e).replace("typeof() argument 'value' (position 1)",
+                                       f"argument '{name}'", 1)) from None
 
 
 def _launch(kernel, griddim, blockdim, sharedmem, args):
