@@ -5,36 +5,27 @@ import numpy as np
 from ._util import is_array, is_number, overload
 
 
-@overload(np.any)
-def _any(a):
-    if is_number(a):
-        return lambda a: a != 0
-    if not is_array(a):
-        return None
+def _truth_reduction(found):
+    """np.any (found=True) and np.all (found=False): the answer is `found` as soon as one
+    element's truth equals it, else its opposite."""
+    def typing(a):
+        if is_number(a):
+            return lambda a: a != 0
+        if not is_array(a):
+            return None
 
-    def impl(a):
-        b = a.ravel()
-        for i in range(b.size):
-            if b[i] != 0:
-                return True
-        return False
-    return impl
+        def impl(a):
+            b = a.ravel()
+            for i in range(b.size):
+                if (b[i] != 0) == found:
+                    return found
+            return not found
+        return impl
+    return typing
 
 
-@overload(np.all)
-def _all(a):
-    if is_number(a):
-        return lambda a: a != 0
-    if not is_array(a):
-        return None
-
-    def impl(a):
-        b = a.ravel()
-        for i in range(b.size):
-            if b[i] == 0:
-                return False
-        return True
-    return impl
+overload(np.any)(_truth_reduction(True))
+overload(np.all)(_truth_reduction(False))
 
 
 @overload(np.count_nonzero)

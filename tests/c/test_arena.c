@@ -7,15 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
+#include "tests/c/check.h"
 
 static void test_plain(void)
 {
@@ -55,9 +47,5 @@ int main(void)
 {
     test_plain();
     test_malloc_fails();
-    if (failures)
-        fprintf(stderr, "test_arena: %d failure(s)\n", failures);
-    else
-        printf("test_arena: ok\n");
-    return failures != 0;
+    return check_report("test_arena");
 }

@@ -8,15 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
+#include "tests/c/check.h"
 
 #define MAX_ARGS 8
 
@@ -363,9 +355,5 @@ int main(void)
     test_int_float_compare();
     test_declared_return();
     test_conflict_message();
-    if (failures)
-        fprintf(stderr, "test_infer: %d failure(s)\n", failures);
-    else
-        printf("test_infer: ok\n");
-    return failures != 0;
+    return check_report("test_infer");
 }

@@ -6,15 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
+#include "tests/c/check.h"
 
 static const char *typed_text =
     "function f(a, n)\n"
@@ -87,13 +79,18 @@ static void test_untyped_round_trip(void)
     arena_free(a);
 }
 
+/* typed_text with its first `from` replaced by `to`, into text. */
+static void replace_in_typed_text(const char *from, const char *to, char *text, size_t size)
+{
+    const char *at = strstr(typed_text, from);
+    snprintf(text, size, "%.*s%s%s", (int)(at - typed_text), typed_text, to, at + strlen(from));
+}
+
 /* Each line replaced breaks the contract in one way: the checker names that instruction. */
 static void expect_violation(const char *from, const char *to, const char *message)
 {
-    const char *at = strstr(typed_text, from);
     char text[4096];
-    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - typed_text), typed_text, to,
-             at + strlen(from));
+    replace_in_typed_text(from, to, text, sizeof text);
     Arena *a = arena_new();
     Diag diag = {0};
     IRFunc *fn = ir_read(a, text, &diag);
@@ -134,10 +131,8 @@ static void test_checker(void)
 /* Malformed text is refused with a diagnostic, never read past its end. */
 static void expect_refused(const char *from, const char *to, const char *message)
 {
-    const char *at = strstr(typed_text, from);
     char text[4096];
-    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - typed_text), typed_text, to,
-             at + strlen(from));
+    replace_in_typed_text(from, to, text, sizeof text);
     Arena *a = arena_new();
     Diag diag = {0};
     CHECK(ir_read(a, text, &diag) == NULL);
@@ -193,9 +188,5 @@ int main(void)
     test_round_trip(true);
     test_untyped_round_trip();
     test_checker();
-    if (failures)
-        fprintf(stderr, "test_ir: %d failure(s)\n", failures);
-    else
-        printf("test_ir: ok\n");
-    return failures != 0;
+    return check_report("test_ir");
 }

@@ -13,15 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
+#include "tests/c/check.h"
 
 /* ---- runtime stubs: one per line of compiler/runtime_symbols.def (abi.h declares them from
  * it, so a stub whose signature differs does not compile, and jit.c binds each one) ---- */
@@ -249,9 +241,5 @@ int main(void)
     test_float_expr();
     test_array(false);
     test_array(true);
-    if (failures)
-        fprintf(stderr, "test_lower: %d failure(s)\n", failures);
-    else
-        printf("test_lower: ok\n");
-    return failures != 0;
+    return check_report("test_lower");
 }

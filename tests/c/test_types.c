@@ -7,15 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
+#include "tests/c/check.h"
 
 /* numpy.result_type(row, column) over the 14 scalar kinds, in TypeKind order. */
 static const char *const strong_table[14][14] = {
@@ -144,9 +136,5 @@ int main(void)
     test_promotion();
     test_names();
     test_unify_and_sizes();
-    if (failures)
-        fprintf(stderr, "%d failures\n", failures);
-    else
-        printf("test_types: ok\n");
-    return failures != 0;
+    return check_report("test_types");
 }
