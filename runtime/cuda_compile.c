@@ -9,6 +9,8 @@
 #include "runtime/runtime.h"
 #include "frontend/frontend.h"
 
+#include <stdio.h>
+
 /* ---- the CompilerHost: the kernel, and the functions it calls --------------------------------- */
 
 /* handle: the kernel's Python function, an @njit dispatcher, or a device function (which keeps
@@ -33,13 +35,50 @@ static Type *gpu_known_return(void *ctx, void *handle, Type **args, int nargs)
     return NULL;   /* device functions are typed from their bodies, for each call's types */
 }
 
-/* An @njit function with declared signatures, called from a kernel, binds as from Python. */
+/* A device function's declared signature (its _declared: argument names, return name or None,
+ * canonical): 1 with params and *ret set when the arguments convert to it, -1 when they do not,
+ * 0 when it declared none. */
+static int device_signature(PyObject *func, Type **args, int nargs, Type **params, Type **ret,
+                            char *why, size_t why_size)
+{
+    PyObject *sig = PyObject_GetAttrString(func, "_declared");
+    int rc = 0;
+    if (!sig || sig == Py_None || !PyTuple_Check(sig) || PyTuple_GET_SIZE(sig) != 2)
+        goto done;
+    PyObject *names = PyTuple_GET_ITEM(sig, 0), *rname = PyTuple_GET_ITEM(sig, 1);   /* borrowed */
+    const char *r = rname == Py_None ? NULL : PyUnicode_AsUTF8(rname);
+    rc = PyTuple_Check(names) && PyTuple_GET_SIZE(names) == nargs ? 1 : -1;
+    for (int i = 0; rc == 1 && i < nargs; i++) {
+        const char *name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i));
+        params[i] = name ? ty_parse(name) : NULL;
+        if (!params[i] || rt_conversion_rank(args[i], params[i]) < 0)
+            rc = -1;
+    }
+    *ret = r ? ty_parse(r) : NULL;
+    if (rc < 0) {
+        PyObject *sep = PyUnicode_FromString(", ");
+        PyObject *text = sep ? PyUnicode_Join(sep, names) : NULL;
+        Py_XDECREF(sep);
+        const char *t = text ? PyUnicode_AsUTF8(text) : NULL;
+        snprintf(why, why_size, "\n    %s(%s)", r ? r : "", t ? t : "");
+        Py_XDECREF(text);
+    }
+done:
+    Py_XDECREF(sig);
+    PyErr_Clear();   /* a missing or malformed _declared is no signature */
+    return rc;
+}
+
+/* A callee with declared signatures, called from a kernel, binds as from Python: an @njit
+ * dispatcher through its own choice, a device function through its one signature. */
 static int gpu_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
                                   Type **ret, char *why, size_t why_size)
 {
-    if (!rt_is_dispatcher(handle))
+    if (rt_is_dispatcher(handle))
+        return rt_declared_signature(ctx, handle, args, nargs, params, ret, why, why_size);
+    if (PyFunction_Check((PyObject *)handle))
         return 0;
-    return rt_declared_signature(ctx, handle, args, nargs, params, ret, why, why_size);
+    return device_signature(handle, args, nargs, params, ret, why, why_size);
 }
 
 /* ---- the compilation ------------------------------------------------------------------------- */

@@ -489,3 +489,48 @@ def test_gpu_builtins_rejected_on_cpu():
 
     with pytest.raises(CompileError, match="GPU kernel"):
         pyjit.njit(f)(1)
+
+
+# ---- a device function's declared signature and options --------------------------------------
+
+@G.jit("float32(float32, float32)", device=True)
+def _add32(a, b):
+    return a + b
+
+
+@G.jit(device=True)
+def _add_any(a, b):
+    return a + b
+
+
+def _kernel_add32(x, out):
+    i = G.grid(1)
+    out[i] = _add32(x[i], 0.1)
+
+
+def _kernel_add_any(x, out):
+    i = G.grid(1)
+    out[i] = _add_any(x[i], 0.1)
+
+
+def _kernel_add32_bad(x, out):
+    i = G.grid(1)
+    out[i] = _add32(x[i], x)
+
+
+def test_device_function_signature_converts_the_arguments():
+    """float64 arguments reach a device function declared float32 as float32, as Numba binds a
+    call to its declared signature; without a signature the function is typed for float64."""
+    f64 = ["array(float64, 1d, C)", "array(float64, 1d, C)"]
+    declared = str(_core.cuda_compile_ptx(_kernel_add32, _registry.REGISTRY, f64))
+    inferred = str(_core.cuda_compile_ptx(_kernel_add_any, _registry.REGISTRY, f64))
+    assert "add.f32" in declared and "add.rn.f64" not in declared and "add.f64" not in declared
+    assert "add.f32" not in inferred
+    no_match = r"(?s)_add32\(\): no matching definition .*float32\(float32, float32\)"
+    with pytest.raises(CompileError, match=no_match):
+        _core.cuda_compile_ptx(_kernel_add32_bad, _registry.REGISTRY, f64)
+
+
+def test_device_function_options_it_cannot_use_warn():
+    with pytest.warns(UserWarning, match="taken from the kernel that calls it"):
+        G.jit(device=True, fastmath=True)(lambda a: a)

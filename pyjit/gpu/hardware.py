@@ -12,8 +12,10 @@ import contextlib
 import importlib as _importlib
 import sys as _sys
 import types as _types
+import warnings
 
 from .. import _core, _registry
+from .. import types as _types_mod
 from ._builtins import INTRINSICS, NAMESPACES
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError
 
@@ -149,6 +151,13 @@ class DeviceFunction:
         self.py_func = py_func
         self.signature = signature
         self.options = options
+        # (argument names, return name): a kernel's call converts to these types, as a call of
+        # an @njit function with a signature does (runtime/cuda_compile.c)
+        self._declared = _types_mod._canonical_signature(signature) if signature else None
+        if options.get("fastmath") or options.get("debug"):
+            warnings.warn(f"device function '{py_func.__qualname__}': fastmath and debug are "
+                          "taken from the kernel that calls it; its own are not used",
+                          stacklevel=3)
         self.__name__ = py_func.__name__
         self.__qualname__ = py_func.__qualname__
         self.__doc__ = py_func.__doc__
