@@ -47,6 +47,13 @@ typedef enum AbiExcKind {
  * next args slots: i int64, u uint64, b bool, f a float64's bits, c two of them for a complex. */
 #define ABI_EXC_ARGS_SPEC '\x1e'
 
+/* Where compiled code raised: the statement's position in the source, a constant in the code. */
+typedef struct AbiWhere {
+    const char *filename;
+    const char *funcname;
+    int32_t line;
+} AbiWhere;
+
 typedef struct ExcInfo {
     int32_t kind;           /* AbiExcKind */
     int32_t nargs;          /* how many of args the message formats */
@@ -57,6 +64,7 @@ typedef struct ExcInfo {
      * raise ABI_EXC_RECURSION when their frame lies below it. Compiled callers pass the same
      * ExcInfo down, so one store serves the whole call tree. */
     void *stack_limit;
+    const AbiWhere *where;  /* the raising statement (its function may be a compiled callee) */
 } ExcInfo;
 
 enum { ABI_STATUS_OK = 0, ABI_STATUS_ERROR = 1 };

@@ -188,10 +188,28 @@ void lower_store_mem(Lower *L, Type *t, LLVMValueRef v, LLVMValueRef ptr)
 
 /* ---- exceptions and reference counts -------------------------------------------------------- */
 
+/* The AbiWhere of the statement being lowered: a constant { file, function, line }. */
+static LLVMValueRef where_const(Lower *L)
+{
+    int line = L->cur ? L->cur->line : L->ir->firstline;
+    LLVMValueRef f[3] = {LLVMBuildGlobalStringPtr(L->b, L->ir->filename ? L->ir->filename : "?", "pj.file"),
+                         LLVMBuildGlobalStringPtr(L->b, L->ir->qualname ? L->ir->qualname : L->ir->name, "pj.func"),
+                         LLVMConstInt(L->i32, (unsigned)line, 0)};
+    LLVMValueRef init = LLVMConstStructInContext(L->ctx, f, 3, 0);
+    LLVMValueRef g = LLVMAddGlobal(L->mod, LLVMTypeOf(init), "pj.where");
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+    return g;
+}
+
 static void fill_exc(Lower *L, AbiExcKind kind, void *cls, const char *msg, LLVMValueRef *args,
                      int nargs)
 {
     LLVMValueRef e = L->exc_ptr;
+    if (!L->prog->gpu)   /* a kernel reports its own way (lower_gpu.c) */
+        LLVMBuildStore(L->b, where_const(L), LLVMBuildStructGEP2(L->b, L->exc_ty, e, 6, ""));
     LLVMBuildStore(L->b, LLVMConstInt(L->i32, (unsigned)kind, 0),
                    LLVMBuildStructGEP2(L->b, L->exc_ty, e, 0, ""));
     LLVMBuildStore(L->b, LLVMConstInt(L->i32, (unsigned)nargs, 0),
@@ -1323,6 +1341,142 @@ static LLVMValueRef lower_tuple_get(Lower *L, Instr *in)
     return v;
 }
 
+/* ---- bounds checks hoisted out of range loops ------------------------------------------------
+ *
+ * An index that is a range loop's variable plus or minus a constant, into an array defined
+ * before the loop, takes values whose least and greatest are known before the loop runs. Each
+ * such loop computes one flag at the start of its body, "every such index in the loop is in
+ * bounds", from the range and the arrays' shapes; the checks it covers test it first. The flag
+ * is loop-invariant: the optimiser hoists it and versions the loop on it, so a loop whose
+ * indices fit runs with no check at all, and stays a single-exit loop that the loop
+ * optimisations accept (vectorising; forwarding a value stored in one iteration to the load of
+ * the next, as in a prefix sum). The checked version runs otherwise, and raises where the
+ * unhoisted check would: nothing is raised early. Only innermost loops are versioned (a loop
+ * nest's hot code, and one more copy of it, not one per level): their flag includes the flags of
+ * the loops around them, so it covers indices by any variable of the nest; checks in outer loops
+ * stay where they are. */
+
+/* c when ix is loop's variable plus or minus the constant c (c = 0 for the variable itself). */
+static bool loop_offset(Instr *ix, Instr *loop, int64_t *c)
+{
+    Type *i64 = ty_scalar(TY_INT64);
+    *c = 0;
+    if (ix->type != i64)
+        return false;
+    if (ix->op == OP_BINOP && (ix->sub == BIN_ADD || ix->sub == BIN_SUB)) {
+        Instr *v = ix->args[0], *k = ix->args[1];
+        if (ix->sub == BIN_ADD && v->op == OP_CONST) {
+            v = ix->args[1];
+            k = ix->args[0];
+        }
+        if (k->op != OP_CONST || k->cst->kind != K_INT || k->cst->i == INT64_MIN || k->cst->i == INT64_MAX)
+            return false;
+        *c = ix->sub == BIN_SUB ? -k->cst->i : k->cst->i;
+        ix = v;
+    }
+    return ix == loop;
+}
+
+/* The blocks of the loop whose header holds the FOR_ITER loop: those its body reaches without
+ * passing the header that lead back to it. in_loop is by block index. */
+static void loop_blocks(Lower *L, Instr *loop, bool *in_loop)
+{
+    int n = L->ir->blocks.len;
+    Block *head = loop->block;
+    bool *fwd = arena_alloc(L->prog->arena, (size_t)n);
+    Block **stack = arena_alloc(L->prog->arena, sizeof(Block *) * (size_t)n);
+    int sp = 0;
+    stack[sp++] = loop->succ[0];
+    fwd[((BlockInfo *)loop->succ[0]->aux)->index] = true;
+    while (sp) {   /* forward from the body, stopping at the header */
+        Block *b = stack[--sp];
+        Instr *t = ir_terminator(b);
+        for (int k = 0; t && k < 2; k++) {
+            Block *s = t->succ[k];
+            if (s && s != head && !fwd[((BlockInfo *)s->aux)->index]) {
+                fwd[((BlockInfo *)s->aux)->index] = true;
+                stack[sp++] = s;
+            }
+        }
+    }
+    in_loop[((BlockInfo *)head->aux)->index] = true;
+    for (int i = 0; i < head->preds.len; i++) {   /* back from the latches, within fwd */
+        Block *p = head->preds.items[i];
+        if (fwd[((BlockInfo *)p->aux)->index] && !in_loop[((BlockInfo *)p->aux)->index]) {
+            in_loop[((BlockInfo *)p->aux)->index] = true;
+            stack[sp++] = p;
+        }
+    }
+    while (sp) {
+        Block *b = stack[--sp];
+        for (int i = 0; i < b->preds.len; i++) {
+            Block *p = b->preds.items[i];
+            int pi = ((BlockInfo *)p->aux)->index;
+            if (fwd[pi] && !in_loop[pi]) {
+                in_loop[pi] = true;
+                stack[sp++] = p;
+            }
+        }
+    }
+}
+
+/* For the range loop of FOR_ITER loop (the builder at the start of its body): its flag, with its
+ * enclosing loop's, in L->loop_fits; the axes it covers marked in L->fits_axes, and itself as
+ * the innermost loop of each access and loop in its body. */
+static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
+{
+    if (it->kind != IT_RANGE || loop->type != ty_scalar(TY_INT64) || !L->fits_axes)
+        return;
+    bool *in_loop = arena_alloc(L->prog->arena, (size_t)L->ir->blocks.len);
+    loop_blocks(L, loop, in_loop);
+    LLVMBuilderRef B = L->b;
+    LLVMTypeRef w = LLVMInt128TypeInContext(L->ctx);   /* the range's ends plus c cannot overflow */
+    LLVMValueRef start = LLVMBuildExtractValue(B, it->obj, 0, ""), stop = LLVMBuildExtractValue(B, it->obj, 1, "");
+    LLVMValueRef up = LLVMBuildICmp(B, LLVMIntSGT, LLVMBuildExtractValue(B, it->obj, 2, ""), lower_i64(L, 0), "");
+    LLVMValueRef one = LLVMConstInt(w, 1, 0), s = LLVMBuildSExt(B, start, w, ""), e = LLVMBuildSExt(B, stop, w, "");
+    LLVMValueRef lo = LLVMBuildSelect(B, up, s, LLVMBuildAdd(B, e, one, ""), "");   /* the least value */
+    LLVMValueRef hi = LLVMBuildSelect(B, up, LLVMBuildSub(B, e, one, ""), s, "");   /* the greatest */
+    Instr *outer = L->inner_loop[loop->id];
+    LLVMValueRef fits = outer ? L->loop_fits[outer->id] : NULL;
+    for (int bi = 0; bi < L->ir->blocks.len; bi++) {
+        Block *blk = L->ir->blocks.items[bi];
+        for (int j = 0; in_loop[bi] && j < blk->instrs.len; j++) {
+            Instr *in = blk->instrs.items[j];
+            if (in->op == OP_FOR_ITER || in->op == OP_ARRAY_GET || in->op == OP_ARRAY_SET)
+                L->inner_loop[in->id] = loop;   /* loops nested deeper are lowered later */
+            if (in->op == OP_FOR_ITER && in != loop)
+                L->outer_loop[loop->id] = true;
+            if (in->op != OP_ARRAY_GET && in->op != OP_ARRAY_SET)
+                continue;
+            Instr *a = in->args[0];
+            int nidx = in->nargs - 1 - (in->op == OP_ARRAY_SET);
+            /* an array made in the loop has no shape before it */
+            if (a->type->kind != TY_ARRAY || in_loop[((BlockInfo *)a->block->aux)->index] || !L->vals[a->id])
+                continue;
+            for (int k = 0; k < nidx && k < a->type->array.ndim; k++) {
+                int64_t c;
+                if (!loop_offset(in->args[1 + k], loop, &c))
+                    continue;
+                LLVMValueRef n = LLVMBuildSExt(B, lower_array_dim(L, L->vals[a->id], k), w, "");
+                LLVMValueRef cw = LLVMConstInt(w, (unsigned long long)c, 1);
+                LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, LLVMBuildAdd(B, lo, cw, ""), LLVMConstNull(w), ""),
+                                               LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildAdd(B, hi, cw, ""), n, ""), "");
+                fits = fits ? LLVMBuildAnd(B, fits, ok, "") : ok;
+                L->fits_axes[in->id] |= 1u << k;
+            }
+        }
+    }
+    L->loop_fits[loop->id] = fits;
+}
+
+LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis)
+{
+    if (!L->fits_axes || !(L->fits_axes[access->id] & (1u << axis)))
+        return NULL;
+    Instr *loop = L->inner_loop[access->id];
+    return L->outer_loop[loop->id] ? NULL : L->loop_fits[loop->id];
+}
+
 static LLVMValueRef lower_getiter(Lower *L, Instr *in)
 {
     IterInfo *it = make_iter(L, in->args[0]);
@@ -1346,6 +1500,7 @@ static void lower_for_iter(Lower *L, Instr *in, BlockInfo *bi)
     if (!item)
         return;
     L->vals[in->id] = item;
+    hoist_loop_checks(L, in, it);
     /* enumerate/zip may test several sub-iterators: each test block is an edge to succ[1]; the
      * IR says succ[1] has this block as one predecessor, so the exits go through one block */
     bi->exit[0] = LLVMGetInsertBlock(L->b);
@@ -1785,12 +1940,20 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
 {
     L->tf = tf;
     L->ir = tf->ir;
+    L->cur = NULL;
     L->opts = options_of(L, tf);
     L->fn = tf->aux;
     L->nids = tf->ir->next_id + 1;
     L->vals = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
     L->slots = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
     L->iters = arena_alloc(L->prog->arena, sizeof(IterInfo *) * (size_t)L->nids);
+    L->fits_axes = NULL;
+    if (L->opts && (L->opts->boundscheck || L->opts->debug)) {
+        L->fits_axes = arena_alloc(L->prog->arena, sizeof(uint32_t) * (size_t)L->nids);
+        L->loop_fits = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
+        L->inner_loop = arena_alloc(L->prog->arena, sizeof(Instr *) * (size_t)L->nids);
+        L->outer_loop = arena_alloc(L->prog->arena, sizeof(bool) * (size_t)L->nids);
+    }
     L->owned = (PtrVec){0};
     L->ret_ptr = LLVMGetParam(L->fn, 0);
     L->exc_ptr = LLVMGetParam(L->fn, 1);
@@ -1865,8 +2028,8 @@ static void init_types(Lower *L)
     L->f64 = LLVMDoubleTypeInContext(L->ctx);
     L->ptr = LLVMPointerTypeInContext(L->ctx, 0);
     L->none_ty = LLVMStructTypeInContext(L->ctx, NULL, 0, 0);
-    LLVMTypeRef ef[6] = {L->i32, L->i32, L->ptr, L->ptr, LLVMArrayType(L->i64, 4), L->ptr};
-    L->exc_ty = LLVMStructTypeInContext(L->ctx, ef, 6, 0);
+    LLVMTypeRef ef[7] = {L->i32, L->i32, L->ptr, L->ptr, LLVMArrayType(L->i64, 4), L->ptr, L->ptr};
+    L->exc_ty = LLVMStructTypeInContext(L->ctx, ef, 7, 0);
     LLVMTypeRef mf[5] = {L->i64, L->ptr, L->i64, L->ptr, L->ptr};
     L->mi_ty = LLVMStructTypeInContext(L->ctx, mf, 5, 0);
 }

@@ -39,6 +39,12 @@ typedef struct Lower {
     LLVMValueRef *vals;        /* by Instr id */
     LLVMValueRef *slots;       /* by Instr id: the meminfo slot of an owning instruction */
     IterInfo **iters;          /* by Instr id of GETITER */
+    uint32_t *fits_axes;       /* by Instr id of ARRAY_GET/SET: axes whose check a loop's flag
+                                * covers (NULL without boundscheck) */
+    LLVMValueRef *loop_fits;   /* by Instr id of FOR_ITER: the flag of its loop and those around */
+    Instr **inner_loop;        /* by Instr id of ARRAY_GET/SET or FOR_ITER: the innermost range
+                                * loop around it */
+    bool *outer_loop;          /* by Instr id of FOR_ITER: another range loop lies in its body */
     PtrVec owned;              /* LLVMValueRef: every slot, released on exit */
     Instr *cur;                /* the instruction being lowered (diagnostics) */
     bool *in_cycle;            /* by index in prog->funcs: part of a call cycle (checks the stack) */
@@ -66,6 +72,10 @@ void lower_check(Lower *L, LLVMValueRef cond, AbiExcKind kind, const char *msg, 
  * lower_raise_exc ends the current block by raising kind. */
 LLVMBasicBlockRef lower_unlikely(Lower *L, LLVMValueRef cond);
 void lower_raise_exc(Lower *L, AbiExcKind kind, const char *msg);
+/* i1: every index in the innermost range loop around access (and the loops around it) is in
+ * bounds, computed before the loop; NULL when no such flag covers the index of axis axis of
+ * access (lower.c). */
+LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis);
 void lower_incref(Lower *L, LLVMValueRef meminfo);
 void lower_own(Lower *L, Instr *in, LLVMValueRef array);   /* in's slot takes array's reference */
 LLVMValueRef lower_load_mem(Lower *L, Type *t, LLVMValueRef ptr);

@@ -401,15 +401,36 @@ LLVMValueRef lower_array_unary(Lower *L, Instr *in)
 
 /* ---- indexing ------------------------------------------------------------------------------- */
 
-/* Wraps a negative index and checks it (when boundscheck is on). */
-static LLVMValueRef norm_index(Lower *L, LLVMValueRef i, LLVMValueRef n, int axis)
+/* IndexError's message for axis of array a, as NumPy's with the array's name and the line:
+ * "index 10 is out of bounds for axis 0 with size 10 (array 'a', line 12)". */
+static const char *index_error_message(Lower *L, Instr *a)
 {
-    LLVMValueRef w = LLVMBuildSelect(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, i, lower_i64(L, 0), ""),
-                                     LLVMBuildAdd(L->b, i, n, ""), i, "");
+    const char *name = a->var ? a->var : NULL;
+    int line = L->cur ? L->cur->line : L->ir->firstline;
+    if (name)
+        return arena_printf(L->prog->arena, "index %%lld is out of bounds for axis %%lld with size %%lld "
+                            "(array '%s', line %d)", name, line);
+    return arena_printf(L->prog->arena, "index %%lld is out of bounds for axis %%lld with size %%lld "
+                        "(line %d)", line);
+}
+
+/* Wraps a negative index and, when boundscheck is on, checks it. The check tests the common
+ * case, 0 <= i < n, with one unsigned compare; only an index outside it takes the rare path,
+ * which wraps a negative index and checks it again. A loop's range makes the first compare
+ * provable or hoistable, so the optimiser removes it from the loop or runs the loop's
+ * iterations that are in bounds without it. */
+static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef i, LLVMValueRef n, int axis)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef w = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, i, lower_i64(L, 0), ""),
+                                     LLVMBuildAdd(B, i, n, ""), i, "");
     if (boundscheck(L)) {
         LLVMValueRef args[3] = {i, lower_i64(L, axis), n};
-        lower_check(L, LLVMBuildICmp(L->b, LLVMIntUGE, w, n, ""), ABI_EXC_INDEX,
-                    "index %lld is out of bounds for axis %lld with size %lld", args, 3);
+        LLVMValueRef bad = LLVMBuildICmp(B, LLVMIntUGE, w, n, "");
+        LLVMValueRef fits = lower_loop_index_fits(L, access, axis);
+        if (fits)
+            bad = LLVMBuildAnd(B, LLVMBuildNot(B, fits, ""), bad, "");
+        lower_check(L, bad, ABI_EXC_INDEX, index_error_message(L, access->args[0]), args, 3);
     }
     return w;
 }
@@ -459,7 +480,7 @@ static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMVal
         Instr *ix = k < nidx ? in->args[1 + k] : NULL;
         if (ix && ix->type->kind != TY_SLICE) {
             LLVMValueRef i = lower_cast(L, lower_value(L, ix), ix->type, ty_scalar(TY_INT64));
-            off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, norm_index(L, i, n, k), s, ""), "");
+            off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, norm_index(L, in, ix, i, n, k), s, ""), "");
         } else if (ix) {
             LLVMValueRef start, step;
             sh[nd] = slice_indices(L, lower_value(L, ix), n, &start, &step);

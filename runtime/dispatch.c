@@ -50,6 +50,18 @@ void rt_default_options(CompileOptions *opts)
     *opts = env;
 }
 
+int rt_boundscheck_env(void)
+{
+    static int env = -2;
+    if (env == -2) {
+        const char *v = getenv("PYJIT_BOUNDSCHECK");
+        if (!v || !*v)
+            v = getenv("NUMBA_BOUNDSCHECK");
+        env = v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) ? v[0] - '0' : -1;
+    }
+    return env;
+}
+
 /* ---- the dispatch table ---- */
 
 static size_t hash_types(Type **types, int n)
@@ -858,13 +870,13 @@ static int set_options(RtDispatcher *d, PyObject *nogil, PyObject *fastmath, PyO
     CompileOptions *o = &d->opts;
     rt_default_options(o);
     int flags[4] = {option_flag(nogil, false), option_flag(fastmath, false),
-                    option_flag(boundscheck, o->boundscheck), option_flag(debug, o->debug)};
+                    option_flag(boundscheck, true), option_flag(debug, o->debug)};
     for (int i = 0; i < 4; i++)
         if (flags[i] < 0)
             return -1;
     o->nogil = flags[0];
     o->fastmath = flags[1];
-    o->boundscheck = flags[2] || (flags[3] && (!boundscheck || boundscheck == Py_None));
+    o->boundscheck = rt_boundscheck_env() >= 0 ? rt_boundscheck_env() : flags[2];
     o->debug = flags[3];
     if (strcmp(error_model, "python") != 0 && strcmp(error_model, "numpy") != 0) {
         PyErr_Format(PyExc_ValueError, "error_model must be 'python' or 'numpy', not '%s'", error_model);

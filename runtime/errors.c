@@ -12,6 +12,8 @@
  * exception they describe. */
 #include "runtime/runtime.h"
 
+#include <frameobject.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,7 +252,46 @@ static PyObject *raise_user(const ExcInfo *exc)
     return NULL;
 }
 
+/* Adds where to the traceback of the exception being raised, as a frame of its own, so that the
+ * traceback names the compiled function's file and line and shows the source line. Any failure
+ * here leaves the exception as it was. */
+static void add_traceback(const AbiWhere *where)
+{
+    if (!where || !where->filename)
+        return;
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *raised = PyErr_GetRaisedException();
+#else
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+#endif
+    PyCodeObject *code = PyCode_NewEmpty(where->filename, where->funcname, (int)where->line);
+    PyObject *globals = code ? PyDict_New() : NULL;
+    PyFrameObject *frame = globals ? PyFrame_New(PyThreadState_Get(), code, globals, NULL) : NULL;
+    PyErr_Clear();
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(raised);
+#else
+    PyErr_Restore(type, value, tb);
+#endif
+    if (frame && PyTraceBack_Here(frame) < 0)
+        PyErr_Clear();   /* cannot happen without memory; the exception itself stands */
+    Py_XDECREF(frame);
+    Py_XDECREF(globals);
+    Py_XDECREF(code);
+}
+
+static PyObject *raise_builtin(const ExcInfo *exc);
+
 PyObject *rt_raise_exc(const ExcInfo *exc)
+{
+    PyObject *r = exc->kind == ABI_EXC_USER ? raise_user(exc) : raise_builtin(exc);
+    if (PyErr_Occurred())
+        add_traceback(exc->where);
+    return r;
+}
+
+static PyObject *raise_builtin(const ExcInfo *exc)
 {
     static const struct { PyObject **cls; const char *dflt; } builtin[] = {
         [ABI_EXC_ZERO_DIVISION] = {&PyExc_ZeroDivisionError, "division by zero"},
@@ -261,8 +302,6 @@ PyObject *rt_raise_exc(const ExcInfo *exc)
         [ABI_EXC_TYPE] = {&PyExc_TypeError, "wrong type"},
         [ABI_EXC_RECURSION] = {&PyExc_RecursionError, "maximum recursion depth exceeded"},
     };
-    if (exc->kind == ABI_EXC_USER)
-        return raise_user(exc);
     if (exc->kind <= ABI_EXC_USER || exc->kind > ABI_EXC_RECURSION) {
         PyErr_Format(PyExc_SystemError, "pyjit: compiled code failed with unknown error kind %d",
                      (int)exc->kind);

@@ -261,6 +261,8 @@ static int kernel_init(CudaKernel *k, PyObject *args, PyObject *kwds)
     k->opts.base.fastmath = fastmath;
     k->opts.base.debug |= debug;
     k->opts.base.boundscheck |= debug;
+    if (rt_boundscheck_env() >= 0)
+        k->opts.base.boundscheck = rt_boundscheck_env();
     k->opts.lineinfo = lineinfo;
     return 0;
 }
@@ -1214,6 +1216,8 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
     opts.base.fastmath = fastmath;
     opts.base.debug |= debug;
     opts.base.boundscheck |= debug;
+    if (rt_boundscheck_env() >= 0)
+        opts.base.boundscheck = rt_boundscheck_env();
     Arena *arena = arena_new();
     Diag diag = {0};
     CudaKernelCode code = {0};

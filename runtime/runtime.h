@@ -143,6 +143,10 @@ RtSignature *rt_best_signature(RtDispatcher *d, Type **types);
 PyObject *rt_signatures_text(RtDispatcher *d);
 /* Options read from PYJIT_DEBUG and PYJIT_DUMP (once). */
 void rt_default_options(CompileOptions *opts);
+/* PYJIT_BOUNDSCHECK (else Numba's NUMBA_BOUNDSCHECK) set to 0 or 1 turns bounds checks off or on
+ * in every function, whatever its decorator says, as Numba's variable does; -1 when unset. The
+ * default without it: on for @njit functions, off for kernels unless debug=True. */
+int rt_boundscheck_env(void);
 
 /* ---- compile.c ---- */
 /* True for an @njit dispatcher (the frontend's FeIsDispatcher). */

@@ -422,6 +422,9 @@ def test_debug_bounds_check_traps():
 
     ptx, _ = compile_kernel(k, [F32_1D], debug=True)
     assert "trap" in ptx and "vprintf" in ptx
+    line = k.__code__.co_firstlineno + 1   # the message names the array and the line
+    message = "out of bounds for axis %lld with size %lld (array 'x', line {})".format(line)
+    assert ", ".join(str(b) for b in message.encode()) in ptx.replace(",\n", ", ")
     ptx, _ = compile_kernel(k, [F32_1D])
     assert "trap" not in ptx
 

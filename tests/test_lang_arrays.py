@@ -1,6 +1,8 @@
 """NumPy arrays in compiled code: indexing, slicing to views, attributes, iteration, creation,
 copy, sum, elementwise arithmetic, read-only arrays, bounds checks; across dtypes and layouts.
 Each function runs in CPython and compiled (util.check), arrays changed in place compared too."""
+import os
+
 import numpy as np
 import pytest
 
@@ -143,6 +145,177 @@ def test_boundscheck_raises_index_error():
     check_raises(IndexError, f, np.empty(0), 0)
     # a valid call still works after the exception
     assert g(b, 2, 3) == 0.0
+
+
+def neighbours(grid, i, j):
+    row = grid[i]
+    return row[j - 1] + row[j + 1]   # <- the line the IndexError names
+
+
+def test_bounds_checked_by_default_with_array_axis_and_line():
+    """Without boundscheck=..., an index outside the array is an IndexError naming the index, the
+    axis, the size, the array and the line, where NumPy names the first three."""
+    f = pyjit.njit(neighbours)
+    assert f.targetoptions["boundscheck"] is True
+    grid = np.arange(12.0).reshape(3, 4)
+    assert f(grid, 1, 2) == neighbours(grid, 1, 2)
+    assert f(grid, -1, 0) == neighbours(grid, -1, 0)    # row[-1] wraps, as in NumPy
+    line = neighbours.__code__.co_firstlineno + 2
+    for args, numpy_message in [((grid, 1, 3), "index 4 is out of bounds for axis 0 with size 4"),
+                                ((grid, 5, 1), "index 5 is out of bounds for axis 0 with size 3"),
+                                ((grid, 0, 10**12), "index 999999999999 is out of bounds for axis 0")]:
+        with pytest.raises(IndexError) as info:
+            neighbours(*args)
+        assert str(info.value).startswith(numpy_message)
+        with pytest.raises(IndexError) as info:
+            f(*args)
+        assert str(info.value).startswith(numpy_message)
+        array = "grid" if args[1] == 5 else "row"
+        assert "(array '%s', line %d)" % (array, line - (array == "grid")) in str(info.value)
+
+
+def test_index_error_names_axis_of_2d_array():
+    g = jitted(get2)
+    b = np.zeros((3, 4))
+    with pytest.raises(IndexError, match=r"^index -5 is out of bounds for axis 1 with size 4 \(array 'a', line \d+\)$"):
+        g(b, 0, -5)
+
+
+def test_boundscheck_false_opts_out():
+    """boundscheck=False compiles no check: an index past the end of a row reads the next row's
+    memory (inside the array here), as in C and in Numba's default."""
+    g = jitted(get2, boundscheck=False)
+    b = np.arange(9.0).reshape(3, 3)
+    assert g(b, 0, 4) == 4.0
+    check_raises(IndexError, jitted(get2), b, 0, 4)
+
+
+def test_runtime_exception_traceback_names_compiled_line():
+    """An exception raised by compiled code carries a traceback entry for the statement that
+    raised it: the compiled function's file, name and line, so the traceback shows the source."""
+    import traceback
+    f = pyjit.njit(neighbours)
+    with pytest.raises(IndexError) as info:
+        f(np.zeros((2, 2)), 0, 1)
+    last = traceback.extract_tb(info.value.__traceback__)[-1]
+    assert (last.filename, last.name, last.lineno) == (__file__, "neighbours",
+                                                       neighbours.__code__.co_firstlineno + 2)
+    assert last.line == "return row[j - 1] + row[j + 1]   # <- the line the IndexError names"
+
+
+def test_boundscheck_environment_variable_overrides_decorators():
+    """PYJIT_BOUNDSCHECK=0/1 (or Numba's NUMBA_BOUNDSCHECK) turns checks off/on everywhere."""
+    import subprocess
+    import sys
+    code = ("import numpy as np, pyjit\n"
+            "f = pyjit.njit(boundscheck=%s)(lambda a, i, j: a[i, j])\n"
+            "a = np.arange(9.0).reshape(3, 3)\n"
+            "try:\n    print(f(a, 0, 4))\nexcept IndexError:\n    print('IndexError')\n")
+    for var, value, option, expected in [("PYJIT_BOUNDSCHECK", "0", "True", "4.0"),
+                                         ("NUMBA_BOUNDSCHECK", "0", "None", "4.0"),
+                                         ("PYJIT_BOUNDSCHECK", "1", "False", "IndexError")]:
+        env = dict(os.environ, **{var: value})
+        out = subprocess.run([sys.executable, "-c", code % option], env=env, capture_output=True,
+                             text=True, timeout=120)
+        assert out.stdout.strip() == expected, (var, value, option, out.stderr)
+
+
+# Loops whose bounds checks are hoisted (range loop variable plus or minus a constant): the
+# checked and the unchecked versions of each loop must behave as CPython with NumPy, whether the
+# whole range fits, the loop leaves before the bad index, or it raises part way with the writes
+# before it made.
+
+def check_writes(f, *args):
+    """check(), and when both raise, the arrays as they were left: the writes before the bad
+    index are made, the ones after it are not."""
+    check(f, *args)
+    left = []
+    for run in (f, pyjit.njit(f)):
+        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        try:
+            run(*copies)
+        except IndexError:
+            pass
+        left.append([a for a in copies if isinstance(a, np.ndarray)])
+    for python, compiled in zip(*left):
+        assert_same(python, compiled)
+
+
+def fill_upto(out, n):
+    for i in range(n):
+        out[i] = i * 2.0
+    return out.sum()
+
+
+def fill_stop_early(out, n, stop):
+    for i in range(n):
+        if i == stop:
+            break
+        out[i + 1] = out[i] + 1.0
+    return out[0]
+
+
+def fill_backwards(out, start, stop, step):
+    for i in range(start, stop, step):
+        out[i - 1] = i
+    return out[-1]
+
+
+def recurrence(x, out):
+    out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        out[i] = 0.5 * out[i - 1] + x[i]
+    return out[-1]
+
+
+def nest(a, out, shift):
+    n, m = a.shape
+    for i in range(n):
+        for j in range(m):
+            out[i, j + shift] = a[i, j] + a[i - 1, j]
+    return out.sum()
+
+
+def branchy(a, n):
+    s = 0.0
+    for i in range(n):
+        if i % 2 == 0:
+            s += a[i // 2]
+        else:
+            s += a[i + 1]
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 3, 5, 6, 9])
+def test_hoisted_checks_fill(n):
+    check_writes(fill_upto, np.zeros(5), n)
+
+
+@pytest.mark.parametrize("n,stop", [(3, 1), (10, 3), (10, 4), (10, 9), (0, 0)])
+def test_hoisted_checks_leave_loop_early(n, stop):
+    check_writes(fill_stop_early, np.zeros(5), n, stop)
+
+
+@pytest.mark.parametrize("args", [(5, 0, -1), (6, 0, -1), (5, -4, -2), (5, -6, -1), (3, 10, 1),
+                                  (1, 6, 2), (0, 0, 1), (2**62, 2**62 - 3, -1), (-2**63, -2**63 + 2, 1)])
+def test_hoisted_checks_other_ranges(args):
+    check_writes(fill_backwards, np.zeros(5), *args)
+
+
+def test_hoisted_checks_recurrence():
+    x = np.arange(1.0, 9.0)
+    check_writes(recurrence, x, np.zeros(8))
+    check_writes(recurrence, x, np.zeros(5))     # out is shorter: IndexError at i = 5, out[:5] written
+
+
+@pytest.mark.parametrize("shift", [0, 1, 2, -1])
+def test_hoisted_checks_nested(shift):
+    check_writes(nest, np.arange(12.0).reshape(3, 4), np.zeros((3, 5)), shift)
+
+
+@pytest.mark.parametrize("n", [0, 4, 5, 6, 7])
+def test_hoisted_checks_under_branches(n):
+    check_writes(branchy, np.arange(6.0), n)
 
 
 # --- slicing: views that write through ----------------------------------------------------------
