@@ -29,6 +29,21 @@ typedef struct ArrayDesc {
 
 #define ABI_MAX_NDIM 32
 
+/* A list's value is a MemInfo whose data is a ListPayload. Compiled code reads and writes len and
+ * the items in place; making, growing and freeing are runtime functions (runtime/list.c). An item
+ * holding references (an array, a list, a tuple of them) holds one on each MemInfo at the offsets
+ * refs lists, released when the item is replaced or the list freed. */
+#define ABI_LIST_MAX_REFS 8
+typedef struct ListPayload {
+    int64_t len, cap;
+    char *items;            /* cap items of itemsize bytes */
+    int64_t itemsize;
+    void *parent;           /* the Python list this one was made from (an argument), or NULL */
+    int32_t dirty;          /* set by every change: the parent is brought up to date */
+    int32_t nrefs;
+    int32_t refs[ABI_LIST_MAX_REFS];
+} ListPayload;
+
 /* The exception state compiled code fills before returning ABI_STATUS_ERROR. */
 typedef enum AbiExcKind {
     ABI_EXC_NONE = 0,

@@ -175,7 +175,7 @@ bool infer_is_runtime(const Type *t)
     if (ty_is_scalar(t))
         return true;
     switch (t->kind) {
-    case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER:
+    case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_LIST:
         return true;
     case TY_TUPLE:
         for (int i = 0; i < t->tuple.n; i++)
@@ -456,9 +456,58 @@ static Type *tuple_concat(Infer *c, Instr *in, Type *a, Type *b)
     return t;
 }
 
+static Type *list_item_unify(Type *a, Type *b);
+
+/* list + list (a new list; += extends the left one in place and gives it), list * n, n * list. */
+static Type *list_binop(Infer *c, Instr *in, Type *a, Type *b)
+{
+    Instr *x = in->args[0], *y = in->args[1];
+    bool int_b = ty_is_int(ty_strong(b)) || b->kind == TY_BOOL;
+    bool int_a = ty_is_int(ty_strong(a)) || a->kind == TY_BOOL;
+    Builtin bi;
+    Type *t;
+    if (in->sub == BIN_ADD && a->kind == TY_LIST && b->kind == TY_LIST) {
+        Type *item = !b->list.item ? NULL : in->imm ? infer_list_takes(c, in, x, b->list.item)
+                                                    : list_item_unify(a->list.item ? a->list.item
+                                                                                   : b->list.item,
+                                                                      b->list.item);
+        if (!item && !failed(c) && b->list.item)
+            return infer_fail(c, in, DIAG_TYPING, "cannot join %s and %s: a list holds one type",
+                              infer_type_name(a), infer_type_name(b));
+        if (!item)
+            return NULL;   /* typed once the items are known */
+        bi = in->imm ? BI_LIST_IADD : BI_LIST_ADD;
+        t = in->imm ? x->type : ty_list(item);
+        if (!in->imm && (a->list.item != item || b->list.item != item))
+            return infer_fail(c, in, DIAG_TYPING, "cannot join %s and %s: a list holds one type",
+                              infer_type_name(a), infer_type_name(b));
+    } else if (in->sub == BIN_MUL && ((a->kind == TY_LIST && int_b) || (b->kind == TY_LIST && int_a))) {
+        if (b->kind == TY_LIST) {
+            Instr *tmp = x;
+            x = y;
+            y = tmp;
+        }
+        if (!x->type->list.item)
+            return NULL;
+        bi = BI_LIST_MUL;
+        t = x->type;
+    } else {
+        return binop_unsupported(c, in, a, b);
+    }
+    if (c->rewrite) {
+        Instr *args[2] = {x, bi == BI_LIST_MUL ? infer_coerce(c, in, y, ty_scalar(TY_INT64)) : y};
+        in->op = OP_INTRINSIC;
+        in->sub = bi;
+        infer_set_args(c, in, args, 2);
+    }
+    return t;
+}
+
 static Type *type_binop(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (a->kind == TY_LIST || b->kind == TY_LIST)
+        return list_binop(c, in, a, b);
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && in->sub == BIN_ADD)
         return tuple_concat(c, in, a, b);
     if (in->sub == BIN_MATMUL && a->kind == TY_ARRAY && b->kind == TY_ARRAY && !in->imm)
@@ -486,6 +535,8 @@ static int truth_of(Infer *c, Instr *at, Instr *v)
         return 0;
     if (t->kind == TY_TUPLE)
         return t->tuple.n != 0;
+    if (t->kind == TY_LIST)
+        return -1;   /* its length, at run time */
     if (t->kind == TY_ARRAY)
         infer_fail(c, at, DIAG_TYPING, "the truth value of an array is ambiguous "
                    "(compare it, or test a.size)");
@@ -767,6 +818,80 @@ static Type *type_build_tuple(Infer *c, Instr *in)
     return ty_tuple(items, in->nargs);
 }
 
+/* The item type two item types make together in a list: one of them, numbers promoted, tuples
+ * item by item, arrays widened to layout A. */
+static Type *list_item_unify(Type *a, Type *b)
+{
+    Type *t = ty_unify(ty_strong(a), ty_strong(b));
+    return t && t->kind == TY_LIST && !t->list.item ? NULL : ty_strong(t);
+}
+
+static bool list_item_ok(Type *t)
+{
+    return infer_is_runtime(t) && t->kind != TY_ITER && t->kind != TY_NONE && t->kind != TY_RANGE &&
+           t->kind != TY_SLICE && !(t->kind == TY_LIST && !t->list.item);
+}
+
+/* The BUILD_LIST a list value comes from, through phis (a list variable assigned on one path
+ * only is the list on every path); NULL when it comes from elsewhere. */
+static Instr *list_origin(Instr *v)
+{
+    for (int guard = 0; v && v->op == OP_PHI && guard < 64; guard++) {
+        Instr *next = NULL;
+        for (int i = 0; i < v->nargs && !next; i++)
+            if (v->args[i] != v && v->args[i]->type && v->args[i]->type->kind == TY_LIST)
+                next = v->args[i];
+        v = next;
+    }
+    return v && v->op == OP_BUILD_LIST ? v : NULL;
+}
+
+Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
+{
+    Type *item = list->type->list.item;
+    vt = ty_strong(vt);
+    if (vt->kind == TY_LIST && !vt->list.item)
+        return NULL;   /* a list stored before its own items are known: typed in a later round */
+    if (!list_item_ok(vt))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "a list cannot hold %s in compiled code",
+                          infer_type_name(vt));
+    Type *want = item ? list_item_unify(item, vt) : vt;
+    Instr *origin = list_origin(list);
+    if (want && want != item && origin && origin->id < c->nknown && !c->rewrite) {
+        c->list_items[origin->id] = want;   /* the BUILD_LIST takes it in the next round */
+        c->changed = true;
+        return want;
+    }
+    if (item && (want == item || (ty_is_scalar(vt) && ty_is_scalar(item) &&
+                                  ty_promote(vt, item) == item)))
+        return item;
+    return infer_fail(c, in, DIAG_TYPING, "cannot store %s in a list of %s (a list holds one type)",
+                      infer_type_name(vt), item ? infer_type_name(item) : "items of unknown type");
+}
+
+static Type *type_build_list(Infer *c, Instr *in)
+{
+    if (c->pi->prog->gpu)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "lists are not supported in GPU kernels (use a "
+                          "tuple, or a local array: gpu.local.array)");
+    Type *item = in->id < c->nknown ? c->list_items[in->id] : NULL;
+    for (int i = 0; i < in->nargs; i++) {
+        Type *t = ty_strong(in->args[i]->type);
+        if (!list_item_ok(t))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "a list cannot hold %s in compiled code",
+                              infer_type_name(t));
+        Type *u = item ? list_item_unify(item, t) : t;
+        if (!u)
+            return infer_fail(c, in, DIAG_TYPING, "list items of types %s and %s: a list holds "
+                              "one type in compiled code", infer_type_name(item), infer_type_name(t));
+        item = u;
+    }
+    if (c->rewrite)
+        for (int i = 0; i < in->nargs; i++)
+            in->args[i] = infer_coerce(c, in, in->args[i], item);
+    return ty_list(item);
+}
+
 static Type *type_build_slice(Infer *c, Instr *in)
 {
     for (int i = 0; i < in->nargs; i++) {
@@ -941,6 +1066,7 @@ static Type *type_instr(Infer *c, Instr *in)
     case OP_STATIC_GETITEM: return infer_static_getitem(c, in);
     case OP_CALL: return infer_call(c, in);
     case OP_BUILD_TUPLE: return type_build_tuple(c, in);
+    case OP_BUILD_LIST: return type_build_list(c, in);
     case OP_BUILD_SLICE: return type_build_slice(c, in);
     case OP_GETITER: return infer_getiter(c, in);
     case OP_BR:
@@ -949,7 +1075,8 @@ static Type *type_instr(Infer *c, Instr *in)
     case OP_CBR: return type_cbr(c, in);
     case OP_FOR_ITER: {
         Type *t = infer_for_iter(c, in);
-        if (t) {
+        Type *over = in->args[0]->type->iter.over;
+        if (t || (over->kind == TY_LIST && !over->list.item)) {   /* the loop may type the list */
             mark_exec(c, in->succ[0]);
             mark_exec(c, in->succ[1]);
         }
@@ -1075,7 +1202,7 @@ static int *count_uses(Infer *c)
 static bool is_pure(const Instr *in)
 {
     switch (in->op) {
-    case OP_CONST: case OP_BUILD_TUPLE: case OP_BUILD_SLICE: case OP_STATIC_GET: case OP_GETATTR:
+    case OP_CONST: case OP_BUILD_TUPLE: case OP_BUILD_LIST: case OP_BUILD_SLICE: case OP_STATIC_GET: case OP_GETATTR:
     case OP_ARRAY_ATTR: case OP_CAST: case OP_PHI:
         return true;
     default:
@@ -1136,6 +1263,12 @@ static int finish_types(Infer *c)
                 else
                     infer_fail(c, in, DIAG_TYPING, "this value is never computed on any path "
                                "that reaches its use");
+                return -1;
+            }
+            if (in->type->kind == TY_LIST && !in->type->list.item) {
+                infer_fail(c, in, DIAG_TYPING, "the type of this list's items is unknown: an "
+                           "empty list needs an append (or an item assignment) in the function "
+                           "that makes it");
                 return -1;
             }
             in->type = ty_strong(in->type);
@@ -1248,6 +1381,7 @@ static int infer_function(ProgInfer *pi, TypedFunc *tf, Type **argtypes, Type *d
     }
     c.nknown = c.fn->next_id;
     c.known = arena_alloc(c.arena, (size_t)c.nknown + 1);
+    c.list_items = arena_alloc(c.arena, sizeof(Type *) * ((size_t)c.nknown + 1));
     memset(c.known, -1, (size_t)c.nknown + 1);
     for (int i = 0; i < c.fn->blocks.len; i++)
         ((Block *)c.fn->blocks.items[i])->aux = arena_alloc(c.arena, sizeof(BlockInfo));

@@ -38,9 +38,16 @@ typedef struct Infer {
     signed char *known; /* by value id: -1 unknown, 0 false, 1 true (folded conditions) */
     bool *maybe_unset;  /* by value id: a phi whose variable may be unassigned (rewrite) */
     bool *in_cycle;     /* by block id: the block is in a loop (rewrite) */
+    Type **list_items;  /* by value id (nknown of them): the item type uses gave a BUILD_LIST
+                           (`[]` then append(x)); see infer_list_takes */
 } Infer;
 
 /* infer.c */
+/* A value of type vt stored into list (append, item assignment): the item type it is stored as.
+ * A list made in this function whose items were not known yet, or numbers that vt's type
+ * promotes, takes the new item type (inference runs another round); another list must already
+ * hold vt's type or one it converts to safely. NULL with the error otherwise. */
+Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt);
 Type *infer_fail(Infer *c, const Instr *at, DiagKind kind, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 Instr *infer_emit(Infer *c, Instr *before, Opcode op, Type *type, int nargs);

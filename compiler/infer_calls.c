@@ -595,9 +595,68 @@ static Type *len_call(Infer *c, Instr *in, Args *a)
     }
     if (t->kind == TY_ARRAY && t->array.ndim == 0)
         return infer_fail(c, in, DIAG_TYPING, "len() of a 0-d array");
-    if (t->kind != TY_ARRAY && t->kind != TY_RANGE)
-        return arg_error(c, in, a, 0, "an array, a tuple or a range");
+    if (t->kind != TY_ARRAY && t->kind != TY_RANGE && t->kind != TY_LIST)
+        return arg_error(c, in, a, 0, "an array, a list, a tuple or a range");
     return intrinsic(c, in, BI_LEN, a, NULL, i64());
+}
+
+/* ---- lists ----------------------------------------------------------------------------------- */
+
+static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Instr *list = a->pos[0];
+    Type *none = ty_scalar(TY_NONE), *item = list->type->list.item;
+    switch (bi) {
+    case BI_LIST_APPEND: {
+        if (!want_args(c, in, a, 2, 2))
+            return NULL;
+        Type *to = infer_list_takes(c, in, list, a->pos[1]->type);
+        return to ? intrinsic(c, in, bi, a, (Type *[]){NULL, to}, none) : NULL;
+    }
+    case BI_LIST_SETITEM: {
+        Type *to = infer_list_takes(c, in, list, a->pos[2]->type);
+        return to ? intrinsic(c, in, bi, a, (Type *[]){NULL, i64(), to}, none) : NULL;
+    }
+    case BI_LIST_POP:
+    case BI_LIST_GETITEM:
+        if (!want_args(c, in, a, 1 + (bi == BI_LIST_GETITEM), 2))
+            return NULL;
+        if (a->npos == 2 && !is_integral(a->pos[1]->type))
+            return arg_error(c, in, a, 1, "an int");
+        if (!item)
+            return NULL;   /* typed once something is stored in the list */
+        return intrinsic(c, in, bi, a, (Type *[]){NULL, i64()}, item);
+    case BI_LIST_CLEAR:
+        return want_args(c, in, a, 1, 1) ? intrinsic(c, in, bi, a, NULL, none) : NULL;
+    case BI_LIST_EXTEND: {
+        if (!want_args(c, in, a, 2, 2))
+            return NULL;
+        Type *other = a->pos[1]->type;
+        if (other->kind != TY_LIST)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "list.extend() of %s: pyjit extends a list "
+                              "by another list (append the items in a loop)", infer_type_name(other));
+        if (!other->list.item)
+            return NULL;
+        Type *to = infer_list_takes(c, in, list, other->list.item);
+        if (to && to != other->list.item)
+            return infer_fail(c, in, DIAG_TYPING, "cannot extend a list of %s by %s",
+                              infer_type_name(to), infer_type_name(other));
+        return to ? intrinsic(c, in, bi, a, NULL, none) : NULL;
+    }
+    case BI_LIST_ADD:
+    case BI_LIST_IADD:
+    case BI_LIST_MUL:
+        return infer_fail(c, in, DIAG_TYPING, "call the operator (+, +=, *) instead of %s", a->name);
+    case BI_LIST_SORT:
+        if (!want_args(c, in, a, 1, 1))
+            return NULL;
+        if (item && (!is_real(item)))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort() of a list of %s: pyjit sorts "
+                              "lists of numbers", infer_type_name(item));
+        return intrinsic(c, in, bi, a, NULL, none);
+    default:
+        return infer_fail(c, in, DIAG_INTERNAL, "list builtin %s", ir_builtin_name(bi));
+    }
 }
 
 static Type *print_call(Infer *c, Instr *in, Args *a)
@@ -1281,6 +1340,7 @@ static Type *type_like(Infer *c, Instr *in, Builtin bi, Args *a) { return like_c
 static Type *type_random(Infer *c, Instr *in, Builtin bi, Args *a) { return random_call(c, in, bi, a); }
 static Type *type_array_more(Infer *c, Instr *in, Builtin bi, Args *a) { return array_more(c, in, bi, a); }
 static Type *type_method(Infer *c, Instr *in, Builtin bi, Args *a) { return array_method(c, in, bi, a); }
+static Type *type_list(Infer *c, Instr *in, Builtin bi, Args *a) { return list_call(c, in, bi, a); }
 static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return reshape_method(c, in, a); }
 
 static Type *type_numpy_reduction(Infer *c, Instr *in, Builtin bi, Args *a)
@@ -1461,11 +1521,11 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
 {
     Type *mt = callee->type, *self = mt->method.self;
     char pyname[96];
-    snprintf(pyname, sizeof pyname, "method.%s.%s", self->kind == TY_ARRAY ? "array" : "complex",
-             mt->method.name);
+    snprintf(pyname, sizeof pyname, "method.%s.%s", self->kind == TY_ARRAY ? "array" :
+             self->kind == TY_LIST ? "list" : "complex", mt->method.name);
     Builtin bi = ir_builtin_lookup(pyname);
     const CompilerHost *host = c->pi->prog->host;
-    void *handle = host && host->method_overloads && self->kind == TY_ARRAY &&
+    void *handle = host && host->method_overloads && (self->kind == TY_ARRAY || self->kind == TY_LIST) &&
                    callee->op == OP_GETATTR && callee->nargs >= 1
                    ? host->method_overloads(host->ctx, pyname) : NULL;
     if (handle) {

@@ -122,6 +122,8 @@ Type *infer_getattr(Infer *c, Instr *in)
                           t->literal && t->literal->name ? t->literal->name : "?", in->name);
     if (t->kind == TY_ARRAY)
         return array_getattr(c, in, t);
+    if (t->kind == TY_LIST)
+        return ty_method(t, in->name);
     if (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
         strncmp(t->literal->name, "gpu.", 4) == 0)
         return infer_gpu_getattr(c, in, t);
@@ -383,11 +385,56 @@ static Type *tuple_getitem(Infer *c, Instr *in, Instr *tuple, Instr *idx)
     return t->tuple.items[0];
 }
 
+/* ---- list items ----------------------------------------------------------------------------- */
+
+static bool list_index_ok(Infer *c, Instr *in, Instr *idx)
+{
+    Type *t = idx->type;
+    if (t->kind == TY_SLICE)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "slicing a list is not supported in compiled "
+                          "code yet (copy the items in a loop)") != NULL;
+    if (!ty_is_int(t) && t->kind != TY_BOOL)
+        return infer_fail(c, in, DIAG_TYPING, "list indices must be integers, not %s",
+                          infer_type_name(t)) != NULL;
+    return true;
+}
+
+/* l[i]: the intrinsic list.__getitem__ (lower_list.c). */
+static Type *list_getitem(Infer *c, Instr *in, Instr *list, Instr *idx)
+{
+    Type *item = list->type->list.item;
+    if (!list_index_ok(c, in, idx) || !item)
+        return NULL;
+    if (c->rewrite) {
+        Instr *args[2] = {list, infer_coerce(c, in, idx, ty_scalar(TY_INT64))};
+        in->op = OP_INTRINSIC;
+        in->sub = BI_LIST_GETITEM;
+        infer_set_args(c, in, args, 2);
+    }
+    return item;
+}
+
+static Type *list_setitem(Infer *c, Instr *in, Instr *list, Instr *idx, Instr *val)
+{
+    if (!list_index_ok(c, in, idx))
+        return NULL;
+    Type *to = infer_list_takes(c, in, list, val->type);
+    if (to && c->rewrite) {
+        Instr *args[3] = {list, infer_coerce(c, in, idx, ty_scalar(TY_INT64)), infer_coerce(c, in, val, to)};
+        in->op = OP_INTRINSIC;
+        in->sub = BI_LIST_SETITEM;
+        infer_set_args(c, in, args, 3);
+    }
+    return to ? ty_scalar(TY_NONE) : NULL;
+}
+
 Type *infer_getitem(Infer *c, Instr *in)
 {
     Instr *obj = in->args[0], *idx = in->args[1];
     if (obj->type->kind == TY_ARRAY)
         return array_getitem(c, in, obj, idx);
+    if (obj->type->kind == TY_LIST)
+        return list_getitem(c, in, obj, idx);
     if (obj->type->kind == TY_TUPLE)
         return tuple_getitem(c, in, obj, idx);
     return infer_fail(c, in, DIAG_TYPING, "%s is not subscriptable", infer_type_name(obj->type));
@@ -422,6 +469,8 @@ Type *infer_setitem(Infer *c, Instr *in)
     Type *t = obj->type;
     if (t->kind == TY_TUPLE)
         return infer_fail(c, in, DIAG_TYPING, "tuples are immutable: cannot assign to an item");
+    if (t->kind == TY_LIST)
+        return list_setitem(c, in, obj, idx, val);
     if (t->kind != TY_ARRAY)
         return infer_fail(c, in, DIAG_TYPING, "%s does not support item assignment", infer_type_name(t));
     if (t->array.readonly)
@@ -464,6 +513,8 @@ static Type *item_of(Type *t)
                         t->array.readonly);
     case TY_TUPLE:
         return t->tuple.n ? t->tuple.items[0] : ty_scalar(TY_NONE);
+    case TY_LIST:
+        return t->list.item;   /* NULL until known */
     default:
         return NULL;
     }
@@ -492,10 +543,13 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
     int n = zip ? nargs : 1;
     for (int i = 0; i < n; i++) {
         Type *t = args[i]->type;
-        bool ok = (t->kind == TY_ARRAY && t->array.ndim >= 1) || (t->kind == TY_TUPLE && homogeneous(t));
+        if (t->kind == TY_LIST && !t->list.item)
+            return NULL;   /* typed once something is stored in the list */
+        bool ok = (t->kind == TY_ARRAY && t->array.ndim >= 1) || (t->kind == TY_TUPLE && homogeneous(t)) ||
+                  t->kind == TY_LIST;
         if (!ok)
-            return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() over %s is not supported (arrays and "
-                              "tuples of one item type are)", zip ? "zip" : "enumerate",
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() over %s is not supported (arrays, "
+                              "lists and tuples of one item type are)", zip ? "zip" : "enumerate",
                               infer_type_name(t));
         iters[i] = ty_iter(t);
     }
@@ -581,6 +635,8 @@ Type *infer_getiter(Infer *c, Instr *in)
         if (t->array.ndim == 0)
             return infer_fail(c, in, DIAG_TYPING, "iteration over a 0-d array");
         return ty_iter(t);
+    case TY_LIST:
+        return ty_iter(t);
     case TY_TUPLE:
         if (t->tuple.n == 0)
             return getiter_of_empty(c, in);
@@ -597,7 +653,9 @@ Type *infer_getiter(Infer *c, Instr *in)
 static Instr *index_source(Infer *c, Instr *before, Instr *x, Instr *i)
 {
     Type *t = x->type, *item = item_of(t);
-    Instr *get = infer_emit(c, before, t->kind == TY_ARRAY ? OP_ARRAY_GET : OP_TUPLE_GET, item, 2);
+    Opcode op = t->kind == TY_ARRAY ? OP_ARRAY_GET : t->kind == TY_LIST ? OP_INTRINSIC : OP_TUPLE_GET;
+    Instr *get = infer_emit(c, before, op, item, 2);
+    get->sub = t->kind == TY_LIST ? BI_LIST_GETITEM : 0;
     get->args[0] = x;
     get->args[1] = i;
     return get;
@@ -678,5 +736,7 @@ Type *infer_for_iter(Infer *c, Instr *in)
         return ty_tuple(items, n);
     }
     Type *item = item_of(over);
+    if (!item && over->kind == TY_LIST)
+        return NULL;   /* typed once something is stored in the list */
     return item ? item : infer_fail(c, in, DIAG_INTERNAL, "for_iter over %s", infer_type_name(over));
 }

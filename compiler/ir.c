@@ -669,6 +669,15 @@ static int check_build_tuple(Checker *ck, Instr *in)
     return ok ? 0 : check_fail(ck, in, "result %s is not the tuple of its args' types", t->name);
 }
 
+static int check_build_list(Checker *ck, Instr *in)
+{
+    Type *t = in->type;
+    bool ok = is_kind(t, TY_LIST) && t->list.item;
+    for (int k = 0; ok && k < in->nargs; k++)
+        ok = passes_as(ARGTYPE(in, k), t->list.item);
+    return ok ? 0 : check_fail(ck, in, "result %s is not a list of its args' type", t->name);
+}
+
 static int check_index_args(Checker *ck, Instr *in, int from, int to)
 {
     if (in->nargs < 1 || !is_kind(ARGTYPE(in, 0), TY_ARRAY))
@@ -773,6 +782,7 @@ static int check_typed_op(Checker *ck, Instr *in)
                    ? 0 : check_fail(ck, in, "cast of %s to %s: scalars only",
                                     ARGTYPE(in, 0)->name, t->name);
     case OP_BUILD_TUPLE: return check_build_tuple(ck, in);
+    case OP_BUILD_LIST: return check_build_list(ck, in);
     case OP_BUILD_SLICE:
         for (int k = 0; k < in->nargs; k++)
             if (!is_int64(ARGTYPE(in, k)) && !is_kind(ARGTYPE(in, k), TY_NONE))

@@ -24,7 +24,7 @@ typedef struct BlockInfo {
 } BlockInfo;
 
 /* Iteration state: see GETITER below. */
-typedef enum IterKind { IT_RANGE, IT_ARRAY, IT_TUPLE, IT_ENUMERATE, IT_ZIP } IterKind;
+typedef enum IterKind { IT_RANGE, IT_ARRAY, IT_TUPLE, IT_LIST, IT_ENUMERATE, IT_ZIP } IterKind;
 struct IterInfo {
     IterKind kind;
     LLVMValueRef state;     /* range: {i64 cur, i64 stop, i64 step}; others: i64 index */
@@ -145,6 +145,10 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
         LLVMTypeRef dims = LLVMArrayType(L->i64, (unsigned)t->array.ndim);
         LLVMTypeRef f[5] = {L->ptr, L->ptr, L->ptr, dims, dims};
         return LLVMStructTypeInContext(L->ctx, f, 5, 0);
+    }
+    case TY_LIST: {
+        LLVMTypeRef f[1] = {L->ptr};   /* its MemInfo */
+        return LLVMStructTypeInContext(L->ctx, f, 1, 0);
     }
     case TY_TUPLE: {
         LLVMTypeRef f[t->tuple.n + 1];
@@ -301,13 +305,14 @@ static void own_in_slot(Lower *L, LLVMValueRef slot, LLVMValueRef array)
     call_if_nonnull(L, "pj_nrt_decref", old);
 }
 
-/* The arrays inside a tuple a callee returned each come with a reference: one slot each. */
+/* The arrays and lists inside a tuple a callee returned each come with a reference: one slot
+ * each. */
 static void own_tuple_items(Lower *L, Type *t, LLVMValueRef v)
 {
     for (int i = 0; i < t->tuple.n; i++) {
         Type *it = t->tuple.items[i];
         LLVMValueRef x = LLVMBuildExtractValue(L->b, v, (unsigned)i, "");
-        if (it->kind == TY_ARRAY)
+        if (lower_is_counted(it))
             own_in_slot(L, new_slot(L), x);
         else if (it->kind == TY_TUPLE)
             own_tuple_items(L, it, x);
@@ -322,14 +327,31 @@ void lower_own(Lower *L, Instr *in, LLVMValueRef array)
     own_in_slot(L, slot, array);
 }
 
-/* Increfs every array inside a value of type t (a returned value keeps its own references). */
-static void incref_value(Lower *L, Type *t, LLVMValueRef v)
+bool lower_is_counted(const Type *t)
 {
-    if (t->kind == TY_ARRAY)
+    if (t->kind == TY_TUPLE)
+        for (int i = 0; i < t->tuple.n; i++)
+            if (lower_is_counted(t->tuple.items[i]))
+                return true;
+    return t->kind == TY_ARRAY || t->kind == TY_LIST;
+}
+
+void lower_incref_value(Lower *L, Type *t, LLVMValueRef v)
+{
+    if (t->kind == TY_ARRAY || t->kind == TY_LIST)
         lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
     else if (t->kind == TY_TUPLE)
         for (int i = 0; i < t->tuple.n; i++)
-            incref_value(L, t->tuple.items[i], LLVMBuildExtractValue(L->b, v, (unsigned)i, ""));
+            lower_incref_value(L, t->tuple.items[i], LLVMBuildExtractValue(L->b, v, (unsigned)i, ""));
+}
+
+void lower_decref_value(Lower *L, Type *t, LLVMValueRef v)
+{
+    if (t->kind == TY_ARRAY || t->kind == TY_LIST)
+        call_if_nonnull(L, "pj_nrt_decref", LLVMBuildExtractValue(L->b, v, 0, ""));
+    else if (t->kind == TY_TUPLE)
+        for (int i = 0; i < t->tuple.n; i++)
+            lower_decref_value(L, t->tuple.items[i], LLVMBuildExtractValue(L->b, v, (unsigned)i, ""));
 }
 
 /* ---- casts and truth ------------------------------------------------------------------------ */
@@ -453,6 +475,8 @@ LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t)
     }
     if (t->kind == TY_TUPLE)
         return LLVMConstInt(L->i1, t->tuple.n > 0, 0);
+    if (t->kind == TY_LIST)
+        return LLVMBuildICmp(L->b, LLVMIntNE, lower_list_len(L, v), lower_i64(L, 0), "");
     if (t->kind == TY_RANGE) {
         LLVMValueRef s = LLVMBuildExtractValue(L->b, v, 0, ""), e = LLVMBuildExtractValue(L->b, v, 1, "");
         LLVMValueRef st = LLVMBuildExtractValue(L->b, v, 2, "");
@@ -1028,6 +1052,12 @@ static IterInfo *make_iter(Lower *L, Instr *iterable)
         LLVMBuildStore(L->b, it->obj, it->state);
         return it;
     }
+    if (t->kind == TY_LIST) {   /* by index, the length read at every step as CPython does */
+        it->kind = IT_LIST;
+        it->state = lower_alloca(L, L->i64);
+        LLVMBuildStore(L->b, lower_i64(L, 0), it->state);
+        return it;
+    }
     if (t->kind == TY_ARRAY || t->kind == TY_TUPLE) {
         if (t->kind == TY_TUPLE)
             for (int i = 1; i < t->tuple.n; i++)
@@ -1080,6 +1110,13 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
                                                LLVMBuildICmp(B, LLVMIntSGT, next, cur, ""), "");
         LLVMBuildStore(B, LLVMBuildSelect(B, wrapped, stop, next, ""), LLVMBuildStructGEP2(B, rt, it->state, 0, ""));
         return lower_cast(L, cur, ty_scalar(TY_INT64), item_t);
+    }
+    case IT_LIST: {
+        LLVMValueRef i = LLVMBuildLoad2(B, L->i64, it->state, "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i, lower_list_len(L, it->obj), ""), more, done);
+        LLVMPositionBuilderAtEnd(B, more);
+        LLVMBuildStore(B, LLVMBuildNSWAdd(B, i, lower_i64(L, 1), ""), it->state);
+        return lower_list_next(L, owner, it->obj, i);
     }
     case IT_ARRAY:
     case IT_TUPLE: {
@@ -1262,7 +1299,7 @@ static void lower_ret(Lower *L, Instr *in)
     if (in->nargs > 0 && rt && rt->kind != TY_NONE) {
         LLVMValueRef v = lower_value(L, in->args[0]);
         if (v) {
-            incref_value(L, rt, v);
+            lower_incref_value(L, rt, v);
             lower_store_mem(L, rt, v, L->ret_ptr);
         }
     }
@@ -1299,7 +1336,7 @@ static LLVMValueRef lower_call_jit(Lower *L, Instr *in)
     if (!rt || rt->kind == TY_NONE)
         return LLVMConstNull(L->none_ty);
     LLVMValueRef r = lower_load_mem(L, rt, args[0]);
-    if (rt->kind == TY_ARRAY)
+    if (rt->kind == TY_ARRAY || rt->kind == TY_LIST)
         lower_own(L, in, r);   /* the callee returned a new reference */
     else if (rt->kind == TY_TUPLE)
         own_tuple_items(L, rt, r);
@@ -1334,7 +1371,7 @@ static LLVMValueRef lower_tuple_get(Lower *L, Instr *in)
     lower_check(L, LLVMBuildICmp(L->b, LLVMIntUGE, i, n, ""), ABI_EXC_INDEX, "tuple index out of range",
                 NULL, 0);
     LLVMValueRef v = tuple_item(L, tt, lower_value(L, in->args[0]), i);
-    if (in->type->kind == TY_ARRAY) {
+    if (in->type->kind == TY_ARRAY || in->type->kind == TY_LIST) {
         lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
         lower_own(L, in, v);
     }
@@ -1594,7 +1631,7 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     }
     case OP_STATIC_GET: {
         LLVMValueRef v = LLVMBuildExtractValue(B, lower_value(L, in->args[0]), (unsigned)in->imm, "");
-        if (t->kind == TY_ARRAY) {
+        if (t->kind == TY_ARRAY || t->kind == TY_LIST) {
             lower_incref(L, LLVMBuildExtractValue(B, v, 0, ""));
             lower_own(L, in, v);
         }
@@ -1602,6 +1639,7 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     }
     case OP_TUPLE_GET: return lower_tuple_get(L, in);
     case OP_BUILD_SLICE: return lower_build_slice(L, in);
+    case OP_BUILD_LIST: return lower_build_list(L, in);
     case OP_GETITER: return lower_getiter(L, in);
     case OP_CALL_JIT: return lower_call_jit(L, in);
     case OP_INTRINSIC: return lower_intrinsic(L, in) < 0 ? NULL : L->vals[in->id];
@@ -1710,7 +1748,7 @@ static void lower_phis_start(Lower *L, Block *blk)
         Instr *in = blk->instrs.items[k];
         if (in->op != OP_PHI)
             break;
-        if (in->type && in->type->kind == TY_ARRAY && L->vals[in->id]) {
+        if (in->type && (in->type->kind == TY_ARRAY || in->type->kind == TY_LIST) && L->vals[in->id]) {
             lower_incref(L, LLVMBuildExtractValue(L->b, L->vals[in->id], 0, ""));
             lower_own(L, in, L->vals[in->id]);
         }

@@ -77,6 +77,11 @@ void lower_raise_exc(Lower *L, AbiExcKind kind, const char *msg);
  * access (lower.c). */
 LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis);
 void lower_incref(Lower *L, LLVMValueRef meminfo);
+/* Arrays and lists are reference counted (and tuples holding them): lower_incref_value and
+ * lower_decref_value take or release a reference on everything a value of type t holds. */
+bool lower_is_counted(const Type *t);
+void lower_incref_value(Lower *L, Type *t, LLVMValueRef v);
+void lower_decref_value(Lower *L, Type *t, LLVMValueRef v);
 void lower_own(Lower *L, Instr *in, LLVMValueRef array);   /* in's slot takes array's reference */
 LLVMValueRef lower_load_mem(Lower *L, Type *t, LLVMValueRef ptr);
 void lower_store_mem(Lower *L, Type *t, LLVMValueRef v, LLVMValueRef ptr);
@@ -98,6 +103,14 @@ typedef struct LoopInfo {
 } LoopInfo;
 LLVMValueRef lower_loop_begin(Lower *L, LoopInfo *lp, LLVMValueRef n);
 void lower_loop_end(Lower *L, LoopInfo *lp);
+
+/* lower_list.c: lists. lower_list_next reads item i for the loop item `in` (a counted item is
+ * owned by it). */
+LLVMValueRef lower_list_len(Lower *L, LLVMValueRef list);
+LLVMValueRef lower_build_list(Lower *L, Instr *in);
+LLVMValueRef lower_list_next(Lower *L, Instr *in, LLVMValueRef list, LLVMValueRef i);
+/* lower_array.c: runtime/sort.c's key for elements of scalar type t. */
+AbiSortKey lower_sort_key(Type *t);
 
 /* The lowering handlers of builtins.def's lower column, lower_bi_<lower>: one INTRINSIC of
  * builtin bi (rows of one group share a handler, which reads the row's columns). */

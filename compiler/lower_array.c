@@ -1146,7 +1146,7 @@ static LLVMValueRef lower_moment(Lower *L, Instr *in, bool is_std)
 
 /* ---- sort, argsort, partition, argpartition (runtime/sort.c) ------------------------------ */
 
-static AbiSortKey sort_key(Type *dt)
+AbiSortKey lower_sort_key(Type *dt)
 {
     switch (dt->kind) {
     case TY_BOOL: return ABI_SORT_BOOL;
@@ -1228,7 +1228,7 @@ static LLVMValueRef sort_values(Lower *L, Instr *in, Builtin bi)
         assign_array(L, ct, arr, at, lower_value(L, src));
     }
     sort_rows(L, ct, arr, flat, &rows, &n);
-    LLVMValueRef key = LLVMConstInt(L->i32, (unsigned long long)sort_key(at->array.dtype), 0);
+    LLVMValueRef key = LLVMConstInt(L->i32, (unsigned long long)lower_sort_key(at->array.dtype), 0);
     if (part) {
         LLVMValueRef args[5] = {lower_array_data(L, arr), rows, n, kth_index(L, in->args[1], n), key};
         lower_call_rt(L, "pj_partition", LLVMVoidTypeInContext(L->ctx), args, 5);
@@ -1261,7 +1261,7 @@ static LLVMValueRef sort_indices(Lower *L, Instr *in, Builtin bi)
         shape[0] = n;
     else
         get_shape(L, ct, arr, shape);
-    LLVMValueRef key = LLVMConstInt(L->i32, (unsigned long long)sort_key(ct->array.dtype), 0);
+    LLVMValueRef key = LLVMConstInt(L->i32, (unsigned long long)lower_sort_key(ct->array.dtype), 0);
     LLVMValueRef kth = bi == BI_NP_ARGPARTITION ? kth_index(L, in->args[1], n) : NULL;
     LLVMValueRef out = alloc_array(L, in->type, shape, NULL);
     if (kth) {

@@ -167,6 +167,8 @@ static LLVMValueRef lower_len(Lower *L, Instr *x)
         return lower_i64(L, t->tuple.n);
     if (t->kind == TY_RANGE)
         return range_len(L, lower_value(L, x));
+    if (t->kind == TY_LIST)
+        return lower_list_len(L, lower_value(L, x));
     lower_unsupported(L, "len() of %s", t->name);
     return NULL;
 }

@@ -258,6 +258,13 @@ Type *ty_iter(Type *over)
     return intern_named(&proto, "iter(%s)", over->name);
 }
 
+Type *ty_list(Type *item)
+{
+    Type proto = {.kind = TY_LIST};
+    proto.list.item = ty_strong(item);
+    return intern_named(&proto, "list(%s)", item ? proto.list.item->name : "undetermined");
+}
+
 Type *ty_dtype(Type *scalar)
 {
     Type proto = {.kind = TY_DTYPE};
@@ -419,6 +426,10 @@ static Type *parse_type(const char **p, int depth)
         return parse_array(p, depth);
     if (eat(p, "tuple("))
         return parse_tuple(p, depth);
+    if (eat(p, "list(")) {
+        Type *item = parse_type(p, depth + 1);
+        return item && eat(p, ")") ? ty_list(item) : NULL;
+    }
     size_t n = 0;
     while (isalnum((unsigned char)(*p)[n]) || (*p)[n] == '_')
         n++;
@@ -487,6 +498,8 @@ int64_t ty_mem_size(const Type *t)
         return 3 * 8 + 16 * (int64_t)t->array.ndim;   /* meminfo, parent, data, shape, strides */
     case TY_TUPLE:
         return t->tuple.size;
+    case TY_LIST:
+        return 8;                                      /* its MemInfo */
     case TY_RANGE:
     case TY_SLICE:
         return 24;                                     /* start, stop, step as int64 */
@@ -505,6 +518,7 @@ int ty_mem_align(const Type *t)
         return ty_itemsize(t);
     switch (t->kind) {
     case TY_ARRAY:
+    case TY_LIST:
     case TY_RANGE:
     case TY_SLICE:
         return 8;
@@ -513,6 +527,22 @@ int ty_mem_align(const Type *t)
     default:
         return 1;
     }
+}
+
+int ty_ref_offsets(const Type *t, int32_t base, int32_t *refs, int n, int max)
+{
+    if (n < 0)
+        return n;
+    if (t->kind == TY_ARRAY || t->kind == TY_LIST) {
+        if (n == max)
+            return -1;
+        refs[n] = base;
+        return n + 1;
+    }
+    if (t->kind == TY_TUPLE)
+        for (int i = 0; i < t->tuple.n; i++)
+            n = ty_ref_offsets(t->tuple.items[i], base + (int32_t)ty_tuple_offset(t, i), refs, n, max);
+    return n;
 }
 
 int64_t ty_tuple_offset(const Type *t, int i)
@@ -642,6 +672,8 @@ Type *ty_unify(Type *a, Type *b)
         }
         return ty_tuple(items, a->tuple.n);
     }
+    if (a->kind == TY_LIST && b->kind == TY_LIST)   /* items are not converted in place */
+        return !a->list.item ? b : !b->list.item ? a : NULL;
     if (a->kind == TY_ITER && b->kind == TY_ITER) {
         Type *over = ty_unify(a->iter.over, b->iter.over);
         return over ? ty_iter(over) : NULL;

@@ -8,7 +8,7 @@
  *   bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64
  *   complex64 complex128 none
  *   array(float64, 2d, C)  array(int32, 1d, A, readonly)      layouts: C, F, A
- *   tuple(int64, float64)  tuple()  range  slice
+ *   tuple(int64, float64)  tuple()  range  slice  list(float64)  list(array(int64, 1d, C))
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
 #ifndef PYJIT_TYPES_H
 #define PYJIT_TYPES_H
@@ -29,7 +29,9 @@ typedef enum TypeKind {
     TY_TUPLE,       /* tuple.n, tuple.items */
     TY_RANGE,       /* range(start, stop, step), int64 */
     TY_SLICE,       /* slice(start, stop, step): int64 fields, missing ones flagged */
-    TY_ITER,        /* iterator over iter.over (a range, array or tuple) */
+    TY_ITER,        /* iterator over iter.over (a range, array, tuple or list) */
+    TY_LIST,        /* a mutable list of list.item; item NULL while inference has not seen one
+                     * (`[]` typed by later use: "list(undetermined)") */
     TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     /* Compile-time only: values whose every use is resolved by inference. */
     TY_STRING,      /* a constant string (exception messages); literal holds it */
@@ -52,6 +54,7 @@ typedef struct Type {
         struct { struct Type *dtype; int ndim; char layout; bool readonly; } array;
         struct { int n; struct Type **items; int64_t size; int align; } tuple;   /* size, align: ty_mem_* */
         struct { struct Type *over; } iter;
+        struct { struct Type *item; } list;
         struct { struct Type *scalar; } dtype;
         struct { struct Type *self; const char *name; } method;
         const Const *literal;   /* TY_STRING, TY_MODULE, TY_FUNCTION, TY_DISPATCHER, TY_EXCCLASS */
@@ -65,6 +68,7 @@ Type *ty_strong(Type *t);               /* t without weakness */
 Type *ty_array(Type *dtype, int ndim, char layout, bool readonly);
 Type *ty_tuple(Type **items, int n);
 Type *ty_iter(Type *over);
+Type *ty_list(Type *item);              /* item strong; NULL: not known yet */
 Type *ty_dtype(Type *scalar);
 Type *ty_literal(TypeKind kind, const Const *value);   /* keyed by the Const's identity */
 Type *ty_method(Type *self, const char *name);
@@ -87,6 +91,10 @@ const char *ty_numpy_char(const Type *t);  /* NumPy's dtype.char: '?', 'b', 'h',
  * their items at natural alignment, none as 0 bytes. */
 int64_t ty_mem_size(const Type *t);
 int ty_mem_align(const Type *t);
+/* The offsets, from base, of the MemInfo pointers a value of type t holds in memory (arrays,
+ * lists, and those inside tuples), added to refs after the n found so far: the new count, or -1
+ * past max. */
+int ty_ref_offsets(const Type *t, int32_t base, int32_t *refs, int n, int max);
 /* Offset of item i of a tuple type in memory. */
 int64_t ty_tuple_offset(const Type *t, int i);
 
@@ -95,7 +103,8 @@ int64_t ty_tuple_offset(const Type *t, int i);
 Type *ty_promote(Type *a, Type *b);
 
 /* Unification at a join (phi): equal types, or scalars promoted, or arrays of one dtype and ndim
- * with layouts widened to A; NULL when they cannot be one type. */
+ * with layouts widened to A, or a list whose items are not known yet with any list; NULL when
+ * they cannot be one type. */
 Type *ty_unify(Type *a, Type *b);
 
 #endif

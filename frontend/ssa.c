@@ -257,8 +257,11 @@ static bool literal_operands(Ssa *s)
 static const char *unsupported_construct(const BcInstr *in)
 {
     switch (in->op) {
-    case BC_BUILD_LIST: case BC_LIST_APPEND: case BC_LIST_EXTEND: case BC_LIST_TO_TUPLE:
-        return "lists are not supported in compiled code (use a tuple or a NumPy array)";
+    case BC_LIST_APPEND:
+        return "list comprehensions are not supported in compiled code yet (build the list with "
+               "append in a loop)";
+    case BC_LIST_EXTEND: case BC_LIST_TO_TUPLE:
+        return "unpacking into a list ([*a, b], tuple([...])) is not supported in compiled code";
     case BC_BUILD_MAP: case BC_BUILD_CONST_KEY_MAP: case BC_MAP_ADD: case BC_DICT_UPDATE:
     case BC_DICT_MERGE:
         return "dicts are not supported in compiled code";
@@ -427,6 +430,36 @@ static int build_tuple(Ssa *s, int n)
     memcpy(in->args, &s->stack[s->sp - n], sizeof(Instr *) * (size_t)n);
     s->sp -= n;
     return push(s, in);
+}
+
+static int build_list(Ssa *s, int n)
+{
+    if (s->sp < n)
+        return fe_error(s->ctx, DIAG_INTERNAL, "value stack underflow");
+    Instr *in = emit(s, OP_BUILD_LIST, n);
+    memcpy(in->args, &s->stack[s->sp - n], sizeof(Instr *) * (size_t)n);
+    s->sp -= n;
+    return push(s, in);
+}
+
+/* list.extend(seq) of a list display: CPython builds [1.0, 2.0, 3.0] as an empty list extended by
+ * the constant tuple. The list is made again with the tuple's items as constants after its own
+ * (the first one, now unused, is dropped by inference); any other LIST_EXTEND is refused. */
+static int list_extend(Ssa *s, const BcInstr *at, int i)
+{
+    Instr *seq = pop(s);
+    Instr *list = s->sp >= i && i > 0 ? s->stack[s->sp - i] : NULL;
+    if (!list || list->op != OP_BUILD_LIST || seq->op != OP_CONST || seq->cst->kind != K_TUPLE)
+        return unsupported(s, at);
+    int n0 = list->nargs, n = seq->cst->tuple.n;
+    Instr **items = arena_alloc(s->fn->arena, sizeof(Instr *) * (size_t)(n0 + n + 1));
+    memcpy(items, list->args, sizeof(Instr *) * (size_t)n0);
+    for (int k = 0; k < n; k++)
+        items[n0 + k] = emit_const(s, seq->cst->tuple.items[k]);
+    Instr *in = emit(s, OP_BUILD_LIST, n0 + n);
+    memcpy(in->args, items, sizeof(Instr *) * (size_t)(n0 + n));
+    s->stack[s->sp - i] = in;
+    return 0;
 }
 
 static int unpack(Ssa *s, int n)
@@ -635,6 +668,8 @@ static int translate(Ssa *s, const BcInstr *in)
     case BC_CALL: return call(s, in->arg);
     case BC_BUILD_SLICE: return build_slice(s, in->arg);
     case BC_BUILD_TUPLE: return build_tuple(s, in->arg);
+    case BC_BUILD_LIST: return build_list(s, in->arg);
+    case BC_LIST_EXTEND: return list_extend(s, in, in->arg);
     case BC_UNPACK_SEQUENCE: return unpack(s, in->arg);
     case BC_CALL_INTRINSIC_1: return intrinsic_1(s, in);
     case BC_LOAD_ASSERTION_ERROR: {

@@ -142,6 +142,15 @@ static char *copy_text(const char *s)
 }
 
 /* Where each argument lies in the frame the dispatcher unboxes into (abi.h wrapper). */
+static bool holds_list(const Type *t)
+{
+    if (t->kind == TY_TUPLE)
+        for (int i = 0; i < t->tuple.n; i++)
+            if (holds_list(t->tuple.items[i]))
+                return true;
+    return t->kind == TY_LIST;
+}
+
 static int layout_frame(RtVersion *v, int nargs)
 {
     v->offsets = calloc((size_t)nargs + 1, sizeof(int64_t));
@@ -155,6 +164,7 @@ static int layout_frame(RtVersion *v, int nargs)
         off = (off + align - 1) / align * align;
         v->offsets[i] = off;
         off += ty_mem_size(v->argtypes[i]);
+        v->list_args |= holds_list(v->argtypes[i]);
     }
     v->frame_size = off;
     v->ret_size = ty_mem_size(v->ret);

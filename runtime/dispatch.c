@@ -440,6 +440,7 @@ static PyObject *call_version(RtDispatcher *d, RtEntry *e, PyObject *const *argv
     char *frame = frame_buf, *ret = ret_buf;
     void *ptrs[RT_MAX_ARGS];
     PyObject *result = NULL;
+    int unboxed = 0;   /* the arguments unboxed, whose lists are released at the end */
     if ((v->frame_size > (int64_t)sizeof frame_buf && !(frame = PyMem_Malloc((size_t)v->frame_size))) ||
         (v->ret_size > (int64_t)sizeof ret_buf && !(ret = PyMem_Malloc((size_t)v->ret_size)))) {
         PyErr_NoMemory();
@@ -451,6 +452,7 @@ static PyObject *call_version(RtDispatcher *d, RtEntry *e, PyObject *const *argv
                           : rt_unbox_as(argv[i], types[i], v->argtypes[i], ptrs[i]);
         if (rc < 0)
             goto done;
+        unboxed++;
     }
     if (v->uses_print)
         flush_python_stdout();
@@ -466,6 +468,9 @@ static PyObject *call_version(RtDispatcher *d, RtEntry *e, PyObject *const *argv
     }
     result = status == ABI_STATUS_OK ? rt_box(v->ret, ret) : rt_raise_exc(&exc);
 done:
+    for (int i = 0; v->list_args && i < unboxed; i++)   /* reflected lists written back */
+        if (rt_release_arg(v->argtypes[i], ptrs[i]) < 0)
+            Py_CLEAR(result);
     if (frame != frame_buf)
         PyMem_Free(frame);
     if (ret != ret_buf)

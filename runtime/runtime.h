@@ -75,6 +75,20 @@ int rt_unbox_as(PyObject *obj, Type *from, Type *to, void *buf);
 PyObject *rt_box(Type *ty, void *buf);
 /* Releases the MemInfo references held by a value stored at buf. */
 void rt_release_value(Type *ty, void *buf);
+/* list.c: lists across the boundary (reflected, as Numba's: see list.c). rt_typeof_list types a
+ * Python list from its first item (NULL for an empty list or one of lists); rt_unbox_list makes
+ * a new list of its items (a reference in *out) remembering it; rt_release_list_arg writes the
+ * changes back to that Python list and releases the list; rt_box_list gives the Python list for
+ * a list value, taking over its reference. rt_list_refs: the offsets of the MemInfo pointers in
+ * a value of type ty (ListPayload.refs), from base, added after the n found so far; -1 if more
+ * than ABI_LIST_MAX_REFS. */
+Type *rt_typeof_list(PyObject *obj, int flags);
+int rt_unbox_list(PyObject *obj, Type *ty, MemInfo **out);
+int rt_release_list_arg(Type *ty, MemInfo *mi);
+PyObject *rt_box_list(Type *ty, MemInfo *mi);
+/* After a call: the lists unboxed for an argument of type ty at buf written back and released
+ * (the current exception, if any, kept). 0, or -1 with an exception. */
+int rt_release_arg(Type *ty, void *buf);
 /* How a value of type from passes for type to: 0 exact, 1 promotion, 2 safe conversion,
  * 3 unsafe conversion, -1 not at all (Numba's rules for explicit signatures). */
 int rt_conversion_rank(Type *from, Type *to);
@@ -88,6 +102,7 @@ typedef struct RtVersion {
     Type *ret;
     JitCode code;
     bool uses_print;        /* flush sys.stdout before calling it */
+    bool list_args;         /* some argument holds a list: rt_release_arg after the call */
     int64_t *offsets;       /* where argument i lies in the argument frame */
     int64_t frame_size, ret_size;
     char *types_dump, *llvm_dump;   /* copies of the compiler's texts (may be NULL) */

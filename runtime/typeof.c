@@ -27,7 +27,7 @@ static Type *none_type;
 static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
 static const char ACCEPTED[] = "bool, int, float, complex, NumPy scalars, NumPy arrays of "
-                               "bool/int/uint/float/complex dtype, tuples of these, None";
+                               "bool/int/uint/float/complex dtype, tuples and lists of these, None";
 
 void rt_typeof_init(void)
 {
@@ -168,6 +168,8 @@ static Type *typeof_other(PyObject *obj, int flags)
         return weak_complex;
     if (PyTuple_Check(obj))
         return typeof_tuple(obj, flags);
+    if (PyList_Check(obj) && !(flags & RT_TYPEOF_GPU))
+        return rt_typeof_list(obj, flags);
     return NULL;
 }
 
@@ -252,6 +254,20 @@ static PyObject *describe_value(PyObject *obj)
         if (PyTuple_GET_SIZE(obj) > RT_MAX_ARGS)
             return PyUnicode_FromFormat("tuple of %zd items (at most %d)", PyTuple_GET_SIZE(obj),
                                         RT_MAX_ARGS);
+    }
+    if (PyList_Check(obj) && PyList_GET_SIZE(obj) == 0)
+        return PyUnicode_FromString("an empty list (its item type cannot be told from it: pass a "
+                                    "list with items)");
+    if (PyList_Check(obj)) {
+        PyObject *item = PyList_GET_ITEM(obj, 0);
+        if (PyList_Check(item))
+            return PyUnicode_FromString("a list of lists (lists inside lists are not passed in: "
+                                        "pass a tuple of lists, or arrays)");
+        PyErr_Clear();
+        PyObject *inner = describe_value(item);
+        PyObject *s = inner ? PyUnicode_FromFormat("list whose item 0 is %U", inner) : NULL;
+        Py_XDECREF(inner);
+        return s;
     }
     return PyUnicode_FromString(Py_TYPE(obj)->tp_name);
 }
@@ -340,11 +356,16 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
         return 0;
     case TY_ARRAY:
         return unbox_array(obj, ty, buf);
+    case TY_LIST:
+        return rt_unbox_list(obj, ty, buf);
     case TY_TUPLE:
         for (int i = 0; i < ty->tuple.n; i++)
             if (rt_unbox(PyTuple_GET_ITEM(obj, i), ty->tuple.items[i],
-                         (char *)buf + ty_tuple_offset(ty, i)) < 0)
+                         (char *)buf + ty_tuple_offset(ty, i)) < 0) {
+                while (--i >= 0)
+                    rt_release_arg(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
                 return -1;
+            }
         return 0;
     default:
         return unbox_scalar(obj, ty, buf);
@@ -422,7 +443,7 @@ static void store_number(TypeKind kind, Number n, void *p)
 
 int rt_unbox_as(PyObject *obj, Type *from, Type *to, void *buf)
 {
-    if (ty_strong(from) == to || from->kind == TY_ARRAY)
+    if (ty_strong(from) == to || from->kind == TY_ARRAY || from->kind == TY_LIST)
         return rt_unbox(obj, from, buf);
     if (from->kind == TY_TUPLE) {
         for (int i = 0; i < from->tuple.n; i++)
@@ -500,9 +521,38 @@ void rt_release_value(Type *ty, void *buf)
 {
     if (ty->kind == TY_ARRAY)
         pj_nrt_decref(((ArrayDesc *)buf)->meminfo);
+    else if (ty->kind == TY_LIST)
+        pj_nrt_decref(*(MemInfo **)buf);
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
             rt_release_value(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
+}
+
+int rt_release_arg(Type *ty, void *buf)
+{
+    if (ty->kind == TY_TUPLE) {
+        int rc = 0;
+        for (int i = 0; i < ty->tuple.n; i++)
+            rc |= rt_release_arg(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
+        return rc;
+    }
+    if (ty->kind != TY_LIST)
+        return 0;
+    if (!PyErr_Occurred())
+        return rt_release_list_arg(ty, *(MemInfo **)buf);
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *raised = PyErr_GetRaisedException();
+    rt_release_list_arg(ty, *(MemInfo **)buf);
+    PyErr_Clear();   /* the exception being raised is the one to report */
+    PyErr_SetRaisedException(raised);
+#else
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    rt_release_list_arg(ty, *(MemInfo **)buf);
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+#endif
+    return 0;
 }
 
 /* The parent itself when the result is exactly it (`return a` gives back a, as Numba does). */
@@ -599,6 +649,7 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_NONE: Py_RETURN_NONE;
     case TY_ARRAY: return box_array(ty, buf);
     case TY_TUPLE: return box_tuple(ty, buf);
+    case TY_LIST: return rt_box_list(ty, *(MemInfo **)buf);
     default:
         PyErr_Format(PyExc_TypeError, "pyjit: a value of type %s cannot be returned to Python",
                      ty->name);

@@ -155,6 +155,8 @@ def _python_expr(name):
     """Python source that names a row: np.random.seed, gpu.atomic.add, x.sort (methods)."""
     if name.startswith("method.array."):
         return "x." + name.rsplit(".", 1)[1]
+    if name.startswith("method.list."):
+        return "[1.0]." + name.rsplit(".", 1)[1]
     if name.startswith("numpy."):
         return "np." + name[len("numpy."):]
     if name.startswith("gpu."):

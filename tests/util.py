@@ -65,7 +65,7 @@ def assert_same(expected, got, exact=False, rtol=None, atol=None, where="result"
     """Asserts got (compiled) matches expected (CPython): same kind of value, same value.
 
     ints and bools compare exactly; floats within rtol (exact=True: bit-equal value), NaN equals
-    NaN; arrays need the same dtype and shape; tuples compare item by item."""
+    NaN; arrays need the same dtype and shape; tuples and lists compare item by item."""
     r = _rtol_for(expected, exact) if rtol is None else rtol
     a = (1e-300 if r == 0 else r * 1e-3) if atol is None else atol
     if expected is None:
@@ -79,8 +79,9 @@ def assert_same(expected, got, exact=False, rtol=None, atol=None, where="result"
         else:
             np.testing.assert_allclose(got, expected, rtol=r, atol=a if r else 0, equal_nan=True,
                                        err_msg=where)
-    elif isinstance(expected, tuple):
-        assert isinstance(got, tuple), f"{where}: expected a tuple, got {type(got)}: {got!r}"
+    elif isinstance(expected, (tuple, list)):
+        kind = type(expected).__name__
+        assert type(got) is type(expected), f"{where}: expected a {kind}, got {type(got)}: {got!r}"
         assert len(got) == len(expected), f"{where}: {got!r} != {expected!r}"
         for i, (e, g) in enumerate(zip(expected, got)):
             assert_same(e, g, exact, rtol, atol, where=f"{where}[{i}]")

@@ -61,6 +61,8 @@ int32_t pj_argsort(const void *data, int64_t rows, int64_t n, int32_t key, int64
 int32_t pj_argpartition(const void *data, int64_t rows, int64_t n, int64_t kth, int32_t key, int64_t *out) { (void)data; (void)rows; (void)n; (void)kth; (void)key; (void)out; return -1; }
 /* Nor is the stack limit's (runtime/stack.c): no limit. */
 void *pj_stack_limit(void) { return NULL; }
+MemInfo *pj_list_new(int64_t itemsize, int64_t len, const int32_t *refs, int32_t nrefs) { (void)itemsize; (void)len; (void)refs; (void)nrefs; return NULL; }
+int32_t pj_list_reserve(MemInfo *list, int64_t n) { (void)list; (void)n; return -1; }
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};

@@ -1,0 +1,318 @@
+"""Lists in compiled code: literals, [] typed by later use, append, pop, indexing, item
+assignment, len, truth, iteration, sort, clear; lists of numbers, tuples, arrays and lists; lists
+passed in (reflected: the caller sees the changes) and returned. Each function runs in CPython
+and compiled on copies of the same arguments: results, exceptions and the argument lists
+afterwards must agree."""
+import copy
+
+import numpy as np
+import pytest
+
+import pyjit
+from pyjit import errors
+from util import assert_same
+
+
+def run_both(f, *args):
+    """f in CPython and compiled on deep copies of args: (result or exception class, args after)."""
+    outcomes = []
+    for run in (f, pyjit.njit(f)):
+        a = copy.deepcopy(args)
+        try:
+            outcomes.append((run(*a), a))
+        except Exception as exc:  # noqa: BLE001
+            outcomes.append((type(exc), a))
+    return outcomes
+
+
+def check(f, *args):
+    (expected, pargs), (got, cargs) = run_both(f, *args)
+    if isinstance(expected, type):
+        assert got is expected, f"{f.__name__}: CPython raised {expected}, compiled gave {got!r}"
+    else:
+        assert_same(expected, got, where=f.__name__)
+    for pa, ca in zip(pargs, cargs):
+        if isinstance(pa, list):
+            assert_same(pa, ca, where=f"{f.__name__}: a list argument after the call")
+
+
+# ---- building and reading ------------------------------------------------------------------
+
+def squares(n):
+    out = []
+    for i in range(n):
+        out.append(i * i)
+    return out
+
+
+def halves(n):
+    out = []
+    for i in range(n):
+        out.append(i / 2)
+    return out, len(out)
+
+
+def literal_then_append(x):
+    items = [1.0, 2.5, x]
+    items.append(x * 2)
+    return items[0] + items[-1], items
+
+
+def ints_widened_by_a_float(n):
+    items = [1, 2]
+    items.append(n / 4)   # the list becomes a list of floats, as a homogeneous list must
+    return items[0] + items[2]
+
+
+def read_negative(n):
+    items = [10, 20, 30]
+    return items[n]
+
+
+def assign(n):
+    items = [0] * 0
+    for i in range(n):
+        items.append(0)
+    for i in range(n):
+        items[i] = i * 3
+    items[-1] = -1
+    return items
+
+
+def tuples(n):
+    pairs = []
+    for i in range(n):
+        pairs.append((i, float(i) * 0.5))
+    total = 0.0
+    for k, v in pairs:
+        total += k * v
+    return total, pairs
+
+
+def truth_and_len(n):
+    items = []
+    for i in range(n):
+        items.append(i)
+    if items:
+        return len(items)
+    return -1
+
+
+@pytest.mark.parametrize("f, args", [
+    (squares, (0,)), (squares, (7,)), (halves, (5,)), (literal_then_append, (3.5,)),
+    (ints_widened_by_a_float, (3,)), (read_negative, (-1,)), (read_negative, (-3,)),
+    (read_negative, (3,)), (read_negative, (-4,)), (assign, (4,)), (assign, (0,)), (tuples, (6,)),
+    (truth_and_len, (0,)), (truth_and_len, (3,)),
+])
+def test_build_and_read(f, args):
+    check(f, *args)
+
+
+# ---- pop, clear, sort ------------------------------------------------------------------------
+
+def pops(n):
+    items = [1.5, 2.5, 3.5, 4.5]
+    a = items.pop()
+    b = items.pop(0)
+    c = items.pop(n)
+    return a, b, c, items
+
+
+def pop_empty():
+    items = [1]
+    items.pop()
+    return items.pop()
+
+
+def clear_then_use(n):
+    items = [1, 2, 3]
+    items.clear()
+    for i in range(n):
+        items.append(i)
+    return items
+
+
+def sort_numbers(xs):
+    xs.sort()
+    return xs[0], xs
+
+
+@pytest.mark.parametrize("f, args", [
+    (pops, (0,)), (pops, (-1,)), (pops, (1,)), (pops, (2,)), (pop_empty, ()), (clear_then_use, (3,)),
+    (sort_numbers, ([3.5, -1.0, 2.0, float("nan"), 0.0],)), (sort_numbers, ([5, 3, 9, -2],)),
+])
+def test_pop_clear_sort(f, args):
+    check(f, *args)
+
+
+# ---- loops over lists ------------------------------------------------------------------------
+
+def running_sum(xs):
+    total = 0.0
+    for x in xs:
+        total += x
+    return total
+
+
+def grows_while_iterating(n):
+    items = [1]
+    count = 0
+    for x in items:
+        if len(items) < n:
+            items.append(x + 1)
+        count += 1
+    return count, items
+
+
+def enumerated(xs):
+    best, at = xs[0], 0
+    for i, x in enumerate(xs):
+        if x > best:
+            best, at = x, i
+    return best, at
+
+
+def zipped(xs, ys):
+    s = 0
+    for x, y in zip(xs, ys):
+        s += x * y
+    return s
+
+
+@pytest.mark.parametrize("f, args", [
+    (running_sum, ([1.0, 2.0, 3.5],)), (running_sum, ([4, 5, 6],)), (grows_while_iterating, (5,)),
+    (enumerated, ([3, 9, 2, 9],)), (zipped, ([1, 2, 3], [4, 5, 6, 7])),
+])
+def test_loops(f, args):
+    check(f, *args)
+
+
+# ---- arrays and lists in lists -------------------------------------------------------------
+
+def list_of_arrays(n):
+    rows = []
+    for i in range(n):
+        rows.append(np.arange(3.0) + i)
+    total = 0.0
+    for r in rows:
+        total += r.sum()
+    first = rows.pop(0)
+    return total, first, rows
+
+
+def list_of_lists(n):
+    grid = []
+    for i in range(n):
+        row = []
+        for j in range(i + 1):
+            row.append(i * j)
+        grid.append(row)
+    grid[0] = [7]
+    return grid, len(grid[-1])
+
+
+def arrays_passed_in(arrays):
+    total = 0.0
+    for a in arrays:
+        total += a.sum()
+    arrays.append(np.zeros(2))
+    return total
+
+
+@pytest.mark.parametrize("f, args", [
+    (list_of_arrays, (4,)), (list_of_lists, (4,)), (arrays_passed_in, ([np.ones(3), np.arange(4.0)],)),
+])
+def test_counted_items(f, args):
+    check(f, *args)
+
+
+# ---- across the boundary -------------------------------------------------------------------
+
+def mutate(xs):
+    xs.append(xs[0] * 2)
+    xs[0] = -1
+    return len(xs)
+
+
+def test_reflected_list_changes_are_seen_by_the_caller():
+    xs = [1, 2, 3]
+    assert pyjit.njit(mutate)(xs) == 4
+    assert xs == [-1, 2, 3, 2]
+
+
+def identity(xs):
+    xs.append(0.5)
+    return xs
+
+
+def test_returning_the_argument_returns_the_same_list():
+    xs = [1.0]
+    out = pyjit.njit(identity)(xs)
+    assert out is xs and xs == [1.0, 0.5]
+
+
+def raises_after_change(xs):
+    xs.append(9)
+    return xs[100]
+
+
+def test_changes_before_an_exception_are_kept():
+    xs = [1]
+    with pytest.raises(IndexError, match="list index out of range"):
+        pyjit.njit(raises_after_change)(xs)
+    assert xs == [1, 9]
+
+
+def only_reads(xs):
+    return xs[0] + xs[-1]
+
+
+def test_ints_in_a_float_list_convert_and_floats_in_an_int_list_do_not():
+    f = pyjit.njit(only_reads)
+    assert f([1.5, 2]) == 3.5
+    with pytest.raises(TypeError, match="list item 1 is float"):
+        f([1, 2.5])
+
+
+def test_bad_list_arguments_are_type_errors():
+    f = pyjit.njit(only_reads)
+    with pytest.raises(TypeError, match="empty list"):
+        f([])
+    with pytest.raises(TypeError, match="list of lists"):
+        f([[1]])
+    with pytest.raises(TypeError, match="list whose item 0 is str"):
+        f(["a"])
+
+
+def test_million_calls_keep_memory_flat():
+    """10^6 calls that build lists (of numbers, of new arrays, of lists) and return them."""
+    from test_leaks import MB, check_rss, rss
+    f, g, h = pyjit.njit(list_of_arrays), pyjit.njit(squares), pyjit.njit(list_of_lists)
+    for _ in range(20000):
+        f(3), g(20), h(3)
+    before = rss()
+    for _ in range(1_000_000):
+        f(3), g(20), h(3)
+    grown = rss() - before
+    check_rss(grown, 8 * MB, f"RSS grew {grown / MB:.1f} MB over 10^6 calls building lists")
+
+
+# ---- what is refused -------------------------------------------------------------------------
+
+def never_typed():
+    items = []
+    return len(items)
+
+
+def mixed():
+    return [1, (2, 3)]
+
+
+def test_empty_list_never_filled_is_a_typing_error_naming_the_line():
+    with pytest.raises(errors.TypingError, match=r"(?s)items is unknown.*line \d+"):
+        pyjit.njit(never_typed)()
+
+
+def test_mixed_items_are_a_typing_error():
+    with pytest.raises(errors.TypingError, match="a list holds one type"):
+        pyjit.njit(mixed)()
