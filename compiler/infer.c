@@ -641,10 +641,18 @@ static Type *type_contains(Infer *c, Instr *in)
     Instr *x = in->args[0], *seq = in->args[1];
     if (seq->type->kind == TY_TUPLE)
         return tuple_contains(c, in, seq, x);
-    if (seq->type->kind != TY_RANGE)
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' is supported over tuples and ranges, "
-                          "not %s", infer_type_name(seq->type));
-    if (!ty_is_int(x->type) && x->type->kind != TY_BOOL)
+    Type *to = ty_scalar(TY_INT64), *item = seq->type->kind == TY_LIST ? seq->type->list.item : NULL;
+    if (seq->type->kind == TY_LIST) {
+        if (!item)
+            return NULL;
+        to = ty_is_scalar(item) && ty_is_scalar(x->type) ? ty_promote(item, ty_strong(x->type)) : NULL;
+        if (!to)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over a list of %s: pyjit looks for "
+                              "numbers in lists of numbers", infer_type_name(item));
+    } else if (seq->type->kind != TY_RANGE) {
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' is supported over tuples, lists and "
+                          "ranges, not %s", infer_type_name(seq->type));
+    } else if (!ty_is_int(x->type) && x->type->kind != TY_BOOL)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over a range needs an integer, not %s",
                           infer_type_name(x->type));
     if (c->rewrite) {
@@ -655,7 +663,7 @@ static Type *type_contains(Infer *c, Instr *in)
             in->sub = UN_NOT;
             infer_set_args(c, in, &contains, 1);
         }
-        Instr *args[2] = {seq, infer_coerce(c, contains, x, ty_scalar(TY_INT64))};
+        Instr *args[2] = {seq, infer_coerce(c, contains, x, to)};
         contains->op = OP_INTRINSIC;
         contains->sub = BI_CONTAINS;
         infer_set_args(c, contains, args, 2);

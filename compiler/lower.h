@@ -109,6 +109,7 @@ void lower_loop_end(Lower *L, LoopInfo *lp);
 LLVMValueRef lower_list_len(Lower *L, LLVMValueRef list);
 LLVMValueRef lower_build_list(Lower *L, Instr *in);
 LLVMValueRef lower_list_next(Lower *L, Instr *in, LLVMValueRef list, LLVMValueRef i);
+LLVMValueRef lower_list_contains(Lower *L, Type *item, LLVMValueRef list, Type *xt, LLVMValueRef x);
 /* lower_array.c: runtime/sort.c's key for elements of scalar type t. */
 AbiSortKey lower_sort_key(Type *t);
 

@@ -252,6 +252,34 @@ static LLVMValueRef repeat(Lower *L, Instr *in, LLVMValueRef list, LLVMValueRef 
     return out;
 }
 
+/* x in list, for numbers: a scan comparing each item, cast to x's type xt (their promotion). */
+LLVMValueRef lower_list_contains(Lower *L, Type *item, LLVMValueRef list, Type *xt, LLVMValueRef x)
+{
+    LLVMValueRef pl = payload(L, list), n = load_len(L, pl);
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef head = lower_block(L, "list.find"), body = lower_block(L, "list.find.body");
+    LLVMBasicBlockRef done = lower_block(L, "list.found");
+    LLVMBuildBr(L->b, head);
+    LLVMPositionBuilderAtEnd(L->b, head);
+    LLVMValueRef i = LLVMBuildPhi(L->b, L->i64, "");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, i, n, ""), body, done);
+    LLVMPositionBuilderAtEnd(L->b, body);
+    LLVMValueRef v = lower_cast(L, lower_load_mem(L, item, item_ptr(L, item, pl, i)), item, xt);
+    LLVMValueRef eq = lower_compare_scalar(L, CMP_EQ, xt, v, x);
+    LLVMValueRef next = LLVMBuildAdd(L->b, i, lower_i64(L, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+    LLVMBuildCondBr(L->b, eq, done, head);
+    LLVMValueRef iv[2] = {lower_i64(L, 0), next};
+    LLVMBasicBlockRef from[2] = {entry, latch};
+    LLVMAddIncoming(i, iv, from, 2);
+    LLVMPositionBuilderAtEnd(L->b, done);
+    LLVMValueRef found = LLVMBuildPhi(L->b, L->i1, "");
+    LLVMValueRef fv[2] = {LLVMConstInt(L->i1, 0, 0), LLVMConstInt(L->i1, 1, 0)};
+    LLVMBasicBlockRef fb[2] = {head, latch};
+    LLVMAddIncoming(found, fv, fb, 2);
+    return found;
+}
+
 LLVMValueRef lower_bi_list(Lower *L, Instr *in, Builtin bi)
 {
     Instr *self = in->args[0];

@@ -347,6 +347,8 @@ static LLVMValueRef lower_contains(Lower *L, Instr *in)
     Instr *seq = in->args[0], *x = in->args[1];
     LLVMValueRef sv = lower_value(L, seq), xv = lower_value(L, x);
     LLVMBuilderRef B = L->b;
+    if (seq->type->kind == TY_LIST)
+        return lower_list_contains(L, seq->type->list.item, sv, x->type, xv);
     if (seq->type->kind == TY_TUPLE) {
         LLVMValueRef r = LLVMConstInt(L->i1, 0, 0);
         for (int i = 0; i < seq->type->tuple.n; i++) {

@@ -48,8 +48,9 @@ _CHOSEN = {}
 # the first resolution of a call of func imports it.
 _LAZY = {}
 
-# "method.array.<name>" -> itself: the key of a method's overloads in _OVERLOADS, kept alive here
-# for runtime/overload.c (rt_method_overloads hands it to the compiler as a handle).
+# "method.array.<name>" or "method.list.<name>" -> itself: the key of a method's overloads in
+# _OVERLOADS, kept alive here for runtime/overload.c (rt_method_overloads hands it to the
+# compiler as a handle).
 _METHODS = {}
 
 _INLINE = ("never",)
@@ -177,15 +178,28 @@ def overload_method(typ, attr, **options):
     """@overload_method(types.Array, "sort"): the decorated typing function receives the type of
     the receiver, then the argument types of a call of that method in compiled code, and returns
     its implementation (taking self first) or None to decline. Options as for overload. pyjit
-    has methods of arrays only."""
+    overloads methods of arrays (types.Array) and lists (types.List)."""
     from . import types
-    if typ is not types.Array:
+    kinds = {types.Array: "array", types.List: "list"}
+    if typ not in kinds:
         raise NotImplementedError(f"overload_method({typ!r}, ...): pyjit overloads methods of "
-                                  "types.Array only")
+                                  "types.Array and types.List only")
     if not isinstance(attr, str) or not attr.isidentifier():
         raise TypeError(f"overload_method needs a method name, got {attr!r}")
-    key = _METHODS.setdefault(f"method.array.{attr}", f"method.array.{attr}")
+    key = f"method.{kinds[typ]}.{attr}"
+    key = _METHODS.setdefault(key, key)
     return overload(key, **options)
+
+
+def _method_overloads(key):
+    """runtime/overload.c: the handle of a method's overloads ("method.list.index"), or None;
+    the library module implementing the method is imported first if it is not yet."""
+    if key not in _METHODS:
+        from .lib import METHODS, load
+        for module, names in METHODS.items():
+            if key in names:
+                load(module)
+    return _METHODS.get(key)
 
 
 def register_jitable(*args, **kwargs):

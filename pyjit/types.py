@@ -3,22 +3,23 @@
     float64, int32, boolean, ...           scalar types (with the short aliases f8, i4, b1, ...)
     float64[:]   float64[:, :]             arrays of any layout ('A')
     float64[::1]  float64[:, ::1]          C-contiguous arrays;  float64[::1, :]  Fortran order
-    Array(float64, 2, 'C'), Tuple((f8, i8)), UniTuple(f8, 2), none / void
+    Array(float64, 2, 'C'), Tuple((f8, i8)), UniTuple(f8, 2), List(float64), none / void
     float64(float64, int64)                a signature (return type and argument types)
     'float64(float64[:], int64)'           the same as a string, as @njit takes it
 
 Every type has the canonical name the compiler uses (compiler/types.h), in `.name`:
-'float64', 'array(float64, 2d, C)', 'tuple(float64, int64)', 'none'. Calling a scalar type with a
+'float64', 'array(float64, 2d, C)', 'tuple(float64, int64)', 'list(float64)', 'none'. Calling a scalar type with a
 number converts like NumPy: float32(2.0) is numpy.float32(2.0).
 
 The classes are Numba's, for the typing functions of pyjit.extending.overload:
-isinstance(t, Integer / Float / Complex / Boolean / Number / Array / Tuple / UniTuple /
-NoneType / StringLiteral / Omitted), with t.dtype, t.ndim, t.layout on arrays, t.bitwidth and
-t.signed on integers, t.count on tuples, t.literal_value on literals.
+isinstance(t, Integer / Float / Complex / Boolean / Number / Array / Tuple / UniTuple / List /
+NoneType / StringLiteral / Omitted), with t.dtype, t.ndim, t.layout on arrays, t.dtype (the item
+type) on lists, t.bitwidth and t.signed on integers, t.count on tuples, t.literal_value on
+literals.
 """
 
 __all__ = [
-    "Type", "Scalar", "Array", "Tuple", "UniTuple", "NoneType", "Signature",
+    "Type", "Scalar", "Array", "Tuple", "UniTuple", "List", "NoneType", "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
     "UnicodeType", "unicode_type",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -106,6 +107,25 @@ class Array(Type):
         return Array(self.dtype if dtype is None else dtype, self.ndim if ndim is None else ndim,
                      self.layout if layout is None else layout,
                      self.readonly if readonly is None else readonly)
+
+
+class List(Type):
+    """A list type: List(float64), its items' type in .dtype (Numba's types.List). Lists passed
+    in from Python are reflected (Numba's reflected list): reflected is accepted for Numba's
+    spelling and changes nothing."""
+
+    __slots__ = ("dtype", "reflected")
+
+    def __init__(self, dtype, reflected=False):
+        dtype = _as_type(dtype)
+        if not isinstance(dtype, Type):
+            raise TypeError(f"List item type must be a type, not {dtype!r}")
+        super().__init__(f"list({dtype.name})")
+        self.dtype, self.reflected = dtype, bool(reflected)
+
+    @property
+    def item_type(self):
+        return self.dtype
 
 
 class Tuple(Type):
@@ -391,6 +411,8 @@ def _from_canonical(name):
         parts = _split_top(name[6:-1])
         readonly = len(parts) == 4 and parts[3] == "readonly"
         return Array(_from_canonical(parts[0]), int(parts[1].rstrip("d")), parts[2], readonly)
+    if name.startswith("list(") and name.endswith(")"):
+        return List(_from_canonical(name[5:-1]))
     if name.startswith("tuple(") and name.endswith(")"):
         items = tuple(_from_canonical(p) for p in _split_top(name[6:-1]))
         if items and len(set(items)) == 1:

@@ -146,13 +146,11 @@ done:
 void *rt_method_overloads(void *ctx, const char *key)
 {
     (void)ctx;
-    void *handle = NULL;
     PyObject *ext = PyImport_ImportModule("pyjit.extending");
-    PyObject *methods = ext ? PyObject_GetAttrString(ext, "_METHODS") : NULL;
-    if (methods && PyDict_Check(methods))
-        handle = PyDict_GetItemString(methods, key);   /* borrowed: never removed from _METHODS */
+    PyObject *found = ext ? PyObject_CallMethod(ext, "_method_overloads", "s", key) : NULL;
+    void *handle = found && found != Py_None ? found : NULL;   /* kept alive by _METHODS */
     PyErr_Clear();   /* no method overloads is an answer, not an error */
-    Py_XDECREF(methods);
+    Py_XDECREF(found);
     Py_XDECREF(ext);
     return handle;
 }

@@ -316,3 +316,46 @@ def test_empty_list_never_filled_is_a_typing_error_naming_the_line():
 def test_mixed_items_are_a_typing_error():
     with pytest.raises(errors.TypingError, match="a list holds one type"):
         pyjit.njit(mixed)()
+
+
+# ---- methods written in the subset (pyjit/lib/lists.py) and `in` ---------------------------
+
+def methods(xs, v, at):
+    ys = xs.copy()
+    ys.insert(at, v)
+    ys.insert(-100, v)
+    ys.insert(100, v)
+    n = ys.count(v)
+    i = ys.index(v)
+    j = ys.index(v, i + 1)
+    ys.remove(v)
+    ys.reverse()
+    return n, i, j, ys, xs
+
+
+def index_missing(xs, v):
+    return xs.index(v)
+
+
+def remove_missing(xs, v):
+    xs.remove(v)
+
+
+def contains(xs, v):
+    return v in xs, v not in xs, (v + 1) in xs
+
+
+@pytest.mark.parametrize("f, args", [
+    (methods, ([1, 2, 3], 2, 1)), (methods, ([1.5, 2.5], 7.0, -1)), (methods, ([4], 4, 0)),
+    (index_missing, ([1, 2], 3)), (remove_missing, ([1, 2], 3)),
+    (contains, ([1, 2, 3], 2)), (contains, ([1.5, 2.5], 1.5)), (contains, ([1, 2, 3], 2.0)),
+])
+def test_methods_and_in(f, args):
+    check(f, *args)
+
+
+def test_index_and_remove_messages_are_cpythons():
+    with pytest.raises(ValueError, match=r"^list.index\(x\): x not in list$"):
+        pyjit.njit(index_missing)([1, 2], 3)
+    with pytest.raises(ValueError, match=r"^list.remove\(x\): x not in list$"):
+        pyjit.njit(remove_missing)([1, 2], 3)

@@ -6,7 +6,8 @@ functions of INDEX as overloaded without importing anything, and the first resol
 of one (pyjit.extending._choose) imports its module, whose overloads then register. So neither
 `import pyjit` nor the first compilation of a function that calls no library function pays for
 the library. To add a NumPy function: its typing function and implementation in the module of its
-family, its name in INDEX, and its test in tests/test_numpy_lib.py.
+family, its name in INDEX, and its test in tests/test_numpy_lib.py. Methods (of lists) are
+registered with overload_method and listed in METHODS, imported on their first call the same way.
 """
 import importlib
 
@@ -19,6 +20,13 @@ INDEX = {
     "numpy_sorting": ("unique",),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
+}
+
+# module -> the methods it implements, by their overload keys ("method.list.index"): imported
+# when compiled code first calls one (pyjit.extending._method_overloads).
+METHODS = {
+    "lists": tuple(f"method.list.{name}" for name in (
+        "insert", "remove", "index", "count", "reverse", "copy")),
 }
 
 
