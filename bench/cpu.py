@@ -3,7 +3,7 @@
 Measures, for each library:
   - run time of compiled kernels (median of interleaved samples, after a warm-up call):
     a 10**7-element float64 sum loop, a complex-number Mandelbrot, pairwise distances,
-    a Collatz integer loop;
+    a Collatz integer loop, a list built by 10^6 appends;
   - call overhead of add(1, 2) in ns per call, beside a plain Python function;
   - first-call time (compilation included) of each kernel, each in a fresh subprocess with
     no on-disk cache, on small inputs so that compiling dominates;
@@ -82,11 +82,21 @@ def make_kernels(njit):
         return best
 
     @njit
+    def list_build(n):
+        out = []
+        for i in range(n):
+            out.append(i * 0.5)
+        total = 0.0
+        for x in out:
+            total += x
+        return total, len(out)
+
+    @njit
     def add(a, b):
         return a + b
 
     return {"sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
-            "collatz": collatz, "add": add}
+            "collatz": collatz, "list": list_build, "add": add}
 
 
 def plain_add(a, b):
@@ -148,6 +158,15 @@ def check_pairwise(args, result):
     np.testing.assert_allclose(D, ref, rtol=1e-12, atol=1e-12)
 
 
+def args_list(small):
+    return (10 if small else 10**6,)
+
+
+def check_list(args, result):
+    n = args[0]
+    assert result == (0.25 * n * (n - 1), n), f"list_build({n}) gave {result}"
+
+
 def check_collatz(args, result):
     assert result == 230631, f"collatz({args[0]}) gave {result}, expected 230631"
 
@@ -157,6 +176,7 @@ WORKLOADS = {   # name: (description, argument builder, check)
     "mandelbrot": ("mandelbrot 200x200, 100 iter, complex", args_mandelbrot, check_mandelbrot),
     "pairwise": ("pairwise distances 1000x3", args_pairwise, check_pairwise),
     "collatz": ("collatz longest chain < 300000", args_collatz, check_collatz),
+    "list": ("list: append 10^6 floats, then sum", args_list, check_list),
 }
 
 

@@ -187,6 +187,15 @@ bool infer_is_runtime(const Type *t)
     }
 }
 
+bool infer_is_complete(const Type *t)
+{
+    if (t && t->kind == TY_TUPLE)
+        for (int i = 0; i < t->tuple.n; i++)
+            if (!infer_is_complete(t->tuple.items[i]))
+                return false;
+    return !(t && t->kind == TY_LIST && !t->list.item);
+}
+
 Type *infer_const_type(Infer *c, const Const *k)
 {
     switch (k->kind) {

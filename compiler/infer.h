@@ -61,6 +61,9 @@ bool infer_const_index(const Instr *in, int64_t *out);
 bool infer_is_none_const(const Instr *in);
 const char *infer_type_name(const Type *t);
 bool infer_is_runtime(const Type *t);
+/* False for a list whose items are not known yet (or a tuple holding one): such a value cannot
+ * be passed on to a call until they are. */
+bool infer_is_complete(const Type *t);
 Type *infer_const_type(Infer *c, const Const *k);   /* strong; NULL if it has no runtime type */
 /* The type both operands of a scalar binary operation are cast to (*opt) and its result (*res);
  * python: scalar semantics (True + True == 2), else NumPy's for array elements. */

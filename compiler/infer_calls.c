@@ -471,6 +471,13 @@ static Type *min_max(Infer *c, Instr *in, Builtin bi, Args *a)
         return NULL;
     if (!np && a->npos == 1 && a->pos[0]->type->kind == TY_ARRAY)
         return intrinsic(c, in, bi, a, NULL, a->pos[0]->type->array.dtype);
+    if (!np && a->npos == 1 && a->pos[0]->type->kind == TY_LIST) {
+        Type *item = a->pos[0]->type->list.item;
+        if (item && !is_real(item))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of a list of %s: pyjit compares "
+                              "numbers", a->name, infer_type_name(item));
+        return item ? intrinsic(c, in, bi, a, NULL, item) : NULL;
+    }
     if (a->npos < 2)
         return infer_fail(c, in, DIAG_TYPING, "%s() takes an array or at least 2 numbers, got %d "
                           "arguments", a->name, a->npos);
@@ -1451,7 +1458,7 @@ static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
     Type **types = arena_alloc(c->arena, sizeof *types * (size_t)(n + 1));
     for (int i = 0; i < n; i++) {
         types[i] = in->args[i + 1]->type;
-        if (!types[i] || types[i]->kind == TY_UNDEFINED)
+        if (!types[i] || types[i]->kind == TY_UNDEFINED || !infer_is_complete(types[i]))
             return NULL;   /* not typed yet */
     }
     void *impl = NULL;
@@ -1614,9 +1621,13 @@ static bool bind_signature(Infer *c, Instr *in, const Const *k, IRFunc *ir, Type
 
 /* A string constant may be passed on (side='left'): the callee sees the literal, typed per value,
  * and nothing is passed at run time. */
+/* A compile-time constant a compiled function can take as a parameter (it has no run-time value):
+ * a string, or a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on). */
 static bool is_string_literal(const Type *t)
 {
-    return t && t->kind == TY_STRING && t->literal;
+    return t && ((t->kind == TY_STRING && t->literal) || t->kind == TY_DTYPE ||
+                 (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
+                  strncmp(t->literal->name, "numpy.", 6) == 0));
 }
 
 static Type *call_jit(Infer *c, Instr *in, const Const *k)
@@ -1640,6 +1651,8 @@ static Type *call_jit(Infer *c, Instr *in, const Const *k)
                    ? ty_literal(TY_STRING, defs[i]) : infer_const_type(c, defs[i]);
         if (!vals[i] && types[i] && ty_is_scalar(types[i]) && defs[i]->kind != K_BOOL)
             types[i] = ty_weak(types[i]);
+        if (!infer_is_complete(types[i]))
+            return NULL;   /* a list whose items are not known yet */
         if ((!infer_is_runtime(types[i]) && !is_string_literal(types[i])) ||
             (types[i] && types[i]->kind == TY_ITER))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s passed to %s() as '%s': compiled "

@@ -110,6 +110,9 @@ LLVMValueRef lower_list_len(Lower *L, LLVMValueRef list);
 LLVMValueRef lower_build_list(Lower *L, Instr *in);
 LLVMValueRef lower_list_next(Lower *L, Instr *in, LLVMValueRef list, LLVMValueRef i);
 LLVMValueRef lower_list_contains(Lower *L, Type *item, LLVMValueRef list, Type *xt, LLVMValueRef x);
+/* min(list) or max(list) of numbers, as CPython's: the first of the extreme items; ValueError
+ * when empty. */
+LLVMValueRef lower_list_extreme(Lower *L, Type *item, LLVMValueRef list, bool is_max);
 /* lower_array.c: runtime/sort.c's key for elements of scalar type t. */
 AbiSortKey lower_sort_key(Type *t);
 

@@ -1424,6 +1424,8 @@ LLVMValueRef lower_bi_min_max(Lower *L, Instr *in, Builtin bi)
 {
     if (in->nargs == 1 && is_array(in->args[0]->type))
         return reduce(L, in, bi);
+    if (in->nargs == 1 && in->args[0]->type->kind == TY_LIST)
+        return lower_list_extreme(L, in->args[0]->type->list.item, lower_value(L, in->args[0]), bi == BI_MAX);
     return lower_bi_scalar(L, in, bi);
 }
 

@@ -280,6 +280,33 @@ LLVMValueRef lower_list_contains(Lower *L, Type *item, LLVMValueRef list, Type *
     return found;
 }
 
+LLVMValueRef lower_list_extreme(Lower *L, Type *item, LLVMValueRef list, bool is_max)
+{
+    LLVMValueRef pl = payload(L, list), n = load_len(L, pl);
+    lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, n, lower_i64(L, 0), ""), ABI_EXC_VALUE,
+                is_max ? "max() arg is an empty sequence" : "min() arg is an empty sequence", NULL, 0);
+    LLVMValueRef first = lower_load_mem(L, item, item_ptr(L, item, pl, lower_i64(L, 0)));
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef head = lower_block(L, "list.extreme"), body = lower_block(L, "list.extreme.body");
+    LLVMBasicBlockRef done = lower_block(L, "list.extreme.done");
+    LLVMBuildBr(L->b, head);
+    LLVMPositionBuilderAtEnd(L->b, head);
+    LLVMValueRef i = LLVMBuildPhi(L->b, L->i64, ""), best = LLVMBuildPhi(L->b, LLVMTypeOf(first), "");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, i, n, ""), body, done);
+    LLVMPositionBuilderAtEnd(L->b, body);
+    LLVMValueRef x = lower_load_mem(L, item, item_ptr(L, item, pl, i));
+    LLVMValueRef next_best = lower_minmax(L, item, best, x, is_max, false);   /* x replaces only if < or > */
+    LLVMValueRef next = LLVMBuildAdd(L->b, i, lower_i64(L, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, head);
+    LLVMValueRef iv[2] = {lower_i64(L, 1), next}, bv[2] = {first, next_best};
+    LLVMBasicBlockRef from[2] = {entry, latch};
+    LLVMAddIncoming(i, iv, from, 2);
+    LLVMAddIncoming(best, bv, from, 2);
+    LLVMPositionBuilderAtEnd(L->b, done);
+    return best;
+}
+
 LLVMValueRef lower_bi_list(Lower *L, Instr *in, Builtin bi)
 {
     Instr *self = in->args[0];

@@ -359,3 +359,40 @@ def test_index_and_remove_messages_are_cpythons():
         pyjit.njit(index_missing)([1, 2], 3)
     with pytest.raises(ValueError, match=r"^list.remove\(x\): x not in list$"):
         pyjit.njit(remove_missing)([1, 2], 3)
+
+
+# ---- builtins and NumPy over lists -----------------------------------------------------------
+
+def builtins_over_lists(xs):
+    return sum(xs), sum(xs, 10), min(xs), max(xs), sorted(xs), sorted(xs, reverse=True), list(xs)
+
+
+def list_of_range_and_array(n):
+    return list(range(n)), len(list(np.arange(n)))
+
+
+def empty_extreme(xs):
+    xs.clear()
+    return min(xs)
+
+
+def to_arrays(n):
+    rows = []
+    for i in range(n):
+        rows.append([i, i * 2])
+    flat = [0.5, 1.0, 1.5]
+    return np.array(rows), np.array(flat), np.asarray(flat), np.array([True, False]), \
+        np.array([[1.5, 2.0], [3.0, 4.0]]), np.array([1, 2], dtype=np.float32)
+
+
+def ragged():
+    return np.array([[1, 2], [3]])
+
+
+@pytest.mark.parametrize("f, args", [
+    (builtins_over_lists, ([3, 1, 2, 1],)), (builtins_over_lists, ([2.5, -1.0, 7.0],)),
+    (list_of_range_and_array, (4,)), (empty_extreme, ([1],)), (to_arrays, (3,)), (to_arrays, (1,)),
+    (ragged, ()),
+])
+def test_builtins_and_numpy(f, args):
+    check(f, *args)

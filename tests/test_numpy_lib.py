@@ -552,10 +552,10 @@ def test_ptp(dtype):
 
 
 def test_library_index():
-    """pyjit/lib/__init__.py's INDEX names exactly the NumPy functions each module overloads,
+    """pyjit/lib/__init__.py's INDEX names exactly the functions each module overloads,
     and nothing of the library is imported before compiled code calls one of its functions."""
     code = """
-import sys, numpy as np, pyjit
+import builtins, sys, numpy as np, pyjit
 from pyjit import extending, lib, _registry, njit
 _registry.populate()
 assert not [m for m in sys.modules if m.startswith("pyjit.lib.")], "imported before use"
@@ -567,8 +567,11 @@ for module in lib.INDEX:
 for func, templates in extending._OVERLOADS.items():
     for t in templates:
         mod = t.typing.__module__
-        if mod.startswith("pyjit.lib.") and getattr(np, getattr(func, "__name__", ""), None) is func:
-            found.setdefault(mod.rpartition(".")[2], set()).add(func.__name__)
+        name = getattr(func, "__name__", "")
+        if mod.startswith("pyjit.lib.") and getattr(np, name, None) is func:
+            found.setdefault(mod.rpartition(".")[2], set()).add(name)
+        elif mod.startswith("pyjit.lib.") and getattr(builtins, name, None) is func:
+            found.setdefault(mod.rpartition(".")[2], set()).add("builtins." + name)
 index = {m: set(names) for m, names in lib.INDEX.items()}
 assert found == index, (found, index)
 print("ok")

@@ -11,7 +11,9 @@ registered with overload_method and listed in METHODS, imported on their first c
 """
 import importlib
 
-# module -> the numpy functions it implements. Must agree with what the modules register:
+# module -> the functions it implements: NumPy's by name, builtins as "builtins.<name>" (an
+# overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers). Must agree
+# with what the modules register:
 # tests/test_numpy_lib.py::test_library_index fails when it does not.
 INDEX = {
     "numpy_logic": ("any", "all", "count_nonzero", "flatnonzero", "nonzero"),
@@ -20,6 +22,7 @@ INDEX = {
     "numpy_sorting": ("unique",),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
+    "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "array", "asarray"),
 }
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
@@ -31,9 +34,12 @@ METHODS = {
 
 
 def functions():
-    """(the NumPy function, the name of the module implementing it), for the whole library."""
+    """(the function, the name of the module implementing it), for the whole library."""
+    import builtins
+
     import numpy as np
-    return [(getattr(np, name), module) for module, names in INDEX.items() for name in names]
+    return [(getattr(builtins, name[9:]) if name.startswith("builtins.") else getattr(np, name), module)
+            for module, names in INDEX.items() for name in names]
 
 
 def load(module):

@@ -1,8 +1,10 @@
 """Methods of lists written in the compiled subset: what needs no more than len, indexing,
 item assignment, append and pop (the primitives lower_list.c compiles). Semantics and messages
 are CPython's."""
+import numpy as np
+
 from .. import types
-from ..extending import overload_method
+from ..extending import overload, overload_method
 
 
 @overload_method(types.List, "insert")
@@ -76,3 +78,107 @@ def _copy(lst):
     def impl(lst):
         return lst * 1
     return impl
+
+
+# ---- builtins and NumPy functions over lists (min and max of a list are compiled in C) --------
+
+@overload(sum)
+def _sum(iterable, start=0):
+    if not isinstance(iterable, types.List):
+        return None
+
+    def impl(iterable, start=0):
+        total = start
+        for x in iterable:
+            total = total + x
+        return total
+    return impl
+
+
+@overload(sorted)
+def _sorted(iterable, reverse=False):
+    if not isinstance(iterable, types.List):
+        return None
+
+    def impl(iterable, reverse=False):
+        out = iterable * 1
+        out.sort()
+        if reverse:
+            out.reverse()
+        return out
+    return impl
+
+
+@overload(list)
+def _list(iterable):
+    if isinstance(iterable, types.List):
+        return lambda iterable: iterable * 1
+    if not (isinstance(iterable, (types.Array, types.UniTuple)) or iterable.name == "range"):
+        return None
+
+    def impl(iterable):
+        out = []
+        for x in iterable:
+            out.append(x)
+        return out
+    return impl
+
+
+def _array_of_list(obj, dtype):
+    """np.array of a list of numbers (1-d), or of a list of lists or 1-d arrays of numbers
+    (2-d, every row as long as the first); None for anything else."""
+    if not isinstance(obj, types.List):
+        return None
+    item = obj.dtype
+    if isinstance(item, (types.Number, types.Boolean)):
+        dt = item if dtype is None else dtype
+
+        def flat(obj, dtype=None):
+            out = np.empty(len(obj), dtype=dt)
+            for i in range(len(obj)):
+                out[i] = obj[i]
+            return out
+        return flat
+    inner = item.dtype if isinstance(item, (types.List, types.Array)) else None
+    if inner is None or not isinstance(inner, (types.Number, types.Boolean)) or \
+            (isinstance(item, types.Array) and item.ndim != 1):
+        return None
+    dt = inner if dtype is None else dtype
+
+    def rows(obj, dtype=None):
+        n = len(obj)
+        m = len(obj[0]) if n else 0
+        out = np.empty((n, m), dtype=dt)
+        for i in range(n):
+            row = obj[i]
+            if len(row) != m:
+                raise ValueError("setting an array element with a sequence. The requested array "
+                                 "has an inhomogeneous shape after 1 dimensions.")
+            for j in range(m):
+                out[i, j] = row[j]
+        return out
+    return rows
+
+
+def _dtype_of(dtype):
+    """The scalar type a dtype= argument names (np.float32, np.dtype('f4') or a pyjit type),
+    None if omitted."""
+    if dtype is None or isinstance(dtype, (types.Omitted, types.NoneType)):
+        return None
+    if isinstance(dtype, types.Scalar):
+        return dtype
+    name = dtype.name   # "function(numpy.float32)" or "dtype(float32)"
+    inner = name[name.index("(") + 1:-1].rpartition(".")[2] if "(" in name else name
+    return types._from_canonical({"bool_": "bool", "float_": "float64"}.get(inner, inner))
+
+
+@overload(np.array)
+def _np_array(obj, dtype=None):
+    return _array_of_list(obj, _dtype_of(dtype))
+
+
+@overload(np.asarray)
+def _np_asarray(obj, dtype=None):
+    if isinstance(obj, types.Array) and _dtype_of(dtype) in (None, obj.dtype):
+        return lambda obj, dtype=None: obj
+    return _array_of_list(obj, _dtype_of(dtype))
