@@ -317,9 +317,9 @@ static int reject_code_const(FeCtx *ctx, PyObject *code)
     if (strcmp(name, "<genexpr>") == 0)
         return fe_error(ctx, DIAG_UNSUPPORTED,
                         "generator expressions are not supported in compiled code");
-    if (strcmp(name, "<listcomp>") == 0 || strcmp(name, "<setcomp>") == 0 ||
-        strcmp(name, "<dictcomp>") == 0)
-        return fe_error(ctx, DIAG_UNSUPPORTED, "comprehensions are not supported in compiled code");
+    if (strcmp(name, "<setcomp>") == 0 || strcmp(name, "<dictcomp>") == 0)
+        return fe_error(ctx, DIAG_UNSUPPORTED, "set and dict comprehensions are not supported in "
+                        "compiled code (list comprehensions are)");
     return fe_error(ctx, DIAG_UNSUPPORTED,
                     "nested functions (def %s inside a compiled function) are not supported", name);
 }
@@ -352,6 +352,12 @@ int fe_load_const(FeCtx *ctx, int index, Const **out)
     if (index < 0 || index >= PyTuple_GET_SIZE(ctx->consts))
         return fe_error(ctx, DIAG_INTERNAL, "constant index %d out of range", index);
     PyObject *obj = PyTuple_GET_ITEM(ctx->consts, index);   /* borrowed */
+    if (PyCode_Check(obj) && strcmp(attr_string(ctx, obj, "co_name"), "<listcomp>") == 0) {
+        Const *c = *out = ir_new_const(ctx->fn, K_OPAQUE);   /* for MAKE_FUNCTION (ssa.c) */
+        c->name = "<listcomp>";
+        keep_alive(ctx, c, obj);
+        return 0;
+    }
     if (PyCode_Check(obj))
         return reject_code_const(ctx, obj);
     return fe_const_of(ctx, obj, out);

@@ -60,6 +60,12 @@ typedef struct FeCtx {
     const unsigned char *localspluskinds;
     int nlocalsplus, nfree, stacksize;
     int minor;                          /* 11 or 12: the running CPython */
+    bool comprehension;                 /* a list comprehension's code (3.11): its parameters are
+                                           the iterable, then its free variables (ssa.c) */
+    PyObject *over;                     /* a comprehension over zip or enumerate: that function,
+                                           whose nover arguments are its first parameters */
+    int nover;
+    Instr **over_args;                  /* their ARG instructions */
     const char *qualname, *filename;
 
     BcInstr *instrs;

@@ -40,6 +40,24 @@ typedef struct Ssa {
     bool underflow;
 } Ssa;
 
+/* The local variable argument i defines: itself, except for a comprehension's free variables,
+ * which come after its parameter as arguments and live in the free-variable slots. */
+static int arg_var(const FeCtx *ctx, int i)
+{
+    if (!ctx->comprehension)
+        return i;
+    if (i >= ctx->nover)
+        return ctx->nlocalsplus - ctx->nfree + i - ctx->nover;
+    return ctx->over ? -1 : 0;   /* zip/enumerate's arguments: no variable (ctx->over_args) */
+}
+
+/* A cell of this function (a local a nested function reads) or, in a comprehension, a free
+ * variable: either way a plain variable here. */
+static bool deref_is_local(const FeCtx *ctx, int index)
+{
+    return index < ctx->nlocalsplus - ctx->nfree || ctx->comprehension;
+}
+
 /* ---- Braun et al.: variables across blocks --------------------------------------------------- */
 
 static Instr *resolve(Instr *v)
@@ -257,9 +275,6 @@ static bool literal_operands(Ssa *s)
 static const char *unsupported_construct(const BcInstr *in)
 {
     switch (in->op) {
-    case BC_LIST_APPEND:
-        return "list comprehensions are not supported in compiled code yet (build the list with "
-               "append in a loop)";
     case BC_LIST_EXTEND: case BC_LIST_TO_TUPLE:
         return "unpacking into a list ([*a, b], tuple([...])) is not supported in compiled code";
     case BC_BUILD_MAP: case BC_BUILD_CONST_KEY_MAP: case BC_MAP_ADD: case BC_DICT_UPDATE:
@@ -274,7 +289,8 @@ static const char *unsupported_construct(const BcInstr *in)
     case BC_LOAD_BUILD_CLASS:
         return "class definitions are not supported in compiled code";
     case BC_MAKE_FUNCTION: case BC_LOAD_CLOSURE:
-        return "nested functions, lambdas and comprehensions are not supported in compiled code";
+        return "nested functions, lambdas and set, dict and generator comprehensions are not "
+               "supported in compiled code (list comprehensions are)";
     case BC_STORE_GLOBAL: case BC_DELETE_GLOBAL:
         return "assigning to a global variable (the global statement) is not supported in compiled code";
     case BC_STORE_DEREF: case BC_DELETE_DEREF:
@@ -388,6 +404,62 @@ static int kw_names(Ssa *s, int index)
     return 0;
 }
 
+/* A list comprehension (3.11) is a nested function that MAKE_FUNCTION makes and CALL calls at
+ * once with the iterator. It is compiled as a callee of its own (pyjit.decorators._comprehension):
+ * the callee constant carries the values of the outer variables it reads (its closure), which
+ * the call passes after the iterable. Other nested functions are refused. */
+typedef struct Comprehension {
+    PyObject *code;     /* kept alive by the constant that loaded it */
+    int n;
+    Instr **values;
+} Comprehension;
+
+static bool is_last_instr(Ssa *s, Instr *v)
+{
+    return s->cur->instrs.len && s->cur->instrs.items[s->cur->instrs.len - 1] == v;
+}
+
+/* The call of a comprehension with the iterator `it` (a GETITER just made, dropped here: the
+ * comprehension takes the iterable). Over zip(...) or enumerate(...), it takes that call's
+ * arguments instead, and is a comprehension of its own form (pyjit.decorators._comprehension). */
+static int call_comprehension(Ssa *s, Instr *callee, Instr *it, Comprehension *comp)
+{
+    if (it->op == OP_GETITER && is_last_instr(s, it)) {
+        s->cur->instrs.len--;
+        it = it->args[0];
+    }
+    Instr *over = it->op == OP_CALL && it->nkw == 0 && it->args[0]->op == OP_CONST &&
+                  it->args[0]->cst->kind == K_FUNC && it->args[0]->cst->name &&
+                  (strcmp(it->args[0]->cst->name, "builtins.zip") == 0 ||
+                   strcmp(it->args[0]->cst->name, "builtins.enumerate") == 0) && is_last_instr(s, it)
+                  ? it : NULL;
+    int nover = over ? over->nargs - 1 : 1;
+    if (over) {
+        PyObject *mod = PyImport_ImportModule("pyjit.decorators");
+        PyObject *disp = mod ? PyObject_CallMethod(mod, "_comprehension", "OOOi", comp->code, s->ctx->func,
+                                                   (PyObject *)over->args[0]->cst->handle, nover) : NULL;
+        Py_XDECREF(mod);
+        if (!disp)
+            return fe_error_from_python(s->ctx, "compiling a list comprehension");
+        Const *c;
+        int rc = fe_const_of(s->ctx, disp, &c);
+        Py_DECREF(disp);
+        if (rc < 0)
+            return -1;
+        s->cur->instrs.len--;   /* the zip/enumerate call: the comprehension makes it */
+        callee = emit_const(s, c);
+    }
+    Instr *in = emit(s, OP_CALL, 1 + nover + comp->n);
+    in->args[0] = callee;
+    if (over)
+        memcpy(&in->args[1], &over->args[1], sizeof(Instr *) * (size_t)nover);
+    else
+        in->args[1] = it;
+    memcpy(&in->args[1 + nover], comp->values, sizeof(Instr *) * (size_t)comp->n);
+    s->sp -= 2;
+    return push(s, in);
+}
+
 /* Stack before CALL n: [NULL or method, callee or self, arg1 .. argn]. */
 static int call(Ssa *s, int n)
 {
@@ -396,6 +468,10 @@ static int call(Ssa *s, int n)
     Instr **argv = &s->stack[s->sp - n];
     Instr *x = s->stack[s->sp - n - 2], *y = s->stack[s->sp - n - 1];
     bool bound = x != &s->null_mark;
+    /* CPython calls a comprehension as [function, iterator] CALL 0 */
+    Comprehension *comp = bound && n == 0 && x->op == OP_CONST ? x->aux : NULL;
+    if (comp)
+        return call_comprehension(s, x, y, comp);
     Instr *in = emit(s, OP_CALL, 1 + n + bound);
     in->args[0] = bound ? x : y;
     if (bound)
@@ -407,6 +483,68 @@ static int call(Ssa *s, int n)
     s->kwnames = NULL;
     s->sp -= n + 2;
     return push(s, in);
+}
+
+static int make_function(Ssa *s, const BcInstr *in)
+{
+    Instr *code = pop(s);
+    Instr *closure = (in->arg & 8) ? pop(s) : NULL;
+    PyObject *co = code->op == OP_CONST && code->cst->kind == K_OPAQUE ? code->cst->handle : NULL;
+    bool listcomp = co && PyCode_Check(co) && (in->arg & ~8) == 0 &&
+                    strcmp(((PyCodeObject *)co)->co_name ? PyUnicode_AsUTF8(((PyCodeObject *)co)->co_name) : "",
+                           "<listcomp>") == 0;
+    if (!listcomp || (closure && closure->op != OP_BUILD_TUPLE))
+        return unsupported(s, in);
+    PyObject *mod = PyImport_ImportModule("pyjit.decorators");
+    PyObject *disp = mod ? PyObject_CallMethod(mod, "_comprehension", "OO", co, s->ctx->func) : NULL;
+    Py_XDECREF(mod);
+    if (!disp)
+        return fe_error_from_python(s->ctx, "compiling a list comprehension");
+    Const *c;
+    int rc = fe_const_of(s->ctx, disp, &c);   /* pyjit.decorators keeps disp alive */
+    Py_DECREF(disp);
+    if (rc < 0)
+        return -1;
+    Instr *callee = emit_const(s, c);
+    Comprehension *comp = arena_alloc(s->fn->arena, sizeof *comp);
+    comp->code = co;
+    comp->n = closure ? closure->nargs : 0;
+    comp->values = closure ? closure->args : NULL;
+    callee->aux = comp;
+    return push(s, callee);
+}
+
+/* `.0` in a comprehension: an iterator of its iterable, or of zip/enumerate of its arguments. */
+static int comprehension_iter(Ssa *s)
+{
+    FeCtx *ctx = s->ctx;
+    Instr *iterable;
+    if (ctx->over) {
+        Const *c;
+        if (fe_const_of(ctx, ctx->over, &c) < 0)
+            return -1;
+        Instr *callee = emit_const(s, c);
+        iterable = emit(s, OP_CALL, 1 + ctx->nover);
+        iterable->args[0] = callee;
+        memcpy(&iterable->args[1], ctx->over_args, sizeof(Instr *) * (size_t)ctx->nover);
+    } else {
+        iterable = read_var(s, 0, s->row);
+    }
+    return push(s, emit1(s, OP_GETITER, 0, iterable));
+}
+
+/* LIST_APPEND i (a comprehension's body): list.append(value), the list i deep in the stack. */
+static int list_append(Ssa *s, int i)
+{
+    Instr *v = pop(s);
+    if (i < 1 || s->sp < i)
+        return fe_error(s->ctx, DIAG_INTERNAL, "LIST_APPEND below the stack");
+    Instr *method = emit1(s, OP_GETATTR, 0, s->stack[s->sp - i]);
+    method->name = "append";
+    Instr *in = emit(s, OP_CALL, 2);
+    in->args[0] = method;
+    in->args[1] = v;
+    return 0;
 }
 
 static int build_slice(Ssa *s, int n)
@@ -654,11 +792,27 @@ static int translate(Ssa *s, const BcInstr *in)
     case BC_NOP: case BC_RESUME: case BC_PRECALL: case BC_COPY_FREE_VARS: case BC_MAKE_CELL:
     case BC_CACHE: case BC_EXTENDED_ARG:
         return 0;
-    case BC_LOAD_FAST: case BC_LOAD_FAST_CHECK: return load_fast(s, in->arg, false);
+    case BC_LOAD_FAST: case BC_LOAD_FAST_CHECK:
+        if (s->ctx->comprehension && in->arg == 0)   /* .0: the loop's iterator, of the iterable */
+            return comprehension_iter(s);
+        return load_fast(s, in->arg, false);
     case BC_STORE_FAST: return store_fast(s, in->arg);
     case BC_LOAD_CONST: return load_const(s, in->arg);
     case BC_LOAD_GLOBAL: return load_global(s, in->arg);
-    case BC_LOAD_DEREF: return load_deref(s, in->arg);
+    case BC_LOAD_DEREF:
+        if (deref_is_local(s->ctx, in->arg))
+            return load_fast(s, in->arg, false);
+        return load_deref(s, in->arg);
+    case BC_LOAD_CLOSURE:
+        if (!deref_is_local(s->ctx, in->arg))
+            return unsupported(s, in);
+        return load_fast(s, in->arg, false);
+    case BC_STORE_DEREF:
+        if (in->arg >= s->ctx->nlocalsplus - s->ctx->nfree)
+            return unsupported(s, in);   /* nonlocal */
+        return store_fast(s, in->arg);
+    case BC_MAKE_FUNCTION: return make_function(s, in);
+    case BC_LIST_APPEND: return list_append(s, in->arg);
     case BC_LOAD_ATTR:
         if (s->ctx->minor >= 12)
             return load_attr(s, name_at(s, in->arg >> 1), in->arg & 1);
@@ -870,7 +1024,10 @@ static void define_args(Ssa *s, int entry_row)
         a->var = fn->argnames[i];
         a->block = fn->blocks.items[0];
         vec_push(fn->arena, &s->prefix, a);
-        write_var(s, i, entry_row, a);
+        if (arg_var(s->ctx, i) < 0)
+            s->ctx->over_args[i] = a;
+        else
+            write_var(s, arg_var(s->ctx, i), entry_row, a);
     }
 }
 
@@ -962,9 +1119,23 @@ static int setup(FeCtx *ctx, PyObject *func)
     if (!ctx->builtins || !PyDict_Check(ctx->builtins) || !ctx->consts || !ctx->names)
         return fe_error_from_python(ctx, "reading the function");
     fn->nargs = co->co_argcount;
+    ctx->comprehension = strcmp(attr_utf8(ctx, ctx->code, "co_name"), "<listcomp>") == 0 &&
+                         fn->nargs == 1 && strcmp(bc_local_name(ctx, 0), ".0") == 0;
+    ctx->nover = 1;
+    if (ctx->comprehension) {
+        PyObject *over = PyObject_GetAttrString(func, "__pyjit_over__");   /* (zip, n) or absent */
+        PyErr_Clear();
+        if (over && PyTuple_Check(over) && PyTuple_GET_SIZE(over) == 2) {
+            ctx->over = PyTuple_GET_ITEM(over, 0);   /* borrowed: the function keeps it */
+            ctx->nover = (int)PyLong_AsLong(PyTuple_GET_ITEM(over, 1));
+        }
+        Py_XDECREF(over);
+        fn->nargs = ctx->nover + ctx->nfree;   /* then the outer variables it reads, by value */
+        ctx->over_args = arena_alloc(ctx->arena, sizeof(Instr *) * (size_t)(ctx->nover + 1));
+    }
     fn->argnames = arena_alloc(ctx->arena, sizeof(char *) * (size_t)(fn->nargs + 1));
     for (int i = 0; i < fn->nargs; i++)
-        fn->argnames[i] = arena_strdup(ctx->arena, bc_local_name(ctx, i));
+        fn->argnames[i] = arena_strdup(ctx->arena, arg_var(ctx, i) < 0 ? ".0" : bc_local_name(ctx, arg_var(ctx, i)));
     return 0;
 }
 

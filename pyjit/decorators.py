@@ -59,6 +59,31 @@ def _cell_empty(cell):
     return False
 
 
+# code object of a list comprehension -> the dispatcher that compiles it (frontend/ssa.c)
+_COMPREHENSIONS = {}
+
+
+def _comprehension(code, outer, over=None, nover=1):
+    """frontend/ssa.c: a list comprehension of a compiled function (CPython 3.11 makes it a
+    nested function called with the iterator) as a dispatcher of its own, compiled like a callee
+    of outer: its parameters are the iterable, then the outer variables it reads (its free
+    variables), which ssa.c passes by value. Over zip(...) or enumerate(...) (over names it),
+    the parameters are that call's nover arguments instead of the iterable, and the comprehension
+    makes the call itself. One per code object and form, kept for the process (the code lives as
+    long as outer's)."""
+    key = (code, over, nover)
+    disp = _COMPREHENSIONS.get(key)
+    if disp is None:
+        import types as pytypes
+        cells = tuple(pytypes.CellType() for _ in code.co_freevars)
+        func = pytypes.FunctionType(code, outer.__globals__, code.co_name, None, cells or None)
+        func.__qualname__ = f"{outer.__qualname__}.<listcomp>"
+        if over is not None:
+            func.__pyjit_over__ = (over, nover)
+        disp = _COMPREHENSIONS[key] = _make_dispatcher(func, None, {})
+    return disp
+
+
 def _make_dispatcher(func, signatures, options):
     from . import _core, _registry
     unknown = set(options) - _PASSED - _IGNORED

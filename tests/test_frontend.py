@@ -353,7 +353,8 @@ def test_nested_functions_lambdas_comprehensions_are_unsupported():
         return sum(i for i in range(x))
 
     _unsupported(lam, "lambda")
-    _unsupported(comp, "comprehension")
+    if sys.version_info >= (3, 12):   # 3.11's list comprehensions compile (test_lang_lists.py)
+        _unsupported(comp, "comprehension")
     _unsupported(gen, "generator expression")
 
 
