@@ -653,6 +653,7 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
     case BI_LIST_ADD:
     case BI_LIST_IADD:
     case BI_LIST_MUL:
+    case BI_LIST_GETSLICE:
         return infer_fail(c, in, DIAG_TYPING, "call the operator (+, +=, *) instead of %s", a->name);
     case BI_LIST_SORT:
         if (!want_args(c, in, a, 1, 1))

@@ -391,18 +391,27 @@ static bool list_index_ok(Infer *c, Instr *in, Instr *idx)
 {
     Type *t = idx->type;
     if (t->kind == TY_SLICE)
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "slicing a list is not supported in compiled "
-                          "code yet (copy the items in a loop)") != NULL;
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "assigning to a slice of a list is not "
+                          "supported in compiled code yet (assign the items in a loop)") != NULL;
     if (!ty_is_int(t) && t->kind != TY_BOOL)
         return infer_fail(c, in, DIAG_TYPING, "list indices must be integers, not %s",
                           infer_type_name(t)) != NULL;
     return true;
 }
 
-/* l[i]: the intrinsic list.__getitem__ (lower_list.c). */
+/* l[i]: the intrinsic list.__getitem__ (lower_list.c); l[a:b:c], a new list. */
 static Type *list_getitem(Infer *c, Instr *in, Instr *list, Instr *idx)
 {
     Type *item = list->type->list.item;
+    if (idx->type->kind == TY_SLICE) {
+        if (c->rewrite) {
+            Instr *args[2] = {list, idx};
+            in->op = OP_INTRINSIC;
+            in->sub = BI_LIST_GETSLICE;
+            infer_set_args(c, in, args, 2);
+        }
+        return list->type;
+    }
     if (!list_index_ok(c, in, idx) || !item)
         return NULL;
     if (c->rewrite) {

@@ -113,6 +113,9 @@ LLVMValueRef lower_list_contains(Lower *L, Type *item, LLVMValueRef list, Type *
 /* min(list) or max(list) of numbers, as CPython's: the first of the extreme items; ValueError
  * when empty. */
 LLVMValueRef lower_list_extreme(Lower *L, Type *item, LLVMValueRef list, bool is_max);
+/* lower_array.c: Python's slice.indices(n) of a slice value: the length, *start and *step. */
+LLVMValueRef lower_slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
+                                 LLVMValueRef *step_out);
 /* lower_array.c: runtime/sort.c's key for elements of scalar type t. */
 AbiSortKey lower_sort_key(Type *t);
 

@@ -436,8 +436,8 @@ static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef 
 }
 
 /* Python's slice.indices(n) then the length: *start, *step and the returned length. */
-static LLVMValueRef slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
-                                  LLVMValueRef *step_out)
+LLVMValueRef lower_slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
+                                 LLVMValueRef *step_out)
 {
     LLVMBuilderRef B = L->b;
     LLVMValueRef zero = lower_i64(L, 0), m1 = lower_i64(L, -1), one = lower_i64(L, 1);
@@ -483,7 +483,7 @@ static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMVal
             off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, norm_index(L, in, ix, i, n, k), s, ""), "");
         } else if (ix) {
             LLVMValueRef start, step;
-            sh[nd] = slice_indices(L, lower_value(L, ix), n, &start, &step);
+            sh[nd] = lower_slice_indices(L, lower_value(L, ix), n, &start, &step);
             st[nd++] = LLVMBuildMul(L->b, s, step, "");
             off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, start, s, ""), "");
         } else {

@@ -307,6 +307,36 @@ LLVMValueRef lower_list_extreme(Lower *L, Type *item, LLVMValueRef list, bool is
     return best;
 }
 
+/* l[a:b:c]: a new list of the items the slice selects (Python's slice.indices). */
+static LLVMValueRef slice_of(Lower *L, Instr *in, Type *item, LLVMValueRef list, LLVMValueRef sl)
+{
+    LLVMValueRef pl = payload(L, list), start, step;
+    LLVMValueRef n = lower_slice_indices(L, sl, load_len(L, pl), &start, &step);
+    LLVMValueRef out = list_new(L, in->type, n);
+    if (!out)
+        return NULL;
+    lower_own(L, in, out);
+    LLVMValueRef opl = payload(L, out);
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef head = lower_block(L, "list.slice"), body = lower_block(L, "list.slice.body");
+    LLVMBasicBlockRef done = lower_block(L, "list.sliced");
+    LLVMBuildBr(L->b, head);
+    LLVMPositionBuilderAtEnd(L->b, head);
+    LLVMValueRef k = LLVMBuildPhi(L->b, L->i64, "");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, k, n, ""), body, done);
+    LLVMPositionBuilderAtEnd(L->b, body);
+    LLVMValueRef from = LLVMBuildAdd(L->b, start, LLVMBuildMul(L->b, k, step, ""), "");
+    store_item(L, item, opl, k, lower_load_mem(L, item, item_ptr(L, item, pl, from)));
+    LLVMValueRef next = LLVMBuildAdd(L->b, k, lower_i64(L, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, head);
+    LLVMValueRef kv[2] = {lower_i64(L, 0), next};
+    LLVMBasicBlockRef kb[2] = {entry, latch};
+    LLVMAddIncoming(k, kv, kb, 2);
+    LLVMPositionBuilderAtEnd(L->b, done);
+    return out;
+}
+
 LLVMValueRef lower_bi_list(Lower *L, Instr *in, Builtin bi)
 {
     Instr *self = in->args[0];
@@ -364,6 +394,8 @@ LLVMValueRef lower_bi_list(Lower *L, Instr *in, Builtin bi)
     }
     case BI_LIST_MUL:
         return repeat(L, in, list, a1);
+    case BI_LIST_GETSLICE:
+        return slice_of(L, in, item, list, a1);
     case BI_LIST_SORT: {
         LLVMValueRef pl = payload(L, list);
         LLVMValueRef args[4] = {LLVMBuildLoad2(L->b, L->ptr, field(L, pl, PL_ITEMS), ""), lower_i64(L, 1),

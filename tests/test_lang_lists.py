@@ -444,3 +444,32 @@ def comprehension_of_arrays(n):
 ])
 def test_list_comprehensions(f, args):
     check(f, *args)
+
+
+# ---- slicing ---------------------------------------------------------------------------------
+
+def slices(xs, a, b, c):
+    return xs[a:b], xs[::c], xs[a:], xs[:b], xs[::-1], xs[a:b:c]
+
+
+def slice_of_arrays(n):
+    rows = [np.arange(2.0) + i for i in range(n)]
+    tail = rows[1:]
+    rows.clear()
+    return tail
+
+
+@pytest.mark.parametrize("args", [
+    ([1, 2, 3, 4, 5], 1, 4, 2), ([1.5, 2.5, 3.5], -2, 10, -1), ([7], 0, 0, 3), ([4, 5, 6, 7], -100, -1, -2),
+])
+def test_slicing(args):
+    check(slices, *args)
+    check(slice_of_arrays, 3)
+
+
+def zero_step(xs):
+    return xs[::0]
+
+
+def test_slice_step_zero_is_a_value_error():
+    check(zero_step, [1, 2])
