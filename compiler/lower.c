@@ -1766,9 +1766,14 @@ static void find_cycles(Lower *L)
 }
 
 /* RecursionError when the frame lies below the limit the wrapper stored in the ExcInfo (abi.h);
- * returns the block the entry continues in. */
+ * returns the block the entry continues in. The function keeps its recursive calls as calls:
+ * LLVM's tail recursion elimination would make a loop of them, in which the frame never moves,
+ * so endless recursion (`return f(n + 1)`) would hang instead of raising. */
 static LLVMBasicBlockRef stack_guard(Lower *L)
 {
+    static const char no_tail[] = "disable-tail-calls";
+    LLVMAddAttributeAtIndex(L->fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(L->ctx, no_tail, sizeof no_tail - 1, "true", 4));
     LLVMBasicBlockRef guard = lower_block(L, "stack.check");
     LLVMPositionBuilderAtEnd(L->b, guard);
     LLVMValueRef zero = LLVMConstInt(L->i32, 0, 0);
