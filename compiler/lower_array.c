@@ -562,7 +562,8 @@ int lower_array_set(Lower *L, Instr *in)
         lower_array_store(L, at->array.dtype, lower_cast(L, lower_value(L, val), val->type, at->array.dtype), p);
         return 0;
     }
-    assign_array(L, vt, view, val->type, lower_value(L, val));
+    /* b[...] = a casts as NumPy's copyto does, as astype does (a scalar is cast as it is stored) */
+    assign_array_cast(L, vt, view, val->type, lower_value(L, val), true);
     return L->failed ? -1 : 0;
 }
 
