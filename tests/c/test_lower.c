@@ -61,6 +61,8 @@ int32_t pj_argsort(const void *data, int64_t rows, int64_t n, int32_t key, int64
 int32_t pj_argpartition(const void *data, int64_t rows, int64_t n, int64_t kth, int32_t key, int64_t *out) { (void)data; (void)rows; (void)n; (void)kth; (void)key; (void)out; return -1; }
 /* Nor is the stack limit's (runtime/stack.c): no limit. */
 void *pj_stack_limit(void) { return NULL; }
+/* Nor is round(x, n < 0)'s (runtime/round.c): x as it is. */
+double pj_round_neg(double x, int64_t ndigits) { (void)ndigits; return x; }
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};
