@@ -397,8 +397,13 @@ bool infer_binop_types(int op, Type *a, Type *b, bool python, Type **opt, Type *
         return false;
     if ((op == BIN_FLOORDIV || op == BIN_MOD) && ty_is_complex(s))
         return false;
-    if (op == BIN_POW && python && (ty_is_int(s) || s->kind == TY_BOOL))
+    /* int ** int computes in int64; a uint64 (NumPy's scalar) keeps its type, whose values past
+     * 2**63 an int64 exponent would take for negative ones */
+    if (op == BIN_POW && python && (ty_is_int(s) || s->kind == TY_BOOL) && s->kind != TY_UINT64)
         s = i64;
+    /* NumPy has no bool loop for //, % and **: bool arrays compute them in int8 */
+    if (!python && s->kind == TY_BOOL && (op == BIN_FLOORDIV || op == BIN_MOD || op == BIN_POW))
+        s = ty_scalar(TY_INT8);
     Type *r = s;
     if (op == BIN_TRUEDIV && (ty_is_int(s) || s->kind == TY_BOOL))
         r = s = f64;

@@ -575,7 +575,8 @@ static LLVMValueRef ipow_function(Lower *L)
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, fn, "done");
     LLVMPositionBuilderAtEnd(b, entry);
     LLVMValueRef zero = lower_i64(L, 0), one = lower_i64(L, 1);
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSGT, LLVMGetParam(fn, 1), zero, ""), loop, done);
+    /* the exponent is not negative (int_pow checks), or is an unsigned one past 2**63 */
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, LLVMGetParam(fn, 1), zero, ""), loop, done);
     LLVMPositionBuilderAtEnd(b, loop);
     LLVMValueRef res = LLVMBuildPhi(b, L->i64, "r"), base = LLVMBuildPhi(b, L->i64, "b");
     LLVMValueRef e = LLVMBuildPhi(b, L->i64, "e");
@@ -599,8 +600,9 @@ static LLVMValueRef ipow_function(Lower *L)
 }
 
 /* int ** int is typed int64. Python would give a float for a negative exponent; an int64 result
- * cannot hold it, so pyjit raises ValueError there (as Numba's integer power does not say). */
-static LLVMValueRef int_pow(Lower *L, LLVMValueRef a, LLVMValueRef b, Instr *rhs)
+ * cannot hold it, so pyjit raises ValueError there (as Numba's integer power does not say). An
+ * unsigned exponent (uint64 arrays) is never negative, whatever its top bit. */
+static LLVMValueRef int_pow(Lower *L, LLVMValueRef a, LLVMValueRef b, Instr *rhs, bool is_signed)
 {
     if (rhs && rhs->op == OP_CONST && rhs->cst->kind == K_INT && rhs->cst->i >= 0 && rhs->cst->i <= 8) {
         LLVMValueRef r = lower_i64(L, 1);
@@ -608,8 +610,9 @@ static LLVMValueRef int_pow(Lower *L, LLVMValueRef a, LLVMValueRef b, Instr *rhs
             r = LLVMBuildMul(L->b, r, a, "");
         return r;
     }
-    lower_check(L, LLVMBuildICmp(L->b, LLVMIntSLT, b, lower_i64(L, 0), ""), ABI_EXC_VALUE,
-                "integer to a negative integer power: the result is not an integer", NULL, 0);
+    if (is_signed)
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntSLT, b, lower_i64(L, 0), ""), ABI_EXC_VALUE,
+                    "integer to a negative integer power: the result is not an integer", NULL, 0);
     LLVMValueRef fn = ipow_function(L), args[2] = {a, b};
     return LLVMBuildCall2(L->b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
 }
@@ -640,7 +643,7 @@ static LLVMValueRef int_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMV
     case BIN_MOD: return int_floordiv_mod(L, a, b, true, s);
     case BIN_POW: {
         Type *i64t = ty_scalar(TY_INT64);
-        return int_pow(L, lower_cast(L, a, t, i64t), lower_cast(L, b, t, i64t), rhs);
+        return int_pow(L, lower_cast(L, a, t, i64t), lower_cast(L, b, t, i64t), rhs, s);
     }
     case BIN_LSHIFT: return shift(L, true, s, a, b);
     case BIN_RSHIFT: return shift(L, false, s, a, b);
@@ -1959,9 +1962,14 @@ static void find_cycles(Lower *L)
 }
 
 /* RecursionError when the frame lies below the limit the wrapper stored in the ExcInfo (abi.h);
- * returns the block the entry continues in. */
+ * returns the block the entry continues in. The function keeps its recursive calls as calls:
+ * LLVM's tail recursion elimination would make a loop of them, in which the frame never moves,
+ * so endless recursion (`return f(n + 1)`) would hang instead of raising. */
 static LLVMBasicBlockRef stack_guard(Lower *L)
 {
+    static const char no_tail[] = "disable-tail-calls";
+    LLVMAddAttributeAtIndex(L->fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(L->ctx, no_tail, sizeof no_tail - 1, "true", 4));
     LLVMBasicBlockRef guard = lower_block(L, "stack.check");
     LLVMPositionBuilderAtEnd(L->b, guard);
     LLVMValueRef zero = LLVMConstInt(L->i32, 0, 0);

@@ -365,8 +365,11 @@ LLVMValueRef lower_array_binop(Lower *L, Instr *in)
     c.ct = in->type->array.dtype;
     if (c.op == BIN_TRUEDIV && !ty_is_float(c.ct) && !ty_is_complex(c.ct))
         c.ct = ty_scalar(TY_FLOAT64);
-    if (c.op == BIN_POW && ty_is_int(c.ct) && !ty_is_int(c.ta))
-        c.ct = ty_promote(c.ta, c.tb);
+    if (c.op == BIN_POW && ty_is_int(c.ct) && !ty_is_int(c.ta)) {
+        Type *p = ty_promote(c.ta, c.tb);   /* bool ** bool stays in the int result type */
+        if (p && ty_is_int(ty_strong(p)))
+            c.ct = p;
+    }
     return ew_apply(L, in, 2, in->imm && is_array(in->args[0]->type), elem_binop, &c);
 }
 
@@ -583,7 +586,8 @@ int lower_array_set(Lower *L, Instr *in)
         lower_array_store(L, at->array.dtype, lower_cast(L, lower_value(L, val), val->type, at->array.dtype), p);
         return 0;
     }
-    assign_array(L, vt, view, val->type, lower_value(L, val));
+    /* b[...] = a casts as NumPy's copyto does, as astype does (a scalar is cast as it is stored) */
+    assign_array_cast(L, vt, view, val->type, lower_value(L, val), true);
     return L->failed ? -1 : 0;
 }
 
@@ -994,7 +998,7 @@ static LLVMValueRef elem_math(Lower *L, void *vctx, LLVMValueRef *e)
         L->ew_numpy = true;
         r = lower_binop_scalar(L, BIN_POW, c->ct, a, b, NULL);
         L->ew_numpy = saved;
-        if (ty_is_int(c->ct))
+        if (ty_is_int(c->ct) || c->ct->kind == TY_BOOL)   /* both computed in int64 */
             rt = ty_scalar(TY_INT64);
         break;
     }

@@ -197,10 +197,43 @@ static LLVMValueRef lower_range(Lower *L, Instr *in)
     return r;
 }
 
+/* round(x, n) for n < 0 (or n > 323: x) on the CPU, as runtime/round.c rounds it; a finite x
+ * whose rounding is too large for a double raises OverflowError, as in CPython. */
+static LLVMValueRef round_neg_cpu(Lower *L, LLVMValueRef x, LLVMValueRef n)
+{
+    LLVMBuilderRef B = L->b;
+    Type *f64 = ty_scalar(TY_FLOAT64);
+    LLVMValueRef fin = float_class(L, BI_MATH_ISFINITE, f64, x);
+    LLVMValueRef use = LLVMBuildAnd(B, fin, LLVMBuildICmp(B, LLVMIntSLT, n, lower_i64(L, 0), ""), "");
+    LLVMValueRef args[2] = {LLVMBuildSelect(B, use, x, LLVMConstReal(L->f64, 0.0), ""), n};
+    LLVMValueRef r = LLVMBuildSelect(B, use, lower_call_rt(L, "pj_round_neg", L->f64, args, 2), x, "");
+    lower_check(L, LLVMBuildAnd(B, fin, LLVMBuildNot(B, float_class(L, BI_MATH_ISFINITE, f64, r), ""), ""),
+                ABI_EXC_OVERFLOW, "rounded value too large to represent", NULL, 0);
+    return r;
+}
+
+/* The same on the GPU, which has no C runtime: through a power of ten, which rounds twice (an
+ * ulp off for |x| past about 1e16). Below n = -308 every finite x rounds to a zero of its sign. */
+static LLVMValueRef round_neg_gpu(Lower *L, LLVMValueRef x, LLVMValueRef n)
+{
+    LLVMBuilderRef B = L->b;
+    Type *f64 = ty_scalar(TY_FLOAT64);
+    LLVMValueRef nf = lower_cast(L, n, ty_scalar(TY_INT64), f64);
+    LLVMValueRef p10 = lower_math(L, MF_POW, f64, LLVMConstReal(L->f64, 10.0), lower_math(L, MF_FABS, f64, nf, NULL));
+    LLVMValueRef neg = LLVMBuildFCmp(B, LLVMRealOLT, nf, LLVMConstReal(L->f64, 0.0), "");
+    LLVMValueRef y = LLVMBuildSelect(B, neg, LLVMBuildFDiv(B, x, p10, ""), LLVMBuildFMul(B, x, p10, ""), "");
+    LLVMValueRef r = lower_math(L, MF_RINT, f64, y, NULL);
+    r = LLVMBuildSelect(B, neg, LLVMBuildFMul(B, r, p10, ""), LLVMBuildFDiv(B, r, p10, ""), "");
+    r = LLVMBuildSelect(B, float_class(L, BI_MATH_ISFINITE, f64, y), r, x, "");
+    LLVMValueRef zero = LLVMBuildFMul(B, x, LLVMConstReal(L->f64, 0.0), "");
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, n, lower_i64(L, -308), ""),
+                           LLVMBuildSelect(B, float_class(L, BI_MATH_ISFINITE, f64, x), zero, x, ""), r, "");
+}
+
 /* round(x, n) correctly rounded as CPython does: through the exact decimal expansion (libc's
  * snprintf "%.*f" is exact), then read back. Floats with |x| >= 2**52 are integers already;
- * negative n goes through a power of ten. Past the digits a double can have (n > 323) x is its
- * own rounding, and below n = -308 every finite x rounds to a zero of its sign, as in CPython. */
+ * negative n rounds the expansion in runtime/round.c (a division by a power of ten would round
+ * twice). Past the digits a double can have (n > 323) x is its own rounding. */
 static LLVMValueRef round_digits(Lower *L, LLVMValueRef x, LLVMValueRef n)
 {
     LLVMBuilderRef B = L->b;
@@ -210,8 +243,8 @@ static LLVMValueRef round_digits(Lower *L, LLVMValueRef x, LLVMValueRef n)
                                       LLVMBuildICmp(B, LLVMIntSLE, n, lower_i64(L, 323), ""), "");
     LLVMValueRef small = LLVMBuildFCmp(B, LLVMRealOLT, lower_math(L, MF_FABS, f64, x, NULL),
                                        LLVMConstReal(L->f64, 4503599627370496.0), "");
-    LLVMBasicBlockRef pb = lower_block(L, "round.exact"), qb = lower_block(L, "round.pow");
-    LLVMBasicBlockRef jb = lower_block(L, "round.done"), from = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef pb = lower_block(L, "round.exact"), qb = lower_block(L, "round.neg");
+    LLVMBasicBlockRef jb = lower_block(L, "round.done");
     LLVMBuildCondBr(B, exact, pb, qb);
     LLVMPositionBuilderAtEnd(B, pb);
     LLVMTypeRef sp[3] = {L->ptr, L->i64, L->ptr};
@@ -228,17 +261,7 @@ static LLVMValueRef round_digits(Lower *L, LLVMValueRef x, LLVMValueRef n)
     LLVMBasicBlockRef pb_end = LLVMGetInsertBlock(B);
     LLVMBuildBr(B, jb);
     LLVMPositionBuilderAtEnd(B, qb);
-    LLVMValueRef nf = lower_cast(L, n, ty_scalar(TY_INT64), f64);
-    LLVMValueRef p10 = lower_math(L, MF_POW, f64, LLVMConstReal(L->f64, 10.0), lower_math(L, MF_FABS, f64, nf, NULL));
-    LLVMValueRef neg = LLVMBuildFCmp(B, LLVMRealOLT, nf, LLVMConstReal(L->f64, 0.0), "");
-    LLVMValueRef y = LLVMBuildSelect(B, neg, LLVMBuildFDiv(B, x, p10, ""), LLVMBuildFMul(B, x, p10, ""), "");
-    LLVMValueRef r = lower_math(L, MF_RINT, f64, y, NULL);
-    r = LLVMBuildSelect(B, neg, LLVMBuildFMul(B, r, p10, ""), LLVMBuildFDiv(B, r, p10, ""), "");
-    LLVMValueRef fin = float_class(L, BI_MATH_ISFINITE, f64, y);
-    LLVMValueRef r2 = LLVMBuildSelect(B, fin, r, x, "");
-    LLVMValueRef zero = LLVMBuildFMul(B, x, LLVMConstReal(L->f64, 0.0), "");
-    r2 = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, n, lower_i64(L, -308), ""),
-                         LLVMBuildSelect(B, float_class(L, BI_MATH_ISFINITE, f64, x), zero, x, ""), r2, "");
+    LLVMValueRef r2 = L->t->is_gpu ? round_neg_gpu(L, x, n) : round_neg_cpu(L, x, n);
     LLVMBasicBlockRef qb_end = LLVMGetInsertBlock(B);
     LLVMBuildBr(B, jb);
     LLVMPositionBuilderAtEnd(B, jb);
@@ -246,7 +269,6 @@ static LLVMValueRef round_digits(Lower *L, LLVMValueRef x, LLVMValueRef n)
     LLVMValueRef vals[2] = {r1, r2};
     LLVMBasicBlockRef froms[2] = {pb_end, qb_end};
     LLVMAddIncoming(phi, vals, froms, 2);
-    (void)from;
     return phi;
 }
 

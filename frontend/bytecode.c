@@ -286,15 +286,32 @@ const char *bc_dump(FeCtx *ctx)
 
 /* ---- what cannot be compiled at all ---------------------------------------------------------- */
 
+/* The yield the user wrote first (the lowest line; `yield from` starts at GET_YIELD_FROM_ITER),
+ * so a generator is reported there rather than at the def, which the RETURN_GENERATOR every
+ * generator starts with is placed on. NULL if there is none. */
+static const BcInstr *first_yield(FeCtx *ctx)
+{
+    const BcInstr *first = NULL;
+    for (int i = 0; i < ctx->ninstrs; i++) {
+        const BcInstr *in = &ctx->instrs[i];
+        if ((in->op == BC_YIELD_VALUE || in->op == BC_GET_YIELD_FROM_ITER) && in->line > 0
+            && (!first || in->line < first->line))
+            first = in;
+    }
+    return first;
+}
+
 static int check_flags(FeCtx *ctx, long flags, int kwonly)
 {
     if (flags & (CO_COROUTINE_ | CO_ITERABLE_COROUTINE_))
         return fe_error(ctx, DIAG_UNSUPPORTED, "async functions are not supported in compiled code");
     if (flags & CO_ASYNC_GENERATOR_)
         return fe_error(ctx, DIAG_UNSUPPORTED, "async generators are not supported in compiled code");
-    if (flags & CO_GENERATOR_)
+    if (flags & CO_GENERATOR_) {
+        ctx->cur = first_yield(ctx);
         return fe_error(ctx, DIAG_UNSUPPORTED,
                         "generators (functions that use yield) are not supported in compiled code");
+    }
     if (flags & CO_VARARGS_)
         return fe_error(ctx, DIAG_UNSUPPORTED, "*args in the signature is not supported in compiled code");
     if (flags & CO_VARKEYWORDS_)

@@ -325,7 +325,8 @@ static int reject_code_const(FeCtx *ctx, PyObject *code)
 }
 
 /* A NumPy scalar (np.float32(0.5)) freezes to its Python value, with its type in
- * ctx->scalar_type, so that ssa.c emits numpy.float32(0.5) and the type survives. */
+ * ctx->scalar_type, so that ssa.c emits numpy.float32(0.5) and the type survives. A uint64
+ * past INT64_MAX freezes to the int64 of the same bits, which numpy.uint64() gives back. */
 static int freeze_object(FeCtx *ctx, PyObject *obj, Const **out)
 {
     ctx->scalar_type = NULL;
@@ -333,6 +334,12 @@ static int freeze_object(FeCtx *ctx, PyObject *obj, Const **out)
         const char *tname = known_function_name(ctx, (PyObject *)Py_TYPE(obj));
         PyObject *item = tname && strncmp(tname, "numpy.", 6) == 0
                              ? PyObject_CallMethod(obj, "item", NULL) : NULL;
+        if (item && strcmp(tname, "numpy.uint64") == 0 && PyLong_Check(item)) {
+            unsigned long long bits = PyLong_AsUnsignedLongLong(item);
+            Py_DECREF(item);
+            item = bits == (unsigned long long)-1 && PyErr_Occurred()
+                       ? NULL : PyLong_FromLongLong((long long)bits);
+        }
         PyErr_Clear();
         if (item) {
             Const *type;

@@ -41,14 +41,30 @@ def _names_unbound(func):
     """Whether func refers to a global or closure variable that has no value yet: itself, when
     @njit(signature) decorates a recursive function (the name is bound only after the decorator
     returns), or a function defined further down. Its signatures then compile on the first call
-    instead of now; anything else compiles now, so errors show at the decorator, as in Numba."""
+    instead of now; anything else compiles now, so errors show at the decorator, as in Numba.
+    A dispatcher whose signatures wait for that first call counts as unbound too: compiling
+    func now would compile it, whose own unbound name (func itself, in mutual recursion) is
+    not bound until this decorator returns."""
     import builtins
     import dis
-    if any(_cell_empty(c) for c in func.__closure__ or ()):
+    if any(_cell_empty(c) or _waiting(c.cell_contents) for c in func.__closure__ or ()):
         return True
     g = func.__globals__
-    return any(ins.opname == "LOAD_GLOBAL" and ins.argval not in g and not hasattr(builtins, ins.argval)
-               for ins in dis.get_instructions(func.__code__))
+    for ins in dis.get_instructions(func.__code__):
+        if ins.opname == "LOAD_GLOBAL":
+            if ins.argval in g:
+                if _waiting(g[ins.argval]):
+                    return True
+            elif not hasattr(builtins, ins.argval):
+                return True
+    return False
+
+
+def _waiting(obj):
+    """A dispatcher with signatures deferred to its first call that has not happened yet."""
+    from . import _core
+    return isinstance(obj, _core.Dispatcher) and obj.__dict__.get("_deferred") is True \
+        and not obj.signatures
 
 
 def _cell_empty(cell):
@@ -108,6 +124,7 @@ def _make_dispatcher(func, signatures, options):
         for sig in signatures:
             args, ret = types._canonical_signature(sig)
             disp._add_signature(args, ret, not defer)
+        disp._deferred = defer
         disp.disable_compile()
     return disp
 

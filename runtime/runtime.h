@@ -8,6 +8,7 @@
  *   compile.c   drives frontend + compiler for a dispatcher (CompilerHost)
  *   overload.c  pyjit.extending.overload: implementations chosen by argument types (CompilerHost)
  *   stack.c     the per-thread stack limit recursive compiled code checks (plain C)
+ *   round.c     round(x, ndigits) for ndigits < 0, called by compiled code (plain C)
  *   ufunc.c     NumPy ufuncs and gufuncs over compiled loops (@vectorize, @guvectorize) */
 #ifndef PYJIT_RUNTIME_H
 #define PYJIT_RUNTIME_H

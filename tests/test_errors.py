@@ -6,6 +6,7 @@ line and a caret. Each bad call must be a TypeError naming the argument and what
 import inspect
 import math
 import os
+import re
 
 import sys
 
@@ -95,12 +96,28 @@ def uses_with(x):
     return y
 
 
-def uses_yield(x):  # <-
+def uses_yield(x):
     yield x  # <-
 
 
-def uses_yield_from(x):  # <-
+def uses_yield_from(x):
     yield from range(x)  # <-
+
+
+def uses_yield_later(x):
+    y = x + 1
+    if y > 0:
+        for i in range(y):
+            y += i
+        z = (yield y)  # <-
+    yield x
+    return y
+
+
+def uses_yield_after_yield_from(x):
+    s = x * 2
+    yield from range(s)  # <-
+    yield s
 
 
 def uses_listcomp(x):
@@ -222,7 +239,8 @@ def uses_getattr(x):
 UNSUPPORTED = [
     (uses_dict, (1,)), (uses_dict_call, (1,)), (uses_set, (1,)),
     (uses_class, (1,)), (uses_try, (1,)), (uses_try_finally, (1,)), (uses_with, (1,)),
-    (uses_yield, (1,)), (uses_yield_from, (3,)), *LISTCOMP, (uses_genexpr, (3,)),
+    (uses_yield, (1,)), (uses_yield_from, (3,)), (uses_yield_later, (1,)),
+    (uses_yield_after_yield_from, (1,)), *LISTCOMP, (uses_genexpr, (3,)),
     (uses_dictcomp, (3,)), (uses_setcomp, (3,)), (uses_lambda, (1,)), (uses_nested_def, (1,)),
     (uses_global_store, (1,)), (uses_fstring, (1,)), (uses_import, (1,)),
     (uses_from_import, (1.0,)), (uses_star_args, (1,)), (uses_star_kwargs, (1,)),
@@ -244,7 +262,8 @@ def test_unsupported_constructs(func, args):
 
 
 STRICTLY_UNSUPPORTED = [uses_dict, uses_set, uses_class, uses_try, uses_with,
-                        uses_yield, *[f for f, _ in LISTCOMP], uses_genexpr, uses_lambda, uses_nested_def,
+                        uses_yield, uses_yield_from, uses_yield_later, uses_yield_after_yield_from,
+                        *[f for f, _ in LISTCOMP], uses_genexpr, uses_lambda, uses_nested_def,
                         uses_global_store, uses_fstring, uses_import, uses_star_args,
                         uses_star_kwargs]
 
@@ -253,6 +272,20 @@ STRICTLY_UNSUPPORTED = [uses_dict, uses_set, uses_class, uses_try, uses_with,
 def test_unsupported_constructs_are_unsupported_error(func):
     args = dict(UNSUPPORTED)[func]
     compile_error(UnsupportedError, func, *args)
+
+
+@pytest.mark.parametrize("func", [uses_yield, uses_yield_from, uses_yield_later,
+                                  uses_yield_after_yield_from], ids=lambda f: f.__name__)
+def test_generator_is_reported_at_its_first_yield(func):
+    """Not at the def (where CPython places the code every generator starts with)."""
+    msg = compile_error(UnsupportedError, func, 1)
+    assert "generators" in msg, msg
+    _, def_line = inspect.getsourcelines(func)
+    assert not re.search(rf"line {def_line}\b", msg), msg
+    with pytest.raises(UnsupportedError) as info:    # compiled at decoration: the same place
+        pyjit.njit("int64(int64)")(func)
+    (line, _), = marked_lines(func)
+    assert info.value.lineno == line, str(info.value)
 
 
 def test_unsupported_error_is_not_a_silent_fallback_with_jit():

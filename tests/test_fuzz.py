@@ -6,7 +6,9 @@ to tests/fuzz_regressions/ as a test of its own. PYJIT_FUZZ_COUNT and PYJIT_FUZZ
 the size and seed of this run.
 """
 import os
+import re
 
+import numpy as np
 import pytest
 
 from fuzz import gen, harness
@@ -23,20 +25,33 @@ def _report(program, index, outcome):
 
 
 def test_generator_programs_are_valid_python():
-    """The generator's programs run in CPython with no error but ZeroDivisionError, ints that
-    stay in int64 and finite float results: otherwise a mismatch could be the generator's."""
+    """The generator's programs run in CPython with no error but ZeroDivisionError (and
+    OverflowError or ValueError where a program converts edge floats to ints), ints that stay
+    in int64 and finite float results: otherwise a mismatch could be the generator's."""
     bad = []
     raised = 0
     for i in range(COUNT):
         p = gen.generate(SEED, i)
         try:
-            (res, _) = harness.run_cpython(p.source(), p.main, p.make_args())
+            (res, _) = harness.run_cpython(p.source(), p.main, p.make_args(), p.allowed)
         except ValueError as exc:
             bad.append("program %d: %s\n%s" % (i, exc, p.source()))
             continue
         raised += res[0] == "raise"
     assert not bad, "\n\n".join(bad[:3])
-    assert raised < COUNT // 5, "too many programs end in ZeroDivisionError: %d" % raised
+    assert raised < COUNT // 5, "too many programs end in an exception: %d" % raised
+
+
+def test_generator_covers_the_edge_classes():
+    """The fixed sample holds each class of edge input the generator makes."""
+    sources = [gen.generate(SEED, i).source() for i in range(COUNT)]
+    for what, pattern in [("edge float to int", r"fits64\((int|round|math\.\w+)\("),
+                          ("array division", r"np\.isinf\(z\d+\)"),
+                          ("nested tuple index", r"t\d+(\[-?\d\]){2,}"),
+                          ("nested unpacking", r"^\s*\(.*\), .* = "),
+                          ("recursion", r"return .*r0\(n - 1, "),
+                          ("recursion with a signature", r"@njit\('\w+\(int64, ")]:
+        assert any(re.search(pattern, src, re.M) for src in sources), what
 
 
 def test_generator_is_deterministic():
@@ -62,6 +77,22 @@ def test_fuzz_compiled_matches_cpython(backend, start):
     assert not failures, "%d mismatches; first:\n%s" % (len(failures), failures[0])
     # every generated program is inside the @njit subset: a refusal is a compiler gap
     assert not refused, "%d programs refused; first:\n%s" % (len(refused), refused[0])
+
+
+def test_harness_gives_numpy_array_arithmetic_and_edge_conversions_to_both(backend):
+    src = ("import math\n\n@njit\ndef f(a, x):\n    z = a / (a - a)\n"
+           "    n = fits64(math.floor(x * 1e13)) % 1000003\n"
+           "    return (float(np.isnan(z).sum() + 2 * np.isinf(z).sum()), n)\n")
+    args = lambda x: lambda: [np.array([1.0, 0.0, -2.0]), x]
+    edges = ("ZeroDivisionError", "OverflowError", "ValueError")
+    assert harness.check(src, "f", args(1.0), backend, allowed=edges).kind == "ok"
+    exp, _ = harness.run_cpython(src, "f", args(1.0)(), edges)
+    assert exp == ("ok", (5.0, 10 ** 13 % 1000003))
+    for x in (1e7, float("inf"), float("nan")):     # past int64: both raise
+        assert harness.check(src, "f", args(x), backend, allowed=edges).kind == "ok"
+        assert harness.run_cpython(src, "f", args(x)(), edges)[0][0] == "raise"
+    with pytest.raises(ValueError, match="OverflowError"):    # not allowed: a generator bug
+        harness.run_cpython(src, "f", args(1e7)())
 
 
 class _WrongBackend(harness.Backend):

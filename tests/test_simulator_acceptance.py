@@ -44,6 +44,38 @@ def shared_huge(a):
     s[0] = 1.0
     a[0] = s[0]
 
+def local_param(a, n):
+    s = gpu.local.array(n, np.float64)
+    s[0] = 1.0
+    a[0] = s[0]
+
+def local_negative(a):
+    s = gpu.local.array(-1, np.float64)
+    a[0] = 1.0
+
+def local_empty_axis(a):
+    s = gpu.local.array((2, 0), np.int32)
+    a[0] = 1.0
+
+def shared_negative(a):
+    s = gpu.shared.array((4, -2), np.float64)
+    a[0] = 1.0
+
+def shared_float_shape(a):
+    s = gpu.shared.array(4.0, np.float64)
+    a[0] = 1.0
+
+def shared_dynamic(a):
+    s = gpu.shared.array(0, np.float64)
+    a[0] = 1.0
+
+@gpu.jit(device=True)
+def fact(n):
+    return 1 if n <= 1 else n * fact(n - 1)
+
+def recursive_device(a):
+    a[0] = fact(5)
+
 def store(a):
     a[0] = 1
 
@@ -77,6 +109,19 @@ COMPILED = ATOMICS + [
     ("shared_over_limit", "shared_huge", "void(float64[:])", "np.zeros(4)",
      "of 8000000000 bytes takes the block's shared memory to 8000000000 bytes, over the "
      "49152-byte limit"),
+    ("local_runtime_shape", "local_param", "void(float64[:], int64)", "np.zeros(4), 3",
+     "gpu.local.array() argument 1 must be a constant int or tuple of ints"),
+    ("local_negative_shape", "local_negative", "void(float64[:])", "np.zeros(4)",
+     "invalid local array shape (axis 0 is -1)"),
+    ("local_empty_axis", "local_empty_axis", "void(float64[:])", "np.zeros(4)",
+     "invalid local array shape (axis 1 is 0)"),
+    ("shared_negative_shape", "shared_negative", "void(float64[:])", "np.zeros(4)",
+     "invalid shared array shape (axis 1 is -2)"),
+    ("shared_float_shape", "shared_float_shape", "void(float64[:])", "np.zeros(4)",
+     "gpu.shared.array() argument 1 must be a constant int or tuple of ints"),
+    ("shared_dynamic", "shared_dynamic", "void(float64[:])", "np.zeros(4)", None),
+    ("recursive_device_function", "recursive_device", "void(int64[:])", "np.zeros(4, np.int64)",
+     None),
 ]
 
 ARGUMENTS = [
@@ -140,3 +185,12 @@ def test_launch_configuration_matches(case):
     sim, sim_msg = _run(body, True)
     hw, hw_msg = _run(body, False)
     assert sim == hw == "ValueError", (sim_msg, hw_msg)
+
+
+def test_recursive_device_function_computes_in_the_simulator():
+    """A device function calling itself finds its own simulator version (it once found None)."""
+    body = ("k = gpu.jit(recursive_device)\na = np.zeros(4, np.int64)\n"
+            "report(lambda: k[1, 1](a))\nprint('VALUE', a[0])\n")
+    rc, out, err = run_subprocess(PRELUDE + body, env={"PYJIT_SIMULATOR": "1"})
+    assert rc == 0, err
+    assert "RESULT ok" in out and "VALUE 120" in out, out

@@ -2,16 +2,19 @@
 
 wrap64(x), a module global the harness injects too, is the identity in compiled code and
 reduces to int64 (two's complement) in CPython: int arithmetic inside it may overflow on purpose,
-which tests that compiled ints wrap as documented.
+which tests that compiled ints wrap as documented. fits64(x), injected the same way, is the
+identity in compiled code and raises OverflowError in CPython for an int outside int64: what
+compiled int(), round(), math.floor/ceil/trunc raise for a float past int64.
 
-A program is a few functions in one module: helpers h0..h2 and a main function f, each decorated
-with @njit (the module global `njit` is injected by the harness: the identity for the CPython run,
-pyjit.njit for the compiled run). f takes ints, floats and NumPy arrays and returns a tuple.
+A program is a few functions in one module: helpers h0..h2, sometimes a recursive helper r0, and
+a main function f, each decorated with @njit (the module global `njit` is injected by the
+harness: the identity for the CPython run, pyjit.njit for the compiled run). f takes ints,
+floats and NumPy arrays and returns a tuple.
 
 Validity rules the generator keeps, so that CPython and compiled code must agree:
-- every variable keeps one type on every path (int, float, bool or a tuple of those), and
-  every name is assigned once before any use on every path (new names are unique, and a name
-  made inside a block is only read inside that block);
+- every variable keeps one type on every path (int, float, bool or a tuple of those, tuples
+  nested up to three levels), and every name is assigned once before any use on every path
+  (new names are unique, and a name made inside a block is only read inside that block);
 - ints never leave int64: each expression carries a bound on its magnitude, an operand is
   reduced (`% 1000003`, ...) before an operation whose result could pass 2**62, and every int
   variable or array element holds at most 2**20 at each read;
@@ -19,8 +22,18 @@ Validity rules the generator keeps, so that CPython and compiled code must agree
   no OverflowError (`**`, math.exp) and no ValueError (math.sqrt of abs, log of abs + 1);
 - divisors are made nonzero (`x | 1`, `x % 7 + 1`, `abs(x) + 1.0`, constants), except rare
   risky ones that may be zero on purpose: ZeroDivisionError must then come from both sides;
+- one program in eight converts edge floats to ints on purpose (NaN, infinities, +-9.3e18,
+  +-2**63, or a float times 1e13): `fits64(int(x)) % 1000003`, so that OverflowError or
+  ValueError comes from both sides (Program.allowed lists what a valid run may end in) and a
+  result that fits is reduced at once;
+- whole-array /, //, %, ** may divide by zero (NumPy's inf, nan and 0 on both sides: the CPython
+  run computes with NumPy through the harness's PyArray), never raise (an int array's exponent
+  is 0..3), and are folded at once into a float that holds no inf or NaN (counts of NaN, inf and
+  positive items, the atan of the largest finite item);
 - shift counts stay in 0..62 (0..63 for >>) with the left operand small enough;
-- loops are bounded: ranges over small bounds, and while loops count their trips and break.
+- loops are bounded: ranges over small bounds, and while loops count their trips and break;
+- recursion is bounded: r0(n, p0) returns at n <= 0, recurses with n - 1 (and n - 2), never
+  assigns n, and is called with n in 0..REC_DEPTH-1.
 
 The program is kept as a tree of statements (Stmt) so that reduce.py can delete statements and
 render the rest again. What keeps a program valid goes with the statement it guards: a while
@@ -37,6 +50,7 @@ LIM_INT = 2 ** 62         # bound of any int expression
 LIM_FLT = 1e100           # bound of any float expression
 EXACT = 2 ** 53           # ints mixed with floats stay exactly representable
 MOD = 1000003
+REC_DEPTH = 8             # a recursive helper is called with n in 0..REC_DEPTH-1
 
 INT, FLT, BOOL = "int", "float", "bool"
 
@@ -51,6 +65,28 @@ def tuple_ty(elems):
 
 def is_array(ty):
     return isinstance(ty, tuple) and ty[0] == "array"
+
+
+def nest(spec):
+    """The type of a (possibly nested) tuple written as nested Python tuples of INT, FLT, BOOL."""
+    return tuple_ty(nest(e) if isinstance(e, tuple) else e for e in spec) \
+        if isinstance(spec, tuple) else spec
+
+
+# tuples nested two and three levels deep
+NESTED = [(INT, (FLT, INT)), ((INT, FLT), FLT), (FLT, (INT, (FLT, INT))), ((INT, INT), (FLT, FLT)),
+          ((FLT,), INT)]
+
+
+def tuple_paths(ty, want, prefix=()):
+    """Index paths from a tuple of type ty to its items of type want, at any depth."""
+    out = []
+    for i, e in enumerate(ty[1]):
+        if e == want:
+            out.append(prefix + (i,))
+        if is_tuple(e):
+            out.extend(tuple_paths(e, want, prefix + (i,)))
+    return out
 
 
 class Stmt:
@@ -91,9 +127,11 @@ class Func:
         self.params = params        # [(name, type)]
         self.ret = ret              # type
         self.body = []
+        self.signature = None       # an explicit signature string, or None
+        self.recursive = False
 
     def render(self, out):
-        out.append("@njit")
+        out.append("@njit(%r)" % self.signature if self.signature else "@njit")
         out.append("def %s(%s):" % (self.name, ", ".join(n for n, _ in self.params)))
         _render_body(self.body, 1, out)
         out.append("")
@@ -109,6 +147,7 @@ class Program:
         self.funcs = funcs
         self.args = args            # [(kind, value)]: ("int", 3), ("float", 2.5), ("array", ndarray)
         self.result_types = None    # the types of the main function's results, when known
+        self.allowed = ("ZeroDivisionError",)   # what a valid run may end in (harness.check)
 
     @property
     def main(self):
@@ -183,8 +222,10 @@ class FuncGen:
 
     def assignable(self, ty):
         """Variables of type ty that may be reassigned (not parameters of arrays; loop variables
-        of a running for loop are left alone so that the loop reads as intended)."""
-        return [n for n in self.visible(lambda t: t == ty) if not n.startswith("i_")]
+        of a running for loop are left alone so that the loop reads as intended, and so is the
+        depth n of a recursive helper, which bounds its recursion)."""
+        fixed = "n" if self.func.recursive else None
+        return [n for n in self.visible(lambda t: t == ty) if not n.startswith("i_") and n != fixed]
 
     # ---- int expressions: (source, bound) -----------------------------------------------------
 
@@ -224,14 +265,9 @@ class FuncGen:
                     return "len(%s)" % self.r.choice(tups), 3
                 return "%s.shape[%d]" % (a, self.r.randrange(self.pg.types[a][2])), 64
         if r < 0.78:
-            tups = [n for n in self.visible(is_tuple) if INT in self.pg_tuple(n)]
-            if tups:
-                t = self.r.choice(tups)
-                elems = self.pg_tuple(t)
-                k = self.r.choice([i for i, e in enumerate(elems) if e == INT])
-                if self.r.random() < 0.3:
-                    k -= len(elems)
-                return "%s[%d]" % (t, k), VB_INT
+            item = self.tuple_item(INT)
+            if item:
+                return item, VB_INT
         if r < 0.82 and self.pg.globals:
             g = [(n, v) for n, v in self.pg.globals if isinstance(v, int) and abs(v) <= LIM_INT]
             if g:
@@ -244,10 +280,28 @@ class FuncGen:
         return _fmt_int(v), abs(v)
 
     def pg_tuple(self, name):
+        return self.var_type(name)[1]
+
+    def var_type(self, name):
         for sc in reversed(self.scopes):
             if name in sc.vars:
-                return sc.vars[name][1]
+                return sc.vars[name]
         raise KeyError(name)
+
+    def tuple_item(self, want):
+        """`t[i][j]...`: an item of type want of a visible tuple, at any depth, or None."""
+        found = [(n, path) for n in self.visible(is_tuple)
+                 for path in tuple_paths(self.var_type(n), want)]
+        if not found:
+            return None
+        name, path = self.r.choice(found)
+        ty = self.var_type(name)
+        parts = []
+        for i in path:
+            n = len(ty[1])
+            parts.append("[%d]" % (i - n if self.r.random() < 0.3 else i))
+            ty = ty[1][i]
+        return name + "".join(parts)
 
     def int_divisor(self, d):
         """A nonzero int divisor, or (rarely) one that may be zero."""
@@ -289,6 +343,8 @@ class FuncGen:
                 return "%s(%s, %s, %s)" % (self.r.choice(["min", "max"]), s1, s2, s3), \
                     max(b1, b2, b3)
             return "%s(%s, %s)" % (self.r.choice(["min", "max"]), s1, s2), max(b1, b2)
+        if r < 0.78 and self.pg.edges and self.r.random() < 0.12:
+            return self.edge_conversion(d)
         if r < 0.78:
             s, b = self.float_expr(d - 1)
             s, b = self.reduce_float(s, b, 1e15)
@@ -314,6 +370,29 @@ class FuncGen:
             if arrs:
                 return self.array_read(self.r.choice(arrs), d - 1), VB_INT
         return self.int_leaf()
+
+    EDGE_FLOATS = ["float('nan')", "math.nan", "float('inf')", "(-math.inf)", "9.3e18", "(-9.3e18)",
+                   "9.223372036854775808e18", "(-9.223372036854775808e18)", "9.2e18", "(-9.2e18)",
+                   "1e300", "(-1e19)", "4503599627370497.0"]
+
+    def edge_conversion(self, d):
+        """int(), round(), math.floor/ceil/trunc of a float at the edge of int64, or NaN, or an
+        infinity: ValueError or OverflowError from both sides. fits64 (a global the harness
+        injects) raises CPython's OverflowError where the int would not fit int64, and is the
+        identity in compiled code, which raises by itself. The result is reduced at once."""
+        f = self.r.choice(["int", "math.floor", "math.ceil", "math.trunc", "round"])
+        if self.r.random() < 0.6:
+            x = self.r.choice(self.EDGE_FLOATS)
+        else:
+            s, b = self.float_expr(d - 1)
+            x = "(%s * %s)" % (self.reduce_float(s, b, VB_FLT)[0],
+                               self.r.choice(["1e13", "9.3e12", "1e300", "-1e14"]))
+        conv = "(fits64(%s(%s)) %% %d)" % (f, x, MOD)
+        if self.r.random() < 0.5:
+            s, b = self.int_leaf()
+            conv = "(%s if %s else %s)" % (conv, self.condition(max(d - 1, 0)),
+                                            self.reduce_int(s, b, MOD)[0])
+        return conv, MOD
 
     def int_arith(self, d):
         op = self.r.choice(["+", "-", "*", "//", "%", "**", "+", "-", "*"])
@@ -433,12 +512,9 @@ class FuncGen:
                     return "%s.sum()" % a, 64 * VB_FLT
                 return "%s.%s()" % (a, self.r.choice(["min", "max"])), VB_FLT
         if r < 0.72:
-            tups = [n for n in self.visible(is_tuple) if FLT in self.pg_tuple(n)]
-            if tups:
-                t = self.r.choice(tups)
-                elems = self.pg_tuple(t)
-                k = self.r.choice([i for i, e in enumerate(elems) if e == FLT])
-                return "%s[%d]" % (t, k), VB_FLT
+            item = self.tuple_item(FLT)
+            if item:
+                return item, VB_FLT
         if r < 0.8:
             s, b = self.int_leaf()
             return "float(%s)" % s, b
@@ -709,7 +785,7 @@ class FuncGen:
         parts = []
         for e in elems:
             parts.append(self.typed_expr(d, e))
-        return "(%s)" % ", ".join(parts) + ("" if len(parts) > 1 else ",")
+        return "(%s%s)" % (", ".join(parts), "" if len(parts) > 1 else ",")
 
     def typed_expr(self, d, ty, bound=True):
         """An expression of type ty whose value is inside the variable bounds."""
@@ -733,6 +809,10 @@ class FuncGen:
                     return call
             if r < 0.6 and ty[1] in ((INT, INT), (FLT, FLT)):
                 return self.divmod_expr(d, ty[1][0])
+            if r < 0.7:
+                item = self.tuple_item(ty)      # a tuple inside a nested one
+                if item:
+                    return item
             return self.tuple_value(d, ty[1])
         raise ValueError(ty)
 
@@ -761,7 +841,9 @@ class FuncGen:
         f = self.r.choice(cands)
         args = []
         for name, ty in f.params:
-            if is_array(ty):
+            if f.recursive and name == "n":
+                args.append("(%s %% %d)" % (self.int_expr(max(d - 1, 0))[0], REC_DEPTH))
+            elif is_array(ty):
                 arrs = self.visible(lambda t: t == ty)
                 args.append(self.r.choice(arrs))
             else:
@@ -786,6 +868,8 @@ class FuncGen:
         self.expr_calls = 0
         if self.r.random() < 0.06 and "arrays" not in self.pg.avoid:
             return self.st_local_array()
+        if self.r.random() < 0.04 and "arrays" not in self.pg.avoid and self.visible(is_array):
+            return self.st_array_arith()
         if self.r.random() < 0.03 and "print" not in self.pg.avoid:
             return self.st_print()
         r = self.r.random()
@@ -816,9 +900,54 @@ class FuncGen:
     def new_name(self, prefix):
         return self.pg.fresh(prefix)
 
+    def st_array_arith(self):
+        """A whole-array /, //, % or ** whose divisors may be zero (NumPy's inf, nan and 0 on both
+        sides: the CPython run computes with NumPy too), folded into a float that is safe to
+        compute with: the counts of NaNs, infinities and positive items, and the atan of the
+        largest finite item (so no inf or NaN leaves the statement)."""
+        a = self.r.choice(self.visible(is_array))
+        is_int = self.pg.types[a][1] == "int64"
+        d = max(self.pg.expr_depth - 2, 0)
+        scalar = lambda: self.r.choice(["0", "0.0", "(-0.0)", "1", "(-2)", "2.5",
+                                        self.typed_expr(d, self.r.choice([INT, FLT])),
+                                        "(%s %% 3)" % self.int_expr(d)[0]])
+        op = self.r.choice(["/", "//", "%", "**", "/", "//", "%"])
+        if op == "**":
+            if is_int:      # NumPy refuses an int to a negative power: exponents 0..3
+                expo = self.r.choice(["(%s %% 4)" % a, "2", "3", "0", "(%s %% 4)" % self.int_expr(d)[0]])
+            else:
+                expo = self.r.choice([a, "%s[::-1]" % a, "2", "3", "(-1)", "0", "(-2.0)",
+                                      "(%s %% 4)" % self.int_expr(d)[0]])
+            expr = "%s ** %s" % (self.r.choice([a, "(%s - %s)" % (a, a)]), expo)
+        else:
+            divisor = self.r.choice([a, "(%s %% 3)" % a, "(%s - %s)" % (a, a), "%s[::-1]" % a,
+                                     scalar(), scalar()])
+            if self.r.random() < 0.25:
+                expr = "%s %s %s" % (scalar(), op, a)
+            else:
+                expr = "%s %s %s" % (a, op, divisor)
+        z, x = self.new_name("z"), self.new_name("x")
+        out = []
+        same_kind = [a, "(%s %% 3)" % a, "(%s - %s)" % (a, a), "%s[::-1]" % a]
+        if op in ("//", "%") and self.r.random() < 0.3 and expr.startswith(a + " ") \
+                and (not is_int or expr.split(" %s " % op, 1)[1] in same_kind):
+            # in place: an int array keeps its dtype only with int divisors
+            out.append(Stmt("%s = %s.copy()" % (z, a)))
+            out.append(Stmt("%s %s= %s" % (z, op, expr.split(" %s " % op, 1)[1])))
+        else:
+            out.append(Stmt("%s = %s" % (z, expr)))
+        big = self.r.choice(["max", "min"])
+        out.append(Stmt("%s = float(np.isnan(%s).sum() + 2 * np.isinf(%s).sum() + 4 * (%s > 0).sum())"
+                        " + math.atan(np.where(np.isfinite(%s), %s, 0.0).%s())"
+                        % (x, z, z, z, z, z, big)))
+        self.declare(x, FLT)
+        return out
+
     def st_new_var(self):
         ty = self.r.choice([INT, INT, FLT, FLT, BOOL, "tuple"])
-        if ty == "tuple":
+        if ty == "tuple" and self.r.random() < 0.35:
+            ty = nest(self.r.choice(NESTED))
+        elif ty == "tuple":
             ty = tuple_ty(self.r.choice([(INT, FLT), (FLT, FLT), (INT, INT), (FLT, INT, FLT)]))
         name = self.new_name({INT: "n", FLT: "x", BOOL: "b"}.get(ty, "t"))
         src = self.typed_expr(self.pg.expr_depth, ty)
@@ -955,16 +1084,26 @@ class FuncGen:
         else:
             elems = self.r.choice([(INT, FLT), (FLT, FLT), (INT, INT, FLT)])
             src = self.typed_expr(self.pg.expr_depth, tuple_ty(elems))
-        targets = []
-        for e in elems:
-            names = [n for n in self.assignable(e) if n not in targets]
-            if names and self.r.random() < 0.4:
-                targets.append(self.r.choice(names))
-            else:
-                targets.append(self.new_name({INT: "n", FLT: "x", BOOL: "b"}[e]))
-        for name, e in zip(targets, elems):
+        used, declared = set(), []
+        targets = [self.unpack_target(e, used, declared) for e in elems]
+        for name, e in declared:
             self.declare(name, e)
-        return [Stmt("%s = %s" % (", ".join(targets), src))]
+        return [Stmt("%s%s = %s" % (", ".join(targets), "," if len(targets) == 1 else "", src))]
+
+    def unpack_target(self, e, used, declared):
+        """A target for an item of type e: a variable of its type, or for a nested tuple also a
+        parenthesised pattern that unpacks it in turn (`(n3, x4), x5 = t`)."""
+        if is_tuple(e) and self.r.random() < 0.6:
+            inner = [self.unpack_target(x, used, declared) for x in e[1]]
+            return "(%s%s)" % (", ".join(inner), "," if len(inner) == 1 else "")
+        names = [n for n in self.assignable(e) if n not in used] if not is_tuple(e) else []
+        if names and self.r.random() < 0.4:
+            name = self.r.choice(names)
+        else:
+            name = self.new_name({INT: "n", FLT: "x", BOOL: "b"}.get(e, "t"))
+            declared.append((name, e))
+        used.add(name)
+        return name
 
     def st_if(self, depth):
         d = self.pg.expr_depth
@@ -1054,6 +1193,8 @@ class ProgramGen:
     def __init__(self, rng, expr_depth=3, max_stmts=18, avoid=()):
         self.r = rng
         self.avoid = set(avoid)     # math functions left out ("math.log"), to get past a gap
+        # one program in eight converts edge floats to ints, where both sides may raise
+        self.edges = rng.random() < 0.125 and "edges" not in self.avoid
         self.globals = []
         self.expr_depth = expr_depth
         self.max_stmts = max_stmts
@@ -1098,19 +1239,64 @@ class ProgramGen:
             params = []
             for j in range(self.r.randint(1, 3)):
                 params.append(("p%d" % j, self.r.choice([INT, FLT, INT, FLT, BOOL,
-                                                         tuple_ty((INT, FLT))])))
+                                                         tuple_ty((INT, FLT)),
+                                                         nest(self.r.choice(NESTED))])))
             if arrays and self.r.random() < 0.3:
                 name, _ = self.r.choice(arrays)
                 q = "q%d" % k
                 params.append((q, self.types[name]))
                 self.types[q] = self.types[name]
                 self.shapes[q] = None
-            ret = self.r.choice([INT, FLT, FLT, BOOL, tuple_ty((INT, FLT)), tuple_ty((FLT, FLT))])
+            ret = self.r.choice([INT, FLT, FLT, BOOL, tuple_ty((INT, FLT)), tuple_ty((FLT, FLT)),
+                                 nest(self.r.choice(NESTED))])
             f = Func("h%d" % k, params, ret)
             fg = FuncGen(self, f, list(helpers), max_depth=2, n_stmts=self.r.randint(1, 6))
             f.body = self.helper_body(fg)
             helpers.append(f)
+        if self.r.random() < 0.2:
+            helpers.append(self.recursive_helper(helpers))
         return helpers
+
+    def recursive_helper(self, helpers):
+        """r0(n, p0): returns at n <= 0, else combines r0(n - 1, ...) (and r0(n - 2, ...)) with
+        an expression, reduced so that any depth keeps the bounds. Callers pass n below
+        REC_DEPTH, so it recurses at most that deep (twice that many calls when it branches).
+        Without a signature, the recursive calls pass p0 on as it is or with a literal (pyjit
+        types the recursion from the base case for one specialisation: a strong argument where
+        the caller's was weak, a Python float, would ask for a second one); with a signature,
+        any expression."""
+        ret = self.r.choice([INT, FLT])
+        pty = self.r.choice([INT, FLT])
+        f = Func("r0", [("n", INT), ("p0", pty)], ret)
+        f.recursive = True
+        if self.r.random() < 0.5:
+            name = {INT: "int64", FLT: "float64"}
+            f.signature = "%s(int64, %s)" % (name[ret], name[pty])
+        fg = FuncGen(self, f, list(helpers), max_depth=1, n_stmts=self.r.randint(0, 3))
+        d = max(self.expr_depth - 1, 1)
+        body = [Stmt("if n <= 0:", [Stmt("return %s" % fg.typed_expr(d, ret), keep=True)],
+                     keep=True)]     # the reducer keeps the way out
+        if fg.budget > 0:
+            body.extend(fg.block(0, fg.budget))
+
+        def passed_on():
+            if f.signature:
+                return fg.typed_expr(d - 1, pty)
+            if pty == INT:
+                return self.r.choice(["p0", "((p0 + 3) %% %d)" % MOD, "(p0 // 2)"])
+            return self.r.choice(["p0", "(p0 * 0.5)", "(p0 - 1.25)"])
+        calls = ["r0(n - %d, %s)" % (k, passed_on())
+                 for k in ((1, 2) if self.r.random() < 0.4 else (1,))]
+        extra = fg.typed_expr(d - 1, ret)
+        if ret == INT:
+            value = "((%s + %s) %% %d)" % (" - ".join(calls), extra, MOD)
+        elif self.r.random() < 0.5:
+            value = "math.atan(%s + %s)" % (" * 0.5 + ".join(calls), extra)
+        else:
+            value = "((%s * 0.5 - %s) %% 1000.0)" % (" + ".join(calls), extra)
+        body.append(Stmt("return %s" % value))
+        f.body = body
+        return f
 
     def helper_body(self, fg):
         body = fg.block(0, fg.budget)
@@ -1149,6 +1335,8 @@ class ProgramGen:
         main.body = body
         prog = Program(helpers + [main], args, self.globals)
         prog.result_types = result_types
+        if self.edges:
+            prog.allowed = ("ZeroDivisionError", "OverflowError", "ValueError")
         return prog
 
 

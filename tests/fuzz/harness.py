@@ -55,6 +55,38 @@ class PyArray:
     def copy(self):
         return PyArray(self.arr.copy())
 
+    # whole-array arithmetic is NumPy's on both sides (inf, nan and 0 where a divisor is 0)
+    def _op(self, fn, other, reverse=False):
+        other = other.arr if isinstance(other, PyArray) else other
+        with np.errstate(all="ignore"):
+            return PyArray(fn(other, self.arr) if reverse else fn(self.arr, other))
+
+    def __add__(self, o): return self._op(np.add, o)
+    def __radd__(self, o): return self._op(np.add, o, True)
+    def __sub__(self, o): return self._op(np.subtract, o)
+    def __rsub__(self, o): return self._op(np.subtract, o, True)
+    def __mul__(self, o): return self._op(np.multiply, o)
+    def __rmul__(self, o): return self._op(np.multiply, o, True)
+    def __truediv__(self, o): return self._op(np.true_divide, o)
+    def __rtruediv__(self, o): return self._op(np.true_divide, o, True)
+    def __floordiv__(self, o): return self._op(np.floor_divide, o)
+    def __rfloordiv__(self, o): return self._op(np.floor_divide, o, True)
+    def __mod__(self, o): return self._op(np.remainder, o)
+    def __rmod__(self, o): return self._op(np.remainder, o, True)
+    def __pow__(self, o): return self._op(np.power, o)
+    def __rpow__(self, o): return self._op(np.power, o, True)
+    def __gt__(self, o): return self._op(np.greater, o)
+
+    def __ifloordiv__(self, o):
+        with np.errstate(all="ignore"):
+            self.arr //= o.arr if isinstance(o, PyArray) else o
+        return self
+
+    def __imod__(self, o):
+        with np.errstate(all="ignore"):
+            self.arr %= o.arr if isinstance(o, PyArray) else o
+        return self
+
     def sum(self):
         return self.arr.sum().item()
 
@@ -90,6 +122,23 @@ class NumPyShim:
     def full(n, value, dtype=None):
         return PyArray(np.full(n, value, dtype=dtype))
 
+    @staticmethod
+    def isnan(a):
+        return PyArray(np.isnan(a.arr))
+
+    @staticmethod
+    def isinf(a):
+        return PyArray(np.isinf(a.arr))
+
+    @staticmethod
+    def isfinite(a):
+        return PyArray(np.isfinite(a.arr))
+
+    @staticmethod
+    def where(cond, a, b):
+        return PyArray(np.where(cond.arr, a.arr if isinstance(a, PyArray) else a,
+                                b.arr if isinstance(b, PyArray) else b))
+
 
 def wrap64_python(x):
     """int64 two's complement wrapping, for CPython's side of wrap64(...)."""
@@ -100,8 +149,17 @@ def wrap64_compiled(x):
     return x
 
 
+def fits64_python(x):
+    """CPython's side of fits64(...): the int64 an int() of a float gives in compiled code, or
+    the OverflowError compiled code raises for one outside int64."""
+    if not INT64_MIN <= x <= INT64_MAX:
+        raise OverflowError("float out of range for an int64 result")
+    return x
+
+
 def identity(fn=None, **kw):
-    if fn is None:
+    """njit for the CPython run: @njit, @njit(...) and @njit("signature") leave the function."""
+    if fn is None or isinstance(fn, (str, list, tuple)):
         return identity
     return fn
 
@@ -137,8 +195,9 @@ _tmpdir = None
 _serial = 0
 
 
-def load(source, njit, wrap64=wrap64_python, numpy=NumPyShim):
-    """Imports `source` as a fresh module whose globals njit, wrap64 and np are those given."""
+def load(source, njit, wrap64=wrap64_python, numpy=NumPyShim, fits64=fits64_python):
+    """Imports `source` as a fresh module whose globals njit, wrap64, fits64 and np are those
+    given."""
     global _tmpdir, _serial
     if _tmpdir is None:
         _tmpdir = tempfile.mkdtemp(prefix="pyjit_fuzz_")
@@ -151,6 +210,7 @@ def load(source, njit, wrap64=wrap64_python, numpy=NumPyShim):
     mod = importlib.util.module_from_spec(spec)
     mod.njit = njit
     mod.wrap64 = wrap64
+    mod.fits64 = fits64
     mod.np = numpy
     sys.modules[name] = mod          # pickling/inspect look modules up by name
     spec.loader.exec_module(mod)
@@ -203,10 +263,11 @@ def capture_fd1(fn):
         return value, tmp.read().decode("utf-8", "replace")
 
 
-def run_cpython(source, main, args):
+def run_cpython(source, main, args, allowed=("ZeroDivisionError",)):
     """(("ok", value) or ("raise", exc class name), arrays after) with Python semantics, or
-    raises ValueError when the program is not valid (anything but ZeroDivisionError, a result
-    outside int64, no end within CPYTHON_TIMEOUT_S)."""
+    raises ValueError when the program is not valid (an exception not in `allowed`, a result
+    outside int64, no end within CPYTHON_TIMEOUT_S). A program converting edge floats to ints
+    may end in OverflowError or ValueError too (gen.Program.allowed)."""
     mod = load(source, identity)
     arrays = [a for a in args if isinstance(a, np.ndarray)]
     wrapped = [PyArray(a) if isinstance(a, np.ndarray) else a for a in args]
@@ -220,8 +281,10 @@ def run_cpython(source, main, args):
         with contextlib.redirect_stdout(printed):
             value = getattr(mod, main)(*wrapped)
         res = ("ok", value)
-    except ZeroDivisionError:
-        res = ("raise", "ZeroDivisionError")
+    except (ZeroDivisionError, OverflowError, ValueError) as exc:
+        if type(exc).__name__ not in allowed:
+            raise ValueError("CPython raised %s: %s" % (type(exc).__name__, exc))
+        res = ("raise", type(exc).__name__)
     except _Timeout:
         raise ValueError("CPython run did not end in %d s" % CPYTHON_TIMEOUT_S)
     except Exception as exc:  # noqa: BLE001 - any other exception is a generator bug
@@ -254,7 +317,7 @@ def _check_int64(v):
 
 def run_compiled(source, main, args, backend):
     """("ok", value) / ("raise", class name) / ("compile-error", message), arrays after."""
-    mod = load(source, backend.njit, backend.wrap64, np)
+    mod = load(source, backend.njit, backend.wrap64, np, backend.wrap64)
     arrays = [a for a in args if isinstance(a, np.ndarray)]
     try:
         if "print(" in source:
@@ -312,12 +375,14 @@ def _typed_as(value, ty):
     return type(value) is want
 
 
-def check(program_source, main, make_args, backend, result_types=None):
+def check(program_source, main, make_args, backend, result_types=None,
+          allowed=("ZeroDivisionError",)):
     """Runs one program both ways. make_args() gives fresh arguments each call. result_types,
     when given, are the types the generator meant the results to have: CPython giving another
-    type (an int where a float was meant) is a generator bug, as compiled code would differ."""
+    type (an int where a float was meant) is a generator bug, as compiled code would differ.
+    allowed: the exceptions a valid CPython run may end in."""
     try:
-        (exp, exp_arrays) = run_cpython(program_source, main, make_args())
+        (exp, exp_arrays) = run_cpython(program_source, main, make_args(), allowed)
     except Exception as exc:  # noqa: BLE001 - SyntaxError on import, or ValueError above
         return Outcome("invalid", "%s: %s" % (type(exc).__name__, exc))
     if exp[0] == "ok" and result_types is not None and \
@@ -357,7 +422,8 @@ def _show(res):
 
 def check_program(program, backend):
     return check(program.source(), program.main, program.make_args, backend,
-                 getattr(program, "result_types", None))
+                 getattr(program, "result_types", None),
+                 getattr(program, "allowed", ("ZeroDivisionError",)))
 
 
 def _literal(text):

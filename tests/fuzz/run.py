@@ -56,7 +56,8 @@ def mismatch_record(program, backend, out, reduce):
             out = harness.check_program(program, backend)
         except Exception as exc:  # noqa: BLE001 - keep the unreduced program then
             print("reduce failed: %r" % exc, file=sys.stderr)
-    exp, arrays = harness.run_cpython(program.source(), program.main, program.make_args())
+    exp, arrays = harness.run_cpython(program.source(), program.main, program.make_args(),
+                                      program.allowed)
     return {"source": program.source(), "args": program.args_source(), "main": program.main,
             "expected": repr(exp), "expected_arrays": repr([a.tolist() for a in arrays]),
             "detail": out.detail[:4000]}

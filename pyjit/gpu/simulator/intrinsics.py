@@ -189,12 +189,8 @@ class shared:
 
 
 def _new_shared(shape, dtype, frame, key):
-    if _runtime_shape(frame, key):
-        from ...errors import TypingError
-        raise TypingError("gpu.shared.array() argument 1 must be a constant int or tuple of ints "
-                          "(the shape is fixed when the kernel is compiled), not a kernel argument")
+    shape = _compiled_shape(shape, "shared", frame, key)
     dt = as_dtype(dtype)
-    shape = as_shape(shape)
     name = _target_name(frame, "shared array")
     if _prod(shape) == 0:
         if S.dyn_shared is None:     # every dynamic shared array aliases the same bytes
@@ -214,12 +210,31 @@ def _new_shared(shape, dtype, frame, key):
     return a
 
 
+def _compiled_shape(shape, kind, frame, key):
+    """The shape of a shared or local array, refused as the GPU compiler refuses it: a kernel
+    argument or a non-int is its TypingError, an axis below 0 (or 0, but for a 1-d dynamic
+    shared array) or past 2**30 its UnsupportedError."""
+    from ...errors import TypingError, UnsupportedError
+    must = (f"gpu.{kind}.array() argument 1 must be a constant int or tuple of ints (the shape "
+            "is fixed when the kernel is compiled), not ")
+    if _runtime_shape(frame, key):
+        raise TypingError(must + "a kernel argument")
+    try:
+        shape = as_shape(shape)
+    except TypeError:
+        raise TypingError(must + type(shape).__name__) from None
+    for k, n in enumerate(shape):
+        if n < 0 or (n == 0 and (kind != "shared" or len(shape) != 1)) or n > 1 << 30:
+            raise UnsupportedError(f"invalid {kind} array shape (axis {k} is {n})")
+    return shape
+
+
 _runtime_shapes = {}
 
 
 def _runtime_shape(frame, key):
-    """Whether the arguments of the shared.array call at frame's current instruction read a
-    parameter of the kernel: the GPU compiler wants a shape known when it compiles."""
+    """Whether the arguments of the shared.array or local.array call at frame's current
+    instruction read a parameter of the kernel: the GPU compiler wants a shape known when it compiles."""
     found = _runtime_shapes.get(key)
     if found is None:
         code, lasti = key
@@ -249,8 +264,8 @@ class local:
     @staticmethod
     def array(shape, dtype):
         f = _getframe(1)
-        return checked(np.zeros(as_shape(shape), dtype=as_dtype(dtype)),
-                       _target_name(f, "local array"))
+        shape = _compiled_shape(shape, "local", f, (f.f_code, f.f_lasti))
+        return checked(np.zeros(shape, dtype=as_dtype(dtype)), _target_name(f, "local array"))
 
 
 class const:

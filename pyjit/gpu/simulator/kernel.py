@@ -70,6 +70,10 @@ def _prepare(pyfunc, memo):
             values.append((name, cell.cell_contents, n))
         except ValueError:
             continue
+    # made before the scan, so that a function calling itself (through g, filled in below)
+    # finds its own simulator version
+    prep.fn = _function(pyfunc, g, cells)
+    closure_changed = False
     for name, v, cell_index in values:
         r = _replacement(v, memo)
         if r is not None:
@@ -77,13 +81,15 @@ def _prepare(pyfunc, memo):
                 g[name] = r[0]
             else:             # a new cell: the user's closure is left alone
                 cells[cell_index] = types.CellType(r[0])
+                closure_changed = True
             if r[1] is not None and r[1].needs_sync:
                 sync = True
                 callees[name] = r[1]
         elif id(v) in _SYNC_FUNCS:
             sync = True
             intrinsics.add(name)
-    prep.fn = _function(pyfunc, g, cells)
+    if closure_changed:
+        prep.fn = _function(pyfunc, g, cells)
     prep.needs_sync = sync
     if sync:
         prep.gen = _generator(pyfunc, g, cells, callees, intrinsics)
