@@ -24,17 +24,20 @@ cmake --build "$build_dir" -j"$(nproc)"
 
 # Python itself is not built with ASan, so the runtime is preloaded. Leak checking is off:
 # CPython keeps much of its memory to the end on purpose. PYTHONMALLOC=malloc lets ASan see
-# every Python allocation. python -P keeps the checkout's own pyjit/ off sys.path.
+# every Python allocation. PYTHONSAFEPATH keeps the current folder (the checkout, whose pyjit/
+# holds the unsanitized module or none) off sys.path, in this interpreter and in every child
+# interpreter the tests start, so each of them imports the staged, sanitized copy.
 export LD_PRELOAD=$(gcc -print-file-name=libasan.so)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:halt_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export PYTHONMALLOC=malloc
 export PYTHONPATH=$stage
-"$python" -P -c 'import pyjit, sys; sys.exit(0 if pyjit.__file__.startswith(sys.argv[1]) else
+export PYTHONSAFEPATH=1
+"$python" -c 'import pyjit, sys; sys.exit(0 if pyjit.__file__.startswith(sys.argv[1]) else
                  "sanitize: imported pyjit from %s, not the staged copy" % pyjit.__file__)' "$stage"
 targets=(tests)     # unless the arguments name what to run
 for arg in "$@"; do [[ $arg == -* || ! -e ${arg%%::*} ]] || targets=(); done
 status=0
-"$python" -P -m pytest -q -p no:cacheprovider "${targets[@]}" "$@" || status=$?
+"$python" -m pytest -q -p no:cacheprovider "${targets[@]}" "$@" || status=$?
 [ "$status" -ne 5 ] || echo "sanitize: pytest collected no tests: that is a failure" >&2
 exit "$status"
