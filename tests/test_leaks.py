@@ -1,7 +1,7 @@
 """Memory: arrays made by compiled code are freed, argument reference counts are unchanged by
 calls, exceptions raised by compiled code leak nothing, and compiling many functions does not
-grow memory without bound. RSS is read from /proc/self/statm."""
-import gc
+grow memory without bound. Memory is util.memory_in_use(): the RSS from /proc/self/statm, or
+under AddressSanitizer the bytes allocated and not freed, which its runtime counts."""
 import os
 import sys
 
@@ -9,30 +9,12 @@ import numpy as np
 import pytest
 
 import pyjit
+from util import memory_in_use
 
-PAGE = os.sysconf("SC_PAGE_SIZE")
 MB = 1 << 20
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/statm"),
                                 reason="needs /proc/self/statm (Linux)")
-
-
-# Under AddressSanitizer (scripts/sanitize.sh preloads libasan) freed memory sits in ASan's
-# quarantine and every allocation carries redzones, so RSS bounds cannot hold there: only the RSS
-# assertions are skipped; the reference-count checks of this file still run in that build.
-UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
-
-
-def check_rss(grown, limit, message):
-    """Asserts grown < limit, except under ASan, where RSS says nothing about leaks."""
-    if not UNDER_ASAN:
-        assert grown < limit, message
-
-
-def rss():
-    gc.collect()
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * PAGE
 
 
 def make_arrays(n):
@@ -72,12 +54,12 @@ def test_returned_arrays_do_not_leak():
     f = pyjit.njit(make_arrays)
     for _ in range(20000):       # warm up: allocator pools, caches
         f(10)
-    before = rss()
+    before = memory_in_use()
     for _ in range(1_000_000):
         f(10)
-    grown = rss() - before
+    grown = memory_in_use() - before
     # 10^6 leaked arrays of 10 float64 would be at least 80 MB
-    check_rss(grown, 8 * MB, f"RSS grew {grown / MB:.1f} MB over 10^6 calls")
+    assert grown < 8 * MB, f"memory grew {grown / MB:.1f} MB over 10^6 calls"
 
 
 def test_temporaries_in_loops_do_not_leak():
@@ -85,34 +67,34 @@ def test_temporaries_in_loops_do_not_leak():
     assert f(4) == temporaries(4)
     for _ in range(2000):
         f(100)
-    before = rss()
+    before = memory_in_use()
     for _ in range(10000):       # 10^6 temporary arrays
         f(100)
-    grown = rss() - before
-    check_rss(grown, 8 * MB, f"RSS grew {grown / MB:.1f} MB over 10^6 temporaries")
+    grown = memory_in_use() - before
+    assert grown < 8 * MB, f"memory grew {grown / MB:.1f} MB over 10^6 temporaries"
 
 
 def test_tuples_of_new_arrays_do_not_leak():
     f = pyjit.njit(tuple_of_arrays)
     for _ in range(20000):
         f(16)
-    before = rss()
+    before = memory_in_use()
     for _ in range(300_000):
         f(16)
-    grown = rss() - before
-    check_rss(grown, 8 * MB, f"RSS grew {grown / MB:.1f} MB")
+    grown = memory_in_use() - before
+    assert grown < 8 * MB, f"memory grew {grown / MB:.1f} MB"
 
 
 def test_big_arrays_are_freed():
     f = pyjit.njit(make_arrays)
     f(1000)
-    before = rss()
+    before = memory_in_use()
     for _ in range(60):
         r = f(1 << 20)            # 8 MB each
         assert r.shape == (1 << 20,)
         del r
-    grown = rss() - before
-    check_rss(grown, 64 * MB, f"RSS grew {grown / MB:.1f} MB over 60 arrays of 8 MB")
+    grown = memory_in_use() - before
+    assert grown < 64 * MB, f"memory grew {grown / MB:.1f} MB over 60 arrays of 8 MB"
 
 
 def test_returned_array_outlives_nothing_it_should_not():
@@ -158,16 +140,16 @@ def test_exceptions_do_not_leak():
             f(1)
         except ValueError:
             pass
-    before = rss()
+    before = memory_in_use()
     rc = sys.getrefcount(a)
     for _ in range(200_000):
         try:
             f(a)
         except ValueError:
             pass
-    grown = rss() - before
+    grown = memory_in_use() - before
     assert sys.getrefcount(a) == rc
-    check_rss(grown, 8 * MB, f"RSS grew {grown / MB:.1f} MB over 2*10^5 exceptions")
+    assert grown < 8 * MB, f"memory grew {grown / MB:.1f} MB over 2*10^5 exceptions"
 
 
 def test_bad_calls_do_not_leak():
@@ -178,14 +160,14 @@ def test_bad_calls_do_not_leak():
     for _ in range(2000):
         with pytest.raises(TypeError):
             f(lst)
-    before = rss()
+    before = memory_in_use()
     for _ in range(50_000):
         try:
             f(lst)
         except TypeError:
             pass
     assert sys.getrefcount(lst) == rc
-    check_rss(rss() - before, 8 * MB, 'RSS grew')
+    assert memory_in_use() - before < 8 * MB, 'memory grew'
 
 
 SOURCE = """
@@ -211,25 +193,25 @@ def compile_many(start, count, a):
 def test_compiling_many_functions_is_bounded():
     a = np.arange(4.0)
     compile_many(0, 30, a)                # warm up: LLVM's own one-time allocations
-    before = rss()
+    before = memory_in_use()
     compile_many(1000, 240, a)
-    per_function = (rss() - before) / 240
+    per_function = (memory_in_use() - before) / 240
     # dispatchers dropped after use: their code should be freed; a loose bound either way
-    check_rss(per_function, 512 * 1024, f"{per_function / 1024:.0f} KB per compiled function")
+    assert per_function < 512 * 1024, f"{per_function / 1024:.0f} KB per compiled function"
 
 
 def test_kept_dispatchers_memory_per_function():
     a = np.arange(4.0)
     kept = []
-    before = rss()
+    before = memory_in_use()
     for i in range(2000, 2200):
         ns = {}
         exec(SOURCE.format(i=i), ns)
         d = pyjit.njit(ns[f"f_{i}"])
         d(1.0, a)
         kept.append(d)
-    per_function = (rss() - before) / 200
-    check_rss(per_function, 1024 * 1024, f"{per_function / 1024:.0f} KB per kept function")
+    per_function = (memory_in_use() - before) / 200
+    assert per_function < 1024 * 1024, f"{per_function / 1024:.0f} KB per kept function"
     assert len(kept) == 200
 
 
@@ -248,11 +230,11 @@ def test_arrays_made_before_a_raise_are_freed():
             f(1000)
         except ValueError:
             pass
-    before = rss()
+    before = memory_in_use()
     for _ in range(20_000):       # 2 * 8 KB per call: 320 MB if leaked
         try:
             f(1000)
         except ValueError:
             pass
-    grown = rss() - before
-    check_rss(grown, 16 * MB, f"RSS grew {grown / MB:.1f} MB")
+    grown = memory_in_use() - before
+    assert grown < 16 * MB, f"memory grew {grown / MB:.1f} MB"
