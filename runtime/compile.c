@@ -193,7 +193,7 @@ fail:
 
 void rt_version_free(RtVersion *v)
 {
-    if (v->code.wrapper || v->code.tracker)
+    if (v->code.dylib)
         jit_release(&v->code);
     free(v->argtypes);
     free(v->offsets);
