@@ -311,9 +311,14 @@ def directory(filename):
     return os.path.join(_user_cache_root(), _tree_name(filename))
 
 
+def _source_file(disp):
+    """The function's source file; a loop @vectorize generates names its kernel's."""
+    return (getattr(disp.py_func, "_pyjit_cache_source", None) or
+            disp.py_func.__code__.co_filename)
+
+
 def _entry_prefix(disp):
-    code = disp.py_func.__code__
-    stem = _safe(os.path.splitext(os.path.basename(code.co_filename))[0])
+    stem = _safe(os.path.splitext(os.path.basename(_source_file(disp)))[0])
     return f"{stem}.{_safe(disp.py_func.__qualname__)}."
 
 
@@ -416,7 +421,7 @@ def load(disp, argnames, retname):
         _warn(("key", code), f"{disp.py_func.__qualname__}: not cached ({type(exc).__name__}: "
               f"{exc} while computing its cache key)")
         return None, None
-    folder = directory(code.co_filename)
+    folder = directory(_source_file(disp))
     _DIRECTORIES.add(folder)
     stats = disp.__dict__.get("stats")
     if stats is not None:

@@ -358,6 +358,43 @@ def test_closure_values_are_in_the_key(project):
     assert second["r"] == [10, 15] and second["hits"] == 2
 
 
+def test_vectorize_and_guvectorize_cache(project):
+    project.write("ufuncs.py", '''
+        import numpy as np
+        from pyjit import vectorize, guvectorize
+
+        @vectorize(["float64(float64, float64)", "int64(int64, int64)"], cache=True)
+        def hyp(a, b):
+            return a * a + b
+
+        @vectorize(cache=True)
+        def dyn(a):
+            return a * 0.5
+
+        @guvectorize(["void(float64[:], float64[:])"], "(n)->(n)", cache=True)
+        def cums(a, out):
+            s = 0.0
+            for i in range(a.shape[0]):
+                s += a[i]
+                out[i] = s
+    ''')
+    body = '''
+        import ufuncs
+        x = np.arange(6.0).reshape(2, 3)
+        r = [norm(ufuncs.hyp(x, 2.0)), norm(ufuncs.hyp(np.arange(4), 3)),
+             norm(ufuncs.dyn(np.arange(3.0))), norm(ufuncs.cums(x))]
+        want = [norm(x * x + 2.0), norm(np.arange(4.0) ** 2 + 3), norm(np.arange(3.0) * 0.5),
+                norm(np.cumsum(x, axis=1))]
+        info = pyjit.cache_info()
+        report(same=r == want, hits=info["hits"], misses=info["misses"])
+    '''
+    first = project.run(body)
+    assert first["same"] and first["hits"] == 0 and first["misses"] > 0
+    second = project.run(body)
+    assert second["same"] and second["misses"] == 0 and second["hits"] == first["misses"]
+    assert all(p.parent.name.startswith("ufuncs-") for p in project.entries())
+
+
 # ---- damaged entries ----
 
 def _damage(path, how):
