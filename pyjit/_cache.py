@@ -78,16 +78,16 @@ def _warn(key, message):
 # ---- the key ----
 
 def _package_stamp():
-    """Sizes and modification times of pyjit's files: a rebuilt or reinstalled pyjit (the same
-    version number, other code) makes other keys."""
+    """Sizes and modification times of pyjit's files that make code (the compiler in _core, the
+    Python that drives it, pyjit.lib): a rebuilt or reinstalled pyjit of the same version
+    number makes other keys."""
     root = os.path.dirname(os.path.abspath(__file__))
     parts = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if name.endswith((".py", ".so", ".pyd")):
-                st = os.stat(os.path.join(dirpath, name))
-                parts.append(f"{os.path.relpath(os.path.join(dirpath, name), root)}:{st.st_size}:{st.st_mtime_ns}")
+    for folder in (root, os.path.join(root, "lib")):
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            if entry.name.endswith((".py", ".so", ".pyd")) and entry.is_file():
+                st = entry.stat()
+                parts.append(f"{entry.name}:{st.st_size}:{st.st_mtime_ns}")
     return blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
 
 

@@ -660,3 +660,24 @@ def test_multiprocessing_with_cached_functions(project, method):
     project.run(body)
     r = project.run(body)
     assert r["got"] == r["want"]
+
+
+def test_gpu_cache_is_a_warning_not_silence():
+    import warnings
+
+    from pyjit.errors import PerformanceWarning
+    from pyjit.gpu import hardware
+
+    def saxpy(a, x, out):
+        out[0] = a * x[0]
+
+    hardware._NOT_CACHED_WARNED.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hardware.jit(cache=True)(saxpy)
+        hardware.jit("void(float32, float32[:], float32[:])", cache=True)(saxpy)
+        hardware.vectorize(["float32(float32)"], cache=True)
+        hardware.jit(saxpy)
+    messages = [str(w.message) for w in caught if w.category is PerformanceWarning]
+    assert len(messages) == 2, messages
+    assert "gpu.jit(cache=True)" in messages[0] and "target='cuda'" in messages[1]
