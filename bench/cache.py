@@ -16,6 +16,11 @@ cost being measured. NUMBA_CACHE_DIR and PYJIT_CACHE_DIR point to a temporary di
     python bench/cache.py              # 5 processes per cell
     python bench/cache.py --quick      # 3
     python bench/cache.py --only sum,add --markdown
+    python bench/cache.py --import-against ../main   # `import pyjit` here and in another checkout
+
+--import-against times `import pyjit` (NumPy already imported) in fresh interpreters, this
+checkout's package and the other's alternately, 21 of each, from copies of the two packages in a
+temporary directory (so that their bytecode can be cached without writing into the checkouts).
 """
 import argparse
 import os
@@ -103,6 +108,34 @@ def measure(lib, name, runs):
             "read": med(read)}
 
 
+IMPORT = """
+import time, numpy
+t0 = time.perf_counter()
+import pyjit
+print(time.perf_counter() - t0)
+"""
+
+
+def import_times(other, runs=21):
+    """`import pyjit` seconds: {'this': (median, min), 'other': (median, min)}."""
+    import shutil
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    with tempfile.TemporaryDirectory(prefix="pyjit-bench-import-") as d:
+        trees = {"this": ROOT, "other": os.path.abspath(other)}
+        for label, tree in trees.items():
+            shutil.copytree(os.path.join(tree, "pyjit"), os.path.join(d, label, "pyjit"),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        times = {label: [] for label in trees}
+        for i in range(runs + 1):
+            for label in trees:
+                p = subprocess.run([sys.executable, "-c", IMPORT], capture_output=True, text=True,
+                                   env=dict(env, PYTHONPATH=os.path.join(d, label)), check=True)
+                if i:   # the first writes the bytecode caches
+                    times[label].append(float(p.stdout))
+    return {label: (statistics.median(v), min(v)) for label, v in times.items()}
+
+
 def ms(v):
     return f"{v * 1e3:.2f} ms" if v < 0.01 else f"{v * 1e3:.1f} ms"
 
@@ -112,7 +145,15 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="3 processes per cell instead of 5")
     ap.add_argument("--only", default="", help="comma-separated kernels: " + ",".join(KERNELS))
     ap.add_argument("--markdown", action="store_true", help="print the table in Markdown")
+    ap.add_argument("--import-against", metavar="CHECKOUT",
+                    help="only time `import pyjit` here and in another checkout")
     opts = ap.parse_args(argv)
+    if opts.import_against:
+        t = import_times(opts.import_against)
+        print(f"import pyjit (numpy already imported), median (min) of 21: this checkout "
+              f"{ms(t['this'][0])} ({ms(t['this'][1])}), {opts.import_against} "
+              f"{ms(t['other'][0])} ({ms(t['other'][1])})")
+        return 0
     names = [k for k in KERNELS if not opts.only or k in opts.only.split(",")]
     runs = 3 if opts.quick else 5
     # one process first, so that the bytecode of pyjit and Numba is cached for the others

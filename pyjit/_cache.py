@@ -37,6 +37,7 @@ fails because of the cache.
 import marshal
 import os
 import sys
+import time
 import types as _pytypes
 import warnings
 
@@ -520,11 +521,15 @@ def _write(path, data):
 
 def _prune(folder, keep):
     """At most MAX_PER_FUNCTION entries of one function: the oldest go (edited sources leave
-    entries nothing will ask for again)."""
+    entries nothing will ask for again); so do temporary files a killed process left."""
     prefix = keep.rsplit(".", 3)[0] + "."
     try:
-        names = [n for n in os.listdir(folder)
-                 if n.startswith(prefix) and n.endswith(SUFFIX) and n.count(".") == keep.count(".")]
+        listing = [n for n in os.listdir(folder) if n.startswith(prefix)]
+        for name in listing:
+            path = os.path.join(folder, name)
+            if name.endswith(".tmp") and os.stat(path).st_mtime < time.time() - 3600:
+                os.unlink(path)
+        names = [n for n in listing if n.endswith(SUFFIX) and n.count(".") == keep.count(".")]
         if len(names) <= MAX_PER_FUNCTION:
             return
         aged = sorted(names, key=lambda n: os.stat(os.path.join(folder, n)).st_mtime_ns)

@@ -441,6 +441,35 @@ def test_damaged_entries_are_ignored_and_replaced(project, how):
     assert (repaired["hits"], repaired["misses"]) == (2, 0) and repaired["r"] == repaired["py"]
 
 
+def test_sound_entry_llvm_refuses_is_compiled_again(project):
+    body = '''
+        import kernels as k
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = k.fib(12)
+        report(r=r, hits=hits(k.fib), misses=misses(k.fib), info=pyjit.cache_info(),
+               warnings=[str(w.message) for w in caught])
+    '''
+    project.run(body)
+    (entry,) = project.entries()
+    # the object code replaced by bytes that are no object file, the digest made to match
+    import marshal
+    from pyjit import _cache
+    data = entry.read_bytes()[:-32]
+    hlen = int.from_bytes(data[8:12], "little")
+    header = marshal.loads(data[12:12 + hlen])
+    junk = b"not an object file " * 10
+    old_size, header["sections"][0] = header["sections"][0], len(junk)
+    new = marshal.dumps(header)
+    rest = data[12 + hlen + old_size:]
+    body_bytes = data[:8] + len(new).to_bytes(4, "little") + new + junk + rest
+    entry.write_bytes(body_bytes + _cache.blake2b(body_bytes, digest_size=32).digest())
+    refused = project.run(body)
+    assert refused["r"] == 144 and (refused["hits"], refused["misses"]) == (0, 1)
+    assert refused["info"]["rejected"] == 1 and "did not load" in refused["warnings"][0]
+    assert project.run(body)["hits"] == 1       # replaced by the compilation
+
+
 def test_stale_entry_of_another_key_is_not_loaded(project):
     body = '''
         import kernels as k
