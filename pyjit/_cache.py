@@ -36,6 +36,7 @@ fails because of the cache.
 """
 import marshal
 import os
+import re
 import sys
 import time
 import types as _pytypes
@@ -102,6 +103,9 @@ def _environment():
         _ENVIRONMENT = "\n".join([f"pyjit {__version__} {_package_stamp()}", f"python {sys.version}",
                                   f"numpy {numpy.__version__}", _core.host_description()])
     return _ENVIRONMENT
+
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
 def _library_module(name):
@@ -175,8 +179,13 @@ class _Walk:
         elif isinstance(v, _pytypes.FunctionType) and not _library_module(v.__module__):
             self.function(v)   # an implementation a typing function may return, a helper
         else:
-            self.add("object", type(v).__module__, type(v).__qualname__,
-                     getattr(v, "__module__", None), getattr(v, "__qualname__", None))
+            t = type(v)
+            self.add("object", t.__module__, t.__qualname__, getattr(v, "__module__", None),
+                     getattr(v, "__qualname__", None), getattr(v, "__name__", None))
+            if _library_module(t.__module__):
+                # pyjit.float32, np.dtype('f4'), a ufunc: told apart by their reprs, which
+                # carry no address (any that would is cut out)
+                self.add(_ADDRESS.sub("0x", repr(v)))
         if hasattr(v, "py_func") and type(v).__name__ == "DeviceFunction":
             self.function(v.py_func)
 

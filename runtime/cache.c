@@ -80,8 +80,10 @@ static RtVersion *version_of_hit(RtDispatcher *d, Type **argtypes, PyObject *hit
     PyObject *refs;
     int uses_print;
     if (!PyArg_ParseTuple(hit, "y#sO!spzz", &object, &size, &symbol, &PyList_Type, &refs, &retname,
-                          &uses_print, &types_dump, &llvm_dump))
+                          &uses_print, &types_dump, &llvm_dump)) {
+        PyErr_Clear();
         return NULL;
+    }
     Type *ret = type_named(retname);
     Py_ssize_t nrefs = PyList_GET_SIZE(refs);
     void **addrs = PyMem_Calloc((size_t)nrefs + 1, sizeof *addrs);

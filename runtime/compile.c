@@ -250,8 +250,13 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
         rt_raise_diag(&diag);
     else
         v = version_of_program(d, &prog, argtypes, &code);
-    if (v && cache_token)
+    if (v && cache_token) {
         rt_cache_store(cache_token, &prog, v);
+        if (PyErr_Occurred()) {   /* an interrupt while the entry was written */
+            rt_version_free(v);
+            v = NULL;
+        }
+    }
     arena_free(prog.arena);
 done:
     Py_XDECREF(cache_token);

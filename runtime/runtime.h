@@ -180,7 +180,8 @@ RtVersion *rt_version_new(RtDispatcher *d, Type **argtypes, Type *ret, JitCode *
  * NULL: then *token is what rt_cache_store needs to store the version compiled instead (a new
  * reference), or NULL when it is not to be stored. Never raises, except an interrupt. */
 RtVersion *rt_cache_load(RtDispatcher *d, Type **argtypes, Type *ret, PyObject **token);
-/* Stores v, just compiled by prog (its object code and references), under token. Never raises. */
+/* Stores v, just compiled by prog (its object code and references), under token. Never raises,
+ * except an interrupt. */
 void rt_cache_store(PyObject *token, Program *prog, RtVersion *v);
 
 /* ---- ufunc.c (module functions of pyjit._core) ---- */

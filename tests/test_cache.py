@@ -8,9 +8,9 @@ concurrent processes storing one entry are safe, and multiprocessing works with 
 """
 import json
 import os
-import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from util import run_subprocess
@@ -337,6 +337,30 @@ def test_user_overloads_are_in_the_key(project):
                  "return min(max(x, 0.0), 0.5)\n    return impl")
     edited = project.run(body)
     assert (edited["r"], edited["misses"]) == (5.0, 1)
+
+
+def test_library_objects_in_globals_are_told_apart(project):
+    project.write("aliases.py", '''
+        import numpy as np
+        import pyjit
+        from pyjit import njit
+        OP = np.sqrt
+        DT = pyjit.float32
+        @njit(cache=True)
+        def apply(x):
+            return OP(x) + np.zeros(1, DT)[0]
+    ''')
+    body = '''
+        import aliases
+        r = aliases.apply(4.0)
+        report(r=norm(r), misses=misses(aliases.apply))
+    '''
+    assert project.run(body)["r"] == "2.0"
+    project.edit("aliases.py", "OP = np.sqrt", "OP = np.exp")
+    exp = project.run(body)
+    assert exp["misses"] == 1 and exp["r"] == repr(float(np.exp(4.0)))
+    project.edit("aliases.py", "DT = pyjit.float32", "DT = pyjit.float64")
+    assert project.run(body)["misses"] == 1
 
 
 def test_closure_values_are_in_the_key(project):
