@@ -100,8 +100,9 @@ def _environment():
         import numpy
 
         from . import __version__, _core
-        _ENVIRONMENT = "\n".join([f"pyjit {__version__} {_package_stamp()}", f"python {sys.version}",
-                                  f"numpy {numpy.__version__}", _core.host_description()])
+        _ENVIRONMENT = "\n".join([f"pyjit {__version__} {_package_stamp()}",
+                                  f"python {sys.version}", f"numpy {numpy.__version__}",
+                                  _core.host_description()])
     return _ENVIRONMENT
 
 
@@ -192,7 +193,8 @@ class _Walk:
     def overloaded(self, func):
         if not self.once(func):
             return
-        self.add("overloaded", getattr(func, "__module__", None), getattr(func, "__qualname__", func))
+        self.add("overloaded", getattr(func, "__module__", None),
+                 getattr(func, "__qualname__", func))
         for template in self.overloads.get(func, ()):
             if _library_module(getattr(template.typing, "__module__", None)):
                 continue

@@ -734,3 +734,20 @@ def test_gpu_cache_is_a_warning_not_silence():
     messages = [str(w.message) for w in caught if w.category is PerformanceWarning]
     assert len(messages) == 2, messages
     assert "gpu.jit(cache=True)" in messages[0] and "target='cuda'" in messages[1]
+
+
+def test_old_entries_of_a_function_are_pruned(tmp_path):
+    import time
+
+    from pyjit import _cache
+    names = [f"mod.f.{i:020d}.{0:020d}.pjc" for i in range(_cache.MAX_PER_FUNCTION + 6)]
+    for i, name in enumerate(names):
+        (tmp_path / name).write_bytes(b"x")
+        os.utime(tmp_path / name, ns=(i * 10**9, i * 10**9))
+    (tmp_path / "mod.g.0.0.pjc").write_bytes(b"another function")
+    stale = tmp_path / (names[0] + ".123.abc.tmp")
+    stale.write_bytes(b"left by a killed process")
+    os.utime(stale, (time.time() - 7200, time.time() - 7200))
+    _cache._prune(str(tmp_path), names[-1])
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted(names[6:] + ["mod.g.0.0.pjc"])
