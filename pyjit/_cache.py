@@ -26,9 +26,9 @@ and NumPy's versions, and LLVM's version with the target CPU and its features
 A file: MAGIC, the header's length (4 bytes, little-endian), the header (a dict in marshal's
 format, read only once the digest matched: the full key, the entry's symbol, the return type,
 the refs, the section sizes), the object code, the types text, the LLVM text, then a BLAKE2b
-digest of everything before it. A file whose magic, digest, length, format
-or key is not the expected one is ignored (and replaced by the next store): a corrupt,
-truncated, foreign or stale entry is never loaded. Writes go to a temporary file in the same
+digest of everything before it. A file whose magic, digest, length, format or key is not the
+expected one is ignored (and replaced by the next store): a corrupt, truncated, foreign or stale
+entry is never loaded. Writes go to a temporary file in the same
 directory, renamed over the entry (atomic on POSIX), so concurrent processes storing one entry
 each write a whole file and the last rename wins. A directory that cannot be written (read-only,
 full disk) gives one PerformanceWarning, and the process stops writing there; a call never
@@ -467,8 +467,11 @@ def rejected(token, why):
     _INFO["rejected"] += 1
     stats = token.disp.__dict__.get("stats")
     if stats is not None:
-        stats.cache_hits[_signature(token.sig)] -= 1
-        stats.cache_misses[_signature(token.sig)] += 1
+        sig = _signature(token.sig)
+        stats.cache_hits[sig] -= 1
+        if not stats.cache_hits[sig]:
+            del stats.cache_hits[sig]
+        stats.cache_misses[sig] += 1
     _warn(("rejected", token.path), f"the cached code in {token.path} did not load ({why}); "
           "compiled again")
 
