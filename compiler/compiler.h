@@ -96,6 +96,20 @@ struct TypedFunc {
 
 typedef struct JitModule JitModule;   /* jit.c's, between its stages */
 
+/* An address of the compiling process that CPU code uses (lower_ref): compiled code names it by
+ * the symbol pj.ref.<index in Program.refs>, bound to addr when the code is loaded, so the same
+ * object code can be loaded in another process with that process's addresses. */
+typedef enum RefKind {
+    REF_EXCCLASS,           /* handle: an exception class; addr: the class itself */
+    REF_ARRAY,              /* handle: a frozen global array (K_ARRAY); addr: its data */
+} RefKind;
+
+typedef struct CodeRef {
+    RefKind kind;
+    void *handle;           /* the Python object (borrowed from the IR's constants) */
+    void *addr;
+} CodeRef;
+
 /* A compilation: the entry function and the callees it reaches, typed, in one LLVM module. */
 typedef struct Program {
     Arena *arena;
@@ -108,6 +122,9 @@ typedef struct Program {
     uint64_t written;       /* effects.c: bit i, the entry may write array argument i (bit 63:
                              * any argument from 63 on) */
     JitModule *llvm;        /* jit.c: the LLVM module between the stages (released with arena) */
+    PtrVec refs;            /* CodeRef*: the addresses the CPU code refers to, by index */
+    const char *object;     /* the CPU code as an object file, object_size bytes (in arena), */
+    size_t object_size;     /* set by jit_emit_cpu: what the on-disk cache stores */
     /* GPU compilations only; zero for the CPU. */
     bool gpu;               /* the target: target_nvptx (kernel entry, device functions) */
     bool gpu_device;        /* a device function: no kernel entry (compile_ptx(device=True)) */
@@ -125,7 +142,7 @@ typedef struct Program {
 typedef struct JitCode {
     void *native;           /* the entry's native entry point */
     AbiWrapper wrapper;     /* the entry's wrapper */
-    void *tracker;          /* LLVM resource tracker that frees the code */
+    void *dylib;            /* the LLVM JITDylib holding it (one per version), or NULL */
 } JitCode;
 
 /* pipeline.c: the whole compiler. Builds the IR of entry (whatever prog->host->get_ir accepts:
@@ -158,8 +175,17 @@ int jit_lower(Program *prog, Diag *diag);
 int jit_verify(Program *prog, Diag *diag);
 /* LLVM's default<O opt_level> pipeline; sets prog->llvm_dump to the optimised module. */
 int jit_optimise(Program *prog, Diag *diag);
-/* Adds the module to the process's JIT (which takes it) and looks up the entry's two symbols. */
+/* Generates the module's machine code as an object file (prog->object; the module is used up)
+ * and loads it as jit_load_object does, with prog->refs' addresses. */
 int jit_emit_cpu(Program *prog, JitCode *out, Diag *diag);
+/* Loads object code (an object file jit_emit_cpu made, in this process or another) into the
+ * process's JIT, binding pj.ref.<i> to refs[i] (nrefs of them), and looks up symbol, the entry,
+ * and its wrapper, symbol__wrap. 0, or -1 with diag filled (the object is not loaded). */
+int jit_load_object(const char *object, size_t size, const char *symbol, void *const *refs,
+                    int nrefs, JitCode *out, Diag *diag);
+/* "llvm 16.0.6; x86_64-pc-linux-gnu; skylake-avx512; +avx,+avx2,...": what makes machine code
+ * for this process differ from another's (the on-disk cache keys on it); static storage. */
+const char *jit_host_description(void);
 /* Emits the module as PTX into prog->asm_dump and sets prog->gpu_entry. Needs no GPU. */
 int jit_emit_ptx(Program *prog, Diag *diag);
 /* The host assembly of an optimised module's text (prog->llvm_dump, kept by the runtime), in

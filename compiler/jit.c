@@ -1,16 +1,19 @@
 /* jit.c: the LLVM half of the pipeline, one call per stage (pipeline.c calls them in order):
  * jit_lower puts the typed program into one LLVM module (prog->llvm, released with the arena),
- * jit_verify and jit_optimise check and optimise it, and jit_emit_cpu hands it to ORC LLJIT or
- * jit_emit_ptx prints it as PTX. jit_asm_of turns a kept optimised module back into assembly,
- * and jit_release frees a function's machine code. The file reads in that order, after the
- * module the stages pass along and the per-process JIT and target machines.
+ * jit_verify and jit_optimise check and optimise it, and jit_emit_cpu makes it an object file
+ * and loads that into ORC LLJIT (jit_load_object, which also loads object code from the on-disk
+ * cache), or jit_emit_ptx prints it as PTX. jit_asm_of turns a kept optimised module back into
+ * assembly, and jit_release frees a version's machine code. The file reads in that order, after
+ * the module the stages pass along and the per-process JIT and target machines.
  *
  * One LLJIT per process, made on first use under a lock, for the host CPU with its features
- * (so loops vectorise with AVX2/AVX-512 where the machine has them). Its main JITDylib resolves
- * the runtime's pj_* functions as absolute addresses (they live in this same shared library,
- * which Python loads privately, so the process search cannot see them) and everything else
- * (libm, libc) from the process. Each Program is one module added under its own
- * ResourceTracker, so jit_release frees exactly that code. */
+ * (so loops vectorise with AVX2/AVX-512 where the machine has them). CPU code goes through an
+ * object file made by a target machine with the JIT's settings, so code compiled now and code
+ * loaded from the cache are the same bytes, linked the same way. Each version is loaded into a
+ * JITDylib of its own, which resolves the runtime's pj_* functions as absolute addresses (they
+ * live in this same shared library, which Python loads privately, so the process search cannot
+ * see them), the addresses of Python objects the code refers to (pj.ref.<i>: lower_ref) and
+ * everything else (libm, libc) from the process; jit_release clears exactly that dylib. */
 #include "compiler/compiler.h"
 #include "compiler/target.h"
 
@@ -146,13 +149,7 @@ static int jit_init(Diag *diag)
         jit = NULL;
         return llvm_error(diag, "creating the JIT", err);
     }
-    LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
-    LLVMOrcDefinitionGeneratorRef gen;
-    err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
-    if (err)
-        return llvm_error(diag, "searching the process", err);
-    LLVMOrcJITDylibAddGenerator(jd, gen);
-    return define_runtime_symbols(jd, diag);
+    return 0;
 }
 
 static int ensure_jit(Diag *diag)
@@ -370,61 +367,215 @@ int jit_optimise(Program *prog, Diag *diag)
 
 /* ---- CPU emission --------------------------------------------------------------------------- */
 
-/* Entry symbols stay unique in the process's one JITDylib even when two compilations chose the
- * same name: the code added gets a sequence suffix (the dumps keep the chosen names). */
-static void uniquify(LLVMModuleRef mod, const char *sym, char *native, char *wrap, size_t cap)
+/* Each version's code lives in a JITDylib of its own, which resolves the runtime's functions,
+ * the process's (libm, libc) and that version's pj.ref.<i>: the names in its object code
+ * (whichever process made it) never meet another version's. A released version's dylib is
+ * cleared and kept for the next one (ORC's C API cannot remove a dylib). Under jit_lock. */
+static LLVMOrcJITDylibRef *spare_dylibs;
+static int nspare, spare_cap;
+
+static void give_back_dylib(LLVMOrcJITDylibRef jd)
 {
-    unsigned long long seq = ++jit_seq;
-    snprintf(native, cap, "%s.%llu", sym, seq);
-    snprintf(wrap, cap, "%s__wrap.%llu", sym, seq);
-    char old_wrap[1024];
-    snprintf(old_wrap, sizeof old_wrap, "%s__wrap", sym);
-    LLVMValueRef f = LLVMGetNamedFunction(mod, sym), w = LLVMGetNamedFunction(mod, old_wrap);
-    if (f)
-        LLVMSetValueName2(f, native, strlen(native));
-    if (w)
-        LLVMSetValueName2(w, wrap, strlen(wrap));
+    LLVMErrorRef err = LLVMOrcJITDylibClear(jd);
+    if (err)
+        LLVMConsumeError(err);
+    if (nspare == spare_cap) {
+        int cap = spare_cap ? 2 * spare_cap : 16;
+        LLVMOrcJITDylibRef *grown = realloc(spare_dylibs, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return;   /* the dylib stays empty and unused */
+        spare_dylibs = grown;
+        spare_cap = cap;
+    }
+    spare_dylibs[nspare++] = jd;
 }
 
-static int add_and_lookup(LLVMModuleRef mod, LLVMOrcThreadSafeContextRef tsc, const char *sym,
-                          JitCode *out, Diag *diag)
+static LLVMOrcJITDylibRef take_dylib(Diag *diag)
 {
-    char native[1100], wrap[1100];
-    uniquify(mod, sym, native, wrap, sizeof native);
-    LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
-    LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(jd);
-    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
-    LLVMErrorRef err = LLVMOrcLLJITAddLLVMIRModuleWithRT(jit, rt, tsm);
-    if (err) {
-        LLVMOrcDisposeThreadSafeModule(tsm);
-        LLVMOrcReleaseResourceTracker(rt);
-        return llvm_error(diag, "adding the module", err);
+    LLVMOrcJITDylibRef jd;
+    if (nspare) {
+        jd = spare_dylibs[--nspare];
+    } else {
+        char name[48];
+        snprintf(name, sizeof name, "pyjit.%llu", ++jit_seq);
+        jd = LLVMOrcExecutionSessionCreateBareJITDylib(LLVMOrcLLJITGetExecutionSession(jit), name);
+        LLVMOrcDefinitionGeneratorRef gen;
+        LLVMErrorRef err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+            &gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
+        if (err) {
+            llvm_error(diag, "searching the process", err);
+            return NULL;
+        }
+        LLVMOrcJITDylibAddGenerator(jd, gen);
     }
-    LLVMOrcExecutorAddress a_native = 0, a_wrap = 0;
-    if ((err = LLVMOrcLLJITLookup(jit, &a_native, native)) || (err = LLVMOrcLLJITLookup(jit, &a_wrap, wrap))) {
-        llvm_error(diag, "generating machine code", err);
-        LLVMErrorRef e2 = LLVMOrcResourceTrackerRemove(rt);
-        if (e2)
-            LLVMConsumeError(e2);
-        LLVMOrcReleaseResourceTracker(rt);
+    if (define_runtime_symbols(jd, diag) < 0) {
+        give_back_dylib(jd);
+        return NULL;
+    }
+    return jd;
+}
+
+/* pj.ref.<i> = refs[i], as data symbols of jd. */
+static int define_refs(LLVMOrcJITDylibRef jd, void *const *refs, int nrefs, Diag *diag)
+{
+    if (nrefs == 0)
+        return 0;
+    LLVMOrcCSymbolMapPair *pairs = calloc((size_t)nrefs, sizeof *pairs);
+    if (!pairs)
+        return diag_error(diag, DIAG_MEMORY, NULL, NULL, 0, -1, -1, "out of memory");
+    for (int i = 0; i < nrefs; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "pj.ref.%d", i);
+        pairs[i].Name = LLVMOrcLLJITMangleAndIntern(jit, name);
+        pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)refs[i];
+        pairs[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported;
+    }
+    LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(pairs, (size_t)nrefs);   /* takes the names */
+    free(pairs);
+    LLVMErrorRef err = LLVMOrcJITDylibDefine(jd, mu);
+    if (err) {
+        LLVMOrcDisposeMaterializationUnit(mu);
+        return llvm_error(diag, "binding addresses", err);
+    }
+    return 0;
+}
+
+/* The addresses of two symbols of jd, materialising its code: ORC's lookup reports through a
+ * callback, which LLJIT (no compile threads) runs before the lookup returns. */
+typedef struct Found {
+    bool done;
+    LLVMErrorRef err;
+    LLVMOrcSymbolStringPoolEntryRef names[2];
+    LLVMOrcExecutorAddress addrs[2];
+} Found;
+
+static void on_found(LLVMErrorRef err, LLVMOrcCSymbolMapPairs result, size_t n, void *ctx)
+{
+    Found *f = ctx;
+    f->err = err;
+    for (size_t i = 0; !err && i < n; i++)
+        for (int k = 0; k < 2; k++)
+            if (result[i].Name == f->names[k])
+                f->addrs[k] = result[i].Sym.Address;
+    f->done = true;
+}
+
+static int lookup_entry(LLVMOrcJITDylibRef jd, const char *symbol, JitCode *out, Diag *diag)
+{
+    char wrap[1100];
+    snprintf(wrap, sizeof wrap, "%s__wrap", symbol);
+    Found f = {.names = {LLVMOrcLLJITMangleAndIntern(jit, symbol), LLVMOrcLLJITMangleAndIntern(jit, wrap)}};
+    LLVMOrcCJITDylibSearchOrderElement order = {jd, LLVMOrcJITDylibLookupFlagsMatchAllSymbols};
+    LLVMOrcCLookupSetElement want[2];
+    for (int k = 0; k < 2; k++) {
+        LLVMOrcRetainSymbolStringPoolEntry(f.names[k]);   /* the lookup takes one reference */
+        want[k] = (LLVMOrcCLookupSetElement){f.names[k], LLVMOrcSymbolLookupFlagsRequiredSymbol};
+    }
+    LLVMOrcExecutionSessionLookup(LLVMOrcLLJITGetExecutionSession(jit), LLVMOrcLookupKindStatic,
+                                  &order, 1, want, 2, on_found, &f);
+    for (int k = 0; k < 2; k++)
+        LLVMOrcReleaseSymbolStringPoolEntry(f.names[k]);
+    if (!f.done)
+        return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1,
+                          "LLVM: the JIT did not finish the lookup of %s", symbol);
+    if (f.err)
+        return llvm_error(diag, "generating machine code", f.err);
+    if (!f.addrs[0] || !f.addrs[1])
+        return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: %s not found", symbol);
+    out->native = (void *)(uintptr_t)f.addrs[0];
+    out->wrapper = (AbiWrapper)(uintptr_t)f.addrs[1];
+    return 0;
+}
+
+static int load_locked(const char *object, size_t size, const char *symbol, void *const *refs,
+                       int nrefs, JitCode *out, Diag *diag)
+{
+    if (jit_init(diag) < 0)
+        return -1;
+    LLVMOrcJITDylibRef jd = take_dylib(diag);
+    if (!jd)
+        return -1;
+    if (define_refs(jd, refs, nrefs, diag) < 0)
+        goto fail;
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(object, size, "pyjit");
+    LLVMErrorRef err = LLVMOrcLLJITAddObjectFile(jit, jd, buf);   /* takes buf */
+    if (err) {
+        llvm_error(diag, "loading object code", err);
+        goto fail;
+    }
+    if (lookup_entry(jd, symbol, out, diag) < 0)
+        goto fail;
+    out->dylib = jd;
+    return 0;
+fail:
+    give_back_dylib(jd);
+    return -1;
+}
+
+int jit_load_object(const char *object, size_t size, const char *symbol, void *const *refs,
+                    int nrefs, JitCode *out, Diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&jit_lock);
+    int rc = load_locked(object, size, symbol, refs, nrefs, out, diag);
+    pthread_mutex_unlock(&jit_lock);
+    return rc;
+}
+
+/* The object file of the optimised module, made by host_tm, whose settings are the JIT's: the
+ * code the JIT would have generated from the module itself. Code generation changes the module,
+ * which is not used again (its text was kept by jit_optimise). */
+static int emit_object_locked(Program *prog, Diag *diag)
+{
+    LLVMMemoryBufferRef buf = NULL;
+    char *err = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(host_tm, prog->llvm->mod, LLVMObjectFile, &err, &buf)) {
+        diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: generating machine code: %s", err);
+        LLVMDisposeMessage(err);
         return -1;
     }
-    out->native = (void *)(uintptr_t)a_native;
-    out->wrapper = (AbiWrapper)(uintptr_t)a_wrap;
-    out->tracker = rt;
+    prog->object_size = LLVMGetBufferSize(buf);
+    prog->object = copy_buffer(prog->arena, buf);
+    LLVMDisposeMemoryBuffer(buf);
     return 0;
 }
 
 int jit_emit_cpu(Program *prog, JitCode *out, Diag *diag)
 {
     memset(out, 0, sizeof *out);
-    JitModule *m = prog->llvm;
-    TypedFunc *entry = prog->funcs.items[0];
     pthread_mutex_lock(&jit_lock);
-    int rc = add_and_lookup(m->mod, m->tsc, entry->symbol, out, diag);
+    int rc = emit_object_locked(prog, diag);
     pthread_mutex_unlock(&jit_lock);
-    m->mod = NULL;   /* the JIT owns it now, even on failure */
-    return rc;
+    if (rc < 0)
+        return -1;
+    void **refs = arena_alloc(prog->arena, sizeof(void *) * (size_t)(prog->refs.len + 1));
+    for (int i = 0; i < prog->refs.len; i++)
+        refs[i] = ((CodeRef *)prog->refs.items[i])->addr;
+    TypedFunc *entry = prog->funcs.items[0];
+    return jit_load_object(prog->object, prog->object_size, entry->symbol, refs, prog->refs.len,
+                           out, diag);
+}
+
+static char host_text[4096];
+
+static void describe_host(void)
+{
+    unsigned major, minor, patch;
+    LLVMGetVersion(&major, &minor, &patch);
+    char *triple = LLVMGetDefaultTargetTriple(), *cpu = LLVMGetHostCPUName();
+    char *features = LLVMGetHostCPUFeatures();
+    snprintf(host_text, sizeof host_text, "llvm %u.%u.%u; %s; %s; %s", major, minor, patch, triple,
+             cpu, features);
+    LLVMDisposeMessage(triple);
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+}
+
+const char *jit_host_description(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, describe_host);
+    return host_text;
 }
 
 /* ---- PTX emission --------------------------------------------------------------------------- */
@@ -523,16 +674,12 @@ const char *jit_asm_of(const char *llvm_text, Arena *arena, Diag *diag)
 
 void jit_release(JitCode *code)
 {
-    if (!code || !code->tracker)
+    if (!code || !code->dylib)
         return;
     pthread_mutex_lock(&jit_lock);
-    LLVMOrcResourceTrackerRef rt = code->tracker;
-    LLVMErrorRef err = LLVMOrcResourceTrackerRemove(rt);
-    if (err)
-        LLVMConsumeError(err);
-    LLVMOrcReleaseResourceTracker(rt);
+    give_back_dylib(code->dylib);
     pthread_mutex_unlock(&jit_lock);
-    code->tracker = NULL;
+    code->dylib = NULL;
     code->native = NULL;
     code->wrapper = NULL;
 }

@@ -208,6 +208,31 @@ static LLVMValueRef where_const(Lower *L)
     return g;
 }
 
+/* The address of an object of this process (an exception class, a frozen array's data) as CPU
+ * code uses it: the symbol pj.ref.<n>, an external of unknown size which the JIT binds to
+ * prog->refs[n]'s address when it loads the code (jit.c), so that the same object code serves
+ * another process, with that process's addresses (the on-disk cache, runtime/cache.c). A
+ * kernel's addresses are constants: its code is not cached. */
+LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr)
+{
+    if (L->t->is_gpu)
+        return LLVMConstIntToPtr(LLVMConstInt(L->i64, (uintptr_t)addr, 0), L->ptr);
+    PtrVec *refs = &L->prog->refs;
+    int n = 0;
+    while (n < refs->len && !(((CodeRef *)refs->items[n])->handle == handle &&
+                              ((CodeRef *)refs->items[n])->addr == addr))
+        n++;
+    if (n == refs->len) {
+        CodeRef *r = arena_alloc(L->prog->arena, sizeof *r);
+        *r = (CodeRef){kind, handle, addr};
+        vec_push(L->prog->arena, refs, r);
+    }
+    char name[32];
+    snprintf(name, sizeof name, "pj.ref.%d", n);
+    LLVMValueRef g = LLVMGetNamedGlobal(L->mod, name);
+    return g ? g : LLVMAddGlobal(L->mod, LLVMArrayType(L->i8, 0), name);
+}
+
 static void fill_exc(Lower *L, AbiExcKind kind, void *cls, const char *msg, LLVMValueRef *args,
                      int nargs)
 {
@@ -218,8 +243,7 @@ static void fill_exc(Lower *L, AbiExcKind kind, void *cls, const char *msg, LLVM
                    LLVMBuildStructGEP2(L->b, L->exc_ty, e, 0, ""));
     LLVMBuildStore(L->b, LLVMConstInt(L->i32, (unsigned)nargs, 0),
                    LLVMBuildStructGEP2(L->b, L->exc_ty, e, 1, ""));
-    LLVMValueRef clsv = cls ? LLVMConstIntToPtr(LLVMConstInt(L->i64, (uintptr_t)cls, 0), L->ptr)
-                            : LLVMConstNull(L->ptr);
+    LLVMValueRef clsv = cls ? lower_ref(L, REF_EXCCLASS, cls, cls) : LLVMConstNull(L->ptr);
     LLVMBuildStore(L->b, clsv, LLVMBuildStructGEP2(L->b, L->exc_ty, e, 2, ""));
     LLVMValueRef msgv = msg ? LLVMBuildGlobalStringPtr(L->b, msg, "pj.msg") : LLVMConstNull(L->ptr);
     LLVMBuildStore(L->b, msgv, LLVMBuildStructGEP2(L->b, L->exc_ty, e, 3, ""));
@@ -1001,14 +1025,15 @@ static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
     case K_ARRAY: {
         if (L->t->is_gpu)   /* the host's memory is not the GPU's: a copy in constant memory */
             return lower_gpu_const_array(L, c, t);
-        /* a global array, frozen: its data address and shape are baked in; borrowed */
+        /* a global array, frozen: its shape is baked in, its data address bound at load;
+         * borrowed */
         Type *at = t->kind == TY_ARRAY ? t : c->array_type;
         LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
         for (int k = 0; k < at->array.ndim && k < ABI_MAX_NDIM; k++) {
             sh[k] = lower_i64(L, c->array_shape[k]);
             st[k] = lower_i64(L, c->array_strides[k]);
         }
-        LLVMValueRef data = LLVMConstIntToPtr(lower_i64(L, (intptr_t)c->data), L->ptr);
+        LLVMValueRef data = lower_ref(L, REF_ARRAY, c->handle, c->data);
         return lower_array_make(L, at, LLVMConstNull(L->ptr), data, sh, st);
     }
     default: return NULL;   /* strings, modules, functions: compile-time only */

@@ -96,6 +96,9 @@ LLVMValueRef lower_const_f(Lower *L, Type *ft, double v);
 LLVMValueRef lower_math(Lower *L, MathFn fn, Type *ft, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef lower_call_rt(Lower *L, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
                            int nargs);
+/* The address of a Python object of this process (kind, handle: CodeRef in compiler.h) as code
+ * uses it: a symbol the JIT binds when it loads the code, on the CPU; a constant on the GPU. */
+LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr);
 /* Counted loops: i runs 0 .. n-1 between begin and end. */
 typedef struct LoopInfo {
     LLVMValueRef i, n;

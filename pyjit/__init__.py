@@ -31,9 +31,18 @@ if gpu is not None:
     _sys.modules[__name__ + ".cuda"] = gpu
 
 
+
+def cache_info():
+    """The on-disk cache (cache=True) in this process: {'enabled', 'hits', 'misses', 'stores',
+    'rejected', 'unwritable', 'directories'}; PYJIT_CACHE=0 turns it off, PYJIT_CACHE_DIR moves it
+    (docs/performance.md)."""
+    from . import _cache
+    return _cache.info()
+
+
 __all__ = [
     "njit", "jit", "prange", "vectorize", "guvectorize", "errors", "types", "gpu", "cuda",
-    "__version__",
+    "cache_info", "__version__",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
     "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",

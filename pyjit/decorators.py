@@ -7,12 +7,15 @@ way Numba's decorators take them:
 
     @njit                      compiled on the first call, once per argument types
     @njit(cache=True, fastmath=True, nogil=True, boundscheck=True, error_model='numpy')
+                               cache=True: versions stored on disk, loaded by later processes
+                               (pyjit/_cache.py; f.stats counts hits and misses)
     @njit('float64(float64, int64)')        compiled now, for these signatures only; other
     @njit(['f8(f8)', 'f4(f4)'])             argument types are cast to one of them (Numba's rule)
 
 `jit` is `njit`: pyjit has no object mode, so jit(nopython=False) and forceobj=True still compile
 in nopython mode (an unsupported construct is a compile error, never a silent slow fallback).
 """
+import collections
 import functools
 
 __all__ = ["njit", "jit", "prange", "vectorize", "guvectorize"]
@@ -20,16 +23,32 @@ __all__ = ["njit", "jit", "prange", "vectorize", "guvectorize"]
 prange = range   # parallel loops run serially for now; prange is accepted everywhere range is
 
 # Options Numba's decorators take. Those pyjit ignores are listed with why.
-_PASSED = {"nogil", "fastmath", "boundscheck", "error_model", "debug", "opt"}
+_PASSED = {"nogil", "fastmath", "boundscheck", "error_model", "debug", "opt", "cache"}
 _IGNORED = {
     "nopython",      # always nopython
     "forceobj",      # no object mode: compiled in nopython mode anyway
     "looplift",      # no object mode, nothing to lift from
-    "cache",         # accepted; compiled code is not cached on disk yet
     "parallel",      # prange runs serially
     "inline", "no_cpython_wrapper", "no_cfunc_wrapper", "no_rewrites", "locals", "_nrt",
     "target", "pipeline_class",
 }
+
+
+class CacheStats:
+    """f.stats, as Numba's: cache_path, where cache=True versions are stored (None until the
+    first compilation looks there); cache_hits and cache_misses, per signature (a tuple of
+    types), the versions loaded from the on-disk cache and those compiled because it had none."""
+
+    __slots__ = ("cache_path", "cache_hits", "cache_misses")
+
+    def __init__(self):
+        self.cache_path = None
+        self.cache_hits = collections.Counter()
+        self.cache_misses = collections.Counter()
+
+    def __repr__(self):
+        return (f"CacheStats(cache_path={self.cache_path!r}, cache_hits={dict(self.cache_hits)}, "
+                f"cache_misses={dict(self.cache_misses)})")
 
 
 def _is_signature_spec(obj):
@@ -112,10 +131,12 @@ def _make_dispatcher(func, signatures, options):
     if options.get("target", "cpu") not in ("cpu", None):
         raise ValueError(f"njit() compiles for the CPU; for target={options['target']!r} use pyjit.gpu")
     kwargs = {k: v for k, v in options.items() if k in _PASSED}
-    if "fastmath" in kwargs:
-        kwargs["fastmath"] = bool(kwargs["fastmath"])
+    for flag in ("fastmath", "cache"):
+        if flag in kwargs:
+            kwargs[flag] = bool(kwargs[flag])
     disp = _core.Dispatcher(func, _registry.REGISTRY, **kwargs)
     functools.update_wrapper(disp, func)
+    disp.stats = CacheStats()
     if signatures is not None:
         if isinstance(signatures, (str, tuple)) or not isinstance(signatures, list):
             signatures = [signatures]

@@ -6,7 +6,7 @@ func_name). Bad arguments at a call are plain TypeError/ValueError, as Python's 
 """
 
 __all__ = ["PyjitError", "CompileError", "TypingError", "UnsupportedError", "InternalError",
-           "CudaError"]
+           "CudaError", "PyjitWarning", "PerformanceWarning"]
 
 
 class PyjitError(Exception):
@@ -41,3 +41,12 @@ class CudaError(PyjitError):
         super().__init__(message)
         self.name = name
         self.code = code
+
+
+class PyjitWarning(UserWarning):
+    """Base class of pyjit's warnings."""
+
+
+class PerformanceWarning(PyjitWarning):
+    """Something costs time it need not: compiled code that cannot be cached, a cache directory
+    that cannot be written (Numba's NumbaPerformanceWarning)."""

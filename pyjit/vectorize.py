@@ -19,14 +19,16 @@ target='parallel' runs the same loops on a thread pool over chunks; target='cuda
 import functools
 import linecache
 import re
+import zlib
 
 __all__ = ["vectorize", "guvectorize", "DUFunc", "GUFunc"]
 
 # NumPy's identity codes: PyUFunc_Zero, PyUFunc_One, PyUFunc_None, PyUFunc_ReorderableNone.
 _IDENTITIES = {0: 0, 1: 1, None: -1, "reorderable": -2}
-# Options that reach njit; the rest of Numba's vectorize options are accepted and ignored.
-_NJIT_OPTIONS = {"fastmath", "boundscheck", "error_model", "nogil", "debug", "opt"}
-_IGNORED = {"nopython", "forceobj", "cache", "writable_args", "is_dynamic", "locals", "_nrt"}
+# Options that reach njit (cache=True caches the kernel and the loops, beside the kernel's
+# source); the rest of Numba's vectorize options are accepted and ignored.
+_NJIT_OPTIONS = {"fastmath", "boundscheck", "error_model", "nogil", "debug", "opt", "cache"}
+_IGNORED = {"nopython", "forceobj", "writable_args", "is_dynamic", "locals", "_nrt"}
 
 
 # ---- options and signatures ----
@@ -109,25 +111,26 @@ def _kernel_return(who, kernel, args, sig):
 
 # ---- the generated loops ----
 
-_LOOP_FILE = "<pyjit ufunc loop {}>"
-_loop_count = 0
+_LOOP_FILE = "<pyjit ufunc loop {:08x}>"
 
 
 def _compile_loop(kernel, params, body, loop_types, opts):
     """njit-compiles `def loop(params): body` (the kernel bound as __pyjit_kernel) for these
-    argument types; the source goes into linecache so compile errors can show it."""
+    argument types; the source goes into linecache so compile errors can show it. Its file name
+    comes from the source, so a later process makes the same code object (the on-disk cache keys
+    on it), and a cached loop is stored beside the kernel's source."""
     from . import types
     from .decorators import njit
-    global _loop_count
-    _loop_count += 1
     name = re.sub(r"\W", "_", kernel.__name__) + "__loop"     # '<lambda>' is not a name
-    filename = _LOOP_FILE.format(_loop_count)
     source = f"def {name}({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body)
+    filename = _LOOP_FILE.format(zlib.crc32(source.encode()))
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"__pyjit_kernel": kernel}
     exec(compile(source, filename, "exec"), namespace)   # noqa: S102 - our own generated source
+    loop = namespace[name]
+    loop._pyjit_cache_source = kernel.py_func.__code__.co_filename
     loop_opts = {k: v for k, v in opts.items() if k != "nogil"}
-    return njit(types.Signature(types.none, tuple(loop_types)), **loop_opts)(namespace[name])
+    return njit(types.Signature(types.none, tuple(loop_types)), **loop_opts)(loop)
 
 
 # Stride patterns of specialised loops, as runtime/ufunc.c codes them (UF_STRIDED, ...).

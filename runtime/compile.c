@@ -171,39 +171,58 @@ static int layout_frame(RtVersion *v, int nargs)
     return 0;
 }
 
-static RtVersion *version_new(RtDispatcher *d, Program *prog, Type **argtypes, JitCode *code)
+RtVersion *rt_version_new(RtDispatcher *d, Type **argtypes, Type *ret, JitCode *code,
+                          PyObject *keepalive)
 {
     RtVersion *v = calloc(1, sizeof *v);
     if (!v)
         goto nomem;
     v->code = *code;
+    v->keepalive = keepalive;
     v->argtypes = malloc(((size_t)d->nargs + 1) * sizeof(Type *));
     if (!v->argtypes)
         goto nomem;
     memcpy(v->argtypes, argtypes, (size_t)d->nargs * sizeof(Type *));
-    v->ret = ((TypedFunc *)prog->funcs.items[0])->ret;
-    v->keepalive = PyList_New(0);
-    if (!v->keepalive || layout_frame(v, d->nargs) < 0)
-        goto fail;
-    v->types_dump = copy_text(prog->types_dump);
-    v->llvm_dump = copy_text(prog->llvm_dump);
-    v->asm_dump = copy_text(prog->asm_dump);
-    if (scan_program(prog, v) < 0)
+    v->ret = ret;
+    if (layout_frame(v, d->nargs) < 0)
         goto fail;
     return v;
 nomem:
     PyErr_NoMemory();
 fail:
-    if (v)
+    if (v) {
         rt_version_free(v);
-    else
+    } else {
         jit_release(code);
+        Py_DECREF(keepalive);
+    }
     return NULL;
+}
+
+static RtVersion *version_of_program(RtDispatcher *d, Program *prog, Type **argtypes, JitCode *code)
+{
+    PyObject *keepalive = PyList_New(0);
+    if (!keepalive) {
+        jit_release(code);
+        return NULL;
+    }
+    RtVersion *v = rt_version_new(d, argtypes, ((TypedFunc *)prog->funcs.items[0])->ret, code,
+                                  keepalive);
+    if (!v)
+        return NULL;
+    v->types_dump = copy_text(prog->types_dump);
+    v->llvm_dump = copy_text(prog->llvm_dump);
+    v->asm_dump = copy_text(prog->asm_dump);
+    if (scan_program(prog, v) < 0) {
+        rt_version_free(v);
+        return NULL;
+    }
+    return v;
 }
 
 void rt_version_free(RtVersion *v)
 {
-    if (v->code.wrapper || v->code.tracker)
+    if (v->code.dylib)
         jit_release(&v->code);
     free(v->argtypes);
     free(v->offsets);
@@ -225,15 +244,32 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
     JitCode code = {0};
     Diag diag = {0};
     RtVersion *v = NULL;
-    if (ensure_registry(d) < 0)
-        return NULL;
-    if (!(prog.arena = arena_new()))
-        return (RtVersion *)PyErr_NoMemory();
+    PyObject *cache_token = NULL;   /* what rt_cache_store needs, on a miss of the disk cache */
+    /* before the registry is filled, which a version loaded from the cache does not need; a
+     * stage printed by PYJIT_DUMP is one compiled now */
+    if (d->cache && !d->opts.dump && PyFunction_GET_CODE(d->py_func) == d->code &&
+        (v = rt_cache_load(d, argtypes, ret, &cache_token)))
+        return v;
+    if (PyErr_Occurred() || ensure_registry(d) < 0)   /* an interrupt while the cache was read */
+        goto done;
+    if (!(prog.arena = arena_new())) {
+        PyErr_NoMemory();
+        goto done;
+    }
     if (pipeline_compile(&prog, d, argtypes, d->nargs, ret, &code, &diag) < 0)
         rt_raise_diag(&diag);
     else
-        v = version_new(d, &prog, argtypes, &code);
+        v = version_of_program(d, &prog, argtypes, &code);
+    if (v && cache_token) {
+        rt_cache_store(cache_token, &prog, v);
+        if (PyErr_Occurred()) {   /* an interrupt while the entry was written */
+            rt_version_free(v);
+            v = NULL;
+        }
+    }
     arena_free(prog.arena);
+done:
+    Py_XDECREF(cache_token);
     return v;
 }
 

@@ -810,6 +810,37 @@ static PyObject *dispatcher_get_targetoptions(PyObject *self, void *closure)
                          o->debug ? Py_True : Py_False, "opt", o->opt_level);
 }
 
+static PyObject *dispatcher_get_cache(PyObject *self, void *closure)
+{
+    return PyBool_FromLong(((RtDispatcher *)self)->cache);
+}
+
+/* _declared: the declared signatures, ((argument names), return name or None) each, in order:
+ * they decide how calls from compiled code bind (the on-disk cache keys on them). */
+static PyObject *dispatcher_get_declared(PyObject *self, void *closure)
+{
+    RtDispatcher *d = (RtDispatcher *)self;
+    PyObject *list = PyList_New(d->nsigs);
+    for (int i = 0; list && i < d->nsigs; i++) {
+        PyObject *args = PyTuple_New(d->nargs);
+        for (int k = 0; args && k < d->nargs; k++) {
+            PyObject *s = PyUnicode_FromString(d->sigs[i].args[k]->name);
+            if (!s)
+                Py_CLEAR(args);
+            else
+                PyTuple_SET_ITEM(args, k, s);   /* stolen */
+        }
+        PyObject *sig = args ? Py_BuildValue("(Nz)", args, d->sigs[i].ret ? d->sigs[i].ret->name
+                                                                             : NULL)
+                             : NULL;
+        if (!sig)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, sig);   /* stolen */
+    }
+    return list;
+}
+
 static PyObject *dispatcher_get_can_compile(PyObject *self, void *closure)
 {
     return PyBool_FromLong(((RtDispatcher *)self)->can_compile);
@@ -848,6 +879,8 @@ static PyMethodDef dispatcher_methods[] = {
 
 static PyMemberDef dispatcher_members[] = {
     {"py_func", T_OBJECT_EX, offsetof(RtDispatcher, py_func), READONLY, "The Python function."},
+    {"_code", T_OBJECT_EX, offsetof(RtDispatcher, code), READONLY,
+     "The code object the function had when decorated (what is compiled)."},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -859,6 +892,8 @@ static PyGetSetDef dispatcher_getset[] = {
     {"overloads", dispatcher_get_overloads, NULL, "{argument types: Signature}.", NULL},
     {"targetoptions", dispatcher_get_targetoptions, NULL, "The compile options.", NULL},
     {"_can_compile", dispatcher_get_can_compile, NULL, "Whether calls compile new versions.", NULL},
+    {"_declared", dispatcher_get_declared, NULL, "The declared signatures, as canonical names.", NULL},
+    {"_cache", dispatcher_get_cache, NULL, "Whether versions are cached on disk (cache=True).", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -932,13 +967,13 @@ static int read_arguments(RtDispatcher *d)
 static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"py_func", "registry", "nogil", "fastmath", "boundscheck",
-                             "error_model", "debug", "opt", NULL};
+                             "error_model", "debug", "opt", "cache", NULL};
     PyObject *py_func, *registry, *nogil = NULL, *fastmath = NULL, *boundscheck = NULL, *debug = NULL;
     const char *error_model = "python";
-    int opt = 3;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!|$OOOsOi:Dispatcher", kwlist, &py_func,
+    int opt = 3, cache = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!|$OOOsOip:Dispatcher", kwlist, &py_func,
                                      &PyDict_Type, &registry, &nogil, &fastmath, &boundscheck,
-                                     &error_model, &debug, &opt))
+                                     &error_model, &debug, &opt, &cache))
         return NULL;
     if (!PyFunction_Check(py_func))
         return PyErr_Format(PyExc_TypeError, "njit needs a Python function, got %R", py_func);
@@ -950,6 +985,7 @@ static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw
     d->code = Py_NewRef(PyFunction_GET_CODE(py_func));
     d->registry = Py_NewRef(registry);
     d->can_compile = true;
+    d->cache = cache;
     d->name = PyObject_GetAttrString(py_func, "__name__");
     d->cname = d->name ? PyUnicode_AsUTF8(d->name) : NULL;
     d->lock = PyThread_allocate_lock();

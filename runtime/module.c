@@ -197,7 +197,16 @@ static PyObject *core_format_float(PyObject *self, PyObject *arg)
     return rt_format_float(v);
 }
 
+/* host_description(): what the machine code made here depends on (LLVM, target, CPU and its
+ * features), for the on-disk cache's key. */
+static PyObject *core_host_description(PyObject *self, PyObject *unused)
+{
+    return PyUnicode_FromString(jit_host_description());
+}
+
 static PyMethodDef core_methods[] = {
+    {"host_description", core_host_description, METH_NOARGS,
+     "LLVM's version, the target and the CPU with its features (the cache's key)."},
     {"dump_ir", core_dump_ir, METH_VARARGS, "The untyped SSA IR of a Python function, as text."},
     {"builtin_names", core_builtin_names, METH_NOARGS, "The Python names compiled code can call."},
     {"builtin_table", core_builtin_table, METH_NOARGS,

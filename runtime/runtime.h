@@ -6,6 +6,7 @@
  *   nrt.c       reference-counted memory for arrays made by compiled code (abi.h)
  *   errors.c    Diag and ExcInfo -> Python exceptions, in one place
  *   compile.c   drives frontend + compiler for a dispatcher (CompilerHost)
+ *   cache.c     cache=True: versions stored on disk as object code (with pyjit/_cache.py)
  *   overload.c  pyjit.extending.overload: implementations chosen by argument types (CompilerHost)
  *   stack.c     the per-thread stack limit recursive compiled code checks (plain C)
  *   round.c     round(x, ndigits) for ndigits < 0, called by compiled code (plain C)
@@ -139,6 +140,7 @@ typedef struct RtDispatcher {
     int nargs, npositional, nposonly, ndefaults;
     CompileOptions opts;
     bool can_compile;       /* false once explicit signatures are given */
+    bool cache;             /* cache=True: versions are stored on disk and loaded from there */
     PyThread_type_lock lock;        /* one compilation at a time (taken with the GIL released) */
     unsigned long lock_owner;       /* thread holding it, so a nested compile does not deadlock */
     int lock_depth;
@@ -184,6 +186,19 @@ int rt_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type 
  * choices, not the bytes that run. */
 PyObject *rt_version_asm(RtDispatcher *d, RtVersion *v);
 void rt_version_free(RtVersion *v);
+/* A version of d over code, with its frame laid out; keepalive (a list, stolen) holds the
+ * objects the code refers to. On failure, NULL with an exception, and code is released. */
+RtVersion *rt_version_new(RtDispatcher *d, Type **argtypes, Type *ret, JitCode *code,
+                          PyObject *keepalive);
+
+/* ---- cache.c: the on-disk cache of cache=True dispatchers (pyjit/_cache.py does the files) ---- */
+/* The version of d for these argument types (ret: declared, or NULL) loaded from the cache, or
+ * NULL: then *token is what rt_cache_store needs to store the version compiled instead (a new
+ * reference), or NULL when it is not to be stored. Never raises, except an interrupt. */
+RtVersion *rt_cache_load(RtDispatcher *d, Type **argtypes, Type *ret, PyObject **token);
+/* Stores v, just compiled by prog (its object code and references), under token. Never raises,
+ * except an interrupt. */
+void rt_cache_store(PyObject *token, Program *prog, RtVersion *v);
 
 /* ---- ufunc.c (module functions of pyjit._core) ---- */
 /* ufunc_new(name, doc, nin, nout, identity, core_signature=None) -> a np.ufunc with no loops. */
