@@ -453,7 +453,9 @@ def slices(xs, a, b, c):
 
 
 def slice_of_arrays(n):
-    rows = [np.arange(2.0) + i for i in range(n)]
+    rows = []
+    for i in range(n):
+        rows.append(np.arange(2.0) + i)
     tail = rows[1:]
     rows.clear()
     return tail
