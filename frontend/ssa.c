@@ -455,7 +455,8 @@ static int call_comprehension(Ssa *s, Instr *callee, Instr *it, Comprehension *c
         memcpy(&in->args[1], &over->args[1], sizeof(Instr *) * (size_t)nover);
     else
         in->args[1] = it;
-    memcpy(&in->args[1 + nover], comp->values, sizeof(Instr *) * (size_t)comp->n);
+    if (comp->n)
+        memcpy(&in->args[1 + nover], comp->values, sizeof(Instr *) * (size_t)comp->n);
     s->sp -= 2;
     return push(s, in);
 }
@@ -565,7 +566,8 @@ static int build_tuple(Ssa *s, int n)
     if (s->sp < n)
         return fe_error(s->ctx, DIAG_INTERNAL, "value stack underflow");
     Instr *in = emit(s, OP_BUILD_TUPLE, n);
-    memcpy(in->args, &s->stack[s->sp - n], sizeof(Instr *) * (size_t)n);
+    if (n)
+        memcpy(in->args, &s->stack[s->sp - n], sizeof(Instr *) * (size_t)n);
     s->sp -= n;
     return push(s, in);
 }
@@ -575,7 +577,8 @@ static int build_list(Ssa *s, int n)
     if (s->sp < n)
         return fe_error(s->ctx, DIAG_INTERNAL, "value stack underflow");
     Instr *in = emit(s, OP_BUILD_LIST, n);
-    memcpy(in->args, &s->stack[s->sp - n], sizeof(Instr *) * (size_t)n);
+    if (n)   /* [] has no args array */
+        memcpy(in->args, &s->stack[s->sp - n], sizeof(Instr *) * (size_t)n);
     s->sp -= n;
     return push(s, in);
 }
@@ -591,11 +594,13 @@ static int list_extend(Ssa *s, const BcInstr *at, int i)
         return unsupported(s, at);
     int n0 = list->nargs, n = seq->cst->tuple.n;
     Instr **items = arena_alloc(s->fn->arena, sizeof(Instr *) * (size_t)(n0 + n + 1));
-    memcpy(items, list->args, sizeof(Instr *) * (size_t)n0);
+    if (n0)
+        memcpy(items, list->args, sizeof(Instr *) * (size_t)n0);
     for (int k = 0; k < n; k++)
         items[n0 + k] = emit_const(s, seq->cst->tuple.items[k]);
     Instr *in = emit(s, OP_BUILD_LIST, n0 + n);
-    memcpy(in->args, items, sizeof(Instr *) * (size_t)(n0 + n));
+    if (n0 + n)
+        memcpy(in->args, items, sizeof(Instr *) * (size_t)(n0 + n));
     s->stack[s->sp - i] = in;
     return 0;
 }
