@@ -22,15 +22,12 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cpu  # noqa: E402  (bench/cpu.py: its kernels)
 
 
 def make_kernels(jit):
-    @jit
-    def total(a):
-        s = 0.0
-        for i in range(a.shape[0]):
-            s += a[i]
-        return s
+    shared = cpu.make_kernels(jit)   # the sum and pairwise kernels of bench/cpu.py
 
     @jit
     def smooth(a, out):
@@ -55,17 +52,6 @@ def make_kernels(jit):
                     c[i, j] += aik * b[k, j]
 
     @jit
-    def pairwise(x, d):
-        n, dims = x.shape
-        for i in range(n):
-            for j in range(n):
-                s = 0.0
-                for k in range(dims):
-                    t = x[i, k] - x[j, k]
-                    s += t * t
-                d[i, j] = np.sqrt(s)
-
-    @jit
     def prefix(x, out):
         out[0] = x[0]
         for i in range(1, x.shape[0]):
@@ -81,8 +67,9 @@ def make_kernels(jit):
         for i in range(idx.shape[0]):
             out[i] = a[idx[i]]
 
-    return {"sum": total, "stencil 1-D": smooth, "jacobi 2-D": jacobi, "matmul": matmul,
-            "pairwise": pairwise, "prefix sum": prefix, "histogram": histogram, "gather": gather}
+    return {"sum": shared["sum"], "stencil 1-D": smooth, "jacobi 2-D": jacobi, "matmul": matmul,
+            "pairwise": shared["pairwise"], "prefix sum": prefix, "histogram": histogram,
+            "gather": gather}
 
 
 def workloads():

@@ -53,6 +53,38 @@ LLVMValueRef lower_list_len(Lower *L, LLVMValueRef list)
     return load_len(L, payload(L, list));
 }
 
+/* A counted loop, for (i = 0; i < n; i++): loop_begin leaves the builder in the body and gives i;
+ * loop_end closes it and leaves the builder after it. */
+typedef struct Loop {
+    LLVMBasicBlockRef entry, head, done;
+    LLVMValueRef i;
+} Loop;
+
+static LLVMValueRef loop_begin(Lower *L, Loop *lp, LLVMValueRef n, const char *name)
+{
+    lp->entry = LLVMGetInsertBlock(L->b);
+    lp->head = lower_block(L, name);
+    lp->done = lower_block(L, name);
+    LLVMBasicBlockRef body = lower_block(L, name);
+    LLVMBuildBr(L->b, lp->head);
+    LLVMPositionBuilderAtEnd(L->b, lp->head);
+    lp->i = LLVMBuildPhi(L->b, L->i64, "");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, lp->i, n, ""), body, lp->done);
+    LLVMPositionBuilderAtEnd(L->b, body);
+    return lp->i;
+}
+
+static void loop_end(Lower *L, Loop *lp)
+{
+    LLVMValueRef next = LLVMBuildAdd(L->b, lp->i, lower_i64(L, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, lp->head);
+    LLVMValueRef in[2] = {lower_i64(L, 0), next};
+    LLVMBasicBlockRef from[2] = {lp->entry, latch};
+    LLVMAddIncoming(lp->i, in, from, 2);
+    LLVMPositionBuilderAtEnd(L->b, lp->done);
+}
+
 /* A new list of type lt with n items not yet written: a new reference the caller owns. */
 static LLVMValueRef list_new(Lower *L, Type *lt, LLVMValueRef n)
 {
@@ -163,22 +195,10 @@ static void release_items(Lower *L, Type *item, LLVMValueRef pl, LLVMValueRef n)
 {
     if (!lower_is_counted(item))
         return;
-    LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
-    LLVMBasicBlockRef head = lower_block(L, "list.release"), body = lower_block(L, "list.release.body");
-    LLVMBasicBlockRef done = lower_block(L, "list.released");
-    LLVMBuildBr(L->b, head);
-    LLVMPositionBuilderAtEnd(L->b, head);
-    LLVMValueRef i = LLVMBuildPhi(L->b, L->i64, "");
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, i, n, ""), body, done);
-    LLVMPositionBuilderAtEnd(L->b, body);
+    Loop lp;
+    LLVMValueRef i = loop_begin(L, &lp, n, "list.release");
     lower_decref_value(L, item, lower_load_mem(L, item, item_ptr(L, item, pl, i)));
-    LLVMValueRef next = LLVMBuildAdd(L->b, i, lower_i64(L, 1), "");
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-    LLVMBuildBr(L->b, head);
-    LLVMValueRef in[2] = {lower_i64(L, 0), next};
-    LLVMBasicBlockRef from[2] = {entry, latch};
-    LLVMAddIncoming(i, in, from, 2);
-    LLVMPositionBuilderAtEnd(L->b, done);
+    loop_end(L, &lp);
 }
 
 /* Copies n items of src from index from to dst from index at (room made), taking references. */
@@ -189,23 +209,11 @@ static void copy_items(Lower *L, Type *item, LLVMValueRef dst, LLVMValueRef at, 
     LLVMBuildMemMove(L->b, item_ptr(L, item, dst, at), 1, item_ptr(L, item, src, from), 1, bytes);
     if (!lower_is_counted(item))
         return;
-    LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
-    LLVMBasicBlockRef head = lower_block(L, "list.copy"), body = lower_block(L, "list.copy.body");
-    LLVMBasicBlockRef done = lower_block(L, "list.copied");
-    LLVMBuildBr(L->b, head);
-    LLVMPositionBuilderAtEnd(L->b, head);
-    LLVMValueRef i = LLVMBuildPhi(L->b, L->i64, "");
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, i, n, ""), body, done);
-    LLVMPositionBuilderAtEnd(L->b, body);
+    Loop lp;
+    LLVMValueRef i = loop_begin(L, &lp, n, "list.copy");
     LLVMValueRef k = LLVMBuildAdd(L->b, at, i, "");
     lower_incref_value(L, item, lower_load_mem(L, item, item_ptr(L, item, dst, k)));
-    LLVMValueRef next = LLVMBuildAdd(L->b, i, lower_i64(L, 1), "");
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-    LLVMBuildBr(L->b, head);
-    LLVMValueRef in[2] = {lower_i64(L, 0), next};
-    LLVMBasicBlockRef from_bb[2] = {entry, latch};
-    LLVMAddIncoming(i, in, from_bb, 2);
-    LLVMPositionBuilderAtEnd(L->b, done);
+    loop_end(L, &lp);
 }
 
 /* list.extend(other): other's items appended (other may be the list itself). */
@@ -233,22 +241,10 @@ static LLVMValueRef repeat(Lower *L, Instr *in, LLVMValueRef list, LLVMValueRef 
         return NULL;
     lower_own(L, in, out);
     LLVMValueRef opl = payload(L, out);
-    LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
-    LLVMBasicBlockRef head = lower_block(L, "list.repeat"), body = lower_block(L, "list.repeat.body");
-    LLVMBasicBlockRef done = lower_block(L, "list.repeated");
-    LLVMBuildBr(L->b, head);
-    LLVMPositionBuilderAtEnd(L->b, head);
-    LLVMValueRef k = LLVMBuildPhi(L->b, L->i64, "");
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, k, n, ""), body, done);
-    LLVMPositionBuilderAtEnd(L->b, body);
+    Loop lp;
+    LLVMValueRef k = loop_begin(L, &lp, n, "list.repeat");
     copy_items(L, item, opl, LLVMBuildMul(L->b, k, m, ""), pl, lower_i64(L, 0), m);
-    LLVMValueRef next = LLVMBuildAdd(L->b, k, lower_i64(L, 1), "");
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-    LLVMBuildBr(L->b, head);
-    LLVMValueRef kin[2] = {lower_i64(L, 0), next};
-    LLVMBasicBlockRef from[2] = {entry, latch};
-    LLVMAddIncoming(k, kin, from, 2);
-    LLVMPositionBuilderAtEnd(L->b, done);
+    loop_end(L, &lp);
     return out;
 }
 
@@ -317,23 +313,11 @@ static LLVMValueRef slice_of(Lower *L, Instr *in, Type *item, LLVMValueRef list,
         return NULL;
     lower_own(L, in, out);
     LLVMValueRef opl = payload(L, out);
-    LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
-    LLVMBasicBlockRef head = lower_block(L, "list.slice"), body = lower_block(L, "list.slice.body");
-    LLVMBasicBlockRef done = lower_block(L, "list.sliced");
-    LLVMBuildBr(L->b, head);
-    LLVMPositionBuilderAtEnd(L->b, head);
-    LLVMValueRef k = LLVMBuildPhi(L->b, L->i64, "");
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, k, n, ""), body, done);
-    LLVMPositionBuilderAtEnd(L->b, body);
+    Loop lp;
+    LLVMValueRef k = loop_begin(L, &lp, n, "list.slice");
     LLVMValueRef from = LLVMBuildAdd(L->b, start, LLVMBuildMul(L->b, k, step, ""), "");
     store_item(L, item, opl, k, lower_load_mem(L, item, item_ptr(L, item, pl, from)));
-    LLVMValueRef next = LLVMBuildAdd(L->b, k, lower_i64(L, 1), "");
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-    LLVMBuildBr(L->b, head);
-    LLVMValueRef kv[2] = {lower_i64(L, 0), next};
-    LLVMBasicBlockRef kb[2] = {entry, latch};
-    LLVMAddIncoming(k, kv, kb, 2);
-    LLVMPositionBuilderAtEnd(L->b, done);
+    loop_end(L, &lp);
     return out;
 }
 
