@@ -43,6 +43,7 @@ _RECURSION = '''
 import os, sys, threading
 import numpy as np
 import pyjit
+from util import memory_in_use   # the resident set, or under ASan the bytes malloc'd
 
 sys.setrecursionlimit(2_000_000)     # CPython's own answer for deep but finite recursion
 
@@ -114,7 +115,7 @@ def in_thread(fn, *args, stack_mb=0):
     return box[0]
 
 def rss_mb():
-    return int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    return memory_in_use() / 2**20
 
 def show(*values):
     print(*values, sep=" | ")
@@ -122,7 +123,9 @@ def show(*values):
 
 
 def _recursion(body):
-    rc, out, err = run_subprocess(_RECURSION + textwrap.dedent(body), timeout=300)
+    tests = os.path.dirname(os.path.abspath(__file__))   # for util
+    code = f"import sys; sys.path.insert(0, {tests!r})\n" + _RECURSION + textwrap.dedent(body)
+    rc, out, err = run_subprocess(code, timeout=300)
     assert rc == 0, f"exit status {rc}\nstdout:\n{out}\nstderr:\n{err[-3000:]}"
     return out.splitlines()
 
