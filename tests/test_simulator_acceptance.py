@@ -76,6 +76,13 @@ def fact(n):
 def recursive_device(a):
     a[0] = fact(5)
 
+def makes_list(a):
+    xs = [1.0, 2.0]
+    a[0] = xs[0]
+
+def comprehension(a):
+    a[0] = [i * 2.0 for i in range(3)][1]
+
 def store(a):
     a[0] = 1
 
@@ -120,6 +127,9 @@ COMPILED = ATOMICS + [
     ("shared_float_shape", "shared_float_shape", "void(float64[:])", "np.zeros(4)",
      "gpu.shared.array() argument 1 must be a constant int or tuple of ints"),
     ("shared_dynamic", "shared_dynamic", "void(float64[:])", "np.zeros(4)", None),
+    ("list", "makes_list", "void(float64[:])", "np.zeros(4)", "lists are not supported in GPU kernels"),
+    ("list_comprehension", "comprehension", "void(float64[:])", "np.zeros(4)",
+     "lists are not supported in GPU kernels"),
     ("recursive_device_function", "recursive_device", "void(int64[:])", "np.zeros(4, np.int64)",
      None),
 ]

@@ -13,6 +13,7 @@ and block put in front of its message, and with the simulator's own frames taken
 traceback so that pdb.post_mortem() opens in the kernel's frame.
 """
 import ast
+import dis
 import os
 import threading
 import types
@@ -51,13 +52,33 @@ class _Prepared:
         self.gen = None
 
 
+# What builds a list (also in a comprehension's own code): the GPU compiler refuses lists.
+_LIST_OPCODES = {"BUILD_LIST", "LIST_APPEND", "LIST_EXTEND"}
+
+
+def _refuse_lists(pyfunc, code):
+    """The GPU compiler's UnsupportedError for a kernel or device function that makes a list,
+    at the line that makes it, so that the simulator refuses what the GPU refuses."""
+    for ins in dis.get_instructions(code):
+        if isinstance(ins.argval, types.CodeType):
+            _refuse_lists(pyfunc, ins.argval)
+        if ins.opname in _LIST_OPCODES:
+            from ...errors import UnsupportedError
+            line = ins.positions.lineno if ins.positions else code.co_firstlineno
+            raise UnsupportedError(
+                "lists are not supported in GPU kernels (use a tuple, or a local array: "
+                f"gpu.local.array)\n  in function '{pyfunc.__name__}', file "
+                f"\"{code.co_filename}\", line {line}")
+
+
 def _prepare(pyfunc, memo):
     """Gives pyfunc simulator globals, finds whether it synchronises, and rewrites it if so."""
     key = id(pyfunc)
     if key in memo:
         return memo[key]
-    prep = memo[key] = _Prepared()
     code = pyfunc.__code__
+    _refuse_lists(pyfunc, code)
+    prep = memo[key] = _Prepared()
     g = dict(pyfunc.__globals__)
     cells = list(pyfunc.__closure__ or ())
     names = _code_names(code)
