@@ -655,13 +655,20 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
     case BI_LIST_MUL:
     case BI_LIST_GETSLICE:
         return infer_fail(c, in, DIAG_TYPING, "call the operator (+, +=, *) instead of %s", a->name);
-    case BI_LIST_SORT:
-        if (!want_args(c, in, a, 1, 1))
+    case BI_LIST_SORT: {
+        if (!want_args(c, in, a, 1, 3))
             return NULL;
+        if (a->npos > 1 && a->pos[1] && !infer_is_none_const(a->pos[1]))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort(key=...) is not supported in "
+                              "compiled code yet");
         if (item && (!is_real(item)))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort() of a list of %s: pyjit sorts "
                               "lists of numbers", infer_type_name(item));
-        return intrinsic(c, in, bi, a, NULL, none);
+        Args b = {.name = a->name, .pyname = a->pyname, .pos = {list}, .npos = 1};
+        if (a->npos > 2 && a->pos[2])
+            b.pos[b.npos++] = a->pos[2];   /* reverse */
+        return intrinsic(c, in, bi, &b, (Type *[]){NULL, boolean()}, none);
+    }
     default:
         return infer_fail(c, in, DIAG_INTERNAL, "list builtin %s", ir_builtin_name(bi));
     }

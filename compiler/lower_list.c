@@ -216,6 +216,19 @@ static void copy_items(Lower *L, Type *item, LLVMValueRef dst, LLVMValueRef at, 
     loop_end(L, &lp);
 }
 
+/* The first n items in reverse order, in place (numbers: nothing to count). */
+static void reverse_items(Lower *L, Type *item, LLVMValueRef pl, LLVMValueRef n)
+{
+    Loop lp;
+    LLVMValueRef i = loop_begin(L, &lp, LLVMBuildSDiv(L->b, n, lower_i64(L, 2), ""), "list.reverse");
+    LLVMValueRef j = LLVMBuildSub(L->b, LLVMBuildSub(L->b, n, lower_i64(L, 1), ""), i, "");
+    LLVMValueRef pi = item_ptr(L, item, pl, i), pj = item_ptr(L, item, pl, j);
+    LLVMValueRef x = lower_load_mem(L, item, pi), y = lower_load_mem(L, item, pj);
+    lower_store_mem(L, item, y, pi);
+    lower_store_mem(L, item, x, pj);
+    loop_end(L, &lp);
+}
+
 /* list.extend(other): other's items appended (other may be the list itself). */
 static void extend(Lower *L, Type *item, LLVMValueRef list, LLVMValueRef other)
 {
@@ -381,10 +394,16 @@ LLVMValueRef lower_bi_list(Lower *L, Instr *in, Builtin bi)
     case BI_LIST_GETSLICE:
         return slice_of(L, in, item, list, a1);
     case BI_LIST_SORT: {
-        LLVMValueRef pl = payload(L, list);
+        LLVMValueRef pl = payload(L, list), n = load_len(L, pl);
         LLVMValueRef args[4] = {LLVMBuildLoad2(L->b, L->ptr, field(L, pl, PL_ITEMS), ""), lower_i64(L, 1),
-                                load_len(L, pl), LLVMConstInt(L->i32, (unsigned)lower_sort_key(item), 0)};
+                                n, LLVMConstInt(L->i32, (unsigned)lower_sort_key(item), 0)};
         lower_call_rt(L, "pj_sort", LLVMVoidTypeInContext(L->ctx), args, 4);
+        if (a1) {   /* reverse=: then the order is turned round */
+            LLVMBasicBlockRef cont = lower_unlikely(L, a1);
+            reverse_items(L, item, pl, n);
+            LLVMBuildBr(L->b, cont);
+            LLVMPositionBuilderAtEnd(L->b, cont);
+        }
         LLVMBuildStore(L->b, LLVMConstInt(L->i32, 1, 0), field(L, pl, PL_DIRTY));
         return none;
     }

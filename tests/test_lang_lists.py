@@ -475,3 +475,26 @@ def zero_step(xs):
 
 def test_slice_step_zero_is_a_value_error():
     check(zero_step, [1, 2])
+
+
+def sort_reversed(xs, flag):
+    xs.sort(reverse=True)
+    ys = xs.copy()
+    ys.sort(reverse=flag)
+    zs = xs.copy()
+    zs.sort(key=None)
+    return xs, ys, zs
+
+
+def sort_with_key(xs):
+    xs.sort(key=abs)
+
+
+@pytest.mark.parametrize("args", [([3, 1, 2, 5, 4], False), ([2.5, -1.0, 9.0], True), ([1], True), ([7, 3], True)])
+def test_sort_reverse(args):
+    check(sort_reversed, *args)
+
+
+def test_sort_key_is_refused_clearly():
+    with pytest.raises(errors.UnsupportedError, match=r"list.sort\(key=...\) is not supported"):
+        pyjit.njit(sort_with_key)([1, -2])

@@ -3,7 +3,7 @@ item assignment, append and pop (the primitives lower_list.c compiles). Semantic
 are CPython's."""
 import numpy as np
 
-from .. import types
+from .. import errors, types
 from ..extending import overload, overload_method
 
 
@@ -96,15 +96,15 @@ def _sum(iterable, start=0):
 
 
 @overload(sorted)
-def _sorted(iterable, reverse=False):
+def _sorted(iterable, key=None, reverse=False):
     if not isinstance(iterable, types.List):
         return None
+    if key is not None and not isinstance(key, (types.Omitted, types.NoneType)):
+        raise errors.UnsupportedError("sorted(key=...) is not supported in compiled code yet")
 
-    def impl(iterable, reverse=False):
+    def impl(iterable, key=None, reverse=False):
         out = iterable * 1
-        out.sort()
-        if reverse:
-            out.reverse()
+        out.sort(reverse=reverse)
         return out
     return impl
 
