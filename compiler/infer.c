@@ -855,10 +855,17 @@ static bool list_item_ok(Type *t)
 }
 
 /* The BUILD_LIST a list value comes from, through phis (a list variable assigned on one path
- * only is the list on every path); NULL when it comes from elsewhere. */
+ * only is the list on every path) and `l += ...` (which gives l itself); NULL when it comes from
+ * elsewhere. */
 static Instr *list_origin(Instr *v)
 {
-    for (int guard = 0; v && v->op == OP_PHI && guard < 64; guard++) {
+    for (int guard = 0; v && guard < 64; guard++) {
+        if (v->op == OP_BINOP && v->imm && v->sub == BIN_ADD) {
+            v = v->args[0];
+            continue;
+        }
+        if (v->op != OP_PHI)
+            break;
         Instr *next = NULL;
         for (int i = 0; i < v->nargs && !next; i++)
             if (v->args[i] != v && v->args[i]->type && v->args[i]->type->kind == TY_LIST)
@@ -887,6 +894,8 @@ Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
     if (item && (want == item || (ty_is_scalar(vt) && ty_is_scalar(item) &&
                                   ty_promote(vt, item) == item)))
         return item;
+    if (!item && !c->rewrite)
+        return NULL;   /* a list whose origin types it in this round: the next one sees it */
     return infer_fail(c, in, DIAG_TYPING, "cannot store %s in a list of %s (a list holds one type)",
                       infer_type_name(vt), item ? infer_type_name(item) : "items of unknown type");
 }

@@ -50,7 +50,8 @@ def test_generator_covers_the_edge_classes():
                           ("nested tuple index", r"t\d+(\[-?\d\]){2,}"),
                           ("nested unpacking", r"^\s*\(.*\), .* = "),
                           ("recursion", r"return .*r0\(n - 1, "),
-                          ("recursion with a signature", r"@njit\('\w+\(int64, ")]:
+                          ("recursion with a signature", r"@njit\('\w+\(int64, "),
+                          ("list", r"^\s*n\d+ = .*\bl\d+\b")]:
         assert any(re.search(pattern, src, re.M) for src in sources), what
 
 

@@ -498,3 +498,19 @@ def test_sort_reverse(args):
 def test_sort_key_is_refused_clearly():
     with pytest.raises(errors.UnsupportedError, match=r"list.sort\(key=...\) is not supported"):
         pyjit.njit(sort_with_key)([1, -2])
+
+
+def extended_twice_after_appends(n):
+    items = []
+    for i in range(n):
+        items.append(i * 7 % 1009)
+    items += [5]
+    items += [7]   # the list's type comes from the loop, typed in the same round as these
+    return sorted(items)[0] + items[-1] + len(items)
+
+
+def test_augmented_additions_after_appends_are_typed():
+    """Found by the fuzzer: the second += saw the first one's result before the loop had typed
+    the list, and was refused."""
+    check(extended_twice_after_appends, 4)
+    check(extended_twice_after_appends, 0)

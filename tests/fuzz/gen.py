@@ -43,6 +43,7 @@ program overflow or run forever.
 """
 import random
 import re
+import sys
 
 VB_INT = 2 ** 20          # bound of an int variable or int array element at every read
 VB_FLT = 1e6              # bound of a float variable or float array element at every read
@@ -872,6 +873,8 @@ class FuncGen:
             return self.st_array_arith()
         if self.r.random() < 0.03 and "print" not in self.pg.avoid:
             return self.st_print()
+        if self.r.random() < 0.04 and "lists" not in self.pg.avoid:
+            return self.st_list()
         r = self.r.random()
         compound = depth < self.max_depth
         if r < 0.17:
@@ -1054,6 +1057,43 @@ class FuncGen:
         self.pg.shapes[z] = None
         self.declare(z, ty)
         return [Stmt("%s = %s" % (z, src))]
+
+    def st_list(self):
+        """A list made in compiled code and folded into an int: built by appends in a loop, as a
+        literal, or (CPython 3.11, whose comprehensions pyjit compiles) by a comprehension, of
+        items in 0..1008; changed by pop, insert, item assignment, sort (also reversed),
+        reverse, += and *; read by index, len, sum, min, max, in, sorted. The list holds at
+        least three items before at most two pops, so that nothing raises; the int is below
+        2**20."""
+        d = max(self.pg.expr_depth - 1, 0)
+        lst, x, i = self.new_name("l"), self.new_name("n"), self.new_name("i_")
+        e = lambda: self.reduce_int(*self.int_expr(d), LIM_INT // 2)[0]
+        n = "((%s %% 5) + 3)" % e()
+        item = "((%s * 7 + %s) %% 1009)" % (i, e())
+        r = self.r.random()
+        if r < 0.2 and sys.version_info < (3, 12):
+            out = [Stmt("%s = [%s for %s in range(%s)]" % (lst, item, i, n))]
+        elif r < 0.35:
+            out = [Stmt("%s = [%s]" % (lst, ", ".join(str(self.r.randrange(1009)) for _ in range(3))))]
+        else:
+            out = [Stmt("%s = []" % lst),
+                   Stmt("for %s in range(%s):" % (i, n), [Stmt("%s.append(%s)" % (lst, item))])]
+        k = lambda: "(%s %% len(%s))" % (e(), lst)
+        changes = [lambda: "%s.pop()" % lst, lambda: "%s.pop(%s)" % (lst, k()),
+                   lambda: "%s.insert(%s, %s %% 1009)" % (lst, k(), e()),
+                   lambda: "%s[%s] = %s %% 1009" % (lst, k(), e()),
+                   lambda: "%s.sort()" % lst, lambda: "%s.sort(reverse=True)" % lst,
+                   lambda: "%s.reverse()" % lst, lambda: "%s += [%s %% 1009]" % (lst, e()),
+                   lambda: "%s = %s * 2" % (lst, lst)]
+        for _ in range(self.r.randint(0, 2)):   # at most two pops from two or more items
+            out.append(Stmt(self.r.choice(changes)()))
+        reads = ["len(%s)" % lst, "sum(%s)" % lst, "max(%s)" % lst, "min(%s)" % lst,
+                 "%s[%s]" % (lst, k()), "%s[-1]" % lst, "int((%s %% 1009) in %s)" % (e(), lst),
+                 "sorted(%s)[0]" % lst, "%s.count(%s[0])" % (lst, lst)]
+        picked = self.r.sample(reads, 3)
+        out.append(Stmt("%s = %s" % (x, " + ".join(picked))))
+        self.declare(x, INT)
+        return out
 
     def st_print(self):
         """print of ints, floats and bools: compiled code must write what CPython writes."""
