@@ -1631,7 +1631,7 @@ static bool bind_signature(Infer *c, Instr *in, const Const *k, IRFunc *ir, Type
  * and nothing is passed at run time. */
 /* A compile-time constant a compiled function can take as a parameter (it has no run-time value):
  * a string, or a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on). */
-static bool is_string_literal(const Type *t)
+static bool is_constant_param(const Type *t)
 {
     return t && ((t->kind == TY_STRING && t->literal) || t->kind == TY_DTYPE ||
                  (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
@@ -1661,7 +1661,7 @@ static Type *call_jit(Infer *c, Instr *in, const Const *k)
             types[i] = ty_weak(types[i]);
         if (!infer_is_complete(types[i]))
             return NULL;   /* a list whose items are not known yet */
-        if ((!infer_is_runtime(types[i]) && !is_string_literal(types[i])) ||
+        if ((!infer_is_runtime(types[i]) && !is_constant_param(types[i])) ||
             (types[i] && types[i]->kind == TY_ITER))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s passed to %s() as '%s': compiled "
                               "functions take numbers, arrays, tuples and None",

@@ -54,10 +54,13 @@ LLVMValueRef lower_list_len(Lower *L, LLVMValueRef list)
 }
 
 /* A counted loop, for (i = 0; i < n; i++): loop_begin leaves the builder in the body and gives i;
- * loop_end closes it and leaves the builder after it. */
+ * loop_end closes it and leaves the builder after it. A loop that carries a value sets
+ * lp->carry_init before loop_begin, reads lp->carry in the body and after the loop, and sets
+ * lp->carry_next before loop_end. */
 typedef struct Loop {
     LLVMBasicBlockRef entry, head, done;
     LLVMValueRef i;
+    LLVMValueRef carry_init, carry, carry_next;
 } Loop;
 
 static LLVMValueRef loop_begin(Lower *L, Loop *lp, LLVMValueRef n, const char *name)
@@ -69,6 +72,8 @@ static LLVMValueRef loop_begin(Lower *L, Loop *lp, LLVMValueRef n, const char *n
     LLVMBuildBr(L->b, lp->head);
     LLVMPositionBuilderAtEnd(L->b, lp->head);
     lp->i = LLVMBuildPhi(L->b, L->i64, "");
+    if (lp->carry_init)
+        lp->carry = LLVMBuildPhi(L->b, LLVMTypeOf(lp->carry_init), "");
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, lp->i, n, ""), body, lp->done);
     LLVMPositionBuilderAtEnd(L->b, body);
     return lp->i;
@@ -82,6 +87,10 @@ static void loop_end(Lower *L, Loop *lp)
     LLVMValueRef in[2] = {lower_i64(L, 0), next};
     LLVMBasicBlockRef from[2] = {lp->entry, latch};
     LLVMAddIncoming(lp->i, in, from, 2);
+    if (lp->carry_init) {
+        LLVMValueRef cv[2] = {lp->carry_init, lp->carry_next};
+        LLVMAddIncoming(lp->carry, cv, from, 2);
+    }
     LLVMPositionBuilderAtEnd(L->b, lp->done);
 }
 
@@ -195,7 +204,7 @@ static void release_items(Lower *L, Type *item, LLVMValueRef pl, LLVMValueRef n)
 {
     if (!lower_is_counted(item))
         return;
-    Loop lp;
+    Loop lp = {0};
     LLVMValueRef i = loop_begin(L, &lp, n, "list.release");
     lower_decref_value(L, item, lower_load_mem(L, item, item_ptr(L, item, pl, i)));
     loop_end(L, &lp);
@@ -209,7 +218,7 @@ static void copy_items(Lower *L, Type *item, LLVMValueRef dst, LLVMValueRef at, 
     LLVMBuildMemMove(L->b, item_ptr(L, item, dst, at), 1, item_ptr(L, item, src, from), 1, bytes);
     if (!lower_is_counted(item))
         return;
-    Loop lp;
+    Loop lp = {0};
     LLVMValueRef i = loop_begin(L, &lp, n, "list.copy");
     LLVMValueRef k = LLVMBuildAdd(L->b, at, i, "");
     lower_incref_value(L, item, lower_load_mem(L, item, item_ptr(L, item, dst, k)));
@@ -219,7 +228,7 @@ static void copy_items(Lower *L, Type *item, LLVMValueRef dst, LLVMValueRef at, 
 /* The first n items in reverse order, in place (numbers: nothing to count). */
 static void reverse_items(Lower *L, Type *item, LLVMValueRef pl, LLVMValueRef n)
 {
-    Loop lp;
+    Loop lp = {0};
     LLVMValueRef i = loop_begin(L, &lp, LLVMBuildSDiv(L->b, n, lower_i64(L, 2), ""), "list.reverse");
     LLVMValueRef j = LLVMBuildSub(L->b, LLVMBuildSub(L->b, n, lower_i64(L, 1), ""), i, "");
     LLVMValueRef pi = item_ptr(L, item, pl, i), pj = item_ptr(L, item, pl, j);
@@ -254,7 +263,7 @@ static LLVMValueRef repeat(Lower *L, Instr *in, LLVMValueRef list, LLVMValueRef 
         return NULL;
     lower_own(L, in, out);
     LLVMValueRef opl = payload(L, out);
-    Loop lp;
+    Loop lp = {0};
     LLVMValueRef k = loop_begin(L, &lp, n, "list.repeat");
     copy_items(L, item, opl, LLVMBuildMul(L->b, k, m, ""), pl, lower_i64(L, 0), m);
     loop_end(L, &lp);
@@ -294,26 +303,13 @@ LLVMValueRef lower_list_extreme(Lower *L, Type *item, LLVMValueRef list, bool is
     LLVMValueRef pl = payload(L, list), n = load_len(L, pl);
     lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, n, lower_i64(L, 0), ""), ABI_EXC_VALUE,
                 is_max ? "max() arg is an empty sequence" : "min() arg is an empty sequence", NULL, 0);
-    LLVMValueRef first = lower_load_mem(L, item, item_ptr(L, item, pl, lower_i64(L, 0)));
-    LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
-    LLVMBasicBlockRef head = lower_block(L, "list.extreme"), body = lower_block(L, "list.extreme.body");
-    LLVMBasicBlockRef done = lower_block(L, "list.extreme.done");
-    LLVMBuildBr(L->b, head);
-    LLVMPositionBuilderAtEnd(L->b, head);
-    LLVMValueRef i = LLVMBuildPhi(L->b, L->i64, ""), best = LLVMBuildPhi(L->b, LLVMTypeOf(first), "");
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, i, n, ""), body, done);
-    LLVMPositionBuilderAtEnd(L->b, body);
+    /* from item 0 with the first as the best so far: comparing it with itself changes nothing */
+    Loop lp = {.carry_init = lower_load_mem(L, item, item_ptr(L, item, pl, lower_i64(L, 0)))};
+    LLVMValueRef i = loop_begin(L, &lp, n, "list.extreme");
     LLVMValueRef x = lower_load_mem(L, item, item_ptr(L, item, pl, i));
-    LLVMValueRef next_best = lower_minmax(L, item, best, x, is_max, false);   /* x replaces only if < or > */
-    LLVMValueRef next = LLVMBuildAdd(L->b, i, lower_i64(L, 1), "");
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
-    LLVMBuildBr(L->b, head);
-    LLVMValueRef iv[2] = {lower_i64(L, 1), next}, bv[2] = {first, next_best};
-    LLVMBasicBlockRef from[2] = {entry, latch};
-    LLVMAddIncoming(i, iv, from, 2);
-    LLVMAddIncoming(best, bv, from, 2);
-    LLVMPositionBuilderAtEnd(L->b, done);
-    return best;
+    lp.carry_next = lower_minmax(L, item, lp.carry, x, is_max, false);   /* x replaces only if < or > */
+    loop_end(L, &lp);
+    return lp.carry;
 }
 
 /* l[a:b:c]: a new list of the items the slice selects (Python's slice.indices). */
@@ -326,7 +322,7 @@ static LLVMValueRef slice_of(Lower *L, Instr *in, Type *item, LLVMValueRef list,
         return NULL;
     lower_own(L, in, out);
     LLVMValueRef opl = payload(L, out);
-    Loop lp;
+    Loop lp = {0};
     LLVMValueRef k = loop_begin(L, &lp, n, "list.slice");
     LLVMValueRef from = LLVMBuildAdd(L->b, start, LLVMBuildMul(L->b, k, step, ""), "");
     store_item(L, item, opl, k, lower_load_mem(L, item, item_ptr(L, item, pl, from)));

@@ -490,10 +490,10 @@ static int make_function(Ssa *s, const BcInstr *in)
 {
     Instr *code = pop(s);
     Instr *closure = (in->arg & 8) ? pop(s) : NULL;
-    PyObject *co = code->op == OP_CONST && code->cst->kind == K_OPAQUE ? code->cst->handle : NULL;
-    bool listcomp = co && PyCode_Check(co) && (in->arg & ~8) == 0 &&
-                    strcmp(((PyCodeObject *)co)->co_name ? PyUnicode_AsUTF8(((PyCodeObject *)co)->co_name) : "",
-                           "<listcomp>") == 0;
+    /* fe_load_const lets only a list comprehension's code through, as this constant */
+    bool listcomp = code->op == OP_CONST && code->cst->kind == K_OPAQUE && code->cst->name &&
+                    strcmp(code->cst->name, "<listcomp>") == 0 && (in->arg & ~8) == 0;
+    PyObject *co = listcomp ? code->cst->handle : NULL;
     if (!listcomp || (closure && closure->op != OP_BUILD_TUPLE))
         return unsupported(s, in);
     PyObject *mod = PyImport_ImportModule("pyjit.decorators");

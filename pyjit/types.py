@@ -19,7 +19,8 @@ literals.
 """
 
 __all__ = [
-    "Type", "Scalar", "Array", "Tuple", "UniTuple", "List", "NoneType", "Signature",
+    "Type", "Scalar", "Array", "Tuple", "UniTuple", "List", "DType", "NumberClass", "NoneType",
+    "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
     "UnicodeType", "unicode_type",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -126,6 +127,21 @@ class List(Type):
     @property
     def item_type(self):
         return self.dtype
+
+
+class DType(Type):
+    """A dtype or NumPy scalar type passed as a value (`np.float32`, `np.dtype('f4')`, as a
+    dtype= argument): the scalar type it names in .dtype (Numba's DType and NumberClass)."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype, name=None):
+        dtype = _as_type(dtype)
+        super().__init__(name or f"dtype({dtype.name})")
+        self.dtype = dtype
+
+
+NumberClass = DType
 
 
 class Tuple(Type):
@@ -411,6 +427,15 @@ def _from_canonical(name):
         parts = _split_top(name[6:-1])
         readonly = len(parts) == 4 and parts[3] == "readonly"
         return Array(_from_canonical(parts[0]), int(parts[1].rstrip("d")), parts[2], readonly)
+    if name.startswith("dtype(") and name.endswith(")"):
+        return DType(_from_canonical(name[6:-1]), name)
+    if name.startswith("function(numpy.") and name.endswith(")"):   # np.float32 as a value
+        try:
+            import numpy as np
+            scalar = _SCALARS.get(np.dtype(getattr(np, name[15:-1])).name)
+        except (AttributeError, TypeError):
+            scalar = None
+        return DType(scalar, name) if scalar is not None else Type(name)
     if name.startswith("list(") and name.endswith(")"):
         return List(_from_canonical(name[5:-1]))
     if name.startswith("tuple(") and name.endswith(")"):

@@ -252,6 +252,27 @@ static PyObject *raise_user(const ExcInfo *exc)
     return NULL;
 }
 
+RtPendingError rt_error_save(void)
+{
+    RtPendingError e;
+#if PY_VERSION_HEX >= 0x030C0000
+    e.raised = PyErr_GetRaisedException();
+#else
+    PyErr_Fetch(&e.type, &e.value, &e.traceback);
+#endif
+    return e;
+}
+
+void rt_error_restore(RtPendingError e)
+{
+    PyErr_Clear();
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(e.raised);
+#else
+    PyErr_Restore(e.type, e.value, e.traceback);
+#endif
+}
+
 /* Adds where to the traceback of the exception being raised, as a frame of its own, so that the
  * traceback names the compiled function's file and line and shows the source line. Any failure
  * here leaves the exception as it was. */
@@ -259,21 +280,11 @@ static void add_traceback(const AbiWhere *where)
 {
     if (!where || !where->filename)
         return;
-#if PY_VERSION_HEX >= 0x030C0000
-    PyObject *raised = PyErr_GetRaisedException();
-#else
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-#endif
+    RtPendingError pending = rt_error_save();
     PyCodeObject *code = PyCode_NewEmpty(where->filename, where->funcname, (int)where->line);
     PyObject *globals = code ? PyDict_New() : NULL;
     PyFrameObject *frame = globals ? PyFrame_New(PyThreadState_Get(), code, globals, NULL) : NULL;
-    PyErr_Clear();
-#if PY_VERSION_HEX >= 0x030C0000
-    PyErr_SetRaisedException(raised);
-#else
-    PyErr_Restore(type, value, tb);
-#endif
+    rt_error_restore(pending);
     if (frame && PyTraceBack_Here(frame) < 0)
         PyErr_Clear();   /* cannot happen without memory; the exception itself stands */
     Py_XDECREF(frame);

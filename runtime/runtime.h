@@ -30,6 +30,17 @@ PyObject *rt_raise_compile_error(const Arena *arena, Diag *diag);
 
 /* errors.c: raises the exception compiled code reported (abi.h ExcInfo); returns NULL. */
 PyObject *rt_raise_exc(const ExcInfo *exc);
+/* The exception being raised, set aside while code that may raise (and whose own errors do not
+ * matter) runs: rt_error_restore drops what that code raised and puts the first one back. */
+typedef struct RtPendingError {
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *raised;
+#else
+    PyObject *type, *value, *traceback;
+#endif
+} RtPendingError;
+RtPendingError rt_error_save(void);
+void rt_error_restore(RtPendingError e);
 
 /* errors.c: the class pyjit.errors.<name> (borrowed; imports pyjit.errors once), or NULL with an
  * exception set. */

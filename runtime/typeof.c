@@ -540,18 +540,9 @@ int rt_release_arg(Type *ty, void *buf)
         return 0;
     if (!PyErr_Occurred())
         return rt_release_list_arg(ty, *(MemInfo **)buf);
-#if PY_VERSION_HEX >= 0x030C0000
-    PyObject *raised = PyErr_GetRaisedException();
+    RtPendingError pending = rt_error_save();   /* the exception being raised is the one to report */
     rt_release_list_arg(ty, *(MemInfo **)buf);
-    PyErr_Clear();   /* the exception being raised is the one to report */
-    PyErr_SetRaisedException(raised);
-#else
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    rt_release_list_arg(ty, *(MemInfo **)buf);
-    PyErr_Clear();
-    PyErr_Restore(type, value, tb);
-#endif
+    rt_error_restore(pending);
     return 0;
 }
 

@@ -161,15 +161,11 @@ def _array_of_list(obj, dtype):
 
 
 def _dtype_of(dtype):
-    """The scalar type a dtype= argument names (np.float32, np.dtype('f4') or a pyjit type),
-    None if omitted."""
-    if dtype is None or isinstance(dtype, (types.Omitted, types.NoneType)):
-        return None
-    if isinstance(dtype, types.Scalar):
-        return dtype
-    name = dtype.name   # "function(numpy.float32)" or "dtype(float32)"
-    inner = name[name.index("(") + 1:-1].rpartition(".")[2] if "(" in name else name
-    return types._from_canonical({"bool_": "bool", "float_": "float64"}.get(inner, inner))
+    """The scalar type a dtype= argument names (np.float32, np.dtype('f4') or a pyjit scalar
+    type), None if omitted."""
+    if isinstance(dtype, types.DType):
+        return dtype.dtype
+    return dtype if isinstance(dtype, types.Scalar) else None
 
 
 @overload(np.array)
