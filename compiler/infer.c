@@ -176,6 +176,7 @@ bool infer_is_runtime(const Type *t)
         return true;
     switch (t->kind) {
     case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_LIST:
+    case TY_DICT: case TY_SET: case TY_STR:
         return true;
     case TY_TUPLE:
         for (int i = 0; i < t->tuple.n; i++)
@@ -193,7 +194,7 @@ bool infer_is_complete(const Type *t)
         for (int i = 0; i < t->tuple.n; i++)
             if (!infer_is_complete(t->tuple.items[i]))
                 return false;
-    return !(t && t->kind == TY_LIST && !t->list.item);
+    return !ty_is_undetermined(t);
 }
 
 Type *infer_const_type(Infer *c, const Const *k)
@@ -845,13 +846,13 @@ static Type *type_build_tuple(Infer *c, Instr *in)
 static Type *list_item_unify(Type *a, Type *b)
 {
     Type *t = ty_unify(ty_strong(a), ty_strong(b));
-    return t && t->kind == TY_LIST && !t->list.item ? NULL : ty_strong(t);
+    return ty_is_undetermined(t) ? NULL : ty_strong(t);
 }
 
 static bool list_item_ok(Type *t)
 {
     return infer_is_runtime(t) && t->kind != TY_ITER && t->kind != TY_NONE && t->kind != TY_RANGE &&
-           t->kind != TY_SLICE && !(t->kind == TY_LIST && !t->list.item);
+           t->kind != TY_SLICE && !ty_is_undetermined(t);
 }
 
 /* The BUILD_LIST a list value comes from, through phis (a list variable assigned on one path
@@ -879,8 +880,8 @@ Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
 {
     Type *item = list->type->list.item;
     vt = ty_strong(vt);
-    if (vt->kind == TY_LIST && !vt->list.item)
-        return NULL;   /* a list stored before its own items are known: typed in a later round */
+    if (ty_is_undetermined(vt))
+        return NULL;   /* a container stored before its own items are known: typed in a later round */
     if (!list_item_ok(vt))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "a list cannot hold %s in compiled code",
                           infer_type_name(vt));

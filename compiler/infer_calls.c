@@ -1532,15 +1532,27 @@ static Type *call_method_overload(Infer *c, Instr *in, Instr *callee, void *hand
     return t;
 }
 
+/* The family a method's builtins row and library overloads are named by: method.<family>.<name>. */
+static const char *method_family(const Type *self)
+{
+    switch (self->kind) {
+    case TY_ARRAY: return "array";
+    case TY_LIST: return "list";
+    case TY_DICT: return "dict";
+    case TY_SET: return "set";
+    case TY_STR: return "str";
+    default: return "complex";
+    }
+}
+
 static Type *call_method(Infer *c, Instr *in, Instr *callee)
 {
     Type *mt = callee->type, *self = mt->method.self;
     char pyname[96];
-    snprintf(pyname, sizeof pyname, "method.%s.%s", self->kind == TY_ARRAY ? "array" :
-             self->kind == TY_LIST ? "list" : "complex", mt->method.name);
+    snprintf(pyname, sizeof pyname, "method.%s.%s", method_family(self), mt->method.name);
     Builtin bi = ir_builtin_lookup(pyname);
     const CompilerHost *host = c->pi->prog->host;
-    void *handle = host && host->method_overloads && (self->kind == TY_ARRAY || self->kind == TY_LIST) &&
+    void *handle = host && host->method_overloads && (self->kind == TY_ARRAY || ty_is_container(self)) &&
                    callee->op == OP_GETATTR && callee->nargs >= 1
                    ? host->method_overloads(host->ctx, pyname) : NULL;
     if (handle) {

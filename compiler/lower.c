@@ -146,7 +146,10 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
         LLVMTypeRef f[5] = {L->ptr, L->ptr, L->ptr, dims, dims};
         return LLVMStructTypeInContext(L->ctx, f, 5, 0);
     }
-    case TY_LIST: {
+    case TY_LIST:
+    case TY_DICT:
+    case TY_SET:
+    case TY_STR: {
         LLVMTypeRef f[1] = {L->ptr};   /* its MemInfo */
         return LLVMStructTypeInContext(L->ctx, f, 1, 0);
     }
@@ -357,12 +360,12 @@ bool lower_is_counted(const Type *t)
         for (int i = 0; i < t->tuple.n; i++)
             if (lower_is_counted(t->tuple.items[i]))
                 return true;
-    return t->kind == TY_ARRAY || t->kind == TY_LIST;
+    return ty_holds_meminfo(t);
 }
 
 void lower_incref_value(Lower *L, Type *t, LLVMValueRef v)
 {
-    if (t->kind == TY_ARRAY || t->kind == TY_LIST)
+    if (ty_holds_meminfo(t))
         lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
     else if (t->kind == TY_TUPLE)
         for (int i = 0; i < t->tuple.n; i++)
@@ -371,7 +374,7 @@ void lower_incref_value(Lower *L, Type *t, LLVMValueRef v)
 
 void lower_decref_value(Lower *L, Type *t, LLVMValueRef v)
 {
-    if (t->kind == TY_ARRAY || t->kind == TY_LIST)
+    if (ty_holds_meminfo(t))
         call_if_nonnull(L, "pj_nrt_decref", LLVMBuildExtractValue(L->b, v, 0, ""));
     else if (t->kind == TY_TUPLE)
         for (int i = 0; i < t->tuple.n; i++)
@@ -1364,7 +1367,7 @@ static LLVMValueRef lower_call_jit(Lower *L, Instr *in)
     if (!rt || rt->kind == TY_NONE)
         return LLVMConstNull(L->none_ty);
     LLVMValueRef r = lower_load_mem(L, rt, args[0]);
-    if (rt->kind == TY_ARRAY || rt->kind == TY_LIST)
+    if (ty_holds_meminfo(rt))
         lower_own(L, in, r);   /* the callee returned a new reference */
     else if (rt->kind == TY_TUPLE)
         own_tuple_items(L, rt, r);
@@ -1399,7 +1402,7 @@ static LLVMValueRef lower_tuple_get(Lower *L, Instr *in)
     lower_check(L, LLVMBuildICmp(L->b, LLVMIntUGE, i, n, ""), ABI_EXC_INDEX, "tuple index out of range",
                 NULL, 0);
     LLVMValueRef v = tuple_item(L, tt, lower_value(L, in->args[0]), i);
-    if (in->type->kind == TY_ARRAY || in->type->kind == TY_LIST) {
+    if (ty_holds_meminfo(in->type)) {
         lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
         lower_own(L, in, v);
     }
@@ -1659,7 +1662,7 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     }
     case OP_STATIC_GET: {
         LLVMValueRef v = LLVMBuildExtractValue(B, lower_value(L, in->args[0]), (unsigned)in->imm, "");
-        if (t->kind == TY_ARRAY || t->kind == TY_LIST) {
+        if (ty_holds_meminfo(t)) {
             lower_incref(L, LLVMBuildExtractValue(B, v, 0, ""));
             lower_own(L, in, v);
         }
@@ -1776,7 +1779,7 @@ static void lower_phis_start(Lower *L, Block *blk)
         Instr *in = blk->instrs.items[k];
         if (in->op != OP_PHI)
             break;
-        if (in->type && (in->type->kind == TY_ARRAY || in->type->kind == TY_LIST) && L->vals[in->id]) {
+        if (ty_holds_meminfo(in->type) && L->vals[in->id]) {
             lower_incref(L, LLVMBuildExtractValue(L->b, L->vals[in->id], 0, ""));
             lower_own(L, in, L->vals[in->id]);
         }

@@ -265,6 +265,29 @@ Type *ty_list(Type *item)
     return intern_named(&proto, "list(%s)", item ? proto.list.item->name : "undetermined");
 }
 
+Type *ty_dict(Type *key, Type *value)
+{
+    Type proto = {.kind = TY_DICT};
+    proto.dict.key = key && value ? ty_strong(key) : NULL;
+    proto.dict.value = key && value ? ty_strong(value) : NULL;
+    if (!proto.dict.key)
+        return intern_named(&proto, "dict(undetermined)");
+    return intern_named(&proto, "dict(%s, %s)", proto.dict.key->name, proto.dict.value->name);
+}
+
+Type *ty_set(Type *item)
+{
+    Type proto = {.kind = TY_SET};
+    proto.set.item = ty_strong(item);
+    return intern_named(&proto, "set(%s)", item ? proto.set.item->name : "undetermined");
+}
+
+Type *ty_str(void)
+{
+    Type proto = {.kind = TY_STR};
+    return intern_named(&proto, "str");
+}
+
 Type *ty_dtype(Type *scalar)
 {
     Type proto = {.kind = TY_DTYPE};
@@ -430,6 +453,17 @@ static Type *parse_type(const char **p, int depth)
         Type *item = parse_type(p, depth + 1);
         return item && eat(p, ")") ? ty_list(item) : NULL;
     }
+    if (eat(p, "set(")) {
+        Type *item = parse_type(p, depth + 1);
+        return item && eat(p, ")") ? ty_set(item) : NULL;
+    }
+    if (eat(p, "dict(")) {
+        Type *key = parse_type(p, depth + 1);
+        if (!key || !eat(p, ","))
+            return NULL;
+        Type *value = parse_type(p, depth + 1);
+        return value && eat(p, ")") ? ty_dict(key, value) : NULL;
+    }
     size_t n = 0;
     while (isalnum((unsigned char)(*p)[n]) || (*p)[n] == '_')
         n++;
@@ -448,6 +482,8 @@ static Type *parse_type(const char **p, int depth)
         return ty_scalar(TY_RANGE);
     if (strcmp(word, "slice") == 0)
         return ty_scalar(TY_SLICE);
+    if (strcmp(word, "str") == 0)
+        return ty_str();
     return NULL;
 }
 
@@ -464,6 +500,16 @@ Type *ty_parse(const char *name)
 /* ---- predicates and sizes ---------------------------------------------------------------- */
 
 bool ty_is_scalar(const Type *t) { return t && t->kind <= TY_COMPLEX128; }
+bool ty_is_container(const Type *t)
+{
+    return t && (t->kind == TY_LIST || t->kind == TY_DICT || t->kind == TY_SET || t->kind == TY_STR);
+}
+bool ty_holds_meminfo(const Type *t) { return t && (t->kind == TY_ARRAY || ty_is_container(t)); }
+bool ty_is_undetermined(const Type *t)
+{
+    return t && ((t->kind == TY_LIST && !t->list.item) || (t->kind == TY_DICT && !t->dict.key) ||
+                 (t->kind == TY_SET && !t->set.item));
+}
 bool ty_is_int(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_UINT64; }
 bool ty_is_signed(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_INT64; }
 bool ty_is_float(const Type *t) { return t && t->kind >= TY_FLOAT16 && t->kind <= TY_FLOAT64; }
@@ -499,6 +545,9 @@ int64_t ty_mem_size(const Type *t)
     case TY_TUPLE:
         return t->tuple.size;
     case TY_LIST:
+    case TY_DICT:
+    case TY_SET:
+    case TY_STR:
         return 8;                                      /* its MemInfo */
     case TY_RANGE:
     case TY_SLICE:
@@ -519,6 +568,9 @@ int ty_mem_align(const Type *t)
     switch (t->kind) {
     case TY_ARRAY:
     case TY_LIST:
+    case TY_DICT:
+    case TY_SET:
+    case TY_STR:
     case TY_RANGE:
     case TY_SLICE:
         return 8;
@@ -533,7 +585,7 @@ int ty_ref_offsets(const Type *t, int32_t base, int32_t *refs, int n, int max)
 {
     if (n < 0)
         return n;
-    if (t->kind == TY_ARRAY || t->kind == TY_LIST) {
+    if (ty_holds_meminfo(t)) {
         if (n == max)
             return -1;
         refs[n] = base;
@@ -672,8 +724,10 @@ Type *ty_unify(Type *a, Type *b)
         }
         return ty_tuple(items, a->tuple.n);
     }
-    if (a->kind == TY_LIST && b->kind == TY_LIST)   /* items are not converted in place */
-        return !a->list.item ? b : !b->list.item ? a : NULL;
+    if (a->kind == b->kind && ty_is_undetermined(a))   /* items are not converted in place */
+        return b;
+    if (a->kind == b->kind && ty_is_undetermined(b))
+        return a;
     if (a->kind == TY_ITER && b->kind == TY_ITER) {
         Type *over = ty_unify(a->iter.over, b->iter.over);
         return over ? ty_iter(over) : NULL;

@@ -9,6 +9,7 @@
  *   complex64 complex128 none
  *   array(float64, 2d, C)  array(int32, 1d, A, readonly)      layouts: C, F, A
  *   tuple(int64, float64)  tuple()  range  slice  list(float64)  list(array(int64, 1d, C))
+ *   dict(int64, float64)  set(int64)  str
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
 #ifndef PYJIT_TYPES_H
 #define PYJIT_TYPES_H
@@ -32,6 +33,10 @@ typedef enum TypeKind {
     TY_ITER,        /* iterator over iter.over (a range, array, tuple or list) */
     TY_LIST,        /* a mutable list of list.item; item NULL while inference has not seen one
                      * (`[]` typed by later use: "list(undetermined)") */
+    TY_DICT,        /* an insertion-ordered hash table dict.key -> dict.value; both NULL while
+                     * inference has not seen an item ("dict(undetermined)") */
+    TY_SET,         /* an insertion-ordered hash set of set.item; NULL as for lists */
+    TY_STR,         /* a unicode string made or passed at run time */
     TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     /* Compile-time only: values whose every use is resolved by inference. */
     TY_STRING,      /* a constant string (exception messages); literal holds it */
@@ -55,6 +60,8 @@ typedef struct Type {
         struct { int n; struct Type **items; int64_t size; int align; } tuple;   /* size, align: ty_mem_* */
         struct { struct Type *over; } iter;
         struct { struct Type *item; } list;
+        struct { struct Type *key, *value; } dict;
+        struct { struct Type *item; } set;
         struct { struct Type *scalar; } dtype;
         struct { struct Type *self; const char *name; } method;
         const Const *literal;   /* TY_STRING, TY_MODULE, TY_FUNCTION, TY_DISPATCHER, TY_EXCCLASS */
@@ -69,6 +76,9 @@ Type *ty_array(Type *dtype, int ndim, char layout, bool readonly);
 Type *ty_tuple(Type **items, int n);
 Type *ty_iter(Type *over);
 Type *ty_list(Type *item);              /* item strong; NULL: not known yet */
+Type *ty_dict(Type *key, Type *value); /* both strong, or both NULL: not known yet */
+Type *ty_set(Type *item);               /* item strong; NULL: not known yet */
+Type *ty_str(void);
 Type *ty_dtype(Type *scalar);
 Type *ty_literal(TypeKind kind, const Const *value);   /* keyed by the Const's identity */
 Type *ty_method(Type *self, const char *name);
@@ -78,6 +88,12 @@ Type *ty_undefined(void);
 Type *ty_parse(const char *name);
 
 bool ty_is_scalar(const Type *t);       /* bool, int, uint, float, complex */
+/* A value whose first field is a reference-counted MemInfo: an array, or a container (list, dict,
+ * set, str), which is that MemInfo and nothing else. */
+bool ty_holds_meminfo(const Type *t);
+bool ty_is_container(const Type *t);
+/* A list, dict or set whose items inference has not seen yet. */
+bool ty_is_undetermined(const Type *t);
 bool ty_is_int(const Type *t);          /* signed or unsigned, not bool */
 bool ty_is_signed(const Type *t);
 bool ty_is_float(const Type *t);

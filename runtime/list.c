@@ -76,7 +76,7 @@ int32_t pj_list_reserve(MemInfo *mi, int64_t n)
 /* A new reference on every MemInfo inside a value of type ty at buf. */
 static void retain_value(Type *ty, void *buf)
 {
-    if (ty->kind == TY_ARRAY || ty->kind == TY_LIST)
+    if (ty_holds_meminfo(ty))
         pj_nrt_incref(*(MemInfo **)buf);
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)

@@ -443,7 +443,7 @@ static void store_number(TypeKind kind, Number n, void *p)
 
 int rt_unbox_as(PyObject *obj, Type *from, Type *to, void *buf)
 {
-    if (ty_strong(from) == to || from->kind == TY_ARRAY || from->kind == TY_LIST)
+    if (ty_strong(from) == to || ty_holds_meminfo(from))
         return rt_unbox(obj, from, buf);
     if (from->kind == TY_TUPLE) {
         for (int i = 0; i < from->tuple.n; i++)
