@@ -62,16 +62,23 @@ LLVMValueRef lower_array_make(Lower *L, Type *at, LLVMValueRef meminfo, LLVMValu
     return LLVMBuildInsertValue(B, v, st, 4, "");
 }
 
-static unsigned elem_align(Type *dt)
+/* The alignment array items are loaded and stored with. On the CPU, 1: NumPy arrays need not be
+ * aligned (a buffer received from another process, pickle's out-of-band frames, a packed record
+ * field), x86-64 loads any address at full speed, and LLVM vectorises unaligned accesses alike.
+ * GPU arrays are device allocations, always aligned, and an unaligned access there is split into
+ * bytes. */
+static unsigned elem_align(Lower *L, Type *dt)
 {
     int n = ty_itemsize(dt);
+    if (!L->prog->gpu)
+        return 1;
     return (unsigned)(ty_is_complex(dt) ? n / 2 : n);
 }
 
 LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr)
 {
     LLVMValueRef v = LLVMBuildLoad2(L->b, dtype->kind == TY_BOOL ? L->i8 : lower_type(L, dtype), ptr, "");
-    LLVMSetAlignment(v, elem_align(dtype));
+    LLVMSetAlignment(v, elem_align(L, dtype));
     if (dtype->kind == TY_BOOL)
         v = LLVMBuildICmp(L->b, LLVMIntNE, v, LLVMConstInt(L->i8, 0, 0), "");
     return v;
@@ -81,7 +88,7 @@ void lower_array_store(Lower *L, Type *dtype, LLVMValueRef v, LLVMValueRef ptr)
 {
     if (dtype->kind == TY_BOOL)
         v = LLVMBuildZExt(L->b, v, L->i8, "");
-    LLVMSetAlignment(LLVMBuildStore(L->b, v, ptr), elem_align(dtype));
+    LLVMSetAlignment(LLVMBuildStore(L->b, v, ptr), elem_align(L, dtype));
 }
 
 static LLVMValueRef byte_gep(Lower *L, LLVMValueRef p, LLVMValueRef off)

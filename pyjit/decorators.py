@@ -120,7 +120,7 @@ def _comprehension(code, outer, over=None, nover=1):
 
 
 def _make_dispatcher(func, signatures, options):
-    from . import _core, _registry
+    from . import _core, _registry, _serialize
     unknown = set(options) - _PASSED - _IGNORED
     if unknown:
         raise TypeError(f"njit() got unexpected option(s): {', '.join(sorted(unknown))}")
@@ -137,6 +137,7 @@ def _make_dispatcher(func, signatures, options):
     disp = _core.Dispatcher(func, _registry.REGISTRY, **kwargs)
     functools.update_wrapper(disp, func)
     disp.stats = CacheStats()
+    _serialize.record(disp, func, njit, () if signatures is None else (signatures,), options)
     if signatures is not None:
         if isinstance(signatures, (str, tuple)) or not isinstance(signatures, list):
             signatures = [signatures]

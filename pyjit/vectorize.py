@@ -16,10 +16,13 @@ arrays of the signature's dtypes (the user's function inlines into it). The C si
 (runtime/ufunc.c) makes the np.ufunc and calls the loop once per NumPy inner-loop call.
 target='parallel' runs the same loops on a thread pool over chunks; target='cuda' is pyjit.gpu's.
 """
+import copyreg
 import functools
 import linecache
 import re
 import zlib
+
+import numpy as np
 
 __all__ = ["vectorize", "guvectorize", "DUFunc", "GUFunc"]
 
@@ -297,13 +300,16 @@ def vectorize(ftylist_or_function=(), **kws):
         return _cuda("vectorize", ftylist_or_function, **kws)
     opts, identity, parallel = _split_options("vectorize", kws)
     if _is_function(ftylist_or_function):
-        return DUFunc(ftylist_or_function, identity, parallel, opts)
+        return _made(DUFunc(ftylist_or_function, identity, parallel, opts),
+                     ftylist_or_function, vectorize, (), kws)
     sigs = _signature_list(ftylist_or_function)
 
     def decorate(func):
         if not sigs:
-            return DUFunc(func, identity, parallel, opts)
-        return _build_ufunc(func, sigs, opts, identity, parallel)
+            made = DUFunc(func, identity, parallel, opts)
+        else:
+            made = _build_ufunc(func, sigs, opts, identity, parallel)
+        return _made(made, func, vectorize, (ftylist_or_function,), kws)
     return decorate
 
 
@@ -448,6 +454,9 @@ def guvectorize(*args, **kws):
     ins, outs = _parse_layout(layout)
 
     def decorate(func):
+        return _made(_build_gufunc(func), func, guvectorize, args, kws)
+
+    def _build_gufunc(func):
         if not sigs:
             return GUFunc(func, layout, identity, parallel, opts)
         if _nin(func) != len(ins) + len(outs):
@@ -460,3 +469,27 @@ def guvectorize(*args, **kws):
             _add_gu_signature(ufunc, kernel, sig, ins + outs, len(ins), parallel, opts, done)
         return ufunc
     return decorate
+
+
+# ---- pickling (pyjit/_serialize.py) ----
+
+def _made(obj, func, decorator, args, kws):
+    from . import _serialize
+    return _serialize.record(obj, func, decorator, args, kws)
+
+
+def _reduce(obj):
+    from . import _serialize
+    return _serialize.reduce(obj)
+
+
+def _reduce_ufunc(uf):
+    """copyreg's reducer for np.ufunc: pyjit's for the ufuncs made here, NumPy's for the others."""
+    from . import _core
+    return _reduce(uf) if _core.ufunc_made(uf) is not None else _numpy_reduce_ufunc(uf)
+
+
+DUFunc.__reduce__ = _reduce
+GUFunc.__reduce__ = _reduce
+_numpy_reduce_ufunc = copyreg.dispatch_table[np.ufunc]
+copyreg.pickle(np.ufunc, _reduce_ufunc)

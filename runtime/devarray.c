@@ -1157,7 +1157,16 @@ static PyObject *repr(CudaArray *a)
     return r;
 }
 
+/* A device array's memory belongs to this process's context: another process could not read it. */
+static PyObject *refuse_pickle(PyObject *self, PyObject *unused)
+{
+    return PyErr_Format(PyExc_TypeError, "a device array cannot be pickled: its memory is on the "
+                        "GPU of this process; copy it to the host first (a.copy_to_host()) and "
+                        "send the NumPy array");
+}
+
 static PyMethodDef methods[] = {
+    {"__reduce__", refuse_pickle, METH_NOARGS, "Refuses: copy to the host first."},
     {"copy_to_host", (PyCFunction)(void (*)(void))copy_to_host, METH_VARARGS | METH_KEYWORDS,
      "copy_to_host(ary=None, stream=0): a NumPy array with the contents (into ary if given)."},
     {"copy_to_device", (PyCFunction)(void (*)(void))copy_to_device, METH_VARARGS | METH_KEYWORDS,

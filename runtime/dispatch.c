@@ -851,15 +851,18 @@ static PyObject *dispatcher_repr(PyObject *self)
     return PyUnicode_FromFormat("CPUDispatcher(%R)", ((RtDispatcher *)self)->py_func);
 }
 
-/* Pickled by reference, as functions are: module-level dispatchers cross process boundaries
- * (multiprocessing) as their qualified name, and compile again there. */
+/* Pickled by reference when another process can import it, else by value (the Python function's
+ * code and what the decorator was given): pyjit/_serialize.py. */
 static PyObject *dispatcher_reduce(PyObject *self, PyObject *unused)
 {
-    return PyObject_GetAttrString(self, "__qualname__");
+    PyObject *mod = PyImport_ImportModule("pyjit._serialize");
+    PyObject *r = mod ? PyObject_CallMethod(mod, "reduce", "O", self) : NULL;
+    Py_XDECREF(mod);
+    return r;
 }
 
 static PyMethodDef dispatcher_methods[] = {
-    {"__reduce__", dispatcher_reduce, METH_NOARGS, "Pickles the dispatcher by its qualified name."},
+    {"__reduce__", dispatcher_reduce, METH_NOARGS, "Pickles the dispatcher by reference, or by value where no other process could import it."},
     {"_add_signature", dispatcher_add_signature, METH_VARARGS,
      "_add_signature(argtypes, ret, compile=True): declares a signature (canonical names)."},
     {"compile", dispatcher_compile, METH_O,

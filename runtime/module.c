@@ -220,6 +220,7 @@ static PyMethodDef core_methods[] = {
     {"_raise_exc", core_raise_exc, METH_VARARGS, "Raises the exception for an ExcInfo."},
     {"format_float", core_format_float, METH_O, "The text print() in compiled code gives a float."},
     {"ufunc_new", rt_ufunc_new, METH_VARARGS, "A NumPy ufunc (or gufunc) with no loops yet."},
+    {"ufunc_made", rt_ufunc_made, METH_O, "How a pyjit ufunc was made (a dict), or None."},
     {"ufunc_add_loop", rt_ufunc_add_loop, METH_VARARGS, "Adds a compiled loop to a pyjit ufunc."},
     {"ufunc_threads", rt_ufunc_threads, METH_NOARGS, "Threads that run target='parallel' loops."},
     {NULL, NULL, 0, NULL},

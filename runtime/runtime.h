@@ -214,6 +214,7 @@ void rt_cache_store(PyObject *token, Program *prog, RtVersion *v);
 /* ---- ufunc.c (module functions of pyjit._core) ---- */
 /* ufunc_new(name, doc, nin, nout, identity, core_signature=None) -> a np.ufunc with no loops. */
 PyObject *rt_ufunc_new(PyObject *self, PyObject *args);
+PyObject *rt_ufunc_made(PyObject *self, PyObject *ufunc);
 /* ufunc_add_loop(ufunc, loop_dispatcher, typenums, parallel=False): adds a compiled loop. */
 PyObject *rt_ufunc_add_loop(PyObject *self, PyObject *args);
 /* ufunc_threads() -> the threads of target='parallel' loops. */

@@ -113,8 +113,8 @@ static Type *typeof_array(PyArrayObject *arr, int flags)
     int kind = kind_of_typenum(PyArray_DESCR(arr)->type_num);
     int ndim = PyArray_NDIM(arr);
     if (kind < 0 || (kind == TY_FLOAT16 && !(flags & RT_TYPEOF_GPU)) || ndim > ABI_MAX_NDIM ||
-        !PyArray_ISNOTSWAPPED(arr) || !PyArray_ISALIGNED(arr))
-        return NULL;
+        !PyArray_ISNOTSWAPPED(arr) || (!PyArray_ISALIGNED(arr) && (flags & RT_TYPEOF_GPU)))
+        return NULL;   /* unaligned arrays are fine on the CPU: lower_array.c elem_align */
     int layout = PyArray_IS_C_CONTIGUOUS(arr) ? 0 : PyArray_IS_F_CONTIGUOUS(arr) ? 1 : 2;
     int readonly = !PyArray_ISWRITEABLE(arr);
     Type **slot = &array_cache[kind][ndim][layout][readonly];

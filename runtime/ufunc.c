@@ -78,6 +78,7 @@ typedef struct UfOwner {
     void **retired;
     int nretired;
     PyObject *keep;                     /* list: the loop dispatchers */
+    PyObject *made;                     /* dict: how pyjit/vectorize.py made it (for pickling) */
 } UfOwner;
 
 /* The NpyAuxData NumPy hands back to the strided loop. */
@@ -487,6 +488,7 @@ static void owner_free(UfOwner *owner)
     free(owner->name);
     free(owner->doc);
     Py_XDECREF(owner->keep);
+    Py_XDECREF(owner->made);
     free(owner);
 }
 
@@ -506,11 +508,22 @@ static UfOwner *owner_new(const char *name, const char *doc, int identity)
     owner->name = strdup(name);
     owner->doc = doc ? strdup(doc) : NULL;
     owner->keep = PyList_New(0);
-    if (!owner->name || (doc && !owner->doc) || !owner->keep) {
+    owner->made = PyDict_New();
+    if (!owner->name || (doc && !owner->doc) || !owner->keep || !owner->made) {
         owner_free(owner);
         return NULL;
     }
     return owner;
+}
+
+/* _core.ufunc_made(ufunc) -> the dict pyjit/vectorize.py records how a pyjit ufunc was made in
+ * (pickling by value makes it again from that), or None for any other ufunc. */
+PyObject *rt_ufunc_made(PyObject *self, PyObject *ufunc)
+{
+    UfOwner *owner = owner_of(ufunc);
+    PyObject *made = owner ? owner->made : Py_None;
+    Py_INCREF(made);
+    return made;
 }
 
 /* _core.ufunc_new(name, doc, nin, nout, identity, core_signature=None) -> a np.ufunc with no

@@ -1040,3 +1040,32 @@ def test_reshape_unknown_dimension_messages():
     check_raises(ValueError, jitted(_reshape3), a, 5, match="size 12 into shape (5,2,-1)")
     assert jitted(_reshape3)(a, 3).shape == a.reshape(3, 2, -1).shape
     assert jitted(_reshape1)(a, -1).shape == (12,)
+
+
+def _unaligned(n, dtype):
+    """An array of n items whose data starts one byte past an aligned address (as pickle's
+    out-of-band buffers and packed records give)."""
+    dtype = np.dtype(dtype)
+    buf = np.zeros(n * dtype.itemsize + 1, np.uint8)
+    a = buf[1:].view(dtype)
+    a[:] = np.arange(n) % 7 - 3
+    assert not a.flags.aligned
+    return a
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "complex128"])
+def test_unaligned_arrays_read_write_and_views(dtype):
+    def f(a):
+        s = a[0] * 0
+        for i in range(a.size):
+            a[i] = a[i] * 2 + 1
+            s += a[i]
+        return s, a[1:6], a.sum()
+
+    a, b = _unaligned(1001, dtype), _unaligned(1001, dtype)
+    got, want = pyjit.njit(f)(a), f(b)
+    assert got[0] == want[0] and got[2] == want[2]
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(a, b)
+    got[1][0] = 42   # the view is of the argument's own memory
+    assert a[1] == 42

@@ -14,7 +14,7 @@ import sys as _sys
 import types as _types
 import warnings
 
-from .. import _core, _registry
+from .. import _core, _registry, _serialize
 from .. import types as _types_mod
 from ._builtins import INTRINSICS, NAMESPACES
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError
@@ -114,6 +114,9 @@ if _HAVE_RUNTIME:
         def configure(self, griddim, blockdim, stream=0, sharedmem=0):
             return self[griddim, blockdim, stream, sharedmem]
 
+        def __reduce__(self):
+            return _serialize.reduce(self)
+
         def __repr__(self):
             return f"<pyjit.gpu kernel {self.__qualname__}>"
 else:
@@ -143,6 +146,9 @@ else:
         def __call__(self, *args, **kwargs):
             raise GpuUnavailableError(f"cannot run kernel '{self.__name__}': {_NO_RUNTIME}")
 
+        def __reduce__(self):
+            return _serialize.reduce(self)
+
 
 class DeviceFunction:
     """A @gpu.jit(device=True) function: compiled into the kernels that call it."""
@@ -167,6 +173,9 @@ class DeviceFunction:
         raise TypeError(f"device function '{self.__name__}' can only be called from a kernel "
                         "or another device function (PYJIT_SIMULATOR=1 runs it in Python)")
 
+    def __reduce__(self):
+        return _serialize.reduce(self)
+
     def __repr__(self):
         return f"<pyjit.gpu device function {self.__qualname__}>"
 
@@ -190,11 +199,15 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     _not_cached("gpu.jit", options)
     if isinstance(func_or_sig, DeviceFunction) or isinstance(func_or_sig, Kernel):
         return func_or_sig
-    make = DeviceFunction if device else Kernel
+    cls = DeviceFunction if device else Kernel
     opts = dict(options, debug=bool(debug), fastmath=fastmath)
+    kws = dict(options, device=device, debug=debug, fastmath=fastmath)
+
+    def make(f, sig):
+        return _serialize.record(cls(f, sig, **opts), f, jit, () if sig is None else (sig,), kws)
     if isinstance(func_or_sig, _types.FunctionType):
-        return make(func_or_sig, None, **opts)
-    return lambda f: make(f, func_or_sig, **opts)
+        return make(func_or_sig, None)
+    return lambda f: make(f, func_or_sig)
 
 
 def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=True,

@@ -261,6 +261,11 @@ class DeviceNDArray:
 
     __array_priority__ = -1
 
+    def __reduce__(self):
+        raise TypeError("a device array cannot be pickled: its memory is on the GPU of this "
+                        "process; copy it to the host first (a.copy_to_host()) and send the NumPy "
+                        "array")
+
     def __init__(self, ary, stream=0):
         self._ary = ary
         self.stream = stream

@@ -22,6 +22,7 @@ import numpy as np
 
 from . import intrinsics as I
 from . import scheduler, transform
+from ... import _serialize
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
@@ -292,6 +293,9 @@ class Kernel:
     def inspect_types(self, file=None):
         print(f"{self.__name__}: runs in the pyjit simulator (no typed IR)", file=file)
 
+    def __reduce__(self):
+        return _serialize.reduce(self)
+
     def __repr__(self):
         return f"<pyjit simulated kernel {self.__qualname__}>"
 
@@ -314,6 +318,9 @@ class DeviceFunction:
             self._prep = _prepare(self.py_func, {})
         return self._prep.fn(*args, **kwargs)
 
+    def __reduce__(self):
+        return _serialize.reduce(self)
+
     def __repr__(self):
         return f"<pyjit simulated device function {self.__qualname__}>"
 
@@ -328,7 +335,8 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
         if not isinstance(f, types.FunctionType):
             raise TypeError(f"gpu.jit expects a Python function, got {type(f).__name__}")
         cls = DeviceFunction if device else Kernel
-        return cls(f, sig, **opts)
+        return _serialize.record(cls(f, sig, **opts), f, jit, () if sig is None else (sig,),
+                                 dict(opts, device=device))
 
     if isinstance(func_or_sig, (types.FunctionType, Kernel, DeviceFunction)):
         return wrap(func_or_sig)
