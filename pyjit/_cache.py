@@ -275,13 +275,22 @@ class _Walk:
         self.function(d.py_func)
 
 
-def _keys(disp, argnames, retname):
+    def kernel(self, k):
+        self.add("kernel", sorted(k.targetoptions.items()))
+        self.function(k.py_func)
+
+
+def _keys(disp, argnames, retname, target=None):
     """(function key, signature key): the walk's hash, and the rest; and the walk."""
     walk = _Walk()
-    walk.dispatcher(disp)
+    if target is None:
+        walk.dispatcher(disp)
+    else:
+        walk.kernel(disp)
     fn_key = walk.hash.hexdigest()
     sig = blake2b(digest_size=32)
-    sig.update("\n".join([_environment(), repr(tuple(argnames)), repr(retname)]).encode())
+    sig.update("\n".join([_environment(), repr(tuple(argnames)), repr(retname),
+                          repr(target)]).encode())
     return fn_key, sig.hexdigest(), walk
 
 
@@ -424,15 +433,36 @@ def load(disp, argnames, retname):
     """runtime/cache.c: (token, hit). hit is None on a miss, else (object, symbol, refs, return
     type, uses print, types text, llvm text), refs as [(kind, object)]; token is what store()
     needs after a compilation (None: do not store)."""
+    token, entry, refs = _lookup(disp, argnames, retname)
+    if entry is None:
+        return token, None
+    header, obj, types_text, llvm_text = entry
+    return token, (obj, header["symbol"], refs, header["ret"], header["uses_print"], types_text,
+                   llvm_text)
+
+
+def load_kernel(kernel, argnames, target):
+    """runtime/cache.c, for a @gpu.jit(cache=True) kernel: (token, hit), hit None or (PTX,
+    entry, the arguments it writes as a bit mask, types text, llvm text). target names the
+    device (sm_90) and what the launch checked of its arrays: each its own entry."""
+    token, entry, _ = _lookup(kernel, argnames, None, target)
+    if entry is None:
+        return token, None
+    header, ptx, types_text, llvm_text = entry
+    return token, (ptx, header["symbol"], header["written"], types_text, llvm_text)
+
+
+def _lookup(disp, argnames, retname, target=None):
+    """(token, entry or None, refs) for load() and load_kernel(), counted as a hit or a miss."""
     if not enabled():
-        return None, None
+        return None, None, None
     code = disp.py_func.__code__
     try:
-        fn_key, sig_key, walk = _keys(disp, argnames, retname)
+        fn_key, sig_key, walk = _keys(disp, argnames, retname, target)
     except Exception as exc:   # noqa: BLE001 - a value the key cannot describe: compile
         _warn(("key", code), f"{disp.py_func.__qualname__}: not cached ({type(exc).__name__}: "
               f"{exc} while computing its cache key)")
-        return None, None
+        return None, None, None
     folder = directory(_source_file(disp))
     _DIRECTORIES.add(folder)
     stats = disp.__dict__.get("stats")
@@ -451,12 +481,10 @@ def load(disp, argnames, retname):
     if entry is None:
         _INFO["misses"] += 1
         _count(disp, argnames, "cache_misses")
-        return token, None
-    header, obj, types_text, llvm_text = entry
+        return token, None, None
     _INFO["hits"] += 1
     _count(disp, argnames, "cache_hits")
-    return token, (obj, header["symbol"], refs, header["ret"], header["uses_print"], types_text,
-                   llvm_text)
+    return token, entry, refs
 
 
 def rejected(token, why):
@@ -476,7 +504,12 @@ def rejected(token, why):
           "compiled again")
 
 
-def store(token, obj, symbol, refs, ret, uses_print, types_text, llvm_text):
+def store_kernel(token, ptx, entry, written, types_text, llvm_text):
+    """runtime/cache.c: writes the PTX of a kernel version just compiled."""
+    store(token, ptx, entry, [], None, False, types_text, llvm_text, written=written)
+
+
+def store(token, obj, symbol, refs, ret, uses_print, types_text, llvm_text, written=0):
     """runtime/cache.c: writes the version just compiled (refs: [(kind, object)])."""
     described = []
     for kind, ref in refs:
@@ -491,7 +524,7 @@ def store(token, obj, symbol, refs, ret, uses_print, types_text, llvm_text):
     texts = [(types_text or "").encode(), (llvm_text or "").encode()]
     header = marshal.dumps({
         "format": FORMAT, "fn_key": token.fn_key, "sig_key": token.sig_key, "symbol": symbol,
-        "ret": ret, "uses_print": bool(uses_print), "refs": described,
+        "ret": ret, "uses_print": bool(uses_print), "refs": described, "written": written,
         "function": token.disp.py_func.__qualname__, "argtypes": list(token.sig),
         "has_types": types_text is not None, "has_llvm": llvm_text is not None,
         "sections": [len(obj), len(texts[0]), len(texts[1])],

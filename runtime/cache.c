@@ -173,3 +173,41 @@ fail:
     Py_XDECREF(args);
     Py_XDECREF(r);
 }
+
+/* ---- @gpu.jit(cache=True): PTX, keyed also by the device and the launch's facts ---- */
+
+PyObject *rt_cache_load_kernel(PyObject *kernel, Type **argtypes, int nargs, const char *target,
+                               PyObject **token)
+{
+    *token = NULL;
+    PyObject *mod = cache_module();
+    PyObject *args = type_names(argtypes, nargs);
+    PyObject *result = mod && args ? PyObject_CallMethod(mod, "load_kernel", "OOs", kernel, args,
+                                                         target)
+                                   : NULL;
+    Py_XDECREF(args);
+    PyObject *hit = NULL;
+    if (!result || !PyArg_ParseTuple(result, "OO", token, &hit)) {
+        report_failure();
+        *token = hit = NULL;
+    } else {
+        Py_INCREF(*token);
+        hit = hit == Py_None ? NULL : Py_NewRef(hit);
+    }
+    Py_XDECREF(result);
+    if (*token == Py_None)
+        Py_CLEAR(*token);
+    return hit;
+}
+
+void rt_cache_store_kernel(PyObject *token, const char *ptx, const char *entry, uint64_t written,
+                           const char *types_dump, const char *llvm_dump)
+{
+    PyObject *mod = cache_module();
+    PyObject *r = mod ? PyObject_CallMethod(mod, "store_kernel", "OysKzz", token, ptx, entry,
+                                            (unsigned long long)written, types_dump, llvm_dump)
+                      : NULL;
+    if (!r)
+        report_failure();
+    Py_XDECREF(r);
+}

@@ -53,6 +53,7 @@ typedef struct CudaKernel {
     const char *cname;      /* name's UTF-8 */
     int nargs;              /* positional parameters; -1: not checked (PTX kernels) */
     CudaCompileOptions opts;
+    bool cache;             /* cache=True: PTX stored on disk (pyjit/_cache.py) */
     KVersion **versions;
     int nversions;
     KVersion *last;
@@ -158,14 +159,49 @@ static PyObject *raise_no_codegen(const char *name)
                         "pyjit to run kernels in the simulator", name);
 }
 
-/* Runs the compiler for these types; the result's texts are copied out of the arena. */
+/* A version from the on-disk cache's hit, (ptx, entry, written, types_dump, llvm_dump); NULL,
+ * with no error, if the hit is malformed (compiled instead). */
+static KVersion *version_of_hit(Type **types, int n, const VFacts *f, PyObject *hit)
+{
+    const char *ptx, *entry, *types_dump, *llvm_dump;
+    unsigned long long written;
+    if (!PyArg_ParseTuple(hit, "ysKzz", &ptx, &entry, &written, &types_dump, &llvm_dump)) {
+        PyErr_Clear();
+        return NULL;
+    }
+    KVersion *v = version_new(types, n, ptx, entry, (uint64_t)written);
+    if (v) {
+        v->facts = *f;
+        v->types_dump = dup_str(types_dump);
+        v->llvm_dump = dup_str(llvm_dump);
+    }
+    return v;
+}
+
+/* Runs the compiler for these types; the result's texts are copied out of the arena. With
+ * cache=True the on-disk cache is asked first and given what was compiled. */
 static KVersion *compile_version(CudaKernel *k, Type **types, int n, const VFacts *f,
                                  int cc_major, int cc_minor)
 {
     if (!cuda_compile_kernel)
         return (KVersion *)raise_no_codegen(k->cname);
-    if (populate_registry(k->registry) < 0)
+    PyObject *token = NULL;
+    if (k->cache) {
+        char target[96];
+        snprintf(target, sizeof target, "sm_%d%d aligned=%llx noalias=%llx", cc_major, cc_minor,
+                 (unsigned long long)f->aligned, (unsigned long long)f->noalias);
+        PyObject *hit = rt_cache_load_kernel((PyObject *)k, types, n, target, &token);
+        KVersion *v = hit ? version_of_hit(types, n, f, hit) : NULL;
+        Py_XDECREF(hit);
+        if (v) {
+            Py_XDECREF(token);
+            return v;
+        }
+    }
+    if (populate_registry(k->registry) < 0) {
+        Py_XDECREF(token);
         return NULL;
+    }
     CudaCompileOptions opts = k->opts;
     opts.cc_major = cc_major;
     opts.cc_minor = cc_minor;
@@ -175,8 +211,10 @@ static KVersion *compile_version(CudaKernel *k, Type **types, int n, const VFact
     Diag diag = {0};
     CudaKernelCode code = {0};
     KVersion *v = NULL;
-    if (!arena)
+    if (!arena) {
+        Py_XDECREF(token);
         return (KVersion *)PyErr_NoMemory();
+    }
     if (cuda_compile_kernel(k->py_func, k->registry, types, n, &opts, arena, &code, &diag) < 0 ||
         arena_failed(arena))
         rt_raise_compile_error(arena, &diag);
@@ -184,7 +222,11 @@ static KVersion *compile_version(CudaKernel *k, Type **types, int n, const VFact
         v->facts = *f;
         v->types_dump = dup_str(code.types_dump);
         v->llvm_dump = dup_str(code.llvm_dump);
+        if (token)
+            rt_cache_store_kernel(token, code.ptx, code.entry, code.written, code.types_dump,
+                                  code.llvm_dump);
     }
+    Py_XDECREF(token);
     arena_free(arena);
     return v;
 }
@@ -230,11 +272,11 @@ static int load_version(KVersion *v, int dev, const char *kname)
 static int kernel_init(CudaKernel *k, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"py_func", "registry", "debug", "fastmath", "opt", "lineinfo",
-                             NULL};
+                             "cache", NULL};
     PyObject *func, *registry;
-    int debug = 0, fastmath = 0, opt = 3, lineinfo = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|ppip:Kernel", kwlist, &func, &PyDict_Type,
-                                     &registry, &debug, &fastmath, &opt, &lineinfo))
+    int debug = 0, fastmath = 0, opt = 3, lineinfo = 0, cache = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|ppipp:Kernel", kwlist, &func, &PyDict_Type,
+                                     &registry, &debug, &fastmath, &opt, &lineinfo, &cache))
         return -1;
     if (!PyFunction_Check(func)) {
         PyErr_Format(PyExc_TypeError, "@gpu.jit takes a Python function, not %.100s",
@@ -264,6 +306,7 @@ static int kernel_init(CudaKernel *k, PyObject *args, PyObject *kwds)
     if (rt_boundscheck_env() >= 0)
         k->opts.base.boundscheck = rt_boundscheck_env();
     k->opts.lineinfo = lineinfo;
+    k->cache = cache;
     return 0;
 }
 

@@ -210,6 +210,13 @@ RtVersion *rt_cache_load(RtDispatcher *d, Type **argtypes, Type *ret, PyObject *
 /* Stores v, just compiled by prog (its object code and references), under token. Never raises,
  * except an interrupt. */
 void rt_cache_store(PyObject *token, Program *prog, RtVersion *v);
+/* The same for a @gpu.jit(cache=True) kernel: target names the device and what the launch
+ * checked of its arrays. A hit is (ptx: bytes, entry: str, written: int, types_dump, llvm_dump),
+ * a new reference; NULL on a miss, and then *token is what rt_cache_store_kernel needs. */
+PyObject *rt_cache_load_kernel(PyObject *kernel, Type **argtypes, int nargs, const char *target,
+                               PyObject **token);
+void rt_cache_store_kernel(PyObject *token, const char *ptx, const char *entry, uint64_t written,
+                           const char *types_dump, const char *llvm_dump);
 
 /* ---- ufunc.c (module functions of pyjit._core) ---- */
 /* ufunc_new(name, doc, nin, nout, identity, core_signature=None) -> a np.ufunc with no loops. */

@@ -715,7 +715,7 @@ def test_multiprocessing_with_cached_functions(project, method):
     assert r["got"] == r["want"]
 
 
-def test_gpu_cache_is_a_warning_not_silence():
+def test_gpu_ufunc_cache_is_a_warning_not_silence():
     import warnings
 
     from pyjit.errors import PerformanceWarning
@@ -727,13 +727,57 @@ def test_gpu_cache_is_a_warning_not_silence():
     hardware._NOT_CACHED_WARNED.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        hardware.jit(cache=True)(saxpy)
+        hardware.jit(cache=True)(saxpy)      # kernels are cached: no warning
         hardware.jit("void(float32, float32[:], float32[:])", cache=True)(saxpy)
         hardware.vectorize(["float32(float32)"], cache=True)
+        hardware.guvectorize(["void(float32[:], float32[:])"], "(n)->(n)", cache=True)
         hardware.jit(saxpy)
     messages = [str(w.message) for w in caught if w.category is PerformanceWarning]
     assert len(messages) == 2, messages
-    assert "gpu.jit(cache=True)" in messages[0] and "target='cuda'" in messages[1]
+    assert all("GPU ufuncs are not cached" in m for m in messages)
+    assert "vectorize(target='cuda')" in messages[0] and "guvectorize" in messages[1]
+
+
+GPU_KERNELS = '''
+from pyjit import gpu
+
+FACTOR = 3.0
+
+@gpu.jit(device=True)
+def twice(x):
+    return 2.0 * x
+
+@gpu.jit(cache=True)
+def scale(a, out):
+    i = gpu.grid(1)
+    if i < a.size:
+        out[i] = twice(a[i]) * FACTOR
+'''
+
+GPU_CHECK = '''
+    import numpy as np
+    import gk
+    a = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(a)
+    gk.scale[1, 128](a, out)
+    report(ok=bool((out == a * 6.0).all()), hits=hits(gk.scale), misses=misses(gk.scale),
+           asm=".entry" in str(gk.scale.inspect_asm()))
+'''
+
+
+@pytest.mark.gpu
+def test_gpu_kernel_ptx_cached_and_invalidated_by_device_functions(tmp_path):
+    project = Project(tmp_path, {"gk.py": GPU_KERNELS})
+    first, second = project.run(GPU_CHECK), project.run(GPU_CHECK)
+    assert first["ok"] and second["ok"] and second["asm"]   # a loaded version shows its PTX
+    assert (first["hits"], first["misses"]) == (0, 1)
+    assert (second["hits"], second["misses"]) == (1, 0)
+    project.edit("gk.py", "return 2.0 * x", "return x + x")   # a device function changed
+    third = project.run(GPU_CHECK)
+    assert third["ok"] and (third["hits"], third["misses"]) == (0, 1)
+    project.edit("gk.py", "FACTOR = 3.0", "FACTOR = 4.0")     # a frozen global changed
+    fourth = project.run(GPU_CHECK.replace("a * 6.0", "a * 8.0"))
+    assert fourth["ok"] and (fourth["hits"], fourth["misses"]) == (0, 1)
 
 
 def test_old_entries_of_a_function_are_pruned(tmp_path):

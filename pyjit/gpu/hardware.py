@@ -15,6 +15,7 @@ import types as _types
 import warnings
 
 from .. import _core, _registry, _serialize
+from .. import decorators as _decorators
 from .. import types as _types_mod
 from ._builtins import INTRINSICS, NAMESPACES
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError
@@ -102,9 +103,10 @@ if _HAVE_RUNTIME:
         launch itself is C (pyjit._core.Kernel)."""
 
         def __init__(self, py_func, signature=None, debug=False, fastmath=False, opt=True,
-                     lineinfo=False, **options):
-            super().__init__(py_func, _registry.REGISTRY,
-                             **_options(debug, fastmath, opt, lineinfo))
+                     lineinfo=False, cache=False, **options):
+            self.targetoptions = _options(debug, fastmath, opt, lineinfo)   # in the cache key
+            super().__init__(py_func, _registry.REGISTRY, cache=bool(cache), **self.targetoptions)
+            self.stats = _decorators.CacheStats()
             self.signature = signature
             self.__doc__ = py_func.__doc__
             self.__wrapped__ = py_func
@@ -184,19 +186,19 @@ _NOT_CACHED_WARNED = set()
 
 
 def _not_cached(what, options):
-    """cache=True on the GPU: PTX is not stored on disk yet (runtime/cache.c caches CPU code
-    only); said once per decorator, rather than silently ignored."""
+    """cache=True on a GPU ufunc: its generated kernels are not stored on disk yet (@gpu.jit
+    kernels are: runtime/cache.c); said once per decorator, rather than silently ignored."""
     if options.get("cache") and what not in _NOT_CACHED_WARNED:
         from ..errors import PerformanceWarning
         _NOT_CACHED_WARNED.add(what)
-        warnings.warn(f"{what}(cache=True): GPU kernels are not cached on disk yet; each process "
+        warnings.warn(f"{what}(cache=True): GPU ufuncs are not cached on disk yet; each process "
                       "compiles them again (on first launch: about 10 ms a kernel)",
                       PerformanceWarning, stacklevel=3)
 
 
 def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
-    """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit."""
-    _not_cached("gpu.jit", options)
+    """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit.
+    cache=True stores each version's PTX on disk (pyjit/_cache.py), for later processes."""
     if isinstance(func_or_sig, DeviceFunction) or isinstance(func_or_sig, Kernel):
         return func_or_sig
     cls = DeviceFunction if device else Kernel
