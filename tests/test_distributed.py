@@ -173,6 +173,8 @@ def _worker_versions(ident):
 
 
 def test_dask_cluster_maps_compiled_functions_over_arrays_and_dataframes():
+    # installed by scripts/setup.sh; absent only where nothing can be installed (the GPU machine)
+    pytest.importorskip("dask.distributed", reason="dask[distributed] is not installed")
     import dask.array as da
     import dask.dataframe as dd
     import pandas as pd
