@@ -96,6 +96,16 @@ static LLVMValueRef byte_gep(Lower *L, LLVMValueRef p, LLVMValueRef off)
     return LLVMBuildInBoundsGEP2(L->b, L->i8, p, &off, 1, "");
 }
 
+/* A view of the array value src: its MemInfo and its parent (the argument's ndarray, which a view
+ * returned to Python keeps as its base), other data, shape and strides. */
+static LLVMValueRef array_view(Lower *L, Type *vt, LLVMValueRef src, LLVMValueRef data,
+                               LLVMValueRef *shape, LLVMValueRef *strides)
+{
+    LLVMValueRef v = lower_array_make(L, vt, LLVMBuildExtractValue(L->b, src, 0, ""), data, shape,
+                                      strides);
+    return LLVMBuildInsertValue(L->b, v, LLVMBuildExtractValue(L->b, src, 1, ""), 1, "");
+}
+
 LLVMValueRef lower_array_subview(Lower *L, Type *at, LLVMValueRef arr, LLVMValueRef i, Type *vt)
 {
     int nd = at->array.ndim;
@@ -105,9 +115,7 @@ LLVMValueRef lower_array_subview(Lower *L, Type *at, LLVMValueRef arr, LLVMValue
         st[k - 1] = lower_array_stride(L, at, arr, k);
     }
     LLVMValueRef off = LLVMBuildMul(L->b, i, lower_array_stride(L, at, arr, 0), "");
-    LLVMValueRef v = lower_array_make(L, vt, LLVMBuildExtractValue(L->b, arr, 0, ""),
-                                      byte_gep(L, lower_array_data(L, arr), off), sh, st);
-    return LLVMBuildInsertValue(L->b, v, LLVMBuildExtractValue(L->b, arr, 1, ""), 1, "");
+    return array_view(L, vt, arr, byte_gep(L, lower_array_data(L, arr), off), sh, st);
 }
 
 /* A new C-contiguous array of type at and this shape; its reference is owner's (if given). */
@@ -509,8 +517,7 @@ static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMVal
         lower_unsupported(L, "internal: array index result type does not match");
         return NULL;
     }
-    LLVMValueRef v = lower_array_make(L, vt, LLVMBuildExtractValue(L->b, arr, 0, ""), p, sh, st);
-    *view = LLVMBuildInsertValue(L->b, v, LLVMBuildExtractValue(L->b, arr, 1, ""), 1, "");
+    *view = array_view(L, vt, arr, p, sh, st);
     return p;
 }
 
@@ -628,8 +635,7 @@ LLVMValueRef lower_array_attr(Lower *L, Instr *in)
             sh[k] = lower_array_dim(L, arr, nd - 1 - k);
             st[k] = lower_array_stride(L, at, arr, nd - 1 - k);
         }
-        LLVMValueRef v = lower_array_make(L, in->type, LLVMBuildExtractValue(L->b, arr, 0, ""),
-                                          lower_array_data(L, arr), sh, st);
+        LLVMValueRef v = array_view(L, in->type, arr, lower_array_data(L, arr), sh, st);
         lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
         lower_own(L, in, v);
         return v;
@@ -649,7 +655,7 @@ LLVMValueRef lower_array_attr(Lower *L, Instr *in)
         LLVMValueRef data = lower_array_data(L, arr);
         if (in->sub == AA_IMAG)
             data = byte_gep(L, data, lower_i64(L, ty_itemsize(at->array.dtype) / 2));
-        LLVMValueRef v = lower_array_make(L, in->type, LLVMBuildExtractValue(L->b, arr, 0, ""), data, sh, st);
+        LLVMValueRef v = array_view(L, in->type, arr, data, sh, st);
         lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
         lower_own(L, in, v);
         return v;
@@ -948,8 +954,7 @@ static LLVMValueRef reshape(Lower *L, Instr *in, Instr *src, LLVMValueRef *shape
         strides[k] = s;
         s = LLVMBuildMul(L->b, s, shape[k], "");
     }
-    LLVMValueRef v = lower_array_make(L, in->type, LLVMBuildExtractValue(L->b, sv, 0, ""), lower_array_data(L, sv),
-                                      shape, strides);
+    LLVMValueRef v = array_view(L, in->type, sv, lower_array_data(L, sv), shape, strides);
     lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
     lower_own(L, in, v);
     return v;
@@ -1255,7 +1260,7 @@ static LLVMValueRef sort_values(Lower *L, Instr *in, Builtin bi)
     if (!flat)
         return arr;
     LLVMValueRef step = lower_i64(L, ty_itemsize(at->array.dtype));   /* the copy seen 1-d */
-    return lower_array_make(L, in->type, LLVMBuildExtractValue(L->b, arr, 0, ""), lower_array_data(L, arr), &n, &step);
+    return array_view(L, in->type, arr, lower_array_data(L, arr), &n, &step);
 }
 
 /* argsort and argpartition fill a new int64 array from the (contiguous) values. */

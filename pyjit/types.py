@@ -329,7 +329,7 @@ def _as_type(obj):
             return t
         raise TypeError(f"not a type: {obj!r}")
     name = getattr(obj, "__name__", None)
-    if obj in (bool, int, float, complex):
+    if obj is bool or obj is int or obj is float or obj is complex:   # not `in`: a dtype == float
         return {bool: bool_, int: int64, float: float64, complex: complex128}[obj]
     try:
         import numpy as np

@@ -23,6 +23,11 @@ INDEX = {
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
     "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "array", "asarray"),
+    "numpy_create": ("eye", "identity", "diag", "full_like", "copy", "tri", "tril", "triu",
+                     "outer", "trace", "cross", "meshgrid"),
+    "numpy_shape": ("concatenate", "stack", "vstack", "hstack", "column_stack", "expand_dims",
+                    "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "roll",
+                    "repeat", "tile", "transpose", "ravel"),
 }
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
@@ -30,6 +35,7 @@ INDEX = {
 METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
         "insert", "remove", "index", "count", "reverse", "copy")),
+    "numpy_shape": ("method.array.flatten",),
 }
 
 

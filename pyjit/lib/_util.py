@@ -2,7 +2,7 @@
 import math
 
 from .. import types
-from ..extending import overload, register_jitable
+from ..extending import overload, overload_method, register_jitable
 
 
 def is_array(t):
@@ -29,6 +29,12 @@ def nan_lt(a, b):
     return a < b or (b != b and a == a)
 
 
+def promote(*dtypes):
+    """The scalar type NumPy's promotion gives these scalar types (arrays' dtypes)."""
+    import numpy as np
+    return types._as_type(np.result_type(*(np.dtype(t.name) for t in dtypes)))
+
+
 def value_or(value, default):
     """value, or default when value is None (an argument left as None, resolved by types)."""
     return default if value is None else value
@@ -41,5 +47,5 @@ def _value_or(value, default):
     return lambda value, default: default
 
 
-__all__ = ["is_array", "is_number", "given", "float_of", "nan_lt", "value_or", "math",
-           "overload", "register_jitable", "types"]
+__all__ = ["is_array", "is_number", "given", "float_of", "nan_lt", "promote", "value_or", "math",
+           "overload", "overload_method", "register_jitable", "types"]

@@ -1,0 +1,218 @@
+"""Array creation written in the compiled subset: np.eye, identity, diag, full_like, copy, tri,
+triu, tril, outer, trace, cross, meshgrid. Semantics and messages are NumPy's."""
+import numpy as np
+
+from ._util import given, is_array, is_number, overload, promote, register_jitable, types, value_or
+
+
+def _dtype_or(dtype, default):
+    """The scalar type a dtype= argument names (a types.DType, or the default's Python or NumPy
+    class when it was left out), default when it is None; None if it names none."""
+    if not given(dtype):
+        return default
+    if isinstance(dtype, types.DType):
+        return dtype.dtype
+    if isinstance(dtype, types.Scalar):
+        return dtype
+    try:
+        return types._as_type(dtype)
+    except TypeError:
+        return None
+
+
+@overload(np.eye)
+def _eye(N, M=None, k=0, dtype=None):
+    dt = _dtype_or(dtype, types.float64)
+    if dt is None or not is_number(N) or not (M is None or is_number(M) or not given(M)):
+        return None
+
+    def impl(N, M=None, k=0, dtype=None):
+        m = value_or(M, N)
+        out = np.zeros((N, m), dt)
+        for i in range(max(0, -k), min(N, m - k)):
+            out[i, i + k] = 1
+        return out
+    return impl
+
+
+@overload(np.identity)
+def _identity(n, dtype=None):
+    dt = _dtype_or(dtype, types.float64)
+    if dt is None or not is_number(n):
+        return None
+
+    def impl(n, dtype=None):
+        out = np.zeros((n, n), dt)
+        for i in range(n):
+            out[i, i] = 1
+        return out
+    return impl
+
+
+@overload(np.diag)
+def _diag(v, k=0):
+    if not is_array(v) or v.ndim not in (1, 2):
+        return None
+    if v.ndim == 1:
+        def impl(v, k=0):
+            n = v.size + abs(k)
+            out = np.zeros((n, n), v.dtype)
+            for i in range(v.size):
+                if k >= 0:
+                    out[i, i + k] = v[i]
+                else:
+                    out[i - k, i] = v[i]
+            return out
+        return impl
+
+    def impl2(v, k=0):
+        rows, cols = v.shape
+        lo, hi = max(0, -k), min(rows, cols - k)
+        out = np.empty(max(hi - lo, 0), v.dtype)
+        for i in range(lo, hi):
+            out[i - lo] = v[i, i + k]
+        return out
+    return impl2
+
+
+@overload(np.full_like)
+def _full_like(a, fill_value, dtype=None):
+    if not is_array(a) or not is_number(fill_value):
+        return None
+    dt = _dtype_or(dtype, a.dtype)
+    if dt is None:
+        return None
+
+    def impl(a, fill_value, dtype=None):
+        out = np.empty(a.shape, dt)
+        out[:] = fill_value
+        return out
+    return impl
+
+
+@overload(np.copy)
+def _copy(a):
+    if is_array(a):
+        return lambda a: a.copy()
+    return None
+
+
+@overload(np.tri)
+def _tri(N, M=None, k=0, dtype=None):
+    dt = _dtype_or(dtype, types.float64)
+    if dt is None or not is_number(N):
+        return None
+
+    def impl(N, M=None, k=0, dtype=None):
+        m = value_or(M, N)
+        out = np.zeros((N, m), dt)
+        for i in range(N):
+            for j in range(min(m, max(i + k + 1, 0))):
+                out[i, j] = 1
+        return out
+    return impl
+
+
+def _triangle(m, k, lower):
+    if not is_array(m) or m.ndim != 2:
+        return None
+
+    def impl(m, k=0):
+        out = m.copy()
+        rows, cols = out.shape
+        for i in range(rows):
+            for j in range(cols):
+                if (j > i + k) if lower else (j < i + k):
+                    out[i, j] = 0
+        return out
+    return impl
+
+
+@overload(np.tril)
+def _tril(m, k=0):
+    return _triangle(m, k, True)
+
+
+@overload(np.triu)
+def _triu(m, k=0):
+    return _triangle(m, k, False)
+
+
+@overload(np.outer)
+def _outer(a, b):
+    if not (is_array(a) or is_number(a)) or not (is_array(b) or is_number(b)):
+        return None
+    dt = promote(getattr(a, "dtype", a), getattr(b, "dtype", b))
+
+    def impl(a, b):
+        x = np.asarray(a).ravel()
+        y = np.asarray(b).ravel()
+        out = np.empty((x.size, y.size), dt)
+        for i in range(x.size):
+            for j in range(y.size):
+                out[i, j] = x[i] * y[j]
+        return out
+    return impl
+
+
+@overload(np.trace)
+def _trace(a, offset=0):
+    if not is_array(a) or a.ndim != 2:
+        return None
+    dt = a.dtype
+    if isinstance(dt, types.Boolean) or (isinstance(dt, types.Integer) and dt.signed):
+        dt = types.int64
+    elif isinstance(dt, types.Integer):
+        dt = types.uint64
+
+    def impl(a, offset=0):
+        rows, cols = a.shape
+        s = dt(0)
+        for i in range(max(0, -offset), min(rows, cols - offset)):
+            s += a[i, i + offset]
+        return s
+    return impl
+
+
+@overload(np.cross)
+def _cross(a, b):
+    if not is_array(a) or not is_array(b) or a.ndim != 1 or b.ndim != 1:
+        return None
+    dt = promote(a.dtype, b.dtype)
+
+    def impl(a, b):
+        if a.size != 3 or b.size != 3:
+            raise ValueError("np.cross in compiled code takes two 3-vectors")
+        out = np.empty(3, dt)
+        out[0] = a[1] * b[2] - a[2] * b[1]
+        out[1] = a[2] * b[0] - a[0] * b[2]
+        out[2] = a[0] * b[1] - a[1] * b[0]
+        return out
+    return impl
+
+
+@register_jitable
+def _grid(x, y, ij):
+    nx, ny = x.size, y.size
+    shape = (nx, ny) if ij else (ny, nx)
+    gx = np.empty(shape, x.dtype)
+    gy = np.empty(shape, y.dtype)
+    for i in range(shape[0]):
+        for j in range(shape[1]):
+            gx[i, j] = x[i] if ij else x[j]
+            gy[i, j] = y[j] if ij else y[i]
+    return gx, gy
+
+
+@overload(np.meshgrid)
+def _meshgrid(x, y, indexing="xy"):
+    if not is_array(x) or not is_array(y):
+        return None
+    how = getattr(indexing, "literal_value", indexing)
+    if how not in ("xy", "ij"):
+        return None
+    ij = how == "ij"
+
+    def impl(x, y, indexing="xy"):
+        return _grid(x.ravel(), y.ravel(), ij)
+    return impl

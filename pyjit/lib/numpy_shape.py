@@ -1,0 +1,391 @@
+"""Joining, splitting the shape of and rearranging arrays, written in the compiled subset:
+np.concatenate, stack, vstack, hstack, column_stack, expand_dims, atleast_1d/2d/3d, flip,
+fliplr, flipud, roll, repeat, tile, transpose, ravel, and array.flatten. Semantics and messages
+are NumPy's.
+
+A tuple of arrays may mix layouts and dtypes (its items are then of different types), so the
+functions over a sequence of arrays are generated per tuple length: each item is read with a
+constant index. Copies along an axis view every array as (before, along, after), three axes
+whatever its dimension, so that one slice assignment moves each block."""
+import linecache
+
+import numpy as np
+
+from ._util import is_array, is_number, overload, overload_method, promote, types
+
+AxisError = np.exceptions.AxisError
+
+
+def _generated(name, source, env):
+    """The function `name` defined by source, with env as its globals (its source is kept where
+    tracebacks and the compiler's messages find it)."""
+    filename = f"<pyjit.lib.numpy_shape {name} {len(linecache.cache)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope = dict(env, np=np, AxisError=AxisError, _blocks=_blocks, _norm_axis=_norm_axis)
+    exec(compile(source, filename, "exec"), scope)
+    return scope[name]
+
+
+def _norm_axis(axis, ndim):
+    pass
+
+
+@overload(_norm_axis)
+def _norm_axis_impl(axis, ndim):
+    def impl(axis, ndim):
+        if axis < -ndim or axis >= ndim:
+            raise AxisError("axis is out of bounds for array of this dimension")
+        return axis + ndim if axis < 0 else axis
+    return impl
+
+
+def _blocks(a, axis):
+    pass
+
+
+@overload(_blocks)
+def _blocks_impl(a, axis):
+    """a as a C-contiguous (before, along, after) array: a view where a is C-contiguous."""
+    contiguous = a.layout == "C"
+
+    def impl(a, axis):
+        before = 1
+        after = 1
+        for d in range(axis):
+            before *= a.shape[d]
+        for d in range(axis + 1, a.ndim):
+            after *= a.shape[d]
+        b = a if contiguous else a.copy()
+        return b.reshape((before, a.shape[axis], after))
+    return impl
+
+
+def _arrays(seq):
+    """The item types of a tuple of arrays, or None."""
+    if isinstance(seq, types.Tuple) and seq.types and all(is_array(t) for t in seq.types):
+        return list(seq.types)
+    return None
+
+
+def _shape_source(ndim, name, pick):
+    """Source of a shape tuple of ndim entries, entry d being pick(d)."""
+    return f"{name} = ({''.join(pick(d) + ', ' for d in range(ndim))})"
+
+
+def _join_source(n, ndim, out_ndim, new_axis):
+    """The body shared by concatenate (new_axis False) and stack (True) over n arrays."""
+    reads = "".join(f"    a{i} = arrays[{i}]\n" for i in range(n))
+    lines = [reads, f"    ax = _norm_axis(axis, {out_ndim})\n"]
+    if new_axis:
+        lines.append("    along = %d\n" % n)
+        for i in range(1, n):
+            lines.append(f"    if a{i}.shape != a0.shape:\n"
+                         "        raise ValueError('all input arrays must have the same shape')\n")
+        pick = (lambda d: f"along if ax == {d} else a0.shape[{d} - ({d} > ax)]")
+    else:
+        lines.append("    along = " + " + ".join(f"a{i}.shape[ax]" for i in range(n)) + "\n")
+        for i in range(1, n):
+            lines.append(f"    for d in range({ndim}):\n"
+                         f"        if d != ax and a{i}.shape[d] != a0.shape[d]:\n"
+                         "            raise ValueError('all the input array dimensions except "
+                         "for the concatenation axis must match exactly')\n")
+        pick = (lambda d: f"along if ax == {d} else a0.shape[{d}]")
+    lines.append("    " + _shape_source(out_ndim, "shape", pick) + "\n")
+    lines.append("    out = np.empty(shape, dt)\n    o = _blocks(out, ax)\n    at = 0\n")
+    for i in range(n):
+        if new_axis:
+            lines.append(f"    o[:, {i}, :] = a{i}.copy().reshape((o.shape[0], o.shape[2]))\n")
+        else:
+            lines.append(f"    b = _blocks(a{i}, ax)\n    o[:, at:at + b.shape[1], :] = b\n"
+                         "    at += b.shape[1]\n")
+    lines.append("    return out\n")
+    return "".join(lines)
+
+
+def _join(arrays, axis, new_axis):
+    items = _arrays(arrays)
+    if items is not None:
+        ndim = items[0].ndim
+        if any(t.ndim != ndim for t in items) or (ndim == 0 and not new_axis):
+            return None
+        dt = promote(*(t.dtype for t in items))
+        body = _join_source(len(items), ndim, ndim + new_axis, new_axis)
+        return _generated("impl", "def impl(arrays, axis=0):\n" + body, {"dt": dt})
+    if isinstance(arrays, types.List) and is_array(arrays.dtype):
+        return _join_list(arrays.dtype, new_axis)
+    return None
+
+
+def _join_list(item, new_axis):
+    ndim, dt = item.ndim, item.dtype
+    out_ndim = ndim + new_axis
+    pick = ((lambda d: f"along if ax == {d} else a0.shape[{d} - ({d} > ax)]") if new_axis
+            else (lambda d: f"along if ax == {d} else a0.shape[{d}]"))
+    check = ("        if a.shape != a0.shape:\n"
+             "            raise ValueError('all input arrays must have the same shape')\n"
+             if new_axis else
+             f"        for d in range({ndim}):\n"
+             "            if d != ax and a.shape[d] != a0.shape[d]:\n"
+             "                raise ValueError('all the input array dimensions except for the "
+             "concatenation axis must match exactly')\n")
+    copy = ("        o[:, at, :] = a.copy().reshape((o.shape[0], o.shape[2]))\n        at += 1\n"
+            if new_axis else
+            "        b = _blocks(a, ax)\n        o[:, at:at + b.shape[1], :] = b\n"
+            "        at += b.shape[1]\n")
+    source = (
+        "def impl(arrays, axis=0):\n"
+        "    if len(arrays) == 0:\n"
+        "        raise ValueError('need at least one array to concatenate')\n"
+        "    a0 = arrays[0]\n"
+        f"    ax = _norm_axis(axis, {out_ndim})\n"
+        + ("    along = len(arrays)\n" if new_axis else
+           "    along = 0\n    for a in arrays:\n        along += a.shape[ax]\n")
+        + "    for a in arrays:\n" + check
+        + "    " + _shape_source(out_ndim, "shape", pick) + "\n"
+        "    out = np.empty(shape, dt)\n    o = _blocks(out, ax)\n    at = 0\n"
+        "    for a in arrays:\n" + copy + "    return out\n")
+    return _generated("impl", source, {"dt": dt})
+
+
+@overload(np.concatenate)
+def _concatenate(arrays, axis=0):
+    return _join(arrays, axis, False)
+
+
+@overload(np.stack)
+def _stack(arrays, axis=0):
+    return _join(arrays, axis, True)
+
+
+def _all_ndim(arrays):
+    items = _arrays(arrays)
+    if items is None and isinstance(arrays, types.List) and is_array(arrays.dtype):
+        items = [arrays.dtype]
+    if not items or any(t.ndim != items[0].ndim for t in items):
+        return None
+    return items[0].ndim
+
+
+@overload(np.vstack)
+def _vstack(tup):
+    ndim = _all_ndim(tup)
+    if ndim == 1:
+        return lambda tup: np.stack(tup, 0)
+    if ndim is not None and ndim >= 2:
+        return lambda tup: np.concatenate(tup, 0)
+    return None
+
+
+@overload(np.hstack)
+def _hstack(tup):
+    ndim = _all_ndim(tup)
+    if ndim == 1:
+        return lambda tup: np.concatenate(tup, 0)
+    if ndim is not None and ndim >= 2:
+        return lambda tup: np.concatenate(tup, 1)
+    return None
+
+
+@overload(np.column_stack)
+def _column_stack(tup):
+    ndim = _all_ndim(tup)
+    if ndim == 1:
+        return lambda tup: np.stack(tup, 1)
+    if ndim == 2:
+        return lambda tup: np.concatenate(tup, 1)
+    return None
+
+
+@overload(np.expand_dims)
+def _expand_dims(a, axis):
+    if not is_array(a) or not isinstance(axis, (types.Integer, types.Boolean)):
+        return None
+    nd = a.ndim
+    source = ("def impl(a, axis):\n"
+              f"    ax = _norm_axis(axis, {nd + 1})\n"
+              "    b = a if c_layout else a.copy()\n"
+              "    " + _shape_source(nd + 1, "shape",
+                                     lambda d: f"1 if ax == {d} else a.shape[{d} - ({d} > ax)]")
+              + "\n    return b.reshape(shape)\n")
+    return _generated("impl", source, {"c_layout": a.layout == "C"})
+
+
+def _at_least(a, ndim):
+    if is_number(a):
+        shape = (1,) * ndim
+        return lambda a: np.full(shape, a)
+    if not is_array(a):
+        return None
+    if a.ndim >= ndim:
+        return lambda a: a
+    c_layout = a.layout == "C"
+    # NumPy: a 0-d array becomes (1,)*ndim; 1-d (n,) becomes (1, n) and (1, n, 1); 2-d (m, n)
+    # becomes (m, n, 1)
+    if a.ndim == 0:
+        shape = "(1,)" if ndim == 1 else "(1, 1)" if ndim == 2 else "(1, 1, 1)"
+    elif a.ndim == 1:
+        shape = "(1, a.shape[0])" if ndim == 2 else "(1, a.shape[0], 1)"
+    else:
+        shape = "(a.shape[0], a.shape[1], 1)"
+    source = ("def impl(a):\n    b = a if c_layout else a.copy()\n"
+              f"    return b.reshape({shape})\n")
+    return _generated("impl", source, {"c_layout": c_layout})
+
+
+@overload(np.atleast_1d)
+def _atleast_1d(a):
+    return _at_least(a, 1)
+
+
+@overload(np.atleast_2d)
+def _atleast_2d(a):
+    return _at_least(a, 2)
+
+
+@overload(np.atleast_3d)
+def _atleast_3d(a):
+    return _at_least(a, 3)
+
+
+@overload(np.flip)
+def _flip(m, axis=None):
+    if not is_array(m) or m.ndim == 0:
+        return None
+    nd = m.ndim
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        index = ", ".join(["::-1"] * nd)
+        return _generated("impl", f"def impl(m, axis=None):\n    return m[{index}]\n", {})
+    if not isinstance(axis, (types.Integer, types.Boolean)):
+        return None
+    index = ", ".join(f"::(-1 if ax == {d} else 1)" for d in range(nd))
+    return _generated("impl", f"def impl(m, axis=None):\n    ax = _norm_axis(axis, {nd})\n"
+                              f"    return m[{index}]\n", {})
+
+
+@overload(np.fliplr)
+def _fliplr(m):
+    if not is_array(m) or m.ndim < 2:
+        return None
+    return lambda m: m[:, ::-1]
+
+
+@overload(np.flipud)
+def _flipud(m):
+    if not is_array(m) or m.ndim < 1:
+        return None
+    return lambda m: m[::-1]
+
+
+@overload(np.roll)
+def _roll(a, shift, axis=None):
+    if not is_array(a) or not isinstance(shift, (types.Integer, types.Boolean)):
+        return None
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        def flat(a, shift, axis=None):
+            src = a.ravel()
+            out = np.empty(a.shape, a.dtype)
+            dst = out.ravel()
+            n = src.size
+            if n:
+                s = shift % n
+                dst[s:] = src[:n - s]
+                dst[:s] = src[n - s:]
+            return out
+        return flat
+    if not isinstance(axis, (types.Integer, types.Boolean)):
+        return None
+
+    def along(a, shift, axis=None):
+        ax = _norm_axis(axis, a.ndim)
+        src = _blocks(a, ax)
+        out = np.empty(a.shape, a.dtype)
+        dst = _blocks(out, ax)
+        n = src.shape[1]
+        if n:
+            s = shift % n
+            dst[:, s:, :] = src[:, :n - s, :]
+            dst[:, :s, :] = src[:, n - s:, :]
+        return out
+    return along
+
+
+@overload(np.repeat)
+def _repeat(a, repeats, axis=None):
+    if not (is_array(a) or is_number(a)):
+        return None
+    if not (axis is None or isinstance(axis, (types.NoneType, types.Omitted))):
+        return None
+    if isinstance(repeats, (types.Integer, types.Boolean)):
+        def scalar_count(a, repeats, axis=None):
+            if repeats < 0:
+                raise ValueError("negative dimensions are not allowed")
+            src = np.asarray(a).ravel()
+            out = np.empty(src.size * repeats, src.dtype)
+            for i in range(src.size):
+                for j in range(repeats):
+                    out[i * repeats + j] = src[i]
+            return out
+        return scalar_count
+    if is_array(repeats) and isinstance(repeats.dtype, types.Integer) and repeats.ndim <= 1:
+        def counts(a, repeats, axis=None):
+            src = np.asarray(a).ravel()
+            reps = repeats.ravel()
+            if reps.size != src.size and reps.size != 1:
+                raise ValueError("operands could not be broadcast together")
+            total = 0
+            for i in range(src.size):
+                r = reps[i] if reps.size > 1 else reps[0]
+                if r < 0:
+                    raise ValueError("repeats may not contain negative values.")
+                total += r
+            out = np.empty(total, src.dtype)
+            at = 0
+            for i in range(src.size):
+                r = reps[i] if reps.size > 1 else reps[0]
+                for j in range(r):
+                    out[at] = src[i]
+                    at += 1
+            return out
+        return counts
+    return None
+
+
+@overload(np.tile)
+def _tile(A, reps):
+    if not is_array(A) or A.ndim == 0 or not isinstance(reps, (types.Integer, types.Boolean)):
+        return None
+    nd = A.ndim
+    shape = _shape_source(nd, "shape", lambda d: f"A.shape[{d}] * r" if d == nd - 1
+                          else f"A.shape[{d}]")
+    source = ("def impl(A, reps):\n"
+              "    r = max(reps, 0)\n"
+              "    " + shape + "\n"
+              "    out = np.empty(shape, A.dtype)\n"
+              f"    src = _blocks(A, {nd - 1})\n"
+              f"    dst = _blocks(out, {nd - 1})\n"
+              "    n = src.shape[1]\n"
+              "    for k in range(r):\n"
+              "        dst[:, k * n:(k + 1) * n, :] = src\n"
+              "    return out\n")
+    return _generated("impl", source, {})
+
+
+@overload(np.transpose)
+def _transpose(a, axes=None):
+    if not is_array(a) or not (axes is None or isinstance(axes, (types.NoneType, types.Omitted))):
+        return None
+    return lambda a, axes=None: a.T
+
+
+@overload(np.ravel)
+def _ravel(a):
+    if is_array(a):
+        return lambda a: a.ravel()
+    return None
+
+
+@overload_method(types.Array, "flatten")
+def _flatten(a, order="C"):
+    if getattr(order, "literal_value", order) != "C":
+        return None
+    return lambda a, order="C": a.copy().ravel()
