@@ -82,6 +82,17 @@ static LLVMOrcLLJITRef jit;
 static LLVMTargetMachineRef host_tm;
 static unsigned long long jit_seq;
 
+#if defined(__x86_64__)
+/* What LLVM's x86 code generator calls for float16 conversions (float16 has no instructions
+ * before AVX-512 FP16). They are libgcc's, linked into this module: the process need not have
+ * libgcc_s loaded for the JIT to find them. Declared only to take their addresses. */
+extern void __extendhfsf2(void), __truncsfhf2(void), __truncdfhf2(void);
+#define HALF_SYMBOLS {"__extendhfsf2", (void *)__extendhfsf2}, \
+    {"__truncsfhf2", (void *)__truncsfhf2}, {"__truncdfhf2", (void *)__truncdfhf2},
+#else
+#define HALF_SYMBOLS
+#endif
+
 /* The runtime functions compiled code calls (runtime_symbols.def), by address. */
 static int define_runtime_symbols(LLVMOrcJITDylibRef jd, Diag *diag)
 {
@@ -89,6 +100,7 @@ static int define_runtime_symbols(LLVMOrcJITDylibRef jd, Diag *diag)
 #define RUNTIME_SYMBOL(ret, name, params) {#name, (void *)name},
 #include "compiler/runtime_symbols.def"
 #undef RUNTIME_SYMBOL
+        HALF_SYMBOLS
     };
     enum { N = sizeof syms / sizeof *syms };
     LLVMOrcCSymbolMapPair pairs[N];

@@ -99,8 +99,22 @@ static const char *gpu_fast_name(MathFn fn)
     }
 }
 
+/* float16 on the CPU is computed in float32 and rounded back, as NumPy does: x86 has no half
+ * arithmetic before AVX-512 FP16, and LLVM 16's x86 code generator crashes legalising
+ * vectorised half operations. */
+static bool half_on_cpu(Lower *L, Type *t)
+{
+    return t->kind == TY_FLOAT16 && !L->t->is_gpu;
+}
+
 LLVMValueRef lower_math(Lower *L, MathFn fn, Type *ft, LLVMValueRef a, LLVMValueRef b)
 {
+    if (half_on_cpu(L, ft)) {
+        Type *f32 = ty_scalar(TY_FLOAT32);
+        LLVMValueRef r = lower_math(L, fn, f32, lower_cast(L, a, ft, f32),
+                                    b ? lower_cast(L, b, ft, f32) : NULL);
+        return LLVMTypeOf(r) == L->f32 ? lower_cast(L, r, f32, ft) : r;
+    }
     LLVMValueRef args[2] = {a, b};
     if (L->t->is_gpu && ft->kind == TY_FLOAT32 && L->opts && L->opts->fastmath &&
         gpu_fast_name(fn))
@@ -903,6 +917,12 @@ LLVMValueRef lower_binop_scalar(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLV
                                 Instr *rhs)
 {
     t = ty_strong(t);
+    if (half_on_cpu(L, t)) {
+        Type *f32 = ty_scalar(TY_FLOAT32);
+        LLVMValueRef r = lower_binop_scalar(L, op, f32, lower_cast(L, a, t, f32),
+                                            lower_cast(L, b, t, f32), rhs);
+        return r ? lower_cast(L, r, f32, t) : NULL;
+    }
     if (t->kind == TY_BOOL && (op == BIN_AND || op == BIN_OR || op == BIN_XOR))
         return int_binop(L, op, t, a, b, rhs);
     if (t->kind == TY_BOOL) {   /* arithmetic on bools is on ints */

@@ -417,8 +417,29 @@ def _split_top(text):
     return parts
 
 
+_WEAK = {}   # name -> the weak twin of a scalar type
+
+
+def _weak(t):
+    """The twin of scalar type t that stands for a Python number (NEP 50's weak scalar): equal
+    to t, and told apart by is_weak."""
+    twin = _WEAK.get(t.name)
+    if twin is None:
+        twin = _WEAK[t.name] = type(t)(t.name, t.kind, t.bitwidth)
+    return twin
+
+
+def is_weak(t):
+    """Whether a typing function's argument type is a Python number (int, float, complex, bool
+    written in the code or passed from Python), which NumPy's promotion treats as weak: beside an
+    array it takes the array's precision (float32 array + 2.5 stays float32)."""
+    return _WEAK.get(getattr(t, "name", None)) is t
+
+
 def _from_canonical(name):
     """The Type for a canonical name ('array(float64, 2d, C)'); other kinds become a plain Type."""
+    if name.startswith("weak "):
+        return _weak(_from_canonical(name[5:]))
     if name in _SCALARS:
         return _SCALARS[name]
     if name == "none":

@@ -19,10 +19,10 @@ static void decref_object(void *obj)
 }
 
 /* The pyjit.types object for a compiler type: literal strings as types.StringLiteral, every
- * other type through its canonical name. A new reference, or NULL with an exception set. */
+ * other type through its canonical name ("weak float64" for a Python number: types.is_weak
+ * tells it, and it equals float64). A new reference, or NULL with an exception set. */
 static PyObject *type_object(PyObject *types_mod, Type *t)
 {
-    t = ty_strong(t);
     if (t->kind == TY_STRING && t->literal && t->literal->s)
         return PyObject_CallMethod(types_mod, "StringLiteral", "s", t->literal->s);
     return PyObject_CallMethod(types_mod, "_from_canonical", "s", t->name);
@@ -41,7 +41,7 @@ static int build_arguments(PyObject *func, Type **args, int nargs, const char **
     if (!types_mod || !ids || !*pos || (nkw && !*kws))
         goto fail;
     for (int i = 0; i < nargs; i++) {
-        PyObject *id = PyLong_FromVoidPtr(ty_strong(args[i]));
+        PyObject *id = PyLong_FromVoidPtr(args[i]);   /* weak and strong typed apart */
         if (!id)
             goto fail;
         PyTuple_SET_ITEM(ids, i, id);   /* stolen */

@@ -473,3 +473,28 @@ def test_astype_float_to_int_out_of_range(src, dst):
     np.testing.assert_array_equal(got, expected)
     for i in range(len(a)):
         np.testing.assert_array_equal(cf(a[i:i + 1]), expected[i:i + 1])
+
+
+def test_float16_scalars_on_the_cpu_compute_in_float32():
+    """float16 arithmetic on the CPU once crashed LLVM 16's x86 code generator (vectorised half
+    operations) or left __truncdfhf2 unresolved; it is computed in float32 and rounded, as
+    NumPy computes it."""
+    import numpy as np
+    import pyjit
+    from pyjit import types
+
+    def f(x, y):
+        res = np.empty(x.shape[0], np.float64)
+        for i in range(x.shape[0]):
+            h = types.float16(x[i])
+            g = types.float16(y[i])
+            res[i] = -h + np.sqrt(g) * h - abs(h) + min(h, g) + 2.0 ** h
+        return res
+
+    def ref(x, y):
+        h, g = x.astype(np.float16), y.astype(np.float16)
+        return (-h + np.sqrt(g) * h - abs(h) + np.minimum(h, g)).astype(np.float64) \
+            + 2.0 ** h.astype(np.float64)
+
+    x, y = np.linspace(-3, 3, 37), np.linspace(0.5, 4, 37)
+    np.testing.assert_allclose(pyjit.njit(f)(x, y), ref(x, y), rtol=2e-3, atol=2e-3)

@@ -1,0 +1,683 @@
+"""NumPy's ufuncs by name (np.add, np.floor_divide, np.fmax, np.logical_and, np.gcd, ...), and
+np.clip and np.round/around, written in the compiled subset.
+
+Each takes scalars or arrays, broadcasts as NumPy does, and takes out=. The types are NumPy's
+own: the loop a call runs is the one `ufunc.resolve_dtypes` picks for the operands' dtypes (a
+Python-number operand beside arrays counts as weak, NEP 50), so int8 + int8 stays int8 and
+true_divide of ints is float64. Each element is computed by a small scalar kernel written here
+with NumPy's error model: no exception, division by zero gives inf, nan or 0.
+
+The loop over the broadcast shape is generated per combination of operand dimensions: the output
+has the largest of them, each operand is indexed by the trailing output indices, times 0 along
+its axes of length 1."""
+import linecache
+import math
+
+import numpy as np
+
+from ._util import is_array, is_number, overload, register_jitable, types
+
+_OPTIONS = {"boundscheck": False}   # every generated index is within the broadcast shape
+
+
+# ---- the scalar kernels: NumPy's error model (no exception) ----
+
+@register_jitable
+def _add(a, b):
+    return a + b
+
+
+@register_jitable
+def _bool_add(a, b):
+    return a or b
+
+
+@register_jitable
+def _subtract(a, b):
+    return a - b
+
+
+@register_jitable
+def _multiply(a, b):
+    return a * b
+
+
+@register_jitable
+def _bool_multiply(a, b):
+    return a and b
+
+
+@register_jitable
+def _divide(a, b):
+    if b == 0:
+        if a == 0 or a != a:
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+@register_jitable
+def _int_floor_divide(a, b):
+    if b == 0:
+        return a - a
+    return a // b
+
+
+@register_jitable
+def _float_floor_divide(a, b):
+    if b == 0:
+        return _divide(a, b)
+    if a != a or b != b:
+        return a + b
+    return a // b
+
+
+@register_jitable
+def _int_remainder(a, b):
+    if b == 0:
+        return a - a
+    return a % b
+
+
+@register_jitable
+def _float_remainder(a, b):
+    if b == 0 or a != a or b != b or math.isinf(a):
+        return math.nan * a
+    if math.isinf(b):
+        return a if (a >= 0) == (b > 0) or a == 0 else b
+    return a % b
+
+
+@register_jitable
+def _int_fmod(a, b):
+    if b == 0:
+        return a - a
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+@register_jitable
+def _float_fmod(a, b):
+    if b == 0 or a != a or b != b or math.isinf(a):
+        return math.nan * a
+    return math.fmod(a, b)
+
+
+@register_jitable
+def _negative(a):
+    return -a
+
+
+@register_jitable
+def _positive(a):
+    return +a
+
+
+@register_jitable
+def _square(a):
+    return a * a
+
+
+@register_jitable
+def _recip_zero(a):
+    return math.copysign(math.inf, a) if a == 0 else 1 / a
+
+
+@register_jitable
+def _int_reciprocal(a):
+    if a == 0:
+        return a - a
+    return 1 // a if abs(a) == 1 else a - a
+
+
+@register_jitable
+def _fmax(a, b):
+    """NumPy's definition: where(a >= b, a, b), NaN ignored (so the first of two equal zeros)."""
+    if b != b:
+        return a
+    if a != a:
+        return b
+    return a if a >= b else b
+
+
+@register_jitable
+def _fmin(a, b):
+    if b != b:
+        return a
+    if a != a:
+        return b
+    return a if a <= b else b
+
+
+@register_jitable
+def _int_max(a, b):
+    return a if a >= b else b
+
+
+@register_jitable
+def _int_min(a, b):
+    return a if a <= b else b
+
+
+@register_jitable
+def _complex_less(a, b):
+    """NumPy orders complex numbers by real part, then imaginary part."""
+    return a.real < b.real or (a.real == b.real and a.imag < b.imag)
+
+
+@register_jitable
+def _complex_less_equal(a, b):
+    return a.real < b.real or (a.real == b.real and a.imag <= b.imag)
+
+
+@register_jitable
+def _complex_greater(a, b):
+    return _complex_less(b, a)
+
+
+@register_jitable
+def _complex_greater_equal(a, b):
+    return _complex_less_equal(b, a)
+
+
+@register_jitable
+def _copysign(a, b):
+    return math.copysign(a, b)
+
+
+@register_jitable
+def _heaviside(a, b):
+    if a != a or a == 0:
+        return a if a != a else b
+    return 1.0 if a > 0 else 0.0
+
+
+@register_jitable
+def _logaddexp(a, b):
+    if a == b:
+        return a + math.log(2.0)
+    hi, lo = (a, b) if a > b else (b, a)
+    if hi != hi or lo != lo:
+        return hi + lo
+    return hi + math.log1p(math.exp(lo - hi))
+
+
+@register_jitable
+def _logaddexp2(a, b):
+    if a == b:
+        return a + 1.0
+    hi, lo = (a, b) if a > b else (b, a)
+    if hi != hi or lo != lo:
+        return hi + lo
+    return hi + math.log1p(2.0 ** (lo - hi)) / math.log(2.0)
+
+
+@register_jitable
+def _logical_and(a, b):
+    return a != 0 and b != 0
+
+
+@register_jitable
+def _logical_or(a, b):
+    return a != 0 or b != 0
+
+
+@register_jitable
+def _logical_xor(a, b):
+    return (a != 0) != (b != 0)
+
+
+@register_jitable
+def _logical_not(a):
+    return a == 0
+
+
+@register_jitable
+def _bitwise_and(a, b):
+    return a & b
+
+
+@register_jitable
+def _bitwise_or(a, b):
+    return a | b
+
+
+@register_jitable
+def _bitwise_xor(a, b):
+    return a ^ b
+
+
+@register_jitable
+def _invert(a):
+    return ~a
+
+
+@register_jitable
+def _bool_invert(a):
+    return not a
+
+
+@register_jitable
+def _left_shift(a, b):
+    if b < 0 or b >= _bits(a):   # NumPy: everything shifted out
+        return a - a
+    return a << b
+
+
+@register_jitable
+def _right_shift(a, b):
+    if b < 0 or b >= _bits(a):
+        return a - a - (1 if a < 0 else 0)
+    return a >> b
+
+
+def _bits(a):
+    pass
+
+
+@overload(_bits)
+def _bits_impl(a):
+    n = a.bitwidth
+    return lambda a: n
+
+
+@register_jitable
+def _gcd(a, b):
+    a, b = abs(a), abs(b)
+    while b:
+        a, b = b, a % b
+    return a
+
+
+@register_jitable
+def _lcm(a, b):
+    g = _gcd(a, b)
+    return a - a if g == 0 else abs(a // g * b)
+
+
+@register_jitable
+def _equal(a, b):
+    return a == b
+
+
+@register_jitable
+def _not_equal(a, b):
+    return a != b
+
+
+@register_jitable
+def _less(a, b):
+    return a < b
+
+
+@register_jitable
+def _less_equal(a, b):
+    return a <= b
+
+
+@register_jitable
+def _greater(a, b):
+    return a > b
+
+
+@register_jitable
+def _greater_equal(a, b):
+    return a >= b
+
+
+@register_jitable
+def _expm1(a):
+    return math.expm1(a)
+
+
+@register_jitable
+def _log1p(a):
+    if a <= -1:
+        return -math.inf if a == -1 else math.nan * a * 0
+    return math.log1p(a)
+
+
+@register_jitable
+def _exp2(a):
+    if a >= 1024:
+        return math.inf
+    if a < -1080:
+        return 0.0
+    return 2.0 ** a
+
+
+@register_jitable
+def _cbrt(a):
+    if a == 0 or a != a or math.isinf(a):
+        return a
+    r = abs(a) ** (1.0 / 3.0)
+    r = r - (r * r * r - abs(a)) / (3.0 * r * r)   # one Newton step: correctly rounded nearly always
+    return math.copysign(r, a)
+
+
+@register_jitable
+def _deg2rad(a):
+    return a * (math.pi / 180.0)
+
+
+@register_jitable
+def _rad2deg(a):
+    return a * (180.0 / math.pi)
+
+
+@register_jitable
+def _signbit(a):
+    return math.copysign(1.0, a) < 0
+
+
+@register_jitable
+def _rint(a):
+    if a != a or math.isinf(a) or abs(a) >= 4503599627370496.0:   # 2**52: already whole
+        return a
+    r = math.floor(a)
+    d = a - r
+    if d > 0.5 or (d == 0.5 and r % 2 == 1):
+        r += 1
+    return math.copysign(r, a) if r == 0 else r + a * 0
+
+
+@register_jitable
+def _arcsinh(a):
+    return math.asinh(a)
+
+
+@register_jitable
+def _arccosh(a):
+    return math.acosh(a) if a >= 1 else math.nan * a
+
+
+@register_jitable
+def _arctanh(a):
+    if a == 1 or a == -1:
+        return math.copysign(math.inf, a)
+    return math.atanh(a) if -1 < a < 1 else math.nan * a
+
+
+@register_jitable
+def _conjugate(a):
+    return a.conjugate()
+
+
+# ---- the generated loop ----
+
+def _generated(source, env):
+    filename = f"<pyjit.lib.numpy_ufuncs {len(linecache.cache)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope = dict(env, np=np, _broadcast_error=_broadcast_error)
+    exec(compile(source, filename, "exec"), scope)
+    return scope["impl"]
+
+
+@register_jitable
+def _broadcast_error():
+    raise ValueError("operands could not be broadcast together")
+
+
+def _loop_source(params, ndims, has_out):
+    """impl(params...) over operands of these dimensions (0: a scalar): res[...] = OUT(
+    KERNEL(CT0(x0[...]), CT1(x1[...]), ...)), broadcast, into out when has_out."""
+    n = max(ndims)
+    ops = range(len(ndims))
+    lines = [f"def impl({', '.join(params)}):"]
+    if n == 0:
+        args = ", ".join(f"CT{k}(x{k})" for k in ops)
+        lines.append(f"    return OUT(KERNEL({args}))")
+        return "\n".join(lines) + "\n"
+    for d in range(n):
+        dims = []
+        for k in ops:
+            off = n - ndims[k]
+            s = f"x{k}.shape[{d - off}]" if ndims[k] and d >= off else "1"
+            lines.append(f"    s{k}_{d} = {s}")
+            dims.append(f"s{k}_{d}")
+        lines.append(f"    D{d} = max({', '.join(dims)})" if len(dims) > 1 else f"    D{d} = {dims[0]}")
+        for k in ops:
+            if ndims[k] and d >= n - ndims[k]:
+                lines += [f"    if s{k}_{d} != 1 and s{k}_{d} != D{d}:", "        _broadcast_error()",
+                          f"    m{k}_{d} = 0 if s{k}_{d} == 1 else 1"]
+    shape = "(" + "".join(f"D{d}, " for d in range(n)) + ")"
+    if has_out:
+        lines += [f"    if out.shape != {shape}:",
+                  "        raise ValueError('non-broadcastable output operand')",
+                  "    res = out"]
+    else:
+        lines.append(f"    res = np.empty({shape}, OUT)")
+    indent = "    "
+    for d in range(n):
+        lines.append(f"{indent}for i{d} in range(D{d}):")
+        indent += "    "
+    reads = []
+    for k in ops:
+        if ndims[k] == 0:
+            reads.append(f"CT{k}(x{k})")
+        else:
+            index = ", ".join(f"i{d} * m{k}_{d}" for d in range(n - ndims[k], n))
+            reads.append(f"CT{k}(x{k}[{index}])")
+    lines.append(f"{indent}res[{', '.join(f'i{d}' for d in range(n))}] = OUT(KERNEL({', '.join(reads)}))")
+    lines.append("    return res")
+    return "\n".join(lines) + "\n"
+
+
+def _numpy_dtype(t):
+    return np.dtype(t.name)
+
+
+def _resolve(ufunc, operands):
+    """NumPy's loop for these operand types: (input types, output type) as pyjit types, or
+    None if NumPy has none (np.subtract of bools, a float into bitwise_and, ...)."""
+    dtypes = []
+    for t in operands:
+        if types.is_weak(t):   # a Python number: NEP 50's weak scalar
+            dtypes.append({"b": bool, "i": int, "u": int, "f": float, "c": complex}[t.kind])
+        else:
+            dtypes.append(_numpy_dtype(t.dtype if is_array(t) else t))
+    try:
+        if ufunc is np.clip:   # a function over a ufunc: its operands promoted together
+            common = np.result_type(*(d() if isinstance(d, type) else d for d in dtypes))
+            loop = (common,) * (len(dtypes) + 1)
+        else:
+            loop = ufunc.resolve_dtypes(tuple(dtypes) + (None,))
+    except (TypeError, np.exceptions.DTypePromotionError):
+        return None
+    return [types._as_type(d) for d in loop[:-1]], types._as_type(loop[-1])
+
+
+def _operand(t):
+    return is_array(t) or is_number(t)
+
+
+def _given(out):
+    return out is not None and not isinstance(out, (types.NoneType, types.Omitted))
+
+
+def _ufunc_impl(ufunc, kernels, operands, out, params):
+    if not all(_operand(t) for t in operands):
+        return None
+    resolved = _resolve(ufunc, operands)
+    if resolved is None:
+        return None
+    ins, res = resolved
+    kernel = _pick(kernels, ins[0])
+    if kernel is None:
+        return None
+    ndims = [t.ndim if is_array(t) else 0 for t in operands]
+    has_out = _given(out)
+    if has_out:   # out must be an array of the broadcast shape (its dtype takes the results)
+        if not is_array(out) or out.readonly or out.ndim != max(ndims) or out.ndim == 0:
+            return None
+        res = out.dtype
+    env = {"KERNEL": kernel, "OUT": res}
+    for k, t in enumerate(ins):   # float16 loops compute in float32 and round, as NumPy's do
+        env[f"CT{k}"] = types.float32 if t == types.float16 else t
+    return _generated(_loop_source(params, ndims, has_out), env)
+
+
+def _pick(kernels, t):
+    """The kernel for the loop's first input type: by kind (b, i, u, f, c), '*' for any."""
+    kind = _numpy_dtype(t).kind
+    kind = "i" if kind == "u" else kind
+    return kernels.get(kind, kernels.get("*"))
+
+
+# name -> (number of inputs, kernels by the loop's input kind); NumPy's aliases (np.mod,
+# np.true_divide, np.bitwise_not, np.conj) are these very objects
+_UFUNCS = {
+    "add": (2, {"b": _bool_add, "*": _add}),
+    "subtract": (2, {"*": _subtract}),
+    "multiply": (2, {"b": _bool_multiply, "*": _multiply}),
+    "divide": (2, {"f": _divide}),
+    "floor_divide": (2, {"i": _int_floor_divide, "f": _float_floor_divide}),
+    "remainder": (2, {"i": _int_remainder, "f": _float_remainder}),
+    "fmod": (2, {"i": _int_fmod, "f": _float_fmod}),
+    "fmax": (2, {"b": _int_max, "i": _int_max, "f": _fmax}),
+    "fmin": (2, {"b": _int_min, "i": _int_min, "f": _fmin}),
+    "copysign": (2, {"f": _copysign}),
+    "heaviside": (2, {"f": _heaviside}),
+    "logaddexp": (2, {"f": _logaddexp}),
+    "logaddexp2": (2, {"f": _logaddexp2}),
+    "logical_and": (2, {"*": _logical_and}),
+    "logical_or": (2, {"*": _logical_or}),
+    "logical_xor": (2, {"*": _logical_xor}),
+    "bitwise_and": (2, {"b": _bool_multiply, "i": _bitwise_and}),
+    "bitwise_or": (2, {"b": _bool_add, "i": _bitwise_or}),
+    "bitwise_xor": (2, {"b": _not_equal, "i": _bitwise_xor}),
+    "left_shift": (2, {"i": _left_shift}),
+    "right_shift": (2, {"i": _right_shift}),
+    "gcd": (2, {"i": _gcd}),
+    "lcm": (2, {"i": _lcm}),
+    "equal": (2, {"*": _equal}),
+    "not_equal": (2, {"*": _not_equal}),
+    "less": (2, {"c": _complex_less, "*": _less}),
+    "less_equal": (2, {"c": _complex_less_equal, "*": _less_equal}),
+    "greater": (2, {"c": _complex_greater, "*": _greater}),
+    "greater_equal": (2, {"c": _complex_greater_equal, "*": _greater_equal}),
+    "negative": (1, {"i": _negative, "f": _negative, "c": _negative}),
+    "positive": (1, {"i": _positive, "f": _positive, "c": _positive}),
+    "square": (1, {"*": _square}),
+    "reciprocal": (1, {"i": _int_reciprocal, "f": _recip_zero}),
+    "logical_not": (1, {"*": _logical_not}),
+    "invert": (1, {"b": _bool_invert, "i": _invert}),
+    "expm1": (1, {"f": _expm1}),
+    "log1p": (1, {"f": _log1p}),
+    "exp2": (1, {"f": _exp2}),
+    "cbrt": (1, {"f": _cbrt}),
+    "deg2rad": (1, {"f": _deg2rad}),
+    "radians": (1, {"f": _deg2rad}),
+    "rad2deg": (1, {"f": _rad2deg}),
+    "degrees": (1, {"f": _rad2deg}),
+    "signbit": (1, {"f": _signbit}),
+    "rint": (1, {"f": _rint}),
+    "arcsinh": (1, {"f": _arcsinh}),
+    "arccosh": (1, {"f": _arccosh}),
+    "arctanh": (1, {"f": _arctanh}),
+    "conjugate": (1, {"c": _conjugate, "*": _positive}),
+}
+
+
+def _register(name, nin, kernels):
+    ufunc = getattr(np, name)
+    if nin == 2:
+        def typing(x1, x2, out=None):
+            return _ufunc_impl(ufunc, kernels, [x1, x2], out, ["x0", "x1", "out=None"])
+    else:
+        def typing(x, out=None):
+            return _ufunc_impl(ufunc, kernels, [x], out, ["x0", "out=None"])
+    typing.__name__ = typing.__qualname__ = f"_{name}"
+    overload(ufunc, jit_options=_OPTIONS, strict=False)(typing)
+
+
+for _name, (_nin, _kernels) in _UFUNCS.items():
+    _register(_name, _nin, _kernels)
+
+
+# ---- clip and round ----
+
+@register_jitable
+def _clip3(a, lo, hi):
+    if a != a:
+        return a
+    if lo == lo and a < lo:
+        a = lo
+    if hi == hi and a > hi:
+        a = hi
+    return a
+
+
+@overload(np.clip, jit_options=_OPTIONS, strict=False)
+def _clip(a, a_min, a_max, out=None):
+    operands = [a, a_min, a_max]
+    if not all(_operand(t) for t in operands):
+        return None
+    resolved = _resolve(np.clip, operands)
+    if resolved is None:
+        return None
+    ins, res = resolved
+    ndims = [t.ndim if is_array(t) else 0 for t in operands]
+    has_out = _given(out)
+    if has_out and (not is_array(out) or out.readonly or out.ndim != max(ndims) or out.ndim == 0):
+        return None
+    env = {"KERNEL": _clip3, "OUT": res, "CT0": ins[0], "CT1": ins[1], "CT2": ins[2]}
+    return _generated(_loop_source(["x0", "x1", "x2", "out=None"], ndims, has_out), env)
+
+
+@register_jitable
+def _round_float(a, scale, up):
+    if up:
+        return _rint(a * scale) / scale
+    return _rint(a / scale) * scale
+
+
+def _round(a, decimals=0, out=None):
+    if _given(out) or not (is_array(a) or is_number(a)):
+        return None
+    dt = a.dtype if is_array(a) else a
+    kind = _numpy_dtype(dt).kind
+    if kind in "biu":
+        if is_array(a):
+            def ints(a, decimals=0, out=None):
+                if decimals >= 0:
+                    return a.copy()
+                return _round_ints(a.copy(), decimals)
+            return ints
+        return lambda a, decimals=0, out=None: a if decimals >= 0 else _round_int(a, decimals)
+    if kind != "f":
+        return None
+    if is_array(a):
+        def floats(a, decimals=0, out=None):
+            res = np.empty(a.shape, a.dtype)
+            flat_in = a.ravel()
+            flat_out = res.ravel()
+            up = decimals >= 0
+            scale = 10.0 ** (decimals if up else -decimals)
+            for i in range(flat_in.size):
+                flat_out[i] = _round_float(flat_in[i], scale, up)
+            return res
+        return floats
+
+    def scalar(a, decimals=0, out=None):
+        up = decimals >= 0
+        return _round_float(a, 10.0 ** (decimals if up else -decimals), up)
+    return scalar
+
+
+@register_jitable
+def _round_int(a, decimals):
+    scale = 10 ** (-decimals)
+    return int(_rint(a / scale) * scale)
+
+
+@register_jitable
+def _round_ints(res, decimals):
+    flat = res.ravel()
+    for i in range(flat.size):
+        flat[i] = _round_int(flat[i], decimals)
+    return res
+
+
+overload(np.round, strict=False)(_round)
+overload(np.around, strict=False)(_round)
