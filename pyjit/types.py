@@ -4,6 +4,7 @@
     float64[:]   float64[:, :]             arrays of any layout ('A')
     float64[::1]  float64[:, ::1]          C-contiguous arrays;  float64[::1, :]  Fortran order
     Array(float64, 2, 'C'), Tuple((f8, i8)), UniTuple(f8, 2), List(float64), none / void
+    ListType(float64)                      the type of a pyjit.typed.List (typed_list(float64))
     float64(float64, int64)                a signature (return type and argument types)
     'float64(float64[:], int64)'           the same as a string, as @njit takes it
 

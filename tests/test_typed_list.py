@@ -547,3 +547,13 @@ def test_round_trips_keep_memory_flat():
     grown = memory_in_use() - before
     assert grown < 4 << 20, f"memory grew by {grown / 2**20:.1f} MiB over 10^5 round trips"
     assert len(tl) == 3 and len(ta) == 1
+
+
+def test_list_and_sorted_of_a_typed_list_give_python_lists():
+    @pyjit.njit
+    def f(l):
+        return list(l), sorted(l, reverse=True)
+
+    a, b = f(List([3.0, 1.0, 2.0]))
+    assert type(a) is list and type(b) is list
+    assert (a, b) == ([3.0, 1.0, 2.0], [3.0, 2.0, 1.0])
