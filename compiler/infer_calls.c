@@ -681,8 +681,9 @@ static Type *typed_list_new(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     Type *item = NULL;
     if (bi == BI_TYPED_LIST && a->npos > 0)
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "List(iterable) is not supported in compiled "
-                          "code: make List() and append the items");
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "List(iterable) of %s: compiled code makes "
+                          "a typed List of an array, a tuple, a list or a range",
+                          infer_type_name(a->pos[0]->type));
     if (bi == BI_TYPED_LIST_EMPTY) {
         if (!want_args(c, in, a, 1, 1))
             return NULL;

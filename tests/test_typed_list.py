@@ -249,6 +249,10 @@ def build_int_then_float(n):
     return l[0] / 2, l[1], len(l)
 
 
+def from_iterables(a, l, n):
+    return List(a), List(l), List(range(n)), List((n, n + 1))
+
+
 def read(l):
     return l[0], l[-1], len(l), l[1:3], l[::-1]
 
@@ -362,7 +366,7 @@ def takes_nested(l):
 
 
 @pytest.mark.parametrize("f, args", [
-    (build, (5,)), (build, (0,)), (build_empty_list, (4,)), (build_int_then_float, (0,)),
+    (build, (5,)), (build, (0,)), (from_iterables, (np.arange(3.0), [1, 2], 4)), (build_empty_list, (4,)), (build_int_then_float, (0,)),
     (read, ([1.0, 2.0, 3.0, 4.0],)), (index_errors, ([1.0, 2.0], -2)),
     (index_errors, ([1.0, 2.0], 2)), (index_errors, ([1.0, 2.0], -3)),
     (set_items, ([1.0, 2.0, 3.0],)), (append_pop, ([1.0, 2.0, 3.0],)), (pop_empty, (0,)),
@@ -483,9 +487,9 @@ def test_bad_item_type_argument_in_compiled_code():
 
     @pyjit.njit
     def g(x):
-        return List([x])
+        return List(x)
 
-    with pytest.raises(errors.UnsupportedError, match="List\\(iterable\\)"):
+    with pytest.raises(errors.UnsupportedError, match="List\\(iterable\\) of float64"):
         g(1.0)
 
 

@@ -12,7 +12,8 @@ registered with overload_method and listed in METHODS, imported on their first c
 import importlib
 
 # module -> the functions it implements: NumPy's by name, builtins as "builtins.<name>" (an
-# overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers). Must agree
+# overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers), pyjit's
+# own by their full name ("pyjit.typed.List"). Must agree
 # with what the modules register:
 # tests/test_numpy_lib.py::test_library_index fails when it does not.
 INDEX = {
@@ -22,7 +23,8 @@ INDEX = {
     "numpy_sorting": ("unique",),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
-    "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "array", "asarray"),
+    "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "array", "asarray",
+              "pyjit.typed.List"),
 }
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
@@ -38,8 +40,14 @@ def functions():
     import builtins
 
     import numpy as np
-    return [(getattr(builtins, name[9:]) if name.startswith("builtins.") else getattr(np, name), module)
-            for module, names in INDEX.items() for name in names]
+
+    from .._registry import _resolve
+
+    def find(name):
+        if name.startswith("builtins."):
+            return getattr(builtins, name[9:])
+        return _resolve(name) if name.startswith("pyjit.") else getattr(np, name)
+    return [(find(name), module) for module, names in INDEX.items() for name in names]
 
 
 def load(module):

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import errors, types
 from ..extending import overload, overload_method
+from ..typed import List
 
 
 @overload_method(types.List, "insert")
@@ -126,6 +127,22 @@ def _list(iterable):
 
     def impl(iterable):
         out = []
+        for x in iterable:
+            out.append(x)
+        return out
+    return impl
+
+
+@overload(List)
+def _typed_list(iterable=None):
+    """List(iterable) of an array, a tuple, a list or a range; List() (no iterable) is declined
+    to the builtin, which makes the empty typed list later stores type."""
+    if iterable is None or not (isinstance(iterable, (types.Array, types.UniTuple, types.List))
+                                or iterable.name == "range"):
+        return None
+
+    def impl(iterable=None):
+        out = List()
         for x in iterable:
             out.append(x)
         return out
