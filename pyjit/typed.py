@@ -5,4 +5,8 @@ not copied (changes made there are the caller's list's), and one made and return
 code comes back as a List. Its items have one type, given by List.empty_list(item_type) or by
 the first item stored. See docs/guarantees.md (typed lists).
 """
+from collections.abc import MutableSequence as _MutableSequence
+
 from ._core import TypedList as List  # noqa: F401  (the type is C: runtime/typedlist.c)
+
+_MutableSequence.register(List)   # as Numba's List, which derives from it

@@ -383,6 +383,16 @@ static PyObject *tl_subscript(PyObject *obj, PyObject *index)
     return i < 0 ? NULL : box_item(self, i);
 }
 
+/* The sequence protocol's item (reversed(), and what takes sequences): i is not negative. */
+static PyObject *tl_item(PyObject *obj, Py_ssize_t i)
+{
+    if (i < 0 || i >= (Py_ssize_t)length(TL(obj))) {
+        PyErr_SetString(PyExc_IndexError, "list index out of range");
+        return NULL;
+    }
+    return box_item(TL(obj), i);
+}
+
 static PyObject *pop_at(TypedList *self, int64_t i)
 {
     Type *item = item_type(self);
@@ -714,9 +724,19 @@ static PyGetSetDef tl_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+/* l += iterable: extended in place, as a list is. */
+static PyObject *tl_inplace_concat(PyObject *obj, PyObject *iterable)
+{
+    PyObject *r = tl_extend(obj, iterable);
+    Py_XDECREF(r);
+    return r ? Py_NewRef(obj) : NULL;
+}
+
 static PySequenceMethods tl_as_sequence = {
     .sq_length = tl_len,
+    .sq_item = tl_item,
     .sq_contains = tl_contains,
+    .sq_inplace_concat = tl_inplace_concat,
 };
 
 static PyMappingMethods tl_as_mapping = {

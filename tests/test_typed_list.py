@@ -85,6 +85,9 @@ OPERATIONS = {
     "str": lambda l: str(l),
     "sum_min_max": lambda l: (sum(l), min(l), max(l)),
     "sorted": lambda l: sorted(l),
+    "reversed": lambda l: list(reversed(l)),
+    "iadd": lambda l: l.__iadd__([7.0, 8.0]) is l,
+    "unpack_star": lambda l: (lambda a, *rest: (a, rest))(*l),
 }
 
 
@@ -186,9 +189,11 @@ def test_items_holding_memory():
     assert plain(pairs) == [(0, 5.0), (1, 2.0)]
 
 
-def test_not_hashable():
+def test_not_hashable_and_a_mutable_sequence():
+    import collections.abc
     with pytest.raises(TypeError):
         hash(List([1]))
+    assert isinstance(List(), collections.abc.MutableSequence)
 
 
 # ---- in compiled code: each function three ways --------------------------------------------
