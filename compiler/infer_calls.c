@@ -685,8 +685,10 @@ static Type *typed_list_new(Infer *c, Instr *in, Builtin bi, Args *a)
                           "a typed List of an array, a tuple, a list or a range",
                           infer_type_name(a->pos[0]->type));
     if (bi == BI_TYPED_LIST_EMPTY) {
-        if (!want_args(c, in, a, 1, 1))
+        if (!want_args(c, in, a, 1, 2))
             return NULL;
+        if (a->npos == 2 && a->pos[1] && !is_integral(a->pos[1]->type))
+            return arg_error(c, in, a, 1, "an int (the room to allocate)");
         Instr *t = a->pos[0];
         item = t->op == OP_CONST && t->cst->kind == K_TYPE ? ty_parse(t->cst->name) : infer_dtype_of(c, t);
         if (!item || !infer_is_runtime(item) || item->kind == TY_NONE)

@@ -316,9 +316,11 @@ static PyObject *tl_empty_list(PyObject *cls, PyObject *args, PyObject *kwargs)
     }
     if (!item)
         goto fail;
+    long long room = allocated && allocated != Py_None ? PyLong_AsLongLong(allocated) : 0;
+    if (room == -1 && PyErr_Occurred())
+        goto fail;
     self = new_object((PyTypeObject *)cls, ty_typed_list(NULL), NULL);
-    if (self && (settle_type(self, item) < 0 ||
-                 (allocated && allocated != Py_None && reserve(self, PyLong_AsLongLong(allocated)) < 0)))
+    if (self && (settle_type(self, item) < 0 || reserve(self, room) < 0))   /* room: a hint */
         Py_CLEAR(self);
 fail:
     Py_XDECREF(mod);

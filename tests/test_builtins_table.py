@@ -133,7 +133,8 @@ def test_hardware_offers_no_intrinsic_outside_the_table():
 
 def test_every_row_resolves_through_the_registry():
     registry = _registry.populate({})
-    known = set(registry.values())
+    # a row the library also overloads (pyjit.typed.List) is marked "overload:<row>"
+    known = {v.removeprefix("overload:") for v in registry.values()}
     names = {r[0] for r in ROWS}
     for name, _where, form in ROWS:
         if name.startswith("method.") or name in known:
@@ -146,7 +147,7 @@ def test_every_row_resolves_through_the_registry():
         target = form[3:].split()[0]
         assert target in names and target in known, f"{name}: alias of unknown {target}"
         obj = _registry._resolve(name)
-        assert obj is not None and registry[obj] == target, name
+        assert obj is not None and registry[obj].removeprefix("overload:") == target, name
 
 
 # ---- the where column ----

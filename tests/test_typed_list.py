@@ -241,7 +241,7 @@ def build(n):
 
 
 def build_empty_list(n):
-    l = List.empty_list(types.int64)
+    l = List.empty_list(item_type=types.int64, allocated=n)
     for i in range(n):
         l.append(i * i)
     return l
