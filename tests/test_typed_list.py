@@ -566,3 +566,23 @@ def test_list_and_sorted_of_a_typed_list_give_python_lists():
     a, b = f(List([3.0, 1.0, 2.0]))
     assert type(a) is list and type(b) is list
     assert (a, b) == ([3.0, 1.0, 2.0], [3.0, 2.0, 1.0])
+
+
+def test_typed_lists_inside_tuples_and_declared_return_types():
+    @pyjit.njit
+    def total(pair):
+        a, b = pair
+        a.append(1.0)
+        return sum(a) + len(b)
+
+    pair = (List([3.0]), List([1, 2]))
+    assert total(pair) == 6.0 and plain(pair[0]) == [3.0, 1.0]
+
+    @pyjit.njit("ListType(float64)(int64)")
+    def make(n):
+        l = List()
+        for i in range(n):
+            l.append(i * 1.0)
+        return l
+
+    assert type(make(3)) is List and plain(make(3)) == [0.0, 1.0, 2.0]
