@@ -442,22 +442,20 @@ int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const
     return rc;
 }
 
-int fe_fold_function_attr(FeCtx *ctx, const Const *func, const char *attr, Const **out)
+Const *fe_fold_function_attr(FeCtx *ctx, const Const *func, const char *attr)
 {
-    *out = NULL;
     PyObject *value = func->handle ? PyObject_GetAttrString((PyObject *)func->handle, attr) : NULL;
     PyErr_Clear();
-    if (!value)
-        return 0;
-    const char *name = known_function_name(ctx, value);
+    const char *name = value ? known_function_name(ctx, value) : NULL;
+    Const *c = NULL;
     if (name) {
-        Const *c = *out = ir_new_const(ctx->fn, K_FUNC);
+        c = ir_new_const(ctx->fn, K_FUNC);
         c->overloaded = strncmp(name, "overload:", 9) == 0;
         c->name = c->overloaded ? name + 9 : name;
         keep_alive(ctx, c, value);
     }
-    Py_DECREF(value);
-    return 0;
+    Py_XDECREF(value);
+    return c;
 }
 
 int fe_freeze_defaults(FeCtx *ctx)

@@ -374,7 +374,7 @@ static int load_attr(Ssa *s, const char *name, bool method)
         drop_if_dead(s, obj);
         v = emit_frozen(s, c);
     } else if (obj->op == OP_CONST && obj->cst->kind == K_FUNC &&
-               fe_fold_function_attr(s->ctx, obj->cst, name, &folded) == 0 && folded) {
+               (folded = fe_fold_function_attr(s->ctx, obj->cst, name)) != NULL) {
         drop_if_dead(s, obj);
         v = emit_frozen(s, folded);
     } else {
