@@ -881,7 +881,7 @@ static Instr *list_origin(Instr *v)
 
 Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
 {
-    Type *item = list->type->list.item;
+    Type *item = list->type->list.item, *given = vt;
     vt = ty_strong(vt);
     if (ty_is_undetermined(vt))
         return NULL;   /* a container stored before its own items are known: typed in a later round */
@@ -896,8 +896,9 @@ Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
         c->changed = true;
         return want;
     }
+    /* a literal is weak (NEP 50): 0.5 goes into a list of float32 that cannot widen */
     if (item && (want == item || (ty_is_scalar(vt) && ty_is_scalar(item) &&
-                                  ty_promote(vt, item) == item)))
+                                  ty_promote(given, item) == item)))
         return item;
     if (!item && !c->rewrite)
         return NULL;   /* a list whose origin types it in this round: the next one sees it */

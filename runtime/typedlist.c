@@ -134,7 +134,8 @@ static int wrong_item(PyObject *x, Type *item)
 }
 
 /* x stored at buf as an item of type item, with references of its own on the MemInfos it holds.
- * Numbers convert where that is safe (an int into a list of floats), as compiled code's do. */
+ * Numbers convert where that is safe (an int into a list of floats, a Python int into a list of
+ * int32), as compiled code's do. */
 static int unbox_item(PyObject *x, Type *item, char *buf)
 {
     if (item->kind == TY_TUPLE) {
@@ -162,7 +163,8 @@ static int unbox_item(PyObject *x, Type *item, char *buf)
         desc->parent = NULL;
         return desc->meminfo ? 0 : -1;
     }
-    bool converts = ty_is_scalar(xt) && ty_is_scalar(item) && ty_promote(ty_strong(xt), item) == item;
+    /* Python numbers are weak (NEP 50): 1 fits a list of int32, 0.5 one of float32 */
+    bool converts = ty_is_scalar(xt) && ty_is_scalar(item) && ty_promote(xt, item) == item;
     if (ty_strong(xt) != item && !converts)
         return wrong_item(x, item);
     return rt_unbox_as(x, xt, item, buf) < 0 ? wrong_item(x, item) : 0;

@@ -136,6 +136,13 @@ def test_wrong_item_type_says_what_was_given_and_what_the_list_holds():
         tl[0] = 1j
     with pytest.raises(TypeError, match=r"typed List of int64"):
         List([1, 2]).append(2.5)   # a float does not fit an int list safely
+    small = List.empty_list(types.int32)
+    small.append(5)   # Python numbers are weak (NEP 50): they take the list's type
+    floats = List.empty_list(types.float32)
+    floats.append(0.5)
+    assert small._dtype == types.int32 and plain(small) == [5] and plain(floats) == [0.5]
+    with pytest.raises(TypeError, match=r"typed List of int32"):
+        small.append(np.int64(5))   # a NumPy int64 does not fit int32 safely
     with pytest.raises(TypeError, match=r"cannot hold str"):
         List().append("x")
     with pytest.raises(TypeError, match=r"cannot hold list"):
@@ -480,6 +487,20 @@ def test_empty_list_item_type_is_fixed_in_compiled_code():
 
     with pytest.raises(errors.TypingError, match="cannot store float64 in a list of int64"):
         f()
+
+
+def test_literals_take_a_given_item_type_in_compiled_code():
+    @pyjit.njit
+    def f():
+        l = List.empty_list(types.float32)
+        l.append(0.5)   # a weak literal (NEP 50): float32, as from Python
+        m = List.empty_list(types.int32)
+        m.append(7)
+        return l, m
+
+    l, m = f()
+    assert (l._dtype, m._dtype) == (types.float32, types.int32)
+    assert plain(l) == [0.5] and plain(m) == [7]
 
 
 def test_bad_item_type_argument_in_compiled_code():
