@@ -408,11 +408,25 @@ static PyObject *pop_at(TypedList *self, int64_t i)
     return rt_box(item, tmp);
 }
 
+/* l[a:b:c] = items, del l[a:b:c]: done by a Python list of the items (CPython's own rules and
+ * errors for slices), which then replaces them. */
+static int assign_slice(TypedList *self, PyObject *slice, PyObject *value)
+{
+    PyObject *items = to_pylist(self);
+    int rc = !items ? -1 : value ? PyObject_SetItem(items, slice, value) : PyObject_DelItem(items, slice);
+    if (rc == 0)
+        rc = self->mi ? replace_items(self, items) : extend_from(self, items);
+    Py_XDECREF(items);
+    return rc;
+}
+
 static int tl_ass_subscript(PyObject *obj, PyObject *index, PyObject *value)
 {
     TypedList *self = TL(obj);
+    if (PySlice_Check(index))
+        return assign_slice(self, index, value);
     if (!PyIndex_Check(index)) {
-        PyErr_Format(PyExc_TypeError, "typed List indices must be integers, not %.200s",
+        PyErr_Format(PyExc_TypeError, "list indices must be integers or slices, not %.200s",
                      Py_TYPE(index)->tp_name);
         return -1;
     }

@@ -53,6 +53,11 @@ OPERATIONS = {
     "setitem_out_of_range": lambda l: l.__setitem__(4, 1.0),
     "setitem_int_into_floats": lambda l: l.__setitem__(0, 3),
     "delitem": lambda l: l.__delitem__(1),
+    "setitem_bad_index": lambda l: l.__setitem__("a", 1.0),
+    "setslice": lambda l: l.__setitem__(slice(1, 3), [7.0, 8.0, 9.0]),
+    "setslice_step": lambda l: l.__setitem__(slice(None, None, 2), [0.0, 0.5, 1.0]),
+    "setslice_step_wrong_length": lambda l: l.__setitem__(slice(None, None, 2), [0.0]),
+    "delslice": lambda l: l.__delitem__(slice(1, None, 2)),
     "append": lambda l: l.append(4.25),
     "extend": lambda l: l.extend([1.0, 2.0]),
     "extend_self": lambda l: l.extend(l),
@@ -134,6 +139,8 @@ def test_wrong_item_type_says_what_was_given_and_what_the_list_holds():
         tl.append("x")
     with pytest.raises(TypeError, match=r"cannot store complex in a typed List of float64"):
         tl[0] = 1j
+    with pytest.raises(TypeError, match=r"cannot store str in a typed List of float64"):
+        tl[0:1] = [3.0, "x"]   # all or nothing: the list is unchanged
     with pytest.raises(TypeError, match=r"typed List of int64"):
         List([1, 2]).append(2.5)   # a float does not fit an int list safely
     small = List.empty_list(types.int32)
