@@ -719,6 +719,26 @@ static PyObject *tl_iter(PyObject *obj)
     return (PyObject *)it;
 }
 
+/* pickle and copy.deepcopy: List.empty_list(item type), then the items appended (pickle's
+ * list items), so the item type survives even when the list is empty. */
+static PyObject *tl_reduce(PyObject *obj, PyObject *unused)
+{
+    (void)unused;
+    TypedList *self = TL(obj);
+    if (!item_type(self))
+        return Py_BuildValue("(O())", (PyObject *)Py_TYPE(obj));
+    PyObject *make = PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "empty_list");
+    PyObject *dtype = make ? types_object(item_type(self)) : NULL;
+    PyObject *items = dtype ? to_pylist(self) : NULL;
+    PyObject *it = items ? PyObject_GetIter(items) : NULL;
+    PyObject *r = it ? Py_BuildValue("(O(O)OO)", make, dtype, Py_None, it) : NULL;
+    Py_XDECREF(make);
+    Py_XDECREF(dtype);
+    Py_XDECREF(items);
+    Py_XDECREF(it);
+    return r;
+}
+
 static PyMethodDef tl_methods[] = {
     {"empty_list", (PyCFunction)(void (*)(void))tl_empty_list, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "empty_list(item_type, allocated=None): a new empty typed List of item_type."},
@@ -734,6 +754,7 @@ static PyMethodDef tl_methods[] = {
      "sort(*, key=None, reverse=False): sorts in place, as list.sort."},
     {"copy", tl_copy, METH_NOARGS, "A new typed List of the same items."},
     {"clear", tl_clear, METH_NOARGS, "Removes every item."},
+    {"__reduce__", tl_reduce, METH_NOARGS, "For pickle and copy: the item type, then the items."},
     {NULL, NULL, 0, NULL},
 };
 

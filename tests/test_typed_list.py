@@ -203,6 +203,19 @@ def test_items_holding_memory():
     assert plain(pairs) == [(0, 5.0), (1, 2.0)]
 
 
+def test_pickle_and_copies_keep_the_item_type():
+    import pickle
+    for tl in (List([1.0, 2.0]), List.empty_list(types.float32), List(), List([np.arange(3)]),
+               List([List([1]), List([2, 3])])):
+        for copied in (pickle.loads(pickle.dumps(tl)), copy.deepcopy(tl), copy.copy(tl)):
+            assert type(copied) is List and copied._dtype == tl._dtype
+            assert repr(copied) == repr(tl)
+    inner = List([1])
+    deep = copy.deepcopy(List([inner]))
+    deep[0].append(2)
+    assert plain(inner) == [1]
+
+
 def test_not_hashable_and_a_mutable_sequence():
     import collections.abc
     with pytest.raises(TypeError):
