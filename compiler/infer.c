@@ -491,8 +491,11 @@ static Type *list_binop(Infer *c, Instr *in, Type *a, Type *b)
                               infer_type_name(a), infer_type_name(b));
         if (!item)
             return NULL;   /* typed once the items are known */
+        if (a->list.typed != b->list.typed)
+            return infer_fail(c, in, DIAG_TYPING, "cannot join %s and %s: a typed list is not a "
+                              "reflected one", infer_type_name(a), infer_type_name(b));
         bi = in->imm ? BI_LIST_IADD : BI_LIST_ADD;
-        t = in->imm ? x->type : ty_list(item);
+        t = in->imm ? x->type : ty_list_like(a, item);
         if (!in->imm && (a->list.item != item || b->list.item != item))
             return infer_fail(c, in, DIAG_TYPING, "cannot join %s and %s: a list holds one type",
                               infer_type_name(a), infer_type_name(b));
@@ -878,7 +881,7 @@ static Instr *list_origin(Instr *v)
 
 Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
 {
-    Type *item = list->type->list.item;
+    Type *item = list->type->list.item, *given = vt;
     vt = ty_strong(vt);
     if (ty_is_undetermined(vt))
         return NULL;   /* a container stored before its own items are known: typed in a later round */
@@ -887,13 +890,15 @@ Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
                           infer_type_name(vt));
     Type *want = item ? list_item_unify(item, vt) : vt;
     Instr *origin = list_origin(list);
-    if (want && want != item && origin && origin->id < c->nknown && !c->rewrite) {
+    if (want && want != item && origin && origin->imm != TYPED_LIST_GIVEN && origin->id < c->nknown &&
+        !c->rewrite) {
         c->list_items[origin->id] = want;   /* the BUILD_LIST takes it in the next round */
         c->changed = true;
         return want;
     }
+    /* a literal is weak (NEP 50): 0.5 goes into a list of float32 that cannot widen */
     if (item && (want == item || (ty_is_scalar(vt) && ty_is_scalar(item) &&
-                                  ty_promote(vt, item) == item)))
+                                  ty_promote(given, item) == item)))
         return item;
     if (!item && !c->rewrite)
         return NULL;   /* a list whose origin types it in this round: the next one sees it */
@@ -901,7 +906,7 @@ Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
                       infer_type_name(vt), item ? infer_type_name(item) : "items of unknown type");
 }
 
-static Type *type_build_list(Infer *c, Instr *in)
+Type *infer_build_list(Infer *c, Instr *in)
 {
     if (c->pi->prog->gpu)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "lists are not supported in GPU kernels (use a "
@@ -921,7 +926,7 @@ static Type *type_build_list(Infer *c, Instr *in)
     if (c->rewrite)
         for (int i = 0; i < in->nargs; i++)
             in->args[i] = infer_coerce(c, in, in->args[i], item);
-    return ty_list(item);
+    return in->imm ? ty_typed_list(item) : ty_list(item);
 }
 
 static Type *type_build_slice(Infer *c, Instr *in)
@@ -954,6 +959,7 @@ static Type *type_const(Infer *c, Instr *in)
         return ty_literal(TY_FUNCTION, k);
     case K_DISPATCHER: return ty_literal(TY_DISPATCHER, k);
     case K_EXCCLASS: return ty_literal(TY_EXCCLASS, k);
+    case K_TYPE: return ty_literal(TY_FUNCTION, k);   /* what calls it is told it is no function */
     case K_OPAQUE:
     case K_UNDEFINED: return in->type && in->type->kind != TY_UNDEFINED ? in->type : ty_undefined();
     case K_TUPLE: {
@@ -1098,7 +1104,7 @@ static Type *type_instr(Infer *c, Instr *in)
     case OP_STATIC_GETITEM: return infer_static_getitem(c, in);
     case OP_CALL: return infer_call(c, in);
     case OP_BUILD_TUPLE: return type_build_tuple(c, in);
-    case OP_BUILD_LIST: return type_build_list(c, in);
+    case OP_BUILD_LIST: return infer_build_list(c, in);
     case OP_BUILD_SLICE: return type_build_slice(c, in);
     case OP_GETITER: return infer_getiter(c, in);
     case OP_BR:

@@ -48,6 +48,11 @@ typedef struct Infer {
  * promotes, takes the new item type (inference runs another round); another list must already
  * hold vt's type or one it converts to safely. NULL with the error otherwise. */
 Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt);
+/* The type of a BUILD_LIST, its items' type from list_items and its args. Its imm says which
+ * list it makes: 0 a list, TYPED_LIST a typed one, TYPED_LIST_GIVEN a typed one whose item type
+ * List.empty_list gave (stores do not widen it). */
+enum { TYPED_LIST = 1, TYPED_LIST_GIVEN = 2 };
+Type *infer_build_list(Infer *c, Instr *in);
 Type *infer_fail(Infer *c, const Instr *at, DiagKind kind, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 Instr *infer_emit(Infer *c, Instr *before, Opcode op, Type *type, int nargs);

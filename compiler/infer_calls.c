@@ -674,6 +674,35 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
     }
 }
 
+/* List() and List.empty_list(item_type): the call becomes the BUILD_LIST of an empty typed list
+ * at once (nothing later can change what it is), so appends that follow type it as they type
+ * `[]`; item_type gives it as an append would. */
+static Type *typed_list_new(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Type *item = NULL;
+    if (bi == BI_TYPED_LIST && a->npos > 0)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "List(iterable) of %s: compiled code makes "
+                          "a typed List of an array, a tuple, a list or a range",
+                          infer_type_name(a->pos[0]->type));
+    if (bi == BI_TYPED_LIST_EMPTY) {
+        if (!want_args(c, in, a, 1, 2))
+            return NULL;
+        if (a->npos == 2 && a->pos[1] && !is_integral(a->pos[1]->type))
+            return arg_error(c, in, a, 1, "an int (the room to allocate)");
+        Instr *t = a->pos[0];
+        item = t->op == OP_CONST && t->cst->kind == K_TYPE ? ty_parse(t->cst->name) : infer_dtype_of(c, t);
+        if (!item || !infer_is_runtime(item) || item->kind == TY_NONE)
+            return arg_error(c, in, a, 0, "an item type (types.float64, types.int64[:], "
+                             "types.UniTuple(types.int64, 2), ...)");
+    }
+    if (item && in->id < c->nknown)
+        c->list_items[in->id] = item;
+    in->op = OP_BUILD_LIST;
+    in->imm = item ? TYPED_LIST_GIVEN : TYPED_LIST;
+    in->nargs = in->nkw = 0;
+    return infer_build_list(c, in);
+}
+
 static Type *print_call(Infer *c, Instr *in, Args *a)
 {
     for (int i = 0; i < a->npos; i++) {
@@ -1356,6 +1385,7 @@ static Type *type_random(Infer *c, Instr *in, Builtin bi, Args *a) { return rand
 static Type *type_array_more(Infer *c, Instr *in, Builtin bi, Args *a) { return array_more(c, in, bi, a); }
 static Type *type_method(Infer *c, Instr *in, Builtin bi, Args *a) { return array_method(c, in, bi, a); }
 static Type *type_list(Infer *c, Instr *in, Builtin bi, Args *a) { return list_call(c, in, bi, a); }
+static Type *type_typed_list(Infer *c, Instr *in, Builtin bi, Args *a) { return typed_list_new(c, in, bi, a); }
 static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return reshape_method(c, in, a); }
 
 static Type *type_numpy_reduction(Infer *c, Instr *in, Builtin bi, Args *a)

@@ -437,9 +437,49 @@ static Type *list_setitem(Infer *c, Instr *in, Instr *list, Instr *idx, Instr *v
     return to ? ty_scalar(TY_NONE) : NULL;
 }
 
+static bool is_none_const(const Instr *v)
+{
+    return v->op == OP_CONST && v->cst->kind == K_NONE;
+}
+
+/* One `:` or `::1` of an array type's spelling: 1, 2 for `::1` (that axis contiguous), 0 else. */
+static int type_axis(const Instr *d)
+{
+    if (d->op != OP_BUILD_SLICE || !is_none_const(d->args[0]) || !is_none_const(d->args[1]))
+        return 0;
+    if (is_none_const(d->args[2]))
+        return 1;
+    return d->args[2]->op == OP_CONST && d->args[2]->cst->kind == K_INT && d->args[2]->cst->i == 1 ? 2 : 0;
+}
+
+/* types.float64[:], types.int64[:, ::1] in compiled code: an array type used as a value (what
+ * List.empty_list takes), which becomes a constant at once. */
+static Type *array_type_value(Infer *c, Instr *in, Type *dtype, Instr *idx)
+{
+    bool tuple = idx->op == OP_BUILD_TUPLE;
+    int n = tuple ? idx->nargs : 1;
+    char layout = 'A';
+    for (int k = 0; k < n; k++) {
+        int axis = type_axis(tuple ? idx->args[k] : idx);
+        if (!axis)
+            return infer_fail(c, in, DIAG_TYPING, "%s[...] spells an array type with `:` per "
+                              "axis (`::1` on the contiguous one)", dtype->name);
+        if (axis == 2)
+            layout = k == n - 1 ? 'C' : k == 0 ? 'F' : 'A';
+    }
+    in->op = OP_CONST;
+    in->cst = ir_new_const(c->fn, K_TYPE);
+    in->cst->name = ty_array(dtype, n, layout, false)->name;
+    in->nargs = 0;
+    return ty_literal(TY_FUNCTION, in->cst);
+}
+
 Type *infer_getitem(Infer *c, Instr *in)
 {
     Instr *obj = in->args[0], *idx = in->args[1];
+    Type *dtype = obj->type->kind == TY_FUNCTION ? infer_dtype_of(c, obj) : NULL;
+    if (dtype)
+        return array_type_value(c, in, dtype, idx);
     if (obj->type->kind == TY_ARRAY)
         return array_getitem(c, in, obj, idx);
     if (obj->type->kind == TY_LIST)

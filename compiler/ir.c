@@ -302,6 +302,7 @@ static void print_const(Buf *b, const Const *c)
     case K_ARRAY:
         buf_printf(b, "array %s", c->array_type ? c->array_type->name : "(untyped)");
         break;
+    case K_TYPE: buf_printf(b, "type %s", c->name); break;
     case K_OPAQUE: buf_printf(b, "opaque %s", c->name ? c->name : "?"); break;
     case K_UNDEFINED: buf_printf(b, "undefined %s", c->s ? c->s : "?"); break;
     }

@@ -75,6 +75,8 @@ typedef enum ConstKind {
     K_EXCCLASS,     /* handle: the Python exception class; name: its name */
     K_ARRAY,        /* a global NumPy array, frozen: handle (kept alive by the compiled code), data,
                        array_type, shape/strides in array_shape/array_strides (bytes) */
+    K_TYPE,         /* a pyjit.types type object (types.float64[:], types.ListType(...)) used as a
+                       value, as List.empty_list(item_type) takes one; name: its canonical name */
     K_OPAQUE,       /* anything else; name: its repr, for the error that its use will give */
     K_UNDEFINED,    /* a local read where it may not have been assigned; s: the variable's name.
                        A phi ignores such an input; any other use is a TypingError */

@@ -265,6 +265,19 @@ Type *ty_list(Type *item)
     return intern_named(&proto, "list(%s)", item ? proto.list.item->name : "undetermined");
 }
 
+Type *ty_typed_list(Type *item)
+{
+    Type proto = {.kind = TY_LIST};
+    proto.list.item = ty_strong(item);
+    proto.list.typed = true;
+    return intern_named(&proto, "typed_list(%s)", item ? proto.list.item->name : "undetermined");
+}
+
+Type *ty_list_like(const Type *list, Type *item)
+{
+    return list->list.typed ? ty_typed_list(item) : ty_list(item);
+}
+
 Type *ty_dict(Type *key, Type *value)
 {
     Type proto = {.kind = TY_DICT};
@@ -452,6 +465,10 @@ static Type *parse_type(const char **p, int depth)
     if (eat(p, "list(")) {
         Type *item = parse_type(p, depth + 1);
         return item && eat(p, ")") ? ty_list(item) : NULL;
+    }
+    if (eat(p, "typed_list(")) {
+        Type *item = parse_type(p, depth + 1);
+        return item && eat(p, ")") ? ty_typed_list(item) : NULL;
     }
     if (eat(p, "set(")) {
         Type *item = parse_type(p, depth + 1);
@@ -724,6 +741,8 @@ Type *ty_unify(Type *a, Type *b)
         }
         return ty_tuple(items, a->tuple.n);
     }
+    if (a->kind == TY_LIST && b->kind == TY_LIST && a->list.typed != b->list.typed)
+        return NULL;   /* a typed list is not a reflected one (Numba's ListType and List) */
     if (a->kind == b->kind && ty_is_undetermined(a))   /* items are not converted in place */
         return b;
     if (a->kind == b->kind && ty_is_undetermined(b))

@@ -9,6 +9,7 @@
  *   complex64 complex128 none
  *   array(float64, 2d, C)  array(int32, 1d, A, readonly)      layouts: C, F, A
  *   tuple(int64, float64)  tuple()  range  slice  list(float64)  list(array(int64, 1d, C))
+ *   typed_list(float64)  typed_list(typed_list(int64))
  *   dict(int64, float64)  set(int64)  str
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
 #ifndef PYJIT_TYPES_H
@@ -32,7 +33,9 @@ typedef enum TypeKind {
     TY_SLICE,       /* slice(start, stop, step): int64 fields, missing ones flagged */
     TY_ITER,        /* iterator over iter.over (a range, array, tuple or list) */
     TY_LIST,        /* a mutable list of list.item; item NULL while inference has not seen one
-                     * (`[]` typed by later use: "list(undetermined)") */
+                     * (`[]` typed by later use: "list(undetermined)"). list.typed: a typed list
+                     * (pyjit.typed.List, Numba's ListType), which Python and compiled code share;
+                     * otherwise a reflected list, copied from a Python list and written back */
     TY_DICT,        /* an insertion-ordered hash table dict.key -> dict.value; both NULL while
                      * inference has not seen an item ("dict(undetermined)") */
     TY_SET,         /* an insertion-ordered hash set of set.item; NULL as for lists */
@@ -59,7 +62,7 @@ typedef struct Type {
         struct { struct Type *dtype; int ndim; char layout; bool readonly; } array;
         struct { int n; struct Type **items; int64_t size; int align; } tuple;   /* size, align: ty_mem_* */
         struct { struct Type *over; } iter;
-        struct { struct Type *item; } list;
+        struct { struct Type *item; bool typed; } list;
         struct { struct Type *key, *value; } dict;
         struct { struct Type *item; } set;
         struct { struct Type *scalar; } dtype;
@@ -76,6 +79,8 @@ Type *ty_array(Type *dtype, int ndim, char layout, bool readonly);
 Type *ty_tuple(Type **items, int n);
 Type *ty_iter(Type *over);
 Type *ty_list(Type *item);              /* item strong; NULL: not known yet */
+Type *ty_typed_list(Type *item);        /* the same, typed (pyjit.typed.List) */
+Type *ty_list_like(const Type *list, Type *item);   /* typed or not as list is */
 Type *ty_dict(Type *key, Type *value); /* both strong, or both NULL: not known yet */
 Type *ty_set(Type *item);               /* item strong; NULL: not known yet */
 Type *ty_str(void);
@@ -119,8 +124,8 @@ int64_t ty_tuple_offset(const Type *t, int i);
 Type *ty_promote(Type *a, Type *b);
 
 /* Unification at a join (phi): equal types, or scalars promoted, or arrays of one dtype and ndim
- * with layouts widened to A, or a list whose items are not known yet with any list; NULL when
- * they cannot be one type. */
+ * with layouts widened to A, or a list whose items are not known yet with any list of its kind
+ * (typed or reflected: the two never join); NULL when they cannot be one type. */
 Type *ty_unify(Type *a, Type *b);
 
 #endif

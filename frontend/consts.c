@@ -238,7 +238,21 @@ static bool is_device_function(PyObject *obj)
     return ok;
 }
 
-/* Objects known by identity: modules, known functions, dispatchers, exception classes. */
+/* A pyjit.types type object (types.float64[:], types.UniTuple(...)): its canonical name, which
+ * the compiler's types read (ty_parse), or NULL for anything else. */
+static const char *pyjit_type_name(FeCtx *ctx, PyObject *obj)
+{
+    PyObject *mod = PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__module__");
+    bool ours = mod && PyUnicode_Check(mod) && strcmp(utf8_or(mod, ""), "pyjit.types") == 0;
+    Py_XDECREF(mod);
+    PyObject *name = ours ? PyObject_GetAttrString(obj, "name") : NULL;
+    const char *s = name && PyUnicode_Check(name) ? arena_strdup(ctx->arena, utf8_or(name, "")) : NULL;
+    Py_XDECREF(name);
+    PyErr_Clear();
+    return s && ty_parse(s) ? s : NULL;
+}
+
+/* Objects known by identity: modules, known functions, dispatchers, exception classes, types. */
 static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
 {
     const char *fname = known_function_name(ctx, obj);
@@ -261,6 +275,8 @@ static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
     } else if (PyExceptionClass_Check(obj)) {
         c->kind = K_EXCCLASS;
         c->name = arena_strdup(ctx->arena, ((PyTypeObject *)obj)->tp_name);
+    } else if ((c->name = pyjit_type_name(ctx, obj)) != NULL) {
+        c->kind = K_TYPE;
     } else {
         return const_of_array(ctx, obj, c);
     }
@@ -424,6 +440,22 @@ int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const
     int rc = freeze_object(ctx, value, out);
     Py_DECREF(value);
     return rc;
+}
+
+Const *fe_fold_function_attr(FeCtx *ctx, const Const *func, const char *attr)
+{
+    PyObject *value = func->handle ? PyObject_GetAttrString((PyObject *)func->handle, attr) : NULL;
+    PyErr_Clear();
+    const char *name = value ? known_function_name(ctx, value) : NULL;
+    Const *c = NULL;
+    if (name) {
+        c = ir_new_const(ctx->fn, K_FUNC);
+        c->overloaded = strncmp(name, "overload:", 9) == 0;
+        c->name = c->overloaded ? name + 9 : name;
+        keep_alive(ctx, c, value);
+    }
+    Py_XDECREF(value);
+    return c;
 }
 
 int fe_freeze_defaults(FeCtx *ctx)

@@ -97,6 +97,9 @@ int fe_load_const(FeCtx *ctx, int index, Const **out);
 int fe_load_global(FeCtx *ctx, const char *name, Const **out);
 int fe_load_deref(FeCtx *ctx, int index, Const **out);
 int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const **out);
+/* obj.attr of a known function or class whose attribute is a known function too
+ * (List.empty_list): that function's constant, or NULL to leave the attribute to inference. */
+Const *fe_fold_function_attr(FeCtx *ctx, const Const *func, const char *attr);
 int fe_freeze_defaults(FeCtx *ctx);
 int fe_check_int_binop(FeCtx *ctx, BinOp op, const Const *a, const Const *b);
 

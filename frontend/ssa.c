@@ -364,6 +364,7 @@ static void drop_if_dead(Ssa *s, Instr *v)
 static int load_attr(Ssa *s, const char *name, bool method)
 {
     Instr *obj = pop(s), *v;
+    Const *folded = NULL;
     if (method && push(s, &s->null_mark) < 0)
         return -1;
     if (obj->op == OP_CONST && obj->cst->kind == K_MODULE) {
@@ -372,6 +373,10 @@ static int load_attr(Ssa *s, const char *name, bool method)
             return -1;
         drop_if_dead(s, obj);
         v = emit_frozen(s, c);
+    } else if (obj->op == OP_CONST && obj->cst->kind == K_FUNC &&
+               (folded = fe_fold_function_attr(s->ctx, obj->cst, name)) != NULL) {
+        drop_if_dead(s, obj);
+        v = emit_frozen(s, folded);
     } else {
         v = emit1(s, OP_GETATTR, 0, obj);
         v->name = name;

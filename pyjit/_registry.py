@@ -17,11 +17,16 @@ _populated = set()
 
 
 def _resolve(pyname):
+    """The object a dotted name reaches: a module's attribute, or an attribute of one
+    (pyjit.typed.List.empty_list)."""
     module, _, attr = pyname.rpartition(".")
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError):
+    if not module:
         return None
+    try:
+        owner = importlib.import_module(module)
+    except ImportError:
+        owner = _resolve(module)
+    return getattr(owner, attr, None)
 
 
 def _aliases():

@@ -4,6 +4,7 @@
     float64[:]   float64[:, :]             arrays of any layout ('A')
     float64[::1]  float64[:, ::1]          C-contiguous arrays;  float64[::1, :]  Fortran order
     Array(float64, 2, 'C'), Tuple((f8, i8)), UniTuple(f8, 2), List(float64), none / void
+    ListType(float64)                      the type of a pyjit.typed.List (typed_list(float64))
     float64(float64, int64)                a signature (return type and argument types)
     'float64(float64[:], int64)'           the same as a string, as @njit takes it
 
@@ -19,7 +20,7 @@ literals.
 """
 
 __all__ = [
-    "Type", "Scalar", "Array", "Tuple", "UniTuple", "List", "DType", "NumberClass", "NoneType",
+    "Type", "Scalar", "Array", "Tuple", "UniTuple", "List", "ListType", "DType", "NumberClass", "NoneType",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
     "UnicodeType", "unicode_type",
@@ -127,6 +128,20 @@ class List(Type):
     @property
     def item_type(self):
         return self.dtype
+
+
+class ListType(List):
+    """A typed list type: ListType(float64), the type of a pyjit.typed.List (Numba's ListType);
+    a List too, so what takes lists takes it. Its canonical name is typed_list(...)."""
+
+    __slots__ = ()
+
+    def __init__(self, itemty):
+        super().__init__(itemty)
+        self.name = f"typed_list({self.dtype.name})"
+
+    def __repr__(self):
+        return f"ListType[{self.dtype!r}]"
 
 
 class DType(Type):
@@ -345,7 +360,7 @@ def _as_type(obj):
 
 def _namespace():
     ns = {n: globals()[n] for n in __all__}
-    ns.update(Array=Array, Tuple=Tuple, UniTuple=UniTuple, none=none, void=void)
+    ns.update(Array=Array, Tuple=Tuple, UniTuple=UniTuple, ListType=ListType, none=none, void=void)
     return ns
 
 
@@ -459,6 +474,8 @@ def _from_canonical(name):
         return DType(scalar, name) if scalar is not None else Type(name)
     if name.startswith("list(") and name.endswith(")"):
         return List(_from_canonical(name[5:-1]))
+    if name.startswith("typed_list(") and name.endswith(")"):
+        return ListType(_from_canonical(name[11:-1]))
     if name.startswith("tuple(") and name.endswith(")"):
         items = tuple(_from_canonical(p) for p in _split_top(name[6:-1]))
         if items and len(set(items)) == 1:

@@ -10,6 +10,8 @@
  *   overload.c  pyjit.extending.overload: implementations chosen by argument types (CompilerHost)
  *   stack.c     the per-thread stack limit recursive compiled code checks (plain C)
  *   round.c     round(x, ndigits) for ndigits < 0, called by compiled code (plain C)
+ *   list.c      lists across the border: reflected Python lists (copied in, written back)
+ *   typedlist.c pyjit.typed.List: the Python object owning a typed list compiled code shares
  *   ufunc.c     NumPy ufuncs and gufuncs over compiled loops (@vectorize, @guvectorize) */
 #ifndef PYJIT_RUNTIME_H
 #define PYJIT_RUNTIME_H
@@ -99,6 +101,17 @@ Type *rt_typeof_list(PyObject *obj, int flags);
 int rt_unbox_list(PyObject *obj, Type *ty, MemInfo **out);
 int rt_release_list_arg(Type *ty, MemInfo *mi);
 PyObject *rt_box_list(Type *ty, MemInfo *mi);
+/* A new reference on every MemInfo inside a value of type ty at buf (before rt_box of a copy). */
+void rt_retain_value(Type *ty, void *buf);
+/* typedlist.c: pyjit.typed.List, a Python object owning a typed list's MemInfo (see there).
+ * rt_typeof_typed_list: its type (NULL while its item type is unknown); rt_unbox_typed_list: a
+ * new reference to its MemInfo in *out (an error unless obj is one of type ty);
+ * rt_box_typed_list: a new List owning the reference mi carried. */
+extern PyTypeObject RtTypedListType;
+int rt_typedlist_init(PyObject *module);
+Type *rt_typeof_typed_list(PyObject *obj);
+int rt_unbox_typed_list(PyObject *obj, Type *ty, MemInfo **out);
+PyObject *rt_box_typed_list(Type *ty, MemInfo *mi);
 /* After a call: the lists unboxed for an argument of type ty at buf written back and released
  * (the current exception, if any, kept). 0, or -1 with an exception. */
 int rt_release_arg(Type *ty, void *buf);

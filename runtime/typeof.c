@@ -27,7 +27,8 @@ static Type *none_type;
 static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
 static const char ACCEPTED[] = "bool, int, float, complex, NumPy scalars, NumPy arrays of "
-                               "bool/int/uint/float/complex dtype, tuples and lists of these, None";
+                               "bool/int/uint/float/complex dtype, tuples and lists of these, "
+                               "typed Lists, None";
 
 void rt_typeof_init(void)
 {
@@ -170,6 +171,8 @@ static Type *typeof_other(PyObject *obj, int flags)
         return typeof_tuple(obj, flags);
     if (PyList_Check(obj) && !(flags & RT_TYPEOF_GPU))
         return rt_typeof_list(obj, flags);
+    if (PyObject_TypeCheck(obj, &RtTypedListType) && !(flags & RT_TYPEOF_GPU))
+        return rt_typeof_typed_list(obj);
     return NULL;
 }
 
@@ -255,6 +258,9 @@ static PyObject *describe_value(PyObject *obj)
             return PyUnicode_FromFormat("tuple of %zd items (at most %d)", PyTuple_GET_SIZE(obj),
                                         RT_MAX_ARGS);
     }
+    if (PyObject_TypeCheck(obj, &RtTypedListType))
+        return PyUnicode_FromString("a typed List whose item type is not known yet (append an "
+                                    "item, or make it with List.empty_list(item_type))");
     if (PyList_Check(obj) && PyList_GET_SIZE(obj) == 0)
         return PyUnicode_FromString("an empty list (its item type cannot be told from it: pass a "
                                     "list with items)");
@@ -357,7 +363,7 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
     case TY_ARRAY:
         return unbox_array(obj, ty, buf);
     case TY_LIST:
-        return rt_unbox_list(obj, ty, buf);
+        return ty->list.typed ? rt_unbox_typed_list(obj, ty, buf) : rt_unbox_list(obj, ty, buf);
     case TY_TUPLE:
         for (int i = 0; i < ty->tuple.n; i++)
             if (rt_unbox(PyTuple_GET_ITEM(obj, i), ty->tuple.items[i],
@@ -640,7 +646,10 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_NONE: Py_RETURN_NONE;
     case TY_ARRAY: return box_array(ty, buf);
     case TY_TUPLE: return box_tuple(ty, buf);
-    case TY_LIST: return rt_box_list(ty, *(MemInfo **)buf);
+    case TY_LIST:
+        if (ty->list.typed)
+            return rt_box_typed_list(ty, *(MemInfo **)buf);
+        return rt_box_list(ty, *(MemInfo **)buf);
     default:
         PyErr_Format(PyExc_TypeError, "pyjit: a value of type %s cannot be returned to Python",
                      ty->name);

@@ -12,7 +12,8 @@ registered with overload_method and listed in METHODS, imported on their first c
 import importlib
 
 # module -> the functions it implements: NumPy's by name, builtins as "builtins.<name>" (an
-# overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers). Must agree
+# overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers), pyjit's
+# own by their full name ("pyjit.typed.List"). Must agree
 # with what the modules register:
 # tests/test_numpy_lib.py::test_library_index fails when it does not.
 INDEX = {
@@ -22,12 +23,13 @@ INDEX = {
     "numpy_sorting": ("unique",),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
-    "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "array", "asarray"),
+    "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "array", "asarray",
+              "pyjit.typed.List"),
     "numpy_create": ("eye", "identity", "diag", "full_like", "copy", "tri", "tril", "triu",
                      "outer", "trace", "cross", "meshgrid"),
-    "numpy_ufuncs": ("add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod", "fmax", "fmin", "copysign", "heaviside",
-                     "logaddexp", "logaddexp2", "logical_and", "logical_or", "logical_xor",
-                     "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+    "numpy_ufuncs": ("add", "subtract", "multiply", "divide", "floor_divide", "remainder",
+                     "fmod", "fmax", "fmin", "copysign", "heaviside", "logaddexp", "logaddexp2",
+                     "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
                      "gcd", "lcm", "equal", "not_equal", "less", "less_equal", "greater",
                      "greater_equal", "negative", "positive", "square", "reciprocal",
                      "logical_not", "invert", "expm1", "log1p", "exp2", "cbrt",
@@ -52,8 +54,14 @@ def functions():
     import builtins
 
     import numpy as np
-    return [(getattr(builtins, name[9:]) if name.startswith("builtins.") else getattr(np, name), module)
-            for module, names in INDEX.items() for name in names]
+
+    from .._registry import _resolve
+
+    def find(name):
+        if name.startswith("builtins."):
+            return getattr(builtins, name[9:])
+        return _resolve(name) if name.startswith("pyjit.") else getattr(np, name)
+    return [(find(name), module) for module, names in INDEX.items() for name in names]
 
 
 def load(module):

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import errors, types
 from ..extending import overload, overload_method
+from ..typed import List
 
 
 @overload_method(types.List, "insert")
@@ -102,6 +103,13 @@ def _sorted(iterable, key=None, reverse=False):
     if key is not None and not isinstance(key, (types.Omitted, types.NoneType)):
         raise errors.UnsupportedError("sorted(key=...) is not supported in compiled code yet")
 
+    if isinstance(iterable, types.ListType):   # a Python list, as CPython's sorted gives
+        def typed_impl(iterable, key=None, reverse=False):
+            out = list(iterable)
+            out.sort(reverse=reverse)
+            return out
+        return typed_impl
+
     def impl(iterable, key=None, reverse=False):
         out = iterable * 1
         out.sort(reverse=reverse)
@@ -111,13 +119,30 @@ def _sorted(iterable, key=None, reverse=False):
 
 @overload(list)
 def _list(iterable):
-    if isinstance(iterable, types.List):
+    if isinstance(iterable, types.List) and not isinstance(iterable, types.ListType):
         return lambda iterable: iterable * 1
-    if not (isinstance(iterable, (types.Array, types.UniTuple)) or iterable.name == "range"):
+    if not (isinstance(iterable, (types.Array, types.UniTuple, types.ListType)) or
+            iterable.name == "range"):
         return None
 
     def impl(iterable):
         out = []
+        for x in iterable:
+            out.append(x)
+        return out
+    return impl
+
+
+@overload(List)
+def _typed_list(iterable=None):
+    """List(iterable) of an array, a tuple, a list or a range; List() (no iterable) is declined
+    to the builtin, which makes the empty typed list later stores type."""
+    if iterable is None or not (isinstance(iterable, (types.Array, types.UniTuple, types.List))
+                                or iterable.name == "range"):
+        return None
+
+    def impl(iterable=None):
+        out = List()
         for x in iterable:
             out.append(x)
         return out

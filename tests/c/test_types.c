@@ -70,6 +70,7 @@ static void test_names(void)
         "bool", "int8", "uint64", "float16", "complex128", "none", "range", "slice",
         "array(float64, 2d, C)", "array(int32, 1d, A, readonly)", "array(complex64, 3d, F)",
         "tuple()", "tuple(int64, float64)", "tuple(int64, tuple(float32, array(bool, 1d, C)))",
+        "list(float64)", "typed_list(float64)", "typed_list(typed_list(array(int64, 1d, C)))",
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         Type *t = ty_parse(names[i]);
@@ -114,6 +115,14 @@ static void test_unify_and_sizes(void)
     CHECK(ty_mem_size(t) == 24 && ty_mem_align(t) == 8);
     CHECK(ty_mem_size(ty_parse("tuple()")) == 0);
     CHECK(ty_mem_size(ty_scalar(TY_NONE)) == 0);
+    /* typed and reflected lists are different types, also before their items are known */
+    Type *typed = ty_parse("typed_list(float64)"), *reflected = ty_parse("list(float64)");
+    CHECK(typed != reflected && typed->list.typed && !reflected->list.typed);
+    CHECK(ty_unify(typed, reflected) == NULL);
+    CHECK(ty_unify(ty_typed_list(NULL), typed) == typed && ty_unify(reflected, ty_list(NULL)) == reflected);
+    CHECK(ty_unify(ty_list(NULL), typed) == NULL && ty_unify(typed, ty_list(NULL)) == NULL);
+    CHECK(ty_list_like(typed, ty_scalar(TY_INT64)) == ty_parse("typed_list(int64)"));
+    CHECK(ty_mem_size(typed) == 8 && ty_holds_meminfo(typed));
 }
 
 /* A literal type keeps its own copy of the constant: it outlives the compilation that made it. */
