@@ -954,6 +954,7 @@ static Type *type_const(Infer *c, Instr *in)
         return ty_literal(TY_FUNCTION, k);
     case K_DISPATCHER: return ty_literal(TY_DISPATCHER, k);
     case K_EXCCLASS: return ty_literal(TY_EXCCLASS, k);
+    case K_NAMEDTUPLE: return ty_literal(TY_NTCLASS, k);
     case K_OPAQUE:
     case K_UNDEFINED: return in->type && in->type->kind != TY_UNDEFINED ? in->type : ty_undefined();
     case K_TUPLE: {

@@ -84,6 +84,12 @@ Type *infer_for_iter(Infer *c, Instr *in);
 /* enumerate(x[, start]) or zip(x, ...) called with these operands. */
 Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs);
 
+/* infer_records.c: namedtuples: Point(...) (the callee a K_NAMEDTUPLE constant), p.x, and
+ * p._replace(...) (self the namedtuple). */
+Type *infer_namedtuple_call(Infer *c, Instr *in);
+Type *infer_namedtuple_getattr(Infer *c, Instr *in, Type *t);
+Type *infer_namedtuple_replace(Infer *c, Instr *in, Instr *self);
+
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);
 /* infer_calls.c: np.dot(a, b) and a @ b: the result type; in becomes INTRINSIC BI_NP_DOT. */

@@ -1548,6 +1548,8 @@ static const char *method_family(const Type *self)
 static Type *call_method(Infer *c, Instr *in, Instr *callee)
 {
     Type *mt = callee->type, *self = mt->method.self;
+    if (self->kind == TY_TUPLE && callee->op == OP_GETATTR && callee->nargs >= 1)
+        return infer_namedtuple_replace(c, in, callee->args[0]);   /* the only tuple method */
     char pyname[96];
     snprintf(pyname, sizeof pyname, "method.%s.%s", method_family(self), mt->method.name);
     Builtin bi = ir_builtin_lookup(pyname);
@@ -1738,6 +1740,8 @@ Type *infer_call(Infer *c, Instr *in)
         return call_jit(c, in, ft->literal);
     case TY_EXCCLASS:
         return call_exception(c, in);
+    case TY_NTCLASS:
+        return infer_namedtuple_call(c, in);
     case TY_DTYPE: {
         Args a;
         if (!bind_args(c, in, 1, NULL, ft->name, false, &a))

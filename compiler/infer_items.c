@@ -124,6 +124,8 @@ Type *infer_getattr(Infer *c, Instr *in)
         return array_getattr(c, in, t);
     if (t->kind == TY_LIST)
         return ty_method(t, in->name);
+    if (t->kind == TY_TUPLE && t->tuple.cls)
+        return infer_namedtuple_getattr(c, in, t);
     if (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
         strncmp(t->literal->name, "gpu.", 4) == 0)
         return infer_gpu_getattr(c, in, t);

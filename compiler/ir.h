@@ -75,6 +75,9 @@ typedef enum ConstKind {
     K_EXCCLASS,     /* handle: the Python exception class; name: its name */
     K_ARRAY,        /* a global NumPy array, frozen: handle (kept alive by the compiled code), data,
                        array_type, shape/strides in array_shape/array_strides (bytes) */
+    K_NAMEDTUPLE,   /* a namedtuple class (collections.namedtuple, typing.NamedTuple): handle the
+                       class, name its name, fields its n = tuple.n field names, tuple.items their
+                       default values (NULL where a field has none) */
     K_OPAQUE,       /* anything else; name: its repr, for the error that its use will give */
     K_UNDEFINED,    /* a local read where it may not have been assigned; s: the variable's name.
                        A phi ignores such an input; any other use is a TypingError */
@@ -100,6 +103,7 @@ typedef struct Const {
                            argument types through CompilerHost.resolve_overload (the builtin of
                            the same name, if any, serves when every overload declines) */
     Type *array_type;   /* K_ARRAY */
+    const char **fields;    /* K_NAMEDTUPLE */
     int64_t *array_shape, *array_strides;   /* K_ARRAY */
 } Const;
 
