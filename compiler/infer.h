@@ -92,6 +92,9 @@ Type *infer_namedtuple_replace(Infer *c, Instr *in, Instr *self);
 
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);
+/* infer_calls.c: an operation that is a list method of the library (pyjit/lib/lists.py) on
+ * these operands, self first: l[i:j] = other is list.__setitem__. in becomes its CALL_JIT. */
+Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **args, int nargs);
 /* infer_calls.c: np.dot(a, b) and a @ b: the result type; in becomes INTRINSIC BI_NP_DOT. */
 Type *infer_dot(Infer *c, Instr *in);
 /* The Builtin a numpy/Python scalar type object names, or the scalar type of a dtype value. */

@@ -122,7 +122,7 @@ Type *infer_getattr(Infer *c, Instr *in)
                           t->literal && t->literal->name ? t->literal->name : "?", in->name);
     if (t->kind == TY_ARRAY)
         return array_getattr(c, in, t);
-    if (t->kind == TY_LIST)
+    if (t->kind == TY_LIST || t->kind == TY_SLICE)
         return ty_method(t, in->name);
     if (t->kind == TY_TUPLE && t->tuple.cls)
         return infer_namedtuple_getattr(c, in, t);
@@ -392,9 +392,6 @@ static Type *tuple_getitem(Infer *c, Instr *in, Instr *tuple, Instr *idx)
 static bool list_index_ok(Infer *c, Instr *in, Instr *idx)
 {
     Type *t = idx->type;
-    if (t->kind == TY_SLICE)
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "assigning to a slice of a list is not "
-                          "supported in compiled code yet (assign the items in a loop)") != NULL;
     if (!ty_is_int(t) && t->kind != TY_BOOL)
         return infer_fail(c, in, DIAG_TYPING, "list indices must be integers, not %s",
                           infer_type_name(t)) != NULL;
@@ -427,6 +424,13 @@ static Type *list_getitem(Infer *c, Instr *in, Instr *list, Instr *idx)
 
 static Type *list_setitem(Infer *c, Instr *in, Instr *list, Instr *idx, Instr *val)
 {
+    if (idx->type->kind == TY_SLICE) {   /* l[i:j] = other: written in the library */
+        if (val->type->kind != TY_LIST)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "a slice of a list is assigned a list in "
+                              "compiled code, not %s", infer_type_name(val->type));
+        Instr *args[3] = {list, idx, val};
+        return infer_list_library_call(c, in, "__setitem__", args, 3);
+    }
     if (!list_index_ok(c, in, idx))
         return NULL;
     Type *to = infer_list_takes(c, in, list, val->type);
@@ -456,11 +460,23 @@ Type *infer_static_getitem(Infer *c, Instr *in)
     Instr *obj = in->args[0];
     Type *t = obj->type;
     if (t->kind == TY_TUPLE) {
+        if (in->imm2 <= -2 && t->tuple.n < -2 - in->imm2)   /* a starred unpacking */
+            return infer_fail(c, in, DIAG_TYPING, "not enough values to unpack (expected at least "
+                              "%lld, got %d)", (long long)(-2 - in->imm2), t->tuple.n);
         if (in->imm2 >= 0 && in->imm2 != t->tuple.n)
             return infer_fail(c, in, DIAG_TYPING, "%s values to unpack (expected %lld, got %d)",
                               in->imm2 < t->tuple.n ? "too many" : "not enough",
                               (long long)in->imm2, t->tuple.n);
         return tuple_static(c, in, obj, in->imm);
+    }
+    if (t->kind == TY_LIST && in->imm2 <= -2) {   /* a starred unpacking: its items by index */
+        if (c->rewrite) {
+            Instr *args[2] = {obj, infer_const_int(c, in, in->imm)};
+            in->op = OP_INTRINSIC;
+            in->sub = BI_LIST_GETITEM;
+            infer_set_args(c, in, args, 2);
+        }
+        return t->list.item;
     }
     if (t->kind == TY_ARRAY && t->array.ndim >= 1) {
         Index ix = {.n = 1, .types = {ty_scalar(TY_INT64)}};

@@ -22,14 +22,15 @@ INDEX = {
     "numpy_sorting": ("unique",),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
-    "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "array", "asarray"),
+    "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "builtins.reversed", "array",
+              "asarray"),
 }
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
 # when compiled code first calls one (pyjit.extending._method_overloads).
 METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
-        "insert", "remove", "index", "count", "reverse", "copy")),
+        "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__")),
 }
 
 
