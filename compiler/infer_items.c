@@ -526,11 +526,21 @@ Type *infer_setitem(Infer *c, Instr *in)
 
 /* ---- iteration --------------------------------------------------------------------------- */
 
+static bool is_zip_marker(const Type *over);
+
 /* The item a loop over a value of type t gets: a number of a range, an element or a view (first
- * axis) of an array, an item of a homogeneous tuple. */
+ * axis) of an array, an item of a homogeneous tuple, the tuple of items of a zip(). */
 static Type *item_of(Type *t)
 {
     switch (t->kind) {
+    case TY_ITER: {
+        Type *items[64];
+        int n = is_zip_marker(t->iter.over) ? t->iter.over->tuple.n : 0;
+        for (int k = 0; k < n && k < 64; k++)
+            if (!(items[k] = item_of(t->iter.over->tuple.items[k]->iter.over)))
+                return NULL;
+        return n && n <= 64 ? ty_tuple(items, n) : NULL;
+    }
     case TY_RANGE:
         return ty_scalar(TY_INT64);
     case TY_ARRAY:
@@ -573,7 +583,7 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
         if (t->kind == TY_LIST && !t->list.item)
             return NULL;   /* typed once something is stored in the list */
         bool ok = (t->kind == TY_ARRAY && t->array.ndim >= 1) || (t->kind == TY_TUPLE && homogeneous(t)) ||
-                  t->kind == TY_LIST;
+                  t->kind == TY_LIST || (!zip && t->kind == TY_ITER && is_zip_marker(t->iter.over));
         if (!ok)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() over %s is not supported (arrays, "
                               "lists and tuples of one item type are)", zip ? "zip" : "enumerate",
@@ -595,13 +605,35 @@ typedef struct LoopSource {
     Type *marker;
 } LoopSource;
 
+static Instr *shortest(Infer *c, Instr *before, Instr **srcs, int n);
+
 static Instr *length_of(Infer *c, Instr *before, Instr *v)
 {
     if (v->type->kind == TY_TUPLE)
         return infer_const_int(c, before, v->type->tuple.n);
+    if (v->type->kind == TY_ITER)   /* the zip() of an enumerate(zip()) */
+        return shortest(c, before, v->args, v->nargs);
     Instr *len = infer_emit(c, before, OP_INTRINSIC, ty_scalar(TY_INT64), 1);
     len->sub = BI_LEN;
     len->args[0] = v;
+    return len;
+}
+
+/* The length of the shortest of n loop sources. */
+static Instr *shortest(Infer *c, Instr *before, Instr **srcs, int n)
+{
+    Instr *len = NULL;
+    for (int i = 0; i < n; i++) {
+        Instr *l = length_of(c, before, srcs[i]);
+        if (len) {
+            Instr *min = infer_emit(c, before, OP_INTRINSIC, ty_scalar(TY_INT64), 2);
+            min->sub = BI_MIN;
+            min->args[0] = len;
+            min->args[1] = l;
+            l = min;
+        }
+        len = l;
+    }
     return len;
 }
 
@@ -612,19 +644,7 @@ static Type *getiter_of_loop(Infer *c, Instr *in, Type *marker)
     if (!c->rewrite)
         return marker;
     bool zip = is_zip_marker(marker->iter.over);
-    int n = zip ? src->nargs : 1;
-    Instr *len = NULL;
-    for (int i = 0; i < n; i++) {
-        Instr *l = length_of(c, in, src->args[i]);
-        if (len) {
-            Instr *min = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_INT64), 2);
-            min->sub = BI_MIN;
-            min->args[0] = len;
-            min->args[1] = l;
-            l = min;
-        }
-        len = l;
-    }
+    Instr *len = shortest(c, in, src->args, zip ? src->nargs : 1);
     Instr *range = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_RANGE), 1);
     range->sub = BI_RANGE;
     range->args[0] = len;
@@ -676,10 +696,19 @@ Type *infer_getiter(Infer *c, Instr *in)
     }
 }
 
-/* x[i] for a loop source: an array element or view, or a tuple item. */
+/* x[i] for a loop source: an array element or view, a tuple item, or the tuple of the items of
+ * the sources of a zip (enumerate(zip(...))). */
 static Instr *index_source(Infer *c, Instr *before, Instr *x, Instr *i)
 {
     Type *t = x->type, *item = item_of(t);
+    if (t->kind == TY_ITER) {
+        Instr *tuple = ir_new_instr(c->fn, OP_BUILD_TUPLE, x->nargs, before->line);
+        for (int k = 0; k < x->nargs; k++)
+            tuple->args[k] = index_source(c, before, x->args[k], i);
+        tuple->type = item;
+        ir_insert_before(before, tuple);
+        return tuple;
+    }
     Opcode op = t->kind == TY_ARRAY ? OP_ARRAY_GET : t->kind == TY_LIST ? OP_INTRINSIC : OP_TUPLE_GET;
     Instr *get = infer_emit(c, before, op, item, 2);
     get->sub = t->kind == TY_LIST ? BI_LIST_GETITEM : 0;

@@ -296,3 +296,29 @@ def test_reversed(seq):
                                      (5, -5, -3)])
 def test_reversed_range(a, b, c):
     check(reversed_range, a, b, c)
+
+
+def enumerate_zip(a, b):
+    total = 0.0
+    pairs = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        total += i * x * y
+        pairs.append((i, x))
+    return total, pairs
+
+
+def enumerate_zip_start(a, b, c):
+    total = 0
+    for i, (x, y, z) in enumerate(zip(a, b, c), 1):
+        total += i * (x + y - z)
+    return total
+
+
+@pytest.mark.parametrize("a, b", [(np.arange(4.0), np.arange(4.0) * 2), ([1.5, 2.5, 3.5], (1.0, 2.0)),
+                                  (np.arange(3.0), [0.5])])
+def test_enumerate_zip(a, b):
+    check(enumerate_zip, a, b)
+
+
+def test_enumerate_zip_start():
+    check(enumerate_zip_start, np.arange(5), [1, 2, 3, 4], (7, 8, 9, 10, 11))
