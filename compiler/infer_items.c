@@ -124,6 +124,9 @@ Type *infer_getattr(Infer *c, Instr *in)
         return array_getattr(c, in, t);
     if (t->kind == TY_LIST || t->kind == TY_SLICE)
         return ty_method(t, in->name);
+    if (strcmp(in->name, "__delitem__") == 0)   /* what `del x[i]` becomes (frontend) */
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "del x[i] is supported on lists in compiled "
+                          "code, not on %s", infer_type_name(t));
     if (t->kind == TY_TUPLE && t->tuple.cls)
         return infer_namedtuple_getattr(c, in, t);
     if (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
