@@ -5,6 +5,7 @@ namedtuples; starred unpacking (a, *rest = t); max/min/sum/sorted of tuples; rev
 enumerate(zip(...)). Each function runs in CPython and compiled on copies of the same arguments:
 results (with their classes) and exceptions must agree."""
 import copy
+import sys
 from collections import namedtuple
 from typing import NamedTuple
 
@@ -13,7 +14,7 @@ import pytest
 
 import pyjit
 from pyjit import errors
-from util import assert_same
+from util import assert_same, memory_in_use
 
 Point = namedtuple("Point", ["x", "y"])
 Pair = namedtuple("Pair", "x y")          # same fields as Point: another type
@@ -322,3 +323,26 @@ def test_enumerate_zip(a, b):
 
 def test_enumerate_zip_start():
     check(enumerate_zip_start, np.arange(5), [1, 2, 3, 4], (7, 8, 9, 10, 11))
+
+
+# ---- memory ------------------------------------------------------------------------------------
+
+def records_with_containers(n, p):
+    pts = [Point(float(i), p.y) for i in range(n)]
+    rest_a, *rest = (n, n + 1, n + 2)
+    del pts[0]
+    pts[1:2] = [p, p]
+    return Box(np.zeros(n), np.ones(n)), pts, rest, p._replace(x=float(rest_a))
+
+
+def test_records_and_lists_made_and_returned_do_not_leak():
+    f = pyjit.njit(records_with_containers)
+    p = Point(1.0, 2.0)
+    for _ in range(20000):
+        f(4, p)
+    before = memory_in_use()
+    for _ in range(300_000):
+        f(4, p)
+    grown = memory_in_use() - before
+    assert grown < 8 << 20, f"memory grew by {grown >> 20} MiB"
+    assert sys.getrefcount(Point) < 1000   # the class is held once, not once per call
