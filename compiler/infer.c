@@ -211,6 +211,8 @@ Type *infer_const_type(Infer *c, const Const *k)
         for (int i = 0; i < k->tuple.n; i++)
             if (!(items[i] = infer_const_type(c, k->tuple.items[i])))
                 return NULL;
+        if (k->fields)   /* a namedtuple */
+            return ty_namedtuple(k->handle, k->name, k->fields, items, k->tuple.n);
         return ty_tuple(items, k->tuple.n);
     }
     default: return NULL;

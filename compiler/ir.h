@@ -103,7 +103,8 @@ typedef struct Const {
                            argument types through CompilerHost.resolve_overload (the builtin of
                            the same name, if any, serves when every overload declines) */
     Type *array_type;   /* K_ARRAY */
-    const char **fields;    /* K_NAMEDTUPLE */
+    const char **fields;    /* K_NAMEDTUPLE; K_TUPLE of a namedtuple instance (then handle is
+                               its class and name the class's name) */
     int64_t *array_shape, *array_strides;   /* K_ARRAY */
 } Const;
 

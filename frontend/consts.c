@@ -154,6 +154,15 @@ static int const_of_value(FeCtx *ctx, PyObject *obj, Const *c)
     } else if (PyTuple_CheckExact(obj)) {
         c->kind = K_TUPLE;
         return const_of_tuple(ctx, obj, c) < 0 ? -1 : 1;
+    } else if (PyTuple_Check(obj) && fe_namedtuple_class((PyObject *)Py_TYPE(obj))) {
+        const FeNamedTuple *nt = fe_namedtuple_class((PyObject *)Py_TYPE(obj));
+        if (nt->n != PyTuple_GET_SIZE(obj))
+            return 0;
+        c->kind = K_TUPLE;   /* a namedtuple instance: a tuple that knows its class */
+        c->handle = nt->cls;   /* kept alive by fe_namedtuple_class */
+        c->name = nt->name;
+        c->fields = (const char **)nt->fields;
+        return const_of_tuple(ctx, obj, c) < 0 ? -1 : 1;
     } else {
         return 0;
     }

@@ -158,6 +158,13 @@ def calls_another(p):
     return jit_norm2(p) + jit_norm2(Point(p.y, 1.0))
 
 
+ORIGIN = Point(0.0, 0.5)
+
+
+def global_instance(p):
+    return Point(p.x - ORIGIN.x, p.y - ORIGIN.y), ORIGIN
+
+
 def make_builder(cls):
     def builder(a):
         return cls(a, a + 1)
@@ -167,7 +174,7 @@ def make_builder(cls):
 @pytest.mark.parametrize("f, args", [
     (build, (1.0, 2.0)), (build, (1, 2.5)), (build_keywords, (1.0, 2)), (build_defaults, (1.5,)),
     (replace, (Point(1.0, 2.0),)), (in_a_list, (0,)), (in_a_list, (4,)),
-    (make_builder(Point), (2,)), (make_builder(Pair), (2.5,)),
+    (make_builder(Point), (2,)), (make_builder(Pair), (2.5,)), (global_instance, (Point(1.0, 2.0),)),
 ])
 def test_built(f, args):
     check(f, *args)
