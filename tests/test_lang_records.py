@@ -14,7 +14,7 @@ import pytest
 
 import pyjit
 from pyjit import errors
-from util import assert_same, memory_in_use
+from util import assert_same, memory_in_use, run_subprocess
 
 Point = namedtuple("Point", ["x", "y"])
 Pair = namedtuple("Pair", "x y")          # same fields as Point: another type
@@ -353,3 +353,39 @@ def test_records_and_lists_made_and_returned_do_not_leak():
     grown = memory_in_use() - before
     assert grown < 8 << 20, f"memory grew by {grown >> 20} MiB"
     assert sys.getrefcount(Point) < 1000   # the class is held once, not once per call
+
+
+CACHED = """
+import sys, warnings
+warnings.simplefilter("error")
+sys.path.insert(0, {dir!r})
+from cached_records import mk, norm
+print(mk(1.5), norm(mk(2.0)))
+"""
+
+CACHED_MODULE = """
+from collections import namedtuple
+from pyjit import njit
+P = namedtuple("P", "a b")
+
+@njit(cache=True)
+def mk(x):
+    return P(x, x + 1)
+
+@njit(cache=True)
+def norm(p):
+    return p.a * p.a + p.b * p.b
+"""
+
+
+def test_cache_true_with_namedtuples(tmp_path):
+    """A namedtuple result is compiled again in each process (not stored, so never a bad entry);
+    namedtuple arguments are cached as other tuples are."""
+    (tmp_path / "cached_records.py").write_text(CACHED_MODULE)
+    env = {"PYJIT_CACHE_DIR": str(tmp_path / "cache")}
+    outs = [run_subprocess(CACHED.format(dir=str(tmp_path)), env=env) for _ in range(2)]
+    for rc, out, err in outs:
+        assert rc == 0, err
+        assert out == "P(a=1.5, b=2.5) 13.0\n"
+    assert len(list((tmp_path / "cache").rglob("*norm*"))) == 1
+    assert not list((tmp_path / "cache").rglob("*.mk.*"))
