@@ -1799,8 +1799,34 @@ static Type *call_exception(Infer *c, Instr *in)
     return ty_literal(TY_EXCEPTION, in->args[0]->cst);
 }
 
+/* f(*t) (CALL imm = 1): its operand t, a tuple, becomes one operand per item, STATIC_GETITEMs
+ * typed like any other. Done while types are still being found, which is safe because it
+ * depends only on the tuple's length, which no later round changes. */
+static Type *spread_args(Infer *c, Instr *in)
+{
+    Instr *t = in->args[1];
+    if (in->nargs != 2 || t->type->kind != TY_TUPLE)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "f(*x) is supported with a tuple x in compiled "
+                          "code, not %s", infer_type_name(t->type));
+    int n = t->type->tuple.n;
+    Instr **args = arena_alloc(c->arena, sizeof *args * (size_t)(n + 1));
+    args[0] = in->args[0];
+    for (int i = 0; i < n; i++) {
+        args[1 + i] = infer_emit(c, in, OP_STATIC_GETITEM, NULL, 1);
+        args[1 + i]->args[0] = t;
+        args[1 + i]->imm = i;
+        args[1 + i]->imm2 = -1;
+    }
+    in->imm = 0;
+    infer_set_args(c, in, args, n + 1);
+    c->changed = true;
+    return NULL;   /* typed in the next round, its new operands first */
+}
+
 Type *infer_call(Infer *c, Instr *in)
 {
+    if (in->imm == 1)
+        return spread_args(c, in);
     Instr *callee = in->args[0];
     Type *ft = callee->type;
     switch (ft->kind) {

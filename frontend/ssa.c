@@ -300,7 +300,8 @@ static const char *unsupported_construct(const BcInstr *in)
     case BC_DELETE_FAST: case BC_DELETE_ATTR: case BC_DELETE_NAME:
         return "the del statement is not supported in compiled code";
     case BC_CALL_FUNCTION_EX:
-        return "calls with *args or **kwargs are not supported in compiled code";
+        return "calls with **kwargs, or with *args after other arguments, are not supported in "
+               "compiled code (f(*t) with a tuple t is)";
     case BC_YIELD_VALUE: case BC_GET_YIELD_FROM_ITER: case BC_SEND: case BC_RETURN_GENERATOR:
         return "generators (yield) are not supported in compiled code";
     case BC_GET_AWAITABLE: case BC_GET_AITER: case BC_GET_ANEXT: case BC_BEFORE_ASYNC_WITH:
@@ -426,6 +427,9 @@ static int call_comprehension(Ssa *s, Instr *callee, Instr *it, Comprehension *c
         s->cur->instrs.len--;
         it = it->args[0];
     }
+    if (it->op == OP_CALL && it->imm == 1)   /* its arguments are known only once typed */
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "a list comprehension over a call with *args "
+                        "(zip(*x)) is not supported in compiled code: write the loop");
     Instr *over = it->op == OP_CALL && it->nkw == 0 && it->args[0]->op == OP_CONST &&
                   it->args[0]->cst->kind == K_FUNC && it->args[0]->cst->name &&
                   (strcmp(it->args[0]->cst->name, "builtins.zip") == 0 ||
@@ -481,6 +485,19 @@ static int call(Ssa *s, int n)
     s->nkw = 0;
     s->kwnames = NULL;
     s->sp -= n + 2;
+    return push(s, in);
+}
+
+/* f(*t): a CALL whose one operand, t, inference spreads into f's arguments (imm = 1); other
+ * forms (f(a, *t), **kwargs) are refused. */
+static int call_spread(Ssa *s, const BcInstr *at)
+{
+    if (at->arg & 1 || s->sp < 3 || s->stack[s->sp - 3] != &s->null_mark)
+        return unsupported(s, at);
+    Instr *args = pop(s), *fn = pop(s);
+    pop(s);
+    Instr *in = emit2(s, OP_CALL, 0, fn, args);
+    in->imm = 1;
     return push(s, in);
 }
 
@@ -886,6 +903,7 @@ static int translate(Ssa *s, const BcInstr *in)
     case BC_LIST_EXTEND: return list_extend(s, in, in->arg);
     case BC_UNPACK_SEQUENCE: return unpack(s, in->arg);
     case BC_UNPACK_EX: return unpack_ex(s, in->arg);
+    case BC_CALL_FUNCTION_EX: return call_spread(s, in);
     case BC_CALL_INTRINSIC_1: return intrinsic_1(s, in);
     case BC_LOAD_ASSERTION_ERROR: {
         Const *c;

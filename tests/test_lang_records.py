@@ -332,6 +332,57 @@ def test_enumerate_zip_start():
     check(enumerate_zip_start, np.arange(5), [1, 2, 3, 4], (7, 8, 9, 10, 11))
 
 
+def zip_star(cols):
+    out = []
+    for row in zip(*cols):
+        out.append(row[0] * row[-1])
+    return out
+
+
+def zip_star_pairs(a, b):
+    total = 0.0
+    pairs = (a, b)
+    for i, (x, y) in enumerate(zip(*pairs)):
+        total += i * x - y
+    return total
+
+
+def spread_into_builtins(t):
+    return max(*t), min(*t[1:]), Point(*t[:2])
+
+
+@pytest.mark.parametrize("f, args", [
+    (zip_star, (([1, 2, 3], [4, 5, 6], [7, 8, 9]),)), (zip_star, ((np.arange(3.0), np.ones(4)),)),
+    (zip_star_pairs, (np.arange(4.0), [1.0, 2.0, 3.0])),
+    (spread_into_builtins, ((1.5, 2.5, -1.0),)), (spread_into_builtins, ((3, 1, 2),)),
+])
+def test_calls_with_star_args(f, args):
+    check(f, *args)
+
+
+def spread_array(a):
+    return max(*a)
+
+
+def spread_after_others(t):
+    return max(1, *t)
+
+
+def comprehension_over_zip_star(cols):
+    return [x + y for x, y in zip(*cols)]
+
+
+@pytest.mark.parametrize("f, args, words", [
+    (spread_array, (np.arange(3.0),), "f(*x) is supported with a tuple x"),
+    (spread_after_others, ((1, 2),), "is not supported"),
+    (comprehension_over_zip_star, (([1], [2]),), "write the loop"),
+])
+def test_star_args_refused_clearly(f, args, words):
+    with pytest.raises(errors.UnsupportedError) as info:
+        pyjit.njit(f)(*args)
+    assert words in str(info.value) and f"in function '{f.__name__}'" in str(info.value)
+
+
 # ---- memory ------------------------------------------------------------------------------------
 
 def records_with_containers(n, p):
