@@ -260,15 +260,24 @@ static char *copy_utf8(PyObject *str)
     return copy ? strcpy(copy, s) : NULL;
 }
 
-/* Reads cls's _fields and _field_defaults into a new record; NULL (no exception) if cls is not a
- * namedtuple class. */
+static bool all_str(PyObject *tuple)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(tuple, i)))
+            return false;
+    return true;
+}
+
+/* Reads cls's _fields (names) and _field_defaults into a new record; NULL (no exception) if cls
+ * is not a namedtuple class. */
 static FeNamedTuple *read_namedtuple(PyObject *cls)
 {
     PyObject *fields = PyObject_GetAttrString(cls, "_fields");
     PyObject *defaults = PyObject_GetAttrString(cls, "_field_defaults");
+    PyObject *name = PyObject_GetAttrString(cls, "__name__");
     PyErr_Clear();
     FeNamedTuple *nt = NULL;
-    if (!fields || !PyTuple_Check(fields) || (defaults && !PyDict_Check(defaults)))
+    if (!fields || !PyTuple_Check(fields) || !all_str(fields) || (defaults && !PyDict_Check(defaults)))
         goto done;
     Py_ssize_t n = PyTuple_GET_SIZE(fields);
     nt = PyMem_RawCalloc(1, sizeof *nt);
@@ -277,14 +286,17 @@ static FeNamedTuple *read_namedtuple(PyObject *cls)
         fprintf(stderr, "pyjit: out of memory\n");
         abort();   /* as the type table does (compiler/types.c): a few bytes per class */
     }
-    PyObject *name = PyObject_GetAttrString(cls, "__name__");
-    nt->name = name ? copy_utf8(name) : NULL;
-    Py_XDECREF(name);
+    nt->name = name && PyUnicode_Check(name) ? copy_utf8(name) : NULL;
+    nt->name = nt->name ? nt->name : "?";
     nt->n = (int)n;
     for (Py_ssize_t i = 0; i < n; i++) {
         nt->fields[i] = copy_utf8(PyTuple_GET_ITEM(fields, i));
         nt->defaults[i] = defaults ? PyDict_GetItem(defaults, PyTuple_GET_ITEM(fields, i)) : NULL;
         Py_XINCREF(nt->defaults[i]);
+        if (!nt->fields[i]) {
+            fprintf(stderr, "pyjit: out of memory\n");
+            abort();
+        }
     }
     PyErr_Clear();
     Py_INCREF(cls);
@@ -292,6 +304,7 @@ static FeNamedTuple *read_namedtuple(PyObject *cls)
 done:
     Py_XDECREF(fields);
     Py_XDECREF(defaults);
+    Py_XDECREF(name);
     return nt;
 }
 
@@ -315,7 +328,7 @@ const FeNamedTuple *fe_namedtuple_class(PyObject *cls)
 static int const_of_namedtuple(FeCtx *ctx, const FeNamedTuple *nt, Const *c)
 {
     c->kind = K_NAMEDTUPLE;
-    c->name = nt->name ? nt->name : "?";
+    c->name = nt->name;
     c->tuple.n = nt->n;
     c->fields = (const char **)nt->fields;
     c->tuple.items = arena_alloc(ctx->arena, sizeof(Const *) * (size_t)(nt->n + 1));

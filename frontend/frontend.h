@@ -34,7 +34,7 @@ IRFunc *fe_build(PyObject *func, PyObject *registry, FeIsDispatcher is_dispatche
  * compiler/types.h). Needs the GIL. */
 typedef struct FeNamedTuple {
     PyObject *cls;
-    const char *name;
+    const char *name;       /* the class's __name__ ("?" if it has none) */
     int n;
     const char **fields;
     PyObject **defaults;    /* n values, NULL where a field has no default */

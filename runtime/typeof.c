@@ -110,13 +110,13 @@ static Type *typeof_tuple(PyObject *obj, int flags)
 }
 
 /* An instance of a namedtuple class: a tuple type carrying the class, so the dispatcher keys on
- * it and a result is boxed back as an instance of it. NULL for another tuple subclass. */
+ * it and a result is boxed back as an instance of it. Another tuple subclass is a plain tuple. */
 static Type *typeof_namedtuple(PyObject *obj, int flags)
 {
     const FeNamedTuple *nt = fe_namedtuple_class((PyObject *)Py_TYPE(obj));
-    Type *plain = nt && nt->n == PyTuple_GET_SIZE(obj) ? typeof_tuple(obj, flags) : NULL;
-    if (!plain)
-        return NULL;
+    Type *plain = typeof_tuple(obj, flags);
+    if (!plain || !nt || nt->n != PyTuple_GET_SIZE(obj))
+        return plain;
     return ty_namedtuple(nt->cls, nt->name, (const char *const *)nt->fields, plain->tuple.items,
                          plain->tuple.n);
 }

@@ -111,6 +111,16 @@ def test_passed_in(f, args):
     check(f, *args)
 
 
+class PlainSubclass(tuple):
+    pass
+
+
+def test_other_tuple_subclasses_are_plain_tuples():
+    f = pyjit.njit(index_and_slice)
+    assert f(PlainSubclass((1.5, 2))) == index_and_slice(PlainSubclass((1.5, 2)))
+    assert type(pyjit.njit(give_back)(PlainSubclass((1, 2)))) is tuple
+
+
 def test_class_is_part_of_the_type():
     f = pyjit.njit(give_back)
     assert type(f(Point(1.0, 2.0))) is Point
