@@ -9,6 +9,7 @@
  *   infer.c           type inference over the SSA: untyped IR -> typed IR (contract in ir.h)
  *   infer_calls.c     inference of calls: builtins, methods, constructors, compiled callees
  *   infer_items.c     inference of attributes, indexing and iteration
+ *   infer_records.c   inference of namedtuples: construction from the class, fields, _replace
  *   effects.c         which array arguments a function may write (typed IR)
  *   lower.c           typed IR -> LLVM IR, one lowering for every target (target.h)
  *   lower_math.c      lowering of INTRINSIC on scalars: math, cmath, builtins, NumPy scalar ones

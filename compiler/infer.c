@@ -211,6 +211,8 @@ Type *infer_const_type(Infer *c, const Const *k)
         for (int i = 0; i < k->tuple.n; i++)
             if (!(items[i] = infer_const_type(c, k->tuple.items[i])))
                 return NULL;
+        if (k->fields)   /* a namedtuple */
+            return ty_namedtuple(k->handle, k->name, k->fields, items, k->tuple.n);
         return ty_tuple(items, k->tuple.n);
     }
     default: return NULL;
@@ -960,6 +962,7 @@ static Type *type_const(Infer *c, Instr *in)
     case K_DISPATCHER: return ty_literal(TY_DISPATCHER, k);
     case K_EXCCLASS: return ty_literal(TY_EXCCLASS, k);
     case K_TYPE: return ty_literal(TY_FUNCTION, k);   /* what calls it is told it is no function */
+    case K_NAMEDTUPLE: return ty_literal(TY_NTCLASS, k);
     case K_OPAQUE:
     case K_UNDEFINED: return in->type && in->type->kind != TY_UNDEFINED ? in->type : ty_undefined();
     case K_TUPLE: {

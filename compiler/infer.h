@@ -89,8 +89,17 @@ Type *infer_for_iter(Infer *c, Instr *in);
 /* enumerate(x[, start]) or zip(x, ...) called with these operands. */
 Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs);
 
+/* infer_records.c: namedtuples: Point(...) (the callee a K_NAMEDTUPLE constant), p.x, and
+ * p._replace(...) (self the namedtuple). */
+Type *infer_namedtuple_call(Infer *c, Instr *in);
+Type *infer_namedtuple_getattr(Infer *c, Instr *in, Type *t);
+Type *infer_namedtuple_replace(Infer *c, Instr *in, Instr *self);
+
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);
+/* infer_calls.c: an operation that is a list method of the library (pyjit/lib/lists.py) on
+ * these operands, self first: l[i:j] = other is list.__setitem__. in becomes its CALL_JIT. */
+Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **args, int nargs);
 /* infer_calls.c: np.dot(a, b) and a @ b: the result type; in becomes INTRINSIC BI_NP_DOT. */
 Type *infer_dot(Infer *c, Instr *in);
 /* The Builtin a numpy/Python scalar type object names, or the scalar type of a dtype value. */

@@ -463,6 +463,37 @@ static Type *abs_like(Infer *c, Instr *in, Builtin bi, Args *a)
     return intrinsic(c, in, bi, a, &n, is_abs && ty_is_complex(n) ? component_of(n) : n);
 }
 
+/* max(t)/min(t) of a tuple of numbers: of its items (promoted), each a STATIC_GET made in the
+ * rewrite; one item is compared with itself. */
+static Type *min_max_tuple(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Instr *tuple = a->pos[0];
+    Type *tt = tuple->type, *t = NULL;
+    int n = tt->tuple.n;
+    if (n == 0)
+        return infer_fail(c, in, DIAG_TYPING, "%s() arg is an empty sequence", a->name);
+    if (n > MAX_ARGS)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of a tuple of more than %d items",
+                          a->name, MAX_ARGS);
+    for (int i = 0; i < n; i++) {
+        if (!is_real(tt->tuple.items[i]))
+            return arg_error(c, in, a, 0, "a tuple of real numbers");
+        t = t ? ty_promote(t, tt->tuple.items[i]) : tt->tuple.items[i];
+    }
+    t = ty_strong(t);
+    Type *to[MAX_ARGS];
+    for (int i = 0; i < n || i < 2; i++) {
+        to[i] = t;
+        if (c->rewrite) {
+            a->pos[i] = infer_emit(c, in, OP_STATIC_GET, tt->tuple.items[i % n], 1);
+            a->pos[i]->args[0] = tuple;
+            a->pos[i]->imm = i % n;
+        }
+    }
+    a->npos = n < 2 ? 2 : n;
+    return c->rewrite ? intrinsic(c, in, bi, a, to, t) : t;
+}
+
 /* min/max of numbers (promoted), or of an array (its dtype); np.minimum/maximum of two. */
 static Type *min_max(Infer *c, Instr *in, Builtin bi, Args *a)
 {
@@ -478,6 +509,8 @@ static Type *min_max(Infer *c, Instr *in, Builtin bi, Args *a)
                               "numbers", a->name, infer_type_name(item));
         return item ? intrinsic(c, in, bi, a, NULL, item) : NULL;
     }
+    if (!np && a->npos == 1 && a->pos[0]->type->kind == TY_TUPLE)
+        return min_max_tuple(c, in, bi, a);
     if (a->npos < 2)
         return infer_fail(c, in, DIAG_TYPING, "%s() takes an array or at least 2 numbers, got %d "
                           "arguments", a->name, a->npos);
@@ -701,6 +734,16 @@ static Type *typed_list_new(Infer *c, Instr *in, Builtin bi, Args *a)
     in->imm = item ? TYPED_LIST_GIVEN : TYPED_LIST;
     in->nargs = in->nkw = 0;
     return infer_build_list(c, in);
+}
+
+static Type *type_slice_indices(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    if (!is_integral(a->pos[1]->type))
+        return arg_error(c, in, a, 1, "an int");
+    Type *three[3] = {i64(), i64(), i64()};
+    return intrinsic(c, in, bi, a, (Type *[]){NULL, i64()}, ty_tuple(three, 3));
 }
 
 static Type *print_call(Infer *c, Instr *in, Args *a)
@@ -1571,13 +1614,44 @@ static const char *method_family(const Type *self)
     case TY_DICT: return "dict";
     case TY_SET: return "set";
     case TY_STR: return "str";
+    case TY_SLICE: return "slice";
     default: return "complex";
     }
+}
+
+Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **args, int nargs)
+{
+    const CompilerHost *host = c->pi->prog->host;
+    const char *key = arena_printf(c->arena, "method.list.%s", method);
+    void *handle = host && host->method_overloads ? host->method_overloads(host->ctx, key) : NULL;
+    if (!handle)
+        return infer_fail(c, in, DIAG_INTERNAL, "the library's %s is not registered", key + 7);
+    Instr **saved = in->args;
+    int nsaved = in->nargs;
+    Opcode op = in->op;
+    Instr **with_callee = arena_alloc(c->arena, sizeof *with_callee * (size_t)(nargs + 1));
+    with_callee[0] = args[0];   /* in the callee's slot: read by nothing but messages */
+    memcpy(with_callee + 1, args, sizeof *args * (size_t)nargs);
+    in->args = with_callee;
+    in->nargs = nargs + 1;
+    Const k = {.kind = K_FUNC, .handle = handle, .name = key + 7, .overloaded = true};
+    bool declined = false;
+    Type *t = call_overload(c, in, &k, &declined);
+    if (in->op == op) {   /* typed only, or declined */
+        in->args = saved;
+        in->nargs = nsaved;
+    }
+    if (declined)
+        return infer_fail(c, in, DIAG_TYPING, "no implementation of %s() accepts the argument "
+                          "types (%s)", key + 7, call_signature(c, in));
+    return t;
 }
 
 static Type *call_method(Infer *c, Instr *in, Instr *callee)
 {
     Type *mt = callee->type, *self = mt->method.self;
+    if (self->kind == TY_TUPLE && callee->op == OP_GETATTR && callee->nargs >= 1)
+        return infer_namedtuple_replace(c, in, callee->args[0]);   /* the only tuple method */
     char pyname[96];
     snprintf(pyname, sizeof pyname, "method.%s.%s", method_family(self), mt->method.name);
     Builtin bi = ir_builtin_lookup(pyname);
@@ -1755,8 +1829,34 @@ static Type *call_exception(Infer *c, Instr *in)
     return ty_literal(TY_EXCEPTION, in->args[0]->cst);
 }
 
+/* f(*t) (CALL imm = 1): its operand t, a tuple, becomes one operand per item, STATIC_GETITEMs
+ * typed like any other. Done while types are still being found, which is safe because it
+ * depends only on the tuple's length, which no later round changes. */
+static Type *spread_args(Infer *c, Instr *in)
+{
+    Instr *t = in->args[1];
+    if (in->nargs != 2 || t->type->kind != TY_TUPLE)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "f(*x) is supported with a tuple x in compiled "
+                          "code, not %s", infer_type_name(t->type));
+    int n = t->type->tuple.n;
+    Instr **args = arena_alloc(c->arena, sizeof *args * (size_t)(n + 1));
+    args[0] = in->args[0];
+    for (int i = 0; i < n; i++) {
+        args[1 + i] = infer_emit(c, in, OP_STATIC_GETITEM, NULL, 1);
+        args[1 + i]->args[0] = t;
+        args[1 + i]->imm = i;
+        args[1 + i]->imm2 = -1;
+    }
+    in->imm = 0;
+    infer_set_args(c, in, args, n + 1);
+    c->changed = true;
+    return NULL;   /* typed in the next round, its new operands first */
+}
+
 Type *infer_call(Infer *c, Instr *in)
 {
+    if (in->imm == 1)
+        return spread_args(c, in);
     Instr *callee = in->args[0];
     Type *ft = callee->type;
     switch (ft->kind) {
@@ -1768,6 +1868,8 @@ Type *infer_call(Infer *c, Instr *in)
         return call_jit(c, in, ft->literal);
     case TY_EXCCLASS:
         return call_exception(c, in);
+    case TY_NTCLASS:
+        return infer_namedtuple_call(c, in);
     case TY_DTYPE: {
         Args a;
         if (!bind_args(c, in, 1, NULL, ft->name, false, &a))

@@ -122,8 +122,13 @@ Type *infer_getattr(Infer *c, Instr *in)
                           t->literal && t->literal->name ? t->literal->name : "?", in->name);
     if (t->kind == TY_ARRAY)
         return array_getattr(c, in, t);
-    if (t->kind == TY_LIST)
+    if (t->kind == TY_LIST || t->kind == TY_SLICE)
         return ty_method(t, in->name);
+    if (strcmp(in->name, "__delitem__") == 0)   /* what `del x[i]` becomes (frontend) */
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "del x[i] is supported on lists in compiled "
+                          "code, not on %s", infer_type_name(t));
+    if (t->kind == TY_TUPLE && t->tuple.cls)
+        return infer_namedtuple_getattr(c, in, t);
     if (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
         strncmp(t->literal->name, "gpu.", 4) == 0)
         return infer_gpu_getattr(c, in, t);
@@ -390,9 +395,6 @@ static Type *tuple_getitem(Infer *c, Instr *in, Instr *tuple, Instr *idx)
 static bool list_index_ok(Infer *c, Instr *in, Instr *idx)
 {
     Type *t = idx->type;
-    if (t->kind == TY_SLICE)
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "assigning to a slice of a list is not "
-                          "supported in compiled code yet (assign the items in a loop)") != NULL;
     if (!ty_is_int(t) && t->kind != TY_BOOL)
         return infer_fail(c, in, DIAG_TYPING, "list indices must be integers, not %s",
                           infer_type_name(t)) != NULL;
@@ -425,6 +427,13 @@ static Type *list_getitem(Infer *c, Instr *in, Instr *list, Instr *idx)
 
 static Type *list_setitem(Infer *c, Instr *in, Instr *list, Instr *idx, Instr *val)
 {
+    if (idx->type->kind == TY_SLICE) {   /* l[i:j] = other: written in the library */
+        if (val->type->kind != TY_LIST)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "a slice of a list is assigned a list in "
+                              "compiled code, not %s", infer_type_name(val->type));
+        Instr *args[3] = {list, idx, val};
+        return infer_list_library_call(c, in, "__setitem__", args, 3);
+    }
     if (!list_index_ok(c, in, idx))
         return NULL;
     Type *to = infer_list_takes(c, in, list, val->type);
@@ -494,11 +503,23 @@ Type *infer_static_getitem(Infer *c, Instr *in)
     Instr *obj = in->args[0];
     Type *t = obj->type;
     if (t->kind == TY_TUPLE) {
+        if (in->imm2 <= -2 && t->tuple.n < -2 - in->imm2)   /* a starred unpacking */
+            return infer_fail(c, in, DIAG_TYPING, "not enough values to unpack (expected at least "
+                              "%lld, got %d)", (long long)(-2 - in->imm2), t->tuple.n);
         if (in->imm2 >= 0 && in->imm2 != t->tuple.n)
             return infer_fail(c, in, DIAG_TYPING, "%s values to unpack (expected %lld, got %d)",
                               in->imm2 < t->tuple.n ? "too many" : "not enough",
                               (long long)in->imm2, t->tuple.n);
         return tuple_static(c, in, obj, in->imm);
+    }
+    if (t->kind == TY_LIST && in->imm2 <= -2) {   /* a starred unpacking: its items by index */
+        if (c->rewrite) {
+            Instr *args[2] = {obj, infer_const_int(c, in, in->imm)};
+            in->op = OP_INTRINSIC;
+            in->sub = BI_LIST_GETITEM;
+            infer_set_args(c, in, args, 2);
+        }
+        return t->list.item;
     }
     if (t->kind == TY_ARRAY && t->array.ndim >= 1) {
         Index ix = {.n = 1, .types = {ty_scalar(TY_INT64)}};
@@ -548,11 +569,21 @@ Type *infer_setitem(Infer *c, Instr *in)
 
 /* ---- iteration --------------------------------------------------------------------------- */
 
+static bool is_zip_marker(const Type *over);
+
 /* The item a loop over a value of type t gets: a number of a range, an element or a view (first
- * axis) of an array, an item of a homogeneous tuple. */
+ * axis) of an array, an item of a homogeneous tuple, the tuple of items of a zip(). */
 static Type *item_of(Type *t)
 {
     switch (t->kind) {
+    case TY_ITER: {
+        Type *items[64];
+        int n = is_zip_marker(t->iter.over) ? t->iter.over->tuple.n : 0;
+        for (int k = 0; k < n && k < 64; k++)
+            if (!(items[k] = item_of(t->iter.over->tuple.items[k]->iter.over)))
+                return NULL;
+        return n && n <= 64 ? ty_tuple(items, n) : NULL;
+    }
     case TY_RANGE:
         return ty_scalar(TY_INT64);
     case TY_ARRAY:
@@ -595,7 +626,7 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
         if (t->kind == TY_LIST && !t->list.item)
             return NULL;   /* typed once something is stored in the list */
         bool ok = (t->kind == TY_ARRAY && t->array.ndim >= 1) || (t->kind == TY_TUPLE && homogeneous(t)) ||
-                  t->kind == TY_LIST;
+                  t->kind == TY_LIST || (!zip && t->kind == TY_ITER && is_zip_marker(t->iter.over));
         if (!ok)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() over %s is not supported (arrays, "
                               "lists and tuples of one item type are)", zip ? "zip" : "enumerate",
@@ -617,13 +648,35 @@ typedef struct LoopSource {
     Type *marker;
 } LoopSource;
 
+static Instr *shortest(Infer *c, Instr *before, Instr **srcs, int n);
+
 static Instr *length_of(Infer *c, Instr *before, Instr *v)
 {
     if (v->type->kind == TY_TUPLE)
         return infer_const_int(c, before, v->type->tuple.n);
+    if (v->type->kind == TY_ITER)   /* the zip() of an enumerate(zip()) */
+        return shortest(c, before, v->args, v->nargs);
     Instr *len = infer_emit(c, before, OP_INTRINSIC, ty_scalar(TY_INT64), 1);
     len->sub = BI_LEN;
     len->args[0] = v;
+    return len;
+}
+
+/* The length of the shortest of n loop sources. */
+static Instr *shortest(Infer *c, Instr *before, Instr **srcs, int n)
+{
+    Instr *len = NULL;
+    for (int i = 0; i < n; i++) {
+        Instr *l = length_of(c, before, srcs[i]);
+        if (len) {
+            Instr *min = infer_emit(c, before, OP_INTRINSIC, ty_scalar(TY_INT64), 2);
+            min->sub = BI_MIN;
+            min->args[0] = len;
+            min->args[1] = l;
+            l = min;
+        }
+        len = l;
+    }
     return len;
 }
 
@@ -634,19 +687,7 @@ static Type *getiter_of_loop(Infer *c, Instr *in, Type *marker)
     if (!c->rewrite)
         return marker;
     bool zip = is_zip_marker(marker->iter.over);
-    int n = zip ? src->nargs : 1;
-    Instr *len = NULL;
-    for (int i = 0; i < n; i++) {
-        Instr *l = length_of(c, in, src->args[i]);
-        if (len) {
-            Instr *min = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_INT64), 2);
-            min->sub = BI_MIN;
-            min->args[0] = len;
-            min->args[1] = l;
-            l = min;
-        }
-        len = l;
-    }
+    Instr *len = shortest(c, in, src->args, zip ? src->nargs : 1);
     Instr *range = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_RANGE), 1);
     range->sub = BI_RANGE;
     range->args[0] = len;
@@ -698,10 +739,19 @@ Type *infer_getiter(Infer *c, Instr *in)
     }
 }
 
-/* x[i] for a loop source: an array element or view, or a tuple item. */
+/* x[i] for a loop source: an array element or view, a tuple item, or the tuple of the items of
+ * the sources of a zip (enumerate(zip(...))). */
 static Instr *index_source(Infer *c, Instr *before, Instr *x, Instr *i)
 {
     Type *t = x->type, *item = item_of(t);
+    if (t->kind == TY_ITER) {
+        Instr *tuple = ir_new_instr(c->fn, OP_BUILD_TUPLE, x->nargs, before->line);
+        for (int k = 0; k < x->nargs; k++)
+            tuple->args[k] = index_source(c, before, x->args[k], i);
+        tuple->type = item;
+        ir_insert_before(before, tuple);
+        return tuple;
+    }
     Opcode op = t->kind == TY_ARRAY ? OP_ARRAY_GET : t->kind == TY_LIST ? OP_INTRINSIC : OP_TUPLE_GET;
     Instr *get = infer_emit(c, before, op, item, 2);
     get->sub = t->kind == TY_LIST ? BI_LIST_GETITEM : 0;

@@ -299,6 +299,7 @@ static void print_const(Buf *b, const Const *c)
     case K_FUNC: buf_printf(b, "func %s", c->name); break;
     case K_DISPATCHER: buf_printf(b, "dispatcher %s", c->name); break;
     case K_EXCCLASS: buf_printf(b, "exception %s", c->name); break;
+    case K_NAMEDTUPLE: buf_printf(b, "namedtuple %s", c->name); break;
     case K_ARRAY:
         buf_printf(b, "array %s", c->array_type ? c->array_type->name : "(untyped)");
         break;

@@ -77,6 +77,9 @@ typedef enum ConstKind {
                        array_type, shape/strides in array_shape/array_strides (bytes) */
     K_TYPE,         /* a pyjit.types type object (types.float64[:], types.ListType(...)) used as a
                        value, as List.empty_list(item_type) takes one; name: its canonical name */
+    K_NAMEDTUPLE,   /* a namedtuple class (collections.namedtuple, typing.NamedTuple): handle the
+                       class, name its name, fields its n = tuple.n field names, tuple.items their
+                       default values (NULL where a field has none) */
     K_OPAQUE,       /* anything else; name: its repr, for the error that its use will give */
     K_UNDEFINED,    /* a local read where it may not have been assigned; s: the variable's name.
                        A phi ignores such an input; any other use is a TypingError */
@@ -102,6 +105,8 @@ typedef struct Const {
                            argument types through CompilerHost.resolve_overload (the builtin of
                            the same name, if any, serves when every overload declines) */
     Type *array_type;   /* K_ARRAY */
+    const char **fields;    /* K_NAMEDTUPLE; K_TUPLE of a namedtuple instance (then handle is
+                               its class and name the class's name) */
     int64_t *array_shape, *array_strides;   /* K_ARRAY */
 } Const;
 

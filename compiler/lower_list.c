@@ -408,3 +408,18 @@ LLVMValueRef lower_bi_list(Lower *L, Instr *in, Builtin bi)
         return NULL;
     }
 }
+
+/* slice.indices(n): (start, stop, step) of the items the slice picks from n, stop as
+ * start + len * step. */
+LLVMValueRef lower_bi_slice_indices(Lower *L, Instr *in, Builtin bi)
+{
+    (void)bi;
+    LLVMValueRef start, step;
+    LLVMValueRef len = lower_slice_indices(L, lower_value(L, in->args[0]), lower_value(L, in->args[1]),
+                                           &start, &step);
+    LLVMValueRef stop = LLVMBuildAdd(L->b, start, LLVMBuildMul(L->b, len, step, ""), "");
+    LLVMValueRef t = LLVMGetUndef(lower_type(L, in->type));
+    t = LLVMBuildInsertValue(L->b, t, start, 0, "");
+    t = LLVMBuildInsertValue(L->b, t, stop, 1, "");
+    return LLVMBuildInsertValue(L->b, t, step, 2, "");
+}

@@ -83,19 +83,19 @@ typedef struct TupleEntry {
 
 static TupleEntry *tuple_table[TABLE_SIZE];
 
-static unsigned hash_items(Type **items, int n)
+static unsigned hash_items(const void *cls, Type **items, int n)
 {
-    unsigned h = 2166136261u ^ (unsigned)n;
+    unsigned h = (2166136261u ^ (unsigned)n ^ (unsigned)((uintptr_t)cls >> 4)) * 16777619u;
     for (int i = 0; i < n; i++)
         h = (h ^ (unsigned)((uintptr_t)items[i] >> 4) ^ (unsigned)((uintptr_t)items[i] >> 36)) * 16777619u;
     return h;
 }
 
-static Type *tuple_find(Type **items, int n, unsigned h)
+static Type *tuple_find(const void *cls, Type **items, int n, unsigned h)
 {
     pthread_mutex_lock(&table_lock);
     TupleEntry *e = tuple_table[h % TABLE_SIZE];
-    while (e && (e->hash != h || e->type->tuple.n != n ||
+    while (e && (e->hash != h || e->type->tuple.n != n || e->type->tuple.cls != cls ||
                  (n && memcmp(e->type->tuple.items, items, sizeof(Type *) * (size_t)n) != 0)))
         e = e->next;
     pthread_mutex_unlock(&table_lock);
@@ -214,28 +214,69 @@ static void tuple_layout(Type *t)
     t->tuple.align = align;
 }
 
-Type *ty_tuple(Type **items, int n)
+/* Interns a tuple (cls NULL) or a namedtuple: found first by its items' identities (and class),
+ * then by name, under a key that tells apart two classes of one name. */
+static Type *intern_tuple(const void *cls, const char *cls_name, const char *const *fields,
+                          Type **items, int n)
 {
-    unsigned h = hash_items(items, n);
-    Type *found = tuple_find(items, n, h);
+    unsigned h = hash_items(cls, items, n);
+    Type *found = tuple_find(cls, items, n, h);
     if (found)
         return found;
     Buf b = {0};
-    buf_add(&b, "tuple(");
+    buf_add(&b, "%s(", cls ? cls_name : "tuple");
     for (int i = 0; i < n; i++)
-        buf_add(&b, "%s%s", i ? ", " : "", items[i]->name);
+        buf_add(&b, "%s%s%s%s", i ? ", " : "", cls ? fields[i] : "", cls ? "=" : "", items[i]->name);
     buf_add(&b, ")");
     Type proto = {.kind = TY_TUPLE, .name = b.s};
     proto.tuple.n = n;
     proto.tuple.items = xmalloc(sizeof(Type *) * (n ? n : 1));
     memcpy(proto.tuple.items, items, sizeof(Type *) * n);
     tuple_layout(&proto);
-    Type *t = intern(b.s, &proto);
+    char *key = b.s;
+    if (cls) {
+        proto.tuple.cls = cls;
+        proto.tuple.cls_name = xstrdup(cls_name);
+        proto.tuple.fields = xmalloc(sizeof(char *) * (n ? n : 1));
+        for (int i = 0; i < n; i++)
+            proto.tuple.fields[i] = xstrdup(fields[i]);
+        key = xmalloc(strlen(b.s) + 32);
+        sprintf(key, "%s@%p", b.s, cls);
+    }
+    Type *t = intern(key, &proto);
     if (t->tuple.items != proto.tuple.items)
-        free(proto.tuple.items);    /* it was already there */
+        free(proto.tuple.items);    /* it was already there (the names, a few bytes, stay) */
+    if (key != b.s)
+        free(key);
     free(b.s);
     tuple_add(t, h);
     return t;
+}
+
+Type *ty_tuple(Type **items, int n)
+{
+    return intern_tuple(NULL, NULL, NULL, items, n);
+}
+
+Type *ty_namedtuple(const void *cls, const char *cls_name, const char *const *fields, Type **items,
+                    int n)
+{
+    return intern_tuple(cls, cls_name, fields, items, n);
+}
+
+Type *ty_plain_tuple(Type *t)
+{
+    return t && t->kind == TY_TUPLE && t->tuple.cls ? ty_tuple(t->tuple.items, t->tuple.n) : t;
+}
+
+int ty_field_index(const Type *t, const char *name)
+{
+    if (!t || t->kind != TY_TUPLE || !t->tuple.cls)
+        return -1;
+    for (int i = 0; i < t->tuple.n; i++)
+        if (strcmp(t->tuple.fields[i], name) == 0)
+            return i;
+    return -1;
 }
 
 /* Interns a type that has a payload and a name built from fmt. */
@@ -316,6 +357,7 @@ static const char *literal_kind_name(TypeKind kind)
     case TY_FUNCTION: return "function";
     case TY_DISPATCHER: return "dispatcher";
     case TY_EXCCLASS: return "exception class";
+    case TY_NTCLASS: return "namedtuple class";
     case TY_EXCEPTION: return "exception";
     default: return "literal";
     }
@@ -730,7 +772,8 @@ Type *ty_unify(Type *a, Type *b)
         return ty_array(a->array.dtype, a->array.ndim, layout,
                         a->array.readonly || b->array.readonly);
     }
-    if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->tuple.n == b->tuple.n) {
+    if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->tuple.n == b->tuple.n &&
+        a->tuple.cls == b->tuple.cls) {
         Type *items[64];
         if (a->tuple.n > 64)
             return NULL;
@@ -739,7 +782,9 @@ Type *ty_unify(Type *a, Type *b)
             if (!items[i])
                 return NULL;
         }
-        return ty_tuple(items, a->tuple.n);
+        return a->tuple.cls ? ty_namedtuple(a->tuple.cls, a->tuple.cls_name,
+                                            (const char *const *)a->tuple.fields, items, a->tuple.n)
+                            : ty_tuple(items, a->tuple.n);
     }
     if (a->kind == TY_LIST && b->kind == TY_LIST && a->list.typed != b->list.typed)
         return NULL;   /* a typed list is not a reflected one (Numba's ListType and List) */

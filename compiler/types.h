@@ -11,6 +11,7 @@
  *   tuple(int64, float64)  tuple()  range  slice  list(float64)  list(array(int64, 1d, C))
  *   typed_list(float64)  typed_list(typed_list(int64))
  *   dict(int64, float64)  set(int64)  str
+ *   Point(x=float64, y=float64)   (a namedtuple: not parsed back, its class is not in the name)
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
 #ifndef PYJIT_TYPES_H
 #define PYJIT_TYPES_H
@@ -47,6 +48,7 @@ typedef enum TypeKind {
     TY_FUNCTION,    /* a known function (builtins.def); literal holds it */
     TY_DISPATCHER,  /* another @njit function; literal holds it */
     TY_EXCCLASS,    /* an exception class; literal holds it */
+    TY_NTCLASS,     /* a namedtuple class (K_NAMEDTUPLE); literal holds it */
     TY_EXCEPTION,   /* an exception instance being built for `raise`: exc.cls, exc.msg */
     TY_BOUND_METHOD,/* receiver.method: method.self (a type), method.name */
     TY_UNDEFINED,   /* a variable with no value on some path (reported where it is used) */
@@ -60,7 +62,12 @@ typedef struct Type {
     const char *name;   /* canonical name, see above */
     union {
         struct { struct Type *dtype; int ndim; char layout; bool readonly; } array;
-        struct { int n; struct Type **items; int64_t size; int align; } tuple;   /* size, align: ty_mem_* */
+        struct {
+            int n; struct Type **items; int64_t size; int align;   /* size, align: ty_mem_* */
+            /* A namedtuple: its class (a PyObject*, kept alive by whoever made the type, for the
+             * life of the process), the class's name and its field names; NULL for a plain tuple. */
+            const void *cls; const char *cls_name; const char **fields;
+        } tuple;
         struct { struct Type *over; } iter;
         struct { struct Type *item; bool typed; } list;
         struct { struct Type *key, *value; } dict;
@@ -77,6 +84,14 @@ Type *ty_weak(Type *scalar);            /* the weak variant of int64/float64/com
 Type *ty_strong(Type *t);               /* t without weakness */
 Type *ty_array(Type *dtype, int ndim, char layout, bool readonly);
 Type *ty_tuple(Type **items, int n);
+/* A namedtuple of class cls (the dispatcher keys on it: two classes with the same fields are two
+ * types), named "Point(x=float64, y=float64)". The names are copied. */
+Type *ty_namedtuple(const void *cls, const char *cls_name, const char *const *fields, Type **items,
+                    int n);
+/* The plain tuple of a namedtuple's items (t itself for a plain tuple). */
+Type *ty_plain_tuple(Type *t);
+/* Index of field name in namedtuple t, or -1. */
+int ty_field_index(const Type *t, const char *name);
 Type *ty_iter(Type *over);
 Type *ty_list(Type *item);              /* item strong; NULL: not known yet */
 Type *ty_typed_list(Type *item);        /* the same, typed (pyjit.typed.List) */

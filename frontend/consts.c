@@ -8,6 +8,8 @@
  * outlive the IR. Attribute lookups on modules (math.pi, np.float32, np.random) fold here too. */
 #include "frontend/fe_internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void decref_object(void *obj)
@@ -152,6 +154,15 @@ static int const_of_value(FeCtx *ctx, PyObject *obj, Const *c)
     } else if (PyTuple_CheckExact(obj)) {
         c->kind = K_TUPLE;
         return const_of_tuple(ctx, obj, c) < 0 ? -1 : 1;
+    } else if (PyTuple_Check(obj) && fe_namedtuple_class((PyObject *)Py_TYPE(obj))) {
+        const FeNamedTuple *nt = fe_namedtuple_class((PyObject *)Py_TYPE(obj));
+        if (nt->n != PyTuple_GET_SIZE(obj))
+            return 0;
+        c->kind = K_TUPLE;   /* a namedtuple instance: a tuple that knows its class */
+        c->handle = nt->cls;   /* kept alive by fe_namedtuple_class */
+        c->name = nt->name;
+        c->fields = (const char **)nt->fields;
+        return const_of_tuple(ctx, obj, c) < 0 ? -1 : 1;
     } else {
         return 0;
     }
@@ -238,6 +249,95 @@ static bool is_device_function(PyObject *obj)
     return ok;
 }
 
+/* ---- namedtuple classes ---- */
+
+static FeNamedTuple *namedtuples;   /* every class seen, for the process (under the GIL) */
+
+static char *copy_utf8(PyObject *str)
+{
+    const char *s = PyUnicode_Check(str) ? PyUnicode_AsUTF8(str) : NULL;
+    char *copy = s ? PyMem_RawMalloc(strlen(s) + 1) : NULL;
+    return copy ? strcpy(copy, s) : NULL;
+}
+
+static bool all_str(PyObject *tuple)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple); i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(tuple, i)))
+            return false;
+    return true;
+}
+
+/* Reads cls's _fields (names) and _field_defaults into a new record; NULL (no exception) if cls
+ * is not a namedtuple class. */
+static FeNamedTuple *read_namedtuple(PyObject *cls)
+{
+    PyObject *fields = PyObject_GetAttrString(cls, "_fields");
+    PyObject *defaults = PyObject_GetAttrString(cls, "_field_defaults");
+    PyObject *name = PyObject_GetAttrString(cls, "__name__");
+    PyErr_Clear();
+    FeNamedTuple *nt = NULL;
+    if (!fields || !PyTuple_Check(fields) || !all_str(fields) || (defaults && !PyDict_Check(defaults)))
+        goto done;
+    Py_ssize_t n = PyTuple_GET_SIZE(fields);
+    nt = PyMem_RawCalloc(1, sizeof *nt);
+    if (!nt || !(nt->fields = PyMem_RawCalloc((size_t)n + 1, sizeof(char *))) ||
+        !(nt->defaults = PyMem_RawCalloc((size_t)n + 1, sizeof(PyObject *)))) {
+        fprintf(stderr, "pyjit: out of memory\n");
+        abort();   /* as the type table does (compiler/types.c): a few bytes per class */
+    }
+    nt->name = name && PyUnicode_Check(name) ? copy_utf8(name) : NULL;
+    nt->name = nt->name ? nt->name : "?";
+    nt->n = (int)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        nt->fields[i] = copy_utf8(PyTuple_GET_ITEM(fields, i));
+        nt->defaults[i] = defaults ? PyDict_GetItem(defaults, PyTuple_GET_ITEM(fields, i)) : NULL;
+        Py_XINCREF(nt->defaults[i]);
+        if (!nt->fields[i]) {
+            fprintf(stderr, "pyjit: out of memory\n");
+            abort();
+        }
+    }
+    PyErr_Clear();
+    Py_INCREF(cls);
+    nt->cls = cls;
+done:
+    Py_XDECREF(fields);
+    Py_XDECREF(defaults);
+    Py_XDECREF(name);
+    return nt;
+}
+
+const FeNamedTuple *fe_namedtuple_class(PyObject *cls)
+{
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &PyTuple_Type) ||
+        cls == (PyObject *)&PyTuple_Type)
+        return NULL;
+    for (FeNamedTuple *nt = namedtuples; nt; nt = nt->next)
+        if (nt->cls == cls)
+            return nt;
+    FeNamedTuple *nt = read_namedtuple(cls);
+    if (nt) {
+        nt->next = namedtuples;
+        namedtuples = nt;
+    }
+    return nt;
+}
+
+/* A namedtuple class: its fields and their defaults frozen as the other constants are. */
+static int const_of_namedtuple(FeCtx *ctx, const FeNamedTuple *nt, Const *c)
+{
+    c->kind = K_NAMEDTUPLE;
+    c->name = nt->name;
+    c->tuple.n = nt->n;
+    c->fields = (const char **)nt->fields;
+    c->tuple.items = arena_alloc(ctx->arena, sizeof(Const *) * (size_t)(nt->n + 1));
+    for (int i = 0; i < nt->n; i++)
+        if (nt->defaults[i] && fe_const_of(ctx, nt->defaults[i], &c->tuple.items[i]) < 0)
+            return -1;
+    return 1;
+}
+
 /* A pyjit.types type object (types.float64[:], types.UniTuple(...)): its canonical name, which
  * the compiler's types read (ty_parse), or NULL for anything else. */
 static const char *pyjit_type_name(FeCtx *ctx, PyObject *obj)
@@ -275,6 +375,9 @@ static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
     } else if (PyExceptionClass_Check(obj)) {
         c->kind = K_EXCCLASS;
         c->name = arena_strdup(ctx->arena, ((PyTypeObject *)obj)->tp_name);
+    } else if (fe_namedtuple_class(obj)) {
+        if (const_of_namedtuple(ctx, fe_namedtuple_class(obj), c) < 0)
+            return -1;
     } else if ((c->name = pyjit_type_name(ctx, obj)) != NULL) {
         c->kind = K_TYPE;
     } else {

@@ -29,4 +29,20 @@ typedef int (*FeIsDispatcher)(PyObject *obj);
 IRFunc *fe_build(PyObject *func, PyObject *registry, FeIsDispatcher is_dispatcher, Arena *arena,
                  Diag *diag);
 
+/* A namedtuple class as compiled code sees it: found by fe_namedtuple_class, which reads the
+ * class once and keeps it alive for the life of the process (the types that name it never die:
+ * compiler/types.h). Needs the GIL. */
+typedef struct FeNamedTuple {
+    PyObject *cls;
+    const char *name;       /* the class's __name__ ("?" if it has none) */
+    int n;
+    const char **fields;
+    PyObject **defaults;    /* n values, NULL where a field has no default */
+    struct FeNamedTuple *next;
+} FeNamedTuple;
+
+/* cls's record if it is a namedtuple class (a tuple subclass with _fields), else NULL; NULL with
+ * an exception set only when memory ran out. */
+const FeNamedTuple *fe_namedtuple_class(PyObject *cls);
+
 #endif

@@ -297,12 +297,11 @@ static const char *unsupported_construct(const BcInstr *in)
         return "assigning to a variable of an enclosing function (nonlocal) is not supported in compiled code";
     case BC_STORE_ATTR:
         return "setting an attribute is not supported in compiled code";
-    case BC_DELETE_FAST: case BC_DELETE_ATTR: case BC_DELETE_SUBSCR: case BC_DELETE_NAME:
+    case BC_DELETE_FAST: case BC_DELETE_ATTR: case BC_DELETE_NAME:
         return "the del statement is not supported in compiled code";
     case BC_CALL_FUNCTION_EX:
-        return "calls with *args or **kwargs are not supported in compiled code";
-    case BC_UNPACK_EX:
-        return "starred assignment (a, *b = ...) is not supported in compiled code";
+        return "calls with **kwargs, or with *args after other arguments, are not supported in "
+               "compiled code (f(*t) with a tuple t is)";
     case BC_YIELD_VALUE: case BC_GET_YIELD_FROM_ITER: case BC_SEND: case BC_RETURN_GENERATOR:
         return "generators (yield) are not supported in compiled code";
     case BC_GET_AWAITABLE: case BC_GET_AITER: case BC_GET_ANEXT: case BC_BEFORE_ASYNC_WITH:
@@ -433,6 +432,9 @@ static int call_comprehension(Ssa *s, Instr *callee, Instr *it, Comprehension *c
         s->cur->instrs.len--;
         it = it->args[0];
     }
+    if (it->op == OP_CALL && it->imm == 1)   /* its arguments are known only once typed */
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "a list comprehension over a call with *args "
+                        "(zip(*x)) is not supported in compiled code: write the loop");
     Instr *over = it->op == OP_CALL && it->nkw == 0 && it->args[0]->op == OP_CONST &&
                   it->args[0]->cst->kind == K_FUNC && it->args[0]->cst->name &&
                   (strcmp(it->args[0]->cst->name, "builtins.zip") == 0 ||
@@ -488,6 +490,19 @@ static int call(Ssa *s, int n)
     s->nkw = 0;
     s->kwnames = NULL;
     s->sp -= n + 2;
+    return push(s, in);
+}
+
+/* f(*t): a CALL whose one operand, t, inference spreads into f's arguments (imm = 1); other
+ * forms (f(a, *t), **kwargs) are refused. */
+static int call_spread(Ssa *s, const BcInstr *at)
+{
+    if (at->arg & 1 || s->sp < 3 || s->stack[s->sp - 3] != &s->null_mark)
+        return unsupported(s, at);
+    Instr *args = pop(s), *fn = pop(s);
+    pop(s);
+    Instr *in = emit2(s, OP_CALL, 0, fn, args);
+    in->imm = 1;
     return push(s, in);
 }
 
@@ -617,6 +632,56 @@ static int unpack(Ssa *s, int n)
         Instr *in = emit1(s, OP_STATIC_GETITEM, 0, seq);
         in->imm = i;
         in->imm2 = n;
+        if (push(s, in) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static Instr *emit_int(Ssa *s, int64_t v)
+{
+    Const *c = ir_new_const(s->fn, K_INT);
+    c->i = v;
+    return emit_const(s, c);
+}
+
+/* a, *rest, z = seq (arg: `before` items in its low byte, `after` in the next): the items as
+ * unpack() gives them (STATIC_GETITEM, those after the star by negative index, all checking a
+ * length of at least before + after: imm2 = -2 - that), and rest as list(seq[before:-after]),
+ * a list as in CPython. */
+static int unpack_ex(Ssa *s, int arg)
+{
+    int before = arg & 0xff, after = arg >> 8;
+    Instr *seq = pop(s), *list_fn = NULL;
+    PyObject *builtins = PyEval_GetBuiltins();   /* borrowed */
+    PyObject *list_type = builtins ? PyDict_GetItemString(builtins, "list") : NULL;
+    Const *c;
+    if (!list_type || fe_const_of(s->ctx, list_type, &c) < 0)
+        return fe_error(s->ctx, DIAG_INTERNAL, "builtins.list not found");
+    for (int i = after - 1; i >= 0; i--) {
+        Instr *in = emit1(s, OP_STATIC_GETITEM, 0, seq);
+        in->imm = i - after;
+        in->imm2 = -2 - (before + after);
+        if (push(s, in) < 0)
+            return -1;
+    }
+    Instr *lo = emit_int(s, before), *hi = after ? emit_int(s, -after) : emit_none(s);
+    Instr *step = emit_none(s);
+    Instr *sl = emit(s, OP_BUILD_SLICE, 3);
+    sl->args[0] = lo;
+    sl->args[1] = hi;
+    sl->args[2] = step;
+    list_fn = emit_const(s, c);
+    Instr *rest = emit2(s, OP_GETITEM, 0, seq, sl);
+    Instr *call = emit(s, OP_CALL, 2);
+    call->args[0] = list_fn;
+    call->args[1] = rest;
+    if (push(s, call) < 0)
+        return -1;
+    for (int i = before - 1; i >= 0; i--) {
+        Instr *in = emit1(s, OP_STATIC_GETITEM, 0, seq);
+        in->imm = i;
+        in->imm2 = -2 - (before + after);
         if (push(s, in) < 0)
             return -1;
     }
@@ -770,6 +835,13 @@ static int translate_subscript(Ssa *s, const BcInstr *in)
     case BC_STORE_SUBSCR:
         idx = pop(s), obj = pop(s), v = pop(s);
         break;
+    case BC_DELETE_SUBSCR: {   /* del obj[idx]: obj.__delitem__(idx), as CPython calls it */
+        idx = pop(s), obj = pop(s);
+        Instr *method = emit1(s, OP_GETATTR, 0, obj);
+        method->name = "__delitem__";
+        emit2(s, OP_CALL, 0, method, idx);
+        return 0;
+    }
     case BC_BINARY_SLICE:
     case BC_STORE_SLICE:
         if (build_slice(s, 2) < 0)
@@ -835,6 +907,8 @@ static int translate(Ssa *s, const BcInstr *in)
     case BC_BUILD_LIST: return build_list(s, in->arg);
     case BC_LIST_EXTEND: return list_extend(s, in, in->arg);
     case BC_UNPACK_SEQUENCE: return unpack(s, in->arg);
+    case BC_UNPACK_EX: return unpack_ex(s, in->arg);
+    case BC_CALL_FUNCTION_EX: return call_spread(s, in);
     case BC_CALL_INTRINSIC_1: return intrinsic_1(s, in);
     case BC_LOAD_ASSERTION_ERROR: {
         Const *c;

@@ -14,13 +14,14 @@ number converts like NumPy: float32(2.0) is numpy.float32(2.0).
 
 The classes are Numba's, for the typing functions of pyjit.extending.overload:
 isinstance(t, Integer / Float / Complex / Boolean / Number / Array / Tuple / UniTuple / List /
-NoneType / StringLiteral / Omitted), with t.dtype, t.ndim, t.layout on arrays, t.dtype (the item
+NoneType / StringLiteral / Omitted; NamedTuple / NamedUniTuple, with .fields), with t.dtype, t.ndim, t.layout on arrays, t.dtype (the item
 type) on lists, t.bitwidth and t.signed on integers, t.count on tuples, t.literal_value on
 literals.
 """
 
 __all__ = [
-    "Type", "Scalar", "Array", "Tuple", "UniTuple", "List", "ListType", "DType", "NumberClass", "NoneType",
+    "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
+    "ListType", "DType", "NumberClass", "NoneType",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
     "UnicodeType", "unicode_type",
@@ -198,6 +199,44 @@ class UniTuple(Tuple):
         if not isinstance(count, int) or count < 0:
             raise TypeError(f"UniTuple count must be a non-negative int, not {count!r}")
         super().__init__((dtype,) * count)
+
+
+class NamedTuple(Tuple):
+    """A namedtuple type (Numba's NamedTuple): a Tuple with its class's name and its fields'
+    names; NamedUniTuple when the items share one type. Named "Point(x=float64, y=float64)"."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, types, fields, cls_name):
+        super().__init__(types)
+        self.fields = tuple(fields)
+        self.name = f"{cls_name}(" + ", ".join(f"{f}={t.name}" for f, t in zip(fields, self.types)) + ")"
+
+
+class NamedUniTuple(UniTuple):
+    """A namedtuple type whose items share one type (Numba's NamedUniTuple)."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, dtype, count, fields, cls_name):
+        super().__init__(dtype, count)
+        self.fields = tuple(fields)
+        self.name = f"{cls_name}(" + ", ".join(f"{f}={dtype.name}" for f in fields) + ")"
+
+
+def _namedtuple_type(name):
+    """The type a namedtuple's canonical name names, or None if name is not one."""
+    head, _, rest = name.partition("(")
+    if not head.isidentifier() or not rest.endswith(")"):
+        return None
+    parts = [p.partition("=") for p in _split_top(rest[:-1])]
+    if not all(f.isidentifier() and eq for f, eq, _ in parts):
+        return None
+    fields = [f for f, _, _ in parts]
+    items = [_from_canonical(t.strip()) for _, _, t in parts]
+    if items and len(set(items)) == 1:
+        return NamedUniTuple(items[0], len(items), fields, head)
+    return NamedTuple(items, fields, head)
 
 
 class NoneType(Type):
@@ -481,4 +520,4 @@ def _from_canonical(name):
         if items and len(set(items)) == 1:
             return UniTuple(items[0], len(items))
         return Tuple(items)
-    return Type(name)
+    return _namedtuple_type(name) or Type(name)

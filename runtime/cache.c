@@ -149,6 +149,9 @@ RtVersion *rt_cache_load(RtDispatcher *d, Type **argtypes, Type *ret, PyObject *
 
 void rt_cache_store(PyObject *token, Program *prog, RtVersion *v)
 {
+    if (type_named(v->ret->name) != v->ret)
+        return;   /* a result its name does not give back (a namedtuple's class is not in its
+                     name): such a function is compiled in each process */
     PyObject *refs = PyList_New(prog->refs.len), *args = NULL, *r = NULL;
     for (int i = 0; refs && i < prog->refs.len; i++) {
         CodeRef *ref = prog->refs.items[i];

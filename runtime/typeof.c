@@ -10,6 +10,7 @@
  * This is the only file that uses NumPy's C API; it imports it on first need, so `import pyjit`
  * does not import NumPy. */
 #include "runtime/runtime.h"
+#include "frontend/frontend.h"
 
 #include <math.h>
 #include <string.h>
@@ -109,6 +110,18 @@ static Type *typeof_tuple(PyObject *obj, int flags)
     return ty_tuple(items, (int)n);
 }
 
+/* An instance of a namedtuple class: a tuple type carrying the class, so the dispatcher keys on
+ * it and a result is boxed back as an instance of it. Another tuple subclass is a plain tuple. */
+static Type *typeof_namedtuple(PyObject *obj, int flags)
+{
+    const FeNamedTuple *nt = fe_namedtuple_class((PyObject *)Py_TYPE(obj));
+    Type *plain = typeof_tuple(obj, flags);
+    if (!plain || !nt || nt->n != PyTuple_GET_SIZE(obj))
+        return plain;
+    return ty_namedtuple(nt->cls, nt->name, (const char *const *)nt->fields, plain->tuple.items,
+                         plain->tuple.n);
+}
+
 static Type *typeof_array(PyArrayObject *arr, int flags)
 {
     int kind = kind_of_typenum(PyArray_DESCR(arr)->type_num);
@@ -168,7 +181,7 @@ static Type *typeof_other(PyObject *obj, int flags)
     if (PyComplex_Check(obj))
         return weak_complex;
     if (PyTuple_Check(obj))
-        return typeof_tuple(obj, flags);
+        return typeof_namedtuple(obj, flags);
     if (PyList_Check(obj) && !(flags & RT_TYPEOF_GPU))
         return rt_typeof_list(obj, flags);
     if (PyObject_TypeCheck(obj, &RtTypedListType) && !(flags & RT_TYPEOF_GPU))
@@ -250,7 +263,11 @@ static PyObject *describe_value(PyObject *obj)
                 continue;
             PyErr_Clear();
             PyObject *inner = describe_value(item);
-            PyObject *s = inner ? PyUnicode_FromFormat("tuple whose item %zd is %U", i, inner) : NULL;
+            const FeNamedTuple *nt = fe_namedtuple_class((PyObject *)Py_TYPE(obj));
+            PyObject *s = !inner ? NULL
+                          : nt && i < nt->n ? PyUnicode_FromFormat("namedtuple %s whose field '%s' is %U",
+                                                                   nt->name, nt->fields[i], inner)
+                                            : PyUnicode_FromFormat("tuple whose item %zd is %U", i, inner);
             Py_XDECREF(inner);
             return s;
         }
@@ -604,6 +621,14 @@ fail:
     return NULL;
 }
 
+/* A namedtuple result: an instance of its class, made from the plain tuple of its items. */
+static PyObject *box_namedtuple(Type *ty, PyObject *tuple)
+{
+    PyObject *obj = tuple ? PyObject_Call((PyObject *)ty->tuple.cls, tuple, NULL) : NULL;
+    Py_XDECREF(tuple);
+    return obj;
+}
+
 static PyObject *box_tuple(Type *ty, char *buf)
 {
     PyObject *tuple = PyTuple_New(ty->tuple.n);
@@ -618,7 +643,7 @@ static PyObject *box_tuple(Type *ty, char *buf)
         }
         PyTuple_SET_ITEM(tuple, i, item);
     }
-    return tuple;
+    return ty->tuple.cls ? box_namedtuple(ty, tuple) : tuple;
 fail:
     for (; i < ty->tuple.n; i++)   /* the items not boxed yet still hold their references */
         rt_release_value(ty->tuple.items[i], buf + ty_tuple_offset(ty, i));

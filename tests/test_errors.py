@@ -199,7 +199,7 @@ def uses_bytes(x):
 
 
 def uses_sorted(x):
-    return sorted((x, 1, 2))  # <-
+    return sorted((x, 1.5))  # <-
 
 
 def uses_open(x):

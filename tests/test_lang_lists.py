@@ -514,3 +514,86 @@ def test_augmented_additions_after_appends_are_typed():
     the list, and was refused."""
     check(extended_twice_after_appends, 4)
     check(extended_twice_after_appends, 0)
+
+
+# ---- slice assignment and del -----------------------------------------------------------------
+
+def assign_slice(xs, ys, a, b):
+    xs[a:b] = ys
+    return len(xs)
+
+
+def assign_open_slices(xs, ys):
+    xs[:1] = ys
+    xs[len(xs) - 1:] = ys
+    xs[:] = xs + ys
+    return xs
+
+
+def assign_itself(xs):
+    xs[1:] = xs
+    return xs
+
+
+def assign_extended(xs, ys, a, b, c):
+    xs[a:b:c] = ys
+
+
+@pytest.mark.parametrize("args", [
+    ([1, 2, 3, 4], [7, 8, 9], 1, 3), ([1, 2, 3, 4], [7], 1, 3), ([1, 2, 3, 4], [7], 0, 4),
+    ([1.5, 2.5], [7.5, 8.5, 9.5], 2, 2), ([1, 2, 3, 4], [7, 8], 3, 1), ([1, 2, 3, 4], [7, 8], -3, -1),
+    ([1, 2, 3], [9], -10, 10), ([1, 2, 3, 4, 5], [0, 0, 0, 0], 1, -1),
+])
+def test_slice_assignment(args):
+    check(assign_slice, *args)
+
+
+def test_slice_assignment_open_and_of_itself():
+    check(assign_open_slices, [1, 2, 3], [8, 9])
+    check(assign_itself, [1, 2, 3])
+
+
+@pytest.mark.parametrize("args", [
+    ([1, 2, 3, 4], [7, 8], 0, 4, 2), ([1, 2, 3, 4, 5], [7, 8, 9], 4, 0, -2), ([1, 2, 3], [7], 0, 3, 2),
+    ([1, 2, 3, 4], [7, 8, 9], 0, 4, 2), ([1, 2, 3, 4], [9, 8, 7, 6], 0, 4, -1),
+])
+def test_extended_slice_assignment(args):
+    """As many items as the slice selects, else ValueError, as CPython."""
+    check(assign_extended, *args)
+
+
+def del_item(xs, i):
+    del xs[i]
+    return xs
+
+
+def del_slice(xs, a, b, c):
+    del xs[a:b:c]
+    return len(xs)
+
+
+def del_in_loop(n):
+    items = [i * i for i in range(n)]
+    while len(items) > 2:
+        del items[1]
+        del items[-1:]
+    return items
+
+
+@pytest.mark.parametrize("args", [([1, 2, 3], 0), ([1, 2, 3], -1), ([1.5, 2.5], 1), ([1, 2], 2),
+                                  ([1, 2], -3)])
+def test_del_item(args):
+    check(del_item, *args)
+
+
+@pytest.mark.parametrize("args", [
+    ([1, 2, 3, 4, 5], 1, 3, 1), ([1, 2, 3, 4, 5], 0, 5, 2), ([1, 2, 3, 4, 5, 6], 5, 0, -2),
+    ([1, 2, 3, 4, 5, 6], -1, -7, -1), ([1, 2, 3], 3, 1, 1), ([1, 2, 3, 4, 5], 1, 100, 3),
+    ([1, 2, 3, 4, 5], -2, 100, 1),
+])
+def test_del_slice(args):
+    check(del_slice, *args)
+
+
+def test_del_in_loop():
+    check(del_in_loop, 7)

@@ -23,8 +23,8 @@ INDEX = {
     "numpy_sorting": ("unique",),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
-    "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "array", "asarray",
-              "pyjit.typed.List"),
+    "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "builtins.reversed",
+              "array", "asarray", "pyjit.typed.List"),
     "numpy_create": ("eye", "identity", "diag", "full_like", "copy", "tri", "tril", "triu",
                      "outer", "trace", "cross", "meshgrid"),
     "numpy_ufuncs": ("add", "subtract", "multiply", "divide", "floor_divide", "remainder",
@@ -45,7 +45,7 @@ INDEX = {
 # when compiled code first calls one (pyjit.extending._method_overloads).
 METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
-        "insert", "remove", "index", "count", "reverse", "copy")),
+        "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__")),
     "numpy_shape": ("method.array.flatten",),
 }
 

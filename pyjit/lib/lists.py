@@ -4,7 +4,7 @@ are CPython's."""
 import numpy as np
 
 from .. import errors, types
-from ..extending import overload, overload_method
+from ..extending import overload, overload_method, register_jitable
 from ..typed import List
 
 
@@ -85,7 +85,9 @@ def _copy(lst):
 
 @overload(sum)
 def _sum(iterable, start=0):
-    if not isinstance(iterable, types.List):
+    if isinstance(iterable, types.Tuple) and not isinstance(iterable, types.UniTuple):
+        return _tuple_sum(len(iterable))
+    if not isinstance(iterable, (types.List, types.UniTuple)):
         return None
 
     def impl(iterable, start=0):
@@ -96,9 +98,18 @@ def _sum(iterable, start=0):
     return impl
 
 
+def _tuple_sum(n):
+    """sum() of a tuple whose items differ in type: the items added one by one, unrolled (a loop
+    needs one item type), so each addition promotes as Python's does."""
+    terms = "".join(f" + iterable[{i}]" for i in range(n))
+    scope = {}
+    exec(f"def impl(iterable, start=0):\n    return start{terms}\n", scope)
+    return scope["impl"]
+
+
 @overload(sorted)
 def _sorted(iterable, key=None, reverse=False):
-    if not isinstance(iterable, types.List):
+    if not isinstance(iterable, (types.List, types.UniTuple)):
         return None
     if key is not None and not isinstance(key, (types.Omitted, types.NoneType)):
         raise errors.UnsupportedError("sorted(key=...) is not supported in compiled code yet")
@@ -111,16 +122,121 @@ def _sorted(iterable, key=None, reverse=False):
         return typed_impl
 
     def impl(iterable, key=None, reverse=False):
-        out = iterable * 1
+        out = [x for x in iterable]
         out.sort(reverse=reverse)
         return out
     return impl
+
+
+@overload(reversed)
+def _reversed(seq):
+    """reversed() of what loops go over: a reversed copy of a list (CPython's iterator sees
+    later changes to the list; a loop that changes the list it runs over is rare), a reversed
+    view of an array or a reversed tuple, and the range that runs backwards."""
+    if isinstance(seq, types.Array) and seq.ndim >= 1 or isinstance(seq, (types.List, types.UniTuple)):
+        return lambda seq: seq[::-1]
+    if isinstance(seq, types.Tuple) and len(seq) == 0:
+        return lambda seq: seq
+    if seq.name == "range":
+        return _reversed_range
+    return None
+
+
+def _reversed_range(seq):
+    n = len(seq)
+    first = 0
+    step = 1
+    k = 0
+    for x in seq:   # the first two values give start and step (ranges have no attributes here)
+        if k == 1:
+            step = x - first
+            break
+        first = x
+        k += 1
+    if n == 0:
+        return range(0, 0, 1)
+    return range(first + (n - 1) * step, first - step, -step)
+
+
+@overload_method(types.List, "__setitem__")
+def _setitem(lst, index, value):
+    """l[i:j:k] = other (l[i] = x is compiled in C): the items of the slice replaced by other's,
+    the list growing or shrinking when the step is 1; an extended slice takes as many items as
+    it selects, as CPython requires."""
+    if index.name != "slice" or not isinstance(value, types.List):
+        return None
+
+    def impl(lst, index, value):
+        start, stop, step = index.indices(len(lst))
+        if step == 1:
+            _replace_run(lst, start, max(stop, start), value)
+            return
+        count = len(range(start, stop, step))
+        if len(value) != count:
+            raise ValueError("attempt to assign sequence to extended slice of another size")
+        src = value * 1   # value may be lst itself
+        for k in range(count):
+            lst[start + k * step] = src[k]
+    return impl
+
+
+@register_jitable
+def _replace_run(lst, lo, hi, value):
+    src = value * 1   # value may be lst itself
+    n, m = len(lst), len(src)
+    grow = m - (hi - lo)
+    if grow > 0:
+        for k in range(grow):
+            lst.append(src[0])
+        for i in range(n - 1, hi - 1, -1):
+            lst[i + grow] = lst[i]
+    elif grow < 0:
+        for i in range(hi, n):
+            lst[i + grow] = lst[i]
+        for k in range(-grow):
+            lst.pop()
+    for k in range(m):
+        lst[lo + k] = src[k]
+
+
+@overload_method(types.List, "__delitem__")
+def _delitem(lst, index):
+    """del l[i] and del l[i:j:k], as CPython does them."""
+    if isinstance(index, (types.Integer, types.Boolean)):
+        def impl(lst, index):
+            n = len(lst)
+            i = index + n if index < 0 else index
+            if i < 0 or i >= n:
+                raise IndexError("list assignment index out of range")
+            lst.pop(i)
+        return impl
+    if index.name != "slice":
+        return None
+
+    def impl_slice(lst, index):
+        start, stop, step = index.indices(len(lst))
+        if step < 0:   # the same items, walked upwards
+            count = len(range(start, stop, step))
+            start, stop, step = start + (count - 1) * step, start + 1, -step
+        if step == 1:
+            _replace_run(lst, start, max(stop, start), lst[0:0])
+            return
+        w = start
+        for i in range(start, len(lst)):
+            if i >= stop or (i - start) % step != 0:
+                lst[w] = lst[i]
+                w += 1
+        while len(lst) > w:
+            lst.pop()
+    return impl_slice
 
 
 @overload(list)
 def _list(iterable):
     if isinstance(iterable, types.List) and not isinstance(iterable, types.ListType):
         return lambda iterable: iterable * 1
+    if isinstance(iterable, types.Tuple) and len(iterable) == 0:
+        return lambda iterable: [x for x in range(0)]   # list(()): an empty list of ints
     if not (isinstance(iterable, (types.Array, types.UniTuple, types.ListType)) or
             iterable.name == "range"):
         return None

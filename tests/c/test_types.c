@@ -125,6 +125,27 @@ static void test_unify_and_sizes(void)
     CHECK(ty_mem_size(typed) == 8 && ty_holds_meminfo(typed));
 }
 
+/* A namedtuple is a tuple that carries its class: two classes with the same fields are two
+ * types, one class with the same items one type, and unification keeps the class. */
+static void test_namedtuples(void)
+{
+    static int point_cls, pair_cls;   /* stand-ins for two Python classes */
+    const char *fields[] = {"x", "y"};
+    Type *f64 = ty_scalar(TY_FLOAT64), *i64 = ty_scalar(TY_INT64);
+    Type *ff[] = {f64, f64}, *fi[] = {f64, i64};
+    Type *p = ty_namedtuple(&point_cls, "Point", fields, ff, 2);
+    CHECK(strcmp(p->name, "Point(x=float64, y=float64)") == 0);
+    CHECK(p == ty_namedtuple(&point_cls, "Point", fields, ff, 2));
+    CHECK(p != ty_namedtuple(&pair_cls, "Point", fields, ff, 2));
+    CHECK(p != ty_tuple(ff, 2) && ty_plain_tuple(p) == ty_tuple(ff, 2));
+    CHECK(ty_field_index(p, "y") == 1 && ty_field_index(p, "z") == -1);
+    CHECK(ty_field_index(ty_tuple(ff, 2), "x") == -1);
+    CHECK(ty_unify(ty_namedtuple(&point_cls, "Point", fields, fi, 2), p) == p);
+    CHECK(ty_unify(p, ty_tuple(ff, 2)) == NULL);
+    CHECK(ty_parse(p->name) == NULL);
+    CHECK(ty_mem_size(p) == 16);
+}
+
 /* A literal type keeps its own copy of the constant: it outlives the compilation that made it. */
 static void test_literals(void)
 {
@@ -145,5 +166,6 @@ int main(void)
     test_promotion();
     test_names();
     test_unify_and_sizes();
+    test_namedtuples();
     return check_report("test_types");
 }
