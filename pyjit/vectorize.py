@@ -22,8 +22,6 @@ import linecache
 import re
 import zlib
 
-import numpy as np
-
 __all__ = ["vectorize", "guvectorize", "DUFunc", "GUFunc"]
 
 # NumPy's identity codes: PyUFunc_Zero, PyUFunc_One, PyUFunc_None, PyUFunc_ReorderableNone.
@@ -473,8 +471,18 @@ def guvectorize(*args, **kws):
 
 # ---- pickling (pyjit/_serialize.py) ----
 
+_numpy_reduce_ufunc = None   # NumPy's copyreg reducer of np.ufunc, once pyjit's wraps it
+
+
 def _made(obj, func, decorator, args, kws):
+    """Records how obj was made, for pickling by value; the first ufunc made puts pyjit's reducer
+    of np.ufunc in copyreg (not at import: `import pyjit` does not import NumPy)."""
+    global _numpy_reduce_ufunc
     from . import _serialize
+    if _numpy_reduce_ufunc is None:
+        import numpy as np
+        _numpy_reduce_ufunc = copyreg.dispatch_table[np.ufunc]
+        copyreg.pickle(np.ufunc, _reduce_ufunc)
     return _serialize.record(obj, func, decorator, args, kws)
 
 
@@ -491,5 +499,3 @@ def _reduce_ufunc(uf):
 
 DUFunc.__reduce__ = _reduce
 GUFunc.__reduce__ = _reduce
-_numpy_reduce_ufunc = copyreg.dispatch_table[np.ufunc]
-copyreg.pickle(np.ufunc, _reduce_ufunc)
