@@ -226,5 +226,10 @@ PyObject *rt_ufunc_made(PyObject *self, PyObject *ufunc);
 PyObject *rt_ufunc_add_loop(PyObject *self, PyObject *args);
 /* ufunc_threads() -> the threads of target='parallel' loops. */
 PyObject *rt_ufunc_threads(PyObject *self, PyObject *unused);
+/* pool.c: the thread pool of prange loops (pyjit/_parallel.py). */
+PyObject *rt_parallel_configure(PyObject *self, PyObject *n);
+PyObject *rt_parallel_set_threads(PyObject *self, PyObject *n);
+PyObject *rt_parallel_get_threads(PyObject *self, PyObject *unused);
+PyObject *rt_parallel_thread_id(PyObject *self, PyObject *unused);
 
 #endif
