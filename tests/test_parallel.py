@@ -222,6 +222,63 @@ def test_array_reduction_2d():
     check(histogram_2d, RNG.random((500, 3, 4)), parallel=True, rtol=1e-12)
 
 
+def with_continue(a, n):
+    s = 0
+    for i in prange(n):
+        if a[i] % 2 == 0:
+            continue
+        s += a[i]
+    return s
+
+
+def inside_a_loop(a, rounds):
+    total = 0.0
+    for t in range(rounds):
+        s = 0.0
+        for i in prange(a.shape[0]):
+            s += a[i] * t
+        total += s
+    return total
+
+
+def complex_sum(a):
+    s = 0j
+    for i in prange(a.shape[0]):
+        s += a[i] * 1j
+    return s
+
+
+def any_above(a, k):
+    found = False
+    for i in prange(a.shape[0]):
+        found |= a[i] > k
+    return found
+
+
+def scale(a, factor=2.0):
+    for i in prange(len(a)):
+        a[i] *= factor
+    return a
+
+
+@pytest.mark.parametrize("n", [100, np.int32(100), np.uint64(77)])
+def test_continue_and_count_types(n):
+    check(with_continue, np.arange(100), n, parallel=True, exact=True)
+
+
+def test_more_reductions():
+    check(inside_a_loop, RNG.random(1001), 5, parallel=True, rtol=1e-12)
+    check(complex_sum, RNG.random(1001), parallel=True, rtol=1e-12)
+    check(any_above, np.arange(100), 50, parallel=True, exact=True)
+    check(any_above, np.arange(100), 500, parallel=True, exact=True)
+
+
+def test_defaults_and_keywords():
+    f = par(scale)
+    np.testing.assert_array_equal(f(np.ones(5)), scale(np.ones(5)))
+    np.testing.assert_array_equal(f(np.ones(5), factor=3.0), scale(np.ones(5), 3.0))
+
+
 # ---- exceptions ---------------------------------------------------------------------------
 
 def out_of_bounds(a, k):
