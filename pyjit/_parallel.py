@@ -433,88 +433,110 @@ class _Rewriter:
                     f"assign it outside the loop)")
 
     def _emit(self, node, loop, k):
-        """The loop's replacement in the function, and its body and chunk functions."""
-        p = f"{_PREFIX}{k}_"
-        loopvar = node.target.id
-        body = node.body
-        reds = loop.reductions
-        red_names = sorted(reds)
-        assigned = _names(ast.Module(body=body, type_ignores=[]), ast.Store)
-        loaded = _names(ast.Module(body=body, type_ignores=[]), ast.Load)
-        before = {name for name, is_store, n in self.events
-                  if is_store and n.lineno < node.lineno} | self.params
-        reads = sorted(((loaded & self.locals) - assigned - {loopvar}) |
-                       ((loaded & assigned & before) - {loopvar}) |
-                       (set(red_names) & before))
-        args = node.iter.args
-        form = len(args)
-        start, step = (f"{p}start", f"{p}step")
-        if form == 1:
-            head = f"for {loopvar} in range({p}lo, {p}hi):"
-        elif form == 2:
-            head = f"for {loopvar} in range({start} + {p}lo, {start} + {p}hi):"
-        else:
-            head = (f"for {p}j in range({p}lo, {p}hi):\n"
-                    f"        {loopvar} = {start} + {p}j * {step}")
-        inits = []
-        for r in red_names:
-            op = reds[r]
-            if op in "+-":
-                inits.append(f"    {r} = {_PREFIX}zero({r})")
-            elif op == "*":
-                inits.append(f"    {r} = {_PREFIX}one({r})")
-        ret = ", ".join(red_names) + ("," if len(red_names) == 1 else "")
-        sig = ", ".join([f"{p}lo", f"{p}hi", start, step] + reads)
-        body_src = "\n".join([f"def {p}body({sig}):"] + inits + [f"    {head}", "        pass",
-                             f"    return ({ret})" if red_names else "    return None"])
-        body_fn = ast.parse(body_src).body[0]
-        inner = body_fn.body[len(inits)]
-        inner.body = inner.body[:-1] + body   # the user's statements in place of `pass`
-        slots = [f"{p}slots_{r}" for r in red_names]
-        chunk_lines = [f"def {p}chunk({p}lo, {p}hi, {p}slot, {start}, {step}" +
-                       "".join(", " + x for x in reads + slots) + "):",
-                       f"    {p}r = {p}body({sig})"]
-        for i, r in enumerate(red_names):
-            chunk_lines.append(self._fold(f"{p}slots_{r}[{p}slot]", f"{p}r[{i}]", reds[r]))
-        chunk_fn = ast.parse("\n".join(chunk_lines)).body[0]
+        """The loop's replacement in the function; its body and chunk functions join helpers."""
+        g = _Generated(f"{_PREFIX}{k}_", node, loop.reductions, self._reads(node, loop.reductions))
+        body_fn, chunk_fn = g.body_function(), g.chunk_function()
+        stmts = g.replacement()
         self.helpers += [body_fn, chunk_fn]
-        # in the loop's place
-        a = [ast.unparse(x) for x in args]
-        start_v, stop_v, step_v = ("0", a[0], "1") if form == 1 else \
-            (a[0], a[1], "1") if form == 2 else (a[0], a[1], a[2])
-        lines = [f"{start} = {start_v}", f"{p}stop = {stop_v}", f"{step} = {step_v}",
-                 f"{p}n = {_PREFIX}count({start}, {p}stop, {step})"]
-        if red_names:
-            lines.append(f"{p}z = {p}body(0, 0, {start}, {step}" +
-                         "".join(", " + x for x in reads) + ")")
-            lines.append(f"{p}nt = {_PREFIX}get_num_threads()")
-            for i, r in enumerate(red_names):
-                lines.append(f"{p}slots_{r} = {_PREFIX}slots({p}z[{i}], {p}nt)")
-        lines.append(f"{_PREFIX}parfor({p}chunk, {p}n, {start}, {step}" +
-                     "".join(", " + x for x in reads + slots) + ")")
-        if red_names:
-            lines.append(f"for {p}t in range({p}nt):")
-            for r in red_names:
-                lines.append(self._fold(r, f"{p}slots_{r}[{p}t]", reds[r]))
-        stmts = ast.parse("\n".join(lines)).body
         for s in stmts + [body_fn, chunk_fn]:
-            for n in ast.walk(s):
-                if hasattr(n, "lineno") and not _is_user_node(n, body):
-                    n.lineno, n.end_lineno = node.lineno, node.lineno
-                    n.col_offset, n.end_col_offset = node.col_offset, node.col_offset
+            _place(s, node)
         return stmts
 
-    @staticmethod
-    def _fold(into, value, op):
-        fold = _FOLD[op]
-        pad = "    "
-        if fold in ("min", "max"):
-            return f"{pad}{into} = {fold}({into}, {value})"
-        return f"{pad}{into} {fold} {value}"
+    def _reads(self, node, reductions):
+        """The function's variables the body reads, passed by value: those it does not assign,
+        those it assigns after reading them when they have a value before the loop, and the
+        reductions' variables (their value before the loop starts min, max, | and &)."""
+        loopvar = node.target.id
+        tree = ast.Module(body=node.body, type_ignores=[])
+        assigned, loaded = _names(tree, ast.Store), _names(tree, ast.Load)
+        before = {name for name, is_store, n in self.events
+                  if is_store and n.lineno < node.lineno} | self.params
+        return sorted((((loaded & self.locals) - assigned) | (loaded & assigned & before) |
+                       (set(reductions) & before)) - {loopvar})
 
 
-def _is_user_node(n, body):
-    return getattr(n, "_pj_user", False)
+class _Generated:
+    """The source of one outlined loop: its body function, its chunk function and the statements
+    in the loop's place. Every name made here starts with p (_pj_<k>_)."""
+
+    def __init__(self, p, node, reductions, reads):
+        self.p, self.node, self.ops, self.reads = p, node, reductions, reads
+        self.reds = sorted(reductions)
+        self.slots = [f"{p}slots_{r}" for r in self.reds]
+        self.start, self.step = f"{p}start", f"{p}step"
+        self.body_args = ", ".join([f"{p}lo", f"{p}hi", self.start, self.step] + reads)
+
+    def body_function(self):
+        """body(lo, hi, start, step, reads...): iterations lo..hi-1 of 0..n-1, the user's
+        statements inside; returns the partials of the reductions, each started at its
+        identity (+ - *) or at the variable's value (min max | &)."""
+        p, var = self.p, self.node.target.id
+        form = len(self.node.iter.args)
+        if form == 1:       # prange(n): the body's loop is the plain range loop
+            head = f"for {var} in range({p}lo, {p}hi):"
+        elif form == 2:
+            head = f"for {var} in range({self.start} + {p}lo, {self.start} + {p}hi):"
+        else:
+            head = (f"for {p}j in range({p}lo, {p}hi):\n"
+                    f"        {var} = {self.start} + {p}j * {self.step}")
+        inits = [f"    {r} = {_PREFIX}{'one' if self.ops[r] == '*' else 'zero'}({r})"
+                 for r in self.reds if self.ops[r] in "+-*"]
+        ret = f"({', '.join(self.reds)},)" if self.reds else "None"
+        src = "\n".join([f"def {p}body({self.body_args}):"] + inits +
+                        [f"    {head}", "        pass", f"    return {ret}"])
+        fn = ast.parse(src).body[0]
+        loop = fn.body[len(inits)]
+        loop.body = loop.body[:-1] + self.node.body   # the user's statements for `pass`
+        return fn
+
+    def chunk_function(self):
+        """chunk(lo, hi, slot, start, step, reads..., slots...): the body, its partials folded
+        into row `slot` of each reduction's slots (the pool runs one chunk per call)."""
+        p = self.p
+        lines = [f"def {p}chunk({p}lo, {p}hi, {p}slot, {self.start}, {self.step}" +
+                 "".join(", " + x for x in self.reads + self.slots) + "):",
+                 f"    {p}r = {p}body({self.body_args})"]
+        lines += [_fold(f"{p}slots_{r}[{p}slot]", f"{p}r[{i}]", self.ops[r])
+                  for i, r in enumerate(self.reds)]
+        return ast.parse("\n".join(lines)).body[0]
+
+    def replacement(self):
+        """The range's bounds evaluated once, the partials' rows (typed by a call of the body
+        over no iterations), the call of the pool, and the rows folded in thread order."""
+        p, args = self.p, [ast.unparse(x) for x in self.node.iter.args]
+        start, stop, step = ("0", args[0], "1") if len(args) == 1 else \
+            (args[0], args[1], "1") if len(args) == 2 else args
+        lines = [f"{self.start} = {start}", f"{p}stop = {stop}", f"{self.step} = {step}",
+                 f"{p}n = {_PREFIX}count({self.start}, {p}stop, {self.step})"]
+        if self.reds:
+            lines.append(f"{p}z = {p}body(0, 0, {self.start}, {self.step}" +
+                         "".join(", " + x for x in self.reads) + ")")
+            lines.append(f"{p}nt = {_PREFIX}get_num_threads()")
+            lines += [f"{p}slots_{r} = {_PREFIX}slots({p}z[{i}], {p}nt)"
+                      for i, r in enumerate(self.reds)]
+        lines.append(f"{_PREFIX}parfor({p}chunk, {p}n, {self.start}, {self.step}" +
+                     "".join(", " + x for x in self.reads + self.slots) + ")")
+        if self.reds:
+            lines.append(f"for {p}t in range({p}nt):")
+            lines += [_fold(r, f"{p}slots_{r}[{p}t]", self.ops[r]) for r in self.reds]
+        return ast.parse("\n".join(lines)).body
+
+
+def _fold(into, value, op):
+    """A statement, indented one level, folding value into `into` with op's fold."""
+    fold = _FOLD[op]
+    if fold in ("min", "max"):
+        return f"    {into} = {fold}({into}, {value})"
+    return f"    {into} {fold} {value}"
+
+
+def _place(stmt, node):
+    """Generated code takes the loop's position (the user's own statements keep theirs), so
+    errors and tracebacks point at the prange line."""
+    for n in ast.walk(stmt):
+        if hasattr(n, "lineno") and not getattr(n, "_pj_user", False):
+            n.lineno, n.end_lineno = node.lineno, node.lineno
+            n.col_offset, n.end_col_offset = node.col_offset, node.col_offset
 
 
 def _mark_user(stmts):

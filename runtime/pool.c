@@ -1,9 +1,11 @@
-/* pool.c: the threads that run the prange loops of @njit(parallel=True) functions.
+/* pool.c: the threads that run the prange loops of @njit(parallel=True) functions and the
+ * loops of target='parallel' ufuncs (runtime/ufunc.c).
  *
  * pyjit/_parallel.py outlines a prange loop into a chunk function taking (lo, hi, slot, ...);
  * the compiled caller calls pj_parfor with that function's uniform wrapper and the rest of its
  * arguments, and the iterations 0..n-1 are handed out here in chunks, dynamically (an atomic
- * counter), to the calling thread (slot 0) and the workers (slots 1..). The workers start on the
+ * counter), to the calling thread (slot 0) and the workers (slots 1..); a ufunc's loop comes
+ * through rt_pool_for with a C function per chunk. The workers start on the
  * first region that needs them, never touch Python (the caller lets the GIL go while it takes
  * part), and a forked child starts its own. One region runs on the workers at a time: another
  * thread's region, or one nested inside a region, runs alone on its own thread.
@@ -26,9 +28,8 @@
 #define PAR_SPIN 2000               /* polls of a finished worker before it sleeps */
 
 typedef struct ParJob {
-    AbiWrapper wrapper;
-    void **argv;            /* argv[3..nargs) set by the caller; 0..2 are lo, hi, slot */
-    int nargs;
+    RtChunkFn fn;
+    void *ctx;
     int nthreads;
     int64_t n, chunk, nchunks;
     atomic_llong next;
@@ -54,21 +55,15 @@ static _Thread_local bool in_region;         /* a nested region runs alone */
 
 static void job_work(ParJob *job, int64_t slot)
 {
-    void *argv[PAR_MAX_ARGS];
-    int64_t lo, hi;
-    memcpy(argv, job->argv, sizeof(void *) * (size_t)job->nargs);
-    argv[0] = &lo;
-    argv[1] = &hi;
-    argv[2] = &slot;
     for (;;) {
         int64_t c = atomic_fetch_add(&job->next, 1);
         if (c >= job->nchunks || atomic_load_explicit(&job->failed, memory_order_relaxed))
             return;
-        lo = c * job->chunk;
-        hi = job->n - lo < job->chunk ? job->n : lo + job->chunk;
-        _Alignas(16) char ret[64];
+        int64_t lo = c * job->chunk;
+        int64_t hi = job->n - lo < job->chunk ? job->n : lo + job->chunk;
         ExcInfo exc = {0};
-        if (job->wrapper(argv, ret, &exc) != ABI_STATUS_OK && !atomic_exchange(&job->failed, 1))
+        if (job->fn(job->ctx, lo, hi, slot, &exc) != ABI_STATUS_OK &&
+            !atomic_exchange(&job->failed, 1))
             job->exc = exc;
     }
 }
@@ -169,19 +164,14 @@ int64_t pj_thread_id(void)
     return my_slot;
 }
 
-/* The prange loop of a compiled function: iterations [0, n) of the chunk function whose
- * wrapper is given, argv[3..nargs) its other arguments. The first exception raised in a chunk
- * stops the others from starting and is the region's. */
-int32_t pj_parfor(void *wrapper, void **argv, int32_t nargs, int64_t n, ExcInfo *exc)
+int32_t rt_pool_for(RtChunkFn fn, void *ctx, int64_t n, ExcInfo *exc)
 {
     if (n <= 0)
         return ABI_STATUS_OK;
-    ParJob job = {.wrapper = (AbiWrapper)wrapper, .argv = argv, .nargs = nargs, .n = n,
-                  .nthreads = (int)pj_num_threads()};
+    ParJob job = {.fn = fn, .ctx = ctx, .n = n, .nthreads = (int)pj_num_threads()};
     atomic_init(&job.next, 0);
     atomic_init(&job.failed, 0);
-    bool alone = job.nthreads < 2 || n < 2 || in_region || nargs > PAR_MAX_ARGS ||
-                 pthread_mutex_trylock(&pool.submit) != 0;
+    bool alone = job.nthreads < 2 || n < 2 || in_region || pthread_mutex_trylock(&pool.submit) != 0;
     if (alone) {
         job.chunk = n;
         job.nchunks = 1;
@@ -202,6 +192,45 @@ int32_t pj_parfor(void *wrapper, void **argv, int32_t nargs, int64_t n, ExcInfo 
     *exc = job.exc;
     exc->stack_limit = limit;
     return ABI_STATUS_ERROR;
+}
+
+/* What a prange loop's chunks share: the chunk function's wrapper and its arguments. */
+typedef struct ParCall {
+    AbiWrapper wrapper;
+    void **argv;            /* argv[3..nargs) set by the caller; 0..2 are lo, hi, slot */
+    int nargs;
+} ParCall;
+
+static int32_t call_chunk(void *ctx, int64_t lo, int64_t hi, int64_t slot, ExcInfo *exc)
+{
+    const ParCall *call = ctx;
+    void *argv[PAR_MAX_ARGS];
+    memcpy(argv, call->argv, sizeof(void *) * (size_t)call->nargs);
+    argv[0] = &lo;
+    argv[1] = &hi;
+    argv[2] = &slot;
+    _Alignas(16) char ret[64];
+    return call->wrapper(argv, ret, exc);
+}
+
+/* The prange loop of a compiled function: iterations [0, n) of the chunk function whose
+ * wrapper is given, argv[3..nargs) its other arguments. */
+int32_t pj_parfor(void *wrapper, void **argv, int32_t nargs, int64_t n, ExcInfo *exc)
+{
+    if (nargs > PAR_MAX_ARGS) {
+        exc->kind = ABI_EXC_VALUE;
+        exc->nargs = 0;
+        exc->msg = "a prange loop passes its chunk more than 64 values";
+        return ABI_STATUS_ERROR;
+    }
+    ParCall call = {(AbiWrapper)wrapper, argv, nargs};
+    return rt_pool_for(call_chunk, &call, n, exc);
+}
+
+/* _core.ufunc_threads(): the most threads a parallel loop uses (the caller included). */
+PyObject *rt_ufunc_threads(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLong(pool_size);
 }
 
 /* ---- the Python side: pyjit.set_num_threads and friends (pyjit/_parallel.py) ---- */
