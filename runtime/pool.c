@@ -42,7 +42,7 @@ static struct {
     pthread_cond_t wake, done;
     ParJob *job;
     atomic_ulong generation;
-    int active;             /* workers still on the current job */
+    atomic_int active;      /* workers still on the current job (changed under lock) */
     int nworkers;           /* started: slots 1..nworkers */
     atomic_int started;
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
@@ -92,7 +92,7 @@ static void *pool_worker(void *arg)
         if (my_slot < job->nthreads)
             job_work(job, my_slot);
         pthread_mutex_lock(&pool.lock);
-        if (--pool.active == 0)
+        if (atomic_fetch_sub(&pool.active, 1) == 1)
             pthread_cond_signal(&pool.done);
         pthread_mutex_unlock(&pool.lock);
     }
@@ -109,7 +109,7 @@ static void pool_after_fork(void)
     pthread_cond_init(&pool.done, NULL);
     pool.job = NULL;
     atomic_store(&pool.generation, 0);
-    pool.active = 0;
+    atomic_store(&pool.active, 0);
     pool.nworkers = 0;
     atomic_store(&pool.started, 0);
     in_region = false;
@@ -140,15 +140,17 @@ static void pool_run(ParJob *job)
         job->nthreads = pool.nworkers + 1;
     pthread_mutex_lock(&pool.lock);
     pool.job = job;
-    pool.active = pool.nworkers;
+    atomic_store(&pool.active, pool.nworkers);
     atomic_fetch_add(&pool.generation, 1);
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.lock);
     in_region = true;
     job_work(job, 0);
     in_region = false;
+    for (int i = 0; i < PAR_SPIN && atomic_load(&pool.active) > 0; i++)
+        sched_yield();   /* the workers' last chunks usually end within microseconds */
     pthread_mutex_lock(&pool.lock);
-    while (pool.active > 0)
+    while (atomic_load(&pool.active) > 0)
         pthread_cond_wait(&pool.done, &pool.lock);
     pool.job = NULL;
     pthread_mutex_unlock(&pool.lock);
