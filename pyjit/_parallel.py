@@ -222,23 +222,33 @@ def _events(node, out):
 
 
 def _reduction(stmt, locals_):
-    """(name, operator) when stmt is a reduction statement of a local variable, else None."""
+    """(name, operator) when stmt is a reduction statement of a local variable, else None:
+    `s op= e`, `s = s op e` (or `e op s` for the commutative ones), `s = min(s, e)` (either
+    order), e never mentioning s."""
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
         op = _REDUCE_OPS.get(type(stmt.op))
         name = stmt.target.id
         if op and name in locals_ and name not in _names(stmt.value, ast.Load):
             return name, op
         return None
-    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
-            isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Call) and
-            isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in ("min", "max") and
-            len(stmt.value.args) == 2 and not stmt.value.keywords):
-        name = stmt.targets[0].id
-        args = stmt.value.args
-        self_at = [i for i, a in enumerate(args) if isinstance(a, ast.Name) and a.id == name]
-        if name in locals_ and len(self_at) == 1 and \
-                name not in _names(args[1 - self_at[0]], ast.Load):
-            return name, stmt.value.func.id
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in locals_):
+        return None
+    name, value = stmt.targets[0].id, stmt.value
+    if isinstance(value, ast.BinOp) and type(value.op) in _REDUCE_OPS:
+        op = _REDUCE_OPS[type(value.op)]
+        operands = [value.left, value.right] if op != "-" else [value.left]
+    elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and
+          value.func.id in ("min", "max") and len(value.args) == 2 and not value.keywords):
+        op, operands = value.func.id, value.args
+    else:
+        return None
+    for k, operand in enumerate(operands):
+        other = value.args[1 - k] if isinstance(value, ast.Call) else \
+            (value.right if k == 0 else value.left)
+        if isinstance(operand, ast.Name) and operand.id == name and \
+                name not in _names(other, ast.Load):
+            return name, op
     return None
 
 

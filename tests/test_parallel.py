@@ -154,6 +154,26 @@ def r_several(a, b):
     return s, c
 
 
+def r_spelled_out(a, b):
+    s = 0.0
+    p = 1.0
+    d = 0
+    m = a[0]
+    for i in prange(a.shape[0]):
+        s = s + a[i]
+        p = a[i] * p
+        d = d - b[i]
+        m = max(m, a[i])
+    return s, p, d, m
+
+
+def test_reductions_spelled_out():
+    check(r_spelled_out, 1 + RNG.random(3001) * 1e-4, RNG.integers(0, 9, 3001), parallel=True,
+          rtol=1e-12)
+    text = par(r_spelled_out).parallel_diagnostics()
+    assert "d -" in text and "m max" in text and "p *" in text and "s +" in text
+
+
 def test_sum_against_numpy():
     x = RNG.random(10**6)
     assert par(r_add)(x) == pytest.approx(x.sum(), rel=1e-12)
