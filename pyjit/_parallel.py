@@ -593,7 +593,8 @@ def _prange_test(func):
 
     def test(expr):
         v = value_of(expr)
-        return v in known or v == "prange"
+        # a name not bound yet (imported after the decorator runs) counts by its spelling
+        return any(v is k for k in known) or (isinstance(v, str) and v == "prange")
     return test
 
 
