@@ -1595,8 +1595,8 @@ static void collect_funcs(Program *prog, TypedFunc *tf)
         Block *b = fn->blocks.items[i];
         for (int j = 0; j < b->instrs.len; j++) {
             Instr *in = b->instrs.items[j];
-            if (in->op == OP_CALL_JIT && in->callee)
-                collect_funcs(prog, in->callee);
+            if ((in->op == OP_CALL_JIT || in->op == OP_INTRINSIC) && in->callee)
+                collect_funcs(prog, in->callee);   /* an INTRINSIC's: a prange loop's chunk */
         }
     }
 }

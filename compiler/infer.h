@@ -79,6 +79,9 @@ IRFunc *infer_callee_ir(Infer *c, Instr *at, void *handle);   /* for its argumen
 TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, int nargs,
                             Type *declared, Type **ret);
 
+/* infer_parallel.c: parfor(chunk, n, args...), an outlined prange loop (pyjit/_parallel.py). */
+Type *infer_parfor(Infer *c, Instr *in, Instr **pos, int npos);
+
 /* infer_items.c: attributes, indexing, iteration. */
 Type *infer_getattr(Infer *c, Instr *in);
 Type *infer_getitem(Infer *c, Instr *in);

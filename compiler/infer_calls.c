@@ -1474,6 +1474,12 @@ static Type *type_unsupported(Infer *c, Instr *in, Builtin bi, Args *a)
     return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in compiled code yet", a->name);
 }
 
+static Type *type_parfor(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    return infer_parfor(c, in, a->pos, a->npos);
+}
+
 static Type *type_conjugate(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     if (!want_args(c, in, a, 1, 1))

@@ -2080,8 +2080,9 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
 }
 
 /* symbol__wrap(void **args, void *ret, ExcInfo *exc): loads each argument from memory and calls
- * the native entry, which stores the result at ret itself. */
-static void build_wrapper(Lower *L, TypedFunc *tf)
+ * the native entry, which stores the result at ret itself. The entry's, and a prange loop's
+ * chunk function's (lower_parallel.c); the builder is left in the wrapper. */
+LLVMValueRef lower_build_wrapper(Lower *L, TypedFunc *tf)
 {
     LLVMTypeRef params[3] = {L->ptr, L->ptr, L->ptr};
     char *name = arena_printf(L->prog->arena, "%s__wrap", tf->symbol);
@@ -2110,6 +2111,7 @@ static void build_wrapper(Lower *L, TypedFunc *tf)
     }
     LLVMValueRef fn = tf->aux;
     LLVMBuildRet(B, LLVMBuildCall2(B, LLVMGlobalGetValueType(fn), fn, args, (unsigned)tf->nargs + 2, ""));
+    return w;
 }
 
 static void init_types(Lower *L)
@@ -2149,7 +2151,7 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
     for (int i = 0; i < prog->funcs.len && rc == 0; i++)
         rc = lower_function(&L, prog->funcs.items[i], L.in_cycle[i]);
     if (rc == 0 && !t->is_gpu)
-        build_wrapper(&L, entry);
+        lower_build_wrapper(&L, entry);
     else if (rc == 0 && !prog->gpu_device)
         lower_gpu_entry(&L, entry);
     LLVMDisposeBuilder(L.b);

@@ -96,6 +96,8 @@ LLVMValueRef lower_const_f(Lower *L, Type *ft, double v);
 LLVMValueRef lower_math(Lower *L, MathFn fn, Type *ft, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef lower_call_rt(Lower *L, const char *name, LLVMTypeRef ret, LLVMValueRef *args,
                            int nargs);
+/* The uniform wrapper symbol__wrap (abi.h) of tf; the builder is left inside it. */
+LLVMValueRef lower_build_wrapper(Lower *L, TypedFunc *tf);
 /* The address of a Python object of this process (kind, handle: CodeRef in compiler.h) as code
  * uses it: a symbol the JIT binds when it loads the code, on the CPU; a constant on the GPU. */
 LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr);

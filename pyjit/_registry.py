@@ -39,6 +39,13 @@ def _aliases():
              for n in types.__all__
              if isinstance(getattr(types, n), types.Scalar)]
     # NumPy scalar types that are distinct objects of the same width as a canonical one.
+    import sys
+
+    from . import _parallel
+    pairs.append((_parallel.prange, "builtins.range"))   # serial outside parallel=True loops
+    numba = sys.modules.get("numba")
+    if getattr(numba, "prange", None) is not None:   # code written for Numba, left as it was
+        pairs.append((numba.prange, "builtins.range"))
     for name, canonical in (("longlong", "int64"), ("ulonglong", "uint64"), ("intc", "int32"),
                             ("uintc", "uint32"), ("bool", "bool_")):
         obj = getattr(np, name, None)

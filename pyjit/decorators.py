@@ -20,15 +20,15 @@ import functools
 
 __all__ = ["njit", "jit", "prange", "vectorize", "guvectorize"]
 
-prange = range   # parallel loops run serially for now; prange is accepted everywhere range is
+from ._parallel import prange  # noqa: E402  (range outside parallel=True functions)
 
 # Options Numba's decorators take. Those pyjit ignores are listed with why.
 _PASSED = {"nogil", "fastmath", "boundscheck", "error_model", "debug", "opt", "cache"}
+_PARALLEL = {"parallel"}   # prange loops outlined onto the thread pool (pyjit/_parallel.py)
 _IGNORED = {
     "nopython",      # always nopython
     "forceobj",      # no object mode: compiled in nopython mode anyway
     "looplift",      # no object mode, nothing to lift from
-    "parallel",      # prange runs serially
     "inline", "no_cpython_wrapper", "no_cfunc_wrapper", "no_rewrites", "locals", "_nrt",
     "target", "pipeline_class",
 }
@@ -120,8 +120,8 @@ def _comprehension(code, outer, over=None, nover=1):
 
 
 def _make_dispatcher(func, signatures, options):
-    from . import _core, _registry, _serialize
-    unknown = set(options) - _PASSED - _IGNORED
+    from . import _core, _parallel, _registry, _serialize
+    unknown = set(options) - _PASSED - _PARALLEL - _IGNORED
     if unknown:
         raise TypeError(f"njit() got unexpected option(s): {', '.join(sorted(unknown))}")
     if isinstance(func, _core.Dispatcher):
@@ -134,9 +134,15 @@ def _make_dispatcher(func, signatures, options):
     for flag in ("fastmath", "cache"):
         if flag in kwargs:
             kwargs[flag] = bool(kwargs[flag])
-    disp = _core.Dispatcher(func, _registry.REGISTRY, **kwargs)
+    _parallel.configure()
+    compiled, loops = func, []
+    if options.get("parallel"):
+        compiled, loops = _parallel.outline(func, options)
+    disp = _core.Dispatcher(compiled, _registry.REGISTRY, **kwargs)
     functools.update_wrapper(disp, func)
     disp.stats = CacheStats()
+    if options.get("parallel"):
+        disp.parallel_diagnostics = functools.partial(_parallel.diagnostics, func, loops)
     _serialize.record(disp, func, njit, () if signatures is None else (signatures,), options)
     if signatures is not None:
         if isinstance(signatures, (str, tuple)) or not isinstance(signatures, list):

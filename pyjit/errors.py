@@ -6,7 +6,8 @@ func_name). Bad arguments at a call are plain TypeError/ValueError, as Python's 
 """
 
 __all__ = ["PyjitError", "CompileError", "TypingError", "UnsupportedError", "InternalError",
-           "CudaError", "PyjitWarning", "PerformanceWarning"]
+           "CudaError", "PyjitWarning", "PerformanceWarning", "ParallelSafetyWarning",
+           "NumbaParallelSafetyWarning"]
 
 
 class PyjitError(Exception):
@@ -50,3 +51,11 @@ class PyjitWarning(UserWarning):
 class PerformanceWarning(PyjitWarning):
     """Something costs time it need not: compiled code that cannot be cached, a cache directory
     that cannot be written (Numba's NumbaPerformanceWarning)."""
+
+
+class ParallelSafetyWarning(PerformanceWarning):
+    """A prange loop runs serially because its iterations depend on each other (`a[i] = a[i - 1]`),
+    which pyjit proved (Numba's NumbaParallelSafetyWarning)."""
+
+
+NumbaParallelSafetyWarning = ParallelSafetyWarning

@@ -223,6 +223,10 @@ static PyMethodDef core_methods[] = {
     {"ufunc_made", rt_ufunc_made, METH_O, "How a pyjit ufunc was made (a dict), or None."},
     {"ufunc_add_loop", rt_ufunc_add_loop, METH_VARARGS, "Adds a compiled loop to a pyjit ufunc."},
     {"ufunc_threads", rt_ufunc_threads, METH_NOARGS, "Threads that run target='parallel' loops."},
+    {"parallel_configure", rt_parallel_configure, METH_O, "The prange pool's size (at import)."},
+    {"parallel_set_threads", rt_parallel_set_threads, METH_O, "This thread's regions' threads."},
+    {"parallel_get_threads", rt_parallel_get_threads, METH_NOARGS, "This thread's regions' threads."},
+    {"parallel_thread_id", rt_parallel_thread_id, METH_NOARGS, "0 for a caller, 1.. for workers."},
     {NULL, NULL, 0, NULL},
 };
 

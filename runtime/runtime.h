@@ -239,5 +239,15 @@ PyObject *rt_ufunc_made(PyObject *self, PyObject *ufunc);
 PyObject *rt_ufunc_add_loop(PyObject *self, PyObject *args);
 /* ufunc_threads() -> the threads of target='parallel' loops. */
 PyObject *rt_ufunc_threads(PyObject *self, PyObject *unused);
+/* pool.c: the thread pool of prange loops (pyjit/_parallel.py) and parallel ufuncs. fn runs
+ * chunks [lo, hi) of [0, n) on the calling thread (slot 0) and the workers (slots 1..); the
+ * first chunk to fail stops the others from starting, and its ExcInfo is returned with
+ * ABI_STATUS_ERROR. Called with or without the GIL (it lets the GIL go for the region). */
+typedef int32_t (*RtChunkFn)(void *ctx, int64_t lo, int64_t hi, int64_t slot, ExcInfo *exc);
+int32_t rt_pool_for(RtChunkFn fn, void *ctx, int64_t n, ExcInfo *exc);
+PyObject *rt_parallel_configure(PyObject *self, PyObject *n);
+PyObject *rt_parallel_set_threads(PyObject *self, PyObject *n);
+PyObject *rt_parallel_get_threads(PyObject *self, PyObject *unused);
+PyObject *rt_parallel_thread_id(PyObject *self, PyObject *unused);
 
 #endif

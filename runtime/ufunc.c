@@ -17,8 +17,9 @@
  *     contiguous or broadcast scalars (stride 0) and the output is contiguous, a variant for
  *     that pattern is compiled once (with the GIL, in get_loop), with contiguous arrays and the
  *     scalars read once, so LLVM can vectorise it; each call checks the strides it is given;
- *   - target='parallel' runs the same loop on a pool of threads (one per core, created once)
- *     over chunks of the outer dimension; the compiled loop does not need the GIL.
+ *   - target='parallel' runs the same loop over chunks of the outer dimension on the thread
+ *     pool prange loops use (runtime/pool.c; set_num_threads applies to both); the compiled
+ *     loop does not need the GIL.
  *
  * The ufunc owns its loops: a capsule in ufunc->obj (NumPy releases it with the ufunc) holds the
  * loop records, the type tables and the loop dispatchers that keep the machine code alive. */
@@ -29,7 +30,6 @@
 #include <numpy/ufuncobject.h>
 #include <numpy/dtype_api.h>
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,128 +133,6 @@ static size_t frame_bytes(const UfLoop *lp)
     return n;
 }
 
-/* ---- the thread pool of target='parallel' ---- */
-
-typedef struct UfJob {
-    const UfLoop *loop;
-    AbiWrapper wrapper;
-    char *const *args;
-    const npy_intp *dims, *steps;
-    npy_intp n, chunk;
-    int nchunks;
-    atomic_int next;
-    atomic_int failed;
-    ExcInfo exc;            /* written by the one thread that set failed */
-} UfJob;
-
-/* Per process: the workers, and the job they share (one job at a time). */
-static struct {
-    pthread_mutex_t lock, submit;
-    pthread_cond_t wake, done;
-    UfJob *job;
-    unsigned long generation;
-    int active;             /* workers still on the current job */
-    int nworkers;           /* threads besides the caller */
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-          PTHREAD_COND_INITIALIZER, NULL, 0, 0, 0};
-static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
-
-static void job_work(UfJob *job)
-{
-    for (;;) {
-        int c = atomic_fetch_add(&job->next, 1);
-        if (c >= job->nchunks || atomic_load(&job->failed))
-            return;
-        npy_intp start = (npy_intp)c * job->chunk;
-        npy_intp count = job->n - start < job->chunk ? job->n - start : job->chunk;
-        ExcInfo exc;
-        if (run_chunk(job->loop, job->wrapper, job->args, job->dims, job->steps, start, count,
-                      &exc) != ABI_STATUS_OK && !atomic_exchange(&job->failed, 1))
-            job->exc = exc;
-    }
-}
-
-static void *pool_worker(void *unused)
-{
-    unsigned long seen = 0;
-    pthread_mutex_lock(&pool.lock);
-    for (;;) {
-        while (pool.generation == seen)
-            pthread_cond_wait(&pool.wake, &pool.lock);
-        seen = pool.generation;
-        UfJob *job = pool.job;
-        pthread_mutex_unlock(&pool.lock);
-        job_work(job);
-        pthread_mutex_lock(&pool.lock);
-        if (--pool.active == 0)
-            pthread_cond_signal(&pool.done);
-    }
-    return NULL;
-}
-
-/* PYJIT_NUM_THREADS, or one thread per online core. */
-static int thread_count(void)
-{
-    const char *env = getenv("PYJIT_NUM_THREADS");
-    long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
-}
-
-/* A forked child has none of the parent's workers: start again there. */
-static void pool_after_fork(void)
-{
-    pthread_mutex_init(&pool.lock, NULL);
-    pthread_mutex_init(&pool.submit, NULL);
-    pthread_cond_init(&pool.wake, NULL);
-    pthread_cond_init(&pool.done, NULL);
-    pool.job = NULL;
-    pool.generation = 0;
-    pool.active = 0;
-    pool.nworkers = 0;
-    pool_once = (pthread_once_t)PTHREAD_ONCE_INIT;
-}
-
-static void pool_start(void)
-{
-    static bool atfork_done;
-    if (!atfork_done) {
-        pthread_atfork(NULL, NULL, pool_after_fork);
-        atfork_done = true;
-    }
-    int want = thread_count() - 1;
-    for (int i = 0; i < want; i++) {
-        pthread_t t;
-        if (pthread_create(&t, NULL, pool_worker, NULL) != 0)
-            break;
-        pthread_detach(t);
-        pool.nworkers++;
-    }
-}
-
-/* Runs the job on the workers and the calling thread. When another thread's job holds the
- * pool, this one runs alone rather than wait. */
-static void pool_run(UfJob *job)
-{
-    pthread_once(&pool_once, pool_start);
-    if (pool.nworkers == 0 || pthread_mutex_trylock(&pool.submit) != 0) {
-        job_work(job);
-        return;
-    }
-    pthread_mutex_lock(&pool.lock);
-    pool.job = job;
-    pool.active = pool.nworkers;
-    pool.generation++;
-    pthread_cond_broadcast(&pool.wake);
-    pthread_mutex_unlock(&pool.lock);
-    job_work(job);
-    pthread_mutex_lock(&pool.lock);
-    while (pool.active > 0)
-        pthread_cond_wait(&pool.done, &pool.lock);
-    pool.job = NULL;
-    pthread_mutex_unlock(&pool.lock);
-    pthread_mutex_unlock(&pool.submit);
-}
-
 /* Elements of work in one inner-loop call: outer length times the core dimensions. */
 static npy_intp work_of(const UfLoop *lp, const npy_intp *dims)
 {
@@ -286,6 +164,22 @@ static AbiWrapper pick_wrapper(const UfLoop *lp, const npy_intp *steps)
     return lp->wrapper;
 }
 
+/* What the chunks of one parallel call share. */
+typedef struct UfCall {
+    const UfLoop *loop;
+    AbiWrapper wrapper;
+    char *const *args;
+    const npy_intp *dims, *steps;
+} UfCall;
+
+static int32_t call_chunk(void *ctx, int64_t lo, int64_t hi, int64_t slot, ExcInfo *exc)
+{
+    const UfCall *c = ctx;
+    return run_chunk(c->loop, c->wrapper, c->args, c->dims, c->steps, lo, hi - lo, exc);
+}
+
+/* Small loops run on the calling thread; target='parallel' ones share the pool of prange
+ * loops (runtime/pool.c). */
 static int32_t run_loop(const UfLoop *lp, char *const *args, const npy_intp *dims,
                         const npy_intp *steps, ExcInfo *exc)
 {
@@ -293,20 +187,9 @@ static int32_t run_loop(const UfLoop *lp, char *const *args, const npy_intp *dim
     AbiWrapper wrapper = pick_wrapper(lp, steps);
     if (!lp->parallel || n < 2 || work_of(lp, dims) < UF_PARALLEL_MIN)
         return run_chunk(lp, wrapper, args, dims, steps, 0, n, exc);
-    pthread_once(&pool_once, pool_start);
-    int parts = 4 * (pool.nworkers + 1);
-    UfJob job = {.loop = lp, .wrapper = wrapper, .args = args, .dims = dims, .steps = steps,
-                 .n = n};
-    job.chunk = (n + parts - 1) / parts;
-    job.nchunks = (int)((n + job.chunk - 1) / job.chunk);
-    atomic_init(&job.next, 0);
-    atomic_init(&job.failed, 0);
-    pool_run(&job);
-    if (atomic_load(&job.failed)) {
-        *exc = job.exc;
-        return ABI_STATUS_ERROR;
-    }
-    return ABI_STATUS_OK;
+    UfCall call = {lp, wrapper, args, dims, steps};
+    exc->kind = ABI_EXC_NONE;
+    return rt_pool_for(call_chunk, &call, n, exc);
 }
 
 /* ---- the loops NumPy calls ---- */
@@ -723,9 +606,3 @@ fail:
     return NULL;
 }
 
-/* _core.ufunc_threads() -> how many threads run a target='parallel' loop (the caller included). */
-PyObject *rt_ufunc_threads(PyObject *self, PyObject *unused)
-{
-    pthread_once(&pool_once, pool_start);
-    return PyLong_FromLong(pool.nworkers + 1);
-}

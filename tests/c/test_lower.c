@@ -65,6 +65,10 @@ MemInfo *pj_list_new(int64_t itemsize, int64_t len, const int32_t *refs, int32_t
 int32_t pj_list_reserve(MemInfo *list, int64_t n) { (void)list; (void)n; return -1; }
 /* Nor is round(x, n < 0)'s (runtime/round.c): x as it is. */
 double pj_round_neg(double x, int64_t ndigits) { (void)ndigits; return x; }
+/* Nor is the thread pool's (runtime/pool.c): one thread. */
+int32_t pj_parfor(void *wrapper, void **argv, int32_t nargs, int64_t n, ExcInfo *exc) { (void)wrapper; (void)argv; (void)nargs; (void)n; (void)exc; return 0; }
+int64_t pj_num_threads(void) { return 1; }
+int64_t pj_thread_id(void) { return 0; }
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};

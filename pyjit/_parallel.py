@@ -1,0 +1,704 @@
+"""pyjit._parallel: @njit(parallel=True) and prange, outlined and run on the thread pool.
+
+A parallel=True function is rewritten once, at decoration, from its source: each outermost
+`for i in prange(...)` loop becomes two functions of its own, compiled like any callee,
+
+    body(lo, hi, start, step, reads...)       the iterations lo..hi-1 of the normalised space,
+                                              returning the partial results of the reductions
+    chunk(lo, hi, slot, start, step, reads..., partials...)
+                                              body, then its partials folded into row `slot`
+
+and, in the loop's place, a call parfor(chunk, n, ...) that the compiler lowers to the pool
+(runtime/pool.c: chunks handed out dynamically to the caller, slot 0, and the workers, slots
+1..), followed by the fold of the per-thread partials, in thread order. The body reads outer
+variables by value (arrays by their descriptors, so writes to their elements are seen);
+variables it assigns are private to it. Reductions are `v += e`, `v -= e`, `v *= e`, `v |= e`,
+`v &= e`, `v = min(v, e)`, `v = max(v, e)` on a variable of the function (a scalar, or an array
+for +=), used nowhere else in the loop.
+
+Loops that cannot run in parallel run serially, as prange is range outside parallel functions:
+a proven loop-carried dependence (`a[i] = a[i - 1] + 1`, a ParallelSafetyWarning naming the line),
+a break, return or yield in the body, or no source to rewrite. A variable the body assigns that
+is read after the loop is refused (UnsupportedError naming both lines). f.parallel_diagnostics()
+says which loops run in parallel and why the others do not.
+"""
+import ast
+import os
+import textwrap
+import warnings
+
+from .errors import ParallelSafetyWarning, UnsupportedError
+
+# The partial of each reduction operator starts at the identity (or, for the idempotent ones,
+# the variable's value before the loop) and is folded with the operator of `fold`.
+_REDUCE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitOr: "|", ast.BitAnd: "&"}
+_FOLD = {"+": "+=", "-": "+=", "*": "*=", "|": "|=", "&": "&=", "min": "min", "max": "max"}
+_PREFIX = "_pj_"
+
+
+def prange(*args):
+    """Numba's prange: range, whose iterations an @njit(parallel=True) function runs on the
+    thread pool (outside one, and in Python, it is range)."""
+    return range(*args)
+
+
+def parfor(chunk, n, *args):
+    """The pool's call of an outlined loop; in Python (the rewritten function run by the
+    interpreter) the whole range on this thread."""
+    chunk(0, n, 0, *args)
+
+
+def _pool_size():
+    """NUMBA_NUM_THREADS / PYJIT_NUM_THREADS, else the cores this process may run on."""
+    for name in ("PYJIT_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        value = os.environ.get(name, "").strip()
+        if value:
+            try:
+                n = int(value)
+            except ValueError:
+                raise ValueError(f"{name} must be a positive integer, not {value!r}") from None
+            if n < 1:
+                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+            return n
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):   # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+NUMBA_NUM_THREADS = _pool_size()
+_configured = False
+
+
+def configure():
+    """Gives the pool its size, once, before compiled code first runs (pyjit/decorators.py calls
+    it for every dispatcher; `import pyjit` itself loads no compiler)."""
+    global _configured
+    if not _configured:
+        from . import _core
+        _core.parallel_configure(NUMBA_NUM_THREADS)
+        _configured = True
+
+
+def set_num_threads(n):
+    """The number of threads this thread's parallel regions use, 1..NUMBA_NUM_THREADS (as in
+    Numba, a setting of the calling thread)."""
+    import numbers
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError("The number of threads specified must be an integer")
+    if n < 1 or n > NUMBA_NUM_THREADS:
+        raise ValueError(f"The number of threads must be between 1 and {NUMBA_NUM_THREADS}")
+    configure()
+    from . import _core
+    _core.parallel_set_threads(int(n))
+
+
+def get_num_threads():
+    """The number of threads this thread's parallel regions use."""
+    configure()
+    from . import _core
+    return _core.parallel_get_threads()
+
+
+def get_thread_id():
+    """0 on a thread that runs a parallel region (and in Python), 1.. on the pool's workers."""
+    from . import _core
+    return _core.parallel_thread_id()
+
+
+def _zero(v):
+    """The identity of + for v's type: 0 of its dtype, or an array of zeros like v."""
+    return v * 0
+
+
+def _one(v):
+    return v * 0 + 1
+
+
+def _slots(z, nthreads):
+    """One partial per thread, each starting at z (a scalar, or an array of zeros)."""
+    import numpy as np
+    if isinstance(z, np.ndarray):
+        return np.zeros((nthreads,) + z.shape, z.dtype)
+    return np.full(nthreads, z)
+
+
+def _count(start, stop, step):
+    """len(range(start, stop, step)), ValueError for a zero step as range()."""
+    if step == 0:
+        raise ValueError("range() arg 3 must not be zero")
+    if step > 0:
+        return (stop - start + step - 1) // step if stop > start else 0
+    return (start - stop - step - 1) // (-step) if start > stop else 0
+
+
+def _register_helpers():
+    """The helpers' compiled forms: chosen by the argument types (a scalar or an array)."""
+    import numpy as np
+
+    from . import types
+    from .extending import overload, register_jitable
+
+    def scalar_ctor(v):
+        return getattr(np, "bool_" if isinstance(v, types.Boolean) else str(v))
+
+    @overload(_zero)
+    def _zero_impl(v):
+        if isinstance(v, types.Array):
+            return lambda v: np.zeros_like(v)
+        ctor = scalar_ctor(v)
+        return lambda v: ctor(0)
+
+    @overload(_one)
+    def _one_impl(v):
+        if isinstance(v, types.Array):
+            return lambda v: np.ones_like(v)
+        ctor = scalar_ctor(v)
+        return lambda v: ctor(1)
+
+    @overload(_slots)
+    def _slots_impl(z, nthreads):
+        if isinstance(z, types.Array):
+            return lambda z, nthreads: np.zeros((nthreads,) + z.shape, z.dtype)
+        return lambda z, nthreads: np.full(nthreads, z)
+
+    register_jitable(_count)
+
+
+_helpers_ready = False
+
+
+# ---- the rewrite ------------------------------------------------------------------------------
+
+class Loop:
+    """One prange loop of a parallel function, and what became of it (parallel_diagnostics)."""
+
+    def __init__(self, line):
+        self.line = line
+        self.parallel = False
+        self.why = ""
+        self.reductions = {}     # name -> operator
+
+
+def _names(node, ctx):
+    """The names node stores (ast.Store) or loads (ast.Load), not looking into nested scopes."""
+    out = set()
+    for n in _walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ctx):
+            out.add(n.id)
+    return out
+
+
+def _walk(node):
+    """ast.walk that does not enter nested functions, lambdas or classes."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        for child in ast.iter_child_nodes(n):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                      ast.ClassDef)):
+                todo.append(child)
+
+
+def _events(node, out):
+    """(name, is_store, node) in the order they happen: an assignment's value before its
+    targets, an augmented assignment's read, value, then store."""
+    if isinstance(node, ast.Assign):
+        _events(node.value, out)
+        for t in node.targets:
+            _events(t, out)
+    elif isinstance(node, ast.AugAssign):
+        if isinstance(node.target, ast.Name):
+            out.append((node.target.id, False, node.target))
+        _events(node.value, out)
+        _events(node.target, out)
+    elif isinstance(node, ast.Name):
+        out.append((node.id, isinstance(node.ctx, ast.Store), node))
+    elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        for child in ast.iter_child_nodes(node):
+            _events(child, out)
+    return out
+
+
+def _reduction(stmt, locals_):
+    """(name, operator) when stmt is a reduction statement of a local variable, else None:
+    `s op= e`, `s = s op e` (or `e op s` for the commutative ones), `s = min(s, e)` (either
+    order), e never mentioning s."""
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        op = _REDUCE_OPS.get(type(stmt.op))
+        name = stmt.target.id
+        if op and name in locals_ and name not in _names(stmt.value, ast.Load):
+            return name, op
+        return None
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in locals_):
+        return None
+    name, value = stmt.targets[0].id, stmt.value
+    if isinstance(value, ast.BinOp) and type(value.op) in _REDUCE_OPS:
+        op = _REDUCE_OPS[type(value.op)]
+        operands = [value.left, value.right] if op != "-" else [value.left]
+    elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and
+          value.func.id in ("min", "max") and len(value.args) == 2 and not value.keywords):
+        op, operands = value.func.id, value.args
+    else:
+        return None
+    for k, operand in enumerate(operands):
+        other = value.args[1 - k] if isinstance(value, ast.Call) else \
+            (value.right if k == 0 else value.left)
+        if isinstance(operand, ast.Name) and operand.id == name and \
+                name not in _names(other, ast.Load):
+            return name, op
+    return None
+
+
+def _find_reductions(body, locals_, loopvar):
+    """{name: operator} of the reductions of a loop body, and the names that are something else
+    (assigned or read elsewhere): a name is a reduction when every use is one statement of one
+    operator."""
+    found, mentions = {}, {}
+    stmts = [s for top in body for s in _walk(top) if isinstance(s, ast.stmt)]
+    for s in stmts:
+        r = _reduction(s, locals_)
+        if r:
+            name, op = r
+            found.setdefault(name, set()).add(op)
+            mentions[name] = mentions.get(name, 0) + _count_name(s, name)
+    out = {}
+    for name, ops in found.items():
+        everywhere = sum(_count_name(top, name) for top in body)
+        if len(ops) == 1 and everywhere == mentions[name] and name != loopvar:
+            out[name] = next(iter(ops))
+    return out
+
+
+def _count_name(node, name):
+    return sum(1 for n in _walk(node) if isinstance(n, ast.Name) and n.id == name)
+
+
+def _affine(node, loopvar):
+    """The constant c when node is loopvar + c (or loopvar - c, c + loopvar, loopvar), else
+    None."""
+    if isinstance(node, ast.Name) and node.id == loopvar:
+        return 0
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        left, right = node.left, node.right
+        if isinstance(left, ast.Name) and left.id == loopvar and \
+                isinstance(right, ast.Constant) and type(right.value) is int:
+            return right.value if isinstance(node.op, ast.Add) else -right.value
+        if isinstance(node.op, ast.Add) and isinstance(right, ast.Name) and \
+                right.id == loopvar and isinstance(left, ast.Constant) and \
+                type(left.value) is int:
+            return left.value
+    return None
+
+
+def _index_parts(sub):
+    s = sub.slice
+    return list(s.elts) if isinstance(s, ast.Tuple) else [s]
+
+
+def _dependence(body, loopvar):
+    """(store, load) subscripts of one array whose indices differ by a constant in the loop
+    variable (a[i] written, a[i - 1] read): a dependence between iterations, proven."""
+    stores, loads = [], []
+    for top in body:
+        for n in _walk(top):
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                if isinstance(n.ctx, ast.Store):
+                    stores.append(n)
+                else:
+                    loads.append(n)
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Subscript):
+                loads.append(n.target)
+    for st in stores:
+        sp = _index_parts(st)
+        for ld in loads:
+            lp = _index_parts(ld)
+            if ld.value.id != st.value.id or len(lp) != len(sp):
+                continue
+            differs = False
+            for a, b in zip(sp, lp):
+                ca, cb = _affine(a, loopvar), _affine(b, loopvar)
+                if ca is not None and cb is not None:
+                    differs |= ca != cb
+                elif ast.dump(a) != ast.dump(b):
+                    break
+            else:
+                if differs:
+                    return st, ld
+    return None
+
+
+def _serial_reason(loop_node):
+    for n in _walk(ast.Module(body=loop_node.body, type_ignores=[])):
+        if isinstance(n, ast.Return):
+            return f"a return at line {n.lineno}"
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return f"a yield at line {n.lineno}"
+    for n in _loop_level(loop_node.body):
+        if isinstance(n, ast.Break):
+            return f"a break at line {n.lineno}"
+    if loop_node.orelse:
+        return "an else clause"
+    if not isinstance(loop_node.target, ast.Name):
+        return "its target is not a plain variable"
+    call = loop_node.iter
+    if call.keywords or not 1 <= len(call.args) <= 3 or \
+            any(isinstance(a, ast.Starred) for a in call.args):
+        return "prange() takes 1 to 3 positional arguments here"
+    return None
+
+
+def _loop_level(stmts):
+    """The statements of a loop body that a break there would leave it from (not inner loops)."""
+    for s in stmts:
+        yield s
+        if isinstance(s, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
+                          ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from _loop_level(getattr(s, field, []) or [])
+        for h in getattr(s, "handlers", []) or []:
+            yield from _loop_level(h.body)
+
+
+class _Rewriter:
+    """Finds the prange loops of one function and outlines them (see the module's docstring)."""
+
+    def __init__(self, func, fdef, is_prange):
+        self.func = func
+        self.fdef = fdef
+        self.is_prange = is_prange
+        self.loops = []
+        self.helpers = []        # generated FunctionDefs (bodies and chunks)
+        args = fdef.args
+        self.params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+        for extra in (args.vararg, args.kwarg):
+            if extra:
+                self.params.add(extra.arg)
+        self.locals = self.params | _names(fdef, ast.Store)
+        self.events = []
+        for stmt in fdef.body:
+            _events(stmt, self.events)
+
+    def rewrite_block(self, stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, ast.For) and self._is_prange_loop(s):
+                out.extend(self._outline(s))
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(getattr(s, field, None), list) and \
+                        not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    setattr(s, field, self.rewrite_block(getattr(s, field)))
+            for h in getattr(s, "handlers", []) or []:
+                h.body = self.rewrite_block(h.body)
+            out.append(s)
+        return out
+
+    def _is_prange_loop(self, s):
+        return isinstance(s.iter, ast.Call) and self.is_prange(s.iter.func)
+
+    def _outline(self, node):
+        loop = Loop(node.lineno)
+        self.loops.append(loop)
+        why = _serial_reason(node)
+        if why is None:
+            dep = _dependence(node.body, node.target.id)
+            if dep:
+                st, ld = dep
+                why = (f"a dependence between iterations: {ast.unparse(st)} written at line "
+                       f"{st.lineno} and {ast.unparse(ld)} read at line {ld.lineno}")
+                warnings.warn_explicit(
+                    f"prange loop at line {node.lineno} of {self.func.__qualname__} runs "
+                    f"serially: {why}", ParallelSafetyWarning, self.func.__code__.co_filename,
+                    st.lineno)
+        if why is not None:
+            loop.why = why
+            return [node]
+        self._check_privates(node)
+        loop.parallel = True
+        loop.reductions = _find_reductions(node.body, self.locals, node.target.id)
+        return self._emit(node, loop, len(self.loops) - 1)
+
+    def _check_privates(self, node):
+        """A variable the body assigns (or the loop variable) read after the loop: the value of
+        one iteration, which one depends on the threads. Refused, naming both lines."""
+        assigned = _names(ast.Module(body=node.body, type_ignores=[]), ast.Store)
+        assigned.add(node.target.id)
+        reductions = _find_reductions(node.body, self.locals, node.target.id)
+        end = (node.end_lineno, node.end_col_offset)
+        seen = set()
+        for name, is_store, n in self.events:
+            if (n.lineno, n.col_offset) <= end or name in seen or name not in assigned or \
+                    name in reductions:
+                continue
+            seen.add(name)
+            if not is_store:
+                raise UnsupportedError(
+                    f"{self.func.__qualname__}: '{name}' is assigned in the prange loop at line "
+                    f"{node.lineno} and read after it at line {n.lineno}; each iteration runs on "
+                    f"some thread, so its value there is not defined (make it a reduction, or "
+                    f"assign it outside the loop)")
+
+    def _emit(self, node, loop, k):
+        """The loop's replacement in the function; its body and chunk functions join helpers."""
+        g = _Generated(f"{_PREFIX}{k}_", node, loop.reductions, self._reads(node, loop.reductions))
+        body_fn, chunk_fn = g.body_function(), g.chunk_function()
+        stmts = g.replacement()
+        self.helpers += [body_fn, chunk_fn]
+        for s in stmts + [body_fn, chunk_fn]:
+            _place(s, node)
+        return stmts
+
+    def _reads(self, node, reductions):
+        """The function's variables the body reads, passed by value: those it does not assign,
+        those it assigns after reading them when they have a value before the loop, and the
+        reductions' variables (their value before the loop starts min, max, | and &)."""
+        loopvar = node.target.id
+        tree = ast.Module(body=node.body, type_ignores=[])
+        assigned, loaded = _names(tree, ast.Store), _names(tree, ast.Load)
+        before = {name for name, is_store, n in self.events
+                  if is_store and n.lineno < node.lineno} | self.params
+        return sorted((((loaded & self.locals) - assigned) | (loaded & assigned & before) |
+                       (set(reductions) & before)) - {loopvar})
+
+
+class _Generated:
+    """The source of one outlined loop: its body function, its chunk function and the statements
+    in the loop's place. Every name made here starts with p (_pj_<k>_)."""
+
+    def __init__(self, p, node, reductions, reads):
+        self.p, self.node, self.ops, self.reads = p, node, reductions, reads
+        self.reds = sorted(reductions)
+        self.slots = [f"{p}slots_{r}" for r in self.reds]
+        self.start, self.step = f"{p}start", f"{p}step"
+        self.body_args = ", ".join([f"{p}lo", f"{p}hi", self.start, self.step] + reads)
+
+    def body_function(self):
+        """body(lo, hi, start, step, reads...): iterations lo..hi-1 of 0..n-1, the user's
+        statements inside; returns the partials of the reductions, each started at its
+        identity (+ - *) or at the variable's value (min max | &)."""
+        p, var = self.p, self.node.target.id
+        form = len(self.node.iter.args)
+        if form == 1:       # prange(n): the body's loop is the plain range loop
+            head = f"for {var} in range({p}lo, {p}hi):"
+        elif form == 2:
+            head = f"for {var} in range({self.start} + {p}lo, {self.start} + {p}hi):"
+        else:
+            head = (f"for {p}j in range({p}lo, {p}hi):\n"
+                    f"        {var} = {self.start} + {p}j * {self.step}")
+        inits = [f"    {r} = {_PREFIX}{'one' if self.ops[r] == '*' else 'zero'}({r})"
+                 for r in self.reds if self.ops[r] in "+-*"]
+        ret = f"({', '.join(self.reds)},)" if self.reds else "None"
+        src = "\n".join([f"def {p}body({self.body_args}):"] + inits +
+                        [f"    {head}", "        pass", f"    return {ret}"])
+        fn = ast.parse(src).body[0]
+        loop = fn.body[len(inits)]
+        loop.body = loop.body[:-1] + self.node.body   # the user's statements for `pass`
+        return fn
+
+    def chunk_function(self):
+        """chunk(lo, hi, slot, start, step, reads..., slots...): the body, its partials folded
+        into row `slot` of each reduction's slots (the pool runs one chunk per call)."""
+        p = self.p
+        lines = [f"def {p}chunk({p}lo, {p}hi, {p}slot, {self.start}, {self.step}" +
+                 "".join(", " + x for x in self.reads + self.slots) + "):",
+                 f"    {p}r = {p}body({self.body_args})"]
+        lines += [_fold(f"{p}slots_{r}[{p}slot]", f"{p}r[{i}]", self.ops[r])
+                  for i, r in enumerate(self.reds)]
+        return ast.parse("\n".join(lines)).body[0]
+
+    def replacement(self):
+        """The range's bounds evaluated once, the partials' rows (typed by a call of the body
+        over no iterations), the call of the pool, and the rows folded in thread order."""
+        p, args = self.p, [ast.unparse(x) for x in self.node.iter.args]
+        start, stop, step = ("0", args[0], "1") if len(args) == 1 else \
+            (args[0], args[1], "1") if len(args) == 2 else args
+        lines = [f"{self.start} = {start}", f"{p}stop = {stop}", f"{self.step} = {step}",
+                 f"{p}n = {_PREFIX}count({self.start}, {p}stop, {self.step})"]
+        if self.reds:
+            lines.append(f"{p}z = {p}body(0, 0, {self.start}, {self.step}" +
+                         "".join(", " + x for x in self.reads) + ")")
+            lines.append(f"{p}nt = {_PREFIX}get_num_threads()")
+            lines += [f"{p}slots_{r} = {_PREFIX}slots({p}z[{i}], {p}nt)"
+                      for i, r in enumerate(self.reds)]
+        lines.append(f"{_PREFIX}parfor({p}chunk, {p}n, {self.start}, {self.step}" +
+                     "".join(", " + x for x in self.reads + self.slots) + ")")
+        if self.reds:
+            lines.append(f"for {p}t in range({p}nt):")
+            lines += [_fold(r, f"{p}slots_{r}[{p}t]", self.ops[r]) for r in self.reds]
+        return ast.parse("\n".join(lines)).body
+
+
+def _fold(into, value, op):
+    """A statement, indented one level, folding value into `into` with op's fold."""
+    fold = _FOLD[op]
+    if fold in ("min", "max"):
+        return f"    {into} = {fold}({into}, {value})"
+    return f"    {into} {fold} {value}"
+
+
+def _place(stmt, node):
+    """Generated code takes the loop's position (the user's own statements keep theirs), so
+    errors and tracebacks point at the prange line."""
+    for n in ast.walk(stmt):
+        if hasattr(n, "lineno") and not getattr(n, "_pj_user", False):
+            n.lineno, n.end_lineno = node.lineno, node.lineno
+            n.col_offset, n.end_col_offset = node.col_offset, node.col_offset
+
+
+def _mark_user(stmts):
+    for s in stmts:
+        for n in ast.walk(s):
+            n._pj_user = True
+
+
+def _source_tree(func):
+    import inspect
+    try:
+        src = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError):
+        return None
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return None
+    ast.increment_lineno(tree, func.__code__.co_firstlineno - 1)
+    fdef = tree.body[0] if tree.body else None
+    if not isinstance(fdef, ast.FunctionDef) or fdef.name != func.__name__:
+        return None
+    return fdef
+
+
+def _prange_test(func):
+    """Whether an expression (the callee of a for loop's iter) names pyjit's or Numba's prange."""
+    import sys
+    numba = sys.modules.get("numba")
+    known = {prange} | ({getattr(numba, "prange", None)} if numba else set())
+    closure = dict(zip(func.__code__.co_freevars,
+                       (c.cell_contents for c in func.__closure__ or ()))) \
+        if all(_cell_full(c) for c in func.__closure__ or ()) else {}
+
+    def value_of(expr):
+        if isinstance(expr, ast.Name):
+            if expr.id in closure:
+                return closure[expr.id]
+            return func.__globals__.get(expr.id, expr.id)
+        if isinstance(expr, ast.Attribute):
+            base = value_of(expr.value)
+            return getattr(base, expr.attr, None) if not isinstance(base, str) else None
+        return None
+
+    def test(expr):
+        v = value_of(expr)
+        # a name not bound yet (imported after the decorator runs) counts by its spelling
+        return any(v is k for k in known) or (isinstance(v, str) and v == "prange")
+    return test
+
+
+def _cell_full(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def outline(func, options):
+    """(the function to compile, the Loops) for a parallel=True function: func itself when it
+    has no prange loop, or no source to rewrite (its prange loops then run serially)."""
+    fdef = _source_tree(func)
+    if fdef is None:
+        loop = Loop(func.__code__.co_firstlineno)
+        loop.why = "pyjit could not read the function's source to outline its loops"
+        return func, [loop]
+    if not all(_cell_full(c) for c in func.__closure__ or ()):
+        loop = Loop(func.__code__.co_firstlineno)
+        loop.why = "a variable of its closure has no value yet"
+        return func, [loop]
+    for s in fdef.body:
+        _mark_user([s])
+    rw = _Rewriter(func, fdef, _prange_test(func))
+    fdef.body = rw.rewrite_block(fdef.body)
+    if not any(loop.parallel for loop in rw.loops):
+        return func, rw.loops
+    return _build(func, fdef, rw, options), rw.loops
+
+
+def _build(func, fdef, rw, options):
+    """The rewritten function and its helpers, made in one factory whose parameters are the
+    original's free variables and the helpers (so they reach the code as closure values)."""
+    global _helpers_ready
+    if not _helpers_ready:
+        _register_helpers()
+        _helpers_ready = True
+    from .decorators import _make_dispatcher
+    opts = {k: v for k, v in options.items()
+            if k in ("fastmath", "boundscheck", "error_model", "debug")}
+    fdef.decorator_list = []
+    fixed = {f"{_PREFIX}zero": _zero, f"{_PREFIX}one": _one, f"{_PREFIX}slots": _slots,
+             f"{_PREFIX}count": _count, f"{_PREFIX}parfor": parfor,
+             f"{_PREFIX}get_num_threads": get_num_threads, f"{_PREFIX}jit": None}
+    freevars = list(func.__code__.co_freevars)
+    factory_args = freevars + list(fixed)
+    stmts = []
+    for h in rw.helpers:
+        stmts.append(h)
+        stmts.append(ast.parse(f"{h.name} = {_PREFIX}jit({h.name}, {h.name!r})").body[0])
+    stmts.append(fdef)
+    stmts.append(ast.parse(f"return {fdef.name}").body[0])
+    factory = ast.parse(f"def {_PREFIX}factory({', '.join(factory_args)}): pass").body[0]
+    factory.body = stmts
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    for n in ast.walk(factory):
+        if getattr(n, "lineno", None) is None:
+            n.lineno = fdef.lineno
+    code = compile(module, func.__code__.co_filename, "exec")
+    ns = {}
+    exec(code, func.__globals__, ns)
+
+    def jit(f, name):
+        f.__qualname__ = f"{func.__qualname__}.<prange at line {_line_of(name, rw)}>"
+        f.__module__ = func.__module__
+        return _make_dispatcher(f, None, opts)
+    fixed[f"{_PREFIX}jit"] = jit
+    values = [c.cell_contents for c in func.__closure__ or ()] + list(fixed.values())
+    new = ns[f"{_PREFIX}factory"](*values)
+    new.__defaults__ = func.__defaults__
+    new.__kwdefaults__ = func.__kwdefaults__
+    new.__qualname__ = func.__qualname__
+    new.__module__ = func.__module__
+    new.__doc__ = func.__doc__
+    return new
+
+
+def _line_of(name, rw):
+    k = int(name[len(_PREFIX):].split("_")[0])
+    return rw.loops[k].line
+
+
+def diagnostics(func, loops, level=1):
+    """parallel_diagnostics(level): the prange loops, which run in parallel, and why the others
+    do not. Returns the text (and prints it)."""
+    lines = [f"Parallel diagnostics of {func.__qualname__} ({func.__code__.co_filename}):"]
+    real = [lp for lp in loops if lp.parallel or lp.why]
+    if not real:
+        lines.append("  no prange loop: the function runs serially")
+    for lp in real:
+        if lp.parallel:
+            text = f"  line {lp.line}: prange loop runs in parallel"
+            if lp.reductions:
+                text += " (reductions: " + ", ".join(
+                    f"{n} {op}" for n, op in sorted(lp.reductions.items())) + ")"
+        else:
+            text = f"  line {lp.line}: prange loop runs serially: {lp.why}"
+        lines.append(text)
+    if level >= 2:
+        lines.append(f"  threads: {get_num_threads()} of {NUMBA_NUM_THREADS}; chunks handed out "
+                     "dynamically, 8 per thread")
+    text = "\n".join(lines)
+    print(text)
+    return text

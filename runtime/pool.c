@@ -1,0 +1,272 @@
+/* pool.c: the threads that run the prange loops of @njit(parallel=True) functions and the
+ * loops of target='parallel' ufuncs (runtime/ufunc.c).
+ *
+ * pyjit/_parallel.py outlines a prange loop into a chunk function taking (lo, hi, slot, ...);
+ * the compiled caller calls pj_parfor with that function's uniform wrapper and the rest of its
+ * arguments, and the iterations 0..n-1 are handed out here in chunks, dynamically (an atomic
+ * counter), to the calling thread (slot 0) and the workers (slots 1..); a ufunc's loop comes
+ * through rt_pool_for with a C function per chunk. The workers start on the
+ * first region that needs them, never touch Python (the caller lets the GIL go while it takes
+ * part), and a forked child starts its own. One region runs on the workers at a time: another
+ * thread's region, or one nested inside a region, runs alone on its own thread.
+ *
+ * How many threads a region uses is the calling thread's own setting (set_num_threads is per
+ * thread, as in Numba), at most the pool's size, fixed at import from NUMBA_NUM_THREADS /
+ * PYJIT_NUM_THREADS or the cores this process may run on. */
+#define _GNU_SOURCE
+#include "runtime/runtime.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+
+#define PAR_MAX_THREADS 1024
+#define PAR_CHUNKS_PER_THREAD 8     /* dynamic chunks per thread: uneven loops stay balanced */
+#define PAR_MAX_ARGS 64
+#define PAR_SPIN 2000               /* polls of a finished worker before it sleeps */
+
+typedef struct ParJob {
+    RtChunkFn fn;
+    void *ctx;
+    int nthreads;
+    int64_t n, chunk, nchunks;
+    atomic_llong next;
+    atomic_int failed;
+    ExcInfo exc;            /* written by the one thread that set failed */
+} ParJob;
+
+static struct {
+    pthread_mutex_t lock, submit;
+    pthread_cond_t wake, done;
+    ParJob *job;
+    atomic_ulong generation;
+    atomic_int active;      /* workers still on the current job (changed under lock) */
+    int nworkers;           /* started: slots 1..nworkers */
+    atomic_int started;
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+          PTHREAD_COND_INITIALIZER};
+
+static int pool_size = 1;                    /* NUMBA_NUM_THREADS: the most a region may use */
+static _Thread_local int my_threads;         /* set_num_threads of this thread; 0: pool_size */
+static _Thread_local int my_slot;            /* 0: a caller; 1..: a worker */
+static _Thread_local bool in_region;         /* a nested region runs alone */
+
+static void job_work(ParJob *job, int64_t slot)
+{
+    for (;;) {
+        int64_t c = atomic_fetch_add(&job->next, 1);
+        if (c >= job->nchunks || atomic_load_explicit(&job->failed, memory_order_relaxed))
+            return;
+        int64_t lo = c * job->chunk;
+        int64_t hi = job->n - lo < job->chunk ? job->n : lo + job->chunk;
+        ExcInfo exc = {0};
+        if (job->fn(job->ctx, lo, hi, slot, &exc) != ABI_STATUS_OK &&
+            !atomic_exchange(&job->failed, 1))
+            job->exc = exc;
+    }
+}
+
+/* Spins a while for the next region (a loop of regions then wakes no one), then sleeps. */
+static ParJob *worker_next(unsigned long *seen)
+{
+    for (int i = 0; i < PAR_SPIN && atomic_load(&pool.generation) == *seen; i++)
+        sched_yield();
+    pthread_mutex_lock(&pool.lock);
+    while (atomic_load(&pool.generation) == *seen)
+        pthread_cond_wait(&pool.wake, &pool.lock);
+    *seen = atomic_load(&pool.generation);
+    ParJob *job = pool.job;
+    pthread_mutex_unlock(&pool.lock);
+    return job;
+}
+
+static void *pool_worker(void *arg)
+{
+    my_slot = (int)(intptr_t)arg;
+    in_region = true;
+    unsigned long seen = 0;
+    for (;;) {
+        ParJob *job = worker_next(&seen);
+        if (my_slot < job->nthreads)
+            job_work(job, my_slot);
+        pthread_mutex_lock(&pool.lock);
+        if (atomic_fetch_sub(&pool.active, 1) == 1)
+            pthread_cond_signal(&pool.done);
+        pthread_mutex_unlock(&pool.lock);
+    }
+    return NULL;
+}
+
+/* A forked child has none of the parent's workers, and the locks may have been held by a thread
+ * that did not come along: start again there. */
+static void pool_after_fork(void)
+{
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_mutex_init(&pool.submit, NULL);
+    pthread_cond_init(&pool.wake, NULL);
+    pthread_cond_init(&pool.done, NULL);
+    pool.job = NULL;
+    atomic_store(&pool.generation, 0);
+    atomic_store(&pool.active, 0);
+    pool.nworkers = 0;
+    atomic_store(&pool.started, 0);
+    in_region = false;
+}
+
+/* Starts the workers, once per process; called with pool.submit held. */
+static void pool_start(void)
+{
+    static atomic_int atfork_done;
+    if (!atomic_exchange(&atfork_done, 1))
+        pthread_atfork(NULL, NULL, pool_after_fork);
+    for (int i = 1; i < pool_size; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, pool_worker, (void *)(intptr_t)i) != 0)
+            break;
+        pthread_detach(t);
+        pool.nworkers++;
+    }
+    atomic_store(&pool.started, 1);
+}
+
+/* Runs job on the workers and this thread; returns with every worker done with it. */
+static void pool_run(ParJob *job)
+{
+    if (!atomic_load(&pool.started))
+        pool_start();
+    if (job->nthreads > pool.nworkers + 1)
+        job->nthreads = pool.nworkers + 1;
+    pthread_mutex_lock(&pool.lock);
+    pool.job = job;
+    atomic_store(&pool.active, pool.nworkers);
+    atomic_fetch_add(&pool.generation, 1);
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.lock);
+    in_region = true;
+    job_work(job, 0);
+    in_region = false;
+    for (int i = 0; i < PAR_SPIN && atomic_load(&pool.active) > 0; i++)
+        sched_yield();   /* the workers' last chunks usually end within microseconds */
+    pthread_mutex_lock(&pool.lock);
+    while (atomic_load(&pool.active) > 0)
+        pthread_cond_wait(&pool.done, &pool.lock);
+    pool.job = NULL;
+    pthread_mutex_unlock(&pool.lock);
+}
+
+int64_t pj_num_threads(void)
+{
+    return my_threads ? my_threads : pool_size;
+}
+
+int64_t pj_thread_id(void)
+{
+    return my_slot;
+}
+
+int32_t rt_pool_for(RtChunkFn fn, void *ctx, int64_t n, ExcInfo *exc)
+{
+    if (n <= 0)
+        return ABI_STATUS_OK;
+    ParJob job = {.fn = fn, .ctx = ctx, .n = n, .nthreads = (int)pj_num_threads()};
+    atomic_init(&job.next, 0);
+    atomic_init(&job.failed, 0);
+    bool alone = job.nthreads < 2 || n < 2 || in_region || pthread_mutex_trylock(&pool.submit) != 0;
+    if (alone) {
+        job.chunk = n;
+        job.nchunks = 1;
+        job_work(&job, 0);
+    } else {
+        int64_t parts = (int64_t)job.nthreads * PAR_CHUNKS_PER_THREAD;
+        job.chunk = (n + parts - 1) / parts;
+        job.nchunks = (n + job.chunk - 1) / job.chunk;
+        PyThreadState *ts = PyGILState_Check() ? PyEval_SaveThread() : NULL;
+        pool_run(&job);
+        pthread_mutex_unlock(&pool.submit);
+        if (ts)
+            PyEval_RestoreThread(ts);
+    }
+    if (!atomic_load(&job.failed))
+        return ABI_STATUS_OK;
+    void *limit = exc->stack_limit;
+    *exc = job.exc;
+    exc->stack_limit = limit;
+    return ABI_STATUS_ERROR;
+}
+
+/* What a prange loop's chunks share: the chunk function's wrapper and its arguments. */
+typedef struct ParCall {
+    AbiWrapper wrapper;
+    void **argv;            /* argv[3..nargs) set by the caller; 0..2 are lo, hi, slot */
+    int nargs;
+} ParCall;
+
+static int32_t call_chunk(void *ctx, int64_t lo, int64_t hi, int64_t slot, ExcInfo *exc)
+{
+    const ParCall *call = ctx;
+    void *argv[PAR_MAX_ARGS];
+    memcpy(argv, call->argv, sizeof(void *) * (size_t)call->nargs);
+    argv[0] = &lo;
+    argv[1] = &hi;
+    argv[2] = &slot;
+    _Alignas(16) char ret[64];
+    return call->wrapper(argv, ret, exc);
+}
+
+/* The prange loop of a compiled function: iterations [0, n) of the chunk function whose
+ * wrapper is given, argv[3..nargs) its other arguments. */
+int32_t pj_parfor(void *wrapper, void **argv, int32_t nargs, int64_t n, ExcInfo *exc)
+{
+    if (nargs > PAR_MAX_ARGS) {
+        exc->kind = ABI_EXC_VALUE;
+        exc->nargs = 0;
+        exc->msg = "a prange loop passes its chunk more than 64 values";
+        return ABI_STATUS_ERROR;
+    }
+    ParCall call = {(AbiWrapper)wrapper, argv, nargs};
+    return rt_pool_for(call_chunk, &call, n, exc);
+}
+
+/* _core.ufunc_threads(): the most threads a parallel loop uses (the caller included). */
+PyObject *rt_ufunc_threads(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLong(pool_size);
+}
+
+/* ---- the Python side: pyjit.set_num_threads and friends (pyjit/_parallel.py) ---- */
+
+/* _core.parallel_configure(n): the pool's size, once at import, before any region. */
+PyObject *rt_parallel_configure(PyObject *self, PyObject *arg)
+{
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 1 || n > PAR_MAX_THREADS)
+        return PyErr_Format(PyExc_ValueError, "the number of threads must be between 1 and %d, "
+                            "not %ld", PAR_MAX_THREADS, n);
+    if (!atomic_load(&pool.started))
+        pool_size = (int)n;
+    Py_RETURN_NONE;
+}
+
+/* _core.parallel_set_threads(n): this thread's regions use n threads (checked by the caller). */
+PyObject *rt_parallel_set_threads(PyObject *self, PyObject *arg)
+{
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    my_threads = n < 1 ? 1 : n > pool_size ? pool_size : (int)n;
+    Py_RETURN_NONE;
+}
+
+PyObject *rt_parallel_get_threads(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLongLong(pj_num_threads());
+}
+
+PyObject *rt_parallel_thread_id(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLong(my_slot);
+}
