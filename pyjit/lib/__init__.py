@@ -36,6 +36,8 @@ INDEX = {
                      "logical_not", "invert", "expm1", "log1p", "exp2", "cbrt",
                      "deg2rad", "radians", "rad2deg", "degrees", "signbit", "rint", "arcsinh",
                      "arccosh", "arctanh", "conjugate", "clip", "round", "around"),
+    "numpy_signal": ("array_equal", "convolve", "correlate", "kron", "trapezoid", "cov",
+                     "corrcoef"),
     "numpy_shape": ("concatenate", "stack", "vstack", "hstack", "column_stack", "expand_dims",
                     "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "roll",
                     "repeat", "tile", "transpose", "ravel"),
@@ -47,6 +49,7 @@ METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
         "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__")),
     "numpy_shape": ("method.array.flatten",),
+    "numpy_signal": ("method.array.any", "method.array.all"),
 }
 
 
