@@ -122,7 +122,9 @@ def _sorted(iterable, key=None, reverse=False):
         return typed_impl
 
     def impl(iterable, key=None, reverse=False):
-        out = [x for x in iterable]
+        out = []   # a loop, not a comprehension: CPython 3.12 inlines those (not compiled yet)
+        for x in iterable:
+            out.append(x)
         out.sort(reverse=reverse)
         return out
     return impl
@@ -236,7 +238,7 @@ def _list(iterable):
     if isinstance(iterable, types.List) and not isinstance(iterable, types.ListType):
         return lambda iterable: iterable * 1
     if isinstance(iterable, types.Tuple) and len(iterable) == 0:
-        return lambda iterable: [x for x in range(0)]   # list(()): an empty list of ints
+        return lambda iterable: list(range(0))   # list(()): an empty list of ints
     if not (isinstance(iterable, (types.Array, types.UniTuple, types.ListType)) or
             iterable.name == "range"):
         return None
