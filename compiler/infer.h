@@ -84,6 +84,19 @@ Type *infer_for_iter(Infer *c, Instr *in);
 /* enumerate(x[, start]) or zip(x, ...) called with these operands. */
 Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs);
 
+/* infer_str.c: run-time strings. A string constant (TY_STRING, known when compiling) becomes a
+ * str where a value must exist at run time: stored, returned, joined with another string at a
+ * phi, or operated on. infer_is_text: str or a string constant; infer_value_type: the type a
+ * value of type t has at run time (t strong, a string constant str). The others type s + t,
+ * s * n, comparisons, `in` and s[i] / s[a:b] of strings and rewrite them to the str builtins. */
+bool infer_is_text(const Type *t);
+Type *infer_value_type(Type *t);
+bool infer_str_allowed(Infer *c, Instr *in);
+Type *infer_str_binop(Infer *c, Instr *in);
+Type *infer_str_compare(Infer *c, Instr *in);
+Type *infer_str_contains(Infer *c, Instr *in);
+Type *infer_str_getitem(Infer *c, Instr *in);
+
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);
 /* infer_calls.c: np.dot(a, b) and a @ b: the result type; in becomes INTRINSIC BI_NP_DOT. */

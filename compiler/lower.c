@@ -24,7 +24,7 @@ typedef struct BlockInfo {
 } BlockInfo;
 
 /* Iteration state: see GETITER below. */
-typedef enum IterKind { IT_RANGE, IT_ARRAY, IT_TUPLE, IT_LIST, IT_ENUMERATE, IT_ZIP } IterKind;
+typedef enum IterKind { IT_RANGE, IT_ARRAY, IT_TUPLE, IT_LIST, IT_STR, IT_ENUMERATE, IT_ZIP } IterKind;
 struct IterInfo {
     IterKind kind;
     LLVMValueRef state;     /* range: {i64 cur, i64 stop, i64 step}; others: i64 index */
@@ -504,6 +504,8 @@ LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t)
         return LLVMConstInt(L->i1, t->tuple.n > 0, 0);
     if (t->kind == TY_LIST)
         return LLVMBuildICmp(L->b, LLVMIntNE, lower_list_len(L, v), lower_i64(L, 0), "");
+    if (t->kind == TY_STR)
+        return LLVMBuildICmp(L->b, LLVMIntNE, lower_str_len(L, v), lower_i64(L, 0), "");
     if (t->kind == TY_RANGE) {
         LLVMValueRef s = LLVMBuildExtractValue(L->b, v, 0, ""), e = LLVMBuildExtractValue(L->b, v, 1, "");
         LLVMValueRef st = LLVMBuildExtractValue(L->b, v, 2, "");
@@ -1014,6 +1016,7 @@ static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
         return lower_cast(L, LLVMConstStructInContext(L->ctx, f, 2, 0), ct, t);
     }
     case K_NONE: return LLVMConstNull(L->none_ty);
+    case K_STR: return t->kind == TY_STR ? lower_str_const(L, c->s) : NULL;
     case K_TUPLE: {
         if (t->kind != TY_TUPLE)
             return NULL;
@@ -1083,8 +1086,8 @@ static IterInfo *make_iter(Lower *L, Instr *iterable)
         LLVMBuildStore(L->b, it->obj, it->state);
         return it;
     }
-    if (t->kind == TY_LIST) {   /* by index, the length read at every step as CPython does */
-        it->kind = IT_LIST;
+    if (t->kind == TY_LIST || t->kind == TY_STR) {   /* by index, the length read at every step as CPython does */
+        it->kind = t->kind == TY_LIST ? IT_LIST : IT_STR;
         it->state = lower_alloca(L, L->i64);
         LLVMBuildStore(L->b, lower_i64(L, 0), it->state);
         return it;
@@ -1148,6 +1151,13 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
         LLVMPositionBuilderAtEnd(B, more);
         LLVMBuildStore(B, LLVMBuildNSWAdd(B, i, lower_i64(L, 1), ""), it->state);
         return lower_list_next(L, owner, it->obj, i);
+    }
+    case IT_STR: {
+        LLVMValueRef i = LLVMBuildLoad2(B, L->i64, it->state, "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i, lower_str_len(L, it->obj), ""), more, done);
+        LLVMPositionBuilderAtEnd(B, more);
+        LLVMBuildStore(B, LLVMBuildNSWAdd(B, i, lower_i64(L, 1), ""), it->state);
+        return lower_str_item(L, owner, it->obj, i);
     }
     case IT_ARRAY:
     case IT_TUPLE: {
@@ -1640,6 +1650,8 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     case OP_COMPARE:
         if (t->kind == TY_ARRAY)
             return lower_array_compare(L, in);
+        if (in->args[0]->type->kind == TY_STR)
+            return lower_str_compare(L, (CmpOp)in->sub, lower_value(L, in->args[0]), lower_value(L, in->args[1]));
         if (in->args[0]->type != in->args[1]->type && ty_is_int(in->args[0]->type) &&
             ty_is_int(in->args[1]->type))
             return compare_mixed_ints(L, in);

@@ -119,8 +119,8 @@ int64_t ty_tuple_offset(const Type *t, int i);
 Type *ty_promote(Type *a, Type *b);
 
 /* Unification at a join (phi): equal types, or scalars promoted, or arrays of one dtype and ndim
- * with layouts widened to A, or a list whose items are not known yet with any list; NULL when
- * they cannot be one type. */
+ * with layouts widened to A, or a list whose items are not known yet with any list, or strings
+ * (constant or not) as str; NULL when they cannot be one type. */
 Type *ty_unify(Type *a, Type *b);
 
 #endif

@@ -172,7 +172,7 @@ static int shortest_digits(double v, char *digits, int *exp10)
 
 /* Python's repr of a float ('r' format): fixed notation for exponents -4..15, else scientific;
  * add_dot_0 appends ".0" to integral values as repr(float) does (complex parts do not). */
-static void format_float(double v, bool add_dot_0, char *out, size_t size)
+void rt_float_repr(double v, bool add_dot_0, char *out, size_t size)
 {
     if (isnan(v)) {
         snprintf(out, size, "nan");
@@ -225,19 +225,19 @@ void pj_print_u64(uint64_t v)
 void pj_print_f64(double v)
 {
     char buf[64];
-    format_float(v, true, buf, sizeof buf);
+    rt_float_repr(v, true, buf, sizeof buf);
     fputs(buf, stdout);
 }
 
 void pj_print_c128(double re, double im)
 {
     char rbuf[64], ibuf[64];
-    format_float(im, false, ibuf, sizeof ibuf);
+    rt_float_repr(im, false, ibuf, sizeof ibuf);
     if (re == 0 && !signbit(re)) {
         printf("%sj", ibuf);
         return;
     }
-    format_float(re, false, rbuf, sizeof rbuf);
+    rt_float_repr(re, false, rbuf, sizeof rbuf);
     printf("(%s%s%sj)", rbuf, ibuf[0] == '-' ? "" : "+", ibuf);
 }
 
@@ -266,6 +266,6 @@ void pj_print_sep(int32_t end)
 PyObject *rt_format_float(double v)
 {
     char buf[64];
-    format_float(v, true, buf, sizeof buf);
+    rt_float_repr(v, true, buf, sizeof buf);
     return PyUnicode_FromString(buf);
 }

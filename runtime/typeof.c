@@ -196,6 +196,8 @@ Type *rt_typeof(PyObject *obj, int flags)
         return weak_complex;
     if (tp == &PyTuple_Type)
         return typeof_tuple(obj, flags);
+    if (tp == &PyUnicode_Type)
+        return flags & RT_TYPEOF_GPU ? NULL : ty_str();
     return typeof_other(obj, flags);
 }
 
@@ -358,6 +360,8 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
         return unbox_array(obj, ty, buf);
     case TY_LIST:
         return rt_unbox_list(obj, ty, buf);
+    case TY_STR:
+        return rt_unbox_str(obj, buf);
     case TY_TUPLE:
         for (int i = 0; i < ty->tuple.n; i++)
             if (rt_unbox(PyTuple_GET_ITEM(obj, i), ty->tuple.items[i],
@@ -521,7 +525,7 @@ void rt_release_value(Type *ty, void *buf)
 {
     if (ty->kind == TY_ARRAY)
         pj_nrt_decref(((ArrayDesc *)buf)->meminfo);
-    else if (ty->kind == TY_LIST)
+    else if (ty->kind == TY_LIST || ty->kind == TY_STR)
         pj_nrt_decref(*(MemInfo **)buf);
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
@@ -536,6 +540,8 @@ int rt_release_arg(Type *ty, void *buf)
             rc |= rt_release_arg(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
         return rc;
     }
+    if (ty->kind == TY_STR)
+        pj_nrt_decref(*(MemInfo **)buf);   /* the copy made for the call */
     if (ty->kind != TY_LIST)
         return 0;
     if (!PyErr_Occurred())
@@ -641,6 +647,7 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_ARRAY: return box_array(ty, buf);
     case TY_TUPLE: return box_tuple(ty, buf);
     case TY_LIST: return rt_box_list(ty, *(MemInfo **)buf);
+    case TY_STR: return rt_box_str(*(MemInfo **)buf);
     default:
         PyErr_Format(PyExc_TypeError, "pyjit: a value of type %s cannot be returned to Python",
                      ty->name);
