@@ -74,7 +74,8 @@ typedef enum AbiExcKind {
 
 /* First byte of an ExcInfo message that is not the message but a spec of the exception's
  * arguments: per argument "s<len>:<text>" for a constant string, or a letter for a number in the
- * next args slots: i int64, u uint64, b bool, f a float64's bits, c two of them for a complex. */
+ * next args slots: i int64, u uint64, b bool, f a float64's bits, c two of them for a complex;
+ * or S for a string made at run time: its MemInfo, whose reference the runtime takes over. */
 #define ABI_EXC_ARGS_SPEC '\x1e'
 
 /* Where compiled code raised: the statement's position in the source, a constant in the code. */

@@ -1908,14 +1908,14 @@ static Type *call_exception(Infer *c, Instr *in)
     int slots = 0;   /* numbers travel in ExcInfo's 4 int64 slots (abi.h); a complex takes two */
     for (int i = 1; i < in->nargs; i++) {
         Type *t = in->args[i]->type;
-        if (!ty_is_scalar(t) && t->kind != TY_STRING)
-            return infer_fail(c, in, DIAG_UNSUPPORTED, "exception arguments must be constant "
-                              "strings or numbers, not %s", infer_type_name(t));
-        slots += ty_is_complex(t) ? 2 : ty_is_scalar(t);
+        if (!ty_is_scalar(t) && !infer_is_text(t))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "exception arguments must be strings or "
+                              "numbers, not %s", infer_type_name(t));
+        slots += ty_is_complex(t) ? 2 : ty_is_scalar(t) || t->kind == TY_STR;
     }
     if (slots > 4)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "an exception raised in compiled code takes at "
-                          "most 4 numbers among its arguments");
+                          "most 4 numbers and strings made at run time among its arguments");
     if (in->nkw)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "keyword arguments to an exception");
     if (c->rewrite)

@@ -1285,6 +1285,17 @@ static int exc_numeric_arg(Lower *L, Instr *a, LLVMValueRef *slots, char *code)
     return 1;
 }
 
+/* A string made at run time: its MemInfo, with a reference of its own that errors.c takes over
+ * when it builds the exception (the value's own is released as the function exits). */
+static int exc_str_arg(Lower *L, Instr *a, LLVMValueRef *slots, char *code)
+{
+    LLVMValueRef v = lower_value(L, a);
+    lower_incref_value(L, a->type, v);
+    slots[0] = LLVMBuildPtrToInt(L->b, LLVMBuildExtractValue(L->b, v, 0, ""), L->i64, "");
+    *code = 'S';
+    return 1;
+}
+
 /* raise E(a, b, ...): the message is a spec of the argument tuple (ABI_EXC_ARGS_SPEC, then per
  * argument "s<len>:<text>" for a constant string or one letter for a number in the next slots),
  * which errors.c turns into E(*args): .args and str() as CPython gives them. */
@@ -1308,9 +1319,9 @@ static void raise_with_args(Lower *L, void *cls, Instr *e)
         }
         LLVMValueRef v[2];
         char code;
-        int k = exc_numeric_arg(L, a, v, &code);
+        int k = a->type->kind == TY_STR ? exc_str_arg(L, a, v, &code) : exc_numeric_arg(L, a, v, &code);
         if (nslots + k > 4 || n + 2 > sizeof spec) {
-            lower_unsupported(L, "more than 4 numbers in an exception's arguments");
+            lower_unsupported(L, "more than 4 numbers and strings in an exception's arguments");
             return;
         }
         for (int j = 0; j < k; j++)
