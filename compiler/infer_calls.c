@@ -602,6 +602,18 @@ static Type *len_call(Infer *c, Instr *in, Args *a)
     }
     if (t->kind == TY_ARRAY && t->array.ndim == 0)
         return infer_fail(c, in, DIAG_TYPING, "len() of a 0-d array");
+    if (t->kind == TY_STRING && t->literal) {   /* known now: its code points */
+        int64_t n = 0;
+        for (const unsigned char *p = (const unsigned char *)t->literal->s; *p; p++)
+            n += (*p & 0xc0) != 0x80;
+        if (c->rewrite) {
+            in->op = OP_CONST;
+            in->cst = ir_new_const(c->fn, K_INT);
+            in->cst->i = n;
+            in->nargs = in->nkw = 0;
+        }
+        return i64();
+    }
     if (infer_is_text(t))
         return intrinsic(c, in, BI_LEN, a, (Type *[]){ty_str()}, i64());
     if (t->kind != TY_ARRAY && t->kind != TY_RANGE && t->kind != TY_LIST)
@@ -859,6 +871,7 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
         return intrinsic(c, in, bi, a, to, s);
     case BI_STR_LOWER:
     case BI_STR_UPPER:
+    case BI_STR_CAPITALIZE:
         if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
             return NULL;
         return intrinsic(c, in, bi, a, to, s);

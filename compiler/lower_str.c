@@ -93,6 +93,10 @@ static LLVMValueRef const_data(Lower *L, const uint32_t *cps, int64_t n, int kin
 
 LLVMValueRef lower_str_const(Lower *L, const char *text)
 {
+    if (L->t->is_gpu) {   /* inference refuses run-time strings in kernels; this is the backstop */
+        lower_unsupported(L, "strings made or used at run time are not supported in GPU kernels");
+        return NULL;
+    }
     const unsigned char *s = (const unsigned char *)(text ? text : "");
     int64_t n = decode_utf8(s, NULL);
     uint32_t *cps = arena_alloc(L->prog->arena, sizeof *cps * (size_t)(n + 1));
@@ -303,6 +307,9 @@ LLVMValueRef lower_bi_str(Lower *L, Instr *in, Builtin bi)
     case BI_STR_ENDSWITH:
         return find(L, bi, a);
     case BI_STR_SPLIT: {
+        if (in->args[1]->type->kind == TY_STR)
+            lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, lower_str_len(L, a[1]), lower_i64(L, 0), ""),
+                        ABI_EXC_VALUE, "empty separator", NULL, 0);
         LLVMValueRef args[3] = {meminfo(L, a[0]), optional_str(L, in, 1), a[2]};
         return take(L, in, in->type, call(L, "pj_str_split", L->ptr, args, 3));
     }
@@ -312,8 +319,9 @@ LLVMValueRef lower_bi_str(Lower *L, Instr *in, Builtin bi)
         LLVMValueRef args[3] = {meminfo(L, a[0]), optional_str(L, in, 1), LLVMConstInt(L->i32, (unsigned)sides, 0)};
         return take(L, in, st, call(L, "pj_str_strip", L->ptr, args, 3));
     }
-    case BI_STR_LOWER: case BI_STR_UPPER: {
-        LLVMValueRef args[2] = {meminfo(L, a[0]), LLVMConstInt(L->i32, bi == BI_STR_UPPER, 0)};
+    case BI_STR_LOWER: case BI_STR_UPPER: case BI_STR_CAPITALIZE: {
+        int how = bi == BI_STR_UPPER ? 1 : bi == BI_STR_CAPITALIZE ? 2 : 0;
+        LLVMValueRef args[2] = {meminfo(L, a[0]), LLVMConstInt(L->i32, (unsigned)how, 0)};
         return take(L, in, st, call(L, "pj_str_case", L->ptr, args, 2));
     }
     case BI_STR_REPLACE: {

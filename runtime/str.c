@@ -322,12 +322,8 @@ static int split_whitespace(MemInfo *list, MemInfo *s, int64_t maxsplit)
         if (i == n)
             return 0;
         int64_t j = i;
-        if (maxsplit-- == 0) {
-            j = n;
-            while (j > i && is_space(read_cp(p, j - 1)))
-                j--;
-            return append_piece(list, s, i, j);
-        }
+        if (maxsplit-- == 0)   /* the rest, its trailing whitespace kept */
+            return append_piece(list, s, i, n);
         while (j < n && !is_space(read_cp(p, j)))
             j++;
         if (append_piece(list, s, i, j) < 0)
@@ -386,22 +382,43 @@ MemInfo *pj_str_strip(MemInfo *s, MemInfo *chars, int32_t sides)
     return pj_str_slice(s, i, 1, j - i);
 }
 
-/* The simple (one to one) case mappings of CPython's Unicode database. */
-MemInfo *pj_str_case(MemInfo *s, int32_t upper)
+/* CPython's full case mappings (one code point may become up to three: 'ß'.upper() is 'SS'),
+ * exported by libpython in 3.11 and 3.12; plain table lookups. */
+int _PyUnicode_ToUpperFull(Py_UCS4 ch, Py_UCS4 *res);
+int _PyUnicode_ToLowerFull(Py_UCS4 ch, Py_UCS4 *res);
+int _PyUnicode_ToTitleFull(Py_UCS4 ch, Py_UCS4 *res);
+
+/* Code point c of index i mapped for lower (how 0), upper (1) or capitalize (2: the first
+ * title-cased, the others lower). */
+static int map_case(uint32_t c, int64_t i, int32_t how, Py_UCS4 *mapped)
+{
+    if (how == 1)
+        return _PyUnicode_ToUpperFull(c, mapped);
+    if (how == 2 && i == 0)
+        return _PyUnicode_ToTitleFull(c, mapped);
+    return _PyUnicode_ToLowerFull(c, mapped);
+}
+
+MemInfo *pj_str_case(MemInfo *s, int32_t how)
 {
     StrPayload *p = payload(s);
+    Py_UCS4 mapped[3];
+    int64_t len = 0;
     uint32_t maxc = 0;
     for (int64_t i = 0; i < p->length; i++) {
-        uint32_t c = read_cp(p, i);
-        c = upper ? Py_UNICODE_TOUPPER(c) : Py_UNICODE_TOLOWER(c);
-        maxc = c > maxc ? c : maxc;
+        int n = map_case(read_cp(p, i), i, how, mapped);
+        for (int k = 0; k < n; k++)
+            maxc = mapped[k] > maxc ? mapped[k] : maxc;
+        len += n;
     }
-    MemInfo *mi = str_new(p->length, kind_for(maxc));
+    MemInfo *mi = str_new(len, kind_for(maxc));
     if (!mi)
         return NULL;
+    int64_t at = 0;
     for (int64_t i = 0; i < p->length; i++) {
-        uint32_t c = read_cp(p, i);
-        write_cp(payload(mi), i, upper ? Py_UNICODE_TOUPPER(c) : Py_UNICODE_TOLOWER(c));
+        int n = map_case(read_cp(p, i), i, how, mapped);
+        for (int k = 0; k < n; k++)
+            write_cp(payload(mi), at++, mapped[k]);
     }
     return mi;
 }

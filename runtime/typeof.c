@@ -26,7 +26,7 @@ static Type *none_type;
  * Entries are written under the GIL and only ever set to the one interned value. */
 static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
-static const char ACCEPTED[] = "bool, int, float, complex, NumPy scalars, NumPy arrays of "
+static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, NumPy arrays of "
                                "bool/int/uint/float/complex dtype, tuples and lists of these, None";
 
 void rt_typeof_init(void)

@@ -224,7 +224,7 @@ def test_unsupported_argument_type(value, got):
         f(1, value)
     msg = str(info.value)
     assert msg.startswith("add() argument 'b' (position 2): ") and got in msg
-    assert "accepted: bool, int, float, complex, NumPy scalars" in msg
+    assert "accepted: bool, int, float, complex, str, NumPy scalars" in msg
 
 
 class _Tagged(np.ndarray):

@@ -30,6 +30,8 @@ INDEX = {
 METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
         "insert", "remove", "index", "count", "reverse", "copy")),
+    "strings": tuple(f"method.str.{name}" for name in (
+        "index", "rindex", "zfill", "ljust", "rjust", "center", "partition")),
 }
 
 

@@ -81,7 +81,7 @@ int64_t pj_str_char(MemInfo *s, int64_t i) { (void)s; (void)i; return 0; }
 MemInfo *pj_str_split(MemInfo *s, MemInfo *sep, int64_t maxsplit) { (void)s; (void)sep; (void)maxsplit; return NULL; }
 MemInfo *pj_str_join(MemInfo *sep, MemInfo *const *items, int64_t n) { (void)sep; (void)items; (void)n; return NULL; }
 MemInfo *pj_str_strip(MemInfo *s, MemInfo *chars, int32_t sides) { (void)s; (void)chars; (void)sides; return NULL; }
-MemInfo *pj_str_case(MemInfo *s, int32_t upper) { (void)s; (void)upper; return NULL; }
+MemInfo *pj_str_case(MemInfo *s, int32_t how) { (void)s; (void)how; return NULL; }
 MemInfo *pj_str_replace(MemInfo *s, MemInfo *old, MemInfo *new_, int64_t count) { (void)s; (void)old; (void)new_; (void)count; return NULL; }
 int32_t pj_str_is(MemInfo *s, int32_t what) { (void)s; (void)what; return 0; }
 void pj_str_print(MemInfo *s) { (void)s; }
