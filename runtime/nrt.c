@@ -30,13 +30,15 @@ static void nrt_free_block(MemInfo *mi)
     free(mi);
 }
 
-MemInfo *pj_nrt_alloc(int64_t size)
+/* A block of the header and size bytes of data; aligned: the data on 64 bytes (arrays), else
+ * malloc's alignment, which is cheaper to get (strings, many and small). */
+static MemInfo *nrt_alloc_block(int64_t size, bool aligned)
 {
     if (size < 0 || (uint64_t)size > (uint64_t)INT64_MAX - 2 * NRT_HEADER)
         return NULL;
     void *block = NULL;
     size_t bytes = NRT_HEADER + (size_t)(size ? size : 1);
-    if (posix_memalign(&block, NRT_HEADER, bytes) != 0)
+    if (aligned ? posix_memalign(&block, NRT_HEADER, bytes) != 0 : !(block = malloc(bytes)))
         return NULL;
     MemInfo *mi = block;
     mi->refcount = 1;
@@ -46,6 +48,16 @@ MemInfo *pj_nrt_alloc(int64_t size)
     mi->owner = NULL;
     __atomic_fetch_add(&nrt_live_count, 1, __ATOMIC_RELAXED);
     return mi;
+}
+
+MemInfo *pj_nrt_alloc(int64_t size)
+{
+    return nrt_alloc_block(size, true);
+}
+
+MemInfo *rt_nrt_alloc_small(int64_t size)
+{
+    return nrt_alloc_block(size, false);
 }
 
 void pj_nrt_incref(MemInfo *mi)

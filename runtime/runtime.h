@@ -56,6 +56,9 @@ void *rt_method_overloads(void *ctx, const char *key);
 extern PyTypeObject RtMemInfoOwnerType;
 /* A MemInfoOwner holding mi's reference (stolen, also on failure). */
 PyObject *rt_meminfo_owner_new(MemInfo *mi);
+/* pj_nrt_alloc with the data at malloc's alignment (16 bytes), not 64: cheaper to get (strings).
+ * Plain C, no GIL. */
+MemInfo *rt_nrt_alloc_small(int64_t size);
 /* A MemInfo over memory that the Python object owner keeps alive (a new reference to owner). */
 MemInfo *rt_nrt_adopt(PyObject *owner, void *data, int64_t size);
 PyObject *rt_format_float(double v);

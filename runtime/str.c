@@ -45,7 +45,7 @@ static MemInfo *str_new(int64_t len, int32_t kind)
 {
     if (len < 0 || (uint64_t)len > ((uint64_t)INT64_MAX - sizeof(StrPayload)) / 4 - 1)
         return NULL;
-    MemInfo *mi = pj_nrt_alloc((int64_t)sizeof(StrPayload) + (len + 1) * kind);
+    MemInfo *mi = rt_nrt_alloc_small((int64_t)sizeof(StrPayload) + (len + 1) * kind);
     if (!mi)
         return NULL;
     StrPayload *p = payload(mi);
@@ -399,9 +399,31 @@ static int map_case(uint32_t c, int64_t i, int32_t how, Py_UCS4 *mapped)
     return _PyUnicode_ToLowerFull(c, mapped);
 }
 
+/* pj_str_case of an ASCII string: one code point each, no table. */
+static MemInfo *ascii_case(StrPayload *p, int32_t how)
+{
+    MemInfo *mi = str_new(p->length, 1);
+    if (!mi)
+        return NULL;
+    const uint8_t *from = (const uint8_t *)p->data;
+    uint8_t *to = (uint8_t *)payload(mi)->data;
+    for (int64_t i = 0; i < p->length; i++) {
+        uint8_t c = from[i];
+        bool up = how == 1 || (how == 2 && i == 0);
+        if (up && c >= 'a' && c <= 'z')
+            c -= 32;
+        else if (!up && c >= 'A' && c <= 'Z')
+            c += 32;
+        to[i] = c;
+    }
+    return mi;
+}
+
 MemInfo *pj_str_case(MemInfo *s, int32_t how)
 {
     StrPayload *p = payload(s);
+    if (p->kind == 1 && max_cp(p, 0, 1, p->length) < 0x80)
+        return ascii_case(p, how);
     Py_UCS4 mapped[3];
     int64_t len = 0;
     uint32_t maxc = 0;
