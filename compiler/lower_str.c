@@ -49,11 +49,6 @@ static LLVMValueRef take(Lower *L, Instr *in, Type *t, LLVMValueRef mi)
     return v;
 }
 
-static LLVMValueRef call(Lower *L, const char *fn, LLVMTypeRef ret, LLVMValueRef *args, int n)
-{
-    return lower_call_rt(L, fn, ret, args, n);
-}
-
 /* ---- constants ---- */
 
 /* The code points of UTF-8 text (which Python gave, so well formed); their count. */
@@ -130,7 +125,7 @@ LLVMValueRef lower_str_hash(Lower *L, LLVMValueRef s)
     LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
     LLVMBasicBlockRef cont = lower_unlikely(L, LLVMBuildICmp(L->b, LLVMIntEQ, cached, lower_i64(L, -1), ""));
     LLVMValueRef mi = meminfo(L, s);
-    LLVMValueRef computed = call(L, "pj_str_hash", L->i64, &mi, 1);
+    LLVMValueRef computed = lower_call_rt(L, "pj_str_hash", L->i64, &mi, 1);
     LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
     LLVMBuildBr(L->b, cont);
     LLVMPositionBuilderAtEnd(L->b, cont);
@@ -144,7 +139,7 @@ LLVMValueRef lower_str_hash(Lower *L, LLVMValueRef s)
 LLVMValueRef lower_str_equal(Lower *L, LLVMValueRef a, LLVMValueRef b)
 {
     LLVMValueRef args[2] = {meminfo(L, a), meminfo(L, b)};
-    LLVMValueRef eq = call(L, "pj_str_equal", L->i32, args, 2);
+    LLVMValueRef eq = lower_call_rt(L, "pj_str_equal", L->i32, args, 2);
     return LLVMBuildICmp(L->b, LLVMIntNE, eq, LLVMConstInt(L->i32, 0, 0), "");
 }
 
@@ -155,7 +150,7 @@ LLVMValueRef lower_str_compare(Lower *L, CmpOp op, LLVMValueRef a, LLVMValueRef 
         return op == CMP_EQ ? eq : LLVMBuildNot(L->b, eq, "");
     }
     LLVMValueRef args[2] = {meminfo(L, a), meminfo(L, b)};
-    LLVMValueRef c = call(L, "pj_str_compare", L->i32, args, 2), zero = LLVMConstInt(L->i32, 0, 0);
+    LLVMValueRef c = lower_call_rt(L, "pj_str_compare", L->i32, args, 2), zero = LLVMConstInt(L->i32, 0, 0);
     LLVMIntPredicate p = op == CMP_LT ? LLVMIntSLT : op == CMP_LE ? LLVMIntSLE : op == CMP_GT ? LLVMIntSGT
                                                                                              : LLVMIntSGE;
     return LLVMBuildICmp(L->b, p, c, zero, "");
@@ -164,13 +159,13 @@ LLVMValueRef lower_str_compare(Lower *L, CmpOp op, LLVMValueRef a, LLVMValueRef 
 LLVMValueRef lower_str_item(Lower *L, Instr *owner, LLVMValueRef s, LLVMValueRef i)
 {
     LLVMValueRef args[4] = {meminfo(L, s), i, lower_i64(L, 1), lower_i64(L, 1)};
-    return take(L, owner, ty_str(), call(L, "pj_str_slice", L->ptr, args, 4));
+    return take(L, owner, ty_str(), lower_call_rt(L, "pj_str_slice", L->ptr, args, 4));
 }
 
 void lower_str_print(Lower *L, LLVMValueRef s)
 {
     LLVMValueRef mi = meminfo(L, s);
-    call(L, "pj_str_print", LLVMVoidTypeInContext(L->ctx), &mi, 1);
+    lower_call_rt(L, "pj_str_print", LLVMVoidTypeInContext(L->ctx), &mi, 1);
 }
 
 /* ---- the builtins ---- */
@@ -191,7 +186,7 @@ static LLVMValueRef str_of(Lower *L, Instr *in)
         return LLVMBuildSelect(L->b, v, lower_str_const(L, "True"), lower_str_const(L, "False"), "");
     const char *fn = ty_is_float(t) ? "pj_str_from_float" : t->kind == TY_UINT64 ? "pj_str_from_uint"
                                                                                 : "pj_str_from_int";
-    return take(L, in, ty_str(), call(L, fn, L->ptr, &v, 1));
+    return take(L, in, ty_str(), lower_call_rt(L, fn, L->ptr, &v, 1));
 }
 
 /* s[i]: IndexError outside, negative indices from the end. */
@@ -210,7 +205,7 @@ static LLVMValueRef get_slice(Lower *L, Instr *in, LLVMValueRef s, LLVMValueRef 
     LLVMValueRef start, step;
     LLVMValueRef n = lower_slice_indices(L, sl, lower_str_len(L, s), &start, &step);
     LLVMValueRef args[4] = {meminfo(L, s), start, step, n};
-    return take(L, in, ty_str(), call(L, "pj_str_slice", L->ptr, args, 4));
+    return take(L, in, ty_str(), lower_call_rt(L, "pj_str_slice", L->ptr, args, 4));
 }
 
 static LLVMValueRef ord(Lower *L, LLVMValueRef s)
@@ -219,14 +214,14 @@ static LLVMValueRef ord(Lower *L, LLVMValueRef s)
     lower_check(L, LLVMBuildICmp(L->b, LLVMIntNE, n, lower_i64(L, 1), ""), ABI_EXC_TYPE,
                 "ord() expected a character, but string of length %lld found", &n, 1);
     LLVMValueRef args[2] = {meminfo(L, s), lower_i64(L, 0)};
-    return call(L, "pj_str_char", L->i64, args, 2);
+    return lower_call_rt(L, "pj_str_char", L->i64, args, 2);
 }
 
 static LLVMValueRef chr(Lower *L, Instr *in, LLVMValueRef cp)
 {
     lower_check(L, LLVMBuildICmp(L->b, LLVMIntUGE, cp, lower_i64(L, 0x110000), ""), ABI_EXC_VALUE,
                 "chr() arg not in range(0x110000)", NULL, 0);
-    return take(L, in, ty_str(), call(L, "pj_str_chr", L->ptr, &cp, 1));
+    return take(L, in, ty_str(), lower_call_rt(L, "pj_str_chr", L->ptr, &cp, 1));
 }
 
 /* The MemInfo pointers of a join's items and their count: a list's items in place, a tuple's
@@ -243,7 +238,7 @@ static LLVMValueRef join(Lower *L, Instr *in, LLVMValueRef sep, Instr *items)
         n = lower_i64(L, items->type->tuple.n);
     }
     LLVMValueRef args[3] = {meminfo(L, sep), ptr, n};
-    return take(L, in, ty_str(), call(L, "pj_str_join", L->ptr, args, 3));
+    return take(L, in, ty_str(), lower_call_rt(L, "pj_str_join", L->ptr, args, 3));
 }
 
 /* find, rfind, count, startswith, endswith: pj_str_find's `how`. */
@@ -262,7 +257,7 @@ static LLVMValueRef find(Lower *L, Builtin bi, LLVMValueRef *a)
 {
     LLVMValueRef args[5] = {meminfo(L, a[0]), meminfo(L, a[1]), a[2], a[3],
                             LLVMConstInt(L->i32, (unsigned)find_how(bi), 0)};
-    LLVMValueRef r = call(L, "pj_str_find", L->i64, args, 5);
+    LLVMValueRef r = lower_call_rt(L, "pj_str_find", L->i64, args, 5);
     if (bi == BI_STR_STARTSWITH || bi == BI_STR_ENDSWITH)
         return LLVMBuildICmp(L->b, LLVMIntNE, r, lower_i64(L, 0), "");
     return r;
@@ -293,11 +288,11 @@ LLVMValueRef lower_bi_str(Lower *L, Instr *in, Builtin bi)
     case BI_STR_GETSLICE: return get_slice(L, in, a[0], a[1]);
     case BI_STR_ADD: {
         LLVMValueRef args[2] = {meminfo(L, a[0]), meminfo(L, a[1])};
-        return take(L, in, st, call(L, "pj_str_concat", L->ptr, args, 2));
+        return take(L, in, st, lower_call_rt(L, "pj_str_concat", L->ptr, args, 2));
     }
     case BI_STR_MUL: {
         LLVMValueRef args[2] = {meminfo(L, a[0]), a[1]};
-        return take(L, in, st, call(L, "pj_str_repeat", L->ptr, args, 2));
+        return take(L, in, st, lower_call_rt(L, "pj_str_repeat", L->ptr, args, 2));
     }
     case BI_STR_CONTAINS: {
         LLVMValueRef f[4] = {a[0], a[1], lower_i64(L, 0), lower_i64(L, INT64_MAX)};
@@ -311,22 +306,22 @@ LLVMValueRef lower_bi_str(Lower *L, Instr *in, Builtin bi)
             lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, lower_str_len(L, a[1]), lower_i64(L, 0), ""),
                         ABI_EXC_VALUE, "empty separator", NULL, 0);
         LLVMValueRef args[3] = {meminfo(L, a[0]), optional_str(L, in, 1), a[2]};
-        return take(L, in, in->type, call(L, "pj_str_split", L->ptr, args, 3));
+        return take(L, in, in->type, lower_call_rt(L, "pj_str_split", L->ptr, args, 3));
     }
     case BI_STR_JOIN: return join(L, in, a[0], in->args[1]);
     case BI_STR_STRIP: case BI_STR_LSTRIP: case BI_STR_RSTRIP: {
         int sides = bi == BI_STR_LSTRIP ? 1 : bi == BI_STR_RSTRIP ? 2 : 3;
         LLVMValueRef args[3] = {meminfo(L, a[0]), optional_str(L, in, 1), LLVMConstInt(L->i32, (unsigned)sides, 0)};
-        return take(L, in, st, call(L, "pj_str_strip", L->ptr, args, 3));
+        return take(L, in, st, lower_call_rt(L, "pj_str_strip", L->ptr, args, 3));
     }
     case BI_STR_LOWER: case BI_STR_UPPER: case BI_STR_CAPITALIZE: {
         int how = bi == BI_STR_UPPER ? 1 : bi == BI_STR_CAPITALIZE ? 2 : 0;
         LLVMValueRef args[2] = {meminfo(L, a[0]), LLVMConstInt(L->i32, (unsigned)how, 0)};
-        return take(L, in, st, call(L, "pj_str_case", L->ptr, args, 2));
+        return take(L, in, st, lower_call_rt(L, "pj_str_case", L->ptr, args, 2));
     }
     case BI_STR_REPLACE: {
         LLVMValueRef args[4] = {meminfo(L, a[0]), meminfo(L, a[1]), meminfo(L, a[2]), a[3]};
-        return take(L, in, st, call(L, "pj_str_replace", L->ptr, args, 4));
+        return take(L, in, st, lower_call_rt(L, "pj_str_replace", L->ptr, args, 4));
     }
     default: {
         int what = (int)bi - (int)BI_STR_ISDIGIT;   /* the is* rows, in pj_str_is's order */
@@ -335,7 +330,7 @@ LLVMValueRef lower_bi_str(Lower *L, Instr *in, Builtin bi)
             return NULL;
         }
         LLVMValueRef args[2] = {meminfo(L, a[0]), LLVMConstInt(L->i32, (unsigned)what, 0)};
-        LLVMValueRef r = call(L, "pj_str_is", L->i32, args, 2);
+        LLVMValueRef r = lower_call_rt(L, "pj_str_is", L->i32, args, 2);
         return LLVMBuildICmp(L->b, LLVMIntNE, r, LLVMConstInt(L->i32, 0, 0), "");
     }
     }

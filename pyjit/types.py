@@ -222,7 +222,7 @@ class UnicodeType(Type):
     __slots__ = ()
 
 
-unicode_type = UnicodeType("unicode_type")
+unicode_type = UnicodeType("str")   # its canonical name: what the C side parses
 
 
 class Signature:

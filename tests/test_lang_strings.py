@@ -224,6 +224,14 @@ def test_lists_and_tuples_across_the_boundary():
     assert words == ["a", "b", "new"]
 
 
+def test_explicit_signature_with_strings():
+    from pyjit import types
+    f = pyjit.njit("int64(unicode_type, int64)")(lambda s, n: len(s) * n)
+    assert f("abc", 2) == 6
+    g = pyjit.njit(types.unicode_type(types.unicode_type))(lambda s: s + "!")
+    assert g("中") == "中!"
+
+
 # ---- numbers to strings ---------------------------------------------------------------------
 
 def str_of(x):
