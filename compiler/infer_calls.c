@@ -763,10 +763,11 @@ static Type *str_fix_tuple(Infer *c, Instr *in, Builtin bi, Args *a)
     return boolean();
 }
 
-/* str(x): strings as they are, numbers as Python prints them (floats through float64). */
-static Type *str_of(Infer *c, Instr *in, Args *a)
+/* str(x) or repr(x) (bi): strings as they are or quoted, numbers as Python prints them (floats
+ * through float64). */
+static Type *str_of(Infer *c, Instr *in, Builtin bi, Args *a)
 {
-    if (!want_args(c, in, a, 0, 1))
+    if (!want_args(c, in, a, bi == BI_REPR, 1))   /* str() is "", repr() needs its argument */
         return NULL;
     if (a->npos == 0) {
         Const *k = ir_new_const(c->fn, K_STR);
@@ -787,7 +788,7 @@ static Type *str_of(Infer *c, Instr *in, Args *a)
         to = f64();
     else
         return arg_error(c, in, a, 0, "a string, an int, a float or a bool");
-    return intrinsic(c, in, BI_STR, a, &to, ty_str());
+    return intrinsic(c, in, bi, a, &to, ty_str());
 }
 
 static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
@@ -798,7 +799,8 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
     static const int64_t whole[2] = {0, INT64_MAX}, all[1] = {-1};
     switch (bi) {
     case BI_STR:
-        return str_of(c, in, a);
+    case BI_REPR:
+        return str_of(c, in, bi, a);
     case BI_ORD:
     case BI_HASH:
         if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
@@ -886,11 +888,23 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
     }
 }
 
+/* What print() writes: numbers, strings, None, and on the CPU tuples of them. */
+static bool printable(Infer *c, Type *t)
+{
+    if (t->kind == TY_TUPLE && !c->pi->prog->gpu) {
+        for (int i = 0; i < t->tuple.n; i++)
+            if (!printable(c, t->tuple.items[i]))
+                return false;
+        return true;
+    }
+    return ty_is_scalar(t) || infer_is_text(t) || t->kind == TY_NONE;
+}
+
 static Type *print_call(Infer *c, Instr *in, Args *a)
 {
     for (int i = 0; i < a->npos; i++) {
         Type *t = a->pos[i]->type;
-        if (!ty_is_scalar(t) && !infer_is_text(t) && t->kind != TY_NONE)
+        if (!printable(c, t))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "print() of %s is not supported in compiled "
                               "code (numbers and strings are)", infer_type_name(t));
     }

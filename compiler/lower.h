@@ -128,7 +128,7 @@ LLVMValueRef lower_str_compare(Lower *L, CmpOp op, LLVMValueRef a, LLVMValueRef 
 LLVMValueRef lower_str_len(Lower *L, LLVMValueRef s);
 LLVMValueRef lower_str_item(Lower *L, Instr *owner, LLVMValueRef s, LLVMValueRef i);
 LLVMValueRef lower_str_const(Lower *L, const char *text);
-void lower_str_print(Lower *L, LLVMValueRef s);
+void lower_str_print(Lower *L, LLVMValueRef s, bool quoted);   /* quoted: its repr */
 
 /* lower_array.c: Python's slice.indices(n) of a slice value: the length, *start and *step. */
 LLVMValueRef lower_slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,

@@ -319,7 +319,7 @@ static void print_value(Lower *L, Type *t, LLVMValueRef v, Instr *src)
         a[0] = LLVMBuildGlobalStringPtr(L->b, src->cst->s, "pj.str");
         lower_call_rt(L, "pj_print_str", vt, a, 1);
     } else if (t->kind == TY_STR) {
-        lower_str_print(L, v);
+        lower_str_print(L, v, !src);   /* inside a tuple: its repr, as CPython prints it */
     } else if (t->kind == TY_BOOL) {
         a[0] = LLVMBuildZExt(L->b, v, L->i32, "");
         lower_call_rt(L, "pj_print_bool", vt, a, 1);

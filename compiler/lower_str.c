@@ -162,21 +162,25 @@ LLVMValueRef lower_str_item(Lower *L, Instr *owner, LLVMValueRef s, LLVMValueRef
     return take(L, owner, ty_str(), lower_call_rt(L, "pj_str_slice", L->ptr, args, 4));
 }
 
-void lower_str_print(Lower *L, LLVMValueRef s)
+void lower_str_print(Lower *L, LLVMValueRef s, bool quoted)
 {
-    LLVMValueRef mi = meminfo(L, s);
-    lower_call_rt(L, "pj_str_print", LLVMVoidTypeInContext(L->ctx), &mi, 1);
+    LLVMValueRef args[2] = {meminfo(L, s), LLVMConstInt(L->i32, quoted, 0)};
+    lower_call_rt(L, "pj_str_print", LLVMVoidTypeInContext(L->ctx), args, 2);
 }
 
 /* ---- the builtins ---- */
 
-/* str(x) of a number, or of a string (itself). */
-static LLVMValueRef str_of(Lower *L, Instr *in)
+/* str(x) or repr(x) of a number, or of a string (itself, or quoted). */
+static LLVMValueRef str_of(Lower *L, Instr *in, Builtin bi)
 {
     if (in->nargs == 0)
         return lower_str_const(L, "");
     Type *t = in->args[0]->type;
     LLVMValueRef v = lower_value(L, in->args[0]);
+    if (t->kind == TY_STR && bi == BI_REPR) {
+        LLVMValueRef mi = meminfo(L, v);
+        return take(L, in, ty_str(), lower_call_rt(L, "pj_str_repr", L->ptr, &mi, 1));
+    }
     if (t->kind == TY_STR) {
         lower_incref_value(L, t, v);
         lower_own(L, in, v);
@@ -273,8 +277,8 @@ static LLVMValueRef optional_str(Lower *L, Instr *in, int k)
 
 LLVMValueRef lower_bi_str(Lower *L, Instr *in, Builtin bi)
 {
-    if (bi == BI_STR)
-        return str_of(L, in);
+    if (bi == BI_STR || bi == BI_REPR)
+        return str_of(L, in, bi);
     LLVMValueRef a[4] = {0};
     for (int k = 0; k < in->nargs && k < 4; k++)
         if (in->args[k]->type->kind != TY_NONE)

@@ -570,16 +570,17 @@ static int build_tuple(Ssa *s, int n)
     return push(s, in);
 }
 
-/* f"{x}": a field with no format spec and no conversion but !s is str(x); f"{x:.2f}", !r and
- * !a are refused. */
+/* f"{x}": a field with no format spec is str(x), or repr(x) with !r; a format spec
+ * (f"{x:.2f}") and !a are refused. */
 static int format_value(Ssa *s, int flags)
 {
-    if ((flags & 0x04) || (flags & 0x03) > 1)
-        return fe_error(s->ctx, DIAG_UNSUPPORTED, "an f-string field with a format spec or a !r or "
-                        "!a conversion is not supported in compiled code (plain {x} fields are)");
+    if ((flags & 0x04) || (flags & 0x03) == 3)
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "an f-string field with a format spec or a !a "
+                        "conversion is not supported in compiled code (plain {x}, {x!s} and {x!r} "
+                        "fields are)");
     Instr *v = pop(s);
     Const *str = ir_new_const(s->fn, K_FUNC);
-    str->name = "builtins.str";
+    str->name = (flags & 0x03) == 2 ? "builtins.repr" : "builtins.str";
     Instr *in = emit(s, OP_CALL, 2);
     in->args[0] = emit_const(s, str);
     in->args[1] = v;

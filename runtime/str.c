@@ -521,6 +521,65 @@ int32_t pj_str_is(MemInfo *s, int32_t what)
     return p->length > 0;
 }
 
+/* A new string of n code points (the narrowest kind that holds them). */
+static MemInfo *str_from_ucs4(const uint32_t *cps, int64_t n)
+{
+    uint32_t maxc = 0;
+    for (int64_t i = 0; i < n; i++)
+        maxc = cps[i] > maxc ? cps[i] : maxc;
+    MemInfo *mi = str_new(n, kind_for(maxc));
+    for (int64_t i = 0; mi && i < n; i++)
+        write_cp(payload(mi), i, cps[i]);
+    return mi;
+}
+
+/* Appends the escape of c as repr writes it: \xhh, \uhhhh or \Uhhhhhhhh; the new count. */
+static int64_t escape_hex(uint32_t *out, int64_t n, uint32_t c)
+{
+    static const char hex[] = "0123456789abcdef";
+    int digits = c <= 0xff ? 2 : c <= 0xffff ? 4 : 8;
+    out[n++] = '\\';
+    out[n++] = digits == 2 ? 'x' : digits == 4 ? 'u' : 'U';
+    for (int k = digits - 1; k >= 0; k--)
+        out[n++] = (uint32_t)hex[(c >> (4 * k)) & 0xf];
+    return n;
+}
+
+MemInfo *pj_str_repr(MemInfo *s)
+{
+    StrPayload *p = payload(s);
+    bool single = false, dbl = false;
+    for (int64_t i = 0; i < p->length; i++) {
+        uint32_t c = read_cp(p, i);
+        single |= c == '\'';
+        dbl |= c == '"';
+    }
+    uint32_t quote = single && !dbl ? '"' : '\'';
+    uint32_t *out = malloc(sizeof *out * (size_t)(10 * p->length + 2));
+    if (!out)
+        return NULL;
+    int64_t n = 0;
+    out[n++] = quote;
+    for (int64_t i = 0; i < p->length; i++) {
+        uint32_t c = read_cp(p, i);
+        if (c == quote || c == '\\') {
+            out[n++] = '\\';
+            out[n++] = c;
+        } else if (c == '\t' || c == '\n' || c == '\r') {
+            out[n++] = '\\';
+            out[n++] = c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
+        } else if (c < ' ' || c == 0x7f || (c > 0x7f && !Py_UNICODE_ISPRINTABLE(c))) {
+            n = escape_hex(out, n, c);
+        } else {
+            out[n++] = c;
+        }
+    }
+    out[n++] = quote;
+    MemInfo *mi = str_from_ucs4(out, n);
+    free(out);
+    return mi;
+}
+
 /* ---- output ---- */
 
 static size_t utf8_encode(uint32_t c, char *out)
@@ -547,12 +606,17 @@ static size_t utf8_encode(uint32_t c, char *out)
     return 4;
 }
 
-void pj_str_print(MemInfo *s)
+void pj_str_print(MemInfo *s, int32_t quoted)
 {
-    StrPayload *p = payload(s);
+    MemInfo *shown = quoted ? pj_str_repr(s) : s;
+    if (!shown)
+        return;   /* out of memory: nothing printed */
+    StrPayload *p = payload(shown);
     char buf[4];
     for (int64_t i = 0; i < p->length; i++)
         fwrite(buf, 1, utf8_encode(read_cp(p, i), buf), stdout);
+    if (quoted)
+        pj_nrt_decref(shown);
 }
 
 /* ---- to and from Python ---- */

@@ -375,7 +375,7 @@ def test_generators_and_signatures_are_unsupported():
 
 def test_misc_constructs_are_unsupported():
     def fstr(x):
-        return f"{x!r}"
+        return f"{x!a}"
 
     def imp(x):
         import os

@@ -332,7 +332,16 @@ def test_method_errors():
 # ---- f-strings, print, exceptions ------------------------------------------------------------
 
 def fstring(n, x, s, b):
-    return f"n={n}, x={x}, s={s}, b={b}!", f"{s}", f"{n}{s}"
+    return f"n={n}, x={x}, s={s}, b={b}!", f"{s}", f"{n}{s}", f"{s!r}:{n!r}:{x!s}"
+
+
+def reprs(s):
+    return repr(s), repr(s + "'"), repr(s + "'\""), repr(3), repr(0.5), repr(True)
+
+
+@pytest.mark.parametrize("s", WORDS + ["\x00\x7f\\", "\u200b\u00a0\U0001f600\ud7ff"])
+def test_repr(s):
+    check(reprs, s)
 
 
 def test_fstrings():
@@ -346,6 +355,11 @@ def test_fstring_with_spec_is_refused_naming_the_line():
     with pytest.raises(errors.UnsupportedError, match=r"(?s)format spec.*line"):
         pyjit.njit(spec)(1.0)
 
+    def ascii_conversion(x):
+        return f"{x!a}"
+    with pytest.raises(errors.UnsupportedError, match=r"(?s)!a.*line"):
+        pyjit.njit(ascii_conversion)("é")
+
 
 def test_print_strings():
     rc, out, err = run_subprocess(
@@ -354,9 +368,11 @@ def test_print_strings():
         "def f(s, n):\n"
         "    print(s, n, 'const', s + '!')\n"
         "    print(f'{n}:{s}')\n"
+        "    print((s, n), ('it\\'s',))\n"
         "f('héllo 中😀', 3)\n", env={"PYTHONIOENCODING": "utf-8"})
     assert rc == 0, err
-    assert out.splitlines() == ["héllo 中😀 3 const héllo 中😀!", "3:héllo 中😀"]
+    assert out.splitlines() == ["héllo 中😀 3 const héllo 中😀!", "3:héllo 中😀",
+                                "('héllo 中😀', 3) (\"it's\",)"]
 
 
 def raises_built_message(x):

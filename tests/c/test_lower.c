@@ -84,7 +84,8 @@ MemInfo *pj_str_strip(MemInfo *s, MemInfo *chars, int32_t sides) { (void)s; (voi
 MemInfo *pj_str_case(MemInfo *s, int32_t how) { (void)s; (void)how; return NULL; }
 MemInfo *pj_str_replace(MemInfo *s, MemInfo *old, MemInfo *new_, int64_t count) { (void)s; (void)old; (void)new_; (void)count; return NULL; }
 int32_t pj_str_is(MemInfo *s, int32_t what) { (void)s; (void)what; return 0; }
-void pj_str_print(MemInfo *s) { (void)s; }
+MemInfo *pj_str_repr(MemInfo *s) { (void)s; return NULL; }
+void pj_str_print(MemInfo *s, int32_t quoted) { (void)s; (void)quoted; }
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};
