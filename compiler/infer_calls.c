@@ -801,6 +801,11 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
     case BI_STR:
     case BI_REPR:
         return str_of(c, in, bi, a);
+    case BI_STR_INT:
+    case BI_STR_FLOAT:
+        if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
+            return NULL;
+        return intrinsic(c, in, bi, a, to, bi == BI_STR_INT ? i64() : f64());
     case BI_ORD:
     case BI_HASH:
         if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
@@ -1598,6 +1603,8 @@ static Type *type_numpy_type(Infer *c, Instr *in, Builtin bi, Args *a)
 static Type *type_int(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;   /* of a float: checked for NaN and infinities when lowered */
+    if (a->npos == 1 && infer_is_text(a->pos[0]->type))
+        return str_call(c, in, BI_STR_INT, a);
     if (a->npos == 1 && ty_is_float(a->pos[0]->type))
         return want_args(c, in, a, 1, 1) ? intrinsic(c, in, BI_INT, a, NULL, i64()) : NULL;
     return scalar_constructor(c, in, a, i64());
@@ -1608,12 +1615,19 @@ static Type *type_float(Infer *c, Instr *in, Builtin bi, Args *a)
     (void)bi;
     if (a->npos == 1 && a->pos[0]->type->kind == TY_STRING)
         return float_of_string(c, in, a);
+    if (a->npos == 1 && a->pos[0]->type->kind == TY_STR)
+        return str_call(c, in, BI_STR_FLOAT, a);
     return scalar_constructor(c, in, a, f64());
 }
 
 static Type *type_bool(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;
+    if (a->npos == 1 && a->pos[0]->type->kind == TY_STR) {   /* not empty */
+        Plan p = {.op = OP_TRUTH};
+        plan_arg(&p, a->pos[0], NULL);
+        return apply(c, in, &p, boolean());
+    }
     return scalar_constructor(c, in, a, boolean());
 }
 

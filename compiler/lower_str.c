@@ -221,6 +221,22 @@ static LLVMValueRef ord(Lower *L, LLVMValueRef s)
     return lower_call_rt(L, "pj_str_char", L->i64, args, 2);
 }
 
+/* int(s) or float(s): the runtime parses; ValueError (OverflowError past int64) otherwise. */
+static LLVMValueRef number_of(Lower *L, Builtin bi, LLVMValueRef s)
+{
+    bool is_int = bi == BI_STR_INT;
+    LLVMValueRef out = lower_alloca(L, is_int ? L->i64 : L->f64);
+    LLVMValueRef args[2] = {meminfo(L, s), out};
+    LLVMValueRef rc = lower_call_rt(L, is_int ? "pj_str_to_int" : "pj_str_to_float", L->i32, args, 2);
+    lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, rc, LLVMConstInt(L->i32, (unsigned long long)-1, 1), ""),
+                ABI_EXC_VALUE, is_int ? "invalid literal for int() with base 10"
+                                      : "could not convert string to float", NULL, 0);
+    if (is_int)
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, rc, LLVMConstInt(L->i32, (unsigned long long)-2, 1), ""),
+                    ABI_EXC_OVERFLOW, "int too large to convert to int64", NULL, 0);
+    return LLVMBuildLoad2(L->b, is_int ? L->i64 : L->f64, out, "");
+}
+
 static LLVMValueRef chr(Lower *L, Instr *in, LLVMValueRef cp)
 {
     lower_check(L, LLVMBuildICmp(L->b, LLVMIntUGE, cp, lower_i64(L, 0x110000), ""), ABI_EXC_VALUE,
@@ -286,6 +302,7 @@ LLVMValueRef lower_bi_str(Lower *L, Instr *in, Builtin bi)
     Type *st = ty_str();
     switch (bi) {
     case BI_ORD: return ord(L, a[0]);
+    case BI_STR_INT: case BI_STR_FLOAT: return number_of(L, bi, a[0]);
     case BI_CHR: return chr(L, in, a[0]);
     case BI_HASH: return lower_str_hash(L, a[0]);
     case BI_STR_GETITEM: return get_item(L, in, a[0], a[1]);

@@ -9,8 +9,10 @@
  * come from CPython's Unicode database (pure table lookups, no interpreter state). */
 #include "runtime/runtime.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static StrPayload *payload(MemInfo *mi)
 {
@@ -33,6 +35,11 @@ static void write_cp(StrPayload *p, int64_t i, uint32_t c)
     case 2: ((uint16_t *)p->data)[i] = (uint16_t)c; break;
     default: ((uint32_t *)p->data)[i] = c; break;
     }
+}
+
+static bool is_space(uint32_t c)
+{
+    return Py_UNICODE_ISSPACE(c);
 }
 
 static int32_t kind_for(uint32_t maxchar)
@@ -238,6 +245,91 @@ int64_t pj_str_find(MemInfo *s, MemInfo *sub, int64_t start, int64_t end, int32_
     return how == 2 ? count : -1;
 }
 
+/* ---- numbers from strings ---- */
+
+/* The ASCII form of s without surrounding whitespace, each decimal digit (any script's) as
+ * '0'..'9', into buf (room for n + 1 bytes); false when another non-ASCII code point is in it. */
+static bool ascii_number(const StrPayload *p, char *buf, int64_t *n)
+{
+    int64_t i = 0, j = p->length, k = 0;
+    while (i < j && is_space(read_cp(p, i)))
+        i++;
+    while (j > i && is_space(read_cp(p, j - 1)))
+        j--;
+    for (; i < j; i++) {
+        uint32_t c = read_cp(p, i);
+        int d = c < 0x80 ? -1 : Py_UNICODE_TODECIMAL(c);
+        if (c >= 0x80 && d < 0)
+            return false;
+        buf[k++] = d >= 0 ? (char)('0' + d) : (char)c;
+    }
+    buf[k] = 0;
+    *n = k;
+    return true;
+}
+
+/* Drops the underscores of PEP 515 (one between two digits) from buf; false if one is misplaced. */
+static bool drop_underscores(char *buf)
+{
+    char *o = buf;
+    for (char *p = buf; *p; p++) {
+        if (*p != '_') {
+            *o++ = *p;
+            continue;
+        }
+        if (p == buf || !isdigit((unsigned char)p[-1]) || !isdigit((unsigned char)p[1]))
+            return false;
+    }
+    *o = 0;
+    return true;
+}
+
+int32_t pj_str_to_int(MemInfo *s, int64_t *out)
+{
+    StrPayload *p = payload(s);
+    char small[64], *buf = p->length < 64 ? small : malloc((size_t)p->length + 1);
+    int64_t n;
+    int32_t rc = -1;
+    if (buf && ascii_number(p, buf, &n) && drop_underscores(buf)) {
+        const char *d = buf + (buf[0] == '-' || buf[0] == '+');
+        uint64_t v = 0, limit = (uint64_t)INT64_MAX + (buf[0] == '-');
+        rc = *d ? 0 : -1;
+        for (; *d && rc == 0; d++) {
+            if (!isdigit((unsigned char)*d))
+                rc = -1;
+            else if (v > (limit - (uint64_t)(*d - '0')) / 10)
+                rc = -2;
+            else
+                v = v * 10 + (uint64_t)(*d - '0');
+        }
+        *out = buf[0] == '-' ? (int64_t)(0 - v) : (int64_t)v;
+    }
+    if (buf != small)
+        free(buf);
+    return rc;
+}
+
+int32_t pj_str_to_float(MemInfo *s, double *out)
+{
+    StrPayload *p = payload(s);
+    char small[64], *buf = p->length < 64 ? small : malloc((size_t)p->length + 1);
+    int64_t n;
+    int32_t rc = -1;
+    if (buf && ascii_number(p, buf, &n) && drop_underscores(buf)) {
+        const char *d = buf + (buf[0] == '-' || buf[0] == '+');
+        bool special = strcasecmp(d, "inf") == 0 || strcasecmp(d, "infinity") == 0 ||
+                       strcasecmp(d, "nan") == 0;
+        char *end;
+        /* strtod also reads hex and "infinityx": only decimal numbers and the special words */
+        if ((special || (*d && strspn(d, "0123456789.eE+-") == strlen(d))) &&
+            (*out = strtod(buf, &end), end == buf + strlen(buf)))
+            rc = 0;
+    }
+    if (buf != small)
+        free(buf);
+    return rc;
+}
+
 /* ---- making strings from others ---- */
 
 static MemInfo *str_from_ascii(const char *s, size_t n)
@@ -304,11 +396,6 @@ static int append_piece(MemInfo *list, MemInfo *s, int64_t start, int64_t stop)
         return -1;
     ((MemInfo **)l->items)[l->len++] = piece;
     return 0;
-}
-
-static bool is_space(uint32_t c)
-{
-    return Py_UNICODE_ISSPACE(c);
 }
 
 /* s.split(): runs of whitespace separate, none at the ends; at most maxsplit splits (< 0: all). */

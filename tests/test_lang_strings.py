@@ -250,6 +250,30 @@ def test_str_of_numpy_scalars():
     check(str_of, np.int32(-5))
 
 
+def int_of(s):
+    return int(s), bool(s)
+
+
+def float_of(s):
+    return float(s)
+
+
+@pytest.mark.parametrize("s", ["12", " -7 ", "1_000", "١٢٣", "+0", "9223372036854775807",
+                               "-9223372036854775808", "x", "", "1__0", "1.5", "_1", " "])
+def test_int_of_strings(s):
+    check(int_of, s)
+
+
+@pytest.mark.parametrize("s", ["1.5", " -2e3 ", "inf", "-Infinity", "nan", "1_0.5", "0x10",
+                               "infinityx", ".5", "5.", "١.٥", "", "e5", "1e", "--1", "1.5.2"])
+def test_float_of_strings(s):
+    check(float_of, s)
+
+
+def test_int_of_string_overflow():
+    check_raises(OverflowError, pyjit.njit(int_of), "9223372036854775808")
+
+
 def ord_chr(s):
     return ord(s), chr(ord(s) + 1), chr(65)
 

@@ -73,6 +73,8 @@ int32_t pj_str_compare(MemInfo *a, MemInfo *b) { (void)a; (void)b; return 0; }
 int32_t pj_str_equal(MemInfo *a, MemInfo *b) { return a == b; }
 int64_t pj_str_hash(MemInfo *s) { (void)s; return 0; }
 int64_t pj_str_find(MemInfo *s, MemInfo *sub, int64_t start, int64_t end, int32_t how) { (void)s; (void)sub; (void)start; (void)end; (void)how; return -1; }
+int32_t pj_str_to_int(MemInfo *s, int64_t *out) { (void)s; *out = 0; return -1; }
+int32_t pj_str_to_float(MemInfo *s, double *out) { (void)s; *out = 0; return -1; }
 MemInfo *pj_str_from_int(int64_t v) { (void)v; return NULL; }
 MemInfo *pj_str_from_uint(uint64_t v) { (void)v; return NULL; }
 MemInfo *pj_str_from_float(double v) { (void)v; return NULL; }
