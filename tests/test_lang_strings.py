@@ -461,3 +461,21 @@ def test_many_calls_keep_memory_flat():
         f("ab中", 10)
     grown = memory_in_use() - before
     assert grown < 8 << 20, f"memory grew {grown / (1 << 20):.1f} MB over 10^5 calls"
+
+
+def test_no_string_outlives_its_use():
+    """Every string made (results, items of returned lists, exception messages, strings in lists
+    passed in) is freed: the count of live blocks comes back where it was."""
+    from pyjit import _core
+    f, g = pyjit.njit(builds_strings), pyjit.njit(raises_built_message)
+    h = pyjit.njit(append_to_argument)
+    f("ab", 3), h(["x"])
+    live = _core.nrt_live()
+    for _ in range(1000):
+        f("ab中", 10)
+        h(["a", "b"])
+        try:
+            g(-1)
+        except ValueError:
+            pass
+    assert _core.nrt_live() == live
