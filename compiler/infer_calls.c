@@ -675,9 +675,9 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
         if (a->npos > 1 && a->pos[1] && !infer_is_none_const(a->pos[1]))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort(key=...) is not supported in "
                               "compiled code yet");
-        if (item && (!is_real(item)))
+        if (item && !is_real(item) && item->kind != TY_STR)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort() of a list of %s: pyjit sorts "
-                              "lists of numbers", infer_type_name(item));
+                              "lists of numbers and of strings", infer_type_name(item));
         Args b = {.name = a->name, .pyname = a->pyname, .pos = {list}, .npos = 1};
         if (a->npos > 2 && a->pos[2])
             b.pos[b.npos++] = a->pos[2];   /* reverse */

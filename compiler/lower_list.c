@@ -397,9 +397,15 @@ LLVMValueRef lower_bi_list(Lower *L, Instr *in, Builtin bi)
         return slice_of(L, in, item, list, a1);
     case BI_LIST_SORT: {
         LLVMValueRef pl = payload(L, list), n = load_len(L, pl);
-        LLVMValueRef args[4] = {LLVMBuildLoad2(L->b, L->ptr, field(L, pl, PL_ITEMS), ""), lower_i64(L, 1),
-                                n, LLVMConstInt(L->i32, (unsigned)lower_sort_key(item), 0)};
-        lower_call_rt(L, "pj_sort", LLVMVoidTypeInContext(L->ctx), args, 4);
+        LLVMValueRef items = LLVMBuildLoad2(L->b, L->ptr, field(L, pl, PL_ITEMS), "");
+        if (item->kind == TY_STR) {
+            LLVMValueRef args[2] = {items, n};
+            lower_call_rt(L, "pj_str_sort", LLVMVoidTypeInContext(L->ctx), args, 2);
+        } else {
+            LLVMValueRef args[4] = {items, lower_i64(L, 1), n,
+                                    LLVMConstInt(L->i32, (unsigned)lower_sort_key(item), 0)};
+            lower_call_rt(L, "pj_sort", LLVMVoidTypeInContext(L->ctx), args, 4);
+        }
         if (a1) {   /* reverse=: then the order is turned round */
             LLVMBasicBlockRef cont = lower_unlikely(L, a1);
             reverse_items(L, item, pl, n);

@@ -189,6 +189,17 @@ int64_t pj_str_hash(MemInfo *s)
     return p->hash;
 }
 
+static int compare_items(const void *a, const void *b)
+{
+    return pj_str_compare(*(MemInfo *const *)a, *(MemInfo *const *)b);
+}
+
+/* Equal strings cannot be told apart, so an unstable sort gives what list.sort() gives. */
+void pj_str_sort(MemInfo **items, int64_t n)
+{
+    qsort(items, (size_t)n, sizeof *items, compare_items);
+}
+
 /* ---- searching ---- */
 
 /* Whether sub occurs in p at i (i + sub's length within p). */

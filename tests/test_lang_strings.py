@@ -216,6 +216,17 @@ def tuple_of_strings(t):
     return b, a, (a + b, len(a))
 
 
+def sorting(words):
+    a = sorted(words)
+    b = sorted(words, reverse=True)
+    words.sort()
+    return a, b, words, words.index("apple"), words.count("apple")
+
+
+def test_sorting_lists_of_strings():
+    check(sorting, ["pear", "apple", "中", "Zebra", "", "apple", "😀", "é", "apples"])
+
+
 def test_lists_and_tuples_across_the_boundary():
     check(sort_words, ["ab", "c", "中文", "😀😀"])
     check(tuple_of_strings, ("x", "yé"))

@@ -71,6 +71,7 @@ MemInfo *pj_str_repeat(MemInfo *s, int64_t n) { (void)s; (void)n; return NULL; }
 MemInfo *pj_str_slice(MemInfo *s, int64_t start, int64_t step, int64_t n) { (void)s; (void)start; (void)step; (void)n; return NULL; }
 int32_t pj_str_compare(MemInfo *a, MemInfo *b) { (void)a; (void)b; return 0; }
 int32_t pj_str_equal(MemInfo *a, MemInfo *b) { return a == b; }
+void pj_str_sort(MemInfo **items, int64_t n) { (void)items; (void)n; }
 int64_t pj_str_hash(MemInfo *s) { (void)s; return 0; }
 int64_t pj_str_find(MemInfo *s, MemInfo *sub, int64_t start, int64_t end, int32_t how) { (void)s; (void)sub; (void)start; (void)end; (void)how; return -1; }
 int32_t pj_str_to_int(MemInfo *s, int64_t *out) { (void)s; *out = 0; return -1; }
