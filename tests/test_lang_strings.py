@@ -317,6 +317,11 @@ def splitting(s):
             s.split("ab"))
 
 
+def right_splitting(s):
+    return (s.rsplit(), s.rsplit(maxsplit=1), s.rsplit(","), s.rsplit(",", 1), s.rsplit("ab", 2),
+            s.splitlines(), s.splitlines(True))
+
+
 def joining(s):
     parts = s.split(",")
     return "-".join(parts), "".join(parts), ", ".join(("a", s)), "é".join(["x", "y"])
@@ -345,11 +350,13 @@ def library_methods(s):
             s.rindex(s[-1:]), s.partition(","), s.capitalize())
 
 
-@pytest.mark.parametrize("s", WORDS + ["abcabcab", "a😀a😀", " ab, cd ,ef ", "aaa"])
+@pytest.mark.parametrize("s", WORDS + ["abcabcab", "a😀a😀", " ab, cd ,ef ", "aaa",
+                               "x\r\ny\n\nz\r", "中\u2028😀\x0c"])
 def test_methods(s):
     for sub in ["", "a", "ab", "😀", ",", "zz"]:
         check(searching, s, sub)
-    for f in (prefix_tuple, splitting, joining, stripping, casing, replacing, predicates):
+    for f in (prefix_tuple, splitting, right_splitting, joining, stripping, casing, replacing,
+              predicates):
         check(f, s)
     if s:
         check(library_methods, s)

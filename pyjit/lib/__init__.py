@@ -31,7 +31,7 @@ METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
         "insert", "remove", "index", "count", "reverse", "copy")),
     "strings": tuple(f"method.str.{name}" for name in (
-        "index", "rindex", "zfill", "ljust", "rjust", "center", "partition")),
+        "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines")),
 }
 
 

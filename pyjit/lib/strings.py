@@ -97,3 +97,75 @@ def _partition(s, sep):
             return s, s[:0], s[:0]
         return s[:i], sep, s[i + len(sep):]
     return impl
+
+
+def _no_sep(sep):
+    return sep is None or isinstance(sep, (types.NoneType, types.Omitted))
+
+
+@overload_method(types.UnicodeType, "rsplit")
+def _rsplit(s, sep=None, maxsplit=-1):
+    if _no_sep(sep):
+        def by_whitespace(s, sep=None, maxsplit=-1):
+            parts = [s[:0]]
+            parts.pop()
+            j = len(s)
+            while True:
+                while j > 0 and s[j - 1].isspace():
+                    j -= 1
+                if j == 0:
+                    break
+                if len(parts) == maxsplit:   # the rest, its leading whitespace kept
+                    parts.append(s[:j])
+                    break
+                i = j
+                while i > 0 and not s[i - 1].isspace():
+                    i -= 1
+                parts.append(s[i:j])
+                j = i
+            parts.reverse()
+            return parts
+        return by_whitespace
+
+    def by_sep(s, sep=None, maxsplit=-1):
+        if len(sep) == 0:
+            raise ValueError("empty separator")
+        parts = [s[:0]]
+        parts.pop()
+        j = len(s)
+        while len(parts) != maxsplit:
+            i = s.rfind(sep, 0, j)
+            if i < 0:
+                break
+            parts.append(s[i + len(sep):j])
+            j = i
+        parts.append(s[:j])
+        parts.reverse()
+        return parts
+    return by_sep
+
+
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+@overload_method(types.UnicodeType, "splitlines")
+def _splitlines(s, keepends=False):
+    def impl(s, keepends=False):
+        parts = [s[:0]]
+        parts.pop()
+        n = len(s)
+        start = 0
+        i = 0
+        while i < n:
+            c = s[i]
+            if c in _LINE_BREAKS:
+                end = i
+                if c == "\r" and i + 1 < n and s[i + 1] == "\n":
+                    i += 1
+                parts.append(s[start:i + 1] if keepends else s[start:end])
+                start = i + 1
+            i += 1
+        if start < n:
+            parts.append(s[start:])
+        return parts
+    return impl
