@@ -10,6 +10,7 @@
 #include "runtime/runtime.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -81,9 +82,39 @@ static uint32_t max_cp(const StrPayload *p, int64_t start, int64_t step, int64_t
     return m;
 }
 
+/* The strings of one Latin-1 code point, made once and never freed, as CPython keeps them:
+ * `for ch in s` and s[i] then allocate nothing. */
+typedef struct Latin1Char {
+    MemInfo mi;
+    _Alignas(8) char payload[sizeof(StrPayload) + 2];
+} Latin1Char;
+static Latin1Char latin1[256];
+static pthread_once_t latin1_once = PTHREAD_ONCE_INIT;
+
+static void latin1_init(void)
+{
+    for (int c = 0; c < 256; c++) {
+        StrPayload *p = (StrPayload *)latin1[c].payload;
+        *p = (StrPayload){.length = 1, .hash = -1, .kind = 1};
+        p->data[0] = (char)c;
+        p->data[1] = 0;
+        latin1[c].mi = (MemInfo){.refcount = ABI_STR_IMMORTAL, .data = p,
+                                 .size = (int64_t)sizeof latin1[c].payload};
+    }
+}
+
+static MemInfo *latin1_char(uint32_t c)
+{
+    pthread_once(&latin1_once, latin1_init);
+    pj_nrt_incref(&latin1[c].mi);   /* as for any string handed out (never reaching zero) */
+    return &latin1[c].mi;
+}
+
 MemInfo *pj_str_slice(MemInfo *s, int64_t start, int64_t step, int64_t n)
 {
     StrPayload *p = payload(s);
+    if (n == 1 && read_cp(p, start) < 256)
+        return latin1_char(read_cp(p, start));
     if (n == p->length && step == 1) {
         pj_nrt_incref(s);   /* strings are immutable: the whole one is itself */
         return s;
@@ -107,6 +138,8 @@ int64_t pj_str_char(MemInfo *s, int64_t i)
 
 MemInfo *pj_str_chr(int64_t cp)
 {
+    if (cp < 256)
+        return latin1_char((uint32_t)cp);
     MemInfo *mi = str_new(1, kind_for((uint32_t)cp));
     if (mi)
         write_cp(payload(mi), 0, (uint32_t)cp);
