@@ -1466,28 +1466,42 @@ static bool loop_offset(Instr *ix, Instr *loop, int64_t *c)
     return ix == loop;
 }
 
-/* The blocks of the loop whose header holds the FOR_ITER loop: those its body reaches without
- * passing the header that lead back to it. in_loop is by block index. */
-static void loop_blocks(Lower *L, Instr *loop, bool *in_loop)
+/* Marks in seen the blocks reachable from start without passing the block avoid. */
+static void reach_avoiding(Lower *L, Block *start, Block *avoid, bool *seen)
 {
-    int n = L->ir->blocks.len;
-    Block *head = loop->block;
-    bool *fwd = arena_alloc(L->prog->arena, (size_t)n);
-    Block **stack = arena_alloc(L->prog->arena, sizeof(Block *) * (size_t)n);
+    Block **stack = arena_alloc(L->prog->arena, sizeof(Block *) * (size_t)L->ir->blocks.len);
     int sp = 0;
-    stack[sp++] = loop->succ[0];
-    fwd[((BlockInfo *)loop->succ[0]->aux)->index] = true;
-    while (sp) {   /* forward from the body, stopping at the header */
+    stack[sp++] = start;
+    seen[((BlockInfo *)start->aux)->index] = true;
+    while (sp) {
         Block *b = stack[--sp];
         Instr *t = ir_terminator(b);
         for (int k = 0; t && k < 2; k++) {
             Block *s = t->succ[k];
-            if (s && s != head && !fwd[((BlockInfo *)s->aux)->index]) {
-                fwd[((BlockInfo *)s->aux)->index] = true;
+            if (s && s != avoid && !seen[((BlockInfo *)s->aux)->index]) {
+                seen[((BlockInfo *)s->aux)->index] = true;
                 stack[sp++] = s;
             }
         }
     }
+}
+
+/* The blocks of the loop whose header holds the FOR_ITER loop: those its body reaches without
+ * passing the header that lead back to it, and that the header dominates (not reached from the
+ * entry around it: a `break` leading round an outer loop to another loop is not this one's).
+ * in_loop is by block index. */
+static void loop_blocks(Lower *L, Instr *loop, bool *in_loop)
+{
+    int n = L->ir->blocks.len;
+    Block *head = loop->block;
+    bool *fwd = arena_alloc(L->prog->arena, (size_t)n), *around = arena_alloc(L->prog->arena, (size_t)n);
+    Block **stack = arena_alloc(L->prog->arena, sizeof(Block *) * (size_t)n);
+    int sp = 0;
+    reach_avoiding(L, loop->succ[0], head, fwd);   /* forward from the body, stopping at the header */
+    if (head != L->ir->blocks.items[0])
+        reach_avoiding(L, L->ir->blocks.items[0], head, around);
+    for (int i = 0; i < n; i++)
+        fwd[i] &= !around[i];
     in_loop[((BlockInfo *)head->aux)->index] = true;
     for (int i = 0; i < head->preds.len; i++) {   /* back from the latches, within fwd */
         Block *p = head->preds.items[i];

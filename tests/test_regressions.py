@@ -473,3 +473,29 @@ def test_astype_float_to_int_out_of_range(src, dst):
     np.testing.assert_array_equal(got, expected)
     for i in range(len(a)):
         np.testing.assert_array_equal(cf(a[i:i + 1]), expected[i:i + 1])
+
+
+def two_loops_in_a_while(a, n):
+    w = 0
+    total = 0.0
+    while True:
+        w += 1
+        if w > 4:
+            break
+        if w % 2 == 0:
+            for i in range(len(a)):
+                if a[i] > n:
+                    break
+                total += a[i]
+        else:
+            for i in range(len(a)):
+                a[i] -= 1.0
+                total += a[i]
+    return total
+
+
+def test_loop_reached_round_an_outer_loop_is_not_inside_another():
+    """A `break` out of one range loop leads, round the outer `while`, to a second loop: the
+    second is no part of the first, and its bound checks are not hoisted under the first's flag
+    (the fuzzer found LLVM refusing the code: seed 777, program 237)."""
+    check(two_loops_in_a_while, np.arange(5.0), 2.0)
