@@ -3,7 +3,7 @@
 Measures, for each library:
   - run time of compiled kernels (median of interleaved samples, after a warm-up call):
     a 10**7-element float64 sum loop, a complex-number Mandelbrot, pairwise distances,
-    a Collatz integer loop, a list built by 10^6 appends;
+    a Collatz integer loop, a list built by 10^6 appends, a text split into words and joined;
   - call overhead of add(1, 2) in ns per call, beside a plain Python function;
   - first-call time (compilation included) of each kernel, each in a fresh subprocess with
     no on-disk cache, on small inputs so that compiling dominates;
@@ -92,11 +92,20 @@ def make_kernels(njit):
         return total, len(out)
 
     @njit
+    def split_join(text):
+        words = text.split()
+        out = []
+        for w in words:
+            if len(w) > 3:
+                out.append(w.upper())
+        return ",".join(out), len(words)
+
+    @njit
     def add(a, b):
         return a + b
 
     return {"sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
-            "collatz": collatz, "list": list_build, "add": add}
+            "collatz": collatz, "list": list_build, "strings": split_join, "add": add}
 
 
 def plain_add(a, b):
@@ -167,6 +176,18 @@ def check_list(args, result):
     assert result == (0.25 * n * (n - 1), n), f"list_build({n}) gave {result}"
 
 
+def args_strings(small):
+    words = ["alpha", "be", "gamma", "delta", "pi", "epsilon", "zeta", "eta"]
+    n = 8 if small else 200_000
+    return (" ".join(words[i % len(words)] for i in range(n)),)
+
+
+def check_strings(args, result):
+    words = args[0].split()
+    expected = ",".join(w.upper() for w in words if len(w) > 3), len(words)
+    assert result == expected, "split_join gave another text"
+
+
 def check_collatz(args, result):
     assert result == 230631, f"collatz({args[0]}) gave {result}, expected 230631"
 
@@ -177,6 +198,7 @@ WORKLOADS = {   # name: (description, argument builder, check)
     "pairwise": ("pairwise distances 1000x3", args_pairwise, check_pairwise),
     "collatz": ("collatz longest chain < 300000", args_collatz, check_collatz),
     "list": ("list: append 10^6 floats, then sum", args_list, check_list),
+    "strings": ("strings: split 2*10^5 words, upper, join", args_strings, check_strings),
 }
 
 

@@ -44,6 +44,21 @@ typedef struct ListPayload {
     int32_t refs[ABI_LIST_MAX_REFS];
 } ListPayload;
 
+/* A string's value is a MemInfo whose data is a StrPayload, laid out as CPython's compact
+ * strings (PEP 393) are, so crossing to and from Python is a copy of the code points: kind is
+ * the narrowest width (1, 2 or 4 bytes) that holds every code point, which makes equal strings
+ * equal byte for byte and lets the hash be CPython's own. Strings are immutable: compiled code
+ * reads the payload in place; making one is a runtime call (runtime/str.c). A constant string is
+ * a global MemInfo whose refcount never reaches zero (ABI_STR_IMMORTAL). */
+typedef struct StrPayload {
+    int64_t length;         /* in code points */
+    int64_t hash;           /* CPython's hash(s), or -1 while not computed */
+    int32_t kind;           /* bytes per code point: 1, 2 or 4 */
+    int32_t unused;
+    char data[];            /* length code points, then a zero one */
+} StrPayload;
+#define ABI_STR_IMMORTAL ((int64_t)1 << 60)
+
 /* The exception state compiled code fills before returning ABI_STATUS_ERROR. */
 typedef enum AbiExcKind {
     ABI_EXC_NONE = 0,
@@ -59,7 +74,8 @@ typedef enum AbiExcKind {
 
 /* First byte of an ExcInfo message that is not the message but a spec of the exception's
  * arguments: per argument "s<len>:<text>" for a constant string, or a letter for a number in the
- * next args slots: i int64, u uint64, b bool, f a float64's bits, c two of them for a complex. */
+ * next args slots: i int64, u uint64, b bool, f a float64's bits, c two of them for a complex;
+ * or S for a string made at run time: its MemInfo, whose reference the runtime takes over. */
 #define ABI_EXC_ARGS_SPEC '\x1e'
 
 /* Where compiled code raised: the statement's position in the source, a constant in the code. */

@@ -74,6 +74,11 @@ Instr *infer_coerce(Infer *c, Instr *before, Instr *val, Type *to)
     Type *from = ty_strong(val->type);
     if (!to || from == to || !from)
         return val;
+    if (from->kind == TY_STRING && to->kind == TY_STR && from->literal) {   /* the constant as a value */
+        Instr *k = infer_emit(c, before, OP_CONST, to, 0);
+        k->cst = (Const *)from->literal;
+        return k;
+    }
     if (ty_is_scalar(from) && ty_is_scalar(to)) {
         Instr *cast = infer_emit(c, before, OP_CAST, to, 1);
         cast->args[0] = val;
@@ -205,6 +210,7 @@ Type *infer_const_type(Infer *c, const Const *k)
     case K_INT: return ty_scalar(TY_INT64);
     case K_FLOAT: return ty_scalar(TY_FLOAT64);
     case K_COMPLEX: return ty_scalar(TY_COMPLEX128);
+    case K_STR: return ty_str();   /* inside a tuple constant: a value */
     case K_ARRAY: return k->array_type;
     case K_TUPLE: {
         Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(k->tuple.n + 1));
@@ -528,6 +534,8 @@ static Type *type_binop(Infer *c, Instr *in)
     Type *a = in->args[0]->type, *b = in->args[1]->type;
     if (a->kind == TY_LIST || b->kind == TY_LIST)
         return list_binop(c, in, a, b);
+    if (infer_is_text(a) || infer_is_text(b))
+        return infer_str_binop(c, in);
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && in->sub == BIN_ADD)
         return tuple_concat(c, in, a, b);
     if (in->sub == BIN_MATMUL && a->kind == TY_ARRAY && b->kind == TY_ARRAY && !in->imm)
@@ -555,8 +563,10 @@ static int truth_of(Infer *c, Instr *at, Instr *v)
         return 0;
     if (t->kind == TY_TUPLE)
         return t->tuple.n != 0;
-    if (t->kind == TY_LIST)
+    if (t->kind == TY_LIST || t->kind == TY_STR)
         return -1;   /* its length, at run time */
+    if (t->kind == TY_STRING && t->literal)
+        return t->literal->s[0] != 0;
     if (t->kind == TY_ARRAY)
         infer_fail(c, at, DIAG_TYPING, "the truth value of an array is ambiguous "
                    "(compare it, or test a.size)");
@@ -616,8 +626,10 @@ static Type *type_unary(Infer *c, Instr *in)
 static Type *tuple_contains(Infer *c, Instr *in, Instr *tuple, Instr *x)
 {
     Type *tt = tuple->type;
+    bool text = infer_is_text(x->type);
     for (int i = 0; i < tt->tuple.n; i++)
-        if (!ty_is_scalar(tt->tuple.items[i]) || !ty_is_scalar(x->type))
+        if (text ? tt->tuple.items[i]->kind != TY_STR
+                 : !ty_is_scalar(tt->tuple.items[i]) || !ty_is_scalar(x->type))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' is supported over tuples of numbers "
                               "only, not %s in %s", infer_type_name(x->type), infer_type_name(tt));
     if (!c->rewrite)
@@ -627,7 +639,7 @@ static Type *tuple_contains(Infer *c, Instr *in, Instr *tuple, Instr *x)
     Instr *acc = NULL;
     for (int i = 0; i < n; i++) {
         bool last = i == n - 1 && !negate;   /* the last test is `in` itself */
-        Type *t = ty_strong(ty_promote(tt->tuple.items[i], x->type));
+        Type *t = text ? ty_str() : ty_strong(ty_promote(tt->tuple.items[i], x->type));
         Instr *item = infer_emit(c, in, OP_STATIC_GET, tt->tuple.items[i], 1);
         item->args[0] = tuple;
         item->imm = i;
@@ -661,11 +673,15 @@ static Type *type_contains(Infer *c, Instr *in)
     Instr *x = in->args[0], *seq = in->args[1];
     if (seq->type->kind == TY_TUPLE)
         return tuple_contains(c, in, seq, x);
+    if (infer_is_text(seq->type))
+        return infer_str_contains(c, in);
     Type *to = ty_scalar(TY_INT64), *item = seq->type->kind == TY_LIST ? seq->type->list.item : NULL;
     if (seq->type->kind == TY_LIST) {
         if (!item)
             return NULL;
         to = ty_is_scalar(item) && ty_is_scalar(x->type) ? ty_promote(item, ty_strong(x->type)) : NULL;
+        if (item->kind == TY_STR && infer_is_text(x->type))
+            to = item;
         if (!to)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over a list of %s: pyjit looks for "
                               "numbers in lists of numbers", infer_type_name(item));
@@ -792,6 +808,8 @@ static Type *type_compare(Infer *c, Instr *in)
     }
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE)
         return tuple_compare(c, in, a, b);
+    if (infer_is_text(a) || infer_is_text(b))
+        return infer_str_compare(c, in);
     if (a->kind == TY_ARRAY || b->kind == TY_ARRAY) {
         Type *ea = elem_type(a), *eb = elem_type(b), *t = ty_promote(ea, eb);
         if (!t)
@@ -838,11 +856,14 @@ static Type *type_build_tuple(Infer *c, Instr *in)
 {
     Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(in->nargs + 1));
     for (int i = 0; i < in->nargs; i++) {
-        items[i] = ty_strong(in->args[i]->type);
+        items[i] = infer_value_type(in->args[i]->type);
         if (!infer_is_runtime(items[i]) || items[i]->kind == TY_ITER)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "a tuple cannot hold %s in compiled code",
                               infer_type_name(items[i]));
     }
+    if (c->rewrite)
+        for (int i = 0; i < in->nargs; i++)
+            in->args[i] = infer_coerce(c, in, in->args[i], items[i]);
     return ty_tuple(items, in->nargs);
 }
 
@@ -850,7 +871,7 @@ static Type *type_build_tuple(Infer *c, Instr *in)
  * item by item, arrays widened to layout A. */
 static Type *list_item_unify(Type *a, Type *b)
 {
-    Type *t = ty_unify(ty_strong(a), ty_strong(b));
+    Type *t = ty_unify(infer_value_type(a), infer_value_type(b));
     return ty_is_undetermined(t) ? NULL : ty_strong(t);
 }
 
@@ -884,7 +905,7 @@ static Instr *list_origin(Instr *v)
 Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
 {
     Type *item = list->type->list.item, *given = vt;
-    vt = ty_strong(vt);
+    vt = infer_value_type(vt);
     if (ty_is_undetermined(vt))
         return NULL;   /* a container stored before its own items are known: typed in a later round */
     if (!list_item_ok(vt))
@@ -915,7 +936,7 @@ Type *infer_build_list(Infer *c, Instr *in)
                           "tuple, or a local array: gpu.local.array)");
     Type *item = in->id < c->nknown ? c->list_items[in->id] : NULL;
     for (int i = 0; i < in->nargs; i++) {
-        Type *t = ty_strong(in->args[i]->type);
+        Type *t = infer_value_type(in->args[i]->type);
         if (!list_item_ok(t))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "a list cannot hold %s in compiled code",
                               infer_type_name(t));
@@ -953,7 +974,7 @@ static Type *type_const(Infer *c, Instr *in)
     case K_INT: return ty_weak(ty_scalar(TY_INT64));
     case K_FLOAT: return ty_weak(ty_scalar(TY_FLOAT64));
     case K_COMPLEX: return ty_weak(ty_scalar(TY_COMPLEX128));
-    case K_STR: return ty_literal(TY_STRING, k);
+    case K_STR: return in->type && in->type->kind == TY_STR ? in->type : ty_literal(TY_STRING, k);
     case K_MODULE: return ty_literal(TY_MODULE, k);
     case K_FUNC:
         if (k->name && strcmp(k->name, "gpu.laneid") == 0)   /* a value, not a function */
@@ -1030,7 +1051,7 @@ static bool returns_as(Type *from, Type *to)
 static Type *type_ret(Infer *c, Instr *in)
 {
     Instr *v = in->args[0];
-    Type *t = ty_strong(v->type);
+    Type *t = infer_value_type(v->type);
     if (!infer_is_runtime(t) || t->kind == TY_ITER)
         return infer_fail(c, in, DIAG_TYPING, "cannot return %s from compiled code", infer_type_name(t));
     if (c->rewrite) {

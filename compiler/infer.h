@@ -97,6 +97,18 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
 Type *infer_namedtuple_call(Infer *c, Instr *in);
 Type *infer_namedtuple_getattr(Infer *c, Instr *in, Type *t);
 Type *infer_namedtuple_replace(Infer *c, Instr *in, Instr *self);
+/* infer_str.c: run-time strings. A string constant (TY_STRING, known when compiling) becomes a
+ * str where a value must exist at run time: stored, returned, joined with another string at a
+ * phi, or operated on. infer_is_text: str or a string constant; infer_value_type: the type a
+ * value of type t has at run time (t strong, a string constant str). The others type s + t,
+ * s * n, comparisons, `in` and s[i] / s[a:b] of strings and rewrite them to the str builtins. */
+bool infer_is_text(const Type *t);
+Type *infer_value_type(Type *t);
+bool infer_str_allowed(Infer *c, Instr *in);
+Type *infer_str_binop(Infer *c, Instr *in);
+Type *infer_str_compare(Infer *c, Instr *in);
+Type *infer_str_contains(Infer *c, Instr *in);
+Type *infer_str_getitem(Infer *c, Instr *in);
 
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);

@@ -635,8 +635,22 @@ static Type *len_call(Infer *c, Instr *in, Args *a)
     }
     if (t->kind == TY_ARRAY && t->array.ndim == 0)
         return infer_fail(c, in, DIAG_TYPING, "len() of a 0-d array");
+    if (t->kind == TY_STRING && t->literal) {   /* known now: its code points */
+        int64_t n = 0;
+        for (const unsigned char *p = (const unsigned char *)t->literal->s; *p; p++)
+            n += (*p & 0xc0) != 0x80;
+        if (c->rewrite) {
+            in->op = OP_CONST;
+            in->cst = ir_new_const(c->fn, K_INT);
+            in->cst->i = n;
+            in->nargs = in->nkw = 0;
+        }
+        return i64();
+    }
+    if (infer_is_text(t))
+        return intrinsic(c, in, BI_LEN, a, (Type *[]){ty_str()}, i64());
     if (t->kind != TY_ARRAY && t->kind != TY_RANGE && t->kind != TY_LIST)
-        return arg_error(c, in, a, 0, "an array, a list, a tuple or a range");
+        return arg_error(c, in, a, 0, "an array, a list, a tuple, a string or a range");
     return intrinsic(c, in, BI_LEN, a, NULL, i64());
 }
 
@@ -694,9 +708,9 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
         if (a->npos > 1 && a->pos[1] && !infer_is_none_const(a->pos[1]))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort(key=...) is not supported in "
                               "compiled code yet");
-        if (item && (!is_real(item)))
+        if (item && !is_real(item) && item->kind != TY_STR)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort() of a list of %s: pyjit sorts "
-                              "lists of numbers", infer_type_name(item));
+                              "lists of numbers and of strings", infer_type_name(item));
         Args b = {.name = a->name, .pyname = a->pyname, .pos = {list}, .npos = 1};
         if (a->npos > 2 && a->pos[2])
             b.pos[b.npos++] = a->pos[2];   /* reverse */
@@ -744,13 +758,228 @@ static Type *type_slice_indices(Infer *c, Instr *in, Builtin bi, Args *a)
         return arg_error(c, in, a, 1, "an int");
     Type *three[3] = {i64(), i64(), i64()};
     return intrinsic(c, in, bi, a, (Type *[]){NULL, i64()}, ty_tuple(three, 3));
+/* ---- strings ----------------------------------------------------------------------------- */
+
+/* Argument i of a string builtin: a string (or, with none_ok, None or absent), made a str. */
+static bool str_arg(Infer *c, Instr *in, Args *a, int i, bool none_ok, Type **to)
+{
+    Instr *v = i < a->npos ? a->pos[i] : NULL;
+    to[i] = NULL;
+    if (!v || infer_is_none_const(v) || v->type->kind == TY_NONE)
+        return none_ok || arg_error(c, in, a, i, "a string");
+    if (!infer_is_text(v->type))
+        return arg_error(c, in, a, i, none_ok ? "a string or None" : "a string");
+    to[i] = ty_str();
+    return true;
+}
+
+static Instr *none_const(Infer *c, Instr *before)
+{
+    Instr *none = infer_emit(c, before, OP_CONST, ty_scalar(TY_NONE), 0);
+    none->cst = ir_new_const(c->fn, K_NONE);
+    return none;
+}
+
+/* Optional int arguments from `from` on, given their defaults: the plan passes all of them. */
+static bool int_args(Infer *c, Instr *in, Args *a, int from, int upto, const int64_t *defaults,
+                     Type **to)
+{
+    for (int i = from; i < upto; i++) {
+        if (i < a->npos && a->pos[i] && !infer_is_none_const(a->pos[i])) {
+            if (!is_integral(a->pos[i]->type))
+                return arg_error(c, in, a, i, "an int");
+        } else if (c->rewrite) {
+            a->pos[i] = infer_const_int(c, in, defaults[i - from]);
+        }
+        to[i] = i64();
+    }
+    a->npos = upto;
+    return true;
+}
+
+/* s.startswith(x) / s.endswith(x) with x a tuple of strings: one call per item, or'ed. */
+static Type *str_fix_tuple(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Type *tt = a->pos[1]->type;
+    for (int i = 0; i < tt->tuple.n; i++)
+        if (tt->tuple.items[i]->kind != TY_STR)
+            return arg_error(c, in, a, 1, "a string or a tuple of strings");
+    if (!c->rewrite)
+        return boolean();
+    Instr *acc = NULL;
+    for (int i = 0; i < tt->tuple.n; i++) {
+        Instr *item = infer_emit(c, in, OP_STATIC_GET, ty_str(), 1);
+        item->args[0] = a->pos[1];
+        item->imm = i;
+        Instr *one = infer_emit(c, in, OP_INTRINSIC, boolean(), 4);
+        one->sub = bi;
+        Instr *args[4] = {infer_coerce(c, in, a->pos[0], ty_str()), item, a->pos[2], a->pos[3]};
+        infer_set_args(c, one, args, 4);
+        if (acc) {
+            Instr *or = infer_emit(c, in, OP_BINOP, boolean(), 2);
+            or->sub = BIN_OR;
+            or->args[0] = acc;
+            or->args[1] = one;
+            one = or;
+        }
+        acc = one;
+    }
+    if (!acc) {   /* an empty tuple matches nothing */
+        acc = infer_emit(c, in, OP_CONST, boolean(), 0);
+        acc->cst = ir_new_const(c->fn, K_BOOL);
+    }
+    in->op = OP_CAST;   /* a bool CAST of a bool is the value */
+    infer_set_args(c, in, &acc, 1);
+    return boolean();
+}
+
+/* str(x) or repr(x) (bi): strings as they are or quoted, numbers as Python prints them (floats
+ * through float64). */
+static Type *str_of(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, bi == BI_REPR, 1))   /* str() is "", repr() needs its argument */
+        return NULL;
+    if (a->npos == 0) {
+        Const *k = ir_new_const(c->fn, K_STR);
+        k->s = "";
+        Plan p = {.op = OP_CONST};
+        if (c->rewrite) {
+            in->cst = k;
+            in->nkw = 0;
+        }
+        return apply(c, in, &p, ty_str());
+    }
+    Type *t = a->pos[0]->type, *to;
+    if (infer_is_text(t))
+        to = ty_str();
+    else if (ty_is_int(t) || t->kind == TY_BOOL)
+        to = ty_strong(t)->kind == TY_UINT64 || t->kind == TY_BOOL ? ty_strong(t) : i64();
+    else if (ty_is_float(t))
+        to = f64();
+    else
+        return arg_error(c, in, a, 0, "a string, an int, a float or a bool");
+    return intrinsic(c, in, bi, a, &to, ty_str());
+}
+
+static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Type *to[MAX_ARGS] = {0}, *s = ty_str();
+    if (!infer_str_allowed(c, in))
+        return NULL;
+    static const int64_t whole[2] = {0, INT64_MAX}, all[1] = {-1};
+    switch (bi) {
+    case BI_STR:
+    case BI_REPR:
+        return str_of(c, in, bi, a);
+    case BI_STR_INT:
+    case BI_STR_FLOAT:
+        if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
+            return NULL;
+        return intrinsic(c, in, bi, a, to, bi == BI_STR_INT ? i64() : f64());
+    case BI_ORD:
+    case BI_HASH:
+        if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
+            return NULL;
+        return intrinsic(c, in, bi, a, to, i64());
+    case BI_CHR:
+        if (!want_args(c, in, a, 1, 1))
+            return NULL;
+        if (!is_integral(a->pos[0]->type))
+            return arg_error(c, in, a, 0, "an int");
+        return intrinsic(c, in, bi, a, (Type *[]){i64()}, s);
+    case BI_STR_FIND:
+    case BI_STR_RFIND:
+    case BI_STR_COUNT:
+    case BI_STR_STARTSWITH:
+    case BI_STR_ENDSWITH: {
+        bool fix = bi == BI_STR_STARTSWITH || bi == BI_STR_ENDSWITH;
+        if (!want_args(c, in, a, 2, 4) || !str_arg(c, in, a, 0, false, to) ||
+            !int_args(c, in, a, 2, 4, whole, to))
+            return NULL;
+        if (fix && a->pos[1]->type->kind == TY_TUPLE)
+            return str_fix_tuple(c, in, bi, a);
+        if (!str_arg(c, in, a, 1, false, to))
+            return NULL;
+        return intrinsic(c, in, bi, a, to, fix ? boolean() : i64());
+    }
+    case BI_STR_SPLIT:
+        if (!want_args(c, in, a, 1, 3))
+            return NULL;
+        if (a->npos < 2)
+            a->pos[1] = NULL;
+        if (!str_arg(c, in, a, 0, false, to) || !str_arg(c, in, a, 1, true, to) ||
+            !int_args(c, in, a, 2, 3, all, to))
+            return NULL;
+        if (c->rewrite && !a->pos[1])
+            a->pos[1] = none_const(c, in);
+        return intrinsic(c, in, bi, a, to, ty_list(s));
+    case BI_STR_JOIN: {
+        if (!want_args(c, in, a, 2, 2) || !str_arg(c, in, a, 0, false, to))
+            return NULL;
+        Type *t = a->pos[1]->type;
+        bool ok = t->kind == TY_LIST ? t->list.item == s : t->kind == TY_TUPLE;
+        for (int i = 0; t->kind == TY_TUPLE && i < t->tuple.n; i++)
+            ok &= infer_is_text(t->tuple.items[i]);
+        if (t->kind == TY_LIST && !t->list.item)
+            return NULL;
+        if (!ok)
+            return arg_error(c, in, a, 1, "a list or tuple of strings");
+        if (t->kind == TY_TUPLE) {
+            Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(t->tuple.n + 1));
+            for (int i = 0; i < t->tuple.n; i++)
+                items[i] = s;
+            to[1] = ty_tuple(items, t->tuple.n);
+        }
+        return intrinsic(c, in, bi, a, to, s);
+    }
+    case BI_STR_STRIP:
+    case BI_STR_LSTRIP:
+    case BI_STR_RSTRIP:
+        if (!want_args(c, in, a, 1, 2) || !str_arg(c, in, a, 0, false, to) ||
+            !str_arg(c, in, a, 1, true, to))
+            return NULL;
+        a->npos = to[1] ? 2 : 1;
+        return intrinsic(c, in, bi, a, to, s);
+    case BI_STR_REPLACE:
+        if (!want_args(c, in, a, 3, 4) || !str_arg(c, in, a, 0, false, to) ||
+            !str_arg(c, in, a, 1, false, to) || !str_arg(c, in, a, 2, false, to) ||
+            !int_args(c, in, a, 3, 4, all, to))
+            return NULL;
+        return intrinsic(c, in, bi, a, to, s);
+    case BI_STR_LOWER:
+    case BI_STR_UPPER:
+    case BI_STR_CAPITALIZE:
+        if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
+            return NULL;
+        return intrinsic(c, in, bi, a, to, s);
+    case BI_STR_ISDIGIT: case BI_STR_ISALPHA: case BI_STR_ISSPACE: case BI_STR_ISALNUM:
+    case BI_STR_ISLOWER: case BI_STR_ISUPPER: case BI_STR_ISDECIMAL: case BI_STR_ISNUMERIC:
+        if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
+            return NULL;
+        return intrinsic(c, in, bi, a, to, boolean());
+    default:
+        return infer_fail(c, in, DIAG_TYPING, "call the operator ([], +, *, in) instead of %s",
+                          a->name);
+    }
+}
+
+/* What print() writes: numbers, strings, None, and on the CPU tuples of them. */
+static bool printable(Infer *c, Type *t)
+{
+    if (t->kind == TY_TUPLE && !c->pi->prog->gpu) {
+        for (int i = 0; i < t->tuple.n; i++)
+            if (!printable(c, t->tuple.items[i]))
+                return false;
+        return true;
+    }
+    return ty_is_scalar(t) || infer_is_text(t) || t->kind == TY_NONE;
 }
 
 static Type *print_call(Infer *c, Instr *in, Args *a)
 {
     for (int i = 0; i < a->npos; i++) {
         Type *t = a->pos[i]->type;
-        if (!ty_is_scalar(t) && t->kind != TY_STRING && t->kind != TY_NONE)
+        if (!printable(c, t))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "print() of %s is not supported in compiled "
                               "code (numbers and strings are)", infer_type_name(t));
     }
@@ -1429,6 +1658,7 @@ static Type *type_array_more(Infer *c, Instr *in, Builtin bi, Args *a) { return 
 static Type *type_method(Infer *c, Instr *in, Builtin bi, Args *a) { return array_method(c, in, bi, a); }
 static Type *type_list(Infer *c, Instr *in, Builtin bi, Args *a) { return list_call(c, in, bi, a); }
 static Type *type_typed_list(Infer *c, Instr *in, Builtin bi, Args *a) { return typed_list_new(c, in, bi, a); }
+static Type *type_str(Infer *c, Instr *in, Builtin bi, Args *a) { return str_call(c, in, bi, a); }
 static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return reshape_method(c, in, a); }
 
 static Type *type_numpy_reduction(Infer *c, Instr *in, Builtin bi, Args *a)
@@ -1444,6 +1674,8 @@ static Type *type_numpy_type(Infer *c, Instr *in, Builtin bi, Args *a)
 static Type *type_int(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;   /* of a float: checked for NaN and infinities when lowered */
+    if (a->npos == 1 && infer_is_text(a->pos[0]->type))
+        return str_call(c, in, BI_STR_INT, a);
     if (a->npos == 1 && ty_is_float(a->pos[0]->type))
         return want_args(c, in, a, 1, 1) ? intrinsic(c, in, BI_INT, a, NULL, i64()) : NULL;
     return scalar_constructor(c, in, a, i64());
@@ -1454,12 +1686,19 @@ static Type *type_float(Infer *c, Instr *in, Builtin bi, Args *a)
     (void)bi;
     if (a->npos == 1 && a->pos[0]->type->kind == TY_STRING)
         return float_of_string(c, in, a);
+    if (a->npos == 1 && a->pos[0]->type->kind == TY_STR)
+        return str_call(c, in, BI_STR_FLOAT, a);
     return scalar_constructor(c, in, a, f64());
 }
 
 static Type *type_bool(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;
+    if (a->npos == 1 && a->pos[0]->type->kind == TY_STR) {   /* not empty */
+        Plan p = {.op = OP_TRUTH};
+        plan_arg(&p, a->pos[0], NULL);
+        return apply(c, in, &p, boolean());
+    }
     return scalar_constructor(c, in, a, boolean());
 }
 
@@ -1619,7 +1858,7 @@ static const char *method_family(const Type *self)
     case TY_LIST: return "list";
     case TY_DICT: return "dict";
     case TY_SET: return "set";
-    case TY_STR: return "str";
+    case TY_STR: case TY_STRING: return "str";
     case TY_SLICE: return "slice";
     default: return "complex";
     }
@@ -1818,14 +2057,14 @@ static Type *call_exception(Infer *c, Instr *in)
     int slots = 0;   /* numbers travel in ExcInfo's 4 int64 slots (abi.h); a complex takes two */
     for (int i = 1; i < in->nargs; i++) {
         Type *t = in->args[i]->type;
-        if (!ty_is_scalar(t) && t->kind != TY_STRING)
-            return infer_fail(c, in, DIAG_UNSUPPORTED, "exception arguments must be constant "
-                              "strings or numbers, not %s", infer_type_name(t));
-        slots += ty_is_complex(t) ? 2 : ty_is_scalar(t);
+        if (!ty_is_scalar(t) && !infer_is_text(t))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "exception arguments must be strings or "
+                              "numbers, not %s", infer_type_name(t));
+        slots += ty_is_complex(t) ? 2 : ty_is_scalar(t) || t->kind == TY_STR;
     }
     if (slots > 4)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "an exception raised in compiled code takes at "
-                          "most 4 numbers among its arguments");
+                          "most 4 numbers and strings made at run time among its arguments");
     if (in->nkw)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "keyword arguments to an exception");
     if (c->rewrite)

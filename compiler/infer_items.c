@@ -129,6 +129,8 @@ Type *infer_getattr(Infer *c, Instr *in)
                           "code, not on %s", infer_type_name(t));
     if (t->kind == TY_TUPLE && t->tuple.cls)
         return infer_namedtuple_getattr(c, in, t);
+    if (infer_is_text(t))   /* a constant receiver is made a str by the method's call */
+        return ty_method(ty_str(), in->name);
     if (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
         strncmp(t->literal->name, "gpu.", 4) == 0)
         return infer_gpu_getattr(c, in, t);
@@ -495,6 +497,8 @@ Type *infer_getitem(Infer *c, Instr *in)
         return list_getitem(c, in, obj, idx);
     if (obj->type->kind == TY_TUPLE)
         return tuple_getitem(c, in, obj, idx);
+    if (infer_is_text(obj->type))
+        return infer_str_getitem(c, in);
     return infer_fail(c, in, DIAG_TYPING, "%s is not subscriptable", infer_type_name(obj->type));
 }
 
@@ -595,6 +599,8 @@ static Type *item_of(Type *t)
         return t->tuple.n ? t->tuple.items[0] : ty_scalar(TY_NONE);
     case TY_LIST:
         return t->list.item;   /* NULL until known */
+    case TY_STR:
+        return t;              /* strings of one code point */
     default:
         return NULL;
     }
@@ -626,7 +632,8 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
         if (t->kind == TY_LIST && !t->list.item)
             return NULL;   /* typed once something is stored in the list */
         bool ok = (t->kind == TY_ARRAY && t->array.ndim >= 1) || (t->kind == TY_TUPLE && homogeneous(t)) ||
-                  t->kind == TY_LIST || (!zip && t->kind == TY_ITER && is_zip_marker(t->iter.over));
+                  t->kind == TY_LIST || t->kind == TY_STR ||
+                  (!zip && t->kind == TY_ITER && is_zip_marker(t->iter.over));
         if (!ok)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() over %s is not supported (arrays, "
                               "lists and tuples of one item type are)", zip ? "zip" : "enumerate",
@@ -727,6 +734,13 @@ Type *infer_getiter(Infer *c, Instr *in)
         return ty_iter(t);
     case TY_LIST:
         return ty_iter(t);
+    case TY_STR:
+    case TY_STRING:
+        if (!infer_str_allowed(c, in))
+            return NULL;
+        if (c->rewrite)
+            in->args[0] = infer_coerce(c, in, in->args[0], ty_str());
+        return ty_iter(ty_str());
     case TY_TUPLE:
         if (t->tuple.n == 0)
             return getiter_of_empty(c, in);
@@ -752,9 +766,10 @@ static Instr *index_source(Infer *c, Instr *before, Instr *x, Instr *i)
         ir_insert_before(before, tuple);
         return tuple;
     }
-    Opcode op = t->kind == TY_ARRAY ? OP_ARRAY_GET : t->kind == TY_LIST ? OP_INTRINSIC : OP_TUPLE_GET;
+    bool by_builtin = t->kind == TY_LIST || t->kind == TY_STR;
+    Opcode op = t->kind == TY_ARRAY ? OP_ARRAY_GET : by_builtin ? OP_INTRINSIC : OP_TUPLE_GET;
     Instr *get = infer_emit(c, before, op, item, 2);
-    get->sub = t->kind == TY_LIST ? BI_LIST_GETITEM : 0;
+    get->sub = t->kind == TY_LIST ? BI_LIST_GETITEM : t->kind == TY_STR ? BI_STR_GETITEM : 0;
     get->args[0] = x;
     get->args[1] = i;
     return get;

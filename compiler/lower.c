@@ -24,7 +24,7 @@ typedef struct BlockInfo {
 } BlockInfo;
 
 /* Iteration state: see GETITER below. */
-typedef enum IterKind { IT_RANGE, IT_ARRAY, IT_TUPLE, IT_LIST, IT_ENUMERATE, IT_ZIP } IterKind;
+typedef enum IterKind { IT_RANGE, IT_ARRAY, IT_TUPLE, IT_LIST, IT_STR, IT_ENUMERATE, IT_ZIP } IterKind;
 struct IterInfo {
     IterKind kind;
     LLVMValueRef state;     /* range: {i64 cur, i64 stop, i64 step}; others: i64 index */
@@ -518,6 +518,8 @@ LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t)
         return LLVMConstInt(L->i1, t->tuple.n > 0, 0);
     if (t->kind == TY_LIST)
         return LLVMBuildICmp(L->b, LLVMIntNE, lower_list_len(L, v), lower_i64(L, 0), "");
+    if (t->kind == TY_STR)
+        return LLVMBuildICmp(L->b, LLVMIntNE, lower_str_len(L, v), lower_i64(L, 0), "");
     if (t->kind == TY_RANGE) {
         LLVMValueRef s = LLVMBuildExtractValue(L->b, v, 0, ""), e = LLVMBuildExtractValue(L->b, v, 1, "");
         LLVMValueRef st = LLVMBuildExtractValue(L->b, v, 2, "");
@@ -1034,6 +1036,7 @@ static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
         return lower_cast(L, LLVMConstStructInContext(L->ctx, f, 2, 0), ct, t);
     }
     case K_NONE: return LLVMConstNull(L->none_ty);
+    case K_STR: return t->kind == TY_STR ? lower_str_const(L, c->s) : NULL;
     case K_TUPLE: {
         if (t->kind != TY_TUPLE)
             return NULL;
@@ -1103,8 +1106,8 @@ static IterInfo *make_iter(Lower *L, Instr *iterable)
         LLVMBuildStore(L->b, it->obj, it->state);
         return it;
     }
-    if (t->kind == TY_LIST) {   /* by index, the length read at every step as CPython does */
-        it->kind = IT_LIST;
+    if (t->kind == TY_LIST || t->kind == TY_STR) {   /* by index, the length read at every step as CPython does */
+        it->kind = t->kind == TY_LIST ? IT_LIST : IT_STR;
         it->state = lower_alloca(L, L->i64);
         LLVMBuildStore(L->b, lower_i64(L, 0), it->state);
         return it;
@@ -1168,6 +1171,13 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
         LLVMPositionBuilderAtEnd(B, more);
         LLVMBuildStore(B, LLVMBuildNSWAdd(B, i, lower_i64(L, 1), ""), it->state);
         return lower_list_next(L, owner, it->obj, i);
+    }
+    case IT_STR: {
+        LLVMValueRef i = LLVMBuildLoad2(B, L->i64, it->state, "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i, lower_str_len(L, it->obj), ""), more, done);
+        LLVMPositionBuilderAtEnd(B, more);
+        LLVMBuildStore(B, LLVMBuildNSWAdd(B, i, lower_i64(L, 1), ""), it->state);
+        return lower_str_item(L, owner, it->obj, i);
     }
     case IT_ARRAY:
     case IT_TUPLE: {
@@ -1295,6 +1305,17 @@ static int exc_numeric_arg(Lower *L, Instr *a, LLVMValueRef *slots, char *code)
     return 1;
 }
 
+/* A string made at run time: its MemInfo, with a reference of its own that errors.c takes over
+ * when it builds the exception (the value's own is released as the function exits). */
+static int exc_str_arg(Lower *L, Instr *a, LLVMValueRef *slots, char *code)
+{
+    LLVMValueRef v = lower_value(L, a);
+    lower_incref_value(L, a->type, v);
+    slots[0] = LLVMBuildPtrToInt(L->b, LLVMBuildExtractValue(L->b, v, 0, ""), L->i64, "");
+    *code = 'S';
+    return 1;
+}
+
 /* raise E(a, b, ...): the message is a spec of the argument tuple (ABI_EXC_ARGS_SPEC, then per
  * argument "s<len>:<text>" for a constant string or one letter for a number in the next slots),
  * which errors.c turns into E(*args): .args and str() as CPython gives them. */
@@ -1318,9 +1339,9 @@ static void raise_with_args(Lower *L, void *cls, Instr *e)
         }
         LLVMValueRef v[2];
         char code;
-        int k = exc_numeric_arg(L, a, v, &code);
+        int k = a->type->kind == TY_STR ? exc_str_arg(L, a, v, &code) : exc_numeric_arg(L, a, v, &code);
         if (nslots + k > 4 || n + 2 > sizeof spec) {
-            lower_unsupported(L, "more than 4 numbers in an exception's arguments");
+            lower_unsupported(L, "more than 4 numbers and strings in an exception's arguments");
             return;
         }
         for (int j = 0; j < k; j++)
@@ -1465,28 +1486,42 @@ static bool loop_offset(Instr *ix, Instr *loop, int64_t *c)
     return ix == loop;
 }
 
-/* The blocks of the loop whose header holds the FOR_ITER loop: those its body reaches without
- * passing the header that lead back to it. in_loop is by block index. */
-static void loop_blocks(Lower *L, Instr *loop, bool *in_loop)
+/* Marks in seen the blocks reachable from start without passing the block avoid. */
+static void reach_avoiding(Lower *L, Block *start, Block *avoid, bool *seen)
 {
-    int n = L->ir->blocks.len;
-    Block *head = loop->block;
-    bool *fwd = arena_alloc(L->prog->arena, (size_t)n);
-    Block **stack = arena_alloc(L->prog->arena, sizeof(Block *) * (size_t)n);
+    Block **stack = arena_alloc(L->prog->arena, sizeof(Block *) * (size_t)L->ir->blocks.len);
     int sp = 0;
-    stack[sp++] = loop->succ[0];
-    fwd[((BlockInfo *)loop->succ[0]->aux)->index] = true;
-    while (sp) {   /* forward from the body, stopping at the header */
+    stack[sp++] = start;
+    seen[((BlockInfo *)start->aux)->index] = true;
+    while (sp) {
         Block *b = stack[--sp];
         Instr *t = ir_terminator(b);
         for (int k = 0; t && k < 2; k++) {
             Block *s = t->succ[k];
-            if (s && s != head && !fwd[((BlockInfo *)s->aux)->index]) {
-                fwd[((BlockInfo *)s->aux)->index] = true;
+            if (s && s != avoid && !seen[((BlockInfo *)s->aux)->index]) {
+                seen[((BlockInfo *)s->aux)->index] = true;
                 stack[sp++] = s;
             }
         }
     }
+}
+
+/* The blocks of the loop whose header holds the FOR_ITER loop: those its body reaches without
+ * passing the header that lead back to it, and that the header dominates (not reached from the
+ * entry around it: a `break` leading round an outer loop to another loop is not this one's).
+ * in_loop is by block index. */
+static void loop_blocks(Lower *L, Instr *loop, bool *in_loop)
+{
+    int n = L->ir->blocks.len;
+    Block *head = loop->block;
+    bool *fwd = arena_alloc(L->prog->arena, (size_t)n), *around = arena_alloc(L->prog->arena, (size_t)n);
+    Block **stack = arena_alloc(L->prog->arena, sizeof(Block *) * (size_t)n);
+    int sp = 0;
+    reach_avoiding(L, loop->succ[0], head, fwd);   /* forward from the body, stopping at the header */
+    if (head != L->ir->blocks.items[0])
+        reach_avoiding(L, L->ir->blocks.items[0], head, around);
+    for (int i = 0; i < n; i++)
+        fwd[i] &= !around[i];
     in_loop[((BlockInfo *)head->aux)->index] = true;
     for (int i = 0; i < head->preds.len; i++) {   /* back from the latches, within fwd */
         Block *p = head->preds.items[i];
@@ -1660,6 +1695,8 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     case OP_COMPARE:
         if (t->kind == TY_ARRAY)
             return lower_array_compare(L, in);
+        if (in->args[0]->type->kind == TY_STR)
+            return lower_str_compare(L, (CmpOp)in->sub, lower_value(L, in->args[0]), lower_value(L, in->args[1]));
         if (in->args[0]->type != in->args[1]->type && ty_is_int(in->args[0]->type) &&
             ty_is_int(in->args[1]->type))
             return compare_mixed_ints(L, in);

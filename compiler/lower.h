@@ -118,6 +118,20 @@ LLVMValueRef lower_list_contains(Lower *L, Type *item, LLVMValueRef list, Type *
 /* min(list) or max(list) of numbers, as CPython's: the first of the extreme items; ValueError
  * when empty. */
 LLVMValueRef lower_list_extreme(Lower *L, Type *item, LLVMValueRef list, bool is_max);
+/* lower_list.c: a list's item storage (where its first item lies). */
+LLVMValueRef lower_list_items(Lower *L, LLVMValueRef list);
+
+/* lower_str.c: strings (abi.h's StrPayload). lower_str_hash is CPython's hash(s) (int64),
+ * lower_str_equal s == t (i1): what hash tables keyed by strings need. lower_str_item is s[i]
+ * (i in range) owned by owner; lower_str_const a constant string (never freed). */
+LLVMValueRef lower_str_hash(Lower *L, LLVMValueRef s);
+LLVMValueRef lower_str_equal(Lower *L, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef lower_str_compare(Lower *L, CmpOp op, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef lower_str_len(Lower *L, LLVMValueRef s);
+LLVMValueRef lower_str_item(Lower *L, Instr *owner, LLVMValueRef s, LLVMValueRef i);
+LLVMValueRef lower_str_const(Lower *L, const char *text);
+void lower_str_print(Lower *L, LLVMValueRef s, bool quoted);   /* quoted: its repr */
+
 /* lower_array.c: Python's slice.indices(n) of a slice value: the length, *start and *step. */
 LLVMValueRef lower_slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
                                  LLVMValueRef *step_out);

@@ -48,6 +48,11 @@ static LLVMValueRef item_ptr(Lower *L, Type *item, LLVMValueRef pl, LLVMValueRef
     return LLVMBuildInBoundsGEP2(L->b, L->i8, items, &off, 1, "");
 }
 
+LLVMValueRef lower_list_items(Lower *L, LLVMValueRef list)
+{
+    return LLVMBuildLoad2(L->b, L->ptr, field(L, payload(L, list), PL_ITEMS), "list.items");
+}
+
 LLVMValueRef lower_list_len(Lower *L, LLVMValueRef list)
 {
     return load_len(L, payload(L, list));
@@ -282,8 +287,9 @@ LLVMValueRef lower_list_contains(Lower *L, Type *item, LLVMValueRef list, Type *
     LLVMValueRef i = LLVMBuildPhi(L->b, L->i64, "");
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSLT, i, n, ""), body, done);
     LLVMPositionBuilderAtEnd(L->b, body);
-    LLVMValueRef v = lower_cast(L, lower_load_mem(L, item, item_ptr(L, item, pl, i)), item, xt);
-    LLVMValueRef eq = lower_compare_scalar(L, CMP_EQ, xt, v, x);
+    LLVMValueRef v = lower_load_mem(L, item, item_ptr(L, item, pl, i));
+    LLVMValueRef eq = item->kind == TY_STR ? lower_str_equal(L, v, x)
+                                           : lower_compare_scalar(L, CMP_EQ, xt, lower_cast(L, v, item, xt), x);
     LLVMValueRef next = LLVMBuildAdd(L->b, i, lower_i64(L, 1), "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(L->b);
     LLVMBuildCondBr(L->b, eq, done, head);
@@ -391,9 +397,15 @@ LLVMValueRef lower_bi_list(Lower *L, Instr *in, Builtin bi)
         return slice_of(L, in, item, list, a1);
     case BI_LIST_SORT: {
         LLVMValueRef pl = payload(L, list), n = load_len(L, pl);
-        LLVMValueRef args[4] = {LLVMBuildLoad2(L->b, L->ptr, field(L, pl, PL_ITEMS), ""), lower_i64(L, 1),
-                                n, LLVMConstInt(L->i32, (unsigned)lower_sort_key(item), 0)};
-        lower_call_rt(L, "pj_sort", LLVMVoidTypeInContext(L->ctx), args, 4);
+        LLVMValueRef items = LLVMBuildLoad2(L->b, L->ptr, field(L, pl, PL_ITEMS), "");
+        if (item->kind == TY_STR) {
+            LLVMValueRef args[2] = {items, n};
+            lower_call_rt(L, "pj_str_sort", LLVMVoidTypeInContext(L->ctx), args, 2);
+        } else {
+            LLVMValueRef args[4] = {items, lower_i64(L, 1), n,
+                                    LLVMConstInt(L->i32, (unsigned)lower_sort_key(item), 0)};
+            lower_call_rt(L, "pj_sort", LLVMVoidTypeInContext(L->ctx), args, 4);
+        }
         if (a1) {   /* reverse=: then the order is turned round */
             LLVMBasicBlockRef cont = lower_unlikely(L, a1);
             reverse_items(L, item, pl, n);

@@ -169,6 +169,8 @@ static LLVMValueRef lower_len(Lower *L, Instr *x)
         return range_len(L, lower_value(L, x));
     if (t->kind == TY_LIST)
         return lower_list_len(L, lower_value(L, x));
+    if (t->kind == TY_STR)
+        return lower_str_len(L, lower_value(L, x));
     lower_unsupported(L, "len() of %s", t->name);
     return NULL;
 }
@@ -316,6 +318,8 @@ static void print_value(Lower *L, Type *t, LLVMValueRef v, Instr *src)
     if (src && src->op == OP_CONST && src->cst && src->cst->kind == K_STR) {
         a[0] = LLVMBuildGlobalStringPtr(L->b, src->cst->s, "pj.str");
         lower_call_rt(L, "pj_print_str", vt, a, 1);
+    } else if (t->kind == TY_STR) {
+        lower_str_print(L, v, !src);   /* inside a tuple: its repr, as CPython prints it */
     } else if (t->kind == TY_BOOL) {
         a[0] = LLVMBuildZExt(L->b, v, L->i32, "");
         lower_call_rt(L, "pj_print_bool", vt, a, 1);

@@ -792,6 +792,9 @@ Type *ty_unify(Type *a, Type *b)
         return b;
     if (a->kind == b->kind && ty_is_undetermined(b))
         return a;
+    bool text_a = a->kind == TY_STR || a->kind == TY_STRING, text_b = b->kind == TY_STR || b->kind == TY_STRING;
+    if (text_a && text_b)   /* two constants, or a constant and a run-time string: a run-time one */
+        return ty_str();
     if (a->kind == TY_ITER && b->kind == TY_ITER) {
         Type *over = ty_unify(a->iter.over, b->iter.over);
         return over ? ty_iter(over) : NULL;

@@ -140,7 +140,8 @@ Type *ty_promote(Type *a, Type *b);
 
 /* Unification at a join (phi): equal types, or scalars promoted, or arrays of one dtype and ndim
  * with layouts widened to A, or a list whose items are not known yet with any list of its kind
- * (typed or reflected: the two never join); NULL when they cannot be one type. */
+ * (typed or reflected: the two never join), or strings (constant or not) as str; NULL when they
+ * cannot be one type. */
 Type *ty_unify(Type *a, Type *b);
 
 #endif

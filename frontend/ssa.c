@@ -282,8 +282,6 @@ static const char *unsupported_construct(const BcInstr *in)
         return "dicts are not supported in compiled code";
     case BC_BUILD_SET: case BC_SET_ADD: case BC_SET_UPDATE:
         return "sets are not supported in compiled code";
-    case BC_FORMAT_VALUE: case BC_BUILD_STRING:
-        return "f-strings and string formatting are not supported in compiled code";
     case BC_IMPORT_NAME: case BC_IMPORT_FROM: case BC_IMPORT_STAR:
         return "import inside a compiled function is not supported (import at module level)";
     case BC_LOAD_BUILD_CLASS:
@@ -590,6 +588,41 @@ static int build_tuple(Ssa *s, int n)
         memcpy(in->args, &s->stack[s->sp - n], sizeof(Instr *) * (size_t)n);
     s->sp -= n;
     return push(s, in);
+}
+
+/* f"{x}": a field with no format spec is str(x), or repr(x) with !r; a format spec
+ * (f"{x:.2f}") and !a are refused. */
+static int format_value(Ssa *s, int flags)
+{
+    if ((flags & 0x04) || (flags & 0x03) == 3)
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "an f-string field with a format spec or a !a "
+                        "conversion is not supported in compiled code (plain {x}, {x!s} and {x!r} "
+                        "fields are)");
+    Instr *v = pop(s);
+    Const *str = ir_new_const(s->fn, K_FUNC);
+    str->name = (flags & 0x03) == 2 ? "builtins.repr" : "builtins.str";
+    Instr *in = emit(s, OP_CALL, 2);
+    in->args[0] = emit_const(s, str);
+    in->args[1] = v;
+    return push(s, in);
+}
+
+/* The pieces of an f-string joined: a chain of +. */
+static int build_string(Ssa *s, int n)
+{
+    if (s->sp < n)
+        return fe_error(s->ctx, DIAG_INTERNAL, "value stack underflow");
+    s->sp -= n;
+    Instr **pieces = &s->stack[s->sp];
+    Instr *acc = NULL;
+    if (n == 0) {
+        Const *empty = ir_new_const(s->fn, K_STR);
+        empty->s = "";
+        acc = emit_const(s, empty);
+    }
+    for (int i = 0; i < n; i++)
+        acc = acc ? emit2(s, OP_BINOP, BIN_ADD, acc, pieces[i]) : pieces[i];
+    return push(s, acc);
 }
 
 static int build_list(Ssa *s, int n)
@@ -905,6 +938,8 @@ static int translate(Ssa *s, const BcInstr *in)
     case BC_BUILD_SLICE: return build_slice(s, in->arg);
     case BC_BUILD_TUPLE: return build_tuple(s, in->arg);
     case BC_BUILD_LIST: return build_list(s, in->arg);
+    case BC_FORMAT_VALUE: return format_value(s, in->arg);
+    case BC_BUILD_STRING: return build_string(s, in->arg);
     case BC_LIST_EXTEND: return list_extend(s, in, in->arg);
     case BC_UNPACK_SEQUENCE: return unpack(s, in->arg);
     case BC_UNPACK_EX: return unpack_ex(s, in->arg);

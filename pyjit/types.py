@@ -264,18 +264,19 @@ class Literal(Type):
 
 
 class StringLiteral(Literal):
-    """A string constant in compiled code (side='left'): compiled code has no runtime strings."""
+    """A string constant in compiled code (side='left'), known when compiling."""
 
     __slots__ = ()
 
 
 class UnicodeType(Type):
-    """The type of strings (Numba's unicode_type); in pyjit every string is a StringLiteral."""
+    """The type of run-time strings (Numba's unicode_type): arguments, and strings made by
+    compiled code."""
 
     __slots__ = ()
 
 
-unicode_type = UnicodeType("unicode_type")
+unicode_type = UnicodeType("str")   # its canonical name: what the C side parses
 
 
 class Signature:
@@ -498,6 +499,8 @@ def _from_canonical(name):
         return _SCALARS[name]
     if name == "none":
         return none
+    if name == "str":
+        return unicode_type
     if name.startswith("array(") and name.endswith(")"):
         parts = _split_top(name[6:-1])
         readonly = len(parts) == 4 and parts[3] == "readonly"

@@ -186,6 +186,8 @@ static PyObject *spec_number(char code, const int64_t *slot)
     case 'c':
         memcpy(d, slot, sizeof d);
         return PyComplex_FromDoubles(d[0], d[1]);
+    case 'S':
+        return rt_box_str((MemInfo *)(uintptr_t)slot[0]);   /* takes over its reference */
     default:
         PyErr_Format(PyExc_SystemError, "pyjit: bad exception argument code '%c'", code);
         return NULL;

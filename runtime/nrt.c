@@ -30,13 +30,15 @@ static void nrt_free_block(MemInfo *mi)
     free(mi);
 }
 
-MemInfo *pj_nrt_alloc(int64_t size)
+/* A block of the header and size bytes of data; aligned: the data on 64 bytes (arrays), else
+ * malloc's alignment, which is cheaper to get (strings, many and small). */
+static MemInfo *nrt_alloc_block(int64_t size, bool aligned)
 {
     if (size < 0 || (uint64_t)size > (uint64_t)INT64_MAX - 2 * NRT_HEADER)
         return NULL;
     void *block = NULL;
     size_t bytes = NRT_HEADER + (size_t)(size ? size : 1);
-    if (posix_memalign(&block, NRT_HEADER, bytes) != 0)
+    if (aligned ? posix_memalign(&block, NRT_HEADER, bytes) != 0 : !(block = malloc(bytes)))
         return NULL;
     MemInfo *mi = block;
     mi->refcount = 1;
@@ -46,6 +48,16 @@ MemInfo *pj_nrt_alloc(int64_t size)
     mi->owner = NULL;
     __atomic_fetch_add(&nrt_live_count, 1, __ATOMIC_RELAXED);
     return mi;
+}
+
+MemInfo *pj_nrt_alloc(int64_t size)
+{
+    return nrt_alloc_block(size, true);
+}
+
+MemInfo *rt_nrt_alloc_small(int64_t size)
+{
+    return nrt_alloc_block(size, false);
 }
 
 void pj_nrt_incref(MemInfo *mi)
@@ -172,7 +184,7 @@ static int shortest_digits(double v, char *digits, int *exp10)
 
 /* Python's repr of a float ('r' format): fixed notation for exponents -4..15, else scientific;
  * add_dot_0 appends ".0" to integral values as repr(float) does (complex parts do not). */
-static void format_float(double v, bool add_dot_0, char *out, size_t size)
+void rt_float_repr(double v, bool add_dot_0, char *out, size_t size)
 {
     if (isnan(v)) {
         snprintf(out, size, "nan");
@@ -225,19 +237,19 @@ void pj_print_u64(uint64_t v)
 void pj_print_f64(double v)
 {
     char buf[64];
-    format_float(v, true, buf, sizeof buf);
+    rt_float_repr(v, true, buf, sizeof buf);
     fputs(buf, stdout);
 }
 
 void pj_print_c128(double re, double im)
 {
     char rbuf[64], ibuf[64];
-    format_float(im, false, ibuf, sizeof ibuf);
+    rt_float_repr(im, false, ibuf, sizeof ibuf);
     if (re == 0 && !signbit(re)) {
         printf("%sj", ibuf);
         return;
     }
-    format_float(re, false, rbuf, sizeof rbuf);
+    rt_float_repr(re, false, rbuf, sizeof rbuf);
     printf("(%s%s%sj)", rbuf, ibuf[0] == '-' ? "" : "+", ibuf);
 }
 
@@ -266,6 +278,6 @@ void pj_print_sep(int32_t end)
 PyObject *rt_format_float(double v)
 {
     char buf[64];
-    format_float(v, true, buf, sizeof buf);
+    rt_float_repr(v, true, buf, sizeof buf);
     return PyUnicode_FromString(buf);
 }

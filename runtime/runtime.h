@@ -58,9 +58,15 @@ void *rt_method_overloads(void *ctx, const char *key);
 extern PyTypeObject RtMemInfoOwnerType;
 /* A MemInfoOwner holding mi's reference (stolen, also on failure). */
 PyObject *rt_meminfo_owner_new(MemInfo *mi);
+/* pj_nrt_alloc with the data at malloc's alignment (16 bytes), not 64: cheaper to get (strings).
+ * Plain C, no GIL. */
+MemInfo *rt_nrt_alloc_small(int64_t size);
 /* A MemInfo over memory that the Python object owner keeps alive (a new reference to owner). */
 MemInfo *rt_nrt_adopt(PyObject *owner, void *data, int64_t size);
 PyObject *rt_format_float(double v);
+/* Python's repr of a float into out (plain C, no GIL): "0.1", "1e+16", "nan"; add_dot_0 gives
+ * integral values their ".0" as repr(float) does. */
+void rt_float_repr(double v, bool add_dot_0, char *out, size_t size);
 
 /* ---- typeof.c ---- */
 enum {
@@ -112,6 +118,11 @@ int rt_typedlist_init(PyObject *module);
 Type *rt_typeof_typed_list(PyObject *obj);
 int rt_unbox_typed_list(PyObject *obj, Type *ty, MemInfo **out);
 PyObject *rt_box_typed_list(Type *ty, MemInfo *mi);
+
+/* str.c: strings across the boundary. rt_unbox_str copies a Python str into a new string (a
+ * reference in *out); rt_box_str gives the Python str of one, taking over its reference. */
+int rt_unbox_str(PyObject *obj, MemInfo **out);
+PyObject *rt_box_str(MemInfo *mi);
 /* After a call: the lists unboxed for an argument of type ty at buf written back and released
  * (the current exception, if any, kept). 0, or -1 with an exception. */
 int rt_release_arg(Type *ty, void *buf);

@@ -27,7 +27,7 @@ static Type *none_type;
  * Entries are written under the GIL and only ever set to the one interned value. */
 static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
-static const char ACCEPTED[] = "bool, int, float, complex, NumPy scalars, NumPy arrays of "
+static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, NumPy arrays of "
                                "bool/int/uint/float/complex dtype, tuples and lists of these, "
                                "typed Lists, None";
 
@@ -212,6 +212,8 @@ Type *rt_typeof(PyObject *obj, int flags)
         return weak_complex;
     if (tp == &PyTuple_Type)
         return typeof_tuple(obj, flags);
+    if (tp == &PyUnicode_Type)
+        return flags & RT_TYPEOF_GPU ? NULL : ty_str();
     return typeof_other(obj, flags);
 }
 
@@ -381,6 +383,8 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
         return unbox_array(obj, ty, buf);
     case TY_LIST:
         return ty->list.typed ? rt_unbox_typed_list(obj, ty, buf) : rt_unbox_list(obj, ty, buf);
+    case TY_STR:
+        return rt_unbox_str(obj, buf);
     case TY_TUPLE:
         for (int i = 0; i < ty->tuple.n; i++)
             if (rt_unbox(PyTuple_GET_ITEM(obj, i), ty->tuple.items[i],
@@ -544,7 +548,7 @@ void rt_release_value(Type *ty, void *buf)
 {
     if (ty->kind == TY_ARRAY)
         pj_nrt_decref(((ArrayDesc *)buf)->meminfo);
-    else if (ty->kind == TY_LIST)
+    else if (ty->kind == TY_LIST || ty->kind == TY_STR)
         pj_nrt_decref(*(MemInfo **)buf);
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
@@ -559,6 +563,8 @@ int rt_release_arg(Type *ty, void *buf)
             rc |= rt_release_arg(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
         return rc;
     }
+    if (ty->kind == TY_STR)
+        pj_nrt_decref(*(MemInfo **)buf);   /* the copy made for the call */
     if (ty->kind != TY_LIST)
         return 0;
     if (!PyErr_Occurred())
@@ -675,6 +681,7 @@ PyObject *rt_box(Type *ty, void *buf)
         if (ty->list.typed)
             return rt_box_typed_list(ty, *(MemInfo **)buf);
         return rt_box_list(ty, *(MemInfo **)buf);
+    case TY_STR: return rt_box_str(*(MemInfo **)buf);
     default:
         PyErr_Format(PyExc_TypeError, "pyjit: a value of type %s cannot be returned to Python",
                      ty->name);

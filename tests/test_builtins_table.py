@@ -158,6 +158,10 @@ def _python_expr(name):
         return "x." + name.rsplit(".", 1)[1]
     if name.startswith("method.list."):
         return "[1.0]." + name.rsplit(".", 1)[1]
+    if name.startswith("method.str."):
+        return "'a'." + name.rsplit(".", 1)[1]
+    if name.startswith("builtins."):
+        return name[len("builtins."):]
     if name.startswith("numpy."):
         return "np." + name[len("numpy."):]
     if name.startswith("gpu."):

@@ -215,8 +215,7 @@ def test_too_many_arguments_without_defaults():
 
 
 @pytest.mark.parametrize("value, got", [
-    ([], "got an empty list"), ([[1]], "got a list of lists"), (["s"], "list whose item 0 is str"),
-    ("s", "got str"), ({1: 2}, "got dict"), (np.zeros(2, object), "dtype object"),
+    ([], "got an empty list"), ([[1]], "got a list of lists"), ({1: 2}, "got dict"), (np.zeros(2, object), "dtype object"),
     (np.zeros(2, np.float16), "float16"), (object(), "got object"),
 ])
 def test_unsupported_argument_type(value, got):
@@ -225,7 +224,7 @@ def test_unsupported_argument_type(value, got):
         f(1, value)
     msg = str(info.value)
     assert msg.startswith("add() argument 'b' (position 2): ") and got in msg
-    assert "accepted: bool, int, float, complex, NumPy scalars" in msg
+    assert "accepted: bool, int, float, complex, str, NumPy scalars" in msg
 
 
 class _Tagged(np.ndarray):

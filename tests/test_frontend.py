@@ -375,7 +375,7 @@ def test_generators_and_signatures_are_unsupported():
 
 def test_misc_constructs_are_unsupported():
     def fstr(x):
-        return f"{x}"
+        return f"{x!a}"
 
     def imp(x):
         import os
@@ -393,7 +393,7 @@ def test_misc_constructs_are_unsupported():
             pass
         return x
 
-    _unsupported(fstr, "f-strings")
+    _unsupported(fstr, "f-string field")
     _unsupported(imp, "import inside")
     _unsupported(glob, "global variable")
     _unsupported(attr, "setting an attribute")

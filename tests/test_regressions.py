@@ -498,3 +498,27 @@ def test_float16_scalars_on_the_cpu_compute_in_float32():
 
     x, y = np.linspace(-3, 3, 37), np.linspace(0.5, 4, 37)
     np.testing.assert_allclose(pyjit.njit(f)(x, y), ref(x, y), rtol=2e-3, atol=2e-3)
+def two_loops_in_a_while(a, n):
+    w = 0
+    total = 0.0
+    while True:
+        w += 1
+        if w > 4:
+            break
+        if w % 2 == 0:
+            for i in range(len(a)):
+                if a[i] > n:
+                    break
+                total += a[i]
+        else:
+            for i in range(len(a)):
+                a[i] -= 1.0
+                total += a[i]
+    return total
+
+
+def test_loop_reached_round_an_outer_loop_is_not_inside_another():
+    """A `break` out of one range loop leads, round the outer `while`, to a second loop: the
+    second is no part of the first, and its bound checks are not hoisted under the first's flag
+    (the fuzzer found LLVM refusing the code: seed 777, program 237)."""
+    check(two_loops_in_a_while, np.arange(5.0), 2.0)

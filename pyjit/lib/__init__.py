@@ -50,6 +50,8 @@ METHODS = {
         "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__")),
     "numpy_shape": ("method.array.flatten",),
     "numpy_signal": ("method.array.any", "method.array.all"),
+    "strings": tuple(f"method.str.{name}" for name in (
+        "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines")),
 }
 
 

@@ -69,6 +69,30 @@ double pj_round_neg(double x, int64_t ndigits) { (void)ndigits; return x; }
 int32_t pj_parfor(void *wrapper, void **argv, int32_t nargs, int64_t n, ExcInfo *exc) { (void)wrapper; (void)argv; (void)nargs; (void)n; (void)exc; return 0; }
 int64_t pj_num_threads(void) { return 1; }
 int64_t pj_thread_id(void) { return 0; }
+/* Nor is the strings' (runtime/str.c): stand-ins that fail (NULL: out of memory) or give 0. */
+MemInfo *pj_str_concat(MemInfo *a, MemInfo *b) { (void)a; (void)b; return NULL; }
+MemInfo *pj_str_repeat(MemInfo *s, int64_t n) { (void)s; (void)n; return NULL; }
+MemInfo *pj_str_slice(MemInfo *s, int64_t start, int64_t step, int64_t n) { (void)s; (void)start; (void)step; (void)n; return NULL; }
+int32_t pj_str_compare(MemInfo *a, MemInfo *b) { (void)a; (void)b; return 0; }
+int32_t pj_str_equal(MemInfo *a, MemInfo *b) { return a == b; }
+void pj_str_sort(MemInfo **items, int64_t n) { (void)items; (void)n; }
+int64_t pj_str_hash(MemInfo *s) { (void)s; return 0; }
+int64_t pj_str_find(MemInfo *s, MemInfo *sub, int64_t start, int64_t end, int32_t how) { (void)s; (void)sub; (void)start; (void)end; (void)how; return -1; }
+int32_t pj_str_to_int(MemInfo *s, int64_t *out) { (void)s; *out = 0; return -1; }
+int32_t pj_str_to_float(MemInfo *s, double *out) { (void)s; *out = 0; return -1; }
+MemInfo *pj_str_from_int(int64_t v) { (void)v; return NULL; }
+MemInfo *pj_str_from_uint(uint64_t v) { (void)v; return NULL; }
+MemInfo *pj_str_from_float(double v) { (void)v; return NULL; }
+MemInfo *pj_str_chr(int64_t cp) { (void)cp; return NULL; }
+int64_t pj_str_char(MemInfo *s, int64_t i) { (void)s; (void)i; return 0; }
+MemInfo *pj_str_split(MemInfo *s, MemInfo *sep, int64_t maxsplit) { (void)s; (void)sep; (void)maxsplit; return NULL; }
+MemInfo *pj_str_join(MemInfo *sep, MemInfo *const *items, int64_t n) { (void)sep; (void)items; (void)n; return NULL; }
+MemInfo *pj_str_strip(MemInfo *s, MemInfo *chars, int32_t sides) { (void)s; (void)chars; (void)sides; return NULL; }
+MemInfo *pj_str_case(MemInfo *s, int32_t how) { (void)s; (void)how; return NULL; }
+MemInfo *pj_str_replace(MemInfo *s, MemInfo *old, MemInfo *new_, int64_t count) { (void)s; (void)old; (void)new_; (void)count; return NULL; }
+int32_t pj_str_is(MemInfo *s, int32_t what) { (void)s; (void)what; return 0; }
+MemInfo *pj_str_repr(MemInfo *s) { (void)s; return NULL; }
+void pj_str_print(MemInfo *s, int32_t quoted) { (void)s; (void)quoted; }
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};

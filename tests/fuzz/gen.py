@@ -875,6 +875,8 @@ class FuncGen:
             return self.st_print()
         if self.r.random() < 0.04 and "lists" not in self.pg.avoid:
             return self.st_list()
+        if self.r.random() < 0.03 and "strings" not in self.pg.avoid:
+            return self.st_str()
         r = self.r.random()
         compound = depth < self.max_depth
         if r < 0.17:
@@ -1092,6 +1094,39 @@ class FuncGen:
                  "sorted(%s)[0]" % lst, "%s.count(%s[0])" % (lst, lst)]
         picked = self.r.sample(reads, 3)
         out.append(Stmt("%s = %s" % (x, " + ".join(picked))))
+        self.declare(x, INT)
+        return out
+
+    # code points of the three widths CPython stores strings in (1, 2 and 4 bytes)
+    STR_PIECES = ["a", "b", "ab", " ", "é", "Z", "中", "😀", ","]
+
+    def st_str(self):
+        """A string made in compiled code and folded into an int: from a literal (at least three
+        code points, of one to four bytes each) grown by += of pieces and of str() of ints, then
+        changed by upper, lower, replace, slicing, reversal, rotation, * and f-strings; read by
+        len, count, find, startswith, split, ord of an item, in and hash (the same in both runs:
+        they share the process). It never shrinks, so indexing it cannot raise; the int is below
+        2**20."""
+        d = max(self.pg.expr_depth - 1, 0)
+        s, x, i = self.new_name("s"), self.new_name("n"), self.new_name("i_")
+        e = lambda: self.reduce_int(*self.int_expr(d), LIM_INT // 2)[0]
+        piece = lambda: repr(self.r.choice(self.STR_PIECES))
+        start = "".join(self.r.choice(self.STR_PIECES) for _ in range(3))
+        out = [Stmt("%s = %r" % (s, start)),
+               Stmt("for %s in range((%s %% 4) + 1):" % (i, e()),
+                    [Stmt("%s += %s" % (s, self.r.choice([piece(), "str(%s %% 100)" % i])))])]
+        changes = [lambda: "%s = %s.upper()" % (s, s), lambda: "%s = %s.lower()" % (s, s),
+                   lambda: "%s = %s.replace(%s, %s)" % (s, s, piece(), piece()),
+                   lambda: "%s = %s[::-1]" % (s, s), lambda: "%s = %s[1:] + %s[:1]" % (s, s, s),
+                   lambda: "%s = %s * 2" % (s, s), lambda: "%s = f\"{%s %% 10}{%s}\"" % (s, e(), s)]
+        for _ in range(self.r.randint(0, 2)):
+            out.append(Stmt(self.r.choice(changes)()))
+        k = "(%s %% len(%s))" % (e(), s)
+        reads = ["len(%s)" % s, "%s.count(%s)" % (s, piece()), "%s.find(%s)" % (s, piece()),
+                 "int(%s.startswith(%s))" % (s, piece()), "len(%s.split(%s))" % (s, piece()),
+                 "ord(%s[%s]) %% 1009" % (s, k), "int(%s in %s)" % (piece(), s),
+                 "hash(%s) %% 1009" % s, "len(%s.split())" % s]
+        out.append(Stmt("%s = %s" % (x, " + ".join(self.r.sample(reads, 3)))))
         self.declare(x, INT)
         return out
 
