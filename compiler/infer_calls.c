@@ -758,6 +758,8 @@ static Type *type_slice_indices(Infer *c, Instr *in, Builtin bi, Args *a)
         return arg_error(c, in, a, 1, "an int");
     Type *three[3] = {i64(), i64(), i64()};
     return intrinsic(c, in, bi, a, (Type *[]){NULL, i64()}, ty_tuple(three, 3));
+}
+
 /* ---- strings ----------------------------------------------------------------------------- */
 
 /* Argument i of a string builtin: a string (or, with none_ok, None or absent), made a str. */
