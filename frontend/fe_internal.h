@@ -94,6 +94,8 @@ int cfg_build(FeCtx *ctx);
 /* consts.c */
 int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out);
 int fe_load_const(FeCtx *ctx, int index, Const **out);
+/* The name of a comprehension's code ("<listcomp>", "<setcomp>", "<dictcomp>", static), or NULL. */
+const char *fe_comprehension_name(const char *name);
 int fe_load_global(FeCtx *ctx, const char *name, Const **out);
 int fe_load_deref(FeCtx *ctx, int index, Const **out);
 int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const **out);
