@@ -69,6 +69,7 @@ typedef struct DictPayload {
     int32_t valoff;
     int32_t nrefs;
     int32_t refs[ABI_DICT_MAX_REFS];   /* offsets in an entry */
+    void *parent;           /* a set: the Python set it was made from (an argument), or NULL */
 } DictPayload;
 
 /* The exception state compiled code fills before returning ABI_STATUS_ERROR. */

@@ -53,19 +53,12 @@ typedef struct Layout {
     int64_t valoff, size;
 } Layout;
 
-static int64_t align_up(int64_t n, int64_t a)
-{
-    return (n + a - 1) / a * a;
-}
-
 static Layout layout_of(Type *t)
 {
     Layout lo = {0};
     lo.key = t->kind == TY_DICT ? t->dict.key : t->set.item;
     lo.value = t->kind == TY_DICT ? t->dict.value : NULL;
-    int64_t after_key = 8 + ty_mem_size(lo.key);
-    lo.valoff = align_up(after_key, lo.value ? ty_mem_align(lo.value) : 8);
-    lo.size = align_up(lo.valoff + (lo.value ? ty_mem_size(lo.value) : 0), 8);
+    ty_table_layout(t, &lo.valoff, &lo.size);
     return lo;
 }
 

@@ -148,7 +148,7 @@ static bool holds_list(const Type *t)
         for (int i = 0; i < t->tuple.n; i++)
             if (holds_list(t->tuple.items[i]))
                 return true;
-    return t->kind == TY_LIST;
+    return ty_is_container(t);
 }
 
 static int layout_frame(RtVersion *v, int nargs)

@@ -74,13 +74,13 @@ int32_t pj_list_reserve(MemInfo *mi, int64_t n)
 /* ---- to and from Python ---- */
 
 /* A new reference on every MemInfo inside a value of type ty at buf. */
-static void retain_value(Type *ty, void *buf)
+void rt_retain_value(Type *ty, void *buf)
 {
     if (ty_holds_meminfo(ty))
         pj_nrt_incref(*(MemInfo **)buf);
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
-            retain_value(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
+            rt_retain_value(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
 }
 
 /* A new Python list of the items (they keep their references). */
@@ -89,7 +89,7 @@ static PyObject *box_items(Type *item, ListPayload *p)
     PyObject *list = PyList_New((Py_ssize_t)p->len);
     for (int64_t i = 0; list && i < p->len; i++) {
         char *at = p->items + i * p->itemsize;
-        retain_value(item, at);   /* rt_box takes a reference of its own */
+        rt_retain_value(item, at);   /* rt_box takes a reference of its own */
         PyObject *x = rt_box(item, at);
         if (!x)
             Py_CLEAR(list);

@@ -121,6 +121,9 @@ Type *rt_typeof_dict(PyObject *obj);
 Type *rt_typeof_set(PyObject *obj, int flags);
 int rt_unbox_dict(PyObject *obj, Type *ty, MemInfo **out);
 int rt_unbox_set(PyObject *obj, Type *ty, MemInfo **out);
+int rt_release_set_arg(Type *ty, MemInfo *mi);   /* the Python set brought up to date, released */
+/* A new reference on every MemInfo inside a value of type ty at buf (list.c). */
+void rt_retain_value(Type *ty, void *buf);
 PyObject *rt_box_dict(Type *ty, MemInfo *mi);
 PyObject *rt_box_set(Type *ty, MemInfo *mi);
 /* After a call: the lists unboxed for an argument of type ty at buf written back and released

@@ -27,7 +27,8 @@ static Type *none_type;
 static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
 static const char ACCEPTED[] = "bool, int, float, complex, NumPy scalars, NumPy arrays of "
-                               "bool/int/uint/float/complex dtype, tuples and lists of these, None";
+                               "bool/int/uint/float/complex dtype, tuples, lists and sets of these, "
+                               "pyjit.typed.Dict, None";
 
 void rt_typeof_init(void)
 {
@@ -170,6 +171,10 @@ static Type *typeof_other(PyObject *obj, int flags)
         return typeof_tuple(obj, flags);
     if (PyList_Check(obj) && !(flags & RT_TYPEOF_GPU))
         return rt_typeof_list(obj, flags);
+    if (PyObject_TypeCheck(obj, &RtDictType) && !(flags & RT_TYPEOF_GPU))
+        return rt_typeof_dict(obj);
+    if ((PySet_Check(obj) || PyFrozenSet_Check(obj)) && !(flags & RT_TYPEOF_GPU))
+        return rt_typeof_set(obj, flags);
     return NULL;
 }
 
@@ -255,6 +260,14 @@ static PyObject *describe_value(PyObject *obj)
             return PyUnicode_FromFormat("tuple of %zd items (at most %d)", PyTuple_GET_SIZE(obj),
                                         RT_MAX_ARGS);
     }
+    if (PyDict_Check(obj))
+        return PyUnicode_FromString("a dict (pass a pyjit.typed.Dict: Python dicts are not passed "
+                                    "to compiled code, as in Numba)");
+    if (PyObject_TypeCheck(obj, &RtDictType))
+        return PyUnicode_FromString("an empty pyjit.typed.Dict() whose types are not known yet "
+                                    "(make it with Dict.empty(key_type, value_type))");
+    if (PyAnySet_Check(obj) && PySet_GET_SIZE(obj) == 0)
+        return PyUnicode_FromString("an empty set (its item type cannot be told from it)");
     if (PyList_Check(obj) && PyList_GET_SIZE(obj) == 0)
         return PyUnicode_FromString("an empty list (its item type cannot be told from it: pass a "
                                     "list with items)");
@@ -358,6 +371,10 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
         return unbox_array(obj, ty, buf);
     case TY_LIST:
         return rt_unbox_list(obj, ty, buf);
+    case TY_DICT:
+        return rt_unbox_dict(obj, ty, buf);
+    case TY_SET:
+        return rt_unbox_set(obj, ty, buf);
     case TY_TUPLE:
         for (int i = 0; i < ty->tuple.n; i++)
             if (rt_unbox(PyTuple_GET_ITEM(obj, i), ty->tuple.items[i],
@@ -521,7 +538,7 @@ void rt_release_value(Type *ty, void *buf)
 {
     if (ty->kind == TY_ARRAY)
         pj_nrt_decref(((ArrayDesc *)buf)->meminfo);
-    else if (ty->kind == TY_LIST)
+    else if (ty_is_container(ty))
         pj_nrt_decref(*(MemInfo **)buf);
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
@@ -536,12 +553,15 @@ int rt_release_arg(Type *ty, void *buf)
             rc |= rt_release_arg(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
         return rc;
     }
-    if (ty->kind != TY_LIST)
+    if (ty->kind == TY_DICT)
+        pj_nrt_decref(*(MemInfo **)buf);
+    if (ty->kind != TY_LIST && ty->kind != TY_SET)
         return 0;
+    int (*release)(Type *, MemInfo *) = ty->kind == TY_LIST ? rt_release_list_arg : rt_release_set_arg;
     if (!PyErr_Occurred())
-        return rt_release_list_arg(ty, *(MemInfo **)buf);
+        return release(ty, *(MemInfo **)buf);
     RtPendingError pending = rt_error_save();   /* the exception being raised is the one to report */
-    rt_release_list_arg(ty, *(MemInfo **)buf);
+    release(ty, *(MemInfo **)buf);
     rt_error_restore(pending);
     return 0;
 }
@@ -641,6 +661,8 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_ARRAY: return box_array(ty, buf);
     case TY_TUPLE: return box_tuple(ty, buf);
     case TY_LIST: return rt_box_list(ty, *(MemInfo **)buf);
+    case TY_DICT: return rt_box_dict(ty, *(MemInfo **)buf);
+    case TY_SET: return rt_box_set(ty, *(MemInfo **)buf);
     default:
         PyErr_Format(PyExc_TypeError, "pyjit: a value of type %s cannot be returned to Python",
                      ty->name);
