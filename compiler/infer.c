@@ -518,9 +518,24 @@ static Type *list_binop(Infer *c, Instr *in, Type *a, Type *b)
     return t;
 }
 
+/* s | t, s & t, s - t, s ^ t (and in place): the set's method (pyjit/lib/dicts.py). */
+static Type *table_binop(Infer *c, Instr *in)
+{
+    static const struct { BinOp op; const char *name, *inplace; } ops[] = {
+        {BIN_OR, "__or__", "__ior__"}, {BIN_AND, "__and__", "__iand__"},
+        {BIN_SUB, "__sub__", "__isub__"}, {BIN_XOR, "__xor__", "__ixor__"},
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (ops[i].op == (BinOp)in->sub && in->args[0]->type->kind == TY_SET)
+            return infer_operator_method(c, in, in->imm ? ops[i].inplace : ops[i].name);
+    return binop_unsupported(c, in, in->args[0]->type, in->args[1]->type);
+}
+
 static Type *type_binop(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (a->kind == TY_SET || b->kind == TY_SET || a->kind == TY_DICT || b->kind == TY_DICT)
+        return table_binop(c, in);
     if (a->kind == TY_LIST || b->kind == TY_LIST)
         return list_binop(c, in, a, b);
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && in->sub == BIN_ADD)
@@ -811,6 +826,10 @@ static Type *type_compare(Infer *c, Instr *in)
     }
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE)
         return tuple_compare(c, in, a, b);
+    if ((a->kind == TY_SET || a->kind == TY_DICT) && op <= CMP_GE) {   /* their methods */
+        static const char *const names[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
+        return infer_operator_method(c, in, names[op - CMP_LT]);
+    }
     if (a->kind == TY_ARRAY || b->kind == TY_ARRAY) {
         Type *ea = elem_type(a), *eb = elem_type(b), *t = ty_promote(ea, eb);
         if (!t)

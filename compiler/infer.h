@@ -44,6 +44,9 @@ typedef struct Infer {
                            instruction that makes one (`{}` then d[k] = v); infer_table_takes */
 } Infer;
 
+/* infer_calls.c: a BINOP or COMPARE of a set or dict as a call of its method's library overload
+ * (method.set.__or__, ...: pyjit/lib/dicts.py), the left operand the receiver. */
+Type *infer_operator_method(Infer *c, Instr *in, const char *method);
 /* infer.c */
 /* A key of type kt (and a value of type vt) stored into the dict or set `table`: the table's type
  * they are stored as. A table made in this function whose types were not known yet, or whose

@@ -1662,6 +1662,37 @@ static const char *method_family(const Type *self)
     }
 }
 
+Type *infer_operator_method(Infer *c, Instr *in, const char *method)
+{
+    Instr **args = in->args;
+    Type *self = args[0]->type;
+    if (ty_is_undetermined(self) || ty_is_undetermined(args[1]->type))
+        return NULL;   /* typed once their items are known */
+    const char *pyname = arena_printf(c->arena, "method.%s.%s", method_family(self), method);
+    const CompilerHost *host = c->pi->prog->host;
+    void *handle = host && host->method_overloads ? host->method_overloads(host->ctx, pyname) : NULL;
+    if (!handle)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s: no %s in compiled code", infer_type_name(self),
+                          method);
+    Opcode op = in->op;
+    Instr **with_self = arena_alloc(c->arena, sizeof *with_self * 3);
+    with_self[0] = with_self[1] = args[0];
+    with_self[2] = args[1];
+    in->args = with_self;
+    in->nargs = 3;
+    bool declined = false;
+    Const k = {.kind = K_FUNC, .handle = handle, .name = pyname + 7, .overloaded = true};
+    Type *t = call_overload(c, in, &k, &declined);
+    if (in->op == op) {   /* typed only, or declined */
+        in->args = args;
+        in->nargs = 2;
+    }
+    if (declined)
+        return infer_fail(c, in, DIAG_TYPING, "unsupported operand types: %s and %s",
+                          infer_type_name(self), infer_type_name(args[1]->type));
+    return t;
+}
+
 static Type *call_method(Infer *c, Instr *in, Instr *callee)
 {
     Type *mt = callee->type, *self = mt->method.self;

@@ -7,7 +7,7 @@ of one (pyjit.extending._choose) imports its module, whose overloads then regist
 `import pyjit` nor the first compilation of a function that calls no library function pays for
 the library. To add a NumPy function: its typing function and implementation in the module of its
 family, its name in INDEX, and its test in tests/test_numpy_lib.py. Methods (of lists) are
-registered with overload_method and listed in METHODS, imported on their first call the same way.
+registered with overload_method (of lists, dicts and sets) and listed in METHODS, imported on their first call the same way.
 """
 import importlib
 
@@ -23,6 +23,7 @@ INDEX = {
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
     "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "array", "asarray"),
+    "dicts": ("builtins.set",),
 }
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
@@ -30,6 +31,14 @@ INDEX = {
 METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
         "insert", "remove", "index", "count", "reverse", "copy")),
+    "dicts": tuple(f"method.dict.{name}" for name in (
+        "keys", "values", "items", "update", "__eq__", "__ne__")) + tuple(
+        f"method.set.{name}" for name in (
+            "update", "difference_update", "intersection_update", "symmetric_difference_update",
+            "union", "intersection", "difference", "symmetric_difference", "issubset",
+            "issuperset", "isdisjoint", "__or__", "__and__", "__sub__", "__xor__", "__ior__",
+            "__iand__", "__isub__", "__ixor__", "__eq__", "__ne__", "__le__", "__ge__", "__lt__",
+            "__gt__")),
 }
 
 

@@ -97,6 +97,15 @@ def _sum(iterable, start=0):
 
 @overload(sorted)
 def _sorted(iterable, key=None, reverse=False):
+    if isinstance(iterable, (types.Set, types.Dict)):
+        if key is not None and not isinstance(key, (types.Omitted, types.NoneType)):
+            raise errors.UnsupportedError("sorted(key=...) is not supported in compiled code yet")
+
+        def of_keys(iterable, key=None, reverse=False):
+            out = list(iterable)
+            out.sort(reverse=reverse)
+            return out
+        return of_keys
     if not isinstance(iterable, types.List):
         return None
     if key is not None and not isinstance(key, (types.Omitted, types.NoneType)):
@@ -113,7 +122,8 @@ def _sorted(iterable, key=None, reverse=False):
 def _list(iterable):
     if isinstance(iterable, types.List):
         return lambda iterable: iterable * 1
-    if not (isinstance(iterable, (types.Array, types.UniTuple)) or iterable.name == "range"):
+    if not (isinstance(iterable, (types.Array, types.UniTuple, types.Set, types.Dict)) or
+            iterable.name == "range"):
         return None
 
     def impl(iterable):
