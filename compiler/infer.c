@@ -670,6 +670,8 @@ static Type *tuple_contains(Infer *c, Instr *in, Instr *tuple, Instr *x)
 static Type *table_contains(Infer *c, Instr *in, Instr *table, Instr *x)
 {
     Type *k = infer_table_key(c, in, table, x);
+    if (!k && ty_is_undetermined(table->type) && !c->rewrite)
+        return ty_scalar(TY_BOOL);   /* `if k not in d: d[k] = ...` types d in its branch */
     if (!k)
         return NULL;
     if (c->rewrite) {

@@ -825,6 +825,11 @@ static Type *scalar_constructor(Infer *c, Instr *in, Args *a, Type *target)
             infer_make_const_bool(c, in, v);
         return target;
     }
+    if (target->kind == TY_BOOL && ty_is_container(t) && !ty_is_undetermined(t)) {
+        Plan p = {.op = OP_TRUTH};   /* not empty */
+        plan_arg(&p, a->pos[0], NULL);
+        return apply(c, in, &p, target);
+    }
     if (!ty_is_scalar(t))
         return arg_error(c, in, a, 0, "a number");
     if (ty_is_complex(t) && !ty_is_complex(target) && target->kind != TY_BOOL)

@@ -607,8 +607,8 @@ LLVMValueRef lower_bi_dict(Lower *L, Instr *in, Builtin bi)
     case BI_SET_POP: {
         LLVMValueRef pl = payload(L, d);
         Probe pr;
-        LLVMValueRef e = pop_last(L, &lo, pl, bi == BI_SET_POP ? "'pop from an empty set'"
-                                                                : "'popitem(): dictionary is empty'", &pr);
+        LLVMValueRef e = pop_last(L, &lo, pl, bi == BI_SET_POP ? "pop from an empty set"
+                                                                : "popitem(): dictionary is empty", &pr);
         if (!e)
             return NULL;
         LLVMValueRef key = load_key(L, &lo, e), r = key;
