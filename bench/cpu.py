@@ -3,7 +3,7 @@
 Measures, for each library:
   - run time of compiled kernels (median of interleaved samples, after a warm-up call):
     a 10**7-element float64 sum loop, a complex-number Mandelbrot, pairwise distances,
-    a Collatz integer loop, a list built by 10^6 appends;
+    a Collatz integer loop, a list built by 10^6 appends, 10^6 ints counted in a dict;
   - call overhead of add(1, 2) in ns per call, beside a plain Python function;
   - first-call time (compilation included) of each kernel, each in a fresh subprocess with
     no on-disk cache, on small inputs so that compiling dominates;
@@ -92,11 +92,24 @@ def make_kernels(njit):
         return total, len(out)
 
     @njit
+    def dict_count(keys):
+        counts = {}
+        for k in keys:
+            if k in counts:
+                counts[k] += 1
+            else:
+                counts[k] = 1
+        total = 0
+        for k in counts:
+            total += k * counts[k]
+        return len(counts), total
+
+    @njit
     def add(a, b):
         return a + b
 
     return {"sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
-            "collatz": collatz, "list": list_build, "add": add}
+            "collatz": collatz, "list": list_build, "dict": dict_count, "add": add}
 
 
 def plain_add(a, b):
@@ -167,6 +180,15 @@ def check_list(args, result):
     assert result == (0.25 * n * (n - 1), n), f"list_build({n}) gave {result}"
 
 
+def args_dict(small):
+    return (np.random.default_rng(2).integers(0, 10 if small else 100_000, 10 if small else 10**6),)
+
+
+def check_dict(args, result):
+    keys, counts = np.unique(args[0], return_counts=True)
+    assert result == (len(keys), int((keys * counts).sum())), f"dict_count gave {result}"
+
+
 def check_collatz(args, result):
     assert result == 230631, f"collatz({args[0]}) gave {result}, expected 230631"
 
@@ -177,6 +199,7 @@ WORKLOADS = {   # name: (description, argument builder, check)
     "pairwise": ("pairwise distances 1000x3", args_pairwise, check_pairwise),
     "collatz": ("collatz longest chain < 300000", args_collatz, check_collatz),
     "list": ("list: append 10^6 floats, then sum", args_list, check_list),
+    "dict": ("dict: count 10^6 ints (10^5 distinct), then sum", args_dict, check_dict),
 }
 
 
