@@ -1010,29 +1010,42 @@ static bool stores_as(Type *x, Type *to)
     return x == to || list_item_unify(to, x) == to;
 }
 
+/* The table type t widened to hold a key of type kt and a value of type vt (strong): *wider,
+ * NULL when they do not join (the caller says why); -1 with the error for a key or value compiled
+ * code cannot hold. */
+static int table_join(Infer *c, Instr *in, Type *t, Type *kt, Type *vt, Type **wider)
+{
+    bool set = t->kind == TY_SET;
+    int32_t refs[ABI_DICT_MAX_REFS];
+    if (!key_ok(kt))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s cannot be a %s in compiled code (numbers and "
+                          "tuples of numbers can)", infer_type_name(kt), set ? "set item" : "dict key"), -1;
+    if (vt && (!list_item_ok(vt) || (vt->kind == TY_TUPLE && ty_ref_offsets(vt, 0, refs, 0, ABI_DICT_MAX_REFS))))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "a dict cannot hold %s in compiled code (numbers, "
+                          "tuples of numbers, arrays and containers can)", infer_type_name(vt)), -1;
+    Type *k0 = set ? t->set.item : t->dict.key, *v0 = set ? NULL : t->dict.value;
+    Type *wk = k0 ? list_item_unify(k0, kt) : kt, *wv = set ? NULL : v0 ? list_item_unify(v0, vt) : vt;
+    *wider = !wk || (!set && !wv) ? NULL : set ? ty_set(wk) : ty_dict(wk, wv);
+    return 0;
+}
+
 Type *infer_table_takes(Infer *c, Instr *in, Instr *table, Type *kt, Type *vt)
 {
-    Type *t = table->type;
+    Type *t = table->type, *want;
     bool set = t->kind == TY_SET;
     kt = ty_strong(kt);
     vt = set ? NULL : ty_strong(vt);
     if (ty_is_undetermined(kt) || (vt && ty_is_undetermined(vt)))
         return NULL;   /* typed in a later round */
-    if (!key_ok(kt))
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s cannot be a %s in compiled code (numbers and "
-                          "tuples of numbers can)", infer_type_name(kt), set ? "set item" : "dict key");
-    if (vt && !list_item_ok(vt))
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "a dict cannot hold %s in compiled code",
-                          infer_type_name(vt));
-    Type *k0 = set ? t->set.item : t->dict.key, *v0 = set ? NULL : t->dict.value;
-    Type *wk = k0 ? list_item_unify(k0, kt) : kt, *wv = set ? NULL : v0 ? list_item_unify(v0, vt) : vt;
-    Type *want = !wk || (!set && !wv) ? NULL : set ? ty_set(wk) : ty_dict(wk, wv);
+    if (table_join(c, in, t, kt, vt, &want) < 0)
+        return NULL;
     Instr *origin = table_origin(table);
     if (want && want != t && origin && origin->id < c->nknown && !c->rewrite) {
         c->table_types[origin->id] = want;   /* the maker takes it in the next round */
         c->changed = true;
         return want;
     }
+    Type *k0 = set ? t->set.item : t->dict.key, *v0 = set ? NULL : t->dict.value;
     if (k0 && stores_as(kt, k0) && (set || stores_as(vt, v0)))
         return t;
     return infer_fail(c, in, DIAG_TYPING, "cannot store %s%s%s in %s (a %s holds one type of key%s)",
@@ -1074,19 +1087,12 @@ static Type *type_build_table(Infer *c, Instr *in)
     int per = set ? 1 : 2;
     for (int i = 0; i + per <= in->nargs; i += per) {
         Type *kt = ty_strong(in->args[i]->type), *vt = set ? NULL : ty_strong(in->args[i + 1]->type);
-        Type *k0 = set ? t->set.item : t->dict.key, *v0 = set ? NULL : t->dict.value;
-        if (!key_ok(kt))
-            return infer_fail(c, in, DIAG_UNSUPPORTED, "%s cannot be a %s in compiled code",
-                              infer_type_name(kt), set ? "set item" : "dict key");
-        if (vt && !list_item_ok(vt))
-            return infer_fail(c, in, DIAG_UNSUPPORTED, "a dict cannot hold %s in compiled code",
-                              infer_type_name(vt));
-        Type *wk = k0 ? list_item_unify(k0, kt) : kt, *wv = set ? NULL : v0 ? list_item_unify(v0, vt) : vt;
-        if (!wk || (!set && !wv))
+        if (table_join(c, in, t, kt, vt, &t) < 0)
+            return NULL;
+        if (!t)
             return infer_fail(c, in, DIAG_TYPING, "%s of mixed types: a %s holds one type of key%s",
                               set ? "set items" : "dict items", set ? "set" : "dict",
                               set ? "" : " and one of value");
-        t = set ? ty_set(wk) : ty_dict(wk, wv);
     }
     if (c->rewrite)
         for (int i = 0; i < in->nargs; i++)

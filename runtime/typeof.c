@@ -261,7 +261,7 @@ static PyObject *describe_value(PyObject *obj)
                                         RT_MAX_ARGS);
     }
     if (PyDict_Check(obj))
-        return PyUnicode_FromString("a dict (pass a pyjit.typed.Dict: Python dicts are not passed "
+        return PyUnicode_FromString("dict (pass a pyjit.typed.Dict: Python dicts are not passed "
                                     "to compiled code, as in Numba)");
     if (PyObject_TypeCheck(obj, &RtDictType))
         return PyUnicode_FromString("an empty pyjit.typed.Dict() whose types are not known yet "

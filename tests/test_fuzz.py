@@ -51,7 +51,8 @@ def test_generator_covers_the_edge_classes():
                           ("nested unpacking", r"^\s*\(.*\), .* = "),
                           ("recursion", r"return .*r0\(n - 1, "),
                           ("recursion with a signature", r"@njit\('\w+\(int64, "),
-                          ("list", r"^\s*n\d+ = .*\bl\d+\b")]:
+                          ("list", r"^\s*n\d+ = .*\bl\d+\b"),
+                          ("dict or set", r"^\s*n\d+ = .*\bd\d+\b")]:
         assert any(re.search(pattern, src, re.M) for src in sources), what
 
 
