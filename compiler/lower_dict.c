@@ -490,15 +490,15 @@ static LLVMValueRef last_entry(Lower *L, const Layout *lo, LLVMValueRef pl, cons
     return ix;
 }
 
-/* Pops the last live entry: the probe of its key (found), for delete_found, and its entry. */
-static LLVMValueRef pop_last(Lower *L, const Layout *lo, LLVMValueRef pl, const char *msg, Probe *pr)
+/* Pops the last live entry of d: its entry and slot in pr, for delete_found, and its address.
+ * The slot is found from the entry number, not by comparing keys (a NaN key equals nothing). */
+static LLVMValueRef pop_last(Lower *L, const Layout *lo, LLVMValueRef d, LLVMValueRef pl,
+                             const char *msg, Probe *pr)
 {
-    LLVMValueRef ix = last_entry(L, lo, pl, msg);
-    LLVMValueRef e = entry_ptr(L, pl, lo, ix);
-    if (lookup(L, lo, pl, load_key(L, lo, e), pr) < 0)   /* its slot: found by its own key */
-        return NULL;
-    pr->ix = ix;
-    return e;
+    pr->ix = last_entry(L, lo, pl, msg);
+    LLVMValueRef args[2] = {LLVMBuildExtractValue(L->b, d, 0, ""), pr->ix};
+    pr->slot = lower_call_rt(L, "pj_dict_slot_of", L->i64, args, 2);
+    return entry_ptr(L, pl, lo, pr->ix);
 }
 
 LLVMValueRef lower_build_dict(Lower *L, Instr *in)
@@ -607,10 +607,8 @@ LLVMValueRef lower_bi_dict(Lower *L, Instr *in, Builtin bi)
     case BI_SET_POP: {
         LLVMValueRef pl = payload(L, d);
         Probe pr;
-        LLVMValueRef e = pop_last(L, &lo, pl, bi == BI_SET_POP ? "pop from an empty set"
+        LLVMValueRef e = pop_last(L, &lo, d, pl, bi == BI_SET_POP ? "pop from an empty set"
                                                                 : "popitem(): dictionary is empty", &pr);
-        if (!e)
-            return NULL;
         LLVMValueRef key = load_key(L, &lo, e), r = key;
         if (bi == BI_DICT_POPITEM) {   /* the value's reference passes to the tuple */
             r = LLVMBuildInsertValue(L->b, LLVMGetUndef(lower_type(L, in->type)), key, 0, "");

@@ -162,6 +162,18 @@ MemInfo *pj_dict_copy(MemInfo *mi)
     return out;
 }
 
+int64_t pj_dict_slot_of(MemInfo *mi, int64_t ix)
+{
+    DictPayload *p = rt_dict_payload(mi);
+    int64_t h = *(int64_t *)entry_at(p, ix);
+    uint64_t perturb = (uint64_t)h, i = (uint64_t)h & (uint64_t)p->mask;
+    while (p->index[i] != ix) {   /* on h's probe path: inserting put it there */
+        perturb >>= 5;
+        i = (i * 5 + perturb + 1) & (uint64_t)p->mask;
+    }
+    return (int64_t)i;
+}
+
 void pj_dict_clear(MemInfo *mi)
 {
     DictPayload *p = rt_dict_payload(mi);

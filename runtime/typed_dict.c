@@ -381,18 +381,27 @@ static PyObject *Dict_setdefault(RtDict *d, PyObject *const *args, Py_ssize_t n)
     return Dict_getitem(d, args[0]);
 }
 
+/* The last live entry removed, as (key, value); found by its number (a NaN key equals nothing). */
 static PyObject *Dict_popitem(RtDict *d, PyObject *unused)
 {
     (void)unused;
-    PyObject *items = entries_list(d, 2);
-    Py_ssize_t n = items ? PyList_GET_SIZE(items) : 0;
-    PyObject *last = n ? Py_NewRef(PyList_GET_ITEM(items, n - 1)) : NULL;
-    Py_XDECREF(items);
-    if (!last)
-        return PyErr_Occurred() ? NULL : (PyErr_SetString(PyExc_KeyError, "popitem(): dictionary is empty"), NULL);
-    if (del_item(d, PyTuple_GET_ITEM(last, 0)) < 0)
-        Py_CLEAR(last);
-    return last;
+    DictPayload *p = d->mi ? rt_dict_payload(d->mi) : NULL;
+    int64_t ix = p ? p->nentries - 1 : -1;
+    while (ix >= 0 && *(int64_t *)dict_entry(p, ix) == ABI_DICT_DELETED)
+        ix--;
+    if (ix < 0) {
+        PyErr_SetString(PyExc_KeyError, "popitem(): dictionary is empty");
+        return NULL;
+    }
+    char *e = dict_entry(p, ix);
+    PyObject *k = box_kept(d->type->dict.key, e + 8);
+    PyObject *v = k ? box_kept(d->type->dict.value, e + p->valoff) : NULL;
+    PyObject *kv = v ? PyTuple_Pack(2, k, v) : NULL;
+    Py_XDECREF(k);
+    Py_XDECREF(v);
+    if (kv)
+        dict_delete(p, ix, pj_dict_slot_of(d->mi, ix));
+    return kv;
 }
 
 static PyObject *Dict_clear(RtDict *d, PyObject *unused)

@@ -158,10 +158,25 @@ def nan_keys(x):
     return len(d), (x - x) in d, d[0.0]
 
 
+def nan_popped(x):
+    d = {}
+    for i in range(1000):   # many times the table's size: popping leaves no slot behind
+        d[x - x] = i
+        d[float(i)] = i
+        d.popitem()
+        d.popitem()
+    return len(d)
+
+
 def test_numbers_that_compare_equal_are_one_key():
     check(ints_and_floats_are_one_key, 1)
     check(ints_and_floats_are_one_key, 3)
     check(nan_keys, math.inf)
+    check(nan_popped, math.inf)
+    d = Dict.empty(key_type=types.float64, value_type=types.int64)
+    for _ in range(1000):
+        d[math.nan] = 1
+        assert math.isnan(d.popitem()[0]) and len(d) == 0
 
 
 # ---- values of every kind --------------------------------------------------------------------

@@ -68,6 +68,7 @@ MemInfo *pj_dict_new(int64_t entrysize, int32_t valoff, const int32_t *refs, int
 int64_t pj_dict_grow_slot(MemInfo *dict, int64_t h) { (void)dict; (void)h; return -1; }
 MemInfo *pj_dict_copy(MemInfo *dict) { (void)dict; return NULL; }
 void pj_dict_clear(MemInfo *dict) { (void)dict; }
+int64_t pj_dict_slot_of(MemInfo *dict, int64_t ix) { (void)dict; (void)ix; return 0; }
 int64_t pj_hash_double(double v) { (void)v; return 0; }
 /* Nor is round(x, n < 0)'s (runtime/round.c): x as it is. */
 double pj_round_neg(double x, int64_t ndigits) { (void)ndigits; return x; }
