@@ -642,8 +642,8 @@ static Type *table_new_call(Infer *c, Instr *in, Builtin bi, Args *a)
     return t;
 }
 
-/* The value a dict method takes as V (a default, setdefault's value): converted to the values'
- * type, which it may widen when the dict was made here. */
+/* The rows of dicts and sets (dict(), set(), hash(), method.dict.*, method.set.*): keys converted
+ * to the key type; what is stored may widen the types of a table made in this function. */
 static Type *table_call(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     if (bi == BI_DICT_NEW || bi == BI_SET_NEW)

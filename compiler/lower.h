@@ -116,15 +116,14 @@ LLVMValueRef lower_list_contains(Lower *L, Type *item, LLVMValueRef list, Type *
 /* min(list) or max(list) of numbers, as CPython's: the first of the extreme items; ValueError
  * when empty. */
 LLVMValueRef lower_list_extreme(Lower *L, Type *item, LLVMValueRef list, bool is_max);
-/* lower_dict.c: dicts and sets (BUILD_DICT and BUILD_SET make one), their length, `in`, the
+/* lower_dict.c: dicts and sets (BUILD_DICT and BUILD_SET make one), their length, `in`, and the
  * next key of a loop over one (lower.c's iterator keeps the entry number in state and the length
- * the loop began with in used0), and CPython's hash of a value of type t. */
+ * the loop began with in used0). */
 LLVMValueRef lower_build_dict(Lower *L, Instr *in);
 LLVMValueRef lower_dict_len(Lower *L, LLVMValueRef d);
 LLVMValueRef lower_dict_contains(Lower *L, Type *t, LLVMValueRef d, LLVMValueRef key);
 LLVMValueRef lower_dict_next(Lower *L, Type *t, LLVMValueRef d, LLVMValueRef state, LLVMValueRef used0,
                              LLVMBasicBlockRef done);
-LLVMValueRef lower_hash(Lower *L, Type *t, LLVMValueRef v);
 /* lower_array.c: Python's slice.indices(n) of a slice value: the length, *start and *step. */
 LLVMValueRef lower_slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
                                  LLVMValueRef *step_out);

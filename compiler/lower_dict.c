@@ -11,10 +11,6 @@
  * below (hash_value, keys_equal) say where. */
 #include "compiler/lower.h"
 
-#include "compiler/arena.h"
-
-#include <stddef.h>
-
 enum { DP_USED, DP_NENTRIES, DP_USABLE, DP_MASK, DP_INDEX, DP_ENTRIES, DP_ENTRYSIZE, DP_VALOFF,
        DP_NREFS, DP_REFS };
 
@@ -163,9 +159,9 @@ static LLVMValueRef hash_f64(Lower *L, LLVMValueRef x)
     return h;
 }
 
-/* CPython 3.11's tuple hash: xxHash's round over the items' hashes (runtime/dict.c's twin). */
 static LLVMValueRef hash_value(Lower *L, Type *t, LLVMValueRef v);
 
+/* CPython 3.11's tuple hash: xxHash's round over the items' hashes (runtime/dict.c's twin). */
 static LLVMValueRef hash_tuple(Lower *L, Type *t, LLVMValueRef v)
 {
     LLVMValueRef acc = i64c(L, 2870177450012600261ULL);
@@ -230,11 +226,6 @@ static LLVMValueRef keys_equal(Lower *L, Type *t, LLVMValueRef a, LLVMValueRef b
         }
         return lower_compare_scalar(L, CMP_EQ, t, a, b);
     }
-}
-
-LLVMValueRef lower_hash(Lower *L, Type *t, LLVMValueRef v)
-{
-    return hash_value(L, t, v);
 }
 
 /* ---- probing ----------------------------------------------------------------------------- */

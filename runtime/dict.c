@@ -267,6 +267,7 @@ int64_t dict_key_hash(Type *t, const void *at)
                                                                             ty_tuple_offset(t, i)));
         return rt_tuple_hash_end(acc, t->tuple.n);
     }
+    /* TY_STR: the string's hash, as lower_dict.c's hash_value, once run-time strings exist */
     default:
         return 0;
     }
@@ -285,6 +286,7 @@ static bool keys_equal(Type *t, const void *a, const void *b)
                 return false;
         }
         return true;
+    /* TY_STR: the strings' contents, as lower_dict.c's keys_equal, once run-time strings exist */
     default:
         return memcmp(a, b, (size_t)ty_mem_size(t)) == 0;
     }
