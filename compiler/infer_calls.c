@@ -642,12 +642,34 @@ static Type *table_new_call(Infer *c, Instr *in, Builtin bi, Args *a)
     return t;
 }
 
+/* pyjit.typed.Dict.empty(key_type, value_type) of scalar types: an empty dict of them. */
+static Type *typed_empty_call(Infer *c, Instr *in, Args *a)
+{
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    Type *k = infer_dtype_of(c, a->pos[0]), *v = infer_dtype_of(c, a->pos[1]);
+    if (!k || !v || ty_is_complex(k) || k->kind == TY_FLOAT16)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "Dict.empty() in compiled code takes a real "
+                          "number type for the keys and a number type for the values "
+                          "(types.int64, types.float64, ...); make other dicts with {}");
+    if (c->pi->prog->gpu)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "dicts are not supported in GPU kernels");
+    if (c->rewrite) {
+        in->op = OP_BUILD_DICT;
+        infer_set_args(c, in, NULL, 0);
+        in->nkw = 0;
+    }
+    return ty_dict(k, v);
+}
+
 /* The rows of dicts and sets (dict(), set(), hash(), method.dict.*, method.set.*): keys converted
  * to the key type; what is stored may widen the types of a table made in this function. */
 static Type *table_call(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     if (bi == BI_DICT_NEW || bi == BI_SET_NEW)
         return table_new_call(c, in, bi, a);
+    if (bi == BI_DICT_EMPTY)
+        return typed_empty_call(c, in, a);
     Instr *d = a->pos[0];
     Type *t = d->type, *none = ty_scalar(TY_NONE);
     if (bi == BI_HASH) {

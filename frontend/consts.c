@@ -440,6 +440,18 @@ int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const
     return rc;
 }
 
+int fe_fold_class_attr(FeCtx *ctx, const Const *cls, const char *attr, Const **out)
+{
+    if (cls->kind != K_OPAQUE || !cls->handle || !PyType_Check((PyObject *)cls->handle))
+        return 0;
+    PyObject *value = PyObject_GetAttrString((PyObject *)cls->handle, attr);
+    const char *name = value ? known_function_name(ctx, value) : NULL;
+    PyErr_Clear();
+    int rc = name ? fe_const_of(ctx, value, out) : 0;
+    Py_XDECREF(value);
+    return rc < 0 ? -1 : name ? 1 : 0;
+}
+
 int fe_freeze_defaults(FeCtx *ctx)
 {
     PyObject *defaults = PyFunction_GetDefaults(ctx->func);   /* borrowed; NULL if none */

@@ -99,6 +99,9 @@ const char *fe_comprehension_name(const char *name);
 int fe_load_global(FeCtx *ctx, const char *name, Const **out);
 int fe_load_deref(FeCtx *ctx, int index, Const **out);
 int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const **out);
+/* cls.attr for a class constant whose attribute is a function compiled code knows
+ * (pyjit.typed.Dict.empty): 1 with it in *out, 0 when it is not one, -1 on error. */
+int fe_fold_class_attr(FeCtx *ctx, const Const *cls, const char *attr, Const **out);
 int fe_freeze_defaults(FeCtx *ctx);
 int fe_check_int_binop(FeCtx *ctx, BinOp op, const Const *a, const Const *b);
 

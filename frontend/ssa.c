@@ -363,9 +363,16 @@ static void drop_if_dead(Ssa *s, Instr *v)
 static int load_attr(Ssa *s, const char *name, bool method)
 {
     Instr *obj = pop(s), *v;
+    Const *c;
     if (method && push(s, &s->null_mark) < 0)
         return -1;
-    if (obj->op == OP_CONST && obj->cst->kind == K_MODULE) {
+    int folded = obj->op == OP_CONST ? fe_fold_class_attr(s->ctx, obj->cst, name, &c) : 0;
+    if (folded < 0)
+        return -1;
+    if (folded) {
+        drop_if_dead(s, obj);
+        v = emit_frozen(s, c);
+    } else if (obj->op == OP_CONST && obj->cst->kind == K_MODULE) {
         Const *c;
         if (fe_fold_module_attr(s->ctx, obj->cst, name, &c) < 0)
             return -1;

@@ -176,7 +176,7 @@ def _function(name, tmp_path):
     row = next(r for r in ROWS if r[0] == name)
     value = row[2].startswith(("attribute", "value"))
     expr = _python_expr(name) + ("" if value else "()")
-    src = ("import numpy as np\nfrom pyjit.gpu import hardware as G\n\n"
+    src = ("import numpy as np\nfrom pyjit.gpu import hardware as G\nimport pyjit.typed\n"
            f"def f(x):\n    y = {expr}\n    x[0] = 1\n")
     path = tmp_path / f"where_{name.replace('.', '_')}.py"
     path.write_text(src)

@@ -402,6 +402,22 @@ def test_numba_documented_example_with_int_keys():
     assert [list(v) for v in made.values()] == [[], [0.0], [0.0, 1.0]]
 
 
+def test_typed_dict_empty_in_compiled_code():
+    """Numba's "create and use a dict from within njit", with number types."""
+    @pyjit.njit
+    def make(n):
+        d = Dict.empty(key_type=types.int64, value_type=types.float64)
+        for i in range(n):
+            d[i] = i / 2   # stored as the Dict's types, which later stores do not change
+        d[1] = 7
+        return d
+
+    got = make(3)
+    assert isinstance(got, Dict) and got == {0: 0.0, 1: 7.0, 2: 1.0}
+    with pytest.raises(errors.UnsupportedError, match="real number type for the keys"):
+        pyjit.njit(lambda: len(Dict.empty(key_type=types.complex128, value_type=types.int64)))()
+
+
 def test_typed_dict_empty_takes_types_from_the_first_item():
     d = Dict()
     d[(1, 2)] = 3
