@@ -992,7 +992,8 @@ static Instr *table_origin(Instr *v)
     return v && (v->op == OP_BUILD_DICT || v->op == OP_BUILD_SET || is_empty_maker(v)) ? v : NULL;
 }
 
-/* A key hashes in compiled code: a real number or a tuple of them (strings: TY_STR, once lowered). */
+/* A key hashes in compiled code: a real number, a run-time string (lower_dict.c says where its
+ * hash and equality are lowered) or a tuple of them. */
 static bool key_ok(const Type *t)
 {
     if (t->kind == TY_TUPLE) {
@@ -1001,7 +1002,7 @@ static bool key_ok(const Type *t)
                 return false;
         return t->tuple.n > 0;
     }
-    return ty_is_scalar(t) && !ty_is_complex(t) && t->kind != TY_FLOAT16;
+    return (ty_is_scalar(t) && !ty_is_complex(t) && t->kind != TY_FLOAT16) || t->kind == TY_STR;
 }
 
 /* Whether a value of type x is stored as type to with no loss (numbers widened, tuples item by item). */

@@ -161,6 +161,18 @@ static Type *type_of_spec(PyObject *spec, const char *what)
     return PyErr_Occurred() ? NULL : t;
 }
 
+/* Keys runtime/dict.c hashes and compares: real numbers and tuples of them. */
+static bool key_type_ok(const Type *t)
+{
+    if (t->kind == TY_TUPLE) {
+        for (int i = 0; i < t->tuple.n; i++)
+            if (!key_type_ok(t->tuple.items[i]))
+                return false;
+        return t->tuple.n > 0;
+    }
+    return ty_is_scalar(t) && !ty_is_complex(t) && t->kind != TY_FLOAT16;
+}
+
 static PyObject *Dict_empty(PyObject *cls, PyObject *args, PyObject *kwargs)
 {
     static char *kw[] = {"key_type", "value_type", "n_keys", NULL};
@@ -171,6 +183,9 @@ static PyObject *Dict_empty(PyObject *cls, PyObject *args, PyObject *kwargs)
     Type *kt = type_of_spec(k, "key_type"), *vt = kt ? type_of_spec(v, "value_type") : NULL;
     if (!vt)
         return NULL;
+    if (!key_type_ok(kt))   /* strings: once runtime/dict.c hashes them */
+        return PyErr_Format(PyExc_TypeError, "Dict.empty(): keys of type %s are not supported yet "
+                            "(numbers and tuples of numbers are)", kt->name);
     Type *t = ty_dict(kt, vt);
     MemInfo *mi = table_new(t, n > 0 ? n : 0);
     return mi ? (PyObject *)dict_alloc((PyTypeObject *)cls, t, mi) : NULL;
@@ -182,7 +197,7 @@ static int determine(RtDict *d, PyObject *key, PyObject *value)
     if (d->type)
         return 0;
     Type *kt = rt_typeof(key, 0), *vt = kt ? rt_typeof(value, 0) : NULL;
-    if (!vt) {
+    if (!vt || !key_type_ok(ty_strong(kt))) {
         if (!PyErr_Occurred())
             PyErr_Format(PyExc_TypeError, "pyjit.typed.Dict: cannot store %.80s: %.80s (keys are "
                          "numbers or tuples of them)", Py_TYPE(key)->tp_name, Py_TYPE(value)->tp_name);
