@@ -3,7 +3,8 @@
 Measures, for each library:
   - run time of compiled kernels (median of interleaved samples, after a warm-up call):
     a 10**7-element float64 sum loop, a complex-number Mandelbrot, pairwise distances,
-    a Collatz integer loop, a list built by 10^6 appends, a text split into words and joined;
+    a Collatz integer loop, a list built by 10^6 appends, 10^6 ints counted in a dict, a text
+    split into words and joined;
   - call overhead of add(1, 2) in ns per call, beside a plain Python function;
   - first-call time (compilation included) of each kernel, each in a fresh subprocess with
     no on-disk cache, on small inputs so that compiling dominates;
@@ -101,11 +102,25 @@ def make_kernels(njit):
         return ",".join(out), len(words)
 
     @njit
+    def dict_count(keys):
+        counts = {}
+        for k in keys:
+            if k in counts:
+                counts[k] += 1
+            else:
+                counts[k] = 1
+        total = 0
+        for k in counts:
+            total += k * counts[k]
+        return len(counts), total
+
+    @njit
     def add(a, b):
         return a + b
 
     return {"sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
-            "collatz": collatz, "list": list_build, "strings": split_join, "add": add}
+            "collatz": collatz, "list": list_build, "dict": dict_count, "strings": split_join,
+            "add": add}
 
 
 def plain_add(a, b):
@@ -188,6 +203,15 @@ def check_strings(args, result):
     assert result == expected, "split_join gave another text"
 
 
+def args_dict(small):
+    return (np.random.default_rng(2).integers(0, 10 if small else 100_000, 10 if small else 10**6),)
+
+
+def check_dict(args, result):
+    keys, counts = np.unique(args[0], return_counts=True)
+    assert result == (len(keys), int((keys * counts).sum())), f"dict_count gave {result}"
+
+
 def check_collatz(args, result):
     assert result == 230631, f"collatz({args[0]}) gave {result}, expected 230631"
 
@@ -198,6 +222,7 @@ WORKLOADS = {   # name: (description, argument builder, check)
     "pairwise": ("pairwise distances 1000x3", args_pairwise, check_pairwise),
     "collatz": ("collatz longest chain < 300000", args_collatz, check_collatz),
     "list": ("list: append 10^6 floats, then sum", args_list, check_list),
+    "dict": ("dict: count 10^6 ints (10^5 distinct), then sum", args_dict, check_dict),
     "strings": ("strings: split 2*10^5 words, upper, join", args_strings, check_strings),
 }
 

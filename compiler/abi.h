@@ -58,6 +58,33 @@ typedef struct StrPayload {
     char data[];            /* length code points, then a zero one */
 } StrPayload;
 #define ABI_STR_IMMORTAL ((int64_t)1 << 60)
+/* A dict's (or a set's) value is a MemInfo whose data is a DictPayload: an insertion-ordered
+ * hash table laid out as CPython's. entries holds, in insertion order, entries of entrysize bytes:
+ * the int64 hash at 0, the key at 8, the value at valoff (a set has none); a deleted entry keeps
+ * its place with the hash ABI_DICT_DELETED (no key hashes to -1, as in CPython). index is the open
+ * addressing table of mask + 1 slots (a power of two), each an entry number, ABI_DICT_EMPTY or
+ * ABI_DICT_DUMMY (a deleted key's slot, which probes pass over). Compiled code probes, inserts
+ * and deletes in place (compiler/lower_dict.c: it alone knows how keys hash and compare); making,
+ * growing (rehashing from the stored hashes), copying and freeing are runtime functions
+ * (runtime/dict.c). Values holding references hold one on each MemInfo at the offsets refs lists
+ * (keys are numbers or tuples of numbers, which hold none). */
+#define ABI_DICT_MAX_REFS 8
+#define ABI_DICT_EMPTY (-1)
+#define ABI_DICT_DUMMY (-2)
+#define ABI_DICT_DELETED (-1)
+typedef struct DictPayload {
+    int64_t used;           /* live entries: len() */
+    int64_t nentries;       /* entries written, deleted ones included */
+    int64_t usable;         /* entries there is room for before the table grows */
+    int64_t mask;           /* index slots - 1 */
+    int64_t *index;
+    char *entries;
+    int64_t entrysize;
+    int32_t valoff;
+    int32_t nrefs;
+    int32_t refs[ABI_DICT_MAX_REFS];   /* offsets in an entry */
+    void *parent;           /* a set: the Python set it was made from (an argument), or NULL */
+} DictPayload;
 
 /* The exception state compiled code fills before returning ABI_STATUS_ERROR. */
 typedef enum AbiExcKind {
@@ -70,6 +97,8 @@ typedef enum AbiExcKind {
     ABI_EXC_MEMORY,
     ABI_EXC_TYPE,
     ABI_EXC_RECURSION,      /* the stack reached ExcInfo.stack_limit */
+    ABI_EXC_KEY,
+    ABI_EXC_RUNTIME,
 } AbiExcKind;
 
 /* First byte of an ExcInfo message that is not the message but a spec of the exception's

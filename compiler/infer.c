@@ -529,9 +529,24 @@ static Type *list_binop(Infer *c, Instr *in, Type *a, Type *b)
     return t;
 }
 
+/* s | t, s & t, s - t, s ^ t (and in place): the set's method (pyjit/lib/dicts.py). */
+static Type *table_binop(Infer *c, Instr *in)
+{
+    static const struct { BinOp op; const char *name, *inplace; } ops[] = {
+        {BIN_OR, "__or__", "__ior__"}, {BIN_AND, "__and__", "__iand__"},
+        {BIN_SUB, "__sub__", "__isub__"}, {BIN_XOR, "__xor__", "__ixor__"},
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (ops[i].op == (BinOp)in->sub && in->args[0]->type->kind == TY_SET)
+            return infer_operator_method(c, in, in->imm ? ops[i].inplace : ops[i].name);
+    return binop_unsupported(c, in, in->args[0]->type, in->args[1]->type);
+}
+
 static Type *type_binop(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (a->kind == TY_SET || b->kind == TY_SET || a->kind == TY_DICT || b->kind == TY_DICT)
+        return table_binop(c, in);
     if (a->kind == TY_LIST || b->kind == TY_LIST)
         return list_binop(c, in, a, b);
     if (infer_is_text(a) || infer_is_text(b))
@@ -563,7 +578,7 @@ static int truth_of(Infer *c, Instr *at, Instr *v)
         return 0;
     if (t->kind == TY_TUPLE)
         return t->tuple.n != 0;
-    if (t->kind == TY_LIST || t->kind == TY_STR)
+    if (ty_is_container(t))
         return -1;   /* its length, at run time */
     if (t->kind == TY_STRING && t->literal)
         return t->literal->s[0] != 0;
@@ -668,6 +683,30 @@ static Type *tuple_contains(Infer *c, Instr *in, Instr *tuple, Instr *x)
     return ty_scalar(TY_BOOL);
 }
 
+/* k in d, x in s: the intrinsic method.dict/set.__contains__, the key converted to the key type. */
+static Type *table_contains(Infer *c, Instr *in, Instr *table, Instr *x)
+{
+    Type *k = infer_table_key(c, in, table, x);
+    if (!k && ty_is_undetermined(table->type) && !c->rewrite)
+        return ty_scalar(TY_BOOL);   /* `if k not in d: d[k] = ...` types d in its branch */
+    if (!k)
+        return NULL;
+    if (c->rewrite) {
+        Instr *contains = in;
+        if (in->sub == CMP_NOTIN) {
+            contains = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_BOOL), 2);
+            in->op = OP_UNARY;
+            in->sub = UN_NOT;
+            infer_set_args(c, in, &contains, 1);
+        }
+        Instr *args[2] = {table, infer_coerce(c, contains, x, k)};
+        contains->op = OP_INTRINSIC;
+        contains->sub = table->type->kind == TY_SET ? BI_SET_CONTAINS : BI_DICT_CONTAINS;
+        infer_set_args(c, contains, args, 2);
+    }
+    return ty_scalar(TY_BOOL);
+}
+
 static Type *type_contains(Infer *c, Instr *in)
 {
     Instr *x = in->args[0], *seq = in->args[1];
@@ -675,6 +714,8 @@ static Type *type_contains(Infer *c, Instr *in)
         return tuple_contains(c, in, seq, x);
     if (infer_is_text(seq->type))
         return infer_str_contains(c, in);
+    if (seq->type->kind == TY_DICT || seq->type->kind == TY_SET)
+        return table_contains(c, in, seq, x);
     Type *to = ty_scalar(TY_INT64), *item = seq->type->kind == TY_LIST ? seq->type->list.item : NULL;
     if (seq->type->kind == TY_LIST) {
         if (!item)
@@ -810,6 +851,10 @@ static Type *type_compare(Infer *c, Instr *in)
         return tuple_compare(c, in, a, b);
     if (infer_is_text(a) || infer_is_text(b))
         return infer_str_compare(c, in);
+    if ((a->kind == TY_SET || a->kind == TY_DICT) && op <= CMP_GE) {   /* their methods */
+        static const char *const names[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
+        return infer_operator_method(c, in, names[op - CMP_LT]);
+    }
     if (a->kind == TY_ARRAY || b->kind == TY_ARRAY) {
         Type *ea = elem_type(a), *eb = elem_type(b), *t = ty_promote(ea, eb);
         if (!t)
@@ -950,6 +995,139 @@ Type *infer_build_list(Infer *c, Instr *in)
         for (int i = 0; i < in->nargs; i++)
             in->args[i] = infer_coerce(c, in, in->args[i], item);
     return in->imm ? ty_typed_list(item) : ty_list(item);
+}
+
+/* ---- dicts and sets ------------------------------------------------------------------------ */
+
+static bool is_empty_maker(const Instr *v)
+{
+    const Type *f = v->op == OP_CALL && v->nargs == 1 ? v->args[0]->type : NULL;
+    return f && f->kind == TY_FUNCTION && f->literal && f->literal->name &&
+           (strcmp(f->literal->name, "builtins.dict") == 0 || strcmp(f->literal->name, "builtins.set") == 0);
+}
+
+/* The BUILD_DICT or BUILD_SET (or the dict() or set() call) a dict or set value comes from,
+ * through phis, as list_origin. */
+static Instr *table_origin(Instr *v)
+{
+    for (int guard = 0; v && v->op == OP_PHI && guard < 64; guard++) {
+        Instr *next = NULL;
+        for (int i = 0; i < v->nargs && !next; i++)
+            if (v->args[i] != v && v->args[i]->type && ty_is_container(v->args[i]->type))
+                next = v->args[i];
+        v = next;
+    }
+    return v && (v->op == OP_BUILD_DICT || v->op == OP_BUILD_SET || is_empty_maker(v)) ? v : NULL;
+}
+
+/* A key hashes in compiled code: a real number, a run-time string (lower_dict.c says where its
+ * hash and equality are lowered) or a tuple of them. */
+static bool key_ok(const Type *t)
+{
+    if (t->kind == TY_TUPLE) {
+        for (int i = 0; i < t->tuple.n; i++)
+            if (!key_ok(t->tuple.items[i]))
+                return false;
+        return t->tuple.n > 0;
+    }
+    return (ty_is_scalar(t) && !ty_is_complex(t) && t->kind != TY_FLOAT16) || t->kind == TY_STR;
+}
+
+/* Whether a value of type x is stored as type to with no loss (numbers widened, tuples item by item). */
+static bool stores_as(Type *x, Type *to)
+{
+    return x == to || list_item_unify(to, x) == to;
+}
+
+/* The table type t widened to hold a key of type kt and a value of type vt (strong): *wider,
+ * NULL when they do not join (the caller says why); -1 with the error for a key or value compiled
+ * code cannot hold. */
+static int table_join(Infer *c, Instr *in, Type *t, Type *kt, Type *vt, Type **wider)
+{
+    bool set = t->kind == TY_SET;
+    int32_t refs[ABI_DICT_MAX_REFS];
+    if (!key_ok(kt))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s cannot be a %s in compiled code (numbers and "
+                          "tuples of numbers can)", infer_type_name(kt), set ? "set item" : "dict key"), -1;
+    if (vt && (!list_item_ok(vt) || (vt->kind == TY_TUPLE && ty_ref_offsets(vt, 0, refs, 0, ABI_DICT_MAX_REFS))))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "a dict cannot hold %s in compiled code (numbers, "
+                          "tuples of numbers, arrays and containers can)", infer_type_name(vt)), -1;
+    Type *k0 = set ? t->set.item : t->dict.key, *v0 = set ? NULL : t->dict.value;
+    Type *wk = k0 ? list_item_unify(k0, kt) : kt, *wv = set ? NULL : v0 ? list_item_unify(v0, vt) : vt;
+    *wider = !wk || (!set && !wv) ? NULL : set ? ty_set(wk) : ty_dict(wk, wv);
+    return 0;
+}
+
+Type *infer_table_takes(Infer *c, Instr *in, Instr *table, Type *kt, Type *vt)
+{
+    Type *t = table->type, *want;
+    bool set = t->kind == TY_SET;
+    kt = ty_strong(kt);
+    vt = set ? NULL : ty_strong(vt);
+    if (ty_is_undetermined(kt) || (vt && ty_is_undetermined(vt)))
+        return NULL;   /* typed in a later round */
+    if (table_join(c, in, t, kt, vt, &want) < 0)
+        return NULL;
+    Instr *origin = table_origin(table);
+    if (want && want != t && origin && origin->id < c->nknown && !c->rewrite) {
+        c->table_types[origin->id] = want;   /* the maker takes it in the next round */
+        c->changed = true;
+        return want;
+    }
+    Type *k0 = set ? t->set.item : t->dict.key, *v0 = set ? NULL : t->dict.value;
+    if (k0 && stores_as(kt, k0) && (set || stores_as(vt, v0)))
+        return t;
+    return infer_fail(c, in, DIAG_TYPING, "cannot store %s%s%s in %s (a %s holds one type of key%s)",
+                      infer_type_name(kt), set ? "" : ": ", set ? "" : infer_type_name(vt),
+                      k0 ? infer_type_name(t) : "a container of items of unknown type",
+                      set ? "set" : "dict", set ? "" : " and one of value");
+}
+
+Type *infer_table_key(Infer *c, Instr *in, Instr *table, Instr *key)
+{
+    Type *t = table->type, *k = t->kind == TY_SET ? t->set.item : t->dict.key;
+    if (!k)
+        return NULL;   /* typed once something is stored */
+    Type *x = ty_strong(key->type);
+    if (ty_is_undetermined(x))
+        return NULL;
+    if (stores_as(x, k))
+        return k;
+    return infer_fail(c, in, DIAG_TYPING, "%s looked up with a key of type %s (its keys are %s)",
+                      infer_type_name(t), infer_type_name(x), infer_type_name(k));
+}
+
+Type *infer_table_made(Infer *c, Instr *in, bool set)
+{
+    if (c->pi->prog->gpu)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s are not supported in GPU kernels",
+                          set ? "sets" : "dicts");
+    Type *t = in->id < c->nknown ? c->table_types[in->id] : NULL;
+    return t ? t : set ? ty_set(NULL) : ty_dict(NULL, NULL);
+}
+
+/* {k: v, ...} and {x, ...}: typed by their items and by what later uses store. */
+static Type *type_build_table(Infer *c, Instr *in)
+{
+    bool set = in->op == OP_BUILD_SET;
+    Type *t = infer_table_made(c, in, set);
+    if (!t)
+        return NULL;
+    int per = set ? 1 : 2;
+    for (int i = 0; i + per <= in->nargs; i += per) {
+        Type *kt = ty_strong(in->args[i]->type), *vt = set ? NULL : ty_strong(in->args[i + 1]->type);
+        if (table_join(c, in, t, kt, vt, &t) < 0)
+            return NULL;
+        if (!t)
+            return infer_fail(c, in, DIAG_TYPING, "%s of mixed types: a %s holds one type of key%s",
+                              set ? "set items" : "dict items", set ? "set" : "dict",
+                              set ? "" : " and one of value");
+    }
+    if (c->rewrite)
+        for (int i = 0; i < in->nargs; i++)
+            in->args[i] = infer_coerce(c, in, in->args[i], set ? t->set.item : i % 2 ? t->dict.value
+                                                                                     : t->dict.key);
+    return t;
 }
 
 static Type *type_build_slice(Infer *c, Instr *in)
@@ -1129,6 +1307,7 @@ static Type *type_instr(Infer *c, Instr *in)
     case OP_CALL: return infer_call(c, in);
     case OP_BUILD_TUPLE: return type_build_tuple(c, in);
     case OP_BUILD_LIST: return infer_build_list(c, in);
+    case OP_BUILD_DICT: case OP_BUILD_SET: return type_build_table(c, in);
     case OP_BUILD_SLICE: return type_build_slice(c, in);
     case OP_GETITER: return infer_getiter(c, in);
     case OP_BR:
@@ -1138,7 +1317,7 @@ static Type *type_instr(Infer *c, Instr *in)
     case OP_FOR_ITER: {
         Type *t = infer_for_iter(c, in);
         Type *over = in->args[0]->type->iter.over;
-        if (t || (over->kind == TY_LIST && !over->list.item)) {   /* the loop may type the list */
+        if (t || ty_is_undetermined(over)) {   /* the loop may type the container */
             mark_exec(c, in->succ[0]);
             mark_exec(c, in->succ[1]);
         }
@@ -1264,7 +1443,8 @@ static int *count_uses(Infer *c)
 static bool is_pure(const Instr *in)
 {
     switch (in->op) {
-    case OP_CONST: case OP_BUILD_TUPLE: case OP_BUILD_LIST: case OP_BUILD_SLICE: case OP_STATIC_GET: case OP_GETATTR:
+    case OP_CONST: case OP_BUILD_TUPLE: case OP_BUILD_LIST: case OP_BUILD_DICT: case OP_BUILD_SET:
+    case OP_BUILD_SLICE: case OP_STATIC_GET: case OP_GETATTR:
     case OP_ARRAY_ATTR: case OP_CAST: case OP_PHI:
         return true;
     default:
@@ -1331,6 +1511,17 @@ static int finish_types(Infer *c)
                 infer_fail(c, in, DIAG_TYPING, "the type of this list's items is unknown: an "
                            "empty list needs an append (or an item assignment) in the function "
                            "that makes it");
+                return -1;
+            }
+            if (in->type->kind == TY_DICT && !in->type->dict.key) {
+                infer_fail(c, in, DIAG_TYPING, "the key and value types of this dict are unknown: "
+                           "an empty dict needs an item assignment (d[k] = v) in the function "
+                           "that makes it");
+                return -1;
+            }
+            if (in->type->kind == TY_SET && !in->type->set.item) {
+                infer_fail(c, in, DIAG_TYPING, "the type of this set's items is unknown: an empty "
+                           "set needs an add() in the function that makes it");
                 return -1;
             }
             in->type = ty_strong(in->type);
@@ -1444,6 +1635,7 @@ static int infer_function(ProgInfer *pi, TypedFunc *tf, Type **argtypes, Type *d
     c.nknown = c.fn->next_id;
     c.known = arena_alloc(c.arena, (size_t)c.nknown + 1);
     c.list_items = arena_alloc(c.arena, sizeof(Type *) * ((size_t)c.nknown + 1));
+    c.table_types = arena_alloc(c.arena, sizeof(Type *) * ((size_t)c.nknown + 1));
     memset(c.known, -1, (size_t)c.nknown + 1);
     for (int i = 0; i < c.fn->blocks.len; i++)
         ((Block *)c.fn->blocks.items[i])->aux = arena_alloc(c.arena, sizeof(BlockInfo));

@@ -40,9 +40,24 @@ typedef struct Infer {
     bool *in_cycle;     /* by block id: the block is in a loop (rewrite) */
     Type **list_items;  /* by value id (nknown of them): the item type uses gave a BUILD_LIST
                            (`[]` then append(x)); see infer_list_takes */
+    Type **table_types; /* by value id (nknown of them): the dict or set type uses gave the
+                           instruction that makes one (`{}` then d[k] = v); infer_table_takes */
 } Infer;
 
+/* infer_calls.c: a BINOP or COMPARE of a set or dict as a call of its method's library overload
+ * (method.set.__or__, ...: pyjit/lib/dicts.py), the left operand the receiver. */
+Type *infer_operator_method(Infer *c, Instr *in, const char *method);
 /* infer.c */
+/* A key of type kt (and a value of type vt) stored into the dict or set `table`: the table's type
+ * they are stored as. A table made in this function whose types were not known yet, or whose
+ * numbers kt's or vt's promote, takes the wider types (inference runs another round); another
+ * must already hold them. NULL with the error otherwise, or NULL while kt or vt is not known. */
+Type *infer_table_takes(Infer *c, Instr *in, Instr *table, Type *kt, Type *vt);
+/* The key type a lookup of key in table converts it to (the table's own); NULL while the table's
+ * types are unknown, or with the error when key's type does not convert to it safely. */
+Type *infer_table_key(Infer *c, Instr *in, Instr *table, Instr *key);
+/* The type of a new empty dict or set made by in (dict(), set(), {}): what later uses gave it. */
+Type *infer_table_made(Infer *c, Instr *in, bool set);
 /* A value of type vt stored into list (append, item assignment): the item type it is stored as.
  * A list made in this function whose items were not known yet, or numbers that vt's type
  * promotes, takes the new item type (inference runs another round); another list must already

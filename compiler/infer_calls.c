@@ -649,9 +649,147 @@ static Type *len_call(Infer *c, Instr *in, Args *a)
     }
     if (infer_is_text(t))
         return intrinsic(c, in, BI_LEN, a, (Type *[]){ty_str()}, i64());
-    if (t->kind != TY_ARRAY && t->kind != TY_RANGE && t->kind != TY_LIST)
-        return arg_error(c, in, a, 0, "an array, a list, a tuple, a string or a range");
+    if (t->kind != TY_ARRAY && t->kind != TY_RANGE && t->kind != TY_LIST && t->kind != TY_DICT &&
+        t->kind != TY_SET)
+        return arg_error(c, in, a, 0, "an array, a list, a dict, a set, a tuple, a string or a range");
     return intrinsic(c, in, BI_LEN, a, NULL, i64());
+}
+
+/* ---- dicts and sets ------------------------------------------------------------------------- */
+
+/* Whether a value of type x converts to type to with no loss (numbers widened). */
+static bool stores_into(Type *x, Type *to)
+{
+    x = ty_strong(x);
+    Type *u = ty_unify(to, x);
+    return x == to || (u && ty_strong(u) == to);
+}
+
+/* dict() and set(): an empty one, which becomes a BUILD_DICT or BUILD_SET typed by later use;
+ * dict(d): a copy. */
+static Type *table_new_call(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    bool set = bi == BI_SET_NEW;
+    if (!want_args(c, in, a, 0, 1))
+        return NULL;
+    if (a->npos == 1) {
+        Type *t = a->pos[0]->type;
+        if (t->kind != (set ? TY_SET : TY_DICT))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of %s is not supported (%s)",
+                              set ? "set" : "dict", infer_type_name(t),
+                              set ? "a list, tuple, range, 1-d array or set is" : "another dict is");
+        return ty_is_undetermined(t) ? NULL : intrinsic(c, in, set ? BI_SET_COPY : BI_DICT_COPY, a, NULL, t);
+    }
+    Type *t = infer_table_made(c, in, set);
+    if (t && c->rewrite) {
+        in->op = set ? OP_BUILD_SET : OP_BUILD_DICT;
+        infer_set_args(c, in, NULL, 0);
+        in->nkw = 0;
+    }
+    return t;
+}
+
+/* pyjit.typed.Dict.empty(key_type, value_type) of scalar types: an empty dict of them. */
+static Type *typed_empty_call(Infer *c, Instr *in, Args *a)
+{
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    Type *k = infer_dtype_of(c, a->pos[0]), *v = infer_dtype_of(c, a->pos[1]);
+    if (!k || !v || ty_is_complex(k) || k->kind == TY_FLOAT16)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "Dict.empty() in compiled code takes a real "
+                          "number type for the keys and a number type for the values "
+                          "(types.int64, types.float64, ...); make other dicts with {}");
+    if (c->pi->prog->gpu)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "dicts are not supported in GPU kernels");
+    if (c->rewrite) {
+        in->op = OP_BUILD_DICT;
+        infer_set_args(c, in, NULL, 0);
+        in->nkw = 0;
+    }
+    return ty_dict(k, v);
+}
+
+/* The rows of dicts and sets (dict(), set(), hash(), method.dict.*, method.set.*): keys converted
+ * to the key type; what is stored may widen the types of a table made in this function. */
+static Type *table_call(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (bi == BI_DICT_NEW || bi == BI_SET_NEW)
+        return table_new_call(c, in, bi, a);
+    if (bi == BI_DICT_EMPTY)
+        return typed_empty_call(c, in, a);
+    Instr *d = a->pos[0];
+    Type *t = d->type, *none = ty_scalar(TY_NONE);
+    if (bi == BI_HASH) {
+        if (!want_args(c, in, a, 1, 1))
+            return NULL;
+        Type *x = infer_value_type(d->type);   /* a string constant hashed as a str */
+        if (!(ty_is_scalar(x) && !ty_is_complex(x)) && x->kind != TY_TUPLE && x->kind != TY_STR)
+            return arg_error(c, in, a, 0, "a number, a string or a tuple of them");
+        return intrinsic(c, in, bi, a, (Type *[]){x}, i64());
+    }
+    switch (bi) {
+    case BI_DICT_SETITEM:
+    case BI_SET_ADD: {
+        bool set = bi == BI_SET_ADD;
+        if (!want_args(c, in, a, set ? 2 : 3, set ? 2 : 3))
+            return NULL;
+        Type *to = infer_table_takes(c, in, d, a->pos[1]->type, set ? NULL : a->pos[2]->type);
+        if (!to)
+            return NULL;
+        Type *k = set ? to->set.item : to->dict.key;
+        return intrinsic(c, in, bi, a, (Type *[]){NULL, k, set ? NULL : to->dict.value}, none);
+    }
+    case BI_DICT_SETDEFAULT: {
+        if (!want_args(c, in, a, 3, 3))
+            return NULL;
+        Type *to = infer_table_takes(c, in, d, a->pos[1]->type, a->pos[2]->type);
+        return to ? intrinsic(c, in, bi, a, (Type *[]){NULL, to->dict.key, to->dict.value}, to->dict.value) : NULL;
+    }
+    case BI_DICT_GET:
+        if (a->npos == 2)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "dict.get(key) without a default: pyjit "
+                              "needs the default (d.get(key, default)), as the value cannot be None");
+        /* fall through */
+    case BI_DICT_POP:
+    case BI_DICT_GETITEM:
+    case BI_DICT_DELITEM:
+    case BI_DICT_CONTAINS:
+    case BI_SET_CONTAINS:
+    case BI_SET_DISCARD:
+    case BI_SET_REMOVE: {
+        int hi = bi == BI_DICT_GET || bi == BI_DICT_POP ? 3 : 2;
+        if (!want_args(c, in, a, bi == BI_DICT_GET ? 3 : 2, hi))
+            return NULL;
+        Type *k = infer_table_key(c, in, d, a->pos[1]);
+        if (!k && bi == BI_DICT_GET && ty_is_undetermined(t) && !c->rewrite)
+            return ty_strong(a->pos[2]->type);   /* `d[k] = d.get(k, 0) + 1` types d from there */
+        if (!k)
+            return NULL;
+        Type *v = t->kind == TY_DICT ? t->dict.value : NULL;
+        if (a->npos == 3 && !stores_into(a->pos[2]->type, v))
+            return infer_fail(c, in, DIAG_TYPING, "%s() default of %s for a dict of %s values",
+                              a->name, infer_type_name(a->pos[2]->type), infer_type_name(v));
+        Type *ret = bi == BI_DICT_CONTAINS || bi == BI_SET_CONTAINS ? boolean()
+                    : bi == BI_DICT_GET || bi == BI_DICT_POP || bi == BI_DICT_GETITEM ? v : none;
+        return intrinsic(c, in, bi, a, (Type *[]){NULL, k, v}, ret);
+    }
+    case BI_DICT_POPITEM:
+    case BI_SET_POP:
+    case BI_DICT_CLEAR:
+    case BI_SET_CLEAR:
+    case BI_DICT_COPY:
+    case BI_SET_COPY: {
+        if (!want_args(c, in, a, 1, 1))
+            return NULL;
+        if (ty_is_undetermined(t))
+            return NULL;
+        Type *ret = bi == BI_DICT_COPY || bi == BI_SET_COPY ? t : bi == BI_SET_POP ? t->set.item
+                    : bi == BI_DICT_POPITEM ? ty_tuple((Type *[]){t->dict.key, t->dict.value}, 2) : none;
+        return intrinsic(c, in, bi, a, NULL, ret);
+    }
+    default:
+        return infer_fail(c, in, DIAG_INTERNAL, "dict builtin %s", ir_builtin_name(bi));
+    }
 }
 
 /* ---- lists ----------------------------------------------------------------------------------- */
@@ -879,7 +1017,6 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
             return NULL;
         return intrinsic(c, in, bi, a, to, bi == BI_STR_INT ? i64() : f64());
     case BI_ORD:
-    case BI_HASH:
         if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
             return NULL;
         return intrinsic(c, in, bi, a, to, i64());
@@ -1011,6 +1148,11 @@ static Type *scalar_constructor(Infer *c, Instr *in, Args *a, Type *target)
         if (c->rewrite)
             infer_make_const_bool(c, in, v);
         return target;
+    }
+    if (target->kind == TY_BOOL && ty_is_container(t) && !ty_is_undetermined(t)) {
+        Plan p = {.op = OP_TRUTH};   /* not empty */
+        plan_arg(&p, a->pos[0], NULL);
+        return apply(c, in, &p, target);
     }
     if (!ty_is_scalar(t))
         return arg_error(c, in, a, 0, "a number");
@@ -1661,6 +1803,7 @@ static Type *type_method(Infer *c, Instr *in, Builtin bi, Args *a) { return arra
 static Type *type_list(Infer *c, Instr *in, Builtin bi, Args *a) { return list_call(c, in, bi, a); }
 static Type *type_typed_list(Infer *c, Instr *in, Builtin bi, Args *a) { return typed_list_new(c, in, bi, a); }
 static Type *type_str(Infer *c, Instr *in, Builtin bi, Args *a) { return str_call(c, in, bi, a); }
+static Type *type_dict(Infer *c, Instr *in, Builtin bi, Args *a) { return table_call(c, in, bi, a); }
 static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return reshape_method(c, in, a); }
 
 static Type *type_numpy_reduction(Infer *c, Instr *in, Builtin bi, Args *a)
@@ -1891,6 +2034,37 @@ Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **a
     if (declined)
         return infer_fail(c, in, DIAG_TYPING, "no implementation of %s() accepts the argument "
                           "types (%s)", key + 7, call_signature(c, in));
+    return t;
+}
+
+Type *infer_operator_method(Infer *c, Instr *in, const char *method)
+{
+    Instr **args = in->args;
+    Type *self = args[0]->type;
+    if (ty_is_undetermined(self) || ty_is_undetermined(args[1]->type))
+        return NULL;   /* typed once their items are known */
+    const char *pyname = arena_printf(c->arena, "method.%s.%s", method_family(self), method);
+    const CompilerHost *host = c->pi->prog->host;
+    void *handle = host && host->method_overloads ? host->method_overloads(host->ctx, pyname) : NULL;
+    if (!handle)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s: no %s in compiled code", infer_type_name(self),
+                          method);
+    Opcode op = in->op;
+    Instr **with_self = arena_alloc(c->arena, sizeof *with_self * 3);
+    with_self[0] = with_self[1] = args[0];
+    with_self[2] = args[1];
+    in->args = with_self;
+    in->nargs = 3;
+    bool declined = false;
+    Const k = {.kind = K_FUNC, .handle = handle, .name = pyname + 7, .overloaded = true};
+    Type *t = call_overload(c, in, &k, &declined);
+    if (in->op == op) {   /* typed only, or declined */
+        in->args = args;
+        in->nargs = 2;
+    }
+    if (declined)
+        return infer_fail(c, in, DIAG_TYPING, "unsupported operand types: %s and %s",
+                          infer_type_name(self), infer_type_name(args[1]->type));
     return t;
 }
 

@@ -122,7 +122,7 @@ Type *infer_getattr(Infer *c, Instr *in)
                           t->literal && t->literal->name ? t->literal->name : "?", in->name);
     if (t->kind == TY_ARRAY)
         return array_getattr(c, in, t);
-    if (t->kind == TY_LIST || t->kind == TY_SLICE)
+    if (t->kind == TY_LIST || t->kind == TY_SLICE || t->kind == TY_DICT || t->kind == TY_SET)
         return ty_method(t, in->name);
     if (strcmp(in->name, "__delitem__") == 0)   /* what `del x[i]` becomes (frontend) */
         return infer_fail(c, in, DIAG_UNSUPPORTED, "del x[i] is supported on lists in compiled "
@@ -485,6 +485,33 @@ static Type *array_type_value(Infer *c, Instr *in, Type *dtype, Instr *idx)
     return ty_literal(TY_FUNCTION, in->cst);
 }
 
+/* ---- dict items ------------------------------------------------------------------------------ */
+
+/* d[k] and d[k] = v: the intrinsics method.dict.__getitem__ and __setitem__ (lower_dict.c). */
+static Type *dict_getitem(Infer *c, Instr *in, Instr *d, Instr *key)
+{
+    Type *k = infer_table_key(c, in, d, key);
+    if (k && c->rewrite) {
+        Instr *args[2] = {d, infer_coerce(c, in, key, k)};
+        in->op = OP_INTRINSIC;
+        in->sub = BI_DICT_GETITEM;
+        infer_set_args(c, in, args, 2);
+    }
+    return k ? d->type->dict.value : NULL;
+}
+
+static Type *dict_setitem(Infer *c, Instr *in, Instr *d, Instr *key, Instr *val)
+{
+    Type *t = infer_table_takes(c, in, d, key->type, val->type);
+    if (t && c->rewrite) {
+        Instr *args[3] = {d, infer_coerce(c, in, key, t->dict.key), infer_coerce(c, in, val, t->dict.value)};
+        in->op = OP_INTRINSIC;
+        in->sub = BI_DICT_SETITEM;
+        infer_set_args(c, in, args, 3);
+    }
+    return t ? ty_scalar(TY_NONE) : NULL;
+}
+
 Type *infer_getitem(Infer *c, Instr *in)
 {
     Instr *obj = in->args[0], *idx = in->args[1];
@@ -495,6 +522,8 @@ Type *infer_getitem(Infer *c, Instr *in)
         return array_getitem(c, in, obj, idx);
     if (obj->type->kind == TY_LIST)
         return list_getitem(c, in, obj, idx);
+    if (obj->type->kind == TY_DICT)
+        return dict_getitem(c, in, obj, idx);
     if (obj->type->kind == TY_TUPLE)
         return tuple_getitem(c, in, obj, idx);
     if (infer_is_text(obj->type))
@@ -545,6 +574,8 @@ Type *infer_setitem(Infer *c, Instr *in)
         return infer_fail(c, in, DIAG_TYPING, "tuples are immutable: cannot assign to an item");
     if (t->kind == TY_LIST)
         return list_setitem(c, in, obj, idx, val);
+    if (t->kind == TY_DICT)
+        return dict_setitem(c, in, obj, idx, val);
     if (t->kind != TY_ARRAY)
         return infer_fail(c, in, DIAG_TYPING, "%s does not support item assignment", infer_type_name(t));
     if (t->array.readonly)
@@ -601,6 +632,10 @@ static Type *item_of(Type *t)
         return t->list.item;   /* NULL until known */
     case TY_STR:
         return t;              /* strings of one code point */
+    case TY_DICT:
+        return t->dict.key;    /* a loop over a dict gets its keys */
+    case TY_SET:
+        return t->set.item;
     default:
         return NULL;
     }
@@ -733,6 +768,8 @@ Type *infer_getiter(Infer *c, Instr *in)
             return infer_fail(c, in, DIAG_TYPING, "iteration over a 0-d array");
         return ty_iter(t);
     case TY_LIST:
+    case TY_DICT:
+    case TY_SET:
         return ty_iter(t);
     case TY_STR:
     case TY_STRING:
@@ -850,7 +887,7 @@ Type *infer_for_iter(Infer *c, Instr *in)
         return ty_tuple(items, n);
     }
     Type *item = item_of(over);
-    if (!item && over->kind == TY_LIST)
-        return NULL;   /* typed once something is stored in the list */
+    if (!item && ty_is_undetermined(over))
+        return NULL;   /* typed once something is stored in the container */
     return item ? item : infer_fail(c, in, DIAG_INTERNAL, "for_iter over %s", infer_type_name(over));
 }

@@ -680,6 +680,16 @@ static int check_build_list(Checker *ck, Instr *in)
     return ok ? 0 : check_fail(ck, in, "result %s is not a list of its args' type", t->name);
 }
 
+static int check_build_dict(Checker *ck, Instr *in)
+{
+    Type *t = in->type;
+    bool set = is_kind(t, TY_SET);
+    bool ok = (set && t->set.item) || (is_kind(t, TY_DICT) && t->dict.key);
+    for (int k = 0; ok && k < in->nargs; k++)
+        ok = passes_as(ARGTYPE(in, k), set ? t->set.item : k % 2 ? t->dict.value : t->dict.key);
+    return ok ? 0 : check_fail(ck, in, "result %s does not hold its args' types", t->name);
+}
+
 static int check_index_args(Checker *ck, Instr *in, int from, int to)
 {
     if (in->nargs < 1 || !is_kind(ARGTYPE(in, 0), TY_ARRAY))
@@ -785,6 +795,7 @@ static int check_typed_op(Checker *ck, Instr *in)
                                     ARGTYPE(in, 0)->name, t->name);
     case OP_BUILD_TUPLE: return check_build_tuple(ck, in);
     case OP_BUILD_LIST: return check_build_list(ck, in);
+    case OP_BUILD_DICT: case OP_BUILD_SET: return check_build_dict(ck, in);
     case OP_BUILD_SLICE:
         for (int k = 0; k < in->nargs; k++)
             if (!is_int64(ARGTYPE(in, k)) && !is_kind(ARGTYPE(in, k), TY_NONE))

@@ -24,10 +24,13 @@ typedef struct BlockInfo {
 } BlockInfo;
 
 /* Iteration state: see GETITER below. */
-typedef enum IterKind { IT_RANGE, IT_ARRAY, IT_TUPLE, IT_LIST, IT_STR, IT_ENUMERATE, IT_ZIP } IterKind;
+typedef enum IterKind {
+    IT_RANGE, IT_ARRAY, IT_TUPLE, IT_LIST, IT_STR, IT_DICT, IT_ENUMERATE, IT_ZIP
+} IterKind;
 struct IterInfo {
     IterKind kind;
     LLVMValueRef state;     /* range: {i64 cur, i64 stop, i64 step}; others: i64 index */
+    LLVMValueRef used0;     /* dict or set: its length when the loop began */
     LLVMValueRef obj;       /* the array or tuple iterated */
     Type *over;             /* its type */
     int nsub;
@@ -520,6 +523,8 @@ LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t)
         return LLVMBuildICmp(L->b, LLVMIntNE, lower_list_len(L, v), lower_i64(L, 0), "");
     if (t->kind == TY_STR)
         return LLVMBuildICmp(L->b, LLVMIntNE, lower_str_len(L, v), lower_i64(L, 0), "");
+    if (t->kind == TY_DICT || t->kind == TY_SET)
+        return LLVMBuildICmp(L->b, LLVMIntNE, lower_dict_len(L, v), lower_i64(L, 0), "");
     if (t->kind == TY_RANGE) {
         LLVMValueRef s = LLVMBuildExtractValue(L->b, v, 0, ""), e = LLVMBuildExtractValue(L->b, v, 1, "");
         LLVMValueRef st = LLVMBuildExtractValue(L->b, v, 2, "");
@@ -1106,6 +1111,13 @@ static IterInfo *make_iter(Lower *L, Instr *iterable)
         LLVMBuildStore(L->b, it->obj, it->state);
         return it;
     }
+    if (t->kind == TY_DICT || t->kind == TY_SET) {   /* by entry, its size checked at every step */
+        it->kind = IT_DICT;
+        it->state = lower_alloca(L, L->i64);
+        LLVMBuildStore(L->b, lower_i64(L, 0), it->state);
+        it->used0 = lower_dict_len(L, it->obj);
+        return it;
+    }
     if (t->kind == TY_LIST || t->kind == TY_STR) {   /* by index, the length read at every step as CPython does */
         it->kind = t->kind == TY_LIST ? IT_LIST : IT_STR;
         it->state = lower_alloca(L, L->i64);
@@ -1179,6 +1191,11 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
         LLVMBuildStore(B, LLVMBuildNSWAdd(B, i, lower_i64(L, 1), ""), it->state);
         return lower_str_item(L, owner, it->obj, i);
     }
+    case IT_DICT:
+        item = lower_dict_next(L, it->over, it->obj, it->state, it->used0, done);
+        LLVMBuildBr(B, more);
+        LLVMPositionBuilderAtEnd(B, more);
+        return item;
     case IT_ARRAY:
     case IT_TUPLE: {
         LLVMValueRef i = LLVMBuildLoad2(B, L->i64, it->state, "");
@@ -1728,6 +1745,7 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     case OP_TUPLE_GET: return lower_tuple_get(L, in);
     case OP_BUILD_SLICE: return lower_build_slice(L, in);
     case OP_BUILD_LIST: return lower_build_list(L, in);
+    case OP_BUILD_DICT: case OP_BUILD_SET: return lower_build_dict(L, in);
     case OP_GETITER: return lower_getiter(L, in);
     case OP_CALL_JIT: return lower_call_jit(L, in);
     case OP_INTRINSIC: return lower_intrinsic(L, in) < 0 ? NULL : L->vals[in->id];

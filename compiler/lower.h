@@ -132,6 +132,14 @@ LLVMValueRef lower_str_item(Lower *L, Instr *owner, LLVMValueRef s, LLVMValueRef
 LLVMValueRef lower_str_const(Lower *L, const char *text);
 void lower_str_print(Lower *L, LLVMValueRef s, bool quoted);   /* quoted: its repr */
 
+/* lower_dict.c: dicts and sets (BUILD_DICT and BUILD_SET make one), their length, `in`, and the
+ * next key of a loop over one (lower.c's iterator keeps the entry number in state and the length
+ * the loop began with in used0). */
+LLVMValueRef lower_build_dict(Lower *L, Instr *in);
+LLVMValueRef lower_dict_len(Lower *L, LLVMValueRef d);
+LLVMValueRef lower_dict_contains(Lower *L, Type *t, LLVMValueRef d, LLVMValueRef key);
+LLVMValueRef lower_dict_next(Lower *L, Type *t, LLVMValueRef d, LLVMValueRef state, LLVMValueRef used0,
+                             LLVMBasicBlockRef done);
 /* lower_array.c: Python's slice.indices(n) of a slice value: the length, *start and *step. */
 LLVMValueRef lower_slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
                                  LLVMValueRef *step_out);

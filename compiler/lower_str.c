@@ -304,7 +304,6 @@ LLVMValueRef lower_bi_str(Lower *L, Instr *in, Builtin bi)
     case BI_ORD: return ord(L, a[0]);
     case BI_STR_INT: case BI_STR_FLOAT: return number_of(L, bi, a[0]);
     case BI_CHR: return chr(L, in, a[0]);
-    case BI_HASH: return lower_str_hash(L, a[0]);
     case BI_STR_GETITEM: return get_item(L, in, a[0], a[1]);
     case BI_STR_GETSLICE: return get_slice(L, in, a[0], a[1]);
     case BI_STR_ADD: {

@@ -640,6 +640,16 @@ int ty_mem_align(const Type *t)
     }
 }
 
+void ty_table_layout(const Type *t, int64_t *valoff, int64_t *entrysize)
+{
+    const Type *key = t->kind == TY_DICT ? t->dict.key : t->set.item;
+    const Type *value = t->kind == TY_DICT ? t->dict.value : NULL;
+    int64_t align = value ? ty_mem_align(value) : 8, after_key = 8 + ty_mem_size(key);
+    *valoff = (after_key + align - 1) / align * align;
+    int64_t end = *valoff + (value ? ty_mem_size(value) : 0);
+    *entrysize = (end + 7) / 8 * 8;
+}
+
 int ty_ref_offsets(const Type *t, int32_t base, int32_t *refs, int n, int max)
 {
     if (n < 0)

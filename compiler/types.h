@@ -131,6 +131,9 @@ int ty_mem_align(const Type *t);
  * lists, and those inside tuples), added to refs after the n found so far: the new count, or -1
  * past max. */
 int ty_ref_offsets(const Type *t, int32_t base, int32_t *refs, int n, int max);
+/* The entry layout of a dict or set type's table (abi.h DictPayload): the value's offset and the
+ * entry's size. */
+void ty_table_layout(const Type *t, int64_t *valoff, int64_t *entrysize);
 /* Offset of item i of a tuple type in memory. */
 int64_t ty_tuple_offset(const Type *t, int i);
 

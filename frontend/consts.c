@@ -163,6 +163,13 @@ static int const_of_value(FeCtx *ctx, PyObject *obj, Const *c)
         c->name = nt->name;
         c->fields = (const char **)nt->fields;
         return const_of_tuple(ctx, obj, c) < 0 ? -1 : 1;
+    } else if (PyFrozenSet_CheckExact(obj)) {
+        /* CPython folds the items of {1, 2} and of `x in {1, 2}` into a frozenset: its items */
+        PyObject *items = PySequence_Tuple(obj);
+        c->kind = K_TUPLE;
+        int rc = items ? const_of_tuple(ctx, items, c) : -1;
+        Py_XDECREF(items);
+        return rc < 0 ? -1 : 1;
     } else {
         return 0;
     }
@@ -436,9 +443,6 @@ static int reject_code_const(FeCtx *ctx, PyObject *code)
     if (strcmp(name, "<genexpr>") == 0)
         return fe_error(ctx, DIAG_UNSUPPORTED,
                         "generator expressions are not supported in compiled code");
-    if (strcmp(name, "<setcomp>") == 0 || strcmp(name, "<dictcomp>") == 0)
-        return fe_error(ctx, DIAG_UNSUPPORTED, "set and dict comprehensions are not supported in "
-                        "compiled code (list comprehensions are)");
     return fe_error(ctx, DIAG_UNSUPPORTED,
                     "nested functions (def %s inside a compiled function) are not supported", name);
 }
@@ -473,14 +477,24 @@ static int freeze_object(FeCtx *ctx, PyObject *obj, Const **out)
     return fe_const_of(ctx, obj, out);
 }
 
+const char *fe_comprehension_name(const char *name)
+{
+    static const char *const names[] = {"<listcomp>", "<setcomp>", "<dictcomp>"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, names[i]) == 0)
+            return names[i];
+    return NULL;
+}
+
 int fe_load_const(FeCtx *ctx, int index, Const **out)
 {
     if (index < 0 || index >= PyTuple_GET_SIZE(ctx->consts))
         return fe_error(ctx, DIAG_INTERNAL, "constant index %d out of range", index);
     PyObject *obj = PyTuple_GET_ITEM(ctx->consts, index);   /* borrowed */
-    if (PyCode_Check(obj) && strcmp(attr_string(ctx, obj, "co_name"), "<listcomp>") == 0) {
+    const char *comp = PyCode_Check(obj) ? fe_comprehension_name(attr_string(ctx, obj, "co_name")) : NULL;
+    if (comp) {
         Const *c = *out = ir_new_const(ctx->fn, K_OPAQUE);   /* for MAKE_FUNCTION (ssa.c) */
-        c->name = "<listcomp>";
+        c->name = comp;
         keep_alive(ctx, c, obj);
         return 0;
     }
@@ -559,6 +573,18 @@ Const *fe_fold_function_attr(FeCtx *ctx, const Const *func, const char *attr)
     }
     Py_XDECREF(value);
     return c;
+}
+
+int fe_fold_class_attr(FeCtx *ctx, const Const *cls, const char *attr, Const **out)
+{
+    if (cls->kind != K_OPAQUE || !cls->handle || !PyType_Check((PyObject *)cls->handle))
+        return 0;
+    PyObject *value = PyObject_GetAttrString((PyObject *)cls->handle, attr);
+    const char *name = value ? known_function_name(ctx, value) : NULL;
+    PyErr_Clear();
+    int rc = name ? fe_const_of(ctx, value, out) : 0;
+    Py_XDECREF(value);
+    return rc < 0 ? -1 : name ? 1 : 0;
 }
 
 int fe_freeze_defaults(FeCtx *ctx)

@@ -277,18 +277,17 @@ static const char *unsupported_construct(const BcInstr *in)
     switch (in->op) {
     case BC_LIST_EXTEND: case BC_LIST_TO_TUPLE:
         return "unpacking into a list ([*a, b], tuple([...])) is not supported in compiled code";
-    case BC_BUILD_MAP: case BC_BUILD_CONST_KEY_MAP: case BC_MAP_ADD: case BC_DICT_UPDATE:
-    case BC_DICT_MERGE:
-        return "dicts are not supported in compiled code";
-    case BC_BUILD_SET: case BC_SET_ADD: case BC_SET_UPDATE:
-        return "sets are not supported in compiled code";
+    case BC_DICT_UPDATE: case BC_DICT_MERGE:
+        return "unpacking into a dict ({**a, ...}) is not supported in compiled code (use update())";
+    case BC_SET_UPDATE:
+        return "unpacking into a set ({*a, ...}) is not supported in compiled code (use update())";
     case BC_IMPORT_NAME: case BC_IMPORT_FROM: case BC_IMPORT_STAR:
         return "import inside a compiled function is not supported (import at module level)";
     case BC_LOAD_BUILD_CLASS:
         return "class definitions are not supported in compiled code";
     case BC_MAKE_FUNCTION: case BC_LOAD_CLOSURE:
-        return "nested functions, lambdas and set, dict and generator comprehensions are not "
-               "supported in compiled code (list comprehensions are)";
+        return "nested functions, lambdas and generator expressions are not supported in compiled "
+               "code (list, set and dict comprehensions are)";
     case BC_STORE_GLOBAL: case BC_DELETE_GLOBAL:
         return "assigning to a global variable (the global statement) is not supported in compiled code";
     case BC_STORE_DEREF: case BC_DELETE_DEREF:
@@ -296,7 +295,7 @@ static const char *unsupported_construct(const BcInstr *in)
     case BC_STORE_ATTR:
         return "setting an attribute is not supported in compiled code";
     case BC_DELETE_FAST: case BC_DELETE_ATTR: case BC_DELETE_NAME:
-        return "the del statement is not supported in compiled code";
+        return "the del statement is supported on items only (del d[k], del l[i]) in compiled code";
     case BC_CALL_FUNCTION_EX:
         return "calls with **kwargs, or with *args after other arguments, are not supported in "
                "compiled code (f(*t) with a tuple t is)";
@@ -361,19 +360,25 @@ static void drop_if_dead(Ssa *s, Instr *v)
 static int load_attr(Ssa *s, const char *name, bool method)
 {
     Instr *obj = pop(s), *v;
-    Const *folded = NULL;
+    Const *c, *fn_attr = NULL;
     if (method && push(s, &s->null_mark) < 0)
         return -1;
-    if (obj->op == OP_CONST && obj->cst->kind == K_MODULE) {
+    int folded = obj->op == OP_CONST ? fe_fold_class_attr(s->ctx, obj->cst, name, &c) : 0;
+    if (folded < 0)
+        return -1;
+    if (folded) {
+        drop_if_dead(s, obj);
+        v = emit_frozen(s, c);
+    } else if (obj->op == OP_CONST && obj->cst->kind == K_MODULE) {
         Const *c;
         if (fe_fold_module_attr(s->ctx, obj->cst, name, &c) < 0)
             return -1;
         drop_if_dead(s, obj);
         v = emit_frozen(s, c);
     } else if (obj->op == OP_CONST && obj->cst->kind == K_FUNC &&
-               (folded = fe_fold_function_attr(s->ctx, obj->cst, name)) != NULL) {
+               (fn_attr = fe_fold_function_attr(s->ctx, obj->cst, name)) != NULL) {
         drop_if_dead(s, obj);
-        v = emit_frozen(s, folded);
+        v = emit_frozen(s, fn_attr);
     } else {
         v = emit1(s, OP_GETATTR, 0, obj);
         v->name = name;
@@ -510,7 +515,7 @@ static int make_function(Ssa *s, const BcInstr *in)
     Instr *closure = (in->arg & 8) ? pop(s) : NULL;
     /* fe_load_const lets only a list comprehension's code through, as this constant */
     bool listcomp = code->op == OP_CONST && code->cst->kind == K_OPAQUE && code->cst->name &&
-                    strcmp(code->cst->name, "<listcomp>") == 0 && (in->arg & ~8) == 0;
+                    fe_comprehension_name(code->cst->name) && (in->arg & ~8) == 0;
     PyObject *co = listcomp ? code->cst->handle : NULL;
     if (!listcomp || (closure && closure->op != OP_BUILD_TUPLE))
         return unsupported(s, in);
@@ -552,17 +557,77 @@ static int comprehension_iter(Ssa *s)
     return push(s, emit1(s, OP_GETITER, 0, iterable));
 }
 
-/* LIST_APPEND i (a comprehension's body): list.append(value), the list i deep in the stack. */
-static int list_append(Ssa *s, int i)
+/* obj.name(a[, b]): a method call with no result on the stack. */
+static void call_method(Ssa *s, Instr *obj, const char *name, Instr *a, Instr *b)
 {
-    Instr *v = pop(s);
-    if (i < 1 || s->sp < i)
-        return fe_error(s->ctx, DIAG_INTERNAL, "LIST_APPEND below the stack");
-    Instr *method = emit1(s, OP_GETATTR, 0, s->stack[s->sp - i]);
-    method->name = "append";
-    Instr *in = emit(s, OP_CALL, 2);
+    Instr *method = emit1(s, OP_GETATTR, 0, obj);
+    method->name = name;
+    Instr *in = emit(s, OP_CALL, b ? 3 : 2);
     in->args[0] = method;
-    in->args[1] = v;
+    in->args[1] = a;
+    if (b)
+        in->args[2] = b;
+}
+
+/* LIST_APPEND i, SET_ADD i, MAP_ADD i (a comprehension's body): list.append(value),
+ * set.add(value), dict[key] = value, the container i deep in the stack once they are popped. */
+static int comprehension_add(Ssa *s, const BcInstr *at, int i)
+{
+    Instr *v = pop(s), *k = at->op == BC_MAP_ADD ? pop(s) : NULL;
+    if (i < 1 || s->sp < i)
+        return fe_error(s->ctx, DIAG_INTERNAL, "%s below the stack", at->opname);
+    Instr *obj = s->stack[s->sp - i];
+    if (k)
+        call_method(s, obj, "__setitem__", k, v);
+    else
+        call_method(s, obj, at->op == BC_SET_ADD ? "add" : "append", v, NULL);
+    return 0;
+}
+
+/* BUILD_MAP n (keys and values alternate on the stack), BUILD_CONST_KEY_MAP n (the keys a
+ * constant tuple on top of the n values), BUILD_SET n. */
+static int build_table(Ssa *s, const BcInstr *at, int n)
+{
+    Instr *keys = at->op == BC_BUILD_CONST_KEY_MAP ? pop(s) : NULL;
+    int per = at->op == BC_BUILD_MAP ? 2 : 1, nargs = at->op == BC_BUILD_SET ? n : 2 * n;
+    if (s->sp < per * n || (keys && (keys->op != OP_CONST || keys->cst->kind != K_TUPLE ||
+                                     keys->cst->tuple.n != n)))
+        return fe_error(s->ctx, DIAG_INTERNAL, "malformed %s", at->opname);
+    Instr **items = arena_alloc(s->fn->arena, sizeof(Instr *) * (size_t)(nargs + 1));
+    Instr **from = &s->stack[s->sp - per * n];
+    for (int k = 0; k < n; k++) {
+        if (keys) {
+            items[2 * k] = emit_const(s, keys->cst->tuple.items[k]);
+            items[2 * k + 1] = from[k];
+        } else {
+            memcpy(&items[per * k], &from[per * k], sizeof(Instr *) * (size_t)per);
+        }
+    }
+    s->sp -= per * n;
+    Instr *in = emit(s, at->op == BC_BUILD_SET ? OP_BUILD_SET : OP_BUILD_DICT, nargs);
+    if (nargs)
+        memcpy(in->args, items, sizeof(Instr *) * (size_t)nargs);
+    return push(s, in);
+}
+
+/* SET_UPDATE of a set display of constants: CPython builds {1, 2, 3} as an empty set updated by
+ * a frozenset constant (a tuple here), made again with the items after its own, as list_extend. */
+static int set_update(Ssa *s, const BcInstr *at, int i)
+{
+    Instr *seq = pop(s);
+    Instr *set = s->sp >= i && i > 0 ? s->stack[s->sp - i] : NULL;
+    if (!set || set->op != OP_BUILD_SET || seq->op != OP_CONST || seq->cst->kind != K_TUPLE)
+        return unsupported(s, at);
+    int n0 = set->nargs, n = seq->cst->tuple.n;
+    Instr **items = arena_alloc(s->fn->arena, sizeof(Instr *) * (size_t)(n0 + n + 1));
+    if (n0)
+        memcpy(items, set->args, sizeof(Instr *) * (size_t)n0);
+    for (int k = 0; k < n; k++)
+        items[n0 + k] = emit_const(s, seq->cst->tuple.items[k]);
+    Instr *in = emit(s, OP_BUILD_SET, n0 + n);
+    if (n0 + n)
+        memcpy(in->args, items, sizeof(Instr *) * (size_t)(n0 + n));
+    s->stack[s->sp - i] = in;
     return 0;
 }
 
@@ -868,13 +933,10 @@ static int translate_subscript(Ssa *s, const BcInstr *in)
     case BC_STORE_SUBSCR:
         idx = pop(s), obj = pop(s), v = pop(s);
         break;
-    case BC_DELETE_SUBSCR: {   /* del obj[idx]: obj.__delitem__(idx), as CPython calls it */
+    case BC_DELETE_SUBSCR:   /* del d[k]: d.__delitem__(k), which dicts and lists have */
         idx = pop(s), obj = pop(s);
-        Instr *method = emit1(s, OP_GETATTR, 0, obj);
-        method->name = "__delitem__";
-        emit2(s, OP_CALL, 0, method, idx);
+        call_method(s, obj, "__delitem__", idx, NULL);
         return 0;
-    }
     case BC_BINARY_SLICE:
     case BC_STORE_SLICE:
         if (build_slice(s, 2) < 0)
@@ -927,7 +989,9 @@ static int translate(Ssa *s, const BcInstr *in)
             return unsupported(s, in);   /* nonlocal */
         return store_fast(s, in->arg);
     case BC_MAKE_FUNCTION: return make_function(s, in);
-    case BC_LIST_APPEND: return list_append(s, in->arg);
+    case BC_LIST_APPEND: case BC_SET_ADD: case BC_MAP_ADD: return comprehension_add(s, in, in->arg);
+    case BC_BUILD_MAP: case BC_BUILD_CONST_KEY_MAP: case BC_BUILD_SET: return build_table(s, in, in->arg);
+    case BC_SET_UPDATE: return set_update(s, in, in->arg);
     case BC_LOAD_ATTR:
         if (s->ctx->minor >= 12)
             return load_attr(s, name_at(s, in->arg >> 1), in->arg & 1);
@@ -1238,7 +1302,7 @@ static int setup(FeCtx *ctx, PyObject *func)
     if (!ctx->builtins || !PyDict_Check(ctx->builtins) || !ctx->consts || !ctx->names)
         return fe_error_from_python(ctx, "reading the function");
     fn->nargs = co->co_argcount;
-    ctx->comprehension = strcmp(attr_utf8(ctx, ctx->code, "co_name"), "<listcomp>") == 0 &&
+    ctx->comprehension = fe_comprehension_name(attr_utf8(ctx, ctx->code, "co_name")) &&
                          fn->nargs == 1 && strcmp(bc_local_name(ctx, 0), ".0") == 0;
     ctx->nover = 1;
     if (ctx->comprehension) {

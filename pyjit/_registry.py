@@ -38,6 +38,8 @@ def _aliases():
                                               types._as_type(getattr(types, n)).name))
              for n in types.__all__
              if isinstance(getattr(types, n), types.Scalar)]
+    from .typed import Dict
+    pairs.append((Dict.empty, "pyjit.typed.Dict.empty"))   # also called in compiled code
     # NumPy scalar types that are distinct objects of the same width as a canonical one.
     import sys
 

@@ -112,7 +112,7 @@ def _comprehension(code, outer, over=None, nover=1):
         import types as pytypes
         cells = tuple(pytypes.CellType() for _ in code.co_freevars)
         func = pytypes.FunctionType(code, outer.__globals__, code.co_name, None, cells or None)
-        func.__qualname__ = f"{outer.__qualname__}.<listcomp>"
+        func.__qualname__ = f"{outer.__qualname__}.{code.co_name}"
         if over is not None:
             func.__pyjit_over__ = (over, nover)
         disp = _COMPREHENSIONS[key] = _make_dispatcher(func, None, {})

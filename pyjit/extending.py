@@ -178,13 +178,16 @@ def overload_method(typ, attr, **options):
     """@overload_method(types.Array, "sort"): the decorated typing function receives the type of
     the receiver, then the argument types of a call of that method in compiled code, and returns
     its implementation (taking self first) or None to decline. Options as for overload. pyjit
-    overloads methods of arrays (types.Array), lists (types.List) and strings
-    (types.UnicodeType)."""
+    overloads methods of arrays (types.Array), lists (types.List), strings (types.UnicodeType),
+    dicts (types.Dict) and sets (types.Set); the operators of sets and dicts (|, &, -, ^, their
+    in-place forms, ==, !=, <=, >=, <, >) are their methods __or__, __ior__, __eq__, ..."""
     from . import types
-    kinds = {types.Array: "array", types.List: "list", types.UnicodeType: "str"}
+    kinds = {types.Array: "array", types.List: "list", types.UnicodeType: "str", types.Dict: "dict",
+             types.Set: "set"}
     if typ not in kinds:
         raise NotImplementedError(f"overload_method({typ!r}, ...): pyjit overloads methods of "
-                                  "types.Array, types.List and types.UnicodeType only")
+                                  "types.Array, types.List, types.UnicodeType, types.Dict and "
+                                  "types.Set only")
     if not isinstance(attr, str) or not attr.isidentifier():
         raise TypeError(f"overload_method needs a method name, got {attr!r}")
     key = f"method.{kinds[typ]}.{attr}"

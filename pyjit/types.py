@@ -21,7 +21,7 @@ literals.
 
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
-    "ListType", "DType", "NumberClass", "NoneType",
+    "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "NoneType",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
     "UnicodeType", "unicode_type",
@@ -143,6 +143,35 @@ class ListType(List):
 
     def __repr__(self):
         return f"ListType[{self.dtype!r}]"
+class Dict(Type):
+    """A dict type: Dict(int64, float64), its key and value types in .key_type and .value_type
+    (Numba's types.DictType). Dicts cross to Python as pyjit.typed.Dict."""
+
+    __slots__ = ("key_type", "value_type")
+
+    def __init__(self, key_type, value_type):
+        key_type, value_type = _as_type(key_type), _as_type(value_type)
+        if not isinstance(key_type, Type) or not isinstance(value_type, Type):
+            raise TypeError(f"Dict key and value types must be types, not {key_type!r}, {value_type!r}")
+        super().__init__(f"dict({key_type.name}, {value_type.name})")
+        self.key_type, self.value_type = key_type, value_type
+
+
+DictType = Dict
+
+
+class Set(Type):
+    """A set type: Set(int64), its items' type in .dtype (Numba's types.Set). Python sets passed
+    in are copied and reflected back, as lists are."""
+
+    __slots__ = ("dtype", "reflected")
+
+    def __init__(self, dtype, reflected=False):
+        dtype = _as_type(dtype)
+        if not isinstance(dtype, Type):
+            raise TypeError(f"Set item type must be a type, not {dtype!r}")
+        super().__init__(f"set({dtype.name})")
+        self.dtype, self.reflected = dtype, bool(reflected)
 
 
 class DType(Type):
@@ -518,6 +547,11 @@ def _from_canonical(name):
         return List(_from_canonical(name[5:-1]))
     if name.startswith("typed_list(") and name.endswith(")"):
         return ListType(_from_canonical(name[11:-1]))
+    if name.startswith("set(") and name.endswith(")"):
+        return Set(_from_canonical(name[4:-1]))
+    if name.startswith("dict(") and name.endswith(")"):
+        key, value = _split_top(name[5:-1])
+        return Dict(_from_canonical(key), _from_canonical(value))
     if name.startswith("tuple(") and name.endswith(")"):
         items = tuple(_from_canonical(p) for p in _split_top(name[6:-1]))
         if items and len(set(items)) == 1:

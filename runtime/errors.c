@@ -314,8 +314,10 @@ static PyObject *raise_builtin(const ExcInfo *exc)
         [ABI_EXC_MEMORY] = {&PyExc_MemoryError, "out of memory in compiled code"},
         [ABI_EXC_TYPE] = {&PyExc_TypeError, "wrong type"},
         [ABI_EXC_RECURSION] = {&PyExc_RecursionError, "maximum recursion depth exceeded"},
+        [ABI_EXC_KEY] = {&PyExc_KeyError, "key not found"},
+        [ABI_EXC_RUNTIME] = {&PyExc_RuntimeError, "runtime error"},
     };
-    if (exc->kind <= ABI_EXC_USER || exc->kind > ABI_EXC_RECURSION) {
+    if (exc->kind <= ABI_EXC_USER || exc->kind > ABI_EXC_RUNTIME) {
         PyErr_Format(PyExc_SystemError, "pyjit: compiled code failed with unknown error kind %d",
                      (int)exc->kind);
         return NULL;
@@ -325,7 +327,8 @@ static PyObject *raise_builtin(const ExcInfo *exc)
         PyErr_SetString(cls, builtin[exc->kind].dflt);
         return NULL;
     }
-    PyObject *msg = exc->nargs ? format_exc_message(exc) : PyUnicode_FromString(exc->msg);
+    PyObject *msg = exc->msg[0] == ABI_EXC_ARGS_SPEC ? spec_args(exc)   /* KeyError(key) */
+                    : exc->nargs ? format_exc_message(exc) : PyUnicode_FromString(exc->msg);
     if (msg)
         PyErr_SetObject(cls, msg);
     Py_XDECREF(msg);

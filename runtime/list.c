@@ -73,6 +73,7 @@ int32_t pj_list_reserve(MemInfo *mi, int64_t n)
 
 /* ---- to and from Python ---- */
 
+/* A new reference on every MemInfo inside a value of type ty at buf. */
 void rt_retain_value(Type *ty, void *buf)
 {
     if (ty_holds_meminfo(ty))

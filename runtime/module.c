@@ -237,7 +237,8 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC PyInit__core(void)
 {
     rt_typeof_init();
-    if (PyType_Ready(&RtDispatcherType) < 0 || PyType_Ready(&RtMemInfoOwnerType) < 0)
+    if (PyType_Ready(&RtDispatcherType) < 0 || PyType_Ready(&RtMemInfoOwnerType) < 0 ||
+        PyType_Ready(&RtDictType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (!m)
@@ -245,6 +246,8 @@ PyMODINIT_FUNC PyInit__core(void)
     if (PyModule_AddObjectRef(m, "Dispatcher", (PyObject *)&RtDispatcherType) < 0 ||
         PyModule_AddObjectRef(m, "MemInfoOwner", (PyObject *)&RtMemInfoOwnerType) < 0 ||
         PyModule_AddIntConstant(m, "MAX_ARGS", RT_MAX_ARGS) < 0 || rt_typedlist_init(m) < 0 ||
+        PyModule_AddObjectRef(m, "Dict", (PyObject *)&RtDictType) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_ARGS", RT_MAX_ARGS) < 0 ||
         cuda_module_init(m) < 0) {   /* the GPU runtime: loads no driver here */
         Py_DECREF(m);
         return NULL;

@@ -123,6 +123,31 @@ PyObject *rt_box_typed_list(Type *ty, MemInfo *mi);
  * reference in *out); rt_box_str gives the Python str of one, taking over its reference. */
 int rt_unbox_str(PyObject *obj, MemInfo **out);
 PyObject *rt_box_str(MemInfo *mi);
+/* dict.c: the table behind dicts and sets, as typed_dict.c uses it from Python. dict_key_hash:
+ * CPython's hash of a key of type t at at; dict_lookup: the entry number of key k (hash h), or
+ * -1, and in *slot its index slot (or the empty one a new key takes); dict_insert: a new entry
+ * of hash h at that slot (the table grown when full), its key and value left to the caller, NULL
+ * when out of memory; dict_delete: the entry ix at slot released and marked deleted. */
+DictPayload *rt_dict_payload(MemInfo *mi);
+int64_t dict_key_hash(Type *t, const void *at);
+int64_t dict_lookup(DictPayload *p, Type *key, const void *k, int64_t h, int64_t *slot);
+char *dict_insert(MemInfo *mi, int64_t h, int64_t slot);
+void dict_delete(DictPayload *p, int64_t ix, int64_t slot);
+char *dict_entry(DictPayload *p, int64_t ix);
+int64_t rt_tuple_hash_start(void);
+int64_t rt_tuple_hash_step(int64_t acc, int64_t lane);
+int64_t rt_tuple_hash_end(int64_t acc, int64_t n);
+/* typed_dict.c: dicts and sets across the boundary. A dict is a pyjit.typed.Dict sharing the
+ * table (passed in without a copy); a set is copied to and from a Python set. rt_box_dict and
+ * rt_box_set take over the value's reference; rt_unbox_dict and rt_unbox_set give a new one. */
+extern PyTypeObject RtDictType;
+Type *rt_typeof_dict(PyObject *obj);
+Type *rt_typeof_set(PyObject *obj, int flags);
+int rt_unbox_dict(PyObject *obj, Type *ty, MemInfo **out);
+int rt_unbox_set(PyObject *obj, Type *ty, MemInfo **out);
+int rt_release_set_arg(Type *ty, MemInfo *mi);   /* the Python set brought up to date, released */
+PyObject *rt_box_dict(Type *ty, MemInfo *mi);
+PyObject *rt_box_set(Type *ty, MemInfo *mi);
 /* After a call: the lists unboxed for an argument of type ty at buf written back and released
  * (the current exception, if any, kept). 0, or -1 with an exception. */
 int rt_release_arg(Type *ty, void *buf);

@@ -28,8 +28,8 @@ static Type *none_type;
 static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
 static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, NumPy arrays of "
-                               "bool/int/uint/float/complex dtype, tuples and lists of these, "
-                               "typed Lists, None";
+                               "bool/int/uint/float/complex dtype, tuples, lists and sets of these, "
+                               "typed Lists, pyjit.typed.Dict, None";
 
 void rt_typeof_init(void)
 {
@@ -186,6 +186,10 @@ static Type *typeof_other(PyObject *obj, int flags)
         return rt_typeof_list(obj, flags);
     if (PyObject_TypeCheck(obj, &RtTypedListType) && !(flags & RT_TYPEOF_GPU))
         return rt_typeof_typed_list(obj);
+    if (PyObject_TypeCheck(obj, &RtDictType) && !(flags & RT_TYPEOF_GPU))
+        return rt_typeof_dict(obj);
+    if ((PySet_Check(obj) || PyFrozenSet_Check(obj)) && !(flags & RT_TYPEOF_GPU))
+        return rt_typeof_set(obj, flags);
     return NULL;
 }
 
@@ -280,6 +284,14 @@ static PyObject *describe_value(PyObject *obj)
     if (PyObject_TypeCheck(obj, &RtTypedListType))
         return PyUnicode_FromString("a typed List whose item type is not known yet (append an "
                                     "item, or make it with List.empty_list(item_type))");
+    if (PyDict_Check(obj))
+        return PyUnicode_FromString("dict (pass a pyjit.typed.Dict: Python dicts are not passed "
+                                    "to compiled code, as in Numba)");
+    if (PyObject_TypeCheck(obj, &RtDictType))
+        return PyUnicode_FromString("an empty pyjit.typed.Dict() whose types are not known yet "
+                                    "(make it with Dict.empty(key_type, value_type))");
+    if (PyAnySet_Check(obj) && PySet_GET_SIZE(obj) == 0)
+        return PyUnicode_FromString("an empty set (its item type cannot be told from it)");
     if (PyList_Check(obj) && PyList_GET_SIZE(obj) == 0)
         return PyUnicode_FromString("an empty list (its item type cannot be told from it: pass a "
                                     "list with items)");
@@ -385,6 +397,10 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
         return ty->list.typed ? rt_unbox_typed_list(obj, ty, buf) : rt_unbox_list(obj, ty, buf);
     case TY_STR:
         return rt_unbox_str(obj, buf);
+    case TY_DICT:
+        return rt_unbox_dict(obj, ty, buf);
+    case TY_SET:
+        return rt_unbox_set(obj, ty, buf);
     case TY_TUPLE:
         for (int i = 0; i < ty->tuple.n; i++)
             if (rt_unbox(PyTuple_GET_ITEM(obj, i), ty->tuple.items[i],
@@ -548,7 +564,7 @@ void rt_release_value(Type *ty, void *buf)
 {
     if (ty->kind == TY_ARRAY)
         pj_nrt_decref(((ArrayDesc *)buf)->meminfo);
-    else if (ty->kind == TY_LIST || ty->kind == TY_STR)
+    else if (ty_is_container(ty))
         pj_nrt_decref(*(MemInfo **)buf);
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
@@ -563,14 +579,15 @@ int rt_release_arg(Type *ty, void *buf)
             rc |= rt_release_arg(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
         return rc;
     }
-    if (ty->kind == TY_STR)
-        pj_nrt_decref(*(MemInfo **)buf);   /* the copy made for the call */
-    if (ty->kind != TY_LIST)
+    if (ty->kind == TY_STR || ty->kind == TY_DICT)
+        pj_nrt_decref(*(MemInfo **)buf);   /* a string's copy, a dict's reference */
+    if (ty->kind != TY_LIST && ty->kind != TY_SET)
         return 0;
+    int (*release)(Type *, MemInfo *) = ty->kind == TY_LIST ? rt_release_list_arg : rt_release_set_arg;
     if (!PyErr_Occurred())
-        return rt_release_list_arg(ty, *(MemInfo **)buf);
+        return release(ty, *(MemInfo **)buf);
     RtPendingError pending = rt_error_save();   /* the exception being raised is the one to report */
-    rt_release_list_arg(ty, *(MemInfo **)buf);
+    release(ty, *(MemInfo **)buf);
     rt_error_restore(pending);
     return 0;
 }
@@ -682,6 +699,8 @@ PyObject *rt_box(Type *ty, void *buf)
             return rt_box_typed_list(ty, *(MemInfo **)buf);
         return rt_box_list(ty, *(MemInfo **)buf);
     case TY_STR: return rt_box_str(*(MemInfo **)buf);
+    case TY_DICT: return rt_box_dict(ty, *(MemInfo **)buf);
+    case TY_SET: return rt_box_set(ty, *(MemInfo **)buf);
     default:
         PyErr_Format(PyExc_TypeError, "pyjit: a value of type %s cannot be returned to Python",
                      ty->name);

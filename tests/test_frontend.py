@@ -331,15 +331,15 @@ def test_with_is_unsupported():
     _unsupported(f, "with statement")
 
 
-def test_containers_are_unsupported():
+def test_unpacking_into_containers_is_unsupported():
     def dct(x):
-        return {1: x}
+        return {**x}
 
     def st(x):
-        return {x}
+        return {*x}
 
-    _unsupported(dct, "dicts are not supported")
-    _unsupported(st, "sets are not supported")
+    _unsupported(dct, "unpacking into a dict")
+    _unsupported(st, "unpacking into a set")
 
 
 def test_nested_functions_lambdas_comprehensions_are_unsupported():

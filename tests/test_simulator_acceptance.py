@@ -83,6 +83,14 @@ def makes_list(a):
 def comprehension(a):
     a[0] = [i * 2.0 for i in range(3)][1]
 
+def makes_dict(a):
+    d = {1: 2.0}
+    a[0] = d[1]
+
+def makes_set(a):
+    s = {1.0, a[1]}
+    a[0] = len(s)
+
 def store(a):
     a[0] = 1
 
@@ -128,6 +136,8 @@ COMPILED = ATOMICS + [
      "gpu.shared.array() argument 1 must be a constant int or tuple of ints"),
     ("shared_dynamic", "shared_dynamic", "void(float64[:])", "np.zeros(4)", None),
     ("list", "makes_list", "void(float64[:])", "np.zeros(4)", "lists are not supported in GPU kernels"),
+    ("dict", "makes_dict", "void(float64[:])", "np.zeros(4)", "dicts are not supported in GPU kernels"),
+    ("set", "makes_set", "void(float64[:])", "np.zeros(4)", "sets are not supported in GPU kernels"),
     # the GPU compiler of 3.12, which inlines comprehensions, refuses the comprehension itself
     ("list_comprehension", "comprehension", "void(float64[:])", "np.zeros(4)", "not supported"),
     ("recursive_device_function", "recursive_device", "void(int64[:])", "np.zeros(4, np.int64)",

@@ -7,7 +7,7 @@ of one (pyjit.extending._choose) imports its module, whose overloads then regist
 `import pyjit` nor the first compilation of a function that calls no library function pays for
 the library. To add a NumPy function: its typing function and implementation in the module of its
 family, its name in INDEX, and its test in tests/test_numpy_lib.py. Methods (of lists) are
-registered with overload_method and listed in METHODS, imported on their first call the same way.
+registered with overload_method (of lists, dicts and sets) and listed in METHODS, imported on their first call the same way.
 """
 import importlib
 
@@ -41,6 +41,7 @@ INDEX = {
     "numpy_shape": ("concatenate", "stack", "vstack", "hstack", "column_stack", "expand_dims",
                     "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "roll",
                     "repeat", "tile", "transpose", "ravel"),
+    "dicts": ("builtins.set",),
 }
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
@@ -52,6 +53,14 @@ METHODS = {
     "numpy_signal": ("method.array.any", "method.array.all"),
     "strings": tuple(f"method.str.{name}" for name in (
         "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines")),
+    "dicts": tuple(f"method.dict.{name}" for name in (
+        "keys", "values", "items", "update", "__eq__", "__ne__")) + tuple(
+        f"method.set.{name}" for name in (
+            "update", "difference_update", "intersection_update", "symmetric_difference_update",
+            "union", "intersection", "difference", "symmetric_difference", "issubset",
+            "issuperset", "isdisjoint", "__or__", "__and__", "__sub__", "__xor__", "__ior__",
+            "__iand__", "__isub__", "__ixor__", "__eq__", "__ne__", "__le__", "__ge__", "__lt__",
+            "__gt__")),
 }
 
 

@@ -109,6 +109,15 @@ def _tuple_sum(n):
 
 @overload(sorted)
 def _sorted(iterable, key=None, reverse=False):
+    if isinstance(iterable, (types.Set, types.Dict)):
+        if key is not None and not isinstance(key, (types.Omitted, types.NoneType)):
+            raise errors.UnsupportedError("sorted(key=...) is not supported in compiled code yet")
+
+        def of_keys(iterable, key=None, reverse=False):
+            out = list(iterable)
+            out.sort(reverse=reverse)
+            return out
+        return of_keys
     if not isinstance(iterable, (types.List, types.UniTuple)):
         return None
     if key is not None and not isinstance(key, (types.Omitted, types.NoneType)):
@@ -239,7 +248,8 @@ def _list(iterable):
         return lambda iterable: iterable * 1
     if isinstance(iterable, types.Tuple) and len(iterable) == 0:
         return lambda iterable: list(range(0))   # list(()): an empty list of ints
-    if not (isinstance(iterable, (types.Array, types.UniTuple, types.ListType)) or
+    if not (isinstance(iterable, (types.Array, types.UniTuple, types.ListType, types.Set,
+                                 types.Dict)) or
             iterable.name == "range"):
         return None
 

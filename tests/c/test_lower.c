@@ -63,6 +63,13 @@ int32_t pj_argpartition(const void *data, int64_t rows, int64_t n, int64_t kth, 
 void *pj_stack_limit(void) { return NULL; }
 MemInfo *pj_list_new(int64_t itemsize, int64_t len, const int32_t *refs, int32_t nrefs) { (void)itemsize; (void)len; (void)refs; (void)nrefs; return NULL; }
 int32_t pj_list_reserve(MemInfo *list, int64_t n) { (void)list; (void)n; return -1; }
+/* Nor are dicts' (runtime/dict.c): stand-ins that fail. */
+MemInfo *pj_dict_new(int64_t entrysize, int32_t valoff, const int32_t *refs, int32_t nrefs, int64_t n) { (void)entrysize; (void)valoff; (void)refs; (void)nrefs; (void)n; return NULL; }
+int64_t pj_dict_grow_slot(MemInfo *dict, int64_t h) { (void)dict; (void)h; return -1; }
+MemInfo *pj_dict_copy(MemInfo *dict) { (void)dict; return NULL; }
+void pj_dict_clear(MemInfo *dict) { (void)dict; }
+int64_t pj_dict_slot_of(MemInfo *dict, int64_t ix) { (void)dict; (void)ix; return 0; }
+int64_t pj_hash_double(double v) { (void)v; return 0; }
 /* Nor is round(x, n < 0)'s (runtime/round.c): x as it is. */
 double pj_round_neg(double x, int64_t ndigits) { (void)ndigits; return x; }
 /* Nor is the thread pool's (runtime/pool.c): one thread. */

@@ -877,6 +877,8 @@ class FuncGen:
             return self.st_list()
         if self.r.random() < 0.03 and "strings" not in self.pg.avoid:
             return self.st_str()
+        if self.r.random() < 0.03 and "dicts" not in self.pg.avoid:
+            return self.st_dict()
         r = self.r.random()
         compound = depth < self.max_depth
         if r < 0.17:
@@ -1127,6 +1129,59 @@ class FuncGen:
                  "ord(%s[%s]) %% 1009" % (s, k), "int(%s in %s)" % (piece(), s),
                  "hash(%s) %% 1009" % s, "len(%s.split())" % s]
         out.append(Stmt("%s = %s" % (x, " + ".join(self.r.sample(reads, 3)))))
+    def st_dict(self):
+        """A dict or set made in compiled code and folded into an int. A dict of keys in 0..12:
+        counted by d[k] = d.get(k, 0) + v in a loop, a literal or (CPython 3.11) a comprehension;
+        changed by pop with a default, setdefault, update and del of a key found; read by len,
+        get, in, sorted and a loop over its keys. A set of such items: built by add in a loop, a
+        literal or a comprehension; changed by add, discard, |= and -=; read by len, in, |, &
+        and sorted. Values stay in 0..1008 and sums of at most 13 of them: the int is below
+        2**20, and nothing raises."""
+        d = max(self.pg.expr_depth - 1, 0)
+        t, x, i, k = self.new_name("d"), self.new_name("n"), self.new_name("i_"), self.new_name("k_")
+        e = lambda: self.reduce_int(*self.int_expr(d), LIM_INT // 2)[0]
+        key = lambda: "(%s %% 13)" % e()
+        small = lambda: str(self.r.randrange(13))
+        n = "((%s %% 5) + 3)" % e()
+        item = "((%s * 7 + %s) %% 13)" % (i, e())
+        comp = self.r.random() < 0.2 and sys.version_info < (3, 12)
+        literal = self.r.random() < 0.2
+        if self.r.random() < 0.4:
+            if comp:
+                out = [Stmt("%s = {%s for %s in range(%s)}" % (t, item, i, n))]
+            elif literal:
+                out = [Stmt("%s = {%s}" % (t, ", ".join(small() for _ in range(3))))]
+            else:
+                out = [Stmt("%s = set()" % t),
+                       Stmt("for %s in range(%s):" % (i, n), [Stmt("%s.add(%s)" % (t, item))])]
+            changes = [lambda: "%s.add(%s)" % (t, key()), lambda: "%s.discard(%s)" % (t, key()),
+                       lambda: "%s |= {%s, %s}" % (t, small(), small()),
+                       lambda: "%s -= {%s}" % (t, small())]
+            reads = ["len(%s)" % t, "int(%s in %s)" % (key(), t), "len(%s | {1, 2})" % t,
+                     "len(%s & {3, 4, 5})" % t, "sum(sorted(%s))" % t]
+        else:
+            value = "(%s %% 1009)" % e()
+            if comp:
+                out = [Stmt("%s = {%s: %s %% 1009 for %s in range(%s)}" % (t, item, i, i, n))]
+            elif literal:
+                out = [Stmt("%s = {%s: %s, %s: %s}" % (t, small(), value, small(), value))]
+            else:
+                out = [Stmt("%s = {}" % t),
+                       Stmt("for %s in range(%s):" % (i, n),
+                            [Stmt("%s[%s] = %s.get(%s, 0) + %s" % (t, item, t, item, value))])]
+            changes = [lambda: "%s.pop(%s, 0)" % (t, key()),
+                       lambda: "%s.setdefault(%s, %s)" % (t, key(), value),
+                       lambda: "%s.update({%s: %s})" % (t, small(), value)]
+            if self.r.random() < 0.5:
+                out.append(Stmt("%s = %s" % (k, key())))
+                out.append(Stmt("if %s in %s:" % (k, t), [Stmt("del %s[%s]" % (t, k))]))
+                self.declare(k, INT)
+            reads = ["len(%s)" % t, "%s.get(%s, -1)" % (t, key()), "int(%s in %s)" % (key(), t),
+                     "sum(sorted(%s))" % t]
+        for _ in range(self.r.randint(0, 2)):
+            out.append(Stmt(self.r.choice(changes)()))
+        picked = self.r.sample(reads, 3)
+        out.append(Stmt("%s = %s" % (x, " + ".join(picked))))
         self.declare(x, INT)
         return out
 

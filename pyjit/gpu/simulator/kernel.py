@@ -53,23 +53,29 @@ class _Prepared:
         self.gen = None
 
 
-# What builds a list (also in a comprehension's own code): the GPU compiler refuses lists.
-_LIST_OPCODES = {"BUILD_LIST", "LIST_APPEND", "LIST_EXTEND"}
+# What builds a list, dict or set (also in a comprehension's own code), and the GPU compiler's
+# message refusing it.
+_CONTAINER_OPCODES = {
+    "BUILD_LIST": "lists", "LIST_APPEND": "lists", "LIST_EXTEND": "lists",
+    "BUILD_MAP": "dicts", "BUILD_CONST_KEY_MAP": "dicts", "MAP_ADD": "dicts",
+    "BUILD_SET": "sets", "SET_ADD": "sets", "SET_UPDATE": "sets",
+}
+_LIST_ADVICE = " (use a tuple, or a local array: gpu.local.array)"
 
 
 def _refuse_lists(pyfunc, code):
     """The GPU compiler's UnsupportedError for a kernel or device function that makes a list,
-    at the line that makes it, so that the simulator refuses what the GPU refuses."""
+    dict or set, at the line that makes it, so that the simulator refuses what the GPU refuses."""
     for ins in dis.get_instructions(code):
         if isinstance(ins.argval, types.CodeType):
             _refuse_lists(pyfunc, ins.argval)
-        if ins.opname in _LIST_OPCODES:
+        what = _CONTAINER_OPCODES.get(ins.opname)
+        if what:
             from ...errors import UnsupportedError
             line = ins.positions.lineno if ins.positions else code.co_firstlineno
             raise UnsupportedError(
-                "lists are not supported in GPU kernels (use a tuple, or a local array: "
-                f"gpu.local.array)\n  in function '{pyfunc.__name__}', file "
-                f"\"{code.co_filename}\", line {line}")
+                f"{what} are not supported in GPU kernels{_LIST_ADVICE if what == 'lists' else ''}"
+                f"\n  in function '{pyfunc.__name__}', file \"{code.co_filename}\", line {line}")
 
 
 def _prepare(pyfunc, memo):
