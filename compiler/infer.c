@@ -1046,9 +1046,11 @@ static int table_join(Infer *c, Instr *in, Type *t, Type *kt, Type *vt, Type **w
 {
     bool set = t->kind == TY_SET;
     int32_t refs[ABI_DICT_MAX_REFS];
+    kt = infer_value_type(kt);   /* a string constant is a str key */
+    vt = vt ? infer_value_type(vt) : NULL;
     if (!key_ok(kt))
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s cannot be a %s in compiled code (numbers and "
-                          "tuples of numbers can)", infer_type_name(kt), set ? "set item" : "dict key"), -1;
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s cannot be a %s in compiled code (numbers, "
+                          "strings and tuples of them can)", infer_type_name(kt), set ? "set item" : "dict key"), -1;
     if (vt && (!list_item_ok(vt) || (vt->kind == TY_TUPLE && ty_ref_offsets(vt, 0, refs, 0, ABI_DICT_MAX_REFS))))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "a dict cannot hold %s in compiled code (numbers, "
                           "tuples of numbers, arrays and containers can)", infer_type_name(vt)), -1;

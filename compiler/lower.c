@@ -1191,11 +1191,17 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
         LLVMBuildStore(B, LLVMBuildNSWAdd(B, i, lower_i64(L, 1), ""), it->state);
         return lower_str_item(L, owner, it->obj, i);
     }
-    case IT_DICT:
+    case IT_DICT: {
         item = lower_dict_next(L, it->over, it->obj, it->state, it->used0, done);
         LLVMBuildBr(B, more);
         LLVMPositionBuilderAtEnd(B, more);
+        Type *key = it->over->kind == TY_DICT ? it->over->dict.key : it->over->set.item;
+        if (lower_is_counted(key)) {   /* a string key: the loop variable's own reference */
+            lower_incref_value(L, key, item);
+            lower_own(L, owner, item);
+        }
         return item;
+    }
     case IT_ARRAY:
     case IT_TUPLE: {
         LLVMValueRef i = LLVMBuildLoad2(B, L->i64, it->state, "");

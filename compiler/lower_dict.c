@@ -90,10 +90,10 @@ static LLVMValueRef table_new(Lower *L, Type *t, LLVMValueRef n)
 {
     Layout lo = layout_of(t);
     int32_t refs[ABI_DICT_MAX_REFS];
-    int nrefs = lo.value ? ty_ref_offsets(lo.value, (int32_t)lo.valoff, refs, 0, ABI_DICT_MAX_REFS) : 0;
+    int nrefs = ty_table_refs(t, refs, ABI_DICT_MAX_REFS);
     if (nrefs < 0) {
-        lower_unsupported(L, "a dict of %s values: they hold more than %d arrays or containers",
-                          lo.value->name, ABI_DICT_MAX_REFS);
+        lower_unsupported(L, "%s: its entries hold more than %d strings, arrays or containers",
+                          t->name, ABI_DICT_MAX_REFS);
         return NULL;
     }
     LLVMValueRef rv[ABI_DICT_MAX_REFS];
@@ -311,6 +311,7 @@ static LLVMValueRef insert_new(Lower *L, const Layout *lo, LLVMValueRef d, LLVMV
     LLVMBuildStore(B, n, LLVMBuildInBoundsGEP2(B, L->i64, index, &slot, 1, ""));
     LLVMValueRef e = entry_ptr(L, pl, lo, n);
     LLVMBuildStore(B, pr->h, e);
+    lower_incref_value(L, lo->key, key);   /* a string key: the table's own reference */
     lower_store_mem(L, lo->key, key, at_offset(L, e, 8));
     store_field(L, pl, DP_NENTRIES, LLVMBuildAdd(B, n, lower_i64(L, 1), ""));
     store_field(L, pl, DP_USED, LLVMBuildAdd(B, load_field(L, pl, DP_USED), lower_i64(L, 1), ""));
@@ -324,10 +325,13 @@ static void store_value(Lower *L, const Layout *lo, LLVMValueRef e, LLVMValueRef
     lower_store_mem(L, lo->value, v, at_offset(L, e, lo->valoff));
 }
 
-/* The entry of pr deleted: its value released, its slot a dummy. */
+/* The entry of pr deleted: its key and value released (unless their references pass to the
+ * caller), its slot a dummy. */
 static void delete_found(Lower *L, const Layout *lo, LLVMValueRef pl, Probe *pr, bool release)
 {
     LLVMValueRef e = entry_ptr(L, pl, lo, pr->ix);
+    if (release && lower_is_counted(lo->key))
+        lower_decref_value(L, lo->key, load_key(L, lo, e));
     if (release && lo->value && lower_is_counted(lo->value))
         lower_decref_value(L, lo->value, load_value(L, lo, e));
     LLVMBuildStore(L->b, lower_i64(L, ABI_DICT_DELETED), e);
@@ -603,7 +607,9 @@ LLVMValueRef lower_bi_dict(Lower *L, Instr *in, Builtin bi)
             r = LLVMBuildInsertValue(L->b, LLVMGetUndef(lower_type(L, in->type)), key, 0, "");
             r = LLVMBuildInsertValue(L->b, r, load_value(L, &lo, e), 1, "");
         }
-        delete_found(L, &lo, pl, &pr, false);
+        delete_found(L, &lo, pl, &pr, false);   /* the key's and value's references pass to r */
+        if (lower_is_counted(lo.key))
+            lower_own(L, in, bi == BI_DICT_POPITEM ? LLVMBuildExtractValue(L->b, r, 0, "") : r);
         if (lo.value && lower_is_counted(lo.value))
             lower_own(L, in, LLVMBuildExtractValue(L->b, r, 1, ""));
         return r;

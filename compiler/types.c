@@ -650,6 +650,14 @@ void ty_table_layout(const Type *t, int64_t *valoff, int64_t *entrysize)
     *entrysize = (end + 7) / 8 * 8;
 }
 
+int ty_table_refs(const Type *t, int32_t *refs, int max)
+{
+    int64_t valoff, size;
+    ty_table_layout(t, &valoff, &size);
+    int n = ty_ref_offsets(t->kind == TY_DICT ? t->dict.key : t->set.item, 8, refs, 0, max);
+    return t->kind == TY_DICT ? ty_ref_offsets(t->dict.value, (int32_t)valoff, refs, n, max) : n;
+}
+
 int ty_ref_offsets(const Type *t, int32_t base, int32_t *refs, int n, int max)
 {
     if (n < 0)

@@ -134,6 +134,9 @@ int ty_ref_offsets(const Type *t, int32_t base, int32_t *refs, int n, int max);
 /* The entry layout of a dict or set type's table (abi.h DictPayload): the value's offset and the
  * entry's size. */
 void ty_table_layout(const Type *t, int64_t *valoff, int64_t *entrysize);
+/* The offsets in an entry of dict or set type t of the MemInfo pointers its key and value hold
+ * (strings as keys, arrays and containers as values): their count, or -1 past max. */
+int ty_table_refs(const Type *t, int32_t *refs, int max);
 /* Offset of item i of a tuple type in memory. */
 int64_t ty_tuple_offset(const Type *t, int i);
 

@@ -267,7 +267,7 @@ int64_t dict_key_hash(Type *t, const void *at)
                                                                             ty_tuple_offset(t, i)));
         return rt_tuple_hash_end(acc, t->tuple.n);
     }
-    /* TY_STR: the string's hash, as lower_dict.c's hash_value, once run-time strings exist */
+    case TY_STR: return pj_str_hash(*(MemInfo *const *)at);   /* as lower_dict.c's hash_value */
     default:
         return 0;
     }
@@ -286,7 +286,7 @@ static bool keys_equal(Type *t, const void *a, const void *b)
                 return false;
         }
         return true;
-    /* TY_STR: the strings' contents, as lower_dict.c's keys_equal, once run-time strings exist */
+    case TY_STR: return pj_str_equal(*(MemInfo *const *)a, *(MemInfo *const *)b);
     default:
         return memcmp(a, b, (size_t)ty_mem_size(t)) == 0;
     }

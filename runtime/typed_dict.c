@@ -29,7 +29,7 @@ static MemInfo *table_new(Type *t, int64_t n)
     int64_t valoff, size;
     ty_table_layout(t, &valoff, &size);
     int32_t refs[ABI_DICT_MAX_REFS];
-    int nrefs = t->kind == TY_DICT ? ty_ref_offsets(t->dict.value, (int32_t)valoff, refs, 0, ABI_DICT_MAX_REFS) : 0;
+    int nrefs = ty_table_refs(t, refs, ABI_DICT_MAX_REFS);
     MemInfo *mi = nrefs < 0 ? NULL : pj_dict_new(size, (int32_t)valoff, refs, nrefs, n);
     if (!mi)
         PyErr_NoMemory();
@@ -97,6 +97,9 @@ static Type *key_type(Type *t)
 /* Finds key (a Python object) in the table mi of type t: its entry number or -1, with its slot,
  * hash and unboxed form in *slot, *h and kbuf (of ty_mem_size(key) bytes). -2 when the key is
  * not of the key type (no exception), -3 on error. */
+/* key's entry in the table: its number, -1 when absent (then *slot is where it goes), -2 when key
+ * is not of the key type, -3 on error. kbuf holds the key unboxed (from -1 on): a string key holds
+ * a reference there, which the entry made of it takes, or drop_key releases. */
 static int64_t find(Type *t, MemInfo *mi, PyObject *key, char *kbuf, int64_t *h, int64_t *slot)
 {
     Type *kt = key_type(t);
@@ -105,6 +108,12 @@ static int64_t find(Type *t, MemInfo *mi, PyObject *key, char *kbuf, int64_t *h,
         return rc < 0 ? -3 : -2;
     *h = dict_key_hash(kt, kbuf);
     return dict_lookup(rt_dict_payload(mi), kt, kbuf, *h, slot);
+}
+
+static void drop_key(Type *t, char *kbuf, int64_t ix)
+{
+    if (ix >= -1)
+        rt_release_value(key_type(t), kbuf);
 }
 
 /* A key buffer for a type: on the stack for most keys. */
@@ -170,7 +179,7 @@ static bool key_type_ok(const Type *t)
                 return false;
         return t->tuple.n > 0;
     }
-    return ty_is_scalar(t) && !ty_is_complex(t) && t->kind != TY_FLOAT16;
+    return (ty_is_scalar(t) && !ty_is_complex(t) && t->kind != TY_FLOAT16) || t->kind == TY_STR;
 }
 
 static PyObject *Dict_empty(PyObject *cls, PyObject *args, PyObject *kwargs)
@@ -183,9 +192,9 @@ static PyObject *Dict_empty(PyObject *cls, PyObject *args, PyObject *kwargs)
     Type *kt = type_of_spec(k, "key_type"), *vt = kt ? type_of_spec(v, "value_type") : NULL;
     if (!vt)
         return NULL;
-    if (!key_type_ok(kt))   /* strings: once runtime/dict.c hashes them */
+    if (!key_type_ok(kt))
         return PyErr_Format(PyExc_TypeError, "Dict.empty(): keys of type %s are not supported yet "
-                            "(numbers and tuples of numbers are)", kt->name);
+                            "(numbers, strings and tuples of them are)", kt->name);
     Type *t = ty_dict(kt, vt);
     MemInfo *mi = table_new(t, n > 0 ? n : 0);
     return mi ? (PyObject *)dict_alloc((PyTypeObject *)cls, t, mi) : NULL;
@@ -200,7 +209,7 @@ static int determine(RtDict *d, PyObject *key, PyObject *value)
     if (!vt || !key_type_ok(ty_strong(kt))) {
         if (!PyErr_Occurred())
             PyErr_Format(PyExc_TypeError, "pyjit.typed.Dict: cannot store %.80s: %.80s (keys are "
-                         "numbers or tuples of them)", Py_TYPE(key)->tp_name, Py_TYPE(value)->tp_name);
+                         "numbers, strings or tuples of them)", Py_TYPE(key)->tp_name, Py_TYPE(value)->tp_name);
         return -1;
     }
     Type *t = ty_dict(kt, vt);
@@ -231,6 +240,7 @@ static PyObject *Dict_getitem(RtDict *d, PyObject *key)
         return key_error(key);
     char kbuf[KEYBUF];
     int64_t h, slot, ix = find(d->type, d->mi, key, kbuf, &h, &slot);
+    drop_key(d->type, kbuf, ix);
     if (ix < 0)
         return ix == -3 ? NULL : key_error(key);
     DictPayload *p = rt_dict_payload(d->mi);
@@ -251,21 +261,25 @@ static int set_item(RtDict *d, PyObject *key, PyObject *value)
     Type *vt = d->type->dict.value;
     char *vbuf = malloc((size_t)ty_mem_size(vt) + 1);
     if (!vbuf || unbox_value(value, vt, vbuf) < 0) {
+        drop_key(d->type, kbuf, ix);
         free(vbuf);
         return vbuf ? -1 : (PyErr_NoMemory(), -1);
     }
     DictPayload *p = rt_dict_payload(d->mi);
     char *e = ix >= 0 ? dict_entry(p, ix) : dict_insert(d->mi, h, slot);
     if (!e) {
+        drop_key(d->type, kbuf, ix);
         rt_release_value(vt, vbuf);
         free(vbuf);
         PyErr_NoMemory();
         return -1;
     }
-    if (ix >= 0)
+    if (ix >= 0) {
+        drop_key(d->type, kbuf, ix);
         rt_release_value(vt, e + p->valoff);
-    else
-        memcpy(e + 8, kbuf, (size_t)ty_mem_size(d->type->dict.key));
+    } else {
+        memcpy(e + 8, kbuf, (size_t)ty_mem_size(d->type->dict.key));   /* the entry's reference */
+    }
     memcpy(e + p->valoff, vbuf, (size_t)ty_mem_size(vt));
     free(vbuf);
     return 0;
@@ -278,6 +292,7 @@ static int del_item(RtDict *d, PyObject *key)
         return key_error(key), -1;
     char kbuf[KEYBUF];
     int64_t h, slot, ix = find(d->type, d->mi, key, kbuf, &h, &slot);
+    drop_key(d->type, kbuf, ix);
     if (ix < 0)
         return ix == -3 ? -1 : (key_error(key), -1);
     dict_delete(rt_dict_payload(d->mi), ix, slot);
@@ -295,6 +310,7 @@ static int Dict_contains(RtDict *d, PyObject *key)
         return PyErr_Occurred() ? -1 : 0;
     char kbuf[KEYBUF];
     int64_t h, slot, ix = find(d->type, d->mi, key, kbuf, &h, &slot);
+    drop_key(d->type, kbuf, ix);
     return ix == -3 ? -1 : ix >= 0;
 }
 
@@ -566,6 +582,8 @@ int rt_unbox_set(PyObject *obj, Type *ty, MemInfo **out)
                          item->name);
         Py_DECREF(x);
         char *e = ix == -1 ? dict_insert(mi, h, slot) : NULL;
+        if (!e)
+            drop_key(ty, kbuf, ix);   /* a duplicate, or no room */
         if (ix < -1 || (ix == -1 && !e)) {
             if (!PyErr_Occurred())
                 PyErr_NoMemory();

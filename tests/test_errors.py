@@ -54,8 +54,8 @@ def compile_error(cls, func, *args):
 # --- unsupported constructs ---------------------------------------------------------------------
 
 def uses_dict(x):
-    d = {"a": x}  # <-
-    return d["a"]
+    d = {1j: x}  # <-   complex numbers are no keys in compiled code
+    return d[1j]
 
 
 def uses_dict_unpacking(x):

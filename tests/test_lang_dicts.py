@@ -454,3 +454,59 @@ def test_building_dicts_keeps_memory_flat():
         f(20), g(5)
     grown = memory_in_use() - before
     assert grown < 8 << 20, f"memory grew {grown / (1 << 20):.1f} MB over 10^5 calls building dicts"
+
+
+# ---- strings as keys and set items ----------------------------------------------------------
+
+def word_counts(text):
+    counts = {}
+    for w in text.split():
+        counts[w] = counts.get(w, 0) + 1
+    return counts
+
+
+def string_keys_everywhere(text):
+    d = {"alpha": 1, "é": 2}
+    for i, w in enumerate(text.split()):
+        d[w + str(i % 3)] = i
+    del d["alpha"]
+    seen = set()
+    for k in d:
+        seen.add(k[:1])
+    popped = d.pop("é", -1)
+    last = d.popitem() if d else ("", 0)
+    return d, sorted(seen), popped, last, "é" in d, len(d), hash("中文") == hash("中" + "文")
+
+
+@pytest.mark.parametrize("text", ["", "a b a c b a", "é é 中 😀 a 中", "the cat the hat the end"])
+def test_strings_as_keys_agree_with_cpython(text):
+    check(word_counts, text)
+    check(string_keys_everywhere, text)
+
+
+def test_typed_dict_of_string_keys_from_python_and_compiled_code():
+    d = Dict.empty(key_type=types.unicode_type, value_type=types.float64)
+    d["x"] = 1.5
+    d["中"] = 2.0
+
+    @pyjit.njit
+    def grow(d, suffix):
+        for k in list(d.keys()):
+            d[k + suffix] = d[k] * 2
+        return len(d)
+
+    assert grow(d, "!") == 4
+    assert dict(d) == {"x": 1.5, "中": 2.0, "x!": 3.0, "中!": 4.0}
+    assert "x!" in d and d["中!"] == 4.0
+    del d["x"]
+    assert list(d.keys()) == ["中", "x!", "中!"]
+
+
+def test_string_keys_keep_memory_flat():
+    f = pyjit.njit(word_counts)
+    text = "alpha beta gamma alpha " * 20
+    f(text)
+    before = memory_in_use()
+    for _ in range(20000):
+        f(text)
+    assert memory_in_use() - before < 4 * 2**20

@@ -226,8 +226,8 @@ def test_compile_errors_name_the_line(f, args, words):
 
 
 def test_unsupported_field_is_named():
-    with pytest.raises(TypeError, match="namedtuple Point whose field 'y' is str"):
-        pyjit.njit(attrs)(Point(1.0, "a"))
+    with pytest.raises(TypeError, match="namedtuple Point whose field 'y' is dict"):
+        pyjit.njit(attrs)(Point(1.0, {}))
 
 
 # ---- starred unpacking -------------------------------------------------------------------------
