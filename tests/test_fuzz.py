@@ -52,7 +52,7 @@ def test_generator_covers_the_edge_classes():
                           ("recursion", r"return .*r0\(n - 1, "),
                           ("recursion with a signature", r"@njit\('\w+\(int64, "),
                           ("list", r"^\s*n\d+ = .*\bl\d+\b"),
-                          ("string", r"^\s*n\d+ = .*\bs\d+\b")]:
+                          ("string", r"^\s*n\d+ = .*\bs\d+\b"),
                           ("dict or set", r"^\s*n\d+ = .*\bd\d+\b")]:
         assert any(re.search(pattern, src, re.M) for src in sources), what
 
