@@ -49,7 +49,8 @@ typedef struct ListPayload {
  * the narrowest width (1, 2 or 4 bytes) that holds every code point, which makes equal strings
  * equal byte for byte and lets the hash be CPython's own. Strings are immutable: compiled code
  * reads the payload in place; making one is a runtime call (runtime/str.c). A constant string is
- * a global MemInfo whose refcount never reaches zero (ABI_STR_IMMORTAL). */
+ * made once per process by the runtime (pj_str_intern) with a refcount that never reaches zero
+ * (ABI_STR_IMMORTAL), so what holds it may outlive the module that named it. */
 typedef struct StrPayload {
     int64_t length;         /* in code points */
     int64_t hash;           /* CPython's hash(s), or -1 while not computed */

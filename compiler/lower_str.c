@@ -86,6 +86,9 @@ static LLVMValueRef const_data(Lower *L, const uint32_t *cps, int64_t n, int kin
     return LLVMConstStringInContext(L->ctx, bytes, (unsigned)size, 1);
 }
 
+/* A constant string: made by the runtime on its first use (pj_str_intern: one per text for the
+ * process, never freed, since what is made of it can outlive this module) and kept in a slot of
+ * the module. Two threads filling the slot at once store the same pointer. */
 LLVMValueRef lower_str_const(Lower *L, const char *text)
 {
     if (L->t->is_gpu) {   /* inference refuses run-time strings in kernels; this is the backstop */
@@ -100,21 +103,34 @@ LLVMValueRef lower_str_const(Lower *L, const char *text)
     for (int64_t i = 0; i < n; i++)
         maxc = cps[i] > maxc ? cps[i] : maxc;
     int kind = maxc < 0x100 ? 1 : maxc < 0x10000 ? 2 : 4;
-    LLVMValueRef data = const_data(L, cps, n, kind);
-    LLVMTypeRef f[10] = {L->i64, L->ptr, L->i64, L->ptr, L->ptr,             /* MemInfo */
-                         L->i64, L->i64, L->i32, L->i32, LLVMTypeOf(data)};  /* StrPayload */
-    LLVMTypeRef gt = LLVMStructTypeInContext(L->ctx, f, 10, 0);
-    LLVMValueRef g = LLVMAddGlobal(L->mod, gt, "pj.str");
-    LLVMValueRef idx[2] = {LLVMConstInt(L->i32, 0, 0), LLVMConstInt(L->i32, 5, 0)};
-    LLVMValueRef v[10] = {lower_i64(L, ABI_STR_IMMORTAL), LLVMConstInBoundsGEP2(gt, g, idx, 2),
-                          lower_i64(L, (int64_t)sizeof(StrPayload) + (n + 1) * kind),
-                          LLVMConstNull(L->ptr), LLVMConstNull(L->ptr),
-                          lower_i64(L, n), lower_i64(L, -1), LLVMConstInt(L->i32, (unsigned)kind, 0),
-                          LLVMConstInt(L->i32, 0, 0), data};
-    LLVMSetInitializer(g, LLVMConstStructInContext(L->ctx, v, 10, 0));
-    LLVMSetLinkage(g, LLVMPrivateLinkage);   /* written: its refcount and cached hash */
-    LLVMSetAlignment(g, 16);
-    return LLVMBuildInsertValue(L->b, LLVMGetUndef(lower_type(L, ty_str())), g, 0, "");
+    LLVMValueRef init = const_data(L, cps, n, kind);
+    LLVMValueRef data = LLVMAddGlobal(L->mod, LLVMTypeOf(init), "pj.str.data");
+    LLVMSetInitializer(data, init);
+    LLVMSetGlobalConstant(data, 1);
+    LLVMSetLinkage(data, LLVMPrivateLinkage);
+    LLVMValueRef slot = LLVMAddGlobal(L->mod, L->ptr, "pj.str");
+    LLVMSetInitializer(slot, LLVMConstNull(L->ptr));
+    LLVMSetLinkage(slot, LLVMPrivateLinkage);
+    LLVMValueRef mi = LLVMBuildLoad2(L->b, L->ptr, slot, "");
+    LLVMSetOrdering(mi, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(mi, 8);
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef cont = lower_unlikely(L, LLVMBuildIsNull(L->b, mi, ""));
+    LLVMValueRef args[3] = {data, lower_i64(L, n), LLVMConstInt(L->i32, (unsigned)kind, 0)};
+    LLVMValueRef made = lower_call_rt(L, "pj_str_intern", L->ptr, args, 3);
+    lower_check(L, LLVMBuildIsNull(L->b, made, ""), ABI_EXC_MEMORY, "out of memory making a string",
+                NULL, 0);
+    LLVMValueRef store = LLVMBuildStore(L->b, made, slot);
+    LLVMSetOrdering(store, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(store, 8);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, cont);
+    LLVMPositionBuilderAtEnd(L->b, cont);
+    LLVMValueRef p = LLVMBuildPhi(L->b, L->ptr, "str.const");
+    LLVMValueRef vals[2] = {mi, made};
+    LLVMBasicBlockRef blocks[2] = {entry, from};
+    LLVMAddIncoming(p, vals, blocks, 2);
+    return LLVMBuildInsertValue(L->b, LLVMGetUndef(lower_type(L, ty_str())), p, 0, "");
 }
 
 /* ---- what other lowering files and containers use ---- */

@@ -103,6 +103,44 @@ static void latin1_init(void)
     }
 }
 
+/* ---- constants ----
+ * A string constant of compiled code is made here, once per process for each text, and never
+ * freed: values made from it (a dict key, a list item, a result) may outlive the compiled module
+ * that named it. A module keeps the pointer in a slot of its own, filled on first use. */
+
+typedef struct Interned {
+    MemInfo *mi;
+    struct Interned *next;
+} Interned;
+
+static Interned *interned[1024];
+static pthread_mutex_t interned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+MemInfo *pj_str_intern(const void *data, int64_t length, int32_t kind)
+{
+    size_t nbytes = (size_t)length * (size_t)kind;
+    uint64_t h = 1469598103934665603u;   /* FNV-1a of the code points' bytes */
+    for (size_t i = 0; i < nbytes; i++)
+        h = (h ^ ((const unsigned char *)data)[i]) * 1099511628211u;
+    Interned **bucket = &interned[h % (sizeof interned / sizeof *interned)];
+    pthread_mutex_lock(&interned_lock);
+    Interned *e = *bucket;
+    while (e && !(payload(e->mi)->length == length && payload(e->mi)->kind == kind &&
+                  memcmp(payload(e->mi)->data, data, nbytes) == 0))
+        e = e->next;
+    if (!e && (e = malloc(sizeof *e)) && (e->mi = str_new(length, kind))) {
+        memcpy(payload(e->mi)->data, data, nbytes);
+        e->mi->refcount = ABI_STR_IMMORTAL;
+        e->next = *bucket;
+        *bucket = e;
+    } else if (e && !e->mi) {
+        free(e);
+        e = NULL;
+    }
+    pthread_mutex_unlock(&interned_lock);
+    return e ? e->mi : NULL;
+}
+
 static MemInfo *latin1_char(uint32_t c)
 {
     pthread_once(&latin1_once, latin1_init);

@@ -229,7 +229,7 @@ def test_exec_without_linecache_compiles():
 
 def test_exec_without_linecache_error_names_function_and_line():
     ns = {}
-    exec("def no_source_bad(x):\n    y = x + 1\n    d = {'k': y}\n    return d\n", ns)
+    exec("def no_source_bad(x):\n    y = x + 1\n    d = {1j: y}\n    return d\n", ns)
     with pytest.raises(CompileError) as info:
         pyjit.njit(ns["no_source_bad"])(1)
     msg = str(info.value)

@@ -522,3 +522,27 @@ def test_loop_reached_round_an_outer_loop_is_not_inside_another():
     second is no part of the first, and its bound checks are not hoisted under the first's flag
     (the fuzzer found LLVM refusing the code: seed 777, program 237)."""
     check(two_loops_in_a_while, np.arange(5.0), 2.0)
+
+
+def test_constant_strings_outlive_the_compiled_function_that_named_them():
+    """A string constant held by a container returned to Python (a typed Dict's key, a typed
+    List's item) once pointed into the compiled module, freed with its dispatcher: reading the
+    container afterwards crashed. Constants are made once per process by the runtime."""
+    import gc
+    import pyjit
+
+    def make():
+        return {"key": 1, "中文": 2}
+
+    def make_list():
+        out = pyjit.typed.List()
+        out.append("constant")
+        return out
+
+    d = pyjit.njit(make)()
+    lst = pyjit.njit(make_list)()
+    gc.collect()
+    for _ in range(50):   # other compilations reuse the freed module's memory
+        pyjit.njit(lambda x: x + 1)(1)
+    gc.collect()
+    assert dict(d) == {"key": 1, "中文": 2} and list(lst) == ["constant"]

@@ -90,6 +90,7 @@ int32_t pj_str_to_float(MemInfo *s, double *out) { (void)s; *out = 0; return -1;
 MemInfo *pj_str_from_int(int64_t v) { (void)v; return NULL; }
 MemInfo *pj_str_from_uint(uint64_t v) { (void)v; return NULL; }
 MemInfo *pj_str_from_float(double v) { (void)v; return NULL; }
+MemInfo *pj_str_intern(const void *data, int64_t length, int32_t kind) { (void)data; (void)length; (void)kind; return NULL; }
 MemInfo *pj_str_chr(int64_t cp) { (void)cp; return NULL; }
 int64_t pj_str_char(MemInfo *s, int64_t i) { (void)s; (void)i; return 0; }
 MemInfo *pj_str_split(MemInfo *s, MemInfo *sep, int64_t maxsplit) { (void)s; (void)sep; (void)maxsplit; return NULL; }
