@@ -131,7 +131,7 @@ def test_nogil_functions_in_threads():
 
 def test_compile_errors_in_threads():
     def bad(x):
-        d = {"k": x}
+        d = {1j: x}   # complex numbers are no keys in compiled code
         return d
 
     def work(k):

@@ -1129,6 +1129,9 @@ class FuncGen:
                  "ord(%s[%s]) %% 1009" % (s, k), "int(%s in %s)" % (piece(), s),
                  "hash(%s) %% 1009" % s, "len(%s.split())" % s]
         out.append(Stmt("%s = %s" % (x, " + ".join(self.r.sample(reads, 3)))))
+        self.declare(x, INT)
+        return out
+
     def st_dict(self):
         """A dict or set made in compiled code and folded into an int. A dict of keys in 0..12:
         counted by d[k] = d.get(k, 0) + v in a loop, a literal or (CPython 3.11) a comprehension;
