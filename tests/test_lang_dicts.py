@@ -12,7 +12,7 @@ import pytest
 import pyjit
 from pyjit import errors, types
 from pyjit.typed import Dict
-from util import assert_same, memory_in_use
+from util import assert_same, memory_in_use, needs_311
 
 
 def plain(x):
@@ -92,7 +92,9 @@ def growth(n):
 
 
 def methods(n):
-    d = {i: float(i) for i in range(n)}
+    d = {}
+    for i in range(n):
+        d[i] = float(i)
     a = d.get(1, -1.0) + d.get(100, -1.0)
     b = d.pop(2) + d.pop(200, 0.5)
     c = d.setdefault(3, 9.0) + d.setdefault(300, 9.0)
@@ -118,8 +120,13 @@ def views(n):
 
 
 def update_from_dict(n):
-    d = {i: i for i in range(n)}
-    d.update({i: -i for i in range(n // 2, n + 3)})
+    d = {}
+    for i in range(n):
+        d[i] = i
+    e = {}
+    for i in range(n // 2, n + 3):
+        e[i] = -i
+    d.update(e)
     return d
 
 
@@ -131,7 +138,7 @@ def update_from_dict(n):
     (count, ([(1.5, 2), (1.5, 2), (0.0, -1)],)),
     (literal_then_store, (1.5,)),
     (const_key_literal, (2,)),
-    (comprehension, (10,)),
+    pytest.param(comprehension, (10,), marks=needs_311),
     (deletes_then_reinserts, (40,)),
     (growth, (100000,)),
     (methods, (10,)),
@@ -201,7 +208,9 @@ def list_values(n):
 
 
 def tuple_values(n):
-    d = {(i, i + 1): (i * 0.5, i) for i in range(n)}
+    d = {}
+    for i in range(n):
+        d[(i, i + 1)] = (i * 0.5, i)
     return d, d[(1, 2)]
 
 
@@ -247,14 +256,18 @@ def popitem_empty(n):
 
 
 def changed_while_iterating(n):
-    d = {i: i for i in range(n)}
+    d = {}
+    for i in range(n):
+        d[i] = i
     for k in d:
         d[k + n] = k
     return len(d)
 
 
 def deleted_while_iterating(n):
-    d = {i: i for i in range(n)}
+    d = {}
+    for i in range(n):
+        d[i] = i
     for k in d:
         del d[k]
     return len(d)
@@ -363,7 +376,10 @@ def fill(d, n):
 
 
 def make(n):
-    return {i: np.full(2, i, dtype=np.float64) for i in range(n)}
+    d = {}
+    for i in range(n):
+        d[i] = np.full(2, i, dtype=np.float64)
+    return d
 
 
 def test_typed_dict_is_shared_with_compiled_code():
@@ -431,7 +447,9 @@ def test_typed_dict_empty_takes_types_from_the_first_item():
 # ---- memory -------------------------------------------------------------------------------------
 
 def build_and_return(n):
-    d = {i: float(i) for i in range(n)}
+    d = {}
+    for i in range(n):
+        d[i] = float(i)
     del d[0]
     return d
 

@@ -571,7 +571,9 @@ def del_slice(xs, a, b, c):
 
 
 def del_in_loop(n):
-    items = [i * i for i in range(n)]
+    items = []
+    for i in range(n):
+        items.append(i * i)
     while len(items) > 2:
         del items[1]
         del items[-1:]

@@ -18,6 +18,7 @@ import tempfile
 import warnings
 
 import numpy as np
+import pytest
 
 import pyjit
 
@@ -221,3 +222,9 @@ def assemble_ptx(ptx):
         r = subprocess.run([PTXAS, "-arch=sm_90", path, "-o", os.path.join(d, "k.cubin")],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr + "\n" + ptx
+
+
+# CPython 3.12 inlines comprehensions into the function (PEP 709), which pyjit does not compile
+# yet; 3.11 makes them nested functions, which it does.
+needs_311 = pytest.mark.skipif(sys.version_info >= (3, 12),
+                               reason="3.12's inlined comprehensions are not compiled yet")
