@@ -124,7 +124,9 @@ def _slots(z, nthreads):
 
 
 def _count(start, stop, step):
-    """len(range(start, stop, step)), ValueError for a zero step as range()."""
+    """len(range(start, stop, step)), ValueError for a zero step as range(). The bounds are taken
+    as int64, as range() takes them: a uint64 bound beside an int64 one would promote to float64."""
+    start, stop, step = int(start), int(stop), int(step)
     if step == 0:
         raise ValueError("range() arg 3 must not be zero")
     if step > 0:
