@@ -683,6 +683,17 @@ static Type *tuple_contains(Infer *c, Instr *in, Instr *tuple, Instr *x)
     return ty_scalar(TY_BOOL);
 }
 
+Instr *infer_membership(Infer *c, Instr *in)
+{
+    if (in->sub != CMP_NOTIN)
+        return in;
+    Instr *contains = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_BOOL), 2);
+    in->op = OP_UNARY;
+    in->sub = UN_NOT;
+    infer_set_args(c, in, &contains, 1);
+    return contains;
+}
+
 /* k in d, x in s: the intrinsic method.dict/set.__contains__, the key converted to the key type. */
 static Type *table_contains(Infer *c, Instr *in, Instr *table, Instr *x)
 {
@@ -692,13 +703,7 @@ static Type *table_contains(Infer *c, Instr *in, Instr *table, Instr *x)
     if (!k)
         return NULL;
     if (c->rewrite) {
-        Instr *contains = in;
-        if (in->sub == CMP_NOTIN) {
-            contains = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_BOOL), 2);
-            in->op = OP_UNARY;
-            in->sub = UN_NOT;
-            infer_set_args(c, in, &contains, 1);
-        }
+        Instr *contains = infer_membership(c, in);
         Instr *args[2] = {table, infer_coerce(c, contains, x, k)};
         contains->op = OP_INTRINSIC;
         contains->sub = table->type->kind == TY_SET ? BI_SET_CONTAINS : BI_DICT_CONTAINS;
@@ -733,13 +738,7 @@ static Type *type_contains(Infer *c, Instr *in)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over a range needs an integer, not %s",
                           infer_type_name(x->type));
     if (c->rewrite) {
-        Instr *contains = in;
-        if (in->sub == CMP_NOTIN) {
-            contains = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_BOOL), 2);
-            in->op = OP_UNARY;
-            in->sub = UN_NOT;
-            infer_set_args(c, in, &contains, 1);
-        }
+        Instr *contains = infer_membership(c, in);
         Instr *args[2] = {seq, infer_coerce(c, contains, x, to)};
         contains->op = OP_INTRINSIC;
         contains->sub = BI_CONTAINS;

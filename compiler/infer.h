@@ -75,6 +75,9 @@ Instr *infer_coerce(Infer *c, Instr *before, Instr *val, Type *to);
 Instr *infer_const_int(Infer *c, Instr *before, int64_t v);
 void infer_make_const_bool(Infer *c, Instr *in, bool v);
 void infer_set_args(Infer *c, Instr *in, Instr **args, int nargs);
+/* `x in s` / `x not in s` being rewritten: the instruction that becomes the intrinsic testing
+ * membership: in itself, or, for `not in`, a new one before it, which in then negates. */
+Instr *infer_membership(Infer *c, Instr *in);
 void infer_set_known(Infer *c, Instr *in, int v);
 int infer_known(Infer *c, const Instr *in);
 bool infer_const_index(const Instr *in, int64_t *out);

@@ -111,13 +111,7 @@ Type *infer_str_contains(Infer *c, Instr *in)
     if (!infer_str_allowed(c, in))
         return NULL;
     if (c->rewrite) {
-        Instr *contains = in;
-        if (in->sub == CMP_NOTIN) {
-            contains = infer_emit(c, in, OP_INTRINSIC, ty_scalar(TY_BOOL), 2);
-            in->op = OP_UNARY;
-            in->sub = UN_NOT;
-            infer_set_args(c, in, &contains, 1);
-        }
+        Instr *contains = infer_membership(c, in);
         make_intrinsic(c, contains, BI_STR_CONTAINS, infer_coerce(c, contains, s, ty_str()),
                        infer_coerce(c, contains, sub, ty_str()));
     }

@@ -228,3 +228,27 @@ def assemble_ptx(ptx):
 # yet; 3.11 makes them nested functions, which it does.
 needs_311 = pytest.mark.skipif(sys.version_info >= (3, 12),
                                reason="3.12's inlined comprehensions are not compiled yet")
+
+
+def numba_or_none(f):
+    """Numba's njit of a compiled function's Python source, the compiled functions it calls
+    compiled by Numba too, when Numba is installed (not under the sanitizers, where Numba's own
+    LLVM overflows the stack of an instrumented process): the real-world tests compare with it."""
+    if "libasan" in os.environ.get("LD_PRELOAD", ""):
+        return None
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.njit(_with_numba_callees(f.py_func, numba))
+
+
+def _with_numba_callees(func, numba):
+    """func with the compiled functions it calls replaced by Numba's compilations of them."""
+    import types
+    scope = dict(func.__globals__)
+    for name in func.__code__.co_names:
+        callee = scope.get(name)
+        if hasattr(callee, "py_func") and callee.py_func is not func:
+            scope[name] = numba.njit(_with_numba_callees(callee.py_func, numba))
+    return types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)

@@ -6,13 +6,12 @@ set of pairs and maps sparse coordinates to values. Written here in the style of
 with `from numba import njit` switched to pyjit. Each is compared with the same source run by
 CPython (`py_func`), and with Numba when it is installed.
 """
-import os
-
 import numpy as np
 import pytest
 
 from pyjit import njit
 from pyjit.typed import Dict
+from util import numba_or_none
 
 
 @njit
@@ -107,17 +106,6 @@ def sparse_accumulate(rows, cols, vals):
     return out
 
 
-def _numba_or_none(f):
-    """Numba's njit of the same source, when Numba is installed (not under the sanitizers, where
-    Numba's own LLVM overflows the stack of an instrumented process)."""
-    if "libasan" in os.environ.get("LD_PRELOAD", ""):
-        return None
-    try:
-        import numba
-    except ImportError:
-        return None
-    return numba.njit(f.py_func)
-
 
 def _same(a, b):
     if isinstance(a, np.ndarray):
@@ -154,6 +142,6 @@ def test_same_as_cpython_and_numba(f, make):
     args = make()
     got = f(*args)
     assert _same(f.py_func(*args), got)
-    nb = _numba_or_none(f)
+    nb = numba_or_none(f)
     if nb is not None:
         assert _same(nb(*args), got)

@@ -6,12 +6,11 @@ encoders, breadth-first searches over CSR graphs, neighbour lists in particle co
 in the style of those projects, with `from numba import njit` switched to pyjit. Each is
 compared with the same source run by CPython (`py_func`), and with Numba when it is installed.
 """
-import os
-
 import numpy as np
 import pytest
 
 from pyjit import njit
+from util import numba_or_none
 
 
 @njit
@@ -93,17 +92,6 @@ def neighbour_lists(pos, cutoff):
     return neighbours, counts
 
 
-def _numba_or_none(f):
-    """Numba's njit of the same source, when Numba is installed (not under the sanitizers, where
-    Numba's own LLVM overflows the stack of an instrumented process)."""
-    if "libasan" in os.environ.get("LD_PRELOAD", ""):
-        return None
-    try:
-        import numba
-    except ImportError:
-        return None
-    return numba.njit(f.py_func)
-
 
 def _same(a, b):
     if isinstance(a, np.ndarray):
@@ -139,6 +127,6 @@ def test_same_as_cpython_and_numba(f, make):
     args = make()
     got = f(*args)
     assert _same(f.py_func(*args), got)
-    nb = _numba_or_none(f)
+    nb = numba_or_none(f)
     if nb is not None:
         assert _same(nb(*args), got)

@@ -8,12 +8,11 @@ binning). Written here in the style of those projects, with `from numba import n
 to pyjit. Each is compared with the same source run by CPython and NumPy (`py_func`), and with
 Numba when it is installed and supports the function.
 """
-import os
-
 import numpy as np
 import pytest
 
 from pyjit import njit
+from util import numba_or_none
 
 
 @njit
@@ -63,15 +62,6 @@ def wrap_and_bin(angles, nbins):
     return bins, inside, np.cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
 
 
-def _numba_or_none(f):
-    if "libasan" in os.environ.get("LD_PRELOAD", ""):
-        return None
-    try:
-        import numba
-    except ImportError:
-        return None
-    return numba.njit(f.py_func)
-
 
 def _same(a, b):
     if isinstance(a, tuple):
@@ -95,7 +85,7 @@ def test_against_cpython_and_numba(f, make):
     args = make()
     want = f.py_func(*args)
     assert _same(f(*args), want)
-    nb = _numba_or_none(f)
+    nb = numba_or_none(f)
     if nb is not None:
         try:
             got = nb(*args)

@@ -7,8 +7,6 @@ such code, with `from numba import njit` switched to pyjit. Each is compared wit
 run by CPython (`py_func`), and with Numba when it is installed; results must come back as the
 same namedtuple classes.
 """
-import os
-import types
 from collections import namedtuple
 from typing import NamedTuple
 
@@ -16,6 +14,8 @@ import numpy as np
 import pytest
 
 from pyjit import njit
+from util import numba_or_none
+
 
 Params = namedtuple("Params", ["dt", "steps", "omega", "gamma"])
 State = namedtuple("State", ["t", "x", "v"])
@@ -105,26 +105,6 @@ def sparse_round_trip(dense, y, tol):
     return sparse_dot(s, y), s
 
 
-def _numba_or_none(f):
-    """Numba's njit of the same source (not under the sanitizers, where Numba's own LLVM
-    overflows the stack of an instrumented process)."""
-    if "libasan" in os.environ.get("LD_PRELOAD", ""):
-        return None
-    try:
-        import numba
-    except ImportError:
-        return None
-    return numba.njit(_with_numba_callees(f.py_func, numba))
-
-
-def _with_numba_callees(func, numba):
-    """func with the compiled functions it calls replaced by Numba's compilations of them."""
-    scope = dict(func.__globals__)
-    for name in func.__code__.co_names:
-        callee = scope.get(name)
-        if hasattr(callee, "py_func") and callee.py_func is not func:
-            scope[name] = numba.njit(_with_numba_callees(callee.py_func, numba))
-    return types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
 
 
 def _same(a, b):
@@ -153,7 +133,7 @@ def test_same_as_cpython_and_numba(f, make):
     args = make()
     got = f(*args)
     assert _same(f.py_func(*args), got)
-    nb = _numba_or_none(f)
+    nb = numba_or_none(f)
     if nb is not None:
         assert _same(nb(*args), got)
 

@@ -8,11 +8,10 @@ Written here in the style of those projects, with `from numba import njit` switc
 Each is compared with the same source run by CPython (`py_func`), and with Numba when it is
 installed.
 """
-import os
-
 import pytest
 
 from pyjit import njit
+from util import numba_or_none
 
 
 @njit
@@ -107,17 +106,6 @@ def caesar(text, shift):
     return "".join(out)
 
 
-def _numba_or_none(f):
-    """Numba's njit of the same source, when Numba is installed (not under the sanitizers, where
-    Numba's own LLVM overflows the stack of an instrumented process)."""
-    if "libasan" in os.environ.get("LD_PRELOAD", ""):
-        return None
-    try:
-        import numba
-    except ImportError:
-        return None
-    return numba.njit(f.py_func)
-
 
 def _numba_list(items):
     """A typed list for Numba, whose reflected lists of strings are deprecated."""
@@ -151,7 +139,7 @@ def test_same_as_cpython_and_numba(f, make):
     args = make()
     got = f(*args)
     assert got == f.py_func(*args)
-    nb = _numba_or_none(f)
+    nb = numba_or_none(f)
     if nb is not None:
         nb_args = tuple(_numba_list(a) if isinstance(a, list) else a for a in args)
         expected = nb(*nb_args)
