@@ -106,7 +106,6 @@ def sparse_accumulate(rows, cols, vals):
     return out
 
 
-
 def _same(a, b):
     if isinstance(a, np.ndarray):
         return a.shape == b.shape and np.allclose(a, b, rtol=1e-12, atol=0)

@@ -92,7 +92,6 @@ def neighbour_lists(pos, cutoff):
     return neighbours, counts
 
 
-
 def _same(a, b):
     if isinstance(a, np.ndarray):
         return np.array_equal(a, b)

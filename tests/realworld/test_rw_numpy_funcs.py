@@ -62,7 +62,6 @@ def wrap_and_bin(angles, nbins):
     return bins, inside, np.cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
 
 
-
 def _same(a, b):
     if isinstance(a, tuple):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))

@@ -105,8 +105,6 @@ def sparse_round_trip(dense, y, tol):
     return sparse_dot(s, y), s
 
 
-
-
 def _same(a, b):
     if isinstance(a, np.ndarray):
         return isinstance(b, np.ndarray) and a.shape == b.shape and np.allclose(a, b)

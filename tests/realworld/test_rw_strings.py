@@ -106,7 +106,6 @@ def caesar(text, shift):
     return "".join(out)
 
 
-
 def _numba_list(items):
     """A typed list for Numba, whose reflected lists of strings are deprecated."""
     from numba.typed import List
