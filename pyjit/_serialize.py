@@ -90,7 +90,9 @@ def _remember(ident, obj, holder):
 
 
 def _rebuild(ident, state, made):
-    obj = _OBJECTS.get(ident) or _UFUNCS.get(ident)
+    obj = _OBJECTS.get(ident)
+    if obj is None:
+        obj = _UFUNCS.get(ident)
     if obj is None:
         decorator, args, kws = made
         pending = []
@@ -133,10 +135,6 @@ class _Function:
         return (_Function, (self.state,))
 
 
-def _plain_importable(func):
-    return _importable(func, func)
-
-
 def _names(code):
     """The global names code and the code objects nested in it read."""
     names = set(code.co_names)
@@ -151,7 +149,7 @@ def _by_value(value, owner):
         return _Self()
     if isinstance(value, pytypes.ModuleType):
         return _Module(value.__name__)
-    if isinstance(value, pytypes.FunctionType) and not _plain_importable(value):
+    if isinstance(value, pytypes.FunctionType) and not _importable(value, value):
         return _Function(_function_state(value, owner))
     return value
 
