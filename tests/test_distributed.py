@@ -19,7 +19,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def run_child(code, data):
     """Runs code in a fresh interpreter with data (pickled) on stdin; its stdout. This module is
     importable there (what it holds at module level pickles by reference)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.path.join(ROOT, "tests")]))
+    package = os.path.dirname(os.path.dirname(pyjit.__file__))   # the package this run imports
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([package, os.path.join(ROOT, "tests")]))
     out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], input=pickle.dumps(data),
                          capture_output=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr.decode()
