@@ -559,27 +559,11 @@ int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const
     return rc;
 }
 
-Const *fe_fold_function_attr(FeCtx *ctx, const Const *func, const char *attr)
+int fe_fold_attr_function(FeCtx *ctx, const Const *owner, const char *attr, Const **out)
 {
-    PyObject *value = func->handle ? PyObject_GetAttrString((PyObject *)func->handle, attr) : NULL;
-    PyErr_Clear();
-    const char *name = value ? known_function_name(ctx, value) : NULL;
-    Const *c = NULL;
-    if (name) {
-        c = ir_new_const(ctx->fn, K_FUNC);
-        c->overloaded = strncmp(name, "overload:", 9) == 0;
-        c->name = c->overloaded ? name + 9 : name;
-        keep_alive(ctx, c, value);
-    }
-    Py_XDECREF(value);
-    return c;
-}
-
-int fe_fold_class_attr(FeCtx *ctx, const Const *cls, const char *attr, Const **out)
-{
-    if (cls->kind != K_OPAQUE || !cls->handle || !PyType_Check((PyObject *)cls->handle))
-        return 0;
-    PyObject *value = PyObject_GetAttrString((PyObject *)cls->handle, attr);
+    bool known_owner = owner->handle && (owner->kind == K_FUNC ||
+                                         (owner->kind == K_OPAQUE && PyType_Check((PyObject *)owner->handle)));
+    PyObject *value = known_owner ? PyObject_GetAttrString((PyObject *)owner->handle, attr) : NULL;
     const char *name = value ? known_function_name(ctx, value) : NULL;
     PyErr_Clear();
     int rc = name ? fe_const_of(ctx, value, out) : 0;

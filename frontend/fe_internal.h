@@ -99,12 +99,10 @@ const char *fe_comprehension_name(const char *name);
 int fe_load_global(FeCtx *ctx, const char *name, Const **out);
 int fe_load_deref(FeCtx *ctx, int index, Const **out);
 int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const **out);
-/* obj.attr of a known function or class whose attribute is a known function too
- * (List.empty_list): that function's constant, or NULL to leave the attribute to inference. */
-Const *fe_fold_function_attr(FeCtx *ctx, const Const *func, const char *attr);
-/* cls.attr for a class constant whose attribute is a function compiled code knows
- * (pyjit.typed.Dict.empty): 1 with it in *out, 0 when it is not one, -1 on error. */
-int fe_fold_class_attr(FeCtx *ctx, const Const *cls, const char *attr, Const **out);
+/* owner.attr, owner a known function or class constant whose attribute is a function compiled
+ * code knows (List.empty_list, pyjit.typed.Dict.empty): 1 with its constant in *out, 0 when it
+ * is not one (the attribute is left to inference), -1 on error. */
+int fe_fold_attr_function(FeCtx *ctx, const Const *owner, const char *attr, Const **out);
 int fe_freeze_defaults(FeCtx *ctx);
 int fe_check_int_binop(FeCtx *ctx, BinOp op, const Const *a, const Const *b);
 

@@ -360,10 +360,10 @@ static void drop_if_dead(Ssa *s, Instr *v)
 static int load_attr(Ssa *s, const char *name, bool method)
 {
     Instr *obj = pop(s), *v;
-    Const *c, *fn_attr = NULL;
+    Const *c;
     if (method && push(s, &s->null_mark) < 0)
         return -1;
-    int folded = obj->op == OP_CONST ? fe_fold_class_attr(s->ctx, obj->cst, name, &c) : 0;
+    int folded = obj->op == OP_CONST ? fe_fold_attr_function(s->ctx, obj->cst, name, &c) : 0;
     if (folded < 0)
         return -1;
     if (folded) {
@@ -375,10 +375,6 @@ static int load_attr(Ssa *s, const char *name, bool method)
             return -1;
         drop_if_dead(s, obj);
         v = emit_frozen(s, c);
-    } else if (obj->op == OP_CONST && obj->cst->kind == K_FUNC &&
-               (fn_attr = fe_fold_function_attr(s->ctx, obj->cst, name)) != NULL) {
-        drop_if_dead(s, obj);
-        v = emit_frozen(s, fn_attr);
     } else {
         v = emit1(s, OP_GETATTR, 0, obj);
         v->name = name;
