@@ -19,7 +19,6 @@ import importlib
 import marshal
 import sys
 import types as pytypes
-import uuid
 import weakref
 
 _VERSION = sys.version_info[:2]
@@ -76,6 +75,7 @@ def _identity(obj, holder):
     """The identity obj is pickled under, made on first use."""
     ident = holder.get("_pyjit_identity")
     if ident is None:
+        import uuid   # here, not at import: it costs milliseconds, and only pickling needs it
         ident = uuid.uuid4().hex
         _remember(ident, obj, holder)
     return ident
