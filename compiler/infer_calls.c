@@ -2068,6 +2068,36 @@ Type *infer_operator_method(Infer *c, Instr *in, const char *method)
     return t;
 }
 
+/* obj.name, where pyjit.extending.overload_attribute implements attribute `name` of obj's family
+ * ("attr.array.name"): a call of the implementation with obj. NULL with *found false when it has
+ * none, so the caller goes on with the built-in attributes. */
+Type *infer_attribute_overload(Infer *c, Instr *in, bool *found)
+{
+    Instr *obj = in->args[0];
+    const CompilerHost *host = c->pi->prog->host;
+    const char *pyname = arena_printf(c->arena, "attr.%s.%s", method_family(obj->type), in->name);
+    void *handle = host && host->method_overloads ? host->method_overloads(host->ctx, pyname) : NULL;
+    *found = handle != NULL;
+    if (!handle)
+        return NULL;
+    Instr **with_self = arena_alloc(c->arena, sizeof *with_self * 2);
+    with_self[0] = with_self[1] = obj;
+    in->args = with_self;
+    in->nargs = 2;
+    bool declined = false;
+    Const k = {.kind = K_FUNC, .handle = handle, .name = pyname + 5, .overloaded = true};
+    Opcode op = in->op;
+    Type *t = call_overload(c, in, &k, &declined);
+    if (in->op == op) {   /* typed only, or declined */
+        in->args = with_self + 1;
+        in->nargs = 1;
+    }
+    if (declined)
+        return infer_fail(c, in, DIAG_TYPING, "no implementation of attribute %s accepts %s",
+                          pyname + 5, infer_type_name(obj->type));
+    return t;
+}
+
 static Type *call_method(Infer *c, Instr *in, Instr *callee)
 {
     Type *mt = callee->type, *self = mt->method.self;

@@ -79,6 +79,10 @@ static Type *array_getattr(Infer *c, Instr *in, Type *t)
     if (ir_builtin_lookup(method) != BI__COUNT ||
         (host && host->method_overloads && host->method_overloads(host->ctx, method)))
         return ty_method(t, in->name);
+    bool found;
+    Type *r = infer_attribute_overload(c, in, &found);
+    if (found)
+        return r;
     return infer_fail(c, in, DIAG_TYPING, "array has no attribute '%s'", in->name);
 }
 
@@ -120,6 +124,12 @@ Type *infer_getattr(Infer *c, Instr *in)
     if (t->kind == TY_MODULE)
         return infer_fail(c, in, DIAG_TYPING, "module '%s' has no attribute '%s'",
                           t->literal && t->literal->name ? t->literal->name : "?", in->name);
+    if (ty_is_container(t) || t->kind == TY_STR) {   /* arrays: after their own attributes */
+        bool found;
+        Type *r = infer_attribute_overload(c, in, &found);
+        if (found)
+            return r;
+    }
     if (t->kind == TY_ARRAY)
         return array_getattr(c, in, t);
     if (t->kind == TY_LIST || t->kind == TY_SLICE || t->kind == TY_DICT || t->kind == TY_SET)

@@ -13,9 +13,15 @@ import sys as _sys
 
 __version__ = "0.1.0"
 
-from . import errors, types  # noqa: E402
-from .decorators import guvectorize, jit, njit, prange, vectorize  # noqa: E402
-from ._parallel import get_num_threads, get_thread_id, set_num_threads  # noqa: E402
+from . import config, errors, types  # noqa: E402
+from .decorators import guvectorize, jit, jit_module, njit, prange, vectorize  # noqa: E402
+from ._parallel import (  # noqa: E402
+    get_num_threads, get_thread_id, set_num_threads, threading_layer,
+)
+from .errors import InternalError, TypingError, UnsupportedError  # noqa: E402,F401
+from .types import (  # noqa: E402,F401  (Numba's other spellings of the scalar types)
+    char, from_dtype, long_, size_t, ssize_t, typeof, uchar, ulong,
+)
 from .types import (  # noqa: E402,F401
     b1, bool_, boolean, byte, c8, c16, complex64, complex128, double, f2, f4, f8, float16, float32,
     float64, float_, i1, i2, i4, i8, int8, int16, int32, int64, int_, intc, intp, longlong, none,
@@ -33,6 +39,78 @@ if gpu is not None:
 
 
 
+class _VersionInfo(tuple):
+    """pyjit.version_info, shaped as numba.version_info: major, minor, patch, short, full, string,
+    tuple, git_revision."""
+
+    _fields = ("major", "minor", "patch", "short", "full", "string", "tuple", "git_revision")
+
+    def __new__(cls, version):
+        parts = version.split(".")
+        major, minor, patch = (int(p) for p in parts[:3])
+        return super().__new__(cls, (major, minor, patch, (major, minor), (major, minor, patch),
+                                     version, tuple(parts), None))
+
+    def __getattr__(self, name):
+        try:
+            return self[self._fields.index(name)]
+        except ValueError:
+            raise AttributeError(name) from None
+
+
+version_info = _VersionInfo(__version__)
+
+# Numba exports its errors and warnings, and `bool`, at the top
+for _name in errors.NUMBA_NAMES:
+    globals()[_name] = getattr(errors, _name)
+globals()["bool"] = types.boolean
+
+# Submodules loaded on first use, as Numba's `numba.typed` and friends are reachable as attributes
+_SUBMODULES = ("typed", "extending", "experimental", "core", "np")
+
+# Numba's other public names, each with what pyjit offers instead (`from pyjit import gdb` is an
+# ImportError that says so, never a name that silently does nothing)
+_NOT_OFFERED = {
+    "gdb": "debug @njit code in Python with pyjit.config.DISABLE_JIT = True (PYJIT_DISABLE_JIT=1) "
+           "and pdb; GPU kernels with PYJIT_SIMULATOR=1",
+    "gdb_init": "see pyjit.gdb's message: debug in Python with PYJIT_DISABLE_JIT=1 and pdb",
+    "gdb_breakpoint": "use breakpoint() under PYJIT_DISABLE_JIT=1 (or in the GPU simulator)",
+    "generated_jit": "Numba removed it in 0.59; write a typing function with "
+                     "pyjit.extending.overload, which chooses an implementation by argument types",
+    "stencil": "@stencil is not implemented yet: write the loop (with prange under "
+               "parallel=True)",
+    "stencils": "@stencil is not implemented yet: write the loop",
+    "pndindex": "not implemented yet: iterate with nested prange/range loops",
+    "literally": "pyjit does not dispatch on literal values: pass the value as a constant or a "
+                 "global",
+    "set_parallel_chunksize": "not implemented yet: pyjit's pool hands out a prange loop in "
+                              "dynamic chunks, eight per thread",
+    "get_parallel_chunksize": "not implemented yet: pyjit's pool hands out a prange loop in "
+                              "dynamic chunks, eight per thread",
+    "parallel_chunksize": "not implemented yet: pyjit's pool hands out a prange loop in dynamic "
+                          "chunks, eight per thread",
+    "ffi_forced_object": "pyjit has no object mode",
+    "cpython": "Numba's internal module; pyjit has no counterpart",
+    "misc": "Numba's internal module; pyjit has no counterpart",
+    "parfors": "Numba's internal module; prange and parallel=True are pyjit's",
+    "llvmlite": "pyjit does not use llvmlite",
+    "cloudpickle": "pickle pyjit functions with pickle itself (docs/processes.md)",
+    "test": "run pyjit's own tests with pytest (README)",
+    "ffi": "Numba's type of a cffi ffi object; pyjit types cffi functions themselves",
+    "deferred_type": "jitclass fields of their own class (linked structures) are not "
+                     "implemented yet",
+}
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _NOT_OFFERED:
+        raise ImportError(f"pyjit has no {name}: {_NOT_OFFERED[name]}", name=name)
+    raise AttributeError(f"module 'pyjit' has no attribute '{name}'")
+
+
 def cache_info():
     """The on-disk cache (cache=True) in this process: {'enabled', 'hits', 'misses', 'stores',
     'rejected', 'unwritable', 'directories'}; PYJIT_CACHE=0 turns it off, PYJIT_CACHE_DIR moves it
@@ -42,7 +120,8 @@ def cache_info():
 
 
 __all__ = [
-    "njit", "jit", "prange", "vectorize", "guvectorize", "errors", "types", "gpu", "cuda",
+    "njit", "jit", "jit_module", "prange", "vectorize", "guvectorize", "errors", "types", "gpu",
+    "cuda", "config", "typeof", "from_dtype", "version_info", "threading_layer",
     "cache_info", "__version__", "set_num_threads", "get_num_threads", "get_thread_id",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",

@@ -322,7 +322,8 @@ def _user_cache_root():
 
 def directory(filename):
     """The directory a function of this source file is cached in (the module's docstring)."""
-    root = os.environ.get("PYJIT_CACHE_DIR")
+    from . import config
+    root = config.CACHE_DIR   # PYJIT_CACHE_DIR or NUMBA_CACHE_DIR, unless assigned since
     if root:
         return os.path.join(os.path.abspath(root), _tree_name(filename))
     if os.path.isfile(filename):

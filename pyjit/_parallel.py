@@ -80,6 +80,20 @@ def configure():
         _configured = True
 
 
+def resize(n):
+    """pyjit.config.NUM_THREADS = n: the pool's size, until its threads have started (as
+    Numba, which refuses a change once its threads are launched)."""
+    global NUMBA_NUM_THREADS
+    from . import _core
+    if n == NUMBA_NUM_THREADS:
+        return
+    if not _core.parallel_configure(n):
+        raise RuntimeError(f"cannot set NUM_THREADS to {n}: the pool's {NUMBA_NUM_THREADS} "
+                           "threads have started (use pyjit.set_num_threads(n) to use fewer)")
+    NUMBA_NUM_THREADS = n
+    configure()
+
+
 def set_num_threads(n):
     """The number of threads this thread's parallel regions use, 1..NUMBA_NUM_THREADS (as in
     Numba, a setting of the calling thread)."""
@@ -98,6 +112,15 @@ def get_num_threads():
     configure()
     from . import _core
     return _core.parallel_get_threads()
+
+
+def threading_layer():
+    """The threading layer parallel regions ran on: "pyjit", its own pool. As in Numba, a
+    ValueError before the first parallel region has started it."""
+    from . import _core
+    if not _core.parallel_started():
+        raise ValueError("Threading layer is not initialized.")
+    return "pyjit"
 
 
 def get_thread_id():

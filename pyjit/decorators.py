@@ -18,7 +18,7 @@ in nopython mode (an unsupported construct is a compile error, never a silent sl
 import collections
 import functools
 
-__all__ = ["njit", "jit", "prange", "vectorize", "guvectorize"]
+__all__ = ["njit", "jit", "jit_module", "prange", "vectorize", "guvectorize"]
 
 from ._parallel import prange  # noqa: E402  (range outside parallel=True functions)
 
@@ -157,6 +157,14 @@ def _make_dispatcher(func, signatures, options):
     return disp
 
 
+def _decorate(func, signatures, options):
+    """The dispatcher of func, or, with pyjit.config.DISABLE_JIT, func itself (as Numba)."""
+    from . import config
+    if config.DISABLE_JIT:
+        return func
+    return _make_dispatcher(func, signatures, options)
+
+
 def njit(*args, **options):
     """Compiles a function for the CPU: @njit, @njit(**options), @njit(signature(s), **options)."""
     if "signature_or_function" in options:
@@ -164,19 +172,31 @@ def njit(*args, **options):
     if args and callable(args[0]) and not _is_signature_spec(args[0]):
         if len(args) > 1:
             raise TypeError("njit(func, ...): options must be given as keywords")
-        return _make_dispatcher(args[0], None, options)
+        return _decorate(args[0], None, options)
     if len(args) > 1:
         raise TypeError("njit() takes one signature or a list of signatures, then keyword options")
     signatures = args[0] if args else None
 
     def decorate(func):
-        return _make_dispatcher(func, signatures, options)
+        return _decorate(func, signatures, options)
     return decorate
 
 
 def jit(*args, **options):
     """Numba's jit: the same as njit (pyjit always compiles in nopython mode)."""
     return njit(*args, **options)
+
+
+def jit_module(**options):
+    """Numba's jit_module: called at the end of a module, replaces each function the module
+    defines (not those it imports, nor those already compiled) by jit(**options) of it."""
+    import inspect
+    import sys
+    namespace = sys._getframe(1).f_globals
+    module = namespace.get("__name__")
+    for name, obj in list(namespace.items()):
+        if inspect.isfunction(obj) and obj.__module__ == module:
+            namespace[name] = jit(**options)(obj)
 
 
 from .vectorize import guvectorize, vectorize  # noqa: E402  (it imports njit from here lazily)

@@ -7,7 +7,12 @@ func_name). Bad arguments at a call are plain TypeError/ValueError, as Python's 
 
 __all__ = ["PyjitError", "CompileError", "TypingError", "UnsupportedError", "InternalError",
            "CudaError", "PyjitWarning", "PerformanceWarning", "ParallelSafetyWarning",
-           "NumbaParallelSafetyWarning"]
+           "TypeSafetyWarning", "ExperimentalFeatureWarning",
+           # Numba's names for the same classes, so `from numba.core.errors import X` ports
+           "NumbaError", "CompilerError", "NumbaWarning", "NumbaPerformanceWarning",
+           "NumbaParallelSafetyWarning", "NumbaDeprecationWarning",
+           "NumbaPendingDeprecationWarning", "NumbaTypeSafetyWarning",
+           "NumbaExperimentalFeatureWarning"]
 
 
 class PyjitError(Exception):
@@ -58,4 +63,57 @@ class ParallelSafetyWarning(PerformanceWarning):
     which pyjit proved (Numba's NumbaParallelSafetyWarning)."""
 
 
+class DeprecationWarning(PyjitWarning, DeprecationWarning):  # noqa: A001 - Numba's name
+    """A pyjit feature that will go (none today); Numba's NumbaDeprecationWarning, so code that
+    filters it keeps working."""
+
+
+class PendingDeprecationWarning(PyjitWarning, PendingDeprecationWarning):  # noqa: A001
+    """A pyjit feature that may go later (none today); Numba's NumbaPendingDeprecationWarning."""
+
+
+class TypeSafetyWarning(PyjitWarning):
+    """A conversion that may lose information (Numba's NumbaTypeSafetyWarning)."""
+
+
+class ExperimentalFeatureWarning(PyjitWarning):
+    """A feature whose behaviour may still change (Numba's NumbaExperimentalFeatureWarning)."""
+
+
+NumbaError = PyjitError
+CompilerError = CompileError
+NumbaWarning = PyjitWarning
+NumbaPerformanceWarning = PerformanceWarning
 NumbaParallelSafetyWarning = ParallelSafetyWarning
+NumbaDeprecationWarning = DeprecationWarning
+NumbaPendingDeprecationWarning = PendingDeprecationWarning
+NumbaTypeSafetyWarning = TypeSafetyWarning
+NumbaExperimentalFeatureWarning = ExperimentalFeatureWarning
+
+
+# Numba's finer compile-time classes, as the pyjit classes that stand for them: `except
+# NumbaTypeError` around a compilation catches pyjit's TypingError (pyjit raises no finer ones).
+_NUMBA_ALIASES = {
+    TypingError: ("NumbaTypeError", "NumbaValueError", "NumbaIndexError", "NumbaKeyError",
+                  "NumbaAttributeError", "NumbaNotImplementedError", "NumbaAssertionError",
+                  "UntypedAttributeError", "LiteralTypingError", "NotDefinedError",
+                  "RequireLiteralValue", "ConstantInferenceError"),
+    UnsupportedError: ("UnsupportedBytecodeError", "UnsupportedRewriteError",
+                       "UnsupportedParforsError", "ByteCodeSupportError", "ForbiddenConstruct"),
+    CompileError: ("LoweringError", "IRError", "VerificationError", "RedefinedError",
+                   "DeprecationError", "InternalTargetMismatchError", "NonexistentTargetError",
+                   "ForceLiteralArg"),
+    PyjitError: ("NumbaRuntimeError",),
+    PyjitWarning: ("NumbaDebugInfoWarning", "NumbaIRAssumptionWarning", "NumbaInvalidConfigWarning",
+                   "NumbaPedanticWarning", "NumbaSystemWarning"),
+}
+# the Numba names pyjit exports at the top, as Numba does (pyjit/__init__.py)
+NUMBA_NAMES = ["CompilerError", "NumbaError", "NumbaWarning", "NumbaPerformanceWarning",
+               "NumbaParallelSafetyWarning", "NumbaDeprecationWarning",
+               "NumbaPendingDeprecationWarning", "NumbaTypeSafetyWarning",
+               "NumbaExperimentalFeatureWarning"]
+for _cls, _names in _NUMBA_ALIASES.items():
+    for _name in _names:
+        globals()[_name] = _cls
+        NUMBA_NAMES.append(_name)
+__all__ += NUMBA_NAMES[9:]

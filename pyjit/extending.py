@@ -25,6 +25,11 @@ any @njit function called from there, specialised to the types, in the caller's 
 implementation's signature must match the typing function's (names, order, defaults). A typing
 function that raises, or no overload accepting the types, is a TypingError at the call's line.
 
+Attributes: @overload_attribute(types.Array, "nbytes_total") registers a typing function that
+receives the receiver's type and returns an implementation taking it: `a.nbytes_total` in compiled
+code is then a call of that implementation (key "attr.array.nbytes_total"); the attributes pyjit
+itself gives an array come first.
+
 Methods: @overload_method(types.Array, "sort") registers a typing function that receives the
 receiver's type then the arguments' types; its implementation takes self first. a.sort() then
 resolves like a function call (runtime/overload.c, under the key "method.array.sort").
@@ -36,7 +41,8 @@ import inspect
 
 from . import errors
 
-__all__ = ["overload", "overload_method", "register_jitable"]
+__all__ = ["overload", "overload_method", "overload_attribute", "register_jitable", "is_jitted",
+           "as_numba_type", "get_cython_function_address"]
 
 # func -> [_Template], in registration order (the order they are tried in).
 _OVERLOADS = {}
@@ -174,6 +180,17 @@ def overload(func, jit_options={}, strict=True, inline="never", prefer_literal=F
     return decorate
 
 
+def _family(typ, what):
+    from . import types
+    kinds = {types.Array: "array", types.List: "list", types.UnicodeType: "str", types.Dict: "dict",
+             types.Set: "set"}
+    if typ not in kinds:
+        raise NotImplementedError(f"{what}({typ!r}, ...): pyjit overloads {what[9:]}s of "
+                                  "types.Array, types.List, types.UnicodeType, types.Dict and "
+                                  "types.Set only")
+    return kinds[typ]
+
+
 def overload_method(typ, attr, **options):
     """@overload_method(types.Array, "sort"): the decorated typing function receives the type of
     the receiver, then the argument types of a call of that method in compiled code, and returns
@@ -181,16 +198,22 @@ def overload_method(typ, attr, **options):
     overloads methods of arrays (types.Array), lists (types.List), strings (types.UnicodeType),
     dicts (types.Dict) and sets (types.Set); the operators of sets and dicts (|, &, -, ^, their
     in-place forms, ==, !=, <=, >=, <, >) are their methods __or__, __ior__, __eq__, ..."""
-    from . import types
-    kinds = {types.Array: "array", types.List: "list", types.UnicodeType: "str", types.Dict: "dict",
-             types.Set: "set"}
-    if typ not in kinds:
-        raise NotImplementedError(f"overload_method({typ!r}, ...): pyjit overloads methods of "
-                                  "types.Array, types.List, types.UnicodeType, types.Dict and "
-                                  "types.Set only")
+    family = _family(typ, "overload_method")
     if not isinstance(attr, str) or not attr.isidentifier():
         raise TypeError(f"overload_method needs a method name, got {attr!r}")
-    key = f"method.{kinds[typ]}.{attr}"
+    key = f"method.{family}.{attr}"
+    key = _METHODS.setdefault(key, key)
+    return overload(key, **options)
+
+
+def overload_attribute(typ, attr, **options):
+    """@overload_attribute(types.Array, "name"): the decorated typing function receives the type
+    of the receiver and returns an implementation taking it (or None to decline); `x.name` in
+    compiled code is the implementation's result. Options as for overload."""
+    family = _family(typ, "overload_attribute")
+    if not isinstance(attr, str) or not attr.isidentifier():
+        raise TypeError(f"overload_attribute needs an attribute name, got {attr!r}")
+    key = f"attr.{family}.{attr}"
     key = _METHODS.setdefault(key, key)
     return overload(key, **options)
 
@@ -253,3 +276,75 @@ def _choose(func, args, kws):
         return template.compile(impl)
     return None
 
+
+
+def is_jitted(obj):
+    """Whether obj is a function pyjit compiles (an @njit dispatcher), as numba.extending's."""
+    from . import _core
+    return isinstance(obj, _core.Dispatcher)
+
+
+def as_numba_type(py_type):
+    """The pyjit type of a Python class or type hint: int -> int64, float -> float64, bool ->
+    boolean, complex -> complex128, str -> unicode_type, typing.List[T] / list[T] -> a list of T,
+    typing.Dict[K, V] -> a dict, typing.Set[T] -> a set, typing.Tuple[...] -> a tuple; a pyjit
+    type is itself. Anything else is a TypingError, as in Numba."""
+    import typing
+    from . import types
+    if isinstance(py_type, types.Type):
+        return py_type
+    simple = {int: types.int64, float: types.float64, bool: types.boolean,
+              complex: types.complex128, str: types.unicode_type, type(None): types.none}
+    if isinstance(py_type, type) and py_type in simple:
+        return simple[py_type]
+    origin, args = typing.get_origin(py_type), typing.get_args(py_type)
+    items = tuple(as_numba_type(a) for a in args if a is not Ellipsis)
+    if origin is list and len(items) == 1:
+        return types.List(items[0])
+    if origin is set and len(items) == 1:
+        return types.Set(items[0])
+    if origin is dict and len(items) == 2:
+        return types.Dict(items[0], items[1])
+    if origin is tuple and items:
+        if Ellipsis in args:
+            raise errors.TypingError(f"as_numba_type({py_type!r}): a tuple of unknown length has "
+                                     "no pyjit type")
+        return types.Tuple(items)
+    raise errors.TypingError(f"as_numba_type: no pyjit type for {py_type!r}")
+
+
+def get_cython_function_address(module_name, function_name):
+    """The address of a Cython module's exported C function (its __pyx_capi__ capsule), to call
+    through ctypes, as numba.extending's: e.g. ("scipy.special.cython_special", "j0")."""
+    import ctypes
+    import importlib
+    module = importlib.import_module(module_name)
+    capi = getattr(module, "__pyx_capi__", None)
+    if capi is None or function_name not in capi:
+        raise ValueError(f"no function {function_name!r} in the C API (__pyx_capi__) of "
+                         f"{module_name}")
+    capsule = ctypes.py_object(capi[function_name])
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return get_pointer(capsule, get_name(capsule))
+
+
+# Numba's lower-level extension API works on Numba's own LLVM lowering (data models, boxing,
+# intrinsics written in llvmlite IR), which pyjit does not expose: each name says so, and what to
+# write instead, when it is imported.
+_LOW_LEVEL = ("intrinsic", "typeof_impl", "type_callable", "models", "register_model", "box",
+              "unbox", "reflect", "NativeValue", "lower_builtin", "lower_cast", "lower_getattr",
+              "lower_getattr_generic", "lower_setattr", "lower_setattr_generic",
+              "make_attribute_wrapper", "infer", "infer_getattr", "overload_classmethod",
+              "include_path", "sentry_literal_args", "SentryLiteralArgs", "BoundLiteralArgs")
+
+
+def __getattr__(name):
+    if name in _LOW_LEVEL:
+        raise ImportError(f"pyjit.extending has no {name}: Numba's low-level extension API "
+                          "(data models, LLVM lowering) has no counterpart in pyjit; write the "
+                          "function in the compiled subset with overload, overload_method, "
+                          "overload_attribute or register_jitable (docs/extending.md)", name=name)
+    raise AttributeError(f"module 'pyjit.extending' has no attribute '{name}'")

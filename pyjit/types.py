@@ -558,3 +558,66 @@ def _from_canonical(name):
             return UniTuple(items[0], len(items))
         return Tuple(items)
     return _namedtuple_type(name) or Type(name)
+
+
+# ---- from values and dtypes (numba.typeof, numba.from_dtype) ----
+
+def typeof(value):
+    """The type compiled code gives `value` passed as an argument (numba.typeof): a Python int is
+    int64, a float float64, an array Array(dtype, ndim, layout). A value compiled code does not
+    take is a ValueError, as in Numba."""
+    from . import _core
+    try:
+        name = _core.typeof(value)
+    except TypeError as exc:
+        raise ValueError(f"cannot determine the pyjit type of {type(value).__name__}: {exc}") \
+            from None
+    return _from_canonical(name[5:] if name.startswith("weak ") else name)
+
+
+def from_dtype(dtype):
+    """The scalar type of a NumPy dtype (numba.from_dtype): from_dtype(np.float32) is float32."""
+    import numpy as np
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"from_dtype() takes a NumPy dtype, got {dtype!r}: {exc}") from None
+    if dt.name in _SCALARS and dt.isnative:
+        return _SCALARS[dt.name]
+    raise NotImplementedError(f"from_dtype({dt!r}): pyjit compiles for native bool, integer, "
+                              "float and complex dtypes")
+
+
+def as_dtype(t):
+    """The NumPy dtype of a scalar type (numba.np.numpy_support.as_dtype)."""
+    t = _as_type(t)
+    if not isinstance(t, Scalar):
+        raise NotImplementedError(f"as_dtype({t!r}): only scalar types have a NumPy dtype")
+    return t.dtype
+
+
+# Numba's other spellings of the same types (numba.types.char is int8, size_t is uint64, ...)
+char = int8
+uchar = uint8
+long_ = ssize_t = int64
+ulong = size_t = uint64
+string = unicode_type
+globals()["bool"] = boolean   # numba.types.bool; a plain assignment would shadow bool above
+__all__ += ["typeof", "from_dtype", "as_dtype", "char", "uchar", "long_", "ssize_t", "ulong",
+            "size_t", "string", "bool"]
+
+# Numba type names pyjit does not have: a clear AttributeError naming what is missing (hasattr
+# still answers False)
+_NOT_IN_PYJIT = ("Optional", "optional", "CPointer", "voidptr", "FunctionType", "NPDatetime",
+                 "NPTimedelta", "Record", "EnumMember", "IntEnumMember", "ClassType",
+                 "ClassInstanceType", "DeferredType", "deferred_type", "Generator", "Dispatcher",
+                 "pyobject", "ffi", "Bytes", "CharSeq", "UnicodeCharSeq", "Buffer", "MemoryView",
+                 "IntegerLiteral", "BooleanLiteral", "literal", "unliteral", "RawPointer",
+                 "StructRef", "ExternalFunction", "ExternalFunctionPointer", "EphemeralArray")
+
+
+def __getattr__(name):
+    if name in _NOT_IN_PYJIT:
+        raise AttributeError(f"pyjit.types has no {name}: Numba's type of that name has no "
+                             "counterpart in pyjit yet (docs/numba.md lists what ports)")
+    raise AttributeError(f"module 'pyjit.types' has no attribute '{name}'")

@@ -50,16 +50,28 @@ void rt_default_options(CompileOptions *opts)
     *opts = env;
 }
 
+static int boundscheck_env = -2;   /* -2: not read yet */
+
 int rt_boundscheck_env(void)
 {
-    static int env = -2;
-    if (env == -2) {
+    if (boundscheck_env == -2) {
         const char *v = getenv("PYJIT_BOUNDSCHECK");
         if (!v || !*v)
             v = getenv("NUMBA_BOUNDSCHECK");
-        env = v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) ? v[0] - '0' : -1;
+        boundscheck_env = v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) ? v[0] - '0' : -1;
     }
-    return env;
+    return boundscheck_env;
+}
+
+/* _core.set_boundscheck(None | 0 | 1): pyjit.config.BOUNDSCHECK assigned, for the functions and
+ * kernels made from then on. */
+PyObject *rt_set_boundscheck(PyObject *self, PyObject *arg)
+{
+    int v = arg == Py_None ? -1 : PyObject_IsTrue(arg);
+    if (v == -1 && PyErr_Occurred())
+        return NULL;
+    boundscheck_env = v;
+    Py_RETURN_NONE;
 }
 
 /* ---- the dispatch table ---- */

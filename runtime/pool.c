@@ -237,7 +237,8 @@ PyObject *rt_ufunc_threads(PyObject *self, PyObject *unused)
 
 /* ---- the Python side: pyjit.set_num_threads and friends (pyjit/_parallel.py) ---- */
 
-/* _core.parallel_configure(n): the pool's size, once at import, before any region. */
+/* _core.parallel_configure(n): the pool's size, before any region; False once the pool has
+ * started (its size is then fixed). */
 PyObject *rt_parallel_configure(PyObject *self, PyObject *arg)
 {
     long n = PyLong_AsLong(arg);
@@ -246,9 +247,16 @@ PyObject *rt_parallel_configure(PyObject *self, PyObject *arg)
     if (n < 1 || n > PAR_MAX_THREADS)
         return PyErr_Format(PyExc_ValueError, "the number of threads must be between 1 and %d, "
                             "not %ld", PAR_MAX_THREADS, n);
-    if (!atomic_load(&pool.started))
-        pool_size = (int)n;
-    Py_RETURN_NONE;
+    if (atomic_load(&pool.started))
+        Py_RETURN_FALSE;
+    pool_size = (int)n;
+    Py_RETURN_TRUE;
+}
+
+/* _core.parallel_started(): whether the pool's threads run (pyjit.threading_layer()). */
+PyObject *rt_parallel_started(PyObject *self, PyObject *unused)
+{
+    return PyBool_FromLong(atomic_load(&pool.started));
 }
 
 /* _core.parallel_set_threads(n): this thread's regions use n threads (checked by the caller). */

@@ -225,6 +225,7 @@ void rt_default_options(CompileOptions *opts);
  * in every function, whatever its decorator says, as Numba's variable does; -1 when unset. The
  * default without it: on for @njit functions, off for kernels unless debug=True. */
 int rt_boundscheck_env(void);
+PyObject *rt_set_boundscheck(PyObject *self, PyObject *arg);
 
 /* ---- compile.c ---- */
 /* True for an @njit dispatcher (the frontend's FeIsDispatcher). */
@@ -282,6 +283,7 @@ PyObject *rt_ufunc_threads(PyObject *self, PyObject *unused);
 typedef int32_t (*RtChunkFn)(void *ctx, int64_t lo, int64_t hi, int64_t slot, ExcInfo *exc);
 int32_t rt_pool_for(RtChunkFn fn, void *ctx, int64_t n, ExcInfo *exc);
 PyObject *rt_parallel_configure(PyObject *self, PyObject *n);
+PyObject *rt_parallel_started(PyObject *self, PyObject *unused);
 PyObject *rt_parallel_set_threads(PyObject *self, PyObject *n);
 PyObject *rt_parallel_get_threads(PyObject *self, PyObject *unused);
 PyObject *rt_parallel_thread_id(PyObject *self, PyObject *unused);

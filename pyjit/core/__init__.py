@@ -1,0 +1,12 @@
+"""pyjit.core: Numba's `numba.core` spellings of pyjit's modules, so `from numba.core import
+types` and `from numba.core.errors import TypingError` port by changing the package name:
+pyjit.core.types is pyjit.types, and likewise errors, config and extending."""
+import importlib as _importlib
+import sys as _sys
+
+_ALIASES = ("types", "errors", "config", "extending")
+
+for _name in _ALIASES:
+    _module = _importlib.import_module(f"pyjit.{_name}")
+    _sys.modules[f"{__name__}.{_name}"] = _module
+    globals()[_name] = _module

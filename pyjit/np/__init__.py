@@ -1,0 +1,1 @@
+"""pyjit.np: Numba's `numba.np` spellings (numba.np.numpy_support)."""

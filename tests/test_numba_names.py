@@ -1,0 +1,315 @@
+"""Numba's public names under pyjit: `from pyjit import X` for each name `numba` exports works or
+raises an ImportError saying what pyjit offers instead; pyjit.config's settings do what Numba's
+do; numba.core / numba.np spellings; the rest of pyjit.extending (overload_attribute, is_jitted,
+as_numba_type, get_cython_function_address)."""
+import inspect
+import subprocess
+import sys
+import textwrap
+import typing
+import warnings
+
+import numpy as np
+import pytest
+
+import pyjit
+from pyjit import config, njit, types
+from pyjit.extending import as_numba_type, is_jitted, overload_attribute
+
+from util import ROOT
+
+
+def run_python(code, script=None, **env):
+    """Runs code (or the file script) in a fresh interpreter with env added; its stdout."""
+    import os
+    full = dict(os.environ, PYTHONPATH=ROOT, **env)
+    argv = [str(script)] if script else ["-c", textwrap.dedent(code)]
+    r = subprocess.run([sys.executable, *argv], env=full, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def numba_public_names():
+    numba = pytest.importorskip("numba")
+    names = []
+    for name in dir(numba):
+        value = getattr(numba, name)
+        if name.startswith("_") or (inspect.ismodule(value) and
+                                    not value.__name__.startswith("numba.")):
+            continue   # the standard modules numba's __init__ happens to import
+        names.append(name)
+    return names
+
+
+def test_every_numba_name_is_there_or_says_what_instead():
+    missing = []
+    for name in numba_public_names():
+        try:
+            exec(f"from pyjit import {name}", {})
+        except ImportError as exc:
+            if not str(exc).startswith(f"pyjit has no {name}: "):
+                missing.append((name, str(exc)))
+    assert not missing
+
+
+def test_unknown_names_stay_attribute_errors():
+    assert not hasattr(pyjit, "no_such_name")
+    with pytest.raises(ImportError, match="cannot import name"):
+        exec("from pyjit import no_such_name", {})
+    with pytest.raises(ImportError, match="overload"):
+        exec("from pyjit import generated_jit", {})
+
+
+def test_numba_type_names_agree():
+    numba = pytest.importorskip("numba")
+    for name in ("bool", "char", "uchar", "long_", "ulong", "size_t", "ssize_t", "string",
+                 "float32", "intp", "uint8", "complex128"):
+        assert getattr(pyjit.types, name).name == str(getattr(numba.types, name)).replace(
+            "unicode_type", "str"), name
+    assert not hasattr(pyjit.types, "NPDatetime")
+    with pytest.raises(AttributeError, match="no NPDatetime"):
+        pyjit.types.NPDatetime
+
+
+def test_errors_and_warnings_under_numba_names():
+    from pyjit.core.errors import NumbaPerformanceWarning, NumbaTypeError, TypingError
+    assert NumbaTypeError is TypingError is pyjit.TypingError
+    assert issubclass(pyjit.NumbaDeprecationWarning, DeprecationWarning)
+    assert issubclass(NumbaPerformanceWarning, pyjit.NumbaWarning)
+
+    @njit
+    def f(x):
+        return x.no_such_attribute
+    with pytest.raises(pyjit.NumbaError):
+        f(1.0)
+
+
+@pytest.mark.parametrize("value", [1, 2.5, np.float32(1), 1j, True, np.zeros((2, 3)),
+                                   np.zeros(4, np.int16)[::2], (1, 2.0), [1, 2], "text"])
+def test_typeof_matches_numba(value):
+    numba = pytest.importorskip("numba")
+    ours, theirs = pyjit.typeof(value), numba.typeof(value)
+    if isinstance(value, list):
+        assert ours.dtype.name == str(theirs.dtype)
+    elif isinstance(value, np.ndarray):
+        assert (ours.dtype.name, ours.ndim, ours.layout) == (str(theirs.dtype), theirs.ndim,
+                                                            theirs.layout)
+    else:
+        assert ours.name.replace("str", "unicode_type") == str(theirs).replace("Tuple", "tuple")\
+            .replace("UniTuple", "tuple")
+
+
+def test_typeof_refuses_what_compiled_code_does_not_take():
+    with pytest.raises(ValueError, match="cannot determine the pyjit type of object"):
+        pyjit.typeof(object())
+
+
+def test_from_dtype_and_numpy_support():
+    from pyjit.np.numpy_support import as_dtype, from_dtype
+    for dt in (np.float32, np.int8, np.uint64, np.complex64, np.bool_):
+        assert as_dtype(from_dtype(dt)) == np.dtype(dt)
+        assert pyjit.from_dtype(np.dtype(dt)) is from_dtype(dt)
+    with pytest.raises(NotImplementedError, match="native"):
+        from_dtype(np.dtype([("a", "f8")]))
+
+
+def test_core_aliases_are_the_same_modules():
+    import pyjit.core.config
+    import pyjit.core.extending
+    import pyjit.core.types
+    assert pyjit.core.types is pyjit.types and pyjit.core.config is pyjit.config
+    assert pyjit.core.extending is pyjit.extending
+
+
+def test_version_info_shaped_as_numba():
+    v = pyjit.version_info
+    assert v.full == (v.major, v.minor, v.patch) and v.short == v.full[:2]
+    assert v.string == pyjit.__version__
+
+
+def test_jit_module(tmp_path):
+    (tmp_path / "mod_jm.py").write_text(textwrap.dedent("""
+        import numpy as np
+        from pyjit import jit_module
+
+        def inc(x):
+            return x + 1
+
+        def use(a):
+            s = 0.0
+            for v in a:
+                s += inc(v)
+            return s
+
+        jit_module(nopython=True)
+    """))
+    out = run_python(f"""
+        import sys; sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np, mod_jm
+        from pyjit.extending import is_jitted
+        print(is_jitted(mod_jm.inc), is_jitted(mod_jm.use), is_jitted(mod_jm.jit_module),
+              mod_jm.use(np.arange(4.0)))
+    """)
+    assert out.split() == ["True", "True", "False", "10.0"]
+
+
+# ---- pyjit.config ----
+
+def test_config_numba_aliases():
+    assert config.NUMBA_NUM_THREADS == config.NUM_THREADS == pyjit._parallel.NUMBA_NUM_THREADS
+    assert config.NUMBA_DEFAULT_NUM_THREADS == config.DEFAULT_NUM_THREADS >= 1
+    assert config.ENABLE_CUDASIM == bool(pyjit.gpu.SIMULATOR)
+    with pytest.raises(AttributeError, match="read-only"):
+        config.ENABLE_CUDASIM = True
+
+
+def test_disable_jit_returns_the_python_function():
+    out = run_python("""
+        import pyjit
+        def f(x):
+            return x + 1
+        g = pyjit.njit(f)
+        pyjit.config.DISABLE_JIT = False
+        h = pyjit.njit(cache=False)(f)
+        print(g is f, h is f, g(1))
+    """, NUMBA_DISABLE_JIT="1")
+    assert out.split() == ["True", "False", "2"]
+
+
+def test_boundscheck_setting_overrides_the_decorator():
+    out = run_python("""
+        import numpy as np, pyjit
+        pyjit.config.BOUNDSCHECK = 0
+        @pyjit.njit(boundscheck=True)
+        def get(a, i):
+            return a[i]
+        pyjit.config.BOUNDSCHECK = None
+        @pyjit.njit(boundscheck=True)
+        def checked(a, i):
+            return a[i]
+        a = np.zeros(1000)
+        get(a, 10)   # unchecked: no error for an index inside the allocation
+        try:
+            checked(a, 1000)
+        except IndexError:
+            print("checked")
+    """, PYJIT_BOUNDSCHECK="1")
+    assert out.split() == ["checked"]
+    with pytest.raises(ValueError, match="BOUNDSCHECK"):
+        config.BOUNDSCHECK = 2
+
+
+def test_num_threads_settable_until_the_pool_starts(tmp_path):
+    script = tmp_path / "threads.py"   # a file: prange loops are outlined from the source
+    script.write_text(textwrap.dedent("""
+        import numpy as np, pyjit
+        from pyjit import config, prange
+        config.NUMBA_NUM_THREADS = 3
+        @pyjit.njit(parallel=True)
+        def total(a):
+            s = 0.0
+            for i in prange(a.size):
+                s += a[i]
+            return s
+        try:
+            pyjit.threading_layer()
+        except ValueError:
+            print("uninitialised")
+        print(pyjit.get_num_threads(), total(np.ones(10000)), pyjit.threading_layer())
+        try:
+            config.NUMBA_NUM_THREADS = 2
+        except RuntimeError as exc:
+            print("refused")
+    """))
+    out = run_python(None, script, PYJIT_NUM_THREADS="4")
+    assert out.split() == ["uninitialised", "3", "10000.0", "pyjit", "refused"]
+
+
+def test_threading_layer_names():
+    for layer in ("default", "safe", "threadsafe", "forksafe", "workqueue"):
+        config.THREADING_LAYER = layer
+    with pytest.warns(RuntimeWarning, match="own pool"):
+        config.THREADING_LAYER = "omp"
+    with pytest.raises(ValueError, match="THREADING_LAYER"):
+        config.THREADING_LAYER = "fastest"
+    config.THREADING_LAYER = "default"
+
+
+def test_unknown_setting_warns_that_it_does_nothing():
+    with pytest.warns(RuntimeWarning, match="does nothing"):
+        config.NUMBA_DUMP_IR = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        config.NUMBA_DUMP_IR = 1   # once
+
+
+def test_cache_dir_setting(tmp_path):
+    src = tmp_path / "cached_mod.py"
+    src.write_text("from pyjit import njit\n@njit(cache=True)\ndef f(x):\n    return x * 2\n")
+    out = run_python(f"""
+        import sys; sys.path.insert(0, {str(tmp_path)!r})
+        import os, pyjit
+        pyjit.config.CACHE_DIR = {str(tmp_path / "store")!r}
+        import cached_mod
+        print(cached_mod.f(21), any(os.scandir({str(tmp_path / "store")!r})))
+    """)
+    assert out.split() == ["42", "True"]
+
+
+# ---- pyjit.extending ----
+
+class Grid:
+    pass
+
+
+@overload_attribute(types.Array, "span")
+def _span(a):
+    if isinstance(a.dtype, types.Float) and a.ndim == 1:
+        def impl(a):
+            return a[-1] - a[0]
+        return impl
+    return None
+
+
+def test_overload_attribute():
+    @njit
+    def f(a):
+        return a.span * 2 + a.size
+
+    a = np.linspace(1.0, 4.0, 7)
+    assert f(a) == (a[-1] - a[0]) * 2 + a.size
+    with pytest.raises(pyjit.TypingError, match="attribute array.span"):
+        f(np.arange(3))
+    with pytest.raises(NotImplementedError, match="overloads attributes of"):
+        overload_attribute(Grid, "x")
+
+
+def test_is_jitted_and_as_numba_type():
+    @njit
+    def f(x):
+        return x
+
+    assert is_jitted(f) and not is_jitted(f.py_func)
+    assert as_numba_type(float) is types.float64 and as_numba_type(bool) is types.boolean
+    assert as_numba_type(typing.List[int]).dtype is types.int64
+    assert as_numba_type(dict[str, float]).name == "dict(str, float64)"
+    assert as_numba_type(typing.Tuple[int, float]).name == "tuple(int64, float64)"
+    with pytest.raises(pyjit.TypingError):
+        as_numba_type(typing.Tuple[int, ...])
+
+
+def test_low_level_extension_api_says_what_instead():
+    with pytest.raises(ImportError, match="overload"):
+        exec("from pyjit.extending import intrinsic", {})
+
+
+def test_cython_function_address():
+    cs = pytest.importorskip("scipy.special.cython_special")
+    import ctypes
+    from pyjit.extending import get_cython_function_address
+    addr = get_cython_function_address("scipy.special.cython_special", "j0")
+    j0 = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(addr)
+    assert j0(1.5) == cs.j0(1.5)
+    with pytest.raises(ValueError, match="no function"):
+        get_cython_function_address("scipy.special.cython_special", "nope")
