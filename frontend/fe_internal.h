@@ -66,6 +66,8 @@ typedef struct FeCtx {
                                            whose nover arguments are its first parameters */
     int nover;
     Instr **over_args;                  /* their ARG instructions */
+    Const **declared;                   /* by local index: the scalar type @njit(locals=...)
+                                           declares for it (K_TYPE), or NULL; may be NULL */
     const char *qualname, *filename;
 
     BcInstr *instrs;

@@ -787,6 +787,12 @@ static int store_fast(Ssa *s, int index)
     Instr *v = pop(s);
     if (index < 0 || index >= s->ctx->nlocalsplus)
         return fe_error(s->ctx, DIAG_INTERNAL, "local index %d out of range", index);
+    if (s->ctx->declared && s->ctx->declared[index] && v && v != &s->null_mark) {
+        Instr *cast = emit(s, OP_CALL, 2);   /* locals={'x': float32}: x = float32(value) */
+        cast->args[0] = emit_const(s, s->ctx->declared[index]);
+        cast->args[1] = v;
+        v = cast;
+    }
     if (v && v != &s->null_mark && !v->var && v->op != OP_PHI)
         v->var = var_name(s, index);
     write_var(s, index, s->row, v);
@@ -1270,6 +1276,29 @@ static const char *attr_utf8(FeCtx *ctx, PyObject *obj, const char *attr)
     return copy;
 }
 
+/* @njit(locals={'x': float32}): pyjit/decorators.py leaves the dict, checked (scalar types of
+ * the function's own variables), on the function it compiles as __pyjit_locals__. */
+static int read_declared_locals(FeCtx *ctx, PyObject *func)
+{
+    PyObject *decl = PyObject_GetAttrString(func, "__pyjit_locals__");
+    if (!decl) {
+        PyErr_Clear();
+        return 0;
+    }
+    int rc = 0;
+    if (PyDict_Check(decl) && PyDict_GET_SIZE(decl) > 0) {
+        ctx->declared = arena_alloc(ctx->arena, sizeof(Const *) * (size_t)ctx->nlocalsplus);
+        memset(ctx->declared, 0, sizeof(Const *) * (size_t)ctx->nlocalsplus);
+        for (int i = 0; i < ctx->nlocalsplus && rc >= 0; i++) {
+            PyObject *t = PyDict_GetItem(decl, PyTuple_GET_ITEM(ctx->localsplusnames, i));
+            if (t)
+                rc = fe_const_of(ctx, t, &ctx->declared[i]);
+        }
+    }
+    Py_DECREF(decl);
+    return rc < 0 ? -1 : 0;
+}
+
 static int setup(FeCtx *ctx, PyObject *func)
 {
     if (!PyFunction_Check(func))
@@ -1315,7 +1344,7 @@ static int setup(FeCtx *ctx, PyObject *func)
     fn->argnames = arena_alloc(ctx->arena, sizeof(char *) * (size_t)(fn->nargs + 1));
     for (int i = 0; i < fn->nargs; i++)
         fn->argnames[i] = arena_strdup(ctx->arena, arg_var(ctx, i) < 0 ? ".0" : bc_local_name(ctx, arg_var(ctx, i)));
-    return 0;
+    return read_declared_locals(ctx, func);
 }
 
 IRFunc *fe_build(PyObject *func, PyObject *registry, FeIsDispatcher is_dispatcher, Arena *arena,

@@ -271,7 +271,8 @@ class _Walk:
             return
         if d.py_func.__code__ is not d._code:
             raise ValueError(f"{d.__qualname__}.py_func.__code__ was replaced after decoration")
-        self.add("dispatcher", sorted(d.targetoptions.items()), d._declared, d._can_compile)
+        self.add("dispatcher", sorted(d.targetoptions.items()), d._declared, d._can_compile,
+                 sorted(getattr(d.py_func, "__pyjit_locals__", {}).items()))
         self.function(d.py_func)
 
 

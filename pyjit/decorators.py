@@ -17,6 +17,9 @@ in nopython mode (an unsupported construct is a compile error, never a silent sl
 """
 import collections
 import functools
+import warnings
+
+from .errors import PerformanceWarning
 
 __all__ = ["njit", "jit", "jit_module", "prange", "vectorize", "guvectorize"]
 
@@ -29,9 +32,18 @@ _IGNORED = {
     "nopython",      # always nopython
     "forceobj",      # no object mode: compiled in nopython mode anyway
     "looplift",      # no object mode, nothing to lift from
-    "inline", "no_cpython_wrapper", "no_cfunc_wrapper", "no_rewrites", "locals", "_nrt",
-    "target", "pipeline_class",
+    "target",        # checked: "cpu" only
 }
+# Numba's hints about its own pipeline: pyjit warns once that it does not use them
+_HINTS = {
+    "inline": "pyjit leaves inlining to LLVM",
+    "no_cpython_wrapper": "pyjit always makes the wrapper Python calls through",
+    "no_cfunc_wrapper": "pyjit makes no C wrapper unless @cfunc asks for one",
+    "no_rewrites": "pyjit has no rewrite passes to turn off",
+    "_nrt": "pyjit always reference counts the arrays and containers it makes",
+}
+_LOCALS = {"locals"}   # declared variable types, cast to on every assignment (_declare_locals)
+_hinted = set()
 
 
 class CacheStats:
@@ -119,11 +131,50 @@ def _comprehension(code, outer, over=None, nover=1):
     return disp
 
 
+def _declare_locals(compiled, func, declared):
+    """@njit(locals={'x': float32}): each assignment to x in compiled code converts the value to
+    float32, as in Numba (frontend/ssa.c: store_fast reads __pyjit_locals__ off the function it
+    compiles, a copy of func unless parallel=True made one already)."""
+    from . import types
+    if not isinstance(declared, dict):
+        raise TypeError(f"njit(locals=...) takes a dict of variable names to types, got "
+                        f"{declared!r}")
+    code = func.__code__
+    names = set(code.co_varnames) | set(code.co_cellvars)
+    checked = {}
+    for name, t in declared.items():
+        if name not in names:
+            raise TypeError(f"njit(locals=...) names {name!r}, which is not a variable of "
+                            f"{func.__qualname__}")
+        t = types._as_type(t)
+        if not isinstance(t, types.Scalar):
+            raise TypeError(f"njit(locals={{{name!r}: {t!r}}}): pyjit declares scalar types "
+                            "only (a variable's other types are inferred)")
+        checked[name] = t
+    if compiled is func:
+        import types as pytypes
+        compiled = pytypes.FunctionType(code, func.__globals__, func.__name__, func.__defaults__,
+                                        func.__closure__)
+        compiled.__kwdefaults__ = func.__kwdefaults__
+        compiled.__qualname__ = func.__qualname__
+        compiled.__module__ = func.__module__
+    compiled.__pyjit_locals__ = checked
+    return compiled
+
+
 def _make_dispatcher(func, signatures, options):
     from . import _core, _parallel, _registry, _serialize
-    unknown = set(options) - _PASSED - _PARALLEL - _IGNORED
+    unknown = set(options) - _PASSED - _PARALLEL - _IGNORED - set(_HINTS) - _LOCALS
     if unknown:
+        if "pipeline_class" in unknown:
+            raise TypeError("njit(pipeline_class=...): pyjit has no pipeline of Numba's to "
+                            "replace; write the transformation with pyjit.extending.overload")
         raise TypeError(f"njit() got unexpected option(s): {', '.join(sorted(unknown))}")
+    for hint in set(options) & set(_HINTS) - _hinted:
+        if options[hint] not in (None, False, "never"):
+            _hinted.add(hint)
+            warnings.warn(f"njit({hint}={options[hint]!r}) does nothing: {_HINTS[hint]}",
+                          PerformanceWarning, stacklevel=4)
     if isinstance(func, _core.Dispatcher):
         func = func.py_func
     if not callable(func) or not hasattr(func, "__code__"):
@@ -138,6 +189,8 @@ def _make_dispatcher(func, signatures, options):
     compiled, loops = func, []
     if options.get("parallel"):
         compiled, loops = _parallel.outline(func, options)
+    if options.get("locals"):
+        compiled = _declare_locals(compiled, func, options["locals"])
     disp = _core.Dispatcher(compiled, _registry.REGISTRY, **kwargs)
     functools.update_wrapper(disp, func)
     disp.stats = CacheStats()

@@ -313,3 +313,57 @@ def test_cython_function_address():
     assert j0(1.5) == cs.j0(1.5)
     with pytest.raises(ValueError, match="no function"):
         get_cython_function_address("scipy.special.cython_special", "nope")
+
+
+# ---- decorator options Numba takes ----
+
+def test_locals_declares_the_type_of_every_assignment():
+    @njit(locals={"acc": pyjit.float32})
+    def total(a):
+        acc = 0
+        for v in a:
+            acc += v
+        return acc
+
+    @njit(locals={"h": pyjit.uint32})
+    def fnv(a):
+        h = 2166136261
+        for v in a:
+            h = (h ^ v) * 16777619
+        return h
+
+    a = np.arange(50.0) / 3
+    acc = np.float32(0)
+    for v in a:
+        acc = np.float32(acc + v)
+    assert total(a) == acc
+    h = 2166136261
+    for v in range(40):
+        h = ((h ^ v) * 16777619) & 0xFFFFFFFF
+    assert fnv(np.arange(40)) == h
+    numba = pytest.importorskip("numba")
+    assert total(a) == numba.njit(locals={"acc": numba.float32})(total.py_func)(a)
+
+
+def test_locals_errors():
+    def f(x):
+        y = x
+        return y
+    with pytest.raises(TypeError, match="'z', which is not a variable of"):
+        njit(locals={"z": pyjit.float32})(f)
+    with pytest.raises(TypeError, match="scalar types only"):
+        njit(locals={"y": pyjit.float64[:]})(f)
+    with pytest.raises(TypeError, match="pipeline_class"):
+        njit(pipeline_class=object)(f)
+
+
+def test_pipeline_hints_warn_once():
+    def f(x):
+        return x
+    pyjit.decorators._hinted.discard("no_rewrites")
+    with pytest.warns(pyjit.errors.PerformanceWarning, match="no_rewrites"):
+        njit(no_rewrites=True)(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert njit(no_rewrites=True)(f)(3) == 3
+        njit(inline="never")(f)
