@@ -219,13 +219,15 @@ def overload_attribute(typ, attr, **options):
 
 
 def _method_overloads(key):
-    """runtime/overload.c: the handle of a method's overloads ("method.list.index"), or None;
-    the library module implementing the method is imported first if it is not yet."""
+    """runtime/overload.c: the handle of a method's overloads ("method.list.index"), or None.
+    A method of pyjit's library is known before its module is imported: the module is imported
+    by the first call it does not decline (_choose), as for functions."""
     if key not in _METHODS:
-        from .lib import METHODS, load
+        from .lib import METHODS
         for module, names in METHODS.items():
             if key in names:
-                load(module)
+                _METHODS[key] = key
+                _LAZY[key] = module
     return _METHODS.get(key)
 
 
@@ -256,9 +258,12 @@ def _choose(func, args, kws):
     function gives for these argument types, or None when every one declines."""
     kws = kws or {}
     name = _name_of(func)
-    module = _LAZY.pop(func, None)
+    module = _LAZY.get(func)
     if module is not None:
         from . import lib
+        if not lib.serves(module, args, kws):
+            return None   # declined without importing the module
+        del _LAZY[func]
         lib.load(module)
     for template in _OVERLOADS.get(func, ()):
         try:

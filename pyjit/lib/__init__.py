@@ -42,6 +42,8 @@ INDEX = {
                     "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "roll",
                     "repeat", "tile", "transpose", "ravel"),
     "dicts": ("builtins.set",),
+    "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
+                   "argmax", "cumsum"),
 }
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
@@ -50,6 +52,9 @@ METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
         "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__")),
     "numpy_shape": ("method.array.flatten",),
+    "numpy_math": ("method.array.cumprod",),
+    "numpy_axis": tuple(f"method.array.{name}" for name in (
+        "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "cumsum")),
     "numpy_signal": ("method.array.any", "method.array.all"),
     "strings": tuple(f"method.str.{name}" for name in (
         "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines")),
@@ -77,6 +82,21 @@ def functions():
             return getattr(builtins, name[9:])
         return _resolve(name) if name.startswith("pyjit.") else getattr(np, name)
     return [(find(name), module) for module, names in INDEX.items() for name in names]
+
+
+# module -> which calls of its functions it can serve, told from the number of arguments and the
+# keywords: a call it cannot serve declines without importing the module (numpy_axis implements
+# np.sum and friends with an axis; without one, the builtins serve, and compilations that never
+# pass an axis never import it)
+GATES = {
+    "numpy_axis": lambda args, kws: len(args) > 1 or bool(kws),
+}
+
+
+def serves(module, args, kws):
+    """Whether the module may serve a call with these argument types (GATES)."""
+    gate = GATES.get(module)
+    return gate is None or gate(args, kws)
 
 
 def load(module):

@@ -1,7 +1,9 @@
 """np.diff, np.cumprod, np.interp, np.isclose, np.allclose, written in the compiled subset."""
 import numpy as np
 
-from ._util import is_array, is_number, math, overload, register_jitable, types, value_or
+from ._util import (
+    given, is_array, is_number, math, overload, overload_method, register_jitable, types, value_or,
+)
 
 
 @overload(np.diff)
@@ -42,24 +44,30 @@ def _diff(a, n=1):
 
 
 @overload(np.cumprod)
-def _cumprod(a):
-    if not is_array(a):
+def _cumprod(a, axis=None, dtype=None, out=None):
+    if not is_array(a) or given(out) or given(dtype):
         return None
+    if given(axis):
+        from .numpy_axis import cumprod_along
+        return cumprod_along(a, axis)
     dt = a.dtype
     if isinstance(dt, types.Boolean) or (isinstance(dt, types.Integer) and dt.signed):
         dt = types.int64
     elif isinstance(dt, types.Integer):
         dt = types.uint64
 
-    def impl(a):
+    def impl(a, axis=None, dtype=None, out=None):
         b = a.ravel()
-        out = np.empty(b.size, dtype=dt)
+        r = np.empty(b.size, dtype=dt)
         p = dt(1)
         for i in range(b.size):
             p *= dt(b[i])
-            out[i] = p
-        return out
+            r[i] = p
+        return r
     return impl
+
+
+overload_method(types.Array, "cumprod")(_cumprod)
 
 
 @register_jitable

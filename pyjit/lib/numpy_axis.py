@@ -1,0 +1,272 @@
+"""Reductions along an axis, written in the compiled subset: np.sum, prod, mean, min, max, amin,
+amax, argmin, argmax, std, var, cumsum and cumprod with `axis=` (and `dtype=` for sum, prod,
+cumsum and cumprod, `ddof=` for std and var), as functions and as array methods. Without an
+axis these decline, and the builtins of compiler/builtins.def serve.
+
+Every implementation views its array as a C-contiguous (before, along, after) block
+(numpy_shape._blocks: a view when the array is C-contiguous, else a copy) and runs over it with
+the innermost loop along `after`, the contiguous axis, so the reduction vectorises. The result's
+shape (the array's without the axis) is a tuple whose length the array's ndim fixes at compile
+time, so each implementation is generated per ndim; `keepdims=` and `out=` are not taken (the
+result's ndim would depend on a run-time flag). NumPy's
+results: the same dtypes (ints sum in int64, means of ints in float64), NaN wins in min and max,
+argmin/argmax give the first extreme (a NaN first), an empty reduction without identity raises
+ValueError."""
+import linecache
+
+import numpy as np
+
+from ._util import given, is_array, overload, overload_method, types
+from .numpy_shape import _blocks, _norm_axis
+
+AxisError = np.exceptions.AxisError
+
+
+def _generated(name, source, env):
+    filename = f"<pyjit.lib.numpy_axis {name} {len(linecache.cache)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope = dict(env, np=np, _blocks=_blocks, _norm_axis=_norm_axis)
+    exec(compile(source, filename, "exec"), scope)
+    return scope[name]
+
+
+def _sum_type(dt):
+    """NumPy's accumulator for sum and prod: int64 for bools and signed ints, uint64 for
+    unsigned ones, the dtype itself for floats and complex numbers."""
+    if isinstance(dt, types.Boolean) or (isinstance(dt, types.Integer) and dt.signed):
+        return types.int64
+    if isinstance(dt, types.Integer):
+        return types.uint64
+    return dt
+
+
+def _axis_given(axis):
+    return given(axis) and isinstance(axis, (types.Integer, types.Boolean))
+
+
+def _finish(ndim):
+    """Source that returns r (before, after) in the result's shape, a's without axis ax: a
+    scalar for a 1-d array, as NumPy gives."""
+    if ndim == 1:
+        return "    return r[0, 0]\n"
+    entries = "".join(f"a.shape[{d} + ({d} >= ax)], " for d in range(ndim - 1))
+    return f"    return r.reshape(({entries}))\n"
+
+
+def _reduce_source(kind, ndim, empty_ok):
+    """The body of sum, prod (identity 0 or 1: empty_ok) and min, max (NaN wins; an empty axis
+    raises) over the blocks of a."""
+    lines = [
+        "    ax = _norm_axis(axis, a.ndim)\n",
+        "    b = _blocks(a, ax)\n",
+        "    before, along, after = b.shape\n",
+    ]
+    if empty_ok:
+        start = "0" if kind == "sum" else "1"
+        lines.append(f"    r = np.full((before, after), {start}, rt)\n")
+        op = "+" if kind == "sum" else "*"
+        lines.append("    for i in range(before):\n"
+                     "        for j in range(along):\n"
+                     "            for k in range(after):\n"
+                     f"                r[i, k] = r[i, k] {op} rt(b[i, j, k])\n")
+    else:
+        better = "v < m" if kind == "min" else "v > m"
+        lines.append("    if along == 0 and before * after > 0:\n"
+                     f"        raise ValueError('zero-size array to reduction operation "
+                     f"{'minimum' if kind == 'min' else 'maximum'} which has no identity')\n"
+                     "    r = np.empty((before, after), rt)\n"
+                     "    for i in range(before):\n"
+                     "        for k in range(after):\n"
+                     "            r[i, k] = b[i, 0, k]\n"
+                     "        for j in range(1, along):\n"
+                     "            for k in range(after):\n"
+                     "                v = b[i, j, k]\n"
+                     "                m = r[i, k]\n"
+                     f"                if m == m and ({better} or v != v):\n"
+                     "                    r[i, k] = v\n")
+    lines.append(_finish(ndim))
+    return "".join(lines)
+
+
+def _applies(a, axis, **unsupported):
+    """Whether an axis implementation serves: an array and an int axis. The arguments it does
+    not take (out=, keepdims=: the result's ndim would depend on a run-time flag) are refused."""
+    if not (is_array(a) and a.ndim > 0 and _axis_given(axis)):
+        return False
+    for name, value in unsupported.items():
+        if isinstance(value, types.Type) and given(value):   # not the Python default
+            raise TypeError(f"{name}= is not supported beside axis= in compiled code")
+    return True
+
+
+def _reduction(kind, a, dtype=None):
+    empty_ok = kind in ("sum", "prod")
+    rt = a.dtype
+    if empty_ok:
+        rt = types._as_type(dtype.dtype) if given(dtype) and hasattr(dtype, "dtype") \
+            else _sum_type(a.dtype)
+    signature = "a, axis=None, dtype=None, out=None, keepdims=False" if empty_ok else \
+        "a, axis=None, out=None, keepdims=False"
+    source = (f"def impl({signature}):\n" + _reduce_source(kind, a.ndim, empty_ok))
+    return _generated("impl", source, {"rt": rt})
+
+
+def _stat_source(kind, ndim):
+    """mean, var and std: sums per (i, k) in the float type, then divided; var and std take the
+    squared distances (of the modulus, for complex numbers) from the mean in a second pass."""
+    lines = [
+        "    ax = _norm_axis(axis, a.ndim)\n",
+        "    b = _blocks(a, ax)\n",
+        "    before, along, after = b.shape\n",
+        "    s = np.zeros((before, after), ft)\n",
+        "    for i in range(before):\n"
+        "        for j in range(along):\n"
+        "            for k in range(after):\n"
+        "                s[i, k] += ft(b[i, j, k])\n",
+        "    s /= along\n",
+    ]
+    if kind == "mean":
+        lines.append("    r = s\n")
+    else:
+        lines.append("    r = np.zeros((before, after), rt)\n"
+                     "    for i in range(before):\n"
+                     "        for j in range(along):\n"
+                     "            for k in range(after):\n"
+                     "                d = ft(b[i, j, k]) - s[i, k]\n"
+                     "                r[i, k] += rt((d * np.conj(d)).real)\n"
+                     "    r /= along - ddof\n")
+        if kind == "std":
+            lines.append("    r = np.sqrt(r)\n")
+    lines.append(_finish(ndim))
+    return "".join(lines)
+
+
+def _stat(kind, a):
+    dt = a.dtype
+    ft = dt if isinstance(dt, (types.Float, types.Complex)) else types.float64
+    rt = ft if not isinstance(ft, types.Complex) else \
+        (types.float32 if ft == types.complex64 else types.float64)
+    if kind == "mean":
+        signature = "a, axis=None, dtype=None, out=None, keepdims=False"
+    else:
+        signature = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
+    source = f"def impl({signature}):\n" + _stat_source(kind, a.ndim)
+    return _generated("impl", source, {"ft": ft, "rt": rt})
+
+
+def _arg_source(kind):
+    """argmin/argmax: per (i, k), the first index of the extreme along the axis (a NaN first)."""
+    better = "v < m" if kind == "min" else "v > m"
+    return (
+        "    ax = _norm_axis(axis, a.ndim)\n"
+        "    b = _blocks(a, ax)\n"
+        "    before, along, after = b.shape\n"
+        "    if along == 0:\n"
+        f"        raise ValueError('attempt to get arg{kind} of an empty sequence')\n"
+        "    best = np.empty((before, after), a.dtype)\n"
+        "    r = np.zeros((before, after), np.int64)\n"
+        "    for i in range(before):\n"
+        "        for k in range(after):\n"
+        "            best[i, k] = b[i, 0, k]\n"
+        "        for j in range(1, along):\n"
+        "            for k in range(after):\n"
+        "                v = b[i, j, k]\n"
+        "                m = best[i, k]\n"
+        f"                if m == m and ({better} or v != v):\n"
+        "                    best[i, k] = v\n"
+        "                    r[i, k] = j\n")
+
+
+def _arg(kind, a):
+    source = ("def impl(a, axis=None, out=None, keepdims=False):\n" + _arg_source(kind) +
+              _finish(a.ndim))
+    return _generated("impl", source, {})
+
+
+def _cumulative(kind, a, dtype=None):
+    rt = types._as_type(dtype.dtype) if given(dtype) and hasattr(dtype, "dtype") \
+        else _sum_type(a.dtype)
+    op = "+" if kind == "sum" else "*"
+    source = (
+        "def impl(a, axis=None, dtype=None, out=None):\n"
+        "    ax = _norm_axis(axis, a.ndim)\n"
+        "    b = _blocks(a, ax)\n"
+        "    before, along, after = b.shape\n"
+        "    r = np.empty((before, along, after), rt)\n"
+        "    for i in range(before):\n"
+        "        if along > 0:\n"
+        "            for k in range(after):\n"
+        "                r[i, 0, k] = rt(b[i, 0, k])\n"
+        "        for j in range(1, along):\n"
+        "            for k in range(after):\n"
+        f"                r[i, j, k] = r[i, j - 1, k] {op} rt(b[i, j, k])\n"
+        "    return r.reshape(a.shape)\n")
+    return _generated("impl", source, {"rt": rt})
+
+
+# ---- the functions, and the same as array methods ----
+
+def _register(func, method, typing):
+    overload(func)(typing)
+    if method:
+        overload_method(types.Array, method)(typing)
+
+
+def _sum(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _reduction("sum", a, dtype) if _applies(a, axis, out=out, keepdims=keepdims) else None
+
+
+def _prod(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _reduction("prod", a, dtype) if _applies(a, axis, out=out, keepdims=keepdims) else None
+
+
+def _min(a, axis=None, out=None, keepdims=False):
+    return _reduction("min", a) if _applies(a, axis, out=out, keepdims=keepdims) else None
+
+
+def _max(a, axis=None, out=None, keepdims=False):
+    return _reduction("max", a) if _applies(a, axis, out=out, keepdims=keepdims) else None
+
+
+def _mean(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _stat("mean", a) if _applies(a, axis, dtype=dtype, out=out, keepdims=keepdims) else None
+
+
+def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _stat("var", a) if _applies(a, axis, dtype=dtype, out=out, keepdims=keepdims) else None
+
+
+def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _stat("std", a) if _applies(a, axis, dtype=dtype, out=out, keepdims=keepdims) else None
+
+
+def _argmin(a, axis=None, out=None, keepdims=False):
+    return _arg("min", a) if _applies(a, axis, out=out, keepdims=keepdims) else None
+
+
+def _argmax(a, axis=None, out=None, keepdims=False):
+    return _arg("max", a) if _applies(a, axis, out=out, keepdims=keepdims) else None
+
+
+def _cumsum(a, axis=None, dtype=None, out=None):
+    return _cumulative("sum", a, dtype) if _applies(a, axis, out=out) else None
+
+
+def cumprod_along(a, axis):
+    """np.cumprod's axis form (numpy_math's overload of np.cumprod, and of a.cumprod, takes it
+    from here)."""
+    return _cumulative("prod", a) if _applies(a, axis) else None
+
+
+_register(np.sum, "sum", _sum)
+_register(np.prod, "prod", _prod)
+_register(np.min, "min", _min)
+_register(np.amin, None, _min)
+_register(np.max, "max", _max)
+_register(np.amax, None, _max)
+_register(np.mean, "mean", _mean)
+_register(np.var, "var", _var)
+_register(np.std, "std", _std)
+_register(np.argmin, "argmin", _argmin)
+_register(np.argmax, "argmax", _argmax)
+_register(np.cumsum, "cumsum", _cumsum)
