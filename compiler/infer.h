@@ -134,6 +134,11 @@ Type *infer_call(Infer *c, Instr *in);
 /* infer_calls.c: an operation that is a list method of the library (pyjit/lib/lists.py) on
  * these operands, self first: l[i:j] = other is list.__setitem__. in becomes its CALL_JIT. */
 Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **args, int nargs);
+/* A call of the library's method.<family>.<method> (pyjit/lib) with args, in's operands while it
+ * is typed: what the frontend or inference makes of an operation the library implements (a
+ * list's slice assignment, an array's fancy indexing). */
+Type *infer_library_method(Infer *c, Instr *in, const char *family, const char *method,
+                           Instr **args, int nargs);
 /* infer_calls.c: np.dot(a, b) and a @ b: the result type; in becomes INTRINSIC BI_NP_DOT. */
 Type *infer_dot(Infer *c, Instr *in);
 /* The Builtin a numpy/Python scalar type object names, or the scalar type of a dtype value. */

@@ -2011,8 +2011,14 @@ static const char *method_family(const Type *self)
 
 Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **args, int nargs)
 {
+    return infer_library_method(c, in, "list", method, args, nargs);
+}
+
+Type *infer_library_method(Infer *c, Instr *in, const char *family, const char *method,
+                           Instr **args, int nargs)
+{
     const CompilerHost *host = c->pi->prog->host;
-    const char *key = arena_printf(c->arena, "method.list.%s", method);
+    const char *key = arena_printf(c->arena, "method.%s.%s", family, method);
     void *handle = host && host->method_overloads ? host->method_overloads(host->ctx, key) : NULL;
     if (!handle)
         return infer_fail(c, in, DIAG_INTERNAL, "the library's %s is not registered", key + 7);

@@ -302,8 +302,24 @@ static void rewrite_array_access(Infer *c, Instr *in, Opcode op, Instr *arr, Ind
     infer_set_args(c, in, args, ix->n + 1 + (extra != NULL));
 }
 
+/* Whether an index has an array among its parts (advanced indexing: pyjit/lib/numpy_index.py). */
+static bool is_advanced_index(const Type *t)
+{
+    if (t->kind == TY_ARRAY)
+        return true;
+    if (t->kind == TY_TUPLE)
+        for (int i = 0; i < t->tuple.n; i++)
+            if (t->tuple.items[i]->kind == TY_ARRAY)
+                return true;
+    return false;
+}
+
 static Type *array_getitem(Infer *c, Instr *in, Instr *arr, Instr *idx)
 {
+    if (is_advanced_index(idx->type)) {
+        Instr *args[2] = {arr, idx};
+        return infer_library_method(c, in, "array", "__getitem__", args, 2);
+    }
     Index ix;
     int nints;
     if (!split_index(c, in, idx, &ix) || !check_index_types(c, in, arr->type, &ix, &nints))
@@ -591,6 +607,10 @@ Type *infer_setitem(Infer *c, Instr *in)
     if (t->array.readonly)
         return infer_fail(c, in, DIAG_TYPING, "array is read-only: %s cannot be assigned to",
                           infer_type_name(t));
+    if (is_advanced_index(idx->type)) {
+        Instr *args[3] = {obj, idx, val};
+        return infer_library_method(c, in, "array", "__setitem__", args, 3);
+    }
     Index ix;
     int nints;
     if (!split_index(c, in, idx, &ix) || !check_index_types(c, in, t, &ix, &nints))

@@ -53,6 +53,7 @@ METHODS = {
         "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__")),
     "numpy_shape": ("method.array.flatten",),
     "numpy_math": ("method.array.cumprod",),
+    "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),
     "numpy_axis": tuple(f"method.array.{name}" for name in (
         "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "cumsum")),
     "numpy_signal": ("method.array.any", "method.array.all"),

@@ -1,0 +1,249 @@
+"""Advanced indexing of arrays, written in the compiled subset: an index with an integer or a
+boolean array among its parts (compiler/infer_items.c routes such an a[idx] and a[idx] = value
+here as the methods __getitem__ and __setitem__; every other index is lowered inline).
+
+    a[mask]                  mask a bool array of a's shape: the selected items, a 1-d copy
+    a[ind]                   ind an int array (any ndim; negative items wrap): a copy of shape
+                             ind.shape + a.shape[1:]; a 1-d bool array selects along axis 0
+    a[i, :, ind], ...        one array among ints and slices: the basic part is a view, taken
+                             along the array's axis; the taken axes stand where the array stood,
+                             or first when ints and the array are separated by a slice (NumPy's
+                             rule for combined advanced indices)
+    a[...] = value           the same selections assigned: value a scalar, or an array of the
+                             selection's shape (or, for a mask, of its number of True items)
+
+Out-of-bounds items raise IndexError, a mask of the wrong shape IndexError, an assignment of the
+wrong number of values ValueError, with NumPy's messages. Each implementation is generated per
+index form (the positions of the array, the ints and the slices, and the ndims are types, known
+when it is compiled), with loops nested per axis, so non-contiguous arrays are read and written in
+place."""
+import linecache
+
+import numpy as np
+
+from ._util import is_array, is_number, overload, overload_method, types
+
+
+def _generated(source, env=None):
+    filename = f"<pyjit.lib.numpy_index {len(linecache.cache)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope = dict(env or {}, np=np, _wrap=_wrap)
+    exec(compile(source, filename, "exec"), scope)
+    return scope["impl"]
+
+
+def _wrap(i, n, axis):
+    pass
+
+
+@overload(_wrap)
+def _wrap_impl(i, n, axis):
+    """i as an index into an axis of size n: negative ones wrap; out of bounds is NumPy's
+    IndexError."""
+    def impl(i, n, axis):
+        j = i + n if i < 0 else i
+        if j < 0 or j >= n:
+            raise IndexError("index " + str(i) + " is out of bounds for axis " + str(axis) +
+                             " with size " + str(n))
+        return j
+    return impl
+
+
+def _loops(names, bounds, indent):
+    """Nested for loops over names in range(bounds), and the indentation inside them."""
+    lines = ""
+    for name, bound in zip(names, bounds):
+        lines += " " * indent + f"for {name} in range({bound}):\n"
+        indent += 4
+    return lines, indent
+
+
+def _tuple(items):
+    return "(" + "".join(f"{x}, " for x in items) + ")"
+
+
+# ---- a[mask], a mask of a's shape ---------------------------------------------------------
+
+def _mask_check(ndim):
+    lines = ""
+    for d in range(ndim):
+        lines += (f"    if m.shape[{d}] != a.shape[{d}]:\n"
+                  f"        raise IndexError('boolean index did not match indexed array along "
+                  f"axis {d}; size of axis is ' + str(a.shape[{d}]) + ' but size of "
+                  f"corresponding boolean axis is ' + str(m.shape[{d}]))\n")
+    return lines
+
+
+def _mask_get(ndim):
+    names = [f"i{d}" for d in range(ndim)]
+    at = _tuple(names)
+    loops, ind = _loops(names, [f"a.shape[{d}]" for d in range(ndim)], 4)
+    pad = " " * ind
+    return ("def impl(a, idx):\n    m = idx\n" + _mask_check(ndim) +
+            "    out = np.empty(np.count_nonzero(m), a.dtype)\n    k = 0\n" + loops +
+            f"{pad}if m[{at}]:\n{pad}    out[k] = a[{at}]\n{pad}    k += 1\n    return out\n")
+
+
+def _mask_set(ndim, value_is_array):
+    names = [f"i{d}" for d in range(ndim)]
+    at = _tuple(names)
+    loops, ind = _loops(names, [f"a.shape[{d}]" for d in range(ndim)], 4)
+    pad = " " * ind
+    head = "def impl(a, idx, value):\n    m = idx\n" + _mask_check(ndim)
+    if not value_is_array:
+        return head + loops + f"{pad}if m[{at}]:\n{pad}    a[{at}] = value\n"
+    return (head + "    v = value.ravel()\n    n = np.count_nonzero(m)\n"
+            "    if v.size != n and v.size != 1:\n"
+            "        raise ValueError('NumPy boolean array indexing assignment cannot assign ' + "
+            "str(v.size) + ' input values to the ' + str(n) + ' output values where the mask is "
+            "true')\n    k = 0\n" + loops +
+            f"{pad}if m[{at}]:\n{pad}    a[{at}] = v[k if v.size > 1 else 0]\n{pad}    k += 1\n")
+
+
+# ---- one array among ints and slices ------------------------------------------------------
+
+class _Form:
+    """An index tuple's form: where the array is (pos), which parts are ints, and where the taken
+    axes go in the result (NumPy: in place, or first when a slice separates ints and the
+    array)."""
+
+    def __init__(self, a, parts):
+        self.ndim = a.ndim
+        self.parts = parts
+        arrays = [p for p, t in enumerate(parts) if is_array(t)]
+        if len(arrays) != 1:
+            raise TypeError("pyjit indexes an array with one integer or boolean array at most "
+                            "(among ints and slices); index with the arrays one after another")
+        self.pos = arrays[0]
+        ind = parts[self.pos]
+        if isinstance(ind.dtype, types.Boolean) and ind.ndim != 1:
+            raise TypeError("a boolean array inside an index tuple must be 1-d")
+        if not isinstance(ind.dtype, (types.Integer, types.Boolean)):
+            raise TypeError(f"arrays used as indices must be of integer or boolean type, not "
+                            f"{ind.dtype}")
+        for t in parts:
+            if not (is_array(t) or isinstance(t, types.Integer) or t.name == "slice"):
+                raise TypeError(f"unsupported index part {t!r} beside an array")
+        if len(parts) > a.ndim:
+            raise IndexError("too many indices for array")
+        self.ints = [p for p, t in enumerate(parts) if isinstance(t, types.Integer)]
+        # the axis of the basic view the array indexes, and whether the taken axes go first
+        self.axis = self.pos - sum(1 for p in self.ints if p < self.pos)
+        advanced = sorted(self.ints + [self.pos])
+        self.first = any(not isinstance(parts[p], types.Integer) and not is_array(parts[p])
+                         for p in range(advanced[0], advanced[-1] + 1))
+        self.view_ndim = a.ndim - len(self.ints)
+        self.ind_ndim = ind.ndim if not isinstance(ind.dtype, types.Boolean) else 1
+        self.boolean = isinstance(ind.dtype, types.Boolean)
+
+    def view_source(self):
+        """b, the view of the basic part (a full slice where the array is), and ind, the array
+        as flat int64 indices (a mask's positions)."""
+        sub = [":" if p == self.pos else f"idx[{p}]" for p in range(len(self.parts))]
+        lines = f"    b = a[{', '.join(sub)},]\n"
+        if self.boolean:
+            lines += (f"    msk = idx[{self.pos}]\n"
+                      f"    if msk.shape[0] != b.shape[{self.axis}]:\n"
+                      f"        raise IndexError('boolean index did not match indexed array along "
+                      f"axis {self.pos}; size of axis is ' + str(b.shape[{self.axis}]) + ' but "
+                      f"size of corresponding boolean axis is ' + str(msk.shape[0]))\n"
+                      f"    ind = np.flatnonzero(msk)\n")
+        else:
+            lines += f"    ind = idx[{self.pos}].ravel()\n"
+        return lines
+
+    def shapes(self):
+        """The result's shape (source) and its axis names: the view's axes with the taken ones
+        (the array's shape) in place of axis, or first."""
+        taken = ([f"idx[{self.pos}].shape[{d}]" for d in range(self.ind_ndim)]
+                 if not self.boolean else ["ind.size"])
+        rest = [f"b.shape[{d}]" for d in range(self.view_ndim) if d != self.axis]
+        if self.first:
+            return taken + rest
+        return rest[:self.axis] + taken + rest[self.axis:]
+
+    def loops(self):
+        """Loops over k (the flat taken position) and the view's other axes, and the item of b
+        and of the flat result they address."""
+        others = [f"j{d}" for d in range(self.view_ndim) if d != self.axis]
+        bounds = [f"b.shape[{d}]" for d in range(self.view_ndim) if d != self.axis]
+        names = ["k"] + others if self.first else \
+            others[:self.axis] + ["k"] + others[self.axis:]
+        bounds = ["ind.size"] + bounds if self.first else \
+            bounds[:self.axis] + ["ind.size"] + bounds[self.axis:]
+        view_at = [f"j{d}" if d != self.axis else "t" for d in range(self.view_ndim)]
+        return names, bounds, _tuple(view_at), _tuple(names)
+
+
+def _take_get(form):
+    names, bounds, view_at, out_at = form.loops()
+    loops, ind = _loops(names, bounds, 4)
+    pad = " " * ind
+    return ("def impl(a, idx):\n" + form.view_source() +
+            f"    out = np.empty({_tuple(bounds)}, a.dtype)\n" + loops +
+            f"{pad}t = _wrap(ind[k], b.shape[{form.axis}], {form.pos})\n"
+            f"{pad}out[{out_at}] = b[{view_at}]\n"
+            f"    return out.reshape({_tuple(form.shapes())})\n")
+
+
+def _take_set(form, value_is_array):
+    names, bounds, view_at, out_at = form.loops()
+    loops, ind = _loops(names, bounds, 4)
+    pad = " " * ind
+    head = "def impl(a, idx, value):\n" + form.view_source()
+    if not value_is_array:
+        return (head + loops + f"{pad}t = _wrap(ind[k], b.shape[{form.axis}], {form.pos})\n"
+                f"{pad}b[{view_at}] = value\n")
+    shape = form.shapes()
+    if value_is_array != len(shape):   # NumPy broadcasts; pyjit takes the selection's shape
+        raise TypeError(f"assigning a {value_is_array}-d array to a selection of "
+                        f"{len(shape)} dimensions: pyjit takes a scalar or an array of the "
+                        "selection's shape")
+    check = "".join(f"    if value.shape[{d}] != {s}:\n"
+                    "        raise ValueError('shape mismatch: value array could not be "
+                    "broadcast to the indexing result')\n"
+                    for d, s in enumerate(shape))
+    return (head + check + f"    v = value.copy().reshape({_tuple(bounds)})\n" +
+            loops + f"{pad}t = _wrap(ind[k], b.shape[{form.axis}], {form.pos})\n"
+            f"{pad}b[{view_at}] = v[{out_at}]\n")
+
+
+def _parts(a, idx):
+    return list(idx.types) if isinstance(idx, types.Tuple) else [idx]
+
+
+def _plain_mask(a, parts):
+    return len(parts) == 1 and is_array(parts[0]) and \
+        isinstance(parts[0].dtype, types.Boolean) and parts[0].ndim == a.ndim
+
+
+def _as_tuple_index(idx):
+    return not isinstance(idx, types.Tuple)
+
+
+@overload_method(types.Array, "__getitem__")
+def _getitem(a, idx):
+    parts = _parts(a, idx)
+    if _plain_mask(a, parts):
+        return _generated(_mask_get(a.ndim))
+    form = _Form(a, parts)
+    source = _take_get(form)
+    if _as_tuple_index(idx):   # a[ind]: the same code with idx made a 1-tuple
+        source = source.replace("def impl(a, idx):\n", "def impl(a, idx):\n    idx = (idx,)\n", 1)
+    return _generated(source)
+
+
+@overload_method(types.Array, "__setitem__")
+def _setitem(a, idx, value):
+    if not (is_array(value) or is_number(value)):
+        return None
+    value_is_array = value.ndim if is_array(value) else 0
+    parts = _parts(a, idx)
+    if _plain_mask(a, parts):
+        return _generated(_mask_set(a.ndim, value_is_array))
+    form = _Form(a, parts)
+    source = _take_set(form, value_is_array)
+    if _as_tuple_index(idx):
+        source = source.replace("def impl(a, idx, value):\n",
+                                "def impl(a, idx, value):\n    idx = (idx,)\n", 1)
+    return _generated(source)

@@ -1,0 +1,146 @@
+"""Advanced indexing (pyjit/lib/numpy_index.py) against NumPy: boolean masks, integer arrays,
+one array among ints and slices (the taken axes in place or first, NumPy's rule), on views and
+non-contiguous arrays, read and assigned; and the errors NumPy raises."""
+import numpy as np
+import pytest
+
+import pyjit
+from pyjit import njit
+
+from util import assert_same
+
+RNG = np.random.default_rng(11)
+I = np.array
+
+
+def cube():
+    return RNG.standard_normal((4, 5, 3))
+
+
+GETS = [
+    lambda a: a[a > 0],
+    lambda a: a[I([2, -1, 0])],
+    lambda a: a[I([[1, 2], [3, 0]])],
+    lambda a: a[:, I([4, 0])],
+    lambda a: a[1, I([4, 0])],
+    lambda a: a[1, :, I([2, 0])],          # int and array separated by a slice: taken axes first
+    lambda a: a[I([3, 1]), :, 0],
+    lambda a: a[:, I([3, 1]), 0],
+    lambda a: a[I([True, False, True, True])],
+    lambda a: a[:, I([True, False, True, True, False])],
+    lambda a: a[::2][I([1, 0])],
+    lambda a: a.T[a.T < 0],
+    lambda a: a[:, 1:4][I([0, 3]), 2],
+    lambda a: a[0, 0][I([2, 2, 1])],
+    lambda a: a.astype(np.int32)[I([1], np.uint8)],
+]
+
+
+@pytest.mark.parametrize("case", range(len(GETS)))
+def test_get(case):
+    f = GETS[case]
+    a = cube()
+    assert_same(njit(f)(a), f(a))
+
+
+def _set_mask(a):
+    a[a > 0] = 0.0
+    return a
+
+
+def _set_ints(a):
+    a[I([2, -1])] = 7.0
+    return a
+
+
+def _set_values(a):
+    a[:, I([4, 0]), 1] = np.arange(8.0).reshape(4, 2)
+    return a
+
+
+def _set_mask_values(a):
+    a[a < 0] = np.arange(100.0)[:np.count_nonzero(a < 0)]
+    return a
+
+
+def _set_mask_in_tuple(a):
+    a[1, :, I([True, False, True])] = -1.0
+    return a
+
+
+def _set_rows(a):
+    a[I([0, 2])] = np.ones((2, 5, 3))
+    return a
+
+
+def _set_through_view(a):
+    b = a[:, ::2]
+    b[b > 0] = 5.0
+    return a
+
+
+def _set_transposed(a):
+    a.T[a.T > 0] = 3.0
+    return a
+
+
+SETS = [_set_mask, _set_ints, _set_values, _set_mask_values, _set_mask_in_tuple, _set_rows,
+        _set_through_view, _set_transposed]
+
+
+@pytest.mark.parametrize("f", SETS, ids=[f.__name__ for f in SETS])
+def test_set(f):
+    a = cube()
+    assert_same(njit(f)(a.copy()), f(a.copy()))
+
+
+def _out_of_bounds(a):
+    return a[I([9])]
+
+
+def _negative_out_of_bounds(a):
+    return a[:, I([-6])]
+
+
+def _mask_shape(a):
+    return a[I([True, False])]
+
+
+def _too_many_values(a):
+    a[a > 0] = np.ones(2)
+    return a
+
+
+@pytest.mark.parametrize("f", [_out_of_bounds, _negative_out_of_bounds, _mask_shape,
+                               _too_many_values])
+def test_errors_match_numpy(f):
+    a = cube()
+    with pytest.raises(Exception) as expected:
+        f(a.copy())
+    with pytest.raises(type(expected.value)) as got:
+        njit(f)(a.copy())
+    assert str(got.value).splitlines()[0] == str(expected.value)
+
+
+def test_refused_forms_say_why():
+    with pytest.raises(pyjit.TypingError, match="integer or boolean type"):
+        njit(lambda a: a[I([1.0])])(cube())
+    with pytest.raises(pyjit.TypingError, match="one integer or boolean array at most"):
+        njit(lambda a: a[I([1]), I([0])])(cube())
+
+
+def test_gathers_in_a_loop_keep_memory_flat():
+    from util import memory_in_use
+
+    @njit
+    def f(a, idx):
+        s = 0.0
+        for _ in range(100):
+            s += a[idx].sum() + a[a > 0.5].size
+        return s
+    a, idx = RNG.standard_normal(1000), RNG.integers(0, 1000, 100)
+    f(a, idx)
+    before = memory_in_use()
+    for _ in range(200):
+        f(a, idx)
+    assert memory_in_use() - before < 1 << 20
