@@ -206,6 +206,7 @@ Type *infer_const_type(Infer *c, const Const *k)
 {
     switch (k->kind) {
     case K_NONE: return ty_scalar(TY_NONE);
+    case K_ELLIPSIS: return ty_scalar(TY_ELLIPSIS);
     case K_BOOL: return ty_scalar(TY_BOOL);
     case K_INT: return ty_scalar(TY_INT64);
     case K_FLOAT: return ty_scalar(TY_FLOAT64);
@@ -901,7 +902,8 @@ static Type *type_build_tuple(Infer *c, Instr *in)
     Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(in->nargs + 1));
     for (int i = 0; i < in->nargs; i++) {
         items[i] = infer_value_type(in->args[i]->type);
-        if (!infer_is_runtime(items[i]) || items[i]->kind == TY_ITER)
+        bool index_part = items[i]->kind == TY_ELLIPSIS;   /* a[..., 0]: no room, no value */
+        if ((!infer_is_runtime(items[i]) && !index_part) || items[i]->kind == TY_ITER)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "a tuple cannot hold %s in compiled code",
                               infer_type_name(items[i]));
     }

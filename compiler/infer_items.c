@@ -153,8 +153,10 @@ Type *infer_getattr(Infer *c, Instr *in)
 
 typedef struct Index {
     int n;
-    Type *types[ABI_MAX_NDIM + 1];
-    Instr *values[ABI_MAX_NDIM + 1];   /* in the rewrite only */
+    int nnew;                           /* None parts: new axes of length 1 */
+    bool ellipsis;                      /* `...` was expanded into full slices */
+    Type *types[2 * ABI_MAX_NDIM + 1];
+    Instr *values[2 * ABI_MAX_NDIM + 1];   /* in the rewrite only */
 } Index;
 
 /* The per-axis parts of an index: a tuple built in place, a constant tuple, a tuple value, or a
@@ -163,11 +165,13 @@ static bool split_index(Infer *c, Instr *at, Instr *idx, Index *ix)
 {
     Type *t = idx->type;
     int n = t->kind == TY_TUPLE ? t->tuple.n : 1;
-    if (n > ABI_MAX_NDIM) {
+    if (n > 2 * ABI_MAX_NDIM) {
         infer_fail(c, at, DIAG_TYPING, "too many indices (%d)", n);
         return false;
     }
     ix->n = n;
+    ix->nnew = 0;
+    ix->ellipsis = false;
     if (t->kind != TY_TUPLE) {
         ix->types[0] = t;
         ix->values[0] = idx;
@@ -182,6 +186,9 @@ static bool split_index(Infer *c, Instr *at, Instr *idx, Index *ix)
         } else if (idx->op == OP_CONST && idx->cst->kind == K_TUPLE &&
                    idx->cst->tuple.items[i]->kind == K_INT) {
             ix->values[i] = infer_const_int(c, at, idx->cst->tuple.items[i]->i);
+        } else if (idx->op == OP_CONST && idx->cst->kind == K_TUPLE) {   /* None, ... */
+            ix->values[i] = infer_emit(c, at, OP_CONST, ix->types[i], 0);
+            ix->values[i]->cst = idx->cst->tuple.items[i];
         } else {
             ix->values[i] = infer_emit(c, at, OP_STATIC_GET, ix->types[i], 1);
             ix->values[i]->args[0] = idx;
@@ -191,9 +198,58 @@ static bool split_index(Infer *c, Instr *at, Instr *idx, Index *ix)
     return true;
 }
 
+static Instr *none_value(Infer *c, Instr *before)
+{
+    Instr *none = infer_emit(c, before, OP_CONST, ty_scalar(TY_NONE), 0);
+    none->cst = ir_new_const(c->fn, K_NONE);
+    return none;
+}
+
+/* `...` in an index: replaced by the full slices of the axes it stands for (those the other
+ * parts, None aside, leave). */
+static bool expand_ellipsis(Infer *c, Instr *at, Type *arr, Index *ix)
+{
+    int at_part = -1, used = 0;
+    for (int i = 0; i < ix->n; i++) {
+        if (ix->types[i]->kind == TY_ELLIPSIS) {
+            if (at_part >= 0) {
+                infer_fail(c, at, DIAG_TYPING, "an index can only have a single ellipsis ('...')");
+                return false;
+            }
+            at_part = i;
+        } else if (ix->types[i]->kind != TY_NONE) {
+            used++;
+        }
+    }
+    if (at_part < 0)
+        return true;
+    int fill = arr->array.ndim - used;
+    if (fill < 0 || ix->n - 1 + fill > 2 * ABI_MAX_NDIM)
+        fill = 0;   /* too many indices: check_index_types says so */
+    memmove(&ix->types[at_part + fill], &ix->types[at_part + 1],
+            sizeof *ix->types * (size_t)(ix->n - at_part - 1));
+    memmove(&ix->values[at_part + fill], &ix->values[at_part + 1],
+            sizeof *ix->values * (size_t)(ix->n - at_part - 1));
+    for (int k = 0; k < fill; k++) {
+        ix->types[at_part + k] = ty_scalar(TY_SLICE);
+        if (c->rewrite) {
+            Instr *start = none_value(c, at), *stop = none_value(c, at);   /* defined first */
+            Instr *s = infer_emit(c, at, OP_BUILD_SLICE, ty_scalar(TY_SLICE), 2);
+            s->args[0] = start;
+            s->args[1] = stop;
+            ix->values[at_part + k] = s;
+        }
+    }
+    ix->n += fill - 1;
+    ix->ellipsis = true;
+    return true;
+}
+
 static bool check_index_types(Infer *c, Instr *at, Type *arr, Index *ix, int *nints)
 {
     *nints = 0;
+    if (!expand_ellipsis(c, at, arr, ix))
+        return false;
     for (int i = 0; i < ix->n; i++) {
         Type *t = ix->types[i];
         if (ty_is_int(t))
@@ -202,9 +258,10 @@ static bool check_index_types(Infer *c, Instr *at, Type *arr, Index *ix, int *ni
             infer_fail(c, at, DIAG_UNSUPPORTED, "indexing with an array (fancy indexing) is not "
                        "supported");
             return false;
-        } else if (t->kind == TY_NONE || t->kind == TY_BOOL) {
-            infer_fail(c, at, DIAG_UNSUPPORTED, "indexing an array with %s is not supported",
-                       t->kind == TY_NONE ? "None (np.newaxis)" : "a bool");
+        } else if (t->kind == TY_NONE) {
+            ix->nnew++;
+        } else if (t->kind == TY_BOOL) {
+            infer_fail(c, at, DIAG_UNSUPPORTED, "indexing an array with a bool is not supported");
             return false;
         } else if (t->kind != TY_SLICE) {
             infer_fail(c, at, DIAG_TYPING, "array indices must be integers or slices, not %s",
@@ -212,9 +269,14 @@ static bool check_index_types(Infer *c, Instr *at, Type *arr, Index *ix, int *ni
             return false;
         }
     }
-    if (ix->n > arr->array.ndim) {
+    if (ix->n - ix->nnew > arr->array.ndim) {
         infer_fail(c, at, DIAG_TYPING, "too many indices for array: array is %d-dimensional, but "
-                   "%d were indexed", arr->array.ndim, ix->n);
+                   "%d were indexed", arr->array.ndim, ix->n - ix->nnew);
+        return false;
+    }
+    if (arr->array.ndim - *nints + ix->nnew > ABI_MAX_NDIM) {
+        infer_fail(c, at, DIAG_TYPING, "an index of %d new axes makes more than %d dimensions",
+                   ix->nnew, ABI_MAX_NDIM);
         return false;
     }
     return true;
@@ -279,10 +341,11 @@ static char view_layout(Instr *idx, Index *ix, Type *arr)
 
 static Type *selection_type(Type *arr, Instr *idx, Index *ix, int nints)
 {
-    int ndim = arr->array.ndim - nints;
+    int ndim = arr->array.ndim - nints + ix->nnew;
     if (ndim == 0)
         return arr->array.dtype;
-    char layout = view_layout(idx, ix, arr);
+    /* view_layout reads the index as written: not once `...` or None moved its parts */
+    char layout = ix->nnew || ix->ellipsis ? 'A' : view_layout(idx, ix, arr);
     if (ndim == 1 && layout == 'F')
         layout = 'C';
     return ty_array(arr->array.dtype, ndim, layout, arr->array.readonly);

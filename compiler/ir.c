@@ -276,6 +276,7 @@ static void print_const(Buf *b, const Const *c)
 {
     switch (c->kind) {
     case K_NONE: buf_printf(b, "None"); break;
+    case K_ELLIPSIS: buf_printf(b, "..."); break;
     case K_BOOL: buf_printf(b, "%s", c->b ? "True" : "False"); break;
     case K_INT: buf_printf(b, "%" PRId64, c->i); break;
     case K_FLOAT: print_float(b, c->f); break;
@@ -695,8 +696,9 @@ static int check_index_args(Checker *ck, Instr *in, int from, int to)
     if (in->nargs < 1 || !is_kind(ARGTYPE(in, 0), TY_ARRAY))
         return check_fail(ck, in, "args[0] is not an array");
     for (int k = from; k < to; k++)
-        if (!is_int64(ARGTYPE(in, k)) && !is_kind(ARGTYPE(in, k), TY_SLICE))
-            return check_fail(ck, in, "index %d is %s, not int64 or a slice", k - from,
+        if (!is_int64(ARGTYPE(in, k)) && !is_kind(ARGTYPE(in, k), TY_SLICE) &&
+            !is_kind(ARGTYPE(in, k), TY_NONE))
+            return check_fail(ck, in, "index %d is %s, not int64, a slice or None", k - from,
                               ARGTYPE(in, k)->name);
     return 0;
 }

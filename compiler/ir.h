@@ -68,6 +68,7 @@ typedef enum BuiltinWhere { BI_HOST = 1, BI_DEVICE = 2, BI_BOTH = 3 } BuiltinWhe
  * frozen at compile time by the frontend. */
 typedef enum ConstKind {
     K_NONE, K_BOOL, K_INT, K_FLOAT, K_COMPLEX, K_STR, K_TUPLE,
+    K_ELLIPSIS,     /* `...` (in an index: as many full slices as the axes it stands for) */
     K_MODULE,       /* name: "math", "cmath", "numpy", "pyjit", "pyjit.gpu", ... */
     K_FUNC,         /* name: a Python name in builtins.def ("math.sqrt", "numpy.zeros", "builtins.abs",
                        "numpy.float32" for type objects too); handle: the Python object */

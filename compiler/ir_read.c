@@ -167,6 +167,10 @@ static Const *read_const(Reader *r)
     Const *c = ir_new_const(r->fn, K_NONE);
     if (eat(r, "None"))
         return c;
+    if (eat(r, "...")) {
+        c->kind = K_ELLIPSIS;
+        return c;
+    }
     if (eat(r, "True") || eat(r, "False")) {
         c->kind = K_BOOL;
         c->b = r->p[-1] == 'e' && r->p[-2] == 'u';

@@ -1040,7 +1040,7 @@ static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
         LLVMValueRef f[2] = {LLVMConstReal(L->f64, c->c.re), LLVMConstReal(L->f64, c->c.im)};
         return lower_cast(L, LLVMConstStructInContext(L->ctx, f, 2, 0), ct, t);
     }
-    case K_NONE: return LLVMConstNull(L->none_ty);
+    case K_NONE: case K_ELLIPSIS: return LLVMConstNull(L->none_ty);
     case K_STR: return t->kind == TY_STR ? lower_str_const(L, c->s) : NULL;
     case K_TUPLE: {
         if (t->kind != TY_TUPLE)
@@ -1566,6 +1566,14 @@ static void loop_blocks(Lower *L, Instr *loop, bool *in_loop)
     }
 }
 
+static bool has_none_index(const Instr *access, int nidx)
+{
+    for (int k = 0; k < nidx; k++)
+        if (access->args[1 + k]->type->kind == TY_NONE)
+            return true;
+    return false;
+}
+
 /* For the range loop of FOR_ITER loop (the builder at the start of its body): its flag, with its
  * enclosing loop's, in L->loop_fits; the axes it covers marked in L->fits_axes, and itself as
  * the innermost loop of each access and loop in its body. */
@@ -1596,8 +1604,10 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
                 continue;
             Instr *a = in->args[0];
             int nidx = in->nargs - 1 - (in->op == OP_ARRAY_SET);
-            /* an array made in the loop has no shape before it */
-            if (a->type->kind != TY_ARRAY || in_loop[((BlockInfo *)a->block->aux)->index] || !L->vals[a->id])
+            /* an array made in the loop has no shape before it; with None parts (new axes) the
+             * parts are not the axes */
+            if (a->type->kind != TY_ARRAY || in_loop[((BlockInfo *)a->block->aux)->index] || !L->vals[a->id] ||
+                has_none_index(in, nidx))
                 continue;
             for (int k = 0; k < nidx && k < a->type->array.ndim; k++) {
                 int64_t c;

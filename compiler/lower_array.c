@@ -485,17 +485,21 @@ LLVMValueRef lower_slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVM
 }
 
 /* arr[idx...]: the element pointer when every axis is int-indexed (*view = NULL), else the view
- * (of type vt). */
+ * (of type vt). A None part adds an axis of length 1 (np.newaxis) and indexes no axis of arr. */
 static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMValueRef *view)
 {
     Instr *a = in->args[0];
     Type *at = a->type;
     LLVMValueRef arr = lower_value(L, a), off = lower_i64(L, 0);
     LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
-    int nd = 0;
+    int nd = 0, part = 0;
     for (int k = 0; k < at->array.ndim; k++) {
+        for (; part < nidx && in->args[1 + part]->type->kind == TY_NONE && nd < ABI_MAX_NDIM; part++) {
+            sh[nd] = lower_i64(L, 1);
+            st[nd++] = lower_i64(L, 0);
+        }
         LLVMValueRef n = lower_array_dim(L, arr, k), s = lower_array_stride(L, at, arr, k);
-        Instr *ix = k < nidx ? in->args[1 + k] : NULL;
+        Instr *ix = part < nidx ? in->args[1 + part++] : NULL;
         if (ix && ix->type->kind != TY_SLICE) {
             LLVMValueRef i = lower_cast(L, lower_value(L, ix), ix->type, ty_scalar(TY_INT64));
             off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, norm_index(L, in, ix, i, n, k), s, ""), "");
@@ -508,6 +512,10 @@ static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMVal
             sh[nd] = n;
             st[nd++] = s;
         }
+    }
+    for (; part < nidx && nd < ABI_MAX_NDIM; part++) {   /* trailing None parts */
+        sh[nd] = lower_i64(L, 1);
+        st[nd++] = lower_i64(L, 0);
     }
     LLVMValueRef p = byte_gep(L, lower_array_data(L, arr), off);
     *view = NULL;
@@ -581,17 +589,12 @@ int lower_array_set(Lower *L, Instr *in)
 {
     Type *at = in->args[0]->type;
     Instr *val = in->args[in->nargs - 1];
-    int nidx = in->nargs - 2;
-    bool all_int = nidx == at->array.ndim;
-    for (int k = 0; k < nidx; k++)
-        all_int &= in->args[1 + k]->type->kind != TY_SLICE;
-    Type *vt = NULL;
-    if (!all_int) {
-        int nd = at->array.ndim;
-        for (int k = 0; k < nidx; k++)
-            nd -= in->args[1 + k]->type->kind != TY_SLICE;
-        vt = ty_array(at->array.dtype, nd, 'A', false);
+    int nidx = in->nargs - 2, nd = at->array.ndim;
+    for (int k = 0; k < nidx; k++) {
+        TypeKind kind = in->args[1 + k]->type->kind;
+        nd += kind == TY_NONE ? 1 : kind == TY_SLICE ? 0 : -1;
     }
+    Type *vt = nd > 0 ? ty_array(at->array.dtype, nd, 'A', false) : NULL;
     LLVMValueRef view;
     LLVMValueRef p = index_array(L, in, nidx, vt, &view);
     if (!p)

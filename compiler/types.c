@@ -159,6 +159,8 @@ Type *ty_scalar(TypeKind kind)
         proto.name = "range";
     else if (kind == TY_SLICE)
         proto.name = "slice";
+    else if (kind == TY_ELLIPSIS)
+        proto.name = "ellipsis";
     else
         return NULL;
     return intern(proto.name, &proto);

@@ -32,6 +32,7 @@ typedef enum TypeKind {
     TY_TUPLE,       /* tuple.n, tuple.items */
     TY_RANGE,       /* range(start, stop, step), int64 */
     TY_SLICE,       /* slice(start, stop, step): int64 fields, missing ones flagged */
+    TY_ELLIPSIS,    /* `...`: only in an array's index, where inference expands it to slices */
     TY_ITER,        /* iterator over iter.over (a range, array, tuple or list) */
     TY_LIST,        /* a mutable list of list.item; item NULL while inference has not seen one
                      * (`[]` typed by later use: "list(undetermined)"). list.typed: a typed list

@@ -135,6 +135,8 @@ static int const_of_value(FeCtx *ctx, PyObject *obj, Const *c)
 {
     if (obj == Py_None) {
         c->kind = K_NONE;
+    } else if (obj == Py_Ellipsis) {
+        c->kind = K_ELLIPSIS;
     } else if (PyBool_Check(obj)) {
         c->kind = K_BOOL;
         c->b = obj == Py_True;
