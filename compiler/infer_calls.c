@@ -1806,6 +1806,34 @@ static Type *type_str(Infer *c, Instr *in, Builtin bi, Args *a) { return str_cal
 static Type *type_dict(Infer *c, Instr *in, Builtin bi, Args *a) { return table_call(c, in, bi, a); }
 static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return reshape_method(c, in, a); }
 
+/* np.lib.stride_tricks.as_strided(x, shape, strides): a view of x's memory; shape and strides
+ * are ints or tuples of ints of one length, the view's ndim. Unchecked, as NumPy's is: the
+ * library builds its views (transpose(axes), swapaxes, squeeze, ...) on it. */
+static Type *type_as_strided(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Type *shape_as, *strides_as;
+    if (!want_args(c, in, a, 3, 3))
+        return NULL;
+    if (a->pos[0]->type->kind != TY_ARRAY)
+        return arg_error(c, in, a, 0, "an array");
+    int nd = shape_ndim(c, in, a, 1, &shape_as), ns = nd < 0 ? -1 : shape_ndim(c, in, a, 2, &strides_as);
+    if (nd < 0 || ns < 0)
+        return NULL;
+    if (nd != ns || nd > ABI_MAX_NDIM)
+        return infer_fail(c, in, DIAG_TYPING, "as_strided() takes a shape and strides of one length "
+                          "(at most %d), got %d and %d", ABI_MAX_NDIM, nd, ns);
+    Type *x = a->pos[0]->type;
+    Type *r = ty_array(x->array.dtype, nd, 'A', x->array.readonly);
+    if (c->rewrite) {
+        Instr *args[3] = {a->pos[0], infer_coerce(c, in, a->pos[1], shape_as),
+                          infer_coerce(c, in, a->pos[2], strides_as)};
+        in->op = OP_INTRINSIC;
+        in->sub = bi;
+        infer_set_args(c, in, args, 3);
+    }
+    return r;
+}
+
 static Type *type_numpy_reduction(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     return reduction(c, in, numpy_reduction_as(bi), a);

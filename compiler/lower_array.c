@@ -1512,6 +1512,19 @@ LLVMValueRef lower_bi_reshape(Lower *L, Instr *in, Builtin bi)
     return reshape(L, in, in->args[0], shape, nd);
 }
 
+LLVMValueRef lower_bi_as_strided(Lower *L, Instr *in, Builtin bi)
+{
+    (void)bi;
+    int nd = in->type->array.ndim;
+    LLVMValueRef shape[ABI_MAX_NDIM], strides[ABI_MAX_NDIM], x = lower_value(L, in->args[0]);
+    shape_of(L, in->args[1], nd, shape);
+    shape_of(L, in->args[2], nd, strides);
+    LLVMValueRef v = array_view(L, in->type, x, lower_array_data(L, x), shape, strides);
+    lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
+    lower_own(L, in, v);
+    return v;
+}
+
 LLVMValueRef lower_bi_ravel(Lower *L, Instr *in, Builtin bi)
 {
     (void)bi;

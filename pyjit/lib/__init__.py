@@ -40,7 +40,8 @@ INDEX = {
                      "corrcoef"),
     "numpy_shape": ("concatenate", "stack", "vstack", "hstack", "column_stack", "expand_dims",
                     "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "roll",
-                    "repeat", "tile", "transpose", "ravel"),
+                    "repeat", "tile", "ravel"),
+    "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze"),
     "dicts": ("builtins.set",),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
                    "argmax", "cumsum"),
@@ -53,6 +54,7 @@ METHODS = {
         "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__")),
     "numpy_shape": ("method.array.flatten",),
     "numpy_math": ("method.array.cumprod",),
+    "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze"),
     "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),
     "numpy_axis": tuple(f"method.array.{name}" for name in (
         "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "cumsum")),

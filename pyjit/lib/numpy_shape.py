@@ -1,6 +1,6 @@
 """Joining, splitting the shape of and rearranging arrays, written in the compiled subset:
 np.concatenate, stack, vstack, hstack, column_stack, expand_dims, atleast_1d/2d/3d, flip,
-fliplr, flipud, roll, repeat, tile, transpose, ravel, and array.flatten. Semantics and messages
+fliplr, flipud, roll, repeat, tile, ravel, and array.flatten. Semantics and messages
 are NumPy's.
 
 A tuple of arrays may mix layouts and dtypes (its items are then of different types), so the
@@ -368,13 +368,6 @@ def _tile(A, reps):
               "        dst[:, k * n:(k + 1) * n, :] = src\n"
               "    return out\n")
     return _generated("impl", source, {})
-
-
-@overload(np.transpose)
-def _transpose(a, axes=None):
-    if not is_array(a) or not (axes is None or isinstance(axes, (types.NoneType, types.Omitted))):
-        return None
-    return lambda a, axes=None: a.T
 
 
 @overload(np.ravel)
