@@ -10,6 +10,7 @@ whatever its dimension, so that one slice assignment moves each block."""
 import linecache
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ._util import is_array, is_number, overload, overload_method, promote, types
 
@@ -21,7 +22,8 @@ def _generated(name, source, env):
     tracebacks and the compiler's messages find it)."""
     filename = f"<pyjit.lib.numpy_shape {name} {len(linecache.cache)}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    scope = dict(env, np=np, AxisError=AxisError, _blocks=_blocks, _norm_axis=_norm_axis)
+    scope = dict(env, np=np, AxisError=AxisError, _blocks=_blocks, _norm_axis=_norm_axis,
+                 as_strided=as_strided)
     exec(compile(source, filename, "exec"), scope)
     return scope[name]
 
@@ -203,11 +205,12 @@ def _expand_dims(a, axis):
     nd = a.ndim
     source = ("def impl(a, axis):\n"
               f"    ax = _norm_axis(axis, {nd + 1})\n"
-              "    b = a if c_layout else a.copy()\n"
               "    " + _shape_source(nd + 1, "shape",
                                      lambda d: f"1 if ax == {d} else a.shape[{d} - ({d} > ax)]")
-              + "\n    return b.reshape(shape)\n")
-    return _generated("impl", source, {"c_layout": a.layout == "C"})
+              + "\n    " + _shape_source(nd + 1, "strides",
+                                         lambda d: f"0 if ax == {d} else a.strides[{d} - ({d} > ax)]")
+              + "\n    return as_strided(a, shape, strides)\n")
+    return _generated("impl", source, {})
 
 
 def _at_least(a, ndim):
@@ -218,18 +221,17 @@ def _at_least(a, ndim):
         return None
     if a.ndim >= ndim:
         return lambda a: a
-    c_layout = a.layout == "C"
     # NumPy: a 0-d array becomes (1,)*ndim; 1-d (n,) becomes (1, n) and (1, n, 1); 2-d (m, n)
-    # becomes (m, n, 1)
+    # becomes (m, n, 1): views, the new axes of stride 0
     if a.ndim == 0:
-        shape = "(1,)" if ndim == 1 else "(1, 1)" if ndim == 2 else "(1, 1, 1)"
+        shape, strides = "(1,) * %d" % ndim, "(0,) * %d" % ndim
     elif a.ndim == 1:
         shape = "(1, a.shape[0])" if ndim == 2 else "(1, a.shape[0], 1)"
+        strides = "(0, a.strides[0])" if ndim == 2 else "(0, a.strides[0], 0)"
     else:
-        shape = "(a.shape[0], a.shape[1], 1)"
-    source = ("def impl(a):\n    b = a if c_layout else a.copy()\n"
-              f"    return b.reshape({shape})\n")
-    return _generated("impl", source, {"c_layout": c_layout})
+        shape, strides = "(a.shape[0], a.shape[1], 1)", "(a.strides[0], a.strides[1], 0)"
+    source = f"def impl(a):\n    return as_strided(a, {shape}, {strides})\n"
+    return _generated("impl", source, {})
 
 
 @overload(np.atleast_1d)
