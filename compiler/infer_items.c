@@ -365,14 +365,15 @@ static void rewrite_array_access(Infer *c, Instr *in, Opcode op, Instr *arr, Ind
     infer_set_args(c, in, args, ix->n + 1 + (extra != NULL));
 }
 
-/* Whether an index has an array among its parts (advanced indexing: pyjit/lib/numpy_index.py). */
+/* Whether an index has an array or a list among its parts (advanced indexing:
+ * pyjit/lib/numpy_index.py). */
 static bool is_advanced_index(const Type *t)
 {
-    if (t->kind == TY_ARRAY)
+    if (t->kind == TY_ARRAY || t->kind == TY_LIST)
         return true;
     if (t->kind == TY_TUPLE)
         for (int i = 0; i < t->tuple.n; i++)
-            if (t->tuple.items[i]->kind == TY_ARRAY)
+            if (t->tuple.items[i]->kind == TY_ARRAY || t->tuple.items[i]->kind == TY_LIST)
                 return true;
     return false;
 }
@@ -670,7 +671,9 @@ Type *infer_setitem(Infer *c, Instr *in)
     if (t->array.readonly)
         return infer_fail(c, in, DIAG_TYPING, "array is read-only: %s cannot be assigned to",
                           infer_type_name(t));
-    if (is_advanced_index(idx->type)) {
+    /* advanced indices, and a list or tuple stored (converted as np.array converts it) */
+    bool sequence = val->type->kind == TY_LIST || val->type->kind == TY_TUPLE;
+    if (is_advanced_index(idx->type) || sequence) {
         Instr *args[3] = {obj, idx, val};
         return infer_library_method(c, in, "array", "__setitem__", args, 3);
     }

@@ -144,3 +144,56 @@ def test_gathers_in_a_loop_keep_memory_flat():
     for _ in range(200):
         f(a, idx)
     assert memory_in_use() - before < 1 << 20
+
+
+LIST_GETS = [
+    lambda a: a[[2, 0]],
+    lambda a: a[:, [True, False, True, False, True]],
+    lambda a: a[1, [3, 3], 0],
+]
+
+
+@pytest.mark.parametrize("case", range(len(LIST_GETS)))
+def test_lists_as_indices(case):
+    f = LIST_GETS[case]
+    a = cube()
+    assert_same(njit(f)(a), f(a))
+
+
+def _store_tuple(a):
+    a[0:3, 1, 0] = (1.0, 2.0, 3.0)
+    return a
+
+
+def _store_list_at_ints(a):
+    a[[0, 2], 0] = 5.0
+    return a
+
+
+def _augmented_mask(a):
+    a[a > 0.5] += 100.0
+    return a
+
+
+def _store_list_row(a):
+    a[1, 2] = [9.0, 8.0, 7.0]
+    return a
+
+
+def _store_nested_tuple(a):
+    a[[0, 2], 1:3, 0] = ((1, 2), (3, 4))
+    return a
+
+
+@pytest.mark.parametrize("f", [_store_tuple, _store_list_at_ints, _augmented_mask,
+                               _store_list_row, _store_nested_tuple])
+def test_sequences_stored(f):
+    a = cube()
+    assert_same(njit(f)(a.copy()), f(a.copy()))
+
+
+@pytest.mark.parametrize("f", [lambda: np.array((1, 2.5, True)), lambda: np.array(((1, 2), (3, 4))),
+                               lambda: np.array([(1.0, 2.0), (3.0, 4.0)]),
+                               lambda: np.array((3, 4), dtype=np.float32)])
+def test_array_of_tuples(f):
+    assert_same(njit(f)(), f())

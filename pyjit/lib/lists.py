@@ -277,9 +277,39 @@ def _typed_list(iterable=None):
     return impl
 
 
+def _numeric(t):
+    return isinstance(t, (types.Number, types.Boolean))
+
+
+def _array_of_tuple(obj, dtype):
+    """np.array of a tuple of numbers (1-d) or of a tuple of equally long tuples of numbers
+    (2-d), their types promoted as NumPy's: unrolled, as a tuple's items may differ in type."""
+    from ._util import promote
+    from .numpy_index import _generated
+    items = obj.types
+    if all(_numeric(t) for t in items):
+        dt = dtype or (promote(*items) if items else types.float64)
+        body = "".join(f"    out[{i}] = obj[{i}]\n" for i in range(len(items)))
+        return _generated(f"def impl(obj, dtype=None):\n    out = np.empty({len(items)}, dt)\n"
+                          + body + "    return out\n", {"dt": dt})
+    rows = [getattr(t, "types", None) for t in items]
+    if not items or any(r is None or len(r) != len(rows[0]) or not all(_numeric(x) for x in r)
+                        for r in rows):
+        return None
+    dt = dtype or promote(*(x for r in rows for x in r))
+    body = "".join(f"    out[{i}, {j}] = obj[{i}][{j}]\n"
+                   for i in range(len(rows)) for j in range(len(rows[0])))
+    return _generated(f"def impl(obj, dtype=None):\n"
+                      f"    out = np.empty(({len(rows)}, {len(rows[0])}), dt)\n" + body +
+                      "    return out\n", {"dt": dt})
+
+
 def _array_of_list(obj, dtype):
-    """np.array of a list of numbers (1-d), or of a list of lists or 1-d arrays of numbers
-    (2-d, every row as long as the first); None for anything else."""
+    """np.array of a list of numbers (1-d), or of a list of lists, tuples or 1-d arrays of
+    numbers (2-d, every row as long as the first), or of tuples (_array_of_tuple); None for
+    anything else."""
+    if isinstance(obj, types.Tuple):
+        return _array_of_tuple(obj, dtype)
     if not isinstance(obj, types.List):
         return None
     item = obj.dtype
@@ -292,7 +322,7 @@ def _array_of_list(obj, dtype):
                 out[i] = obj[i]
             return out
         return flat
-    inner = item.dtype if isinstance(item, (types.List, types.Array)) else None
+    inner = item.dtype if isinstance(item, (types.List, types.Array, types.UniTuple)) else None
     if inner is None or not isinstance(inner, (types.Number, types.Boolean)) or \
             (isinstance(item, types.Array) and item.ndim != 1):
         return None

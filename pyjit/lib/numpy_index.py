@@ -209,7 +209,30 @@ def _take_set(form, value_is_array):
 
 
 def _parts(a, idx):
-    return list(idx.types) if isinstance(idx, types.Tuple) else [idx]
+    """The index's parts, a list taken as the 1-d array np.array makes of it."""
+    parts = list(idx.types) if isinstance(idx, types.Tuple) else [idx]
+    for i, t in enumerate(parts):
+        if isinstance(t, types.List):
+            if not isinstance(t.dtype, (types.Integer, types.Boolean)):
+                raise TypeError(f"a list used as an index must hold ints or bools, not {t.dtype}")
+            parts[i] = types.Array(t.dtype, 1, "C")
+    return parts
+
+
+def _lists_as_arrays(idx):
+    """Source that rebinds idx with its lists made arrays (np.array of each)."""
+    if isinstance(idx, types.List):
+        return "    idx = np.array(idx)\n"
+    if isinstance(idx, types.Tuple) and any(isinstance(t, types.List) for t in idx.types):
+        items = [f"np.array(idx[{p}])" if isinstance(t, types.List) else f"idx[{p}]"
+                 for p, t in enumerate(idx.types)]
+        return f"    idx = {_tuple(items)}\n"
+    return ""
+
+
+def _with_prelude(source, head, prelude):
+    """source with prelude inserted after its def line head."""
+    return source.replace(head, head + prelude, 1) if prelude else source
 
 
 def _plain_mask(a, parts):
@@ -224,26 +247,33 @@ def _as_tuple_index(idx):
 @overload_method(types.Array, "__getitem__")
 def _getitem(a, idx):
     parts = _parts(a, idx)
+    head = "def impl(a, idx):\n"
+    prelude = _lists_as_arrays(idx)
     if _plain_mask(a, parts):
-        return _generated(_mask_get(a.ndim))
-    form = _Form(a, parts)
-    source = _take_get(form)
+        return _generated(_with_prelude(_mask_get(a.ndim), head, prelude))
     if _as_tuple_index(idx):   # a[ind]: the same code with idx made a 1-tuple
-        source = source.replace("def impl(a, idx):\n", "def impl(a, idx):\n    idx = (idx,)\n", 1)
-    return _generated(source)
+        prelude += "    idx = (idx,)\n"
+    return _generated(_with_prelude(_take_get(_Form(a, parts)), head, prelude))
+
+
+def _sequence(value):
+    return isinstance(value, (types.List, types.Tuple))
 
 
 @overload_method(types.Array, "__setitem__")
 def _setitem(a, idx, value):
+    if _sequence(value):   # a[...] = [1, 2, 3]: as NumPy, the sequence made an array first
+        def impl(a, idx, value):
+            a[idx] = np.array(value)
+        return impl
     if not (is_array(value) or is_number(value)):
         return None
     value_is_array = value.ndim if is_array(value) else 0
     parts = _parts(a, idx)
+    head = "def impl(a, idx, value):\n"
+    prelude = _lists_as_arrays(idx)
     if _plain_mask(a, parts):
-        return _generated(_mask_set(a.ndim, value_is_array))
-    form = _Form(a, parts)
-    source = _take_set(form, value_is_array)
+        return _generated(_with_prelude(_mask_set(a.ndim, value_is_array), head, prelude))
     if _as_tuple_index(idx):
-        source = source.replace("def impl(a, idx, value):\n",
-                                "def impl(a, idx, value):\n    idx = (idx,)\n", 1)
-    return _generated(source)
+        prelude += "    idx = (idx,)\n"
+    return _generated(_with_prelude(_take_set(_Form(a, parts), value_is_array), head, prelude))
