@@ -1519,16 +1519,29 @@ static Type *random_call(Infer *c, Instr *in, Builtin bi, Args *a)
         if (!want_args(c, in, a, 1, 2))
             return NULL;
         break;
+    case BI_NP_RANDOM_STANDARD_EXPONENTIAL: case BI_NP_RANDOM_STANDARD_GAMMA:
+    case BI_NP_RANDOM_BETA: case BI_NP_RANDOM_BINOMIAL: {
+        int n = bi == BI_NP_RANDOM_STANDARD_EXPONENTIAL ? 0 : bi == BI_NP_RANDOM_STANDARD_GAMMA ? 1 : 2;
+        if (!want_args(c, in, a, n, n))
+            return NULL;
+        break;
+    }
+    case BI_NP_RANDOM_POISSON:
+        if (!want_args(c, in, a, 0, 1))
+            return NULL;
+        break;
     default:
         if (!want_args(c, in, a, 0, 2))
             return NULL;
     }
     for (int i = 0; i < a->npos; i++) {
-        if (ints ? !is_integral(a->pos[i]->type) : !is_real(a->pos[i]->type))
-            return arg_error(c, in, a, i, ints ? "an int" : "a real number");
-        to[i] = ints ? i64() : f64();
+        bool want_int = ints || (bi == BI_NP_RANDOM_BINOMIAL && i == 0);
+        if (want_int ? !is_integral(a->pos[i]->type) : !is_real(a->pos[i]->type))
+            return arg_error(c, in, a, i, want_int ? "an int" : "a real number");
+        to[i] = want_int ? i64() : f64();
     }
-    Type *ret = bi == BI_NP_RANDOM_SEED ? ty_scalar(TY_NONE) : ints ? i64() : f64();
+    bool int_result = ints || bi == BI_NP_RANDOM_POISSON || bi == BI_NP_RANDOM_BINOMIAL;
+    Type *ret = bi == BI_NP_RANDOM_SEED ? ty_scalar(TY_NONE) : int_result ? i64() : f64();
     return intrinsic(c, in, bi, a, to, ret);
 }
 

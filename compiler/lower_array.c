@@ -1390,6 +1390,14 @@ static LLVMValueRef random_param(Lower *L, Instr *in, int i, double dflt)
     return i < in->nargs ? lower_value(L, in->args[i]) : LLVMConstReal(L->f64, dflt);
 }
 
+/* NumPy's ValueError(message) when `v cmp bound` holds (a parameter out of its domain). */
+static void random_check(Lower *L, LLVMRealPredicate cmp, LLVMValueRef v, double bound,
+                         const char *message)
+{
+    lower_check(L, LLVMBuildFCmp(L->b, cmp, v, LLVMConstReal(L->f64, bound), ""), ABI_EXC_VALUE,
+                message, NULL, 0);
+}
+
 static LLVMValueRef lower_random(Lower *L, Instr *in, Builtin bi)
 {
     LLVMTypeRef v = LLVMVoidTypeInContext(L->ctx);
@@ -1425,6 +1433,34 @@ static LLVMValueRef lower_random(Lower *L, Instr *in, Builtin bi)
     }
     case BI_NP_RANDOM_RANDN:
         return lower_call_rt(L, "pj_random_normal", L->f64, NULL, 0);
+    case BI_NP_RANDOM_STANDARD_EXPONENTIAL:
+        return lower_call_rt(L, "pj_random_exponential", L->f64, NULL, 0);
+    case BI_NP_RANDOM_STANDARD_GAMMA: {
+        LLVMValueRef shape = lower_value(L, in->args[0]);
+        random_check(L, LLVMRealOLT, shape, 0.0, "shape < 0");
+        return lower_call_rt(L, "pj_random_gamma", L->f64, &shape, 1);
+    }
+    case BI_NP_RANDOM_BETA: {
+        LLVMValueRef ab[2] = {lower_value(L, in->args[0]), lower_value(L, in->args[1])};
+        random_check(L, LLVMRealOLE, ab[0], 0.0, "a <= 0");
+        random_check(L, LLVMRealOLE, ab[1], 0.0, "b <= 0");
+        return lower_call_rt(L, "pj_random_beta", L->f64, ab, 2);
+    }
+    case BI_NP_RANDOM_POISSON: {
+        LLVMValueRef lam = random_param(L, in, 0, 1.0);
+        random_check(L, LLVMRealULT, lam, 0.0, "lam < 0 or lam is NaN");
+        random_check(L, LLVMRealOGT, lam, 9.223372006484771e18, "lam value too large");
+        return lower_call_rt(L, "pj_random_poisson", L->i64, &lam, 1);
+    }
+    case BI_NP_RANDOM_BINOMIAL: {
+        LLVMValueRef np[2] = {lower_value(L, in->args[0]), lower_value(L, in->args[1])};
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntSLT, np[0], lower_i64(L, 0), ""), ABI_EXC_VALUE,
+                    "n < 0", NULL, 0);
+        LLVMValueRef outside = LLVMBuildOr(L->b, LLVMBuildFCmp(L->b, LLVMRealULT, np[1], LLVMConstReal(L->f64, 0), ""),
+                                           LLVMBuildFCmp(L->b, LLVMRealOGT, np[1], LLVMConstReal(L->f64, 1), ""), "");
+        lower_check(L, outside, ABI_EXC_VALUE, "p < 0, p > 1 or p is NaN", NULL, 0);
+        return lower_call_rt(L, "pj_random_binomial", L->i64, np, 2);
+    }
     default:
         return lower_call_rt(L, "pj_random_f64", L->f64, NULL, 0);
     }

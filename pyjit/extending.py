@@ -72,6 +72,22 @@ class _Template:
         self.jit_options = dict(jit_options)
         self.strict = strict
         self._dispatchers = {}   # implementation -> its dispatcher
+        self._signature = None
+
+    def accepts(self, args, kws):
+        """Whether the typing function's parameters take a call of these arguments: one that
+        does not declines, so the call goes on to other overloads or the builtin, whose message
+        then says what is wrong with it."""
+        if self._signature is None:
+            try:
+                self._signature = inspect.signature(self.typing)
+            except (TypeError, ValueError):   # a builtin or other callable without one
+                return True
+        try:
+            self._signature.bind(*args, **kws)
+        except TypeError:
+            return False
+        return True
 
     def compile(self, impl):
         disp = self._dispatchers.get(impl)
@@ -266,6 +282,8 @@ def _choose(func, args, kws):
         del _LAZY[func]
         lib.load(module)
     for template in _OVERLOADS.get(func, ()):
+        if not template.accepts(args, kws):
+            continue
         try:
             impl = template.typing(*args, **kws)
         except Exception as exc:   # noqa: BLE001 - reported as a TypingError at the call

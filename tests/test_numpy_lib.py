@@ -570,6 +570,8 @@ for func, templates in extending._OVERLOADS.items():
         name = getattr(func, "__name__", "")
         if mod.startswith("pyjit.lib.") and getattr(np, name, None) is func:
             found.setdefault(mod.rpartition(".")[2], set()).add(name)
+        elif mod.startswith("pyjit.lib.") and getattr(np.random, name, None) is func:
+            found.setdefault(mod.rpartition(".")[2], set()).add("random." + name)
         elif mod.startswith("pyjit.lib.") and getattr(builtins, name, None) is func:
             found.setdefault(mod.rpartition(".")[2], set()).add("builtins." + name)
         elif mod.startswith("pyjit.lib.") and _registry._resolve(f"pyjit.typed.{name}") is func:

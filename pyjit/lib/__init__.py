@@ -42,6 +42,12 @@ INDEX = {
                     "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "roll",
                     "repeat", "tile", "ravel"),
     "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze"),
+    "numpy_random": ("random.random_sample", "random.sample", "random.ranf", "random.standard_normal",
+                     "random.uniform", "random.normal", "random.randint",
+                     "random.standard_exponential", "random.standard_gamma", "random.beta",
+                     "random.poisson", "random.binomial", "random.exponential", "random.gamma",
+                     "random.chisquare", "random.lognormal", "random.shuffle",
+                     "random.permutation", "random.choice"),
     "dicts": ("builtins.set",),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
                    "argmax", "cumsum"),
@@ -83,7 +89,12 @@ def functions():
     def find(name):
         if name.startswith("builtins."):
             return getattr(builtins, name[9:])
-        return _resolve(name) if name.startswith("pyjit.") else getattr(np, name)
+        if name.startswith("pyjit."):
+            return _resolve(name)
+        obj = np
+        for part in name.split("."):   # "random.choice" is np.random.choice
+            obj = getattr(obj, part)
+        return obj
     return [(find(name), module) for module, names in INDEX.items() for name in names]
 
 

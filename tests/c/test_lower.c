@@ -49,6 +49,11 @@ void pj_random_seed(int64_t seed) { (void)seed; }
 double pj_random_f64(void) { return 0.5; }
 double pj_random_normal(void) { return 0.0; }
 int64_t pj_random_randint(int64_t lo, int64_t hi) { (void)hi; return lo; }
+double pj_random_exponential(void) { return 1.0; }
+double pj_random_gamma(double shape) { return shape; }
+double pj_random_beta(double a, double b) { return a / (a + b); }
+int64_t pj_random_poisson(double lam) { return (int64_t)lam; }
+int64_t pj_random_binomial(int64_t n, double p) { return (int64_t)((double)n * p); }
 void pj_random_fill(double *data, int64_t n, int32_t normal)
 {
     for (int64_t i = 0; i < n; i++)
