@@ -21,7 +21,7 @@ literals.
 
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
-    "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "NoneType",
+    "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "NoneType", "ClassInstanceType",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
     "UnicodeType", "unicode_type",
@@ -266,6 +266,26 @@ def _namedtuple_type(name):
     if items and len(set(items)) == 1:
         return NamedUniTuple(items[0], len(items), fields, head)
     return NamedTuple(items, fields, head)
+
+
+class ClassInstanceType(Type):
+    """The type of the instances of a jitclass (pyjit.experimental.jitclass): Bag.class_type.
+    instance_type, what a spec names to give a field another jitclass's instances, and what
+    typed.List.empty_list takes for a list of them. Its canonical name, instance(Bag@1), names
+    one class of the process."""
+
+    __slots__ = ("class_name", "struct", "jit_class")
+
+    def __init__(self, name, class_name, struct, jit_class):
+        super().__init__(name)
+        self.class_name, self.struct, self.jit_class = class_name, struct, jit_class
+        _CLASS_TYPES[name] = self
+
+    def __repr__(self):
+        return f"instance.jitclass.{self.class_name}({', '.join(f'{k}:{v!r}' for k, v in self.struct.items())})"
+
+
+_CLASS_TYPES = {}   # canonical name -> the ClassInstanceType of that jitclass
 
 
 class NoneType(Type):
@@ -557,4 +577,6 @@ def _from_canonical(name):
         if items and len(set(items)) == 1:
             return UniTuple(items[0], len(items))
         return Tuple(items)
+    if name in _CLASS_TYPES:
+        return _CLASS_TYPES[name]
     return _namedtuple_type(name) or Type(name)
