@@ -7,6 +7,8 @@
  * reading one gives the reader a new reference, as a list's items do. */
 #include "compiler/lower.h"
 
+#include <stdio.h>
+
 /* The address of field i of instance obj (of type t). */
 static LLVMValueRef field_ptr(Lower *L, Type *t, LLVMValueRef obj, int i)
 {
@@ -54,6 +56,13 @@ static LLVMValueRef get_field(Lower *L, Instr *in, Type *t, LLVMValueRef obj, in
 {
     Type *ft = t->klass.data->tuple.items[i];
     LLVMValueRef v = lower_load_mem(L, ft, field_ptr(L, t, obj, i));
+    if (ft->kind != TY_ARRAY && ty_holds_meminfo(ft)) {   /* zeroed until __init__ sets it */
+        char msg[300];
+        snprintf(msg, sizeof msg, "field '%s' of jitclass %s was read before it was set",
+                 t->klass.fields[i], t->klass.cls_name);
+        lower_check(L, LLVMBuildIsNull(L->b, LLVMBuildExtractValue(L->b, v, 0, ""), ""),
+                    ABI_EXC_VALUE, msg, NULL, 0);
+    }
     if (lower_is_counted(ft)) {
         lower_incref_value(L, ft, v);
         lower_own(L, in, v);

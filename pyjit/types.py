@@ -22,6 +22,7 @@ literals.
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
     "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "NoneType", "ClassInstanceType",
+    "ClassType",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
     "UnicodeType", "unicode_type",
@@ -286,6 +287,22 @@ class ClassInstanceType(Type):
 
 
 _CLASS_TYPES = {}   # canonical name -> the ClassInstanceType of that jitclass
+
+
+class ClassType(Type):
+    """Bag.class_type, as Numba's: the class's name, its fields (struct: name -> type), its
+    methods (the Python functions) and instance_type. Its name is its instance type's, so that
+    compiled code may spell Bag.class_type.instance_type too."""
+
+    __slots__ = ("class_name", "struct", "methods", "instance_type")
+
+    def __init__(self, instance_type, methods):
+        super().__init__(instance_type.name)
+        self.class_name, self.struct = instance_type.class_name, instance_type.struct
+        self.methods, self.instance_type = methods, instance_type
+
+    def __repr__(self):
+        return f"jitclass.{self.class_name}"
 
 
 class NoneType(Type):

@@ -52,20 +52,6 @@ def set_field(obj, value):
     raise TypeError("set_field() is what compiled code makes of obj.x = value; set the attribute")
 
 
-class ClassType:
-    """Bag.class_type, as Numba's: the class's name, its fields (struct: name -> type), its
-    methods (plain Python functions) and, in instance_type, the type its instances have."""
-
-    def __init__(self, name, struct, methods, instance_type):
-        self.class_name = name
-        self.struct = struct
-        self.methods = methods
-        self.instance_type = instance_type
-
-    def __repr__(self):
-        return f"jitclass.{self.class_name}"
-
-
 def jitclass(cls_or_spec=None, spec=None):
     if isinstance(cls_or_spec, type):
         return _build(cls_or_spec, spec)
@@ -86,7 +72,7 @@ def jitclass(cls_or_spec=None, spec=None):
 def _field_type(name, t):
     if isinstance(t, type) and issubclass(t, JitClassBox):   # a jitclass itself: its instances
         return t.class_type.instance_type
-    if isinstance(t, ClassType):
+    if isinstance(t, types.ClassType):
         return t.instance_type
     try:
         ft = types._as_type(t)
@@ -136,7 +122,7 @@ def _members(cls, struct):
                         "derives from object only)")
     methods, props, statics = {}, {}, {}
     for name, value in cls.__dict__.items():
-        if name in _SKIPPED:
+        if name in _SKIPPED or (name == "__hash__" and value is None):   # __eq__'s doing
             continue
         if name in struct:
             raise TypeError(f"jitclass {cls.__name__}: '{name}' is both a field and a class member")
@@ -234,7 +220,10 @@ def _field_property(cls_name, name, ftype):
     getter, setter = _accessors(cls_name, name)
 
     def fget(self):
-        return getter(self)
+        try:
+            return getter(self)
+        except ValueError as exc:   # the one error reading a field raises: never set
+            raise AttributeError(str(exc)) from None
 
     def fset(self, value):
         try:
@@ -297,7 +286,7 @@ def _build(cls, spec):
         "__doc__": cls.__doc__, "__new__": _new, "__init__": _init, "__reduce__": _reduce})
     name = jitclass_type(box, cls.__name__, tuple(struct), tuple(t.name for t in struct.values()))
     instance_type = types.ClassInstanceType(name, cls.__name__, struct, box)
-    box.class_type = ClassType(cls.__name__, struct, dict(methods), instance_type)
+    box.class_type = types.ClassType(instance_type, dict(methods))
     for fname, ftype in struct.items():
         setattr(box, fname, _field_property(cls.__name__, fname, ftype))
     for mname, func in methods.items():
