@@ -70,6 +70,34 @@ static LLVMValueRef get_field(Lower *L, Instr *in, Type *t, LLVMValueRef obj, in
     return v;
 }
 
+/* The array v with a reference of its own for a field: its MemInfo's, or, for an array NumPy
+ * owns (an argument, or a view of one: no MemInfo, borrowed for the call), a new MemInfo keeping
+ * that array alive, so the field outlives the call safely. The parent is not kept: a field's
+ * array reaches Python again through its MemInfo. */
+static LLVMValueRef owned_array(Lower *L, LLVMValueRef v)
+{
+    LLVMValueRef mi = LLVMBuildExtractValue(L->b, v, 0, "");
+    LLVMValueRef parent = LLVMBuildExtractValue(L->b, v, 1, "");
+    LLVMValueRef borrowed = LLVMBuildAnd(L->b, LLVMBuildIsNull(L->b, mi, ""),
+                                         LLVMBuildIsNotNull(L->b, parent, ""), "");
+    lower_incref(L, mi);   /* a no-op where it is borrowed: there is no MemInfo */
+    LLVMBasicBlockRef kept_at = LLVMGetInsertBlock(L->b);
+    LLVMBasicBlockRef cont = lower_unlikely(L, borrowed);
+    LLVMValueRef args[2] = {parent, LLVMBuildExtractValue(L->b, v, 2, "")};
+    LLVMValueRef adopted = lower_call_rt(L, "pj_array_adopt", L->ptr, args, 2);
+    lower_check(L, LLVMBuildIsNull(L->b, adopted, ""), ABI_EXC_MEMORY,
+                "out of memory keeping an array in a field", NULL, 0);
+    LLVMBasicBlockRef adopted_at = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, cont);
+    LLVMPositionBuilderAtEnd(L->b, cont);
+    LLVMValueRef phi = LLVMBuildPhi(L->b, L->ptr, "field.mi");
+    LLVMValueRef vals[2] = {adopted, mi};
+    LLVMBasicBlockRef blocks[2] = {adopted_at, kept_at};
+    LLVMAddIncoming(phi, vals, blocks, 2);
+    v = LLVMBuildInsertValue(L->b, v, phi, 0, "");
+    return LLVMBuildInsertValue(L->b, v, LLVMConstNull(L->ptr), 1, "");
+}
+
 /* Field i set to v: the field takes a reference on what v holds, then lets go of the old value
  * (in this order, so that storing a field's own value back keeps it alive). */
 static void set_field(Lower *L, Type *t, LLVMValueRef obj, int i, LLVMValueRef v)
@@ -78,7 +106,9 @@ static void set_field(Lower *L, Type *t, LLVMValueRef obj, int i, LLVMValueRef v
     LLVMValueRef at = field_ptr(L, t, obj, i);
     bool counted = lower_is_counted(ft);
     LLVMValueRef old = counted ? lower_load_mem(L, ft, at) : NULL;
-    if (counted)
+    if (ft->kind == TY_ARRAY)
+        v = owned_array(L, v);
+    else if (counted)
         lower_incref_value(L, ft, v);
     lower_store_mem(L, ft, v, at);
     if (counted)

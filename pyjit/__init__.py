@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 from . import errors, types  # noqa: E402
 from .decorators import guvectorize, jit, njit, prange, vectorize  # noqa: E402
 from ._parallel import get_num_threads, get_thread_id, set_num_threads  # noqa: E402
+from .experimental import jitclass  # noqa: E402  (light: the class is built when applied)
 from .types import (  # noqa: E402,F401
     b1, bool_, boolean, byte, c8, c16, complex64, complex128, double, f2, f4, f8, float16, float32,
     float64, float_, i1, i2, i4, i8, int8, int16, int32, int64, int_, intc, intp, longlong, none,
@@ -43,7 +44,7 @@ def cache_info():
 
 __all__ = [
     "njit", "jit", "prange", "vectorize", "guvectorize", "errors", "types", "gpu", "cuda",
-    "cache_info", "__version__", "set_num_threads", "get_num_threads", "get_thread_id",
+    "cache_info", "__version__", "set_num_threads", "get_num_threads", "get_thread_id", "jitclass",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
     "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",

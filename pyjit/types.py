@@ -285,6 +285,8 @@ class ClassInstanceType(Type):
     def __repr__(self):
         return f"instance.jitclass.{self.class_name}({', '.join(f'{k}:{v!r}' for k, v in self.struct.items())})"
 
+    __str__ = __repr__
+
 
 _CLASS_TYPES = {}   # canonical name -> the ClassInstanceType of that jitclass
 
@@ -303,6 +305,8 @@ class ClassType(Type):
 
     def __repr__(self):
         return f"jitclass.{self.class_name}"
+
+    __str__ = __repr__
 
 
 class NoneType(Type):

@@ -53,6 +53,16 @@ MemInfo *pj_class_new(int64_t size, const int32_t *refs, int32_t nrefs)
     return mi;
 }
 
+MemInfo *pj_array_adopt(void *parent, void *data)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();   /* nogil functions store fields too */
+    MemInfo *mi = rt_nrt_adopt(parent, data, 0);
+    if (!mi)
+        PyErr_Clear();   /* compiled code raises MemoryError itself */
+    PyGILState_Release(gil);
+    return mi;
+}
+
 /* ---- the Python box ---- */
 
 static void box_dealloc(PyObject *self)

@@ -26,7 +26,7 @@ code converts it, and one of the wrong type is a TypeError.
 """
 import collections
 import inspect
-import itertools
+import typing
 
 from .. import errors, extending, types
 from .._core import JitClassBox, jitclass_type
@@ -34,7 +34,6 @@ from ..decorators import njit
 
 _SKIPPED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__annotations__",
             "__firstlineno__", "__static_attributes__", "__slots__"}
-_counter = itertools.count()
 
 
 def new_instance(instance_type):
@@ -72,6 +71,11 @@ def jitclass(cls_or_spec=None, spec=None):
 def _field_type(name, t):
     if isinstance(t, type) and issubclass(t, JitClassBox):   # a jitclass itself: its instances
         return t.class_type.instance_type
+    origin, args = typing.get_origin(t), typing.get_args(t)
+    if origin is list and len(args) == 1:   # List[float], as Numba reads annotations
+        return types.ListType(_field_type(name, args[0]))
+    if origin is dict and len(args) == 2:
+        return types.DictType(_field_type(name, args[0]), _field_type(name, args[1]))
     if isinstance(t, types.ClassType):
         return t.instance_type
     try:
