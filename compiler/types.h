@@ -42,9 +42,9 @@ typedef enum TypeKind {
                      * inference has not seen an item ("dict(undetermined)") */
     TY_SET,         /* an insertion-ordered hash set of set.item; NULL as for lists */
     TY_STR,         /* a unicode string made or passed at run time */
-    TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     TY_CLASS,       /* an instance of a jitclass (pyjit.experimental.jitclass): a MemInfo whose
-                     * data holds klass.data, the tuple of its fields (abi.h ClassPayload) */
+                     * data holds klass.data, the tuple of its fields (abi.h ClassTrailer) */
+    TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     /* Compile-time only: values whose every use is resolved by inference. */
     TY_STRING,      /* a constant string (exception messages); literal holds it */
     TY_MODULE,      /* a module constant (math, numpy, ...); literal holds it */

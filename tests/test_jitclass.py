@@ -374,6 +374,47 @@ def test_instances_in_a_typed_list():
     assert all(isinstance(a, JAccount) for a in accounts)
 
 
+class Builder:
+    def __init__(self, x=1.0, y=2.0):
+        self.x = x
+        self.y = y
+
+    def set_x(self, v):
+        self.x = v
+        return self
+
+    def fact(self, k):
+        if k <= 1:
+            return 1
+        return k * self.fact(k - 1)
+
+    def scale(self, k=2.0):
+        return self.x * k + self.y
+
+
+JBuilder = jitclass([("x", float64), ("y", float64)])(Builder)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_joins_chains_recursion_and_keywords(flag):
+    """An instance chosen on two paths, methods returning self, a recursive method, defaults and
+    keywords of __init__ and of methods."""
+    def driver(cls):
+        def run(c):
+            b = cls(2.0, y=1.0)
+            if c:
+                q = b
+            else:
+                q = cls(y=0.5)
+            q.set_x(7.0).set_x(8.0)
+            return q.scale(), q.scale(k=3.0), q.fact(6), b.x, cls(x=4.0).scale()
+        return run
+    expected, got = both(driver, Builder, JBuilder, flag)
+    assert_same(expected, got)
+    b = JBuilder(y=5.0)
+    assert (b.x, b.y, b.set_x(3.0).scale(k=1.0)) == (1.0, 5.0, 8.0)
+
+
 # ---- dunder methods ----
 
 def make_poly(decorate):
@@ -619,3 +660,17 @@ def test_made_and_dropped_a_million_times_keeps_memory_flat():
     for _ in range(200_000):
         make(1.0)
     assert memory_in_use() - before < 8 * MB
+
+
+def test_cache_true_compiles_without_caching():
+    """cache=True on a function taking or using a jitclass: compiled and run, not cached (the
+    instance type's name is this process's), with a warning that says why."""
+    def uses(n):
+        return JVec(n, 1.0).dot(JVec(1.0, n))
+
+    def takes(v):
+        return v.x
+
+    for f, arg in ((uses, 2.0), (takes, JVec(3.0, 0.0))):
+        with pytest.warns(errors.PerformanceWarning, match="jitclass"):
+            assert njit(cache=True)(f)(arg) == f(arg)   # in CPython, JVec's methods run compiled

@@ -153,16 +153,13 @@ def _members(cls, struct):
 
 def _source_of(fn_name, params, body, skip=0):
     """The source of a function named fn_name taking params (inspect.Parameters) whose body's
-    '{call}' is the parameters after the first skip passed on (keyword-only ones by name), and
-    the namespace its defaults need."""
+    '{call}' is the parameters after the first skip passed on, and the namespace its defaults
+    need. Keyword-only parameters are plain ones here, passed on by name: the callee's own
+    compilation says that compiled code does not take them."""
     heads, passes, defaults = [], [], {}
-    star = False
     for i, p in enumerate(params):
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             raise TypeError(f"{fn_name}: *args and **kwargs are not supported in jitclass methods")
-        if p.kind == p.KEYWORD_ONLY and not star:
-            heads.append("*")
-            star = True
         head = p.name
         if p.default is not p.empty:
             defaults[f"_default_{p.name}"] = p.default
