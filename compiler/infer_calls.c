@@ -2305,6 +2305,8 @@ Type *infer_call(Infer *c, Instr *in)
         return call_exception(c, in);
     case TY_NTCLASS:
         return infer_namedtuple_call(c, in);
+    case TY_CLASS:   /* obj(...): its __call__ */
+        return infer_class_dunder(c, in, "__call__", in->args, in->nargs);
     case TY_DTYPE: {
         Args a;
         if (!bind_args(c, in, 1, NULL, ft->name, false, &a))

@@ -56,12 +56,14 @@ static bool type_from_field(Infer *c, Instr *val, Type *ft)
 {
     if (val->id >= c->nknown || val->type->kind != ft->kind)
         return false;
-    if (val->op == OP_BUILD_LIST && ft->kind == TY_LIST && !c->list_items[val->id]) {
+    if (val->op == OP_BUILD_LIST && !c->list_items[val->id])
         c->list_items[val->id] = ft->list.item;
-        c->changed = true;
-        return true;
-    }
-    return false;
+    else if ((val->op == OP_BUILD_DICT || val->op == OP_BUILD_SET) && !c->table_types[val->id])
+        c->table_types[val->id] = ft;
+    else
+        return false;
+    c->changed = true;
+    return true;
 }
 
 static Type *set_field(Infer *c, Instr *in, Instr *self, int i, Instr *val)

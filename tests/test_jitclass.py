@@ -292,6 +292,27 @@ def test_field_read_before_set():
     assert lazy.inner_x() == 5.0
 
 
+def test_empty_containers_take_the_field_type():
+    """An empty list, dict or set made in __init__ is typed by the field it is stored in."""
+    class Log:
+        def __init__(self):
+            self.items = typed.List()
+            self.seen = {}
+            self.tags = {0}
+
+        def add(self, x):
+            self.items.append(x)
+            self.seen[len(self.items)] = x
+            self.tags.add(len(self.items))
+            return len(self.items) + len(self.seen) + len(self.tags)
+
+    J = jitclass([("items", types.ListType(float64)), ("seen", types.DictType(int64, float64)),
+                  ("tags", types.Set(int64))])(Log)
+    j, p = J(), Log()
+    assert (j.add(2.0), j.add(3), j.add(0.5)) == (p.add(2.0), p.add(3), p.add(0.5))
+    assert list(j.items) == p.items and dict(j.seen) == p.seen and j.tags == p.tags
+
+
 # ---- methods, properties, static methods ----
 
 @njit
@@ -474,7 +495,7 @@ def test_dunders_in_compiled_code():
             q[n + 1] = 2.0
             r = p + q
             r += p
-            return len(r), r[0], r[n + 1], p == q, p == p, p < q, q < p
+            return len(r), r[0], r[n + 1], p == q, p == p, p < q, q < p, r(0.5)
         return run
     expected, got = both(driver, Poly, JPoly, 3)
     assert_same(expected, got)

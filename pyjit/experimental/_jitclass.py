@@ -258,6 +258,19 @@ def _user_property(cls_name, name, instance_type, fget, fset):
     return property(pget, pset)
 
 
+def _static_method(cls_name, instance_type, name, func):
+    """Cls.name(...) and obj.name(...), from Python and compiled code: Cls.name is a dispatcher
+    that compiled code calls as an overloaded function (its typing gives func), and obj.name a
+    method of the instance that forwards to it."""
+    disp = njit(func)
+
+    def typing(*args, **kwargs):
+        return func
+    extending.overload(disp, strict=False)(typing)
+    _register("method", instance_type, name, _static_forwarder(cls_name, name, func, disp))
+    return staticmethod(disp)
+
+
 def _rebuild(cls, values):
     """Unpickling: an instance of cls with these field values (its __init__ is not run)."""
     obj = cls._pyjit_blank()
@@ -297,13 +310,18 @@ def _build(cls, spec):
     for pname, (fget, fset) in props.items():
         setattr(box, pname, _user_property(cls.__name__, pname, instance_type, fget, fset))
     for sname, func in statics.items():
-        disp = njit(func)
-        extending.overload(disp, strict=False)(lambda *a, _f=func, **k: _f)
-        _register("method", instance_type, sname, _static_forwarder(cls.__name__, sname, func, disp))
-        setattr(box, sname, staticmethod(disp))
+        setattr(box, sname, _static_method(cls.__name__, instance_type, sname, func))
     ctor = _constructor(cls.__name__, methods.get("__init__"), instance_type)
     blank = _constructor(cls.__name__, None, instance_type)
     box._pyjit_new = staticmethod(ctor)
     box._pyjit_blank = staticmethod(blank)
-    extending.overload(box, strict=False)(lambda *a, **k: ctor.py_func)
+    _callable_in_compiled_code(box, ctor.py_func)
     return box
+
+
+def _callable_in_compiled_code(box, constructor):
+    """Cls(...) in compiled code: the class is marked overloaded, its typing giving the
+    constructor."""
+    def typing(*args, **kwargs):
+        return constructor
+    extending.overload(box, strict=False)(typing)
