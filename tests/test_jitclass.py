@@ -310,7 +310,7 @@ def test_empty_containers_take_the_field_type():
                   ("tags", types.Set(int64))])(Log)
     j, p = J(), Log()
     assert (j.add(2.0), j.add(3), j.add(0.5)) == (p.add(2.0), p.add(3), p.add(0.5))
-    assert list(j.items) == p.items and dict(j.seen) == p.seen and j.tags == p.tags
+    assert list(j.items) == list(p.items) and dict(j.seen) == p.seen and j.tags == p.tags
 
 
 # ---- methods, properties, static methods ----
