@@ -564,7 +564,7 @@ static void call_method(Ssa *s, Instr *obj, const char *name, Instr *a, Instr *b
 }
 
 /* obj.name = value: obj.__setattr__("name", value), which jitclass instances have (inference
- * says so for every other receiver). */
+ * refuses it on any other receiver). */
 static int store_attr(Ssa *s, const char *name)
 {
     Instr *obj = pop(s), *v = pop(s);
