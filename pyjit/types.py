@@ -22,7 +22,7 @@ literals.
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
     "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "NoneType", "ClassInstanceType",
-    "ClassType",
+    "ClassType", "StructRef", "unliteral",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
     "UnicodeType", "unicode_type",
@@ -307,6 +307,33 @@ class ClassType(Type):
         return f"jitclass.{self.class_name}"
 
     __str__ = __repr__
+
+
+class StructRef(Type):
+    """The base of a structref type (pyjit.experimental.structref, Numba's types.StructRef): a
+    subclass, registered with structref.register, is instantiated with the (name, type) fields a
+    constructor call gives; preprocess_fields may change them first. Each set of field types is
+    one instance type of the proxy class (a jitclass's kind), whose canonical name this takes."""
+
+    def __init__(self, fields):
+        fields = tuple(self.preprocess_fields(tuple(fields)))
+        super().__init__(f"structref({', '.join(f'{n}: {t.name}' for n, t in fields)})")
+        self._fields = fields
+
+    def preprocess_fields(self, fields):
+        return fields
+
+    @property
+    def field_dict(self):
+        return dict(self._fields)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{n}: {t!r}' for n, t in self._fields)})"
+
+
+def unliteral(t):
+    """Numba's types.unliteral: a string constant's type as str; any other type as it is."""
+    return unicode_type if isinstance(t, StringLiteral) else t
 
 
 class NoneType(Type):

@@ -14,7 +14,8 @@ import pytest
 
 import pyjit
 from pyjit import _core, errors, float32, float64, int32, int64, njit, typed, types
-from pyjit.experimental import jitclass
+from pyjit.experimental import jitclass, structref
+from pyjit.extending import overload_method
 from util import memory_in_use
 
 MB = 1 << 20
@@ -549,9 +550,88 @@ def test_isinstance_and_names():
     assert again is jitclass
 
 
-def test_structref_is_not_available():
-    with pytest.raises(ImportError, match="use pyjit.experimental.jitclass"):
-        from pyjit.experimental import structref  # noqa: F401
+# ---- structref: Numba's documentation example ----
+
+@structref.register
+class MyStructType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(typ)) for name, typ in fields)
+
+
+class MyStruct(structref.StructRefProxy):
+    def __new__(cls, name, vector):
+        return structref.StructRefProxy.__new__(cls, name, vector)
+
+    @property
+    def name(self):
+        return MyStruct_get_name(self)
+
+    @property
+    def vector(self):
+        return MyStruct_get_vector(self)
+
+
+@njit
+def MyStruct_get_name(self):
+    return self.name
+
+
+@njit
+def MyStruct_get_vector(self):
+    return self.vector
+
+
+structref.define_proxy(MyStruct, MyStructType, ["name", "vector"])
+
+
+@overload_method(MyStructType, "distance")
+def ol_distance(self, other):
+    if not isinstance(other, MyStructType):
+        raise TypeError(f"*other* must be a {MyStructType}; got {other}")
+
+    def impl(self, other):
+        d = self.vector - other.vector
+        return np.sqrt(np.sum(d * d))
+    return impl
+
+
+def test_structref_example():
+    alice = MyStruct("alice", vector=np.arange(3.0))
+    assert isinstance(alice, MyStruct) and alice.name == "alice"
+    np.testing.assert_array_equal(alice.vector, np.arange(3.0))
+
+    @njit
+    def make_bob():
+        bob = MyStruct("unnamed", vector=np.zeros(3))
+        bob.name = "Bob"
+        bob.vector = np.ones(3)
+        return bob
+
+    @njit
+    def distance(a, b):
+        return a.distance(b)
+
+    bob = make_bob()
+    assert type(bob) is MyStruct and bob.name == "Bob" and list(bob.vector) == [1.0, 1.0, 1.0]
+    assert distance(alice, bob) == pytest.approx(np.linalg.norm(alice.vector - bob.vector))
+    with pytest.raises(errors.TypingError, match="other\\* must be a"):
+        distance(alice, JVec(1.0, 2.0))
+
+
+def test_structref_field_types_come_from_the_constructor():
+    """Each combination of field types is its own instance type of the one proxy class."""
+    ints, floats = MyStruct(1, 2), MyStruct(1.5, np.float32(2.5))
+    assert type(ints) is type(floats) is MyStruct
+    assert (MyStruct_get_name(ints), MyStruct_get_vector(ints)) == (1, 2)
+    assert MyStruct_get_vector(floats) == 2.5
+    ti, tf = types._from_canonical(_core.typeof(ints)), types._from_canonical(_core.typeof(floats))
+    assert isinstance(ti, MyStructType) and ti != tf
+    assert ti.field_dict == {"name": int64, "vector": int64}
+    assert tf.field_dict == {"name": float64, "vector": float32}
+    with pytest.raises(TypeError, match="StructRefProxy"):
+        structref.define_proxy(Vec, MyStructType, ["x"])
+    with pytest.raises(TypeError, match="subclass of types.StructRef"):
+        structref.register(Vec)
 
 
 # ---- errors ----

@@ -3,8 +3,9 @@
     from pyjit.experimental import jitclass
 
 jitclass makes a class whose instances live in compiled memory (see pyjit/experimental/
-_jitclass.py and docs/jitclass.md). Importing this package loads no compiler: the class is built
-when jitclass is applied. structref is not available (importing it says what to use instead).
+_jitclass.py and docs/jitclass.md); structref (pyjit.experimental.structref) makes structs whose
+field types come from their constructor's arguments, on the same machinery. Importing this
+package loads no compiler: a class is built when jitclass is applied.
 """
 
 __all__ = ["jitclass"]
