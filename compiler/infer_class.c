@@ -6,12 +6,14 @@
  * "method.instance(Bag@1).<name>" for a method, "getter.<type>.<name>" and "setter.<type>.<name>"
  * for a property, and inference calls it with the instance first (infer_library_call, or a method
  * call through call_method's overloads). Fields become the builtins.def rows CLASS_GET and
- * CLASS_SET, and the constructor that file writes makes the instance with CLASS_NEW. */
+ * CLASS_SET, and the constructor that file writes makes the instance with CLASS_NEW. A structref
+ * (pyjit/experimental/structref.py) is such a class too, one per combination of field types. */
 #include "compiler/infer.h"
 
 #include <string.h>
 
-/* Whether the jitclass of type t has overloads registered under "<kind>.<t>.<name>". */
+/* "<kind>.<t>.<name>" when overloads are registered under it for the jitclass of type t (or the
+ * structref it was made from: pyjit.extending finds those), else NULL. */
 static const char *member_key(Infer *c, const char *kind, Type *t, const char *name)
 {
     const char *key = arena_printf(c->arena, "%s.%s.%s", kind, t->name, name);
