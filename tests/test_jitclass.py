@@ -763,9 +763,10 @@ def test_made_and_dropped_a_million_times_keeps_memory_flat():
     assert memory_in_use() - before < 8 * MB
 
 
-def test_cache_true_compiles_without_caching():
+def test_cache_true_compiles_without_caching(monkeypatch):
     """cache=True on a function taking or using a jitclass: compiled and run, not cached (the
     instance type's name is this process's), with a warning that says why."""
+    monkeypatch.setenv("PYJIT_CACHE", "1")
     def uses(n):
         return JVec(n, 1.0).dot(JVec(1.0, n))
 
