@@ -217,6 +217,9 @@ def _register(kind, instance_type, name, func):
 
 # ---- the Python class ----
 
+_MAY_BE_UNSET = (types.List, types.Dict, types.Set, types.UnicodeType, types.ClassInstanceType)
+
+
 def _field_property(cls_name, name, ftype):
     getter, setter = _accessors(cls_name, name)
 
@@ -225,6 +228,8 @@ def _field_property(cls_name, name, ftype):
             return getter(self)
         except ValueError as exc:   # the one error reading a field raises: never set
             raise AttributeError(str(exc)) from None
+    if not isinstance(ftype, _MAY_BE_UNSET):   # numbers, arrays, tuples: read as they are
+        fget = getter
 
     def fset(self, value):
         try:
