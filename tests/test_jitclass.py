@@ -735,6 +735,8 @@ def test_references_balance():
     s = JStore(3, JVec(1.0, 1.0))
     s.fill()
     s.other = JVec(2.0, 2.0)
+    for k in range(20):
+        s.data = np.arange(3.0) * k   # a NumPy array, adopted by the field, then let go
     del s
     assert _core.nrt_live() == before
 
