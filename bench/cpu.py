@@ -4,7 +4,8 @@ Measures, for each library:
   - run time of compiled kernels (median of interleaved samples, after a warm-up call):
     a 10**7-element float64 sum loop, a complex-number Mandelbrot, pairwise distances,
     a Collatz integer loop, a list built by 10^6 appends, 10^6 ints counted in a dict, a text
-    split into words and joined;
+    split into words and joined; NumPy-heavy ones: an array expression, fancy indexing, sort,
+    median, histogram, a sum along an axis, seeded normal draws;
   - call overhead of add(1, 2) in ns per call, beside a plain Python function;
   - first-call time (compilation included) of each kernel, each in a fresh subprocess with
     no on-disk cache, on small inputs so that compiling dominates;
@@ -118,9 +119,42 @@ def make_kernels(njit):
     def add(a, b):
         return a + b
 
+    @njit
+    def array_expr(a, b, c):
+        return a * 2.0 + b * b - c
+
+    @njit
+    def fancy(a, idx):
+        return a[idx].sum() + a[a > 0.5].sum()
+
+    @njit
+    def sort(a):
+        return np.sort(a)
+
+    @njit
+    def median(a):
+        return np.median(a)
+
+    @njit
+    def histogram(a):
+        return np.histogram(a, bins=50)[0]
+
+    @njit
+    def axis_sum(m):
+        return m.sum(axis=0)
+
+    @njit
+    def normals(seed, n):
+        np.random.seed(seed)
+        out = np.empty(n)
+        for i in range(n):
+            out[i] = np.random.normal(0.0, 1.0)
+        return out
+
     return {"sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
             "collatz": collatz, "list": list_build, "dict": dict_count, "strings": split_join,
-            "add": add}
+            "add": add, "arrayexpr": array_expr, "fancy": fancy, "sort": sort, "median": median,
+            "histogram": histogram, "axissum": axis_sum, "normals": normals}
 
 
 def plain_add(a, b):
@@ -216,6 +250,61 @@ def check_collatz(args, result):
     assert result == 230631, f"collatz({args[0]}) gave {result}, expected 230631"
 
 
+def _vector(small, seed=0):
+    return np.random.default_rng(seed).random(10 if small else 10**6)
+
+
+def args_arrayexpr(small):
+    return _vector(small, 0), _vector(small, 1), _vector(small, 2)
+
+
+def check_arrayexpr(args, result):
+    a, b, c = args
+    np.testing.assert_allclose(result, a * 2.0 + b * b - c)
+
+
+def args_fancy(small):
+    a = _vector(small)
+    return a, np.random.default_rng(3).integers(0, a.size, a.size // 2)
+
+
+def check_fancy(args, result):
+    a, idx = args
+    np.testing.assert_allclose(result, a[idx].sum() + a[a > 0.5].sum())
+
+
+def args_vector(small):
+    return (_vector(small),)
+
+
+def check_sort(args, result):
+    np.testing.assert_array_equal(result, np.sort(args[0]))
+
+
+def check_median(args, result):
+    assert result == np.median(args[0])
+
+
+def check_histogram(args, result):
+    np.testing.assert_array_equal(result, np.histogram(args[0], bins=50)[0])
+
+
+def args_axissum(small):
+    return (np.random.default_rng(4).random((10, 10) if small else (1000, 1000)),)
+
+
+def check_axissum(args, result):
+    np.testing.assert_allclose(result, args[0].sum(axis=0))
+
+
+def args_normals(small):
+    return 7, 10 if small else 10**6
+
+
+def check_normals(args, result):
+    np.testing.assert_array_equal(result, np.random.RandomState(args[0]).normal(0.0, 1.0, args[1]))
+
+
 WORKLOADS = {   # name: (description, argument builder, check)
     "sum": ("sum loop, 10^7 float64", args_sum, check_sum),
     "mandelbrot": ("mandelbrot 200x200, 100 iter, complex", args_mandelbrot, check_mandelbrot),
@@ -224,6 +313,14 @@ WORKLOADS = {   # name: (description, argument builder, check)
     "list": ("list: append 10^6 floats, then sum", args_list, check_list),
     "dict": ("dict: count 10^6 ints (10^5 distinct), then sum", args_dict, check_dict),
     "strings": ("strings: split 2*10^5 words, upper, join", args_strings, check_strings),
+    "arrayexpr": ("array expression a*2+b*b-c, 10^6", args_arrayexpr, check_arrayexpr),
+    "fancy": ("fancy indexing: a[idx].sum() + a[a > 0.5].sum(), 10^6", args_fancy, check_fancy),
+    "sort": ("np.sort, 10^6 float64", args_vector, check_sort),
+    "median": ("np.median, 10^6 float64", args_vector, check_median),
+    "histogram": ("np.histogram, 50 bins, 10^6", args_vector, check_histogram),
+    "axissum": ("m.sum(axis=0), 1000x1000", args_axissum, check_axissum),
+    "normals": ("np.random.normal seeded, 10^6 draws (NumPy's stream)", args_normals,
+                check_normals),
 }
 
 

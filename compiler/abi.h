@@ -87,6 +87,15 @@ typedef struct DictPayload {
     void *parent;           /* a set: the Python set it was made from (an argument), or NULL */
 } DictPayload;
 
+/* A jitclass instance's value is a MemInfo whose data holds its fields, laid out as the tuple of
+ * their types is (types.h klass.data), zeroed when made. Compiled code reads and writes the fields
+ * in place; making one is a runtime call (runtime/jitclass.c, pj_class_new), which stores after
+ * the fields, at the tuple's size rounded up to 4 bytes, the int32 offsets of the MemInfo
+ * pointers the fields hold and then their count: the destructor releases those. */
+typedef struct ClassTrailer {
+    int32_t nrefs;          /* the offsets lie just before it */
+} ClassTrailer;
+
 /* The exception state compiled code fills before returning ABI_STATUS_ERROR. */
 typedef enum AbiExcKind {
     ABI_EXC_NONE = 0,

@@ -181,7 +181,7 @@ bool infer_is_runtime(const Type *t)
         return true;
     switch (t->kind) {
     case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_LIST:
-    case TY_DICT: case TY_SET: case TY_STR:
+    case TY_DICT: case TY_SET: case TY_STR: case TY_CLASS:
         return true;
     case TY_TUPLE:
         for (int i = 0; i < t->tuple.n; i++)
@@ -546,6 +546,8 @@ static Type *table_binop(Infer *c, Instr *in)
 static Type *type_binop(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (a->kind == TY_CLASS)
+        return infer_class_operator(c, in);
     if (a->kind == TY_SET || b->kind == TY_SET || a->kind == TY_DICT || b->kind == TY_DICT)
         return table_binop(c, in);
     if (a->kind == TY_LIST || b->kind == TY_LIST)
@@ -851,6 +853,8 @@ static Type *type_compare(Infer *c, Instr *in)
         return tuple_compare(c, in, a, b);
     if (infer_is_text(a) || infer_is_text(b))
         return infer_str_compare(c, in);
+    if (a->kind == TY_CLASS)
+        return infer_class_operator(c, in);
     if ((a->kind == TY_SET || a->kind == TY_DICT) && op <= CMP_GE) {   /* their methods */
         static const char *const names[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
         return infer_operator_method(c, in, names[op - CMP_LT]);

@@ -134,11 +134,18 @@ Type *infer_call(Infer *c, Instr *in);
 /* infer_calls.c: an operation that is a list method of the library (pyjit/lib/lists.py) on
  * these operands, self first: l[i:j] = other is list.__setitem__. in becomes its CALL_JIT. */
 Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **args, int nargs);
-/* A call of the library's method.<family>.<method> (pyjit/lib) with args, in's operands while it
- * is typed: what the frontend or inference makes of an operation the library implements (a
- * list's slice assignment, an array's fancy indexing). */
-Type *infer_library_method(Infer *c, Instr *in, const char *family, const char *method,
-                           Instr **args, int nargs);
+/* The same for the overloads registered under key ("method.list.index", an array's fancy
+ * indexing "method.array.__getitem__", a jitclass's "method.instance(Bag@1).size"). */
+Type *infer_library_call(Infer *c, Instr *in, const char *key, Instr **args, int nargs);
+/* infer_class.c: jitclass instances. obj.x (a field, a property's getter, or a method bound to
+ * obj), obj.x = v (the frontend's obj.__setattr__("x", v): a field or a property's setter), the
+ * rows of builtins.def that make and touch instances, and the operations that are a jitclass's
+ * dunder methods (len, [], operators): NULL without an error when t is no jitclass. */
+Type *infer_class_getattr(Infer *c, Instr *in, Type *t);
+Type *infer_class_setattr(Infer *c, Instr *in, Instr *self);
+Type *infer_class_builtin(Infer *c, Instr *in, Builtin bi, Instr **pos, int npos);
+Type *infer_class_dunder(Infer *c, Instr *in, const char *method, Instr **args, int nargs);
+Type *infer_class_operator(Infer *c, Instr *in);
 /* infer_calls.c: np.dot(a, b) and a @ b: the result type; in becomes INTRINSIC BI_NP_DOT. */
 Type *infer_dot(Infer *c, Instr *in);
 /* The Builtin a numpy/Python scalar type object names, or the scalar type of a dtype value. */

@@ -649,6 +649,8 @@ static Type *len_call(Infer *c, Instr *in, Args *a)
     }
     if (infer_is_text(t))
         return intrinsic(c, in, BI_LEN, a, (Type *[]){ty_str()}, i64());
+    if (t->kind == TY_CLASS)
+        return infer_class_dunder(c, in, "__len__", a->pos, 1);
     if (t->kind != TY_ARRAY && t->kind != TY_RANGE && t->kind != TY_LIST && t->kind != TY_DICT &&
         t->kind != TY_SET)
         return arg_error(c, in, a, 0, "an array, a list, a dict, a set, a tuple, a string or a range");
@@ -1817,6 +1819,10 @@ static Type *type_list(Infer *c, Instr *in, Builtin bi, Args *a) { return list_c
 static Type *type_typed_list(Infer *c, Instr *in, Builtin bi, Args *a) { return typed_list_new(c, in, bi, a); }
 static Type *type_str(Infer *c, Instr *in, Builtin bi, Args *a) { return str_call(c, in, bi, a); }
 static Type *type_dict(Infer *c, Instr *in, Builtin bi, Args *a) { return table_call(c, in, bi, a); }
+static Type *type_jitclass(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    return infer_class_builtin(c, in, bi, a->pos, a->npos);
+}
 static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return reshape_method(c, in, a); }
 
 /* np.lib.stride_tricks.as_strided(x, shape, strides): a view of x's memory; shape and strides
@@ -2046,20 +2052,14 @@ static const char *method_family(const Type *self)
     case TY_SET: return "set";
     case TY_STR: case TY_STRING: return "str";
     case TY_SLICE: return "slice";
+    case TY_CLASS: return self->name;   /* each jitclass has its own methods */
     default: return "complex";
     }
 }
 
-Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **args, int nargs)
-{
-    return infer_library_method(c, in, "list", method, args, nargs);
-}
-
-Type *infer_library_method(Infer *c, Instr *in, const char *family, const char *method,
-                           Instr **args, int nargs)
+Type *infer_library_call(Infer *c, Instr *in, const char *key, Instr **args, int nargs)
 {
     const CompilerHost *host = c->pi->prog->host;
-    const char *key = arena_printf(c->arena, "method.%s.%s", family, method);
     void *handle = host && host->method_overloads ? host->method_overloads(host->ctx, key) : NULL;
     if (!handle)
         return infer_fail(c, in, DIAG_INTERNAL, "the library's %s is not registered", key + 7);
@@ -2082,6 +2082,11 @@ Type *infer_library_method(Infer *c, Instr *in, const char *family, const char *
         return infer_fail(c, in, DIAG_TYPING, "no implementation of %s() accepts the argument "
                           "types (%s)", key + 7, call_signature(c, in));
     return t;
+}
+
+Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **args, int nargs)
+{
+    return infer_library_call(c, in, arena_printf(c->arena, "method.list.%s", method), args, nargs);
 }
 
 Type *infer_operator_method(Infer *c, Instr *in, const char *method)
@@ -2150,11 +2155,14 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
     Type *mt = callee->type, *self = mt->method.self;
     if (self->kind == TY_TUPLE && callee->op == OP_GETATTR && callee->nargs >= 1)
         return infer_namedtuple_replace(c, in, callee->args[0]);   /* the only tuple method */
-    char pyname[96];
+    if (self->kind == TY_CLASS && strcmp(mt->method.name, "__setattr__") == 0)
+        return infer_class_setattr(c, in, callee->args[0]);
+    char pyname[256];
     snprintf(pyname, sizeof pyname, "method.%s.%s", method_family(self), mt->method.name);
     Builtin bi = ir_builtin_lookup(pyname);
     const CompilerHost *host = c->pi->prog->host;
-    void *handle = host && host->method_overloads && (self->kind == TY_ARRAY || ty_is_container(self)) &&
+    void *handle = host && host->method_overloads && (self->kind == TY_ARRAY || ty_is_container(self) ||
+                                                       self->kind == TY_CLASS) &&
                    callee->op == OP_GETATTR && callee->nargs >= 1
                    ? host->method_overloads(host->ctx, pyname) : NULL;
     if (handle) {
@@ -2368,6 +2376,8 @@ Type *infer_call(Infer *c, Instr *in)
         return call_exception(c, in);
     case TY_NTCLASS:
         return infer_namedtuple_call(c, in);
+    case TY_CLASS:   /* obj(...): its __call__ */
+        return infer_class_dunder(c, in, "__call__", in->args, in->nargs);
     case TY_DTYPE: {
         Args a;
         if (!bind_args(c, in, 1, NULL, ft->name, false, &a))

@@ -121,6 +121,12 @@ Type *infer_getattr(Infer *c, Instr *in)
     Type *t = in->args[0]->type;
     if (!in->name)
         return infer_fail(c, in, DIAG_INTERNAL, "getattr without a name");
+    if (t->kind == TY_CLASS)
+        return infer_class_getattr(c, in, t);
+    if (strcmp(in->name, "__setattr__") == 0)   /* obj.x = v (frontend) */
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "setting an attribute of %s is not supported "
+                          "in compiled code (jitclass instances have settable fields)",
+                          infer_type_name(t));
     if (t->kind == TY_MODULE)
         return infer_fail(c, in, DIAG_TYPING, "module '%s' has no attribute '%s'",
                           t->literal && t->literal->name ? t->literal->name : "?", in->name);
@@ -382,7 +388,7 @@ static Type *array_getitem(Infer *c, Instr *in, Instr *arr, Instr *idx)
 {
     if (is_advanced_index(idx->type)) {
         Instr *args[2] = {arr, idx};
-        return infer_library_method(c, in, "array", "__getitem__", args, 2);
+        return infer_library_call(c, in, "method.array.__getitem__", args, 2);
     }
     Index ix;
     int nints;
@@ -610,6 +616,8 @@ Type *infer_getitem(Infer *c, Instr *in)
         return array_type_value(c, in, dtype, idx);
     if (obj->type->kind == TY_ARRAY)
         return array_getitem(c, in, obj, idx);
+    if (obj->type->kind == TY_CLASS)
+        return infer_class_dunder(c, in, "__getitem__", in->args, 2);
     if (obj->type->kind == TY_LIST)
         return list_getitem(c, in, obj, idx);
     if (obj->type->kind == TY_DICT)
@@ -666,6 +674,8 @@ Type *infer_setitem(Infer *c, Instr *in)
         return list_setitem(c, in, obj, idx, val);
     if (t->kind == TY_DICT)
         return dict_setitem(c, in, obj, idx, val);
+    if (t->kind == TY_CLASS)
+        return infer_class_dunder(c, in, "__setitem__", in->args, 3);
     if (t->kind != TY_ARRAY)
         return infer_fail(c, in, DIAG_TYPING, "%s does not support item assignment", infer_type_name(t));
     if (t->array.readonly)
@@ -675,7 +685,7 @@ Type *infer_setitem(Infer *c, Instr *in)
     bool sequence = val->type->kind == TY_LIST || val->type->kind == TY_TUPLE;
     if (is_advanced_index(idx->type) || sequence) {
         Instr *args[3] = {obj, idx, val};
-        return infer_library_method(c, in, "array", "__setitem__", args, 3);
+        return infer_library_call(c, in, "method.array.__setitem__", args, 3);
     }
     Index ix;
     int nints;

@@ -166,7 +166,8 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
     case TY_LIST:
     case TY_DICT:
     case TY_SET:
-    case TY_STR: {
+    case TY_STR:
+    case TY_CLASS: {
         LLVMTypeRef f[1] = {L->ptr};   /* its MemInfo */
         return LLVMStructTypeInContext(L->ctx, f, 1, 0);
     }

@@ -427,6 +427,46 @@ Type *ty_undefined(void)
     return intern("undefined", &proto);
 }
 
+static int class_count;   /* under table_lock */
+
+Type *ty_class(const void *cls, const char *cls_name, const char *const *fields, Type **types, int n)
+{
+    Type proto = {.kind = TY_CLASS};
+    proto.klass.cls = cls;
+    proto.klass.cls_name = xstrdup(cls_name);
+    proto.klass.fields = xmalloc(sizeof(char *) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++)
+        proto.klass.fields[i] = xstrdup(fields[i]);
+    proto.klass.data = ty_tuple(types, n);
+    pthread_mutex_lock(&table_lock);
+    int id = ++class_count;
+    pthread_mutex_unlock(&table_lock);
+    return intern_named(&proto, "instance(%s@%d)", cls_name, id);
+}
+
+int ty_class_field(const Type *t, const char *name)
+{
+    if (!t || t->kind != TY_CLASS)
+        return -1;
+    for (int i = 0; i < t->klass.data->tuple.n; i++)
+        if (strcmp(t->klass.fields[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* The jitclass type interned under name, or NULL. */
+static Type *find_class(const char *name)
+{
+    unsigned h = hash_key(name) % TABLE_SIZE;
+    pthread_mutex_lock(&table_lock);
+    Entry *e = table[h];
+    while (e && strcmp(e->key, name) != 0)
+        e = e->next;
+    Type *t = e && e->type->kind == TY_CLASS ? e->type : NULL;
+    pthread_mutex_unlock(&table_lock);
+    return t;
+}
+
 /* ---- parsing canonical names ------------------------------------------------------------- */
 
 static void skip_space(const char **p)
@@ -518,6 +558,16 @@ static Type *parse_type(const char **p, int depth)
         Type *item = parse_type(p, depth + 1);
         return item && eat(p, ")") ? ty_set(item) : NULL;
     }
+    if (strncmp(*p, "instance(", 9) == 0) {
+        const char *end = strchr(*p, ')');
+        char name[256];
+        if (!end || end - *p + 2 > (long)sizeof name)
+            return NULL;
+        memcpy(name, *p, (size_t)(end - *p + 1));
+        name[end - *p + 1] = 0;
+        *p = end + 1;
+        return find_class(name);
+    }
     if (eat(p, "dict(")) {
         Type *key = parse_type(p, depth + 1);
         if (!key || !eat(p, ","))
@@ -565,7 +615,10 @@ bool ty_is_container(const Type *t)
 {
     return t && (t->kind == TY_LIST || t->kind == TY_DICT || t->kind == TY_SET || t->kind == TY_STR);
 }
-bool ty_holds_meminfo(const Type *t) { return t && (t->kind == TY_ARRAY || ty_is_container(t)); }
+bool ty_holds_meminfo(const Type *t)
+{
+    return t && (t->kind == TY_ARRAY || t->kind == TY_CLASS || ty_is_container(t));
+}
 bool ty_is_undetermined(const Type *t)
 {
     return t && ((t->kind == TY_LIST && !t->list.item) || (t->kind == TY_DICT && !t->dict.key) ||
@@ -609,6 +662,7 @@ int64_t ty_mem_size(const Type *t)
     case TY_DICT:
     case TY_SET:
     case TY_STR:
+    case TY_CLASS:
         return 8;                                      /* its MemInfo */
     case TY_RANGE:
     case TY_SLICE:
@@ -632,6 +686,7 @@ int ty_mem_align(const Type *t)
     case TY_DICT:
     case TY_SET:
     case TY_STR:
+    case TY_CLASS:
     case TY_RANGE:
     case TY_SLICE:
         return 8;

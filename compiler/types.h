@@ -12,6 +12,7 @@
  *   typed_list(float64)  typed_list(typed_list(int64))
  *   dict(int64, float64)  set(int64)  str
  *   Point(x=float64, y=float64)   (a namedtuple: not parsed back, its class is not in the name)
+ *   instance(Bag@1)               (a jitclass: parsed back while its type exists, by that name)
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
 #ifndef PYJIT_TYPES_H
 #define PYJIT_TYPES_H
@@ -42,6 +43,8 @@ typedef enum TypeKind {
                      * inference has not seen an item ("dict(undetermined)") */
     TY_SET,         /* an insertion-ordered hash set of set.item; NULL as for lists */
     TY_STR,         /* a unicode string made or passed at run time */
+    TY_CLASS,       /* an instance of a jitclass (pyjit.experimental.jitclass): a MemInfo whose
+                     * data holds klass.data, the tuple of its fields (abi.h ClassTrailer) */
     TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     /* Compile-time only: values whose every use is resolved by inference. */
     TY_STRING,      /* a constant string (exception messages); literal holds it */
@@ -75,6 +78,10 @@ typedef struct Type {
         struct { struct Type *item; } set;
         struct { struct Type *scalar; } dtype;
         struct { struct Type *self; const char *name; } method;
+        /* A jitclass: its Python class (kept alive for the process by whoever made the type),
+         * the class's name, its field names and the tuple type of its fields, laid out in
+         * memory as that tuple is. */
+        struct { const void *cls; const char *cls_name; const char **fields; struct Type *data; } klass;
         const Const *literal;   /* TY_STRING, TY_MODULE, TY_FUNCTION, TY_DISPATCHER, TY_EXCCLASS */
     };
 } Type;
@@ -104,6 +111,11 @@ Type *ty_dtype(Type *scalar);
 Type *ty_literal(TypeKind kind, const Const *value);   /* keyed by the Const's identity */
 Type *ty_method(Type *self, const char *name);
 Type *ty_undefined(void);
+/* A new jitclass instance type named instance(<cls_name>@<n>), n counting the classes made in
+ * the process (two classes of one name are two types); the names are copied. */
+Type *ty_class(const void *cls, const char *cls_name, const char *const *fields, Type **types, int n);
+/* Index of field name in jitclass type t, or -1. */
+int ty_class_field(const Type *t, const char *name);
 
 /* Parses a canonical name (see above); NULL if it is not one. */
 Type *ty_parse(const char *name);

@@ -563,10 +563,13 @@ int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const
 
 int fe_fold_attr_function(FeCtx *ctx, const Const *owner, const char *attr, Const **out)
 {
-    bool known_owner = owner->handle && (owner->kind == K_FUNC ||
+    bool known_owner = owner->handle && (owner->kind == K_FUNC || owner->kind == K_TYPE ||
                                          (owner->kind == K_OPAQUE && PyType_Check((PyObject *)owner->handle)));
     PyObject *value = known_owner ? PyObject_GetAttrString((PyObject *)owner->handle, attr) : NULL;
+    /* a function, or a type (a jitclass's Cls.class_type.instance_type) */
     const char *name = value ? known_function_name(ctx, value) : NULL;
+    if (value && !name)
+        name = pyjit_type_name(ctx, value);
     PyErr_Clear();
     int rc = name ? fe_const_of(ctx, value, out) : 0;
     Py_XDECREF(value);

@@ -292,8 +292,6 @@ static const char *unsupported_construct(const BcInstr *in)
         return "assigning to a global variable (the global statement) is not supported in compiled code";
     case BC_STORE_DEREF: case BC_DELETE_DEREF:
         return "assigning to a variable of an enclosing function (nonlocal) is not supported in compiled code";
-    case BC_STORE_ATTR:
-        return "setting an attribute is not supported in compiled code";
     case BC_DELETE_FAST: case BC_DELETE_ATTR: case BC_DELETE_NAME:
         return "the del statement is supported on items only (del d[k], del l[i]) in compiled code";
     case BC_CALL_FUNCTION_EX:
@@ -563,6 +561,17 @@ static void call_method(Ssa *s, Instr *obj, const char *name, Instr *a, Instr *b
     in->args[1] = a;
     if (b)
         in->args[2] = b;
+}
+
+/* obj.name = value: obj.__setattr__("name", value), which jitclass instances have (inference
+ * refuses it on any other receiver). */
+static int store_attr(Ssa *s, const char *name)
+{
+    Instr *obj = pop(s), *v = pop(s);
+    Const *k = ir_new_const(s->fn, K_STR);
+    k->s = name;
+    call_method(s, obj, "__setattr__", emit_const(s, k), v);
+    return 0;
 }
 
 /* LIST_APPEND i, SET_ADD i, MAP_ADD i (a comprehension's body): list.append(value),
@@ -999,6 +1008,7 @@ static int translate(Ssa *s, const BcInstr *in)
             return load_attr(s, name_at(s, in->arg >> 1), in->arg & 1);
         return load_attr(s, name_at(s, in->arg), false);
     case BC_LOAD_METHOD: return load_attr(s, name_at(s, in->arg), true);
+    case BC_STORE_ATTR: return store_attr(s, name_at(s, in->arg));
     case BC_KW_NAMES: return kw_names(s, in->arg);
     case BC_CALL: return call(s, in->arg);
     case BC_BUILD_SLICE: return build_slice(s, in->arg);

@@ -129,6 +129,7 @@ class _Walk:
         self.seen = {}          # id -> object: functions and dispatchers already walked
         from . import _core
         self.dispatcher_type = _core.Dispatcher
+        self.jitclass_type = _core.JitClassBox
         ext = sys.modules.get("pyjit.extending")
         self.overloads = ext._OVERLOADS if ext else {}
 
@@ -158,6 +159,8 @@ class _Walk:
             self.dispatcher(v)
         elif isinstance(v, _pytypes.ModuleType):
             self.module(v, names)
+        elif isinstance(v, type) and issubclass(v, self.jitclass_type):
+            self.jitclass(v)
         elif isinstance(v, type) and issubclass(v, BaseException):
             self.add("exception", v.__module__, v.__qualname__)
             self.objects.append(v)
@@ -276,6 +279,12 @@ class _Walk:
         self.function(d.py_func)
 
 
+    @staticmethod
+    def jitclass(cls):
+        """A jitclass's instance type is numbered in the order classes are made, which another
+        process need not repeat, and its methods are not in this walk: not cached."""
+        raise ValueError(f"it uses jitclass {cls.__qualname__}, whose compiled code is not cached")
+
     def kernel(self, k):
         self.add("kernel", sorted(k.targetoptions.items()))
         self.function(k.py_func)
@@ -284,6 +293,10 @@ class _Walk:
 def _keys(disp, argnames, retname, target=None):
     """(function key, signature key): the walk's hash, and the rest; and the walk."""
     walk = _Walk()
+    for name in (*argnames, retname or ""):
+        if "instance(" in name:   # a jitclass instance, or a container of them
+            raise ValueError(f"its argument or result type {name} is a jitclass's, whose "
+                             "compiled code is not cached")
     if target is None:
         walk.dispatcher(disp)
     else:

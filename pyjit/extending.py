@@ -38,6 +38,7 @@ pyjit's own library (pyjit/lib/) is written the same way; a module of it is impo
 code first calls one of its functions.
 """
 import inspect
+import sys
 
 from . import errors
 
@@ -200,10 +201,13 @@ def _family(typ, what):
     from . import types
     kinds = {types.Array: "array", types.List: "list", types.UnicodeType: "str", types.Dict: "dict",
              types.Set: "set"}
+    if isinstance(typ, type) and issubclass(typ, types.StructRef):   # a structref's methods
+        from .experimental import structref
+        kinds[typ] = structref.family(typ)
     if typ not in kinds:
         raise NotImplementedError(f"{what}({typ!r}, ...): pyjit overloads {what[9:]}s of "
-                                  "types.Array, types.List, types.UnicodeType, types.Dict and "
-                                  "types.Set only")
+                                  "types.Array, types.List, types.UnicodeType, types.Dict, "
+                                  "types.Set and types.StructRef subclasses only")
     return kinds[typ]
 
 
@@ -212,8 +216,9 @@ def overload_method(typ, attr, **options):
     the receiver, then the argument types of a call of that method in compiled code, and returns
     its implementation (taking self first) or None to decline. Options as for overload. pyjit
     overloads methods of arrays (types.Array), lists (types.List), strings (types.UnicodeType),
-    dicts (types.Dict) and sets (types.Set); the operators of sets and dicts (|, &, -, ^, their
-    in-place forms, ==, !=, <=, >=, <, >) are their methods __or__, __ior__, __eq__, ..."""
+    dicts (types.Dict), sets (types.Set) and structrefs (a types.StructRef subclass,
+    pyjit.experimental.structref); the operators of sets and dicts (|, &, -, ^, their in-place
+    forms, ==, !=, <=, >=, <, >) are their methods __or__, __ior__, __eq__, ..."""
     family = _family(typ, "overload_method")
     if not isinstance(attr, str) or not attr.isidentifier():
         raise TypeError(f"overload_method needs a method name, got {attr!r}")
@@ -238,6 +243,9 @@ def _method_overloads(key):
     """runtime/overload.c: the handle of a method's overloads ("method.list.index"), or None.
     A method of pyjit's library is known before its module is imported: the module is imported
     by the first call it does not decline (_choose), as for functions."""
+    structref = sys.modules.get("pyjit.experimental.structref")
+    if key not in _METHODS and structref is not None:   # a structref instance's method
+        key = structref.method_key(key) or key
     if key not in _METHODS:
         from .lib import METHODS
         for module, names in METHODS.items():

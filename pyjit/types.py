@@ -21,7 +21,8 @@ literals.
 
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
-    "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "NoneType",
+    "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "NoneType", "ClassInstanceType",
+    "ClassType", "StructRef", "unliteral",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
     "UnicodeType", "unicode_type",
@@ -266,6 +267,73 @@ def _namedtuple_type(name):
     if items and len(set(items)) == 1:
         return NamedUniTuple(items[0], len(items), fields, head)
     return NamedTuple(items, fields, head)
+
+
+class ClassInstanceType(Type):
+    """The type of the instances of a jitclass (pyjit.experimental.jitclass): Bag.class_type.
+    instance_type, what a spec names to give a field another jitclass's instances, and what
+    typed.List.empty_list takes for a list of them. Its canonical name, instance(Bag@1), names
+    one class of the process."""
+
+    __slots__ = ("class_name", "struct", "jit_class")
+
+    def __init__(self, name, class_name, struct, jit_class):
+        super().__init__(name)
+        self.class_name, self.struct, self.jit_class = class_name, struct, jit_class
+        _CLASS_TYPES[name] = self
+
+    def __repr__(self):
+        return f"instance.jitclass.{self.class_name}({', '.join(f'{k}:{v!r}' for k, v in self.struct.items())})"
+
+    __str__ = __repr__
+
+
+_CLASS_TYPES = {}   # canonical name -> the ClassInstanceType of that jitclass
+
+
+class ClassType(Type):
+    """Bag.class_type, as Numba's: the class's name, its fields (struct: name -> type), its
+    methods (the Python functions) and instance_type. Its name is its instance type's, so that
+    compiled code may spell Bag.class_type.instance_type too."""
+
+    __slots__ = ("class_name", "struct", "methods", "instance_type")
+
+    def __init__(self, instance_type, methods):
+        super().__init__(instance_type.name)
+        self.class_name, self.struct = instance_type.class_name, instance_type.struct
+        self.methods, self.instance_type = methods, instance_type
+
+    def __repr__(self):
+        return f"jitclass.{self.class_name}"
+
+    __str__ = __repr__
+
+
+class StructRef(Type):
+    """The base of a structref type (pyjit.experimental.structref, Numba's types.StructRef): a
+    subclass, registered with structref.register, is instantiated with the (name, type) fields a
+    constructor call gives; preprocess_fields may change them first. Each set of field types is
+    one instance type of the proxy class (a jitclass's kind), whose canonical name this takes."""
+
+    def __init__(self, fields):
+        fields = tuple(self.preprocess_fields(tuple(fields)))
+        super().__init__(f"structref({', '.join(f'{n}: {t.name}' for n, t in fields)})")
+        self._fields = fields
+
+    def preprocess_fields(self, fields):
+        return fields
+
+    @property
+    def field_dict(self):
+        return dict(self._fields)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(f'{n}: {t!r}' for n, t in self._fields)})"
+
+
+def unliteral(t):
+    """Numba's types.unliteral: a string constant's type as str; any other type as it is."""
+    return unicode_type if isinstance(t, StringLiteral) else t
 
 
 class NoneType(Type):
@@ -557,6 +625,8 @@ def _from_canonical(name):
         if items and len(set(items)) == 1:
             return UniTuple(items[0], len(items))
         return Tuple(items)
+    if name in _CLASS_TYPES:
+        return _CLASS_TYPES[name]
     return _namedtuple_type(name) or Type(name)
 
 
@@ -609,11 +679,11 @@ __all__ += ["typeof", "from_dtype", "as_dtype", "char", "uchar", "long_", "ssize
 # Numba type names pyjit does not have: a clear AttributeError naming what is missing (hasattr
 # still answers False)
 _NOT_IN_PYJIT = ("Optional", "optional", "CPointer", "voidptr", "FunctionType", "NPDatetime",
-                 "NPTimedelta", "Record", "EnumMember", "IntEnumMember", "ClassType",
-                 "ClassInstanceType", "DeferredType", "deferred_type", "Generator", "Dispatcher",
-                 "pyobject", "ffi", "Bytes", "CharSeq", "UnicodeCharSeq", "Buffer", "MemoryView",
-                 "IntegerLiteral", "BooleanLiteral", "literal", "unliteral", "RawPointer",
-                 "StructRef", "ExternalFunction", "ExternalFunctionPointer", "EphemeralArray")
+                 "NPTimedelta", "Record", "EnumMember", "IntEnumMember", "DeferredType",
+                 "deferred_type", "Generator", "Dispatcher", "pyobject", "ffi", "Bytes", "CharSeq",
+                 "UnicodeCharSeq", "Buffer", "MemoryView", "IntegerLiteral", "BooleanLiteral",
+                 "literal", "RawPointer", "ExternalFunction", "ExternalFunctionPointer",
+                 "EphemeralArray")
 
 
 def __getattr__(name):

@@ -248,6 +248,7 @@ PyMODINIT_FUNC PyInit__core(void)
     if (PyModule_AddObjectRef(m, "Dispatcher", (PyObject *)&RtDispatcherType) < 0 ||
         PyModule_AddObjectRef(m, "MemInfoOwner", (PyObject *)&RtMemInfoOwnerType) < 0 ||
         PyModule_AddIntConstant(m, "MAX_ARGS", RT_MAX_ARGS) < 0 || rt_typedlist_init(m) < 0 ||
+        rt_jitclass_init(m) < 0 ||
         PyModule_AddObjectRef(m, "Dict", (PyObject *)&RtDictType) < 0 ||
         PyModule_AddIntConstant(m, "MAX_ARGS", RT_MAX_ARGS) < 0 ||
         cuda_module_init(m) < 0) {   /* the GPU runtime: loads no driver here */

@@ -109,6 +109,14 @@ int rt_release_list_arg(Type *ty, MemInfo *mi);
 PyObject *rt_box_list(Type *ty, MemInfo *mi);
 /* A new reference on every MemInfo inside a value of type ty at buf (before rt_box of a copy). */
 void rt_retain_value(Type *ty, void *buf);
+/* jitclass.c: jitclass instances (see there). rt_typeof_jitclass: an instance's type;
+ * rt_unbox_jitclass: a reference on its MemInfo in *out (TypeError for anything else);
+ * rt_box_jitclass: a new instance of the type's class owning the reference mi carried. */
+extern PyTypeObject RtJitClassBoxType;
+int rt_jitclass_init(PyObject *module);
+Type *rt_typeof_jitclass(PyObject *obj);
+int rt_unbox_jitclass(PyObject *obj, Type *ty, MemInfo **out);
+PyObject *rt_box_jitclass(Type *ty, MemInfo *mi);
 /* typedlist.c: pyjit.typed.List, a Python object owning a typed list's MemInfo (see there).
  * rt_typeof_typed_list: its type (NULL while its item type is unknown); rt_unbox_typed_list: a
  * new reference to its MemInfo in *out (an error unless obj is one of type ty);

@@ -188,6 +188,8 @@ static Type *typeof_other(PyObject *obj, int flags)
         return rt_typeof_typed_list(obj);
     if (PyObject_TypeCheck(obj, &RtDictType) && !(flags & RT_TYPEOF_GPU))
         return rt_typeof_dict(obj);
+    if (PyObject_TypeCheck(obj, &RtJitClassBoxType) && !(flags & RT_TYPEOF_GPU))
+        return rt_typeof_jitclass(obj);
     if ((PySet_Check(obj) || PyFrozenSet_Check(obj)) && !(flags & RT_TYPEOF_GPU))
         return rt_typeof_set(obj, flags);
     return NULL;
@@ -401,6 +403,8 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
         return rt_unbox_dict(obj, ty, buf);
     case TY_SET:
         return rt_unbox_set(obj, ty, buf);
+    case TY_CLASS:
+        return rt_unbox_jitclass(obj, ty, buf);
     case TY_TUPLE:
         for (int i = 0; i < ty->tuple.n; i++)
             if (rt_unbox(PyTuple_GET_ITEM(obj, i), ty->tuple.items[i],
@@ -564,7 +568,7 @@ void rt_release_value(Type *ty, void *buf)
 {
     if (ty->kind == TY_ARRAY)
         pj_nrt_decref(((ArrayDesc *)buf)->meminfo);
-    else if (ty_is_container(ty))
+    else if (ty_is_container(ty) || ty->kind == TY_CLASS)
         pj_nrt_decref(*(MemInfo **)buf);
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
@@ -579,8 +583,8 @@ int rt_release_arg(Type *ty, void *buf)
             rc |= rt_release_arg(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
         return rc;
     }
-    if (ty->kind == TY_STR || ty->kind == TY_DICT)
-        pj_nrt_decref(*(MemInfo **)buf);   /* a string's copy, a dict's reference */
+    if (ty->kind == TY_STR || ty->kind == TY_DICT || ty->kind == TY_CLASS)
+        pj_nrt_decref(*(MemInfo **)buf);   /* a string's copy, a dict's or instance's reference */
     if (ty->kind != TY_LIST && ty->kind != TY_SET)
         return 0;
     int (*release)(Type *, MemInfo *) = ty->kind == TY_LIST ? rt_release_list_arg : rt_release_set_arg;
@@ -701,6 +705,7 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_STR: return rt_box_str(*(MemInfo **)buf);
     case TY_DICT: return rt_box_dict(ty, *(MemInfo **)buf);
     case TY_SET: return rt_box_set(ty, *(MemInfo **)buf);
+    case TY_CLASS: return rt_box_jitclass(ty, *(MemInfo **)buf);
     default:
         PyErr_Format(PyExc_TypeError, "pyjit: a value of type %s cannot be returned to Python",
                      ty->name);

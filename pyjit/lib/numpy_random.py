@@ -62,7 +62,7 @@ def _register(func, params, checks, draw, dt, size_only=False):
         return _generated(f"def impl({params}):\n" + checks + body, {"dt": dt})
     # the typing function's signature is the implementation's (pyjit.extending checks it)
     signature = _generated(f"def typing({params}):\n    return inner({', '.join(names)})\n",
-                           {"inner": typing}, "typing")
+                           {"inner": typing, "__name__": __name__}, "typing")
     overload(func)(signature)
 
 

@@ -67,6 +67,8 @@ int32_t pj_argpartition(const void *data, int64_t rows, int64_t n, int64_t kth, 
 /* Nor is the stack limit's (runtime/stack.c): no limit. */
 void *pj_stack_limit(void) { return NULL; }
 MemInfo *pj_list_new(int64_t itemsize, int64_t len, const int32_t *refs, int32_t nrefs) { (void)itemsize; (void)len; (void)refs; (void)nrefs; return NULL; }
+MemInfo *pj_class_new(int64_t size, const int32_t *refs, int32_t nrefs) { (void)size; (void)refs; (void)nrefs; return NULL; }
+MemInfo *pj_array_adopt(void *parent, void *data) { (void)parent; (void)data; return NULL; }
 int32_t pj_list_reserve(MemInfo *list, int64_t n) { (void)list; (void)n; return -1; }
 /* Nor are dicts' (runtime/dict.c): stand-ins that fail. */
 MemInfo *pj_dict_new(int64_t entrysize, int32_t valoff, const int32_t *refs, int32_t nrefs, int64_t n) { (void)entrysize; (void)valoff; (void)refs; (void)nrefs; (void)n; return NULL; }
