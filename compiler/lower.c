@@ -1847,7 +1847,8 @@ static bool operands_ready(Lower *L, Instr *in)
             lower_unsupported(L, "internal: operand %d of '%s' is untyped", i, ir_op_name(in->op));
             return false;
         }
-        if (!is_compile_time(a->type) && a->type->kind != TY_NONE && !lower_value(L, a)) {
+        if (!is_compile_time(a->type) && a->type->kind != TY_NONE && !L->fused[a->id] &&
+            !lower_value(L, a)) {
             lower_unsupported(L, "internal: operand %d of '%s' (%s) has no value", i, ir_op_name(in->op),
                               a->type->name);
             return false;
@@ -1893,6 +1894,8 @@ static int lower_block_body(Lower *L, Block *blk)
             continue;
         if (!operands_ready(L, in))
             return -1;
+        if (L->fused[in->id])   /* computed in its user's loop */
+            continue;
         if (in->op >= OP_BR && in->op <= OP_RAISE) {
             lower_terminator(L, in, bi);
             return L->failed ? -1 : 0;
@@ -2121,6 +2124,7 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
         L->outer_loop = arena_alloc(L->prog->arena, sizeof(bool) * (size_t)L->nids);
     }
     L->owned = (PtrVec){0};
+    lower_mark_fused(L);
     L->ret_ptr = LLVMGetParam(L->fn, 0);
     L->exc_ptr = LLVMGetParam(L->fn, 1);
     L->entry_bb = lower_block(L, "entry");

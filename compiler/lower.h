@@ -45,6 +45,8 @@ typedef struct Lower {
     Instr **inner_loop;        /* by Instr id of ARRAY_GET/SET or FOR_ITER: the innermost range
                                 * loop around it */
     bool *outer_loop;          /* by Instr id of FOR_ITER: another range loop lies in its body */
+    bool *fused;               /* by Instr id: an elementwise array operation computed inside its
+                                * one user's loop (lower_array.c: lower_mark_fused), no array */
     PtrVec owned;              /* LLVMValueRef: every slot, released on exit */
     Instr *cur;                /* the instruction being lowered (diagnostics) */
     bool *in_cycle;            /* by index in prog->funcs: part of a call cycle (checks the stack) */
@@ -55,6 +57,9 @@ typedef struct Lower {
                                 * (inf/nan, integer division by zero gives 0) whatever opts say */
     LLVMTypeRef i1, i8, i32, i64, f32, f64, ptr, none_ty, exc_ty, mi_ty;
 } Lower;
+
+/* lower_array.c: marks the elementwise array operations of the function to fuse into their user */
+void lower_mark_fused(Lower *L);
 
 /* lower.c: shared helpers */
 LLVMTypeRef lower_type(Lower *L, Type *t);              /* NULL for compile-time-only types */

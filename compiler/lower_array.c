@@ -372,20 +372,24 @@ static LLVMValueRef elem_binop(Lower *L, void *vctx, LLVMValueRef *e)
     return r ? lower_cast(L, r, c->op == BIN_POW && ty_is_int(c->ct) ? ty_scalar(TY_INT64) : c->ct, c->out) : NULL;
 }
 
-LLVMValueRef lower_array_binop(Lower *L, Instr *in)
+static bool binop_inplace(Instr *in)
 {
-    Type *out_t = in->imm && is_array(in->args[0]->type) ? in->args[0]->type : in->type;
-    BinCtx c = {.op = (BinOp)in->sub, .ta = elem_type(in->args[0]->type), .tb = elem_type(in->args[1]->type),
-                .out = out_t->array.dtype};
-    c.ct = in->type->array.dtype;
-    if (c.op == BIN_TRUEDIV && !ty_is_float(c.ct) && !ty_is_complex(c.ct))
-        c.ct = ty_scalar(TY_FLOAT64);
-    if (c.op == BIN_POW && ty_is_int(c.ct) && !ty_is_int(c.ta)) {
-        Type *p = ty_promote(c.ta, c.tb);   /* bool ** bool stays in the int result type */
+    return in->imm && is_array(in->args[0]->type);
+}
+
+static void binop_ctx(Instr *in, BinCtx *c)
+{
+    Type *out_t = binop_inplace(in) ? in->args[0]->type : in->type;
+    *c = (BinCtx){.op = (BinOp)in->sub, .ta = elem_type(in->args[0]->type),
+                  .tb = elem_type(in->args[1]->type), .out = out_t->array.dtype};
+    c->ct = in->type->array.dtype;
+    if (c->op == BIN_TRUEDIV && !ty_is_float(c->ct) && !ty_is_complex(c->ct))
+        c->ct = ty_scalar(TY_FLOAT64);
+    if (c->op == BIN_POW && ty_is_int(c->ct) && !ty_is_int(c->ta)) {
+        Type *p = ty_promote(c->ta, c->tb);   /* bool ** bool stays in the int result type */
         if (p && ty_is_int(ty_strong(p)))
-            c.ct = p;
+            c->ct = p;
     }
-    return ew_apply(L, in, 2, in->imm && is_array(in->args[0]->type), elem_binop, &c);
 }
 
 static LLVMValueRef elem_compare(Lower *L, void *vctx, LLVMValueRef *e)
@@ -394,15 +398,11 @@ static LLVMValueRef elem_compare(Lower *L, void *vctx, LLVMValueRef *e)
     return lower_compare_scalar(L, c->cmp, c->ct, lower_cast(L, e[0], c->ta, c->ct), lower_cast(L, e[1], c->tb, c->ct));
 }
 
-LLVMValueRef lower_array_compare(Lower *L, Instr *in)
+static void compare_ctx(Instr *in, BinCtx *c)
 {
-    BinCtx c = {.cmp = (CmpOp)in->sub, .ta = elem_type(in->args[0]->type), .tb = elem_type(in->args[1]->type)};
-    c.ct = ty_promote(c.ta, c.tb);
-    if (!c.ct) {
-        lower_unsupported(L, "cannot compare %s with %s", in->args[0]->type->name, in->args[1]->type->name);
-        return NULL;
-    }
-    return ew_apply(L, in, 2, false, elem_compare, &c);
+    *c = (BinCtx){.cmp = (CmpOp)in->sub, .ta = elem_type(in->args[0]->type),
+                  .tb = elem_type(in->args[1]->type)};
+    c->ct = ty_promote(c->ta, c->tb);
 }
 
 static LLVMValueRef elem_unary(Lower *L, void *vctx, LLVMValueRef *e)
@@ -411,10 +411,209 @@ static LLVMValueRef elem_unary(Lower *L, void *vctx, LLVMValueRef *e)
     return lower_cast(L, lower_unary_scalar(L, (UnaryOp)c->op, c->ta, e[0]), c->op == (BinOp)UN_NOT ? ty_scalar(TY_BOOL) : c->ta, c->out);
 }
 
+static void unary_ctx(Instr *in, BinCtx *c)
+{
+    *c = (BinCtx){.op = (BinOp)in->sub, .ta = elem_type(in->args[0]->type),
+                  .out = in->type->array.dtype};
+}
+
+/* ---- fused array expressions ---------------------------------------------------------------
+ *
+ * `a * 2.0 + b * b - c` is computed in one loop with one result array, as Numba's array
+ * expressions are: an elementwise operation whose only use is another one later in its block,
+ * with nothing between them that writes memory or calls, is not lowered on its own (no
+ * temporary array); its user's element function computes it from its operands' elements. Each
+ * operation keeps its own types and casts, so the values are those of the unfused code; the
+ * result's shape is the broadcast of all the leaves, as the unfused shapes compose to it. */
+
+#define EW_MAX_OPS 8
+
+/* One operation of a fused expression: its element function over its operands, each a loop
+ * operand's element (leaf >= 0) or a fused operation's value (kid). */
+typedef struct EwNode {
+    ElemFn fn;
+    BinCtx ctx;
+    int n;
+    int leaf[2];
+    struct EwNode *kid[2];
+} EwNode;
+
+static bool is_elementwise(const Instr *in)
+{
+    return (in->op == OP_BINOP || in->op == OP_UNARY || in->op == OP_COMPARE) &&
+           in->type->kind == TY_ARRAY;
+}
+
+static int ew_nargs(const Instr *in)
+{
+    return in->op == OP_UNARY ? 1 : 2;
+}
+
+/* Whether nothing between from and to (exclusive) in their block writes memory or calls. */
+static bool pure_between(Block *blk, int from, int to)
+{
+    for (int k = from + 1; k < to; k++) {
+        Instr *in = blk->instrs.items[k];
+        bool pure = in->op == OP_CONST || in->op == OP_CAST || in->op == OP_TRUTH ||
+                    in->op == OP_BUILD_TUPLE || in->op == OP_STATIC_GET ||
+                    in->op == OP_ARRAY_ATTR || in->op == OP_ARRAY_GET ||
+                    ((in->op == OP_BINOP || in->op == OP_UNARY || in->op == OP_COMPARE) &&
+                     !(in->op == OP_BINOP && binop_inplace(in)));
+        if (!pure)
+            return false;
+    }
+    return true;
+}
+
+void lower_mark_fused(Lower *L)
+{
+    L->fused = arena_alloc(L->prog->arena, sizeof(bool) * (size_t)L->nids);
+    memset(L->fused, 0, sizeof(bool) * (size_t)L->nids);
+    int *uses = arena_alloc(L->prog->arena, sizeof(int) * (size_t)L->nids);
+    int *pos = arena_alloc(L->prog->arena, sizeof(int) * (size_t)L->nids);
+    int *leaves = arena_alloc(L->prog->arena, sizeof(int) * (size_t)L->nids);
+    memset(uses, 0, sizeof(int) * (size_t)L->nids);
+    for (int b = 0; b < L->ir->blocks.len; b++) {
+        Block *blk = L->ir->blocks.items[b];
+        for (int k = 0; k < blk->instrs.len; k++) {
+            Instr *in = blk->instrs.items[k];
+            pos[in->id] = k;
+            for (int i = 0; i < in->nargs; i++)
+                if (in->args[i])
+                    uses[in->args[i]->id]++;
+        }
+    }
+    for (int b = 0; b < L->ir->blocks.len; b++) {
+        Block *blk = L->ir->blocks.items[b];
+        for (int k = 0; k < blk->instrs.len; k++) {
+            Instr *y = blk->instrs.items[k];
+            if (!is_elementwise(y))
+                continue;
+            /* an operation writing into an operand keeps its operands' temporaries: a fused one
+             * could read an element it already wrote (a += a[:1] * 2) */
+            bool inplace = y->op == OP_BINOP && binop_inplace(y);
+            int total = 0;
+            bool fuse[2] = {false, false};
+            for (int i = 0; i < ew_nargs(y); i++) {
+                Instr *x = y->args[i];
+                fuse[i] = !inplace && is_elementwise(x) && x->block == blk && uses[x->id] == 1 &&
+                          !(x->op == OP_BINOP && binop_inplace(x)) && pos[x->id] < k &&
+                          pure_between(blk, pos[x->id], k);
+                total += fuse[i] ? leaves[x->id] : 1;
+            }
+            if (total > EW_MAX_OPS) {
+                fuse[0] = fuse[1] = false;
+                total = ew_nargs(y);
+            }
+            for (int i = 0; i < ew_nargs(y); i++)
+                L->fused[y->args[i]->id] = fuse[i];
+            leaves[y->id] = total;
+        }
+    }
+}
+
+/* The node of in, its fused operands' nodes within, its other operands appended to ops. */
+static EwNode *ew_node(Lower *L, Instr *in, EwOp *ops, int *nops)
+{
+    EwNode *n = arena_alloc(L->prog->arena, sizeof *n);
+    n->n = ew_nargs(in);
+    if (in->op == OP_BINOP) {
+        binop_ctx(in, &n->ctx);
+        n->ctx.out = in->type->array.dtype;   /* a fused operation's value, not a store */
+        n->fn = elem_binop;
+    } else if (in->op == OP_UNARY) {
+        unary_ctx(in, &n->ctx);
+        n->fn = elem_unary;
+    } else {
+        compare_ctx(in, &n->ctx);
+        n->fn = elem_compare;
+    }
+    for (int i = 0; i < n->n; i++) {
+        Instr *a = in->args[i];
+        n->kid[i] = NULL;
+        n->leaf[i] = -1;
+        if (L->fused[a->id]) {
+            n->kid[i] = ew_node(L, a, ops, nops);
+            continue;
+        }
+        ops[*nops].t = a->type;
+        ops[*nops].v = lower_value(L, a);
+        n->leaf[i] = (*nops)++;
+    }
+    return n;
+}
+
+static LLVMValueRef elem_tree(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    EwNode *n = vctx;
+    LLVMValueRef v[2];
+    for (int i = 0; i < n->n; i++) {
+        v[i] = n->kid[i] ? elem_tree(L, n->kid[i], e) : e[n->leaf[i]];
+        if (!v[i])
+            return NULL;
+    }
+    return n->fn(L, &n->ctx, v);
+}
+
+static int leaves_max_ndim(EwOp *ops, int nops)
+{
+    int nd = 0;
+    for (int j = 0; j < nops; j++)
+        if (is_array(ops[j].t) && ops[j].t->array.ndim > nd)
+            nd = ops[j].t->array.ndim;
+    return nd;
+}
+
+/* An elementwise operation and the operations fused into it: one loop over the leaves into a
+ * new array of in's type, or into args[0] for an in-place binop (a += ...). */
+static LLVMValueRef ew_fused(Lower *L, Instr *in)
+{
+    if (in->op == OP_COMPARE) {
+        BinCtx c;
+        compare_ctx(in, &c);
+        if (!c.ct) {
+            lower_unsupported(L, "cannot compare %s with %s", in->args[0]->type->name,
+                              in->args[1]->type->name);
+            return NULL;
+        }
+    }
+    EwOp ops[EW_MAX_OPS] = {{0}};
+    int nops = 0;
+    EwNode *root = ew_node(L, in, ops, &nops);
+    bool inplace = in->op == OP_BINOP && binop_inplace(in);
+    if (inplace)
+        root->ctx.out = in->args[0]->type->array.dtype;
+    LLVMValueRef shape[ABI_MAX_NDIM];
+    int nd = inplace ? in->args[0]->type->array.ndim : leaves_max_ndim(ops, nops);
+    if (inplace)
+        get_shape(L, ops[0].t, ops[0].v, shape);
+    ew_broadcast(L, nd, shape, ops, nops, inplace);
+    EwOp out = {.t = in->type};
+    if (inplace) {
+        out.t = ops[0].t;
+        out.v = ops[0].v;
+        lower_incref(L, LLVMBuildExtractValue(L->b, out.v, 0, ""));
+        lower_own(L, in, out.v);
+    } else {
+        out.v = alloc_array(L, in->type, shape, in);
+    }
+    ew_run(L, nd, shape, ops, nops, &out, elem_tree, root);
+    return out.v;
+}
+
+LLVMValueRef lower_array_binop(Lower *L, Instr *in)
+{
+    return ew_fused(L, in);
+}
+
+LLVMValueRef lower_array_compare(Lower *L, Instr *in)
+{
+    return ew_fused(L, in);
+}
+
 LLVMValueRef lower_array_unary(Lower *L, Instr *in)
 {
-    BinCtx c = {.op = (BinOp)in->sub, .ta = elem_type(in->args[0]->type), .out = in->type->array.dtype};
-    return ew_apply(L, in, 1, false, elem_unary, &c);
+    return ew_fused(L, in);
 }
 
 /* ---- indexing ------------------------------------------------------------------------------- */
