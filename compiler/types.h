@@ -41,6 +41,8 @@ typedef enum TypeKind {
                      * inference has not seen an item ("dict(undetermined)") */
     TY_SET,         /* an insertion-ordered hash set of set.item; NULL as for lists */
     TY_STR,         /* a unicode string made or passed at run time */
+    TY_CAUGHT,      /* the exception an except clause caught (a pointer to its saved ExcInfo,
+                     * lower_exc.c): matched, re-raised and released, nothing else */
     TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     /* Compile-time only: values whose every use is resolved by inference. */
     TY_STRING,      /* a constant string (exception messages); literal holds it */
@@ -99,6 +101,7 @@ Type *ty_list_like(const Type *list, Type *item);   /* typed or not as list is *
 Type *ty_dict(Type *key, Type *value); /* both strong, or both NULL: not known yet */
 Type *ty_set(Type *item);               /* item strong; NULL: not known yet */
 Type *ty_str(void);
+Type *ty_caught(void);
 Type *ty_dtype(Type *scalar);
 Type *ty_literal(TypeKind kind, const Const *value);   /* keyed by the Const's identity */
 Type *ty_method(Type *self, const char *name);
