@@ -1263,25 +1263,14 @@ static Type *type_raise(Infer *c, Instr *in)
 
 /* ---- try/except ------------------------------------------------------------------------- */
 
-/* What an except clause names: an exception class, or a tuple of them. */
-static bool is_clause_classes(const Type *t)
-{
-    if (t->kind == TY_EXCCLASS)
-        return t->literal != NULL;
-    if (t->kind != TY_TUPLE || t->tuple.n == 0)
-        return false;
-    for (int i = 0; i < t->tuple.n; i++)
-        if (!is_clause_classes(t->tuple.items[i]))
-            return false;
-    return true;
-}
-
 static Type *type_exc_match(Infer *c, Instr *in)
 {
-    Type *t = in->args[1]->type;
-    if (!is_clause_classes(t))
-        return infer_fail(c, in, DIAG_TYPING, "an except clause names exception classes (or a "
-                          "tuple of them), not %s", infer_type_name(t));
+    for (int i = 1; i < in->nargs; i++) {
+        Type *t = in->args[i]->type;
+        if (t->kind != TY_EXCCLASS || !t->literal)
+            return infer_fail(c, in, DIAG_TYPING, "an except clause names exception classes (or "
+                              "a tuple of them), not %s", infer_type_name(t));
+    }
     return ty_scalar(TY_BOOL);
 }
 

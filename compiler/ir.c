@@ -828,7 +828,10 @@ static int check_typed_op(Checker *ck, Instr *in)
     case OP_CATCH:
         return is_kind(t, TY_CAUGHT) ? 0 : check_fail(ck, in, "result is %s", t->name);
     case OP_EXC_MATCH:
-        return is_kind(ARGTYPE(in, 0), TY_CAUGHT) && is_kind(t, TY_BOOL)
+        for (int k = 1; k < in->nargs; k++)
+            if (!is_kind(ARGTYPE(in, k), TY_EXCCLASS))
+                return check_fail(ck, in, "matches against %s", ARGTYPE(in, k)->name);
+        return in->nargs >= 2 && is_kind(ARGTYPE(in, 0), TY_CAUGHT) && is_kind(t, TY_BOOL)
                    ? 0 : check_fail(ck, in, "matches %s", ARGTYPE(in, 0)->name);
     case OP_EXC_DONE:
         return is_kind(ARGTYPE(in, 0), TY_CAUGHT) ? 0 : check_fail(ck, in, "ends %s",

@@ -32,25 +32,12 @@ LLVMValueRef lower_catch(Lower *L, Instr *in)
     return slot;
 }
 
-/* The classes an except clause names: one class, or a tuple of them (their types say which). */
-static int clause_classes(Type *t, void **out, int max)
-{
-    if (t->kind == TY_EXCCLASS)
-        return t->literal ? (out[0] = t->literal->handle, 1) : 0;
-    int n = 0;
-    if (t->kind == TY_TUPLE)
-        for (int i = 0; i < t->tuple.n && n < max; i++)
-            n += clause_classes(t->tuple.items[i], out + n, max - n);
-    return n;
-}
-
 LLVMValueRef lower_exc_match(Lower *L, Instr *in)
 {
-    void *classes[64];
-    int n = clause_classes(in->args[1]->type, classes, 64);
     LLVMValueRef slot = lower_value(L, in->args[0]), any = LLVMConstInt(L->i1, 0, 0);
-    for (int i = 0; i < n; i++) {
-        LLVMValueRef args[2] = {slot, lower_ref(L, REF_EXCCLASS, classes[i], classes[i])};
+    for (int i = 1; i < in->nargs; i++) {
+        void *cls = in->args[i]->type->literal->handle;
+        LLVMValueRef args[2] = {slot, lower_ref(L, REF_EXCCLASS, cls, cls)};
         LLVMValueRef m = lower_call_rt(L, "pj_exc_matches", L->i32, args, 2);
         any = LLVMBuildOr(L->b, any, LLVMBuildICmp(L->b, LLVMIntNE, m, LLVMConstInt(L->i32, 0, 0), ""), "");
     }

@@ -26,6 +26,7 @@ typedef struct Ssa {
     int nrows;              /* CFG blocks, plus a pre-entry block when block 0 is a jump target,
                                plus a landing block per block inside a try */
     int *landing;           /* per CFG block: the row of its landing block, or -1 */
+    Instr ***entry_stack;   /* per CFG block inside a try: its value stack at entry */
     Instr **defs;           /* [row * nvars + var]: the variable's value at the end of the row */
     bool *sealed, *filled, *started;
     PtrVec *incomplete;     /* per row: phis made before the block was sealed */
@@ -865,13 +866,34 @@ static int pop_except(Ssa *s)
     return 0;
 }
 
-/* CHECK_EXC_MATCH: [exc, cls] -> [exc, isinstance(exc, cls)]. */
+/* CHECK_EXC_MATCH: [exc, cls] -> [exc, isinstance(exc, cls)]. A tuple of classes, built just
+ * before or a constant, becomes one operand per class. */
 static int check_exc_match(Ssa *s)
 {
-    Instr *cls = pop(s), *exc = pop(s);
+    Instr *cls = pop(s), *exc = pop(s), *m;
     if (push(s, exc) < 0)
         return -1;
-    return push(s, emit2(s, OP_EXC_MATCH, 0, exc, cls));
+    if (cls->op == OP_BUILD_TUPLE && s->cur->instrs.len > 0 &&
+        s->cur->instrs.items[s->cur->instrs.len - 1] == cls) {
+        s->cur->instrs.len--;
+        m = emit(s, OP_EXC_MATCH, cls->nargs + 1);
+        for (int i = 0; i < cls->nargs; i++)
+            m->args[i + 1] = cls->args[i];
+    } else if (cls->op == OP_CONST && cls->cst->kind == K_TUPLE) {
+        int n = cls->cst->tuple.n;
+        drop_if_dead(s, cls);
+        Instr *items[n + 1];
+        for (int i = 0; i < n; i++)
+            items[i] = emit_const(s, cls->cst->tuple.items[i]);
+        m = emit(s, OP_EXC_MATCH, n + 1);
+        for (int i = 0; i < n; i++)
+            m->args[i + 1] = items[i];
+    } else {
+        m = emit(s, OP_EXC_MATCH, 2);
+        m->args[1] = cls;
+    }
+    m->args[0] = exc;
+    return push(s, m);
 }
 
 static int reraise(Ssa *s)
@@ -1146,6 +1168,10 @@ static int fill_block(Ssa *s, int row)
         for (int i = 0; i < cb->depth; i++)
             s->stack[s->sp++] = read_var(s, ctx->nlocalsplus + i, row);
     }
+    if (cb->handler >= 0) {
+        s->entry_stack[row] = arena_alloc(s->fn->arena, sizeof(Instr *) * (size_t)(s->sp + 1));
+        memcpy(s->entry_stack[row], s->stack, sizeof(Instr *) * (size_t)s->sp);
+    }
     for (int i = cb->first; i <= cb->last; i++) {
         ctx->cur = &ctx->instrs[i];
         if (!stack_ok(s, ctx->cur))
@@ -1173,7 +1199,9 @@ static void seal_ready(Ssa *s, int row)
 }
 
 /* The landing block of a block inside a try: its only predecessor is that block (by the
- * exception edge, Block.handler), and it goes on to the handler. */
+ * exception edge, Block.handler), and it goes on to the handler. The stack below the handler's
+ * depth is the block's at its entry: instructions that cannot raise may shuffle it before the
+ * block ends (`return x` in an except clause swaps x under the exception being handled). */
 static void fill_landing(Ssa *s, int row)
 {
     const CfgBlock *cb = &s->ctx->blocks[row];
@@ -1182,6 +1210,9 @@ static void fill_landing(Ssa *s, int row)
     b->handler = s->ir[land];
     ir_add_pred(s->fn, b->handler, b);
     s->sealed[land] = s->started[land] = s->filled[land] = true;
+    int depth = s->ctx->blocks[cb->handler].entry->depth;
+    for (int i = 0; i < depth && i < cb->depth; i++)
+        write_var(s, s->ctx->nlocalsplus + i, land, s->entry_stack[row][i]);
     s->cur = b->handler;
     s->row = land;
     s->ctx->cur = &s->ctx->instrs[cb->last];
@@ -1344,6 +1375,7 @@ static void init_ssa(Ssa *s, FeCtx *ctx, bool pre_entry)
     s->ir = arena_alloc(A, sizeof(Block *) * rows);
     s->expected_preds = arena_alloc(A, sizeof(int) * rows);
     s->landing = arena_alloc(A, sizeof(int) * rows);
+    s->entry_stack = arena_alloc(A, sizeof(Instr **) * rows);
     s->undef = arena_alloc(A, sizeof(Instr *) * (size_t)s->nvars);
     s->stack = arena_alloc(A, sizeof(Instr *) * (size_t)(ctx->stacksize + 3));
     s->null_mark.op = OP_CONST;
