@@ -1274,10 +1274,21 @@ static Type *type_exc_match(Infer *c, Instr *in)
     return ty_scalar(TY_BOOL);
 }
 
-/* A caught exception (`except E as e`) can be matched and raised again, nothing more. */
+/* str(e), as a call or once inference made it the builtin. */
+static bool is_str_of(const Instr *in)
+{
+    if (in->op == OP_INTRINSIC)
+        return in->sub == BI_STR;
+    const Instr *f = in->op == OP_CALL && in->nargs == 2 ? in->args[0] : NULL;
+    return f && f->op == OP_CONST && f->cst->kind == K_FUNC && f->cst->name &&
+           strcmp(f->cst->name, "builtins.str") == 0;
+}
+
+/* A caught exception (`except E as e`) can be matched, raised again and made a string (str(e)),
+ * nothing more. */
 static bool uses_caught(Instr *in)
 {
-    if (in->op == OP_RAISE || in->op == OP_EXC_MATCH || in->op == OP_EXC_DONE)
+    if (in->op == OP_RAISE || in->op == OP_EXC_MATCH || in->op == OP_EXC_DONE || is_str_of(in))
         return false;
     for (int i = 0; i < in->nargs; i++)
         if (in->args[i]->type && in->args[i]->type->kind == TY_CAUGHT)
@@ -1317,7 +1328,8 @@ static Type *type_instr(Infer *c, Instr *in)
         return NULL;
     if (uses_caught(in))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "an exception caught with `except ... as` can "
-                          "only be raised again (raise, or raise e) in compiled code");
+                          "only be raised again (raise, raise e) or made a string (str(e)) in "
+                          "compiled code");
     switch (in->op) {
     case OP_ARG:
         if (in->imm < 0 || in->imm >= c->tf->nargs)

@@ -394,3 +394,43 @@ void pj_exc_release(ExcInfo *saved)
     saved->nargs = 0;
     saved->msg = NULL;
 }
+
+/* The exception being raised, normalised into an instance, taken from the thread state. */
+static PyObject *take_raised(void)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return PyErr_GetRaisedException();
+#else
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    return value;
+#endif
+}
+
+/* str(e): the exception the saved ExcInfo describes is built as a raise from compiled code would
+ * build it (so the text is CPython's), and its str() copied into a string. Takes the GIL, which
+ * nogil code does not hold. NULL when memory ran out. */
+MemInfo *pj_exc_str(const ExcInfo *saved)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    RtPendingError pending = rt_error_save();
+    ExcInfo tmp = *saved;
+    for_each_string(saved, pj_nrt_incref);   /* building the exception takes them over */
+    if (tmp.kind == ABI_EXC_USER)
+        raise_user(&tmp);
+    else
+        raise_builtin(&tmp);
+    PyObject *inst = take_raised();
+    PyObject *text = inst ? PyObject_Str(inst) : NULL;
+    MemInfo *mi = NULL;
+    if (!text || rt_unbox_str(text, &mi) < 0)
+        mi = NULL;
+    Py_XDECREF(text);
+    Py_XDECREF(inst);
+    rt_error_restore(pending);
+    PyGILState_Release(gil);
+    return mi;
+}

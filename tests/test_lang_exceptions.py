@@ -402,6 +402,32 @@ def test_nesting_and_raising(f, args):
     check(f, *args)
 
 
+def message_of(kind, x, s):
+    try:
+        if kind == 0:
+            raise AppError("bad value", x)
+        if kind == 1:
+            return str(1 // x)
+        if kind == 2:
+            raise KeyError(s)
+        if kind == 3:
+            raise ValueError("plain")
+        if kind == 4:
+            raise IndexError
+        if kind == 5:
+            raise ValueError(s + "!")
+        d = {1: 1.5}
+        return str(d[x])
+    except Exception as e:
+        return "caught: " + str(e)
+
+
+@pytest.mark.parametrize("args", [(0, 3, "a"), (1, 0, "a"), (2, 1, "zz"), (3, 1, "a"), (4, 1, "a"),
+                                  (5, 1, "q"), (6, 7, "a"), (6, 1, "a")])
+def test_str_of_caught_exception(args):
+    check(message_of, *args)
+
+
 def test_reraise_keeps_class_and_message():
     f = pyjit.njit(raise_new_in_handler)
     with pytest.raises(AppError, match="no zero"):

@@ -104,6 +104,7 @@ void pj_str_print(MemInfo *s, int32_t quoted) { (void)s; (void)quoted; }
 int32_t pj_exc_matches(const ExcInfo *saved, void *cls) { (void)saved; (void)cls; return 0; }
 void pj_exc_reraise(ExcInfo *exc, const ExcInfo *saved) { *exc = *saved; }
 void pj_exc_release(ExcInfo *saved) { saved->kind = ABI_EXC_NONE; }
+MemInfo *pj_exc_str(const ExcInfo *saved) { (void)saved; return NULL; }
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};
