@@ -385,7 +385,54 @@ def caught_then_uncaught(a, i, j):
     return v + a[j]
 
 
+def return_in_finally(x):
+    try:
+        return 10 // x
+    finally:
+        return -1  # noqa: B012 - the finally's return wins, exception or not
+
+
+def break_in_handler(a):
+    i = 0
+    s = 0.0
+    while True:
+        try:
+            s += a[i]
+        except IndexError:
+            break
+        i += 1
+    return s, i
+
+
+def loop_inside_try(xs):
+    s = 0
+    try:
+        for x in xs:
+            s += 10 // x
+    except ZeroDivisionError:
+        s = -s
+    return s
+
+
+def nested_loops_with_handler(m):
+    bad = 0
+    s = 0.0
+    for i in range(4):
+        for j in range(4):
+            try:
+                s += m[i, j]
+            except IndexError:
+                bad += 1
+                if bad > 3:
+                    break
+    return s, bad
+
+
 @pytest.mark.parametrize("f,args", [
+    (return_in_finally, (0,)), (return_in_finally, (2,)),
+    (break_in_handler, (np.arange(4.0),)),
+    (loop_inside_try, ([1, 2, 0, 4],)), (loop_inside_try, ([1, 2],)),
+    (nested_loops_with_handler, (np.ones((2, 3)),)), (nested_loops_with_handler, (np.ones((4, 4)),)),
     (nested, (np.arange(3.0), 0, 2.0)), (nested, (np.arange(3.0), 0, 0.0)),
     (nested, (np.arange(3.0), 2, 0.0)), (nested, (np.arange(3.0), 5, 1.0)),
     (reraise_bare, (0,)), (reraise_bare, (2,)),
@@ -445,6 +492,42 @@ def test_uncaught_after_caught_has_its_own_traceback():
     frames = traceback.extract_tb(info.tb)
     line = caught_then_uncaught.__code__.co_firstlineno + 5
     assert any(fr.name.endswith("caught_then_uncaught") and fr.lineno == line for fr in frames)
+
+
+def test_str_of_caught_exception_without_the_gil():
+    @pyjit.njit(nogil=True)
+    def f(x):
+        try:
+            return str(10 // x)
+        except ZeroDivisionError as e:
+            return str(e)
+    assert f(0) == "integer division or modulo by zero" and f(5) == "2"
+
+
+def test_cached_function_with_handlers(tmp_path):
+    # The classes an except clause names are references the cached code binds in each process.
+    src = tmp_path / "cached_exc.py"
+    src.write_text(
+        "from pyjit import njit\n"
+        "class Bad(ValueError):\n"
+        "    pass\n"
+        "@njit(cache=True)\n"
+        "def f(x):\n"
+        "    try:\n"
+        "        if x < 0:\n"
+        "            raise Bad('negative')\n"
+        "        return 10 // x\n"
+        "    except Bad:\n"
+        "        return -1\n"
+        "    except ArithmeticError:\n"
+        "        return -2\n")
+    code = ("import sys; sys.path.insert(0, %r); import cached_exc as m; "
+            "print(m.f(-3), m.f(0), m.f(5), len(m.f.stats.cache_hits))" % str(tmp_path))
+    env = {"PYJIT_CACHE_DIR": str(tmp_path / "cache")}
+    for hits in ("0", "1"):   # compiled and stored, then loaded
+        rc, out, err = run_subprocess(code, env=env)
+        assert rc == 0, err
+        assert out.split() == ["-1", "-2", "2", hits]
 
 
 def test_callers_see_no_stale_error():
