@@ -52,7 +52,9 @@ static int index_at_offset(const FeCtx *ctx, int offset)
 }
 
 /* The leaders the exception table adds: its ranges' bounds and targets, and assignments inside
- * a range. */
+ * a range. A handler's landing takes the stack below the handler's depth from its block's entry
+ * (ssa.c); PUSH_EXC_INFO changes it (it pushes the previous exception under the new one), so
+ * the code after it starts a block of its own. */
 static void mark_exception_leaders(FeCtx *ctx, bool *leader)
 {
     for (int e = 0; e < ctx->nexc; e++) {
@@ -62,9 +64,12 @@ static void mark_exception_leaders(FeCtx *ctx, bool *leader)
             if (at[k] >= 0)
                 leader[at[k]] = true;
     }
-    for (int i = 0; i < ctx->ninstrs; i++)
+    for (int i = 0; i < ctx->ninstrs; i++) {
         if (assigns(ctx->instrs[i].op) && cfg_entry_at(ctx, &ctx->instrs[i]))
             leader[i] = true;
+        if (ctx->instrs[i].op == BC_PUSH_EXC_INFO)
+            leader[i + 1] = true;
+    }
 }
 
 /* Marks the leaders and gives every instruction the (provisional) number of its block. */
@@ -112,12 +117,11 @@ static int successors(FeCtx *ctx, const int *block_of, int last, int succ[2])
     return n;
 }
 
-/* The handler of the block starting at instruction first (-1 if none), and the entry sending
- * control there. */
-static int find_handler(FeCtx *ctx, const int *block_of, int first, const ExcEntry **entry)
+/* The handler of the block starting at instruction first, or -1. */
+static int find_handler(FeCtx *ctx, const int *block_of, int first)
 {
-    *entry = cfg_entry_at(ctx, &ctx->instrs[first]);
-    int at = *entry ? index_at_offset(ctx, (*entry)->target) : -1;
+    const ExcEntry *e = cfg_entry_at(ctx, &ctx->instrs[first]);
+    int at = e ? index_at_offset(ctx, e->target) : -1;
     return at >= 0 ? block_of[at] : -1;
 }
 
@@ -278,9 +282,8 @@ int cfg_build(FeCtx *ctx)
         all[b].first = starts[b];
         all[b].last = (b + 1 < nall ? starts[b + 1] : ctx->ninstrs) - 1;
         all[b].depth = all[b].rpo = -1;
-        all[b].entry = NULL;
-        all[b].handler = find_handler(ctx, block_of, all[b].first, &all[b].entry);
-        all[b].entry = NULL;   /* set on the handler itself, by compute_depths */
+        all[b].entry = NULL;   /* set on a handler by compute_depths */
+        all[b].handler = find_handler(ctx, block_of, all[b].first);
         all[b].nsucc = successors(ctx, block_of, all[b].last, all[b].succ);
         if (all[b].nsucc < 0)
             return -1;
