@@ -475,6 +475,37 @@ def test_str_of_caught_exception(args):
     check(message_of, *args)
 
 
+def wrap_message(x):
+    try:
+        return 10 // x
+    except ZeroDivisionError as e:
+        raise AppError("wrapped: " + str(e))
+
+
+@pyjit.njit
+def endless(n):
+    if n < 0:
+        return 0
+    return endless(n + 1) + 1
+
+
+def test_new_exception_from_caught_message():
+    f = pyjit.njit(wrap_message)
+    with pytest.raises(AppError, match="wrapped: integer division or modulo by zero"):
+        f(0)
+    assert f(5) == 2
+
+
+def test_recursion_error_is_caught():
+    @pyjit.njit
+    def guarded():
+        try:
+            return endless(0)
+        except RecursionError:
+            return -1
+    assert guarded() == -1 and guarded() == -1
+
+
 def test_reraise_keeps_class_and_message():
     f = pyjit.njit(raise_new_in_handler)
     with pytest.raises(AppError, match="no zero"):
