@@ -252,7 +252,7 @@ int ir_check_typed(TypedFunc *tf, struct Diag *diag);
  * FOR_ITER      arg the iterator; result the item type.
  * RET           arg passes as the function's return type (all RETs agree; CASTs inserted).
  * RAISE         arg of type TY_EXCEPTION or TY_EXCCLASS, or TY_CAUGHT (a re-raise).
- * CATCH         type TY_CAUGHT; first in a handler block (after its phis).
+ * CATCH         type TY_CAUGHT; at the start of a handler block, which only exceptions reach.
  * EXC_MATCH     args[0] TY_CAUGHT, then one or more TY_EXCCLASS; type bool.
  * EXC_DONE      args[0] TY_CAUGHT; type none.
  * INTRINSIC     sub = Builtin; args already cast to the parameter types the builtin's entry in
