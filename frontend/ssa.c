@@ -921,8 +921,15 @@ static int emit_raise(Ssa *s, const BcInstr *in)
         emit1(s, OP_RAISE, 0, cur);
         return 0;
     }
-    if (in->arg == 2)
-        return fe_error(s->ctx, DIAG_UNSUPPORTED, "raise ... from ... is not supported in compiled code");
+    if (in->arg == 2) {
+        /* `from None` only hides the context, which an exception from compiled code never has;
+         * a cause would be lost */
+        Instr *cause = pop(s);
+        if (!(cause->op == OP_CONST && cause->cst->kind == K_NONE))
+            return fe_error(s->ctx, DIAG_UNSUPPORTED, "raise ... from an exception is not "
+                            "supported in compiled code (raise ... from None is)");
+        drop_if_dead(s, cause);
+    }
     emit1(s, OP_RAISE, 0, pop(s));
     return 0;
 }

@@ -628,6 +628,25 @@ def returns_caught(x):
         return e
 
 
+def raise_from_none(s):
+    try:
+        return int(s)
+    except ValueError:
+        raise AppError("not a number") from None
+
+
+def raise_from_caught(x):
+    try:
+        return 10 // x
+    except ZeroDivisionError as e:
+        raise AppError("no") from e
+
+
+def test_raise_from_none():
+    for s in ("12", "x"):
+        check(raise_from_none, s)
+
+
 def bare_raise_outside(x):
     if x:
         raise
@@ -638,6 +657,9 @@ def test_unsupported_uses_name_the_line():
     with pytest.raises(UnsupportedError, match="raised again") as info:
         pyjit.njit(returns_caught)(0)
     assert str(returns_caught.__code__.co_firstlineno + 4) in str(info.value)
+    with pytest.raises(UnsupportedError, match="from an exception") as info:
+        pyjit.njit(raise_from_caught)(0)
+    assert str(raise_from_caught.__code__.co_firstlineno + 4) in str(info.value)
     with pytest.raises(UnsupportedError, match="bare raise") as info:
         pyjit.njit(bare_raise_outside)(1)
     assert str(bare_raise_outside.__code__.co_firstlineno + 2) in str(info.value)
