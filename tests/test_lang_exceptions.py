@@ -140,11 +140,20 @@ def test_which_clause_catches(f, args):
     check(f, *args)
 
 
+def key_error_message(k):
+    d = {"a": 1}
+    try:
+        return str(d[k])
+    except KeyError as e:
+        return "missing " + str(e)
+
+
 def test_dict_key_error_is_caught():
     for k in (2, 5):
         check(catch_lookup_error, k)
     for k in ("a", "b"):
         check(catch_key_error, k)
+        check(key_error_message, k)
 
 
 # ---- what raises: statements, callees, checks, the library ----------------------------------
