@@ -1261,10 +1261,45 @@ static Type *type_ret(Infer *c, Instr *in)
 static Type *type_raise(Infer *c, Instr *in)
 {
     Type *t = in->args[0]->type;
-    if (t->kind != TY_EXCCLASS && t->kind != TY_EXCEPTION)
+    if (t->kind != TY_EXCCLASS && t->kind != TY_EXCEPTION && t->kind != TY_CAUGHT)
         return infer_fail(c, in, DIAG_TYPING, "exceptions must derive from BaseException, not %s",
                           infer_type_name(t));
     return ty_scalar(TY_NONE);
+}
+
+/* ---- try/except ------------------------------------------------------------------------- */
+
+static Type *type_exc_match(Infer *c, Instr *in)
+{
+    for (int i = 1; i < in->nargs; i++) {
+        Type *t = in->args[i]->type;
+        if (t->kind != TY_EXCCLASS || !t->literal)
+            return infer_fail(c, in, DIAG_TYPING, "an except clause names exception classes (or "
+                              "a tuple of them), not %s", infer_type_name(t));
+    }
+    return ty_scalar(TY_BOOL);
+}
+
+/* str(e), as a call or once inference made it the builtin. */
+static bool is_str_of(const Instr *in)
+{
+    if (in->op == OP_INTRINSIC)
+        return in->sub == BI_STR;
+    const Instr *f = in->op == OP_CALL && in->nargs == 2 ? in->args[0] : NULL;
+    return f && f->op == OP_CONST && f->cst->kind == K_FUNC && f->cst->name &&
+           strcmp(f->cst->name, "builtins.str") == 0;
+}
+
+/* A caught exception (`except E as e`) can be matched, raised again and made a string (str(e)),
+ * nothing more. */
+static bool uses_caught(Instr *in)
+{
+    if (in->op == OP_RAISE || in->op == OP_EXC_MATCH || in->op == OP_EXC_DONE || is_str_of(in))
+        return false;
+    for (int i = 0; i < in->nargs; i++)
+        if (in->args[i]->type && in->args[i]->type->kind == TY_CAUGHT)
+            return true;
+    return false;
 }
 
 /* ---- the per-instruction dispatch -------------------------------------------------------- */
@@ -1297,6 +1332,10 @@ static Type *type_instr(Infer *c, Instr *in)
         return type_phi(c, in);
     if (!operands_ready(c, in))
         return NULL;
+    if (uses_caught(in))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "an exception caught with `except ... as` can "
+                          "only be raised again (raise, raise e) or made a string (str(e)) in "
+                          "compiled code");
     switch (in->op) {
     case OP_ARG:
         if (in->imm < 0 || in->imm >= c->tf->nargs)
@@ -1332,6 +1371,9 @@ static Type *type_instr(Infer *c, Instr *in)
     }
     case OP_RET: return type_ret(c, in);
     case OP_RAISE: return type_raise(c, in);
+    case OP_CATCH: return ty_caught();
+    case OP_EXC_MATCH: return type_exc_match(c, in);
+    case OP_EXC_DONE: return ty_scalar(TY_NONE);
     default:
         return in->type;   /* already typed (made by inference) */
     }
@@ -1350,6 +1392,7 @@ static int run_fixpoint(Infer *c)
             Block *b = c->fn->blocks.items[i];
             if (!block_exec(b))
                 continue;
+            mark_exec(c, b->handler);   /* what it calls or checks may raise */
             for (int j = 0; j < b->instrs.len; j++) {
                 Instr *in = b->instrs.items[j];
                 Type *t = type_instr(c, in);
@@ -1552,10 +1595,10 @@ static void find_cycles(Infer *c)
         int top = 0;
         stack[top++] = start;
         while (top > 0 && !c->in_cycle[s]) {
-            Instr *t = ir_terminator(stack[--top]);
-            int nsucc = !t ? 0 : t->op == OP_BR ? 1 : (t->op == OP_CBR || t->op == OP_FOR_ITER) ? 2 : 0;
+            Block *succs[3];
+            int nsucc = ir_successors(stack[--top], succs);
             for (int k = 0; k < nsucc; k++) {
-                Block *succ = t->succ[k];
+                Block *succ = succs[k];
                 if (succ == start)
                     c->in_cycle[s] = true;
                 else if (succ && succ->id < n && !seen[succ->id]) {

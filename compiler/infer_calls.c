@@ -998,6 +998,8 @@ static Type *str_of(Infer *c, Instr *in, Builtin bi, Args *a)
         to = ty_strong(t)->kind == TY_UINT64 || t->kind == TY_BOOL ? ty_strong(t) : i64();
     else if (ty_is_float(t))
         to = f64();
+    else if (t->kind == TY_CAUGHT && bi == BI_STR)   /* str(e) of `except E as e` */
+        to = t;
     else
         return arg_error(c, in, a, 0, "a string, an int, a float or a bool");
     return intrinsic(c, in, bi, a, &to, ty_str());

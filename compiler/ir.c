@@ -95,6 +95,17 @@ Instr *ir_terminator(const Block *block)
     return is_terminator(last->op) ? last : NULL;
 }
 
+int ir_successors(const Block *block, Block *out[3])
+{
+    Instr *t = ir_terminator(block);
+    int n = !t ? 0 : t->op == OP_BR ? 1 : (t->op == OP_CBR || t->op == OP_FOR_ITER) ? 2 : 0;
+    for (int k = 0; k < n; k++)
+        out[k] = t->succ[k];
+    if (block->handler)
+        out[n++] = block->handler;
+    return n;
+}
+
 Const *ir_new_const(IRFunc *fn, ConstKind kind)
 {
     Const *c = arena_alloc(fn->arena, sizeof *c);
@@ -413,6 +424,8 @@ char *ir_dump(IRFunc *fn, bool with_types)
         buf_printf(&b, "\nb%d:  ; offset %d", bl->id, bl->offset);
         for (int p = 0; p < bl->preds.len; p++)
             buf_printf(&b, "%s b%d", p ? "," : ", preds", ((Block *)bl->preds.items[p])->id);
+        if (bl->handler)
+            buf_printf(&b, ", handler b%d", bl->handler->id);
         buf_printf(&b, "\n");
         for (int j = 0; j < bl->instrs.len; j++)
             print_instr(&b, bl->instrs.items[j], with_types);
@@ -467,15 +480,16 @@ static int count_preds(const Block *b, const Block *pred)
 
 static int check_terminator(Checker *ck, Block *b, Instr *in)
 {
-    int nsucc = in->op == OP_BR ? 1 : (in->op == OP_CBR || in->op == OP_FOR_ITER) ? 2 : 0;
+    Block *succs[3];
+    int nsucc = ir_successors(b, succs);
     for (int s = 0; s < nsucc; s++) {
-        Block *succ = in->succ[s];
+        Block *succ = succs[s];
         if (!block_in_fn(ck->fn, succ))
             return check_fail(ck, in, "b%d: %s has a successor outside the function", b->id,
                               ir_op_name(in->op));
         int edges = 0;
         for (int t = 0; t < nsucc; t++)
-            edges += in->succ[t] == succ;
+            edges += succs[t] == succ;
         if (count_preds(succ, b) != edges)
             return check_fail(ck, in, "b%d is a successor of b%d but its preds do not say so",
                               succ->id, b->id);
@@ -810,8 +824,20 @@ static int check_typed_op(Checker *ck, Instr *in)
                                                                  ARGTYPE(in, 0)->name);
     case OP_RAISE:
         return in->nargs == 1 && (is_kind(ARGTYPE(in, 0), TY_EXCEPTION) ||
-                                  is_kind(ARGTYPE(in, 0), TY_EXCCLASS))
+                                  is_kind(ARGTYPE(in, 0), TY_EXCCLASS) ||
+                                  is_kind(ARGTYPE(in, 0), TY_CAUGHT))
                    ? 0 : check_fail(ck, in, "raises something not an exception");
+    case OP_CATCH:
+        return is_kind(t, TY_CAUGHT) ? 0 : check_fail(ck, in, "result is %s", t->name);
+    case OP_EXC_MATCH:
+        for (int k = 1; k < in->nargs; k++)
+            if (!is_kind(ARGTYPE(in, k), TY_EXCCLASS))
+                return check_fail(ck, in, "matches against %s", ARGTYPE(in, k)->name);
+        return in->nargs >= 2 && is_kind(ARGTYPE(in, 0), TY_CAUGHT) && is_kind(t, TY_BOOL)
+                   ? 0 : check_fail(ck, in, "matches %s", ARGTYPE(in, 0)->name);
+    case OP_EXC_DONE:
+        return is_kind(ARGTYPE(in, 0), TY_CAUGHT) ? 0 : check_fail(ck, in, "ends %s",
+                                                                    ARGTYPE(in, 0)->name);
     case OP_INTRINSIC:
         return in->sub >= 0 && in->sub < BI__COUNT ? 0 : check_fail(ck, in, "builtin %d unknown",
                                                                     in->sub);

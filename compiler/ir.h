@@ -139,6 +139,12 @@ struct Block {
     PtrVec instrs;      /* Instr*: phis, body, terminator */
     PtrVec preds;       /* Block*: a phi's args[i] comes from preds.items[i] */
     int offset;         /* bytecode offset where the block starts (dumps) */
+    /* Inside a try: the block an exception raised here goes to (an edge of its own, not the
+     * terminator's: the handler's preds list this block). It is a landing block, made for this
+     * block alone, which holds nothing but the casts its phi inputs need and a BR to the
+     * except clause's code; the frontend ends a block at every assignment to a local inside a
+     * try, so wherever the exception is raised the locals are those at the block's end. */
+    struct Block *handler;
     void *aux;
 };
 
@@ -163,6 +169,8 @@ void ir_append(Block *block, Instr *instr);
 void ir_insert_before(Instr *at, Instr *instr);   /* in at's block, just before at */
 void ir_add_pred(IRFunc *fn, Block *block, Block *pred);
 Instr *ir_terminator(const Block *block);         /* NULL if the block has none yet */
+/* The blocks control may go to from block: its terminator's successors, then its handler. */
+int ir_successors(const Block *block, Block *out[3]);
 Const *ir_new_const(IRFunc *fn, ConstKind kind);
 
 /* Printing, for PYJIT_DUMP=ssa/types and inspect_types(): instructions with their lines, and
@@ -244,7 +252,10 @@ int ir_check_typed(TypedFunc *tf, struct Diag *diag);
  *               scalars) or a tuple; result TY_ITER.
  * FOR_ITER      arg the iterator; result the item type.
  * RET           arg passes as the function's return type (all RETs agree; CASTs inserted).
- * RAISE         arg of type TY_EXCEPTION or TY_EXCCLASS.
+ * RAISE         arg of type TY_EXCEPTION or TY_EXCCLASS, or TY_CAUGHT (a re-raise).
+ * CATCH         type TY_CAUGHT; at the start of a handler block, which only exceptions reach.
+ * EXC_MATCH     args[0] TY_CAUGHT, then one or more TY_EXCCLASS; type bool.
+ * EXC_DONE      args[0] TY_CAUGHT; type none.
  * INTRINSIC     sub = Builtin; args already cast to the parameter types the builtin's entry in
  *               builtins.def documents; type = its result.
  * CALL_JIT      callee = the typed callee (same Program); args cast to (or passing as) its

@@ -456,6 +456,8 @@ static int read_block_header(Reader *r, Block *b)
                 return read_fail(r, "bad predecessor");
             ir_add_pred(r->fn, b, pred);
         } while (eat(r, ", b") && (r->p -= 1));
+    if (eat(r, ", handler ") && !(b->handler = read_block_ref(r)))
+        return read_fail(r, "bad handler");
     return 0;
 }
 

@@ -189,6 +189,7 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
         return LLVMStructTypeInContext(L->ctx, f, 5, 0);
     }
     case TY_ITER: return L->ptr;
+    case TY_CAUGHT: return L->ptr;   /* its saved ExcInfo (lower_exc.c) */
     default: return NULL;   /* compile-time only */
     }
 }
@@ -1378,6 +1379,10 @@ static void raise_with_args(Lower *L, void *cls, Instr *e)
 
 static void lower_raise(Lower *L, Instr *in)
 {
+    if (in->args[0]->type->kind == TY_CAUGHT) {
+        lower_reraise(L, in);
+        return;
+    }
     void *cls;
     const char *msg;
     exc_parts(in->args[0], &cls, &msg);
@@ -1518,10 +1523,10 @@ static void reach_avoiding(Lower *L, Block *start, Block *avoid, bool *seen)
     stack[sp++] = start;
     seen[((BlockInfo *)start->aux)->index] = true;
     while (sp) {
-        Block *b = stack[--sp];
-        Instr *t = ir_terminator(b);
-        for (int k = 0; t && k < 2; k++) {
-            Block *s = t->succ[k];
+        Block *b = stack[--sp], *succs[3];
+        int n = ir_successors(b, succs);
+        for (int k = 0; k < n; k++) {
+            Block *s = succs[k];
             if (s && s != avoid && !seen[((BlockInfo *)s->aux)->index]) {
                 seen[((BlockInfo *)s->aux)->index] = true;
                 stack[sp++] = s;
@@ -1770,6 +1775,9 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     case OP_ARRAY_SET: lower_array_set(L, in); return NULL;
     case OP_ARRAY_ATTR: return lower_array_attr(L, in);
     case OP_GETATTR: return NULL;   /* compile-time only (module.func) */
+    case OP_CATCH: return lower_catch(L, in);
+    case OP_EXC_MATCH: return lower_exc_match(L, in);
+    case OP_EXC_DONE: lower_exc_done(L, in); return NULL;
     default:
         lower_unsupported(L, "internal: '%s' reached lowering", ir_op_name(in->op));
         return NULL;
@@ -1882,6 +1890,8 @@ static void lower_phis_start(Lower *L, Block *blk)
 static int lower_block_body(Lower *L, Block *blk)
 {
     BlockInfo *bi = blk->aux;
+    /* inside a try, what raises goes to the block's landing instead of returning */
+    L->err_bb = blk->handler ? ((BlockInfo *)blk->handler->aux)->start : L->fail_bb;
     LLVMPositionBuilderAtEnd(L->b, bi->start);
     lower_phis_start(L, blk);
     for (int k = 0; k < blk->instrs.len && !L->failed; k++) {
@@ -2016,9 +2026,10 @@ static void bind_args(Lower *L)
 
 static void finish_exits(Lower *L)
 {
-    LLVMBasicBlockRef bbs[2] = {L->ret_bb, L->err_bb};
+    LLVMBasicBlockRef bbs[2] = {L->ret_bb, L->fail_bb};
     for (int k = 0; k < 2; k++) {
         LLVMPositionBuilderAtEnd(L->b, bbs[k]);
+        lower_exc_release_caught(L);
         for (int s = 0; s < L->owned.len; s++) {
             LLVMValueRef mi = LLVMBuildLoad2(L->b, L->ptr, L->owned.items[s], "");
             lower_call_rt(L, "pj_nrt_decref", LLVMVoidTypeInContext(L->ctx), &mi, 1);
@@ -2125,6 +2136,7 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
     }
     L->owned = (PtrVec){0};
     lower_mark_fused(L);
+    L->caught = (PtrVec){0};
     L->ret_ptr = LLVMGetParam(L->fn, 0);
     L->exc_ptr = LLVMGetParam(L->fn, 1);
     L->entry_bb = lower_block(L, "entry");
@@ -2137,7 +2149,9 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
         blk->aux = bi;
     }
     L->ret_bb = lower_block(L, "return");
-    L->err_bb = lower_block(L, "error");
+    L->err_bb = L->fail_bb = lower_block(L, "error");
+    if (L->t->is_gpu && lower_exc_check_kernel(L) < 0)
+        return -1;
     bind_args(L);
     LLVMBasicBlockRef first = ((BlockInfo *)((Block *)tf->ir->blocks.items[0])->aux)->start;
     if (in_cycle && !L->t->is_gpu)

@@ -34,7 +34,10 @@ typedef struct Lower {
     const CompileOptions *opts; /* the function's own (TypedFunc.opts, else the Program's): its
                                  * fastmath, error_model and boundscheck; may be NULL */
     LLVMValueRef fn, ret_ptr, exc_ptr;
-    LLVMBasicBlockRef entry_bb, err_bb, ret_bb;
+    LLVMBasicBlockRef entry_bb, ret_bb;
+    LLVMBasicBlockRef err_bb;   /* where what raises goes: fail_bb, or inside a try the block's
+                                 * landing (lower_block_body) */
+    LLVMBasicBlockRef fail_bb;  /* the function's exit with an exception */
     int nids;
     LLVMValueRef *vals;        /* by Instr id */
     LLVMValueRef *slots;       /* by Instr id: the meminfo slot of an owning instruction */
@@ -48,6 +51,7 @@ typedef struct Lower {
     bool *fused;               /* by Instr id: an elementwise array operation computed inside its
                                 * one user's loop (lower_array.c: lower_mark_fused), no array */
     PtrVec owned;              /* LLVMValueRef: every slot, released on exit */
+    PtrVec caught;             /* LLVMValueRef: the ExcInfo slot of every CATCH, released on exit */
     Instr *cur;                /* the instruction being lowered (diagnostics) */
     bool *in_cycle;            /* by index in prog->funcs: part of a call cycle (checks the stack) */
     bool any_cycle;
@@ -185,6 +189,17 @@ LLVMValueRef lower_array_subview(Lower *L, Type *at, LLVMValueRef arr, LLVMValue
 /* lower_array.c: the element pointer of in->args[0][in->args[1..nidx]] (int indices, wrapped
  * and checked as ARRAY_GET does). */
 LLVMValueRef lower_array_elem_ptr(Lower *L, Instr *in, int nidx);
+
+/* lower_exc.c: try/except. CATCH saves the pending ExcInfo in a slot of its own (its value, a
+ * pointer); EXC_MATCH tests the saved exception's class; RAISE of a caught exception copies it
+ * back and raises it; EXC_DONE releases what the slot holds, as every exit does. Kernels have
+ * no exceptions to catch: lower_exc_check_kernel refuses a try in one. */
+LLVMValueRef lower_catch(Lower *L, Instr *in);
+LLVMValueRef lower_exc_match(Lower *L, Instr *in);
+void lower_exc_done(Lower *L, Instr *in);
+void lower_reraise(Lower *L, Instr *in);
+void lower_exc_release_caught(Lower *L);
+int lower_exc_check_kernel(Lower *L);
 
 /* lower_gpu.c (target_nvptx): print through vprintf, the constant-memory copy of a frozen array,
  * the stand-ins of the runtime's reference counting (arrays in kernels own no memory), and the

@@ -340,13 +340,29 @@ static void delete_found(Lower *L, const Layout *lo, LLVMValueRef pl, Probe *pr,
     store_field(L, pl, DP_USED, LLVMBuildSub(L->b, load_field(L, pl, DP_USED), lower_i64(L, 1), ""));
 }
 
-/* KeyError(key) unless pr found the key: CPython's message, the key's repr, for number keys;
- * other keys raise it bare. Continues where it was found. */
+/* KeyError(key) of a string key: the string goes with a reference of its own, taken only when
+ * the key is missing, which the exception takes over (abi.h: ABI_EXC_ARGS_SPEC). */
+static void check_found_str(Lower *L, Probe *pr, LLVMValueRef key)
+{
+    LLVMBasicBlockRef cont = lower_unlikely(L, LLVMBuildNot(L->b, found(L, pr), ""));
+    lower_incref_value(L, ty_str(), key);
+    LLVMValueRef arg = LLVMBuildPtrToInt(L->b, LLVMBuildExtractValue(L->b, key, 0, ""), L->i64, "");
+    lower_check(L, LLVMConstInt(L->i1, 1, 0), ABI_EXC_KEY, "\x1e" "S", &arg, 1);
+    LLVMBuildUnreachable(L->b);
+    LLVMPositionBuilderAtEnd(L->b, cont);
+}
+
+/* KeyError(key) unless pr found the key: CPython's message, the key's repr, for number and
+ * string keys; other keys raise it bare. Continues where it was found. */
 static void check_found(Lower *L, const Layout *lo, Probe *pr, LLVMValueRef key)
 {
     Type *kt = lo->key;
     LLVMValueRef arg = NULL;
     const char *spec = NULL;
+    if (kt->kind == TY_STR) {
+        check_found_str(L, pr, key);
+        return;
+    }
     if (kt->kind == TY_BOOL) {
         arg = LLVMBuildZExt(L->b, key, L->i64, "");
         spec = "\x1e" "b";

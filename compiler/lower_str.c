@@ -204,6 +204,8 @@ static LLVMValueRef str_of(Lower *L, Instr *in, Builtin bi)
     }
     if (t->kind == TY_BOOL)
         return LLVMBuildSelect(L->b, v, lower_str_const(L, "True"), lower_str_const(L, "False"), "");
+    if (t->kind == TY_CAUGHT)   /* its saved ExcInfo (lower_exc.c) */
+        return take(L, in, ty_str(), lower_call_rt(L, "pj_exc_str", L->ptr, &v, 1));
     const char *fn = ty_is_float(t) ? "pj_str_from_float" : t->kind == TY_UINT64 ? "pj_str_from_uint"
                                                                                 : "pj_str_from_int";
     return take(L, in, ty_str(), lower_call_rt(L, fn, L->ptr, &v, 1));

@@ -344,6 +344,12 @@ Type *ty_str(void)
     return intern_named(&proto, "str");
 }
 
+Type *ty_caught(void)
+{
+    Type proto = {.kind = TY_CAUGHT};
+    return intern_named(&proto, "caught exception");
+}
+
 Type *ty_dtype(Type *scalar)
 {
     Type proto = {.kind = TY_DTYPE};

@@ -45,6 +45,8 @@ typedef enum TypeKind {
     TY_STR,         /* a unicode string made or passed at run time */
     TY_CLASS,       /* an instance of a jitclass (pyjit.experimental.jitclass): a MemInfo whose
                      * data holds klass.data, the tuple of its fields (abi.h ClassTrailer) */
+    TY_CAUGHT,      /* the exception an except clause caught (a pointer to its saved ExcInfo,
+                     * lower_exc.c): matched, re-raised and released, nothing else */
     TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     /* Compile-time only: values whose every use is resolved by inference. */
     TY_STRING,      /* a constant string (exception messages); literal holds it */
@@ -107,6 +109,7 @@ Type *ty_list_like(const Type *list, Type *item);   /* typed or not as list is *
 Type *ty_dict(Type *key, Type *value); /* both strong, or both NULL: not known yet */
 Type *ty_set(Type *item);               /* item strong; NULL: not known yet */
 Type *ty_str(void);
+Type *ty_caught(void);
 Type *ty_dtype(Type *scalar);
 Type *ty_literal(TypeKind kind, const Const *value);   /* keyed by the Const's identity */
 Type *ty_method(Type *self, const char *name);

@@ -6,7 +6,7 @@
  * EXTENDED_ARG prefixes into the argument, skips inline cache entries, resolves relative jumps to
  * offsets and gives each instruction its source position from co_positions(). It also rejects, up
  * front, what no instruction-level translation could rescue: generators, coroutines, *args,
- * try/except (a non-empty exception table). */
+ * the with statement; and it reads the exception table, which try/except and try/finally leave. */
 #include "frontend/fe_internal.h"
 
 #include <stdarg.h>
@@ -323,21 +323,42 @@ static int check_flags(FeCtx *ctx, long flags, int kwonly)
     return 0;
 }
 
-/* First entry of the exception table (a varint stream; see CPython's Objects/exception_handling_notes.txt). */
-static int first_protected_offset(PyObject *table)
+/* One number of the exception table: 6 bits a byte, most significant first, bit 6 saying that
+ * more follow (CPython's Objects/exception_handling_notes.txt). -1 past the end. */
+static int read_varint(const unsigned char **p, const unsigned char *end)
+{
+    if (*p >= end)
+        return -1;
+    int value = **p & 63;
+    while (**p & 64) {
+        if (++*p >= end)
+            return -1;
+        value = (value << 6) | (**p & 63);
+    }
+    ++*p;
+    return value;
+}
+
+/* The entries of co_exceptiontable: (start, length, target, depth << 1 | lasti), the first three
+ * in code units; they never overlap (nested try blocks are flattened into ranges). */
+static int parse_exception_table(FeCtx *ctx, PyObject *table)
 {
     const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(table);
-    Py_ssize_t n = PyBytes_GET_SIZE(table);
-    int value = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        value = (value << 6) | (p[i] & 63);
-        if (!(p[i] & 64))
-            return 2 * value;
+    const unsigned char *end = p + PyBytes_GET_SIZE(table);
+    ctx->exc = arena_alloc(ctx->arena, sizeof(ExcEntry) * (size_t)(PyBytes_GET_SIZE(table) / 4 + 1));
+    while (p < end) {
+        int start = read_varint(&p, end), len = read_varint(&p, end);
+        int target = read_varint(&p, end), dl = read_varint(&p, end);
+        if (dl < 0)
+            return fe_error(ctx, DIAG_INTERNAL, "malformed exception table");
+        ctx->exc[ctx->nexc++] = (ExcEntry){2 * start, 2 * (start + len), 2 * target, dl >> 1, dl & 1};
     }
     return 0;
 }
 
-/* try/except/finally and with leave an exception table; name the construct the user wrote. */
+/* The constructs whose exception handlers pyjit does not model (with, 3.12's inlined
+ * comprehensions): reported at their first instruction. try/except and try/finally are
+ * compiled (their table is parsed for cfg.c). */
 static int check_exception_table(FeCtx *ctx)
 {
     PyObject *table = PyObject_GetAttrString(ctx->code, "co_exceptiontable");
@@ -346,32 +367,19 @@ static int check_exception_table(FeCtx *ctx)
         return fe_error_from_python(ctx, "reading co_exceptiontable");
     }
     int rc = 0;
-    if (PyBytes_GET_SIZE(table) > 0) {
-        int offset = first_protected_offset(table);
-        const char *what = "try/finally is";
-        for (int i = 0; i < ctx->ninstrs; i++) {
-            BcOp op = ctx->instrs[i].op;
-            if (op == BC_BEFORE_WITH || op == BC_BEFORE_ASYNC_WITH) {
-                what = "the with statement is";
-                offset = ctx->instrs[i].offset;
-                break;
-            }
-            if (op == BC_LOAD_FAST_AND_CLEAR) {
-                what = "a comprehension is";
-                offset = ctx->instrs[i].offset;
-                break;
-            }
-            if (op == BC_CHECK_EXC_MATCH || op == BC_CHECK_EG_MATCH || op == BC_PUSH_EXC_INFO)
-                what = "try/except is";
+    for (int i = 0; i < ctx->ninstrs && PyBytes_GET_SIZE(table) > 0; i++) {
+        BcOp op = ctx->instrs[i].op;
+        const char *what = op == BC_BEFORE_WITH || op == BC_BEFORE_ASYNC_WITH ? "the with statement is"
+                           : op == BC_LOAD_FAST_AND_CLEAR ? "a comprehension is"
+                           : op == BC_CHECK_EG_MATCH ? "except* is" : NULL;
+        if (what) {
+            ctx->cur = &ctx->instrs[i];
+            rc = fe_error(ctx, DIAG_UNSUPPORTED, "%s not supported in compiled code", what);
+            break;
         }
-        int unit = offset / 2;
-        int at = unit < ctx->ncodeunits ? ctx->index_at[unit] : -1;
-        /* The `try:` line itself is a NOP just before the protected range. */
-        if (at > 0 && ctx->instrs[at - 1].op == BC_NOP)
-            at--;
-        ctx->cur = at >= 0 ? &ctx->instrs[at] : NULL;
-        rc = fe_error(ctx, DIAG_UNSUPPORTED, "%s not supported in compiled code", what);
     }
+    if (rc == 0)
+        rc = parse_exception_table(ctx, table);
     Py_DECREF(table);
     return rc;
 }

@@ -39,12 +39,22 @@ typedef struct BcInstr {
     int line, col, end_col;
 } BcInstr;
 
+/* One entry of the exception table: an exception raised by an instruction at an offset in
+ * [start, end) goes to target, with the value stack cut to depth (then lasti, when set, and the
+ * exception pushed). Offsets in bytes. */
+typedef struct ExcEntry {
+    int start, end, target, depth;
+    bool lasti;
+} ExcEntry;
+
 /* A basic block of the bytecode: instructions [first, last]. */
 typedef struct CfgBlock {
     int first, last;
     int succ[2], nsucc;     /* CfgBlock indices; for conditional jumps see cfg_successors */
     int npreds;             /* incoming edges from reachable blocks */
     int depth;              /* value-stack depth at entry; -1 while unknown */
+    int handler;            /* the block an exception raised here goes to, or -1 */
+    const ExcEntry *entry;  /* a handler block: the table entry that sends control here */
     int rpo;                /* position in reverse post-order; -1 if unreachable */
     Block *ir;
 } CfgBlock;
@@ -78,6 +88,9 @@ typedef struct FeCtx {
     Const *scalar_type;     /* set by fe_load_global/deref/fold_module_attr when the object was a
                                NumPy scalar: the value is then scalar_type(*out) */
 
+    ExcEntry *exc;          /* the exception table (bytecode.c) */
+    int nexc;
+
     CfgBlock *blocks;       /* reachable blocks in offset order */
     int nblocks;
     int *block_of;          /* by instruction index: its block, or -1 */
@@ -92,6 +105,8 @@ const char *bc_dump(FeCtx *ctx);   /* the decoded instructions as text, in the a
 
 /* cfg.c */
 int cfg_build(FeCtx *ctx);
+/* The exception table entry covering instruction in, or NULL. */
+const ExcEntry *cfg_entry_at(const FeCtx *ctx, const BcInstr *in);
 
 /* consts.c */
 int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out);

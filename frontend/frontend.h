@@ -6,8 +6,9 @@
  *               with phis at joins; every instruction keeps its source line
  *   consts.c    freezes globals, closure cells and default arguments into constants, and folds
  *               attribute lookups on modules (math.sqrt, np.float32, math.pi)
- * The frontend reports what it cannot compile (a dict, a class, try/except, a generator, a
- * comprehension, ...) as DIAG_UNSUPPORTED naming the line. */
+ * The frontend reports what it cannot compile (a class, the with statement, a generator, ...)
+ * as DIAG_UNSUPPORTED naming the line. try/except/finally is compiled: the exception table
+ * gives blocks their handlers (cfg.c), docs/architecture.md "Exceptions". */
 #ifndef PYJIT_FRONTEND_H
 #define PYJIT_FRONTEND_H
 

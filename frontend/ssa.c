@@ -20,8 +20,13 @@
 typedef struct Ssa {
     FeCtx *ctx;
     IRFunc *fn;
-    int nvars;              /* locals (co_nlocalsplus), then one per stack depth */
-    int nrows;              /* CFG blocks, plus a pre-entry block when block 0 is a jump target */
+    int nvars;              /* locals (co_nlocalsplus), then one per stack depth, then the
+                               exception being handled (curexc) */
+    int curexc;
+    int nrows;              /* CFG blocks, plus a pre-entry block when block 0 is a jump target,
+                               plus a landing block per block inside a try */
+    int *landing;           /* per CFG block: the row of its landing block, or -1 */
+    Instr ***entry_stack;   /* per CFG block inside a try: its value stack at entry */
     Instr **defs;           /* [row * nvars + var]: the variable's value at the end of the row */
     bool *sealed, *filled, *started;
     PtrVec *incomplete;     /* per row: phis made before the block was sealed */
@@ -292,7 +297,7 @@ static const char *unsupported_construct(const BcInstr *in)
         return "assigning to a global variable (the global statement) is not supported in compiled code";
     case BC_STORE_DEREF: case BC_DELETE_DEREF:
         return "assigning to a variable of an enclosing function (nonlocal) is not supported in compiled code";
-    case BC_DELETE_FAST: case BC_DELETE_ATTR: case BC_DELETE_NAME:
+    case BC_DELETE_ATTR: case BC_DELETE_NAME:
         return "the del statement is supported on items only (del d[k], del l[i]) in compiled code";
     case BC_CALL_FUNCTION_EX:
         return "calls with **kwargs, or with *args after other arguments, are not supported in "
@@ -312,9 +317,8 @@ static const char *unsupported_construct(const BcInstr *in)
         return "only functions are compiled, not class bodies or module-level code";
     case BC_LOAD_SUPER_ATTR:
         return "super() is not supported in compiled code";
-    case BC_PUSH_EXC_INFO: case BC_POP_EXCEPT: case BC_CHECK_EXC_MATCH: case BC_RERAISE:
     case BC_CHECK_EG_MATCH:
-        return "try/except is not supported in compiled code";
+        return "except* is not supported in compiled code";
     case BC_LOAD_FAST_AND_CLEAR:
         return "comprehensions are not supported in compiled code";
     default:
@@ -848,12 +852,99 @@ static int jump(Ssa *s)
     return 0;
 }
 
+static bool is_undefined(const Instr *v)
+{
+    return v->op == OP_CONST && v->cst->kind == K_UNDEFINED;
+}
+
+/* ---- try/except ------------------------------------------------------------------------------
+ * The exception being handled is a variable of its own (curexc): PUSH_EXC_INFO, which starts an
+ * except clause, sets it to the caught exception and pushes the one it held; POP_EXCEPT, which
+ * ends the clause, finishes the caught one (EXC_DONE) and restores the one popped. A bare
+ * `raise` re-raises curexc. The handler block itself starts with CATCH (fill_block). */
+
+static int push_exc_info(Ssa *s)
+{
+    Instr *exc = pop(s);
+    if (push(s, read_var(s, s->curexc, s->row)) < 0 || push(s, exc) < 0)
+        return -1;
+    write_var(s, s->curexc, s->row, exc);
+    return 0;
+}
+
+static int pop_except(Ssa *s)
+{
+    Instr *prev = pop(s), *cur = read_var(s, s->curexc, s->row);
+    if (!is_undefined(cur))
+        emit1(s, OP_EXC_DONE, 0, cur);
+    write_var(s, s->curexc, s->row, prev);
+    return 0;
+}
+
+/* CHECK_EXC_MATCH: [exc, cls] -> [exc, isinstance(exc, cls)]. A tuple of classes, built just
+ * before or a constant, becomes one operand per class. */
+static int check_exc_match(Ssa *s)
+{
+    Instr *cls = pop(s), *exc = pop(s), *m;
+    if (push(s, exc) < 0)
+        return -1;
+    if (cls->op == OP_BUILD_TUPLE && s->cur->instrs.len > 0 &&
+        s->cur->instrs.items[s->cur->instrs.len - 1] == cls) {
+        s->cur->instrs.len--;
+        m = emit(s, OP_EXC_MATCH, cls->nargs + 1);
+        for (int i = 0; i < cls->nargs; i++)
+            m->args[i + 1] = cls->args[i];
+    } else if (cls->op == OP_CONST && cls->cst->kind == K_TUPLE) {
+        int n = cls->cst->tuple.n;
+        drop_if_dead(s, cls);
+        Instr *items[n + 1];
+        for (int i = 0; i < n; i++)
+            items[i] = emit_const(s, cls->cst->tuple.items[i]);
+        m = emit(s, OP_EXC_MATCH, n + 1);
+        for (int i = 0; i < n; i++)
+            m->args[i + 1] = items[i];
+    } else {
+        m = emit(s, OP_EXC_MATCH, 2);
+        m->args[1] = cls;
+    }
+    m->args[0] = exc;
+    return push(s, m);
+}
+
+static int reraise(Ssa *s)
+{
+    emit1(s, OP_RAISE, 0, pop(s));
+    return 0;
+}
+
+/* `del x`, and the end of `except E as x:`, which deletes x: x is unset from here on. */
+static int delete_fast(Ssa *s, int index)
+{
+    if (index < 0 || index >= s->ctx->nlocalsplus)
+        return fe_error(s->ctx, DIAG_INTERNAL, "local index %d out of range", index);
+    write_var(s, index, s->row, undefined(s, index));
+    return 0;
+}
+
 static int emit_raise(Ssa *s, const BcInstr *in)
 {
-    if (in->arg == 0)
-        return fe_error(s->ctx, DIAG_UNSUPPORTED, "re-raising (a bare raise) is not supported in compiled code");
-    if (in->arg == 2)
-        return fe_error(s->ctx, DIAG_UNSUPPORTED, "raise ... from ... is not supported in compiled code");
+    if (in->arg == 0) {
+        Instr *cur = read_var(s, s->curexc, s->row);
+        if (is_undefined(cur))
+            return fe_error(s->ctx, DIAG_UNSUPPORTED, "a bare raise outside an except clause has "
+                            "no exception to re-raise");
+        emit1(s, OP_RAISE, 0, cur);
+        return 0;
+    }
+    if (in->arg == 2) {
+        /* `from None` only hides the context, which an exception from compiled code never has;
+         * a cause would be lost */
+        Instr *cause = pop(s);
+        if (!(cause->op == OP_CONST && cause->cst->kind == K_NONE))
+            return fe_error(s->ctx, DIAG_UNSUPPORTED, "raise ... from an exception is not "
+                            "supported in compiled code (raise ... from None is)");
+        drop_if_dead(s, cause);
+    }
     emit1(s, OP_RAISE, 0, pop(s));
     return 0;
 }
@@ -1034,6 +1125,11 @@ static int translate(Ssa *s, const BcInstr *in)
         emit1(s, OP_RET, 0, pop(s));
         return 0;
     case BC_RAISE_VARARGS: return emit_raise(s, in);
+    case BC_PUSH_EXC_INFO: return push_exc_info(s);
+    case BC_POP_EXCEPT: return pop_except(s);
+    case BC_CHECK_EXC_MATCH: return check_exc_match(s);
+    case BC_RERAISE: return reraise(s);
+    case BC_DELETE_FAST: return delete_fast(s, in->arg);
     case BC_FOR_ITER: return for_iter(s);
     case BC_JUMP_FORWARD: case BC_JUMP_BACKWARD: case BC_JUMP_BACKWARD_NO_INTERRUPT: return jump(s);
     case BC_POP_JUMP_IF_FALSE: case BC_POP_JUMP_FORWARD_IF_FALSE: case BC_POP_JUMP_BACKWARD_IF_FALSE:
@@ -1059,10 +1155,25 @@ static bool stack_ok(Ssa *s, const BcInstr *in)
     int need = 0;
     switch (in->op) {
     case BC_COPY: case BC_SWAP: need = in->arg; break;
-    case BC_FOR_ITER: case BC_JUMP_IF_TRUE_OR_POP: case BC_JUMP_IF_FALSE_OR_POP: need = 1; break;
+    case BC_FOR_ITER: case BC_JUMP_IF_TRUE_OR_POP: case BC_JUMP_IF_FALSE_OR_POP: case BC_RERAISE:
+    case BC_PUSH_EXC_INFO: case BC_POP_EXCEPT: need = 1; break;
+    case BC_CHECK_EXC_MATCH: need = 2; break;
     default: return s->sp >= 0;
     }
     return need >= 1 && s->sp >= need;
+}
+
+/* A handler's stack: what lay below the table's depth, then lasti (a value nothing uses) if
+ * the table says so, then the exception, which CATCH takes over. */
+static void enter_handler(Ssa *s, const CfgBlock *cb)
+{
+    const ExcEntry *e = cb->entry;
+    for (int i = 0; i < e->depth; i++)
+        s->stack[s->sp++] = read_var(s, s->ctx->nlocalsplus + i, s->row);
+    s->ctx->cur = &s->ctx->instrs[cb->first];
+    if (e->lasti)
+        s->stack[s->sp++] = emit_none(s);
+    s->stack[s->sp++] = emit(s, OP_CATCH, 0);
 }
 
 static int fill_block(Ssa *s, int row)
@@ -1074,8 +1185,16 @@ static int fill_block(Ssa *s, int row)
     s->sp = 0;
     s->nkw = 0;
     s->kwnames = NULL;
-    for (int i = 0; i < cb->depth; i++)
-        s->stack[s->sp++] = read_var(s, ctx->nlocalsplus + i, row);
+    if (cb->entry) {
+        enter_handler(s, cb);
+    } else {
+        for (int i = 0; i < cb->depth; i++)
+            s->stack[s->sp++] = read_var(s, ctx->nlocalsplus + i, row);
+    }
+    if (cb->handler >= 0) {
+        s->entry_stack[row] = arena_alloc(s->fn->arena, sizeof(Instr *) * (size_t)(s->sp + 1));
+        memcpy(s->entry_stack[row], s->stack, sizeof(Instr *) * (size_t)s->sp);
+    }
     for (int i = cb->first; i <= cb->last; i++) {
         ctx->cur = &ctx->instrs[i];
         if (!stack_ok(s, ctx->cur))
@@ -1091,7 +1210,7 @@ static int fill_block(Ssa *s, int row)
                             ctx->instrs[cb->first].offset);
         jump(s);
     }
-    for (int i = 0; i < s->sp && i < s->nvars - ctx->nlocalsplus; i++)
+    for (int i = 0; i < s->sp && i < s->curexc - ctx->nlocalsplus; i++)
         write_var(s, ctx->nlocalsplus + i, row, s->stack[i]);
     return 0;
 }
@@ -1100,6 +1219,29 @@ static void seal_ready(Ssa *s, int row)
 {
     if (!s->sealed[row] && s->ir[row]->preds.len == s->expected_preds[row])
         seal(s, row);
+}
+
+/* The landing block of a block inside a try: its only predecessor is that block (by the
+ * exception edge, Block.handler), and it goes on to the handler. The stack below the handler's
+ * depth is the block's at its entry: instructions that cannot raise may shuffle it before the
+ * block ends (`return x` in an except clause swaps x under the exception being handled). */
+static void fill_landing(Ssa *s, int row)
+{
+    const CfgBlock *cb = &s->ctx->blocks[row];
+    int land = s->landing[row];
+    Block *b = s->ir[row];
+    b->handler = s->ir[land];
+    ir_add_pred(s->fn, b->handler, b);
+    s->sealed[land] = s->started[land] = s->filled[land] = true;
+    int depth = s->ctx->blocks[cb->handler].entry->depth;
+    for (int i = 0; i < depth && i < cb->depth; i++)
+        write_var(s, s->ctx->nlocalsplus + i, land, s->entry_stack[row][i]);
+    s->cur = b->handler;
+    s->row = land;
+    s->ctx->cur = &s->ctx->instrs[cb->last];
+    link_succ(s, emit(s, OP_BR, 0), 0, cb->handler);
+    if (s->started[cb->handler])
+        seal_ready(s, cb->handler);
 }
 
 static int fill_all(Ssa *s)
@@ -1113,6 +1255,8 @@ static int fill_all(Ssa *s)
             return -1;
         s->filled[row] = true;
         const CfgBlock *cb = &ctx->blocks[row];
+        if (cb->handler >= 0)
+            fill_landing(s, row);
         for (int j = 0; j < cb->nsucc; j++)
             if (s->started[cb->succ[j]])
                 seal_ready(s, cb->succ[j]);
@@ -1201,11 +1345,19 @@ static void make_blocks(Ssa *s, bool pre_entry)
     }
     /* Numbered in reverse post-order: every block after its dominators, so a pass in block order
      * meets definitions before uses (phi inputs along back edges aside). */
+    int next_row = ctx->nblocks + pre_entry;
     for (int k = 0; k < ctx->nblocks; k++) {
         int b = ctx->rpo[k];
         s->ir[b] = ir_new_block(s->fn, ctx->instrs[ctx->blocks[b].first].start);
         s->ir[b]->aux = (void *)(intptr_t)b;
         s->expected_preds[b] = ctx->blocks[b].npreds + (b == 0 && pre_entry);
+        s->landing[b] = -1;
+        if (ctx->blocks[b].handler >= 0) {   /* right after its block, before the handler */
+            int land = s->landing[b] = next_row++;
+            s->ir[land] = ir_new_block(s->fn, ctx->instrs[ctx->blocks[b].first].start);
+            s->ir[land]->aux = (void *)(intptr_t)land;
+            s->expected_preds[land] = 1;
+        }
     }
 }
 
@@ -1231,8 +1383,11 @@ static void init_ssa(Ssa *s, FeCtx *ctx, bool pre_entry)
     Arena *A = ctx->arena;
     s->ctx = ctx;
     s->fn = ctx->fn;
-    s->nvars = ctx->nlocalsplus + ctx->stacksize + 2;
+    s->nvars = ctx->nlocalsplus + ctx->stacksize + 3;
+    s->curexc = s->nvars - 1;
     s->nrows = ctx->nblocks + pre_entry;
+    for (int b = 0; b < ctx->nblocks; b++)
+        s->nrows += ctx->blocks[b].handler >= 0;
     size_t rows = (size_t)s->nrows + 1;
     s->defs = arena_alloc(A, sizeof(Instr *) * rows * (size_t)s->nvars);
     s->sealed = arena_alloc(A, rows);
@@ -1242,6 +1397,8 @@ static void init_ssa(Ssa *s, FeCtx *ctx, bool pre_entry)
     s->phis = arena_alloc(A, sizeof(PtrVec) * rows);
     s->ir = arena_alloc(A, sizeof(Block *) * rows);
     s->expected_preds = arena_alloc(A, sizeof(int) * rows);
+    s->landing = arena_alloc(A, sizeof(int) * rows);
+    s->entry_stack = arena_alloc(A, sizeof(Instr **) * rows);
     s->undef = arena_alloc(A, sizeof(Instr *) * (size_t)s->nvars);
     s->stack = arena_alloc(A, sizeof(Instr *) * (size_t)(ctx->stacksize + 3));
     s->null_mark.op = OP_CONST;

@@ -304,7 +304,9 @@ PyObject *rt_raise_exc(const ExcInfo *exc)
     return r;
 }
 
-static PyObject *raise_builtin(const ExcInfo *exc)
+/* The class compiled code's error kind stands for (ABI_EXC_USER aside), and its default message;
+ * NULL for a kind it does not know. */
+static PyObject *builtin_class(int kind, const char **dflt)
 {
     static const struct { PyObject **cls; const char *dflt; } builtin[] = {
         [ABI_EXC_ZERO_DIVISION] = {&PyExc_ZeroDivisionError, "division by zero"},
@@ -317,14 +319,23 @@ static PyObject *raise_builtin(const ExcInfo *exc)
         [ABI_EXC_KEY] = {&PyExc_KeyError, "key not found"},
         [ABI_EXC_RUNTIME] = {&PyExc_RuntimeError, "runtime error"},
     };
-    if (exc->kind <= ABI_EXC_USER || exc->kind > ABI_EXC_RUNTIME) {
+    if (kind <= ABI_EXC_USER || kind > ABI_EXC_RUNTIME)
+        return NULL;
+    *dflt = builtin[kind].dflt;
+    return *builtin[kind].cls;
+}
+
+static PyObject *raise_builtin(const ExcInfo *exc)
+{
+    const char *dflt;
+    PyObject *cls = builtin_class(exc->kind, &dflt);
+    if (!cls) {
         PyErr_Format(PyExc_SystemError, "pyjit: compiled code failed with unknown error kind %d",
                      (int)exc->kind);
         return NULL;
     }
-    PyObject *cls = *builtin[exc->kind].cls;
     if (!exc->msg) {
-        PyErr_SetString(cls, builtin[exc->kind].dflt);
+        PyErr_SetString(cls, dflt);
         return NULL;
     }
     PyObject *msg = exc->msg[0] == ABI_EXC_ARGS_SPEC ? spec_args(exc)   /* KeyError(key) */
@@ -333,4 +344,93 @@ static PyObject *raise_builtin(const ExcInfo *exc)
         PyErr_SetObject(cls, msg);
     Py_XDECREF(msg);
     return NULL;
+}
+
+/* ---- exceptions caught in compiled code (compiler/lower_exc.c) ---------------------------- */
+
+/* Calls fn on each string made at run time among a saved exception's arguments (the 'S' items
+ * of its spec, abi.h), which hold a reference each. */
+static void for_each_string(const ExcInfo *e, void (*fn)(MemInfo *))
+{
+    if (!e->msg || e->msg[0] != ABI_EXC_ARGS_SPEC)
+        return;
+    int slot = 0;
+    for (const char *p = e->msg + 1; *p && slot < 4;) {
+        if (*p == 's') {
+            char *end;
+            unsigned long len = strtoul(p + 1, &end, 10);
+            if (*end != ':' || strlen(end + 1) < len)
+                return;
+            p = end + 1 + len;
+            continue;
+        }
+        if (*p == 'S')
+            fn((MemInfo *)(uintptr_t)e->args[slot]);
+        slot += *p++ == 'c' ? 2 : 1;
+    }
+}
+
+/* Reads only the classes' MROs, which never change: safe without the GIL (nogil code). */
+int32_t pj_exc_matches(const ExcInfo *saved, void *cls)
+{
+    const char *dflt;
+    PyObject *own = saved->kind == ABI_EXC_USER ? saved->cls : builtin_class(saved->kind, &dflt);
+    return own && cls && PyType_Check(own) && PyType_Check((PyObject *)cls) &&
+           PyType_IsSubtype((PyTypeObject *)own, (PyTypeObject *)cls);
+}
+
+void pj_exc_reraise(ExcInfo *exc, const ExcInfo *saved)
+{
+    void *limit = exc->stack_limit;
+    *exc = *saved;
+    exc->stack_limit = limit;
+    for_each_string(saved, pj_nrt_incref);
+}
+
+void pj_exc_release(ExcInfo *saved)
+{
+    for_each_string(saved, pj_nrt_decref);
+    saved->kind = ABI_EXC_NONE;
+    saved->nargs = 0;
+    saved->msg = NULL;
+}
+
+/* The exception being raised, normalised into an instance, taken from the thread state. */
+static PyObject *take_raised(void)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return PyErr_GetRaisedException();
+#else
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    return value;
+#endif
+}
+
+/* str(e): the exception the saved ExcInfo describes is built as a raise from compiled code would
+ * build it (so the text is CPython's), and its str() copied into a string. Takes the GIL, which
+ * nogil code does not hold. NULL when memory ran out. */
+MemInfo *pj_exc_str(const ExcInfo *saved)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    RtPendingError pending = rt_error_save();
+    ExcInfo tmp = *saved;
+    for_each_string(saved, pj_nrt_incref);   /* building the exception takes them over */
+    if (tmp.kind == ABI_EXC_USER)
+        raise_user(&tmp);
+    else
+        raise_builtin(&tmp);
+    PyObject *inst = take_raised();
+    PyObject *text = inst ? PyObject_Str(inst) : NULL;
+    MemInfo *mi = NULL;
+    if (!text || rt_unbox_str(text, &mi) < 0)
+        mi = NULL;
+    Py_XDECREF(text);
+    Py_XDECREF(inst);
+    rt_error_restore(pending);
+    PyGILState_Release(gil);
+    return mi;
 }

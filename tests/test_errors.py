@@ -74,20 +74,18 @@ def uses_class(x):
     return x
 
 
-def uses_try(x):
-    try:  # <-
-        y = 1 // x  # <-
-    except ZeroDivisionError:  # <-
-        y = 0  # <-
+def uses_caught_exception(x):
+    try:
+        y = 1 // x
+    except ZeroDivisionError as e:
+        return e  # <-
     return y
 
 
-def uses_try_finally(x):
-    try:  # <-
-        y = x + 1  # <-
-    finally:  # <-
-        y = 0  # <-
-    return y
+def uses_bare_raise_outside_except(x):
+    if x > 0:
+        raise  # <-
+    return x
 
 
 def uses_with(x):
@@ -173,7 +171,7 @@ def uses_star_kwargs(x, **kwargs):  # <-
 
 
 def uses_np_random(x):
-    return np.random.choice(x)  # <-
+    return np.random.default_rng(x)  # <-
 
 
 def uses_os_getcwd(x):
@@ -225,7 +223,8 @@ def uses_getattr(x):
 
 UNSUPPORTED = [
     (uses_dict, (1,)), (uses_dict_unpacking, (1,)), (uses_set_of_arrays, (np.zeros(2),)),
-    (uses_class, (1,)), (uses_try, (1,)), (uses_try_finally, (1,)), (uses_with, (1,)),
+    (uses_class, (1,)), (uses_caught_exception, (0,)), (uses_bare_raise_outside_except, (1,)),
+    (uses_with, (1,)),
     (uses_yield, (1,)), (uses_yield_from, (3,)), (uses_yield_later, (1,)),
     (uses_yield_after_yield_from, (1,)), *LISTCOMP, (uses_genexpr, (3,)),
     (uses_lambda, (1,)), (uses_nested_def, (1,)),
@@ -248,7 +247,8 @@ def test_unsupported_constructs(func, args):
     assert_located(str(info.value), func)
 
 
-STRICTLY_UNSUPPORTED = [uses_dict, uses_dict_unpacking, uses_set_of_arrays, uses_class, uses_try, uses_with,
+STRICTLY_UNSUPPORTED = [uses_dict, uses_dict_unpacking, uses_set_of_arrays, uses_class,
+                        uses_caught_exception, uses_bare_raise_outside_except, uses_with,
                         uses_yield, uses_yield_from, uses_yield_later, uses_yield_after_yield_from,
                         *[f for f, _ in LISTCOMP], uses_genexpr, uses_lambda, uses_nested_def,
                         uses_global_store, uses_fstring_spec, uses_import, uses_star_args,

@@ -108,6 +108,10 @@ MemInfo *pj_str_replace(MemInfo *s, MemInfo *old, MemInfo *new_, int64_t count) 
 int32_t pj_str_is(MemInfo *s, int32_t what) { (void)s; (void)what; return 0; }
 MemInfo *pj_str_repr(MemInfo *s) { (void)s; return NULL; }
 void pj_str_print(MemInfo *s, int32_t quoted) { (void)s; (void)quoted; }
+int32_t pj_exc_matches(const ExcInfo *saved, void *cls) { (void)saved; (void)cls; return 0; }
+void pj_exc_reraise(ExcInfo *exc, const ExcInfo *saved) { *exc = *saved; }
+void pj_exc_release(ExcInfo *saved) { saved->kind = ABI_EXC_NONE; }
+MemInfo *pj_exc_str(const ExcInfo *saved) { (void)saved; return NULL; }
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};
