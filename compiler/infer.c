@@ -181,7 +181,7 @@ bool infer_is_runtime(const Type *t)
         return true;
     switch (t->kind) {
     case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_LIST:
-    case TY_DICT: case TY_SET: case TY_STR:
+    case TY_DICT: case TY_SET: case TY_STR: case TY_CPOINTER:
         return true;
     case TY_TUPLE:
         for (int i = 0; i < t->tuple.n; i++)
@@ -1160,6 +1160,7 @@ static Type *type_const(Infer *c, Instr *in)
             return infer_gpu_value(c, in, BI_GPU_LANEID);
         return ty_literal(TY_FUNCTION, k);
     case K_DISPATCHER: return ty_literal(TY_DISPATCHER, k);
+    case K_CFUNC: return ty_literal(TY_FUNCTION, k);
     case K_EXCCLASS: return ty_literal(TY_EXCCLASS, k);
     case K_TYPE: return ty_literal(TY_FUNCTION, k);   /* what calls it is told it is no function */
     case K_NAMEDTUPLE: return ty_literal(TY_NTCLASS, k);

@@ -1804,6 +1804,7 @@ static Type *type_list(Infer *c, Instr *in, Builtin bi, Args *a) { return list_c
 static Type *type_typed_list(Infer *c, Instr *in, Builtin bi, Args *a) { return typed_list_new(c, in, bi, a); }
 static Type *type_str(Infer *c, Instr *in, Builtin bi, Args *a) { return str_call(c, in, bi, a); }
 static Type *type_dict(Infer *c, Instr *in, Builtin bi, Args *a) { return table_call(c, in, bi, a); }
+static Type *type_ffi(Infer *c, Instr *in, Builtin bi, Args *a) { return infer_carray(c, in, bi, a->pos, a->npos, a->dtype); }
 static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return reshape_method(c, in, a); }
 
 static Type *type_numpy_reduction(Infer *c, Instr *in, Builtin bi, Args *a)
@@ -1954,6 +1955,10 @@ static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
 static Type *call_function(Infer *c, Instr *in, const Const *k)
 {
     const char *name = k && k->name ? k->name : "?";
+    if (k && k->kind == K_CFUNC) {   /* a ctypes or cffi function */
+        Args a;
+        return bind_args(c, in, 1, NULL, name, false, &a) ? infer_c_call(c, in, k, a.pos, a.npos) : NULL;
+    }
     Builtin bi = ir_builtin_lookup(name);
     if (k && k->overloaded) {
         bool declined = false;

@@ -187,7 +187,8 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
         LLVMTypeRef f[5] = {L->i64, L->i64, L->i64, L->i1, L->i1};
         return LLVMStructTypeInContext(L->ctx, f, 5, 0);
     }
-    case TY_ITER: return L->ptr;
+    case TY_ITER:
+    case TY_CPOINTER: return L->ptr;
     default: return NULL;   /* compile-time only */
     }
 }
@@ -2213,6 +2214,8 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
         rc = lower_function(&L, prog->funcs.items[i], L.in_cycle[i]);
     if (rc == 0 && !t->is_gpu)
         lower_build_wrapper(&L, entry);
+    if (rc == 0 && prog->cfunc)
+        lower_build_cfunc(&L, entry);
     else if (rc == 0 && !prog->gpu_device)
         lower_gpu_entry(&L, entry);
     LLVMDisposeBuilder(L.b);

@@ -98,6 +98,9 @@ LLVMValueRef lower_call_rt(Lower *L, const char *name, LLVMTypeRef ret, LLVMValu
                            int nargs);
 /* The uniform wrapper symbol__wrap (abi.h) of tf; the builder is left inside it. */
 LLVMValueRef lower_build_wrapper(Lower *L, TypedFunc *tf);
+/* lower_ffi.c: the C entry symbol__cfunc of a cfunc (Program.cfunc), `R f(A0, ...)` in the C
+ * ABI; the builder is left inside it. */
+LLVMValueRef lower_build_cfunc(Lower *L, TypedFunc *tf);
 /* The address of a Python object of this process (kind, handle: CodeRef in compiler.h) as code
  * uses it: a symbol the JIT binds when it loads the code, on the CPU; a constant on the GPU. */
 LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr);

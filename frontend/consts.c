@@ -359,6 +359,54 @@ static const char *pyjit_type_name(FeCtx *ctx, PyObject *obj)
     return s && ty_parse(s) ? s : NULL;
 }
 
+/* Whether obj may be a C function compiled code calls directly: a ctypes function pointer, a
+ * cffi object, or a @cfunc. Only these are handed to pyjit._ffi, which says for sure. */
+static bool maybe_c_function(PyObject *obj)
+{
+    for (PyTypeObject *t = Py_TYPE(obj); t; t = t->tp_base)
+        if (strcmp(t->tp_name, "_ctypes.CFuncPtr") == 0 || strcmp(t->tp_name, "CFuncPtr") == 0)
+            return true;
+    const char *name = Py_TYPE(obj)->tp_name;
+    return strncmp(name, "_cffi_backend.", 14) == 0 || PyObject_HasAttrString(obj, "_pyjit_cfunc");
+}
+
+/* A C function (K_CFUNC): pyjit._ffi.describe(obj) gives its name, address and signature, or
+ * None, or raises TypeError for one compiled code cannot call (no argtypes, a type it does not
+ * map), which becomes the compile error. 1 when obj is one, 0 when not, -1 on error. */
+static int const_of_c_function(FeCtx *ctx, PyObject *obj, Const *c)
+{
+    if (!maybe_c_function(obj))
+        return 0;
+    PyObject *mod = PyImport_ImportModule("pyjit._ffi");
+    PyObject *d = mod ? PyObject_CallMethod(mod, "describe", "O", obj) : NULL;
+    Py_XDECREF(mod);
+    if (!d) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError))
+            return -1;
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyObject *text = value ? PyObject_Str(value) : NULL;
+        int rc = fe_error(ctx, DIAG_TYPING, "%s", utf8_or(text, "a C function compiled code cannot call"));
+        Py_XDECREF(text);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return rc;
+    }
+    const char *name, *sig;
+    PyObject *addr;
+    int ok = d != Py_None && PyArg_ParseTuple(d, "sOs", &name, &addr, &sig);
+    if (ok) {
+        c->kind = K_CFUNC;
+        c->name = arena_strdup(ctx->arena, name);
+        c->s = arena_strdup(ctx->arena, sig);
+        c->data = PyLong_AsVoidPtr(addr);
+        keep_alive(ctx, c, obj);
+    }
+    Py_DECREF(d);
+    return PyErr_Occurred() ? -1 : ok;
+}
+
 /* Objects known by identity: modules, known functions, dispatchers, exception classes, types. */
 static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
 {
@@ -421,6 +469,8 @@ int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out)
     Const *c = ir_new_const(ctx->fn, K_OPAQUE);
     *out = c;
     int found = const_of_value(ctx, obj, c);
+    if (found == 0)
+        found = const_of_c_function(ctx, obj, c);   /* before buffers: ctypes objects are ones */
     if (found == 0)
         found = const_of_handle(ctx, obj, c);
     if (found < 0)

@@ -240,7 +240,7 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
                          .resolve_overload = rt_resolve_overload,
                          .method_overloads = rt_method_overloads,
                          .options_of = rt_callee_options};
-    Program prog = {.opts = &d->opts, .host = &host};
+    Program prog = {.opts = &d->opts, .host = &host, .cfunc = d->cfunc};
     JitCode code = {0};
     Diag diag = {0};
     RtVersion *v = NULL;

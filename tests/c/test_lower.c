@@ -101,6 +101,7 @@ MemInfo *pj_str_replace(MemInfo *s, MemInfo *old, MemInfo *new_, int64_t count) 
 int32_t pj_str_is(MemInfo *s, int32_t what) { (void)s; (void)what; return 0; }
 MemInfo *pj_str_repr(MemInfo *s) { (void)s; return NULL; }
 void pj_str_print(MemInfo *s, int32_t quoted) { (void)s; (void)quoted; }
+void pj_cfunc_error(const ExcInfo *exc, const char *name) { (void)exc; (void)name; }
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};
