@@ -170,6 +170,8 @@ class CFunc:
 
     def __init__(self, func, sig, options):
         from . import _core, _registry
+        self.__name__, self.__qualname__ = func.__name__, func.__qualname__
+        self.__doc__, self.__wrapped__ = func.__doc__, func
         unknown = set(options) - _OPTIONS
         if unknown:
             raise TypeError(f"cfunc() got unexpected option(s): {', '.join(sorted(unknown))}")
@@ -193,10 +195,6 @@ class CFunc:
         disp.disable_compile()
         self._dispatcher = disp
         self._pyfunc = func
-        self.__name__ = func.__name__
-        self.__qualname__ = func.__qualname__
-        self.__doc__ = func.__doc__
-        self.__wrapped__ = func
         self.address = disp._cfunc_address()
         self._ctypes = self._cffi = None
 
