@@ -105,6 +105,8 @@ typedef struct JitModule JitModule;   /* jit.c's, between its stages */
 typedef enum RefKind {
     REF_EXCCLASS,           /* handle: an exception class; addr: the class itself */
     REF_ARRAY,              /* handle: a frozen global array (K_ARRAY); addr: its data */
+    REF_OBJECT,             /* handle: a Python object compiled code hands the runtime (an
+                             * objmode block's K_OBJMODE); addr: the object itself */
 } RefKind;
 
 typedef struct CodeRef {

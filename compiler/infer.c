@@ -1160,7 +1160,8 @@ static Type *type_const(Infer *c, Instr *in)
             return infer_gpu_value(c, in, BI_GPU_LANEID);
         return ty_literal(TY_FUNCTION, k);
     case K_DISPATCHER: return ty_literal(TY_DISPATCHER, k);
-    case K_CFUNC: return ty_literal(TY_FUNCTION, k);
+    case K_CFUNC:
+    case K_OBJMODE: return ty_literal(TY_FUNCTION, k);
     case K_EXCCLASS: return ty_literal(TY_EXCCLASS, k);
     case K_TYPE: return ty_literal(TY_FUNCTION, k);   /* what calls it is told it is no function */
     case K_NAMEDTUPLE: return ty_literal(TY_NTCLASS, k);

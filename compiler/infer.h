@@ -142,6 +142,8 @@ Type *infer_dtype_of(Infer *c, Instr *val);
 Type *infer_ptr_item(Infer *c, Instr *in, Instr *val);
 Type *infer_carray(Infer *c, Instr *in, Builtin bi, Instr **pos, int npos, Instr *dtype);
 Type *infer_c_call(Infer *c, Instr *in, const Const *k, Instr **pos, int npos);
+/* infer_ffi.c: the call of an objmode block (K_OBJMODE) with the variables it reads. */
+Type *infer_objmode_call(Infer *c, Instr *in, const Const *k, Instr **pos, int npos);
 /* gpu.threadIdx.x and the like (attributes of the gpu namespaces, a TY_FUNCTION literal t), and
  * values that are builtins (gpu.laneid): typed, and made INTRINSICs in the rewrite. */
 Type *infer_gpu_getattr(Infer *c, Instr *in, Type *t);

@@ -1955,9 +1955,12 @@ static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
 static Type *call_function(Infer *c, Instr *in, const Const *k)
 {
     const char *name = k && k->name ? k->name : "?";
-    if (k && k->kind == K_CFUNC) {   /* a ctypes or cffi function */
+    if (k && (k->kind == K_CFUNC || k->kind == K_OBJMODE)) {   /* C, or an objmode block */
         Args a;
-        return bind_args(c, in, 1, NULL, name, false, &a) ? infer_c_call(c, in, k, a.pos, a.npos) : NULL;
+        if (!bind_args(c, in, 1, NULL, name, false, &a))
+            return NULL;
+        return k->kind == K_CFUNC ? infer_c_call(c, in, k, a.pos, a.npos)
+                                  : infer_objmode_call(c, in, k, a.pos, a.npos);
     }
     Builtin bi = ir_builtin_lookup(name);
     if (k && k->overloaded) {

@@ -142,3 +142,43 @@ Type *infer_c_call(Infer *c, Instr *in, const Const *k, Instr **pos, int npos)
     }
     return types[0];
 }
+
+/* ---- objmode blocks ------------------------------------------------------------------------ */
+
+/* A value the interpreter can be handed (boxed as a return value would be). */
+static bool boxable(const Type *t)
+{
+    if (t->kind == TY_TUPLE) {
+        for (int i = 0; i < t->tuple.n; i++)
+            if (!boxable(t->tuple.items[i]))
+                return false;
+        return true;
+    }
+    return ty_is_scalar(t) || t->kind == TY_NONE || t->kind == TY_ARRAY || ty_is_container(t);
+}
+
+Type *infer_objmode_call(Infer *c, Instr *in, const Const *k, Instr **pos, int npos)
+{
+    Type *ret = k->s ? ty_parse(k->s) : NULL;
+    if (!ret || ret->kind != TY_TUPLE)
+        return infer_fail(c, in, DIAG_INTERNAL, "objmode block %s: unreadable outputs %s", k->name,
+                          k->s ? k->s : "?");
+    for (int i = 0; i < npos; i++) {
+        if (!pos[i]->type)
+            return NULL;
+        if (!boxable(pos[i]->type) || ty_is_undetermined(pos[i]->type))
+            return infer_fail(c, in, DIAG_TYPING, "the objmode block reads a variable of type %s, "
+                              "which cannot be handed to the interpreter",
+                              infer_type_name(pos[i]->type));
+    }
+    if (c->rewrite) {
+        Instr *args[64];
+        for (int i = 0; i < npos && i < 64; i++)
+            args[i] = pos[i];
+        in->op = OP_INTRINSIC;
+        in->sub = BI_OBJMODE_CALL;
+        in->imm = (int64_t)(intptr_t)k->handle;
+        infer_set_args(c, in, args, npos);
+    }
+    return ret;
+}

@@ -1431,7 +1431,11 @@ static LLVMValueRef lower_call_jit(Lower *L, Instr *in)
     LLVMPositionBuilderAtEnd(L->b, cont);
     if (!rt || rt->kind == TY_NONE)
         return LLVMConstNull(L->none_ty);
-    LLVMValueRef r = lower_load_mem(L, rt, args[0]);
+    return lower_own_returned(L, in, rt, lower_load_mem(L, rt, args[0]));
+}
+
+LLVMValueRef lower_own_returned(Lower *L, Instr *in, Type *rt, LLVMValueRef r)
+{
     if (ty_holds_meminfo(rt))
         lower_own(L, in, r);   /* the callee returned a new reference */
     else if (rt->kind == TY_TUPLE)
@@ -2214,10 +2218,10 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
         rc = lower_function(&L, prog->funcs.items[i], L.in_cycle[i]);
     if (rc == 0 && !t->is_gpu)
         lower_build_wrapper(&L, entry);
-    if (rc == 0 && prog->cfunc)
-        lower_build_cfunc(&L, entry);
     else if (rc == 0 && !prog->gpu_device)
         lower_gpu_entry(&L, entry);
+    if (rc == 0 && prog->cfunc)
+        lower_build_cfunc(&L, entry);
     LLVMDisposeBuilder(L.b);
     LLVMDisposeBuilder(L.ab);
     if (rc < 0 || L.failed) {

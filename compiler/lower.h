@@ -83,6 +83,8 @@ bool lower_is_counted(const Type *t);
 void lower_incref_value(Lower *L, Type *t, LLVMValueRef v);
 void lower_decref_value(Lower *L, Type *t, LLVMValueRef v);
 void lower_own(Lower *L, Instr *in, LLVMValueRef array);   /* in's slot takes array's reference */
+/* in owns the new references a value r of type rt returned by a call carries; returns r. */
+LLVMValueRef lower_own_returned(Lower *L, Instr *in, Type *rt, LLVMValueRef r);
 LLVMValueRef lower_load_mem(Lower *L, Type *t, LLVMValueRef ptr);
 void lower_store_mem(Lower *L, Type *t, LLVMValueRef v, LLVMValueRef ptr);
 LLVMValueRef lower_cast(Lower *L, LLVMValueRef v, Type *from, Type *to);

@@ -8,7 +8,9 @@
  *  - Raw pointers (TY_CPOINTER): p[i], p[i] = v, and carray/farray, the array view of the memory
  *    a pointer points at (no MemInfo: the memory belongs to whoever passed the pointer).
  *  - Calls of ctypes and cffi functions (BI_FFI_CALL): a direct call of the C function at the
- *    address inference took from the function object, with the C types its argtypes named. */
+ *    address inference took from the function object, with the C types its argtypes named.
+ *  - objmode blocks (BI_OBJMODE_CALL): the runtime boxes the inputs, runs the block in the
+ *    interpreter and unboxes its outputs (runtime/objmode.c). */
 #include "compiler/lower.h"
 
 #include <string.h>
@@ -150,6 +152,40 @@ static LLVMValueRef call_c(Lower *L, Instr *in)
     return in->type->kind == TY_NONE ? LLVMConstNull(L->none_ty) : call;
 }
 
+/* ---- objmode blocks ---------------------------------------------------------------------- */
+
+/* The block's inputs stored in memory, their types by name, and its outputs read back from the
+ * tuple the runtime stores (runtime/objmode.c); an exception the block raised propagates as any
+ * callee's. */
+static LLVMValueRef objmode_call(Lower *L, Instr *in)
+{
+    LLVMBuilderRef B = L->b;
+    int n = in->nargs;
+    LLVMTypeRef vec = LLVMArrayType(L->ptr, (unsigned)(n ? n : 1));
+    LLVMValueRef argv = lower_alloca(L, vec), names = lower_alloca(L, vec);
+    for (int i = 0; i < n; i++) {
+        Type *t = in->args[i]->type;
+        LLVMTypeRef lt = lower_type(L, t);
+        LLVMValueRef slot = lower_alloca(L, lt ? lt : L->none_ty);
+        if (lt)
+            lower_store_mem(L, t, lower_value(L, in->args[i]), slot);
+        LLVMValueRef idx[2] = {lower_i64(L, 0), lower_i64(L, i)};
+        LLVMBuildStore(B, slot, LLVMBuildInBoundsGEP2(B, vec, argv, idx, 2, ""));
+        LLVMBuildStore(B, LLVMBuildGlobalStringPtr(B, ty_strong(t)->name, ""),
+                       LLVMBuildInBoundsGEP2(B, vec, names, idx, 2, ""));
+    }
+    Type *rt = in->type;
+    LLVMValueRef out = lower_alloca(L, lower_type(L, rt));
+    void *handle = (void *)(intptr_t)in->imm;
+    LLVMValueRef args[7] = {lower_ref(L, REF_OBJECT, handle, handle), LLVMConstInt(L->i32, (unsigned)n, 0),
+                            argv, names, LLVMBuildGlobalStringPtr(B, rt->name, ""), out, L->exc_ptr};
+    LLVMValueRef st = lower_call_rt(L, "pj_objmode_call", L->i32, args, 7);
+    LLVMBasicBlockRef cont = lower_block(L, "objmode.ok");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, st, LLVMConstInt(L->i32, 0, 0), ""), L->err_bb, cont);
+    LLVMPositionBuilderAtEnd(B, cont);
+    return lower_own_returned(L, in, rt, lower_load_mem(L, rt, out));
+}
+
 LLVMValueRef lower_bi_ffi(Lower *L, Instr *in, Builtin bi)
 {
     switch (bi) {
@@ -169,6 +205,8 @@ LLVMValueRef lower_bi_ffi(Lower *L, Instr *in, Builtin bi)
         return array_over(L, in, bi == BI_FARRAY);
     case BI_FFI_CALL:
         return call_c(L, in);
+    case BI_OBJMODE_CALL:
+        return objmode_call(L, in);
     default:
         lower_unsupported(L, "%s", ir_builtin_name(bi));
         return NULL;

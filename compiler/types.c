@@ -383,7 +383,7 @@ static Const *copy_literal(const Const *value)
     copy->handle = value->handle;
     copy->overloaded = value->overloaded;
     copy->data = value->data;   /* K_CFUNC: the address */
-    if ((value->kind == K_STR || value->kind == K_CFUNC) && value->s)
+    if ((value->kind == K_STR || value->kind == K_CFUNC || value->kind == K_OBJMODE) && value->s)
         copy->s = xstrdup(value->s);
     return copy;
 }
@@ -391,7 +391,7 @@ static Const *copy_literal(const Const *value)
 static void free_literal(Const *copy)
 {
     free((char *)copy->name);
-    if (copy->kind == K_STR || copy->kind == K_CFUNC)
+    if (copy->kind == K_STR || copy->kind == K_CFUNC || copy->kind == K_OBJMODE)
         free((char *)copy->s);
     free(copy);
 }

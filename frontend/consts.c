@@ -359,6 +359,15 @@ static const char *pyjit_type_name(FeCtx *ctx, PyObject *obj)
     return s && ty_parse(s) ? s : NULL;
 }
 
+/* Whether obj's class says what it is by a class attribute (pyjit's CFunc and ObjModeCall): a
+ * lookup in the class, never the object's own __getattr__. */
+static bool has_class_marker(PyObject *obj, const char *marker)
+{
+    int has = PyObject_HasAttrString((PyObject *)Py_TYPE(obj), marker);
+    PyErr_Clear();
+    return has == 1;
+}
+
 /* Whether obj may be a C function compiled code calls directly: a ctypes function pointer, a
  * cffi object, or a @cfunc. Only these are handed to pyjit._ffi, which says for sure. */
 static bool maybe_c_function(PyObject *obj)
@@ -367,7 +376,7 @@ static bool maybe_c_function(PyObject *obj)
         if (strcmp(t->tp_name, "_ctypes.CFuncPtr") == 0 || strcmp(t->tp_name, "CFuncPtr") == 0)
             return true;
     const char *name = Py_TYPE(obj)->tp_name;
-    return strncmp(name, "_cffi_backend.", 14) == 0 || PyObject_HasAttrString(obj, "_pyjit_cfunc");
+    return strncmp(name, "_cffi_backend.", 14) == 0 || has_class_marker(obj, "_pyjit_cfunc");
 }
 
 /* A C function (K_CFUNC): pyjit._ffi.describe(obj) gives its name, address and signature, or
@@ -405,6 +414,23 @@ static int const_of_c_function(FeCtx *ctx, PyObject *obj, Const *c)
     }
     Py_DECREF(d);
     return PyErr_Occurred() ? -1 : ok;
+}
+
+/* An objmode block pyjit/_objmode.py outlined (an ObjModeCall): K_OBJMODE, its outputs' tuple
+ * type in s. 1 when obj is one, 0 when not, -1 on error. */
+static int const_of_objmode(FeCtx *ctx, PyObject *obj, Const *c)
+{
+    if (!has_class_marker(obj, "_pyjit_objmode"))
+        return 0;
+    PyObject *outputs = PyObject_GetAttrString(obj, "outputs_type");
+    if (!outputs)
+        return -1;
+    c->kind = K_OBJMODE;
+    c->s = arena_strdup(ctx->arena, utf8_or(outputs, "?"));
+    c->name = attr_string(ctx, obj, "__qualname__");
+    Py_DECREF(outputs);
+    keep_alive(ctx, c, obj);
+    return 1;
 }
 
 /* Objects known by identity: modules, known functions, dispatchers, exception classes, types. */
@@ -471,6 +497,8 @@ int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out)
     int found = const_of_value(ctx, obj, c);
     if (found == 0)
         found = const_of_c_function(ctx, obj, c);   /* before buffers: ctypes objects are ones */
+    if (found == 0 && !PyType_Check(obj))
+        found = const_of_objmode(ctx, obj, c);
     if (found == 0)
         found = const_of_handle(ctx, obj, c);
     if (found < 0)

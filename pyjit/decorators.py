@@ -120,7 +120,7 @@ def _comprehension(code, outer, over=None, nover=1):
 
 
 def _make_dispatcher(func, signatures, options):
-    from . import _core, _parallel, _registry, _serialize
+    from . import _core, _objmode, _parallel, _registry, _serialize
     unknown = set(options) - _PASSED - _PARALLEL - _IGNORED
     if unknown:
         raise TypeError(f"njit() got unexpected option(s): {', '.join(sorted(unknown))}")
@@ -135,9 +135,9 @@ def _make_dispatcher(func, signatures, options):
         if flag in kwargs:
             kwargs[flag] = bool(kwargs[flag])
     _parallel.configure()
-    compiled, loops = func, []
+    compiled, loops = _objmode.outline(func), []
     if options.get("parallel"):
-        compiled, loops = _parallel.outline(func, options)
+        compiled, loops = _parallel.outline(compiled, options)
     disp = _core.Dispatcher(compiled, _registry.REGISTRY, **kwargs)
     functools.update_wrapper(disp, func)
     disp.stats = CacheStats()

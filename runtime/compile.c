@@ -113,7 +113,8 @@ static int keep_const(PyObject *keep, const Const *c)
                 return -1;
         return 0;
     }
-    if ((c->kind == K_EXCCLASS || c->kind == K_ARRAY) && c->handle)
+    if ((c->kind == K_EXCCLASS || c->kind == K_ARRAY || c->kind == K_CFUNC ||
+         c->kind == K_OBJMODE) && c->handle)
         return PyList_Append(keep, c->handle);
     return 0;
 }

@@ -102,6 +102,12 @@ int32_t pj_str_is(MemInfo *s, int32_t what) { (void)s; (void)what; return 0; }
 MemInfo *pj_str_repr(MemInfo *s) { (void)s; return NULL; }
 void pj_str_print(MemInfo *s, int32_t quoted) { (void)s; (void)quoted; }
 void pj_cfunc_error(const ExcInfo *exc, const char *name) { (void)exc; (void)name; }
+int32_t pj_objmode_call(void *fn, int32_t nargs, void *const *args, const char *const *typenames,
+                        const char *ret, void *out, ExcInfo *exc)
+{
+    (void)fn; (void)nargs; (void)args; (void)typenames; (void)ret; (void)out; (void)exc;
+    return 1;
+}
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};
