@@ -299,4 +299,5 @@ def _build(func, fdef, rw):
     new.__qualname__ = func.__qualname__
     new.__module__ = func.__module__
     new.__doc__ = func.__doc__
+    new._pyjit_objmode_rewritten = True   # prange loops in it run serially (_parallel.py)
     return new
