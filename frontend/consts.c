@@ -376,6 +376,8 @@ static bool maybe_c_function(PyObject *obj)
         if (strcmp(t->tp_name, "_ctypes.CFuncPtr") == 0 || strcmp(t->tp_name, "CFuncPtr") == 0)
             return true;
     const char *name = Py_TYPE(obj)->tp_name;
+    if (PyCFunction_Check(obj) && PyCFunction_GET_SELF(obj))   /* lib.f of a cffi API module */
+        name = Py_TYPE(PyCFunction_GET_SELF(obj))->tp_name;
     return strncmp(name, "_cffi_backend.", 14) == 0 || has_class_marker(obj, "_pyjit_cfunc");
 }
 

@@ -288,8 +288,10 @@ def _is_c_function(v):
     process (pyjit/_ffi.py), so code calling it is not cached (Numba does not cache it either)."""
     ctypes = sys.modules.get("ctypes")
     t = type(v)
+    lib = getattr(v, "__self__", None) if isinstance(v, _pytypes.BuiltinFunctionType) else None
     return (ctypes is not None and isinstance(v, ctypes._CFuncPtr)) or \
-        t.__module__ == "_cffi_backend" or getattr(t, "_pyjit_cfunc", False)
+        t.__module__ == "_cffi_backend" or getattr(t, "_pyjit_cfunc", False) or \
+        type(lib).__module__ == "_cffi_backend"
 
 
 def _keys(disp, argnames, retname, target=None):

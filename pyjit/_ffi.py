@@ -95,9 +95,23 @@ def describe(obj):
         return obj.__name__, obj.address, "|".join((obj._ret.name,) + tuple(a.name for a in obj._args))
     if isinstance(obj, ctypes._CFuncPtr):
         return _describe_ctypes(obj)
-    if type(obj).__module__ == "_cffi_backend" or type(obj).__name__.startswith("__CData"):
+    if type(obj).__module__ == "_cffi_backend":
         return _describe_cffi(obj)
+    lib = getattr(obj, "__self__", None)
+    if type(lib).__module__ == "_cffi_backend" and type(lib).__name__ == "Lib":
+        return _describe_cffi_api(obj, lib)
     return None
+
+
+def _describe_cffi_api(fn, lib):
+    """A function of an out-of-line API-mode cffi module (`lib.f` of a compiled module): its
+    ffi, the module's own, gives its type and address."""
+    import sys
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    ffi = getattr(module, "ffi", None)
+    if ffi is None or getattr(module, "lib", None) is not lib:
+        raise TypeError(f"cffi function {fn.__name__}: its module (and so its ffi) was not found")
+    return _describe_cffi(ffi.addressof(lib, fn.__name__), ffi, fn.__name__)
 
 
 def _describe_ctypes(fn):
@@ -114,12 +128,13 @@ def _describe_ctypes(fn):
 _FFI = None
 
 
-def _describe_cffi(obj):
+def _describe_cffi(obj, ffi=None, name=None):
     global _FFI
-    import cffi
-    if _FFI is None:
-        _FFI = cffi.FFI()
-    ffi = _FFI
+    if ffi is None:
+        import cffi
+        if _FFI is None:
+            _FFI = cffi.FFI()
+        ffi = _FFI
     try:
         tp = ffi.typeof(obj)
     except (TypeError, ffi.error):
@@ -128,7 +143,7 @@ def _describe_cffi(obj):
         tp = tp.item
     if tp.kind != "function":
         return None
-    name = getattr(obj, "__name__", None) or tp.cname
+    name = name or getattr(obj, "__name__", None) or tp.cname
     what = f"cffi function {name}"
     if tp.ellipsis:
         raise TypeError(f"{what} takes variable arguments (...), which compiled code cannot pass")

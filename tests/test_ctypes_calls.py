@@ -172,3 +172,50 @@ with warnings.catch_warnings(record=True) as w:
         value, warned = out.split()
         assert_same(math.cos(0.5) + 1.0, float(value))
         assert warned == "True"
+
+
+def test_cffi_out_of_line_module(tmp_path, monkeypatch):
+    cffi = pytest.importorskip("cffi")
+    ffi = cffi.FFI()
+    ffi.cdef("double scaled(double x, int k); void fill(double *out, int n);")
+    ffi.set_source("_pj_ool_demo", """
+        double scaled(double x, int k) { return x * k + 0.5; }
+        void fill(double *out, int n) { for (int i = 0; i < n; i++) out[i] = i * 0.25; }
+    """)
+    try:
+        ffi.compile(tmpdir=str(tmp_path))
+    except Exception as exc:   # noqa: BLE001 - no C compiler on this machine
+        pytest.skip(f"cannot build a cffi module here: {exc}")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import _pj_ool_demo as mod
+    scaled, fill = mod.lib.scaled, mod.lib.fill
+
+    def f(x, k):
+        return scaled(x, k) * 2.0
+
+    assert_same(f(1.5, 3), njit(f)(1.5, 3))
+
+    @cfunc(float64(CPointer(float64), int64))
+    def filled_sum(p, n):
+        fill(p, n)
+        s = 0.0
+        for i in range(n):
+            s += p[i]
+        return s
+
+    buf = np.zeros(8)
+    got = filled_sum(buf.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), 8)
+    assert_same(sum(i * 0.25 for i in range(8)), got)
+
+
+def test_c_function_in_a_gpu_kernel_is_refused():
+    from pyjit import _core, _registry
+    from pyjit.errors import CompileError
+    if not hasattr(_core, "cuda_compile_ptx"):
+        pytest.skip("this pyjit has no GPU code generation")
+
+    def kernel(x):
+        x[0] = c_cos(x[0])
+    _registry.populate()
+    with pytest.raises(CompileError, match="cos\\(\\) is not supported in GPU kernels"):
+        _core.cuda_compile_ptx(kernel, _registry.REGISTRY, ["array(float64, 1d, C)"])
