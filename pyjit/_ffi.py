@@ -174,8 +174,11 @@ def _name_of_cffi(ffi, tp, what):
 
 # ---- @cfunc -------------------------------------------------------------------------------
 
-_OPTIONS = {"nogil", "fastmath", "boundscheck", "error_model", "debug", "opt", "cache",
-            "nopython", "locals", "_nrt"}
+# Options a cfunc takes: those the compiler applies, and those Numba's cfunc takes that change
+# nothing here (cache: a cfunc compiles at decoration and is not stored on disk; the C entry's
+# address is this process's).
+_PASSED = {"nogil", "fastmath", "boundscheck", "error_model", "debug", "opt"}
+_IGNORED = {"cache", "nopython", "locals", "_nrt"}
 
 
 class CFunc:
@@ -187,7 +190,7 @@ class CFunc:
         from . import _core, _registry
         self.__name__, self.__qualname__ = func.__name__, func.__qualname__
         self.__doc__, self.__wrapped__ = func.__doc__, func
-        unknown = set(options) - _OPTIONS
+        unknown = set(options) - _PASSED - _IGNORED
         if unknown:
             raise TypeError(f"cfunc() got unexpected option(s): {', '.join(sorted(unknown))}")
         parsed = types.parse_signature(sig)
@@ -202,7 +205,7 @@ class CFunc:
         if not _c_type_ok(self._ret, is_return=True):
             raise TypeError(f"cfunc(): {self._ret} is not a C result type (numbers, pointers, "
                             f"none)")
-        kwargs = {k: v for k, v in options.items() if k in _OPTIONS - {"nopython", "locals", "_nrt", "cache"}}
+        kwargs = {k: v for k, v in options.items() if k in _PASSED}
         if "fastmath" in kwargs:
             kwargs["fastmath"] = bool(kwargs["fastmath"])
         disp = _core.Dispatcher(func, _registry.REGISTRY, cfunc=True, **kwargs)

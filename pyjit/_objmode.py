@@ -217,7 +217,8 @@ class _Rewriter:
                     if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store) and \
                             not _within(t, node):
                         outside.add(t.id)
-        reads = _names(body, ast.Load)
+        reads = _names(body, ast.Load) | {n.target.id for n in ast.walk(body)   # y += ... reads y
+                                          if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
         return sorted(n for n in reads if n in self.params or n in outside)
 
     def _outline(self, node):

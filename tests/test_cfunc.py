@@ -235,3 +235,40 @@ def test_types_api():
     sig = int32(CPointer(float64), voidptr)
     assert [a.name for a in sig.args] == ["cpointer(float64)", "voidptr"]
     assert pyjit.cfunc is cfunc
+
+
+# ---- Numba's documentation examples, with the import switched -------------------------------
+
+def test_numba_docs_integrand():
+    scipy = pytest.importorskip("scipy")
+    from scipy import integrate
+
+    def integrand(t):
+        return np.exp(-t) / t ** 2
+
+    nb_func = cfunc("float64(float64)")(integrand)
+    got = integrate.quad(scipy.LowLevelCallable(nb_func.ctypes), 1, np.inf)[0]
+    expected = integrate.quad(integrand, 1, np.inf)[0]
+    assert_same(expected, got, rtol=1e-10)
+
+
+def test_numba_docs_carray_callback():
+    c_sig = types.void(types.CPointer(types.double), types.CPointer(types.double),
+                       types.intc, types.intc)
+
+    def my_callback(in_, out, m, n):
+        in_array = carray(in_, (m, n))
+        out_array = carray(out, (m, n))
+        for i in range(m):
+            for j in range(n):
+                out_array[i, j] = 2 * in_array[i, j]
+
+    f = cfunc(c_sig)(my_callback)
+    src = np.arange(12.0).reshape(3, 4)
+    out = np.zeros_like(src)
+    as_ptr = ctypes.POINTER(ctypes.c_double)
+    f(src.ctypes.data_as(as_ptr), out.ctypes.data_as(as_ptr), 3, 4)
+    expected = np.zeros_like(src)
+    my_callback(src.ctypes.data_as(as_ptr), expected.ctypes.data_as(as_ptr), 3, 4)   # CPython
+    assert_same(expected, out)
+    assert_same(2 * src, out)

@@ -260,3 +260,23 @@ def test_memory_stays_flat():
         f(100)
     grown = memory_in_use() - before
     assert grown < 8 << 20, f"memory grew {grown / (1 << 20):.1f} MB over 10^5 calls"
+
+
+# ---- Numba's documentation example, with the import switched -------------------------------
+
+def bar(x):
+    # This code is executed by the interpreter.
+    return np.asarray(list(reversed(x.tolist())))
+
+
+def foo():
+    x = np.arange(5)
+    y = np.zeros_like(x)
+    with objmode(y="intp[:]"):   # annotate return type
+        # this region is executed by object-mode.
+        y += bar(x)
+    return y
+
+
+def test_numba_docs_example():
+    assert_same(foo(), njit(foo)())
