@@ -44,6 +44,9 @@ class objmode:
         return False
 
 
+_PLAIN = {"float64": float, "int64": int, "bool": bool, "complex128": complex}
+
+
 class ObjModeCall:
     """One outlined block: calls it with the values of the variables it reads and returns its
     outputs as a tuple, each converted to its declared type (what runtime/objmode.c unboxes)."""
@@ -57,11 +60,16 @@ class ObjModeCall:
         self.line = line
         self.__qualname__ = qualname
         self.outputs_type = types.Tuple(tuple(declared)).name
+        # per output, the Python class whose values need no conversion (None: always convert)
+        self.exact = tuple(_PLAIN.get(t.name) for t in declared)
 
     def __call__(self, *args):
         values = self.block(*args)
-        return tuple(_convert(v, t, name, self.line)
-                     for v, t, name in zip(values, self.declared, self.names))
+        for v, k in zip(values, self.exact):
+            if type(v) is not k:
+                return tuple(_convert(v, t, name, self.line)
+                             for v, t, name in zip(values, self.declared, self.names))
+        return values   # Python floats for float64, ints for int64...: nothing to convert
 
     def __repr__(self):
         return f"<objmode block at line {self.line} of {self.__qualname__}>"
