@@ -272,3 +272,24 @@ def test_numba_docs_carray_callback():
     my_callback(src.ctypes.data_as(as_ptr), expected.ctypes.data_as(as_ptr), 3, 4)   # CPython
     assert_same(expected, out)
     assert_same(2 * src, out)
+
+
+def test_memory_stays_flat():
+    from util import memory_in_use
+
+    @cfunc("float64(int64)")
+    def scratch(n):
+        a = np.zeros(n)
+        for i in range(n):
+            a[i] = i * 0.5
+        return a.sum()
+
+    for _ in range(2000):
+        scratch.ctypes(50)
+    before = memory_in_use()
+    call = scratch.ctypes
+    for _ in range(100_000):
+        call(50)
+    grown = memory_in_use() - before
+    assert grown < 8 << 20, f"memory grew {grown / (1 << 20):.1f} MB over 10^5 calls"
+    assert_same(sum(i * 0.5 for i in range(50)), call(50))
