@@ -4,8 +4,10 @@
  * does: a later change to a global is not seen by code already compiled (docs/ says so). Each
  * object is classified into a Const kind (ir.h): numbers and strings by value; modules, known
  * functions (through the registry pyjit/_registry.py builds; those with pyjit.extending overloads
- * are marked there), other compiled functions, exception classes and NumPy arrays by handle. The arena holds a reference to every handle, so the objects
- * outlive the IR. Attribute lookups on modules (math.pi, np.float32, np.random) fold here too. */
+ * are marked there), other compiled functions, exception classes, NumPy arrays, C functions
+ * (ctypes, cffi, @cfunc: K_CFUNC) and objmode blocks (K_OBJMODE) by handle. The arena holds a
+ * reference to every handle, so the objects outlive the IR. Attribute lookups on modules
+ * (math.pi, np.float32, np.random) fold here too. */
 #include "frontend/fe_internal.h"
 
 #include <stdio.h>

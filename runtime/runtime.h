@@ -13,7 +13,8 @@
  *   list.c      lists across the border: reflected Python lists (copied in, written back)
  *   typedlist.c pyjit.typed.List: the Python object owning a typed list compiled code shares
  *   ufunc.c     NumPy ufuncs and gufuncs over compiled loops (@vectorize, @guvectorize)
- *   cfunc.c     @cfunc: the C entry's address, and its exceptions reported (pyjit/_ffi.py) */
+ *   cfunc.c     @cfunc: the C entry's address, and its exceptions reported (pyjit/_ffi.py)
+ *   objmode.c   `with objmode(...)` blocks called from compiled code (pyjit/_objmode.py) */
 #ifndef PYJIT_RUNTIME_H
 #define PYJIT_RUNTIME_H
 
