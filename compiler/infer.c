@@ -1832,6 +1832,14 @@ static void dump_types(Program *prog)
     prog->types_dump = text;
 }
 
+/* What an entry's argument may be: a run-time value, or a C function (a K_CFUNC literal: the
+ * version is for that function, its argument carries nothing). */
+static bool entry_takes(const Type *t)
+{
+    return t && (infer_is_runtime(t) ||
+                 (t->kind == TY_FUNCTION && t->literal && t->literal->kind == K_CFUNC));
+}
+
 TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int nargs, Type *ret,
                          Diag *diag)
 {
@@ -1844,7 +1852,7 @@ TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int narg
         return NULL;
     }
     for (int i = 0; i < nargs; i++)
-        if (!argtypes[i] || !infer_is_runtime(argtypes[i])) {
+        if (!entry_takes(argtypes[i])) {
             diag_error(diag, DIAG_TYPE_ERROR, entry->qualname, entry->filename, entry->firstline,
                        -1, -1, "argument %d of %s() has a type compiled code cannot take", i,
                        entry->name);

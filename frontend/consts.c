@@ -370,9 +370,7 @@ static bool has_class_marker(PyObject *obj, const char *marker)
     return has == 1;
 }
 
-/* Whether obj may be a C function compiled code calls directly: a ctypes function pointer, a
- * cffi object, or a @cfunc. Only these are handed to pyjit._ffi, which says for sure. */
-static bool maybe_c_function(PyObject *obj)
+bool fe_maybe_c_function(PyObject *obj)
 {
     for (PyTypeObject *t = Py_TYPE(obj); t; t = t->tp_base)
         if (strcmp(t->tp_name, "_ctypes.CFuncPtr") == 0 || strcmp(t->tp_name, "CFuncPtr") == 0)
@@ -388,7 +386,7 @@ static bool maybe_c_function(PyObject *obj)
  * map), which becomes the compile error. 1 when obj is one, 0 when not, -1 on error. */
 static int const_of_c_function(FeCtx *ctx, PyObject *obj, Const *c)
 {
-    if (!maybe_c_function(obj))
+    if (!fe_maybe_c_function(obj))
         return 0;
     PyObject *mod = PyImport_ImportModule("pyjit._ffi");
     PyObject *d = mod ? PyObject_CallMethod(mod, "describe", "O", obj) : NULL;

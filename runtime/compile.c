@@ -249,6 +249,7 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
     /* before the registry is filled, which a version loaded from the cache does not need; a
      * stage printed by PYJIT_DUMP is one compiled now */
     if (d->cache && !d->opts.dump && PyFunction_GET_CODE(d->py_func) == d->code &&
+        !rt_takes_c_function(argtypes, d->nargs) &&
         (v = rt_cache_load(d, argtypes, ret, &cache_token)))
         return v;
     if (PyErr_Occurred() || ensure_registry(d) < 0)   /* an interrupt while the cache was read */

@@ -245,6 +245,14 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret);
 /* ---- cfunc.c ---- */
 /* Dispatcher._cfunc_address(): the C entry of a @cfunc dispatcher's one version, as an int. */
 PyObject *rt_cfunc_address(PyObject *self, PyObject *unused);
+/* The type of a C function passed as an argument (a ctypes or cffi function, a cfunc): the
+ * literal type of its K_CFUNC constant, so a call is compiled for that function, as for a
+ * global; NULL (no exception) for anything else, or NULL with the TypeError of one compiled
+ * code cannot call. The function is kept alive for the process, as its type is. */
+Type *rt_typeof_c_function(PyObject *obj);
+/* Whether one of these argument types is a C function's: such a version calls an address of
+ * this process and is not cached on disk. */
+bool rt_takes_c_function(Type **argtypes, int nargs);
 /* The CompilerHost's declared_signature (compiler.h) for a callee that is a dispatcher. */
 int rt_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
                           Type **ret, char *why, size_t why_size);

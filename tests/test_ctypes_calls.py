@@ -219,3 +219,56 @@ def test_c_function_in_a_gpu_kernel_is_refused():
     _registry.populate()
     with pytest.raises(CompileError, match="cos\\(\\) is not supported in GPU kernels"):
         _core.cuda_compile_ptx(kernel, _registry.REGISTRY, ["array(float64, 1d, C)"])
+
+
+# ---- C functions passed as arguments ---------------------------------------------------------
+
+def apply_twice(fn, x):
+    return fn(fn(x))
+
+
+def test_ctypes_function_as_argument():
+    f = njit(apply_twice)
+    assert_same(apply_twice(c_cos, 0.3), f(c_cos, 0.3))
+    c_sin = libm["sin"]          # a function object of its own: c_sin_bare keeps no argtypes
+    c_sin.argtypes = [ctypes.c_double]
+    c_sin.restype = ctypes.c_double
+    assert_same(apply_twice(c_sin, 0.3), f(c_sin, 0.3))
+    assert len(f.signatures) == 2          # one version per function, as for a global
+    assert_same(apply_twice(c_cos, 1.1), f(c_cos, 1.1))
+    assert len(f.signatures) == 2
+
+
+def test_cfunc_and_cffi_as_arguments(cffi_libm):
+    ffi, lib = cffi_libm
+    f = njit(apply_twice)
+    square = cfunc("float64(float64)")(lambda v: v * v)
+    assert_same(apply_twice(square, 1.5), f(square, 1.5))
+    assert_same(apply_twice(lib.cos, 0.25), f(lib.cos, 0.25))
+
+
+def test_argument_without_argtypes_is_a_type_error():
+    with pytest.raises(TypeError, match="no argtypes"):
+        njit(apply_twice)(c_sin_bare, 1.0)
+
+
+def test_argument_form_not_cached(tmp_path):
+    code = """
+import ctypes, ctypes.util
+libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+cos = libm.cos
+cos.argtypes = [ctypes.c_double]
+cos.restype = ctypes.c_double
+from pyjit import njit
+@njit(cache=True)
+def f(fn, x):
+    return fn(x) + 1.0
+print(f(cos, 0.5), dict(f.stats.cache_hits))
+"""
+    env = {"PYJIT_CACHE_DIR": str(tmp_path)}
+    for _ in range(2):
+        rc, out, err = run_subprocess(code, env=env)
+        assert rc == 0, err
+        value, hits = out.split(maxsplit=1)
+        assert_same(math.cos(0.5) + 1.0, float(value))
+        assert hits.strip() == "{}"
