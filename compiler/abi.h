@@ -109,6 +109,8 @@ typedef enum AbiExcKind {
     ABI_EXC_RECURSION,      /* the stack reached ExcInfo.stack_limit */
     ABI_EXC_KEY,
     ABI_EXC_RUNTIME,
+    ABI_EXC_PYTHON,         /* raised by the interpreter in an objmode block (runtime/objmode.c):
+                             * cls is the exception object itself, a reference the raise takes */
 } AbiExcKind;
 
 /* First byte of an ExcInfo message that is not the message but a spec of the exception's

@@ -15,6 +15,8 @@
  *   lower_math.c      lowering of INTRINSIC on scalars: math, cmath, builtins, NumPy scalar ones
  *   lower_array.c     lowering of arrays: indexing, views, creation, elementwise loops
  *   lower_gpu.c       lowering of the GPU builtins and the kernel entry (target_nvptx)
+ *   infer_ffi.c, lower_ffi.c  C pointers, carray, calls of ctypes/cffi functions, a cfunc's
+ *                     C entry
  *   target_cpu.c      the CPU target; target_nvptx.c the GPU one
  *   runtime_symbols.def  the runtime functions compiled code calls, bound by name by the JIT
  *   jit.c             the LLVM half, one call per stage: lowering into a module, verification,
@@ -103,6 +105,8 @@ typedef struct JitModule JitModule;   /* jit.c's, between its stages */
 typedef enum RefKind {
     REF_EXCCLASS,           /* handle: an exception class; addr: the class itself */
     REF_ARRAY,              /* handle: a frozen global array (K_ARRAY); addr: its data */
+    REF_OBJECT,             /* handle: a Python object compiled code hands the runtime (an
+                             * objmode block's K_OBJMODE); addr: the object itself */
 } RefKind;
 
 typedef struct CodeRef {
@@ -126,6 +130,7 @@ typedef struct Program {
     PtrVec refs;            /* CodeRef*: the addresses the CPU code refers to, by index */
     const char *object;     /* the CPU code as an object file, object_size bytes (in arena), */
     size_t object_size;     /* set by jit_emit_cpu: what the on-disk cache stores */
+    bool cfunc;             /* the entry also gets the C entry symbol__cfunc (lower_ffi.c) */
     /* GPU compilations only; zero for the CPU. */
     bool gpu;               /* the target: target_nvptx (kernel entry, device functions) */
     bool gpu_device;        /* a device function: no kernel entry (compile_ptx(device=True)) */
@@ -143,6 +148,7 @@ typedef struct Program {
 typedef struct JitCode {
     void *native;           /* the entry's native entry point */
     AbiWrapper wrapper;     /* the entry's wrapper */
+    void *cfunc;            /* a cfunc's C entry (Program.cfunc), or NULL */
     void *dylib;            /* the LLVM JITDylib holding it (one per version), or NULL */
 } JitCode;
 

@@ -181,7 +181,7 @@ bool infer_is_runtime(const Type *t)
         return true;
     switch (t->kind) {
     case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_LIST:
-    case TY_DICT: case TY_SET: case TY_STR: case TY_CLASS:
+    case TY_DICT: case TY_SET: case TY_STR: case TY_CLASS: case TY_CPOINTER:
         return true;
     case TY_TUPLE:
         for (int i = 0; i < t->tuple.n; i++)
@@ -1166,6 +1166,8 @@ static Type *type_const(Infer *c, Instr *in)
             return infer_gpu_value(c, in, BI_GPU_LANEID);
         return ty_literal(TY_FUNCTION, k);
     case K_DISPATCHER: return ty_literal(TY_DISPATCHER, k);
+    case K_CFUNC:
+    case K_OBJMODE: return ty_literal(TY_FUNCTION, k);
     case K_EXCCLASS: return ty_literal(TY_EXCCLASS, k);
     case K_TYPE: return ty_literal(TY_FUNCTION, k);   /* what calls it is told it is no function */
     case K_NAMEDTUPLE: return ty_literal(TY_NTCLASS, k);
@@ -1879,6 +1881,14 @@ static void dump_types(Program *prog)
     prog->types_dump = text;
 }
 
+/* What an entry's argument may be: a run-time value, or a C function (a K_CFUNC literal: the
+ * version is for that function, its argument carries nothing). */
+static bool entry_takes(const Type *t)
+{
+    return t && (infer_is_runtime(t) ||
+                 (t->kind == TY_FUNCTION && t->literal && t->literal->kind == K_CFUNC));
+}
+
 TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int nargs, Type *ret,
                          Diag *diag)
 {
@@ -1891,7 +1901,7 @@ TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int narg
         return NULL;
     }
     for (int i = 0; i < nargs; i++)
-        if (!argtypes[i] || !infer_is_runtime(argtypes[i])) {
+        if (!entry_takes(argtypes[i])) {
             diag_error(diag, DIAG_TYPE_ERROR, entry->qualname, entry->filename, entry->firstline,
                        -1, -1, "argument %d of %s() has a type compiled code cannot take", i,
                        entry->name);

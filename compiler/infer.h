@@ -150,6 +150,13 @@ Type *infer_class_operator(Infer *c, Instr *in);
 Type *infer_dot(Infer *c, Instr *in);
 /* The Builtin a numpy/Python scalar type object names, or the scalar type of a dtype value. */
 Type *infer_dtype_of(Infer *c, Instr *val);
+/* infer_ffi.c: p[i] (val NULL) and p[i] = val on a C pointer; carray/farray; a call of a C
+ * function (K_CFUNC) with these positional arguments. */
+Type *infer_ptr_item(Infer *c, Instr *in, Instr *val);
+Type *infer_carray(Infer *c, Instr *in, Builtin bi, Instr **pos, int npos, Instr *dtype);
+Type *infer_c_call(Infer *c, Instr *in, const Const *k, Instr **pos, int npos);
+/* infer_ffi.c: the call of an objmode block (K_OBJMODE) with the variables it reads. */
+Type *infer_objmode_call(Infer *c, Instr *in, const Const *k, Instr **pos, int npos);
 /* gpu.threadIdx.x and the like (attributes of the gpu namespaces, a TY_FUNCTION literal t), and
  * values that are builtins (gpu.laneid): typed, and made INTRINSICs in the rewrite. */
 Type *infer_gpu_getattr(Infer *c, Instr *in, Type *t);

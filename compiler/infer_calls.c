@@ -1825,6 +1825,7 @@ static Type *type_jitclass(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     return infer_class_builtin(c, in, bi, a->pos, a->npos);
 }
+static Type *type_ffi(Infer *c, Instr *in, Builtin bi, Args *a) { return infer_carray(c, in, bi, a->pos, a->npos, a->dtype); }
 static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return reshape_method(c, in, a); }
 
 /* np.lib.stride_tricks.as_strided(x, shape, strides): a view of x's memory; shape and strides
@@ -2003,6 +2004,14 @@ static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
 static Type *call_function(Infer *c, Instr *in, const Const *k)
 {
     const char *name = k && k->name ? k->name : "?";
+    if (k && (k->kind == K_CFUNC || k->kind == K_OBJMODE)) {   /* C, or an objmode block */
+        Args a;
+        Builtin row = k->kind == K_CFUNC ? BI_FFI_CALL : BI_OBJMODE_CALL;
+        if (!where_ok(c, in, row, name, "()") || !bind_args(c, in, 1, NULL, name, false, &a))
+            return NULL;
+        return k->kind == K_CFUNC ? infer_c_call(c, in, k, a.pos, a.npos)
+                                  : infer_objmode_call(c, in, k, a.pos, a.npos);
+    }
     Builtin bi = ir_builtin_lookup(name);
     if (k && k->overloaded) {
         bool declined = false;

@@ -624,6 +624,8 @@ Type *infer_getitem(Infer *c, Instr *in)
         return dict_getitem(c, in, obj, idx);
     if (obj->type->kind == TY_TUPLE)
         return tuple_getitem(c, in, obj, idx);
+    if (obj->type->kind == TY_CPOINTER)
+        return infer_ptr_item(c, in, NULL);
     if (infer_is_text(obj->type))
         return infer_str_getitem(c, in);
     return infer_fail(c, in, DIAG_TYPING, "%s is not subscriptable", infer_type_name(obj->type));
@@ -676,6 +678,8 @@ Type *infer_setitem(Infer *c, Instr *in)
         return dict_setitem(c, in, obj, idx, val);
     if (t->kind == TY_CLASS)
         return infer_class_dunder(c, in, "__setitem__", in->args, 3);
+    if (t->kind == TY_CPOINTER)
+        return infer_ptr_item(c, in, val);
     if (t->kind != TY_ARRAY)
         return infer_fail(c, in, DIAG_TYPING, "%s does not support item assignment", infer_type_name(t));
     if (t->array.readonly)

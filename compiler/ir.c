@@ -317,6 +317,8 @@ static void print_const(Buf *b, const Const *c)
         break;
     case K_TYPE: buf_printf(b, "type %s", c->name); break;
     case K_OPAQUE: buf_printf(b, "opaque %s", c->name ? c->name : "?"); break;
+    case K_CFUNC: buf_printf(b, "cfunction %s", c->name ? c->name : "?"); break;
+    case K_OBJMODE: buf_printf(b, "objmode %s", c->name ? c->name : "?"); break;
     case K_UNDEFINED: buf_printf(b, "undefined %s", c->s ? c->s : "?"); break;
     }
 }

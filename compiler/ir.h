@@ -81,6 +81,11 @@ typedef enum ConstKind {
     K_NAMEDTUPLE,   /* a namedtuple class (collections.namedtuple, typing.NamedTuple): handle the
                        class, name its name, fields its n = tuple.n field names, tuple.items their
                        default values (NULL where a field has none) */
+    K_CFUNC,        /* a ctypes or cffi function (or a cfunc) compiled code calls at its address:
+                       handle the object, name its name, data the address, s its signature as
+                       canonical type names "ret|arg|arg..." (pyjit/_ffi.py: describe) */
+    K_OBJMODE,      /* a `with objmode(...)` block outlined by pyjit/_objmode.py: handle the
+                       ObjModeCall, name its name, s the canonical tuple type of its outputs */
     K_OPAQUE,       /* anything else; name: its repr, for the error that its use will give */
     K_UNDEFINED,    /* a local read where it may not have been assigned; s: the variable's name.
                        A phi ignores such an input; any other use is a TypingError */

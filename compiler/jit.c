@@ -452,13 +452,16 @@ static int define_refs(LLVMOrcJITDylibRef jd, void *const *refs, int nrefs, Diag
     return 0;
 }
 
-/* The addresses of two symbols of jd, materialising its code: ORC's lookup reports through a
+/* The addresses of the entry's symbols in jd (the native entry, its wrapper, and a cfunc's C
+ * entry when the object has one), materialising its code: ORC's lookup reports through a
  * callback, which LLJIT (no compile threads) runs before the lookup returns. */
+enum { MAX_FOUND = 3 };
 typedef struct Found {
     bool done;
     LLVMErrorRef err;
-    LLVMOrcSymbolStringPoolEntryRef names[2];
-    LLVMOrcExecutorAddress addrs[2];
+    int n;
+    LLVMOrcSymbolStringPoolEntryRef names[MAX_FOUND];
+    LLVMOrcExecutorAddress addrs[MAX_FOUND];
 } Found;
 
 static void on_found(LLVMErrorRef err, LLVMOrcCSymbolMapPairs result, size_t n, void *ctx)
@@ -466,41 +469,47 @@ static void on_found(LLVMErrorRef err, LLVMOrcCSymbolMapPairs result, size_t n, 
     Found *f = ctx;
     f->err = err;
     for (size_t i = 0; !err && i < n; i++)
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < f->n; k++)
             if (result[i].Name == f->names[k])
                 f->addrs[k] = result[i].Sym.Address;
     f->done = true;
 }
 
-static int lookup_entry(LLVMOrcJITDylibRef jd, const char *symbol, JitCode *out, Diag *diag)
+static int lookup_entry(LLVMOrcJITDylibRef jd, const char *symbol, bool cfunc, JitCode *out,
+                        Diag *diag)
 {
-    char wrap[1100];
+    char wrap[1100], centry[1100];
     snprintf(wrap, sizeof wrap, "%s__wrap", symbol);
-    Found f = {.names = {LLVMOrcLLJITMangleAndIntern(jit, symbol), LLVMOrcLLJITMangleAndIntern(jit, wrap)}};
+    snprintf(centry, sizeof centry, "%s__cfunc", symbol);
+    Found f = {.n = cfunc ? 3 : 2,
+               .names = {LLVMOrcLLJITMangleAndIntern(jit, symbol), LLVMOrcLLJITMangleAndIntern(jit, wrap),
+                         cfunc ? LLVMOrcLLJITMangleAndIntern(jit, centry) : NULL}};
     LLVMOrcCJITDylibSearchOrderElement order = {jd, LLVMOrcJITDylibLookupFlagsMatchAllSymbols};
-    LLVMOrcCLookupSetElement want[2];
-    for (int k = 0; k < 2; k++) {
+    LLVMOrcCLookupSetElement want[MAX_FOUND];
+    for (int k = 0; k < f.n; k++) {
         LLVMOrcRetainSymbolStringPoolEntry(f.names[k]);   /* the lookup takes one reference */
         want[k] = (LLVMOrcCLookupSetElement){f.names[k], LLVMOrcSymbolLookupFlagsRequiredSymbol};
     }
     LLVMOrcExecutionSessionLookup(LLVMOrcLLJITGetExecutionSession(jit), LLVMOrcLookupKindStatic,
-                                  &order, 1, want, 2, on_found, &f);
-    for (int k = 0; k < 2; k++)
+                                  &order, 1, want, (size_t)f.n, on_found, &f);
+    for (int k = 0; k < f.n; k++)
         LLVMOrcReleaseSymbolStringPoolEntry(f.names[k]);
     if (!f.done)
         return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1,
                           "LLVM: the JIT did not finish the lookup of %s", symbol);
     if (f.err)
         return llvm_error(diag, "generating machine code", f.err);
-    if (!f.addrs[0] || !f.addrs[1])
-        return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: %s not found", symbol);
+    for (int k = 0; k < f.n; k++)
+        if (!f.addrs[k])
+            return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: %s not found", symbol);
     out->native = (void *)(uintptr_t)f.addrs[0];
     out->wrapper = (AbiWrapper)(uintptr_t)f.addrs[1];
+    out->cfunc = cfunc ? (void *)(uintptr_t)f.addrs[2] : NULL;
     return 0;
 }
 
-static int load_locked(const char *object, size_t size, const char *symbol, void *const *refs,
-                       int nrefs, JitCode *out, Diag *diag)
+static int load_locked(const char *object, size_t size, const char *symbol, bool cfunc,
+                       void *const *refs, int nrefs, JitCode *out, Diag *diag)
 {
     if (jit_init(diag) < 0)
         return -1;
@@ -515,7 +524,7 @@ static int load_locked(const char *object, size_t size, const char *symbol, void
         llvm_error(diag, "loading object code", err);
         goto fail;
     }
-    if (lookup_entry(jd, symbol, out, diag) < 0)
+    if (lookup_entry(jd, symbol, cfunc, out, diag) < 0)
         goto fail;
     out->dylib = jd;
     return 0;
@@ -524,14 +533,20 @@ fail:
     return -1;
 }
 
-int jit_load_object(const char *object, size_t size, const char *symbol, void *const *refs,
-                    int nrefs, JitCode *out, Diag *diag)
+static int load_object(const char *object, size_t size, const char *symbol, bool cfunc,
+                       void *const *refs, int nrefs, JitCode *out, Diag *diag)
 {
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&jit_lock);
-    int rc = load_locked(object, size, symbol, refs, nrefs, out, diag);
+    int rc = load_locked(object, size, symbol, cfunc, refs, nrefs, out, diag);
     pthread_mutex_unlock(&jit_lock);
     return rc;
+}
+
+int jit_load_object(const char *object, size_t size, const char *symbol, void *const *refs,
+                    int nrefs, JitCode *out, Diag *diag)
+{
+    return load_object(object, size, symbol, false, refs, nrefs, out, diag);
 }
 
 /* The object file of the optimised module, made by host_tm, whose settings are the JIT's: the
@@ -564,8 +579,8 @@ int jit_emit_cpu(Program *prog, JitCode *out, Diag *diag)
     for (int i = 0; i < prog->refs.len; i++)
         refs[i] = ((CodeRef *)prog->refs.items[i])->addr;
     TypedFunc *entry = prog->funcs.items[0];
-    return jit_load_object(prog->object, prog->object_size, entry->symbol, refs, prog->refs.len,
-                           out, diag);
+    return load_object(prog->object, prog->object_size, entry->symbol, prog->cfunc, refs,
+                       prog->refs.len, out, diag);
 }
 
 static char host_text[4096];

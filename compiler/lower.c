@@ -188,7 +188,8 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
         LLVMTypeRef f[5] = {L->i64, L->i64, L->i64, L->i1, L->i1};
         return LLVMStructTypeInContext(L->ctx, f, 5, 0);
     }
-    case TY_ITER: return L->ptr;
+    case TY_ITER:
+    case TY_CPOINTER: return L->ptr;
     case TY_CAUGHT: return L->ptr;   /* its saved ExcInfo (lower_exc.c) */
     default: return NULL;   /* compile-time only */
     }
@@ -1436,7 +1437,11 @@ static LLVMValueRef lower_call_jit(Lower *L, Instr *in)
     LLVMPositionBuilderAtEnd(L->b, cont);
     if (!rt || rt->kind == TY_NONE)
         return LLVMConstNull(L->none_ty);
-    LLVMValueRef r = lower_load_mem(L, rt, args[0]);
+    return lower_own_returned(L, in, rt, lower_load_mem(L, rt, args[0]));
+}
+
+LLVMValueRef lower_own_returned(Lower *L, Instr *in, Type *rt, LLVMValueRef r)
+{
     if (ty_holds_meminfo(rt))
         lower_own(L, in, r);   /* the callee returned a new reference */
     else if (rt->kind == TY_TUPLE)
@@ -2244,6 +2249,8 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
         lower_build_wrapper(&L, entry);
     else if (rc == 0 && !prog->gpu_device)
         lower_gpu_entry(&L, entry);
+    if (rc == 0 && prog->cfunc)
+        lower_build_cfunc(&L, entry);
     LLVMDisposeBuilder(L.b);
     LLVMDisposeBuilder(L.ab);
     if (rc < 0 || L.failed) {

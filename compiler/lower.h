@@ -92,6 +92,8 @@ bool lower_is_counted(const Type *t);
 void lower_incref_value(Lower *L, Type *t, LLVMValueRef v);
 void lower_decref_value(Lower *L, Type *t, LLVMValueRef v);
 void lower_own(Lower *L, Instr *in, LLVMValueRef array);   /* in's slot takes array's reference */
+/* in owns the new references a value r of type rt returned by a call carries; returns r. */
+LLVMValueRef lower_own_returned(Lower *L, Instr *in, Type *rt, LLVMValueRef r);
 LLVMValueRef lower_load_mem(Lower *L, Type *t, LLVMValueRef ptr);
 void lower_store_mem(Lower *L, Type *t, LLVMValueRef v, LLVMValueRef ptr);
 LLVMValueRef lower_cast(Lower *L, LLVMValueRef v, Type *from, Type *to);
@@ -107,6 +109,9 @@ LLVMValueRef lower_call_rt(Lower *L, const char *name, LLVMTypeRef ret, LLVMValu
                            int nargs);
 /* The uniform wrapper symbol__wrap (abi.h) of tf; the builder is left inside it. */
 LLVMValueRef lower_build_wrapper(Lower *L, TypedFunc *tf);
+/* lower_ffi.c: the C entry symbol__cfunc of a cfunc (Program.cfunc), `R f(A0, ...)` in the C
+ * ABI; the builder is left inside it. */
+LLVMValueRef lower_build_cfunc(Lower *L, TypedFunc *tf);
 /* The address of a Python object of this process (kind, handle: CodeRef in compiler.h) as code
  * uses it: a symbol the JIT binds when it loads the code, on the CPU; a constant on the GPU. */
 LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr);

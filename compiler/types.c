@@ -350,6 +350,15 @@ Type *ty_caught(void)
     return intern_named(&proto, "caught exception");
 }
 
+Type *ty_cpointer(Type *item)
+{
+    Type proto = {.kind = TY_CPOINTER};
+    proto.cpointer.item = item ? ty_strong(item) : NULL;
+    if (!item)
+        return intern_named(&proto, "voidptr");
+    return intern_named(&proto, "cpointer(%s)", proto.cpointer.item->name);
+}
+
 Type *ty_dtype(Type *scalar)
 {
     Type proto = {.kind = TY_DTYPE};
@@ -381,7 +390,8 @@ static Const *copy_literal(const Const *value)
     copy->name = value->name ? xstrdup(value->name) : NULL;
     copy->handle = value->handle;
     copy->overloaded = value->overloaded;
-    if (value->kind == K_STR && value->s)
+    copy->data = value->data;   /* K_CFUNC: the address */
+    if ((value->kind == K_STR || value->kind == K_CFUNC || value->kind == K_OBJMODE) && value->s)
         copy->s = xstrdup(value->s);
     return copy;
 }
@@ -389,7 +399,7 @@ static Const *copy_literal(const Const *value)
 static void free_literal(Const *copy)
 {
     free((char *)copy->name);
-    if (copy->kind == K_STR)
+    if (copy->kind == K_STR || copy->kind == K_CFUNC || copy->kind == K_OBJMODE)
         free((char *)copy->s);
     free(copy);
 }
@@ -574,6 +584,10 @@ static Type *parse_type(const char **p, int depth)
         *p = end + 1;
         return find_class(name);
     }
+    if (eat(p, "cpointer(")) {
+        Type *item = parse_type(p, depth + 1);
+        return item && ty_is_scalar(item) && eat(p, ")") ? ty_cpointer(item) : NULL;
+    }
     if (eat(p, "dict(")) {
         Type *key = parse_type(p, depth + 1);
         if (!key || !eat(p, ","))
@@ -601,6 +615,8 @@ static Type *parse_type(const char **p, int depth)
         return ty_scalar(TY_SLICE);
     if (strcmp(word, "str") == 0)
         return ty_str();
+    if (strcmp(word, "voidptr") == 0)
+        return ty_cpointer(NULL);
     return NULL;
 }
 
@@ -673,6 +689,8 @@ int64_t ty_mem_size(const Type *t)
     case TY_RANGE:
     case TY_SLICE:
         return 24;                                     /* start, stop, step as int64 */
+    case TY_CPOINTER:
+        return 8;
     default:
         return 0;
     }
@@ -695,6 +713,7 @@ int ty_mem_align(const Type *t)
     case TY_CLASS:
     case TY_RANGE:
     case TY_SLICE:
+    case TY_CPOINTER:
         return 8;
     case TY_TUPLE:
         return t->tuple.align;

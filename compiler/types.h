@@ -11,6 +11,7 @@
  *   tuple(int64, float64)  tuple()  range  slice  list(float64)  list(array(int64, 1d, C))
  *   typed_list(float64)  typed_list(typed_list(int64))
  *   dict(int64, float64)  set(int64)  str
+ *   cpointer(float64)  voidptr        (raw C pointers: cfunc signatures, ctypes calls)
  *   Point(x=float64, y=float64)   (a namedtuple: not parsed back, its class is not in the name)
  *   instance(Bag@1)               (a jitclass: parsed back while its type exists, by that name)
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
@@ -47,6 +48,8 @@ typedef enum TypeKind {
                      * data holds klass.data, the tuple of its fields (abi.h ClassTrailer) */
     TY_CAUGHT,      /* the exception an except clause caught (a pointer to its saved ExcInfo,
                      * lower_exc.c): matched, re-raised and released, nothing else */
+    TY_CPOINTER,    /* a raw C pointer to cpointer.item (a scalar), or to anything when item is
+                     * NULL (voidptr): cfunc parameters, ctypes/cffi arguments, carray's input */
     TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     /* Compile-time only: values whose every use is resolved by inference. */
     TY_STRING,      /* a constant string (exception messages); literal holds it */
@@ -79,6 +82,7 @@ typedef struct Type {
         struct { struct Type *key, *value; } dict;
         struct { struct Type *item; } set;
         struct { struct Type *scalar; } dtype;
+        struct { struct Type *item; } cpointer;
         struct { struct Type *self; const char *name; } method;
         /* A jitclass: its Python class (kept alive for the process by whoever made the type),
          * the class's name, its field names and the tuple type of its fields, laid out in
@@ -110,6 +114,7 @@ Type *ty_dict(Type *key, Type *value); /* both strong, or both NULL: not known y
 Type *ty_set(Type *item);               /* item strong; NULL: not known yet */
 Type *ty_str(void);
 Type *ty_caught(void);
+Type *ty_cpointer(Type *item);          /* "cpointer(float64)"; item NULL: "voidptr" */
 Type *ty_dtype(Type *scalar);
 Type *ty_literal(TypeKind kind, const Const *value);   /* keyed by the Const's identity */
 Type *ty_method(Type *self, const char *name);

@@ -4,8 +4,10 @@
  * does: a later change to a global is not seen by code already compiled (docs/ says so). Each
  * object is classified into a Const kind (ir.h): numbers and strings by value; modules, known
  * functions (through the registry pyjit/_registry.py builds; those with pyjit.extending overloads
- * are marked there), other compiled functions, exception classes and NumPy arrays by handle. The arena holds a reference to every handle, so the objects
- * outlive the IR. Attribute lookups on modules (math.pi, np.float32, np.random) fold here too. */
+ * are marked there), other compiled functions, exception classes, NumPy arrays, C functions
+ * (ctypes, cffi, @cfunc: K_CFUNC) and objmode blocks (K_OBJMODE) by handle. The arena holds a
+ * reference to every handle, so the objects outlive the IR. Attribute lookups on modules
+ * (math.pi, np.float32, np.random) fold here too. */
 #include "frontend/fe_internal.h"
 
 #include <stdio.h>
@@ -361,6 +363,80 @@ static const char *pyjit_type_name(FeCtx *ctx, PyObject *obj)
     return s && ty_parse(s) ? s : NULL;
 }
 
+/* Whether obj's class says what it is by a class attribute (pyjit's CFunc and ObjModeCall): a
+ * lookup in the class, never the object's own __getattr__. */
+static bool has_class_marker(PyObject *obj, const char *marker)
+{
+    int has = PyObject_HasAttrString((PyObject *)Py_TYPE(obj), marker);
+    PyErr_Clear();
+    return has == 1;
+}
+
+bool fe_maybe_c_function(PyObject *obj)
+{
+    for (PyTypeObject *t = Py_TYPE(obj); t; t = t->tp_base)
+        if (strcmp(t->tp_name, "_ctypes.CFuncPtr") == 0 || strcmp(t->tp_name, "CFuncPtr") == 0)
+            return true;
+    const char *name = Py_TYPE(obj)->tp_name;
+    if (PyCFunction_Check(obj) && PyCFunction_GET_SELF(obj))   /* lib.f of a cffi API module */
+        name = Py_TYPE(PyCFunction_GET_SELF(obj))->tp_name;
+    return strncmp(name, "_cffi_backend.", 14) == 0 || has_class_marker(obj, "_pyjit_cfunc");
+}
+
+/* A C function (K_CFUNC): pyjit._ffi.describe(obj) gives its name, address and signature, or
+ * None, or raises TypeError for one compiled code cannot call (no argtypes, a type it does not
+ * map), which becomes the compile error. 1 when obj is one, 0 when not, -1 on error. */
+static int const_of_c_function(FeCtx *ctx, PyObject *obj, Const *c)
+{
+    if (!fe_maybe_c_function(obj))
+        return 0;
+    PyObject *mod = PyImport_ImportModule("pyjit._ffi");
+    PyObject *d = mod ? PyObject_CallMethod(mod, "describe", "O", obj) : NULL;
+    Py_XDECREF(mod);
+    if (!d) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError))
+            return -1;
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyObject *text = value ? PyObject_Str(value) : NULL;
+        int rc = fe_error(ctx, DIAG_TYPING, "%s", utf8_or(text, "a C function compiled code cannot call"));
+        Py_XDECREF(text);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return rc;
+    }
+    const char *name, *sig;
+    PyObject *addr;
+    int ok = d != Py_None && PyArg_ParseTuple(d, "sOs", &name, &addr, &sig);
+    if (ok) {
+        c->kind = K_CFUNC;
+        c->name = arena_strdup(ctx->arena, name);
+        c->s = arena_strdup(ctx->arena, sig);
+        c->data = PyLong_AsVoidPtr(addr);
+        keep_alive(ctx, c, obj);
+    }
+    Py_DECREF(d);
+    return PyErr_Occurred() ? -1 : ok;
+}
+
+/* An objmode block pyjit/_objmode.py outlined (an ObjModeCall): K_OBJMODE, its outputs' tuple
+ * type in s. 1 when obj is one, 0 when not, -1 on error. */
+static int const_of_objmode(FeCtx *ctx, PyObject *obj, Const *c)
+{
+    if (!has_class_marker(obj, "_pyjit_objmode"))
+        return 0;
+    PyObject *outputs = PyObject_GetAttrString(obj, "outputs_type");
+    if (!outputs)
+        return -1;
+    c->kind = K_OBJMODE;
+    c->s = arena_strdup(ctx->arena, utf8_or(outputs, "?"));
+    c->name = attr_string(ctx, obj, "__qualname__");
+    Py_DECREF(outputs);
+    keep_alive(ctx, c, obj);
+    return 1;
+}
+
 /* Objects known by identity: modules, known functions, dispatchers, exception classes, types. */
 static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
 {
@@ -423,6 +499,10 @@ int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out)
     Const *c = ir_new_const(ctx->fn, K_OPAQUE);
     *out = c;
     int found = const_of_value(ctx, obj, c);
+    if (found == 0)
+        found = const_of_c_function(ctx, obj, c);   /* before buffers: ctypes objects are ones */
+    if (found == 0 && !PyType_Check(obj))
+        found = const_of_objmode(ctx, obj, c);
     if (found == 0)
         found = const_of_handle(ctx, obj, c);
     if (found < 0)

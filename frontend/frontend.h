@@ -46,4 +46,9 @@ typedef struct FeNamedTuple {
  * an exception set only when memory ran out. */
 const FeNamedTuple *fe_namedtuple_class(PyObject *cls);
 
+/* Whether obj may be a C function compiled code calls directly: a ctypes function pointer, a
+ * cffi function, or a @cfunc. Only these are handed to pyjit._ffi.describe, which says for sure
+ * (consts.c freezes one into a K_CFUNC constant; the dispatcher types an argument by it). */
+bool fe_maybe_c_function(PyObject *obj);
+
 #endif

@@ -178,6 +178,9 @@ class _Walk:
             overloaded = v in self.overloads
         except TypeError:     # unhashable: the frontend cannot use it either
             overloaded = False
+        if _is_c_function(v):
+            raise TypeError(f"it calls the C function {getattr(v, '__name__', v)!r}, whose "
+                            f"address another process does not share")
         if overloaded:
             self.overloaded(v)
         elif isinstance(v, _pytypes.FunctionType) and not _library_module(v.__module__):
@@ -288,6 +291,17 @@ class _Walk:
     def kernel(self, k):
         self.add("kernel", sorted(k.targetoptions.items()))
         self.function(k.py_func)
+
+
+def _is_c_function(v):
+    """A ctypes or cffi function or a @cfunc: compiled code calls it at an address of this
+    process (pyjit/_ffi.py), so code calling it is not cached (Numba does not cache it either)."""
+    ctypes = sys.modules.get("ctypes")
+    t = type(v)
+    lib = getattr(v, "__self__", None) if isinstance(v, _pytypes.BuiltinFunctionType) else None
+    return (ctypes is not None and isinstance(v, ctypes._CFuncPtr)) or \
+        t.__module__ == "_cffi_backend" or getattr(t, "_pyjit_cfunc", False) or \
+        type(lib).__module__ == "_cffi_backend"
 
 
 def _keys(disp, argnames, retname, target=None):

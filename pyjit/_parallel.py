@@ -582,6 +582,8 @@ def _mark_user(stmts):
 
 def _source_tree(func):
     import inspect
+    if getattr(func, "_pyjit_objmode_rewritten", False):
+        return None   # made by pyjit/_objmode.py: its file's source is not its own
     try:
         src = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError):

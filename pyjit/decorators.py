@@ -163,7 +163,7 @@ def _declare_locals(compiled, func, declared):
 
 
 def _make_dispatcher(func, signatures, options):
-    from . import _core, _parallel, _registry, _serialize
+    from . import _core, _objmode, _parallel, _registry, _serialize
     unknown = set(options) - _PASSED - _PARALLEL - _IGNORED - set(_HINTS) - _LOCALS
     if unknown:
         if "pipeline_class" in unknown:
@@ -186,9 +186,9 @@ def _make_dispatcher(func, signatures, options):
         if flag in kwargs:
             kwargs[flag] = bool(kwargs[flag])
     _parallel.configure()
-    compiled, loops = func, []
+    compiled, loops = _objmode.outline(func), []
     if options.get("parallel"):
-        compiled, loops = _parallel.outline(func, options)
+        compiled, loops = _parallel.outline(compiled, options)
     if options.get("locals"):
         compiled = _declare_locals(compiled, func, options["locals"])
     disp = _core.Dispatcher(compiled, _registry.REGISTRY, **kwargs)

@@ -25,7 +25,7 @@ __all__ = [
     "ClassType", "StructRef", "unliteral",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
-    "UnicodeType", "unicode_type",
+    "UnicodeType", "unicode_type", "CPointer", "RawPointer", "voidptr",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
     "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",
@@ -334,6 +334,25 @@ class StructRef(Type):
 def unliteral(t):
     """Numba's types.unliteral: a string constant's type as str; any other type as it is."""
     return unicode_type if isinstance(t, StringLiteral) else t
+class CPointer(Type):
+    """A raw C pointer to a scalar (Numba's types.CPointer): a @cfunc's `double *` parameter,
+    as scipy.LowLevelCallable passes arrays; compiled code indexes it (p[i]) or views it as an
+    array with pyjit.carray(p, shape)."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        dtype = _as_type(dtype)
+        if not isinstance(dtype, Scalar):
+            raise TypeError(f"CPointer points to a scalar type, not {dtype!r}")
+        super().__init__(f"cpointer({dtype.name})")
+        self.dtype = dtype
+
+
+class RawPointer(Type):
+    """An untyped C pointer, `void *` (Numba's types.voidptr): carray(p, shape, dtype) views it."""
+
+    __slots__ = ()
 
 
 class NoneType(Type):
@@ -464,6 +483,7 @@ float64 = f8 = double = _scalar("float64", "f", 64)
 complex64 = c8 = _scalar("complex64", "c", 64)
 complex128 = c16 = _scalar("complex128", "c", 128)
 none = void = NoneType("none")
+voidptr = RawPointer("voidptr")
 
 _SCALARS = {t.name: t for t in (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                                 float16, float32, float64, complex64, complex128)}
@@ -598,6 +618,10 @@ def _from_canonical(name):
         return none
     if name == "str":
         return unicode_type
+    if name == "voidptr":
+        return voidptr
+    if name.startswith("cpointer(") and name.endswith(")"):
+        return CPointer(_from_canonical(name[9:-1]))
     if name.startswith("array(") and name.endswith(")"):
         parts = _split_top(name[6:-1])
         readonly = len(parts) == 4 and parts[3] == "readonly"
@@ -678,7 +702,7 @@ __all__ += ["typeof", "from_dtype", "as_dtype", "char", "uchar", "long_", "ssize
 
 # Numba type names pyjit does not have: a clear AttributeError naming what is missing (hasattr
 # still answers False)
-_NOT_IN_PYJIT = ("Optional", "optional", "CPointer", "voidptr", "FunctionType", "NPDatetime",
+_NOT_IN_PYJIT = ("Optional", "optional", "FunctionType", "NPDatetime",
                  "NPTimedelta", "Record", "EnumMember", "IntEnumMember", "DeferredType",
                  "deferred_type", "Generator", "Dispatcher", "pyobject", "ffi", "Bytes", "CharSeq",
                  "UnicodeCharSeq", "Buffer", "MemoryView", "IntegerLiteral", "BooleanLiteral",

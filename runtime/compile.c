@@ -113,7 +113,8 @@ static int keep_const(PyObject *keep, const Const *c)
                 return -1;
         return 0;
     }
-    if ((c->kind == K_EXCCLASS || c->kind == K_ARRAY) && c->handle)
+    if ((c->kind == K_EXCCLASS || c->kind == K_ARRAY || c->kind == K_CFUNC ||
+         c->kind == K_OBJMODE) && c->handle)
         return PyList_Append(keep, c->handle);
     return 0;
 }
@@ -240,7 +241,7 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
                          .resolve_overload = rt_resolve_overload,
                          .method_overloads = rt_method_overloads,
                          .options_of = rt_callee_options};
-    Program prog = {.opts = &d->opts, .host = &host};
+    Program prog = {.opts = &d->opts, .host = &host, .cfunc = d->cfunc};
     JitCode code = {0};
     Diag diag = {0};
     RtVersion *v = NULL;
@@ -248,6 +249,7 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
     /* before the registry is filled, which a version loaded from the cache does not need; a
      * stage printed by PYJIT_DUMP is one compiled now */
     if (d->cache && !d->opts.dump && PyFunction_GET_CODE(d->py_func) == d->code &&
+        !rt_takes_c_function(argtypes, d->nargs) &&
         (v = rt_cache_load(d, argtypes, ret, &cache_token)))
         return v;
     if (PyErr_Occurred() || ensure_registry(d) < 0)   /* an interrupt while the cache was read */

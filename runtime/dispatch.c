@@ -877,6 +877,8 @@ static PyMethodDef dispatcher_methods[] = {
     {"__reduce__", dispatcher_reduce, METH_NOARGS, "Pickles the dispatcher by reference, or by value where no other process could import it."},
     {"_add_signature", dispatcher_add_signature, METH_VARARGS,
      "_add_signature(argtypes, ret, compile=True): declares a signature (canonical names)."},
+    {"_cfunc_address", rt_cfunc_address, METH_NOARGS,
+     "The C entry of a @cfunc's version (cfunc.c), as an int."},
     {"compile", dispatcher_compile, METH_O,
      "compile(signature): compiles a version now ('float64(float64, int64)', a Signature, ...)."},
     {"disable_compile", dispatcher_disable_compile, METH_VARARGS,
@@ -982,13 +984,13 @@ static int read_arguments(RtDispatcher *d)
 static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"py_func", "registry", "nogil", "fastmath", "boundscheck",
-                             "error_model", "debug", "opt", "cache", NULL};
+                             "error_model", "debug", "opt", "cache", "cfunc", NULL};
     PyObject *py_func, *registry, *nogil = NULL, *fastmath = NULL, *boundscheck = NULL, *debug = NULL;
     const char *error_model = "python";
-    int opt = 3, cache = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!|$OOOsOip:Dispatcher", kwlist, &py_func,
+    int opt = 3, cache = 0, cfunc = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!|$OOOsOipp:Dispatcher", kwlist, &py_func,
                                      &PyDict_Type, &registry, &nogil, &fastmath, &boundscheck,
-                                     &error_model, &debug, &opt, &cache))
+                                     &error_model, &debug, &opt, &cache, &cfunc))
         return NULL;
     if (!PyFunction_Check(py_func))
         return PyErr_Format(PyExc_TypeError, "njit needs a Python function, got %R", py_func);
@@ -1000,7 +1002,8 @@ static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw
     d->code = Py_NewRef(PyFunction_GET_CODE(py_func));
     d->registry = Py_NewRef(registry);
     d->can_compile = true;
-    d->cache = cache;
+    d->cache = cache && !cfunc;   /* a cfunc's C entry is not in the cache's entries */
+    d->cfunc = cfunc;
     d->name = PyObject_GetAttrString(py_func, "__name__");
     d->cname = d->name ? PyUnicode_AsUTF8(d->name) : NULL;
     d->lock = PyThread_allocate_lock();

@@ -296,8 +296,22 @@ static void add_traceback(const AbiWhere *where)
 
 static PyObject *raise_builtin(const ExcInfo *exc);
 
+/* An exception an objmode block raised, raised again as it was (its own traceback kept). */
+static PyObject *raise_python(const ExcInfo *exc)
+{
+    PyObject *value = exc->cls;   /* the reference the ExcInfo carried */
+    if (!value) {
+        PyErr_SetString(PyExc_SystemError, "pyjit: an objmode block failed without an exception");
+        return NULL;
+    }
+    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(value)), value, PyException_GetTraceback(value));
+    return NULL;
+}
+
 PyObject *rt_raise_exc(const ExcInfo *exc)
 {
+    if (exc->kind == ABI_EXC_PYTHON)
+        return raise_python(exc);
     PyObject *r = exc->kind == ABI_EXC_USER ? raise_user(exc) : raise_builtin(exc);
     if (PyErr_Occurred())
         add_traceback(exc->where);

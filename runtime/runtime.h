@@ -12,7 +12,9 @@
  *   round.c     round(x, ndigits) for ndigits < 0, called by compiled code (plain C)
  *   list.c      lists across the border: reflected Python lists (copied in, written back)
  *   typedlist.c pyjit.typed.List: the Python object owning a typed list compiled code shares
- *   ufunc.c     NumPy ufuncs and gufuncs over compiled loops (@vectorize, @guvectorize) */
+ *   ufunc.c     NumPy ufuncs and gufuncs over compiled loops (@vectorize, @guvectorize)
+ *   cfunc.c     @cfunc: the C entry's address, and its exceptions reported (pyjit/_ffi.py)
+ *   objmode.c   `with objmode(...)` blocks called from compiled code (pyjit/_objmode.py) */
 #ifndef PYJIT_RUNTIME_H
 #define PYJIT_RUNTIME_H
 
@@ -209,6 +211,7 @@ typedef struct RtDispatcher {
     CompileOptions opts;
     bool can_compile;       /* false once explicit signatures are given */
     bool cache;             /* cache=True: versions are stored on disk and loaded from there */
+    bool cfunc;             /* a @cfunc's: versions also get the C entry (cfunc.c) */
     PyThread_type_lock lock;        /* one compilation at a time (taken with the GIL released) */
     unsigned long lock_owner;       /* thread holding it, so a nested compile does not deadlock */
     int lock_depth;
@@ -247,6 +250,18 @@ const CompileOptions *rt_callee_options(void *ctx, void *handle);
 /* Compiles d's function for these argument types (ret: declared, or NULL). NULL with an
  * exception on failure. */
 RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret);
+
+/* ---- cfunc.c ---- */
+/* Dispatcher._cfunc_address(): the C entry of a @cfunc dispatcher's one version, as an int. */
+PyObject *rt_cfunc_address(PyObject *self, PyObject *unused);
+/* The type of a C function passed as an argument (a ctypes or cffi function, a cfunc): the
+ * literal type of its K_CFUNC constant, so a call is compiled for that function, as for a
+ * global; NULL (no exception) for anything else, or NULL with the TypeError of one compiled
+ * code cannot call. The function is kept alive for the process, as its type is. */
+Type *rt_typeof_c_function(PyObject *obj);
+/* Whether one of these argument types is a C function's: such a version calls an address of
+ * this process and is not cached on disk. */
+bool rt_takes_c_function(Type **argtypes, int nargs);
 /* The CompilerHost's declared_signature (compiler.h) for a callee that is a dispatcher. */
 int rt_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
                           Type **ret, char *why, size_t why_size);

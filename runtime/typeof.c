@@ -192,7 +192,7 @@ static Type *typeof_other(PyObject *obj, int flags)
         return rt_typeof_jitclass(obj);
     if ((PySet_Check(obj) || PyFrozenSet_Check(obj)) && !(flags & RT_TYPEOF_GPU))
         return rt_typeof_set(obj, flags);
-    return NULL;
+    return flags & RT_TYPEOF_GPU ? NULL : rt_typeof_c_function(obj);
 }
 
 Type *rt_typeof(PyObject *obj, int flags)
@@ -392,6 +392,7 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
 {
     switch (ty->kind) {
     case TY_NONE:
+    case TY_FUNCTION:   /* a C function: its type says which (rt_typeof_c_function) */
         return 0;
     case TY_ARRAY:
         return unbox_array(obj, ty, buf);

@@ -187,8 +187,12 @@ def _function(name, tmp_path):
     return ns["f"]
 
 
+# Rows no expression names: inference reaches them from indexing a C pointer or calling a C
+# function or an objmode block (tests/test_ctypes_calls.py checks the latter in a kernel).
+REACHED_BY_REWRITE = {"method.cpointer.__getitem__", "method.cpointer.__setitem__",
+                      "method.cfunction.__call__", "method.objmode.__call__"}
 DEVICE_ONLY = sorted(r[0] for r in ROWS if r[1] == "device")
-HOST_ONLY = sorted(r[0] for r in ROWS if r[1] == "host")
+HOST_ONLY = sorted(r[0] for r in ROWS if r[1] == "host" and r[0] not in REACHED_BY_REWRITE)
 
 
 @pytest.mark.parametrize("name", DEVICE_ONLY)

@@ -112,6 +112,13 @@ int32_t pj_exc_matches(const ExcInfo *saved, void *cls) { (void)saved; (void)cls
 void pj_exc_reraise(ExcInfo *exc, const ExcInfo *saved) { *exc = *saved; }
 void pj_exc_release(ExcInfo *saved) { saved->kind = ABI_EXC_NONE; }
 MemInfo *pj_exc_str(const ExcInfo *saved) { (void)saved; return NULL; }
+void pj_cfunc_error(const ExcInfo *exc, const char *name) { (void)exc; (void)name; }
+int32_t pj_objmode_call(void *fn, int32_t nargs, void *const *args, const char *const *typenames,
+                        const char *ret, void *out, ExcInfo *exc)
+{
+    (void)fn; (void)nargs; (void)args; (void)typenames; (void)ret; (void)out; (void)exc;
+    return 1;
+}
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};
