@@ -1231,6 +1231,10 @@ static Type *type_ret(Infer *c, Instr *in)
 {
     Instr *v = in->args[0];
     Type *t = infer_value_type(v->type);
+    if (ty_is_closure(t) || t->kind == TY_DISPATCHER)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "returning a function (%s) from compiled code "
+                          "is not supported: call it where it is made, or pass it to the "
+                          "function that calls it", infer_type_name(t));
     if (!infer_is_runtime(t) || t->kind == TY_ITER)
         return infer_fail(c, in, DIAG_TYPING, "cannot return %s from compiled code", infer_type_name(t));
     if (c->rewrite) {
@@ -1842,7 +1846,7 @@ TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int narg
         return NULL;
     }
     for (int i = 0; i < nargs; i++)
-        if (!argtypes[i] || !infer_is_runtime(argtypes[i])) {
+        if (!argtypes[i] || (!infer_is_runtime(argtypes[i]) && argtypes[i]->kind != TY_DISPATCHER)) {
             diag_error(diag, DIAG_TYPE_ERROR, entry->qualname, entry->filename, entry->firstline,
                        -1, -1, "argument %d of %s() has a type compiled code cannot take", i,
                        entry->name);

@@ -110,6 +110,11 @@ Type *infer_for_iter(Infer *c, Instr *in);
 /* enumerate(x[, start]) or zip(x, ...) called with these operands. */
 Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs);
 
+/* infer_closure.c: a closure made (CALL imm=2 of its function with the captured values), and a
+ * call of a closure (the callee's type ty_is_closure). */
+Type *infer_make_closure(Infer *c, Instr *in);
+Type *infer_call_closure(Infer *c, Instr *in);
+
 /* infer_records.c: namedtuples: Point(...) (the callee a K_NAMEDTUPLE constant), p.x, and
  * p._replace(...) (self the namedtuple). */
 Type *infer_namedtuple_call(Infer *c, Instr *in);

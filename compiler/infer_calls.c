@@ -2164,13 +2164,14 @@ static bool bind_signature(Infer *c, Instr *in, const Const *k, IRFunc *ir, Type
     return true;
 }
 
-/* A string constant may be passed on (side='left'): the callee sees the literal, typed per value,
- * and nothing is passed at run time. */
-/* A compile-time constant a compiled function can take as a parameter (it has no run-time value):
- * a string, or a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on). */
+/* A compile-time constant a compiled function can take as a parameter: a string (side='left'),
+ * a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on), or a compiled function; the
+ * callee sees the constant, typed per value, and nothing is passed at run time. A closure too,
+ * whose function is known when compiling and whose captured values are passed as a tuple. */
 static bool is_constant_param(const Type *t)
 {
     return t && ((t->kind == TY_STRING && t->literal) || t->kind == TY_DTYPE ||
+                 t->kind == TY_DISPATCHER || ty_is_closure(t) ||
                  (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
                   strncmp(t->literal->name, "numpy.", 6) == 0));
 }
@@ -2286,11 +2287,15 @@ Type *infer_call(Infer *c, Instr *in)
     case TY_BOUND_METHOD:
         return call_method(c, in, callee);
     case TY_DISPATCHER:
-        return call_jit(c, in, ft->literal);
+        return in->imm == 2 ? infer_make_closure(c, in) : call_jit(c, in, ft->literal);
     case TY_EXCCLASS:
         return call_exception(c, in);
     case TY_NTCLASS:
         return infer_namedtuple_call(c, in);
+    case TY_TUPLE:
+        if (ty_is_closure(ft))
+            return infer_call_closure(c, in);
+        return infer_fail(c, in, DIAG_TYPING, "%s is not callable", infer_type_name(ft));
     case TY_DTYPE: {
         Args a;
         if (!bind_args(c, in, 1, NULL, ft->name, false, &a))

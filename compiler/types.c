@@ -264,6 +264,34 @@ Type *ty_namedtuple(const void *cls, const char *cls_name, const char *const *fi
     return intern_tuple(cls, cls_name, fields, items, n);
 }
 
+/* Item 0's field name: no Python identifier, so no namedtuple of the user's is a closure. */
+static const char CLOSURE_FUNCTION[] = "<function>";
+
+Type *ty_closure(Type *func, const char *const *names, Type **captured, int n)
+{
+    const char **fields = xmalloc(sizeof(char *) * (size_t)(n + 1));
+    Type **items = xmalloc(sizeof(Type *) * (size_t)(n + 1));
+    fields[0] = CLOSURE_FUNCTION;
+    items[0] = func;
+    for (int i = 0; i < n; i++) {
+        fields[i + 1] = names[i];
+        items[i + 1] = captured[i];
+    }
+    char *cls_name = xmalloc(strlen(func->literal->name) + 16);
+    sprintf(cls_name, "closure %s", func->literal->name);
+    Type *t = intern_tuple(func->literal->handle, cls_name, fields, items, n + 1);
+    free(cls_name);
+    free(items);
+    free(fields);
+    return t;
+}
+
+bool ty_is_closure(const Type *t)
+{
+    return t && t->kind == TY_TUPLE && t->tuple.cls && t->tuple.n > 0 &&
+           t->tuple.items[0]->kind == TY_DISPATCHER && strcmp(t->tuple.fields[0], CLOSURE_FUNCTION) == 0;
+}
+
 Type *ty_plain_tuple(Type *t)
 {
     return t && t->kind == TY_TUPLE && t->tuple.cls ? ty_tuple(t->tuple.items, t->tuple.n) : t;

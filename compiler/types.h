@@ -90,6 +90,13 @@ Type *ty_namedtuple(const void *cls, const char *cls_name, const char *const *fi
                     int n);
 /* The plain tuple of a namedtuple's items (t itself for a plain tuple). */
 Type *ty_plain_tuple(Type *t);
+/* A closure: a lambda or inner function made in compiled code, with the values it captured (by
+ * value, when it was made). It is a namedtuple whose class is its function's dispatcher, item 0
+ * its function (func, a TY_DISPATCHER, which takes no room) and the other items the captured
+ * values, named as their variables: so it is lowered, passed to calls and reference counted as
+ * the tuple of those values, and its function is known when compiling. */
+Type *ty_closure(Type *func, const char *const *names, Type **captured, int n);
+bool ty_is_closure(const Type *t);
 /* Index of field name in namedtuple t, or -1. */
 int ty_field_index(const Type *t, const char *name);
 Type *ty_iter(Type *over);

@@ -211,6 +211,7 @@ typedef struct RtDispatcher {
     RtEntry *table;         /* open addressing; key NULL marks a free slot */
     size_t table_cap, table_len;
     RtEntry last;           /* the last hit */
+    struct Type *as_value;  /* its type as an argument of compiled code (typeof.c), once asked */
 } RtDispatcher;
 
 extern PyTypeObject RtDispatcherType;

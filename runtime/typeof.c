@@ -29,7 +29,7 @@ static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
 static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, NumPy arrays of "
                                "bool/int/uint/float/complex dtype, tuples, lists and sets of these, "
-                               "typed Lists, pyjit.typed.Dict, None";
+                               "typed Lists, pyjit.typed.Dict, None, @njit functions";
 
 void rt_typeof_init(void)
 {
@@ -155,6 +155,26 @@ static int plain_subclass(PyTypeObject *tp)
     return (PyObject *)tp == memmap;
 }
 
+/* A dispatcher passed as an argument: the callee specialises on it (its type is the dispatcher
+ * itself, as in Numba), and nothing is passed at run time. The type holds the dispatcher, so it
+ * keeps a reference to it for the life of the process, as types live. */
+static Type *typeof_dispatcher(PyObject *obj)
+{
+    RtDispatcher *d = (RtDispatcher *)obj;
+    if (!d->as_value) {
+        Const k = {.kind = K_DISPATCHER, .handle = obj, .name = d->cname};
+        PyObject *qualname = PyObject_GetAttrString(obj, "__qualname__");
+        const char *q = qualname ? PyUnicode_AsUTF8(qualname) : NULL;
+        PyErr_Clear();
+        if (q)
+            k.name = q;
+        Py_INCREF(obj);
+        d->as_value = ty_literal(TY_DISPATCHER, &k);
+        Py_XDECREF(qualname);
+    }
+    return d->as_value;
+}
+
 /* Everything but the exact built-in scalar types: NumPy arrays and scalars, subclasses. */
 static Type *typeof_other(PyObject *obj, int flags)
 {
@@ -190,6 +210,8 @@ static Type *typeof_other(PyObject *obj, int flags)
         return rt_typeof_dict(obj);
     if ((PySet_Check(obj) || PyFrozenSet_Check(obj)) && !(flags & RT_TYPEOF_GPU))
         return rt_typeof_set(obj, flags);
+    if (PyObject_TypeCheck(obj, &RtDispatcherType) && !(flags & RT_TYPEOF_GPU))
+        return typeof_dispatcher(obj);
     return NULL;
 }
 
@@ -306,6 +328,9 @@ static PyObject *describe_value(PyObject *obj)
         Py_XDECREF(inner);
         return s;
     }
+    if (PyFunction_Check(obj))
+        return PyUnicode_FromFormat("the Python function %R (decorate it with @pyjit.njit to pass "
+                                    "it to compiled code)", obj);
     return PyUnicode_FromString(Py_TYPE(obj)->tp_name);
 }
 
@@ -389,7 +414,7 @@ static int unbox_scalar(PyObject *obj, Type *ty, void *buf)
 int rt_unbox(PyObject *obj, Type *ty, void *buf)
 {
     switch (ty->kind) {
-    case TY_NONE:
+    case TY_NONE: case TY_DISPATCHER:   /* nothing at run time */
         return 0;
     case TY_ARRAY:
         return unbox_array(obj, ty, buf);
