@@ -794,6 +794,23 @@ static Type *table_call(Infer *c, Instr *in, Builtin bi, Args *a)
 
 /* ---- lists ----------------------------------------------------------------------------------- */
 
+/* lst.sort(key=f[, reverse=r]): the library's (pyjit/lib/lists.py: _sort_by_key), which calls f
+ * once per item and sorts stably by the results, of any type that has `<`. */
+static Type *sort_by_key(Infer *c, Instr *in, Args *a)
+{
+    int nkw = in->nkw;
+    const char **kwnames = in->kwnames;
+    in->nkw = 0;   /* the operands below are positional */
+    in->kwnames = NULL;
+    Instr *args[3] = {a->pos[0], a->pos[1], a->npos > 2 ? a->pos[2] : NULL};
+    Type *t = infer_list_library_call(c, in, "_sort_by_key", args, args[2] ? 3 : 2);
+    if (in->op == OP_CALL) {   /* typed only: the next round binds the keywords again */
+        in->nkw = nkw;
+        in->kwnames = kwnames;
+    }
+    return t;
+}
+
 static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     Instr *list = a->pos[0];
@@ -844,8 +861,7 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
         if (!want_args(c, in, a, 1, 3))
             return NULL;
         if (a->npos > 1 && a->pos[1] && !infer_is_none_const(a->pos[1]))
-            return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort(key=...) is not supported in "
-                              "compiled code yet");
+            return sort_by_key(c, in, a);
         if (item && !is_real(item) && item->kind != TY_STR)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort() of a list of %s: pyjit sorts "
                               "lists of numbers and of strings", infer_type_name(item));
@@ -2165,7 +2181,8 @@ static bool bind_signature(Infer *c, Instr *in, const Const *k, IRFunc *ir, Type
 }
 
 /* A compile-time constant a compiled function can take as a parameter: a string (side='left'),
- * a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on), or a compiled function; the
+ * a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on), a builtin, math or NumPy
+ * function (sorted(key=len)), or a compiled function; the
  * callee sees the constant, typed per value, and nothing is passed at run time. A closure too,
  * whose function is known when compiling and whose captured values are passed as a tuple. */
 static bool is_constant_param(const Type *t)
@@ -2173,7 +2190,9 @@ static bool is_constant_param(const Type *t)
     return t && ((t->kind == TY_STRING && t->literal) || t->kind == TY_DTYPE ||
                  t->kind == TY_DISPATCHER || ty_is_closure(t) ||
                  (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
-                  strncmp(t->literal->name, "numpy.", 6) == 0));
+                  (strncmp(t->literal->name, "numpy.", 6) == 0 ||
+                   strncmp(t->literal->name, "builtins.", 9) == 0 ||
+                   strncmp(t->literal->name, "math.", 5) == 0)));
 }
 
 static Type *call_jit(Infer *c, Instr *in, const Const *k)

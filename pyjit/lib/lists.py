@@ -3,7 +3,7 @@ item assignment, append and pop (the primitives lower_list.c compiles). Semantic
 are CPython's."""
 import numpy as np
 
-from .. import errors, types
+from .. import types
 from ..extending import overload, overload_method, register_jitable
 from ..typed import List
 
@@ -107,12 +107,75 @@ def _tuple_sum(n):
     return scope["impl"]
 
 
+@register_jitable
+def _stable_order(keys):
+    """The indices that order keys stably (a bottom-up merge sort, stable as CPython's sort; it
+    only needs `<` of the keys, so numbers, strings and tuples of them all sort)."""
+    n = len(keys)
+    src = []
+    for i in range(n):
+        src.append(i)
+    dst = src.copy()
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            for k in range(lo, hi):
+                if j < hi and (i >= mid or keys[src[j]] < keys[src[i]]):
+                    dst[k] = src[j]
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+            lo = hi
+        src, dst = dst, src
+        width *= 2
+    return src
+
+
+@overload_method(types.List, "_sort_by_key")
+def _sort_by_key(lst, key, reverse=False):
+    """lst.sort(key=key, reverse=reverse) (infer_calls.c: sort_by_key): key is called once per
+    item, and the items are reordered by a stable sort of the results. reverse as CPython does
+    it: the list reversed, sorted stably, reversed again, so equal keys keep their order."""
+    def impl(lst, key, reverse=False):
+        n = len(lst)
+        items = lst.copy()
+        if reverse:
+            items.reverse()
+        keys = []
+        for x in items:
+            keys.append(key(x))
+        order = _stable_order(keys)
+        for p in range(n):
+            lst[p] = items[order[p]]
+        if reverse:
+            lst.reverse()
+    return impl
+
+
+def _given(key):
+    return key is not None and not isinstance(key, (types.Omitted, types.NoneType))
+
+
 @overload(sorted)
 def _sorted(iterable, key=None, reverse=False):
-    if isinstance(iterable, (types.Set, types.Dict)):
-        if key is not None and not isinstance(key, (types.Omitted, types.NoneType)):
-            raise errors.UnsupportedError("sorted(key=...) is not supported in compiled code yet")
+    if _given(key):
+        if not isinstance(iterable, (types.List, types.UniTuple, types.Set, types.Dict)):
+            return None
 
+        def keyed(iterable, key=None, reverse=False):
+            out = []
+            for x in iterable:
+                out.append(x)
+            out.sort(key=key, reverse=reverse)
+            return out
+        return keyed
+    if isinstance(iterable, (types.Set, types.Dict)):
         def of_keys(iterable, key=None, reverse=False):
             out = list(iterable)
             out.sort(reverse=reverse)
@@ -120,8 +183,6 @@ def _sorted(iterable, key=None, reverse=False):
         return of_keys
     if not isinstance(iterable, (types.List, types.UniTuple)):
         return None
-    if key is not None and not isinstance(key, (types.Omitted, types.NoneType)):
-        raise errors.UnsupportedError("sorted(key=...) is not supported in compiled code yet")
 
     if isinstance(iterable, types.ListType):   # a Python list, as CPython's sorted gives
         def typed_impl(iterable, key=None, reverse=False):
