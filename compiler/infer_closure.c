@@ -68,7 +68,11 @@ Type *infer_call_closure(Infer *c, Instr *in)
     }
     for (int i = 1; i < in->nargs; i++)
         args[n + i] = in->args[i];
+    int nkw = in->nkw;
+    const char **kwnames = in->kwnames;
     infer_set_args(c, in, args, in->nargs + n);
+    in->nkw = nkw;   /* still the call's keyword arguments, last */
+    in->kwnames = kwnames;
     c->changed = true;
     return NULL;
 }

@@ -534,6 +534,19 @@ static PyObject *python_of_const(const Const *k)
     }
 }
 
+/* The tuple of cells MAKE_FUNCTION takes: its values become the closure's operands, and nothing
+ * else reads it (typed, it would be a tuple of values no tuple may hold, such as functions). */
+static void drop_cells_tuple(Ssa *s, Instr *cells)
+{
+    PtrVec *body = &s->cur->instrs;
+    for (int i = body->len - 1; i >= 0; i--)
+        if (body->items[i] == cells) {
+            memmove(&body->items[i], &body->items[i + 1], sizeof(void *) * (size_t)(body->len - i - 1));
+            body->len--;
+            return;
+        }
+}
+
 /* A lambda or inner function: compiled as a function of its own (pyjit.decorators._closure)
  * whose first parameters are the variables it reads from this one. It is the dispatcher constant
  * when it reads none; otherwise CALL imm=2 of it with their values, which inference makes the
@@ -565,6 +578,7 @@ static int make_closure(Ssa *s, PyObject *co, Instr *closure, Instr *defaults, I
     Instr *fn = emit_const(s, c);
     if (!closure || closure->nargs == 0)
         return push(s, fn);
+    drop_cells_tuple(s, closure);
     Instr *mk = emit(s, OP_CALL, 1 + closure->nargs);
     mk->args[0] = fn;
     memcpy(&mk->args[1], closure->args, sizeof(Instr *) * (size_t)closure->nargs);
