@@ -2181,14 +2181,12 @@ static bool bind_signature(Infer *c, Instr *in, const Const *k, IRFunc *ir, Type
 }
 
 /* A compile-time constant a compiled function can take as a parameter: a string (side='left'),
- * a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on), a builtin, math or NumPy
- * function (sorted(key=len)), or a compiled function; the
- * callee sees the constant, typed per value, and nothing is passed at run time. A closure too,
- * whose function is known when compiling and whose captured values are passed as a tuple. */
+ * a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on), or a builtin, math or NumPy
+ * function (sorted(key=len)); the callee sees the constant, typed per value, and nothing is
+ * passed at run time. Compiled functions and closures are passed as infer_is_passable says. */
 static bool is_constant_param(const Type *t)
 {
     return t && ((t->kind == TY_STRING && t->literal) || t->kind == TY_DTYPE ||
-                 t->kind == TY_DISPATCHER || ty_is_closure(t) ||
                  (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
                   (strncmp(t->literal->name, "numpy.", 6) == 0 ||
                    strncmp(t->literal->name, "builtins.", 9) == 0 ||
@@ -2218,7 +2216,7 @@ static Type *call_jit(Infer *c, Instr *in, const Const *k)
             types[i] = ty_weak(types[i]);
         if (!infer_is_complete(types[i]))
             return NULL;   /* a list whose items are not known yet */
-        if ((!infer_is_runtime(types[i]) && !is_constant_param(types[i])) ||
+        if ((!infer_is_passable(types[i]) && !is_constant_param(types[i])) ||
             (types[i] && types[i]->kind == TY_ITER))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s passed to %s() as '%s': compiled "
                               "functions take numbers, arrays, tuples and None",
@@ -2311,6 +2309,8 @@ Type *infer_call(Infer *c, Instr *in)
         return call_exception(c, in);
     case TY_NTCLASS:
         return infer_namedtuple_call(c, in);
+    case TY_FUNCPTR:
+        return infer_call_pointer(c, in);
     case TY_TUPLE:
         if (ty_is_closure(ft))
             return infer_call_closure(c, in);

@@ -447,6 +447,25 @@ Type *ty_method(Type *self, const char *name)
     return t;
 }
 
+Type *ty_function_type(Type *ret, Type **args, int n)
+{
+    Buf b = {0};
+    buf_add(&b, "function_type(%s(", ret->name);
+    for (int i = 0; i < n; i++)
+        buf_add(&b, "%s%s", i ? ", " : "", args[i]->name);
+    buf_add(&b, "))");
+    Type proto = {.kind = TY_FUNCPTR, .name = b.s};
+    proto.fn.ret = ret;
+    proto.fn.n = n;
+    proto.fn.args = xmalloc(sizeof(Type *) * (size_t)(n ? n : 1));
+    memcpy(proto.fn.args, args, sizeof(Type *) * (size_t)n);
+    Type *t = intern(b.s, &proto);
+    if (t->fn.args != proto.fn.args)
+        free(proto.fn.args);   /* it was already there */
+    free(b.s);
+    return t;
+}
+
 Type *ty_undefined(void)
 {
     Type proto = {.kind = TY_UNDEFINED, .name = "undefined"};
@@ -522,6 +541,25 @@ static Type *parse_tuple(const char **p, int depth)
     }
 }
 
+/* function_type(ret(args...)), after its opening parenthesis. */
+static Type *parse_function_type(const char **p, int depth)
+{
+    Type *ret = parse_type(p, depth + 1), *args[64];
+    int n = 0;
+    if (!ret || !eat(p, "("))
+        return NULL;
+    if (!eat(p, ")"))
+        for (;;) {
+            if (n == 64 || !(args[n++] = parse_type(p, depth + 1)))
+                return NULL;
+            if (eat(p, ")"))
+                break;
+            if (!eat(p, ","))
+                return NULL;
+        }
+    return eat(p, ")") ? ty_function_type(ret, args, n) : NULL;
+}
+
 /* Reads one type at *p and advances past it. Longer names are tried first (int16 before int1). */
 static Type *parse_type(const char **p, int depth)
 {
@@ -544,6 +582,8 @@ static Type *parse_type(const char **p, int depth)
         Type *item = parse_type(p, depth + 1);
         return item && eat(p, ")") ? ty_set(item) : NULL;
     }
+    if (eat(p, "function_type("))
+        return parse_function_type(p, depth);
     if (eat(p, "dict(")) {
         Type *key = parse_type(p, depth + 1);
         if (!key || !eat(p, ","))
@@ -636,6 +676,8 @@ int64_t ty_mem_size(const Type *t)
     case TY_SET:
     case TY_STR:
         return 8;                                      /* its MemInfo */
+    case TY_FUNCPTR:
+        return 8;                                      /* the function's address */
     case TY_RANGE:
     case TY_SLICE:
         return 24;                                     /* start, stop, step as int64 */
@@ -660,6 +702,7 @@ int ty_mem_align(const Type *t)
     case TY_STR:
     case TY_RANGE:
     case TY_SLICE:
+    case TY_FUNCPTR:
         return 8;
     case TY_TUPLE:
         return t->tuple.align;

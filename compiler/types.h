@@ -10,7 +10,7 @@
  *   array(float64, 2d, C)  array(int32, 1d, A, readonly)      layouts: C, F, A
  *   tuple(int64, float64)  tuple()  range  slice  list(float64)  list(array(int64, 1d, C))
  *   typed_list(float64)  typed_list(typed_list(int64))
- *   dict(int64, float64)  set(int64)  str
+ *   dict(int64, float64)  set(int64)  str  function_type(float64(float64, int64))
  *   Point(x=float64, y=float64)   (a namedtuple: not parsed back, its class is not in the name)
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
 #ifndef PYJIT_TYPES_H
@@ -41,6 +41,8 @@ typedef enum TypeKind {
                      * inference has not seen an item ("dict(undetermined)") */
     TY_SET,         /* an insertion-ordered hash set of set.item; NULL as for lists */
     TY_STR,         /* a unicode string made or passed at run time */
+    TY_FUNCPTR,     /* a first-class function (pyjit.types.FunctionType): the address of a
+                     * compiled function of signature fn.ret(fn.args), called through it */
     TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     /* Compile-time only: values whose every use is resolved by inference. */
     TY_STRING,      /* a constant string (exception messages); literal holds it */
@@ -74,6 +76,7 @@ typedef struct Type {
         struct { struct Type *item; } set;
         struct { struct Type *scalar; } dtype;
         struct { struct Type *self; const char *name; } method;
+        struct { struct Type *ret; struct Type **args; int n; } fn;
         const Const *literal;   /* TY_STRING, TY_MODULE, TY_FUNCTION, TY_DISPATCHER, TY_EXCCLASS */
     };
 } Type;
@@ -110,6 +113,8 @@ Type *ty_dtype(Type *scalar);
 Type *ty_literal(TypeKind kind, const Const *value);   /* keyed by the Const's identity */
 Type *ty_method(Type *self, const char *name);
 Type *ty_undefined(void);
+/* A first-class function type, named "function_type(float64(float64, int64))". */
+Type *ty_function_type(Type *ret, Type **args, int n);
 
 /* Parses a canonical name (see above); NULL if it is not one. */
 Type *ty_parse(const char *name);

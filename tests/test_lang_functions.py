@@ -306,3 +306,93 @@ def test_closures_over_arrays_keep_memory_flat():
     for _ in range(100000):
         f(a)
     assert memory_in_use() - before < 2 * 2**20
+
+
+# --- first-class functions: pyjit.types.FunctionType -------------------------------------------
+
+@njit("float64(float64)")
+def plus_one(x):
+    return x + 1.0
+
+
+@njit("float64(float64)")
+def doubled(x):
+    return x * 2.0
+
+
+@njit("float64(float64)")
+def halved(x):
+    return x / 2.0
+
+
+@njit
+def undeclared(x):
+    return x - 3.0
+
+
+def pick_at_run_time(funcs, i, x):
+    return funcs[i](x)
+
+
+def apply_in_turn(funcs, x, n):
+    for k in range(n):
+        x = funcs[k % len(funcs)](x)
+    return x
+
+
+def chosen_then_passed(funcs, flag, x):
+    f = funcs[0] if flag else funcs[1]
+    return call_declared(f, x) + f(x)
+
+
+FT = pyjit.types.FunctionType(pyjit.types.float64(pyjit.types.float64))
+
+
+@njit(pyjit.types.float64(FT, pyjit.types.float64))
+def call_declared(fn, x):
+    return fn(x)
+
+
+def calls_declared_with_dispatchers(x):
+    return call_declared(undeclared, x) + call_declared(plus_one, x)
+
+
+@pytest.mark.parametrize("i", [0, 1, 2, -1])
+def test_function_chosen_at_run_time_from_a_tuple(i):
+    funcs = (plus_one, doubled, halved)
+    same(pick_at_run_time, funcs, i, 3.5)
+
+
+def test_functions_applied_in_turn():
+    same(apply_in_turn, (plus_one, doubled, halved, doubled), 1.25, 11)
+
+
+def test_function_values_chosen_and_passed_on():
+    same(chosen_then_passed, (doubled, halved), True, 3.0)
+    same(chosen_then_passed, (doubled, halved), False, 3.0)
+
+
+def test_dispatcher_where_a_function_type_is_declared():
+    assert call_declared(undeclared, 2.0) == undeclared.py_func(2.0)
+    assert call_declared(doubled, 2.5) == 5.0
+    same(calls_declared_with_dispatchers, 4.0)
+
+
+def test_function_type_spellings():
+    import numba.core.types as ntypes   # noqa: F401  (Numba's spelling is the same call)
+    assert repr(FT) == "FunctionType[float64(float64)]"
+    assert pyjit.types.FunctionType("float64(float64)") == FT
+    assert FT.name == "function_type(float64(float64))"
+
+
+def test_function_type_mismatches_are_type_errors():
+    @njit("int64(int64)")
+    def other_sig(x):
+        return x
+
+    with pytest.raises(TypeError, match="@njit function"):
+        call_declared(abs, 1.0)
+    with pytest.raises(TypingError, match="indexed by a constant only"):
+        njit(pick_at_run_time)((plus_one, undeclared), 1, 2.0)
+    with pytest.raises(TypeError, match="no version taking exactly"):
+        call_declared(other_sig, 1.0)
