@@ -1,11 +1,14 @@
 """Functions as values: a compiled function passed to a compiled solver against the same solver
 calling it directly, in pyjit and in Numba; and sorted(key=) against CPython and Numba.
 
-Cases (each the median seconds per call of interleaved samples after a checked first call):
+Cases (each the median seconds per call over samples of at least 50 ms, pyjit's and Numba's
+interleaved, after a checked first call):
   - newton direct: a Newton solver calling its objective and derivative by name, for 10^5 roots;
   - newton passed from Python: the same solver taking them as arguments, called from Python with
     the @njit functions (the callee is specialised on them: each pair is a version of its own);
   - newton passed in compiled code: a compiled loop passing them to the solver;
+  - newton FunctionType: the solver declared to take FunctionType(float64(float64, float64))
+    parameters, so it is compiled once and calls the functions through their addresses;
   - newton closure (pyjit only: Numba cannot pass a closure on): the objective a lambda
     capturing the constant, made in the compiled loop and passed to the solver;
   - sorted key: sorted(list, key=lambda) of 10^4 floats.
@@ -17,6 +20,7 @@ The ratio passed/direct is the cost of passing a function: 1.00 means none.
 import argparse
 import statistics
 import time
+import warnings
 
 import numpy as np
 
@@ -24,7 +28,7 @@ N_ROOTS = 100_000
 N_SORT = 10_000
 
 
-def make_kernels(njit):
+def make_kernels(njit, types):
     @njit
     def objective(x, c):
         return x * x * x - c
@@ -74,6 +78,25 @@ def make_kernels(njit):
             out[i] = newton(objective, derivative, 1.0, cs[i])
         return out
 
+    ft = types.FunctionType(types.float64(types.float64, types.float64))
+
+    @njit(types.float64(ft, ft, types.float64, types.float64))
+    def newton_ptr(f, fprime, x0, c):
+        x = x0
+        for _ in range(60):
+            step = f(x, c) / fprime(x, c)
+            x -= step
+            if abs(step) < 1e-13 * abs(x):
+                break
+        return x
+
+    @njit
+    def roots_ptr(f, fprime, cs):
+        out = np.empty_like(cs)
+        for i in range(cs.shape[0]):
+            out[i] = newton_ptr(f, fprime, 1.0, cs[i])
+        return out
+
     @njit
     def sorted_key(xs):
         return sorted(xs, key=lambda v: abs(v - 0.5))
@@ -82,6 +105,7 @@ def make_kernels(njit):
         "newton direct": lambda cs: roots_direct(cs),
         "newton passed from Python": lambda cs: roots_passed(objective, derivative, cs),
         "newton passed in compiled code": lambda cs: roots_passed_inside(cs),
+        "newton FunctionType": lambda cs: roots_ptr(objective, derivative, cs),
         "sorted key": sorted_key,
     }
 
@@ -107,13 +131,17 @@ def make_closure_kernel(njit):
     return roots_closure
 
 
-def time_call(fn, arg, samples):
-    times = []
-    for _ in range(samples):
-        t0 = time.perf_counter()
+def time_call(fn, arg, reps):
+    """Seconds per call over reps calls."""
+    t0 = time.perf_counter()
+    for _ in range(reps):
         fn(arg)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return (time.perf_counter() - t0) / reps
+
+
+def reps_for(fn, arg):
+    """Calls per sample: at least 50 ms of them."""
+    return max(1, int(0.05 / max(time_call(fn, arg, 1), 1e-7)))
 
 
 def check(case, got, arg):
@@ -128,11 +156,14 @@ def main():
     args = p.parse_args()
     samples = 5 if args.quick else 11
     import numba
+    import numba.core.types
     import pyjit
+    warnings.simplefilter("ignore", numba.NumbaExperimentalFeatureWarning)
     rng = np.random.default_rng(1)
     cs = rng.uniform(0.5, 1000.0, N_ROOTS)
     xs = rng.standard_normal(N_SORT).tolist()
-    libs = {"pyjit": make_kernels(pyjit.njit), "Numba": make_kernels(numba.njit)}
+    libs = {"pyjit": make_kernels(pyjit.njit, pyjit.types),
+            "Numba": make_kernels(numba.njit, numba.core.types)}
     libs["pyjit"]["newton closure"] = make_closure_kernel(pyjit.njit)
     results = {lib: {} for lib in libs}
     for case in libs["pyjit"]:
@@ -142,12 +173,16 @@ def main():
                 if not check(case, kernels[case](arg), arg):
                     raise AssertionError(f"{lib} {case}: wrong result")
         per_lib = {lib: [] for lib in libs if case in libs[lib]}
+        reps = {lib: reps_for(libs[lib][case], arg) for lib in per_lib}
         for _ in range(samples):   # interleaved
             for lib in per_lib:
-                per_lib[lib].append(time_call(libs[lib][case], arg, 1))
+                per_lib[lib].append(time_call(libs[lib][case], arg, reps[lib]))
         for lib, ts in per_lib.items():
             results[lib][case] = statistics.median(ts)
-    cpython = statistics.median(time_call(lambda a: sorted(a, key=lambda v: abs(v - 0.5)), xs, 1)
+
+    def by_cpython(a):
+        return sorted(a, key=lambda v: abs(v - 0.5))
+    cpython = statistics.median(time_call(by_cpython, xs, reps_for(by_cpython, xs))
                                 for _ in range(samples))
     print("| case | pyjit | Numba | pyjit/Numba | pyjit passed/direct | Numba passed/direct |")
     print("| --- | --- | --- | --- | --- | --- |")
