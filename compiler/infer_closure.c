@@ -41,6 +41,11 @@ Type *infer_make_closure(Infer *c, Instr *in)
         Type *t = in->args[i + 1]->type;
         if (!infer_is_complete(t))
             return NULL;   /* a list whose items are not known yet */
+        if (t->kind == TY_UNDEFINED)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() reads '%s', which has no value where "
+                              "%s is made: compiled closures capture values where they are made "
+                              "(a function that calls itself by its own name is one such case)",
+                              ir->name, ir->argnames[i], ir->name);
         if (!infer_is_passable(t) || t->kind == TY_ITER)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() captures '%s', a %s, which compiled "
                               "closures cannot hold", ir->name, ir->argnames[i], infer_type_name(t));

@@ -287,9 +287,9 @@ static const char *unsupported_construct(const BcInstr *in)
         return "import inside a compiled function is not supported (import at module level)";
     case BC_LOAD_BUILD_CLASS:
         return "class definitions are not supported in compiled code";
-    case BC_MAKE_FUNCTION: case BC_LOAD_CLOSURE:
-        return "nested functions, lambdas and generator expressions are not supported in compiled "
-               "code (list, set and dict comprehensions are)";
+    case BC_MAKE_FUNCTION:
+        return "this nested function is not supported in compiled code (lambdas, inner functions "
+               "and list, set and dict comprehensions are)";
     case BC_STORE_GLOBAL: case BC_DELETE_GLOBAL:
         return "assigning to a global variable (the global statement) is not supported in compiled code";
     case BC_STORE_DEREF: case BC_DELETE_DEREF:
@@ -558,6 +558,9 @@ static int make_closure(Ssa *s, PyObject *co, Instr *closure, Instr *defaults, I
                         "nested function are not supported in compiled code");
     if (closure && closure->op != OP_BUILD_TUPLE)
         return fe_error(s->ctx, DIAG_INTERNAL, "MAKE_FUNCTION without a tuple of cells");
+    if (((PyCodeObject *)co)->co_flags & (CO_VARARGS | CO_VARKEYWORDS))
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "a nested function or lambda with *args or "
+                        "**kwargs is not supported in compiled code");
     PyObject *dflt = defaults && defaults->op == OP_CONST ? python_of_const(defaults->cst) : NULL;
     PyErr_Clear();
     if (defaults && !dflt)
@@ -1063,9 +1066,9 @@ static int translate(Ssa *s, const BcInstr *in)
         if (deref_is_local(s->ctx, in->arg))
             return load_fast(s, in->arg, false);
         return load_deref(s, in->arg);
-    case BC_LOAD_CLOSURE:
+    case BC_LOAD_CLOSURE:   /* a value a nested function captures */
         if (!deref_is_local(s->ctx, in->arg))
-            return unsupported(s, in);
+            return load_deref(s, in->arg);   /* a free variable of this one: frozen */
         return load_fast(s, in->arg, false);
     case BC_STORE_DEREF:
         if (in->arg >= s->ctx->nlocalsplus - s->ctx->nfree)

@@ -379,7 +379,6 @@ def test_dispatcher_where_a_function_type_is_declared():
 
 
 def test_function_type_spellings():
-    import numba.core.types as ntypes   # noqa: F401  (Numba's spelling is the same call)
     assert repr(FT) == "FunctionType[float64(float64)]"
     assert pyjit.types.FunctionType("float64(float64)") == FT
     assert FT.name == "function_type(float64(float64))"
@@ -396,3 +395,13 @@ def test_function_type_mismatches_are_type_errors():
         njit(pick_at_run_time)((plus_one, undeclared), 1, 2.0)
     with pytest.raises(TypeError, match="no version taking exactly"):
         call_declared(other_sig, 1.0)
+
+
+def test_closure_reads_a_free_variable_of_the_compiled_function():
+    def make(c, table):
+        def f(x):
+            g = lambda y: y * c + table[1]  # noqa: E731
+            return g(x) + g(2.5)
+        return f
+    f = make(3, np.array([1.0, 4.0]))
+    check(f, 2.0)
