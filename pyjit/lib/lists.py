@@ -107,10 +107,25 @@ def _tuple_sum(n):
     return scope["impl"]
 
 
-@register_jitable
 def _stable_order(keys):
-    """The indices that order keys stably (a bottom-up merge sort, stable as CPython's sort; it
-    only needs `<` of the keys, so numbers, strings and tuples of them all sort)."""
+    """The indices that order keys stably (compiled code only: the overload below)."""
+    raise NotImplementedError("pyjit.lib.lists._stable_order is called from compiled code")
+
+
+@overload(_stable_order)
+def _stable_order_of(keys):
+    """Numbers are ordered by NumPy's stable argsort, the C runtime's (runtime/sort.c), which
+    costs nothing to compile; other keys (strings) by a merge sort written here, which needs only
+    their `<`."""
+    if isinstance(keys.dtype, (types.Integer, types.Float, types.Boolean)):
+        def by_numpy(keys):
+            return np.argsort(np.array(keys), kind="stable")
+        return by_numpy
+    return _merge_order
+
+
+def _merge_order(keys):
+    """A bottom-up merge sort of the indices of keys: stable, as CPython's sort."""
     n = len(keys)
     src = []
     for i in range(n):
@@ -141,20 +156,21 @@ def _stable_order(keys):
 def _sort_by_key(lst, key, reverse=False):
     """lst.sort(key=key, reverse=reverse) (infer_calls.c: sort_by_key): key is called once per
     item, and the items are reordered by a stable sort of the results. reverse as CPython does
-    it: the list reversed, sorted stably, reversed again, so equal keys keep their order."""
+    it: the list reversed, sorted stably, reversed again, so equal keys keep their order.
+    (Plain loops: each library method called here would cost its own compile.)"""
     def impl(lst, key, reverse=False):
         n = len(lst)
-        items = lst.copy()
-        if reverse:
-            items.reverse()
+        items = []
         keys = []
-        for x in items:
-            keys.append(key(x))
+        for p in range(n):
+            items.append(lst[p])
+            keys.append(key(lst[n - 1 - p] if reverse else lst[p]))
         order = _stable_order(keys)
         for p in range(n):
-            lst[p] = items[order[p]]
-        if reverse:
-            lst.reverse()
+            if reverse:
+                lst[p] = items[n - 1 - order[n - 1 - p]]
+            else:
+                lst[p] = items[order[p]]
     return impl
 
 
