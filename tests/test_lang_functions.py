@@ -405,3 +405,34 @@ def test_closure_reads_a_free_variable_of_the_compiled_function():
         return f
     f = make(3, np.array([1.0, 4.0]))
     check(f, 2.0)
+
+
+def closure_appends_to_captured_list(n):
+    out = [0]
+    add = lambda v: out.append(v * 2)  # noqa: E731   the list itself is shared, as in CPython
+    for i in range(n):
+        add(i)
+    return out
+
+
+def test_closure_mutates_a_captured_list():
+    same(closure_appends_to_captured_list, 5)
+
+
+def sorted_pairs(n):
+    xs = []
+    for i in range(n):
+        xs.append(np.full(2, (i * 37) % 11 * 1.0))
+    ys = sorted(xs, key=lambda a: a[0], reverse=True)
+    return ys[0][0] + ys[-1][1]
+
+
+def test_sort_with_key_keeps_memory_flat():
+    f = njit(sorted_pairs)
+    assert f(20) == as_python(sorted_pairs)(20)
+    for _ in range(1000):
+        f(20)
+    before = memory_in_use()
+    for _ in range(30000):
+        f(20)
+    assert memory_in_use() - before < 2 * 2**20
