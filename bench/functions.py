@@ -1,8 +1,8 @@
 """Functions as values: a compiled function passed to a compiled solver against the same solver
 calling it directly, in pyjit and in Numba; and sorted(key=) against CPython and Numba.
 
-Cases (each the median seconds per call over samples of at least 50 ms, pyjit's and Numba's
-interleaved, after a checked first call):
+Cases (each the median seconds per call over samples of at least 50 ms, every case of both
+libraries in each round of samples, after a checked first call):
   - newton direct: a Newton solver calling its objective and derivative by name, for 10^5 roots;
   - newton passed from Python: the same solver taking them as arguments, called from Python with
     the @njit functions (the callee is specialised on them: each pair is a version of its own);
@@ -165,20 +165,19 @@ def main():
     libs = {"pyjit": make_kernels(pyjit.njit, pyjit.types),
             "Numba": make_kernels(numba.njit, numba.core.types)}
     libs["pyjit"]["newton closure"] = make_closure_kernel(pyjit.njit)
+    runs = [(case, lib) for case in libs["pyjit"] for lib in libs if case in libs[lib]]
+    args = {case: xs if case == "sorted key" else cs for case, _ in runs}
+    for case, lib in runs:
+        if not check(case, libs[lib][case](args[case]), args[case]):
+            raise AssertionError(f"{lib} {case}: wrong result")
+    reps = {(case, lib): reps_for(libs[lib][case], args[case]) for case, lib in runs}
+    times = {run: [] for run in runs}
+    for _ in range(samples):   # every case and library in each round: load changes hit all alike
+        for case, lib in runs:
+            times[case, lib].append(time_call(libs[lib][case], args[case], reps[case, lib]))
     results = {lib: {} for lib in libs}
-    for case in libs["pyjit"]:
-        arg = xs if case == "sorted key" else cs
-        for lib, kernels in libs.items():
-            if case in kernels:
-                if not check(case, kernels[case](arg), arg):
-                    raise AssertionError(f"{lib} {case}: wrong result")
-        per_lib = {lib: [] for lib in libs if case in libs[lib]}
-        reps = {lib: reps_for(libs[lib][case], arg) for lib in per_lib}
-        for _ in range(samples):   # interleaved
-            for lib in per_lib:
-                per_lib[lib].append(time_call(libs[lib][case], arg, reps[lib]))
-        for lib, ts in per_lib.items():
-            results[lib][case] = statistics.median(ts)
+    for (case, lib), ts in times.items():
+        results[lib][case] = statistics.median(ts)
 
     def by_cpython(a):
         return sorted(a, key=lambda v: abs(v - 0.5))
