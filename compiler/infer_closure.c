@@ -3,7 +3,7 @@
  * A lambda or inner function that reads variables of the function it is made in is compiled as a
  * function of its own (pyjit.decorators._closure) whose first parameters are those variables;
  * the frontend makes it as CALL imm=2 of that function's dispatcher with the values it captures
- * (ssa.c: make_function). Here that call becomes the closure value, a tuple of the captured values
+ * (ssa.c: make_closure). Here that call becomes the closure value, a tuple of the captured values
  * typed as a closure (types.h: ty_closure), and a call of a closure becomes a call of its function
  * with the captured values first. A dispatcher itself (an @njit function, or a lambda that
  * captures nothing) is a compile-time value: passed to a compiled function, the callee is
@@ -41,11 +41,6 @@ Type *infer_make_closure(Infer *c, Instr *in)
         Type *t = in->args[i + 1]->type;
         if (!infer_is_complete(t))
             return NULL;   /* a list whose items are not known yet */
-        if (t->kind == TY_UNDEFINED)
-            return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() reads '%s', which has no value where "
-                              "%s is made: compiled closures capture values where they are made "
-                              "(a function that calls itself by its own name is one such case)",
-                              ir->name, ir->argnames[i], ir->name);
         if (!infer_is_passable(t) || t->kind == TY_ITER)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() captures '%s', a %s, which compiled "
                               "closures cannot hold", ir->name, ir->argnames[i], infer_type_name(t));
