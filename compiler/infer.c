@@ -79,6 +79,8 @@ Instr *infer_coerce(Infer *c, Instr *before, Instr *val, Type *to)
         k->cst = (Const *)from->literal;
         return k;
     }
+    if (from->kind == TY_DISPATCHER && to->kind == TY_FUNCPTR)
+        return infer_function_address(c, before, val, to);
     if (ty_is_scalar(from) && ty_is_scalar(to)) {
         Instr *cast = infer_emit(c, before, OP_CAST, to, 1);
         cast->args[0] = val;
@@ -181,7 +183,7 @@ bool infer_is_runtime(const Type *t)
         return true;
     switch (t->kind) {
     case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_LIST:
-    case TY_DICT: case TY_SET: case TY_STR: case TY_CLASS: case TY_CPOINTER:
+    case TY_DICT: case TY_SET: case TY_STR: case TY_CLASS: case TY_CPOINTER: case TY_FUNCPTR:
         return true;
     case TY_TUPLE:
         for (int i = 0; i < t->tuple.n; i++)
@@ -1239,6 +1241,10 @@ static Type *type_ret(Infer *c, Instr *in)
 {
     Instr *v = in->args[0];
     Type *t = infer_value_type(v->type);
+    if (ty_is_closure(t) || t->kind == TY_DISPATCHER || t->kind == TY_FUNCPTR)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "returning a function (%s) from compiled code "
+                          "is not supported: call it where it is made, or pass it to the "
+                          "function that calls it", infer_type_name(t));
     if (!infer_is_runtime(t) || t->kind == TY_ITER)
         return infer_fail(c, in, DIAG_TYPING, "cannot return %s from compiled code", infer_type_name(t));
     if (c->rewrite) {
@@ -1860,7 +1866,7 @@ static void collect_funcs(Program *prog, TypedFunc *tf)
         Block *b = fn->blocks.items[i];
         for (int j = 0; j < b->instrs.len; j++) {
             Instr *in = b->instrs.items[j];
-            if ((in->op == OP_CALL_JIT || in->op == OP_INTRINSIC) && in->callee)
+            if ((in->op == OP_CALL_JIT || in->op == OP_INTRINSIC || in->op == OP_FUNC_ADDR) && in->callee)
                 collect_funcs(prog, in->callee);   /* an INTRINSIC's: a prange loop's chunk */
         }
     }
@@ -1885,7 +1891,7 @@ static void dump_types(Program *prog)
  * version is for that function, its argument carries nothing). */
 static bool entry_takes(const Type *t)
 {
-    return t && (infer_is_runtime(t) ||
+    return t && (infer_is_passable(t) ||
                  (t->kind == TY_FUNCTION && t->literal && t->literal->kind == K_CFUNC));
 }
 

@@ -111,6 +111,19 @@ Type *infer_for_iter(Infer *c, Instr *in);
 /* enumerate(x[, start]) or zip(x, ...) called with these operands. */
 Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs);
 
+/* infer_closure.c: a closure made (CALL imm=2 of its function with the captured values), and a
+ * call of a closure (the callee's type ty_is_closure). */
+/* A value compiled code can pass to a compiled function or capture: one that exists at run
+ * time, a function (a dispatcher, a closure), or a tuple of these. */
+bool infer_is_passable(const Type *t);
+Type *infer_make_closure(Infer *c, Instr *in);
+Type *infer_call_closure(Infer *c, Instr *in);
+/* A dispatcher val where a function_type ft is expected: the address of its version for ft's
+ * signature (FUNC_ADDR, emitted before `before`); val itself, with the error, when it has none. */
+Instr *infer_function_address(Infer *c, Instr *before, Instr *val, Type *ft);
+/* f(args) with f a function_type value: a CALL_PTR. */
+Type *infer_call_pointer(Infer *c, Instr *in);
+
 /* infer_records.c: namedtuples: Point(...) (the callee a K_NAMEDTUPLE constant), p.x, and
  * p._replace(...) (self the namedtuple). */
 Type *infer_namedtuple_call(Infer *c, Instr *in);

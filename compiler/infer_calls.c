@@ -796,6 +796,23 @@ static Type *table_call(Infer *c, Instr *in, Builtin bi, Args *a)
 
 /* ---- lists ----------------------------------------------------------------------------------- */
 
+/* lst.sort(key=f[, reverse=r]): the library's (pyjit/lib/lists.py: _sort_by_key), which calls f
+ * once per item and sorts stably by the results, of any type that has `<`. */
+static Type *sort_by_key(Infer *c, Instr *in, Args *a)
+{
+    int nkw = in->nkw;
+    const char **kwnames = in->kwnames;
+    in->nkw = 0;   /* the operands below are positional */
+    in->kwnames = NULL;
+    Instr *args[3] = {a->pos[0], a->pos[1], a->npos > 2 ? a->pos[2] : NULL};
+    Type *t = infer_list_library_call(c, in, "_sort_by_key", args, args[2] ? 3 : 2);
+    if (in->op == OP_CALL) {   /* typed only: the next round binds the keywords again */
+        in->nkw = nkw;
+        in->kwnames = kwnames;
+    }
+    return t;
+}
+
 static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     Instr *list = a->pos[0];
@@ -846,8 +863,7 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
         if (!want_args(c, in, a, 1, 3))
             return NULL;
         if (a->npos > 1 && a->pos[1] && !infer_is_none_const(a->pos[1]))
-            return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort(key=...) is not supported in "
-                              "compiled code yet");
+            return sort_by_key(c, in, a);
         if (item && !is_real(item) && item->kind != TY_STR)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort() of a list of %s: pyjit sorts "
                               "lists of numbers and of strings", infer_type_name(item));
@@ -2260,15 +2276,17 @@ static bool bind_signature(Infer *c, Instr *in, const Const *k, IRFunc *ir, Type
     return true;
 }
 
-/* A string constant may be passed on (side='left'): the callee sees the literal, typed per value,
- * and nothing is passed at run time. */
-/* A compile-time constant a compiled function can take as a parameter (it has no run-time value):
- * a string, or a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on). */
+/* A compile-time constant a compiled function can take as a parameter: a string (side='left'),
+ * a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on), or a builtin, math or NumPy
+ * function (sorted(key=len)); the callee sees the constant, typed per value, and nothing is
+ * passed at run time. Compiled functions and closures are passed as infer_is_passable says. */
 static bool is_constant_param(const Type *t)
 {
     return t && ((t->kind == TY_STRING && t->literal) || t->kind == TY_DTYPE ||
                  (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
-                  strncmp(t->literal->name, "numpy.", 6) == 0));
+                  (strncmp(t->literal->name, "numpy.", 6) == 0 ||
+                   strncmp(t->literal->name, "builtins.", 9) == 0 ||
+                   strncmp(t->literal->name, "math.", 5) == 0)));
 }
 
 static Type *call_jit(Infer *c, Instr *in, const Const *k)
@@ -2294,7 +2312,7 @@ static Type *call_jit(Infer *c, Instr *in, const Const *k)
             types[i] = ty_weak(types[i]);
         if (!infer_is_complete(types[i]))
             return NULL;   /* a list whose items are not known yet */
-        if ((!infer_is_runtime(types[i]) && !is_constant_param(types[i])) ||
+        if ((!infer_is_passable(types[i]) && !is_constant_param(types[i])) ||
             (types[i] && types[i]->kind == TY_ITER))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s passed to %s() as '%s': compiled "
                               "functions take numbers, arrays, tuples and None",
@@ -2382,13 +2400,19 @@ Type *infer_call(Infer *c, Instr *in)
     case TY_BOUND_METHOD:
         return call_method(c, in, callee);
     case TY_DISPATCHER:
-        return call_jit(c, in, ft->literal);
+        return in->imm == 2 ? infer_make_closure(c, in) : call_jit(c, in, ft->literal);
     case TY_EXCCLASS:
         return call_exception(c, in);
     case TY_NTCLASS:
         return infer_namedtuple_call(c, in);
     case TY_CLASS:   /* obj(...): its __call__ */
         return infer_class_dunder(c, in, "__call__", in->args, in->nargs);
+    case TY_FUNCPTR:
+        return infer_call_pointer(c, in);
+    case TY_TUPLE:
+        if (ty_is_closure(ft))
+            return infer_call_closure(c, in);
+        return infer_fail(c, in, DIAG_TYPING, "%s is not callable", infer_type_name(ft));
     case TY_DTYPE: {
         Args a;
         if (!bind_args(c, in, 1, NULL, ft->name, false, &a))

@@ -477,6 +477,11 @@ static Type *tuple_getitem(Infer *c, Instr *in, Instr *tuple, Instr *idx)
     if (!ty_is_int(idx->type))
         return infer_fail(c, in, DIAG_TYPING, "tuple indices must be integers, not %s",
                           infer_type_name(idx->type));
+    if (t->tuple.n && !infer_is_runtime(t->tuple.items[0]))
+        return infer_fail(c, in, DIAG_TYPING, "%s is indexed by a constant only: a tuple of "
+                          "functions is indexed at run time when each declares one signature, the "
+                          "same (@njit('float64(float64)')), or is passed as a FunctionType",
+                          infer_type_name(t));
     if (!homogeneous(t))
         return infer_fail(c, in, DIAG_TYPING, "%s can be indexed by a variable only when its "
                           "items have one type; use a constant index", infer_type_name(t));

@@ -370,7 +370,7 @@ static void print_detail(Buf *b, const Instr *in)
     case OP_COMPARE:
     case OP_ARRAY_ATTR: buf_printf(b, " %s", ir_sub_name(in->op, in->sub)); break;
     case OP_INTRINSIC: buf_printf(b, " %s", ir_builtin_name((Builtin)in->sub)); break;
-    case OP_CALL_JIT:
+    case OP_CALL_JIT: case OP_FUNC_ADDR:
         buf_printf(b, " %s", in->callee && in->callee->ir ? in->callee->ir->qualname : "?");
         break;
     default: break;
@@ -755,6 +755,28 @@ static int check_call_jit(Checker *ck, Instr *in)
     return 0;
 }
 
+/* FUNC_ADDR: a callee of exactly the signature its type names; CALL_PTR: arguments that pass
+ * as that signature's. */
+static int check_function_value(Checker *ck, Instr *in)
+{
+    bool addr = in->op == OP_FUNC_ADDR;
+    Type *ft = addr ? in->type : in->nargs ? ARGTYPE(in, 0) : NULL;
+    if (!is_kind(ft, TY_FUNCPTR) || (addr && !in->callee))
+        return check_fail(ck, in, "not a function_type value");
+    int n = addr ? in->callee->nargs : in->nargs - 1;
+    if (n != ft->fn.n)
+        return check_fail(ck, in, "%s takes %d args, given %d", ft->name, ft->fn.n, n);
+    for (int k = 0; k < n; k++) {
+        Type *given = addr ? in->callee->argtypes[k] : ARGTYPE(in, k + 1);
+        if (addr ? given != ft->fn.args[k] : !passes_as(given, ft->fn.args[k]))
+            return check_fail(ck, in, "arg %d is %s, %s takes %s", k, given->name, ft->name,
+                              ft->fn.args[k]->name);
+    }
+    Type *ret = addr ? in->callee->ret : in->type;
+    return ret == ft->fn.ret ? 0 : check_fail(ck, in, "returns %s, %s returns %s", ret->name,
+                                              ft->name, ft->fn.ret->name);
+}
+
 static int check_signature(Checker *ck, Instr *in)
 {
     TypedFunc *tf = ck->tf;
@@ -844,6 +866,7 @@ static int check_typed_op(Checker *ck, Instr *in)
         return in->sub >= 0 && in->sub < BI__COUNT ? 0 : check_fail(ck, in, "builtin %d unknown",
                                                                     in->sub);
     case OP_CALL_JIT: return check_call_jit(ck, in);
+    case OP_FUNC_ADDR: case OP_CALL_PTR: return check_function_value(ck, in);
     case OP_ARRAY_GET: return check_index_args(ck, in, 1, in->nargs);
     case OP_ARRAY_SET: return check_index_args(ck, in, 1, in->nargs - 1);
     case OP_ARRAY_ATTR: return check_array_attr(ck, in);

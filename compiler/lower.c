@@ -189,7 +189,8 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
         return LLVMStructTypeInContext(L->ctx, f, 5, 0);
     }
     case TY_ITER:
-    case TY_CPOINTER: return L->ptr;
+    case TY_CPOINTER:
+    case TY_FUNCPTR: return L->ptr;
     case TY_CAUGHT: return L->ptr;   /* its saved ExcInfo (lower_exc.c) */
     default: return NULL;   /* compile-time only */
     }
@@ -1408,6 +1409,34 @@ static void lower_ret(Lower *L, Instr *in)
     LLVMBuildBr(L->b, L->ret_bb);
 }
 
+/* A call of fn, of native type fnty (abi.h: int32 f(RetT *ret, ExcInfo *exc, args...)), with
+ * the n values args returning rt; an error status leaves for the error block. */
+static LLVMValueRef call_native(Lower *L, Instr *in, LLVMTypeRef fnty, LLVMValueRef fn, Instr **args,
+                                int n, Type *rt)
+{
+    LLVMValueRef vals[n + 2];
+    LLVMTypeRef rmem = rt && rt->kind != TY_NONE ? lower_type(L, rt) : L->i8;
+    vals[0] = lower_alloca(L, rmem);
+    vals[1] = L->exc_ptr;
+    for (int i = 0; i < n; i++) {
+        LLVMValueRef v = lower_value(L, args[i]);
+        if (args[i]->type->kind == TY_ARRAY) {
+            LLVMValueRef tmp = lower_alloca(L, LLVMTypeOf(v));
+            LLVMBuildStore(L->b, v, tmp);
+            v = tmp;
+        }
+        vals[i + 2] = v ? v : LLVMConstNull(L->none_ty);
+    }
+    LLVMValueRef st = LLVMBuildCall2(L->b, fnty, fn, vals, (unsigned)n + 2, "");
+    LLVMBasicBlockRef cont = lower_block(L, "call.ok");
+    mark_unlikely(L, LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, st, LLVMConstInt(L->i32, 0, 0), ""),
+                                     L->err_bb, cont));
+    LLVMPositionBuilderAtEnd(L->b, cont);
+    if (!rt || rt->kind == TY_NONE)
+        return LLVMConstNull(L->none_ty);
+    return lower_own_returned(L, in, rt, lower_load_mem(L, rt, vals[0]));
+}
+
 static LLVMValueRef lower_call_jit(Lower *L, Instr *in)
 {
     TypedFunc *callee = in->callee;
@@ -1416,28 +1445,29 @@ static LLVMValueRef lower_call_jit(Lower *L, Instr *in)
         lower_unsupported(L, "call of a function outside this compilation");
         return NULL;
     }
-    LLVMValueRef args[in->nargs + 2];
-    Type *rt = callee->ret;
-    LLVMTypeRef rmem = rt && rt->kind != TY_NONE ? lower_type(L, rt) : L->i8;
-    args[0] = lower_alloca(L, rmem);
-    args[1] = L->exc_ptr;
-    for (int i = 0; i < in->nargs; i++) {
-        LLVMValueRef v = lower_value(L, in->args[i]);
-        if (in->args[i]->type->kind == TY_ARRAY) {
-            LLVMValueRef tmp = lower_alloca(L, LLVMTypeOf(v));
-            LLVMBuildStore(L->b, v, tmp);
-            v = tmp;
-        }
-        args[i + 2] = v ? v : LLVMConstNull(L->none_ty);
+    return call_native(L, in, LLVMGlobalGetValueType(fn), fn, in->args, in->nargs, callee->ret);
+}
+
+static LLVMTypeRef native_fn_type(Lower *L, TypedFunc *tf);
+
+/* The address of a function of this module, for a first-class function value. */
+static LLVMValueRef lower_func_addr(Lower *L, Instr *in)
+{
+    if (!in->callee || !in->callee->aux) {
+        lower_unsupported(L, "address of a function outside this compilation");
+        return NULL;
     }
-    LLVMValueRef st = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)in->nargs + 2, "");
-    LLVMBasicBlockRef cont = lower_block(L, "call.ok");
-    mark_unlikely(L, LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, st, LLVMConstInt(L->i32, 0, 0), ""),
-                                     L->err_bb, cont));
-    LLVMPositionBuilderAtEnd(L->b, cont);
-    if (!rt || rt->kind == TY_NONE)
-        return LLVMConstNull(L->none_ty);
-    return lower_own_returned(L, in, rt, lower_load_mem(L, rt, args[0]));
+    return in->callee->aux;
+}
+
+/* A call through a first-class function value: its native type is that of any compiled function
+ * of its signature. */
+static LLVMValueRef lower_call_ptr(Lower *L, Instr *in)
+{
+    Type *ft = in->args[0]->type;
+    TypedFunc sig = {.argtypes = ft->fn.args, .nargs = ft->fn.n, .ret = ft->fn.ret};
+    return call_native(L, in, native_fn_type(L, &sig), lower_value(L, in->args[0]), in->args + 1,
+                       in->nargs - 1, ft->fn.ret);
 }
 
 LLVMValueRef lower_own_returned(Lower *L, Instr *in, Type *rt, LLVMValueRef r)
@@ -1775,6 +1805,8 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     case OP_BUILD_DICT: case OP_BUILD_SET: return lower_build_dict(L, in);
     case OP_GETITER: return lower_getiter(L, in);
     case OP_CALL_JIT: return lower_call_jit(L, in);
+    case OP_FUNC_ADDR: return lower_func_addr(L, in);
+    case OP_CALL_PTR: return lower_call_ptr(L, in);
     case OP_INTRINSIC: return lower_intrinsic(L, in) < 0 ? NULL : L->vals[in->id];
     case OP_ARRAY_GET: return lower_array_get(L, in);
     case OP_ARRAY_SET: lower_array_set(L, in); return NULL;

@@ -266,6 +266,34 @@ Type *ty_namedtuple(const void *cls, const char *cls_name, const char *const *fi
     return intern_tuple(cls, cls_name, fields, items, n);
 }
 
+/* Item 0's field name: no Python identifier, so no namedtuple of the user's is a closure. */
+static const char CLOSURE_FUNCTION[] = "<function>";
+
+Type *ty_closure(Type *func, const char *const *names, Type **captured, int n)
+{
+    const char **fields = xmalloc(sizeof(char *) * (size_t)(n + 1));
+    Type **items = xmalloc(sizeof(Type *) * (size_t)(n + 1));
+    fields[0] = CLOSURE_FUNCTION;
+    items[0] = func;
+    for (int i = 0; i < n; i++) {
+        fields[i + 1] = names[i];
+        items[i + 1] = captured[i];
+    }
+    char *cls_name = xmalloc(strlen(func->literal->name) + 16);
+    sprintf(cls_name, "closure %s", func->literal->name);
+    Type *t = intern_tuple(func->literal->handle, cls_name, fields, items, n + 1);
+    free(cls_name);
+    free(items);
+    free(fields);
+    return t;
+}
+
+bool ty_is_closure(const Type *t)
+{
+    return t && t->kind == TY_TUPLE && t->tuple.cls && t->tuple.n > 0 &&
+           t->tuple.items[0]->kind == TY_DISPATCHER && strcmp(t->tuple.fields[0], CLOSURE_FUNCTION) == 0;
+}
+
 Type *ty_plain_tuple(Type *t)
 {
     return t && t->kind == TY_TUPLE && t->tuple.cls ? ty_tuple(t->tuple.items, t->tuple.n) : t;
@@ -437,6 +465,25 @@ Type *ty_method(Type *self, const char *name)
     return t;
 }
 
+Type *ty_function_type(Type *ret, Type **args, int n)
+{
+    Buf b = {0};
+    buf_add(&b, "function_type(%s(", ret->name);
+    for (int i = 0; i < n; i++)
+        buf_add(&b, "%s%s", i ? ", " : "", args[i]->name);
+    buf_add(&b, "))");
+    Type proto = {.kind = TY_FUNCPTR, .name = b.s};
+    proto.fn.ret = ret;
+    proto.fn.n = n;
+    proto.fn.args = xmalloc(sizeof(Type *) * (size_t)(n ? n : 1));
+    memcpy(proto.fn.args, args, sizeof(Type *) * (size_t)n);
+    Type *t = intern(b.s, &proto);
+    if (t->fn.args != proto.fn.args)
+        free(proto.fn.args);   /* it was already there */
+    free(b.s);
+    return t;
+}
+
 Type *ty_undefined(void)
 {
     Type proto = {.kind = TY_UNDEFINED, .name = "undefined"};
@@ -552,6 +599,25 @@ static Type *parse_tuple(const char **p, int depth)
     }
 }
 
+/* function_type(ret(args...)), after its opening parenthesis. */
+static Type *parse_function_type(const char **p, int depth)
+{
+    Type *ret = parse_type(p, depth + 1), *args[64];
+    int n = 0;
+    if (!ret || !eat(p, "("))
+        return NULL;
+    if (!eat(p, ")"))
+        for (;;) {
+            if (n == 64 || !(args[n++] = parse_type(p, depth + 1)))
+                return NULL;
+            if (eat(p, ")"))
+                break;
+            if (!eat(p, ","))
+                return NULL;
+        }
+    return eat(p, ")") ? ty_function_type(ret, args, n) : NULL;
+}
+
 /* Reads one type at *p and advances past it. Longer names are tried first (int16 before int1). */
 static Type *parse_type(const char **p, int depth)
 {
@@ -588,6 +654,8 @@ static Type *parse_type(const char **p, int depth)
         Type *item = parse_type(p, depth + 1);
         return item && ty_is_scalar(item) && eat(p, ")") ? ty_cpointer(item) : NULL;
     }
+    if (eat(p, "function_type("))
+        return parse_function_type(p, depth);
     if (eat(p, "dict(")) {
         Type *key = parse_type(p, depth + 1);
         if (!key || !eat(p, ","))
@@ -686,6 +754,8 @@ int64_t ty_mem_size(const Type *t)
     case TY_STR:
     case TY_CLASS:
         return 8;                                      /* its MemInfo */
+    case TY_FUNCPTR:
+        return 8;                                      /* the function's address */
     case TY_RANGE:
     case TY_SLICE:
         return 24;                                     /* start, stop, step as int64 */
@@ -714,6 +784,7 @@ int ty_mem_align(const Type *t)
     case TY_RANGE:
     case TY_SLICE:
     case TY_CPOINTER:
+    case TY_FUNCPTR:
         return 8;
     case TY_TUPLE:
         return t->tuple.align;

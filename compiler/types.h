@@ -10,7 +10,7 @@
  *   array(float64, 2d, C)  array(int32, 1d, A, readonly)      layouts: C, F, A
  *   tuple(int64, float64)  tuple()  range  slice  list(float64)  list(array(int64, 1d, C))
  *   typed_list(float64)  typed_list(typed_list(int64))
- *   dict(int64, float64)  set(int64)  str
+ *   dict(int64, float64)  set(int64)  str  function_type(float64(float64, int64))
  *   cpointer(float64)  voidptr        (raw C pointers: cfunc signatures, ctypes calls)
  *   Point(x=float64, y=float64)   (a namedtuple: not parsed back, its class is not in the name)
  *   instance(Bag@1)               (a jitclass: parsed back while its type exists, by that name)
@@ -50,6 +50,8 @@ typedef enum TypeKind {
                      * lower_exc.c): matched, re-raised and released, nothing else */
     TY_CPOINTER,    /* a raw C pointer to cpointer.item (a scalar), or to anything when item is
                      * NULL (voidptr): cfunc parameters, ctypes/cffi arguments, carray's input */
+    TY_FUNCPTR,     /* a first-class function (pyjit.types.FunctionType): the address of a
+                     * compiled function of signature fn.ret(fn.args), called through it */
     TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     /* Compile-time only: values whose every use is resolved by inference. */
     TY_STRING,      /* a constant string (exception messages); literal holds it */
@@ -88,6 +90,7 @@ typedef struct Type {
          * the class's name, its field names and the tuple type of its fields, laid out in
          * memory as that tuple is. */
         struct { const void *cls; const char *cls_name; const char **fields; struct Type *data; } klass;
+        struct { struct Type *ret; struct Type **args; int n; } fn;
         const Const *literal;   /* TY_STRING, TY_MODULE, TY_FUNCTION, TY_DISPATCHER, TY_EXCCLASS */
     };
 } Type;
@@ -104,6 +107,13 @@ Type *ty_namedtuple(const void *cls, const char *cls_name, const char *const *fi
                     int n);
 /* The plain tuple of a namedtuple's items (t itself for a plain tuple). */
 Type *ty_plain_tuple(Type *t);
+/* A closure: a lambda or inner function made in compiled code, with the values it captured (by
+ * value, when it was made). It is a namedtuple whose class is its function's dispatcher, item 0
+ * its function (func, a TY_DISPATCHER, which takes no room) and the other items the captured
+ * values, named as their variables: so it is lowered, passed to calls and reference counted as
+ * the tuple of those values, and its function is known when compiling. */
+Type *ty_closure(Type *func, const char *const *names, Type **captured, int n);
+bool ty_is_closure(const Type *t);
 /* Index of field name in namedtuple t, or -1. */
 int ty_field_index(const Type *t, const char *name);
 Type *ty_iter(Type *over);
@@ -124,6 +134,8 @@ Type *ty_undefined(void);
 Type *ty_class(const void *cls, const char *cls_name, const char *const *fields, Type **types, int n);
 /* Index of field name in jitclass type t, or -1. */
 int ty_class_field(const Type *t, const char *name);
+/* A first-class function type, named "function_type(float64(float64, int64))". */
+Type *ty_function_type(Type *ret, Type **args, int n);
 
 /* Parses a canonical name (see above); NULL if it is not one. */
 Type *ty_parse(const char *name);

@@ -516,18 +516,7 @@ int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out)
     return 0;
 }
 
-/* A code object among the constants is a nested function, lambda or comprehension. */
-static int reject_code_const(FeCtx *ctx, PyObject *code)
-{
-    const char *name = attr_string(ctx, code, "co_name");
-    if (strcmp(name, "<lambda>") == 0)
-        return fe_error(ctx, DIAG_UNSUPPORTED, "lambda functions are not supported in compiled code");
-    if (strcmp(name, "<genexpr>") == 0)
-        return fe_error(ctx, DIAG_UNSUPPORTED,
-                        "generator expressions are not supported in compiled code");
-    return fe_error(ctx, DIAG_UNSUPPORTED,
-                    "nested functions (def %s inside a compiled function) are not supported", name);
-}
+const char FE_CODE_CONST[] = "<code>";
 
 /* A NumPy scalar (np.float32(0.5)) freezes to its Python value, with its type in
  * ctx->scalar_type, so that ssa.c emits numpy.float32(0.5) and the type survives. A uint64
@@ -580,8 +569,14 @@ int fe_load_const(FeCtx *ctx, int index, Const **out)
         keep_alive(ctx, c, obj);
         return 0;
     }
-    if (PyCode_Check(obj))
-        return reject_code_const(ctx, obj);
+    if (PyCode_Check(obj) && strcmp(attr_string(ctx, obj, "co_name"), "<genexpr>") == 0)
+        return fe_error(ctx, DIAG_UNSUPPORTED, "generator expressions are not supported in compiled code");
+    if (PyCode_Check(obj)) {   /* a lambda or inner function: for MAKE_FUNCTION (ssa.c) */
+        Const *c = *out = ir_new_const(ctx->fn, K_OPAQUE);
+        c->name = FE_CODE_CONST;
+        keep_alive(ctx, c, obj);
+        return 0;
+    }
     return fe_const_of(ctx, obj, out);
 }
 

@@ -72,6 +72,9 @@ typedef struct FeCtx {
     int minor;                          /* 11 or 12: the running CPython */
     bool comprehension;                 /* a list comprehension's code (3.11): its parameters are
                                            the iterable, then its free variables (ssa.c) */
+    bool closure;                       /* a lambda or inner function of a compiled function
+                                           (pyjit.decorators._closure): its parameters are its
+                                           free variables, then its own (ssa.c) */
     PyObject *over;                     /* a comprehension over zip or enumerate: that function,
                                            whose nover arguments are its first parameters */
     int nover;
@@ -113,6 +116,9 @@ int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out);
 int fe_load_const(FeCtx *ctx, int index, Const **out);
 /* The name of a comprehension's code ("<listcomp>", "<setcomp>", "<dictcomp>", static), or NULL. */
 const char *fe_comprehension_name(const char *name);
+/* The name of the K_OPAQUE constant a lambda's or inner function's code loads as (its handle the
+ * code object), for MAKE_FUNCTION. */
+extern const char FE_CODE_CONST[];
 int fe_load_global(FeCtx *ctx, const char *name, Const **out);
 int fe_load_deref(FeCtx *ctx, int index, Const **out);
 int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const **out);

@@ -49,6 +49,8 @@ typedef struct Ssa {
  * which come after its parameter as arguments and live in the free-variable slots. */
 static int arg_var(const FeCtx *ctx, int i)
 {
+    if (ctx->closure)   /* its free variables first */
+        return i < ctx->nfree ? ctx->nlocalsplus - ctx->nfree + i : i - ctx->nfree;
     if (!ctx->comprehension)
         return i;
     if (i >= ctx->nover)
@@ -56,11 +58,11 @@ static int arg_var(const FeCtx *ctx, int i)
     return ctx->over ? -1 : 0;   /* zip/enumerate's arguments: no variable (ctx->over_args) */
 }
 
-/* A cell of this function (a local a nested function reads) or, in a comprehension, a free
- * variable: either way a plain variable here. */
+/* A cell of this function (a local a nested function reads) or, in a comprehension or closure,
+ * a free variable: either way a plain variable here. */
 static bool deref_is_local(const FeCtx *ctx, int index)
 {
-    return index < ctx->nlocalsplus - ctx->nfree || ctx->comprehension;
+    return index < ctx->nlocalsplus - ctx->nfree || ctx->comprehension || ctx->closure;
 }
 
 /* ---- Braun et al.: variables across blocks --------------------------------------------------- */
@@ -290,9 +292,9 @@ static const char *unsupported_construct(const BcInstr *in)
         return "import inside a compiled function is not supported (import at module level)";
     case BC_LOAD_BUILD_CLASS:
         return "class definitions are not supported in compiled code";
-    case BC_MAKE_FUNCTION: case BC_LOAD_CLOSURE:
-        return "nested functions, lambdas and generator expressions are not supported in compiled "
-               "code (list, set and dict comprehensions are)";
+    case BC_MAKE_FUNCTION:
+        return "this nested function is not supported in compiled code (lambdas, inner functions "
+               "and list, set and dict comprehensions are)";
     case BC_STORE_GLOBAL: case BC_DELETE_GLOBAL:
         return "assigning to a global variable (the global statement) is not supported in compiled code";
     case BC_STORE_DEREF: case BC_DELETE_DEREF:
@@ -507,11 +509,99 @@ static int call_spread(Ssa *s, const BcInstr *at)
     return push(s, in);
 }
 
+/* A constant default value as the Python object it was frozen from (a new reference), or NULL. */
+static PyObject *python_of_const(const Const *k)
+{
+    switch (k->kind) {
+    case K_NONE: Py_RETURN_NONE;
+    case K_BOOL: return PyBool_FromLong(k->b);
+    case K_INT: return PyLong_FromLongLong((long long)k->i);
+    case K_FLOAT: return PyFloat_FromDouble(k->f);
+    case K_COMPLEX: return PyComplex_FromDoubles(k->c.re, k->c.im);
+    case K_STR: return PyUnicode_FromString(k->s);
+    case K_TUPLE: {
+        if (k->handle)   /* a namedtuple */
+            return NULL;
+        PyObject *t = PyTuple_New(k->tuple.n);
+        for (int i = 0; t && i < k->tuple.n; i++) {
+            PyObject *item = python_of_const(k->tuple.items[i]);
+            if (!item)
+                Py_CLEAR(t);
+            else
+                PyTuple_SET_ITEM(t, i, item);
+        }
+        return t;
+    }
+    default: return NULL;
+    }
+}
+
+/* The tuple of cells MAKE_FUNCTION takes: its values become the closure's operands, and nothing
+ * else reads it (typed, it would be a tuple of values no tuple may hold, such as functions). */
+static void drop_cells_tuple(Ssa *s, Instr *cells)
+{
+    PtrVec *body = &s->cur->instrs;
+    for (int i = body->len - 1; i >= 0; i--)
+        if (body->items[i] == cells) {
+            memmove(&body->items[i], &body->items[i + 1], sizeof(void *) * (size_t)(body->len - i - 1));
+            body->len--;
+            return;
+        }
+}
+
+/* A lambda or inner function: compiled as a function of its own (pyjit.decorators._closure)
+ * whose first parameters are the variables it reads from this one. It is the dispatcher constant
+ * when it reads none; otherwise CALL imm=2 of it with their values, which inference makes the
+ * closure value (infer_closure.c): captured by value here, where it is made, as Numba does. */
+static int make_closure(Ssa *s, PyObject *co, Instr *closure, Instr *defaults, Instr *kwdefaults)
+{
+    if (kwdefaults)
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "keyword-only parameters with defaults in a "
+                        "nested function are not supported in compiled code");
+    if (closure && closure->op != OP_BUILD_TUPLE)
+        return fe_error(s->ctx, DIAG_INTERNAL, "MAKE_FUNCTION without a tuple of cells");
+    if (((PyCodeObject *)co)->co_flags & (CO_VARARGS | CO_VARKEYWORDS))
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "a nested function or lambda with *args or "
+                        "**kwargs is not supported in compiled code");
+    PyObject *dflt = defaults && defaults->op == OP_CONST ? python_of_const(defaults->cst) : NULL;
+    PyErr_Clear();
+    if (defaults && !dflt)
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "the default values of a nested function or "
+                        "lambda must be constants in compiled code");
+    PyObject *mod = PyImport_ImportModule("pyjit.decorators");
+    PyObject *disp = mod ? PyObject_CallMethod(mod, "_closure", "OOO", co, s->ctx->func,
+                                               dflt ? dflt : Py_None) : NULL;
+    Py_XDECREF(mod);
+    Py_XDECREF(dflt);
+    if (!disp)
+        return fe_error_from_python(s->ctx, "compiling a nested function");
+    Const *c;
+    int rc = fe_const_of(s->ctx, disp, &c);   /* pyjit.decorators keeps disp alive */
+    Py_DECREF(disp);
+    if (rc < 0)
+        return -1;
+    Instr *fn = emit_const(s, c);
+    if (!closure || closure->nargs == 0)
+        return push(s, fn);
+    drop_cells_tuple(s, closure);
+    Instr *mk = emit(s, OP_CALL, 1 + closure->nargs);
+    mk->args[0] = fn;
+    memcpy(&mk->args[1], closure->args, sizeof(Instr *) * (size_t)closure->nargs);
+    mk->imm = 2;
+    return push(s, mk);
+}
+
 static int make_function(Ssa *s, const BcInstr *in)
 {
     Instr *code = pop(s);
     Instr *closure = (in->arg & 8) ? pop(s) : NULL;
-    /* fe_load_const lets only a list comprehension's code through, as this constant */
+    if (in->arg & 4)
+        pop(s);   /* annotations: not used */
+    Instr *kwdefaults = (in->arg & 2) ? pop(s) : NULL;
+    Instr *defaults = (in->arg & 1) ? pop(s) : NULL;
+    if (code->op == OP_CONST && code->cst->kind == K_OPAQUE && code->cst->name == FE_CODE_CONST)
+        return make_closure(s, code->cst->handle, closure, defaults, kwdefaults);
+    /* fe_load_const lets only code objects through, as these constants */
     bool listcomp = code->op == OP_CONST && code->cst->kind == K_OPAQUE && code->cst->name &&
                     fe_comprehension_name(code->cst->name) && (in->arg & ~8) == 0;
     PyObject *co = listcomp ? code->cst->handle : NULL;
@@ -1082,9 +1172,9 @@ static int translate(Ssa *s, const BcInstr *in)
         if (deref_is_local(s->ctx, in->arg))
             return load_fast(s, in->arg, false);
         return load_deref(s, in->arg);
-    case BC_LOAD_CLOSURE:
+    case BC_LOAD_CLOSURE:   /* a value a nested function captures */
         if (!deref_is_local(s->ctx, in->arg))
-            return unsupported(s, in);
+            return load_deref(s, in->arg);   /* a free variable of this one: frozen */
         return load_fast(s, in->arg, false);
     case BC_STORE_DEREF:
         if (in->arg >= s->ctx->nlocalsplus - s->ctx->nfree)
@@ -1497,6 +1587,9 @@ static int setup(FeCtx *ctx, PyObject *func)
     ctx->comprehension = fe_comprehension_name(attr_utf8(ctx, ctx->code, "co_name")) &&
                          fn->nargs == 1 && strcmp(bc_local_name(ctx, 0), ".0") == 0;
     ctx->nover = 1;
+    ctx->closure = !ctx->comprehension && PyObject_HasAttrString(func, "__pyjit_closure__");
+    if (ctx->closure)
+        fn->nargs = ctx->nfree + co->co_argcount;   /* the values it captured, then its own */
     if (ctx->comprehension) {
         PyObject *over = PyObject_GetAttrString(func, "__pyjit_over__");   /* (zip, n) or absent */
         PyErr_Clear();

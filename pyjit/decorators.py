@@ -162,6 +162,28 @@ def _declare_locals(compiled, func, declared):
     return compiled
 
 
+# (code object, defaults) of a lambda or inner function -> the dispatcher that compiles it
+_CLOSURES = {}
+
+
+def _closure(code, outer, defaults=None):
+    """frontend/ssa.c: a lambda or inner function made in a compiled function, as a dispatcher of
+    its own compiled like a callee of outer: its parameters are the variables of outer it reads
+    (its free variables), which the closure value holds, captured by value where it is made, and
+    passes first, then its own. One per code object and defaults (their types too: 1 and 1.0 are
+    two), kept for the process."""
+    key = (code, defaults, tuple(map(type, defaults or ())))
+    disp = _CLOSURES.get(key)
+    if disp is None:
+        import types as pytypes
+        cells = tuple(pytypes.CellType() for _ in code.co_freevars)
+        func = pytypes.FunctionType(code, outer.__globals__, code.co_name, defaults, cells or None)
+        func.__qualname__ = f"{outer.__qualname__}.<locals>.{code.co_name}"
+        func.__pyjit_closure__ = True
+        disp = _CLOSURES[key] = _make_dispatcher(func, None, {})
+    return disp
+
+
 def _make_dispatcher(func, signatures, options):
     from . import _core, _objmode, _parallel, _registry, _serialize
     unknown = set(options) - _PASSED - _PARALLEL - _IGNORED - set(_HINTS) - _LOCALS

@@ -5,6 +5,7 @@
     float64[::1]  float64[:, ::1]          C-contiguous arrays;  float64[::1, :]  Fortran order
     Array(float64, 2, 'C'), Tuple((f8, i8)), UniTuple(f8, 2), List(float64), none / void
     ListType(float64)                      the type of a pyjit.typed.List (typed_list(float64))
+    FunctionType(float64(float64))         a first-class function of that signature
     float64(float64, int64)                a signature (return type and argument types)
     'float64(float64[:], int64)'           the same as a string, as @njit takes it
 
@@ -25,7 +26,7 @@ __all__ = [
     "ClassType", "StructRef", "unliteral",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
-    "UnicodeType", "unicode_type", "CPointer", "RawPointer", "voidptr",
+    "UnicodeType", "unicode_type", "CPointer", "RawPointer", "voidptr", "FunctionType",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
     "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",
@@ -395,6 +396,28 @@ class UnicodeType(Type):
 unicode_type = UnicodeType("str")   # its canonical name: what the C side parses
 
 
+class FunctionType(Type):
+    """A first-class function of one signature (Numba's types.FunctionType): a parameter of
+    this type takes any @njit function, compiled for that signature and called through its
+    address, and a tuple of @njit functions that each declare that one signature is a tuple of
+    them, so funcs[i](x) picks one at run time. FunctionType(float64(float64)) or
+    FunctionType('float64(float64)')."""
+
+    __slots__ = ("signature",)
+
+    def __init__(self, signature):
+        sig = parse_signature(signature)
+        if sig.return_type is None:
+            raise TypeError(f"FunctionType needs a return type: {signature!r}")
+        super().__init__(f"function_type({sig!r})")
+        self.signature = sig
+
+    def __repr__(self):
+        return f"FunctionType[{self.signature!r}]"
+
+    __str__ = __repr__
+
+
 class Signature:
     """A function signature: return_type (None when inferred) and args (a tuple of types)."""
 
@@ -635,6 +658,8 @@ def _from_canonical(name):
         except (AttributeError, TypeError):
             scalar = None
         return DType(scalar, name) if scalar is not None else Type(name)
+    if name.startswith("function_type(") and name.endswith(")"):
+        return FunctionType(name[14:-1])
     if name.startswith("list(") and name.endswith(")"):
         return List(_from_canonical(name[5:-1]))
     if name.startswith("typed_list(") and name.endswith(")"):

@@ -234,6 +234,26 @@ void rt_version_free(RtVersion *v)
     free(v);
 }
 
+/* Whether a type is or holds a dispatcher, which the compiled code builds in: the disk cache
+ * names it only by its name, which another process may give another function. */
+static bool holds_function(const Type *t)
+{
+    if (t->kind == TY_TUPLE)
+        for (int i = 0; i < t->tuple.n; i++)
+            if (holds_function(t->tuple.items[i]))
+                return true;
+    return t->kind == TY_DISPATCHER;
+}
+
+static bool cacheable(RtDispatcher *d, Type **argtypes)
+{
+    for (int i = 0; i < d->nargs; i++)
+        if (holds_function(argtypes[i]))
+            return false;
+    return d->cache && !d->opts.dump && PyFunction_GET_CODE(d->py_func) == d->code &&
+           !rt_takes_c_function(argtypes, d->nargs);   /* its address differs between processes */
+}
+
 RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
 {
     CompilerHost host = {.ctx = d, .get_ir = host_get_ir, .known_return = host_known_return,
@@ -248,9 +268,7 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
     PyObject *cache_token = NULL;   /* what rt_cache_store needs, on a miss of the disk cache */
     /* before the registry is filled, which a version loaded from the cache does not need; a
      * stage printed by PYJIT_DUMP is one compiled now */
-    if (d->cache && !d->opts.dump && PyFunction_GET_CODE(d->py_func) == d->code &&
-        !rt_takes_c_function(argtypes, d->nargs) &&
-        (v = rt_cache_load(d, argtypes, ret, &cache_token)))
+    if (cacheable(d, argtypes) && (v = rt_cache_load(d, argtypes, ret, &cache_token)))
         return v;
     if (PyErr_Occurred() || ensure_registry(d) < 0)   /* an interrupt while the cache was read */
         goto done;

@@ -435,6 +435,31 @@ static RtEntry *resolve_miss(RtDispatcher *d, Type **types)
     return e;
 }
 
+void *rt_function_address(RtDispatcher *d, Type *ft)
+{
+    if (ft->fn.n != d->nargs) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %d argument%s, a %s takes %d", d->cname,
+                     d->nargs, d->nargs == 1 ? "" : "s", ft->name, ft->fn.n);
+        return NULL;
+    }
+    RtEntry *e = table_find(d, ft->fn.args);
+    if (!e && !(e = resolve_miss(d, ft->fn.args)))
+        return NULL;
+    RtVersion *v = e->version;
+    for (int i = 0; i < d->nargs; i++)
+        if (v->argtypes[i] != ft->fn.args[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() has no version taking exactly the arguments of "
+                         "%s (its argument %d is %s)", d->cname, ft->name, i + 1, v->argtypes[i]->name);
+            return NULL;
+        }
+    if (v->ret != ft->fn.ret) {
+        PyErr_Format(PyExc_TypeError, "%s() returns %s where a %s is expected", d->cname,
+                     v->ret->name, ft->name);
+        return NULL;
+    }
+    return v->code.native;
+}
+
 /* ---- the call ---- */
 
 static void flush_python_stdout(void)

@@ -222,12 +222,17 @@ typedef struct RtDispatcher {
     RtEntry *table;         /* open addressing; key NULL marks a free slot */
     size_t table_cap, table_len;
     RtEntry last;           /* the last hit */
+    struct Type *as_value;  /* its type as an argument of compiled code (typeof.c), once asked */
 } RtDispatcher;
 
 extern PyTypeObject RtDispatcherType;
 /* The declared signature that arguments of these types convert to best (a call from Python and
  * a call from compiled code choose alike), or NULL when none accepts them. */
 RtSignature *rt_best_signature(RtDispatcher *d, Type **types);
+/* The native entry of d's version for function type ft's arguments, compiled if need be (a
+ * first-class function value passed from Python); NULL with TypeError when that version's
+ * signature is not exactly ft's. */
+void *rt_function_address(RtDispatcher *d, Type *ft);
 /* The declared signatures as "\n    ret(args)" lines, for no-match errors. */
 PyObject *rt_signatures_text(RtDispatcher *d);
 /* Options read from PYJIT_DEBUG and PYJIT_DUMP (once). */

@@ -29,7 +29,7 @@ static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
 static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, NumPy arrays of "
                                "bool/int/uint/float/complex dtype, tuples, lists and sets of these, "
-                               "typed Lists, pyjit.typed.Dict, None";
+                               "typed Lists, pyjit.typed.Dict, None, @njit functions";
 
 void rt_typeof_init(void)
 {
@@ -95,6 +95,27 @@ static Type *typeof_int(PyObject *obj)
     return NULL;
 }
 
+/* A tuple of dispatchers that each declare one signature, the same: a tuple of first-class
+ * functions of it (Numba's UniTuple(FunctionType)), so that funcs[i](x) picks one at run time.
+ * NULL otherwise: a tuple of the dispatchers themselves, each known when compiling. */
+static Type *typeof_function_tuple(PyObject *obj, Type **items, Py_ssize_t n)
+{
+    Type *ft = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        RtDispatcher *d = (RtDispatcher *)PyTuple_GET_ITEM(obj, i);
+        if (items[i]->kind != TY_DISPATCHER || d->nsigs != 1 || !d->sigs[0].ret)
+            return NULL;
+        Type *t = ty_function_type(d->sigs[0].ret, d->sigs[0].args, d->nargs);
+        if (ft && t != ft)
+            return NULL;
+        ft = t;
+    }
+    Type *same[RT_MAX_ARGS];
+    for (Py_ssize_t i = 0; i < n; i++)
+        same[i] = ft;
+    return ft ? ty_tuple(same, (int)n) : NULL;
+}
+
 static Type *typeof_tuple(PyObject *obj, int flags)
 {
     Py_ssize_t n = PyTuple_GET_SIZE(obj);
@@ -107,7 +128,8 @@ static Type *typeof_tuple(PyObject *obj, int flags)
             return NULL;
         items[i] = ty_strong(items[i]);   /* weak values are scalars, never tuple items */
     }
-    return ty_tuple(items, (int)n);
+    Type *functions = typeof_function_tuple(obj, items, n);
+    return functions ? functions : ty_tuple(items, (int)n);
 }
 
 /* An instance of a namedtuple class: a tuple type carrying the class, so the dispatcher keys on
@@ -155,6 +177,26 @@ static int plain_subclass(PyTypeObject *tp)
     return (PyObject *)tp == memmap;
 }
 
+/* A dispatcher passed as an argument: the callee specialises on it (its type is the dispatcher
+ * itself, as in Numba), and nothing is passed at run time. The type holds the dispatcher, so it
+ * keeps a reference to it for the life of the process, as types live. */
+static Type *typeof_dispatcher(PyObject *obj)
+{
+    RtDispatcher *d = (RtDispatcher *)obj;
+    if (!d->as_value) {
+        Const k = {.kind = K_DISPATCHER, .handle = obj, .name = d->cname};
+        PyObject *qualname = PyObject_GetAttrString(obj, "__qualname__");
+        const char *q = qualname ? PyUnicode_AsUTF8(qualname) : NULL;
+        PyErr_Clear();
+        if (q)
+            k.name = q;
+        Py_INCREF(obj);
+        d->as_value = ty_literal(TY_DISPATCHER, &k);
+        Py_XDECREF(qualname);
+    }
+    return d->as_value;
+}
+
 /* Everything but the exact built-in scalar types: NumPy arrays and scalars, subclasses. */
 static Type *typeof_other(PyObject *obj, int flags)
 {
@@ -192,6 +234,8 @@ static Type *typeof_other(PyObject *obj, int flags)
         return rt_typeof_jitclass(obj);
     if ((PySet_Check(obj) || PyFrozenSet_Check(obj)) && !(flags & RT_TYPEOF_GPU))
         return rt_typeof_set(obj, flags);
+    if (PyObject_TypeCheck(obj, &RtDispatcherType) && !(flags & RT_TYPEOF_GPU))
+        return typeof_dispatcher(obj);
     return flags & RT_TYPEOF_GPU ? NULL : rt_typeof_c_function(obj);
 }
 
@@ -308,6 +352,9 @@ static PyObject *describe_value(PyObject *obj)
         Py_XDECREF(inner);
         return s;
     }
+    if (PyFunction_Check(obj))
+        return PyUnicode_FromFormat("the Python function %R (decorate it with @pyjit.njit to pass "
+                                    "it to compiled code)", obj);
     return PyUnicode_FromString(Py_TYPE(obj)->tp_name);
 }
 
@@ -388,12 +435,29 @@ static int unbox_scalar(PyObject *obj, Type *ty, void *buf)
     return PyErr_Occurred() ? -1 : 0;
 }
 
+/* A first-class function: the address of the dispatcher's version of that signature. */
+static int unbox_function(PyObject *obj, Type *ty, void *buf)
+{
+    if (!PyObject_TypeCheck(obj, &RtDispatcherType)) {
+        PyErr_Format(PyExc_TypeError, "a %s takes an @njit function, not %.100s", ty->name,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    void *fn = rt_function_address((RtDispatcher *)obj, ty);
+    if (!fn)
+        return -1;
+    *(void **)buf = fn;
+    return 0;
+}
+
 int rt_unbox(PyObject *obj, Type *ty, void *buf)
 {
     switch (ty->kind) {
-    case TY_NONE:
+    case TY_NONE: case TY_DISPATCHER:   /* nothing at run time */
     case TY_FUNCTION:   /* a C function: its type says which (rt_typeof_c_function) */
         return 0;
+    case TY_FUNCPTR:
+        return unbox_function(obj, ty, buf);
     case TY_ARRAY:
         return unbox_array(obj, ty, buf);
     case TY_LIST:
@@ -493,6 +557,8 @@ int rt_unbox_as(PyObject *obj, Type *from, Type *to, void *buf)
 {
     if (ty_strong(from) == to || ty_holds_meminfo(from))
         return rt_unbox(obj, from, buf);
+    if (to->kind == TY_FUNCPTR)   /* a dispatcher where a FunctionType is declared */
+        return rt_unbox(obj, to, buf);
     if (from->kind == TY_TUPLE) {
         for (int i = 0; i < from->tuple.n; i++)
             if (rt_unbox_as(PyTuple_GET_ITEM(obj, i), from->tuple.items[i], to->tuple.items[i],
@@ -550,6 +616,8 @@ int rt_conversion_rank(Type *from, Type *to)
             return -1;
         return 1;
     }
+    if (from->kind == TY_DISPATCHER && to->kind == TY_FUNCPTR)
+        return 1;   /* its version for the signature, when unboxed */
     if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->tuple.n == to->tuple.n) {
         int worst = 0;
         for (int i = 0; i < from->tuple.n; i++) {

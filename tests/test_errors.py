@@ -130,15 +130,18 @@ def uses_genexpr(x):
     return sum(i for i in range(x))  # <-
 
 
-def uses_lambda(x):
-    f = lambda y: y + 1  # <-  # noqa: E731
-    return f(x)
+def uses_nonlocal_write(x):
+    total = 0
+
+    def add(y):
+        nonlocal total
+        total += y  # <-
+    add(x)
+    return total
 
 
-def uses_nested_def(x):
-    def inner(y):  # <-
-        return y + 1
-    return inner(x)
+def uses_returned_closure(x):
+    return lambda y: y + x  # <-
 
 
 def uses_global_store(x):
@@ -227,7 +230,7 @@ UNSUPPORTED = [
     (uses_with, (1,)),
     (uses_yield, (1,)), (uses_yield_from, (3,)), (uses_yield_later, (1,)),
     (uses_yield_after_yield_from, (1,)), *LISTCOMP, (uses_genexpr, (3,)),
-    (uses_lambda, (1,)), (uses_nested_def, (1,)),
+    (uses_nonlocal_write, (1,)), (uses_returned_closure, (1,)),
     (uses_global_store, (1,)), (uses_fstring_spec, (1,)), (uses_import, (1,)),
     (uses_from_import, (1.0,)), (uses_star_args, (1,)), (uses_star_kwargs, (1,)),
     (uses_np_random, (3,)), (uses_os_getcwd, (1,)),
@@ -250,7 +253,7 @@ def test_unsupported_constructs(func, args):
 STRICTLY_UNSUPPORTED = [uses_dict, uses_dict_unpacking, uses_set_of_arrays, uses_class,
                         uses_caught_exception, uses_bare_raise_outside_except, uses_with,
                         uses_yield, uses_yield_from, uses_yield_later, uses_yield_after_yield_from,
-                        *[f for f, _ in LISTCOMP], uses_genexpr, uses_lambda, uses_nested_def,
+                        *[f for f, _ in LISTCOMP], uses_genexpr, uses_nonlocal_write, uses_returned_closure,
                         uses_global_store, uses_fstring_spec, uses_import, uses_star_args,
                         uses_star_kwargs]
 

@@ -3,7 +3,7 @@ item assignment, append and pop (the primitives lower_list.c compiles). Semantic
 are CPython's."""
 import numpy as np
 
-from .. import errors, types
+from .. import types
 from ..extending import overload, overload_method, register_jitable
 from ..typed import List
 
@@ -107,12 +107,91 @@ def _tuple_sum(n):
     return scope["impl"]
 
 
+def _stable_order(keys):
+    """The indices that order keys stably (compiled code only: the overload below)."""
+    raise NotImplementedError("pyjit.lib.lists._stable_order is called from compiled code")
+
+
+@overload(_stable_order)
+def _stable_order_of(keys):
+    """Numbers are ordered by NumPy's stable argsort, the C runtime's (runtime/sort.c), which
+    costs nothing to compile; other keys (strings) by a merge sort written here, which needs only
+    their `<`."""
+    if isinstance(keys.dtype, (types.Integer, types.Float, types.Boolean)):
+        def by_numpy(keys):
+            return np.argsort(np.array(keys), kind="stable")
+        return by_numpy
+    return _merge_order
+
+
+def _merge_order(keys):
+    """A bottom-up merge sort of the indices of keys: stable, as CPython's sort."""
+    n = len(keys)
+    src = []
+    for i in range(n):
+        src.append(i)
+    dst = src.copy()
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            for k in range(lo, hi):
+                if j < hi and (i >= mid or keys[src[j]] < keys[src[i]]):
+                    dst[k] = src[j]
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+            lo = hi
+        src, dst = dst, src
+        width *= 2
+    return src
+
+
+@overload_method(types.List, "_sort_by_key")
+def _sort_by_key(lst, key, reverse=False):
+    """lst.sort(key=key, reverse=reverse) (infer_calls.c: sort_by_key): key is called once per
+    item, and the items are reordered by a stable sort of the results. reverse as CPython does
+    it: the list reversed, sorted stably, reversed again, so equal keys keep their order.
+    (Plain loops: each library method called here would cost its own compile.)"""
+    def impl(lst, key, reverse=False):
+        n = len(lst)
+        items = []
+        keys = []
+        for p in range(n):
+            items.append(lst[p])
+            keys.append(key(lst[n - 1 - p] if reverse else lst[p]))
+        order = _stable_order(keys)
+        for p in range(n):
+            if reverse:
+                lst[p] = items[n - 1 - order[n - 1 - p]]
+            else:
+                lst[p] = items[order[p]]
+    return impl
+
+
+def _given(key):
+    return key is not None and not isinstance(key, (types.Omitted, types.NoneType))
+
+
 @overload(sorted)
 def _sorted(iterable, key=None, reverse=False):
-    if isinstance(iterable, (types.Set, types.Dict)):
-        if key is not None and not isinstance(key, (types.Omitted, types.NoneType)):
-            raise errors.UnsupportedError("sorted(key=...) is not supported in compiled code yet")
+    if _given(key):
+        if not isinstance(iterable, (types.List, types.UniTuple, types.Set, types.Dict)):
+            return None
 
+        def keyed(iterable, key=None, reverse=False):
+            out = []
+            for x in iterable:
+                out.append(x)
+            out.sort(key=key, reverse=reverse)
+            return out
+        return keyed
+    if isinstance(iterable, (types.Set, types.Dict)):
         def of_keys(iterable, key=None, reverse=False):
             out = list(iterable)
             out.sort(reverse=reverse)
@@ -120,8 +199,6 @@ def _sorted(iterable, key=None, reverse=False):
         return of_keys
     if not isinstance(iterable, (types.List, types.UniTuple)):
         return None
-    if key is not None and not isinstance(key, (types.Omitted, types.NoneType)):
-        raise errors.UnsupportedError("sorted(key=...) is not supported in compiled code yet")
 
     if isinstance(iterable, types.ListType):   # a Python list, as CPython's sorted gives
         def typed_impl(iterable, key=None, reverse=False):
