@@ -74,6 +74,8 @@ Instr *infer_coerce(Infer *c, Instr *before, Instr *val, Type *to)
     Type *from = ty_strong(val->type);
     if (!to || from == to || !from)
         return val;
+    if (to->kind == TY_OPTIONAL)
+        return infer_wrap_optional(c, before, val, to);
     if (from->kind == TY_STRING && to->kind == TY_STR && from->literal) {   /* the constant as a value */
         Instr *k = infer_emit(c, before, OP_CONST, to, 0);
         k->cst = (Const *)from->literal;
@@ -181,7 +183,7 @@ bool infer_is_runtime(const Type *t)
         return true;
     switch (t->kind) {
     case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_LIST:
-    case TY_DICT: case TY_SET: case TY_STR:
+    case TY_DICT: case TY_SET: case TY_STR: case TY_OPTIONAL:
         return true;
     case TY_TUPLE:
         for (int i = 0; i < t->tuple.n; i++)
@@ -282,10 +284,10 @@ static Instr *undefined_value(Infer *c, Instr *before, Instr *old, Type *t)
 {
     if (ty_is_scalar(t))
         return infer_coerce(c, before, infer_const_int(c, before, 0), t);
-    if (t->kind == TY_NONE) {
-        Instr *none = infer_emit(c, before, OP_CONST, t, 0);
+    if (t->kind == TY_NONE || t->kind == TY_OPTIONAL) {
+        Instr *none = infer_emit(c, before, OP_CONST, ty_scalar(TY_NONE), 0);
         none->cst = ir_new_const(c->fn, K_NONE);
-        return none;
+        return infer_coerce(c, before, none, t);
     }
     if (t->kind == TY_TUPLE) {
         Instr **items = arena_alloc(c->arena, sizeof *items * (size_t)(t->tuple.n + 1));
@@ -365,7 +367,7 @@ static Type *type_phi(Infer *c, Instr *phi)
             from = a;
             continue;
         }
-        Type *u = ty_unify(acc, a->type);
+        Type *u = infer_join(acc, a->type);
         if (!u)
             return phi_conflict(c, phi, from, acc, a);
         acc = u;
@@ -576,6 +578,8 @@ static int truth_of(Infer *c, Instr *at, Instr *v)
         return infer_known(c, v);
     if (t->kind == TY_NONE)
         return 0;
+    if (t->kind == TY_OPTIONAL && t->optional.value->kind != TY_ARRAY)
+        return -1;   /* present and true, at run time */
     if (t->kind == TY_TUPLE)
         return t->tuple.n != 0;
     if (ty_is_container(t))
@@ -840,6 +844,8 @@ static Type *type_compare(Infer *c, Instr *in)
     if (op == CMP_IN || op == CMP_NOTIN)
         return type_contains(c, in);
     if (op == CMP_IS || op == CMP_ISNOT || ((op == CMP_EQ || op == CMP_NE) && (a_none || b_none))) {
+        if ((a_none || b_none) && (a->kind == TY_OPTIONAL || b->kind == TY_OPTIONAL))
+            return infer_optional_compare(c, in);
         if (!a_none && !b_none)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "'is' compares with None only in compiled "
                               "code, not %s with %s", infer_type_name(a), infer_type_name(b));
@@ -1244,7 +1250,7 @@ static Type *type_ret(Infer *c, Instr *in)
         c->ret = t;
         c->ret_from = in;
     } else {
-        Type *u = ty_unify(c->ret, t);
+        Type *u = infer_join(c->ret, t);
         if (!u)
             return ret_clash(c, in, c->ret_from->args[0], v, t);
         c->ret = u;
@@ -1289,8 +1295,9 @@ static Type *type_instr(Infer *c, Instr *in)
 {
     if (in->op == OP_PHI)
         return type_phi(c, in);
-    if (!operands_ready(c, in))
+    if (!operands_ready(c, in) || infer_none_waits(c, in))
         return NULL;
+    infer_unwrap_operands(c, in);
     switch (in->op) {
     case OP_ARG:
         if (in->imm < 0 || in->imm >= c->tf->nargs)
@@ -1326,6 +1333,7 @@ static Type *type_instr(Infer *c, Instr *in)
     }
     case OP_RET: return type_ret(c, in);
     case OP_RAISE: return type_raise(c, in);
+    case OP_OPTIONAL: return infer_optional_instr(c, in);
     default:
         return in->type;   /* already typed (made by inference) */
     }
@@ -1338,6 +1346,7 @@ static int run_fixpoint(Infer *c)
     mark_exec(c, c->fn->blocks.items[0]);
     for (int round = 0; round < MAX_ROUNDS; round++) {
         c->changed = false;
+        c->none_waits = false;
         c->ret = NULL;
         c->ret_from = NULL;
         for (int i = 0; i < c->fn->blocks.len; i++) {
@@ -1354,6 +1363,10 @@ static int run_fixpoint(Infer *c)
                     c->changed = true;
                 }
             }
+        }
+        if (!c->changed && c->none_waits && !c->none_final) {
+            c->none_final = true;   /* the variables still None are None: report their uses */
+            continue;
         }
         if (!c->changed)
             return 0;

@@ -40,6 +40,9 @@ typedef struct Infer {
     bool *in_cycle;     /* by block id: the block is in a loop (rewrite) */
     Type **list_items;  /* by value id (nknown of them): the item type uses gave a BUILD_LIST
                            (`[]` then append(x)); see infer_list_takes */
+    bool none_waits;    /* this round, an operation waited for a variable that is None so far
+                           while a loop may still give it a value (infer_none_waits) */
+    bool none_final;    /* the rounds have converged: such variables are None */
     Type **table_types; /* by value id (nknown of them): the dict or set type uses gave the
                            instruction that makes one (`{}` then d[k] = v); infer_table_takes */
 } Infer;
@@ -127,6 +130,20 @@ Type *infer_str_binop(Infer *c, Instr *in);
 Type *infer_str_compare(Infer *c, Instr *in);
 Type *infer_str_contains(Infer *c, Instr *in);
 Type *infer_str_getitem(Infer *c, Instr *in);
+
+/* infer_optional.c: Optional values. infer_join: ty_unify, and None (or an optional) with a value
+ * of type T gives optional(T), at phis and returns; NULL when they do not join. The others: val
+ * made an optional of type `to` (a CAST); an OPTIONAL GET before each operand of `in` that is
+ * optional, unless in takes optionals as they are (tests against None, truth, returns); the type
+ * of an OPTIONAL; and `x is None`-style tests of an optional x. */
+Type *infer_join(Type *a, Type *b);
+Instr *infer_wrap_optional(Infer *c, Instr *before, Instr *val, Type *to);
+void infer_unwrap_operands(Infer *c, Instr *in);
+Type *infer_optional_instr(Infer *c, Instr *in);
+Type *infer_optional_compare(Infer *c, Instr *in);
+/* Whether in must wait for a later round: an operand is None so far only because an input of
+ * its phi (a loop's back edge) has no type yet, and in would fail on None. */
+bool infer_none_waits(Infer *c, Instr *in);
 
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);

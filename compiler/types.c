@@ -342,6 +342,16 @@ Type *ty_str(void)
     return intern_named(&proto, "str");
 }
 
+Type *ty_optional(Type *value)
+{
+    value = ty_strong(value);
+    if (!value || value->kind == TY_NONE || value->kind == TY_OPTIONAL)
+        return value;
+    Type proto = {.kind = TY_OPTIONAL};
+    proto.optional.value = value;
+    return intern_named(&proto, "optional(%s)", value->name);
+}
+
 Type *ty_dtype(Type *scalar)
 {
     Type proto = {.kind = TY_DTYPE};
@@ -611,6 +621,10 @@ int64_t ty_mem_size(const Type *t)
     case TY_RANGE:
     case TY_SLICE:
         return 24;                                     /* start, stop, step as int64 */
+    case TY_OPTIONAL: {                                /* {present, value}, as a C struct */
+        int64_t a = ty_mem_align(t->optional.value);
+        return (a + ty_mem_size(t->optional.value) + a - 1) / a * a;
+    }
     default:
         return 0;
     }
@@ -635,6 +649,8 @@ int ty_mem_align(const Type *t)
         return 8;
     case TY_TUPLE:
         return t->tuple.align;
+    case TY_OPTIONAL:
+        return ty_mem_align(t->optional.value);
     default:
         return 1;
     }
@@ -671,6 +687,8 @@ int ty_ref_offsets(const Type *t, int32_t base, int32_t *refs, int n, int max)
     if (t->kind == TY_TUPLE)
         for (int i = 0; i < t->tuple.n; i++)
             n = ty_ref_offsets(t->tuple.items[i], base + (int32_t)ty_tuple_offset(t, i), refs, n, max);
+    if (t->kind == TY_OPTIONAL)   /* the value after the flag; NULL when absent */
+        n = ty_ref_offsets(t->optional.value, base + ty_mem_align(t->optional.value), refs, n, max);
     return n;
 }
 

@@ -10,7 +10,7 @@
  *   array(float64, 2d, C)  array(int32, 1d, A, readonly)      layouts: C, F, A
  *   tuple(int64, float64)  tuple()  range  slice  list(float64)  list(array(int64, 1d, C))
  *   typed_list(float64)  typed_list(typed_list(int64))
- *   dict(int64, float64)  set(int64)  str
+ *   dict(int64, float64)  set(int64)  str  optional(float64)
  *   Point(x=float64, y=float64)   (a namedtuple: not parsed back, its class is not in the name)
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
 #ifndef PYJIT_TYPES_H
@@ -41,6 +41,8 @@ typedef enum TypeKind {
                      * inference has not seen an item ("dict(undetermined)") */
     TY_SET,         /* an insertion-ordered hash set of set.item; NULL as for lists */
     TY_STR,         /* a unicode string made or passed at run time */
+    TY_OPTIONAL,    /* optional.value or None (a variable None on one path): laid out as
+                     * {bool present; value} with the value zeroed when absent */
     TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     /* Compile-time only: values whose every use is resolved by inference. */
     TY_STRING,      /* a constant string (exception messages); literal holds it */
@@ -73,6 +75,7 @@ typedef struct Type {
         struct { struct Type *key, *value; } dict;
         struct { struct Type *item; } set;
         struct { struct Type *scalar; } dtype;
+        struct { struct Type *value; } optional;
         struct { struct Type *self; const char *name; } method;
         const Const *literal;   /* TY_STRING, TY_MODULE, TY_FUNCTION, TY_DISPATCHER, TY_EXCCLASS */
     };
@@ -99,6 +102,8 @@ Type *ty_list_like(const Type *list, Type *item);   /* typed or not as list is *
 Type *ty_dict(Type *key, Type *value); /* both strong, or both NULL: not known yet */
 Type *ty_set(Type *item);               /* item strong; NULL: not known yet */
 Type *ty_str(void);
+/* value or None: value itself when it is None or already optional; value strong. */
+Type *ty_optional(Type *value);
 Type *ty_dtype(Type *scalar);
 Type *ty_literal(TypeKind kind, const Const *value);   /* keyed by the Const's identity */
 Type *ty_method(Type *self, const char *name);

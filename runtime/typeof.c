@@ -569,6 +569,8 @@ void rt_release_value(Type *ty, void *buf)
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
             rt_release_value(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
+    else if (ty->kind == TY_OPTIONAL && *(uint8_t *)buf)
+        rt_release_value(ty->optional.value, (char *)buf + ty_mem_align(ty->optional.value));
 }
 
 int rt_release_arg(Type *ty, void *buf)
@@ -701,6 +703,10 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_STR: return rt_box_str(*(MemInfo **)buf);
     case TY_DICT: return rt_box_dict(ty, *(MemInfo **)buf);
     case TY_SET: return rt_box_set(ty, *(MemInfo **)buf);
+    case TY_OPTIONAL:   /* {present, value} (compiler/lower_optional.c) */
+        if (!*(uint8_t *)buf)
+            Py_RETURN_NONE;
+        return rt_box(ty->optional.value, (char *)buf + ty_mem_align(ty->optional.value));
     default:
         PyErr_Format(PyExc_TypeError, "pyjit: a value of type %s cannot be returned to Python",
                      ty->name);
