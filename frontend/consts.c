@@ -440,9 +440,6 @@ static int reject_code_const(FeCtx *ctx, PyObject *code)
     const char *name = attr_string(ctx, code, "co_name");
     if (strcmp(name, "<lambda>") == 0)
         return fe_error(ctx, DIAG_UNSUPPORTED, "lambda functions are not supported in compiled code");
-    if (strcmp(name, "<genexpr>") == 0)
-        return fe_error(ctx, DIAG_UNSUPPORTED,
-                        "generator expressions are not supported in compiled code");
     return fe_error(ctx, DIAG_UNSUPPORTED,
                     "nested functions (def %s inside a compiled function) are not supported", name);
 }
@@ -479,8 +476,8 @@ static int freeze_object(FeCtx *ctx, PyObject *obj, Const **out)
 
 const char *fe_comprehension_name(const char *name)
 {
-    static const char *const names[] = {"<listcomp>", "<setcomp>", "<dictcomp>"};
-    for (int i = 0; i < 3; i++)
+    static const char *const names[] = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"};
+    for (int i = 0; i < 4; i++)
         if (strcmp(name, names[i]) == 0)
             return names[i];
     return NULL;

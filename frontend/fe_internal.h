@@ -62,6 +62,8 @@ typedef struct FeCtx {
     int minor;                          /* 11 or 12: the running CPython */
     bool comprehension;                 /* a list comprehension's code (3.11): its parameters are
                                            the iterable, then its free variables (ssa.c) */
+    bool generator;                     /* a generator function or expression: compiled as a
+                                           function returning the list of what it yields (ssa.c) */
     PyObject *over;                     /* a comprehension over zip or enumerate: that function,
                                            whose nover arguments are its first parameters */
     int nover;
@@ -94,7 +96,8 @@ int cfg_build(FeCtx *ctx);
 /* consts.c */
 int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out);
 int fe_load_const(FeCtx *ctx, int index, Const **out);
-/* The name of a comprehension's code ("<listcomp>", "<setcomp>", "<dictcomp>", static), or NULL. */
+/* The name of a comprehension's code ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>",
+ * static), or NULL. */
 const char *fe_comprehension_name(const char *name);
 int fe_load_global(FeCtx *ctx, const char *name, Const **out);
 int fe_load_deref(FeCtx *ctx, int index, Const **out);

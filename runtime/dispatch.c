@@ -467,6 +467,8 @@ static PyObject *call_version(RtDispatcher *d, RtEntry *e, PyObject *const *argv
         status = v->code.wrapper(ptrs, ret, &exc);
     }
     result = status == ABI_STATUS_OK ? rt_box(v->ret, ret) : rt_raise_exc(&exc);
+    if (result && d->generator)   /* the list of what it yielded (frontend/ssa.c: generator_op) */
+        Py_SETREF(result, PyObject_GetIter(result));
 done:
     for (int i = 0; v->list_args && i < unboxed; i++)   /* reflected lists written back */
         if (rt_release_arg(v->argtypes[i], ptrs[i]) < 0)
@@ -946,6 +948,7 @@ static int read_arguments(RtDispatcher *d)
         rt_raise_diag(&diag);
         return -1;
     }
+    d->generator = (code->co_flags & CO_GENERATOR) != 0;
     d->npositional = code->co_argcount;
     d->nposonly = code->co_posonlyargcount;
     d->nargs = code->co_argcount + code->co_kwonlyargcount;
