@@ -905,8 +905,11 @@ static Type *type_compare(Infer *c, Instr *in)
 static Type *type_build_tuple(Infer *c, Instr *in)
 {
     Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(in->nargs + 1));
-    for (int i = 0; i < in->nargs; i++) {
+    for (int i = 0; i < in->nargs; i++)
         items[i] = infer_value_type(in->args[i]->type);
+    if (infer_is_class_tuple(items, in->nargs))   /* isinstance(x, (int, float)) */
+        return ty_tuple(items, in->nargs);
+    for (int i = 0; i < in->nargs; i++) {
         if (!infer_is_runtime(items[i]) || items[i]->kind == TY_ITER)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "a tuple cannot hold %s in compiled code",
                               infer_type_name(items[i]));

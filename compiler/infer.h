@@ -145,6 +145,11 @@ Type *infer_optional_compare(Infer *c, Instr *in);
  * its phi (a loop's back edge) has no type yet, and in would fail on None. */
 bool infer_none_waits(Infer *c, Instr *in);
 
+/* infer_isinstance.c: isinstance(x, classes) folded to a constant by x's type; a tuple of classes
+ * is a compile-time value (infer_is_class_tuple: its item types are all classes). */
+Type *infer_isinstance(Infer *c, Instr *in, Instr *x, Instr *classes);
+bool infer_is_class_tuple(Type **items, int n);
+
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);
 /* infer_calls.c: an operation that is a list method of the library (pyjit/lib/lists.py) on

@@ -1858,6 +1858,12 @@ static Type *type_unsupported(Infer *c, Instr *in, Builtin bi, Args *a)
     return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in compiled code yet", a->name);
 }
 
+static Type *type_isinstance(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    return want_args(c, in, a, 2, 2) ? infer_isinstance(c, in, a->pos[0], a->pos[1]) : NULL;
+}
+
 static Type *type_parfor(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;
