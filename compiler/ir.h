@@ -150,6 +150,7 @@ typedef struct IRFunc {
     int firstline;
     int nargs;
     const char **argnames;
+    bool varargs;       /* the last argument is *args: the tuple of the extra positional ones */
     PtrVec blocks;      /* Block*; blocks.items[0] is the entry */
     int next_id;        /* the next value number */
     void *handle;       /* the Python function (borrowed; owned by the dispatcher) */

@@ -314,8 +314,6 @@ static int check_flags(FeCtx *ctx, long flags, int kwonly)
                         "supported in compiled code on CPython 3.12 yet");
     }
     ctx->generator = (flags & CO_GENERATOR_) != 0;
-    if (flags & CO_VARARGS_)
-        return fe_error(ctx, DIAG_UNSUPPORTED, "*args in the signature is not supported in compiled code");
     if (flags & CO_VARKEYWORDS_)
         return fe_error(ctx, DIAG_UNSUPPORTED,
                         "**kwargs in the signature is not supported in compiled code");

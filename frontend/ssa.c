@@ -1330,7 +1330,8 @@ static int setup(FeCtx *ctx, PyObject *func)
     ctx->stacksize = co->co_stacksize;
     if (!ctx->builtins || !PyDict_Check(ctx->builtins) || !ctx->consts || !ctx->names)
         return fe_error_from_python(ctx, "reading the function");
-    fn->nargs = co->co_argcount;
+    fn->varargs = (co->co_flags & CO_VARARGS) != 0;
+    fn->nargs = co->co_argcount + fn->varargs;   /* *args: the local after the parameters */
     ctx->comprehension = fe_comprehension_name(attr_utf8(ctx, ctx->code, "co_name")) &&
                          fn->nargs == 1 && strcmp(bc_local_name(ctx, 0), ".0") == 0;
     ctx->nover = 1;

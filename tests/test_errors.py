@@ -169,10 +169,6 @@ def uses_from_import(x):
     return sqrt(x)
 
 
-def uses_star_args(*args):  # <-
-    return args[0]
-
-
 def uses_star_kwargs(x, **kwargs):  # <-
     return x
 
@@ -234,7 +230,7 @@ UNSUPPORTED = [
     (uses_yield_from, (3,)), (uses_yield_after_yield_from, (1,)), *LISTCOMP, *GENERATORS,
     (uses_lambda, (1,)), (uses_nested_def, (1,)),
     (uses_global_store, (1,)), (uses_fstring_spec, (1,)), (uses_import, (1,)),
-    (uses_from_import, (1.0,)), (uses_star_args, (1,)), (uses_star_kwargs, (1,)),
+    (uses_from_import, (1.0,)), (uses_star_kwargs, (1,)),
     (uses_np_random, (3,)), (uses_os_getcwd, (1,)),
     (uses_bytes, (1,)), (uses_sorted, (1,)), (uses_open, (1,)),
     (uses_del_item, (np.zeros(3),)), (uses_store_attr, (np.zeros(4),)),
@@ -255,8 +251,7 @@ def test_unsupported_constructs(func, args):
 STRICTLY_UNSUPPORTED = [uses_dict, uses_dict_unpacking, uses_set_of_arrays, uses_class, uses_try, uses_with,
                         uses_yield_from, uses_yield_after_yield_from, *[f for f, _ in LISTCOMP],
                         *[f for f, _ in GENERATORS], uses_lambda, uses_nested_def,
-                        uses_global_store, uses_fstring_spec, uses_import, uses_star_args,
-                        uses_star_kwargs]
+                        uses_global_store, uses_fstring_spec, uses_import, uses_star_kwargs]
 
 
 @pytest.mark.parametrize("func", STRICTLY_UNSUPPORTED, ids=lambda f: f.__name__)
