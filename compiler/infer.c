@@ -1617,7 +1617,23 @@ static MemoEntry *memo_entry(ProgInfer *pi, TypedFunc *tf)
 /* A function that calls itself, like fib, is typed as Numba does: its calls to itself first have
  * no type, the returns that do not depend on them give a provisional return type, and the calls
  * are typed with it until the return type no longer changes. */
-static int infer_self_recursion(Infer *c)
+/* A member of a cycle runs again once its head's provisional return changed: whether its own
+ * return (and the one it assumes for calls of itself) changed too. -1 on error. */
+static int rerun_member(Infer *m)
+{
+    Type *before = m->tf->ret;
+    if (m->self_call)
+        m->provisional = ty_strong(m->ret);
+    if (run_fixpoint(m) < 0)
+        return -1;
+    m->tf->ret = m->ret ? ty_strong(m->ret) : NULL;
+    return m->tf->ret != before;
+}
+
+/* A function that calls itself, directly or through others (its cycle's members), is typed from
+ * its returns that do not go through the calls first; those calls then take that type, and the
+ * function and its members run again until the return types settle (Numba's fixed point). */
+static int infer_cycle(Infer *c)
 {
     const CompilerHost *host = c->pi->prog->host;
     MemoEntry *self = memo_entry(c->pi, c->tf);   /* its handle is the one calls name it by */
@@ -1630,9 +1646,16 @@ static int infer_self_recursion(Infer *c)
                        "go through a call to itself; give it an explicit signature", c->fn->qualname);
             return -1;
         }
-        if (ret == c->provisional)
-            return 0;
+        bool changed = ret != c->provisional;
         c->provisional = ret;
+        for (int i = 0; i < c->members.len; i++) {
+            int rc = rerun_member(c->members.items[i]);
+            if (rc < 0)
+                return -1;
+            changed |= rc > 0;
+        }
+        if (!changed)
+            return 0;
         if (run_fixpoint(c) < 0)
             return -1;
     }
@@ -1641,34 +1664,93 @@ static int infer_self_recursion(Infer *c)
     return -1;
 }
 
+/* head, still being inferred, is called from the innermost function: every function inferred
+ * above head waits for it (infer_cycle). */
+static void join_cycle(ProgInfer *pi, Infer *head)
+{
+    bool above = false;
+    for (int i = 0; i < pi->active.len; i++) {
+        Infer *a = pi->active.items[i];
+        if (above && a->head != head) {
+            a->head = head;
+            vec_push(head->arena, &head->members, a);
+        }
+        above |= a == head;
+    }
+}
+
+static Infer *active_infer(ProgInfer *pi, TypedFunc *tf)
+{
+    for (int i = 0; i < pi->active.len; i++)
+        if (((Infer *)pi->active.items[i])->tf == tf)
+            return pi->active.items[i];
+    return NULL;
+}
+
+static void clear_blocks(Infer *c)
+{
+    for (int i = 0; i < c->fn->blocks.len; i++)
+        ((Block *)c->fn->blocks.items[i])->aux = NULL;
+}
+
+/* A head's members, typed for good: rewritten, before the head itself. */
+static int rewrite_members(Infer *c)
+{
+    for (int i = 0; i < c->members.len; i++) {
+        Infer *m = c->members.items[i];
+        if (rewrite_function(m) < 0)
+            return -1;
+        clear_blocks(m);
+    }
+    return 0;
+}
+
 static int infer_function(ProgInfer *pi, TypedFunc *tf, Type **argtypes, Type *declared)
 {
-    Infer c = {.pi = pi, .tf = tf, .fn = tf->ir, .argtypes = argtypes, .arena = pi->prog->arena,
-               .diag = pi->diag, .declared = declared};
-    if (c.fn->blocks.len == 0) {
-        infer_fail(&c, NULL, DIAG_INTERNAL, "function has no blocks");
+    Infer *c = arena_alloc(pi->prog->arena, sizeof *c);   /* a cycle's member outlives this call */
+    *c = (Infer){.pi = pi, .tf = tf, .fn = tf->ir, .argtypes = argtypes, .arena = pi->prog->arena,
+                 .diag = pi->diag, .declared = declared};
+    if (c->fn->blocks.len == 0) {
+        infer_fail(c, NULL, DIAG_INTERNAL, "function has no blocks");
         return -1;
     }
-    c.nknown = c.fn->next_id;
-    c.known = arena_alloc(c.arena, (size_t)c.nknown + 1);
-    c.list_items = arena_alloc(c.arena, sizeof(Type *) * ((size_t)c.nknown + 1));
-    c.table_types = arena_alloc(c.arena, sizeof(Type *) * ((size_t)c.nknown + 1));
-    memset(c.known, -1, (size_t)c.nknown + 1);
-    for (int i = 0; i < c.fn->blocks.len; i++)
-        ((Block *)c.fn->blocks.items[i])->aux = arena_alloc(c.arena, sizeof(BlockInfo));
+    c->nknown = c->fn->next_id;
+    c->known = arena_alloc(c->arena, (size_t)c->nknown + 1);
+    c->list_items = arena_alloc(c->arena, sizeof(Type *) * ((size_t)c->nknown + 1));
+    c->table_types = arena_alloc(c->arena, sizeof(Type *) * ((size_t)c->nknown + 1));
+    memset(c->known, -1, (size_t)c->nknown + 1);
+    for (int i = 0; i < c->fn->blocks.len; i++)
+        ((Block *)c->fn->blocks.items[i])->aux = arena_alloc(c->arena, sizeof(BlockInfo));
     tf->inferring = true;
     pi->depth++;
-    int rc = run_fixpoint(&c);
-    if (rc == 0 && c.self_call && !declared)
-        rc = infer_self_recursion(&c);
-    if (rc == 0) {
-        tf->ret = declared ? declared : c.ret ? ty_strong(c.ret) : ty_scalar(TY_NONE);
-        rc = rewrite_function(&c);
+    vec_push(c->arena, &pi->active, c);
+    int rc = run_fixpoint(c);
+    if (rc == 0 && c->head) {   /* its head finishes it, and the members of its own cycles */
+        for (int i = 0; i < c->members.len; i++) {
+            Infer *m = c->members.items[i];
+            if (m->head != c->head) {   /* else join_cycle listed it there already */
+                m->head = c->head;
+                vec_push(c->arena, &c->head->members, m);
+            }
+        }
+        pi->active.len--;
+        tf->ret = c->ret ? ty_strong(c->ret) : NULL;
+        tf->inferring = false;
+        pi->depth--;
+        return 0;
     }
+    if (rc == 0 && (c->self_call || c->members.len) && !declared)
+        rc = infer_cycle(c);
+    if (rc == 0) {
+        tf->ret = declared ? declared : c->ret ? ty_strong(c->ret) : ty_scalar(TY_NONE);
+        rc = rewrite_members(c);
+    }
+    if (rc == 0)
+        rc = rewrite_function(c);
+    pi->active.len--;
     pi->depth--;
     tf->inferring = false;
-    for (int i = 0; i < c.fn->blocks.len; i++)
-        ((Block *)c.fn->blocks.items[i])->aux = NULL;
+    clear_blocks(c);
     return rc;
 }
 
@@ -1767,6 +1849,14 @@ static IRFunc *take_ir(Infer *c, Instr *at, void *handle)
     return ir;
 }
 
+/* Whether a recursive call of e has a return type without inferring it: a signature's. */
+static bool recursive_known(Infer *c, MemoEntry *e)
+{
+    const CompilerHost *host = c->pi->prog->host;
+    return host && host->known_return &&
+           host->known_return(host->ctx, e->handle, e->argtypes, e->nargs);
+}
+
 static Type *recursive_return(Infer *c, Instr *at, MemoEntry *e)
 {
     if (e->declared)
@@ -1789,10 +1879,16 @@ TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, 
         if (e->handle != handle || e->nargs != nargs || !same_types(e->argtypes, argtypes, nargs))
             continue;
         if (e->tf == c->tf && !e->declared && e->tf->inferring) {
-            /* f calling itself: typed from its other returns first (infer_function) */
+            /* f calling itself: typed from its other returns first (infer_cycle) */
             *ret = c->provisional;
             c->self_call = true;
             return e->tf;
+        }
+        Infer *head = e->tf->inferring && !e->declared ? active_infer(pi, e->tf) : NULL;
+        if (head && !recursive_known(c, e)) {   /* f calls g calls f: the same, through g */
+            join_cycle(pi, head);
+            *ret = head->provisional;
+            return *ret ? e->tf : NULL;
         }
         *ret = e->tf->inferring ? recursive_return(c, at, e) : e->tf->ret;
         return *ret ? e->tf : NULL;

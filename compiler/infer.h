@@ -18,6 +18,7 @@ typedef struct ProgInfer {
     PtrVec memo;        /* MemoEntry*: every specialisation made, by (handle, argtypes) */
     PtrVec irs;         /* IrEntry*: the IR read for each callee, by handle */
     int depth;          /* callees being inferred, nested */
+    PtrVec active;      /* Infer*: the functions being inferred, the innermost last */
 } ProgInfer;
 
 typedef struct Infer {
@@ -34,6 +35,11 @@ typedef struct Infer {
     Instr *ret_from;    /* the RET that gave it (diagnostics) */
     bool self_call;     /* the function calls itself and its return type is not known yet */
     Type *provisional;  /* the return type assumed for such calls, from the other returns */
+    /* Mutual recursion (f calls g calls f, no signatures): f, the outermost function of the
+     * cycle, is its head; g and the others between are its members, whose rewrite waits until
+     * the head's return type settles (infer.c: infer_cycle). */
+    struct Infer *head; /* a member's head, or NULL */
+    PtrVec members;     /* a head's members: Infer*, kept with their state until then */
     int nknown;
     signed char *known; /* by value id: -1 unknown, 0 false, 1 true (folded conditions) */
     bool *maybe_unset;  /* by value id: a phi whose variable may be unassigned (rewrite) */
