@@ -1705,6 +1705,37 @@ static int rewrite_members(Infer *c)
     return 0;
 }
 
+/* The state the worklist starts from: nothing typed, nothing known, no block reached. */
+static void start_state(Infer *c)
+{
+    c->nknown = c->fn->next_id;
+    c->known = arena_alloc(c->arena, (size_t)c->nknown + 1);
+    c->list_items = arena_alloc(c->arena, sizeof(Type *) * ((size_t)c->nknown + 1));
+    c->table_types = arena_alloc(c->arena, sizeof(Type *) * ((size_t)c->nknown + 1));
+    memset(c->known, -1, (size_t)c->nknown + 1);
+    for (int i = 0; i < c->fn->blocks.len; i++) {
+        Block *b = c->fn->blocks.items[i];
+        b->aux = arena_alloc(c->arena, sizeof(BlockInfo));
+        for (int j = 0; j < b->instrs.len; j++)
+            ((Instr *)b->instrs.items[j])->type = NULL;
+    }
+}
+
+/* A loop over a tuple whose items differ in type, unrolled; then the function is inferred again
+ * from the start (the copies are new code, typed per item). */
+static int unroll_and_restart(Infer *c)
+{
+    Instr *getiter = c->unroll;
+    c->unroll = NULL;
+    if (infer_unroll(c, getiter, getiter->args[0]->type->tuple.n) < 0)
+        return -1;
+    start_state(c);
+    c->ret = NULL;
+    c->ret_from = NULL;
+    c->none_final = false;
+    return run_fixpoint(c);
+}
+
 static int infer_function(ProgInfer *pi, TypedFunc *tf, Type **argtypes, Type *declared)
 {
     Infer *c = arena_alloc(pi->prog->arena, sizeof *c);   /* a cycle's member outlives this call */
@@ -1714,17 +1745,13 @@ static int infer_function(ProgInfer *pi, TypedFunc *tf, Type **argtypes, Type *d
         infer_fail(c, NULL, DIAG_INTERNAL, "function has no blocks");
         return -1;
     }
-    c->nknown = c->fn->next_id;
-    c->known = arena_alloc(c->arena, (size_t)c->nknown + 1);
-    c->list_items = arena_alloc(c->arena, sizeof(Type *) * ((size_t)c->nknown + 1));
-    c->table_types = arena_alloc(c->arena, sizeof(Type *) * ((size_t)c->nknown + 1));
-    memset(c->known, -1, (size_t)c->nknown + 1);
-    for (int i = 0; i < c->fn->blocks.len; i++)
-        ((Block *)c->fn->blocks.items[i])->aux = arena_alloc(c->arena, sizeof(BlockInfo));
+    start_state(c);
     tf->inferring = true;
     pi->depth++;
     vec_push(c->arena, &pi->active, c);
     int rc = run_fixpoint(c);
+    for (int round = 0; rc == 0 && c->unroll && round < 64; round++)
+        rc = unroll_and_restart(c);
     if (rc == 0 && c->head) {   /* its head finishes it, and the members of its own cycles */
         for (int i = 0; i < c->members.len; i++) {
             Infer *m = c->members.items[i];

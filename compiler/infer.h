@@ -38,6 +38,7 @@ typedef struct Infer {
     /* Mutual recursion (f calls g calls f, no signatures): f, the outermost function of the
      * cycle, is its head; g and the others between are its members, whose rewrite waits until
      * the head's return type settles (infer.c: infer_cycle). */
+    Instr *unroll;      /* a GETITER of a tuple whose items differ in type, to unroll */
     struct Infer *head; /* a member's head, or NULL */
     PtrVec members;     /* a head's members: Infer*, kept with their state until then */
     int nknown;
@@ -150,6 +151,12 @@ Type *infer_optional_compare(Infer *c, Instr *in);
 /* Whether in must wait for a later round: an operand is None so far only because an input of
  * its phi (a loop's back edge) has no type yet, and in would fail on None. */
 bool infer_none_waits(Infer *c, Instr *in);
+
+/* infer_unroll.c: a loop over a tuple whose items differ in type. The worklist asks for it
+ * (infer_request_unroll, at the loop's GETITER: NULL, the loop waits), then infer.c unrolls it
+ * (infer_unroll: the body copied per item, n items) and infers the function again. */
+Type *infer_request_unroll(Infer *c, Instr *getiter);
+int infer_unroll(Infer *c, Instr *getiter, int n);
 
 /* infer_isinstance.c: isinstance(x, classes) folded to a constant by x's type; a tuple of classes
  * is a compile-time value (infer_is_class_tuple: its item types are all classes). */

@@ -1864,6 +1864,28 @@ static Type *type_isinstance(Infer *c, Instr *in, Builtin bi, Args *a)
     return want_args(c, in, a, 2, 2) ? infer_isinstance(c, in, a->pos[0], a->pos[1]) : NULL;
 }
 
+/* literal_unroll(t) is t: a loop over it is unrolled when its items differ in type (GETITER). */
+static Type *type_literal_unroll(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Instr *t = a->pos[0];
+    if (t->type->kind != TY_TUPLE)
+        return arg_error(c, in, a, 0, "a tuple");
+    if (c->rewrite) {   /* the same tuple, rebuilt from its items (a value, not a call) */
+        Instr **items = arena_alloc(c->arena, sizeof *items * (size_t)(t->type->tuple.n + 1));
+        for (int i = 0; i < t->type->tuple.n; i++) {
+            items[i] = infer_emit(c, in, OP_STATIC_GET, t->type->tuple.items[i], 1);
+            items[i]->args[0] = t;
+            items[i]->imm = i;
+        }
+        in->op = OP_BUILD_TUPLE;
+        infer_set_args(c, in, items, t->type->tuple.n);
+    }
+    return t->type;
+}
+
 static Type *type_parfor(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;

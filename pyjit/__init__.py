@@ -14,7 +14,7 @@ import sys as _sys
 __version__ = "0.1.0"
 
 from . import errors, types  # noqa: E402
-from .decorators import guvectorize, jit, njit, prange, vectorize  # noqa: E402
+from .decorators import guvectorize, jit, literal_unroll, njit, prange, vectorize  # noqa: E402
 from ._parallel import get_num_threads, get_thread_id, set_num_threads  # noqa: E402
 from .types import (  # noqa: E402,F401
     b1, bool_, boolean, byte, c8, c16, complex64, complex128, double, f2, f4, f8, float16, float32,
@@ -42,7 +42,7 @@ def cache_info():
 
 
 __all__ = [
-    "njit", "jit", "prange", "vectorize", "guvectorize", "errors", "types", "gpu", "cuda",
+    "njit", "jit", "prange", "literal_unroll", "vectorize", "guvectorize", "errors", "types", "gpu", "cuda",
     "cache_info", "__version__", "set_num_threads", "get_num_threads", "get_thread_id",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",

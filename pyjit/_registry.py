@@ -48,6 +48,8 @@ def _aliases():
     numba = sys.modules.get("numba")
     if getattr(numba, "prange", None) is not None:   # code written for Numba, left as it was
         pairs.append((numba.prange, "builtins.range"))
+    if getattr(numba, "literal_unroll", None) is not None:
+        pairs.append((numba.literal_unroll, "pyjit.literal_unroll"))
     for name, canonical in (("longlong", "int64"), ("ulonglong", "uint64"), ("intc", "int32"),
                             ("uintc", "uint32"), ("bool", "bool_")):
         obj = getattr(np, name, None)
