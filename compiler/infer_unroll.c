@@ -5,11 +5,11 @@
  *
  * The worklist meets such a loop with t's type known and leaves the loop untyped (the GETITER
  * waits: infer_request_unroll); infer.c then calls infer_unroll on the untyped IR and runs
- * inference again from the start. The body is the set of blocks its entry dominates (a `break`'s
- * block included). Copy k's back edges (the end of an iteration, `continue`) go to copy k+1, the
- * last copy's to a new block standing for the exhausted loop; the header's phis (the variables
- * the loop carries) become phis at each copy's entry and at that block; edges out of the body
- * (`break`, `return`) leave every copy. */
+ * inference again from the start. The body is the set of blocks its entry dominates. Copy k's
+ * back edges (the end of an iteration, `continue`) go to copy k+1, the last copy's to a new block
+ * standing for the exhausted loop; the header's phis (the variables the loop carries) become
+ * phis at each copy's entry and at that block. A `return` in the body returns from any copy; a
+ * `break` is refused (the carried variables would need merging again after the loop). */
 #include "compiler/infer.h"
 
 #include <string.h>
@@ -43,6 +43,11 @@ static Instr *loop_of(IRFunc *fn, Instr *getiter)
     return NULL;
 }
 
+static int successors(Instr *t)
+{
+    return !t ? 0 : t->op == OP_BR ? 1 : (t->op == OP_CBR || t->op == OP_FOR_ITER) ? 2 : 0;
+}
+
 /* Marks the blocks reachable from `from` without entering `avoid`. */
 static void reach(Block *from, Block *avoid, bool *seen)
 {
@@ -50,8 +55,7 @@ static void reach(Block *from, Block *avoid, bool *seen)
         return;
     seen[from->id] = true;
     Instr *t = ir_terminator(from);
-    int nsucc = !t ? 0 : t->op == OP_BR ? 1 : (t->op == OP_CBR || t->op == OP_FOR_ITER) ? 2 : 0;
-    for (int k = 0; k < nsucc; k++)
+    for (int k = 0; k < successors(t); k++)
         if (t->succ[k])
             reach(t->succ[k], avoid, seen);
 }
@@ -185,11 +189,6 @@ static void add_back_edge(Unroll *u, int k, Block *orig, Block *cb, Block *to)
         phi->args = args;
         phi->nargs++;
     }
-}
-
-static int successors(Instr *t)
-{
-    return !t ? 0 : t->op == OP_BR ? 1 : (t->op == OP_CBR || t->op == OP_FOR_ITER) ? 2 : 0;
 }
 
 /* Copy k's operands, predecessors and successors, mapped to copy k. */
