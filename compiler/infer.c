@@ -1614,9 +1614,6 @@ static MemoEntry *memo_entry(ProgInfer *pi, TypedFunc *tf)
     return NULL;
 }
 
-/* A function that calls itself, like fib, is typed as Numba does: its calls to itself first have
- * no type, the returns that do not depend on them give a provisional return type, and the calls
- * are typed with it until the return type no longer changes. */
 /* A member of a cycle runs again once its head's provisional return changed: whether its own
  * return (and the one it assumes for calls of itself) changed too. -1 on error. */
 static int rerun_member(Infer *m)
@@ -1630,9 +1627,10 @@ static int rerun_member(Infer *m)
     return m->tf->ret != before;
 }
 
-/* A function that calls itself, directly or through others (its cycle's members), is typed from
- * its returns that do not go through the calls first; those calls then take that type, and the
- * function and its members run again until the return types settle (Numba's fixed point). */
+/* A function that calls itself, like fib, directly or through others (its cycle's members), is
+ * typed as Numba does: the calls first have no type, the returns that do not go through them give
+ * a provisional return type, the calls take it, and the function and its members run again
+ * until the return types settle. */
 static int infer_cycle(Infer *c)
 {
     const CompilerHost *host = c->pi->prog->host;
@@ -1736,6 +1734,23 @@ static int unroll_and_restart(Infer *c)
     return run_fixpoint(c);
 }
 
+/* A member of a cycle, its worklist done: its head finishes it, and the members of its own
+ * cycles. Its return type so far is what its callers see meanwhile. */
+static void defer_to_head(Infer *c)
+{
+    for (int i = 0; i < c->members.len; i++) {
+        Infer *m = c->members.items[i];
+        if (m->head != c->head) {   /* else join_cycle listed it there already */
+            m->head = c->head;
+            vec_push(c->arena, &c->head->members, m);
+        }
+    }
+    c->pi->active.len--;
+    c->pi->depth--;
+    c->tf->ret = c->ret ? ty_strong(c->ret) : NULL;
+    c->tf->inferring = false;
+}
+
 static int infer_function(ProgInfer *pi, TypedFunc *tf, Type **argtypes, Type *declared)
 {
     Infer *c = arena_alloc(pi->prog->arena, sizeof *c);   /* a cycle's member outlives this call */
@@ -1752,18 +1767,8 @@ static int infer_function(ProgInfer *pi, TypedFunc *tf, Type **argtypes, Type *d
     int rc = run_fixpoint(c);
     for (int round = 0; rc == 0 && c->unroll && round < 64; round++)
         rc = unroll_and_restart(c);
-    if (rc == 0 && c->head) {   /* its head finishes it, and the members of its own cycles */
-        for (int i = 0; i < c->members.len; i++) {
-            Infer *m = c->members.items[i];
-            if (m->head != c->head) {   /* else join_cycle listed it there already */
-                m->head = c->head;
-                vec_push(c->arena, &c->head->members, m);
-            }
-        }
-        pi->active.len--;
-        tf->ret = c->ret ? ty_strong(c->ret) : NULL;
-        tf->inferring = false;
-        pi->depth--;
+    if (rc == 0 && c->head) {
+        defer_to_head(c);
         return 0;
     }
     if (rc == 0 && (c->self_call || c->members.len) && !declared)

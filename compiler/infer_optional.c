@@ -62,13 +62,16 @@ Instr *infer_wrap_optional(Infer *c, Instr *before, Instr *val, Type *to)
     return cast;
 }
 
-/* Operations that take an optional as it is: tests against None, truth, returns, and the
+/* Operations that take an optional as it is: tests against None, truth, returns, calls of other
+ * @njit functions (specialised for it: `helper(x, out=buf)` with buf None or an array), and the
  * operations on optionals themselves. */
 static bool takes_optional(const Instr *in)
 {
     switch (in->op) {
     case OP_PHI: case OP_RET: case OP_TRUTH: case OP_CBR: case OP_OPTIONAL: case OP_CAST:
         return true;
+    case OP_CALL:
+        return in->args[0]->type && in->args[0]->type->kind == TY_DISPATCHER && in->imm != 1;
     case OP_COMPARE:
         return in->sub == CMP_IS || in->sub == CMP_ISNOT || in->args[0]->type->kind == TY_NONE ||
                in->args[1]->type->kind == TY_NONE;

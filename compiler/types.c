@@ -526,6 +526,10 @@ static Type *parse_type(const char **p, int depth)
         Type *item = parse_type(p, depth + 1);
         return item && eat(p, ")") ? ty_set(item) : NULL;
     }
+    if (eat(p, "optional(")) {   /* a cached version's return type */
+        Type *value = parse_type(p, depth + 1);
+        return value && eat(p, ")") ? ty_optional(value) : NULL;
+    }
     if (eat(p, "dict(")) {
         Type *key = parse_type(p, depth + 1);
         if (!key || !eat(p, ","))

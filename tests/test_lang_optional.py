@@ -264,3 +264,25 @@ def test_optional_arrays_do_not_leak():
     grown = memory_in_use() - before
     # 2 * 10^5 leaked arrays of 50 int64 would be 80 MB
     assert grown < 8 * MB, f"memory grew {grown / MB:.1f} MB"
+
+
+@pyjit.njit
+def _fill(a, out=None):
+    if out is None:
+        out = np.empty_like(a)
+    out[:] = a + 1
+    return out
+
+
+def passes_optional_on(a, given):
+    buf = None
+    if given:
+        buf = np.zeros_like(a)
+    r = _fill(a, buf)
+    return r.sum() + (0.0 if buf is None else buf.sum())
+
+
+@pytest.mark.parametrize("given", [False, True])
+def test_optional_passed_to_a_compiled_callee(given):
+    a = np.arange(4.0)
+    assert pyjit.njit(passes_optional_on)(a, given) == passes_optional_on(a, given)
