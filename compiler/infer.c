@@ -74,6 +74,8 @@ Instr *infer_coerce(Infer *c, Instr *before, Instr *val, Type *to)
     Type *from = ty_strong(val->type);
     if (!to || from == to || !from)
         return val;
+    if (to->kind == TY_OPTIONAL)
+        return infer_wrap_optional(c, before, val, to);
     if (from->kind == TY_STRING && to->kind == TY_STR && from->literal) {   /* the constant as a value */
         Instr *k = infer_emit(c, before, OP_CONST, to, 0);
         k->cst = (Const *)from->literal;
@@ -184,6 +186,7 @@ bool infer_is_runtime(const Type *t)
     switch (t->kind) {
     case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_LIST:
     case TY_DICT: case TY_SET: case TY_STR: case TY_CLASS: case TY_CPOINTER: case TY_FUNCPTR:
+    case TY_OPTIONAL:
         return true;
     case TY_TUPLE:
         for (int i = 0; i < t->tuple.n; i++)
@@ -285,10 +288,10 @@ static Instr *undefined_value(Infer *c, Instr *before, Instr *old, Type *t)
 {
     if (ty_is_scalar(t))
         return infer_coerce(c, before, infer_const_int(c, before, 0), t);
-    if (t->kind == TY_NONE) {
-        Instr *none = infer_emit(c, before, OP_CONST, t, 0);
+    if (t->kind == TY_NONE || t->kind == TY_OPTIONAL) {
+        Instr *none = infer_emit(c, before, OP_CONST, ty_scalar(TY_NONE), 0);
         none->cst = ir_new_const(c->fn, K_NONE);
-        return none;
+        return infer_coerce(c, before, none, t);
     }
     if (t->kind == TY_TUPLE) {
         Instr **items = arena_alloc(c->arena, sizeof *items * (size_t)(t->tuple.n + 1));
@@ -368,7 +371,7 @@ static Type *type_phi(Infer *c, Instr *phi)
             from = a;
             continue;
         }
-        Type *u = ty_unify(acc, a->type);
+        Type *u = infer_join(acc, a->type);
         if (!u)
             return phi_conflict(c, phi, from, acc, a);
         acc = u;
@@ -581,6 +584,8 @@ static int truth_of(Infer *c, Instr *at, Instr *v)
         return infer_known(c, v);
     if (t->kind == TY_NONE)
         return 0;
+    if (t->kind == TY_OPTIONAL && t->optional.value->kind != TY_ARRAY)
+        return -1;   /* present and true, at run time */
     if (t->kind == TY_TUPLE)
         return t->tuple.n != 0;
     if (ty_is_container(t))
@@ -845,6 +850,8 @@ static Type *type_compare(Infer *c, Instr *in)
     if (op == CMP_IN || op == CMP_NOTIN)
         return type_contains(c, in);
     if (op == CMP_IS || op == CMP_ISNOT || ((op == CMP_EQ || op == CMP_NE) && (a_none || b_none))) {
+        if ((a_none || b_none) && (a->kind == TY_OPTIONAL || b->kind == TY_OPTIONAL))
+            return infer_optional_compare(c, in);
         if (!a_none && !b_none)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "'is' compares with None only in compiled "
                               "code, not %s with %s", infer_type_name(a), infer_type_name(b));
@@ -906,8 +913,11 @@ static Type *type_compare(Infer *c, Instr *in)
 static Type *type_build_tuple(Infer *c, Instr *in)
 {
     Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(in->nargs + 1));
-    for (int i = 0; i < in->nargs; i++) {
+    for (int i = 0; i < in->nargs; i++)
         items[i] = infer_value_type(in->args[i]->type);
+    if (infer_is_class_tuple(items, in->nargs))   /* isinstance(x, (int, float)) */
+        return ty_tuple(items, in->nargs);
+    for (int i = 0; i < in->nargs; i++) {
         bool index_part = items[i]->kind == TY_ELLIPSIS;   /* a[..., 0]: no room, no value */
         if ((!infer_is_runtime(items[i]) && !index_part) || items[i]->kind == TY_ITER)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "a tuple cannot hold %s in compiled code",
@@ -1247,8 +1257,12 @@ static Type *type_ret(Infer *c, Instr *in)
                           "function that calls it", infer_type_name(t));
     if (!infer_is_runtime(t) || t->kind == TY_ITER)
         return infer_fail(c, in, DIAG_TYPING, "cannot return %s from compiled code", infer_type_name(t));
+    /* an optional returned where a value is declared: None is a TypeError at run time */
+    bool unwrap = t->kind == TY_OPTIONAL && c->declared && c->declared->kind != TY_OPTIONAL;
+    if (unwrap)
+        t = t->optional.value;
     if (c->rewrite) {
-        in->args[0] = infer_coerce(c, in, v, c->tf->ret);
+        in->args[0] = infer_coerce(c, in, unwrap ? infer_unwrap(c, in, v) : v, c->tf->ret);
         return ty_scalar(TY_NONE);
     }
     if (c->declared && !returns_as(t, c->declared))
@@ -1258,7 +1272,7 @@ static Type *type_ret(Infer *c, Instr *in)
         c->ret = t;
         c->ret_from = in;
     } else {
-        Type *u = ty_unify(c->ret, t);
+        Type *u = infer_join(c->ret, t);
         if (!u)
             return ret_clash(c, in, c->ret_from->args[0], v, t);
         c->ret = u;
@@ -1338,12 +1352,13 @@ static Type *type_instr(Infer *c, Instr *in)
 {
     if (in->op == OP_PHI)
         return type_phi(c, in);
-    if (!operands_ready(c, in))
+    if (!operands_ready(c, in) || infer_none_waits(c, in))
         return NULL;
     if (uses_caught(in))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "an exception caught with `except ... as` can "
                           "only be raised again (raise, raise e) or made a string (str(e)) in "
                           "compiled code");
+    infer_unwrap_operands(c, in);
     switch (in->op) {
     case OP_ARG:
         if (in->imm < 0 || in->imm >= c->tf->nargs)
@@ -1382,6 +1397,7 @@ static Type *type_instr(Infer *c, Instr *in)
     case OP_CATCH: return ty_caught();
     case OP_EXC_MATCH: return type_exc_match(c, in);
     case OP_EXC_DONE: return ty_scalar(TY_NONE);
+    case OP_OPTIONAL: return infer_optional_instr(c, in);
     default:
         return in->type;   /* already typed (made by inference) */
     }
@@ -1394,6 +1410,7 @@ static int run_fixpoint(Infer *c)
     mark_exec(c, c->fn->blocks.items[0]);
     for (int round = 0; round < MAX_ROUNDS; round++) {
         c->changed = false;
+        c->none_waits = false;
         c->ret = NULL;
         c->ret_from = NULL;
         for (int i = 0; i < c->fn->blocks.len; i++) {
@@ -1411,6 +1428,10 @@ static int run_fixpoint(Infer *c)
                     c->changed = true;
                 }
             }
+        }
+        if (!c->changed && c->none_waits && !c->none_final) {
+            c->none_final = true;   /* the variables still None are None: report their uses */
+            continue;
         }
         if (!c->changed)
             return 0;
@@ -1655,10 +1676,24 @@ static MemoEntry *memo_entry(ProgInfer *pi, TypedFunc *tf)
     return NULL;
 }
 
-/* A function that calls itself, like fib, is typed as Numba does: its calls to itself first have
- * no type, the returns that do not depend on them give a provisional return type, and the calls
- * are typed with it until the return type no longer changes. */
-static int infer_self_recursion(Infer *c)
+/* A member of a cycle runs again once its head's provisional return changed: whether its own
+ * return (and the one it assumes for calls of itself) changed too. -1 on error. */
+static int rerun_member(Infer *m)
+{
+    Type *before = m->tf->ret;
+    if (m->self_call)
+        m->provisional = ty_strong(m->ret);
+    if (run_fixpoint(m) < 0)
+        return -1;
+    m->tf->ret = m->ret ? ty_strong(m->ret) : NULL;
+    return m->tf->ret != before;
+}
+
+/* A function that calls itself, like fib, directly or through others (its cycle's members), is
+ * typed as Numba does: the calls first have no type, the returns that do not go through them give
+ * a provisional return type, the calls take it, and the function and its members run again
+ * until the return types settle. */
+static int infer_cycle(Infer *c)
 {
     const CompilerHost *host = c->pi->prog->host;
     MemoEntry *self = memo_entry(c->pi, c->tf);   /* its handle is the one calls name it by */
@@ -1671,9 +1706,16 @@ static int infer_self_recursion(Infer *c)
                        "go through a call to itself; give it an explicit signature", c->fn->qualname);
             return -1;
         }
-        if (ret == c->provisional)
-            return 0;
+        bool changed = ret != c->provisional;
         c->provisional = ret;
+        for (int i = 0; i < c->members.len; i++) {
+            int rc = rerun_member(c->members.items[i]);
+            if (rc < 0)
+                return -1;
+            changed |= rc > 0;
+        }
+        if (!changed)
+            return 0;
         if (run_fixpoint(c) < 0)
             return -1;
     }
@@ -1682,34 +1724,127 @@ static int infer_self_recursion(Infer *c)
     return -1;
 }
 
+/* head, still being inferred, is called from the innermost function: every function inferred
+ * above head waits for it (infer_cycle). */
+static void join_cycle(ProgInfer *pi, Infer *head)
+{
+    bool above = false;
+    for (int i = 0; i < pi->active.len; i++) {
+        Infer *a = pi->active.items[i];
+        if (above && a->head != head) {
+            a->head = head;
+            vec_push(head->arena, &head->members, a);
+        }
+        above |= a == head;
+    }
+}
+
+static Infer *active_infer(ProgInfer *pi, TypedFunc *tf)
+{
+    for (int i = 0; i < pi->active.len; i++)
+        if (((Infer *)pi->active.items[i])->tf == tf)
+            return pi->active.items[i];
+    return NULL;
+}
+
+static void clear_blocks(Infer *c)
+{
+    for (int i = 0; i < c->fn->blocks.len; i++)
+        ((Block *)c->fn->blocks.items[i])->aux = NULL;
+}
+
+/* A head's members, typed for good: rewritten, before the head itself. */
+static int rewrite_members(Infer *c)
+{
+    for (int i = 0; i < c->members.len; i++) {
+        Infer *m = c->members.items[i];
+        if (rewrite_function(m) < 0)
+            return -1;
+        clear_blocks(m);
+    }
+    return 0;
+}
+
+/* The state the worklist starts from: nothing typed, nothing known, no block reached. */
+static void start_state(Infer *c)
+{
+    c->nknown = c->fn->next_id;
+    c->known = arena_alloc(c->arena, (size_t)c->nknown + 1);
+    c->list_items = arena_alloc(c->arena, sizeof(Type *) * ((size_t)c->nknown + 1));
+    c->table_types = arena_alloc(c->arena, sizeof(Type *) * ((size_t)c->nknown + 1));
+    memset(c->known, -1, (size_t)c->nknown + 1);
+    for (int i = 0; i < c->fn->blocks.len; i++) {
+        Block *b = c->fn->blocks.items[i];
+        b->aux = arena_alloc(c->arena, sizeof(BlockInfo));
+        for (int j = 0; j < b->instrs.len; j++)
+            ((Instr *)b->instrs.items[j])->type = NULL;
+    }
+}
+
+/* A loop over a tuple whose items differ in type, unrolled; then the function is inferred again
+ * from the start (the copies are new code, typed per item). */
+static int unroll_and_restart(Infer *c)
+{
+    Instr *getiter = c->unroll;
+    c->unroll = NULL;
+    if (infer_unroll(c, getiter, getiter->args[0]->type->tuple.n) < 0)
+        return -1;
+    start_state(c);
+    c->ret = NULL;
+    c->ret_from = NULL;
+    c->none_final = false;
+    return run_fixpoint(c);
+}
+
+/* A member of a cycle, its worklist done: its head finishes it, and the members of its own
+ * cycles. Its return type so far is what its callers see meanwhile. */
+static void defer_to_head(Infer *c)
+{
+    for (int i = 0; i < c->members.len; i++) {
+        Infer *m = c->members.items[i];
+        if (m->head != c->head) {   /* else join_cycle listed it there already */
+            m->head = c->head;
+            vec_push(c->arena, &c->head->members, m);
+        }
+    }
+    c->pi->active.len--;
+    c->pi->depth--;
+    c->tf->ret = c->ret ? ty_strong(c->ret) : NULL;
+    c->tf->inferring = false;
+}
+
 static int infer_function(ProgInfer *pi, TypedFunc *tf, Type **argtypes, Type *declared)
 {
-    Infer c = {.pi = pi, .tf = tf, .fn = tf->ir, .argtypes = argtypes, .arena = pi->prog->arena,
-               .diag = pi->diag, .declared = declared};
-    if (c.fn->blocks.len == 0) {
-        infer_fail(&c, NULL, DIAG_INTERNAL, "function has no blocks");
+    Infer *c = arena_alloc(pi->prog->arena, sizeof *c);   /* a cycle's member outlives this call */
+    *c = (Infer){.pi = pi, .tf = tf, .fn = tf->ir, .argtypes = argtypes, .arena = pi->prog->arena,
+                 .diag = pi->diag, .declared = declared};
+    if (c->fn->blocks.len == 0) {
+        infer_fail(c, NULL, DIAG_INTERNAL, "function has no blocks");
         return -1;
     }
-    c.nknown = c.fn->next_id;
-    c.known = arena_alloc(c.arena, (size_t)c.nknown + 1);
-    c.list_items = arena_alloc(c.arena, sizeof(Type *) * ((size_t)c.nknown + 1));
-    c.table_types = arena_alloc(c.arena, sizeof(Type *) * ((size_t)c.nknown + 1));
-    memset(c.known, -1, (size_t)c.nknown + 1);
-    for (int i = 0; i < c.fn->blocks.len; i++)
-        ((Block *)c.fn->blocks.items[i])->aux = arena_alloc(c.arena, sizeof(BlockInfo));
+    start_state(c);
     tf->inferring = true;
     pi->depth++;
-    int rc = run_fixpoint(&c);
-    if (rc == 0 && c.self_call && !declared)
-        rc = infer_self_recursion(&c);
-    if (rc == 0) {
-        tf->ret = declared ? declared : c.ret ? ty_strong(c.ret) : ty_scalar(TY_NONE);
-        rc = rewrite_function(&c);
+    vec_push(c->arena, &pi->active, c);
+    int rc = run_fixpoint(c);
+    for (int round = 0; rc == 0 && c->unroll && round < 64; round++)
+        rc = unroll_and_restart(c);
+    if (rc == 0 && c->head) {
+        defer_to_head(c);
+        return 0;
     }
+    if (rc == 0 && (c->self_call || c->members.len) && !declared)
+        rc = infer_cycle(c);
+    if (rc == 0) {
+        tf->ret = declared ? declared : c->ret ? ty_strong(c->ret) : ty_scalar(TY_NONE);
+        rc = rewrite_members(c);
+    }
+    if (rc == 0)
+        rc = rewrite_function(c);
+    pi->active.len--;
     pi->depth--;
     tf->inferring = false;
-    for (int i = 0; i < c.fn->blocks.len; i++)
-        ((Block *)c.fn->blocks.items[i])->aux = NULL;
+    clear_blocks(c);
     return rc;
 }
 
@@ -1808,6 +1943,14 @@ static IRFunc *take_ir(Infer *c, Instr *at, void *handle)
     return ir;
 }
 
+/* Whether a recursive call of e has a return type without inferring it: a signature's. */
+static bool recursive_known(Infer *c, MemoEntry *e)
+{
+    const CompilerHost *host = c->pi->prog->host;
+    return host && host->known_return &&
+           host->known_return(host->ctx, e->handle, e->argtypes, e->nargs);
+}
+
 static Type *recursive_return(Infer *c, Instr *at, MemoEntry *e)
 {
     if (e->declared)
@@ -1830,10 +1973,16 @@ TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, 
         if (e->handle != handle || e->nargs != nargs || !same_types(e->argtypes, argtypes, nargs))
             continue;
         if (e->tf == c->tf && !e->declared && e->tf->inferring) {
-            /* f calling itself: typed from its other returns first (infer_function) */
+            /* f calling itself: typed from its other returns first (infer_cycle) */
             *ret = c->provisional;
             c->self_call = true;
             return e->tf;
+        }
+        Infer *head = e->tf->inferring && !e->declared ? active_infer(pi, e->tf) : NULL;
+        if (head && !recursive_known(c, e)) {   /* f calls g calls f: the same, through g */
+            join_cycle(pi, head);
+            *ret = head->provisional;
+            return *ret ? e->tf : NULL;
         }
         *ret = e->tf->inferring ? recursive_return(c, at, e) : e->tf->ret;
         return *ret ? e->tf : NULL;

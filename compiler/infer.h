@@ -18,6 +18,7 @@ typedef struct ProgInfer {
     PtrVec memo;        /* MemoEntry*: every specialisation made, by (handle, argtypes) */
     PtrVec irs;         /* IrEntry*: the IR read for each callee, by handle */
     int depth;          /* callees being inferred, nested */
+    PtrVec active;      /* Infer*: the functions being inferred, the innermost last */
 } ProgInfer;
 
 typedef struct Infer {
@@ -34,12 +35,21 @@ typedef struct Infer {
     Instr *ret_from;    /* the RET that gave it (diagnostics) */
     bool self_call;     /* the function calls itself and its return type is not known yet */
     Type *provisional;  /* the return type assumed for such calls, from the other returns */
+    /* Mutual recursion (f calls g calls f, no signatures): f, the outermost function of the
+     * cycle, is its head; g and the others between are its members, whose rewrite waits until
+     * the head's return type settles (infer.c: infer_cycle). */
+    Instr *unroll;      /* a GETITER of a tuple whose items differ in type, to unroll */
+    struct Infer *head; /* a member's head, or NULL */
+    PtrVec members;     /* a head's members: Infer*, kept with their state until then */
     int nknown;
     signed char *known; /* by value id: -1 unknown, 0 false, 1 true (folded conditions) */
     bool *maybe_unset;  /* by value id: a phi whose variable may be unassigned (rewrite) */
     bool *in_cycle;     /* by block id: the block is in a loop (rewrite) */
     Type **list_items;  /* by value id (nknown of them): the item type uses gave a BUILD_LIST
                            (`[]` then append(x)); see infer_list_takes */
+    bool none_waits;    /* this round, an operation waited for a variable that is None so far
+                           while a loop may still give it a value (infer_none_waits) */
+    bool none_final;    /* the rounds have converged: such variables are None */
     Type **table_types; /* by value id (nknown of them): the dict or set type uses gave the
                            instruction that makes one (`{}` then d[k] = v); infer_table_takes */
 } Infer;
@@ -141,6 +151,33 @@ Type *infer_str_binop(Infer *c, Instr *in);
 Type *infer_str_compare(Infer *c, Instr *in);
 Type *infer_str_contains(Infer *c, Instr *in);
 Type *infer_str_getitem(Infer *c, Instr *in);
+
+/* infer_optional.c: Optional values. infer_join: ty_unify, and None (or an optional) with a value
+ * of type T gives optional(T), at phis and returns; NULL when they do not join. The others: val
+ * made an optional of type `to` (a CAST); an OPTIONAL GET before each operand of `in` that is
+ * optional, unless in takes optionals as they are (tests against None, truth, returns); the type
+ * of an OPTIONAL; and `x is None`-style tests of an optional x. */
+Type *infer_join(Type *a, Type *b);
+Instr *infer_wrap_optional(Infer *c, Instr *before, Instr *val, Type *to);
+void infer_unwrap_operands(Infer *c, Instr *in);
+/* OPTIONAL get of the optional v before `before`: its value, a TypeError at run time if None. */
+Instr *infer_unwrap(Infer *c, Instr *before, Instr *v);
+Type *infer_optional_instr(Infer *c, Instr *in);
+Type *infer_optional_compare(Infer *c, Instr *in);
+/* Whether in must wait for a later round: an operand is None so far only because an input of
+ * its phi (a loop's back edge) has no type yet, and in would fail on None. */
+bool infer_none_waits(Infer *c, Instr *in);
+
+/* infer_unroll.c: a loop over a tuple whose items differ in type. The worklist asks for it
+ * (infer_request_unroll, at the loop's GETITER: NULL, the loop waits), then infer.c unrolls it
+ * (infer_unroll: the body copied per item, n items) and infers the function again. */
+Type *infer_request_unroll(Infer *c, Instr *getiter);
+int infer_unroll(Infer *c, Instr *getiter, int n);
+
+/* infer_isinstance.c: isinstance(x, classes) folded to a constant by x's type; a tuple of classes
+ * is a compile-time value (infer_is_class_tuple: its item types are all classes). */
+Type *infer_isinstance(Infer *c, Instr *in, Instr *x, Instr *classes);
+bool infer_is_class_tuple(Type **items, int n);
 
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);

@@ -1924,6 +1924,34 @@ static Type *type_unsupported(Infer *c, Instr *in, Builtin bi, Args *a)
     return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() is not supported in compiled code yet", a->name);
 }
 
+static Type *type_isinstance(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    return want_args(c, in, a, 2, 2) ? infer_isinstance(c, in, a->pos[0], a->pos[1]) : NULL;
+}
+
+/* literal_unroll(t) is t: a loop over it is unrolled when its items differ in type (GETITER). */
+static Type *type_literal_unroll(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Instr *t = a->pos[0];
+    if (t->type->kind != TY_TUPLE)
+        return arg_error(c, in, a, 0, "a tuple");
+    if (c->rewrite) {   /* the same tuple, rebuilt from its items (a value, not a call) */
+        Instr **items = arena_alloc(c->arena, sizeof *items * (size_t)(t->type->tuple.n + 1));
+        for (int i = 0; i < t->type->tuple.n; i++) {
+            items[i] = infer_emit(c, in, OP_STATIC_GET, t->type->tuple.items[i], 1);
+            items[i]->args[0] = t;
+            items[i]->imm = i;
+        }
+        in->op = OP_BUILD_TUPLE;
+        infer_set_args(c, in, items, t->type->tuple.n);
+    }
+    return t->type;
+}
+
 static Type *type_parfor(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;
@@ -2215,9 +2243,38 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
 
 /* Binds the call's operands to the callee's parameters, defaults filling the missing ones; a
  * default is returned as NULL in vals with its constant in defs. */
+/* A call of a function with *args: its positional arguments past the parameters become one
+ * tuple, placed after the other positional arguments (in->imm2 marks the call done). */
+static void pack_varargs(Infer *c, Instr *in, IRFunc *ir)
+{
+    int nfixed = ir->nargs - 1, npos = in->nargs - in->nkw - 1;
+    if (in->imm2)
+        return;
+    int keep = npos < nfixed ? npos : nfixed, extra = npos - keep;
+    Instr *tuple = infer_emit(c, in, OP_BUILD_TUPLE, NULL, extra);
+    memcpy(tuple->args, &in->args[1 + keep], sizeof(Instr *) * (size_t)extra);
+    Instr **args = arena_alloc(c->arena, sizeof *args * (size_t)(in->nargs - extra + 2));
+    memcpy(args, in->args, sizeof *args * (size_t)(1 + keep));
+    args[1 + keep] = tuple;
+    memcpy(&args[2 + keep], &in->args[1 + npos], sizeof *args * (size_t)in->nkw);
+    in->args = args;
+    in->nargs = in->nargs - extra + 1;
+    in->imm2 = 1;
+    c->changed = true;   /* the tuple is typed in the next round */
+}
+
 static bool bind_jit_args(Infer *c, Instr *in, IRFunc *ir, Instr **vals, const Const **defs)
 {
     int npos = in->nargs - in->nkw - 1, n = ir->nargs;
+    Instr *packed = NULL;
+    if (ir->varargs) {   /* binds the other parameters, then the tuple */
+        pack_varargs(c, in, ir);
+        npos = in->nargs - in->nkw - 2;
+        packed = in->args[npos + 1];
+        n--;
+        if (!packed->type)
+            return false;   /* typed in the next round */
+    }
     const char *name = ir->name ? ir->name : "?";
     if (npos > n)
         return infer_fail(c, in, DIAG_TYPING, "%s() takes %d positional %s but %d were given",
@@ -2246,6 +2303,10 @@ static bool bind_jit_args(Infer *c, Instr *in, IRFunc *ir, Instr **vals, const C
         else if (!vals[i])
             return infer_fail(c, in, DIAG_TYPING, "%s() missing required argument '%s'", name,
                               ir->argnames ? ir->argnames[i] : "?") != NULL;
+    }
+    if (packed) {
+        vals[n] = packed;
+        defs[n] = NULL;
     }
     return true;
 }

@@ -897,8 +897,7 @@ Type *infer_getiter(Infer *c, Instr *in)
         if (t->tuple.n == 0)
             return getiter_of_empty(c, in);
         if (!homogeneous(t))
-            return infer_fail(c, in, DIAG_UNSUPPORTED, "iterating over %s: a loop over a tuple "
-                              "needs items of one type", infer_type_name(t));
+            return infer_request_unroll(c, in);
         return ty_iter(t);
     default:
         return infer_fail(c, in, DIAG_TYPING, "%s is not iterable in compiled code", infer_type_name(t));

@@ -181,6 +181,7 @@ static const char *const binop_names[] = {IR_BINOPS(IR_NAME_ITEM)};
 static const char *const unary_names[] = {IR_UNARYOPS(IR_NAME_ITEM)};
 static const char *const cmp_names[] = {IR_CMPOPS(IR_NAME_ITEM)};
 static const char *const attr_names[] = {IR_ARRAY_ATTRS(IR_NAME_ITEM)};
+static const char *const optional_names[] = {IR_OPTIONAL_OPS(IR_NAME_ITEM)};
 #undef IR_NAME_ITEM
 
 /* The names of op's sub-operations, *n of them; NULL for an opcode that has none. */
@@ -192,6 +193,7 @@ static const char *const *sub_names(Opcode op, int *n)
     case OP_UNARY: return TABLE(unary_names);
     case OP_COMPARE: return TABLE(cmp_names);
     case OP_ARRAY_ATTR: return TABLE(attr_names);
+    case OP_OPTIONAL: return TABLE(optional_names);
     default: *n = 0; return NULL;
     }
 #undef TABLE
@@ -368,7 +370,8 @@ static void print_detail(Buf *b, const Instr *in)
     case OP_BINOP: buf_printf(b, " %s%s", ir_sub_name(in->op, in->sub), in->imm ? "=" : ""); break;
     case OP_UNARY:
     case OP_COMPARE:
-    case OP_ARRAY_ATTR: buf_printf(b, " %s", ir_sub_name(in->op, in->sub)); break;
+    case OP_ARRAY_ATTR:
+    case OP_OPTIONAL: buf_printf(b, " %s", ir_sub_name(in->op, in->sub)); break;
     case OP_INTRINSIC: buf_printf(b, " %s", ir_builtin_name((Builtin)in->sub)); break;
     case OP_CALL_JIT: case OP_FUNC_ADDR:
         buf_printf(b, " %s", in->callee && in->callee->ir ? in->callee->ir->qualname : "?");
@@ -791,6 +794,27 @@ static int check_signature(Checker *ck, Instr *in)
     return 0;
 }
 
+/* T, None, or (scalars) optional(S) to optional(T). */
+static int check_optional_cast(Checker *ck, Instr *in)
+{
+    Type *from = ARGTYPE(in, 0), *value = in->type->optional.value;
+    if (passes_as(from, value) || is_kind(from, TY_NONE))
+        return 0;
+    if (is_kind(from, TY_OPTIONAL) && ty_is_scalar(from->optional.value) && ty_is_scalar(value))
+        return 0;
+    return check_fail(ck, in, "cast of %s to %s", from->name, in->type->name);
+}
+
+static int check_optional(Checker *ck, Instr *in)
+{
+    Type *a = ARGTYPE(in, 0);
+    if (in->sub == OPT_IS_NONE)
+        return is_kind(in->type, TY_BOOL) ? 0 : check_fail(ck, in, "is_none gives %s", in->type->name);
+    if (is_kind(a, TY_OPTIONAL) ? in->type == a->optional.value : in->type == a)
+        return 0;
+    return check_fail(ck, in, "get of %s gives %s", a->name, in->type->name);
+}
+
 static int check_tuple_get(Checker *ck, Instr *in)
 {
     Type *t = ARGTYPE(in, 0);
@@ -830,6 +854,8 @@ static int check_typed_op(Checker *ck, Instr *in)
     case OP_TRUTH:
         return is_kind(t, TY_BOOL) ? 0 : check_fail(ck, in, "truth gives %s", t->name);
     case OP_CAST:
+        if (is_kind(t, TY_OPTIONAL))
+            return check_optional_cast(ck, in);
         return ty_is_scalar(t) && ty_is_scalar(ARGTYPE(in, 0))
                    ? 0 : check_fail(ck, in, "cast of %s to %s: scalars only",
                                     ARGTYPE(in, 0)->name, t->name);
@@ -871,6 +897,7 @@ static int check_typed_op(Checker *ck, Instr *in)
     case OP_ARRAY_SET: return check_index_args(ck, in, 1, in->nargs - 1);
     case OP_ARRAY_ATTR: return check_array_attr(ck, in);
     case OP_TUPLE_GET: case OP_STATIC_GET: return check_tuple_get(ck, in);
+    case OP_OPTIONAL: return check_optional(ck, in);
     default: return 0;
     }
 }

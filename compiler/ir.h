@@ -29,7 +29,7 @@ typedef enum Opcode {
     OP__COUNT
 } Opcode;
 
-/* The sub-operations of BINOP, UNARY, COMPARE and ARRAY_ATTR, one list per enum, each entry with
+/* The sub-operations of BINOP, UNARY, COMPARE, ARRAY_ATTR and OPTIONAL, one list per enum, each entry with
  * the name the IR text gives it (ir_dump prints it, ir_read reads it back: ir_sub_name and
  * ir_sub_lookup in ir.c). */
 #define IR_BINOPS(X)                                                                              \
@@ -45,12 +45,15 @@ typedef enum Opcode {
     X(AA_SHAPE, "shape") X(AA_STRIDES, "strides") X(AA_SIZE, "size") X(AA_NDIM, "ndim")          \
     X(AA_ITEMSIZE, "itemsize") X(AA_NBYTES, "nbytes") X(AA_T, "T") X(AA_REAL, "real")            \
     X(AA_IMAG, "imag")
+/* OPTIONAL: the value of an optional (TypeError when it is None), whether it is None. */
+#define IR_OPTIONAL_OPS(X) X(OPT_GET, "get") X(OPT_IS_NONE, "is_none")
 
 #define IR_ENUM_ITEM(id, name) id,
 typedef enum BinOp { IR_BINOPS(IR_ENUM_ITEM) } BinOp;
 typedef enum UnaryOp { IR_UNARYOPS(IR_ENUM_ITEM) } UnaryOp;
 typedef enum CmpOp { IR_CMPOPS(IR_ENUM_ITEM) } CmpOp;
 typedef enum ArrayAttr { IR_ARRAY_ATTRS(IR_ENUM_ITEM) } ArrayAttr;
+typedef enum OptionalOp { IR_OPTIONAL_OPS(IR_ENUM_ITEM) } OptionalOp;
 #undef IR_ENUM_ITEM
 
 /* Known functions and methods, the subject of OP_INTRINSIC. */
@@ -122,7 +125,7 @@ typedef struct TypedFunc TypedFunc;
 typedef struct Instr {
     Opcode op;
     int id;             /* value number, unique in its function; printed %id */
-    int sub;            /* BinOp, UnaryOp, CmpOp, ArrayAttr or Builtin, by opcode */
+    int sub;            /* BinOp, UnaryOp, CmpOp, ArrayAttr, OptionalOp or Builtin, by opcode */
     int64_t imm, imm2;
     const char *name;   /* GETATTR: the attribute */
     struct Instr **args;
@@ -159,6 +162,7 @@ typedef struct IRFunc {
     int firstline;
     int nargs;
     const char **argnames;
+    bool varargs;       /* the last argument is *args: the tuple of the extra positional ones */
     PtrVec blocks;      /* Block*; blocks.items[0] is the entry */
     int next_id;        /* the next value number */
     void *handle;       /* the Python function (borrowed; owned by the dispatcher) */
@@ -243,9 +247,14 @@ int ir_check_typed(TypedFunc *tf, struct Diag *diag);
  *               so lowering compares them exactly by value, as NumPy 2 and CPython do.
  *               IS/ISNOT/IN/NOTIN never reach lowering: inference folds them to CONST bool (is None)
  *               or rewrites IN over a tuple/range into INTRINSIC BI_CONTAINS.
- * TRUTH         arg any scalar, array of size 1 is an error; result bool.
+ * TRUTH         arg any scalar, array of size 1 is an error, optional(T) false when absent;
+ *               result bool.
  * CAST          scalar -> scalar: int->int wraps/extends by signedness, float->int truncates
  *               toward zero, bool->x is 0/1, x->bool is x != 0, complex->real takes the real part.
+ *               Also T or None -> optional(T) (the value present, or absent), and
+ *               optional(S) -> optional(T) for scalars S, T.
+ * OPTIONAL      arg optional(T); GET: T (TypeError "expected T, got None" when absent; an arg that
+ *               is not optional is its own value); IS_NONE: bool.
  * GETATTR       only compile-time results remain (module.func); lowering skips them.
  * SETITEM       never remains (ARRAY_SET).
  * GETITEM       never remains (ARRAY_GET, STATIC_GET, TUPLE_GET).

@@ -278,7 +278,8 @@ static int read_detail(Reader *r, Instr *in)
         return in->sub;
     case OP_UNARY:
     case OP_COMPARE:
-    case OP_ARRAY_ATTR: return (in->sub = (eat(r, " "), ir_sub_lookup(in->op, read_word(r))));
+    case OP_ARRAY_ATTR:
+    case OP_OPTIONAL: return (in->sub = (eat(r, " "), ir_sub_lookup(in->op, read_word(r))));
     case OP_INTRINSIC:
         in->sub = (int)ir_builtin_lookup((eat(r, " "), read_word(r)));
         return in->sub == BI__COUNT ? -1 : 0;

@@ -192,6 +192,10 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
     case TY_CPOINTER:
     case TY_FUNCPTR: return L->ptr;
     case TY_CAUGHT: return L->ptr;   /* its saved ExcInfo (lower_exc.c) */
+    case TY_OPTIONAL: {
+        LLVMTypeRef f[2] = {L->i1, lower_type(L, t->optional.value)};
+        return LLVMStructTypeInContext(L->ctx, f, 2, 0);
+    }
     default: return NULL;   /* compile-time only */
     }
 }
@@ -367,6 +371,17 @@ static void own_tuple_items(Lower *L, Type *t, LLVMValueRef v)
     }
 }
 
+/* A callee's result comes with references of its own, which the call's slots take. */
+static void own_result(Lower *L, Instr *in, Type *rt, LLVMValueRef r)
+{
+    if (ty_holds_meminfo(rt))
+        lower_own(L, in, r);
+    else if (rt->kind == TY_TUPLE)
+        own_tuple_items(L, rt, r);
+    else if (rt->kind == TY_OPTIONAL)
+        own_result(L, in, rt->optional.value, LLVMBuildExtractValue(L->b, r, 1, ""));
+}
+
 void lower_own(Lower *L, Instr *in, LLVMValueRef array)
 {
     LLVMValueRef slot = L->slots[in->id];
@@ -377,6 +392,8 @@ void lower_own(Lower *L, Instr *in, LLVMValueRef array)
 
 bool lower_is_counted(const Type *t)
 {
+    if (t->kind == TY_OPTIONAL)
+        return lower_is_counted(t->optional.value);
     if (t->kind == TY_TUPLE)
         for (int i = 0; i < t->tuple.n; i++)
             if (lower_is_counted(t->tuple.items[i]))
@@ -391,6 +408,8 @@ void lower_incref_value(Lower *L, Type *t, LLVMValueRef v)
     else if (t->kind == TY_TUPLE)
         for (int i = 0; i < t->tuple.n; i++)
             lower_incref_value(L, t->tuple.items[i], LLVMBuildExtractValue(L->b, v, (unsigned)i, ""));
+    else if (t->kind == TY_OPTIONAL)   /* an absent value's MemInfos are NULL */
+        lower_incref_value(L, t->optional.value, LLVMBuildExtractValue(L->b, v, 1, ""));
 }
 
 void lower_decref_value(Lower *L, Type *t, LLVMValueRef v)
@@ -400,6 +419,8 @@ void lower_decref_value(Lower *L, Type *t, LLVMValueRef v)
     else if (t->kind == TY_TUPLE)
         for (int i = 0; i < t->tuple.n; i++)
             lower_decref_value(L, t->tuple.items[i], LLVMBuildExtractValue(L->b, v, (unsigned)i, ""));
+    else if (t->kind == TY_OPTIONAL)
+        lower_decref_value(L, t->optional.value, LLVMBuildExtractValue(L->b, v, 1, ""));
 }
 
 /* ---- casts and truth ------------------------------------------------------------------------ */
@@ -523,6 +544,8 @@ LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t)
     }
     if (t->kind == TY_TUPLE)
         return LLVMConstInt(L->i1, t->tuple.n > 0, 0);
+    if (t->kind == TY_OPTIONAL)
+        return lower_optional_truth(L, v, t);
     if (t->kind == TY_LIST)
         return LLVMBuildICmp(L->b, LLVMIntNE, lower_list_len(L, v), lower_i64(L, 0), "");
     if (t->kind == TY_STR)
@@ -1472,10 +1495,7 @@ static LLVMValueRef lower_call_ptr(Lower *L, Instr *in)
 
 LLVMValueRef lower_own_returned(Lower *L, Instr *in, Type *rt, LLVMValueRef r)
 {
-    if (ty_holds_meminfo(rt))
-        lower_own(L, in, r);   /* the callee returned a new reference */
-    else if (rt->kind == TY_TUPLE)
-        own_tuple_items(L, rt, r);
+    own_result(L, in, rt, r);   /* the callee returned new references */
     return r;
 }
 
@@ -1782,7 +1802,11 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
         return lower_compare_scalar(L, (CmpOp)in->sub, in->args[0]->type, lower_value(L, in->args[0]),
                                     lower_value(L, in->args[1]));
     case OP_TRUTH: return lower_truth(L, lower_value(L, in->args[0]), in->args[0]->type);
-    case OP_CAST: return lower_cast(L, lower_value(L, in->args[0]), in->args[0]->type, t);
+    case OP_CAST:
+        if (t->kind == TY_OPTIONAL)
+            return lower_optional_cast(L, lower_value(L, in->args[0]), in->args[0]->type, t);
+        return lower_cast(L, lower_value(L, in->args[0]), in->args[0]->type, t);
+    case OP_OPTIONAL: return lower_optional(L, in);
     case OP_BUILD_TUPLE: {
         LLVMValueRef v = LLVMGetUndef(lower_type(L, t));
         for (int i = 0; i < in->nargs; i++) {

@@ -3,7 +3,7 @@
  *
  * Value representation in LLVM (registers; memory layout in abi.h):
  *   bool i1 (i8 in memory), ints iN, floats half/float/double, complex {fN, fN},
- *   none {}, tuple {items...}, range {i64 start, i64 stop, i64 step},
+ *   none {}, tuple {items...}, range {i64 start, i64 stop, i64 step}, optional {i1, value},
  *   slice {i64 start, i64 stop, i64 step, i1 has_start, i1 has_stop},
  *   array {ptr meminfo, ptr parent, ptr data, [n x i64] shape, [n x i64] strides} (an ArrayDesc
  *   by value), iterator ptr (its state, an alloca). Compile-time-only values have no LLVM value.
@@ -64,6 +64,11 @@ typedef struct Lower {
 
 /* lower_array.c: marks the elementwise array operations of the function to fuse into their user */
 void lower_mark_fused(Lower *L);
+/* lower_optional.c: optional(T) values: T or None made optional (CAST), OPTIONAL (GET, IS_NONE),
+ * and the truth of an optional. */
+LLVMValueRef lower_optional_cast(Lower *L, LLVMValueRef v, Type *from, Type *to);
+LLVMValueRef lower_optional(Lower *L, Instr *in);
+LLVMValueRef lower_optional_truth(Lower *L, LLVMValueRef v, Type *t);
 
 /* lower.c: shared helpers */
 LLVMTypeRef lower_type(Lower *L, Type *t);              /* NULL for compile-time-only types */

@@ -387,6 +387,16 @@ Type *ty_cpointer(Type *item)
     return intern_named(&proto, "cpointer(%s)", proto.cpointer.item->name);
 }
 
+Type *ty_optional(Type *value)
+{
+    value = ty_strong(value);
+    if (!value || value->kind == TY_NONE || value->kind == TY_OPTIONAL)
+        return value;
+    Type proto = {.kind = TY_OPTIONAL};
+    proto.optional.value = value;
+    return intern_named(&proto, "optional(%s)", value->name);
+}
+
 Type *ty_dtype(Type *scalar)
 {
     Type proto = {.kind = TY_DTYPE};
@@ -656,6 +666,10 @@ static Type *parse_type(const char **p, int depth)
     }
     if (eat(p, "function_type("))
         return parse_function_type(p, depth);
+    if (eat(p, "optional(")) {   /* a cached version's return type */
+        Type *value = parse_type(p, depth + 1);
+        return value && eat(p, ")") ? ty_optional(value) : NULL;
+    }
     if (eat(p, "dict(")) {
         Type *key = parse_type(p, depth + 1);
         if (!key || !eat(p, ","))
@@ -761,6 +775,10 @@ int64_t ty_mem_size(const Type *t)
         return 24;                                     /* start, stop, step as int64 */
     case TY_CPOINTER:
         return 8;
+    case TY_OPTIONAL: {                                /* {present, value}, as a C struct */
+        int64_t a = ty_mem_align(t->optional.value);
+        return (a + ty_mem_size(t->optional.value) + a - 1) / a * a;
+    }
     default:
         return 0;
     }
@@ -788,6 +806,8 @@ int ty_mem_align(const Type *t)
         return 8;
     case TY_TUPLE:
         return t->tuple.align;
+    case TY_OPTIONAL:
+        return ty_mem_align(t->optional.value);
     default:
         return 1;
     }
@@ -824,6 +844,8 @@ int ty_ref_offsets(const Type *t, int32_t base, int32_t *refs, int n, int max)
     if (t->kind == TY_TUPLE)
         for (int i = 0; i < t->tuple.n; i++)
             n = ty_ref_offsets(t->tuple.items[i], base + (int32_t)ty_tuple_offset(t, i), refs, n, max);
+    if (t->kind == TY_OPTIONAL)   /* the value after the flag; NULL when absent */
+        n = ty_ref_offsets(t->optional.value, base + ty_mem_align(t->optional.value), refs, n, max);
     return n;
 }
 

@@ -12,6 +12,7 @@
  *   typed_list(float64)  typed_list(typed_list(int64))
  *   dict(int64, float64)  set(int64)  str  function_type(float64(float64, int64))
  *   cpointer(float64)  voidptr        (raw C pointers: cfunc signatures, ctypes calls)
+ *   optional(float64)
  *   Point(x=float64, y=float64)   (a namedtuple: not parsed back, its class is not in the name)
  *   instance(Bag@1)               (a jitclass: parsed back while its type exists, by that name)
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
@@ -52,6 +53,8 @@ typedef enum TypeKind {
                      * NULL (voidptr): cfunc parameters, ctypes/cffi arguments, carray's input */
     TY_FUNCPTR,     /* a first-class function (pyjit.types.FunctionType): the address of a
                      * compiled function of signature fn.ret(fn.args), called through it */
+    TY_OPTIONAL,    /* optional.value or None (a variable None on one path): laid out as
+                     * {bool present; value} with the value zeroed when absent */
     TY_DTYPE,       /* a dtype or scalar type object used as a value: dtype.scalar */
     /* Compile-time only: values whose every use is resolved by inference. */
     TY_STRING,      /* a constant string (exception messages); literal holds it */
@@ -85,6 +88,7 @@ typedef struct Type {
         struct { struct Type *item; } set;
         struct { struct Type *scalar; } dtype;
         struct { struct Type *item; } cpointer;
+        struct { struct Type *value; } optional;
         struct { struct Type *self; const char *name; } method;
         /* A jitclass: its Python class (kept alive for the process by whoever made the type),
          * the class's name, its field names and the tuple type of its fields, laid out in
@@ -125,6 +129,8 @@ Type *ty_set(Type *item);               /* item strong; NULL: not known yet */
 Type *ty_str(void);
 Type *ty_caught(void);
 Type *ty_cpointer(Type *item);          /* "cpointer(float64)"; item NULL: "voidptr" */
+/* value or None: value itself when it is None or already optional; value strong. */
+Type *ty_optional(Type *value);
 Type *ty_dtype(Type *scalar);
 Type *ty_literal(TypeKind kind, const Const *value);   /* keyed by the Const's identity */
 Type *ty_method(Type *self, const char *name);

@@ -307,13 +307,13 @@ static int check_flags(FeCtx *ctx, long flags, int kwonly)
         return fe_error(ctx, DIAG_UNSUPPORTED, "async functions are not supported in compiled code");
     if (flags & CO_ASYNC_GENERATOR_)
         return fe_error(ctx, DIAG_UNSUPPORTED, "async generators are not supported in compiled code");
-    if (flags & CO_GENERATOR_) {
+    /* 3.12 guards a generator's body with an exception table, which the CFG does not take yet */
+    if ((flags & CO_GENERATOR_) && ctx->minor >= 12) {
         ctx->cur = first_yield(ctx);
-        return fe_error(ctx, DIAG_UNSUPPORTED,
-                        "generators (functions that use yield) are not supported in compiled code");
+        return fe_error(ctx, DIAG_UNSUPPORTED, "generators (functions that use yield) are not "
+                        "supported in compiled code on CPython 3.12 yet");
     }
-    if (flags & CO_VARARGS_)
-        return fe_error(ctx, DIAG_UNSUPPORTED, "*args in the signature is not supported in compiled code");
+    ctx->generator = (flags & CO_GENERATOR_) != 0;
     if (flags & CO_VARKEYWORDS_)
         return fe_error(ctx, DIAG_UNSUPPORTED,
                         "**kwargs in the signature is not supported in compiled code");

@@ -209,6 +209,12 @@ static int stack_effect(FeCtx *ctx, const BcInstr *in, int jump, int *effect)
         *effect = -1;
         return 0;
     }
+    /* A generator's frame starts with the value its first resumption sends, which the
+     * POP_TOP after RETURN_GENERATOR drops (ssa.c pushes None there). */
+    if (in->op == BC_RETURN_GENERATOR) {
+        *effect = 1;
+        return 0;
+    }
     int e = PyCompile_OpcodeStackEffectWithJump(in->opcode, in->arg, jump);
     if (e == PY_INVALID_STACK_EFFECT) {
         PyErr_Clear();

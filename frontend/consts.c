@@ -550,8 +550,8 @@ static int freeze_object(FeCtx *ctx, PyObject *obj, Const **out)
 
 const char *fe_comprehension_name(const char *name)
 {
-    static const char *const names[] = {"<listcomp>", "<setcomp>", "<dictcomp>"};
-    for (int i = 0; i < 3; i++)
+    static const char *const names[] = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"};
+    for (int i = 0; i < 4; i++)
         if (strcmp(name, names[i]) == 0)
             return names[i];
     return NULL;
@@ -569,8 +569,6 @@ int fe_load_const(FeCtx *ctx, int index, Const **out)
         keep_alive(ctx, c, obj);
         return 0;
     }
-    if (PyCode_Check(obj) && strcmp(attr_string(ctx, obj, "co_name"), "<genexpr>") == 0)
-        return fe_error(ctx, DIAG_UNSUPPORTED, "generator expressions are not supported in compiled code");
     if (PyCode_Check(obj)) {   /* a lambda or inner function: for MAKE_FUNCTION (ssa.c) */
         Const *c = *out = ir_new_const(ctx->fn, K_OPAQUE);
         c->name = FE_CODE_CONST;

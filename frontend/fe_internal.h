@@ -75,6 +75,8 @@ typedef struct FeCtx {
     bool closure;                       /* a lambda or inner function of a compiled function
                                            (pyjit.decorators._closure): its parameters are its
                                            free variables, then its own (ssa.c) */
+    bool generator;                     /* a generator function or expression: compiled as a
+                                           function returning the list of what it yields (ssa.c) */
     PyObject *over;                     /* a comprehension over zip or enumerate: that function,
                                            whose nover arguments are its first parameters */
     int nover;
@@ -114,7 +116,8 @@ const ExcEntry *cfg_entry_at(const FeCtx *ctx, const BcInstr *in);
 /* consts.c */
 int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out);
 int fe_load_const(FeCtx *ctx, int index, Const **out);
-/* The name of a comprehension's code ("<listcomp>", "<setcomp>", "<dictcomp>", static), or NULL. */
+/* The name of a comprehension's code ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>",
+ * static), or NULL. */
 const char *fe_comprehension_name(const char *name);
 /* The name of the K_OPAQUE constant a lambda's or inner function's code loads as (its handle the
  * code object), for MAKE_FUNCTION. */

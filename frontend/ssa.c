@@ -42,6 +42,7 @@ typedef struct Ssa {
     const char **kwnames;   /* names of the next CALL's keyword arguments (KW_NAMES) */
     int nkw;
     Instr null_mark;        /* the NULL of the call protocol */
+    Instr *yielded;         /* a generator's list of the values it yields (generator_op) */
     bool underflow;
 } Ssa;
 
@@ -293,8 +294,8 @@ static const char *unsupported_construct(const BcInstr *in)
     case BC_LOAD_BUILD_CLASS:
         return "class definitions are not supported in compiled code";
     case BC_MAKE_FUNCTION:
-        return "this nested function is not supported in compiled code (lambdas, inner functions "
-               "and list, set and dict comprehensions are)";
+        return "this nested function is not supported in compiled code (lambdas, inner functions, "
+               "comprehensions and generator expressions are)";
     case BC_STORE_GLOBAL: case BC_DELETE_GLOBAL:
         return "assigning to a global variable (the global statement) is not supported in compiled code";
     case BC_STORE_DEREF: case BC_DELETE_DEREF:
@@ -304,7 +305,9 @@ static const char *unsupported_construct(const BcInstr *in)
     case BC_CALL_FUNCTION_EX:
         return "calls with **kwargs, or with *args after other arguments, are not supported in "
                "compiled code (f(*t) with a tuple t is)";
-    case BC_YIELD_VALUE: case BC_GET_YIELD_FROM_ITER: case BC_SEND: case BC_RETURN_GENERATOR:
+    case BC_GET_YIELD_FROM_ITER: case BC_SEND:
+        return "yield from (generators that delegate) is not supported in compiled code";
+    case BC_YIELD_VALUE: case BC_RETURN_GENERATOR:
         return "generators (yield) are not supported in compiled code";
     case BC_GET_AWAITABLE: case BC_GET_AITER: case BC_GET_ANEXT: case BC_BEFORE_ASYNC_WITH:
     case BC_END_ASYNC_FOR:
@@ -681,6 +684,28 @@ static int comprehension_add(Ssa *s, const BcInstr *at, int i)
     else
         call_method(s, obj, at->op == BC_SET_ADD ? "add" : "append", v, NULL);
     return 0;
+}
+
+/* A generator (function or expression) runs to its end, appending what it yields to a list made
+ * at RETURN_GENERATOR, and returns the list: its caller iterates over that, and a call from Python
+ * gets an iterator of it (runtime/dispatch.c). The value of a yield expression is None (nothing is
+ * sent), and a return gives the list whatever it names. */
+static int generator_op(Ssa *s, const BcInstr *in)
+{
+    switch (in->op) {
+    case BC_RETURN_GENERATOR:
+        s->yielded = emit(s, OP_BUILD_LIST, 0);
+        return push(s, emit_none(s));
+    case BC_YIELD_VALUE:
+        call_method(s, s->yielded, "append", pop(s), NULL);
+        return push(s, emit_none(s));
+    case BC_RETURN_VALUE:
+        pop(s);
+        /* fall through */
+    default:   /* RETURN_CONST */
+        emit1(s, OP_RET, 0, s->yielded);
+        return 0;
+    }
 }
 
 /* BUILD_MAP n (keys and values alternate on the stack), BUILD_CONST_KEY_MAP n (the keys a
@@ -1161,6 +1186,8 @@ static int translate(Ssa *s, const BcInstr *in)
     case BC_NOP: case BC_RESUME: case BC_PRECALL: case BC_COPY_FREE_VARS: case BC_MAKE_CELL:
     case BC_CACHE: case BC_EXTENDED_ARG:
         return 0;
+    case BC_RETURN_GENERATOR: case BC_YIELD_VALUE:
+        return s->ctx->generator ? generator_op(s, in) : unsupported(s, in);
     case BC_LOAD_FAST: case BC_LOAD_FAST_CHECK:
         if (s->ctx->comprehension && in->arg == 0)   /* .0: the loop's iterator, of the iterable */
             return comprehension_iter(s);
@@ -1208,8 +1235,14 @@ static int translate(Ssa *s, const BcInstr *in)
             return -1;
         return push(s, emit_const(s, c));
     }
-    case BC_RETURN_VALUE: emit1(s, OP_RET, 0, pop(s)); return 0;
+    case BC_RETURN_VALUE:
+        if (s->yielded)
+            return generator_op(s, in);
+        emit1(s, OP_RET, 0, pop(s));
+        return 0;
     case BC_RETURN_CONST:
+        if (s->yielded)
+            return generator_op(s, in);
         if (load_const(s, in->arg) < 0)
             return -1;
         emit1(s, OP_RET, 0, pop(s));
@@ -1583,7 +1616,8 @@ static int setup(FeCtx *ctx, PyObject *func)
     ctx->stacksize = co->co_stacksize;
     if (!ctx->builtins || !PyDict_Check(ctx->builtins) || !ctx->consts || !ctx->names)
         return fe_error_from_python(ctx, "reading the function");
-    fn->nargs = co->co_argcount;
+    fn->varargs = (co->co_flags & CO_VARARGS) != 0;
+    fn->nargs = co->co_argcount + fn->varargs;   /* *args: the local after the parameters */
     ctx->comprehension = fe_comprehension_name(attr_utf8(ctx, ctx->code, "co_name")) &&
                          fn->nargs == 1 && strcmp(bc_local_name(ctx, 0), ".0") == 0;
     ctx->nover = 1;

@@ -19,11 +19,13 @@ from ._objmode import objmode  # noqa: E402
 from ._parallel import (  # noqa: E402
     get_num_threads, get_thread_id, set_num_threads, threading_layer,
 )
-from .decorators import guvectorize, jit, jit_module, njit, prange, vectorize  # noqa: E402
+from .decorators import (  # noqa: E402
+    guvectorize, jit, jit_module, literal_unroll, njit, prange, vectorize,
+)
 from .errors import InternalError, TypingError, UnsupportedError  # noqa: E402,F401
 from .experimental import jitclass  # noqa: E402  (light: the class is built when applied)
 from .types import (  # noqa: E402,F401  (Numba's other spellings of the scalar types)
-    char, from_dtype, long_, size_t, ssize_t, typeof, uchar, ulong,
+    char, from_dtype, long_, optional, size_t, ssize_t, typeof, uchar, ulong,
 )
 from .types import (  # noqa: E402,F401
     b1, bool_, boolean, byte, c8, c16, complex64, complex128, double, f2, f4, f8, float16, float32,
@@ -125,7 +127,7 @@ def cache_info():
 __all__ = [
     "njit", "jit", "jit_module", "prange", "vectorize", "guvectorize", "errors", "types", "gpu",
     "cuda", "config", "typeof", "from_dtype", "version_info", "threading_layer", "jitclass",
-    "cfunc", "carray", "farray", "objmode",
+    "cfunc", "carray", "farray", "objmode", "literal_unroll",
     "cache_info", "__version__", "set_num_threads", "get_num_threads", "get_thread_id",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",

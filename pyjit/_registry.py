@@ -50,6 +50,8 @@ def _aliases():
         pairs.append((numba.prange, "builtins.range"))
         pairs.append((numba.carray, "pyjit.carray"))
         pairs.append((numba.farray, "pyjit.farray"))
+    if getattr(numba, "literal_unroll", None) is not None:
+        pairs.append((numba.literal_unroll, "pyjit.literal_unroll"))
     for name, canonical in (("longlong", "int64"), ("ulonglong", "uint64"), ("intc", "int32"),
                             ("uintc", "uint32"), ("bool", "bool_")):
         obj = getattr(np, name, None)

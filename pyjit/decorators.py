@@ -21,9 +21,16 @@ import warnings
 
 from .errors import PerformanceWarning
 
-__all__ = ["njit", "jit", "jit_module", "prange", "vectorize", "guvectorize"]
+__all__ = ["njit", "jit", "jit_module", "prange", "literal_unroll", "vectorize", "guvectorize"]
 
 from ._parallel import prange  # noqa: E402  (range outside parallel=True functions)
+
+
+def literal_unroll(container):
+    """Numba's literal_unroll: in Python the tuple itself; in compiled code a loop over it is
+    unrolled, one copy of the body per item, so its items may differ in type (a plain loop over
+    such a tuple is unrolled too)."""
+    return container
 
 # Options Numba's decorators take. Those pyjit ignores are listed with why.
 _PASSED = {"nogil", "fastmath", "boundscheck", "error_model", "debug", "opt", "cache"}

@@ -26,7 +26,8 @@ __all__ = [
     "ClassType", "StructRef", "unliteral",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
-    "UnicodeType", "unicode_type", "CPointer", "RawPointer", "voidptr", "FunctionType",
+    "UnicodeType", "unicode_type", "CPointer", "RawPointer", "voidptr", "FunctionType", "Optional",
+    "optional",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
     "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",
@@ -360,6 +361,22 @@ class NoneType(Type):
     __slots__ = ()
 
 
+class Optional(Type):
+    """A value of .type or None (Numba's types.Optional, also spelled types.optional): what
+    compiled code gives a variable that is None on one path; a typing function receives it for
+    such an argument, and a signature may declare one (optional(float64))."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, typ):
+        typ = _as_type(typ)
+        super().__init__(f"optional({typ.name})")
+        self.type = typ
+
+
+optional = Optional   # Numba's other spelling
+
+
 class Omitted(Type):
     """An argument left out, whose default value is value (Numba's types.Omitted)."""
 
@@ -664,6 +681,8 @@ def _from_canonical(name):
         return List(_from_canonical(name[5:-1]))
     if name.startswith("typed_list(") and name.endswith(")"):
         return ListType(_from_canonical(name[11:-1]))
+    if name.startswith("optional(") and name.endswith(")"):
+        return Optional(_from_canonical(name[9:-1]))
     if name.startswith("set(") and name.endswith(")"):
         return Set(_from_canonical(name[4:-1]))
     if name.startswith("dict(") and name.endswith(")"):
@@ -727,7 +746,7 @@ __all__ += ["typeof", "from_dtype", "as_dtype", "char", "uchar", "long_", "ssize
 
 # Numba type names pyjit does not have: a clear AttributeError naming what is missing (hasattr
 # still answers False)
-_NOT_IN_PYJIT = ("Optional", "optional", "FunctionType", "NPDatetime",
+_NOT_IN_PYJIT = ("NPDatetime",
                  "NPTimedelta", "Record", "EnumMember", "IntEnumMember", "DeferredType",
                  "deferred_type", "Generator", "Dispatcher", "pyobject", "ffi", "Bytes", "CharSeq",
                  "UnicodeCharSeq", "Buffer", "MemoryView", "IntegerLiteral", "BooleanLiteral",

@@ -274,10 +274,11 @@ static PyObject *too_many_positional(RtDispatcher *d, Py_ssize_t given)
  * -2 on error. */
 static int keyword_index(RtDispatcher *d, PyObject *name)
 {
-    for (int j = d->nposonly; j < d->nargs; j++)
+    int n = d->nargs - d->varargs;   /* *args takes no keyword */
+    for (int j = d->nposonly; j < n; j++)
         if (PyTuple_GET_ITEM(d->argnames, j) == name)
             return j;
-    for (int j = d->nposonly; j < d->nargs; j++) {
+    for (int j = d->nposonly; j < n; j++) {
         int eq = PyUnicode_Compare(PyTuple_GET_ITEM(d->argnames, j), name);
         if (eq == 0)
             return j;
@@ -314,17 +315,27 @@ static int missing_arguments(RtDispatcher *d, PyObject **out)
     return -1;
 }
 
-/* Fills out[0..nargs) with borrowed references: positional arguments, keywords, defaults. */
+/* Fills out[0..nargs) with borrowed references: positional arguments, keywords, defaults; with
+ * *args, its tuple of the positional arguments past the parameters, a new reference in *packed. */
 static int bind_args(RtDispatcher *d, PyObject *const *args, Py_ssize_t n, PyObject *kwnames,
-                     PyObject **out)
+                     PyObject **out, PyObject **packed)
 {
-    if (n > d->npositional) {
+    Py_ssize_t npos = n;
+    if (d->varargs) {
+        npos = n < d->npositional ? n : d->npositional;
+        if (!(*packed = PyTuple_New(n - npos)))
+            return -1;
+        for (Py_ssize_t k = npos; k < n; k++)
+            PyTuple_SET_ITEM(*packed, k - npos, Py_NewRef(args[k]));
+    } else if (n > d->npositional) {
         too_many_positional(d, n);
         return -1;
     }
     bool missing = false;
     for (int j = 0; j < d->nargs; j++)
-        out[j] = j < n ? args[j] : NULL;
+        out[j] = j < npos ? args[j] : NULL;
+    if (d->varargs)
+        out[d->nargs - 1] = *packed;
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t k = 0; k < nkw; k++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, k);
@@ -504,6 +515,8 @@ static PyObject *call_version(RtDispatcher *d, RtEntry *e, PyObject *const *argv
         status = v->code.wrapper(ptrs, ret, &exc);
     }
     result = status == ABI_STATUS_OK ? rt_box(v->ret, ret) : rt_raise_exc(&exc);
+    if (result && d->generator)   /* the list of what it yielded (frontend/ssa.c: generator_op) */
+        Py_SETREF(result, PyObject_GetIter(result));
 done:
     for (int i = 0; v->list_args && i < unboxed; i++)   /* reflected lists written back */
         if (rt_release_arg(v->argtypes[i], ptrs[i]) < 0)
@@ -537,6 +550,8 @@ static PyObject *code_replaced(RtDispatcher *d)
     return rt_raise_diag(&diag);
 }
 
+static PyObject *call_bound(RtDispatcher *d, PyObject *const *argv);
+
 static PyObject *dispatcher_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                        PyObject *kwnames)
 {
@@ -544,14 +559,18 @@ static PyObject *dispatcher_vectorcall(PyObject *self, PyObject *const *args, si
     if (PyFunction_GET_CODE(d->py_func) != d->code)
         return code_replaced(d);
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    PyObject *bound[RT_MAX_ARGS];
+    if (!kwnames && n == d->nargs && !d->varargs)
+        return call_bound(d, args);
+    PyObject *bound[RT_MAX_ARGS] = {NULL}, *packed = NULL;   /* filled by bind_args */
+    PyObject *result = bind_args(d, args, n, kwnames, bound, &packed) < 0 ? NULL : call_bound(d, bound);
+    Py_XDECREF(packed);
+    return result;
+}
+
+/* The call, its arguments bound (one for each parameter, *args's tuple last). */
+static PyObject *call_bound(RtDispatcher *d, PyObject *const *argv)
+{
     Type *types[RT_MAX_ARGS];
-    PyObject *const *argv = args;
-    if (kwnames || n != d->nargs) {
-        if (bind_args(d, args, n, kwnames, bound) < 0)
-            return NULL;
-        argv = bound;
-    }
     for (int i = 0; i < d->nargs; i++) {
         if (!(types[i] = rt_typeof(argv[i], 0)))
             return rt_raise_arg_error(d->cname, PyUnicode_AsUTF8(PyTuple_GET_ITEM(d->argnames, i)),
@@ -977,17 +996,19 @@ static int set_options(RtDispatcher *d, PyObject *nogil, PyObject *fastmath, PyO
 static int read_arguments(RtDispatcher *d)
 {
     PyCodeObject *code = (PyCodeObject *)PyFunction_GET_CODE(d->py_func);
-    if (code->co_flags & (CO_VARARGS | CO_VARKEYWORDS)) {
+    if (code->co_flags & CO_VARKEYWORDS) {
         Diag diag = {0};
         diag_error(&diag, DIAG_UNSUPPORTED, d->cname, PyUnicode_AsUTF8(code->co_filename),
                    code->co_firstlineno, -1, -1,
-                   "functions with *args or **kwargs are not supported in compiled code");
+                   "functions with **kwargs are not supported in compiled code");
         rt_raise_diag(&diag);
         return -1;
     }
+    d->generator = (code->co_flags & CO_GENERATOR) != 0;
+    d->varargs = (code->co_flags & CO_VARARGS) != 0;
     d->npositional = code->co_argcount;
     d->nposonly = code->co_posonlyargcount;
-    d->nargs = code->co_argcount + code->co_kwonlyargcount;
+    d->nargs = code->co_argcount + code->co_kwonlyargcount + d->varargs;
     if (d->nargs > RT_MAX_ARGS) {
         PyErr_Format(PyExc_TypeError, "%s() takes %d arguments; compiled functions take at most %d",
                      d->cname, d->nargs, RT_MAX_ARGS);

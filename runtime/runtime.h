@@ -212,6 +212,8 @@ typedef struct RtDispatcher {
     bool can_compile;       /* false once explicit signatures are given */
     bool cache;             /* cache=True: versions are stored on disk and loaded from there */
     bool cfunc;             /* a @cfunc's: versions also get the C entry (cfunc.c) */
+    bool generator;         /* a generator function: a call from Python gives an iterator */
+    bool varargs;           /* *args: the last of the nargs arguments is their tuple */
     PyThread_type_lock lock;        /* one compilation at a time (taken with the GIL released) */
     unsigned long lock_owner;       /* thread holding it, so a nested compile does not deadlock */
     int lock_depth;

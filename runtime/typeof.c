@@ -470,6 +470,14 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
         return rt_unbox_set(obj, ty, buf);
     case TY_CLASS:
         return rt_unbox_jitclass(obj, ty, buf);
+    case TY_OPTIONAL: {   /* {present, value}, the value zeroed when None */
+        int64_t at = ty_mem_align(ty->optional.value);
+        memset(buf, 0, (size_t)ty_mem_size(ty));
+        if (obj == Py_None)
+            return 0;
+        *(uint8_t *)buf = 1;
+        return rt_unbox(obj, ty->optional.value, (char *)buf + at);
+    }
     case TY_TUPLE:
         for (int i = 0; i < ty->tuple.n; i++)
             if (rt_unbox(PyTuple_GET_ITEM(obj, i), ty->tuple.items[i],
@@ -555,6 +563,14 @@ static void store_number(TypeKind kind, Number n, void *p)
 
 int rt_unbox_as(PyObject *obj, Type *from, Type *to, void *buf)
 {
+    if (to->kind == TY_OPTIONAL && from->kind != TY_OPTIONAL) {   /* {present, value} */
+        memset(buf, 0, (size_t)ty_mem_size(to));
+        if (from->kind == TY_NONE)
+            return 0;
+        *(uint8_t *)buf = 1;
+        return rt_unbox_as(obj, from, to->optional.value,
+                           (char *)buf + ty_mem_align(to->optional.value));
+    }
     if (ty_strong(from) == to || ty_holds_meminfo(from))
         return rt_unbox(obj, from, buf);
     if (to->kind == TY_FUNCPTR)   /* a dispatcher where a FunctionType is declared */
@@ -618,6 +634,10 @@ int rt_conversion_rank(Type *from, Type *to)
     }
     if (from->kind == TY_DISPATCHER && to->kind == TY_FUNCPTR)
         return 1;   /* its version for the signature, when unboxed */
+    if (to->kind == TY_OPTIONAL) {   /* None, or what converts to the value */
+        int r = from->kind == TY_NONE ? 0 : rt_conversion_rank(from, to->optional.value);
+        return r < 0 ? -1 : r + 1;
+    }
     if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->tuple.n == to->tuple.n) {
         int worst = 0;
         for (int i = 0; i < from->tuple.n; i++) {
@@ -642,10 +662,15 @@ void rt_release_value(Type *ty, void *buf)
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
             rt_release_value(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
+    else if (ty->kind == TY_OPTIONAL && *(uint8_t *)buf)
+        rt_release_value(ty->optional.value, (char *)buf + ty_mem_align(ty->optional.value));
 }
 
 int rt_release_arg(Type *ty, void *buf)
 {
+    if (ty->kind == TY_OPTIONAL)
+        return *(uint8_t *)buf ? rt_release_arg(ty->optional.value,
+                                                (char *)buf + ty_mem_align(ty->optional.value)) : 0;
     if (ty->kind == TY_TUPLE) {
         int rc = 0;
         for (int i = 0; i < ty->tuple.n; i++)
@@ -775,6 +800,10 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_DICT: return rt_box_dict(ty, *(MemInfo **)buf);
     case TY_SET: return rt_box_set(ty, *(MemInfo **)buf);
     case TY_CLASS: return rt_box_jitclass(ty, *(MemInfo **)buf);
+    case TY_OPTIONAL:   /* {present, value} (compiler/lower_optional.c) */
+        if (!*(uint8_t *)buf)
+            Py_RETURN_NONE;
+        return rt_box(ty->optional.value, (char *)buf + ty_mem_align(ty->optional.value));
     default:
         PyErr_Format(PyExc_TypeError, "pyjit: a value of type %s cannot be returned to Python",
                      ty->name);

@@ -398,11 +398,11 @@ def test_exc_info_formatting():
         _core._raise_exc(2, None, None)
 
 
-def test_varargs_rejected_at_decoration():
-    def f(*args):
+def test_kwargs_rejected_at_decoration():
+    def f(**kwargs):
         return 0
 
-    with pytest.raises(errors.UnsupportedError, match=r"\*args"):
+    with pytest.raises(errors.UnsupportedError, match=r"\*\*kwargs"):
         njit(f)
 
 

@@ -23,6 +23,7 @@ INDEX = {
     "numpy_sorting": ("unique",),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
+    "iterables": ("builtins.any", "builtins.all"),
     "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "builtins.reversed",
               "array", "asarray", "pyjit.typed.List"),
     "numpy_create": ("eye", "identity", "diag", "full_like", "copy", "tri", "tril", "triu",

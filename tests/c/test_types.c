@@ -160,8 +160,26 @@ static void test_literals(void)
     CHECK(strcmp(t->name, "function(math.sqrt)") == 0);
 }
 
+static void test_optional(void)
+{
+    Type *f = ty_scalar(TY_FLOAT64), *o = ty_optional(f);
+    CHECK(o->kind == TY_OPTIONAL && o->optional.value == f);
+    CHECK(ty_optional(o) == o);                         /* optional of optional: itself */
+    CHECK(ty_optional(ty_scalar(TY_NONE)) == ty_scalar(TY_NONE));
+    CHECK(ty_optional(ty_weak(f)) == o);                /* the value is strong */
+    CHECK(strcmp(o->name, "optional(float64)") == 0);
+    CHECK(ty_parse("optional(float64)") == o);
+    CHECK(ty_mem_size(o) == 16 && ty_mem_align(o) == 8);   /* {bool; double} */
+    Type *ob = ty_optional(ty_scalar(TY_BOOL));
+    CHECK(ty_mem_size(ob) == 2 && ty_mem_align(ob) == 1);
+    Type *oa = ty_optional(ty_array(f, 1, 'C', false));
+    int32_t refs[4];
+    CHECK(ty_ref_offsets(oa, 0, refs, 0, 4) == 1 && refs[0] == 8);   /* the array's MemInfo */
+}
+
 int main(void)
 {
+    test_optional();
     test_literals();
     test_promotion();
     test_names();
