@@ -286,33 +286,12 @@ const char *bc_dump(FeCtx *ctx)
 
 /* ---- what cannot be compiled at all ---------------------------------------------------------- */
 
-/* The yield the user wrote first (the lowest line; `yield from` starts at GET_YIELD_FROM_ITER),
- * so a generator is reported there rather than at the def, which the RETURN_GENERATOR every
- * generator starts with is placed on. NULL if there is none. */
-static const BcInstr *first_yield(FeCtx *ctx)
-{
-    const BcInstr *first = NULL;
-    for (int i = 0; i < ctx->ninstrs; i++) {
-        const BcInstr *in = &ctx->instrs[i];
-        if ((in->op == BC_YIELD_VALUE || in->op == BC_GET_YIELD_FROM_ITER) && in->line > 0
-            && (!first || in->line < first->line))
-            first = in;
-    }
-    return first;
-}
-
 static int check_flags(FeCtx *ctx, long flags, int kwonly)
 {
     if (flags & (CO_COROUTINE_ | CO_ITERABLE_COROUTINE_))
         return fe_error(ctx, DIAG_UNSUPPORTED, "async functions are not supported in compiled code");
     if (flags & CO_ASYNC_GENERATOR_)
         return fe_error(ctx, DIAG_UNSUPPORTED, "async generators are not supported in compiled code");
-    /* 3.12 guards a generator's body with an exception table, which the CFG does not take yet */
-    if ((flags & CO_GENERATOR_) && ctx->minor >= 12) {
-        ctx->cur = first_yield(ctx);
-        return fe_error(ctx, DIAG_UNSUPPORTED, "generators (functions that use yield) are not "
-                        "supported in compiled code on CPython 3.12 yet");
-    }
     ctx->generator = (flags & CO_GENERATOR_) != 0;
     if (flags & CO_VARKEYWORDS_)
         return fe_error(ctx, DIAG_UNSUPPORTED,
@@ -339,8 +318,24 @@ static int read_varint(const unsigned char **p, const unsigned char *end)
     return value;
 }
 
+/* Whether the handler at offset only puts state back and raises again, which compiled code
+ * needs no handler for: 3.12's inlined comprehension restoring its loop variable (SWAP ...
+ * STORE_FAST ... RERAISE) and its guard of a generator's body, which turns a StopIteration
+ * raised inside into a RuntimeError (CALL_INTRINSIC_1 ... RERAISE). */
+static bool is_cleanup_handler(FeCtx *ctx, int offset)
+{
+    int unit = offset / 2;
+    int at = unit < ctx->ncodeunits ? ctx->index_at[unit] : -1;
+    if (at < 0)
+        return false;
+    BcOp op = ctx->instrs[at].op;
+    return op == BC_SWAP || op == BC_CALL_INTRINSIC_1;
+}
+
 /* The entries of co_exceptiontable: (start, length, target, depth << 1 | lasti), the first three
- * in code units; they never overlap (nested try blocks are flattened into ranges). */
+ * in code units; they never overlap (nested try blocks are flattened into ranges). Cleanup
+ * handlers (is_cleanup_handler) are left out: an exception leaves those ranges as it would with
+ * no handler. */
 static int parse_exception_table(FeCtx *ctx, PyObject *table)
 {
     const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(table);
@@ -351,13 +346,15 @@ static int parse_exception_table(FeCtx *ctx, PyObject *table)
         int target = read_varint(&p, end), dl = read_varint(&p, end);
         if (dl < 0)
             return fe_error(ctx, DIAG_INTERNAL, "malformed exception table");
-        ctx->exc[ctx->nexc++] = (ExcEntry){2 * start, 2 * (start + len), 2 * target, dl >> 1, dl & 1};
+        if (!is_cleanup_handler(ctx, 2 * target))
+            ctx->exc[ctx->nexc++] = (ExcEntry){2 * start, 2 * (start + len), 2 * target, dl >> 1,
+                                               dl & 1};
     }
     return 0;
 }
 
-/* The constructs whose exception handlers pyjit does not model (with, 3.12's inlined
- * comprehensions): reported at their first instruction. try/except and try/finally are
+/* The constructs whose exception handlers pyjit does not model (with, except*): reported at
+ * their first instruction. try/except and try/finally are
  * compiled (their table is parsed for cfg.c). */
 static int check_exception_table(FeCtx *ctx)
 {
@@ -370,7 +367,6 @@ static int check_exception_table(FeCtx *ctx)
     for (int i = 0; i < ctx->ninstrs && PyBytes_GET_SIZE(table) > 0; i++) {
         BcOp op = ctx->instrs[i].op;
         const char *what = op == BC_BEFORE_WITH || op == BC_BEFORE_ASYNC_WITH ? "the with statement is"
-                           : op == BC_LOAD_FAST_AND_CLEAR ? "a comprehension is"
                            : op == BC_CHECK_EG_MATCH ? "except* is" : NULL;
         if (what) {
             ctx->cur = &ctx->instrs[i];

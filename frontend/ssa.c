@@ -324,8 +324,6 @@ static const char *unsupported_construct(const BcInstr *in)
         return "super() is not supported in compiled code";
     case BC_CHECK_EG_MATCH:
         return "except* is not supported in compiled code";
-    case BC_LOAD_FAST_AND_CLEAR:
-        return "comprehensions are not supported in compiled code";
     default:
         return NULL;
     }
@@ -1192,6 +1190,8 @@ static int translate(Ssa *s, const BcInstr *in)
         if (s->ctx->comprehension && in->arg == 0)   /* .0: the loop's iterator, of the iterable */
             return comprehension_iter(s);
         return load_fast(s, in->arg, false);
+    case BC_LOAD_FAST_AND_CLEAR:   /* 3.12's inlined comprehension saves its variable */
+        return load_fast(s, in->arg, true);
     case BC_STORE_FAST: return store_fast(s, in->arg);
     case BC_LOAD_CONST: return load_const(s, in->arg);
     case BC_LOAD_GLOBAL: return load_global(s, in->arg);

@@ -8,7 +8,6 @@ import math
 import os
 import re
 
-import sys
 
 import numpy as np
 import pytest
@@ -94,40 +93,14 @@ def uses_with(x):
     return y
 
 
-def uses_yield(x):
-    yield x  # <-
-
-
 def uses_yield_from(x):
     yield from range(x)  # <-
-
-
-def uses_yield_later(x):
-    y = x + 1
-    if y > 0:
-        for i in range(y):
-            y += i
-        z = (yield y)  # <-
-    yield x
-    return y
 
 
 def uses_yield_after_yield_from(x):
     s = x * 2
     yield from range(s)  # <-
     yield s
-
-
-def uses_listcomp(x):
-    return [i for i in range(x)]  # <-
-
-
-# list comprehensions compile on 3.11 (tests/test_lang_lists.py); 3.12 inlines them, not yet
-LISTCOMP = [(uses_listcomp, (3,))] if sys.version_info >= (3, 12) else []
-
-
-def uses_genexpr(x):
-    return sum(i for i in range(x))  # <-
 
 
 def uses_nonlocal_write(x):
@@ -138,11 +111,6 @@ def uses_nonlocal_write(x):
         total += y  # <-
     add(x)
     return total
-
-
-# generators compile on 3.11 (tests/test_lang_generators.py); 3.12's exception table, not yet
-GENERATORS = [(uses_yield, (1,)), (uses_yield_later, (1,)), (uses_genexpr, (3,))] \
-    if sys.version_info >= (3, 12) else []
 
 
 def uses_returned_closure(x):
@@ -229,7 +197,7 @@ UNSUPPORTED = [
     (uses_dict, (1,)), (uses_dict_unpacking, (1,)), (uses_set_of_arrays, (np.zeros(2),)),
     (uses_class, (1,)), (uses_caught_exception, (0,)), (uses_bare_raise_outside_except, (1,)),
     (uses_with, (1,)),
-    (uses_yield_from, (3,)), (uses_yield_after_yield_from, (1,)), *LISTCOMP, *GENERATORS,
+    (uses_yield_from, (3,)), (uses_yield_after_yield_from, (1,)),
     (uses_nonlocal_write, (1,)), (uses_returned_closure, (1,)),
     (uses_global_store, (1,)), (uses_fstring_spec, (1,)), (uses_import, (1,)),
     (uses_from_import, (1.0,)), (uses_star_kwargs, (1,)),
@@ -252,8 +220,7 @@ def test_unsupported_constructs(func, args):
 
 STRICTLY_UNSUPPORTED = [uses_dict, uses_dict_unpacking, uses_set_of_arrays, uses_class,
                         uses_caught_exception, uses_bare_raise_outside_except, uses_with,
-                        uses_yield_from, uses_yield_after_yield_from, *[f for f, _ in LISTCOMP],
-                        *[f for f, _ in GENERATORS], uses_nonlocal_write, uses_returned_closure,
+                        uses_yield_from, uses_yield_after_yield_from, uses_nonlocal_write, uses_returned_closure,
                         uses_global_store, uses_fstring_spec, uses_import, uses_star_kwargs]
 
 
@@ -263,8 +230,7 @@ def test_unsupported_constructs_are_unsupported_error(func):
     compile_error(UnsupportedError, func, *args)
 
 
-@pytest.mark.parametrize("func", [uses_yield_from, uses_yield_after_yield_from,
-                                  *[f for f, _ in GENERATORS if f is not uses_genexpr]],
+@pytest.mark.parametrize("func", [uses_yield_from, uses_yield_after_yield_from],
                          ids=lambda f: f.__name__)
 def test_generator_is_reported_at_its_first_yield(func):
     """Not at the def (where CPython places the code every generator starts with)."""
@@ -625,7 +591,6 @@ def test_bad_option():
 def test_njit_of_a_non_function():
     with pytest.raises(TypeError):
         pyjit.njit(Opaque)(1)
-
 
 
 # ---- replacing __code__ after decoration ---------------------------------------------------------

@@ -10,7 +10,6 @@ import importlib
 import inspect
 import math
 import re
-import sys
 import types
 
 import pytest
@@ -353,14 +352,6 @@ def test_unpacking_into_containers_is_unsupported():
 
     _unsupported(dct, "unpacking into a dict")
     _unsupported(st, "unpacking into a set")
-
-
-def test_comprehensions_and_generator_expressions_are_unsupported():
-    def comp(x):
-        return sum([i for i in range(x)])
-
-    if sys.version_info >= (3, 12):   # 3.11's list comprehensions compile (test_lang_lists.py)
-        _unsupported(comp, "comprehension")
 
 
 def test_generators_and_signatures_are_unsupported():

@@ -12,7 +12,7 @@ import pytest
 import pyjit
 from pyjit import errors, types
 from pyjit.typed import Dict
-from util import assert_same, memory_in_use, needs_311
+from util import assert_same, memory_in_use
 
 
 def plain(x):
@@ -138,7 +138,7 @@ def update_from_dict(n):
     (count, ([(1.5, 2), (1.5, 2), (0.0, -1)],)),
     (literal_then_store, (1.5,)),
     (const_key_literal, (2,)),
-    pytest.param(comprehension, (10,), marks=needs_311),
+    (comprehension, (10,)),
     (deletes_then_reinserts, (40,)),
     (growth, (100000,)),
     (methods, (10,)),

@@ -10,9 +10,8 @@ import pytest
 
 import pyjit
 from pyjit import errors
-from util import check, needs_311
+from util import check
 
-pytestmark = needs_311
 
 
 def sum_of_squares(a):

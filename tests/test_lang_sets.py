@@ -11,7 +11,7 @@ import pytest
 
 import pyjit
 from pyjit import errors
-from util import assert_same, memory_in_use, needs_311
+from util import assert_same, memory_in_use
 
 
 def plain(x):
@@ -136,7 +136,7 @@ def float_items(x):
     (distinct, ([True, False, True],)),
     (distinct, ([(1, 2), (2, 1), (1, 2)],)),
     (literal, (7.0,)),
-    pytest.param(comprehension, (10,), marks=needs_311),
+    (comprehension, (10,)),
     (from_iterables, (6,)),
     (mutate, (8,)),
     (algebra, (8,)),

@@ -224,12 +224,6 @@ def assemble_ptx(ptx):
         assert r.returncode == 0, r.stderr + "\n" + ptx
 
 
-# CPython 3.12 inlines comprehensions into the function (PEP 709), which pyjit does not compile
-# yet; 3.11 makes them nested functions, which it does.
-needs_311 = pytest.mark.skipif(sys.version_info >= (3, 12),
-                               reason="3.12's inlined comprehensions are not compiled yet")
-
-
 def numba_or_none(f):
     """Numba's njit of a compiled function's Python source, the compiled functions it calls
     compiled by Numba too, when Numba is installed (not under the sanitizers, where Numba's own
