@@ -43,6 +43,8 @@ INDEX = {
                     "repeat", "tile", "ravel"),
     "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze"),
     "dicts": ("builtins.set",),
+    "numpy_nan": ("average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nanprod",
+                  "nancumsum", "nancumprod"),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
                    "argmax", "cumsum"),
 }

