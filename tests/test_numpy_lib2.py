@@ -172,3 +172,75 @@ def test_average_weighted():
         with pytest.raises(type(want.value)) as got:
             njit(average_weighted)(a, w)
         assert str(got.value) == str(want.value)
+
+
+# ---- finding indices ----
+
+def argwhere(a):
+    return np.argwhere(a)
+
+
+def where1(a):
+    return np.where(a)
+
+
+def where_positive(a):
+    return np.where(a > 0)
+
+
+def where3(a):
+    return np.where(a > 0, a, 0)
+
+
+def nonzero(a):
+    return np.nonzero(a)
+
+
+@pytest.mark.parametrize("fn", [argwhere, where1, nonzero])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_index_finding(fn, dtype):
+    for a in samples(dtype):
+        same(fn, a)
+    for shape in ((2, 3, 4), (3, 0, 2), (1, 1, 1, 5)):
+        same(fn, (rng.standard_normal(shape) > 0.3).astype(dtype))
+        same(fn, (rng.standard_normal(shape) > 0.3).astype(dtype).transpose())
+
+
+def test_where_forms():
+    a = rng.standard_normal((3, 5))
+    same(where_positive, a)
+    same(where_positive, a[:, ::2])
+    same(where3, a)          # three arguments: the builtin, unchanged
+
+
+def digitize(x, bins):
+    return np.digitize(x, bins)
+
+
+def digitize_right(x, bins, right):
+    return np.digitize(x, bins, right=right)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_digitize(dtype):
+    bins_up = np.array([-3, -1, 0, 0, 2, 5]).astype(dtype)
+    for x in samples(dtype):
+        for bins in (bins_up, bins_up[::-1], bins_up[:0], bins_up[1:2], bins_up[::2]):
+            same(digitize, x, bins)
+            same(digitize_right, x, bins, True)
+            same(digitize_right, x, bins, False)
+    for value in (-5, 0, 2, 7):
+        same(digitize, dtype(value), bins_up)
+        same(digitize_right, dtype(value), bins_up[::-1], True)
+    same(digitize, np.array([np.nan, 1.0, -np.inf]), np.array([0.0, 1.0, np.nan]))
+
+
+def test_digitize_errors():
+    for x, bins in ((np.arange(3.0), np.array([1.0, 0.0, 2.0])),
+                    (np.arange(3.0), np.ones((2, 2))),
+                    (np.arange(3) + 1j, np.arange(3.0))):
+        with pytest.raises(Exception) as want:
+            digitize(x, bins)
+        with pytest.raises(type(want.value)) as got:
+            njit(digitize)(x, bins)
+        assert str(want.value) in str(got.value)

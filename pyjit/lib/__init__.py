@@ -19,7 +19,7 @@ import importlib
 INDEX = {
     "numpy_logic": ("any", "all", "count_nonzero", "flatnonzero", "nonzero"),
     "numpy_math": ("diff", "cumprod", "interp", "isclose", "allclose"),
-    "numpy_search": ("searchsorted",),
+    "numpy_search": ("searchsorted", "digitize", "argwhere", "where"),
     "numpy_sorting": ("unique",),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),

@@ -12,22 +12,16 @@ result's ndim would depend on a run-time flag). NumPy's
 results: the same dtypes (ints sum in int64, means of ints in float64), NaN wins in min and max,
 argmin/argmax give the first extreme (a NaN first), an empty reduction without identity raises
 ValueError."""
-import linecache
-
 import numpy as np
 
-from ._util import given, is_array, overload, overload_method, types
+from ._util import generated, given, is_array, overload, overload_method, types
 from .numpy_shape import _blocks, _norm_axis
 
 AxisError = np.exceptions.AxisError
 
 
 def _generated(name, source, env):
-    filename = f"<pyjit.lib.numpy_axis {name} {len(linecache.cache)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    scope = dict(env, np=np, _blocks=_blocks, _norm_axis=_norm_axis)
-    exec(compile(source, filename, "exec"), scope)
-    return scope[name]
+    return generated(name, source, dict(env, _blocks=_blocks, _norm_axis=_norm_axis))
 
 
 def _sum_type(dt):

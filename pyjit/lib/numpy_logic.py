@@ -1,4 +1,4 @@
-"""np.any, np.all, np.count_nonzero, np.flatnonzero, np.nonzero (1-d), written in the compiled
+"""np.any, np.all, np.count_nonzero, np.flatnonzero, np.nonzero, written in the compiled
 subset; arrays are flattened as NumPy does with axis=None."""
 import numpy as np
 
@@ -64,8 +64,12 @@ def _flatnonzero(a):
 
 @overload(np.nonzero)
 def _nonzero(a):
-    if not is_array(a) or a.ndim != 1:
+    if not is_array(a) or a.ndim == 0:
         return None
+    if a.ndim > 1:
+        from .numpy_search import columns
+        nonzero = columns(a.ndim)
+        return lambda a: nonzero(a)
 
     def impl(a):
         return (np.flatnonzero(a),)
