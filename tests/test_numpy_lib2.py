@@ -39,10 +39,21 @@ def samples(dtype):
     return out
 
 
+def few(dtype):
+    """Fewer of the samples (one of each layout and size), for functions compiled per type."""
+    s = samples(dtype)
+    return [s[0], s[2], s[5]] + s[7:9]
+
+
+_compiled = {}
+
+
 def same(pyfunc, *args, **kw):
     """check(), and the dtypes of the arrays in the result too (check() compares scalars by
     kind: compiled code returns Python numbers)."""
-    cfunc = check(pyfunc, *args, **kw)
+    if pyfunc not in _compiled:    # one dispatcher a function: each type compiles once
+        _compiled[pyfunc] = njit(pyfunc)
+    cfunc = check(pyfunc, *args, jit=_compiled[pyfunc], **kw)
     try:
         expected = pyfunc(*args)
     except Exception:  # noqa: BLE001   check() compared the exception
@@ -244,3 +255,116 @@ def test_digitize_errors():
         with pytest.raises(type(want.value)) as got:
             njit(digitize)(x, bins)
         assert str(want.value) in str(got.value)
+
+
+# ---- splitting and editing ----
+
+def same_error(fn, *args):
+    """fn raises in NumPy and compiled alike: the same class and message."""
+    with pytest.raises(Exception) as want:
+        fn(*args)
+    with pytest.raises(type(want.value)) as got:
+        njit(fn)(*args)
+    assert str(got.value) == str(want.value)
+
+
+def split(a, n):
+    return np.split(a, n)
+
+
+def array_split(a, n):
+    return np.array_split(a, n)
+
+
+def array_split_axis1(a, n):
+    return np.array_split(a, n, axis=1)
+
+
+def split_tuple(a):
+    return np.split(a, (2, 3))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_split(dtype):
+    for a in few(dtype):
+        for n in (1, 2, 3, 4, 7):
+            same(array_split, a, n)
+            same(split, a, n)
+        same(split, a, [1, 3, -2, 40])
+        same(array_split, a, np.array([0, 2, 2, 5]))
+        same(split_tuple, a)
+        if a.ndim == 2:
+            same(array_split_axis1, a, 4)
+
+
+def test_split_errors():
+    same_error(split, np.arange(7), 3)
+    same_error(array_split, np.arange(7), 0)
+    same_error(array_split, np.arange(7), -1)
+
+
+def test_split_gives_views():
+    @njit
+    def first_zeroed(a):
+        parts = np.split(a, 2)
+        parts[0][0] = 0
+        return a
+    assert first_zeroed(np.arange(1.0, 5.0))[0] == 0
+
+
+def append(a, v):
+    return np.append(a, v)
+
+
+def delete(a, obj):
+    return np.delete(a, obj)
+
+
+def insert(a, obj, v):
+    return np.insert(a, obj, v)
+
+
+def ediff1d(a):
+    return np.ediff1d(a)
+
+
+def ediff1d_ends(a, begin, end):
+    return np.ediff1d(a, to_end=end, to_begin=begin)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_append_delete_insert(dtype):
+    for a in few(dtype):
+        for v in (3, 2.5, np.arange(3, dtype=np.int32), np.ones((2, 2), dtype=np.float32), [1, 2]):
+            same(append, a, v)
+        n = a.size
+        for i in (0, n // 2, n - 1, -1, -n, n, -n - 1):
+            same(delete, a, i)
+            same(insert, a, i, 7)
+            same(insert, a, i, np.array([1.5, 2.5]))
+        same(delete, a, np.array([0, n // 2, -1, 0]))
+        same(delete, a, [1, 2])
+        same(delete, a, np.arange(n) % 3 == 0)
+        same(delete, a, np.array([True, False]))
+        if n:
+            same(insert, a, np.array([0, n // 2, -1, 0]), 9)
+        same(insert, a, np.array([0, n // 2, n, 0]), np.array([4, 5, 6, 7]))
+        same(insert, a, [n + 3], 9)
+        same(insert, a, np.array([0, 1]), np.array([4, 5, 6]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ediff1d(dtype):
+    for a in few(dtype):
+        same(ediff1d, a)
+        same(ediff1d_ends, a, 5, np.array([1, 2]))
+        same(ediff1d_ends, a, np.array([1.5]), 3)
+
+
+def test_edit_errors():
+    same_error(delete, np.arange(5), 5)
+    same_error(delete, np.arange(5), np.array([1, -6]))
+    same_error(delete, np.arange(5), np.array([True, False]))
+    same_error(insert, np.arange(5), 7, 1)
+    same_error(insert, np.arange(5), np.array([0, 1]), np.array([4, 5, 6]))
+    same_error(ediff1d_ends, np.arange(5), 1.5, None)

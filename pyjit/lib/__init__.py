@@ -19,6 +19,7 @@ import importlib
 INDEX = {
     "numpy_logic": ("any", "all", "count_nonzero", "flatnonzero", "nonzero"),
     "numpy_math": ("diff", "cumprod", "interp", "isclose", "allclose"),
+    "numpy_edit": ("split", "array_split", "append", "delete", "insert", "ediff1d"),
     "numpy_search": ("searchsorted", "digitize", "argwhere", "where"),
     "numpy_sorting": ("unique",),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
