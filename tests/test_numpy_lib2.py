@@ -368,3 +368,111 @@ def test_edit_errors():
     same_error(insert, np.arange(5), 7, 1)
     same_error(insert, np.arange(5), np.array([0, 1]), np.array([4, 5, 6]))
     same_error(ediff1d_ends, np.arange(5), 1.5, None)
+
+
+# ---- set routines ----
+
+SET_DTYPES = [np.bool_, np.int32, np.int64, np.uint16, np.float32, np.float64]
+
+
+def set_samples(dtype):
+    """Arrays with repeats (and NaN for floats), a view, an empty one."""
+    a = (rng.integers(-4, 5, 20)).astype(dtype)
+    out = [a, a.reshape(4, 5)[:, ::2], a[:0], a[::-1]]
+    if np.dtype(dtype).kind == "f":
+        b = a.copy()
+        b[[1, 5, 9]] = np.nan
+        out.append(b)
+    return out
+
+
+def union1d(a, b):
+    return np.union1d(a, b)
+
+
+def intersect1d(a, b):
+    return np.intersect1d(a, b)
+
+
+def setdiff1d(a, b):
+    return np.setdiff1d(a, b)
+
+
+def setxor1d(a, b):
+    return np.setxor1d(a, b)
+
+
+def isin(a, b):
+    return np.isin(a, b)
+
+
+def isin_invert(a, b):
+    return np.isin(a, b, invert=True)
+
+
+@pytest.mark.parametrize("fn", [union1d, intersect1d, setdiff1d, setxor1d, isin, isin_invert])
+@pytest.mark.parametrize("dtype", SET_DTYPES)
+def test_set_routines(fn, dtype):
+    for a in set_samples(dtype):
+        for b in (set_samples(dtype)[0][3:11], set_samples(np.float64)[-1], a):
+            same(fn, a, b)
+
+
+def unique_index(a):
+    return np.unique(a, return_index=True)
+
+
+def unique_inverse(a):
+    return np.unique(a, return_inverse=True)
+
+
+def unique_counts(a):
+    return np.unique(a, return_counts=True)
+
+
+def unique_all(a):
+    return np.unique(a, return_index=True, return_inverse=True, return_counts=True)
+
+
+def unique_index_counts(a):
+    return np.unique(a, return_counts=True, return_index=True)
+
+
+@pytest.mark.parametrize("fn", [unique_index, unique_inverse, unique_counts, unique_all,
+                                unique_index_counts])
+@pytest.mark.parametrize("dtype", SET_DTYPES)
+def test_unique_returning(fn, dtype):
+    for a in set_samples(dtype):
+        same(fn, a)
+
+
+def test_unique_flag_false_at_run_time():
+    @njit
+    def counts_if(a, flag):
+        return np.unique(a, return_counts=flag)
+    assert np.array_equal(counts_if(np.array([2, 1, 2]), True)[1], [1, 2])
+    with pytest.raises(ValueError):
+        counts_if(np.array([2, 1, 2]), False)
+
+
+def lexsort2(a, b):
+    return np.lexsort((a, b))
+
+
+def lexsort3(a, b, c):
+    return np.lexsort((a, b, c))
+
+
+def lexsort_rows(k):
+    return np.lexsort(k)
+
+
+@pytest.mark.parametrize("dtype", SET_DTYPES)
+def test_lexsort(dtype):
+    a, b = set_samples(dtype)[0], set_samples(np.float64)[-1][::-1]
+    same(lexsort2, a, b)
+    same(lexsort2, b, a)
+    same(lexsort3, a, b, a[::-1].astype(np.int32))
+    same(lexsort2, a[:0], b[:0])
+    same(lexsort_rows, np.stack((a, a[::-1])))
+    same_error(lexsort2, a, b[:5])

@@ -22,6 +22,7 @@ INDEX = {
     "numpy_edit": ("split", "array_split", "append", "delete", "insert", "ediff1d"),
     "numpy_search": ("searchsorted", "digitize", "argwhere", "where"),
     "numpy_sorting": ("unique",),
+    "numpy_sets": ("union1d", "intersect1d", "setdiff1d", "setxor1d", "isin", "lexsort"),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
     "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "builtins.reversed",
