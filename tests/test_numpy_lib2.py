@@ -476,3 +476,87 @@ def test_lexsort(dtype):
     same(lexsort2, a[:0], b[:0])
     same(lexsort_rows, np.stack((a, a[::-1])))
     same_error(lexsort2, a, b[:5])
+
+
+# ---- along an axis: any, all, median, nanmedian, percentile, quantile ----
+
+def any_axis(a, axis):
+    return np.any(a, axis=axis)
+
+
+def all_axis(a, axis):
+    return np.all(a, axis)
+
+
+def any_method(a, axis):
+    return a.any(axis=axis)
+
+
+def all_method(a, axis):
+    return a.all(axis=axis)
+
+
+def all_method_plain(a):
+    return a.all()
+
+
+def median_axis(a, axis):
+    return np.median(a, axis=axis)
+
+
+def nanmedian_axis(a, axis):
+    return np.nanmedian(a, axis=axis)
+
+
+def percentile_axis(a, axis):
+    return np.percentile(a, 37.5, axis=axis)
+
+
+def quantile_axis(a, q, axis):
+    return np.quantile(a, q, axis=axis)
+
+
+def cubes(dtype):
+    """3-d arrays: contiguous, transposed, sliced, with an empty axis, with NaN for floats."""
+    base = (rng.standard_normal((3, 4, 5)) * 2).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        base[1, 2, :] = np.nan
+        base[0, 0, 0] = np.nan
+    return [base, base.transpose(2, 0, 1), base[:, ::2, 1:], base[:, :0, :]]
+
+
+@pytest.mark.parametrize("fn", [any_axis, all_axis, any_method, all_method])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_truth_along_axis(fn, dtype):
+    for a in cubes(dtype):
+        for axis in (0, 1, 2, -1):
+            same(fn, a, axis)
+        same(fn, a, 3)
+    a = cubes(dtype)[1]
+    same(fn, a[0], 1)
+    same(fn, a[0, 0], 0)
+    same(all_method_plain, a)
+
+
+def test_truth_keepdims_refused():
+    with pytest.raises(Exception, match="keepdims"):
+        njit(lambda a: np.any(a, axis=0, keepdims=True))(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("fn", [median_axis, nanmedian_axis, percentile_axis])
+@pytest.mark.parametrize("dtype", REAL)
+def test_statistics_along_axis(fn, dtype):
+    if fn is percentile_axis and dtype is np.bool_:
+        same(fn, cubes(dtype)[0], 0)    # NumPy's TypeError (bools do not subtract)
+        return
+    for a in cubes(dtype):
+        for axis in (0, 1, -1):
+            same(fn, a, axis)
+        same(fn, a, -4)
+    same(fn, cubes(dtype)[1][1], 0)
+
+
+def test_quantile_along_axis():
+    for a in cubes(np.float64):
+        for q in (0.0, 0.3, 1.0, 1.5):
+            same(quantile_axis, a, q, 2)
