@@ -560,3 +560,163 @@ def test_quantile_along_axis():
     for a in cubes(np.float64):
         for q in (0.0, 0.3, 1.0, 1.5):
             same(quantile_axis, a, q, 2)
+
+
+# ---- elementwise and creation ----
+
+def specials(dtype):
+    """Arrays holding NaN, infinities and signed zeros (in separate elements of complex ones)."""
+    a = np.array([1.5, -2.0, np.nan, np.inf, -np.inf, 0.0, -0.0, 3.0])
+    if np.dtype(dtype).kind == "c":     # the specials in each part, and in both
+        c = np.zeros(3 * a.size, dtype=np.complex128)
+        c.real[:a.size] = a
+        c.imag[a.size:2 * a.size] = a
+        c[2 * a.size:] = a[::-1] * (1 + 1j)
+        a = c
+    if np.dtype(dtype).kind in "biu":
+        a = np.array([1, 0, 3, 2, 0, 5])
+    a = a.astype(dtype)
+    return [a, a[::2], a.reshape(2, -1)[:, 1:], a[:0]]
+
+
+def nan_to_num(a):
+    return np.nan_to_num(a)
+
+
+def nan_to_num_given(a):
+    return np.nan_to_num(a, nan=-7.0, posinf=9.0, neginf=-9.0)
+
+
+def angle(a):
+    return np.angle(a)
+
+
+def angle_deg(a):
+    return np.angle(a, deg=True)
+
+
+def sign(a):
+    return np.sign(a)
+
+
+def polyval(p, x):
+    return np.polyval(p, x)
+
+
+ELEMENT_DTYPES = [np.bool_, np.int32, np.int64, np.uint16, np.float32, np.float64, np.complex64,
+                  np.complex128]
+
+
+@pytest.mark.parametrize("fn", [nan_to_num, nan_to_num_given, angle, angle_deg, sign])
+@pytest.mark.parametrize("dtype", ELEMENT_DTYPES)
+def test_elementwise(fn, dtype):
+    for a in specials(dtype):
+        if fn is sign and np.dtype(dtype).kind == "c" and not np.isfinite(a).all():
+            continue    # NumPy's sign of complex infinities: documented difference
+        if fn is sign and dtype is np.bool_:
+            with pytest.raises(TypeError, match="did not contain a loop"):
+                njit(fn)(a)
+            continue
+        if fn in (angle, angle_deg) and np.dtype(dtype).itemsize == 1:
+            continue    # NumPy computes in float16 there
+        same(fn, a)
+    if not (fn is sign and dtype is np.bool_) and np.dtype(dtype).itemsize > 1:
+        same(fn, specials(dtype)[0][1])      # a scalar
+
+
+def test_polyval():
+    for p in (np.array([1, -2, 3]), np.array([0.5, 2.0]), np.array([2.0 + 1j])):
+        for x in (np.arange(-3, 4), np.linspace(-1, 1, 7).reshape(7, 1)[::2], 2, 1.5,
+                  np.arange(4, dtype=np.float32)):
+            same(polyval, p, x)
+
+
+def ascontiguousarray(a):
+    return np.ascontiguousarray(a)
+
+
+def asfortranarray(a):
+    return np.asfortranarray(a)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_layout_copies(dtype):
+    for a in few(dtype) + [cubes(dtype)[1]]:
+        for fn in (ascontiguousarray, asfortranarray):
+            same(fn, a)
+            got = _compiled[fn](a)
+            want = fn(a)
+            assert got.flags.c_contiguous == want.flags.c_contiguous
+            assert got.flags.f_contiguous == want.flags.f_contiguous
+    a = samples(dtype)[1]
+    assert _compiled[ascontiguousarray](a) is a or np.shares_memory(_compiled[ascontiguousarray](a), a)
+
+
+def vander(x):
+    return np.vander(x)
+
+
+def vander_n(x, n, increasing):
+    return np.vander(x, n, increasing=increasing)
+
+
+def test_vander():
+    for dtype in (np.bool_, np.int32, np.float32, np.float64, np.complex128):
+        x = np.array([1, 2, -3, 0, 1.5])[:4].astype(dtype)
+        same(vander, x)
+        same(vander, x[::-2])
+        same(vander, x[:0])
+        for n in (0, 1, 3, 6):
+            same(vander_n, x, n, True)
+            same(vander_n, x, n, False)
+    same_error(vander_n, np.arange(3.0), -1, False)
+
+
+def logspace(a, b, n):
+    return np.logspace(a, b, n)
+
+
+def logspace_base(a, b, n, endpoint, base):
+    return np.logspace(a, b, n, endpoint, base)
+
+
+def geomspace(a, b, n):
+    return np.geomspace(a, b, n)
+
+
+def geomspace_open(a, b, n):
+    return np.geomspace(a, b, n, endpoint=False)
+
+
+def test_spaces():
+    for a, b in ((0, 2), (1.5, -3.0), (-2, -2)):
+        for n in (0, 1, 2, 7, 50):
+            same(logspace, a, b, n)
+            same(logspace_base, a, b, n, False, 2.0)
+            same(logspace_base, a, b, n, True, 3)
+    for a, b in ((1, 1000), (2.5, 0.1), (-1.0, -100.0), (3.0, 3.0)):
+        for n in (0, 1, 2, 5, 20):
+            same(geomspace, a, b, n)
+            same(geomspace_open, a, b, n)
+    same_error(geomspace, 0.0, 3.0, 4)
+    same_error(logspace, 0.0, 3.0, -1)
+
+
+def fill_diagonal(a, v):
+    np.fill_diagonal(a, v)
+    return a
+
+
+def fill_diagonal_wrap(a, v):
+    np.fill_diagonal(a, v, wrap=True)
+    return a
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.float32, np.float64, np.complex128])
+def test_fill_diagonal(dtype):
+    for shape in ((4, 4), (3, 5), (7, 3), (3, 3, 3), (0, 0)):
+        for v in (5, np.array([1.0, 2.0]), np.array([3])):
+            for fn in (fill_diagonal, fill_diagonal_wrap):
+                same(fn, np.zeros(shape, dtype=dtype), v)
+                same(fn, np.zeros(shape, dtype=dtype).T, v)
+    same_error(fill_diagonal, np.zeros((2, 3, 3)), 1.0)
