@@ -720,3 +720,24 @@ def test_fill_diagonal(dtype):
                 same(fn, np.zeros(shape, dtype=dtype), v)
                 same(fn, np.zeros(shape, dtype=dtype).T, v)
     same_error(fill_diagonal, np.zeros((2, 3, 3)), 1.0)
+
+
+# ---- memory ----
+
+def split_unique_sets(a):
+    parts = np.array_split(a, 3)
+    u = np.unique(a, return_index=True, return_inverse=True, return_counts=True)
+    return len(parts), u[3].size, np.union1d(parts[0], parts[1]).size, np.nonzero(a)[0].size
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc/self/statm")
+def test_results_do_not_leak():
+    from util import memory_in_use
+    f = njit(split_unique_sets)
+    a = np.arange(40.0) % 7
+    for _ in range(2000):
+        f(a)
+    before = memory_in_use()
+    for _ in range(100_000):
+        f(a)
+    assert memory_in_use() - before < 8 << 20
