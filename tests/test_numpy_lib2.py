@@ -741,3 +741,18 @@ def test_results_do_not_leak():
     for _ in range(100_000):
         f(a)
     assert memory_in_use() - before < 8 << 20
+
+
+def cross(a, b):
+    return np.cross(a, b)
+
+
+def test_cross_rows():
+    a = rng.standard_normal((5, 3))
+    b = (rng.integers(-3, 4, (5, 3))).astype(np.int32)
+    for x, y in ((a, b), (b, a), (a[::2], b[1::2]), (a[0], b), (a, b[1]), (a[:0], b[:0]),
+                 (a.T.copy().T, b)):
+        same(cross, x, y)
+    for x, y in ((a, b[:3]), (a[:, :2], b)):
+        with pytest.raises(ValueError):
+            njit(cross)(x, y)

@@ -175,21 +175,41 @@ def _trace(a, offset=0):
     return impl
 
 
+@register_jitable
+def _cross3(a, b, out):
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
 @overload(np.cross)
 def _cross(a, b):
-    if not is_array(a) or not is_array(b) or a.ndim != 1 or b.ndim != 1:
+    """Cross products of 3-vectors: two vectors, or the rows of (n, 3) arrays (a vector
+    beside such an array is crossed with each row, as NumPy broadcasts)."""
+    if not is_array(a) or not is_array(b) or a.ndim not in (1, 2) or b.ndim not in (1, 2):
         return None
     dt = promote(a.dtype, b.dtype)
+    if a.ndim == 1 and b.ndim == 1:
+        def impl(a, b):
+            if a.size != 3 or b.size != 3:
+                raise ValueError("np.cross in compiled code takes 3-vectors")
+            out = np.empty(3, dt)
+            _cross3(a, b, out)
+            return out
+        return impl
+    a_rows, b_rows = a.ndim == 2, b.ndim == 2
 
-    def impl(a, b):
-        if a.size != 3 or b.size != 3:
-            raise ValueError("np.cross in compiled code takes two 3-vectors")
-        out = np.empty(3, dt)
-        out[0] = a[1] * b[2] - a[2] * b[1]
-        out[1] = a[2] * b[0] - a[0] * b[2]
-        out[2] = a[0] * b[1] - a[1] * b[0]
+    def impl_rows(a, b):
+        if a.shape[a.ndim - 1] != 3 or b.shape[b.ndim - 1] != 3:
+            raise ValueError("np.cross in compiled code takes 3-vectors")
+        n = a.shape[0] if a_rows else b.shape[0]
+        if a_rows and b_rows and a.shape[0] != b.shape[0]:
+            raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
+        out = np.empty((n, 3), dt)
+        for i in range(n):
+            _cross3(a[i] if a_rows else a, b[i] if b_rows else b, out[i])
         return out
-    return impl
+    return impl_rows
 
 
 @register_jitable
