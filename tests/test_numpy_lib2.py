@@ -756,3 +756,30 @@ def test_cross_rows():
     for x, y in ((a, b[:3]), (a[:, :2], b)):
         with pytest.raises(ValueError):
             njit(cross)(x, y)
+
+
+def sort_axis(a, axis):
+    return np.sort(a, axis=axis)
+
+
+def argsort_axis(a, axis):
+    return np.argsort(a, axis=axis, kind="stable")   # NumPy's default orders ties its own way
+
+
+def sort_plain(a):
+    return np.sort(a)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+def test_sort_along_any_axis(dtype):
+    for a in cubes(dtype)[:3] + [cubes(dtype)[0][1], cubes(dtype)[1][:, 1]]:
+        for axis in range(-a.ndim, a.ndim):
+            same(sort_axis, a, axis)
+            same(argsort_axis, a, axis)
+        same(sort_axis, a, a.ndim)
+        same(sort_plain, a)
+
+
+def test_sort_axis_bad_kind_refused():
+    with pytest.raises(Exception, match="kind"):
+        njit(lambda a: np.sort(a, axis=0, kind="bogus"))(np.ones((2, 2)))

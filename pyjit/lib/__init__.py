@@ -22,7 +22,7 @@ INDEX = {
                    "sign", "polyval"),
     "numpy_edit": ("split", "array_split", "append", "delete", "insert", "ediff1d"),
     "numpy_search": ("searchsorted", "digitize", "argwhere", "where"),
-    "numpy_sorting": ("unique",),
+    "numpy_sorting": ("unique", "sort", "argsort"),
     "numpy_sets": ("union1d", "intersect1d", "setdiff1d", "setxor1d", "isin", "lexsort"),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),

@@ -1,5 +1,6 @@
-"""np.unique (with return_index=, return_inverse=, return_counts=), written in the compiled
-subset and compiled per dtype (as Numba does).
+"""np.unique (with return_index=, return_inverse=, return_counts=), and np.sort and np.argsort
+along an axis other than the last, written in the compiled subset and compiled per dtype (as
+Numba does).
 
 np.sort, a.sort(), np.argsort, a.argsort(), np.partition and np.argpartition are builtins
 (compiler/builtins.def) over runtime/sort.c: sorting compiled per element type in C compiles in
@@ -86,3 +87,32 @@ def _unique(ar, return_index=False, return_inverse=False, return_counts=False):
                 n += 1
         return out[:n].copy()
     return impl
+
+
+_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")   # all sort stably here
+
+
+def _along_axis(sort):
+    """np.sort (sort=True) and np.argsort with an int axis: the builtin sorts the last axis of
+    a view with the axis swapped there, and the result is swapped back into a C-ordered copy.
+    Without an axis, or with None, these decline and the builtins serve."""
+    def typing(a, axis=-1, kind=None):
+        if not (is_array(a) and a.ndim > 1 and isinstance(axis, types.Integer)):
+            return None
+        if getattr(kind, "literal_value", None) not in _KINDS:
+            return None     # the builtin's message names what it takes
+
+        def impl(a, axis=-1, kind=None):
+            if axis < -a.ndim or axis >= a.ndim:
+                raise np.exceptions.AxisError("axis is out of bounds for array of this "
+                                              "dimension")
+            last = a.ndim - 1
+            moved = np.swapaxes(a, axis, last)
+            done = np.sort(moved) if sort else np.argsort(moved)
+            return np.ascontiguousarray(np.swapaxes(done, axis, last))
+        return impl
+    return typing
+
+
+overload(np.sort)(_along_axis(True))
+overload(np.argsort)(_along_axis(False))
