@@ -96,13 +96,13 @@ def _along_axis(sort):
     """np.sort (sort=True) and np.argsort with an int axis: the builtin sorts the last axis of
     a view with the axis swapped there, and the result is swapped back into a C-ordered copy.
     Without an axis, or with None, these decline and the builtins serve."""
-    def typing(a, axis=-1, kind=None):
+    def typing(a=None, axis=-1, kind=None):    # a=None: a call without arguments declines
         if not (is_array(a) and a.ndim > 1 and isinstance(axis, types.Integer)):
             return None
         if getattr(kind, "literal_value", None) not in _KINDS:
             return None     # the builtin's message names what it takes
 
-        def impl(a, axis=-1, kind=None):
+        def impl(a=None, axis=-1, kind=None):
             if axis < -a.ndim or axis >= a.ndim:
                 raise np.exceptions.AxisError("axis is out of bounds for array of this "
                                               "dimension")
