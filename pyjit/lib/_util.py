@@ -1,4 +1,5 @@
 """Helpers the library's typing functions and implementations share."""
+import linecache
 import math
 
 from .. import types
@@ -47,5 +48,17 @@ def _value_or(value, default):
     return lambda value, default: default
 
 
+def generated(name, source, env):
+    """The function `name` defined by source (with numpy as np and env in scope), for an
+    implementation whose shape depends on the argument types (a tuple as long as an array's
+    ndim): its source is kept in linecache, so tracebacks and error lines can show it."""
+    import numpy as np
+    filename = f"<pyjit.lib {name} {len(linecache.cache)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope = dict(env, np=np)
+    exec(compile(source, filename, "exec"), scope)
+    return scope[name]
+
+
 __all__ = ["is_array", "is_number", "given", "float_of", "nan_lt", "promote", "value_or", "math",
-           "overload", "overload_method", "register_jitable", "types"]
+           "overload", "overload_method", "register_jitable", "types", "generated"]

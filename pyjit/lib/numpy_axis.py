@@ -12,22 +12,16 @@ result's ndim would depend on a run-time flag). NumPy's
 results: the same dtypes (ints sum in int64, means of ints in float64), NaN wins in min and max,
 argmin/argmax give the first extreme (a NaN first), an empty reduction without identity raises
 ValueError."""
-import linecache
-
 import numpy as np
 
-from ._util import given, is_array, overload, overload_method, types
+from ._util import generated, given, is_array, overload, overload_method, types
 from .numpy_shape import _blocks, _norm_axis
 
 AxisError = np.exceptions.AxisError
 
 
 def _generated(name, source, env):
-    filename = f"<pyjit.lib.numpy_axis {name} {len(linecache.cache)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    scope = dict(env, np=np, _blocks=_blocks, _norm_axis=_norm_axis)
-    exec(compile(source, filename, "exec"), scope)
-    return scope[name]
+    return generated(name, source, dict(env, _blocks=_blocks, _norm_axis=_norm_axis))
 
 
 def _sum_type(dt):
@@ -270,3 +264,45 @@ _register(np.std, "std", _std)
 _register(np.argmin, "argmin", _argmin)
 _register(np.argmax, "argmax", _argmax)
 _register(np.cumsum, "cumsum", _cumsum)
+
+
+# ---- any/all and the statistics of numpy_stats along an axis ----
+
+def truth_along(found, a, axis, out=None, keepdims=False):
+    """np.any (found=True) and np.all with an int axis: per (i, k), whether some element's truth
+    equals found (numpy_logic's overloads take it from here). None where it does not apply."""
+    if not _applies(a, axis, out=out, keepdims=keepdims):
+        return None
+    source = (
+        "def impl(a, axis=None, out=None, keepdims=False):\n"
+        "    ax = _norm_axis(axis, a.ndim)\n"
+        "    b = _blocks(a, ax)\n"
+        "    before, along, after = b.shape\n"
+        "    r = np.full((before, after), not found, np.bool_)\n"
+        "    for i in range(before):\n"
+        "        for j in range(along):\n"
+        "            for k in range(after):\n"
+        "                if (b[i, j, k] != 0) == found:\n"
+        "                    r[i, k] = found\n" + _finish(a.ndim))
+    return _generated("impl", source, {"found": found})
+
+
+def apply_along(a, axis, signature, of, rt, extra=""):
+    """An implementation with this signature applying the jitable of(column{extra}) to each 1-d
+    column of a along an int axis (a copy, which of may reorder), in a's shape less the axis,
+    rt its dtype. None where it does not apply."""
+    if not _applies(a, axis):
+        return None
+    source = (
+        f"def impl({signature}):\n"
+        "    ax = _norm_axis(axis, a.ndim)\n"
+        "    b = _blocks(a, ax)\n"
+        "    before, along, after = b.shape\n"
+        "    r = np.empty((before, after), rt)\n"
+        "    col = np.empty(along, b.dtype)\n"
+        "    for i in range(before):\n"
+        "        for k in range(after):\n"
+        "            for j in range(along):\n"
+        "                col[j] = b[i, j, k]\n"
+        f"            r[i, k] = of(col{extra})\n" + _finish(a.ndim))
+    return _generated("impl", source, {"of": of, "rt": rt})

@@ -1,5 +1,6 @@
 """Array creation written in the compiled subset: np.eye, identity, diag, full_like, copy, tri,
-triu, tril, outer, trace, cross, meshgrid. Semantics and messages are NumPy's."""
+triu, tril, outer, trace, cross, meshgrid, vander, logspace, geomspace, ascontiguousarray,
+asfortranarray, fill_diagonal. Semantics and messages are NumPy's."""
 import numpy as np
 
 from ._util import given, is_array, is_number, overload, promote, register_jitable, types, value_or
@@ -174,21 +175,41 @@ def _trace(a, offset=0):
     return impl
 
 
+@register_jitable
+def _cross3(a, b, out):
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
 @overload(np.cross)
 def _cross(a, b):
-    if not is_array(a) or not is_array(b) or a.ndim != 1 or b.ndim != 1:
+    """Cross products of 3-vectors: two vectors, or the rows of (n, 3) arrays (a vector
+    beside such an array is crossed with each row, as NumPy broadcasts)."""
+    if not is_array(a) or not is_array(b) or a.ndim not in (1, 2) or b.ndim not in (1, 2):
         return None
     dt = promote(a.dtype, b.dtype)
+    if a.ndim == 1 and b.ndim == 1:
+        def impl(a, b):
+            if a.size != 3 or b.size != 3:
+                raise ValueError("np.cross in compiled code takes 3-vectors")
+            out = np.empty(3, dt)
+            _cross3(a, b, out)
+            return out
+        return impl
+    a_rows, b_rows = a.ndim == 2, b.ndim == 2
 
-    def impl(a, b):
-        if a.size != 3 or b.size != 3:
-            raise ValueError("np.cross in compiled code takes two 3-vectors")
-        out = np.empty(3, dt)
-        out[0] = a[1] * b[2] - a[2] * b[1]
-        out[1] = a[2] * b[0] - a[0] * b[2]
-        out[2] = a[0] * b[1] - a[1] * b[0]
+    def impl_rows(a, b):
+        if a.shape[a.ndim - 1] != 3 or b.shape[b.ndim - 1] != 3:
+            raise ValueError("np.cross in compiled code takes 3-vectors")
+        n = a.shape[0] if a_rows else b.shape[0]
+        if a_rows and b_rows and a.shape[0] != b.shape[0]:
+            raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
+        out = np.empty((n, 3), dt)
+        for i in range(n):
+            _cross3(a[i] if a_rows else a, b[i] if b_rows else b, out[i])
         return out
-    return impl
+    return impl_rows
 
 
 @register_jitable
@@ -215,4 +236,131 @@ def _meshgrid(x, y, indexing="xy"):
 
     def impl(x, y, indexing="xy"):
         return _grid(x.ravel(), y.ravel(), ij)
+    return impl
+
+
+@overload(np.ascontiguousarray)
+def _ascontiguousarray(a, dtype=None):
+    if not is_array(a) or a.ndim == 0 or given(dtype):
+        return None
+    if a.layout == "C":
+        return lambda a, dtype=None: a      # NumPy returns the array itself
+    return lambda a, dtype=None: a.copy()
+
+
+@overload(np.asfortranarray)
+def _asfortranarray(a, dtype=None):
+    """A copy in Fortran order: the transpose of a C-ordered array of the reversed shape."""
+    if not is_array(a) or a.ndim == 0 or given(dtype):
+        return None
+    dt = a.dtype
+
+    def impl(a, dtype=None):
+        out = np.empty(a.shape[::-1], dtype=dt).T
+        out[...] = a
+        return out
+    return impl
+
+
+@overload(np.vander)
+def _vander(x, N=None, increasing=False):
+    if not is_array(x) or x.ndim != 1:
+        return None
+    rt = promote(x.dtype, types.int64)
+
+    def impl(x, N=None, increasing=False):
+        n = value_or(N, x.size)
+        if n < 0:
+            raise ValueError("negative dimensions are not allowed")
+        out = np.empty((x.size, n), dtype=rt)
+        for i in range(x.size):
+            p = rt(1)
+            for k in range(n):
+                out[i, k if increasing else n - 1 - k] = p
+                p = p * rt(x[i])
+        return out
+    return impl
+
+
+@register_jitable
+def _spaced(start, stop, num, endpoint):
+    """np.linspace's values of float start and stop, with its arithmetic."""
+    if num < 0:
+        raise ValueError("Number of samples, " + str(num) + ", must be non-negative.")
+    div = num - 1 if endpoint else num
+    step = (stop - start) / div if div > 0 else stop - start
+    y = np.empty(num, dtype=np.float64)
+    for i in range(num):
+        y[i] = i * step + start
+    if endpoint and num > 1:
+        y[num - 1] = stop
+    return y
+
+
+@overload(np.logspace)
+def _logspace(start, stop, num=50, endpoint=True, base=10.0):
+    if not (is_number(start) and is_number(stop) and (is_number(base) or base == 10.0)):
+        return None
+
+    def impl(start, stop, num=50, endpoint=True, base=10.0):
+        y = _spaced(float(start), float(stop), num, endpoint)
+        for i in range(y.size):
+            y[i] = np.power(float(base), y[i])
+        return y
+    return impl
+
+
+@overload(np.geomspace)
+def _geomspace(start, stop, num=50, endpoint=True):
+    if not (is_number(start) and is_number(stop)) or isinstance(start, types.Complex) or \
+            isinstance(stop, types.Complex):
+        return None
+
+    def impl(start, stop, num=50, endpoint=True):
+        first, last = float(start), float(stop)
+        if first == 0 or last == 0:
+            raise ValueError("Geometric sequence cannot include zero")
+        sign = 1.0
+        if first < 0 and last < 0:
+            first, last, sign = -first, -last, -1.0
+        y = np.logspace(np.log10(first), np.log10(last), num, endpoint)
+        if num > 0:
+            y[0] = first
+            if num > 1 and endpoint:
+                y[num - 1] = last
+        return y * sign
+    return impl
+
+
+@overload(np.fill_diagonal)
+def _fill_diagonal(a, val, wrap=False):
+    """a's main diagonal set to val (an array of values is cycled, as NumPy's a.flat), in
+    place; a tall 2-d array's diagonal restarts every columns + 1 rows when wrap is true."""
+    if not is_array(a) or a.ndim < 2 or not (is_number(val) or is_array(val)):
+        return None
+    dt = a.dtype
+    values = (lambda val: val.ravel()) if is_array(val) else (lambda val: np.full(1, val))
+    values = register_jitable(values)
+    contiguous = a.layout == "C"     # else the diagonal is set in a copy, copied back
+
+    def impl(a, val, wrap=False):
+        for d in range(1, a.ndim):
+            if a.ndim > 2 and a.shape[d] != a.shape[0]:
+                raise ValueError("All dimensions of input must be of equal length")
+        v = values(val)
+        flat = a.reshape(a.size) if contiguous else a.ravel()
+        step = 1
+        stride = 1
+        for d in range(a.ndim - 1, 0, -1):
+            stride *= a.shape[d]
+            step += stride
+        end = a.size
+        if a.ndim == 2 and not wrap:
+            end = min(a.size, a.shape[1] * a.shape[1])
+        k = 0
+        for i in range(0, end, step):
+            flat[i] = dt(v[k % v.size])
+            k += 1
+        if not contiguous:
+            a[...] = flat.reshape(a.shape)
     return impl

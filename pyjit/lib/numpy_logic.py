@@ -1,20 +1,29 @@
-"""np.any, np.all, np.count_nonzero, np.flatnonzero, np.nonzero (1-d), written in the compiled
+"""np.any, np.all, np.count_nonzero, np.flatnonzero, np.nonzero, written in the compiled
 subset; arrays are flattened as NumPy does with axis=None."""
 import numpy as np
 
-from ._util import is_array, is_number, overload
+from ._util import given, is_array, is_number, overload, types
 
 
-def _truth_reduction(found):
+def _typed(t):
+    """Whether the call gave this optional argument (a type, not the Python default)."""
+    return isinstance(t, types.Type) and given(t)
+
+
+def truth_reduction(found):
     """np.any (found=True) and np.all (found=False): the answer is `found` as soon as one
-    element's truth equals it, else its opposite."""
-    def typing(a):
+    element's truth equals it, else its opposite. With an axis (or out=, keepdims=, which
+    numpy_axis refuses) numpy_axis serves."""
+    def typing(a, axis=None, out=None, keepdims=False):
+        if given(axis) or _typed(out) or _typed(keepdims):
+            from .numpy_axis import truth_along
+            return truth_along(found, a, axis, out, keepdims)
         if is_number(a):
-            return lambda a: a != 0
+            return lambda a, axis=None, out=None, keepdims=False: a != 0
         if not is_array(a):
             return None
 
-        def impl(a):
+        def impl(a, axis=None, out=None, keepdims=False):
             b = a.ravel()
             for i in range(b.size):
                 if (b[i] != 0) == found:
@@ -24,8 +33,8 @@ def _truth_reduction(found):
     return typing
 
 
-overload(np.any)(_truth_reduction(True))
-overload(np.all)(_truth_reduction(False))
+overload(np.any)(truth_reduction(True))
+overload(np.all)(truth_reduction(False))
 
 
 @overload(np.count_nonzero)
@@ -64,8 +73,12 @@ def _flatnonzero(a):
 
 @overload(np.nonzero)
 def _nonzero(a):
-    if not is_array(a) or a.ndim != 1:
+    if not is_array(a) or a.ndim == 0:
         return None
+    if a.ndim > 1:
+        from .numpy_search import columns
+        nonzero = columns(a.ndim)
+        return lambda a: nonzero(a)
 
     def impl(a):
         return (np.flatnonzero(a),)

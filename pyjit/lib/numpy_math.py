@@ -1,8 +1,10 @@
-"""np.diff, np.cumprod, np.interp, np.isclose, np.allclose, written in the compiled subset."""
+"""np.diff, np.cumprod, np.interp, np.isclose, np.allclose, np.nan_to_num, np.angle, np.sign of
+arrays, np.polyval, written in the compiled subset."""
 import numpy as np
 
 from ._util import (
-    given, is_array, is_number, math, overload, overload_method, register_jitable, types, value_or,
+    given, is_array, is_number, math, overload, overload_method, promote, register_jitable, types,
+    value_or,
 )
 
 
@@ -177,3 +179,140 @@ def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         return bool(np.all(np.isclose(a, b, rtol, atol, equal_nan)))
     return impl
 
+
+
+def _real_part_type(dt):
+    if isinstance(dt, types.Complex):
+        return types.float32 if dt == types.complex64 else types.float64
+    return dt
+
+
+@register_jitable
+def _fix_parts(b, n, p, m):
+    """The real 1-d array (or view) b with NaN as n, inf as p and -inf as m, in place."""
+    for i in range(b.size):
+        v = b[i]
+        if v != v:
+            b[i] = n
+        elif v == np.inf:
+            b[i] = p
+        elif v == -np.inf:
+            b[i] = m
+
+
+@overload(np.nan_to_num)
+def _nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN as nan, infinities as posinf and neginf (the dtype's largest finite values when left
+    out), in each part of a complex number; arrays of ints and bools copied unchanged. Complex
+    numbers are worked on through the .real and .imag views of a 1-d copy."""
+    if not (is_array(x) or is_number(x)):
+        return None
+    dt = x.dtype if is_array(x) else x
+    if not isinstance(dt, (types.Float, types.Complex)):
+        if is_array(x):
+            return lambda x, copy=True, nan=0.0, posinf=None, neginf=None: x.copy()
+        return lambda x, copy=True, nan=0.0, posinf=None, neginf=None: x
+    ft = _real_part_type(dt)
+    big = float(np.finfo(ft.name).max)
+    complex_ = isinstance(dt, types.Complex)
+    array = is_array(x)
+
+    def impl(x, copy=True, nan=0.0, posinf=None, neginf=None):
+        n = ft(nan)
+        p = ft(value_or(posinf, big))
+        m = ft(value_or(neginf, -big))
+        out = np.full(1, x) if not array else x.copy().reshape(x.size)
+        if complex_:
+            _fix_parts(out.real, n, p, m)
+            _fix_parts(out.imag, n, p, m)
+        else:
+            _fix_parts(out, n, p, m)
+        return out[0] if not array else out.reshape(x.shape)
+    return impl
+
+
+@overload(np.angle)
+def _angle(z, deg=False):
+    """The argument of z (0 or pi for real numbers), in degrees when deg is true."""
+    if not (is_array(z) or is_number(z)):
+        return None
+    dt = z.dtype if is_array(z) else z
+    rt = _real_part_type(dt) if isinstance(dt, (types.Float, types.Complex)) else \
+        np.result_type(dt.name, np.float16).name
+    if rt == "float16":     # bools and 8-bit ints: NumPy computes in float16
+        return None
+    rt = types._as_type(np.dtype(rt)) if isinstance(rt, str) else rt
+    complex_ = isinstance(dt, types.Complex)
+    array = is_array(z)
+
+    def impl(z, deg=False):
+        flat = z.ravel() if array else np.full(1, z)
+        out = np.empty(flat.size, dtype=rt)
+        if complex_:
+            re = flat.real      # the parts through views (see _nan_to_num)
+            im = flat.imag
+            for i in range(flat.size):
+                out[i] = np.arctan2(im[i], re[i])
+        else:
+            for i in range(flat.size):
+                out[i] = np.arctan2(rt(0), rt(flat[i]))
+        if deg:
+            out *= rt(180.0 / np.pi)
+        return out.reshape(z.shape) if array else out[0]
+    return impl
+
+
+@overload(np.sign)
+def _sign(x):
+    """np.sign of arrays (the builtin serves numbers): -1, 0 or 1 in x's dtype, NaN for NaN,
+    z / |z| for complex numbers (complex scalars too: the builtin does not take them)."""
+    if isinstance(x, types.Complex):
+        return lambda x: np.sign(np.full(1, x))[0]
+    if not is_array(x):
+        return None
+    dt = x.dtype
+    if isinstance(dt, types.Boolean):
+        def boolean(x):
+            raise TypeError("ufunc 'sign' did not contain a loop with signature matching types "
+                            "<class 'numpy.dtypes.BoolDType'> -> None")
+        return boolean
+    complex_ = isinstance(dt, types.Complex)
+
+    def impl(x):
+        flat = x.ravel()
+        out = np.empty(flat.size, dtype=dt)
+        for i in range(flat.size):
+            v = flat[i]
+            if complex_:
+                out[i] = v / abs(v) if v != 0 else v
+            elif v != v:
+                out[i] = v
+            else:
+                out[i] = dt(1) if v > 0 else (dt(-1) if v < 0 else dt(0))
+        return out.reshape(x.shape)
+    return impl
+
+
+@overload(np.polyval)
+def _polyval(p, x):
+    """Horner's rule from the first (highest) coefficient, in NumPy's promoted dtype."""
+    if not is_array(p) or p.ndim != 1 or not (is_array(x) or is_number(x)):
+        return None
+    xt = x.dtype if is_array(x) else x
+    rt = promote(p.dtype, xt)
+    if is_number(x):
+        def scalar(p, x):
+            y = rt(0)
+            for k in range(p.size):
+                y = y * rt(x) + rt(p[k])
+            return y
+        return scalar
+
+    def impl(p, x):
+        flat = x.ravel()
+        out = np.zeros(flat.size, dtype=rt)
+        for k in range(p.size):
+            for i in range(flat.size):
+                out[i] = out[i] * rt(flat[i]) + rt(p[k])
+        return out.reshape(x.shape)
+    return impl

@@ -244,11 +244,13 @@ def _corrcoef(x, y=None, rowvar=True):
     return impl
 
 
-@overload_method(types.Array, "any")
-def _any(a):
-    return lambda a: np.any(a)
+def _truth_method(found):
+    """a.any() and a.all(): np.any and np.all of a, with the same arguments."""
+    def typing(a, axis=None, out=None, keepdims=False):
+        from .numpy_logic import truth_reduction
+        return truth_reduction(found)(a, axis, out, keepdims)
+    return typing
 
 
-@overload_method(types.Array, "all")
-def _all(a):
-    return lambda a: np.all(a)
+overload_method(types.Array, "any")(_truth_method(True))
+overload_method(types.Array, "all")(_truth_method(False))

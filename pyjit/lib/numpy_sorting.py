@@ -1,25 +1,78 @@
-"""np.unique, written in the compiled subset and compiled per dtype (as Numba does).
+"""np.unique (with return_index=, return_inverse=, return_counts=), and np.sort and np.argsort
+along an axis other than the last, written in the compiled subset and compiled per dtype (as
+Numba does).
 
 np.sort, a.sort(), np.argsort, a.argsort(), np.partition and np.argpartition are builtins
 (compiler/builtins.def) over runtime/sort.c: sorting compiled per element type in C compiles in
 no time, where the same algorithms in the subset cost each caller's first compile LLVM's
 optimisation of them (about 150 ms)."""
+import functools
+
 import numpy as np
 
-from ._util import is_array, overload, types
+from ._util import generated, given, is_array, overload, register_jitable, types
 
 
 def _sortable(a):
     return is_array(a) and isinstance(a.dtype, (types.Integer, types.Float, types.Boolean))
 
 
+@register_jitable
+def _groups(ar, want):
+    """The sorted distinct values of ar (NaNs as one) with the index of each one's first
+    occurrence, ar's elements' group numbers in ar's shape, and each group's size. A flag of
+    the call that holds False at run time cannot change the result's type: it raises."""
+    if not want:
+        raise ValueError("return_index, return_inverse and return_counts take a constant True "
+                         "in compiled code")
+    b = ar.ravel()
+    perm = np.argsort(b)     # stable: the first of equal values is the first occurrence
+    n = b.size
+    values = np.empty(n, dtype=b.dtype)
+    first = np.empty(n, dtype=np.int64)
+    counts = np.zeros(n, dtype=np.int64)
+    inverse = np.empty(n, dtype=np.int64)
+    g = -1
+    for i in range(n):
+        v = b[perm[i]]
+        if g < 0 or not (v == values[g] or (v != v and values[g] != values[g])):
+            g += 1
+            values[g] = v
+            first[g] = perm[i]
+        counts[g] += 1
+        inverse[perm[i]] = g
+    m = g + 1
+    return (values[:m].copy(), first[:m].copy(), inverse.reshape(ar.shape),
+            counts[:m].copy())
+
+
+def _flag(t):
+    """Whether the call gave a flag (a bool typed at compile time; left out, it is False)."""
+    return isinstance(t, types.Type) and given(t)
+
+
+@functools.lru_cache(maxsize=None)
+def _unique_returning(index, inverse, counts):
+    """np.unique returning the values and the arrays the flags ask for, in NumPy's order."""
+    wanted = [f for f, on in (("index", index), ("inverse", inverse), ("counts", counts)) if on]
+    checks = " and ".join(f"return_{f}" for f in wanted)
+    items = "".join(f"r[{1 + ('index', 'inverse', 'counts').index(f)}], " for f in wanted)
+    source = ("def impl(ar, return_index=False, return_inverse=False, return_counts=False):\n"
+              f"    r = _groups(ar, {checks})\n"
+              f"    return (r[0], {items})\n")
+    return generated("impl", source, {"_groups": _groups})
+
+
 @overload(np.unique)
-def _unique(ar):
+def _unique(ar, return_index=False, return_inverse=False, return_counts=False):
     if not _sortable(ar):
         return None
+    flags = (_flag(return_index), _flag(return_inverse), _flag(return_counts))
+    if any(flags):
+        return _unique_returning(*flags)
     dt = ar.dtype
 
-    def impl(ar):
+    def impl(ar, return_index=False, return_inverse=False, return_counts=False):
         b = np.sort(ar.ravel())
         out = np.empty(b.size, dtype=dt)
         n = 0
@@ -34,3 +87,32 @@ def _unique(ar):
                 n += 1
         return out[:n].copy()
     return impl
+
+
+_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")   # all sort stably here
+
+
+def _along_axis(sort):
+    """np.sort (sort=True) and np.argsort with an int axis: the builtin sorts the last axis of
+    a view with the axis swapped there, and the result is swapped back into a C-ordered copy.
+    Without an axis, or with None, these decline and the builtins serve."""
+    def typing(a=None, axis=-1, kind=None):    # a=None: a call without arguments declines
+        if not (is_array(a) and a.ndim > 1 and isinstance(axis, types.Integer)):
+            return None
+        if getattr(kind, "literal_value", None) not in _KINDS:
+            return None     # the builtin's message names what it takes
+
+        def impl(a=None, axis=-1, kind=None):
+            if axis < -a.ndim or axis >= a.ndim:
+                raise np.exceptions.AxisError("axis is out of bounds for array of this "
+                                              "dimension")
+            last = a.ndim - 1
+            moved = np.swapaxes(a, axis, last)
+            done = np.sort(moved) if sort else np.argsort(moved)
+            return np.ascontiguousarray(np.swapaxes(done, axis, last))
+        return impl
+    return typing
+
+
+overload(np.sort)(_along_axis(True))
+overload(np.argsort)(_along_axis(False))

@@ -49,33 +49,46 @@ def _median_of(ft, floating):
     return median_of
 
 
-@overload(np.median)
-def _median(a):
-    if not is_array(a):
-        return None
-    median_of = _median_of(float_of(a.dtype), isinstance(a.dtype, types.Float))
+@functools.lru_cache(maxsize=None)
+def _nanmedian_of(ft):
+    """The median of the values of the 1-d array b that are not NaN (NaN when none is)."""
+    median_of = _median_of(ft, False)
 
-    def impl(a):
-        return median_of(a.ravel())
-    return impl
-
-
-@overload(np.nanmedian)
-def _nanmedian(a):
-    if not is_array(a):
-        return None
-    median_of = _median_of(float_of(a.dtype), False)
-
-    def impl(a):
-        flat = a.ravel()
-        b = np.empty(flat.size, dtype=flat.dtype)
+    @register_jitable
+    def nanmedian_of(b):
+        kept = np.empty(b.size, dtype=b.dtype)
         m = 0
-        for i in range(flat.size):
-            if flat[i] == flat[i]:
-                b[m] = flat[i]
+        for i in range(b.size):
+            if b[i] == b[i]:
+                kept[m] = b[i]
                 m += 1
-        return median_of(b[:m])
-    return impl
+        return median_of(kept[:m])
+    return nanmedian_of
+
+
+_MEDIAN_SIGNATURE = "a, axis=None, out=None, overwrite_input=False, keepdims=False"
+
+
+def _median_typing(of_type):
+    """np.median and np.nanmedian, of the flattened array or (numpy_axis.apply_along) of each
+    column along an int axis; of_type(a) is the jitable median of a 1-d array."""
+    def typing(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+        if not is_array(a):
+            return None
+        of = of_type(a)
+        if given(axis):
+            from .numpy_axis import apply_along
+            return apply_along(a, axis, _MEDIAN_SIGNATURE, of, float_of(a.dtype))
+
+        def impl(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+            return of(a.ravel())
+        return impl
+    return typing
+
+
+overload(np.median)(_median_typing(
+    lambda a: _median_of(float_of(a.dtype), isinstance(a.dtype, types.Float))))
+overload(np.nanmedian)(_median_typing(lambda a: _nanmedian_of(float_of(a.dtype))))
 
 
 @register_jitable
@@ -101,24 +114,54 @@ def _quantile_of(b, q):
     return _lerp(p[lo], above, idx - lo)
 
 
+@functools.lru_cache(maxsize=None)
+def _quantile_column(scale, message, ft):
+    """The q-th quantile (q in [0, scale]) of the 1-d array b in ft, NumPy's checks first."""
+    @register_jitable
+    def quantile_column(b, q):
+        if not 0 <= q <= scale:
+            raise ValueError(message)
+        if b.size == 0:
+            raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+        return _quantile_of(b.astype(ft), ft(q / scale))
+    return quantile_column
+
+
 def _quantile_overload(scale, what):
-    def typing(a, q):
+    def typing(a, q, axis=None):
         if not is_array(a) or not (is_number(q) or (is_array(q) and q.ndim == 1)):
             return None
+        if isinstance(a.dtype, types.Boolean):
+            def boolean(a, q, axis=None):
+                raise TypeError("numpy boolean subtract, the `-` operator, is not supported, "
+                                "use the bitwise_xor, the `^` operator, or the logical_xor "
+                                "function instead.")
+            return boolean
         ft = float_of(a.dtype)
         message = f"{what} must be in the range [0, {scale}]"
         if is_number(q):
-            def impl(a, q):
-                if not 0 <= q <= scale:
-                    raise ValueError(message)
-                b = a.ravel().astype(ft)
-                if b.size == 0:
-                    raise IndexError("index -1 is out of bounds for axis 0 with size 0")
-                return _quantile_of(b, ft(q / scale))
+            of = _quantile_column(scale, message, ft)
+            if given(axis):
+                from .numpy_axis import apply_along
+                along = apply_along(a, axis, "a, q, axis=None", of, ft, ", q")
+                if along is None:
+                    return None
+                along = register_jitable(along)
+
+                def impl_along(a, q, axis=None):
+                    if not 0 <= q <= scale:     # checked even where there is no column
+                        raise ValueError(message)
+                    return along(a, q, axis)
+                return impl_along
+
+            def impl(a, q, axis=None):
+                return of(a.ravel(), q)
             return impl
+        if given(axis):
+            return None
         rt = types.float64 if q.dtype == types.float64 else ft
 
-        def impl_array(a, q):
+        def impl_array(a, q, axis=None):
             for k in range(q.size):
                 if not 0 <= q[k] <= scale:
                     raise ValueError(message)

@@ -1,0 +1,250 @@
+"""np.split, np.array_split, np.append, np.delete, np.insert and np.ediff1d, written in the
+compiled subset. The splits return a list of views, as Numba does (NumPy's list of arrays);
+append, delete and insert work on the flattened array (axis=None)."""
+import numpy as np
+
+from ._util import given, is_array, is_number, overload, promote, register_jitable, types
+
+
+def _sections_given(t):
+    return isinstance(t, (types.Integer, types.Boolean))
+
+
+def _indices_given(t):
+    if isinstance(t, (types.UniTuple, types.List)):
+        return isinstance(t.dtype, types.Integer)
+    return is_array(t) and t.ndim == 1 and isinstance(t.dtype, types.Integer)
+
+
+@register_jitable
+def _split_at(a, points, axis):
+    """The views of a between the consecutive points (slice bounds, clipped as slices clip)."""
+    moved = np.swapaxes(a, axis, 0)
+    out = [np.swapaxes(moved[points[0]:points[1]], axis, 0)]
+    for k in range(1, len(points) - 1):
+        out.append(np.swapaxes(moved[points[k]:points[k + 1]], axis, 0))
+    return out
+
+
+@register_jitable
+def _even_points(n, sections):
+    """The bounds of sections parts of n items, the first n % sections one longer."""
+    if sections <= 0:
+        raise ValueError("number sections must be larger than 0.")
+    each, extra = divmod(n, sections)
+    points = [0]
+    for k in range(sections):
+        points.append(points[k] + each + (1 if k < extra else 0))
+    return points
+
+
+@register_jitable
+def _given_points(n, indices):
+    points = [0]
+    for k in range(len(indices)):
+        points.append(int(indices[k]))
+    points.append(n)
+    return points
+
+
+def _split_typing(even):
+    """np.split (even=True: the sections must divide the axis) and np.array_split."""
+    def typing(ary, indices_or_sections, axis=0):
+        if not is_array(ary) or ary.ndim == 0:
+            return None
+        if _sections_given(indices_or_sections):
+            def impl(ary, indices_or_sections, axis=0):
+                n = ary.shape[axis]
+                if even and n % indices_or_sections:
+                    raise ValueError("array split does not result in an equal division")
+                return _split_at(ary, _even_points(n, indices_or_sections), axis)
+            return impl
+        if not _indices_given(indices_or_sections):
+            return None
+
+        def impl_indices(ary, indices_or_sections, axis=0):
+            return _split_at(ary, _given_points(ary.shape[axis], indices_or_sections), axis)
+        return impl_indices
+    return typing
+
+
+overload(np.split)(_split_typing(True))
+overload(np.array_split)(_split_typing(False))
+
+
+def _scalar_type(t):
+    """The dtype of an array, or of the array NumPy makes of a scalar or a list."""
+    if is_array(t):
+        return t.dtype
+    if isinstance(t, (types.List, types.UniTuple)):
+        return t.dtype
+    return t if is_number(t) else None
+
+
+def _flat(values):
+    pass
+
+
+@overload(_flat)
+def _flat_impl(values):
+    """values (an array, a list or a scalar) as a 1-d array; None as an empty one."""
+    if not given(values):
+        return lambda values: np.empty(0, dtype=np.float64)
+    if is_array(values):
+        return lambda values: values.ravel()
+    if is_number(values):
+        return lambda values: np.full(1, values)
+    return lambda values: np.asarray(values).ravel()
+
+
+@overload(np.append)
+def _append(arr, values, axis=None):
+    at, vt = _scalar_type(arr), _scalar_type(values)
+    if at is None or vt is None or given(axis):
+        return None
+    rt = promote(at, vt)
+
+    def impl(arr, values, axis=None):
+        a = _flat(arr)
+        v = _flat(values)
+        out = np.empty(a.size + v.size, dtype=rt)
+        out[:a.size] = a
+        out[a.size:] = v
+        return out
+    return impl
+
+
+@register_jitable
+def _checked_index(i, n):
+    if i < -n or i >= n:
+        raise IndexError("index " + str(i) + " is out of bounds for axis 0 with size " + str(n))
+    return i + n if i < 0 else i
+
+
+@overload(np.delete)
+def _delete(arr, obj, axis=None):
+    if not is_array(arr) or given(axis):
+        return None
+    if isinstance(obj, types.Integer):
+        def impl(arr, obj, axis=None):
+            a = arr.ravel()
+            i = _checked_index(obj, a.size)
+            out = np.empty(a.size - 1, dtype=a.dtype)
+            out[:i] = a[:i]
+            out[i:] = a[i + 1:]
+            return out
+        return impl
+    if is_array(obj) and isinstance(obj.dtype, types.Boolean):
+        one_d = obj.ndim == 1
+
+        def impl_mask(arr, obj, axis=None):
+            a = arr.ravel()
+            if not one_d or obj.size != a.size:
+                raise ValueError("boolean array argument obj to delete must be one dimensional "
+                                 "and match the axis length of " + str(a.size))
+            return a[~obj.ravel()]
+        return impl_mask
+    if not _indices_given(obj):
+        return None
+
+    def impl_indices(arr, obj, axis=None):
+        a = arr.ravel()
+        keep = np.ones(a.size, dtype=np.bool_)
+        for k in range(len(obj)):
+            keep[_checked_index(obj[k], a.size)] = False
+        return a[keep]
+    return impl_indices
+
+
+@register_jitable
+def _insert_index(i, n):
+    if i < -n or i > n:
+        raise IndexError("index " + str(i) + " is out of bounds for axis 0 with size " + str(n))
+    return i + n if i < 0 else i
+
+
+@overload(np.insert)
+def _insert(arr, obj, values, axis=None):
+    if not is_array(arr) or given(axis) or _scalar_type(values) is None:
+        return None
+    dt = arr.dtype
+    if isinstance(obj, types.Integer):
+        def impl(arr, obj, values, axis=None):
+            a = arr.ravel()
+            i = _insert_index(obj, a.size)
+            v = _flat(values)
+            out = np.empty(a.size + v.size, dtype=dt)
+            out[:i] = a[:i]
+            for k in range(v.size):
+                out[i + k] = dt(v[k])
+            out[i + v.size:] = a[i:]
+            return out
+        return impl
+    if not _indices_given(obj):
+        return None
+
+    def impl_indices(arr, obj, values, axis=None):
+        a = arr.ravel()
+        v = _flat(values)
+        m = len(obj)
+        where = np.empty(m, dtype=np.int64)
+        for k in range(m):
+            where[k] = _insert_index(obj[k], a.size)
+        if v.size != 1 and v.size != m:
+            raise ValueError("shape mismatch: value array of shape (" + str(v.size) +
+                             ",) could not be broadcast to indexing result of shape (" +
+                             str(m) + ",)")
+        order = np.argsort(where, kind="mergesort")
+        taken = np.zeros(a.size + m, dtype=np.bool_)
+        out = np.empty(a.size + m, dtype=dt)
+        for r in range(m):      # the r-th inserted (in order of place) lands r places further
+            k = order[r]
+            taken[where[k] + r] = True
+            out[where[k] + r] = dt(v[k if v.size > 1 else 0])
+        j = 0
+        for p in range(out.size):
+            if not taken[p]:
+                out[p] = a[j]
+                j += 1
+        return out
+    return impl_indices
+
+
+def _raiser(kind, message):
+    def impl(ary, to_end=None, to_begin=None):
+        raise kind(message)
+    return impl
+
+
+@overload(np.ediff1d)
+def _ediff1d(ary, to_end=None, to_begin=None):
+    if not is_array(ary):
+        return None
+    for name, extra in (("to_end", to_end), ("to_begin", to_begin)):
+        if not given(extra):
+            continue
+        if _scalar_type(extra) is None:
+            return None
+        if not np.can_cast(_scalar_type(extra).name, ary.dtype.name, casting="same_kind"):
+            return _raiser(TypeError, f"dtype of `{name}` must be compatible with input `ary` "
+                                      "under the `same_kind` rule.")
+    if isinstance(ary.dtype, types.Boolean):
+        return _raiser(TypeError, "numpy boolean subtract, the `-` operator, is not supported, "
+                                  "use the bitwise_xor, the `^` operator, or the logical_xor "
+                                  "function instead.")
+    dt = ary.dtype
+
+    def impl(ary, to_end=None, to_begin=None):
+        a = ary.ravel()
+        head = _flat(to_begin)
+        tail = _flat(to_end)
+        n = max(a.size - 1, 0)
+        out = np.empty(head.size + n + tail.size, dtype=dt)
+        for k in range(head.size):
+            out[k] = dt(head[k])
+        for k in range(n):
+            out[head.size + k] = a[k + 1] - a[k]
+        for k in range(tail.size):
+            out[head.size + n + k] = dt(tail[k])
+        return out
+    return impl

@@ -1,0 +1,182 @@
+"""np.average, np.nanvar, np.nanstd, np.nanargmin, np.nanargmax, np.nanprod, np.nancumsum and
+np.nancumprod, written in the compiled subset (arrays flattened, as NumPy does with axis=None).
+
+The NaN-ignoring products and running totals are NumPy's own definition: the array with its NaNs
+replaced by the operation's identity, then the plain function, so dtypes and axes follow it."""
+import numpy as np
+
+from ._util import float_of, given, is_array, overload, promote, types
+
+
+def _inexact(dt):
+    return isinstance(dt, (types.Float, types.Complex))
+
+
+def _real_of(dt):
+    """The float type of a complex type's parts (NumPy's var of complex numbers is real)."""
+    if isinstance(dt, types.Complex):
+        return types.float32 if dt == types.complex64 else types.float64
+    return float_of(dt)
+
+
+def _nan_replaced(a, fill):
+    pass
+
+
+@overload(_nan_replaced)
+def _nan_replaced_impl(a, fill):
+    """A copy of a with its NaNs as fill, for floats and complex numbers; a itself otherwise
+    (nothing to replace), as NumPy's _replace_nan."""
+    if not _inexact(a.dtype):
+        return lambda a, fill: a
+    dt = a.dtype
+
+    def impl(a, fill):
+        b = a.copy()
+        flat = b.reshape(b.size)
+        for i in range(flat.size):
+            if flat[i] != flat[i]:
+                flat[i] = dt(fill)
+        return b
+    return impl
+
+
+@overload(np.average)
+def _average(a, axis=None, weights=None, returned=False):
+    if not is_array(a) or given(axis) or (isinstance(returned, types.Type) and given(returned)):
+        return None
+    if not given(weights):
+        return lambda a, axis=None, weights=None, returned=False: np.mean(a)
+    if not is_array(weights):
+        return None
+    exact = isinstance(a.dtype, (types.Integer, types.Boolean))
+    rt = promote(a.dtype, weights.dtype, types.float64) if exact else \
+        promote(a.dtype, weights.dtype)
+
+    message = "Axis must be specified when shapes of a and weights differ."
+    if a.ndim != weights.ndim:
+        def differ(a, axis=None, weights=None, returned=False):
+            raise TypeError(message)
+        return differ
+
+    def impl(a, axis=None, weights=None, returned=False):
+        if a.shape != weights.shape:
+            raise TypeError(message)
+        x = a.ravel()
+        w = weights.ravel()
+        total = rt(0)
+        scale = rt(0)
+        for i in range(x.size):
+            total += rt(x[i]) * rt(w[i])
+            scale += rt(w[i])
+        if scale == 0:
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        return total / scale
+    return impl
+
+
+def _nanvar_typing(root):
+    """np.nanvar (root=False) and np.nanstd: the squared distances from the mean of the values
+    that are not NaN, over their count less ddof; NaN where that is not positive (ints, which
+    hold no NaN, divide by it as np.var does: inf, or NaN for no spread)."""
+    def typing(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        if not is_array(a) or given(axis) or given(dtype) or given(out):
+            return None
+        if isinstance(keepdims, types.Type) and given(keepdims):
+            return None
+        ft = a.dtype if _inexact(a.dtype) else types.float64
+        rt = _real_of(a.dtype)
+        inexact = _inexact(a.dtype)
+
+        def impl(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+            b = a.ravel()
+            s = ft(0)
+            n = 0
+            for i in range(b.size):
+                if b[i] == b[i]:
+                    s += ft(b[i])
+                    n += 1
+            if n == 0:
+                return rt(np.nan)
+            mean = s / ft(n)
+            q = rt(0)
+            for i in range(b.size):
+                if b[i] == b[i]:
+                    d = ft(b[i]) - mean
+                    q += rt((d * np.conj(d)).real)
+            dof = n - ddof
+            if dof <= 0:      # NumPy's var divides by max(dof, 0)
+                return rt(np.nan) if inexact or q == 0 else rt(np.inf)
+            r = rt(q / rt(dof))
+            return rt(np.sqrt(r)) if root else r
+        return impl
+    return typing
+
+
+overload(np.nanvar)(_nanvar_typing(False))
+overload(np.nanstd)(_nanvar_typing(True))
+
+
+def _nanarg_typing(kind):
+    """np.nanargmin and np.nanargmax: the first index of the extreme among the values that are
+    not NaN; an all-NaN array raises, as NumPy's."""
+    def typing(a, axis=None, out=None, keepdims=False):
+        if not is_array(a) or given(axis) or given(out):
+            return None
+        if isinstance(keepdims, types.Type) and given(keepdims):
+            return None
+        smaller = kind == "min"
+
+        def impl(a, axis=None, out=None, keepdims=False):
+            b = a.ravel()
+            if b.size == 0:
+                raise ValueError("attempt to get arg" + kind + " of an empty sequence")
+            found = -1
+            for i in range(b.size):
+                v = b[i]
+                if v != v:
+                    continue
+                if found < 0 or (v < b[found] if smaller else v > b[found]):
+                    found = i
+            if found < 0:
+                raise ValueError("All-NaN slice encountered")
+            return found
+        return impl
+    return typing
+
+
+overload(np.nanargmin)(_nanarg_typing("min"))
+overload(np.nanargmax)(_nanarg_typing("max"))
+
+
+@overload(np.nanprod)
+def _nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    if not is_array(a) or given(dtype) or given(out):
+        return None
+    if isinstance(keepdims, types.Type) and given(keepdims):
+        return None
+    if given(axis):
+        return lambda a, axis=None, dtype=None, out=None, keepdims=False: \
+            np.prod(_nan_replaced(a, 1), axis=axis)
+    return lambda a, axis=None, dtype=None, out=None, keepdims=False: \
+        np.prod(_nan_replaced(a, 1))
+
+
+@overload(np.nancumsum)
+def _nancumsum(a, axis=None, dtype=None, out=None):
+    if not is_array(a) or given(dtype) or given(out):
+        return None
+    if given(axis):
+        return lambda a, axis=None, dtype=None, out=None: \
+            np.cumsum(_nan_replaced(a, 0), axis=axis)
+    return lambda a, axis=None, dtype=None, out=None: np.cumsum(_nan_replaced(a, 0))
+
+
+@overload(np.nancumprod)
+def _nancumprod(a, axis=None, dtype=None, out=None):
+    if not is_array(a) or given(dtype) or given(out):
+        return None
+    if given(axis):
+        return lambda a, axis=None, dtype=None, out=None: \
+            np.cumprod(_nan_replaced(a, 1), axis=axis)
+    return lambda a, axis=None, dtype=None, out=None: np.cumprod(_nan_replaced(a, 1))
