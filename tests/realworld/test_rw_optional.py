@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pyjit import njit
-from util import assert_same, needs_311, numba_or_none
+from util import assert_same, numba_or_none
 
 
 @njit
@@ -111,7 +111,6 @@ def test_optional_same_as_cpython_and_numba(f, make):
     _compare(f, make)
 
 
-@needs_311
 @pytest.mark.parametrize("f, make", GENEXPR_CASES, ids=[f.py_func.__name__ for f, _ in GENEXPR_CASES])
 def test_generator_expressions_same_as_cpython(f, make):
     _compare(f, make, with_numba=False)
