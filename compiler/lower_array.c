@@ -310,31 +310,27 @@ static void ew_run(Lower *L, int nd, LLVMValueRef *shape, EwOp *ops, int nops, E
     LLVMPositionBuilderAtEnd(L->b, jb);
 }
 
-static int max_ndim(Instr **args, int n)
-{
-    int nd = 0;
-    for (int j = 0; j < n; j++)
-        if (is_array(args[j]->type) && args[j]->type->array.ndim > nd)
-            nd = args[j]->type->array.ndim;
-    return nd;
-}
-
 static Type *elem_type(Type *t)
 {
     return is_array(t) ? t->array.dtype : t;
 }
 
-/* The common elementwise driver: the operands are in's args[0..nops-1]; a new result array of
- * in->type (or args[0] itself when inplace). */
-static LLVMValueRef ew_apply(Lower *L, Instr *in, int nops, bool inplace, ElemFn fn, void *ctx)
+static int ops_max_ndim(EwOp *ops, int nops)
 {
-    EwOp ops[8] = {{0}};
+    int nd = 0;
+    for (int j = 0; j < nops; j++)
+        if (is_array(ops[j].t) && ops[j].t->array.ndim > nd)
+            nd = ops[j].t->array.ndim;
+    return nd;
+}
+
+/* Runs fn over the operands ops broadcast together, into a new result array of in->type, or
+ * into ops[0] itself when inplace (a += ...): the result. */
+static LLVMValueRef ew_into(Lower *L, Instr *in, EwOp *ops, int nops, bool inplace, ElemFn fn,
+                            void *ctx)
+{
     LLVMValueRef shape[ABI_MAX_NDIM];
-    int nd = inplace ? in->args[0]->type->array.ndim : max_ndim(in->args, nops);
-    for (int j = 0; j < nops; j++) {
-        ops[j].t = in->args[j]->type;
-        ops[j].v = lower_value(L, in->args[j]);
-    }
+    int nd = inplace ? ops[0].t->array.ndim : ops_max_ndim(ops, nops);
     if (inplace)
         get_shape(L, ops[0].t, ops[0].v, shape);
     ew_broadcast(L, nd, shape, ops, nops, inplace);
@@ -349,6 +345,18 @@ static LLVMValueRef ew_apply(Lower *L, Instr *in, int nops, bool inplace, ElemFn
     }
     ew_run(L, nd, shape, ops, nops, &out, fn, ctx);
     return out.v;
+}
+
+/* The common elementwise driver: the operands are in's args[0..nops-1]; a new result array of
+ * in->type (or args[0] itself when inplace). */
+static LLVMValueRef ew_apply(Lower *L, Instr *in, int nops, bool inplace, ElemFn fn, void *ctx)
+{
+    EwOp ops[8] = {{0}};
+    for (int j = 0; j < nops; j++) {
+        ops[j].t = in->args[j]->type;
+        ops[j].v = lower_value(L, in->args[j]);
+    }
+    return ew_into(L, in, ops, nops, inplace, fn, ctx);
 }
 
 typedef struct BinCtx {
@@ -555,15 +563,6 @@ static LLVMValueRef elem_tree(Lower *L, void *vctx, LLVMValueRef *e)
     return n->fn(L, &n->ctx, v);
 }
 
-static int leaves_max_ndim(EwOp *ops, int nops)
-{
-    int nd = 0;
-    for (int j = 0; j < nops; j++)
-        if (is_array(ops[j].t) && ops[j].t->array.ndim > nd)
-            nd = ops[j].t->array.ndim;
-    return nd;
-}
-
 /* An elementwise operation and the operations fused into it: one loop over the leaves into a
  * new array of in's type, or into args[0] for an in-place binop (a += ...). */
 static LLVMValueRef ew_fused(Lower *L, Instr *in)
@@ -583,22 +582,7 @@ static LLVMValueRef ew_fused(Lower *L, Instr *in)
     bool inplace = in->op == OP_BINOP && binop_inplace(in);
     if (inplace)
         root->ctx.out = in->args[0]->type->array.dtype;
-    LLVMValueRef shape[ABI_MAX_NDIM];
-    int nd = inplace ? in->args[0]->type->array.ndim : leaves_max_ndim(ops, nops);
-    if (inplace)
-        get_shape(L, ops[0].t, ops[0].v, shape);
-    ew_broadcast(L, nd, shape, ops, nops, inplace);
-    EwOp out = {.t = in->type};
-    if (inplace) {
-        out.t = ops[0].t;
-        out.v = ops[0].v;
-        lower_incref(L, LLVMBuildExtractValue(L->b, out.v, 0, ""));
-        lower_own(L, in, out.v);
-    } else {
-        out.v = alloc_array(L, in->type, shape, in);
-    }
-    ew_run(L, nd, shape, ops, nops, &out, elem_tree, root);
-    return out.v;
+    return ew_into(L, in, ops, nops, inplace, elem_tree, root);
 }
 
 LLVMValueRef lower_array_binop(Lower *L, Instr *in)
