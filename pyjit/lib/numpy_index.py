@@ -17,19 +17,13 @@ wrong number of values ValueError, with NumPy's messages. Each implementation is
 index form (the positions of the array, the ints and the slices, and the ndims are types, known
 when it is compiled), with loops nested per axis, so non-contiguous arrays are read and written in
 place."""
-import linecache
-
 import numpy as np
 
-from ._util import is_array, is_number, overload, overload_method, types
+from ._util import generated, is_array, is_number, overload, overload_method, types
 
 
 def _generated(source, env=None):
-    filename = f"<pyjit.lib.numpy_index {len(linecache.cache)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    scope = dict(env or {}, np=np, _wrap=_wrap)
-    exec(compile(source, filename, "exec"), scope)
-    return scope["impl"]
+    return generated("impl", source, dict(env or {}, _wrap=_wrap))
 
 
 def _wrap(i, n, axis):

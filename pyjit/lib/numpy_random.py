@@ -8,19 +8,13 @@ a formula over those (random_sample, sample, ranf, standard_normal, exponential,
 chisquare, lognormal), and shuffle, permutation and choice, written as NumPy's legacy
 RandomState writes them, so that after the same np.random.seed they give NumPy's results.
 Parameters are scalars (NumPy also broadcasts arrays of parameters; pyjit refuses those)."""
-import linecache
-
 import numpy as np
 
-from ._util import given, is_array, is_number, overload, types
+from ._util import generated, given, is_array, is_number, overload, types
 
 
 def _generated(source, env=None, name="impl"):
-    filename = f"<pyjit.lib.numpy_random {len(linecache.cache)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    scope = dict(env or {}, np=np)
-    exec(compile(source, filename, "exec"), scope)
-    return scope[name]
+    return generated(name, source, env or {})
 
 
 def _scalars(*params):

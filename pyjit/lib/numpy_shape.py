@@ -7,25 +7,17 @@ A tuple of arrays may mix layouts and dtypes (its items are then of different ty
 functions over a sequence of arrays are generated per tuple length: each item is read with a
 constant index. Copies along an axis view every array as (before, along, after), three axes
 whatever its dimension, so that one slice assignment moves each block."""
-import linecache
-
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ._util import is_array, is_number, overload, overload_method, promote, types
+from ._util import generated, is_array, is_number, overload, overload_method, promote, types
 
 AxisError = np.exceptions.AxisError
 
 
 def _generated(name, source, env):
-    """The function `name` defined by source, with env as its globals (its source is kept where
-    tracebacks and the compiler's messages find it)."""
-    filename = f"<pyjit.lib.numpy_shape {name} {len(linecache.cache)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    scope = dict(env, np=np, AxisError=AxisError, _blocks=_blocks, _norm_axis=_norm_axis,
-                 as_strided=as_strided)
-    exec(compile(source, filename, "exec"), scope)
-    return scope[name]
+    return generated(name, source, dict(env, AxisError=AxisError, _blocks=_blocks,
+                                        _norm_axis=_norm_axis, as_strided=as_strided))
 
 
 def _norm_axis(axis, ndim):

@@ -10,12 +10,11 @@ with NumPy's error model: no exception, division by zero gives inf, nan or 0.
 The loop over the broadcast shape is generated per combination of operand dimensions: the output
 has the largest of them, each operand is indexed by the trailing output indices, times 0 along
 its axes of length 1."""
-import linecache
 import math
 
 import numpy as np
 
-from ._util import is_array, is_number, overload, register_jitable, types
+from ._util import generated, is_array, is_number, overload, register_jitable, types
 
 _OPTIONS = {"boundscheck": False}   # every generated index is within the broadcast shape
 
@@ -406,11 +405,7 @@ def _conjugate(a):
 # ---- the generated loop ----
 
 def _generated(source, env):
-    filename = f"<pyjit.lib.numpy_ufuncs {len(linecache.cache)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    scope = dict(env, np=np, _broadcast_error=_broadcast_error)
-    exec(compile(source, filename, "exec"), scope)
-    return scope["impl"]
+    return generated("impl", source, dict(env, _broadcast_error=_broadcast_error))
 
 
 @register_jitable

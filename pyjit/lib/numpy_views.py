@@ -4,24 +4,18 @@ strides): np.transpose with axes and a.transpose(...), np.swapaxes and a.swapaxe
 np.squeeze and a.squeeze with an axis. Each gives a view, as NumPy's do, so writes through it
 reach the array; the shapes are tuples whose length the array's ndim fixes, so each
 implementation is generated per ndim. Messages are NumPy's."""
-import linecache
-
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ._util import is_array, overload, overload_method, types
+from ._util import generated, is_array, overload, overload_method, types
 from .numpy_shape import _norm_axis
 
 AxisError = np.exceptions.AxisError
 
 
 def _generated(source, env=None):
-    filename = f"<pyjit.lib.numpy_views {len(linecache.cache)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    scope = dict(env or {}, np=np, as_strided=as_strided, _norm_axis=_norm_axis,
-                 AxisError=AxisError)
-    exec(compile(source, filename, "exec"), scope)
-    return scope["impl"]
+    return generated("impl", source, dict(env or {}, as_strided=as_strided,
+                                          _norm_axis=_norm_axis, AxisError=AxisError))
 
 
 def _tuple(items):
