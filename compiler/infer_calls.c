@@ -748,9 +748,8 @@ static Type *table_call(Infer *c, Instr *in, Builtin bi, Args *a)
         return to ? intrinsic(c, in, bi, a, (Type *[]){NULL, to->dict.key, to->dict.value}, to->dict.value) : NULL;
     }
     case BI_DICT_GET:
-        if (a->npos == 2)
-            return infer_fail(c, in, DIAG_UNSUPPORTED, "dict.get(key) without a default: pyjit "
-                              "needs the default (d.get(key, default)), as the value cannot be None");
+        if (a->npos == 2)   /* no default: the value or None (pyjit/lib/dicts.py) */
+            return infer_library_call(c, in, "method.dict._get_or_none", a->pos, 2);
         /* fall through */
     case BI_DICT_POP:
     case BI_DICT_GETITEM:

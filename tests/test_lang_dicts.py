@@ -293,9 +293,22 @@ def unhashable(a):
     return len(d)
 
 
-def get_without_default(d_):
+def get_without_default(k):
+    d = {1: 2.0, 3: 4.0}
+    v = d.get(k)
+    w = d.get(k + 1)
+    return (-1.0 if v is None else v) + (0.5 if w is None else w)
+
+
+def get_returned(k):
     d = {1: 2.0}
-    return d.get(d_)
+    return d.get(k)
+
+
+def test_get_without_default_is_an_optional_value():
+    for k in (0, 1, 2, 3):
+        assert pyjit.njit(get_without_default)(k) == get_without_default(k)
+        assert pyjit.njit(get_returned)(k) == get_returned(k)
 
 
 def test_refusals_are_compile_errors_naming_the_line():
@@ -303,8 +316,6 @@ def test_refusals_are_compile_errors_naming_the_line():
         pyjit.njit(never_typed)()
     with pytest.raises(errors.UnsupportedError, match="cannot be a dict key"):
         pyjit.njit(unhashable)(np.zeros(2))
-    with pytest.raises(errors.UnsupportedError, match="without a default"):
-        pyjit.njit(get_without_default)(1)
 
 
 def test_a_python_dict_argument_is_a_type_error_naming_typed_dict():

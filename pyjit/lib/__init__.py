@@ -75,7 +75,7 @@ METHODS = {
     "strings": tuple(f"method.str.{name}" for name in (
         "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines")),
     "dicts": tuple(f"method.dict.{name}" for name in (
-        "keys", "values", "items", "update", "__eq__", "__ne__")) + tuple(
+        "keys", "values", "items", "_get_or_none", "update", "__eq__", "__ne__")) + tuple(
         f"method.set.{name}" for name in (
             "update", "difference_update", "intersection_update", "symmetric_difference_update",
             "union", "intersection", "difference", "symmetric_difference", "issubset",

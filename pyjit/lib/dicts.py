@@ -37,6 +37,17 @@ def _items(d):
     return impl
 
 
+@overload_method(types.Dict, "_get_or_none")
+def _get_or_none(d, key):
+    """d.get(key) without a default (compiler/infer_calls.c routes it here): the value or None,
+    an optional value; with a default, the builtin row serves."""
+    def impl(d, key):
+        if key in d:
+            return d[key]
+        return None
+    return impl
+
+
 @overload_method(types.Dict, "update")
 def _update(d, other):
     if not isinstance(other, types.Dict):
