@@ -814,11 +814,84 @@ static Instr *emit_equal(Infer *c, Instr *before, Instr *x, Instr *y)
     return acc ? acc : emit_bool(c, before, true);
 }
 
+/* Whether < between tuples of these types compiles: items numbers or such tuples, of any
+ * lengths (the shorter one first when it is a prefix of the other). */
+static bool tuples_ordered(Type *a, Type *b)
+{
+    a = ty_strong(a);
+    b = ty_strong(b);
+    if (a->kind == TY_TUPLE && b->kind == TY_TUPLE) {
+        for (int i = 0; i < a->tuple.n && i < b->tuple.n; i++)
+            if (!tuples_ordered(a->tuple.items[i], b->tuple.items[i]))
+                return false;
+        return true;
+    }
+    return ty_is_scalar(a) && ty_is_scalar(b) && !ty_is_complex(a) && !ty_is_complex(b);
+}
+
+static Instr *emit_binop_bool(Infer *c, Instr *before, BinOp op, Instr *x, Instr *y)
+{
+    Instr *r = infer_emit(c, before, OP_BINOP, ty_scalar(TY_BOOL), 2);
+    r->sub = op;
+    r->args[0] = x;
+    r->args[1] = y;
+    return r;
+}
+
+/* x < y (x <= y when or_equal) of two tuples, lexicographically as Python orders them: the
+ * first items that differ decide, else the lengths. Every item comparison is made (they have
+ * no effects) and folded from the last: r = x[i] < y[i] or (x[i] == y[i] and r). */
+static Instr *emit_tuple_less(Infer *c, Instr *before, Instr *x, Instr *y, bool or_equal)
+{
+    Type *a = ty_strong(x->type), *b = ty_strong(y->type);
+    Instr *acc = emit_bool(c, before, or_equal ? a->tuple.n <= b->tuple.n : a->tuple.n < b->tuple.n);
+    for (int i = (a->tuple.n < b->tuple.n ? a->tuple.n : b->tuple.n) - 1; i >= 0; i--) {
+        Instr *xi = infer_emit(c, before, OP_STATIC_GET, a->tuple.items[i], 1);
+        xi->args[0] = x;
+        xi->imm = i;
+        Instr *yi = infer_emit(c, before, OP_STATIC_GET, b->tuple.items[i], 1);
+        yi->args[0] = y;
+        yi->imm = i;
+        Instr *lt;
+        if (ty_strong(xi->type)->kind == TY_TUPLE) {
+            lt = emit_tuple_less(c, before, xi, yi, false);
+        } else {
+            Type *t = ty_promote(ty_strong(xi->type), ty_strong(yi->type));
+            Instr *args[2] = {infer_coerce(c, before, xi, t), infer_coerce(c, before, yi, t)};
+            lt = infer_emit(c, before, OP_COMPARE, ty_scalar(TY_BOOL), 2);
+            lt->sub = CMP_LT;
+            infer_set_args(c, lt, args, 2);
+        }
+        Instr *eq = emit_equal(c, before, xi, yi);
+        acc = emit_binop_bool(c, before, BIN_OR, lt, emit_binop_bool(c, before, BIN_AND, eq, acc));
+    }
+    return acc;
+}
+
+static Type *tuple_order(Infer *c, Instr *in, Type *a, Type *b)
+{
+    if (!tuples_ordered(a, b))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "tuples are ordered (<, <=, >, >=) when their "
+                          "items are real numbers or such tuples, not %s with %s",
+                          infer_type_name(a), infer_type_name(b));
+    if (c->rewrite) {
+        bool swap = in->sub == CMP_GT || in->sub == CMP_GE;   /* a > b is b < a */
+        Instr *lt = emit_tuple_less(c, in, in->args[swap], in->args[!swap],
+                                    in->sub == CMP_LE || in->sub == CMP_GE);
+        in->op = OP_CAST;   /* a bool CAST of a bool is the value */
+        infer_set_args(c, in, &lt, 1);
+    }
+    return ty_scalar(TY_BOOL);
+}
+
 static Type *tuple_compare(Infer *c, Instr *in, Type *a, Type *b)
 {
+    if (in->sub == CMP_LT || in->sub == CMP_LE || in->sub == CMP_GT || in->sub == CMP_GE)
+        return tuple_order(c, in, a, b);
     if ((in->sub != CMP_EQ && in->sub != CMP_NE) || !tuples_comparable(a, b))
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "tuples can be compared with == and != only, "
-                          "item by item, not %s with %s", infer_type_name(a), infer_type_name(b));
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "tuples can be compared with ==, !=, <, <=, "
+                          ">, >= only, item by item, not %s with %s", infer_type_name(a),
+                          infer_type_name(b));
     if (c->rewrite) {
         Instr *eq = emit_equal(c, in, in->args[0], in->args[1]);
         in->op = in->sub == CMP_EQ ? OP_CAST : OP_UNARY;   /* a bool CAST of a bool is the value */

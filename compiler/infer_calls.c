@@ -797,19 +797,24 @@ static Type *table_call(Infer *c, Instr *in, Builtin bi, Args *a)
 
 /* lst.sort(key=f[, reverse=r]): the library's (pyjit/lib/lists.py: _sort_by_key), which calls f
  * once per item and sorts stably by the results, of any type that has `<`. */
-static Type *sort_by_key(Infer *c, Instr *in, Args *a)
+static Type *sort_in_library(Infer *c, Instr *in, const char *method, Instr **args, int nargs)
 {
     int nkw = in->nkw;
     const char **kwnames = in->kwnames;
     in->nkw = 0;   /* the operands below are positional */
     in->kwnames = NULL;
-    Instr *args[3] = {a->pos[0], a->pos[1], a->npos > 2 ? a->pos[2] : NULL};
-    Type *t = infer_list_library_call(c, in, "_sort_by_key", args, args[2] ? 3 : 2);
+    Type *t = infer_list_library_call(c, in, method, args, nargs);
     if (in->op == OP_CALL) {   /* typed only: the next round binds the keywords again */
         in->nkw = nkw;
         in->kwnames = kwnames;
     }
     return t;
+}
+
+static Type *sort_by_key(Infer *c, Instr *in, Args *a)
+{
+    Instr *args[3] = {a->pos[0], a->pos[1], a->npos > 2 ? a->pos[2] : NULL};
+    return sort_in_library(c, in, "_sort_by_key", args, args[2] ? 3 : 2);
 }
 
 static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
@@ -863,9 +868,13 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
             return NULL;
         if (a->npos > 1 && a->pos[1] && !infer_is_none_const(a->pos[1]))
             return sort_by_key(c, in, a);
+        if (item && item->kind == TY_TUPLE) {   /* by the tuples' own `<` (pyjit/lib/lists.py) */
+            Instr *args[2] = {list, a->npos > 2 ? a->pos[2] : NULL};
+            return sort_in_library(c, in, "_sort_items", args, args[1] ? 2 : 1);
+        }
         if (item && !is_real(item) && item->kind != TY_STR)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "list.sort() of a list of %s: pyjit sorts "
-                              "lists of numbers and of strings", infer_type_name(item));
+                              "lists of numbers, strings and tuples", infer_type_name(item));
         Args b = {.name = a->name, .pyname = a->pyname, .pos = {list}, .npos = 1};
         if (a->npos > 2 && a->pos[2])
             b.pos[b.npos++] = a->pos[2];   /* reverse */

@@ -1,6 +1,7 @@
 """Tuples, homogeneous and heterogeneous: building, returning, passing, indexing, unpacking, len,
 iteration, `in`. Each function runs in CPython and compiled (util.check)."""
 import numpy as np
+import pytest
 
 import pyjit
 from util import check, check_raises
@@ -159,3 +160,38 @@ def test_loop_over_empty_tuple_never_runs_its_body():
     check(loop_over_empty, 2.5)
     check(loop_over_empty_arg, (), 4)
     check(loop_over_empty_arg, (1, 2), 4)
+
+
+# ---- ordering: <, <=, >, >= lexicographically, as Python orders tuples ----
+
+ORDERED = [(1, 2), (1, 2.5), (0, 9), (1,), (1, 2, 0), (2, 1.0), (1, 2), ((1, 2), 3)[0]]
+
+
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">="])
+def test_tuples_are_ordered_lexicographically(op):
+    f = eval(f"lambda a, b: a {op} b")   # noqa: S307 - one operator, written here
+    g = pyjit.njit(f)
+    for a in ORDERED:
+        for b in ORDERED:
+            assert g(a, b) == f(a, b), (a, op, b)
+
+
+def test_nested_tuples_and_sorting_by_tuples():
+    def nested(a, b):
+        return (a, (b, 1)) < (a, (b, 2)), (a, (b, 2)) <= (a, (b, 1))
+
+    def by_tuple_key(xs):
+        return sorted(xs, key=lambda x: (x % 3, -x))
+
+    def tuples_sorted(xs):
+        pairs = []
+        for x in xs:
+            pairs.append((x % 3, x))
+        out = sorted(pairs, reverse=True)
+        pairs.sort()
+        return pairs, out
+
+    assert pyjit.njit(nested)(1, 2.0) == nested(1, 2.0)
+    xs = [5, 3, 8, 1, 9, 2]
+    assert pyjit.njit(by_tuple_key)(xs) == by_tuple_key(xs)
+    assert pyjit.njit(tuples_sorted)(xs) == tuples_sorted(xs)

@@ -64,7 +64,8 @@ INDEX = {
 # when compiled code first calls one (pyjit.extending._method_overloads).
 METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
-        "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__")),
+        "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__",
+        "_sort_by_key", "_sort_items")),
     "numpy_shape": ("method.array.flatten",),
     "numpy_math": ("method.array.cumprod",),
     "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze"),

@@ -174,6 +174,26 @@ def _sort_by_key(lst, key, reverse=False):
     return impl
 
 
+@overload_method(types.List, "_sort_items")
+def _sort_items(lst, reverse=False):
+    """lst.sort() of items the C sort does not take, tuples (infer_calls.c routes it here):
+    stable by the items' own `<`, reverse as _sort_by_key does it."""
+    def impl(lst, reverse=False):
+        n = len(lst)
+        items = []
+        keys = []
+        for p in range(n):
+            items.append(lst[p])
+            keys.append(lst[n - 1 - p] if reverse else lst[p])
+        order = _stable_order(keys)
+        for p in range(n):
+            if reverse:
+                lst[p] = items[n - 1 - order[n - 1 - p]]
+            else:
+                lst[p] = items[order[p]]
+    return impl
+
+
 def _given(key):
     return key is not None and not isinstance(key, (types.Omitted, types.NoneType))
 
