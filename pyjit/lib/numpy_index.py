@@ -23,23 +23,19 @@ from ._util import generated, is_array, is_number, overload, overload_method, ty
 
 
 def _generated(source, env=None):
-    return generated("impl", source, dict(env or {}, _wrap=_wrap))
+    return generated("impl", source, dict(env or {}, _index_error=_index_error))
 
 
-def _wrap(i, n, axis):
+def _index_error(i, axis, n):
     pass
 
 
-@overload(_wrap)
-def _wrap_impl(i, n, axis):
-    """i as an index into an axis of size n: negative ones wrap; out of bounds is NumPy's
-    IndexError."""
-    def impl(i, n, axis):
-        j = i + n if i < 0 else i
-        if j < 0 or j >= n:
-            raise IndexError("index " + str(i) + " is out of bounds for axis " + str(axis) +
-                             " with size " + str(n))
-        return j
+@overload(_index_error)
+def _index_error_impl(i, axis, n):
+    """NumPy's IndexError for index i of an axis of size n."""
+    def impl(i, axis, n):
+        raise IndexError("index " + str(i) + " is out of bounds for axis " + str(axis) +
+                         " with size " + str(n))
     return impl
 
 
@@ -169,13 +165,23 @@ class _Form:
         return names, bounds, _tuple(view_at), _tuple(names)
 
 
+def _wrapped(form, pad):
+    """Source of t, ind[k] wrapped into the taken axis, with NumPy's IndexError: inline, as a
+    call in the innermost loop costs more than the gather itself."""
+    n = f"b.shape[{form.axis}]"
+    return (f"{pad}t = ind[k]\n"
+            f"{pad}if t < 0:\n"
+            f"{pad}    t += {n}\n"
+            f"{pad}if t < 0 or t >= {n}:\n"
+            f"{pad}    _index_error(ind[k], {form.pos}, {n})\n")
+
+
 def _take_get(form):
     names, bounds, view_at, out_at = form.loops()
     loops, ind = _loops(names, bounds, 4)
     pad = " " * ind
     return ("def impl(a, idx):\n" + form.view_source() +
-            f"    out = np.empty({_tuple(bounds)}, a.dtype)\n" + loops +
-            f"{pad}t = _wrap(ind[k], b.shape[{form.axis}], {form.pos})\n"
+            f"    out = np.empty({_tuple(bounds)}, a.dtype)\n" + loops + _wrapped(form, pad) +
             f"{pad}out[{out_at}] = b[{view_at}]\n"
             f"    return out.reshape({_tuple(form.shapes())})\n")
 
@@ -186,8 +192,7 @@ def _take_set(form, value_is_array):
     pad = " " * ind
     head = "def impl(a, idx, value):\n" + form.view_source()
     if not value_is_array:
-        return (head + loops + f"{pad}t = _wrap(ind[k], b.shape[{form.axis}], {form.pos})\n"
-                f"{pad}b[{view_at}] = value\n")
+        return head + loops + _wrapped(form, pad) + f"{pad}b[{view_at}] = value\n"
     shape = form.shapes()
     if value_is_array != len(shape):   # NumPy broadcasts; pyjit takes the selection's shape
         raise TypeError(f"assigning a {value_is_array}-d array to a selection of "
@@ -198,8 +203,7 @@ def _take_set(form, value_is_array):
                     "broadcast to the indexing result')\n"
                     for d, s in enumerate(shape))
     return (head + check + f"    v = value.copy().reshape({_tuple(bounds)})\n" +
-            loops + f"{pad}t = _wrap(ind[k], b.shape[{form.axis}], {form.pos})\n"
-            f"{pad}b[{view_at}] = v[{out_at}]\n")
+            loops + _wrapped(form, pad) + f"{pad}b[{view_at}] = v[{out_at}]\n")
 
 
 def _parts(a, idx):
