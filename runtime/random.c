@@ -65,33 +65,41 @@ static void seed_from_os(void)
 }
 
 /* The next MT_N words of the state, all at once. */
-static void regenerate(void)
+static void regenerate(RandomState *s)
 {
-    uint32_t *k = state.key;
+    uint32_t *k = s->key;
     for (int i = 0; i < MT_N; i++) {
         uint32_t y = (k[i] & 0x80000000u) | (k[(i + 1) % MT_N] & 0x7fffffffu);
         k[i] = k[(i + MT_M) % MT_N] ^ (y >> 1) ^ ((y & 1) ? 0x9908b0dfu : 0);
     }
-    state.pos = 0;
+    s->pos = 0;
 }
 
-static uint32_t next_u32(void)
+/* The calling thread's state, seeded on first use: fetched once per draw (a thread-local's
+ * address costs a call in a shared library). */
+static RandomState *my_state(void)
 {
-    if (!state.seeded)
+    RandomState *s = &state;
+    if (!s->seeded)
         seed_from_os();
-    if (state.pos == MT_N)
-        regenerate();
-    uint32_t y = state.key[state.pos++];
+    return s;
+}
+
+static uint32_t next_u32(RandomState *s)
+{
+    if (s->pos == MT_N)
+        regenerate(s);
+    uint32_t y = s->key[s->pos++];
     y ^= y >> 11;
     y ^= (y << 7) & 0x9d2c5680u;
     y ^= (y << 15) & 0xefc60000u;
     return y ^ (y >> 18);
 }
 
-static uint64_t next_u64(void)
+static uint64_t next_u64(RandomState *s)
 {
-    uint64_t hi = next_u32();
-    return hi << 32 | next_u32();
+    uint64_t hi = next_u32(s);
+    return hi << 32 | next_u32(s);
 }
 
 void pj_random_seed(int64_t seed)
@@ -100,29 +108,39 @@ void pj_random_seed(int64_t seed)
 }
 
 /* Uniform on [0, 1) with 53 random bits: 27 of one word and 26 of the next, as NumPy's. */
-double pj_random_f64(void)
+static double next_f64(RandomState *s)
 {
-    uint32_t a = next_u32() >> 5, b = next_u32() >> 6;
+    uint32_t a = next_u32(s) >> 5, b = next_u32(s) >> 6;
     return (a * 67108864.0 + b) / 9007199254740992.0;
 }
 
-/* Standard normal by Marsaglia's polar method. */
-double pj_random_normal(void)
+double pj_random_f64(void)
 {
-    if (state.has_gauss) {
-        state.has_gauss = 0;
-        return state.gauss;
+    return next_f64(my_state());
+}
+
+/* Standard normal by Marsaglia's polar method. */
+static double next_normal(RandomState *s)
+{
+    if (s->has_gauss) {
+        s->has_gauss = 0;
+        return s->gauss;
     }
     double x, y, r2;
     do {
-        x = 2.0 * pj_random_f64() - 1.0;
-        y = 2.0 * pj_random_f64() - 1.0;
+        x = 2.0 * next_f64(s) - 1.0;
+        y = 2.0 * next_f64(s) - 1.0;
         r2 = x * x + y * y;
     } while (r2 >= 1.0 || r2 == 0.0);
     double f = sqrt(-2.0 * log(r2) / r2);
-    state.gauss = f * x;
-    state.has_gauss = 1;
+    s->gauss = f * x;
+    s->has_gauss = 1;
     return f * y;
+}
+
+double pj_random_normal(void)
+{
+    return next_normal(my_state());
 }
 
 /* The smallest mask 2**k - 1 covering max. */
@@ -135,20 +153,20 @@ static uint64_t mask_of(uint64_t max)
 
 /* Uniform on [0, max], by masking draws and rejecting those past max: one 32-bit word per draw
  * while max fits one. */
-static uint64_t bounded(uint64_t max)
+static uint64_t bounded(RandomState *s, uint64_t max)
 {
     uint64_t mask = mask_of(max), v;
     if (max == 0)
         return 0;
     if (max == 0xffffffffu)
-        return next_u32();
+        return next_u32(s);
     if (max < 0xffffffffu) {
-        while ((v = next_u32() & mask) > max)
+        while ((v = next_u32(s) & mask) > max)
             ;
     } else if (max == UINT64_MAX) {
-        v = next_u64();
+        v = next_u64(s);
     } else {
-        while ((v = next_u64() & mask) > max)
+        while ((v = next_u64(s) & mask) > max)
             ;
     }
     return v;
@@ -157,14 +175,15 @@ static uint64_t bounded(uint64_t max)
 /* Uniform integer on [lo, hi) (the caller checks lo < hi). */
 int64_t pj_random_randint(int64_t lo, int64_t hi)
 {
-    return (int64_t)((uint64_t)lo + bounded((uint64_t)hi - (uint64_t)lo - 1));
+    return (int64_t)((uint64_t)lo + bounded(my_state(), (uint64_t)hi - (uint64_t)lo - 1));
 }
 
 /* Fills n float64s: uniform on [0, 1), or standard normal when normal is nonzero. */
 void pj_random_fill(double *data, int64_t n, int32_t normal)
 {
+    RandomState *s = my_state();
     for (int64_t i = 0; i < n; i++)
-        data[i] = normal ? pj_random_normal() : pj_random_f64();
+        data[i] = normal ? next_normal(s) : next_f64(s);
 }
 
 /* -log(1 - U), U on [0, 1). */

@@ -227,18 +227,6 @@ def _nansum(a):
     return impl_int
 
 
-@register_jitable
-def _bin_index(v, first, norm, edges, nbins):
-    k = int((v - first) * norm)
-    if k >= nbins:
-        k = nbins - 1
-    if k > 0 and v < edges[k]:
-        k -= 1
-    elif k < nbins - 1 and v >= edges[k + 1]:
-        k += 1
-    return k
-
-
 @overload(np.histogram)
 def _histogram(a, bins=10, range=None):
     if not is_array(a) or not isinstance(bins, (types.Integer, types.Omitted, int)):
@@ -276,8 +264,15 @@ def _histogram(a, bins=10, range=None):
         i = 0
         while i < b.size:   # the parameter `range` hides the builtin, as in NumPy's signature
             v = b[i]
-            if v >= first and v <= last:
-                hist[_bin_index(v, first, norm, edges, bins)] += 1
+            if v >= first and v <= last:   # the bin, inline: a call per item costs more
+                k = np.int64((v - first) * norm)
+                if k >= bins:
+                    k = bins - 1
+                if k > 0 and v < edges[k]:
+                    k -= 1
+                elif k < bins - 1 and v >= edges[k + 1]:
+                    k += 1
+                hist[k] += 1
             i += 1
         return hist, edges
     return impl
