@@ -174,11 +174,13 @@ def _name_of_cffi(ffi, tp, what):
 
 # ---- @cfunc -------------------------------------------------------------------------------
 
-# Options a cfunc takes: those the compiler applies, and those Numba's cfunc takes that change
-# nothing here (cache: a cfunc compiles at decoration and is not stored on disk; the C entry's
-# address is this process's).
+# Options a cfunc takes: those the compiler applies, locals= (as @njit's), nopython (always),
+# and the hints that change nothing here, which warn once that they do not
 _PASSED = {"nogil", "fastmath", "boundscheck", "error_model", "debug", "opt"}
-_IGNORED = {"cache", "nopython", "locals", "_nrt"}
+_IGNORED = {"nopython", "locals"}
+_HINTS = {"cache": "a cfunc compiles when decorated and is not stored on disk (its C entry's "
+                   "address is this process's)",
+          "_nrt": "pyjit always reference counts the arrays and containers it makes"}
 
 
 class CFunc:
@@ -190,9 +192,13 @@ class CFunc:
         from . import _core, _registry
         self.__name__, self.__qualname__ = func.__name__, func.__qualname__
         self.__doc__, self.__wrapped__ = func.__doc__, func
-        unknown = set(options) - _PASSED - _IGNORED
+        from .decorators import _declare_locals, warn_hints
+        unknown = set(options) - _PASSED - _IGNORED - set(_HINTS)
         if unknown:
             raise TypeError(f"cfunc() got unexpected option(s): {', '.join(sorted(unknown))}")
+        warn_hints("cfunc", options, _HINTS)
+        compiled = _declare_locals(func, func, options["locals"]) if options.get("locals") \
+            else func
         parsed = types.parse_signature(sig)
         if parsed.return_type is None:
             raise TypeError(f"cfunc() needs a signature with a return type, e.g. "
@@ -208,7 +214,7 @@ class CFunc:
         kwargs = {k: v for k, v in options.items() if k in _PASSED}
         if "fastmath" in kwargs:
             kwargs["fastmath"] = bool(kwargs["fastmath"])
-        disp = _core.Dispatcher(func, _registry.REGISTRY, cfunc=True, **kwargs)
+        disp = _core.Dispatcher(compiled, _registry.REGISTRY, cfunc=True, **kwargs)
         disp._add_signature(tuple(a.name for a in self._args), self._ret.name, True)
         disp.disable_compile()
         self._dispatcher = disp

@@ -138,6 +138,16 @@ def _comprehension(code, outer, over=None, nover=1):
     return disp
 
 
+def warn_hints(decorator, options, hints):
+    """Warns once per option that a pipeline hint of Numba's (hints: name -> why) does nothing
+    here; the default values of those options say nothing, so they pass quietly."""
+    for hint in set(options) & set(hints) - _hinted:
+        if options[hint] not in (None, False, "never"):
+            _hinted.add(hint)
+            warnings.warn(f"{decorator}({hint}={options[hint]!r}) does nothing: {hints[hint]}",
+                          PerformanceWarning, stacklevel=4)
+
+
 def _declare_locals(compiled, func, declared):
     """@njit(locals={'x': float32}): each assignment to x in compiled code converts the value to
     float32, as in Numba (frontend/ssa.c: store_fast reads __pyjit_locals__ off the function it
@@ -199,11 +209,7 @@ def _make_dispatcher(func, signatures, options):
             raise TypeError("njit(pipeline_class=...): pyjit has no pipeline of Numba's to "
                             "replace; write the transformation with pyjit.extending.overload")
         raise TypeError(f"njit() got unexpected option(s): {', '.join(sorted(unknown))}")
-    for hint in set(options) & set(_HINTS) - _hinted:
-        if options[hint] not in (None, False, "never"):
-            _hinted.add(hint)
-            warnings.warn(f"njit({hint}={options[hint]!r}) does nothing: {_HINTS[hint]}",
-                          PerformanceWarning, stacklevel=4)
+    warn_hints("njit", options, _HINTS)
     if isinstance(func, _core.Dispatcher):
         func = func.py_func
     if not callable(func) or not hasattr(func, "__code__"):

@@ -293,3 +293,17 @@ def test_memory_stays_flat():
     grown = memory_in_use() - before
     assert grown < 8 << 20, f"memory grew {grown / (1 << 20):.1f} MB over 10^5 calls"
     assert_same(sum(i * 0.5 for i in range(50)), call(50))
+
+
+def test_locals_converts_and_cache_warns_that_it_does_nothing():
+    import warnings
+    from pyjit import decorators
+    decorators._hinted.discard("cache")
+    with pytest.warns(pyjit.errors.PerformanceWarning, match="cfunc\\(cache=True\\) does nothing"):
+        @pyjit.cfunc("float64(float64)", locals={"y": float32}, cache=True)
+        def third(x):
+            y = x / 3
+            return y
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert third(1.0) == float(np.float32(1.0 / 3))
