@@ -1221,6 +1221,26 @@ static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
 
 static IterInfo *make_iter(Lower *L, Instr *iterable);
 
+/* A range {start, stop, step} as the iteration state {start, number of items, step}: CPython's
+ * len(range), in unsigned arithmetic (the span of two int64 fits a uint64). A loop counting its
+ * trips down is the form LLVM's loop passes know (trip count, vectorising) whatever the step:
+ * `range(i * i, n + 1, i)` no longer tests the step's sign and int64's end at every step. */
+static LLVMValueRef range_counted(Lower *L, LLVMValueRef r)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef start = LLVMBuildExtractValue(B, r, 0, ""), stop = LLVMBuildExtractValue(B, r, 1, "");
+    LLVMValueRef step = LLVMBuildExtractValue(B, r, 2, ""), one = lower_i64(L, 1);
+    LLVMValueRef up = LLVMBuildICmp(B, LLVMIntSGT, step, lower_i64(L, 0), "");
+    LLVMValueRef nonempty = LLVMBuildSelect(B, up, LLVMBuildICmp(B, LLVMIntSLT, start, stop, ""),
+                                            LLVMBuildICmp(B, LLVMIntSGT, start, stop, ""), "");
+    /* (|stop - start| - 1) / |step| + 1, all unsigned; |step| of INT64_MIN is 2**63 unsigned */
+    LLVMValueRef span = LLVMBuildSelect(B, up, LLVMBuildSub(B, stop, start, ""), LLVMBuildSub(B, start, stop, ""), "");
+    LLVMValueRef mag = LLVMBuildSelect(B, up, step, LLVMBuildNeg(B, step, ""), "");
+    LLVMValueRef n = LLVMBuildAdd(B, LLVMBuildUDiv(B, LLVMBuildSub(B, span, one, ""), mag, ""), one, "");
+    n = LLVMBuildSelect(B, nonempty, n, lower_i64(L, 0), "");
+    return LLVMBuildInsertValue(B, r, n, 1, "");
+}
+
 /* The iterable an INTRINSIC enumerate/zip was given, or the value itself. */
 static IterInfo *make_iter_of(Lower *L, Instr *src)
 {
@@ -1254,7 +1274,7 @@ static IterInfo *make_iter(Lower *L, Instr *iterable)
     if (t->kind == TY_RANGE) {
         it->kind = IT_RANGE;
         it->state = lower_alloca(L, lower_type(L, t));
-        LLVMBuildStore(L->b, it->obj, it->state);
+        LLVMBuildStore(L->b, range_counted(L, it->obj), it->state);
         return it;
     }
     if (t->kind == TY_DICT || t->kind == TY_SET) {   /* by entry, its size checked at every step */
@@ -1305,22 +1325,18 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
     LLVMBasicBlockRef more = lower_block(L, "iter.next");
     LLVMValueRef item = NULL;
     switch (it->kind) {
-    case IT_RANGE: {
+    case IT_RANGE: {   /* {cur, left, step}: range_counted */
         LLVMTypeRef rt = lower_type(L, it->over);
-        LLVMValueRef cur = LLVMBuildLoad2(B, L->i64, LLVMBuildStructGEP2(B, rt, it->state, 0, ""), "");
-        LLVMValueRef stop = LLVMBuildLoad2(B, L->i64, LLVMBuildStructGEP2(B, rt, it->state, 1, ""), "");
+        LLVMValueRef cur_p = LLVMBuildStructGEP2(B, rt, it->state, 0, "");
+        LLVMValueRef left_p = LLVMBuildStructGEP2(B, rt, it->state, 1, "");
+        LLVMValueRef cur = LLVMBuildLoad2(B, L->i64, cur_p, "");
+        LLVMValueRef left = LLVMBuildLoad2(B, L->i64, left_p, "");
         LLVMValueRef step = LLVMBuildLoad2(B, L->i64, LLVMBuildStructGEP2(B, rt, it->state, 2, ""), "");
-        LLVMValueRef ok = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, step, lower_i64(L, 0), ""),
-                                          LLVMBuildICmp(B, LLVMIntSLT, cur, stop, ""),
-                                          LLVMBuildICmp(B, LLVMIntSGT, cur, stop, ""), "");
-        LLVMBuildCondBr(B, ok, more, done);
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, left, lower_i64(L, 0), ""), more, done);
         LLVMPositionBuilderAtEnd(B, more);
-        /* past the end of int64 the range is over: the next value becomes stop, not a wrap */
-        LLVMValueRef next = LLVMBuildAdd(B, cur, step, "");
-        LLVMValueRef wrapped = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, step, lower_i64(L, 0), ""),
-                                               LLVMBuildICmp(B, LLVMIntSLT, next, cur, ""),
-                                               LLVMBuildICmp(B, LLVMIntSGT, next, cur, ""), "");
-        LLVMBuildStore(B, LLVMBuildSelect(B, wrapped, stop, next, ""), LLVMBuildStructGEP2(B, rt, it->state, 0, ""));
+        LLVMBuildStore(B, LLVMBuildSub(B, left, lower_i64(L, 1), ""), left_p);
+        /* past the last item the next value may wrap; it is never read */
+        LLVMBuildStore(B, LLVMBuildAdd(B, cur, step, ""), cur_p);
         return lower_cast(L, cur, ty_scalar(TY_INT64), item_t);
     }
     case IT_LIST: {
