@@ -1221,10 +1221,16 @@ static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
 
 static IterInfo *make_iter(Lower *L, Instr *iterable);
 
-/* A range {start, stop, step} as the iteration state {start, number of items, step}: CPython's
- * len(range), in unsigned arithmetic (the span of two int64 fits a uint64). A loop counting its
- * trips down is the form LLVM's loop passes know (trip count, vectorising) whatever the step:
- * `range(i * i, n + 1, i)` no longer tests the step's sign and int64's end at every step. */
+/* A range's iteration state: {k, n, start, step}, the k-th of n items being start + k * step.
+ * A loop counting k up to a trip count computed once (CPython's len(range)) is the form LLVM's
+ * loop passes know best (one induction variable, a known trip count, vectorising) whatever the
+ * step: `range(i * i, n + 1, i)` tests neither the step's sign nor int64's end at every step. */
+static LLVMTypeRef range_state_type(Lower *L)
+{
+    LLVMTypeRef f[4] = {L->i64, L->i64, L->i64, L->i64};
+    return LLVMStructTypeInContext(L->ctx, f, 4, 0);
+}
+
 static LLVMValueRef range_counted(Lower *L, LLVMValueRef r)
 {
     LLVMBuilderRef B = L->b;
@@ -1233,12 +1239,16 @@ static LLVMValueRef range_counted(Lower *L, LLVMValueRef r)
     LLVMValueRef up = LLVMBuildICmp(B, LLVMIntSGT, step, lower_i64(L, 0), "");
     LLVMValueRef nonempty = LLVMBuildSelect(B, up, LLVMBuildICmp(B, LLVMIntSLT, start, stop, ""),
                                             LLVMBuildICmp(B, LLVMIntSGT, start, stop, ""), "");
-    /* (|stop - start| - 1) / |step| + 1, all unsigned; |step| of INT64_MIN is 2**63 unsigned */
+    /* (|stop - start| - 1) / |step| + 1, all unsigned (the span of two int64 fits a uint64;
+     * |INT64_MIN| is 2**63 unsigned) */
     LLVMValueRef span = LLVMBuildSelect(B, up, LLVMBuildSub(B, stop, start, ""), LLVMBuildSub(B, start, stop, ""), "");
     LLVMValueRef mag = LLVMBuildSelect(B, up, step, LLVMBuildNeg(B, step, ""), "");
     LLVMValueRef n = LLVMBuildAdd(B, LLVMBuildUDiv(B, LLVMBuildSub(B, span, one, ""), mag, ""), one, "");
-    n = LLVMBuildSelect(B, nonempty, n, lower_i64(L, 0), "");
-    return LLVMBuildInsertValue(B, r, n, 1, "");
+    LLVMValueRef items[4] = {lower_i64(L, 0), LLVMBuildSelect(B, nonempty, n, lower_i64(L, 0), ""), start, step};
+    LLVMValueRef st = LLVMGetUndef(range_state_type(L));
+    for (unsigned k = 0; k < 4; k++)
+        st = LLVMBuildInsertValue(B, st, items[k], k, "");
+    return st;
 }
 
 /* The iterable an INTRINSIC enumerate/zip was given, or the value itself. */
@@ -1273,7 +1283,7 @@ static IterInfo *make_iter(Lower *L, Instr *iterable)
     it->obj = lower_value(L, iterable);
     if (t->kind == TY_RANGE) {
         it->kind = IT_RANGE;
-        it->state = lower_alloca(L, lower_type(L, t));
+        it->state = lower_alloca(L, range_state_type(L));
         LLVMBuildStore(L->b, range_counted(L, it->obj), it->state);
         return it;
     }
@@ -1325,18 +1335,15 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
     LLVMBasicBlockRef more = lower_block(L, "iter.next");
     LLVMValueRef item = NULL;
     switch (it->kind) {
-    case IT_RANGE: {   /* {cur, left, step}: range_counted */
-        LLVMTypeRef rt = lower_type(L, it->over);
-        LLVMValueRef cur_p = LLVMBuildStructGEP2(B, rt, it->state, 0, "");
-        LLVMValueRef left_p = LLVMBuildStructGEP2(B, rt, it->state, 1, "");
-        LLVMValueRef cur = LLVMBuildLoad2(B, L->i64, cur_p, "");
-        LLVMValueRef left = LLVMBuildLoad2(B, L->i64, left_p, "");
-        LLVMValueRef step = LLVMBuildLoad2(B, L->i64, LLVMBuildStructGEP2(B, rt, it->state, 2, ""), "");
-        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, left, lower_i64(L, 0), ""), more, done);
+    case IT_RANGE: {   /* {k, n, start, step}: range_counted */
+        LLVMTypeRef rt = range_state_type(L);
+        LLVMValueRef f[4];
+        for (unsigned k = 0; k < 4; k++)
+            f[k] = LLVMBuildLoad2(B, L->i64, LLVMBuildStructGEP2(B, rt, it->state, k, ""), "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, f[0], f[1], ""), more, done);
         LLVMPositionBuilderAtEnd(B, more);
-        LLVMBuildStore(B, LLVMBuildSub(B, left, lower_i64(L, 1), ""), left_p);
-        /* past the last item the next value may wrap; it is never read */
-        LLVMBuildStore(B, LLVMBuildAdd(B, cur, step, ""), cur_p);
+        LLVMBuildStore(B, LLVMBuildNUWAdd(B, f[0], lower_i64(L, 1), ""), LLVMBuildStructGEP2(B, rt, it->state, 0, ""));
+        LLVMValueRef cur = LLVMBuildAdd(B, f[2], LLVMBuildMul(B, f[0], f[3], ""), "");
         return lower_cast(L, cur, ty_scalar(TY_INT64), item_t);
     }
     case IT_LIST: {
