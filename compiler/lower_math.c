@@ -296,6 +296,15 @@ static void check_float_to_int(Lower *L, Type *t, LLVMValueRef x)
     LLVMPositionBuilderAtEnd(B, cont);
 }
 
+/* x converted to int type `to` after check_float_to_int passed: in int64's range, so a plain
+ * conversion, cheaper than the saturating one lower_cast makes. */
+static LLVMValueRef checked_to_int(Lower *L, LLVMValueRef x, Type *from, Type *to)
+{
+    if (ty_strong(to)->kind != TY_INT64)
+        return lower_cast(L, x, from, to);
+    return LLVMBuildFPToSI(L->b, x, L->i64, "");
+}
+
 /* round(x) half to even -> int; round(x, n) -> float. */
 static LLVMValueRef lower_round(Lower *L, Instr *in)
 {
@@ -305,6 +314,8 @@ static LLVMValueRef lower_round(Lower *L, Instr *in)
         return lower_cast(L, v, x->type, in->type);
     if (in->nargs == 1 && ty_is_int(in->type))
         check_float_to_int(L, x->type, v);
+    if (in->nargs == 1 && ty_is_int(in->type))
+        return checked_to_int(L, lower_math(L, MF_RINT, x->type, v, NULL), x->type, in->type);
     if (in->nargs == 1)
         return lower_cast(L, lower_math(L, MF_RINT, x->type, v, NULL), x->type, in->type);
     Type *f64 = ty_scalar(TY_FLOAT64);
@@ -496,8 +507,10 @@ static LLVMValueRef lower_unary_builtin(Lower *L, Instr *in, Builtin bi, Type *t
         if (!ty_is_float(t))
             return lower_cast(L, x, t, in->type);
         mf = bi == BI_MATH_FLOOR ? MF_FLOOR : bi == BI_MATH_CEIL ? MF_CEIL : MF_TRUNC;
+        if (!ty_is_int(in->type))
+            return lower_cast(L, lower_math(L, (MathFn)mf, t, x, NULL), t, in->type);
         check_float_to_int(L, t, x);
-        return lower_cast(L, lower_math(L, (MathFn)mf, t, x, NULL), t, in->type);
+        return checked_to_int(L, lower_math(L, (MathFn)mf, t, x, NULL), t, in->type);
     case BI_MATH_ISNAN: case BI_MATH_ISINF: case BI_MATH_ISFINITE:
     case BI_NP_ISNAN: case BI_NP_ISINF: case BI_NP_ISFINITE:
         return float_class(L, bi, t, x);
@@ -532,8 +545,10 @@ LLVMValueRef lower_bi_scalar(Lower *L, Instr *in, Builtin bi)
     if (is_constructor(bi)) {
         if (!a0)
             return LLVMConstNull(lower_type(L, in->type));
-        if (bi == BI_INT && ty_is_float(a0->type) && ty_is_int(in->type))
+        if (bi == BI_INT && ty_is_float(a0->type) && ty_is_int(in->type)) {
             check_float_to_int(L, a0->type, x);
+            return checked_to_int(L, x, a0->type, in->type);
+        }
         return bi == BI_BOOL ? lower_truth(L, x, a0->type) : lower_cast(L, x, a0->type, in->type);
     }
     int mf = lower_builtin_math(bi);
