@@ -1221,10 +1221,11 @@ static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
 
 static IterInfo *make_iter(Lower *L, Instr *iterable);
 
-/* A range's iteration state: {k, n, start, step}, the k-th of n items being start + k * step.
- * A loop counting k up to a trip count computed once (CPython's len(range)) is the form LLVM's
- * loop passes know best (one induction variable, a known trip count, vectorising) whatever the
- * step: `range(i * i, n + 1, i)` tests neither the step's sign nor int64's end at every step. */
+/* A range's iteration state: {cur, k, n, step}, cur being the k-th of n items. The loop ends
+ * on k reaching the trip count computed once (CPython's len(range)), the form LLVM's loop passes
+ * know best whatever the step: `range(i * i, n + 1, i)` tests neither the step's sign nor int64's
+ * end at every step. cur advances without wrapping (nsw, so LLVM knows `range(1, n)` gives no
+ * negative index); past the last item the next value may overflow, but it is never read. */
 static LLVMTypeRef range_state_type(Lower *L)
 {
     LLVMTypeRef f[4] = {L->i64, L->i64, L->i64, L->i64};
@@ -1244,7 +1245,7 @@ static LLVMValueRef range_counted(Lower *L, LLVMValueRef r)
     LLVMValueRef span = LLVMBuildSelect(B, up, LLVMBuildSub(B, stop, start, ""), LLVMBuildSub(B, start, stop, ""), "");
     LLVMValueRef mag = LLVMBuildSelect(B, up, step, LLVMBuildNeg(B, step, ""), "");
     LLVMValueRef n = LLVMBuildAdd(B, LLVMBuildUDiv(B, LLVMBuildSub(B, span, one, ""), mag, ""), one, "");
-    LLVMValueRef items[4] = {lower_i64(L, 0), LLVMBuildSelect(B, nonempty, n, lower_i64(L, 0), ""), start, step};
+    LLVMValueRef items[4] = {start, lower_i64(L, 0), LLVMBuildSelect(B, nonempty, n, lower_i64(L, 0), ""), step};
     LLVMValueRef st = LLVMGetUndef(range_state_type(L));
     for (unsigned k = 0; k < 4; k++)
         st = LLVMBuildInsertValue(B, st, items[k], k, "");
@@ -1335,16 +1336,16 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
     LLVMBasicBlockRef more = lower_block(L, "iter.next");
     LLVMValueRef item = NULL;
     switch (it->kind) {
-    case IT_RANGE: {   /* {k, n, start, step}: range_counted */
+    case IT_RANGE: {   /* {cur, k, n, step}: range_counted */
         LLVMTypeRef rt = range_state_type(L);
         LLVMValueRef f[4];
         for (unsigned k = 0; k < 4; k++)
             f[k] = LLVMBuildLoad2(B, L->i64, LLVMBuildStructGEP2(B, rt, it->state, k, ""), "");
-        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, f[0], f[1], ""), more, done);
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, f[1], f[2], ""), more, done);
         LLVMPositionBuilderAtEnd(B, more);
-        LLVMBuildStore(B, LLVMBuildNUWAdd(B, f[0], lower_i64(L, 1), ""), LLVMBuildStructGEP2(B, rt, it->state, 0, ""));
-        LLVMValueRef cur = LLVMBuildAdd(B, f[2], LLVMBuildMul(B, f[0], f[3], ""), "");
-        return lower_cast(L, cur, ty_scalar(TY_INT64), item_t);
+        LLVMBuildStore(B, LLVMBuildNSWAdd(B, f[0], f[3], ""), LLVMBuildStructGEP2(B, rt, it->state, 0, ""));
+        LLVMBuildStore(B, LLVMBuildNUWAdd(B, f[1], lower_i64(L, 1), ""), LLVMBuildStructGEP2(B, rt, it->state, 1, ""));
+        return lower_cast(L, f[0], ty_scalar(TY_INT64), item_t);
     }
     case IT_LIST: {
         LLVMValueRef i = LLVMBuildLoad2(B, L->i64, it->state, "");
