@@ -227,6 +227,21 @@ def _nansum(a):
     return impl_int
 
 
+@register_jitable
+def _min_max(b):
+    """(min, max) of a 1-d array in one pass, as floats; nan when it holds a NaN."""
+    lo = hi = float(b[0])
+    nan = False
+    for i in range(1, b.size):
+        v = float(b[i])
+        nan |= v != v
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
+    if nan:
+        return math.nan, math.nan
+    return lo, hi
+
+
 @overload(np.histogram)
 def _histogram(a, bins=10, range=None):
     if not is_array(a) or not isinstance(bins, (types.Integer, types.Omitted, int)):
@@ -246,7 +261,7 @@ def _histogram(a, bins=10, range=None):
             if first > last:
                 raise ValueError("max must be larger than min in range parameter.")
         elif b.size > 0:
-            first, last = float(b.min()), float(b.max())
+            first, last = _min_max(b)
         if not (math.isfinite(first) and math.isfinite(last)):
             raise ValueError("autodetected range is not finite")
         if first == last:
