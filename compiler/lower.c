@@ -29,7 +29,8 @@ typedef enum IterKind {
 } IterKind;
 struct IterInfo {
     IterKind kind;
-    LLVMValueRef state;     /* range: {i64 cur, i64 stop, i64 step}; others: i64 index */
+    LLVMValueRef state;     /* range: range_state_type; others: i64 index */
+    int unit_step;          /* range: its step when a constant 1 or -1, else 0 */
     LLVMValueRef used0;     /* dict or set: its length when the loop began */
     LLVMValueRef obj;       /* the array or tuple iterated */
     Type *over;             /* its type */
@@ -1221,15 +1222,36 @@ static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
 
 static IterInfo *make_iter(Lower *L, Instr *iterable);
 
-/* A range's iteration state: {cur, k, n, step}, cur being the k-th of n items. The loop ends
- * on k reaching the trip count computed once (CPython's len(range)), the form LLVM's loop passes
- * know best whatever the step: `range(i * i, n + 1, i)` tests neither the step's sign nor int64's
- * end at every step. cur advances without wrapping (nsw, so LLVM knows `range(1, n)` gives no
- * negative index); past the last item the next value may overflow, but it is never read. */
+/* A range's iteration state, four int64s. With a step of constant 1 or -1 (range(n),
+ * range(a, b)): {cur, -, stop, -}, the canonical loop whose item never wraps (cur < stop), so
+ * LLVM knows `range(1, n)` gives no negative index. Any other step: {start, k, n, step}, the k-th
+ * of n items being start + k * step, the loop ending on k reaching the trip count computed once
+ * (CPython's len(range)): one induction variable and a known trip count whatever the step, so
+ * `range(i * i, n + 1, i)` tests neither the step's sign nor int64's end at every step. */
 static LLVMTypeRef range_state_type(Lower *L)
 {
     LLVMTypeRef f[4] = {L->i64, L->i64, L->i64, L->i64};
     return LLVMStructTypeInContext(L->ctx, f, 4, 0);
+}
+
+/* 1 or -1 when range instruction r's step is that constant (no step is 1), else 0. */
+static int unit_step(Instr *r)
+{
+    if (r->op != OP_INTRINSIC || r->sub != BI_RANGE)
+        return 0;
+    if (r->nargs < 3)
+        return 1;
+    Instr *k = r->args[2];
+    if (k->op != OP_CONST || !k->cst || k->cst->kind != K_INT || (k->cst->i != 1 && k->cst->i != -1))
+        return 0;
+    return (int)k->cst->i;
+}
+
+static LLVMValueRef range_as_state(Lower *L, LLVMValueRef r)
+{
+    LLVMValueRef st = LLVMGetUndef(range_state_type(L));
+    st = LLVMBuildInsertValue(L->b, st, LLVMBuildExtractValue(L->b, r, 0, ""), 0, "");
+    return LLVMBuildInsertValue(L->b, st, LLVMBuildExtractValue(L->b, r, 1, ""), 2, "");
 }
 
 static LLVMValueRef range_counted(Lower *L, LLVMValueRef r)
@@ -1245,6 +1267,9 @@ static LLVMValueRef range_counted(Lower *L, LLVMValueRef r)
     LLVMValueRef span = LLVMBuildSelect(B, up, LLVMBuildSub(B, stop, start, ""), LLVMBuildSub(B, start, stop, ""), "");
     LLVMValueRef mag = LLVMBuildSelect(B, up, step, LLVMBuildNeg(B, step, ""), "");
     LLVMValueRef n = LLVMBuildAdd(B, LLVMBuildUDiv(B, LLVMBuildSub(B, span, one, ""), mag, ""), one, "");
+    /* at most 2**63 - 1 trips (more would take centuries), so k + 1 never wraps as a signed int */
+    LLVMValueRef most = lower_i64(L, INT64_MAX);
+    n = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGT, n, most, ""), most, n, "");
     LLVMValueRef items[4] = {start, lower_i64(L, 0), LLVMBuildSelect(B, nonempty, n, lower_i64(L, 0), ""), step};
     LLVMValueRef st = LLVMGetUndef(range_state_type(L));
     for (unsigned k = 0; k < 4; k++)
@@ -1284,8 +1309,9 @@ static IterInfo *make_iter(Lower *L, Instr *iterable)
     it->obj = lower_value(L, iterable);
     if (t->kind == TY_RANGE) {
         it->kind = IT_RANGE;
+        it->unit_step = unit_step(iterable);
         it->state = lower_alloca(L, range_state_type(L));
-        LLVMBuildStore(L->b, range_counted(L, it->obj), it->state);
+        LLVMBuildStore(L->b, it->unit_step ? range_as_state(L, it->obj) : range_counted(L, it->obj), it->state);
         return it;
     }
     if (t->kind == TY_DICT || t->kind == TY_SET) {   /* by entry, its size checked at every step */
@@ -1336,16 +1362,23 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
     LLVMBasicBlockRef more = lower_block(L, "iter.next");
     LLVMValueRef item = NULL;
     switch (it->kind) {
-    case IT_RANGE: {   /* {cur, k, n, step}: range_counted */
+    case IT_RANGE: {   /* range_state_type */
         LLVMTypeRef rt = range_state_type(L);
         LLVMValueRef f[4];
         for (unsigned k = 0; k < 4; k++)
             f[k] = LLVMBuildLoad2(B, L->i64, LLVMBuildStructGEP2(B, rt, it->state, k, ""), "");
+        if (it->unit_step) {
+            bool up = it->unit_step > 0;
+            LLVMBuildCondBr(B, LLVMBuildICmp(B, up ? LLVMIntSLT : LLVMIntSGT, f[0], f[2], ""), more, done);
+            LLVMPositionBuilderAtEnd(B, more);
+            LLVMBuildStore(B, LLVMBuildNSWAdd(B, f[0], lower_i64(L, it->unit_step), ""),
+                           LLVMBuildStructGEP2(B, rt, it->state, 0, ""));
+            return lower_cast(L, f[0], ty_scalar(TY_INT64), item_t);
+        }
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, f[1], f[2], ""), more, done);
         LLVMPositionBuilderAtEnd(B, more);
-        LLVMBuildStore(B, LLVMBuildNSWAdd(B, f[0], f[3], ""), LLVMBuildStructGEP2(B, rt, it->state, 0, ""));
-        LLVMBuildStore(B, LLVMBuildNUWAdd(B, f[1], lower_i64(L, 1), ""), LLVMBuildStructGEP2(B, rt, it->state, 1, ""));
-        return lower_cast(L, f[0], ty_scalar(TY_INT64), item_t);
+        LLVMBuildStore(B, LLVMBuildNSWAdd(B, f[1], lower_i64(L, 1), ""), LLVMBuildStructGEP2(B, rt, it->state, 1, ""));
+        return lower_cast(L, LLVMBuildAdd(B, f[0], LLVMBuildMul(B, f[1], f[3], ""), ""), ty_scalar(TY_INT64), item_t);
     }
     case IT_LIST: {
         LLVMValueRef i = LLVMBuildLoad2(B, L->i64, it->state, "");

@@ -1,0 +1,347 @@
+"""Numeric kernels written as public Numba code writes them, in plain Python.
+
+Each restates a pattern seen in public code: the Mandelbrot of Numba's documentation (a compiled
+function calling another), a sliding-window p-norm distance profile as matrix-profile codes
+compute it, Numba's 5-minute-guide `go_fast`, a Lennard-Jones energy and direct-summation gravity
+as molecular-dynamics tutorials write them, a k-means assignment step, an explicit heat equation,
+Floyd-Warshall, insertion sort, an exponentially weighted moving average, a Metropolis sweep of
+the Ising model, an edit distance, a histogram loop, maximum drawdown, Black-Scholes with
+`math.erf`, a 3x3 blur, a prime sieve and a trapezoid rule.
+
+`make(njit)` returns them compiled by that njit (the identity gives CPython's); `inputs(name,
+small)` their arguments, small for the tests, large (tens of milliseconds) for
+bench/realworld.py, which times them against Numba.
+"""
+import math
+
+import numpy as np
+
+
+def make(njit):
+    """name -> the kernel compiled by njit."""
+    @njit
+    def mandel(x, y, max_iters):
+        """Numba's documentation: escape time of one point."""
+        i = 0
+        c = complex(x, y)
+        z = 0.0j
+        for i in range(max_iters):
+            z = z * z + c
+            if (z.real * z.real + z.imag * z.imag) >= 4:
+                return i
+        return 255
+
+    @njit
+    def mandel_docs(min_x, max_x, min_y, max_y, image, iters):
+        height = image.shape[0]
+        width = image.shape[1]
+        pixel_size_x = (max_x - min_x) / width
+        pixel_size_y = (max_y - min_y) / height
+        for x in range(width):
+            real = min_x + x * pixel_size_x
+            for y in range(height):
+                imag = min_y + y * pixel_size_y
+                image[y, x] = mandel(real, imag, iters)
+        return image
+
+    @njit
+    def pnorm_profile(Q, T, p):
+        """A sliding-window p-norm distance profile, as matrix-profile codes compute it."""
+        m = Q.shape[0]
+        n = T.shape[0] - m + 1
+        out = np.empty(n)
+        for i in range(n):
+            s = 0.0
+            for j in range(m):
+                s += abs(Q[j] - T[i + j]) ** p
+            out[i] = s ** (1.0 / p)
+        return out
+
+    @njit
+    def go_fast(a):
+        """Numba's 5-minute guide."""
+        trace = 0.0
+        for i in range(a.shape[0]):
+            trace += np.tanh(a[i, i])
+        return a + trace
+
+    @njit
+    def sum_loop(a):
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += a[i]
+        return s
+
+    @njit
+    def lj_energy(pos, eps, sigma):
+        """Lennard-Jones energy over all pairs, as molecular-dynamics tutorials write it."""
+        n = pos.shape[0]
+        e = 0.0
+        for i in range(n):
+            for j in range(i + 1, n):
+                dx = pos[i, 0] - pos[j, 0]
+                dy = pos[i, 1] - pos[j, 1]
+                dz = pos[i, 2] - pos[j, 2]
+                r2 = dx * dx + dy * dy + dz * dz
+                sr6 = (sigma * sigma / r2) ** 3
+                e += 4.0 * eps * (sr6 * sr6 - sr6)
+        return e
+
+    @njit
+    def kmeans_assign(X, C):
+        """The assignment step of k-means: each point's nearest centroid."""
+        n, d = X.shape
+        k = C.shape[0]
+        labels = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            best = np.inf
+            arg = 0
+            for c in range(k):
+                dist = 0.0
+                for j in range(d):
+                    t = X[i, j] - C[c, j]
+                    dist += t * t
+                if dist < best:
+                    best = dist
+                    arg = c
+            labels[i] = arg
+        return labels
+
+    @njit
+    def heat_1d(u0, alpha, steps):
+        """Explicit finite differences of the heat equation, a course-notes staple."""
+        u = u0.copy()
+        v = np.empty_like(u)
+        n = u.shape[0]
+        for _ in range(steps):
+            v[0] = u[0]
+            v[n - 1] = u[n - 1]
+            for i in range(1, n - 1):
+                v[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+            u, v = v, u
+        return u
+
+    @njit
+    def floyd_warshall(dist):
+        d = dist.copy()
+        n = d.shape[0]
+        for k in range(n):
+            for i in range(n):
+                dik = d[i, k]
+                for j in range(n):
+                    if dik + d[k, j] < d[i, j]:
+                        d[i, j] = dik + d[k, j]
+        return d
+
+    @njit
+    def insertion_sort(a):
+        b = a.copy()
+        for i in range(1, b.shape[0]):
+            key = b[i]
+            j = i - 1
+            while j >= 0 and b[j] > key:
+                b[j + 1] = b[j]
+                j -= 1
+            b[j + 1] = key
+        return b
+
+    @njit
+    def nbody_accel(pos, mass, soft):
+        """Gravitational accelerations, direct summation."""
+        n = pos.shape[0]
+        acc = np.zeros_like(pos)
+        for i in range(n):
+            for j in range(n):
+                if i != j:
+                    dx = pos[j, 0] - pos[i, 0]
+                    dy = pos[j, 1] - pos[i, 1]
+                    dz = pos[j, 2] - pos[i, 2]
+                    inv = (dx * dx + dy * dy + dz * dz + soft * soft) ** -1.5
+                    acc[i, 0] += mass[j] * dx * inv
+                    acc[i, 1] += mass[j] * dy * inv
+                    acc[i, 2] += mass[j] * dz * inv
+        return acc
+
+    @njit
+    def ewma(x, alpha):
+        """An exponentially weighted moving average, as finance helpers write it."""
+        out = np.empty_like(x)
+        out[0] = x[0]
+        for i in range(1, x.shape[0]):
+            out[i] = alpha * x[i] + (1.0 - alpha) * out[i - 1]
+        return out
+
+    @njit
+    def ising_sweep(spins, rand, beta):
+        """A Metropolis sweep of the 2-D Ising model; the uniforms come in, so both agree."""
+        s = spins.copy()
+        n = s.shape[0]
+        k = 0
+        for i in range(n):
+            for j in range(n):
+                nb = s[(i + 1) % n, j] + s[i - 1, j] + s[i, (j + 1) % n] + s[i, j - 1]
+                de = 2.0 * s[i, j] * nb
+                if de <= 0 or rand[k] < math.exp(-beta * de):
+                    s[i, j] = -s[i, j]
+                k += 1
+        return s
+
+    @njit
+    def levenshtein(a, b):
+        """Edit distance of two int sequences, one row of the table at a time."""
+        n, m = a.shape[0], b.shape[0]
+        prev = np.arange(m + 1)
+        cur = np.empty(m + 1, dtype=np.int64)
+        for i in range(1, n + 1):
+            cur[0] = i
+            for j in range(1, m + 1):
+                cost = 0 if a[i - 1] == b[j - 1] else 1
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            prev, cur = cur, prev
+        return prev[m]
+
+    @njit
+    def hist_loop(x, lo, hi, nbins):
+        counts = np.zeros(nbins, dtype=np.int64)
+        width = (hi - lo) / nbins
+        for v in x:
+            k = int((v - lo) / width)
+            if 0 <= k < nbins:
+                counts[k] += 1
+        return counts
+
+    @njit
+    def max_drawdown(prices):
+        peak = prices[0]
+        worst = 0.0
+        for p in prices:
+            if p > peak:
+                peak = p
+            dd = (peak - p) / peak
+            if dd > worst:
+                worst = dd
+        return worst
+
+    @njit
+    def black_scholes(S, K, T, r, sigma):
+        out = np.empty_like(S)
+        for i in range(S.shape[0]):
+            d1 = (math.log(S[i] / K[i]) + (r + 0.5 * sigma * sigma) * T[i]) / (sigma * math.sqrt(T[i]))
+            d2 = d1 - sigma * math.sqrt(T[i])
+            n1 = 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0)))
+            n2 = 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
+            out[i] = S[i] * n1 - K[i] * math.exp(-r * T[i]) * n2
+        return out
+
+    @njit
+    def blur3x3(img):
+        h, w = img.shape
+        out = np.zeros_like(img)
+        for i in range(1, h - 1):
+            for j in range(1, w - 1):
+                s = 0.0
+                for di in range(-1, 2):
+                    for dj in range(-1, 2):
+                        s += img[i + di, j + dj]
+                out[i, j] = s / 9.0
+        return out
+
+    @njit
+    def sieve(n):
+        flags = np.ones(n + 1, dtype=np.bool_)
+        flags[0] = False
+        flags[1] = False
+        i = 2
+        while i * i <= n:
+            if flags[i]:
+                for j in range(i * i, n + 1, i):
+                    flags[j] = False
+            i += 1
+        return np.count_nonzero(flags)
+
+    @njit
+    def trapz_loop(y, x):
+        s = 0.0
+        for i in range(1, x.shape[0]):
+            s += (x[i] - x[i - 1]) * (y[i] + y[i - 1]) / 2.0
+        return s
+
+    return {
+        "mandel_docs": mandel_docs,
+        "pnorm_profile": pnorm_profile,
+        "go_fast": go_fast,
+        "sum_loop": sum_loop,
+        "lj_energy": lj_energy,
+        "kmeans_assign": kmeans_assign,
+        "heat_1d": heat_1d,
+        "floyd_warshall": floyd_warshall,
+        "insertion_sort": insertion_sort,
+        "nbody_accel": nbody_accel,
+        "ewma": ewma,
+        "ising_sweep": ising_sweep,
+        "levenshtein": levenshtein,
+        "hist_loop": hist_loop,
+        "max_drawdown": max_drawdown,
+        "black_scholes": black_scholes,
+        "blur3x3": blur3x3,
+        "sieve": sieve,
+        "trapz_loop": trapz_loop,
+    }
+
+
+
+def _rng():
+    return np.random.default_rng(12345)
+
+
+def _points(n, d=3):
+    return _rng().random((n, d))
+
+
+def _graph(n):
+    d = _rng().random((n, n)) * 10.0
+    np.fill_diagonal(d, 0.0)
+    return d
+
+
+def _ising(n):
+    g = _rng()
+    return (np.where(g.random((n, n)) < 0.5, -1.0, 1.0), g.random(n * n), 0.4)
+
+
+def _options(n):
+    g = _rng()
+    return (50 + 100 * g.random(n), 50 + 100 * g.random(n), 0.1 + g.random(n), 0.03, 0.25)
+
+
+def _vector(n, lo=0.0):
+    return lo + _rng().random(n)
+
+
+# name -> (arguments for the tests, arguments for the benchmark)
+_INPUTS = {
+    "mandel_docs": (lambda k: (-2.0, 1.0, -1.0, 1.0, np.zeros((4 * k + 20, 6 * k + 30), np.uint8), 60)),
+    "pnorm_profile": (lambda k: (_vector(100), _vector(200 * k), 3.0)),
+    "go_fast": (lambda k: (np.arange(100.0 * k * k).reshape(10 * k, 10 * k),)),
+    "sum_loop": (lambda k: (_vector(1000 * k * k),)),
+    "lj_energy": (lambda k: (_points(15 * k) * 10.0, 1.0, 1.0)),
+    "kmeans_assign": (lambda k: (_points(1000 * k, 4), _points(16, 4))),
+    "heat_1d": (lambda k: (_vector(100 * k), 0.25, 5 * k)),
+    "floyd_warshall": (lambda k: (_graph(2 * k),)),
+    "insertion_sort": (lambda k: (_vector(40 * k),)),
+    "nbody_accel": (lambda k: (_points(8 * k), _vector(8 * k), 0.01)),
+    "ewma": (lambda k: (_vector(10000 * k), 0.1)),
+    "ising_sweep": (lambda k: _ising(7 * k)),
+    "levenshtein": (lambda k: (_rng().integers(0, 4, 20 * k), _rng().integers(0, 4, 15 * k))),
+    "hist_loop": (lambda k: (_vector(10000 * k), 0.0, 1.0, 64)),
+    "max_drawdown": (lambda k: (_vector(10000 * k, 1.0),)),
+    "black_scholes": (lambda k: _options(2000 * k)),
+    "blur3x3": (lambda k: (_vector(36 * k * k).reshape(6 * k, 6 * k),)),
+    "sieve": (lambda k: (20000 * k,)),
+    "trapz_loop": (lambda k: (_vector(10000 * k), np.linspace(0.0, 1.0, 10000 * k))),
+}
+
+
+def inputs(name, small):
+    """The arguments of kernel `name`: small ones for tests, large ones for benchmarks."""
+    return _INPUTS[name](1 if small else 100)
