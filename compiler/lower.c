@@ -167,7 +167,8 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
     case TY_DICT:
     case TY_SET:
     case TY_STR:
-    case TY_CLASS: {
+    case TY_CLASS:
+    case TY_RNG: {
         LLVMTypeRef f[1] = {L->ptr};   /* its MemInfo */
         return LLVMStructTypeInContext(L->ctx, f, 1, 0);
     }

@@ -1,0 +1,303 @@
+"""np.random.Generator in compiled code: default_rng and the Generator's methods, written in the
+subset over the draws of runtime/generator.c (the pyjit._generator rows of builtins.def), which
+follow NumPy's Generator algorithms on the Generator's own BitGenerator.
+
+Each method checks its parameters as NumPy does (the same exception and message), then draws one
+number, or fills an array of shape `size` in C order with the same draws one at a time (NumPy's
+fills draw in that order too, so the numbers are the same). Parameters are scalars: NumPy also
+broadcasts arrays of parameters; pyjit refuses those."""
+import numpy as np
+
+from .. import _generator as G
+from ._util import generated, given, is_array, is_number, overload, overload_method, types
+
+GEN = types.NumPyRandomGeneratorType
+F8, F4 = types.float64, types.float32
+INT_DTYPES = {"int64": (-2 ** 63, 2 ** 63 - 1), "int32": (-2 ** 31, 2 ** 31 - 1),
+              "uint64": (0, 2 ** 64 - 1), "uint32": (0, 2 ** 32 - 1)}
+
+
+def _size_ok(size):
+    if isinstance(size, types.Integer) or (isinstance(size, types.UniTuple) and
+                                           isinstance(size.dtype, types.Integer)):
+        return True
+    if isinstance(size, types.Tuple) and not size.types:
+        return True
+    raise TypeError(f"size must be an int or a tuple of ints, not {size}")
+
+
+def _scalars(method, *params):
+    for p in params:
+        if given(p) and not is_number(p):
+            raise TypeError(f"pyjit draws Generator.{method}() from scalar parameters only, "
+                            f"not {p}")
+
+
+def _float_dtype(method, dtype, allowed=(F8, F4)):
+    """float64 or float32 from a dtype argument (left out: float64)."""
+    if not given(dtype):
+        return F8
+    t = getattr(dtype, "dtype", None) if isinstance(dtype, types.DType) else None
+    if t in allowed:
+        return t
+    names = " and ".join(str(a) for a in allowed)
+    raise TypeError(f"Generator.{method}() takes dtype {names}, not {dtype}")
+
+
+def _method(name, params, checks, draw, dt):
+    """The implementation of a method taking `params` (source, size among them): checks (source
+    lines), then one draw (an expression over self and the parameters), or an array of dt of
+    shape size filled with such draws."""
+    def build(size):
+        if not given(size):
+            body = f"    return {draw}\n"
+        else:
+            _size_ok(size)
+            body = ("    out = np.empty(size, dt)\n    flat = out.reshape(-1)\n"
+                    f"    for i in range(flat.size):\n        flat[i] = {draw}\n    return out\n")
+        return generated("impl", f"def impl(self, {params}):\n" + checks + body,
+                         {"dt": dt, "G": G, "_laplace": _laplace, "_logistic": _logistic})
+    return build
+
+
+def _register(name, params, checks, draw, dtype_of=None, dt=F8):
+    """overload_method(Generator, name) with these parameters (size among them; a `dtype`
+    parameter picks the draw through dtype_of(dtype) -> (draw, dt))."""
+    names = [p.split("=")[0].strip() for p in params.split(",")]
+
+    def typing(self, *args):
+        bound = dict(zip(names, args))
+        _scalars(name, *[bound[n] for n in names if n not in ("size", "dtype")])
+        one, t = (draw, dt) if dtype_of is None else dtype_of(bound.get("dtype"))
+        return _method(name, params, checks, one, t)(bound.get("size"))
+    signature = generated("typing", f"def typing(self, {params}):\n"
+                          f"    return inner(self, {', '.join(names)})\n", {"inner": typing})
+    overload_method(GEN, name)(signature)
+
+
+def _by_dtype(method, draw64, draw32):
+    def pick(dtype):
+        t = _float_dtype(method, dtype)
+        return (draw64, F8) if t == F8 else (draw32, F4)
+    return pick
+
+
+_register("random", "size=None, dtype=None", "", None,
+          _by_dtype("random", "G.random(self)", "G.random_f(self)"))
+_register("standard_normal", "size=None, dtype=None", "", None,
+          _by_dtype("standard_normal", "G.normal(self)", "G.normal_f(self)"))
+_register("standard_exponential", "size=None, dtype=None", "", None,
+          _by_dtype("standard_exponential", "G.exponential(self)", "G.exponential_f(self)"))
+_register("uniform", "low=0.0, high=1.0, size=None",
+          "    span = high - low\n"
+          "    if span - span != 0.0:\n        raise OverflowError('Range exceeds valid bounds')\n",
+          "low + span * G.random(self)")
+_register("normal", "loc=0.0, scale=1.0, size=None",
+          "    if scale < 0:\n        raise ValueError('scale < 0')\n",
+          "loc + scale * G.normal(self)")
+_register("exponential", "scale=1.0, size=None",
+          "    if scale < 0:\n        raise ValueError('scale < 0')\n",
+          "scale * G.exponential(self)")
+_register("standard_gamma", "shape, size=None, dtype=None",
+          "    if shape < 0:\n        raise ValueError('shape < 0')\n", None,
+          lambda dtype: ("G.gamma(self, shape)", _float_dtype("standard_gamma", dtype, (F8,))))
+_register("gamma", "shape, scale=1.0, size=None",
+          "    if shape < 0:\n        raise ValueError('shape < 0')\n"
+          "    if scale < 0:\n        raise ValueError('scale < 0')\n",
+          "scale * G.gamma(self, shape)")
+_register("chisquare", "df, size=None",
+          "    if df <= 0:\n        raise ValueError('df <= 0')\n",
+          "2.0 * G.gamma(self, df / 2.0)")
+_register("beta", "a, b, size=None",
+          "    if a <= 0:\n        raise ValueError('a <= 0')\n"
+          "    if b <= 0:\n        raise ValueError('b <= 0')\n",
+          "G.beta(self, a, b)")
+_register("poisson", "lam=1.0, size=None",
+          "    if lam > 9.223372006484771e18:\n        raise ValueError('lam value too large')\n"
+          "    if not lam >= 0:\n        raise ValueError('lam < 0 or lam is NaN')\n",
+          "G.poisson(self, lam)", dt=types.int64)
+_register("lognormal", "mean=0.0, sigma=1.0, size=None",
+          "    if sigma < 0:\n        raise ValueError('sigma < 0')\n",
+          "np.exp(mean + sigma * G.normal(self))")
+_register("laplace", "loc=0.0, scale=1.0, size=None",
+          "    if scale < 0:\n        raise ValueError('scale < 0')\n",
+          "_laplace(self, loc, scale)")
+_register("logistic", "loc=0.0, scale=1.0, size=None",
+          "    if scale < 0:\n        raise ValueError('scale < 0')\n",
+          "_logistic(self, loc, scale)")
+
+
+def _laplace(g, loc, scale):
+    pass
+
+
+@overload(_laplace)
+def _laplace_impl(g, loc, scale):
+    def impl(g, loc, scale):
+        while True:   # NumPy draws again for a uniform of 0
+            u = G.random(g)
+            if u >= 0.5:
+                return loc - scale * np.log(2.0 - u - u)
+            if u > 0.0:
+                return loc + scale * np.log(u + u)
+    return impl
+
+
+def _logistic(g, loc, scale):
+    pass
+
+
+@overload(_logistic)
+def _logistic_impl(g, loc, scale):
+    def impl(g, loc, scale):
+        while True:
+            u = G.random(g)
+            if u > 0.0:
+                return loc + scale * np.log(u / (1.0 - u))
+    return impl
+
+
+# ---- integers ----------------------------------------------------------------------------
+
+def _int_dtype(dtype):
+    if not given(dtype):
+        return types.int64
+    t = getattr(dtype, "dtype", None) if isinstance(dtype, types.DType) else None
+    if t is None or str(t) not in INT_DTYPES:
+        raise TypeError(f"Generator.integers() takes dtype int64, int32, uint64 or uint32 in "
+                        f"compiled code, not {dtype}")
+    return t
+
+
+@overload_method(GEN, "integers")
+def _integers(self, low, high=None, size=None, dtype=None, endpoint=False):
+    _scalars("integers", low, high)
+    for p in (low, high):
+        if given(p) and not isinstance(p, (types.Integer, types.Boolean)):
+            raise TypeError(f"Generator.integers() takes int bounds, not {p}")
+    dt = _int_dtype(dtype)
+    lo, hi = INT_DTYPES[str(dt)]
+    src = ["def impl(self, low, high=None, size=None, dtype=None, endpoint=False):\n"]
+    src.append("    a, b = low, high\n" if given(high) else "    a, b = 0, low\n")
+    src.append("    if not endpoint:\n        b = b - 1\n")
+    src.append(f"    if a < {lo}:\n        raise ValueError('low is out of bounds for {dt}')\n")
+    src.append(f"    if b > {hi}:\n        raise ValueError('high is out of bounds for {dt}')\n")
+    src.append("    if a > b:\n        raise ValueError('low > high' if endpoint else "
+               "'low >= high')\n")
+    src.append("    off = np.uint64(a)\n    span = np.uint64(b) - off\n")
+    one = "dt(G.bounded(self, off, span))"
+    if not given(size):
+        src.append(f"    return {one}\n")
+    else:
+        _size_ok(size)
+        src.append("    out = np.empty(size, dt)\n    flat = out.reshape(-1)\n"
+                   f"    for i in range(flat.size):\n        flat[i] = {one}\n    return out\n")
+    return generated("impl", "".join(src), {"dt": dt, "G": G})
+
+
+# ---- shuffle, permutation, choice -----------------------------------------------------------
+
+@overload_method(GEN, "shuffle")
+def _shuffle(self, x):
+    """In place along the first axis: from the last index down, a swap with a uniform index in
+    [0, i] drawn by masked rejection (NumPy's Generator.shuffle)."""
+    if not is_array(x) or x.ndim == 0:
+        raise TypeError(f"Generator.shuffle() takes an array of at least one dimension, not {x}")
+    if x.ndim == 1:
+        def impl(self, x):
+            for i in range(x.shape[0] - 1, 0, -1):
+                j = G.interval(self, i)
+                t = x[i]
+                x[i] = x[j]
+                x[j] = t
+        return impl
+
+    def rows(self, x):
+        for i in range(x.shape[0] - 1, 0, -1):
+            j = G.interval(self, i)
+            if i != j:
+                t = x[i].copy()
+                x[i] = x[j]
+                x[j] = t
+    return rows
+
+
+@overload_method(GEN, "permutation")
+def _permutation(self, x):
+    if isinstance(x, types.Integer):
+        def of_int(self, x):
+            a = np.arange(x)
+            self.shuffle(a)
+            return a
+        return of_int
+    if not is_array(x) or x.ndim == 0:
+        raise TypeError(f"Generator.permutation() takes an int or an array of at least one "
+                        f"dimension, not {x}")
+    if x.ndim == 1:
+        def of_vector(self, x):
+            a = x.copy()
+            self.shuffle(a)
+            return a
+        return of_vector
+
+    def of_array(self, x):
+        idx = np.arange(x.shape[0])
+        self.shuffle(idx)
+        return x[idx]
+    return of_array
+
+
+@overload_method(GEN, "choice")
+def _choice(self, a, size=None, replace=True, p=None):
+    """With replacement (replace=True, the default): integers(0, n), or the weights' cdf searched
+    with uniforms when p is given, as NumPy draws them."""
+    of_int = isinstance(a, types.Integer)
+    if not of_int and not (is_array(a) and a.ndim == 1):
+        raise TypeError(f"Generator.choice() takes an int or a 1-d array, not {a}")
+    if not (isinstance(replace, (bool, types.Omitted)) and
+            (replace is True or isinstance(replace, types.Omitted))):
+        raise TypeError("pyjit's Generator.choice() draws with replacement only (replace=True "
+                        f"as a constant), not replace={replace}")
+    weighted = given(p)
+    if weighted and not (is_array(p) and p.ndim == 1 and isinstance(p.dtype, types.Float)):
+        raise TypeError(f"p must be a 1-d array of floats, not {p}")
+    scalar = not given(size)
+    if not scalar:
+        _size_ok(size)
+    src = ["def impl(self, a, size=None, replace=True, p=None):\n"]
+    src.append("    pop = a\n" if of_int else "    pop = a.shape[0]\n")
+    src.append("    if pop <= 0:\n        raise ValueError('a must be a positive integer unless "
+               "no samples are taken' if " + ("True" if of_int else "False") +
+               " else 'a cannot be empty unless no samples are taken')\n")
+    if weighted:
+        src.append("    if p.size != pop:\n"
+                   "        raise ValueError(\"a and p must have same size\")\n"
+                   "    if (p < 0).any():\n        raise ValueError('probabilities are not "
+                   "non-negative')\n"
+                   "    if abs(p.sum() - 1.0) > 1.4901161193847656e-08:\n"
+                   "        raise ValueError('probabilities do not sum to 1')\n"
+                   "    cdf = np.cumsum(p)\n    cdf /= cdf[-1]\n")
+        src.append("    idx = np.searchsorted(cdf, self.random(), 'right')\n" if scalar else
+                   "    idx = np.searchsorted(cdf, self.random(size), 'right')\n")
+    else:
+        src.append("    idx = self.integers(0, pop)\n" if scalar else
+                   "    idx = self.integers(0, pop, size)\n")
+    src.append("    return idx\n" if of_int else "    return a[idx]\n")
+    return generated("impl", "".join(src), {})
+
+
+# ---- default_rng --------------------------------------------------------------------------
+
+@overload(np.random.default_rng)
+def _default_rng(seed=None):
+    if not given(seed):
+        return lambda seed=None: G.new(0, 0)
+    if not isinstance(seed, types.Integer):
+        raise TypeError(f"np.random.default_rng() in compiled code takes an int seed or none, "
+                        f"not {seed}")
+
+    def impl(seed=None):
+        if seed < 0:
+            raise ValueError("expected non-negative integer")
+        return G.new(seed, 1)
+    return impl
