@@ -28,7 +28,7 @@ def _size_ok(size):
 
 def _scalars(method, *params):
     for p in params:
-        if given(p) and not is_number(p):
+        if isinstance(p, types.Type) and given(p) and not is_number(p):
             raise TypeError(f"pyjit draws Generator.{method}() from scalar parameters only, "
                             f"not {p}")
 
@@ -90,7 +90,9 @@ _register("standard_exponential", "size=None, dtype=None", "", None,
           _by_dtype("standard_exponential", "G.exponential(self)", "G.exponential_f(self)"))
 _register("uniform", "low=0.0, high=1.0, size=None",
           "    span = high - low\n"
-          "    if span - span != 0.0:\n        raise OverflowError('Range exceeds valid bounds')\n",
+          "    if span - span != 0.0:\n"
+          "        raise OverflowError('high - low range exceeds valid bounds')\n"
+          "    if span < 0:\n        raise ValueError('high - low < 0')\n",
           "low + span * G.random(self)")
 _register("normal", "loc=0.0, scale=1.0, size=None",
           "    if scale < 0:\n        raise ValueError('scale < 0')\n",
@@ -180,8 +182,10 @@ def _integers(self, low, high=None, size=None, dtype=None, endpoint=False):
     src = ["def impl(self, low, high=None, size=None, dtype=None, endpoint=False):\n"]
     src.append("    a, b = low, high\n" if given(high) else "    a, b = 0, low\n")
     src.append("    if not endpoint:\n        b = b - 1\n")
-    src.append(f"    if a < {lo}:\n        raise ValueError('low is out of bounds for {dt}')\n")
-    src.append(f"    if b > {hi}:\n        raise ValueError('high is out of bounds for {dt}')\n")
+    if lo > -2 ** 63:   # compiled ints are int64: only narrower bounds can be passed
+        src.append(f"    if a < {lo}:\n        raise ValueError('low is out of bounds for {dt}')\n")
+    if hi < 2 ** 63 - 1:
+        src.append(f"    if b > {hi}:\n        raise ValueError('high is out of bounds for {dt}')\n")
     src.append("    if a > b:\n        raise ValueError('low > high' if endpoint else "
                "'low >= high')\n")
     src.append("    off = np.uint64(a)\n    span = np.uint64(b) - off\n")
