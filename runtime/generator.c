@@ -10,7 +10,8 @@
  *
  * The distributions follow NumPy's Generator algorithms (numpy/random/src/distributions): the
  * ziggurat for normals and exponentials (tables in ziggurat.h), Marsaglia and Tsang's gamma,
- * Johnk's beta, products of uniforms and Hormann's PTRS for Poisson, Lemire's bounded integers.
+ * Johnk's beta, products of uniforms and Hormann's PTRS for Poisson, inversion and BTPE for
+ * binomials, Lemire's bounded integers.
  * No lock is taken: NumPy's Generator methods hold the BitGenerator's lock, compiled code does
  * not, so one Generator must not be drawn from by two threads at once (docs/numpy.md). */
 #include "runtime/runtime.h"
@@ -370,6 +371,140 @@ int64_t pj_rng_poisson(MemInfo *mi, double lam)
             -lam + (double)k * loglam - rt_loggam((double)k + 1))
             return k;
     }
+}
+
+/* ---- binomial: inversion for n * p <= 30, else BTPE (Kachitvichyanukul and Schmeiser), for
+ * p <= 1/2 (the caller draws n - X with 1 - p above). The set-up is computed for every draw:
+ * NumPy keeps it in the Generator for the last (n, p), which changes the speed, not the draws. */
+
+static int64_t binomial_inversion(BitGen *g, int64_t n, double p)
+{
+    double q = 1.0 - p, qn = exp((double)n * log1p(-p)), np_ = (double)n * p;
+    double bound = np_ + 10.0 * sqrt(np_ * q + 1);
+    int64_t limit = (double)n < bound ? n : (int64_t)bound, x = 0;
+    double px = qn, u = next_double(g);
+    while (u > px) {
+        x++;
+        if (x > limit) {
+            x = 0;
+            px = qn;
+            u = next_double(g);
+        } else {
+            u -= px;
+            px = ((double)(n - x + 1) * p * px) / ((double)x * q);
+        }
+    }
+    return x;
+}
+
+typedef struct Btpe {
+    double r, q, fm, p1, xm, xl, xr, c, laml, lamr, p2, p3, p4;
+    int64_t m;
+} Btpe;
+
+static Btpe btpe_setup(int64_t n, double p)
+{
+    Btpe s;
+    s.r = p < 1.0 - p ? p : 1.0 - p;
+    s.q = 1.0 - s.r;
+    s.fm = (double)n * s.r + s.r;
+    s.m = (int64_t)floor(s.fm);
+    s.p1 = floor(2.195 * sqrt((double)n * s.r * s.q) - 4.6 * s.q) + 0.5;
+    s.xm = (double)s.m + 0.5;
+    s.xl = s.xm - s.p1;
+    s.xr = s.xm + s.p1;
+    s.c = 0.134 + 20.5 / (15.3 + (double)s.m);
+    double a = (s.fm - s.xl) / (s.fm - s.xl * s.r);
+    s.laml = a * (1.0 + a / 2.0);
+    a = (s.xr - s.fm) / (s.xr * s.q);
+    s.lamr = a * (1.0 + a / 2.0);
+    s.p2 = s.p1 * (1.0 + 2.0 * s.c);
+    s.p3 = s.p2 + s.c / s.laml;
+    s.p4 = s.p3 + s.c / s.lamr;
+    return s;
+}
+
+/* The Stirling correction of BTPE's last test at one of its four points: 13860 in NumPy 2.5 and
+ * later, 13680 before (a misprint the earlier versions kept). */
+static double stirling(double v, bool corrected)
+{
+    double v2 = v * v;
+    return ((corrected ? 13860. : 13680.) - (462. - (132. - (99. - 140. / v2) / v2) / v2) / v2) /
+           v / 166320.;
+}
+
+/* Whether BTPE accepts y for v: the product of ratios near the mode, else the squeeze and then
+ * the bound with Stirling's corrections: NumPy 2.5 subtracts the third and fourth, as the 1988
+ * paper should have; earlier versions add all four. */
+static bool btpe_accepts(const Btpe *s, int64_t n, int64_t y, double v, bool corrected)
+{
+    double r = s->r, q = s->q, nrq = (double)n * r * q;
+    int64_t m = s->m, k = llabs(y - m);
+    if (!(k > 20 && (double)k < nrq / 2.0 - 1)) {
+        double sr = r / q, a = sr * (double)(n + 1), f = 1.0;
+        if (m < y)
+            for (int64_t i = m + 1; i <= y; i++)
+                f *= a / (double)i - sr;
+        else if (m > y)
+            for (int64_t i = y + 1; i <= m; i++)
+                f /= a / (double)i - sr;
+        return v <= f;
+    }
+    double kd = (double)k;
+    double rho = (kd / nrq) * ((kd * (kd / 3.0 + 0.625) + 0.16666666666666666) / nrq + 0.5);
+    double t = -kd * kd / (2 * nrq), lv = log(v);
+    if (lv < t - rho)
+        return true;
+    if (lv > t + rho)
+        return false;
+    double x1 = (double)y + 1, f1 = (double)m + 1, z = (double)n + 1 - (double)m;
+    double w = (double)n - (double)y + 1;
+    return !(lv > s->xm * log(f1 / x1) + ((double)(n - m) + 0.5) * log(z / w) +
+             (double)(y - m) * log(w * r / (x1 * q)) + stirling(f1, corrected) +
+             stirling(z, corrected) + (corrected ? -1 : 1) * (stirling(x1, corrected) +
+                                                              stirling(w, corrected)));
+}
+
+static int64_t binomial_btpe(BitGen *g, int64_t n, double p, bool corrected)
+{
+    Btpe s = btpe_setup(n, p);
+    for (;;) {
+        double u = next_double(g) * s.p4, v = next_double(g);
+        int64_t y;
+        if (u <= s.p1)   /* the triangle: accepted at once */
+            return (int64_t)floor(s.xm - s.p1 * v + u);
+        if (u <= s.p2) {   /* the parallelograms */
+            double x = s.xl + (u - s.p1) / s.c;
+            v = v * s.c + 1.0 - fabs((double)s.m - x + 0.5) / s.p1;
+            if (v > 1.0)
+                continue;
+            y = (int64_t)floor(x);
+        } else if (u <= s.p3) {   /* the left exponential tail */
+            y = (int64_t)floor(s.xl + log(v) / s.laml);
+            if (y < 0 || v == 0.0)
+                continue;
+            v = v * (u - s.p2) * s.laml;
+        } else {   /* the right one */
+            y = (int64_t)floor(s.xr - log(v) / s.lamr);
+            if (y > n || v == 0.0)
+                continue;
+            v = v * (u - s.p3) * s.lamr;
+        }
+        if (btpe_accepts(&s, n, y, v, corrected))
+            return y;
+    }
+}
+
+/* Binomial(n, p), n >= 0 and 0 <= p <= 1 (checked by the caller); corrected: NumPy 2.5's BTPE
+ * (the caller follows the NumPy installed). */
+int64_t pj_rng_binomial(MemInfo *mi, int64_t n, double p, int32_t corrected)
+{
+    BitGen *g = bitgen_of(mi);
+    if (n == 0 || p == 0.0)
+        return 0;
+    double q = p <= 0.5 ? p : 1.0 - p;
+    int64_t x = q * (double)n <= 30.0 ? binomial_inversion(g, n, q) : binomial_btpe(g, n, q, corrected);
+    return p <= 0.5 ? x : n - x;
 }
 
 /* ---- integers ---------------------------------------------------------------------------- */

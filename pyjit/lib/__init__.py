@@ -76,7 +76,7 @@ METHODS = {
     "numpy_signal": ("method.array.any", "method.array.all"),
     "numpy_generator": tuple(f"method.generator.{name}" for name in (
         "random", "standard_normal", "standard_exponential", "uniform", "normal", "exponential",
-        "standard_gamma", "gamma", "chisquare", "beta", "poisson", "lognormal", "laplace",
+        "standard_gamma", "gamma", "chisquare", "beta", "poisson", "binomial", "lognormal", "laplace",
         "logistic", "integers", "shuffle", "permutation", "choice")),
     "strings": tuple(f"method.str.{name}" for name in (
         "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines")),

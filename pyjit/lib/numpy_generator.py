@@ -12,6 +12,9 @@ from .. import _generator as G
 from ._util import generated, given, is_array, is_number, overload, overload_method, types
 
 GEN = types.NumPyRandomGeneratorType
+# NumPy 2.5 corrected the Stirling terms of its binomial's BTPE, which changed its stream: draw the
+# stream of the NumPy installed.
+_BTPE_CORRECTED = int(tuple(int(v) for v in np.__version__.split(".")[:2]) >= (2, 5))
 F8, F4 = types.float64, types.float32
 INT_DTYPES = {"int64": (-2 ** 63, 2 ** 63 - 1), "int32": (-2 ** 31, 2 ** 31 - 1),
               "uint64": (0, 2 ** 64 - 1), "uint32": (0, 2 ** 32 - 1)}
@@ -118,6 +121,10 @@ _register("poisson", "lam=1.0, size=None",
           "    if lam > 9.223372006484771e18:\n        raise ValueError('lam value too large')\n"
           "    if not lam >= 0:\n        raise ValueError('lam < 0 or lam is NaN')\n",
           "G.poisson(self, lam)", dt=types.int64)
+_register("binomial", "n, p, size=None",
+          "    if not (p >= 0 and p <= 1):\n        raise ValueError('p < 0, p > 1 or p is NaN')\n"
+          "    if n < 0:\n        raise ValueError('n < 0')\n",
+          f"G.binomial(self, n, p, {_BTPE_CORRECTED})", dt=types.int64)
 _register("lognormal", "mean=0.0, sigma=1.0, size=None",
           "    if sigma < 0:\n        raise ValueError('sigma < 0')\n",
           "np.exp(mean + sigma * G.normal(self))")
