@@ -42,6 +42,13 @@ CALLS = [
     "rng.permutation(np.arange(12.0).reshape(4, 3))",
     "rng.choice(7)", "rng.choice(10, size=20)", "rng.choice(np.arange(5.0), size=(3, 4))",
     "rng.choice(4, size=50, p=np.array([0.1, 0.2, 0.3, 0.4]))",
+    "rng.choice(4, p=np.array([0.1, 0.2, 0.3, 0.4]))",
+    "rng.choice(10, size=4, replace=False)", "rng.choice(10, size=10, replace=False)",
+    "rng.choice(np.arange(100.0), size=(3, 5), replace=False, shuffle=False)",
+    "rng.choice(20000, size=1000, replace=False)", "rng.choice(20000, size=300, replace=False)",
+    "rng.choice(20000, size=600, replace=False, shuffle=False)", "rng.choice(30, replace=False)",
+    "rng.choice(6, size=4, replace=False, p=np.array([0.1, 0.0, 0.3, 0.2, 0.15, 0.25]))",
+    "rng.choice(5, size=0, replace=False)",
 ]
 
 
@@ -168,6 +175,10 @@ ERRORS = [
     "rng.binomial(5, float('nan'))", "rng.lognormal(0.0, -1.0)", "rng.laplace(0.0, -1.0)",
     "rng.integers(5, 2)", "rng.integers(5, 5)", "rng.integers(5, 4, endpoint=True)",
     "rng.integers(-1, 5, dtype=np.uint32)", "rng.integers(0, 2**33, dtype=np.int32)",
+    "rng.choice(0, size=3)", "rng.choice(np.arange(0.0), size=2)",
+    "rng.choice(3, size=5, replace=False)", "rng.choice(3, p=np.array([0.5, 0.6, 0.1]))",
+    "rng.choice(3, p=np.array([0.5, -0.1, 0.6]))", "rng.choice(3, p=np.array([0.5, 0.5]))",
+    "rng.choice(3, size=3, replace=False, p=np.array([0.5, 0.5, 0.0]))",
     "rng.uniform(-1e308, 1e308)", "rng.uniform(3.0, 1.0)",
 ]
 
@@ -185,7 +196,7 @@ def test_errors_as_numpy(call):
 @pytest.mark.parametrize("call, what", [
     ("rng.random(dtype=np.int64)", "dtype"), ("rng.integers(0, 5, dtype=np.int8)", "dtype"),
     ("rng.normal(np.zeros(3))", "scalar parameters"), ("rng.integers(0.5, 2)", "int bounds"),
-    ("rng.random(size=2.5)", "size must be"), ("rng.choice(5, replace=False)", "replacement"),
+    ("rng.random(size=2.5)", "size must be"), ("rng.choice(5, replace=1.5)", "bool replace"),
     ("rng.shuffle(3)", "array"),
 ])
 def test_unsupported_arguments_name_what_was_given(call, what):

@@ -258,43 +258,143 @@ def _permutation(self, x):
     return of_array
 
 
+def _choice_source(of_int, weighted, scalar):
+    """choice's body, as NumPy's Generator.choice draws: with replacement integers(0, n), or
+    uniforms searched in the weights' cdf; without, rounds of such searches keeping new indices
+    (weighted), a shuffle of the tail of arange(n) (a large share of a large population), or
+    Floyd's algorithm with a hash set, then a shuffle of the sample (shuffle=True)."""
+    lines = ["def impl(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):\n",
+             "    pop = a\n" if of_int else "    pop = a.shape[0]\n",
+             "    shape = ()\n    n = 1\n" if scalar else
+             "    shape = size\n    n = np.empty(size, np.int8).size\n"]
+    lines.append("    if pop <= 0 and n != 0:\n        raise ValueError(" +
+                 ("'a must be a positive integer unless no samples are taken')\n" if of_int else
+                  "'a cannot be empty unless no samples are taken')\n"))
+    if weighted:
+        lines.append("    w = p.astype(np.float64)\n"
+                     "    if w.size != pop:\n        raise ValueError('a and p must have same size')\n"
+                     "    total = w.sum()\n"
+                     "    if total != total:\n        raise ValueError('Probabilities contain NaN')\n"
+                     "    if (w < 0).any():\n"
+                     "        raise ValueError('Probabilities are not non-negative')\n"
+                     "    if abs(total - 1.0) > atol:\n"
+                     "        raise ValueError('Probabilities do not sum to 1. See Notes section of "
+                     "docstring for more information.')\n")
+    lines.append("    if replace:\n")
+    if weighted:
+        lines.append("        cdf = np.cumsum(w)\n        cdf /= cdf[-1]\n")
+        lines.append("        idx = np.searchsorted(cdf, self.random(), 'right')\n" if scalar else
+                     "        idx = np.searchsorted(cdf, self.random(shape), 'right')\n")
+    else:
+        lines.append("        idx = self.integers(0, pop)\n" if scalar else
+                     "        idx = self.integers(0, pop, shape)\n")
+    lines.append("    else:\n        if n > pop:\n            raise ValueError('Cannot take a larger "
+                 "sample than population when replace is False')\n")
+    lines.append("        found = _without_weighted(self, w, n)\n" if weighted else
+                 "        found = _without(self, pop, n, shuffle)\n")
+    lines.append("        idx = found[0]\n" if scalar else "        idx = found.reshape(shape)\n")
+    lines.append("    return idx\n" if of_int else "    return a[idx]\n")
+    return "".join(lines)
+
+
 @overload_method(GEN, "choice")
-def _choice(self, a, size=None, replace=True, p=None):
-    """With replacement (replace=True, the default): integers(0, n), or the weights' cdf searched
-    with uniforms when p is given, as NumPy draws them."""
+def _choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
     of_int = isinstance(a, types.Integer)
     if not of_int and not (is_array(a) and a.ndim == 1):
         raise TypeError(f"Generator.choice() takes an int or a 1-d array, not {a}")
-    if not (isinstance(replace, (bool, types.Omitted)) and
-            (replace is True or isinstance(replace, types.Omitted))):
-        raise TypeError("pyjit's Generator.choice() draws with replacement only (replace=True "
-                        f"as a constant), not replace={replace}")
+    for name, flag in (("replace", replace), ("shuffle", shuffle)):
+        if not isinstance(flag, (bool, types.Boolean, types.Omitted)):
+            raise TypeError(f"Generator.choice() takes a bool {name}, not {flag}")
+    if isinstance(axis, types.Type) and given(axis) and not isinstance(axis, types.Integer):
+        raise TypeError(f"Generator.choice() takes an int axis, not {axis}")
     weighted = given(p)
-    if weighted and not (is_array(p) and p.ndim == 1 and isinstance(p.dtype, types.Float)):
-        raise TypeError(f"p must be a 1-d array of floats, not {p}")
+    if weighted and not (is_array(p) and p.ndim == 1 and
+                         isinstance(p.dtype, (types.Float, types.Integer))):
+        raise TypeError(f"p must be a 1-d array of numbers, not {p}")
     scalar = not given(size)
     if not scalar:
         _size_ok(size)
-    src = ["def impl(self, a, size=None, replace=True, p=None):\n"]
-    src.append("    pop = a\n" if of_int else "    pop = a.shape[0]\n")
-    src.append("    if pop <= 0:\n        raise ValueError('a must be a positive integer unless "
-               "no samples are taken' if " + ("True" if of_int else "False") +
-               " else 'a cannot be empty unless no samples are taken')\n")
-    if weighted:
-        src.append("    if p.size != pop:\n"
-                   "        raise ValueError(\"a and p must have same size\")\n"
-                   "    if (p < 0).any():\n        raise ValueError('probabilities are not "
-                   "non-negative')\n"
-                   "    if abs(p.sum() - 1.0) > 1.4901161193847656e-08:\n"
-                   "        raise ValueError('probabilities do not sum to 1')\n"
-                   "    cdf = np.cumsum(p)\n    cdf /= cdf[-1]\n")
-        src.append("    idx = np.searchsorted(cdf, self.random(), 'right')\n" if scalar else
-                   "    idx = np.searchsorted(cdf, self.random(size), 'right')\n")
-    else:
-        src.append("    idx = self.integers(0, pop)\n" if scalar else
-                   "    idx = self.integers(0, pop, size)\n")
-    src.append("    return idx\n" if of_int else "    return a[idx]\n")
-    return generated("impl", "".join(src), {})
+    atol = np.sqrt(np.finfo(np.float64).eps)
+    if weighted and isinstance(p.dtype, types.Float):
+        atol = max(atol, float(np.sqrt(np.finfo(str(p.dtype)).eps)))
+    body = generated("impl", _choice_source(of_int, weighted, scalar),
+                     {"_without": _without, "_without_weighted": _without_weighted,
+                      "atol": atol})
+    return body
+
+
+def _without(g, pop, n, shuffle):
+    pass
+
+
+@overload(_without)
+def _without_impl(g, pop, n, shuffle):
+    def impl(g, pop, n, shuffle):
+        if pop > 10000 and n > pop // (50 if shuffle else 20):
+            idx = np.arange(pop)
+            for i in range(pop - 1, max(pop - n, 1) - 1, -1):   # the tail's shuffle
+                j = np.int64(G.bounded(g, np.uint64(0), np.uint64(i)))
+                t = idx[j]
+                idx[j] = idx[i]
+                idx[i] = t
+            return idx[pop - n:].copy()
+        idx = np.empty(n, np.int64)
+        mask = np.uint64(int(1.2 * n))   # a hash set of a power of two above 1.2 n
+        for s in (1, 2, 4, 8, 16, 32):
+            mask |= mask >> np.uint64(s)
+        empty = ~np.uint64(0)   # no value
+        table = np.full(int(mask) + 1, empty, np.uint64)
+        for j in range(pop - n, pop):   # Floyd's algorithm
+            val = G.bounded(g, np.uint64(0), np.uint64(j))
+            loc = val & mask
+            while table[loc] != empty and table[loc] != val:
+                loc = (loc + np.uint64(1)) & mask
+            if table[loc] == empty:
+                table[loc] = val
+                idx[j - pop + n] = np.int64(val)
+            else:
+                loc = np.uint64(j) & mask
+                while table[loc] != empty:
+                    loc = (loc + np.uint64(1)) & mask
+                table[loc] = np.uint64(j)
+                idx[j - pop + n] = j
+        if shuffle:
+            for i in range(n - 1, 0, -1):
+                j = np.int64(G.bounded(g, np.uint64(0), np.uint64(i)))
+                t = idx[j]
+                idx[j] = idx[i]
+                idx[i] = t
+        return idx
+    return impl
+
+
+def _without_weighted(g, w, n):
+    pass
+
+
+@overload(_without_weighted)
+def _without_weighted_impl(g, w, n):
+    def impl(g, w, n):
+        if np.count_nonzero(w > 0) < n:
+            raise ValueError("Fewer non-zero entries in p than size")
+        w = w.copy()
+        found = np.zeros(n, np.int64)
+        have = 0
+        while have < n:
+            x = g.random(n - have)
+            for k in range(have):
+                w[found[k]] = 0.0
+            cdf = np.cumsum(w)
+            cdf /= cdf[-1]
+            new = np.searchsorted(cdf, x, "right")
+            seen = set()
+            for v in new:   # the new indices, in the order they first came
+                if v not in seen:
+                    seen.add(v)
+                    found[have] = v
+                    have += 1
+        return found
+    return impl
 
 
 # ---- default_rng --------------------------------------------------------------------------
