@@ -77,7 +77,7 @@ METHODS = {
     "numpy_generator": tuple(f"method.generator.{name}" for name in (
         "random", "standard_normal", "standard_exponential", "uniform", "normal", "exponential",
         "standard_gamma", "gamma", "chisquare", "beta", "poisson", "binomial", "lognormal", "laplace",
-        "logistic", "integers", "shuffle", "permutation", "choice")),
+        "logistic", "geometric", "integers", "shuffle", "permutation", "choice")),
     "strings": tuple(f"method.str.{name}" for name in (
         "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines")),
     "dicts": tuple(f"method.dict.{name}" for name in (

@@ -59,7 +59,8 @@ def _method(name, params, checks, draw, dt):
             body = ("    out = np.empty(size, dt)\n    flat = out.reshape(-1)\n"
                     f"    for i in range(flat.size):\n        flat[i] = {draw}\n    return out\n")
         return generated("impl", f"def impl(self, {params}):\n" + checks + body,
-                         {"dt": dt, "G": G, "_laplace": _laplace, "_logistic": _logistic})
+                         {"dt": dt, "G": G, "_laplace": _laplace, "_logistic": _logistic,
+                          "_geometric": _geometric})
     return build
 
 
@@ -131,6 +132,10 @@ _register("lognormal", "mean=0.0, sigma=1.0, size=None",
 _register("laplace", "loc=0.0, scale=1.0, size=None",
           "    if scale < 0:\n        raise ValueError('scale < 0')\n",
           "_laplace(self, loc, scale)")
+_register("geometric", "p, size=None",
+          "    if not (p > 0 and p <= 1):\n"
+          "        raise ValueError('p <= 0, p > 1 or p contains NaNs')\n",
+          "_geometric(self, p)", dt=types.int64)
 _register("logistic", "loc=0.0, scale=1.0, size=None",
           "    if scale < 0:\n        raise ValueError('scale < 0')\n",
           "_logistic(self, loc, scale)")
@@ -163,6 +168,32 @@ def _logistic_impl(g, loc, scale):
             u = G.random(g)
             if u > 0.0:
                 return loc + scale * np.log(u / (1.0 - u))
+    return impl
+
+
+def _geometric(g, p):
+    pass
+
+
+@overload(_geometric)
+def _geometric_impl(g, p):
+    """A search over the cdf for p >= 1/3, else the inversion of an exponential (capped at the
+    largest int64), as NumPy's Generator draws."""
+    def impl(g, p):
+        if p >= 0.333333333333333333333333:
+            x = 1
+            total = prod = p
+            q = 1.0 - p
+            u = G.random(g)
+            while u > total:
+                prod *= q
+                total += prod
+                x += 1
+            return x
+        z = np.ceil(-G.exponential(g) / np.log1p(-p))
+        if z >= 9.223372036854776e18:
+            return 9223372036854775807
+        return np.int64(z)
     return impl
 
 
