@@ -75,7 +75,8 @@ def _register(name, params, checks, draw, dtype_of=None, dt=F8):
         one, t = (draw, dt) if dtype_of is None else dtype_of(bound.get("dtype"))
         return _method(name, params, checks, one, t)(bound.get("size"))
     signature = generated("typing", f"def typing(self, {params}):\n"
-                          f"    return inner(self, {', '.join(names)})\n", {"inner": typing})
+                          f"    return inner(self, {', '.join(names)})\n",
+                          {"inner": typing, "__name__": __name__})
     overload_method(GEN, name)(signature)
 
 
