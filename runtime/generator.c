@@ -584,20 +584,19 @@ static int find_generator_class(void)
     return generator_class ? 0 : -1;
 }
 
-/* Whether obj is a np.random.Generator (numpy.random is imported only once one is seen). */
+/* Whether obj is a np.random.Generator: none can exist before numpy.random is imported, and
+ * typing an argument must not import it. */
 bool rt_is_generator(PyObject *obj)
 {
-    PyObject *name = PyUnicode_FromString("numpy.random");
-    PyObject *numpy_random = name ? PyImport_GetModule(name) : NULL;
-    Py_XDECREF(name);
-    if (!numpy_random) {
-        PyErr_Clear();
-        return false;
-    }
-    Py_DECREF(numpy_random);
-    if (find_generator_class() < 0) {
-        PyErr_Clear();
-        return false;
+    if (!generator_class) {
+        PyObject *name = PyUnicode_FromString("numpy.random");
+        PyObject *numpy_random = name ? PyImport_GetModule(name) : NULL;
+        Py_XDECREF(name);
+        Py_XDECREF(numpy_random);
+        if (!numpy_random || find_generator_class() < 0) {
+            PyErr_Clear();
+            return false;
+        }
     }
     return PyObject_TypeCheck(obj, (PyTypeObject *)generator_class);
 }

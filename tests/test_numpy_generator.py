@@ -171,7 +171,7 @@ def test_generator_made_inside_passed_to_callee():
 
 
 ERRORS = [
-    "rng.normal(0.0, -1.0)", "rng.exponential(-1.0)", "rng.gamma(-1.0)", "rng.gamma(1.0, -2.0)",
+    "rng.normal(0.0, -1.0)", "rng.normal(0.0, -0.0)", "rng.gamma(-0.0)", "rng.exponential(-1.0)", "rng.gamma(-1.0)", "rng.gamma(1.0, -2.0)",
     "rng.beta(0.0, 1.0)", "rng.beta(1.0, -1.0)", "rng.poisson(-1.0)", "rng.poisson(1e19)",
     "rng.chisquare(0.0)", "rng.binomial(5, 1.5)", "rng.binomial(-1, 0.5)",
     "rng.binomial(5, float('nan'))",

@@ -9,7 +9,8 @@ broadcasts arrays of parameters; pyjit refuses those."""
 import numpy as np
 
 from .. import _generator as G
-from ._util import generated, given, is_array, is_number, overload, overload_method, types
+from ._util import (generated, given, is_array, is_number, overload, overload_method,
+                    register_jitable, types)
 
 GEN = types.NumPyRandomGeneratorType
 # NumPy 2.5 corrected the Stirling terms of its binomial's BTPE, which changed its stream: draw the
@@ -60,7 +61,7 @@ def _method(name, params, checks, draw, dt):
                     f"    for i in range(flat.size):\n        flat[i] = {draw}\n    return out\n")
         return generated("impl", f"def impl(self, {params}):\n" + checks + body,
                          {"dt": dt, "G": G, "_laplace": _laplace, "_logistic": _logistic,
-                          "_geometric": _geometric})
+                          "_geometric": _geometric, "_negative": _negative})
     return build
 
 
@@ -97,20 +98,20 @@ _register("uniform", "low=0.0, high=1.0, size=None",
           "    span = high - low\n"
           "    if span - span != 0.0:\n"
           "        raise OverflowError('high - low range exceeds valid bounds')\n"
-          "    if span < 0:\n        raise ValueError('high - low < 0')\n",
+          "    if _negative(span):\n        raise ValueError('high - low < 0')\n",
           "low + span * G.random(self)")
 _register("normal", "loc=0.0, scale=1.0, size=None",
-          "    if scale < 0:\n        raise ValueError('scale < 0')\n",
+          "    if _negative(scale):\n        raise ValueError('scale < 0')\n",
           "loc + scale * G.normal(self)")
 _register("exponential", "scale=1.0, size=None",
-          "    if scale < 0:\n        raise ValueError('scale < 0')\n",
+          "    if _negative(scale):\n        raise ValueError('scale < 0')\n",
           "scale * G.exponential(self)")
 _register("standard_gamma", "shape, size=None, dtype=None",
-          "    if shape < 0:\n        raise ValueError('shape < 0')\n", None,
+          "    if _negative(shape):\n        raise ValueError('shape < 0')\n", None,
           lambda dtype: ("G.gamma(self, shape)", _float_dtype("standard_gamma", dtype, (F8,))))
 _register("gamma", "shape, scale=1.0, size=None",
-          "    if shape < 0:\n        raise ValueError('shape < 0')\n"
-          "    if scale < 0:\n        raise ValueError('scale < 0')\n",
+          "    if _negative(shape):\n        raise ValueError('shape < 0')\n"
+          "    if _negative(scale):\n        raise ValueError('scale < 0')\n",
           "scale * G.gamma(self, shape)")
 _register("chisquare", "df, size=None",
           "    if df <= 0:\n        raise ValueError('df <= 0')\n",
@@ -128,18 +129,24 @@ _register("binomial", "n, p, size=None",
           "    if n < 0:\n        raise ValueError('n < 0')\n",
           f"G.binomial(self, n, p, {_BTPE_CORRECTED})", dt=types.int64)
 _register("lognormal", "mean=0.0, sigma=1.0, size=None",
-          "    if sigma < 0:\n        raise ValueError('sigma < 0')\n",
+          "    if _negative(sigma):\n        raise ValueError('sigma < 0')\n",
           "np.exp(mean + sigma * G.normal(self))")
 _register("laplace", "loc=0.0, scale=1.0, size=None",
-          "    if scale < 0:\n        raise ValueError('scale < 0')\n",
+          "    if _negative(scale):\n        raise ValueError('scale < 0')\n",
           "_laplace(self, loc, scale)")
 _register("geometric", "p, size=None",
           "    if not (p > 0 and p <= 1):\n"
           "        raise ValueError('p <= 0, p > 1 or p contains NaNs')\n",
           "_geometric(self, p)", dt=types.int64)
 _register("logistic", "loc=0.0, scale=1.0, size=None",
-          "    if scale < 0:\n        raise ValueError('scale < 0')\n",
+          "    if _negative(scale):\n        raise ValueError('scale < 0')\n",
           "_logistic(self, loc, scale)")
+
+
+@register_jitable
+def _negative(x):
+    """NumPy's test of a parameter that must not be negative: -0.0 is refused, NaN is not."""
+    return x < 0 or (x == 0 and np.signbit(x))
 
 
 def _laplace(g, loc, scale):
