@@ -167,11 +167,13 @@ MemInfo *pj_rng_new(int64_t seed, int32_t seeded)
 {
     uint32_t entropy[4];
     int n = 0;
-    if (!seeded)
-        os_entropy(entropy), n = 4;
-    else   /* the int as 32-bit words, low first; 0 is one word */
+    if (!seeded) {
+        os_entropy(entropy);
+        n = 4;
+    } else {   /* the int as 32-bit words, low first; 0 is one word */
         for (uint64_t s = (uint64_t)seed; n == 0 || s; s >>= 32)
             entropy[n++] = (uint32_t)s;
+    }
     uint32_t pool[SS_POOL];
     uint64_t w[4];
     ss_pool(entropy, n, pool);

@@ -200,7 +200,7 @@ def test_errors_as_numpy(call):
     ("rng.random(dtype=np.int64)", "dtype"), ("rng.integers(0, 5, dtype=np.int8)", "dtype"),
     ("rng.normal(np.zeros(3))", "scalar parameters"), ("rng.integers(0.5, 2)", "int bounds"),
     ("rng.random(size=2.5)", "size must be"), ("rng.choice(5, replace=1.5)", "bool replace"),
-    ("rng.shuffle(3)", "array"),
+    ("rng.shuffle(3)", "array"), ("rng.zipf(2.0)", "Generator has no method 'zipf'"),
 ])
 def test_unsupported_arguments_name_what_was_given(call, what):
     _, jf = compile_call(call)
