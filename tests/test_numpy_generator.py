@@ -6,7 +6,7 @@ import pytest
 
 from pyjit import njit
 from pyjit.errors import TypingError
-from util import memory_in_use
+from util import memory_in_use, run_subprocess
 
 BITGENS = (np.random.PCG64, np.random.MT19937, np.random.Philox, np.random.SFC64,
            np.random.PCG64DXSM)
@@ -237,3 +237,34 @@ def test_no_leak_passing_and_making_generators():
         use(rng)
         make(1)
     assert memory_in_use() - before < 4 * 2 ** 20
+
+
+def test_generators_in_tuples_and_lists():
+    @njit
+    def pair(seed):
+        a = np.random.default_rng(seed)
+        b = np.random.default_rng(seed + 1)
+        gens = [a, b]
+        total = 0.0
+        for g in gens:
+            total += g.random()
+        return (a, total)
+
+    rng, total = pair(4)
+    want = np.random.default_rng(4)
+    assert total == want.random() + np.random.default_rng(5).random()
+    assert rng.random() == want.random()
+
+
+def test_cached_function_taking_a_generator(tmp_path):
+    """@njit(cache=True) stores and loads a version taking a Generator (no address is frozen)."""
+    path = tmp_path / "cached_rng.py"
+    path.write_text("import numpy as np\nfrom pyjit import njit\n\n"
+                    "@njit(cache=True)\ndef draw(rng):\n    return rng.standard_normal(3)\n\n"
+                    "print(repr(draw(np.random.default_rng(8)).tolist()))\n")
+    want = repr(np.random.default_rng(8).standard_normal(3).tolist())
+    for _ in range(2):   # compiled and stored, then loaded
+        rc, out, err = run_subprocess(f"import runpy; runpy.run_path({str(path)!r})",
+                                      env={"PYJIT_CACHE_DIR": str(tmp_path / "cache")})
+        assert rc == 0 and out.strip() == want, err
+    assert any((tmp_path / "cache").rglob("*")), "nothing was cached"
