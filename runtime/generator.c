@@ -511,6 +511,9 @@ int64_t pj_rng_binomial(MemInfo *mi, int64_t n, double p, int32_t corrected)
 
 /* ---- integers ---------------------------------------------------------------------------- */
 
+/* The next 32-bit word (integers of 8 and 16 bits and bools are cut from such words). */
+uint32_t pj_rng_next32(MemInfo *mi) { return next32(bitgen_of(mi)); }
+
 /* Lemire's multiply-and-reject, for a range of rng + 1 values (rng below the type's maximum). */
 static uint32_t lemire32(BitGen *g, uint32_t rng)
 {

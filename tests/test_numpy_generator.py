@@ -40,6 +40,12 @@ CALLS = [
     "rng.integers(0, 2**62, size=100, dtype=np.uint64)",
     "rng.integers(1, 6, size=100, endpoint=True)", "rng.integers(-2**63, 2**63-1, size=100)",
     "rng.integers(7, 8, size=3)",
+    "rng.integers(0, 1000, size=301, dtype=np.int16)", "rng.integers(-3, 3, dtype=np.int16)",
+    "rng.integers(0, 2**16, size=51, dtype=np.uint16)", "rng.integers(-2**15, 2**15, size=7, dtype=np.int16)",
+    "rng.integers(0, 100, size=(7, 9), dtype=np.uint8)", "rng.integers(-100, 27, size=77, dtype=np.int8)",
+    "rng.integers(0, 256, size=30, dtype=np.uint8)", "rng.integers(5, dtype=np.uint8)",
+    "rng.integers(0, 2, size=100, dtype=np.bool_)", "rng.integers(0, 1, size=10, dtype=np.bool_, endpoint=True)",
+    "rng.integers(1, 2, size=5, dtype=np.bool_)", "rng.integers(2, dtype=np.bool_)",
     "rng.permutation(20)", "rng.permutation(np.arange(12.0))",
     "rng.permutation(np.arange(12.0).reshape(4, 3))",
     "rng.choice(7)", "rng.choice(10, size=20)", "rng.choice(np.arange(5.0), size=(3, 4))",
@@ -61,8 +67,13 @@ def compile_call(call):
 
 
 def same(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+    """Equal values; arrays of the same dtype and shape (a scalar result is a Python number,
+    as compiled code returns scalars, where NumPy gives a NumPy scalar of the dtype)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+    kinds = [np.asarray(x).dtype.kind.replace("u", "i") for x in (a, b)]
+    return kinds[0] == kinds[1] and (a == b or a != a and b != b)
 
 
 @pytest.mark.parametrize("call", CALLS)
@@ -177,7 +188,8 @@ ERRORS = [
     "rng.binomial(5, float('nan'))",
     "rng.geometric(0.0)", "rng.geometric(1.5)", "rng.geometric(float('nan'))", "rng.lognormal(0.0, -1.0)", "rng.laplace(0.0, -1.0)",
     "rng.integers(5, 2)", "rng.integers(5, 5)", "rng.integers(5, 4, endpoint=True)",
-    "rng.integers(-1, 5, dtype=np.uint32)", "rng.integers(0, 2**33, dtype=np.int32)",
+    "rng.integers(-1, 5, dtype=np.uint32)", "rng.integers(0, 300, dtype=np.uint8)",
+    "rng.integers(-200, 3, dtype=np.int8)", "rng.integers(0, 3, dtype=np.bool_)", "rng.integers(0, 2**33, dtype=np.int32)",
     "rng.choice(0, size=3)", "rng.choice(np.arange(0.0), size=2)",
     "rng.choice(3, size=5, replace=False)", "rng.choice(3, p=np.array([0.5, 0.6, 0.1]))",
     "rng.choice(3, p=np.array([0.5, -0.1, 0.6]))", "rng.choice(3, p=np.array([0.5, 0.5]))",
@@ -197,7 +209,7 @@ def test_errors_as_numpy(call):
 
 
 @pytest.mark.parametrize("call, what", [
-    ("rng.random(dtype=np.int64)", "dtype"), ("rng.integers(0, 5, dtype=np.int8)", "dtype"),
+    ("rng.random(dtype=np.int64)", "dtype"), ("rng.integers(0, 5, dtype=np.float64)", "dtype"),
     ("rng.normal(np.zeros(3))", "scalar parameters"), ("rng.integers(0.5, 2)", "int bounds"),
     ("rng.random(size=2.5)", "size must be"), ("rng.choice(5, replace=1.5)", "bool replace"),
     ("rng.shuffle(3)", "array"), ("rng.zipf(2.0)", "Generator has no method 'zipf'"),

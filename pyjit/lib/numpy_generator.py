@@ -18,7 +18,10 @@ GEN = types.NumPyRandomGeneratorType
 _BTPE_CORRECTED = int(tuple(int(v) for v in np.__version__.split(".")[:2]) >= (2, 5))
 F8, F4 = types.float64, types.float32
 INT_DTYPES = {"int64": (-2 ** 63, 2 ** 63 - 1), "int32": (-2 ** 31, 2 ** 31 - 1),
-              "uint64": (0, 2 ** 64 - 1), "uint32": (0, 2 ** 32 - 1)}
+              "uint64": (0, 2 ** 64 - 1), "uint32": (0, 2 ** 32 - 1),
+              "int16": (-2 ** 15, 2 ** 15 - 1), "int8": (-2 ** 7, 2 ** 7 - 1),
+              "uint16": (0, 2 ** 16 - 1), "uint8": (0, 2 ** 8 - 1), "bool": (0, 1)}
+SMALL_BITS = {"int16": 16, "uint16": 16, "int8": 8, "uint8": 8, "bool": 1}
 
 
 def _size_ok(size):
@@ -212,8 +215,7 @@ def _int_dtype(dtype):
         return types.int64
     t = getattr(dtype, "dtype", None) if isinstance(dtype, types.DType) else None
     if t is None or str(t) not in INT_DTYPES:
-        raise TypeError(f"Generator.integers() takes dtype int64, int32, uint64 or uint32 in "
-                        f"compiled code, not {dtype}")
+        raise TypeError(f"Generator.integers() takes an integer or bool dtype, not {dtype}")
     return t
 
 
@@ -234,15 +236,55 @@ def _integers(self, low, high=None, size=None, dtype=None, endpoint=False):
         src.append(f"    if b > {hi}:\n        raise ValueError('high is out of bounds for {dt}')\n")
     src.append("    if a > b:\n        raise ValueError('low > high' if endpoint else "
                "'low >= high')\n")
-    src.append("    off = np.uint64(a)\n    span = np.uint64(b) - off\n")
-    one = "dt(G.bounded(self, off, span))"
+    bits = SMALL_BITS.get(str(dt))
+    if bits is None:
+        src.append("    off = np.uint64(a)\n    span = np.uint64(b) - off\n")
+        one = "dt(G.bounded(self, off, span))"
+    else:   # 8- and 16-bit ints and bools are cut from 32-bit words, shared across a fill
+        src.append("    span = b - a\n    bcnt = 0\n    buf = 0\n")
+        one = "dt(a + v)"
+    draw = "" if bits is None else f"v, bcnt, buf = _small(self, span, {bits}, bcnt, buf)\n"
     if not given(size):
-        src.append(f"    return {one}\n")
+        src.append(f"    {draw}    return {one}\n" if draw else f"    return {one}\n")
     else:
         _size_ok(size)
         src.append("    out = np.empty(size, dt)\n    flat = out.reshape(-1)\n"
-                   f"    for i in range(flat.size):\n        flat[i] = {one}\n    return out\n")
-    return generated("impl", "".join(src), {"dt": dt, "G": G})
+                   "    for i in range(flat.size):\n" + (f"        {draw}" if draw else "") +
+                   f"        flat[i] = {one}\n    return out\n")
+    return generated("impl", "".join(src), {"dt": dt, "G": G, "_small": _small})
+
+
+@register_jitable
+def _buffered(g, bits, bcnt, buf):
+    """The next `bits` bits of the 32-bit word buf (bcnt pieces of it left), or of a new word."""
+    if bcnt == 0:
+        buf = np.int64(G.next32(g))
+        bcnt = 32 // bits - 1
+    else:
+        buf >>= bits
+        bcnt -= 1
+    return buf & ((1 << bits) - 1), bcnt, buf
+
+
+@register_jitable
+def _small(g, span, bits, bcnt, buf):
+    """A uniform integer in [0, span] of `bits` bits (16, 8, or 1 for bools), with the buffer's
+    state after it: the whole word piece when span is the largest, else Lemire's method on
+    pieces, as NumPy draws them."""
+    if span == 0:
+        return 0, bcnt, buf
+    top = (1 << bits) - 1
+    if span == top:
+        return _buffered(g, bits, bcnt, buf)
+    excl = span + 1
+    v, bcnt, buf = _buffered(g, bits, bcnt, buf)
+    m = v * excl
+    if (m & top) < excl:
+        threshold = (top - span) % excl
+        while (m & top) < threshold:
+            v, bcnt, buf = _buffered(g, bits, bcnt, buf)
+            m = v * excl
+    return m >> bits, bcnt, buf
 
 
 # ---- shuffle, permutation, choice -----------------------------------------------------------
