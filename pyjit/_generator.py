@@ -12,6 +12,6 @@ def _compiled_only(name):
 
 
 for _name in ("new", "random", "random_f", "normal", "normal_f", "exponential", "exponential_f",
-              "gamma", "beta", "poisson", "binomial", "next32", "bounded", "interval"):
+              "gamma", "gamma_f", "beta", "poisson", "binomial", "next32", "bounded", "interval"):
     globals()[_name] = _compiled_only(_name)
 del _name

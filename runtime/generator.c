@@ -322,6 +322,46 @@ static double gamma_of(BitGen *g, double shape)
 
 double pj_rng_gamma(MemInfo *mi, double shape) { return gamma_of(bitgen_of(mi), shape); }
 
+/* The same in float32, from float32 normals, exponentials and uniforms, as NumPy's
+ * standard_gamma(dtype=np.float32). */
+static float gamma32(BitGen *g, float shape)
+{
+    if (shape == 1.0f)
+        return exponential32(g);
+    if (shape == 0.0f)
+        return 0.0f;
+    if (shape < 1.0f) {
+        for (;;) {
+            float u = next_float(g), v = exponential32(g);
+            if (u <= 1.0f - shape) {
+                float x = powf(u, 1.0f / shape);
+                if (x <= v)
+                    return x;
+            } else {
+                float y = -logf((1.0f - u) / shape), x = powf(1.0f - shape + shape * y, 1.0f / shape);
+                if (x <= v + y)
+                    return x;
+            }
+        }
+    }
+    float b = shape - 1.0f / 3.0f, c = 1.0f / sqrtf(9.0f * b);
+    for (;;) {
+        float x, v;
+        do {
+            x = normal32(g);
+            v = 1.0f + c * x;
+        } while (v <= 0.0f);
+        v = v * v * v;
+        float u = next_float(g);
+        if (u < 1.0f - 0.0331f * (x * x) * (x * x))
+            return b * v;
+        if (logf(u) < 0.5f * x * x + b * (1.0f - v + logf(v)))
+            return b * v;
+    }
+}
+
+float pj_rng_gamma_f(MemInfo *mi, float shape) { return gamma32(bitgen_of(mi), shape); }
+
 /* Beta(a, b), a, b > 0: Johnk's algorithm when both are at most 1 (through logarithms when the
  * powers underflow), else two gammas. */
 double pj_rng_beta(MemInfo *mi, double a, double b)

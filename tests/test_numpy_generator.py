@@ -23,6 +23,8 @@ CALLS = [
     "rng.exponential()", "rng.exponential(2.5, size=100)",
     "rng.gamma(0.5, 2.0, size=2000)", "rng.gamma(3.5, size=2000)", "rng.gamma(0.0)",
     "rng.standard_gamma(1.0, size=100)", "rng.standard_gamma(7.25, size=500)",
+    "rng.standard_gamma(0.4, size=500, dtype=np.float32)", "rng.standard_gamma(3.0, size=500, dtype=np.float32)",
+    "rng.standard_gamma(1.0, size=50, dtype=np.float32)",
     "rng.chisquare(3.0, size=100)",
     "rng.beta(0.5, 0.7, size=2000)", "rng.beta(2.0, 3.0, size=2000)", "rng.beta(1e-200, 1e-200, size=10)",
     "rng.poisson()", "rng.poisson(3.0, size=2000)", "rng.poisson(50.0, size=2000)", "rng.poisson(0.0)",

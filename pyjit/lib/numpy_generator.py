@@ -111,7 +111,7 @@ _register("exponential", "scale=1.0, size=None",
           "scale * G.exponential(self)")
 _register("standard_gamma", "shape, size=None, dtype=None",
           "    if _negative(shape):\n        raise ValueError('shape < 0')\n", None,
-          lambda dtype: ("G.gamma(self, shape)", _float_dtype("standard_gamma", dtype, (F8,))))
+          _by_dtype("standard_gamma", "G.gamma(self, shape)", "G.gamma_f(self, np.float32(shape))"))
 _register("gamma", "shape, scale=1.0, size=None",
           "    if _negative(shape):\n        raise ValueError('shape < 0')\n"
           "    if _negative(scale):\n        raise ValueError('scale < 0')\n",

@@ -62,6 +62,7 @@ float pj_rng_normal_f(MemInfo *g) { (void)g; return 0.0f; }
 double pj_rng_exponential(MemInfo *g) { (void)g; return 1.0; }
 float pj_rng_exponential_f(MemInfo *g) { (void)g; return 1.0f; }
 double pj_rng_gamma(MemInfo *g, double shape) { (void)g; return shape; }
+float pj_rng_gamma_f(MemInfo *g, float shape) { (void)g; return shape; }
 double pj_rng_beta(MemInfo *g, double a, double b) { (void)g; return a / (a + b); }
 int64_t pj_rng_poisson(MemInfo *g, double lam) { (void)g; return (int64_t)lam; }
 int64_t pj_rng_binomial(MemInfo *g, int64_t n, double p, int32_t corrected) { (void)g; (void)corrected; return (int64_t)((double)n * p); }
