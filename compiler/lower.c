@@ -1727,7 +1727,7 @@ static void lower_for_iter(Lower *L, Instr *in, BlockInfo *bi)
 
 static bool is_compile_time(Type *t)
 {
-    return !t || t->kind >= TY_DTYPE;
+    return !t || (t->kind >= TY_DTYPE && t->kind != TY_RNG);   /* TY_RNG: run time, added last */
 }
 
 /* int64 against uint64 (either order), exactly: both widened to i128. */

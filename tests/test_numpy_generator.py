@@ -282,3 +282,20 @@ def test_cached_function_taking_a_generator(tmp_path):
                                       env={"PYJIT_CACHE_DIR": str(tmp_path / "cache")})
         assert rc == 0 and out.strip() == want, err
     assert any((tmp_path / "cache").rglob("*")), "nothing was cached"
+
+
+def test_generator_joined_at_a_branch():
+    @njit
+    def pick(seed, first):
+        if first:
+            rng = np.random.default_rng(seed)
+        else:
+            rng = np.random.default_rng(seed + 1)
+        total = 0.0
+        for _ in range(3):
+            total += rng.random()
+        return total
+
+    for first, seed in ((True, 1), (False, 2)):
+        want = np.random.default_rng(1 if first else 3).random(3)
+        assert pick(seed, first) == want[0] + want[1] + want[2]
