@@ -5,7 +5,8 @@ Measures, for each library:
     a 10**7-element float64 sum loop, a complex-number Mandelbrot, pairwise distances,
     a Collatz integer loop, a list built by 10^6 appends, 10^6 ints counted in a dict, a text
     split into words and joined; NumPy-heavy ones: an array expression, fancy indexing, sort,
-    median, histogram, a sum along an axis, seeded normal draws;
+    median, histogram, a sum along an axis, seeded normal draws, draws from a
+    np.random.Generator passed in (a loop of standard_normal, and random(size=));
   - call overhead of add(1, 2) in ns per call, beside a plain Python function;
   - first-call time (compilation included) of each kernel, each in a fresh subprocess with
     no on-disk cache, on small inputs so that compiling dominates;
@@ -151,10 +152,22 @@ def make_kernels(njit):
             out[i] = np.random.normal(0.0, 1.0)
         return out
 
+    @njit
+    def gen_normals(rng, n):
+        out = np.empty(n)
+        for i in range(n):
+            out[i] = rng.standard_normal()
+        return out
+
+    @njit
+    def gen_fill(rng, n):
+        return rng.random(size=n)
+
     return {"sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
             "collatz": collatz, "list": list_build, "dict": dict_count, "strings": split_join,
             "add": add, "arrayexpr": array_expr, "fancy": fancy, "sort": sort, "median": median,
-            "histogram": histogram, "axissum": axis_sum, "normals": normals}
+            "histogram": histogram, "axissum": axis_sum, "normals": normals,
+            "gennormals": gen_normals, "genfill": gen_fill}
 
 
 def plain_add(a, b):
@@ -305,6 +318,18 @@ def check_normals(args, result):
     np.testing.assert_array_equal(result, np.random.RandomState(args[0]).normal(0.0, 1.0, args[1]))
 
 
+def args_generator(small):
+    return np.random.default_rng(11), 10 if small else 10**6
+
+
+def check_gennormals(args, result):   # the warm-up call draws first from a fresh Generator
+    np.testing.assert_array_equal(result, np.random.default_rng(11).standard_normal(args[1]))
+
+
+def check_genfill(args, result):
+    np.testing.assert_array_equal(result, np.random.default_rng(11).random(args[1]))
+
+
 WORKLOADS = {   # name: (description, argument builder, check)
     "sum": ("sum loop, 10^7 float64", args_sum, check_sum),
     "mandelbrot": ("mandelbrot 200x200, 100 iter, complex", args_mandelbrot, check_mandelbrot),
@@ -321,6 +346,9 @@ WORKLOADS = {   # name: (description, argument builder, check)
     "axissum": ("m.sum(axis=0), 1000x1000", args_axissum, check_axissum),
     "normals": ("np.random.normal seeded, 10^6 draws (NumPy's stream)", args_normals,
                 check_normals),
+    "gennormals": ("Generator passed in: 10^6 rng.standard_normal() in a loop", args_generator,
+                   check_gennormals),
+    "genfill": ("Generator passed in: rng.random(size=10^6)", args_generator, check_genfill),
 }
 
 

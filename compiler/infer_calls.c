@@ -2116,6 +2116,7 @@ static const char *method_family(const Type *self)
     case TY_STR: case TY_STRING: return "str";
     case TY_SLICE: return "slice";
     case TY_CLASS: return self->name;   /* each jitclass has its own methods */
+    case TY_RNG: return "generator";
     default: return "complex";
     }
 }
@@ -2225,7 +2226,7 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
     Builtin bi = ir_builtin_lookup(pyname);
     const CompilerHost *host = c->pi->prog->host;
     void *handle = host && host->method_overloads && (self->kind == TY_ARRAY || ty_is_container(self) ||
-                                                       self->kind == TY_CLASS) &&
+                                                       self->kind == TY_CLASS || self->kind == TY_RNG) &&
                    callee->op == OP_GETATTR && callee->nargs >= 1
                    ? host->method_overloads(host->ctx, pyname) : NULL;
     if (handle) {
@@ -2820,6 +2821,8 @@ static Type *type_signature(Infer *c, Instr *in, Builtin bi, Args *a)
         return NULL;
     for (int i = 0; i < n; i++) {
         Type *t = ty_strong(a->pos[i]->type);
+        if (to[i] && to[i]->kind == TY_RNG && t == to[i])   /* a Generator, passed as it is */
+            continue;
         if ((!to[i] && !is_x[i]) || !ty_is_scalar(t) || ty_is_complex(t) || t->kind == TY_FLOAT16)
             return arg_error(c, in, a, i, "an int, a float or a bool");
     }

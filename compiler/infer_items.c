@@ -138,7 +138,8 @@ Type *infer_getattr(Infer *c, Instr *in)
     }
     if (t->kind == TY_ARRAY)
         return array_getattr(c, in, t);
-    if (t->kind == TY_LIST || t->kind == TY_SLICE || t->kind == TY_DICT || t->kind == TY_SET)
+    if (t->kind == TY_LIST || t->kind == TY_SLICE || t->kind == TY_DICT || t->kind == TY_SET ||
+        t->kind == TY_RNG)
         return ty_method(t, in->name);
     if (strcmp(in->name, "__delitem__") == 0)   /* what `del x[i]` becomes (frontend) */
         return infer_fail(c, in, DIAG_UNSUPPORTED, "del x[i] is supported on lists in compiled "

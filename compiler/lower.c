@@ -168,7 +168,8 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
     case TY_DICT:
     case TY_SET:
     case TY_STR:
-    case TY_CLASS: {
+    case TY_CLASS:
+    case TY_RNG: {
         LLVMTypeRef f[1] = {L->ptr};   /* its MemInfo */
         return LLVMStructTypeInContext(L->ctx, f, 1, 0);
     }
@@ -1902,7 +1903,7 @@ static void lower_for_iter(Lower *L, Instr *in, BlockInfo *bi)
 
 static bool is_compile_time(Type *t)
 {
-    return !t || t->kind >= TY_DTYPE;
+    return !t || (t->kind >= TY_DTYPE && t->kind != TY_RNG);   /* TY_RNG: run time, added last */
 }
 
 /* int64 against uint64 (either order), exactly: both widened to i128. */

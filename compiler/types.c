@@ -372,6 +372,12 @@ Type *ty_str(void)
     return intern_named(&proto, "str");
 }
 
+Type *ty_rng(void)
+{
+    Type proto = {.kind = TY_RNG};
+    return intern_named(&proto, "Generator");
+}
+
 Type *ty_caught(void)
 {
     Type proto = {.kind = TY_CAUGHT};
@@ -697,6 +703,8 @@ static Type *parse_type(const char **p, int depth)
         return ty_scalar(TY_SLICE);
     if (strcmp(word, "str") == 0)
         return ty_str();
+    if (strcmp(word, "Generator") == 0)
+        return ty_rng();
     if (strcmp(word, "voidptr") == 0)
         return ty_cpointer(NULL);
     return NULL;
@@ -721,7 +729,7 @@ bool ty_is_container(const Type *t)
 }
 bool ty_holds_meminfo(const Type *t)
 {
-    return t && (t->kind == TY_ARRAY || t->kind == TY_CLASS || ty_is_container(t));
+    return t && (t->kind == TY_ARRAY || t->kind == TY_CLASS || t->kind == TY_RNG || ty_is_container(t));
 }
 bool ty_is_undetermined(const Type *t)
 {
@@ -767,6 +775,7 @@ int64_t ty_mem_size(const Type *t)
     case TY_SET:
     case TY_STR:
     case TY_CLASS:
+    case TY_RNG:
         return 8;                                      /* its MemInfo */
     case TY_FUNCPTR:
         return 8;                                      /* the function's address */
@@ -799,6 +808,7 @@ int ty_mem_align(const Type *t)
     case TY_SET:
     case TY_STR:
     case TY_CLASS:
+    case TY_RNG:
     case TY_RANGE:
     case TY_SLICE:
     case TY_CPOINTER:

@@ -12,7 +12,7 @@
  *   typed_list(float64)  typed_list(typed_list(int64))
  *   dict(int64, float64)  set(int64)  str  function_type(float64(float64, int64))
  *   cpointer(float64)  voidptr        (raw C pointers: cfunc signatures, ctypes calls)
- *   optional(float64)
+ *   optional(float64)  Generator        (a np.random.Generator, any BitGenerator)
  *   Point(x=float64, y=float64)   (a namedtuple: not parsed back, its class is not in the name)
  *   instance(Bag@1)               (a jitclass: parsed back while its type exists, by that name)
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
@@ -66,6 +66,9 @@ typedef enum TypeKind {
     TY_EXCEPTION,   /* an exception instance being built for `raise`: exc.cls, exc.msg */
     TY_BOUND_METHOD,/* receiver.method: method.self (a type), method.name */
     TY_UNDEFINED,   /* a variable with no value on some path (reported where it is used) */
+    /* Run-time values added last, so the kinds above keep their numbers. */
+    TY_RNG,         /* a np.random.Generator: a MemInfo whose data is the BitGenerator's C
+                     * interface (runtime/generator.c), whichever BitGenerator it has */
 } TypeKind;
 
 typedef struct Const Const;   /* ir.h */
@@ -127,6 +130,7 @@ Type *ty_list_like(const Type *list, Type *item);   /* typed or not as list is *
 Type *ty_dict(Type *key, Type *value); /* both strong, or both NULL: not known yet */
 Type *ty_set(Type *item);               /* item strong; NULL: not known yet */
 Type *ty_str(void);
+Type *ty_rng(void);                     /* "Generator" */
 Type *ty_caught(void);
 Type *ty_cpointer(Type *item);          /* "cpointer(float64)"; item NULL: "voidptr" */
 /* value or None: value itself when it is None or already optional; value strong. */
@@ -148,7 +152,7 @@ Type *ty_parse(const char *name);
 
 bool ty_is_scalar(const Type *t);       /* bool, int, uint, float, complex */
 /* A value whose first field is a reference-counted MemInfo: an array, or a container (list, dict,
- * set, str), which is that MemInfo and nothing else. */
+ * set, str), a jitclass instance or a Generator, which is that MemInfo and nothing else. */
 bool ty_holds_meminfo(const Type *t);
 bool ty_is_container(const Type *t);
 /* A list, dict or set whose items inference has not seen yet. */

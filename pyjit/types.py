@@ -27,7 +27,7 @@ __all__ = [
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
     "UnicodeType", "unicode_type", "CPointer", "RawPointer", "voidptr", "FunctionType", "Optional",
-    "optional",
+    "optional", "NumPyRandomGeneratorType", "numpy_random_generator",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
     "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",
@@ -413,6 +413,16 @@ class UnicodeType(Type):
 unicode_type = UnicodeType("str")   # its canonical name: what the C side parses
 
 
+class NumPyRandomGeneratorType(Type):
+    """A np.random.Generator (Numba's name), whatever its BitGenerator: passed in from Python, or
+    made by np.random.default_rng in compiled code."""
+
+    __slots__ = ()
+
+
+numpy_random_generator = NumPyRandomGeneratorType("Generator")
+
+
 class FunctionType(Type):
     """A first-class function of one signature (Numba's types.FunctionType): a parameter of
     this type takes any @njit function, compiled for that signature and called through its
@@ -658,6 +668,8 @@ def _from_canonical(name):
         return none
     if name == "str":
         return unicode_type
+    if name == "Generator":
+        return numpy_random_generator
     if name == "voidptr":
         return voidptr
     if name.startswith("cpointer(") and name.endswith(")"):

@@ -149,7 +149,7 @@ static bool holds_list(const Type *t)
         for (int i = 0; i < t->tuple.n; i++)
             if (holds_list(t->tuple.items[i]))
                 return true;
-    return ty_is_container(t) || t->kind == TY_CLASS;   /* a string argument is a copy, released */
+    return ty_is_container(t) || t->kind == TY_CLASS || t->kind == TY_RNG;   /* a string argument is a copy, released */
 }
 
 static int layout_frame(RtVersion *v, int nargs)

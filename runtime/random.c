@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "compiler/abi.h"
+#include "runtime/runtime.h"
 
 #define MT_N 624
 #define MT_M 397
@@ -252,7 +252,7 @@ double pj_random_beta(double a, double b)
 }
 
 /* log(Gamma(x)) by Stirling's series, as NumPy's generators compute it. */
-static double loggam(double x)
+double rt_loggam(double x)
 {
     static const double a[10] = {8.333333333333333e-02, -2.777777777777778e-03,
                                  7.936507936507937e-04, -5.952380952380952e-04,
@@ -300,7 +300,7 @@ int64_t pj_random_poisson(double lam)
         if (k < 0 || (us < 0.013 && v > us))
             continue;
         if (log(v) + log(invalpha) - log(a / (us * us) + b) <=
-            -lam + (double)k * loglam - loggam((double)k + 1))
+            -lam + (double)k * loglam - rt_loggam((double)k + 1))
             return k;
     }
 }

@@ -119,6 +119,14 @@ int rt_jitclass_init(PyObject *module);
 Type *rt_typeof_jitclass(PyObject *obj);
 int rt_unbox_jitclass(PyObject *obj, Type *ty, MemInfo **out);
 PyObject *rt_box_jitclass(Type *ty, MemInfo *mi);
+/* generator.c: np.random.Generator objects (see there). rt_is_generator: whether obj is one;
+ * rt_unbox_generator: a new MemInfo over its BitGenerator's C interface, keeping it alive;
+ * rt_box_generator: the Generator for a value, taking over mi's reference. random.c's
+ * rt_loggam: log(Gamma(x)) as NumPy's distributions compute it. */
+bool rt_is_generator(PyObject *obj);
+int rt_unbox_generator(PyObject *obj, MemInfo **out);
+PyObject *rt_box_generator(MemInfo *mi);
+double rt_loggam(double x);
 /* typedlist.c: pyjit.typed.List, a Python object owning a typed list's MemInfo (see there).
  * rt_typeof_typed_list: its type (NULL while its item type is unknown); rt_unbox_typed_list: a
  * new reference to its MemInfo in *out (an error unless obj is one of type ty);

@@ -236,6 +236,8 @@ static Type *typeof_other(PyObject *obj, int flags)
         return rt_typeof_set(obj, flags);
     if (PyObject_TypeCheck(obj, &RtDispatcherType) && !(flags & RT_TYPEOF_GPU))
         return typeof_dispatcher(obj);
+    if (!(flags & RT_TYPEOF_GPU) && rt_is_generator(obj))
+        return ty_rng();
     return flags & RT_TYPEOF_GPU ? NULL : rt_typeof_c_function(obj);
 }
 
@@ -470,6 +472,8 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
         return rt_unbox_set(obj, ty, buf);
     case TY_CLASS:
         return rt_unbox_jitclass(obj, ty, buf);
+    case TY_RNG:
+        return rt_unbox_generator(obj, buf);
     case TY_OPTIONAL: {   /* {present, value}, the value zeroed when None */
         int64_t at = ty_mem_align(ty->optional.value);
         memset(buf, 0, (size_t)ty_mem_size(ty));
@@ -657,7 +661,7 @@ void rt_release_value(Type *ty, void *buf)
 {
     if (ty->kind == TY_ARRAY)
         pj_nrt_decref(((ArrayDesc *)buf)->meminfo);
-    else if (ty_is_container(ty) || ty->kind == TY_CLASS)
+    else if (ty_is_container(ty) || ty->kind == TY_CLASS || ty->kind == TY_RNG)
         pj_nrt_decref(*(MemInfo **)buf);
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
@@ -677,8 +681,8 @@ int rt_release_arg(Type *ty, void *buf)
             rc |= rt_release_arg(ty->tuple.items[i], (char *)buf + ty_tuple_offset(ty, i));
         return rc;
     }
-    if (ty->kind == TY_STR || ty->kind == TY_DICT || ty->kind == TY_CLASS)
-        pj_nrt_decref(*(MemInfo **)buf);   /* a string's copy, a dict's or instance's reference */
+    if (ty->kind == TY_STR || ty->kind == TY_DICT || ty->kind == TY_CLASS || ty->kind == TY_RNG)
+        pj_nrt_decref(*(MemInfo **)buf);   /* a string's copy, a dict's, instance's or Generator's reference */
     if (ty->kind != TY_LIST && ty->kind != TY_SET)
         return 0;
     int (*release)(Type *, MemInfo *) = ty->kind == TY_LIST ? rt_release_list_arg : rt_release_set_arg;
@@ -800,6 +804,7 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_DICT: return rt_box_dict(ty, *(MemInfo **)buf);
     case TY_SET: return rt_box_set(ty, *(MemInfo **)buf);
     case TY_CLASS: return rt_box_jitclass(ty, *(MemInfo **)buf);
+    case TY_RNG: return rt_box_generator(*(MemInfo **)buf);
     case TY_OPTIONAL:   /* {present, value} (compiler/lower_optional.c) */
         if (!*(uint8_t *)buf)
             Py_RETURN_NONE;

@@ -143,7 +143,7 @@ def uses_star_kwargs(x, **kwargs):  # <-
 
 
 def uses_np_random(x):
-    return np.random.default_rng(x)  # <-
+    return np.random.SeedSequence(x)  # <-
 
 
 def uses_os_getcwd(x):

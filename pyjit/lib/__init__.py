@@ -53,6 +53,7 @@ INDEX = {
                      "random.poisson", "random.binomial", "random.exponential", "random.gamma",
                      "random.chisquare", "random.lognormal", "random.shuffle",
                      "random.permutation", "random.choice"),
+    "numpy_generator": ("random.default_rng",),
     "dicts": ("builtins.set",),
     "numpy_nan": ("average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nanprod",
                   "nancumsum", "nancumprod"),
@@ -73,6 +74,10 @@ METHODS = {
     "numpy_axis": tuple(f"method.array.{name}" for name in (
         "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "cumsum")),
     "numpy_signal": ("method.array.any", "method.array.all"),
+    "numpy_generator": tuple(f"method.generator.{name}" for name in (
+        "random", "standard_normal", "standard_exponential", "uniform", "normal", "exponential",
+        "standard_gamma", "gamma", "chisquare", "beta", "poisson", "binomial", "lognormal", "laplace",
+        "logistic", "geometric", "integers", "shuffle", "permutation", "choice")),
     "strings": tuple(f"method.str.{name}" for name in (
         "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines")),
     "dicts": tuple(f"method.dict.{name}" for name in (

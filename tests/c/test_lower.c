@@ -54,6 +54,21 @@ double pj_random_gamma(double shape) { return shape; }
 double pj_random_beta(double a, double b) { return a / (a + b); }
 int64_t pj_random_poisson(double lam) { return (int64_t)lam; }
 int64_t pj_random_binomial(int64_t n, double p) { return (int64_t)((double)n * p); }
+MemInfo *pj_rng_new(int64_t seed, int32_t seeded) { (void)seed; (void)seeded; return pj_nrt_alloc(64); }
+double pj_rng_random(MemInfo *g) { (void)g; return 0.5; }
+float pj_rng_random_f(MemInfo *g) { (void)g; return 0.5f; }
+double pj_rng_normal(MemInfo *g) { (void)g; return 0.0; }
+float pj_rng_normal_f(MemInfo *g) { (void)g; return 0.0f; }
+double pj_rng_exponential(MemInfo *g) { (void)g; return 1.0; }
+float pj_rng_exponential_f(MemInfo *g) { (void)g; return 1.0f; }
+double pj_rng_gamma(MemInfo *g, double shape) { (void)g; return shape; }
+float pj_rng_gamma_f(MemInfo *g, float shape) { (void)g; return shape; }
+double pj_rng_beta(MemInfo *g, double a, double b) { (void)g; return a / (a + b); }
+int64_t pj_rng_poisson(MemInfo *g, double lam) { (void)g; return (int64_t)lam; }
+int64_t pj_rng_binomial(MemInfo *g, int64_t n, double p, int32_t corrected) { (void)g; (void)corrected; return (int64_t)((double)n * p); }
+uint32_t pj_rng_next32(MemInfo *g) { (void)g; return 7; }
+uint64_t pj_rng_bounded(MemInfo *g, uint64_t off, uint64_t rng) { (void)g; (void)rng; return off; }
+uint64_t pj_rng_interval(MemInfo *g, uint64_t max) { (void)g; return max; }
 void pj_random_fill(double *data, int64_t n, int32_t normal)
 {
     for (int64_t i = 0; i < n; i++)
