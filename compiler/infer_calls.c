@@ -1624,7 +1624,7 @@ static Type *where_call(Infer *c, Instr *in, Args *a)
 {
     if (!want_args(c, in, a, 3, 3))
         return NULL;
-    int nd = 0;
+    int nd = -1;   /* no array yet */
     for (int i = 0; i < 3; i++) {
         Type *t = a->pos[i]->type;
         if (t->kind == TY_ARRAY ? !ty_is_scalar(t->array.dtype) : !ty_is_scalar(t))
@@ -1632,7 +1632,7 @@ static Type *where_call(Infer *c, Instr *in, Args *a)
         if (t->kind == TY_ARRAY && t->array.ndim > nd)
             nd = t->array.ndim;
     }
-    if (nd == 0)
+    if (nd < 0)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "np.where() needs an array among its arguments");
     Type *x = a->pos[1]->type, *y = a->pos[2]->type;
     Type *e = ty_promote(x->kind == TY_ARRAY ? x->array.dtype : x, y->kind == TY_ARRAY ? y->array.dtype : y);
