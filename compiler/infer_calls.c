@@ -2071,9 +2071,12 @@ static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
     int n = in->nargs - 1;
     Type **types = arena_alloc(c->arena, sizeof *types * (size_t)(n + 1));
     for (int i = 0; i < n; i++) {
-        types[i] = in->args[i + 1]->type;
+        Instr *arg = in->args[i + 1];
+        types[i] = arg->type;
         if (!types[i] || types[i]->kind == TY_UNDEFINED || !infer_is_complete(types[i]))
             return NULL;   /* not typed yet */
+        if (arg->op == OP_CONST && arg->cst && arg->cst->kind == K_BOOL)   /* keepdims=True */
+            types[i] = ty_bool_literal(arg->cst->b);
     }
     void *impl = NULL;
     const char *why = NULL;

@@ -338,6 +338,14 @@ Type *ty_nditer(NditerKind what, Type *src)
     return intern_named(&proto, "%s(%s)", names[what], src->name);
 }
 
+Type *ty_bool_literal(bool value)
+{
+    static const Const consts[2] = {{.kind = K_BOOL, .b = false}, {.kind = K_BOOL, .b = true}};
+    Type proto = {.kind = TY_BOOL};
+    proto.literal = &consts[value];
+    return intern_named(&proto, "Literal[bool](%s)", value ? "True" : "False");
+}
+
 Type *ty_list(Type *item)
 {
     Type proto = {.kind = TY_LIST};

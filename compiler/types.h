@@ -128,6 +128,9 @@ Type *ty_iter(Type *over);
 /* The C-order iterables of NumPy's over an array's items (TY_NDITER). */
 typedef enum NditerKind { ND_FLAT, ND_INDEX, ND_ENUMERATE, ND_ITER } NditerKind;
 Type *ty_nditer(NditerKind what, Type *src);
+/* The constant True or False as an overload's typing function sees it (types.BooleanLiteral),
+ * where an option fixes the result's type (keepdims=); never the type of a value. */
+Type *ty_bool_literal(bool value);
 /* An iterator or NumPy iterable: a value that lives only inside the function that made it. */
 bool ty_is_iterator(const Type *t);
 Type *ty_list(Type *item);              /* item strong; NULL: not known yet */

@@ -25,7 +25,7 @@ __all__ = [
     "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "NoneType", "ClassInstanceType",
     "ClassType", "StructRef", "unliteral",
     "Signature",
-    "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
+    "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral", "BooleanLiteral",
     "UnicodeType", "unicode_type", "CPointer", "RawPointer", "voidptr", "FunctionType", "Optional",
     "optional",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -485,6 +485,18 @@ class Boolean(Scalar):
     __slots__ = ()
 
 
+class BooleanLiteral(Boolean):
+    """The constant True or False written in the code, as a typing function sees it: equal to
+    bool (so tests written for bool accept it), its value in literal_value, for the options
+    that fix the result's type (keepdims=True)."""
+
+    __slots__ = ("literal_value",)
+
+    def __init__(self, value):
+        super().__init__("bool", "b", 8)
+        self.literal_value = value is True   # (the module rebinds the name bool)
+
+
 class Integer(Number):
     __slots__ = ()
 
@@ -749,8 +761,8 @@ __all__ += ["typeof", "from_dtype", "as_dtype", "char", "uchar", "long_", "ssize
 _NOT_IN_PYJIT = ("NPDatetime",
                  "NPTimedelta", "Record", "EnumMember", "IntEnumMember", "DeferredType",
                  "deferred_type", "Generator", "Dispatcher", "pyobject", "ffi", "Bytes", "CharSeq",
-                 "UnicodeCharSeq", "Buffer", "MemoryView", "IntegerLiteral", "BooleanLiteral",
-                 "literal", "RawPointer", "ExternalFunction", "ExternalFunctionPointer",
+                 "UnicodeCharSeq", "Buffer", "MemoryView", "IntegerLiteral", "literal",
+                 "RawPointer", "ExternalFunction", "ExternalFunctionPointer",
                  "EphemeralArray")
 
 

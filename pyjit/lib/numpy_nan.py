@@ -6,6 +6,7 @@ replaced by the operation's identity, then the plain function, so dtypes and axe
 import numpy as np
 
 from ._util import float_of, given, is_array, overload, promote, types
+from .numpy_axis import keep_dims
 
 
 def _inexact(dt):
@@ -82,8 +83,10 @@ def _nanvar_typing(root):
     def typing(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
         if not is_array(a) or given(axis) or given(dtype) or given(out):
             return None
-        if isinstance(keepdims, types.Type) and given(keepdims):
-            return None
+        return keep_dims(keepdims, a, axis, "a, axis=None, dtype=None, out=None, ddof=0, "
+                         "keepdims=False", whole(a))
+
+    def whole(a):
         ft = a.dtype if _inexact(a.dtype) else types.float64
         rt = _real_of(a.dtype)
         inexact = _inexact(a.dtype)
@@ -123,8 +126,9 @@ def _nanarg_typing(kind):
     def typing(a, axis=None, out=None, keepdims=False):
         if not is_array(a) or given(axis) or given(out):
             return None
-        if isinstance(keepdims, types.Type) and given(keepdims):
-            return None
+        return keep_dims(keepdims, a, axis, "a, axis=None, out=None, keepdims=False", whole())
+
+    def whole():
         smaller = kind == "min"
 
         def impl(a, axis=None, out=None, keepdims=False):
@@ -153,13 +157,13 @@ overload(np.nanargmax)(_nanarg_typing("max"))
 def _nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
     if not is_array(a) or given(dtype) or given(out):
         return None
-    if isinstance(keepdims, types.Type) and given(keepdims):
-        return None
     if given(axis):
-        return lambda a, axis=None, dtype=None, out=None, keepdims=False: \
-            np.prod(_nan_replaced(a, 1), axis=axis)
-    return lambda a, axis=None, dtype=None, out=None, keepdims=False: \
-        np.prod(_nan_replaced(a, 1))
+        def impl(a, axis=None, dtype=None, out=None, keepdims=False):
+            return np.prod(_nan_replaced(a, 1), axis=axis)
+    else:
+        def impl(a, axis=None, dtype=None, out=None, keepdims=False):
+            return np.prod(_nan_replaced(a, 1))
+    return keep_dims(keepdims, a, axis, "a, axis=None, dtype=None, out=None, keepdims=False", impl)
 
 
 @overload(np.nancumsum)

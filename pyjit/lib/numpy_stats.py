@@ -75,14 +75,15 @@ def _median_typing(of_type):
     def typing(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         if not is_array(a):
             return None
+        from .numpy_axis import apply_along, keep_dims
         of = of_type(a)
         if given(axis):
-            from .numpy_axis import apply_along
-            return apply_along(a, axis, _MEDIAN_SIGNATURE, of, float_of(a.dtype))
+            along = apply_along(a, axis, _MEDIAN_SIGNATURE, of, float_of(a.dtype))
+            return keep_dims(keepdims, a, axis, _MEDIAN_SIGNATURE, along)
 
         def impl(a, axis=None, out=None, overwrite_input=False, keepdims=False):
             return of(a.ravel())
-        return impl
+        return keep_dims(keepdims, a, axis, _MEDIAN_SIGNATURE, impl)
     return typing
 
 
