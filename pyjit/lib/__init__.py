@@ -26,7 +26,7 @@ INDEX = {
     "numpy_sets": ("union1d", "intersect1d", "setdiff1d", "setxor1d", "isin", "lexsort"),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
-    "iterables": ("builtins.any", "builtins.all"),
+    "iterables": ("builtins.any", "builtins.all", "builtins.min", "builtins.max"),
     "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "builtins.reversed",
               "array", "asarray", "pyjit.typed.List"),
     "numpy_create": ("eye", "identity", "diag", "full_like", "copy", "tri", "tril", "triu",
