@@ -657,7 +657,7 @@ def is_weak(t):
     """Whether a typing function's argument type is a Python number (int, float, complex, bool
     written in the code or passed from Python), which NumPy's promotion treats as weak: beside an
     array it takes the array's precision (float32 array + 2.5 stays float32)."""
-    return _WEAK.get(getattr(t, "name", None)) is t
+    return _WEAK.get(getattr(t, "name", None)) is t or isinstance(t, BooleanLiteral)
 
 
 def _from_canonical(name):

@@ -1,12 +1,13 @@
-"""np.average, np.nanvar, np.nanstd, np.nanargmin, np.nanargmax, np.nanprod, np.nancumsum and
+"""np.average (axis= too), np.nanvar, np.nanstd, np.nanargmin, np.nanargmax, np.nanprod, np.nancumsum and
 np.nancumprod, written in the compiled subset (arrays flattened, as NumPy does with axis=None).
 
 The NaN-ignoring products and running totals are NumPy's own definition: the array with its NaNs
 replaced by the operation's identity, then the plain function, so dtypes and axes follow it."""
 import numpy as np
 
-from ._util import float_of, given, is_array, overload, promote, types
+from ._util import float_of, generated, given, is_array, overload, promote, types
 from .numpy_axis import keep_dims
+from .numpy_shape import _norm_axis
 
 
 def _inexact(dt):
@@ -44,15 +45,21 @@ def _nan_replaced_impl(a, fill):
 
 @overload(np.average)
 def _average(a, axis=None, weights=None, returned=False):
-    if not is_array(a) or given(axis) or (isinstance(returned, types.Type) and given(returned)):
+    if not is_array(a) or (isinstance(returned, types.Type) and given(returned)):
+        return None
+    if given(axis) and not isinstance(axis, (types.Integer, types.Boolean)):
         return None
     if not given(weights):
+        if given(axis):
+            return lambda a, axis=None, weights=None, returned=False: np.mean(a, axis=axis)
         return lambda a, axis=None, weights=None, returned=False: np.mean(a)
     if not is_array(weights):
         return None
     exact = isinstance(a.dtype, (types.Integer, types.Boolean))
     rt = promote(a.dtype, weights.dtype, types.float64) if exact else \
         promote(a.dtype, weights.dtype)
+    if given(axis):
+        return _average_along(a, weights, rt)
 
     message = "Axis must be specified when shapes of a and weights differ."
     if a.ndim != weights.ndim:
@@ -74,6 +81,31 @@ def _average(a, axis=None, weights=None, returned=False):
             raise ZeroDivisionError("Weights sum to zero, can't be normalized")
         return total / scale
     return impl
+
+
+def _average_along(a, weights, rt):
+    """np.average(a, axis, weights): weights of a's shape, or 1-d along the axis (NumPy's two
+    forms), summed with a along the axis in rt; ZeroDivisionError where a sum of weights is 0."""
+    if weights.ndim != a.ndim and weights.ndim != 1:
+        def differ(a, axis=None, weights=None, returned=False):
+            raise TypeError("1D weights expected when shapes of a and weights differ.")
+        return differ
+    shape = "".join(f"weights.size if ax == {d} else 1, " for d in range(a.ndim))
+    if weights.ndim == a.ndim:
+        wb = ("    if a.shape != weights.shape:\n"
+              "        raise ValueError('Length of weights not compatible with specified axis.')\n"
+              "    wb = weights.astype(rt)\n")
+    else:
+        wb = ("    if weights.size != a.shape[ax]:\n"
+              "        raise ValueError('Length of weights not compatible with specified axis.')\n"
+              f"    wb = np.ascontiguousarray(weights).astype(rt).reshape(({shape}))\n")
+    source = ("def impl(a, axis=None, weights=None, returned=False):\n"
+              "    ax = _norm_axis(axis, a.ndim)\n" + wb +
+              "    scale = np.sum(wb * np.ones(a.shape, rt), axis=ax)\n"
+              "    if np.any(scale == 0):\n"
+              "        raise ZeroDivisionError(\"Weights sum to zero, can't be normalized\")\n"
+              "    return np.sum(a.astype(rt) * wb, axis=ax) / scale\n")
+    return generated("impl", source, {"rt": rt, "_norm_axis": _norm_axis})
 
 
 def _nanvar_typing(root):
