@@ -113,3 +113,13 @@ def test_run_time_keepdims_is_a_typing_error():
         return np.sum(a, axis=0, keepdims=k)
     with pytest.raises(TypingError, match="keepdims= must be the constant True or False"):
         pyjit.njit(f)(np.ones((2, 2)), True)
+
+
+@pytest.mark.parametrize("name", ["f8 1-d", "f8 3-d NaN", "i8 2-d", "f4 Fortran", "f8 strided"])
+@pytest.mark.parametrize("call", ["np.percentile(a, 30.0{})", "np.quantile(a, 0.75{})"])
+def test_percentile_and_quantile_keep_dims(call, name):
+    a = ARRAYS[name]
+    for axis in _axes(a):
+        arg = "" if axis is None else f", axis={axis}"
+        for keep in (True, False):
+            _same(f"def f(a):\n    return {call.format(arg + f', keepdims={keep}')}\n", a)
