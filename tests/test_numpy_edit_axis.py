@@ -1,4 +1,4 @@
-"""axis= on np.append, np.delete and np.average (with and without weights=, which may be of a's
+"""axis= on np.append, np.delete, np.insert (one slice of a scalar at an int) and np.average (with and without weights=, which may be of a's
 shape or 1-d along the axis), against NumPy running the same source, over dtypes, layouts,
 every axis (negative too) and NumPy's errors."""
 import numpy as np
@@ -66,7 +66,12 @@ def average_1d(a, ax):
     return np.average(a, axis=ax, weights=w)
 
 
-FUNCS = [append_axis, delete_int, delete_indices, delete_list, delete_mask, average_plain,
+def insert_scalar(a, ax):
+    return (np.insert(a, 0, 7, axis=ax), np.insert(a, -1, 2.5, axis=ax),
+            np.insert(a, a.shape[ax], 1, axis=ax))
+
+
+FUNCS = [append_axis, insert_scalar, delete_int, delete_indices, delete_list, delete_mask, average_plain,
          average_same_shape, average_1d]
 
 
@@ -96,11 +101,15 @@ def append_wrong_ndim(a, ax):
     return np.append(a, a[0], axis=ax)
 
 
+def insert_out_of_range(a, ax):
+    return np.insert(a, a.shape[ax] + 1, 0, axis=ax)
+
+
 def bad_axis(a, ax):
     return np.delete(a, 0, axis=ax + 5)
 
 
 @pytest.mark.parametrize("fn", [delete_out_of_range, average_zero_weights, average_wrong_length,
-                                append_wrong_ndim, bad_axis])
+                                append_wrong_ndim, insert_out_of_range, bad_axis])
 def test_errors_as_numpy(fn):
     check(fn, ARRAYS["f8 3-d"], 1)

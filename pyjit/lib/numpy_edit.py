@@ -1,9 +1,9 @@
 """np.split, np.array_split, np.append, np.delete, np.insert and np.ediff1d, written in the
 compiled subset. The splits return a list of views, as Numba does (NumPy's list of arrays);
-append and delete also along an axis, insert on the flattened array (axis=None)."""
+append and delete also along an axis, insert along one too of a scalar at an int position."""
 import numpy as np
 
-from ._util import given, is_array, is_number, overload, promote, register_jitable, types
+from ._util import generated, given, is_array, is_number, overload, promote, register_jitable, types
 
 
 def _sections_given(t):
@@ -209,8 +209,10 @@ def _insert_index(i, n):
 
 @overload(np.insert)
 def _insert(arr, obj, values, axis=None):
-    if not is_array(arr) or given(axis) or _scalar_type(values) is None:
+    if not is_array(arr) or _scalar_type(values) is None:
         return None
+    if given(axis):
+        return _insert_along(arr, obj, values)
     dt = arr.dtype
     if isinstance(obj, types.Integer):
         def impl(arr, obj, values, axis=None):
@@ -252,6 +254,24 @@ def _insert(arr, obj, values, axis=None):
                 j += 1
         return out
     return impl_indices
+
+
+def _insert_along(arr, obj, values):
+    """np.insert along an axis of one slice at an int position, filled with a scalar value: the
+    array's slices before it, the value, the slices after it (a new C-contiguous array)."""
+    if not (isinstance(obj, types.Integer) and is_number(values)) or arr.ndim == 0:
+        return None
+    rest = "".join(f"moved.shape[{d}], " for d in range(1, arr.ndim))
+    source = ("def impl(arr, obj, values, axis=None):\n"
+              "    moved = np.swapaxes(arr, axis, 0)\n"
+              "    n = moved.shape[0]\n"
+              "    i = _insert_index(obj, n)\n"
+              f"    out = np.empty((n + 1, {rest}), dtype=dt)\n"
+              "    out[:i] = moved[:i]\n"
+              "    out[i] = dt(values)\n"
+              "    out[i + 1:] = moved[i:]\n"
+              "    return np.ascontiguousarray(np.swapaxes(out, 0, axis))\n")
+    return generated("impl", source, {"dt": arr.dtype, "_insert_index": _insert_index})
 
 
 def _raiser(kind, message):
