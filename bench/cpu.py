@@ -158,7 +158,8 @@ def make_kernels(njit):
 
     return {"sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
             "collatz": collatz, "list": list_build, "dict": dict_count, "strings": split_join,
-            "add": add, "arrayexpr": array_expr, "arraymath": array_math, "fancy": fancy, "sort": sort, "median": median,
+            "add": add, "arrayexpr": array_expr, "arraymath": array_math, "fancy": fancy,
+            "sort": sort, "median": median,
             "histogram": histogram, "axissum": axis_sum, "normals": normals}
 
 

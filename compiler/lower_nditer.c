@@ -4,7 +4,8 @@
  * A value of one is its source, borrowed: the array (whose reference its maker's slot keeps for
  * the whole call), or ndindex's shape tuple. A loop over it counts a flat index i up to the
  * number of items, and unravels i into one index per axis (last axis fastest) only where the
- * item needs them: a.flat and np.nditer of a contiguous array address the element from i alone. a.flat[i] and a.flat[i] = v address the same element, i wrapped when negative and
+ * item needs them: a.flat and np.nditer of a contiguous array address the element from i
+ * alone. a.flat[i] and a.flat[i] = v address the same element, i wrapped when negative and
  * checked as NumPy checks it. */
 #include "compiler/lower.h"
 
@@ -46,14 +47,15 @@ static void unravel(Lower *L, LLVMValueRef i, LLVMValueRef *shape, int nd, LLVMV
  * NULL when the layout makes them unneeded. */
 static LLVMValueRef element_ptr(Lower *L, Type *at, LLVMValueRef arr, LLVMValueRef i, LLVMValueRef *idx)
 {
-    LLVMValueRef off;
-    if (!idx)
-        off = LLVMBuildMul(L->b, i, at->array.ndim == 1 ? lower_array_stride(L, at, arr, 0)
-                                                         : lower_i64(L, ty_itemsize(at->array.dtype)), "");
-    else {
-        off = lower_i64(L, 0);
-        for (int k = 0; k < at->array.ndim; k++)
-            off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, idx[k], lower_array_stride(L, at, arr, k), ""), "");
+    LLVMValueRef off = lower_i64(L, 0);
+    if (!idx) {
+        LLVMValueRef step = at->array.ndim == 1 ? lower_array_stride(L, at, arr, 0)
+                                                : lower_i64(L, ty_itemsize(at->array.dtype));
+        off = LLVMBuildMul(L->b, i, step, "");
+    }
+    for (int k = 0; idx && k < at->array.ndim; k++) {
+        LLVMValueRef step = lower_array_stride(L, at, arr, k);
+        off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, idx[k], step, ""), "");
     }
     return LLVMBuildInBoundsGEP2(L->b, L->i8, lower_array_data(L, arr), &off, 1, "");
 }
@@ -141,8 +143,9 @@ LLVMValueRef lower_bi_nditer(Lower *L, Instr *in, Builtin bi)
     }
     case BI_NP_NDITER: {   /* NumPy refuses an empty array unless flags allow it */
         LLVMValueRef v = lower_value(L, in->args[0]);
-        lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, lower_nditer_size(L, in->type, v), lower_i64(L, 0), ""),
-                    ABI_EXC_VALUE, "Iteration of zero-sized operands is not enabled", NULL, 0);
+        LLVMValueRef empty = LLVMBuildICmp(L->b, LLVMIntEQ, lower_nditer_size(L, in->type, v),
+                                           lower_i64(L, 0), "");
+        lower_check(L, empty, ABI_EXC_VALUE, "Iteration of zero-sized operands is not enabled", NULL, 0);
         return v;
     }
     default:   /* a.flat, np.ndindex, np.ndenumerate: their source */

@@ -20,7 +20,8 @@ static void decref_object(void *obj)
 
 /* The pyjit.types object for a compiler type: literal strings as types.StringLiteral, bool
  * constants as types.BooleanLiteral, every other type through its canonical name ("weak
- * float64" for a Python number: types.is_weak tells it, and it equals float64). A new reference, or NULL with an exception set. */
+ * float64" for a Python number: types.is_weak tells it, and it equals float64). A new
+ * reference, or NULL with an exception set. */
 static PyObject *type_object(PyObject *types_mod, Type *t)
 {
     if (t->kind == TY_STRING && t->literal && t->literal->s)

@@ -1,6 +1,6 @@
-"""axis= on np.append, np.delete, np.insert (one slice of a scalar at an int) and np.average (with and without weights=, which may be of a's
-shape or 1-d along the axis), against NumPy running the same source, over dtypes, layouts,
-every axis (negative too) and NumPy's errors."""
+"""axis= on np.append, np.delete, np.insert (one slice of a scalar at an int) and np.average
+(with and without weights=, which may be of a's shape or 1-d along the axis), against NumPy
+running the same source, over dtypes, layouts, every axis (negative too) and NumPy's errors."""
 import numpy as np
 import pytest
 
@@ -71,8 +71,8 @@ def insert_scalar(a, ax):
             np.insert(a, a.shape[ax], 1, axis=ax))
 
 
-FUNCS = [append_axis, insert_scalar, delete_int, delete_indices, delete_list, delete_mask, average_plain,
-         average_same_shape, average_1d]
+FUNCS = [append_axis, insert_scalar, delete_int, delete_indices, delete_list, delete_mask,
+         average_plain, average_same_shape, average_1d]
 
 
 @pytest.mark.parametrize("name", list(ARRAYS))

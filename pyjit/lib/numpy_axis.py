@@ -341,7 +341,7 @@ def truth_along(found, a, axis, out=None, keepdims=False):
             "                    r[i, k] = found\n" + _finish(a.ndim))
         return _generated("impl", source, {"found": found})
     return _along_or_whole(a, axis, keepdims, _REDUCE_SIG, along,
-                           "np.any(a.ravel(), axis=0)" if found else "np.all(a.ravel(), axis=0)", out=out)
+                           f"np.{'any' if found else 'all'}(a.ravel(), axis=0)", out=out)
 
 
 def apply_along(a, axis, signature, of, rt, extra=""):

@@ -1,5 +1,6 @@
-"""np.average (axis= too), np.nanvar, np.nanstd, np.nanargmin, np.nanargmax, np.nanprod, np.nancumsum and
-np.nancumprod, written in the compiled subset (arrays flattened, as NumPy does with axis=None).
+"""np.average (axis= too), np.nanvar, np.nanstd, np.nanargmin, np.nanargmax, np.nanprod,
+np.nancumsum and np.nancumprod, written in the compiled subset (arrays flattened, as NumPy does
+with axis=None).
 
 The NaN-ignoring products and running totals are NumPy's own definition: the array with its NaNs
 replaced by the operation's identity, then the plain function, so dtypes and axes follow it."""
