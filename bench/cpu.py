@@ -4,9 +4,10 @@ Measures, for each library:
   - run time of compiled kernels (median of interleaved samples, after a warm-up call):
     a 10**7-element float64 sum loop, a complex-number Mandelbrot, pairwise distances,
     a Collatz integer loop, a list built by 10^6 appends, 10^6 ints counted in a dict, a text
-    split into words and joined; NumPy-heavy ones: an array expression, fancy indexing, sort,
-    median, histogram, a sum along an axis, seeded normal draws, draws from a
-    np.random.Generator passed in (a loop of standard_normal, and random(size=));
+    split into words and joined; NumPy-heavy ones: array expressions (of operators, and of
+    NumPy functions), fancy indexing, sort, median, histogram, a sum along an axis, seeded
+    normal draws, draws from a np.random.Generator passed in (a loop of standard_normal, and
+    random(size=));
   - call overhead of add(1, 2) in ns per call, beside a plain Python function;
   - first-call time (compilation included) of each kernel, each in a fresh subprocess with
     no on-disk cache, on small inputs so that compiling dominates;
@@ -125,6 +126,10 @@ def make_kernels(njit):
         return a * 2.0 + b * b - c
 
     @njit
+    def array_math(a, b, c):
+        return np.sqrt(a * a + b * b) * np.exp(-c)
+
+    @njit
     def fancy(a, idx):
         return a[idx].sum() + a[a > 0.5].sum()
 
@@ -165,9 +170,9 @@ def make_kernels(njit):
 
     return {"sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
             "collatz": collatz, "list": list_build, "dict": dict_count, "strings": split_join,
-            "add": add, "arrayexpr": array_expr, "fancy": fancy, "sort": sort, "median": median,
-            "histogram": histogram, "axissum": axis_sum, "normals": normals,
-            "gennormals": gen_normals, "genfill": gen_fill}
+            "add": add, "arrayexpr": array_expr, "arraymath": array_math, "fancy": fancy,
+            "sort": sort, "median": median, "histogram": histogram, "axissum": axis_sum,
+            "normals": normals, "gennormals": gen_normals, "genfill": gen_fill}
 
 
 def plain_add(a, b):
@@ -276,6 +281,11 @@ def check_arrayexpr(args, result):
     np.testing.assert_allclose(result, a * 2.0 + b * b - c)
 
 
+def check_arraymath(args, result):
+    a, b, c = args
+    np.testing.assert_allclose(result, np.sqrt(a * a + b * b) * np.exp(-c))
+
+
 def args_fancy(small):
     a = _vector(small)
     return a, np.random.default_rng(3).integers(0, a.size, a.size // 2)
@@ -339,6 +349,7 @@ WORKLOADS = {   # name: (description, argument builder, check)
     "dict": ("dict: count 10^6 ints (10^5 distinct), then sum", args_dict, check_dict),
     "strings": ("strings: split 2*10^5 words, upper, join", args_strings, check_strings),
     "arrayexpr": ("array expression a*2+b*b-c, 10^6", args_arrayexpr, check_arrayexpr),
+    "arraymath": ("np.sqrt(a*a+b*b)*np.exp(-c), 10^6", args_arrayexpr, check_arraymath),
     "fancy": ("fancy indexing: a[idx].sum() + a[a > 0.5].sum(), 10^6", args_fancy, check_fancy),
     "sort": ("np.sort, 10^6 float64", args_vector, check_sort),
     "median": ("np.median, 10^6 float64", args_vector, check_median),

@@ -184,7 +184,7 @@ bool infer_is_runtime(const Type *t)
     if (ty_is_scalar(t))
         return true;
     switch (t->kind) {
-    case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_LIST:
+    case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_NDITER: case TY_LIST:
     case TY_DICT: case TY_SET: case TY_STR: case TY_CLASS: case TY_CPOINTER: case TY_FUNCPTR:
     case TY_OPTIONAL: case TY_RNG:
         return true;
@@ -992,7 +992,7 @@ static Type *type_build_tuple(Infer *c, Instr *in)
         return ty_tuple(items, in->nargs);
     for (int i = 0; i < in->nargs; i++) {
         bool index_part = items[i]->kind == TY_ELLIPSIS;   /* a[..., 0]: no room, no value */
-        if ((!infer_is_runtime(items[i]) && !index_part) || items[i]->kind == TY_ITER)
+        if ((!infer_is_runtime(items[i]) && !index_part) || ty_is_iterator(items[i]))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "a tuple cannot hold %s in compiled code",
                               infer_type_name(items[i]));
     }
@@ -1012,7 +1012,7 @@ static Type *list_item_unify(Type *a, Type *b)
 
 static bool list_item_ok(Type *t)
 {
-    return infer_is_runtime(t) && t->kind != TY_ITER && t->kind != TY_NONE && t->kind != TY_RANGE &&
+    return infer_is_runtime(t) && !ty_is_iterator(t) && t->kind != TY_NONE && t->kind != TY_RANGE &&
            t->kind != TY_SLICE && !ty_is_undetermined(t);
 }
 
@@ -1328,7 +1328,7 @@ static Type *type_ret(Infer *c, Instr *in)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "returning a function (%s) from compiled code "
                           "is not supported: call it where it is made, or pass it to the "
                           "function that calls it", infer_type_name(t));
-    if (!infer_is_runtime(t) || t->kind == TY_ITER)
+    if (!infer_is_runtime(t) || ty_is_iterator(t))
         return infer_fail(c, in, DIAG_TYPING, "cannot return %s from compiled code", infer_type_name(t));
     /* an optional returned where a value is declared: None is a TypeError at run time */
     bool unwrap = t->kind == TY_OPTIONAL && c->declared && c->declared->kind != TY_OPTIONAL;

@@ -1624,7 +1624,7 @@ static Type *where_call(Infer *c, Instr *in, Args *a)
 {
     if (!want_args(c, in, a, 3, 3))
         return NULL;
-    int nd = 0;
+    int nd = -1;   /* no array yet */
     for (int i = 0; i < 3; i++) {
         Type *t = a->pos[i]->type;
         if (t->kind == TY_ARRAY ? !ty_is_scalar(t->array.dtype) : !ty_is_scalar(t))
@@ -1632,7 +1632,7 @@ static Type *where_call(Infer *c, Instr *in, Args *a)
         if (t->kind == TY_ARRAY && t->array.ndim > nd)
             nd = t->array.ndim;
     }
-    if (nd == 0)
+    if (nd < 0)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "np.where() needs an array among its arguments");
     Type *x = a->pos[1]->type, *y = a->pos[2]->type;
     Type *e = ty_promote(x->kind == TY_ARRAY ? x->array.dtype : x, y->kind == TY_ARRAY ? y->array.dtype : y);
@@ -1926,6 +1926,47 @@ static Type *type_iterable(Infer *c, Instr *in, Builtin bi, Args *a)
     return infer_iterable_call(c, in, bi == BI_ZIP, a->pos, a->npos);
 }
 
+/* np.ndindex(*shape) or np.ndindex(shape): the shape as a tuple of int64, its one operand. */
+static Type *ndindex_call(Infer *c, Instr *in, Args *a)
+{
+    bool tuple = a->npos == 1 && a->pos[0]->type->kind == TY_TUPLE;
+    int n = tuple ? a->pos[0]->type->tuple.n : a->npos;
+    Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(n + 1));
+    for (int k = 0; k < n; k++) {
+        Type *t = tuple ? a->pos[0]->type->tuple.items[k] : a->pos[k]->type;
+        if (!is_integral(t))
+            return infer_fail(c, in, DIAG_TYPING, "np.ndindex() takes a shape (ints, or a tuple "
+                              "of ints), not %s", infer_type_name(tuple ? a->pos[0]->type : t));
+        items[k] = i64();
+    }
+    Type *shape = ty_tuple(items, n);
+    if (c->rewrite && !tuple) {
+        Instr *t = infer_emit(c, in, OP_BUILD_TUPLE, shape, n);
+        for (int k = 0; k < n; k++)
+            t->args[k] = infer_coerce(c, t, a->pos[k], i64());
+        a->pos[0] = t;
+        a->npos = 1;
+    }
+    return intrinsic(c, in, BI_NP_NDINDEX, a, (Type *[]){shape}, ty_nditer(ND_INDEX, shape));
+}
+
+/* a.flat, np.ndenumerate(a), np.nditer(a), np.ndindex(shape): values of type TY_NDITER, laid
+ * out as what they iterate (infer_items.c types their loops and a.flat[i]). */
+static Type *type_nditer(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (bi == BI_NP_NDINDEX)
+        return ndindex_call(c, in, a);
+    if (bi == BI_FLAT_GETITEM || bi == BI_FLAT_SETITEM)
+        return infer_fail(c, in, DIAG_TYPING, "%s() is called as a.flat[i]", a->name);
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *t = a->pos[0]->type;
+    if (t->kind != TY_ARRAY)
+        return arg_error(c, in, a, 0, "an array");
+    NditerKind what = bi == BI_ARRAY_FLAT ? ND_FLAT : bi == BI_NP_NDENUMERATE ? ND_ENUMERATE : ND_ITER;
+    return intrinsic(c, in, bi, a, NULL, ty_nditer(what, t));
+}
+
 static Type *type_unsupported(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;
@@ -2030,9 +2071,12 @@ static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
     int n = in->nargs - 1;
     Type **types = arena_alloc(c->arena, sizeof *types * (size_t)(n + 1));
     for (int i = 0; i < n; i++) {
-        types[i] = in->args[i + 1]->type;
+        Instr *arg = in->args[i + 1];
+        types[i] = arg->type;
         if (!types[i] || types[i]->kind == TY_UNDEFINED || !infer_is_complete(types[i]))
             return NULL;   /* not typed yet */
+        if (arg->op == OP_CONST && arg->cst && arg->cst->kind == K_BOOL)   /* keepdims=True */
+            types[i] = ty_bool_literal(arg->cst->b);
     }
     void *impl = NULL;
     const char *why = NULL;
@@ -2383,7 +2427,7 @@ static Type *call_jit(Infer *c, Instr *in, const Const *k)
         if (!infer_is_complete(types[i]))
             return NULL;   /* a list whose items are not known yet */
         if ((!infer_is_passable(types[i]) && !is_constant_param(types[i])) ||
-            (types[i] && types[i]->kind == TY_ITER))
+            ty_is_iterator(types[i]))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s passed to %s() as '%s': compiled "
                               "functions take numbers, arrays, tuples and None",
                               vals[i] ? infer_type_name(vals[i]->type) : "this default",

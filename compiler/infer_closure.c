@@ -41,7 +41,7 @@ Type *infer_make_closure(Infer *c, Instr *in)
         Type *t = in->args[i + 1]->type;
         if (!infer_is_complete(t))
             return NULL;   /* a list whose items are not known yet */
-        if (!infer_is_passable(t) || t->kind == TY_ITER)
+        if (!infer_is_passable(t) || ty_is_iterator(t))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() captures '%s', a %s, which compiled "
                               "closures cannot hold", ir->name, ir->argnames[i], infer_type_name(t));
         captured[i] = infer_value_type(ty_strong(t));

@@ -73,6 +73,15 @@ static Type *array_getattr(Infer *c, Instr *in, Type *t)
         }
     if (strcmp(in->name, "dtype") == 0)
         return ty_dtype(t->array.dtype);
+    if (strcmp(in->name, "flat") == 0) {
+        if (c->pi->prog->gpu)
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "a.flat is not supported in GPU kernels");
+        if (c->rewrite) {
+            in->op = OP_INTRINSIC;
+            in->sub = BI_ARRAY_FLAT;
+        }
+        return ty_nditer(ND_FLAT, t);
+    }
     char method[96];
     snprintf(method, sizeof method, "method.array.%s", in->name);
     const CompilerHost *host = c->pi->prog->host;
@@ -614,6 +623,34 @@ static Type *dict_setitem(Infer *c, Instr *in, Instr *d, Instr *key, Instr *val)
     return t ? ty_scalar(TY_NONE) : NULL;
 }
 
+/* ---- a.flat[i] ------------------------------------------------------------------------------ */
+
+/* a.flat[i] (val NULL) or a.flat[i] = val: the intrinsics flatiter.__getitem__/__setitem__
+ * (lower_nditer.c), the i-th element in C order. */
+static Type *flat_item(Infer *c, Instr *in, Instr *flat, Instr *idx, Instr *val)
+{
+    Type *t = flat->type, *at = t->nditer.src, *dt = at->array.dtype;
+    if (t->nditer.what != ND_FLAT)
+        return infer_fail(c, in, DIAG_TYPING, "%s is not subscriptable", infer_type_name(t));
+    if (!ty_is_int(idx->type) && idx->type->kind != TY_BOOL)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "a.flat[...] takes an int in compiled code, "
+                          "not %s (index a.ravel() for slices and arrays)", infer_type_name(idx->type));
+    if (val && at->array.readonly)
+        return infer_fail(c, in, DIAG_TYPING, "array is read-only: %s cannot be assigned to",
+                          infer_type_name(at));
+    if (val && (!ty_is_scalar(val->type) || (ty_is_complex(val->type) && !ty_is_complex(dt))))
+        return infer_fail(c, in, DIAG_TYPING, "cannot store %s into an element of an array of %s",
+                          infer_type_name(val->type), infer_type_name(dt));
+    if (c->rewrite) {
+        Instr *args[3] = {flat, infer_coerce(c, in, idx, ty_scalar(TY_INT64)),
+                          val ? infer_coerce(c, in, val, dt) : NULL};
+        in->op = OP_INTRINSIC;
+        in->sub = val ? BI_FLAT_SETITEM : BI_FLAT_GETITEM;
+        infer_set_args(c, in, args, val ? 3 : 2);
+    }
+    return val ? ty_scalar(TY_NONE) : dt;
+}
+
 Type *infer_getitem(Infer *c, Instr *in)
 {
     Instr *obj = in->args[0], *idx = in->args[1];
@@ -632,6 +669,8 @@ Type *infer_getitem(Infer *c, Instr *in)
         return tuple_getitem(c, in, obj, idx);
     if (obj->type->kind == TY_CPOINTER)
         return infer_ptr_item(c, in, NULL);
+    if (obj->type->kind == TY_NDITER)
+        return flat_item(c, in, obj, idx, NULL);
     if (infer_is_text(obj->type))
         return infer_str_getitem(c, in);
     return infer_fail(c, in, DIAG_TYPING, "%s is not subscriptable", infer_type_name(obj->type));
@@ -686,6 +725,8 @@ Type *infer_setitem(Infer *c, Instr *in)
         return infer_class_dunder(c, in, "__setitem__", in->args, 3);
     if (t->kind == TY_CPOINTER)
         return infer_ptr_item(c, in, val);
+    if (t->kind == TY_NDITER)
+        return flat_item(c, in, obj, idx, val);
     if (t->kind != TY_ARRAY)
         return infer_fail(c, in, DIAG_TYPING, "%s does not support item assignment", infer_type_name(t));
     if (t->array.readonly)
@@ -722,6 +763,25 @@ Type *infer_setitem(Infer *c, Instr *in)
 
 static bool is_zip_marker(const Type *over);
 
+/* The item of a loop over a.flat (an element), np.ndindex (the index tuple), np.ndenumerate
+ * (both) or np.nditer (a 0-d view of the element, as Numba gives). */
+static Type *nditer_item(Type *t)
+{
+    Type *src = t->nditer.src;
+    if (t->nditer.what == ND_INDEX)
+        return src;
+    Type *dt = src->array.dtype;
+    if (t->nditer.what == ND_ITER)
+        return ty_array(dt, 0, 'C', src->array.readonly);
+    if (t->nditer.what == ND_FLAT)
+        return dt;
+    Type *index[ABI_MAX_NDIM + 1];
+    for (int k = 0; k < src->array.ndim; k++)
+        index[k] = ty_scalar(TY_INT64);
+    Type *pair[2] = {ty_tuple(index, src->array.ndim), dt};
+    return ty_tuple(pair, 2);
+}
+
 /* The item a loop over a value of type t gets: a number of a range, an element or a view (first
  * axis) of an array, an item of a homogeneous tuple, the tuple of items of a zip(). */
 static Type *item_of(Type *t)
@@ -752,6 +812,8 @@ static Type *item_of(Type *t)
         return t->dict.key;    /* a loop over a dict gets its keys */
     case TY_SET:
         return t->set.item;
+    case TY_NDITER:
+        return nditer_item(t);
     default:
         return NULL;
     }
@@ -886,6 +948,7 @@ Type *infer_getiter(Infer *c, Instr *in)
     case TY_LIST:
     case TY_DICT:
     case TY_SET:
+    case TY_NDITER:
         return ty_iter(t);
     case TY_STR:
     case TY_STRING:

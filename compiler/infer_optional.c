@@ -26,7 +26,7 @@ static bool holds_optional(Type *t)
  * are not known yet (an empty list's later appends go through the optional). */
 static bool may_be_optional(Type *v)
 {
-    return infer_is_runtime(v) && v->kind != TY_ITER && v->kind != TY_NONE && infer_is_complete(v);
+    return infer_is_runtime(v) && !ty_is_iterator(v) && v->kind != TY_NONE && infer_is_complete(v);
 }
 
 /* optional(S) to optional(T) converts scalars and array layouts only (ir.h's CAST). */

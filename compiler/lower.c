@@ -25,7 +25,7 @@ typedef struct BlockInfo {
 
 /* Iteration state: see GETITER below. */
 typedef enum IterKind {
-    IT_RANGE, IT_ARRAY, IT_TUPLE, IT_LIST, IT_STR, IT_DICT, IT_ENUMERATE, IT_ZIP
+    IT_RANGE, IT_ARRAY, IT_TUPLE, IT_LIST, IT_STR, IT_DICT, IT_ENUMERATE, IT_ZIP, IT_NDITER
 } IterKind;
 struct IterInfo {
     IterKind kind;
@@ -190,6 +190,7 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
         LLVMTypeRef f[5] = {L->i64, L->i64, L->i64, L->i1, L->i1};
         return LLVMStructTypeInContext(L->ctx, f, 5, 0);
     }
+    case TY_NDITER: return lower_type(L, t->nditer.src);   /* a borrowed view of its source */
     case TY_ITER:
     case TY_CPOINTER:
     case TY_FUNCPTR: return L->ptr;
@@ -1322,6 +1323,12 @@ static IterInfo *make_iter(Lower *L, Instr *iterable)
         it->used0 = lower_dict_len(L, it->obj);
         return it;
     }
+    if (t->kind == TY_NDITER) {   /* by flat index in C order (lower_nditer.c) */
+        it->kind = IT_NDITER;
+        it->state = lower_alloca(L, L->i64);
+        LLVMBuildStore(L->b, lower_i64(L, 0), it->state);
+        return it;
+    }
     if (t->kind == TY_LIST || t->kind == TY_STR) {   /* by index, the length read at every step as CPython does */
         it->kind = t->kind == TY_LIST ? IT_LIST : IT_STR;
         it->state = lower_alloca(L, L->i64);
@@ -1426,6 +1433,14 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
         if (owner)
             lower_own(L, owner, item);
         return item;
+    }
+    case IT_NDITER: {
+        LLVMValueRef i = LLVMBuildLoad2(B, L->i64, it->state, "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, i, lower_nditer_size(L, it->over, it->obj), ""),
+                        more, done);
+        LLVMPositionBuilderAtEnd(B, more);
+        LLVMBuildStore(B, LLVMBuildNSWAdd(B, i, lower_i64(L, 1), ""), it->state);
+        return lower_nditer_item(L, it->over, it->obj, i, item_t, owner);
     }
     case IT_ENUMERATE: {
         LLVMBuildBr(B, more);

@@ -159,6 +159,11 @@ LLVMValueRef lower_dict_len(Lower *L, LLVMValueRef d);
 LLVMValueRef lower_dict_contains(Lower *L, Type *t, LLVMValueRef d, LLVMValueRef key);
 LLVMValueRef lower_dict_next(Lower *L, Type *t, LLVMValueRef d, LLVMValueRef state, LLVMValueRef used0,
                              LLVMBasicBlockRef done);
+/* lower_nditer.c: a loop over a TY_NDITER value v of type t: the number of items, and the i-th
+ * (0 <= i < size) as a value of item_t (a view's reference owner's). */
+LLVMValueRef lower_nditer_size(Lower *L, Type *t, LLVMValueRef v);
+LLVMValueRef lower_nditer_item(Lower *L, Type *t, LLVMValueRef v, LLVMValueRef i, Type *item_t,
+                               Instr *owner);
 /* lower_array.c: Python's slice.indices(n) of a slice value: the length, *start and *step. */
 LLVMValueRef lower_slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
                                  LLVMValueRef *step_out);

@@ -347,18 +347,6 @@ static LLVMValueRef ew_into(Lower *L, Instr *in, EwOp *ops, int nops, bool inpla
     return out.v;
 }
 
-/* The common elementwise driver: the operands are in's args[0..nops-1]; a new result array of
- * in->type (or args[0] itself when inplace). */
-static LLVMValueRef ew_apply(Lower *L, Instr *in, int nops, bool inplace, ElemFn fn, void *ctx)
-{
-    EwOp ops[8] = {{0}};
-    for (int j = 0; j < nops; j++) {
-        ops[j].t = in->args[j]->type;
-        ops[j].v = lower_value(L, in->args[j]);
-    }
-    return ew_into(L, in, ops, nops, inplace, fn, ctx);
-}
-
 typedef struct BinCtx {
     BinOp op;
     CmpOp cmp;
@@ -425,10 +413,29 @@ static void unary_ctx(Instr *in, BinCtx *c)
                   .out = in->type->array.dtype};
 }
 
+/* The element functions of NumPy's functions (below) and their contexts. */
+typedef struct MathCtx {
+    Builtin bi;
+    Type *t0, *t1, *ct, *out;
+    int nargs;
+} MathCtx;
+
+typedef struct MoreCtx {
+    Type *t[3], *out;
+    LLVMValueRef acc, ptr, mean;
+} MoreCtx;
+
+static LLVMValueRef elem_math(Lower *L, void *vctx, LLVMValueRef *e);
+static void math_ctx(Instr *in, MathCtx *c);
+static LLVMValueRef elem_where(Lower *L, void *vctx, LLVMValueRef *e);
+static void where_ctx(Instr *in, MoreCtx *c);
+
 /* ---- fused array expressions ---------------------------------------------------------------
  *
- * `a * 2.0 + b * b - c` is computed in one loop with one result array, as Numba's array
- * expressions are: an elementwise operation whose only use is another one later in its block,
+ * `a * 2.0 + b * b - c` and `np.sqrt(a * a + b * b)` are computed in one loop with one result
+ * array, as Numba's array expressions are: an elementwise operation (an operator, or a NumPy
+ * function whose builtins.def row is lowered `elementwise`, or np.where of three operands) whose
+ * only use is another one later in its block,
  * with nothing between them that writes memory or calls, is not lowered on its own (no
  * temporary array); its user's element function computes it from its operands' elements. Each
  * operation keeps its own types and casts, so the values are those of the unfused code; the
@@ -440,21 +447,42 @@ static void unary_ctx(Instr *in, BinCtx *c)
  * operand's element (leaf >= 0) or a fused operation's value (kid). */
 typedef struct EwNode {
     ElemFn fn;
-    BinCtx ctx;
+    union {
+        BinCtx bin;
+        MathCtx math;
+        MoreCtx more;
+    } ctx;
     int n;
-    int leaf[2];
-    struct EwNode *kid[2];
+    int leaf[3];
+    struct EwNode *kid[3];
 } EwNode;
 
-static bool is_elementwise(const Instr *in)
+/* Whether builtin bi's row is lowered by lower_bi_elementwise (its array form an ElemFn). */
+static bool lowered_elementwise(int bi)
 {
-    return (in->op == OP_BINOP || in->op == OP_UNARY || in->op == OP_COMPARE) &&
-           in->type->kind == TY_ARRAY;
+    switch (bi) {
+#define BUILTIN(id, pyname, infer, lower, ...) case id: return strcmp(#lower, "elementwise") == 0;
+#include "compiler/builtins.def"
+#undef BUILTIN
+    default: return false;
+    }
 }
 
 static int ew_nargs(const Instr *in)
 {
+    if (in->op == OP_INTRINSIC)
+        return in->sub == BI_NP_WHERE ? 3 : in->nargs - in->nkw > 2 ? 2 : in->nargs - in->nkw;
     return in->op == OP_UNARY ? 1 : 2;
+}
+
+static bool is_elementwise(const Instr *in)
+{
+    if (!in->type || in->type->kind != TY_ARRAY)
+        return false;
+    if (in->op == OP_INTRINSIC)
+        return (in->sub == BI_NP_WHERE && in->nargs == 3) ||
+               (lowered_elementwise(in->sub) && in->nargs - in->nkw >= 1);
+    return in->op == OP_BINOP || in->op == OP_UNARY || in->op == OP_COMPARE;
 }
 
 /* Whether nothing between from and to (exclusive) in their block writes memory or calls. */
@@ -466,7 +494,8 @@ static bool pure_between(Block *blk, int from, int to)
                     in->op == OP_BUILD_TUPLE || in->op == OP_STATIC_GET ||
                     in->op == OP_ARRAY_ATTR || in->op == OP_ARRAY_GET ||
                     ((in->op == OP_BINOP || in->op == OP_UNARY || in->op == OP_COMPARE) &&
-                     !(in->op == OP_BINOP && binop_inplace(in)));
+                     !(in->op == OP_BINOP && binop_inplace(in))) ||
+                    (in->op == OP_INTRINSIC && is_elementwise(in));
         if (!pure)
             return false;
     }
@@ -501,7 +530,7 @@ void lower_mark_fused(Lower *L)
              * could read an element it already wrote (a += a[:1] * 2) */
             bool inplace = y->op == OP_BINOP && binop_inplace(y);
             int total = 0;
-            bool fuse[2] = {false, false};
+            bool fuse[3] = {false, false, false};
             for (int i = 0; i < ew_nargs(y); i++) {
                 Instr *x = y->args[i];
                 fuse[i] = !inplace && is_elementwise(x) && x->block == blk && uses[x->id] == 1 &&
@@ -510,7 +539,7 @@ void lower_mark_fused(Lower *L)
                 total += fuse[i] ? leaves[x->id] : 1;
             }
             if (total > EW_MAX_OPS) {
-                fuse[0] = fuse[1] = false;
+                fuse[0] = fuse[1] = fuse[2] = false;
                 total = ew_nargs(y);
             }
             for (int i = 0; i < ew_nargs(y); i++)
@@ -526,15 +555,21 @@ static EwNode *ew_node(Lower *L, Instr *in, EwOp *ops, int *nops)
     EwNode *n = arena_alloc(L->prog->arena, sizeof *n);
     n->n = ew_nargs(in);
     if (in->op == OP_BINOP) {
-        binop_ctx(in, &n->ctx);
-        n->ctx.out = in->type->array.dtype;   /* a fused operation's value, not a store */
+        binop_ctx(in, &n->ctx.bin);
+        n->ctx.bin.out = in->type->array.dtype;   /* a fused operation's value, not a store */
         n->fn = elem_binop;
     } else if (in->op == OP_UNARY) {
-        unary_ctx(in, &n->ctx);
+        unary_ctx(in, &n->ctx.bin);
         n->fn = elem_unary;
-    } else {
-        compare_ctx(in, &n->ctx);
+    } else if (in->op == OP_COMPARE) {
+        compare_ctx(in, &n->ctx.bin);
         n->fn = elem_compare;
+    } else if (in->sub == BI_NP_WHERE) {
+        where_ctx(in, &n->ctx.more);
+        n->fn = elem_where;
+    } else {
+        math_ctx(in, &n->ctx.math);
+        n->fn = elem_math;
     }
     for (int i = 0; i < n->n; i++) {
         Instr *a = in->args[i];
@@ -554,7 +589,7 @@ static EwNode *ew_node(Lower *L, Instr *in, EwOp *ops, int *nops)
 static LLVMValueRef elem_tree(Lower *L, void *vctx, LLVMValueRef *e)
 {
     EwNode *n = vctx;
-    LLVMValueRef v[2];
+    LLVMValueRef v[3];
     for (int i = 0; i < n->n; i++) {
         v[i] = n->kid[i] ? elem_tree(L, n->kid[i], e) : e[n->leaf[i]];
         if (!v[i])
@@ -581,7 +616,7 @@ static LLVMValueRef ew_fused(Lower *L, Instr *in)
     EwNode *root = ew_node(L, in, ops, &nops);
     bool inplace = in->op == OP_BINOP && binop_inplace(in);
     if (inplace)
-        root->ctx.out = in->args[0]->type->array.dtype;
+        root->ctx.bin.out = in->args[0]->type->array.dtype;
     return ew_into(L, in, ops, nops, inplace, elem_tree, root);
 }
 
@@ -1148,12 +1183,6 @@ static LLVMValueRef reshape(Lower *L, Instr *in, Instr *src, LLVMValueRef *shape
 
 /* ---- numpy functions over arrays ------------------------------------------------------------ */
 
-typedef struct MathCtx {
-    Builtin bi;
-    Type *t0, *t1, *ct, *out;
-    int nargs;
-} MathCtx;
-
 static LLVMValueRef elem_math(Lower *L, void *vctx, LLVMValueRef *e)
 {
     MathCtx *c = vctx;
@@ -1210,25 +1239,17 @@ static LLVMValueRef elem_math(Lower *L, void *vctx, LLVMValueRef *e)
     return r ? lower_cast(L, r, rt, c->out) : NULL;
 }
 
-static LLVMValueRef np_math_array(Lower *L, Instr *in, Builtin bi)
+static void math_ctx(Instr *in, MathCtx *c)
 {
-    MathCtx c = {.bi = bi, .t0 = elem_type(in->args[0]->type), .nargs = in->nargs - in->nkw,
-                 .out = in->type->array.dtype};
-    if (c.nargs > 2)
-        c.nargs = 2;
-    c.t1 = c.nargs > 1 ? elem_type(in->args[1]->type) : NULL;
-    c.ct = c.t1 ? ty_promote(c.t0, c.t1) : c.t0;
-    if (lower_builtin_math(bi) >= 0 && !ty_is_float(c.ct))
-        c.ct = ty_is_float(c.out) ? c.out : ty_scalar(TY_FLOAT64);
-    return ew_apply(L, in, c.nargs, false, elem_math, &c);
+    *c = (MathCtx){.bi = (Builtin)in->sub, .t0 = elem_type(in->args[0]->type), .nargs = ew_nargs(in),
+                   .out = in->type->array.dtype};
+    c->t1 = c->nargs > 1 ? elem_type(in->args[1]->type) : NULL;
+    c->ct = c->t1 ? ty_promote(c->t0, c->t1) : c->t0;
+    if (lower_builtin_math(c->bi) >= 0 && !ty_is_float(c->ct))
+        c->ct = ty_is_float(c->out) ? c->out : ty_scalar(TY_FLOAT64);
 }
 
 /* ---- where, cumsum, linspace, std, var ---------------------------------------------------- */
-
-typedef struct MoreCtx {
-    Type *t[3], *out;
-    LLVMValueRef acc, ptr, mean;
-} MoreCtx;
 
 static LLVMValueRef elem_where(Lower *L, void *vctx, LLVMValueRef *e)
 {
@@ -1242,12 +1263,11 @@ static Type *elem_of(Type *t)
     return is_array(t) ? t->array.dtype : t;
 }
 
-static LLVMValueRef lower_where(Lower *L, Instr *in)
+static void where_ctx(Instr *in, MoreCtx *c)
 {
-    MoreCtx c = {.out = in->type->array.dtype};
+    *c = (MoreCtx){.out = in->type->array.dtype};
     for (int i = 0; i < 3; i++)
-        c.t[i] = elem_of(in->args[i]->type);
-    return ew_apply(L, in, 3, false, elem_where, &c);
+        c->t[i] = elem_of(in->args[i]->type);
 }
 
 /* Runs fn over every element of the array operand in C order, with no output. */
@@ -1654,7 +1674,7 @@ static LLVMValueRef lower_random(Lower *L, Instr *in, Builtin bi)
 /* NumPy's functions of numbers (and abs): elementwise when the result is an array. */
 LLVMValueRef lower_bi_elementwise(Lower *L, Instr *in, Builtin bi)
 {
-    return is_array(in->type) ? np_math_array(L, in, bi) : lower_bi_scalar(L, in, bi);
+    return is_array(in->type) ? ew_fused(L, in) : lower_bi_scalar(L, in, bi);
 }
 
 /* min(a) and max(a) of one array reduce it; of scalars, they compare them. */
@@ -1699,7 +1719,7 @@ LLVMValueRef lower_bi_like(Lower *L, Instr *in, Builtin bi)
 
 LLVMValueRef lower_bi_arange(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_arange(L, in); }
 LLVMValueRef lower_bi_dot(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_dot(L, in); }
-LLVMValueRef lower_bi_where(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_where(L, in); }
+LLVMValueRef lower_bi_where(Lower *L, Instr *in, Builtin bi) { (void)bi; return ew_fused(L, in); }
 LLVMValueRef lower_bi_cumsum(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_cumsum(L, in); }
 LLVMValueRef lower_bi_linspace(Lower *L, Instr *in, Builtin bi) { (void)bi; return lower_linspace(L, in); }
 LLVMValueRef lower_bi_moment(Lower *L, Instr *in, Builtin bi) { return lower_moment(L, in, bi == BI_NP_STD); }

@@ -329,6 +329,23 @@ Type *ty_iter(Type *over)
     return intern_named(&proto, "iter(%s)", over->name);
 }
 
+Type *ty_nditer(NditerKind what, Type *src)
+{
+    static const char *const names[] = {"flatiter", "ndindex", "ndenumerate", "nditer"};
+    Type proto = {.kind = TY_NDITER};
+    proto.nditer.what = what;
+    proto.nditer.src = src;
+    return intern_named(&proto, "%s(%s)", names[what], src->name);
+}
+
+Type *ty_bool_literal(bool value)
+{
+    static const Const consts[2] = {{.kind = K_BOOL, .b = false}, {.kind = K_BOOL, .b = true}};
+    Type proto = {.kind = TY_BOOL};
+    proto.literal = &consts[value];
+    return intern_named(&proto, "Literal[bool](%s)", value ? "True" : "False");
+}
+
 Type *ty_list(Type *item)
 {
     Type proto = {.kind = TY_LIST};
@@ -730,6 +747,10 @@ bool ty_is_container(const Type *t)
 bool ty_holds_meminfo(const Type *t)
 {
     return t && (t->kind == TY_ARRAY || t->kind == TY_CLASS || t->kind == TY_RNG || ty_is_container(t));
+}
+bool ty_is_iterator(const Type *t)
+{
+    return t && (t->kind == TY_ITER || t->kind == TY_NDITER);
 }
 bool ty_is_undetermined(const Type *t)
 {

@@ -37,6 +37,9 @@ typedef enum TypeKind {
     TY_SLICE,       /* slice(start, stop, step): int64 fields, missing ones flagged */
     TY_ELLIPSIS,    /* `...`: only in an array's index, where inference expands it to slices */
     TY_ITER,        /* iterator over iter.over (a range, array, tuple or list) */
+    TY_NDITER,      /* a.flat, np.ndindex(shape), np.ndenumerate(a), np.nditer(a): what
+                     * nditer.what says, over nditer.src (the array, or ndindex's shape tuple),
+                     * laid out as src; it borrows src's reference (it never outlives the call) */
     TY_LIST,        /* a mutable list of list.item; item NULL while inference has not seen one
                      * (`[]` typed by later use: "list(undetermined)"). list.typed: a typed list
                      * (pyjit.typed.List, Numba's ListType), which Python and compiled code share;
@@ -86,6 +89,7 @@ typedef struct Type {
             const void *cls; const char *cls_name; const char **fields;
         } tuple;
         struct { struct Type *over; } iter;
+        struct { int what; struct Type *src; } nditer;   /* what: NditerKind */
         struct { struct Type *item; bool typed; } list;
         struct { struct Type *key, *value; } dict;
         struct { struct Type *item; } set;
@@ -124,6 +128,14 @@ bool ty_is_closure(const Type *t);
 /* Index of field name in namedtuple t, or -1. */
 int ty_field_index(const Type *t, const char *name);
 Type *ty_iter(Type *over);
+/* The C-order iterables of NumPy's over an array's items (TY_NDITER). */
+typedef enum NditerKind { ND_FLAT, ND_INDEX, ND_ENUMERATE, ND_ITER } NditerKind;
+Type *ty_nditer(NditerKind what, Type *src);
+/* The constant True or False as an overload's typing function sees it (types.BooleanLiteral),
+ * where an option fixes the result's type (keepdims=); never the type of a value. */
+Type *ty_bool_literal(bool value);
+/* An iterator or NumPy iterable: a value that lives only inside the function that made it. */
+bool ty_is_iterator(const Type *t);
 Type *ty_list(Type *item);              /* item strong; NULL: not known yet */
 Type *ty_typed_list(Type *item);        /* the same, typed (pyjit.typed.List) */
 Type *ty_list_like(const Type *list, Type *item);   /* typed or not as list is */

@@ -25,7 +25,7 @@ __all__ = [
     "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "NoneType", "ClassInstanceType",
     "ClassType", "StructRef", "unliteral",
     "Signature",
-    "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
+    "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral", "BooleanLiteral",
     "UnicodeType", "unicode_type", "CPointer", "RawPointer", "voidptr", "FunctionType", "Optional",
     "optional", "NumPyRandomGeneratorType", "numpy_random_generator",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -495,6 +495,18 @@ class Boolean(Scalar):
     __slots__ = ()
 
 
+class BooleanLiteral(Boolean):
+    """The constant True or False written in the code, as a typing function sees it: equal to
+    bool (so tests written for bool accept it), its value in literal_value, for the options
+    that fix the result's type (keepdims=True)."""
+
+    __slots__ = ("literal_value",)
+
+    def __init__(self, value):
+        super().__init__("bool", "b", 8)
+        self.literal_value = value is True   # (the module rebinds the name bool)
+
+
 class Integer(Number):
     __slots__ = ()
 
@@ -655,7 +667,7 @@ def is_weak(t):
     """Whether a typing function's argument type is a Python number (int, float, complex, bool
     written in the code or passed from Python), which NumPy's promotion treats as weak: beside an
     array it takes the array's precision (float32 array + 2.5 stays float32)."""
-    return _WEAK.get(getattr(t, "name", None)) is t
+    return _WEAK.get(getattr(t, "name", None)) is t or isinstance(t, BooleanLiteral)
 
 
 def _from_canonical(name):
@@ -761,8 +773,8 @@ __all__ += ["typeof", "from_dtype", "as_dtype", "char", "uchar", "long_", "ssize
 _NOT_IN_PYJIT = ("NPDatetime",
                  "NPTimedelta", "Record", "EnumMember", "IntEnumMember", "DeferredType",
                  "deferred_type", "Generator", "Dispatcher", "pyobject", "ffi", "Bytes", "CharSeq",
-                 "UnicodeCharSeq", "Buffer", "MemoryView", "IntegerLiteral", "BooleanLiteral",
-                 "literal", "RawPointer", "ExternalFunction", "ExternalFunctionPointer",
+                 "UnicodeCharSeq", "Buffer", "MemoryView", "IntegerLiteral", "literal",
+                 "RawPointer", "ExternalFunction", "ExternalFunctionPointer",
                  "EphemeralArray")
 
 

@@ -18,13 +18,16 @@ static void decref_object(void *obj)
     Py_DECREF((PyObject *)obj);
 }
 
-/* The pyjit.types object for a compiler type: literal strings as types.StringLiteral, every
- * other type through its canonical name ("weak float64" for a Python number: types.is_weak
- * tells it, and it equals float64). A new reference, or NULL with an exception set. */
+/* The pyjit.types object for a compiler type: literal strings as types.StringLiteral, bool
+ * constants as types.BooleanLiteral, every other type through its canonical name ("weak
+ * float64" for a Python number: types.is_weak tells it, and it equals float64). A new
+ * reference, or NULL with an exception set. */
 static PyObject *type_object(PyObject *types_mod, Type *t)
 {
     if (t->kind == TY_STRING && t->literal && t->literal->s)
         return PyObject_CallMethod(types_mod, "StringLiteral", "s", t->literal->s);
+    if (t->kind == TY_BOOL && t->literal)
+        return PyObject_CallMethod(types_mod, "BooleanLiteral", "O", t->literal->b ? Py_True : Py_False);
     return PyObject_CallMethod(types_mod, "_from_canonical", "s", t->name);
 }
 

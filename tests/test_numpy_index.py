@@ -125,8 +125,8 @@ def test_errors_match_numpy(f):
 def test_refused_forms_say_why():
     with pytest.raises(pyjit.TypingError, match="integer or boolean type"):
         njit(lambda a: a[I([1.0])])(cube())
-    with pytest.raises(pyjit.TypingError, match="one integer or boolean array at most"):
-        njit(lambda a: a[I([1]), I([0])])(cube())
+    with pytest.raises(pyjit.TypingError, match="boolean array inside an index tuple must be 1-d"):
+        njit(lambda a: a[I([1]), np.ones((2, 2), np.bool_)])(cube())
 
 
 def test_gathers_in_a_loop_keep_memory_flat():

@@ -538,9 +538,9 @@ def test_truth_along_axis(fn, dtype):
     same(all_method_plain, a)
 
 
-def test_truth_keepdims_refused():
+def test_truth_keepdims_known_only_at_run_time_refused():
     with pytest.raises(Exception, match="keepdims"):
-        njit(lambda a: np.any(a, axis=0, keepdims=True))(np.ones((2, 2)))
+        njit(lambda a, k: np.any(a, axis=0, keepdims=k))(np.ones((2, 2)), True)
 
 
 @pytest.mark.parametrize("fn", [median_axis, nanmedian_axis, percentile_axis])

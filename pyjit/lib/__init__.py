@@ -26,7 +26,7 @@ INDEX = {
     "numpy_sets": ("union1d", "intersect1d", "setdiff1d", "setxor1d", "isin", "lexsort"),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanmean", "nansum",
                     "histogram", "bincount", "ptp"),
-    "iterables": ("builtins.any", "builtins.all"),
+    "iterables": ("builtins.any", "builtins.all", "builtins.min", "builtins.max"),
     "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "builtins.reversed",
               "array", "asarray", "pyjit.typed.List"),
     "numpy_create": ("eye", "identity", "diag", "full_like", "copy", "tri", "tril", "triu",
@@ -67,7 +67,7 @@ METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
         "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__",
         "_sort_by_key", "_sort_items")),
-    "numpy_shape": ("method.array.flatten",),
+    "numpy_shape": ("method.array.flatten", "method.array.item"),
     "numpy_math": ("method.array.cumprod",),
     "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze"),
     "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),

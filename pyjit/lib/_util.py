@@ -19,6 +19,20 @@ def given(t):
     return t is not None and not isinstance(t, (types.Omitted, types.NoneType))
 
 
+def constant_flag(t, name):
+    """The value of a bool option that fixes the result's type (keepdims=): the constant True or
+    False written in the call (types.BooleanLiteral), or its default. A flag known only at run
+    time is a TypeError naming the option."""
+    if t is None or t is True or t is False:
+        return t is True
+    if isinstance(t, types.Omitted):
+        return t.value is True
+    if isinstance(t, types.BooleanLiteral):
+        return t.literal_value
+    raise TypeError(f"{name}= must be the constant True or False in compiled code (it fixes the "
+                    f"result's number of dimensions), not a {t} known at run time")
+
+
 def float_of(dtype):
     """The float type NumPy computes statistics of dtype in: float64 for ints and bools."""
     return dtype if isinstance(dtype, types.Float) else types.float64

@@ -7,14 +7,16 @@ Every implementation views its array as a C-contiguous (before, along, after) bl
 (numpy_shape._blocks: a view when the array is C-contiguous, else a copy) and runs over it with
 the innermost loop along `after`, the contiguous axis, so the reduction vectorises. The result's
 shape (the array's without the axis) is a tuple whose length the array's ndim fixes at compile
-time, so each implementation is generated per ndim; `keepdims=` and `out=` are not taken (the
-result's ndim would depend on a run-time flag). NumPy's
+time, so each implementation is generated per ndim; `out=` is not taken. `keepdims=` (the
+constant True or False: it fixes the result's ndim) wraps an implementation (keep_dims), with
+an axis or without, whatever function computes the reduction. NumPy's
 results: the same dtypes (ints sum in int64, means of ints in float64), NaN wins in min and max,
 argmin/argmax give the first extreme (a NaN first), an empty reduction without identity raises
 ValueError."""
 import numpy as np
 
-from ._util import generated, given, is_array, overload, overload_method, types
+from ._util import (constant_flag, generated, given, is_array, overload, overload_method,
+                    register_jitable, types)
 from .numpy_shape import _blocks, _norm_axis
 
 AxisError = np.exceptions.AxisError
@@ -82,9 +84,34 @@ def _reduce_source(kind, ndim, empty_ok):
     return "".join(lines)
 
 
+def keep_dims(keepdims, a, axis, signature, inner):
+    """The implementation for keepdims=: inner itself (of this signature, reducing along the int
+    axis, or over the whole array when axis is None) without the constant True, else inner
+    wrapped to give its result the reduced axes back with length 1, as NumPy does. None where
+    inner is None (declined)."""
+    if inner is None or not constant_flag(keepdims, "keepdims") or not is_array(a):
+        return inner
+    inner = register_jitable(inner)
+    names = []
+    for part in signature.split(","):
+        name = part.split("=")[0].strip()
+        names.append("False" if name == "keepdims" else name)
+    call = f"inner({', '.join(names)})"
+    if not _axis_given(axis):
+        ones = "1, " * a.ndim
+        body = f"    return np.full(({ones}), {call})\n"
+    elif a.ndim == 1:
+        body = f"    _norm_axis(axis, 1)\n    return np.full((1,), {call})\n"
+    else:
+        shape = "".join(f"1 if ax == {d} else a.shape[{d}], " for d in range(a.ndim))
+        body = (f"    ax = _norm_axis(axis, a.ndim)\n"
+                f"    return np.ascontiguousarray({call}).reshape(({shape}))\n")
+    return _generated("impl", f"def impl({signature}):\n" + body, {"inner": inner})
+
+
 def _applies(a, axis, **unsupported):
     """Whether an axis implementation serves: an array and an int axis. The arguments it does
-    not take (out=, keepdims=: the result's ndim would depend on a run-time flag) are refused."""
+    not take (out=) are refused."""
     if not (is_array(a) and a.ndim > 0 and _axis_given(axis)):
         return False
     for name, value in unsupported.items():
@@ -206,40 +233,69 @@ def _register(func, method, typing):
         overload_method(types.Array, method)(typing)
 
 
+_REDUCE_SIG = "a, axis=None, out=None, keepdims=False"
+_DTYPE_SIG = "a, axis=None, dtype=None, out=None, keepdims=False"
+_DDOF_SIG = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
+
+
+def _whole(call, signature):
+    """An implementation of this signature returning call (the builtin's, with no axis)."""
+    return _generated("impl", f"def impl({signature}):\n    return {call}\n", {})
+
+
+def _along_or_whole(a, axis, keepdims, signature, along, call, **unsupported):
+    """keep_dims of along() with an int axis, or with none (where keepdims= is passed: the
+    builtin serves the rest) of call, the reduction of the flattened array along its axis."""
+    if _applies(a, axis, **unsupported):
+        return keep_dims(keepdims, a, axis, signature, along())
+    if is_array(a) and not given(axis) and isinstance(keepdims, types.Type) and given(keepdims):
+        return keep_dims(keepdims, a, axis, signature, _whole(call, signature))
+    return None
+
+
 def _sum(a, axis=None, dtype=None, out=None, keepdims=False):
-    return _reduction("sum", a, dtype) if _applies(a, axis, out=out, keepdims=keepdims) else None
+    return _along_or_whole(a, axis, keepdims, _DTYPE_SIG, lambda: _reduction("sum", a, dtype),
+                           "np.sum(a.ravel(), axis=0, dtype=dtype)", out=out)
 
 
 def _prod(a, axis=None, dtype=None, out=None, keepdims=False):
-    return _reduction("prod", a, dtype) if _applies(a, axis, out=out, keepdims=keepdims) else None
+    return _along_or_whole(a, axis, keepdims, _DTYPE_SIG, lambda: _reduction("prod", a, dtype),
+                           "np.prod(a.ravel(), axis=0, dtype=dtype)", out=out)
 
 
 def _min(a, axis=None, out=None, keepdims=False):
-    return _reduction("min", a) if _applies(a, axis, out=out, keepdims=keepdims) else None
+    return _along_or_whole(a, axis, keepdims, _REDUCE_SIG, lambda: _reduction("min", a),
+                           "np.min(a.ravel(), axis=0)", out=out)
 
 
 def _max(a, axis=None, out=None, keepdims=False):
-    return _reduction("max", a) if _applies(a, axis, out=out, keepdims=keepdims) else None
+    return _along_or_whole(a, axis, keepdims, _REDUCE_SIG, lambda: _reduction("max", a),
+                           "np.max(a.ravel(), axis=0)", out=out)
 
 
 def _mean(a, axis=None, dtype=None, out=None, keepdims=False):
-    return _stat("mean", a) if _applies(a, axis, dtype=dtype, out=out, keepdims=keepdims) else None
+    return _along_or_whole(a, axis, keepdims, _DTYPE_SIG, lambda: _stat("mean", a),
+                           "np.mean(a.ravel(), axis=0)", dtype=dtype, out=out)
 
 
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _stat("var", a) if _applies(a, axis, dtype=dtype, out=out, keepdims=keepdims) else None
+    return _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("var", a),
+                           "np.var(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out)
 
 
 def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _stat("std", a) if _applies(a, axis, dtype=dtype, out=out, keepdims=keepdims) else None
+    return _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("std", a),
+                           "np.std(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out)
 
 
 def _argmin(a, axis=None, out=None, keepdims=False):
-    return _arg("min", a) if _applies(a, axis, out=out, keepdims=keepdims) else None
+    return _along_or_whole(a, axis, keepdims, _REDUCE_SIG, lambda: _arg("min", a),
+                           "np.argmin(a.ravel(), axis=0)", out=out)
 
 
 def _argmax(a, axis=None, out=None, keepdims=False):
-    return _arg("max", a) if _applies(a, axis, out=out, keepdims=keepdims) else None
+    return _along_or_whole(a, axis, keepdims, _REDUCE_SIG, lambda: _arg("max", a),
+                           "np.argmax(a.ravel(), axis=0)", out=out)
 
 
 def _cumsum(a, axis=None, dtype=None, out=None):
@@ -271,20 +327,21 @@ _register(np.cumsum, "cumsum", _cumsum)
 def truth_along(found, a, axis, out=None, keepdims=False):
     """np.any (found=True) and np.all with an int axis: per (i, k), whether some element's truth
     equals found (numpy_logic's overloads take it from here). None where it does not apply."""
-    if not _applies(a, axis, out=out, keepdims=keepdims):
-        return None
-    source = (
-        "def impl(a, axis=None, out=None, keepdims=False):\n"
-        "    ax = _norm_axis(axis, a.ndim)\n"
-        "    b = _blocks(a, ax)\n"
-        "    before, along, after = b.shape\n"
-        "    r = np.full((before, after), not found, np.bool_)\n"
-        "    for i in range(before):\n"
-        "        for j in range(along):\n"
-        "            for k in range(after):\n"
-        "                if (b[i, j, k] != 0) == found:\n"
-        "                    r[i, k] = found\n" + _finish(a.ndim))
-    return _generated("impl", source, {"found": found})
+    def along():
+        source = (
+            "def impl(a, axis=None, out=None, keepdims=False):\n"
+            "    ax = _norm_axis(axis, a.ndim)\n"
+            "    b = _blocks(a, ax)\n"
+            "    before, along, after = b.shape\n"
+            "    r = np.full((before, after), not found, np.bool_)\n"
+            "    for i in range(before):\n"
+            "        for j in range(along):\n"
+            "            for k in range(after):\n"
+            "                if (b[i, j, k] != 0) == found:\n"
+            "                    r[i, k] = found\n" + _finish(a.ndim))
+        return _generated("impl", source, {"found": found})
+    return _along_or_whole(a, axis, keepdims, _REDUCE_SIG, along,
+                           f"np.{'any' if found else 'all'}(a.ravel(), axis=0)", out=out)
 
 
 def apply_along(a, axis, signature, of, rt, extra=""):

@@ -1,9 +1,9 @@
 """np.split, np.array_split, np.append, np.delete, np.insert and np.ediff1d, written in the
 compiled subset. The splits return a list of views, as Numba does (NumPy's list of arrays);
-append, delete and insert work on the flattened array (axis=None)."""
+append and delete also along an axis, insert along one too of a scalar at an int position."""
 import numpy as np
 
-from ._util import given, is_array, is_number, overload, promote, register_jitable, types
+from ._util import generated, given, is_array, is_number, overload, promote, register_jitable, types
 
 
 def _sections_given(t):
@@ -99,8 +99,20 @@ def _flat_impl(values):
 
 @overload(np.append)
 def _append(arr, values, axis=None):
+    if given(axis):   # NumPy's own definition: the arrays joined along the axis
+        if not (is_array(arr) and is_array(values)):
+            return None
+        if arr.ndim != values.ndim:
+            message = (f"all the input arrays must have same number of dimensions, but the array "
+                       f"at index 0 has {arr.ndim} dimension(s) and the array at index 1 has "
+                       f"{values.ndim} dimension(s)")
+
+            def differ(arr, values, axis=None):
+                raise ValueError(message)
+            return differ
+        return lambda arr, values, axis=None: np.concatenate((arr, values), axis=axis)
     at, vt = _scalar_type(arr), _scalar_type(values)
-    if at is None or vt is None or given(axis):
+    if at is None or vt is None:
         return None
     rt = promote(at, vt)
 
@@ -123,8 +135,10 @@ def _checked_index(i, n):
 
 @overload(np.delete)
 def _delete(arr, obj, axis=None):
-    if not is_array(arr) or given(axis):
+    if not is_array(arr):
         return None
+    if given(axis):
+        return _delete_along(arr, obj)
     if isinstance(obj, types.Integer):
         def impl(arr, obj, axis=None):
             a = arr.ravel()
@@ -156,6 +170,36 @@ def _delete(arr, obj, axis=None):
     return impl_indices
 
 
+def _delete_along(arr, obj):
+    """np.delete along an axis: the slices of arr at the kept positions (an int, a sequence of
+    ints, or a 1-d mask of the axis's length say which go), a new C-contiguous array."""
+    ok = isinstance(obj, types.Integer) or _indices_given(obj) or \
+        (is_array(obj) and isinstance(obj.dtype, types.Boolean) and obj.ndim == 1)
+    if not ok:
+        return None
+    if is_array(obj) and isinstance(obj.dtype, types.Boolean):
+        def impl_mask(arr, obj, axis=None):
+            moved = np.swapaxes(arr, axis, 0)
+            if obj.size != moved.shape[0]:
+                raise ValueError("boolean array argument obj to delete must be one dimensional "
+                                 "and match the axis length of " + str(moved.shape[0]))
+            return np.ascontiguousarray(np.swapaxes(moved[~obj], 0, axis))
+        return impl_mask
+    single = isinstance(obj, types.Integer)
+
+    def impl(arr, obj, axis=None):
+        moved = np.swapaxes(arr, axis, 0)
+        n = moved.shape[0]
+        keep = np.ones(n, dtype=np.bool_)
+        if single:
+            keep[_checked_index(obj, n)] = False
+        else:
+            for k in range(len(obj)):
+                keep[_checked_index(obj[k], n)] = False
+        return np.ascontiguousarray(np.swapaxes(moved[keep], 0, axis))
+    return impl
+
+
 @register_jitable
 def _insert_index(i, n):
     if i < -n or i > n:
@@ -165,8 +209,10 @@ def _insert_index(i, n):
 
 @overload(np.insert)
 def _insert(arr, obj, values, axis=None):
-    if not is_array(arr) or given(axis) or _scalar_type(values) is None:
+    if not is_array(arr) or _scalar_type(values) is None:
         return None
+    if given(axis):
+        return _insert_along(arr, obj, values)
     dt = arr.dtype
     if isinstance(obj, types.Integer):
         def impl(arr, obj, values, axis=None):
@@ -208,6 +254,24 @@ def _insert(arr, obj, values, axis=None):
                 j += 1
         return out
     return impl_indices
+
+
+def _insert_along(arr, obj, values):
+    """np.insert along an axis of one slice at an int position, filled with a scalar value: the
+    array's slices before it, the value, the slices after it (a new C-contiguous array)."""
+    if not (isinstance(obj, types.Integer) and is_number(values)) or arr.ndim == 0:
+        return None
+    rest = "".join(f"moved.shape[{d}], " for d in range(1, arr.ndim))
+    source = ("def impl(arr, obj, values, axis=None):\n"
+              "    moved = np.swapaxes(arr, axis, 0)\n"
+              "    n = moved.shape[0]\n"
+              "    i = _insert_index(obj, n)\n"
+              f"    out = np.empty((n + 1, {rest}), dtype=dt)\n"
+              "    out[:i] = moved[:i]\n"
+              "    out[i] = dt(values)\n"
+              "    out[i + 1:] = moved[i:]\n"
+              "    return np.ascontiguousarray(np.swapaxes(out, 0, axis))\n")
+    return generated("impl", source, {"dt": arr.dtype, "_insert_index": _insert_index})
 
 
 def _raiser(kind, message):

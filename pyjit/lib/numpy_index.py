@@ -9,6 +9,9 @@ here as the methods __getitem__ and __setitem__; every other index is lowered in
                              along the array's axis; the taken axes stand where the array stood,
                              or first when ints and the array are separated by a slice (NumPy's
                              rule for combined advanced indices)
+    a[i, j], a[i, :, j] ...  two or more arrays (1-d bool ones as their nonzero positions): they
+                             broadcast together, and their shape stands where they stood when
+                             they and the ints are adjacent, else first (the same rule)
     a[...] = value           the same selections assigned: value a scalar, or an array of the
                              selection's shape (or, for a mask, of its number of True items)
 
@@ -100,11 +103,7 @@ class _Form:
     def __init__(self, a, parts):
         self.ndim = a.ndim
         self.parts = parts
-        arrays = [p for p, t in enumerate(parts) if is_array(t)]
-        if len(arrays) != 1:
-            raise TypeError("pyjit indexes an array with one integer or boolean array at most "
-                            "(among ints and slices); index with the arrays one after another")
-        self.pos = arrays[0]
+        self.pos = [p for p, t in enumerate(parts) if is_array(t)][0]   # the one array
         ind = parts[self.pos]
         if isinstance(ind.dtype, types.Boolean) and ind.ndim != 1:
             raise TypeError("a boolean array inside an index tuple must be 1-d")
@@ -206,6 +205,126 @@ def _take_set(form, value_is_array):
             loops + _wrapped(form, pad) + f"{pad}b[{view_at}] = v[{out_at}]\n")
 
 
+# ---- two or more arrays -------------------------------------------------------------------
+
+class _Multi:
+    """An index of two or more arrays (int, or 1-d bool taken as its nonzero positions) among
+    ints and slices. NumPy's rule: the arrays and the ints broadcast together to a shape B;
+    the result is b (the basic view: the ints and slices applied, each array's axis kept whole)
+    with the arrays' axes replaced by B, in place when the arrays and ints are adjacent in the
+    index, else first."""
+
+    def __init__(self, a, parts):
+        if len(parts) > a.ndim:
+            raise IndexError("too many indices for array")
+        self.parts = parts
+        self.arrays = [p for p, t in enumerate(parts) if is_array(t)]
+        self.ints = [p for p, t in enumerate(parts) if isinstance(t, types.Integer)]
+        for p in self.arrays:
+            t = parts[p]
+            if not isinstance(t.dtype, (types.Integer, types.Boolean)):
+                raise TypeError(f"arrays used as indices must be of integer or boolean type, "
+                                f"not {t.dtype}")
+            if isinstance(t.dtype, types.Boolean) and t.ndim != 1:
+                raise TypeError("a boolean array inside an index tuple must be 1-d")
+        for t in parts:
+            if not (is_array(t) or isinstance(t, types.Integer) or t.name == "slice"):
+                raise TypeError(f"unsupported index part {t!r} beside an array")
+        self.view_ndim = a.ndim - len(self.ints)
+        # each array's axis in b, and the ndim of B
+        self.axis = {p: p - sum(1 for q in self.ints if q < p) for p in self.arrays}
+        self.nb = max(1 if isinstance(parts[p].dtype, types.Boolean) else parts[p].ndim
+                      for p in self.arrays)
+        advanced = sorted(self.arrays + self.ints)
+        self.first = any(not isinstance(parts[p], types.Integer) and not is_array(parts[p])
+                         for p in range(advanced[0], advanced[-1] + 1))
+        self.taken = set(self.axis.values())
+
+    def _ndim(self, p):
+        return 1 if isinstance(self.parts[p].dtype, types.Boolean) else self.parts[p].ndim
+
+    def prelude(self):
+        """b, ind<p> (each array as int indices), and n<d>, B's shape, checked to broadcast."""
+        sub = [":" if p in self.axis else f"idx[{p}]" for p in range(len(self.parts))]
+        lines = f"    b = a[{', '.join(sub)},]\n"
+        for p in self.arrays:
+            conv = "np.flatnonzero" if isinstance(self.parts[p].dtype, types.Boolean) else ""
+            lines += f"    ind{p} = {conv}(idx[{p}])\n"
+        for d in range(self.nb):
+            lines += f"    n{d} = 1\n"
+            for p in self.arrays:
+                dd = d - (self.nb - self._ndim(p))
+                if dd < 0:
+                    continue
+                lines += (f"    if ind{p}.shape[{dd}] != 1:\n"
+                          f"        if n{d} != 1 and n{d} != ind{p}.shape[{dd}]:\n"
+                          "            raise IndexError('shape mismatch: indexing arrays could "
+                          "not be broadcast together')\n"
+                          f"        n{d} = ind{p}.shape[{dd}]\n")
+        return lines
+
+    def result(self):
+        """The result's axis names and bounds: B's (k<d>, n<d>) and b's other axes (j<d>)."""
+        bnames = [f"k{d}" for d in range(self.nb)]
+        bbounds = [f"n{d}" for d in range(self.nb)]
+        rest = [d for d in range(self.view_ndim) if d not in self.taken]
+        names = [f"j{d}" for d in rest]
+        bounds = [f"b.shape[{d}]" for d in rest]
+        if self.first:
+            return bnames + names, bbounds + bounds
+        at = sum(1 for d in rest if d < min(self.taken))
+        return names[:at] + bnames + names[at:], bounds[:at] + bbounds + bounds[at:]
+
+    def index_source(self, pad):
+        """Source of t<p>, each array's item at B's position, wrapped and checked, and b's
+        item they address."""
+        lines = ""
+        for p in self.arrays:
+            nd = self._ndim(p)
+            at = [f"k{d + self.nb - nd} if ind{p}.shape[{d}] != 1 else 0" for d in range(nd)]
+            n = f"b.shape[{self.axis[p]}]"
+            lines += (f"{pad}t{p} = ind{p}[{_tuple(at)}]\n"
+                      f"{pad}if t{p} < 0:\n{pad}    t{p} += {n}\n"
+                      f"{pad}if t{p} < 0 or t{p} >= {n}:\n"
+                      f"{pad}    _index_error(ind{p}[{_tuple(at)}], {p}, {n})\n")
+        by_axis = {v: k for k, v in self.axis.items()}
+        item = [f"t{by_axis[d]}" if d in by_axis else f"j{d}" for d in range(self.view_ndim)]
+        return lines, _tuple(item)
+
+
+def _multi_get(form):
+    names, bounds = form.result()
+    loops, ind = _loops(names, bounds, 4)
+    pad = " " * ind
+    lines, item = form.index_source(pad)
+    return ("def impl(a, idx):\n" + form.prelude() +
+            f"    out = np.empty({_tuple(bounds)}, a.dtype)\n" + loops + lines +
+            f"{pad}out[{_tuple(names)}] = b[{item}]\n    return out\n")
+
+
+def _multi_set(form, value_is_array):
+    names, bounds = form.result()
+    loops, ind = _loops(names, bounds, 4)
+    pad = " " * ind
+    lines, item = form.index_source(pad)
+    head = "def impl(a, idx, value):\n" + form.prelude()
+    if not value_is_array:
+        return head + loops + lines + f"{pad}b[{item}] = value\n"
+    if value_is_array != len(names):   # NumPy broadcasts; pyjit takes the selection's shape
+        raise TypeError(f"assigning a {value_is_array}-d array to a selection of "
+                        f"{len(names)} dimensions: pyjit takes a scalar or an array of the "
+                        "selection's shape")
+    check = "".join(f"    if value.shape[{d}] != {s}:\n"
+                    "        raise ValueError('shape mismatch: value array could not be "
+                    "broadcast to the indexing result')\n"
+                    for d, s in enumerate(bounds))
+    return head + check + loops + lines + f"{pad}b[{item}] = value[{_tuple(names)}]\n"
+
+
+def _arrays_in(parts):
+    return sum(1 for t in parts if is_array(t))
+
+
 def _parts(a, idx):
     """The index's parts, a list taken as the 1-d array np.array makes of it."""
     parts = list(idx.types) if isinstance(idx, types.Tuple) else [idx]
@@ -251,6 +370,8 @@ def _getitem(a, idx):
         return _generated(_with_prelude(_mask_get(a.ndim), head, prelude))
     if _as_tuple_index(idx):   # a[ind]: the same code with idx made a 1-tuple
         prelude += "    idx = (idx,)\n"
+    if _arrays_in(parts) > 1:
+        return _generated(_with_prelude(_multi_get(_Multi(a, parts)), head, prelude))
     return _generated(_with_prelude(_take_get(_Form(a, parts)), head, prelude))
 
 
@@ -274,4 +395,7 @@ def _setitem(a, idx, value):
         return _generated(_with_prelude(_mask_set(a.ndim, value_is_array), head, prelude))
     if _as_tuple_index(idx):
         prelude += "    idx = (idx,)\n"
+    if _arrays_in(parts) > 1:
+        return _generated(_with_prelude(_multi_set(_Multi(a, parts), value_is_array), head,
+                                        prelude))
     return _generated(_with_prelude(_take_set(_Form(a, parts), value_is_array), head, prelude))

@@ -1,11 +1,14 @@
-"""np.average, np.nanvar, np.nanstd, np.nanargmin, np.nanargmax, np.nanprod, np.nancumsum and
-np.nancumprod, written in the compiled subset (arrays flattened, as NumPy does with axis=None).
+"""np.average (axis= too), np.nanvar, np.nanstd, np.nanargmin, np.nanargmax, np.nanprod,
+np.nancumsum and np.nancumprod, written in the compiled subset (arrays flattened, as NumPy does
+with axis=None).
 
 The NaN-ignoring products and running totals are NumPy's own definition: the array with its NaNs
 replaced by the operation's identity, then the plain function, so dtypes and axes follow it."""
 import numpy as np
 
-from ._util import float_of, given, is_array, overload, promote, types
+from ._util import float_of, generated, given, is_array, overload, promote, types
+from .numpy_axis import keep_dims
+from .numpy_shape import _norm_axis
 
 
 def _inexact(dt):
@@ -43,15 +46,21 @@ def _nan_replaced_impl(a, fill):
 
 @overload(np.average)
 def _average(a, axis=None, weights=None, returned=False):
-    if not is_array(a) or given(axis) or (isinstance(returned, types.Type) and given(returned)):
+    if not is_array(a) or (isinstance(returned, types.Type) and given(returned)):
+        return None
+    if given(axis) and not isinstance(axis, (types.Integer, types.Boolean)):
         return None
     if not given(weights):
+        if given(axis):
+            return lambda a, axis=None, weights=None, returned=False: np.mean(a, axis=axis)
         return lambda a, axis=None, weights=None, returned=False: np.mean(a)
     if not is_array(weights):
         return None
     exact = isinstance(a.dtype, (types.Integer, types.Boolean))
     rt = promote(a.dtype, weights.dtype, types.float64) if exact else \
         promote(a.dtype, weights.dtype)
+    if given(axis):
+        return _average_along(a, weights, rt)
 
     message = "Axis must be specified when shapes of a and weights differ."
     if a.ndim != weights.ndim:
@@ -75,6 +84,31 @@ def _average(a, axis=None, weights=None, returned=False):
     return impl
 
 
+def _average_along(a, weights, rt):
+    """np.average(a, axis, weights): weights of a's shape, or 1-d along the axis (NumPy's two
+    forms), summed with a along the axis in rt; ZeroDivisionError where a sum of weights is 0."""
+    if weights.ndim != a.ndim and weights.ndim != 1:
+        def differ(a, axis=None, weights=None, returned=False):
+            raise TypeError("1D weights expected when shapes of a and weights differ.")
+        return differ
+    shape = "".join(f"weights.size if ax == {d} else 1, " for d in range(a.ndim))
+    if weights.ndim == a.ndim:
+        wb = ("    if a.shape != weights.shape:\n"
+              "        raise ValueError('Length of weights not compatible with specified axis.')\n"
+              "    wb = weights.astype(rt)\n")
+    else:
+        wb = ("    if weights.size != a.shape[ax]:\n"
+              "        raise ValueError('Length of weights not compatible with specified axis.')\n"
+              f"    wb = np.ascontiguousarray(weights).astype(rt).reshape(({shape}))\n")
+    source = ("def impl(a, axis=None, weights=None, returned=False):\n"
+              "    ax = _norm_axis(axis, a.ndim)\n" + wb +
+              "    scale = np.sum(wb * np.ones(a.shape, rt), axis=ax)\n"
+              "    if np.any(scale == 0):\n"
+              "        raise ZeroDivisionError(\"Weights sum to zero, can't be normalized\")\n"
+              "    return np.sum(a.astype(rt) * wb, axis=ax) / scale\n")
+    return generated("impl", source, {"rt": rt, "_norm_axis": _norm_axis})
+
+
 def _nanvar_typing(root):
     """np.nanvar (root=False) and np.nanstd: the squared distances from the mean of the values
     that are not NaN, over their count less ddof; NaN where that is not positive (ints, which
@@ -82,8 +116,10 @@ def _nanvar_typing(root):
     def typing(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
         if not is_array(a) or given(axis) or given(dtype) or given(out):
             return None
-        if isinstance(keepdims, types.Type) and given(keepdims):
-            return None
+        return keep_dims(keepdims, a, axis, "a, axis=None, dtype=None, out=None, ddof=0, "
+                         "keepdims=False", whole(a))
+
+    def whole(a):
         ft = a.dtype if _inexact(a.dtype) else types.float64
         rt = _real_of(a.dtype)
         inexact = _inexact(a.dtype)
@@ -123,8 +159,9 @@ def _nanarg_typing(kind):
     def typing(a, axis=None, out=None, keepdims=False):
         if not is_array(a) or given(axis) or given(out):
             return None
-        if isinstance(keepdims, types.Type) and given(keepdims):
-            return None
+        return keep_dims(keepdims, a, axis, "a, axis=None, out=None, keepdims=False", whole())
+
+    def whole():
         smaller = kind == "min"
 
         def impl(a, axis=None, out=None, keepdims=False):
@@ -153,13 +190,13 @@ overload(np.nanargmax)(_nanarg_typing("max"))
 def _nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
     if not is_array(a) or given(dtype) or given(out):
         return None
-    if isinstance(keepdims, types.Type) and given(keepdims):
-        return None
     if given(axis):
-        return lambda a, axis=None, dtype=None, out=None, keepdims=False: \
-            np.prod(_nan_replaced(a, 1), axis=axis)
-    return lambda a, axis=None, dtype=None, out=None, keepdims=False: \
-        np.prod(_nan_replaced(a, 1))
+        def impl(a, axis=None, dtype=None, out=None, keepdims=False):
+            return np.prod(_nan_replaced(a, 1), axis=axis)
+    else:
+        def impl(a, axis=None, dtype=None, out=None, keepdims=False):
+            return np.prod(_nan_replaced(a, 1))
+    return keep_dims(keepdims, a, axis, "a, axis=None, dtype=None, out=None, keepdims=False", impl)
 
 
 @overload(np.nancumsum)

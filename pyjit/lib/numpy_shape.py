@@ -1,6 +1,6 @@
 """Joining, splitting the shape of and rearranging arrays, written in the compiled subset:
 np.concatenate, stack, vstack, hstack, column_stack, expand_dims, atleast_1d/2d/3d, flip,
-fliplr, flipud, roll, repeat, tile, ravel, and array.flatten. Semantics and messages
+fliplr, flipud, roll, repeat, tile, ravel, array.flatten and array.item. Semantics and messages
 are NumPy's.
 
 A tuple of arrays may mix layouts and dtypes (its items are then of different types), so the
@@ -10,7 +10,7 @@ whatever its dimension, so that one slice assignment moves each block."""
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ._util import generated, is_array, is_number, overload, overload_method, promote, types
+from ._util import generated, given, is_array, is_number, overload, overload_method, promote, types
 
 AxisError = np.exceptions.AxisError
 
@@ -376,3 +376,18 @@ def _flatten(a, order="C"):
     if getattr(order, "literal_value", order) != "C":
         return None
     return lambda a, order="C": a.copy().ravel()
+
+
+@overload_method(types.Array, "item")
+def _item(a, i=None):
+    """a.item(): the element of a one-element array; a.item(i): the i-th in C order."""
+    if given(i):
+        if not isinstance(i, (types.Integer, types.Boolean)):
+            return None
+        return lambda a, i=None: a.flat[i]
+
+    def impl(a, i=None):
+        if a.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return a.flat[0]
+    return impl

@@ -75,14 +75,15 @@ def _median_typing(of_type):
     def typing(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         if not is_array(a):
             return None
+        from .numpy_axis import apply_along, keep_dims
         of = of_type(a)
         if given(axis):
-            from .numpy_axis import apply_along
-            return apply_along(a, axis, _MEDIAN_SIGNATURE, of, float_of(a.dtype))
+            along = apply_along(a, axis, _MEDIAN_SIGNATURE, of, float_of(a.dtype))
+            return keep_dims(keepdims, a, axis, _MEDIAN_SIGNATURE, along)
 
         def impl(a, axis=None, out=None, overwrite_input=False, keepdims=False):
             return of(a.ravel())
-        return impl
+        return keep_dims(keepdims, a, axis, _MEDIAN_SIGNATURE, impl)
     return typing
 
 
@@ -176,8 +177,31 @@ def _quantile_overload(scale, what):
     return typing
 
 
-overload(np.percentile)(_quantile_overload(100, "Percentiles"))
-overload(np.quantile)(_quantile_overload(1, "Quantiles"))
+def _keeping_dims(func, typing):
+    """typing (of a, q, axis) taking keepdims= too: with the constant True, the result of one q
+    gets the reduced axes back with length 1 (numpy_axis.keep_dims); without an axis, of the
+    flattened array along its axis, which gives the float type NumPy gives."""
+    def with_keepdims(a, q, axis=None, keepdims=False):
+        from .numpy_axis import keep_dims
+        if is_number(q) and not given(axis) and isinstance(keepdims, types.Type) and \
+                given(keepdims):
+            def whole(a, q, axis=None, keepdims=False):
+                return func(a.ravel(), q, axis=0)
+            return keep_dims(keepdims, a, axis, "a, q, axis=None, keepdims=False", whole)
+        inner = typing(a, q, axis)
+        if inner is None or (is_array(q) and isinstance(keepdims, types.Type) and
+                             given(keepdims)):
+            return None
+        inner = register_jitable(inner)
+
+        def impl(a, q, axis=None, keepdims=False):
+            return inner(a, q, axis)
+        return keep_dims(keepdims, a, axis, "a, q, axis=None, keepdims=False", impl)
+    return with_keepdims
+
+
+overload(np.percentile)(_keeping_dims(np.percentile, _quantile_overload(100, "Percentiles")))
+overload(np.quantile)(_keeping_dims(np.quantile, _quantile_overload(1, "Quantiles")))
 
 
 @overload(np.nanmean)

@@ -1,0 +1,115 @@
+"""axis= on np.append, np.delete, np.insert (one slice of a scalar at an int) and np.average
+(with and without weights=, which may be of a's shape or 1-d along the axis), against NumPy
+running the same source, over dtypes, layouts, every axis (negative too) and NumPy's errors."""
+import numpy as np
+import pytest
+
+from util import check
+
+RNG = np.random.default_rng(29)
+
+
+def _arrays():
+    c3 = RNG.standard_normal((3, 4, 5))
+    return {
+        "f8 3-d": c3,
+        "f8 Fortran": np.asfortranarray(c3),
+        "f8 strided": RNG.standard_normal((6, 4, 10))[::2, :, ::2],
+        "i8 2-d": RNG.integers(-9, 9, (4, 6)),
+        "f4 1-d": RNG.standard_normal(7).astype(np.float32),
+        "bool 2-d": RNG.integers(0, 2, (3, 4)).astype(bool),
+    }
+
+
+ARRAYS = _arrays()
+
+
+def _axes(a):
+    axes = list(range(a.ndim))
+    axes.append(-1)
+    return axes
+
+
+def append_axis(a, ax):
+    return np.append(a, a, axis=ax)
+
+
+def delete_int(a, ax):
+    return np.delete(a, 1, axis=ax), np.delete(a, -1, axis=ax)
+
+
+def delete_indices(a, ax):
+    return np.delete(a, np.array([0, 2, 0]), axis=ax)
+
+
+def delete_list(a, ax):
+    return np.delete(a, [1, -2], axis=ax)
+
+
+def delete_mask(a, ax):
+    m = np.zeros(a.shape[ax], dtype=np.bool_)
+    m[::2] = True
+    return np.delete(a, m, axis=ax)
+
+
+def average_plain(a, ax):
+    return np.average(a, axis=ax)
+
+
+def average_same_shape(a, ax):
+    w = np.abs(a) + 1
+    return np.average(a, axis=ax, weights=w)
+
+
+def average_1d(a, ax):
+    w = np.arange(1, a.shape[ax] + 1) * 0.5
+    return np.average(a, axis=ax, weights=w)
+
+
+def insert_scalar(a, ax):
+    return (np.insert(a, 0, 7, axis=ax), np.insert(a, -1, 2.5, axis=ax),
+            np.insert(a, a.shape[ax], 1, axis=ax))
+
+
+FUNCS = [append_axis, insert_scalar, delete_int, delete_indices, delete_list, delete_mask,
+         average_plain, average_same_shape, average_1d]
+
+
+@pytest.mark.parametrize("name", list(ARRAYS))
+@pytest.mark.parametrize("fn", FUNCS)
+def test_along_every_axis(fn, name):
+    a = ARRAYS[name]
+    if a.dtype == bool and fn.__name__.startswith("average"):
+        a = a.astype(np.int64)
+    for ax in _axes(a):
+        check(fn, a, ax, rtol=1e-5)
+
+
+def delete_out_of_range(a, ax):
+    return np.delete(a, 10, axis=ax)
+
+
+def average_zero_weights(a, ax):
+    return np.average(a, axis=ax, weights=np.zeros(a.shape[ax]))
+
+
+def average_wrong_length(a, ax):
+    return np.average(a, axis=ax, weights=np.ones(a.shape[ax] + 1))
+
+
+def append_wrong_ndim(a, ax):
+    return np.append(a, a[0], axis=ax)
+
+
+def insert_out_of_range(a, ax):
+    return np.insert(a, a.shape[ax] + 1, 0, axis=ax)
+
+
+def bad_axis(a, ax):
+    return np.delete(a, 0, axis=ax + 5)
+
+
+@pytest.mark.parametrize("fn", [delete_out_of_range, average_zero_weights, average_wrong_length,
+                                append_wrong_ndim, insert_out_of_range, bad_axis])
+def test_errors_as_numpy(fn):
+    check(fn, ARRAYS["f8 3-d"], 1)
