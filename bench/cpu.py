@@ -5,7 +5,8 @@ Measures, for each library:
     a 10**7-element float64 sum loop, a complex-number Mandelbrot, pairwise distances,
     a Collatz integer loop, a list built by 10^6 appends, 10^6 ints counted in a dict, a text
     split into words and joined; NumPy-heavy ones: an array expression, fancy indexing, sort,
-    median, histogram, a sum along an axis, seeded normal draws;
+    median, histogram, a sum along an axis, seeded normal draws, np.linalg.solve and a large
+    np.dot (these two also beside NumPy's own call, in the python column);
   - call overhead of add(1, 2) in ns per call, beside a plain Python function;
   - first-call time (compilation included) of each kernel, each in a fresh subprocess with
     no on-disk cache, on small inputs so that compiling dominates;
@@ -151,7 +152,15 @@ def make_kernels(njit):
             out[i] = np.random.normal(0.0, 1.0)
         return out
 
-    return {"sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
+    @njit
+    def solve(a, b):
+        return np.linalg.solve(a, b)
+
+    @njit
+    def matdot(a, b):
+        return np.dot(a, b)
+
+    return {"solve": solve, "matdot": matdot, "sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
             "collatz": collatz, "list": list_build, "dict": dict_count, "strings": split_join,
             "add": add, "arrayexpr": array_expr, "fancy": fancy, "sort": sort, "median": median,
             "histogram": histogram, "axissum": axis_sum, "normals": normals}
@@ -305,6 +314,29 @@ def check_normals(args, result):
     np.testing.assert_array_equal(result, np.random.RandomState(args[0]).normal(0.0, 1.0, args[1]))
 
 
+def args_solve(small):
+    rng = np.random.default_rng(3)
+    n = 4 if small else 200
+    return rng.random((n, n)) + n * np.eye(n), rng.random(n)
+
+
+def check_solve(args, result):
+    np.testing.assert_allclose(result, np.linalg.solve(*args), rtol=1e-10)
+
+
+def args_matdot(small):
+    rng = np.random.default_rng(4)
+    n = 4 if small else 1000
+    return rng.random((n, n)), rng.random((n, n))
+
+
+def check_matdot(args, result):
+    np.testing.assert_allclose(result, np.dot(*args), rtol=1e-10)
+
+
+# workloads where NumPy does the same work in one call: timed too, shown in the python column
+NUMPY_SAME = {"solve": np.linalg.solve, "matdot": np.dot}
+
 WORKLOADS = {   # name: (description, argument builder, check)
     "sum": ("sum loop, 10^7 float64", args_sum, check_sum),
     "mandelbrot": ("mandelbrot 200x200, 100 iter, complex", args_mandelbrot, check_mandelbrot),
@@ -321,6 +353,8 @@ WORKLOADS = {   # name: (description, argument builder, check)
     "axissum": ("m.sum(axis=0), 1000x1000", args_axissum, check_axissum),
     "normals": ("np.random.normal seeded, 10^6 draws (NumPy's stream)", args_normals,
                 check_normals),
+    "solve": ("np.linalg.solve 200x200, 1-d b", args_solve, check_solve),
+    "matdot": ("np.dot 1000x1000 float64", args_matdot, check_matdot),
 }
 
 
@@ -396,6 +430,8 @@ def run_times(results, names, samples):
                 ready[lib] = ks[name]
             except Exception as exc:    # noqa: BLE001
                 results.fail(name, lib, exc)
+        if ready and name in NUMPY_SAME:
+            ready["numpy"] = NUMPY_SAME[name]
         if ready:
             results.cells.update({(name, lib): t for lib, t in
                                   interleaved_medians(ready, make_args(False), samples).items()})
@@ -505,8 +541,14 @@ def build_rows(results, names):
     for name in names:
         p, n = cells.get((name, "pyjit")), cells.get((name, "numba"))
         r, ok = ratio_cell(p, n, ("slower", 1.10))
-        rows.append((WORKLOADS[name][0], fmt_time(p, "ms"), fmt_time(n, "ms"), "", r,
-                     "<= 1.10x numba", ok))
+        target, py = "<= 1.10x numba", ""
+        if (name, "numpy") in cells:        # NumPy's own call, the same work
+            rn, okn = ratio_cell(p, cells[name, "numpy"], ("slower", 1.10))
+            r, py = f"{r}; {rn} numpy", "numpy " + fmt_time(cells[name, "numpy"], "ms")
+            ok = "MISSED" if "MISSED" in (ok, okn) else okn if ok == "ok" else ok
+            target = "<= 1.10x numba, numpy"
+        rows.append((WORKLOADS[name][0], fmt_time(p, "ms"), fmt_time(n, "ms"), py, r,
+                     target, ok))
     if ("add", "python") in cells:
         p, n = cells.get(("add", "pyjit")), cells.get(("add", "numba"))
         r, ok = ratio_cell(p, n, ("slower", 1.0))

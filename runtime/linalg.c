@@ -57,36 +57,41 @@ static const size_t item_size[4] = {4, 8, 8, 16};
 
 static bool is_complex(int32_t kind) { return kind >= 2; }
 
-/* fns from one module's __pyx_capi__, the rows [first, last). 0, or -1 with an exception set. */
-static int bind_module(const char *module, LaFn first, LaFn last)
+/* fns[first..last) from one module's __pyx_capi__ dict. 0, or -1 with an exception set. */
+static int bind_from(PyObject *capi, LaFn first, LaFn last)
 {
-    PyObject *mod = PyImport_ImportModule(module), *capi = NULL;
-    if (!mod)
+    if (!PyDict_Check(capi)) {
+        PyErr_SetString(PyExc_ImportError, "__pyx_capi__ is not a dict");
         return -1;
-    capi = PyObject_GetAttrString(mod, "__pyx_capi__");
-    int rc = capi ? 0 : -1;
-    for (int f = first; rc == 0 && f < (int)last; f++)
-        for (int k = 0; rc == 0 && k < 4; k++) {
+    }
+    for (int f = first; f < (int)last; f++)
+        for (int k = 0; k < 4; k++) {
             PyObject *cap = PyDict_GetItemString(capi, names[f][k]);   /* borrowed */
             void *p = cap ? PyCapsule_GetPointer(cap, PyCapsule_GetName(cap)) : NULL;
             if (!p) {
                 if (!PyErr_Occurred())
-                    PyErr_Format(PyExc_ImportError, "%s has no %s", module, names[f][k]);
-                rc = -1;
+                    PyErr_Format(PyExc_ImportError, "SciPy exports no %s", names[f][k]);
+                return -1;
             }
             fns[f][k] = p;
         }
-    Py_XDECREF(capi);
-    Py_DECREF(mod);
-    return rc;
+    return 0;
 }
 
+/* pyjit.lib._lapack.capi() finds the dicts (without importing all of scipy.linalg). */
 int rt_linalg_bind(void)
 {
     if (atomic_load(&bound))
         return 0;
-    if (bind_module("scipy.linalg.cython_lapack", LA_GETRF, LA_GEMM) < 0 ||
-        bind_module("scipy.linalg.cython_blas", LA_GEMM, LA_NFN) < 0) {
+    PyObject *mod = PyImport_ImportModule("pyjit.lib._lapack");
+    PyObject *dicts = mod ? PyObject_CallMethod(mod, "capi", NULL) : NULL;
+    int rc = dicts && PyTuple_Check(dicts) && PyTuple_GET_SIZE(dicts) == 2 ? 0 : -1;
+    if (rc == 0)
+        rc = bind_from(PyTuple_GET_ITEM(dicts, 0), LA_GETRF, LA_GEMM) < 0 ||
+             bind_from(PyTuple_GET_ITEM(dicts, 1), LA_GEMM, LA_NFN) < 0 ? -1 : 0;
+    Py_XDECREF(dicts);
+    Py_XDECREF(mod);
+    if (rc < 0) {
         PyErr_Clear();
         PyErr_SetString(PyExc_ImportError, "np.linalg in compiled code needs SciPy "
                         "(pip install scipy): pyjit calls the LAPACK and BLAS SciPy ships");
