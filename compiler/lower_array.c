@@ -1543,7 +1543,7 @@ static int la_kind(const Type *t)
 
 /* Products of at least this many multiplications go to BLAS: below it, the call and BLAS's own
  * set-up cost more than the loop (measured on 2-d float64 operands). */
-#define DOT_BLAS_MIN 4096
+#define DOT_BLAS_MIN 1000
 
 /* Whether the product goes to BLAS: one element type throughout that BLAS has, and a result that
  * is an array (a 1-d . 1-d product is one loop either way). */

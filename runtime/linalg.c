@@ -33,11 +33,12 @@
 #define LA_COMPLEX (-1004)      /* eig of a real matrix has complex eigenvalues */
 
 /* The routines, one row each: the name per kind, and the module exporting it. */
-typedef enum LaFn { LA_GETRF, LA_GESV, LA_POTRF, LA_SYEVD, LA_GEEV, LA_GESDD, LA_GELSD, LA_GEQRF,
+typedef enum LaFn { LA_GETRF, LA_GETRI, LA_GESV, LA_POTRF, LA_SYEVD, LA_GEEV, LA_GESDD, LA_GELSD, LA_GEQRF,
                     LA_ORGQR, LA_GEMM, LA_GEMV, LA_NFN } LaFn;
 
 static const char *const names[LA_NFN][4] = {
     [LA_GETRF] = {"sgetrf", "dgetrf", "cgetrf", "zgetrf"},
+    [LA_GETRI] = {"sgetri", "dgetri", "cgetri", "zgetri"},
     [LA_GESV] = {"sgesv", "dgesv", "cgesv", "zgesv"},
     [LA_POTRF] = {"spotrf", "dpotrf", "cpotrf", "zpotrf"},
     [LA_SYEVD] = {"ssyevd", "dsyevd", "cheevd", "zheevd"},
@@ -146,6 +147,7 @@ static void *alloc_real(int32_t kind, int64_t n)
 /* ---- LU, solve, Cholesky ----------------------------------------------------------------- */
 
 typedef void getrf_fn(int *, int *, void *, int *, int *, int *);
+typedef void getri_fn(int *, void *, int *, int *, void *, int *, int *);
 typedef void gesv_fn(int *, int *, void *, int *, int *, void *, int *, int *);
 typedef void potrf_fn(char *, int *, void *, int *, int *);
 
@@ -158,6 +160,28 @@ int64_t pj_la_getrf(int32_t kind, int64_t m, int64_t n, void *a, void *ipiv)
         return LA_TOO_LARGE;
     int im = (int)m, in = (int)n, lda = im > 1 ? im : 1, info = 0;
     ((getrf_fn *)fns[LA_GETRF][kind])(&im, &in, a, &lda, ipiv, &info);
+    return info;
+}
+
+/* The inverse of a (n x n, Fortran order) from its LU factors (getrf's a and ipiv), in place. */
+int64_t pj_la_getri(int32_t kind, int64_t n, void *a, void *ipiv)
+{
+    if (!ready())
+        return LA_NO_SCIPY;
+    if (!fits(n))
+        return LA_TOO_LARGE;
+    int in = (int)n, lda = in > 1 ? in : 1, lwork = -1, info = 0;
+    double q[2];
+    getri_fn *f = (getri_fn *)fns[LA_GETRI][kind];
+    f(&in, a, &lda, ipiv, q, &lwork, &info);
+    if (info != 0)
+        return info;
+    lwork = query_size(kind, q);
+    void *work = alloc_items(kind, lwork);
+    if (!work)
+        return LA_NO_MEMORY;
+    f(&in, a, &lda, ipiv, work, &lwork, &info);
+    free(work);
     return info;
 }
 

@@ -43,6 +43,10 @@ def getrf(*args):
     raise TypeError("getrf() is called by pyjit's compiled np.linalg only")
 
 
+def getri(*args):
+    raise TypeError("getri() is called by pyjit's compiled np.linalg only")
+
+
 def gesv(*args):
     raise TypeError("gesv() is called by pyjit's compiled np.linalg only")
 

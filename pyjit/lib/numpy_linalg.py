@@ -100,10 +100,15 @@ def _check(info):
 
 @register_jitable
 def _fill(w, a):
-    """w[i, j] = a[i, j] over a's 2-d shape, converting to w's dtype."""
-    for j in range(a.shape[1]):
+    """w[i, j] = a[i, j] over a's 2-d shape, converting to w's dtype, in w's memory order."""
+    if w.strides[0] < w.strides[1]:     # Fortran-ordered
+        for j in range(a.shape[1]):
+            for i in range(a.shape[0]):
+                w[i, j] = a[i, j]
+    else:
         for i in range(a.shape[0]):
-            w[i, j] = a[i, j]
+            for j in range(a.shape[1]):
+                w[i, j] = a[i, j]
 
 
 @register_jitable
@@ -130,6 +135,18 @@ def _any_nonfinite(a):
 
 # ---- inv, solve, det, slogdet -----------------------------------------------------------------
 
+@register_jitable
+def _lu(a, wt):
+    """The LU factors of a (square, checked) in a work array, the pivots, and getrf's info."""
+    n = a.shape[0]
+    w = np.empty((n, n), wt)        # A^T in Fortran order: det(A^T) = det(A)
+    _fill(w, a)
+    ipiv = np.empty(max(n, 1), np.int32)
+    info = _lapack.getrf(n, n, w, ipiv)
+    _check(info)
+    return w, ipiv
+
+
 @overload(np.linalg.inv)
 def _inv(a):
     _matrix("inv", a)
@@ -138,19 +155,16 @@ def _inv(a):
     def impl(a):
         _square(a)
         n = a.shape[0]
-        # C-ordered A is Fortran-ordered A^T: gesv makes inv(A^T) of it, whose Fortran order
-        # is inv(A) in C order
-        w = np.empty((n, n), wt)
-        _fill(w, a)
-        x = np.zeros((n, n), wt)
-        for i in range(n):
-            x[i, i] = 1
-        info = _lapack.gesv(n, n, w, x)
-        _check(info)
-        if info > 0:
-            raise np.linalg.LinAlgError("Singular matrix")
+        # C-ordered A is Fortran-ordered A^T: getri inverts it in place, and inv(A^T) in
+        # Fortran order is inv(A) in C order
+        w, ipiv = _lu(a, wt)
+        if n > 0:
+            for i in range(n):
+                if w[i, i] == 0:
+                    raise np.linalg.LinAlgError("Singular matrix")
+            _check(_lapack.getri(n, w, ipiv))
         out = np.empty((n, n), rt)
-        _fill(out, x)
+        _fill(out, w)
         return out
     return impl
 
@@ -199,18 +213,6 @@ def _solve(a, b):
         _fill(out, x)
         return out
     return impl2
-
-
-@register_jitable
-def _lu(a, wt):
-    """The LU factors of a (square, checked) in a work array, the pivots, and getrf's info."""
-    n = a.shape[0]
-    w = np.empty((n, n), wt)        # A^T in Fortran order: det(A^T) = det(A)
-    _fill(w, a)
-    ipiv = np.empty(max(n, 1), np.int32)
-    info = _lapack.getrf(n, n, w, ipiv)
-    _check(info)
-    return w, ipiv
 
 
 @overload(np.linalg.det)

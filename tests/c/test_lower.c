@@ -94,6 +94,7 @@ int64_t pj_str_hash(MemInfo *s) { (void)s; return 0; }
 int64_t pj_str_find(MemInfo *s, MemInfo *sub, int64_t start, int64_t end, int32_t how) { (void)s; (void)sub; (void)start; (void)end; (void)how; return -1; }
 /* Nor is linalg.c's: LAPACK is missing (LA_NO_SCIPY), BLAS declines */
 int64_t pj_la_getrf(int32_t kind, int64_t m, int64_t n, void *a, void *ipiv) { (void)kind; (void)m; (void)n; (void)a; (void)ipiv; return -1001; }
+int64_t pj_la_getri(int32_t kind, int64_t n, void *a, void *ipiv) { (void)kind; (void)n; (void)a; (void)ipiv; return -1001; }
 int64_t pj_la_gesv(int32_t kind, int64_t n, int64_t nrhs, void *a, void *b) { (void)kind; (void)n; (void)nrhs; (void)a; (void)b; return -1001; }
 int64_t pj_la_potrf(int32_t kind, int64_t uplo, int64_t n, void *a) { (void)kind; (void)uplo; (void)n; (void)a; return -1001; }
 int64_t pj_la_syevd(int32_t kind, int64_t jobz, int64_t uplo, int64_t n, void *a, void *w) { (void)kind; (void)jobz; (void)uplo; (void)n; (void)a; (void)w; return -1001; }
