@@ -32,9 +32,12 @@
 #define LA_TOO_LARGE (-1003)    /* a dimension past LAPACK's 32-bit int */
 #define LA_COMPLEX (-1004)      /* eig of a real matrix has complex eigenvalues */
 
-/* The routines, one row each: the name per kind, and the module exporting it. */
-typedef enum LaFn { LA_GETRF, LA_GETRI, LA_GESV, LA_POTRF, LA_SYEVD, LA_GEEV, LA_GESDD, LA_GELSD, LA_GEQRF,
-                    LA_ORGQR, LA_GEMM, LA_GEMV, LA_NFN } LaFn;
+/* The routines, one row each with its name per kind: cython_lapack's, then from LA_GEMM on
+ * cython_blas's. */
+typedef enum LaFn {
+    LA_GETRF, LA_GETRI, LA_GESV, LA_POTRF, LA_SYEVD, LA_GEEV, LA_GESDD, LA_GELSD, LA_GEQRF,
+    LA_ORGQR, LA_GEMM, LA_GEMV, LA_NFN
+} LaFn;
 
 static const char *const names[LA_NFN][4] = {
     [LA_GETRF] = {"sgetrf", "dgetrf", "cgetrf", "zgetrf"},
@@ -242,7 +245,8 @@ int64_t pj_la_syevd(int32_t kind, int64_t jobz, int64_t uplo, int64_t n, void *a
     lwork = query_size(kind, q);
     lrwork = query_size(kind == 2 ? 0 : 1, &rq);
     liwork = iq < 1 ? 1 : iq;
-    void *work = alloc_items(kind, lwork), *rwork = is_complex(kind) ? alloc_real(kind, lrwork) : NULL;
+    void *work = alloc_items(kind, lwork);
+    void *rwork = is_complex(kind) ? alloc_real(kind, lrwork) : NULL;
     int *iwork = malloc(sizeof(int) * (size_t)liwork);
     if (work && (rwork || !is_complex(kind)) && iwork) {
         if (is_complex(kind))
@@ -337,6 +341,15 @@ static int call_gesdd(int32_t kind, char jobz, int m, int n, void *a, void *s, v
     return info;
 }
 
+/* The real workspace complex gesdd needs (LAPACK's documented minimum). */
+static int64_t gesdd_rwork(char jobz, int64_t mn, int64_t mx)
+{
+    if (jobz == 'N')
+        return 7 * mn;
+    int64_t a = 5 * mn * mn + 5 * mn, b = 2 * mx * mn + 2 * mn * mn + mn;
+    return a > b ? a : b;
+}
+
 /* a (m x n, Fortran order, destroyed): s (min(m, n), real) its singular values, descending;
  * jobz 'A': u (m x m) and vt (n x n), 'S': u (m x k) and vt (k x n), 'N': neither (u and vt
  * unused), all Fortran order. */
@@ -351,11 +364,7 @@ int64_t pj_la_gesdd(int32_t kind, int64_t jobz, int64_t m, int64_t n, void *a, v
     int im = (int)m, in = (int)n, mn = im < in ? im : in, mx = im < in ? in : im;
     int ldu = jz == 'N' ? 1 : (im > 1 ? im : 1);
     int ldvt = jz == 'A' ? (in > 1 ? in : 1) : jz == 'S' ? (mn > 1 ? mn : 1) : 1;
-    int64_t lrwork = jz == 'N' ? 7 * (int64_t)mn
-                               : 5 * (int64_t)mn * mn + 5 * mn > 2 * (int64_t)mx * mn + 2 * (int64_t)mn * mn + mn
-                                     ? 5 * (int64_t)mn * mn + 5 * mn
-                                     : 2 * (int64_t)mx * mn + 2 * (int64_t)mn * mn + mn;
-    void *rwork = is_complex(kind) ? alloc_real(kind, lrwork) : NULL, *work = NULL;
+    void *rwork = is_complex(kind) ? alloc_real(kind, gesdd_rwork(jz, mn, mx)) : NULL, *work = NULL;
     int *iwork = malloc(sizeof(int) * (size_t)(8 * (mn > 0 ? mn : 1)));
     double q[2];
     int info = iwork && (rwork || !is_complex(kind))
@@ -364,7 +373,8 @@ int64_t pj_la_gesdd(int32_t kind, int64_t jobz, int64_t m, int64_t n, void *a, v
     if (info == 0) {
         int lwork = query_size(kind, q);
         work = alloc_items(kind, lwork);
-        info = work ? call_gesdd(kind, jz, im, in, a, s, u, ldu, vt, ldvt, work, lwork, rwork, iwork)
+        info = work ? call_gesdd(kind, jz, im, in, a, s, u, ldu, vt, ldvt, work, lwork, rwork,
+                                 iwork)
                     : LA_NO_MEMORY;
     }
     free(rwork);
@@ -538,7 +548,8 @@ static void dot_gemv(int32_t kind, Operand *mat, int64_t rows, int64_t cols, cha
     int ix = (int)incx, one_inc = 1;
     double one[2], zero[2];
     unit_scalars(kind, one, zero);
-    ((gemv_fn *)fns[LA_GEMV][kind])(&t, &r, &c, one, mat->data, &mat->ld, x, &ix, zero, y, &one_inc);
+    ((gemv_fn *)fns[LA_GEMV][kind])(&t, &r, &c, one, mat->data, &mat->ld, x, &ix, zero, y,
+                                    &one_inc);
 }
 
 /* A vector's stride in items, for gemv: 0 when BLAS cannot take it. */

@@ -78,8 +78,9 @@ def _literal(fname, name, value, default, allowed):
     text = getattr(value, "literal_value", None)
     if text not in allowed:
         shown = repr(text) if text is not None else f"a run-time {value}"
-        raise ValueError(f"np.linalg.{fname}(): {name} must be one of {', '.join(map(repr, allowed))}"
-                         f" (a constant), not {shown}")
+        choices = ", ".join(map(repr, allowed))
+        raise ValueError(f"np.linalg.{fname}(): {name} must be one of {choices} (a constant), "
+                         f"not {shown}")
     return text
 
 
@@ -121,16 +122,6 @@ def _fill1(w, a):
 def _square(a):
     if a.shape[0] != a.shape[1]:
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
-
-
-@register_jitable
-def _any_nonfinite(a):
-    for j in range(a.shape[1]):
-        for i in range(a.shape[0]):
-            v = a[i, j]
-            if not np.isfinite(v.real) or not np.isfinite(v.imag):
-                return True
-    return False
 
 
 # ---- inv, solve, det, slogdet -----------------------------------------------------------------
