@@ -1545,11 +1545,12 @@ static int la_kind(const Type *t)
  * set-up cost more than the loop (measured on 2-d float64 operands). */
 #define DOT_BLAS_MIN 1000
 
-/* Whether the product goes to BLAS: one element type throughout that BLAS has, and a result that
- * is an array (a 1-d . 1-d product is one loop either way). */
-static bool dot_blas_fits(const DotCtx *d, Type *result)
+/* Whether the product goes to BLAS: CPU code, one element type throughout that BLAS has, and a
+ * result that is an array (a 1-d . 1-d product is one loop either way). */
+static bool dot_blas_fits(Lower *L, const DotCtx *d, Type *result)
 {
-    return is_array(result) && d->ta == d->et && d->tb == d->et && la_kind(d->et) >= 0;
+    return !L->prog->gpu && is_array(result) && d->ta == d->et && d->tb == d->et &&
+           la_kind(d->et) >= 0;
 }
 
 /* if (m*n*k >= DOT_BLAS_MIN && pj_la_dot(...) == 0) goto done: BLAS fills out; the loops below
@@ -1579,7 +1580,7 @@ static LLVMValueRef lower_dot(Lower *L, Instr *in)
         return dot_inner(L, &d, d.pa, d.pb);
     LLVMValueRef shape[2] = {in->args[0]->type->array.ndim == 2 ? d.m : d.n, d.n};
     LLVMValueRef out = alloc_array(L, in->type, shape, in), po = lower_array_data(L, out);
-    LLVMBasicBlockRef done = dot_blas_fits(&d, in->type) ? dot_try_blas(L, &d, po) : NULL;
+    LLVMBasicBlockRef done = dot_blas_fits(L, &d, in->type) ? dot_try_blas(L, &d, po) : NULL;
     LLVMValueRef size = lower_i64(L, ty_itemsize(d.et));
     LoopInfo li, lj;
     LLVMValueRef i = lower_loop_begin(L, &li, d.m);

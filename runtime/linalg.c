@@ -82,12 +82,12 @@ static int bind_from(PyObject *capi, LaFn first, LaFn last)
     return 0;
 }
 
-/* pyjit.lib._lapack.capi() finds the dicts (without importing all of scipy.linalg). */
+/* pyjit._lapack.capi() finds the dicts (without importing all of scipy.linalg). */
 int rt_linalg_bind(void)
 {
     if (atomic_load(&bound))
         return 0;
-    PyObject *mod = PyImport_ImportModule("pyjit.lib._lapack");
+    PyObject *mod = PyImport_ImportModule("pyjit._lapack");
     PyObject *dicts = mod ? PyObject_CallMethod(mod, "capi", NULL) : NULL;
     int rc = dicts && PyTuple_Check(dicts) && PyTuple_GET_SIZE(dicts) == 2 ? 0 : -1;
     if (rc == 0)

@@ -574,3 +574,20 @@ def test_leaks():
     before = memory_in_use()
     many(a, b, 5000)      # about 40 MB allocated in all
     assert memory_in_use() - before < 4 << 20
+
+
+def test_cached_version_binds_lapack_on_first_call(tmp_path):
+    """A version loaded from the disk cache in a fresh process never imports the library module:
+    its first LAPACK call binds SciPy's pointers itself."""
+    from util import run_subprocess
+    code = ("import sys, numpy as np\nfrom pyjit import njit\n"
+            "@njit(cache=True)\ndef f(a, b):\n    return np.linalg.solve(a, b), a @ a\n"
+            "x, y = f(np.eye(40) * 2.0, np.ones(40))\n"
+            "print(x[0], y[0, 0], 'pyjit.lib.numpy_linalg' in sys.modules)\n")
+    env = {"PYJIT_CACHE_DIR": str(tmp_path)}
+    outs = []
+    for _ in range(2):
+        rc, out, err = run_subprocess(code, env=env)
+        assert rc == 0, err
+        outs.append(out.split())
+    assert outs == [["0.5", "4.0", "True"], ["0.5", "4.0", "False"]]

@@ -1,5 +1,5 @@
 """np.linalg in compiled code, written in the subset over LAPACK (builtins.def's
-pyjit.lib._lapack rows; runtime/linalg.c calls the LAPACK SciPy ships, through
+pyjit._lapack rows; runtime/linalg.c calls the LAPACK SciPy ships, through
 scipy.linalg.cython_lapack, as Numba does).
 
 Each function copies its operands into Fortran-ordered work arrays (any layout, any dtype, in),
@@ -17,7 +17,7 @@ matrix return real arrays, and a real matrix with complex eigenvalues raises Val
 svd's compute_uv and qr's mode must be constants."""
 import numpy as np
 
-from . import _lapack
+from .. import _lapack
 from ._util import generated, given, is_array, overload, register_jitable, types
 
 _NO_SCIPY, _NO_MEMORY, _TOO_LARGE, _COMPLEX = (_lapack.NO_SCIPY, _lapack.NO_MEMORY,

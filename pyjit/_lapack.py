@@ -1,5 +1,5 @@
 """The LAPACK calls pyjit/lib/numpy_linalg.py makes in compiled code: builtins.def's
-pyjit.lib._lapack rows, over runtime/linalg.c (SciPy's LAPACK). Compiled code only; the
+pyjit._lapack rows, over runtime/linalg.c (SciPy's LAPACK). Compiled code only; the
 statuses below are runtime/linalg.c's, beside LAPACK's own info.
 
 capi() is where runtime/linalg.c finds SciPy's function pointers."""
