@@ -7,7 +7,8 @@ Measures, for each library:
     split into words and joined; NumPy-heavy ones: array expressions (of operators, and of
     NumPy functions), fancy indexing, sort, median, histogram, a sum along an axis, seeded
     normal draws, draws from a np.random.Generator passed in (a loop of standard_normal, and
-    random(size=));
+    random(size=)), np.linalg.solve and a large np.dot (these two also beside NumPy's own call,
+    in the python column);
   - call overhead of add(1, 2) in ns per call, beside a plain Python function;
   - first-call time (compilation included) of each kernel, each in a fresh subprocess with
     no on-disk cache, on small inputs so that compiling dominates;
@@ -168,11 +169,20 @@ def make_kernels(njit):
     def gen_fill(rng, n):
         return rng.random(size=n)
 
+    @njit
+    def solve(a, b):
+        return np.linalg.solve(a, b)
+
+    @njit
+    def matdot(a, b):
+        return np.dot(a, b)
+
     return {"sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
             "collatz": collatz, "list": list_build, "dict": dict_count, "strings": split_join,
             "add": add, "arrayexpr": array_expr, "arraymath": array_math, "fancy": fancy,
             "sort": sort, "median": median, "histogram": histogram, "axissum": axis_sum,
-            "normals": normals, "gennormals": gen_normals, "genfill": gen_fill}
+            "normals": normals, "gennormals": gen_normals, "genfill": gen_fill, "solve": solve,
+            "matdot": matdot}
 
 
 def plain_add(a, b):
@@ -340,6 +350,29 @@ def check_genfill(args, result):
     np.testing.assert_array_equal(result, np.random.default_rng(11).random(args[1]))
 
 
+def args_solve(small):
+    rng = np.random.default_rng(3)
+    n = 4 if small else 200
+    return rng.random((n, n)) + n * np.eye(n), rng.random(n)
+
+
+def check_solve(args, result):
+    np.testing.assert_allclose(result, np.linalg.solve(*args), rtol=1e-10)
+
+
+def args_matdot(small):
+    rng = np.random.default_rng(4)
+    n = 4 if small else 1000
+    return rng.random((n, n)), rng.random((n, n))
+
+
+def check_matdot(args, result):
+    np.testing.assert_allclose(result, np.dot(*args), rtol=1e-10)
+
+
+# workloads where NumPy does the same work in one call: timed too, shown in the python column
+NUMPY_SAME = {"solve": np.linalg.solve, "matdot": np.dot}
+
 WORKLOADS = {   # name: (description, argument builder, check)
     "sum": ("sum loop, 10^7 float64", args_sum, check_sum),
     "mandelbrot": ("mandelbrot 200x200, 100 iter, complex", args_mandelbrot, check_mandelbrot),
@@ -360,6 +393,8 @@ WORKLOADS = {   # name: (description, argument builder, check)
     "gennormals": ("Generator passed in: 10^6 rng.standard_normal() in a loop", args_generator,
                    check_gennormals),
     "genfill": ("Generator passed in: rng.random(size=10^6)", args_generator, check_genfill),
+    "solve": ("np.linalg.solve 200x200, 1-d b", args_solve, check_solve),
+    "matdot": ("np.dot 1000x1000 float64", args_matdot, check_matdot),
 }
 
 
@@ -435,6 +470,8 @@ def run_times(results, names, samples):
                 ready[lib] = ks[name]
             except Exception as exc:    # noqa: BLE001
                 results.fail(name, lib, exc)
+        if ready and name in NUMPY_SAME:
+            ready["numpy"] = NUMPY_SAME[name]
         if ready:
             results.cells.update({(name, lib): t for lib, t in
                                   interleaved_medians(ready, make_args(False), samples).items()})
@@ -544,8 +581,14 @@ def build_rows(results, names):
     for name in names:
         p, n = cells.get((name, "pyjit")), cells.get((name, "numba"))
         r, ok = ratio_cell(p, n, ("slower", 1.10))
-        rows.append((WORKLOADS[name][0], fmt_time(p, "ms"), fmt_time(n, "ms"), "", r,
-                     "<= 1.10x numba", ok))
+        target, py = "<= 1.10x numba", ""
+        if (name, "numpy") in cells:        # NumPy's own call, the same work
+            rn, okn = ratio_cell(p, cells[name, "numpy"], ("slower", 1.10))
+            r, py = f"{r}; {rn} numpy", "numpy " + fmt_time(cells[name, "numpy"], "ms")
+            ok = "MISSED" if "MISSED" in (ok, okn) else okn if ok == "ok" else ok
+            target = "<= 1.10x numba, numpy"
+        rows.append((WORKLOADS[name][0], fmt_time(p, "ms"), fmt_time(n, "ms"), py, r,
+                     target, ok))
     if ("add", "python") in cells:
         p, n = cells.get(("add", "pyjit")), cells.get(("add", "numba"))
         r, ok = ratio_cell(p, n, ("slower", 1.0))

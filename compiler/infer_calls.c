@@ -1584,9 +1584,9 @@ Type *infer_dot(Infer *c, Instr *in)
         return infer_fail(c, in, DIAG_TYPING, "np.dot() and @ need two arrays of 1 or 2 dimensions, "
                           "not %s and %s", infer_type_name(a), infer_type_name(b));
     Type *e = ty_promote(a->array.dtype, b->array.dtype);
-    if (!e || !(ty_is_int(e) || ty_is_float(e)))
+    if (!e || !(ty_is_int(e) || ty_is_float(e) || ty_is_complex(e)))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "np.dot() and @ of %s and %s arrays are not "
-                          "supported (int and float dtypes are)", infer_type_name(a->array.dtype),
+                          "supported (int, float and complex dtypes are)", infer_type_name(a->array.dtype),
                           infer_type_name(b->array.dtype));
     e = ty_strong(e);
     int nd = a->array.ndim + b->array.ndim - 2;
@@ -1615,6 +1615,32 @@ static Type *dot_call(Infer *c, Instr *in, Args *a)
     in->args[0] = saved[0];
     in->args[1] = saved[1];
     return t;
+}
+
+/* ---- LAPACK (pyjit/lib/numpy_linalg.py's, through runtime/linalg.c) ---------------------- */
+
+/* Arrays (their data goes to LAPACK), ints (as int64) and floats (as float64); the first array
+ * is of a float or complex dtype, whose kind the runtime function is called with. */
+static Type *lapack_call(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    Type *to[MAX_ARGS];
+    bool kind_seen = false;
+    for (int i = 0; i < a->npos; i++) {
+        Type *t = a->pos[i]->type;
+        to[i] = NULL;
+        if (t->kind == TY_ARRAY && !kind_seen) {
+            kind_seen = true;
+            if (!ty_is_float(t->array.dtype) && !ty_is_complex(t->array.dtype))
+                return arg_error(c, in, a, i, "an array of floats or complex numbers");
+        } else if (t->kind != TY_ARRAY) {
+            if (!is_real(t))
+                return arg_error(c, in, a, i, "an array or a real number");
+            to[i] = is_integral(t) ? i64() : f64();
+        }
+    }
+    if (!kind_seen)
+        return infer_fail(c, in, DIAG_TYPING, "%s() needs an array", a->name);
+    return intrinsic(c, in, bi, a, to, i64());
 }
 
 /* ---- where, cumsum, linspace, std, var ---------------------------------------------------- */
@@ -1835,6 +1861,7 @@ static Type *type_arange(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; r
 static Type *type_sort(Infer *c, Instr *in, Builtin bi, Args *a) { return sort_call(c, in, bi, a); }
 static Type *type_partition(Infer *c, Instr *in, Builtin bi, Args *a) { return partition_call(c, in, bi, a); }
 static Type *type_dot(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return dot_call(c, in, a); }
+static Type *type_lapack(Infer *c, Instr *in, Builtin bi, Args *a) { return lapack_call(c, in, bi, a); }
 static Type *type_numpy_math(Infer *c, Instr *in, Builtin bi, Args *a) { return call_numpy_math(c, in, bi, a); }
 static Type *type_creation(Infer *c, Instr *in, Builtin bi, Args *a) { return array_creation(c, in, bi, a); }
 static Type *type_like(Infer *c, Instr *in, Builtin bi, Args *a) { return like_creation(c, in, bi, a); }

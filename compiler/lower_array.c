@@ -1548,6 +1548,50 @@ static LLVMValueRef dot_inner(Lower *L, DotCtx *d, LLVMValueRef pa, LLVMValueRef
     return LLVMBuildLoad2(L->b, lower_type(L, d->et), acc, "");
 }
 
+/* The element kind runtime/linalg.c takes: 0 float32, 1 float64, 2 complex64, 3 complex128;
+ * -1 for the types BLAS and LAPACK lack. */
+static int la_kind(const Type *t)
+{
+    switch (t->kind) {
+    case TY_FLOAT32: return 0;
+    case TY_FLOAT64: return 1;
+    case TY_COMPLEX64: return 2;
+    case TY_COMPLEX128: return 3;
+    default: return -1;
+    }
+}
+
+/* Products of at least this many multiplications go to BLAS: below it, the call and BLAS's own
+ * set-up cost more than the loop (measured on 2-d float64 operands). */
+#define DOT_BLAS_MIN 1000
+
+/* Whether the product goes to BLAS: CPU code, one element type throughout that BLAS has, and a
+ * result that is an array (a 1-d . 1-d product is one loop either way). */
+static bool dot_blas_fits(Lower *L, const DotCtx *d, Type *result)
+{
+    return !L->prog->gpu && is_array(result) && d->ta == d->et && d->tb == d->et &&
+           la_kind(d->et) >= 0;
+}
+
+/* if (m*n*k >= DOT_BLAS_MIN && pj_la_dot(...) == 0) goto done: BLAS fills out; the loops below
+ * run otherwise. Returns the block after the loops. */
+static LLVMBasicBlockRef dot_try_blas(Lower *L, DotCtx *d, LLVMValueRef po)
+{
+    LLVMBasicBlockRef call = lower_block(L, "dot.blas"), loops = lower_block(L, "dot.loops");
+    LLVMBasicBlockRef done = lower_block(L, "dot.done");
+    LLVMValueRef work = LLVMBuildMul(L->b, LLVMBuildMul(L->b, d->m, d->n, ""), d->k, "");
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntSGE, work, lower_i64(L, DOT_BLAS_MIN), ""),
+                    call, loops);
+    LLVMPositionBuilderAtEnd(L->b, call);
+    LLVMValueRef args[11] = {LLVMConstInt(L->i32, (unsigned)la_kind(d->et), 0), d->m, d->n, d->k,
+                             d->pa, d->sa_row, d->sa_k, d->pb, d->sb_k, d->sb_col, po};
+    LLVMValueRef rc = lower_call_rt(L, "pj_la_dot", L->i32, args, 11);
+    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntEQ, rc, LLVMConstInt(L->i32, 0, 0), ""), done,
+                    loops);
+    LLVMPositionBuilderAtEnd(L->b, loops);
+    return done;
+}
+
 static LLVMValueRef lower_dot(Lower *L, Instr *in)
 {
     DotCtx d = {.et = is_array(in->type) ? in->type->array.dtype : in->type};
@@ -1556,6 +1600,7 @@ static LLVMValueRef lower_dot(Lower *L, Instr *in)
         return dot_inner(L, &d, d.pa, d.pb);
     LLVMValueRef shape[2] = {in->args[0]->type->array.ndim == 2 ? d.m : d.n, d.n};
     LLVMValueRef out = alloc_array(L, in->type, shape, in), po = lower_array_data(L, out);
+    LLVMBasicBlockRef done = dot_blas_fits(L, &d, in->type) ? dot_try_blas(L, &d, po) : NULL;
     LLVMValueRef size = lower_i64(L, ty_itemsize(d.et));
     LoopInfo li, lj;
     LLVMValueRef i = lower_loop_begin(L, &li, d.m);
@@ -1566,7 +1611,28 @@ static LLVMValueRef lower_dot(Lower *L, Instr *in)
     lower_array_store(L, d.et, v, byte_gep(L, po, LLVMBuildMul(L->b, flat, size, "")));
     lower_loop_end(L, &lj);
     lower_loop_end(L, &li);
+    if (done) {
+        LLVMBuildBr(L->b, done);
+        LLVMPositionBuilderAtEnd(L->b, done);
+    }
     return out;
+}
+
+/* A LAPACK row (builtins.def): its runtime function called with the first array's kind, then
+ * each argument, arrays as their data. */
+LLVMValueRef lower_bi_lapack(Lower *L, Instr *in, Builtin bi)
+{
+    LLVMValueRef args[16];
+    int kind = -1, n = 1;
+    for (int i = 0; i < in->nargs && n < 16; i++) {
+        Type *t = in->args[i]->type;
+        LLVMValueRef v = lower_value(L, in->args[i]);
+        if (t->kind == TY_ARRAY && kind < 0)
+            kind = la_kind(t->array.dtype);
+        args[n++] = t->kind == TY_ARRAY ? lower_array_data(L, v) : v;
+    }
+    args[0] = LLVMConstInt(L->i32, (unsigned)kind, 0);
+    return lower_call_rt(L, ir_builtin_fn(bi), L->i64, args, n);
 }
 
 /* ---- np.random (runtime/random.c holds the generator) --------------------------------------- */

@@ -20,8 +20,8 @@ LLVMValueRef target_call_intrinsic(LLVMModuleRef mod, LLVMBuilderRef b, const ch
 LLVMValueRef target_call_extern(LLVMModuleRef mod, LLVMBuilderRef b, const char *name,
                                 LLVMTypeRef ret, LLVMValueRef *args, int nargs)
 {
-    LLVMTypeRef params[8];
-    for (int i = 0; i < nargs && i < 8; i++)
+    LLVMTypeRef params[16];
+    for (int i = 0; i < nargs && i < 16; i++)
         params[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef fty = LLVMFunctionType(ret, params, (unsigned)nargs, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(mod, name);

@@ -321,6 +321,10 @@ PyObject *rt_ufunc_threads(PyObject *self, PyObject *unused);
 typedef int32_t (*RtChunkFn)(void *ctx, int64_t lo, int64_t hi, int64_t slot, ExcInfo *exc);
 int32_t rt_pool_for(RtChunkFn fn, void *ctx, int64_t n, ExcInfo *exc);
 PyObject *rt_parallel_configure(PyObject *self, PyObject *n);
+/* linalg.c: SciPy's LAPACK and BLAS bound for compiled code (once; under the GIL): 0, or -1
+ * with an ImportError saying SciPy is needed. linalg_bind() is its Python face. */
+int rt_linalg_bind(void);
+PyObject *rt_linalg_bind_py(PyObject *self, PyObject *unused);
 PyObject *rt_parallel_started(PyObject *self, PyObject *unused);
 PyObject *rt_parallel_set_threads(PyObject *self, PyObject *n);
 PyObject *rt_parallel_get_threads(PyObject *self, PyObject *unused);

@@ -5,7 +5,7 @@
 #      and, for Debian's own python3, its venv and header packages; apt-get runs only when one
 #      is missing, so a second run costs nothing;
 #   2. a clean virtual environment in .venv with NumPy, pytest, Hypothesis, scikit-build-core,
-#      SciPy and cffi (the tests of @cfunc and of C calls), and
+#      SciPy (np.linalg in compiled code, and the tests of @cfunc) and cffi (C calls), and
 #      Numba (the benchmark baseline; the tests do not need it, so a failed Numba install only warns);
 #   3. the extension: CMake configures build/ and writes pyjit/_core*.so, so `import pyjit` works
 #      from the checkout. With CI=true, warnings are errors.

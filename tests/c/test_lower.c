@@ -107,6 +107,18 @@ int32_t pj_str_equal(MemInfo *a, MemInfo *b) { return a == b; }
 void pj_str_sort(MemInfo **items, int64_t n) { (void)items; (void)n; }
 int64_t pj_str_hash(MemInfo *s) { (void)s; return 0; }
 int64_t pj_str_find(MemInfo *s, MemInfo *sub, int64_t start, int64_t end, int32_t how) { (void)s; (void)sub; (void)start; (void)end; (void)how; return -1; }
+/* Nor is linalg.c's: LAPACK is missing (LA_NO_SCIPY), BLAS declines */
+int64_t pj_la_getrf(int32_t kind, int64_t m, int64_t n, void *a, void *ipiv) { (void)kind; (void)m; (void)n; (void)a; (void)ipiv; return -1001; }
+int64_t pj_la_getri(int32_t kind, int64_t n, void *a, void *ipiv) { (void)kind; (void)n; (void)a; (void)ipiv; return -1001; }
+int64_t pj_la_gesv(int32_t kind, int64_t n, int64_t nrhs, void *a, void *b) { (void)kind; (void)n; (void)nrhs; (void)a; (void)b; return -1001; }
+int64_t pj_la_potrf(int32_t kind, int64_t uplo, int64_t n, void *a) { (void)kind; (void)uplo; (void)n; (void)a; return -1001; }
+int64_t pj_la_syevd(int32_t kind, int64_t jobz, int64_t uplo, int64_t n, void *a, void *w) { (void)kind; (void)jobz; (void)uplo; (void)n; (void)a; (void)w; return -1001; }
+int64_t pj_la_geev(int32_t kind, int64_t jobv, int64_t n, void *a, void *w, void *v) { (void)kind; (void)jobv; (void)n; (void)a; (void)w; (void)v; return -1001; }
+int64_t pj_la_gesdd(int32_t kind, int64_t jobz, int64_t m, int64_t n, void *a, void *s, void *u, void *vt) { (void)kind; (void)jobz; (void)m; (void)n; (void)a; (void)s; (void)u; (void)vt; return -1001; }
+int64_t pj_la_gelsd(int32_t kind, int64_t m, int64_t n, int64_t nrhs, void *a, void *b, void *s, double rcond, void *rank) { (void)kind; (void)m; (void)n; (void)nrhs; (void)a; (void)b; (void)s; (void)rcond; (void)rank; return -1001; }
+int64_t pj_la_geqrf(int32_t kind, int64_t m, int64_t n, void *a, void *tau) { (void)kind; (void)m; (void)n; (void)a; (void)tau; return -1001; }
+int64_t pj_la_orgqr(int32_t kind, int64_t m, int64_t n, int64_t k, void *a, void *tau) { (void)kind; (void)m; (void)n; (void)k; (void)a; (void)tau; return -1001; }
+int32_t pj_la_dot(int32_t kind, int64_t m, int64_t n, int64_t k, char *a, int64_t sa0, int64_t sa1, char *b, int64_t sb0, int64_t sb1, char *c) { (void)kind; (void)m; (void)n; (void)k; (void)a; (void)sa0; (void)sa1; (void)b; (void)sb0; (void)sb1; (void)c; return 1; }
 int32_t pj_str_to_int(MemInfo *s, int64_t *out) { (void)s; *out = 0; return -1; }
 int32_t pj_str_to_float(MemInfo *s, double *out) { (void)s; *out = 0; return -1; }
 MemInfo *pj_str_from_int(int64_t v) { (void)v; return NULL; }
