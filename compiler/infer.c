@@ -186,7 +186,7 @@ bool infer_is_runtime(const Type *t)
     switch (t->kind) {
     case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_LIST:
     case TY_DICT: case TY_SET: case TY_STR: case TY_CLASS: case TY_CPOINTER: case TY_FUNCPTR:
-    case TY_OPTIONAL:
+    case TY_OPTIONAL: case TY_RECORD:
         return true;
     case TY_TUPLE:
         for (int i = 0; i < t->tuple.n; i++)

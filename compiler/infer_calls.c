@@ -186,6 +186,10 @@ Type *infer_dtype_of(Infer *c, Instr *val)
         return NULL;
     if (t->kind == TY_DTYPE)
         return t->dtype.scalar;
+    if (t->kind == TY_FUNCTION && t->literal && t->literal->kind == K_TYPE) {
+        Type *r = ty_parse(t->literal->name);   /* a structured dtype's record type */
+        return r && r->kind == TY_RECORD ? r : NULL;
+    }
     if (t->kind == TY_FUNCTION && t->literal)
         return scalar_type_named(t->literal->name);
     if (t->kind == TY_STRING && t->literal)
@@ -1316,6 +1320,9 @@ static Type *array_creation(Infer *c, Instr *in, Builtin bi, Args *a)
     }
     if (!dt)
         dt = f64();
+    if (dt->kind == TY_RECORD && bi != BI_NP_EMPTY && bi != BI_NP_ZEROS)
+        return infer_fail(c, in, DIAG_TYPING, "%s() of a structured dtype is not supported "
+                          "(np.empty and np.zeros are)", a->name);
     finish_dtype_arg(c, in, a, dt, to);
     return intrinsic(c, in, bi, a, to, ty_array(dt, ndim, 'C', false));
 }
@@ -1330,6 +1337,9 @@ static Type *like_creation(Infer *c, Instr *in, Builtin bi, Args *a)
         return arg_error(c, in, a, 0, "an array");
     if (!dt)
         dt = t->array.dtype;
+    if (dt->kind == TY_RECORD && bi == BI_NP_ONES_LIKE)
+        return infer_fail(c, in, DIAG_TYPING, "%s() of a structured dtype is not supported "
+                          "(np.empty_like and np.zeros_like are)", a->name);
     finish_dtype_arg(c, in, a, dt, to);
     return intrinsic(c, in, bi, a, to, ty_array(dt, t->array.ndim, 'C', false));
 }
@@ -1361,6 +1371,8 @@ static Type *reduction(Infer *c, Instr *in, Builtin bi, Args *a)
     if (t->kind != TY_ARRAY)
         return arg_error(c, in, a, 0, "an array");
     Type *e = t->array.dtype, *r;
+    if (e->kind == TY_RECORD)
+        return arg_error(c, in, a, 0, "an array of numbers");
     switch (bi) {
     case BI_ARRAY_MEAN:
         r = ty_is_complex(e) ? e : e->kind == TY_FLOAT32 || e->kind == TY_FLOAT16 ? ty_scalar(TY_FLOAT32)
@@ -1411,7 +1423,7 @@ static Type *array_method(Infer *c, Instr *in, Builtin bi, Args *a)
             return NULL;
         if (t->array.readonly)
             return infer_fail(c, in, DIAG_TYPING, "array is read-only: fill() cannot write it");
-        if (!ty_is_scalar(a->pos[1]->type) ||
+        if (!ty_is_scalar(a->pos[1]->type) || t->array.dtype->kind == TY_RECORD ||
             (ty_is_complex(a->pos[1]->type) && !ty_is_complex(t->array.dtype)))
             return arg_error(c, in, a, 1, ty_is_complex(t->array.dtype) ? "a number" : "a real number");
         to[1] = t->array.dtype;
@@ -1422,6 +1434,9 @@ static Type *array_method(Infer *c, Instr *in, Builtin bi, Args *a)
             return NULL;
         if (!dt)
             return infer_fail(c, in, DIAG_TYPING, "astype() needs a dtype");
+        if (dt->kind == TY_RECORD || t->array.dtype->kind == TY_RECORD)
+            return infer_fail(c, in, DIAG_TYPING, "astype() to or from a structured dtype is "
+                              "not supported");
         finish_dtype_arg(c, in, a, dt, to);
         return intrinsic(c, in, bi, a, to, ty_array(dt, t->array.ndim, 'C', false));
     }
@@ -1849,6 +1864,11 @@ static Type *type_jitclass(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     return infer_class_builtin(c, in, bi, a->pos, a->npos);
 }
+static Type *type_record(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)a;
+    return infer_record_builtin(c, in, bi);
+}
 static Type *type_ffi(Infer *c, Instr *in, Builtin bi, Args *a) { return infer_carray(c, in, bi, a->pos, a->npos, a->dtype); }
 static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return reshape_method(c, in, a); }
 
@@ -2220,6 +2240,8 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
         return infer_namedtuple_replace(c, in, callee->args[0]);   /* the only tuple method */
     if (self->kind == TY_CLASS && strcmp(mt->method.name, "__setattr__") == 0)
         return infer_class_setattr(c, in, callee->args[0]);
+    if (self->kind == TY_RECORD && strcmp(mt->method.name, "__setattr__") == 0)
+        return infer_record_setattr(c, in, callee->args[0]);
     char pyname[256];
     snprintf(pyname, sizeof pyname, "method.%s.%s", method_family(self), mt->method.name);
     Builtin bi = ir_builtin_lookup(pyname);

@@ -565,7 +565,8 @@ static bool is_int64(const Type *t)
 /* Values only inference sees: lowering emits nothing for them. */
 static bool is_compile_time(const Type *t)
 {
-    return t && (t->kind == TY_DTYPE || (t->kind >= TY_STRING && t->kind != TY_EXCEPTION));
+    return t && (t->kind == TY_DTYPE || (t->kind >= TY_STRING && t->kind <= TY_UNDEFINED &&
+                                         t->kind != TY_EXCEPTION));
 }
 
 #define ARGTYPE(in, k) ((in)->args[k]->type)

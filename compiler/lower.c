@@ -190,6 +190,7 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
     }
     case TY_ITER:
     case TY_CPOINTER:
+    case TY_RECORD:   /* the address of its bytes */
     case TY_FUNCPTR: return L->ptr;
     case TY_CAUGHT: return L->ptr;   /* its saved ExcInfo (lower_exc.c) */
     case TY_OPTIONAL: {
@@ -1726,7 +1727,7 @@ static void lower_for_iter(Lower *L, Instr *in, BlockInfo *bi)
 
 static bool is_compile_time(Type *t)
 {
-    return !t || t->kind >= TY_DTYPE;
+    return !t || (t->kind >= TY_DTYPE && t->kind <= TY_UNDEFINED);   /* the kinds after are run-time ones */
 }
 
 /* int64 against uint64 (either order), exactly: both widened to i128. */

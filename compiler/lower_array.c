@@ -75,8 +75,11 @@ static unsigned elem_align(Lower *L, Type *dt)
     return (unsigned)(ty_is_complex(dt) ? n / 2 : n);
 }
 
+/* A record item's value is its address (a view, as in Numba); storing one copies its bytes. */
 LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr)
 {
+    if (dtype->kind == TY_RECORD)
+        return ptr;
     LLVMValueRef v = LLVMBuildLoad2(L->b, dtype->kind == TY_BOOL ? L->i8 : lower_type(L, dtype), ptr, "");
     LLVMSetAlignment(v, elem_align(L, dtype));
     if (dtype->kind == TY_BOOL)
@@ -86,6 +89,10 @@ LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr)
 
 void lower_array_store(Lower *L, Type *dtype, LLVMValueRef v, LLVMValueRef ptr)
 {
+    if (dtype->kind == TY_RECORD) {
+        LLVMBuildMemMove(L->b, ptr, 1, v, 1, lower_i64(L, dtype->record.size));
+        return;
+    }
     if (dtype->kind == TY_BOOL)
         v = LLVMBuildZExt(L->b, v, L->i8, "");
     LLVMSetAlignment(LLVMBuildStore(L->b, v, ptr), elem_align(L, dtype));

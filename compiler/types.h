@@ -15,6 +15,8 @@
  *   optional(float64)
  *   Point(x=float64, y=float64)   (a namedtuple: not parsed back, its class is not in the name)
  *   instance(Bag@1)               (a jitclass: parsed back while its type exists, by that name)
+ *   record(x:float64@0, v:float32[3]@8, size=24, aligned)   (a NumPy structured dtype: fields
+ *                                 with their offsets, subarray shapes, the itemsize)
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
 #ifndef PYJIT_TYPES_H
 #define PYJIT_TYPES_H
@@ -66,7 +68,20 @@ typedef enum TypeKind {
     TY_EXCEPTION,   /* an exception instance being built for `raise`: exc.cls, exc.msg */
     TY_BOUND_METHOD,/* receiver.method: method.self (a type), method.name */
     TY_UNDEFINED,   /* a variable with no value on some path (reported where it is used) */
+    /* Values that exist at run time, added after the compile-time kinds. */
+    TY_RECORD,      /* a NumPy structured dtype's item (record.fields in NumPy's layout); as a
+                     * value, a pointer to its bytes: a view into an array, as in Numba */
 } TypeKind;
+
+/* One field of a record: a scalar or a nested record, or a subarray of them (ndim > 0). */
+#define TY_RECORD_MAX_NDIM 8
+typedef struct RecordField {
+    const char *name;
+    struct Type *type;
+    int64_t offset;
+    int ndim;
+    int64_t shape[TY_RECORD_MAX_NDIM];
+} RecordField;
 
 typedef struct Const Const;   /* ir.h */
 
@@ -94,6 +109,10 @@ typedef struct Type {
          * the class's name, its field names and the tuple type of its fields, laid out in
          * memory as that tuple is. */
         struct { const void *cls; const char *cls_name; const char **fields; struct Type *data; } klass;
+        /* A record: its fields in NumPy's order, the itemsize, whether NumPy aligned it
+         * (align=True); descr the NumPy dtype the runtime made for it when boxing (a PyObject*
+         * kept for the process), NULL until then. */
+        struct { int n; RecordField *fields; int64_t size; bool aligned; void *descr; } record;
         struct { struct Type *ret; struct Type **args; int n; } fn;
         const Const *literal;   /* TY_STRING, TY_MODULE, TY_FUNCTION, TY_DISPATCHER, TY_EXCCLASS */
     };
@@ -140,6 +159,11 @@ Type *ty_undefined(void);
 Type *ty_class(const void *cls, const char *cls_name, const char *const *fields, Type **types, int n);
 /* Index of field name in jitclass type t, or -1. */
 int ty_class_field(const Type *t, const char *name);
+/* A record type of n fields (copied), named as above: equal layouts are one type. NULL for a
+ * field of another kind or a subarray of too many dimensions. */
+Type *ty_record(const RecordField *fields, int n, int64_t size, bool aligned);
+/* Index of field name in record type t, or -1. */
+int ty_record_field(const Type *t, const char *name);
 /* A first-class function type, named "function_type(float64(float64, int64))". */
 Type *ty_function_type(Type *ret, Type **args, int n);
 
@@ -158,7 +182,7 @@ bool ty_is_signed(const Type *t);
 bool ty_is_float(const Type *t);
 bool ty_is_complex(const Type *t);
 int ty_bits(const Type *t);             /* scalar width in bits: bool 8, complex64 64 */
-int ty_itemsize(const Type *t);         /* bytes a scalar takes in an array */
+int ty_itemsize(const Type *t);         /* bytes a scalar or record takes in an array */
 const char *ty_numpy_char(const Type *t);  /* NumPy's dtype.char: '?', 'b', 'h', 'i'/'l', 'f', 'd', ... */
 
 /* Size and alignment in memory, as the ABI lays values out (abi.h): scalars at their width (bool 1

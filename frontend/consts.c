@@ -363,6 +363,21 @@ static const char *pyjit_type_name(FeCtx *ctx, PyObject *obj)
     return s && ty_parse(s) ? s : NULL;
 }
 
+/* A NumPy structured dtype (np.dtype([('x', 'f8'), ...])): its record type's canonical name,
+ * which pyjit/_records.py writes (as for arguments of that dtype), or NULL. */
+static const char *record_type_name(FeCtx *ctx, PyObject *obj)
+{
+    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) != 0)
+        return NULL;
+    PyObject *mod = PyImport_ImportModule("pyjit._records");
+    PyObject *name = mod ? PyObject_CallMethod(mod, "type_name", "O", obj) : NULL;
+    const char *s = name && PyUnicode_Check(name) ? arena_strdup(ctx->arena, utf8_or(name, "")) : NULL;
+    Py_XDECREF(mod);
+    Py_XDECREF(name);
+    PyErr_Clear();
+    return s && ty_parse(s) ? s : NULL;
+}
+
 /* Whether obj's class says what it is by a class attribute (pyjit's CFunc and ObjModeCall): a
  * lookup in the class, never the object's own __getattr__. */
 static bool has_class_marker(PyObject *obj, const char *marker)
@@ -463,7 +478,8 @@ static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
     } else if (fe_namedtuple_class(obj)) {
         if (const_of_namedtuple(ctx, fe_namedtuple_class(obj), c) < 0)
             return -1;
-    } else if ((c->name = pyjit_type_name(ctx, obj)) != NULL) {
+    } else if ((c->name = pyjit_type_name(ctx, obj)) != NULL ||
+               (c->name = record_type_name(ctx, obj)) != NULL) {
         c->kind = K_TYPE;
     } else {
         return const_of_array(ctx, obj, c);

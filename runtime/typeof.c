@@ -28,7 +28,7 @@ static Type *none_type;
 static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
 static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, NumPy arrays of "
-                               "bool/int/uint/float/complex dtype, tuples, lists and sets of these, "
+                               "bool/int/uint/float/complex or structured dtype, records (np.void), tuples, lists and sets of these, "
                                "typed Lists, pyjit.typed.Dict, None, @njit functions";
 
 void rt_typeof_init(void)
@@ -144,15 +144,69 @@ static Type *typeof_namedtuple(PyObject *obj, int flags)
                          plain->tuple.n);
 }
 
+/* Record types of structured dtypes by the dtype object, which the entry keeps alive (so its
+ * address is not reused), with their array types: naming a dtype's record type costs a call of
+ * pyjit/_records.py, once per dtype object. Written under the GIL, as array_cache. */
+#define N_RECORD_CACHE 64
+typedef struct RecordEntry {
+    PyArray_Descr *descr;
+    Type *record;
+    Type *arrays[ABI_MAX_NDIM + 1][3][2];
+} RecordEntry;
+static RecordEntry record_cache[N_RECORD_CACHE];
+
+/* The record type of a structured dtype: NULL (no exception) when compiled code does not take
+ * it, or with an exception set when asking failed. */
+static RecordEntry *record_entry(PyArray_Descr *d)
+{
+    int free_slot = -1;
+    for (int i = 0; i < N_RECORD_CACHE; i++) {
+        if (record_cache[i].descr == d)
+            return &record_cache[i];
+        if (!record_cache[i].descr && free_slot < 0)
+            free_slot = i;
+    }
+    static RecordEntry spare;   /* past the cache's capacity: recomputed at every call */
+    PyObject *mod = PyImport_ImportModule("pyjit._records");
+    PyObject *name = mod ? PyObject_CallMethod(mod, "type_name", "O", (PyObject *)d) : NULL;
+    Py_XDECREF(mod);
+    if (!name)
+        return NULL;
+    Type *t = PyUnicode_Check(name) ? ty_parse(PyUnicode_AsUTF8(name)) : NULL;
+    Py_DECREF(name);
+    if (!t || t->kind != TY_RECORD)
+        return NULL;
+    RecordEntry *e = free_slot >= 0 ? &record_cache[free_slot] : &spare;
+    memset(e, 0, sizeof *e);
+    e->descr = free_slot >= 0 ? (PyArray_Descr *)Py_NewRef((PyObject *)d) : NULL;
+    e->record = t;
+    return e;
+}
+
+static Type *typeof_record_array(PyArrayObject *arr, int ndim, int layout, int readonly)
+{
+    RecordEntry *e = record_entry(PyArray_DESCR(arr));
+    if (!e)
+        return NULL;
+    Type **slot = &e->arrays[ndim][layout][readonly];
+    if (!*slot)
+        *slot = ty_array(e->record, ndim, "CFA"[layout], readonly);
+    return *slot;
+}
+
 static Type *typeof_array(PyArrayObject *arr, int flags)
 {
     int kind = kind_of_typenum(PyArray_DESCR(arr)->type_num);
     int ndim = PyArray_NDIM(arr);
-    if (kind < 0 || (kind == TY_FLOAT16 && !(flags & RT_TYPEOF_GPU)) || ndim > ABI_MAX_NDIM ||
-        !PyArray_ISNOTSWAPPED(arr) || (!PyArray_ISALIGNED(arr) && (flags & RT_TYPEOF_GPU)))
+    bool record = PyDataType_HASFIELDS(PyArray_DESCR(arr)) && !(flags & RT_TYPEOF_GPU);
+    if ((kind < 0 && !record) || (kind == TY_FLOAT16 && !(flags & RT_TYPEOF_GPU)) ||
+        ndim > ABI_MAX_NDIM || !PyArray_ISNOTSWAPPED(arr) ||
+        (!PyArray_ISALIGNED(arr) && (flags & RT_TYPEOF_GPU)))
         return NULL;   /* unaligned arrays are fine on the CPU: lower_array.c elem_align */
     int layout = PyArray_IS_C_CONTIGUOUS(arr) ? 0 : PyArray_IS_F_CONTIGUOUS(arr) ? 1 : 2;
     int readonly = !PyArray_ISWRITEABLE(arr);
+    if (record)
+        return typeof_record_array(arr, ndim, layout, readonly);
     Type **slot = &array_cache[kind][ndim][layout][readonly];
     if (!*slot)
         *slot = ty_array(scalar_types[kind], ndim, "CFA"[layout], readonly);
@@ -208,6 +262,11 @@ static Type *typeof_other(PyObject *obj, int flags)
         return plain_subclass(Py_TYPE(obj)) > 0 ? typeof_array((PyArrayObject *)obj, flags) : NULL;
     if (PyArray_IsScalar(obj, Generic)) {
         PyArray_Descr *descr = PyArray_DescrFromScalar(obj);
+        if (descr && PyDataType_HASFIELDS(descr) && !(flags & RT_TYPEOF_GPU)) {   /* np.void */
+            RecordEntry *e = record_entry(descr);
+            Py_DECREF(descr);
+            return e ? e->record : NULL;
+        }
         int kind = descr ? kind_of_typenum(descr->type_num) : -1;
         Py_XDECREF(descr);
         if (kind < 0 || (kind == TY_FLOAT16 && !(flags & RT_TYPEOF_GPU)))
@@ -450,9 +509,24 @@ static int unbox_function(PyObject *obj, Type *ty, void *buf)
     return 0;
 }
 
+/* A record argument (np.void): a pointer to its bytes, so that writes reach it (and the array
+ * it is a view of), as in Numba. */
+static int unbox_record(PyObject *obj, Type *ty, void *buf)
+{
+    if (!PyArray_IsScalar(obj, Void)) {
+        PyErr_Format(PyExc_TypeError, "a %s takes a NumPy record (np.void), not %.100s", ty->name,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    *(void **)buf = ((PyVoidScalarObject *)obj)->obval;
+    return 0;
+}
+
 int rt_unbox(PyObject *obj, Type *ty, void *buf)
 {
     switch (ty->kind) {
+    case TY_RECORD:
+        return unbox_record(obj, ty, buf);
     case TY_NONE: case TY_DISPATCHER:   /* nothing at run time */
     case TY_FUNCTION:   /* a C function: its type says which (rt_typeof_c_function) */
         return 0;
@@ -690,13 +764,85 @@ int rt_release_arg(Type *ty, void *buf)
     return 0;
 }
 
+static PyArray_Descr *descr_of(Type *dtype);
+
+/* One field of a record as np.dtype's dict form takes it: its element's dtype, or (that dtype,
+ * shape) for a subarray. A new reference, or NULL with an exception set. */
+static PyObject *field_format(const RecordField *f)
+{
+    PyObject *item = (PyObject *)descr_of(f->type);
+    if (!item || f->ndim == 0)
+        return item;
+    PyObject *shape = PyTuple_New(f->ndim);
+    for (int d = 0; shape && d < f->ndim; d++)
+        PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(f->shape[d]));
+    PyObject *format = shape ? PyTuple_Pack(2, item, shape) : NULL;
+    Py_DECREF(item);
+    Py_XDECREF(shape);
+    return format;
+}
+
+/* The NumPy dtype of a record type, made once from its fields (names, formats, offsets,
+ * itemsize) and kept in the type for the life of the process. A borrowed reference. */
+static PyArray_Descr *record_descr(Type *ty)
+{
+    if (ty->record.descr)
+        return ty->record.descr;
+    int n = ty->record.n;
+    PyObject *names = PyList_New(n), *formats = PyList_New(n), *offsets = PyList_New(n);
+    PyObject *spec = NULL;
+    PyArray_Descr *descr = NULL;
+    for (int i = 0; names && formats && offsets && i < n; i++) {
+        PyObject *format = field_format(&ty->record.fields[i]);
+        if (!format)
+            goto done;
+        PyList_SET_ITEM(names, i, PyUnicode_FromString(ty->record.fields[i].name));
+        PyList_SET_ITEM(formats, i, format);
+        PyList_SET_ITEM(offsets, i, PyLong_FromLongLong(ty->record.fields[i].offset));
+    }
+    spec = names && formats && offsets ? Py_BuildValue("{sOsOsOsL}", "names", names, "formats",
+                                                       formats, "offsets", offsets, "itemsize",
+                                                       (long long)ty->record.size) : NULL;
+    if (spec && !(ty->record.aligned ? PyArray_DescrAlignConverter(spec, &descr)
+                                     : PyArray_DescrConverter(spec, &descr)))
+        descr = NULL;
+    ty->record.descr = descr;   /* under the GIL; kept for the process, as types are */
+done:
+    Py_XDECREF(names);
+    Py_XDECREF(formats);
+    Py_XDECREF(offsets);
+    Py_XDECREF(spec);
+    return descr;
+}
+
+/* The dtype of an array of dtype (a scalar or a record type): a new reference, or NULL with an
+ * exception set. */
+static PyArray_Descr *descr_of(Type *dtype)
+{
+    if (dtype->kind != TY_RECORD)
+        return PyArray_DescrFromType(typenum_of_kind(dtype->kind));
+    PyArray_Descr *d = record_descr(dtype);
+    Py_XINCREF(d);
+    return d;
+}
+
+/* A record result: a np.void holding a copy of its bytes (the array it points into may not
+ * outlive the call). */
+static PyObject *box_record(Type *ty, void *buf)
+{
+    PyArray_Descr *d = rt_numpy_ready() < 0 ? NULL : record_descr(ty);
+    return d ? PyArray_Scalar(*(void **)buf, d, NULL) : NULL;
+}
+
 /* The parent itself when the result is exactly it (`return a` gives back a, as Numba does). */
 static bool is_whole_parent(Type *ty, ArrayDesc *desc)
 {
     PyArrayObject *p = desc->parent;
     int ndim = ty->array.ndim;
+    Type *dt = ty->array.dtype;
+    int typenum = dt->kind == TY_RECORD ? NPY_VOID : typenum_of_kind(dt->kind);
     if (!PyArray_Check((PyObject *)p) || PyArray_DATA(p) != desc->data || PyArray_NDIM(p) != ndim ||
-        PyArray_DESCR(p)->type_num != typenum_of_kind(ty->array.dtype->kind) ||
+        PyArray_DESCR(p)->type_num != typenum || PyArray_ITEMSIZE(p) != ty_itemsize(dt) ||
         PyArray_ISWRITEABLE(p) == ty->array.readonly)
         return false;
     for (int i = 0; i < ndim; i++)
@@ -714,7 +860,7 @@ static PyObject *box_array(Type *ty, ArrayDesc *desc)
     if (!mi && parent && is_whole_parent(ty, desc))
         return Py_NewRef(parent);
     int ndim = ty->array.ndim;
-    PyArray_Descr *descr = PyArray_DescrFromType(typenum_of_kind(ty->array.dtype->kind));
+    PyArray_Descr *descr = descr_of(ty->array.dtype);
     if (!descr)
         goto fail;
     arr = PyArray_NewFromDescr(&PyArray_Type, descr /* stolen */, ndim, (npy_intp *)desc->dims,
@@ -791,6 +937,7 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_COMPLEX128: return PyComplex_FromDoubles(((double *)buf)[0], ((double *)buf)[1]);
     case TY_NONE: Py_RETURN_NONE;
     case TY_ARRAY: return box_array(ty, buf);
+    case TY_RECORD: return box_record(ty, buf);
     case TY_TUPLE: return box_tuple(ty, buf);
     case TY_LIST:
         if (ty->list.typed)
