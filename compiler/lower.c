@@ -190,8 +190,11 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
     }
     case TY_ITER:
     case TY_CPOINTER:
-    case TY_RECORD:   /* the address of its bytes */
     case TY_FUNCPTR: return L->ptr;
+    case TY_RECORD: {
+        LLVMTypeRef f[2] = {L->ptr, L->ptr};   /* its array's MemInfo, the address of its bytes */
+        return LLVMStructTypeInContext(L->ctx, f, 2, 0);
+    }
     case TY_CAUGHT: return L->ptr;   /* its saved ExcInfo (lower_exc.c) */
     case TY_OPTIONAL: {
         LLVMTypeRef f[2] = {L->i1, lower_type(L, t->optional.value)};
@@ -1243,6 +1246,8 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
         if (at->array.ndim == 1) {
             LLVMValueRef off = LLVMBuildMul(B, i, lower_array_stride(L, at, it->obj, 0), "");
             LLVMValueRef p = LLVMBuildInBoundsGEP2(B, L->i8, lower_array_data(L, it->obj), &off, 1, "");
+            if (at->array.dtype->kind == TY_RECORD)
+                return lower_record_in(L, owner, at->array.dtype, LLVMBuildExtractValue(B, it->obj, 0, ""), p);
             return lower_array_load(L, at->array.dtype, p);
         }
         item = lower_array_subview(L, at, it->obj, i, item_t);

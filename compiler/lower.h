@@ -189,6 +189,11 @@ LLVMValueRef lower_array_dim(Lower *L, LLVMValueRef arr, int k);
 LLVMValueRef lower_array_stride(Lower *L, Type *at, LLVMValueRef arr, int k);
 LLVMValueRef lower_array_data(Lower *L, LLVMValueRef arr);
 LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr);
+/* lower_structured.c: the record of type rt at data in the array of MemInfo meminfo, with a
+ * reference of its own that owner's slot takes (none when owner is NULL: used at once); and the
+ * address of a record's bytes. */
+LLVMValueRef lower_record_in(Lower *L, Instr *owner, Type *rt, LLVMValueRef meminfo, LLVMValueRef data);
+LLVMValueRef lower_record_data(Lower *L, LLVMValueRef rec);
 void lower_array_store(Lower *L, Type *dtype, LLVMValueRef v, LLVMValueRef ptr);
 /* An array value from its parts (parent NULL); shape and strides hold ndim values each. */
 LLVMValueRef lower_array_make(Lower *L, Type *at, LLVMValueRef meminfo, LLVMValueRef data,

@@ -75,11 +75,12 @@ static unsigned elem_align(Lower *L, Type *dt)
     return (unsigned)(ty_is_complex(dt) ? n / 2 : n);
 }
 
-/* A record item's value is its address (a view, as in Numba); storing one copies its bytes. */
+/* A record item loaded here is a view with no reference of its own, used at once (copied by an
+ * assignment); storing one copies its bytes. */
 LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr)
 {
     if (dtype->kind == TY_RECORD)
-        return ptr;
+        return lower_record_in(L, NULL, dtype, LLVMConstNull(L->ptr), ptr);
     LLVMValueRef v = LLVMBuildLoad2(L->b, dtype->kind == TY_BOOL ? L->i8 : lower_type(L, dtype), ptr, "");
     LLVMSetAlignment(v, elem_align(L, dtype));
     if (dtype->kind == TY_BOOL)
@@ -90,7 +91,7 @@ LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr)
 void lower_array_store(Lower *L, Type *dtype, LLVMValueRef v, LLVMValueRef ptr)
 {
     if (dtype->kind == TY_RECORD) {
-        LLVMBuildMemMove(L->b, ptr, 1, v, 1, lower_i64(L, dtype->record.size));
+        LLVMBuildMemMove(L->b, ptr, 1, lower_record_data(L, v), 1, lower_i64(L, dtype->record.size));
         return;
     }
     if (dtype->kind == TY_BOOL)
@@ -731,8 +732,11 @@ LLVMValueRef lower_array_get(Lower *L, Instr *in)
     LLVMValueRef p = index_array(L, in, in->nargs - 1, is_array(in->type) ? in->type : NULL, &view);
     if (!p)
         return NULL;
+    Type *dt = in->args[0]->type->array.dtype;
+    if (!view && dt->kind == TY_RECORD)
+        return lower_record_in(L, in, dt, LLVMBuildExtractValue(L->b, lower_value(L, in->args[0]), 0, ""), p);
     if (!view)
-        return lower_array_load(L, in->args[0]->type->array.dtype, p);
+        return lower_array_load(L, dt, p);
     lower_incref(L, LLVMBuildExtractValue(L->b, view, 0, ""));
     lower_own(L, in, view);
     return view;

@@ -843,7 +843,8 @@ bool ty_is_container(const Type *t)
 }
 bool ty_holds_meminfo(const Type *t)
 {
-    return t && (t->kind == TY_ARRAY || t->kind == TY_CLASS || ty_is_container(t));
+    return t && (t->kind == TY_ARRAY || t->kind == TY_CLASS || t->kind == TY_RECORD ||
+                 ty_is_container(t));
 }
 bool ty_is_undetermined(const Type *t)
 {
@@ -896,8 +897,9 @@ int64_t ty_mem_size(const Type *t)
     case TY_SLICE:
         return 24;                                     /* start, stop, step as int64 */
     case TY_CPOINTER:
-    case TY_RECORD:                                    /* a pointer to its bytes */
         return 8;
+    case TY_RECORD:                                    /* its array's MemInfo, its address */
+        return 16;
     case TY_OPTIONAL: {                                /* {present, value}, as a C struct */
         int64_t a = ty_mem_align(t->optional.value);
         return (a + ty_mem_size(t->optional.value) + a - 1) / a * a;

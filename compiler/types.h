@@ -70,7 +70,8 @@ typedef enum TypeKind {
     TY_UNDEFINED,   /* a variable with no value on some path (reported where it is used) */
     /* Values that exist at run time, added after the compile-time kinds. */
     TY_RECORD,      /* a NumPy structured dtype's item (record.fields in NumPy's layout); as a
-                     * value, a pointer to its bytes: a view into an array, as in Numba */
+                     * value, a view of its bytes in an array, as in Numba: {MemInfo of the
+                     * array (NULL for a np.void argument), address of the bytes} */
 } TypeKind;
 
 /* One field of a record: a scalar or a nested record, or a subarray of them (ndim > 0). */
@@ -171,8 +172,8 @@ Type *ty_function_type(Type *ret, Type **args, int n);
 Type *ty_parse(const char *name);
 
 bool ty_is_scalar(const Type *t);       /* bool, int, uint, float, complex */
-/* A value whose first field is a reference-counted MemInfo: an array, or a container (list, dict,
- * set, str), which is that MemInfo and nothing else. */
+/* A value whose first field is a reference-counted MemInfo: an array, a record (of the array it
+ * is in), or a container (list, dict, set, str), which is that MemInfo and nothing else. */
 bool ty_holds_meminfo(const Type *t);
 bool ty_is_container(const Type *t);
 /* A list, dict or set whose items inference has not seen yet. */

@@ -509,8 +509,9 @@ static int unbox_function(PyObject *obj, Type *ty, void *buf)
     return 0;
 }
 
-/* A record argument (np.void): a pointer to its bytes, so that writes reach it (and the array
- * it is a view of), as in Numba. */
+/* A record argument (np.void): a view of its bytes (abi: {MemInfo, address}, no MemInfo: the
+ * caller holds the argument), so that writes reach it and the array it is an item of, as in
+ * Numba. */
 static int unbox_record(PyObject *obj, Type *ty, void *buf)
 {
     if (!PyArray_IsScalar(obj, Void)) {
@@ -518,7 +519,8 @@ static int unbox_record(PyObject *obj, Type *ty, void *buf)
                      Py_TYPE(obj)->tp_name);
         return -1;
     }
-    *(void **)buf = ((PyVoidScalarObject *)obj)->obval;
+    ((void **)buf)[0] = NULL;
+    ((void **)buf)[1] = ((PyVoidScalarObject *)obj)->obval;
     return 0;
 }
 
@@ -731,7 +733,7 @@ void rt_release_value(Type *ty, void *buf)
 {
     if (ty->kind == TY_ARRAY)
         pj_nrt_decref(((ArrayDesc *)buf)->meminfo);
-    else if (ty_is_container(ty) || ty->kind == TY_CLASS)
+    else if (ty_is_container(ty) || ty->kind == TY_CLASS || ty->kind == TY_RECORD)
         pj_nrt_decref(*(MemInfo **)buf);
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
@@ -826,12 +828,14 @@ static PyArray_Descr *descr_of(Type *dtype)
     return d;
 }
 
-/* A record result: a np.void holding a copy of its bytes (the array it points into may not
- * outlive the call). */
+/* A record result: a np.void holding a copy of its bytes; the reference the result carried on
+ * its array is released. */
 static PyObject *box_record(Type *ty, void *buf)
 {
     PyArray_Descr *d = rt_numpy_ready() < 0 ? NULL : record_descr(ty);
-    return d ? PyArray_Scalar(*(void **)buf, d, NULL) : NULL;
+    PyObject *r = d ? PyArray_Scalar(((void **)buf)[1], d, NULL) : NULL;
+    pj_nrt_decref(((MemInfo **)buf)[0]);
+    return r;
 }
 
 /* The parent itself when the result is exactly it (`return a` gives back a, as Numba does). */

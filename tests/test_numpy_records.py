@@ -377,3 +377,28 @@ def test_record_types_in_python():
     assert r.fields["pos"][1] == NESTED.fields["pos"][1]
     assert r.fields["m"][0] == pyjit.types.Array(pyjit.types.float64, 2, "C")
     assert pyjit.typeof(filled(ALIGNED)).dtype == pyjit.types.from_dtype(ALIGNED)
+
+
+def test_a_record_keeps_its_array_alive():
+    @pyjit.njit
+    def f(n):
+        r = np.zeros(n, dtype=PACKED)[1]      # the array itself is a temporary
+        r["y"] = 5
+        filler = np.ones(n * 8)               # would take the freed memory
+        return r, filler.sum()
+    r, s = f(64)
+    assert r["y"] == 5 and r["x"] == 0.0 and s == 512.0
+
+    @pyjit.njit
+    def in_a_list(n):
+        rs = []
+        for i in range(n):
+            a = np.zeros(2, dtype=PARTICLE)
+            a[0]["x"] = i
+            rs.append(a[0])
+        t = 0.0
+        for r in rs:
+            t += r["x"]
+        return t, rs[n - 1]
+    t, last = in_a_list(10)
+    assert t == 45.0 and last["x"] == 9.0
