@@ -512,7 +512,7 @@ BAD_ARGUMENTS = [
     (b"bytes", "bytes"),
     (np.array(["a", "b"]), "U1"),
     (np.array(["2020-01-01"], dtype="datetime64[D]"), "datetime64"),
-    (np.zeros(2, dtype=[("a", "f8"), ("b", "i4")]), "f8"),
+    (np.zeros(2, dtype=[("a", "f8"), ("b", "U4")]), "U4"),
     (takes_one, "function"),
     (np, "module"),
     (2**70, "int"),
