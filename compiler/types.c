@@ -616,7 +616,7 @@ static Type *parse_type(const char **p, int depth);
 static Type *parse_array(const char **p, int depth)
 {
     Type *dtype = parse_type(p, depth + 1);
-    if (!dtype || !ty_is_scalar(dtype) || !eat(p, ","))
+    if (!dtype || !(ty_is_scalar(dtype) || dtype->kind == TY_RECORD) || !eat(p, ","))
         return NULL;
     skip_space(p);
     char *end;
