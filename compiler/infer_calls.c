@@ -93,6 +93,13 @@ static Type *float_for(Type *t)
     return ty_scalar(t->kind == TY_FLOAT16 ? TY_FLOAT32 : TY_FLOAT64);
 }
 
+/* The element type of a float function's result over an array of dtype: float16 arrays give
+ * float16 arrays, as NumPy's loops (computed in float32, each result rounded). */
+static Type *float_elem_for(Type *dtype)
+{
+    return ty_strong(dtype)->kind == TY_FLOAT16 ? ty_strong(dtype) : float_for(dtype);
+}
+
 /* C: complex types stay; everything else becomes complex128. */
 static Type *complex_for(Type *t)
 {
@@ -343,7 +350,7 @@ static Type *unary_float(Infer *c, Instr *in, Builtin bi, Args *a, bool arrays)
         return NULL;
     Type *t = a->pos[0]->type;
     if (arrays && t->kind == TY_ARRAY) {
-        Type *f = float_for(t->array.dtype);
+        Type *f = float_elem_for(t->array.dtype);
         if (!f)
             return arg_error(c, in, a, 0, "an array of real numbers");
         return intrinsic(c, in, bi, a, NULL, elementwise(t, f));
@@ -362,7 +369,7 @@ static Type *binary_float(Infer *c, Instr *in, Builtin bi, Args *a, bool arrays)
     Type *x = a->pos[0]->type, *y = a->pos[1]->type;
     if (arrays && (x->kind == TY_ARRAY || y->kind == TY_ARRAY)) {
         Type *ex = x->kind == TY_ARRAY ? x->array.dtype : x, *ey = y->kind == TY_ARRAY ? y->array.dtype : y;
-        Type *f = float_for(ty_promote(ex, ey));
+        Type *f = float_elem_for(ty_promote(ex, ey));
         if (!f)
             return arg_error(c, in, a, 0, "a real number or array");
         int nx = x->kind == TY_ARRAY ? x->array.ndim : 0, ny = y->kind == TY_ARRAY ? y->array.ndim : 0;

@@ -199,8 +199,7 @@ static Type *typeof_array(PyArrayObject *arr, int flags)
     int kind = kind_of_typenum(PyArray_DESCR(arr)->type_num);
     int ndim = PyArray_NDIM(arr);
     bool record = PyDataType_HASFIELDS(PyArray_DESCR(arr)) && !(flags & RT_TYPEOF_GPU);
-    if ((kind < 0 && !record) || (kind == TY_FLOAT16 && !(flags & RT_TYPEOF_GPU)) ||
-        ndim > ABI_MAX_NDIM || !PyArray_ISNOTSWAPPED(arr) ||
+    if ((kind < 0 && !record) || ndim > ABI_MAX_NDIM || !PyArray_ISNOTSWAPPED(arr) ||
         (!PyArray_ISALIGNED(arr) && (flags & RT_TYPEOF_GPU)))
         return NULL;   /* unaligned arrays are fine on the CPU: lower_array.c elem_align */
     int layout = PyArray_IS_C_CONTIGUOUS(arr) ? 0 : PyArray_IS_F_CONTIGUOUS(arr) ? 1 : 2;
@@ -269,7 +268,7 @@ static Type *typeof_other(PyObject *obj, int flags)
         }
         int kind = descr ? kind_of_typenum(descr->type_num) : -1;
         Py_XDECREF(descr);
-        if (kind < 0 || (kind == TY_FLOAT16 && !(flags & RT_TYPEOF_GPU)))
+        if (kind < 0)
             return NULL;
         return scalar_types[kind];
     }
@@ -335,8 +334,6 @@ static PyObject *describe_array(PyArrayObject *arr)
     if (PyArray_NDIM(arr) > ABI_MAX_NDIM)
         return PyUnicode_FromFormat("ndarray of %d dimensions (at most %d)", PyArray_NDIM(arr),
                                     ABI_MAX_NDIM);
-    if (kind == TY_FLOAT16)
-        return PyUnicode_FromString("ndarray of dtype float16 (float16 arrays work on the GPU only)");
     if (kind >= 0 && !PyArray_ISNOTSWAPPED(arr))
         return PyUnicode_FromFormat("ndarray of dtype %S (non-native byte order)", (PyObject *)d);
     if (kind >= 0)
