@@ -186,7 +186,7 @@ bool infer_is_runtime(const Type *t)
     switch (t->kind) {
     case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_LIST:
     case TY_DICT: case TY_SET: case TY_STR: case TY_CLASS: case TY_CPOINTER: case TY_FUNCPTR:
-    case TY_OPTIONAL: case TY_RECORD:
+    case TY_OPTIONAL: case TY_RECORD: case TY_DATETIME: case TY_TIMEDELTA:
         return true;
     case TY_TUPLE:
         for (int i = 0; i < t->tuple.n; i++)
@@ -551,6 +551,8 @@ static Type *table_binop(Infer *c, Instr *in)
 static Type *type_binop(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (infer_is_datetime_op(in))
+        return infer_datetime_op(c, in);
     if (a->kind == TY_CLASS)
         return infer_class_operator(c, in);
     if (a->kind == TY_SET || b->kind == TY_SET || a->kind == TY_DICT || b->kind == TY_DICT)
@@ -935,6 +937,8 @@ static Type *type_compare(Infer *c, Instr *in)
         return tuple_compare(c, in, a, b);
     if (infer_is_text(a) || infer_is_text(b))
         return infer_str_compare(c, in);
+    if (infer_is_datetime_op(in))
+        return infer_datetime_op(c, in);
     if (a->kind == TY_CLASS)
         return infer_class_operator(c, in);
     if ((a->kind == TY_SET || a->kind == TY_DICT) && op <= CMP_GE) {   /* their methods */

@@ -205,6 +205,11 @@ Type *infer_record_setitem(Infer *c, Instr *in);
 Type *infer_record_setattr(Infer *c, Instr *in, Instr *self);
 Type *infer_record_view(Infer *c, Instr *in);
 Type *infer_record_builtin(Infer *c, Instr *in, Builtin bi);
+/* infer_datetime.c: arithmetic and comparisons with a datetime64 or timedelta64 operand (scalars
+ * or arrays: infer_is_datetime_op), and np.isnat. */
+bool infer_is_datetime_op(const Instr *in);
+Type *infer_datetime_op(Infer *c, Instr *in);
+Type *infer_isnat(Infer *c, Instr *in, Instr **pos, int npos);
 /* infer_calls.c: np.dot(a, b) and a @ b: the result type; in becomes INTRINSIC BI_NP_DOT. */
 Type *infer_dot(Infer *c, Instr *in);
 /* The Builtin a numpy/Python scalar type object names, or the scalar type of a dtype value. */

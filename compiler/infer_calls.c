@@ -1871,6 +1871,13 @@ static Type *type_jitclass(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     return infer_class_builtin(c, in, bi, a->pos, a->npos);
 }
+static Type *type_datetime(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (bi == BI_NP_ISNAT)
+        return infer_isnat(c, in, a->pos, a->npos);
+    return infer_fail(c, in, DIAG_TYPING, "%s is what compiled code makes of an operator on "
+                      "datetimes", ir_builtin_name(bi));
+}
 static Type *type_record(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)a;

@@ -715,7 +715,7 @@ Type *infer_setitem(Infer *c, Instr *in)
     Type *ve = vt->kind == TY_ARRAY ? vt->array.dtype : vt;
     if (ok && ty_is_complex(ve) && !ty_is_complex(t->array.dtype))
         ok = false;   /* NumPy refuses to drop an imaginary part on a store */
-    if (t->array.dtype->kind == TY_RECORD || ve->kind == TY_RECORD)   /* records of one dtype */
+    if (!ty_is_scalar(t->array.dtype) || !ty_is_scalar(ve))   /* records, datetimes: of one dtype */
         ok = ve == t->array.dtype && (vt->kind != TY_ARRAY || (sel->kind == TY_ARRAY &&
                                                                vt->array.ndim <= sel->array.ndim));
     if (!ok)

@@ -191,6 +191,8 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
     case TY_ITER:
     case TY_CPOINTER:
     case TY_FUNCPTR: return L->ptr;
+    case TY_DATETIME:
+    case TY_TIMEDELTA: return L->i64;   /* NaT: INT64_MIN */
     case TY_RECORD: {
         LLVMTypeRef f[2] = {L->ptr, L->ptr};   /* its array's MemInfo, the address of its bytes */
         return LLVMStructTypeInContext(L->ctx, f, 2, 0);

@@ -367,6 +367,11 @@ static LLVMValueRef ew_apply(Lower *L, Instr *in, int nops, bool inplace, ElemFn
     return ew_into(L, in, ops, nops, inplace, fn, ctx);
 }
 
+LLVMValueRef lower_array_map(Lower *L, Instr *in, int nops, bool inplace, LowerElemFn fn, void *ctx)
+{
+    return ew_apply(L, in, nops, inplace, fn, ctx);
+}
+
 typedef struct BinCtx {
     BinOp op;
     CmpOp cmp;

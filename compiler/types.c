@@ -185,7 +185,8 @@ Type *ty_strong(Type *t)
 
 Type *ty_array(Type *dtype, int ndim, char layout, bool readonly)
 {
-    if (!dtype || !(ty_is_scalar(dtype) || dtype->kind == TY_RECORD) || ndim < 0)
+    if (!dtype || !(ty_is_scalar(dtype) || dtype->kind == TY_RECORD || ty_is_datetime(dtype)) ||
+        ndim < 0)
         return NULL;
     dtype = ty_strong(dtype);
     if (layout != 'C' && layout != 'F')
@@ -580,6 +581,50 @@ int ty_record_field(const Type *t, const char *name)
     return -1;
 }
 
+static const char *const unit_names[] = {"Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", ""};
+
+const char *ty_unit_name(DateUnit unit)
+{
+    return unit_names[unit];
+}
+
+bool ty_is_datetime(const Type *t)
+{
+    return t && (t->kind == TY_DATETIME || t->kind == TY_TIMEDELTA);
+}
+
+static bool nonlinear(DateUnit u)
+{
+    return u == DT_Y || u == DT_M;
+}
+
+int ty_common_unit(const Type *a, const Type *b)
+{
+    const Type *ts[2] = {a->kind == TY_ARRAY ? a->array.dtype : a, b->kind == TY_ARRAY ? b->array.dtype : b};
+    int unit = -1;
+    for (int k = 0; k < 2; k++)
+        if (ty_is_datetime(ts[k]) && ts[k]->datetime.unit != DT_GENERIC && (int)ts[k]->datetime.unit > unit)
+            unit = ts[k]->datetime.unit;
+    if (unit < 0)
+        return DT_GENERIC;
+    for (int k = 0; k < 2; k++)
+        if (ts[k]->kind == TY_TIMEDELTA && nonlinear(ts[k]->datetime.unit) && !nonlinear((DateUnit)unit))
+            return -1;
+    return unit;
+}
+
+Type *ty_datetime(TypeKind kind, DateUnit unit)
+{
+    if ((kind != TY_DATETIME && kind != TY_TIMEDELTA) || unit < DT_Y || unit > DT_GENERIC)
+        return NULL;
+    Type proto = {.kind = kind};
+    proto.datetime.unit = unit;
+    const char *base = kind == TY_DATETIME ? "datetime64" : "timedelta64";
+    if (unit == DT_GENERIC)
+        return intern_named(&proto, "%s", base);
+    return intern_named(&proto, "%s[%s]", base, unit_names[unit]);
+}
+
 /* The jitclass type interned under name, or NULL. */
 static Type *find_class(const char *name)
 {
@@ -616,7 +661,8 @@ static Type *parse_type(const char **p, int depth);
 static Type *parse_array(const char **p, int depth)
 {
     Type *dtype = parse_type(p, depth + 1);
-    if (!dtype || !(ty_is_scalar(dtype) || dtype->kind == TY_RECORD) || !eat(p, ","))
+    if (!dtype || !(ty_is_scalar(dtype) || dtype->kind == TY_RECORD || ty_is_datetime(dtype)) ||
+        !eat(p, ","))
         return NULL;
     skip_space(p);
     char *end;
@@ -748,6 +794,20 @@ static Type *parse_function_type(const char **p, int depth)
     return eat(p, ")") ? ty_function_type(ret, args, n) : NULL;
 }
 
+/* datetime64[unit] or timedelta64[unit] (or timedelta64), after its name's first word. */
+static Type *parse_datetime(const char **p, TypeKind kind)
+{
+    if (!eat(p, "["))
+        return ty_datetime(kind, DT_GENERIC);
+    for (int u = DT_ns; u >= DT_Y; u--)   /* "ms" before "m" */
+        if (strncmp(*p, unit_names[u], strlen(unit_names[u])) == 0 &&
+            (*p)[strlen(unit_names[u])] == ']') {
+            *p += strlen(unit_names[u]) + 1;
+            return ty_datetime(kind, (DateUnit)u);
+        }
+    return NULL;
+}
+
 /* Reads one type at *p and advances past it. Longer names are tried first (int16 before int1). */
 static Type *parse_type(const char **p, int depth)
 {
@@ -821,6 +881,8 @@ static Type *parse_type(const char **p, int depth)
         return ty_str();
     if (strcmp(word, "voidptr") == 0)
         return ty_cpointer(NULL);
+    if (strcmp(word, "datetime64") == 0 || strcmp(word, "timedelta64") == 0)
+        return parse_datetime(p, word[0] == 'd' ? TY_DATETIME : TY_TIMEDELTA);
     return NULL;
 }
 
@@ -864,7 +926,9 @@ int ty_bits(const Type *t)
 
 int ty_itemsize(const Type *t)
 {
-    return t && t->kind == TY_RECORD ? (int)t->record.size : ty_bits(t) / 8;
+    if (t && t->kind == TY_RECORD)
+        return (int)t->record.size;
+    return ty_is_datetime(t) ? 8 : ty_bits(t) / 8;
 }
 
 const char *ty_numpy_char(const Type *t)
@@ -897,6 +961,8 @@ int64_t ty_mem_size(const Type *t)
     case TY_SLICE:
         return 24;                                     /* start, stop, step as int64 */
     case TY_CPOINTER:
+    case TY_DATETIME:
+    case TY_TIMEDELTA:
         return 8;
     case TY_RECORD:                                    /* its array's MemInfo, its address */
         return 16;
@@ -929,6 +995,8 @@ int ty_mem_align(const Type *t)
     case TY_CPOINTER:
     case TY_FUNCPTR:
     case TY_RECORD:
+    case TY_DATETIME:
+    case TY_TIMEDELTA:
         return 8;
     case TY_TUPLE:
         return t->tuple.align;

@@ -17,6 +17,7 @@
  *   instance(Bag@1)               (a jitclass: parsed back while its type exists, by that name)
  *   record(x:float64@0, v:float32[3]@8, size=24, aligned)   (a NumPy structured dtype: fields
  *                                 with their offsets, subarray shapes, the itemsize)
+ *   datetime64[D]  timedelta64[ns]  timedelta64  datetime64   (no unit: NumPy's generic one)
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
 #ifndef PYJIT_TYPES_H
 #define PYJIT_TYPES_H
@@ -72,7 +73,13 @@ typedef enum TypeKind {
     TY_RECORD,      /* a NumPy structured dtype's item (record.fields in NumPy's layout); as a
                      * value, a view of its bytes in an array, as in Numba: {MemInfo of the
                      * array (NULL for a np.void argument), address of the bytes} */
+    TY_DATETIME,    /* np.datetime64 of unit datetime.unit: an int64 count, NaT its minimum */
+    TY_TIMEDELTA,   /* np.timedelta64 of unit datetime.unit, likewise */
 } TypeKind;
+
+/* The units of datetime64 and timedelta64, coarsest first (NumPy's order, without the business
+ * day and the units below a nanosecond); DT_GENERIC: no unit (np.timedelta64(3)). */
+typedef enum DateUnit { DT_Y, DT_M, DT_W, DT_D, DT_h, DT_m, DT_s, DT_ms, DT_us, DT_ns, DT_GENERIC } DateUnit;
 
 /* One field of a record: a scalar or a nested record, or a subarray of them (ndim > 0). */
 #define TY_RECORD_MAX_NDIM 8
@@ -114,6 +121,7 @@ typedef struct Type {
          * (align=True); descr the NumPy dtype the runtime made for it when boxing (a PyObject*
          * kept for the process), NULL until then. */
         struct { int n; RecordField *fields; int64_t size; bool aligned; void *descr; } record;
+        struct { DateUnit unit; } datetime;
         struct { struct Type *ret; struct Type **args; int n; } fn;
         const Const *literal;   /* TY_STRING, TY_MODULE, TY_FUNCTION, TY_DISPATCHER, TY_EXCCLASS */
     };
@@ -165,6 +173,16 @@ int ty_class_field(const Type *t, const char *name);
 Type *ty_record(const RecordField *fields, int n, int64_t size, bool aligned);
 /* Index of field name in record type t, or -1. */
 int ty_record_field(const Type *t, const char *name);
+/* datetime64[unit] (kind TY_DATETIME) or timedelta64[unit] (TY_TIMEDELTA); DT_GENERIC: NumPy's
+ * unit-less one (np.datetime64('NaT'), np.timedelta64(3)). ty_unit_name: "D", "ms", ... ("" for
+ * DT_GENERIC). */
+Type *ty_datetime(TypeKind kind, DateUnit unit);
+const char *ty_unit_name(DateUnit unit);
+bool ty_is_datetime(const Type *t);     /* datetime64 or timedelta64 */
+/* The unit datetimes and timedeltas a and b (or arrays of them; an int has no unit) convert to
+ * for an operation, NumPy's: the finer of their units (a generic timedelta takes the other's);
+ * -1 when they do not convert (a timedelta in years or months beside a unit of fixed length). */
+int ty_common_unit(const Type *a, const Type *b);
 /* A first-class function type, named "function_type(float64(float64, int64))". */
 Type *ty_function_type(Type *ret, Type **args, int n);
 

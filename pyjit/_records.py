@@ -69,3 +69,13 @@ def set_field(record, value):
 def field_view(array):
     """Compiled code only: what a['x'] of an array of records becomes."""
     raise TypeError("field_view() is what compiled code makes of a['x']; index the array")
+
+
+def datetime_binop(a, b):
+    """Compiled code only: what an operator on datetimes becomes."""
+    raise TypeError("datetime_binop() is what compiled code makes of an operator on datetimes")
+
+
+def datetime_compare(a, b):
+    """Compiled code only: what a comparison of datetimes becomes."""
+    raise TypeError("datetime_compare() is what compiled code makes of a comparison of datetimes")

@@ -22,7 +22,8 @@ literals.
 
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
-    "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "Record", "NoneType",
+    "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "Record", "NPDatetime",
+    "NPTimedelta", "NoneType",
     "ClassInstanceType", "ClassType", "StructRef", "unliteral",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral",
@@ -99,8 +100,8 @@ class Array(Type):
 
     def __init__(self, dtype, ndim, layout="A", readonly=False):
         dtype = _as_type(dtype)
-        if not isinstance(dtype, (Scalar, Record)):
-            raise TypeError(f"Array dtype must be a scalar or record type, not {dtype!r}")
+        if not isinstance(dtype, (Scalar, Record, NPDatetime, NPTimedelta)):
+            raise TypeError(f"Array dtype must be a scalar, record or datetime type, not {dtype!r}")
         if not isinstance(ndim, int) or not 0 <= ndim <= 32:
             raise TypeError(f"Array ndim must be an int from 0 to 32, not {ndim!r}")
         if layout not in ("C", "F", "A"):
@@ -190,6 +191,27 @@ class DType(Type):
 
 
 NumberClass = DType
+
+
+class NPDatetime(Type):
+    """np.datetime64 of a unit ('D', 'ns', ...; '' for NumPy's generic one; Numba's
+    types.NPDatetime)."""
+
+    __slots__ = ("unit",)
+
+    def __init__(self, unit):
+        super().__init__(f"datetime64[{unit}]" if unit else "datetime64")
+        self.unit = unit
+
+
+class NPTimedelta(Type):
+    """np.timedelta64 of a unit, '' for NumPy's generic one (Numba's types.NPTimedelta)."""
+
+    __slots__ = ("unit",)
+
+    def __init__(self, unit):
+        super().__init__(f"timedelta64[{unit}]" if unit else "timedelta64")
+        self.unit = unit
 
 
 class Record(Type):
@@ -697,6 +719,10 @@ def _from_canonical(name):
         return DType(_from_canonical(name[6:-1]), name)
     if name.startswith("record(") and name.endswith(")"):
         return Record(name)
+    if name == "datetime64" or (name.startswith("datetime64[") and name.endswith("]")):
+        return NPDatetime(name[11:-1])
+    if name == "timedelta64" or (name.startswith("timedelta64[") and name.endswith("]")):
+        return NPTimedelta(name[12:-1])
     if name.startswith("function(numpy.") and name.endswith(")"):   # np.float32 as a value
         try:
             import numpy as np

@@ -194,18 +194,48 @@ static Type *typeof_record_array(PyArrayObject *arr, int ndim, int layout, int r
     return *slot;
 }
 
+/* The datetime64 or timedelta64 type of a dtype, from its unit (NumPy's NPY_DATETIMEUNIT: Y, M,
+ * W, a gap where NumPy 1.6's business day was, then D ... ns); NULL for another dtype, a unit
+ * below a nanosecond or a multiple of a unit (M8[5s]). */
+static Type *datetime_of_descr(PyArray_Descr *d)
+{
+    if (d->type_num != NPY_DATETIME && d->type_num != NPY_TIMEDELTA)
+        return NULL;
+    PyArray_DatetimeMetaData *meta = &((PyArray_DatetimeDTypeMetaData *)PyDataType_C_METADATA(d))->meta;
+    int base = meta->base;
+    DateUnit unit = base == NPY_FR_GENERIC ? DT_GENERIC : base <= NPY_FR_W ? (DateUnit)base
+                  : base >= NPY_FR_D && base <= NPY_FR_ns ? (DateUnit)(base - 1) : (DateUnit)-1;
+    if ((int)unit < 0 || (meta->num != 1 && unit != DT_GENERIC))
+        return NULL;
+    return ty_datetime(d->type_num == NPY_DATETIME ? TY_DATETIME : TY_TIMEDELTA, unit);
+}
+
+/* Array types of datetime64 and timedelta64 dtypes, as array_cache (under the GIL). */
+static Type *datetime_arrays[2][DT_GENERIC + 1][ABI_MAX_NDIM + 1][3][2];
+
+static Type *typeof_datetime_array(Type *dt, int ndim, int layout, int readonly)
+{
+    Type **slot = &datetime_arrays[dt->kind == TY_TIMEDELTA][dt->datetime.unit][ndim][layout][readonly];
+    if (!*slot)
+        *slot = ty_array(dt, ndim, "CFA"[layout], readonly);
+    return *slot;
+}
+
 static Type *typeof_array(PyArrayObject *arr, int flags)
 {
     int kind = kind_of_typenum(PyArray_DESCR(arr)->type_num);
     int ndim = PyArray_NDIM(arr);
     bool record = PyDataType_HASFIELDS(PyArray_DESCR(arr)) && !(flags & RT_TYPEOF_GPU);
-    if ((kind < 0 && !record) || ndim > ABI_MAX_NDIM || !PyArray_ISNOTSWAPPED(arr) ||
+    Type *dt = flags & RT_TYPEOF_GPU ? NULL : datetime_of_descr(PyArray_DESCR(arr));
+    if ((kind < 0 && !record && !dt) || ndim > ABI_MAX_NDIM || !PyArray_ISNOTSWAPPED(arr) ||
         (!PyArray_ISALIGNED(arr) && (flags & RT_TYPEOF_GPU)))
         return NULL;   /* unaligned arrays are fine on the CPU: lower_array.c elem_align */
     int layout = PyArray_IS_C_CONTIGUOUS(arr) ? 0 : PyArray_IS_F_CONTIGUOUS(arr) ? 1 : 2;
     int readonly = !PyArray_ISWRITEABLE(arr);
     if (record)
         return typeof_record_array(arr, ndim, layout, readonly);
+    if (dt)
+        return typeof_datetime_array(dt, ndim, layout, readonly);
     Type **slot = &array_cache[kind][ndim][layout][readonly];
     if (!*slot)
         *slot = ty_array(scalar_types[kind], ndim, "CFA"[layout], readonly);
@@ -267,7 +297,10 @@ static Type *typeof_other(PyObject *obj, int flags)
             return e ? e->record : NULL;
         }
         int kind = descr ? kind_of_typenum(descr->type_num) : -1;
+        Type *dt = descr && !(flags & RT_TYPEOF_GPU) ? datetime_of_descr(descr) : NULL;
         Py_XDECREF(descr);
+        if (dt)
+            return dt;
         if (kind < 0)
             return NULL;
         return scalar_types[kind];
@@ -818,6 +851,17 @@ done:
  * exception set. */
 static PyArray_Descr *descr_of(Type *dtype)
 {
+    if (ty_is_datetime(dtype)) {   /* "M8[D]", "m8" */
+        PyArray_Descr *d = NULL;
+        PyObject *spec = PyUnicode_FromFormat("%s8%s%s%s", dtype->kind == TY_DATETIME ? "M" : "m",
+                                              dtype->datetime.unit == DT_GENERIC ? "" : "[",
+                                              ty_unit_name(dtype->datetime.unit),
+                                              dtype->datetime.unit == DT_GENERIC ? "" : "]");
+        if (spec && !PyArray_DescrConverter(spec, &d))
+            d = NULL;
+        Py_XDECREF(spec);
+        return d;
+    }
     if (dtype->kind != TY_RECORD)
         return PyArray_DescrFromType(typenum_of_kind(dtype->kind));
     PyArray_Descr *d = record_descr(dtype);
@@ -841,7 +885,8 @@ static bool is_whole_parent(Type *ty, ArrayDesc *desc)
     PyArrayObject *p = desc->parent;
     int ndim = ty->array.ndim;
     Type *dt = ty->array.dtype;
-    int typenum = dt->kind == TY_RECORD ? NPY_VOID : typenum_of_kind(dt->kind);
+    int typenum = dt->kind == TY_RECORD ? NPY_VOID : dt->kind == TY_DATETIME ? NPY_DATETIME
+                : dt->kind == TY_TIMEDELTA ? NPY_TIMEDELTA : typenum_of_kind(dt->kind);
     if (!PyArray_Check((PyObject *)p) || PyArray_DATA(p) != desc->data || PyArray_NDIM(p) != ndim ||
         PyArray_DESCR(p)->type_num != typenum || PyArray_ITEMSIZE(p) != ty_itemsize(dt) ||
         PyArray_ISWRITEABLE(p) == ty->array.readonly)
@@ -939,6 +984,13 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_NONE: Py_RETURN_NONE;
     case TY_ARRAY: return box_array(ty, buf);
     case TY_RECORD: return box_record(ty, buf);
+    case TY_DATETIME:
+    case TY_TIMEDELTA: {
+        PyArray_Descr *d = rt_numpy_ready() < 0 ? NULL : descr_of(ty);
+        PyObject *r = d ? PyArray_Scalar(buf, d, NULL) : NULL;
+        Py_XDECREF(d);
+        return r;
+    }
     case TY_TUPLE: return box_tuple(ty, buf);
     case TY_LIST:
         if (ty->list.typed)
