@@ -511,7 +511,7 @@ BAD_ARGUMENTS = [
     (Opaque(), "Opaque"),
     (b"bytes", "bytes"),
     (np.array(["a", "b"]), "U1"),
-    (np.array(["2020-01-01"], dtype="datetime64[D]"), "datetime64"),
+    (np.array(["2020-01-01"], dtype="datetime64[5s]"), "datetime64"),
     (np.zeros(2, dtype=[("a", "f8"), ("b", "U4")]), "U4"),
     (takes_one, "function"),
     (np, "module"),
