@@ -213,7 +213,7 @@ Type *infer_const_type(Infer *c, const Const *k)
     case K_NONE: return ty_scalar(TY_NONE);
     case K_ELLIPSIS: return ty_scalar(TY_ELLIPSIS);
     case K_BOOL: return ty_scalar(TY_BOOL);
-    case K_INT: return ty_scalar(TY_INT64);
+    case K_INT: return k->array_type ? k->array_type : ty_scalar(TY_INT64);
     case K_FLOAT: return ty_scalar(TY_FLOAT64);
     case K_COMPLEX: return ty_scalar(TY_COMPLEX128);
     case K_STR: return ty_str();   /* inside a tuple constant: a value */
@@ -1245,7 +1245,7 @@ static Type *type_const(Infer *c, Instr *in)
 {
     Const *k = in->cst;
     switch (k->kind) {
-    case K_INT: return ty_weak(ty_scalar(TY_INT64));
+    case K_INT: return k->array_type ? k->array_type : ty_weak(ty_scalar(TY_INT64));
     case K_FLOAT: return ty_weak(ty_scalar(TY_FLOAT64));
     case K_COMPLEX: return ty_weak(ty_scalar(TY_COMPLEX128));
     case K_STR: return in->type && in->type->kind == TY_STR ? in->type : ty_literal(TY_STRING, k);

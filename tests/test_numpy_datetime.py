@@ -166,3 +166,13 @@ def test_errors():
         pyjit.njit(store)(np.zeros(2, "M8[D]"), T(1, "D"))
     with pytest.raises(TypeError, match="datetime64"):     # multiples of a unit are refused
         pyjit.njit(lambda x: x)(np.zeros(2, "M8[5s]"))
+
+
+EPOCH = D("2020-01-01")
+HOUR = T(1, "h")
+
+
+def test_global_constants():
+    def f(a):
+        return a - EPOCH, (a + HOUR) > EPOCH, HOUR * 3
+    check(f, np.array(["2020-01-01", "NaT", "2019-03-04T05"], dtype="M8[h]"))
