@@ -176,3 +176,12 @@ def test_global_constants():
     def f(a):
         return a - EPOCH, (a + HOUR) > EPOCH, HOUR * 3
     check(f, np.array(["2020-01-01", "NaT", "2019-03-04T05"], dtype="M8[h]"))
+
+
+def test_made_in_compiled_code():
+    def f(n):
+        return (np.timedelta64(n, "h"), np.datetime64(n, "D"), np.datetime64("2020-02-29T10:30"),
+                np.datetime64("NaT"), np.timedelta64("NaT", "ms"), np.timedelta64(n),
+                np.datetime64("2021-01-01") - np.datetime64("2020-01-01", "M"))
+    check(f, 5)
+    check(f, -40)
