@@ -638,7 +638,8 @@ static Type *type_unary(Infer *c, Instr *in)
         return ty_scalar(TY_BOOL);
     }
     Type *e = elem_type(t);
-    if (!ty_is_scalar(e) || (in->sub == UN_INVERT && !ty_is_int(e) && e->kind != TY_BOOL))
+    bool timedelta = e->kind == TY_TIMEDELTA && in->sub != UN_INVERT;   /* -NaT is NaT: INT64_MIN */
+    if ((!ty_is_scalar(e) && !timedelta) || (in->sub == UN_INVERT && !ty_is_int(e) && e->kind != TY_BOOL))
         return infer_fail(c, in, DIAG_TYPING, "bad operand type for unary %s: %s",
                           in->sub == UN_NEG ? "-" : in->sub == UN_POS ? "+" : "~", infer_type_name(t));
     if (t->kind == TY_ARRAY)

@@ -185,3 +185,10 @@ def test_made_in_compiled_code():
                 np.datetime64("2021-01-01") - np.datetime64("2020-01-01", "M"))
     check(f, 5)
     check(f, -40)
+
+
+def test_negation():
+    def f(x, a):
+        return -x, +x, -a
+    check(f, T(3, "h"), np.array([1, "NaT", -5], dtype="m8[s]"))
+    check(f, T("NaT", "D"), np.array([], dtype="m8[s]"))
