@@ -1378,7 +1378,7 @@ static Type *reduction(Infer *c, Instr *in, Builtin bi, Args *a)
     if (t->kind != TY_ARRAY)
         return arg_error(c, in, a, 0, "an array");
     Type *e = t->array.dtype, *r;
-    if (e->kind == TY_RECORD)
+    if (!ty_is_scalar(e))   /* records, datetimes */
         return arg_error(c, in, a, 0, "an array of numbers");
     switch (bi) {
     case BI_ARRAY_MEAN:
@@ -1690,7 +1690,8 @@ static Type *one_array(Infer *c, Instr *in, Builtin bi, Args *a)
     if (t->kind != TY_ARRAY)
         return arg_error(c, in, a, 0, "an array");
     Type *e = t->array.dtype;
-    if (bi != BI_NP_CUMSUM && bi != BI_ARRAY_CUMSUM && (ty_is_complex(e) || e->kind == TY_FLOAT16))
+    if (!ty_is_scalar(e) ||
+        (bi != BI_NP_CUMSUM && bi != BI_ARRAY_CUMSUM && (ty_is_complex(e) || e->kind == TY_FLOAT16)))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of a %s array is not supported", a->name,
                           infer_type_name(e));
     return t;
@@ -1741,7 +1742,7 @@ static Type *sortable_array(Infer *c, Instr *in, Args *a)
     if (t->kind != TY_ARRAY)
         return arg_error(c, in, a, 0, "an array");
     Type *e = t->array.dtype;
-    if (ty_is_complex(e) || e->kind == TY_FLOAT16)
+    if (!ty_is_scalar(e) || ty_is_complex(e) || e->kind == TY_FLOAT16)
         return infer_fail(c, in, DIAG_TYPING, "%s() of a %s array is not supported", a->name,
                           infer_type_name(e));
     if (t->array.ndim == 0)

@@ -89,14 +89,14 @@ static Type *set_field(Infer *c, Instr *in, Instr *rec, int i, Instr *val)
 {
     const RecordField *f = &rec->type->record.fields[i];
     Type *vt = val->type;
-    bool ok = f->ndim == 0 && (f->type->kind == TY_RECORD ? vt == f->type
-                                                          : ty_is_scalar(vt) &&
-                                                            (ty_is_complex(f->type) || !ty_is_complex(vt)));
+    bool number = ty_is_scalar(f->type);   /* else a record or a datetime, of its own type */
+    bool ok = f->ndim == 0 && (!number ? vt == f->type
+                                       : ty_is_scalar(vt) && (ty_is_complex(f->type) || !ty_is_complex(vt)));
     if (!ok)
         return infer_fail(c, in, DIAG_TYPING, "cannot store %s into field '%s' of a record (%s)",
                           infer_type_name(vt), f->name, infer_type_name(field_value_type(f)));
     if (c->rewrite) {
-        Instr *args[2] = {rec, f->type->kind == TY_RECORD ? val : infer_coerce(c, in, val, f->type)};
+        Instr *args[2] = {rec, number ? infer_coerce(c, in, val, f->type) : val};
         in->op = OP_INTRINSIC;
         in->sub = BI_RECORD_SET;
         in->imm = i;

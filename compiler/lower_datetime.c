@@ -102,7 +102,8 @@ static LLVMValueRef divide(Lower *L, DtOp *d, LLVMValueRef a, LLVMValueRef b, LL
     LLVMValueRef safe = LLVMBuildSelect(B, LLVMBuildOr(B, missing, by_zero, ""), lower_i64(L, 1), b, "");
     bool both = d->tb->kind == TY_TIMEDELTA;
     if (d->op == BIN_TRUEDIV && both) {   /* a float: NaN for NaT, inf or NaN for a zero divisor */
-        LLVMValueRef q = LLVMBuildFDiv(B, LLVMBuildSIToFP(B, a, L->f64, ""), LLVMBuildSIToFP(B, b, L->f64, ""), "");
+        LLVMValueRef q = LLVMBuildFDiv(B, LLVMBuildSIToFP(B, a, L->f64, ""),
+                                       LLVMBuildSIToFP(B, b, L->f64, ""), "");
         return LLVMBuildSelect(B, missing, LLVMConstReal(L->f64, __builtin_nan("")), q, "");
     }
     if (d->op == BIN_FLOORDIV && both)    /* an int: 0 for NaT or a zero divisor */
@@ -114,7 +115,8 @@ static LLVMValueRef divide(Lower *L, DtOp *d, LLVMValueRef a, LLVMValueRef b, LL
 
 static LLVMValueRef dt_compute(Lower *L, DtOp *d, LLVMValueRef va, LLVMValueRef vb)
 {
-    static const LLVMIntPredicate pred[] = {LLVMIntSLT, LLVMIntSLE, LLVMIntEQ, LLVMIntNE, LLVMIntSGT, LLVMIntSGE};
+    static const LLVMIntPredicate pred[] = {LLVMIntSLT, LLVMIntSLE, LLVMIntEQ,
+                                            LLVMIntNE, LLVMIntSGT, LLVMIntSGE};
     LLVMBuilderRef B = L->b;
     LLVMValueRef missing = either_nat(L, d, va, vb);
     LLVMValueRef a = to_unit(L, va, d->ta, d->unit), b = to_unit(L, vb, d->tb, d->unit);

@@ -31,7 +31,7 @@ static LLVMValueRef field_at(Lower *L, LLVMValueRef data, const RecordField *f)
     return LLVMBuildInBoundsGEP2(L->b, L->i8, data, &off, 1, "");
 }
 
-/* C-contiguous strides of a subarray of f's element type and shape, from axis `from` of out. */
+/* The shape and C-contiguous strides of subarray field f. */
 static void subarray_strides(Lower *L, const RecordField *f, LLVMValueRef *shape, LLVMValueRef *strides)
 {
     int64_t s = ty_itemsize(f->type);

@@ -540,7 +540,8 @@ static void record_field_name(Buf *b, const RecordField *f)
 Type *ty_record(const RecordField *fields, int n, int64_t size, bool aligned)
 {
     for (int i = 0; i < n; i++)
-        if (!fields[i].type || !(ty_is_scalar(fields[i].type) || fields[i].type->kind == TY_RECORD) ||
+        if (!fields[i].type || !(ty_is_scalar(fields[i].type) || fields[i].type->kind == TY_RECORD ||
+                                 ty_is_datetime(fields[i].type)) ||
             fields[i].ndim < 0 || fields[i].ndim > TY_RECORD_MAX_NDIM)
             return NULL;
     Buf b = {0};

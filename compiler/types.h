@@ -81,7 +81,7 @@ typedef enum TypeKind {
  * day and the units below a nanosecond); DT_GENERIC: no unit (np.timedelta64(3)). */
 typedef enum DateUnit { DT_Y, DT_M, DT_W, DT_D, DT_h, DT_m, DT_s, DT_ms, DT_us, DT_ns, DT_GENERIC } DateUnit;
 
-/* One field of a record: a scalar or a nested record, or a subarray of them (ndim > 0). */
+/* One field of a record: a scalar, a datetime or a nested record, or a subarray of them. */
 #define TY_RECORD_MAX_NDIM 8
 typedef struct RecordField {
     const char *name;

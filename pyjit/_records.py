@@ -5,6 +5,7 @@
 the runtime (typeof of an array or a np.void argument) and the frontend (a dtype constant such as
 `np.zeros(n, dtype=particle)`) both go through it, so the two agree on every layout.
 """
+import numpy as np
 
 _SCALARS = {
     ("b", 1): "bool",
@@ -13,6 +14,9 @@ _SCALARS = {
     ("f", 2): "float16", ("f", 4): "float32", ("f", 8): "float64",
     ("c", 8): "complex64", ("c", 16): "complex128",
 }
+
+
+_UNITS = ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "generic")
 
 
 def _identifier(name):
@@ -30,6 +34,12 @@ def _item_name(dt):
         return type_name(dt)
     if not dt.isnative:
         return None
+    if dt.kind in "mM":   # datetime64[D], timedelta64[ns], of one unit
+        unit, count = np.datetime_data(dt)
+        if count != 1 or unit not in _UNITS:
+            return None
+        base = "datetime64" if dt.kind == "M" else "timedelta64"
+        return base + ("[%s]" % unit if unit != "generic" else "")
     return _SCALARS.get((dt.kind, dt.itemsize))
 
 

@@ -28,7 +28,8 @@ static Type *none_type;
 static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
 static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, NumPy arrays of "
-                               "bool/int/uint/float/complex or structured dtype, records (np.void), tuples, lists and sets of these, "
+                               "bool/int/uint/float/complex/datetime64/timedelta64 or structured "
+                               "dtype, records (np.void), tuples, lists and sets of these, "
                                "typed Lists, pyjit.typed.Dict, None, @njit functions";
 
 void rt_typeof_init(void)

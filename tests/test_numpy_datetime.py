@@ -192,3 +192,10 @@ def test_negation():
         return -x, +x, -a
     check(f, T(3, "h"), np.array([1, "NaT", -5], dtype="m8[s]"))
     check(f, T("NaT", "D"), np.array([], dtype="m8[s]"))
+
+
+def test_numeric_only_functions_refuse_datetimes():
+    a = np.array(["2020-01-01", "NaT"], dtype="M8[D]")
+    for f in (lambda a: np.sort(a), lambda a: a.sum(), lambda a: np.cumsum(a)):
+        with pytest.raises(pyjit.errors.CompileError, match="not supported|numbers"):
+            pyjit.njit(f)(a)

@@ -402,3 +402,29 @@ def test_a_record_keeps_its_array_alive():
         return t, rs[n - 1]
     t, last = in_a_list(10)
     assert t == 45.0 and last["x"] == 9.0
+
+
+EVENT = np.dtype([("when", "M8[ms]"), ("took", "m8[s]"), ("code", "i2")])
+
+
+def test_datetime_fields():
+    def f(a):
+        for i in range(len(a)):
+            r = a[i]
+            r["when"] = r["when"] + r["took"] + a[0]["took"]
+        return a["when"] - a[0]["when"], a[1]["took"]
+    a = np.zeros(3, dtype=EVENT)
+    a["when"] = np.array(["2020-01-01T00:00:00", "NaT", "2021-06-01T12:00:00"], dtype="M8[s]")
+    a["took"] = np.array([15, 20, -3000], dtype="m8[s]")
+    a["code"] = [1, 2, 3]
+    mine, theirs = a.copy(), a.copy()
+    expected = f(theirs)
+    got = pyjit.njit(f)(mine)
+    assert got[0].dtype == expected[0].dtype and np.array_equal(got[0].view("i8"), expected[0].view("i8"))
+    assert got[1] == expected[1] and mine.dtype == theirs.dtype
+    assert np.array_equal(mine.view("u1"), theirs.view("u1"))
+
+
+def test_sorting_records_is_refused():
+    with pytest.raises(TypingError, match="not supported"):
+        pyjit.njit(lambda a: np.sort(a))(filled(PACKED))
