@@ -652,9 +652,9 @@ static int check_unary(Checker *ck, Instr *in)
                               in->type->name);
         return 0;
     }
-    if (a != in->type || !(ty_is_scalar(a) || is_kind(a, TY_ARRAY)))
-        return check_fail(ck, in, "unary of %s gives %s: one scalar or array type", a->name,
-                          in->type->name);
+    if (a != in->type || !(ty_is_scalar(a) || is_kind(a, TY_ARRAY) || is_kind(a, TY_TIMEDELTA)))
+        return check_fail(ck, in, "unary of %s gives %s: one scalar, timedelta or array type",
+                          a->name, in->type->name);
     return 0;
 }
 

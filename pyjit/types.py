@@ -782,8 +782,14 @@ def from_dtype(dtype):
         name = type_name(dt)
         if name is not None:
             return Record(name)
+    if dt.kind in "mM" and dt.isnative:
+        unit, count = np.datetime_data(dt)
+        if count == 1 and unit in ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "generic"):
+            unit = "" if unit == "generic" else unit
+            return NPDatetime(unit) if dt.kind == "M" else NPTimedelta(unit)
     raise NotImplementedError(f"from_dtype({dt!r}): pyjit compiles for native bool, integer, "
-                              "float and complex dtypes, and structured dtypes of these")
+                              "float, complex, datetime64 and timedelta64 dtypes, and structured "
+                              "dtypes of these")
 
 
 def as_dtype(t):
@@ -806,8 +812,7 @@ __all__ += ["typeof", "from_dtype", "as_dtype", "char", "uchar", "long_", "ssize
 
 # Numba type names pyjit does not have: a clear AttributeError naming what is missing (hasattr
 # still answers False)
-_NOT_IN_PYJIT = ("NPDatetime",
-                 "NPTimedelta", "Record", "EnumMember", "IntEnumMember", "DeferredType",
+_NOT_IN_PYJIT = ("EnumMember", "IntEnumMember", "DeferredType",
                  "deferred_type", "Generator", "Dispatcher", "pyobject", "ffi", "Bytes", "CharSeq",
                  "UnicodeCharSeq", "Buffer", "MemoryView", "IntegerLiteral", "BooleanLiteral",
                  "literal", "RawPointer", "ExternalFunction", "ExternalFunctionPointer",
