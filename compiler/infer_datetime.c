@@ -4,14 +4,14 @@
  * with broadcasting) become INTRINSIC BI_DT_BINOP / BI_DT_COMPARE (imm: the BinOp or CmpOp,
  * imm2: an in-place update of args[0]); lowering (lower_datetime.c) converts both operands to
  * their common unit, the finer one as NumPy does, and keeps NaT's semantics. NumPy's rules:
- * datetime - datetime is a timedelta, datetime +- timedelta a datetime, timedelta * int and
- * timedelta / int (truncating) a timedelta, timedelta / timedelta a float64, timedelta //
+ * datetime - datetime is a timedelta, datetime +- timedelta a datetime, timedelta * int or float
+ * and timedelta / int or float (truncating) a timedelta, timedelta / timedelta a float64, timedelta //
  * timedelta an int64, timedelta % timedelta a timedelta; an int beside a datetime or timedelta
  * counts in its unit. Years and months convert to days through the calendar for datetimes only,
  * as NumPy refuses to for timedeltas. */
 #include "compiler/infer.h"
 
-typedef enum Operand { OPD_DT, OPD_TD, OPD_INT, OPD_OTHER } Operand;
+typedef enum Operand { OPD_DT, OPD_TD, OPD_INT, OPD_FLOAT, OPD_OTHER } Operand;
 
 static Type *elem(Type *t)
 {
@@ -25,6 +25,8 @@ static Operand operand_of(Type *t)
         return OPD_DT;
     if (t->kind == TY_TIMEDELTA)
         return OPD_TD;
+    if (ty_is_float(t))
+        return OPD_FLOAT;
     return ty_is_int(t) || t->kind == TY_BOOL ? OPD_INT : OPD_OTHER;
 }
 
@@ -46,9 +48,9 @@ static Type *result_of(int op, Operand a, Operand b, DateUnit u)
             return dt;
         return td_a && (td_b || int_b) ? td : NULL;
     case BIN_MUL:
-        return (td_a && int_b) || (int_a && td_b) ? td : NULL;
+        return (td_a && (int_b || b == OPD_FLOAT)) || ((int_a || a == OPD_FLOAT) && td_b) ? td : NULL;
     case BIN_TRUEDIV:
-        return td_a && td_b ? ty_scalar(TY_FLOAT64) : td_a && int_b ? td : NULL;
+        return td_a && td_b ? ty_scalar(TY_FLOAT64) : td_a && (int_b || b == OPD_FLOAT) ? td : NULL;
     case BIN_FLOORDIV:
         return td_a && td_b ? ty_scalar(TY_INT64) : td_a && int_b ? td : NULL;
     case BIN_MOD:

@@ -113,12 +113,31 @@ static LLVMValueRef divide(Lower *L, DtOp *d, LLVMValueRef a, LLVMValueRef b, LL
     return LLVMBuildSelect(B, LLVMBuildOr(B, missing, by_zero, ""), nat(L), r, "");
 }
 
+/* timedelta * float, float * timedelta, timedelta / float: computed in float64 and truncated, NaT
+ * where the result is NaN, infinite or past int64 (NumPy's). */
+static LLVMValueRef scaled(Lower *L, DtOp *d, LLVMValueRef va, LLVMValueRef vb, LLVMValueRef missing)
+{
+    LLVMBuilderRef B = L->b;
+    Type *f64 = ty_scalar(TY_FLOAT64);
+    bool td_first = d->ta->kind == TY_TIMEDELTA;
+    LLVMValueRef td = to_unit(L, td_first ? va : vb, td_first ? d->ta : d->tb, d->unit);
+    LLVMValueRef f = td_first ? lower_cast(L, vb, d->tb, f64) : lower_cast(L, va, d->ta, f64);
+    LLVMValueRef x = LLVMBuildSIToFP(B, td, L->f64, "");
+    LLVMValueRef r = d->op == BIN_MUL ? LLVMBuildFMul(B, x, f, "") : LLVMBuildFDiv(B, x, f, "");
+    LLVMValueRef fits = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOLT, r, LLVMConstReal(L->f64, 0x1p63), ""),
+                                     LLVMBuildFCmp(B, LLVMRealOGT, r, LLVMConstReal(L->f64, -0x1p63), ""), "");
+    LLVMValueRef bad = LLVMBuildOr(B, missing, LLVMBuildNot(B, fits, ""), "");
+    return LLVMBuildSelect(B, bad, nat(L), LLVMBuildFPToSI(B, r, L->i64, ""), "");
+}
+
 static LLVMValueRef dt_compute(Lower *L, DtOp *d, LLVMValueRef va, LLVMValueRef vb)
 {
     static const LLVMIntPredicate pred[] = {LLVMIntSLT, LLVMIntSLE, LLVMIntEQ,
                                             LLVMIntNE, LLVMIntSGT, LLVMIntSGE};
     LLVMBuilderRef B = L->b;
     LLVMValueRef missing = either_nat(L, d, va, vb);
+    if (!d->compare && (ty_is_float(d->ta) || ty_is_float(d->tb)))
+        return scaled(L, d, va, vb, missing);
     LLVMValueRef a = to_unit(L, va, d->ta, d->unit), b = to_unit(L, vb, d->tb, d->unit);
     if (d->compare)
         return LLVMBuildSelect(B, missing, LLVMConstInt(L->i1, d->op == CMP_NE, 0),

@@ -108,6 +108,14 @@ def test_timedelta_with_int(f):
     check(mul, 4, T(3, "h"))
 
 
+@pytest.mark.parametrize("f", [mul, div])
+def test_timedelta_with_float(f):
+    for a, x in itertools.product(DELTAS, [1.5, -2.5, 0.0, np.nan, np.inf, 1e300, np.float32(0.25)]):
+        check(f, a, x)
+    check(mul, 2.5, T(3, "h"))
+    check(mul, np.array([1, "NaT", -5], dtype="m8[s]"), 0.5)
+
+
 def test_datetime_plus_int_counts_in_its_unit():
     check(add, D("2020-01-31"), 1)
     check(sub, D("2020-01-31T10", "h"), 25)
@@ -157,7 +165,7 @@ def test_errors():
     with pytest.raises(TypingError, match="no fixed length"):
         pyjit.njit(add)(T(1, "Y"), T(1, "D"))
     with pytest.raises(TypingError, match="unsupported operand types for \\*"):
-        pyjit.njit(mul)(T(1, "D"), 1.5)
+        pyjit.njit(mul)(T(1, "D"), T(1, "D"))
     with pytest.raises(TypingError, match="isnat"):
         pyjit.njit(lambda x: np.isnat(x))(1.0)
     def store(a, x):
