@@ -186,7 +186,7 @@ bool infer_is_runtime(const Type *t)
     switch (t->kind) {
     case TY_NONE: case TY_ARRAY: case TY_RANGE: case TY_SLICE: case TY_ITER: case TY_NDITER: case TY_LIST:
     case TY_DICT: case TY_SET: case TY_STR: case TY_CLASS: case TY_CPOINTER: case TY_FUNCPTR:
-    case TY_OPTIONAL: case TY_RNG:
+    case TY_OPTIONAL: case TY_RNG: case TY_RECORD: case TY_DATETIME: case TY_TIMEDELTA:
         return true;
     case TY_TUPLE:
         for (int i = 0; i < t->tuple.n; i++)
@@ -213,7 +213,7 @@ Type *infer_const_type(Infer *c, const Const *k)
     case K_NONE: return ty_scalar(TY_NONE);
     case K_ELLIPSIS: return ty_scalar(TY_ELLIPSIS);
     case K_BOOL: return ty_scalar(TY_BOOL);
-    case K_INT: return ty_scalar(TY_INT64);
+    case K_INT: return k->array_type ? k->array_type : ty_scalar(TY_INT64);
     case K_FLOAT: return ty_scalar(TY_FLOAT64);
     case K_COMPLEX: return ty_scalar(TY_COMPLEX128);
     case K_STR: return ty_str();   /* inside a tuple constant: a value */
@@ -551,6 +551,8 @@ static Type *table_binop(Infer *c, Instr *in)
 static Type *type_binop(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (infer_is_datetime_op(in))
+        return infer_datetime_op(c, in);
     if (a->kind == TY_CLASS)
         return infer_class_operator(c, in);
     if (a->kind == TY_SET || b->kind == TY_SET || a->kind == TY_DICT || b->kind == TY_DICT)
@@ -636,7 +638,8 @@ static Type *type_unary(Infer *c, Instr *in)
         return ty_scalar(TY_BOOL);
     }
     Type *e = elem_type(t);
-    if (!ty_is_scalar(e) || (in->sub == UN_INVERT && !ty_is_int(e) && e->kind != TY_BOOL))
+    bool timedelta = e->kind == TY_TIMEDELTA && in->sub != UN_INVERT;   /* -NaT is NaT: INT64_MIN */
+    if ((!ty_is_scalar(e) && !timedelta) || (in->sub == UN_INVERT && !ty_is_int(e) && e->kind != TY_BOOL))
         return infer_fail(c, in, DIAG_TYPING, "bad operand type for unary %s: %s",
                           in->sub == UN_NEG ? "-" : in->sub == UN_POS ? "+" : "~", infer_type_name(t));
     if (t->kind == TY_ARRAY)
@@ -935,6 +938,8 @@ static Type *type_compare(Infer *c, Instr *in)
         return tuple_compare(c, in, a, b);
     if (infer_is_text(a) || infer_is_text(b))
         return infer_str_compare(c, in);
+    if (infer_is_datetime_op(in))
+        return infer_datetime_op(c, in);
     if (a->kind == TY_CLASS)
         return infer_class_operator(c, in);
     if ((a->kind == TY_SET || a->kind == TY_DICT) && op <= CMP_GE) {   /* their methods */
@@ -1241,7 +1246,7 @@ static Type *type_const(Infer *c, Instr *in)
 {
     Const *k = in->cst;
     switch (k->kind) {
-    case K_INT: return ty_weak(ty_scalar(TY_INT64));
+    case K_INT: return k->array_type ? k->array_type : ty_weak(ty_scalar(TY_INT64));
     case K_FLOAT: return ty_weak(ty_scalar(TY_FLOAT64));
     case K_COMPLEX: return ty_weak(ty_scalar(TY_COMPLEX128));
     case K_STR: return in->type && in->type->kind == TY_STR ? in->type : ty_literal(TY_STRING, k);

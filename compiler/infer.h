@@ -196,6 +196,20 @@ Type *infer_class_setattr(Infer *c, Instr *in, Instr *self);
 Type *infer_class_builtin(Infer *c, Instr *in, Builtin bi, Instr **pos, int npos);
 Type *infer_class_dunder(Infer *c, Instr *in, const char *method, Instr **args, int nargs);
 Type *infer_class_operator(Infer *c, Instr *in);
+/* infer_structured.c: NumPy records (TY_RECORD): r.x, r['x'], r[k] with a constant k, their
+ * assignments (r.x = v is the frontend's r.__setattr__("x", v): in is that call), a['x'] of an
+ * array of records, and the builtins' rows, which are not called by name. */
+Type *infer_record_getattr(Infer *c, Instr *in, Type *t);
+Type *infer_record_getitem(Infer *c, Instr *in);
+Type *infer_record_setitem(Infer *c, Instr *in);
+Type *infer_record_setattr(Infer *c, Instr *in, Instr *self);
+Type *infer_record_view(Infer *c, Instr *in);
+Type *infer_record_builtin(Infer *c, Instr *in, Builtin bi);
+/* infer_datetime.c: arithmetic and comparisons with a datetime64 or timedelta64 operand (scalars
+ * or arrays: infer_is_datetime_op), and np.isnat. */
+bool infer_is_datetime_op(const Instr *in);
+Type *infer_datetime_op(Infer *c, Instr *in);
+Type *infer_isnat(Infer *c, Instr *in, Instr **pos, int npos);
 /* infer_calls.c: np.dot(a, b) and a @ b: the result type; in becomes INTRINSIC BI_NP_DOT. */
 Type *infer_dot(Infer *c, Instr *in);
 /* The Builtin a numpy/Python scalar type object names, or the scalar type of a dtype value. */

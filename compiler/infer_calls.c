@@ -93,6 +93,13 @@ static Type *float_for(Type *t)
     return ty_scalar(t->kind == TY_FLOAT16 ? TY_FLOAT32 : TY_FLOAT64);
 }
 
+/* The element type of a float function's result over an array of dtype: float16 arrays give
+ * float16 arrays, as NumPy's loops (computed in float32, each result rounded). */
+static Type *float_elem_for(Type *dtype)
+{
+    return ty_strong(dtype)->kind == TY_FLOAT16 ? ty_strong(dtype) : float_for(dtype);
+}
+
 /* C: complex types stay; everything else becomes complex128. */
 static Type *complex_for(Type *t)
 {
@@ -186,6 +193,10 @@ Type *infer_dtype_of(Infer *c, Instr *val)
         return NULL;
     if (t->kind == TY_DTYPE)
         return t->dtype.scalar;
+    if (t->kind == TY_FUNCTION && t->literal && t->literal->kind == K_TYPE) {
+        Type *r = ty_parse(t->literal->name);   /* a structured dtype's record type */
+        return r && r->kind == TY_RECORD ? r : NULL;
+    }
     if (t->kind == TY_FUNCTION && t->literal)
         return scalar_type_named(t->literal->name);
     if (t->kind == TY_STRING && t->literal)
@@ -339,7 +350,7 @@ static Type *unary_float(Infer *c, Instr *in, Builtin bi, Args *a, bool arrays)
         return NULL;
     Type *t = a->pos[0]->type;
     if (arrays && t->kind == TY_ARRAY) {
-        Type *f = float_for(t->array.dtype);
+        Type *f = float_elem_for(t->array.dtype);
         if (!f)
             return arg_error(c, in, a, 0, "an array of real numbers");
         return intrinsic(c, in, bi, a, NULL, elementwise(t, f));
@@ -358,7 +369,7 @@ static Type *binary_float(Infer *c, Instr *in, Builtin bi, Args *a, bool arrays)
     Type *x = a->pos[0]->type, *y = a->pos[1]->type;
     if (arrays && (x->kind == TY_ARRAY || y->kind == TY_ARRAY)) {
         Type *ex = x->kind == TY_ARRAY ? x->array.dtype : x, *ey = y->kind == TY_ARRAY ? y->array.dtype : y;
-        Type *f = float_for(ty_promote(ex, ey));
+        Type *f = float_elem_for(ty_promote(ex, ey));
         if (!f)
             return arg_error(c, in, a, 0, "a real number or array");
         int nx = x->kind == TY_ARRAY ? x->array.ndim : 0, ny = y->kind == TY_ARRAY ? y->array.ndim : 0;
@@ -1316,6 +1327,9 @@ static Type *array_creation(Infer *c, Instr *in, Builtin bi, Args *a)
     }
     if (!dt)
         dt = f64();
+    if (dt->kind == TY_RECORD && bi != BI_NP_EMPTY && bi != BI_NP_ZEROS)
+        return infer_fail(c, in, DIAG_TYPING, "%s() of a structured dtype is not supported "
+                          "(np.empty and np.zeros are)", a->name);
     finish_dtype_arg(c, in, a, dt, to);
     return intrinsic(c, in, bi, a, to, ty_array(dt, ndim, 'C', false));
 }
@@ -1330,6 +1344,9 @@ static Type *like_creation(Infer *c, Instr *in, Builtin bi, Args *a)
         return arg_error(c, in, a, 0, "an array");
     if (!dt)
         dt = t->array.dtype;
+    if (dt->kind == TY_RECORD && bi == BI_NP_ONES_LIKE)
+        return infer_fail(c, in, DIAG_TYPING, "%s() of a structured dtype is not supported "
+                          "(np.empty_like and np.zeros_like are)", a->name);
     finish_dtype_arg(c, in, a, dt, to);
     return intrinsic(c, in, bi, a, to, ty_array(dt, t->array.ndim, 'C', false));
 }
@@ -1361,6 +1378,8 @@ static Type *reduction(Infer *c, Instr *in, Builtin bi, Args *a)
     if (t->kind != TY_ARRAY)
         return arg_error(c, in, a, 0, "an array");
     Type *e = t->array.dtype, *r;
+    if (!ty_is_scalar(e))   /* records, datetimes */
+        return arg_error(c, in, a, 0, "an array of numbers");
     switch (bi) {
     case BI_ARRAY_MEAN:
         r = ty_is_complex(e) ? e : e->kind == TY_FLOAT32 || e->kind == TY_FLOAT16 ? ty_scalar(TY_FLOAT32)
@@ -1411,7 +1430,7 @@ static Type *array_method(Infer *c, Instr *in, Builtin bi, Args *a)
             return NULL;
         if (t->array.readonly)
             return infer_fail(c, in, DIAG_TYPING, "array is read-only: fill() cannot write it");
-        if (!ty_is_scalar(a->pos[1]->type) ||
+        if (!ty_is_scalar(a->pos[1]->type) || t->array.dtype->kind == TY_RECORD ||
             (ty_is_complex(a->pos[1]->type) && !ty_is_complex(t->array.dtype)))
             return arg_error(c, in, a, 1, ty_is_complex(t->array.dtype) ? "a number" : "a real number");
         to[1] = t->array.dtype;
@@ -1422,6 +1441,9 @@ static Type *array_method(Infer *c, Instr *in, Builtin bi, Args *a)
             return NULL;
         if (!dt)
             return infer_fail(c, in, DIAG_TYPING, "astype() needs a dtype");
+        if (dt->kind == TY_RECORD || t->array.dtype->kind == TY_RECORD)
+            return infer_fail(c, in, DIAG_TYPING, "astype() to or from a structured dtype is "
+                              "not supported");
         finish_dtype_arg(c, in, a, dt, to);
         return intrinsic(c, in, bi, a, to, ty_array(dt, t->array.ndim, 'C', false));
     }
@@ -1694,7 +1716,8 @@ static Type *one_array(Infer *c, Instr *in, Builtin bi, Args *a)
     if (t->kind != TY_ARRAY)
         return arg_error(c, in, a, 0, "an array");
     Type *e = t->array.dtype;
-    if (bi != BI_NP_CUMSUM && bi != BI_ARRAY_CUMSUM && (ty_is_complex(e) || e->kind == TY_FLOAT16))
+    if (!ty_is_scalar(e) ||
+        (bi != BI_NP_CUMSUM && bi != BI_ARRAY_CUMSUM && (ty_is_complex(e) || e->kind == TY_FLOAT16)))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of a %s array is not supported", a->name,
                           infer_type_name(e));
     return t;
@@ -1745,7 +1768,7 @@ static Type *sortable_array(Infer *c, Instr *in, Args *a)
     if (t->kind != TY_ARRAY)
         return arg_error(c, in, a, 0, "an array");
     Type *e = t->array.dtype;
-    if (ty_is_complex(e) || e->kind == TY_FLOAT16)
+    if (!ty_is_scalar(e) || ty_is_complex(e) || e->kind == TY_FLOAT16)
         return infer_fail(c, in, DIAG_TYPING, "%s() of a %s array is not supported", a->name,
                           infer_type_name(e));
     if (t->array.ndim == 0)
@@ -1875,6 +1898,18 @@ static Type *type_dict(Infer *c, Instr *in, Builtin bi, Args *a) { return table_
 static Type *type_jitclass(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     return infer_class_builtin(c, in, bi, a->pos, a->npos);
+}
+static Type *type_datetime(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (bi == BI_NP_ISNAT)
+        return infer_isnat(c, in, a->pos, a->npos);
+    return infer_fail(c, in, DIAG_TYPING, "%s is what compiled code makes of an operator on "
+                      "datetimes", ir_builtin_name(bi));
+}
+static Type *type_record(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)a;
+    return infer_record_builtin(c, in, bi);
 }
 static Type *type_ffi(Infer *c, Instr *in, Builtin bi, Args *a) { return infer_carray(c, in, bi, a->pos, a->npos, a->dtype); }
 static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return reshape_method(c, in, a); }
@@ -2292,6 +2327,8 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
         return infer_namedtuple_replace(c, in, callee->args[0]);   /* the only tuple method */
     if (self->kind == TY_CLASS && strcmp(mt->method.name, "__setattr__") == 0)
         return infer_class_setattr(c, in, callee->args[0]);
+    if (self->kind == TY_RECORD && strcmp(mt->method.name, "__setattr__") == 0)
+        return infer_record_setattr(c, in, callee->args[0]);
     char pyname[256];
     snprintf(pyname, sizeof pyname, "method.%s.%s", method_family(self), mt->method.name);
     Builtin bi = ir_builtin_lookup(pyname);

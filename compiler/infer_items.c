@@ -132,6 +132,8 @@ Type *infer_getattr(Infer *c, Instr *in)
         return infer_fail(c, in, DIAG_INTERNAL, "getattr without a name");
     if (t->kind == TY_CLASS)
         return infer_class_getattr(c, in, t);
+    if (t->kind == TY_RECORD)
+        return infer_record_getattr(c, in, t);
     if (strcmp(in->name, "__setattr__") == 0)   /* obj.x = v (frontend) */
         return infer_fail(c, in, DIAG_UNSUPPORTED, "setting an attribute of %s is not supported "
                           "in compiled code (jitclass instances have settable fields)",
@@ -657,8 +659,13 @@ Type *infer_getitem(Infer *c, Instr *in)
     Type *dtype = obj->type->kind == TY_FUNCTION ? infer_dtype_of(c, obj) : NULL;
     if (dtype)
         return array_type_value(c, in, dtype, idx);
+    if (obj->type->kind == TY_ARRAY && infer_is_text(idx->type) &&
+        obj->type->array.dtype->kind == TY_RECORD)
+        return infer_record_view(c, in);
     if (obj->type->kind == TY_ARRAY)
         return array_getitem(c, in, obj, idx);
+    if (obj->type->kind == TY_RECORD)
+        return infer_record_getitem(c, in);
     if (obj->type->kind == TY_CLASS)
         return infer_class_dunder(c, in, "__getitem__", in->args, 2);
     if (obj->type->kind == TY_LIST)
@@ -727,6 +734,8 @@ Type *infer_setitem(Infer *c, Instr *in)
         return infer_ptr_item(c, in, val);
     if (t->kind == TY_NDITER)
         return flat_item(c, in, obj, idx, val);
+    if (t->kind == TY_RECORD)
+        return infer_record_setitem(c, in);
     if (t->kind != TY_ARRAY)
         return infer_fail(c, in, DIAG_TYPING, "%s does not support item assignment", infer_type_name(t));
     if (t->array.readonly)
@@ -748,6 +757,9 @@ Type *infer_setitem(Infer *c, Instr *in)
     Type *ve = vt->kind == TY_ARRAY ? vt->array.dtype : vt;
     if (ok && ty_is_complex(ve) && !ty_is_complex(t->array.dtype))
         ok = false;   /* NumPy refuses to drop an imaginary part on a store */
+    if (!ty_is_scalar(t->array.dtype) || !ty_is_scalar(ve))   /* records, datetimes: of one dtype */
+        ok = ve == t->array.dtype && (vt->kind != TY_ARRAY || (sel->kind == TY_ARRAY &&
+                                                               vt->array.ndim <= sel->array.ndim));
     if (!ok)
         return infer_fail(c, in, DIAG_TYPING, "cannot store %s into %s of %s", infer_type_name(vt),
                           sel->kind == TY_ARRAY ? "a selection of an array" : "an element of an array",

@@ -565,8 +565,8 @@ static bool is_int64(const Type *t)
 /* Values only inference sees: lowering emits nothing for them. */
 static bool is_compile_time(const Type *t)
 {
-    return t && (t->kind == TY_DTYPE || (t->kind >= TY_STRING && t->kind != TY_EXCEPTION &&
-                                         t->kind != TY_RNG));   /* TY_RNG: a run-time kind added last */
+    return t && (t->kind == TY_DTYPE || (t->kind >= TY_STRING && t->kind <= TY_UNDEFINED &&
+                                         t->kind != TY_EXCEPTION));
 }
 
 #define ARGTYPE(in, k) ((in)->args[k]->type)
@@ -652,9 +652,9 @@ static int check_unary(Checker *ck, Instr *in)
                               in->type->name);
         return 0;
     }
-    if (a != in->type || !(ty_is_scalar(a) || is_kind(a, TY_ARRAY)))
-        return check_fail(ck, in, "unary of %s gives %s: one scalar or array type", a->name,
-                          in->type->name);
+    if (a != in->type || !(ty_is_scalar(a) || is_kind(a, TY_ARRAY) || is_kind(a, TY_TIMEDELTA)))
+        return check_fail(ck, in, "unary of %s gives %s: one scalar, timedelta or array type",
+                          a->name, in->type->name);
     return 0;
 }
 

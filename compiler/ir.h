@@ -113,7 +113,7 @@ typedef struct Const {
     bool overloaded;    /* K_FUNC: has pyjit.extending.overload implementations, chosen by the
                            argument types through CompilerHost.resolve_overload (the builtin of
                            the same name, if any, serves when every overload declines) */
-    Type *array_type;   /* K_ARRAY */
+    Type *array_type;   /* K_ARRAY; K_INT of a np.datetime64/timedelta64 constant: its type */
     const char **fields;    /* K_NAMEDTUPLE; K_TUPLE of a namedtuple instance (then handle is
                                its class and name the class's name) */
     int64_t *array_shape, *array_strides;   /* K_ARRAY */

@@ -194,6 +194,12 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
     case TY_ITER:
     case TY_CPOINTER:
     case TY_FUNCPTR: return L->ptr;
+    case TY_DATETIME:
+    case TY_TIMEDELTA: return L->i64;   /* NaT: INT64_MIN */
+    case TY_RECORD: {
+        LLVMTypeRef f[2] = {L->ptr, L->ptr};   /* its array's MemInfo, the address of its bytes */
+        return LLVMStructTypeInContext(L->ctx, f, 2, 0);
+    }
     case TY_CAUGHT: return L->ptr;   /* its saved ExcInfo (lower_exc.c) */
     case TY_OPTIONAL: {
         LLVMTypeRef f[2] = {L->i1, lower_type(L, t->optional.value)};
@@ -1426,6 +1432,8 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
         if (at->array.ndim == 1) {
             LLVMValueRef off = LLVMBuildMul(B, i, lower_array_stride(L, at, it->obj, 0), "");
             LLVMValueRef p = LLVMBuildInBoundsGEP2(B, L->i8, lower_array_data(L, it->obj), &off, 1, "");
+            if (at->array.dtype->kind == TY_RECORD)
+                return lower_record_in(L, owner, at->array.dtype, LLVMBuildExtractValue(B, it->obj, 0, ""), p);
             return lower_array_load(L, at->array.dtype, p);
         }
         item = lower_array_subview(L, at, it->obj, i, item_t);
@@ -1918,7 +1926,7 @@ static void lower_for_iter(Lower *L, Instr *in, BlockInfo *bi)
 
 static bool is_compile_time(Type *t)
 {
-    return !t || (t->kind >= TY_DTYPE && t->kind != TY_RNG);   /* TY_RNG: run time, added last */
+    return !t || (t->kind >= TY_DTYPE && t->kind <= TY_UNDEFINED);   /* the kinds after are run-time ones */
 }
 
 /* int64 against uint64 (either order), exactly: both widened to i128. */

@@ -194,6 +194,15 @@ LLVMValueRef lower_array_dim(Lower *L, LLVMValueRef arr, int k);
 LLVMValueRef lower_array_stride(Lower *L, Type *at, LLVMValueRef arr, int k);
 LLVMValueRef lower_array_data(Lower *L, LLVMValueRef arr);
 LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr);
+/* fn over the elements of in's operands args[0..nops-1] (arrays broadcast together, scalars as
+ * they are) into a new array of in->type, or into args[0] when inplace: the result. */
+typedef LLVMValueRef (*LowerElemFn)(Lower *L, void *ctx, LLVMValueRef *elems);
+LLVMValueRef lower_array_map(Lower *L, Instr *in, int nops, bool inplace, LowerElemFn fn, void *ctx);
+/* lower_structured.c: the record of type rt at data in the array of MemInfo meminfo, with a
+ * reference of its own that owner's slot takes (none when owner is NULL: used at once); and the
+ * address of a record's bytes. */
+LLVMValueRef lower_record_in(Lower *L, Instr *owner, Type *rt, LLVMValueRef meminfo, LLVMValueRef data);
+LLVMValueRef lower_record_data(Lower *L, LLVMValueRef rec);
 void lower_array_store(Lower *L, Type *dtype, LLVMValueRef v, LLVMValueRef ptr);
 /* An array value from its parts (parent NULL); shape and strides hold ndim values each. */
 LLVMValueRef lower_array_make(Lower *L, Type *at, LLVMValueRef meminfo, LLVMValueRef data,

@@ -75,8 +75,12 @@ static unsigned elem_align(Lower *L, Type *dt)
     return (unsigned)(ty_is_complex(dt) ? n / 2 : n);
 }
 
+/* A record item loaded here is a view with no reference of its own, used at once (copied by an
+ * assignment); storing one copies its bytes. */
 LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr)
 {
+    if (dtype->kind == TY_RECORD)
+        return lower_record_in(L, NULL, dtype, LLVMConstNull(L->ptr), ptr);
     LLVMValueRef v = LLVMBuildLoad2(L->b, dtype->kind == TY_BOOL ? L->i8 : lower_type(L, dtype), ptr, "");
     LLVMSetAlignment(v, elem_align(L, dtype));
     if (dtype->kind == TY_BOOL)
@@ -86,6 +90,10 @@ LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr)
 
 void lower_array_store(Lower *L, Type *dtype, LLVMValueRef v, LLVMValueRef ptr)
 {
+    if (dtype->kind == TY_RECORD) {
+        LLVMBuildMemMove(L->b, ptr, 1, lower_record_data(L, v), 1, lower_i64(L, dtype->record.size));
+        return;
+    }
     if (dtype->kind == TY_BOOL)
         v = LLVMBuildZExt(L->b, v, L->i8, "");
     LLVMSetAlignment(LLVMBuildStore(L->b, v, ptr), elem_align(L, dtype));
@@ -345,6 +353,18 @@ static LLVMValueRef ew_into(Lower *L, Instr *in, EwOp *ops, int nops, bool inpla
     }
     ew_run(L, nd, shape, ops, nops, &out, fn, ctx);
     return out.v;
+}
+
+/* The common elementwise driver, for other files: the operands are in's args[0..nops-1]; a new
+ * result array of in->type (or args[0] itself when inplace). */
+LLVMValueRef lower_array_map(Lower *L, Instr *in, int nops, bool inplace, LowerElemFn fn, void *ctx)
+{
+    EwOp ops[8] = {{0}};
+    for (int j = 0; j < nops; j++) {
+        ops[j].t = in->args[j]->type;
+        ops[j].v = lower_value(L, in->args[j]);
+    }
+    return ew_into(L, in, ops, nops, inplace, fn, ctx);
 }
 
 typedef struct BinCtx {
@@ -759,8 +779,11 @@ LLVMValueRef lower_array_get(Lower *L, Instr *in)
     LLVMValueRef p = index_array(L, in, in->nargs - 1, is_array(in->type) ? in->type : NULL, &view);
     if (!p)
         return NULL;
+    Type *dt = in->args[0]->type->array.dtype;
+    if (!view && dt->kind == TY_RECORD)
+        return lower_record_in(L, in, dt, LLVMBuildExtractValue(L->b, lower_value(L, in->args[0]), 0, ""), p);
     if (!view)
-        return lower_array_load(L, in->args[0]->type->array.dtype, p);
+        return lower_array_load(L, dt, p);
     lower_incref(L, LLVMBuildExtractValue(L->b, view, 0, ""));
     lower_own(L, in, view);
     return view;

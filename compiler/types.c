@@ -185,20 +185,22 @@ Type *ty_strong(Type *t)
 
 Type *ty_array(Type *dtype, int ndim, char layout, bool readonly)
 {
-    if (!dtype || !ty_is_scalar(dtype) || ndim < 0)
+    if (!dtype || !(ty_is_scalar(dtype) || dtype->kind == TY_RECORD || ty_is_datetime(dtype)) ||
+        ndim < 0)
         return NULL;
     dtype = ty_strong(dtype);
     if (layout != 'C' && layout != 'F')
         layout = 'A';
-    char name[96];
-    snprintf(name, sizeof name, "array(%s, %dd, %c%s)", dtype->name, ndim, layout,
-             readonly ? ", readonly" : "");
-    Type proto = {.kind = TY_ARRAY, .name = name};
+    Buf name = {0};   /* a record's name has no bound */
+    buf_add(&name, "array(%s, %dd, %c%s)", dtype->name, ndim, layout, readonly ? ", readonly" : "");
+    Type proto = {.kind = TY_ARRAY, .name = name.s};
     proto.array.dtype = dtype;
     proto.array.ndim = ndim;
     proto.array.layout = layout;
     proto.array.readonly = readonly;
-    return intern(name, &proto);
+    Type *t = intern(name.s, &proto);
+    free(name.s);
+    return t;
 }
 
 /* A tuple's size and alignment in memory (ty_mem_size, ty_mem_align), computed once when it is
@@ -550,6 +552,103 @@ int ty_class_field(const Type *t, const char *name)
     return -1;
 }
 
+static void record_field_name(Buf *b, const RecordField *f)
+{
+    buf_add(b, "%s:%s", f->name, f->type->name);
+    for (int d = 0; d < f->ndim; d++)
+        buf_add(b, "%s%lld", d ? "," : "[", (long long)f->shape[d]);
+    buf_add(b, "%s@%lld", f->ndim ? "]" : "", (long long)f->offset);
+}
+
+Type *ty_record(const RecordField *fields, int n, int64_t size, bool aligned)
+{
+    for (int i = 0; i < n; i++)
+        if (!fields[i].type || !(ty_is_scalar(fields[i].type) || fields[i].type->kind == TY_RECORD ||
+                                 ty_is_datetime(fields[i].type)) ||
+            fields[i].ndim < 0 || fields[i].ndim > TY_RECORD_MAX_NDIM)
+            return NULL;
+    Buf b = {0};
+    buf_add(&b, "record(");
+    for (int i = 0; i < n; i++) {
+        record_field_name(&b, &fields[i]);
+        buf_add(&b, ", ");
+    }
+    buf_add(&b, "size=%lld%s)", (long long)size, aligned ? ", aligned" : "");
+    Type proto = {.kind = TY_RECORD, .name = b.s};
+    proto.record.n = n;
+    proto.record.size = size;
+    proto.record.aligned = aligned;
+    RecordField *copy = xmalloc(sizeof *copy * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) {
+        copy[i] = fields[i];
+        copy[i].name = xstrdup(fields[i].name);
+        copy[i].type = ty_strong(fields[i].type);
+    }
+    proto.record.fields = copy;
+    Type *t = intern(b.s, &proto);
+    if (t->record.fields != copy) {   /* it was already there */
+        for (int i = 0; i < n; i++)
+            free((char *)copy[i].name);
+        free(copy);
+    }
+    free(b.s);
+    return t;
+}
+
+int ty_record_field(const Type *t, const char *name)
+{
+    if (!t || t->kind != TY_RECORD)
+        return -1;
+    for (int i = 0; i < t->record.n; i++)
+        if (strcmp(t->record.fields[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static const char *const unit_names[] = {"Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", ""};
+
+const char *ty_unit_name(DateUnit unit)
+{
+    return unit_names[unit];
+}
+
+bool ty_is_datetime(const Type *t)
+{
+    return t && (t->kind == TY_DATETIME || t->kind == TY_TIMEDELTA);
+}
+
+static bool nonlinear(DateUnit u)
+{
+    return u == DT_Y || u == DT_M;
+}
+
+int ty_common_unit(const Type *a, const Type *b)
+{
+    const Type *ts[2] = {a->kind == TY_ARRAY ? a->array.dtype : a, b->kind == TY_ARRAY ? b->array.dtype : b};
+    int unit = -1;
+    for (int k = 0; k < 2; k++)
+        if (ty_is_datetime(ts[k]) && ts[k]->datetime.unit != DT_GENERIC && (int)ts[k]->datetime.unit > unit)
+            unit = ts[k]->datetime.unit;
+    if (unit < 0)
+        return DT_GENERIC;
+    for (int k = 0; k < 2; k++)
+        if (ts[k]->kind == TY_TIMEDELTA && nonlinear(ts[k]->datetime.unit) && !nonlinear((DateUnit)unit))
+            return -1;
+    return unit;
+}
+
+Type *ty_datetime(TypeKind kind, DateUnit unit)
+{
+    if ((kind != TY_DATETIME && kind != TY_TIMEDELTA) || unit < DT_Y || unit > DT_GENERIC)
+        return NULL;
+    Type proto = {.kind = kind};
+    proto.datetime.unit = unit;
+    const char *base = kind == TY_DATETIME ? "datetime64" : "timedelta64";
+    if (unit == DT_GENERIC)
+        return intern_named(&proto, "%s", base);
+    return intern_named(&proto, "%s[%s]", base, unit_names[unit]);
+}
+
 /* The jitclass type interned under name, or NULL. */
 static Type *find_class(const char *name)
 {
@@ -586,7 +685,8 @@ static Type *parse_type(const char **p, int depth);
 static Type *parse_array(const char **p, int depth)
 {
     Type *dtype = parse_type(p, depth + 1);
-    if (!dtype || !ty_is_scalar(dtype) || !eat(p, ","))
+    if (!dtype || !(ty_is_scalar(dtype) || dtype->kind == TY_RECORD || ty_is_datetime(dtype)) ||
+        !eat(p, ","))
         return NULL;
     skip_space(p);
     char *end;
@@ -632,6 +732,73 @@ static Type *parse_tuple(const char **p, int depth)
     }
 }
 
+/* A field name of a record: letters, digits and underscores. */
+static bool parse_field_name(const char **p, char *name, size_t cap)
+{
+    skip_space(p);
+    size_t n = 0;
+    while (isalnum((unsigned char)(*p)[n]) || (*p)[n] == '_')
+        n++;
+    if (n == 0 || n >= cap)
+        return false;
+    memcpy(name, *p, n);
+    name[n] = 0;
+    *p += n;
+    return true;
+}
+
+static bool parse_int(const char **p, int64_t *v)
+{
+    skip_space(p);
+    char *end;
+    long long x = strtoll(*p, &end, 10);
+    if (end == *p || x < 0)
+        return false;
+    *v = x;
+    *p = end;
+    return true;
+}
+
+/* name:type[shape]@offset, one field of a record. */
+static bool parse_record_field(const char **p, int depth, RecordField *f, char *name, size_t cap)
+{
+    if (!parse_field_name(p, name, cap) || !eat(p, ":") || !(f->type = parse_type(p, depth + 1)))
+        return false;
+    f->name = name;
+    f->ndim = 0;
+    if (eat(p, "["))
+        do {
+            if (f->ndim == TY_RECORD_MAX_NDIM || !parse_int(p, &f->shape[f->ndim++]))
+                return false;
+        } while (eat(p, ","));
+    return (f->ndim == 0 || eat(p, "]")) && eat(p, "@") && parse_int(p, &f->offset);
+}
+
+/* record(fields..., size=N[, aligned]), after its opening parenthesis. */
+static Type *parse_record(const char **p, int depth)
+{
+    enum { MAX_FIELDS = 256, NAME = 64 };
+    RecordField *fields = xmalloc(sizeof *fields * MAX_FIELDS);   /* nested records recurse */
+    char *names = xmalloc(MAX_FIELDS * NAME);
+    Type *t = NULL;
+    int n = 0;
+    int64_t size;
+    while (!eat(p, "size=")) {
+        if (n == MAX_FIELDS || !parse_record_field(p, depth, &fields[n], names + n * NAME, NAME) ||
+            !eat(p, ","))
+            goto done;
+        n++;
+    }
+    if (!parse_int(p, &size))
+        goto done;
+    bool aligned = eat(p, ",") && eat(p, "aligned");
+    t = eat(p, ")") ? ty_record(fields, n, size, aligned) : NULL;
+done:
+    free(fields);
+    free(names);
+    return t;
+}
+
 /* function_type(ret(args...)), after its opening parenthesis. */
 static Type *parse_function_type(const char **p, int depth)
 {
@@ -649,6 +816,20 @@ static Type *parse_function_type(const char **p, int depth)
                 return NULL;
         }
     return eat(p, ")") ? ty_function_type(ret, args, n) : NULL;
+}
+
+/* datetime64[unit] or timedelta64[unit] (or timedelta64), after its name's first word. */
+static Type *parse_datetime(const char **p, TypeKind kind)
+{
+    if (!eat(p, "["))
+        return ty_datetime(kind, DT_GENERIC);
+    for (int u = DT_ns; u >= DT_Y; u--)   /* "ms" before "m" */
+        if (strncmp(*p, unit_names[u], strlen(unit_names[u])) == 0 &&
+            (*p)[strlen(unit_names[u])] == ']') {
+            *p += strlen(unit_names[u]) + 1;
+            return ty_datetime(kind, (DateUnit)u);
+        }
+    return NULL;
 }
 
 /* Reads one type at *p and advances past it. Longer names are tried first (int16 before int1). */
@@ -689,6 +870,8 @@ static Type *parse_type(const char **p, int depth)
     }
     if (eat(p, "function_type("))
         return parse_function_type(p, depth);
+    if (eat(p, "record("))
+        return parse_record(p, depth);
     if (eat(p, "optional(")) {   /* a cached version's return type */
         Type *value = parse_type(p, depth + 1);
         return value && eat(p, ")") ? ty_optional(value) : NULL;
@@ -724,6 +907,8 @@ static Type *parse_type(const char **p, int depth)
         return ty_rng();
     if (strcmp(word, "voidptr") == 0)
         return ty_cpointer(NULL);
+    if (strcmp(word, "datetime64") == 0 || strcmp(word, "timedelta64") == 0)
+        return parse_datetime(p, word[0] == 'd' ? TY_DATETIME : TY_TIMEDELTA);
     return NULL;
 }
 
@@ -746,7 +931,8 @@ bool ty_is_container(const Type *t)
 }
 bool ty_holds_meminfo(const Type *t)
 {
-    return t && (t->kind == TY_ARRAY || t->kind == TY_CLASS || t->kind == TY_RNG || ty_is_container(t));
+    return t && (t->kind == TY_ARRAY || t->kind == TY_CLASS || t->kind == TY_RNG ||
+                 t->kind == TY_RECORD || ty_is_container(t));
 }
 bool ty_is_iterator(const Type *t)
 {
@@ -770,7 +956,9 @@ int ty_bits(const Type *t)
 
 int ty_itemsize(const Type *t)
 {
-    return ty_bits(t) / 8;
+    if (t && t->kind == TY_RECORD)
+        return (int)t->record.size;
+    return ty_is_datetime(t) ? 8 : ty_bits(t) / 8;
 }
 
 const char *ty_numpy_char(const Type *t)
@@ -804,7 +992,11 @@ int64_t ty_mem_size(const Type *t)
     case TY_SLICE:
         return 24;                                     /* start, stop, step as int64 */
     case TY_CPOINTER:
+    case TY_DATETIME:
+    case TY_TIMEDELTA:
         return 8;
+    case TY_RECORD:                                    /* its array's MemInfo, its address */
+        return 16;
     case TY_OPTIONAL: {                                /* {present, value}, as a C struct */
         int64_t a = ty_mem_align(t->optional.value);
         return (a + ty_mem_size(t->optional.value) + a - 1) / a * a;
@@ -834,6 +1026,9 @@ int ty_mem_align(const Type *t)
     case TY_SLICE:
     case TY_CPOINTER:
     case TY_FUNCPTR:
+    case TY_RECORD:
+    case TY_DATETIME:
+    case TY_TIMEDELTA:
         return 8;
     case TY_TUPLE:
         return t->tuple.align;

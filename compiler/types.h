@@ -15,6 +15,9 @@
  *   optional(float64)  Generator        (a np.random.Generator, any BitGenerator)
  *   Point(x=float64, y=float64)   (a namedtuple: not parsed back, its class is not in the name)
  *   instance(Bag@1)               (a jitclass: parsed back while its type exists, by that name)
+ *   record(x:float64@0, v:float32[3]@8, size=24, aligned)   (a NumPy structured dtype: fields
+ *                                 with their offsets, subarray shapes, the itemsize)
+ *   datetime64[D]  timedelta64[ns]  timedelta64  datetime64   (no unit: NumPy's generic one)
  * Other kinds (modules, functions, ...) are compile-time only and have descriptive names. */
 #ifndef PYJIT_TYPES_H
 #define PYJIT_TYPES_H
@@ -69,10 +72,29 @@ typedef enum TypeKind {
     TY_EXCEPTION,   /* an exception instance being built for `raise`: exc.cls, exc.msg */
     TY_BOUND_METHOD,/* receiver.method: method.self (a type), method.name */
     TY_UNDEFINED,   /* a variable with no value on some path (reported where it is used) */
-    /* Run-time values added last, so the kinds above keep their numbers. */
+    /* Run-time values added last, after the compile-time kinds, so those keep their numbers. */
     TY_RNG,         /* a np.random.Generator: a MemInfo whose data is the BitGenerator's C
                      * interface (runtime/generator.c), whichever BitGenerator it has */
+    TY_RECORD,      /* a NumPy structured dtype's item (record.fields in NumPy's layout); as a
+                     * value, a view of its bytes in an array, as in Numba: {MemInfo of the
+                     * array (NULL for a np.void argument), address of the bytes} */
+    TY_DATETIME,    /* np.datetime64 of unit datetime.unit: an int64 count, NaT its minimum */
+    TY_TIMEDELTA,   /* np.timedelta64 of unit datetime.unit, likewise */
 } TypeKind;
+
+/* The units of datetime64 and timedelta64, coarsest first (NumPy's order, without the business
+ * day and the units below a nanosecond); DT_GENERIC: no unit (np.timedelta64(3)). */
+typedef enum DateUnit { DT_Y, DT_M, DT_W, DT_D, DT_h, DT_m, DT_s, DT_ms, DT_us, DT_ns, DT_GENERIC } DateUnit;
+
+/* One field of a record: a scalar, a datetime or a nested record, or a subarray of them. */
+#define TY_RECORD_MAX_NDIM 8
+typedef struct RecordField {
+    const char *name;
+    struct Type *type;
+    int64_t offset;
+    int ndim;
+    int64_t shape[TY_RECORD_MAX_NDIM];
+} RecordField;
 
 typedef struct Const Const;   /* ir.h */
 
@@ -101,6 +123,11 @@ typedef struct Type {
          * the class's name, its field names and the tuple type of its fields, laid out in
          * memory as that tuple is. */
         struct { const void *cls; const char *cls_name; const char **fields; struct Type *data; } klass;
+        /* A record: its fields in NumPy's order, the itemsize, whether NumPy aligned it
+         * (align=True); descr the NumPy dtype the runtime made for it when boxing (a PyObject*
+         * kept for the process), NULL until then. */
+        struct { int n; RecordField *fields; int64_t size; bool aligned; void *descr; } record;
+        struct { DateUnit unit; } datetime;
         struct { struct Type *ret; struct Type **args; int n; } fn;
         const Const *literal;   /* TY_STRING, TY_MODULE, TY_FUNCTION, TY_DISPATCHER, TY_EXCCLASS */
     };
@@ -156,6 +183,21 @@ Type *ty_undefined(void);
 Type *ty_class(const void *cls, const char *cls_name, const char *const *fields, Type **types, int n);
 /* Index of field name in jitclass type t, or -1. */
 int ty_class_field(const Type *t, const char *name);
+/* A record type of n fields (copied), named as above: equal layouts are one type. NULL for a
+ * field of another kind or a subarray of too many dimensions. */
+Type *ty_record(const RecordField *fields, int n, int64_t size, bool aligned);
+/* Index of field name in record type t, or -1. */
+int ty_record_field(const Type *t, const char *name);
+/* datetime64[unit] (kind TY_DATETIME) or timedelta64[unit] (TY_TIMEDELTA); DT_GENERIC: NumPy's
+ * unit-less one (np.datetime64('NaT'), np.timedelta64(3)). ty_unit_name: "D", "ms", ... ("" for
+ * DT_GENERIC). */
+Type *ty_datetime(TypeKind kind, DateUnit unit);
+const char *ty_unit_name(DateUnit unit);
+bool ty_is_datetime(const Type *t);     /* datetime64 or timedelta64 */
+/* The unit datetimes and timedeltas a and b (or arrays of them; an int has no unit) convert to
+ * for an operation, NumPy's: the finer of their units (a generic timedelta takes the other's);
+ * -1 when they do not convert (a timedelta in years or months beside a unit of fixed length). */
+int ty_common_unit(const Type *a, const Type *b);
 /* A first-class function type, named "function_type(float64(float64, int64))". */
 Type *ty_function_type(Type *ret, Type **args, int n);
 
@@ -163,8 +205,9 @@ Type *ty_function_type(Type *ret, Type **args, int n);
 Type *ty_parse(const char *name);
 
 bool ty_is_scalar(const Type *t);       /* bool, int, uint, float, complex */
-/* A value whose first field is a reference-counted MemInfo: an array, or a container (list, dict,
- * set, str), a jitclass instance or a Generator, which is that MemInfo and nothing else. */
+/* A value whose first field is a reference-counted MemInfo: an array, a record (of the array it
+ * is in), or a container (list, dict, set, str), a jitclass instance or a Generator, which is
+ * that MemInfo and nothing else. */
 bool ty_holds_meminfo(const Type *t);
 bool ty_is_container(const Type *t);
 /* A list, dict or set whose items inference has not seen yet. */
@@ -174,7 +217,7 @@ bool ty_is_signed(const Type *t);
 bool ty_is_float(const Type *t);
 bool ty_is_complex(const Type *t);
 int ty_bits(const Type *t);             /* scalar width in bits: bool 8, complex64 64 */
-int ty_itemsize(const Type *t);         /* bytes a scalar takes in an array */
+int ty_itemsize(const Type *t);         /* bytes a scalar or record takes in an array */
 const char *ty_numpy_char(const Type *t);  /* NumPy's dtype.char: '?', 'b', 'h', 'i'/'l', 'f', 'd', ... */
 
 /* Size and alignment in memory, as the ABI lays values out (abi.h): scalars at their width (bool 1

@@ -133,6 +133,30 @@ static int const_of_tuple(FeCtx *ctx, PyObject *obj, Const *c)
 }
 
 /* Numbers, strings, None and tuples of them: by value. Returns 1 if obj is one of them. */
+/* A np.datetime64 or np.timedelta64 scalar: K_INT of its count, its type in array_type; 0 for
+ * anything else (and a unit compiled code does not take), -1 on error. */
+static int const_of_datetime(PyObject *obj, Const *c)
+{
+    const char *tp = Py_TYPE(obj)->tp_name;
+    if (strcmp(tp, "numpy.datetime64") != 0 && strcmp(tp, "numpy.timedelta64") != 0)
+        return 0;
+    PyObject *dtype = PyObject_GetAttrString(obj, "dtype");
+    PyObject *name = dtype ? PyObject_Str(dtype) : NULL;
+    PyObject *count = name ? PyObject_CallMethod(obj, "view", "s", "i8") : NULL;
+    Type *t = name ? ty_parse(utf8_or(name, "")) : NULL;
+    int rc = count ? 0 : -1;
+    if (count && t && ty_is_datetime(t)) {
+        c->kind = K_INT;
+        c->i = PyLong_AsLongLong(count);
+        c->array_type = t;
+        rc = PyErr_Occurred() ? -1 : 1;
+    }
+    Py_XDECREF(dtype);
+    Py_XDECREF(name);
+    Py_XDECREF(count);
+    return rc;
+}
+
 static int const_of_value(FeCtx *ctx, PyObject *obj, Const *c)
 {
     if (obj == Py_None) {
@@ -167,6 +191,8 @@ static int const_of_value(FeCtx *ctx, PyObject *obj, Const *c)
         c->name = nt->name;
         c->fields = (const char **)nt->fields;
         return const_of_tuple(ctx, obj, c) < 0 ? -1 : 1;
+    } else if (const_of_datetime(obj, c) != 0) {
+        return PyErr_Occurred() ? -1 : 1;
     } else if (PyFrozenSet_CheckExact(obj)) {
         /* CPython folds the items of {1, 2} and of `x in {1, 2}` into a frozenset: its items */
         PyObject *items = PySequence_Tuple(obj);
@@ -363,6 +389,21 @@ static const char *pyjit_type_name(FeCtx *ctx, PyObject *obj)
     return s && ty_parse(s) ? s : NULL;
 }
 
+/* A NumPy structured dtype (np.dtype([('x', 'f8'), ...])): its record type's canonical name,
+ * which pyjit/_records.py writes (as for arguments of that dtype), or NULL. */
+static const char *record_type_name(FeCtx *ctx, PyObject *obj)
+{
+    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) != 0)
+        return NULL;
+    PyObject *mod = PyImport_ImportModule("pyjit._records");
+    PyObject *name = mod ? PyObject_CallMethod(mod, "type_name", "O", obj) : NULL;
+    const char *s = name && PyUnicode_Check(name) ? arena_strdup(ctx->arena, utf8_or(name, "")) : NULL;
+    Py_XDECREF(mod);
+    Py_XDECREF(name);
+    PyErr_Clear();
+    return s && ty_parse(s) ? s : NULL;
+}
+
 /* Whether obj's class says what it is by a class attribute (pyjit's CFunc and ObjModeCall): a
  * lookup in the class, never the object's own __getattr__. */
 static bool has_class_marker(PyObject *obj, const char *marker)
@@ -463,7 +504,8 @@ static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
     } else if (fe_namedtuple_class(obj)) {
         if (const_of_namedtuple(ctx, fe_namedtuple_class(obj), c) < 0)
             return -1;
-    } else if ((c->name = pyjit_type_name(ctx, obj)) != NULL) {
+    } else if ((c->name = pyjit_type_name(ctx, obj)) != NULL ||
+               (c->name = record_type_name(ctx, obj)) != NULL) {
         c->kind = K_TYPE;
     } else {
         return const_of_array(ctx, obj, c);

@@ -22,8 +22,9 @@ literals.
 
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
-    "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "NoneType", "ClassInstanceType",
-    "ClassType", "StructRef", "unliteral",
+    "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "Record", "NPDatetime",
+    "NPTimedelta", "NoneType",
+    "ClassInstanceType", "ClassType", "StructRef", "unliteral",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral", "BooleanLiteral",
     "UnicodeType", "unicode_type", "CPointer", "RawPointer", "voidptr", "FunctionType", "Optional",
@@ -99,8 +100,8 @@ class Array(Type):
 
     def __init__(self, dtype, ndim, layout="A", readonly=False):
         dtype = _as_type(dtype)
-        if not isinstance(dtype, Scalar):
-            raise TypeError(f"Array dtype must be a scalar type, not {dtype!r}")
+        if not isinstance(dtype, (Scalar, Record, NPDatetime, NPTimedelta)):
+            raise TypeError(f"Array dtype must be a scalar, record or datetime type, not {dtype!r}")
         if not isinstance(ndim, int) or not 0 <= ndim <= 32:
             raise TypeError(f"Array ndim must be an int from 0 to 32, not {ndim!r}")
         if layout not in ("C", "F", "A"):
@@ -190,6 +191,54 @@ class DType(Type):
 
 
 NumberClass = DType
+
+
+class NPDatetime(Type):
+    """np.datetime64 of a unit ('D', 'ns', ...; '' for NumPy's generic one; Numba's
+    types.NPDatetime)."""
+
+    __slots__ = ("unit",)
+
+    def __init__(self, unit):
+        super().__init__(f"datetime64[{unit}]" if unit else "datetime64")
+        self.unit = unit
+
+
+class NPTimedelta(Type):
+    """np.timedelta64 of a unit, '' for NumPy's generic one (Numba's types.NPTimedelta)."""
+
+    __slots__ = ("unit",)
+
+    def __init__(self, unit):
+        super().__init__(f"timedelta64[{unit}]" if unit else "timedelta64")
+        self.unit = unit
+
+
+class Record(Type):
+    """An item of a NumPy structured dtype (Numba's types.Record): .fields maps each field's name
+    to (type, offset), a subarray field's type being a C-contiguous Array of its shape's ndim;
+    .size is the itemsize, .aligned whether NumPy aligned it. Made from its canonical name
+    (compiler/types.h: `record(x:float64@0, v:float32[3]@8, size=24)`)."""
+
+    __slots__ = ("fields", "size", "aligned")
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.fields, self.size, self.aligned = {}, 0, False
+        for part in _split_top(name[7:-1]):
+            if part.startswith("size="):
+                self.size = int(part[5:])
+            elif part == "aligned":
+                self.aligned = True
+            else:
+                field, rest = part.split(":", 1)
+                typename, offset = rest.rsplit("@", 1)
+                ndim = 0
+                if typename.endswith("]"):
+                    typename, dims = typename[:-1].rsplit("[", 1)
+                    ndim = len(dims.split(","))
+                item = _from_canonical(typename)
+                self.fields[field] = (Array(item, ndim, "C") if ndim else item, int(offset))
 
 
 class Tuple(Type):
@@ -635,12 +684,12 @@ def _canonical_args(spec):
 # ---- canonical names back to type objects (the dispatcher's signatures) ----
 
 def _split_top(text):
-    """Splits 'a, tuple(b, c), d' at the top-level commas."""
+    """Splits 'a, tuple(b, c), d' at the top-level commas (a record's v:float32[2,3]@8 is one)."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
-        if ch == "(":
+        if ch in "([":
             depth += 1
-        elif ch == ")":
+        elif ch in ")]":
             depth -= 1
         elif ch == "," and depth == 0:
             parts.append(text[start:i].strip())
@@ -692,6 +741,12 @@ def _from_canonical(name):
         return Array(_from_canonical(parts[0]), int(parts[1].rstrip("d")), parts[2], readonly)
     if name.startswith("dtype(") and name.endswith(")"):
         return DType(_from_canonical(name[6:-1]), name)
+    if name.startswith("record(") and name.endswith(")"):
+        return Record(name)
+    if name == "datetime64" or (name.startswith("datetime64[") and name.endswith("]")):
+        return NPDatetime(name[11:-1])
+    if name == "timedelta64" or (name.startswith("timedelta64[") and name.endswith("]")):
+        return NPTimedelta(name[12:-1])
     if name.startswith("function(numpy.") and name.endswith(")"):   # np.float32 as a value
         try:
             import numpy as np
@@ -746,8 +801,19 @@ def from_dtype(dtype):
         raise TypeError(f"from_dtype() takes a NumPy dtype, got {dtype!r}: {exc}") from None
     if dt.name in _SCALARS and dt.isnative:
         return _SCALARS[dt.name]
+    if dt.names is not None:
+        from pyjit._records import type_name
+        name = type_name(dt)
+        if name is not None:
+            return Record(name)
+    if dt.kind in "mM" and dt.isnative:
+        unit, count = np.datetime_data(dt)
+        if count == 1 and unit in ("Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "generic"):
+            unit = "" if unit == "generic" else unit
+            return NPDatetime(unit) if dt.kind == "M" else NPTimedelta(unit)
     raise NotImplementedError(f"from_dtype({dt!r}): pyjit compiles for native bool, integer, "
-                              "float and complex dtypes")
+                              "float, complex, datetime64 and timedelta64 dtypes, and structured "
+                              "dtypes of these")
 
 
 def as_dtype(t):
@@ -770,8 +836,7 @@ __all__ += ["typeof", "from_dtype", "as_dtype", "char", "uchar", "long_", "ssize
 
 # Numba type names pyjit does not have: a clear AttributeError naming what is missing (hasattr
 # still answers False)
-_NOT_IN_PYJIT = ("NPDatetime",
-                 "NPTimedelta", "Record", "EnumMember", "IntEnumMember", "DeferredType",
+_NOT_IN_PYJIT = ("EnumMember", "IntEnumMember", "DeferredType",
                  "deferred_type", "Generator", "Dispatcher", "pyobject", "ffi", "Bytes", "CharSeq",
                  "UnicodeCharSeq", "Buffer", "MemoryView", "IntegerLiteral", "literal",
                  "RawPointer", "ExternalFunction", "ExternalFunctionPointer",

@@ -28,7 +28,8 @@ static Type *none_type;
 static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
 static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, NumPy arrays of "
-                               "bool/int/uint/float/complex dtype, tuples, lists and sets of these, "
+                               "bool/int/uint/float/complex/datetime64/timedelta64 or structured "
+                               "dtype, records (np.void), tuples, lists and sets of these, "
                                "typed Lists, pyjit.typed.Dict, None, @njit functions";
 
 void rt_typeof_init(void)
@@ -144,15 +145,98 @@ static Type *typeof_namedtuple(PyObject *obj, int flags)
                          plain->tuple.n);
 }
 
+/* Record types of structured dtypes by the dtype object, which the entry keeps alive (so its
+ * address is not reused), with their array types: naming a dtype's record type costs a call of
+ * pyjit/_records.py, once per dtype object. Written under the GIL, as array_cache. */
+#define N_RECORD_CACHE 64
+typedef struct RecordEntry {
+    PyArray_Descr *descr;
+    Type *record;
+    Type *arrays[ABI_MAX_NDIM + 1][3][2];
+} RecordEntry;
+static RecordEntry record_cache[N_RECORD_CACHE];
+
+/* The record type of a structured dtype: NULL (no exception) when compiled code does not take
+ * it, or with an exception set when asking failed. */
+static RecordEntry *record_entry(PyArray_Descr *d)
+{
+    int free_slot = -1;
+    for (int i = 0; i < N_RECORD_CACHE; i++) {
+        if (record_cache[i].descr == d)
+            return &record_cache[i];
+        if (!record_cache[i].descr && free_slot < 0)
+            free_slot = i;
+    }
+    static RecordEntry spare;   /* past the cache's capacity: recomputed at every call */
+    PyObject *mod = PyImport_ImportModule("pyjit._records");
+    PyObject *name = mod ? PyObject_CallMethod(mod, "type_name", "O", (PyObject *)d) : NULL;
+    Py_XDECREF(mod);
+    if (!name)
+        return NULL;
+    Type *t = PyUnicode_Check(name) ? ty_parse(PyUnicode_AsUTF8(name)) : NULL;
+    Py_DECREF(name);
+    if (!t || t->kind != TY_RECORD)
+        return NULL;
+    RecordEntry *e = free_slot >= 0 ? &record_cache[free_slot] : &spare;
+    memset(e, 0, sizeof *e);
+    e->descr = free_slot >= 0 ? (PyArray_Descr *)Py_NewRef((PyObject *)d) : NULL;
+    e->record = t;
+    return e;
+}
+
+static Type *typeof_record_array(PyArrayObject *arr, int ndim, int layout, int readonly)
+{
+    RecordEntry *e = record_entry(PyArray_DESCR(arr));
+    if (!e)
+        return NULL;
+    Type **slot = &e->arrays[ndim][layout][readonly];
+    if (!*slot)
+        *slot = ty_array(e->record, ndim, "CFA"[layout], readonly);
+    return *slot;
+}
+
+/* The datetime64 or timedelta64 type of a dtype, from its unit (NumPy's NPY_DATETIMEUNIT: Y, M,
+ * W, a gap where NumPy 1.6's business day was, then D ... ns); NULL for another dtype, a unit
+ * below a nanosecond or a multiple of a unit (M8[5s]). */
+static Type *datetime_of_descr(PyArray_Descr *d)
+{
+    if (d->type_num != NPY_DATETIME && d->type_num != NPY_TIMEDELTA)
+        return NULL;
+    PyArray_DatetimeMetaData *meta = &((PyArray_DatetimeDTypeMetaData *)PyDataType_C_METADATA(d))->meta;
+    int base = meta->base;
+    DateUnit unit = base == NPY_FR_GENERIC ? DT_GENERIC : base <= NPY_FR_W ? (DateUnit)base
+                  : base >= NPY_FR_D && base <= NPY_FR_ns ? (DateUnit)(base - 1) : (DateUnit)-1;
+    if ((int)unit < 0 || (meta->num != 1 && unit != DT_GENERIC))
+        return NULL;
+    return ty_datetime(d->type_num == NPY_DATETIME ? TY_DATETIME : TY_TIMEDELTA, unit);
+}
+
+/* Array types of datetime64 and timedelta64 dtypes, as array_cache (under the GIL). */
+static Type *datetime_arrays[2][DT_GENERIC + 1][ABI_MAX_NDIM + 1][3][2];
+
+static Type *typeof_datetime_array(Type *dt, int ndim, int layout, int readonly)
+{
+    Type **slot = &datetime_arrays[dt->kind == TY_TIMEDELTA][dt->datetime.unit][ndim][layout][readonly];
+    if (!*slot)
+        *slot = ty_array(dt, ndim, "CFA"[layout], readonly);
+    return *slot;
+}
+
 static Type *typeof_array(PyArrayObject *arr, int flags)
 {
     int kind = kind_of_typenum(PyArray_DESCR(arr)->type_num);
     int ndim = PyArray_NDIM(arr);
-    if (kind < 0 || (kind == TY_FLOAT16 && !(flags & RT_TYPEOF_GPU)) || ndim > ABI_MAX_NDIM ||
-        !PyArray_ISNOTSWAPPED(arr) || (!PyArray_ISALIGNED(arr) && (flags & RT_TYPEOF_GPU)))
+    bool record = PyDataType_HASFIELDS(PyArray_DESCR(arr)) && !(flags & RT_TYPEOF_GPU);
+    Type *dt = flags & RT_TYPEOF_GPU ? NULL : datetime_of_descr(PyArray_DESCR(arr));
+    if ((kind < 0 && !record && !dt) || ndim > ABI_MAX_NDIM || !PyArray_ISNOTSWAPPED(arr) ||
+        (!PyArray_ISALIGNED(arr) && (flags & RT_TYPEOF_GPU)))
         return NULL;   /* unaligned arrays are fine on the CPU: lower_array.c elem_align */
     int layout = PyArray_IS_C_CONTIGUOUS(arr) ? 0 : PyArray_IS_F_CONTIGUOUS(arr) ? 1 : 2;
     int readonly = !PyArray_ISWRITEABLE(arr);
+    if (record)
+        return typeof_record_array(arr, ndim, layout, readonly);
+    if (dt)
+        return typeof_datetime_array(dt, ndim, layout, readonly);
     Type **slot = &array_cache[kind][ndim][layout][readonly];
     if (!*slot)
         *slot = ty_array(scalar_types[kind], ndim, "CFA"[layout], readonly);
@@ -208,9 +292,17 @@ static Type *typeof_other(PyObject *obj, int flags)
         return plain_subclass(Py_TYPE(obj)) > 0 ? typeof_array((PyArrayObject *)obj, flags) : NULL;
     if (PyArray_IsScalar(obj, Generic)) {
         PyArray_Descr *descr = PyArray_DescrFromScalar(obj);
+        if (descr && PyDataType_HASFIELDS(descr) && !(flags & RT_TYPEOF_GPU)) {   /* np.void */
+            RecordEntry *e = record_entry(descr);
+            Py_DECREF(descr);
+            return e ? e->record : NULL;
+        }
         int kind = descr ? kind_of_typenum(descr->type_num) : -1;
+        Type *dt = descr && !(flags & RT_TYPEOF_GPU) ? datetime_of_descr(descr) : NULL;
         Py_XDECREF(descr);
-        if (kind < 0 || (kind == TY_FLOAT16 && !(flags & RT_TYPEOF_GPU)))
+        if (dt)
+            return dt;
+        if (kind < 0)
             return NULL;
         return scalar_types[kind];
     }
@@ -278,8 +370,6 @@ static PyObject *describe_array(PyArrayObject *arr)
     if (PyArray_NDIM(arr) > ABI_MAX_NDIM)
         return PyUnicode_FromFormat("ndarray of %d dimensions (at most %d)", PyArray_NDIM(arr),
                                     ABI_MAX_NDIM);
-    if (kind == TY_FLOAT16)
-        return PyUnicode_FromString("ndarray of dtype float16 (float16 arrays work on the GPU only)");
     if (kind >= 0 && !PyArray_ISNOTSWAPPED(arr))
         return PyUnicode_FromFormat("ndarray of dtype %S (non-native byte order)", (PyObject *)d);
     if (kind >= 0)
@@ -452,9 +542,26 @@ static int unbox_function(PyObject *obj, Type *ty, void *buf)
     return 0;
 }
 
+/* A record argument (np.void): a view of its bytes (abi: {MemInfo, address}, no MemInfo: the
+ * caller holds the argument), so that writes reach it and the array it is an item of, as in
+ * Numba. */
+static int unbox_record(PyObject *obj, Type *ty, void *buf)
+{
+    if (!PyArray_IsScalar(obj, Void)) {
+        PyErr_Format(PyExc_TypeError, "a %s takes a NumPy record (np.void), not %.100s", ty->name,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    ((void **)buf)[0] = NULL;
+    ((void **)buf)[1] = ((PyVoidScalarObject *)obj)->obval;
+    return 0;
+}
+
 int rt_unbox(PyObject *obj, Type *ty, void *buf)
 {
     switch (ty->kind) {
+    case TY_RECORD:
+        return unbox_record(obj, ty, buf);
     case TY_NONE: case TY_DISPATCHER:   /* nothing at run time */
     case TY_FUNCTION:   /* a C function: its type says which (rt_typeof_c_function) */
         return 0;
@@ -661,7 +768,7 @@ void rt_release_value(Type *ty, void *buf)
 {
     if (ty->kind == TY_ARRAY)
         pj_nrt_decref(((ArrayDesc *)buf)->meminfo);
-    else if (ty_is_container(ty) || ty->kind == TY_CLASS || ty->kind == TY_RNG)
+    else if (ty_is_container(ty) || ty->kind == TY_CLASS || ty->kind == TY_RNG || ty->kind == TY_RECORD)
         pj_nrt_decref(*(MemInfo **)buf);
     else if (ty->kind == TY_TUPLE)
         for (int i = 0; i < ty->tuple.n; i++)
@@ -694,13 +801,99 @@ int rt_release_arg(Type *ty, void *buf)
     return 0;
 }
 
+static PyArray_Descr *descr_of(Type *dtype);
+
+/* One field of a record as np.dtype's dict form takes it: its element's dtype, or (that dtype,
+ * shape) for a subarray. A new reference, or NULL with an exception set. */
+static PyObject *field_format(const RecordField *f)
+{
+    PyObject *item = (PyObject *)descr_of(f->type);
+    if (!item || f->ndim == 0)
+        return item;
+    PyObject *shape = PyTuple_New(f->ndim);
+    for (int d = 0; shape && d < f->ndim; d++)
+        PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(f->shape[d]));
+    PyObject *format = shape ? PyTuple_Pack(2, item, shape) : NULL;
+    Py_DECREF(item);
+    Py_XDECREF(shape);
+    return format;
+}
+
+/* The NumPy dtype of a record type, made once from its fields (names, formats, offsets,
+ * itemsize) and kept in the type for the life of the process. A borrowed reference. */
+static PyArray_Descr *record_descr(Type *ty)
+{
+    if (ty->record.descr)
+        return ty->record.descr;
+    int n = ty->record.n;
+    PyObject *names = PyList_New(n), *formats = PyList_New(n), *offsets = PyList_New(n);
+    PyObject *spec = NULL;
+    PyArray_Descr *descr = NULL;
+    for (int i = 0; names && formats && offsets && i < n; i++) {
+        PyObject *format = field_format(&ty->record.fields[i]);
+        if (!format)
+            goto done;
+        PyList_SET_ITEM(names, i, PyUnicode_FromString(ty->record.fields[i].name));
+        PyList_SET_ITEM(formats, i, format);
+        PyList_SET_ITEM(offsets, i, PyLong_FromLongLong(ty->record.fields[i].offset));
+    }
+    spec = names && formats && offsets ? Py_BuildValue("{sOsOsOsL}", "names", names, "formats",
+                                                       formats, "offsets", offsets, "itemsize",
+                                                       (long long)ty->record.size) : NULL;
+    if (spec && !(ty->record.aligned ? PyArray_DescrAlignConverter(spec, &descr)
+                                     : PyArray_DescrConverter(spec, &descr)))
+        descr = NULL;
+    ty->record.descr = descr;   /* under the GIL; kept for the process, as types are */
+done:
+    Py_XDECREF(names);
+    Py_XDECREF(formats);
+    Py_XDECREF(offsets);
+    Py_XDECREF(spec);
+    return descr;
+}
+
+/* The dtype of an array of dtype (a scalar or a record type): a new reference, or NULL with an
+ * exception set. */
+static PyArray_Descr *descr_of(Type *dtype)
+{
+    if (ty_is_datetime(dtype)) {   /* "M8[D]", "m8" */
+        PyArray_Descr *d = NULL;
+        PyObject *spec = PyUnicode_FromFormat("%s8%s%s%s", dtype->kind == TY_DATETIME ? "M" : "m",
+                                              dtype->datetime.unit == DT_GENERIC ? "" : "[",
+                                              ty_unit_name(dtype->datetime.unit),
+                                              dtype->datetime.unit == DT_GENERIC ? "" : "]");
+        if (spec && !PyArray_DescrConverter(spec, &d))
+            d = NULL;
+        Py_XDECREF(spec);
+        return d;
+    }
+    if (dtype->kind != TY_RECORD)
+        return PyArray_DescrFromType(typenum_of_kind(dtype->kind));
+    PyArray_Descr *d = record_descr(dtype);
+    Py_XINCREF(d);
+    return d;
+}
+
+/* A record result: a np.void holding a copy of its bytes; the reference the result carried on
+ * its array is released. */
+static PyObject *box_record(Type *ty, void *buf)
+{
+    PyArray_Descr *d = rt_numpy_ready() < 0 ? NULL : record_descr(ty);
+    PyObject *r = d ? PyArray_Scalar(((void **)buf)[1], d, NULL) : NULL;
+    pj_nrt_decref(((MemInfo **)buf)[0]);
+    return r;
+}
+
 /* The parent itself when the result is exactly it (`return a` gives back a, as Numba does). */
 static bool is_whole_parent(Type *ty, ArrayDesc *desc)
 {
     PyArrayObject *p = desc->parent;
     int ndim = ty->array.ndim;
+    Type *dt = ty->array.dtype;
+    int typenum = dt->kind == TY_RECORD ? NPY_VOID : dt->kind == TY_DATETIME ? NPY_DATETIME
+                : dt->kind == TY_TIMEDELTA ? NPY_TIMEDELTA : typenum_of_kind(dt->kind);
     if (!PyArray_Check((PyObject *)p) || PyArray_DATA(p) != desc->data || PyArray_NDIM(p) != ndim ||
-        PyArray_DESCR(p)->type_num != typenum_of_kind(ty->array.dtype->kind) ||
+        PyArray_DESCR(p)->type_num != typenum || PyArray_ITEMSIZE(p) != ty_itemsize(dt) ||
         PyArray_ISWRITEABLE(p) == ty->array.readonly)
         return false;
     for (int i = 0; i < ndim; i++)
@@ -718,7 +911,7 @@ static PyObject *box_array(Type *ty, ArrayDesc *desc)
     if (!mi && parent && is_whole_parent(ty, desc))
         return Py_NewRef(parent);
     int ndim = ty->array.ndim;
-    PyArray_Descr *descr = PyArray_DescrFromType(typenum_of_kind(ty->array.dtype->kind));
+    PyArray_Descr *descr = descr_of(ty->array.dtype);
     if (!descr)
         goto fail;
     arr = PyArray_NewFromDescr(&PyArray_Type, descr /* stolen */, ndim, (npy_intp *)desc->dims,
@@ -795,6 +988,14 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_COMPLEX128: return PyComplex_FromDoubles(((double *)buf)[0], ((double *)buf)[1]);
     case TY_NONE: Py_RETURN_NONE;
     case TY_ARRAY: return box_array(ty, buf);
+    case TY_RECORD: return box_record(ty, buf);
+    case TY_DATETIME:
+    case TY_TIMEDELTA: {
+        PyArray_Descr *d = rt_numpy_ready() < 0 ? NULL : descr_of(ty);
+        PyObject *r = d ? PyArray_Scalar(buf, d, NULL) : NULL;
+        Py_XDECREF(d);
+        return r;
+    }
     case TY_TUPLE: return box_tuple(ty, buf);
     case TY_LIST:
         if (ty->list.typed)

@@ -67,9 +67,12 @@ def test_numba_type_names_agree():
                  "float32", "intp", "uint8", "complex128"):
         assert getattr(pyjit.types, name).name == str(getattr(numba.types, name)).replace(
             "unicode_type", "str"), name
-    assert not hasattr(pyjit.types, "NPDatetime")
-    with pytest.raises(AttributeError, match="no NPDatetime"):
-        pyjit.types.NPDatetime
+    for unit in ("D", "ns"):
+        assert pyjit.types.NPDatetime(unit).name == str(numba.types.NPDatetime(unit))
+        assert pyjit.types.NPTimedelta(unit).name == str(numba.types.NPTimedelta(unit))
+    assert not hasattr(pyjit.types, "EnumMember")
+    with pytest.raises(AttributeError, match="no EnumMember"):
+        pyjit.types.EnumMember
 
 
 def test_errors_and_warnings_under_numba_names():
@@ -111,7 +114,9 @@ def test_from_dtype_and_numpy_support():
         assert as_dtype(from_dtype(dt)) == np.dtype(dt)
         assert pyjit.from_dtype(np.dtype(dt)) is from_dtype(dt)
     with pytest.raises(NotImplementedError, match="native"):
-        from_dtype(np.dtype([("a", "f8")]))
+        from_dtype(np.dtype([("a", "U3")]))
+    assert from_dtype(np.dtype("M8[ms]")) == pyjit.types.NPDatetime("ms")
+    assert isinstance(from_dtype(np.dtype([("a", "f8")])), pyjit.types.Record)
 
 
 def test_core_aliases_are_the_same_modules():

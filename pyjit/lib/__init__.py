@@ -18,6 +18,7 @@ import importlib
 # tests/test_numpy_lib.py::test_library_index fails when it does not.
 INDEX = {
     "numpy_logic": ("any", "all", "count_nonzero", "flatnonzero", "nonzero"),
+    "numpy_datetime": ("datetime64", "timedelta64"),
     "numpy_math": ("diff", "cumprod", "interp", "isclose", "allclose", "nan_to_num", "angle",
                    "sign", "polyval"),
     "numpy_edit": ("split", "array_split", "append", "delete", "insert", "ediff1d"),

@@ -177,8 +177,32 @@ static void test_optional(void)
     CHECK(ty_ref_offsets(oa, 0, refs, 0, 4) == 1 && refs[0] == 8);   /* the array's MemInfo */
 }
 
+/* Records: named and parsed back as one type, nested and with subarrays; arrays of them. */
+static void test_records(void)
+{
+    RecordField inner[2] = {{.name = "a", .type = ty_scalar(TY_INT16), .offset = 0},
+                            {.name = "b", .type = ty_scalar(TY_FLOAT64), .offset = 2}};
+    Type *in = ty_record(inner, 2, 10, false);
+    RecordField outer[2] = {{.name = "p", .type = in, .offset = 0},
+                            {.name = "m", .type = ty_scalar(TY_FLOAT32), .offset = 16, .ndim = 2,
+                             .shape = {2, 3}}};
+    Type *out = ty_record(outer, 2, 40, true);
+    CHECK(strcmp(out->name, "record(p:record(a:int16@0, b:float64@2, size=10)@0, "
+                            "m:float32[2,3]@16, size=40, aligned)") == 0);
+    CHECK(ty_parse(out->name) == out);
+    CHECK(ty_record(outer, 2, 40, true) == out);
+    CHECK(ty_record(outer, 2, 40, false) != out);
+    CHECK(ty_record_field(out, "m") == 1 && ty_record_field(out, "q") == -1);
+    CHECK(ty_itemsize(out) == 40 && ty_mem_size(out) == 16 && ty_holds_meminfo(out));
+    Type *arr = ty_array(out, 2, 'C', false);
+    CHECK(arr && ty_parse(arr->name) == arr && arr->array.dtype == out);
+    CHECK(ty_parse("record(x:float64@0, size=)") == NULL);
+    CHECK(ty_parse("record(x:str@0, size=8)") == NULL);
+}
+
 int main(void)
 {
+    test_records();
     test_optional();
     test_literals();
     test_promotion();

@@ -1,0 +1,159 @@
+/* infer_structured.c: type inference of NumPy records (structured dtypes).
+ *
+ * An item of an array of a structured dtype is a record (TY_RECORD), a view of the item's bytes,
+ * as in Numba. A field is named by a constant: r.x, r['x'], or r[k] with a constant int k (the
+ * k-th field). Reads and writes become INTRINSIC BI_RECORD_GET / BI_RECORD_SET with the field's
+ * index in imm; a['x'] on an array of records is BI_RECORD_VIEW, a strided view of that field.
+ * A field is a scalar, a nested record, or a subarray (an array view of the record's bytes). */
+#include "compiler/infer.h"
+
+#include <string.h>
+
+/* "x, y, v": the fields of record type t, for errors. */
+static const char *field_list(Infer *c, Type *t)
+{
+    size_t len = 1;
+    for (int i = 0; i < t->record.n; i++)
+        len += strlen(t->record.fields[i].name) + 2;
+    char *s = arena_alloc(c->arena, len);
+    s[0] = 0;
+    for (int i = 0; i < t->record.n; i++) {
+        if (i)
+            strcat(s, ", ");
+        strcat(s, t->record.fields[i].name);
+    }
+    return s;
+}
+
+/* The field of record type t that the constant key names (a name, or a position): its index,
+ * or -1 after the error. */
+static int field_of(Infer *c, Instr *in, Type *t, Instr *key)
+{
+    if (key->op == OP_CONST && key->cst->kind == K_STR) {
+        int i = ty_record_field(t, key->cst->s);
+        if (i < 0)
+            infer_fail(c, in, DIAG_TYPING, "record has no field '%s' (its fields: %s)",
+                       key->cst->s, field_list(c, t));
+        return i;
+    }
+    if (key->op == OP_CONST && key->cst->kind == K_INT) {
+        int64_t i = key->cst->i < 0 ? key->cst->i + t->record.n : key->cst->i;
+        if (i < 0 || i >= t->record.n)
+            infer_fail(c, in, DIAG_TYPING, "record index %lld out of range: it has %d fields (%s)",
+                       (long long)key->cst->i, t->record.n, field_list(c, t));
+        return i >= 0 && i < t->record.n ? (int)i : -1;
+    }
+    infer_fail(c, in, DIAG_TYPING, "a record's field is named by a constant string or int, not "
+               "by %s", infer_type_name(key->type));
+    return -1;
+}
+
+/* The value a field reads as: its scalar or record, or an array view of a subarray. */
+static Type *field_value_type(const RecordField *f)
+{
+    return f->ndim ? ty_array(f->type, f->ndim, 'C', false) : f->type;
+}
+
+static Type *get_field(Infer *c, Instr *in, Instr *rec, int i)
+{
+    if (c->rewrite) {
+        in->op = OP_INTRINSIC;
+        in->sub = BI_RECORD_GET;
+        in->imm = i;
+        in->name = NULL;
+        in->nkw = 0;
+        in->kwnames = NULL;
+        infer_set_args(c, in, &rec, 1);
+    }
+    return field_value_type(&rec->type->record.fields[i]);
+}
+
+Type *infer_record_getattr(Infer *c, Instr *in, Type *t)
+{
+    if (strcmp(in->name, "__setattr__") == 0)   /* r.x = v (frontend) */
+        return ty_method(t, in->name);
+    int i = ty_record_field(t, in->name);
+    if (i < 0)
+        return infer_fail(c, in, DIAG_TYPING, "record has no field '%s' (its fields: %s)",
+                          in->name, field_list(c, t));
+    return get_field(c, in, in->args[0], i);
+}
+
+Type *infer_record_getitem(Infer *c, Instr *in)
+{
+    int i = field_of(c, in, in->args[0]->type, in->args[1]);
+    return i < 0 ? NULL : get_field(c, in, in->args[0], i);
+}
+
+static Type *set_field(Infer *c, Instr *in, Instr *rec, int i, Instr *val)
+{
+    const RecordField *f = &rec->type->record.fields[i];
+    Type *vt = val->type;
+    bool number = ty_is_scalar(f->type);   /* else a record or a datetime, of its own type */
+    bool ok = f->ndim == 0 && (!number ? vt == f->type
+                                       : ty_is_scalar(vt) && (ty_is_complex(f->type) || !ty_is_complex(vt)));
+    if (!ok)
+        return infer_fail(c, in, DIAG_TYPING, "cannot store %s into field '%s' of a record (%s)",
+                          infer_type_name(vt), f->name, infer_type_name(field_value_type(f)));
+    if (c->rewrite) {
+        Instr *args[2] = {rec, number ? infer_coerce(c, in, val, f->type) : val};
+        in->op = OP_INTRINSIC;
+        in->sub = BI_RECORD_SET;
+        in->imm = i;
+        in->name = NULL;
+        in->nkw = 0;
+        in->kwnames = NULL;
+        infer_set_args(c, in, args, 2);
+    }
+    return ty_scalar(TY_NONE);
+}
+
+Type *infer_record_setitem(Infer *c, Instr *in)
+{
+    int i = field_of(c, in, in->args[0]->type, in->args[1]);
+    return i < 0 ? NULL : set_field(c, in, in->args[0], i, in->args[2]);
+}
+
+/* r.x = v, which the frontend made r.__setattr__("x", v): in is that call. */
+Type *infer_record_setattr(Infer *c, Instr *in, Instr *self)
+{
+    Instr *name = in->nargs == 3 ? in->args[1] : NULL, *val = in->nargs == 3 ? in->args[2] : NULL;
+    if (!name || name->op != OP_CONST || name->cst->kind != K_STR)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "__setattr__ of a record takes a constant name");
+    if (!val->type)
+        return NULL;
+    int i = field_of(c, in, self->type, name);
+    return i < 0 ? NULL : set_field(c, in, self, i, val);
+}
+
+/* a['x'] of an array of records: a view of that field of every item, with the subarray's axes
+ * after the array's. */
+Type *infer_record_view(Infer *c, Instr *in)
+{
+    Instr *arr = in->args[0];
+    Type *at = arr->type, *rt = at->array.dtype;
+    if (in->args[1]->op != OP_CONST || in->args[1]->cst->kind != K_STR)
+        return infer_fail(c, in, DIAG_TYPING, "an array of records is indexed by ints and slices, "
+                          "or by a constant field name");
+    int i = field_of(c, in, rt, in->args[1]);
+    if (i < 0)
+        return NULL;
+    const RecordField *f = &rt->record.fields[i];
+    if (at->array.ndim + f->ndim > TY_RECORD_MAX_NDIM)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "a view of field '%s' would have too many "
+                          "dimensions", f->name);
+    if (c->rewrite) {
+        in->op = OP_INTRINSIC;
+        in->sub = BI_RECORD_VIEW;
+        in->imm = i;
+        infer_set_args(c, in, &arr, 1);
+    }
+    return ty_array(f->type, at->array.ndim + f->ndim, 'A', at->array.readonly);
+}
+
+/* The builtins' rows are what inference makes of fields: never called by name. */
+Type *infer_record_builtin(Infer *c, Instr *in, Builtin bi)
+{
+    return infer_fail(c, in, DIAG_TYPING, "%s is what compiled code makes of a record's field; "
+                      "read or write the field", ir_builtin_name(bi));
+}

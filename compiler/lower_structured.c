@@ -1,0 +1,100 @@
+/* lower_structured.c: NumPy records (structured dtypes) in compiled code.
+ *
+ * A record value is a view of its bytes, {MemInfo, address}: writing a field writes the array,
+ * as in Numba. It holds a reference on the MemInfo of the array it is in, as a view does, so a
+ * record outlives the array's other uses safely (a np.void argument has none: its caller holds
+ * it). Fields are read and written at their NumPy offsets with the array items' alignment
+ * (lower_array_load/store: 1 on the CPU, packed dtypes included); a nested record and a
+ * subarray's array view are views of the same bytes, sharing the MemInfo. */
+#include "compiler/lower.h"
+
+LLVMValueRef lower_record_in(Lower *L, Instr *owner, Type *rt, LLVMValueRef meminfo, LLVMValueRef data)
+{
+    LLVMValueRef v = LLVMGetUndef(lower_type(L, rt));
+    v = LLVMBuildInsertValue(L->b, v, meminfo, 0, "");
+    v = LLVMBuildInsertValue(L->b, v, data, 1, "");
+    if (owner) {
+        lower_incref(L, meminfo);
+        lower_own(L, owner, v);
+    }
+    return v;
+}
+
+LLVMValueRef lower_record_data(Lower *L, LLVMValueRef rec)
+{
+    return LLVMBuildExtractValue(L->b, rec, 1, "");
+}
+
+static LLVMValueRef field_at(Lower *L, LLVMValueRef data, const RecordField *f)
+{
+    LLVMValueRef off = lower_i64(L, f->offset);
+    return LLVMBuildInBoundsGEP2(L->b, L->i8, data, &off, 1, "");
+}
+
+/* The shape and C-contiguous strides of subarray field f. */
+static void subarray_strides(Lower *L, const RecordField *f, LLVMValueRef *shape, LLVMValueRef *strides)
+{
+    int64_t s = ty_itemsize(f->type);
+    for (int d = f->ndim - 1; d >= 0; d--) {
+        shape[d] = lower_i64(L, f->shape[d]);
+        strides[d] = lower_i64(L, s);
+        s *= f->shape[d];
+    }
+}
+
+/* A scalar field's value, or a view (a nested record, a subarray) sharing rec's MemInfo. */
+static LLVMValueRef get_field(Lower *L, Instr *in, LLVMValueRef rec, const RecordField *f)
+{
+    LLVMValueRef p = field_at(L, lower_record_data(L, rec), f), mi = LLVMBuildExtractValue(L->b, rec, 0, "");
+    if (f->ndim == 0 && f->type->kind == TY_RECORD)
+        return lower_record_in(L, in, f->type, mi, p);
+    if (f->ndim == 0)
+        return lower_array_load(L, f->type, p);
+    LLVMValueRef shape[TY_RECORD_MAX_NDIM], strides[TY_RECORD_MAX_NDIM];
+    subarray_strides(L, f, shape, strides);
+    LLVMValueRef v = lower_array_make(L, in->type, mi, p, shape, strides);
+    lower_incref(L, mi);
+    lower_own(L, in, v);
+    return v;
+}
+
+/* a['x']: the array's shape and strides, then the subarray's; the array's MemInfo and parent,
+ * with a reference of its own. */
+static LLVMValueRef field_view(Lower *L, Instr *in, const RecordField *f)
+{
+    Type *at = in->args[0]->type;
+    LLVMValueRef arr = lower_value(L, in->args[0]);
+    LLVMValueRef shape[TY_RECORD_MAX_NDIM], strides[TY_RECORD_MAX_NDIM];
+    int nd = at->array.ndim;
+    for (int k = 0; k < nd; k++) {
+        shape[k] = lower_array_dim(L, arr, k);
+        strides[k] = lower_array_stride(L, at, arr, k);
+    }
+    subarray_strides(L, f, shape + nd, strides + nd);
+    LLVMValueRef data = field_at(L, lower_array_data(L, arr), f);
+    LLVMValueRef mi = LLVMBuildExtractValue(L->b, arr, 0, "");
+    LLVMValueRef v = lower_array_make(L, in->type, mi, data, shape, strides);
+    v = LLVMBuildInsertValue(L->b, v, LLVMBuildExtractValue(L->b, arr, 1, ""), 1, "");
+    lower_incref(L, mi);
+    lower_own(L, in, v);
+    return v;
+}
+
+LLVMValueRef lower_bi_record(Lower *L, Instr *in, Builtin bi)
+{
+    Type *rt = bi == BI_RECORD_VIEW ? in->args[0]->type->array.dtype : in->args[0]->type;
+    const RecordField *f = &rt->record.fields[in->imm];
+    switch (bi) {
+    case BI_RECORD_GET:
+        return get_field(L, in, lower_value(L, in->args[0]), f);
+    case BI_RECORD_SET:
+        lower_array_store(L, f->type, lower_value(L, in->args[1]),
+                          field_at(L, lower_record_data(L, lower_value(L, in->args[0])), f));
+        return LLVMConstNull(L->none_ty);
+    case BI_RECORD_VIEW:
+        return field_view(L, in, f);
+    default:
+        lower_unsupported(L, "record builtin %d", (int)bi);
+        return NULL;
+    }
+}
