@@ -267,10 +267,23 @@ def _geev(a, wt, vectors):
     return vals, vecs
 
 
+# NumPy 2.5 made eig and eigvals of a real matrix complex always; before, they were real unless
+# an eigenvalue was complex, which compiled code, whose result type cannot depend on values,
+# refuses (Numba's rule).
+_EIG_COMPLEX = tuple(int(p) for p in np.__version__.split(".")[:2]) >= (2, 5)
+
+
+def _eig_dtypes(fname, a):
+    wt, rt = _dtypes(fname, a)
+    if _EIG_COMPLEX and not isinstance(rt, types.Complex):
+        return types.complex128, types.complex64 if rt == types.float32 else types.complex128
+    return wt, rt
+
+
 @overload(np.linalg.eig)
 def _eig(a):
     _matrix("eig", a)
-    wt, rt = _dtypes("eig", a)
+    wt, rt = _eig_dtypes("eig", a)
 
     def impl(a):
         vals, vecs = _geev(a, wt, True)
@@ -284,7 +297,7 @@ def _eig(a):
 @overload(np.linalg.eigvals)
 def _eigvals(a):
     _matrix("eigvals", a)
-    wt, rt = _dtypes("eigvals", a)
+    wt, rt = _eig_dtypes("eigvals", a)
 
     def impl(a):
         vals, vecs = _geev(a, wt, False)
