@@ -282,42 +282,15 @@ float pj_rng_normal_f(MemInfo *mi) { return normal32(bitgen_of(mi)); }
 double pj_rng_exponential(MemInfo *mi) { return exponential(bitgen_of(mi)); }
 float pj_rng_exponential_f(MemInfo *mi) { return exponential32(bitgen_of(mi)); }
 
-/* Gamma of scale 1, shape >= 0 (checked by the caller): exponential at 1, Johnk-like rejection
- * below 1, Marsaglia and Tsang above. */
+/* Gamma of scale 1, shape >= 0 (checked by the caller): random.c's, over this BitGenerator. */
+static double draw_uniform(void *g) { return next_double(g); }
+static double draw_normal(void *g) { return normal(g); }
+static double draw_exponential(void *g) { return exponential(g); }
+
 static double gamma_of(BitGen *g, double shape)
 {
-    if (shape == 1.0)
-        return exponential(g);
-    if (shape == 0.0)
-        return 0.0;
-    if (shape < 1.0) {
-        for (;;) {
-            double u = next_double(g), v = exponential(g);
-            if (u <= 1.0 - shape) {
-                double x = pow(u, 1.0 / shape);
-                if (x <= v)
-                    return x;
-            } else {
-                double y = -log((1 - u) / shape), x = pow(1.0 - shape + shape * y, 1.0 / shape);
-                if (x <= v + y)
-                    return x;
-            }
-        }
-    }
-    double b = shape - 1.0 / 3.0, c = 1.0 / sqrt(9 * b);
-    for (;;) {
-        double x, v;
-        do {
-            x = normal(g);
-            v = 1.0 + c * x;
-        } while (v <= 0.0);
-        v = v * v * v;
-        double u = next_double(g);
-        if (u < 1.0 - 0.0331 * (x * x) * (x * x))
-            return b * v;
-        if (log(u) < 0.5 * x * x + b * (1.0 - v + log(v)))
-            return b * v;
-    }
+    static const GammaDraws draws = {draw_uniform, draw_normal, draw_exponential};
+    return rt_gamma(shape, &draws, g);
 }
 
 double pj_rng_gamma(MemInfo *mi, double shape) { return gamma_of(bitgen_of(mi), shape); }

@@ -193,16 +193,16 @@ double pj_random_exponential(void)
 }
 
 /* Gamma of this shape (scale 1): Marsaglia and Tsang's method from shape 1 up, the rejection
- * method of Ahrens and Dieter's GS below it, as NumPy's legacy generator. */
-double pj_random_gamma(double shape)
+ * method of Ahrens and Dieter's GS below it, as NumPy's legacy and Generator streams draw it. */
+double rt_gamma(double shape, const GammaDraws *d, void *state)
 {
     if (shape == 1.0)
-        return pj_random_exponential();
+        return d->exponential(state);
     if (shape == 0.0)
         return 0.0;
     if (shape < 1.0) {
         for (;;) {
-            double u = pj_random_f64(), v = pj_random_exponential();
+            double u = d->uniform(state), v = d->exponential(state);
             if (u <= 1.0 - shape) {
                 double x = pow(u, 1.0 / shape);
                 if (x <= v)
@@ -218,16 +218,26 @@ double pj_random_gamma(double shape)
     for (;;) {
         double x, v;
         do {
-            x = pj_random_normal();
+            x = d->normal(state);
             v = 1.0 + c * x;
         } while (v <= 0.0);
         v = v * v * v;
-        double u = pj_random_f64();
+        double u = d->uniform(state);
         if (u < 1.0 - 0.0331 * (x * x) * (x * x))
             return b * v;
         if (log(u) < 0.5 * x * x + b * (1.0 - v + log(v)))
             return b * v;
     }
+}
+
+static double legacy_uniform(void *unused) { (void)unused; return pj_random_f64(); }
+static double legacy_normal(void *unused) { (void)unused; return pj_random_normal(); }
+static double legacy_exponential(void *unused) { (void)unused; return pj_random_exponential(); }
+
+double pj_random_gamma(double shape)
+{
+    static const GammaDraws legacy = {legacy_uniform, legacy_normal, legacy_exponential};
+    return rt_gamma(shape, &legacy, NULL);
 }
 
 /* Beta(a, b): Johnk's method when both are at most 1, else a ratio of gammas. */

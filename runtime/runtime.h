@@ -127,6 +127,14 @@ bool rt_is_generator(PyObject *obj);
 int rt_unbox_generator(PyObject *obj, MemInfo **out);
 PyObject *rt_box_generator(MemInfo *mi);
 double rt_loggam(double x);
+/* random.c: a gamma draw of scale 1, the algorithm NumPy's legacy and Generator streams share,
+ * over the draws of either (each called with state). */
+typedef struct GammaDraws {
+    double (*uniform)(void *state);
+    double (*normal)(void *state);
+    double (*exponential)(void *state);
+} GammaDraws;
+double rt_gamma(double shape, const GammaDraws *d, void *state);
 /* typedlist.c: pyjit.typed.List, a Python object owning a typed list's MemInfo (see there).
  * rt_typeof_typed_list: its type (NULL while its item type is unknown); rt_unbox_typed_list: a
  * new reference to its MemInfo in *out (an error unless obj is one of type ty);
