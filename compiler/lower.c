@@ -773,8 +773,8 @@ static LLVMValueRef float_floordiv_mod(Lower *L, Type *t, LLVMValueRef a, LLVMVa
 }
 
 /* x ** n for a float64 x and a constant int n, -64 <= n <= -1 or 3 <= n <= 64 (Lennard-Jones'
- * `** 6`, `** 12`; x ** 2 is x * x already):
- * libm's pow costs some 20 ns and stops the loop from being vectorised. Binary exponentiation in
+ * `** 6` and `** 12`; LLVM makes x ** 2 x * x already). libm's pow costs some 20 ns and stops
+ * the loop from being vectorised. Binary exponentiation in
  * double-double arithmetic (each product's error kept through fma) holds x ** n to about 2**-100
  * relative, so the one final rounding gives the correctly rounded power. glibc's pow, which
  * CPython uses, is within 0.52 ulp: the two differ in the last bit for about 1 input in 1000
