@@ -179,6 +179,12 @@ def test_histogram():
     check(auto, np.full(5, 2.0), 3)      # one value: the range widens by 0.5
     check(auto, np.array([1.0, np.nan]), 3)   # ValueError, as NumPy
     check(ranged, np.array([1.0, np.nan, 7.0]), 3)
+    # float32 values against a range of Python floats: NumPy's edges are float64 ones, cast
+    fine = np.linspace(-3.0, 7.0, 10**4).astype(np.float32)
+    for bins in (3, 7, 64, 1000):
+        check(auto, fine, bins, exact=True)
+        check(ranged, fine, bins, exact=True)
+    check(auto, np.zeros(0, np.float32), 4, exact=True)
 
 
 def test_bincount():

@@ -291,11 +291,15 @@ def _histogram(a, bins=10, range=None):
         if first == last:
             first -= 0.5
             last += 0.5
-        edges = np.empty(bins + 1, dtype=et)   # np.linspace's arithmetic, in et as NumPy does
+        # np.linspace's arithmetic as NumPy's histogram calls it: in et from the array's own
+        # range; from a range given (or the empty array's 0 and 1), in float64, then cast
+        wide = ranged or b.size == 0
         lo, step = et(first), (et(last) - et(first)) / et(bins)
+        lo64, step64 = first, (last - first) / bins
+        edges = np.empty(bins + 1, dtype=et)
         k = 0
         while k < bins:
-            edges[k] = et(k) * step + lo
+            edges[k] = et(k * step64 + lo64) if wide else et(k) * step + lo
             k += 1
         edges[bins] = et(last)
         hist = np.zeros(bins, dtype=np.int64)
@@ -307,9 +311,11 @@ def _histogram(a, bins=10, range=None):
                 k = np.int64((v - first) * norm)
                 if k >= bins:
                     k = bins - 1
-                if k > 0 and v < edges[k]:
+                # the edges beside k, recomputed as they were made where that rounds alike
+                # (no loads, no bounds checks)
+                if k > 0 and v < (edges[k] if wide else et(k) * step + lo):
                     k -= 1
-                elif k < bins - 1 and v >= edges[k + 1]:
+                elif k < bins - 1 and v >= (edges[k + 1] if wide else et(k + 1) * step + lo):
                     k += 1
                 hist[k] += 1
             i += 1
