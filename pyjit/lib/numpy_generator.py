@@ -9,6 +9,7 @@ broadcasts arrays of parameters; pyjit refuses those."""
 import numpy as np
 
 from .. import _generator as G
+from .numpy_random import _choose_weighted
 from ._util import (generated, given, is_array, is_number, overload, overload_method,
                     register_jitable, types)
 
@@ -371,7 +372,7 @@ def _choice_source(of_int, weighted, scalar):
                      "        idx = self.integers(0, pop, shape)\n")
     lines.append("    else:\n        if n > pop:\n            raise ValueError('Cannot take a larger "
                  "sample than population when replace is False')\n")
-    lines.append("        found = _without_weighted(self, w, n)\n" if weighted else
+    lines.append("        found = _choose_weighted(w, n, self)\n" if weighted else
                  "        found = _without(self, pop, n, shuffle)\n")
     lines.append("        idx = found[0]\n" if scalar else "        idx = found.reshape(shape)\n")
     lines.append("    return idx\n" if of_int else "    return a[idx]\n")
@@ -399,7 +400,7 @@ def _choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
     if weighted and isinstance(p.dtype, types.Float):
         atol = max(atol, float(np.sqrt(np.finfo(str(p.dtype)).eps)))
     body = generated("impl", _choice_source(of_int, weighted, scalar),
-                     {"_without": _without, "_without_weighted": _without_weighted,
+                     {"_without": _without, "_choose_weighted": _choose_weighted,
                       "atol": atol})
     return body
 
@@ -446,35 +447,6 @@ def _without_impl(g, pop, n, shuffle):
                 idx[j] = idx[i]
                 idx[i] = t
         return idx
-    return impl
-
-
-def _without_weighted(g, w, n):
-    pass
-
-
-@overload(_without_weighted)
-def _without_weighted_impl(g, w, n):
-    def impl(g, w, n):
-        if np.count_nonzero(w > 0) < n:
-            raise ValueError("Fewer non-zero entries in p than size")
-        w = w.copy()
-        found = np.zeros(n, np.int64)
-        have = 0
-        while have < n:
-            x = g.random(n - have)
-            for k in range(have):
-                w[found[k]] = 0.0
-            cdf = np.cumsum(w)
-            cdf /= cdf[-1]
-            new = np.searchsorted(cdf, x, "right")
-            seen = set()
-            for v in new:   # the new indices, in the order they first came
-                if v not in seen:
-                    seen.add(v)
-                    found[have] = v
-                    have += 1
-        return found
     return impl
 
 

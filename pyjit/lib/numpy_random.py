@@ -182,7 +182,7 @@ def _choice_source(scalar, replace, weighted, of_int):
         lines.append("    if n > pop:\n        raise ValueError(\"Cannot take a larger sample than "
                      "population when 'replace=False'\")\n")
         if weighted:
-            lines.append("    found = _choose_weighted(p.astype(np.float64), n)\n")
+            lines.append("    found = _choose_weighted(p.astype(np.float64), n, None)\n")
         else:
             lines.append("    found = np.random.permutation(pop)[:n]\n")
         lines.append("    idx = found[0]\n" if scalar else "    idx = found.reshape(shape)\n")
@@ -190,23 +190,42 @@ def _choice_source(scalar, replace, weighted, of_int):
     return "".join(lines)
 
 
-def _choose_weighted(p, n):
+def _uniforms(g, k):
+    pass
+
+
+@overload(_uniforms)
+def _uniforms_impl(g, k):
+    """k uniforms on [0, 1): drawn from the Generator g, or from NumPy's legacy stream when g is
+    None."""
+    if isinstance(g, types.NoneType):
+        def legacy(g, k):
+            return np.random.random_sample(k)
+        return legacy
+
+    def impl(g, k):
+        return g.random(k)
+    return impl
+
+
+def _choose_weighted(p, n, g):
     pass
 
 
 @overload(_choose_weighted)
-def _choose_weighted_impl(p, n):
-    """n distinct indices drawn with weights p, without replacement, as NumPy draws them: rounds
-    of uniforms searched in the cdf of the weights left, keeping the new indices in the order they
+def _choose_weighted_impl(p, n, g):
+    """n distinct indices drawn with weights p, without replacement, as NumPy's legacy choice and
+    Generator.choice both draw them: rounds of uniforms (from g, or the legacy stream when g is
+    None) searched in the cdf of the weights left, keeping the new indices in the order they
     first came."""
-    def impl(p, n):
+    def impl(p, n, g):
         if np.count_nonzero(p > 0) < n:
             raise ValueError("Fewer non-zero entries in p than size")
         p = p.copy()
         found = np.empty(n, np.int64)
         have = 0
         while have < n:
-            x = np.random.random_sample(n - have)
+            x = _uniforms(g, n - have)
             for k in range(have):
                 p[found[k]] = 0.0
             cdf = np.cumsum(p)
