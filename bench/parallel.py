@@ -5,10 +5,13 @@
     python bench/parallel.py --markdown
 
 Each kernel is written once (make_kernels) and compiled by each library's njit(parallel=True)
-with that library's prange. Samples of the two libraries are interleaved; the medians, the
-pyjit/Numba ratio (below 1: pyjit faster) and each library's speed-up over its own run on one
-thread (set_num_threads(1)) are printed. `empty` is the cost of a parallel region with nothing
-to do but one iteration per thread, per call.
+with that library's prange. Samples of the two libraries are interleaved, each after a pause
+long enough for the other library's idle threads to stop polling (OpenMP's spin for tens of
+milliseconds after a region, and would otherwise take cores from the one being measured); the
+medians, the pyjit/Numba ratio (below 1: pyjit faster) and each library's speed-up over its own
+run on one thread (set_num_threads(1)) are printed. `empty` is the cost of a parallel region
+with nothing to do but one iteration per thread, per call; `--sweep` prints it for each thread
+count.
 """
 import argparse
 import os
@@ -113,7 +116,12 @@ def make_inputs(quick, nthreads):
     }
 
 
+SETTLE = 0.1   # seconds: longer than GOMP_SPINCOUNT's spin, and than pyjit's polling
+
+
 def sample(fn, args, repeat_inside):
+    time.sleep(SETTLE)
+    fn(*args)       # wakes this library's threads: the samples time regions, not wake-ups
     start = time.perf_counter()
     for _ in range(repeat_inside):
         fn(*args)
@@ -147,6 +155,16 @@ def measure(libs, name, args, samples, threads):
     return {lib: statistics.median(t) for lib, t in times.items()}
 
 
+def sweep(libs, nthreads, samples):
+    """The empty region's cost at 1, 2, 4, ... threads, each library in the same run."""
+    counts = sorted({1, 2, 4, 8, 12, nthreads} & set(range(1, nthreads + 1)))
+    print(f"empty region, median of {samples} samples of 2000 calls")
+    print("threads  " + "  ".join(f"{lib:>9}" for lib in libs))
+    for t in counts:
+        full = measure(libs, "empty", (np.zeros(t),), samples, t)
+        print(f"{t:7d}  " + "  ".join(f"{fmt(full[lib]):>9}" for lib in libs), flush=True)
+
+
 def fmt(seconds):
     return f"{seconds * 1e6:.1f} us" if seconds < 1e-3 else f"{seconds * 1e3:.1f} ms"
 
@@ -156,10 +174,14 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--only", default="")
+    parser.add_argument("--sweep", action="store_true", help="the empty region by thread count")
     args = parser.parse_args()
     libs = libraries()
     nthreads = next(iter(libs.values()))[2]()
     samples = 5 if args.quick else 7
+    if args.sweep:
+        sweep(libs, nthreads, samples)
+        return
     inputs = make_inputs(args.quick, nthreads)
     only = [n for n in args.only.split(",") if n] or list(inputs)
     print(f"{nthreads} threads, {os.cpu_count()} cores, median of {samples}")

@@ -33,32 +33,50 @@ typedef struct ParJob {
     void *ctx;
     int nthreads;
     int64_t n, chunk, nchunks;
-    atomic_llong next;
+    atomic_llong next;      /* the next chunk handed out; chunks 0..nthreads-1 are the slots' own */
     atomic_int failed;
     ExcInfo exc;            /* written by the one thread that set failed */
 } ParJob;
 
+/* A worker's place to sleep, on a cache line of its own: the caller wakes only the sleepers of
+ * its region, and reads a flag per slot to find them. */
+typedef struct Sleeper {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    atomic_int asleep;
+} __attribute__((aligned(64))) Sleeper;
+
+/* A region's ticket: its generation and its thread count in one word, so that a worker reads
+ * both at once and one left out of the region never touches the job (the caller may already
+ * have returned from it). */
+#define TICKET(generation, nthreads) ((generation) << 16 | (unsigned long)(nthreads))
+#define TICKET_THREADS(ticket) ((int)((ticket) & 0xffff))
+
 static struct {
     pthread_mutex_t lock, submit;
-    pthread_cond_t wake, done;
+    pthread_cond_t done;
     ParJob *job;
-    atomic_ulong generation;
-    atomic_int active;      /* workers still on the current job (changed under lock) */
+    atomic_ulong ticket;
+    unsigned long generation;   /* of the last region (changed with pool.submit held) */
+    atomic_int active;      /* the region's workers not yet done with it */
     int nworkers;           /* started: slots 1..nworkers */
     atomic_int started;
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-          PTHREAD_COND_INITIALIZER};
+    Sleeper sleeper[PAR_MAX_THREADS];
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
 
 static int pool_size = 1;                    /* NUMBA_NUM_THREADS: the most a region may use */
 static _Thread_local int my_threads;         /* set_num_threads of this thread; 0: pool_size */
 static _Thread_local int my_slot;            /* 0: a caller; 1..: a worker */
 static _Thread_local bool in_region;         /* a nested region runs alone */
 
+/* Runs chunks of job: first the slot's own (so a region with a chunk per thread takes no
+ * shared counter), then the ones left, handed out dynamically. */
 static void job_work(ParJob *job, int64_t slot)
 {
-    for (;;) {
-        int64_t c = atomic_fetch_add(&job->next, 1);
-        if (c >= job->nchunks || atomic_load_explicit(&job->failed, memory_order_relaxed))
+    bool more = job->nchunks > job->nthreads;
+    for (int64_t c = slot; c < job->nchunks;
+         c = more ? atomic_fetch_add(&job->next, 1) : job->nchunks) {
+        if (atomic_load_explicit(&job->failed, memory_order_relaxed))
             return;
         int64_t lo = c * job->chunk;
         int64_t hi = job->n - lo < job->chunk ? job->n : lo + job->chunk;
@@ -79,35 +97,50 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Polls a while for the next region (a loop of regions then wakes no one, and takes no lock),
- * then sleeps. The caller publishes the job before it moves the generation on, and waits for
- * every worker to be done with one job before it publishes the next, so a worker that sees a
- * new generation reads that generation's job without the lock. */
-static ParJob *worker_next(unsigned long *seen)
+/* Whether ticket is a region, after the one seen, that this worker takes part in. */
+static inline bool ticket_mine(unsigned long ticket, unsigned long seen)
 {
-    for (int i = 0; i < PAR_PAUSES && atomic_load(&pool.generation) == *seen; i++)
-        cpu_relax();
-    for (int i = 0; i < PAR_SPIN && atomic_load(&pool.generation) == *seen; i++)
-        sched_yield();
-    if (atomic_load(&pool.generation) == *seen) {
-        pthread_mutex_lock(&pool.lock);
-        while (atomic_load(&pool.generation) == *seen)
-            pthread_cond_wait(&pool.wake, &pool.lock);
-        pthread_mutex_unlock(&pool.lock);
-    }
-    *seen = atomic_load(&pool.generation);
-    return pool.job;
+    return ticket != seen && TICKET_THREADS(ticket) > my_slot;
 }
 
+/* Waits for the next region this worker takes part in: polls a while (a loop of regions then
+ * wakes no one and takes no lock), then sleeps until the caller of such a region wakes it.
+ * Regions that leave this worker out pass by without a word from it. */
+static unsigned long worker_next(unsigned long seen)
+{
+    unsigned long ticket;
+    for (int i = 0; i < PAR_PAUSES; i++) {
+        if (ticket_mine(ticket = atomic_load(&pool.ticket), seen))
+            return ticket;
+        cpu_relax();
+    }
+    for (int i = 0; i < PAR_SPIN; i++) {
+        if (ticket_mine(ticket = atomic_load(&pool.ticket), seen))
+            return ticket;
+        sched_yield();
+    }
+    /* asleep is set before the ticket is read again, and the caller publishes the ticket
+     * before it reads asleep: one of the two sees the other (both sequentially consistent) */
+    Sleeper *me = &pool.sleeper[my_slot];
+    pthread_mutex_lock(&me->lock);
+    atomic_store(&me->asleep, 1);
+    while (!ticket_mine(ticket = atomic_load(&pool.ticket), seen))
+        pthread_cond_wait(&me->wake, &me->lock);
+    atomic_store(&me->asleep, 0);
+    pthread_mutex_unlock(&me->lock);
+    return ticket;
+}
+
+/* A worker's life: the job of a region it takes part in stays valid until it says it is done
+ * (the caller waits for that), so it reads the job without a lock. */
 static void *pool_worker(void *arg)
 {
     my_slot = (int)(intptr_t)arg;
     in_region = true;
     unsigned long seen = 0;
     for (;;) {
-        ParJob *job = worker_next(&seen);
-        if (my_slot < job->nthreads)
-            job_work(job, my_slot);
+        seen = worker_next(seen);
+        job_work(pool.job, my_slot);
         /* only the last worker takes the lock, to wake a caller that went to sleep (it tests
          * active under the lock, so the signal cannot fall between its test and its wait) */
         if (atomic_fetch_sub(&pool.active, 1) == 1) {
@@ -119,16 +152,25 @@ static void *pool_worker(void *arg)
     return NULL;
 }
 
+static void sleepers_init(void)
+{
+    for (int i = 0; i < PAR_MAX_THREADS; i++) {
+        pthread_mutex_init(&pool.sleeper[i].lock, NULL);
+        pthread_cond_init(&pool.sleeper[i].wake, NULL);
+        atomic_store(&pool.sleeper[i].asleep, 0);
+    }
+}
+
 /* A forked child has none of the parent's workers, and the locks may have been held by a thread
  * that did not come along: start again there. */
 static void pool_after_fork(void)
 {
     pthread_mutex_init(&pool.lock, NULL);
     pthread_mutex_init(&pool.submit, NULL);
-    pthread_cond_init(&pool.wake, NULL);
     pthread_cond_init(&pool.done, NULL);
     pool.job = NULL;
-    atomic_store(&pool.generation, 0);
+    atomic_store(&pool.ticket, 0);
+    pool.generation = 0;
     atomic_store(&pool.active, 0);
     pool.nworkers = 0;
     atomic_store(&pool.started, 0);
@@ -141,6 +183,7 @@ static void pool_start(void)
     static atomic_int atfork_done;
     if (!atomic_exchange(&atfork_done, 1))
         pthread_atfork(NULL, NULL, pool_after_fork);
+    sleepers_init();
     for (int i = 1; i < pool_size; i++) {
         pthread_t t;
         if (pthread_create(&t, NULL, pool_worker, (void *)(intptr_t)i) != 0)
@@ -151,19 +194,39 @@ static void pool_start(void)
     atomic_store(&pool.started, 1);
 }
 
-/* Runs job on the workers and this thread; returns with every worker done with it. */
-static void pool_run(ParJob *job)
+/* Takes the pool for a region of n iterations: false (the region runs alone on this thread)
+ * when it is small, nested, or another thread's region holds the pool. Otherwise the pool's
+ * workers are started and job->nthreads is what the region will use, two at least. */
+static bool pool_take(ParJob *job, int64_t n)
 {
+    if (job->nthreads < 2 || n < 2 || in_region || pthread_mutex_trylock(&pool.submit) != 0)
+        return false;
     if (!atomic_load(&pool.started))
         pool_start();
-    if (job->nthreads > pool.nworkers + 1)
-        job->nthreads = pool.nworkers + 1;
-    pthread_mutex_lock(&pool.lock);
+    int most = (int)(n < pool.nworkers + 1 ? n : pool.nworkers + 1);
+    if (job->nthreads > most)
+        job->nthreads = most;
+    if (job->nthreads < 2) {
+        pthread_mutex_unlock(&pool.submit);
+        return false;
+    }
+    return true;
+}
+
+/* Runs job on its workers and this thread; returns with each of them done with it. */
+static void pool_run(ParJob *job)
+{
     pool.job = job;
-    atomic_store(&pool.active, pool.nworkers);
-    atomic_fetch_add(&pool.generation, 1);
-    pthread_cond_broadcast(&pool.wake);
-    pthread_mutex_unlock(&pool.lock);
+    atomic_store(&pool.active, job->nthreads - 1);
+    atomic_store(&pool.ticket, TICKET(++pool.generation, job->nthreads));
+    for (int i = 1; i < job->nthreads; i++) {
+        Sleeper *s = &pool.sleeper[i];
+        if (atomic_load(&s->asleep)) {
+            pthread_mutex_lock(&s->lock);
+            pthread_cond_signal(&s->wake);
+            pthread_mutex_unlock(&s->lock);
+        }
+    }
     in_region = true;
     job_work(job, 0);
     in_region = false;
@@ -172,11 +235,12 @@ static void pool_run(ParJob *job)
         cpu_relax();
     for (int i = 0; i < PAR_SPIN && atomic_load(&pool.active) > 0; i++)
         sched_yield();
-    pthread_mutex_lock(&pool.lock);
-    while (atomic_load(&pool.active) > 0)
-        pthread_cond_wait(&pool.done, &pool.lock);
-    pool.job = NULL;
-    pthread_mutex_unlock(&pool.lock);
+    if (atomic_load(&pool.active) > 0) {
+        pthread_mutex_lock(&pool.lock);
+        while (atomic_load(&pool.active) > 0)
+            pthread_cond_wait(&pool.done, &pool.lock);
+        pthread_mutex_unlock(&pool.lock);
+    }
 }
 
 int64_t pj_num_threads(void)
@@ -194,17 +258,18 @@ int32_t rt_pool_for(RtChunkFn fn, void *ctx, int64_t n, ExcInfo *exc)
     if (n <= 0)
         return ABI_STATUS_OK;
     ParJob job = {.fn = fn, .ctx = ctx, .n = n, .nthreads = (int)pj_num_threads()};
-    atomic_init(&job.next, 0);
     atomic_init(&job.failed, 0);
-    bool alone = job.nthreads < 2 || n < 2 || in_region || pthread_mutex_trylock(&pool.submit) != 0;
-    if (alone) {
+    if (!pool_take(&job, n)) {
+        job.nthreads = 1;
         job.chunk = n;
         job.nchunks = 1;
+        atomic_init(&job.next, 1);
         job_work(&job, 0);
     } else {
         int64_t parts = (int64_t)job.nthreads * PAR_CHUNKS_PER_THREAD;
         job.chunk = (n + parts - 1) / parts;
         job.nchunks = (n + job.chunk - 1) / job.chunk;
+        atomic_init(&job.next, job.nthreads);
         PyThreadState *ts = PyGILState_Check() ? PyEval_SaveThread() : NULL;
         pool_run(&job);
         pthread_mutex_unlock(&pool.submit);
