@@ -563,8 +563,12 @@ static Type *type_binop(Infer *c, Instr *in)
         return infer_str_binop(c, in);
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && in->sub == BIN_ADD)
         return tuple_concat(c, in, a, b);
-    if (in->sub == BIN_MATMUL && a->kind == TY_ARRAY && b->kind == TY_ARRAY && !in->imm)
-        return infer_dot(c, in);
+    if (in->sub == BIN_MATMUL && a->kind == TY_ARRAY && b->kind == TY_ARRAY && !in->imm) {
+        if (a->array.ndim <= 2 && b->array.ndim <= 2)
+            return infer_dot(c, in);
+        Instr *args[2] = {in->args[0], in->args[1]};   /* stacks: np.matmul's broadcasting */
+        return infer_library_call(c, in, "method.array.__matmul__", args, 2);
+    }
     if (a->kind == TY_ARRAY || b->kind == TY_ARRAY)
         return array_binop(c, in, a, b);
     Type *opt, *res;

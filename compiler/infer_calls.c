@@ -630,6 +630,37 @@ static Type *range_call(Infer *c, Instr *in, Args *a)
     return intrinsic(c, in, BI_RANGE, a, to, ty_scalar(TY_RANGE));
 }
 
+/* slice(stop), slice(start, stop[, step]): the slice a[start:stop:step] makes. */
+static Type *slice_call(Infer *c, Instr *in, Args *a)
+{
+    if (!want_args(c, in, a, 1, 3))
+        return NULL;
+    for (int i = 0; i < a->npos; i++) {
+        Type *t = a->pos[i]->type;
+        if (t->kind != TY_NONE && !is_integral(t))
+            return infer_fail(c, in, DIAG_TYPING, "slice indices must be integers or None, "
+                              "not %s", infer_type_name(t));
+    }
+    if (c->rewrite) {
+        Instr *parts[3] = {NULL, NULL, NULL};
+        if (a->npos == 1)
+            parts[1] = a->pos[0];
+        else
+            memcpy(parts, a->pos, sizeof *parts * (size_t)a->npos);
+        for (int i = 0; i < 3; i++) {
+            if (!parts[i]) {
+                parts[i] = infer_emit(c, in, OP_CONST, ty_scalar(TY_NONE), 0);
+                parts[i]->cst = ir_new_const(c->fn, K_NONE);
+            } else if (parts[i]->type->kind != TY_NONE) {
+                parts[i] = infer_coerce(c, in, parts[i], i64());
+            }
+        }
+        in->op = OP_BUILD_SLICE;
+        infer_set_args(c, in, parts, 3);
+    }
+    return ty_scalar(TY_SLICE);
+}
+
 static Type *len_call(Infer *c, Instr *in, Args *a)
 {
     if (!want_args(c, in, a, 1, 1))
@@ -1880,6 +1911,12 @@ static Type *type_complex(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; 
 static Type *type_round(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return round_call(c, in, a); }
 static Type *type_divmod(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return divmod_call(c, in, a); }
 static Type *type_range(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return range_call(c, in, a); }
+static Type *type_slice(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return slice_call(c, in, a); }
+static Type *type_slice_field(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)a;
+    return infer_fail(c, in, DIAG_TYPING, "%s is an attribute, not a method", ir_builtin_name(bi) + 7);
+}
 static Type *type_print(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return print_call(c, in, a); }
 static Type *type_arange(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; return arange_call(c, in, a); }
 static Type *type_sort(Infer *c, Instr *in, Builtin bi, Args *a) { return sort_call(c, in, bi, a); }

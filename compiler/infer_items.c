@@ -123,6 +123,26 @@ static Type *scalar_getattr(Infer *c, Instr *in, Type *t)
     return r;
 }
 
+/* s.start, s.stop, s.step: ints, a None filled in as Numba does (its slices hold no None); the
+ * rest are methods (s.indices). */
+static Type *slice_getattr(Infer *c, Instr *in, Type *t)
+{
+    static const struct { const char *name; Builtin bi; } fields[] = {
+        {"start", BI_SLICE_START}, {"stop", BI_SLICE_STOP}, {"step", BI_SLICE_STEP}};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        if (strcmp(in->name, fields[i].name) != 0)
+            continue;
+        if (c->rewrite) {
+            Instr *sl = in->args[0];
+            in->op = OP_INTRINSIC;
+            in->sub = fields[i].bi;
+            infer_set_args(c, in, &sl, 1);
+        }
+        return ty_scalar(TY_INT64);
+    }
+    return ty_method(t, in->name);
+}
+
 Type *infer_getattr(Infer *c, Instr *in)
 {
     Type *t = in->args[0]->type;
@@ -147,8 +167,9 @@ Type *infer_getattr(Infer *c, Instr *in)
     }
     if (t->kind == TY_ARRAY)
         return array_getattr(c, in, t);
-    if (t->kind == TY_LIST || t->kind == TY_SLICE || t->kind == TY_DICT || t->kind == TY_SET ||
-        t->kind == TY_RNG)
+    if (t->kind == TY_SLICE)
+        return slice_getattr(c, in, t);
+    if (t->kind == TY_LIST || t->kind == TY_DICT || t->kind == TY_SET || t->kind == TY_RNG)
         return ty_method(t, in->name);
     if (strcmp(in->name, "__delitem__") == 0)   /* what `del x[i]` becomes (frontend) */
         return infer_fail(c, in, DIAG_UNSUPPORTED, "del x[i] is supported on lists in compiled "

@@ -167,6 +167,8 @@ LLVMValueRef lower_nditer_item(Lower *L, Type *t, LLVMValueRef v, LLVMValueRef i
 /* lower_array.c: Python's slice.indices(n) of a slice value: the length, *start and *step. */
 LLVMValueRef lower_slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
                                  LLVMValueRef *step_out);
+LLVMValueRef lower_slice_bounds(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
+                                LLVMValueRef *stop_out, LLVMValueRef *step_out);
 /* lower_array.c: runtime/sort.c's key for elements of scalar type t. */
 AbiSortKey lower_sort_key(Type *t);
 

@@ -786,6 +786,14 @@ static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef 
 LLVMValueRef lower_slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
                                  LLVMValueRef *step_out)
 {
+    LLVMValueRef stop;
+    return lower_slice_bounds(L, sl, n, start_out, &stop, step_out);
+}
+
+/* Python's slice.indices(n), *start, *stop and *step, and the length of the range they make. */
+LLVMValueRef lower_slice_bounds(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMValueRef *start_out,
+                                LLVMValueRef *stop_out, LLVMValueRef *step_out)
+{
     LLVMBuilderRef B = L->b;
     LLVMValueRef zero = lower_i64(L, 0), m1 = lower_i64(L, -1), one = lower_i64(L, 1);
     LLVMValueRef start = LLVMBuildExtractValue(B, sl, 0, ""), stop = LLVMBuildExtractValue(B, sl, 1, "");
@@ -809,6 +817,7 @@ LLVMValueRef lower_slice_indices(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVM
     LLVMValueRef len = LLVMBuildSDiv(B, LLVMBuildSub(B, LLVMBuildAdd(B, span, astep, ""), one, ""), astep, "");
     len = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, span, zero, ""), len, zero, "");
     *start_out = start;
+    *stop_out = stop;
     *step_out = step;
     return len;
 }

@@ -423,13 +423,29 @@ LLVMValueRef lower_bi_list(Lower *L, Instr *in, Builtin bi)
 
 /* slice.indices(n): (start, stop, step) of the items the slice picks from n, stop as
  * start + len * step. */
+/* s.start, s.stop, s.step with Numba's values for a None: its slices keep no None, so code
+ * written for Numba reads these. */
+LLVMValueRef lower_bi_slice_field(Lower *L, Instr *in, Builtin bi)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef sl = lower_value(L, in->args[0]);
+    LLVMValueRef step = LLVMBuildExtractValue(B, sl, 2, "");
+    if (bi == BI_SLICE_STEP)
+        return step;
+    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, step, lower_i64(L, 0), "");
+    LLVMValueRef big = lower_i64(L, INT64_MAX);
+    bool start = bi == BI_SLICE_START;
+    LLVMValueRef none = start ? LLVMBuildSelect(B, neg, big, lower_i64(L, 0), "")
+                              : LLVMBuildSelect(B, neg, lower_i64(L, INT64_MIN), big, "");
+    LLVMValueRef present = LLVMBuildExtractValue(B, sl, start ? 3 : 4, "");
+    return LLVMBuildSelect(B, present, LLVMBuildExtractValue(B, sl, start ? 0 : 1, ""), none, "");
+}
+
 LLVMValueRef lower_bi_slice_indices(Lower *L, Instr *in, Builtin bi)
 {
     (void)bi;
-    LLVMValueRef start, step;
-    LLVMValueRef len = lower_slice_indices(L, lower_value(L, in->args[0]), lower_value(L, in->args[1]),
-                                           &start, &step);
-    LLVMValueRef stop = LLVMBuildAdd(L->b, start, LLVMBuildMul(L->b, len, step, ""), "");
+    LLVMValueRef start, stop, step;
+    lower_slice_bounds(L, lower_value(L, in->args[0]), lower_value(L, in->args[1]), &start, &stop, &step);
     LLVMValueRef t = LLVMGetUndef(lower_type(L, in->type));
     t = LLVMBuildInsertValue(L->b, t, start, 0, "");
     t = LLVMBuildInsertValue(L->b, t, stop, 1, "");

@@ -463,6 +463,42 @@ def test_slicing(args):
     check(slice_of_arrays, 3)
 
 
+def slice_objects(xs, a, b, c):
+    """slice() made in compiled code, used on lists and arrays as a[a:b:c] is."""
+    s, t, u = slice(a, b, c), slice(b), slice(a, None)
+    arr = np.asarray(xs)
+    return xs[s], xs[t], xs[u], arr[s].sum(), arr[slice(None, None, -1)][0], s.indices(len(xs))
+
+
+@pytest.mark.parametrize("args", [
+    ([1, 2, 3, 4, 5], 1, 4, 2), ([1.5, 2.5, 3.5], -2, 10, -1), ([4, 5, 6, 7], -100, -1, -2),
+])
+def test_slice_objects(args):
+    check(slice_objects, *args)
+
+
+def slice_fields(a, b, c):
+    s, t, u = slice(a, b, c), slice(b), slice(None, None, -c)
+    return s.start, s.stop, s.step, t.start, t.stop, t.step, u.start, u.stop, u.step
+
+
+def test_slice_fields_as_numba():
+    """A None start or stop reads as Numba's (its slices hold none): 0 or the largest int64 for
+    start, the largest or the smallest int64 for stop, by the step's sign; a None step is 1."""
+    big = 2 ** 63 - 1
+    assert pyjit.njit(slice_fields)(1, 4, 2) == (1, 4, 2, 0, 4, 1, big, -big - 1, -2)
+    assert pyjit.njit(slice_fields)(-3, -1, 5) == (-3, -1, 5, 0, -1, 1, big, -big - 1, -5)
+
+
+def bad_slice(xs):
+    return xs[slice(1.5, 3)]
+
+
+def test_slice_of_a_float_is_a_typing_error():
+    with pytest.raises(errors.TypingError, match="slice indices must be integers or None"):
+        pyjit.njit(bad_slice)([1, 2, 3])
+
+
 def zero_step(xs):
     return xs[::0]
 

@@ -113,6 +113,30 @@ def test_insert_slices_and_positions(name):
         check(insert_positions, a, ax, np.arange(2).reshape((2,) + (1,) * (a.ndim - 1)))
 
 
+def insert_slice_flat(a, v):
+    return np.insert(a, slice(1, None, 2), v)
+
+
+def insert_slice_axis(a, ax, v):
+    return np.insert(a, slice(None, 2), v, axis=ax)
+
+
+def insert_slice_one(a, ax, v):
+    return np.insert(a, slice(-1, None), v, axis=ax)
+
+
+@pytest.mark.parametrize("name", ["f8 3-d", "f8 strided", "i8 2-d", "f4 1-d"])
+def test_insert_at_a_slice(name):
+    """A slice of positions is the positions it takes (NumPy's arange(*s.indices(n))); a slice
+    of one position is a sequence of one, values keeping their axis there."""
+    a = ARRAYS[name]
+    check(insert_slice_flat, a, 7)
+    check(insert_slice_flat, a, np.arange(a.size // 2 + a.size % 2 - 1 + 1 if a.size > 1 else 1))
+    for ax in _axes(a):
+        check(insert_slice_axis, a, ax, 3)
+        check(insert_slice_one, a, ax, 4)
+
+
 def delete_out_of_range(a, ax):
     return np.delete(a, 10, axis=ax)
 

@@ -243,6 +243,20 @@ def test_matmul_stacks(dtype, shapes):
            np.swapaxes(a, -1, -2) if a.ndim > 1 else a, **_tol(dtype))
 
 
+def matmul_operator(a, b):
+    return a @ b
+
+
+@pytest.mark.parametrize("shapes", [((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)),
+                                    ((4,), (2, 4, 3)), ((2, 3, 4), (4,))])
+def test_matmul_operator_on_stacks(shapes):
+    """a @ b where an operand has 3 dimensions or more: np.matmul's broadcasting, as NumPy's."""
+    a = _stack(shapes[0], np.float64) if len(shapes[0]) > 1 else np.arange(4.0)
+    b = _stack(shapes[1], np.float64, "F", seed=2) if len(shapes[1]) > 1 else np.ones(4)
+    _check(matmul_operator, a, b, **_tol(np.float64))
+    check_raises(ValueError, _jit(matmul_operator), np.ones((2, 3, 4)), np.ones((5, 2)))
+
+
 def norm_axis(x, o, axis):
     return np.linalg.norm(x, o, axis)
 

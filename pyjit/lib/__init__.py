@@ -89,6 +89,7 @@ METHODS = {
     "numpy_math": ("method.array.cumprod",),
     "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze"),
     "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),
+    "numpy_linalg": ("method.array.__matmul__",),
     "numpy_axis": tuple(f"method.array.{name}" for name in (
         "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "cumsum")),
     "numpy_signal": ("method.array.any", "method.array.all"),

@@ -1,7 +1,7 @@
 """np.split, np.array_split, np.append, np.delete, np.insert and np.ediff1d, written in the
 compiled subset. The splits return a list of views, as Numba does (NumPy's list of arrays);
-append, delete and insert also along an axis (insert at an int or a sequence of positions, of
-numbers, lists and arrays broadcast as NumPy's)."""
+append, delete and insert also along an axis (insert at an int, a sequence of positions or a
+slice, of numbers, lists and arrays broadcast as NumPy's)."""
 import numpy as np
 
 from ._util import generated, given, is_array, is_number, overload, promote, register_jitable, types
@@ -10,6 +10,17 @@ from .numpy_shape import _norm_axis
 
 def _sections_given(t):
     return isinstance(t, (types.Integer, types.Boolean))
+
+
+def _slice_given(t):
+    return isinstance(t, types.Type) and str(t) == "slice"
+
+
+@register_jitable
+def _slice_positions(obj, n):
+    """The positions a slice takes of n items, as NumPy's arange(*obj.indices(n))."""
+    start, stop, step = obj.indices(n)
+    return np.arange(start, stop, step)
 
 
 def _indices_given(t):
@@ -225,6 +236,12 @@ def _insert_flat_at(a, i, v, dt):
 def _insert(arr, obj, values, axis=None):
     if not is_array(arr) or _scalar_type(values) is None:
         return None
+    if _slice_given(obj):      # the positions the slice takes, then as a sequence of them
+        if given(axis):
+            return lambda arr, obj, values, axis=None: np.insert(
+                arr, _slice_positions(obj, arr.shape[_norm_axis(axis, arr.ndim)]), values, axis)
+        return lambda arr, obj, values, axis=None: np.insert(
+            arr, _slice_positions(obj, arr.size), values)
     if given(axis):
         return _insert_along(arr, obj, values)
     dt = arr.dtype

@@ -18,7 +18,8 @@ svd's compute_uv and qr's mode must be constants."""
 import numpy as np
 
 from .. import _lapack
-from ._util import constant_flag, generated, given, is_array, overload, register_jitable, types
+from ._util import (constant_flag, generated, given, is_array, overload, overload_method,
+                    register_jitable, types)
 from .numpy_shape import _norm_axis as _norm_axis1
 
 _NO_SCIPY, _NO_MEMORY, _TOO_LARGE, _COMPLEX = (_lapack.NO_SCIPY, _lapack.NO_MEMORY,
@@ -1094,6 +1095,12 @@ def _multi_dot(arrays, out=None):
             return r
         return from_list
     raise TypeError(f"np.linalg.multi_dot() takes a tuple or list of arrays, not {arrays}")
+
+
+@overload_method(types.Array, "__matmul__")
+def _matmul_operator(x1, x2):
+    """x1 @ x2 of stacks (an operand of 3 dimensions or more): np.matmul's broadcasting."""
+    return _matmul(x1, x2)
 
 
 @overload(np.matmul)
