@@ -249,11 +249,10 @@ static LLVMValueRef where_const(Lower *L)
  * code uses it: the symbol pj.ref.<n>, an external of unknown size which the JIT binds to
  * prog->refs[n]'s address when it loads the code (jit.c), so that the same object code serves
  * another process, with that process's addresses (the on-disk cache, runtime/cache.c). A
- * kernel's addresses are constants: its code is not cached. */
-LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr)
+ * kernel's addresses are constants; its exception classes are listed in prog->refs all the
+ * same, so that the runtime knows the classes a fault record may name (kernel_errors.c). */
+static int ref_index(Lower *L, RefKind kind, void *handle, void *addr)
 {
-    if (L->t->is_gpu)
-        return LLVMConstIntToPtr(LLVMConstInt(L->i64, (uintptr_t)addr, 0), L->ptr);
     PtrVec *refs = &L->prog->refs;
     int n = 0;
     while (n < refs->len && !(((CodeRef *)refs->items[n])->handle == handle &&
@@ -264,6 +263,17 @@ LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr)
         *r = (CodeRef){kind, handle, addr};
         vec_push(L->prog->arena, refs, r);
     }
+    return n;
+}
+
+LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr)
+{
+    if (L->t->is_gpu) {
+        if (kind == REF_EXCCLASS)
+            ref_index(L, kind, handle, addr);
+        return LLVMConstIntToPtr(LLVMConstInt(L->i64, (uintptr_t)addr, 0), L->ptr);
+    }
+    int n = ref_index(L, kind, handle, addr);
     char name[32];
     snprintf(name, sizeof name, "pj.ref.%d", n);
     LLVMValueRef g = LLVMGetNamedGlobal(L->mod, name);

@@ -38,6 +38,9 @@ typedef struct CudaCompileOptions {
                              * launch; a specialisation of the kernel, like its types) */
     uint64_t noalias;       /* bit i: array argument i overlaps no other array argument
                              * (checked at launch, a specialisation too) */
+    int max_registers;      /* max_registers=: .maxnreg (0: none) */
+    int launch_bounds[3];   /* launch_bounds=: .maxntid, .minnctapersm, .maxclusterrank (0:
+                             * none) */
 } CudaCompileOptions;
 
 typedef struct CudaKernelCode {
@@ -114,6 +117,14 @@ PyObject *cuda_raise(CUresult r, const char *what, const char *kernel);
 /* Remembers the name (a str) of the kernel launched last, so that an error the driver reports
  * later (a fault is seen at the next synchronization) can name it. */
 void cuda_note_launch(PyObject *kernel_name);
+/* Exceptions raised in kernels (kernel_errors.c): a loaded module is pointed at the device's
+ * fault record; a launch notes that a kernel ran; a synchronising call then checks the record
+ * and raises what a kernel left there (0, or -1 with that exception set). Classes of user
+ * exceptions a kernel compiled here may raise are registered by their address. */
+int cuda_fault_attach(CUmodule module, int dev);
+void cuda_fault_note_launch(int dev);
+int cuda_fault_check(void);
+int cuda_fault_register_class(PyObject *cls);
 /* 0 when r is CUDA_SUCCESS, else cuda_raise and -1. */
 int cuda_check(CUresult r, const char *what);
 /* The class pyjit.gpu.errors.<name> (borrowed), or NULL with an exception. */

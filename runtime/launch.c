@@ -253,6 +253,8 @@ static int load_version(KVersion *v, int dev, const char *kname)
         return -1;
     }
     CUfunction f;
+    if (cuda_fault_attach(v->module[dev], dev) < 0)
+        return -1;
     if (cuda_check(cuda_api.cuModuleGetFunction(&f, v->module[dev], v->entry),
                    "finding the kernel in its module") < 0 ||
         cuda_check(cuda_api.cuFuncGetAttribute(&v->max_threads[dev], FUNC_MAX_THREADS_PER_BLOCK,
@@ -272,11 +274,13 @@ static int load_version(KVersion *v, int dev, const char *kname)
 static int kernel_init(CudaKernel *k, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"py_func", "registry", "debug", "fastmath", "opt", "lineinfo",
-                             "cache", NULL};
+                             "cache", "max_registers", "launch_bounds", NULL};
     PyObject *func, *registry;
-    int debug = 0, fastmath = 0, opt = 3, lineinfo = 0, cache = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|ppipp:Kernel", kwlist, &func, &PyDict_Type,
-                                     &registry, &debug, &fastmath, &opt, &lineinfo, &cache))
+    int debug = 0, fastmath = 0, opt = 3, lineinfo = 0, cache = 0, maxreg = 0;
+    int *bounds = k->opts.launch_bounds;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|ppippi(iii):Kernel", kwlist, &func,
+                                     &PyDict_Type, &registry, &debug, &fastmath, &opt, &lineinfo,
+                                     &cache, &maxreg, &bounds[0], &bounds[1], &bounds[2]))
         return -1;
     if (!PyFunction_Check(func)) {
         PyErr_Format(PyExc_TypeError, "@gpu.jit takes a Python function, not %.100s",
@@ -306,6 +310,7 @@ static int kernel_init(CudaKernel *k, PyObject *args, PyObject *kwds)
     if (rt_boundscheck_env() >= 0)
         k->opts.base.boundscheck = rt_boundscheck_env();
     k->opts.lineinfo = lineinfo;
+    k->opts.max_registers = maxreg;
     k->cache = cache;
     return 0;
 }
@@ -410,6 +415,19 @@ static int check_static_limits(CudaLaunch *l, const char *kname)
     return 0;
 }
 
+/* launch_bounds=(n, ...): a block of more than n threads is refused when configured, before
+ * the driver would (its own refusal names no option). */
+static int check_launch_bounds(CudaLaunch *l, CudaKernel *k)
+{
+    unsigned long long threads = (unsigned long long)l->block[0] * l->block[1] * l->block[2];
+    int most = k->opts.launch_bounds[0];
+    if (most > 0 && threads > (unsigned long long)most)
+        return PyErr_Format(PyExc_ValueError, "kernel '%s': a block of %llu threads; its "
+                            "launch_bounds allow at most %d threads a block", k->cname, threads,
+                            most), -1;
+    return 0;
+}
+
 static PyObject *launch_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                    PyObject *kwnames);
 
@@ -426,7 +444,8 @@ static PyObject *make_launch(CudaKernel *k, PyObject *grid, PyObject *block, PyO
     PyObject_GC_Track(l);
     if (parse_dims(grid, l->grid, "griddim", k->cname) < 0 ||
         parse_dims(block, l->block, "blockdim", k->cname) < 0 ||
-        check_static_limits(l, k->cname) < 0 || cuda_stream_handle(stream, &l->stream) < 0)
+        check_static_limits(l, k->cname) < 0 || check_launch_bounds(l, k) < 0 ||
+        cuda_stream_handle(stream, &l->stream) < 0)
         goto fail;
     if (shared && shared != Py_None) {
         long long v = PyLong_AsLongLong(shared);
@@ -729,6 +748,8 @@ static int unstage_host(CudaKernel *k, Arg *args, int n, uint64_t written, CUstr
             rc = -1;
         Py_CLEAR(a->staged);
     }
+    if (rc == 0 && ok && any && cuda_fault_check() < 0)   /* synchronised: report a raise */
+        rc = -1;
     return rc;
 }
 
@@ -919,6 +940,7 @@ static int do_launch(CudaLaunch *l, KVersion *v, int dev, char *buf, size_t size
         return -1;
     }
     cuda_note_launch(l->kernel->name);
+    cuda_fault_note_launch(dev);
     return 0;
 }
 
@@ -1123,7 +1145,36 @@ static PyObject *kernel_written(CudaKernel *k, PyObject *u)
     return d;
 }
 
+/* kernel._func_attribute(attr): {signature: cuFuncGetAttribute(attr)} over the versions loaded
+ * on the current device (numba-cuda's get_regs_per_thread() and the rest). */
+static PyObject *kernel_func_attribute(CudaKernel *k, PyObject *arg)
+{
+    int attr = PyLong_AsLong(arg), dev = cuda_current_device();
+    if ((attr == -1 && PyErr_Occurred()) || cuda_ensure() < 0 || cuda_enter(dev) < 0)
+        return NULL;
+    PyObject *d = PyDict_New();
+    for (int i = 0; d && i < k->nversions; i++) {
+        KVersion *v = k->versions[i];
+        int value;
+        if (!v->func[dev])
+            continue;
+        if (cuda_check(cuda_api.cuFuncGetAttribute(&value, attr, v->func[dev]),
+                       "reading a kernel attribute") < 0) {
+            Py_CLEAR(d);
+            break;
+        }
+        PyObject *key = signature_of(v), *val = PyLong_FromLong(value);
+        if (!key || !val || PyDict_SetItem(d, key, val) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(key);
+        Py_XDECREF(val);
+    }
+    return d;
+}
+
 static PyMethodDef kernel_methods[] = {
+    {"_func_attribute", (PyCFunction)kernel_func_attribute, METH_O,
+     "{signature: the driver's function attribute attr} of the versions loaded on this GPU."},
     {"forall", (PyCFunction)(void (*)(void))kernel_forall, METH_VARARGS | METH_KEYWORDS,
      "forall(ntasks, tpb=0, stream=0, sharedmem=0): a launch covering ntasks threads."},
     {"inspect_asm", (PyCFunction)kernel_inspect_asm, METH_NOARGS,
@@ -1215,14 +1266,17 @@ static PyObject *py_load_ptx(PyObject *self, PyObject *args, PyObject *kwds)
 static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pyfunc", "registry", "argtypes", "device", "fastmath", "cc",
-                             "debug", "lineinfo", "opt", "aligned", "noalias", NULL};
+                             "debug", "lineinfo", "opt", "aligned", "noalias", "max_registers",
+                             "launch_bounds", NULL};
     PyObject *func, *registry, *typenames, *result = NULL;
     int device = 0, fastmath = 0, debug = 0, lineinfo = 0, opt = 3, major = 9, minor = 0;
+    int maxreg = 0, bounds[3] = {0, 0, 0};
     unsigned long long aligned = 0, noalias = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppiKK:cuda_compile_ptx", kwlist,
-                                     &func, &PyDict_Type, &registry, &typenames, &device,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppiKKi(iii):cuda_compile_ptx",
+                                     kwlist, &func, &PyDict_Type, &registry, &typenames, &device,
                                      &fastmath, &major, &minor, &debug, &lineinfo, &opt,
-                                     &aligned, &noalias))
+                                     &aligned, &noalias, &maxreg, &bounds[0], &bounds[1],
+                                     &bounds[2]))
         return NULL;
     PyObject *name = PyObject_GetAttrString(func, "__name__");
     const char *cname = name ? PyUnicode_AsUTF8(name) : NULL;
@@ -1253,7 +1307,8 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
         goto done;
     CudaCompileOptions opts = {.cc_major = major, .cc_minor = minor, .device = device,
                                .lineinfo = lineinfo, .aligned = aligned,
-                               .noalias = noalias};
+                               .noalias = noalias, .max_registers = maxreg,
+                               .launch_bounds = {bounds[0], bounds[1], bounds[2]}};
     rt_default_options(&opts.base);
     opts.base.opt_level = opt;
     opts.base.fastmath = fastmath;

@@ -17,6 +17,7 @@ import warnings
 from .. import _core, _registry, _serialize
 from .. import decorators as _decorators
 from .. import types as _types_mod
+from . import _options as _kernel_options
 from ._builtins import INTRINSICS, NAMESPACES
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError
 
@@ -88,10 +89,15 @@ class InOut(_Direction):
 
 # ---- kernels ----
 
-def _options(debug, fastmath, opt, lineinfo):
+def _options(debug, fastmath, opt, lineinfo, max_registers, launch_bounds):
     return dict(debug=bool(debug), fastmath=bool(fastmath), opt=3 if opt else 0,
-                lineinfo=bool(lineinfo))
+                lineinfo=bool(lineinfo), max_registers=max_registers or 0,
+                launch_bounds=_kernel_options.launch_bounds(launch_bounds) or (0, 0, 0))
 
+
+# CUfunction_attribute numbers (the driver's ABI)
+_FUNC_MAX_THREADS_PER_BLOCK, _FUNC_SHARED_SIZE_BYTES, _FUNC_CONST_SIZE_BYTES = 0, 1, 2
+_FUNC_LOCAL_SIZE_BYTES, _FUNC_NUM_REGS = 3, 4
 
 if _HAVE_RUNTIME:
     _core.cuda_set_directions(In, Out, InOut)
@@ -103,8 +109,11 @@ if _HAVE_RUNTIME:
         launch itself is C (pyjit._core.Kernel)."""
 
         def __init__(self, py_func, signature=None, debug=False, fastmath=False, opt=True,
-                     lineinfo=False, cache=False, **options):
-            self.targetoptions = _options(debug, fastmath, opt, lineinfo)   # in the cache key
+                     lineinfo=False, cache=False, max_registers=None, launch_bounds=None,
+                     inline=None, forceinline=None):
+            # in the cache key; inline and forceinline change nothing (LLVM inlines already)
+            self.targetoptions = _options(debug, fastmath, opt, lineinfo, max_registers,
+                                          launch_bounds)
             super().__init__(py_func, _registry.REGISTRY, cache=bool(cache), **self.targetoptions)
             self.stats = _decorators.CacheStats()
             self.signature = signature
@@ -115,6 +124,33 @@ if _HAVE_RUNTIME:
 
         def configure(self, griddim, blockdim, stream=0, sharedmem=0):
             return self[griddim, blockdim, stream, sharedmem]
+
+        def _attribute(self, attr, signature):
+            """numba-cuda's rule: the value of the version for signature, of the only version
+            of a kernel declared with a signature, else {signature: value}, from the driver
+            (versions loaded on the current GPU, that is, launched there)."""
+            values = self._func_attribute(attr)
+            if signature is not None:
+                args, _ = _types_mod._canonical_signature(signature)
+                return values[tuple(args)]
+            if self.signature is not None and len(values) == 1:
+                return next(iter(values.values()))
+            return values
+
+        def get_regs_per_thread(self, signature=None):
+            return self._attribute(_FUNC_NUM_REGS, signature)
+
+        def get_shared_mem_per_block(self, signature=None):
+            return self._attribute(_FUNC_SHARED_SIZE_BYTES, signature)
+
+        def get_local_mem_per_thread(self, signature=None):
+            return self._attribute(_FUNC_LOCAL_SIZE_BYTES, signature)
+
+        def get_const_mem_size(self, signature=None):
+            return self._attribute(_FUNC_CONST_SIZE_BYTES, signature)
+
+        def get_max_threads_per_block(self, signature=None):
+            return self._attribute(_FUNC_MAX_THREADS_PER_BLOCK, signature)
 
         def __reduce__(self):
             return _serialize.reduce(self)
@@ -202,7 +238,7 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     if isinstance(func_or_sig, DeviceFunction) or isinstance(func_or_sig, Kernel):
         return func_or_sig
     cls = DeviceFunction if device else Kernel
-    opts = dict(options, debug=bool(debug), fastmath=fastmath)
+    opts = dict(_kernel_options.check(options, device), debug=bool(debug), fastmath=fastmath)
     kws = dict(options, device=device, debug=debug, fastmath=fastmath)
 
     def make(f, sig):
@@ -213,16 +249,19 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
 
 
 def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=True,
-                debug=False, lineinfo=False):
+                debug=False, lineinfo=False, max_registers=None, launch_bounds=None):
     """(ptx, return type name) for pyfunc compiled for signature: works without a GPU."""
     from .. import types
     if not _HAVE_RUNTIME:
         raise GpuUnavailableError(f"compile_ptx: {_NO_RUNTIME}")
     args, ret = types._canonical_signature(signature)
+    opts = _kernel_options.check(dict(max_registers=max_registers, launch_bounds=launch_bounds),
+                                 device)
     ptx, _entry, _written = _core.cuda_compile_ptx(
         pyfunc, _registry.REGISTRY, list(args), device=bool(device), fastmath=bool(fastmath),
         cc=tuple(cc) if cc else (9, 0), debug=bool(debug), lineinfo=bool(lineinfo),
-        opt=3 if opt else 0)
+        opt=3 if opt else 0, max_registers=opts.get("max_registers") or 0,
+        launch_bounds=opts["launch_bounds"] or (0, 0, 0))
     return ptx, (ret or "none")
 
 
