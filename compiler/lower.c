@@ -2195,6 +2195,7 @@ static int lower_block_body(Lower *L, Block *blk)
             return -1;
         if (L->fused[in->id])   /* computed in its user's loop */
             continue;
+        lower_debug_line(L, in->line);
         if (in->op >= OP_BR && in->op <= OP_RAISE) {
             lower_terminator(L, in, bi);
             return L->failed ? -1 : 0;
@@ -2430,6 +2431,7 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
     L->exc_ptr = LLVMGetParam(L->fn, 1);
     L->entry_bb = lower_block(L, "entry");
     LLVMPositionBuilderAtEnd(L->ab, L->entry_bb);
+    lower_debug_function(L);
     for (int i = 0; i < tf->ir->blocks.len; i++) {
         Block *blk = tf->ir->blocks.items[i];
         BlockInfo *bi = arena_alloc(L->prog->arena, sizeof *bi);
@@ -2523,6 +2525,7 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
     L.ab = LLVMCreateBuilderInContext(ctx);
     if (t->is_gpu)
         lower_gpu_prepare(&L);
+    lower_debug_begin(&L);
     for (int i = 0; i < prog->funcs.len; i++)
         declare_function(&L, prog->funcs.items[i], i == 0);
     find_cycles(&L);
@@ -2535,6 +2538,7 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
         lower_gpu_entry(&L, entry);
     if (rc == 0 && prog->cfunc)
         lower_build_cfunc(&L, entry);
+    lower_debug_finish(&L);
     LLVMDisposeBuilder(L.b);
     LLVMDisposeBuilder(L.ab);
     if (rc < 0 || L.failed) {

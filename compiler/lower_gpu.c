@@ -904,6 +904,8 @@ void lower_gpu_entry(Lower *L, TypedFunc *tf)
     L->fn = k;
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, k, "entry");
     LLVMPositionBuilderAtEnd(L->b, entry);
+    L->ir = tf->ir;
+    lower_debug_function(L);   /* lineinfo: the body inlined here keeps its lines */
     LLVMValueRef args[tf->nargs + 2];
     Type *rt = tf->ret;
     args[0] = LLVMBuildAlloca(L->b, rt && rt->kind != TY_NONE ? lower_type(L, rt) : L->i8, "");
