@@ -21,15 +21,15 @@ ACCEPTED = ("debug", "opt", "fastmath", "lineinfo", "cache", "max_registers", "l
 LINKABLE = (".cu", ".ptx", ".cubin", ".fatbin", ".o", ".a", ".ltoir")
 
 
-def _positive_int(name, value, limit):
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
-        raise TypeError(f"gpu.jit({name}=...): an int from 1 to {limit}, not {value!r}")
+def _positive_int(name, value, limit, least=1):
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= limit:
+        raise TypeError(f"gpu.jit({name}=...): an int from {least} to {limit}, not {value!r}")
     return value
 
 
 def launch_bounds(value):
     """(max threads a block, min blocks a multiprocessor, max blocks a cluster), 0 where not
-    given; None stays None."""
+    given (a 0 given is the same); None stays None."""
     if value is None:
         return None
     items = value if isinstance(value, tuple) else (value,)
@@ -39,7 +39,7 @@ def launch_bounds(value):
                         f"of 1 to 3 ints, not {value!r}")
     bounds = [_positive_int("launch_bounds", items[0], 1024)]
     for item in items[1:]:
-        bounds.append(_positive_int("launch_bounds", item, 2 ** 31 - 1))
+        bounds.append(_positive_int("launch_bounds", item, 2 ** 31 - 1, least=0))
     return tuple(bounds + [0] * (3 - len(bounds)))
 
 

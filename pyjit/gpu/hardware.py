@@ -218,20 +218,6 @@ class DeviceFunction:
         return f"<pyjit.gpu device function {self.__qualname__}>"
 
 
-_NOT_CACHED_WARNED = set()
-
-
-def _not_cached(what, options):
-    """cache=True on a GPU ufunc: its generated kernels are not stored on disk yet (@gpu.jit
-    kernels are: runtime/cache.c); said once per decorator, rather than silently ignored."""
-    if options.get("cache") and what not in _NOT_CACHED_WARNED:
-        from ..errors import PerformanceWarning
-        _NOT_CACHED_WARNED.add(what)
-        warnings.warn(f"{what}(cache=True): GPU ufuncs are not cached on disk yet; each process "
-                      "compiles them again (on first launch: about 10 ms a kernel)",
-                      PerformanceWarning, stacklevel=3)
-
-
 def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit.
     cache=True stores each version's PTX on disk (pyjit/_cache.py), for later processes."""
@@ -533,13 +519,11 @@ GUVectorized = _ufunc.GUVectorized
 def vectorize(signatures=None, target="cuda", **options):
     """@vectorize(['float32(float32, float32)'], target='cuda'), or without signatures (a
     version per input dtypes on first use): a GPU ufunc (pyjit.gpu.ufunc.Vectorized)."""
-    _not_cached("vectorize(target='cuda')", options)
     return _ufunc.vectorize(signatures, target, backend=_sys.modules[__name__], **options)
 
 
 def guvectorize(signatures, layout=None, target="cuda", **options):
     """@guvectorize(signatures, '(n),()->(n)', target='cuda'): a generalized GPU ufunc."""
-    _not_cached("guvectorize(target='cuda')", options)
     return _ufunc.guvectorize(signatures, layout, target, backend=_sys.modules[__name__],
                               **options)
 

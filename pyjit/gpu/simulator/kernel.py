@@ -23,6 +23,7 @@ import numpy as np
 from . import intrinsics as I
 from . import scheduler, transform
 from ... import _serialize
+from .. import _options as _kernel_options
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
@@ -295,7 +296,11 @@ class Kernel:
         self._casts = _signature_casts(signature, len(self._argnames))
 
     def __getitem__(self, cfg):
-        return _Launcher(self, *_config(self, cfg))
+        launcher = _Launcher(self, *_config(self, cfg))
+        block = launcher.blockdim
+        _kernel_options.check_block(self.__name__, self.options.get("launch_bounds"),
+                                    block[0] * block[1] * block[2])
+        return launcher
 
     def configure(self, griddim, blockdim, stream=0, sharedmem=0):
         return self[griddim, blockdim, stream, sharedmem]
@@ -355,8 +360,9 @@ class DeviceFunction:
 
 
 def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
-    """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit."""
-    opts = dict(options, debug=debug, fastmath=fastmath)
+    """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit, with
+    the options the compiled path takes (pyjit/gpu/_options.py), checked the same way."""
+    opts = dict(_kernel_options.check(options, device), debug=debug, fastmath=fastmath)
 
     def wrap(f, sig=None):
         if isinstance(f, (Kernel, DeviceFunction)):
