@@ -1,0 +1,280 @@
+"""@gpu.jit's options (max_registers, launch_bounds, lineinfo, cache, link) and exceptions raised
+in kernels without debug=True: the PTX checked by ptxas without a GPU, the options in the
+simulator, and on a GPU the register count, the launch refusal and the raised exceptions."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from util import assemble_ptx  # noqa: E402
+
+from pyjit import gpu  # noqa: E402
+from pyjit.gpu import _options  # noqa: E402
+
+hw = pytest.importorskip("pyjit.gpu.hardware")
+needs_codegen = pytest.mark.skipif(not hw._HAVE_RUNTIME or not hw._core.cuda_has_codegen(),
+                                   reason="this pyjit has no GPU code generation")
+
+
+def k_add_one(x):
+    i = gpu.grid(1)
+    if i < x.size:
+        x[i] += 1.0
+
+
+# ---- options: checked the same in both backends ----
+
+@pytest.mark.parametrize("bad, error, words", [
+    (dict(foo=1), TypeError, "'foo'"),
+    (dict(max_registers=0), TypeError, "max_registers"),
+    (dict(max_registers=True), TypeError, "max_registers"),
+    (dict(launch_bounds=(1, 2, 3, 4)), TypeError, "launch_bounds"),
+    (dict(launch_bounds=2048), TypeError, "launch_bounds"),
+    (dict(link=["/no/such/file.cu"]), FileNotFoundError, "/no/such/file.cu"),
+])
+def test_bad_options_name_the_option(bad, error, words):
+    with pytest.raises(error, match=words.replace("(", r"\(")):
+        _options.check(bad)
+
+
+def test_link_of_an_existing_file_is_refused_by_name(tmp_path):
+    f = tmp_path / "f.cu"
+    f.write_text("extern \"C\" __device__ int f(int *r, int x) { *r = x; return 0; }\n")
+    with pytest.raises(NotImplementedError, match="link="):
+        _options.check(dict(link=[str(f)]))
+    txt = tmp_path / "f.txt"
+    txt.write_text("")
+    with pytest.raises(TypeError, match="f.txt"):
+        _options.check(dict(link=[str(txt)]))
+
+
+def test_launch_bounds_normalised():
+    assert _options.launch_bounds(128) == (128, 0, 0)
+    assert _options.launch_bounds((128, 2)) == (128, 2, 0)
+    assert _options.launch_bounds(_options.launch_bounds((64, 1, 2))) == (64, 1, 2)
+    with pytest.raises(TypeError, match="device function"):
+        _options.check(dict(max_registers=32), device=True)
+
+
+def _run_simulated(code):
+    env = dict(os.environ, PYJIT_SIMULATOR="1",
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def test_simulator_takes_the_options_and_checks_launch_bounds():
+    out = _run_simulated("""
+import numpy as np
+from pyjit import gpu
+@gpu.jit(launch_bounds=(64, 2), max_registers=40, lineinfo=True, inline='always')
+def k(x):
+    i = gpu.grid(1)
+    if i < x.size:
+        x[i] += 1
+x = np.zeros(100)
+k[2, 64](x)
+print(x.sum() == 100)
+try:
+    k[1, 128]
+except ValueError as e:
+    print('refused', 'launch_bounds' in str(e))
+try:
+    gpu.jit(bogus=1)
+except TypeError as e:
+    print('unknown', 'bogus' in str(e))
+""")
+    assert out.split() == ["True", "refused", "True", "unknown", "True"]
+
+
+# ---- the PTX of the options, assembled by ptxas ----
+
+@needs_codegen
+def test_max_registers_and_launch_bounds_in_the_ptx():
+    ptx, _ = hw.compile_ptx(k_add_one, "void(float64[:])", max_registers=32,
+                            launch_bounds=(128, 2, 1))
+    assert ".maxnreg 32" in ptx
+    assert ".maxntid 128, 1, 1" in ptx
+    assert ".minnctapersm 2" in ptx
+    assert ".maxclusterrank 1" in ptx
+    assemble_ptx(ptx)
+    plain, _ = hw.compile_ptx(k_add_one, "void(float64[:])")
+    assert ".maxnreg" not in plain and ".maxntid" not in plain
+
+
+def _lined(x, y):
+    i = gpu.grid(1)
+    if i < x.size:
+        v = x[i] * 2.0
+        y[i] = v + 1.0
+
+
+@needs_codegen
+def test_lineinfo_puts_loc_lines_in_the_ptx():
+    ptx, _ = hw.compile_ptx(_lined, "void(float32[:], float32[:])", lineinfo=True)
+    assemble_ptx(ptx)
+    first = _lined.__code__.co_firstlineno
+    lines = set()
+    for line in ptx.splitlines():
+        parts = line.split()
+        if parts and parts[0] == ".loc":
+            lines.add(int(parts[2]))
+    assert {first + 2, first + 4} <= lines, sorted(lines)
+    assert f'"{__file__}"' in ptx
+    plain, _ = hw.compile_ptx(_lined, "void(float32[:], float32[:])")
+    assert ".loc" not in plain
+
+
+class KernelError(Exception):
+    pass
+
+
+# defined through exec: pytest rewrites the asserts of a test module into calls of its own
+_RAISES = """
+def k_raises(x, out):
+    i = gpu.grid(1)
+    if i < x.size:
+        if x[i] < 0:
+            raise KernelError("negative")
+        out[i] = 10 // x[i]
+        assert out[i] < 100, "too big"
+"""
+exec(compile(_RAISES, __file__ + ":k_raises", "exec"), globals())  # noqa: S102
+
+
+@needs_codegen
+def test_raise_without_debug_records_the_fault_and_returns():
+    ptx, _ = hw.compile_ptx(k_raises, "void(int64[:], int64[:])")
+    assemble_ptx(ptx)
+    assert "pj_fault_record" in ptx and "atom.cas" in ptx
+    assert "trap" not in ptx
+    quiet, _ = hw.compile_ptx(k_add_one, "void(float64[:])")
+    assert "atom.cas" not in quiet   # nothing raises: the check folds away
+
+
+def test_kernel_options_are_in_the_cache_key():
+    if not hw._HAVE_RUNTIME:
+        pytest.skip("no GPU runtime in this pyjit")
+    from pyjit import _cache
+    a = hw.Kernel(k_add_one, max_registers=32)
+    b = hw.Kernel(k_add_one, max_registers=64)
+    c = hw.Kernel(k_add_one, launch_bounds=128)
+    keys = {_cache._keys(k, ["array(float64, 1d, C)"], None, "sm_90")[0] for k in (a, b, c)}
+    assert len(keys) == 3
+
+
+def test_gpu_ufunc_kernels_have_stable_cache_keys():
+    """cache=True on a GPU ufunc: its generated kernel's key is the same in another process."""
+    code = """
+import numpy as np
+from pyjit import _cache
+from pyjit.gpu import hardware
+@hardware.vectorize(['float32(float32, float32)'], cache=True)
+def add(a, b):
+    return a + b
+k = add._kernel('flat', frozenset(), (np.dtype('f4'), np.dtype('f4')), np.dtype('f4'), 'f4')
+print(_cache._keys(k, ['x'], None, 'sm_90')[0], _cache._source_file(k).endswith('<string>'))
+"""
+    if not hw._HAVE_RUNTIME:
+        pytest.skip("no GPU runtime in this pyjit")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env.pop("PYJIT_SIMULATOR", None)
+    outs = []
+    for _ in range(2):
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=env, timeout=120)
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1] and outs[0].split()[1] == "True"
+
+
+# ---- on a GPU ----
+
+@pytest.fixture
+def gpu_hw():
+    if gpu.SIMULATOR:
+        pytest.skip("PYJIT_SIMULATOR=1: these tests are for the compiled GPU path")
+    if not hw.is_available():
+        pytest.skip("no GPU")
+    return hw
+
+
+@pytest.mark.gpu
+def test_max_registers_visible_in_the_register_count(gpu_hw):
+    def heavy(x, y):
+        i = gpu.grid(1)
+        if i < x.size:
+            a = x[i]
+            s = 0.0
+            for j in range(8):
+                s += a * j + s * 0.5 + a / (j + 1.0)
+            y[i] = s
+
+    free = hw.jit(heavy)
+    capped = hw.jit(max_registers=16)(heavy)
+    x = hw.to_device(np.arange(256, dtype=np.float64))
+    y = hw.device_array_like(x)
+    free[2, 128](x, y)
+    capped[2, 128](x, y)
+    hw.synchronize()
+    (regs,) = capped.get_regs_per_thread().values()
+    assert regs <= 16
+    (free_regs,) = free.get_regs_per_thread().values()
+    assert free_regs >= regs
+
+
+@pytest.mark.gpu
+def test_launch_bounds_refuse_a_larger_block(gpu_hw):
+    k = hw.jit(launch_bounds=64)(k_add_one)
+    x = hw.to_device(np.zeros(128))
+    k[2, 64](x)
+    with pytest.raises(ValueError, match="launch_bounds allow at most 64"):
+        k[1, 128](x)
+    np.testing.assert_array_equal(x.copy_to_host(), np.ones(128))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("value, exc, words", [
+    (-1, KernelError, "negative"),
+    (0, ZeroDivisionError, ""),
+    (1, AssertionError, "too big"),
+])
+def test_exception_without_debug_raised_at_synchronize(gpu_hw, value, exc, words):
+    k = hw.jit(k_raises)
+    x = np.full(64, 5, np.int64)
+    x[37] = value
+    dx = hw.to_device(x)
+    dout = hw.device_array_like(dx)
+    k[2, 32](dx, dout)
+    with pytest.raises(exc, match=words) as info:
+        hw.synchronize()
+    text = str(info.value) + "".join(getattr(info.value, "__notes__", []))
+    assert "kernel 'k_raises'" in text and "thread (5, 0, 0) block (1, 0, 0)" in text
+    hw.synchronize()                     # reported once; the context is still good
+    k[2, 32](hw.to_device(np.full(64, 5, np.int64)), dout)
+    np.testing.assert_array_equal(dout.copy_to_host(), np.full(64, 2))
+
+
+@pytest.mark.gpu
+def test_exception_with_host_arrays_raised_by_the_launch(gpu_hw):
+    k = hw.jit(k_raises)
+    x = np.full(64, 5, np.int64)
+    x[3] = -1
+    with pytest.raises(KernelError, match="thread \\(3, 0, 0\\) block \\(0, 0, 0\\)"):
+        k[2, 32](x, np.zeros(64, np.int64))
+
+
+@pytest.mark.gpu
+def test_exception_reported_at_copy_to_host(gpu_hw):
+    k = hw.jit(k_raises)
+    x = np.full(64, 5, np.int64)
+    x[63] = 0
+    dout = hw.device_array(64, np.int64)
+    k[2, 32](hw.to_device(x), dout)
+    with pytest.raises(ZeroDivisionError, match="block \\(1, 0, 0\\)"):
+        dout.copy_to_host()
