@@ -15,8 +15,9 @@ from pyjit import gpu  # noqa: E402
 from pyjit.gpu import _options  # noqa: E402
 
 hw = pytest.importorskip("pyjit.gpu.hardware")
-needs_codegen = pytest.mark.skipif(not hw._HAVE_RUNTIME or not hw._core.cuda_has_codegen(),
-                                   reason="this pyjit has no GPU code generation")
+needs_codegen = pytest.mark.skipif(
+    gpu.SIMULATOR or not hw._HAVE_RUNTIME or not hw._core.cuda_has_codegen(),
+    reason="the compiled path's PTX (not under PYJIT_SIMULATOR=1, or without GPU code generation)")
 
 
 def k_add_one(x):
