@@ -71,6 +71,7 @@ typedef int CUdevice;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
+typedef struct CUlinkState_st *CUlinkState;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
@@ -122,6 +123,11 @@ void cuda_note_launch(PyObject *kernel_name);
  * and raises what a kernel left there (0, or -1 with that exception set). Classes of user
  * exceptions a kernel compiled here may raise are registered by their address. */
 int cuda_fault_attach(CUmodule module, int dev);
+/* Kernels with foreign device code (link.c): whether kernel (a Kernel, or NULL) needs the
+ * driver's linker for this PTX (link= files, or a declare_device function it calls), and the
+ * link itself into *out. 0, or -1 with an exception naming the kernel and the file. */
+bool cuda_link_needed(PyObject *kernel, const char *ptx);
+int cuda_link_load(PyObject *kernel, const char *ptx, int dev, CUmodule *out, const char *kname);
 void cuda_fault_note_launch(int dev);
 int cuda_fault_check(void);
 int cuda_fault_register_class(PyObject *cls);

@@ -237,19 +237,30 @@ enum {   /* CUjit_option and CUfunction_attribute numbers (the driver's ABI) */
     FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
-/* Loads v's PTX on device dev (once) and reads the function's limits. */
-static int load_version(KVersion *v, int dev, const char *kname)
+/* v's module on device dev: its PTX loaded, or linked with foreign code first (link.c). */
+static int load_module(KVersion *v, int dev, const char *kname, PyObject *kernel)
 {
+    if (cuda_link_needed(kernel, v->ptx))
+        return cuda_link_load(kernel, v->ptx, dev, &v->module[dev], kname);
     char log[4096] = "";
     int opts[] = {JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *vals[] = {log, (void *)(uintptr_t)sizeof log};
     CUresult r = cuda_api.cuModuleLoadDataEx(&v->module[dev], v->ptx, 2, opts, vals);
     if (r != CUDA_SUCCESS) {
-        v->module[dev] = NULL;
         char what[4300];
         snprintf(what, sizeof what, "loading the PTX of kernel '%s'%s%s", kname,
                  log[0] ? ":\n" : "", log);
         cuda_raise(r, what, kname);
+        return -1;
+    }
+    return 0;
+}
+
+/* Loads v on device dev (once) and reads the function's limits. */
+static int load_version(KVersion *v, int dev, const char *kname, PyObject *kernel)
+{
+    if (load_module(v, dev, kname, kernel) < 0) {
+        v->module[dev] = NULL;
         return -1;
     }
     CUfunction f;
@@ -867,7 +878,7 @@ static KVersion *version_for(CudaKernel *k, Type **types, int n, const VFacts *f
         }
         k->last = v;
     }
-    if (!v->func[dev] && load_version(v, dev, k->cname) < 0)
+    if (!v->func[dev] && load_version(v, dev, k->cname, k->py_func ? (PyObject *)k : NULL) < 0)
         return NULL;
     return v;
 }

@@ -41,11 +41,13 @@ def test_bad_options_name_the_option(bad, error, words):
         _options.check(bad)
 
 
-def test_link_of_an_existing_file_is_refused_by_name(tmp_path):
+def test_link_files_checked_and_kept(tmp_path):
     f = tmp_path / "f.cu"
     f.write_text("extern \"C\" __device__ int f(int *r, int x) { *r = x; return 0; }\n")
-    with pytest.raises(NotImplementedError, match="link="):
-        _options.check(dict(link=[str(f)]))
+    assert _options.check(dict(link=[str(f)]))["link"] == (str(f),)
+    assert _options.check(dict(link=str(f)))["link"] == (str(f),)
+    with pytest.raises(TypeError, match="linked into kernels"):
+        _options.check(dict(link=[str(f)]), device=True)
     txt = tmp_path / "f.txt"
     txt.write_text("")
     with pytest.raises(TypeError, match="f.txt"):
@@ -279,3 +281,143 @@ def test_exception_reported_at_copy_to_host(gpu_hw):
     k[2, 32](hw.to_device(x), dout)
     with pytest.raises(ZeroDivisionError, match="block \\(1, 0, 0\\)"):
         dout.copy_to_host()
+
+
+# ---- foreign device code: declare_device and link= ----
+
+# numba-cuda's ABI: int name(float *return_value, float a, float b), written in PTX
+_MUL_PTX = """
+.version 7.8
+.target sm_90
+.address_size 64
+
+.visible .func (.param .b32 status) mul_f32(.param .b64 ret, .param .b32 a, .param .b32 b)
+{
+    .reg .b64 %rd<2>;
+    .reg .f32 %f<4>;
+    ld.param.u64 %rd1, [ret];
+    ld.param.f32 %f1, [a];
+    ld.param.f32 %f2, [b];
+    mul.rn.f32 %f3, %f1, %f2;
+    st.f32 [%rd1], %f3;
+    st.param.b32 [status], 0;
+    ret;
+}
+"""
+
+_MUL_CU = """
+extern "C" __device__ int mul_f32(float *return_value, float a, float b)
+{
+    *return_value = a * b;
+    return 0;
+}
+"""
+
+
+def _uses_mul(mul):
+    def k(x, y):
+        i = gpu.grid(1)
+        if i < x.size:
+            y[i] = mul(x[i], 3.0)
+    return k
+
+
+def _tool(name):
+    from util import PTXAS
+    if not PTXAS:
+        return None
+    path = os.path.join(os.path.dirname(PTXAS), name)
+    return path if os.path.exists(path) else None
+
+
+@needs_codegen
+def test_declared_device_call_links_with_its_ptx(tmp_path):
+    """The kernel's PTX declares the function .extern with numba-cuda's ABI; ptxas and nvlink
+    join it with a PTX definition written for that ABI, as the driver's linker will."""
+    f = tmp_path / "mul.ptx"
+    f.write_text(_MUL_PTX)
+    mul = hw.declare_device("mul_f32", "float32(float32, float32)", link=[str(f)])
+    ptx, _ = hw.compile_ptx(_uses_mul(mul), "void(float32[:], float32[:])")
+    assert ".extern .func" in ptx and "mul_f32" in ptx
+    from pyjit.gpu import _link
+    inputs = _link.inputs(ptx, (), (9, 0))
+    assert [(kind, name) for _, kind, name in inputs] == [(_link.INPUT_PTX, str(f))]
+    ptxas, nvlink = _tool("ptxas"), _tool("nvlink")
+    if not (ptxas and nvlink):
+        pytest.skip("no ptxas and nvlink to link with")
+    k = tmp_path / "k.ptx"
+    k.write_text(ptx)
+    for src in (k, f):
+        r = subprocess.run([ptxas, "-arch=sm_90", "-c", str(src), "-o", str(src) + ".o"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    r = subprocess.run([nvlink, "-arch=sm_90", str(k) + ".o", str(f) + ".o", "-o",
+                        str(tmp_path / "out.cubin")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_link_files_are_checked(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nope.ptx"):
+        hw.declare_device("f", "float32(float32)", link=[str(tmp_path / "nope.ptx")])
+    from pyjit.gpu import _link
+    f = tmp_path / "g.ptx"
+    f.write_text(_MUL_PTX)
+    hw.declare_device("g_vanishing", "float32(float32)", link=[str(f)])
+    f.unlink()
+    with pytest.raises(FileNotFoundError, match="g.ptx"):
+        _link.inputs(".extern .func  (.param .b32 func_retval0) g_vanishing\n", (), (9, 0))
+    with pytest.raises(RuntimeError, match="never_declared"):
+        _link.inputs(".extern .func never_declared(\n", (), (9, 0))
+
+
+def test_declared_device_called_from_the_host_is_an_error():
+    mul = hw.declare_device("mul_host", "float32(float32, float32)")
+    with pytest.raises(TypeError, match="from a kernel"):
+        mul(1.0, 2.0)
+
+
+def test_simulator_says_linked_code_needs_a_gpu(tmp_path):
+    f = tmp_path / "mul.cu"
+    f.write_text(_MUL_CU)
+    out = _run_simulated(f"""
+import numpy as np
+from pyjit import gpu
+try:
+    gpu.jit(link=[{str(f)!r}])(lambda x: None)
+except NotImplementedError as e:
+    print('link', 'needs a GPU' in str(e) or 'GPU only' in str(e))
+mul = gpu.declare_device('mul_f32', 'float32(float32, float32)', link=[{str(f)!r}])
+@gpu.jit
+def k(x):
+    x[0] = mul(x[0], 2.0)
+try:
+    k[1, 1](np.ones(1, np.float32))
+except NotImplementedError as e:
+    print('declared', 'needs a GPU' in str(e))
+""")
+    assert out.split() == ["link", "True", "declared", "True"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("suffix, text", [(".ptx", _MUL_PTX), (".cu", _MUL_CU)])
+def test_declared_device_function_from_a_file(gpu_hw, tmp_path, suffix, text):
+    f = tmp_path / ("mul" + suffix)
+    f.write_text(text)
+    mul = hw.declare_device("mul_f32", "float32(float32, float32)")
+    k = hw.jit(link=[str(f)])(_uses_mul(mul))
+    x = np.arange(64, dtype=np.float32)
+    y = np.zeros_like(x)
+    k[2, 32](x, y)
+    np.testing.assert_array_equal(y, x * np.float32(3.0))
+
+
+@pytest.mark.gpu
+def test_declared_device_function_brings_its_link(gpu_hw, tmp_path):
+    f = tmp_path / "mul.ptx"
+    f.write_text(_MUL_PTX)
+    mul = hw.declare_device("mul_f32", "float32(float32, float32)", link=[str(f)])
+    k = hw.jit(_uses_mul(mul))
+    dx = hw.to_device(np.arange(64, dtype=np.float32))
+    dy = hw.device_array_like(dx)
+    k[2, 32](dx, dy)
+    np.testing.assert_array_equal(dy.copy_to_host(), np.arange(64, dtype=np.float32) * 3)

@@ -8,8 +8,9 @@ error naming it, so that no option is silently dropped:
     launch_bounds=n or (n, m) or (n, m, c)  .maxntid n, .minnctapersm m, .maxclusterrank c; a
                                             launch of more than n threads a block is a ValueError
     inline, forceinline                     accepted: LLVM inlines device functions already
-    link=[files]                            each file must exist; linking them needs the driver's
-                                            linker, which this pyjit does not drive yet: an error
+    link=[files]                            CUDA C, PTX, cubin, fatbin, object, library or LTO-IR
+                                            files linked into the kernel (pyjit/gpu/_link.py);
+                                            each must exist
 Any other keyword is a TypeError naming it and listing these.
 """
 import os
@@ -73,11 +74,10 @@ def check(options, device=False):
     if device and (opts.get("max_registers") or opts["launch_bounds"]):
         raise TypeError("gpu.jit(device=True): max_registers and launch_bounds are a kernel's; "
                         "a device function takes those of the kernel that calls it")
-    if opts.get("link"):
-        files = link_files(opts["link"])
-        raise NotImplementedError(f"gpu.jit(link={files!r}): linking CUDA C, PTX, cubin, fatbin "
-                                  "or LTO-IR files into a kernel is not supported yet")
-    opts.pop("link", None)
+    opts["link"] = tuple(link_files(opts["link"])) if opts.get("link") else ()
+    if device and opts["link"]:
+        raise TypeError("gpu.jit(device=True, link=...): files are linked into kernels; give "
+                        "link= to the kernel (or to declare_device)")
     return opts
 
 

@@ -19,6 +19,7 @@ from .. import decorators as _decorators
 from .. import types as _types_mod
 from . import _options as _kernel_options
 from ._builtins import INTRINSICS, NAMESPACES
+from ._link import declare_device
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError
 
 _NO_RUNTIME = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
@@ -110,11 +111,12 @@ if _HAVE_RUNTIME:
 
         def __init__(self, py_func, signature=None, debug=False, fastmath=False, opt=True,
                      lineinfo=False, cache=False, max_registers=None, launch_bounds=None,
-                     inline=None, forceinline=None):
+                     inline=None, forceinline=None, link=()):
             # in the cache key; inline and forceinline change nothing (LLVM inlines already)
             self.targetoptions = _options(debug, fastmath, opt, lineinfo, max_registers,
                                           launch_bounds)
             super().__init__(py_func, _registry.REGISTRY, cache=bool(cache), **self.targetoptions)
+            self._link = tuple(link)   # files the driver's linker adds (runtime/link.c)
             self.stats = _decorators.CacheStats()
             self.signature = signature
             self.__doc__ = py_func.__doc__
@@ -550,7 +552,7 @@ __all__ = [
     "mapped", "profile_start", "profile_stop", "profiling", "jit", "Kernel", "DeviceFunction",
     "Reduce", "reduce", "Vectorized", "vectorize", "guvectorize", "scheduler_backend",
     "compile_ptx",
-    "compile_ptx_for_current_device", "CudaError", "CudaMemoryError", "GpuUnavailableError",
+    "compile_ptx_for_current_device", "declare_device", "CudaError", "CudaMemoryError", "GpuUnavailableError",
 ] + list(_INTRINSICS) + list(NAMESPACES) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])
 
 

@@ -363,6 +363,9 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit, with
     the options the compiled path takes (pyjit/gpu/_options.py), checked the same way."""
     opts = dict(_kernel_options.check(options, device), debug=debug, fastmath=fastmath)
+    if opts["link"]:
+        raise NotImplementedError(f"gpu.jit(link={list(opts['link'])!r}): linked CUDA C, PTX or "
+                                  "cubin runs on a GPU only; the simulator cannot run it")
 
     def wrap(f, sig=None):
         if isinstance(f, (Kernel, DeviceFunction)):
@@ -377,6 +380,26 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
         return wrap(func_or_sig)
     sig = func_or_sig
     return lambda f: wrap(f, sig)
+
+
+class DeclaredDevice:
+    """gpu.declare_device in the simulator: foreign device code, which only a GPU runs."""
+
+    def __init__(self, name, signature, link=None):
+        self.name = self.__name__ = name
+        self.signature = signature
+        self.link = tuple(_kernel_options.link_files(link)) if link else ()
+
+    def __call__(self, *args):
+        raise NotImplementedError(f"device function '{self.name}' (declare_device) is CUDA C, "
+                                  "PTX or cubin linked into kernels: it needs a GPU; the "
+                                  "simulator cannot run it")
+
+
+def declare_device(name, sig, link=None):
+    """numba-cuda's cuda.declare_device: callable in simulated kernels only to say it needs a
+    GPU."""
+    return DeclaredDevice(name, sig, link)
 
 
 class Reduce:
