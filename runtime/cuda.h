@@ -129,6 +129,9 @@ int cuda_fault_attach(CUmodule module, int dev);
 bool cuda_link_needed(PyObject *kernel, const char *ptx);
 int cuda_link_load(PyObject *kernel, const char *ptx, int dev, CUmodule *out, const char *kname);
 void cuda_fault_note_launch(int dev);
+/* Whether a kernel's PTX uses the fault record (declares it and refers to it again): a kernel
+ * whose raising paths the optimiser removed needs no check after its launches. */
+bool cuda_fault_used(const char *ptx);
 int cuda_fault_check(void);
 int cuda_fault_register_class(PyObject *cls);
 /* 0 when r is CUDA_SUCCESS, else cuda_raise and -1. */

@@ -5,8 +5,9 @@
  * statement, a ZeroDivisionError, a failed assert): the first thread to raise claims the device's
  * fault record (abi.h's AbiKernelFault, one per device in device memory) and fills it with the
  * exception and its thread and block, and the thread returns (compiler/lower_gpu.c). Each loaded
- * module's global pj_fault_record points at the record. A launch costs nothing more than a flag
- * set here; a synchronising call after a launch reads the record back (one small copy), and
+ * module's global pj_fault_record points at the record. A launch of a kernel that can raise
+ * costs nothing more than a flag set here (one that cannot, nothing); a synchronising call after
+ * such a launch reads the record back (one small copy), and
  * raises the exception it holds, as numba-cuda does in debug mode, naming the kernel, the thread
  * and the block. */
 #include "runtime/cuda.h"
@@ -44,6 +45,12 @@ static int zero_record(int dev)
     if (r == CUDA_SUCCESS)
         r = cuda_api.cuStreamSynchronize(NULL);
     return cuda_check(r, "clearing the kernel fault record");
+}
+
+bool cuda_fault_used(const char *ptx)
+{
+    const char *first = strstr(ptx, ABI_FAULT_GLOBAL);   /* its declaration */
+    return first && strstr(first + sizeof ABI_FAULT_GLOBAL - 1, ABI_FAULT_GLOBAL);
 }
 
 /* Points a freshly loaded module's pj_fault_record at the device's record (made on first use).

@@ -41,6 +41,7 @@ typedef struct KVersion {
     int max_threads[CUDA_MAX_DEVICES];
     int static_shared[CUDA_MAX_DEVICES];
     int dyn_shared[CUDA_MAX_DEVICES];   /* the dynamic shared memory the function allows now */
+    bool can_raise;         /* its PTX uses the fault record (kernel_errors.c) */
 } KVersion;
 
 typedef struct CudaKernel {
@@ -264,7 +265,8 @@ static int load_version(KVersion *v, int dev, const char *kname, PyObject *kerne
         return -1;
     }
     CUfunction f;
-    if (cuda_fault_attach(v->module[dev], dev) < 0)
+    v->can_raise = cuda_fault_used(v->ptx);
+    if (v->can_raise && cuda_fault_attach(v->module[dev], dev) < 0)
         return -1;
     if (cuda_check(cuda_api.cuModuleGetFunction(&f, v->module[dev], v->entry),
                    "finding the kernel in its module") < 0 ||
@@ -951,7 +953,8 @@ static int do_launch(CudaLaunch *l, KVersion *v, int dev, char *buf, size_t size
         return -1;
     }
     cuda_note_launch(l->kernel->name);
-    cuda_fault_note_launch(dev);
+    if (v->can_raise)
+        cuda_fault_note_launch(dev);
     return 0;
 }
 

@@ -371,9 +371,17 @@ def test_link_files_are_checked(tmp_path):
 
 
 def test_declared_device_called_from_the_host_is_an_error():
+    import pyjit
+    from pyjit.errors import CompileError
     mul = hw.declare_device("mul_host", "float32(float32, float32)")
     with pytest.raises(TypeError, match="from a kernel"):
         mul(1.0, 2.0)
+
+    @pyjit.njit
+    def f(x):
+        return mul(x, 2.0)
+    with pytest.raises(CompileError, match=r"(?s)can only be used in a GPU kernel.*line"):
+        f(1.0)
 
 
 def test_simulator_says_linked_code_needs_a_gpu(tmp_path):
