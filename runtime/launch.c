@@ -287,13 +287,15 @@ static int load_version(KVersion *v, int dev, const char *kname, PyObject *kerne
 static int kernel_init(CudaKernel *k, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"py_func", "registry", "debug", "fastmath", "opt", "lineinfo",
-                             "cache", "max_registers", "launch_bounds", NULL};
+                             "cache", "max_registers", "launch_bounds", "error_model_numpy",
+                             NULL};
     PyObject *func, *registry;
-    int debug = 0, fastmath = 0, opt = 3, lineinfo = 0, cache = 0, maxreg = 0;
+    int debug = 0, fastmath = 0, opt = 3, lineinfo = 0, cache = 0, maxreg = 0, numpy_errors = 0;
     int *bounds = k->opts.launch_bounds;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|ppippi(iii):Kernel", kwlist, &func,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|ppippi(iii)p:Kernel", kwlist, &func,
                                      &PyDict_Type, &registry, &debug, &fastmath, &opt, &lineinfo,
-                                     &cache, &maxreg, &bounds[0], &bounds[1], &bounds[2]))
+                                     &cache, &maxreg, &bounds[0], &bounds[1], &bounds[2],
+                                     &numpy_errors))
         return -1;
     if (!PyFunction_Check(func)) {
         PyErr_Format(PyExc_TypeError, "@gpu.jit takes a Python function, not %.100s",
@@ -324,6 +326,7 @@ static int kernel_init(CudaKernel *k, PyObject *args, PyObject *kwds)
         k->opts.base.boundscheck = rt_boundscheck_env();
     k->opts.lineinfo = lineinfo;
     k->opts.max_registers = maxreg;
+    k->opts.base.error_model_numpy = numpy_errors;
     k->cache = cache;
     return 0;
 }
@@ -1281,16 +1284,16 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pyfunc", "registry", "argtypes", "device", "fastmath", "cc",
                              "debug", "lineinfo", "opt", "aligned", "noalias", "max_registers",
-                             "launch_bounds", NULL};
+                             "launch_bounds", "error_model_numpy", NULL};
     PyObject *func, *registry, *typenames, *result = NULL;
     int device = 0, fastmath = 0, debug = 0, lineinfo = 0, opt = 3, major = 9, minor = 0;
-    int maxreg = 0, bounds[3] = {0, 0, 0};
+    int maxreg = 0, bounds[3] = {0, 0, 0}, numpy_errors = 0;
     unsigned long long aligned = 0, noalias = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppiKKi(iii):cuda_compile_ptx",
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppiKKi(iii)p:cuda_compile_ptx",
                                      kwlist, &func, &PyDict_Type, &registry, &typenames, &device,
                                      &fastmath, &major, &minor, &debug, &lineinfo, &opt,
                                      &aligned, &noalias, &maxreg, &bounds[0], &bounds[1],
-                                     &bounds[2]))
+                                     &bounds[2], &numpy_errors))
         return NULL;
     PyObject *name = PyObject_GetAttrString(func, "__name__");
     const char *cname = name ? PyUnicode_AsUTF8(name) : NULL;
@@ -1326,6 +1329,7 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
     rt_default_options(&opts.base);
     opts.base.opt_level = opt;
     opts.base.fastmath = fastmath;
+    opts.base.error_model_numpy = numpy_errors;
     opts.base.debug |= debug;
     opts.base.boundscheck |= debug;
     if (rt_boundscheck_env() >= 0)

@@ -429,3 +429,27 @@ def test_declared_device_function_brings_its_link(gpu_hw, tmp_path):
     dy = hw.device_array_like(dx)
     k[2, 32](dx, dy)
     np.testing.assert_array_equal(dy.copy_to_host(), np.arange(64, dtype=np.float32) * 3)
+
+
+@needs_codegen
+def test_gpu_ufunc_kernels_divide_as_numpy():
+    """A GPU ufunc's kernel has NumPy's error model: 1/0 is inf there (as the CPU ufunc's), not
+    a ZeroDivisionError reported after the launch; a kernel keeps Python's."""
+    from pyjit import _core, _registry, vectorize
+
+    def div(a, b):
+        return a / b
+
+    x = np.ones(2, np.float32)
+    with np.errstate(divide="ignore"):
+        assert np.isinf(vectorize(["float32(float32, float32)"])(div)(x, x * 0)).all()
+    g = hw.vectorize(["float32(float32, float32)"])(div)
+    k = g._kernel("flat", frozenset(), (np.dtype("f4"), np.dtype("f4")), np.dtype("f4"), "f4")
+    _registry.populate()
+    arr = "array(float32, 1d, C)"
+    types = [arr, arr, arr, "int64"]
+    for numpy_errors, raises in ((True, False), (False, True)):
+        ptx, _, _ = _core.cuda_compile_ptx(k.py_func, _registry.REGISTRY, types,
+                                           error_model_numpy=numpy_errors)
+        assert ("atom.cas" in ptx) == raises
+    assert k.targetoptions["error_model_numpy"]

@@ -8,6 +8,9 @@ error naming it, so that no option is silently dropped:
     launch_bounds=n or (n, m) or (n, m, c)  .maxntid n, .minnctapersm m, .maxclusterrank c; a
                                             launch of more than n threads a block is a ValueError
     inline, forceinline                     accepted: LLVM inlines device functions already
+    error_model='python' or 'numpy'         as @njit's: 'numpy' makes float division by zero
+                                            inf or nan instead of a ZeroDivisionError (GPU
+                                            ufuncs' kernels use it, as NumPy's ufuncs do)
     link=[files]                            CUDA C, PTX, cubin, fatbin, object, library or LTO-IR
                                             files linked into the kernel (pyjit/gpu/_link.py);
                                             each must exist
@@ -16,7 +19,7 @@ Any other keyword is a TypeError naming it and listing these.
 import os
 
 ACCEPTED = ("debug", "opt", "fastmath", "lineinfo", "cache", "max_registers", "launch_bounds",
-            "inline", "forceinline", "link")
+            "inline", "forceinline", "link", "error_model")
 
 # The extensions numba-cuda's linker takes (cuda.declare_device and link=).
 LINKABLE = (".cu", ".ptx", ".cubin", ".fatbin", ".o", ".a", ".ltoir")
@@ -71,6 +74,9 @@ def check(options, device=False):
     if opts.get("max_registers") is not None:
         opts["max_registers"] = _positive_int("max_registers", opts["max_registers"], 255)
     opts["launch_bounds"] = launch_bounds(opts.get("launch_bounds"))
+    if opts.get("error_model", "python") not in ("python", "numpy"):
+        raise TypeError(f"gpu.jit(error_model=...): 'python' or 'numpy', not "
+                        f"{opts['error_model']!r}")
     if device and (opts.get("max_registers") or opts["launch_bounds"]):
         raise TypeError("gpu.jit(device=True): max_registers and launch_bounds are a kernel's; "
                         "a device function takes those of the kernel that calls it")

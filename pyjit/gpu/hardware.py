@@ -90,10 +90,11 @@ class InOut(_Direction):
 
 # ---- kernels ----
 
-def _options(debug, fastmath, opt, lineinfo, max_registers, launch_bounds):
+def _options(debug, fastmath, opt, lineinfo, max_registers, launch_bounds, error_model):
     return dict(debug=bool(debug), fastmath=bool(fastmath), opt=3 if opt else 0,
                 lineinfo=bool(lineinfo), max_registers=max_registers or 0,
-                launch_bounds=_kernel_options.launch_bounds(launch_bounds) or (0, 0, 0))
+                launch_bounds=_kernel_options.launch_bounds(launch_bounds) or (0, 0, 0),
+                error_model_numpy=error_model == "numpy")
 
 
 # CUfunction_attribute numbers (the driver's ABI)
@@ -111,10 +112,10 @@ if _HAVE_RUNTIME:
 
         def __init__(self, py_func, signature=None, debug=False, fastmath=False, opt=True,
                      lineinfo=False, cache=False, max_registers=None, launch_bounds=None,
-                     inline=None, forceinline=None, link=()):
+                     inline=None, forceinline=None, link=(), error_model="python"):
             # in the cache key; inline and forceinline change nothing (LLVM inlines already)
             self.targetoptions = _options(debug, fastmath, opt, lineinfo, max_registers,
-                                          launch_bounds)
+                                          launch_bounds, error_model)
             super().__init__(py_func, _registry.REGISTRY, cache=bool(cache), **self.targetoptions)
             self._link = tuple(link)   # files the driver's linker adds (runtime/link.c)
             self.stats = _decorators.CacheStats()

@@ -301,6 +301,7 @@ class Vectorized:
         self._options = {k: v for k, v in options.items() if k in ("fastmath", "debug", "opt")}
         self._device_fn = self._backend.jit(device=True, **self._options)(self.py_func)
         self._options["cache"] = bool(options.get("cache"))
+        self._options["error_model"] = "numpy"   # a ufunc's arithmetic is NumPy's
         self._kernels = {}
         functools.update_wrapper(self, self.py_func)
 
@@ -779,7 +780,8 @@ class GUVectorized:
             ns = {"__gpu": B, "__f": self._device_fn}
             fn = _source_function("__gk", _gu_source(len(devs), scalars, len(shp), extra), ns)
             kern = self._kernels[key] = _cached_kernel(B, fn, self.py_func,
-                                                       {"cache": self._cache})
+                                                       {"cache": self._cache,
+                                                        "error_model": "numpy"})
         blocks, threads = _launch_shape(B, n, 1)
         kern[blocks, threads, stream](*views, n)
 
