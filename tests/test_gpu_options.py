@@ -461,3 +461,15 @@ def test_gpu_ufunc_kernels_divide_as_numpy():
                                            error_model_numpy=numpy_errors)
         assert ("atom.cas" in ptx) == raises
     assert k.targetoptions["error_model_numpy"]
+
+
+def test_kernel_calling_a_declared_function_has_a_cache_key():
+    if not hw._HAVE_RUNTIME:
+        pytest.skip("no GPU runtime in this pyjit")
+    from pyjit import _cache
+    keys = []
+    for sig in ("float32(float32, float32)", "float64(float64, float64)"):
+        mul = hw.declare_device("mul_key", sig)
+        k = hw.Kernel(_uses_mul(mul), cache=True)
+        keys.append(_cache._keys(k, ["array(float32, 1d, C)"] * 2, None, "sm_90")[0])
+    assert keys[0] != keys[1]
