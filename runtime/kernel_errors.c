@@ -156,9 +156,11 @@ static int raise_fault(const AbiKernelFault *f)
 
 int cuda_fault_check(void)
 {
-    int dev = cuda_current_device();
+    int dev = cuda_current_device();   /* the launches this thread made went there */
     if (!launched[dev] || !fault_record[dev])
         return 0;
+    if (cuda_enter(dev) < 0)
+        return -1;
     launched[dev] = false;
     AbiKernelFault f;
     CUresult r = cuda_api.cuMemcpyDtoHAsync(&f, fault_record[dev], sizeof f, NULL);
