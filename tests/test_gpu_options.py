@@ -473,3 +473,34 @@ def test_kernel_calling_a_declared_function_has_a_cache_key():
         k = hw.Kernel(_uses_mul(mul), cache=True)
         keys.append(_cache._keys(k, ["array(float32, 1d, C)"] * 2, None, "sm_90")[0])
     assert keys[0] != keys[1]
+
+
+def test_cuda_c_compiles_through_nvrtc(tmp_path):
+    """A .cu file becomes relocatable PTX defining the declared function (NVRTC from the
+    toolkit, where one is installed), which ptxas assembles."""
+    from pyjit.gpu import _link
+    try:
+        _link._nvrtc()
+    except RuntimeError as e:
+        assert "NVRTC" in str(e) and "CUDA_HOME" in str(e)
+        pytest.skip("no NVRTC here")
+    ptx = _link.compile_cuda(_MUL_CU, "mul.cu", (9, 0)).rstrip(b"\0").decode()
+    assert ".visible .func" in ptx and "mul_f32" in ptx
+    ptxas, nvlink = _tool("ptxas"), _tool("nvlink")
+    if ptxas and nvlink and not gpu.SIMULATOR and hw._HAVE_RUNTIME:
+        # the kernel's .extern declaration and the CUDA C definition agree: they link
+        mul = hw.declare_device("mul_f32", "float32(float32, float32)")
+        kptx, _ = hw.compile_ptx(_uses_mul(mul), "void(float32[:], float32[:])")
+        objs = []
+        for name, text in (("mul", ptx), ("k", kptx)):
+            f = tmp_path / (name + ".ptx")
+            f.write_text(text)
+            objs.append(str(f) + ".o")
+            r = subprocess.run([ptxas, "-arch=sm_90", "-c", str(f), "-o", objs[-1]],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+        r = subprocess.run([nvlink, "-arch=sm_90", *objs, "-o", str(tmp_path / "k.cubin")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    with pytest.raises(RuntimeError, match="bad.cu"):
+        _link.compile_cuda("this is not C", "bad.cu", (9, 0))

@@ -65,22 +65,46 @@ def declare_device(name, sig, link=None):
 _NVRTC = None
 
 
+def _nvrtc_folders():
+    """Where a toolkit's libnvrtc may be: CUDA_HOME, CUDA_PATH, /usr/local/cuda, and NVIDIA's
+    pip wheels (nvidia-cuda-nvrtc) on sys.path."""
+    import sys
+    folders = []
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home:
+            folders.append(os.path.join(home, "lib64"))
+    for entry in sys.path:
+        for sub in ("cuda_nvrtc", "cu13", "cu12"):
+            folders.append(os.path.join(entry, "nvidia", sub, "lib"))
+    return [f for f in folders if os.path.isdir(f)]
+
+
+def _load_builtins(folder):
+    """libnvrtc opens libnvrtc-builtins by name when it compiles; from a folder the loader does
+    not search (a pip wheel's), it is found only if already loaded: load it first, globally."""
+    if not folder:
+        return
+    for n in sorted(os.listdir(folder)):
+        if n.startswith("libnvrtc-builtins.so"):
+            ctypes.CDLL(os.path.join(folder, n), mode=ctypes.RTLD_GLOBAL)
+            return
+
+
 def _nvrtc():
-    """libnvrtc from the CUDA toolkit (CUDA_HOME or the usual places), opened once."""
+    """libnvrtc from the CUDA toolkit (the folders above, then the library path), opened once."""
     global _NVRTC
     if _NVRTC is None:
-        names = [ctypes.util.find_library("nvrtc")]
-        for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
-            if home:
-                lib = os.path.join(home, "lib64")
-                if os.path.isdir(lib):
-                    names += sorted((os.path.join(lib, n) for n in os.listdir(lib)
-                                     if n.startswith("libnvrtc.so")), reverse=True)
-        names += ["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"]
+        names = []
+        for folder in _nvrtc_folders():
+            names += sorted((os.path.join(folder, n) for n in os.listdir(folder)
+                             if n.startswith("libnvrtc.so")), reverse=True)
+        names += [ctypes.util.find_library("nvrtc"), "libnvrtc.so", "libnvrtc.so.13",
+                  "libnvrtc.so.12", "libnvrtc.so.11.2"]
         for n in names:
             if not n:
                 continue
             try:
+                _load_builtins(os.path.dirname(n))
                 _NVRTC = ctypes.CDLL(n)
                 break
             except OSError:
