@@ -753,9 +753,9 @@ static void mark_kernel(Lower *L, LLVMValueRef k)
     annotate_limits(L, k);
 }
 
-/* When the kernel raised (debug: a failed bounds check): the message, the thread and the block,
- * then a trap, so the launch fails instead of going on with bad memory. */
-static void report_and_trap(Lower *L, LLVMValueRef exc)
+/* debug: the exception printed where it happens too (the message, the thread and the block),
+ * so that a kernel that never synchronises still shows it. */
+static void print_exception(Lower *L, LLVMValueRef exc)
 {
     LLVMBuilderRef B = L->b;
     LLVMValueRef msg = LLVMBuildLoad2(B, L->ptr, LLVMBuildStructGEP2(B, L->exc_ty, exc, 3, ""), "");
@@ -777,19 +777,6 @@ static void report_and_trap(Lower *L, LLVMValueRef exc)
         LLVMBuildStore(B, ids[k], LLVMBuildStructGEP2(B, st, buf, (unsigned)k, ""));
     LLVMValueRef a2[2] = {LLVMBuildGlobalStringPtr(B, " (thread (%u, %u, %u), block (%u, %u, %u))\n", "pj.fmt"), buf};
     call_nvvm(L, "vprintf", L->i32, a2, 2);
-    call_nvvm(L, "llvm.trap", LLVMVoidTypeInContext(L->ctx), NULL, 0);
-}
-
-/* debug: a status other than OK (an exception, such as a failed bounds check) reports and traps. */
-static void trap_if_raised(Lower *L, LLVMValueRef k, LLVMValueRef status, LLVMValueRef exc)
-{
-    LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->ctx, k, "raised");
-    LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->ctx, k, "done");
-    LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, status, LLVMConstInt(L->i32, 0, 0), ""), bad, ok);
-    LLVMPositionBuilderAtEnd(L->b, bad);
-    report_and_trap(L, exc);
-    LLVMBuildBr(L->b, ok);
-    LLVMPositionBuilderAtEnd(L->b, ok);
 }
 
 /* ---- exceptions reported to the host (runtime/kernel_errors.c) ---- */
@@ -864,23 +851,26 @@ static void record_fault(Lower *L, LLVMValueRef k, LLVMValueRef exc, const char 
     LLVMPositionBuilderAtEnd(B, done);
 }
 
-/* Without debug: a status other than OK leaves the exception in the fault record, and the thread
- * returns; the host raises it at its next synchronising call. Free while nothing raises (the
- * branch is not taken), and gone where nothing can raise (the status folds to OK). */
+/* A status other than OK (a raise, a failed assert or bounds check) leaves the exception in the
+ * fault record, and the thread returns; the host raises it at its next synchronising call, as
+ * numba-cuda does in debug mode. Free while nothing raises (the branch is not taken), and gone
+ * where nothing can raise (the status folds to OK). With print, debug's, it is printed too. */
 static void report_if_raised(Lower *L, LLVMValueRef k, LLVMValueRef status, LLVMValueRef exc,
-                             const char *kname)
+                             const char *kname, bool print)
 {
     LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->ctx, k, "raised");
     LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->ctx, k, "done");
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, status, LLVMConstInt(L->i32, 0, 0), ""), bad, ok);
     LLVMPositionBuilderAtEnd(L->b, bad);
+    if (print)
+        print_exception(L, exc);
     record_fault(L, k, exc, kname);
     LLVMBuildBr(L->b, ok);
     LLVMPositionBuilderAtEnd(L->b, ok);
 }
 
-/* Whether some function of the kernel checks bounds (its own options or the kernel's), so that
- * an exception it raises reaches the trap. */
+/* Whether some function of the kernel checks bounds (its own options or the kernel's): debug's
+ * checks print what they find. */
 static bool any_checks(Lower *L)
 {
     for (int i = 0; i < L->prog->funcs.len; i++) {
@@ -923,10 +913,7 @@ void lower_gpu_entry(Lower *L, TypedFunc *tf)
     }
     LLVMValueRef st = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(native), native, args,
                                      (unsigned)tf->nargs + 2, "");
-    if (any_checks(L))
-        trap_if_raised(L, k, st, args[1]);
-    else
-        report_if_raised(L, k, st, args[1], tf->ir->name);
+    report_if_raised(L, k, st, args[1], tf->ir->name, any_checks(L));
     LLVMBuildRetVoid(L->b);
     L->prog->gpu_entry = name;
 }
