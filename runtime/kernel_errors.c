@@ -95,30 +95,53 @@ static void read_string(uint64_t p, char *buf, size_t size)
     buf[n] = '\0';
 }
 
-/* "kernel 'k' thread (x, y, z) block (x, y, z): " before the exception's message (its only
- * argument when that is a str), else as a note. */
+/* Sets an attribute of the exception being handled, ignoring failure (a class with __slots__). */
+static void set_attr(PyObject *ev, const char *name, PyObject *value)
+{
+    if (!value || PyObject_SetAttrString(ev, name, value) < 0)
+        PyErr_Clear();
+    Py_XDECREF(value);
+}
+
+/* As the simulator says it (pyjit/gpu/simulator/kernel.py: _annotate): "kernel 'k', thread
+ * (x, y, z), block (x, y, z): " before the message when it is a str, as the message when there
+ * is none, else as a note; and the three as the attributes pyjit_kernel, pyjit_thread and
+ * pyjit_block. */
 static void name_thread(const AbiKernelFault *f, const char *kname)
 {
     PyObject *et, *ev, *tb;
     PyErr_Fetch(&et, &ev, &tb);
     PyErr_NormalizeException(&et, &ev, &tb);
-    PyObject *where = PyUnicode_FromFormat("kernel '%s' thread (%u, %u, %u) block (%u, %u, %u)",
+    PyObject *where = PyUnicode_FromFormat("kernel '%s', thread (%u, %u, %u), block (%u, %u, %u)",
                                            kname, f->thread[0], f->thread[1], f->thread[2],
                                            f->block[0], f->block[1], f->block[2]);
     PyObject *args = ev ? PyObject_GetAttrString(ev, "args") : NULL;
-    if (where && args && PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 1 &&
-        PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
+    PyObject *fresh = NULL;
+    if (!where || !args || !PyTuple_Check(args)) {
+        PyErr_Clear();
+    } else if (PyTuple_GET_SIZE(args) == 0) {
+        fresh = PyTuple_Pack(1, where);
+    } else if (PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
         PyObject *text = PyUnicode_FromFormat("%U: %U", where, PyTuple_GET_ITEM(args, 0));
-        PyObject *fresh = text ? PyTuple_Pack(1, text) : NULL;
-        if (!fresh || PyObject_SetAttrString(ev, "args", fresh) < 0)
-            PyErr_Clear();
+        PyObject *rest = PyTuple_GetSlice(args, 1, PyTuple_GET_SIZE(args));
+        PyObject *head = text ? PyTuple_Pack(1, text) : NULL;
+        fresh = head && rest ? PySequence_Concat(head, rest) : NULL;
         Py_XDECREF(text);
-        Py_XDECREF(fresh);
-    } else if (where && ev) {
+        Py_XDECREF(rest);
+        Py_XDECREF(head);
+    } else {
         PyObject *r = PyObject_CallMethod(ev, "add_note", "O", where);
-        if (!r)
-            PyErr_Clear();
         Py_XDECREF(r);
+    }
+    if (fresh && PyObject_SetAttrString(ev, "args", fresh) < 0)
+        PyErr_Clear();
+    Py_XDECREF(fresh);
+    if (ev) {
+        set_attr(ev, "pyjit_kernel", PyUnicode_FromString(kname));
+        set_attr(ev, "pyjit_thread", Py_BuildValue("(III)", f->thread[0], f->thread[1],
+                                                   f->thread[2]));
+        set_attr(ev, "pyjit_block", Py_BuildValue("(III)", f->block[0], f->block[1],
+                                                  f->block[2]));
     }
     PyErr_Clear();
     Py_XDECREF(args);
@@ -139,7 +162,7 @@ static int raise_fault(const AbiKernelFault *f)
         Py_XDECREF(key);
         if (!e.cls) {
             if (!PyErr_Occurred())
-                PyErr_Format(PyExc_RuntimeError, "kernel '%s' thread (%u, %u, %u) block "
+                PyErr_Format(PyExc_RuntimeError, "kernel '%s', thread (%u, %u, %u), block "
                              "(%u, %u, %u) raised an exception of a class this process did not "
                              "compile (a kernel from the on-disk cache): %s", kname,
                              f->thread[0], f->thread[1], f->thread[2], f->block[0], f->block[1],
