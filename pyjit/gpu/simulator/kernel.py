@@ -583,8 +583,10 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
                                "kernel: dynamic parallelism is not supported")
         _begin(kernel, griddim, blockdim, sharedmem)
         try:
-            _run(prep, kargs, griddim, blockdim, kernel.__name__)
+            _run(prep, kargs, griddim, blockdim, kernel.__name__,
+                 kernel.options.get("error_model") == "numpy")
         except BaseException as exc:
+            exc = _zero_division(exc)
             _annotate(exc, kernel.__name__)
             raise exc.with_traceback(_kernel_traceback(exc.__traceback__))
         finally:
@@ -594,9 +596,20 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
             S.dyn_shared = None
 
 
-def _run(prep, kargs, griddim, blockdim, name):
-    # integer arithmetic wraps silently, as on the GPU (NumPy's scalars would warn)
-    with np.errstate(over="ignore"):
+def _zero_division(exc):
+    """A NumPy scalar's division by zero, made to raise by _run, as the compiled kernel raises
+    it: a ZeroDivisionError."""
+    if isinstance(exc, FloatingPointError) and "divide by zero" in str(exc):
+        zde = ZeroDivisionError("division by zero")
+        zde.__traceback__ = exc.__traceback__
+        return zde
+    return exc
+
+
+def _run(prep, kargs, griddim, blockdim, name, numpy_errors=False):
+    # integer arithmetic wraps silently, as on the GPU (NumPy's scalars would warn); a division
+    # by zero raises, as the compiled kernel's does under Python's error model (not NumPy's)
+    with np.errstate(over="ignore", divide="ignore" if numpy_errors else "raise"):
         nwarps = (blockdim[0] * blockdim[1] * blockdim[2] + 31) // 32
         if prep.gen is not None:
             scheduler.run_concurrent(prep.gen, kargs, griddim, blockdim, nwarps, name,
