@@ -794,15 +794,14 @@ static LLVMValueRef fault_global(Lower *L)
     return g;
 }
 
-/* abi.h's AbiKernelFault as LLVM lays it out (the same offsets as C's). */
+/* abi.h's AbiKernelFault as LLVM lays it out (the same offsets as C's: kernel_errors.c checks
+ * them). */
 static LLVMTypeRef fault_type(Lower *L)
 {
     LLVMTypeRef three = LLVMArrayType(L->i32, 3);
-    LLVMTypeRef f[8] = {L->i32, L->i32, L->i32, three, three, L->i64, L->i64, L->i64};
-    LLVMTypeRef all[9];
-    memcpy(all, f, sizeof f);
-    all[8] = LLVMArrayType(L->i64, 4);
-    return LLVMStructTypeInContext(L->ctx, all, 9, 0);
+    LLVMTypeRef f[9] = {L->i32, L->i32, L->i32, three, three, L->i64, L->i64, L->i64,
+                        LLVMArrayType(L->i64, 4)};
+    return LLVMStructTypeInContext(L->ctx, f, 9, 0);
 }
 
 /* A constant's device address, as the host's copies take it (global space, not generic). */

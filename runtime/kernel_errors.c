@@ -13,9 +13,16 @@
 #include "runtime/cuda.h"
 #include "runtime/runtime.h"
 
+#include <stddef.h>
 #include <string.h>
 
 enum { CUDA_ERROR_NOT_FOUND = 500 };
+
+/* The offsets compiler/lower_gpu.c (fault_type) writes at. */
+_Static_assert(offsetof(AbiKernelFault, thread) == 12 && offsetof(AbiKernelFault, block) == 24 &&
+               offsetof(AbiKernelFault, cls) == 40 && offsetof(AbiKernelFault, msg) == 48 &&
+               offsetof(AbiKernelFault, name) == 56 && offsetof(AbiKernelFault, args) == 64 &&
+               sizeof(AbiKernelFault) == 96, "AbiKernelFault's layout is lower_gpu.c's");
 
 static CUdeviceptr fault_record[CUDA_MAX_DEVICES];   /* 0 until a module that raises loads */
 static bool launched[CUDA_MAX_DEVICES];              /* a kernel ran since the last check */
