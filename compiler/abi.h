@@ -141,6 +141,22 @@ typedef struct ExcInfo {
 
 enum { ABI_STATUS_OK = 0, ABI_STATUS_ERROR = 1 };
 
+/* What the first thread of a kernel to raise leaves for the host (compiler/lower_gpu.c writes
+ * it, runtime/kernel_errors.c reads it at the next synchronising call): in device memory, at
+ * the address the module's global pj_fault_record holds. Device addresses are of the module's
+ * constants (the message, the kernel's name). */
+typedef struct AbiKernelFault {
+    int32_t claimed;        /* 0 until a thread takes the record (compare-and-swap) */
+    int32_t kind;           /* ExcInfo's */
+    int32_t nargs;
+    uint32_t thread[3], block[3];
+    uint64_t cls;           /* ABI_EXC_USER: the class's address where the kernel was compiled */
+    uint64_t msg;           /* device address of ExcInfo.msg, 0 for none */
+    uint64_t name;          /* device address of the kernel's name */
+    int64_t args[4];
+} AbiKernelFault;
+#define ABI_FAULT_GLOBAL "pj_fault_record"
+
 /* Every compiled function has two entry points.
  *  - The native one, used by compiled callers:
  *      int32 name(RetT *ret, ExcInfo *exc, Arg0 a0, Arg1 a1, ...)

@@ -143,6 +143,9 @@ typedef struct Program {
                              * argument's (checked at launch): its parameter is noalias, so a
                              * kernel that only reads it (not in written) may use the read-only
                              * data cache */
+    int gpu_maxnreg;        /* max_registers=: the kernel's .maxnreg (0: none) */
+    int gpu_bounds[3];      /* launch_bounds=: .maxntid, .minnctapersm, .maxclusterrank (0: none) */
+    bool lineinfo;          /* line tables only (lower_debug.c): .loc lines in the PTX */
 } Program;
 
 /* Compiled CPU code, alive until jit_release. */

@@ -2202,7 +2202,8 @@ static Type *call_function(Infer *c, Instr *in, const Const *k)
     const char *name = k && k->name ? k->name : "?";
     if (k && (k->kind == K_CFUNC || k->kind == K_OBJMODE)) {   /* C, or an objmode block */
         Args a;
-        Builtin row = k->kind == K_CFUNC ? BI_FFI_CALL : BI_OBJMODE_CALL;
+        Builtin row = k->kind == K_OBJMODE ? BI_OBJMODE_CALL
+                      : k->data ? BI_FFI_CALL : BI_DECLARED_CALL;   /* no address: by name */
         if (!where_ok(c, in, row, name, "()") || !bind_args(c, in, 1, NULL, name, false, &a))
             return NULL;
         return k->kind == K_CFUNC ? infer_c_call(c, in, k, a.pos, a.npos)

@@ -136,8 +136,8 @@ Type *infer_c_call(Infer *c, Instr *in, const Const *k, Instr **pos, int npos)
         for (int i = 0; i < npos; i++)
             args[i] = ty_is_scalar(types[i + 1]) ? infer_coerce(c, in, pos[i], types[i + 1]) : pos[i];
         in->op = OP_INTRINSIC;
-        in->sub = BI_FFI_CALL;
-        in->imm = (int64_t)(intptr_t)k->data;
+        in->sub = k->data ? BI_FFI_CALL : BI_DECLARED_CALL;
+        in->imm = (int64_t)(intptr_t)(k->data ? k->data : (void *)k->name);
         infer_set_args(c, in, args, npos);
     }
     return types[0];

@@ -621,8 +621,9 @@ static int check_undefined(LLVMModuleRef mod, Program *prog, Diag *diag)
     for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
         const char *name = LLVMGetValueName(f);
         if (!LLVMIsDeclaration(f) || !LLVMGetFirstUse(f) || strncmp(name, "llvm.", 5) == 0 ||
-            strcmp(name, "vprintf") == 0)
-            continue;
+            strcmp(name, "vprintf") == 0 ||
+            LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "pyjit-linked", 12))
+            continue;   /* gpu.declare_device's functions: the driver's linker resolves them */
         TypedFunc *entry = prog->funcs.items[0];
         return diag_error(diag, DIAG_UNSUPPORTED, entry->ir->qualname, entry->ir->filename,
                           entry->ir->firstline, -1, -1,

@@ -249,11 +249,10 @@ static LLVMValueRef where_const(Lower *L)
  * code uses it: the symbol pj.ref.<n>, an external of unknown size which the JIT binds to
  * prog->refs[n]'s address when it loads the code (jit.c), so that the same object code serves
  * another process, with that process's addresses (the on-disk cache, runtime/cache.c). A
- * kernel's addresses are constants: its code is not cached. */
-LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr)
+ * kernel's addresses are constants; its exception classes are listed in prog->refs all the
+ * same, so that the runtime knows the classes a fault record may name (kernel_errors.c). */
+static int ref_index(Lower *L, RefKind kind, void *handle, void *addr)
 {
-    if (L->t->is_gpu)
-        return LLVMConstIntToPtr(LLVMConstInt(L->i64, (uintptr_t)addr, 0), L->ptr);
     PtrVec *refs = &L->prog->refs;
     int n = 0;
     while (n < refs->len && !(((CodeRef *)refs->items[n])->handle == handle &&
@@ -264,6 +263,17 @@ LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr)
         *r = (CodeRef){kind, handle, addr};
         vec_push(L->prog->arena, refs, r);
     }
+    return n;
+}
+
+LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr)
+{
+    if (L->t->is_gpu) {
+        if (kind == REF_EXCCLASS)
+            ref_index(L, kind, handle, addr);
+        return LLVMConstIntToPtr(LLVMConstInt(L->i64, (uintptr_t)addr, 0), L->ptr);
+    }
+    int n = ref_index(L, kind, handle, addr);
     char name[32];
     snprintf(name, sizeof name, "pj.ref.%d", n);
     LLVMValueRef g = LLVMGetNamedGlobal(L->mod, name);
@@ -2185,6 +2195,7 @@ static int lower_block_body(Lower *L, Block *blk)
             return -1;
         if (L->fused[in->id])   /* computed in its user's loop */
             continue;
+        lower_debug_line(L, in->line);
         if (in->op >= OP_BR && in->op <= OP_RAISE) {
             lower_terminator(L, in, bi);
             return L->failed ? -1 : 0;
@@ -2420,6 +2431,7 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
     L->exc_ptr = LLVMGetParam(L->fn, 1);
     L->entry_bb = lower_block(L, "entry");
     LLVMPositionBuilderAtEnd(L->ab, L->entry_bb);
+    lower_debug_function(L);
     for (int i = 0; i < tf->ir->blocks.len; i++) {
         Block *blk = tf->ir->blocks.items[i];
         BlockInfo *bi = arena_alloc(L->prog->arena, sizeof *bi);
@@ -2513,6 +2525,7 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
     L.ab = LLVMCreateBuilderInContext(ctx);
     if (t->is_gpu)
         lower_gpu_prepare(&L);
+    lower_debug_begin(&L);
     for (int i = 0; i < prog->funcs.len; i++)
         declare_function(&L, prog->funcs.items[i], i == 0);
     find_cycles(&L);
@@ -2525,6 +2538,7 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
         lower_gpu_entry(&L, entry);
     if (rc == 0 && prog->cfunc)
         lower_build_cfunc(&L, entry);
+    lower_debug_finish(&L);
     LLVMDisposeBuilder(L.b);
     LLVMDisposeBuilder(L.ab);
     if (rc < 0 || L.failed) {

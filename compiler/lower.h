@@ -15,6 +15,7 @@
 #define PYJIT_LOWER_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 
 #include "compiler/compiler.h"
 #include "compiler/target.h"
@@ -60,6 +61,9 @@ typedef struct Lower {
     bool ew_numpy;             /* lowering an element of an array operation: NumPy's error model
                                 * (inf/nan, integer division by zero gives 0) whatever opts say */
     LLVMTypeRef i1, i8, i32, i64, f32, f64, ptr, none_ty, exc_ty, mi_ty;
+    /* lineinfo (lower_debug.c): line tables, NULL without them */
+    LLVMDIBuilderRef dib;
+    LLVMMetadataRef di_file, di_sp;
 } Lower;
 
 /* lower_array.c: marks the elementwise array operations of the function to fuse into their user */
@@ -249,6 +253,13 @@ int lower_exc_check_kernel(Lower *L);
 LLVMValueRef lower_gpu_print(Lower *L, Instr *in);
 LLVMValueRef lower_gpu_const_array(Lower *L, const Const *c, Type *t);
 void lower_gpu_prepare(Lower *L);
+/* lower_debug.c: line tables (prog->lineinfo): a compile unit for the module, a subprogram per
+ * function, the line of each IR instruction on what it lowers to; finish repairs what lowering
+ * placed outside its function's scope, and finalises. */
+void lower_debug_begin(Lower *L);
+void lower_debug_function(Lower *L);
+void lower_debug_line(Lower *L, int line);
+void lower_debug_finish(Lower *L);
 void lower_gpu_entry(Lower *L, TypedFunc *tf);
 
 #endif

@@ -152,6 +152,34 @@ static LLVMValueRef call_c(Lower *L, Instr *in)
     return in->type->kind == TY_NONE ? LLVMConstNull(L->none_ty) : call;
 }
 
+/* A device function of gpu.declare_device, by its name (in->imm), in numba-cuda's ABI: the
+ * result through a pointer, a status returned (0: it is not read, as numba-cuda does not). The
+ * driver's linker resolves it (runtime/link.c). */
+static LLVMValueRef call_declared(Lower *L, Instr *in)
+{
+    int n = in->nargs;
+    const char *name = (const char *)(intptr_t)in->imm;
+    LLVMTypeRef params[n + 1];
+    LLVMValueRef args[n + 1];
+    Type *rt = in->type;
+    LLVMTypeRef lrt = rt->kind == TY_NONE ? L->i8 : c_type(L, rt);
+    params[0] = L->ptr;
+    args[0] = lower_alloca(L, lrt);
+    for (int i = 0; i < n; i++) {
+        params[i + 1] = c_type(L, in->args[i]->type);
+        args[i + 1] = lower_value(L, in->args[i]);
+    }
+    LLVMTypeRef ft = LLVMFunctionType(L->i32, params, (unsigned)n + 1, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(L->mod, name);
+    if (!fn) {
+        fn = LLVMAddFunction(L->mod, name, ft);
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                LLVMCreateStringAttribute(L->ctx, "pyjit-linked", 12, "", 0));
+    }
+    LLVMBuildCall2(L->b, ft, fn, args, (unsigned)n + 1, "");
+    return rt->kind == TY_NONE ? LLVMConstNull(L->none_ty) : LLVMBuildLoad2(L->b, lrt, args[0], "");
+}
+
 /* ---- objmode blocks ---------------------------------------------------------------------- */
 
 /* The block's inputs stored in memory, their types by name, and its outputs read back from the
@@ -205,6 +233,8 @@ LLVMValueRef lower_bi_ffi(Lower *L, Instr *in, Builtin bi)
         return array_over(L, in, bi == BI_FARRAY);
     case BI_FFI_CALL:
         return call_c(L, in);
+    case BI_DECLARED_CALL:
+        return call_declared(L, in);
     case BI_OBJMODE_CALL:
         return objmode_call(L, in);
     default:

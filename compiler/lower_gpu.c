@@ -725,18 +725,37 @@ static LLVMValueRef rebuild(Lower *L, LLVMValueRef k, Type *t, unsigned *next, i
     return LLVMConstNull(L->none_ty);
 }
 
-static void mark_kernel(Lower *L, LLVMValueRef k)
+static void annotate(Lower *L, LLVMValueRef k, const char *key, int value)
 {
-    LLVMSetFunctionCallConv(k, LLVMPTXKernelCallConv);
-    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(k), LLVMMDStringInContext2(L->ctx, "kernel", 6),
-                             LLVMValueAsMetadata(LLVMConstInt(L->i32, 1, 0))};
+    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(k), LLVMMDStringInContext2(L->ctx, key, strlen(key)),
+                             LLVMValueAsMetadata(LLVMConstInt(L->i32, (unsigned)value, 0))};
     LLVMAddNamedMetadataOperand(L->mod, "nvvm.annotations",
                                 LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, md, 3)));
 }
 
-/* When the kernel raised (debug: a failed bounds check): the message, the thread and the block,
- * then a trap, so the launch fails instead of going on with bad memory. */
-static void report_and_trap(Lower *L, LLVMValueRef exc)
+/* max_registers and launch_bounds as NVVM annotations: the back end writes them as .maxnreg,
+ * .maxntid and .minnctapersm (.maxclusterrank, which LLVM 16 does not know, is added to the PTX
+ * text: runtime/cuda_compile.c). */
+static void annotate_limits(Lower *L, LLVMValueRef k)
+{
+    if (L->prog->gpu_maxnreg > 0)
+        annotate(L, k, "maxnreg", L->prog->gpu_maxnreg);
+    if (L->prog->gpu_bounds[0] > 0)
+        annotate(L, k, "maxntidx", L->prog->gpu_bounds[0]);
+    if (L->prog->gpu_bounds[1] > 0)
+        annotate(L, k, "minctasm", L->prog->gpu_bounds[1]);
+}
+
+static void mark_kernel(Lower *L, LLVMValueRef k)
+{
+    LLVMSetFunctionCallConv(k, LLVMPTXKernelCallConv);
+    annotate(L, k, "kernel", 1);
+    annotate_limits(L, k);
+}
+
+/* debug: the exception printed where it happens too (the message, the thread and the block),
+ * so that a kernel that never synchronises still shows it. */
+static void print_exception(Lower *L, LLVMValueRef exc)
 {
     LLVMBuilderRef B = L->b;
     LLVMValueRef msg = LLVMBuildLoad2(B, L->ptr, LLVMBuildStructGEP2(B, L->exc_ty, exc, 3, ""), "");
@@ -758,23 +777,99 @@ static void report_and_trap(Lower *L, LLVMValueRef exc)
         LLVMBuildStore(B, ids[k], LLVMBuildStructGEP2(B, st, buf, (unsigned)k, ""));
     LLVMValueRef a2[2] = {LLVMBuildGlobalStringPtr(B, " (thread (%u, %u, %u), block (%u, %u, %u))\n", "pj.fmt"), buf};
     call_nvvm(L, "vprintf", L->i32, a2, 2);
-    call_nvvm(L, "llvm.trap", LLVMVoidTypeInContext(L->ctx), NULL, 0);
 }
 
-/* debug: a status other than OK (an exception, such as a failed bounds check) reports and traps. */
-static void trap_if_raised(Lower *L, LLVMValueRef k, LLVMValueRef status, LLVMValueRef exc)
+/* ---- exceptions reported to the host (runtime/kernel_errors.c) ---- */
+
+/* The module global the runtime points at the device's fault record when it loads the module
+ * (external, so that cuModuleGetGlobal finds it and the optimiser keeps its loads). */
+static LLVMValueRef fault_global(Lower *L)
+{
+    LLVMValueRef g = LLVMGetNamedGlobal(L->mod, ABI_FAULT_GLOBAL);
+    if (!g) {
+        g = LLVMAddGlobalInAddressSpace(L->mod, L->ptr, ABI_FAULT_GLOBAL, 1);
+        LLVMSetInitializer(g, LLVMConstNull(L->ptr));
+        LLVMSetAlignment(g, 8);
+    }
+    return g;
+}
+
+/* abi.h's AbiKernelFault as LLVM lays it out (the same offsets as C's: kernel_errors.c checks
+ * them). */
+static LLVMTypeRef fault_type(Lower *L)
+{
+    LLVMTypeRef three = LLVMArrayType(L->i32, 3);
+    LLVMTypeRef f[9] = {L->i32, L->i32, L->i32, three, three, L->i64, L->i64, L->i64,
+                        LLVMArrayType(L->i64, 4)};
+    return LLVMStructTypeInContext(L->ctx, f, 9, 0);
+}
+
+/* A constant's device address, as the host's copies take it (global space, not generic). */
+static LLVMValueRef device_address(Lower *L, LLVMValueRef p)
+{
+    LLVMValueRef g = LLVMBuildAddrSpaceCast(L->b, p, LLVMPointerTypeInContext(L->ctx, 1), "");
+    return LLVMBuildPtrToInt(L->b, g, L->i64, "");
+}
+
+/* The raising thread's exception into the fault record, if it is the first to claim it. */
+static void record_fault(Lower *L, LLVMValueRef k, LLVMValueRef exc, const char *kname)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMTypeRef ft = fault_type(L);
+    LLVMValueRef rec = LLVMBuildLoad2(B, L->ptr, fault_global(L), "fault");
+    LLVMBasicBlockRef claim = LLVMAppendBasicBlockInContext(L->ctx, k, "fault.claim");
+    LLVMBasicBlockRef write = LLVMAppendBasicBlockInContext(L->ctx, k, "fault.write");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(L->ctx, k, "fault.done");
+    LLVMBuildCondBr(B, LLVMBuildIsNotNull(B, rec, ""), claim, done);
+    LLVMPositionBuilderAtEnd(B, claim);
+    LLVMValueRef cas = LLVMBuildAtomicCmpXchg(B, LLVMBuildStructGEP2(B, ft, rec, 0, ""),
+                                              LLVMConstInt(L->i32, 0, 0), LLVMConstInt(L->i32, 1, 0),
+                                              LLVMAtomicOrderingMonotonic, LLVMAtomicOrderingMonotonic, 0);
+    LLVMBuildCondBr(B, LLVMBuildExtractValue(B, cas, 1, ""), write, done);
+    LLVMPositionBuilderAtEnd(B, write);
+    for (unsigned f = 0; f < 2; f++)   /* kind, nargs */
+        LLVMBuildStore(B, LLVMBuildLoad2(B, L->i32, LLVMBuildStructGEP2(B, L->exc_ty, exc, f, ""), ""),
+                       LLVMBuildStructGEP2(B, ft, rec, f + 1, ""));
+    for (int i = 0; i < 6; i++) {
+        LLVMValueRef idx[3] = {LLVMConstInt(L->i32, 0, 0), LLVMConstInt(L->i32, 3 + (unsigned)i / 3, 0),
+                               LLVMConstInt(L->i32, (unsigned)i % 3, 0)};
+        LLVMBuildStore(B, sreg_axis(L, i / 3, i % 3), LLVMBuildInBoundsGEP2(B, ft, rec, idx, 3, ""));
+    }
+    LLVMValueRef cls = LLVMBuildLoad2(B, L->ptr, LLVMBuildStructGEP2(B, L->exc_ty, exc, 2, ""), "");
+    LLVMBuildStore(B, LLVMBuildPtrToInt(B, cls, L->i64, ""), LLVMBuildStructGEP2(B, ft, rec, 5, ""));
+    LLVMValueRef msg = LLVMBuildLoad2(B, L->ptr, LLVMBuildStructGEP2(B, L->exc_ty, exc, 3, ""), "");
+    LLVMValueRef msga = LLVMBuildSelect(B, LLVMBuildIsNull(B, msg, ""), lower_i64(L, 0),
+                                        device_address(L, msg), "");
+    LLVMBuildStore(B, msga, LLVMBuildStructGEP2(B, ft, rec, 6, ""));
+    LLVMBuildStore(B, device_address(L, LLVMBuildGlobalStringPtr(B, kname, "pj.kname")),
+                   LLVMBuildStructGEP2(B, ft, rec, 7, ""));
+    LLVMTypeRef args_ty = LLVMArrayType(L->i64, 4);
+    LLVMBuildStore(B, LLVMBuildLoad2(B, args_ty, LLVMBuildStructGEP2(B, L->exc_ty, exc, 4, ""), ""),
+                   LLVMBuildStructGEP2(B, ft, rec, 8, ""));
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+}
+
+/* A status other than OK (a raise, a failed assert or bounds check) leaves the exception in the
+ * fault record, and the thread returns; the host raises it at its next synchronising call, as
+ * numba-cuda does in debug mode. Free while nothing raises (the branch is not taken), and gone
+ * where nothing can raise (the status folds to OK). With print, debug's, it is printed too. */
+static void report_if_raised(Lower *L, LLVMValueRef k, LLVMValueRef status, LLVMValueRef exc,
+                             const char *kname, bool print)
 {
     LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(L->ctx, k, "raised");
     LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(L->ctx, k, "done");
     LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, status, LLVMConstInt(L->i32, 0, 0), ""), bad, ok);
     LLVMPositionBuilderAtEnd(L->b, bad);
-    report_and_trap(L, exc);
+    if (print)
+        print_exception(L, exc);
+    record_fault(L, k, exc, kname);
     LLVMBuildBr(L->b, ok);
     LLVMPositionBuilderAtEnd(L->b, ok);
 }
 
-/* Whether some function of the kernel checks bounds (its own options or the kernel's), so that
- * an exception it raises reaches the trap. */
+/* Whether some function of the kernel checks bounds (its own options or the kernel's): debug's
+ * checks print what they find. */
 static bool any_checks(Lower *L)
 {
     for (int i = 0; i < L->prog->funcs.len; i++) {
@@ -798,6 +893,8 @@ void lower_gpu_entry(Lower *L, TypedFunc *tf)
     L->fn = k;
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, k, "entry");
     LLVMPositionBuilderAtEnd(L->b, entry);
+    L->ir = tf->ir;
+    lower_debug_function(L);   /* lineinfo: the body inlined here keeps its lines */
     LLVMValueRef args[tf->nargs + 2];
     Type *rt = tf->ret;
     args[0] = LLVMBuildAlloca(L->b, rt && rt->kind != TY_NONE ? lower_type(L, rt) : L->i8, "");
@@ -815,8 +912,7 @@ void lower_gpu_entry(Lower *L, TypedFunc *tf)
     }
     LLVMValueRef st = LLVMBuildCall2(L->b, LLVMGlobalGetValueType(native), native, args,
                                      (unsigned)tf->nargs + 2, "");
-    if (any_checks(L))
-        trap_if_raised(L, k, st, args[1]);
+    report_if_raised(L, k, st, args[1], tf->ir->name, any_checks(L));
     LLVMBuildRetVoid(L->b);
     L->prog->gpu_entry = name;
 }

@@ -178,6 +178,10 @@ class _Walk:
             overloaded = v in self.overloads
         except TypeError:     # unhashable: the frontend cannot use it either
             overloaded = False
+        describe = getattr(type(v), "_pyjit_describe", None)
+        if describe is not None:   # gpu.declare_device: called by name, linked when loaded
+            self.add("declared", *describe(v))
+            return
         if _is_c_function(v):
             raise TypeError(f"it calls the C function {getattr(v, '__name__', v)!r}, whose "
                             f"address another process does not share")

@@ -91,6 +91,9 @@ def describe(obj):
     """(name, address, "ret|arg|...") of a C function compiled code may call: a @cfunc, a
     ctypes function with argtypes set, a cffi function; None for anything else. TypeError
     (the compile error) for a C function whose signature compiled code cannot use."""
+    describe_self = getattr(type(obj), "_pyjit_describe", None)
+    if describe_self is not None:   # gpu.declare_device: a symbol the GPU linker resolves
+        return describe_self(obj)
     if isinstance(obj, CFunc):
         return obj.__name__, obj.address, "|".join((obj._ret.name,) + tuple(a.name for a in obj._args))
     if isinstance(obj, ctypes._CFuncPtr):

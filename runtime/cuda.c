@@ -331,6 +331,8 @@ static PyObject *stream_synchronize(CudaStream *s, PyObject *unused)
     Py_END_ALLOW_THREADS
     if (r != CUDA_SUCCESS)
         return cuda_raise(r, "synchronizing a stream", NULL);
+    if (cuda_fault_check() < 0)   /* an exception a kernel raised (kernel_errors.c) */
+        return NULL;
     Py_RETURN_NONE;
 }
 
@@ -662,6 +664,8 @@ static PyObject *py_synchronize(PyObject *self, PyObject *unused)
     Py_END_ALLOW_THREADS
     if (r != CUDA_SUCCESS)
         return cuda_raise(r, "synchronizing the device", NULL);
+    if (cuda_fault_check() < 0)   /* an exception a kernel raised (kernel_errors.c) */
+        return NULL;
     Py_RETURN_NONE;
 }
 

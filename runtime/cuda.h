@@ -38,6 +38,9 @@ typedef struct CudaCompileOptions {
                              * launch; a specialisation of the kernel, like its types) */
     uint64_t noalias;       /* bit i: array argument i overlaps no other array argument
                              * (checked at launch, a specialisation too) */
+    int max_registers;      /* max_registers=: .maxnreg (0: none) */
+    int launch_bounds[3];   /* launch_bounds=: .maxntid, .minnctapersm, .maxclusterrank (0:
+                             * none) */
 } CudaCompileOptions;
 
 typedef struct CudaKernelCode {
@@ -68,6 +71,7 @@ typedef int CUdevice;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
+typedef struct CUlinkState_st *CUlinkState;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
@@ -114,6 +118,22 @@ PyObject *cuda_raise(CUresult r, const char *what, const char *kernel);
 /* Remembers the name (a str) of the kernel launched last, so that an error the driver reports
  * later (a fault is seen at the next synchronization) can name it. */
 void cuda_note_launch(PyObject *kernel_name);
+/* Exceptions raised in kernels (kernel_errors.c): a loaded module is pointed at the device's
+ * fault record; a launch notes that a kernel ran; a synchronising call then checks the record
+ * and raises what a kernel left there (0, or -1 with that exception set). Classes of user
+ * exceptions a kernel compiled here may raise are registered by their address. */
+int cuda_fault_attach(CUmodule module, int dev);
+/* Kernels with foreign device code (link.c): whether kernel (a Kernel, or NULL) needs the
+ * driver's linker for this PTX (link= files, or a declare_device function it calls), and the
+ * link itself into *out. 0, or -1 with an exception naming the kernel and the file. */
+bool cuda_link_needed(PyObject *kernel, const char *ptx);
+int cuda_link_load(PyObject *kernel, const char *ptx, int dev, CUmodule *out, const char *kname);
+void cuda_fault_note_launch(int dev);
+/* Whether a kernel's PTX uses the fault record (declares it and refers to it again): a kernel
+ * whose raising paths the optimiser removed needs no check after its launches. */
+bool cuda_fault_used(const char *ptx);
+int cuda_fault_check(void);
+int cuda_fault_register_class(PyObject *cls);
 /* 0 when r is CUDA_SUCCESS, else cuda_raise and -1. */
 int cuda_check(CUresult r, const char *what);
 /* The class pyjit.gpu.errors.<name> (borrowed), or NULL with an exception. */

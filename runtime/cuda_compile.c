@@ -10,6 +10,7 @@
 #include "frontend/frontend.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* ---- the CompilerHost: the kernel, and the functions it calls --------------------------------- */
 
@@ -83,6 +84,28 @@ static int gpu_declared_signature(void *ctx, void *handle, Type **args, int narg
 
 /* ---- the compilation ------------------------------------------------------------------------- */
 
+/* The exception classes the kernel may raise, known to kernel_errors.c by their address. */
+static void register_classes(Program *prog)
+{
+    for (int i = 0; i < prog->refs.len; i++) {
+        CodeRef *r = prog->refs.items[i];
+        if (r->kind == REF_EXCCLASS && cuda_fault_register_class(r->handle) < 0)
+            PyErr_Clear();   /* without memory: its record raises a RuntimeError instead */
+    }
+}
+
+/* launch_bounds' third item, .maxclusterrank, which LLVM 16's NVPTX back end does not write:
+ * put among the entry's other performance directives, just before its body's opening brace. */
+static const char *with_cluster_rank(const char *ptx, int rank, Arena *arena)
+{
+    const char *entry = rank > 0 && ptx ? strstr(ptx, ".entry ") : NULL;
+    const char *params_end = entry ? strchr(entry, ')') : NULL;
+    const char *body = params_end ? strchr(params_end, '{') : NULL;
+    if (!body)
+        return ptx;
+    return arena_printf(arena, "%.*s.maxclusterrank %d\n%s", (int)(body - ptx), ptx, rank, body);
+}
+
 int cuda_compile_kernel(PyObject *pyfunc, PyObject *registry, Type **argtypes, int nargs,
                         const CudaCompileOptions *opts, Arena *arena, CudaKernelCode *out,
                         Diag *diag)
@@ -94,11 +117,15 @@ int cuda_compile_kernel(PyObject *pyfunc, PyObject *registry, Type **argtypes, i
                          .options_of = rt_callee_options};
     Program prog = {.arena = arena, .opts = &opts->base, .host = &host, .gpu = true,
                     .gpu_device = opts->device, .gpu_cc = opts->cc_major * 10 + opts->cc_minor,
-                    .gpu_aligned = opts->aligned, .gpu_noalias = opts->noalias};
+                    .gpu_aligned = opts->aligned, .gpu_noalias = opts->noalias,
+                    .gpu_maxnreg = opts->max_registers, .lineinfo = opts->lineinfo,
+                    .gpu_bounds = {opts->launch_bounds[0], opts->launch_bounds[1],
+                                   opts->launch_bounds[2]}};
     if (pipeline_compile(&prog, pyfunc, argtypes, nargs, NULL, NULL, diag) < 0)
         return -1;
-    out->ptx = prog.asm_dump;
+    out->ptx = with_cluster_rank(prog.asm_dump, opts->launch_bounds[2], arena);
     out->entry = prog.gpu_entry;
+    register_classes(&prog);
     out->written = prog.written;
     out->types_dump = prog.types_dump;
     out->llvm_dump = prog.llvm_dump;

@@ -447,7 +447,7 @@ static PyObject *copy_to_host(CudaArray *a, PyObject *args, PyObject *kwds)
         if (!PyArray_Check(ary))
             return PyErr_Format(PyExc_TypeError, "copy_to_host(ary): ary must be a NumPy "
                                 "array, not %.100s", Py_TYPE(ary)->tp_name);
-        if (copy_out(a, (PyArrayObject *)ary, s) < 0)
+        if (copy_out(a, (PyArrayObject *)ary, s) < 0 || (!s && cuda_fault_check() < 0))
             return NULL;
         return Py_NewRef(ary);
     }
@@ -457,7 +457,7 @@ static PyObject *copy_to_host(CudaArray *a, PyObject *args, PyObject *kwds)
     Py_INCREF(a->dtype);
     PyObject *h = PyArray_Empty(a->ndim, dims, (PyArray_Descr *)a->dtype,
                                 array_layout(a) == 'F' && a->ndim > 1);
-    if (h && copy_out(a, (PyArrayObject *)h, s) < 0)
+    if (h && (copy_out(a, (PyArrayObject *)h, s) < 0 || (!s && cuda_fault_check() < 0)))
         Py_CLEAR(h);
     return h;
 }

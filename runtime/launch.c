@@ -41,6 +41,7 @@ typedef struct KVersion {
     int max_threads[CUDA_MAX_DEVICES];
     int static_shared[CUDA_MAX_DEVICES];
     int dyn_shared[CUDA_MAX_DEVICES];   /* the dynamic shared memory the function allows now */
+    bool can_raise;         /* its PTX uses the fault record (kernel_errors.c) */
 } KVersion;
 
 typedef struct CudaKernel {
@@ -237,22 +238,36 @@ enum {   /* CUjit_option and CUfunction_attribute numbers (the driver's ABI) */
     FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
-/* Loads v's PTX on device dev (once) and reads the function's limits. */
-static int load_version(KVersion *v, int dev, const char *kname)
+/* v's module on device dev: its PTX loaded, or linked with foreign code first (link.c). */
+static int load_module(KVersion *v, int dev, const char *kname, PyObject *kernel)
 {
+    if (cuda_link_needed(kernel, v->ptx))
+        return cuda_link_load(kernel, v->ptx, dev, &v->module[dev], kname);
     char log[4096] = "";
     int opts[] = {JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *vals[] = {log, (void *)(uintptr_t)sizeof log};
     CUresult r = cuda_api.cuModuleLoadDataEx(&v->module[dev], v->ptx, 2, opts, vals);
     if (r != CUDA_SUCCESS) {
-        v->module[dev] = NULL;
         char what[4300];
         snprintf(what, sizeof what, "loading the PTX of kernel '%s'%s%s", kname,
                  log[0] ? ":\n" : "", log);
         cuda_raise(r, what, kname);
         return -1;
     }
+    return 0;
+}
+
+/* Loads v on device dev (once) and reads the function's limits. */
+static int load_version(KVersion *v, int dev, const char *kname, PyObject *kernel)
+{
+    if (load_module(v, dev, kname, kernel) < 0) {
+        v->module[dev] = NULL;
+        return -1;
+    }
     CUfunction f;
+    v->can_raise = cuda_fault_used(v->ptx);
+    if (v->can_raise && cuda_fault_attach(v->module[dev], dev) < 0)
+        return -1;
     if (cuda_check(cuda_api.cuModuleGetFunction(&f, v->module[dev], v->entry),
                    "finding the kernel in its module") < 0 ||
         cuda_check(cuda_api.cuFuncGetAttribute(&v->max_threads[dev], FUNC_MAX_THREADS_PER_BLOCK,
@@ -272,11 +287,15 @@ static int load_version(KVersion *v, int dev, const char *kname)
 static int kernel_init(CudaKernel *k, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"py_func", "registry", "debug", "fastmath", "opt", "lineinfo",
-                             "cache", NULL};
+                             "cache", "max_registers", "launch_bounds", "error_model_numpy",
+                             NULL};
     PyObject *func, *registry;
-    int debug = 0, fastmath = 0, opt = 3, lineinfo = 0, cache = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|ppipp:Kernel", kwlist, &func, &PyDict_Type,
-                                     &registry, &debug, &fastmath, &opt, &lineinfo, &cache))
+    int debug = 0, fastmath = 0, opt = 3, lineinfo = 0, cache = 0, maxreg = 0, numpy_errors = 0;
+    int *bounds = k->opts.launch_bounds;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!|ppippi(iii)p:Kernel", kwlist, &func,
+                                     &PyDict_Type, &registry, &debug, &fastmath, &opt, &lineinfo,
+                                     &cache, &maxreg, &bounds[0], &bounds[1], &bounds[2],
+                                     &numpy_errors))
         return -1;
     if (!PyFunction_Check(func)) {
         PyErr_Format(PyExc_TypeError, "@gpu.jit takes a Python function, not %.100s",
@@ -306,6 +325,8 @@ static int kernel_init(CudaKernel *k, PyObject *args, PyObject *kwds)
     if (rt_boundscheck_env() >= 0)
         k->opts.base.boundscheck = rt_boundscheck_env();
     k->opts.lineinfo = lineinfo;
+    k->opts.max_registers = maxreg;
+    k->opts.base.error_model_numpy = numpy_errors;
     k->cache = cache;
     return 0;
 }
@@ -410,6 +431,19 @@ static int check_static_limits(CudaLaunch *l, const char *kname)
     return 0;
 }
 
+/* launch_bounds=(n, ...): a block of more than n threads is refused when configured, before
+ * the driver would (its own refusal names no option). */
+static int check_launch_bounds(CudaLaunch *l, CudaKernel *k)
+{
+    unsigned long long threads = (unsigned long long)l->block[0] * l->block[1] * l->block[2];
+    int most = k->opts.launch_bounds[0];
+    if (most > 0 && threads > (unsigned long long)most)
+        return PyErr_Format(PyExc_ValueError, "kernel '%s': a block of %llu threads; its "
+                            "launch_bounds allow at most %d threads a block", k->cname, threads,
+                            most), -1;
+    return 0;
+}
+
 static PyObject *launch_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                    PyObject *kwnames);
 
@@ -426,7 +460,8 @@ static PyObject *make_launch(CudaKernel *k, PyObject *grid, PyObject *block, PyO
     PyObject_GC_Track(l);
     if (parse_dims(grid, l->grid, "griddim", k->cname) < 0 ||
         parse_dims(block, l->block, "blockdim", k->cname) < 0 ||
-        check_static_limits(l, k->cname) < 0 || cuda_stream_handle(stream, &l->stream) < 0)
+        check_static_limits(l, k->cname) < 0 || check_launch_bounds(l, k) < 0 ||
+        cuda_stream_handle(stream, &l->stream) < 0)
         goto fail;
     if (shared && shared != Py_None) {
         long long v = PyLong_AsLongLong(shared);
@@ -729,6 +764,8 @@ static int unstage_host(CudaKernel *k, Arg *args, int n, uint64_t written, CUstr
             rc = -1;
         Py_CLEAR(a->staged);
     }
+    if (rc == 0 && ok && any && cuda_fault_check() < 0)   /* synchronised: report a raise */
+        rc = -1;
     return rc;
 }
 
@@ -846,7 +883,7 @@ static KVersion *version_for(CudaKernel *k, Type **types, int n, const VFacts *f
         }
         k->last = v;
     }
-    if (!v->func[dev] && load_version(v, dev, k->cname) < 0)
+    if (!v->func[dev] && load_version(v, dev, k->cname, k->py_func ? (PyObject *)k : NULL) < 0)
         return NULL;
     return v;
 }
@@ -919,6 +956,8 @@ static int do_launch(CudaLaunch *l, KVersion *v, int dev, char *buf, size_t size
         return -1;
     }
     cuda_note_launch(l->kernel->name);
+    if (v->can_raise)
+        cuda_fault_note_launch(dev);
     return 0;
 }
 
@@ -1123,7 +1162,36 @@ static PyObject *kernel_written(CudaKernel *k, PyObject *u)
     return d;
 }
 
+/* kernel._func_attribute(attr): {signature: cuFuncGetAttribute(attr)} over the versions loaded
+ * on the current device (numba-cuda's get_regs_per_thread() and the rest). */
+static PyObject *kernel_func_attribute(CudaKernel *k, PyObject *arg)
+{
+    int attr = PyLong_AsLong(arg), dev = cuda_current_device();
+    if ((attr == -1 && PyErr_Occurred()) || cuda_ensure() < 0 || cuda_enter(dev) < 0)
+        return NULL;
+    PyObject *d = PyDict_New();
+    for (int i = 0; d && i < k->nversions; i++) {
+        KVersion *v = k->versions[i];
+        int value;
+        if (!v->func[dev])
+            continue;
+        if (cuda_check(cuda_api.cuFuncGetAttribute(&value, attr, v->func[dev]),
+                       "reading a kernel attribute") < 0) {
+            Py_CLEAR(d);
+            break;
+        }
+        PyObject *key = signature_of(v), *val = PyLong_FromLong(value);
+        if (!key || !val || PyDict_SetItem(d, key, val) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(key);
+        Py_XDECREF(val);
+    }
+    return d;
+}
+
 static PyMethodDef kernel_methods[] = {
+    {"_func_attribute", (PyCFunction)kernel_func_attribute, METH_O,
+     "{signature: the driver's function attribute attr} of the versions loaded on this GPU."},
     {"forall", (PyCFunction)(void (*)(void))kernel_forall, METH_VARARGS | METH_KEYWORDS,
      "forall(ntasks, tpb=0, stream=0, sharedmem=0): a launch covering ntasks threads."},
     {"inspect_asm", (PyCFunction)kernel_inspect_asm, METH_NOARGS,
@@ -1215,14 +1283,17 @@ static PyObject *py_load_ptx(PyObject *self, PyObject *args, PyObject *kwds)
 static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pyfunc", "registry", "argtypes", "device", "fastmath", "cc",
-                             "debug", "lineinfo", "opt", "aligned", "noalias", NULL};
+                             "debug", "lineinfo", "opt", "aligned", "noalias", "max_registers",
+                             "launch_bounds", "error_model_numpy", NULL};
     PyObject *func, *registry, *typenames, *result = NULL;
     int device = 0, fastmath = 0, debug = 0, lineinfo = 0, opt = 3, major = 9, minor = 0;
+    int maxreg = 0, bounds[3] = {0, 0, 0}, numpy_errors = 0;
     unsigned long long aligned = 0, noalias = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppiKK:cuda_compile_ptx", kwlist,
-                                     &func, &PyDict_Type, &registry, &typenames, &device,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppiKKi(iii)p:cuda_compile_ptx",
+                                     kwlist, &func, &PyDict_Type, &registry, &typenames, &device,
                                      &fastmath, &major, &minor, &debug, &lineinfo, &opt,
-                                     &aligned, &noalias))
+                                     &aligned, &noalias, &maxreg, &bounds[0], &bounds[1],
+                                     &bounds[2], &numpy_errors))
         return NULL;
     PyObject *name = PyObject_GetAttrString(func, "__name__");
     const char *cname = name ? PyUnicode_AsUTF8(name) : NULL;
@@ -1253,10 +1324,12 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
         goto done;
     CudaCompileOptions opts = {.cc_major = major, .cc_minor = minor, .device = device,
                                .lineinfo = lineinfo, .aligned = aligned,
-                               .noalias = noalias};
+                               .noalias = noalias, .max_registers = maxreg,
+                               .launch_bounds = {bounds[0], bounds[1], bounds[2]}};
     rt_default_options(&opts.base);
     opts.base.opt_level = opt;
     opts.base.fastmath = fastmath;
+    opts.base.error_model_numpy = numpy_errors;
     opts.base.debug |= debug;
     opts.base.boundscheck |= debug;
     if (rt_boundscheck_env() >= 0)

@@ -155,12 +155,14 @@ def test_print_in_kernel(gpu):
     assert "value 1.500000 0 True" in out, out + err
 
 
-def test_debug_bounds_check_stops_the_kernel(gpu):
-    # an out-of-bounds store with debug=True traps (after printing the index, the thread and
-    # the block) instead of writing past the array; run in a child: a trap ends its context
+def test_debug_bounds_check_stops_the_thread(gpu):
+    # an out-of-bounds store with debug=True prints the index, the thread and the block, does
+    # not write past the array, and is an IndexError at the next synchronisation (in a child,
+    # so that nothing else sees its output)
     from util import run_subprocess
     rc, out, err = run_subprocess(_CHILD % ("True", "True"), timeout=120)
-    assert "RAISED" in out and "NO ERROR" not in out, out + err
+    assert "RAISED IndexError" in out and "NO ERROR" not in out, out + err
+    assert "thread (4, 0, 0)" in out, out + err
 
 
 def test_write_through_an_array_a_device_function_returns(gpu):

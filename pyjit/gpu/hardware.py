@@ -17,7 +17,9 @@ import warnings
 from .. import _core, _registry, _serialize
 from .. import decorators as _decorators
 from .. import types as _types_mod
+from . import _options as _kernel_options
 from ._builtins import INTRINSICS, NAMESPACES
+from ._link import declare_device
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError
 
 _NO_RUNTIME = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
@@ -88,10 +90,16 @@ class InOut(_Direction):
 
 # ---- kernels ----
 
-def _options(debug, fastmath, opt, lineinfo):
+def _options(debug, fastmath, opt, lineinfo, max_registers, launch_bounds, error_model):
     return dict(debug=bool(debug), fastmath=bool(fastmath), opt=3 if opt else 0,
-                lineinfo=bool(lineinfo))
+                lineinfo=bool(lineinfo), max_registers=max_registers or 0,
+                launch_bounds=_kernel_options.launch_bounds(launch_bounds) or (0, 0, 0),
+                error_model_numpy=error_model == "numpy")
 
+
+# CUfunction_attribute numbers (the driver's ABI)
+_FUNC_MAX_THREADS_PER_BLOCK, _FUNC_SHARED_SIZE_BYTES, _FUNC_CONST_SIZE_BYTES = 0, 1, 2
+_FUNC_LOCAL_SIZE_BYTES, _FUNC_NUM_REGS = 3, 4
 
 if _HAVE_RUNTIME:
     _core.cuda_set_directions(In, Out, InOut)
@@ -103,9 +111,13 @@ if _HAVE_RUNTIME:
         launch itself is C (pyjit._core.Kernel)."""
 
         def __init__(self, py_func, signature=None, debug=False, fastmath=False, opt=True,
-                     lineinfo=False, cache=False, **options):
-            self.targetoptions = _options(debug, fastmath, opt, lineinfo)   # in the cache key
+                     lineinfo=False, cache=False, max_registers=None, launch_bounds=None,
+                     inline=None, forceinline=None, link=(), error_model="python"):
+            # in the cache key; inline and forceinline change nothing (LLVM inlines already)
+            self.targetoptions = _options(debug, fastmath, opt, lineinfo, max_registers,
+                                          launch_bounds, error_model)
             super().__init__(py_func, _registry.REGISTRY, cache=bool(cache), **self.targetoptions)
+            self._link = tuple(link)   # files the driver's linker adds (runtime/link.c)
             self.stats = _decorators.CacheStats()
             self.signature = signature
             self.__doc__ = py_func.__doc__
@@ -115,6 +127,33 @@ if _HAVE_RUNTIME:
 
         def configure(self, griddim, blockdim, stream=0, sharedmem=0):
             return self[griddim, blockdim, stream, sharedmem]
+
+        def _attribute(self, attr, signature):
+            """numba-cuda's rule: the value of the version for signature, of the only version
+            of a kernel declared with a signature, else {signature: value}, from the driver
+            (versions loaded on the current GPU, that is, launched there)."""
+            values = self._func_attribute(attr)
+            if signature is not None:
+                args, _ = _types_mod._canonical_signature(signature)
+                return values[tuple(args)]
+            if self.signature is not None and len(values) == 1:
+                return next(iter(values.values()))
+            return values
+
+        def get_regs_per_thread(self, signature=None):
+            return self._attribute(_FUNC_NUM_REGS, signature)
+
+        def get_shared_mem_per_block(self, signature=None):
+            return self._attribute(_FUNC_SHARED_SIZE_BYTES, signature)
+
+        def get_local_mem_per_thread(self, signature=None):
+            return self._attribute(_FUNC_LOCAL_SIZE_BYTES, signature)
+
+        def get_const_mem_size(self, signature=None):
+            return self._attribute(_FUNC_CONST_SIZE_BYTES, signature)
+
+        def get_max_threads_per_block(self, signature=None):
+            return self._attribute(_FUNC_MAX_THREADS_PER_BLOCK, signature)
 
         def __reduce__(self):
             return _serialize.reduce(self)
@@ -182,27 +221,13 @@ class DeviceFunction:
         return f"<pyjit.gpu device function {self.__qualname__}>"
 
 
-_NOT_CACHED_WARNED = set()
-
-
-def _not_cached(what, options):
-    """cache=True on a GPU ufunc: its generated kernels are not stored on disk yet (@gpu.jit
-    kernels are: runtime/cache.c); said once per decorator, rather than silently ignored."""
-    if options.get("cache") and what not in _NOT_CACHED_WARNED:
-        from ..errors import PerformanceWarning
-        _NOT_CACHED_WARNED.add(what)
-        warnings.warn(f"{what}(cache=True): GPU ufuncs are not cached on disk yet; each process "
-                      "compiles them again (on first launch: about 10 ms a kernel)",
-                      PerformanceWarning, stacklevel=3)
-
-
 def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit.
     cache=True stores each version's PTX on disk (pyjit/_cache.py), for later processes."""
     if isinstance(func_or_sig, DeviceFunction) or isinstance(func_or_sig, Kernel):
         return func_or_sig
     cls = DeviceFunction if device else Kernel
-    opts = dict(options, debug=bool(debug), fastmath=fastmath)
+    opts = dict(_kernel_options.check(options, device), debug=bool(debug), fastmath=fastmath)
     kws = dict(options, device=device, debug=debug, fastmath=fastmath)
 
     def make(f, sig):
@@ -213,16 +238,19 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
 
 
 def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=True,
-                debug=False, lineinfo=False):
+                debug=False, lineinfo=False, max_registers=None, launch_bounds=None):
     """(ptx, return type name) for pyfunc compiled for signature: works without a GPU."""
     from .. import types
     if not _HAVE_RUNTIME:
         raise GpuUnavailableError(f"compile_ptx: {_NO_RUNTIME}")
     args, ret = types._canonical_signature(signature)
+    opts = _kernel_options.check(dict(max_registers=max_registers, launch_bounds=launch_bounds),
+                                 device)
     ptx, _entry, _written = _core.cuda_compile_ptx(
         pyfunc, _registry.REGISTRY, list(args), device=bool(device), fastmath=bool(fastmath),
         cc=tuple(cc) if cc else (9, 0), debug=bool(debug), lineinfo=bool(lineinfo),
-        opt=3 if opt else 0)
+        opt=3 if opt else 0, max_registers=opts.get("max_registers") or 0,
+        launch_bounds=opts["launch_bounds"] or (0, 0, 0))
     return ptx, (ret or "none")
 
 
@@ -494,13 +522,11 @@ GUVectorized = _ufunc.GUVectorized
 def vectorize(signatures=None, target="cuda", **options):
     """@vectorize(['float32(float32, float32)'], target='cuda'), or without signatures (a
     version per input dtypes on first use): a GPU ufunc (pyjit.gpu.ufunc.Vectorized)."""
-    _not_cached("vectorize(target='cuda')", options)
     return _ufunc.vectorize(signatures, target, backend=_sys.modules[__name__], **options)
 
 
 def guvectorize(signatures, layout=None, target="cuda", **options):
     """@guvectorize(signatures, '(n),()->(n)', target='cuda'): a generalized GPU ufunc."""
-    _not_cached("guvectorize(target='cuda')", options)
     return _ufunc.guvectorize(signatures, layout, target, backend=_sys.modules[__name__],
                               **options)
 
@@ -527,7 +553,7 @@ __all__ = [
     "mapped", "profile_start", "profile_stop", "profiling", "jit", "Kernel", "DeviceFunction",
     "Reduce", "reduce", "Vectorized", "vectorize", "guvectorize", "scheduler_backend",
     "compile_ptx",
-    "compile_ptx_for_current_device", "CudaError", "CudaMemoryError", "GpuUnavailableError",
+    "compile_ptx_for_current_device", "declare_device", "CudaError", "CudaMemoryError", "GpuUnavailableError",
 ] + list(_INTRINSICS) + list(NAMESPACES) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])
 
 

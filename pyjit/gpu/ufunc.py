@@ -22,6 +22,8 @@ import linecache
 
 import numpy as np
 
+from .._cache import blake2b
+
 __all__ = ["vectorize", "guvectorize", "reduce", "Reduce", "Vectorized", "GUVectorized"]
 
 # The flat kernel's shape, from sweeps on an H200 (saxpy with out=, 2^26 float32 device arrays,
@@ -50,15 +52,23 @@ def _is_simulator(backend):
 
 
 def _source_function(name, source, namespace):
-    """The function `name` defined by source, which linecache keeps so errors can show it."""
-    _source_function.count += 1
-    filename = f"<pyjit gpu ufunc {_source_function.count}>"
+    """The function `name` defined by source, which linecache keeps so errors can show it. Its
+    file is named by the source's hash, the same in every process: the on-disk cache's key
+    includes it."""
+    digest = blake2b(source.encode(), digest_size=8).hexdigest()
+    filename = f"<pyjit gpu ufunc {digest}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)   # noqa: S102 - our own generated source
     return namespace[name]
 
 
-_source_function.count = 0
+def _cached_kernel(backend, fn, user_func, options):
+    """cache=True: the generated kernel is stored on disk as @gpu.jit(cache=True) kernels are,
+    beside the user function's source file and named after it (pyjit/_cache.py)."""
+    if options.get("cache"):
+        fn._pyjit_cache_source = user_func.__code__.co_filename
+        fn.__qualname__ = f"{user_func.__qualname__}.{fn.__name__}"
+    return backend.jit(**options)(fn)
 
 
 def _pyjit_type(dtype):
@@ -290,6 +300,8 @@ class Vectorized:
         self._dynamic = not self._sigs
         self._options = {k: v for k, v in options.items() if k in ("fastmath", "debug", "opt")}
         self._device_fn = self._backend.jit(device=True, **self._options)(self.py_func)
+        self._options["cache"] = bool(options.get("cache"))
+        self._options["error_model"] = "numpy"   # a ufunc's arithmetic is NumPy's
         self._kernels = {}
         functools.update_wrapper(self, self.py_func)
 
@@ -428,7 +440,8 @@ class Vectorized:
                   "__i64": _pyjit_type(np.int64)}
             ns.update({f"__c{i}": _pyjit_type(d) for i, d in enumerate(argdt)})
             fn = _source_function("__k", src, ns)
-            k = self._kernels[key] = self._backend.jit(**self._options)(fn)
+            k = self._kernels[key] = _cached_kernel(self._backend, fn, self.py_func,
+                                                    self._options)
         return k
 
     def kernel_source(self, flat=True, nin_scalars=(), ndim=1):
@@ -671,6 +684,7 @@ class GUVectorized:
                                     for a in s.args))
         self._device_fn = self._backend.jit(device=True)(self.py_func)
         self._kernels = {}
+        self._cache = bool(options.get("cache"))
         functools.update_wrapper(self, self.py_func)
 
     def __repr__(self):
@@ -765,7 +779,9 @@ class GUVectorized:
         if kern is None:
             ns = {"__gpu": B, "__f": self._device_fn}
             fn = _source_function("__gk", _gu_source(len(devs), scalars, len(shp), extra), ns)
-            kern = self._kernels[key] = B.jit(fn)
+            kern = self._kernels[key] = _cached_kernel(B, fn, self.py_func,
+                                                       {"cache": self._cache,
+                                                        "error_model": "numpy"})
         blocks, threads = _launch_shape(B, n, 1)
         kern[blocks, threads, stream](*views, n)
 

@@ -20,7 +20,8 @@ from .host import (
     get_current_device, current_context, list_devices, close, is_available,
     is_supported_version, detect, pinned, mapped, profile_start, profile_stop, profiling,
 )
-from .kernel import jit, Kernel, DeviceFunction, Reduce, reduce, Vectorized, vectorize
+from .kernel import (jit, Kernel, DeviceFunction, Reduce, reduce, Vectorized, vectorize,
+                     declare_device)
 from .scheduler import BarrierError, BACKEND as scheduler_backend
 
 
@@ -47,7 +48,7 @@ __all__ = _KERNEL_NAMES + [
     "get_current_device", "current_context", "list_devices", "close", "is_available",
     "is_supported_version", "detect", "pinned", "mapped", "profile_start", "profile_stop",
     "profiling", "jit", "Kernel", "DeviceFunction", "Reduce", "reduce", "Vectorized",
-    "vectorize", "guvectorize", "scheduler_backend",
+    "vectorize", "guvectorize", "scheduler_backend", "declare_device",
 ]
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from . import intrinsics as I
 from . import scheduler, transform
 from ... import _serialize
+from .. import _options as _kernel_options
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
@@ -295,7 +296,11 @@ class Kernel:
         self._casts = _signature_casts(signature, len(self._argnames))
 
     def __getitem__(self, cfg):
-        return _Launcher(self, *_config(self, cfg))
+        launcher = _Launcher(self, *_config(self, cfg))
+        block = launcher.blockdim
+        _kernel_options.check_block(self.__name__, self.options.get("launch_bounds"),
+                                    block[0] * block[1] * block[2])
+        return launcher
 
     def configure(self, griddim, blockdim, stream=0, sharedmem=0):
         return self[griddim, blockdim, stream, sharedmem]
@@ -355,8 +360,12 @@ class DeviceFunction:
 
 
 def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
-    """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit."""
-    opts = dict(options, debug=debug, fastmath=fastmath)
+    """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit, with
+    the options the compiled path takes (pyjit/gpu/_options.py), checked the same way."""
+    opts = dict(_kernel_options.check(options, device), debug=debug, fastmath=fastmath)
+    if opts["link"]:
+        raise NotImplementedError(f"gpu.jit(link={list(opts['link'])!r}): linked CUDA C, PTX or "
+                                  "cubin runs on a GPU only; the simulator cannot run it")
 
     def wrap(f, sig=None):
         if isinstance(f, (Kernel, DeviceFunction)):
@@ -371,6 +380,26 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
         return wrap(func_or_sig)
     sig = func_or_sig
     return lambda f: wrap(f, sig)
+
+
+class DeclaredDevice:
+    """gpu.declare_device in the simulator: foreign device code, which only a GPU runs."""
+
+    def __init__(self, name, signature, link=None):
+        self.name = self.__name__ = name
+        self.signature = signature
+        self.link = tuple(_kernel_options.link_files(link)) if link else ()
+
+    def __call__(self, *args):
+        raise NotImplementedError(f"device function '{self.name}' (declare_device) is CUDA C, "
+                                  "PTX or cubin linked into kernels: it needs a GPU; the "
+                                  "simulator cannot run it")
+
+
+def declare_device(name, sig, link=None):
+    """numba-cuda's cuda.declare_device: callable in simulated kernels only to say it needs a
+    GPU."""
+    return DeclaredDevice(name, sig, link)
 
 
 class Reduce:
@@ -554,8 +583,10 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
                                "kernel: dynamic parallelism is not supported")
         _begin(kernel, griddim, blockdim, sharedmem)
         try:
-            _run(prep, kargs, griddim, blockdim, kernel.__name__)
+            _run(prep, kargs, griddim, blockdim, kernel.__name__,
+                 kernel.options.get("error_model") == "numpy")
         except BaseException as exc:
+            exc = _zero_division(exc)
             _annotate(exc, kernel.__name__)
             raise exc.with_traceback(_kernel_traceback(exc.__traceback__))
         finally:
@@ -565,9 +596,20 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
             S.dyn_shared = None
 
 
-def _run(prep, kargs, griddim, blockdim, name):
-    # integer arithmetic wraps silently, as on the GPU (NumPy's scalars would warn)
-    with np.errstate(over="ignore"):
+def _zero_division(exc):
+    """A NumPy scalar's division by zero, made to raise by _run, as the compiled kernel raises
+    it: a ZeroDivisionError."""
+    if isinstance(exc, FloatingPointError) and "divide by zero" in str(exc):
+        zde = ZeroDivisionError("division by zero")
+        zde.__traceback__ = exc.__traceback__
+        return zde
+    return exc
+
+
+def _run(prep, kargs, griddim, blockdim, name, numpy_errors=False):
+    # integer arithmetic wraps silently, as on the GPU (NumPy's scalars would warn); a division
+    # by zero raises, as the compiled kernel's does under Python's error model (not NumPy's)
+    with np.errstate(over="ignore", divide="ignore" if numpy_errors else "raise"):
         nwarps = (blockdim[0] * blockdim[1] * blockdim[2] + 31) // 32
         if prep.gen is not None:
             scheduler.run_concurrent(prep.gen, kargs, griddim, blockdim, nwarps, name,

@@ -1,0 +1,193 @@
+"""Foreign device code: gpu.declare_device and @gpu.jit(link=[...]), as numba-cuda has them.
+
+A function declared with declare_device(name, signature, link=...) is called from kernels by
+its name: the kernel's PTX declares it (.extern .func) and the driver's linker (runtime/link.c:
+cuLinkCreate, cuLinkAddData, cuLinkComplete) joins the kernel with the files that define it.
+The function follows numba-cuda's ABI:
+
+    extern "C" __device__ int name(ret_t *return_value, arg_t arg, ...);   /* returns 0 */
+
+Files: CUDA C (.cu, compiled here through NVRTC, loaded from the CUDA toolkit at run time with
+dlopen, as the driver is), PTX (.ptx), cubin (.cubin), fatbin (.fatbin), object (.o), library
+(.a) and LTO-IR (.ltoir). The files of a kernel are those of its link= and those of the declared
+functions its PTX calls. A missing file is a FileNotFoundError naming it.
+"""
+import ctypes
+import ctypes.util
+import os
+
+from . import _options
+
+# CUjitInputType (the driver's ABI)
+INPUT_CUBIN, INPUT_PTX, INPUT_FATBINARY, INPUT_OBJECT, INPUT_LIBRARY, INPUT_NVVM = range(6)
+_KINDS = {".ptx": INPUT_PTX, ".cubin": INPUT_CUBIN, ".fatbin": INPUT_FATBINARY,
+          ".o": INPUT_OBJECT, ".a": INPUT_LIBRARY, ".ltoir": INPUT_NVVM}
+
+_DECLARED = {}      # name -> the DeclaredDevice of that name (the last declared)
+
+
+class DeclaredDevice:
+    """A device function of foreign code: kernels call it by name (see the module's text)."""
+
+    _pyjit_cfunc = True      # the frontend freezes it as a C function (pyjit/_ffi.py)
+
+    def __init__(self, name, signature, link=()):
+        from .. import types
+        if not isinstance(name, str) or not name.isidentifier():
+            raise TypeError(f"declare_device: the name must be a C identifier, not {name!r}")
+        args, ret = types._canonical_signature(signature)
+        self.name = name
+        self.__name__ = name
+        self.signature = signature
+        self._args, self._ret = tuple(args), ret or "none"
+        self.link = tuple(_options.link_files(link)) if link else ()
+        _DECLARED[name] = self
+
+    def _pyjit_describe(self):
+        """(name, address, "ret|arg|...") for pyjit/_ffi.py: address 0, a symbol to link."""
+        return self.name, 0, "|".join((self._ret,) + self._args)
+
+    def __call__(self, *args):
+        raise TypeError(f"device function '{self.name}' (declare_device) can only be called "
+                        "from a kernel")
+
+    def __repr__(self):
+        return f"<pyjit.gpu declared device function {self.name}{self.signature!r}>"
+
+
+def declare_device(name, sig, link=None):
+    """numba-cuda's cuda.declare_device: a device function defined in foreign code."""
+    return DeclaredDevice(name, sig, link or ())
+
+
+# ---- NVRTC: CUDA C to PTX ----
+
+_NVRTC = None
+
+
+def _nvrtc_folders():
+    """Where a toolkit's libnvrtc may be: CUDA_HOME, CUDA_PATH, /usr/local/cuda, and NVIDIA's
+    pip wheels (nvidia-cuda-nvrtc) on sys.path."""
+    import sys
+    folders = []
+    for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if home:
+            folders.append(os.path.join(home, "lib64"))
+    for entry in sys.path:
+        for sub in ("cuda_nvrtc", "cu13", "cu12"):
+            folders.append(os.path.join(entry, "nvidia", sub, "lib"))
+    return [f for f in folders if os.path.isdir(f)]
+
+
+def _load_builtins(folder):
+    """libnvrtc opens libnvrtc-builtins by name when it compiles; from a folder the loader does
+    not search (a pip wheel's), it is found only if already loaded: load it first, globally."""
+    if not folder:
+        return
+    for n in sorted(os.listdir(folder)):
+        if n.startswith("libnvrtc-builtins.so"):
+            ctypes.CDLL(os.path.join(folder, n), mode=ctypes.RTLD_GLOBAL)
+            return
+
+
+def _nvrtc():
+    """libnvrtc from the CUDA toolkit (the folders above, then the library path), opened once."""
+    global _NVRTC
+    if _NVRTC is None:
+        names = []
+        for folder in _nvrtc_folders():
+            names += sorted((os.path.join(folder, n) for n in os.listdir(folder)
+                             if n.startswith("libnvrtc.so")), reverse=True)
+        names += [ctypes.util.find_library("nvrtc"), "libnvrtc.so", "libnvrtc.so.13",
+                  "libnvrtc.so.12", "libnvrtc.so.11.2"]
+        for n in names:
+            if not n:
+                continue
+            try:
+                _load_builtins(os.path.dirname(n))
+                _NVRTC = ctypes.CDLL(n)
+                break
+            except OSError:
+                continue
+        if _NVRTC is None:
+            raise RuntimeError("compiling CUDA C (.cu) needs NVRTC (libnvrtc.so of the CUDA "
+                               "toolkit), which was not found: set CUDA_HOME, or link PTX or "
+                               "cubin instead")
+    return _NVRTC
+
+
+def _check(lib, status, what, prog=None):
+    if status == 0:
+        return
+    text = ""
+    if prog is not None:
+        size = ctypes.c_size_t()
+        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetProgramLog(prog, log)
+        text = log.value.decode(errors="replace")
+    lib.nvrtcGetErrorString.restype = ctypes.c_char_p
+    raise RuntimeError(f"NVRTC: {what}: {lib.nvrtcGetErrorString(status).decode()}\n{text}")
+
+
+def compile_cuda(source, filename, cc):
+    """The PTX of CUDA C source, for compute capability cc, relocatable (to be linked)."""
+    lib = _nvrtc()
+    prog = ctypes.c_void_p()
+    _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(),
+                                       os.path.basename(filename).encode(), 0, None, None),
+           f"reading {filename}")
+    try:
+        opts = [f"--gpu-architecture=compute_{cc[0]}{cc[1]}".encode(), b"-rdc=true",
+                b"-default-device"]
+        arr = (ctypes.c_char_p * len(opts))(*opts)
+        _check(lib, lib.nvrtcCompileProgram(prog, len(opts), arr), f"compiling {filename}", prog)
+        size = ctypes.c_size_t()
+        _check(lib, lib.nvrtcGetPTXSize(prog, ctypes.byref(size)), "reading the PTX")
+        ptx = ctypes.create_string_buffer(size.value)
+        _check(lib, lib.nvrtcGetPTX(prog, ptx), "reading the PTX")
+        return ptx.raw
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
+# ---- what the linker gets ----
+
+def _externs(ptx):
+    """The names of the functions a kernel's PTX declares .extern."""
+    names = []
+    for line in ptx.splitlines():
+        if line.startswith(".extern .func"):
+            # ".extern .func  (.param .b32 func_retval0) name" or ".extern .func name("
+            rest = line[len(".extern .func"):].strip()
+            if rest.startswith("("):
+                rest = rest.split(")", 1)[1]
+            names.append(rest.split("(")[0].split()[0])
+    return names
+
+
+def inputs(ptx, files, cc):
+    """runtime/link.c: [(data, CUjitInputType, name)] for the files of link= and those of the
+    declared functions the kernel's PTX calls, each file once, in order."""
+    wanted = list(files or ())
+    for name in _externs(ptx):
+        declared = _DECLARED.get(name)
+        if declared is None:
+            raise RuntimeError(f"the kernel calls device function '{name}', which no "
+                               "declare_device declared")
+        wanted += declared.link
+    out = []
+    for path in dict.fromkeys(wanted):
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"link: no such file: {path!r}")
+        ext = os.path.splitext(path)[1]
+        if ext == ".cu":
+            with open(path, encoding="utf-8") as f:
+                out.append((compile_cuda(f.read(), path, cc), INPUT_PTX, path))
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+            if ext == ".ptx" and not data.endswith(b"\0"):
+                data += b"\0"
+            out.append((data, _KINDS[ext], path))
+    return out
