@@ -539,3 +539,29 @@ def make_math_module():
 
 
 math_module = make_math_module()
+
+
+# --- gpu.fp16 and gpu.libdevice: modules of their own (fp16.py, libdevice.py) -------------------
+
+class _Functions:
+    """gpu.fp16 and gpu.libdevice: the functions of a module, as a namespace of the kernel
+    language (as the compiled backend's are; a module would not be one of its names)."""
+
+    def __init__(self, name, module):
+        self.__dict__.update((k, v) for k, v in vars(module).items()
+                             if not k.startswith("_") and callable(v))
+        self._name = name
+
+    def __repr__(self):
+        return f"<pyjit.gpu.{self._name} (simulated)>"
+
+
+def _functions(name):
+    """fp16.py's functions, or those libdevice.py builds into its `namespace` module."""
+    import importlib
+    module = importlib.import_module(f"{__package__}.{name}")
+    return _Functions(name, getattr(module, "namespace", module))
+
+
+fp16 = _functions("fp16")
+libdevice = _functions("libdevice")
