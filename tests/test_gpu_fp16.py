@@ -340,3 +340,48 @@ def test_math_functions_on_halves(gpu):
     k[4, 64](x, out)
     want = np.sqrt(x.astype(np.float32)) + np.floor(x.astype(np.float32))
     np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_float16_scalar_argument(gpu):
+    @gpu.jit
+    def scale(a, x, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = gpu.fp16.hmul(a, x[i])
+
+    x = _values("s")
+    out = np.zeros_like(x)
+    scale[4, 64](np.float16(1.7), x, out)
+    np.testing.assert_array_equal(out, np.float16(1.7) * x)
+    assert gpu.is_float16_supported()
+
+
+IMPORTED = """
+import numpy as np
+from pyjit import cuda
+from pyjit.cuda.fp16 import hadd, hmul
+
+@cuda.jit
+def k(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = hadd(hmul(x[i], x[i]), x[i])
+
+x = np.linspace(-3, 3, 64).astype(np.float16)
+out = np.zeros_like(x)
+k[1, 64](x, out)
+np.testing.assert_array_equal(out, x * x + x)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("simulator", ["1", pytest.param("0", marks=pytest.mark.gpu)])
+def test_imported_by_name(simulator):
+    """`from pyjit.cuda.fp16 import hadd`, in a fresh interpreter (the backend is chosen when
+    pyjit.gpu is imported)."""
+    import pyjit.gpu as g
+    if simulator == "0" and (g.SIMULATOR or not g.is_available()):
+        pytest.skip("no GPU (or PYJIT_SIMULATOR=1)")
+    from util import run_subprocess
+    rc, out, err = run_subprocess(IMPORTED, env={"PYJIT_SIMULATOR": simulator})
+    assert rc == 0 and out.strip().endswith("ok"), err

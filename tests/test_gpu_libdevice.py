@@ -395,3 +395,38 @@ def test_wrong_arity_is_a_typing_error():
     _registry.populate()
     with pytest.raises(CompileError, match="sinf"):
         _core.cuda_compile_ptx(k, _registry.REGISTRY, ["array(float32, 1d, C)"])
+
+
+IMPORTED = """
+import numpy as np
+from pyjit import cuda
+from pyjit.cuda.libdevice import sincos, sinf
+import pyjit.cuda.libdevice as ld
+
+@cuda.jit
+def k(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        s, c = sincos(np.float64(x[i]))
+        out[i] = sinf(x[i]) + ld.cosf(x[i]) + s * c
+
+x = np.linspace(0, 1, 64, dtype=np.float32)
+out = np.zeros_like(x)
+k[1, 64](x, out)
+x64 = x.astype(np.float64)
+np.testing.assert_allclose(out, np.sin(x) + np.cos(x) + np.sin(x64) * np.cos(x64), rtol=1e-6)
+assert "sinf" in dir(ld)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("simulator", ["1", pytest.param("0", marks=pytest.mark.gpu)])
+def test_imported_by_name(simulator):
+    """numba-cuda code imports the functions themselves (`from numba.cuda.libdevice import
+    sinf`): run in a fresh interpreter, since the backend is chosen when pyjit.gpu is imported."""
+    import pyjit.gpu as g
+    if simulator == "0" and (g.SIMULATOR or not g.is_available()):
+        pytest.skip("no GPU (or PYJIT_SIMULATOR=1)")
+    from util import run_subprocess
+    rc, out, err = run_subprocess(IMPORTED, env={"PYJIT_SIMULATOR": simulator})
+    assert rc == 0 and out.strip().endswith("ok"), err

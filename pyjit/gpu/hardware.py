@@ -316,6 +316,11 @@ def is_supported_version():
     return is_available()
 
 
+def is_float16_supported():
+    """numba-cuda's: float16 compiles for every GPU (in half precision from sm_53 on)."""
+    return True
+
+
 def detect():
     """Prints the GPUs found; True if at least one can run kernels."""
     if not is_available():
@@ -526,7 +531,7 @@ __all__ = [
     "list_devices", "close", "is_available", "is_supported_version", "detect", "pinned",
     "mapped", "profile_start", "profile_stop", "profiling", "jit", "Kernel", "DeviceFunction",
     "Reduce", "reduce", "Vectorized", "vectorize", "guvectorize", "scheduler_backend",
-    "compile_ptx",
+    "compile_ptx", "is_float16_supported",
     "compile_ptx_for_current_device", "CudaError", "CudaMemoryError", "GpuUnavailableError",
 ] + list(_INTRINSICS) + list(NAMESPACES) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])
 

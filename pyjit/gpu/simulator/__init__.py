@@ -18,7 +18,7 @@ from .host import (
     Stream, Event, stream, default_stream, legacy_default_stream, per_thread_default_stream,
     external_stream, event, event_elapsed_time, synchronize, gpus, select_device,
     get_current_device, current_context, list_devices, close, is_available,
-    is_supported_version, detect, pinned, mapped, profile_start, profile_stop, profiling,
+    is_supported_version, is_float16_supported, detect, pinned, mapped, profile_start, profile_stop, profiling,
 )
 from .kernel import jit, Kernel, DeviceFunction, Reduce, reduce, Vectorized, vectorize
 from .scheduler import BarrierError, BACKEND as scheduler_backend
@@ -47,7 +47,7 @@ __all__ = _KERNEL_NAMES + [
     "get_current_device", "current_context", "list_devices", "close", "is_available",
     "is_supported_version", "detect", "pinned", "mapped", "profile_start", "profile_stop",
     "profiling", "jit", "Kernel", "DeviceFunction", "Reduce", "reduce", "Vectorized",
-    "vectorize", "guvectorize", "scheduler_backend",
+    "vectorize", "guvectorize", "scheduler_backend", "is_float16_supported",
 ]
 
 
