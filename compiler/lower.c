@@ -111,9 +111,11 @@ static bool half_on_cpu(Lower *L, Type *t)
     return t->kind == TY_FLOAT16 && !L->t->is_gpu;
 }
 
+/* Math functions of float16 are computed in float32 on both targets (libdevice has no half
+ * functions; cuda_fp16.h computes them so too), the result rounded back once. */
 LLVMValueRef lower_math(Lower *L, MathFn fn, Type *ft, LLVMValueRef a, LLVMValueRef b)
 {
-    if (half_on_cpu(L, ft)) {
+    if (ft->kind == TY_FLOAT16) {
         Type *f32 = ty_scalar(TY_FLOAT32);
         LLVMValueRef r = lower_math(L, fn, f32, lower_cast(L, a, ft, f32),
                                     b ? lower_cast(L, b, ft, f32) : NULL);

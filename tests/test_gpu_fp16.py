@@ -385,3 +385,50 @@ def test_imported_by_name(simulator):
     from util import run_subprocess
     rc, out, err = run_subprocess(IMPORTED, env={"PYJIT_SIMULATOR": simulator})
     assert rc == 0 and out.strip().endswith("ok"), err
+
+
+# Python's operators and builtins, and math/NumPy functions, on float16 values in kernels; the
+# NumPy expression on float16 arrays is the reference
+EXPRESSIONS = [
+    ("abs(x)", lambda x, y: np.abs(x)), ("min(x, y)", np.minimum), ("max(x, y)", np.maximum),
+    ("x ** 2", lambda x, y: x ** 2), ("x // y", np.floor_divide), ("x % y", np.remainder),
+    ("np.abs(x)", lambda x, y: np.abs(x)), ("math.fabs(x)", lambda x, y: np.abs(x)),
+    ("np.sqrt(abs(x))", lambda x, y: np.sqrt(np.abs(x))), ("math.copysign(x, y)", np.copysign),
+    ("x + 1", lambda x, y: x + 1), ("x * 2.5", lambda x, y: x * 2.5),
+]
+
+
+@pytest.mark.parametrize("expr,ref", EXPRESSIONS, ids=[e for e, _ in EXPRESSIONS])
+def test_python_operators_on_halves(gpu, expr, ref):
+    scope = {"gpu": gpu, "np": np, "math": math}
+    exec(f"def k(a, b, out):\n    i = gpu.grid(1)\n    if i < a.size:\n"
+         f"        x = a[i]\n        y = b[i]\n        out[i] = {expr}\n", scope)
+    x, y = _values("o"), _values("oo")
+    y[y == 0] = 1
+    out = np.zeros_like(x)
+    gpu.jit(scope["k"])[4, 64](x, y, out)
+    with np.errstate(all="ignore"):
+        want = np.asarray(ref(x, y)).astype(np.float16)
+    _close(out, want, False)
+
+
+def test_int_of_half_truncates(gpu):
+    @gpu.jit
+    def k(a, out):
+        i = gpu.grid(1)
+        if i < a.size:
+            out[i] = int(a[i])
+
+    x = _values("t")
+    out = np.zeros(x.size, np.int64)
+    k[4, 64](x, out)
+    np.testing.assert_array_equal(out, np.trunc(x).astype(np.int64))
+
+
+@pytestmark_ptx
+@pytest.mark.parametrize("expr", [e for e, _ in EXPRESSIONS] + ["int(x)", "math.floor(x)"])
+def test_ptx_of_python_operators_on_halves(expr):
+    scope = {"gpu": G, "np": np, "math": math}
+    exec(f"def k(a, b, out):\n    i = gpu.grid(1)\n    x = a[i]\n    y = b[i]\n"
+         f"    out[i] = {expr}\n", scope)
+    _compile(scope["k"], [H1D, H1D, H1D])
