@@ -455,13 +455,31 @@ def _kernel_only(name):
     return f
 
 
+def _anywhere(space, name):
+    """A function of gpu.fp16 or gpu.libdevice: plain arithmetic, so it runs on the host too, as
+    the simulator computes it; a kernel the simulator runs may then call the compiled backend's
+    (`from pyjit.cuda.libdevice import sinf` in a program whose pyjit.gpu is this module)."""
+    def f(*args):
+        from .simulator import intrinsics
+        return getattr(getattr(intrinsics, space), name)(*args)
+    f.__name__ = name
+    f.__qualname__ = f"gpu.{space}.{name}"
+    return f
+
+
+_RUN_ANYWHERE = ("fp16", "libdevice")
+
+
 class _KernelOnly:
-    """threadIdx, shared, atomic...: namespaces whose members exist only inside kernels."""
+    """threadIdx, shared, atomic...: namespaces whose members exist only inside kernels (or, for
+    gpu.fp16 and gpu.libdevice, run on the host too)."""
 
     def __init__(self, name, members):
         self._name = name
+        make = (lambda m: _anywhere(name, m)) if name in _RUN_ANYWHERE else \
+            (lambda m: _kernel_only(f"{name}.{m}"))
         for m in members:
-            object.__setattr__(self, m, _kernel_only(f"{name}.{m}"))
+            object.__setattr__(self, m, make(m))
 
     def __getattr__(self, attr):
         if attr.startswith("__"):
