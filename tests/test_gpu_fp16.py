@@ -398,6 +398,7 @@ EXPRESSIONS = [
     ("np.abs(x)", lambda x, y: np.abs(x)), ("math.fabs(x)", lambda x, y: np.abs(x)),
     ("np.sqrt(abs(x))", lambda x, y: np.sqrt(np.abs(x))), ("math.copysign(x, y)", np.copysign),
     ("x + 1", lambda x, y: x + 1), ("x * 2.5", lambda x, y: x * 2.5),
+    ("gpu.selp(x > y, x, y)", np.maximum),
 ]
 
 
