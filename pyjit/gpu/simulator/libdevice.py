@@ -159,12 +159,20 @@ def _erfcx(x):
     return s / (x * _math.sqrt(_math.pi))
 
 
-def _pi_times(trig, shift):
+def _pi_times(trig, exact):
+    """trig(pi * x), with x reduced exactly first; exact: the values at multiples of 1/2."""
     def f(x):
         if not _math.isfinite(x):
             return _math.nan
-        return trig(_math.pi * (_math.fmod(x, 2.0) + shift))
+        r = _math.fmod(x, 2.0)
+        if r * 2 == int(r * 2):
+            return exact[int(r * 2) % 4]
+        return trig(_math.pi * r)
     return f
+
+
+_sinpi = _pi_times(_math.sin, (0.0, 1.0, 0.0, -1.0))
+_cospi = _pi_times(_math.cos, (1.0, 0.0, -1.0, 0.0))
 
 
 def _ilogb(x):
@@ -218,7 +226,7 @@ _FLOAT = {
     "asinh": _np1(_np.arcsinh), "atan": _np1(_np.arctan), "atan2": _np2(_np.arctan2),
     "atanh": _np1(_np.arctanh), "cbrt": _np1(_np.cbrt), "ceil": _np1(_np.ceil),
     "copysign": _np2(_np.copysign), "cos": _np1(_np.cos), "cosh": _np1(_np.cosh),
-    "cospi": _pi_times(_math.cos, 0.0), "sinpi": _pi_times(_math.sin, 0.0),
+    "cospi": _cospi, "sinpi": _sinpi,
     "erf": _math.erf, "erfc": _math.erfc, "erfcx": _domain(_erfcx),
     "erfinv": lambda x: float(_special("erfinv")(x)),
     "erfcinv": lambda x: float(_special("erfcinv")(x)),
@@ -243,10 +251,10 @@ _FLOAT = {
     "rcbrt": _np1(lambda x: 1.0 / _np.cbrt(x)), "rsqrt": _np1(lambda x: 1.0 / _np.sqrt(x)),
     "remainder": _domain(_math.remainder), "sin": _np1(_np.sin), "sinh": _np1(_np.sinh),
     "sqrt": _np1(_np.sqrt), "tan": _np1(_np.tan), "tanh": _np1(_np.tanh),
-    "trunc": _np1(_np.trunc), "frexp": _math.frexp, "modf": lambda x: _math.modf(x),
+    "trunc": _np1(_np.trunc), "frexp": _math.frexp, "modf": _math.modf,
     "remquo": _remquo, "ilogb": _ilogb,
     "sincos": lambda x: (_np1(_np.sin)(x), _np1(_np.cos)(x)),
-    "sincospi": lambda x: (_pi_times(_math.sin, 0.0)(x), _pi_times(_math.cos, 0.0)(x)),
+    "sincospi": lambda x: (_sinpi(x), _cospi(x)),
     "fma": lambda x, y, z: _exact(lambda a, b, c: a * b + c, (x, y, z), "d", "rn"),
     "llrint": lambda x: _to_int(x, 64, True, "rn"),
     "llround": lambda x: _to_int(_c_round(float(x)), 64, True, "rz"),
@@ -254,7 +262,7 @@ _FLOAT = {
     "signbit": lambda x: int(_math.copysign(1.0, x) < 0),
     "isfinite": lambda x: int(_math.isfinite(x)), "finite": lambda x: int(_math.isfinite(x)),
     "saturate": lambda x: 0.0 if _math.isnan(x) else min(max(x, 0.0), 1.0),
-    "fdivide": lambda x, y: _np2(_np.divide)(x, y),
+    "fdivide": _np2(_np.divide),
 }
 
 # float32 rows named otherwise than <float64 row>f; the fast_ ones are the same functions
