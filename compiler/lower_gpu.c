@@ -882,7 +882,8 @@ static LLVMValueRef call_with_outputs(Lower *L, Instr *in, Builtin bi, bool retu
         t = LLVMBuildInsertValue(B, t, r, 0, "");
     for (int i = 0; i < nout; i++) {
         LLVMTypeRef ty = lower_type(L, rt->tuple.items[i + returns]);
-        t = LLVMBuildInsertValue(B, t, LLVMBuildLoad2(B, ty, slots[i], ""), (unsigned)(i + returns), "");
+        LLVMValueRef v = LLVMBuildLoad2(B, ty, slots[i], "");
+        t = LLVMBuildInsertValue(B, t, v, (unsigned)(i + returns), "");
     }
     return t;
 }

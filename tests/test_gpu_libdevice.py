@@ -136,8 +136,25 @@ def _run(gpu, form, names):
 
 # ---- what each function should give ----
 
+try:
+    import scipy.special as _special
+except ImportError:   # the GPU host may lack SciPy: the functions needing it are left out there
+    _special = None
+NEEDS_SCIPY = ("erfcx", "erfinv", "erfcinv", "normcdfinv", "j0", "j1", "jn", "y0", "y1", "yn")
+
+
 def _scipy(name):
-    return getattr(pytest.importorskip("scipy.special"), name)
+    return getattr(_special, name)
+
+
+def _py(fn):
+    """A math function over an array, element by element."""
+    def f(x):
+        out = []
+        for v in x:
+            out.append(fn(float(v)))
+        return np.array(out)
+    return f
 
 
 def _c_round(x):
@@ -153,9 +170,10 @@ FLOAT = {   # float64 NumPy (or SciPy) of the float64 argument(s)
     "atan": np.arctan, "atan2": np.arctan2, "atanh": np.arctanh, "cbrt": np.cbrt,
     "ceil": np.ceil, "copysign": np.copysign, "cos": np.cos, "cosh": np.cosh,
     "cospi": lambda x: np.cos(np.pi * x), "sinpi": lambda x: np.sin(np.pi * x),
-    "erf": lambda x: _scipy("erf")(x), "erfc": lambda x: _scipy("erfc")(x),
+    "erf": _py(math.erf), "erfc": _py(math.erfc),
     "erfcx": lambda x: _scipy("erfcx")(x), "erfinv": lambda x: _scipy("erfinv")(x),
-    "erfcinv": lambda x: _scipy("erfcinv")(x), "normcdf": lambda x: _scipy("ndtr")(x),
+    "erfcinv": lambda x: _scipy("erfcinv")(x),
+    "normcdf": _py(lambda v: 0.5 * math.erfc(-v / math.sqrt(2))),
     "normcdfinv": lambda x: _scipy("ndtri")(x), "exp": np.exp, "exp10": lambda x: 10.0 ** x,
     "exp2": np.exp2, "expm1": np.expm1, "fabs": np.fabs, "fdim": lambda x, y: np.maximum(x - y, 0),
     "floor": np.floor, "fmax": np.fmax, "fmin": np.fmin, "fmod": np.fmod, "hypot": np.hypot,
@@ -163,7 +181,7 @@ FLOAT = {   # float64 NumPy (or SciPy) of the float64 argument(s)
     "y0": lambda x: _scipy("y0")(x), "y1": lambda x: _scipy("y1")(x),
     "jn": lambda n, x: _scipy("jv")(n, x), "yn": lambda n, x: _scipy("yv")(n, x),
     "ldexp": lambda x, n: np.ldexp(x, n), "scalbn": lambda x, n: np.ldexp(x, n),
-    "lgamma": lambda x: _scipy("gammaln")(x), "tgamma": lambda x: _scipy("gamma")(x),
+    "lgamma": _py(math.lgamma), "tgamma": _py(math.gamma),
     "log": np.log, "log10": np.log10, "log1p": np.log1p, "log2": np.log2,
     "logb": lambda x: _ilogb(x).astype(np.float64), "ilogb": _ilogb,
     "nearbyint": np.rint, "rint": np.rint, "round": _c_round, "llrint": np.rint,
@@ -354,7 +372,10 @@ def _check_float(name, args, got, results):
 
 @pytest.mark.parametrize("form", sorted(GROUPS))
 def test_libdevice(gpu, form):
-    names = GROUPS[form]
+    names = []
+    for name in GROUPS[form]:
+        if _special is not None or _float_base(name) not in NEEDS_SCIPY:
+            names.append(name)
     per_name, outs = _run(gpu, form, names)
     for j, name in enumerate(names):
         _check_function(name, form, per_name[j], [o[j] for o in outs])

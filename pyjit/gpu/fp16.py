@@ -1,6 +1,6 @@
-"""pyjit.gpu.fp16 (numba-cuda's numba.cuda.fp16) as a module that can be imported, for code that
-writes `from pyjit.cuda.fp16 import ...`: its names are the backend's gpu.fp16 functions
-(compiler/builtins.def's gpu.fp16 rows; the simulator's in pyjit/gpu/simulator/fp16.py)."""
+"""pyjit.gpu.fp16 (numba-cuda's numba.cuda.fp16) as a module that can be imported, for
+code that writes `from pyjit.cuda.fp16 import ...`: its names are the backend's gpu.fp16
+functions (builtins.def's gpu.fp16 rows; the simulator's in pyjit/gpu/simulator/fp16.py)."""
 from . import _load_backend
 
 

@@ -1,6 +1,6 @@
-"""pyjit.gpu.libdevice (numba-cuda's numba.cuda.libdevice) as a module that can be imported, for code that
-writes `from pyjit.cuda.libdevice import ...`: its names are the backend's gpu.libdevice functions
-(compiler/builtins.def's gpu.libdevice rows; the simulator's in pyjit/gpu/simulator/libdevice.py)."""
+"""pyjit.gpu.libdevice (numba-cuda's numba.cuda.libdevice) as a module that can be imported, for
+code that writes `from pyjit.cuda.libdevice import ...`: its names are the backend's gpu.libdevice
+functions (builtins.def's gpu.libdevice rows; the simulator's in pyjit/gpu/simulator/libdevice.py)."""
 from . import _load_backend
 
 

@@ -18,7 +18,8 @@ from .host import (
     Stream, Event, stream, default_stream, legacy_default_stream, per_thread_default_stream,
     external_stream, event, event_elapsed_time, synchronize, gpus, select_device,
     get_current_device, current_context, list_devices, close, is_available,
-    is_supported_version, is_float16_supported, detect, pinned, mapped, profile_start, profile_stop, profiling,
+    is_supported_version, detect, pinned, mapped, profile_start, profile_stop, profiling,
+    is_float16_supported,
 )
 from .kernel import jit, Kernel, DeviceFunction, Reduce, reduce, Vectorized, vectorize
 from .scheduler import BarrierError, BACKEND as scheduler_backend
