@@ -277,7 +277,10 @@ def _check_mode(got, exact, mode, name):
 
 
 def _exact_of(name, args):
-    """The exact value a rounding-mode function rounds, or None when name is no such function."""
+    """The exact value a rounding-mode function rounds (fma and fmaf: to nearest), or None when
+    name is no such function."""
+    if name in ("fma", "fmaf"):
+        name += "_rn"
     if not name.endswith(MODES):
         return None
     base = name[:-3]
@@ -300,12 +303,15 @@ def _check_function(name, form, args, got):
     if name in BITS:
         np.testing.assert_array_equal(got[0], BITS[name](*args), err_msg=name)
         return
+    if name.startswith("nextafter"):   # the neighbour in the arguments' own precision
+        np.testing.assert_array_equal(got[0], np.nextafter(*args), err_msg=name)
+        return
     if name[1:5] == "sqrt" and name.endswith(MODES):
         return _check_sqrt(name, args[0], got[0])
     exact = [_exact_of(name, [a[i] for a in args]) for i in range(N)]
     if exact[0] is not None:
         for i in range(N):
-            _check_mode(got[0][i], exact[i], name[-3:], name)
+            _check_mode(got[0][i], exact[i], name[-3:] if name.endswith(MODES) else "_rn", name)
         return
     if name.endswith(MODES) and "2" in name:   # float to int in a mode
         rounding = {"_rn": np.rint, "_rd": np.floor, "_ru": np.ceil, "_rz": np.trunc}[name[-3:]]

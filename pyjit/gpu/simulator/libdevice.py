@@ -265,6 +265,12 @@ _FLOAT = {
     "fdivide": _np2(_np.divide),
 }
 
+# float32 rows that a float64 computation rounded to float32 would get wrong
+_FLOAT32_ONLY = {
+    "nextafterf": lambda x, y: _np.nextafter(_np.float32(x), _np.float32(y)),
+    "fmaf": lambda x, y, z: _exact(lambda a, b, c: a * b + c, (x, y, z), "f", "rn"),
+}
+
 # float32 rows named otherwise than <float64 row>f; the fast_ ones are the same functions
 _FLOAT32_NAMES = {"isinff": "isinf", "isnanf": "isnan", "signbitf": "signbit", "finitef": "finite",
                   "isinfd": "isinf", "isnand": "isnan", "isfinited": "isfinite",
@@ -410,7 +416,7 @@ def _compute(name, params):
         if name in table:
             fn = table[name]
             return (lambda *a: fn(*[int(v) for v in a])) if table is _INT else fn
-    found = _rounded(name) or _conversion(name)
+    found = _rounded(name) or _conversion(name) or _FLOAT32_ONLY.get(name)
     if found:
         return found
     base = name[len("fast_"):] if name.startswith("fast_") else name
