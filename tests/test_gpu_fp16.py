@@ -430,9 +430,31 @@ def test_int_of_half_truncates(gpu):
 
 
 @pytestmark_ptx
-@pytest.mark.parametrize("expr", [e for e, _ in EXPRESSIONS] + ["int(x)", "math.floor(x)"])
+@pytest.mark.parametrize("expr", [e for e, _ in EXPRESSIONS] + [
+    "int(x)", "math.floor(x)", "math.sin(x)", "math.pow(x, 2.5)", "math.erf(x)"])
 def test_ptx_of_python_operators_on_halves(expr):
     scope = {"gpu": G, "np": np, "math": math}
     exec(f"def k(a, b, out):\n    i = gpu.grid(1)\n    x = a[i]\n    y = b[i]\n"
          f"    out[i] = {expr}\n", scope)
     _compile(scope["k"], [H1D, H1D, H1D])
+
+
+def test_math_of_a_half_is_float32(gpu):
+    """math.sin(h) and math.pow(h, 2) are computed in float32 and stay float32 (as float_for
+    types them) on both backends: stored into float64, they are float32 values."""
+    @gpu.jit
+    def k(x, out1, out2, out3):
+        i = gpu.grid(1)
+        if i < x.size:
+            out1[i] = math.sin(x[i])
+            out2[i] = math.pow(x[i], 2.5)
+            out3[i] = math.erf(x[i])
+
+    x = np.abs(_values("m2")) + np.float16(0.5)
+    outs = [np.zeros(x.size) for _ in range(3)]
+    k[4, 64](x, *outs)
+    x32 = x.astype(np.float32)
+    wants = [np.sin(x32), np.power(x32, np.float32(2.5)), np.array([math.erf(v) for v in x32])]
+    for out, want in zip(outs, wants):
+        np.testing.assert_array_equal(out, out.astype(np.float32).astype(np.float64))
+        np.testing.assert_allclose(out, want, rtol=1e-6)
