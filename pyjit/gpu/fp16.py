@@ -1,6 +1,7 @@
 """pyjit.gpu.fp16 (numba-cuda's numba.cuda.fp16) as a module that can be imported, for
 code that writes `from pyjit.cuda.fp16 import ...`: its names are the backend's gpu.fp16
-functions (builtins.def's gpu.fp16 rows; the simulator's in pyjit/gpu/simulator/fp16.py)."""
+functions (builtins.def's gpu.fp16 rows; the simulator's in
+pyjit/gpu/simulator/fp16_math.py)."""
 from . import _load_backend
 
 

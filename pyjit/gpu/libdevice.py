@@ -1,6 +1,7 @@
 """pyjit.gpu.libdevice (numba-cuda's numba.cuda.libdevice) as a module that can be imported, for
 code that writes `from pyjit.cuda.libdevice import ...`: its names are the backend's gpu.libdevice
-functions (builtins.def's gpu.libdevice rows; the simulator's in pyjit/gpu/simulator/libdevice.py)."""
+functions (builtins.def's gpu.libdevice rows; the simulator's in
+pyjit/gpu/simulator/libdevice_math.py)."""
 from . import _load_backend
 
 

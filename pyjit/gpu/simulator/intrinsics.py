@@ -548,24 +548,38 @@ math_module = make_math_module()
 # --- gpu.fp16 and gpu.libdevice: modules of their own (fp16.py, libdevice.py) -------------------
 
 class _Functions:
-    """gpu.fp16 and gpu.libdevice: the functions of a module, as a namespace of the kernel
-    language (as the compiled backend's are; a module would not be one of its names)."""
+    """gpu.fp16 and gpu.libdevice: the functions of fp16_math.py, or those libdevice_math.py
+    builds into its `namespace` module, as a namespace of the kernel language (as the compiled
+    backend's are; a module would not be one of its names). Loaded on first use: libdevice's 317
+    functions are built from the table, which costs more than the rest of the simulator's
+    import."""
 
-    def __init__(self, name, module):
+    def __init__(self, name):
+        self._name = name
+
+    def _load(self):
+        import importlib
+        module = importlib.import_module(f"{__package__}.{self._name}_math")
+        module = getattr(module, "namespace", module)
         self.__dict__.update((k, v) for k, v in vars(module).items()
                              if not k.startswith("_") and callable(v))
-        self._name = name
+
+    def __getattr__(self, attr):
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        self._load()
+        try:
+            return self.__dict__[attr]
+        except KeyError:
+            raise AttributeError(f"gpu.{self._name} has no function {attr!r}") from None
+
+    def __dir__(self):
+        self._load()
+        return sorted(k for k in self.__dict__ if not k.startswith("_"))
 
     def __repr__(self):
         return f"<pyjit.gpu.{self._name} (simulated)>"
 
 
-def _functions(name):
-    """fp16.py's functions, or those libdevice.py builds into its `namespace` module."""
-    import importlib
-    module = importlib.import_module(f"{__package__}.{name}")
-    return _Functions(name, getattr(module, "namespace", module))
-
-
-fp16 = _functions("fp16")
-libdevice = _functions("libdevice")
+fp16 = _Functions("fp16")
+libdevice = _Functions("libdevice")
