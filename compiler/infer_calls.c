@@ -2970,7 +2970,9 @@ static Type *type_signature(Infer *c, Instr *in, Builtin bi, Args *a)
         Type *t = ty_strong(a->pos[i]->type);
         if (to[i] && to[i]->kind == TY_RNG && t == to[i])   /* a Generator, passed as it is */
             continue;
-        if ((!to[i] && !is_x[i]) || !ty_is_scalar(t) || ty_is_complex(t) || t->kind == TY_FLOAT16)
+        bool half_ok = is_x[i] || (to[i] && ty_is_float(to[i]));   /* where a float or X is */
+        if ((!to[i] && !is_x[i]) || !ty_is_scalar(t) || ty_is_complex(t) ||
+            (t->kind == TY_FLOAT16 && !half_ok))
             return arg_error(c, in, a, i, "an int, a float or a bool");
     }
     x = unify_x(a, is_x, n);

@@ -105,15 +105,20 @@ static const char *gpu_fast_name(MathFn fn)
 
 /* float16 on the CPU is computed in float32 and rounded back, as NumPy does: x86 has no half
  * arithmetic before AVX-512 FP16, and LLVM 16's x86 code generator crashes legalising
- * vectorised half operations. */
-static bool half_on_cpu(Lower *L, Type *t)
+ * vectorised half operations. The GPU has half + - * / and comparisons; //, % and ** of halves
+ * are computed in float32 there too, as NumPy computes them (one rounding, not one a step). */
+static bool half_in_float32(Lower *L, Type *t, BinOp op)
 {
-    return t->kind == TY_FLOAT16 && !L->t->is_gpu;
+    if (t->kind != TY_FLOAT16)
+        return false;
+    return !L->t->is_gpu || op == BIN_FLOORDIV || op == BIN_MOD || op == BIN_POW;
 }
 
+/* Math functions of float16 are computed in float32 on both targets (libdevice has no half
+ * functions; cuda_fp16.h computes them so too), the result rounded back once. */
 LLVMValueRef lower_math(Lower *L, MathFn fn, Type *ft, LLVMValueRef a, LLVMValueRef b)
 {
-    if (half_on_cpu(L, ft)) {
+    if (ft->kind == TY_FLOAT16) {
         Type *f32 = ty_scalar(TY_FLOAT32);
         LLVMValueRef r = lower_math(L, fn, f32, lower_cast(L, a, ft, f32),
                                     b ? lower_cast(L, b, ft, f32) : NULL);
@@ -1089,7 +1094,7 @@ LLVMValueRef lower_binop_scalar(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLV
                                 Instr *rhs)
 {
     t = ty_strong(t);
-    if (half_on_cpu(L, t)) {
+    if (half_in_float32(L, t, op)) {
         Type *f32 = ty_scalar(TY_FLOAT32);
         LLVMValueRef r = lower_binop_scalar(L, op, f32, lower_cast(L, a, t, f32),
                                             lower_cast(L, b, t, f32), rhs);

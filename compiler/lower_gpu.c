@@ -916,3 +916,81 @@ void lower_gpu_entry(Lower *L, TypedFunc *tf)
     LLVMBuildRetVoid(L->b);
     L->prog->gpu_entry = name;
 }
+
+/* ---- cuda.fp16 and cuda.libdevice ------------------------------------------------------------ */
+
+/* An fp16 row's operation, named by its fn column: an LLVM instruction or intrinsic on half
+ * values, an ordered comparison, or a float32 libdevice function (__nv_...) computed on the
+ * widened value and rounded back to half once. */
+LLVMValueRef lower_bi_half(Lower *L, Instr *in, Builtin bi)
+{
+    static const struct { const char *name; LLVMRealPredicate pred; } cmps[] = {
+        {"oeq", LLVMRealOEQ}, {"one", LLVMRealONE}, {"olt", LLVMRealOLT},
+        {"ole", LLVMRealOLE}, {"ogt", LLVMRealOGT}, {"oge", LLVMRealOGE},
+    };
+    LLVMBuilderRef B = L->b;
+    const char *fn = ir_builtin_fn(bi);
+    LLVMValueRef a[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < in->nargs && i < 3; i++)
+        a[i] = lower_value(L, in->args[i]);
+    LLVMTypeRef half = LLVMTypeOf(a[0]);
+    if (strcmp(fn, "fadd") == 0)
+        return LLVMBuildFAdd(B, a[0], a[1], "");
+    if (strcmp(fn, "fsub") == 0)
+        return LLVMBuildFSub(B, a[0], a[1], "");
+    if (strcmp(fn, "fmul") == 0)
+        return LLVMBuildFMul(B, a[0], a[1], "");
+    if (strcmp(fn, "fdiv") == 0)
+        return LLVMBuildFDiv(B, a[0], a[1], "");
+    if (strcmp(fn, "fneg") == 0)
+        return LLVMBuildFNeg(B, a[0], "");
+    for (size_t i = 0; i < sizeof cmps / sizeof cmps[0]; i++)
+        if (strcmp(fn, cmps[i].name) == 0)
+            return LLVMBuildFCmp(B, cmps[i].pred, a[0], a[1], "");
+    if (strncmp(fn, "llvm.", 5) == 0)
+        return target_call_intrinsic(L->mod, B, fn, &half, 1, a, in->nargs);
+    LLVMValueRef wide = LLVMBuildFPExt(B, a[0], L->f32, "");
+    LLVMValueRef r = target_call_extern(L->mod, B, fn, L->f32, &wide, 1);
+    return LLVMBuildFPTrunc(B, r, half, "");
+}
+
+/* A libdevice function by its fn column's name; its results are the row's result type: a
+ * scalar, or a tuple whose first item is the return value and the rest what the function wrote
+ * through its trailing pointer parameters (frexp, modf, remquo). */
+static LLVMValueRef call_with_outputs(Lower *L, Instr *in, Builtin bi, bool returns)
+{
+    LLVMBuilderRef B = L->b;
+    Type *rt = in->type;
+    int nout = rt->kind == TY_TUPLE ? rt->tuple.n - returns : 0;
+    LLVMValueRef args[8], slots[4];
+    int n = 0;
+    for (int i = 0; i < in->nargs; i++)
+        args[n++] = lower_value(L, in->args[i]);
+    for (int i = 0; i < nout; i++)
+        args[n++] = slots[i] = lower_alloca(L, lower_type(L, rt->tuple.items[i + returns]));
+    LLVMTypeRef ret = !returns ? LLVMVoidTypeInContext(L->ctx)
+                               : lower_type(L, nout ? rt->tuple.items[0] : rt);
+    LLVMValueRef r = target_call_extern(L->mod, B, ir_builtin_fn(bi), ret, args, n);
+    if (!nout)
+        return r;
+    LLVMValueRef t = LLVMGetUndef(lower_type(L, rt));
+    if (returns)
+        t = LLVMBuildInsertValue(B, t, r, 0, "");
+    for (int i = 0; i < nout; i++) {
+        LLVMTypeRef ty = lower_type(L, rt->tuple.items[i + returns]);
+        LLVMValueRef v = LLVMBuildLoad2(B, ty, slots[i], "");
+        t = LLVMBuildInsertValue(B, t, v, (unsigned)(i + returns), "");
+    }
+    return t;
+}
+
+LLVMValueRef lower_bi_nv_call(Lower *L, Instr *in, Builtin bi)
+{
+    return call_with_outputs(L, in, bi, true);
+}
+
+/* A void libdevice function whose results are all written through pointers (sincos). */
+LLVMValueRef lower_bi_nv_outputs(Lower *L, Instr *in, Builtin bi)
+{
+    return call_with_outputs(L, in, bi, false);
+}

@@ -1049,3 +1049,37 @@ def test_random_state_seeded_in_a_kernel(gpu):
     for i in range(4):
         want.append(_ref_states(1, (-2 - i) % 2**64)[0])
     assert _as_pairs(states.copy_to_host()) == want
+
+
+def test_fp16_axpy_on_device_arrays(gpu):
+    @gpu.jit
+    def haxpy(a, x, y, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = gpu.fp16.hfma(a, x[i], y[i])
+
+    x = np.linspace(-8, 8, 300).astype(np.float16)
+    y = np.linspace(3, -5, 300).astype(np.float16)
+    dout = gpu.device_array(300, dtype=np.float16)
+    haxpy[3, 128](np.float16(0.7), gpu.to_device(x), gpu.to_device(y), dout)
+    exact = float(np.float16(0.7)) * x.astype(np.float64) + y.astype(np.float64)
+    np.testing.assert_array_equal(dout.copy_to_host(), exact.astype(np.float16))
+
+
+def test_libdevice_tuple_results(gpu):
+    @gpu.jit
+    def split(x, s, c, mant, expo):
+        i = gpu.grid(1)
+        if i < x.size:
+            s[i], c[i] = gpu.libdevice.sincos(x[i])
+            mant[i], expo[i] = gpu.libdevice.frexp(x[i])
+
+    x = np.linspace(-40, 40, 100)
+    s, c, mant = np.zeros(100), np.zeros(100), np.zeros(100)
+    expo = np.zeros(100, np.int32)
+    split[1, 128](x, s, c, mant, expo)
+    np.testing.assert_allclose(s, np.sin(x), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(c, np.cos(x), rtol=1e-14, atol=1e-15)
+    m, e = np.frexp(x)
+    np.testing.assert_array_equal(mant, m)
+    np.testing.assert_array_equal(expo, e)

@@ -344,6 +344,11 @@ def is_supported_version():
     return is_available()
 
 
+def is_float16_supported():
+    """numba-cuda's: float16 compiles for every GPU (in half precision from sm_53 on)."""
+    return True
+
+
 def detect():
     """Prints the GPUs found; True if at least one can run kernels."""
     if not is_available():
@@ -478,13 +483,31 @@ def _kernel_only(name):
     return f
 
 
+def _anywhere(space, name):
+    """A function of gpu.fp16 or gpu.libdevice: plain arithmetic, so it runs on the host too, as
+    the simulator computes it; a kernel the simulator runs may then call the compiled backend's
+    (`from pyjit.cuda.libdevice import sinf` in a program whose pyjit.gpu is this module)."""
+    def f(*args):
+        from .simulator import intrinsics
+        return getattr(getattr(intrinsics, space), name)(*args)
+    f.__name__ = name
+    f.__qualname__ = f"gpu.{space}.{name}"
+    return f
+
+
+_RUN_ANYWHERE = ("fp16", "libdevice")
+
+
 class _KernelOnly:
-    """threadIdx, shared, atomic...: namespaces whose members exist only inside kernels."""
+    """threadIdx, shared, atomic...: namespaces whose members exist only inside kernels (or, for
+    gpu.fp16 and gpu.libdevice, run on the host too)."""
 
     def __init__(self, name, members):
         self._name = name
+        make = (lambda m: _anywhere(name, m)) if name in _RUN_ANYWHERE else \
+            (lambda m: _kernel_only(f"{name}.{m}"))
         for m in members:
-            object.__setattr__(self, m, _kernel_only(f"{name}.{m}"))
+            object.__setattr__(self, m, make(m))
 
     def __getattr__(self, attr):
         if attr.startswith("__"):
@@ -552,8 +575,9 @@ __all__ = [
     "list_devices", "close", "is_available", "is_supported_version", "detect", "pinned",
     "mapped", "profile_start", "profile_stop", "profiling", "jit", "Kernel", "DeviceFunction",
     "Reduce", "reduce", "Vectorized", "vectorize", "guvectorize", "scheduler_backend",
-    "compile_ptx",
-    "compile_ptx_for_current_device", "declare_device", "CudaError", "CudaMemoryError", "GpuUnavailableError",
+    "compile_ptx", "is_float16_supported",
+    "compile_ptx_for_current_device", "declare_device", "CudaError", "CudaMemoryError",
+    "GpuUnavailableError",
 ] + list(_INTRINSICS) + list(NAMESPACES) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])
 
 

@@ -19,6 +19,7 @@ from .host import (
     external_stream, event, event_elapsed_time, synchronize, gpus, select_device,
     get_current_device, current_context, list_devices, close, is_available,
     is_supported_version, detect, pinned, mapped, profile_start, profile_stop, profiling,
+    is_float16_supported,
 )
 from .kernel import (jit, Kernel, DeviceFunction, Reduce, reduce, Vectorized, vectorize,
                      declare_device)
@@ -48,7 +49,7 @@ __all__ = _KERNEL_NAMES + [
     "get_current_device", "current_context", "list_devices", "close", "is_available",
     "is_supported_version", "detect", "pinned", "mapped", "profile_start", "profile_stop",
     "profiling", "jit", "Kernel", "DeviceFunction", "Reduce", "reduce", "Vectorized",
-    "vectorize", "guvectorize", "scheduler_backend", "declare_device",
+    "vectorize", "guvectorize", "scheduler_backend", "declare_device", "is_float16_supported",
 ]
 
 

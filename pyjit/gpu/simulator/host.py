@@ -193,6 +193,10 @@ def is_supported_version():
     return True
 
 
+def is_float16_supported():
+    return True
+
+
 def detect():
     print("Found 1 CUDA device (pyjit simulator: kernels run in the Python interpreter)")
     print("id 0    b'pyjit simulator'    [SUPPORTED]")

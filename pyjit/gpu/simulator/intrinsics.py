@@ -477,6 +477,7 @@ def cbrt(x):
 # --- math for kernels: float32 in, float32 out ----------------------------------------------
 
 _f32 = np.float32
+_f16 = np.float16     # a half's math is float32's too, as compiled (the result stays float32)
 _UNARY = {
     "sqrt": np.sqrt, "exp": np.exp, "expm1": np.expm1, "log": np.log, "log2": np.log2,
     "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos, "tan": np.tan,
@@ -496,6 +497,8 @@ def _unary(name, npf):
     def f(x):
         if x.__class__ is _f32:
             return npf(x)
+        if x.__class__ is _f16:
+            return npf(_f32(x))
         return mf(x)
     f.__name__ = name
     return f
@@ -505,7 +508,7 @@ def _unary_double(name):
     mf = getattr(_math, name)
 
     def f(x):
-        if x.__class__ is _f32:
+        if x.__class__ is _f32 or x.__class__ is _f16:
             return _f32(mf(x))
         return mf(x)
     f.__name__ = name
@@ -514,11 +517,12 @@ def _unary_double(name):
 
 def _binary(name, npf):
     mf = getattr(_math, name)
-    weak = (int, float, _f32)
+    weak = (int, float, _f32, _f16)
+    single = (_f32, _f16)
 
     def f(x, y):
-        if (x.__class__ is _f32 and y.__class__ in weak) or \
-                (y.__class__ is _f32 and x.__class__ in weak):
+        if (x.__class__ in single and y.__class__ in weak) or \
+                (y.__class__ in single and x.__class__ in weak):
             return npf(_f32(x), _f32(y))
         return mf(x, y)
     f.__name__ = name
@@ -539,3 +543,43 @@ def make_math_module():
 
 
 math_module = make_math_module()
+
+
+# --- gpu.fp16 and gpu.libdevice: modules of their own (fp16.py, libdevice.py) -------------------
+
+class _Functions:
+    """gpu.fp16 and gpu.libdevice: the functions of fp16_math.py, or those libdevice_math.py
+    builds into its `namespace` module, as a namespace of the kernel language (as the compiled
+    backend's are; a module would not be one of its names). Loaded on first use: libdevice's 317
+    functions are built from the table, which costs more than the rest of the simulator's
+    import."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def _load(self):
+        import importlib
+        module = importlib.import_module(f"{__package__}.{self._name}_math")
+        module = getattr(module, "namespace", module)
+        self.__dict__.update((k, v) for k, v in vars(module).items()
+                             if not k.startswith("_") and callable(v))
+
+    def __getattr__(self, attr):
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        self._load()
+        try:
+            return self.__dict__[attr]
+        except KeyError:
+            raise AttributeError(f"gpu.{self._name} has no function {attr!r}") from None
+
+    def __dir__(self):
+        self._load()
+        return sorted(k for k in self.__dict__ if not k.startswith("_"))
+
+    def __repr__(self):
+        return f"<pyjit.gpu.{self._name} (simulated)>"
+
+
+fp16 = _Functions("fp16")
+libdevice = _Functions("libdevice")
