@@ -72,6 +72,7 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef unsigned long long CUdeviceptr;
+typedef struct CUipcMemHandle { char reserved[64]; } CUipcMemHandle;   /* CU_IPC_HANDLE_SIZE */
 
 enum {
     CUDA_SUCCESS = 0,

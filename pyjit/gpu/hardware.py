@@ -116,6 +116,18 @@ if _HAVE_RUNTIME:
         def configure(self, griddim, blockdim, stream=0, sharedmem=0):
             return self[griddim, blockdim, stream, sharedmem]
 
+        @property
+        def overloads(self):
+            """kernel.overloads[signature]: the version for those argument types (numba-cuda's
+            name), compiled and loaded on first use; it has max_cooperative_grid_blocks."""
+            return _Overloads(self)
+
+        def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+            """The most blocks of blockdim threads (and dynsmemsize bytes of dynamic shared
+            memory) a launch of the version launched last may have when it syncs its grid
+            (gpu.cg.this_grid().sync(): all blocks must run at once), on the current GPU."""
+            return self._max_cooperative_blocks(None, _threads_of(blockdim), int(dynsmemsize))
+
         def __reduce__(self):
             return _serialize.reduce(self)
 
@@ -150,6 +162,44 @@ else:
 
         def __reduce__(self):
             return _serialize.reduce(self)
+
+
+def _threads_of(blockdim):
+    """The threads of a block given as an int or a tuple of ints."""
+    n = 1
+    for d in (blockdim if isinstance(blockdim, tuple) else (blockdim,)):
+        n *= int(d)
+    if n < 1:
+        raise ValueError(f"blockdim {blockdim!r}: each dimension must be at least 1")
+    return n
+
+
+class _Overload:
+    """kernel.overloads[signature]: one compiled version, as numba-cuda's _Kernel."""
+
+    def __init__(self, kernel, argtypes):
+        self.kernel = kernel
+        self.argtypes = argtypes
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of blockdim threads a cooperative launch of this version may have
+        on the current GPU: its occupancy per multiprocessor times the multiprocessors."""
+        return self.kernel._max_cooperative_blocks(list(self.argtypes), _threads_of(blockdim),
+                                                   int(dynsmemsize))
+
+    def __repr__(self):
+        return f"<pyjit.gpu kernel {self.kernel.__qualname__}({', '.join(self.argtypes)})>"
+
+
+class _Overloads:
+    """kernel.overloads: indexed by a signature (a tuple of types, or a string as @gpu.jit
+    takes); the version is compiled when first used."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, signature):
+        return _Overload(self.kernel, _types_mod._canonical_args(signature))
 
 
 class DeviceFunction:
