@@ -1049,3 +1049,87 @@ def test_random_state_seeded_in_a_kernel(gpu):
     for i in range(4):
         want.append(_ref_states(1, (-2 - i) % 2**64)[0])
     assert _as_pairs(states.copy_to_host()) == want
+
+
+# ---- cooperative groups: gpu.cg.this_grid().sync() (a cooperative launch on the GPU) ----
+
+def test_grid_sync_sequential_rows(gpu):
+    """numba-cuda's documentation example: each row is written by the whole grid from the row
+    before it, read from the opposite thread's column (another block's), so every row needs
+    the whole grid's writes to the previous one."""
+    @gpu.jit("void(int32[:, ::1])")
+    def sequential_rows(M):
+        col = gpu.grid(1)
+        g = gpu.cg.this_grid()
+        rows = M.shape[0]
+        cols = M.shape[1]
+        for row in range(1, rows):
+            opposite = cols - col - 1
+            M[row, col] = M[row - 1, opposite] + 1
+            g.sync()
+
+    A = np.zeros((48, 256), dtype=np.int32)
+    sequential_rows[A.shape[1] // 32, 32](A)
+    np.testing.assert_array_equal(A, np.tile(np.arange(A.shape[0]), (A.shape[1], 1)).T)
+
+
+def test_grid_sync_normalise(gpu):
+    """Each block sums its part into shared memory and publishes it; after the grid barrier
+    every thread reads every block's sum (and its own block's shared memory, which must have
+    survived the barrier) and scales its element by the total."""
+    @gpu.jit(device=True)
+    def whole_grid_barrier():
+        gpu.cg.this_grid().sync()
+
+    @gpu.jit
+    def normalise(x, partial, out, size):
+        nthreads = gpu.blockDim.x * gpu.blockDim.y
+        t = gpu.threadIdx.x + gpu.blockDim.x * gpu.threadIdx.y
+        b = gpu.blockIdx.x + gpu.gridDim.x * gpu.blockIdx.y
+        i = b * nthreads + t
+        acc = gpu.shared.array(1, np.float64)
+        if t == 0:
+            acc[0] = 0.0
+        gpu.syncthreads()
+        gpu.atomic.add(acc, 0, x[i])
+        gpu.syncthreads()
+        if t == 0:
+            partial[b] = acc[0]
+        whole_grid_barrier()
+        total = 0.0
+        for k in range(partial.size):
+            total += partial[k]
+        out[i] = x[i] / total + acc[0] * 0.0 + (acc[0] == partial[b]) * 10.0
+        size[i] = gpu.cg.this_grid().size
+
+    for (gx, gy), (bx, by) in [((6, 1), (64, 1)), ((3, 2), (8, 4))]:
+        nblocks, n = gx * gy, gx * gy * bx * by
+        x = np.random.default_rng(11).random(n) + 0.5
+        partial = np.zeros(nblocks)
+        out = np.zeros(n)
+        size = np.zeros(n, np.int64)
+        normalise[(gx, gy), (bx, by)](x, partial, out, size)
+        np.testing.assert_allclose(partial, x.reshape(nblocks, -1).sum(axis=1), rtol=1e-12)
+        np.testing.assert_allclose(out, x / x.sum() + 10.0, rtol=1e-12)
+        assert size.tolist() == [n] * n
+
+
+def test_grid_sync_grid_too_large_is_refused(gpu):
+    @gpu.jit("void(float32[::1])")
+    def step(x):
+        i = gpu.grid(1)
+        g = gpu.cg.this_grid()
+        x[i] += 1
+        g.sync()
+        x[i] *= 2
+
+    most = step.overloads[(gpu.float32[::1],)].max_cooperative_grid_blocks(128)
+    assert most >= gpu.get_current_device().MULTIPROCESSOR_COUNT
+    assert step.overloads["void(float32[::1])"].max_cooperative_grid_blocks((64, 2)) == most
+    x = gpu.to_device(np.zeros(128 * 4, np.float32))
+    step[4, 128](x)
+    assert x.copy_to_host().tolist() == [2.0] * x.size
+    assert step.max_cooperative_grid_blocks(128) == most
+    big = gpu.device_array((most + 1) * 128, np.float32)
+    with pytest.raises(ValueError, match="max_cooperative_grid_blocks"):
+        step[most + 1, 128](big)
