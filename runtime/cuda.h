@@ -170,5 +170,9 @@ Type *cuda_array_type(PyObject *dtype, int ndim, char layout, bool readonly);
 int cuda_module_init(PyObject *module);
 int cuda_devarray_init(PyObject *module);   /* devarray.c's part */
 int cuda_launch_init(PyObject *module);     /* launch.c's part */
+int cuda_hostmem_init(PyObject *module);    /* hostmem.c's part */
+/* Whether p is in host memory a kernel reaches in place (mapped, managed or registered with
+ * gpu.mapped): then *dev is its device address (hostmem.c). */
+bool cuda_host_device_pointer(const void *p, CUdeviceptr *dev);
 
 #endif

@@ -548,7 +548,11 @@ static int direction_of(PyObject *obj)
 
 static int classify_host(Arg *a, PyObject *arr, int dir)
 {
-    a->kind = ARG_HOST;
+    CUdeviceptr dev;
+    /* mapped, managed or gpu.mapped memory: the kernel uses it in place */
+    a->kind = cuda_host_device_pointer(PyArray_DATA((PyArrayObject *)arr), &dev) ? ARG_DEVICE
+                                                                                 : ARG_HOST;
+    a->data = a->kind == ARG_DEVICE ? dev : 0;
     a->dir = dir;
     a->obj = arr;
     a->ndim = PyArray_NDIM((PyArrayObject *)arr);
