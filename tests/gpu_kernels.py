@@ -1133,3 +1133,85 @@ def test_grid_sync_grid_too_large_is_refused(gpu):
     big = gpu.device_array((most + 1) * 128, np.float32)
     with pytest.raises(ValueError, match="max_cooperative_grid_blocks"):
         step[most + 1, 128](big)
+
+
+# ---- host memory kernels use in place, and specialised kernels ----
+
+def test_mapped_and_managed_arrays_are_used_in_place(gpu):
+    @gpu.jit
+    def scale(x, out, a):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = a * x[i]
+            x[i] += 1
+
+    n = 300
+    want = np.random.default_rng(12).random(n).astype(np.float32)
+    for make in (gpu.mapped_array, gpu.managed_array):
+        x = make(n, np.float32)
+        out = make((n,), dtype=np.float32)
+        assert isinstance(x, np.ndarray) and x.shape == (n,) and x.dtype == np.float32
+        x[:] = want
+        scale[(n + 127) // 128, 128](x, out, np.float32(3))
+        gpu.synchronize()        # the kernel wrote host memory: wait before reading it
+        np.testing.assert_allclose(out, np.float32(3) * want, rtol=1e-6)
+        np.testing.assert_allclose(x, want + 1, rtol=1e-6)
+        view = out[::2]          # a view lies in the same memory: still used in place
+        scale[(view.size + 127) // 128, 128](x[::2], view, np.float32(0))
+        gpu.synchronize()
+        assert not out[::2].any() and out[1::2].tolist() == (np.float32(3) * want[1::2]).tolist()
+    m2 = gpu.mapped_array((4, 5), np.int64, order="F")
+    assert m2.flags.f_contiguous and m2.shape == (4, 5)
+
+
+def test_pinned_and_mapped_contexts(gpu):
+    @gpu.jit
+    def inc(x):
+        i = gpu.grid(1)
+        if i < x.size:
+            x[i] += 1
+
+    a = np.arange(100, dtype=np.float64)
+    b = np.arange(50, dtype=np.int32)
+    with gpu.pinned(a, b):
+        d = gpu.to_device(a)
+        inc[1, 128](d)
+        d.copy_to_host(a)
+    assert a.tolist() == list(range(1, 101))
+    with gpu.mapped(a) as da:
+        inc[1, 128](da)
+        gpu.synchronize()
+    assert a.tolist() == list(range(2, 102))
+    with gpu.mapped(a, b) as (da, db):
+        inc[1, 128](da)
+        inc[1, 128](db)
+        gpu.synchronize()
+    assert a.tolist() == list(range(3, 103)) and b.tolist() == list(range(1, 51))
+
+
+def test_specialize(gpu):
+    @gpu.jit
+    def axpy(a, x, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = a * x[i]
+
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros_like(x)
+    fast = axpy.specialize(np.float32(2), x, out)
+    assert fast.specialized and not axpy.specialized
+    fast[1, 64](np.float32(2), x, out)
+    assert out.tolist() == (2 * x).tolist()
+    with pytest.raises(TypeError, match="specialized for"):
+        fast[1, 64](np.float32(2), x.astype(np.float64), out.astype(np.float64))
+    with pytest.raises(RuntimeError, match="already specialized"):
+        fast.specialize(np.float32(2), x, out)
+
+
+def test_from_cuda_array_interface(gpu):
+    d = gpu.to_device(np.arange(12, dtype=np.int32).reshape(3, 4))
+    v = gpu.from_cuda_array_interface(d.__cuda_array_interface__, owner=d)
+    assert gpu.is_cuda_array(v) and v.shape == (3, 4)
+    assert v.copy_to_host().tolist() == np.arange(12).reshape(3, 4).tolist()
+    assert gpu.as_cuda_array(d).copy_to_host().tolist() == v.copy_to_host().tolist()
+    assert not gpu.is_cuda_array(np.zeros(3))

@@ -315,8 +315,12 @@ class Kernel:
         raise ValueError(f"kernel '{self.__name__}' was called without a launch configuration: "
                          f"launch it as {self.__name__}[blocks, threads](...)")
 
+    specialized = False
+
     def specialize(self, *args):
-        return self
+        """This kernel for the types of args only, as the compiled backend's: a launch with
+        arguments of other types is a TypeError."""
+        return _Specialized(self, _launch_types(args))
 
     @property
     def overloads(self):
@@ -580,6 +584,43 @@ def _check_co_resident(kernel, griddim, blockdim, sharedmem):
                          f"so all its blocks must run at once: a grid of {blocks} blocks of "
                          f"{threads} threads is more than the {most} GPU 0 holds together "
                          "(kernel.max_cooperative_grid_blocks(blockdim) gives that limit)")
+
+
+def _launch_types(args):
+    """The type names the compiled backend's launch gives args."""
+    from ... import _core
+    out = []
+    for a in args:
+        a = a.array if isinstance(a, (In, Out, InOut)) else a
+        a = a._ary if isinstance(a, DeviceNDArray) else a
+        out.append(_core.typeof(a, True).replace("weak ", ""))
+    return tuple(out)
+
+
+class _Specialized:
+    """kernel.specialize(*args) (see the compiled backend's SpecializedKernel)."""
+
+    specialized = True
+
+    def __init__(self, kernel, argtypes):
+        self.kernel = kernel
+        self.argtypes = argtypes
+        self.py_func = kernel.py_func
+        self.__name__ = kernel.__name__
+
+    def __getitem__(self, cfg):
+        launch = self.kernel[cfg]
+
+        def checked(*args):
+            given = _launch_types(args)
+            if given != self.argtypes:
+                raise TypeError(f"kernel '{self.__name__}' is specialized for "
+                                f"({', '.join(self.argtypes)}), not ({', '.join(given)})")
+            return launch(*args)
+        return checked
+
+    def specialize(self, *args):
+        raise RuntimeError(f"kernel '{self.__name__}' is already specialized")
 
 
 class _Overload:
