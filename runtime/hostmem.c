@@ -278,25 +278,25 @@ static PyObject *py_ipc_get_handle(PyObject *self, PyObject *args)
                    "finding a device array's allocation") < 0 ||
         cuda_check(cuda_api.cuIpcGetMemHandle(&h, base), "making an IPC handle") < 0)
         return NULL;
-    return Py_BuildValue("(y#KK)", h.reserved, (Py_ssize_t)sizeof h.reserved,
-                         (unsigned long long)(addr - base), (unsigned long long)size);
+    PyObject *bytes = PyBytes_FromStringAndSize(h.reserved, (Py_ssize_t)sizeof h.reserved);
+    return bytes ? Py_BuildValue("(NKK)", bytes, (unsigned long long)(addr - base),
+                                 (unsigned long long)size) : NULL;
 }
 
 /* cuda_ipc_open(handle bytes) -> address: the other process's allocation, in this one. */
 static PyObject *py_ipc_open(PyObject *self, PyObject *args)
 {
-    const char *data;
-    Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "y#:cuda_ipc_open", &data, &n))
+    PyObject *data;
+    if (!PyArg_ParseTuple(args, "O!:cuda_ipc_open", &PyBytes_Type, &data))
         return NULL;
-    if (n != (Py_ssize_t)sizeof(CUipcMemHandle))
+    if (PyBytes_GET_SIZE(data) != (Py_ssize_t)sizeof(CUipcMemHandle))
         return PyErr_Format(PyExc_ValueError, "an IPC handle is %zu bytes, not %zd",
-                            sizeof(CUipcMemHandle), n);
+                            sizeof(CUipcMemHandle), PyBytes_GET_SIZE(data));
     int dev = cuda_current_device();
     if (dev < 0 || cuda_ensure() < 0 || cuda_enter(dev) < 0)
         return NULL;
     CUipcMemHandle h;
-    memcpy(h.reserved, data, sizeof h.reserved);
+    memcpy(h.reserved, PyBytes_AS_STRING(data), sizeof h.reserved);
     CUdeviceptr p = 0;
     if (cuda_check(cuda_api.cuIpcOpenMemHandle(&p, h, IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
                    "opening an IPC handle") < 0)

@@ -134,3 +134,18 @@ def test_ipc_handle_of_a_view_keeps_its_offset(gpu):
     assert pickle.loads(pickle.dumps(h))._array_desc["shape"] == (90,)
     with pytest.raises(gpu.CudaError):
         h.open()     # the process that made a handle cannot open it (the driver refuses)
+
+
+def test_ipc_handles_pickle_without_their_base():
+    from pyjit.gpu import hardware
+    owner = object()
+    ipch = hardware.IpcHandle(owner, bytes(range(64)), 4096, {"device": 0}, offset=128)
+    h = hardware.IpcArrayHandle(ipch, dict(shape=(10, 3), strides=(24, 8), dtype=np.float64))
+    back = pickle.loads(pickle.dumps(h))
+    assert back._ipc_handle.base is None and back._ipc_handle.handle == bytes(range(64))
+    assert (back._ipc_handle.size, back._ipc_handle.offset) == (4096, 128)
+    assert back._array_desc == h._array_desc
+    with pytest.raises(ValueError, match="not opened"):
+        back.close()
+    with pytest.raises(ValueError, match="64 bytes"):
+        _core.cuda_ipc_open(b"short")
