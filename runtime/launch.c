@@ -1292,7 +1292,34 @@ static PyObject *kernel_max_coop_blocks(CudaKernel *k, PyObject *args)
     return most < 0 ? NULL : PyLong_FromLongLong(most);
 }
 
+/* kernel._versions() -> [(argument type names, cooperative)]: the compiled versions (one per
+ * argument types and launch facts), for kernel.overloads. */
+static PyObject *kernel_versions(CudaKernel *k, PyObject *unused)
+{
+    PyObject *list = PyList_New(0);
+    for (int i = 0; list && i < k->nversions; i++) {
+        KVersion *v = k->versions[i];
+        PyObject *names = PyTuple_New(v->argtypes ? v->nargs : 0);
+        for (int j = 0; names && v->argtypes && j < v->nargs; j++) {
+            PyObject *s = PyUnicode_FromString(v->argtypes[j]->name);
+            if (!s)
+                Py_CLEAR(names);
+            else
+                PyTuple_SET_ITEM(names, j, s);
+        }
+        PyObject *item = names ? Py_BuildValue("(NO)", names, version_cooperative(v) ? Py_True
+                                                                                     : Py_False)
+                               : NULL;
+        if (!item || PyList_Append(list, item) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(item);
+    }
+    return list;
+}
+
 static PyMethodDef kernel_methods[] = {
+    {"_versions", (PyCFunction)kernel_versions, METH_NOARGS,
+     "[(argument type names, cooperative)] of the compiled versions."},
     {"_max_cooperative_blocks", (PyCFunction)kernel_max_coop_blocks, METH_VARARGS,
      "The most blocks a cooperative launch of a version may have on the current GPU."},
     {"forall", (PyCFunction)(void (*)(void))kernel_forall, METH_VARARGS | METH_KEYWORDS,

@@ -264,3 +264,25 @@ def test_numba_cuda_documentation_example_in_the_simulator():
     sequential_rows[griddim, blockdim](A)
     reference = np.tile(np.arange(A.shape[0]), (A.shape[1], 1)).T
     np.testing.assert_equal(A, reference)
+
+
+def _syncs(a):
+    g = pyjit.gpu.cg.this_grid()
+    g.sync()
+    a[0] = 1.0
+
+
+def _grid_only(a):
+    pyjit.gpu.cg.this_grid()
+    a[0] = 1.0
+
+
+@needs_codegen
+def test_overload_says_whether_it_is_cooperative():
+    """numba-cuda's test_sync_group_is_cooperative / test_false_cooperative: only a kernel that
+    syncs its grid is launched cooperatively (this_grid() alone needs no barrier)."""
+    from pyjit.gpu import hardware
+    for backend in (hardware, simulator_module()):
+        k, plain = backend.jit(_syncs), backend.jit(_grid_only)
+        assert k.overloads["void(float64[::1])"].cooperative
+        assert not plain.overloads["void(float64[::1])"].cooperative

@@ -230,6 +230,16 @@ class _Overload:
         self.kernel = kernel
         self.argtypes = argtypes
 
+    @property
+    def cooperative(self):
+        """Whether this version syncs its grid, so that it is launched cooperatively."""
+        for names, coop in self.kernel._versions():
+            if names == self.argtypes:
+                return coop
+        ptx, _entry, _written = _core.cuda_compile_ptx(self.kernel.py_func, _registry.REGISTRY,
+                                                       list(self.argtypes))
+        return "pj_grid_barrier" in ptx
+
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
         """The most blocks of blockdim threads a cooperative launch of this version may have
         on the current GPU: its occupancy per multiprocessor times the multiprocessors."""
@@ -249,6 +259,29 @@ class _Overloads:
 
     def __getitem__(self, signature):
         return _Overload(self.kernel, _types_mod._canonical_args(signature))
+
+    def keys(self):
+        """The argument types of the compiled versions (each once)."""
+        seen = []
+        for names, _coop in self.kernel._versions():
+            if names not in seen:
+                seen.append(names)
+        return seen
+
+    def items(self):
+        return [(names, _Overload(self.kernel, names)) for names in self.keys()]
+
+    def values(self):
+        return [o for _names, o in self.items()]
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+    def __contains__(self, signature):
+        return _types_mod._canonical_args(signature) in self.keys()
 
 
 class DeviceFunction:

@@ -51,7 +51,7 @@ class _Prepared:
         self.fn = None
         self.needs_sync = False
         self.gen = None
-        self.grid_sync = False      # it (or what it calls) uses gpu.cg.this_grid()
+        self.grid_sync = False      # it (or what it calls) syncs its grid: gpu.cg.this_grid()
 
 
 # What builds a list, dict or set (also in a comprehension's own code), and the GPU compiler's
@@ -91,7 +91,7 @@ def _prepare(pyfunc, memo):
     cells = list(pyfunc.__closure__ or ())
     names = _code_names(code)
     sync = bool(names & I.SYNC_ATTRIBUTES)
-    prep.grid_sync = "this_grid" in names
+    prep.grid_sync = {"this_grid", "sync"} <= names    # this_grid() alone needs no barrier
     callees = {}              # name -> _Prepared of a function it calls that synchronises
     intrinsics = set()        # names bound to barrier/warp intrinsics
     values = [(n, g[n], None) for n in names if n in g]
@@ -628,6 +628,11 @@ class _Overload:
 
     def __init__(self, kernel):
         self.kernel = kernel
+
+    @property
+    def cooperative(self):
+        """Whether the kernel syncs its grid (it is then launched cooperatively on a GPU)."""
+        return self.kernel.prepared().grid_sync
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
         return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
