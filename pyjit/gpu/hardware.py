@@ -565,6 +565,8 @@ class MappedNDArray(np.ndarray):
     gpu.synchronize() (or the stream's synchronize()) before reading what it wrote, as with
     numba-cuda's."""
 
+    _pyjit_plain = True     # compiled code takes it as the plain array it is (runtime/typeof.c)
+
     @property
     def __cuda_array_interface__(self):
         mem = _host_memory_of(self)
