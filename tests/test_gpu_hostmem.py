@@ -149,3 +149,26 @@ def test_ipc_handles_pickle_without_their_base():
         back.close()
     with pytest.raises(ValueError, match="64 bytes"):
         _core.cuda_ipc_open(b"short")
+
+
+def test_mapped_arrays_are_plain_arrays_to_compiled_code():
+    """The array class over mapped memory, here over a NumPy buffer standing in for the
+    driver's allocation: its shape, order and strides, and @njit taking it as a plain array."""
+    import pyjit
+    from pyjit.gpu import hardware
+    backing = np.zeros(4096, np.uint8)
+
+    def alloc(n):
+        assert n <= backing.size
+        return (None, backing.ctypes.data, 0x10000)
+
+    a = hardware._host_array(hardware.MappedNDArray, alloc, (4, 6), np.float32, None, "F")
+    assert a.shape == (4, 6) and a.flags.f_contiguous and a.dtype == np.float32
+    a[:] = np.arange(24).reshape(4, 6)
+    assert _core.typeof(a, True) == "array(float32, 2d, F)"
+    assert pyjit.njit(lambda x: x.sum())(a) == np.arange(24).sum()
+    cai = a[1:].__cuda_array_interface__
+    assert cai["data"][0] == 0x10000 + 4 and cai["shape"] == (3, 6)
+    m = hardware._host_array(hardware.ManagedNDArray, alloc, 5, np.int64, (16,), "C")
+    assert m.shape == (5,) and m.strides == (16,)
+    assert not hasattr(a + 1, "__cuda_array_interface__")
