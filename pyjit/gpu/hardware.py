@@ -20,6 +20,7 @@ from .. import _core, _registry, _serialize
 from .. import decorators as _decorators
 from .. import types as _types_mod
 from ._builtins import INTRINSICS, NAMESPACES
+from ._kernels import SpecializedKernel, threads_of as _threads_of
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError
 
 _NO_RUNTIME = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
@@ -129,7 +130,7 @@ if _HAVE_RUNTIME:
         def specialize(self, *args):
             """This kernel for the types of args only, as numba-cuda's specialize: a launch
             with arguments of other types is a TypeError (no new version is compiled)."""
-            return SpecializedKernel(self, _launch_types(args))
+            return SpecializedKernel(self, _launch_types, args)
 
         def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
             """The most blocks of blockdim threads (and dynsmemsize bytes of dynamic shared
@@ -177,50 +178,6 @@ def _launch_types(args):
     """The type names a launch gives args (gpu.In/Out/InOut: their array's)."""
     return tuple(_core.typeof(a.array if isinstance(a, _Direction) else a, True)
                  .replace("weak ", "") for a in args)
-
-
-class SpecializedKernel:
-    """kernel.specialize(*args): the kernel for those argument types only. It launches as the
-    kernel does (the same compiled versions) after checking the arguments' types."""
-
-    specialized = True
-
-    def __init__(self, kernel, argtypes):
-        self.kernel = kernel
-        self.argtypes = argtypes
-        self.py_func = kernel.py_func
-        self.__name__ = kernel.__name__
-        self.__qualname__ = kernel.__qualname__
-
-    def __getitem__(self, cfg):
-        launch = self.kernel[cfg]
-
-        def checked(*args):
-            given = _launch_types(args)
-            if given != self.argtypes:
-                raise TypeError(f"kernel '{self.__name__}' is specialized for "
-                                f"({', '.join(self.argtypes)}), not ({', '.join(given)})")
-            return launch(*args)
-        return checked
-
-    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
-        return self[griddim, blockdim, stream, sharedmem]
-
-    def specialize(self, *args):
-        raise RuntimeError(f"kernel '{self.__name__}' is already specialized")
-
-    def __repr__(self):
-        return f"<pyjit.gpu kernel {self.__qualname__} specialized for {self.argtypes}>"
-
-
-def _threads_of(blockdim):
-    """The threads of a block given as an int or a tuple of ints."""
-    n = 1
-    for d in (blockdim if isinstance(blockdim, tuple) else (blockdim,)):
-        n *= int(d)
-    if n < 1:
-        raise ValueError(f"blockdim {blockdim!r}: each dimension must be at least 1")
-    return n
 
 
 class _Overload:

@@ -23,6 +23,7 @@ import numpy as np
 from . import intrinsics as I
 from . import host, scheduler, transform
 from ... import _serialize
+from .._kernels import SpecializedKernel, threads_of as _threads_of
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
@@ -320,7 +321,7 @@ class Kernel:
     def specialize(self, *args):
         """This kernel for the types of args only, as the compiled backend's: a launch with
         arguments of other types is a TypeError."""
-        return _Specialized(self, _launch_types(args))
+        return SpecializedKernel(self, _launch_types, args)
 
     @property
     def overloads(self):
@@ -561,15 +562,6 @@ def _gpu_typeof(value, name):
 SM_THREADS, SM_BLOCKS, SM_SHARED = 2048, 32, 228 * 1024
 
 
-def _threads_of(blockdim):
-    n = 1
-    for d in (blockdim if isinstance(blockdim, tuple) else (blockdim,)):
-        n *= int(d)
-    if n < 1:
-        raise ValueError(f"blockdim {blockdim!r}: each dimension must be at least 1")
-    return n
-
-
 def _co_resident_blocks(threads, sharedmem):
     per_sm = min(SM_BLOCKS, SM_THREADS // threads, SM_SHARED // max(int(sharedmem), 1))
     return per_sm * host.Device.MULTIPROCESSOR_COUNT
@@ -595,32 +587,6 @@ def _launch_types(args):
         a = a._ary if isinstance(a, DeviceNDArray) else a
         out.append(_core.typeof(a, True).replace("weak ", ""))
     return tuple(out)
-
-
-class _Specialized:
-    """kernel.specialize(*args) (see the compiled backend's SpecializedKernel)."""
-
-    specialized = True
-
-    def __init__(self, kernel, argtypes):
-        self.kernel = kernel
-        self.argtypes = argtypes
-        self.py_func = kernel.py_func
-        self.__name__ = kernel.__name__
-
-    def __getitem__(self, cfg):
-        launch = self.kernel[cfg]
-
-        def checked(*args):
-            given = _launch_types(args)
-            if given != self.argtypes:
-                raise TypeError(f"kernel '{self.__name__}' is specialized for "
-                                f"({', '.join(self.argtypes)}), not ({', '.join(given)})")
-            return launch(*args)
-        return checked
-
-    def specialize(self, *args):
-        raise RuntimeError(f"kernel '{self.__name__}' is already specialized")
 
 
 class _Overload:
