@@ -286,3 +286,16 @@ def test_overload_says_whether_it_is_cooperative():
         k, plain = backend.jit(_syncs), backend.jit(_grid_only)
         assert k.overloads["void(float64[::1])"].cooperative
         assert not plain.overloads["void(float64[::1])"].cooperative
+
+
+def test_bad_block_sizes_are_type_and_value_errors():
+    gpu = simulator_module()
+
+    @gpu.jit
+    def k(x):
+        gpu.cg.this_grid().sync()
+
+    with pytest.raises(TypeError, match="blockdim must be an int or a tuple of ints, not 'x'"):
+        k.max_cooperative_grid_blocks("x")
+    with pytest.raises(ValueError, match="at least 1"):
+        k.overloads[(gpu.float64[::1],)].max_cooperative_grid_blocks((32, 0))

@@ -4,13 +4,18 @@ kernel.specialize's kernel for one set of argument types (numba-cuda's specializ
 Each backend passes its own `types_of(args)` (the type names its launch gives the arguments),
 so a specialised kernel refuses the same arguments in the simulator as on the GPU.
 """
+import operator
 
 
 def threads_of(blockdim):
     """The threads of a block given as an int or a tuple of ints."""
     n = 1
     for d in (blockdim if isinstance(blockdim, tuple) else (blockdim,)):
-        n *= int(d)
+        try:
+            n *= operator.index(d)
+        except TypeError:
+            raise TypeError(f"blockdim must be an int or a tuple of ints, not {blockdim!r}") \
+                from None
     if n < 1:
         raise ValueError(f"blockdim {blockdim!r}: each dimension must be at least 1")
     return n
