@@ -626,6 +626,8 @@ static LLVMValueRef grid_barrier_word(Lower *L)
     LLVMValueRef g = LLVMGetNamedGlobal(L->mod, "pj_grid_barrier");
     if (!g) {
         g = LLVMAddGlobalInAddressSpace(L->mod, L->i32, "pj_grid_barrier", 1);
+        LLVMSetLinkage(g, LLVMInternalLinkage);   /* the module's own: PTX linked in beside it
+                                                   * may have one too */
         LLVMSetInitializer(g, LLVMConstInt(L->i32, 0, 0));
         LLVMSetAlignment(g, 4);
     }
