@@ -2465,7 +2465,8 @@ static bool is_constant_param(const Type *t)
                  (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
                   (strncmp(t->literal->name, "numpy.", 6) == 0 ||
                    strncmp(t->literal->name, "builtins.", 9) == 0 ||
-                   strncmp(t->literal->name, "math.", 5) == 0)));
+                   strncmp(t->literal->name, "math.", 5) == 0 ||
+                   strcmp(t->literal->name, "gpu.cg.GridGroup") == 0)));   /* this_grid() */
 }
 
 static Type *call_jit(Infer *c, Instr *in, const Const *k)

@@ -1114,6 +1114,32 @@ def test_grid_sync_normalise(gpu):
         assert size.tolist() == [n] * n
 
 
+def test_grid_group_passed_to_a_device_function(gpu):
+    """As molecular-dynamics codes pass `grid` to their interaction and integration steps."""
+    @gpu.jit(device=True)
+    def step(grid, x):
+        i = gpu.grid(1)
+        x[i] += 1
+        grid.sync()
+        t = x[i] + x[(i + 1) % x.size]
+        grid.sync()
+        x[i] = t
+
+    @gpu.jit
+    def run(x, steps):
+        grid = gpu.cg.this_grid()
+        for _ in range(steps):
+            step(grid, x)
+
+    x = np.zeros(4 * 32)
+    run[4, 32](x, 3)
+    want = np.zeros(x.size)
+    for _ in range(3):
+        want += 1
+        want = want + np.roll(want, -1)
+    np.testing.assert_array_equal(x, want)
+
+
 def test_grid_sync_grid_too_large_is_refused(gpu):
     @gpu.jit("void(float32[::1])")
     def step(x):
