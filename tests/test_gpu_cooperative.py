@@ -299,3 +299,19 @@ def test_bad_block_sizes_are_type_and_value_errors():
         k.max_cooperative_grid_blocks("x")
     with pytest.raises(ValueError, match="at least 1"):
         k.overloads[(gpu.float64[::1],)].max_cooperative_grid_blocks((32, 0))
+
+
+def test_simulator_sees_a_grid_sync_in_a_device_function():
+    gpu = simulator_module()
+
+    @gpu.jit(device=True)
+    def wait(grid):
+        grid.sync()
+
+    @gpu.jit
+    def k(x):
+        wait(gpu.cg.this_grid())
+
+    assert k.overloads[(gpu.float64[::1],)].cooperative
+    with pytest.raises(ValueError, match="max_cooperative_grid_blocks"):
+        k[k.max_cooperative_grid_blocks(64) + 1, 64](np.zeros(1))

@@ -46,13 +46,19 @@ def racecheck_enabled():
 class _Prepared:
     """A function made ready to run: fn (plain), and gen (a generator version) when it needs
     to synchronise and could be rewritten (else the kernel runs on greenlets)."""
-    __slots__ = ("fn", "needs_sync", "gen", "grid_sync")
+    __slots__ = ("fn", "needs_sync", "gen", "names")
 
     def __init__(self):
         self.fn = None
         self.needs_sync = False
         self.gen = None
-        self.grid_sync = False      # it (or what it calls) syncs its grid: gpu.cg.this_grid()
+        self.names = frozenset()    # the names it and what it calls use (for grid_sync)
+
+    @property
+    def grid_sync(self):
+        """Whether it (or what it calls) syncs its grid: gpu.cg.this_grid() and a .sync() call
+        (this_grid() alone needs no barrier; the group may be passed to a device function)."""
+        return {"this_grid", "sync"} <= self.names
 
 
 # What builds a list, dict or set (also in a comprehension's own code), and the GPU compiler's
@@ -92,7 +98,7 @@ def _prepare(pyfunc, memo):
     cells = list(pyfunc.__closure__ or ())
     names = _code_names(code)
     sync = bool(names & I.SYNC_ATTRIBUTES)
-    prep.grid_sync = {"this_grid", "sync"} <= names    # this_grid() alone needs no barrier
+    prep.names = frozenset(names)
     callees = {}              # name -> _Prepared of a function it calls that synchronises
     intrinsics = set()        # names bound to barrier/warp intrinsics
     values = [(n, g[n], None) for n in names if n in g]
@@ -120,8 +126,8 @@ def _prepare(pyfunc, memo):
             if r[1] is not None and r[1].needs_sync:
                 sync = True
                 callees[name] = r[1]
-            if r[1] is not None and r[1].grid_sync:
-                prep.grid_sync = True
+            if r[1] is not None:
+                prep.names |= r[1].names
         elif id(v) in _SYNC_FUNCS:
             sync = True
             intrinsics.add(name)
