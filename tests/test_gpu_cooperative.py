@@ -315,3 +315,24 @@ def test_simulator_sees_a_grid_sync_in_a_device_function():
     assert k.overloads[(gpu.float64[::1],)].cooperative
     with pytest.raises(ValueError, match="max_cooperative_grid_blocks"):
         k[k.max_cooperative_grid_blocks(64) + 1, 64](np.zeros(1))
+
+
+_sim = importlib.import_module("pyjit.gpu.simulator")
+
+
+def _written_against_the_simulator(out):
+    i = _sim.grid(1)
+    out[i] = _sim.cg.this_grid().size + _sim.threadIdx.x
+    _sim.atomic.add(out, 0, 1)
+
+
+@needs_codegen
+def test_simulator_module_compiles_ptx():
+    """compile_ptx needs no GPU, so the simulator module has it too; the kernel's uses of the
+    simulator's objects are read as the compiled backend's."""
+    ptx, ret = _sim.compile_ptx(_written_against_the_simulator, "void(int64[::1])")
+    assert ret == "none" and "atom.global.add.u64" in ptx and "%nctaid.x" in ptx
+    assemble_ptx(ptx)
+    ptx2, _ = _sim.compile_ptx_for_current_device(_sim.jit(_written_against_the_simulator),
+                                                 "void(int64[::1])")
+    assert ".target sm_90" in ptx2
