@@ -336,3 +336,29 @@ def test_simulator_module_compiles_ptx():
     ptx2, _ = _sim.compile_ptx_for_current_device(_sim.jit(_written_against_the_simulator),
                                                  "void(int64[::1])")
     assert ".target sm_90" in ptx2
+
+
+def test_simulator_block_whose_first_thread_returned_deadlocks():
+    gpu = simulator_module()
+
+    @gpu.jit
+    def k(x):
+        if gpu.threadIdx.x == 0 and gpu.blockIdx.x == 1:
+            return
+        gpu.cg.this_grid().sync()
+
+    with pytest.raises(gpu.SimulatorError, match=r"thread \(0, 0, 0\) returned"):
+        k[2, 4](np.zeros(1))
+
+    @gpu.jit
+    def tail(x, out):
+        i = gpu.grid(1)
+        if i >= x.size:       # the last block's extra threads leave: its first thread stays
+            return
+        x[i] = i
+        gpu.cg.this_grid().sync()
+        out[i] = x[i] + x[x.size - 1 - i]
+
+    out = np.zeros(40)
+    tail[3, 16](np.zeros(40), out)
+    assert out.tolist() == [39.0] * 40

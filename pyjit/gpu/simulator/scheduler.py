@@ -152,6 +152,16 @@ def _at_grid_barrier(threads):
     return all(t.done or t.req[0] == I.GRID for t in threads)
 
 
+def _check_block_arrives(threads, kernel):
+    """A block's first thread arrives at the grid barrier for its block (on the GPU as in
+    CUDA's own barrier): if it returned, the others would wait for ever."""
+    if threads[0].done:
+        raise BarrierError(_deadlock_message(
+            [t for t in threads if not t.done], kernel, "the block's thread (0, 0, 0) returned, "
+            "so the block never arrives at the grid barrier its other threads wait at (every "
+            "thread of the grid must reach gpu.cg.this_grid().sync())"))
+
+
 def _leave_grid_barrier(threads):
     waiting = [t for t in threads if not t.done]
     for t in waiting:
@@ -203,6 +213,7 @@ def _run_block(fn, args, blockdim, kernel):
             if live == 0:
                 return
             if at_warp_ops and _at_grid_barrier(threads):
+                _check_block_arrives(threads, kernel)
                 yield _where(next(t for t in threads if not t.done))   # run_concurrent resumes
                 pending = _leave_grid_barrier(threads)
                 at_warp_ops = 0
@@ -251,6 +262,7 @@ def _run_block_gen(fn, args, blockdim, kernel):
             if live == 0:
                 return
             if at_warp_ops and _at_grid_barrier(threads):
+                _check_block_arrives(threads, kernel)
                 yield _where(next(t for t in threads if not t.done))   # run_concurrent resumes
                 pending = _leave_grid_barrier(threads)
                 at_warp_ops = 0
