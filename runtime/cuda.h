@@ -5,7 +5,9 @@
  *   devarray.c  the DeviceArray type (gpu.to_device, device_array, views, CAI and DLPack export)
  *               and the reading of foreign GPU arrays (__cuda_array_interface__, __dlpack__)
  *   launch.c    the Kernel type (compiled modules per argument types and device) and the
- *               configured launch kernel[grid, block, stream, sharedmem](*args)
+ *               configured launch kernel[grid, block, stream, sharedmem](*args), cooperative
+ *               for kernels that sync their grid
+ *   hostmem.c   mapped, managed and registered host memory kernels use in place; IPC handles
  *
  * The compiler side (PTX generation) is reached through one function, cuda_compile_kernel,
  * declared below (runtime/cuda_compile.c); the kernel parameters it takes are laid out by the
