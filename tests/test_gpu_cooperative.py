@@ -14,6 +14,7 @@ import pytest
 import pyjit
 from pyjit import _core, _registry
 from pyjit.errors import CompileError
+from pyjit.gpu import hardware as G      # the compiled backend's objects, whatever PYJIT_SIMULATOR
 
 sys.path.insert(0, os.path.dirname(__file__))
 from util import assemble_ptx  # noqa: E402
@@ -37,15 +38,15 @@ def compile_kernel(fn, argtypes, **kw):
 # ---- the PTX ----
 
 def k_rows(m):
-    col = pyjit.gpu.grid(1)
-    g = pyjit.gpu.cg.this_grid()
+    col = G.grid(1)
+    g = G.cg.this_grid()
     for row in range(1, m.shape[0]):
         m[row, col] = m[row - 1, m.shape[1] - col - 1] + 1
         g.sync()
 
 
 def k_plain(m):
-    m[0, pyjit.gpu.grid(1)] = 1
+    m[0, G.grid(1)] = 1
 
 
 @needs_codegen
@@ -66,7 +67,7 @@ def test_kernel_without_grid_sync_has_no_counter():
 
 
 def _grid_size(out):
-    out[pyjit.gpu.grid(1)] = pyjit.gpu.cg.this_grid().size
+    out[G.grid(1)] = G.cg.this_grid().size
 
 
 @needs_codegen
@@ -76,11 +77,11 @@ def test_grid_size_is_an_int64_of_the_special_registers():
 
 
 def _calls_grid_group_class():
-    pyjit.gpu.cg.GridGroup()
+    G.cg.GridGroup()
 
 
 def _grid_in_host_code():
-    return pyjit.gpu.cg.this_grid()
+    return G.cg.this_grid()
 
 
 @needs_codegen
@@ -267,13 +268,13 @@ def test_numba_cuda_documentation_example_in_the_simulator():
 
 
 def _syncs(a):
-    g = pyjit.gpu.cg.this_grid()
+    g = G.cg.this_grid()
     g.sync()
     a[0] = 1.0
 
 
 def _grid_only(a):
-    pyjit.gpu.cg.this_grid()
+    G.cg.this_grid()
     a[0] = 1.0
 
 
