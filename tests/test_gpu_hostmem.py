@@ -172,3 +172,12 @@ def test_mapped_arrays_are_plain_arrays_to_compiled_code():
     m = hardware._host_array(hardware.ManagedNDArray, alloc, 5, np.int64, (16,), "C")
     assert m.shape == (5,) and m.strides == (16,)
     assert not hasattr(a + 1, "__cuda_array_interface__")
+
+
+def test_bad_shapes_say_what_was_given():
+    from pyjit.gpu import hardware
+    for make in (hardware.mapped_array, hardware.managed_array):
+        with pytest.raises(TypeError, match="shape must be an int or a tuple of ints, not 'x'"):
+            make("x")
+        with pytest.raises(ValueError, match="negative dimensions"):
+            make((3, -1))

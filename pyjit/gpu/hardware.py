@@ -10,6 +10,7 @@ PYJIT_SIMULATOR=1 runs kernels in the simulator.
 """
 import contextlib
 import importlib as _importlib
+import operator
 import sys as _sys
 import types as _types
 import warnings
@@ -555,7 +556,14 @@ class ManagedNDArray(MappedNDArray):
 
 
 def _nbytes(shape, dtype, strides):
-    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
+    """(shape as a tuple, the bytes an array of it takes)."""
+    try:
+        shape = (operator.index(shape),) if np.ndim(shape) == 0 else \
+            tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, not {shape!r}") from None
+    if any(n < 0 for n in shape):
+        raise ValueError(f"shape {shape}: negative dimensions are not allowed")
     if any(n == 0 for n in shape):
         return shape, 0
     if strides is None:
