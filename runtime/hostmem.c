@@ -84,11 +84,9 @@ typedef struct HostBlock {
     bool reachable;         /* in the range table */
 } HostBlock;
 
-static void block_release(PyObject *capsule)
+/* Frees or unregisters b's memory and b itself; keeps the exception being raised, if any. */
+static void free_block(HostBlock *b)
 {
-    HostBlock *b = PyCapsule_GetPointer(capsule, "pyjit.hostmem");
-    if (!b)
-        return;
     PyObject *et, *ev, *tb;
     PyErr_Fetch(&et, &ev, &tb);
     if (b->reachable)
@@ -106,26 +104,28 @@ static void block_release(PyObject *capsule)
     PyMem_Free(b);
 }
 
+static void block_release(PyObject *capsule)
+{
+    HostBlock *b = PyCapsule_GetPointer(capsule, "pyjit.hostmem");
+    if (b)
+        free_block(b);
+}
+
 /* (capsule, host address, device address) for block b, made reachable by kernels at dev (if
- * reachable; else the device address is 0). */
+ * reachable; else the device address is 0). On failure b is freed. */
 static PyObject *own_block(HostBlock *b, bool reachable, CUdeviceptr dev)
 {
-    if (reachable && add_range((uintptr_t)b->ptr, b->bytes, dev) < 0) {
-        PyObject *cap = PyCapsule_New(b, "pyjit.hostmem", block_release);
-        Py_XDECREF(cap);   /* frees the memory */
-        return NULL;
-    }
+    PyObject *cap = NULL;
+    if (reachable && add_range((uintptr_t)b->ptr, b->bytes, dev) < 0)
+        goto fail;
     b->reachable = reachable;
-    PyObject *cap = PyCapsule_New(b, "pyjit.hostmem", NULL);
-    if (!cap) {
-        b->reachable = false;
-        if (reachable)
-            remove_range((uintptr_t)b->ptr);
-        return NULL;
-    }
-    PyCapsule_SetDestructor(cap, block_release);
+    if (!(cap = PyCapsule_New(b, "pyjit.hostmem", block_release)))
+        goto fail;
     return Py_BuildValue("(NKK)", cap, (unsigned long long)(uintptr_t)b->ptr,
-                         (unsigned long long)dev);
+                         (unsigned long long)dev);   /* the capsule frees b if this fails */
+fail:
+    free_block(b);
+    return NULL;
 }
 
 static HostBlock *new_block(size_t bytes, HostKind kind)
@@ -237,8 +237,8 @@ static PyObject *py_host_release(PyObject *self, PyObject *cap)
         Py_RETURN_NONE;
     if (!PyCapsule_IsValid(cap, "pyjit.hostmem"))
         return PyErr_Format(PyExc_TypeError, "not a pyjit host memory block");
-    if (PyCapsule_GetDestructor(cap)) {
-        block_release(cap);
+    if (PyCapsule_GetDestructor(cap)) {   /* not released yet */
+        free_block(PyCapsule_GetPointer(cap, "pyjit.hostmem"));
         PyCapsule_SetDestructor(cap, NULL);
     }
     Py_RETURN_NONE;
