@@ -2503,7 +2503,8 @@ static bool is_constant_param(const Type *t)
                  (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
                   (strncmp(t->literal->name, "numpy.", 6) == 0 ||
                    strncmp(t->literal->name, "builtins.", 9) == 0 ||
-                   strncmp(t->literal->name, "math.", 5) == 0)));
+                   strncmp(t->literal->name, "math.", 5) == 0 ||
+                   strcmp(t->literal->name, "gpu.cg.GridGroup") == 0)));   /* this_grid() */
 }
 
 static Type *call_jit(Infer *c, Instr *in, const Const *k)
@@ -2648,7 +2649,7 @@ Type *infer_call(Infer *c, Instr *in)
 static Const gpu_member_consts[BI__COUNT];
 static pthread_mutex_t gpu_member_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static Type *gpu_member(Builtin bi)
+static Const *gpu_member_const(Builtin bi)
 {
     pthread_mutex_lock(&gpu_member_lock);
     Const *k = &gpu_member_consts[bi];
@@ -2657,7 +2658,12 @@ static Type *gpu_member(Builtin bi)
         k->name = ir_builtin_name(bi);
     }
     pthread_mutex_unlock(&gpu_member_lock);
-    return ty_literal(TY_FUNCTION, k);
+    return k;
+}
+
+static Type *gpu_member(Builtin bi)
+{
+    return ty_literal(TY_FUNCTION, gpu_member_const(bi));
 }
 
 static Type *i32(void) { return ty_scalar(TY_INT32); }
@@ -2676,6 +2682,8 @@ Type *infer_gpu_value(Infer *c, Instr *in, Builtin bi)
     return i32();
 }
 
+static Type *cg_value(Infer *c, Instr *in, Builtin bi);
+
 Type *infer_gpu_getattr(Infer *c, Instr *in, Type *t)
 {
     const char *base = t->literal && t->literal->name ? t->literal->name : "?";
@@ -2686,6 +2694,8 @@ Type *infer_gpu_getattr(Infer *c, Instr *in, Type *t)
         return infer_fail(c, in, DIAG_TYPING, "%s has no attribute '%s' in compiled code", base, in->name);
     if (infer_handlers[bi] == type_gpu_value)
         return infer_gpu_value(c, in, bi);
+    if (infer_handlers[bi] == type_gpu_cg_value)
+        return cg_value(c, in, bi);
     return gpu_member(bi);
 }
 
@@ -2695,6 +2705,48 @@ static Type *gpu_plan(Infer *c, Instr *in, Builtin bi, Instr **args, Type **to, 
     for (int i = 0; i < n; i++)
         plan_arg(&p, args[i], to ? to[i] : NULL);
     return apply(c, in, &p, ret);
+}
+
+/* ---- cooperative groups (gpu.cg) ---- */
+
+/* gpu.cg.this_grid() is the grid group: a constant of its own literal type (it holds nothing; its
+ * members read the special registers), so `g = this_grid()` becomes that constant, `g.sync()` a
+ * call of the GridGroup.sync row and `g.size` the GridGroup.size value. */
+static Type *type_gpu_cg(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (bi == BI_GPU_CG_GRID_GROUP)
+        return infer_fail(c, in, DIAG_TYPING, "gpu.cg.GridGroup is made by gpu.cg.this_grid(), "
+                          "not called");
+    if (!want_args(c, in, a, 0, 0))
+        return NULL;
+    if (bi == BI_GPU_CG_GRID_SYNC)
+        return gpu_plan(c, in, bi, NULL, NULL, 0, ty_scalar(TY_NONE));
+    Const *group = gpu_member_const(BI_GPU_CG_GRID_GROUP);
+    if (c->rewrite) {
+        in->op = OP_CONST;
+        in->cst = group;
+        infer_set_args(c, in, NULL, 0);
+    }
+    return ty_literal(TY_FUNCTION, group);
+}
+
+static Type *type_gpu_cg_value(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    return infer_fail(c, in, DIAG_TYPING, "%s is a value, not a function", a->name);
+}
+
+/* g.size: in becomes INTRINSIC without args, an int64. */
+static Type *cg_value(Infer *c, Instr *in, Builtin bi)
+{
+    if (!where_ok(c, in, bi, ir_builtin_name(bi), ""))
+        return NULL;
+    if (c->rewrite) {
+        in->op = OP_INTRINSIC;
+        in->sub = bi;
+        infer_set_args(c, in, NULL, 0);
+    }
+    return ty_scalar(TY_INT64);
 }
 
 static Type *type_gpu_grid(Infer *c, Instr *in, Builtin bi, Args *a)

@@ -616,6 +616,80 @@ LLVMValueRef lower_bi_libdevice(Lower *L, Instr *in, Builtin bi)
     return target_call_extern(L->mod, L->b, name, LLVMTypeOf(x), &x, 1);
 }
 
+/* ---- cooperative groups: the grid barrier ------------------------------------------------------ */
+
+/* The grid barrier's counter: one 32-bit word of the module's global memory, zero when the module
+ * is loaded (runtime/launch.c launches a kernel whose PTX has it cooperatively). Its top bit flips
+ * at each barrier and its low bits come back to where they were, so no launch has to reset it. */
+static LLVMValueRef grid_barrier_word(Lower *L)
+{
+    LLVMValueRef g = LLVMGetNamedGlobal(L->mod, "pj_grid_barrier");
+    if (!g) {
+        g = LLVMAddGlobalInAddressSpace(L->mod, L->i32, "pj_grid_barrier", 1);
+        LLVMSetLinkage(g, LLVMInternalLinkage);   /* the module's own: PTX linked in beside it
+                                                   * may have one too */
+        LLVMSetInitializer(g, LLVMConstInt(L->i32, 0, 0));
+        LLVMSetAlignment(g, 4);
+    }
+    return g;
+}
+
+static LLVMValueRef is_zero3(Lower *L, int kind)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef any = LLVMBuildOr(B, LLVMBuildOr(B, sreg_axis(L, kind, 0), sreg_axis(L, kind, 1), ""),
+                                   sreg_axis(L, kind, 2), "");
+    return LLVMBuildICmp(B, LLVMIntEQ, any, LLVMConstInt(L->i32, 0, 0), "");
+}
+
+/* grid.sync(): every block's first thread, once its block has arrived (bar.sync), adds to the
+ * counter (block 0 adds 2^31 - (blocks - 1), the others 1: the sum flips the top bit) and spins
+ * until it sees the flip; the fences make the writes before the barrier visible to every block
+ * after it, and the closing bar.sync holds the block's other threads until then. */
+static void grid_sync(Lower *L)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef word = grid_barrier_word(L), top = LLVMConstInt(L->i32, 0x80000000u, 0);
+    LLVMBasicBlockRef arrive = lower_block(L, "gridsync"), wait = lower_block(L, "gridsync.wait"),
+                      seen = lower_block(L, "gridsync.seen"), done = lower_block(L, "gridsync.done");
+    fence(L, "llvm.nvvm.barrier0");
+    LLVMBuildCondBr(B, is_zero3(L, 0), arrive, done);
+    LLVMPositionBuilderAtEnd(B, arrive);
+    LLVMValueRef blocks = LLVMBuildMul(B, LLVMBuildMul(B, sreg_axis(L, 3, 0), sreg_axis(L, 3, 1), ""),
+                                       sreg_axis(L, 3, 2), "");
+    LLVMValueRef first = LLVMBuildSub(B, LLVMConstInt(L->i32, 0x80000001u, 0), blocks, "");
+    LLVMValueRef add = LLVMBuildSelect(B, is_zero3(L, 1), first, LLVMConstInt(L->i32, 1, 0), "");
+    fence(L, "llvm.nvvm.membar.gl");
+    LLVMValueRef old = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpAdd, word, add,
+                                          LLVMAtomicOrderingMonotonic, 0);
+    LLVMBuildBr(B, wait);
+    LLVMPositionBuilderAtEnd(B, wait);
+    LLVMValueRef now = LLVMBuildLoad2(B, L->i32, word, "");
+    LLVMSetVolatile(now, 1);
+    LLVMValueRef flip = LLVMBuildAnd(B, LLVMBuildXor(B, old, now, ""), top, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, flip, LLVMConstInt(L->i32, 0, 0), ""), seen, wait);
+    LLVMPositionBuilderAtEnd(B, seen);
+    fence(L, "llvm.nvvm.membar.gl");
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    fence(L, "llvm.nvvm.barrier0");
+}
+
+/* this_grid() is a constant (infer_calls.c: type_gpu_cg); sync() and size are lowered here. */
+LLVMValueRef lower_bi_cg(Lower *L, Instr *in, Builtin bi)
+{
+    (void)in;
+    if (bi == BI_GPU_CG_GRID_SYNC) {
+        grid_sync(L);
+        return LLVMConstNull(L->none_ty);
+    }
+    LLVMValueRef n = LLVMConstInt(L->i64, 1, 0);
+    for (int k = 0; k < 3; k++)
+        n = LLVMBuildNUWMul(L->b, n, LLVMBuildNUWMul(L->b, zext64(L, sreg_axis(L, 2, k)),
+                                                     zext64(L, sreg_axis(L, 3, k)), ""), "");
+    return n;
+}
+
 /* ---- the module and the kernel entry -------------------------------------------------------- */
 
 /* Empty local definitions of the runtime's reference counting (kernel arrays own no memory). */

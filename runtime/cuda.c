@@ -710,5 +710,7 @@ int cuda_module_init(PyObject *module)
         PyModule_AddObjectRef(module, "Stream", (PyObject *)&CudaStreamType) < 0 ||
         PyModule_AddObjectRef(module, "Event", (PyObject *)&CudaEventType) < 0)
         return -1;
+    if (cuda_hostmem_init(module) < 0)
+        return -1;
     return cuda_devarray_init(module) < 0 ? -1 : cuda_launch_init(module);
 }

@@ -5,7 +5,9 @@
  *   devarray.c  the DeviceArray type (gpu.to_device, device_array, views, CAI and DLPack export)
  *               and the reading of foreign GPU arrays (__cuda_array_interface__, __dlpack__)
  *   launch.c    the Kernel type (compiled modules per argument types and device) and the
- *               configured launch kernel[grid, block, stream, sharedmem](*args)
+ *               configured launch kernel[grid, block, stream, sharedmem](*args), cooperative
+ *               for kernels that sync their grid
+ *   hostmem.c   mapped, managed and registered host memory kernels use in place; IPC handles
  *
  * The compiler side (PTX generation) is reached through one function, cuda_compile_kernel,
  * declared below (runtime/cuda_compile.c); the kernel parameters it takes are laid out by the
@@ -76,6 +78,7 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef unsigned long long CUdeviceptr;
+typedef struct CUipcMemHandle { char reserved[64]; } CUipcMemHandle;   /* CU_IPC_HANDLE_SIZE */
 
 enum {
     CUDA_SUCCESS = 0,
@@ -189,5 +192,9 @@ Type *cuda_array_type(PyObject *dtype, int ndim, char layout, bool readonly);
 int cuda_module_init(PyObject *module);
 int cuda_devarray_init(PyObject *module);   /* devarray.c's part */
 int cuda_launch_init(PyObject *module);     /* launch.c's part */
+int cuda_hostmem_init(PyObject *module);    /* hostmem.c's part */
+/* Whether p is in host memory a kernel reaches in place (mapped, managed or registered with
+ * gpu.mapped): then *dev is its device address (hostmem.c). */
+bool cuda_host_device_pointer(const void *p, CUdeviceptr *dev);
 
 #endif

@@ -1184,8 +1184,20 @@ static PyObject *refuse_pickle(PyObject *self, PyObject *unused)
                         "send the NumPy array");
 }
 
+/* d.get_ipc_handle(): an IpcArrayHandle another process opens (pyjit.gpu.hardware builds it
+ * over runtime/hostmem.c's cuda_ipc_get_handle). */
+static PyObject *get_ipc_handle(CudaArray *self, PyObject *unused)
+{
+    PyObject *mod = PyImport_ImportModule("pyjit.gpu.hardware");
+    PyObject *r = mod ? PyObject_CallMethod(mod, "_ipc_handle", "O", (PyObject *)self) : NULL;
+    Py_XDECREF(mod);
+    return r;
+}
+
 static PyMethodDef methods[] = {
     {"__reduce__", refuse_pickle, METH_NOARGS, "Refuses: copy to the host first."},
+    {"get_ipc_handle", (PyCFunction)get_ipc_handle, METH_NOARGS,
+     "An IpcArrayHandle: pickled to another process of this machine, opened there."},
     {"copy_to_host", (PyCFunction)(void (*)(void))copy_to_host, METH_VARARGS | METH_KEYWORDS,
      "copy_to_host(ary=None, stream=0): a NumPy array with the contents (into ary if given)."},
     {"to_host", (PyCFunction)(void (*)(void))copy_to_host, METH_VARARGS | METH_KEYWORDS,

@@ -42,6 +42,7 @@ typedef struct KVersion {
     int static_shared[CUDA_MAX_DEVICES];
     int dyn_shared[CUDA_MAX_DEVICES];   /* the dynamic shared memory the function allows now */
     bool can_raise;         /* its PTX uses the fault record (kernel_errors.c) */
+    int8_t cooperative;     /* 0 not looked at yet, 1 no, 2 yes: the kernel syncs its grid */
 } KVersion;
 
 typedef struct CudaKernel {
@@ -582,7 +583,11 @@ static int direction_of(PyObject *obj)
 
 static int classify_host(Arg *a, PyObject *arr, int dir)
 {
-    a->kind = ARG_HOST;
+    CUdeviceptr dev;
+    /* mapped, managed or gpu.mapped memory: the kernel uses it in place */
+    a->kind = cuda_host_device_pointer(PyArray_DATA((PyArrayObject *)arr), &dev) ? ARG_DEVICE
+                                                                                 : ARG_HOST;
+    a->data = a->kind == ARG_DEVICE ? dev : 0;
     a->dir = dir;
     a->obj = arr;
     a->ndim = PyArray_NDIM((PyArrayObject *)arr);
@@ -944,8 +949,132 @@ static int pack_all(CudaKernel *k, Arg *args, int n, char *buf, size_t *size)
     return 0;
 }
 
+/* ---- cooperative launches (gpu.cg.this_grid().sync()) ---- */
+
+/* A kernel that syncs its grid has the grid barrier's counter in its PTX (compiler/lower_gpu.c:
+ * grid_sync); it is launched with cuLaunchCooperativeKernel, which guarantees that all its blocks
+ * run at once (a grid barrier over blocks that wait for others to finish would never open). */
+static bool version_cooperative(KVersion *v)
+{
+    if (!v->cooperative)
+        v->cooperative = v->ptx && strstr(v->ptx, "pj_grid_barrier") ? 2 : 1;
+    return v->cooperative == 2;
+}
+
+/* The most blocks of blockdim threads (and dynsmem bytes of dynamic shared memory) that are on
+ * GPU dev at once: the occupancy per multiprocessor times the multiprocessors. -1 on error. */
+static long long co_resident_blocks(KVersion *v, int dev, unsigned threads, unsigned dynsmem)
+{
+    const CudaDeviceInfo *info = cuda_device_info(dev);
+    int per_sm = 0;
+    if (!info || cuda_check(cuda_api.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                                &per_sm, v->func[dev], (int)threads, dynsmem),
+                            "reading the kernel's occupancy") < 0)
+        return -1;
+    return (long long)per_sm * info->multiprocessors;
+}
+
+static int check_co_resident(CudaLaunch *l, KVersion *v, int dev)
+{
+    unsigned threads = l->block[0] * l->block[1] * l->block[2];
+    long long blocks = (long long)l->grid[0] * l->grid[1] * l->grid[2];
+    long long most = co_resident_blocks(v, dev, threads, l->shared);
+    if (most < 0)
+        return -1;
+    if (blocks > most)
+        return PyErr_Format(PyExc_ValueError, "kernel '%s' syncs its grid (gpu.cg.this_grid()"
+                            ".sync()), so all its blocks must run at once: a grid of %lld blocks "
+                            "of %u threads is more than the %lld GPU %d holds together "
+                            "(kernel.max_cooperative_grid_blocks(blockdim) gives that limit)",
+                            l->kernel->cname, blocks, threads, most, dev), -1;
+    return 0;
+}
+
+/* The bytes of one PTX parameter type such as ".u32", ".f64", ".b8" (0 if none is in
+ * [s, stop)). */
+static size_t ptx_elem_bytes(const char *s, const char *stop)
+{
+    for (; s < stop; s++)
+        if (s[0] == '.' && strchr("usbf", s[1]) && s[1] && s[2] >= '0' && s[2] <= '9')
+            return (size_t)atoi(s + 2) / 8;
+    return 0;
+}
+
+/* The offsets of the kernel's parameters in the packed buffer (pack_all): each placed at its
+ * alignment after the one before, as the driver reads a buffer passed through `extra`.
+ * cuLaunchCooperativeKernel takes a pointer per parameter instead, so these are read from the
+ * .entry's declarations: ".param .u64 x", ".param .u64 .ptr .global .align 16 x" (a pointer; its
+ * .align is the pointee's), ".param .align 8 .b8 x[24]". Returns the count and sets *total to
+ * the bytes they take, or -1 when the declarations are not understood. */
+static int param_layout(const char *ptx, const char *entry, size_t *offs, int max, size_t *total)
+{
+    char head[512];
+    snprintf(head, sizeof head, ".entry %s(", entry);
+    const char *p = strstr(ptx, head), *end = p ? strchr(p, ')') : NULL;
+    size_t off = 0;
+    int n = 0;
+    if (!end)
+        return -1;
+    for (p += strlen(head); (p = strstr(p, ".param")) && p < end; n++) {
+        const char *stop = strpbrk(p, ",)");
+        const char *align = strstr(p, ".align "), *count = strchr(p, '['), *ptr = strstr(p, ".ptr");
+        size_t elem = ptx_elem_bytes(p + 6, stop), bytes = elem, al = elem;
+        if (ptr && ptr < stop)
+            bytes = al = 8;
+        else if (count && count < stop) {
+            bytes = elem * (size_t)atoi(count + 1);
+            al = align && align < stop ? (size_t)atoi(align + 7) : elem;
+        }
+        if (!elem || !al || n >= max)
+            return -1;
+        off = (off + al - 1) / al * al;
+        offs[n] = off;
+        off += bytes;
+        p = stop;
+    }
+    *total = off;
+    return n;
+}
+
+static int cooperative_launch(CudaLaunch *l, KVersion *v, int dev, char *buf, size_t size)
+{
+    if (check_co_resident(l, v, dev) < 0)
+        return -1;
+    size_t *offs = PyMem_Malloc(sizeof *offs * CUDA_MAX_PARAM_BYTES);
+    void **params = PyMem_Malloc(sizeof *params * CUDA_MAX_PARAM_BYTES);
+    size_t total = 0;
+    int n = offs && params ? param_layout(v->ptx, v->entry, offs, CUDA_MAX_PARAM_BYTES, &total)
+                           : -1;
+    if (!offs || !params)
+        PyErr_NoMemory();
+    else if (n < 0 || total != size) {
+        PyErr_Format(PyExc_RuntimeError, "kernel entry '%s': its parameters could not be laid "
+                     "out for a cooperative launch (internal error)", v->entry);
+        n = -1;
+    }
+    for (int i = 0; i < n; i++)
+        params[i] = buf + offs[i];
+    CUresult r = n < 0 ? CUDA_SUCCESS : cuda_api.cuLaunchCooperativeKernel(
+        v->func[dev], l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+        l->shared, l->stream, params);
+    PyMem_Free(offs);
+    PyMem_Free(params);
+    if (n < 0)
+        return -1;
+    if (r != CUDA_SUCCESS) {
+        cuda_raise(r, "launching a kernel cooperatively", l->kernel->cname);
+        return -1;
+    }
+    cuda_note_launch(l->kernel->name);
+    if (v->can_raise)
+        cuda_fault_note_launch(dev);
+    return 0;
+}
+
 static int do_launch(CudaLaunch *l, KVersion *v, int dev, char *buf, size_t size)
 {
+    if (version_cooperative(v))
+        return cooperative_launch(l, v, dev, buf, size);
     void *extra[] = {(void *)(uintptr_t)PARAM_BUFFER_POINTER, buf,
                      (void *)(uintptr_t)PARAM_BUFFER_SIZE, &size, (void *)(uintptr_t)PARAM_END};
     CUresult r = cuda_api.cuLaunchKernel(v->func[dev], l->grid[0], l->grid[1], l->grid[2],
@@ -1189,9 +1318,80 @@ static PyObject *kernel_func_attribute(CudaKernel *k, PyObject *arg)
     return d;
 }
 
+/* kernel._max_cooperative_blocks(argtypes, threads, dynsmem): the most blocks of `threads`
+ * threads a cooperative launch of the version for these argument type names (None: the version
+ * launched last) may have on the current GPU; compiles and loads that version as needed. */
+static PyObject *kernel_max_coop_blocks(CudaKernel *k, PyObject *args)
+{
+    PyObject *names;
+    unsigned threads, dynsmem;
+    if (!PyArg_ParseTuple(args, "OII:_max_cooperative_blocks", &names, &threads, &dynsmem))
+        return NULL;
+    int dev = cuda_current_device();
+    if (dev < 0 || cuda_ensure() < 0 || cuda_enter(dev) < 0)
+        return NULL;
+    KVersion *v = k->last;
+    if (names != Py_None) {
+        Type *types[RT_MAX_ARGS];
+        VFacts f = {0};
+        Py_ssize_t n = PySequence_Size(names);
+        if (n < 0 || n > RT_MAX_ARGS)
+            return n < 0 ? NULL : PyErr_Format(PyExc_TypeError, "at most %d arguments",
+                                               RT_MAX_ARGS);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *s = PySequence_GetItem(names, i);
+            const char *tn = s ? PyUnicode_AsUTF8(s) : NULL;
+            types[i] = tn ? ty_parse(tn) : NULL;
+            if (tn && !types[i])
+                PyErr_Format(PyExc_TypeError, "not a type name: '%s'", tn);
+            Py_XDECREF(s);
+            if (!types[i])
+                return NULL;
+            if (types[i]->kind == TY_ARRAY)   /* as a launch on separate whole arrays finds them */
+                f.aligned |= f.noalias |= 1ull << i;
+        }
+        v = version_for(k, types, (int)n, &f, dev);
+    } else if (!v)
+        return PyErr_Format(PyExc_ValueError, "kernel '%s' has no compiled version yet: launch "
+                            "it, or ask kernel.overloads[signature]", k->cname);
+    if (!v || (!v->func[dev] && load_version(v, dev, k->cname, k->py_func ? (PyObject *)k : NULL) < 0))
+        return NULL;
+    long long most = co_resident_blocks(v, dev, threads, dynsmem);
+    return most < 0 ? NULL : PyLong_FromLongLong(most);
+}
+
+/* kernel._versions() -> [(argument type names, cooperative)]: the compiled versions (one per
+ * argument types and launch facts), for kernel.overloads. */
+static PyObject *kernel_versions(CudaKernel *k, PyObject *unused)
+{
+    PyObject *list = PyList_New(0);
+    for (int i = 0; list && i < k->nversions; i++) {
+        KVersion *v = k->versions[i];
+        PyObject *names = PyTuple_New(v->argtypes ? v->nargs : 0);
+        for (int j = 0; names && v->argtypes && j < v->nargs; j++) {
+            PyObject *s = PyUnicode_FromString(v->argtypes[j]->name);
+            if (!s)
+                Py_CLEAR(names);
+            else
+                PyTuple_SET_ITEM(names, j, s);
+        }
+        PyObject *item = names ? Py_BuildValue("(NO)", names, version_cooperative(v) ? Py_True
+                                                                                     : Py_False)
+                               : NULL;
+        if (!item || PyList_Append(list, item) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(item);
+    }
+    return list;
+}
+
 static PyMethodDef kernel_methods[] = {
     {"_func_attribute", (PyCFunction)kernel_func_attribute, METH_O,
      "{signature: the driver's function attribute attr} of the versions loaded on this GPU."},
+    {"_versions", (PyCFunction)kernel_versions, METH_NOARGS,
+     "[(argument type names, cooperative)] of the compiled versions."},
+    {"_max_cooperative_blocks", (PyCFunction)kernel_max_coop_blocks, METH_VARARGS,
+     "The most blocks a cooperative launch of a version may have on the current GPU."},
     {"forall", (PyCFunction)(void (*)(void))kernel_forall, METH_VARARGS | METH_KEYWORDS,
      "forall(ntasks, tpb=0, stream=0, sharedmem=0): a launch covering ntasks threads."},
     {"inspect_asm", (PyCFunction)kernel_inspect_asm, METH_NOARGS,
@@ -1364,6 +1564,27 @@ static PyObject *py_set_directions(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* _cuda_param_layout(ptx, entry) -> ([offsets], total): the parameter layout a cooperative
+ * launch uses (param_layout), for tests that check it without a GPU. */
+static PyObject *py_param_layout(PyObject *self, PyObject *args)
+{
+    const char *ptx, *entry;
+    if (!PyArg_ParseTuple(args, "ss:_cuda_param_layout", &ptx, &entry))
+        return NULL;
+    size_t *offs = PyMem_Malloc(sizeof *offs * CUDA_MAX_PARAM_BYTES), total = 0;
+    if (!offs)
+        return PyErr_NoMemory();
+    int n = param_layout(ptx, entry, offs, CUDA_MAX_PARAM_BYTES, &total);
+    PyObject *list = n < 0 ? NULL : PyList_New(n);
+    for (int i = 0; list && i < n; i++)
+        PyList_SET_ITEM(list, i, PyLong_FromSize_t(offs[i]));
+    PyMem_Free(offs);
+    if (n < 0)
+        return PyErr_Format(PyExc_ValueError, "the parameters of entry '%s' are not understood",
+                            entry);
+    return list ? Py_BuildValue("(Nn)", list, (Py_ssize_t)total) : NULL;
+}
+
 static PyObject *py_has_codegen(PyObject *self, PyObject *unused)
 {
     return PyBool_FromLong(cuda_compile_kernel != NULL);
@@ -1376,6 +1597,8 @@ static PyMethodDef launch_functions[] = {
      METH_VARARGS | METH_KEYWORDS, "Compiles a Python function to PTX: (ptx, entry, written)."},
     {"cuda_set_directions", py_set_directions, METH_VARARGS, "Registers gpu.In/Out/InOut."},
     {"cuda_has_codegen", py_has_codegen, METH_NOARGS, "True when kernels compile to PTX."},
+    {"_cuda_param_layout", py_param_layout, METH_VARARGS,
+     "The parameter offsets a cooperative launch passes (tests)."},
     {NULL, NULL, 0, NULL},
 };
 

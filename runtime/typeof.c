@@ -253,7 +253,9 @@ static Type *typeof_array(PyArrayObject *arr, int flags)
 }
 
 /* Whether an ndarray subclass is compiled as a plain array: only np.memmap, whose elements,
- * indexing and arithmetic are ndarray's (its data lives in a mapped file, which writes reach).
+ * indexing and arithmetic are ndarray's (its data lives in a mapped file, which writes reach),
+ * and the subclasses that declare `_pyjit_plain` for the same reason (pyjit.gpu's arrays in
+ * mapped or managed memory).
  * Others change what operations mean (np.matrix's `*`, np.ma.MaskedArray's masked elements),
  * so compiling them as plain arrays would give other results: they are refused. 1, 0, or -1
  * with an exception set. */
@@ -267,7 +269,7 @@ static int plain_subclass(PyTypeObject *tp)
         if (!memmap)
             return -1;
     }
-    return (PyObject *)tp == memmap;
+    return (PyObject *)tp == memmap || PyObject_HasAttrString((PyObject *)tp, "_pyjit_plain");
 }
 
 /* A dispatcher passed as an argument: the callee specialises on it (its type is the dispatcher

@@ -1083,3 +1083,195 @@ def test_libdevice_tuple_results(gpu):
     m, e = np.frexp(x)
     np.testing.assert_array_equal(mant, m)
     np.testing.assert_array_equal(expo, e)
+
+
+# ---- cooperative groups: gpu.cg.this_grid().sync() (a cooperative launch on the GPU) ----
+
+def test_grid_sync_sequential_rows(gpu):
+    """numba-cuda's documentation example: each row is written by the whole grid from the row
+    before it, read from the opposite thread's column (another block's), so every row needs
+    the whole grid's writes to the previous one."""
+    @gpu.jit("void(int32[:, ::1])")
+    def sequential_rows(M):
+        col = gpu.grid(1)
+        g = gpu.cg.this_grid()
+        rows = M.shape[0]
+        cols = M.shape[1]
+        for row in range(1, rows):
+            opposite = cols - col - 1
+            M[row, col] = M[row - 1, opposite] + 1
+            g.sync()
+
+    A = np.zeros((48, 256), dtype=np.int32)
+    sequential_rows[A.shape[1] // 32, 32](A)
+    np.testing.assert_array_equal(A, np.tile(np.arange(A.shape[0]), (A.shape[1], 1)).T)
+
+
+def test_grid_sync_normalise(gpu):
+    """Each block sums its part into shared memory and publishes it; after the grid barrier
+    every thread reads every block's sum (and its own block's shared memory, which must have
+    survived the barrier) and scales its element by the total."""
+    @gpu.jit(device=True)
+    def whole_grid_barrier():
+        gpu.cg.this_grid().sync()
+
+    @gpu.jit
+    def normalise(x, partial, out, size):
+        nthreads = gpu.blockDim.x * gpu.blockDim.y
+        t = gpu.threadIdx.x + gpu.blockDim.x * gpu.threadIdx.y
+        b = gpu.blockIdx.x + gpu.gridDim.x * gpu.blockIdx.y
+        i = b * nthreads + t
+        acc = gpu.shared.array(1, np.float64)
+        if t == 0:
+            acc[0] = 0.0
+        gpu.syncthreads()
+        gpu.atomic.add(acc, 0, x[i])
+        gpu.syncthreads()
+        if t == 0:
+            partial[b] = acc[0]
+        whole_grid_barrier()
+        total = 0.0
+        for k in range(partial.size):
+            total += partial[k]
+        out[i] = x[i] / total + acc[0] * 0.0 + (acc[0] == partial[b]) * 10.0
+        size[i] = gpu.cg.this_grid().size
+
+    for (gx, gy), (bx, by) in [((6, 1), (64, 1)), ((3, 2), (8, 4))]:
+        nblocks, n = gx * gy, gx * gy * bx * by
+        x = np.random.default_rng(11).random(n) + 0.5
+        partial = np.zeros(nblocks)
+        out = np.zeros(n)
+        size = np.zeros(n, np.int64)
+        normalise[(gx, gy), (bx, by)](x, partial, out, size)
+        np.testing.assert_allclose(partial, x.reshape(nblocks, -1).sum(axis=1), rtol=1e-12)
+        np.testing.assert_allclose(out, x / x.sum() + 10.0, rtol=1e-12)
+        assert size.tolist() == [n] * n
+
+
+def test_grid_group_passed_to_a_device_function(gpu):
+    """As molecular-dynamics codes pass `grid` to their interaction and integration steps."""
+    @gpu.jit(device=True)
+    def step(grid, x):
+        i = gpu.grid(1)
+        x[i] += 1
+        grid.sync()
+        t = x[i] + x[(i + 1) % x.size]
+        grid.sync()
+        x[i] = t
+
+    @gpu.jit
+    def run(x, steps):
+        grid = gpu.cg.this_grid()
+        for _ in range(steps):
+            step(grid, x)
+
+    x = np.zeros(4 * 32)
+    run[4, 32](x, 3)
+    want = np.zeros(x.size)
+    for _ in range(3):
+        want += 1
+        want = want + np.roll(want, -1)
+    np.testing.assert_array_equal(x, want)
+
+
+def test_grid_sync_grid_too_large_is_refused(gpu):
+    @gpu.jit("void(float32[::1])")
+    def step(x):
+        i = gpu.grid(1)
+        g = gpu.cg.this_grid()
+        x[i] += 1
+        g.sync()
+        x[i] *= 2
+
+    most = step.overloads[(gpu.float32[::1],)].max_cooperative_grid_blocks(128)
+    assert most >= gpu.get_current_device().MULTIPROCESSOR_COUNT
+    assert step.overloads["void(float32[::1])"].max_cooperative_grid_blocks((64, 2)) == most
+    x = gpu.to_device(np.zeros(128 * 4, np.float32))
+    step[4, 128](x)
+    assert x.copy_to_host().tolist() == [2.0] * x.size
+    assert step.max_cooperative_grid_blocks(128) == most
+    big = gpu.device_array((most + 1) * 128, np.float32)
+    with pytest.raises(ValueError, match="max_cooperative_grid_blocks"):
+        step[most + 1, 128](big)
+
+
+# ---- host memory kernels use in place, and specialised kernels ----
+
+def test_mapped_and_managed_arrays_are_used_in_place(gpu):
+    @gpu.jit
+    def scale(x, out, a):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = a * x[i]
+            x[i] += 1
+
+    n = 300
+    want = np.random.default_rng(12).random(n).astype(np.float32)
+    for make in (gpu.mapped_array, gpu.managed_array):
+        x = make(n, np.float32)
+        out = make((n,), dtype=np.float32)
+        assert isinstance(x, np.ndarray) and x.shape == (n,) and x.dtype == np.float32
+        x[:] = want
+        scale[(n + 127) // 128, 128](x, out, np.float32(3))
+        gpu.synchronize()        # the kernel wrote host memory: wait before reading it
+        np.testing.assert_allclose(out, np.float32(3) * want, rtol=1e-6)
+        np.testing.assert_allclose(x, want + 1, rtol=1e-6)
+        view = out[::2]          # a view lies in the same memory: still used in place
+        scale[(view.size + 127) // 128, 128](x[::2], view, np.float32(0))
+        gpu.synchronize()
+        assert not out[::2].any() and out[1::2].tolist() == (np.float32(3) * want[1::2]).tolist()
+    m2 = gpu.mapped_array((4, 5), np.int64, order="F")
+    assert m2.flags.f_contiguous and m2.shape == (4, 5)
+
+
+def test_pinned_and_mapped_contexts(gpu):
+    @gpu.jit
+    def inc(x):
+        i = gpu.grid(1)
+        if i < x.size:
+            x[i] += 1
+
+    a = np.arange(100, dtype=np.float64)
+    b = np.arange(50, dtype=np.int32)
+    with gpu.pinned(a, b):
+        d = gpu.to_device(a)
+        inc[1, 128](d)
+        d.copy_to_host(a)
+    assert a.tolist() == list(range(1, 101))
+    with gpu.mapped(a) as da:
+        inc[1, 128](da)
+        gpu.synchronize()
+    assert a.tolist() == list(range(2, 102))
+    with gpu.mapped(a, b) as (da, db):
+        inc[1, 128](da)
+        inc[1, 128](db)
+        gpu.synchronize()
+    assert a.tolist() == list(range(3, 103)) and b.tolist() == list(range(1, 51))
+
+
+def test_specialize(gpu):
+    @gpu.jit
+    def axpy(a, x, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = a * x[i]
+
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros_like(x)
+    fast = axpy.specialize(np.float32(2), x, out)
+    assert fast.specialized and not axpy.specialized
+    fast[1, 64](np.float32(2), x, out)
+    assert out.tolist() == (2 * x).tolist()
+    with pytest.raises(TypeError, match="specialized for"):
+        fast[1, 64](np.float32(2), x.astype(np.float64), out.astype(np.float64))
+    with pytest.raises(RuntimeError, match="already specialized"):
+        fast.specialize(np.float32(2), x, out)
+
+
+def test_from_cuda_array_interface(gpu):
+    d = gpu.to_device(np.arange(12, dtype=np.int32).reshape(3, 4))
+    v = gpu.from_cuda_array_interface(d.__cuda_array_interface__, owner=d)
+    assert gpu.is_cuda_array(v) and v.shape == (3, 4)
+    assert v.copy_to_host().tolist() == np.arange(12).reshape(3, 4).tolist()
+    assert gpu.as_cuda_array(d).copy_to_host().tolist() == v.copy_to_host().tolist()
+    assert not gpu.is_cuda_array(np.zeros(3))

@@ -27,9 +27,8 @@ from util import run_subprocess  # noqa: E402
 ROWS = _core.builtin_table()
 GPU_ROWS = [r for r in ROWS if r[0].startswith("gpu.")]
 
-# What only the compiled backend has: its errors and PTX compilation (the simulator has no PTX).
-HARDWARE_ONLY = {"CudaError", "CudaMemoryError", "GpuUnavailableError", "compile_ptx",
-                 "compile_ptx_for_current_device", "NO_BACKEND"}
+# What only the compiled backend has: its errors (both compile PTX, which needs no GPU).
+HARDWARE_ONLY = {"CudaError", "CudaMemoryError", "GpuUnavailableError", "NO_BACKEND"}
 
 # Functions of the simulator's intrinsics module that are no kernel-language names.
 SIMULATOR_HELPERS = {"make_math_module"}
@@ -78,6 +77,7 @@ def test_table_names_are_read_from_the_gpu_rows():
     from_parts = {f"gpu.{n}" for n in table.INTRINSICS + table.VALUES}
     from_parts |= {f"gpu.{ns}.{m}" for ns, ms in table.NAMESPACES.items() for m in ms}
     from_parts |= {f"gpu.{ns}.{a}" for ns, attrs in table.ATTRIBUTES.items() for a in attrs}
+    from_parts |= {f"gpu.{cls}.{m}" for cls, ms in table.MEMBERS.items() for m in ms}
     assert from_parts == names
     assert "match_any_sync" in table.INTRINSICS and "nanmax" in table.NAMESPACES["atomic"]
     assert table.ATTRIBUTES["threadIdx"] == ("x", "y", "z") and table.VALUES == ("laneid",)
@@ -122,6 +122,16 @@ def test_every_gpu_row_has_a_simulator_implementation():
             assert callable(getattr(simulator._implementation(ns), m, None)), f"gpu.{ns}.{m}"
 
 
+def test_simulator_values_have_the_members_of_their_rows():
+    from pyjit.gpu import simulator
+    assert table.MEMBERS["cg.GridGroup"] == ("size", "sync")
+    for cls, members in table.MEMBERS.items():
+        space, name = cls.split(".")
+        klass = getattr(simulator._implementation(space), name)
+        for m in members:
+            assert hasattr(klass, m), f"gpu.{cls}.{m}"
+
+
 def test_hardware_offers_no_intrinsic_outside_the_table():
     from pyjit.gpu import hardware as hw
     stand_ins = {n for n, v in vars(hw).items()
@@ -140,8 +150,10 @@ def test_every_row_resolves_through_the_registry():
         if name.startswith("method.") or name in known:
             continue
         space = name.rsplit(".", 1)[0]
-        if name.startswith("gpu.") and form.startswith("attribute"):
-            assert space in known, name   # gpu.threadIdx.x: an attribute of a known namespace
+        if name.startswith("gpu.") and (form.startswith("attribute") or name.count(".") == 3):
+            # gpu.threadIdx.x: an attribute of a known namespace; gpu.cg.GridGroup.sync: a
+            # member of the values of a known class
+            assert space in known, name
             continue
         assert form.startswith("as "), f"{name} resolves to no Python object and is no alias"
         target = form[3:].split()[0]

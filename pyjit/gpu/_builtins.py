@@ -11,18 +11,23 @@ simulator cannot implement fails tests/test_builtins_table.py. No NumPy is impor
                 which are values, not functions
     ATTRIBUTES  {"threadIdx": ("x", "y", "z"), ...}: those attributes
     VALUES      names read as values, with no call: ("laneid",)
+    MEMBERS     {"cg.GridGroup": ("size", "sync"), ...}: the members of values that kernels make
+                (gpu.cg.this_grid()'s grid group), from the "gpu.<space>.<Class>.<member>" rows
 """
 from .. import _core
 
 
 def _read():
-    intrinsics, spaces, attributes, values = [], {}, {}, []
+    intrinsics, spaces, attributes, values, members_of = [], {}, {}, [], {}
     for name, _where, form in _core.builtin_table():
         if not name.startswith("gpu."):
             continue
         parts = name[len("gpu."):].split(".")
         if len(parts) == 1:
             (values if form.startswith("value") else intrinsics).append(parts[0])
+            continue
+        if len(parts) == 3:
+            members_of.setdefault(".".join(parts[:2]), []).append(parts[2])
             continue
         space, member = parts
         members = spaces.setdefault(space, [])
@@ -31,7 +36,8 @@ def _read():
         else:
             members.append(member)
     return (tuple(intrinsics), {k: tuple(v) for k, v in spaces.items()},
-            {k: tuple(v) for k, v in attributes.items()}, tuple(values))
+            {k: tuple(v) for k, v in attributes.items()}, tuple(values),
+            {k: tuple(sorted(v)) for k, v in members_of.items()})
 
 
-INTRINSICS, NAMESPACES, ATTRIBUTES, VALUES = _read()
+INTRINSICS, NAMESPACES, ATTRIBUTES, VALUES, MEMBERS = _read()

@@ -10,9 +10,12 @@ PYJIT_SIMULATOR=1 runs kernels in the simulator.
 """
 import contextlib
 import importlib as _importlib
+import operator
 import sys as _sys
 import types as _types
 import warnings
+
+import numpy as np
 
 from .. import _core, _registry, _serialize
 from .. import decorators as _decorators
@@ -20,6 +23,7 @@ from .. import types as _types_mod
 from . import _options as _kernel_options
 from ._builtins import INTRINSICS, NAMESPACES
 from ._link import declare_device
+from ._kernels import SpecializedKernel, threads_of as _threads_of
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError
 
 _NO_RUNTIME = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
@@ -155,6 +159,25 @@ if _HAVE_RUNTIME:
         def get_max_threads_per_block(self, signature=None):
             return self._attribute(_FUNC_MAX_THREADS_PER_BLOCK, signature)
 
+        @property
+        def overloads(self):
+            """kernel.overloads[signature]: the version for those argument types (numba-cuda's
+            name), compiled and loaded on first use; it has max_cooperative_grid_blocks."""
+            return _Overloads(self)
+
+        specialized = False
+
+        def specialize(self, *args):
+            """This kernel for the types of args only, as numba-cuda's specialize: a launch
+            with arguments of other types is a TypeError (no new version is compiled)."""
+            return SpecializedKernel(self, _launch_types, args)
+
+        def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+            """The most blocks of blockdim threads (and dynsmemsize bytes of dynamic shared
+            memory) a launch of the version launched last may have when it syncs its grid
+            (gpu.cg.this_grid().sync(): all blocks must run at once), on the current GPU."""
+            return self._max_cooperative_blocks(None, _threads_of(blockdim), int(dynsmemsize))
+
         def __reduce__(self):
             return _serialize.reduce(self)
 
@@ -189,6 +212,73 @@ else:
 
         def __reduce__(self):
             return _serialize.reduce(self)
+
+
+def _launch_types(args):
+    """The type names a launch gives args (gpu.In/Out/InOut: their array's)."""
+    return tuple(_core.typeof(a.array if isinstance(a, _Direction) else a, True)
+                 .replace("weak ", "") for a in args)
+
+
+class _Overload:
+    """kernel.overloads[signature]: one compiled version, as numba-cuda's _Kernel."""
+
+    def __init__(self, kernel, argtypes):
+        self.kernel = kernel
+        self.argtypes = argtypes
+
+    @property
+    def cooperative(self):
+        """Whether this version syncs its grid, so that it is launched cooperatively."""
+        for names, coop in self.kernel._versions():
+            if names == self.argtypes:
+                return coop
+        ptx, _entry, _written = _core.cuda_compile_ptx(self.kernel.py_func, _registry.REGISTRY,
+                                                       list(self.argtypes))
+        return "pj_grid_barrier" in ptx
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of blockdim threads a cooperative launch of this version may have
+        on the current GPU: its occupancy per multiprocessor times the multiprocessors."""
+        return self.kernel._max_cooperative_blocks(list(self.argtypes), _threads_of(blockdim),
+                                                   int(dynsmemsize))
+
+    def __repr__(self):
+        return f"<pyjit.gpu kernel {self.kernel.__qualname__}({', '.join(self.argtypes)})>"
+
+
+class _Overloads:
+    """kernel.overloads: indexed by a signature (a tuple of types, or a string as @gpu.jit
+    takes); the version is compiled when first used."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, signature):
+        return _Overload(self.kernel, _types_mod._canonical_args(signature))
+
+    def keys(self):
+        """The argument types of the compiled versions (each once)."""
+        seen = []
+        for names, _coop in self.kernel._versions():
+            if names not in seen:
+                seen.append(names)
+        return seen
+
+    def items(self):
+        return [(names, _Overload(self.kernel, names)) for names in self.keys()]
+
+    def values(self):
+        return [o for _names, o in self.items()]
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+    def __contains__(self, signature):
+        return _types_mod._canonical_args(signature) in self.keys()
 
 
 class DeviceFunction:
@@ -438,25 +528,271 @@ def close():
     synchronize()
 
 
-def mapped_array(*args, **kwargs):
-    raise NotImplementedError("gpu.mapped_array is not supported yet: use pinned_array with "
-                              "to_device/copy_to_host")
+# ---- host memory kernels use in place: mapped, managed, registered (runtime/hostmem.c) ----
+
+class _HostMemory:
+    """A block of host memory from runtime/hostmem.c as NumPy sees it (a byte array through
+    __array_interface__); the arrays over it keep it, and it is freed (or unregistered) when
+    the last goes."""
+
+    def __init__(self, block, nbytes):
+        self.capsule, self.address, self.device_address = block
+        self.__array_interface__ = {"shape": (nbytes,), "typestr": "|u1",
+                                    "data": (self.address, False), "version": 3}
 
 
-def managed_array(*args, **kwargs):
-    raise NotImplementedError("gpu.managed_array is not supported yet: use device_array")
+def _host_memory_of(ary):
+    """The _HostMemory an array (or a view of one) lies in, or None."""
+    b = ary
+    while isinstance(b, np.ndarray):
+        b = b.base
+    return b if isinstance(b, _HostMemory) else None
+
+
+class MappedNDArray(np.ndarray):
+    """What gpu.mapped_array and gpu.managed_array return: a NumPy array on the host that
+    kernels use in place, with no copy (its memory is mapped into the GPU's address space, or
+    is managed memory the driver migrates). A launch does not wait for the kernel: call
+    gpu.synchronize() (or the stream's synchronize()) before reading what it wrote, as with
+    numba-cuda's."""
+
+    _pyjit_plain = True     # compiled code takes it as the plain array it is (runtime/typeof.c)
+
+    @property
+    def __cuda_array_interface__(self):
+        mem = _host_memory_of(self)
+        if mem is None:
+            raise AttributeError("this array is not in mapped or managed memory (a result "
+                                 "computed from one is an ordinary host array)")
+        return {"shape": self.shape, "strides": None if self.flags.c_contiguous else
+                self.strides, "typestr": self.dtype.str,
+                "data": (mem.device_address + (self.ctypes.data - mem.address), False),
+                "version": 3, "stream": None}
+
+    def copy_to_host(self, ary=None, stream=0):
+        """The contents as a new NumPy array (into ary if given); the memory is the host's."""
+        synchronize()
+        if ary is None:
+            return np.array(self, copy=True).view(np.ndarray)
+        ary[...] = self
+        return ary
+
+    def copy_to_device(self, ary, stream=0):
+        synchronize()
+        self[...] = ary
+
+    to_host = copy_to_host
+
+
+class ManagedNDArray(MappedNDArray):
+    """What gpu.managed_array returns (managed memory; see MappedNDArray)."""
+
+
+def _nbytes(shape, dtype, strides):
+    """(shape as a tuple, the bytes an array of it takes)."""
+    try:
+        shape = (operator.index(shape),) if np.ndim(shape) == 0 else \
+            tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, not {shape!r}") from None
+    if any(n < 0 for n in shape):
+        raise ValueError(f"shape {shape}: negative dimensions are not allowed")
+    if any(n == 0 for n in shape):
+        return shape, 0
+    if strides is None:
+        return shape, int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    return shape, sum((n - 1) * abs(int(st)) for n, st in zip(shape, strides)) + dtype.itemsize
+
+
+def _host_array(cls, alloc, shape, dtype, strides, order):
+    """An array of class cls over new host memory: alloc(bytes) -> hostmem.c's block."""
+    dtype = np.dtype(dtype)
+    shape, n = _nbytes(shape, dtype, strides)
+    raw = np.asarray(_HostMemory(alloc(n), n))
+    return np.ndarray.__new__(cls, shape, dtype, buffer=raw, strides=strides, order=order)
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False,
+                 wc=False):
+    """A NumPy array in page-locked host memory mapped into the GPU's address space: kernels
+    read and write it in place over the bus (no copy before or after a launch). portable: mapped
+    for every GPU's context; wc: write-combined (fast for the GPU to read, slow for the CPU)."""
+    return _host_array(MappedNDArray,
+                       lambda n: _core.cuda_mapped_alloc(n, bool(portable), bool(wc)),
+                       shape, dtype, strides, order)
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0,
+                  attach_global=True):
+    """A NumPy array in managed (unified) memory: the same address on the host and the GPU,
+    migrated by the driver to where it is used. attach_global=False attaches it to the host
+    (cuMemAllocManaged's CU_MEM_ATTACH_HOST) until a stream is attached."""
+    return _host_array(ManagedNDArray, lambda n: _core.cuda_managed_alloc(n, bool(attach_global)),
+                       shape, dtype, strides, order)
+
+
+def _byte_span(ary):
+    """(address, bytes) of the memory a NumPy array touches."""
+    if not isinstance(ary, np.ndarray):
+        raise TypeError(f"gpu.pinned/gpu.mapped take NumPy arrays, not {type(ary).__name__}")
+    if ary.size == 0:
+        return ary.ctypes.data, 0
+    lo = hi = ary.ctypes.data
+    for n, st in zip(ary.shape, ary.strides):
+        if st > 0:
+            hi += (n - 1) * st
+        else:
+            lo += (n - 1) * st
+    return lo, hi - lo + ary.itemsize
+
+
+def _register(arylist, mapped):
+    blocks = []
+    try:
+        for ary in arylist:
+            addr, n = _byte_span(ary)
+            blocks.append(_core.cuda_host_register(addr, n, mapped))
+    except BaseException:
+        for b in blocks:
+            if b is not None:
+                _core.cuda_host_release(b[0])
+        raise
+    return blocks
 
 
 @contextlib.contextmanager
 def pinned(*arylist):
-    """numba-cuda's page-locking context: here the arrays are used as they are."""
-    yield
+    """Page-locks the arrays' memory in place for the `with` block (cuMemHostRegister), so that
+    copies to and from them are fast and asynchronous; unlocked at its end."""
+    blocks = _register(arylist, mapped=False)
+    try:
+        yield
+    finally:
+        for b in blocks:
+            if b is not None:
+                _core.cuda_host_release(b[0])
 
 
 @contextlib.contextmanager
-def mapped(*arylist, **kws):
-    raise NotImplementedError("gpu.mapped is not supported yet")
-    yield  # pragma: no cover
+def mapped(*arylist, stream=0):
+    """Page-locks the arrays in place and maps them into the GPU's address space for the `with`
+    block: yields a device array over each (one array: the device array itself), and a kernel
+    given the NumPy array itself also uses it in place."""
+    blocks = _register(arylist, mapped=True)
+    try:
+        views = [_device_view(ary, b) for ary, b in zip(arylist, blocks)]
+        yield views[0] if len(views) == 1 else views
+    finally:
+        for b in blocks:
+            if b is not None:
+                _core.cuda_host_release(b[0])
+
+
+class _Interface:
+    """An object exposing a CUDA Array Interface, for as_cuda_array; keeps its owner alive."""
+
+    def __init__(self, desc, owner=None):
+        self.__cuda_array_interface__ = desc
+        self.owner = owner
+
+
+def _device_view(ary, block):
+    """A device array over host memory registered with mapping (block keeps it registered)."""
+    dev = _core.cuda_host_device_address(ary.ctypes.data)
+    return as_cuda_array(_Interface({"shape": ary.shape, "strides": ary.strides,
+                                     "typestr": ary.dtype.str, "data": (dev, False),
+                                     "version": 3, "stream": None}, (ary, block)))
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A DeviceNDArray over the memory a CUDA Array Interface dict describes (no copy), as
+    numba-cuda's; owner is kept alive with it."""
+    return as_cuda_array(_Interface(dict(desc), owner))
+
+
+# ---- IPC: device arrays shared with other processes of this machine ----
+
+class IpcHandle:
+    """The CUDA IPC handle of a device allocation (numba-cuda's IpcHandle): pickled to another
+    process of this machine, opened there (open_array / open), closed with close()."""
+
+    def __init__(self, base, handle, size, source_info=None, offset=0):
+        self.base = base                # the exporting process's array, kept alive there
+        self.handle = bytes(handle)
+        self.size = size
+        self.source_info = source_info
+        self.offset = offset
+        self._address = None
+
+    def open(self, context=None):
+        """The allocation's address in this process (raises in the process that made it)."""
+        if self._address is not None:
+            raise ValueError("IpcHandle is already opened")
+        self._address = _core.cuda_ipc_open(self.handle)
+        return self._address + self.offset
+
+    def open_array(self, context=None, shape=None, dtype=None, strides=None):
+        dtype = np.dtype(dtype)
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(shape)
+        desc = {"shape": shape, "strides": None if strides is None else
+                ((int(strides),) if np.ndim(strides) == 0 else tuple(strides)),
+                "typestr": dtype.str, "data": (self.open(), False), "version": 3,
+                "stream": None}
+        return as_cuda_array(_Interface(desc, self))
+
+    def close(self):
+        if self._address is None:
+            raise ValueError("IpcHandle not opened")
+        _core.cuda_ipc_close(self._address)
+        self._address = None
+
+    def __reduce__(self):
+        return (IpcHandle, (None, self.handle, self.size, self.source_info, self.offset))
+
+    def __repr__(self):
+        return f"<pyjit.gpu IpcHandle of {self.size} bytes at offset {self.offset}>"
+
+
+class IpcArrayHandle:
+    """What DeviceNDArray.get_ipc_handle() returns: picklable; in another process, open() gives
+    a DeviceNDArray over the same GPU memory and close() lets it go (also as a context manager:
+    `with handle as ary:`)."""
+
+    def __init__(self, ipc_handle, array_desc):
+        self._ipc_handle = ipc_handle
+        self._array_desc = array_desc
+
+    def open(self):
+        d = self._array_desc
+        return self._ipc_handle.open_array(None, d["shape"], d["dtype"], d["strides"])
+
+    def close(self):
+        self._ipc_handle.close()
+
+    def __enter__(self):
+        return self.open()
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _ipc_handle(ary):
+    """DeviceNDArray.get_ipc_handle (runtime/devarray.c calls it)."""
+    handle, offset, size = _core.cuda_ipc_get_handle(ary.device_ctypes_pointer_value)
+    ipch = IpcHandle(ary, handle, size, {"device": ary.device_id}, offset)
+    return IpcArrayHandle(ipch, dict(shape=ary.shape, strides=ary.strides, dtype=ary.dtype))
+
+
+@contextlib.contextmanager
+def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+    """Opens an IPC handle (its 64 bytes: bytes, or a sequence of ints) as a device array of
+    this shape, dtype and strides (C-contiguous when None), closed at the end of the block."""
+    ipch = IpcHandle(None, bytes(bytearray(handle)), 0, offset=offset)
+    ary = ipch.open_array(None, shape, dtype, strides)
+    try:
+        yield ary
+    finally:
+        ipch.close()
 
 
 def profile_start():
@@ -575,7 +911,7 @@ __all__ = [
     "list_devices", "close", "is_available", "is_supported_version", "detect", "pinned",
     "mapped", "profile_start", "profile_stop", "profiling", "jit", "Kernel", "DeviceFunction",
     "Reduce", "reduce", "Vectorized", "vectorize", "guvectorize", "scheduler_backend",
-    "compile_ptx", "is_float16_supported",
+    "compile_ptx", "is_float16_supported", "from_cuda_array_interface", "open_ipc_array",
     "compile_ptx_for_current_device", "declare_device", "CudaError", "CudaMemoryError",
     "GpuUnavailableError",
 ] + list(_INTRINSICS) + list(NAMESPACES) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])

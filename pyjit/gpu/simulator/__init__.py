@@ -13,6 +13,7 @@ from .intrinsics import _laneid, warpsize
 from .arrays import (
     DeviceNDArray, to_device, device_array, device_array_like, pinned_array, pinned_array_like,
     mapped_array, managed_array, is_cuda_array, as_cuda_array, In, Out, InOut,
+    from_cuda_array_interface, open_ipc_array,
 )
 from .host import (
     Stream, Event, stream, default_stream, legacy_default_stream, per_thread_default_stream,
@@ -50,7 +51,44 @@ __all__ = _KERNEL_NAMES + [
     "is_supported_version", "detect", "pinned", "mapped", "profile_start", "profile_stop",
     "profiling", "jit", "Kernel", "DeviceFunction", "Reduce", "reduce", "Vectorized",
     "vectorize", "guvectorize", "scheduler_backend", "declare_device", "is_float16_supported",
+    "from_cuda_array_interface", "open_ipc_array", "compile_ptx", "compile_ptx_for_current_device",
 ]
+
+
+def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=True, debug=False,
+                lineinfo=False):
+    """(ptx, return type name): the compiled backend's compile_ptx, which needs no GPU (the
+    simulator runs kernels as Python, but the PTX they compile to can still be looked at).
+    The function's references to this module and its kernel-language objects are read as the
+    compiled backend's, which the compiler knows."""
+    from .. import hardware
+    return hardware.compile_ptx(_as_compiled(pyfunc, hardware), signature, device=device,
+                                fastmath=fastmath, cc=cc, opt=opt, debug=debug,
+                                lineinfo=lineinfo)
+
+
+def _as_compiled(pyfunc, hardware):
+    """pyfunc with the globals that are this backend's objects replaced by the compiled
+    backend's of the same name (pyjit.gpu itself, when it is this backend, included)."""
+    pyfunc = getattr(pyfunc, "py_func", pyfunc)
+    me = _sys.modules[__name__]
+    ours = {id(v): n for n, v in globals().items() if n in __all__}
+    g = dict(pyfunc.__globals__)
+    for name in pyfunc.__code__.co_names:
+        v = g.get(name)
+        if v is me or getattr(v, "_backend", None) is me:
+            g[name] = hardware
+        elif id(v) in ours and hasattr(hardware, ours[id(v)]):
+            g[name] = getattr(hardware, ours[id(v)])
+    fn = _types.FunctionType(pyfunc.__code__, g, pyfunc.__name__, pyfunc.__defaults__,
+                             pyfunc.__closure__)
+    fn.__qualname__ = pyfunc.__qualname__
+    return fn
+
+
+def compile_ptx_for_current_device(pyfunc, signature, **kwargs):
+    """compile_ptx for the simulated GPU's compute capability."""
+    return compile_ptx(pyfunc, signature, cc=get_current_device().compute_capability, **kwargs)
 
 
 def guvectorize(signatures, layout=None, target="cuda", **options):

@@ -560,11 +560,26 @@ def pinned_array_like(ary):
 
 def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False,
                  wc=False):
-    return device_array(shape, dtype, strides, order, stream)
+    """A NumPy array that kernels use in place, as the compiled backend's (host memory mapped
+    for the GPU): here simply host memory, which the simulated kernels use anyway."""
+    return np.zeros(shape, dtype=as_dtype(dtype), order=order)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
-    return device_array(shape, dtype, strides, order, stream)
+    """A NumPy array in managed memory on the GPU: here host memory (see mapped_array)."""
+    return np.zeros(shape, dtype=as_dtype(dtype), order=order)
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """A device array over the memory a CUDA Array Interface dict describes: in the simulator
+    the memory is the host's, so the dict's data address must be a host array's."""
+    return DeviceNDArray(_from_interface(dict(desc), owner))
+
+
+def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+    raise NotImplementedError("IPC handles are not available in the simulator (its device "
+                              "arrays are in this process's memory); on the GPU, "
+                              "gpu.open_ipc_array opens another process's array")
 
 
 device_array.__module__ = to_device.__module__

@@ -210,8 +210,11 @@ def pinned(*arylist):
 
 
 @contextlib.contextmanager
-def mapped(*arylist, **kws):
-    yield [DeviceNDArray(a) for a in arylist]
+def mapped(*arylist, stream=0):
+    """Device arrays over the arrays' own memory for the block: one array gives its device
+    array, several a list (as numba-cuda's)."""
+    views = [DeviceNDArray(a) for a in arylist]
+    yield views[0] if len(views) == 1 else views
 
 
 def profile_start():

@@ -23,6 +23,7 @@ MAX_SHARED_BYTES = 48 * 1024
 BAR = 0        # (BAR, variant, predicate, frame, lasti); variant 0 plain, 1 count, 2 and, 3 or
 WARP = 1       # (WARP, op, mask, value, arg, frame)
 ACTIVE = 2     # (ACTIVE, frame)
+GRID = 4       # (GRID, frame, lasti): gpu.cg.this_grid().sync()
 
 # Names whose presence in a kernel (or what it calls) means its threads must run concurrently.
 SYNC_NAMES = frozenset((
@@ -30,6 +31,8 @@ SYNC_NAMES = frozenset((
     "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync", "all_sync",
     "any_sync", "eq_sync", "activemask", "match_any_sync", "match_all_sync",
 ))
+# ... and the attribute names that synchronise when called: those, and a grid group's sync().
+SYNC_ATTRIBUTES = SYNC_NAMES | {"sync"}
 
 
 def _laneid():
@@ -58,6 +61,40 @@ def gridsize(ndim):
     if ndim == 3:
         return (x, y, blockDim.z * gridDim.z)
     raise ValueError(f"gridsize(ndim): ndim must be 1, 2 or 3, got {ndim!r}")
+
+
+# --- cooperative groups ---------------------------------------------------------------------
+
+class _GridGroup:
+    """What gpu.cg.this_grid() returns: the whole grid. sync() waits until every thread of every
+    block has reached it (the scheduler runs the blocks of such a kernel side by side)."""
+
+    __slots__ = ()
+
+    def sync(self):
+        f = _getframe(1)
+        return S.suspend((GRID, f, f.f_lasti))
+
+    @property
+    def size(self):
+        """The threads in the grid."""
+        return (blockDim.x * gridDim.x) * (blockDim.y * gridDim.y) * (blockDim.z * gridDim.z)
+
+    def __repr__(self):
+        return "<pyjit.gpu grid group>"
+
+
+_THE_GRID = _GridGroup()
+
+
+class cg:
+    """gpu.cg: cooperative groups, as numba-cuda's cuda.cg."""
+
+    GridGroup = _GridGroup
+
+    @staticmethod
+    def this_grid():
+        return _THE_GRID
 
 
 # --- barriers -------------------------------------------------------------------------------

@@ -21,9 +21,10 @@ import types
 import numpy as np
 
 from . import intrinsics as I
-from . import scheduler, transform
+from . import host, scheduler, transform
 from ... import _serialize
 from .. import _options as _kernel_options
+from .._kernels import SpecializedKernel, threads_of as _threads_of
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
@@ -46,12 +47,19 @@ def racecheck_enabled():
 class _Prepared:
     """A function made ready to run: fn (plain), and gen (a generator version) when it needs
     to synchronise and could be rewritten (else the kernel runs on greenlets)."""
-    __slots__ = ("fn", "needs_sync", "gen")
+    __slots__ = ("fn", "needs_sync", "gen", "names")
 
     def __init__(self):
         self.fn = None
         self.needs_sync = False
         self.gen = None
+        self.names = frozenset()    # the names it and what it calls use (for grid_sync)
+
+    @property
+    def grid_sync(self):
+        """Whether it (or what it calls) syncs its grid: gpu.cg.this_grid() and a .sync() call
+        (this_grid() alone needs no barrier; the group may be passed to a device function)."""
+        return {"this_grid", "sync"} <= self.names
 
 
 # What builds a list, dict or set (also in a comprehension's own code), and the GPU compiler's
@@ -90,7 +98,8 @@ def _prepare(pyfunc, memo):
     g = dict(pyfunc.__globals__)
     cells = list(pyfunc.__closure__ or ())
     names = _code_names(code)
-    sync = bool(names & I.SYNC_NAMES)
+    sync = bool(names & I.SYNC_ATTRIBUTES)
+    prep.names = frozenset(names)
     callees = {}              # name -> _Prepared of a function it calls that synchronises
     intrinsics = set()        # names bound to barrier/warp intrinsics
     values = [(n, g[n], None) for n in names if n in g]
@@ -118,6 +127,8 @@ def _prepare(pyfunc, memo):
             if r[1] is not None and r[1].needs_sync:
                 sync = True
                 callees[name] = r[1]
+            if r[1] is not None:
+                prep.names |= r[1].names
         elif id(v) in _SYNC_FUNCS:
             sync = True
             intrinsics.add(name)
@@ -162,7 +173,7 @@ def _generator(pyfunc, g, cells, callees, intrinsics):
 
     def classify(call):
         f = call.func
-        if isinstance(f, ast.Attribute) and f.attr in I.SYNC_NAMES:
+        if isinstance(f, ast.Attribute) and f.attr in I.SYNC_ATTRIBUTES:
             return "yield"
         if isinstance(f, ast.Name):
             if f.id in intrinsics:
@@ -173,7 +184,7 @@ def _generator(pyfunc, g, cells, callees, intrinsics):
 
     def is_sync_ref(node):
         if isinstance(node, ast.Attribute):
-            return node.attr in I.SYNC_NAMES
+            return node.attr in I.SYNC_ATTRIBUTES
         return node.id in intrinsics or node.id in callees
 
     return transform.make_generator(pyfunc, g, cells, classify, is_sync_ref)
@@ -316,8 +327,22 @@ class Kernel:
         raise ValueError(f"kernel '{self.__name__}' was called without a launch configuration: "
                          f"launch it as {self.__name__}[blocks, threads](...)")
 
+    specialized = False
+
     def specialize(self, *args):
-        return self
+        """This kernel for the types of args only, as the compiled backend's: a launch with
+        arguments of other types is a TypeError."""
+        return SpecializedKernel(self, _launch_types, args)
+
+    @property
+    def overloads(self):
+        """{signature: version}, as numba-cuda's: here each version is the one Python kernel."""
+        return _Overloads(self)
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of blockdim threads a kernel that syncs its grid may be launched with
+        (all of them must run at once): the simulated sm_90 GPU's occupancy."""
+        return _co_resident_blocks(_threads_of(blockdim), dynsmemsize)
 
     def prepared(self):
         if self._prep is None:
@@ -565,6 +590,63 @@ def _gpu_typeof(value, name):
                                        f"argument '{name}'", 1)) from None
 
 
+# --- cooperative launches: a kernel that syncs its grid (gpu.cg) ------------------------------
+
+# The simulated GPU's multiprocessors hold at most this many threads, blocks and bytes of shared
+# memory each (sm_90); registers, which also limit a real GPU, are not modelled.
+SM_THREADS, SM_BLOCKS, SM_SHARED = 2048, 32, 228 * 1024
+
+
+def _co_resident_blocks(threads, sharedmem):
+    per_sm = min(SM_BLOCKS, SM_THREADS // threads, SM_SHARED // max(int(sharedmem), 1))
+    return per_sm * host.Device.MULTIPROCESSOR_COUNT
+
+
+def _check_co_resident(kernel, griddim, blockdim, sharedmem):
+    blocks = griddim[0] * griddim[1] * griddim[2]
+    threads = blockdim[0] * blockdim[1] * blockdim[2]
+    most = _co_resident_blocks(threads, sharedmem)
+    if blocks > most:
+        raise ValueError(f"kernel '{kernel.__name__}' syncs its grid (gpu.cg.this_grid().sync()), "
+                         f"so all its blocks must run at once: a grid of {blocks} blocks of "
+                         f"{threads} threads is more than the {most} GPU 0 holds together "
+                         "(kernel.max_cooperative_grid_blocks(blockdim) gives that limit)")
+
+
+def _launch_types(args):
+    """The type names the compiled backend's launch gives args."""
+    from ... import _core
+    out = []
+    for a in args:
+        a = a.array if isinstance(a, (In, Out, InOut)) else a
+        a = a._ary if isinstance(a, DeviceNDArray) else a
+        out.append(_core.typeof(a, True).replace("weak ", ""))
+    return tuple(out)
+
+
+class _Overload:
+    """kernel.overloads[signature]: a compiled version, as numba-cuda's _Kernel."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    @property
+    def cooperative(self):
+        """Whether the kernel syncs its grid (it is then launched cooperatively on a GPU)."""
+        return self.kernel.prepared().grid_sync
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
+
+
+class _Overloads:
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, signature):
+        return _Overload(self.kernel)
+
+
 def _launch(kernel, griddim, blockdim, sharedmem, args):
     names = kernel._argnames
     if len(args) != len(names):
@@ -577,6 +659,8 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
         raise TypeError(f"kernel '{kernel.__name__}': {e}") from None
     _check_no_return_value(kernel)
     prep = kernel.prepared()
+    if prep.grid_sync:
+        _check_co_resident(kernel, griddim, blockdim, sharedmem)
     with _launch_lock:
         if S.active:
             raise RuntimeError(f"kernel '{kernel.__name__}' launched from inside a running "

@@ -81,15 +81,93 @@ class _Thread:
 
 def run_concurrent(fn, args, griddim, blockdim, nwarps, kernel, generator=False):
     """Runs a grid whose kernel synchronises: fn is a generator function (transform.py) when
-    generator is true, else a plain function run on greenlets (or OS threads)."""
+    generator is true, else a plain function run on greenlets (or OS threads).
+
+    Blocks run one after another, each to its end, unless it reaches a grid barrier
+    (gpu.cg.this_grid().sync()): it is then parked, with its block's state, and the next block
+    starts. Once every block has started, the parked ones are resumed together, in order, one
+    grid barrier at a time; a block that returned while others wait there is a deadlock."""
     run_block = _run_block_gen if generator else _run_block
     gx, gy, gz = griddim
-    for z in range(gz):
-        for y in range(gy):
-            for x in range(gx):
-                blockIdx.x, blockIdx.y, blockIdx.z = x, y, z
-                S.new_block(nwarps)
-                run_block(fn, args, blockdim, kernel)
+    parked, waiting, finished = [], [], 0
+    try:
+        for z in range(gz):
+            for y in range(gy):
+                for x in range(gx):
+                    blockIdx.x, blockIdx.y, blockIdx.z = x, y, z
+                    S.new_block(nwarps)
+                    finished += _advance(run_block(fn, args, blockdim, kernel), parked)
+        while parked:
+            if finished:
+                raise BarrierError(_grid_deadlock_message(parked, finished, kernel))
+            waiting, parked = parked, []
+            while waiting:
+                block = waiting.pop(0)
+                block.restore()
+                finished += _advance(block.runner, parked)
+    except BaseException:
+        for block in parked + waiting:
+            block.runner.close()
+        raise
+
+
+class _ParkedBlock:
+    """A block waiting at a grid barrier: its runner (a generator) and its block's state."""
+
+    __slots__ = ("runner", "index", "shared", "dyn_shared", "static_bytes", "epoch",
+                 "warp_epochs", "where")
+
+    def __init__(self, runner, where):
+        self.runner = runner
+        self.index = (blockIdx.x, blockIdx.y, blockIdx.z)
+        self.shared, self.dyn_shared, self.static_bytes = S.shared, S.dyn_shared, S.static_bytes
+        self.epoch, self.warp_epochs = S.epoch, S.warp_epochs
+        self.where = where
+
+    def restore(self):
+        blockIdx.x, blockIdx.y, blockIdx.z = self.index
+        S.shared, S.dyn_shared, S.static_bytes = self.shared, self.dyn_shared, self.static_bytes
+        S.epoch, S.warp_epochs = self.epoch, self.warp_epochs
+
+
+def _advance(runner, parked):
+    """Runs a block until it returns (1) or waits at a grid barrier (0, parked)."""
+    try:
+        where = next(runner)
+    except StopIteration:
+        return 1
+    parked.append(_ParkedBlock(runner, where))
+    return 0
+
+
+def _grid_deadlock_message(parked, finished, kernel):
+    shown = ", ".join(str(b.index) for b in parked[:8]) + (", ..." if len(parked) > 8 else "")
+    return (f"kernel '{kernel}': deadlock: {len(parked)} block(s) wait at the grid barrier "
+            f"{parked[0].where} ({shown}), but {finished} block(s) returned without reaching it "
+            "(on the GPU this hangs)")
+
+
+def _at_grid_barrier(threads):
+    """Every live thread of the block waits at a grid barrier."""
+    return all(t.done or t.req[0] == I.GRID for t in threads)
+
+
+def _check_block_arrives(threads, kernel):
+    """A block's first thread arrives at the grid barrier for its block (on the GPU as in
+    CUDA's own barrier): if it returned, the others would wait for ever."""
+    if threads[0].done:
+        raise BarrierError(_deadlock_message(
+            [t for t in threads if not t.done], kernel, "the block's thread (0, 0, 0) returned, "
+            "so the block never arrives at the grid barrier its other threads wait at (every "
+            "thread of the grid must reach gpu.cg.this_grid().sync())"))
+
+
+def _leave_grid_barrier(threads):
+    waiting = [t for t in threads if not t.done]
+    for t in waiting:
+        t.result = None
+    S.epoch += 1
+    return waiting
 
 
 def _make_threads(blockdim):
@@ -134,7 +212,12 @@ def _run_block(fn, args, blockdim, kernel):
                         at_warp_ops += 1
             if live == 0:
                 return
-            if at_warp_ops == 0:
+            if at_warp_ops and _at_grid_barrier(threads):
+                _check_block_arrives(threads, kernel)
+                yield _where(next(t for t in threads if not t.done))   # run_concurrent resumes
+                pending = _leave_grid_barrier(threads)
+                at_warp_ops = 0
+            elif at_warp_ops == 0:
                 pending = _release_barrier([t for t in threads if not t.done], kernel)
             else:
                 pending = _resolve(threads, kernel)
@@ -178,7 +261,12 @@ def _run_block_gen(fn, args, blockdim, kernel):
                     at_warp_ops += 1
             if live == 0:
                 return
-            if at_warp_ops == 0:
+            if at_warp_ops and _at_grid_barrier(threads):
+                _check_block_arrives(threads, kernel)
+                yield _where(next(t for t in threads if not t.done))   # run_concurrent resumes
+                pending = _leave_grid_barrier(threads)
+                at_warp_ops = 0
+            elif at_warp_ops == 0:
                 pending = _release_barrier([t for t in threads if not t.done], kernel)
             else:
                 pending = _resolve(threads, kernel)
@@ -363,6 +451,8 @@ def _where(t):
                 "match_any": "match_any_sync", "match_all": "match_all_sync"}[req[1]]
         name += f"(mask=0x{req[2]:08x})"
         f = req[5]
+    elif req[0] == I.GRID:
+        name, f = "gpu.cg.this_grid().sync", req[1]
     else:
         name, f = "activemask", req[1]
     if not name.endswith(")"):
