@@ -803,8 +803,20 @@ static DD dd_mul(Lower *L, DD x, DD y)
     return (DD){p, e};
 }
 
+/* LLVM's memory attribute: two bits (read, write) per kind of memory, inaccessible memory the
+ * second kind in every LLVM from 16 on. */
+#define MEMORY_INACCESSIBLE_ONLY (3u << 2)
+
+static void add_fn_attr(Lower *L, LLVMValueRef fn, const char *name, uint64_t value)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(L->ctx, kind, value));
+}
+
 /* libm's pow as a plain call: the intrinsic counts as speculatable, and LLVM would then call it
- * on every iteration to make a select of the rare path. */
+ * on every iteration to make a select of the rare path. It touches no memory of the program
+ * (errno, which compiled code never reads, apart): said so, the loads of a loop that calls it on
+ * its rare path are still hoisted out (pos[i, 0] of a loop over j). */
 static LLVMValueRef libm_pow(Lower *L, LLVMValueRef x, LLVMValueRef y)
 {
     if (L->t->is_gpu)
@@ -812,8 +824,12 @@ static LLVMValueRef libm_pow(Lower *L, LLVMValueRef x, LLVMValueRef y)
     LLVMTypeRef params[2] = {L->f64, L->f64};
     LLVMTypeRef fty = LLVMFunctionType(L->f64, params, 2, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(L->mod, "pow");
-    if (!fn)
+    if (!fn) {
         fn = LLVMAddFunction(L->mod, "pow", fty);
+        add_fn_attr(L, fn, "nounwind", 0);
+        add_fn_attr(L, fn, "willreturn", 0);
+        add_fn_attr(L, fn, "memory", MEMORY_INACCESSIBLE_ONLY);
+    }
     LLVMValueRef args[2] = {x, y};
     return LLVMBuildCall2(L->b, fty, fn, args, 2, "");
 }
