@@ -775,8 +775,9 @@ static LLVMValueRef float_floordiv_mod(Lower *L, Type *t, LLVMValueRef a, LLVMVa
 /* x ** n for a float64 x and a constant int n, -64 <= n <= -1 or 3 <= n <= 64 (Lennard-Jones'
  * `** 6` and `** 12`; LLVM makes x ** 2 x * x already). libm's pow costs some 20 ns and stops
  * the loop from being vectorised. Binary exponentiation in
- * double-double arithmetic (each product's error kept through fma) holds x ** n to about 2**-100
- * relative, so the one final rounding gives the correctly rounded power. glibc's pow, which
+ * double-double arithmetic (each product's error kept through fma, the last product's terms
+ * summed by one fma) holds x ** n to about 2**-100 relative, so the one final rounding gives the
+ * correctly rounded power. glibc's pow, which
  * CPython uses, is within 0.52 ulp: the two differ in the last bit for about 1 input in 1000
  * (Numba's repeated multiplication: 1 in 4). Where the double-double terms leave the normal
  * range (0, inf, nan, overflow, results near the subnormals), libm's pow answers. */
@@ -811,6 +812,19 @@ static void add_fn_attr(Lower *L, LLVMValueRef fn, const char *name, uint64_t va
 {
     unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(L->ctx, kind, value));
+}
+
+/* (x.hi + x.lo) * (y.hi + y.lo) rounded once: the cross terms, then x.hi * y.hi added by fma
+ * (the last product of x ** n; three operations fewer than dd_mul and the sum). */
+static LLVMValueRef dd_mul_rounded(Lower *L, DD x, DD y)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef t = y.lo ? LLVMBuildFMul(B, x.hi, y.lo, "") : NULL;
+    if (x.lo) {
+        LLVMValueRef u = LLVMBuildFMul(B, x.lo, y.hi, "");
+        t = t ? LLVMBuildFAdd(B, t, u, "") : u;
+    }
+    return t ? fma64(L, x.hi, y.hi, t) : LLVMBuildFMul(B, x.hi, y.hi, "");
 }
 
 /* libm's pow as a plain call: the intrinsic counts as speculatable, and LLVM would then call it
@@ -870,13 +884,17 @@ static LLVMValueRef pow_small_int(Lower *L, LLVMValueRef x, int n)
     if (L->opts && L->opts->fastmath)    /* fastmath: plain products, as Numba's */
         return plain_pow(L, x, k, n < 0);
     DD base = {x, NULL}, acc = {NULL, NULL};
+    LLVMValueRef r = NULL;
     for (; k; k >>= 1) {
-        if (k & 1)
+        if (k == 1 && acc.hi && n > 0)
+            r = dd_mul_rounded(L, acc, base);
+        else if (k & 1)
             acc = acc.hi ? dd_mul(L, acc, base) : base;
         if (k > 1)
             base = dd_mul(L, base, base);
     }
-    LLVMValueRef r = acc.lo ? LLVMBuildFAdd(B, acc.hi, acc.lo, "") : acc.hi;
+    if (!r)
+        r = acc.lo ? LLVMBuildFAdd(B, acc.hi, acc.lo, "") : acc.hi;
     LLVMValueRef mag = lower_math(L, MF_FABS, f64, r, NULL);
     if (n < 0) {     /* 1 / (hi + lo): q, then q's residual 1 - q*(hi + lo) folded in */
         LLVMValueRef one = LLVMConstReal(L->f64, 1.0);
