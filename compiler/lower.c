@@ -624,9 +624,38 @@ static LLVMValueRef int_floordiv_mod(Lower *L, LLVMValueRef a, LLVMValueRef b, b
     return int_floordiv_mod_nonzero(L, a, b, is_mod, is_signed);
 }
 
-/* int_floordiv_mod for a divisor known not to be zero. */
+static LLVMValueRef int_divide(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_mod, bool is_signed);
+
+/* int_floordiv_mod for a divisor known not to be zero. a % b of a variable b skips the division
+ * where 0 <= a < b, where a is the answer: a 64-bit division costs tens of cycles, and the
+ * wrap-around index of a stencil (`(j + 1) % n`) is below n but at one end. (LLVM from 17 makes
+ * such a select itself where it knows a < 2 * b; 16 does not.) */
 static LLVMValueRef int_floordiv_mod_nonzero(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_mod,
                                              bool is_signed)
+{
+    if (!is_mod || LLVMIsAConstantInt(b))
+        return int_divide(L, a, b, is_mod, is_signed);
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef below = is_signed ? LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, a, LLVMConstNull(LLVMTypeOf(a)), ""),
+                                                  LLVMBuildICmp(B, LLVMIntSLT, a, b, ""), "")
+                                   : LLVMBuildICmp(B, LLVMIntULT, a, b, "");
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef slow = lower_block(L, "mod.divide"), done = lower_block(L, "mod.done");
+    LLVMBuildCondBr(B, below, done, slow);
+    LLVMPositionBuilderAtEnd(B, slow);
+    LLVMValueRef r = int_divide(L, a, b, is_mod, is_signed);
+    LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef phi = LLVMBuildPhi(B, LLVMTypeOf(a), "");
+    LLVMValueRef vals[2] = {a, r};
+    LLVMBasicBlockRef froms[2] = {here, slow_end};
+    LLVMAddIncoming(phi, vals, froms, 2);
+    return phi;
+}
+
+/* Python's quotient or remainder by a nonzero divisor, by the hardware's division. */
+static LLVMValueRef int_divide(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_mod, bool is_signed)
 {
     LLVMTypeRef it = LLVMTypeOf(a);
     LLVMValueRef zero = LLVMConstNull(it);

@@ -91,3 +91,41 @@ def insertion_sort(a):
 def test_while_loop_index_below_the_test(n):
     a = np.random.default_rng(n).random(n)
     assert_same(insertion_sort(a), njit(insertion_sort)(a))
+
+
+def modulo(a, b):
+    return a % b
+
+
+def neighbours(s):
+    n = s.shape[0]
+    out = np.empty_like(s)
+    for j in range(n):
+        out[j] = s[(j + 1) % n] + s[j - 1]
+    return out
+
+
+def test_modulo_by_a_variable_below_and_above_the_divisor():
+    g = njit(modulo)
+    for a in list(range(-9, 10)) + [2**63 - 1, -2**63]:
+        for b in list(range(-4, 5)) + [2**63 - 1, -2**63]:
+            try:
+                expected = (a % b + 2**63) % 2**64 - 2**63   # as int64
+            except ZeroDivisionError:
+                with pytest.raises(ZeroDivisionError):
+                    g(a, b)
+                continue
+            assert g(a, b) == expected, (a, b)
+
+
+def test_modulo_of_unsigned_ints():
+    g = njit(modulo)
+    for a in [0, 1, 5, 2**64 - 1]:
+        for b in [1, 3, 5, 6, 2**63 + 1]:
+            assert g(np.uint64(a), np.uint64(b)) == np.uint64(a) % np.uint64(b), (a, b)
+
+
+@pytest.mark.parametrize("n", [1, 2, 9])
+def test_wrap_around_neighbours(n):
+    s = np.arange(float(n))
+    assert_same(neighbours(s), njit(neighbours)(s))
