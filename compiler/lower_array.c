@@ -794,7 +794,12 @@ static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef 
     LLVMValueRef w = LLVMBuildSelect(B, index_is_negative(L, ix, i), LLVMBuildAdd(B, i, n, ""), i, "");
     if (boundscheck(L)) {
         LLVMValueRef args[3] = {i, lower_i64(L, axis), n};
-        LLVMValueRef bad = LLVMBuildICmp(B, LLVMIntUGE, w, n, "");
+        /* w < 0 or w >= n, two signed tests rather than one unsigned: each is what LLVM can
+         * prove of an index counting down in a while loop (j in `while j >= 0 and b[j] > key`
+         * ... b[j + 1]) or one the code tested already (`if 0 <= k < nbins: counts[k]`), and
+         * drops; LLVM makes them one unsigned test itself where it knows n is not negative */
+        LLVMValueRef bad = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLT, w, lower_i64(L, 0), ""),
+                                       LLVMBuildICmp(B, LLVMIntSGE, w, n, ""), "");
         LLVMValueRef fits = lower_loop_index_fits(L, access, axis);
         if (fits)
             bad = LLVMBuildAnd(B, LLVMBuildNot(B, fits, ""), bad, "");
