@@ -639,9 +639,38 @@ static LLVMValueRef int_floordiv_mod(Lower *L, LLVMValueRef a, LLVMValueRef b, b
     return int_floordiv_mod_nonzero(L, a, b, is_mod, is_signed);
 }
 
-/* int_floordiv_mod for a divisor known not to be zero. */
+static LLVMValueRef int_divide(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_mod, bool is_signed);
+
+/* int_floordiv_mod for a divisor known not to be zero. a % b of a variable b skips the division
+ * where 0 <= a < b, where a is the answer: a 64-bit division costs tens of cycles, and the
+ * wrap-around index of a stencil (`(j + 1) % n`) is below n but at one end. (LLVM from 17 makes
+ * such a select itself where it knows a < 2 * b; 16 does not.) */
 static LLVMValueRef int_floordiv_mod_nonzero(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_mod,
                                              bool is_signed)
+{
+    if (!is_mod || LLVMIsAConstantInt(b))
+        return int_divide(L, a, b, is_mod, is_signed);
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef below = is_signed ? LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, a, LLVMConstNull(LLVMTypeOf(a)), ""),
+                                                  LLVMBuildICmp(B, LLVMIntSLT, a, b, ""), "")
+                                   : LLVMBuildICmp(B, LLVMIntULT, a, b, "");
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef slow = lower_block(L, "mod.divide"), done = lower_block(L, "mod.done");
+    LLVMBuildCondBr(B, below, done, slow);
+    LLVMPositionBuilderAtEnd(B, slow);
+    LLVMValueRef r = int_divide(L, a, b, is_mod, is_signed);
+    LLVMBasicBlockRef slow_end = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef phi = LLVMBuildPhi(B, LLVMTypeOf(a), "");
+    LLVMValueRef vals[2] = {a, r};
+    LLVMBasicBlockRef froms[2] = {here, slow_end};
+    LLVMAddIncoming(phi, vals, froms, 2);
+    return phi;
+}
+
+/* Python's quotient or remainder by a nonzero divisor, by the hardware's division. */
+static LLVMValueRef int_divide(Lower *L, LLVMValueRef a, LLVMValueRef b, bool is_mod, bool is_signed)
 {
     LLVMTypeRef it = LLVMTypeOf(a);
     LLVMValueRef zero = LLVMConstNull(it);
@@ -790,8 +819,9 @@ static LLVMValueRef float_floordiv_mod(Lower *L, Type *t, LLVMValueRef a, LLVMVa
 /* x ** n for a float64 x and a constant int n, -64 <= n <= -1 or 3 <= n <= 64 (Lennard-Jones'
  * `** 6` and `** 12`; LLVM makes x ** 2 x * x already). libm's pow costs some 20 ns and stops
  * the loop from being vectorised. Binary exponentiation in
- * double-double arithmetic (each product's error kept through fma) holds x ** n to about 2**-100
- * relative, so the one final rounding gives the correctly rounded power. glibc's pow, which
+ * double-double arithmetic (each product's error kept through fma, the last product's terms
+ * summed by one fma) holds x ** n to about 2**-100 relative, so the one final rounding gives the
+ * correctly rounded power. glibc's pow, which
  * CPython uses, is within 0.52 ulp: the two differ in the last bit for about 1 input in 1000
  * (Numba's repeated multiplication: 1 in 4). Where the double-double terms leave the normal
  * range (0, inf, nan, overflow, results near the subnormals), libm's pow answers. */
@@ -818,8 +848,33 @@ static DD dd_mul(Lower *L, DD x, DD y)
     return (DD){p, e};
 }
 
+/* LLVM's memory attribute: two bits (read, write) per kind of memory, inaccessible memory the
+ * second kind in every LLVM from 16 on. */
+#define MEMORY_INACCESSIBLE_ONLY (3u << 2)
+
+static void add_fn_attr(Lower *L, LLVMValueRef fn, const char *name, uint64_t value)
+{
+    unsigned kind = LLVMGetEnumAttributeKindForName(name, strlen(name));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(L->ctx, kind, value));
+}
+
+/* (x.hi + x.lo) * (y.hi + y.lo) rounded once: the cross terms, then x.hi * y.hi added by fma
+ * (the last product of x ** n; three operations fewer than dd_mul and the sum). */
+static LLVMValueRef dd_mul_rounded(Lower *L, DD x, DD y)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef t = y.lo ? LLVMBuildFMul(B, x.hi, y.lo, "") : NULL;
+    if (x.lo) {
+        LLVMValueRef u = LLVMBuildFMul(B, x.lo, y.hi, "");
+        t = t ? LLVMBuildFAdd(B, t, u, "") : u;
+    }
+    return t ? fma64(L, x.hi, y.hi, t) : LLVMBuildFMul(B, x.hi, y.hi, "");
+}
+
 /* libm's pow as a plain call: the intrinsic counts as speculatable, and LLVM would then call it
- * on every iteration to make a select of the rare path. */
+ * on every iteration to make a select of the rare path. It touches no memory of the program
+ * (errno, which compiled code never reads, apart): said so, the loads of a loop that calls it on
+ * its rare path are still hoisted out (pos[i, 0] of a loop over j). */
 static LLVMValueRef libm_pow(Lower *L, LLVMValueRef x, LLVMValueRef y)
 {
     if (L->t->is_gpu)
@@ -827,8 +882,12 @@ static LLVMValueRef libm_pow(Lower *L, LLVMValueRef x, LLVMValueRef y)
     LLVMTypeRef params[2] = {L->f64, L->f64};
     LLVMTypeRef fty = LLVMFunctionType(L->f64, params, 2, 0);
     LLVMValueRef fn = LLVMGetNamedFunction(L->mod, "pow");
-    if (!fn)
+    if (!fn) {
         fn = LLVMAddFunction(L->mod, "pow", fty);
+        add_fn_attr(L, fn, "nounwind", 0);
+        add_fn_attr(L, fn, "willreturn", 0);
+        add_fn_attr(L, fn, "memory", MEMORY_INACCESSIBLE_ONLY);
+    }
     LLVMValueRef args[2] = {x, y};
     return LLVMBuildCall2(L->b, fty, fn, args, 2, "");
 }
@@ -869,13 +928,17 @@ static LLVMValueRef pow_small_int(Lower *L, LLVMValueRef x, int n)
     if (L->opts && L->opts->fastmath)    /* fastmath: plain products, as Numba's */
         return plain_pow(L, x, k, n < 0);
     DD base = {x, NULL}, acc = {NULL, NULL};
+    LLVMValueRef r = NULL;
     for (; k; k >>= 1) {
-        if (k & 1)
+        if (k == 1 && acc.hi && n > 0)
+            r = dd_mul_rounded(L, acc, base);
+        else if (k & 1)
             acc = acc.hi ? dd_mul(L, acc, base) : base;
         if (k > 1)
             base = dd_mul(L, base, base);
     }
-    LLVMValueRef r = acc.lo ? LLVMBuildFAdd(B, acc.hi, acc.lo, "") : acc.hi;
+    if (!r)
+        r = acc.lo ? LLVMBuildFAdd(B, acc.hi, acc.lo, "") : acc.hi;
     LLVMValueRef mag = lower_math(L, MF_FABS, f64, r, NULL);
     if (n < 0) {     /* 1 / (hi + lo): q, then q's residual 1 - q*(hi + lo) folded in */
         LLVMValueRef one = LLVMConstReal(L->f64, 1.0);

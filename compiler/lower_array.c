@@ -761,6 +761,28 @@ static const char *index_error_message(Lower *L, Instr *a)
                         "(line %d)", line);
 }
 
+/* Whether index i, the value of ix, is negative. For x + c and x - c with a constant c it is
+ * asked of x (x < -c): the same answer unless the sum wraps, and then the index is out of bounds
+ * either way (a wrapped sum taken as non-negative is above 2**63, one taken as negative plus the
+ * size is still negative or above it). LLVM knows x's range from the branches around the access
+ * (`while j >= 0 ... b[j + 1]`), not the wrapped sum's, so the wrap folds away, and with it the
+ * doubt that b[j + 1] may be b[j] (a second load of b[j] in an insertion sort). */
+static LLVMValueRef index_is_negative(Lower *L, Instr *ix, LLVMValueRef i)
+{
+    LLVMValueRef zero = lower_i64(L, 0);
+    if (ix->op != OP_BINOP || (ix->sub != BIN_ADD && ix->sub != BIN_SUB) || ix->type != ty_scalar(TY_INT64))
+        return LLVMBuildICmp(L->b, LLVMIntSLT, i, zero, "");
+    Instr *x = ix->args[0], *k = ix->args[1];
+    if (ix->sub == BIN_ADD && x->op == OP_CONST) {
+        x = ix->args[1];
+        k = ix->args[0];
+    }
+    if (k->op != OP_CONST || !k->cst || k->cst->kind != K_INT || k->cst->i == INT64_MIN || x->type != ix->type)
+        return LLVMBuildICmp(L->b, LLVMIntSLT, i, zero, "");
+    int64_t c = ix->sub == BIN_SUB ? -k->cst->i : k->cst->i;
+    return LLVMBuildICmp(L->b, LLVMIntSLT, lower_value(L, x), lower_i64(L, -c), "");
+}
+
 /* Wraps a negative index and, when boundscheck is on, checks it unless the flag of the loops
  * around the access (lower_loop_index_fits: the range of their indices is in bounds) holds.
  * The optimiser then splits the loop on the flag, and the copy where it holds has no check and
@@ -769,11 +791,15 @@ static const char *index_error_message(Lower *L, Instr *a)
 static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef i, LLVMValueRef n, int axis)
 {
     LLVMBuilderRef B = L->b;
-    LLVMValueRef w = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, i, lower_i64(L, 0), ""),
-                                     LLVMBuildAdd(B, i, n, ""), i, "");
+    LLVMValueRef w = LLVMBuildSelect(B, index_is_negative(L, ix, i), LLVMBuildAdd(B, i, n, ""), i, "");
     if (boundscheck(L)) {
         LLVMValueRef args[3] = {i, lower_i64(L, axis), n};
-        LLVMValueRef bad = LLVMBuildICmp(B, LLVMIntUGE, w, n, "");
+        /* w < 0 or w >= n, two signed tests rather than one unsigned: each is what LLVM can
+         * prove of an index counting down in a while loop (j in `while j >= 0 and b[j] > key`
+         * ... b[j + 1]) or one the code tested already (`if 0 <= k < nbins: counts[k]`), and
+         * drops; LLVM makes them one unsigned test itself where it knows n is not negative */
+        LLVMValueRef bad = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLT, w, lower_i64(L, 0), ""),
+                                       LLVMBuildICmp(B, LLVMIntSGE, w, n, ""), "");
         LLVMValueRef fits = lower_loop_index_fits(L, access, axis);
         if (fits)
             bad = LLVMBuildAnd(B, LLVMBuildNot(B, fits, ""), bad, "");
@@ -822,6 +848,11 @@ LLVMValueRef lower_slice_bounds(Lower *L, LLVMValueRef sl, LLVMValueRef n, LLVMV
     return len;
 }
 
+static bool is_const_i64(LLVMValueRef v, int64_t k)
+{
+    return k > 0 && LLVMIsAConstantInt(v) && LLVMConstIntGetSExtValue(v) == k;
+}
+
 /* arr[idx...]: the element pointer when every axis is int-indexed (*view = NULL), else the view
  * (of type vt). A None part adds an axis of length 1 (np.newaxis) and indexes no axis of arr. */
 static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMValueRef *view)
@@ -830,6 +861,11 @@ static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMVal
     Type *at = a->type;
     LLVMValueRef arr = lower_value(L, a), off = lower_i64(L, 0);
     LLVMValueRef sh[ABI_MAX_NDIM], st[ABI_MAX_NDIM];
+    /* the index of the axis whose stride is the item size (a contiguous array's last) counts
+     * items, not bytes: an address LLVM can follow through a loop's phis (GVN then reuses the
+     * load of b[j - 1] as the next iteration's b[j]) */
+    LLVMValueRef unit = NULL;
+    int64_t itemsize = (int64_t)ty_itemsize(at->array.dtype);
     int nd = 0, part = 0;
     for (int k = 0; k < at->array.ndim; k++) {
         for (; part < nidx && in->args[1 + part]->type->kind == TY_NONE && nd < ABI_MAX_NDIM; part++) {
@@ -840,7 +876,11 @@ static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMVal
         Instr *ix = part < nidx ? in->args[1 + part++] : NULL;
         if (ix && ix->type->kind != TY_SLICE) {
             LLVMValueRef i = lower_cast(L, lower_value(L, ix), ix->type, ty_scalar(TY_INT64));
-            off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, norm_index(L, in, ix, i, n, k), s, ""), "");
+            LLVMValueRef w = norm_index(L, in, ix, i, n, k);
+            if (!unit && is_const_i64(s, itemsize))
+                unit = w;
+            else
+                off = LLVMBuildAdd(L->b, off, LLVMBuildMul(L->b, w, s, ""), "");
         } else if (ix) {
             LLVMValueRef start, step;
             sh[nd] = lower_slice_indices(L, lower_value(L, ix), n, &start, &step);
@@ -855,7 +895,12 @@ static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMVal
         sh[nd] = lower_i64(L, 1);
         st[nd++] = lower_i64(L, 0);
     }
-    LLVMValueRef p = byte_gep(L, lower_array_data(L, arr), off);
+    LLVMValueRef p = lower_array_data(L, arr);
+    if (unit) {
+        LLVMTypeRef elem = LLVMArrayType(L->i8, (unsigned)itemsize);
+        p = LLVMBuildInBoundsGEP2(L->b, elem, p, &unit, 1, "");
+    }
+    p = byte_gep(L, p, off);
     *view = NULL;
     if (nd == 0 && (!vt || !is_array(vt)))
         return p;

@@ -6,7 +6,8 @@ compute it, Numba's 5-minute-guide `go_fast`, a Lennard-Jones energy and direct-
 as molecular-dynamics tutorials write them, a k-means assignment step, an explicit heat equation,
 Floyd-Warshall, insertion sort, an exponentially weighted moving average, a Metropolis sweep of
 the Ising model, an edit distance, a histogram loop, maximum drawdown, Black-Scholes with
-`math.erf`, a 3x3 blur, a prime sieve and a trapezoid rule.
+`math.erf`, a 3x3 blur, a prime sieve, a trapezoid rule, pandas' Kahan-compensated rolling sum, a
+cumulative sum over `enumerate` and the triple-loop matrix product of tutorials.
 
 `make(njit)` returns them compiled by that njit (the identity gives CPython's); `inputs(name,
 small)` their arguments, small for the tests, large (tens of milliseconds) for
@@ -266,6 +267,66 @@ def make(njit):
             s += (x[i] - x[i - 1]) * (y[i] + y[i - 1]) / 2.0
         return s
 
+    @njit
+    def add_sum(val, nobs, sum_x, compensation):
+        """pandas' numba window kernels: Kahan-compensated running sum, NaN skipped."""
+        if not np.isnan(val):
+            nobs += 1
+            y = val - compensation
+            t = sum_x + y
+            compensation = t - sum_x - y
+            sum_x = t
+        return nobs, sum_x, compensation
+
+    @njit
+    def remove_sum(val, nobs, sum_x, compensation):
+        if not np.isnan(val):
+            nobs -= 1
+            y = -val - compensation
+            t = sum_x + y
+            compensation = t - sum_x - y
+            sum_x = t
+        return nobs, sum_x, compensation
+
+    @njit
+    def rolling_sum(values, window, min_periods):
+        """A fixed-window rolling sum as pandas' numba engine computes it."""
+        n = values.shape[0]
+        out = np.empty(n)
+        nobs = 0
+        sum_x = 0.0
+        comp_add = 0.0
+        comp_rem = 0.0
+        for i in range(n):
+            nobs, sum_x, comp_add = add_sum(values[i], nobs, sum_x, comp_add)
+            if i >= window:
+                nobs, sum_x, comp_rem = remove_sum(values[i - window], nobs, sum_x, comp_rem)
+            out[i] = sum_x if nobs >= min_periods else np.nan
+        return out
+
+    @njit
+    def cusum_enumerate(values):
+        """A cumulative sum over enumerate, as a blog post's `_numba_fast_cusum` writes it."""
+        cusum = np.zeros(values.shape[0])
+        accumulator = 0
+        for index, value in enumerate(values):
+            accumulator += value
+            cusum[index] = accumulator
+        return cusum
+
+    @njit
+    def matmul_loops(A, B):
+        """The triple loop of tutorials comparing Numba with NumPy's dot."""
+        n, k = A.shape
+        m = B.shape[1]
+        C = np.zeros((n, m))
+        for i in range(n):
+            for p in range(k):
+                aip = A[i, p]
+                for j in range(m):
+                    C[i, j] += aip * B[p, j]
+        return C
+
     return {
         "mandel_docs": mandel_docs,
         "pnorm_profile": pnorm_profile,
@@ -286,6 +347,9 @@ def make(njit):
         "blur3x3": blur3x3,
         "sieve": sieve,
         "trapz_loop": trapz_loop,
+        "rolling_sum": rolling_sum,
+        "cusum_enumerate": cusum_enumerate,
+        "matmul_loops": matmul_loops,
     }
 
 
@@ -339,7 +403,16 @@ _INPUTS = {
     "blur3x3": (lambda k: (_vector(36 * k * k).reshape(6 * k, 6 * k),)),
     "sieve": (lambda k: (20000 * k,)),
     "trapz_loop": (lambda k: (_vector(10000 * k), np.linspace(0.0, 1.0, 10000 * k))),
+    "rolling_sum": (lambda k: (_with_nans(10000 * k), 20, 5)),
+    "cusum_enumerate": (lambda k: (_vector(10000 * k),)),
+    "matmul_loops": (lambda k: (_points(k + 7, 2 * k + 5), _points(2 * k + 5, k + 3))),
 }
+
+
+def _with_nans(n):
+    x = _vector(n)
+    x[::17] = np.nan
+    return x
 
 
 def inputs(name, small):

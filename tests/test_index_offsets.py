@@ -1,0 +1,131 @@
+"""Indices of the form i + c and i - c (c a constant): the sign test that wraps a negative index
+is asked of i, and the contiguous axis is indexed by items. Results and errors as CPython's."""
+import numpy as np
+import pytest
+
+from pyjit import njit
+from util import assert_same
+
+
+def plus_one(a, i):
+    return a[i + 1]
+
+
+def minus_two(a, i):
+    return a[i - 2]
+
+
+def one_plus(a, i):
+    return a[1 + i]
+
+
+def rows_cols(a, i, j):
+    return a[i - 1, j + 1]
+
+
+def store_shifted(a, i):
+    a[i + 1] = a[i] + a[i - 1]
+    return a
+
+
+def outcome(f, *args):
+    """(result, None), or (None, IndexError). NumPy raises OverflowError for an index past
+    int64 (a sum that wraps in compiled code, where the index is then out of bounds)."""
+    try:
+        return f(*args), None
+    except (IndexError, OverflowError):
+        return None, IndexError
+
+
+BIG = 2**63 - 1
+EDGES = [-2**63, -2**63 + 1, BIG - 1, BIG]
+
+
+@pytest.mark.parametrize("f", [plus_one, minus_two, one_plus])
+@pytest.mark.parametrize("layout", ["C", "strided"])
+def test_offsets_wrap_and_check_as_python(f, layout):
+    base = np.arange(14.0)
+    a = base[:7] if layout == "C" else base[::2]
+    g = njit(f)
+    for i in list(range(-10, 10)) + EDGES:
+        expected, got = outcome(f, a, i), outcome(g, a, i)
+        assert got[1] == expected[1], (i, expected, got)
+        if expected[1] is None:
+            assert_same(expected[0], got[0], where=f"i={i}")
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_offsets_of_two_axes(order):
+    a = np.asarray(np.arange(20.0).reshape(4, 5), order=order)
+    g = njit(rows_cols)
+    for i in range(-6, 6):
+        for j in list(range(-7, 6)) + [BIG]:
+            expected, got = outcome(rows_cols, a, i, j), outcome(g, a, i, j)
+            assert got[1] == expected[1], (i, j, expected, got)
+            if expected[1] is None:
+                assert_same(expected[0], got[0], where=f"i={i}, j={j}")
+
+
+def test_store_at_an_offset():
+    g = njit(store_shifted)
+    for i in range(-7, 8):
+        expected, got = outcome(store_shifted, np.arange(6.0), i), outcome(g, np.arange(6.0), i)
+        assert got[1] == expected[1], (i, expected, got)
+        if expected[1] is None:
+            assert_same(expected[0], got[0], where=f"i={i}")
+
+
+def insertion_sort(a):
+    b = a.copy()
+    for i in range(1, b.shape[0]):
+        key = b[i]
+        j = i - 1
+        while j >= 0 and b[j] > key:
+            b[j + 1] = b[j]
+            j -= 1
+        b[j + 1] = key
+    return b
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 17])
+def test_while_loop_index_below_the_test(n):
+    a = np.random.default_rng(n).random(n)
+    assert_same(insertion_sort(a), njit(insertion_sort)(a))
+
+
+def modulo(a, b):
+    return a % b
+
+
+def neighbours(s):
+    n = s.shape[0]
+    out = np.empty_like(s)
+    for j in range(n):
+        out[j] = s[(j + 1) % n] + s[j - 1]
+    return out
+
+
+def test_modulo_by_a_variable_below_and_above_the_divisor():
+    g = njit(modulo)
+    for a in list(range(-9, 10)) + [2**63 - 1, -2**63]:
+        for b in list(range(-4, 5)) + [2**63 - 1, -2**63]:
+            try:
+                expected = (a % b + 2**63) % 2**64 - 2**63   # as int64
+            except ZeroDivisionError:
+                with pytest.raises(ZeroDivisionError):
+                    g(a, b)
+                continue
+            assert g(a, b) == expected, (a, b)
+
+
+def test_modulo_of_unsigned_ints():
+    g = njit(modulo)
+    for a in [0, 1, 5, 2**64 - 1]:
+        for b in [1, 3, 5, 6, 2**63 + 1]:
+            assert g(np.uint64(a), np.uint64(b)) == np.uint64(a) % np.uint64(b), (a, b)
+
+
+@pytest.mark.parametrize("n", [1, 2, 9])
+def test_wrap_around_neighbours(n):
+    s = np.arange(float(n))
+    assert_same(neighbours(s), njit(neighbours)(s))
