@@ -1915,6 +1915,29 @@ static LLVMValueRef random_array(Lower *L, Instr *in, Builtin bi)
     return arr;
 }
 
+/* The calling thread's legacy np.random state. Its address is fixed for the thread, so the call
+ * is declared to read and write no memory of the program: LLVM then makes one call of a loop of
+ * draws, before the loop, where a call per draw would look the thread-local up each time. */
+static LLVMValueRef random_state(Lower *L)
+{
+    LLVMValueRef state = lower_call_rt(L, "pj_random_state", L->ptr, NULL, 0);
+    LLVMValueRef fn = LLVMGetNamedFunction(L->mod, "pj_random_state");
+    static const char *const attrs[] = {"nounwind", "willreturn", "nosync"};
+    for (size_t k = 0; k < sizeof attrs / sizeof *attrs; k++)
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(
+            L->ctx, LLVMGetEnumAttributeKindForName(attrs[k], strlen(attrs[k])), 0));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(
+        L->ctx, LLVMGetEnumAttributeKindForName("memory", 6), 0));   /* memory(none) */
+    return state;
+}
+
+/* One draw of the runtime's function fn (double fn(void *state)). */
+static LLVMValueRef random_draw(Lower *L, const char *fn)
+{
+    LLVMValueRef state = random_state(L);
+    return lower_call_rt(L, fn, L->f64, &state, 1);
+}
+
 /* The i-th operand of uniform/normal, or its default when absent. */
 static LLVMValueRef random_param(Lower *L, Instr *in, int i, double dflt)
 {
@@ -1948,24 +1971,25 @@ static LLVMValueRef lower_random(Lower *L, Instr *in, Builtin bi)
             lh[0] = lh[1], lh[1] = lower_value(L, in->args[1]);
         lower_check(L, LLVMBuildICmp(L->b, LLVMIntSGE, lh[0], lh[1], ""), ABI_EXC_VALUE,
                     in->nargs > 1 ? "low >= high" : "high <= 0", NULL, 0);
-        return lower_call_rt(L, "pj_random_randint", L->i64, lh, 2);
+        LLVMValueRef sl[3] = {random_state(L), lh[0], lh[1]};
+        return lower_call_rt(L, "pj_random_randint_at", L->i64, sl, 3);
     }
     case BI_NP_RANDOM_UNIFORM: {
         LLVMValueRef lo = random_param(L, in, 0, 0.0), hi = random_param(L, in, 1, 1.0);
-        LLVMValueRef u = lower_call_rt(L, "pj_random_f64", L->f64, NULL, 0);
+        LLVMValueRef u = random_draw(L, "pj_random_f64_at");
         return LLVMBuildFAdd(L->b, lo, LLVMBuildFMul(L->b, LLVMBuildFSub(L->b, hi, lo, ""), u, ""), "");
     }
     case BI_NP_RANDOM_NORMAL: {
         LLVMValueRef loc = random_param(L, in, 0, 0.0), scale = random_param(L, in, 1, 1.0);
         lower_check(L, LLVMBuildFCmp(L->b, LLVMRealOLT, scale, LLVMConstReal(L->f64, 0), ""),
                     ABI_EXC_VALUE, "scale < 0", NULL, 0);
-        LLVMValueRef z = lower_call_rt(L, "pj_random_normal", L->f64, NULL, 0);
+        LLVMValueRef z = random_draw(L, "pj_random_normal_at");
         return LLVMBuildFAdd(L->b, loc, LLVMBuildFMul(L->b, scale, z, ""), "");
     }
     case BI_NP_RANDOM_RANDN:
-        return lower_call_rt(L, "pj_random_normal", L->f64, NULL, 0);
+        return random_draw(L, "pj_random_normal_at");
     case BI_NP_RANDOM_STANDARD_EXPONENTIAL:
-        return lower_call_rt(L, "pj_random_exponential", L->f64, NULL, 0);
+        return random_draw(L, "pj_random_exponential_at");
     case BI_NP_RANDOM_STANDARD_GAMMA: {
         LLVMValueRef shape = lower_value(L, in->args[0]);
         random_check(L, LLVMRealOLT, shape, 0.0, "shape < 0");
@@ -1993,7 +2017,7 @@ static LLVMValueRef lower_random(Lower *L, Instr *in, Builtin bi)
         return lower_call_rt(L, "pj_random_binomial", L->i64, np, 2);
     }
     default:
-        return lower_call_rt(L, "pj_random_f64", L->f64, NULL, 0);
+        return random_draw(L, "pj_random_f64_at");
     }
 }
 

@@ -178,6 +178,33 @@ int64_t pj_random_randint(int64_t lo, int64_t hi)
     return (int64_t)((uint64_t)lo + bounded(my_state(), (uint64_t)hi - (uint64_t)lo - 1));
 }
 
+/* The calling thread's state, for the draws below: compiled code fetches it once per function
+ * (a thread-local's address costs a call in a shared library), not once per draw. */
+void *pj_random_state(void)
+{
+    return my_state();
+}
+
+double pj_random_f64_at(void *s)
+{
+    return next_f64(s);
+}
+
+double pj_random_normal_at(void *s)
+{
+    return next_normal(s);
+}
+
+double pj_random_exponential_at(void *s)
+{
+    return -log(1.0 - next_f64(s));
+}
+
+int64_t pj_random_randint_at(void *s, int64_t lo, int64_t hi)
+{
+    return (int64_t)((uint64_t)lo + bounded(s, (uint64_t)hi - (uint64_t)lo - 1));
+}
+
 /* Fills n float64s: uniform on [0, 1), or standard normal when normal is nonzero. */
 void pj_random_fill(double *data, int64_t n, int32_t normal)
 {

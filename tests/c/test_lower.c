@@ -50,6 +50,11 @@ double pj_random_f64(void) { return 0.5; }
 double pj_random_normal(void) { return 0.0; }
 int64_t pj_random_randint(int64_t lo, int64_t hi) { (void)hi; return lo; }
 double pj_random_exponential(void) { return 1.0; }
+void *pj_random_state(void) { return NULL; }
+double pj_random_f64_at(void *s) { (void)s; return 0.5; }
+double pj_random_normal_at(void *s) { (void)s; return 0.0; }
+double pj_random_exponential_at(void *s) { (void)s; return 1.0; }
+int64_t pj_random_randint_at(void *s, int64_t lo, int64_t hi) { (void)s; (void)hi; return lo; }
 double pj_random_gamma(double shape) { return shape; }
 double pj_random_beta(double a, double b) { return a / (a + b); }
 int64_t pj_random_poisson(double lam) { return (int64_t)lam; }
