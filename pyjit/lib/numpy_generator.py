@@ -120,23 +120,25 @@ def _check_pairs(checks):
 
 def _array_checks(method, checks, arrays):
     """NumPy's checks of array parameters: each check over every item in turn (the first check
-    any item fails raises), worded as NumPy words them for arrays."""
+    any item fails raises), worded as NumPy words them for arrays. Returns the source of the
+    checks of one array each, and the (condition, raise) pairs of those over several, which
+    are made over their broadcast (_broadcast_source)."""
     pairs = _check_pairs(checks)
     if pairs is None:
         raise TypeError(f"pyjit draws Generator.{method}() from scalar parameters only")
-    src = ""
+    src, over = "", []
     for cond, raise_line in pairs:
         used = [n for n in arrays if re.search(rf"\b{n}\b", cond)]
-        if len(used) > 1:
-            raise TypeError(f"pyjit draws Generator.{method}() from scalar parameters only")
         raise_line = raise_line.replace("is NaN')", "contains NaNs')")
-        if not used:
+        if len(used) > 1:
+            over.append((cond, raise_line))
+        elif not used:
             src += f"    if {cond}:\n        {raise_line}\n"
         else:
             item = re.sub(rf"\b{used[0]}\b", "_v", cond)
             src += (f"    for _v in {used[0]}.ravel():\n"
                     f"        if {item}:\n            {raise_line}\n")
-    return src
+    return src, over
 
 
 def _size_dims(size):
@@ -144,10 +146,11 @@ def _size_dims(size):
                                                             for i in range(len(size.types))]
 
 
-def _broadcast_source(arrays, ndims, size, draw, pre=""):
+def _broadcast_source(arrays, ndims, size, draw, pre="", checks=()):
     """Source drawing into an array of the parameters' broadcast shape (or of size, which they
     must broadcast to, as NumPy requires), the draws in C order, each from the parameters'
-    items at its place (pre: a statement before each draw)."""
+    items at its place (pre: a statement before each draw); checks, (condition, raise) pairs
+    over several parameters, are made at every place of the shape before any draw."""
     n = max(ndims.values())
     fail = "raise ValueError('shape mismatch: objects cannot be broadcast to a single shape')"
     if given(size):
@@ -170,17 +173,25 @@ def _broadcast_source(arrays, ndims, size, draw, pre=""):
                 src += (f"    if {dim} != 1:\n        if s{d} != 1 and s{d} != {dim}:\n"
                         f"            {fail}\n        s{d} = {dim}\n")
             src += f"    m_{a}_{d} = 1 if {dim} != 1 else 0\n"
+    for cond, raise_line in checks:
+        src += _over_broadcast(arrays, ndims, n, [f"if {cond}:"], [raise_line])
     src += "    out = np.empty((" + "".join(f"s{d}, " for d in range(n)) + "), dt)\n"
+    lines = ([pre] if pre else []) + [f"out[{', '.join(f'i{d}' for d in range(n))}] = {draw}"]
+    return src + _over_broadcast(arrays, ndims, n, lines) + "    return out\n"
+
+
+def _over_broadcast(arrays, ndims, n, lines, inner=()):
+    """Loops over the broadcast shape (s0, s1, ...) running lines at each place, each array
+    parameter named in them read at its item there; inner: lines under the last one, as
+    written (a raise whose message names the parameters)."""
     for a in arrays:
         idx = ", ".join(f"i{d} * m_{a}_{d}" for d in range(n - ndims[a], n))
-        draw = re.sub(rf"\b{a}\b", f"{a}[{idx}]", draw)
-        pre = re.sub(rf"\b{a}\b", f"{a}[{idx}]", pre)
+        lines = [re.sub(rf"\b{a}\b", f"{a}[{idx}]", line) for line in lines]
+    src = ""
     for d in range(n):
         src += "    " * (d + 1) + f"for i{d} in range(s{d}):\n"
-    if pre:
-        src += "    " * (n + 1) + pre + "\n"
-    src += "    " * (n + 1) + f"out[{', '.join(f'i{d}' for d in range(n))}] = {draw}\n"
-    return src + "    return out\n"
+    src += "".join("    " * (n + 1) + line + "\n" for line in lines)
+    return src + "".join("    " * (n + 2) + line + "\n" for line in inner)
 
 
 def _register(name, params, checks, draw, dtype_of=None, dt=F8, array_form=None, ints=()):
@@ -205,11 +216,12 @@ def _register(name, params, checks, draw, dtype_of=None, dt=F8, array_form=None,
         ndims = {a: bound[a].ndim for a in arrays}
         casts = "".join(f"    {a} = {a}.astype(np.{'int64' if a in ints else 'float64'})\n"
                         for a in arrays)
+        over = []
         if array_form is None:
-            src = _array_checks(name, checks, arrays)
+            src, over = _array_checks(name, checks, arrays)
         else:
             src, one, arrays, ndims = array_form(arrays, ndims)
-        body = casts + src + _broadcast_source(arrays, ndims, bound.get("size"), one)
+        body = casts + src + _broadcast_source(arrays, ndims, bound.get("size"), one, checks=over)
         return generated("impl", f"def impl(self, {params}):\n" + body,
                          dict(HELPERS, dt=t, G=G, math=math))
     signature = generated("typing", f"def typing(self, {params}):\n"
