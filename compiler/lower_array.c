@@ -1920,7 +1920,10 @@ static LLVMValueRef random_array(Lower *L, Instr *in, Builtin bi)
  * draws, before the loop, where a call per draw would look the thread-local up each time. */
 static LLVMValueRef random_state(Lower *L)
 {
+    bool declared = LLVMGetNamedFunction(L->mod, "pj_random_state") != NULL;
     LLVMValueRef state = lower_call_rt(L, "pj_random_state", L->ptr, NULL, 0);
+    if (declared)
+        return state;
     LLVMValueRef fn = LLVMGetNamedFunction(L->mod, "pj_random_state");
     static const char *const attrs[] = {"nounwind", "willreturn", "nosync"};
     for (size_t k = 0; k < sizeof attrs / sizeof *attrs; k++)

@@ -1245,6 +1245,16 @@ static PyObject *signature_of(KVersion *v)
     return t;
 }
 
+/* d[signature of v] = val, taking val's reference (NULL: an error already set); -1 on error. */
+static int set_by_signature(PyObject *d, KVersion *v, PyObject *val)
+{
+    PyObject *key = signature_of(v);
+    int r = key && val ? PyDict_SetItem(d, key, val) : -1;
+    Py_XDECREF(key);
+    Py_XDECREF(val);
+    return r;
+}
+
 /* {signature (tuple of type names): text} over the compiled versions. */
 static PyObject *texts(CudaKernel *k, size_t field)
 {
@@ -1252,11 +1262,8 @@ static PyObject *texts(CudaKernel *k, size_t field)
     for (int i = 0; d && i < k->nversions; i++) {
         KVersion *v = k->versions[i];
         const char *text = *(char **)((char *)v + field);
-        PyObject *key = signature_of(v), *val = PyUnicode_FromString(text ? text : "");
-        if (!key || !val || PyDict_SetItem(d, key, val) < 0)
+        if (set_by_signature(d, v, PyUnicode_FromString(text ? text : "")) < 0)
             Py_CLEAR(d);
-        Py_XDECREF(key);
-        Py_XDECREF(val);
     }
     return d;
 }
@@ -1281,12 +1288,9 @@ static PyObject *kernel_written(CudaKernel *k, PyObject *u)
 {
     PyObject *d = PyDict_New();
     for (int i = 0; d && i < k->nversions; i++) {
-        PyObject *key = signature_of(k->versions[i]);
-        PyObject *val = PyLong_FromUnsignedLongLong(k->versions[i]->written);
-        if (!key || !val || PyDict_SetItem(d, key, val) < 0)
+        KVersion *v = k->versions[i];
+        if (set_by_signature(d, v, PyLong_FromUnsignedLongLong(v->written)) < 0)
             Py_CLEAR(d);
-        Py_XDECREF(key);
-        Py_XDECREF(val);
     }
     return d;
 }
@@ -1309,11 +1313,8 @@ static PyObject *kernel_func_attribute(CudaKernel *k, PyObject *arg)
             Py_CLEAR(d);
             break;
         }
-        PyObject *key = signature_of(v), *val = PyLong_FromLong(value);
-        if (!key || !val || PyDict_SetItem(d, key, val) < 0)
+        if (set_by_signature(d, v, PyLong_FromLong(value)) < 0)
             Py_CLEAR(d);
-        Py_XDECREF(key);
-        Py_XDECREF(val);
     }
     return d;
 }
