@@ -34,9 +34,10 @@ static PyObject *link_files(PyObject *kernel)
 static PyObject *link_inputs(PyObject *kernel, const char *ptx, int dev)
 {
     PyObject *files = link_files(kernel);
-    if (!files || (!strstr(ptx, ".extern .func") && PyObject_IsTrue(files) == 0)) {
+    int any_files = files ? PyObject_IsTrue(files) : -1;
+    if (any_files < 0 || (!any_files && !strstr(ptx, ".extern .func"))) {
         Py_XDECREF(files);
-        return files ? PyList_New(0) : NULL;
+        return any_files < 0 ? NULL : PyList_New(0);
     }
     const CudaDeviceInfo *info = cuda_device_info(dev);
     PyObject *mod = info ? PyImport_ImportModule("pyjit.gpu._link") : NULL;
