@@ -126,10 +126,10 @@ void cuda_note_launch(PyObject *kernel_name);
  * and raises what a kernel left there (0, or -1 with that exception set). Classes of user
  * exceptions a kernel compiled here may raise are registered by their address. */
 int cuda_fault_attach(CUmodule module, int dev);
-/* Kernels with foreign device code (link.c): whether kernel (a Kernel, or NULL) needs the
- * driver's linker for this PTX (link= files, or a declare_device function it calls), and the
- * link itself into *out. 0, or -1 with an exception naming the kernel and the file. */
-bool cuda_link_needed(PyObject *kernel, const char *ptx);
+/* Kernels with foreign device code (link.c): kernel (a Kernel, or NULL) linked for this PTX
+ * with its link= files and those of the declare_device functions it calls, into *out. 0; 1 when
+ * it has nothing to link (load the PTX alone); -1 with an exception naming the kernel and the
+ * file. */
 int cuda_link_load(PyObject *kernel, const char *ptx, int dev, CUmodule *out, const char *kname);
 void cuda_fault_note_launch(int dev);
 /* Whether a kernel's PTX uses the fault record (declares it and refers to it again): a kernel

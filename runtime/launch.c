@@ -242,8 +242,9 @@ enum {   /* CUjit_option and CUfunction_attribute numbers (the driver's ABI) */
 /* v's module on device dev: its PTX loaded, or linked with foreign code first (link.c). */
 static int load_module(KVersion *v, int dev, const char *kname, PyObject *kernel)
 {
-    if (cuda_link_needed(kernel, v->ptx))
-        return cuda_link_load(kernel, v->ptx, dev, &v->module[dev], kname);
+    int linked = cuda_link_load(kernel, v->ptx, dev, &v->module[dev], kname);
+    if (linked != 1)
+        return linked;
     char log[4096] = "";
     int opts[] = {JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *vals[] = {log, (void *)(uintptr_t)sizeof log};

@@ -3,7 +3,10 @@
  * A kernel that calls a function of gpu.declare_device (its PTX declares it .extern), or that
  * was given @gpu.jit(link=[...]), is not loaded from its PTX alone: pyjit/gpu/_link.py says
  * what else goes in (files read, CUDA C compiled through NVRTC), and cuLinkCreate,
- * cuLinkAddData and cuLinkComplete make one cubin of it all, loaded as the kernel's module. */
+ * cuLinkAddData and cuLinkComplete make one cubin of it all, loaded as the kernel's module.
+ * The functions the driver itself provides (vprintf, malloc, free, __assertfail), which kernels
+ * also declare .extern, need no link. */
+#define PY_SSIZE_T_CLEAN   /* y# takes a Py_ssize_t length */
 #include "runtime/cuda.h"
 #include "runtime/runtime.h"
 
@@ -25,27 +28,23 @@ static PyObject *link_files(PyObject *kernel)
     return files;
 }
 
-bool cuda_link_needed(PyObject *kernel, const char *ptx)
-{
-    if (strstr(ptx, ".extern .func"))
-        return true;
-    PyObject *files = link_files(kernel);
-    bool any = files && PyObject_IsTrue(files) == 1;
-    Py_XDECREF(files);
-    PyErr_Clear();
-    return any;
-}
-
-/* [(data, input type, name)] for the kernel (pyjit.gpu._link.inputs). */
+/* [(data, input type, name)] for the kernel (pyjit.gpu._link.inputs): empty for a kernel
+ * without link files that calls no declared function. Python is asked only when the PTX
+ * declares some function .extern or the kernel has link files. */
 static PyObject *link_inputs(PyObject *kernel, const char *ptx, int dev)
 {
+    PyObject *files = link_files(kernel);
+    int any_files = files ? PyObject_IsTrue(files) : -1;
+    if (any_files < 0 || (!any_files && !strstr(ptx, ".extern .func"))) {
+        Py_XDECREF(files);
+        return any_files < 0 ? NULL : PyList_New(0);
+    }
     const CudaDeviceInfo *info = cuda_device_info(dev);
-    PyObject *files = info ? link_files(kernel) : NULL;
-    PyObject *mod = files ? PyImport_ImportModule("pyjit.gpu._link") : NULL;
+    PyObject *mod = info ? PyImport_ImportModule("pyjit.gpu._link") : NULL;
     PyObject *inputs = mod ? PyObject_CallMethod(mod, "inputs", "sO(ii)", ptx, files,
                                                  info->cc_major, info->cc_minor) : NULL;
     Py_XDECREF(mod);
-    Py_XDECREF(files);
+    Py_DECREF(files);
     if (inputs && !PyList_Check(inputs)) {
         Py_CLEAR(inputs);
         PyErr_SetString(PyExc_SystemError, "pyjit.gpu._link.inputs did not return a list");
@@ -93,11 +92,16 @@ static bool any_lto(PyObject *inputs)
     return false;
 }
 
+/* 1: nothing to link, the caller loads the PTX alone. */
 int cuda_link_load(PyObject *kernel, const char *ptx, int dev, CUmodule *out, const char *kname)
 {
     PyObject *inputs = link_inputs(kernel, ptx, dev);
     if (!inputs)
         return -1;
+    if (PyList_GET_SIZE(inputs) == 0) {
+        Py_DECREF(inputs);
+        return 1;
+    }
     char log[4096] = "";
     int opts[] = {LINK_ERROR_LOG_BUFFER, LINK_ERROR_LOG_BUFFER_SIZE_BYTES, LINK_LTO};
     void *vals[] = {log, (void *)(uintptr_t)sizeof log, (void *)(uintptr_t)1};

@@ -168,14 +168,13 @@ def _externs(ptx):
 
 def inputs(ptx, files, cc):
     """runtime/link.c: [(data, CUjitInputType, name)] for the files of link= and those of the
-    declared functions the kernel's PTX calls, each file once, in order."""
+    declared functions the kernel's PTX calls, each file once, in order. Its other .extern
+    functions are the driver's (vprintf, malloc, free, __assertfail): nothing to add for them,
+    and a kernel without files to link loads its PTX alone (an empty list)."""
     wanted = list(files or ())
     for name in _externs(ptx):
-        declared = _DECLARED.get(name)
-        if declared is None:
-            raise RuntimeError(f"the kernel calls device function '{name}', which no "
-                               "declare_device declared")
-        wanted += declared.link
+        if name in _DECLARED:
+            wanted += _DECLARED[name].link
     out = []
     for path in dict.fromkeys(wanted):
         if not os.path.isfile(path):
