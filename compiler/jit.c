@@ -246,6 +246,56 @@ static bool needs_libdevice(LLVMModuleRef mod)
     return false;
 }
 
+/* LLVM 16's InstCombine for NVPTX rewrites some NVVM intrinsics that libdevice calls into
+ * generic operations of other semantics: llvm.nvvm.round.* (cvt.rni, halves to even: rint,
+ * nearbyint, and inside sinpi, tgamma, powf ...) into llvm.round (halves away from zero), and the
+ * round-toward-zero int-to-float conversions (cvt.rz) into sitofp/uitofp (to nearest). Their calls
+ * are replaced before optimising: the rounds by llvm.rint, which NVPTX emits as cvt.rni, the
+ * conversions by their PTX instruction as inline assembly, which InstCombine leaves alone. */
+static const struct { const char *name, *ptx, *cons; } nvvm_miscombined[] = {
+    {"llvm.nvvm.round.f", NULL, NULL},
+    {"llvm.nvvm.round.ftz.f", NULL, NULL},
+    {"llvm.nvvm.round.d", NULL, NULL},
+    {"llvm.nvvm.i2f.rz", "cvt.rz.f32.s32 $0, $1;", "=f,r"},
+    {"llvm.nvvm.ui2f.rz", "cvt.rz.f32.u32 $0, $1;", "=f,r"},
+    {"llvm.nvvm.ll2f.rz", "cvt.rz.f32.s64 $0, $1;", "=f,l"},
+    {"llvm.nvvm.ull2f.rz", "cvt.rz.f32.u64 $0, $1;", "=f,l"},
+    {"llvm.nvvm.ll2d.rz", "cvt.rz.f64.s64 $0, $1;", "=d,l"},
+    {"llvm.nvvm.ull2d.rz", "cvt.rz.f64.u64 $0, $1;", "=d,l"},
+};
+
+/* What replaces a call of nvvm_miscombined[k] (built before the call). */
+static LLVMValueRef exact_nvvm_call(LLVMModuleRef mod, LLVMBuilderRef b, size_t k, LLVMValueRef call)
+{
+    LLVMValueRef x = LLVMGetOperand(call, 0);
+    LLVMTypeRef rt = LLVMTypeOf(call), xt = LLVMTypeOf(x);
+    const char *ptx = nvvm_miscombined[k].ptx, *cons = nvvm_miscombined[k].cons;
+    if (!ptx)
+        return target_call_intrinsic(mod, b, "llvm.rint", &rt, 1, &x, 1);
+    LLVMTypeRef fty = LLVMFunctionType(rt, &xt, 1, 0);
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)ptx, strlen(ptx), (char *)cons, strlen(cons),
+                                         0, 0, LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(b, fty, asmv, &x, 1, "");
+}
+
+static void replace_miscombined_nvvm(LLVMModuleRef mod)
+{
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
+    for (size_t k = 0; k < sizeof nvvm_miscombined / sizeof nvvm_miscombined[0]; k++) {
+        LLVMValueRef f = LLVMGetNamedFunction(mod, nvvm_miscombined[k].name);
+        LLVMUseRef use;
+        while (f && (use = LLVMGetFirstUse(f)) && LLVMIsACallInst(LLVMGetUser(use))) {
+            LLVMValueRef call = LLVMGetUser(use);
+            LLVMPositionBuilderBefore(b, call);
+            LLVMReplaceAllUsesWith(call, exact_nvvm_call(mod, b, k, call));
+            LLVMInstructionEraseFromParent(call);
+        }
+        if (f && !LLVMGetFirstUse(f))
+            LLVMDeleteFunction(f);
+    }
+    LLVMDisposeBuilder(b);
+}
+
 /* Everything but the kernel (or the device function) becomes internal, so that the optimiser
  * drops what is not called (most of libdevice) and inlines the rest. */
 static void internalize(LLVMModuleRef mod, const char *keep)
@@ -255,7 +305,8 @@ static void internalize(LLVMModuleRef mod, const char *keep)
             LLVMSetLinkage(f, LLVMInternalLinkage);
 }
 
-/* libdevice when math needs it; then everything but the entry internal, and fast math as asked. */
+/* libdevice when math needs it (its miscombined intrinsics replaced); then everything but the
+ * entry internal, and fast math as asked. */
 static int prepare_ptx_module(Program *prog, JitModule *m, Diag *diag)
 {
     if (needs_libdevice(m->mod)) {
@@ -266,6 +317,7 @@ static int prepare_ptx_module(Program *prog, JitModule *m, Diag *diag)
             return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: linking libdevice failed");
         LLVMSetTarget(m->mod, target_nvptx()->triple);
         LLVMSetDataLayout(m->mod, target_nvptx()->data_layout);
+        replace_miscombined_nvvm(m->mod);
     }
     TypedFunc *entry = prog->funcs.items[0];
     internalize(m->mod, prog->gpu_device ? entry->symbol : prog->gpu_entry);

@@ -513,6 +513,28 @@ def test_math_and_fma(gpu):
     np.testing.assert_allclose(out, expect, rtol=2e-6)
 
 
+def test_round_halves_to_even(gpu):
+    """round() and np.rint of a float round halves to even, as CPython and NumPy do (cvt.rni on
+    the GPU, not a rounding of halves away from zero)."""
+    @gpu.jit
+    def k(x, n, r):
+        i = gpu.grid(1)
+        if i < x.size:
+            n[i] = round(x[i])
+            r[i] = np.rint(x[i])
+
+    for dtype in (np.float32, np.float64):
+        x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 4.5, 3.25, -7.75, 1048576.5], dtype)
+        n, r = np.zeros(x.size, np.int64), np.zeros_like(x)
+        k[1, 32](x, n, r)
+        want = []
+        for v in x:
+            want.append(round(float(v)))
+        np.testing.assert_array_equal(n, want)
+        np.testing.assert_array_equal(r, np.rint(x))
+        np.testing.assert_array_equal(np.signbit(r), np.signbit(np.rint(x)))
+
+
 def test_device_array_api(gpu):
     a = np.arange(24, dtype=np.float64).reshape(4, 6)
     d = gpu.to_device(a)

@@ -288,6 +288,20 @@ def test_float32_math_stays_float32_and_fastmath():
     assert "sin.approx" in ptx and "ex2.approx" in ptx
 
 
+@pytest.mark.parametrize("arr", [F32_1D, F64_1D])
+def test_round_is_cvt_rni(arr):
+    # round() goes through libdevice's rint, whose NVVM intrinsic LLVM 16 would turn into
+    # llvm.round (halves away from zero: an add of 0.5 and a cvt.rzi); it must stay cvt.rni
+    def k(x, n):
+        i = G.grid(1)
+        n[i] = round(x[i]) + round(math.sin(x[i]) * 3.5)
+
+    ptx, _ = compile_kernel(k, [arr, I64_1D])
+    body = ptx[ptx.index(".entry"):]
+    assert len(re.findall(r"cvt\.rni\.f(32|64)\.f(32|64)", body)) == 2, body
+    assert not re.search(r"cvt\.rzi\.f(32|64)\.f(32|64)", body), body
+
+
 def test_libdevice_linked_only_when_needed():
     def k(x):
         x[G.grid(1)] += 1
