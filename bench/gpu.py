@@ -365,7 +365,34 @@ def bench_reduce(lib, x, opts):
     check_sum(add(dx), x, f"{lib.name} (returned to the host)")
     ms = statistics.median(lib.event_ms(lambda: add(dx, res=dres), opts.reps)
                            for _ in range(opts.samples))
-    return {"reduce": ms * 1e3}
+    out = {"reduce": ms * 1e3}
+    if lib.name == "pyjit":
+        out["reduce_sweep"] = reduce_sweep(lib, x, dx, dres, opts)
+    return out
+
+
+def reduce_sweep(lib, x, dx, dres, opts):
+    """gpu.reduce's time over its shape constants (blocks an SM, groups a thread an
+    iteration), the defaults restored after: a line each, printed under the table."""
+    from pyjit.gpu import ufunc
+    saved = ufunc.REDUCE_BLOCKS_PER_SM, ufunc.REDUCE_GROUPS
+    lines = []
+    try:
+        for groups in (1, 2, 4):
+            for per_sm in (2, 4, 6, 8, 16):
+                ufunc.REDUCE_BLOCKS_PER_SM, ufunc.REDUCE_GROUPS = per_sm, groups
+                add = lib.cuda.reduce(lambda a, b: a + b)
+                add(dx, res=dres)
+                check_sum(dres.copy_to_host()[0], x, f"sweep {per_sm}, {groups}")
+                ms = statistics.median(lib.event_ms(lambda: add(dx, res=dres), opts.reps)
+                                       for _ in range(opts.samples))
+                lines.append(f"  blocks an SM {per_sm:2d}, groups an iteration {groups}: "
+                             f"{ms * 1e3:7.1f} us")
+    except Exception as exc:     # noqa: BLE001 - the sweep is extra: say why it stopped
+        lines.append(f"  stopped: {exc!r}")
+    finally:
+        ufunc.REDUCE_BLOCKS_PER_SM, ufunc.REDUCE_GROUPS = saved
+    return "\n".join(lines)
 
 
 def bench_reduce_cupy(cupy, x, opts):
@@ -674,6 +701,9 @@ def main(argv=None):
     run_cases(opts, res)
     print()
     print_table(table_rows(res, opts.only), opts.markdown)
+    sweep = res.get("pyjit", "reduce_sweep")
+    if isinstance(sweep, str):
+        print(f"\ngpu.reduce of 2^26 float32 over its shape constants:\n{sweep}")
     for what, tb in res.errors:
         print(f"\n---- {what}\n{tb.rstrip()}")
     return 1 if res.errors else 0
