@@ -42,6 +42,7 @@ REDUCE_THREADS = 256
 REDUCE_UNROLL = 4       # accumulators a thread of the reduction: element u of a group goes to a[u]
 REDUCE_GROUPS = 2       # groups of REDUCE_UNROLL elements a thread loads an iteration
 REDUCE_BLOCKS_PER_SM = 4
+_REDUCE_BUFFERS = 8     # per-block value buffers a Reduce keeps (per device, dtype and stream)
 _SHUFFLE_DTYPES = {"int32", "int64", "uint32", "uint64", "float32", "float64"}
 _WEAK = (bool, int, float, complex)
 
@@ -291,6 +292,7 @@ class Vectorized:
         self.nout = 1
         self._sigs = []
         self._cpu = None
+        self._reducer = None            # the Reduce behind .reduce, made on first use
         for sig in signatures:
             s = types.parse_signature(sig)
             if len(s.args) != self.nin:
@@ -466,7 +468,9 @@ class Vectorized:
             raise NotImplementedError(f"{self.__name__}.reduce: only 1-d arrays on axis 0")
         dt = np.dtype(dtype) if dtype is not None else op.dtype
         args, ret = self._resolve([_Operand("scalar", None, dt)] * 2)
-        red = Reduce(self.py_func, backend=B)
+        if self._reducer is None:
+            self._reducer = Reduce(self.py_func, backend=B)
+        red = self._reducer
         if op.shape[0] == 0:
             raise ValueError(f"zero-size array to reduction operation {self.__name__} which "
                              f"has no identity")
@@ -634,6 +638,7 @@ class Reduce:
         self._backend = backend or _default_backend()
         self._device_fn = self._backend.jit(device=True)(self.py_func)
         self._kernels = {}
+        self._parts = {}
         functools.update_wrapper(self, self.py_func)
 
     def __repr__(self):
@@ -687,9 +692,24 @@ class Reduce:
         if blocks == 1:
             k[1, T, stream](data, self._target(dres, dt), n, ival, fold)
             return
-        part = B.device_array(blocks, dtype=dt, stream=stream)
+        part = self._partials(dt, blocks, stream)
         k[blocks, T, stream](data, part, n, ival, 0)
         k[1, T, stream](part, self._target(dres, dt), blocks, ival, fold)
+
+    def _partials(self, dt, blocks, stream):
+        """The first pass's per-block values: a buffer kept per device, dtype and stream, as
+        allocating and freeing one a call (cuMemAlloc, cuMemFree) would stall the stream's
+        pipeline. Work on one stream runs in order, so reusing its buffer is safe; another
+        stream gets its own (the entry holds the stream, so its id is not reused)."""
+        B = self._backend
+        key = (B.get_current_device().id, dt, stream if isinstance(stream, int) else id(stream))
+        _owner, part = self._parts.get(key, (None, None))
+        if part is None or part.shape[0] < blocks:
+            if len(self._parts) >= _REDUCE_BUFFERS:
+                self._parts.pop(next(iter(self._parts)))
+            part = B.device_array(blocks, dtype=dt, stream=stream)
+            self._parts[key] = (stream, part)
+        return part if part.shape[0] == blocks else part[:blocks]
 
     def _target(self, dres, dt):
         if np.dtype(dres.dtype) != dt:
