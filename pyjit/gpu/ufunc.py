@@ -501,8 +501,8 @@ def _reduce_group(unroll, groups, nacc, indent):
     elements, q, q + sq, ...: every load issued before the first fold (loads in flight are
     what a bandwidth-bound loop needs), element u of a group folded into accumulator u."""
     pad = " " * indent
-    lines = [f"{pad}j{g} = __i64(q + {g} * sq) * {unroll}" if g else f"{pad}j0 = __i64(q) * {unroll}"
-             for g in range(groups)]
+    lines = [f"{pad}j{g} = __i64(q + {g} * sq) * {unroll}" if g
+             else f"{pad}j0 = __i64(q) * {unroll}" for g in range(groups)]
     count = unroll * groups
     lines += [f"{pad}v{e} = x[j{e // unroll} + {e % unroll}]" for e in range(count)]
     lines += [f"{pad}a{e % nacc} = __t(__f(a{e % nacc}, __t(v{e})))" for e in range(count)]
