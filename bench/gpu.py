@@ -5,6 +5,9 @@ figure is about starting up):
   launch     launch overhead of a 4-argument kernel on device arrays: many launches of an
              almost empty kernel, then one synchronize; us per launch. Also CuPy's RawKernel
              with the same four pointers, and pyjit with a launch configuration bound once.
+             Beside them the floor: bench/c/launch_loop.c, built here with the system C
+             compiler, calls cuLaunchKernel in a loop on the PTX pyjit compiles for the same
+             kernel, with the same parameters; pyjit's time is also shown as a ratio to it.
   saxpy      out = a * x + y, one element a thread, on 2^26 float32 device arrays, timed with
              events: GB/s counted as 3 arrays x 4 bytes x n / time. Beside it the same kernel
              in CUDA C through a CuPy RawKernel, and numba-cuda.
@@ -14,6 +17,9 @@ figure is about starting up):
              fresh function each time, so nothing is cached), in a fresh process per library.
   first      the first launch of a fresh process: import, decorate, context, to_device,
              compile, launch, synchronize (NumPy already imported); median of fresh processes.
+  reduce     gpu.reduce of a + b over 2^26 float32 on a device array, the result left on the
+             device (res=), against CuPy's cp.sum (and numba-cuda's cuda.reduce), timed with
+             events; the result checked against NumPy in float64.
   host       saxpy on 2^24 float32 NumPy arrays passed straight to the kernel (automatic
              transfers, copied back as each library decides); wall time per call.
 Every case is guarded: a failure prints its error in the table (traceback after it) and the
@@ -39,7 +45,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)          # the in-place build of pyjit in this checkout
-CASES = ("launch", "saxpy", "matmul", "compile", "first", "host")
+CASES = ("launch", "saxpy", "matmul", "reduce", "compile", "first", "host")
 TPB = 16
 
 
@@ -211,6 +217,47 @@ def bench_launch_cupy(cupy, opts):
                                     opts.launches, opts.samples)}
 
 
+LAUNCH_LOOP_C = os.path.join(ROOT, "bench", "c", "launch_loop.c")
+
+
+def entry_params(ptx):
+    """(entry name, number of parameters) of the one kernel in ptx; every one 8 bytes."""
+    import re
+    m = re.search(r"\.entry\s+(\w+)\s*\(([^)]*)\)", ptx)
+    if m is None:
+        raise RuntimeError("no .entry in the PTX")
+    decls = re.findall(r"\.param\s+\.(\w+)", m.group(2))
+    if any(d not in ("u64", "s64", "b64") for d in decls):
+        raise RuntimeError(f"launch_loop passes 8-byte parameters only, the kernel has {decls}")
+    return m.group(1), len(decls)
+
+
+def bench_launch_c(lib, opts):
+    """A raw cuLaunchKernel loop in C on pyjit's PTX of empty4, in its own process."""
+    import shutil
+    import tempfile
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise RuntimeError("no C compiler (cc) on PATH")
+    ptx, _ = lib.cuda.compile_ptx_for_current_device(
+        lib.empty4.py_func, "void(float32[::1], float32[::1], float32[::1], float32[::1])")
+    entry, nparams = entry_params(ptx)
+    if nparams != 12:              # 1-d array: data, shape[0], strides[0] (compiler/abi.h)
+        raise RuntimeError(f"expected 4 arrays of 3 parameters, the PTX has {nparams}")
+    with tempfile.TemporaryDirectory() as tmp:
+        exe, ptx_file = os.path.join(tmp, "launch_loop"), os.path.join(tmp, "empty4.ptx")
+        with open(ptx_file, "w") as f:
+            f.write(ptx)
+        subprocess.run([cc, "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-o", exe,
+                        LAUNCH_LOOP_C, "-ldl"], check=True, capture_output=True, text=True)
+        params = ["buf", "1024", "4"] * 4      # a device pointer, 1024 elements, 4-byte stride
+        p = subprocess.run([exe, ptx_file, entry, str(opts.launches), str(opts.samples)]
+                           + params, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise RuntimeError(f"launch_loop failed (exit {p.returncode}): {p.stderr.strip()}")
+    return {"launch": float(p.stdout.strip().splitlines()[-1])}
+
+
 def saxpy_data(n):
     rng = np.random.default_rng(0)
     return np.float32(2.5), rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
@@ -297,6 +344,74 @@ def bench_matmul_cublas(cupy, data, opts):
     return {"matmul": 2 * A.shape[0] ** 3 / (ms * 1e-3) / 1e12}
 
 
+def reduce_data(n):
+    return np.random.default_rng(2).random(n, dtype=np.float32)
+
+
+def check_sum(got, x, what):
+    if not np.isclose(float(got), x.sum(dtype=np.float64), rtol=1e-4):
+        raise AssertionError(f"{what}: wrong sum {float(got)}")
+
+
+def bench_reduce(lib, x, opts):
+    """gpu.reduce / cuda.reduce of a + b, the result written to a device array (res=)."""
+    cuda = lib.cuda
+    add = cuda.reduce(lambda a, b: a + b)
+    dx = cuda.to_device(x)
+    dres = cuda.device_array(1, np.float32)
+    add(dx, res=dres)
+    cuda.synchronize()
+    check_sum(dres.copy_to_host()[0], x, lib.name)
+    check_sum(add(dx), x, f"{lib.name} (returned to the host)")
+    ms = statistics.median(lib.event_ms(lambda: add(dx, res=dres), opts.reps)
+                           for _ in range(opts.samples))
+    out = {"reduce": ms * 1e3}
+    if lib.name == "pyjit":
+        out["reduce_sweep"] = reduce_sweep(lib, x, dx, dres, opts)
+    return out
+
+
+def reduce_sweep(lib, x, dx, dres, opts):
+    """gpu.reduce's time over its shape constants (blocks an SM, groups a thread an
+    iteration), the defaults restored after: a line each, printed under the table."""
+    from pyjit.gpu import ufunc
+    saved = ufunc.REDUCE_BLOCKS_PER_SM, ufunc.REDUCE_GROUPS
+    lines = []
+    try:
+        for groups in (1, 2, 4):
+            for per_sm in (2, 4, 6, 8, 16):
+                ufunc.REDUCE_BLOCKS_PER_SM, ufunc.REDUCE_GROUPS = per_sm, groups
+                add = lib.cuda.reduce(lambda a, b: a + b)
+                add(dx, res=dres)
+                check_sum(dres.copy_to_host()[0], x, f"sweep {per_sm}, {groups}")
+                ms = statistics.median(lib.event_ms(lambda: add(dx, res=dres), opts.reps)
+                                       for _ in range(opts.samples))
+                lines.append(f"  blocks an SM {per_sm:2d}, groups an iteration {groups}: "
+                             f"{ms * 1e3:7.1f} us")
+    except Exception as exc:     # noqa: BLE001 - the sweep is extra: say why it stopped
+        lines.append(f"  stopped: {exc!r}")
+    finally:
+        ufunc.REDUCE_BLOCKS_PER_SM, ufunc.REDUCE_GROUPS = saved
+    return "\n".join(lines)
+
+
+def bench_reduce_cupy(cupy, x, opts):
+    cp = cupy[0]
+    dx = cp.asarray(x)
+    out = cp.sum(dx)
+    check_sum(out.get(), x, "cupy")
+    times = []
+    for _ in range(opts.samples):
+        e0, e1 = cp.cuda.Event(), cp.cuda.Event()
+        e0.record()
+        for _ in range(opts.reps):
+            cp.sum(dx, out=out)
+        e1.record()
+        e1.synchronize()
+        times.append(cp.cuda.get_elapsed_time(e0, e1) / opts.reps)
+    return {"reduce": statistics.median(times) * 1e3}
+
+
 def bench_host(lib, opts):
     cuda = lib.cuda
     a, x, y = saxpy_data(opts.host_n)
@@ -378,7 +493,7 @@ class Results:
     """results[lib][key] = a number, or the error that stopped it (traceback kept for later)."""
 
     def __init__(self):
-        self.values = {"pyjit": {}, "numba": {}, "cupy": {}}
+        self.values = {"pyjit": {}, "numba": {}, "cupy": {}, "c": {}}
         self.errors = []
 
     def measure(self, lib, what, fn, *args):
@@ -407,6 +522,7 @@ def run_cases(opts, res):
             res.measure(lib, "launch", bench_launch, libs[lib], cupy, opts)
     if "launch" in only:
         res.measure("cupy", "launch", bench_launch_cupy, cupy, opts)
+        res.measure("c", "launch", bench_launch_c, libs["pyjit"], opts)
     if "saxpy" in only:
         data = saxpy_data(opts.saxpy_n)
         for lib in ("pyjit", "numba"):
@@ -418,6 +534,12 @@ def run_cases(opts, res):
         for lib in ("pyjit", "numba"):
             res.measure(lib, "matmul", bench_matmul, libs[lib], data, opts)
         res.measure("cupy", "matmul", bench_matmul_cublas, cupy, data, opts)
+        del data
+    if "reduce" in only:
+        data = reduce_data(opts.reduce_n)
+        for lib in ("pyjit", "numba"):
+            res.measure(lib, "reduce", bench_reduce, libs[lib], data, opts)
+        res.measure("cupy", "reduce", bench_reduce_cupy, cupy, data, opts)
         del data
     if "host" in only:
         for lib in ("pyjit", "numba"):
@@ -433,12 +555,16 @@ def run_cases(opts, res):
 ROWS = [
     ("launch", "launch", "launch, 4 device arrays", "us", 2, "numba", "<= 3.0 us",
      lambda v, r: v <= 3.0),
+    ("launch", "launch", "launch, against a raw cuLaunchKernel loop in C", "us", 2, "c",
+     "<= 1.25x C", lambda v, r: r <= 1.25),
     ("launch", "launch_bound", "launch, configuration bound once", "us", 2, "numba", "-", None),
     ("launch", "launch_cai", "launch, 4 CuPy arrays (CAI)", "us", 2, "numba", "-", None),
     ("saxpy", "saxpy", "saxpy 2^26 float32, device arrays", "GB/s", 0, "cupy",
      ">= CUDA C", lambda v, r: r >= 1.0),
     ("matmul", "matmul", "tiled matmul 16x16 shared, 4096 float32", "TFLOP/s", 2, "numba",
      ">= numba-cuda", lambda v, r: r >= 1.0),
+    ("reduce", "reduce", "reduce a + b, 2^26 float32 device array", "us", 1, "cupy",
+     "<= 1.0x cp.sum", lambda v, r: r <= 1.0),
     ("compile", "compile", "compile a kernel after the first", "ms", 1, "numba", "<= 10 ms",
      lambda v, r: v <= 10.0),
     ("first", "first", "first launch of a fresh process", "ms", 0, "numba",
@@ -475,10 +601,13 @@ def table_rows(res, only):
                 met = "?"
         if case == "matmul" and isinstance(cp, float):
             cp = f"{cp:.1f} (cuBLAS)"
+        if ref == "c":                 # the C loop's figure in the CUDA C column
+            cp = r if isinstance(r, BaseException) else f"{cell(r, digits)} (C loop)"
+        label = {"numba": "numba", "c": "C loop",
+                 "cupy": "CuPy" if case == "reduce" else "CUDA C"}[ref]
         rows.append([title, unit, cell(v, digits), cell(nb, digits),
                      cp if isinstance(cp, str) else cell(cp, digits),
-                     f"{ratio:.2f}x {'CUDA C' if ref == 'cupy' else 'numba'}" if ratio else "-",
-                     target, met])
+                     f"{ratio:.2f}x {label}" if ratio else "-", target, met])
     return rows
 
 
@@ -552,6 +681,7 @@ def parse_args(argv):
     opts.saxpy_n = 1 << 26
     opts.mm_n = 4096
     opts.host_n = 1 << 24
+    opts.reduce_n = 1 << 26
     return opts
 
 
@@ -571,6 +701,9 @@ def main(argv=None):
     run_cases(opts, res)
     print()
     print_table(table_rows(res, opts.only), opts.markdown)
+    sweep = res.get("pyjit", "reduce_sweep")
+    if isinstance(sweep, str):
+        print(f"\ngpu.reduce of 2^26 float32 over its shape constants:\n{sweep}")
     for what, tb in res.errors:
         print(f"\n---- {what}\n{tb.rstrip()}")
     return 1 if res.errors else 0

@@ -183,7 +183,7 @@ def test_stream_argument():
 
 # ---- reduce ----
 
-SIZES = [0, 1, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 5000]
+SIZES = [0, 1, 3, 5, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 4099, 5000]
 if not SIM:
     SIZES += [10 ** 6 + 3]
 
@@ -218,6 +218,49 @@ def test_reduce_max_init_res_size_and_small_dtypes():
     assert s(np.zeros(0), init=3.5) == 3.5
     st = _backend().stream()
     assert s(dx, stream=st) == x.sum()
+
+
+def mul_f(a, b):
+    return a * b
+
+
+def min_f(a, b):
+    return min(a, b)
+
+
+# Sizes around the reduction's shapes: groups of 4 elements, the n % 4 tail taken one a
+# thread, a grid of 2 blocks of 256 threads in the simulator taking 2 groups an iteration.
+@runs
+@pytest.mark.parametrize("n", [2, 6, 7, 1027, 2051, 4097, 8195])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64])
+def test_reduce_accumulators_and_tails(n, dtype):
+    rng = np.random.default_rng(n)
+    x = (2 * rng.integers(0, 4, n) + 1).astype(dtype)   # odd: the product wraps, never 0
+    if dtype == np.float64:
+        x = rng.random(n) + 0.5
+    dx = _backend().to_device(x)
+    prod = ufunc.Reduce(mul_f, backend=_backend())
+    want = np.prod(x, dtype=dtype)
+    assert np.isclose(prod(dx, init=1), want, rtol=1e-9) if dtype == np.float64 else \
+        prod(dx, init=1) == want                      # integers wrap as NumPy's do
+    low = ufunc.Reduce(min_f, backend=_backend())
+    res = _backend().device_array(1, dtype=dtype)
+    assert low(dx, res=res, init=None) is None
+    assert host(res)[0] == x.min()
+    assert low(dx, size=n - 1, init=x[0]) == x[:n - 1].min()
+
+
+@runs
+@pytest.mark.parametrize("dtype", [np.int32, np.float64])
+def test_reduce_empty_with_init_and_res(dtype):
+    s = ufunc.Reduce(add_f, backend=_backend())
+    dx = _backend().to_device(np.arange(10, dtype=dtype))
+    assert s(dx, size=0, init=7) == 7
+    res = _backend().device_array(1, dtype=dtype)
+    assert s(dx, size=0, res=res, init=3) is None and host(res)[0] == 3
+    assert s(dx, res=res) is None and host(res)[0] == 45
+    with pytest.raises(ValueError):
+        s(dx, size=0, init=None)
 
 
 @runs
@@ -365,6 +408,23 @@ def test_ptx_of_reduce_kernels(dtype):
     ptx, _ = hw.compile_ptx(k.py_func, f"void({t}[:], {t}[::1], int64, {t}, int64)")
     assert ("shfl.sync" in ptx) == (np.dtype(dtype).name in ufunc._SHUFFLE_DTYPES)
     assemble_ptx(ptx)
+
+
+@pytest.mark.parametrize("dtype, load", [(np.float32, "ld.global.v4.f32"),
+                                         (np.float64, "ld.global.v2.f64"),
+                                         (np.int32, "ld.global.v4.u32")])
+def test_ptx_of_reduce_loads_128_bits_over_aligned_arrays(dtype, load):
+    from pyjit import _core, _registry
+    hw = _hw()
+    k = ufunc.Reduce(add_f, backend=hw)._kernel(np.dtype(dtype))
+    t = np.dtype(dtype).name
+    arr = f"array({t}, 1d, C)"
+    ptx, _entry, _written = _core.cuda_compile_ptx(k.py_func, _registry.REGISTRY,
+                                                   [arr, arr, "int64", t, "int64"], aligned=1)
+    assemble_ptx(ptx)
+    # the first group, the loop's REDUCE_GROUPS groups, the loop over the last ones
+    per_group = 4 * np.dtype(dtype).itemsize // 16
+    assert ptx.count(load) == per_group * (2 + ufunc.REDUCE_GROUPS)
 
 
 def test_kernel_source_is_a_grid_stride_loop():

@@ -11,8 +11,10 @@ inlined into it. So the same code runs on the hardware backend (PTX) and in the 
     elementwise, otherwise:   an n-d kernel over views of the broadcast shape; a broadcast input
                               is a view with stride 0, so nothing is materialised
     scalars:                  kernel scalar arguments, never arrays
-    reduce:                   a per-block tree (warp shuffles, shared memory), two passes when
-                              more than one block; `init` folded in by the last block
+    reduce:                   a grid-stride loop into 4 accumulators a thread (128-bit loads
+                              where aligned, 8 loads in flight), then a per-block tree (warp
+                              shuffles, shared memory); a second one-block launch over the
+                              per-block values when more than one block, `init` folded in there
 
 Type resolution is NumPy's: the first signature every input casts to safely (a Python scalar is
 weak, as NEP 50 has it). Without signatures a version is compiled per input dtypes on first use.
@@ -37,7 +39,10 @@ GROUPS = 1            # groups a thread an iteration of the flat kernel
 THREADS = 256         # threads a block
 BLOCKS_PER_SM = None  # at most this many blocks an SM (the rest by grid-stride); None: no cap
 REDUCE_THREADS = 256
+REDUCE_UNROLL = 4       # accumulators a thread of the reduction: element u of a group goes to a[u]
+REDUCE_GROUPS = 2       # groups of REDUCE_UNROLL elements a thread loads an iteration
 REDUCE_BLOCKS_PER_SM = 4
+_REDUCE_BUFFERS = 8     # per-block value buffers a Reduce keeps (per device, dtype and stream)
 _SHUFFLE_DTYPES = {"int32", "int64", "uint32", "uint64", "float32", "float64"}
 _WEAK = (bool, int, float, complex)
 
@@ -287,6 +292,7 @@ class Vectorized:
         self.nout = 1
         self._sigs = []
         self._cpu = None
+        self._reducer = None            # the Reduce behind .reduce, made on first use
         for sig in signatures:
             s = types.parse_signature(sig)
             if len(s.args) != self.nin:
@@ -462,7 +468,9 @@ class Vectorized:
             raise NotImplementedError(f"{self.__name__}.reduce: only 1-d arrays on axis 0")
         dt = np.dtype(dtype) if dtype is not None else op.dtype
         args, ret = self._resolve([_Operand("scalar", None, dt)] * 2)
-        red = Reduce(self.py_func, backend=B)
+        if self._reducer is None:
+            self._reducer = Reduce(self.py_func, backend=B)
+        red = self._reducer
         if op.shape[0] == 0:
             raise ValueError(f"zero-size array to reduction operation {self.__name__} which "
                              f"has no identity")
@@ -488,25 +496,76 @@ def vectorize(signatures=None, target="cuda", backend=None, **options):
 
 # ---- gpu.reduce ----
 
+def _reduce_group(unroll, groups, nacc, indent):
+    """One iteration of the reduction's loop over `groups` groups of `unroll` consecutive
+    elements, q, q + sq, ...: every load issued before the first fold (loads in flight are
+    what a bandwidth-bound loop needs), element u of a group folded into accumulator u."""
+    pad = " " * indent
+    lines = [f"{pad}j{g} = __i64(q + {g} * sq) * {unroll}" if g
+             else f"{pad}j0 = __i64(q) * {unroll}" for g in range(groups)]
+    count = unroll * groups
+    lines += [f"{pad}v{e} = x[j{e // unroll} + {e % unroll}]" for e in range(count)]
+    lines += [f"{pad}a{e % nacc} = __t(__f(a{e % nacc}, __t(v{e})))" for e in range(count)]
+    return lines
+
+
 def _reduce_source(dtype):
-    """A block reduction: grid-stride folds, then warp shuffles (or a shared-memory tree for
-    dtypes a shuffle does not move). Valid values are always a prefix of the block (thread t
-    holds one iff its first index is < n), so a lane only folds in a lane it knows is valid."""
-    T = REDUCE_THREADS
+    """A block reduction. Each thread folds its share of x into REDUCE_UNROLL independent
+    accumulators: group q is elements 4q .. 4q + 3 (one 128-bit load of float32 where x is
+    16-byte aligned, as in the flat kernel), thread i takes groups i, i + gridsize, ...,
+    REDUCE_GROUPS of them an iteration; the last n % 4 elements go one a thread. Then warp
+    shuffles (or a shared-memory tree for dtypes a shuffle does not move) and the block's
+    value goes to part[blockIdx]. Threads holding a value are always a prefix of the grid
+    (global index < m), so a lane only folds in a lane it knows holds one; the launch makes
+    no block that holds none."""
+    T, U, G = REDUCE_THREADS, REDUCE_UNROLL, REDUCE_GROUPS
+    first = ", ".join(f"__t(x[j0 + {u}])" for u in range(U))
+    accs = ", ".join(f"a{u}" for u in range(U))
+    pairs = [f"a{u}" for u in range(U)]
+    while len(pairs) > 1:                       # the accumulators folded as a tree
+        pairs = [f"__t(__f({pairs[k]}, {pairs[k + 1]}))" for k in range(0, len(pairs), 2)]
     head = [
         "def __red(x, part, n, init, fold):",
         "    tid = __gpu.threadIdx.x",
         "    bid = __gpu.blockIdx.x",
-        f"    i = bid * {T} + tid",
+        "    i = __gpu.grid(1)",
         "    s = __gpu.gridsize(1)",
         "    acc = __t(0)",
-        "    if i < n:",
+        "    if n < 4294967296:",
+        "        q = __u32(i)",
+        "        sq = __u32(s)",
+        f"        nq = __u32(n // {U})",
+        f"        r = n % {U}",
+        "        if q < nq:",
+        f"            j0 = __i64(q) * {U}",
+        f"            {accs} = {first}",
+        "            q += sq",
+        f"            while q + {G - 1} * sq < nq:",
+    ]
+    head += _reduce_group(U, G, U, 16)
+    head += [f"                q += {' + '.join(['sq'] * G)}",
+             "            while q < nq:"]
+    head += _reduce_group(U, 1, U, 16)
+    head += [
+        "                q += sq",
+        f"            acc = {pairs[0]}",
+        "        if i < r:",
+        "            e = __t(x[n - r + i])",
+        "            if i < nq:",
+        "                acc = __t(__f(acc, e))",
+        "            else:",
+        "                acc = e",
+        "        m = __i64(nq)",
+        "        if r > m:",
+        "            m = r",
+        "    else:",
+        "        m = n",
         "        acc = __t(x[i])",
         "        i += s",
         "        while i < n:",
         "            acc = __t(__f(acc, __t(x[i])))",
         "            i += s",
-        f"    v = n - bid * {T}",
+        f"    v = m - bid * {T}",
         f"    if v > {T}:",
         f"        v = {T}",
     ]
@@ -558,6 +617,16 @@ def _reduce_source(dtype):
     return "\n".join(head + body + tail) + "\n"
 
 
+def _reduce_blocks(backend, n):
+    """The first pass's grid: a block for every REDUCE_THREADS threads that hold a value (so no
+    block holds none), at most REDUCE_BLOCKS_PER_SM an SM (the rest by the grid-stride loop);
+    two blocks at most in the simulator."""
+    holders = n if n >= 4294967296 else max(n // REDUCE_UNROLL, n % REDUCE_UNROLL)
+    blocks = -(-holders // REDUCE_THREADS)
+    cap = 2 if _is_simulator(backend) else _sm_count(backend) * REDUCE_BLOCKS_PER_SM
+    return max(1, min(blocks, cap))
+
+
 class Reduce:
     """gpu.reduce(binop): reduces a 1-d array (host or device) on the GPU, as numba-cuda's
     cuda.reduce: r(arr, size=None, res=None, init=0, stream=0). The function must be
@@ -569,6 +638,7 @@ class Reduce:
         self._backend = backend or _default_backend()
         self._device_fn = self._backend.jit(device=True)(self.py_func)
         self._kernels = {}
+        self._parts = {}
         functools.update_wrapper(self, self.py_func)
 
     def __repr__(self):
@@ -578,7 +648,8 @@ class Reduce:
         k = self._kernels.get(dtype)
         if k is None:
             ns = {"__gpu": self._backend, "__f": self._device_fn, "__t": _pyjit_type(dtype),
-                  "__dt": _pyjit_type(dtype)}
+                  "__dt": _pyjit_type(dtype), "__u32": _pyjit_type(np.uint32),
+                  "__i64": _pyjit_type(np.int64)}
             fn = _source_function("__red", _reduce_source(dtype), ns)
             k = self._kernels[dtype] = self._backend.jit(fn)
         return k
@@ -610,22 +681,35 @@ class Reduce:
         return value[0]
 
     def _reduce(self, data, n, dt, dres, init, stream):
+        """Two launches and no host round trip: per-block values into `part`, then one block
+        over those (init folded in there)."""
         B = self._backend
         k = self._kernel(dt)
         T = REDUCE_THREADS
-        if _is_simulator(B):
-            blocks = min(max(1, min(2, -(-n // 32))), -(-n // T), 2)
-        else:
-            blocks = max(1, min(-(-n // THREADS), _sm_count(B) * REDUCE_BLOCKS_PER_SM))
-            blocks = min(blocks, -(-n // T), 1024)
+        blocks = _reduce_blocks(B, n)
         fold = 0 if init is None else 1
         ival = dt.type(0 if init is None else init)
         if blocks == 1:
             k[1, T, stream](data, self._target(dres, dt), n, ival, fold)
             return
-        part = B.device_array(blocks, dtype=dt, stream=stream)
+        part = self._partials(dt, blocks, stream)
         k[blocks, T, stream](data, part, n, ival, 0)
         k[1, T, stream](part, self._target(dres, dt), blocks, ival, fold)
+
+    def _partials(self, dt, blocks, stream):
+        """The first pass's per-block values: a buffer kept per device, dtype and stream, as
+        allocating and freeing one a call (cuMemAlloc, cuMemFree) would stall the stream's
+        pipeline. Work on one stream runs in order, so reusing its buffer is safe; another
+        stream gets its own (the entry holds the stream, so its id is not reused)."""
+        B = self._backend
+        key = (B.get_current_device().id, dt, stream if isinstance(stream, int) else id(stream))
+        _owner, part = self._parts.get(key, (None, None))
+        if part is None or part.shape[0] < blocks:
+            if len(self._parts) >= _REDUCE_BUFFERS:
+                self._parts.pop(next(iter(self._parts)))
+            part = B.device_array(blocks, dtype=dt, stream=stream)
+            self._parts[key] = (stream, part)
+        return part if part.shape[0] == blocks else part[:blocks]
 
     def _target(self, dres, dt):
         if np.dtype(dres.dtype) != dt:
