@@ -2,11 +2,11 @@
 only in how the store `b[j + 1] = b[j]` is addressed: base + 8 * index, the same with a zero
 displacement (what any store based on r13 or rbp must carry), and base + 8 * index + 8.
 
-The checked insertion sort of bench/realworld.py compiles to Numba's inner loop instruction for
-instruction but for its array pointer, which the register allocator puts in r13 (the error and
-return pointers of a checked function hold two registers more), so its store carries `0x0(...)`.
-On AMD Zen 3 that form runs the loop some 1.45x slower, wherever the loop is placed; this script
-shows whether a machine does the same. Needs a C compiler and an x86-64 host.
+The checked insertion sort of bench/realworld.py compiled to Numba's inner loop instruction for
+instruction but for its array pointer, which the register allocator put in r13 while the error
+record's pointer held a register (lower.c: exc_record), so its store carried `0x0(...)`. On AMD
+Zen 3 that form runs the loop 1.3-1.45x slower, wherever the loop is placed; this script shows
+whether a machine does the same. Needs a C compiler and an x86-64 host.
 
     python bench/store_addressing.py
 """
