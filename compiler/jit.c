@@ -381,8 +381,13 @@ static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *dia
     int level = opts ? opts->opt_level : 3;
     if (level < 0 || level > 3)
         level = 3;
-    char passes[32];
-    snprintf(passes, sizeof passes, "default<O%d>", level);
+    /* IndVars runs after the loop unswitching of O3's pipeline, and can turn a bounds check into
+     * one that no longer changes in the loop (`b[j]` with `j` counting down from `i - 1` checks
+     * `i - 1 < n` each trip): unswitching once more takes it out of the loop. The pass looks only
+     * at what the loops still test, so it costs little where nothing is left to do. */
+    char passes[96];
+    snprintf(passes, sizeof passes, "default<O%d>%s", level,
+             level == 3 ? ",function(loop-mssa(simple-loop-unswitch<nontrivial>))" : "");
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     LLVMPassBuilderOptionsSetLoopVectorization(po, level >= 2);
     LLVMPassBuilderOptionsSetSLPVectorization(po, level >= 2);

@@ -285,10 +285,34 @@ LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr)
     return g ? g : LLVMAddGlobal(L->mod, LLVMArrayType(L->i8, 0), name);
 }
 
+/* The error record is written only on the way out with an exception. Read from the frame there
+ * (a volatile copy, which LLVM keeps in memory), its pointer holds no register through the
+ * function's loops: a checked insertion sort otherwise has its array's pointer in r13, whose
+ * stores must carry a displacement, and runs 1.3x slower on Zen 3 (bench/store_addressing.py).
+ * A loop body outlined for threads has its own record (lower_parallel.c). */
+static LLVMValueRef exc_record(Lower *L)
+{
+    LLVMValueRef slot = L->exc_slot;
+    if (!slot || LLVMGetBasicBlockParent(LLVMGetInstructionParent(slot)) != L->fn)
+        return L->exc_ptr;
+    LLVMValueRef e = LLVMBuildLoad2(L->b, L->ptr, slot, "");
+    LLVMSetVolatile(e, 1);
+    return e;
+}
+
+static void save_exc_record(Lower *L)
+{
+    L->exc_slot = NULL;
+    if (L->t->is_gpu)
+        return;
+    L->exc_slot = lower_alloca(L, L->ptr);
+    LLVMSetVolatile(LLVMBuildStore(L->ab, L->exc_ptr, L->exc_slot), 1);
+}
+
 static void fill_exc(Lower *L, AbiExcKind kind, void *cls, const char *msg, LLVMValueRef *args,
                      int nargs)
 {
-    LLVMValueRef e = L->exc_ptr;
+    LLVMValueRef e = exc_record(L);
     if (!L->prog->gpu)   /* a kernel reports its own way (lower_gpu.c) */
         LLVMBuildStore(L->b, where_const(L), LLVMBuildStructGEP2(L->b, L->exc_ty, e, 6, ""));
     LLVMBuildStore(L->b, LLVMConstInt(L->i32, (unsigned)kind, 0),
@@ -2499,6 +2523,7 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
     L->exc_ptr = LLVMGetParam(L->fn, 1);
     L->entry_bb = lower_block(L, "entry");
     LLVMPositionBuilderAtEnd(L->ab, L->entry_bb);
+    save_exc_record(L);
     lower_debug_function(L);
     for (int i = 0; i < tf->ir->blocks.len; i++) {
         Block *blk = tf->ir->blocks.items[i];

@@ -35,6 +35,7 @@ typedef struct Lower {
     const CompileOptions *opts; /* the function's own (TypedFunc.opts, else the Program's): its
                                  * fastmath, error_model and boundscheck; may be NULL */
     LLVMValueRef fn, ret_ptr, exc_ptr;
+    LLVMValueRef exc_slot;     /* the function's frame copy of exc_ptr (CPU), or NULL */
     LLVMBasicBlockRef entry_bb, ret_bb;
     LLVMBasicBlockRef err_bb;   /* where what raises goes: fail_bb, or inside a try the block's
                                  * landing (lower_block_body) */

@@ -93,6 +93,27 @@ def test_while_loop_index_below_the_test(n):
     assert_same(insertion_sort(a), njit(insertion_sort)(a))
 
 
+def shift_down_from(b, start, key):
+    """Insertion sort's inner loop from any start: the test of b[j] does not change in the loop
+    once j only counts down, and is taken out of it: out of bounds from the first trip or later."""
+    j = start
+    while j >= 0 and b[j] > key:
+        b[j + 1] = b[j]
+        j -= 1
+    return b, j
+
+
+@pytest.mark.parametrize("start", [-1, 0, 3, 8, 9, 10, 40])
+def test_while_loop_counting_down_from_any_start(start):
+    a = np.random.default_rng(start + 1).random(10)
+    want = outcome(shift_down_from, a.copy(), start, 0.2)
+    got = outcome(njit(shift_down_from), a.copy(), start, 0.2)
+    assert got[1] is want[1]
+    if want[1] is None:
+        assert_same(want[0][0], got[0][0])
+        assert want[0][1] == got[0][1]
+
+
 def modulo(a, b):
     return a % b
 
