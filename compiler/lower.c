@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/DebugInfo.h>
@@ -309,6 +310,25 @@ static void save_exc_record(Lower *L)
     LLVMSetVolatile(LLVMBuildStore(L->ab, L->exc_ptr, L->exc_slot), 1);
 }
 
+/* A constant C string for a message the host reads back from the GPU: zero-padded to a
+ * multiple of 8 bytes and 8-aligned, since the host copies it 8 bytes at a time
+ * (runtime/kernel_errors.c: read_string) and a copy past the end of the module's memory fails. */
+LLVMValueRef lower_device_string(Lower *L, const char *s, const char *name)
+{
+    size_t n = strlen(s) + 1, padded = (n + 7) & ~(size_t)7;
+    char *buf = calloc(padded, 1);
+    memcpy(buf, s, n);
+    LLVMValueRef init = LLVMConstStringInContext(L->ctx, buf, (unsigned)padded, 1);
+    free(buf);
+    LLVMValueRef g = LLVMAddGlobal(L->mod, LLVMTypeOf(init), name);
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+    LLVMSetAlignment(g, 8);
+    return g;
+}
+
 static void fill_exc(Lower *L, AbiExcKind kind, void *cls, const char *msg, LLVMValueRef *args,
                      int nargs)
 {
@@ -321,7 +341,9 @@ static void fill_exc(Lower *L, AbiExcKind kind, void *cls, const char *msg, LLVM
                    LLVMBuildStructGEP2(L->b, L->exc_ty, e, 1, ""));
     LLVMValueRef clsv = cls ? lower_ref(L, REF_EXCCLASS, cls, cls) : LLVMConstNull(L->ptr);
     LLVMBuildStore(L->b, clsv, LLVMBuildStructGEP2(L->b, L->exc_ty, e, 2, ""));
-    LLVMValueRef msgv = msg ? LLVMBuildGlobalStringPtr(L->b, msg, "pj.msg") : LLVMConstNull(L->ptr);
+    LLVMValueRef msgv = !msg ? LLVMConstNull(L->ptr)
+                        : L->prog->gpu ? lower_device_string(L, msg, "pj.msg")
+                        : LLVMBuildGlobalStringPtr(L->b, msg, "pj.msg");
     LLVMBuildStore(L->b, msgv, LLVMBuildStructGEP2(L->b, L->exc_ty, e, 3, ""));
     LLVMValueRef argsp = LLVMBuildStructGEP2(L->b, L->exc_ty, e, 4, "");
     for (int i = 0; i < nargs && i < 4; i++) {

@@ -79,6 +79,7 @@ LLVMValueRef lower_optional_truth(Lower *L, LLVMValueRef v, Type *t);
 LLVMTypeRef lower_type(Lower *L, Type *t);              /* NULL for compile-time-only types */
 LLVMValueRef lower_value(Lower *L, Instr *in);
 LLVMValueRef lower_i64(Lower *L, int64_t v);
+LLVMValueRef lower_device_string(Lower *L, const char *s, const char *name);
 LLVMValueRef lower_alloca(Lower *L, LLVMTypeRef ty);
 LLVMBasicBlockRef lower_block(Lower *L, const char *name);
 int lower_unsupported(Lower *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -915,7 +915,7 @@ static void record_fault(Lower *L, LLVMValueRef k, LLVMValueRef exc, const char 
     LLVMValueRef msga = LLVMBuildSelect(B, LLVMBuildIsNull(B, msg, ""), lower_i64(L, 0),
                                         device_address(L, msg), "");
     LLVMBuildStore(B, msga, LLVMBuildStructGEP2(B, ft, rec, 6, ""));
-    LLVMBuildStore(B, device_address(L, LLVMBuildGlobalStringPtr(B, kname, "pj.kname")),
+    LLVMBuildStore(B, device_address(L, lower_device_string(L, kname, "pj.kname")),
                    LLVMBuildStructGEP2(B, ft, rec, 7, ""));
     LLVMTypeRef args_ty = LLVMArrayType(L->i64, 4);
     LLVMBuildStore(B, LLVMBuildLoad2(B, args_ty, LLVMBuildStructGEP2(B, L->exc_ty, exc, 4, ""), ""),

@@ -201,6 +201,17 @@ def test_raise_without_debug_records_the_fault_and_returns():
     assert "atom.cas" not in quiet   # nothing raises: the check folds away
 
 
+@needs_codegen
+def test_fault_strings_padded_for_the_host_reads():
+    # the host reads a message and the kernel's name back 8 bytes a copy
+    # (runtime/kernel_errors.c): none of those copies may reach past the string's global
+    ptx, _ = hw.compile_ptx(k_raises, "void(int64[:], int64[:])")
+    strings = re.findall(r"\.global \.align (\d+) \.b8 pj_\S*(msg|kname)\S*\[(\d+)\]", ptx)
+    assert {kind for _, kind, _ in strings} == {"msg", "kname"}
+    for align, _, size in strings:
+        assert int(align) >= 8 and int(size) % 8 == 0
+
+
 def test_kernel_options_are_in_the_cache_key():
     if not hw._HAVE_RUNTIME:
         pytest.skip("no GPU runtime in this pyjit")
