@@ -565,12 +565,12 @@ ROWS = [
      ">= numba-cuda", lambda v, r: r >= 1.0),
     ("reduce", "reduce", "reduce a + b, 2^26 float32 device array", "us", 1, "cupy",
      "<= 1.0x cp.sum", lambda v, r: r <= 1.0),
-    ("compile", "compile", "compile a kernel after the first", "ms", 1, "numba", "<= 10 ms",
-     lambda v, r: v <= 10.0),
+    ("compile", "compile", "compile a kernel after the first", "ms", 1, "numba", "<= 8 ms",
+     lambda v, r: v <= 8.0),
     ("first", "first", "first launch of a fresh process", "ms", 0, "numba",
      "<= 0.5x numba-cuda", lambda v, r: r <= 0.5),
     ("host", "host", "saxpy 2^24 float32, NumPy arrays", "ms", 2, "numba",
-     "<= 0.7x numba-cuda", lambda v, r: r <= 0.7),
+     "<= 0.6x numba-cuda", lambda v, r: r <= 0.6),
 ]
 
 

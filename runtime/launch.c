@@ -562,6 +562,7 @@ typedef struct Arg {
     const int64_t *shape, *strides;
     PyArrayObject *staged;      /* host arrays: the contiguous copy moved (may be obj) */
     CUdeviceptr temp;           /* host arrays: the device copy */
+    bool locked;                /* host arrays: staged's memory page-locked for the launch */
     CudaForeign *foreign;
 } Arg;
 
@@ -687,7 +688,16 @@ static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **p
     return 0;
 }
 
-/* Copies a host array to the device (or only allocates for gpu.Out). */
+/* From this size up, a host array's memory is page-locked in place for the launch
+ * (cuMemHostRegister), so that its copies run at the DMA engines' speed rather than through the
+ * driver's pageable staging: on an H100, locking, copying in and unlocking 64 MiB took 4.8 ms
+ * against 8.9 ms for the pageable copy, and the copy back gains as much. Smaller arrays copy
+ * faster than they lock. */
+#define LOCK_IN_PLACE_MIN_BYTES ((size_t)4 << 20)
+
+/* Copies a host array to the device (or only allocates for gpu.Out). Memory the driver knows
+ * already (pinned by the user, or shared with another argument) refuses the lock and is copied
+ * as it is. */
 static int stage_host(CudaKernel *k, Arg *a, CUstream s)
 {
     PyArrayObject *h = (PyArrayObject *)a->obj;
@@ -711,6 +721,8 @@ static int stage_host(CudaKernel *k, Arg *a, CUstream s)
     }
     /* element [0,...,0] of an F-ordered or C-ordered block is its first byte */
     a->data = a->temp;
+    if (nbytes >= LOCK_IN_PLACE_MIN_BYTES)
+        a->locked = cuda_api.cuMemHostRegister(PyArray_DATA(a->staged), nbytes, 0) == CUDA_SUCCESS;
     if (a->dir != DIR_OUT) {
         r = cuda_api.cuMemcpyHtoDAsync(a->temp, PyArray_DATA(a->staged), nbytes, s);
         if (r != CUDA_SUCCESS) {
@@ -751,10 +763,13 @@ static int unstage_host(CudaKernel *k, Arg *args, int n, uint64_t written, CUstr
         if (a->temp)
             cuda_api.cuMemFreeAsync(a->temp, s);
     }
-    if (any && r == CUDA_SUCCESS) {
+    if (any) {   /* even after a failed copy: nothing may be in flight to memory unlocked below */
+        CUresult rs;
         Py_BEGIN_ALLOW_THREADS
-        r = cuda_api.cuStreamSynchronize(s);
+        rs = cuda_api.cuStreamSynchronize(s);
         Py_END_ALLOW_THREADS
+        if (r == CUDA_SUCCESS)
+            r = rs;
     }
     int rc = 0;
     if (ok && r != CUDA_SUCCESS) {
@@ -765,6 +780,9 @@ static int unstage_host(CudaKernel *k, Arg *args, int n, uint64_t written, CUstr
         Arg *a = &args[i];
         if (a->kind != ARG_HOST || !a->staged)
             continue;
+        if (a->locked)
+            cuda_api.cuMemHostUnregister(PyArray_DATA(a->staged));
+        a->locked = false;
         if (rc == 0 && a->dir == DIR_INOUT && (PyObject *)a->staged != a->obj &&
             PyArray_CopyInto((PyArrayObject *)a->obj, a->staged) < 0)
             rc = -1;
@@ -1122,6 +1140,7 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
     for (int i = 0; i < n; i++) {
         args[i].kind = ARG_SCALAR;
         args[i].staged = NULL;
+        args[i].locked = false;
         args[i].foreign = NULL;
     }
     for (int i = 0; i < n; i++) {

@@ -5,6 +5,7 @@ by a kernel, gpu.pinned and gpu.mapped, specialize, from_cuda_array_interface); 
 only the compiled backend has: the device addresses, the allocations' lifetimes, and an IPC
 round trip through a child process. Without a GPU these skip, except the error checks.
 """
+import ctypes
 import os
 import pickle
 import sys
@@ -181,3 +182,45 @@ def test_bad_shapes_say_what_was_given():
             make("x")
         with pytest.raises(ValueError, match="negative dimensions"):
             make((3, -1))
+
+
+_SAXPY = """
+def saxpy(a, x, y, out):
+    i = gpu.grid(1)
+    if i < x.shape[0]:
+        out[i] = a * x[i] + y[i]
+"""
+
+
+def test_large_host_arrays_locked_in_place_for_the_launch(gpu):
+    # from 4 MiB up a host argument is page-locked for the launch and unlocked after it:
+    # the arrays can be pinned by the user afterwards, the same array may come twice (its
+    # second lock is refused), and memory the user pinned already is copied as it is
+    ns = {"gpu": gpu}
+    exec(_SAXPY, ns)  # noqa: S102
+    saxpy = gpu.jit(ns["saxpy"])
+    cuda = ctypes.CDLL("libcuda.so.1")
+    n = 3 << 20
+    rng = np.random.default_rng(1)
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    for case in ("plain", "aliased", "pinned", "view"):
+        out = np.zeros(n, np.float32)
+        if case == "plain":
+            saxpy[(n + 255) // 256, 256](np.float32(2), x, y, out)
+            want = 2 * x + y
+        elif case == "aliased":
+            saxpy[(n + 255) // 256, 256](np.float32(2), x, x, out)
+            want = 3 * x
+        elif case == "pinned":
+            with gpu.pinned(y, out):
+                saxpy[(n + 255) // 256, 256](np.float32(2), x, y, out)
+            want = 2 * x + y
+        else:   # a strided view is staged through a contiguous copy
+            xs = np.repeat(x, 2)[::2]
+            saxpy[(n + 255) // 256, 256](np.float32(2), xs, y, out)
+            want = 2 * x + y
+        np.testing.assert_allclose(out, want, rtol=1e-6, err_msg=case)
+        for a in (x, out):   # unlocked after the launch: the driver locks them again
+            assert cuda.cuMemHostRegister_v2(ctypes.c_void_p(a.ctypes.data),
+                                             ctypes.c_size_t(a.nbytes), 0) == 0, case
+            assert cuda.cuMemHostUnregister(ctypes.c_void_p(a.ctypes.data)) == 0, case
