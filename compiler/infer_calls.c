@@ -2764,7 +2764,7 @@ static Type *type_gpu_grid(Infer *c, Instr *in, Builtin bi, Args *a)
 static int gpu_shape_ndim(Instr *s)
 {
     int64_t v;
-    if (infer_const_index(s, &v))
+    if (ir_const_int(s, &v))
         return 1;
     if (s->op == OP_CONST && s->cst->kind == K_TUPLE) {
         for (int k = 0; k < s->cst->tuple.n; k++)
@@ -2774,7 +2774,7 @@ static int gpu_shape_ndim(Instr *s)
     }
     if (s->op == OP_BUILD_TUPLE) {
         for (int k = 0; k < s->nargs; k++)
-            if (!infer_const_index(s->args[k], &v))
+            if (!ir_const_int(s->args[k], &v))
                 return -1;
         return s->nargs;
     }

@@ -95,6 +95,83 @@ Instr *ir_terminator(const Block *block)
     return is_terminator(last->op) ? last : NULL;
 }
 
+/* Python's floor division and modulo of int64s, b != 0 and not INT64_MIN // -1. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+static bool fold_binop(BinOp op, int64_t a, int64_t b, int64_t *out)
+{
+    switch (op) {
+    case BIN_ADD: return !__builtin_add_overflow(a, b, out);
+    case BIN_SUB: return !__builtin_sub_overflow(a, b, out);
+    case BIN_MUL: return !__builtin_mul_overflow(a, b, out);
+    case BIN_FLOORDIV:
+    case BIN_MOD:
+        if (b == 0 || (a == INT64_MIN && b == -1))
+            return false;
+        *out = op == BIN_FLOORDIV ? floor_div(a, b) : a - floor_div(a, b) * b;
+        return true;
+    case BIN_LSHIFT:
+        if (b < 0 || b > 62 || (a != 0 && (a > (INT64_MAX >> b) || a < (INT64_MIN >> b))))
+            return false;
+        *out = (int64_t)((uint64_t)a << b);
+        return true;
+    case BIN_RSHIFT:
+        if (b < 0)
+            return false;
+        *out = a >> (b > 63 ? 63 : b);
+        return true;
+    case BIN_AND: *out = a & b; return true;
+    case BIN_OR: *out = a | b; return true;
+    case BIN_XOR: *out = a ^ b; return true;
+    case BIN_POW:
+        if (b < 0)
+            return false;
+        *out = 1;
+        for (int64_t k = 0; k < b; k++)
+            if (__builtin_mul_overflow(*out, a, out))
+                return false;
+        return true;
+    default: return false;
+    }
+}
+
+static bool const_int(const Instr *in, int64_t *out, int depth)
+{
+    int64_t a, b;
+    if (depth > 32)
+        return false;
+    switch (in->op) {
+    case OP_CONST:
+        if (in->cst->kind != K_INT && in->cst->kind != K_BOOL)
+            return false;
+        *out = in->cst->kind == K_INT ? in->cst->i : in->cst->b;
+        return true;
+    case OP_BINOP:
+        return const_int(in->args[0], &a, depth + 1) && const_int(in->args[1], &b, depth + 1) &&
+               fold_binop((BinOp)in->sub, a, b, out);
+    case OP_UNARY:
+        if (!const_int(in->args[0], &a, depth + 1))
+            return false;
+        switch ((UnaryOp)in->sub) {
+        case UN_POS: *out = a; return true;
+        case UN_INVERT: *out = ~a; return true;
+        case UN_NEG: *out = -a; return a != INT64_MIN;
+        default: return false;
+        }
+    default:
+        return false;
+    }
+}
+
+bool ir_const_int(const Instr *in, int64_t *out)
+{
+    return const_int(in, out, 0);
+}
+
 int ir_successors(const Block *block, Block *out[3])
 {
     Instr *t = ir_terminator(block);

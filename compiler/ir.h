@@ -181,6 +181,10 @@ Instr *ir_terminator(const Block *block);         /* NULL if the block has none 
 /* The blocks control may go to from block: its terminator's successors, then its handler. */
 int ir_successors(const Block *block, Block *out[3]);
 Const *ir_new_const(IRFunc *fn, ConstKind kind);
+/* The value of an int (or bool) the code computes from constants alone, as Python computes it
+ * (`TPB + 1`, `2 * N`, `-(-n // 32)` over frozen globals): true and *out set, or false when
+ * some operand is not constant or the operation would raise or leave int64. */
+bool ir_const_int(const Instr *in, int64_t *out);
 
 /* Printing, for PYJIT_DUMP=ssa/types and inspect_types(): instructions with their lines, and
  * their types once inference has run. The result lives in fn's arena. */

@@ -93,11 +93,11 @@ static LLVMValueRef inline_asm(Lower *L, LLVMTypeRef ret, const char *text, cons
 
 /* ---- memory: shared, local and constant arrays ------------------------------------------------ */
 
-/* The constant shape of shared/local arrays: an int or a tuple of ints, as the IR holds it. */
+/* The constant shape of shared/local arrays: an int or a tuple of ints, as the IR holds it,
+ * each computed from constants at most (`(TPB, TPB + 1)`). */
 static bool const_shape(Instr *s, int64_t *shape, int *nd)
 {
-    if (s->op == OP_CONST && s->cst->kind == K_INT) {
-        shape[0] = s->cst->i;
+    if (ir_const_int(s, &shape[0])) {
         *nd = 1;
         return true;
     }

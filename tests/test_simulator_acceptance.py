@@ -39,6 +39,13 @@ def shared_const(a):
     s[0] = 2.0
     a[0] = s[0]
 
+def shared_folded(a):
+    s = gpu.shared.array((N + 1, 2 * N - (-N // 3)), np.float64)
+    t = gpu.local.array(N << 1, np.int32)
+    t[0] = 3
+    s[N, 2 * N + 1] = 2.0
+    a[0] = s[N, 2 * N + 1] + t[0]
+
 def shared_huge(a):
     s = gpu.shared.array(10**9, np.float64)
     s[0] = 1.0
@@ -121,6 +128,7 @@ COMPILED = ATOMICS + [
     ("shared_runtime_shape", "shared_param", "void(float64[:], int64)", "np.zeros(4), 3",
      "gpu.shared.array() argument 1 must be a constant int or tuple of ints"),
     ("shared_const_shape", "shared_const", "void(float64[:])", "np.zeros(4)", None),
+    ("shared_folded_shape", "shared_folded", "void(float64[:])", "np.zeros(4)", None),
     ("shared_over_limit", "shared_huge", "void(float64[:])", "np.zeros(4)",
      "of 8000000000 bytes takes the block's shared memory to 8000000000 bytes, over the "
      "49152-byte limit"),
