@@ -218,6 +218,54 @@ static int clear(CudaArray *a)
     return 0;
 }
 
+/* numba-cuda's defer_cleanup(): while a block of it runs, device memory whose last array goes
+ * is freed when the outermost block ends, not at once (cuMemFree waits for the device, which
+ * would serialise the asynchronous work the block queues). The GIL guards the list. */
+typedef struct { CUdeviceptr ptr; int device; } Deferred;
+static int defer_depth;
+static Deferred *deferred;
+static size_t ndeferred, deferred_cap;
+
+static void free_now(CUdeviceptr ptr, int device)
+{
+    if (cuda_enter(device) == 0)
+        cuda_api.cuMemFree(ptr);
+    PyErr_Clear();
+}
+
+/* Holds ptr for the end of the defer_cleanup block; false when there is none, or no room. */
+static bool defer_free(CUdeviceptr ptr, int device)
+{
+    if (defer_depth == 0)
+        return false;
+    if (ndeferred == deferred_cap) {
+        size_t cap = deferred_cap ? 2 * deferred_cap : 64;
+        Deferred *grown = PyMem_RawRealloc(deferred, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        deferred = grown;
+        deferred_cap = cap;
+    }
+    deferred[ndeferred++] = (Deferred){ptr, device};
+    return true;
+}
+
+/* _core.cuda_defer_cleanup(entering): a defer_cleanup block begins or ends. */
+static PyObject *py_defer_cleanup(PyObject *self, PyObject *entering)
+{
+    int enter = PyObject_IsTrue(entering);
+    if (enter < 0)
+        return NULL;
+    if (enter) {
+        defer_depth++;
+    } else if (defer_depth > 0 && --defer_depth == 0) {
+        for (size_t i = 0; i < ndeferred; i++)
+            free_now(deferred[i].ptr, deferred[i].device);
+        ndeferred = 0;
+    }
+    Py_RETURN_NONE;
+}
+
 static void dealloc(CudaArray *a)
 {
     PyObject_GC_UnTrack(a);
@@ -226,9 +274,8 @@ static void dealloc(CudaArray *a)
     if (a->alloc) {
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);   /* a dealloc must not disturb a pending exception */
-        if (cuda_enter(a->device) == 0)
-            cuda_api.cuMemFree(a->alloc);
-        PyErr_Clear();
+        if (!defer_free(a->alloc, a->device))
+            free_now(a->alloc, a->device);
         PyErr_Restore(et, ev, tb);
     }
     clear(a);
@@ -1547,6 +1594,8 @@ static PyMethodDef module_methods[] = {
      METH_VARARGS | METH_KEYWORDS, "pinned_array(shape, dtype=float64, strides=None, order='C')"},
     {"cuda_as_cuda_array", py_as_cuda_array, METH_O, "as_cuda_array(obj): a view, no copy"},
     {"cuda_is_cuda_array", py_is_cuda_array, METH_O, "is_cuda_array(obj)"},
+    {"cuda_defer_cleanup", py_defer_cleanup, METH_O,
+     "cuda_defer_cleanup(entering): a defer_cleanup() block begins (True) or ends (False)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -323,6 +323,22 @@ def test_detect_and_devices(capsys):
 
 
 @gpu
+def test_with_a_device_and_deferred_cleanup():
+    with hardware.gpus[0] as dev:
+        assert hardware.get_current_device().id == dev.id == 0
+    nbytes = 512 << 20
+    free0, _ = hardware.current_context().get_memory_info()
+    with hardware.defer_cleanup():
+        with hardware.defer_cleanup():   # nested: freed when the outermost block ends
+            d = hardware.device_array(nbytes, np.uint8)
+            del d
+        held, _ = hardware.current_context().get_memory_info()
+        assert free0 - held >= nbytes // 2   # still held: the allocation was not freed yet
+    free1, _ = hardware.current_context().get_memory_info()
+    assert free1 - held >= nbytes // 2
+
+
+@gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int64, np.complex128,
                                    np.bool_, np.float16])
 def test_round_trip(dtype):

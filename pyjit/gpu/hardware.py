@@ -356,6 +356,7 @@ class Device:
     def __init__(self, i):
         info = _core.cuda_device_info(i)
         self.id = i
+        self._entered = []
         self.name = info["name"].encode()
         self.compute_capability = tuple(info["compute_capability"])
         self.total_memory = info["total_memory"]
@@ -369,6 +370,15 @@ class Device:
 
     def reset(self):
         synchronize()
+
+    def __enter__(self):
+        """`with gpu.gpus[i]:` makes this device current for the block, as numba-cuda's."""
+        self._entered.append(_core.cuda_current_device())
+        _core.cuda_select_device(self.id)
+        return self
+
+    def __exit__(self, *exc):
+        _core.cuda_select_device(self._entered.pop())
 
     def __repr__(self):
         return f"<pyjit.gpu device {self.id} '{self.name.decode()}'>"
@@ -526,6 +536,21 @@ def event_elapsed_time(evtstart, evtend):
 
 def close():
     synchronize()
+
+
+@contextlib.contextmanager
+def defer_cleanup():
+    """Device memory whose last array goes inside the block is freed when the outermost block
+    ends (numba-cuda's: freeing waits for the device, which would serialise the block's
+    asynchronous work)."""
+    if not _HAVE_RUNTIME:   # no device memory to free
+        yield
+        return
+    _core.cuda_defer_cleanup(True)
+    try:
+        yield
+    finally:
+        _core.cuda_defer_cleanup(False)
 
 
 # ---- host memory kernels use in place: mapped, managed, registered (runtime/hostmem.c) ----
@@ -908,7 +933,8 @@ __all__ = [
     "Stream", "Event", "stream", "default_stream", "legacy_default_stream",
     "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
     "synchronize", "gpus", "select_device", "get_current_device", "current_context",
-    "list_devices", "close", "is_available", "is_supported_version", "detect", "pinned",
+    "list_devices", "close", "defer_cleanup", "is_available", "is_supported_version", "detect",
+    "pinned",
     "mapped", "profile_start", "profile_stop", "profiling", "jit", "Kernel", "DeviceFunction",
     "Reduce", "reduce", "Vectorized", "vectorize", "guvectorize", "scheduler_backend",
     "compile_ptx", "is_float16_supported", "from_cuda_array_interface", "open_ipc_array",

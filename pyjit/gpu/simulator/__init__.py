@@ -18,7 +18,7 @@ from .arrays import (
 from .host import (
     Stream, Event, stream, default_stream, legacy_default_stream, per_thread_default_stream,
     external_stream, event, event_elapsed_time, synchronize, gpus, select_device,
-    get_current_device, current_context, list_devices, close, is_available,
+    get_current_device, current_context, list_devices, close, defer_cleanup, is_available,
     is_supported_version, detect, pinned, mapped, profile_start, profile_stop, profiling,
     is_float16_supported,
 )
@@ -47,7 +47,8 @@ __all__ = _KERNEL_NAMES + [
     "managed_array", "is_cuda_array", "as_cuda_array", "In", "Out", "InOut", "Stream", "Event",
     "stream", "default_stream", "legacy_default_stream", "per_thread_default_stream",
     "external_stream", "event", "event_elapsed_time", "synchronize", "gpus", "select_device",
-    "get_current_device", "current_context", "list_devices", "close", "is_available",
+    "get_current_device", "current_context", "list_devices", "close", "defer_cleanup",
+    "is_available",
     "is_supported_version", "detect", "pinned", "mapped", "profile_start", "profile_stop",
     "profiling", "jit", "Kernel", "DeviceFunction", "Reduce", "reduce", "Vectorized",
     "vectorize", "guvectorize", "scheduler_backend", "declare_device", "is_float16_supported",

@@ -116,6 +116,12 @@ class Device:
     def reset(self):
         pass
 
+    def __enter__(self):   # `with gpu.gpus[0]:`, the one device current already
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
     def __repr__(self):
         return "<pyjit simulated device 0 'pyjit simulator'>"
 
@@ -161,6 +167,13 @@ class _GPUList:
 
 
 gpus = _GPUList()
+
+
+@contextlib.contextmanager
+def defer_cleanup():
+    """numba-cuda's: simulated device memory is host memory the garbage collector frees, with
+    no device to wait for, so there is nothing to defer."""
+    yield
 
 
 def select_device(device_id):
