@@ -143,6 +143,25 @@ static Type *slice_getattr(Infer *c, Instr *in, Type *t)
     return ty_method(t, in->name);
 }
 
+/* r.start, r.stop, r.step. */
+static Type *range_getattr(Infer *c, Instr *in, Type *t)
+{
+    static const struct { const char *name; Builtin bi; } fields[] = {
+        {"start", BI_RANGE_START}, {"stop", BI_RANGE_STOP}, {"step", BI_RANGE_STEP}};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        if (strcmp(in->name, fields[i].name) != 0)
+            continue;
+        if (c->rewrite) {
+            Instr *r = in->args[0];
+            in->op = OP_INTRINSIC;
+            in->sub = fields[i].bi;
+            infer_set_args(c, in, &r, 1);
+        }
+        return ty_scalar(TY_INT64);
+    }
+    return infer_fail(c, in, DIAG_TYPING, "range has no attribute '%s'", in->name);
+}
+
 Type *infer_getattr(Infer *c, Instr *in)
 {
     Type *t = in->args[0]->type;
@@ -169,6 +188,8 @@ Type *infer_getattr(Infer *c, Instr *in)
         return array_getattr(c, in, t);
     if (t->kind == TY_SLICE)
         return slice_getattr(c, in, t);
+    if (t->kind == TY_RANGE)
+        return range_getattr(c, in, t);
     if (t->kind == TY_LIST || t->kind == TY_DICT || t->kind == TY_SET || t->kind == TY_RNG)
         return ty_method(t, in->name);
     if (strcmp(in->name, "__delitem__") == 0)   /* what `del x[i]` becomes (frontend) */
@@ -863,6 +884,7 @@ static bool is_zip_marker(const Type *over)
     return over->kind == TY_TUPLE && over->tuple.n > 0 && over->tuple.items[0]->kind == TY_ITER;
 }
 
+
 Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs)
 {
     if (nargs < 1 || (!zip && nargs > 2))
@@ -876,12 +898,11 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
         if (t->kind == TY_LIST && !t->list.item)
             return NULL;   /* typed once something is stored in the list */
         bool ok = (t->kind == TY_ARRAY && t->array.ndim >= 1) || (t->kind == TY_TUPLE && homogeneous(t)) ||
-                  t->kind == TY_LIST || t->kind == TY_STR ||
+                  t->kind == TY_LIST || t->kind == TY_STR || t->kind == TY_RANGE ||
                   (!zip && t->kind == TY_ITER && is_zip_marker(t->iter.over));
         if (!ok)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() over %s is not supported (arrays, "
-                              "lists and tuples of one item type are)", zip ? "zip" : "enumerate",
-                              infer_type_name(t));
+                              "lists, strings, ranges and tuples of one item type are)", zip ? "zip" : "enumerate", infer_type_name(t));
         iters[i] = ty_iter(t);
     }
     if (!zip && nargs == 2 && !ty_is_int(args[1]->type) && args[1]->type->kind != TY_BOOL)
@@ -999,11 +1020,37 @@ Type *infer_getiter(Infer *c, Instr *in)
     }
 }
 
-/* x[i] for a loop source: an array element or view, a tuple item, or the tuple of the items of
- * the sources of a zip (enumerate(zip(...))). */
+static Instr *int_binop(Infer *c, Instr *before, BinOp op, Instr *a, Instr *b)
+{
+    Instr *r = infer_emit(c, before, OP_BINOP, ty_scalar(TY_INT64), 2);
+    r->sub = op;
+    r->args[0] = infer_coerce(c, r, a, ty_scalar(TY_INT64));
+    r->args[1] = infer_coerce(c, r, b, ty_scalar(TY_INT64));
+    return r;
+}
+
+static Instr *range_field(Infer *c, Instr *before, Instr *range, Builtin field)
+{
+    Instr *f = infer_emit(c, before, OP_INTRINSIC, ty_scalar(TY_INT64), 1);
+    f->sub = field;
+    f->args[0] = range;
+    return f;
+}
+
+/* The i-th item of a range: start + i * step. */
+static Instr *range_item(Infer *c, Instr *before, Instr *range, Instr *i)
+{
+    Instr *scaled = int_binop(c, before, BIN_MUL, i, range_field(c, before, range, BI_RANGE_STEP));
+    return int_binop(c, before, BIN_ADD, range_field(c, before, range, BI_RANGE_START), scaled);
+}
+
+/* x[i] for a loop source: an array element or view, a tuple item, a range's item, or the tuple
+ * of the items of the sources of a zip (enumerate(zip(...))). */
 static Instr *index_source(Infer *c, Instr *before, Instr *x, Instr *i)
 {
     Type *t = x->type, *item = item_of(t);
+    if (t->kind == TY_RANGE)
+        return range_item(c, before, x, i);
     if (t->kind == TY_ITER) {
         Instr *tuple = ir_new_instr(c->fn, OP_BUILD_TUPLE, x->nargs, before->line);
         for (int k = 0; k < x->nargs; k++)

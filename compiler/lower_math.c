@@ -201,6 +201,13 @@ static LLVMValueRef lower_range(Lower *L, Instr *in)
     return r;
 }
 
+/* r.start, r.stop, r.step: the fields of the range's { start, stop, step }. */
+LLVMValueRef lower_bi_range_field(Lower *L, Instr *in, Builtin bi)
+{
+    unsigned field = bi == BI_RANGE_START ? 0 : bi == BI_RANGE_STOP ? 1 : 2;
+    return LLVMBuildExtractValue(L->b, lower_value(L, in->args[0]), field, "");
+}
+
 /* round(x, n) for n < 0 (or n > 323: x) on the CPU, as runtime/round.c rounds it; a finite x
  * whose rounding is too large for a double raises OverflowError, as in CPython. */
 static LLVMValueRef round_neg_cpu(Lower *L, LLVMValueRef x, LLVMValueRef n)

@@ -13,7 +13,7 @@ import importlib
 
 # module -> the functions it implements: NumPy's by name, builtins as "builtins.<name>" (an
 # overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers), pyjit's
-# own by their full name ("pyjit.typed.List"). Must agree
+# own by their full name ("pyjit.typed.List"), those of STDLIB's modules as "heapq.heappush". Must agree
 # with what the modules register:
 # tests/test_numpy_lib.py::test_library_index fails when it does not.
 INDEX = {
@@ -77,7 +77,18 @@ INDEX = {
                   "nancumsum", "nancumprod"),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
                    "argmax", "cumsum"),
+    "heaps": ("heapq.heapify", "heapq.heappush", "heapq.heappop", "heapq.heapreplace",
+              "heapq.heappushpop", "heapq.nsmallest", "heapq.nlargest"),
+    "operators": tuple(f"operator.{name}" for name in (
+        "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and_",
+        "or_", "xor", "matmul", "lt", "le", "eq", "ne", "gt", "ge", "is_", "is_not",
+        "contains", "concat", "getitem", "neg", "pos", "invert", "inv", "not_", "truth", "abs",
+        "index", "iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "ilshift",
+        "irshift", "iand", "ior", "ixor", "imatmul", "iconcat", "setitem")),
 }
+
+# Python's own modules whose functions the library implements, named "<module>.<function>"
+STDLIB = ("heapq", "operator")
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
 # when compiled code first calls one (pyjit.extending._method_overloads).
@@ -127,6 +138,9 @@ def functions():
             return getattr(builtins, name[9:])
         if name.startswith("pyjit."):
             return _resolve(name)
+        module, _, function = name.partition(".")
+        if module in STDLIB:
+            return getattr(importlib.import_module(module), function)
         obj = np
         for part in name.split("."):   # "random.choice" is np.random.choice
             obj = getattr(obj, part)
