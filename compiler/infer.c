@@ -548,9 +548,22 @@ static Type *table_binop(Infer *c, Instr *in)
     return binop_unsupported(c, in, in->args[0]->type, in->args[1]->type);
 }
 
+/* Whether an operator on a and b may have the user's implementation (overload(operator.add)):
+ * an operand of a type the user made (a jitclass or structref, a record). */
+static bool user_operands(const Type *a, const Type *b)
+{
+    return a->kind == TY_CLASS || b->kind == TY_CLASS || a->kind == TY_RECORD || b->kind == TY_RECORD;
+}
+
 static Type *type_binop(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (user_operands(a, b)) {
+        bool found;
+        Type *t = infer_operator_overload(c, in, &found);
+        if (found || t)
+            return t;
+    }
     if (infer_is_datetime_op(in))
         return infer_datetime_op(c, in);
     if (a->kind == TY_CLASS)
@@ -929,6 +942,12 @@ static Type *type_compare(Infer *c, Instr *in)
     bool a_none = a->kind == TY_NONE, b_none = b->kind == TY_NONE;
     if (op == CMP_IN || op == CMP_NOTIN)
         return type_contains(c, in);
+    if (user_operands(a, b)) {
+        bool found;
+        Type *t = infer_operator_overload(c, in, &found);
+        if (found || t)
+            return t;
+    }
     if (op == CMP_IS || op == CMP_ISNOT || ((op == CMP_EQ || op == CMP_NE) && (a_none || b_none))) {
         if ((a_none || b_none) && (a->kind == TY_OPTIONAL || b->kind == TY_OPTIONAL))
             return infer_optional_compare(c, in);

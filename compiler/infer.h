@@ -57,6 +57,7 @@ typedef struct Infer {
 /* infer_calls.c: a BINOP or COMPARE of a set or dict as a call of its method's library overload
  * (method.set.__or__, ...: pyjit/lib/dicts.py), the left operand the receiver. */
 Type *infer_operator_method(Infer *c, Instr *in, const char *method);
+Type *infer_operator_overload(Infer *c, Instr *in, bool *found);
 Type *infer_attribute_overload(Infer *c, Instr *in, bool *found);
 /* infer.c */
 /* A key of type kt (and a value of type vt) stored into the dict or set `table`: the table's type

@@ -2329,6 +2329,51 @@ Type *infer_operator_method(Infer *c, Instr *in, const char *method)
     return t;
 }
 
+/* a + b, a < b, ... where pyjit.extending.overload(operator.add) (operator.lt, operator.iadd,
+ * ...) has implementations of the user's: a call of them with the two operands, Numba's way of
+ * giving a type its operators. *found false when there are none or all decline, so the caller
+ * goes on with the built-in operators. */
+Type *infer_operator_overload(Infer *c, Instr *in, bool *found)
+{
+    static const char *const binops[] = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+                                         "lshift", "rshift", "and_", "or_", "xor", "matmul"};
+    static const char *const cmps[] = {"lt", "le", "eq", "ne", "gt", "ge"};
+    *found = false;
+    const char *name;
+    if (in->op == OP_COMPARE && in->sub <= CMP_GE)
+        name = cmps[in->sub];
+    else if (in->op == OP_BINOP && in->sub <= BIN_MATMUL)
+        name = binops[in->sub];
+    else
+        return NULL;
+    const CompilerHost *host = c->pi->prog->host;
+    if (!host || !host->method_overloads)
+        return NULL;
+    const char *pyname = arena_printf(c->arena, "operator.%s%s",
+                                      in->op == OP_BINOP && in->imm ? "i" : "", name);
+    void *handle = host->method_overloads(host->ctx, pyname);
+    if (!handle && in->op == OP_BINOP && in->imm)   /* a += b falls back on a + b */
+        handle = host->method_overloads(host->ctx, arena_printf(c->arena, "operator.%s", name));
+    if (!handle)
+        return NULL;
+    Instr **args = in->args;
+    Opcode op = in->op;
+    Instr **with_callee = arena_alloc(c->arena, sizeof *with_callee * 3);
+    with_callee[0] = with_callee[1] = args[0];
+    with_callee[2] = args[1];
+    in->args = with_callee;
+    in->nargs = 3;
+    bool declined = false;
+    Const k = {.kind = K_FUNC, .handle = handle, .name = pyname, .overloaded = true};
+    Type *t = call_overload(c, in, &k, &declined);
+    if (in->op == op) {   /* typed only, or declined */
+        in->args = args;
+        in->nargs = 2;
+    }
+    *found = !declined;
+    return t;
+}
+
 /* obj.name, where pyjit.extending.overload_attribute implements attribute `name` of obj's family
  * ("attr.array.name"): a call of the implementation with obj. NULL with *found false when it has
  * none, so the caller goes on with the built-in attributes. */

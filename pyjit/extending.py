@@ -243,6 +243,8 @@ def _method_overloads(key):
     """runtime/overload.c: the handle of a method's overloads ("method.list.index"), or None.
     A method of pyjit's library is known before its module is imported: the module is imported
     by the first call it does not decline (_choose), as for functions."""
+    if key.startswith("operator."):   # a + b on a user's type: overload(operator.add)'s
+        return _operator_overloads(key[9:])
     structref = sys.modules.get("pyjit.experimental.structref")
     if key not in _METHODS and structref is not None:   # a structref instance's method
         key = structref.method_key(key) or key
@@ -253,6 +255,16 @@ def _method_overloads(key):
                 _METHODS[key] = key
                 _LAZY[key] = module
     return _METHODS.get(key)
+
+
+def _operator_overloads(name):
+    """operator.<name> when the user (not pyjit's library) has overloaded it, else None."""
+    import operator
+    func = getattr(operator, name, None)
+    templates = _OVERLOADS.get(func, ()) if func is not None else ()
+    if any(not (t.typing.__module__ or "").startswith("pyjit.lib.") for t in templates):
+        return func
+    return None
 
 
 def register_jitable(*args, **kwargs):

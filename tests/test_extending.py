@@ -366,3 +366,47 @@ def test_jit_options_for_the_entry_only_raise():
         register_jitable(nogil=True)
     with pytest.raises(NotImplementedError, match="opt"):
         register_jitable(opt=0)
+
+
+# ---- operators of the user's types through overload(operator.add), as in Numba ----
+
+def test_operator_overloads_give_a_jitclass_its_operators():
+    import operator
+
+    from pyjit.experimental import jitclass
+
+    @jitclass([("x", types.float64), ("y", types.float64)])
+    class Vec:
+        def __init__(self, x, y):
+            self.x = x
+            self.y = y
+
+    vec = Vec.class_type.instance_type
+
+    @overload(operator.add)
+    def _add(a, b):
+        if a == vec and b == vec:
+            return lambda a, b: Vec(a.x + b.x, a.y + b.y)
+
+    @overload(operator.mul)
+    def _mul(a, b):
+        if a == vec and isinstance(b, types.Number):
+            return lambda a, b: Vec(a.x * b, a.y * b)
+
+    @overload(operator.lt)
+    def _lt(a, b):
+        if a == vec and b == vec:
+            return lambda a, b: a.x * a.x + a.y * a.y < b.x * b.x + b.y * b.y
+
+    def use(a, b):
+        c = a + b
+        c += a            # no operator.iadd overload: a + b, as Python falls back
+        d = c * 2.0
+        return d.x, d.y, a < b, b < a, 1 + 2   # numbers keep the builtin +
+
+    assert njit(use)(Vec(1.0, 2.0), Vec(3.0, 4.0)) == (10.0, 16.0, True, False, 3)
+
+    def unsupported(a):
+        return a - a      # no operator.sub overload and no __sub__
+    with pytest.raises(errors.TypingError, match="__sub__"):
+        njit(unsupported)(Vec(1.0, 2.0))
