@@ -1151,6 +1151,16 @@ static bool key_ok(const Type *t)
     return (ty_is_scalar(t) && !ty_is_complex(t) && t->kind != TY_FLOAT16) || t->kind == TY_STR;
 }
 
+/* Whether a dict of keys kt and values vt (a set when vt is NULL) can be made in compiled code. */
+bool infer_table_types_ok(const Type *kt, const Type *vt)
+{
+    int32_t refs[ABI_DICT_MAX_REFS];
+    if (!key_ok(kt))
+        return false;
+    return !vt || (list_item_ok((Type *)vt) &&
+                   !(vt->kind == TY_TUPLE && ty_ref_offsets(vt, 0, refs, 0, ABI_DICT_MAX_REFS)));
+}
+
 /* Whether a value of type x is stored as type to with no loss (numbers widened, tuples item by item). */
 static bool stores_as(Type *x, Type *to)
 {

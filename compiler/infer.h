@@ -58,6 +58,7 @@ typedef struct Infer {
  * (method.set.__or__, ...: pyjit/lib/dicts.py), the left operand the receiver. */
 Type *infer_operator_method(Infer *c, Instr *in, const char *method);
 Type *infer_operator_overload(Infer *c, Instr *in, bool *found);
+bool infer_table_types_ok(const Type *kt, const Type *vt);
 Type *infer_attribute_overload(Infer *c, Instr *in, bool *found);
 /* infer.c */
 /* A key of type kt (and a value of type vt) stored into the dict or set `table`: the table's type

@@ -733,16 +733,24 @@ static Type *table_new_call(Infer *c, Instr *in, Builtin bi, Args *a)
     return t;
 }
 
-/* pyjit.typed.Dict.empty(key_type, value_type) of scalar types: an empty dict of them. */
+/* A type given as an argument (types.unicode_type, types.UniTuple(types.int64, 2), np.float64). */
+static Type *type_argument(Infer *c, Instr *t)
+{
+    return t->op == OP_CONST && t->cst->kind == K_TYPE ? ty_parse(t->cst->name) : infer_dtype_of(c, t);
+}
+
+/* pyjit.typed.Dict.empty(key_type, value_type): an empty dict of them. */
 static Type *typed_empty_call(Infer *c, Instr *in, Args *a)
 {
     if (!want_args(c, in, a, 2, 2))
         return NULL;
-    Type *k = infer_dtype_of(c, a->pos[0]), *v = infer_dtype_of(c, a->pos[1]);
-    if (!k || !v || ty_is_complex(k) || k->kind == TY_FLOAT16)
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "Dict.empty() in compiled code takes a real "
-                          "number type for the keys and a number type for the values "
-                          "(types.int64, types.float64, ...); make other dicts with {}");
+    Type *k = type_argument(c, a->pos[0]), *v = type_argument(c, a->pos[1]);
+    if (!k || !v || !infer_table_types_ok(k, v))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "Dict.empty() in compiled code takes key "
+                          "types of real numbers, strings (types.unicode_type) and tuples of "
+                          "them, and value types of numbers, strings, arrays, tuples and "
+                          "containers; not %s and %s", k ? infer_type_name(k) : "that key type",
+                          v ? infer_type_name(v) : "that value type");
     if (c->pi->prog->gpu)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "dicts are not supported in GPU kernels");
     if (c->rewrite) {
@@ -943,7 +951,7 @@ static Type *typed_list_new(Infer *c, Instr *in, Builtin bi, Args *a)
         if (a->npos == 2 && a->pos[1] && !is_integral(a->pos[1]->type))
             return arg_error(c, in, a, 1, "an int (the room to allocate)");
         Instr *t = a->pos[0];
-        item = t->op == OP_CONST && t->cst->kind == K_TYPE ? ty_parse(t->cst->name) : infer_dtype_of(c, t);
+        item = type_argument(c, t);
         if (!item || !infer_is_runtime(item) || item->kind == TY_NONE)
             return arg_error(c, in, a, 0, "an item type (types.float64, types.int64[:], "
                              "types.UniTuple(types.int64, 2), ...)");

@@ -441,8 +441,29 @@ def test_typed_dict_empty_in_compiled_code():
 
     got = make(3)
     assert isinstance(got, Dict) and got == {0: 0.0, 1: 7.0, 2: 1.0}
-    with pytest.raises(errors.UnsupportedError, match="real number type for the keys"):
+    with pytest.raises(errors.UnsupportedError, match="not complex128 and int64"):
         pyjit.njit(lambda: len(Dict.empty(key_type=types.complex128, value_type=types.int64)))()
+
+
+_PAIR = types.UniTuple(types.int64, 2)
+_FLOATS = types.float64[:]
+
+
+def test_typed_dict_empty_of_strings_tuples_and_arrays():
+    """Numba's documented dicts of str keys, of tuple keys with array values, of str values."""
+    def make(s):
+        counts = Dict.empty(types.unicode_type, types.int64)
+        for i, c in enumerate(s):
+            counts[c] = counts.get(c, 0) + i
+        arrays = Dict.empty(key_type=_PAIR, value_type=_FLOATS)
+        arrays[(1, 2)] = np.arange(3.0)
+        names = Dict.empty(types.int64, types.unicode_type)
+        names[3] = s[:2]
+        return counts, arrays[(1, 2)].sum(), names[3], "z" in counts
+
+    counts, total, name, has_z = pyjit.njit(make)("banana")
+    assert dict(counts) == {"b": 0, "a": 9, "n": 6} and total == 3.0
+    assert name == "ba" and not has_z
 
 
 def test_typed_dict_empty_takes_types_from_the_first_item():

@@ -623,3 +623,10 @@ def test_mean_of_empty_and_complex(dtype, n):
         want = np.mean(a)
     got = njit(lambda x: x.mean())(a)
     np.testing.assert_allclose(got, want, rtol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("a", [np.arange(4), np.arange(6.0).reshape(2, 3),
+                               np.arange(8).reshape(2, 2, 2), np.zeros((0, 3)), np.arange(6)[::2],
+                               np.arange(6.0).reshape(2, 3).T, np.array(5.0), np.array([True])])
+def test_tolist(a):
+    assert njit(lambda x: x.tolist())(a) == a.tolist()

@@ -96,7 +96,7 @@ METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
         "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__",
         "_sort_by_key", "_sort_items")),
-    "numpy_shape": ("method.array.flatten", "method.array.item"),
+    "numpy_shape": ("method.array.flatten", "method.array.item", "method.array.tolist"),
     "numpy_math": ("method.array.cumprod",),
     "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze"),
     "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),

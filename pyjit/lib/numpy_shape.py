@@ -391,3 +391,19 @@ def _item(a, i=None):
             raise ValueError("can only convert an array of size 1 to a Python scalar")
         return a.flat[0]
     return impl
+
+
+@overload_method(types.Array, "tolist")
+def _tolist(a):
+    """a.tolist(): a list of the items (1-d), of such lists (2-d), ..., as NumPy's, the items
+    as the array's scalars (Numba's: NumPy's would give Python numbers); a 0-d array's item."""
+    if a.ndim == 0:
+        return lambda a: a[()]
+    if a.ndim == 1:
+        return lambda a: [x for x in a]
+    if a.ndim == 2:
+        return lambda a: [[x for x in row] for row in a]
+    if a.ndim == 3:
+        return lambda a: [[[x for x in row] for row in plane] for plane in a]
+    raise TypeError(f"a.tolist() of a {a.ndim}-d array: compiled code makes the nested lists "
+                    "of arrays of 1 to 3 dimensions")
