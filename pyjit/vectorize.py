@@ -193,6 +193,8 @@ def _build_ufunc(func, sigs, opts, identity, parallel):
     done = {}
     for sig in sigs:
         _add_scalar_signature("vectorize", ufunc, kernel, sig, nin, parallel, opts, done)
+    from . import _ufunc_calls
+    _ufunc_calls.register(ufunc, kernel, nin, _ufunc_calls.typed_loop(ufunc), func.__name__)
     return ufunc
 
 
@@ -210,6 +212,9 @@ class DUFunc:
         self.ufunc = _new_ufunc(func, self._nin, 1, identity)
         self._done = {}
         functools.update_wrapper(self, self.py_func)
+        from . import _ufunc_calls
+        _ufunc_calls.register(self, self._kernel, self._nin,
+                              _ufunc_calls.dynamic_loop(self._kernel, "vectorize"), self.__name__)
 
     nin = property(lambda self: self.ufunc.nin)
     nout = property(lambda self: self.ufunc.nout)

@@ -1,0 +1,139 @@
+"""Calls of @vectorize ufuncs from compiled code (Numba's ufuncs are callable in @njit functions).
+
+Each ufunc pyjit.vectorize makes gets an overload, as users write them: on scalars its kernel,
+with the arguments cast to the loop NumPy would pick; on arrays a loop over the broadcast shape
+of the arguments (NumPy's broadcasting, ValueError where the shapes do not broadcast) storing the
+kernel's results into a new array of the loop's result dtype, or into `out`. The source of that
+loop depends on the arguments' dimensions only, and is generated for them.
+"""
+import numpy as np
+
+from . import types
+from .extending import overload
+
+_ORDER = "b?iufc"   # the kinds a weak Python scalar may be cast up through
+
+
+def _dtype(t):
+    return np.dtype(t.dtype.name if isinstance(t, types.Array) else t.name)
+
+
+def _castable(t, to):
+    """Whether an argument of type t goes into a loop taking dtype `to` (NumPy's safe casting;
+    a Python number casts within and above its kind, as NumPy 2's weak promotion lets it)."""
+    if isinstance(t, types.Array) or not types.is_weak(t):
+        return np.can_cast(_dtype(t), to, "safe")
+    kind = _dtype(t).kind
+    return _ORDER.index(to.kind if to.kind in _ORDER else "c") >= _ORDER.index(kind)
+
+
+def typed_loop(ufunc):
+    """For a ufunc with fixed loops: the first loop (NumPy's order) every argument casts to."""
+    def choose(args):
+        for spec in ufunc.types:
+            ins, outs = spec.split("->")
+            dts = [np.dtype(c) for c in ins]
+            if all(_castable(t, d) for t, d in zip(args, dts)):
+                return dts, np.dtype(outs[0])
+        return None
+    return choose
+
+
+def dynamic_loop(kernel, who):
+    """For a DUFunc: a loop of the arguments' own dtypes, its result what the kernel returns."""
+    from .vectorize import _kernel_return, _scalar_of
+
+    def choose(args):
+        dts = [_dtype(t) for t in args]
+        scalars = tuple(_scalar_of(d) for d in dts)
+        ret = _kernel_return(who, kernel, scalars, str(tuple(str(d) for d in dts)))
+        return dts, np.dtype(ret.name)
+    return choose
+
+
+def _given(x):
+    return x is not None and not isinstance(x, (types.NoneType, types.Omitted))
+
+
+def _array_loop(nin, ndims, has_out):
+    """Source of the loop over the broadcast shape of arguments of these dimensions (0 for a
+    scalar); the kernel, the argument types T0.. and the result type R are its globals."""
+    nd = max(ndims)
+    params = ", ".join(f"a{i}" for i in range(nin))
+    lines = [f"def impl({params}, out=None):"]
+    for k in range(nd):
+        lines.append(f"    d{k} = 1")
+        for i, n in enumerate(ndims):
+            j = k - (nd - n)
+            if n and j >= 0:
+                lines += [f"    n = a{i}.shape[{j}]",
+                          f"    if n != 1:",
+                          f"        if d{k} != 1 and d{k} != n:",
+                          f"            raise ValueError('operands could not be broadcast "
+                          f"together')",
+                          f"        d{k} = n"]
+    shape = "(" + "".join(f"d{k}, " for k in range(nd)) + ")"
+    if has_out:
+        lines += [f"    if out.shape != {shape}:",
+                  "        raise ValueError('non-broadcastable output operand')",
+                  "    res = out"]
+    else:
+        lines.append(f"    res = np.empty({shape}, dtype=R)")
+    indent = "    "
+    for k in range(nd):
+        lines.append(f"{indent}for i{k} in range(d{k}):")
+        indent += "    "
+    operands = []
+    for i, n in enumerate(ndims):
+        if n == 0:
+            operands.append(f"T{i}(a{i})")
+            continue
+        index = ", ".join(
+            f"(i{k} if a{i}.shape[{j}] != 1 else 0)"
+            for j, k in ((j, j + nd - n) for j in range(n)))
+        operands.append(f"T{i}(a{i}[{index},])")
+    lines.append(f"{indent}res[{', '.join(f'i{k}' for k in range(nd))},] = "
+                 f"R(kernel({', '.join(operands)}))")
+    lines.append("    return res")
+    return "\n".join(lines) + "\n"
+
+
+def _scalar_call(nin):
+    params = ", ".join(f"a{i}" for i in range(nin))
+    args = ", ".join(f"T{i}(a{i})" for i in range(nin))
+    return f"def impl({params}, out=None):\n    return R(kernel({args}))\n"
+
+
+def register(obj, kernel, nin, choose_loop, name):
+    """Makes obj (a np.ufunc or DUFunc) callable from compiled code: obj(a0, ..., out=None)."""
+    params = ", ".join(f"a{i}" for i in range(nin))
+
+    def typing(*args):
+        ins, out = args[:nin], args[nin] if len(args) > nin else None
+        if not all(isinstance(t, (types.Array, types.Number, types.Boolean)) for t in ins):
+            return None
+        loop = choose_loop(ins)
+        if loop is None:
+            raise TypeError(f"ufunc '{name}' has no loop for the argument types "
+                            f"({', '.join(str(t) for t in ins)})")
+        dts, ret = loop
+        ndims = [t.ndim if isinstance(t, types.Array) else 0 for t in ins]
+        has_out = _given(out)
+        if has_out and not isinstance(out, types.Array):
+            raise TypeError(f"ufunc '{name}': out must be an array, not {out}")
+        if has_out:
+            ret = _dtype(out)
+        elif max(ndims) == 0:
+            source = _scalar_call(nin)
+        if has_out or max(ndims) > 0:
+            source = _array_loop(nin, ndims, has_out)
+        ns = {"np": np, "kernel": kernel, "R": ret.type}
+        ns.update((f"T{i}", d.type) for i, d in enumerate(dts))
+        exec(compile(source, f"<pyjit ufunc call {name}>", "exec"), ns)  # noqa: S102
+        return ns["impl"]
+
+    ns = {"typing": typing}
+    exec(f"def ufunc_call({params}, out=None):\n"  # noqa: S102
+         f"    return typing({params}, out)\n", ns)
+    ns["ufunc_call"].__qualname__ = f"{name}.ufunc_call"
+    overload(obj, strict=False)(ns["ufunc_call"])

@@ -1,0 +1,81 @@
+"""@vectorize ufuncs called from compiled code, as Numba allows: on scalars, on arrays of any
+dimensions with NumPy's broadcasting, with out=, the loop NumPy would pick for typed ufuncs and
+the arguments' own dtypes for dynamic ones; each result compared with the ufunc called from
+Python (NumPy running pyjit's loops)."""
+import numpy as np
+import pytest
+
+from pyjit import errors, float32, float64, int64, njit, vectorize
+
+
+@vectorize([float32(float32, float32), float64(float64, float64)])
+def rel_diff(a, b):
+    return abs(a - b) / (abs(a) + abs(b) + 1)
+
+
+@vectorize
+def affine(x, k):
+    return x * k + 1
+
+
+@vectorize([int64(int64)])
+def collatz_steps(n):
+    steps = 0
+    while n > 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def _check(f, *args):
+    got = njit(f)(*args)
+    want = f(*args)
+    if isinstance(want, np.ndarray):
+        assert isinstance(got, np.ndarray) and got.dtype == want.dtype, (got, want)
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    else:
+        assert got == pytest.approx(want, rel=1e-6)
+
+
+rng = np.random.default_rng(3)
+A = rng.normal(size=(4, 5))
+CASES = [
+    (A, A), (A, A[0]), (A[:, :1], A[0]), (A[:, ::2], 2.5), (1.5, A.T), (2.0, -1.0),
+    (A.astype(np.float32), A[0].astype(np.float32)), (A.astype(np.float32), 2.0),
+    (np.arange(6).reshape(2, 3), np.arange(3)), (np.zeros((0, 3)), np.ones(3)),
+    (rng.normal(size=(2, 1, 3)), rng.normal(size=(4, 1))),
+]
+
+
+@pytest.mark.parametrize("a, b", CASES, ids=range(len(CASES)))
+def test_typed_ufunc_broadcasts_and_picks_numpys_loop(a, b):
+    _check(lambda x, y: rel_diff(x, y), a, b)
+
+
+@pytest.mark.parametrize("a, b", CASES, ids=range(len(CASES)))
+def test_dynamic_ufunc_compiles_for_the_arguments(a, b):
+    _check(lambda x, y: affine(x, y), a, b)
+
+
+def test_out_argument_and_integer_loops():
+    def into(a, out):
+        collatz_steps(a, out)
+        return out
+
+    a = np.arange(1, 30)
+    np.testing.assert_array_equal(njit(into)(a, np.empty_like(a)), collatz_steps(a))
+
+    def keyword(a, b):
+        out = np.zeros((3, 4))
+        rel_diff(a, b, out=out)
+        return out
+    _check(keyword, A[:3, :4], 1.0)
+
+
+def test_bad_calls_say_why():
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        njit(lambda a, b: rel_diff(a, b))(np.ones(3), np.ones(4))
+    with pytest.raises(errors.TypingError, match="no loop for the argument types"):
+        njit(lambda a: collatz_steps(a))(np.ones(3))
+    with pytest.raises(ValueError, match="non-broadcastable output"):
+        njit(lambda a: collatz_steps(a, np.empty(2, np.int64)))(np.arange(3))
