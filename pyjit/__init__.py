@@ -82,9 +82,7 @@ _NOT_OFFERED = {
     "gdb_breakpoint": "use breakpoint() under PYJIT_DISABLE_JIT=1 (or in the GPU simulator)",
     "generated_jit": "Numba removed it in 0.59; write a typing function with "
                      "pyjit.extending.overload, which chooses an implementation by argument types",
-    "stencil": "@stencil is not implemented yet: write the loop (with prange under "
-               "parallel=True)",
-    "stencils": "@stencil is not implemented yet: write the loop",
+    "stencils": "Numba's internal module; @stencil is pyjit.stencil",
     "pndindex": "not implemented yet: iterate with nested prange/range loops",
     "literally": "pyjit does not dispatch on literal values: pass the value as a constant or a "
                  "global",
@@ -108,6 +106,9 @@ _NOT_OFFERED = {
 
 
 def __getattr__(name):
+    if name == "stencil":   # imported on first use (it reads kernels' source with ast)
+        from ._stencil import stencil
+        return stencil
     if name in _SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
