@@ -137,3 +137,88 @@ def register(obj, kernel, nin, choose_loop, name):
          f"    return typing({params}, out)\n", ns)
     ns["ufunc_call"].__qualname__ = f"{name}.ufunc_call"
     overload(obj, strict=False)(ns["ufunc_call"])
+
+
+# ---- generalized ufuncs (@guvectorize): every operand given, outputs included ----
+
+def _gufunc_loop(cores, nin, ndims):
+    """Source of the loop of a gufunc call: over the broadcast of the operands' loop dimensions
+    (those before their core ones), the kernel called on the core parts; a scalar output is
+    handed over as a 1-element view, as the kernel writes out[0]."""
+    n = len(cores)
+    loops = [nd - len(core) for nd, core in zip(ndims, cores)]
+    nl = max(loops)
+    params = ", ".join(f"a{i}" for i in range(n))
+    lines = [f"def impl({params}):"]
+    sizes = {}
+    for i, core in enumerate(cores):   # a core dimension's name is one size across operands
+        for j, letter in enumerate(core):
+            axis = loops[i] + j
+            if letter in sizes:
+                lines += [f"    if a{i}.shape[{axis}] != {sizes[letter]}:",
+                          f"        raise ValueError('gufunc: core dimension {letter} differs "
+                          f"between operands')"]
+            else:
+                sizes[letter] = f"a{i}.shape[{axis}]"
+    for k in range(nl):
+        lines.append(f"    d{k} = 1")
+        for i, li in enumerate(loops):
+            j = k - (nl - li)
+            if j >= 0:
+                lines += [f"    n = a{i}.shape[{j}]",
+                          "    if n != 1:",
+                          f"        if d{k} != 1 and d{k} != n:",
+                          "            raise ValueError('operands could not be broadcast "
+                          "together')",
+                          f"        d{k} = n"]
+    for i in range(nin, n):   # outputs span the whole loop
+        if loops[i] != nl:
+            lines += ["    raise ValueError('gufunc: an output must have every loop dimension')"]
+    indent = "    "
+    for k in range(nl):
+        lines.append(f"{indent}for i{k} in range(d{k}):")
+        indent += "    "
+    operands = []
+    for i, (li, core) in enumerate(zip(loops, cores)):
+        index = [f"(i{j + nl - li} if a{i}.shape[{j}] != 1 else 0)" for j in range(li)]
+        if i >= nin and not core:   # a scalar output: a 1-element view of its place
+            if li == 0:
+                operands.append(f"a{i}.reshape(1)")
+                continue
+            last = f"i{nl - 1}"
+            operands.append(f"a{i}[{', '.join(index[:-1] + [f'{last}:{last} + 1'])},]")
+        elif li == 0:
+            operands.append(f"a{i}")
+        else:
+            operands.append(f"a{i}[{', '.join(index)},]")
+    lines.append(f"{indent}kernel({', '.join(operands)})")
+    return "\n".join(lines) + "\n"
+
+
+def register_gufunc(obj, kernel, cores, nin, name):
+    """Makes obj (a generalized np.ufunc or GUFunc) callable from compiled code with all its
+    operands, outputs included (Numba's rule for gufuncs called from compiled code)."""
+    n = len(cores)
+    params = ", ".join(f"a{i}" for i in range(n))
+
+    def typing(*args):
+        if not all(isinstance(t, (types.Array, types.Number, types.Boolean)) for t in args):
+            return None
+        ndims = [t.ndim if isinstance(t, types.Array) else 0 for t in args]
+        for i, (nd, core) in enumerate(zip(ndims, cores)):
+            if i >= nin and not isinstance(args[i], types.Array):
+                raise TypeError(f"gufunc '{name}': output operand {i} must be an array, "
+                                f"not {args[i]}")
+            if nd < len(core):
+                raise TypeError(f"gufunc '{name}': operand {i} has {nd} dimensions, fewer than "
+                                f"its core dimensions {core} need")
+        ns = {"kernel": kernel}
+        exec(compile(_gufunc_loop(cores, nin, ndims), f"<pyjit gufunc call {name}>", "exec"),
+             ns)  # noqa: S102
+        return ns["impl"]
+
+    ns = {"typing": typing}
+    exec(f"def gufunc_call({params}):\n"  # noqa: S102
+         f"    return typing({params})\n", ns)
+    ns["gufunc_call"].__qualname__ = f"{name}.gufunc_call"
+    overload(obj, strict=False)(ns["gufunc_call"])

@@ -404,6 +404,8 @@ class GUFunc:
         self.ufunc = _new_ufunc(func, self._nin, self._nout, identity, layout)
         self._done = {}
         functools.update_wrapper(self, self.py_func)
+        from . import _ufunc_calls
+        _ufunc_calls.register_gufunc(self, self._kernel, self._cores, self._nin, self.__name__)
 
     nin = property(lambda self: self.ufunc.nin)
     nout = property(lambda self: self.ufunc.nout)
@@ -470,6 +472,8 @@ def guvectorize(*args, **kws):
         done = {}
         for sig in sigs:
             _add_gu_signature(ufunc, kernel, sig, ins + outs, len(ins), parallel, opts, done)
+        from . import _ufunc_calls
+        _ufunc_calls.register_gufunc(ufunc, kernel, ins + outs, len(ins), func.__name__)
         return ufunc
     return decorate
 

@@ -79,3 +79,89 @@ def test_bad_calls_say_why():
         njit(lambda a: collatz_steps(a))(np.ones(3))
     with pytest.raises(ValueError, match="non-broadcastable output"):
         njit(lambda a: collatz_steps(a, np.empty(2, np.int64)))(np.arange(3))
+
+
+# ---- @guvectorize called from compiled code, every operand given (Numba's rule) ----
+
+from pyjit import guvectorize  # noqa: E402
+
+
+@guvectorize(["void(float64[:], float64[:])"], "(n)->(n)")
+def running_sum(a, out):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i]
+        out[i] = s
+
+
+@guvectorize(["void(float64[:, :], float64[:], float64[:])"], "(m,n),(n)->(m)")
+def matvec(m, v, out):
+    for i in range(m.shape[0]):
+        s = 0.0
+        for j in range(m.shape[1]):
+            s += m[i, j] * v[j]
+        out[i] = s
+
+
+@guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->()")
+def scaled_norm(a, k, out):
+    s = 0.0
+    for x in a:
+        s += x * x
+    out[0] = k * s ** 0.5
+
+
+@guvectorize("(n),()->(n)")
+def shifted(a, k, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] + k
+
+
+G = np.random.default_rng(9).normal(size=(3, 4, 5))
+
+
+def test_gufuncs_from_compiled_code():
+    def sums(a):
+        out = np.empty_like(a)
+        running_sum(a, out)
+        return out
+
+    def products(m, v):
+        out = np.empty(m.shape[:-1])
+        matvec(m, v, out)
+        return out
+
+    def norms(a, k):
+        out = np.empty(a.shape[:-1])
+        scaled_norm(a, k, out)
+        return out
+
+    def shifts(a, k):
+        out = np.empty_like(a)
+        shifted(a, k, out)
+        return out
+
+    for a in (G, G[0], G[:, ::2, 1:], G[0, 0]):
+        np.testing.assert_allclose(njit(sums)(a), running_sum(a))
+        np.testing.assert_allclose(njit(norms)(a, 2.0), scaled_norm(a, 2.0))
+        want = np.empty_like(a)
+        shifted(a, 1.5, want)   # a dynamic gufunc takes its outputs from Python too
+        np.testing.assert_allclose(njit(shifts)(a, 1.5), want)
+    np.testing.assert_allclose(njit(products)(G, G[0, 0]), matvec(G, G[0, 0]))
+
+    def into(m, v, out):
+        matvec(m, v, out)
+        return out
+    want = matvec(G[0], G[:, 0])     # the loop dimension from v alone: (3, 4)
+    np.testing.assert_allclose(njit(into)(G[0], G[:, 0], np.empty_like(want)), want)
+
+
+def test_gufunc_calls_check_their_operands():
+    def products(m, v):
+        out = np.empty(m.shape[0])
+        matvec(m, v, out)
+        return out
+    with pytest.raises(ValueError, match="core dimension n differs"):
+        njit(products)(G[0], np.ones(3))
+    with pytest.raises(errors.TypingError, match="fewer than its core dimensions"):
+        njit(lambda v: matvec(v, v, v))(np.ones(3))
