@@ -57,7 +57,10 @@ typedef struct Infer {
 /* infer_calls.c: a BINOP or COMPARE of a set or dict as a call of its method's library overload
  * (method.set.__or__, ...: pyjit/lib/dicts.py), the left operand the receiver. */
 Type *infer_operator_method(Infer *c, Instr *in, const char *method);
+/* infer_calls.c: a BINOP or COMPARE with the user's overload(operator.add) (...) implementing
+ * it; *found false when there is none, or every one declines. */
 Type *infer_operator_overload(Infer *c, Instr *in, bool *found);
+/* infer.c: whether a dict of keys kt and values vt (a set: vt NULL) can be made. */
 bool infer_table_types_ok(const Type *kt, const Type *vt);
 Type *infer_attribute_overload(Infer *c, Instr *in, bool *found);
 /* infer.c */

@@ -884,7 +884,6 @@ static bool is_zip_marker(const Type *over)
     return over->kind == TY_TUPLE && over->tuple.n > 0 && over->tuple.items[0]->kind == TY_ITER;
 }
 
-
 Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs)
 {
     if (nargs < 1 || (!zip && nargs > 2))
@@ -902,7 +901,8 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
                   (!zip && t->kind == TY_ITER && is_zip_marker(t->iter.over));
         if (!ok)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() over %s is not supported (arrays, "
-                              "lists, strings, ranges and tuples of one item type are)", zip ? "zip" : "enumerate", infer_type_name(t));
+                              "lists, strings, ranges and tuples of one item type are)",
+                              zip ? "zip" : "enumerate", infer_type_name(t));
         iters[i] = ty_iter(t);
     }
     if (!zip && nargs == 2 && !ty_is_int(args[1]->type) && args[1]->type->kind != TY_BOOL)

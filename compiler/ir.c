@@ -130,8 +130,12 @@ static bool fold_binop(BinOp op, int64_t a, int64_t b, int64_t *out)
     case BIN_POW:
         if (b < 0)
             return false;
+        if (a == 0 || a == 1 || a == -1) {   /* any exponent, without a loop that long */
+            *out = b == 0 ? 1 : a == -1 ? (b % 2 ? -1 : 1) : a;
+            return true;
+        }
         *out = 1;
-        for (int64_t k = 0; k < b; k++)
+        for (int64_t k = 0; k < b; k++)   /* |a| >= 2: overflows within 64 steps */
             if (__builtin_mul_overflow(*out, a, out))
                 return false;
         return true;

@@ -317,6 +317,8 @@ LLVMValueRef lower_device_string(Lower *L, const char *s, const char *name)
 {
     size_t n = strlen(s) + 1, padded = (n + 7) & ~(size_t)7;
     char *buf = calloc(padded, 1);
+    if (!buf)   /* unpadded: the message is still right, only its last read may fail */
+        return LLVMBuildGlobalStringPtr(L->b, s, name);
     memcpy(buf, s, n);
     LLVMValueRef init = LLVMConstStringInContext(L->ctx, buf, (unsigned)padded, 1);
     free(buf);
