@@ -55,25 +55,27 @@ def _given(x):
     return x is not None and not isinstance(x, (types.NoneType, types.Omitted))
 
 
-def _array_loop(nin, ndims, has_out):
+def _array_loop(nin, ndims, out_ndim):
     """Source of the loop over the broadcast shape of arguments of these dimensions (0 for a
-    scalar); the kernel, the argument types T0.. and the result type R are its globals."""
-    nd = max(ndims)
-    params = ", ".join(f"a{i}" for i in range(nin))
-    lines = [f"def impl({params}, out=None):"]
+    scalar), and of out when out_ndim is not None (the inputs broadcast up to its shape, as
+    NumPy's); the kernel, the argument types T0.. and the result type R are its globals."""
+    names = [f"a{i}" for i in range(nin)] + (["out"] if out_ndim is not None else [])
+    dims = list(ndims) + ([out_ndim] if out_ndim is not None else [])
+    nd = max(dims)
+    lines = [f"def impl({', '.join(names[:nin])}, out=None):"]
     for k in range(nd):
         lines.append(f"    d{k} = 1")
-        for i, n in enumerate(ndims):
+        for name, n in zip(names, dims):
             j = k - (nd - n)
             if n and j >= 0:
-                lines += [f"    n = a{i}.shape[{j}]",
-                          f"    if n != 1:",
+                lines += [f"    n = {name}.shape[{j}]",
+                          "    if n != 1:",
                           f"        if d{k} != 1 and d{k} != n:",
-                          f"            raise ValueError('operands could not be broadcast "
-                          f"together')",
+                          "            raise ValueError('operands could not be broadcast "
+                          "together')",
                           f"        d{k} = n"]
     shape = "(" + "".join(f"d{k}, " for k in range(nd)) + ")"
-    if has_out:
+    if out_ndim is not None:
         lines += [f"    if out.shape != {shape}:",
                   "        raise ValueError('non-broadcastable output operand')",
                   "    res = out"]
@@ -92,8 +94,8 @@ def _array_loop(nin, ndims, has_out):
             f"(i{k} if a{i}.shape[{j}] != 1 else 0)"
             for j, k in ((j, j + nd - n) for j in range(n)))
         operands.append(f"T{i}(a{i}[{index},])")
-    lines.append(f"{indent}res[{', '.join(f'i{k}' for k in range(nd))},] = "
-                 f"R(kernel({', '.join(operands)}))")
+    where = f"[{', '.join(f'i{k}' for k in range(nd))},]" if nd else "[()]"
+    lines.append(f"{indent}res{where} = R(kernel({', '.join(operands)}))")
     lines.append("    return res")
     return "\n".join(lines) + "\n"
 
@@ -123,10 +125,11 @@ def register(obj, kernel, nin, choose_loop, name):
             raise TypeError(f"ufunc '{name}': out must be an array, not {out}")
         if has_out:
             ret = _dtype(out)
+            source = _array_loop(nin, ndims, out.ndim)
         elif max(ndims) == 0:
             source = _scalar_call(nin)
-        if has_out or max(ndims) > 0:
-            source = _array_loop(nin, ndims, has_out)
+        else:
+            source = _array_loop(nin, ndims, None)
         ns = {"np": np, "kernel": kernel, "R": ret.type}
         ns.update((f"T{i}", d.type) for i, d in enumerate(dts))
         exec(compile(source, f"<pyjit ufunc call {name}>", "exec"), ns)  # noqa: S102

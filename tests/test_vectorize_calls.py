@@ -77,8 +77,10 @@ def test_bad_calls_say_why():
         njit(lambda a, b: rel_diff(a, b))(np.ones(3), np.ones(4))
     with pytest.raises(errors.TypingError, match="no loop for the argument types"):
         njit(lambda a: collatz_steps(a))(np.ones(3))
-    with pytest.raises(ValueError, match="non-broadcastable output"):
+    with pytest.raises(ValueError, match="could not be broadcast"):
         njit(lambda a: collatz_steps(a, np.empty(2, np.int64)))(np.arange(3))
+    with pytest.raises(ValueError, match="non-broadcastable output"):
+        njit(lambda a: collatz_steps(a, np.empty(3, np.int64)))(np.arange(6).reshape(2, 3))
 
 
 # ---- @guvectorize called from compiled code, every operand given (Numba's rule) ----
@@ -165,3 +167,13 @@ def test_gufunc_calls_check_their_operands():
         njit(products)(G[0], np.ones(3))
     with pytest.raises(errors.TypingError, match="fewer than its core dimensions"):
         njit(lambda v: matvec(v, v, v))(np.ones(3))
+
+
+def test_inputs_broadcast_up_to_out():
+    def fill(x, out):
+        rel_diff(x, 1.0, out)
+        return out
+    for x, shape in ((2.0, (3,)), (np.arange(3.0), (2, 3)), (np.float64(0.5), ())):
+        want = np.empty(shape)
+        rel_diff(x, 1.0, want)
+        np.testing.assert_allclose(njit(fill)(x, np.empty(shape)), want)
