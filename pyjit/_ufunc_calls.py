@@ -63,6 +63,9 @@ def _array_loop(nin, ndims, out_ndim):
     dims = list(ndims) + ([out_ndim] if out_ndim is not None else [])
     nd = max(dims)
     lines = [f"def impl({', '.join(names[:nin])}, out=None):"]
+    if out_ndim is not None and out_ndim < nd:   # fewer axes than the inputs broadcast to
+        lines.append("    raise ValueError('non-broadcastable output operand')")
+        return "\n".join(lines) + "\n"
     for k in range(nd):
         lines.append(f"    d{k} = 1")
         for name, n in zip(names, dims):
