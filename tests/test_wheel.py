@@ -106,8 +106,11 @@ def _installed_python(built, code):
 
 def test_sdist_holds_the_package(built):
     """Every module of the package comes through sdist and wheel."""
-    tracked = _run(["git", "-C", ROOT, "ls-files", "pyjit"]).split()
-    expected = set(filter(lambda p: p.endswith(".py"), tracked))
+    expected = set()
+    for folder, _, files in os.walk(os.path.join(ROOT, "pyjit")):
+        for name in files:
+            if name.endswith(".py"):
+                expected.add(os.path.relpath(os.path.join(folder, name), ROOT))
     with tarfile.open(built["sdist"]) as tar:      # names under pyjit-<version>/
         in_sdist = set(map(lambda n: n.partition("/")[2], tar.getnames()))
     with zipfile.ZipFile(built["wheel"]) as whl:
