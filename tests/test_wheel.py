@@ -17,6 +17,7 @@ import tarfile
 import textwrap
 import zipfile
 
+import numpy
 import pytest
 
 pytestmark = pytest.mark.slow
@@ -69,12 +70,10 @@ def _build(out):
     wheel = _only(house, ".whl")
     _run([py, "-m", "venv", env_dir], env=env)
     env_py = os.path.join(env_dir, "bin", "python")
-    import numpy
     _run([env_py, "-m", "pip", "install", "-q", "--disable-pip-version-check",
           f"numpy=={numpy.__version__}", wheel], env=env)
     site = _run([env_py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).strip()
-    return {"sdist": sdist, "raw_wheel": _only(dist, ".whl"), "wheel": wheel, "python": env_py,
-            "site": site, "tools": tools}
+    return {"sdist": sdist, "wheel": wheel, "python": env_py, "site": site, "tools": tools}
 
 
 @pytest.fixture(scope="session")
@@ -99,7 +98,7 @@ def _module(built):
 
 
 def _installed_python(built, code):
-    """Runs code in the fresh environment, from an empty folder, with no PYTHONPATH."""
+    """Runs code in the fresh environment, from its bin folder (no pyjit there), with no PYTHONPATH."""
     return _run([built["python"], "-c", textwrap.dedent(code)], timeout=300,
                 cwd=os.path.dirname(built["python"]), env=_clean_env())
 
