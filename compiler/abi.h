@@ -157,6 +157,24 @@ typedef struct AbiKernelFault {
 } AbiKernelFault;
 #define ABI_FAULT_GLOBAL "pj_fault_record"
 
+/* A simulated GPU thread under PYJIT_SIMULATOR=cpu (simulator/): a kernel compiled for the CPU
+ * takes it where other code takes its ExcInfo, so the ExcInfo comes first and every function of
+ * the kernel reaches the thread's indices through the pointer it already passes down
+ * (compiler/lower_sim.c reads the fields at these offsets: simulator/sim.c checks them). */
+typedef struct AbiSimThread {
+    ExcInfo exc;
+    int32_t tid[3], ctaid[3], ntid[3], nctaid[3];
+    char *shared;           /* the block's static shared memory */
+    char *dynshared;        /* the block's dynamic shared memory (the launch's sharedmem bytes) */
+    int64_t dynbytes;
+    void *fiber;            /* simulator/: the thread's fiber, NULL when its block runs as a loop */
+} AbiSimThread;
+/* The block function lowering adds to a simulated kernel (symbol__simblock):
+ *   int32 f(void **args, AbiSimThread *t, int32 one)
+ * one = 0: runs every thread of t's block in order (t's tid is ignored); one = 1: runs thread
+ * t->tid only. On ABI_STATUS_ERROR, t holds the failing thread's exception and tid. */
+typedef int32_t (*AbiSimBlock)(void **args, AbiSimThread *t, int32_t one);
+
 /* Every compiled function has two entry points.
  *  - The native one, used by compiled callers:
  *      int32 name(RetT *ret, ExcInfo *exc, Arg0 a0, Arg1 a1, ...)

@@ -50,6 +50,8 @@ static LLVMValueRef sreg_axis(Lower *L, int kind, int axis)
 /* A special register named by the fn column: "tid.x" ... "nctaid.z", "laneid", "lanemask_lt". */
 LLVMValueRef lower_bi_sreg(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_sreg(L, in, bi);
     static const char *const kinds[4] = {"tid.", "ctaid.", "ntid.", "nctaid."};
     const char *name = ir_builtin_fn(bi);
     (void)in;
@@ -150,6 +152,15 @@ static LLVMValueRef generic_ptr(Lower *L, LLVMValueRef g)
 /* The static shared memory of a block, as the simulator's MAX_SHARED_BYTES. */
 #define GPU_MAX_SHARED_BYTES (48 * 1024)
 
+/* A shared array of the CPU simulator: its block's memory (n = 0: the dynamic part). */
+static LLVMValueRef sim_shared_array(Lower *L, Instr *in, int64_t *shape, int64_t n)
+{
+    LLVMValueRef len = NULL;
+    LLVMValueRef data = lower_sim_shared(L, n, ty_itemsize(in->type->array.dtype), &len);
+    int64_t ones[ABI_MAX_NDIM] = {1, 1, 1, 1, 1, 1, 1, 1};
+    return data ? c_array(L, in->type, data, n == 0 ? ones : shape, len) : NULL;
+}
+
 static LLVMValueRef shared_array(Lower *L, Instr *in, int64_t *shape, int nd)
 {
     Type *dt = in->type->array.dtype;
@@ -157,6 +168,8 @@ static LLVMValueRef shared_array(Lower *L, Instr *in, int64_t *shape, int nd)
     int64_t n = 1;
     for (int k = 0; k < nd; k++)
         n *= shape[k];
+    if (L->prog->gpu_sim)
+        return sim_shared_array(L, in, shape, n);
     if (n == 0) {   /* dynamic: every dynamic shared array is the one extern block */
         LLVMValueRef g = LLVMGetNamedGlobal(L->mod, "pj_dynshared");
         if (!g) {
@@ -521,17 +534,23 @@ static LLVMValueRef fence(Lower *L, const char *name)
 
 LLVMValueRef lower_bi_fence(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_fence(L, in, bi);
     (void)in;
     return fence(L, ir_builtin_fn(bi));
 }
 
 LLVMValueRef lower_bi_barrier(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_barrier(L, in, bi);
     return barrier_op(L, in, ir_builtin_fn(bi));
 }
 
 LLVMValueRef lower_bi_syncwarp(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_unsupported(L, in, bi);
     LLVMValueRef m = in->nargs ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0xffffffffu, 0);
     call_nvvm(L, ir_builtin_fn(bi), LLVMVoidTypeInContext(L->ctx), &m, 1);
     return LLVMConstNull(L->none_ty);
@@ -539,6 +558,8 @@ LLVMValueRef lower_bi_syncwarp(Lower *L, Instr *in, Builtin bi)
 
 LLVMValueRef lower_bi_grid(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_grid(L, in, bi == BI_GPU_GRIDSIZE);
     return grid_value(L, in, bi == BI_GPU_GRIDSIZE);
 }
 
@@ -555,11 +576,15 @@ LLVMValueRef lower_bi_const_array(Lower *L, Instr *in, Builtin bi)
 
 LLVMValueRef lower_bi_shfl(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_unsupported(L, in, bi);
     return lower_shfl(L, in, ir_builtin_fn(bi));
 }
 
 LLVMValueRef lower_bi_vote(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_unsupported(L, in, bi);
     return lower_vote(L, in, ir_builtin_fn(bi));
 }
 
@@ -568,6 +593,8 @@ LLVMValueRef lower_bi_vote(Lower *L, Instr *in, Builtin bi)
  * returns the predicate, as the {uint32, bool} tuple the call is typed as. */
 LLVMValueRef lower_bi_match(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_unsupported(L, in, bi);
     LLVMBuilderRef B = L->b;
     Type *t = in->args[1]->type;
     LLVMValueRef args[2] = {lower_value(L, in->args[0]), lower_value(L, in->args[1])};
@@ -594,6 +621,8 @@ LLVMValueRef lower_bi_select(Lower *L, Instr *in, Builtin bi)
 /* Inline PTX with one 32-bit result: the fn column is its text. */
 LLVMValueRef lower_bi_asm(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_unsupported(L, in, bi);
     (void)in;
     return inline_asm(L, L->i32, ir_builtin_fn(bi), "=r");
 }
@@ -609,6 +638,8 @@ LLVMValueRef lower_bi_fma(Lower *L, Instr *in, Builtin bi)
 /* One float argument through libdevice: __nv_<fn>, or __nv_<fn>f for float32. */
 LLVMValueRef lower_bi_libdevice(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_unsupported(L, in, bi);
     char name[48];
     LLVMValueRef x = lower_value(L, in->args[0]);
     bool single = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMFloatTypeKind;
@@ -678,6 +709,8 @@ static void grid_sync(Lower *L)
 /* this_grid() is a constant (infer_calls.c: type_gpu_cg); sync() and size are lowered here. */
 LLVMValueRef lower_bi_cg(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_unsupported(L, in, bi);
     (void)in;
     if (bi == BI_GPU_CG_GRID_SYNC) {
         grid_sync(L);
@@ -1060,11 +1093,15 @@ static LLVMValueRef call_with_outputs(Lower *L, Instr *in, Builtin bi, bool retu
 
 LLVMValueRef lower_bi_nv_call(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_unsupported(L, in, bi);
     return call_with_outputs(L, in, bi, true);
 }
 
 /* A void libdevice function whose results are all written through pointers (sincos). */
 LLVMValueRef lower_bi_nv_outputs(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_unsupported(L, in, bi);
     return call_with_outputs(L, in, bi, false);
 }

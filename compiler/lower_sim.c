@@ -1,0 +1,249 @@
+/* lower_sim.c: the kernel language lowered for the CPU (PYJIT_SIMULATOR=cpu, simulator/).
+ *
+ * Inference types a simulated kernel as it types one for the GPU (prog_kernel_code); lowering
+ * is the CPU's, except for the builtins that read or act on the GPU thread. Those are lowered
+ * here, reached from the lower_bi_* handlers of lower_gpu.c:
+ *   - the special registers are loads from the AbiSimThread (abi.h) that every function of the
+ *     kernel receives as its ExcInfo pointer, so device functions need no parameter of their own;
+ *   - static shared arrays are slices of the block's shared memory, at offsets fixed here;
+ *     dynamic ones are the launch's sharedmem bytes;
+ *   - barriers call simulator/sim.c, which switches the block's fibers;
+ *   - fences are CPU fences; atomics need nothing (lower_gpu.c's atomicrmw is the CPU's too).
+ * The entry also gets its block function (symbol__simblock, abi.h's AbiSimBlock): a loop over
+ * the threads of a block with each thread's indices in a private copy of the AbiSimThread, which
+ * the optimiser breaks into registers once the kernel is inlined, so a kernel with no barrier
+ * runs as the plain loop an @njit function would be. */
+#include "compiler/lower.h"
+
+#include <string.h>
+
+enum { SIM_EXC, SIM_TID, SIM_CTAID, SIM_NTID, SIM_NCTAID, SIM_SHARED, SIM_DYNSHARED,
+       SIM_DYNBYTES, SIM_FIBER, SIM_NFIELDS };
+
+/* The static shared memory a block may use, as on the GPU (lower_gpu.c's limit). */
+#define SIM_MAX_SHARED_BYTES (48 * 1024)
+
+static LLVMTypeRef sim_type(Lower *L)
+{
+    LLVMTypeRef i3 = LLVMArrayType(L->i32, 3);
+    LLVMTypeRef f[SIM_NFIELDS] = {L->exc_ty, i3, i3, i3, i3, L->ptr, L->ptr, L->i64, L->ptr};
+    return LLVMStructTypeInContext(L->ctx, f, SIM_NFIELDS, 0);
+}
+
+static LLVMValueRef field_ptr(Lower *L, LLVMValueRef t, int field)
+{
+    return LLVMBuildStructGEP2(L->b, sim_type(L), t, (unsigned)field, "");
+}
+
+/* kind: SIM_TID .. SIM_NCTAID; axis 0..2. Grid and block sizes are at least 1. */
+static LLVMValueRef reg_of(Lower *L, LLVMValueRef t, int kind, int axis)
+{
+    LLVMValueRef idx[2] = {lower_i64(L, 0), lower_i64(L, axis)};
+    LLVMValueRef p = LLVMBuildInBoundsGEP2(L->b, LLVMArrayType(L->i32, 3), field_ptr(L, t, kind),
+                                           idx, 2, "");
+    return LLVMBuildLoad2(L->b, L->i32, p, "");
+}
+
+static LLVMValueRef reg(Lower *L, int kind, int axis)
+{
+    return reg_of(L, L->exc_ptr, kind, axis);
+}
+
+/* The thread's lane: its linear index in the block, modulo the warp's 32. */
+static LLVMValueRef lane(Lower *L)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef x = reg(L, SIM_TID, 0), y = reg(L, SIM_TID, 1), z = reg(L, SIM_TID, 2);
+    LLVMValueRef nx = reg(L, SIM_NTID, 0), ny = reg(L, SIM_NTID, 1);
+    LLVMValueRef lin = LLVMBuildAdd(B, x, LLVMBuildMul(B, nx, LLVMBuildAdd(B, y,
+                                    LLVMBuildMul(B, ny, z, ""), ""), ""), "");
+    return LLVMBuildAnd(B, lin, LLVMConstInt(L->i32, 31, 0), "");
+}
+
+static LLVMValueRef not_here(Lower *L, Builtin bi)
+{
+    lower_unsupported(L, "%s is not implemented under PYJIT_SIMULATOR=cpu (warp-level and "
+                      "grid-level operations need PYJIT_SIMULATOR=1 or a GPU)", ir_builtin_name(bi));
+    return NULL;
+}
+
+LLVMValueRef lower_sim_sreg(Lower *L, Instr *in, Builtin bi)
+{
+    static const char *const kinds[4] = {"tid.", "ctaid.", "ntid.", "nctaid."};
+    const char *name = ir_builtin_fn(bi);
+    (void)in;
+    for (int k = 0; k < 4; k++)
+        if (strncmp(name, kinds[k], strlen(kinds[k])) == 0)
+            return reg(L, SIM_TID + k, name[strlen(kinds[k])] - 'x');
+    if (strcmp(name, "laneid") == 0)
+        return lane(L);
+    if (bi == BI_GPU_LANEMASK_LT)
+        return LLVMBuildSub(L->b, LLVMBuildShl(L->b, LLVMConstInt(L->i32, 1, 0), lane(L), ""),
+                            LLVMConstInt(L->i32, 1, 0), "");
+    return not_here(L, bi);
+}
+
+/* grid(n) and gridsize(n), as lower_gpu.c computes them. */
+LLVMValueRef lower_sim_grid(Lower *L, Instr *in, bool size)
+{
+    LLVMBuilderRef B = L->b;
+    int n = in->type->kind == TY_TUPLE ? in->type->tuple.n : 1;
+    LLVMValueRef r = n > 1 ? LLVMGetUndef(lower_type(L, in->type)) : NULL, x = NULL;
+    for (int k = 0; k < n; k++) {
+        LLVMValueRef a = LLVMBuildZExt(B, reg(L, size ? SIM_NTID : SIM_CTAID, k), L->i64, "");
+        LLVMValueRef b = LLVMBuildZExt(B, reg(L, size ? SIM_NCTAID : SIM_NTID, k), L->i64, "");
+        x = LLVMBuildNUWMul(B, a, b, "");
+        if (!size)
+            x = LLVMBuildNUWAdd(B, x, LLVMBuildZExt(B, reg(L, SIM_TID, k), L->i64, ""), "");
+        if (n > 1)
+            r = LLVMBuildInsertValue(B, r, x, (unsigned)k, "");
+    }
+    return n > 1 ? r : x;
+}
+
+/* The data of a shared array of n elements of itemsize bytes (n = 0: the dynamic one, whose
+ * length is set in *len); NULL past the block's limit. */
+LLVMValueRef lower_sim_shared(Lower *L, int64_t n, int itemsize, LLVMValueRef *len)
+{
+    LLVMBuilderRef B = L->b;
+    if (n == 0) {
+        LLVMValueRef bytes = LLVMBuildLoad2(B, L->i64, field_ptr(L, L->exc_ptr, SIM_DYNBYTES), "");
+        *len = LLVMBuildUDiv(B, bytes, lower_i64(L, itemsize), "");
+        return LLVMBuildLoad2(B, L->ptr, field_ptr(L, L->exc_ptr, SIM_DYNSHARED), "");
+    }
+    int64_t at = (L->shared_bytes + 15) / 16 * 16, bytes = n * itemsize;
+    L->shared_bytes = at + bytes;
+    if (L->shared_bytes > SIM_MAX_SHARED_BYTES) {
+        lower_unsupported(L, "shared array of %lld bytes takes the block's shared memory to %lld "
+                          "bytes, over the %d-byte limit", (long long)bytes,
+                          (long long)L->shared_bytes, SIM_MAX_SHARED_BYTES);
+        return NULL;
+    }
+    L->prog->sim_shared_bytes = L->shared_bytes;
+    LLVMValueRef base = LLVMBuildLoad2(B, L->ptr, field_ptr(L, L->exc_ptr, SIM_SHARED), "");
+    LLVMValueRef off = lower_i64(L, at);
+    return LLVMBuildInBoundsGEP2(B, L->i8, base, &off, 1, "");
+}
+
+/* syncthreads and its count/and/or forms: a call of the simulator, which switches fibers. */
+LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi)
+{
+    int op = bi == BI_GPU_SYNCTHREADS_COUNT ? 1 : bi == BI_GPU_SYNCTHREADS_AND ? 2
+           : bi == BI_GPU_SYNCTHREADS_OR ? 3 : 0;
+    LLVMValueRef pred = op ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0, 0);
+    if (LLVMTypeOf(pred) != L->i32)
+        pred = LLVMBuildZExt(L->b, pred, L->i32, "");
+    LLVMValueRef args[4] = {L->exc_ptr, LLVMConstInt(L->i32, (unsigned)op, 0), pred,
+                            LLVMConstInt(L->i32, (unsigned)in->line, 0)};
+    L->prog->sim_sync = true;
+    LLVMValueRef r = lower_call_rt(L, "pj_sim_barrier", L->i32, args, 4);
+    return op ? r : LLVMConstNull(L->none_ty);
+}
+
+LLVMValueRef lower_sim_fence(Lower *L, Instr *in, Builtin bi)
+{
+    if (bi == BI_GPU_SYNCTHREADS)
+        return lower_sim_barrier(L, in, bi);
+    LLVMBuildFence(L->b, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+    return LLVMConstNull(L->none_ty);
+}
+
+/* Builtins the simulator does not run (warps, the grid barrier, PTX, libdevice). */
+LLVMValueRef lower_sim_unsupported(Lower *L, Instr *in, Builtin bi)
+{
+    (void)in;
+    return not_here(L, bi);
+}
+
+/* ---- the block function ---------------------------------------------------------------------- */
+
+typedef struct SimLoop {
+    LLVMBasicBlockRef head, body, latch, exit;
+    LLVMValueRef i;
+} SimLoop;
+
+/* for i in [0, n), n >= 1 (closed by loop_close): leaves the builder in the body. */
+static SimLoop loop_open(Lower *L, LLVMValueRef fn)
+{
+    LLVMBuilderRef B = L->b;
+    SimLoop lp = {.head = LLVMGetInsertBlock(B)};
+    lp.body = LLVMAppendBasicBlockInContext(L->ctx, fn, "thr");
+    lp.exit = LLVMAppendBasicBlockInContext(L->ctx, fn, "thr.done");
+    LLVMBuildBr(B, lp.body);
+    LLVMPositionBuilderAtEnd(B, lp.body);
+    lp.i = LLVMBuildPhi(B, L->i32, "");
+    LLVMValueRef zero = LLVMConstInt(L->i32, 0, 0);
+    LLVMAddIncoming(lp.i, &zero, &lp.head, 1);
+    return lp;
+}
+
+static void loop_close(Lower *L, SimLoop *lp, LLVMValueRef n)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef next = LLVMBuildNUWAdd(B, lp->i, LLVMConstInt(L->i32, 1, 0), "");
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    LLVMAddIncoming(lp->i, &next, &here, 1);
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, next, n, ""), lp->body, lp->exit);
+    LLVMPositionBuilderAtEnd(B, lp->exit);
+}
+
+static void store_tid(Lower *L, LLVMValueRef t, int axis, LLVMValueRef v)
+{
+    LLVMValueRef idx[2] = {lower_i64(L, 0), lower_i64(L, axis)};
+    LLVMBuildStore(L->b, v, LLVMBuildInBoundsGEP2(L->b, LLVMArrayType(L->i32, 3),
+                                                  field_ptr(L, t, SIM_TID), idx, 2, ""));
+}
+
+/* symbol__simblock(void **args, AbiSimThread *t, int32 one): abi.h. */
+void lower_sim_block(Lower *L, TypedFunc *tf)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMTypeRef params[3] = {L->ptr, L->ptr, L->i32}, st = sim_type(L);
+    char *name = arena_printf(L->prog->arena, "%s__simblock", tf->symbol);
+    LLVMValueRef fn = LLVMAddFunction(L->mod, name, LLVMFunctionType(L->i32, params, 3, 0));
+    LLVMValueRef native = tf->aux, t = LLVMGetParam(fn, 1);
+    LLVMTypeRef nty = LLVMGlobalGetValueType(native);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, fn, "entry");
+    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, fn, "one");
+    LLVMBasicBlockRef all = LLVMAppendBasicBlockInContext(L->ctx, fn, "all");
+    LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(L->ctx, fn, "fail");
+    LLVMPositionBuilderAtEnd(B, entry);
+    LLVMValueRef args[tf->nargs + 2];
+    LLVMValueRef ret = LLVMBuildAlloca(B, tf->ret && tf->ret->kind != TY_NONE
+                                          ? lower_type(L, tf->ret) : L->i8, "");
+    LLVMValueRef mine = LLVMBuildAlloca(B, st, "thread");
+    lower_wrapper_args(L, tf, LLVMGetParam(fn, 0), args);
+    args[0] = ret;
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, LLVMGetParam(fn, 2),
+                                     LLVMConstInt(L->i32, 0, 0), ""), one, all);
+    LLVMPositionBuilderAtEnd(B, one);
+    args[1] = t;
+    LLVMBuildRet(B, LLVMBuildCall2(B, nty, native, args, (unsigned)tf->nargs + 2, ""));
+
+    /* every thread, x fastest, each with its own copy of t */
+    LLVMPositionBuilderAtEnd(B, all);
+    LLVMValueRef size = LLVMSizeOf(st);
+    LLVMBuildMemCpy(B, mine, 8, t, 8, size);
+    args[1] = mine;
+    LLVMValueRef n[3];
+    for (int k = 0; k < 3; k++)
+        n[k] = reg_of(L, t, SIM_NTID, k);
+    SimLoop z = loop_open(L, fn);
+    store_tid(L, mine, 2, z.i);
+    SimLoop y = loop_open(L, fn);
+    store_tid(L, mine, 1, y.i);
+    SimLoop x = loop_open(L, fn);
+    store_tid(L, mine, 0, x.i);
+    LLVMValueRef status = LLVMBuildCall2(B, nty, native, args, (unsigned)tf->nargs + 2, "");
+    LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(L->ctx, fn, "thr.ok");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, status, LLVMConstInt(L->i32, 0, 0), ""),
+                    fail, next);
+    LLVMPositionBuilderAtEnd(B, next);
+    loop_close(L, &x, n[0]);
+    loop_close(L, &y, n[1]);
+    loop_close(L, &z, n[2]);
+    LLVMBuildRet(B, LLVMConstInt(L->i32, ABI_STATUS_OK, 0));
+    LLVMPositionBuilderAtEnd(B, fail);   /* the failing thread's exception and tid, for the launch */
+    LLVMBuildMemCpy(B, t, 8, mine, 8, size);
+    LLVMBuildRet(B, LLVMConstInt(L->i32, ABI_STATUS_ERROR, 0));
+}
