@@ -1311,7 +1311,9 @@ static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
         return v;
     }
     case K_ARRAY: {
-        if (L->t->is_gpu)   /* the host's memory is not the GPU's: a copy in constant memory */
+        /* the host's memory is not the GPU's: a copy in constant memory (and a simulated
+         * kernel's copy, so that it too reads the values of its first launch) */
+        if (prog_kernel_code(L->prog))
             return lower_gpu_const_array(L, c, t);
         /* a global array, frozen: its shape is baked in, its data address bound at load;
          * borrowed */

@@ -245,12 +245,13 @@ LLVMValueRef lower_gpu_const_array(Lower *L, const Const *c, Type *t)
         memcpy(bytes + e * isz, (const char *)c->data + off, (size_t)isz);
     }
     LLVMValueRef init = LLVMConstStringInContext(L->ctx, bytes, (unsigned)(n * isz), 1);
-    LLVMValueRef g = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), "pj_const", 4);
+    unsigned space = L->t->is_gpu ? 4 : 0;   /* the CPU simulator's copy is in host memory */
+    LLVMValueRef g = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), "pj_const", space);
     LLVMSetInitializer(g, init);
     LLVMSetGlobalConstant(g, 1);
     LLVMSetLinkage(g, LLVMInternalLinkage);
     LLVMSetAlignment(g, 16);
-    return c_array(L, vt, generic_ptr(L, g), c->array_shape, NULL);
+    return c_array(L, vt, space ? generic_ptr(L, g) : g, c->array_shape, NULL);
 }
 
 /* ---- atomics -------------------------------------------------------------------------------- */

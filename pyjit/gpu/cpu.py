@@ -9,6 +9,9 @@ barriers, with every index checked. The kernel language's objects are the compil
 events, devices) is the interpreted simulator's, whose launches complete before they return,
 as these do.
 """
+import importlib as _importlib
+import sys as _sys
+
 import numpy as np
 
 from .. import _core, _registry, _serialize
@@ -43,7 +46,8 @@ globals().update((n, getattr(_host, n)) for n in _HOST_RUNTIME)
 
 __all__ = _KERNEL_NAMES + _HOST_NAMES + _HOST_RUNTIME + [
     "SimulatorError", "RaceError", "BarrierError", "warpsize", "jit", "Kernel", "DeviceFunction",
-    "compile_ptx", "compile_ptx_for_current_device", "declare_device",
+    "compile_ptx", "compile_ptx_for_current_device", "declare_device", "vectorize",
+    "guvectorize", "reduce", "Reduce", "Vectorized", "GUVectorized",
 ]
 
 DeviceFunction = _hw.DeviceFunction      # compiled into the kernels that call it, as on the GPU
@@ -182,6 +186,42 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
         return make(func_or_sig, None)
     return lambda f: make(f, func_or_sig)
 
+_laneid = _hw._laneid   # pyjit.gpu.laneid outside a kernel: the TypeError the GPU path raises
 
-def _laneid():
-    raise RuntimeError("gpu.laneid can only be read inside a kernel")
+
+# ---- GPU ufuncs and reductions: kernels written around the user's function (gpu/ufunc.py),
+# launched here as any kernel ----
+
+_ufunc = _importlib.import_module(__package__ + ".ufunc")
+Vectorized = _ufunc.Vectorized
+GUVectorized = _ufunc.GUVectorized
+
+
+def vectorize(signatures=None, target="cuda", **options):
+    """@vectorize(..., target='cuda'): a GPU ufunc whose kernels run in this simulator."""
+    return _ufunc.vectorize(signatures, target, backend=_sys.modules[__name__], **options)
+
+
+def guvectorize(signatures, layout=None, target="cuda", **options):
+    """@guvectorize(signatures, layout, target='cuda'): a generalized GPU ufunc, simulated."""
+    return _ufunc.guvectorize(signatures, layout, target, backend=_sys.modules[__name__],
+                              **options)
+
+
+def reduce(functor):
+    """@gpu.reduce on a binary function: r(arr, size=None, res=None, init=0, stream=0)."""
+    return _ufunc.Reduce(functor, backend=_sys.modules[__name__])
+
+
+Reduce = reduce
+
+
+def __getattr__(name):
+    """gpu.random (the compiled backend's generators) and numba-cuda's type names."""
+    if name == "random":
+        return _importlib.import_module(__package__ + ".random")
+    from . import _type_name
+    t = _type_name(name)
+    if t is None:
+        raise AttributeError(f"module 'pyjit.gpu.cpu' has no attribute '{name}'")
+    return t
