@@ -2637,10 +2637,10 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
         rc = lower_function(&L, prog->funcs.items[i], L.in_cycle[i]);
     if (rc == 0 && !t->is_gpu)
         lower_build_wrapper(&L, entry);
-    if (rc == 0 && prog->gpu_sim)
-        lower_sim_block(&L, entry);
     else if (rc == 0 && !prog->gpu_device)
         lower_gpu_entry(&L, entry);
+    if (rc == 0 && prog->gpu_sim)
+        lower_sim_block(&L, entry);
     if (rc == 0 && prog->cfunc)
         lower_build_cfunc(&L, entry);
     lower_debug_finish(&L);

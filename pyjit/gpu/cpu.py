@@ -11,6 +11,7 @@ as these do.
 """
 import importlib as _importlib
 import sys as _sys
+import types as _types
 
 import numpy as np
 
@@ -219,9 +220,27 @@ Reduce = reduce
 def __getattr__(name):
     """gpu.random (the compiled backend's generators) and numba-cuda's type names."""
     if name == "random":
-        return _importlib.import_module(__package__ + ".random")
+        global random
+        random = _random_module()
+        return random
     from . import _type_name
     t = _type_name(name)
     if t is None:
         raise AttributeError(f"module 'pyjit.gpu.cpu' has no attribute '{name}'")
     return t
+
+
+def _random_module():
+    """gpu.random here: pyjit.gpu.random's generators (compiled into the kernels that call them,
+    as on the GPU), with states made as this backend's device arrays."""
+    r = _importlib.import_module(__package__ + ".random")
+    m = _types.ModuleType(__name__ + ".random", r.__doc__)
+    for n in r.__all__:
+        setattr(m, n, getattr(r, n))
+
+    def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
+        """A new device array of n generators for `seed`."""
+        return r._create(_arrays.device_array, n, seed, subsequence_start, stream)
+    m.create_xoroshiro128p_states = create_xoroshiro128p_states
+    m.__all__ = r.__all__
+    return m
