@@ -303,7 +303,9 @@ static LLVMValueRef exc_record(Lower *L)
 static void save_exc_record(Lower *L)
 {
     L->exc_slot = NULL;
-    if (L->t->is_gpu)
+    /* a simulated kernel's record is its thread's AbiSimThread, which the block function's loop
+     * keeps in registers once no volatile store takes its address */
+    if (L->t->is_gpu || L->prog->gpu_sim)
         return;
     L->exc_slot = lower_alloca(L, L->ptr);
     LLVMSetVolatile(LLVMBuildStore(L->ab, L->exc_ptr, L->exc_slot), 1);

@@ -71,6 +71,7 @@ static __thread SimWorker worker;
 
 typedef struct SimBlockRun {
     SimLaunch *L;
+    SimFiber *fibers;       /* the worker's, n of them */
     int n;
 } SimBlockRun;
 
@@ -173,7 +174,7 @@ static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, Ex
     at = append(buf, size, at, "block (%u, %u, %u): deadlock: threads of the block wait at "
                 "different syncthreads() calls", (uint32_t)t0->ctaid[0], (uint32_t)t0->ctaid[1],
                 (uint32_t)t0->ctaid[2]);
-    SimFiber *fib = worker.fibers;
+    SimFiber *fib = r->fibers;
     for (int i = 0; i < r->n; i++) {
         if (fib[i].state != SIM_WAITING)
             continue;
@@ -205,7 +206,7 @@ static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, Ex
 /* The waiting threads' barrier: all at one site, each given its result; false when they differ. */
 static bool release_barrier(SimBlockRun *r)
 {
-    SimFiber *fib = worker.fibers;
+    SimFiber *fib = r->fibers;
     int first = -1, count = 0, all = 1, any = 0;
     for (int i = 0; i < r->n; i++) {
         if (fib[i].state != SIM_WAITING)
@@ -227,20 +228,20 @@ static bool release_barrier(SimBlockRun *r)
     return true;
 }
 
-static int32_t run_fibers(SimLaunch *L, const AbiSimThread *proto, ExcInfo *exc)
+static int32_t run_fibers(SimLaunch *L, SimWorker *w, const AbiSimThread *proto, ExcInfo *exc)
 {
-    SimBlockRun r = {.L = L, .n = L->nthreads};
+    SimBlockRun r = {.L = L, .fibers = w->fibers, .n = L->nthreads};
     const uint32_t *nt = L->cfg.block;
     for (int i = 0; i < r.n; i++) {
-        AbiSimThread *t = &worker.threads[i];
-        SimFiber *f = &worker.fibers[i];
+        AbiSimThread *t = &w->threads[i];
+        SimFiber *f = &r.fibers[i];
         *t = *proto;
         t->tid[0] = (int32_t)(i % nt[0]);
         t->tid[1] = (int32_t)(i / nt[0] % nt[1]);
         t->tid[2] = (int32_t)(i / (nt[0] * nt[1]));
         t->fiber = f;
         memset(f, 0, sizeof *f);
-        f->stack = sim_stack_of(worker.stacks, i);
+        f->stack = sim_stack_of(w->stacks, i);
         f->stack_size = SIM_STACK_BYTES;
         f->thread = t;
         f->run = &r;
@@ -249,8 +250,8 @@ static int32_t run_fibers(SimLaunch *L, const AbiSimThread *proto, ExcInfo *exc)
     for (bool started = false;; started = true) {
         int waiting = 0;
         for (int i = 0; i < r.n; i++) {
-            SimFiber *f = &worker.fibers[i];
-            if (f->state == SIM_DONE)
+            SimFiber *f = &r.fibers[i];
+            if (f->state != SIM_READY)
                 continue;
             if (started)
                 sim_fiber_resume(f);
@@ -283,16 +284,17 @@ static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
         t.nctaid[k] = (int32_t)g[k];
     }
     size_t shared = (size_t)(L->shared_bytes + L->cfg.dynbytes);
-    if (worker_fit(&worker, L->nthreads, shared, L->sync) < 0) {
+    SimWorker *w = &worker;
+    if (worker_fit(w, L->nthreads, shared, L->sync) < 0) {
         out_of_memory(exc);
         return ABI_STATUS_ERROR;
     }
-    memset(worker.shared, 0, shared);   /* as the interpreted simulator's (a GPU's is undefined) */
-    t.shared = worker.shared;
-    t.dynshared = worker.shared + L->shared_bytes;
+    memset(w->shared, 0, shared);   /* as the interpreted simulator's (a GPU's is undefined) */
+    t.shared = w->shared;
+    t.dynshared = w->shared + L->shared_bytes;
     t.dynbytes = L->cfg.dynbytes;
     if (L->sync)
-        return run_fibers(L, &t, exc);
+        return run_fibers(L, w, &t, exc);
     if (L->fn(L->args, &t, 0) != ABI_STATUS_OK)
         return fail_thread(L, &t, exc);
     return ABI_STATUS_OK;
