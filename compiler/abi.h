@@ -169,6 +169,12 @@ typedef struct AbiSimThread {
     int64_t dynbytes;
     void *fiber;            /* simulator/: the thread's fiber, NULL when its block runs as a loop */
 } AbiSimThread;
+/* pj_sim_warp's kinds (compiler/lower_sim.c passes them, simulator/launch.c runs them). */
+typedef enum AbiSimWarpKind {
+    ABI_WARP_SHFL_IDX, ABI_WARP_SHFL_UP, ABI_WARP_SHFL_DOWN, ABI_WARP_SHFL_XOR,
+    ABI_WARP_BALLOT, ABI_WARP_ALL, ABI_WARP_ANY, ABI_WARP_EQ, ABI_WARP_MATCH_ANY,
+    ABI_WARP_MATCH_ALL, ABI_WARP_SYNC, ABI_WARP_ACTIVEMASK,
+} AbiSimWarpKind;
 /* The block function lowering adds to a simulated kernel (symbol__simblock):
  *   int32 f(void **args, AbiSimThread *t, int32 one)
  * one = 0: runs every thread of t's block in order (t's tid is ignored); one = 1: runs thread

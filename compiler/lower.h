@@ -128,6 +128,7 @@ LLVMValueRef lower_sim_grid(Lower *L, Instr *in, bool size);
 LLVMValueRef lower_sim_shared(Lower *L, int64_t n, int itemsize, LLVMValueRef *len);
 LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi);
 LLVMValueRef lower_sim_fence(Lower *L, Instr *in, Builtin bi);
+LLVMValueRef lower_sim_warp(Lower *L, Instr *in, Builtin bi);
 LLVMValueRef lower_sim_unsupported(Lower *L, Instr *in, Builtin bi);
 void lower_sim_block(Lower *L, TypedFunc *tf);
 /* lower_ffi.c: the C entry symbol__cfunc of a cfunc (Program.cfunc), `R f(A0, ...)` in the C

@@ -551,7 +551,7 @@ LLVMValueRef lower_bi_barrier(Lower *L, Instr *in, Builtin bi)
 LLVMValueRef lower_bi_syncwarp(Lower *L, Instr *in, Builtin bi)
 {
     if (L->prog->gpu_sim)
-        return lower_sim_unsupported(L, in, bi);
+        return lower_sim_warp(L, in, bi);
     LLVMValueRef m = in->nargs ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0xffffffffu, 0);
     call_nvvm(L, ir_builtin_fn(bi), LLVMVoidTypeInContext(L->ctx), &m, 1);
     return LLVMConstNull(L->none_ty);
@@ -578,14 +578,14 @@ LLVMValueRef lower_bi_const_array(Lower *L, Instr *in, Builtin bi)
 LLVMValueRef lower_bi_shfl(Lower *L, Instr *in, Builtin bi)
 {
     if (L->prog->gpu_sim)
-        return lower_sim_unsupported(L, in, bi);
+        return lower_sim_warp(L, in, bi);
     return lower_shfl(L, in, ir_builtin_fn(bi));
 }
 
 LLVMValueRef lower_bi_vote(Lower *L, Instr *in, Builtin bi)
 {
     if (L->prog->gpu_sim)
-        return lower_sim_unsupported(L, in, bi);
+        return lower_sim_warp(L, in, bi);
     return lower_vote(L, in, ir_builtin_fn(bi));
 }
 
@@ -595,7 +595,7 @@ LLVMValueRef lower_bi_vote(Lower *L, Instr *in, Builtin bi)
 LLVMValueRef lower_bi_match(Lower *L, Instr *in, Builtin bi)
 {
     if (L->prog->gpu_sim)
-        return lower_sim_unsupported(L, in, bi);
+        return lower_sim_warp(L, in, bi);
     LLVMBuilderRef B = L->b;
     Type *t = in->args[1]->type;
     LLVMValueRef args[2] = {lower_value(L, in->args[0]), lower_value(L, in->args[1])};
@@ -622,6 +622,8 @@ LLVMValueRef lower_bi_select(Lower *L, Instr *in, Builtin bi)
 /* Inline PTX with one 32-bit result: the fn column is its text. */
 LLVMValueRef lower_bi_asm(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim && bi == BI_GPU_ACTIVEMASK)
+        return lower_sim_warp(L, in, bi);
     if (L->prog->gpu_sim)
         return lower_sim_unsupported(L, in, bi);
     (void)in;

@@ -7,7 +7,7 @@
  *     kernel receives as its ExcInfo pointer, so device functions need no parameter of their own;
  *   - static shared arrays are slices of the block's shared memory, at offsets fixed here;
  *     dynamic ones are the launch's sharedmem bytes;
- *   - barriers call simulator/sim.c, which switches the block's fibers;
+ *   - barriers and warp operations call simulator/launch.c, which switches the block's fibers;
  *   - fences are CPU fences; atomics need nothing (lower_gpu.c's atomicrmw is the CPU's too).
  * The entry also gets its block function (symbol__simblock, abi.h's AbiSimBlock): a loop over
  * the threads of a block with each thread's indices in a private copy of the AbiSimThread, which
@@ -148,7 +148,84 @@ LLVMValueRef lower_sim_fence(Lower *L, Instr *in, Builtin bi)
     return LLVMConstNull(L->none_ty);
 }
 
-/* Builtins the simulator does not run (warps, the grid barrier, PTX, libdevice). */
+/* ---- warps: lockstep among the lanes, in simulator/launch.c ---- */
+
+static AbiSimWarpKind warp_kind(Builtin bi)
+{
+    switch (bi) {
+    case BI_GPU_SHFL_SYNC: return ABI_WARP_SHFL_IDX;
+    case BI_GPU_SHFL_UP_SYNC: return ABI_WARP_SHFL_UP;
+    case BI_GPU_SHFL_DOWN_SYNC: return ABI_WARP_SHFL_DOWN;
+    case BI_GPU_SHFL_XOR_SYNC: return ABI_WARP_SHFL_XOR;
+    case BI_GPU_BALLOT_SYNC: return ABI_WARP_BALLOT;
+    case BI_GPU_ALL_SYNC: return ABI_WARP_ALL;
+    case BI_GPU_ANY_SYNC: return ABI_WARP_ANY;
+    case BI_GPU_EQ_SYNC: return ABI_WARP_EQ;
+    case BI_GPU_MATCH_ANY_SYNC: return ABI_WARP_MATCH_ANY;
+    case BI_GPU_MATCH_ALL_SYNC: return ABI_WARP_MATCH_ALL;
+    case BI_GPU_SYNCWARP: return ABI_WARP_SYNC;
+    default: return ABI_WARP_ACTIVEMASK;
+    }
+}
+
+/* A value's bits as an int64 (floats bitcast, narrower ints and bools widened), and back. */
+static LLVMValueRef to_bits(Lower *L, Type *t, LLVMValueRef v)
+{
+    LLVMBuilderRef B = L->b;
+    if (ty_is_float(t))
+        v = LLVMBuildBitCast(B, v, LLVMIntTypeInContext(L->ctx, (unsigned)ty_bits(t)), "");
+    if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64)
+        return v;
+    return t->kind != TY_BOOL && ty_is_signed(t) ? LLVMBuildSExt(B, v, L->i64, "")
+                                                 : LLVMBuildZExt(B, v, L->i64, "");
+}
+
+static LLVMValueRef from_bits(Lower *L, Type *t, LLVMValueRef v)
+{
+    LLVMBuilderRef B = L->b;
+    if (t->kind == TY_BOOL)
+        return LLVMBuildICmp(B, LLVMIntNE, v, lower_i64(L, 0), "");
+    if (ty_bits(t) < 64)
+        v = LLVMBuildTrunc(B, v, LLVMIntTypeInContext(L->ctx, (unsigned)ty_bits(t)), "");
+    return ty_is_float(t) ? LLVMBuildBitCast(B, v, lower_type(L, t), "") : v;
+}
+
+/* shfl_*_sync, ballot/all/any/eq_sync, match_*_sync, syncwarp and activemask: one call that
+ * waits for the warp's other lanes (the kernel's threads then run on fibers). */
+LLVMValueRef lower_sim_warp(Lower *L, Instr *in, Builtin bi)
+{
+    LLVMBuilderRef B = L->b;
+    AbiSimWarpKind kind = warp_kind(bi);
+    LLVMValueRef mask = in->nargs ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0xffffffffu, 0);
+    LLVMValueRef value = lower_i64(L, 0), arg = LLVMConstInt(L->i32, 0, 0);
+    if (in->nargs > 1)
+        value = to_bits(L, in->args[1]->type, lower_value(L, in->args[1]));
+    if (in->nargs > 2)
+        arg = LLVMBuildIntCast2(B, lower_value(L, in->args[2]), L->i32, 1, "");
+    LLVMValueRef args[6] = {L->exc_ptr, LLVMConstInt(L->i32, (unsigned)kind, 0),
+                            LLVMBuildIntCast2(B, mask, L->i32, 0, ""), value, arg,
+                            LLVMConstInt(L->i32, (unsigned)in->line, 0)};
+    L->prog->sim_sync = true;
+    LLVMValueRef r = lower_call_rt(L, "pj_sim_warp", L->i64, args, 6);
+    switch (kind) {
+    case ABI_WARP_SHFL_IDX: case ABI_WARP_SHFL_UP: case ABI_WARP_SHFL_DOWN: case ABI_WARP_SHFL_XOR:
+        return from_bits(L, in->args[1]->type, r);
+    case ABI_WARP_ALL: case ABI_WARP_ANY: case ABI_WARP_EQ:
+        return LLVMBuildICmp(B, LLVMIntNE, r, lower_i64(L, 0), "");
+    case ABI_WARP_SYNC:
+        return LLVMConstNull(L->none_ty);
+    case ABI_WARP_MATCH_ALL: {   /* (mask, pred): the mask is 0 when the lanes differ */
+        LLVMValueRef m = LLVMBuildTrunc(B, r, L->i32, "");
+        LLVMValueRef t = LLVMGetUndef(lower_type(L, in->type));
+        t = LLVMBuildInsertValue(B, t, m, 0, "");
+        return LLVMBuildInsertValue(B, t, LLVMBuildICmp(B, LLVMIntNE, m, LLVMConstInt(L->i32, 0, 0), ""), 1, "");
+    }
+    default:
+        return LLVMBuildTrunc(B, r, L->i32, "");
+    }
+}
+
+/* Builtins the simulator does not run (the grid barrier, PTX, libdevice). */
 LLVMValueRef lower_sim_unsupported(Lower *L, Instr *in, Builtin bi)
 {
     (void)in;

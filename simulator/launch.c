@@ -10,9 +10,11 @@
  * A block of a kernel with no barrier is one call of the kernel's block function, which loops
  * over the threads. A kernel with barriers runs its threads as fibers in rounds: each round
  * resumes, in thread order, every thread not finished, until it reaches a barrier or returns;
- * then every waiting thread must wait at the same barrier (else the block would hang on a GPU:
- * BarrierError), whose result (syncthreads_count/and/or) they are given, and the next round
- * starts. Threads that returned do not count, as on the GPU.
+ * then the warps whose lanes all wait at warp operations (shuffles, votes, syncwarp) complete
+ * them, lockstep, and the next round starts; when none can, every waiting thread must wait at the
+ * same barrier (else the block would hang on a GPU: BarrierError), whose result
+ * (syncthreads_count/and/or) they are given, and the next round starts. Threads that returned
+ * do not count, as on the GPU.
  *
  * The first thread to raise stops the launch: the other blocks do not start, its block stops,
  * and its exception is raised from the launch naming the kernel, the thread and the block, as
@@ -156,6 +158,91 @@ int32_t pj_sim_barrier(AbiSimThread *t, int32_t op, int32_t pred, int32_t site)
     return f->result;
 }
 
+int64_t pj_sim_warp(AbiSimThread *t, int32_t kind, int32_t mask, int64_t value, int32_t arg,
+                    int32_t site)
+{
+    SimFiber *f = t->fiber;
+    if (!f)
+        return value;
+    f->op = kind;
+    f->mask = (uint32_t)mask;
+    f->value = value;
+    f->pred = arg;
+    f->site = site;
+    f->state = SIM_WARP;
+    sim_fiber_yield(f);
+    return f->wresult;
+}
+
+/* Lane l's result of the warp operation the lanes of `at` (a bit per lane) wait at; lane i is
+ * w[i]. A lane outside the group (returned, or not named) gives the caller's own value. */
+static int64_t warp_result(SimFiber *const *w, uint32_t at, int l)
+{
+    const SimFiber *me = w[l];
+    uint32_t group = at & me->mask;
+    int src = l;
+    switch ((AbiSimWarpKind)me->op) {
+    case ABI_WARP_SHFL_IDX: src = me->pred & 31; break;
+    case ABI_WARP_SHFL_UP: src = l - me->pred; break;
+    case ABI_WARP_SHFL_DOWN: src = l + me->pred; break;
+    case ABI_WARP_SHFL_XOR: src = l ^ (me->pred & 31); break;
+    default: break;
+    }
+    if (me->op <= ABI_WARP_SHFL_XOR)
+        return src >= 0 && src < 32 && ((group >> src) & 1) ? w[src]->value : me->value;
+    uint32_t yes = 0, same = 0, site = 0;
+    for (int j = 0; j < 32; j++) {
+        if (!((at >> j) & 1))
+            continue;
+        site |= (uint32_t)(w[j]->site == me->site) << j;
+        if (!((group >> j) & 1))
+            continue;
+        yes |= (uint32_t)(w[j]->value != 0) << j;
+        same |= (uint32_t)(w[j]->value == me->value) << j;
+    }
+    switch ((AbiSimWarpKind)me->op) {
+    case ABI_WARP_BALLOT: return yes;
+    case ABI_WARP_ALL: return yes == group;
+    case ABI_WARP_ANY: return yes != 0;
+    case ABI_WARP_EQ: return yes == 0 || yes == group;
+    case ABI_WARP_MATCH_ANY: return same;
+    case ABI_WARP_MATCH_ALL: return same == group ? group : 0;
+    case ABI_WARP_ACTIVEMASK: return site;
+    default: return 0;
+    }
+}
+
+/* Completes the warp operations whose lanes have all arrived: a warp's waiting lanes go on once
+ * every live lane named in each one's mask waits at a warp operation too. Whether any did. */
+static bool release_warps(SimBlockRun *r)
+{
+    bool any = false;
+    for (int base = 0; base < r->n; base += 32) {
+        SimFiber *w[32];
+        uint32_t at = 0, live = 0, need = 0;
+        for (int l = 0; l < 32; l++) {
+            w[l] = base + l < r->n ? &r->fibers[base + l] : NULL;
+            if (!w[l] || w[l]->state == SIM_DONE)
+                continue;
+            live |= 1u << l;
+            if (w[l]->state == SIM_WARP) {
+                at |= 1u << l;
+                need |= w[l]->mask;
+            }
+        }
+        if (!at || (need & live & ~at))
+            continue;
+        for (int l = 0; l < 32; l++)
+            if ((at >> l) & 1)
+                w[l]->wresult = warp_result(w, at, l);
+        for (int l = 0; l < 32; l++)
+            if ((at >> l) & 1)
+                w[l]->state = SIM_READY;
+        any = true;
+    }
+    return any;
+}
+
 static int append(char *buf, size_t size, int at, const char *fmt, uint32_t a, uint32_t b, uint32_t c)
 {
     if (at < 0 || (size_t)at >= size)
@@ -172,24 +259,27 @@ static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, Ex
     size_t size = sizeof L->barrier_text;
     int at = snprintf(buf, size, "kernel '%s', ", L->kname);
     at = append(buf, size, at, "block (%u, %u, %u): deadlock: threads of the block wait at "
-                "different syncthreads() calls", (uint32_t)t0->ctaid[0], (uint32_t)t0->ctaid[1],
+                "different syncthreads() calls, or at a warp operation some lanes of its mask "
+                "never reach", (uint32_t)t0->ctaid[0], (uint32_t)t0->ctaid[1],
                 (uint32_t)t0->ctaid[2]);
     SimFiber *fib = r->fibers;
     for (int i = 0; i < r->n; i++) {
-        if (fib[i].state != SIM_WAITING)
+        if (fib[i].state != SIM_WAITING && fib[i].state != SIM_WARP)
             continue;
         bool first = true;
         for (int j = 0; j < i && first; j++)
-            first = !(fib[j].state == SIM_WAITING && fib[j].site == fib[i].site);
+            first = !(fib[j].state == fib[i].state && fib[j].site == fib[i].site);
         if (!first)
             continue;
         int count = 0;
         for (int j = i; j < r->n; j++)
-            count += fib[j].state == SIM_WAITING && fib[j].site == fib[i].site;
-        at = append(buf, size, at, "; %u thread(s) wait at the syncthreads() of line %u:%.0u",
+            count += fib[j].state == fib[i].state && fib[j].site == fib[i].site;
+        at = append(buf, size, at, fib[i].state == SIM_WARP
+                    ? "; %u thread(s) wait at the warp operation of line %u:%.0u"
+                    : "; %u thread(s) wait at the syncthreads() of line %u:%.0u",
                     (uint32_t)count, (uint32_t)fib[i].site, 0);
         for (int j = i, shown = 0; j < r->n && shown < 4; j++)
-            if (fib[j].state == SIM_WAITING && fib[j].site == fib[i].site) {
+            if (fib[j].state == fib[i].state && fib[j].site == fib[i].site) {
                 const int32_t *tid = fib[j].thread->tid;
                 at = append(buf, size, at, " (%u, %u, %u)", (uint32_t)tid[0], (uint32_t)tid[1],
                             (uint32_t)tid[2]);
@@ -203,12 +293,15 @@ static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, Ex
     return ABI_STATUS_ERROR;
 }
 
-/* The waiting threads' barrier: all at one site, each given its result; false when they differ. */
+/* The waiting threads' barrier: all at one site, each given its result; false when they differ
+ * or when some wait at a warp operation instead. */
 static bool release_barrier(SimBlockRun *r)
 {
     SimFiber *fib = r->fibers;
     int first = -1, count = 0, all = 1, any = 0;
     for (int i = 0; i < r->n; i++) {
+        if (fib[i].state == SIM_WARP)
+            return false;
         if (fib[i].state != SIM_WAITING)
             continue;
         if (first < 0)
@@ -259,11 +352,11 @@ static int32_t run_fibers(SimLaunch *L, SimWorker *w, const AbiSimThread *proto,
                 sim_fiber_first(f);
             if (f->state == SIM_DONE && f->status != ABI_STATUS_OK)
                 return fail_thread(L, f->thread, exc);
-            waiting += f->state == SIM_WAITING;
+            waiting += f->state == SIM_WAITING || f->state == SIM_WARP;
         }
         if (waiting == 0)
             return ABI_STATUS_OK;
-        if (!release_barrier(&r))
+        if (!release_warps(&r) && !release_barrier(&r))
             return diverged(L, &r, proto, exc);
     }
 }

@@ -18,7 +18,8 @@
 
 #define SIM_STACK_BYTES (256 * 1024)   /* per simulated thread of a block with barriers */
 
-typedef enum SimState { SIM_READY, SIM_WAITING, SIM_DONE } SimState;
+/* SIM_WAITING: at a barrier; SIM_WARP: at a warp operation */
+typedef enum SimState { SIM_READY, SIM_WAITING, SIM_WARP, SIM_DONE } SimState;
 
 typedef struct SimFiber {
 #if defined(__x86_64__)
@@ -34,6 +35,8 @@ typedef struct SimFiber {
     int32_t status;         /* the thread's when SIM_DONE */
     int32_t op, pred, site; /* the barrier it waits at (pj_sim_barrier's arguments) */
     int32_t result;         /* the barrier's result, set before it is resumed */
+    uint32_t mask;          /* the warp operation it waits at (pj_sim_warp's arguments) */
+    int64_t value, wresult;
 } SimFiber;
 
 /* fiber.c */
