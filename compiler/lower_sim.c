@@ -62,8 +62,8 @@ static LLVMValueRef lane(Lower *L)
 
 static LLVMValueRef not_here(Lower *L, Builtin bi)
 {
-    lower_unsupported(L, "%s is not implemented under PYJIT_SIMULATOR=cpu (warp-level and "
-                      "grid-level operations need PYJIT_SIMULATOR=1 or a GPU)", ir_builtin_name(bi));
+    lower_unsupported(L, "%s is not implemented under PYJIT_SIMULATOR=cpu (PYJIT_SIMULATOR=1 "
+                      "or a GPU runs it)", ir_builtin_name(bi));
     return NULL;
 }
 
@@ -225,11 +225,19 @@ LLVMValueRef lower_sim_warp(Lower *L, Instr *in, Builtin bi)
     }
 }
 
-/* Builtins the simulator does not run (the grid barrier, PTX, libdevice). */
+/* Builtins the simulator does not run (the grid barrier, PTX, libdevice); the grid group's
+ * size it does (the threads of the launch). */
 LLVMValueRef lower_sim_unsupported(Lower *L, Instr *in, Builtin bi)
 {
     (void)in;
-    return not_here(L, bi);
+    if (bi != BI_GPU_CG_GRID_SIZE)
+        return not_here(L, bi);
+    LLVMValueRef n = lower_i64(L, 1);
+    for (int k = 0; k < 3; k++)
+        n = LLVMBuildNUWMul(L->b, n, LLVMBuildNUWMul(L->b,
+                LLVMBuildZExt(L->b, reg(L, SIM_NTID, k), L->i64, ""),
+                LLVMBuildZExt(L->b, reg(L, SIM_NCTAID, k), L->i64, ""), ""), "");
+    return n;
 }
 
 /* ---- the block function ---------------------------------------------------------------------- */
