@@ -257,12 +257,16 @@ static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, Ex
 {
     char *buf = L->barrier_text;
     size_t size = sizeof L->barrier_text;
-    int at = snprintf(buf, size, "kernel '%s', ", L->kname);
-    at = append(buf, size, at, "block (%u, %u, %u): deadlock: threads of the block wait at "
-                "different syncthreads() calls, or at a warp operation some lanes of its mask "
-                "never reach", (uint32_t)t0->ctaid[0], (uint32_t)t0->ctaid[1],
-                (uint32_t)t0->ctaid[2]);
     SimFiber *fib = r->fibers;
+    bool warp = false;
+    for (int i = 0; i < r->n; i++)
+        warp |= fib[i].state == SIM_WARP;
+    int at = snprintf(buf, size, "kernel '%s', ", L->kname);
+    at = append(buf, size, at, warp ? "block (%u, %u, %u): deadlock: threads wait at a warp "
+                "operation that lanes of its mask never reach"
+                : "block (%u, %u, %u): deadlock: threads of the block wait at different "
+                "syncthreads() calls", (uint32_t)t0->ctaid[0], (uint32_t)t0->ctaid[1],
+                (uint32_t)t0->ctaid[2]);
     for (int i = 0; i < r->n; i++) {
         if (fib[i].state != SIM_WAITING && fib[i].state != SIM_WARP)
             continue;
