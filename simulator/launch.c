@@ -339,7 +339,9 @@ static int32_t run_fibers(SimLaunch *L, SimWorker *w, const AbiSimThread *proto,
         t->fiber = f;
         memset(f, 0, sizeof *f);
         f->stack = sim_stack_of(w->stacks, i);
-        f->stack_size = SIM_STACK_BYTES;
+        /* the tops of the stacks, a page multiple apart, would share the cache's sets: each
+         * thread's starts at another line of the page */
+        f->stack_size = SIM_STACK_BYTES - (size_t)(i % 64) * 64;
         f->thread = t;
         f->run = &r;
         sim_fiber_init(f);
@@ -371,8 +373,7 @@ static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
 {
     const uint32_t *g = L->cfg.grid;
     AbiSimThread t;
-    memset(&t, 0, sizeof t);
-    t.exc.stack_limit = exc->stack_limit;
+    memset(&t, 0, sizeof t);   /* no stack limit: a kernel's recursion is not checked */
     t.ctaid[0] = (int32_t)(b % g[0]);
     t.ctaid[1] = (int32_t)(b / g[0] % g[1]);
     t.ctaid[2] = (int32_t)(b / ((int64_t)g[0] * g[1]));
