@@ -22,6 +22,7 @@
 #include "runtime/runtime.h"
 #include "simulator/sim.h"
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -40,7 +41,10 @@ typedef struct SimConfig {
     bool set;
 } SimConfig;
 
-static __thread SimConfig pending;          /* sim_configure's, for the next launch */
+/* sim_configure's, for the next launch on this thread: the dispatcher's call path (dispatch.c),
+ * which unboxes the kernel's arguments, has no room for a launch configuration, so pyjit/gpu/
+ * cpu.py sets it just before calling the kernel's dispatcher, on the same thread. */
+static __thread SimConfig pending;
 static PyObject *barrier_error;             /* pyjit.gpu's BarrierError (sim_configure) */
 
 typedef struct SimLaunch {
@@ -243,11 +247,15 @@ static bool release_warps(SimBlockRun *r)
     return any;
 }
 
-static int append(char *buf, size_t size, int at, const char *fmt, uint32_t a, uint32_t b, uint32_t c)
+/* printf into buf at `at` (what it has so far), as far as size allows; the new length. */
+static int append(char *buf, size_t size, int at, const char *fmt, ...)
 {
     if (at < 0 || (size_t)at >= size)
         return at;
-    int n = snprintf(buf + at, size - (size_t)at, fmt, a, b, c);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + at, size - (size_t)at, fmt, ap);
+    va_end(ap);
     return n < 0 ? at : at + n;
 }
 
@@ -261,12 +269,10 @@ static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, Ex
     bool warp = false;
     for (int i = 0; i < r->n; i++)
         warp |= fib[i].state == SIM_WARP;
-    int at = snprintf(buf, size, "kernel '%s', ", L->kname);
-    at = append(buf, size, at, warp ? "block (%u, %u, %u): deadlock: threads wait at a warp "
-                "operation that lanes of its mask never reach"
-                : "block (%u, %u, %u): deadlock: threads of the block wait at different "
-                "syncthreads() calls", (uint32_t)t0->ctaid[0], (uint32_t)t0->ctaid[1],
-                (uint32_t)t0->ctaid[2]);
+    int at = append(buf, size, 0, "kernel '%s', block (%d, %d, %d): deadlock: %s", L->kname,
+                    t0->ctaid[0], t0->ctaid[1], t0->ctaid[2],
+                    warp ? "threads wait at a warp operation that lanes of its mask never reach"
+                         : "threads of the block wait at different syncthreads() calls");
     for (int i = 0; i < r->n; i++) {
         if (fib[i].state != SIM_WAITING && fib[i].state != SIM_WARP)
             continue;
@@ -278,15 +284,12 @@ static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, Ex
         int count = 0;
         for (int j = i; j < r->n; j++)
             count += fib[j].state == fib[i].state && fib[j].site == fib[i].site;
-        at = append(buf, size, at, fib[i].state == SIM_WARP
-                    ? "; %u thread(s) wait at the warp operation of line %u:%.0u"
-                    : "; %u thread(s) wait at the syncthreads() of line %u:%.0u",
-                    (uint32_t)count, (uint32_t)fib[i].site, 0);
+        at = append(buf, size, at, "; %d thread(s) wait at the %s of line %d:", count,
+                    fib[i].state == SIM_WARP ? "warp operation" : "syncthreads()", fib[i].site);
         for (int j = i, shown = 0; j < r->n && shown < 4; j++)
             if (fib[j].state == fib[i].state && fib[j].site == fib[i].site) {
                 const int32_t *tid = fib[j].thread->tid;
-                at = append(buf, size, at, " (%u, %u, %u)", (uint32_t)tid[0], (uint32_t)tid[1],
-                            (uint32_t)tid[2]);
+                at = append(buf, size, at, " (%d, %d, %d)", tid[0], tid[1], tid[2]);
                 shown++;
             }
     }
