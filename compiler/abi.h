@@ -176,10 +176,11 @@ typedef enum AbiSimWarpKind {
     ABI_WARP_MATCH_ALL, ABI_WARP_SYNC, ABI_WARP_ACTIVEMASK,
 } AbiSimWarpKind;
 /* The block function lowering adds to a simulated kernel (symbol__simblock):
- *   int32 f(void **args, AbiSimThread *t, int32 one)
- * one = 0: runs every thread of t's block in order (t's tid is ignored); one = 1: runs thread
- * t->tid only. On ABI_STATUS_ERROR, t holds the failing thread's exception and tid. */
-typedef int32_t (*AbiSimBlock)(void **args, AbiSimThread *t, int32_t one);
+ *   int32 f(void **args, AbiSimThread *t)
+ * runs every thread of t's block in order (t's tid is ignored); on ABI_STATUS_ERROR, t holds the
+ * failing thread's exception and tid. One thread alone (a fiber's) is the kernel's wrapper
+ * called with the thread as its ExcInfo. */
+typedef int32_t (*AbiSimBlock)(void **args, AbiSimThread *t);
 
 /* Every compiled function has two entry points.
  *  - The native one, used by compiled callers:

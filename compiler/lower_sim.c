@@ -279,35 +279,22 @@ static void store_tid(Lower *L, LLVMValueRef t, int axis, LLVMValueRef v)
                                                   field_ptr(L, t, SIM_TID), idx, 2, ""));
 }
 
-/* symbol__simblock(void **args, AbiSimThread *t, int32 one): abi.h. */
+/* symbol__simblock(void **args, AbiSimThread *t): abi.h. */
 void lower_sim_block(Lower *L, TypedFunc *tf)
 {
     LLVMBuilderRef B = L->b;
-    LLVMTypeRef params[3] = {L->ptr, L->ptr, L->i32}, st = sim_type(L);
+    LLVMTypeRef params[2] = {L->ptr, L->ptr}, st = sim_type(L);
     char *name = arena_printf(L->prog->arena, "%s__simblock", tf->symbol);
-    LLVMValueRef fn = LLVMAddFunction(L->mod, name, LLVMFunctionType(L->i32, params, 3, 0));
+    LLVMValueRef fn = LLVMAddFunction(L->mod, name, LLVMFunctionType(L->i32, params, 2, 0));
     LLVMValueRef native = tf->aux, t = LLVMGetParam(fn, 1);
     LLVMTypeRef nty = LLVMGlobalGetValueType(native);
-    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(L->ctx, fn, "entry");
-    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(L->ctx, fn, "one");
-    LLVMBasicBlockRef all = LLVMAppendBasicBlockInContext(L->ctx, fn, "all");
+    LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(L->ctx, fn, "entry"));
     LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(L->ctx, fn, "fail");
-    LLVMPositionBuilderAtEnd(B, entry);
     LLVMValueRef args[tf->nargs + 2];
-    LLVMValueRef ret = LLVMBuildAlloca(B, tf->ret && tf->ret->kind != TY_NONE
-                                          ? lower_type(L, tf->ret) : L->i8, "");
-    LLVMValueRef mine = LLVMBuildAlloca(B, st, "thread");
     lower_wrapper_args(L, tf, LLVMGetParam(fn, 0), args);
-    args[0] = ret;
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, LLVMGetParam(fn, 2),
-                                     LLVMConstInt(L->i32, 0, 0), ""), one, all);
-    LLVMPositionBuilderAtEnd(B, one);
-    args[1] = t;
-    LLVMBuildRet(B, LLVMBuildCall2(B, nty, native, args, (unsigned)tf->nargs + 2, ""));
-
+    args[0] = LLVMBuildAlloca(B, tf->ret && tf->ret->kind != TY_NONE ? lower_type(L, tf->ret) : L->i8, "");
     /* every thread, x fastest, each with its own copy of t */
-    LLVMPositionBuilderAtEnd(B, all);
-    LLVMValueRef size = LLVMSizeOf(st);
+    LLVMValueRef mine = LLVMBuildAlloca(B, st, "thread"), size = LLVMSizeOf(st);
     LLVMBuildMemCpy(B, mine, 8, t, 8, size);
     args[1] = mine;
     LLVMValueRef n[3];

@@ -49,7 +49,8 @@ static PyObject *barrier_error;             /* pyjit.gpu's BarrierError (sim_con
 
 typedef struct SimLaunch {
     const char *kname;
-    AbiSimBlock fn;
+    AbiSimBlock fn;         /* the block as a loop over its threads */
+    AbiWrapper thread_fn;   /* one thread (of a fiber), with its AbiSimThread as the ExcInfo */
     void **args;
     SimConfig cfg;
     int64_t shared_bytes;   /* static, rounded to 16 */
@@ -145,7 +146,8 @@ static void out_of_memory(ExcInfo *exc)
 void sim_fiber_run(SimFiber *f)
 {
     SimLaunch *L = f->run->L;
-    f->status = L->fn(L->args, f->thread, 1);
+    _Alignas(16) char ret[16];   /* a kernel returns nothing */
+    f->status = L->thread_fn(L->args, ret, &f->thread->exc);
     f->state = SIM_DONE;
 }
 
@@ -396,7 +398,7 @@ static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
     t.dynbytes = L->cfg.dynbytes;
     if (L->sync)
         return run_fibers(L, w, &t, exc);
-    if (L->fn(L->args, &t, 0) != ABI_STATUS_OK)
+    if (L->fn(L->args, &t) != ABI_STATUS_OK)
         return fail_thread(L, &t, exc);
     return ABI_STATUS_OK;
 }
@@ -415,7 +417,8 @@ static int32_t run_blocks(void *ctx, int64_t lo, int64_t hi, int64_t slot, ExcIn
 
 int32_t rt_sim_launch(RtDispatcher *d, RtVersion *v, void **args, ExcInfo *exc)
 {
-    SimLaunch L = {.kname = d->cname, .fn = (AbiSimBlock)v->code.simblock, .args = args, .cfg = pending,
+    SimLaunch L = {.kname = d->cname, .fn = (AbiSimBlock)v->code.simblock,
+                   .thread_fn = v->code.wrapper, .args = args, .cfg = pending,
                    .shared_bytes = (v->sim_shared + 15) / 16 * 16, .sync = v->sim_sync};
     pending.set = false;
     last_fault.thread = false;

@@ -22,21 +22,23 @@
 typedef enum SimState { SIM_READY, SIM_WAITING, SIM_WARP, SIM_DONE } SimState;
 
 typedef struct SimFiber {
+    /* what the scheduler and the barriers touch, first, in one cache line */
 #if defined(__x86_64__)
     void *sp, *back;        /* its saved stack pointer; the scheduler's while it runs */
-#else
-    ucontext_t ctx, back_ctx;
 #endif
-    char *stack;
-    size_t stack_size;
     AbiSimThread *thread;
-    struct SimBlockRun *run;   /* launch.c's: the block it belongs to */
     SimState state;
     int32_t status;         /* the thread's when SIM_DONE */
-    int32_t op, pred, site; /* the barrier it waits at (pj_sim_barrier's arguments) */
-    int32_t result;         /* the barrier's result, set before it is resumed */
-    uint32_t mask;          /* the warp operation it waits at (pj_sim_warp's arguments) */
+    int32_t op, pred, site; /* the barrier or warp operation it waits at (pj_sim_barrier's and */
+    int32_t result;         /* pj_sim_warp's arguments); the barrier's result */
+    uint32_t mask;
     int64_t value, wresult;
+    char *stack;
+    size_t stack_size;
+    struct SimBlockRun *run;   /* launch.c's: the block it belongs to */
+#if !defined(__x86_64__)
+    ucontext_t ctx, back_ctx;
+#endif
 } SimFiber;
 
 /* fiber.c */
