@@ -32,29 +32,6 @@ const CompileOptions *rt_callee_options(void *ctx, void *handle)
     return rt_is_dispatcher(obj) ? &((RtDispatcher *)obj)->opts : NULL;
 }
 
-/* A simulated kernel's callees (PYJIT_SIMULATOR=cpu) are @njit dispatchers, as for @njit, or
- * device functions, as for the GPU (runtime/cuda_compile.c). */
-static IRFunc *sim_get_ir(void *ctx, void *handle, Arena *arena, Diag *diag)
-{
-    PyObject *obj = handle;
-    if (rt_is_dispatcher(obj))
-        return host_get_ir(ctx, handle, arena, diag);
-    PyObject *func = PyObject_GetAttrString(obj, "py_func");
-    if (!func)
-        PyErr_Clear();   /* not a function at all: the frontend says what it is */
-    IRFunc *ir = fe_build(func ? func : obj, ((RtDispatcher *)ctx)->registry, rt_is_dispatcher,
-                          arena, diag);
-    Py_XDECREF(func);
-    return ir;
-}
-
-static Type *host_known_return(void *ctx, void *handle, Type **args, int nargs);
-
-static Type *sim_known_return(void *ctx, void *handle, Type **args, int nargs)
-{
-    return rt_is_dispatcher(handle) ? host_known_return(ctx, handle, args, nargs) : NULL;
-}
-
 /* Equal but for weakness (a version compiled for a Python int serves an int64 call). */
 static bool same_types(Type **a, Type **b, int n)
 {
@@ -76,6 +53,27 @@ static Type *host_known_return(void *ctx, void *handle, Type **args, int nargs)
         if (same_types(callee->versions[i]->argtypes, args, nargs))
             return callee->versions[i]->ret;
     return NULL;
+}
+
+/* A simulated kernel's callees (PYJIT_SIMULATOR=cpu) are @njit dispatchers, as for @njit, or
+ * device functions, as for the GPU (runtime/cuda_compile.c). */
+static IRFunc *sim_get_ir(void *ctx, void *handle, Arena *arena, Diag *diag)
+{
+    PyObject *obj = handle;
+    if (rt_is_dispatcher(obj))
+        return host_get_ir(ctx, handle, arena, diag);
+    PyObject *func = PyObject_GetAttrString(obj, "py_func");
+    if (!func)
+        PyErr_Clear();   /* not a function at all: the frontend says what it is */
+    IRFunc *ir = fe_build(func ? func : obj, ((RtDispatcher *)ctx)->registry, rt_is_dispatcher,
+                          arena, diag);
+    Py_XDECREF(func);
+    return ir;
+}
+
+static Type *sim_known_return(void *ctx, void *handle, Type **args, int nargs)
+{
+    return rt_is_dispatcher(handle) ? host_known_return(ctx, handle, args, nargs) : NULL;
 }
 
 /* A call from compiled code binds to declared signatures as a call from Python does
