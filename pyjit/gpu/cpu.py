@@ -10,8 +10,10 @@ events, devices) is the interpreted simulator's, whose launches complete before 
 as these do.
 """
 import importlib as _importlib
+import os as _os
 import sys as _sys
 import types as _types
+import warnings as _warnings
 
 import numpy as np
 
@@ -25,6 +27,11 @@ from .simulator import arrays as _arrays, host as _host
 from .simulator.kernel import _config, _gpu_typeof
 from .simulator.scheduler import BarrierError
 from .simulator.state import SimulatorError, RaceError
+
+if _os.environ.get("PYJIT_SIMULATOR_RACECHECK", "").strip() not in ("", "0"):
+    _warnings.warn("PYJIT_SIMULATOR_RACECHECK is not checked under PYJIT_SIMULATOR=cpu: the "
+                   "race detector is the interpreted simulator's (PYJIT_SIMULATOR=1)",
+                   stacklevel=2)
 
 _KERNEL_NAMES = [n for n in INTRINSICS + tuple(NAMESPACES) if hasattr(_hw, n)]
 globals().update((n, getattr(_hw, n)) for n in _KERNEL_NAMES)
