@@ -35,13 +35,22 @@ static LLVMValueRef field_ptr(Lower *L, LLVMValueRef t, int field)
     return LLVMBuildStructGEP2(L->b, sim_type(L), t, (unsigned)field, "");
 }
 
-/* kind: SIM_TID .. SIM_NCTAID; axis 0..2. Grid and block sizes are at least 1. */
+/* kind: SIM_TID .. SIM_NCTAID; axis 0..2. Loaded with the ranges a launch allows (the GPU's
+ * special registers have them too), so that index arithmetic is known not to be negative and
+ * the checks of negative indices fold away. */
 static LLVMValueRef reg_of(Lower *L, LLVMValueRef t, int kind, int axis)
 {
+    static const unsigned lo[4] = {0, 0, 1, 1}, hi[4] = {1024, 0x7fffffff, 1025, 0x80000000u};
     LLVMValueRef idx[2] = {lower_i64(L, 0), lower_i64(L, axis)};
     LLVMValueRef p = LLVMBuildInBoundsGEP2(L->b, LLVMArrayType(L->i32, 3), field_ptr(L, t, kind),
                                            idx, 2, "");
-    return LLVMBuildLoad2(L->b, L->i32, p, "");
+    LLVMValueRef v = LLVMBuildLoad2(L->b, L->i32, p, "");
+    int k = kind - SIM_TID;
+    LLVMMetadataRef md[2] = {LLVMValueAsMetadata(LLVMConstInt(L->i32, lo[k], 0)),
+                             LLVMValueAsMetadata(LLVMConstInt(L->i32, hi[k], 0))};
+    LLVMSetMetadata(v, LLVMGetMDKindIDInContext(L->ctx, "range", 5),
+                    LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, md, 2)));
+    return v;
 }
 
 static LLVMValueRef reg(Lower *L, int kind, int axis)
