@@ -130,6 +130,8 @@ LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi);
 LLVMValueRef lower_sim_fence(Lower *L, Instr *in, Builtin bi);
 LLVMValueRef lower_sim_warp(Lower *L, Instr *in, Builtin bi);
 LLVMValueRef lower_sim_unsupported(Lower *L, Instr *in, Builtin bi);
+/* The C library's function for libdevice's nv_name ("__nv_sinf": "sinf"), or NULL. */
+const char *lower_sim_libm(const char *nv_name);
 void lower_sim_block(Lower *L, TypedFunc *tf);
 /* lower_ffi.c: the C entry symbol__cfunc of a cfunc (Program.cfunc), `R f(A0, ...)` in the C
  * ABI; the builder is left inside it. */

@@ -638,15 +638,15 @@ LLVMValueRef lower_bi_fma(Lower *L, Instr *in, Builtin bi)
     return target_call_intrinsic(L->mod, L->b, ir_builtin_fn(bi), &ty, 1, a, 3);
 }
 
-/* One float argument through libdevice: __nv_<fn>, or __nv_<fn>f for float32. */
+/* One float argument through libdevice: __nv_<fn>, or __nv_<fn>f for float32 (libm's <fn> and
+ * <fn>f on the CPU simulator). */
 LLVMValueRef lower_bi_libdevice(Lower *L, Instr *in, Builtin bi)
 {
-    if (L->prog->gpu_sim)
-        return lower_sim_unsupported(L, in, bi);
     char name[48];
     LLVMValueRef x = lower_value(L, in->args[0]);
     bool single = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMFloatTypeKind;
-    snprintf(name, sizeof name, "__nv_%s%s", ir_builtin_fn(bi), single ? "f" : "");
+    snprintf(name, sizeof name, "%s%s%s", L->prog->gpu_sim ? "" : "__nv_", ir_builtin_fn(bi),
+             single ? "f" : "");   /* the CPU simulator's is the C library's */
     return target_call_extern(L->mod, L->b, name, LLVMTypeOf(x), &x, 1);
 }
 
@@ -1067,7 +1067,7 @@ LLVMValueRef lower_bi_half(Lower *L, Instr *in, Builtin bi)
 /* A libdevice function by its fn column's name; its results are the row's result type: a
  * scalar, or a tuple whose first item is the return value and the rest what the function wrote
  * through its trailing pointer parameters (frexp, modf, remquo). */
-static LLVMValueRef call_with_outputs(Lower *L, Instr *in, Builtin bi, bool returns)
+static LLVMValueRef call_with_outputs(Lower *L, Instr *in, const char *fn, bool returns)
 {
     LLVMBuilderRef B = L->b;
     Type *rt = in->type;
@@ -1080,7 +1080,7 @@ static LLVMValueRef call_with_outputs(Lower *L, Instr *in, Builtin bi, bool retu
         args[n++] = slots[i] = lower_alloca(L, lower_type(L, rt->tuple.items[i + returns]));
     LLVMTypeRef ret = !returns ? LLVMVoidTypeInContext(L->ctx)
                                : lower_type(L, nout ? rt->tuple.items[0] : rt);
-    LLVMValueRef r = target_call_extern(L->mod, B, ir_builtin_fn(bi), ret, args, n);
+    LLVMValueRef r = target_call_extern(L->mod, B, fn, ret, args, n);
     if (!nout)
         return r;
     LLVMValueRef t = LLVMGetUndef(lower_type(L, rt));
@@ -1094,17 +1094,28 @@ static LLVMValueRef call_with_outputs(Lower *L, Instr *in, Builtin bi, bool retu
     return t;
 }
 
+/* The function a libdevice row calls: its __nv_ function, or on the CPU simulator the C
+ * library's of the same name and signature (NULL, with the error, when there is none). */
+static const char *nv_function(Lower *L, Instr *in, Builtin bi)
+{
+    const char *fn = ir_builtin_fn(bi);
+    if (!L->prog->gpu_sim)
+        return fn;
+    const char *c = lower_sim_libm(fn);
+    if (!c)
+        lower_sim_unsupported(L, in, bi);
+    return c;
+}
+
 LLVMValueRef lower_bi_nv_call(Lower *L, Instr *in, Builtin bi)
 {
-    if (L->prog->gpu_sim)
-        return lower_sim_unsupported(L, in, bi);
-    return call_with_outputs(L, in, bi, true);
+    const char *fn = nv_function(L, in, bi);
+    return fn ? call_with_outputs(L, in, fn, true) : NULL;
 }
 
 /* A void libdevice function whose results are all written through pointers (sincos). */
 LLVMValueRef lower_bi_nv_outputs(Lower *L, Instr *in, Builtin bi)
 {
-    if (L->prog->gpu_sim)
-        return lower_sim_unsupported(L, in, bi);
-    return call_with_outputs(L, in, bi, false);
+    const char *fn = nv_function(L, in, bi);
+    return fn ? call_with_outputs(L, in, fn, false) : NULL;
 }

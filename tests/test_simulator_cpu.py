@@ -271,13 +271,38 @@ def test_what_the_gpu_refuses_is_refused(gpu):
         lists[1, 1](np.zeros(1))
 
     @gpu.jit
-    def sincos(x):
-        s, c = gpu.libdevice.sincos(x[0])
-        x[0] = s + c
+    def saturate(x):
+        x[0] = gpu.libdevice.saturatef(x[0])
 
-    with pytest.raises(UnsupportedError, match=r"gpu.libdevice.sincos is not implemented under "
-                                               r"PYJIT_SIMULATOR=cpu"):
-        sincos[1, 1](np.zeros(1))
+    with pytest.raises(UnsupportedError, match=r"gpu.libdevice.saturatef is not implemented "
+                                               r"under PYJIT_SIMULATOR=cpu"):
+        saturate[1, 1](np.zeros(1, np.float32))
+
+
+def test_libdevice_functions_the_c_library_has(gpu):
+    import math
+
+    @gpu.jit
+    def k(x, out, e):
+        i = gpu.grid(1)
+        if i < x.size:
+            s, c = gpu.libdevice.sincos(x[i])
+            m, ex = gpu.libdevice.frexp(x[i])
+            out[i, 0] = s + c
+            out[i, 1] = gpu.libdevice.erff(np.float32(x[i]))
+            out[i, 2] = gpu.cbrt(x[i])
+            out[i, 3] = m
+            e[i] = ex
+
+    x = np.linspace(0.1, 30.0, 50)
+    out = np.zeros((50, 4))
+    e = np.zeros(50, np.int32)
+    k[1, 64](x, out, e)
+    np.testing.assert_allclose(out[:, 0], np.sin(x) + np.cos(x), rtol=1e-15)
+    np.testing.assert_allclose(out[:, 1], [math.erf(np.float32(v)) for v in x], rtol=1e-6)
+    np.testing.assert_allclose(out[:, 2], np.cbrt(x), rtol=1e-15)
+    np.testing.assert_array_equal(out[:, 3], [math.frexp(v)[0] for v in x])
+    np.testing.assert_array_equal(e, [math.frexp(v)[1] for v in x])
 
 
 def test_launch_errors(gpu):

@@ -1,7 +1,7 @@
 """The kernel tests of gpu_kernels.py, compiled for the CPU and run by the C simulator
 (PYJIT_SIMULATOR=cpu's backend, pyjit.gpu.cpu, used directly so that CI runs them in any mode).
 
-What the CPU simulator does not run (the grid barrier, libdevice's functions) must be refused
+What the CPU simulator does not run (the grid barrier) must be refused
 when the kernel is compiled, naming the intrinsic: those tests are replaced by that check."""
 import importlib
 import re
@@ -18,7 +18,6 @@ def gpu():
 
 
 NOT_SIMULATED = {
-    "test_libdevice_tuple_results": "gpu.libdevice.sincos",
     "test_grid_sync_sequential_rows": "gpu.cg.GridGroup.sync",
     "test_grid_sync_normalise": "gpu.cg.GridGroup.sync",
     "test_grid_group_passed_to_a_device_function": "gpu.cg.GridGroup.sync",
