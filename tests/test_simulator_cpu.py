@@ -316,3 +316,47 @@ def test_launch_errors(gpu):
         k[1, (32, 33)](np.zeros(1))
     with pytest.raises(TypeError, match="argument 'x' is a list"):
         k[1, 1]([1.0])
+
+
+_VALUES = {"float64": "0.75", "float32": "np.float32(0.75)", "int32": "np.int32(3)",
+           "int64": "np.int64(3)"}
+
+
+def _libdevice_rows():
+    """libdevice's rows of number arguments: (name, argument types)."""
+    from pyjit import _core
+    rows = []
+    for name, _where, form in _core.builtin_table():
+        if not name.startswith("gpu.libdevice."):
+            continue
+        args = tuple(form[1:form.index(")")].split(", "))
+        if set(args) <= set(_VALUES):
+            rows.append((name[len("gpu.libdevice."):], args))
+    return rows
+
+
+@pytest.mark.parametrize("name,argtypes", _libdevice_rows())
+def test_libdevice_matches_the_interpreter_or_is_refused(gpu, name, argtypes):
+    """Each libdevice function: the CPU simulator's (the C library's) against the interpreted
+    simulator's (pyjit/gpu/simulator/libdevice_math.py), or refused naming it."""
+    import pyjit.gpu.simulator as interp
+    call = f"fn({', '.join(_VALUES[t] for t in argtypes)})"
+    src = ("def k(out):\n"
+           f"    r = {call}\n"
+           "    if isinstance(r, tuple):\n"
+           "        out[0], out[1] = r\n"
+           "    else:\n"
+           "        out[0] = r\n")
+    results = []
+    for backend in (gpu, interp):
+        ns = {"fn": getattr(backend.libdevice, name), "np": np}
+        exec(src, ns)
+        out = np.zeros(2)
+        try:
+            backend.jit(ns["k"])[1, 1](out)
+        except UnsupportedError as e:
+            assert backend is gpu and f"gpu.libdevice.{name} is not implemented under " \
+                "PYJIT_SIMULATOR=cpu" in str(e)
+            return
+        results.append(out)
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
