@@ -15,6 +15,15 @@ checked against NumPy in both processes.
   matmul     64x64 float32, 16x16 shared-memory tiles, two syncthreads per tile
   warpsum    4096 threads, warp-shuffle reduction (pyjit only: Numba's simulator lacks
              shfl_down_sync)
+
+    python bench/simulator.py --cpu              # pyjit's two simulators and @njit, 2^20 threads
+
+--cpu compares, at 2^20 threads (4096 blocks of 256), the interpreted simulator
+(PYJIT_SIMULATOR=1), the compiled one (PYJIT_SIMULATOR=cpu) and the same computation written as
+an @njit loop, on saxpy and on the shared-memory block reduction above; each in its own process.
+It prints medians and the ratios interpreted / cpu (target: 100x or more) and cpu / njit
+(target: within 3x). The interpreted simulator is timed once (it takes seconds), the others
+`--repeat` times after a warm-up launch; every result is checked against NumPy.
 """
 import argparse
 import json
@@ -155,6 +164,93 @@ def run_child(lib, names, repeat, numba_path):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+# ---- --cpu: the compiled simulator against the interpreted one and @njit ----
+
+CPU_N, CPU_BLOCK = 1 << 20, 256
+
+
+def njit_versions():
+    """saxpy and the per-block sums as the loops one would write with @njit."""
+    from pyjit import njit
+
+    @njit
+    def saxpy(a, x, y, out):
+        for i in range(x.size):
+            out[i] = a * x[i] + y[i]
+
+    @njit
+    def reduce(x, out):
+        for b in range(out.size):
+            s = x[b * 256]
+            for t in range(1, 256):
+                s += x[b * 256 + t]
+            out[b] = s
+    return {"saxpy": saxpy, "reduce": reduce}
+
+
+def cpu_child(mode, repeat):
+    """Runs in a child process: mode 'interp' or 'cpu' (the simulator its environment chose)
+    launches the kernels; 'njit' calls the loops. One JSON line of times."""
+    global cuda
+    import numpy as np
+    x = np.random.default_rng(0).random(CPU_N, dtype=np.float32)
+    y = np.random.default_rng(1).random(CPU_N, dtype=np.float32)
+    a = np.float32(2.0)
+    nb = CPU_N // CPU_BLOCK
+    work = {"saxpy": (lambda: (a, x, y, np.zeros_like(x)),
+                      lambda r: np.allclose(r[3], a * x + y, rtol=1e-6)),
+            "reduce": (lambda: (x, np.zeros(nb, np.float32)),
+                       lambda r: np.allclose(r[1], x.reshape(nb, CPU_BLOCK).sum(1), rtol=1e-4))}
+    if mode == "njit":
+        funcs = njit_versions()
+    else:
+        from pyjit import cuda
+        kernels = make_kernels()
+        funcs = {n: kernels[n][nb, CPU_BLOCK] for n in work}
+    result = {}
+    for name, (make_args, check) in work.items():
+        args = make_args()
+        t = time.perf_counter()
+        funcs[name](*args)                     # warm-up (compiles; and the check)
+        first = time.perf_counter() - t
+        if not check(args):
+            raise SystemExit(f"{mode} {name}: wrong result")
+        times = [first] if mode == "interp" else []
+        for _ in range(0 if mode == "interp" else repeat):
+            args = make_args()
+            t = time.perf_counter()
+            funcs[name](*args)
+            times.append(time.perf_counter() - t)
+        result[name] = times
+    print(json.dumps(result))
+
+
+def run_cpu_child(mode, repeat):
+    env = dict(os.environ)
+    env.pop("PYJIT_SIMULATOR", None)
+    if mode != "njit":
+        env["PYJIT_SIMULATOR"] = "1" if mode == "interp" else "cpu"
+    code = (f"import sys\nsys.path[:0] = {[ROOT, os.path.dirname(os.path.abspath(__file__))]!r}\n"
+            f"import simulator; simulator.cpu_child({mode!r}, {repeat})\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        print(f"{mode}: failed\n{r.stderr[-2000:]}", file=sys.stderr)
+        sys.exit(1)
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def cpu_main(repeat, skip_interp):
+    runs = {m: run_cpu_child(m, repeat) for m in (("cpu", "njit") if skip_interp
+                                                  else ("interp", "cpu", "njit"))}
+    print(f"{'kernel (2^20 threads)':<22}{'interp (ms)':>13}{'cpu (ms)':>11}{'njit (ms)':>11}"
+          f"{'interp/cpu':>12}{'cpu/njit':>10}")
+    for name in ("saxpy", "reduce"):
+        med = {m: statistics.median(r[name]) * 1e3 for m, r in runs.items()}
+        cpu, njit, interp = med["cpu"], med["njit"], med.get("interp")
+        i_text = f"{interp:13.0f}" if interp else f"{'-':>13}"
+        ratio = f"{interp / cpu:11.0f}x" if interp else f"{'-':>12}"
+        print(f"{name:<22}{i_text}{cpu:11.2f}{njit:11.2f}{ratio}{cpu / njit:9.2f}x")
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
@@ -162,7 +258,13 @@ def main():
     ap.add_argument("--numba-path", default=None,
                     help="a folder holding numba-cuda (pip install --target), added as a site dir")
     ap.add_argument("--no-numba", action="store_true")
+    ap.add_argument("--cpu", action="store_true",
+                    help="the compiled simulator against the interpreted one and @njit")
+    ap.add_argument("--no-interp", action="store_true", help="with --cpu: skip the interpreter")
     args = ap.parse_args()
+    if args.cpu:
+        cpu_main(args.repeat, args.no_interp)
+        return
     names = args.only.split(",")
     ours = run_child("pyjit", names, args.repeat, None)
     theirs = None if args.no_numba else run_child(

@@ -157,6 +157,31 @@ typedef struct AbiKernelFault {
 } AbiKernelFault;
 #define ABI_FAULT_GLOBAL "pj_fault_record"
 
+/* A simulated GPU thread under PYJIT_SIMULATOR=cpu (simulator/): a kernel compiled for the CPU
+ * takes it where other code takes its ExcInfo, so the ExcInfo comes first and every function of
+ * the kernel reaches the thread's indices through the pointer it already passes down
+ * (compiler/lower_sim.c reads the fields at these offsets: simulator/sim.c checks them). */
+typedef struct AbiSimThread {
+    ExcInfo exc;
+    int32_t tid[3], ctaid[3], ntid[3], nctaid[3];
+    char *shared;           /* the block's static shared memory */
+    char *dynshared;        /* the block's dynamic shared memory (the launch's sharedmem bytes) */
+    int64_t dynbytes;
+    void *fiber;            /* simulator/: the thread's fiber, NULL when its block runs as a loop */
+} AbiSimThread;
+/* pj_sim_warp's kinds (compiler/lower_sim.c passes them, simulator/launch.c runs them). */
+typedef enum AbiSimWarpKind {
+    ABI_WARP_SHFL_IDX, ABI_WARP_SHFL_UP, ABI_WARP_SHFL_DOWN, ABI_WARP_SHFL_XOR,
+    ABI_WARP_BALLOT, ABI_WARP_ALL, ABI_WARP_ANY, ABI_WARP_EQ, ABI_WARP_MATCH_ANY,
+    ABI_WARP_MATCH_ALL, ABI_WARP_SYNC, ABI_WARP_ACTIVEMASK,
+} AbiSimWarpKind;
+/* The block function lowering adds to a simulated kernel (symbol__simblock):
+ *   int32 f(void **args, AbiSimThread *t)
+ * runs every thread of t's block in order (t's tid is ignored); on ABI_STATUS_ERROR, t holds the
+ * failing thread's exception and tid. One thread alone (a fiber's) is the kernel's wrapper
+ * called with the thread as its ExcInfo. */
+typedef int32_t (*AbiSimBlock)(void **args, AbiSimThread *t);
+
 /* Every compiled function has two entry points.
  *  - The native one, used by compiled callers:
  *      int32 name(RetT *ret, ExcInfo *exc, Arg0 a0, Arg1 a1, ...)

@@ -49,6 +49,7 @@ typedef struct CompileOptions {
     bool error_model_numpy; /* float division by zero gives inf/nan instead of raising */
     bool debug;             /* PYJIT_DEBUG=1: IR checks between stages, bounds checks */
     bool parallel;          /* parallel=True: array expressions and reductions use the pool */
+    bool gpu_sim;           /* a GPU kernel compiled for the CPU (PYJIT_SIMULATOR=cpu) */
     unsigned dump;          /* DUMP_* bits: stages printed to stderr as they are made */
 } CompileOptions;
 
@@ -146,13 +147,27 @@ typedef struct Program {
     int gpu_maxnreg;        /* max_registers=: the kernel's .maxnreg (0: none) */
     int gpu_bounds[3];      /* launch_bounds=: .maxntid, .minnctapersm, .maxclusterrank (0: none) */
     bool lineinfo;          /* line tables only (lower_debug.c): .loc lines in the PTX */
+    /* PYJIT_SIMULATOR=cpu: the kernel language typed as for the GPU, lowered for the CPU with
+     * GPU semantics (lower_sim.c); the kernel's functions take an AbiSimThread (abi.h) as their
+     * ExcInfo, and the entry gets a block function beside its wrapper. */
+    bool gpu_sim;
+    bool sim_sync;          /* set by lowering: the kernel has a barrier (its threads need fibers) */
+    int64_t sim_shared_bytes;   /* set by lowering: the block's static shared memory */
 } Program;
+
+/* Code of a GPU kernel or device function, for the GPU or for the CPU simulator: the kernel
+ * language is allowed and what the GPU cannot run is refused alike. */
+static inline bool prog_kernel_code(const Program *p)
+{
+    return p->gpu || p->gpu_sim;
+}
 
 /* Compiled CPU code, alive until jit_release. */
 typedef struct JitCode {
     void *native;           /* the entry's native entry point */
     AbiWrapper wrapper;     /* the entry's wrapper */
     void *cfunc;            /* a cfunc's C entry (Program.cfunc), or NULL */
+    void *simblock;         /* a simulated kernel's block function (Program.gpu_sim; abi.h), or NULL */
     void *dylib;            /* the LLVM JITDylib holding it (one per version), or NULL */
 } JitCode;
 

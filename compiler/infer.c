@@ -1094,7 +1094,7 @@ Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
 
 Type *infer_build_list(Infer *c, Instr *in)
 {
-    if (c->pi->prog->gpu)
+    if (prog_kernel_code(c->pi->prog))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "lists are not supported in GPU kernels (use a "
                           "tuple, or a local array: gpu.local.array)");
     Type *item = in->id < c->nknown ? c->list_items[in->id] : NULL;
@@ -1229,7 +1229,7 @@ Type *infer_table_key(Infer *c, Instr *in, Instr *table, Instr *key)
 
 Type *infer_table_made(Infer *c, Instr *in, bool set)
 {
-    if (c->pi->prog->gpu)
+    if (prog_kernel_code(c->pi->prog))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "%s are not supported in GPU kernels",
                           set ? "sets" : "dicts");
     Type *t = in->id < c->nknown ? c->table_types[in->id] : NULL;

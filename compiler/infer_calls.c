@@ -751,7 +751,7 @@ static Type *typed_empty_call(Infer *c, Instr *in, Args *a)
                           "them, and value types of numbers, strings, arrays, tuples and "
                           "containers; not %s and %s", k ? infer_type_name(k) : "that key type",
                           v ? infer_type_name(v) : "that value type");
-    if (c->pi->prog->gpu)
+    if (prog_kernel_code(c->pi->prog))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "dicts are not supported in GPU kernels");
     if (c->rewrite) {
         in->op = OP_BUILD_DICT;
@@ -1183,7 +1183,7 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
 /* What print() writes: numbers, strings, None, and on the CPU tuples of them. */
 static bool printable(Infer *c, Type *t)
 {
-    if (t->kind == TY_TUPLE && !c->pi->prog->gpu) {
+    if (t->kind == TY_TUPLE && !prog_kernel_code(c->pi->prog)) {
         for (int i = 0; i < t->tuple.n; i++)
             if (!printable(c, t->tuple.items[i]))
                 return false;
@@ -2136,11 +2136,11 @@ static const InferBuiltinFn infer_handlers[BI__COUNT] = {
 static bool where_ok(Infer *c, Instr *in, Builtin bi, const char *name, const char *parens)
 {
     BuiltinWhere where = ir_builtin_where(bi);
-    if (c->pi->prog->gpu && !(where & BI_DEVICE)) {   /* host runtime calls */
+    if (prog_kernel_code(c->pi->prog) && !(where & BI_DEVICE)) {   /* host runtime calls */
         infer_fail(c, in, DIAG_UNSUPPORTED, "%s%s is not supported in GPU kernels", name, parens);
         return false;
     }
-    if (!c->pi->prog->gpu && !(where & BI_HOST)) {
+    if (!prog_kernel_code(c->pi->prog) && !(where & BI_HOST)) {
         infer_fail(c, in, DIAG_TYPING, "%s%s can only be used in a GPU kernel or device function "
                    "(@gpu.jit)", name, parens);
         return false;
@@ -2562,7 +2562,7 @@ static bool is_constant_param(const Type *t)
 
 static Type *call_jit(Infer *c, Instr *in, const Const *k)
 {
-    if (k->device_only && !c->pi->prog->gpu)
+    if (k->device_only && !prog_kernel_code(c->pi->prog))
         return infer_fail(c, in, DIAG_TYPING, "device function '%s' can only be called from a GPU "
                           "kernel or another device function", k->name ? k->name : "?");
     IRFunc *ir = infer_callee_ir(c, in, k->handle);

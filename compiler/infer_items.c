@@ -74,7 +74,7 @@ static Type *array_getattr(Infer *c, Instr *in, Type *t)
     if (strcmp(in->name, "dtype") == 0)
         return ty_dtype(t->array.dtype);
     if (strcmp(in->name, "flat") == 0) {
-        if (c->pi->prog->gpu)
+        if (prog_kernel_code(c->pi->prog))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "a.flat is not supported in GPU kernels");
         if (c->rewrite) {
             in->op = OP_INTRINSIC;

@@ -24,7 +24,7 @@ Type *infer_value_type(Type *t)
  * print and raise are compile-time values there). */
 bool infer_str_allowed(Infer *c, Instr *in)
 {
-    if (!c->pi->prog->gpu)
+    if (!prog_kernel_code(c->pi->prog))
         return true;
     infer_fail(c, in, DIAG_UNSUPPORTED, "strings made or used at run time are not supported in "
                "GPU kernels (constant strings in print() and raise are)");

@@ -540,15 +540,17 @@ static void on_found(LLVMErrorRef err, LLVMOrcCSymbolMapPairs result, size_t n, 
     f->done = true;
 }
 
-static int lookup_entry(LLVMOrcJITDylibRef jd, const char *symbol, bool cfunc, JitCode *out,
+/* The entry, its wrapper, and the entry's extra function (symbol + extra: "__cfunc", a cfunc's C
+ * entry; "__simblock", a simulated kernel's block function) when extra is not NULL. */
+static int lookup_entry(LLVMOrcJITDylibRef jd, const char *symbol, const char *extra, JitCode *out,
                         Diag *diag)
 {
-    char wrap[1100], centry[1100];
+    char wrap[1100], third[1100];
     snprintf(wrap, sizeof wrap, "%s__wrap", symbol);
-    snprintf(centry, sizeof centry, "%s__cfunc", symbol);
-    Found f = {.n = cfunc ? 3 : 2,
+    snprintf(third, sizeof third, "%s%s", symbol, extra ? extra : "");
+    Found f = {.n = extra ? 3 : 2,
                .names = {LLVMOrcLLJITMangleAndIntern(jit, symbol), LLVMOrcLLJITMangleAndIntern(jit, wrap),
-                         cfunc ? LLVMOrcLLJITMangleAndIntern(jit, centry) : NULL}};
+                         extra ? LLVMOrcLLJITMangleAndIntern(jit, third) : NULL}};
     LLVMOrcCJITDylibSearchOrderElement order = {jd, LLVMOrcJITDylibLookupFlagsMatchAllSymbols};
     LLVMOrcCLookupSetElement want[MAX_FOUND];
     for (int k = 0; k < f.n; k++) {
@@ -569,11 +571,15 @@ static int lookup_entry(LLVMOrcJITDylibRef jd, const char *symbol, bool cfunc, J
             return diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: %s not found", symbol);
     out->native = (void *)(uintptr_t)f.addrs[0];
     out->wrapper = (AbiWrapper)(uintptr_t)f.addrs[1];
-    out->cfunc = cfunc ? (void *)(uintptr_t)f.addrs[2] : NULL;
+    void *found = extra ? (void *)(uintptr_t)f.addrs[2] : NULL;
+    if (extra && strcmp(extra, "__simblock") == 0)
+        out->simblock = found;
+    else
+        out->cfunc = found;
     return 0;
 }
 
-static int load_locked(const char *object, size_t size, const char *symbol, bool cfunc,
+static int load_locked(const char *object, size_t size, const char *symbol, const char *extra,
                        void *const *refs, int nrefs, JitCode *out, Diag *diag)
 {
     if (jit_init(diag) < 0)
@@ -589,7 +595,7 @@ static int load_locked(const char *object, size_t size, const char *symbol, bool
         llvm_error(diag, "loading object code", err);
         goto fail;
     }
-    if (lookup_entry(jd, symbol, cfunc, out, diag) < 0)
+    if (lookup_entry(jd, symbol, extra, out, diag) < 0)
         goto fail;
     out->dylib = jd;
     return 0;
@@ -598,12 +604,12 @@ fail:
     return -1;
 }
 
-static int load_object(const char *object, size_t size, const char *symbol, bool cfunc,
+static int load_object(const char *object, size_t size, const char *symbol, const char *extra,
                        void *const *refs, int nrefs, JitCode *out, Diag *diag)
 {
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&jit_lock);
-    int rc = load_locked(object, size, symbol, cfunc, refs, nrefs, out, diag);
+    int rc = load_locked(object, size, symbol, extra, refs, nrefs, out, diag);
     pthread_mutex_unlock(&jit_lock);
     return rc;
 }
@@ -611,7 +617,7 @@ static int load_object(const char *object, size_t size, const char *symbol, bool
 int jit_load_object(const char *object, size_t size, const char *symbol, void *const *refs,
                     int nrefs, JitCode *out, Diag *diag)
 {
-    return load_object(object, size, symbol, false, refs, nrefs, out, diag);
+    return load_object(object, size, symbol, NULL, refs, nrefs, out, diag);
 }
 
 /* The object file of the optimised module, made by host_tm, whose settings are the JIT's: the
@@ -644,7 +650,8 @@ int jit_emit_cpu(Program *prog, JitCode *out, Diag *diag)
     for (int i = 0; i < prog->refs.len; i++)
         refs[i] = ((CodeRef *)prog->refs.items[i])->addr;
     TypedFunc *entry = prog->funcs.items[0];
-    return load_object(prog->object, prog->object_size, entry->symbol, prog->cfunc, refs,
+    const char *extra = prog->cfunc ? "__cfunc" : prog->gpu_sim ? "__simblock" : NULL;
+    return load_object(prog->object, prog->object_size, entry->symbol, extra, refs,
                        prog->refs.len, out, diag);
 }
 

@@ -304,7 +304,9 @@ static LLVMValueRef exc_record(Lower *L)
 static void save_exc_record(Lower *L)
 {
     L->exc_slot = NULL;
-    if (L->t->is_gpu)
+    /* a simulated kernel's record is its thread's AbiSimThread, which the block function's loop
+     * keeps in registers once no volatile store takes its address */
+    if (L->t->is_gpu || L->prog->gpu_sim)
         return;
     L->exc_slot = lower_alloca(L, L->ptr);
     LLVMSetVolatile(LLVMBuildStore(L->ab, L->exc_ptr, L->exc_slot), 1);
@@ -1335,7 +1337,9 @@ static LLVMValueRef const_value(Lower *L, const Const *c, Type *t)
         return v;
     }
     case K_ARRAY: {
-        if (L->t->is_gpu)   /* the host's memory is not the GPU's: a copy in constant memory */
+        /* the host's memory is not the GPU's: a copy in constant memory (and a simulated
+         * kernel's copy, so that it too reads the values of its first launch) */
+        if (prog_kernel_code(L->prog))
             return lower_gpu_const_array(L, c, t);
         /* a global array, frozen: its shape is baked in, its data address bound at load;
          * borrowed */
@@ -2398,7 +2402,9 @@ static void declare_function(Lower *L, TypedFunc *tf, bool is_entry)
             add_attr(L, fn, (unsigned)i + 3, "noalias");
         }
     add_attr(L, fn, LLVMAttributeFunctionIndex, "nounwind");
-    if (is_entry && !L->t->is_gpu)   /* the wrapper calls it: inlining would compile the body twice */
+    /* the wrapper calls it: inlining would compile the body twice (a simulated kernel's is
+     * inlined into its block function's loop over the threads) */
+    if (is_entry && !L->t->is_gpu && !L->prog->gpu_sim)
         add_attr(L, fn, LLVMAttributeFunctionIndex, "noinline");
     if (L->opts && L->opts->fastmath) {
         /* LLVM 16's C API cannot set fast-math flags on instructions; these function attributes
@@ -2558,7 +2564,7 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
     }
     L->ret_bb = lower_block(L, "return");
     L->err_bb = L->fail_bb = lower_block(L, "error");
-    if (L->t->is_gpu && lower_exc_check_kernel(L) < 0)
+    if (prog_kernel_code(L->prog) && lower_exc_check_kernel(L) < 0)
         return -1;
     bind_args(L);
     LLVMBasicBlockRef first = ((BlockInfo *)((Block *)tf->ir->blocks.items[0])->aux)->start;
@@ -2575,6 +2581,24 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
     LLVMPositionBuilderAtEnd(L->ab, L->entry_bb);
     LLVMBuildBr(L->ab, first);
     return 0;
+}
+
+void lower_wrapper_args(Lower *L, TypedFunc *tf, LLVMValueRef argv, LLVMValueRef *args)
+{
+    LLVMBuilderRef B = L->b;
+    for (int i = 0; i < tf->nargs; i++) {
+        LLVMValueRef idx = lower_i64(L, i);
+        LLVMValueRef pp = LLVMBuildInBoundsGEP2(B, L->ptr, argv, &idx, 1, "");
+        LLVMValueRef p = LLVMBuildLoad2(B, L->ptr, pp, "");
+        Type *t = tf->argtypes[i];
+        LLVMTypeRef lt = lower_type(L, t);
+        if (t->kind == TY_ARRAY)
+            args[i + 2] = p;
+        else if (!lt || t->kind == TY_NONE)
+            args[i + 2] = LLVMConstNull(lt ? lt : L->none_ty);
+        else
+            args[i + 2] = lower_load_mem(L, t, p);
+    }
 }
 
 /* symbol__wrap(void **args, void *ret, ExcInfo *exc): loads each argument from memory and calls
@@ -2594,19 +2618,7 @@ LLVMValueRef lower_build_wrapper(Lower *L, TypedFunc *tf)
         LLVMValueRef limit = lower_call_rt(L, "pj_stack_limit", L->ptr, NULL, 0);
         LLVMBuildStore(B, limit, LLVMBuildStructGEP2(B, L->exc_ty, args[1], 5, ""));
     }
-    for (int i = 0; i < tf->nargs; i++) {
-        LLVMValueRef idx = lower_i64(L, i);
-        LLVMValueRef pp = LLVMBuildInBoundsGEP2(B, L->ptr, LLVMGetParam(w, 0), &idx, 1, "");
-        LLVMValueRef p = LLVMBuildLoad2(B, L->ptr, pp, "");
-        Type *t = tf->argtypes[i];
-        LLVMTypeRef lt = lower_type(L, t);
-        if (t->kind == TY_ARRAY)
-            args[i + 2] = p;
-        else if (!lt || t->kind == TY_NONE)
-            args[i + 2] = LLVMConstNull(lt ? lt : L->none_ty);
-        else
-            args[i + 2] = lower_load_mem(L, t, p);
-    }
+    lower_wrapper_args(L, tf, LLVMGetParam(w, 0), args);
     LLVMValueRef fn = tf->aux;
     LLVMBuildRet(B, LLVMBuildCall2(B, LLVMGlobalGetValueType(fn), fn, args, (unsigned)tf->nargs + 2, ""));
     return w;
@@ -2653,6 +2665,8 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
         lower_build_wrapper(&L, entry);
     else if (rc == 0 && !prog->gpu_device)
         lower_gpu_entry(&L, entry);
+    if (rc == 0 && prog->gpu_sim)
+        lower_sim_block(&L, entry);
     if (rc == 0 && prog->cfunc)
         lower_build_cfunc(&L, entry);
     lower_debug_finish(&L);

@@ -120,6 +120,20 @@ LLVMValueRef lower_call_rt(Lower *L, const char *name, LLVMTypeRef ret, LLVMValu
                            int nargs);
 /* The uniform wrapper symbol__wrap (abi.h) of tf; the builder is left inside it. */
 LLVMValueRef lower_build_wrapper(Lower *L, TypedFunc *tf);
+/* The native entry's arguments args[2..] loaded from a wrapper's void **argv (args[0], args[1],
+ * the result and exception pointers, are the caller's). */
+void lower_wrapper_args(Lower *L, TypedFunc *tf, LLVMValueRef argv, LLVMValueRef *args);
+/* lower_sim.c: the kernel language on the CPU simulator (Program.gpu_sim). */
+LLVMValueRef lower_sim_sreg(Lower *L, Instr *in, Builtin bi);
+LLVMValueRef lower_sim_grid(Lower *L, Instr *in, bool size);
+LLVMValueRef lower_sim_shared(Lower *L, int64_t n, int itemsize, LLVMValueRef *len);
+LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi);
+LLVMValueRef lower_sim_fence(Lower *L, Instr *in, Builtin bi);
+LLVMValueRef lower_sim_warp(Lower *L, Instr *in, Builtin bi);
+LLVMValueRef lower_sim_unsupported(Lower *L, Instr *in, Builtin bi);
+/* The C library's function for libdevice's nv_name ("__nv_sinf": "sinf"), or NULL. */
+const char *lower_sim_libm(const char *nv_name);
+void lower_sim_block(Lower *L, TypedFunc *tf);
 /* lower_ffi.c: the C entry symbol__cfunc of a cfunc (Program.cfunc), `R f(A0, ...)` in the C
  * ABI; the builder is left inside it. */
 LLVMValueRef lower_build_cfunc(Lower *L, TypedFunc *tf);

@@ -50,6 +50,8 @@ static LLVMValueRef sreg_axis(Lower *L, int kind, int axis)
 /* A special register named by the fn column: "tid.x" ... "nctaid.z", "laneid", "lanemask_lt". */
 LLVMValueRef lower_bi_sreg(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_sreg(L, in, bi);
     static const char *const kinds[4] = {"tid.", "ctaid.", "ntid.", "nctaid."};
     const char *name = ir_builtin_fn(bi);
     (void)in;
@@ -150,6 +152,15 @@ static LLVMValueRef generic_ptr(Lower *L, LLVMValueRef g)
 /* The static shared memory of a block, as the simulator's MAX_SHARED_BYTES. */
 #define GPU_MAX_SHARED_BYTES (48 * 1024)
 
+/* A shared array of the CPU simulator: its block's memory (n = 0: the dynamic part). */
+static LLVMValueRef sim_shared_array(Lower *L, Instr *in, int64_t *shape, int64_t n)
+{
+    LLVMValueRef len = NULL;
+    LLVMValueRef data = lower_sim_shared(L, n, ty_itemsize(in->type->array.dtype), &len);
+    int64_t ones[ABI_MAX_NDIM] = {1, 1, 1, 1, 1, 1, 1, 1};
+    return data ? c_array(L, in->type, data, n == 0 ? ones : shape, len) : NULL;
+}
+
 static LLVMValueRef shared_array(Lower *L, Instr *in, int64_t *shape, int nd)
 {
     Type *dt = in->type->array.dtype;
@@ -157,6 +168,8 @@ static LLVMValueRef shared_array(Lower *L, Instr *in, int64_t *shape, int nd)
     int64_t n = 1;
     for (int k = 0; k < nd; k++)
         n *= shape[k];
+    if (L->prog->gpu_sim)
+        return sim_shared_array(L, in, shape, n);
     if (n == 0) {   /* dynamic: every dynamic shared array is the one extern block */
         LLVMValueRef g = LLVMGetNamedGlobal(L->mod, "pj_dynshared");
         if (!g) {
@@ -232,12 +245,13 @@ LLVMValueRef lower_gpu_const_array(Lower *L, const Const *c, Type *t)
         memcpy(bytes + e * isz, (const char *)c->data + off, (size_t)isz);
     }
     LLVMValueRef init = LLVMConstStringInContext(L->ctx, bytes, (unsigned)(n * isz), 1);
-    LLVMValueRef g = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), "pj_const", 4);
+    unsigned space = L->t->is_gpu ? 4 : 0;   /* the CPU simulator's copy is in host memory */
+    LLVMValueRef g = LLVMAddGlobalInAddressSpace(L->mod, LLVMTypeOf(init), "pj_const", space);
     LLVMSetInitializer(g, init);
     LLVMSetGlobalConstant(g, 1);
     LLVMSetLinkage(g, LLVMInternalLinkage);
     LLVMSetAlignment(g, 16);
-    return c_array(L, vt, generic_ptr(L, g), c->array_shape, NULL);
+    return c_array(L, vt, space ? generic_ptr(L, g) : g, c->array_shape, NULL);
 }
 
 /* ---- atomics -------------------------------------------------------------------------------- */
@@ -521,17 +535,23 @@ static LLVMValueRef fence(Lower *L, const char *name)
 
 LLVMValueRef lower_bi_fence(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_fence(L, in, bi);
     (void)in;
     return fence(L, ir_builtin_fn(bi));
 }
 
 LLVMValueRef lower_bi_barrier(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_barrier(L, in, bi);
     return barrier_op(L, in, ir_builtin_fn(bi));
 }
 
 LLVMValueRef lower_bi_syncwarp(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_warp(L, in, bi);
     LLVMValueRef m = in->nargs ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0xffffffffu, 0);
     call_nvvm(L, ir_builtin_fn(bi), LLVMVoidTypeInContext(L->ctx), &m, 1);
     return LLVMConstNull(L->none_ty);
@@ -539,6 +559,8 @@ LLVMValueRef lower_bi_syncwarp(Lower *L, Instr *in, Builtin bi)
 
 LLVMValueRef lower_bi_grid(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_grid(L, in, bi == BI_GPU_GRIDSIZE);
     return grid_value(L, in, bi == BI_GPU_GRIDSIZE);
 }
 
@@ -555,11 +577,15 @@ LLVMValueRef lower_bi_const_array(Lower *L, Instr *in, Builtin bi)
 
 LLVMValueRef lower_bi_shfl(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_warp(L, in, bi);
     return lower_shfl(L, in, ir_builtin_fn(bi));
 }
 
 LLVMValueRef lower_bi_vote(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_warp(L, in, bi);
     return lower_vote(L, in, ir_builtin_fn(bi));
 }
 
@@ -568,6 +594,8 @@ LLVMValueRef lower_bi_vote(Lower *L, Instr *in, Builtin bi)
  * returns the predicate, as the {uint32, bool} tuple the call is typed as. */
 LLVMValueRef lower_bi_match(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_warp(L, in, bi);
     LLVMBuilderRef B = L->b;
     Type *t = in->args[1]->type;
     LLVMValueRef args[2] = {lower_value(L, in->args[0]), lower_value(L, in->args[1])};
@@ -594,6 +622,10 @@ LLVMValueRef lower_bi_select(Lower *L, Instr *in, Builtin bi)
 /* Inline PTX with one 32-bit result: the fn column is its text. */
 LLVMValueRef lower_bi_asm(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim && bi == BI_GPU_ACTIVEMASK)
+        return lower_sim_warp(L, in, bi);
+    if (L->prog->gpu_sim)
+        return lower_sim_unsupported(L, in, bi);
     (void)in;
     return inline_asm(L, L->i32, ir_builtin_fn(bi), "=r");
 }
@@ -606,13 +638,15 @@ LLVMValueRef lower_bi_fma(Lower *L, Instr *in, Builtin bi)
     return target_call_intrinsic(L->mod, L->b, ir_builtin_fn(bi), &ty, 1, a, 3);
 }
 
-/* One float argument through libdevice: __nv_<fn>, or __nv_<fn>f for float32. */
+/* One float argument through libdevice: __nv_<fn>, or __nv_<fn>f for float32 (libm's <fn> and
+ * <fn>f on the CPU simulator). */
 LLVMValueRef lower_bi_libdevice(Lower *L, Instr *in, Builtin bi)
 {
     char name[48];
     LLVMValueRef x = lower_value(L, in->args[0]);
     bool single = LLVMGetTypeKind(LLVMTypeOf(x)) == LLVMFloatTypeKind;
-    snprintf(name, sizeof name, "__nv_%s%s", ir_builtin_fn(bi), single ? "f" : "");
+    snprintf(name, sizeof name, "%s%s%s", L->prog->gpu_sim ? "" : "__nv_", ir_builtin_fn(bi),
+             single ? "f" : "");   /* the CPU simulator's is the C library's */
     return target_call_extern(L->mod, L->b, name, LLVMTypeOf(x), &x, 1);
 }
 
@@ -678,6 +712,8 @@ static void grid_sync(Lower *L)
 /* this_grid() is a constant (infer_calls.c: type_gpu_cg); sync() and size are lowered here. */
 LLVMValueRef lower_bi_cg(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim)
+        return lower_sim_unsupported(L, in, bi);
     (void)in;
     if (bi == BI_GPU_CG_GRID_SYNC) {
         grid_sync(L);
@@ -1031,7 +1067,7 @@ LLVMValueRef lower_bi_half(Lower *L, Instr *in, Builtin bi)
 /* A libdevice function by its fn column's name; its results are the row's result type: a
  * scalar, or a tuple whose first item is the return value and the rest what the function wrote
  * through its trailing pointer parameters (frexp, modf, remquo). */
-static LLVMValueRef call_with_outputs(Lower *L, Instr *in, Builtin bi, bool returns)
+static LLVMValueRef call_with_outputs(Lower *L, Instr *in, const char *fn, bool returns)
 {
     LLVMBuilderRef B = L->b;
     Type *rt = in->type;
@@ -1044,7 +1080,7 @@ static LLVMValueRef call_with_outputs(Lower *L, Instr *in, Builtin bi, bool retu
         args[n++] = slots[i] = lower_alloca(L, lower_type(L, rt->tuple.items[i + returns]));
     LLVMTypeRef ret = !returns ? LLVMVoidTypeInContext(L->ctx)
                                : lower_type(L, nout ? rt->tuple.items[0] : rt);
-    LLVMValueRef r = target_call_extern(L->mod, B, ir_builtin_fn(bi), ret, args, n);
+    LLVMValueRef r = target_call_extern(L->mod, B, fn, ret, args, n);
     if (!nout)
         return r;
     LLVMValueRef t = LLVMGetUndef(lower_type(L, rt));
@@ -1058,13 +1094,28 @@ static LLVMValueRef call_with_outputs(Lower *L, Instr *in, Builtin bi, bool retu
     return t;
 }
 
+/* The function a libdevice row calls: its __nv_ function, or on the CPU simulator the C
+ * library's of the same name and signature (NULL, with the error, when there is none). */
+static const char *nv_function(Lower *L, Instr *in, Builtin bi)
+{
+    const char *fn = ir_builtin_fn(bi);
+    if (!L->prog->gpu_sim)
+        return fn;
+    const char *c = lower_sim_libm(fn);
+    if (!c)
+        lower_sim_unsupported(L, in, bi);
+    return c;
+}
+
 LLVMValueRef lower_bi_nv_call(Lower *L, Instr *in, Builtin bi)
 {
-    return call_with_outputs(L, in, bi, true);
+    const char *fn = nv_function(L, in, bi);
+    return fn ? call_with_outputs(L, in, fn, true) : NULL;
 }
 
 /* A void libdevice function whose results are all written through pointers (sincos). */
 LLVMValueRef lower_bi_nv_outputs(Lower *L, Instr *in, Builtin bi)
 {
-    return call_with_outputs(L, in, bi, false);
+    const char *fn = nv_function(L, in, bi);
+    return fn ? call_with_outputs(L, in, fn, false) : NULL;
 }

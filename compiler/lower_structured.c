@@ -64,7 +64,7 @@ static int64_t natural_align(const Type *rt)
  * alignment 1. On the CPU every access already is (lower_array_load). */
 static bool packed_on_gpu(Lower *L, const Type *rt)
 {
-    return L->prog->gpu && natural_align(rt) == 0;
+    return prog_kernel_code(L->prog) && natural_align(rt) == 0;
 }
 
 static LLVMValueRef load_scalar(Lower *L, const Type *rt, Type *ft, LLVMValueRef p)

@@ -46,7 +46,7 @@ static void dump(Program *prog, IRFunc *fn, unsigned stages)
 static int check_kernel_returns_none(Program *prog, Diag *diag)
 {
     TypedFunc *tf = prog->funcs.items[0];
-    if (!prog->gpu || prog->gpu_device || !tf->ret || tf->ret->kind == TY_NONE)
+    if (!prog_kernel_code(prog) || prog->gpu_device || !tf->ret || tf->ret->kind == TY_NONE)
         return 0;
     return diag_error(diag, DIAG_TYPING, tf->ir->qualname, tf->ir->filename, tf->ir->firstline, -1,
                       -1, "a kernel cannot return a value (this one returns %s); write results "

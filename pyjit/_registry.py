@@ -70,7 +70,7 @@ def _gpu_pairs():
     except Exception:   # pragma: no cover - the GPU package failing to import must not stop @njit
         return []
     pairs = [(f"{m}.laneid", "gpu.laneid")
-             for m in ("pyjit.gpu", "pyjit.cuda", "pyjit.gpu.hardware")]
+             for m in ("pyjit.gpu", "pyjit.cuda", "pyjit.gpu.hardware", "pyjit.gpu.cpu")]
     for name in hw.NAMESPACES:
         space = getattr(hw, name, None)
         if space is None:

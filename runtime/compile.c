@@ -55,6 +55,27 @@ static Type *host_known_return(void *ctx, void *handle, Type **args, int nargs)
     return NULL;
 }
 
+/* A simulated kernel's callees (PYJIT_SIMULATOR=cpu) are @njit dispatchers, as for @njit, or
+ * device functions, as for the GPU (runtime/cuda_compile.c). */
+static IRFunc *sim_get_ir(void *ctx, void *handle, Arena *arena, Diag *diag)
+{
+    PyObject *obj = handle;
+    if (rt_is_dispatcher(obj))
+        return host_get_ir(ctx, handle, arena, diag);
+    PyObject *func = PyObject_GetAttrString(obj, "py_func");
+    if (!func)
+        PyErr_Clear();   /* not a function at all: the frontend says what it is */
+    IRFunc *ir = fe_build(func ? func : obj, ((RtDispatcher *)ctx)->registry, rt_is_dispatcher,
+                          arena, diag);
+    Py_XDECREF(func);
+    return ir;
+}
+
+static Type *sim_known_return(void *ctx, void *handle, Type **args, int nargs)
+{
+    return rt_is_dispatcher(handle) ? host_known_return(ctx, handle, args, nargs) : NULL;
+}
+
 /* A call from compiled code binds to declared signatures as a call from Python does
  * (dispatch.c): a dispatcher that compiles no new versions converts the arguments to the
  * signature they fit best; one that still compiles uses a signature only for its exact types. */
@@ -214,6 +235,8 @@ static RtVersion *version_of_program(RtDispatcher *d, Program *prog, Type **argt
     v->types_dump = copy_text(prog->types_dump);
     v->llvm_dump = copy_text(prog->llvm_dump);
     v->asm_dump = copy_text(prog->asm_dump);
+    v->sim_sync = prog->sim_sync;
+    v->sim_shared = prog->sim_shared_bytes;
     if (scan_program(prog, v) < 0) {
         rt_version_free(v);
         return NULL;
@@ -261,7 +284,12 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
                          .resolve_overload = rt_resolve_overload,
                          .method_overloads = rt_method_overloads,
                          .options_of = rt_callee_options};
-    Program prog = {.opts = &d->opts, .host = &host, .cfunc = d->cfunc};
+    if (d->opts.gpu_sim) {
+        host.get_ir = sim_get_ir;
+        host.known_return = sim_known_return;
+        host.declared_signature = rt_gpu_declared_signature;
+    }
+    Program prog = {.opts = &d->opts, .host = &host, .cfunc = d->cfunc, .gpu_sim = d->opts.gpu_sim};
     JitCode code = {0};
     Diag diag = {0};
     RtVersion *v = NULL;

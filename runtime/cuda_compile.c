@@ -72,8 +72,8 @@ done:
 
 /* A callee with declared signatures, called from a kernel, binds as from Python: an @njit
  * dispatcher through its own choice, a device function through its one signature. */
-static int gpu_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
-                                  Type **ret, char *why, size_t why_size)
+int rt_gpu_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
+                              Type **ret, char *why, size_t why_size)
 {
     if (rt_is_dispatcher(handle))
         return rt_declared_signature(ctx, handle, args, nargs, params, ret, why, why_size);
@@ -111,7 +111,7 @@ int cuda_compile_kernel(PyObject *pyfunc, PyObject *registry, Type **argtypes, i
                         Diag *diag)
 {
     CompilerHost host = {.ctx = registry, .get_ir = gpu_get_ir, .known_return = gpu_known_return,
-                         .declared_signature = gpu_declared_signature,
+                         .declared_signature = rt_gpu_declared_signature,
                          .resolve_overload = rt_resolve_overload,
                          .method_overloads = rt_method_overloads,
                          .options_of = rt_callee_options};

@@ -507,7 +507,9 @@ static PyObject *call_version(RtDispatcher *d, RtEntry *e, PyObject *const *argv
     ExcInfo exc;
     exc.kind = ABI_EXC_NONE;
     int32_t status;
-    if (d->opts.nogil) {
+    if (d->opts.gpu_sim) {
+        status = rt_sim_launch(d, v, ptrs, &exc);
+    } else if (d->opts.nogil) {
         Py_BEGIN_ALLOW_THREADS
         status = v->code.wrapper(ptrs, ret, &exc);
         Py_END_ALLOW_THREADS
@@ -515,6 +517,8 @@ static PyObject *call_version(RtDispatcher *d, RtEntry *e, PyObject *const *argv
         status = v->code.wrapper(ptrs, ret, &exc);
     }
     result = status == ABI_STATUS_OK ? rt_box(v->ret, ret) : rt_raise_exc(&exc);
+    if (!result && status != ABI_STATUS_OK && d->opts.gpu_sim)
+        rt_sim_name_thread(d);
     if (result && d->generator)   /* the list of what it yielded (frontend/ssa.c: generator_op) */
         Py_SETREF(result, PyObject_GetIter(result));
 done:
@@ -1032,13 +1036,15 @@ static int read_arguments(RtDispatcher *d)
 static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"py_func", "registry", "nogil", "fastmath", "boundscheck",
-                             "error_model", "debug", "opt", "cache", "cfunc", "parallel", NULL};
+                             "error_model", "debug", "opt", "cache", "cfunc", "parallel",
+                             "gpu_sim", NULL};
     PyObject *py_func, *registry, *nogil = NULL, *fastmath = NULL, *boundscheck = NULL, *debug = NULL;
     const char *error_model = "python";
-    int opt = 3, cache = 0, cfunc = 0, parallel = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!|$OOOsOippp:Dispatcher", kwlist, &py_func,
+    int opt = 3, cache = 0, cfunc = 0, parallel = 0, gpu_sim = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!|$OOOsOipppp:Dispatcher", kwlist, &py_func,
                                      &PyDict_Type, &registry, &nogil, &fastmath, &boundscheck,
-                                     &error_model, &debug, &opt, &cache, &cfunc, &parallel))
+                                     &error_model, &debug, &opt, &cache, &cfunc, &parallel,
+                                     &gpu_sim))
         return NULL;
     if (!PyFunction_Check(py_func))
         return PyErr_Format(PyExc_TypeError, "njit needs a Python function, got %R", py_func);
@@ -1050,7 +1056,8 @@ static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw
     d->code = Py_NewRef(PyFunction_GET_CODE(py_func));
     d->registry = Py_NewRef(registry);
     d->can_compile = true;
-    d->cache = cache && !cfunc;   /* a cfunc's C entry is not in the cache's entries */
+    /* a cfunc's C entry, and a simulated kernel's block function, are not in the cache's entries */
+    d->cache = cache && !cfunc && !gpu_sim;
     d->cfunc = cfunc;
     d->name = PyObject_GetAttrString(py_func, "__name__");
     d->cname = d->name ? PyUnicode_AsUTF8(d->name) : NULL;
@@ -1061,6 +1068,10 @@ static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw
             PyErr_NoMemory();
         Py_DECREF(d);
         return NULL;
+    }
+    if (gpu_sim) {   /* kernels are checked under the simulator, whatever PYJIT_BOUNDSCHECK says */
+        d->opts.gpu_sim = true;
+        d->opts.boundscheck = true;
     }
     return (PyObject *)d;
 }

@@ -114,14 +114,14 @@ static void set_attr(PyObject *ev, const char *name, PyObject *value)
  * (x, y, z), block (x, y, z): " before the message when it is a str, as the message when there
  * is none, else as a note; and the three as the attributes pyjit_kernel, pyjit_thread and
  * pyjit_block. */
-static void name_thread(const AbiKernelFault *f, const char *kname)
+void rt_kernel_name_thread(const char *kname, const uint32_t thread[3], const uint32_t block[3])
 {
     PyObject *et, *ev, *tb;
     PyErr_Fetch(&et, &ev, &tb);
     PyErr_NormalizeException(&et, &ev, &tb);
     PyObject *where = PyUnicode_FromFormat("kernel '%s', thread (%u, %u, %u), block (%u, %u, %u)",
-                                           kname, f->thread[0], f->thread[1], f->thread[2],
-                                           f->block[0], f->block[1], f->block[2]);
+                                           kname, thread[0], thread[1], thread[2],
+                                           block[0], block[1], block[2]);
     PyObject *args = ev ? PyObject_GetAttrString(ev, "args") : NULL;
     PyObject *fresh = NULL;
     if (!where || !args || !PyTuple_Check(args)) {
@@ -145,10 +145,8 @@ static void name_thread(const AbiKernelFault *f, const char *kname)
     Py_XDECREF(fresh);
     if (ev) {
         set_attr(ev, "pyjit_kernel", PyUnicode_FromString(kname));
-        set_attr(ev, "pyjit_thread", Py_BuildValue("(III)", f->thread[0], f->thread[1],
-                                                   f->thread[2]));
-        set_attr(ev, "pyjit_block", Py_BuildValue("(III)", f->block[0], f->block[1],
-                                                  f->block[2]));
+        set_attr(ev, "pyjit_thread", Py_BuildValue("(III)", thread[0], thread[1], thread[2]));
+        set_attr(ev, "pyjit_block", Py_BuildValue("(III)", block[0], block[1], block[2]));
     }
     PyErr_Clear();
     Py_XDECREF(args);
@@ -180,7 +178,7 @@ static int raise_fault(const AbiKernelFault *f)
     if (e.msg && e.msg[0] == ABI_EXC_ARGS_SPEC && strchr(e.msg, 'S'))
         e.msg = NULL;   /* a string made at run time cannot come from a kernel */
     rt_raise_exc(&e);
-    name_thread(f, kname);
+    rt_kernel_name_thread(kname, f->thread, f->block);
     return -1;
 }
 

@@ -199,6 +199,8 @@ typedef struct RtVersion {
     char *types_dump, *llvm_dump;   /* copies of the compiler's texts (may be NULL) */
     char *asm_dump;         /* the assembly, once dumped or asked for (inspect_asm), or NULL */
     PyObject *keepalive;    /* list: the Python objects the machine code refers to */
+    bool sim_sync;          /* a simulated kernel (gpu_sim): it has barriers, so its threads */
+    int64_t sim_shared;     /* run as fibers; and its block's static shared memory */
 } RtVersion;
 
 /* A key of the dispatch table: argument types -> version (exact, or through casts). */
@@ -325,6 +327,20 @@ PyObject *rt_ufunc_made(PyObject *self, PyObject *ufunc);
 PyObject *rt_ufunc_add_loop(PyObject *self, PyObject *args);
 /* ufunc_threads() -> the threads of target='parallel' loops. */
 PyObject *rt_ufunc_threads(PyObject *self, PyObject *unused);
+/* simulator/launch.c: a call of a gpu_sim dispatcher's version is a launch of the kernel with
+ * the configuration sim_configure gave this thread (on the CPU's cores; args as the wrapper
+ * takes them). ABI_STATUS_ERROR leaves the first failing thread's exception in *exc, and
+ * rt_sim_name_thread then names that thread in the Python exception raised from it. */
+int32_t rt_sim_launch(RtDispatcher *d, RtVersion *v, void **args, ExcInfo *exc);
+void rt_sim_name_thread(RtDispatcher *d);
+PyObject *rt_sim_configure(PyObject *self, PyObject *args);
+/* The CompilerHost's declared_signature of GPU code (runtime/cuda_compile.c): an @njit callee's
+ * declared signatures, or a device function's. */
+int rt_gpu_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
+                              Type **ret, char *why, size_t why_size);
+/* The name-the-thread step of a kernel's exception (runtime/kernel_errors.c), for the one being
+ * raised: its message prefixed and its pyjit_kernel/thread/block attributes set. */
+void rt_kernel_name_thread(const char *kname, const uint32_t thread[3], const uint32_t block[3]);
 /* pool.c: the thread pool of prange loops (pyjit/_parallel.py) and parallel ufuncs. fn runs
  * chunks [lo, hi) of [0, n) on the calling thread (slot 0) and the workers (slots 1..); the
  * first chunk to fail stops the others from starting, and its ExcInfo is returned with

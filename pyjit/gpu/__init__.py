@@ -5,6 +5,8 @@ The backend is chosen once, from the environment at import time:
 
     PYJIT_SIMULATOR=1   pyjit.gpu.simulator: kernels run in the Python interpreter (print, pdb,
                         breakpoint() work inside them; arrays are checked; races can be found)
+    PYJIT_SIMULATOR=cpu pyjit.gpu.cpu: kernels compiled for the CPU and run with the GPU's
+                        semantics (the C simulator, simulator/; arrays are checked)
     otherwise           pyjit.gpu.hardware: the compiled path (PTX through the CUDA driver)
 
 The backend module is loaded on the first attribute access (`gpu.jit`, `gpu.threadIdx`, ...)
@@ -16,8 +18,9 @@ import os as _os
 import sys as _sys
 import types as _types
 
-SIMULATOR = _os.environ.get("PYJIT_SIMULATOR", "").strip().lower() not in (
-    "", "0", "false", "no", "off")
+_MODE = _os.environ.get("PYJIT_SIMULATOR", "").strip().lower()
+SIMULATOR = _MODE not in ("", "0", "false", "no", "off")
+SIMULATOR_CPU = _MODE == "cpu"   # the compiled simulator; SIMULATOR is true for it too
 
 _backend = None
 
@@ -26,7 +29,8 @@ def _load_backend():
     global _backend
     if _backend is None:
         # import_module, not `from . import x`: that would consult this module's __getattr__
-        mod = _importlib.import_module(__name__ + (".simulator" if SIMULATOR else ".hardware"))
+        backend = ".cpu" if SIMULATOR_CPU else ".simulator" if SIMULATOR else ".hardware"
+        mod = _importlib.import_module(__name__ + backend)
         names = getattr(mod, "__all__", None) or [n for n in vars(mod) if not n.startswith("_")]
         g = globals()
         for name in names:

@@ -1,5 +1,5 @@
-"""Real numba-cuda programs, the import switched to pyjit: in the simulator always, and on the GPU
-when there is one (those carry the `gpu` mark and skip without one).
+"""Real numba-cuda programs, the import switched to pyjit: in both simulators (interpreted, and
+compiled for the CPU) always, and on the GPU when there is one (those carry the `gpu` mark and skip without one).
 
 Monte Carlo estimates of pi from per-thread xoroshiro128+ generators, in float32 and float64 (a
 benchmark repository's numba-cuda version, course code); numba-cuda's documented 3-d grid filled
@@ -39,8 +39,12 @@ def _gpu():
     return g
 
 
-@pytest.fixture(params=["simulator", pytest.param("gpu", marks=pytest.mark.gpu)])
+@pytest.fixture(params=["simulator", "cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 def cuda(request):
+    """The interpreted simulator, the compiled one (PYJIT_SIMULATOR=cpu's backend), the GPU."""
+    if request.param == "cpu":
+        import importlib
+        return importlib.import_module("pyjit.gpu.cpu")
     return _simulator() if request.param == "simulator" else _gpu()
 
 

@@ -1,0 +1,470 @@
+/* launch.c: a launch of a kernel compiled for the CPU (PYJIT_SIMULATOR=cpu).
+ *
+ * pyjit/gpu/cpu.py gives the launch's configuration (sim_configure) and calls the kernel's
+ * dispatcher, which unboxes the arguments as for any @njit call and, for a dispatcher of a
+ * simulated kernel, calls rt_sim_launch instead of the wrapper. The blocks are handed out to the
+ * thread pool of parallel=True (runtime/pool.c). Each OS thread keeps its own workspace (shared
+ * memory, the AbiSimThreads and fiber stacks of a block), made for the largest block it has run
+ * and reused.
+ *
+ * A block of a kernel with no barrier is one call of the kernel's block function, which loops
+ * over the threads. A kernel with barriers runs its threads as fibers in rounds: each round
+ * resumes, in thread order, every thread not finished, until it reaches a barrier or returns;
+ * then the warps whose lanes all wait at warp operations (shuffles, votes, syncwarp) complete
+ * them, lockstep, and the next round starts; when none can, every waiting thread must wait at the
+ * same barrier (else the block would hang on a GPU: BarrierError), whose result
+ * (syncthreads_count/and/or) they are given, and the next round starts. Threads that returned
+ * do not count, as on the GPU.
+ *
+ * The first thread to raise stops the launch: the other blocks do not start, its block stops,
+ * and its exception is raised from the launch naming the kernel, the thread and the block, as
+ * the GPU path raises it at the next synchronisation (runtime/kernel_errors.c). */
+#include "runtime/runtime.h"
+#include "simulator/sim.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The offsets compiler/lower_sim.c reads at (its struct follows ExcInfo as LLVM lays it out). */
+_Static_assert(offsetof(AbiSimThread, tid) == sizeof(ExcInfo) &&
+               offsetof(AbiSimThread, shared) == sizeof(ExcInfo) + 48 &&
+               offsetof(AbiSimThread, fiber) == sizeof(ExcInfo) + 72,
+               "AbiSimThread's layout is lower_sim.c's");
+
+typedef struct SimConfig {
+    uint32_t grid[3], block[3];
+    int64_t dynbytes;
+    bool set;
+} SimConfig;
+
+/* sim_configure's, for the next launch on this thread: the dispatcher's call path (dispatch.c),
+ * which unboxes the kernel's arguments, has no room for a launch configuration, so pyjit/gpu/
+ * cpu.py sets it just before calling the kernel's dispatcher, on the same thread. */
+static __thread SimConfig pending;
+static PyObject *barrier_error;             /* pyjit.gpu's BarrierError (sim_configure) */
+
+typedef struct SimLaunch {
+    const char *kname;
+    AbiSimBlock fn;         /* the block as a loop over its threads */
+    AbiWrapper thread_fn;   /* one thread (of a fiber), with its AbiSimThread as the ExcInfo */
+    void **args;
+    SimConfig cfg;
+    int64_t shared_bytes;   /* static, rounded to 16 */
+    int nthreads;           /* per block */
+    bool sync;
+    atomic_int claimed;     /* the first failure's, below */
+    uint32_t fault_thread[3], fault_block[3];
+    bool fault_barrier;     /* the failure is a barrier error (its text in barrier_text) */
+    char barrier_text[768];
+} SimLaunch;
+
+/* What rt_sim_name_thread names, from the last failed launch of this thread. */
+static __thread struct { bool thread; uint32_t tid[3], block[3]; } last_fault;
+
+typedef struct SimWorker {
+    char *shared;
+    size_t shared_cap;
+    AbiSimThread *threads;
+    SimFiber *fibers;
+    char *stacks;
+    int cap;                /* threads (and fibers, and stacks) made */
+} SimWorker;
+
+static __thread SimWorker worker;
+
+typedef struct SimBlockRun {
+    SimLaunch *L;
+    SimFiber *fibers;       /* the worker's, n of them */
+    int n;
+} SimBlockRun;
+
+/* ---- the workspace ---- */
+
+static int worker_fit(SimWorker *w, int nthreads, size_t shared, bool fibers)
+{
+    if (shared > w->shared_cap) {
+        char *m = aligned_alloc(64, (shared + 63) / 64 * 64);
+        if (!m)
+            return -1;
+        free(w->shared);
+        w->shared = m;
+        w->shared_cap = shared;
+    }
+    if (fibers && nthreads > w->cap) {
+        AbiSimThread *t = calloc((size_t)nthreads, sizeof *t);
+        SimFiber *f = calloc((size_t)nthreads, sizeof *f);
+        char *stacks = sim_stacks_map(nthreads);
+        if (!t || !f || !stacks) {
+            free(t);
+            free(f);
+            sim_stacks_unmap(stacks, nthreads);
+            return -1;
+        }
+        free(w->threads);
+        free(w->fibers);
+        sim_stacks_unmap(w->stacks, w->cap);
+        w->threads = t;
+        w->fibers = f;
+        w->stacks = stacks;
+        w->cap = nthreads;
+    }
+    return 0;
+}
+
+/* ---- failures ---- */
+
+static void set_exc(ExcInfo *exc, const ExcInfo *from)
+{
+    void *limit = exc->stack_limit;
+    *exc = *from;
+    exc->stack_limit = limit;
+}
+
+/* The first failing thread's exception, thread and block; later ones are dropped. */
+static int32_t fail_thread(SimLaunch *L, const AbiSimThread *t, ExcInfo *exc)
+{
+    if (atomic_exchange(&L->claimed, 1) == 0) {
+        memcpy(L->fault_thread, t->tid, sizeof L->fault_thread);
+        memcpy(L->fault_block, t->ctaid, sizeof L->fault_block);
+    }
+    set_exc(exc, &t->exc);
+    return ABI_STATUS_ERROR;
+}
+
+static void out_of_memory(ExcInfo *exc)
+{
+    ExcInfo e = {.kind = ABI_EXC_MEMORY};
+    set_exc(exc, &e);
+}
+
+/* ---- a block with barriers: fibers ---- */
+
+void sim_fiber_run(SimFiber *f)
+{
+    SimLaunch *L = f->run->L;
+    _Alignas(16) char ret[16];   /* a kernel returns nothing */
+    f->status = L->thread_fn(L->args, ret, &f->thread->exc);
+    f->state = SIM_DONE;
+}
+
+int32_t pj_sim_barrier(AbiSimThread *t, int32_t op, int32_t pred, int32_t site)
+{
+    SimFiber *f = t->fiber;
+    if (!f)   /* not reached: a kernel with a barrier always runs on fibers */
+        return pred;
+    f->op = op;
+    f->pred = pred;
+    f->site = site;
+    f->state = SIM_WAITING;
+    sim_fiber_yield(f);
+    return f->result;
+}
+
+int64_t pj_sim_warp(AbiSimThread *t, int32_t kind, int32_t mask, int64_t value, int32_t arg,
+                    int32_t site)
+{
+    SimFiber *f = t->fiber;
+    if (!f)
+        return value;
+    f->op = kind;
+    f->mask = (uint32_t)mask;
+    f->value = value;
+    f->pred = arg;
+    f->site = site;
+    f->state = SIM_WARP;
+    sim_fiber_yield(f);
+    return f->wresult;
+}
+
+/* Lane l's result of the warp operation the lanes of `at` (a bit per lane) wait at; lane i is
+ * w[i]. A lane outside the group (returned, or not named) gives the caller's own value. */
+static int64_t warp_result(SimFiber *const *w, uint32_t at, int l)
+{
+    const SimFiber *me = w[l];
+    uint32_t group = at & me->mask;
+    int src = l;
+    switch ((AbiSimWarpKind)me->op) {
+    case ABI_WARP_SHFL_IDX: src = me->pred & 31; break;
+    case ABI_WARP_SHFL_UP: src = l - me->pred; break;
+    case ABI_WARP_SHFL_DOWN: src = l + me->pred; break;
+    case ABI_WARP_SHFL_XOR: src = l ^ (me->pred & 31); break;
+    default: break;
+    }
+    if (me->op <= ABI_WARP_SHFL_XOR)
+        return src >= 0 && src < 32 && ((group >> src) & 1) ? w[src]->value : me->value;
+    uint32_t yes = 0, same = 0, site = 0;
+    for (int j = 0; j < 32; j++) {
+        if (!((at >> j) & 1))
+            continue;
+        site |= (uint32_t)(w[j]->site == me->site) << j;
+        if (!((group >> j) & 1))
+            continue;
+        yes |= (uint32_t)(w[j]->value != 0) << j;
+        same |= (uint32_t)(w[j]->value == me->value) << j;
+    }
+    switch ((AbiSimWarpKind)me->op) {
+    case ABI_WARP_BALLOT: return yes;
+    case ABI_WARP_ALL: return yes == group;
+    case ABI_WARP_ANY: return yes != 0;
+    case ABI_WARP_EQ: return yes == 0 || yes == group;
+    case ABI_WARP_MATCH_ANY: return same;
+    case ABI_WARP_MATCH_ALL: return same == group ? group : 0;
+    case ABI_WARP_ACTIVEMASK: return site;
+    default: return 0;
+    }
+}
+
+/* Completes the warp operations whose lanes have all arrived: a warp's waiting lanes go on once
+ * every live lane named in each one's mask waits at a warp operation too. Whether any did. */
+static bool release_warps(SimBlockRun *r)
+{
+    bool any = false;
+    for (int base = 0; base < r->n; base += 32) {
+        SimFiber *w[32];
+        uint32_t at = 0, live = 0, need = 0;
+        for (int l = 0; l < 32; l++) {
+            w[l] = base + l < r->n ? &r->fibers[base + l] : NULL;
+            if (!w[l] || w[l]->state == SIM_DONE)
+                continue;
+            live |= 1u << l;
+            if (w[l]->state == SIM_WARP) {
+                at |= 1u << l;
+                need |= w[l]->mask;
+            }
+        }
+        if (!at || (need & live & ~at))
+            continue;
+        for (int l = 0; l < 32; l++)
+            if ((at >> l) & 1)
+                w[l]->wresult = warp_result(w, at, l);
+        for (int l = 0; l < 32; l++)
+            if ((at >> l) & 1)
+                w[l]->state = SIM_READY;
+        any = true;
+    }
+    return any;
+}
+
+/* printf into buf at `at` (what it has so far), as far as size allows; the new length. */
+static int append(char *buf, size_t size, int at, const char *fmt, ...)
+{
+    if (at < 0 || (size_t)at >= size)
+        return at;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + at, size - (size_t)at, fmt, ap);
+    va_end(ap);
+    return n < 0 ? at : at + n;
+}
+
+/* Waiting threads at different barriers: the text of the BarrierError, as the interpreted
+ * simulator words it, each line's threads (a few of them) listed. */
+static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, ExcInfo *exc)
+{
+    char *buf = L->barrier_text;
+    size_t size = sizeof L->barrier_text;
+    SimFiber *fib = r->fibers;
+    bool warp = false;
+    for (int i = 0; i < r->n; i++)
+        warp |= fib[i].state == SIM_WARP;
+    int at = append(buf, size, 0, "kernel '%s', block (%d, %d, %d): deadlock: %s", L->kname,
+                    t0->ctaid[0], t0->ctaid[1], t0->ctaid[2],
+                    warp ? "threads wait at a warp operation that lanes of its mask never reach"
+                         : "threads of the block wait at different syncthreads() calls");
+    for (int i = 0; i < r->n; i++) {
+        if (fib[i].state != SIM_WAITING && fib[i].state != SIM_WARP)
+            continue;
+        bool first = true;
+        for (int j = 0; j < i && first; j++)
+            first = !(fib[j].state == fib[i].state && fib[j].site == fib[i].site);
+        if (!first)
+            continue;
+        int count = 0;
+        for (int j = i; j < r->n; j++)
+            count += fib[j].state == fib[i].state && fib[j].site == fib[i].site;
+        at = append(buf, size, at, "; %d thread(s) wait at the %s of line %d:", count,
+                    fib[i].state == SIM_WARP ? "warp operation" : "syncthreads()", fib[i].site);
+        for (int j = i, shown = 0; j < r->n && shown < 4; j++)
+            if (fib[j].state == fib[i].state && fib[j].site == fib[i].site) {
+                const int32_t *tid = fib[j].thread->tid;
+                at = append(buf, size, at, " (%d, %d, %d)", tid[0], tid[1], tid[2]);
+                shown++;
+            }
+    }
+    if (atomic_exchange(&L->claimed, 1) == 0)
+        L->fault_barrier = true;
+    ExcInfo e = {.kind = ABI_EXC_USER, .cls = barrier_error, .msg = buf};
+    set_exc(exc, &e);
+    return ABI_STATUS_ERROR;
+}
+
+/* The waiting threads' barrier: all at one site, each given its result; false when they differ
+ * or when some wait at a warp operation instead. */
+static bool release_barrier(SimBlockRun *r)
+{
+    SimFiber *fib = r->fibers;
+    int first = -1, count = 0, all = 1, any = 0;
+    for (int i = 0; i < r->n; i++) {
+        if (fib[i].state == SIM_WARP)
+            return false;
+        if (fib[i].state != SIM_WAITING)
+            continue;
+        if (first < 0)
+            first = i;
+        else if (fib[i].site != fib[first].site || fib[i].op != fib[first].op)
+            return false;
+        count += fib[i].pred != 0;
+        all &= fib[i].pred != 0;
+        any |= fib[i].pred != 0;
+    }
+    int32_t result = first < 0 ? 0 : fib[first].op == 1 ? count : fib[first].op == 2 ? all : any;
+    for (int i = 0; i < r->n; i++)
+        if (fib[i].state == SIM_WAITING) {
+            fib[i].result = result;
+            fib[i].state = SIM_READY;
+        }
+    return true;
+}
+
+static int32_t run_fibers(SimLaunch *L, SimWorker *w, const AbiSimThread *proto, ExcInfo *exc)
+{
+    SimBlockRun r = {.L = L, .fibers = w->fibers, .n = L->nthreads};
+    const uint32_t *nt = L->cfg.block;
+    for (int i = 0; i < r.n; i++) {
+        AbiSimThread *t = &w->threads[i];
+        SimFiber *f = &r.fibers[i];
+        *t = *proto;
+        t->tid[0] = (int32_t)(i % nt[0]);
+        t->tid[1] = (int32_t)(i / nt[0] % nt[1]);
+        t->tid[2] = (int32_t)(i / (nt[0] * nt[1]));
+        t->fiber = f;
+        memset(f, 0, sizeof *f);
+        f->stack = sim_stack_of(w->stacks, i);
+        /* the tops of the stacks, a page multiple apart, would share the cache's sets: each
+         * thread's starts at another line of the page */
+        f->stack_size = SIM_STACK_BYTES - (size_t)(i % 64) * 64;
+        f->thread = t;
+        f->run = &r;
+        sim_fiber_init(f);
+    }
+    for (bool started = false;; started = true) {
+        int waiting = 0;
+        for (int i = 0; i < r.n; i++) {
+            SimFiber *f = &r.fibers[i];
+            if (f->state != SIM_READY)
+                continue;
+            if (started)
+                sim_fiber_resume(f);
+            else
+                sim_fiber_first(f);
+            if (f->state == SIM_DONE && f->status != ABI_STATUS_OK)
+                return fail_thread(L, f->thread, exc);
+            waiting += f->state == SIM_WAITING || f->state == SIM_WARP;
+        }
+        if (waiting == 0)
+            return ABI_STATUS_OK;
+        if (!release_warps(&r) && !release_barrier(&r))
+            return diverged(L, &r, proto, exc);
+    }
+}
+
+/* ---- blocks ---- */
+
+static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
+{
+    const uint32_t *g = L->cfg.grid;
+    AbiSimThread t;
+    memset(&t, 0, sizeof t);   /* no stack limit: a kernel's recursion is not checked */
+    t.ctaid[0] = (int32_t)(b % g[0]);
+    t.ctaid[1] = (int32_t)(b / g[0] % g[1]);
+    t.ctaid[2] = (int32_t)(b / ((int64_t)g[0] * g[1]));
+    for (int k = 0; k < 3; k++) {
+        t.ntid[k] = (int32_t)L->cfg.block[k];
+        t.nctaid[k] = (int32_t)g[k];
+    }
+    size_t shared = (size_t)(L->shared_bytes + L->cfg.dynbytes);
+    SimWorker *w = &worker;
+    if (worker_fit(w, L->nthreads, shared, L->sync) < 0) {
+        out_of_memory(exc);
+        return ABI_STATUS_ERROR;
+    }
+    memset(w->shared, 0, shared);   /* as the interpreted simulator's (a GPU's is undefined) */
+    t.shared = w->shared;
+    t.dynshared = w->shared + L->shared_bytes;
+    t.dynbytes = L->cfg.dynbytes;
+    if (L->sync)
+        return run_fibers(L, w, &t, exc);
+    if (L->fn(L->args, &t) != ABI_STATUS_OK)
+        return fail_thread(L, &t, exc);
+    return ABI_STATUS_OK;
+}
+
+static int32_t run_blocks(void *ctx, int64_t lo, int64_t hi, int64_t slot, ExcInfo *exc)
+{
+    SimLaunch *L = ctx;
+    for (int64_t b = lo; b < hi; b++) {
+        if (atomic_load_explicit(&L->claimed, memory_order_relaxed))
+            return ABI_STATUS_OK;   /* another block failed: the launch stops */
+        if (run_block(L, b, exc) != ABI_STATUS_OK)
+            return ABI_STATUS_ERROR;
+    }
+    return ABI_STATUS_OK;
+}
+
+int32_t rt_sim_launch(RtDispatcher *d, RtVersion *v, void **args, ExcInfo *exc)
+{
+    SimLaunch L = {.kname = d->cname, .fn = (AbiSimBlock)v->code.simblock,
+                   .thread_fn = v->code.wrapper, .args = args, .cfg = pending,
+                   .shared_bytes = (v->sim_shared + 15) / 16 * 16, .sync = v->sim_sync};
+    pending.set = false;
+    last_fault.thread = false;
+    if (!L.cfg.set) {   /* called as a function, not launched */
+        static const char text[] = "a kernel is launched with a configuration, "
+                                   "kernel[blocks, threads](...), not called";
+        ExcInfo e = {.kind = ABI_EXC_TYPE, .msg = text};
+        set_exc(exc, &e);
+        return ABI_STATUS_ERROR;
+    }
+    atomic_init(&L.claimed, 0);
+    L.nthreads = (int)(L.cfg.block[0] * L.cfg.block[1] * L.cfg.block[2]);
+    int64_t nblocks = (int64_t)L.cfg.grid[0] * L.cfg.grid[1] * L.cfg.grid[2];
+    int32_t status = rt_pool_for(run_blocks, &L, nblocks, exc);
+    if (status != ABI_STATUS_OK && !L.fault_barrier && atomic_load(&L.claimed)) {
+        last_fault.thread = true;
+        memcpy(last_fault.tid, L.fault_thread, sizeof last_fault.tid);
+        memcpy(last_fault.block, L.fault_block, sizeof last_fault.block);
+    }
+    if (status != ABI_STATUS_OK && L.fault_barrier) {   /* the text outlives L: copied */
+        static __thread char text[sizeof L.barrier_text];
+        memcpy(text, L.barrier_text, sizeof text);
+        exc->msg = text;
+    }
+    return status;
+}
+
+void rt_sim_name_thread(RtDispatcher *d)
+{
+    if (last_fault.thread)
+        rt_kernel_name_thread(d->cname, last_fault.tid, last_fault.block);
+}
+
+/* _core.sim_configure(grid, block, sharedmem, barrier_error): the next launch's configuration
+ * on this thread, each of grid and block three positive ints (checked by the caller). */
+PyObject *rt_sim_configure(PyObject *self, PyObject *args)
+{
+    SimConfig c = {.set = true};
+    long long dyn;
+    PyObject *cls;
+    if (!PyArg_ParseTuple(args, "(III)(III)LO:sim_configure", &c.grid[0], &c.grid[1], &c.grid[2],
+                          &c.block[0], &c.block[1], &c.block[2], &dyn, &cls))
+        return NULL;
+    c.dynbytes = dyn;
+    if (!barrier_error)
+        barrier_error = Py_NewRef(cls);
+    pending = c;
+    Py_RETURN_NONE;
+}

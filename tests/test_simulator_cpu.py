@@ -1,0 +1,362 @@
+"""PYJIT_SIMULATOR=cpu: GPU kernels compiled for the CPU and run with the GPU's semantics.
+
+The backend module (pyjit.gpu.cpu) is used directly, so these run whatever PYJIT_SIMULATOR this
+process has; one test starts a process with PYJIT_SIMULATOR=cpu to check that pyjit.gpu is it
+there. Results are compared with NumPy.
+"""
+import importlib
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from pyjit.errors import UnsupportedError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def gpu():
+    return importlib.import_module("pyjit.gpu.cpu")
+
+
+def test_environment_selects_the_cpu_simulator():
+    code = textwrap.dedent("""
+        import numpy as np
+        from pyjit import gpu, cuda
+
+        @cuda.jit
+        def scale(x, out):
+            i = cuda.grid(1)
+            if i < x.size:
+                out[i] = x[i] * 0.1
+
+        x = np.arange(1000, dtype=np.float32)
+        d = gpu.to_device(x)
+        out = gpu.device_array_like(x)
+        scale[8, 128](d, out)
+        gpu.synchronize()
+        assert gpu.SIMULATOR and gpu.SIMULATOR_CPU
+        assert type(scale).__module__ == "pyjit.gpu.cpu"
+        got = out.copy_to_host()
+        assert got.dtype == np.float32
+        assert np.array_equal(got, x * np.float32(0.1)), "float32 stays float32"
+        print("ok")
+    """)
+    env = dict(os.environ, PYJIT_SIMULATOR="cpu", PYTHONPATH=ROOT)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"
+
+
+def test_many_blocks_in_parallel_with_atomics(gpu):
+    @gpu.jit
+    def count(x, bins, total):
+        i = gpu.grid(1)
+        if i < x.size:
+            gpu.atomic.add(bins, x[i], 1)
+            gpu.atomic.add(total, 0, np.int64(x[i]))
+
+    x = np.random.default_rng(3).integers(0, 7, 100_000).astype(np.int32)
+    bins = np.zeros(7, np.int32)
+    total = np.zeros(1, np.int64)
+    count[(x.size + 127) // 128, 128](x, bins, total)
+    np.testing.assert_array_equal(bins, np.bincount(x, minlength=7))
+    assert total[0] == x.sum()
+
+
+@pytest.mark.parametrize("block", [(16, 16), (8, 4, 2), (32, 3)])
+def test_shared_tile_transpose_2d_and_3d_blocks(gpu, block):
+    bx, by = block[0], block[1]
+    bz = block[2] if len(block) > 2 else 1
+
+    @gpu.jit
+    def transpose(a, out):
+        tile = gpu.shared.array((2, 32, 33), np.float64)
+        tx, ty, tz = gpu.threadIdx.x, gpu.threadIdx.y, gpu.threadIdx.z
+        x = gpu.blockIdx.x * gpu.blockDim.x + tx
+        y = gpu.blockIdx.y * gpu.blockDim.y + ty
+        if x < a.shape[1] and y < a.shape[0]:
+            tile[tz, ty, tx] = a[y, x] + tz
+        gpu.syncthreads()
+        if x < a.shape[1] and y < a.shape[0]:
+            out[tz, x, y] = tile[tz, ty, tx]
+
+    a = np.random.default_rng(1).random((45, 70))
+    out = np.zeros((bz, 70, 45))
+    transpose[((70 + bx - 1) // bx, (45 + by - 1) // by), block](a, out)
+    for z in range(bz):
+        np.testing.assert_array_equal(out[z], a.T + z)
+
+
+def test_dynamic_shared_memory_stream_and_sharedmem(gpu):
+    @gpu.jit
+    def reverse(x, out):
+        s = gpu.shared.array(0, np.float32)
+        t = gpu.threadIdx.x
+        i = gpu.grid(1)
+        s[t] = x[i]
+        gpu.syncthreads()
+        out[i] = s[s.size - 1 - t]
+
+    x = np.arange(512, dtype=np.float32)
+    out = np.zeros_like(x)
+    stream = gpu.stream()
+    reverse[4, 128, stream, 128 * 4](x, out)
+    stream.synchronize()
+    np.testing.assert_array_equal(out, x.reshape(4, 128)[:, ::-1].ravel())
+
+
+def test_syncthreads_count_and_or_with_early_return(gpu):
+    @gpu.jit
+    def k(x, out):
+        t = gpu.threadIdx.x
+        if t >= 40:
+            return                          # returned threads do not count at barriers
+        c = gpu.syncthreads_count(x[t] > 0)
+        a = gpu.syncthreads_and(x[t] > 0)
+        o = gpu.syncthreads_or(x[t] > 0)
+        if t == 0:
+            out[0], out[1], out[2] = c, a, o
+
+    x = np.random.default_rng(2).integers(-1, 2, 64).astype(np.int32)
+    out = np.zeros(3, np.int32)
+    k[1, 64](x, out)
+    live = x[:40] > 0
+    assert out.tolist() == [live.sum(), int(live.all()), int(live.any())]
+
+
+def test_index_errors_name_the_kernel_thread_and_block(gpu):
+    @gpu.jit
+    def past(x):
+        i = gpu.grid(1)
+        x[i] = 1.0
+
+    with pytest.raises(IndexError, match=r"kernel 'past', thread \(36, 0, 0\), block \(1, 0, 0\)"
+                       r": index 100 is out of bounds for axis 0 with size 100") as e:
+        past[2, 64](np.zeros(100))
+    assert e.value.pyjit_thread == (36, 0, 0) and e.value.pyjit_block == (1, 0, 0)
+
+    @gpu.jit
+    def before(x, out):
+        i = gpu.grid(1)
+        out[i] = x[i - 1]                  # NumPy would wrap; on a GPU it reads before x
+
+    with pytest.raises(IndexError, match=r"thread \(0, 0, 0\), block \(0, 0, 0\): index -1 is "
+                                         r"out of bounds"):
+        before[1, 8](np.ones(8), np.zeros(8))
+
+
+def test_a_raise_in_a_thread_with_barriers(gpu):
+    @gpu.jit
+    def k(x):
+        s = gpu.shared.array(32, np.int64)
+        t = gpu.threadIdx.x
+        s[t] = t
+        gpu.syncthreads()
+        if gpu.blockIdx.x == 2 and t == 5:
+            raise ValueError("bad value", s[t])
+        x[gpu.grid(1)] = s[31 - t]
+
+    with pytest.raises(ValueError, match=r"kernel 'k', thread \(5, 0, 0\), block \(2, 0, 0\): "
+                                         r"bad value"):
+        k[4, 32](np.zeros(128, np.int64))
+
+
+def test_divergent_barriers_are_reported_not_hung(gpu):
+    @gpu.jit
+    def k(x):
+        t = gpu.threadIdx.x
+        if t < 16:
+            gpu.syncthreads()
+        else:
+            gpu.syncthreads()
+        x[t] = t
+
+    with pytest.raises(gpu.BarrierError, match=r"kernel 'k', block \(0, 0, 0\): deadlock: "
+                       r"threads of the block wait at different syncthreads\(\) calls; "
+                       r"16 thread\(s\) wait at the syncthreads\(\) of line \d+: \(0, 0, 0\)"):
+        k[1, 32](np.zeros(32, np.int64))
+
+
+def test_a_shuffle_some_lanes_never_reach_is_reported(gpu):
+    @gpu.jit
+    def k(x):
+        t = gpu.threadIdx.x
+        if t < 16:
+            x[t] = gpu.shfl_sync(0xFFFFFFFF, t, 0)
+        else:
+            gpu.syncthreads()
+
+    with pytest.raises(gpu.BarrierError, match="warp operation"):
+        k[1, 32](np.zeros(32, np.int64))
+
+
+def test_warp_reduction_with_partial_warp(gpu):
+    @gpu.jit
+    def k(x, out):
+        t = gpu.threadIdx.x
+        v = x[t]
+        off = 16
+        while off > 0:
+            v += gpu.shfl_down_sync(0xFFFFFFFF, v, off)
+            off //= 2
+        if gpu.laneid == 0:
+            out[t // 32] = v
+
+    x = np.arange(48, dtype=np.float64)
+    out = np.zeros(2)
+    k[1, 48](x, out)
+    # lanes past the block's end are not there: a shuffle from one gives the caller's value
+    lane_sum = x[:32].sum()
+    assert out[0] == lane_sum
+    v = np.concatenate([x[32:], np.zeros(16)])
+    for off in (16, 8, 4, 2, 1):
+        src = np.arange(32) + off
+        v = v + np.where((src < 16), v[np.minimum(src, 31)], v)
+    assert out[1] == v[0]
+
+
+def test_float32_arithmetic_stays_float32(gpu):
+    import math
+
+    @gpu.jit
+    def k(x, out):
+        i = gpu.grid(1)
+        if i < x.size:
+            out[i] = math.sqrt(x[i] * 3.0 + 1.0) / 7.0
+
+    x = np.random.default_rng(4).random(300, dtype=np.float32)
+    out = np.zeros_like(x)
+    k[3, 128](x, out)
+    want = np.sqrt(x * np.float32(3.0) + np.float32(1.0)) / np.float32(7.0)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_device_functions_local_and_const_arrays(gpu):
+    table = np.array([1.0, 10.0, 100.0])
+
+    @gpu.jit(device=True)
+    def weight(k):
+        c = gpu.const.array_like(table)
+        return c[k % 3]
+
+    @gpu.jit
+    def k(x, out):
+        i = gpu.grid(1)
+        acc = gpu.local.array(4, np.float64)
+        for j in range(4):
+            acc[j] = x[i] * weight(i + j)
+        out[i] = acc[0] + acc[1] + acc[2] + acc[3]
+
+    x = np.arange(64, dtype=np.float64)
+    out = np.zeros(64)
+    k[2, 32](x, out)
+    i = np.arange(64)
+    want = sum(x * table[(i + j) % 3] for j in range(4))
+    np.testing.assert_array_equal(out, want)
+
+
+def test_what_the_gpu_refuses_is_refused(gpu):
+    @gpu.jit
+    def lists(x):
+        a = [1, 2]
+        x[0] = a[0]
+
+    with pytest.raises(UnsupportedError, match="lists are not supported in GPU kernels"):
+        lists[1, 1](np.zeros(1))
+
+    @gpu.jit
+    def saturate(x):
+        x[0] = gpu.libdevice.saturatef(x[0])
+
+    with pytest.raises(UnsupportedError, match=r"gpu.libdevice.saturatef is not implemented "
+                                               r"under PYJIT_SIMULATOR=cpu"):
+        saturate[1, 1](np.zeros(1, np.float32))
+
+
+def test_libdevice_functions_the_c_library_has(gpu):
+    import math
+
+    @gpu.jit
+    def k(x, out, e):
+        i = gpu.grid(1)
+        if i < x.size:
+            s, c = gpu.libdevice.sincos(x[i])
+            m, ex = gpu.libdevice.frexp(x[i])
+            out[i, 0] = s + c
+            out[i, 1] = gpu.libdevice.erff(np.float32(x[i]))
+            out[i, 2] = gpu.cbrt(x[i])
+            out[i, 3] = m
+            e[i] = ex
+
+    x = np.linspace(0.1, 30.0, 50)
+    out = np.zeros((50, 4))
+    e = np.zeros(50, np.int32)
+    k[1, 64](x, out, e)
+    np.testing.assert_allclose(out[:, 0], np.sin(x) + np.cos(x), rtol=1e-15)
+    np.testing.assert_allclose(out[:, 1], [math.erf(np.float32(v)) for v in x], rtol=1e-6)
+    np.testing.assert_allclose(out[:, 2], np.cbrt(x), rtol=1e-15)
+    np.testing.assert_array_equal(out[:, 3], [math.frexp(v)[0] for v in x])
+    np.testing.assert_array_equal(e, [math.frexp(v)[1] for v in x])
+
+
+def test_launch_errors(gpu):
+    @gpu.jit
+    def k(x):
+        x[0] = 1
+
+    with pytest.raises(ValueError, match="without a launch configuration"):
+        k(np.zeros(1))
+    with pytest.raises(ValueError, match="1024 threads per block"):
+        k[1, (32, 33)](np.zeros(1))
+    with pytest.raises(TypeError, match="argument 'x' is a list"):
+        k[1, 1]([1.0])
+
+
+_VALUES = {"float64": "0.75", "float32": "np.float32(0.75)", "int32": "np.int32(3)",
+           "int64": "np.int64(3)"}
+
+
+def _libdevice_rows():
+    """libdevice's rows of number arguments: (name, argument types)."""
+    from pyjit import _core
+    rows = []
+    for name, _where, form in _core.builtin_table():
+        if not name.startswith("gpu.libdevice."):
+            continue
+        args = tuple(form[1:form.index(")")].split(", "))
+        if set(args) <= set(_VALUES):
+            rows.append((name[len("gpu.libdevice."):], args))
+    return rows
+
+
+@pytest.mark.parametrize("name,argtypes", _libdevice_rows())
+def test_libdevice_matches_the_interpreter_or_is_refused(gpu, name, argtypes):
+    """Each libdevice function: the CPU simulator's (the C library's) against the interpreted
+    simulator's (pyjit/gpu/simulator/libdevice_math.py), or refused naming it."""
+    import pyjit.gpu.simulator as interp
+    call = f"fn({', '.join(_VALUES[t] for t in argtypes)})"
+    src = ("def k(out):\n"
+           f"    r = {call}\n"
+           "    if isinstance(r, tuple):\n"
+           "        out[0], out[1] = r\n"
+           "    else:\n"
+           "        out[0] = r\n")
+    results = []
+    for backend in (gpu, interp):
+        ns = {"fn": getattr(backend.libdevice, name), "np": np}
+        exec(src, ns)
+        out = np.zeros(2)
+        try:
+            backend.jit(ns["k"])[1, 1](out)
+        except UnsupportedError as e:
+            assert backend is gpu and f"gpu.libdevice.{name} is not implemented under " \
+                "PYJIT_SIMULATOR=cpu" in str(e)
+            return
+        results.append(out)
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
