@@ -360,3 +360,14 @@ def test_libdevice_matches_the_interpreter_or_is_refused(gpu, name, argtypes):
             return
         results.append(out)
     np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+
+
+def test_names_match_the_interpreted_simulator():
+    import importlib
+    sim = importlib.import_module("pyjit.gpu.simulator")
+    cpu = importlib.import_module("pyjit.gpu.cpu")
+    # the interpreter's own debugging names aside, what a program may use is in both
+    missing = set(sim.__all__) - set(cpu.__all__) - {"scheduler_backend", "compile_ptx",
+                                                     "is_float16_supported"}
+    missing = {n for n in missing if not hasattr(cpu, n)}
+    assert not missing, f"names the interpreted simulator has and cpu mode lacks: {missing}"

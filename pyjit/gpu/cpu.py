@@ -47,8 +47,8 @@ _HOST_RUNTIME = [
     "Stream", "Event", "stream", "default_stream", "legacy_default_stream",
     "per_thread_default_stream", "external_stream", "event", "event_elapsed_time", "synchronize",
     "gpus", "select_device", "get_current_device", "current_context", "list_devices", "close",
-    "is_available", "is_supported_version", "detect", "pinned", "mapped", "profile_start",
-    "profile_stop", "profiling", "is_float16_supported",
+    "defer_cleanup", "is_available", "is_supported_version", "detect", "pinned", "mapped",
+    "profile_start", "profile_stop", "profiling", "is_float16_supported",
 ]
 globals().update((n, getattr(_host, n)) for n in _HOST_RUNTIME)
 

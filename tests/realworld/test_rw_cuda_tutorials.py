@@ -1,5 +1,6 @@
 """numba-cuda kernels as its tutorials, course notes and scientific codes write them, the import
-switched to pyjit: in the simulator always, and on the GPU when there is one.
+switched to pyjit: in both simulators (interpreted, and compiled for the CPU) always, and on the
+GPU when there is one.
 
 Shared-memory tiles with halos (game of life, transposes through a padded tile), block scans and
 bitonic sorts in shared memory, histograms privatised per block, warp-shuffle reductions, Jacobi
@@ -34,8 +35,12 @@ def _gpu():
     return g
 
 
-@pytest.fixture(params=["simulator", pytest.param("gpu", marks=pytest.mark.gpu)])
+@pytest.fixture(params=["simulator", "cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 def cuda(request):
+    """The interpreted simulator, the compiled one (PYJIT_SIMULATOR=cpu's backend), the GPU."""
+    if request.param == "cpu":
+        import importlib
+        return importlib.import_module("pyjit.gpu.cpu")
     return _simulator() if request.param == "simulator" else _gpu()
 
 
