@@ -131,9 +131,34 @@ static int back_edges(const Block *head, const int *pos)
     return n;
 }
 
-/* The back edges into head redirected to a new block that jumps to head, each phi of head split
- * in two: one in the new block over the back edges' inputs, the other over the edges from
- * before the loop and the new block. */
+/* Each phi of head split in two: one in latch over the back edges' inputs (latch's preds, in
+ * head's order), the other over the edges from before the loop (npre of them) and latch. */
+static void split_phis(IRFunc *fn, Block *head, Block *latch, const int *pos, int npre)
+{
+    for (int j = 0; j < head->instrs.len; j++) {
+        Instr *phi = head->instrs.items[j];
+        if (phi->op != OP_PHI)
+            break;
+        Instr *inner = ir_new_instr(fn, OP_PHI, latch->preds.len, phi->line);
+        inner->type = phi->type;
+        inner->var = phi->var;
+        Instr **outer = arena_alloc(fn->arena, sizeof *outer * (size_t)(npre + 1));
+        int no = 0, ni = 0;
+        for (int i = 0; i < head->preds.len; i++) {
+            Block *p = head->preds.items[i];
+            if (pos[p->id] < pos[head->id])
+                outer[no++] = phi->args[i];
+            else
+                inner->args[ni++] = phi->args[i];
+        }
+        outer[no++] = inner;
+        ir_append(latch, inner);
+        phi->args = outer;
+        phi->nargs = no;
+    }
+}
+
+/* The back edges into head redirected to a new block (numbered id) that jumps to head. */
 static Block *merge_back_edges(IRFunc *fn, Block *head, const int *pos, int id)
 {
     Block *latch = ir_new_block(fn, head->offset);
@@ -153,27 +178,7 @@ static Block *merge_back_edges(IRFunc *fn, Block *head, const int *pos, int id)
         line = t->line;
         ir_add_pred(fn, latch, p);
     }
-    for (int j = 0; j < head->instrs.len; j++) {
-        Instr *phi = head->instrs.items[j];
-        if (phi->op != OP_PHI)
-            break;
-        Instr *inner = ir_new_instr(fn, OP_PHI, latch->preds.len, phi->line);
-        inner->type = phi->type;
-        inner->var = phi->var;
-        Instr **outer = arena_alloc(fn->arena, sizeof *outer * (size_t)(kept.len + 1));
-        int no = 0, ni = 0;
-        for (int i = 0; i < head->preds.len; i++) {
-            Block *p = head->preds.items[i];
-            if (pos[p->id] < pos[head->id])
-                outer[no++] = phi->args[i];
-            else
-                inner->args[ni++] = phi->args[i];
-        }
-        outer[no++] = inner;
-        ir_append(latch, inner);
-        phi->args = outer;
-        phi->nargs = no;
-    }
+    split_phis(fn, head, latch, pos, kept.len);
     Instr *br = ir_new_instr(fn, OP_BR, 0, line);
     br->succ[0] = head;
     ir_append(latch, br);
@@ -185,8 +190,10 @@ static Block *merge_back_edges(IRFunc *fn, Block *head, const int *pos, int id)
 void ir_single_back_edges(IRFunc *fn)
 {
     int n = fn->blocks.len, ids = 0;
-    for (int i = 0; i < n; i++)
-        ids = ((Block *)fn->blocks.items[i])->id >= ids ? ((Block *)fn->blocks.items[i])->id + 1 : ids;
+    for (int i = 0; i < n; i++) {
+        int id = ((Block *)fn->blocks.items[i])->id;
+        ids = id >= ids ? id + 1 : ids;
+    }
     int *pos = arena_alloc(fn->arena, sizeof *pos * (size_t)(ids + n));   /* the latches too */
     for (int i = 0; i < n; i++)
         pos[((Block *)fn->blocks.items[i])->id] = i;
