@@ -187,6 +187,106 @@ int ir_successors(const Block *block, Block *out[3])
     return n;
 }
 
+/* ---- one back edge per loop ------------------------------------------------------------------ */
+
+/* Whether pred enters head by its terminator alone (BR or CBR), not by an exception edge. */
+static bool plain_edge(const Block *pred, const Block *head)
+{
+    Instr *t = ir_terminator(pred);
+    return pred->handler != head && t && (t->op == OP_BR || t->op == OP_CBR);
+}
+
+/* The edges into head from blocks at or after it (the back edges: the frontend orders blocks by
+ * bytecode offset), counted; -1 when one of them is not a plain jump. */
+static int back_edges(const Block *head, const int *pos)
+{
+    int n = 0;
+    for (int i = 0; i < head->preds.len; i++) {
+        const Block *p = head->preds.items[i];
+        if (pos[p->id] < pos[head->id])
+            continue;
+        if (!plain_edge(p, head))
+            return -1;
+        n++;
+    }
+    return n;
+}
+
+/* Each phi of head split in two: one in latch over the back edges' inputs (latch's preds, in
+ * head's order), the other over the edges from before the loop (npre of them) and latch. */
+static void split_phis(IRFunc *fn, Block *head, Block *latch, const int *pos, int npre)
+{
+    for (int j = 0; j < head->instrs.len; j++) {
+        Instr *phi = head->instrs.items[j];
+        if (phi->op != OP_PHI)
+            break;
+        Instr *inner = ir_new_instr(fn, OP_PHI, latch->preds.len, phi->line);
+        inner->type = phi->type;
+        inner->var = phi->var;
+        Instr **outer = arena_alloc(fn->arena, sizeof *outer * (size_t)(npre + 1));
+        int no = 0, ni = 0;
+        for (int i = 0; i < head->preds.len; i++) {
+            Block *p = head->preds.items[i];
+            if (pos[p->id] < pos[head->id])
+                outer[no++] = phi->args[i];
+            else
+                inner->args[ni++] = phi->args[i];
+        }
+        outer[no++] = inner;
+        ir_append(latch, inner);
+        phi->args = outer;
+        phi->nargs = no;
+    }
+}
+
+/* The back edges into head redirected to a new block (numbered id) that jumps to head. */
+static Block *merge_back_edges(IRFunc *fn, Block *head, const int *pos, int id)
+{
+    Block *latch = ir_new_block(fn, head->offset);
+    latch->id = id;   /* past every block's (the ids need not be positions) */
+    PtrVec kept = {0};
+    int line = head->instrs.len ? ((Instr *)head->instrs.items[0])->line : 0;
+    for (int i = 0; i < head->preds.len; i++) {
+        Block *p = head->preds.items[i];
+        if (pos[p->id] < pos[head->id]) {
+            vec_push(fn->arena, &kept, p);
+            continue;
+        }
+        Instr *t = ir_terminator(p);
+        for (int k = 0; k < 2; k++)
+            if (t->succ[k] == head)
+                t->succ[k] = latch;
+        line = t->line;
+        ir_add_pred(fn, latch, p);
+    }
+    split_phis(fn, head, latch, pos, kept.len);
+    Instr *br = ir_new_instr(fn, OP_BR, 0, line);
+    br->succ[0] = head;
+    ir_append(latch, br);
+    vec_push(fn->arena, &kept, latch);
+    head->preds = kept;
+    return latch;
+}
+
+void ir_single_back_edges(IRFunc *fn)
+{
+    int n = fn->blocks.len, ids = 0;
+    for (int i = 0; i < n; i++) {
+        int id = ((Block *)fn->blocks.items[i])->id;
+        ids = id >= ids ? id + 1 : ids;
+    }
+    int *pos = arena_alloc(fn->arena, sizeof *pos * (size_t)(ids + n));   /* the latches too */
+    for (int i = 0; i < n; i++)
+        pos[((Block *)fn->blocks.items[i])->id] = i;
+    for (int i = 0; i < n; i++) {
+        Block *head = fn->blocks.items[i];
+        if (back_edges(head, pos) >= 2) {
+            Block *latch = merge_back_edges(fn, head, pos, ids++);
+            pos[latch->id] = fn->blocks.len - 1;
+        }
+    }
+}
+
 Const *ir_new_const(IRFunc *fn, ConstKind kind)
 {
     Const *c = arena_alloc(fn->arena, sizeof *c);

@@ -177,6 +177,13 @@ Instr *ir_new_instr(IRFunc *fn, Opcode op, int nargs, int line);   /* not yet in
 void ir_append(Block *block, Instr *instr);
 void ir_insert_before(Instr *at, Instr *instr);   /* in at's block, just before at */
 void ir_add_pred(IRFunc *fn, Block *block, Block *pred);
+/* Every loop header entered by two or more back edges (jumps from blocks at or after it) gets
+ * one: the jumps go to a new block that jumps to the header, the header's phis split across it.
+ * LLVM's LoopSimplify otherwise splits such a loop into nested ones wherever a phi keeps its
+ * value on one of the edges (a count incremented on one branch only), and the outer loop's index
+ * is then no longer known to be a non-negative induction variable (its wrap-around and range
+ * tests stay in the loop). Numba shapes its loops the same way. */
+void ir_single_back_edges(IRFunc *fn);
 Instr *ir_terminator(const Block *block);         /* NULL if the block has none yet */
 /* The blocks control may go to from block: its terminator's successors, then its handler. */
 int ir_successors(const Block *block, Block *out[3]);

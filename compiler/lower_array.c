@@ -762,8 +762,8 @@ static const char *index_error_message(Lower *L, Instr *a)
 }
 
 /* Whether index i, the value of ix, is negative. For x + c and x - c with a constant c it is
- * asked of x (x < -c): the same answer unless the sum wraps, and then the index is out of bounds
- * either way (a wrapped sum taken as non-negative is above 2**63, one taken as negative plus the
+ * asked of x (x < -c), and for x - y of the two (x < y, `if i >= w: a[i - w]`): the same answer
+ * unless the sum wraps, and then the index is out of bounds either way (a wrapped sum taken as non-negative is above 2**63, one taken as negative plus the
  * size is still negative or above it). LLVM knows x's range from the branches around the access
  * (`while j >= 0 ... b[j + 1]`), not the wrapped sum's, so the wrap folds away, and with it the
  * doubt that b[j + 1] may be b[j] (a second load of b[j] in an insertion sort). */
@@ -777,6 +777,8 @@ static LLVMValueRef index_is_negative(Lower *L, Instr *ix, LLVMValueRef i)
         x = ix->args[1];
         k = ix->args[0];
     }
+    if (ix->sub == BIN_SUB && k->op != OP_CONST && x->type == ix->type && k->type == ix->type)
+        return LLVMBuildICmp(L->b, LLVMIntSLT, lower_value(L, x), lower_value(L, k), "");   /* x < y */
     if (k->op != OP_CONST || !k->cst || k->cst->kind != K_INT || k->cst->i == INT64_MIN || x->type != ix->type)
         return LLVMBuildICmp(L->b, LLVMIntSLT, i, zero, "");
     int64_t c = ix->sub == BIN_SUB ? -k->cst->i : k->cst->i;

@@ -68,6 +68,8 @@ int pipeline_compile(Program *prog, void *entry, Type **argtypes, int nargs, Typ
     if (check_kernel_returns_none(prog, diag) < 0)
         goto fail;
     dump(prog, fn, DUMP_TYPES);
+    for (int i = 0; i < prog->funcs.len; i++)
+        ir_single_back_edges(((TypedFunc *)prog->funcs.items[i])->ir);
     effects_find_written(prog);
     if (jit_lower(prog, diag) < 0)
         goto fail;

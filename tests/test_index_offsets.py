@@ -1,4 +1,4 @@
-"""Indices of the form i + c and i - c (c a constant): the sign test that wraps a negative index
+"""Indices of the form i + c and i - c (c a constant), and i - j: the sign test that wraps a negative index
 is asked of i, and the contiguous axis is indexed by items. Results and errors as CPython's."""
 import numpy as np
 import pytest
@@ -52,6 +52,41 @@ def test_offsets_wrap_and_check_as_python(f, layout):
         assert got[1] == expected[1], (i, expected, got)
         if expected[1] is None:
             assert_same(expected[0], got[0], where=f"i={i}")
+
+
+def difference(a, i, j):
+    return a[i - j]
+
+
+def lagged_sum(a, w):
+    s = 0.0
+    for i in range(a.size):
+        if i >= w:
+            s += a[i - w]
+        else:
+            s -= a[i - w]   # negative: from the end
+    return s
+
+
+@pytest.mark.parametrize("layout", ["C", "strided"])
+def test_difference_of_two_indices(layout):
+    """a[i - j]: negative when i < j (wrapped from the end), out of bounds as CPython's, and a
+    difference past int64 (which wraps in compiled code) out of bounds too."""
+    base = np.arange(14.0)
+    a = base[:7] if layout == "C" else base[::2]
+    g = njit(difference)
+    for i in list(range(-9, 9)) + EDGES:
+        for j in list(range(-9, 9)) + EDGES:
+            expected, got = outcome(difference, a, i, j), outcome(g, a, i, j)
+            assert got[1] == expected[1], (i, j, expected, got)
+            if expected[1] is None:
+                assert_same(expected[0], got[0], where=f"i={i}, j={j}")
+    h = njit(lagged_sum)
+    x = np.random.default_rng(2).standard_normal(50)
+    for w in (0, 1, 7, 50):
+        assert_same(lagged_sum(x, w), h(x, w))
+    for w in (51, -1):
+        assert outcome(lagged_sum, x, w)[1] == outcome(h, x, w)[1]
 
 
 @pytest.mark.parametrize("order", ["C", "F"])

@@ -289,6 +289,82 @@ def test_break_continue():
         check(find_first, a, v)
 
 
+def count_split(a, lo, hi):
+    """Branches that each go back to the loop's head, a count changed on one of them only (the
+    shape LLVM splits into nested loops unless the back edges are merged)."""
+    inside = 0
+    below = 0
+    total = 0.0
+    for i in range(a.size):
+        v = a[i]
+        if v < lo:
+            below += 1
+            continue
+        if v > hi:
+            continue
+        inside += 1
+        total += v
+    return inside, below, total
+
+
+def while_paths(n):
+    i = 0
+    odd = 0
+    acc = 0
+    while i < n:
+        i += 1
+        if i % 3 == 0:
+            continue
+        if i % 2:
+            odd += 1
+        else:
+            acc += i
+    return i, odd, acc
+
+
+def nested_paths(m):
+    hits = 0
+    rows = 0
+    for i in range(m):
+        for j in range(i):
+            if (i + j) % 4 == 0:
+                continue
+            if j > 6:
+                break
+            hits += j
+        else:
+            rows += 1
+            continue
+        rows -= 1
+    return hits, rows
+
+
+def gather_paths(a, idx):
+    s = 0.0
+    bad = 0
+    for k in range(idx.size):
+        j = idx[k]
+        if j < 0:
+            bad += 1
+            continue
+        s += a[j]
+    return s, bad
+
+
+def test_several_back_edges():
+    a = np.random.default_rng(5).standard_normal(200)
+    for lo, hi in ((-0.5, 0.5), (5.0, 6.0), (-9.0, 9.0)):
+        check(count_split, a, lo, hi)
+        check(count_split, a[::-3], lo, hi)
+    check(count_split, np.zeros(0), 0.0, 1.0)
+    for n in (0, 1, 7, 100):
+        check(while_paths, n)
+        check(nested_paths, n)
+    idx = np.array([3, -1, 0, 199, -5, 7])
+    check(gather_paths, a, idx)
+    check(gather_paths, a, np.array([200]))   # IndexError, as CPython's
+
+
 def several_returns(x):
     if x > 100:
         return x - 100

@@ -197,3 +197,38 @@ def test_sequences_stored(f):
                                lambda: np.array((3, 4), dtype=np.float32)])
 def test_array_of_tuples(f):
     assert_same(njit(f)(), f())
+
+
+def _take(a, idx):
+    return a[idx]
+
+
+def _masked_sum(a, lo):
+    return a[a > lo].sum() + a[a <= lo].size
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.bool_, np.complex128])
+def test_one_dimensional_mask_and_gather(dtype):
+    """a[mask] and a[ind] on 1-d arrays (their own loops): views, empty and full selections,
+    negative indices, and NumPy's IndexError."""
+    from util import check
+    rng = np.random.default_rng(11)
+    for n in (0, 1, 9, 200):
+        a = (rng.standard_normal(n) * 4).astype(dtype)
+        for m in (rng.random(n) > 0.5, np.zeros(n, bool), np.ones(n, bool)):
+            check(_take, a, m, exact=True)
+            check(_take, a[::-1], m[::-1], exact=True)
+        check(_take, a[::3], rng.random(a[::3].size) > 0.3, exact=True)
+        if n:
+            idx = rng.integers(-n, n, 2 * n)
+            check(_take, a, idx, exact=True)
+            check(_take, a[::2], idx // 2 - (idx < 0), exact=True)
+            check(_take, a, idx.astype(np.int32)[::-1], exact=True)
+            check(_take, a, np.array([n]))          # IndexError
+            check(_take, a, np.array([0, -n - 1]))  # IndexError
+        check(_take, a, np.zeros(0, np.int64), exact=True)
+        check(_take, a, np.ones(n + 1, bool))       # IndexError: the mask's size
+    x = rng.random(1000)
+    check(_masked_sum, x, 0.5)
+    check(_masked_sum, x[::-2], 0.25)
+    check(_masked_sum, np.full(4, np.nan), 0.0)

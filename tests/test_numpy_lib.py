@@ -187,6 +187,51 @@ def test_histogram():
     check(auto, np.zeros(0, np.float32), 4, exact=True)
 
 
+def _on_and_beside_edges(lo, hi, bins, dtype):
+    """The edges NumPy makes for (lo, hi), each with its neighbours one ulp either way, shuffled,
+    plus NaN-free filler: the values whose bin the scaling alone may get wrong."""
+    edges = np.linspace(lo, hi, bins + 1).astype(dtype)
+    up, down = np.nextafter(edges, dtype(np.inf)), np.nextafter(edges, dtype(-np.inf))
+    inside = (rng.random(50) * (hi - lo) + lo).astype(dtype)
+    vals = np.concatenate([edges, up, down, inside]).astype(dtype)
+    return vals[rng.permutation(vals.size)]
+
+
+def test_histogram_edges_exact():
+    def auto(a, bins):
+        return np.histogram(a, bins)
+
+    def ranged(a, bins, lo, hi):
+        return np.histogram(a, bins, range=(lo, hi))
+    for dtype in (np.float64, np.float32):
+        for lo, hi, bins in ((0.0, 1.0, 50), (-3.0, 7.0, 7), (1e6, 1e6 + 1.0, 10),
+                             (-1e-300, 1e-300, 3), (0.1, 0.3, 1000)):
+            if dtype == np.float32 and hi < 1e-30:
+                continue   # float32 underflows: NumPy finds too many bins for the range
+            vals = _on_and_beside_edges(lo, hi, bins, dtype)
+            check(auto, vals, bins, exact=True)
+            check(ranged, vals, bins, lo, hi, exact=True)
+            check(auto, vals[::3], bins, exact=True)          # a strided view
+            check(auto, vals[:60].reshape(6, 10).T, bins, exact=True)   # 2-d, not contiguous
+    nan_inf = np.array([0.5, np.nan, 1.0, np.inf, -np.inf, 0.0, 0.25])
+    check(ranged, nan_inf, 4, 0.0, 1.0, exact=True)   # NaN and infinities left out
+    check(auto, nan_inf[:4], 4)                        # ValueError: NaN in the range
+    check(auto, nan_inf[2:4], 4)                       # ValueError: infinite range
+    check(auto, np.array([np.nan, np.nan]), 2)
+    check(auto, np.array([0.0, 1.0, np.nan]), 2)       # NaN last, after the bins are counted
+    check(auto, np.array([-0.0, 0.0, 1.0]), 3, exact=True)
+    check(ranged, np.array([-1.0, 2.0, 0.5]), 2, 0.0, 1.0, exact=True)   # all outside but one
+    check(ranged, np.zeros(0), 3, 0.0, 1.0, exact=True)
+    check(auto, np.arange(-7, 20, 3), 5, exact=True)    # ints
+    check(auto, np.arange(5, dtype=np.uint8), 2, exact=True)
+    check(auto, np.array([True, False, True]), 2, exact=True)
+    check(auto, np.full(7, 3, dtype=np.int64), 4, exact=True)
+    check(auto, np.linspace(0.0, 1.0, 1001), 1, exact=True)
+    big = rng.standard_normal(10**4)
+    check(auto, big, 64, exact=True)
+    check(ranged, big, 13, -1.5, 2.0, exact=True)
+
+
 def test_bincount():
     def plain(x):
         return np.bincount(x)

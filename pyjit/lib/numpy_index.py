@@ -22,11 +22,12 @@ when it is compiled), with loops nested per axis, so non-contiguous arrays are r
 place."""
 import numpy as np
 
-from ._util import generated, is_array, is_number, overload, overload_method, types
+from ._util import generated, is_array, is_number, overload, overload_method, register_jitable, types
 
 
 def _generated(source, env=None):
-    return generated("impl", source, dict(env or {}, _index_error=_index_error))
+    return generated("impl", source, dict(env or {}, _index_error=_index_error,
+                                          _compress=_compress, _gather=_gather))
 
 
 def _index_error(i, axis, n):
@@ -67,7 +68,39 @@ def _mask_check(ndim):
     return lines
 
 
+@register_jitable(boundscheck=False)
+def _compress(a, m):
+    """a[m] for 1-d a and m of one size: each item stored where the next selected one goes, and
+    that place moved on by the mask's value, with no branch on it (a mask of random values
+    mispredicts half its branches); the loop ends at the last selected item."""
+    n = np.count_nonzero(m)
+    out = np.empty(n, a.dtype)
+    k = 0
+    i = 0
+    while k < n:
+        out[k] = a[i]
+        k += np.int64(m[i])
+        i += 1
+    return out
+
+
+@register_jitable(boundscheck=False)
+def _gather(b, ind, out):
+    """out[k] = b[ind[k]] for 1-d b, ind and out of ind's size, ind's items wrapped and checked
+    (NumPy's IndexError), the loads and stores not checked again."""
+    n = b.shape[0]
+    for k in range(ind.size):
+        t = ind[k]
+        if t < 0:
+            t += n
+        if t < 0 or t >= n:
+            _index_error(ind[k], 0, n)
+        out[k] = b[t]
+
+
 def _mask_get(ndim):
+    if ndim == 1:
+        return "def impl(a, idx):\n    m = idx\n" + _mask_check(1) + "    return _compress(a, m)\n"
     names = [f"i{d}" for d in range(ndim)]
     at = _tuple(names)
     loops, ind = _loops(names, [f"a.shape[{d}]" for d in range(ndim)], 4)
@@ -176,6 +209,9 @@ def _wrapped(form, pad):
 
 
 def _take_get(form):
+    if form.ndim == 1 and form.ind_ndim == 1 and not form.boolean:   # a[ind], both 1-d
+        return ("def impl(a, idx):\n    ind = idx[0]\n    out = np.empty(ind.size, a.dtype)\n"
+                "    _gather(a, ind, out)\n    return out\n")
     names, bounds, view_at, out_at = form.loops()
     loops, ind = _loops(names, bounds, 4)
     pad = " " * ind

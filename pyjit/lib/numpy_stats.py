@@ -370,7 +370,77 @@ def _min_max(b):
     return lo, hi
 
 
-@overload(np.histogram)
+@register_jitable(boundscheck=False)
+def _float_min_max(b):
+    """(min, max) of the items of a 1-d float array that are not NaN: (inf, -inf) when none are.
+    Each a loop of its own over four running extremes (NaN skipped, as `v < lo` is false), which
+    LLVM turns into vector min and max; one loop holding both becomes blends of mixed lanes."""
+    n4 = b.size // 4
+    lo0 = lo1 = lo2 = lo3 = math.inf
+    for j in range(n4):
+        i = 4 * j
+        v0, v1, v2, v3 = float(b[i]), float(b[i + 1]), float(b[i + 2]), float(b[i + 3])
+        lo0 = v0 if v0 < lo0 else lo0
+        lo1 = v1 if v1 < lo1 else lo1
+        lo2 = v2 if v2 < lo2 else lo2
+        lo3 = v3 if v3 < lo3 else lo3
+    hi0 = hi1 = hi2 = hi3 = -math.inf
+    for j in range(n4):
+        i = 4 * j
+        v0, v1, v2, v3 = float(b[i]), float(b[i + 1]), float(b[i + 2]), float(b[i + 3])
+        hi0 = v0 if v0 > hi0 else hi0
+        hi1 = v1 if v1 > hi1 else hi1
+        hi2 = v2 if v2 > hi2 else hi2
+        hi3 = v3 if v3 > hi3 else hi3
+    for i in range(4 * n4, b.size):
+        v0 = float(b[i])
+        lo0 = v0 if v0 < lo0 else lo0
+        hi0 = v0 if v0 > hi0 else hi0
+    lo0, lo2 = min(lo0, lo1), min(lo2, lo3)
+    hi0, hi2 = max(hi0, hi1), max(hi2, hi3)
+    return min(lo0, lo2), max(hi0, hi2)
+
+
+@register_jitable(boundscheck=False)
+def _exact_bin(v, k, edges):
+    """The bin of v by the edges themselves, NumPy's way: k guessed by the scaling, corrected by
+    one either way; -1 where v is outside the outer edges (or NaN). NumPy compares in the edges'
+    type: a float32 value equal to float32(last) is in, although above last."""
+    bins = edges.size - 1
+    if not (v >= edges[0] and v <= edges[bins]):
+        return -1
+    k = min(max(k, 0), bins - 1)
+    if k > 0 and v < edges[k]:
+        k -= 1
+    elif k < bins - 1 and v >= edges[k + 1]:
+        k += 1
+    return k
+
+
+@register_jitable(boundscheck=False)
+def _count_bins(b, first, last, edges, hist):
+    """Counts the items of b in hist by the edges, from first to last; returns how many fell
+    outside. An item's scaled value's integer part is its bin where the edges beside it say so
+    (the common case: one conversion, two loads, no division); else the edges decide, as NumPy's
+    do."""
+    bins = hist.size
+    norm = bins / (last - first)
+    missed = 0
+    for i in range(b.size):
+        v = b[i]
+        k = np.int64((v - first) * norm)   # NaN gives 0: the edges send it on
+        if np.uint64(k) < np.uint64(bins) and v >= edges[k] and v < edges[k + 1]:
+            hist[k] += 1
+            continue
+        k = _exact_bin(v, k, edges)
+        if k >= 0:
+            hist[k] += 1
+        else:
+            missed += 1
+    return missed
+
+
+@overload(np.histogram, jit_options={"boundscheck": False})
 def _histogram(a, bins=10, range=None):
     if not is_array(a) or not isinstance(bins, (types.Integer, types.Omitted, int)):
         return None
@@ -378,6 +448,7 @@ def _histogram(a, bins=10, range=None):
         return None
     et = float_of(a.dtype)
     ranged = given(range)
+    min_max = _float_min_max if isinstance(a.dtype, types.Float) else _min_max
 
     def impl(a, bins=10, range=None):
         if bins < 1:
@@ -389,7 +460,7 @@ def _histogram(a, bins=10, range=None):
             if first > last:
                 raise ValueError("max must be larger than min in range parameter.")
         elif b.size > 0:
-            first, last = _min_max(b)
+            first, last = min_max(b)
         if not (math.isfinite(first) and math.isfinite(last)):
             raise ValueError("autodetected range is not finite")
         if first == last:
@@ -402,27 +473,14 @@ def _histogram(a, bins=10, range=None):
         lo64, step64 = first, (last - first) / bins
         edges = np.empty(bins + 1, dtype=et)
         k = 0
-        while k < bins:
+        while k < bins:   # the parameter `range` hides the builtin
             edges[k] = et(k * step64 + lo64) if wide else et(k) * step + lo
             k += 1
         edges[bins] = et(last)
         hist = np.zeros(bins, dtype=np.int64)
-        norm = bins / (last - first)
-        i = 0
-        while i < b.size:   # the parameter `range` hides the builtin, as in NumPy's signature
-            v = b[i]
-            if v >= first and v <= last:   # the bin, inline: a call per item costs more
-                k = np.int64((v - first) * norm)
-                if k >= bins:
-                    k = bins - 1
-                # the edges beside k, recomputed as they were made where that rounds alike
-                # (no loads, no bounds checks)
-                if k > 0 and v < (edges[k] if wide else et(k) * step + lo):
-                    k -= 1
-                elif k < bins - 1 and v >= (edges[k + 1] if wide else et(k + 1) * step + lo):
-                    k += 1
-                hist[k] += 1
-            i += 1
+        missed = _count_bins(b, first, last, edges, hist)
+        if not ranged and missed:   # a NaN, which the range skipped
+            raise ValueError("autodetected range is not finite")
         return hist, edges
     return impl
 
