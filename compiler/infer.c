@@ -2118,11 +2118,12 @@ static void dump_types(Program *prog)
     prog->types_dump = text;
 }
 
-/* What an entry's argument may be: a run-time value, or a C function (a K_CFUNC literal: the
- * version is for that function, its argument carries nothing). */
+/* What an entry's argument may be: a run-time value, a C function (a K_CFUNC literal: the
+ * version is for that function, its argument carries nothing) or a dtype (np.float32 given
+ * from Python: the version is for it, and it carries nothing either). */
 static bool entry_takes(const Type *t)
 {
-    return t && (infer_is_passable(t) ||
+    return t && (infer_is_passable(t) || t->kind == TY_DTYPE ||
                  (t->kind == TY_FUNCTION && t->literal && t->literal->kind == K_CFUNC));
 }
 

@@ -243,6 +243,11 @@ def _with_numba_callees(func, numba):
     scope = dict(func.__globals__)
     for name in func.__code__.co_names:
         callee = scope.get(name)
-        if hasattr(callee, "py_func") and callee.py_func is not func:
+        if callee is pyjit:   # `import pyjit as nb`: nb.prange, nb.literal_unroll are Numba's
+            scope[name] = numba
+        elif getattr(callee, "__module__", "").startswith("pyjit") and \
+                callable(getattr(numba, name, None)) and not hasattr(callee, "py_func"):
+            scope[name] = getattr(numba, name)   # prange, literal_unroll imported by name
+        elif hasattr(callee, "py_func") and callee.py_func is not func:
             scope[name] = numba.njit(_with_numba_callees(callee.py_func, numba))
     return types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
