@@ -561,7 +561,7 @@ def test_library_index():
     """pyjit/lib/__init__.py's INDEX names exactly the functions each module overloads,
     and nothing of the library is imported before compiled code calls one of its functions."""
     code = """
-import builtins, sys, numpy as np, pyjit
+import builtins, heapq, sys, numpy as np, pyjit
 from pyjit import extending, lib, _registry, njit
 _registry.populate()
 assert not [m for m in sys.modules if m.startswith("pyjit.lib.")], "imported before use"
@@ -584,6 +584,8 @@ for func, templates in extending._OVERLOADS.items():
             found.setdefault(mod.rpartition(".")[2], set()).add("builtins." + name)
         elif mod.startswith("pyjit.lib.") and _registry._resolve(f"pyjit.typed.{name}") is func:
             found.setdefault(mod.rpartition(".")[2], set()).add("pyjit.typed." + name)
+        elif mod.startswith("pyjit.lib.") and getattr(heapq, name, None) is func:
+            found.setdefault(mod.rpartition(".")[2], set()).add("heapq." + name)
 index = {m: set(names) for m, names in lib.INDEX.items()}
 assert found == index, (found, index)
 print("ok")

@@ -13,7 +13,8 @@ import importlib
 
 # module -> the functions it implements: NumPy's by name, builtins as "builtins.<name>" (an
 # overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers), pyjit's
-# own by their full name ("pyjit.typed.List"). Must agree
+# own by their full name ("pyjit.typed.List"), the standard library's by module and name
+# ("heapq.heappush"). Must agree
 # with what the modules register:
 # tests/test_numpy_lib.py::test_library_index fails when it does not.
 INDEX = {
@@ -77,6 +78,8 @@ INDEX = {
                   "nancumsum", "nancumprod"),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
                    "argmax", "cumsum"),
+    "heaps": ("heapq.heappush", "heapq.heappop", "heapq.heapify", "heapq.heapreplace",
+              "heapq.heappushpop", "heapq.nsmallest", "heapq.nlargest"),
 }
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
@@ -117,6 +120,7 @@ METHODS = {
 def functions():
     """(the function, the name of the module implementing it), for the whole library."""
     import builtins
+    import heapq
 
     import numpy as np
 
@@ -127,6 +131,8 @@ def functions():
             return getattr(builtins, name[9:])
         if name.startswith("pyjit."):
             return _resolve(name)
+        if name.startswith("heapq."):
+            return getattr(heapq, name[6:])
         obj = np
         for part in name.split("."):   # "random.choice" is np.random.choice
             obj = getattr(obj, part)
