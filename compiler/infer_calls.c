@@ -733,16 +733,40 @@ static Type *table_new_call(Infer *c, Instr *in, Builtin bi, Args *a)
     return t;
 }
 
-/* pyjit.typed.Dict.empty(key_type, value_type) of scalar types: an empty dict of them. */
+/* The type a Dict.empty() argument names: a number type (as a dtype is named), or another
+ * pyjit type object (types.unicode_type, types.UniTuple(types.int64, 2), types.float64[:]). */
+static Type *named_type(Infer *c, Instr *val)
+{
+    Type *t = infer_dtype_of(c, val);
+    const Const *k = val->type->literal;
+    if (!t && val->type->kind == TY_FUNCTION && k && k->kind == K_TYPE)
+        t = ty_parse(k->name);
+    return t && infer_is_runtime(t) ? t : NULL;
+}
+
+/* What a dict's keys may be: real numbers, strings, and tuples of these (hashed). */
+static bool key_type_ok(const Type *k)
+{
+    if (k->kind == TY_TUPLE) {
+        for (int i = 0; i < k->tuple.n; i++)
+            if (!key_type_ok(k->tuple.items[i]))
+                return false;
+        return true;
+    }
+    return k->kind == TY_STR || (ty_is_scalar(k) && !ty_is_complex(k) && k->kind != TY_FLOAT16);
+}
+
+/* pyjit.typed.Dict.empty(key_type, value_type): an empty dict of those types. */
 static Type *typed_empty_call(Infer *c, Instr *in, Args *a)
 {
     if (!want_args(c, in, a, 2, 2))
         return NULL;
-    Type *k = infer_dtype_of(c, a->pos[0]), *v = infer_dtype_of(c, a->pos[1]);
-    if (!k || !v || ty_is_complex(k) || k->kind == TY_FLOAT16)
+    Type *k = named_type(c, a->pos[0]), *v = named_type(c, a->pos[1]);
+    if (!k || !v || !key_type_ok(k))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "Dict.empty() in compiled code takes a real "
-                          "number type for the keys and a number type for the values "
-                          "(types.int64, types.float64, ...); make other dicts with {}");
+                          "number type, types.unicode_type or a tuple of these for the keys and "
+                          "the type of a value compiled code holds for the values "
+                          "(types.int64, types.float64[:], ...)");
     if (c->pi->prog->gpu)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "dicts are not supported in GPU kernels");
     if (c->rewrite) {

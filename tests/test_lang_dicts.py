@@ -441,8 +441,36 @@ def test_typed_dict_empty_in_compiled_code():
 
     got = make(3)
     assert isinstance(got, Dict) and got == {0: 0.0, 1: 7.0, 2: 1.0}
-    with pytest.raises(errors.UnsupportedError, match="real number type for the keys"):
+    with pytest.raises(errors.UnsupportedError, match="real number type, types.unicode_type or a tuple of these for the keys"):
         pyjit.njit(lambda: len(Dict.empty(key_type=types.complex128, value_type=types.int64)))()
+
+
+PAIR = types.UniTuple(types.int64, 2)
+VECTOR = types.float64[:]
+
+
+def test_typed_dict_empty_of_strings_tuples_and_arrays():
+    """Dict.empty(key_type=types.unicode_type, ...) as word counters write it, and tuple keys and
+    array values named by module-level type objects."""
+    @pyjit.njit
+    def words(text):
+        d = Dict.empty(key_type=types.unicode_type, value_type=types.int64)
+        for w in text.split():
+            d[w] = d.get(w, 0) + 1
+        return d
+
+    @pyjit.njit
+    def rows(n):
+        d = Dict.empty(key_type=PAIR, value_type=VECTOR)
+        for i in range(n):
+            d[(i, -i)] = np.arange(float(i))
+        return d
+
+    got = words("to be or not to be")
+    assert isinstance(got, Dict) and dict(got) == {"to": 2, "be": 2, "or": 1, "not": 1}
+    r = rows(3)
+    assert list(r.keys()) == [(0, 0), (1, -1), (2, -2)]
+    assert all(np.array_equal(r[(i, -i)], np.arange(float(i))) for i in range(3))
 
 
 def test_typed_dict_empty_takes_types_from_the_first_item():
