@@ -567,3 +567,25 @@ def test_string_keys_keep_memory_flat():
     for _ in range(20000):
         f(text)
     assert memory_in_use() - before < 4 * 2**20
+
+
+def test_get_with_a_default_that_holds_a_reference():
+    """d.get(k, default) of array values (the default's reference taken on the miss path), and
+    popitem of tuple keys holding strings."""
+    def get_arrays(ks):
+        d = {1: np.ones(2)}
+        out = []
+        for k in ks:
+            out.append(d.get(k, np.zeros(3)))
+        return out
+
+    def popitem_tuple_keys():
+        d = {(1, "a"): np.ones(2), (2, "b"): np.zeros(1)}
+        k, v = d.popitem()
+        return k, v, d.get((1, "a"), np.arange(2.0)), len(d)
+
+    got = pyjit.njit(get_arrays)([1, 2, 1])
+    want = get_arrays([1, 2, 1])
+    assert len(got) == 3 and all(np.array_equal(g, w) for g, w in zip(got, want))
+    k, v, x, n = pyjit.njit(popitem_tuple_keys)()
+    assert (k, n) == ((2, "b"), 1) and np.array_equal(v, [0.0]) and np.array_equal(x, [1.0, 1.0])

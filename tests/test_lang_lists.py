@@ -695,3 +695,49 @@ def test_heapq_pop_of_an_empty_list_is_an_index_error():
         return len(h)
     (expected, _), (got, _) = run_both(f, 2)
     assert expected is IndexError and got is IndexError
+
+
+# ---- lists of tuples holding strings and arrays: pop, indexing, sort keys ----
+
+def pop_tuples_with_strings(words):
+    pairs = [(len(w), w) for w in words]
+    first = pairs.pop(0)
+    last = pairs.pop()
+    return first, last, pairs[0], pairs
+
+
+def pop_tuples_with_arrays(n):
+    out = 0.0
+    for i in range(n):
+        items = [(i, np.ones(3) * i), (i + 1, np.zeros(2))]
+        k, a = items.pop(0)
+        out += k + a.sum() + items[0][1].sum()
+    return out
+
+
+def rank_words(words):
+    return sorted(words, key=lambda w: (-len(w), w))
+
+
+def sorted_characters(word):
+    return "".join(sorted(word)), sorted(word, reverse=True)
+
+
+@pytest.mark.parametrize("f, args", [
+    (pop_tuples_with_strings, (["kiwi", "fig", "banana", "plum"],)),
+    (pop_tuples_with_arrays, (5,)),
+    (rank_words, (["bb", "a", "ccc", "dd", "b"],)),
+    (sorted_characters, ("banana",)),
+    (sorted_characters, ("",)),
+])
+def test_lists_of_tuples_holding_references(f, args):
+    check(f, *args)
+
+
+def test_popping_tuples_of_arrays_does_not_leak():
+    from util import memory_in_use
+    f = pyjit.njit(pop_tuples_with_arrays)
+    f(2000)
+    before = memory_in_use()
+    f(200_000)
+    assert memory_in_use() - before < 8 * 2**20
