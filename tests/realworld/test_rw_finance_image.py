@@ -300,8 +300,8 @@ def _pi_by_numpys_stream(nsamples, seed):
     return 4.0 * np.count_nonzero(u[0::2] ** 2 + u[1::2] ** 2 < 1.0) / nsamples
 
 
-@pytest.mark.xfail(strict=True, reason="Python's random module (random.seed, random.random) is "
-                   "not supported in compiled code: it needs a second generator state beside "
-                   "np.random's (runtime/random.c) and builtins rows for its functions")
 def test_monte_carlo_pi_with_the_random_module():
     assert monte_carlo_pi(2000, 42) == _pi_by_numpys_stream(2000, 42)
+    nb = numba_or_none(monte_carlo_pi)
+    if nb is not None:
+        assert nb(2000, 42) == monte_carlo_pi(2000, 42)
