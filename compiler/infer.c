@@ -777,7 +777,14 @@ static Type *type_contains(Infer *c, Instr *in)
     return ty_scalar(TY_BOOL);
 }
 
-/* Whether == between tuples of these types is known to compile: items numbers, None or tuples. */
+/* Whether two tuple items are both strings (str values or constants): compared as strings. */
+static bool both_text(Type *a, Type *b)
+{
+    return infer_is_text(a) && infer_is_text(b);
+}
+
+/* Whether == between tuples of these types is known to compile: items numbers, strings, None or
+ * tuples. */
 static bool tuples_comparable(Type *a, Type *b)
 {
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE) {
@@ -786,7 +793,8 @@ static bool tuples_comparable(Type *a, Type *b)
                 return false;
         return true;
     }
-    return (ty_is_scalar(a) && ty_is_scalar(b)) || a->kind == TY_NONE || b->kind == TY_NONE;
+    return (ty_is_scalar(a) && ty_is_scalar(b)) || both_text(a, b) || a->kind == TY_NONE ||
+           b->kind == TY_NONE;
 }
 
 static Instr *emit_bool(Infer *c, Instr *before, bool v)
@@ -797,20 +805,26 @@ static Instr *emit_bool(Infer *c, Instr *before, bool v)
     return k;
 }
 
+/* x op y of two numbers (promoted together) or two strings, emitted before `before`. */
+static Instr *emit_item_compare(Infer *c, Instr *before, CmpOp op, Instr *x, Instr *y)
+{
+    Type *a = ty_strong(x->type), *b = ty_strong(y->type);
+    Type *t = both_text(a, b) ? ty_str() : ty_promote(a, b);
+    Instr *args[2] = {infer_coerce(c, before, x, t), infer_coerce(c, before, y, t)};
+    Instr *r = infer_emit(c, before, OP_COMPARE, ty_scalar(TY_BOOL), 2);
+    r->sub = op;
+    infer_set_args(c, r, args, 2);
+    return r;
+}
+
 /* x == y for two values, emitted before `before`: item by item for tuples. */
 static Instr *emit_equal(Infer *c, Instr *before, Instr *x, Instr *y)
 {
     Type *a = ty_strong(x->type), *b = ty_strong(y->type);
     if (a->kind == TY_NONE || b->kind == TY_NONE)
         return emit_bool(c, before, a->kind == b->kind);
-    if (ty_is_scalar(a)) {
-        Type *t = ty_promote(a, b);
-        Instr *args[2] = {infer_coerce(c, before, x, t), infer_coerce(c, before, y, t)};
-        Instr *eq = infer_emit(c, before, OP_COMPARE, ty_scalar(TY_BOOL), 2);
-        eq->sub = CMP_EQ;
-        infer_set_args(c, eq, args, 2);
-        return eq;
-    }
+    if (ty_is_scalar(a) || both_text(a, b))
+        return emit_item_compare(c, before, CMP_EQ, x, y);
     if (a->tuple.n != b->tuple.n)
         return emit_bool(c, before, false);
     Instr *acc = NULL;
@@ -834,8 +848,8 @@ static Instr *emit_equal(Infer *c, Instr *before, Instr *x, Instr *y)
     return acc ? acc : emit_bool(c, before, true);
 }
 
-/* Whether < between tuples of these types compiles: items numbers or such tuples, of any
- * lengths (the shorter one first when it is a prefix of the other). */
+/* Whether < between tuples of these types compiles: items real numbers, strings or such
+ * tuples, of any lengths (the shorter one first when it is a prefix of the other). */
 static bool tuples_ordered(Type *a, Type *b)
 {
     a = ty_strong(a);
@@ -846,7 +860,8 @@ static bool tuples_ordered(Type *a, Type *b)
                 return false;
         return true;
     }
-    return ty_is_scalar(a) && ty_is_scalar(b) && !ty_is_complex(a) && !ty_is_complex(b);
+    return both_text(a, b) ||
+           (ty_is_scalar(a) && ty_is_scalar(b) && !ty_is_complex(a) && !ty_is_complex(b));
 }
 
 static Instr *emit_binop_bool(Infer *c, Instr *before, BinOp op, Instr *x, Instr *y)
@@ -873,15 +888,10 @@ static Instr *emit_tuple_less(Infer *c, Instr *before, Instr *x, Instr *y, bool 
         yi->args[0] = y;
         yi->imm = i;
         Instr *lt;
-        if (ty_strong(xi->type)->kind == TY_TUPLE) {
+        if (ty_strong(xi->type)->kind == TY_TUPLE)
             lt = emit_tuple_less(c, before, xi, yi, false);
-        } else {
-            Type *t = ty_promote(ty_strong(xi->type), ty_strong(yi->type));
-            Instr *args[2] = {infer_coerce(c, before, xi, t), infer_coerce(c, before, yi, t)};
-            lt = infer_emit(c, before, OP_COMPARE, ty_scalar(TY_BOOL), 2);
-            lt->sub = CMP_LT;
-            infer_set_args(c, lt, args, 2);
-        }
+        else
+            lt = emit_item_compare(c, before, CMP_LT, xi, yi);
         Instr *eq = emit_equal(c, before, xi, yi);
         acc = emit_binop_bool(c, before, BIN_OR, lt, emit_binop_bool(c, before, BIN_AND, eq, acc));
     }
@@ -892,7 +902,7 @@ static Type *tuple_order(Infer *c, Instr *in, Type *a, Type *b)
 {
     if (!tuples_ordered(a, b))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "tuples are ordered (<, <=, >, >=) when their "
-                          "items are real numbers or such tuples, not %s with %s",
+                          "items are real numbers, strings or such tuples, not %s with %s",
                           infer_type_name(a), infer_type_name(b));
     if (c->rewrite) {
         bool swap = in->sub == CMP_GT || in->sub == CMP_GE;   /* a > b is b < a */
@@ -2147,11 +2157,12 @@ static void dump_types(Program *prog)
     prog->types_dump = text;
 }
 
-/* What an entry's argument may be: a run-time value, or a C function (a K_CFUNC literal: the
- * version is for that function, its argument carries nothing). */
+/* What an entry's argument may be: a run-time value, a C function (a K_CFUNC literal: the
+ * version is for that function, its argument carries nothing) or a dtype (np.float32 given
+ * from Python: the version is for it, and it carries nothing either). */
 static bool entry_takes(const Type *t)
 {
-    return t && (infer_is_passable(t) ||
+    return t && (infer_is_passable(t) || t->kind == TY_DTYPE ||
                  (t->kind == TY_FUNCTION && t->literal && t->literal->kind == K_CFUNC));
 }
 

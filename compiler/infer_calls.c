@@ -733,10 +733,16 @@ static Type *table_new_call(Infer *c, Instr *in, Builtin bi, Args *a)
     return t;
 }
 
-/* A type given as an argument (types.unicode_type, types.UniTuple(types.int64, 2), np.float64). */
-static Type *type_argument(Infer *c, Instr *t)
+/* A type given as an argument: a number type (as a dtype is named), or another pyjit type
+ * object (types.unicode_type, types.UniTuple(types.int64, 2), types.float64[:]); NULL if not. */
+static Type *type_argument(Infer *c, Instr *val)
 {
-    return t->op == OP_CONST && t->cst->kind == K_TYPE ? ty_parse(t->cst->name) : infer_dtype_of(c, t);
+    Type *t = infer_dtype_of(c, val);
+    const Const *k = val->op == OP_CONST ? val->cst
+                     : val->type->kind == TY_FUNCTION ? val->type->literal : NULL;
+    if (!t && k && k->kind == K_TYPE)
+        t = ty_parse(k->name);
+    return t && infer_is_runtime(t) ? t : NULL;
 }
 
 /* pyjit.typed.Dict.empty(key_type, value_type): an empty dict of them. */

@@ -431,29 +431,31 @@ static void own_in_slot(Lower *L, LLVMValueRef slot, LLVMValueRef array)
     call_if_nonnull(L, "pj_nrt_decref", old);
 }
 
-/* The arrays and lists inside a tuple a callee returned each come with a reference: one slot
- * each. */
-static void own_tuple_items(Lower *L, Type *t, LLVMValueRef v)
+/* The references inside a tuple (or an optional's value), each taken by a slot of its own:
+ * the arrays, lists and strings of the items, nested tuples item by item. */
+static void own_parts(Lower *L, Type *t, LLVMValueRef v)
 {
-    for (int i = 0; i < t->tuple.n; i++) {
-        Type *it = t->tuple.items[i];
-        LLVMValueRef x = LLVMBuildExtractValue(L->b, v, (unsigned)i, "");
-        if (lower_is_counted(it))
-            own_in_slot(L, new_slot(L), x);
-        else if (it->kind == TY_TUPLE)
-            own_tuple_items(L, it, x);
-    }
+    if (ty_holds_meminfo(t))
+        own_in_slot(L, new_slot(L), v);
+    else if (t->kind == TY_TUPLE)
+        for (int i = 0; i < t->tuple.n; i++)
+            own_parts(L, t->tuple.items[i], LLVMBuildExtractValue(L->b, v, (unsigned)i, ""));
+    else if (t->kind == TY_OPTIONAL)
+        own_parts(L, t->optional.value, LLVMBuildExtractValue(L->b, v, 1, ""));
+}
+
+void lower_own_value(Lower *L, Instr *in, Type *t, LLVMValueRef v)
+{
+    if (ty_holds_meminfo(t))
+        lower_own(L, in, v);
+    else
+        own_parts(L, t, v);
 }
 
 /* A callee's result comes with references of its own, which the call's slots take. */
 static void own_result(Lower *L, Instr *in, Type *rt, LLVMValueRef r)
 {
-    if (ty_holds_meminfo(rt))
-        lower_own(L, in, r);
-    else if (rt->kind == TY_TUPLE)
-        own_tuple_items(L, rt, r);
-    else if (rt->kind == TY_OPTIONAL)
-        own_result(L, in, rt->optional.value, LLVMBuildExtractValue(L->b, r, 1, ""));
+    lower_own_value(L, in, rt, r);
 }
 
 void lower_own(Lower *L, Instr *in, LLVMValueRef array)
@@ -1545,7 +1547,7 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
         Type *key = it->over->kind == TY_DICT ? it->over->dict.key : it->over->set.item;
         if (lower_is_counted(key)) {   /* a string key: the loop variable's own reference */
             lower_incref_value(L, key, item);
-            lower_own(L, owner, item);
+            lower_own_value(L, owner, key, item);
         }
         return item;
     }

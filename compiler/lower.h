@@ -103,6 +103,9 @@ bool lower_is_counted(const Type *t);
 void lower_incref_value(Lower *L, Type *t, LLVMValueRef v);
 void lower_decref_value(Lower *L, Type *t, LLVMValueRef v);
 void lower_own(Lower *L, Instr *in, LLVMValueRef array);   /* in's slot takes array's reference */
+/* The references a value of type t holds taken by slots: in's for an array, list, dict or
+ * string; one slot each for the counted items of a tuple or optional. */
+void lower_own_value(Lower *L, Instr *in, Type *t, LLVMValueRef v);
 /* in owns the new references a value r of type rt returned by a call carries; returns r. */
 LLVMValueRef lower_own_returned(Lower *L, Instr *in, Type *rt, LLVMValueRef r);
 LLVMValueRef lower_load_mem(Lower *L, Type *t, LLVMValueRef ptr);

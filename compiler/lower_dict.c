@@ -440,11 +440,12 @@ static LLVMValueRef get_or(Lower *L, Instr *in, const Layout *lo, LLVMValueRef d
     LLVMPositionBuilderAtEnd(L->b, miss);
     if (dflt)
         lower_incref_value(L, lo->value, dflt);
+    LLVMBasicBlockRef miss_end = LLVMGetInsertBlock(L->b);   /* the incref may add blocks */
     LLVMBuildBr(L->b, done);
     LLVMPositionBuilderAtEnd(L->b, done);
-    LLVMValueRef r = phi2(L, v, hit_end, dflt ? dflt : LLVMGetUndef(LLVMTypeOf(v)), miss);
+    LLVMValueRef r = phi2(L, v, hit_end, dflt ? dflt : LLVMGetUndef(LLVMTypeOf(v)), miss_end);
     if (lower_is_counted(lo->value))
-        lower_own(L, in, r);
+        lower_own_value(L, in, lo->value, r);
     return r;
 }
 
@@ -470,7 +471,7 @@ static LLVMValueRef setdefault(Lower *L, Instr *in, const Layout *lo, LLVMValueR
     LLVMValueRef r = phi2(L, old, hit, v, miss_end);
     if (lower_is_counted(lo->value)) {
         lower_incref_value(L, lo->value, r);
-        lower_own(L, in, r);
+        lower_own_value(L, in, lo->value, r);
     }
     return r;
 }
@@ -624,10 +625,7 @@ LLVMValueRef lower_bi_dict(Lower *L, Instr *in, Builtin bi)
             r = LLVMBuildInsertValue(L->b, r, load_value(L, &lo, e), 1, "");
         }
         delete_found(L, &lo, pl, &pr, false);   /* the key's and value's references pass to r */
-        if (lower_is_counted(lo.key))
-            lower_own(L, in, bi == BI_DICT_POPITEM ? LLVMBuildExtractValue(L->b, r, 0, "") : r);
-        if (lo.value && lower_is_counted(lo.value))
-            lower_own(L, in, LLVMBuildExtractValue(L->b, r, 1, ""));
+        lower_own_value(L, in, in->type, r);   /* the key's and the value's, a slot each */
         return r;
     }
     case BI_DICT_CLEAR:

@@ -159,7 +159,7 @@ static LLVMValueRef read_item(Lower *L, Instr *in, Type *item, LLVMValueRef pl, 
     LLVMValueRef v = lower_load_mem(L, item, item_ptr(L, item, pl, i));
     if (lower_is_counted(item)) {
         lower_incref_value(L, item, v);
-        lower_own(L, in, v);
+        lower_own_value(L, in, item, v);
     }
     return v;
 }
@@ -194,7 +194,7 @@ static LLVMValueRef pop(Lower *L, Instr *in, Type *item, LLVMValueRef list, LLVM
     LLVMValueRef at = item_ptr(L, item, pl, i);
     LLVMValueRef v = lower_load_mem(L, item, at);
     if (lower_is_counted(item))
-        lower_own(L, in, v);
+        lower_own_value(L, in, item, v);
     LLVMValueRef last = LLVMBuildSub(L->b, n, lower_i64(L, 1), "");
     LLVMValueRef size = lower_i64(L, ty_mem_size(item));
     LLVMValueRef bytes = LLVMBuildMul(L->b, LLVMBuildSub(L->b, last, i, ""), size, "");

@@ -146,3 +146,14 @@ LLVMValueRef lower_bi_rng(Lower *L, Instr *in, Builtin bi)
     lower_own(L, in, v);
     return v;
 }
+
+/* random.seed(n) and random.random(): calls of the runtime's second state. */
+LLVMValueRef lower_bi_py_random(Lower *L, Instr *in, Builtin bi)
+{
+    if (bi == BI_PY_RANDOM_SEED) {
+        LLVMValueRef seed = lower_value(L, in->args[0]);
+        lower_call_rt(L, ir_builtin_fn(bi), LLVMVoidTypeInContext(L->ctx), &seed, 1);
+        return LLVMConstNull(L->none_ty);
+    }
+    return lower_call_rt(L, ir_builtin_fn(bi), L->f64, NULL, 0);
+}

@@ -37,31 +37,31 @@ typedef struct RandomState {
 
 static _Thread_local RandomState state;
 
-static void seed_with(uint32_t seed)
+static void seed_state(RandomState *s, uint32_t seed)
 {
     for (int i = 0; i < MT_N; i++) {
-        state.key[i] = seed;
+        s->key[i] = seed;
         seed = 1812433253u * (seed ^ (seed >> 30)) + (uint32_t)i + 1;
     }
-    state.pos = MT_N;
-    state.seeded = 1;
-    state.has_gauss = 0;
-    state.binomial.valid = 0;
+    s->pos = MT_N;
+    s->seeded = 1;
+    s->has_gauss = 0;
+    s->binomial.valid = 0;
 }
 
 /* Entropy from the OS; the clock and the state's address only if /dev/urandom cannot be read. */
-static void seed_from_os(void)
+static void seed_from_os(RandomState *s)
 {
     uint32_t seed = 0;
     FILE *f = fopen("/dev/urandom", "rb");
     if (!f || fread(&seed, sizeof seed, 1, f) != 1) {
         struct timespec ts;
         timespec_get(&ts, TIME_UTC);
-        seed = (uint32_t)(ts.tv_sec * 1000000007LL ^ ts.tv_nsec ^ (intptr_t)&state);
+        seed = (uint32_t)(ts.tv_sec * 1000000007LL ^ ts.tv_nsec ^ (intptr_t)s);
     }
     if (f)
         fclose(f);
-    seed_with(seed);
+    seed_state(s, seed);
 }
 
 /* The next MT_N words of the state, all at once. */
@@ -81,7 +81,7 @@ static RandomState *my_state(void)
 {
     RandomState *s = &state;
     if (!s->seeded)
-        seed_from_os();
+        seed_from_os(s);
     return s;
 }
 
@@ -104,7 +104,7 @@ static uint64_t next_u64(RandomState *s)
 
 void pj_random_seed(int64_t seed)
 {
-    seed_with((uint32_t)seed);
+    seed_state(&state, (uint32_t)seed);
 }
 
 /* Uniform on [0, 1) with 53 random bits: 27 of one word and 26 of the next, as NumPy's. */
@@ -117,6 +117,24 @@ static double next_f64(RandomState *s)
 double pj_random_f64(void)
 {
     return next_f64(my_state());
+}
+
+/* Python's random module in compiled code draws from a state of its own, as in Numba: seeding
+ * np.random does not move it, and random.seed(n) seeds it as np.random.seed(n) seeds NumPy's
+ * (not as CPython's random.seed does). One per thread, seeded from the OS on first use. */
+static _Thread_local RandomState py_state;
+
+void pj_py_random_seed(int64_t seed)
+{
+    seed_state(&py_state, (uint32_t)seed);
+}
+
+double pj_py_random_random(void)
+{
+    RandomState *s = &py_state;
+    if (!s->seeded)
+        seed_from_os(s);
+    return next_f64(s);
 }
 
 /* Standard normal by Marsaglia's polar method. */

@@ -30,7 +30,8 @@ static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, NumPy arrays of "
                                "bool/int/uint/float/complex/datetime64/timedelta64 or structured "
                                "dtype, records (np.void), tuples, lists and sets of these, "
-                               "typed Lists, pyjit.typed.Dict, None, @njit functions";
+                               "typed Lists, pyjit.typed.Dict, None, @njit functions, NumPy scalar "
+                               "types and dtypes";
 
 void rt_typeof_init(void)
 {
@@ -292,11 +293,35 @@ static Type *typeof_dispatcher(PyObject *obj)
     return d->as_value;
 }
 
+/* A NumPy scalar type (np.float32) or a plain dtype (np.dtype("int16")) given as a value, as
+ * in f(n, dtype=np.float32): typed as in compiled code, a compile-time dtype with nothing to
+ * pass at run time, so each dtype compiles its own version. NULL for any other object. */
+static Type *typeof_dtype_object(PyObject *obj)
+{
+    PyArray_Descr *descr = NULL;
+    if (PyType_Check(obj) && PyType_IsSubtype((PyTypeObject *)obj, &PyGenericArrType_Type))
+        descr = PyArray_DescrFromTypeObject(obj);
+    else if (PyArray_DescrCheck(obj)) {
+        descr = (PyArray_Descr *)obj;
+        Py_INCREF(descr);
+    }
+    if (!descr) {
+        PyErr_Clear();
+        return NULL;
+    }
+    int kind = PyDataType_HASFIELDS(descr) || PyDataType_HASSUBARRAY(descr) ||
+               !PyArray_ISNBO(descr->byteorder) ? -1 : kind_of_typenum(descr->type_num);
+    Py_DECREF(descr);
+    return kind < 0 ? NULL : ty_dtype(scalar_types[kind]);
+}
+
 /* Everything but the exact built-in scalar types: NumPy arrays and scalars, subclasses. */
 static Type *typeof_other(PyObject *obj, int flags)
 {
     if (rt_numpy_ready() < 0)
         return NULL;
+    if ((PyType_Check(obj) || PyArray_DescrCheck(obj)) && !(flags & RT_TYPEOF_GPU))
+        return typeof_dtype_object(obj);
     if (PyArray_CheckExact(obj))
         return typeof_array((PyArrayObject *)obj, flags);
     if (PyArray_Check(obj))
@@ -573,7 +598,7 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
     switch (ty->kind) {
     case TY_RECORD:
         return unbox_record(obj, ty, buf);
-    case TY_NONE: case TY_DISPATCHER:   /* nothing at run time */
+    case TY_NONE: case TY_DISPATCHER: case TY_DTYPE:   /* nothing at run time */
     case TY_FUNCTION:   /* a C function: its type says which (rt_typeof_c_function) */
         return 0;
     case TY_FUNCPTR:

@@ -190,7 +190,8 @@ def _function(name, tmp_path):
     row = next(r for r in ROWS if r[0] == name)
     value = row[2].startswith(("attribute", "value"))
     expr = _python_expr(name) + ("" if value else "()")
-    src = ("import numpy as np, pyjit.typed, pyjit._parallel\nfrom pyjit.gpu import hardware as G\n\n"
+    src = ("import random, numpy as np, pyjit.typed, pyjit._parallel\n"
+           "from pyjit.gpu import hardware as G\n\n"
            f"def f(x):\n    y = {expr}\n    x[0] = 1\n")
     path = tmp_path / f"where_{name.replace('.', '_')}.py"
     path.write_text(src)

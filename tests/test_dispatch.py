@@ -227,6 +227,29 @@ def test_unsupported_argument_type(value, got):
     assert "accepted: bool, int, float, complex, str, NumPy scalars" in msg
 
 
+def _filled(n, dtype):
+    return np.full(n, 7, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.uint8, np.complex128, np.bool_,
+                                   np.dtype("float64"), np.dtype(np.int32)])
+def test_numpy_scalar_types_and_dtypes_as_arguments(dtype):
+    # f(n, dtype=np.float32) from Python, as helpers written for compiled callers are called:
+    # one version per dtype, nothing passed at run time
+    f = njit(_filled)
+    got = f(3, dtype)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, _filled(3, dtype))
+    assert f(2, dtype=dtype).shape == (2,)
+
+
+def test_dtypes_compiled_code_cannot_take_are_refused():
+    f = njit(_filled)
+    for bad in (np.dtype(">f8"), np.dtype([("x", "f8")]), np.str_, str, np.dtype("U3")):
+        with pytest.raises(TypeError, match=r"argument 'dtype' \(position 2\)"):
+            f(2, bad)
+
+
 class _Tagged(np.ndarray):
     """An ndarray subclass pyjit knows nothing of."""
 

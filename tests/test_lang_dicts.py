@@ -466,6 +466,34 @@ def test_typed_dict_empty_of_strings_tuples_and_arrays():
     assert name == "ba" and not has_z
 
 
+PAIR = types.UniTuple(types.int64, 2)
+VECTOR = types.float64[:]
+
+
+def test_typed_dict_empty_as_word_counters_write_it():
+    """Dict.empty(key_type=types.unicode_type, ...) as word counters write it, and tuple keys and
+    array values named by module-level type objects."""
+    @pyjit.njit
+    def words(text):
+        d = Dict.empty(key_type=types.unicode_type, value_type=types.int64)
+        for w in text.split():
+            d[w] = d.get(w, 0) + 1
+        return d
+
+    @pyjit.njit
+    def rows(n):
+        d = Dict.empty(key_type=PAIR, value_type=VECTOR)
+        for i in range(n):
+            d[(i, -i)] = np.arange(float(i))
+        return d
+
+    got = words("to be or not to be")
+    assert isinstance(got, Dict) and dict(got) == {"to": 2, "be": 2, "or": 1, "not": 1}
+    r = rows(3)
+    assert list(r.keys()) == [(0, 0), (1, -1), (2, -2)]
+    assert all(np.array_equal(r[(i, -i)], np.arange(float(i))) for i in range(3))
+
+
 def test_typed_dict_empty_takes_types_from_the_first_item():
     d = Dict()
     d[(1, 2)] = 3
@@ -560,3 +588,25 @@ def test_string_keys_keep_memory_flat():
     for _ in range(20000):
         f(text)
     assert memory_in_use() - before < 4 * 2**20
+
+
+def test_get_with_a_default_that_holds_a_reference():
+    """d.get(k, default) of array values (the default's reference taken on the miss path), and
+    popitem of tuple keys holding strings."""
+    def get_arrays(ks):
+        d = {1: np.ones(2)}
+        out = []
+        for k in ks:
+            out.append(d.get(k, np.zeros(3)))
+        return out
+
+    def popitem_tuple_keys():
+        d = {(1, "a"): np.ones(2), (2, "b"): np.zeros(1)}
+        k, v = d.popitem()
+        return k, v, d.get((1, "a"), np.arange(2.0)), len(d)
+
+    got = pyjit.njit(get_arrays)([1, 2, 1])
+    want = get_arrays([1, 2, 1])
+    assert len(got) == 3 and all(np.array_equal(g, w) for g, w in zip(got, want))
+    k, v, x, n = pyjit.njit(popitem_tuple_keys)()
+    assert (k, n) == ((2, "b"), 1) and np.array_equal(v, [0.0]) and np.array_equal(x, [1.0, 1.0])

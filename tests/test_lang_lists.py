@@ -4,6 +4,7 @@ passed in (reflected: the caller sees the changes) and returned. Each function r
 and compiled on copies of the same arguments: results, exceptions and the argument lists
 afterwards must agree."""
 import copy
+import heapq
 
 import numpy as np
 import pytest
@@ -629,3 +630,114 @@ def test_del_slice(args):
 
 def test_del_in_loop():
     check(del_in_loop, 7)
+
+
+# ---- heapq over lists ----
+
+def heap_sort_push_pop(values):
+    heap = [values[0]]   # as in Numba, a heap's item type comes from an item it starts with
+    for v in values[1:]:
+        heapq.heappush(heap, v)
+    snapshot = list(heap)
+    out = []
+    while heap:
+        out.append(heapq.heappop(heap))
+    return snapshot, out
+
+
+def heapify_replace_pushpop(values, x):
+    heapq.heapify(values)
+    first = heapq.heapreplace(values, x)
+    second = heapq.heappushpop(values, x + 1)
+    third = heapq.heappushpop(values, -1000)
+    return first, second, third
+
+
+def priority_queue(pairs):
+    heap = [(0.0, 0)]
+    heap.pop()
+    for d, n in pairs:
+        heapq.heappush(heap, (d, n))
+    order = []
+    while len(heap) > 0:
+        order.append(heapq.heappop(heap)[1])
+    return order
+
+
+def smallest_largest(values, n):
+    return heapq.nsmallest(n, values), heapq.nlargest(n, values)
+
+
+def pop_empty(values):
+    return heapq.heappop(values)
+
+
+@pytest.mark.parametrize("f, args", [
+    (heap_sort_push_pop, ([5, 1, 8, 3, 3, 9, 0, -2],)),
+    (heap_sort_push_pop, ([2.5, -1.0, 7.25, 0.0],)),
+    (heapify_replace_pushpop, ([9, 4, 7, 1, 8, 2, 2, 6], 5)),
+    (priority_queue, ([(2.0, 1), (0.5, 2), (2.0, 0), (1.0, 3), (0.5, 1)],)),
+    (smallest_largest, ([4, 1, 7, 1, 9, 3], 3)),
+    (smallest_largest, ([4, 1, 7], -1)),
+    (pop_empty, ([1],)),
+    (pop_empty, ([0],)),
+])
+def test_heapq_matches_cpython(f, args):
+    # the lists are left in CPython's order too (check compares the arguments afterwards)
+    check(f, *args)
+
+
+def test_heapq_pop_of_an_empty_list_is_an_index_error():
+    def f(n):
+        h = [1]
+        for _ in range(n):
+            heapq.heappop(h)
+        return len(h)
+    (expected, _), (got, _) = run_both(f, 2)
+    assert expected is IndexError and got is IndexError
+
+
+# ---- lists of tuples holding strings and arrays: pop, indexing, sort keys ----
+
+def pop_tuples_with_strings(words):
+    pairs = [(len(w), w) for w in words]
+    first = pairs.pop(0)
+    last = pairs.pop()
+    return first, last, pairs[0], pairs
+
+
+def pop_tuples_with_arrays(n):
+    out = 0.0
+    for i in range(n):
+        items = [(i, np.ones(3) * i), (i + 1, np.zeros(2))]
+        k, a = items.pop(0)
+        out += k + a.sum() + items[0][1].sum()
+    return out
+
+
+def rank_words(words):
+    return sorted(words, key=lambda w: (-len(w), w))
+
+
+def sorted_characters(word):
+    return "".join(sorted(word)), sorted(word, reverse=True)
+
+
+@pytest.mark.parametrize("f, args", [
+    (pop_tuples_with_strings, (["kiwi", "fig", "banana", "plum"],)),
+    (pop_tuples_with_arrays, (5,)),
+    (rank_words, (["bb", "a", "ccc", "dd", "b"],)),
+    (sorted_characters, ("banana",)),
+    (sorted_characters, ("",)),
+])
+def test_lists_of_tuples_holding_references(f, args):
+    check(f, *args)
+
+
+def test_popping_tuples_of_arrays_does_not_leak():
+    from util import memory_in_use
+    f = pyjit.njit(pop_tuples_with_arrays)
+    f(2000)
+    before = memory_in_use()
+    f(200_000)
+    assert memory_in_use() - before < 8 * 2**20

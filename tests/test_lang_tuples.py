@@ -176,6 +176,28 @@ def test_tuples_are_ordered_lexicographically(op):
             assert g(a, b) == f(a, b), (a, op, b)
 
 
+TEXT_ORDERED = [(1, "b"), (1, "a"), (0, "z"), (2, "ab"), (2, "abc"), (1, "b"), (1, "")]
+
+
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">=", "==", "!="])
+def test_tuples_with_strings_are_ordered_and_compared(op):
+    # word-count rankings sort (-count, word) keys
+    f = eval(f"lambda a, b: a {op} b")   # noqa: S307 - one operator, written here
+    g = pyjit.njit(f)
+    for a in TEXT_ORDERED:
+        for b in TEXT_ORDERED:
+            assert g(a, b) == f(a, b), (a, op, b)
+
+    def ranked(counts):
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    from pyjit.typed import Dict
+    counts = Dict()
+    for w, n in (("b", 2), ("a", 2), ("c", 5), ("d", 1)):
+        counts[w] = n
+    assert pyjit.njit(ranked)(counts) == ranked(dict(counts))
+
+
 def test_nested_tuples_and_sorting_by_tuples():
     def nested(a, b):
         return (a, (b, 1)) < (a, (b, 2)), (a, (b, 2)) <= (a, (b, 1))

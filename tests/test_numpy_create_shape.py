@@ -168,6 +168,8 @@ def repeat(a, r): return np.repeat(a, r)
 def tile(a, r): return np.tile(a, r)
 def transpose(a): return np.transpose(a)
 def ravel(a): return np.ravel(a)
+def reshape_flat(a): return np.reshape(a, -1)
+def reshape_tuple(a): return np.reshape(a, (-1, a.shape[-1]))
 def flatten(a): return a.flatten()
 
 
@@ -178,7 +180,8 @@ def test_rearranging_every_layout(shape, dtype):
     for a in layouts(shape, dtype):
         for ax in range(-nd - 1, nd + 1):
             same(expand, a, ax)
-        for f in (at1, at2, at3, flip_all, flipud, transpose, ravel, flatten):
+        for f in (at1, at2, at3, flip_all, flipud, transpose, ravel, flatten, reshape_flat,
+                  reshape_tuple):
             same(f, a)
         if nd >= 2:
             same(fliplr, a)
@@ -212,6 +215,9 @@ def test_views_where_numpy_gives_views():
     f = jit(flip_all)(a)
     f[0, 0] = -1.0
     assert a[1, 2] == -1.0
+    r = jit(reshape_tuple)(a)
+    r[0, 1] = 5.0            # np.reshape of a C-contiguous array is a view too (a copy else)
+    assert a[0, 1] == 5.0
     g = jit(flatten)(a)      # flatten copies
     g[0] = 7.0
     assert a[0, 0] == 42.0

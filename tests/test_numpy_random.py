@@ -2,6 +2,7 @@
 compiled code, each distribution, size= form, shuffle, permutation and choice gives exactly what
 np.random.RandomState(s) (here: NumPy's global state seeded the same) gives; NumPy's errors for
 parameters out of their domain; one stream per thread."""
+import random
 import threading
 
 import numpy as np
@@ -177,3 +178,34 @@ def test_each_thread_has_its_own_stream():
         t.join()
     for r in results:
         assert_same(r, expected)
+
+
+def _python_random_draws(seed, n):
+    random.seed(seed)
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = random.random()
+    return out
+
+
+def _interleaved(seed):
+    np.random.seed(seed)
+    random.seed(seed + 1)
+    return np.random.random(), random.random(), np.random.random(), random.random()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_python_random_module_has_a_stream_of_its_own(seed):
+    # as in Numba: random.seed(s) seeds a second generator as np.random.seed(s) seeds NumPy's,
+    # and draws from one never move the other
+    f = njit(_python_random_draws)
+    np.testing.assert_array_equal(f(seed, 7), np.random.RandomState(seed).random_sample(7))
+    a0, b0, a1, b1 = njit(_interleaved)(seed)
+    assert (a0, a1) == tuple(np.random.RandomState(seed).random_sample(2))
+    assert (b0, b1) == tuple(np.random.RandomState((seed + 1) % 2**32).random_sample(2))
+
+
+def test_python_random_module_unseeded_draws_differ():
+    f = njit(lambda: random.random())
+    draws = {f() for _ in range(5)}
+    assert len(draws) == 5 and all(0.0 <= d < 1.0 for d in draws)

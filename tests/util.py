@@ -234,7 +234,13 @@ def numba_or_none(f):
         import numba
     except ImportError:
         return None
-    return numba.njit(_with_numba_callees(f.py_func, numba))
+    return numba.njit(_with_numba_callees(_source_function(f), numba))
+
+
+def _source_function(f):
+    """The function as written: py_func of a parallel=True or objmode function is the
+    rewritten one pyjit compiles (its loops outlined), functools' __wrapped__ the user's."""
+    return getattr(f, "__wrapped__", f.py_func)
 
 
 def _with_numba_callees(func, numba):
@@ -243,6 +249,12 @@ def _with_numba_callees(func, numba):
     scope = dict(func.__globals__)
     for name in func.__code__.co_names:
         callee = scope.get(name)
-        if hasattr(callee, "py_func") and callee.py_func is not func:
-            scope[name] = numba.njit(_with_numba_callees(callee.py_func, numba))
-    return types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
+        if callee is pyjit:   # `import pyjit as nb`: nb.prange, nb.literal_unroll are Numba's
+            scope[name] = numba
+        elif getattr(callee, "__module__", "").startswith("pyjit") and \
+                callable(getattr(numba, name, None)) and not hasattr(callee, "py_func"):
+            scope[name] = getattr(numba, name)   # prange, literal_unroll imported by name
+        elif hasattr(callee, "py_func") and callee.py_func is not func:
+            scope[name] = numba.njit(_with_numba_callees(_source_function(callee), numba))
+    return types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__,
+                              func.__closure__)

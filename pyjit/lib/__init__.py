@@ -43,7 +43,7 @@ INDEX = {
                      "logical_not", "invert", "expm1", "log1p", "exp2", "cbrt",
                      "deg2rad", "radians", "rad2deg", "degrees", "signbit", "rint", "arcsinh",
                      "arccosh", "arctanh", "conjugate", "clip", "round", "around",
-                     # the builtins' math ufuncs, given an output array (np.sin(x, out))
+                     # the builtins' math ufuncs, given an output array (np.sin(x, out)) or complex x
                      "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin",
                      "arccos", "arctan", "sinh", "cosh", "tanh", "floor", "ceil", "trunc",
                      "absolute", "fabs", "isnan", "isinf", "isfinite", "arctan2", "hypot",
@@ -52,7 +52,7 @@ INDEX = {
                      "corrcoef"),
     "numpy_shape": ("concatenate", "stack", "vstack", "hstack", "column_stack", "expand_dims",
                     "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "roll",
-                    "repeat", "tile", "ravel"),
+                    "repeat", "tile", "ravel", "reshape"),
     "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze"),
     "numpy_linalg": ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet", "linalg.eig",
                      "linalg.eigvals", "linalg.eigh", "linalg.eigvalsh", "linalg.svd",
@@ -128,6 +128,7 @@ METHODS = {
 def functions():
     """(the function, the name of the module implementing it), for the whole library."""
     import builtins
+    import heapq
 
     import numpy as np
 

@@ -200,8 +200,9 @@ def _given(key):
 
 @overload(sorted)
 def _sorted(iterable, key=None, reverse=False):
-    if _given(key):
-        if not isinstance(iterable, (types.List, types.UniTuple, types.Set, types.Dict)):
+    if _given(key):   # a str gives the list of its characters, sorted
+        if not isinstance(iterable, (types.List, types.UniTuple, types.Set, types.Dict,
+                                     types.UnicodeType, types.StringLiteral)):
             return None
 
         def keyed(iterable, key=None, reverse=False):
@@ -217,7 +218,8 @@ def _sorted(iterable, key=None, reverse=False):
             out.sort(reverse=reverse)
             return out
         return of_keys
-    if not isinstance(iterable, (types.List, types.UniTuple)):
+    if not isinstance(iterable, (types.List, types.UniTuple, types.UnicodeType,
+                                 types.StringLiteral)):
         return None
 
     if isinstance(iterable, types.ListType):   # a Python list, as CPython's sorted gives

@@ -1,6 +1,6 @@
 """Joining, splitting the shape of and rearranging arrays, written in the compiled subset:
 np.concatenate, stack, vstack, hstack, column_stack, expand_dims, atleast_1d/2d/3d, flip,
-fliplr, flipud, roll, repeat, tile, ravel, array.flatten and array.item. Semantics and messages
+fliplr, flipud, roll, repeat, tile, ravel, reshape, array.flatten and array.item. Semantics and messages
 are NumPy's.
 
 A tuple of arrays may mix layouts and dtypes (its items are then of different types), so the
@@ -368,6 +368,15 @@ def _tile(A, reps):
 def _ravel(a):
     if is_array(a):
         return lambda a: a.ravel()
+    return None
+
+
+@overload(np.reshape)
+def _reshape(a, shape):
+    """np.reshape(a, shape) is a.reshape(shape): a view of a contiguous array, a copy of
+    another, as NumPy gives (shape an int or a tuple of ints, one of them -1)."""
+    if is_array(a):
+        return lambda a, shape: a.reshape(shape)
     return None
 
 

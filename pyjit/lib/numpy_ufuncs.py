@@ -10,6 +10,7 @@ with NumPy's error model: no exception, division by zero gives inf, nan or 0.
 The loop over the broadcast shape is generated per combination of operand dimensions: the output
 has the largest of them, each operand is indexed by the trailing output indices, times 0 along
 its axes of length 1."""
+import cmath
 import math
 
 import numpy as np
@@ -599,9 +600,10 @@ for _name, (_nin, _kernels) in _UFUNCS.items():
 
 
 # ---- the math ufuncs of builtins.def (np.sin, np.sqrt, ...) given an output array ----
-# The builtins compute np.sin(x) into a new array or a scalar; np.sin(x, out) and
+# The builtins compute np.sin(x) of real x into a new array or a scalar; np.sin(x, out) and
 # np.sin(x, out=out), as numba-cuda kernels write them, are the loop above with the builtin on
-# one element as its kernel. Without out these decline, and the builtin serves. (np.sign is
+# one element as its kernel, and complex x is the loop with a cmath kernel. Without out these
+# decline real operands, and the builtin serves. (np.sign is
 # numpy_math's.) Listed in pyjit/lib/__init__.py's INDEX too.
 
 _MATH_UFUNCS = {
@@ -612,12 +614,33 @@ _MATH_UFUNCS = {
 }
 
 
+# The builtins take real numbers only; these kernels are the loops of complex operands, which
+# the overloads below serve with or without out (np.exp(2j * np.pi * k / n) of an array).
+_COMPLEX_MATH = {
+    "sqrt": "cmath.sqrt(z)", "exp": "cmath.exp(z)", "log": "cmath.log(z)",
+    "log2": "cmath.log(z) / math.log(2.0)", "log10": "cmath.log10(z)", "sin": "cmath.sin(z)",
+    "cos": "cmath.cos(z)", "tan": "cmath.tan(z)", "sinh": "cmath.sinh(z)",
+    "cosh": "cmath.cosh(z)", "tanh": "cmath.tanh(z)",
+}
+
+
+def _complex_kernel(name):
+    return register_jitable(generated("k", f"def k(z):\n    return {_COMPLEX_MATH[name]}\n",
+                                      {"cmath": cmath, "math": math}))
+
+
+def _is_complex(t):
+    return isinstance(t.dtype if is_array(t) else t, types.Complex)
+
+
 def _register_out(name, nin):
     ufunc = getattr(np, name)
     params = ", ".join(f"a{k}" for k in range(nin))
     kernel = register_jitable(generated("k", f"def k({params}):\n    return np.{name}({params})\n",
                                         {}))
     kernels = {"*": kernel}
+    if name in _COMPLEX_MATH:
+        kernels["c"] = _complex_kernel(name)
     if nin == 2:
         def typing(x1, x2, out=None):
             if not _given(out):
@@ -625,7 +648,7 @@ def _register_out(name, nin):
             return _ufunc_impl(ufunc, kernels, [x1, x2], out, ["x0", "x1", "out=None"])
     else:
         def typing(x, out=None):
-            if not _given(out):
+            if not _given(out) and not (name in _COMPLEX_MATH and _is_complex(x)):
                 return None
             return _ufunc_impl(ufunc, kernels, [x], out, ["x0", "out=None"])
     typing.__name__ = typing.__qualname__ = f"_{name}_out"
