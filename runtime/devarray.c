@@ -1576,6 +1576,14 @@ static PyObject *py_as_cuda_array(PyObject *self, PyObject *obj)
     return (PyObject *)a;
 }
 
+/* _core.cuda_deferred_frees(): how many allocations wait for the end of a defer_cleanup block. */
+static PyObject *py_deferred_frees(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromSize_t(ndeferred);
+}
+
 static PyObject *py_is_cuda_array(PyObject *self, PyObject *obj)
 {
     return PyBool_FromLong(Py_TYPE(obj) == &CudaArrayType ||
@@ -1596,6 +1604,8 @@ static PyMethodDef module_methods[] = {
     {"cuda_is_cuda_array", py_is_cuda_array, METH_O, "is_cuda_array(obj)"},
     {"cuda_defer_cleanup", py_defer_cleanup, METH_O,
      "cuda_defer_cleanup(entering): a defer_cleanup() block begins (True) or ends (False)"},
+    {"cuda_deferred_frees", py_deferred_frees, METH_NOARGS,
+     "cuda_deferred_frees(): allocations waiting for the end of a defer_cleanup() block"},
     {NULL, NULL, 0, NULL},
 };
 
