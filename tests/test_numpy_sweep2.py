@@ -1,0 +1,161 @@
+"""NumPy functions of the second sweep in compiled code, against NumPy: the ufuncs of two outputs
+(np.divmod, np.frexp, np.modf), np.ldexp, np.nextafter and np.spacing at the edges of the float
+formats, np.float_power, np.sinc, np.real and np.imag; the shape and index functions and the
+reduction options below them."""
+import warnings
+
+import numpy as np
+import pytest
+
+import pyjit
+from pyjit.errors import TypingError
+from util import assert_same, check
+
+EDGES = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -7.25, 1e-310, -5e-324, 2.2250738585072014e-308,
+                  np.inf, -np.inf, np.nan, 1.7976931348623157e308, 1e300, 0.1, 1 / 3])
+with np.errstate(over="ignore"):
+    FLOATS = [EDGES, EDGES.astype(np.float32), EDGES.astype(np.float16)]
+INTS = [np.arange(-4, 5), np.arange(-4, 5, dtype=np.int8)]
+
+
+def exactly(f, *args):
+    """f compiled against f in NumPy, bit for bit (the sign of zero too)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        want = f(*args)
+    got = pyjit.njit(f)(*args)
+    assert_same(want, got, exact=True)
+    for w, g in zip(*(((want,), (got,)) if not isinstance(want, tuple) else (want, got))):
+        w, g = np.asarray(w), np.asarray(g)
+        if w.dtype.kind == "f":
+            keep = ~np.isnan(w)
+            np.testing.assert_array_equal(np.signbit(g)[keep], np.signbit(w)[keep])
+
+
+def frexp(x):
+    return np.frexp(x)
+
+
+def modf(x):
+    return np.modf(x)
+
+
+def spacing(x):
+    return np.spacing(x)
+
+
+def next_up(x):
+    return np.nextafter(x, np.inf)
+
+
+def next_down(x):
+    return np.nextafter(x, -1.0)
+
+
+@pytest.mark.parametrize("f", [frexp, modf, spacing, next_up, next_down])
+@pytest.mark.parametrize("a", FLOATS + INTS, ids=lambda a: str(a.dtype))
+def test_float_format_ufuncs(f, a):
+    exactly(f, a)
+    exactly(f, a[::-2])                          # strided
+    exactly(f, a[:0])                            # empty
+    exactly(f, np.resize(a, 12).reshape(3, 4).T)   # 2-d, Fortran order
+    exactly(f, a[2])                             # a scalar
+
+
+def ldexp(x, n):
+    return np.ldexp(x, n)
+
+
+@pytest.mark.parametrize("a", FLOATS, ids=lambda a: str(a.dtype))
+@pytest.mark.parametrize("n", [-1100, -1074, -1060, -1030, -150, -20, -1, 0, 3, 20, 130, 1000,
+                               1100])
+def test_ldexp_rounds_once(a, n):
+    exactly(ldexp, a, n)
+    exactly(ldexp, a, np.int32(n))
+
+
+def test_ldexp_arrays_of_exponents_and_ints():
+    exactly(ldexp, EDGES, np.arange(EDGES.size) * 130 - 1100)
+    exactly(ldexp, EDGES.reshape(1, -1), np.arange(-3, 3).reshape(-1, 1))   # broadcast
+    exactly(ldexp, np.arange(5), 3)                                        # ints: float64
+    exactly(ldexp, 1.5, 4)
+
+
+def divmod_(x, y):
+    return np.divmod(x, y)
+
+
+@pytest.mark.parametrize("a,b", [(np.arange(-6, 7), 4), (np.arange(-6, 7), np.arange(-6, 7)[::-1]),
+                                 (EDGES, 0.75), (EDGES, EDGES[::-1]),
+                                 (np.arange(-6, 7, dtype=np.int8), np.int8(-3)),
+                                 (np.array([True, False]), np.array([True, True])), (7, -2),
+                                 (-7.5, 2.0)])
+def test_divmod(a, b):
+    exactly(divmod_, a, b)
+
+
+def test_divmod_of_complex_numbers_is_refused():
+    with pytest.raises(TypingError, match="divmod"):
+        pyjit.njit(divmod_)(np.ones(2, np.complex128), 1.0)
+
+
+def float_power(x, y):
+    return np.float_power(x, y)
+
+
+@pytest.mark.parametrize("a,b", [(np.arange(-3, 4), 2), (np.arange(-3, 4), -1), (EDGES, 0.5),
+                                 (FLOATS[1], 3), (np.arange(4.0), np.arange(4.0)),
+                                 (np.array([1 + 1j, -2 + 0.5j]), 0.5), (0.0, -3.0), (-0.0, -3.0),
+                                 (2, 10)])
+def test_float_power(a, b):
+    check(float_power, a, b)
+
+
+def add(x, y):
+    return np.add(x, y)
+
+
+@pytest.mark.parametrize("a,b", [(np.zeros(0), 1.0), (np.zeros((0, 3)), np.ones(3)),
+                                 (np.zeros((2, 0)), np.ones((2, 1))), (1.0, np.zeros((1, 0)))])
+def test_empty_arrays_broadcast_beside_length_one(a, b):
+    check(add, a, b)
+    check(ldexp, a, 2)
+
+
+def sinc(x):
+    return np.sinc(x)
+
+
+@pytest.mark.parametrize("a", [np.linspace(-3, 3, 13), np.linspace(-3, 3, 13).astype(np.float32),
+                               np.arange(-3, 4), np.array([0.0, -0.0, np.nan, np.inf]),
+                               np.linspace(-3, 3, 12).reshape(3, 4)[:, ::2], np.zeros(0), 0.5, 0,
+                               np.float32(0.25)])
+def test_sinc(a):
+    check(sinc, a)
+
+
+def real_imag(x):
+    return np.real(x), np.imag(x)
+
+
+@pytest.mark.parametrize("a", [np.arange(6.0).reshape(2, 3) * (1 - 2j), np.arange(5),
+                               np.array([True, False]), EDGES + 1j * EDGES[::-1].real,
+                               np.ones((2, 3), np.complex64)[:, ::2], 3.5, 4, 2 - 5j])
+def test_real_imag(a):
+    check(real_imag, a)
+
+
+def test_real_of_a_complex_array_is_a_view():
+    @pyjit.njit
+    def f(z):
+        r = np.real(z)
+        r[0] = 9.0
+        return z
+    z = np.array([1 + 2j, 3 - 1j])
+    assert f(z)[0] == 9 + 2j
+
+
+@pytest.mark.parametrize("f", [frexp, spacing, sinc, real_imag])
+def test_ufunc_bad_arguments(f):
+    with pytest.raises(TypingError, match=r"numpy\.\w+\(\) accepts the argument types \(str\)"):
+        pyjit.njit(f)("abc")
