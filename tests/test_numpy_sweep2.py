@@ -9,7 +9,17 @@ import pytest
 
 import pyjit
 from pyjit.errors import TypingError
-from util import assert_same, check
+import util
+from util import assert_same
+
+_JIT = {}
+
+
+def check(f, *args, **kw):
+    """util.check with one dispatcher per function, so each signature compiles once."""
+    if f not in _JIT:
+        _JIT[f] = pyjit.njit(f)
+    return util.check(f, *args, jit=_JIT[f], **kw)
 
 EDGES = np.array([0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -7.25, 1e-310, -5e-324, 2.2250738585072014e-308,
                   np.inf, -np.inf, np.nan, 1.7976931348623157e308, 1e300, 0.1, 1 / 3])
@@ -23,7 +33,9 @@ def exactly(f, *args):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         want = f(*args)
-    got = pyjit.njit(f)(*args)
+    if f not in _JIT:
+        _JIT[f] = pyjit.njit(f)
+    got = _JIT[f](*args)
     assert_same(want, got, exact=True)
     for w, g in zip(*(((want,), (got,)) if not isinstance(want, tuple) else (want, got))):
         w, g = np.asarray(w), np.asarray(g)
@@ -159,3 +171,124 @@ def test_real_of_a_complex_array_is_a_view():
 def test_ufunc_bad_arguments(f):
     with pytest.raises(TypingError, match=r"numpy\.\w+\(\) accepts the argument types \(str\)"):
         pyjit.njit(f)("abc")
+
+
+# ---- shapes: tile, repeat along an axis, hsplit/vsplit/dsplit, dstack, diagflat, rot90 ----
+
+M = np.arange(12.0).reshape(3, 4)
+CUBE = np.arange(24).reshape(2, 3, 4)
+ARRAYS = [M, CUBE, np.arange(5), M.T, CUBE[:, ::-1, ::2], np.array([True, False, True]),
+          (M + 1j * M)[::2], np.zeros((0, 3)), np.array([np.nan, 1.0])]
+
+
+def tile(a, reps):
+    return np.tile(a, reps)
+
+
+@pytest.mark.parametrize("a", ARRAYS + [np.array(4.5)], ids=lambda a: f"{a.dtype}{a.shape}")
+@pytest.mark.parametrize("reps", [(2, 1), (1, 3), (2, 0, 2), (3,), (2, 2, 1, 2), 2, 0])
+def test_tile(a, reps):
+    check(tile, a, reps)
+
+
+def repeat_along(a, r, axis):
+    return np.repeat(a, r, axis=axis)
+
+
+@pytest.mark.parametrize("a", ARRAYS, ids=lambda a: f"{a.dtype}{a.shape}")
+def test_repeat_along_an_axis(a):
+    for axis in range(-a.ndim, a.ndim):
+        check(repeat_along, a, 2, axis)
+        check(repeat_along, a, 0, axis)
+        check(repeat_along, a, np.arange(a.shape[axis]) % 3, axis)
+        check(repeat_along, a, np.array([3]), axis)
+    check(repeat_along, a, 2, a.ndim)                   # AxisError
+    check(repeat_along, a, -1, 0)                       # ValueError: negative
+    check(repeat_along, a, np.arange(a.shape[0] + 1), 0)   # ValueError: counts
+
+
+def hsplit(a, s):
+    return np.hsplit(a, s)
+
+
+def vsplit(a, s):
+    return np.vsplit(a, s)
+
+
+def dsplit(a, s):
+    return np.dsplit(a, s)
+
+
+@pytest.mark.parametrize("f", [hsplit, vsplit, dsplit])
+@pytest.mark.parametrize("a", [M, CUBE, np.arange(6), CUBE.T, np.arange(8.0).reshape(2, 2, 2)],
+                         ids=lambda a: f"{a.dtype}{a.shape}")
+def test_hsplit_vsplit_dsplit(f, a):
+    check(f, a, 2)
+    check(f, a, 1)
+    check(f, a, 3)                   # ValueError where it does not divide the axis
+    check(f, a, np.array([1, 3]))
+    check(f, a, np.array([0, 9]))
+
+
+def dstack(a, b):
+    return np.dstack((a, b))
+
+
+@pytest.mark.parametrize("a,b", [(M, M * 2), (np.arange(4), np.arange(4.0)), (CUBE, CUBE[:, :, :1]),
+                                 (M.T, M.T), (M[:, :1], M[:, 1:2] > 3), (np.zeros((0, 2)),
+                                                                          np.zeros((0, 2))),
+                                 (M, M[:2])])
+def test_dstack(a, b):
+    check(dstack, a, b)
+
+
+def diagflat(v, k):
+    return np.diagflat(v, k)
+
+
+@pytest.mark.parametrize("v", [np.arange(1, 4), M, M.T, np.array([True, False]), np.zeros(0),
+                               np.array([1 + 2j, np.nan]), 3.5])
+@pytest.mark.parametrize("k", [0, 1, -2])
+def test_diagflat(v, k):
+    check(diagflat, v, k)
+
+
+def rot90(m, k, axes):
+    return np.rot90(m, k, axes)
+
+
+def rot90_default(m):
+    return np.rot90(m)
+
+
+@pytest.mark.parametrize("m", [M, CUBE, M[::2, ::-1], CUBE.T, np.zeros((0, 3)),
+                               np.array([[True, False]])], ids=lambda a: f"{a.dtype}{a.shape}")
+def test_rot90(m):
+    check(rot90_default, m)
+    for k in (-1, 0, 1, 2, 3, 5):
+        for axes in ((0, 1), (1, 0), (-1, 0), (0, m.ndim - 1)):
+            check(rot90, m, k, axes)
+    check(rot90, m, 1, (0, 0))            # ValueError: the same axis
+    check(rot90, m, 1, (0, m.ndim))       # ValueError: out of range
+    check(rot90, m, 1, (0, -m.ndim))      # ValueError: the same axis, counted from the end
+
+
+def test_rot90_is_a_view():
+    @pyjit.njit
+    def f(m):
+        r = np.rot90(m)
+        r[0, 0] = -1.0
+        return m
+    m = M.copy()
+    want = M.copy()
+    np.rot90(want)[0, 0] = -1.0
+    np.testing.assert_array_equal(f(m), want)
+
+
+def test_shape_bad_arguments():
+    with pytest.raises(TypingError, match=r"numpy\.tile\(\) accepts the argument types .*float64"):
+        pyjit.njit(tile)(M, 1.5)
+    with pytest.raises(TypingError, match=r"numpy\.rot90\(\) .*len\(axes\) must be 2"):
+        pyjit.njit(rot90)(M, 1, (0, 1, 2))
+    with pytest.raises(TypingError, match=r"numpy\.repeat\(\) accepts the argument types"):
+        pyjit.njit(repeat_along)(M, 1.5, 0)
