@@ -292,3 +292,142 @@ def test_shape_bad_arguments():
         pyjit.njit(rot90)(M, 1, (0, 1, 2))
     with pytest.raises(TypingError, match=r"numpy\.repeat\(\) accepts the argument types"):
         pyjit.njit(repeat_along)(M, 1.5, 0)
+
+
+# ---- by index: take, take_along_axis, put, select, unravel_index, ravel_multi_index, inner ----
+
+GATHER = [np.arange(5.0), M, CUBE, M.T, CUBE[:, ::-1, ::2], np.array([True, False, True]),
+          (M + 1j * M)[:, 1:], np.array([np.nan, 1.0, -2.0])]
+
+
+def take(a, ind):
+    return np.take(a, ind)
+
+
+def take_axis(a, ind, axis):
+    return np.take(a, ind, axis=axis)
+
+
+def take_method(a, ind, axis):
+    return a.take(ind, axis=axis)
+
+
+@pytest.mark.parametrize("a", GATHER, ids=lambda a: f"{a.dtype}{a.shape}")
+def test_take(a):
+    check(take, a, np.array([0, -1, 1]))
+    check(take, a, np.array([[0, 2], [-2, 1]]))
+    check(take, a, 1)
+    check(take, a, np.zeros(0, np.int64))
+    check(take, a, np.array([a.size]))          # IndexError
+    for axis in range(-a.ndim, a.ndim):
+        check(take_axis, a, np.array([0, -1]), axis)
+        check(take_axis, a, np.array([[1], [0]]), axis)
+        check(take_axis, a, 0, axis)
+        check(take_method, a, np.array([1, 0, 0]) % a.shape[axis], axis)
+        check(take_axis, a, np.array([a.shape[axis]]), axis)   # IndexError
+    check(take_axis, a, np.array([0]), a.ndim)  # AxisError
+
+
+def take_along(a, ind, axis):
+    return np.take_along_axis(a, ind, axis=axis)
+
+
+def take_along_flat(a, ind):
+    return np.take_along_axis(a, ind, axis=None)
+
+
+@pytest.mark.parametrize("a", [M, CUBE, M.T, CUBE[:, ::-1, ::2], np.arange(5.0)[::-1],
+                               np.array([[np.nan, 1.0, -2.0]])], ids=lambda a: f"{a.dtype}{a.shape}")
+def test_take_along_axis(a):
+    for axis in range(-a.ndim, a.ndim):
+        order = np.argsort(a, axis=axis)
+        check(take_along, a, order, axis)
+        check(take_along, a, np.take(order, [0], axis=axis), axis)   # broadcast back
+        check(take_along, a, -order - 1, axis)
+    check(take_along_flat, a, np.array([0, -1, 2]))
+    check(take_along, a, np.argsort(a, axis=0) + a.shape[0], 0)   # IndexError
+
+
+def put(a, ind, v):
+    np.put(a, ind, v)
+    return a
+
+
+@pytest.mark.parametrize("a", [np.zeros(6), M.copy(), CUBE.copy(), np.asfortranarray(M),
+                               np.zeros(4, np.int32), np.zeros(3, np.complex128)],
+                         ids=lambda a: f"{a.dtype}{a.shape}")
+def test_put(a):
+    check(put, a, np.array([1, 3]), 2.0 if a.dtype.kind != "i" else 2)
+    check(put, a, np.array([0, -1, 2, 2]), np.arange(1, 3).astype(a.dtype))   # cycles v
+    check(put, a, 1, np.arange(1, 4).astype(a.dtype))
+    check(put, a, np.zeros(0, np.int64), np.arange(2).astype(a.dtype))
+    check(put, a, np.array([a.size]), np.arange(2).astype(a.dtype))    # IndexError
+    check(put, a, np.array([0]), np.zeros(0, a.dtype))                 # nothing to put
+
+
+def select(conds, choices, default):
+    return np.select(conds, choices, default)
+
+
+def select_default(conds, choices):
+    return np.select(conds, choices)
+
+
+def select_tuple(v):
+    return np.select((v > 2, v < 1), (v, np.arange(v.size)), 1.5)
+
+
+@pytest.mark.parametrize("v", [np.arange(6.0), np.arange(6), M, M.T, np.zeros(0),
+                               np.array([np.nan, 3.0, 0.5])], ids=lambda a: f"{a.dtype}{a.shape}")
+def test_select(v):
+    check(select, [v > 2, v < 1, v == 1.5], [v, -v, v * 2], 0.5)
+    check(select, [v > 2], [v], 7)
+    check(select_default, [v > 2, v < 1], [v, v + 1])
+    check(select_default, [v > 2, v < 1], [v.astype(np.float32), -v.astype(np.float32)])
+    check(select_tuple, v)
+    check(select, [v > 2, v < 1], [v], 0.0)                   # ValueError: lengths
+    check(select, [v > 2], [v[:0]], 0.0) if v.size else None  # ValueError: shapes
+
+
+def test_select_bad_conditions():
+    with pytest.raises(TypingError, match="invalid entry 0 in condlist: should be boolean"):
+        pyjit.njit(select)([np.arange(3)], [np.arange(3)], 0)
+
+
+def unravel(i, shape):
+    return np.unravel_index(i, shape)
+
+
+def ravel_multi(idx, dims):
+    return np.ravel_multi_index(idx, dims)
+
+
+def test_unravel_and_ravel_multi_index():
+    for shape in [(3, 4), (2, 3, 4), (5,), (1, 1)]:
+        size = int(np.prod(shape))
+        for i in [0, size - 1, size // 2, size, -1]:   # the last two: ValueError
+            check(unravel, i, shape)
+        check(unravel, np.array([[0, size - 1], [size // 2, 0]]), shape)
+        check(unravel, np.arange(size)[::-1], shape)
+        check(unravel, np.array([size]), shape)
+        coords = np.unravel_index(np.arange(size), shape)
+        check(ravel_multi, tuple(int(c[size // 2]) for c in coords), shape)
+        check(ravel_multi, coords, shape)
+        check(ravel_multi, tuple(c.reshape(1, -1) for c in coords), shape)
+        check(ravel_multi, tuple(c + 1 for c in coords), shape)   # ValueError
+    check(unravel, 4, 5)
+    check(ravel_multi, (3,), 5)
+
+
+def inner(a, b):
+    return np.inner(a, b)
+
+
+@pytest.mark.parametrize("a,b", [(np.arange(4.0), np.arange(4.0)), (M, M), (M, np.arange(4)),
+                                 (CUBE, M.astype(np.int32)), (M.T, M[:, :3].T),
+                                 (np.array([True, False]), np.array([True, True])),
+                                 (M + 1j, np.arange(4.0) * 1j), (np.arange(3), 2.5), (2, 3),
+                                 (M[:, :0], M[:2, :0]), (M, np.arange(3.0)),
+                                 (np.array([np.nan, 1.0]), np.ones(2))])
+def test_inner(a, b):
+    check(inner, a, b)
