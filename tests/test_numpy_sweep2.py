@@ -431,3 +431,82 @@ def inner(a, b):
                                  (np.array([np.nan, 1.0]), np.ones(2))])
 def test_inner(a, b):
     check(inner, a, b)
+
+
+# ---- reductions: ptp and count_nonzero along an axis, sum/prod with dtype=, min/max initial= ----
+
+REDUCE = [M, CUBE, M.T, CUBE[:, ::-1, ::2], np.arange(5.0), np.array([[np.nan, 1.0], [2.0, 3.0]]),
+          np.zeros((0, 3)), np.arange(6, dtype=np.int8).reshape(2, 3)]
+
+
+def ptp_axis(a, axis):
+    return np.ptp(a, axis=axis)
+
+
+def ptp_keep(a, axis):
+    return np.ptp(a, axis=axis, keepdims=True)
+
+
+def count_axis(a, axis):
+    return np.count_nonzero(a, axis=axis)
+
+
+def count_keep(a, axis):
+    return np.count_nonzero(a > 2, axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize("a", REDUCE, ids=lambda a: f"{a.dtype}{a.shape}")
+def test_ptp_and_count_nonzero_along_an_axis(a):
+    for axis in range(-a.ndim, a.ndim):
+        check(ptp_axis, a, axis)        # ValueError along an empty axis
+        check(ptp_keep, a, axis)
+        check(count_axis, a, axis)
+        check(count_axis, a > 2, axis)
+        check(count_keep, a, axis)
+    check(ptp_axis, a, a.ndim)          # AxisError
+    check(count_axis, a, -a.ndim - 1)
+
+
+def _sum_dtype(dt):
+    """A function reducing with dtype=np.<dt> (a dtype is written in the code, not passed)."""
+    ns = {"np": np}
+    exec(f"def sum_{dt}(a):\n"
+         f"    return np.sum(a, dtype=np.{dt}), np.prod(a, dtype=np.{dt}), a.sum(dtype=np.{dt}), "
+         f"a.prod(dtype=np.{dt})\n", ns)
+    return ns[f"sum_{dt}"]
+
+
+SUM_DTYPE = {dt: _sum_dtype(dt) for dt in ("float64", "int32", "int64", "float32", "complex128")}
+
+
+@pytest.mark.parametrize("a", [np.arange(1, 13), M, CUBE[:, ::-1] % 5 + 1, np.array([True, True]),
+                               np.zeros(0), np.array([0.5, -1.5, 2.75]), np.arange(1, 30)])
+@pytest.mark.parametrize("dt", sorted(SUM_DTYPE))
+def test_sum_and_prod_with_a_dtype(a, dt):
+    check(SUM_DTYPE[dt], a)
+    if dt[0] in "fc":   # (NaN cast to an int is what the platform's C cast gives: not compared)
+        check(SUM_DTYPE[dt], np.array([np.nan, 1.0]))
+
+
+def max_initial(a, initial):
+    return np.max(a, initial=initial), np.min(a, initial=initial), a.max(initial=initial), \
+        np.amin(a, initial=initial)
+
+
+def max_initial_axis(a, axis, initial):
+    return np.max(a, axis=axis, initial=initial), a.min(axis=axis, initial=initial)
+
+
+@pytest.mark.parametrize("a", REDUCE + [np.zeros(0)], ids=lambda a: f"{a.dtype}{a.shape}")
+@pytest.mark.parametrize("initial", [5.0, -1, 100, np.nan])
+def test_min_max_with_initial(a, initial):
+    if a.dtype.kind in "iu" and initial != initial:
+        return   # NumPy: a NaN cannot be an int initial (casting error); not a value to compare
+    check(max_initial, a, initial)
+    for axis in range(-a.ndim, a.ndim):
+        check(max_initial_axis, a, axis, initial)
+
+
+def test_reduction_option_bad_arguments():
+    with pytest.raises(TypingError, match=r"initial= is supported without out="):
+        pyjit.njit(lambda a: np.max(a, initial=1.0, keepdims=True))(M)
