@@ -510,3 +510,39 @@ def test_min_max_with_initial(a, initial):
 def test_reduction_option_bad_arguments():
     with pytest.raises(TypingError, match=r"initial= is supported without out="):
         pyjit.njit(lambda a: np.max(a, initial=1.0, keepdims=True))(M)
+
+
+# ---- a dtype compared with a scalar type; np.ndenumerate and np.ndindex in comprehensions ----
+
+def dtype_compare(a):
+    e = np.empty_like(a, dtype=np.int64)
+    return (e.dtype == np.int64, e.dtype != np.int64, a.dtype == np.float64, np.float32 == a.dtype,
+            a.dtype == a.astype(np.float32).dtype, a.dtype == "float64", a.dtype != "int8",
+            a.dtype == float)
+
+
+@pytest.mark.parametrize("a", [M, M.astype(np.float32), np.arange(3), np.zeros(0, np.bool_)],
+                         ids=lambda a: str(a.dtype))
+def test_dtype_compared_with_a_scalar_type(a):
+    check(dtype_compare, a)
+
+
+def ndenumerate_items(a):
+    return [(i, x) for i, x in np.ndenumerate(a)]
+
+
+def ndenumerate_filtered(a):
+    return [x * 2 for i, x in np.ndenumerate(a) if i[0] == 1]
+
+
+def ndindex_items(a):
+    return [i for i in np.ndindex(a.shape)]
+
+
+@pytest.mark.parametrize("a", [M[:2, :2], CUBE, M.T, np.zeros((0, 2)), np.arange(4)],
+                         ids=lambda a: f"{a.dtype}{a.shape}")
+def test_ndenumerate_and_ndindex_in_a_list_comprehension(a):
+    check(ndenumerate_items, a)
+    check(ndindex_items, a)
+    if a.ndim > 1:
+        check(ndenumerate_filtered, a)
