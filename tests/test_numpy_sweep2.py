@@ -546,3 +546,59 @@ def test_ndenumerate_and_ndindex_in_a_list_comprehension(a):
     check(ndindex_items, a)
     if a.ndim > 1:
         check(ndenumerate_filtered, a)
+
+
+# ---- np.linspace with endpoint=, retstep=, dtype=; np.roots ----
+
+def linspace_options(start, stop, num):
+    return (np.linspace(start, stop, num, endpoint=False),
+            np.linspace(start, stop, num, retstep=True),
+            np.linspace(start, stop, num, endpoint=False, retstep=True),
+            np.linspace(start, stop, num, dtype=np.int64),
+            np.linspace(start, stop, num, endpoint=False, dtype=np.int32),
+            np.linspace(start, stop, num, dtype=np.float32))
+
+
+@pytest.mark.parametrize("start,stop", [(0, 1), (-3.5, 10), (2.5, 2.5), (10, -7), (0.0, 1e-300),
+                                        (np.float32(0.5), np.float32(3.25)), (0, np.inf)])
+@pytest.mark.parametrize("num", [0, 1, 2, 5, 11])
+def test_linspace_options(start, stop, num):
+    if np.isinf(stop):
+        return check(lambda a, b, n: np.linspace(a, b, n, endpoint=False), start, stop, num)
+    check(linspace_options, start, stop, num)
+
+
+def test_linspace_complex_and_bad_arguments():
+    check(lambda n: np.linspace(0, 1 + 2j, n, endpoint=False), 4)
+    check(linspace_options, 0, 1, -1)    # ValueError: a negative count
+    with pytest.raises(TypingError, match="retstep= must be the constant True or False"):
+        pyjit.njit(lambda r: np.linspace(0, 1, 5, retstep=r))(True)
+
+
+def roots(p):
+    return np.roots(p)
+
+
+@pytest.mark.parametrize("p", [np.array([1.0, -3.0, 2.0]), np.array([0, 1, -3, 2, 0]),
+                               np.array([0.0, 0.0]), np.zeros(0), np.array([5.0]),
+                               np.array([2.0, -6.0, 4.0, 0.0, 0.0]), np.array([1.0, -6, 11, -6])[::-1],
+                               np.array([1 + 0j, 0, 1]), np.array([1j, 2, -1j, 3]),
+                               np.array([1, -10, 35, -50, 24], np.int32),
+                               np.array([1.0, -3.0, 2.0], np.float32)],
+                         ids=lambda p: f"{p.dtype}{p.tolist()}")
+def test_roots(p):
+    # NumPy's dtype follows the values (real when every root is); compiled code's follows the
+    # coefficients', as Numba's: real coefficients here have real roots, compared as such
+    want = np.roots(p)
+    got = pyjit.njit(roots)(p)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(want), rtol=1e-5,
+                               atol=1e-6)
+    if p.dtype.kind != "c":
+        assert got.dtype == want.dtype
+
+
+def test_roots_refusals():
+    check(roots, np.ones((2, 2)))   # ValueError: not 1-d
+    with pytest.raises(ValueError, match="domain change"):
+        pyjit.njit(roots)(np.array([1.0, 0.0, 1.0]))   # complex roots of real coefficients
