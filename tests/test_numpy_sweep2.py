@@ -141,7 +141,8 @@ def sinc(x):
 @pytest.mark.parametrize("a", [np.linspace(-3, 3, 13), np.linspace(-3, 3, 13).astype(np.float32),
                                np.arange(-3, 4), np.array([0.0, -0.0, np.nan, np.inf]),
                                np.linspace(-3, 3, 12).reshape(3, 4)[:, ::2], np.zeros(0), 0.5, 0,
-                               np.float32(0.25)])
+                               np.float32(0.25), np.linspace(-2, 2, 5) + 0.5j, 1 - 2j,
+                               np.array([0j, 1.5j]).astype(np.complex64)])
 def test_sinc(a):
     check(sinc, a)
 
@@ -165,6 +166,15 @@ def test_real_of_a_complex_array_is_a_view():
         return z
     z = np.array([1 + 2j, 3 - 1j])
     assert f(z)[0] == 9 + 2j
+
+
+def test_float_format_ufuncs_take_an_output_array():
+    out = np.empty((2, 3))
+    f = pyjit.njit(lambda x, n, out: np.ldexp(x, n, out=out))
+    assert f(np.arange(3.0), 3, out) is out
+    np.testing.assert_array_equal(out, np.broadcast_to(np.ldexp(np.arange(3.0), 3), (2, 3)))
+    g = pyjit.njit(lambda x, out: np.spacing(x, out))
+    np.testing.assert_array_equal(g(EDGES, np.empty_like(EDGES)), np.spacing(EDGES))
 
 
 @pytest.mark.parametrize("f", [frexp, spacing, sinc, real_imag])

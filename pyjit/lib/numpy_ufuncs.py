@@ -10,6 +10,7 @@ with NumPy's error model: no exception, division by zero gives inf, nan or 0.
 The loop over the broadcast shape is generated per combination of operand dimensions: the output
 has the largest of them, each operand is indexed by the trailing output indices, times 0 along
 its axes of length 1."""
+import cmath
 import math
 
 import numpy as np
@@ -812,13 +813,19 @@ def _sinc(a):
     return np.sin(y) / y
 
 
+@register_jitable
+def _complex_sinc(a):
+    y = math.pi * (1.0e-20 if a == 0 else a)
+    return cmath.sin(y) / y
+
+
 @overload(np.sinc, jit_options=_OPTIONS, strict=False)
 def _np_sinc(x):
     if not _operand(x):
         return None
     dt = x.dtype if is_array(x) else x
-    if isinstance(dt, types.Complex):   # np.sin of complex numbers is not written yet
-        return None
+    if isinstance(dt, types.Complex):
+        return _loop_impl(_complex_sinc, [dt], dt, [x], None, ["x0"])
     if isinstance(dt, (types.Integer, types.Boolean)):
         dt = types.float64
     return _loop_impl(_sinc, [dt], dt, [x], None, ["x0"])
