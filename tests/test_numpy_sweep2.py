@@ -612,3 +612,29 @@ def test_roots_refusals():
     check(roots, np.ones((2, 2)))   # ValueError: not 1-d
     with pytest.raises(ValueError, match="domain change"):
         pyjit.njit(roots)(np.array([1.0, 0.0, 1.0]))   # complex roots of real coefficients
+
+
+# ---- memory: the new functions' temporaries and results are freed ----
+
+def builds_many(a, v):
+    m, e = np.frexp(v)
+    parts = np.hsplit(a, 2)
+    order = np.argsort(a, axis=1)
+    return (np.tile(a, (2, 1)).sum() + np.take(a, np.array([0, 2]), axis=1).sum() +
+            np.take_along_axis(a, order, axis=1).sum() + parts[1].sum() + np.rot90(a).sum() +
+            np.select([v > 0.5], [v], 0.0).sum() + np.divmod(v, 0.3)[1].sum() + m.sum() +
+            e.sum() + np.linspace(0, 1, 5, endpoint=False).sum() + np.inner(v, v) +
+            len([x for i, x in np.ndenumerate(a)]) + np.repeat(a, 2, axis=0).sum())
+
+
+def test_no_memory_growth():
+    f = pyjit.njit(builds_many)
+    a, v = M[:, :4].copy(), np.linspace(0, 1, 6)
+    assert abs(f(a, v) - builds_many(a, v)) < 1e-9
+    for _ in range(2000):
+        f(a, v)
+    before = util.memory_in_use()
+    for _ in range(100_000):   # each call makes about 30 arrays and lists
+        f(a, v)
+    grown = util.memory_in_use() - before
+    assert grown < 8 << 20, f"memory grew {grown / (1 << 20):.1f} MB over 10^5 calls"
