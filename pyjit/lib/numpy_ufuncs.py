@@ -748,49 +748,6 @@ for _name, (_nin, _kernels) in _UFUNCS.items():
 # ---- the ufuncs of two outputs: np.divmod, np.frexp, np.modf ----
 # Each output is a loop of its own over the operands (out= is not taken), returned as a tuple.
 
-_TWO_OUTPUTS = {
-    "divmod": (None, None),
-    "frexp": ({"f": _frexp_mantissa}, {"f": _frexp_exponent}),
-    "modf": ({"f": _modf_fraction}, {"f": _modf_whole}),
-}
-
-
-def _register_two(name, first, second):
-    ufunc = getattr(np, name)
-    nin = ufunc.nin
-    params = ["x0", "x1"][:nin]
-
-    def typing(*operands):
-        if len(operands) != nin or not all(_operand(t) for t in operands):
-            return None
-        loop = _resolve_outputs(ufunc, operands)
-        if loop is None:
-            return None
-        if name == "divmod":   # NumPy's divmod is floor_divide and remainder of the same loop
-            return _generated("def impl(x0, x1):\n    return F(x0, x1), S(x0, x1)\n",
-                              {"F": np.floor_divide, "S": np.remainder})
-        outs = []
-        for i, kernels in enumerate((first, second)):
-            kernel = _pick(kernels, loop[0])
-            if kernel is None:
-                return None
-            outs.append(register_jitable(_loop_impl(kernel, loop[:nin], loop[nin + i], operands,
-                                                    None, params, True)))
-        return _generated("def impl(x0):\n    return F(x0), S(x0)\n",
-                          {"F": outs[0], "S": outs[1]})
-    typing.__name__ = typing.__qualname__ = f"_{name}"
-    if nin == 2:
-        def binary(x1, x2):
-            return typing(x1, x2)
-        binary.__name__ = binary.__qualname__ = f"_{name}"
-        overload(ufunc, jit_options=_OPTIONS, strict=False)(binary)
-    else:
-        def unary(x):
-            return typing(x)
-        unary.__name__ = unary.__qualname__ = f"_{name}"
-        overload(ufunc, jit_options=_OPTIONS, strict=False)(unary)
-
-
 def _resolve_outputs(ufunc, operands):
     """NumPy's loop types (inputs, then outputs) as pyjit types, or None where it has none."""
     try:
@@ -800,8 +757,37 @@ def _resolve_outputs(ufunc, operands):
     return [types._as_type(d) for d in loop]
 
 
-for _name, (_first, _second) in _TWO_OUTPUTS.items():
-    _register_two(_name, _first, _second)
+@overload(np.divmod, jit_options=_OPTIONS, strict=False)
+def _divmod(x1, x2):
+    """NumPy's divmod is floor_divide and remainder of the same loop."""
+    if not (_operand(x1) and _operand(x2)) or _resolve_outputs(np.divmod, [x1, x2]) is None:
+        return None
+    return lambda x1, x2: (np.floor_divide(x1, x2), np.remainder(x1, x2))
+
+
+def _register_split(name, first, second):
+    """A unary ufunc of two outputs, each the loop of its kernel (by the loop's input kind)."""
+    ufunc = getattr(np, name)
+
+    def typing(x):
+        loop = _resolve_outputs(ufunc, [x]) if _operand(x) else None
+        if loop is None:
+            return None
+        outs = []
+        for i, kernels in enumerate((first, second)):
+            kernel = _pick(kernels, loop[0])
+            if kernel is None:
+                return None
+            outs.append(register_jitable(_loop_impl(kernel, loop[:1], loop[1 + i], [x], None,
+                                                    ["x0"], True)))
+        return _generated("def impl(x0):\n    return F(x0), S(x0)\n",
+                          {"F": outs[0], "S": outs[1]})
+    typing.__name__ = typing.__qualname__ = f"_{name}"
+    overload(ufunc, jit_options=_OPTIONS, strict=False)(typing)
+
+
+_register_split("frexp", {"f": _frexp_mantissa}, {"f": _frexp_exponent})
+_register_split("modf", {"f": _modf_fraction}, {"f": _modf_whole})
 
 
 # ---- np.sinc (a function over the loop, not a ufunc) ----
