@@ -969,6 +969,12 @@ static Type *type_compare(Infer *c, Instr *in)
     }
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE)
         return tuple_compare(c, in, a, b);
+    if ((op == CMP_EQ || op == CMP_NE) && (a->kind == TY_DTYPE || b->kind == TY_DTYPE)) {
+        /* a.dtype == np.int64 (or a dtype, or its name): the types are known when compiling */
+        Type *da = infer_dtype_of(c, in->args[0]), *db = infer_dtype_of(c, in->args[1]);
+        if (da && db)
+            return fold_compare(c, in, (da == db) == (op == CMP_EQ));
+    }
     if (infer_is_text(a) || infer_is_text(b))
         return infer_str_compare(c, in);
     if (infer_is_datetime_op(in))

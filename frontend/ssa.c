@@ -427,6 +427,18 @@ static bool is_last_instr(Ssa *s, Instr *v)
     return s->cur->instrs.len && s->cur->instrs.items[s->cur->instrs.len - 1] == v;
 }
 
+/* Iterators a comprehension cannot take as an argument, so it makes them from the call's
+ * arguments itself: zip, enumerate, np.ndenumerate, np.ndindex. */
+static bool made_by_call(const char *name)
+{
+    static const char *const names[] = {"builtins.zip", "builtins.enumerate", "numpy.ndenumerate",
+                                        "numpy.ndindex"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    return false;
+}
+
 /* The call of a comprehension with the iterator `it` (a GETITER just made, dropped here: the
  * comprehension takes the iterable). Over zip(...) or enumerate(...), it takes that call's
  * arguments instead, and is a comprehension of its own form (pyjit.decorators._comprehension). */
@@ -441,8 +453,7 @@ static int call_comprehension(Ssa *s, Instr *callee, Instr *it, Comprehension *c
                         "(zip(*x)) is not supported in compiled code: write the loop");
     Instr *over = it->op == OP_CALL && it->nkw == 0 && it->args[0]->op == OP_CONST &&
                   it->args[0]->cst->kind == K_FUNC && it->args[0]->cst->name &&
-                  (strcmp(it->args[0]->cst->name, "builtins.zip") == 0 ||
-                   strcmp(it->args[0]->cst->name, "builtins.enumerate") == 0) && is_last_instr(s, it)
+                  made_by_call(it->args[0]->cst->name) && is_last_instr(s, it)
                   ? it : NULL;
     int nover = over ? over->nargs - 1 : 1;
     if (over) {

@@ -43,7 +43,7 @@ def values(dtype, shape):
 
 
 TRANSCENDENTAL = {"expm1", "log1p", "exp2", "cbrt", "logaddexp", "logaddexp2", "arcsinh",
-                  "arccosh", "arctanh", "deg2rad", "radians", "rad2deg", "degrees"}
+                  "arccosh", "arctanh", "deg2rad", "radians", "rad2deg", "degrees", "float_power"}
 DTYPES = [np.bool_, np.int8, np.int64, np.uint8, np.float32, np.float64, np.complex128]
 
 

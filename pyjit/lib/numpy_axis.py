@@ -256,12 +256,59 @@ def _along_or_whole(a, axis, keepdims, signature, along, call, **unsupported):
 
 def _sum(a, axis=None, dtype=None, out=None, keepdims=False):
     return _along_or_whole(a, axis, keepdims, _DTYPE_SIG, lambda: _reduction("sum", a, dtype),
-                           "np.sum(a.ravel(), axis=0, dtype=dtype)", out=out)
+                           "np.sum(a.ravel(), axis=0, dtype=dtype)", out=out) or \
+        _whole_with_dtype("sum", a, axis, dtype)
 
 
 def _prod(a, axis=None, dtype=None, out=None, keepdims=False):
     return _along_or_whole(a, axis, keepdims, _DTYPE_SIG, lambda: _reduction("prod", a, dtype),
-                           "np.prod(a.ravel(), axis=0, dtype=dtype)", out=out)
+                           "np.prod(a.ravel(), axis=0, dtype=dtype)", out=out) or \
+        _whole_with_dtype("prod", a, axis, dtype)
+
+
+def _whole_with_dtype(kind, a, axis, dtype):
+    """np.sum(a, dtype=...) (and prod) without an axis: the reduction of the flattened array
+    accumulating in dtype (the builtin takes no dtype)."""
+    if is_array(a) and a.ndim > 0 and not given(axis) and isinstance(dtype, types.Type) and \
+            given(dtype):
+        return _whole(f"np.{kind}(a.ravel(), axis=0, dtype=dtype)", _DTYPE_SIG)
+    return None
+
+
+def _extreme_initial(kind):
+    """np.min/np.max (and the methods) with initial=: the reduction starts from initial, so an
+    empty array or axis gives it rather than raising. None without initial."""
+    better = "v < m" if kind == "min" else "v > m"
+
+    def typing(a, axis=None, out=None, keepdims=False, initial=None):
+        if not (is_array(a) and given(initial) and isinstance(initial, (types.Number,
+                                                                          types.Boolean))):
+            return None
+        if given(out) or constant_flag(keepdims, "keepdims"):
+            raise TypeError(f"initial= is supported without out= and keepdims= in compiled "
+                            f"code, not with out={out}, keepdims={keepdims}")
+        if _axis_given(axis):
+            head = ("    ax = _norm_axis(axis, a.ndim)\n"
+                    "    b = _blocks(a, ax)\n")
+            finish = _finish(a.ndim)
+        elif not given(axis):
+            head = "    b = np.ascontiguousarray(a).reshape((1, a.size, 1))\n"
+            finish = "    return r[0, 0]\n"
+        else:
+            return None
+        source = ("def impl(a, axis=None, out=None, keepdims=False, initial=None):\n" + head +
+                  "    before, along, after = b.shape\n"
+                  "    r = np.full((before, after), rt(initial), rt)\n"
+                  "    for i in range(before):\n"
+                  "        for j in range(along):\n"
+                  "            for k in range(after):\n"
+                  "                v = b[i, j, k]\n"
+                  "                m = r[i, k]\n"
+                  f"                if m == m and ({better} or v != v):\n"
+                  "                    r[i, k] = v\n" + finish)
+        return _generated("impl", source, {"rt": a.dtype})
+    typing.__name__ = typing.__qualname__ = f"_{kind}_initial"
+    return typing
 
 
 def _min(a, axis=None, out=None, keepdims=False):
@@ -322,12 +369,36 @@ _register(np.amax, None, _max)
 _register(np.mean, "mean", _mean)
 _register(np.var, "var", _var)
 _register(np.std, "std", _std)
+for _kind, _funcs in (("min", (np.min, np.amin)), ("max", (np.max, np.amax))):
+    for _func in _funcs:
+        overload(_func)(_extreme_initial(_kind))
+    overload_method(types.Array, _kind)(_extreme_initial(_kind))
 _register(np.argmin, "argmin", _argmin)
 _register(np.argmax, "argmax", _argmax)
 _register(np.cumsum, "cumsum", _cumsum)
 
 
 # ---- any/all and the statistics of numpy_stats along an axis ----
+
+def count_along(a, axis, keepdims=False):
+    """np.count_nonzero with an int axis: the number of nonzero elements per (i, k), intp."""
+    def along():
+        source = (
+            "def impl(a, axis=None, keepdims=False):\n"
+            "    ax = _norm_axis(axis, a.ndim)\n"
+            "    b = _blocks(a, ax)\n"
+            "    before, along, after = b.shape\n"
+            "    r = np.zeros((before, after), np.intp)\n"
+            "    for i in range(before):\n"
+            "        for j in range(along):\n"
+            "            for k in range(after):\n"
+            "                if b[i, j, k] != 0:\n"
+            "                    r[i, k] += 1\n" + _finish(a.ndim))
+        return _generated("impl", source, {})
+    if not _applies(a, axis):
+        return None
+    return keep_dims(keepdims, a, axis, "a, axis=None, keepdims=False", along())
+
 
 def truth_along(found, a, axis, out=None, keepdims=False):
     """np.any (found=True) and np.all with an int axis: per (i, k), whether some element's truth

@@ -3,7 +3,8 @@ triu, tril, outer, trace, cross, meshgrid, vander, logspace, geomspace, ascontig
 asfortranarray, fill_diagonal. Semantics and messages are NumPy's."""
 import numpy as np
 
-from ._util import given, is_array, is_number, overload, promote, register_jitable, types, value_or
+from ._util import (constant_flag, given, is_array, is_number, overload, promote, register_jitable,
+                    types, value_or)
 
 
 def _dtype_or(dtype, default):
@@ -363,4 +364,59 @@ def _fill_diagonal(a, val, wrap=False):
             k += 1
         if not contiguous:
             a[...] = flat.reshape(a.shape)
+    return impl
+
+
+@overload(np.linspace)
+def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """np.linspace with endpoint=, retstep= or dtype= (without them the builtin serves): NumPy's
+    steps (y = arange * step + start, the last point set to stop; a zero step divides first),
+    computed in the inexact type of start and stop, then floored for an int dtype."""
+    if not (is_number(start) and is_number(stop)):
+        return None
+    options = (endpoint, retstep, dtype)
+    if not any(isinstance(o, types.Type) and given(o) for o in options):
+        return None
+    if isinstance(axis, types.Type) and given(axis):
+        raise TypeError(f"np.linspace() of scalars takes axis=0 only in compiled code, not {axis}")
+    weak = []
+    for t in (start, stop):
+        weak.append({"b": 0.0, "i": 0.0, "u": 0.0, "f": 0.0, "c": 0j}[t.kind]
+                    if types.is_weak(t) else np.dtype(t.name))
+    inexact = np.result_type(*weak, 0.0)
+    dt = types._as_type(inexact)
+    rt = types._as_type(dtype.dtype) if given(dtype) and hasattr(dtype, "dtype") else dt
+    whole = isinstance(rt, (types.Integer, types.Boolean))
+    with_step = constant_flag(retstep, "retstep")
+
+    @register_jitable
+    def points(start, stop, num, endpoint):
+        if num < 0:
+            raise ValueError("Number of samples, " + str(num) + ", must be non-negative.")
+        div = num - 1 if endpoint else num
+        delta = dt(stop) - dt(start)
+        y = np.arange(num).astype(dt)
+        step = dt(np.nan)
+        if div > 0:
+            step = dt(delta / div)
+            if step == 0:
+                y = y / dt(div) * delta
+            else:
+                y = y * step
+        else:
+            y = y * delta
+        y = y + dt(start)
+        if endpoint and num > 1:
+            y[-1] = stop
+        if whole:
+            y = np.floor(y)
+        return y.astype(rt), step
+
+    if with_step:
+        def stepped(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+            return points(start, stop, num, endpoint)
+        return stepped
+
+    def impl(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+        return points(start, stop, num, endpoint)[0]
     return impl

@@ -85,6 +85,33 @@ overload(np.split)(_split_typing(True))
 overload(np.array_split)(_split_typing(False))
 
 
+def _split_along(name, axis_of, min_ndim):
+    """np.hsplit, np.vsplit, np.dsplit: np.split along a fixed axis; an array of fewer
+    dimensions raises NumPy's ValueError when called."""
+    def typing(ary, indices_or_sections):
+        if not is_array(ary):
+            return None
+        if ary.ndim < min_ndim:
+            message = (f"{name} only works on arrays of {min_ndim} or more dimensions" if
+                       min_ndim > 1 else "hsplit only works on arrays of 1 or more dimensions")
+
+            def refuse(ary, indices_or_sections):
+                raise ValueError(message)
+            return refuse
+        axis = axis_of(ary.ndim)
+
+        def impl(ary, indices_or_sections):
+            return np.split(ary, indices_or_sections, axis)
+        return impl
+    typing.__name__ = typing.__qualname__ = f"_{name}"
+    return typing
+
+
+overload(np.hsplit)(_split_along("hsplit", lambda nd: 1 if nd > 1 else 0, 1))
+overload(np.vsplit)(_split_along("vsplit", lambda nd: 0, 2))
+overload(np.dsplit)(_split_along("dsplit", lambda nd: 2, 3))
+
+
 def _scalar_type(t):
     """The dtype of an array, or of the array NumPy makes of a scalar or a list."""
     if is_array(t):

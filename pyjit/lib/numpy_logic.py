@@ -38,13 +38,16 @@ overload(np.all)(truth_reduction(False))
 
 
 @overload(np.count_nonzero)
-def _count_nonzero(a):
+def _count_nonzero(a, axis=None, keepdims=False):
+    if given(axis):   # along an int axis (numpy_axis), keepdims= the constant True or False
+        from .numpy_axis import count_along
+        return count_along(a, axis, keepdims)
     if is_number(a):
-        return lambda a: 1 if a != 0 else 0
+        return lambda a, axis=None, keepdims=False: 1 if a != 0 else 0
     if not is_array(a):
         return None
 
-    def impl(a):
+    def impl(a, axis=None, keepdims=False):
         b = a.ravel()
         n = 0
         for i in range(b.size):

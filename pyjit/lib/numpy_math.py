@@ -316,3 +316,34 @@ def _polyval(p, x):
                 out[i] = out[i] * rt(flat[i]) + rt(p[k])
         return out.reshape(x.shape)
     return impl
+
+
+@overload(np.roots)
+def _roots(p):
+    """The eigenvalues of the companion matrix of p without its leading and trailing zeros,
+    then a zero root per trailing zero, as NumPy computes them. As in Numba, real coefficients
+    give real roots (complex ones raise the eigvals ValueError: the dtype cannot depend on the
+    values when compiling), complex coefficients complex roots."""
+    if not is_array(p) or not isinstance(p.dtype, (types.Integer, types.Boolean, types.Float,
+                                                   types.Complex)):
+        return None
+    if p.ndim != 1:
+        def rank(p):
+            raise ValueError("Input must be a rank-1 array.")
+        return rank
+    dt = p.dtype if isinstance(p.dtype, (types.Float, types.Complex)) else types.float64
+
+    def impl(p):
+        nz = np.nonzero(p)[0]
+        if nz.size == 0:
+            return np.empty(0, dt)
+        trailing = p.size - nz[-1] - 1
+        q = p[nz[0]:nz[-1] + 1].astype(dt)
+        n = q.size - 1
+        a = np.zeros((n, n), dt)
+        for i in range(n - 1):
+            a[i + 1, i] = 1
+        for j in range(n):
+            a[0, j] = -q[j + 1] / q[0]
+        return np.concatenate((np.linalg.eigvals(a), np.zeros(trailing, dt)))
+    return impl

@@ -307,14 +307,14 @@ def _roll(a, shift, axis=None):
 def _repeat(a, repeats, axis=None):
     if not (is_array(a) or is_number(a)):
         return None
-    if not (axis is None or isinstance(axis, (types.NoneType, types.Omitted))):
-        return None
+    if given(axis):
+        return _repeat_along(a, repeats, axis)
     if isinstance(repeats, (types.Integer, types.Boolean)):
         def scalar_count(a, repeats, axis=None):
-            if repeats < 0:
-                raise ValueError("negative dimensions are not allowed")
             src = np.asarray(a).ravel()
-            out = np.empty(src.size * repeats, src.dtype)
+            if repeats < 0 and src.size > 0:
+                raise ValueError("negative dimensions are not allowed")
+            out = np.empty(src.size * max(repeats, 0), src.dtype)
             for i in range(src.size):
                 for j in range(repeats):
                     out[i * repeats + j] = src[i]
@@ -344,8 +344,56 @@ def _repeat(a, repeats, axis=None):
     return None
 
 
+def _repeat_along(a, repeats, axis):
+    """np.repeat(a, repeats, axis): each slice along the axis repeats times (an int, or one count
+    per slice in a 1-d array), copied block by block."""
+    if not (is_array(a) and a.ndim > 0 and isinstance(axis, (types.Integer, types.Boolean))):
+        return None
+    if isinstance(repeats, (types.Integer, types.Boolean)):
+        count = "repeats"
+        check = ("    if repeats < 0 and n > 0:   # NumPy: an empty axis takes any count\n"
+                 "        raise ValueError('negative dimensions are not allowed')\n"
+                 "    total = max(repeats, 0) * n\n")
+    elif is_array(repeats) and isinstance(repeats.dtype, types.Integer) and repeats.ndim <= 1:
+        count = "(reps[i] if reps.size > 1 else reps[0])"
+        check = ("    reps = repeats.ravel()\n"
+                 "    if reps.size != n and reps.size != 1:\n"
+                 "        raise ValueError('operands could not be broadcast together')\n"
+                 "    total = 0\n"
+                 "    for i in range(n):\n"
+                 f"        if {count} < 0:\n"
+                 "            raise ValueError('repeats may not contain negative values.')\n"
+                 f"        total += {count}\n")
+    else:
+        return None
+    nd = a.ndim
+    shape = _shape_source(nd, "shape", lambda d: f"total if ax == {d} else a.shape[{d}]")
+    source = ("def impl(a, repeats, axis=None):\n"
+              f"    ax = _norm_axis(axis, {nd})\n"
+              "    n = a.shape[ax]\n" + check +
+              f"    {shape}\n"
+              "    out = np.empty(shape, a.dtype)\n"
+              "    src = _blocks(a, ax)\n"
+              "    dst = _blocks(out, ax)\n"
+              "    at = 0\n"
+              "    for i in range(n):\n"
+              f"        for j in range({count}):\n"
+              "            dst[:, at, :] = src[:, i, :]\n"
+              "            at += 1\n"
+              "    return out\n")
+    return _generated("impl", source, {})
+
+
+def _int_tuple(t):
+    return isinstance(t, (types.UniTuple, types.Tuple)) and all(
+        isinstance(x, (types.Integer, types.Boolean)) for x in t.types)
+
+
 @overload(np.tile)
 def _tile(A, reps):
+    if is_array(A) and (_int_tuple(reps) or (A.ndim == 0 and isinstance(reps, types.Integer))):
+        return _tile_tuple(A, len(reps.types) if _int_tuple(reps) else 1,
+                           _int_tuple(reps))
     if not is_array(A) or A.ndim == 0 or not isinstance(reps, (types.Integer, types.Boolean)):
         return None
     nd = A.ndim
@@ -362,6 +410,96 @@ def _tile(A, reps):
               "        dst[:, k * n:(k + 1) * n, :] = src\n"
               "    return out\n")
     return _generated("impl", source, {})
+
+
+def _tile_tuple(A, d, is_tuple):
+    """np.tile(A, reps) with a tuple of d counts: A's shape and reps padded with leading ones to
+    the same length; out[i0, i1, ...] = A[i0 % s0, i1 % s1, ...]."""
+    nd = A.ndim
+    n = max(nd, d)
+    reads = "reps" if is_tuple else "(reps,)"
+    lines = ["def impl(A, reps):\n", f"    r = {reads}\n"]
+    for k in range(n):
+        src = f"A.shape[{k - (n - nd)}]" if k >= n - nd else "1"
+        rep = f"max(r[{k - (n - d)}], 0)" if k >= n - d else "1"
+        lines.append(f"    s{k} = {src}\n    D{k} = s{k} * {rep}\n")
+    shape = "".join(f"D{k}, " for k in range(n))
+    lines.append(f"    out = np.empty(({shape}), A.dtype)\n")
+    indent = "    "
+    for k in range(n):
+        lines.append(f"{indent}for i{k} in range(D{k}):\n")
+        indent += "    "
+    index = ", ".join(f"i{k} % s{k}" for k in range(n - nd, n))
+    target = ", ".join(f"i{k}" for k in range(n))
+    lines.append(f"{indent}out[{target}] = A[{index}]\n" if nd else f"{indent}out[{target}] = A[()]\n")
+    lines.append("    return out\n")
+    return _generated("impl", "".join(lines), {})
+
+
+@overload(np.dstack)
+def _dstack(tup):
+    """Each array made 3-d (atleast_3d), joined along axis 2."""
+    items = _arrays(tup)
+    if items is None:
+        return None
+    parts = "".join(f"np.atleast_3d(tup[{i}]), " for i in range(len(items)))
+    return _generated("impl", f"def impl(tup):\n    return np.concatenate(({parts}), axis=2)\n",
+                      {})
+
+
+@overload(np.diagflat)
+def _diagflat(v, k=0):
+    """A 2-d array with v flattened on its k-th diagonal."""
+    if not (is_array(v) or is_number(v)) or not isinstance(k, (types.Integer, types.Boolean,
+                                                               types.Omitted, int)):
+        return None
+
+    if is_number(v):
+        def scalar(v, k=0):
+            return np.diagflat(np.full(1, v), k)
+        return scalar
+
+    def impl(v, k=0):
+        flat = v.ravel()
+        n = flat.size + abs(k)
+        out = np.zeros((n, n), flat.dtype)
+        row = max(-k, 0)
+        col = max(k, 0)
+        for i in range(flat.size):
+            out[row + i, col + i] = flat[i]
+        return out
+    return impl
+
+
+@overload(np.rot90)
+def _rot90(m, k=1, axes=(0, 1)):
+    """A view of m turned k times by 90 degrees in the plane of axes, from the first towards
+    the second (NumPy's composition of flip and a swap of the two axes)."""
+    if not is_array(m) or not isinstance(k, (types.Integer, types.Boolean, types.Omitted, int)):
+        return None
+    if not (isinstance(axes, (tuple, types.Omitted)) or _int_tuple(axes)):
+        return None
+    if _int_tuple(axes) and len(axes.types) != 2:
+        raise ValueError(f"len(axes) must be 2, not {len(axes.types)} ({axes})")
+    nd = m.ndim
+
+    def impl(m, k=1, axes=(0, 1)):
+        a0, a1 = axes
+        if a0 == a1 or abs(a0 - a1) == nd:
+            raise ValueError("Axes must be different.")
+        if a0 >= nd or a0 < -nd or a1 >= nd or a1 < -nd:
+            raise ValueError("Axes out of range for array of this ndim.")
+        a0 = a0 + nd if a0 < 0 else a0
+        a1 = a1 + nd if a1 < 0 else a1
+        turns = k % 4
+        if turns == 0:
+            return np.flip(np.flip(m, a0), a0)
+        if turns == 2:
+            return np.flip(np.flip(m, a0), a1)
+        if turns == 1:
+            return np.swapaxes(np.flip(m, a1), a0, a1)
+        return np.flip(np.swapaxes(m, a0, a1), a1)
+    return impl
 
 
 @overload(np.ravel)

@@ -517,21 +517,31 @@ def _bincount(x, weights=None, minlength=0):
 
 
 @overload(np.ptp)
-def _ptp(a):
+def _ptp(a, axis=None, out=None, keepdims=False):
     if not is_array(a) or isinstance(a.dtype, types.Boolean):
         return None
+    if given(axis):   # each column along an int axis (numpy_axis)
+        from .numpy_axis import apply_along, keep_dims
+        if given(out):
+            raise TypeError(f"np.ptp() takes no out= in compiled code, not {out}")
+        sig = "a, axis=None, out=None, keepdims=False"
+        return keep_dims(keepdims, a, axis, sig, apply_along(a, axis, sig, _ptp_of, a.dtype))
+    if given(out) or (isinstance(keepdims, types.Type) and given(keepdims)):
+        return None
+    return lambda a, axis=None, out=None, keepdims=False: _ptp_of(a)
 
-    def impl(a):
-        if a.size == 0:
-            raise ValueError("zero-size array to reduction operation maximum which has no "
-                             "identity")
-        b = a.ravel()
-        lo = hi = b[0]
-        for i in range(b.size):
-            v = b[i]
-            if v != v:                  # a NaN is the answer, as in NumPy
-                return v
-            lo = min(lo, v)
-            hi = max(hi, v)
-        return hi - lo
-    return impl
+
+@register_jitable
+def _ptp_of(a):
+    """max - min of the flattened a; NaN where there is one; ValueError when empty."""
+    if a.size == 0:
+        raise ValueError("zero-size array to reduction operation maximum which has no identity")
+    b = a.ravel()
+    lo = hi = b[0]
+    for i in range(b.size):
+        v = b[i]
+        if v != v:                  # a NaN is the answer, as in NumPy
+            return v
+        lo = min(lo, v)
+        hi = max(hi, v)
+    return hi - lo

@@ -404,6 +404,130 @@ def _conjugate(a):
     return a.conjugate()
 
 
+@register_jitable
+def _float_power(a, b):
+    """C's pow: zero to a negative power is an infinity (signed for an odd whole power)."""
+    if a == 0 and b < 0:
+        return math.copysign(math.inf, a) if b % 2 == 1 else math.inf
+    return np.power(a, b)
+
+
+@register_jitable
+def _complex_power(a, b):
+    return np.power(a, b)
+
+
+def _float_format(a):
+    pass
+
+
+@overload(_float_format)
+def _float_format_impl(a):
+    """(mantissa bits, exponent of the smallest normal, largest finite) of a's float type."""
+    info = np.finfo(np.dtype(a.name))
+    fmt = (info.nmant + 1, int(info.minexp), float(info.max))
+    return lambda a: fmt
+
+
+@register_jitable
+def _frexp(a):
+    """(m, e) with a == m * 2**e, 0.5 <= |m| < 1, computed in float64 (exact for float32): 0,
+    inf and NaN give (a, 0), as NumPy's."""
+    x = float(a)
+    if x == 0 or x != x or math.isinf(x):
+        return x, 0
+    shift = 0
+    if abs(x) < 2.2250738585072014e-308:   # subnormal: scaled up first, so log2 is exact enough
+        x *= 18014398509481984.0   # 2**54
+        shift = -54
+    e = int(math.floor(math.log2(abs(x)))) + 1
+    m = x * 2.0 ** (-e)
+    if abs(m) >= 1.0:
+        m *= 0.5
+        e += 1
+    elif abs(m) < 0.5:
+        m *= 2.0
+        e -= 1
+    return m, e + shift
+
+
+@register_jitable
+def _frexp_mantissa(a):
+    return _frexp(a)[0]
+
+
+@register_jitable
+def _frexp_exponent(a):
+    return _frexp(a)[1]
+
+
+@register_jitable
+def _ldexp(a, n):
+    """a * 2**n rounded once, as C's ldexp: overflow gives inf, underflow a subnormal or 0 (the
+    result is exact in float64 for float32 too; the loop casts it)."""
+    p, emin, big = _float_format(a)
+    m, e = _frexp(a)
+    if m == 0 or m != m or math.isinf(m):
+        return m
+    exp = e + n
+    if exp > 2 - emin:   # past the largest finite number
+        return math.copysign(math.inf, m)
+    if exp > emin:   # normal: 2m in [1, 2) scaled by a power of two, exact
+        return m * 2.0 * 2.0 ** (exp - 1)
+    # subnormal: a whole number of the smallest subnormal, rounded half to even
+    return _rint(m * 2.0 ** (exp - emin + p - 1)) * 2.0 ** (emin - p + 1)
+
+
+@register_jitable
+def _nextafter(a, b):
+    """The float next to a towards b, in a's type (computed in float64, exact for float32)."""
+    p, emin, big = _float_format(a)
+    x, y = float(a), float(b)
+    if x != x or y != y:
+        return x + y
+    if x == y:
+        return y
+    tiny = 2.0 ** (emin - p + 1)
+    if x == 0:
+        return math.copysign(tiny, y)
+    if math.isinf(x):
+        return math.copysign(big, x)
+    m, e = _frexp(x)
+    away = (y > x) == (x > 0)
+    step = 2.0 ** (e - p)
+    if not away and abs(m) == 0.5:   # below a power of two the spacing halves
+        step *= 0.5
+    step = max(step, tiny)
+    r = x + step if y > x else x - step
+    return math.copysign(0.0, x) if r == 0 else r   # from the smallest subnormal: zero of its sign
+
+
+@register_jitable
+def _spacing(a):
+    """The distance from a to the next float away from zero (negative below zero; NumPy gives
+    the positive one for -0.0, and float16's towards +inf); NaN for inf and NaN."""
+    p, emin, big = _float_format(a)
+    x = float(a)
+    if x != x or math.isinf(x):
+        return math.nan
+    if abs(x) == big:
+        return math.copysign(math.inf, x)
+    up = x >= 0 or p == 11
+    return _nextafter(a, math.inf if up else -math.inf) - x
+
+
+@register_jitable
+def _modf_fraction(a):
+    if math.isinf(a):
+        return math.copysign(0.0, a)
+    return math.copysign(a - np.trunc(a), a)
+
+
+@register_jitable
+def _modf_whole(a):
+    return np.trunc(a)
+
+
 # ---- the generated loop ----
 
 def _generated(source, env):
@@ -435,7 +559,10 @@ def _loop_source(params, ndims, has_out, out_ndim=0):
             dims.append(f"s{k}_{d}")
         if d < n - max(ndims):
             dims.append(f"out.shape[{d}]")
-        lines.append(f"    D{d} = max({', '.join(dims)})" if len(dims) > 1 else f"    D{d} = {dims[0]}")
+        lines.append(f"    D{d} = 1")   # an axis of length 1 takes the others' (0 included)
+        for dim in dims:
+            if dim != "1":
+                lines.append(f"    D{d} = {dim} if D{d} == 1 else D{d}")
         for k in ops:
             if ndims[k] and d >= n - ndims[k]:
                 lines += [f"    if s{k}_{d} != 1 and s{k}_{d} != D{d}:", "        _broadcast_error()",
@@ -467,15 +594,21 @@ def _numpy_dtype(t):
     return np.dtype(t.name)
 
 
-def _resolve(ufunc, operands):
-    """NumPy's loop for these operand types: (input types, output type) as pyjit types, or
-    None if NumPy has none (np.subtract of bools, a float into bitwise_and, ...)."""
+def _operand_dtypes(operands):
+    """The operands as ufunc.resolve_dtypes takes them."""
     dtypes = []
     for t in operands:
         if types.is_weak(t):   # a Python number: NEP 50's weak scalar
             dtypes.append({"b": bool, "i": int, "u": int, "f": float, "c": complex}[t.kind])
         else:
             dtypes.append(_numpy_dtype(t.dtype if is_array(t) else t))
+    return dtypes
+
+
+def _resolve(ufunc, operands):
+    """NumPy's loop for these operand types: (input types, output type) as pyjit types, or
+    None if NumPy has none (np.subtract of bools, a float into bitwise_and, ...)."""
+    dtypes = _operand_dtypes(operands)
     try:
         if ufunc is np.clip:   # a function over a ufunc: its operands promoted together
             common = np.result_type(*(d() if isinstance(d, type) else d for d in dtypes))
@@ -505,6 +638,12 @@ def _ufunc_impl(ufunc, kernels, operands, out, params):
     kernel = _pick(kernels, ins[0])
     if kernel is None:
         return None
+    return _loop_impl(kernel, ins, res, operands, out, params, ufunc.__name__ in _EXACT_HALF)
+
+
+def _loop_impl(kernel, ins, res, operands, out, params, exact_half=False):
+    """The loop of kernel over the operands (of the loop's input types ins) into a new array of
+    res, or into out. exact_half: the kernel takes float16 itself (it reads the format)."""
     ndims = [t.ndim if is_array(t) else 0 for t in operands]
     has_out = _given(out)
     if has_out:   # out must be an array of the broadcast shape (its dtype takes the results)
@@ -513,7 +652,7 @@ def _ufunc_impl(ufunc, kernels, operands, out, params):
         res = out.dtype
     env = {"KERNEL": kernel, "OUT": res}
     for k, t in enumerate(ins):   # float16 loops compute in float32 and round, as NumPy's do
-        env[f"CT{k}"] = types.float32 if t == types.float16 else t
+        env[f"CT{k}"] = types.float32 if t == types.float16 and not exact_half else t
     return _generated(_loop_source(params, ndims, has_out, out.ndim if has_out else 0), env)
 
 
@@ -576,7 +715,14 @@ _UFUNCS = {
     "arccosh": (1, {"f": _arccosh}),
     "arctanh": (1, {"f": _arctanh}),
     "conjugate": (1, {"c": _conjugate, "*": _positive}),
+    "float_power": (2, {"f": _float_power, "c": _complex_power}),
+    "ldexp": (2, {"f": _ldexp}),
+    "nextafter": (2, {"f": _nextafter}),
+    "spacing": (1, {"f": _spacing}),
 }
+
+# kernels that work on the float format itself: a float16 loop reads float16's, not float32's
+_EXACT_HALF = ("ldexp", "nextafter", "spacing")
 
 
 def _register(name, nin, kernels):
@@ -597,6 +743,104 @@ def _register(name, nin, kernels):
 
 for _name, (_nin, _kernels) in _UFUNCS.items():
     _register(_name, _nin, _kernels)
+
+
+# ---- the ufuncs of two outputs: np.divmod, np.frexp, np.modf ----
+# Each output is a loop of its own over the operands (out= is not taken), returned as a tuple.
+
+def _resolve_outputs(ufunc, operands):
+    """NumPy's loop types (inputs, then outputs) as pyjit types, or None where it has none."""
+    try:
+        loop = ufunc.resolve_dtypes(tuple(_operand_dtypes(operands)) + (None,) * ufunc.nout)
+    except (TypeError, np.exceptions.DTypePromotionError):
+        return None
+    return [types._as_type(d) for d in loop]
+
+
+@overload(np.divmod, jit_options=_OPTIONS, strict=False)
+def _divmod(x1, x2):
+    """NumPy's divmod is floor_divide and remainder of the same loop."""
+    if not (_operand(x1) and _operand(x2)) or _resolve_outputs(np.divmod, [x1, x2]) is None:
+        return None
+    return lambda x1, x2: (np.floor_divide(x1, x2), np.remainder(x1, x2))
+
+
+def _register_split(name, first, second):
+    """A unary ufunc of two outputs, each the loop of its kernel (by the loop's input kind)."""
+    ufunc = getattr(np, name)
+
+    def typing(x):
+        loop = _resolve_outputs(ufunc, [x]) if _operand(x) else None
+        if loop is None:
+            return None
+        outs = []
+        for i, kernels in enumerate((first, second)):
+            kernel = _pick(kernels, loop[0])
+            if kernel is None:
+                return None
+            outs.append(register_jitable(_loop_impl(kernel, loop[:1], loop[1 + i], [x], None,
+                                                    ["x0"], True)))
+        return _generated("def impl(x0):\n    return F(x0), S(x0)\n",
+                          {"F": outs[0], "S": outs[1]})
+    typing.__name__ = typing.__qualname__ = f"_{name}"
+    overload(ufunc, jit_options=_OPTIONS, strict=False)(typing)
+
+
+_register_split("frexp", {"f": _frexp_mantissa}, {"f": _frexp_exponent})
+_register_split("modf", {"f": _modf_fraction}, {"f": _modf_whole})
+
+
+# ---- np.sinc (a function over the loop, not a ufunc) ----
+
+@register_jitable
+def _sinc(a):
+    """NumPy's definition: sin(pi x) / (pi x), x = 0 taken as 1e-20."""
+    y = math.pi * (1.0e-20 if a == 0 else a)
+    return np.sin(y) / y
+
+
+@register_jitable
+def _complex_sinc(a):
+    y = math.pi * (1.0e-20 if a == 0 else a)
+    return cmath.sin(y) / y
+
+
+@overload(np.sinc, jit_options=_OPTIONS, strict=False)
+def _np_sinc(x):
+    if not _operand(x):
+        return None
+    dt = x.dtype if is_array(x) else x
+    if isinstance(dt, types.Complex):
+        return _loop_impl(_complex_sinc, [dt], dt, [x], None, ["x0"])
+    if isinstance(dt, (types.Integer, types.Boolean)):
+        dt = types.float64
+    return _loop_impl(_sinc, [dt], dt, [x], None, ["x0"])
+
+
+# ---- np.real, np.imag (functions over the attributes) ----
+
+@overload(np.real, strict=False)
+def _np_real(val):
+    if is_array(val):
+        if isinstance(val.dtype, types.Complex):
+            return lambda val: val.real
+        return lambda val: val
+    if isinstance(val, (types.Integer, types.Float, types.Complex)):
+        return lambda val: val.real
+    return None
+
+
+@overload(np.imag, strict=False)
+def _np_imag(val):
+    if is_array(val):
+        if isinstance(val.dtype, types.Complex):
+            return lambda val: val.imag
+        return lambda val: np.zeros_like(val)
+    if isinstance(val, types.Complex):
+        return lambda val: val.imag
+    if isinstance(val, (types.Integer, types.Float)):
+        return lambda val: val - val
+    return None
 
 
 # ---- the math ufuncs of builtins.def (np.sin, np.sqrt, ...) given an output array ----

@@ -4,7 +4,10 @@ Public Numba code calls np.clip to normalise features, np.around to round prices
 np.concatenate/np.vstack to pad and stack windows of a signal, np.roll for periodic
 neighbours in lattice simulations, np.cross/np.outer/np.eye for rotations in geometry codes, and
 ufuncs by name (np.fmod for angle wrapping, np.logical_and for masks, np.floor_divide for
-binning). Written here in the style of those projects, with `from numba import njit` switched
+binning); image augmentation with np.rot90/np.dstack/np.tile, top-k per row with
+np.take_along_axis, windowed-sinc FIR filter design with np.sinc and np.select, grid neighbours
+through np.unravel_index/np.ravel_multi_index, and float rescaling with np.frexp/np.ldexp. Written
+here in the style of those projects, with `from numba import njit` switched
 to pyjit. Each is compared with the same source run by CPython and NumPy (`py_func`), and with
 Numba when it is installed and supports the function.
 """
@@ -62,6 +65,45 @@ def wrap_and_bin(angles, nbins):
     return bins, inside, np.cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]))
 
 
+@njit
+def augment_gray(img, k):
+    rgb = np.dstack((img, img, img))
+    turned = np.rot90(rgb, k)
+    return np.ascontiguousarray(turned), np.tile(img, (2, 3)), np.hsplit(img, 2)[1].sum()
+
+
+@njit
+def topk_per_row(scores, k):
+    order = np.argsort(-scores, axis=1)[:, :k]
+    best = np.take_along_axis(scores, order, axis=1)
+    return best, order, np.diag(np.take(scores, order[:, 0], axis=1))
+
+
+@njit
+def windowed_sinc_lowpass(ntaps, cutoff):
+    n = np.arange(ntaps) - (ntaps - 1) / 2.0
+    window = 0.54 - 0.46 * np.cos(2.0 * np.pi * np.arange(ntaps) / (ntaps - 1))
+    h = np.sinc(2.0 * cutoff * n) * window
+    h = h / np.sum(h)
+    gain = np.select([np.abs(h) > 0.05, np.abs(h) > 0.01], [h, h * 0.5], 0.0)
+    return h, gain
+
+
+@njit
+def grid_neighbours(flat, shape):
+    rows, cols = np.unravel_index(flat, shape)
+    up = np.ravel_multi_index((np.maximum(rows - 1, 0), cols), shape)
+    right = np.ravel_multi_index((rows, np.minimum(cols + 1, shape[1] - 1)), shape)
+    return up, right
+
+
+@njit
+def rescale_exponents(x, shift):
+    mant, expo = np.frexp(x)
+    frac, whole = np.modf(x)
+    return np.ldexp(mant, expo + shift), expo.max(), np.spacing(whole).sum(), frac
+
+
 def _same(a, b):
     if isinstance(a, tuple):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
@@ -76,6 +118,11 @@ CASES = [
     (ising_energy, lambda: (rng.choice(np.array([-1, 1]), size=(8, 8)),)),
     (rotation_matrix, lambda: (np.array([1.0, 2.0, 2.0]), 0.7)),
     (wrap_and_bin, lambda: (rng.uniform(-20, 20, 64), 12)),
+    (augment_gray, lambda: (rng.uniform(0, 1, (4, 6)), 3)),
+    (topk_per_row, lambda: (rng.normal(0, 1, (5, 8)), 3)),
+    (windowed_sinc_lowpass, lambda: (31, 0.2)),
+    (grid_neighbours, lambda: (np.array([0, 5, 11, 7]), (3, 4))),
+    (rescale_exponents, lambda: (rng.normal(0, 1e3, 16), 4)),
 ]
 
 
