@@ -3,8 +3,8 @@
 Each ufunc pyjit.vectorize makes gets an overload, as users write them: on scalars its kernel,
 with the arguments cast to the loop NumPy would pick; on arrays a loop over the broadcast shape
 of the arguments (NumPy's broadcasting, ValueError where the shapes do not broadcast) storing the
-kernel's results into a new array of the loop's result dtype, or into `out`. The source of that
-loop depends on the arguments' dimensions only, and is generated for them.
+kernel's results into a new array of the loop's result dtype, or into `out`: the loop NumPy's
+ufuncs by name have in pyjit/lib/numpy_ufuncs.py, generated for the arguments' dimensions.
 """
 import numpy as np
 
@@ -51,70 +51,12 @@ def dynamic_loop(kernel, who):
     return choose
 
 
-def _given(x):
-    return x is not None and not isinstance(x, (types.NoneType, types.Omitted))
-
-
-def _array_loop(nin, ndims, out_ndim):
-    """Source of the loop over the broadcast shape of arguments of these dimensions (0 for a
-    scalar), and of out when out_ndim is not None (the inputs broadcast up to its shape, as
-    NumPy's); the kernel, the argument types T0.. and the result type R are its globals."""
-    names = [f"a{i}" for i in range(nin)] + (["out"] if out_ndim is not None else [])
-    dims = list(ndims) + ([out_ndim] if out_ndim is not None else [])
-    nd = max(dims)
-    lines = [f"def impl({', '.join(names[:nin])}, out=None):"]
-    if out_ndim is not None and out_ndim < nd:   # fewer axes than the inputs broadcast to
-        lines.append("    raise ValueError('non-broadcastable output operand')")
-        return "\n".join(lines) + "\n"
-    for k in range(nd):
-        lines.append(f"    d{k} = 1")
-        for name, n in zip(names, dims):
-            j = k - (nd - n)
-            if n and j >= 0:
-                lines += [f"    n = {name}.shape[{j}]",
-                          "    if n != 1:",
-                          f"        if d{k} != 1 and d{k} != n:",
-                          "            raise ValueError('operands could not be broadcast "
-                          "together')",
-                          f"        d{k} = n"]
-    shape = "(" + "".join(f"d{k}, " for k in range(nd)) + ")"
-    if out_ndim is not None:
-        lines += [f"    if out.shape != {shape}:",
-                  "        raise ValueError('non-broadcastable output operand')",
-                  "    res = out"]
-    else:
-        lines.append(f"    res = np.empty({shape}, dtype=R)")
-    indent = "    "
-    for k in range(nd):
-        lines.append(f"{indent}for i{k} in range(d{k}):")
-        indent += "    "
-    operands = []
-    for i, n in enumerate(ndims):
-        if n == 0:
-            operands.append(f"T{i}(a{i})")
-            continue
-        index = ", ".join(
-            f"(i{k} if a{i}.shape[{j}] != 1 else 0)"
-            for j, k in ((j, j + nd - n) for j in range(n)))
-        operands.append(f"T{i}(a{i}[{index},])")
-    where = f"[{', '.join(f'i{k}' for k in range(nd))},]" if nd else "[()]"
-    lines.append(f"{indent}res{where} = R(kernel({', '.join(operands)}))")
-    lines.append("    return res")
-    return "\n".join(lines) + "\n"
-
-
-def _scalar_call(nin):
-    params = ", ".join(f"a{i}" for i in range(nin))
-    args = ", ".join(f"T{i}(a{i})" for i in range(nin))
-    return f"def impl({params}, out=None):\n    return R(kernel({args}))\n"
-
-
 def register(obj, kernel, nin, choose_loop, name):
     """Makes obj (a np.ufunc or DUFunc) callable from compiled code: obj(a0, ..., out=None)."""
-    params = ", ".join(f"a{i}" for i in range(nin))
+    params = ", ".join(f"x{i}" for i in range(nin))
 
-    def typing(*args):
-        ins, out = args[:nin], args[nin] if len(args) > nin else None
+    def typing(ins, out):
+        from .lib import numpy_ufuncs as _ufuncs   # the library's loops, imported on first use
         if not all(isinstance(t, (types.Array, types.Number, types.Boolean)) for t in ins):
             return None
         loop = choose_loop(ins)
@@ -123,24 +65,23 @@ def register(obj, kernel, nin, choose_loop, name):
                             f"({', '.join(str(t) for t in ins)})")
         dts, ret = loop
         ndims = [t.ndim if isinstance(t, types.Array) else 0 for t in ins]
-        has_out = _given(out)
+        has_out = _ufuncs._given(out)
         if has_out and not isinstance(out, types.Array):
             raise TypeError(f"ufunc '{name}': out must be an array, not {out}")
-        if has_out:
-            ret = _dtype(out)
-            source = _array_loop(nin, ndims, out.ndim)
-        elif max(ndims) == 0:
-            source = _scalar_call(nin)
-        else:
-            source = _array_loop(nin, ndims, None)
-        ns = {"np": np, "kernel": kernel, "R": ret.type}
-        ns.update((f"T{i}", d.type) for i, d in enumerate(dts))
-        exec(compile(source, f"<pyjit ufunc call {name}>", "exec"), ns)  # noqa: S102
-        return ns["impl"]
+        if has_out and out.ndim < max(ndims):   # fewer axes than the inputs broadcast to
+            source = (f"def impl({params}, out=None):\n"
+                      "    raise ValueError('non-broadcastable output operand')\n")
+        else:   # pyjit/lib/numpy_ufuncs.py's loop, as NumPy's ufuncs by name have
+            source = _ufuncs._loop_source(
+                [f"x{i}" for i in range(nin)] + ["out=None"], ndims, has_out,
+                out.ndim if has_out else 0, out_joins=True)
+        env = {"KERNEL": kernel, "OUT": (_dtype(out) if has_out else ret).type}
+        env.update((f"CT{i}", d.type) for i, d in enumerate(dts))
+        return _ufuncs._generated(source, env)
 
     ns = {"typing": typing}
     exec(f"def ufunc_call({params}, out=None):\n"  # noqa: S102
-         f"    return typing({params}, out)\n", ns)
+         f"    return typing(({params},), out)\n", ns)
     ns["ufunc_call"].__qualname__ = f"{name}.ufunc_call"
     overload(obj, strict=False)(ns["ufunc_call"])
 

@@ -1,12 +1,12 @@
 """The wheel: LLVM inside the module, installable where no LLVM is.
 
-Once per session the sdist is made (`python -m build --sdist`), the wheel is built from it
+Once per test run the sdist is made (`python -m build --sdist`), the wheel is built from it
 (`pip wheel`, which turns PYJIT_STATIC_LLVM on through pyproject.toml), `auditwheel repair`
 gives it its manylinux tag, and a fresh virtual environment (`python -m venv`) gets NumPy and
 that wheel, nothing else. There pyjit imports, compiles and runs the examples with no LLVM in the
 process; beside Numba (and Triton where installed) it compiles in the same process as they do.
 
-The build takes about a minute of both cores; xdist workers share it (a lock in the session's
+The build takes about a minute of both cores; xdist workers share it (a lock in the test run's
 temporary folder), so it is made once whichever worker asks first."""
 import fcntl
 import json
@@ -86,7 +86,7 @@ def built(tmp_path_factory):
     pytest.importorskip("auditwheel")
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = shared.parent          # the folder all workers of this session share
+        shared = shared.parent          # the folder all xdist workers share
     out = shared / "wheel"
     out.mkdir(exist_ok=True)
     with open(shared / "wheel.lock", "w") as lock:

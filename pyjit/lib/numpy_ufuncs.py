@@ -539,16 +539,21 @@ def _broadcast_error():
     raise ValueError("operands could not be broadcast together")
 
 
-def _loop_source(params, ndims, has_out, out_ndim=0):
+def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False):
     """impl(params...) over operands of these dimensions (0: a scalar): res[...] = OUT(
     KERNEL(CT0(x0[...]), CT1(x1[...]), ...)), broadcast, into out when has_out. An out of more
-    dimensions than every operand (np.sin(x, out) of a scalar x) gives the leading ones."""
+    dimensions than every operand (np.sin(x, out) of a scalar x) gives the leading ones; with
+    out_joins, every axis of out takes part in the broadcast, as in NumPy (the inputs broadcast
+    up to it, and an out axis of another length is the broadcast error)."""
     n = max(max(ndims), out_ndim)
     ops = range(len(ndims))
     lines = [f"def impl({', '.join(params)}):"]
     if n == 0:
         args = ", ".join(f"CT{k}(x{k})" for k in ops)
-        lines.append(f"    return OUT(KERNEL({args}))")
+        if has_out:   # a 0-d out (a @vectorize ufunc's call from compiled code)
+            lines += [f"    out[()] = OUT(KERNEL({args}))", "    return out"]
+        else:
+            lines.append(f"    return OUT(KERNEL({args}))")
         return "\n".join(lines) + "\n"
     for d in range(n):
         dims = []
@@ -557,8 +562,9 @@ def _loop_source(params, ndims, has_out, out_ndim=0):
             s = f"x{k}.shape[{d - off}]" if ndims[k] and d >= off else "1"
             lines.append(f"    s{k}_{d} = {s}")
             dims.append(f"s{k}_{d}")
-        if d < n - max(ndims):
-            dims.append(f"out.shape[{d}]")
+        on_out = has_out and (d >= n - out_ndim if out_joins else d < n - max(ndims))
+        if on_out:
+            dims.append(f"out.shape[{d - (n - out_ndim)}]")
         lines.append(f"    D{d} = 1")   # an axis of length 1 takes the others' (0 included)
         for dim in dims:
             if dim != "1":
@@ -567,6 +573,8 @@ def _loop_source(params, ndims, has_out, out_ndim=0):
             if ndims[k] and d >= n - ndims[k]:
                 lines += [f"    if s{k}_{d} != 1 and s{k}_{d} != D{d}:", "        _broadcast_error()",
                           f"    m{k}_{d} = 0 if s{k}_{d} == 1 else 1"]
+        if on_out and out_joins:   # an out axis of another length than the inputs' is NumPy's error
+            lines += [f"    if {dims[-1]} != 1 and {dims[-1]} != D{d}:", "        _broadcast_error()"]
     shape = "(" + "".join(f"D{d}, " for d in range(n)) + ")"
     if has_out:
         lines += [f"    if out.shape != {shape}:",

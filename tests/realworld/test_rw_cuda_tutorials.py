@@ -19,29 +19,8 @@ import pytest
 from pyjit import float32, float64, int32
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _simulator():
-    import importlib
-
-    import pyjit.gpu as g
-    return g if g.SIMULATOR else importlib.import_module("pyjit.gpu.simulator")
-
-
-def _gpu():
-    import pyjit.gpu as g
-    if g.SIMULATOR or not g.is_available():
-        pytest.skip("no GPU (or PYJIT_SIMULATOR=1)")
-    return g
-
-
-@pytest.fixture(params=["simulator", "cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
-def cuda(request):
-    """The interpreted simulator, the compiled one (PYJIT_SIMULATOR=cpu's backend), the GPU."""
-    if request.param == "cpu":
-        import importlib
-        return importlib.import_module("pyjit.gpu.cpu")
-    return _simulator() if request.param == "simulator" else _gpu()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_rw_cuda import cuda  # noqa: E402,F401 - the fixture: both simulators and the GPU
 
 
 # ---- game of life on a torus, a 16x16 tile with a one-cell halo in shared memory ----
