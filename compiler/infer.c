@@ -981,7 +981,8 @@ static Type *type_compare(Infer *c, Instr *in)
         return infer_datetime_op(c, in);
     if (a->kind == TY_CLASS)
         return infer_class_operator(c, in);
-    if ((a->kind == TY_SET || a->kind == TY_DICT) && op <= CMP_GE) {   /* their methods */
+    if ((a->kind == TY_SET || a->kind == TY_DICT || (a->kind == TY_LIST && b->kind == TY_LIST)) &&
+        op <= CMP_GE) {   /* their methods */
         static const char *const names[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
         return infer_operator_method(c, in, names[op - CMP_LT]);
     }

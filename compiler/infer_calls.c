@@ -1169,9 +1169,8 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
             !int_args(c, in, a, 3, 4, all, to))
             return NULL;
         return intrinsic(c, in, bi, a, to, s);
-    case BI_STR_LOWER:
-    case BI_STR_UPPER:
-    case BI_STR_CAPITALIZE:
+    case BI_STR_LOWER: case BI_STR_UPPER: case BI_STR_CAPITALIZE: case BI_STR_TITLE:
+    case BI_STR_SWAPCASE: case BI_STR_CASEFOLD:
         if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
             return NULL;
         return intrinsic(c, in, bi, a, to, s);
@@ -2276,6 +2275,7 @@ static const char *method_family(const Type *self)
     case TY_SLICE: return "slice";
     case TY_CLASS: return self->name;   /* each jitclass has its own methods */
     case TY_RNG: return "generator";
+    case TY_TUPLE: return "tuple";
     default: return "complex";
     }
 }
@@ -2421,8 +2421,9 @@ Type *infer_attribute_overload(Infer *c, Instr *in, bool *found)
 static Type *call_method(Infer *c, Instr *in, Instr *callee)
 {
     Type *mt = callee->type, *self = mt->method.self;
-    if (self->kind == TY_TUPLE && callee->op == OP_GETATTR && callee->nargs >= 1)
-        return infer_namedtuple_replace(c, in, callee->args[0]);   /* the only tuple method */
+    if (self->kind == TY_TUPLE && callee->op == OP_GETATTR && callee->nargs >= 1 &&
+        strcmp(mt->method.name, "_replace") == 0)
+        return infer_namedtuple_replace(c, in, callee->args[0]);
     if (self->kind == TY_CLASS && strcmp(mt->method.name, "__setattr__") == 0)
         return infer_class_setattr(c, in, callee->args[0]);
     if (self->kind == TY_RECORD && strcmp(mt->method.name, "__setattr__") == 0)
@@ -2432,7 +2433,8 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
     Builtin bi = ir_builtin_lookup(pyname);
     const CompilerHost *host = c->pi->prog->host;
     void *handle = host && host->method_overloads && (self->kind == TY_ARRAY || ty_is_container(self) ||
-                                                       self->kind == TY_CLASS || self->kind == TY_RNG) &&
+                                                       self->kind == TY_CLASS || self->kind == TY_RNG ||
+                                                       self->kind == TY_TUPLE) &&
                    callee->op == OP_GETATTR && callee->nargs >= 1
                    ? host->method_overloads(host->ctx, pyname) : NULL;
     if (handle) {

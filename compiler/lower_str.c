@@ -352,8 +352,11 @@ LLVMValueRef lower_bi_str(Lower *L, Instr *in, Builtin bi)
         LLVMValueRef args[3] = {meminfo(L, a[0]), optional_str(L, in, 1), LLVMConstInt(L->i32, (unsigned)sides, 0)};
         return take(L, in, st, lower_call_rt(L, "pj_str_strip", L->ptr, args, 3));
     }
-    case BI_STR_LOWER: case BI_STR_UPPER: case BI_STR_CAPITALIZE: {
-        int how = bi == BI_STR_UPPER ? 1 : bi == BI_STR_CAPITALIZE ? 2 : 0;
+    case BI_STR_LOWER: case BI_STR_UPPER: case BI_STR_CAPITALIZE: case BI_STR_TITLE:
+    case BI_STR_SWAPCASE: case BI_STR_CASEFOLD: {
+        /* runtime/str.c's CASE_* order */
+        int how = bi == BI_STR_UPPER ? 1 : bi == BI_STR_CAPITALIZE ? 2 : bi == BI_STR_TITLE ? 3 :
+                  bi == BI_STR_SWAPCASE ? 4 : bi == BI_STR_CASEFOLD ? 5 : 0;
         LLVMValueRef args[2] = {meminfo(L, a[0]), LLVMConstInt(L->i32, (unsigned)how, 0)};
         return take(L, in, st, lower_call_rt(L, "pj_str_case", L->ptr, args, 2));
     }

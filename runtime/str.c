@@ -551,21 +551,71 @@ MemInfo *pj_str_strip(MemInfo *s, MemInfo *chars, int32_t sides)
     return pj_str_slice(s, i, 1, j - i);
 }
 
-/* CPython's full case mappings (one code point may become up to three: 'ß'.upper() is 'SS'),
- * exported by libpython in 3.11 and 3.12; plain table lookups. */
+/* CPython's full case mappings (one code point may become up to three: 'ß'.upper() is 'SS') and
+ * character properties, exported by libpython in 3.11 and 3.12; plain table lookups. */
 int _PyUnicode_ToUpperFull(Py_UCS4 ch, Py_UCS4 *res);
 int _PyUnicode_ToLowerFull(Py_UCS4 ch, Py_UCS4 *res);
 int _PyUnicode_ToTitleFull(Py_UCS4 ch, Py_UCS4 *res);
+int _PyUnicode_ToFoldedFull(Py_UCS4 ch, Py_UCS4 *res);
+int _PyUnicode_IsCased(Py_UCS4 ch);
+int _PyUnicode_IsCaseIgnorable(Py_UCS4 ch);
 
-/* Code point c of index i mapped for lower (how 0), upper (1) or capitalize (2: the first
- * title-cased, the others lower). */
-static int map_case(uint32_t c, int64_t i, int32_t how, Py_UCS4 *mapped)
+enum { CASE_LOWER, CASE_UPPER, CASE_CAPITALIZE, CASE_TITLE, CASE_SWAPCASE, CASE_CASEFOLD };
+
+/* Whether the capital sigma at index i ends a word, lowering to 'ς' rather than 'σ' (CPython's
+ * rule): a cased code point comes before it and none after, case-ignorable ones (apostrophes,
+ * combining marks) skipped both ways. */
+static bool final_sigma(StrPayload *p, int64_t i)
 {
-    if (how == 1)
-        return _PyUnicode_ToUpperFull(c, mapped);
-    if (how == 2 && i == 0)
-        return _PyUnicode_ToTitleFull(c, mapped);
+    int64_t j = i - 1;
+    while (j >= 0 && _PyUnicode_IsCaseIgnorable(read_cp(p, j)))
+        j--;
+    if (j < 0 || !_PyUnicode_IsCased(read_cp(p, j)))
+        return false;
+    j = i + 1;
+    while (j < p->length && _PyUnicode_IsCaseIgnorable(read_cp(p, j)))
+        j++;
+    return j == p->length || !_PyUnicode_IsCased(read_cp(p, j));
+}
+
+static int to_lower(StrPayload *p, int64_t i, uint32_t c, Py_UCS4 *mapped)
+{
+    if (c == 0x3a3) {
+        mapped[0] = final_sigma(p, i) ? 0x3c2 : 0x3c3;
+        return 1;
+    }
     return _PyUnicode_ToLowerFull(c, mapped);
+}
+
+/* The code point at index i mapped by `how` (a CASE_*): up to three code points in mapped. */
+static int map_case(StrPayload *p, int64_t i, int32_t how, Py_UCS4 *mapped)
+{
+    uint32_t c = read_cp(p, i);
+    switch (how) {
+    case CASE_UPPER:
+        return _PyUnicode_ToUpperFull(c, mapped);
+    case CASE_CAPITALIZE:
+        return i == 0 ? _PyUnicode_ToTitleFull(c, mapped) : to_lower(p, i, c, mapped);
+    case CASE_TITLE:
+        return i > 0 && _PyUnicode_IsCased(read_cp(p, i - 1)) ? to_lower(p, i, c, mapped)
+                                                               : _PyUnicode_ToTitleFull(c, mapped);
+    case CASE_SWAPCASE:
+        if (Py_UNICODE_ISUPPER(c))
+            return to_lower(p, i, c, mapped);
+        if (Py_UNICODE_ISLOWER(c))
+            return _PyUnicode_ToUpperFull(c, mapped);
+        mapped[0] = c;
+        return 1;
+    case CASE_CASEFOLD:
+        return _PyUnicode_ToFoldedFull(c, mapped);
+    default:
+        return to_lower(p, i, c, mapped);
+    }
+}
+
+static bool ascii_letter(uint8_t c)
+{
+    return (c | 32) >= 'a' && (c | 32) <= 'z';
 }
 
 /* pj_str_case of an ASCII string: one code point each, no table. */
@@ -578,7 +628,9 @@ static MemInfo *ascii_case(StrPayload *p, int32_t how)
     uint8_t *to = (uint8_t *)payload(mi)->data;
     for (int64_t i = 0; i < p->length; i++) {
         uint8_t c = from[i];
-        bool up = how == 1 || (how == 2 && i == 0);
+        bool up = how == CASE_UPPER || (how == CASE_CAPITALIZE && i == 0) ||
+                  (how == CASE_TITLE && (i == 0 || !ascii_letter(from[i - 1]))) ||
+                  (how == CASE_SWAPCASE && c >= 'a' && c <= 'z');
         if (up && c >= 'a' && c <= 'z')
             c -= 32;
         else if (!up && c >= 'A' && c <= 'Z')
@@ -597,7 +649,7 @@ MemInfo *pj_str_case(MemInfo *s, int32_t how)
     int64_t len = 0;
     uint32_t maxc = 0;
     for (int64_t i = 0; i < p->length; i++) {
-        int n = map_case(read_cp(p, i), i, how, mapped);
+        int n = map_case(p, i, how, mapped);
         for (int k = 0; k < n; k++)
             maxc = mapped[k] > maxc ? mapped[k] : maxc;
         len += n;
@@ -607,7 +659,7 @@ MemInfo *pj_str_case(MemInfo *s, int32_t how)
         return NULL;
     int64_t at = 0;
     for (int64_t i = 0; i < p->length; i++) {
-        int n = map_case(read_cp(p, i), i, how, mapped);
+        int n = map_case(p, i, how, mapped);
         for (int k = 0; k < n; k++)
             write_cp(payload(mi), at++, mapped[k]);
     }

@@ -350,14 +350,22 @@ def library_methods(s):
             s.rindex(s[-1:]), s.partition(","), s.capitalize())
 
 
+def more_library_methods(s):
+    return (s.rpartition(","), s.rpartition("a"), s.removeprefix("ab"), s.removesuffix("c"),
+            s.removesuffix(""), s.swapcase(), s.title(), s.istitle(), s.casefold(), s.isascii(),
+            s.isidentifier(), s.isprintable(), s.expandtabs(), s.expandtabs(4), s.expandtabs(0))
+
+
 @pytest.mark.parametrize("s", WORDS + ["abcabcab", "a😀a😀", " ab, cd ,ef ", "aaa",
-                               "x\r\ny\n\nz\r", "中\u2028😀\x0c"])
+                               "x\r\ny\n\nz\r", "中\u2028😀\x0c", "Title Case", "They'Re 2nd",
+                               "ǅungla", "_id3", "3id", "a\tbc\td\n\tx", "Straße ΣΑΣ µ"])
 def test_methods(s):
     for sub in ["", "a", "ab", "😀", ",", "zz"]:
         check(searching, s, sub)
     for f in (prefix_tuple, splitting, right_splitting, joining, stripping, casing, replacing,
               predicates):
         check(f, s)
+    check(more_library_methods, s)
     if s:
         check(library_methods, s)
 

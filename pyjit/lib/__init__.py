@@ -28,7 +28,8 @@ INDEX = {
     "numpy_sets": ("union1d", "intersect1d", "setdiff1d", "setxor1d", "isin", "lexsort"),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanpercentile",
                     "nanquantile", "nanmean", "nansum", "histogram", "bincount", "ptp"),
-    "iterables": ("builtins.any", "builtins.all", "builtins.min", "builtins.max"),
+    "iterables": ("builtins.any", "builtins.all", "builtins.min", "builtins.max", "builtins.map",
+                  "builtins.filter", "functools.reduce"),
     "lists": ("builtins.sum", "builtins.sorted", "builtins.list", "builtins.reversed",
               "array", "asarray", "pyjit.typed.List"),
     "numpy_create": ("eye", "identity", "diag", "full_like", "copy", "tri", "tril", "triu",
@@ -91,14 +92,15 @@ INDEX = {
 }
 
 # Python's own modules whose functions the library implements, named "<module>.<function>"
-STDLIB = ("heapq", "operator")
+STDLIB = ("heapq", "operator", "functools")
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
 # when compiled code first calls one (pyjit.extending._method_overloads).
 METHODS = {
     "lists": tuple(f"method.list.{name}" for name in (
         "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__",
-        "_sort_by_key", "_sort_items")),
+        "_sort_by_key", "_sort_items", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
+        "__ge__")),
     "numpy_shape": ("method.array.flatten", "method.array.item", "method.array.tolist"),
     "numpy_math": ("method.array.cumprod",),
     "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
@@ -118,8 +120,10 @@ METHODS = {
         "rayleigh", "vonmises", "wald", "gumbel", "triangular", "zipf", "logseries",
         "negative_binomial", "hypergeometric", "multinomial", "dirichlet",
         "multivariate_hypergeometric", "multivariate_normal")),
+    "iterables": ("method.tuple.index", "method.tuple.count"),
     "strings": tuple(f"method.str.{name}" for name in (
-        "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines")),
+        "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines",
+        "rpartition", "removeprefix", "removesuffix", "istitle", "isascii", "isidentifier", "isprintable", "expandtabs")),
     "dicts": tuple(f"method.dict.{name}" for name in (
         "keys", "values", "items", "_get_or_none", "update", "__eq__", "__ne__")) + tuple(
         f"method.set.{name}" for name in (
@@ -134,7 +138,6 @@ METHODS = {
 def functions():
     """(the function, the name of the module implementing it), for the whole library."""
     import builtins
-    import heapq
 
     import numpy as np
 

@@ -1,9 +1,12 @@
 """any() and all() of what compiled code iterates over (lists, homogeneous tuples, 1-d arrays,
 ranges, and so generator expressions, which are compiled as lists), written in the compiled
 subset: the loop stops at the first item that decides, as CPython's does. min() and max() of a
-list of tuples, of two tuples, and with key=."""
+list of tuples, of two tuples, and with key=. map(), filter() and functools.reduce(); the
+tuple methods index() and count()."""
+import functools
+
 from .. import types
-from ..extending import overload
+from ..extending import overload, overload_method
 
 
 def _iterable(x):
@@ -82,3 +85,117 @@ def _extreme(name, smaller):
 
 overload(min)(_extreme("min", True))
 overload(max)(_extreme("max", False))
+
+
+# ---- map, filter, functools.reduce ------------------------------------------------------------
+
+def _iterated(x):
+    """What a for loop in compiled code walks: _iterable's, and arrays of any rank (their rows),
+    strings, dicts (their keys)."""
+    return _iterable(x) or isinstance(x, (types.Array, types.UnicodeType, types.Dict))
+
+
+def _given(x):
+    return x is not None and not isinstance(x, (types.NoneType, types.Omitted))
+
+
+# map() and filter() are generators, and compiled generators are lists (docs/architecture.md):
+# iterating the result, list() of it and the other consumers all work; next() does not.
+@overload(map)
+def _map(func, *iterables):
+    if len(iterables) == 1 and isinstance(iterables[0], types.Tuple):   # the packed *iterables
+        iterables = tuple(iterables[0])
+    if not iterables or not all(_iterated(x) for x in iterables) or len(iterables) > 4:
+        return None
+    names = [f"iterables[{k}]" for k in range(len(iterables))]
+    items = ", ".join(f"x{k}" for k in range(len(iterables)))
+    source = (f"def impl(func, *iterables):\n"
+              f"    for {items} in zip({', '.join(names)}):\n"
+              f"        yield func({items})\n") if len(iterables) > 1 else (
+              "def impl(func, *iterables):\n"
+              "    for x in iterables[0]:\n"
+              "        yield func(x)\n")
+    scope = {}
+    exec(source, scope)
+    return scope["impl"]
+
+
+@overload(filter)
+def _filter(func, iterable):
+    if not _iterated(iterable):
+        return None
+    if not _given(func):      # filter(None, xs): the true items
+        def truthy(func, iterable):
+            for x in iterable:
+                if x:
+                    yield x
+        return truthy
+
+    def impl(func, iterable):
+        for x in iterable:
+            if func(x):
+                yield x
+    return impl
+
+
+@overload(functools.reduce)
+def _reduce(function, iterable, initial=None):
+    if not _iterated(iterable):
+        return None
+    if _given(initial):
+        def with_initial(function, iterable, initial=None):
+            acc = initial
+            for x in iterable:
+                acc = function(acc, x)
+            return acc
+        return with_initial
+
+    def impl(function, iterable, initial=None):
+        items = [x for x in iterable]
+        if len(items) == 0:
+            raise TypeError("reduce() of empty iterable with no initial value")
+        acc = items[0]
+        for i in range(1, len(items)):
+            acc = function(acc, items[i])
+        return acc
+    return impl
+
+
+# ---- tuple.index, tuple.count -----------------------------------------------------------------
+
+def _unrolled(body, n, tail):
+    """A function of (t, value) whose body repeats `body` for each index i of an n-tuple (its
+    items may differ in type, so no loop can walk them)."""
+    lines = ["def impl(t, value):", "    found = 0"]
+    lines += [f"    {line}" for i in range(n) for line in body(i)]
+    lines.append(f"    {tail}")
+    scope = {}
+    exec("\n".join(lines) + "\n", scope)
+    return scope["impl"]
+
+
+@overload_method(types.Tuple, "index")
+def _tuple_index(t, value):
+    if isinstance(t, types.UniTuple):
+        def loop(t, value):
+            for i in range(len(t)):
+                if t[i] == value:
+                    return i
+            raise ValueError("tuple.index(x): x not in tuple")
+        return loop
+    return _unrolled(lambda i: [f"if t[{i}] == value:", f"    return {i}"], len(t),
+                     'raise ValueError("tuple.index(x): x not in tuple")')
+
+
+@overload_method(types.Tuple, "count")
+def _tuple_count(t, value):
+    if isinstance(t, types.UniTuple):
+        def loop(t, value):
+            found = 0
+            for x in t:
+                if x == value:
+                    found += 1
+            return found
+        return loop
+    return _unrolled(lambda i: [f"if t[{i}] == value:", "    found += 1"], len(t),
+                     "return found")

@@ -87,7 +87,8 @@ def _copy(lst):
 def _sum(iterable, start=0):
     if isinstance(iterable, types.Tuple) and not isinstance(iterable, types.UniTuple):
         return _tuple_sum(len(iterable))
-    if not isinstance(iterable, (types.List, types.UniTuple)):
+    if not isinstance(iterable, (types.List, types.UniTuple, types.Array, types.Set)) and \
+            str(iterable) != "range":
         return None
 
     def impl(iterable, start=0):
@@ -460,3 +461,72 @@ def _np_asarray(obj, dtype=None):
     if isinstance(obj, types.Array) and _dtype_of(dtype) in (None, obj.dtype):
         return lambda obj, dtype=None: obj
     return _array_of_list(obj, _dtype_of(dtype))
+
+
+# ---- comparisons: lexicographic, as CPython's ---------------------------------------------------
+
+def _compare(name, decide):
+    """list <op> list: the first unequal items decide; if none, the lengths (`decide` of the two
+    lengths)."""
+    @overload_method(types.List, name)
+    def typing(a, b):
+        if not isinstance(b, types.List):
+            return None
+
+        def impl(a, b):
+            n = min(len(a), len(b))
+            for i in range(n):
+                x, y = a[i], b[i]
+                if x != y:
+                    return decide(x, y)
+            return decide(len(a), len(b))
+        return impl
+    return typing
+
+
+@register_jitable
+def _lt(x, y):
+    return x < y
+
+
+@register_jitable
+def _le(x, y):
+    return x <= y
+
+
+@register_jitable
+def _gt(x, y):
+    return x > y
+
+
+@register_jitable
+def _ge(x, y):
+    return x >= y
+
+
+@overload_method(types.List, "__eq__")
+def _list_eq(a, b):
+    if not isinstance(b, types.List):
+        return None
+
+    def impl(a, b):
+        if len(a) != len(b):
+            return False
+        for i in range(len(a)):
+            if a[i] != b[i]:
+                return False
+        return True
+    return impl
+
+
+@overload_method(types.List, "__ne__")
+def _list_ne(a, b):
+    if not isinstance(b, types.List):
+        return None
+    return lambda a, b: not (a == b)
+
+
+_compare("__lt__", _lt)
+_compare("__le__", _le)
+_compare("__gt__", _gt)
+_compare("__ge__", _ge)

@@ -169,3 +169,124 @@ def _splitlines(s, keepends=False):
             parts.append(s[start:])
         return parts
     return impl
+
+
+@overload_method(types.UnicodeType, "rpartition")
+def _rpartition(s, sep):
+    def impl(s, sep):
+        if len(sep) == 0:
+            raise ValueError("empty separator")
+        i = s.rfind(sep)
+        if i < 0:
+            return s[:0], s[:0], s
+        return s[:i], sep, s[i + len(sep):]
+    return impl
+
+
+@overload_method(types.UnicodeType, "removeprefix")
+def _removeprefix(s, prefix):
+    def impl(s, prefix):
+        if s.startswith(prefix):
+            return s[len(prefix):]
+        return s
+    return impl
+
+
+@overload_method(types.UnicodeType, "removesuffix")
+def _removesuffix(s, suffix):
+    def impl(s, suffix):
+        if len(suffix) > 0 and s.endswith(suffix):
+            return s[:len(s) - len(suffix)]
+        return s
+    return impl
+
+
+@overload_method(types.UnicodeType, "istitle")
+def _istitle(s):
+    def impl(s):
+        cased = False
+        previous = False
+        for c in s:
+            # upper case, or title case ('ǅ': neither upper nor lower, and unlike both)
+            if c.isupper() or (not c.islower() and c.upper() != c and c.lower() != c):
+                if previous:
+                    return False
+                previous = True
+                cased = True
+            elif c.islower():
+                if not previous:
+                    return False
+                cased = True
+            else:
+                previous = False
+        return cased
+    return impl
+
+
+@overload_method(types.UnicodeType, "isascii")
+def _isascii(s):
+    def impl(s):
+        for c in s:
+            if ord(c) >= 128:
+                return False
+        return True
+    return impl
+
+
+@overload_method(types.UnicodeType, "isidentifier")
+def _isidentifier(s):
+    def impl(s):
+        if len(s) == 0:
+            return False
+        first = s[0]
+        if not (first == "_" or first.isalpha()):
+            return False
+        for c in s[1:]:
+            if not (c == "_" or c.isalnum()):
+                return False
+        return True
+    return impl
+
+
+# Characters CPython does not print among those below U+3000: the C0 and C1 controls, the
+# separators other than the space, and the format characters.
+_UNPRINTABLE = ("\xa0\xad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180e"
+                "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u200b"
+                "\u200c\u200d\u200e\u200f\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u202f"
+                "\u205f\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\u206a\u206b"
+                "\u206c\u206d\u206e\u206f")
+
+
+@overload_method(types.UnicodeType, "isprintable")
+def _isprintable(s):
+    def impl(s):
+        for c in s:
+            o = ord(c)
+            if o < 32 or 127 <= o < 160 or (o < 0x3000 and c in _UNPRINTABLE) or \
+                    o == 0x3000 or 0xd800 <= o < 0xe000 or o == 0xfeff:
+                return False
+        return True
+    return impl
+
+
+@overload_method(types.UnicodeType, "expandtabs")
+def _expandtabs(s, tabsize=8):
+    if isinstance(tabsize, types.Type) and not isinstance(tabsize, types.Omitted) and \
+            not _is_int(tabsize):
+        return None
+
+    def impl(s, tabsize=8):
+        out = [s[:0]]
+        out.pop()
+        column = 0
+        for c in s:
+            if c == "\t":
+                if tabsize > 0:
+                    pad = tabsize - column % tabsize
+                    out.append(" " * pad)
+                    column += pad
+            else:
+                out.append(c)
+                column = 0 if c == "\n" or c == "\r" else column + 1
+        return s[:0].join(out)
+    return impl
