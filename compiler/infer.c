@@ -945,6 +945,14 @@ static bool int64_against_float64(Type *a, Type *b)
     return (ka == TY_INT64 && kb == TY_FLOAT64) || (ka == TY_FLOAT64 && kb == TY_INT64);
 }
 
+/* An enum member's type: a namedtuple of its class with the one field `value`
+ * (frontend/consts.c: fe_enum_class). */
+static bool is_enum_member(const Type *t)
+{
+    return t->kind == TY_TUPLE && t->tuple.cls && t->tuple.n == 1 && t->tuple.fields &&
+           strcmp(t->tuple.fields[0], "value") == 0;
+}
+
 static Type *type_compare(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
@@ -952,6 +960,12 @@ static Type *type_compare(Infer *c, Instr *in)
     bool a_none = a->kind == TY_NONE, b_none = b->kind == TY_NONE;
     if (op == CMP_IN || op == CMP_NOTIN)
         return type_contains(c, in);
+    if ((op == CMP_IS || op == CMP_ISNOT) && is_enum_member(a) && is_enum_member(b)) {
+        /* members are singletons: `c is Color.RED` is c == Color.RED, and false across classes */
+        if (a->tuple.cls != b->tuple.cls)
+            return fold_compare(c, in, op == CMP_ISNOT);
+        in->sub = op = op == CMP_IS ? CMP_EQ : CMP_NE;   /* the same in every pass */
+    }
     if (user_operands(a, b)) {
         bool found;
         Type *t = infer_operator_overload(c, in, &found);

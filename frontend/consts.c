@@ -157,6 +157,9 @@ static int const_of_datetime(PyObject *obj, Const *c)
     return rc;
 }
 
+static const FeNamedTuple *enum_member_class(PyObject *obj);
+static int const_of_enum_member(FeCtx *ctx, const FeNamedTuple *nt, PyObject *member, Const *c);
+
 static int const_of_value(FeCtx *ctx, PyObject *obj, Const *c)
 {
     if (obj == Py_None) {
@@ -191,6 +194,11 @@ static int const_of_value(FeCtx *ctx, PyObject *obj, Const *c)
         c->name = nt->name;
         c->fields = (const char **)nt->fields;
         return const_of_tuple(ctx, obj, c) < 0 ? -1 : 1;
+    } else if (enum_member_class(obj)) {
+        return const_of_enum_member(ctx, enum_member_class(obj), obj, c) < 0 ? -1 : 1;
+    } else if (PyLong_Check(obj) && !PyBool_Check(obj)) {   /* an IntEnum member: an int */
+        c->kind = K_INT;
+        return const_of_int(ctx, obj, c) < 0 ? -1 : 1;
     } else if (const_of_datetime(obj, c) != 0) {
         return PyErr_Occurred() ? -1 : 1;
     } else if (PyFrozenSet_CheckExact(obj)) {
@@ -366,13 +374,81 @@ const FeNamedTuple *fe_namedtuple_class(PyObject *cls)
         return NULL;
     for (FeNamedTuple *nt = namedtuples; nt; nt = nt->next)
         if (nt->cls == cls)
-            return nt;
+            return nt;   /* an enum class is no tuple subclass: never one of these */
     FeNamedTuple *nt = read_namedtuple(cls);
     if (nt) {
         nt->next = namedtuples;
         namedtuples = nt;
     }
     return nt;
+}
+
+static const char *enum_fields[] = {"value", NULL};
+static PyObject *enum_base;   /* enum.Enum, imported on the first question */
+
+const FeNamedTuple *fe_enum_class(PyObject *cls)
+{
+    if (!PyType_Check(cls) || PyType_IsSubtype((PyTypeObject *)cls, &PyLong_Type))
+        return NULL;
+    if (!enum_base) {
+        PyObject *module = PyImport_ImportModule("enum");
+        enum_base = module ? PyObject_GetAttrString(module, "Enum") : NULL;
+        Py_XDECREF(module);
+        if (!enum_base) {
+            PyErr_Clear();
+            return NULL;
+        }
+    }
+    if (cls == enum_base || PyObject_IsSubclass(cls, enum_base) != 1) {
+        PyErr_Clear();
+        return NULL;
+    }
+    for (FeNamedTuple *nt = namedtuples; nt; nt = nt->next)
+        if (nt->cls == cls)
+            return nt;
+    FeNamedTuple *nt = PyMem_RawCalloc(1, sizeof *nt);
+    PyObject *name = PyObject_GetAttrString(cls, "__name__");
+    if (!nt || !(nt->defaults = PyMem_RawCalloc(2, sizeof(PyObject *)))) {
+        fprintf(stderr, "pyjit: out of memory\n");
+        abort();
+    }
+    nt->name = name && PyUnicode_Check(name) ? copy_utf8(name) : NULL;
+    nt->name = nt->name ? nt->name : "?";
+    Py_XDECREF(name);
+    PyErr_Clear();
+    nt->n = 1;
+    nt->fields = enum_fields;
+    nt->cls = Py_NewRef(cls);
+    nt->next = namedtuples;
+    namedtuples = nt;
+    return nt;
+}
+
+static const FeNamedTuple *enum_member_class(PyObject *obj)
+{
+    return fe_enum_class((PyObject *)Py_TYPE(obj));
+}
+
+PyObject *fe_enum_value(PyObject *member)
+{
+    return PyObject_GetAttrString(member, "_value_");
+}
+
+/* An enum member: a tuple of its value that knows the class (fe_enum_class). */
+static int const_of_enum_member(FeCtx *ctx, const FeNamedTuple *nt, PyObject *member, Const *c)
+{
+    PyObject *value = fe_enum_value(member);
+    PyObject *items = value ? PyTuple_Pack(1, value) : NULL;
+    Py_XDECREF(value);
+    if (!items)
+        return -1;
+    c->kind = K_TUPLE;
+    c->handle = nt->cls;   /* kept alive by fe_enum_class */
+    c->name = nt->name;
+    c->fields = (const char **)nt->fields;
+    int rc = const_of_tuple(ctx, items, c);
+    Py_DECREF(items);
+    return rc;
 }
 
 /* A namedtuple class: its fields and their defaults frozen as the other constants are. */
@@ -699,6 +775,10 @@ int fe_fold_attr_function(FeCtx *ctx, const Const *owner, const char *attr, Cons
     const char *name = value ? known_function_name(ctx, value) : NULL;
     if (value && !name)
         name = pyjit_type_name(ctx, value);
+    if (value && !name && owner->kind == K_OPAQUE &&
+        (fe_enum_class((PyObject *)Py_TYPE(value)) || (PyLong_Check(value) &&
+                                                       !PyLong_CheckExact(value))))
+        name = "enum member";   /* Color.RED (an IntEnum's member is an int) */
     PyErr_Clear();
     int rc = name ? fe_const_of(ctx, value, out) : 0;
     Py_XDECREF(value);

@@ -46,6 +46,15 @@ typedef struct FeNamedTuple {
  * an exception set only when memory ran out. */
 const FeNamedTuple *fe_namedtuple_class(PyObject *cls);
 
+/* cls's record if it is an enum.Enum class that is not also an int (IntEnum and IntFlag members
+ * are ints in compiled code), else NULL. Compiled code holds a member as a namedtuple of the
+ * class with the one field `value`: `.value` reads it, == compares it, and a result is boxed
+ * as cls(value), the member. */
+const FeNamedTuple *fe_enum_class(PyObject *cls);
+
+/* The value an enum member holds (a new reference), or NULL with an exception. */
+PyObject *fe_enum_value(PyObject *member);
+
 /* Whether obj may be a C function compiled code calls directly: a ctypes function pointer, a
  * cffi function, or a @cfunc. Only these are handed to pyjit._ffi.describe, which says for sure
  * (consts.c freezes one into a K_CFUNC constant; the dispatcher types an argument by it). */

@@ -146,6 +146,18 @@ static Type *typeof_namedtuple(PyObject *obj, int flags)
                          plain->tuple.n);
 }
 
+/* An enum member (fe_enum_class): the namedtuple type of its class over its value's type. */
+static Type *typeof_enum_member(PyObject *obj, const FeNamedTuple *nt, int flags)
+{
+    PyObject *value = fe_enum_value(obj);
+    Type *item = value ? rt_typeof(value, flags) : NULL;
+    Py_XDECREF(value);
+    if (!item)
+        return NULL;
+    item = ty_strong(item);
+    return ty_namedtuple(nt->cls, nt->name, (const char *const *)nt->fields, &item, 1);
+}
+
 /* Record types of structured dtypes by the dtype object, which the entry keeps alive (so its
  * address is not reused), with their array types: naming a dtype's record type costs a call of
  * pyjit/_records.py, once per dtype object. Written under the GIL, as array_cache. */
@@ -352,6 +364,9 @@ static Type *typeof_other(PyObject *obj, int flags)
         return weak_complex;
     if (PyTuple_Check(obj))
         return typeof_namedtuple(obj, flags);
+    const FeNamedTuple *enum_class = fe_enum_class((PyObject *)Py_TYPE(obj));
+    if (enum_class)
+        return typeof_enum_member(obj, enum_class, flags);
     if (PyList_Check(obj) && !(flags & RT_TYPEOF_GPU))
         return rt_typeof_list(obj, flags);
     if (PyObject_TypeCheck(obj, &RtTypedListType) && !(flags & RT_TYPEOF_GPU))
@@ -626,6 +641,12 @@ int rt_unbox(PyObject *obj, Type *ty, void *buf)
         return rt_unbox(obj, ty->optional.value, (char *)buf + at);
     }
     case TY_TUPLE:
+        if (!PyTuple_Check(obj)) {   /* an enum member (typeof_enum_member): its value */
+            PyObject *value = fe_enum_value(obj);
+            int rc = value ? rt_unbox(value, ty->tuple.items[0], buf) : -1;
+            Py_XDECREF(value);
+            return rc;
+        }
         for (int i = 0; i < ty->tuple.n; i++)
             if (rt_unbox(PyTuple_GET_ITEM(obj, i), ty->tuple.items[i],
                          (char *)buf + ty_tuple_offset(ty, i)) < 0) {
