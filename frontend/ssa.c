@@ -629,6 +629,8 @@ static int make_function(Ssa *s, const BcInstr *in)
     Py_DECREF(disp);
     if (rc < 0)
         return -1;
+    if (closure)
+        drop_cells_tuple(s, closure);   /* its values are passed to the call instead */
     Instr *callee = emit_const(s, c);
     Comprehension *comp = arena_alloc(s->fn->arena, sizeof *comp);
     comp->code = co;

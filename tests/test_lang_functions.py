@@ -84,7 +84,16 @@ def closure_captures_closure(a):
     return g(1) + g(1.5)
 
 
+def closure_in_comprehensions(a, k):
+    def scaled(x):
+        return x * a.sum() + k
+    near = lambda x: abs(x - k) < 2  # noqa: E731
+    return [scaled(i) for i in range(3)], sum([scaled(v) for v in a]), \
+        [i for i in range(6) if near(i)], [(scaled(i), near(i)) for i in range(2)]
+
+
 @pytest.mark.parametrize("func,args", [
+    (closure_in_comprehensions, (np.arange(3.0), 2)),
     (lambda_captures, (2, 3)), (lambda_captures, (0.5, -1)),
     (inner_with_defaults, (3,)), (inner_with_defaults, (1.25,)),
     (nested_closures, (3,)), (nested_closures, (0.5,)),
