@@ -106,6 +106,7 @@ METHODS = {
     "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
                      "ravel_multi_index", "inner"),
     "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze"),
+    "numpy_flags": ("attr.array.flags",),
     "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),
     "numpy_linalg": ("method.array.__matmul__",),
     "numpy_gather": ("method.array.take",),
