@@ -195,7 +195,8 @@ Type *infer_getattr(Infer *c, Instr *in)
     if (strcmp(in->name, "__delitem__") == 0)   /* what `del x[i]` becomes (frontend) */
         return infer_fail(c, in, DIAG_UNSUPPORTED, "del x[i] is supported on lists in compiled "
                           "code, not on %s", infer_type_name(t));
-    if (t->kind == TY_TUPLE && (strcmp(in->name, "index") == 0 || strcmp(in->name, "count") == 0))
+    if (t->kind == TY_TUPLE && (strcmp(in->name, "index") == 0 || strcmp(in->name, "count") == 0) &&
+        !(t->tuple.cls && ty_field_index(t, in->name) >= 0))   /* a namedtuple's field wins */
         return ty_method(t, in->name);   /* pyjit/lib's method.tuple.index and .count */
     if (t->kind == TY_TUPLE && t->tuple.cls)
         return infer_namedtuple_getattr(c, in, t);
