@@ -111,6 +111,7 @@ typedef enum AbiExcKind {
     ABI_EXC_RUNTIME,
     ABI_EXC_PYTHON,         /* raised by the interpreter in an objmode block (runtime/objmode.c):
                              * cls is the exception object itself, a reference the raise takes */
+    ABI_EXC_STOP_ITERATION, /* next() of an exhausted iterator */
 } AbiExcKind;
 
 /* First byte of an ExcInfo message that is not the message but a spec of the exception's

@@ -123,6 +123,10 @@ Type *infer_static_getitem(Infer *c, Instr *in);
 Type *infer_setitem(Infer *c, Instr *in);
 Type *infer_getiter(Infer *c, Instr *in);
 Type *infer_for_iter(Infer *c, Instr *in);
+/* iter(x): the call made the GETITER a for loop over x would make. next(it[, default]): it an
+ * iterator iter() made, typed as the item a loop over it gets. */
+Type *infer_iter_call(Infer *c, Instr *in, Instr *x);
+Type *infer_next_call(Infer *c, Instr *in, Instr *it, Instr *dflt);
 /* enumerate(x[, start]) or zip(x, ...) called with these operands. */
 Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs);
 

@@ -2034,6 +2034,15 @@ static Type *type_bool(Infer *c, Instr *in, Builtin bi, Args *a)
     return scalar_constructor(c, in, a, boolean());
 }
 
+static Type *type_iter_call(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    if (!want_args(c, in, a, 1, bi == BI_ITER ? 1 : 2))
+        return NULL;
+    if (bi == BI_ITER)
+        return infer_iter_call(c, in, a->pos[0]);
+    return infer_next_call(c, in, a->pos[0], a->npos > 1 ? a->pos[1] : NULL);
+}
+
 static Type *type_iterable(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     return infer_iterable_call(c, in, bi == BI_ZIP, a->pos, a->npos);

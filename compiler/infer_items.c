@@ -995,7 +995,7 @@ Type *infer_getiter(Infer *c, Instr *in)
     case TY_ITER:
         if (t->iter.over->kind == TY_ITER || is_zip_marker(t->iter.over))
             return getiter_of_loop(c, in, t);
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "iter() of an iterator is not supported");
+        return t;   /* a loop over an iterator iter() made goes on from where next() left it */
     case TY_ARRAY:
         if (t->array.ndim == 0)
             return infer_fail(c, in, DIAG_TYPING, "iteration over a 0-d array");
@@ -1126,6 +1126,50 @@ static Type *for_iter_of_loop(Infer *c, Instr *in, Type *item)
     memcpy(tuple->args, items, sizeof *items * (size_t)n);
     replace_uses(c->fn, in, tuple, made);
     return ty_scalar(TY_INT64);
+}
+
+Type *infer_iter_call(Infer *c, Instr *in, Instr *x)
+{
+    Type *t = x->type;
+    if (t->kind == TY_ITER)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "iter() of an iterator is not supported in "
+                          "compiled code: call next() on the iterator itself");
+    if (t->kind == TY_RANGE || t->kind == TY_ARRAY || t->kind == TY_LIST || t->kind == TY_DICT ||
+        t->kind == TY_SET || t->kind == TY_STR || t->kind == TY_STRING || t->kind == TY_TUPLE) {
+        in->op = OP_GETITER;   /* the same in every pass: a loop's GETITER from here on */
+        infer_set_args(c, in, &x, 1);
+        return infer_getiter(c, in);
+    }
+    return infer_fail(c, in, DIAG_TYPING, "iter() takes a range, array, list, tuple, dict, set or "
+                      "str in compiled code, not %s", infer_type_name(t));
+}
+
+Type *infer_next_call(Infer *c, Instr *in, Instr *it, Instr *dflt)
+{
+    Type *t = it->type;
+    if (t->kind != TY_ITER || t->iter.over->kind == TY_ITER || is_zip_marker(t->iter.over))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "next() takes an iterator made by iter() in "
+                          "compiled code (of a range, array, list, tuple, dict, set or str), not "
+                          "%s", infer_type_name(t));
+    Type *item = item_of(t->iter.over);
+    if (!item)
+        return ty_is_undetermined(t->iter.over) ? NULL
+               : infer_fail(c, in, DIAG_TYPING, "next() of %s", infer_type_name(t));
+    if (dflt && !ty_is_scalar(ty_strong(item)))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "next() with a default is supported for "
+                          "iterators of numbers in compiled code, not of %s", infer_type_name(item));
+    Type *r = dflt ? ty_promote(item, dflt->type) : item;
+    if (!r)
+        return infer_fail(c, in, DIAG_TYPING, "next()'s default %s and the items %s have no "
+                          "common type", infer_type_name(dflt->type), infer_type_name(item));
+    r = ty_strong(r);
+    if (c->rewrite) {
+        Instr *args[2] = {it, dflt ? infer_coerce(c, in, dflt, r) : NULL};
+        in->op = OP_INTRINSIC;
+        in->sub = BI_NEXT;
+        infer_set_args(c, in, args, dflt ? 2 : 1);
+    }
+    return r;
 }
 
 Type *infer_for_iter(Infer *c, Instr *in)

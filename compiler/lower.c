@@ -1630,6 +1630,40 @@ static Instr *iter_source(Instr *v)
     return v && v->op == OP_GETITER ? v : NULL;
 }
 
+/* next(it[, default]): the step a for loop over it takes, its end raising StopIteration or
+ * giving the default. */
+LLVMValueRef lower_bi_iter(Lower *L, Instr *in, Builtin bi)
+{
+    Instr *src = bi == BI_NEXT ? iter_source(in->args[0]) : NULL;
+    IterInfo *it = src ? L->iters[src->id] : NULL;
+    if (!it) {
+        lower_unsupported(L, "next() of an iterator pyjit cannot follow");
+        return NULL;
+    }
+    LLVMBasicBlockRef done = lower_block(L, "next.done");
+    LLVMValueRef item = iter_next(L, it, in->type, done, in);
+    if (!item)
+        return NULL;
+    LLVMBasicBlockRef got = LLVMGetInsertBlock(L->b);
+    if (in->nargs < 2) {
+        LLVMPositionBuilderAtEnd(L->b, done);
+        fill_exc(L, ABI_EXC_STOP_ITERATION, NULL, NULL, NULL, 0);
+        LLVMPositionBuilderAtEnd(L->b, got);
+        return item;
+    }
+    LLVMBasicBlockRef join = lower_block(L, "next.join");
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, done);
+    LLVMValueRef dflt = lower_value(L, in->args[1]);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, join);
+    LLVMValueRef phi = LLVMBuildPhi(L->b, LLVMTypeOf(item), "");
+    LLVMValueRef vals[2] = {item, dflt};
+    LLVMBasicBlockRef from[2] = {got, done};
+    LLVMAddIncoming(phi, vals, from, 2);
+    return phi;
+}
+
 /* ---- instructions --------------------------------------------------------------------------- */
 
 /* The class and message of a RAISE argument: a class, or a class called with a constant string. */
@@ -2028,6 +2062,11 @@ LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis)
 
 static LLVMValueRef lower_getiter(Lower *L, Instr *in)
 {
+    Instr *made = in->args[0]->type->kind == TY_ITER ? iter_source(in->args[0]) : NULL;
+    if (made && made != in && L->iters[made->id]) {   /* iter(it) is it: its state, shared */
+        L->iters[in->id] = L->iters[made->id];
+        return L->vals[made->id];
+    }
     IterInfo *it = make_iter(L, in->args[0]);
     if (!it)
         return NULL;

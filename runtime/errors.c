@@ -332,8 +332,9 @@ static PyObject *builtin_class(int kind, const char **dflt)
         [ABI_EXC_RECURSION] = {&PyExc_RecursionError, "maximum recursion depth exceeded"},
         [ABI_EXC_KEY] = {&PyExc_KeyError, "key not found"},
         [ABI_EXC_RUNTIME] = {&PyExc_RuntimeError, "runtime error"},
+        [ABI_EXC_STOP_ITERATION] = {&PyExc_StopIteration, NULL},
     };
-    if (kind <= ABI_EXC_USER || kind > ABI_EXC_RUNTIME)
+    if (kind <= ABI_EXC_USER || kind > ABI_EXC_STOP_ITERATION || kind == ABI_EXC_PYTHON)
         return NULL;
     *dflt = builtin[kind].dflt;
     return *builtin[kind].cls;
@@ -349,7 +350,10 @@ static PyObject *raise_builtin(const ExcInfo *exc)
         return NULL;
     }
     if (!exc->msg) {
-        PyErr_SetString(cls, dflt);
+        if (dflt)
+            PyErr_SetString(cls, dflt);
+        else
+            PyErr_SetNone(cls);   /* StopIteration(), as next() raises it */
         return NULL;
     }
     PyObject *msg = exc->msg[0] == ABI_EXC_ARGS_SPEC ? spec_args(exc)   /* KeyError(key) */

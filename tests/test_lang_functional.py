@@ -108,3 +108,86 @@ def test_list_comparisons(a, b):
 
 def test_sum_with_a_start():
     check(sum_with_start, 4, np.arange(5.0))
+
+
+# ---- iter() and next() --------------------------------------------------------------------------
+
+def first_two(n):
+    it = iter(range(3, n, 2))
+    return next(it) + next(it)
+
+
+def first_key_and_rest(n):
+    d = {}
+    for i in range(n):
+        d[i * 3] = i * 0.5
+    it = iter(d)
+    first = next(it)
+    rest = 0
+    for k in it:          # the loop goes on where next() stopped
+        rest += k
+    return first, rest, next(iter(d.values())) if False else first
+
+
+def sum_until_default(values):
+    it = iter(values)
+    s = 0.0
+    while True:
+        v = next(it, -1.0)
+        if v < 0:
+            break
+        s += v
+    return s
+
+
+def rows_and_chars(a, s):
+    rows = iter(a)
+    chars = iter(s)
+    return next(rows).sum() + next(rows).sum(), next(chars) + next(chars), next(iter((4, 5, 6)))
+
+
+def exhausted(n):
+    it = iter(range(n))
+    count = 0
+    try:
+        while True:
+            next(it)
+            count += 1
+    except StopIteration:
+        return count
+    return -1
+
+
+def past_the_end(values):
+    it = iter(values)
+    for _ in range(len(values)):
+        next(it)
+    return next(it)
+
+
+@pytest.mark.parametrize("n", [6, 20])
+def test_iter_next(n):
+    check(first_two, n)
+    check(first_key_and_rest, n)
+    check(exhausted, n)
+
+
+def test_next_with_a_default():
+    check(sum_until_default, [1.0, 2.5, 3.0])
+    check(sum_until_default, [2.0])
+
+
+def test_next_over_arrays_strings_and_tuples():
+    check(rows_and_chars, np.arange(6.0).reshape(3, 2), "héllo")
+
+
+def test_next_past_the_end_raises_stop_iteration():
+    check(past_the_end, [1, 2])
+    check_raises(StopIteration, pyjit.njit(past_the_end), [1.5])
+
+
+def test_next_of_a_list_is_a_typing_error():
+    def bad(values):
+        return next(values)
+    with pytest.raises(pyjit.errors.UnsupportedError, match="next.. takes an iterator"):
+        pyjit.njit(bad)([1, 2])
