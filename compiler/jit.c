@@ -15,6 +15,7 @@
  * see them), the addresses of Python objects the code refers to (pj.ref.<i>: lower_ref) and
  * everything else (libm, libc) from the process; jit_release clears exactly that dylib. */
 #include "compiler/compiler.h"
+#include "compiler/lower.h"
 #include "compiler/target.h"
 
 #include <pthread.h>
@@ -432,6 +433,12 @@ int jit_optimise(Program *prog, Diag *diag)
     } else {
         pthread_mutex_lock(&jit_lock);
         rc = optimise_cpu(mod, prog->opts, diag);
+        /* a simulated kernel with barriers, inlined into its block function, is cut there into
+         * loops over the threads (lower_sim_regions.c), and optimised again */
+        if (rc == 0 && prog->gpu_sim && prog->sim_sync && lower_sim_regions(prog, mod)) {
+            prog->sim_sync = false;
+            rc = optimise_cpu(mod, prog->opts, diag);
+        }
         pthread_mutex_unlock(&jit_lock);
     }
     if (rc < 0)
