@@ -61,7 +61,7 @@ typedef struct Cut {
     LLVMValueRef fn, args, t;
     LLVMTypeRef i1, i8, i32, i64, ptr;
     /* start: the kernel's own entry; ok, fail: the block function's returns */
-    LLVMBasicBlockRef entry, start, head, latch, check, done, ok, fail;
+    LLVMBasicBlockRef entry, start, zloop, yloop, head, latch, ynext, znext, check, done, ok, fail;
     LLVMValueRef lin, at, preds, bres, sw, frame_size, sync;
     Site *sites;
     int nsites, sites_cap;
@@ -186,13 +186,15 @@ static LLVMValueRef entry_alloca(Cut *c, LLVMTypeRef ty)
 }
 
 /* The entry (the thread arrays, from pj_sim_scratch; the threads all start at the kernel's own
- * entry), the loop head (the thread's indices into t, then the switch to its resume point), the
- * latch, and the check after each round. */
+ * entry), the loops over z, y and x (the thread's indices into t, then the switch to its resume
+ * point), and the check after each round. */
 static void build_driver(Cut *c)
 {
     LLVMBuilderRef B = c->b;
     c->start = LLVMGetEntryBasicBlock(c->fn);
     c->entry = LLVMInsertBasicBlockInContext(c->ctx, c->start, "sim.entry");
+    c->zloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread.z");
+    c->yloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread.y");
     c->head = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread");
     c->latch = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next");
     c->check = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round");
@@ -218,33 +220,53 @@ static void build_driver(Cut *c)
     LLVMBuildMemSet(B, c->at, LLVMConstInt(c->i8, 0xff, 0), LLVMBuildNUWMul(B, n64,
                     LLVMConstInt(c->i64, 4, 0), ""), 64);
     LLVMValueRef null = LLVMBuildICmp(B, LLVMIntEQ, c->at, LLVMConstNull(c->ptr), "");
-    LLVMBuildCondBr(B, null, fail, c->head);
+    LLVMBuildCondBr(B, null, fail, c->zloop);
 
-    /* the head: thread lin = (x, y, z); its resume point at[lin]: -1 the start, 0 returned */
+    /* three loops, z outermost: zloop and yloop store the thread's z and y into t, the head its
+     * x, then switches to the thread's resume point at[lin]: -1 the start, 0 returned */
+    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0), zero = LLVMConstInt(c->i32, 0, 0);
+    LLVMPositionBuilderAtEnd(B, c->zloop);
+    LLVMValueRef z = LLVMBuildPhi(B, c->i32, ""), zlin = LLVMBuildPhi(B, c->i32, "");
+    LLVMBuildStore(B, z, tid_ptr(c, 2));
+    LLVMBuildBr(B, c->yloop);
+    LLVMPositionBuilderAtEnd(B, c->yloop);
+    LLVMValueRef y = LLVMBuildPhi(B, c->i32, ""), ylin = LLVMBuildPhi(B, c->i32, "");
+    LLVMBuildStore(B, y, tid_ptr(c, 1));
+    LLVMBuildBr(B, c->head);
     LLVMPositionBuilderAtEnd(B, c->head);
-    LLVMValueRef lin = LLVMBuildPhi(B, c->i32, ""), x = LLVMBuildPhi(B, c->i32, "");
-    LLVMValueRef y = LLVMBuildPhi(B, c->i32, ""), z = LLVMBuildPhi(B, c->i32, "");
+    LLVMValueRef x = LLVMBuildPhi(B, c->i32, ""), lin = LLVMBuildPhi(B, c->i32, "");
     c->lin = lin;
     LLVMBuildStore(B, x, tid_ptr(c, 0));
-    LLVMBuildStore(B, y, tid_ptr(c, 1));
-    LLVMBuildStore(B, z, tid_ptr(c, 2));
     LLVMValueRef lin64 = LLVMBuildZExt(B, lin, c->i64, "");
     LLVMValueRef where = LLVMBuildLoad2(B, c->i32, LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, ""), "");
     c->sw = LLVMBuildSwitch(B, where, c->start, 8);
-    LLVMAddCase(c->sw, LLVMConstInt(c->i32, 0, 0), c->latch);
+    LLVMAddCase(c->sw, zero, c->latch);
 
-    /* the latch: the next thread, x fastest */
+    /* the latches: the next thread, x fastest */
+    LLVMBasicBlockRef ynext = c->ynext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next.y");
+    LLVMBasicBlockRef znext = c->znext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next.z");
     LLVMPositionBuilderAtEnd(B, c->latch);
-    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0), zero = LLVMConstInt(c->i32, 0, 0);
     LLVMValueRef lin1 = LLVMBuildNUWAdd(B, lin, one, "");
     LLVMValueRef x1 = LLVMBuildNUWAdd(B, x, one, "");
-    LLVMValueRef xw = LLVMBuildICmp(B, LLVMIntEQ, x1, nx, "");
-    LLVMValueRef x2 = LLVMBuildSelect(B, xw, zero, x1, "");
-    LLVMValueRef y1 = LLVMBuildNUWAdd(B, y, LLVMBuildZExt(B, xw, c->i32, ""), "");
-    LLVMValueRef yw = LLVMBuildICmp(B, LLVMIntEQ, y1, ny, "");
-    LLVMValueRef y2 = LLVMBuildSelect(B, yw, zero, y1, "");
-    LLVMValueRef z2 = LLVMBuildNUWAdd(B, z, LLVMBuildZExt(B, yw, c->i32, ""), "");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, lin1, n, ""), c->head, c->check);
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, nx, ""), c->head, ynext);
+    LLVMPositionBuilderAtEnd(B, ynext);
+    LLVMValueRef y1 = LLVMBuildNUWAdd(B, y, one, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, y1, ny, ""), c->yloop, znext);
+    LLVMPositionBuilderAtEnd(B, znext);
+    LLVMValueRef z1 = LLVMBuildNUWAdd(B, z, one, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, z1, nz, ""), c->zloop, c->check);
+    LLVMValueRef xs[2] = {zero, x1}, xl[2] = {ylin, lin1};
+    LLVMBasicBlockRef xf[2] = {c->yloop, c->latch};
+    LLVMAddIncoming(x, xs, xf, 2);
+    LLVMAddIncoming(lin, xl, xf, 2);
+    LLVMValueRef ys[2] = {zero, y1}, yl[2] = {zlin, lin1};
+    LLVMBasicBlockRef yf[2] = {c->zloop, ynext};
+    LLVMAddIncoming(y, ys, yf, 2);
+    LLVMAddIncoming(ylin, yl, yf, 2);
+    LLVMValueRef zs[3] = {zero, z1, zero}, zl[3] = {zero, lin1, zero};
+    LLVMBasicBlockRef zf[3] = {c->entry, znext, c->check};
+    LLVMAddIncoming(z, zs, zf, 3);
+    LLVMAddIncoming(zlin, zl, zf, 3);
 
     /* the round's end: low half 1 go on, 0 all returned, -1 failed; high half the result */
     LLVMPositionBuilderAtEnd(B, c->check);
@@ -259,20 +281,12 @@ static void build_driver(Cut *c)
                                      c->i32, ""), c->bres);
     LLVMValueRef state = LLVMBuildTrunc(B, r, c->i32, "");
     LLVMValueRef csw = LLVMBuildSwitch(B, state, fail, 2);
-    LLVMAddCase(csw, one, c->head);
+    LLVMAddCase(csw, one, c->zloop);
     LLVMAddCase(csw, zero, ok);
     LLVMPositionBuilderAtEnd(B, fail);
     LLVMBuildRet(B, LLVMConstInt(c->i32, ABI_STATUS_ERROR, 0));
     LLVMPositionBuilderAtEnd(B, ok);
     LLVMBuildRet(B, LLVMConstInt(c->i32, ABI_STATUS_OK, 0));
-
-    LLVMBasicBlockRef from[3] = {c->entry, c->latch, c->check};
-    LLVMValueRef lins[3] = {zero, lin1, zero}, xs[3] = {zero, x2, zero};
-    LLVMValueRef ys[3] = {zero, y2, zero}, zs[3] = {zero, z2, zero};
-    LLVMAddIncoming(lin, lins, from, 3);
-    LLVMAddIncoming(x, xs, from, 3);
-    LLVMAddIncoming(y, ys, from, 3);
-    LLVMAddIncoming(z, zs, from, 3);
 
     /* a thread that returned: 0 at its place; one that raised: its status, t has the rest */
     LLVMPositionBuilderAtEnd(B, c->done);
@@ -289,7 +303,8 @@ static LLVMValueRef lin_index(Cut *c)
 
 static bool is_body(Cut *c, LLVMBasicBlockRef bb)
 {
-    return bb != c->entry && bb != c->head && bb != c->latch && bb != c->check && bb != c->ok &&
+    return bb != c->entry && bb != c->zloop && bb != c->yloop && bb != c->head &&
+           bb != c->latch && bb != c->ynext && bb != c->znext && bb != c->check && bb != c->ok &&
            bb != c->fail;
 }
 
@@ -732,6 +747,49 @@ static LLVMValueRef demote(Cut *c, LLVMValueRef v)
     return slot;
 }
 
+/* v can be computed again where a thread resumes, rather than saved: it is made of the
+ * thread's indices (loaded from t, where the loop over the threads stores them), of values of
+ * the entry and of constants, by arithmetic (a few levels deep). */
+static bool recomputable(Cut *c, LLVMValueRef v, int depth)
+{
+    if (LLVMIsConstant(v) || LLVMIsAArgument(v) ||
+        (LLVMIsAInstruction(v) && LLVMGetInstructionParent(v) == c->entry))
+        return true;
+    if (!LLVMIsAInstruction(v) || depth > 3)
+        return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    if (op == LLVMLoad) {
+        LLVMValueRef p = LLVMGetOperand(v, 0);
+        if (LLVMGetVolatile(v) || !LLVMIsAGetElementPtrInst(p) || LLVMGetOperand(p, 0) != c->t ||
+            LLVMGetInstructionParent(p) != c->entry)
+            return false;
+        int64_t off = gep_offset(c, p);
+        return off >= (int64_t)sizeof(ExcInfo) && off < (int64_t)TID_END;
+    }
+    if (!pure_op(op))
+        return false;
+    for (int i = 0; i < LLVMGetNumOperands(v); i++)
+        if (!recomputable(c, LLVMGetOperand(v, i), depth + 1))
+            return false;
+    return true;
+}
+
+/* A copy of recomputable v at the builder (copies of its operands before it). */
+static LLVMValueRef recompute(Cut *c, LLVMValueRef v)
+{
+    if (LLVMIsConstant(v) || LLVMIsAArgument(v) || LLVMGetInstructionParent(v) == c->entry)
+        return v;
+    LLVMValueRef ops[8];
+    int n = LLVMGetNumOperands(v);
+    for (int i = 0; i < n && i < 8; i++)
+        ops[i] = recompute(c, LLVMGetOperand(v, i));
+    LLVMValueRef copy = LLVMInstructionClone(v);
+    for (int i = 0; i < n && i < 8; i++)
+        LLVMSetOperand(copy, (unsigned)i, ops[i]);
+    LLVMInsertIntoBuilder(c->b, copy);
+    return copy;
+}
+
 /* Values live where a thread resumes after a barrier: saved by each thread in its element of an
  * array at the barrier, restored at the resume point. */
 static void save_live(Cut *c)
@@ -741,8 +799,11 @@ static void save_live(Cut *c)
     number(c, &lv);
     local_sets(&lv);
     solve(c, &lv);
-    PtrMap item_of;
+    PtrMap item_of, remade;
     map_init(c->arena, &item_of, count_instructions(c));
+    map_init(c->arena, &remade, count_instructions(c));
+    LLVMValueRef *slots = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *slots);
+    int nremade = 0;
     for (int k = 1; k <= c->nsites; k++) {
         Site *s = &c->sites[k - 1];
         int b = map_get(&lv.bnum, LLVMBasicBlockAsValue(s->resume), -1);
@@ -751,6 +812,17 @@ static void save_live(Cut *c)
             if (!has_bit(live, v))
                 continue;
             LLVMValueRef val = lv.vals[v];
+            if (recomputable(c, val, 0) && LLVMGetNumOperands(val) <= 8) {
+                int i = map_get(&remade, val, -1);
+                if (i < 0) {
+                    map_put(&remade, val, nremade);
+                    i = nremade++;
+                    slots[i] = demote(c, val);
+                }
+                LLVMPositionBuilderBefore(B, LLVMGetFirstInstruction(s->resume));
+                LLVMBuildStore(B, recompute(c, val), slots[i]);
+                continue;
+            }
             int i = map_get(&item_of, val, -1);
             if (i < 0) {
                 LLVMTypeRef ty = LLVMTypeOf(val);
