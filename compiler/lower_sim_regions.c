@@ -799,41 +799,52 @@ static void save_live(Cut *c)
     number(c, &lv);
     local_sets(&lv);
     solve(c, &lv);
-    PtrMap item_of, remade;
-    map_init(c->arena, &item_of, count_instructions(c));
-    map_init(c->arena, &remade, count_instructions(c));
-    LLVMValueRef *slots = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *slots);
-    int nremade = 0;
+    /* what each value live at a resume point is: recomputed or saved (decided, and the copies
+     * made, before any value is demoted, which changes the operands recomputing reads) */
+    int *kind = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *kind);   /* 1 recompute, 2 save */
+    LLVMValueRef *copy = arena_alloc(c->arena, (size_t)lv.nvals * (size_t)c->nsites * sizeof *copy);
     for (int k = 1; k <= c->nsites; k++) {
-        Site *s = &c->sites[k - 1];
-        int b = map_get(&lv.bnum, LLVMBasicBlockAsValue(s->resume), -1);
-        const uint64_t *live = row(&lv, lv.in, b);
+        const uint64_t *live = row(&lv, lv.in, map_get(&lv.bnum,
+                                   LLVMBasicBlockAsValue(c->sites[k - 1].resume), -1));
         for (int v = 0; v < lv.nvals; v++) {
             if (!has_bit(live, v))
                 continue;
-            LLVMValueRef val = lv.vals[v];
-            if (recomputable(c, val, 0) && LLVMGetNumOperands(val) <= 8) {
-                int i = map_get(&remade, val, -1);
-                if (i < 0) {
-                    map_put(&remade, val, nremade);
-                    i = nremade++;
-                    slots[i] = demote(c, val);
-                }
-                LLVMPositionBuilderBefore(B, LLVMGetFirstInstruction(s->resume));
-                LLVMBuildStore(B, recompute(c, val), slots[i]);
+            if (!kind[v])
+                kind[v] = recomputable(c, lv.vals[v], 0) && LLVMGetNumOperands(lv.vals[v]) <= 8 ? 1 : 2;
+            if (kind[v] == 1) {
+                LLVMPositionBuilderBefore(B, LLVMGetFirstInstruction(c->sites[k - 1].resume));
+                copy[(size_t)v * (size_t)c->nsites + (size_t)(k - 1)] = recompute(c, lv.vals[v]);
+            }
+        }
+    }
+    LLVMValueRef *slot = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *slot);
+    int *item = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *item);
+    for (int v = 0; v < lv.nvals; v++) {
+        if (!kind[v])
+            continue;
+        slot[v] = demote(c, lv.vals[v]);
+        if (kind[v] == 2) {
+            LLVMTypeRef ty = LLVMTypeOf(lv.vals[v]);
+            Item *it = add_item(c, lv.vals[v], ty, LLVMABISizeOfType(c->td, ty),
+                                LLVMABIAlignmentOfType(c->td, ty));
+            it->base = item_base(c);
+            it->slot = slot[v];
+            item[v] = c->nitems - 1;
+        }
+    }
+    for (int k = 1; k <= c->nsites; k++) {
+        Site *s = &c->sites[k - 1];
+        const uint64_t *live = row(&lv, lv.in, map_get(&lv.bnum, LLVMBasicBlockAsValue(s->resume), -1));
+        for (int v = 0; v < lv.nvals; v++) {
+            if (!has_bit(live, v))
+                continue;
+            if (kind[v] == 1) {
+                LLVMValueRef cp = copy[(size_t)v * (size_t)c->nsites + (size_t)(k - 1)];
+                LLVMPositionBuilderBefore(B, LLVMGetNextInstruction(cp));
+                LLVMBuildStore(B, cp, slot[v]);
                 continue;
             }
-            int i = map_get(&item_of, val, -1);
-            if (i < 0) {
-                LLVMTypeRef ty = LLVMTypeOf(val);
-                Item *it = add_item(c, val, ty, LLVMABISizeOfType(c->td, ty),
-                                    LLVMABIAlignmentOfType(c->td, ty));
-                it->base = item_base(c);
-                it->slot = demote(c, val);
-                i = c->nitems - 1;
-                map_put(&item_of, val, i);
-            }
-            Item *it = &c->items[i];
+            Item *it = &c->items[item[v]];
             LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(s->exit));
             LLVMBuildStore(B, LLVMBuildLoad2(B, it->type, it->slot, ""), item_at(c, it));
             LLVMPositionBuilderBefore(B, LLVMGetFirstInstruction(s->resume));
