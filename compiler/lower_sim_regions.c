@@ -68,6 +68,7 @@ typedef struct Cut {
     Item *items;
     int nitems, items_cap;
     uint64_t frame;       /* bytes per thread of the arrays */
+    PtrMap kind;          /* hoist_uniform's: what the entry's pointers point into */
 } Cut;
 
 /* Offsets into AbiSimThread (abi.h): its tid and the ExcInfo before it change from thread to
@@ -463,6 +464,7 @@ static void hoist_uniform(Cut *c)
     map_init(c->arena, &kind, count_instructions(c));
     map_put(&kind, c->args, ROOT_ARGS);
     map_put(&kind, c->t, T_BASE);
+    c->kind = kind;
     LLVMValueRef before = LLVMGetBasicBlockTerminator(c->entry);
     for (LLVMValueRef in = LLVMGetFirstInstruction(c->start), next; in; in = next) {
         next = LLVMGetNextInstruction(in);
@@ -472,25 +474,25 @@ static void hoist_uniform(Cut *c)
         bool uniform = true;
         for (int i = 0; i < LLVMGetNumOperands(in) && uniform; i++) {
             LLVMValueRef v = LLVMGetOperand(in, i);
-            uniform = LLVMIsConstant(v) || map_get(&kind, v, 0) != 0;
+            uniform = LLVMIsConstant(v) || map_get(&c->kind, v, 0) != 0;
         }
         if (!uniform)
             continue;
         int k = 0;
         if (op == LLVMLoad) {
-            int from = map_get(&kind, LLVMGetOperand(in, 0), DATA);
+            int from = map_get(&c->kind, LLVMGetOperand(in, 0), DATA);
             if (LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic ||
                 !(from == ROOT_ARGS || from == ARGS_ONE || from >= T_BASE + (int)TID_END))
                 continue;
             k = from == ROOT_ARGS ? ARGS_ONE : DATA;
         } else if (op == LLVMGetElementPtr) {
-            int from = map_get(&kind, LLVMGetOperand(in, 0), DATA);
+            int from = map_get(&c->kind, LLVMGetOperand(in, 0), DATA);
             int64_t off = from >= T_BASE ? gep_offset(c, in) : 0;
             k = from < T_BASE ? from : off >= 0 && off < (1 << 20) ? from + (int)off : DATA;
         } else {
             k = DATA;
         }
-        map_put(&kind, in, k);
+        map_put(&c->kind, in, k);
         LLVMInstructionRemoveFromParent(in);
         LLVMPositionBuilderBefore(c->b, before);
         LLVMInsertIntoBuilder(c->b, in);
@@ -747,24 +749,37 @@ static LLVMValueRef demote(Cut *c, LLVMValueRef v)
     return slot;
 }
 
+/* What p points into (hoist_uniform's kinds), for a pointer of the entry or a GEP of one with
+ * constant indices; DATA when not known. */
+static int pointer_kind(Cut *c, LLVMValueRef p)
+{
+    int k = map_get(&c->kind, p, 0);
+    if (k || !LLVMIsAGetElementPtrInst(p))
+        return k ? k : DATA;
+    int from = pointer_kind(c, LLVMGetOperand(p, 0));
+    int64_t off = gep_offset(c, p);
+    if (from < T_BASE)
+        return from == DATA || off < 0 ? DATA : from;
+    return off >= 0 && off < (1 << 20) ? from + (int)off : DATA;
+}
+
 /* v can be computed again where a thread resumes, rather than saved: it is made of the
  * thread's indices (loaded from t, where the loop over the threads stores them), of values of
- * the entry and of constants, by arithmetic (a few levels deep). */
+ * the entry, of what the entry could load (the arguments, the block's fields of t) and of
+ * constants, by arithmetic (a few levels deep). */
 static bool recomputable(Cut *c, LLVMValueRef v, int depth)
 {
     if (LLVMIsConstant(v) || LLVMIsAArgument(v) ||
         (LLVMIsAInstruction(v) && LLVMGetInstructionParent(v) == c->entry))
         return true;
-    if (!LLVMIsAInstruction(v) || depth > 3)
+    if (!LLVMIsAInstruction(v) || depth > 6)
         return false;
     LLVMOpcode op = LLVMGetInstructionOpcode(v);
-    if (op == LLVMLoad) {
-        LLVMValueRef p = LLVMGetOperand(v, 0);
-        if (LLVMGetVolatile(v) || !LLVMIsAGetElementPtrInst(p) || LLVMGetOperand(p, 0) != c->t ||
-            LLVMGetInstructionParent(p) != c->entry)
-            return false;
-        int64_t off = gep_offset(c, p);
-        return off >= (int64_t)sizeof(ExcInfo) && off < (int64_t)TID_END;
+    if (op == LLVMLoad) {   /* of the thread's indices, or of what the entry may load */
+        int from = pointer_kind(c, LLVMGetOperand(v, 0));
+        return !LLVMGetVolatile(v) && LLVMGetOrdering(v) == LLVMAtomicOrderingNotAtomic &&
+               (from == ROOT_ARGS || from == ARGS_ONE ||
+                from >= T_BASE + (int)sizeof(ExcInfo));
     }
     if (!pure_op(op))
         return false;
