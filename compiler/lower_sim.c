@@ -7,12 +7,14 @@
  *     kernel receives as its ExcInfo pointer, so device functions need no parameter of their own;
  *   - static shared arrays are slices of the block's shared memory, at offsets fixed here;
  *     dynamic ones are the launch's sharedmem bytes;
- *   - barriers and warp operations call simulator/launch.c, which switches the block's fibers;
+ *   - barriers are calls that lower_sim_regions.c cuts the block function at; warp operations
+ *     call simulator/launch.c, which switches the block's fibers;
  *   - fences are CPU fences; atomics need nothing (lower_gpu.c's atomicrmw is the CPU's too).
  * The entry also gets its block function (symbol__simblock, abi.h's AbiSimBlock): a loop over
  * the threads of a block with each thread's indices in a private copy of the AbiSimThread, which
  * the optimiser breaks into registers once the kernel is inlined, so a kernel with no barrier
- * runs as the plain loop an @njit function would be. */
+ * runs as the plain loop an @njit function would be. A kernel with barriers gets a block
+ * function that runs one thread, for lower_sim_regions.c to cut into loops once optimised. */
 #include "compiler/lower.h"
 
 #include <string.h>
