@@ -143,6 +143,7 @@ static bool calls_sync(LLVMValueRef fn)
  * warp operation, no call of a function with one), and its allocas are static. */
 static bool can_cut(Cut *c)
 {
+    size_t barriers = 0, size = count_instructions(c);
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
             if (LLVMIsAInvokeInst(in) || is_call_to(in, "pj_sim_warp") || LLVMIsACallBrInst(in))
@@ -154,6 +155,7 @@ static bool can_cut(Cut *c)
             if (is_call_to(in, "pj_sim_barrier") && (!LLVMIsAConstantInt(LLVMGetOperand(in, 1)) ||
                                                      !LLVMIsAConstantInt(LLVMGetOperand(in, 3))))
                 return false;   /* calls at several lines merged into one */
+            barriers += is_call_to(in, "pj_sim_barrier");
             if (LLVMIsACallInst(in)) {
                 LLVMValueRef f = LLVMGetCalledValue(in);
                 if (!f || !LLVMIsAFunction(f))
@@ -162,7 +164,9 @@ static bool can_cut(Cut *c)
                     return false;
             }
         }
-    return true;
+    /* the analysis keeps a bit per value and block, and a copy per value and barrier: a kernel
+     * whose unrolled loops make thousands of barriers stays on fibers */
+    return barriers * size < ((size_t)1 << 22);
 }
 
 /* ---- the driver: the entry, the loop over the threads, the check after a round ---- */
