@@ -16,7 +16,9 @@
  * as MCUDA and POCL run CUDA and OpenCL on CPUs. Each thread keeps, in an array indexed by its
  * linear index, the values live across the barrier it waits at (from a liveness analysis of the
  * cut function) and its private (alloca'd) memory; values computed from the launch's arguments
- * alone, at the kernel's start, move before the loop and are shared. A barrier in a loop or a
+ * alone, at the kernel's start, move before the loop and are shared, and those made of the
+ * thread's indices and of what the kernel loads from its arguments (addresses, mostly) are
+ * computed again after the barrier rather than saved. A barrier in a loop or a
  * branch needs nothing more: each thread runs its own path to its next barrier, and the check
  * after the round finds the threads that disagree. Warp operations need lanes in lockstep, which
  * rounds of whole regions do not give: kernels with them keep the fibers (simulator/fiber.c), as
@@ -59,7 +61,7 @@ typedef struct Cut {
     LLVMBuilderRef b;
     LLVMTargetDataRef td;
     LLVMValueRef fn, args, t;
-    LLVMTypeRef i1, i8, i32, i64, ptr;
+    LLVMTypeRef i8, i32, i64, ptr;
     /* start: the kernel's own entry; ok, fail: the block function's returns */
     LLVMBasicBlockRef entry, start, zloop, yloop, head, latch, ynext, znext, check, done, ok, fail;
     LLVMValueRef lin, at, preds, bres, sw, frame_size, sync;
@@ -914,7 +916,6 @@ bool lower_sim_regions(Program *prog, LLVMModuleRef mod)
     if (!c.fn || LLVMIsDeclaration(c.fn) || !can_cut(&c))
         return false;
     c.td = LLVMGetModuleDataLayout(mod);
-    c.i1 = LLVMInt1TypeInContext(c.ctx);
     c.i8 = LLVMInt8TypeInContext(c.ctx);
     c.i32 = LLVMInt32TypeInContext(c.ctx);
     c.i64 = LLVMInt64TypeInContext(c.ctx);
