@@ -169,11 +169,13 @@ LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi)
     L->prog->sim_sync = true;
     LLVMValueRef r = lower_call_rt(L, "pj_sim_barrier", L->i32, args, 4);
     /* convergent: the optimiser must not make copies of a barrier that threads reach by
-     * different paths, nor merge barriers of different lines; the function is inlined into the block function, which
-     * lower_sim_regions.c cuts at its barriers */
+     * different paths, nor merge barriers of different lines; a device function with one is
+     * inlined into the kernel, which the block function inlines, which lower_sim_regions.c
+     * cuts at its barriers */
     add_fn_attr(L, r, "convergent", true);
     add_fn_attr(L, r, "nomerge", true);   /* each call keeps its line */
-    if (!has_fn_attr(L->fn, "noinline"))
+    TypedFunc *entry = L->prog->funcs.items[0];
+    if (L->fn != entry->aux && !has_fn_attr(L->fn, "noinline"))   /* a device function */
         add_fn_attr(L, L->fn, "alwaysinline", false);
     return op ? r : LLVMConstNull(L->none_ty);
 }
