@@ -245,7 +245,8 @@ static void build_driver(Cut *c)
     c->lin = lin;
     LLVMBuildStore(B, x, tid_ptr(c, 0));
     LLVMValueRef lin64 = LLVMBuildZExt(B, lin, c->i64, "");
-    LLVMValueRef where = LLVMBuildLoad2(B, c->i32, LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, ""), "");
+    LLVMValueRef where = LLVMBuildLoad2(B, c->i32,
+                                        LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, ""), "");
     c->sw = LLVMBuildSwitch(B, where, c->start, 8);
     LLVMAddCase(c->sw, zero, c->latch);
 
@@ -569,7 +570,8 @@ static void private_allocas(Cut *c)
         for (LLVMUseRef u = LLVMGetFirstUse(in), un; u; u = un) {
             un = LLVMGetNextUse(u);
             LLVMValueRef user = LLVMGetUser(u);
-            if (is_call_to(user, "llvm.lifetime.start.p0") || is_call_to(user, "llvm.lifetime.end.p0"))
+            if (is_call_to(user, "llvm.lifetime.start.p0") ||
+                is_call_to(user, "llvm.lifetime.end.p0"))
                 LLVMInstructionEraseFromParent(user);
         }
         LLVMTypeRef ty = LLVMGetAllocatedType(in);
@@ -725,10 +727,12 @@ static LLVMValueRef demote(Cut *c, LLVMValueRef v)
                     continue;
                 LLVMBasicBlockRef from = LLVMGetIncomingBlock(user, i);
                 LLVMValueRef ld = NULL;
-                for (unsigned j = 0; j < i && !ld; j++)   /* one value per predecessor */
-                    if (LLVMGetIncomingBlock(user, j) == from && LLVMIsALoadInst(LLVMGetIncomingValue(user, j)) &&
-                        LLVMGetOperand(LLVMGetIncomingValue(user, j), 0) == slot)
-                        ld = LLVMGetIncomingValue(user, j);
+                for (unsigned j = 0; j < i && !ld; j++) {   /* one value per predecessor */
+                    LLVMValueRef w = LLVMGetIncomingValue(user, j);
+                    if (LLVMGetIncomingBlock(user, j) == from && LLVMIsALoadInst(w) &&
+                        LLVMGetOperand(w, 0) == slot)
+                        ld = w;
+                }
                 if (!ld) {
                     LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(from));
                     ld = LLVMBuildLoad2(B, ty, slot, "");
@@ -831,7 +835,8 @@ static void save_live(Cut *c)
             if (!has_bit(live, v))
                 continue;
             if (!kind[v])
-                kind[v] = recomputable(c, lv.vals[v], 0) && LLVMGetNumOperands(lv.vals[v]) <= 8 ? 1 : 2;
+                kind[v] = recomputable(c, lv.vals[v], 0) &&
+                          LLVMGetNumOperands(lv.vals[v]) <= 8 ? 1 : 2;
             if (kind[v] == 1) {
                 LLVMPositionBuilderBefore(B, LLVMGetFirstInstruction(c->sites[k - 1].resume));
                 copy[(size_t)v * (size_t)c->nsites + (size_t)(k - 1)] = recompute(c, lv.vals[v]);
@@ -855,7 +860,8 @@ static void save_live(Cut *c)
     }
     for (int k = 1; k <= c->nsites; k++) {
         Site *s = &c->sites[k - 1];
-        const uint64_t *live = row(&lv, lv.in, map_get(&lv.bnum, LLVMBasicBlockAsValue(s->resume), -1));
+        const uint64_t *live = row(&lv, lv.in,
+                                   map_get(&lv.bnum, LLVMBasicBlockAsValue(s->resume), -1));
         for (int v = 0; v < lv.nvals; v++) {
             if (!has_bit(live, v))
                 continue;
