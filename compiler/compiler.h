@@ -151,7 +151,8 @@ typedef struct Program {
      * GPU semantics (lower_sim.c); the kernel's functions take an AbiSimThread (abi.h) as their
      * ExcInfo, and the entry gets a block function beside its wrapper. */
     bool gpu_sim;
-    bool sim_sync;          /* set by lowering: the kernel has a barrier (its threads need fibers) */
+    bool sim_sync;          /* set by lowering: the kernel has a barrier or warp operation; cleared
+                             * when lower_sim_regions cuts it (else its threads need fibers) */
     int64_t sim_shared_bytes;   /* set by lowering: the block's static shared memory */
 } Program;
 

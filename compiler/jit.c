@@ -15,6 +15,7 @@
  * see them), the addresses of Python objects the code refers to (pj.ref.<i>: lower_ref) and
  * everything else (libm, libc) from the process; jit_release clears exactly that dylib. */
 #include "compiler/compiler.h"
+#include "compiler/lower.h"
 #include "compiler/target.h"
 
 #include <pthread.h>
@@ -409,6 +410,17 @@ static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *dia
     return err ? llvm_error(diag, "optimising", err) : 0;
 }
 
+/* The kernel (and its device functions with barriers) inlined into a simulated kernel's block
+ * function, and simplified, for lower_sim_regions to cut (optimise_cpu runs after). */
+static int simplify_for_cut(LLVMModuleRef mod, Diag *diag)
+{
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(mod, "always-inline,function(sroa,early-cse,instcombine,"
+                                     "simplifycfg)", host_tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    return err ? llvm_error(diag, "optimising", err) : 0;
+}
+
 static int optimise_ptx(Program *prog, LLVMModuleRef mod, LLVMTargetMachineRef tm, Diag *diag)
 {
     int level = prog->opts ? prog->opts->opt_level : 3;
@@ -423,7 +435,7 @@ static int optimise_ptx(Program *prog, LLVMModuleRef mod, LLVMTargetMachineRef t
 int jit_optimise(Program *prog, Diag *diag)
 {
     LLVMModuleRef mod = prog->llvm->mod;
-    int rc;
+    int rc = 0;
     if (prog->gpu) {
         pthread_mutex_lock(&ptx_lock);
         LLVMTargetMachineRef tm = ptx_tm(prog->gpu_cc, diag);
@@ -431,7 +443,15 @@ int jit_optimise(Program *prog, Diag *diag)
         pthread_mutex_unlock(&ptx_lock);
     } else {
         pthread_mutex_lock(&jit_lock);
-        rc = optimise_cpu(mod, prog->opts, diag);
+        /* a simulated kernel with barriers is inlined into its block function and simplified,
+         * cut there into loops over the threads (lower_sim_regions.c), then optimised */
+        if (prog->gpu_sim && prog->sim_sync) {
+            rc = simplify_for_cut(mod, diag);
+            if (rc == 0 && lower_sim_regions(prog, mod))
+                prog->sim_sync = false;
+        }
+        if (rc == 0)
+            rc = optimise_cpu(mod, prog->opts, diag);
         pthread_mutex_unlock(&jit_lock);
     }
     if (rc < 0)

@@ -137,6 +137,9 @@ LLVMValueRef lower_sim_unsupported(Lower *L, Instr *in, Builtin bi);
 /* The C library's function for libdevice's nv_name ("__nv_sinf": "sinf"), or NULL. */
 const char *lower_sim_libm(const char *nv_name);
 void lower_sim_block(Lower *L, TypedFunc *tf);
+/* lower_sim_regions.c: the block function of a kernel with barriers cut into loops over its
+ * threads, after a first optimisation; false when it cannot be (its threads need fibers). */
+bool lower_sim_regions(Program *prog, LLVMModuleRef mod);
 /* lower_ffi.c: the C entry symbol__cfunc of a cfunc (Program.cfunc), `R f(A0, ...)` in the C
  * ABI; the builder is left inside it. */
 LLVMValueRef lower_build_cfunc(Lower *L, TypedFunc *tf);

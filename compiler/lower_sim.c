@@ -7,12 +7,14 @@
  *     kernel receives as its ExcInfo pointer, so device functions need no parameter of their own;
  *   - static shared arrays are slices of the block's shared memory, at offsets fixed here;
  *     dynamic ones are the launch's sharedmem bytes;
- *   - barriers and warp operations call simulator/launch.c, which switches the block's fibers;
+ *   - barriers are calls that lower_sim_regions.c cuts the block function at; warp operations
+ *     call simulator/launch.c, which switches the block's fibers;
  *   - fences are CPU fences; atomics need nothing (lower_gpu.c's atomicrmw is the CPU's too).
  * The entry also gets its block function (symbol__simblock, abi.h's AbiSimBlock): a loop over
  * the threads of a block with each thread's indices in a private copy of the AbiSimThread, which
  * the optimiser breaks into registers once the kernel is inlined, so a kernel with no barrier
- * runs as the plain loop an @njit function would be. */
+ * runs as the plain loop an @njit function would be. A kernel with barriers gets a block
+ * function that runs one thread, for lower_sim_regions.c to cut into loops once optimised. */
 #include "compiler/lower.h"
 
 #include <string.h>
@@ -134,6 +136,26 @@ LLVMValueRef lower_sim_shared(Lower *L, int64_t n, int itemsize, LLVMValueRef *l
     return LLVMBuildInBoundsGEP2(B, L->i8, base, &off, 1, "");
 }
 
+static unsigned attr_kind(const char *name)
+{
+    return LLVMGetEnumAttributeKindForName(name, strlen(name));
+}
+
+static bool has_fn_attr(LLVMValueRef fn, const char *name)
+{
+    return LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, attr_kind(name)) != NULL;
+}
+
+/* A function attribute on a call (call true) or a function. */
+static void add_fn_attr(Lower *L, LLVMValueRef v, const char *name, bool call)
+{
+    LLVMAttributeRef a = LLVMCreateEnumAttribute(L->ctx, attr_kind(name), 0);
+    if (call)
+        LLVMAddCallSiteAttribute(v, LLVMAttributeFunctionIndex, a);
+    else
+        LLVMAddAttributeAtIndex(v, LLVMAttributeFunctionIndex, a);
+}
+
 /* syncthreads and its count/and/or forms: a call of the simulator, which switches fibers. */
 LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi)
 {
@@ -146,6 +168,15 @@ LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi)
                             LLVMConstInt(L->i32, (unsigned)in->line, 0)};
     L->prog->sim_sync = true;
     LLVMValueRef r = lower_call_rt(L, "pj_sim_barrier", L->i32, args, 4);
+    /* convergent: the optimiser must not make copies of a barrier that threads reach by
+     * different paths, nor merge barriers of different lines; a device function with one is
+     * inlined into the kernel, which the block function inlines, which lower_sim_regions.c
+     * cuts at its barriers */
+    add_fn_attr(L, r, "convergent", true);
+    add_fn_attr(L, r, "nomerge", true);   /* each call keeps its line */
+    TypedFunc *entry = L->prog->funcs.items[0];
+    if (L->fn != entry->aux && !has_fn_attr(L->fn, "noinline"))   /* a device function */
+        add_fn_attr(L, L->fn, "alwaysinline", false);
     return op ? r : LLVMConstNull(L->none_ty);
 }
 
@@ -328,7 +359,18 @@ void lower_sim_block(Lower *L, TypedFunc *tf)
     LLVMValueRef args[tf->nargs + 2];
     lower_wrapper_args(L, tf, LLVMGetParam(fn, 0), args);
     args[0] = LLVMBuildAlloca(B, tf->ret && tf->ret->kind != TY_NONE ? lower_type(L, tf->ret) : L->i8, "");
+    args[1] = t;
     /* every thread, x fastest, each with its own copy of t */
+    if (L->prog->sim_sync) {
+        /* the kernel, inlined, is cut at its barriers into loops over the threads by
+         * lower_sim_regions once optimised; until then (and if it cannot be cut, for its
+         * threads run as fibers then) one thread */
+        LLVMValueRef call = LLVMBuildCall2(B, nty, native, args, (unsigned)tf->nargs + 2, "");
+        add_fn_attr(L, call, "alwaysinline", true);
+        LLVMBuildRet(B, call);
+        LLVMDeleteBasicBlock(fail);
+        return;
+    }
     LLVMValueRef mine = LLVMBuildAlloca(B, st, "thread"), size = LLVMSizeOf(st);
     LLVMBuildMemCpy(B, mine, 8, t, 8, size);
     args[1] = mine;

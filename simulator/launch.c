@@ -7,8 +7,10 @@
  * memory, the AbiSimThreads and fiber stacks of a block), made for the largest block it has run
  * and reused.
  *
- * A block of a kernel with no barrier is one call of the kernel's block function, which loops
- * over the threads. A kernel with barriers runs its threads as fibers in rounds: each round
+ * A block is one call of the kernel's block function, which loops over the threads; in a kernel
+ * with barriers, that loop is cut at each (compiler/lower_sim_regions.c): it runs the threads
+ * to their next barrier, calls pj_sim_regions_sync, and goes round again. A kernel with warp
+ * operations (or a barrier the cut could not reach) runs its threads as fibers in rounds: each round
  * resumes, in thread order, every thread not finished, until it reaches a barrier or returns;
  * then the warps whose lanes all wait at warp operations (shuffles, votes, syncwarp) complete
  * them, lockstep, and the next round starts; when none can, every waiting thread must wait at the
@@ -72,6 +74,8 @@ typedef struct SimWorker {
     SimFiber *fibers;
     char *stacks;
     int cap;                /* threads (and fibers, and stacks) made */
+    char *scratch;          /* pj_sim_scratch's */
+    size_t scratch_cap;
 } SimWorker;
 
 static __thread SimWorker worker;
@@ -261,45 +265,65 @@ static int append(char *buf, size_t size, int at, const char *fmt, ...)
     return n < 0 ? at : at + n;
 }
 
-/* Waiting threads at different barriers: the text of the BarrierError, as the interpreted
- * simulator words it, each line's threads (a few of them) listed. */
-static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, ExcInfo *exc)
+/* What a thread of a deadlocked block waits at: SIM_WAITING a barrier, SIM_WARP a warp
+ * operation (other states: nothing), and the line. */
+typedef struct SimWait {
+    SimState state;
+    int32_t site;
+} SimWait;
+
+/* Waiting threads at different barriers: the BarrierError, its text as the interpreted simulator
+ * words it, each line's threads (a few of them) listed; w[i] is thread i's (x fastest). */
+static int32_t deadlock(SimLaunch *L, const SimWait *w, int n, const AbiSimThread *t0, ExcInfo *exc)
 {
+    static const char later[] = "deadlock: threads of a block wait at different barriers";
+    ExcInfo e = {.kind = ABI_EXC_USER, .cls = barrier_error, .msg = later};
+    if (atomic_exchange(&L->claimed, 1) != 0) {   /* another block's failure is the launch's */
+        set_exc(exc, &e);
+        return ABI_STATUS_ERROR;
+    }
+    L->fault_barrier = true;
     char *buf = L->barrier_text;
     size_t size = sizeof L->barrier_text;
-    SimFiber *fib = r->fibers;
+    const uint32_t *nt = L->cfg.block;
     bool warp = false;
-    for (int i = 0; i < r->n; i++)
-        warp |= fib[i].state == SIM_WARP;
+    for (int i = 0; i < n; i++)
+        warp |= w[i].state == SIM_WARP;
     int at = append(buf, size, 0, "kernel '%s', block (%d, %d, %d): deadlock: %s", L->kname,
                     t0->ctaid[0], t0->ctaid[1], t0->ctaid[2],
                     warp ? "threads wait at a warp operation that lanes of its mask never reach"
                          : "threads of the block wait at different syncthreads() calls");
-    for (int i = 0; i < r->n; i++) {
-        if (fib[i].state != SIM_WAITING && fib[i].state != SIM_WARP)
+    for (int i = 0; i < n; i++) {
+        if (w[i].state != SIM_WAITING && w[i].state != SIM_WARP)
             continue;
         bool first = true;
         for (int j = 0; j < i && first; j++)
-            first = !(fib[j].state == fib[i].state && fib[j].site == fib[i].site);
+            first = !(w[j].state == w[i].state && w[j].site == w[i].site);
         if (!first)
             continue;
         int count = 0;
-        for (int j = i; j < r->n; j++)
-            count += fib[j].state == fib[i].state && fib[j].site == fib[i].site;
+        for (int j = i; j < n; j++)
+            count += w[j].state == w[i].state && w[j].site == w[i].site;
         at = append(buf, size, at, "; %d thread(s) wait at the %s of line %d:", count,
-                    fib[i].state == SIM_WARP ? "warp operation" : "syncthreads()", fib[i].site);
-        for (int j = i, shown = 0; j < r->n && shown < 4; j++)
-            if (fib[j].state == fib[i].state && fib[j].site == fib[i].site) {
-                const int32_t *tid = fib[j].thread->tid;
-                at = append(buf, size, at, " (%d, %d, %d)", tid[0], tid[1], tid[2]);
+                    w[i].state == SIM_WARP ? "warp operation" : "syncthreads()", w[i].site);
+        for (int j = i, shown = 0; j < n && shown < 4; j++)
+            if (w[j].state == w[i].state && w[j].site == w[i].site) {
+                at = append(buf, size, at, " (%u, %u, %u)", (unsigned)j % nt[0],
+                            (unsigned)j / nt[0] % nt[1], (unsigned)j / (nt[0] * nt[1]));
                 shown++;
             }
     }
-    if (atomic_exchange(&L->claimed, 1) == 0)
-        L->fault_barrier = true;
-    ExcInfo e = {.kind = ABI_EXC_USER, .cls = barrier_error, .msg = buf};
+    e.msg = buf;
     set_exc(exc, &e);
     return ABI_STATUS_ERROR;
+}
+
+static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, ExcInfo *exc)
+{
+    SimWait w[r->n];
+    for (int i = 0; i < r->n; i++)
+        w[i] = (SimWait){r->fibers[i].state, r->fibers[i].site};
+    return deadlock(L, w, r->n, t0, exc);
 }
 
 /* The waiting threads' barrier: all at one site, each given its result; false when they differ
@@ -372,6 +396,65 @@ static int32_t run_fibers(SimLaunch *L, SimWorker *w, const AbiSimThread *proto,
     }
 }
 
+/* ---- a block with barriers: loops split at them (compiler/lower_sim_regions.c) ---- */
+
+static __thread SimLaunch *running;   /* the launch whose block this OS thread runs */
+static __thread bool deadlocked;      /* its block function failed with a BarrierError */
+
+void *pj_sim_scratch(AbiSimThread *t, int64_t bytes)
+{
+    SimWorker *w = &worker;
+    if ((size_t)bytes > w->scratch_cap) {
+        size_t cap = ((size_t)bytes + 4095) / 4096 * 4096;
+        char *m = aligned_alloc(64, cap);
+        if (!m) {
+            out_of_memory(&t->exc);
+            return NULL;
+        }
+        free(w->scratch);
+        w->scratch = m;
+        w->scratch_cap = cap;
+    }
+    return w->scratch;
+}
+
+int64_t pj_sim_regions_sync(AbiSimThread *t, int32_t *at, const int32_t *pred, const int32_t *sites)
+{
+    SimLaunch *L = running;
+    int n = L->nthreads, first = 0;
+    for (int i = 0; i < n && !first; i++)
+        first = at[i] > 0 ? at[i] : 0;
+    if (!first)
+        return 0;   /* every thread returned */
+    /* a round usually ends with every thread at one barrier call: one pass, no branch */
+    int other = 0, count = 0;
+    for (int i = 0; i < n; i++)
+        other |= at[i] != first && at[i] != 0;
+    if (other)   /* at other calls: the same barrier if at the same line (a copy of the code) */
+        for (int i = 0; i < n; i++) {
+            int k = at[i];
+            if (k > 0 && (sites[2 * k] != sites[2 * first] || sites[2 * k + 1] != sites[2 * first + 1]))
+                goto diverged;
+        }
+    int op = sites[2 * first];
+    if (op)
+        for (int i = 0; i < n; i++)
+            count += at[i] > 0 && pred[i] != 0;
+    int live = 0;
+    if (op >= 2)
+        for (int i = 0; i < n; i++)
+            live += at[i] > 0;
+    int64_t result = op == 1 ? count : op == 2 ? count == live : op == 3 ? count != 0 : 0;
+    return (int64_t)((uint64_t)result << 32) | 1;
+diverged:;
+    SimWait w[n];
+    for (int i = 0; i < n; i++)
+        w[i] = (SimWait){at[i] > 0 ? SIM_WAITING : SIM_DONE, at[i] > 0 ? sites[2 * at[i] + 1] : 0};
+    deadlocked = true;
+    deadlock(L, w, n, t, &t->exc);
+    return 0xffffffff;   /* -1 in the low half */
+}
+
 /* ---- blocks ---- */
 
 static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
@@ -398,9 +481,14 @@ static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
     t.dynbytes = L->cfg.dynbytes;
     if (L->sync)
         return run_fibers(L, w, &t, exc);
-    if (L->fn(L->args, &t) != ABI_STATUS_OK)
+    running = L;
+    deadlocked = false;
+    if (L->fn(L->args, &t) == ABI_STATUS_OK)
+        return ABI_STATUS_OK;
+    if (!deadlocked)
         return fail_thread(L, &t, exc);
-    return ABI_STATUS_OK;
+    set_exc(exc, &t.exc);
+    return ABI_STATUS_ERROR;
 }
 
 static int32_t run_blocks(void *ctx, int64_t lo, int64_t hi, int64_t slot, ExcInfo *exc)

@@ -1,8 +1,10 @@
 /* sim.h: the CPU simulator of GPU kernels (PYJIT_SIMULATOR=cpu), between its two files.
  *
  *   launch.c  a launch: blocks spread over the thread pool (runtime/pool.c); a block runs as the
- *             kernel's block function's loop over its threads (abi.h: AbiSimBlock), or, when the
- *             kernel has barriers, as one fiber per thread, switched at each barrier
+ *             kernel's block function's loop over its threads (abi.h: AbiSimBlock), cut into
+ *             rounds at barriers (compiler/lower_sim_regions.c; pj_sim_regions_sync ends a
+ *             round), or, when the kernel has warp operations, as one fiber per thread,
+ *             switched at each barrier and warp operation
  *   fiber.c   the fibers: their stacks and the switch
  *
  * The kernels themselves are compiled by the ordinary pipeline (compiler/lower_sim.c). */
@@ -16,7 +18,7 @@
 #include <ucontext.h>
 #endif
 
-#define SIM_STACK_BYTES (256 * 1024)   /* per simulated thread of a block with barriers */
+#define SIM_STACK_BYTES (256 * 1024)   /* per simulated thread of a block on fibers */
 
 /* SIM_WAITING: at a barrier; SIM_WARP: at a warp operation */
 typedef enum SimState { SIM_READY, SIM_WAITING, SIM_WARP, SIM_DONE } SimState;

@@ -1,0 +1,943 @@
+/* lower_sim_regions.c: a simulated kernel's barriers as loops over the block's threads
+ * (PYJIT_SIMULATOR=cpu; lower_sim.c lowers the kernel language, simulator/ runs the launch).
+ *
+ * A kernel with syncthreads gets, from lower_sim.c, a block function that calls the kernel once;
+ * the optimiser inlines the kernel and its device functions into it. Here that one thread's code
+ * is cut at each barrier call and wrapped in a loop over the block's threads, in x, y, z order:
+ *
+ *     for each thread whose resume point is not "returned":
+ *         jump to its resume point: the kernel's start, or the code after barrier k
+ *         run until a barrier k (resume point := k, its values saved) or the end (returned)
+ *     pj_sim_regions_sync: all threads that did not return wait at one barrier (else the block
+ *         would hang on a GPU: BarrierError), whose syncthreads_count/and/or result it gives;
+ *         go round again, or leave when every thread returned
+ *
+ * so a round is one loop over the threads through the code between two barriers (the region),
+ * as MCUDA and POCL run CUDA and OpenCL on CPUs. Each thread keeps, in an array indexed by its
+ * linear index, the values live across the barrier it waits at (from a liveness analysis of the
+ * cut function) and its private (alloca'd) memory; values computed from the launch's arguments
+ * alone, at the kernel's start, move before the loop and are shared, and those made of the
+ * thread's indices and of what the kernel loads from its arguments (addresses, mostly) are
+ * computed again after the barrier rather than saved. A barrier in a loop or a
+ * branch needs nothing more: each thread runs its own path to its next barrier, and the check
+ * after the round finds the threads that disagree. Warp operations need lanes in lockstep, which
+ * rounds of whole regions do not give: kernels with them keep the fibers (simulator/fiber.c), as
+ * do kernels whose barriers stay in a function that is not inlined (recursion).
+ *
+ * The optimiser then runs again over the cut function: within a region, a thread's values are in
+ * registers, and the loads and stores of shared memory are the plain ones of any loop. */
+#include "compiler/lower.h"
+
+#include <llvm-c/Target.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct PtrMap {
+    LLVMValueRef *keys;
+    int *vals;
+    size_t cap;
+} PtrMap;
+
+typedef struct Site {
+    LLVMBasicBlockRef exit, resume;   /* the code up to the barrier; the code after it */
+    LLVMValueRef pred;
+    int op, line;
+} Site;
+
+/* One array of the threads' values: a value live across barriers, or a thread's alloca. */
+typedef struct Item {
+    LLVMValueRef value;   /* the spilled value, or the alloca replaced */
+    LLVMValueRef slot;    /* the spilled value's alloca in the entry (mem2reg turns it back) */
+    LLVMValueRef base;    /* the array, made in the entry */
+    LLVMTypeRef type;
+    uint64_t stride, offset;
+} Item;
+
+typedef struct Cut {
+    Program *prog;
+    Arena *arena;
+    LLVMModuleRef mod;
+    LLVMContextRef ctx;
+    LLVMBuilderRef b;
+    LLVMTargetDataRef td;
+    LLVMValueRef fn, args, t;
+    LLVMTypeRef i8, i32, i64, ptr;
+    /* start: the kernel's own entry; ok, fail: the block function's returns */
+    LLVMBasicBlockRef entry, start, zloop, yloop, head, latch, ynext, znext, check, done, ok, fail;
+    LLVMValueRef lin, at, preds, bres, sw, frame_size, sync;
+    Site *sites;
+    int nsites, sites_cap;
+    Item *items;
+    int nitems, items_cap;
+    uint64_t frame;       /* bytes per thread of the arrays */
+    PtrMap kind;          /* hoist_uniform's: what the entry's pointers point into */
+} Cut;
+
+/* Offsets into AbiSimThread (abi.h): its tid and the ExcInfo before it change from thread to
+ * thread; the fields after tid are the block's. */
+#define TID_END (sizeof(ExcInfo) + 3 * sizeof(int32_t))
+
+/* ---- a map from values to ints ---- */
+
+static void map_init(Arena *a, PtrMap *m, size_t n)
+{
+    m->cap = 64;
+    while (m->cap < 2 * n + 16)
+        m->cap *= 2;
+    m->keys = arena_alloc(a, m->cap * sizeof *m->keys);
+    m->vals = arena_alloc(a, m->cap * sizeof *m->vals);
+}
+
+static size_t map_slot(const PtrMap *m, LLVMValueRef k)
+{
+    size_t h = (size_t)(((uintptr_t)k >> 4) * 0x9E3779B97F4A7C15ull) & (m->cap - 1);
+    while (m->keys[h] && m->keys[h] != k)
+        h = (h + 1) & (m->cap - 1);
+    return h;
+}
+
+static void map_put(PtrMap *m, LLVMValueRef k, int v)
+{
+    size_t h = map_slot(m, k);
+    m->keys[h] = k;
+    m->vals[h] = v;
+}
+
+static int map_get(const PtrMap *m, LLVMValueRef k, int missing)
+{
+    size_t h = map_slot(m, k);
+    return m->keys[h] ? m->vals[h] : missing;
+}
+
+static size_t count_instructions(Cut *c)
+{
+    size_t n = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
+            n++;
+    return n;
+}
+
+/* ---- what can be cut ---- */
+
+static bool is_call_to(LLVMValueRef in, const char *name)
+{
+    if (!LLVMIsACallInst(in))
+        return false;
+    LLVMValueRef f = LLVMGetCalledValue(in);
+    if (!f || !LLVMIsAFunction(f))
+        return false;
+    size_t len;
+    const char *s = LLVMGetValueName2(f, &len);
+    return strlen(name) == len && memcmp(s, name, len) == 0;
+}
+
+static bool calls_sync(LLVMValueRef fn)
+{
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
+            if (is_call_to(in, "pj_sim_barrier") || is_call_to(in, "pj_sim_warp"))
+                return true;
+    return false;
+}
+
+/* The block function can be cut: its only synchronisation is barrier calls in its own body (no
+ * warp operation, no call of a function with one), and its allocas are static. */
+static bool can_cut(Cut *c)
+{
+    size_t barriers = 0, size = count_instructions(c);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            if (LLVMIsAInvokeInst(in) || is_call_to(in, "pj_sim_warp") || LLVMIsACallBrInst(in))
+                return false;
+            if (LLVMIsAAllocaInst(in) && (bb != LLVMGetEntryBasicBlock(c->fn) ||
+                                          !LLVMIsConstant(LLVMGetOperand(in, 0)) ||
+                                          LLVMGetAlignment(in) > 64))
+                return false;
+            if (is_call_to(in, "pj_sim_barrier") && (!LLVMIsAConstantInt(LLVMGetOperand(in, 1)) ||
+                                                     !LLVMIsAConstantInt(LLVMGetOperand(in, 3))))
+                return false;   /* calls at several lines merged into one */
+            barriers += is_call_to(in, "pj_sim_barrier");
+            if (LLVMIsACallInst(in)) {
+                LLVMValueRef f = LLVMGetCalledValue(in);
+                if (!f || !LLVMIsAFunction(f))
+                    return false;   /* an indirect call: it might synchronise */
+                if (f != c->fn && !LLVMIsDeclaration(f) && calls_sync(f))
+                    return false;
+            }
+        }
+    /* the analysis keeps a bit per value and block, and a copy per value and barrier: a kernel
+     * whose unrolled loops make thousands of barriers stays on fibers */
+    return barriers * size < ((size_t)1 << 22);
+}
+
+/* ---- the driver: the entry, the loop over the threads, the check after a round ---- */
+
+static LLVMValueRef tid_ptr(Cut *c, int axis)
+{
+    LLVMValueRef off = LLVMConstInt(c->i64, sizeof(ExcInfo) + 4 * (unsigned)axis, 0);
+    return LLVMBuildInBoundsGEP2(c->b, c->i8, c->t, &off, 1, "");
+}
+
+static LLVMValueRef ntid(Cut *c, int axis)
+{
+    LLVMValueRef off = LLVMConstInt(c->i64, sizeof(ExcInfo) + 24 + 4 * (unsigned)axis, 0);
+    return LLVMBuildLoad2(c->b, c->i32, LLVMBuildInBoundsGEP2(c->b, c->i8, c->t, &off, 1, ""), "");
+}
+
+static LLVMValueRef entry_alloca(Cut *c, LLVMTypeRef ty)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMPositionBuilderBefore(B, LLVMGetFirstInstruction(c->entry));
+    return LLVMBuildAlloca(B, ty, "");
+}
+
+/* The entry (the thread arrays, from pj_sim_scratch; the threads all start at the kernel's own
+ * entry), the loops over z, y and x (the thread's indices into t, then the switch to its resume
+ * point), and the check after each round. */
+static void build_driver(Cut *c)
+{
+    LLVMBuilderRef B = c->b;
+    c->start = LLVMGetEntryBasicBlock(c->fn);
+    c->entry = LLVMInsertBasicBlockInContext(c->ctx, c->start, "sim.entry");
+    c->zloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread.z");
+    c->yloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread.y");
+    c->head = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread");
+    c->latch = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next");
+    c->check = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round");
+    c->done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.returned");
+    LLVMBasicBlockRef fail = c->fail = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fail");
+    LLVMBasicBlockRef ok = c->ok = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.ok");
+
+    LLVMPositionBuilderAtEnd(B, c->entry);
+    c->bres = LLVMBuildAlloca(B, c->i32, "");
+    LLVMValueRef nx = ntid(c, 0), ny = ntid(c, 1), nz = ntid(c, 2);
+    LLVMValueRef n = LLVMBuildNUWMul(B, LLVMBuildNUWMul(B, nx, ny, ""), nz, "");
+    LLVMValueRef n64 = LLVMBuildZExt(B, n, c->i64, "");
+    c->frame_size = LLVMBuildNUWMul(B, n64, LLVMConstInt(c->i64, 64, 0), "");   /* set later */
+    LLVMValueRef sargs[2] = {c->t, c->frame_size};
+    LLVMTypeRef sp[2] = {c->ptr, c->i64};
+    LLVMTypeRef sty = LLVMFunctionType(c->ptr, sp, 2, 0);
+    LLVMValueRef sfn = LLVMGetNamedFunction(c->mod, "pj_sim_scratch");
+    if (!sfn)
+        sfn = LLVMAddFunction(c->mod, "pj_sim_scratch", sty);
+    c->at = LLVMBuildCall2(B, sty, sfn, sargs, 2, "");
+    LLVMValueRef off = LLVMBuildNUWMul(B, n64, LLVMConstInt(c->i64, 16, 0), "");
+    c->preds = LLVMBuildInBoundsGEP2(B, c->i8, c->at, &off, 1, "");
+    LLVMBuildMemSet(B, c->at, LLVMConstInt(c->i8, 0xff, 0), LLVMBuildNUWMul(B, n64,
+                    LLVMConstInt(c->i64, 4, 0), ""), 64);
+    LLVMValueRef null = LLVMBuildICmp(B, LLVMIntEQ, c->at, LLVMConstNull(c->ptr), "");
+    LLVMBuildCondBr(B, null, fail, c->zloop);
+
+    /* three loops, z outermost: zloop and yloop store the thread's z and y into t, the head its
+     * x, then switches to the thread's resume point at[lin]: -1 the start, 0 returned */
+    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0), zero = LLVMConstInt(c->i32, 0, 0);
+    LLVMPositionBuilderAtEnd(B, c->zloop);
+    LLVMValueRef z = LLVMBuildPhi(B, c->i32, ""), zlin = LLVMBuildPhi(B, c->i32, "");
+    LLVMBuildStore(B, z, tid_ptr(c, 2));
+    LLVMBuildBr(B, c->yloop);
+    LLVMPositionBuilderAtEnd(B, c->yloop);
+    LLVMValueRef y = LLVMBuildPhi(B, c->i32, ""), ylin = LLVMBuildPhi(B, c->i32, "");
+    LLVMBuildStore(B, y, tid_ptr(c, 1));
+    LLVMBuildBr(B, c->head);
+    LLVMPositionBuilderAtEnd(B, c->head);
+    LLVMValueRef x = LLVMBuildPhi(B, c->i32, ""), lin = LLVMBuildPhi(B, c->i32, "");
+    c->lin = lin;
+    LLVMBuildStore(B, x, tid_ptr(c, 0));
+    LLVMValueRef lin64 = LLVMBuildZExt(B, lin, c->i64, "");
+    LLVMValueRef where = LLVMBuildLoad2(B, c->i32,
+                                        LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, ""), "");
+    c->sw = LLVMBuildSwitch(B, where, c->start, 8);
+    LLVMAddCase(c->sw, zero, c->latch);
+
+    /* the latches: the next thread, x fastest */
+    LLVMBasicBlockRef ynext = c->ynext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next.y");
+    LLVMBasicBlockRef znext = c->znext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next.z");
+    LLVMPositionBuilderAtEnd(B, c->latch);
+    LLVMValueRef lin1 = LLVMBuildNUWAdd(B, lin, one, "");
+    LLVMValueRef x1 = LLVMBuildNUWAdd(B, x, one, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, nx, ""), c->head, ynext);
+    LLVMPositionBuilderAtEnd(B, ynext);
+    LLVMValueRef y1 = LLVMBuildNUWAdd(B, y, one, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, y1, ny, ""), c->yloop, znext);
+    LLVMPositionBuilderAtEnd(B, znext);
+    LLVMValueRef z1 = LLVMBuildNUWAdd(B, z, one, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, z1, nz, ""), c->zloop, c->check);
+    LLVMValueRef xs[2] = {zero, x1}, xl[2] = {ylin, lin1};
+    LLVMBasicBlockRef xf[2] = {c->yloop, c->latch};
+    LLVMAddIncoming(x, xs, xf, 2);
+    LLVMAddIncoming(lin, xl, xf, 2);
+    LLVMValueRef ys[2] = {zero, y1}, yl[2] = {zlin, lin1};
+    LLVMBasicBlockRef yf[2] = {c->zloop, ynext};
+    LLVMAddIncoming(y, ys, yf, 2);
+    LLVMAddIncoming(ylin, yl, yf, 2);
+    LLVMValueRef zs[3] = {zero, z1, zero}, zl[3] = {zero, lin1, zero};
+    LLVMBasicBlockRef zf[3] = {c->entry, znext, c->check};
+    LLVMAddIncoming(z, zs, zf, 3);
+    LLVMAddIncoming(zlin, zl, zf, 3);
+
+    /* the round's end: low half 1 go on, 0 all returned, -1 failed; high half the result */
+    LLVMPositionBuilderAtEnd(B, c->check);
+    LLVMTypeRef cp[4] = {c->ptr, c->ptr, c->ptr, c->ptr};
+    LLVMTypeRef cty = LLVMFunctionType(c->i64, cp, 4, 0);
+    LLVMValueRef cfn = LLVMGetNamedFunction(c->mod, "pj_sim_regions_sync");
+    if (!cfn)
+        cfn = LLVMAddFunction(c->mod, "pj_sim_regions_sync", cty);
+    LLVMValueRef cargs[4] = {c->t, c->at, c->preds, LLVMConstNull(c->ptr)};   /* sites: later */
+    LLVMValueRef r = c->sync = LLVMBuildCall2(B, cty, cfn, cargs, 4, "sim.sync");
+    LLVMBuildStore(B, LLVMBuildTrunc(B, LLVMBuildLShr(B, r, LLVMConstInt(c->i64, 32, 0), ""),
+                                     c->i32, ""), c->bres);
+    LLVMValueRef state = LLVMBuildTrunc(B, r, c->i32, "");
+    LLVMValueRef csw = LLVMBuildSwitch(B, state, fail, 2);
+    LLVMAddCase(csw, one, c->zloop);
+    LLVMAddCase(csw, zero, ok);
+    LLVMPositionBuilderAtEnd(B, fail);
+    LLVMBuildRet(B, LLVMConstInt(c->i32, ABI_STATUS_ERROR, 0));
+    LLVMPositionBuilderAtEnd(B, ok);
+    LLVMBuildRet(B, LLVMConstInt(c->i32, ABI_STATUS_OK, 0));
+
+    /* a thread that returned: 0 at its place; one that raised: its status, t has the rest */
+    LLVMPositionBuilderAtEnd(B, c->done);
+    LLVMBuildStore(B, zero, LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, ""));
+    LLVMBuildBr(B, c->latch);
+}
+
+static LLVMValueRef lin_index(Cut *c)
+{
+    return LLVMBuildZExt(c->b, c->lin, c->i64, "");
+}
+
+/* ---- cutting at barriers ---- */
+
+static bool is_body(Cut *c, LLVMBasicBlockRef bb)
+{
+    return bb != c->entry && bb != c->zloop && bb != c->yloop && bb != c->head &&
+           bb != c->latch && bb != c->ynext && bb != c->znext && bb != c->check && bb != c->ok &&
+           bb != c->fail;
+}
+
+/* Barrier call `call` of block a: a's head up to the call moves to a new block (the exit, which
+ * records the barrier and goes to the next thread), the rest stays in a (the resume point, where
+ * the barrier's result is read). Branches to a go to the exit instead. */
+static void cut_at(Cut *c, LLVMBasicBlockRef a, LLVMValueRef call)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMBasicBlockRef exit = LLVMInsertBasicBlockInContext(c->ctx, a, "sim.barrier");
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+        if (!term)
+            continue;
+        for (unsigned i = 0; i < LLVMGetNumSuccessors(term); i++)
+            if (LLVMGetSuccessor(term, i) == a)
+                LLVMSetSuccessor(term, i, exit);
+    }
+    if (c->start == a)   /* the head of a block moves: the kernel's start, a resume point */
+        c->start = exit;
+    for (int k = 0; k < c->nsites; k++)
+        if (c->sites[k].resume == a)
+            c->sites[k].resume = exit;
+    LLVMPositionBuilderAtEnd(B, exit);
+    for (LLVMValueRef in = LLVMGetFirstInstruction(a); in != call; in = LLVMGetFirstInstruction(a)) {
+        LLVMInstructionRemoveFromParent(in);
+        LLVMInsertIntoBuilder(B, in);
+    }
+    if (c->nsites == c->sites_cap) {
+        int cap = c->sites_cap ? 2 * c->sites_cap : 8;
+        Site *s = arena_alloc(c->arena, (size_t)cap * sizeof *s);
+        if (c->nsites)
+            memcpy(s, c->sites, (size_t)c->nsites * sizeof *s);
+        c->sites = s;
+        c->sites_cap = cap;
+    }
+    int k = ++c->nsites;   /* sites are numbered from 1 */
+    Site *s = &c->sites[k - 1];
+    s->exit = exit;
+    s->resume = a;
+    s->op = (int)LLVMConstIntGetZExtValue(LLVMGetOperand(call, 1));
+    s->pred = LLVMGetOperand(call, 2);
+    s->line = (int)LLVMConstIntGetZExtValue(LLVMGetOperand(call, 3));
+    LLVMValueRef kv = LLVMConstInt(c->i32, (unsigned)k, 0);
+    LLVMValueRef li = lin_index(c);
+    LLVMBuildStore(B, kv, LLVMBuildInBoundsGEP2(B, c->i32, c->at, &li, 1, ""));
+    if (s->op)
+        LLVMBuildStore(B, s->pred, LLVMBuildInBoundsGEP2(B, c->i32, c->preds, &li, 1, ""));
+    LLVMBuildBr(B, c->latch);
+    LLVMAddCase(c->sw, kv, a);
+    LLVMPositionBuilderBefore(B, LLVMGetNextInstruction(call));
+    LLVMValueRef r = LLVMBuildLoad2(B, c->i32, c->bres, "");
+    LLVMReplaceAllUsesWith(call, r);
+    LLVMInstructionEraseFromParent(call);
+}
+
+static void cut_barriers(Cut *c)
+{
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        if (!is_body(c, bb))
+            continue;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; ) {
+            if (is_call_to(in, "pj_sim_barrier")) {
+                cut_at(c, bb, in);
+                in = LLVMGetFirstInstruction(bb);
+            } else {
+                in = LLVMGetNextInstruction(in);
+            }
+        }
+    }
+}
+
+/* The kernel's returns: status 0 marks the thread returned, any other leaves the block function
+ * with it (t holds the thread's exception and indices). */
+static void cut_returns(Cut *c)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMBasicBlockRef last = LLVMGetLastBasicBlock(c->fn);   /* the blocks made here follow it */
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn), next = bb; next; bb = next) {
+        next = bb == last ? NULL : LLVMGetNextBasicBlock(bb);
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+        if (!is_body(c, bb) || !term || !LLVMIsAReturnInst(term) || LLVMGetNumOperands(term) != 1)
+            continue;
+        LLVMValueRef status = LLVMGetOperand(term, 0);
+        if (LLVMIsAConstantInt(status)) {
+            if (LLVMConstIntGetZExtValue(status) == 0) {
+                LLVMPositionBuilderBefore(B, term);
+                LLVMBuildBr(B, c->done);
+                LLVMInstructionEraseFromParent(term);
+            }
+            continue;
+        }
+        LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.raised");
+        LLVMPositionBuilderAtEnd(B, fail);
+        LLVMBuildRet(B, status);
+        LLVMPositionBuilderBefore(B, term);
+        LLVMValueRef ok = LLVMBuildICmp(B, LLVMIntEQ, status, LLVMConstInt(c->i32, 0, 0), "");
+        LLVMBuildCondBr(B, ok, c->done, fail);
+        LLVMInstructionEraseFromParent(term);
+    }
+}
+
+/* ---- values computed once for the block ---- */
+
+enum { ROOT_ARGS = 1, ARGS_ONE = 2, DATA = 3, T_BASE = 16 };   /* T_BASE + byte offset into t */
+
+/* Byte offset of a GEP with constant indices, or -1. */
+static int64_t gep_offset(Cut *c, LLVMValueRef gep)
+{
+    LLVMTypeRef ty = LLVMGetGEPSourceElementType(gep);
+    unsigned n = (unsigned)LLVMGetNumOperands(gep);
+    int64_t off = 0;
+    for (unsigned i = 1; i < n; i++) {
+        LLVMValueRef idx = LLVMGetOperand(gep, i);
+        if (!LLVMIsAConstantInt(idx))
+            return -1;
+        int64_t k = LLVMConstIntGetSExtValue(idx);
+        if (i == 1) {
+            off += k * (int64_t)LLVMABISizeOfType(c->td, ty);
+        } else if (LLVMGetTypeKind(ty) == LLVMStructTypeKind) {
+            off += (int64_t)LLVMOffsetOfElement(c->td, ty, (unsigned)k);
+            ty = LLVMStructGetTypeAtIndex(ty, (unsigned)k);
+        } else if (LLVMGetTypeKind(ty) == LLVMArrayTypeKind) {
+            ty = LLVMGetElementType(ty);
+            off += k * (int64_t)LLVMABISizeOfType(c->td, ty);
+        } else {
+            return -1;
+        }
+    }
+    return off;
+}
+
+static bool pure_op(LLVMOpcode op)
+{
+    switch (op) {
+    case LLVMGetElementPtr: case LLVMBitCast: case LLVMTrunc: case LLVMZExt: case LLVMSExt:
+    case LLVMFPTrunc: case LLVMFPExt: case LLVMFPToSI: case LLVMFPToUI: case LLVMSIToFP:
+    case LLVMUIToFP: case LLVMPtrToInt: case LLVMIntToPtr: case LLVMAdd: case LLVMSub:
+    case LLVMMul: case LLVMFAdd: case LLVMFSub: case LLVMFMul: case LLVMFDiv: case LLVMShl:
+    case LLVMLShr: case LLVMAShr: case LLVMAnd: case LLVMOr: case LLVMXor: case LLVMICmp:
+    case LLVMFCmp: case LLVMSelect: case LLVMExtractValue: case LLVMInsertValue: case LLVMFreeze:
+    case LLVMFNeg:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The kernel's entry block's instructions that depend on nothing of the thread (the arguments
+ * unpacked, the block's indices, sizes and shared memory read from t) move to the block
+ * function's entry: computed once, and never saved per thread. What they load is never written
+ * by a kernel (the launch's argument buffer, the array descriptors, t's fields past tid). */
+static void hoist_uniform(Cut *c)
+{
+    PtrMap kind;
+    map_init(c->arena, &kind, count_instructions(c));
+    map_put(&kind, c->args, ROOT_ARGS);
+    map_put(&kind, c->t, T_BASE);
+    c->kind = kind;
+    LLVMValueRef before = LLVMGetBasicBlockTerminator(c->entry);
+    for (LLVMValueRef in = LLVMGetFirstInstruction(c->start), next; in; in = next) {
+        next = LLVMGetNextInstruction(in);
+        LLVMOpcode op = LLVMGetInstructionOpcode(in);
+        if (op != LLVMLoad && !pure_op(op))
+            continue;
+        bool uniform = true;
+        for (int i = 0; i < LLVMGetNumOperands(in) && uniform; i++) {
+            LLVMValueRef v = LLVMGetOperand(in, i);
+            uniform = LLVMIsConstant(v) || map_get(&c->kind, v, 0) != 0;
+        }
+        if (!uniform)
+            continue;
+        int k = 0;
+        if (op == LLVMLoad) {
+            int from = map_get(&c->kind, LLVMGetOperand(in, 0), DATA);
+            if (LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic ||
+                !(from == ROOT_ARGS || from == ARGS_ONE || from >= T_BASE + (int)TID_END))
+                continue;
+            k = from == ROOT_ARGS ? ARGS_ONE : DATA;
+        } else if (op == LLVMGetElementPtr) {
+            int from = map_get(&c->kind, LLVMGetOperand(in, 0), DATA);
+            int64_t off = from >= T_BASE ? gep_offset(c, in) : 0;
+            k = from < T_BASE ? from : off >= 0 && off < (1 << 20) ? from + (int)off : DATA;
+        } else {
+            k = DATA;
+        }
+        map_put(&c->kind, in, k);
+        LLVMInstructionRemoveFromParent(in);
+        LLVMPositionBuilderBefore(c->b, before);
+        LLVMInsertIntoBuilder(c->b, in);
+    }
+}
+
+/* ---- the threads' arrays ---- */
+
+static Item *add_item(Cut *c, LLVMValueRef v, LLVMTypeRef ty, uint64_t bytes, uint64_t align)
+{
+    if (c->nitems == c->items_cap) {
+        int cap = c->items_cap ? 2 * c->items_cap : 16;
+        Item *it = arena_alloc(c->arena, (size_t)cap * sizeof *it);
+        if (c->nitems)
+            memcpy(it, c->items, (size_t)c->nitems * sizeof *it);
+        c->items = it;
+        c->items_cap = cap;
+    }
+    Item *it = &c->items[c->nitems++];
+    it->value = v;
+    it->type = ty;
+    it->stride = (bytes + align - 1) / align * align;
+    if (it->stride == 0)
+        it->stride = align;
+    it->offset = c->frame;
+    c->frame += (it->stride + 63) / 64 * 64;
+    return it;
+}
+
+/* The item's array, made in the entry once the frame's layout is known: at + n * offset. */
+static void place_items(Cut *c)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMValueRef n64 = LLVMGetOperand(c->frame_size, 0);
+    LLVMPositionBuilderBefore(B, LLVMGetNextInstruction(c->preds));
+    for (int i = 0; i < c->nitems; i++) {
+        LLVMValueRef off = LLVMBuildNUWMul(B, n64, LLVMConstInt(c->i64, c->items[i].offset, 0), "");
+        LLVMValueRef base = LLVMBuildInBoundsGEP2(B, c->i8, c->at, &off, 1, "");
+        LLVMReplaceAllUsesWith(c->items[i].base, base);
+        LLVMInstructionEraseFromParent(c->items[i].base);
+        c->items[i].base = base;
+    }
+    LLVMSetOperand(c->frame_size, 1, LLVMConstInt(c->i64, c->frame, 0));
+}
+
+/* A placeholder for the item's array, until place_items. */
+static LLVMValueRef item_base(Cut *c)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMPositionBuilderBefore(B, LLVMGetNextInstruction(c->preds));
+    return LLVMBuildFreeze(B, LLVMGetUndef(c->ptr), "");
+}
+
+static LLVMValueRef item_at(Cut *c, Item *it)
+{
+    LLVMValueRef off = LLVMBuildNUWMul(c->b, lin_index(c), LLVMConstInt(c->i64, it->stride, 0), "");
+    return LLVMBuildInBoundsGEP2(c->b, c->i8, it->base, &off, 1, "");
+}
+
+/* Each alloca of the kernel is private to its thread: it becomes the thread's element of an
+ * array (lifetime markers, which must name an alloca, go). */
+static void private_allocas(Cut *c)
+{
+    for (LLVMValueRef in = LLVMGetFirstInstruction(c->start), next; in; in = next) {
+        next = LLVMGetNextInstruction(in);
+        if (!LLVMIsAAllocaInst(in))
+            continue;
+        for (LLVMUseRef u = LLVMGetFirstUse(in), un; u; u = un) {
+            un = LLVMGetNextUse(u);
+            LLVMValueRef user = LLVMGetUser(u);
+            if (is_call_to(user, "llvm.lifetime.start.p0") ||
+                is_call_to(user, "llvm.lifetime.end.p0"))
+                LLVMInstructionEraseFromParent(user);
+        }
+        LLVMTypeRef ty = LLVMGetAllocatedType(in);
+        uint64_t count = LLVMConstIntGetZExtValue(LLVMGetOperand(in, 0));
+        uint64_t align = LLVMGetAlignment(in);
+        if (align < LLVMABIAlignmentOfType(c->td, ty))
+            align = LLVMABIAlignmentOfType(c->td, ty);
+        Item *it = add_item(c, in, ty, LLVMABISizeOfType(c->td, ty) * count, align);
+        it->base = item_base(c);
+        LLVMPositionBuilderBefore(c->b, in);
+        LLVMValueRef p = item_at(c, it);
+        LLVMReplaceAllUsesWith(in, p);
+        LLVMInstructionEraseFromParent(in);
+    }
+}
+
+/* ---- values live across barriers ---- */
+
+typedef struct Live {
+    int nblocks, nvals, words;
+    LLVMBasicBlockRef *blocks;
+    PtrMap bnum, vnum;            /* block and value numbers */
+    LLVMValueRef *vals;
+    uint64_t *use, *def, *in, *out;
+} Live;
+
+static uint64_t *row(const Live *lv, uint64_t *set, int b)
+{
+    return set + (size_t)b * (size_t)lv->words;
+}
+
+static void set_bit(uint64_t *r, int i) { r[i >> 6] |= 1ull << (i & 63); }
+static bool has_bit(const uint64_t *r, int i) { return (r[i >> 6] >> (i & 63)) & 1; }
+
+static void number(Cut *c, Live *lv)
+{
+    int nb = 0, nv = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        if (is_body(c, bb)) {
+            nb++;
+            for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in))
+                nv++;
+        }
+    lv->blocks = arena_alloc(c->arena, (size_t)nb * sizeof *lv->blocks);
+    lv->vals = arena_alloc(c->arena, (size_t)nv * sizeof *lv->vals);
+    map_init(c->arena, &lv->bnum, (size_t)nb);
+    map_init(c->arena, &lv->vnum, (size_t)nv);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+        if (!is_body(c, bb))
+            continue;
+        map_put(&lv->bnum, LLVMBasicBlockAsValue(bb), lv->nblocks);
+        lv->blocks[lv->nblocks++] = bb;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+            map_put(&lv->vnum, in, lv->nvals);
+            lv->vals[lv->nvals++] = in;
+        }
+    }
+    lv->words = (lv->nvals + 63) / 64;
+    size_t bytes = (size_t)lv->nblocks * (size_t)lv->words * sizeof(uint64_t);
+    lv->use = arena_alloc(c->arena, bytes);
+    lv->def = arena_alloc(c->arena, bytes);
+    lv->in = arena_alloc(c->arena, bytes);
+    lv->out = arena_alloc(c->arena, bytes);
+}
+
+/* use: values read in the block before any definition there (phis' operands excepted: they are
+ * read at the end of the predecessor, which gen_phi_uses adds to its live-out); def: its own. */
+static void local_sets(Live *lv)
+{
+    for (int b = 0; b < lv->nblocks; b++) {
+        for (LLVMValueRef in = LLVMGetFirstInstruction(lv->blocks[b]); in; in = LLVMGetNextInstruction(in)) {
+            if (!LLVMIsAPHINode(in))
+                for (int i = 0; i < LLVMGetNumOperands(in); i++) {
+                    int v = map_get(&lv->vnum, LLVMGetOperand(in, i), -1);
+                    if (v >= 0 && !has_bit(row(lv, lv->def, b), v))
+                        set_bit(row(lv, lv->use, b), v);
+                }
+            set_bit(row(lv, lv->def, b), map_get(&lv->vnum, in, -1));
+        }
+    }
+}
+
+/* Liveness over the cut function, with each barrier's exit followed by its resume point (the
+ * same thread goes on there, a round later) and the driver's blocks live in nothing. */
+static void solve(Cut *c, Live *lv)
+{
+    int *after = arena_alloc(c->arena, (size_t)lv->nblocks * sizeof *after);
+    for (int b = 0; b < lv->nblocks; b++)
+        after[b] = -1;
+    for (int k = 0; k < c->nsites; k++)
+        after[map_get(&lv->bnum, LLVMBasicBlockAsValue(c->sites[k].exit), -1)] =
+            map_get(&lv->bnum, LLVMBasicBlockAsValue(c->sites[k].resume), -1);
+    for (bool changed = true; changed; ) {
+        changed = false;
+        for (int b = lv->nblocks - 1; b >= 0; b--) {
+            uint64_t *out = row(lv, lv->out, b), *in = row(lv, lv->in, b);
+            LLVMValueRef term = LLVMGetBasicBlockTerminator(lv->blocks[b]);
+            if (after[b] >= 0) {
+                const uint64_t *sin = row(lv, lv->in, after[b]);
+                for (int w = 0; w < lv->words; w++)
+                    out[w] |= sin[w];
+            }
+            for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+                LLVMBasicBlockRef sb = LLVMGetSuccessor(term, s);
+                int sn = map_get(&lv->bnum, LLVMBasicBlockAsValue(sb), -1);
+                if (sn < 0)
+                    continue;   /* the driver: nothing of the body is live there */
+                const uint64_t *sin = row(lv, lv->in, sn);
+                for (int w = 0; w < lv->words; w++)
+                    out[w] |= sin[w];
+                for (LLVMValueRef p = LLVMGetFirstInstruction(sb); p && LLVMIsAPHINode(p);
+                     p = LLVMGetNextInstruction(p))
+                    for (unsigned i = 0; i < LLVMCountIncoming(p); i++)
+                        if (LLVMGetIncomingBlock(p, i) == lv->blocks[b]) {
+                            int v = map_get(&lv->vnum, LLVMGetIncomingValue(p, i), -1);
+                            if (v >= 0)
+                                set_bit(out, v);
+                        }
+            }
+            const uint64_t *use = row(lv, lv->use, b), *def = row(lv, lv->def, b);
+            for (int w = 0; w < lv->words; w++) {
+                uint64_t v = use[w] | (out[w] & ~def[w]);
+                if (v != in[w]) {
+                    in[w] = v;
+                    changed = true;
+                }
+            }
+        }
+    }
+}
+
+/* v's value kept in an alloca of the entry: stored where it is made, loaded where it is used
+ * (at the end of the predecessor, for a phi). Saving and restoring a thread's values then goes
+ * through the alloca, and the optimiser's mem2reg makes SSA values of it again. */
+static LLVMValueRef demote(Cut *c, LLVMValueRef v)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMTypeRef ty = LLVMTypeOf(v);
+    LLVMValueRef slot = entry_alloca(c, ty);
+    int nusers = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
+        nusers++;
+    LLVMValueRef *users = arena_alloc(c->arena, (size_t)(nusers + 1) * sizeof *users);
+    nusers = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(v); u; u = LLVMGetNextUse(u))
+        users[nusers++] = LLVMGetUser(u);
+    for (int k = 0; k < nusers; k++) {
+        LLVMValueRef user = users[k];
+        if (LLVMIsAPHINode(user)) {
+            unsigned n = LLVMCountIncoming(user);
+            for (unsigned i = 0; i < n; i++) {
+                if (LLVMGetIncomingValue(user, i) != v)
+                    continue;
+                LLVMBasicBlockRef from = LLVMGetIncomingBlock(user, i);
+                LLVMValueRef ld = NULL;
+                for (unsigned j = 0; j < i && !ld; j++) {   /* one value per predecessor */
+                    LLVMValueRef w = LLVMGetIncomingValue(user, j);
+                    if (LLVMGetIncomingBlock(user, j) == from && LLVMIsALoadInst(w) &&
+                        LLVMGetOperand(w, 0) == slot)
+                        ld = w;
+                }
+                if (!ld) {
+                    LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(from));
+                    ld = LLVMBuildLoad2(B, ty, slot, "");
+                }
+                LLVMSetOperand(user, i, ld);
+            }
+        } else {
+            LLVMValueRef ld = NULL;
+            for (int i = 0; i < LLVMGetNumOperands(user); i++)
+                if (LLVMGetOperand(user, i) == v) {
+                    if (!ld) {
+                        LLVMPositionBuilderBefore(B, user);
+                        ld = LLVMBuildLoad2(B, ty, slot, "");
+                    }
+                    LLVMSetOperand(user, i, ld);
+                }
+        }
+    }
+    LLVMValueRef at = LLVMGetNextInstruction(v);
+    while (at && LLVMIsAPHINode(at))
+        at = LLVMGetNextInstruction(at);
+    LLVMPositionBuilderBefore(B, at);
+    LLVMBuildStore(B, v, slot);
+    return slot;
+}
+
+/* What p points into (hoist_uniform's kinds), for a pointer of the entry or a GEP of one with
+ * constant indices; DATA when not known. */
+static int pointer_kind(Cut *c, LLVMValueRef p)
+{
+    int k = map_get(&c->kind, p, 0);
+    if (k || !LLVMIsAGetElementPtrInst(p))
+        return k ? k : DATA;
+    int from = pointer_kind(c, LLVMGetOperand(p, 0));
+    int64_t off = gep_offset(c, p);
+    if (from < T_BASE)
+        return from == DATA || off < 0 ? DATA : from;
+    return off >= 0 && off < (1 << 20) ? from + (int)off : DATA;
+}
+
+/* v can be computed again where a thread resumes, rather than saved: it is made of the
+ * thread's indices (loaded from t, where the loop over the threads stores them), of values of
+ * the entry, of what the entry could load (the arguments, the block's fields of t) and of
+ * constants, by arithmetic (a few levels deep). */
+static bool recomputable(Cut *c, LLVMValueRef v, int depth)
+{
+    if (LLVMIsConstant(v) || LLVMIsAArgument(v) ||
+        (LLVMIsAInstruction(v) && LLVMGetInstructionParent(v) == c->entry))
+        return true;
+    if (!LLVMIsAInstruction(v) || depth > 6)
+        return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(v);
+    if (op == LLVMLoad) {   /* of the thread's indices, or of what the entry may load */
+        int from = pointer_kind(c, LLVMGetOperand(v, 0));
+        return !LLVMGetVolatile(v) && LLVMGetOrdering(v) == LLVMAtomicOrderingNotAtomic &&
+               (from == ROOT_ARGS || from == ARGS_ONE ||
+                from >= T_BASE + (int)sizeof(ExcInfo));
+    }
+    if (!pure_op(op))
+        return false;
+    for (int i = 0; i < LLVMGetNumOperands(v); i++)
+        if (!recomputable(c, LLVMGetOperand(v, i), depth + 1))
+            return false;
+    return true;
+}
+
+/* A copy of recomputable v at the builder (copies of its operands before it). */
+static LLVMValueRef recompute(Cut *c, LLVMValueRef v)
+{
+    if (LLVMIsConstant(v) || LLVMIsAArgument(v) || LLVMGetInstructionParent(v) == c->entry)
+        return v;
+    LLVMValueRef ops[8];
+    int n = LLVMGetNumOperands(v);
+    for (int i = 0; i < n && i < 8; i++)
+        ops[i] = recompute(c, LLVMGetOperand(v, i));
+    LLVMValueRef copy = LLVMInstructionClone(v);
+    for (int i = 0; i < n && i < 8; i++)
+        LLVMSetOperand(copy, (unsigned)i, ops[i]);
+    LLVMInsertIntoBuilder(c->b, copy);
+    return copy;
+}
+
+/* Values live where a thread resumes after a barrier: saved by each thread in its element of an
+ * array at the barrier, restored at the resume point. */
+static void save_live(Cut *c)
+{
+    LLVMBuilderRef B = c->b;
+    Live lv = {0};
+    number(c, &lv);
+    local_sets(&lv);
+    solve(c, &lv);
+    /* what each value live at a resume point is: recomputed or saved (decided, and the copies
+     * made, before any value is demoted, which changes the operands recomputing reads) */
+    int *kind = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *kind);   /* 1 recompute, 2 save */
+    LLVMValueRef *copy = arena_alloc(c->arena, (size_t)lv.nvals * (size_t)c->nsites * sizeof *copy);
+    for (int k = 1; k <= c->nsites; k++) {
+        const uint64_t *live = row(&lv, lv.in, map_get(&lv.bnum,
+                                   LLVMBasicBlockAsValue(c->sites[k - 1].resume), -1));
+        for (int v = 0; v < lv.nvals; v++) {
+            if (!has_bit(live, v))
+                continue;
+            if (!kind[v])
+                kind[v] = recomputable(c, lv.vals[v], 0) &&
+                          LLVMGetNumOperands(lv.vals[v]) <= 8 ? 1 : 2;
+            if (kind[v] == 1) {
+                LLVMPositionBuilderBefore(B, LLVMGetFirstInstruction(c->sites[k - 1].resume));
+                copy[(size_t)v * (size_t)c->nsites + (size_t)(k - 1)] = recompute(c, lv.vals[v]);
+            }
+        }
+    }
+    LLVMValueRef *slot = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *slot);
+    int *item = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *item);
+    for (int v = 0; v < lv.nvals; v++) {
+        if (!kind[v])
+            continue;
+        slot[v] = demote(c, lv.vals[v]);
+        if (kind[v] == 2) {
+            LLVMTypeRef ty = LLVMTypeOf(lv.vals[v]);
+            Item *it = add_item(c, lv.vals[v], ty, LLVMABISizeOfType(c->td, ty),
+                                LLVMABIAlignmentOfType(c->td, ty));
+            it->base = item_base(c);
+            it->slot = slot[v];
+            item[v] = c->nitems - 1;
+        }
+    }
+    for (int k = 1; k <= c->nsites; k++) {
+        Site *s = &c->sites[k - 1];
+        const uint64_t *live = row(&lv, lv.in,
+                                   map_get(&lv.bnum, LLVMBasicBlockAsValue(s->resume), -1));
+        for (int v = 0; v < lv.nvals; v++) {
+            if (!has_bit(live, v))
+                continue;
+            if (kind[v] == 1) {
+                LLVMValueRef cp = copy[(size_t)v * (size_t)c->nsites + (size_t)(k - 1)];
+                LLVMPositionBuilderBefore(B, LLVMGetNextInstruction(cp));
+                LLVMBuildStore(B, cp, slot[v]);
+                continue;
+            }
+            Item *it = &c->items[item[v]];
+            LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(s->exit));
+            LLVMBuildStore(B, LLVMBuildLoad2(B, it->type, it->slot, ""), item_at(c, it));
+            LLVMPositionBuilderBefore(B, LLVMGetFirstInstruction(s->resume));
+            LLVMBuildStore(B, LLVMBuildLoad2(B, it->type, item_at(c, it), ""), it->slot);
+        }
+    }
+}
+
+/* The sites' table pj_sim_regions_sync reads: {op, line} per barrier, from index 1. */
+static void sites_table(Cut *c)
+{
+    int n = 2 * (c->nsites + 1);
+    LLVMValueRef *v = arena_alloc(c->arena, (size_t)n * sizeof *v);
+    v[0] = v[1] = LLVMConstInt(c->i32, 0, 0);
+    for (int k = 1; k <= c->nsites; k++) {
+        v[2 * k] = LLVMConstInt(c->i32, (unsigned)c->sites[k - 1].op, 0);
+        v[2 * k + 1] = LLVMConstInt(c->i32, (unsigned)c->sites[k - 1].line, 0);
+    }
+    LLVMTypeRef ty = LLVMArrayType(c->i32, (unsigned)n);
+    LLVMValueRef g = LLVMAddGlobal(c->mod, ty, "sim.sites");
+    LLVMSetInitializer(g, LLVMConstArray(c->i32, v, (unsigned)n));
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetOperand(c->sync, 3, g);
+}
+
+static void drop_debug_intrinsics(Cut *c)
+{
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef in = LLVMGetFirstInstruction(bb), next; in; in = next) {
+            next = LLVMGetNextInstruction(in);
+            if (is_call_to(in, "llvm.dbg.value") || is_call_to(in, "llvm.dbg.declare") ||
+                is_call_to(in, "llvm.dbg.assign"))
+                LLVMInstructionEraseFromParent(in);
+        }
+}
+
+/* Cuts the block function of a simulated kernel with barriers (its single call of the kernel
+ * inlined by the optimiser) into its loops over the threads: true when done (the kernel then
+ * runs without fibers), false when the kernel cannot be cut (it keeps them). */
+bool lower_sim_regions(Program *prog, LLVMModuleRef mod)
+{
+    TypedFunc *entry = prog->funcs.items[0];
+    char *name = arena_printf(prog->arena, "%s__simblock", entry->symbol);
+    Cut c = {.prog = prog, .arena = prog->arena, .mod = mod, .ctx = LLVMGetModuleContext(mod),
+             .frame = 64};   /* at and preds: the resume points and barrier predicates */
+    c.fn = LLVMGetNamedFunction(mod, name);
+    if (!c.fn || LLVMIsDeclaration(c.fn) || !can_cut(&c))
+        return false;
+    c.td = LLVMGetModuleDataLayout(mod);
+    c.i8 = LLVMInt8TypeInContext(c.ctx);
+    c.i32 = LLVMInt32TypeInContext(c.ctx);
+    c.i64 = LLVMInt64TypeInContext(c.ctx);
+    c.ptr = LLVMPointerTypeInContext(c.ctx, 0);
+    c.args = LLVMGetParam(c.fn, 0);
+    c.t = LLVMGetParam(c.fn, 1);
+    c.b = LLVMCreateBuilderInContext(c.ctx);
+    drop_debug_intrinsics(&c);
+    build_driver(&c);
+    cut_barriers(&c);
+    cut_returns(&c);
+    hoist_uniform(&c);
+    private_allocas(&c);
+    save_live(&c);
+    place_items(&c);
+    sites_table(&c);
+    LLVMDisposeBuilder(c.b);
+    return true;
+}
