@@ -350,6 +350,12 @@ def _atomic_dtype_error(dt):
     raise TypingError(f"gpu.atomic.{op}() does not support arrays of {dt.name}")
 
 
+def _value(a, val):
+    """An atomic's operand converted to the array's dtype first, as the compiled path types it
+    (dtype(array, index, dtype)): an int64 -1 given to a uint32 array is 0xFFFFFFFF there."""
+    return np.asarray(val).astype(a.dtype, casting="unsafe")[()]
+
+
 def _int_target(ary, idx):
     a, i = _target(ary, idx)
     if a.dtype not in _ATOMIC_INTS:
@@ -367,6 +373,7 @@ class atomic:
     @staticmethod
     def add(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = old + val
         return old
@@ -374,6 +381,7 @@ class atomic:
     @staticmethod
     def sub(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = old - val
         return old
@@ -381,6 +389,7 @@ class atomic:
     @staticmethod
     def max(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         if val > old or old != old:
             a[i] = val
@@ -389,6 +398,7 @@ class atomic:
     @staticmethod
     def min(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         if val < old or old != old:
             a[i] = val
@@ -397,6 +407,7 @@ class atomic:
     @staticmethod
     def nanmax(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         if old != old or val > old:
             if val == val:
@@ -406,6 +417,7 @@ class atomic:
     @staticmethod
     def nanmin(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         if old != old or val < old:
             if val == val:
@@ -415,6 +427,7 @@ class atomic:
     @staticmethod
     def and_(ary, idx, val):
         a, i = _int_target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = old & val
         return old
@@ -422,6 +435,7 @@ class atomic:
     @staticmethod
     def or_(ary, idx, val):
         a, i = _int_target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = old | val
         return old
@@ -429,6 +443,7 @@ class atomic:
     @staticmethod
     def xor(ary, idx, val):
         a, i = _int_target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = old ^ val
         return old
@@ -436,6 +451,7 @@ class atomic:
     @staticmethod
     def exch(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = val
         return old
@@ -443,6 +459,7 @@ class atomic:
     @staticmethod
     def inc(ary, idx, val):
         a, i = _int_target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = 0 if old >= val else old + 1
         return old
@@ -450,6 +467,7 @@ class atomic:
     @staticmethod
     def dec(ary, idx, val):
         a, i = _int_target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = val if (old == 0 or old > val) else old - 1
         return old
@@ -457,6 +475,7 @@ class atomic:
     @staticmethod
     def cas(ary, idx, old, val):
         a, i = _target(ary, idx)
+        old, val = _value(a, old), _value(a, val)
         cur = a[i]
         if cur == old:
             a[i] = val
