@@ -62,17 +62,30 @@ def test_out_of_bounds_names_kernel_array_index_thread_block():
     assert e.value.pyjit_thread == (4, 0, 0) and e.value.pyjit_block == (3, 0, 0)
 
 
-def test_negative_index_is_an_error_not_a_wrap():
+def test_negative_index_wraps_as_on_the_gpu():
+    """a[-1] is the last element, as NumPy's, numba-cuda's and the GPU path's indexing has it;
+    an index still outside the axis after the wrap is the IndexError."""
     @gpu.jit
     def shift(x, out):
         i = gpu.grid(1)
         if i < out.size:
-            out[i] = x[i - 1]
+            out[i] = x[i - 1] + x[-1]
+
+    x = np.arange(8.0)
+    out = np.zeros(8)
+    shift[1, 8](x, out)
+    np.testing.assert_array_equal(out, np.roll(x, 1) + x[-1])
+
+    @gpu.jit
+    def far(x, out):
+        i = gpu.grid(1)
+        if i < out.size:
+            out[i] = x[i - 9]
 
     with pytest.raises(IndexError) as e:
-        shift[1, 8](np.arange(8.0), np.zeros(8))
+        far[1, 8](np.arange(8.0), np.zeros(8))
     msg = str(e.value)
-    assert "negative index -1" in msg and "'x'" in msg and "thread (0, 0, 0)" in msg
+    assert "index -9" in msg and "'x'" in msg and "thread (0, 0, 0)" in msg
 
 
 def test_2d_out_of_bounds_and_shared_array_named():

@@ -144,11 +144,20 @@ def test_index_errors_name_the_kernel_thread_and_block(gpu):
     @gpu.jit
     def before(x, out):
         i = gpu.grid(1)
-        out[i] = x[i - 1]                  # NumPy would wrap; on a GPU it reads before x
+        out[i] = x[i - 1]                  # wraps at i = 0, as NumPy's and the GPU's index does
 
-    with pytest.raises(IndexError, match=r"thread \(0, 0, 0\), block \(0, 0, 0\): index -1 is "
+    x = np.arange(8.0)
+    out = np.zeros(8)
+    before[1, 8](x, out)
+    np.testing.assert_array_equal(out, np.roll(x, 1))
+
+    @gpu.jit
+    def far_before(x, out):
+        i = gpu.grid(1)
+        out[i] = x[i - 9]                  # still outside x after the wrap
+    with pytest.raises(IndexError, match=r"thread \(0, 0, 0\), block \(0, 0, 0\): index -9 is "
                                          r"out of bounds"):
-        before[1, 8](np.ones(8), np.zeros(8))
+        far_before[1, 8](np.ones(8), np.zeros(8))
 
 
 def test_a_raise_in_a_thread_with_barriers(gpu):

@@ -1543,3 +1543,74 @@ def test_device_function_chain_and_defaults(cuda):
         t = np.clip((v - e0) / (e1 - e0), lo, 1.0)
         return t * t * (3 - 2 * t)
     np.testing.assert_allclose(out, ss(0.2, 0.8, x) + ss(0.0, 1.0, x, 0.5), rtol=1e-14)
+
+
+# ---- mcvine's accelerated neutron components (cuda_science_kernels.py) ----
+
+def _neutrons(rng, n):
+    nt = np.zeros((n, 10))
+    nt[:, 0:2] = rng.uniform(-0.04, 0.04, (n, 2))
+    nt[:, 2] = -0.01
+    nt[:, 3:5] = rng.normal(0, 30, (n, 2))
+    nt[:, 5] = rng.uniform(1500, 3000, n)
+    nt[:, 8] = rng.uniform(0, 1e-3, n)
+    nt[:, 9] = 1.0
+    return nt
+
+
+def test_neutron_guide_bounces(cuda):
+    kernel = cuda_science_kernels.guide_kernel(cuda)
+    params = (0.5 * (0.03 - 0.05), 0.5 * (0.03 - 0.05), 0.025, 0.025, 2.0,
+              0.99, 0.0219, 6.07, 2.0, 0.003)
+    rng = np.random.default_rng(32)
+    neutrons = _neutrons(rng, 300)
+    d = cuda.to_device(neutrons)
+    kernel[math.ceil(300 / 128), 128](*params, d)
+    ref = cuda_science_kernels.guide_propagate(lambda f: f)
+    want = neutrons.copy()
+    for row in want:
+        ref(*params, row)
+    got = d.copy_to_host()
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-15)
+    assert 0 < (got[:, -1] > 0).sum() < 300
+
+
+def test_box_intersections_gufunc(cuda):
+    gu = cuda_science_kernels.box_gufunc(cuda)
+    rng = np.random.default_rng(33)
+    n = 64
+    x, y, z = (rng.uniform(-0.2, 0.2, n).astype(np.float32) for _ in range(3))
+    vx, vy, vz = (rng.normal(size=n).astype(np.float32) for _ in range(3))
+    vx[:5] = 0
+    ts = np.zeros((n, 2), np.float32)
+    gu(x, y, z, vx, vy, vz, np.float32(0.1), np.float32(0.2), np.float32(0.3),
+       np.zeros(2, np.float32), ts)
+    ref = cuda_science_kernels.box_intersections(lambda f: f, lambda sig: (lambda f: f))
+    want = np.array([ref(*(np.float32(a) for a in (x[i], y[i], z[i], vx[i], vy[i], vz[i])),
+                         np.float32(0.1), np.float32(0.2), np.float32(0.3))
+                     for i in range(n)], np.float32)
+    np.testing.assert_allclose(ts, want, rtol=1e-5)
+    assert np.isfinite(ts).any() and np.isnan(ts).any()
+
+
+def test_psd_monitor_3d_atomics(cuda):
+    monitor = cuda_science_kernels.psd_monitor(cuda, float64)
+    rng = np.random.default_rng(34)
+    neutrons = _neutrons(rng, 500)
+    neutrons[:, 9] = rng.choice([-1.0, 0.5, 1.0, 2.0], 500)   # whole numbers: sums exact
+    limits = np.array([-0.05, 0.05, -0.05, 0.05])
+    out = np.zeros((3, 10, 12))
+    monitor[4, 128](neutrons, limits, 10, 12, out)
+    want = np.zeros_like(out)
+    for nt in neutrons:
+        p = nt[9]
+        if p <= 0:
+            continue
+        dt = -nt[2] / nt[5]
+        x, y, t = nt[0] + nt[3] * dt, nt[1] + nt[4] * dt, nt[8] + dt
+        if nt[8] > t or not (-0.05 < x < 0.05 and -0.05 < y < 0.05):
+            continue
+        ix = int(math.floor((x + 0.05) / 0.1 * 10))
+        iy = int(math.floor((y + 0.05) / 0.1 * 12))
+        want[:, ix, iy] += (1, p, p * p)
+    np.testing.assert_array_equal(out, want)
