@@ -1614,3 +1614,331 @@ def test_psd_monitor_3d_atomics(cuda):
         iy = int(math.floor((y + 0.05) / 0.1 * 12))
         want[:, ix, iy] += (1, p, p * p)
     np.testing.assert_array_equal(out, want)
+
+
+# ---- gamdpy's brute-force pair forces: njit'ed potentials with a shifted-force cutoff, records
+# of per-type parameters read by position (p[0], p[-1]), a periodic box, 2-d blocks whose
+# threadIdx.y splits the partners, atomics into a view of a 3-d array of vectors ----
+
+def _lj_12_6(dist, params):
+    A12 = params[0]
+    A6 = params[1]
+    invDist = float32(1.0) / dist
+    u = A12 * invDist ** 12 + A6 * invDist ** 6
+    s = float32(12.0) * A12 * invDist ** 14 + float32(6.0) * A6 * invDist ** 8
+    umm = float32(156.0) * A12 * invDist ** 14 + float32(42.0) * A6 * invDist ** 8
+    return u, s, umm
+
+
+def _apply_shifted_force_cutoff(pair_potential):
+    import pyjit
+    pair_pot = pyjit.njit(pair_potential)
+
+    def potential(dist, params):
+        cut = params[-1]
+        if dist > cut:
+            return float32(0.0), float32(0.0), float32(0.0)
+        u, s, umm = pair_pot(dist, params)
+        u_cut, s_cut, umm_cut = pair_pot(cut, params)
+        u -= u_cut - s_cut * cut * (dist - cut)
+        s -= s_cut * cut / dist
+        return u, s, umm
+    return potential
+
+
+def test_gamdpy_pair_forces(cuda):
+    import pyjit
+    D, num_part, pb, tp = 3, 60, 16, 4
+    r_id, f_id, u_id, w_id = 0, 1, 0, 1
+    num_cscalars = 2
+    compute_u = compute_w = True
+    pairpotential_function = pyjit.njit(_apply_shifted_force_cutoff(_lj_12_6))
+    virial_factor = float32(0.5 / D)
+
+    def pairpotential_calculator(ij_dist, ij_params, dr, my_f, cscalars):
+        u, s, umm = pairpotential_function(ij_dist, ij_params)
+        half = float32(0.5)
+        for k in range(D):
+            my_f[k] = my_f[k] - dr[k] * s
+            if compute_w:
+                cscalars[w_id] += dr[k] * dr[k] * s * virial_factor
+        if compute_u:
+            cscalars[u_id] += half * u
+
+    def dist_sq_dr_function(ri, rj, sim_box, dr):
+        dist_sq = float32(0.0)
+        for k in range(D):
+            dr[k] = ri[k] - rj[k]
+            box_k = sim_box[k]
+            dr[k] += (-box_k if float32(2.0) * dr[k] > +box_k else
+                      (+box_k if float32(2.0) * dr[k] < -box_k else float32(0.0)))
+            dist_sq = dist_sq + dr[k] * dr[k]
+        return dist_sq
+
+    def ptype_function(pid, ptype_array):
+        return ptype_array[pid]
+
+    def params_function(i_type, j_type, params):
+        return params[i_type, j_type]
+
+    pairpotential_calculator = pyjit.njit(pairpotential_calculator)
+    dist_sq_dr_function = pyjit.njit(dist_sq_dr_function)
+    ptype_function = pyjit.njit(ptype_function)
+    params_function = pyjit.njit(params_function)
+
+    @cuda.jit(device=False)
+    def calc_forces(vectors, cscalars, ptype, sim_box, params):
+        my_block = cuda.blockIdx.x
+        local_id = cuda.threadIdx.x
+        global_id = my_block * pb + local_id
+        my_t = cuda.threadIdx.y
+        my_f = cuda.local.array(shape=D, dtype=float32)
+        my_dr = cuda.local.array(shape=D, dtype=float32)
+        my_cscalars = cuda.local.array(shape=num_cscalars, dtype=float32)
+        # gamdpy sets my_type only under the test below, then reads it under the same test
+        # after the barrier; pyjit's compiled backends refuse a variable that is not set on
+        # every path to a use (docs/guarantees.md), so it is set first here
+        my_type = 0
+        if global_id < num_part:
+            for k in range(D):
+                my_f[k] = float32(0.0)
+            for k in range(num_cscalars):
+                my_cscalars[k] = float32(0.0)
+            my_type = ptype_function(global_id, ptype)
+        cuda.syncthreads()
+        if global_id < num_part:
+            for other_id in range(my_t, num_part, tp):
+                if other_id != global_id:
+                    other_type = ptype_function(other_id, ptype)
+                    dist_sq = dist_sq_dr_function(vectors[r_id][other_id],
+                                                  vectors[r_id][global_id], sim_box, my_dr)
+                    ij_params = params_function(my_type, other_type, params)
+                    cut = ij_params[-1]
+                    if dist_sq < cut * cut:
+                        pairpotential_calculator(math.sqrt(dist_sq), ij_params, my_dr, my_f,
+                                                 my_cscalars)
+            for k in range(D):
+                cuda.atomic.add(vectors[f_id], (global_id, k), my_f[k])
+            for k in range(num_cscalars):
+                cuda.atomic.add(cscalars, (global_id, k), my_cscalars[k])
+        return
+
+    rng = np.random.default_rng(35)
+    box = np.full(D, 4.5, np.float32)
+    grid = np.stack(np.meshgrid(*[np.arange(4)] * 3, indexing="ij"), -1).reshape(-1, 3)[:num_part]
+    pos = (grid * 1.1 + rng.uniform(-0.05, 0.05, (num_part, D))).astype(np.float32)
+    vectors = np.zeros((2, num_part, D), np.float32)
+    vectors[r_id] = pos
+    ptype = (np.arange(num_part) % 2).astype(np.int32)
+    A = [[(4.0, -4.0, 2.5), (4.4, -4.2, 2.0)], [(4.4, -4.2, 2.0), (3.0, -3.5, 2.2)]]
+    params = np.zeros((2, 2), dtype="f,f,f")
+    for i in range(2):
+        for j in range(2):
+            params[i, j] = A[i][j]
+    cscalars = np.zeros((num_part, num_cscalars), np.float32)
+    d_vectors = cuda.to_device(vectors)
+    d_cscalars = cuda.to_device(cscalars)
+    num_blocks = (num_part - 1) // pb + 1
+    calc_forces[num_blocks, (pb, tp)](d_vectors, d_cscalars, ptype, box, cuda.to_device(params))
+
+    # the same forces in float64 NumPy
+    dr = pos[:, None, :].astype(np.float64) - pos[None, :, :]
+    dr -= box * np.round(dr / box)
+    dist = np.sqrt((dr ** 2).sum(-1))
+    np.fill_diagonal(dist, np.inf)
+    p = np.array([[A[ptype[i]][ptype[j]] for j in range(num_part)] for i in range(num_part)])
+    A12, A6, cut = p[..., 0], p[..., 1], p[..., 2]
+
+    def lj(r):
+        return A12 / r ** 12 + A6 / r ** 6, 12 * A12 / r ** 14 + 6 * A6 / r ** 8
+    u, s = lj(dist)
+    uc, sc = lj(cut)
+    inside = dist < cut
+    u = np.where(inside, u - (uc - sc * cut * (dist - cut)), 0)
+    s = np.where(inside, s - sc * cut / dist, 0)
+    force = (dr * s[..., None]).sum(1)
+    out = d_vectors.copy_to_host()
+    np.testing.assert_allclose(out[f_id], force, rtol=2e-3, atol=2e-3 * np.abs(force).max())
+    cs = d_cscalars.copy_to_host()
+    np.testing.assert_allclose(cs[:, 0], 0.5 * u.sum(1), rtol=2e-3, atol=1e-3)
+    np.testing.assert_allclose(cs[:, 1], ((dr ** 2).sum(-1) * s).sum(1) * 0.5 / D,
+                               rtol=2e-3, atol=1e-3)
+    assert inside.sum() > num_part
+
+
+# ---- pylabolt's lattice Boltzmann step on flat cell indices: equilibria and BGK as device
+# functions on row views, fields with residues reduced by @cuda.reduce over column views, and
+# streaming with bounce-back at solid cells ----
+
+def test_pylabolt_lbm_steps(cuda):
+    @cuda.jit(device=True)
+    def secondOrder(f_eq, u, rho, cs_2, cs_4, c, w):
+        u_2 = u[0] * u[0] + u[1] * u[1]
+        for k in range(f_eq.shape[0]):
+            cu = c[k, 0] * u[0] + c[k, 1] * u[1]
+            f_eq[k] = w[k] * rho * (1 + cs_2 * cu +
+                                    0.5 * cs_4 * cu * cu -
+                                    0.5 * cs_2 * u_2)
+
+    @cuda.jit(device=True)
+    def BGK(f, f_new, f_eq, omega):
+        for k in range(f.shape[0]):
+            f[k] = (1 - omega) * f_new[k] + omega * f_eq[k]
+
+    @cuda.jit
+    def equilibriumRelaxation_cuda(Nx, Ny, f_eq, f, f_new, u, rho, solid, preFactor, cs_2,
+                                   cs_4, c, w, equilibriumType, collisionType):
+        ind = cuda.grid(1)
+        if ind < Nx * Ny:
+            if solid[ind] != 1:
+                if equilibriumType == 2:
+                    secondOrder(f_eq[ind, :], u[ind, :], rho[ind], cs_2, cs_4, c, w)
+                if collisionType == 1:
+                    BGK(f[ind, :], f_new[ind, :], f_eq[ind, :], preFactor)
+        else:
+            return
+
+    @cuda.reduce
+    def residueReduce(a, b):
+        return a + b
+
+    @cuda.jit
+    def computeFields_cuda(Nx, Ny, f_new, u, rho, solid, c, noOfDirections, u_old, rho_old,
+                           u_sq, u_err_sq, rho_sq, rho_err_sq):
+        ind = cuda.grid(1)
+        if ind < Nx * Ny:
+            if solid[ind] != 1:
+                rhoSum = 0.
+                uSum = 0.
+                vSum = 0.
+                for k in range(noOfDirections):
+                    rhoSum += f_new[ind, k]
+                    uSum += c[k, 0] * f_new[ind, k]
+                    vSum += c[k, 1] * f_new[ind, k]
+                rho[ind] = rhoSum
+                u[ind, 0] = uSum / (rho[ind] + 1e-9)
+                u[ind, 1] = vSum / (rho[ind] + 1e-9)
+                u_err_sq[ind, 0] = (u[ind, 0] - u_old[ind, 0]) * \
+                    (u[ind, 0] - u_old[ind, 0])
+                u_sq[ind, 0] = u_old[ind, 0] * u_old[ind, 0]
+                u_err_sq[ind, 1] = (u[ind, 1] - u_old[ind, 1]) * \
+                    (u[ind, 1] - u_old[ind, 1])
+                u_sq[ind, 1] = u_old[ind, 1] * u_old[ind, 1]
+                rho_err_sq[ind] = (rho[ind] - rho_old[ind]) * \
+                    (rho[ind] - rho_old[ind])
+                rho_sq[ind] = rho_old[ind] * rho_old[ind]
+                u_old[ind, 0] = u[ind, 0]
+                u_old[ind, 1] = u[ind, 1]
+                rho_old[ind] = rho[ind]
+        else:
+            return
+
+    @cuda.jit
+    def stream_cuda(Nx, Ny, f, f_new, c, noOfDirections, invList, solid):
+        ind = cuda.grid(1)
+        if ind < Nx * Ny:
+            i, j = np.int32(ind / Ny), np.int32(ind % Ny)
+            for k in range(noOfDirections):
+                i_old = (i - np.int32(c[k, 0])
+                         + Nx) % Nx
+                j_old = (j - np.int32(c[k, 1])
+                         + Ny) % Ny
+                if solid[i_old * Ny + j_old] != 1:
+                    f_new[ind, k] = f[i_old * Ny + j_old, k]
+                elif solid[i_old * Ny + j_old] == 1:
+                    f_new[ind, k] = f[ind, invList[k]]
+        else:
+            return
+
+    Nx, Ny, Q = 12, 10, 9
+    c = np.column_stack([CX, CY]).astype(np.float64)
+    invList = np.array([0, 3, 4, 1, 2, 7, 8, 5, 6], np.int32)
+    solid = np.zeros(Nx * Ny, np.int32)
+    solid.reshape(Nx, Ny)[:, 0] = 1
+    solid.reshape(Nx, Ny)[:, -1] = 1
+    rng = np.random.default_rng(36)
+    rho = 1 + 0.05 * rng.random(Nx * Ny)
+    u = 0.02 * rng.normal(size=(Nx * Ny, 2))
+    cs_2, cs_4, omega = 3.0, 9.0, 1 / 0.9
+
+    def feq_ref(u, rho):
+        cu = u @ c.T
+        return W * rho[:, None] * (1 + cs_2 * cu + 0.5 * cs_4 * cu * cu -
+                                   0.5 * cs_2 * (u * u).sum(1)[:, None])
+    f_new = feq_ref(u, rho)
+    dev = {k: cuda.to_device(v) for k, v in dict(
+        f_eq=np.zeros((Nx * Ny, Q)), f=np.zeros((Nx * Ny, Q)), f_new=f_new, u=u, rho=rho,
+        u_old=u.copy(), rho_old=rho.copy(), u_sq=np.zeros((Nx * Ny, 2)),
+        u_err_sq=np.zeros((Nx * Ny, 2)), rho_sq=np.zeros(Nx * Ny),
+        rho_err_sq=np.zeros(Nx * Ny)).items()}
+    blocks = _blocks(Nx * Ny, 64)
+    ref_f, ref_u, ref_rho = f_new.copy(), u.copy(), rho.copy()
+    fluid = solid != 1
+    for step in range(3):
+        equilibriumRelaxation_cuda[blocks, 64](Nx, Ny, dev["f_eq"], dev["f"], dev["f_new"],
+                                               dev["u"], dev["rho"], solid, omega, cs_2, cs_4,
+                                               c, W, 2, 1)
+        stream_cuda[blocks, 64](Nx, Ny, dev["f"], dev["f_new"], c, Q, invList, solid)
+        computeFields_cuda[blocks, 64](Nx, Ny, dev["f_new"], dev["u"], dev["rho"], solid, c, Q,
+                                       dev["u_old"], dev["rho_old"], dev["u_sq"],
+                                       dev["u_err_sq"], dev["rho_sq"], dev["rho_err_sq"])
+        resU = np.sqrt(residueReduce(dev["u_err_sq"][:, 0]) /
+                       (residueReduce(dev["u_sq"][:, 0]) + 1e-9))
+        resRho = np.sqrt(residueReduce(dev["rho_err_sq"]) / (residueReduce(dev["rho_sq"]) + 1e-9))
+        # the same step in NumPy
+        post = np.zeros((Nx * Ny, Q))
+        post[fluid] = (1 - omega) * ref_f[fluid] + omega * feq_ref(ref_u, ref_rho)[fluid]
+        new = np.empty_like(post)
+        ii, jj = np.divmod(np.arange(Nx * Ny), Ny)
+        for k in range(Q):
+            src = ((ii - int(c[k, 0]) + Nx) % Nx) * Ny + (jj - int(c[k, 1]) + Ny) % Ny
+            new[:, k] = np.where(solid[src] != 1, post[src, k], post[:, invList[k]])
+        old_u, old_rho = ref_u.copy(), ref_rho.copy()
+        ref_rho = np.where(fluid, new.sum(1), ref_rho)
+        ref_u = np.where(fluid[:, None], (new @ c) / (ref_rho[:, None] + 1e-9), ref_u)
+        ref_f = new
+        err_u = np.where(fluid, (ref_u[:, 0] - old_u[:, 0]) ** 2, 0)
+        sq_u = np.where(fluid, old_u[:, 0] ** 2, 0)
+        err_r = np.where(fluid, (ref_rho - old_rho) ** 2, 0)
+        sq_r = np.where(fluid, old_rho ** 2, 0)
+        np.testing.assert_allclose(resU, np.sqrt(err_u.sum() / (sq_u.sum() + 1e-9)), rtol=1e-9)
+        np.testing.assert_allclose(resRho, np.sqrt(err_r.sum() / (sq_r.sum() + 1e-9)),
+                                   rtol=1e-9)
+    np.testing.assert_allclose(dev["f_new"].copy_to_host(), ref_f, rtol=1e-12)
+    np.testing.assert_allclose(dev["u"].copy_to_host(), ref_u, rtol=1e-9, atol=1e-15)
+
+
+# ---- an SPH density sum: annotated parameters, an imported index helper, `continue` ----
+
+def test_sph_density_annotated(cuda):
+    @cuda.jit(device=True)
+    def get_index():
+        return cuda.grid(1)
+
+    @cuda.jit
+    def density_kernel(result_density: np.ndarray, position: np.ndarray, MASS: np.float64,
+                       INF_R: np.float64):
+        i = get_index()
+        if i >= position.shape[0]:
+            return
+        new_density = 0
+        for j in range(result_density.shape[0]):
+            if j == i:
+                continue
+            dist_norm = (
+                (position[i][0] - position[j][0]) ** 2
+                + (position[i][1] - position[j][1]) ** 2
+                + (position[i][2] - position[j][2]) ** 2
+            )
+            if dist_norm < INF_R * INF_R:
+                new_density += MASS * (INF_R * INF_R - dist_norm) ** 3
+        result_density[i] = new_density
+
+    rng = np.random.default_rng(37)
+    pos = rng.random((150, 3))
+    dens = np.zeros(150)
+    density_kernel[_blocks(150, 64), 64](dens, pos, 0.02, 0.3)
+    d2 = ((pos[:, None, :] - pos[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(d2, np.inf)
+    want = np.where(d2 < 0.09, 0.02 * (0.09 - d2) ** 3, 0).sum(1)
+    np.testing.assert_allclose(dens, want, rtol=1e-12)
