@@ -26,6 +26,7 @@ from pyjit import float32, float64, int32, uint8
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from util import assemble_ptx  # noqa: E402
+from gpu_kernels import _ref_next, _ref_states, _ref_unit  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cuda_science_kernels  # noqa: E402
@@ -98,12 +99,25 @@ def _ptx_backend():
     return mod
 
 
-@pytest.fixture(params=["simulator", "cpu", "ptx", pytest.param("gpu", marks=pytest.mark.gpu)])
+@pytest.fixture(params=["simulator", "cpu", "ptx", pytest.param("gpu", marks=pytest.mark.gpu),
+                        pytest.param("numba", marks=pytest.mark.gpu)])
 def cuda(request):
     """The interpreted simulator, the compiled one, the compiled one behind a PTX compilation of
-    every launch, the GPU."""
+    every launch, the GPU; and numba-cuda itself where it and a GPU are present (the programs and
+    their NumPy references checked against the original)."""
     import importlib
 
+    if request.param == "numba":
+        try:
+            import numba.cuda as numba_cuda
+        except Exception as e:   # noqa: BLE001 - absent, or not importable with this NumPy
+            pytest.skip(f"numba-cuda cannot be imported here: {e!r}")
+        if not numba_cuda.is_available():
+            pytest.skip("numba-cuda finds no GPU")
+        import numba
+        if not hasattr(numba_cuda, "vectorize"):   # numba spells them numba.vectorize(target=)
+            numba_cuda.vectorize, numba_cuda.guvectorize = numba.vectorize, numba.guvectorize
+        return numba_cuda
     import pyjit.gpu as g
     if request.param == "cpu":
         return importlib.import_module("pyjit.gpu.cpu")
@@ -1942,3 +1956,159 @@ def test_sph_density_annotated(cuda):
     np.fill_diagonal(d2, np.inf)
     want = np.where(d2 < 0.09, 0.02 * (0.09 - d2) ** 3, 0).sum(1)
     np.testing.assert_allclose(dens, want, rtol=1e-12)
+
+
+# ---- numba-cuda's documented Monte Carlo integration: a CPU-jitted integrand defined after the
+# kernel, forall, @cuda.reduce of the samples ----
+
+def test_docs_monte_carlo_integration(cuda):
+    import pyjit
+    create_xoroshiro128p_states = cuda.random.create_xoroshiro128p_states
+    xoroshiro128p_uniform_float32 = cuda.random.xoroshiro128p_uniform_float32
+    nsamps = 4000
+
+    @cuda.jit
+    def mc_integrator_kernel(out, rng_states, lower_lim, upper_lim):
+        size = len(out)
+        gid = cuda.grid(1)
+        if gid < size:
+            samp = xoroshiro128p_uniform_float32(rng_states, gid)
+            samp = samp * (upper_lim - lower_lim) + lower_lim
+            y = func(samp)
+            out[gid] = y
+
+    @cuda.reduce
+    def sum_reduce(a, b):
+        return a + b
+
+    def mc_integrate(lower_lim, upper_lim, nsamps):
+        out = cuda.to_device(np.zeros(nsamps, dtype="float32"))
+        rng_states = create_xoroshiro128p_states(nsamps, seed=42)
+        mc_integrator_kernel.forall(nsamps)(out, rng_states, lower_lim, upper_lim)
+        factor = (upper_lim - lower_lim) / (nsamps - 1)
+        return sum_reduce(out) * factor, out.copy_to_host()
+
+    @pyjit.jit
+    def func(x):
+        return 1.0 / x
+
+    for lo, hi, exact in ((1, 2, math.log(2)), (2, 3, math.log(1.5))):
+        got, samples = mc_integrate(lo, hi, nsamps)
+        draws = np.array([np.float32(_ref_unit(_ref_next(s)))
+                          for s in _ref_states(nsamps, 42)], np.float32)
+        want = (1.0 / (draws * np.float32(hi - lo) + np.float32(lo))).astype(np.float32)
+        np.testing.assert_allclose(samples, want, rtol=1e-6)
+        np.testing.assert_allclose(got, want.astype(np.float64).sum() * (hi - lo) / (nsamps - 1),
+                                   rtol=1e-4)
+        assert abs(got - exact) < 0.01
+
+
+# ---- geometric Brownian motion paths from normal draws (an option-pricing course's kernel) ----
+
+def test_gbm_paths_normal_draws(cuda):
+    xoroshiro128p_normal_float64 = cuda.random.xoroshiro128p_normal_float64
+
+    @cuda.jit
+    def simulate(paths, dt, mu, sigma, rng_states):
+        i = cuda.grid(1)
+        if i < paths.shape[0]:
+            for t in range(1, paths.shape[1]):
+                z = xoroshiro128p_normal_float64(rng_states, i)
+                paths[i, t] = paths[i, t - 1] * math.exp((mu - 0.5 * sigma * sigma) * dt +
+                                                         sigma * math.sqrt(dt) * z)
+
+    n, steps = 64, 20
+    paths = np.zeros((n, steps))
+    paths[:, 0] = 100.0
+    states = cuda.random.create_xoroshiro128p_states(n, seed=7)
+    d = cuda.to_device(paths)
+    simulate[2, 32](d, 1 / 252, 0.05, 0.2, states)
+    want = paths.copy()
+    for i, s in enumerate(_ref_states(n, 7)):
+        for t in range(1, steps):
+            u1 = np.float32(_ref_unit(_ref_next(s)))
+            u2 = np.float32(_ref_unit(_ref_next(s)))
+            z = math.sqrt(-2.0 * float(np.log(u1))) * math.cos(2 * math.pi * float(u2))
+            want[i, t] = want[i, t - 1] * math.exp((0.05 - 0.02) / 252 +
+                                                   0.2 * math.sqrt(1 / 252) * z)
+    np.testing.assert_allclose(d.copy_to_host(), want, rtol=1e-6)
+
+
+# ---- device functions returning views, recursion with an explicit signature, local arrays
+# typed from an argument's dtype, constants of math and NumPy ----
+
+def test_views_recursion_local_dtype_constants(cuda):
+    @cuda.jit(device=True)
+    def row_of(a, i):
+        return a[i, 1:]
+
+    @cuda.jit("int64(int64)", device=True)
+    def fib(n):
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n - 2)
+
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            r = row_of(a, i)
+            tmp = cuda.local.array(4, dtype=a.dtype)
+            for j in range(r.shape[0]):
+                tmp[j] = r[j] * 2
+            s = 0.0
+            for j in range(r.shape[0]):
+                s += tmp[j]
+            out[i, 0] = s
+            out[i, 1] = fib(i % 10)
+            out[i, 2] = math.inf if s > 10 else -np.inf
+            out[i, 3] = np.pi + math.e + np.e
+
+    rng = np.random.default_rng(38)
+    a = rng.random((20, 5)) * 5
+    out = np.zeros((20, 4))
+    k[1, 32](a, out)
+    fibs = [0, 1, 1, 2, 3, 5, 8, 13, 21, 34]
+    np.testing.assert_allclose(out[:, 0], 2 * a[:, 1:].sum(1), rtol=1e-14)
+    np.testing.assert_array_equal(out[:, 1], [fibs[i % 10] for i in range(20)])
+    np.testing.assert_array_equal(out[:, 2], np.where(out[:, 0] > 10, np.inf, -np.inf))
+    np.testing.assert_allclose(out[:, 3], np.pi + 2 * math.e, rtol=1e-15)
+
+
+# ---- the host side tutorials use: device attributes sizing the grid, reshaped and transposed
+# device arrays, pinned, mapped and managed memory written by kernels, timed events ----
+
+def test_host_side_api_tutorials_use(cuda):
+    @cuda.jit
+    def fill(m):
+        i, j = cuda.grid(2)
+        if i < m.shape[0] and j < m.shape[1]:
+            m[i, j] = i * 100 + j
+
+    @cuda.jit
+    def double(v):
+        for i in range(cuda.grid(1), v.size, cuda.gridsize(1)):
+            v[i] *= 2
+
+    device = cuda.get_current_device()
+    tpb = min(device.MAX_THREADS_PER_BLOCK, 256)
+    nblocks = 2 * device.MULTIPROCESSOR_COUNT
+    assert device.WARP_SIZE == 32
+    d = cuda.device_array(40, dtype=np.float64)
+    m = d.reshape(5, 8)
+    fill[(1, 1), (8, 8)](m)
+    want = np.add.outer(np.arange(5) * 100, np.arange(8)).astype(float)
+    np.testing.assert_array_equal(d.copy_to_host(), want.ravel())
+    np.testing.assert_array_equal(m.T.copy_to_host(), want.T)
+    np.testing.assert_array_equal(m.ravel().copy_to_host(), want.ravel())
+    start, end = cuda.event(timing=True), cuda.event(timing=True)
+    start.record()
+    for alloc in (cuda.pinned_array, cuda.mapped_array, cuda.managed_array):
+        v = alloc(1000, dtype=np.float32)
+        v[:] = np.arange(1000, dtype=np.float32)
+        double[nblocks, tpb](v)
+        cuda.synchronize()
+        np.testing.assert_array_equal(np.asarray(v), np.arange(1000, dtype=np.float32) * 2)
+    end.record()
+    end.synchronize()
+    assert start.elapsed_time(end) >= 0 and cuda.event_elapsed_time(start, end) >= 0

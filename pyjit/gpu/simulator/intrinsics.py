@@ -277,6 +277,7 @@ def _runtime_shape(frame, key):
         code, lasti = key
         params = set(code.co_varnames[:code.co_argcount])
         reads = []
+        prev = None
         for ins in dis.get_instructions(code):
             if ins.offset >= lasti:
                 break
@@ -284,6 +285,10 @@ def _runtime_shape(frame, key):
                 reads = []
             elif ins.opname in ("LOAD_FAST", "LOAD_DEREF"):
                 reads.append(ins.argval)
+            elif ins.opname == "LOAD_ATTR" and ins.argval == "dtype" and reads and \
+                    prev.opname in ("LOAD_FAST", "LOAD_DEREF"):
+                reads.pop()     # dtype=a.dtype: the argument's dtype is known when it compiles
+            prev = ins
         found = _runtime_shapes[key] = any(r in params for r in reads)
     return found
 
