@@ -1510,11 +1510,14 @@ def test_math_mix(cuda):
             iout[i, 1] = math.ceil(y * 7)
             iout[i, 2] = round(x * 5)
             iout[i, 3] = abs(int(x * 100) - 50) // 3 + (-7) // 2 + (-7) % 3
+            m, e = math.frexp(x)
+            out[i, 7] = math.ldexp(m, e + 3) + m
+            iout[i, 4] = e
 
     rng = np.random.default_rng(31)
     xy = rng.uniform(-3, 3, (50, 2))
-    out = np.zeros((50, 7))
-    iout = np.zeros((50, 4), np.int64)
+    out = np.zeros((50, 8))
+    iout = np.zeros((50, 5), np.int64)
     polar[1, 64](xy, out, iout)
     x, y = xy[:, 0], xy[:, 1]
     erf = np.vectorize(math.erf)
@@ -1524,10 +1527,12 @@ def test_math_mix(cuda):
             np.hypot(x, y), np.arctan2(y, x), erf(x) + erfc(y),
             np.copysign(x ** 2, y) + np.fmod(x * 10, 3), x // 0.3 + y % 0.7,
             np.maximum(np.maximum(x, y), 0.25) - np.minimum(np.minimum(x, y), -0.25),
-            np.isinf(x * 1e308 * 10).astype(float) + np.isnan(np.nan * x)])
+            np.isinf(x * 1e308 * 10).astype(float) + np.isnan(np.nan * x),
+            x * 8 + np.frexp(x)[0]])
     np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-14)
     wanti = np.column_stack([np.floor(x * 7), np.ceil(y * 7), np.round(x * 5),
-                             np.abs((x * 100).astype(np.int64) - 50) // 3 + (-7) // 2 + (-7) % 3])
+                             np.abs((x * 100).astype(np.int64) - 50) // 3 + (-7) // 2 + (-7) % 3,
+                             np.frexp(x)[1]])
     np.testing.assert_array_equal(iout, wanti)
 
 
