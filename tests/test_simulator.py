@@ -680,3 +680,24 @@ def test_random_through_every_import_style():
         print("ok")
     """)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_eager_signature_refuses_other_array_types():
+    """A kernel given a signature runs for it only, as the compiled backends' does: an array of
+    another dtype, number of dimensions or layout is their TypeError; scalars still convert."""
+    @gpu.jit("void(int32[:], int32, float64[:, ::1])")
+    def k(a, v, m):
+        i = gpu.grid(1)
+        if i < a.size:
+            a[i] = v + int(m[0, 0])
+
+    a = np.zeros(4, np.int32)
+    k[1, 8](a, np.int64(3), np.ones((2, 2)))
+    np.testing.assert_array_equal(a, [4, 4, 4, 4])
+    k[1, 8](np.zeros(8, np.int32)[::2], 3, np.ones((2, 2)))       # 'A' takes a strided view
+    for bad in ((np.zeros(4, np.int64), 3, np.ones((2, 2))),
+                (np.zeros((4, 1), np.int32), 3, np.ones((2, 2))),
+                (a, 3, np.ones((3, 4), order="F"))):
+        with pytest.raises(TypeError, match=r"k\(\): no matching definition for argument "
+                                            r"type\(s\) \(array\("):
+            k[1, 8](*bad)
