@@ -1,8 +1,9 @@
 """numba-cuda kernels from public scientific codes, course material and numba-cuda's own documented
-examples, the import switched to pyjit: in both simulators (interpreted, and compiled for the CPU),
-compiled to PTX and assembled by ptxas (then run by the compiled simulator, so that every kernel
-of a program is compiled for the GPU, not only its first), and on the GPU when there is one (the
-`gpu` mark; it skips without one).
+examples, the import switched to pyjit: in the interpreted simulator; in the compiled one, each
+launch's kernel also compiled to PTX and assembled by ptxas (so that every kernel of a program is
+compiled for the GPU, not only its first); on the GPU when there is one (the `gpu` mark; it skips
+without one); and under numba-cuda itself where it and a GPU are present, which checks the
+programs and their NumPy references against the original.
 
 Matrix products (naive, shared tiles, tiles carved out of one shared or dynamic shared array),
 distance matrices (row views, chained indexing, asserts on the grid), heat, Laplace and wave
@@ -10,8 +11,14 @@ equation stencils, k-means steps with atomics on 2-d arrays, Mandelbrot sets ove
 complex numbers, a sphere ray tracer into an RGB image, lattice Boltzmann collisions through local
 arrays and device functions, elementary cellular automata, in-place tree reductions driven from
 the host with device-array slicing, @cuda.reduce, CPU functions reused in kernels, captured
-globals, spin locks through compare_and_swap, Hillis-Steele scans, odd-even sorts, and GPU ufuncs
-over device arrays. Each result is compared with NumPy or plain Python.
+globals, spin locks through compare_and_swap, Hillis-Steele scans, odd-even sorts, GPU ufuncs
+over device arrays; a neutron-scattering package's guide, box intersections and detector (rows
+unpacked from and packed into slices, typed device signatures, a 2-d gufunc), a molecular
+dynamics package's pair forces (njit'ed potentials, record parameters read by position, atomics
+into views), a lattice Boltzmann solver's step with @cuda.reduce over column views, SPH
+densities, Monte Carlo integration and Brownian paths from numba-cuda's generators, and the host
+API tutorials use (device attributes, reshaped device arrays, pinned, mapped and managed memory,
+events). Each result is compared with NumPy or plain Python.
 """
 import cmath
 import math
@@ -39,9 +46,9 @@ def _ptx_backend():
     import importlib
 
     from pyjit import _core, _registry
-    if not hasattr(_core, "cuda_compile_ptx"):
-        pytest.skip("this pyjit has no GPU code generation")
     cpu = importlib.import_module("pyjit.gpu.cpu")
+    if not hasattr(_core, "cuda_compile_ptx"):      # a pyjit built without GPU code generation
+        return cpu
     # named as the compiled simulator's module: `cuda.laneid` is found by its attribute path
     mod = types.ModuleType("pyjit.gpu.cpu")
     for name in dir(cpu):
@@ -99,12 +106,12 @@ def _ptx_backend():
     return mod
 
 
-@pytest.fixture(params=["simulator", "cpu", "ptx", pytest.param("gpu", marks=pytest.mark.gpu),
+@pytest.fixture(params=["simulator", "cpu_and_ptx", pytest.param("gpu", marks=pytest.mark.gpu),
                         pytest.param("numba", marks=pytest.mark.gpu)])
 def cuda(request):
-    """The interpreted simulator, the compiled one, the compiled one behind a PTX compilation of
-    every launch, the GPU; and numba-cuda itself where it and a GPU are present (the programs and
-    their NumPy references checked against the original)."""
+    """The interpreted simulator; the compiled one, every launch's kernel also compiled to PTX
+    and assembled by ptxas; the GPU; and numba-cuda itself where it and a GPU are present (the
+    programs and their NumPy references checked against the original)."""
     import importlib
 
     if request.param == "numba":
@@ -119,9 +126,7 @@ def cuda(request):
             numba_cuda.vectorize, numba_cuda.guvectorize = numba.vectorize, numba.guvectorize
         return numba_cuda
     import pyjit.gpu as g
-    if request.param == "cpu":
-        return importlib.import_module("pyjit.gpu.cpu")
-    if request.param == "ptx":
+    if request.param == "cpu_and_ptx":
         return _ptx_backend()
     if request.param == "simulator":
         return g if g.SIMULATOR and not g.SIMULATOR_CPU else \
