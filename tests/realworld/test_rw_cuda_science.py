@@ -1719,10 +1719,6 @@ def test_gamdpy_pair_forces(cuda):
         my_f = cuda.local.array(shape=D, dtype=float32)
         my_dr = cuda.local.array(shape=D, dtype=float32)
         my_cscalars = cuda.local.array(shape=num_cscalars, dtype=float32)
-        # gamdpy sets my_type only under the test below, then reads it under the same test
-        # after the barrier; pyjit's compiled backends refuse a variable that is not set on
-        # every path to a use (docs/guarantees.md), so it is set first here
-        my_type = 0
         if global_id < num_part:
             for k in range(D):
                 my_f[k] = float32(0.0)
