@@ -1713,7 +1713,11 @@ static int finish_types(Infer *c)
             }
         }
     }
-    if (check_unset_uses(c) < 0)
+    /* GPU kernels and device functions take a variable unset on some path to a use, as
+     * numba-cuda's do: a kernel sets a value under `if i < n:` and reads it under the same test
+     * after a barrier, which cannot sit inside the branch. The value on a path that never set it
+     * is zero (undefined_value); the interpreted simulator raises UnboundLocalError there. */
+    if (!prog_kernel_code(c->pi->prog) && check_unset_uses(c) < 0)
         return -1;
     for (int i = 0; i < c->fn->blocks.len; i++) {
         Block *b = c->fn->blocks.items[i];

@@ -223,6 +223,7 @@ Type *infer_isnat(Infer *c, Instr *in, Instr **pos, int npos);
 Type *infer_dot(Infer *c, Instr *in);
 /* The Builtin a numpy/Python scalar type object names, or the scalar type of a dtype value. */
 Type *infer_dtype_of(Infer *c, Instr *val);
+Type *infer_dtype_type(Type *dtype);
 /* infer_ffi.c: p[i] (val NULL) and p[i] = val on a C pointer; carray/farray; a call of a C
  * function (K_CFUNC) with these positional arguments. */
 Type *infer_ptr_item(Infer *c, Instr *in, Instr *val);

@@ -2736,6 +2736,22 @@ static Type *gpu_member(Builtin bi)
     return ty_literal(TY_FUNCTION, gpu_member_const(bi));
 }
 
+/* dtype.type (a.dtype.type(0.0)): the NumPy scalar type of a numeric dtype, as the function
+ * value np.float32 is; NULL for a dtype that has none here (records, datetimes). */
+Type *infer_dtype_type(Type *dtype)
+{
+    Type *s = dtype->dtype.scalar;
+    if (!s || !ty_is_scalar(s))
+        return NULL;
+    for (size_t i = 0; i < sizeof scalar_type_names / sizeof *scalar_type_names; i++) {
+        if (scalar_type_names[i].kind != s->kind || strncmp(scalar_type_names[i].name, "numpy.", 6))
+            continue;
+        Builtin bi = ir_builtin_lookup(scalar_type_names[i].name);
+        return bi == BI__COUNT ? NULL : gpu_member(bi);
+    }
+    return NULL;
+}
+
 static Type *i32(void) { return ty_scalar(TY_INT32); }
 static Type *u32(void) { return ty_scalar(TY_UINT32); }
 

@@ -186,6 +186,11 @@ Type *infer_getattr(Infer *c, Instr *in)
     }
     if (t->kind == TY_ARRAY)
         return array_getattr(c, in, t);
+    if (t->kind == TY_DTYPE && strcmp(in->name, "type") == 0) {
+        Type *r = infer_dtype_type(t);
+        if (r)
+            return r;
+    }
     if (t->kind == TY_SLICE)
         return slice_getattr(c, in, t);
     if (t->kind == TY_RANGE)

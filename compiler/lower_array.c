@@ -793,10 +793,10 @@ static LLVMValueRef index_is_negative(Lower *L, Instr *ix, LLVMValueRef i)
 static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef i, LLVMValueRef n, int axis)
 {
     LLVMBuilderRef B = L->b;
-    /* the CPU simulator checks as the interpreted one does: a negative index is a GPU bug (it
-     * reads before the array there), not NumPy's wrap */
-    LLVMValueRef w = L->prog->gpu_sim ? i : LLVMBuildSelect(B, index_is_negative(L, ix, i),
-                                                            LLVMBuildAdd(B, i, n, ""), i, "");
+    /* the CPU simulator wraps as the GPU does (numba-cuda's kernels index as NumPy: a[-1] is
+     * the last element) and checks what is still outside the axis after the wrap */
+    LLVMValueRef w = LLVMBuildSelect(B, index_is_negative(L, ix, i), LLVMBuildAdd(B, i, n, ""),
+                                     i, "");
     if (boundscheck(L)) {
         LLVMValueRef args[3] = {i, lower_i64(L, axis), n};
         /* w < 0 or w >= n, two signed tests rather than one unsigned: each is what LLVM can

@@ -208,3 +208,53 @@ def test_mixed_math_expression():
 def test_fastmath_math():
     f = pyjit.njit(fastmath=True)(mixed_expression)
     assert abs(f(1.0, 2.0) - mixed_expression(1.0, 2.0)) < 1e-9
+
+
+# ---- math.frexp and math.ldexp (pyjit/lib/pymath.py): CPython's results, subnormals and the
+# one rounding of ldexp included; an overflowing ldexp is inf (no range errors, as Numba) ----
+
+FREXP_INPUTS = [0.0, -0.0, 1.0, -3.5, 0.1, 1e308, -1e308, 5e-324, 2.2250738585072014e-308,
+                1e-310, math.inf, -math.inf, 7, True, 123456789.125]
+
+
+def _frexp(x):
+    return math.frexp(x)
+
+
+def _ldexp(x, i):
+    return math.ldexp(x, i)
+
+
+def _frexp_round_trip(x):
+    m, e = math.frexp(x)
+    return math.ldexp(m, e) == x and 0.5 <= abs(m) < 1.0
+
+
+def test_frexp_against_cpython():
+    f = pyjit.njit(_frexp)
+    for x in FREXP_INPUTS:
+        got, want = f(x), math.frexp(x)
+        assert got == want and math.copysign(1, got[0]) == math.copysign(1, want[0]), x
+    m, e = f(math.nan)
+    assert m != m and e == 0
+    check(_frexp_round_trip, 0.3)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False), st.integers(-2200, 2200))
+@HYP
+def test_ldexp_against_cpython(x, i):
+    try:
+        want = math.ldexp(x, i)
+    except OverflowError:
+        want = math.copysign(math.inf, x)
+    got = pyjit.njit(_ldexp)(x, i)
+    assert got == want and math.copysign(1, got) == math.copysign(1, want)
+    assert pyjit.njit(_frexp)(x) == math.frexp(x)
+
+
+def test_frexp_ldexp_float32_stay_float32():
+    m, e = pyjit.njit(_frexp)(np.float32(0.1))
+    assert (m, e) == (np.float32(0.8), -3)
+    assert pyjit.njit(_ldexp)(np.float32(0.75), -130) == np.ldexp(np.float32(0.75), -130)
+    with pytest.raises(pyjit.errors.TypingError, match="math.frexp\\(\\) takes a number, not str"):
+        pyjit.njit(_frexp)("x")

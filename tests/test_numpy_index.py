@@ -192,6 +192,30 @@ def test_sequences_stored(f):
     assert_same(njit(f)(a.copy()), f(a.copy()))
 
 
+def _store_tuple_into_row(a, i):
+    x, y, z = a[i, :3, 0]
+    a[i, :3, 0] = z, y + 1, True           # the items stored one by one, no array made of them
+    a[i + 1, 1, :] = (7,)                  # a 1-tuple broadcasts
+    a[:, -1, 2] = 1.5, 2, -3, 4
+    return a
+
+
+def _store_tuple_of_wrong_length(a):
+    a[0, :2, 0] = 1.0, 2.0, 3.0
+    return a
+
+
+def test_tuple_into_a_row():
+    a = cube()
+    assert_same(njit(_store_tuple_into_row)(a.copy(), 1), _store_tuple_into_row(a.copy(), 1))
+    b = np.arange(48, dtype=np.int32).reshape(4, 4, 3)
+    assert_same(njit(_store_tuple_into_row)(b.copy(), 0), _store_tuple_into_row(b.copy(), 0))
+    with pytest.raises(ValueError, match="could not broadcast input array from shape \\(3,\\)"):
+        njit(_store_tuple_of_wrong_length)(cube())
+    with pytest.raises(ValueError, match="could not broadcast input array from shape \\(3,\\)"):
+        _store_tuple_of_wrong_length(cube())
+
+
 @pytest.mark.parametrize("f", [lambda: np.array((1, 2.5, True)), lambda: np.array(((1, 2), (3, 4))),
                                lambda: np.array([(1.0, 2.0), (3.0, 4.0)]),
                                lambda: np.array((3, 4), dtype=np.float32)])

@@ -62,17 +62,30 @@ def test_out_of_bounds_names_kernel_array_index_thread_block():
     assert e.value.pyjit_thread == (4, 0, 0) and e.value.pyjit_block == (3, 0, 0)
 
 
-def test_negative_index_is_an_error_not_a_wrap():
+def test_negative_index_wraps_as_on_the_gpu():
+    """a[-1] is the last element, as NumPy's, numba-cuda's and the GPU path's indexing has it;
+    an index still outside the axis after the wrap is the IndexError."""
     @gpu.jit
     def shift(x, out):
         i = gpu.grid(1)
         if i < out.size:
-            out[i] = x[i - 1]
+            out[i] = x[i - 1] + x[-1]
+
+    x = np.arange(8.0)
+    out = np.zeros(8)
+    shift[1, 8](x, out)
+    np.testing.assert_array_equal(out, np.roll(x, 1) + x[-1])
+
+    @gpu.jit
+    def far(x, out):
+        i = gpu.grid(1)
+        if i < out.size:
+            out[i] = x[i - 9]
 
     with pytest.raises(IndexError) as e:
-        shift[1, 8](np.arange(8.0), np.zeros(8))
+        far[1, 8](np.arange(8.0), np.zeros(8))
     msg = str(e.value)
-    assert "negative index -1" in msg and "'x'" in msg and "thread (0, 0, 0)" in msg
+    assert "index -9" in msg and "'x'" in msg and "thread (0, 0, 0)" in msg
 
 
 def test_2d_out_of_bounds_and_shared_array_named():
@@ -667,3 +680,24 @@ def test_random_through_every_import_style():
         print("ok")
     """)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_eager_signature_refuses_other_array_types():
+    """A kernel given a signature runs for it only, as the compiled backends' does: an array of
+    another dtype, number of dimensions or layout is their TypeError; scalars still convert."""
+    @gpu.jit("void(int32[:], int32, float64[:, ::1])")
+    def k(a, v, m):
+        i = gpu.grid(1)
+        if i < a.size:
+            a[i] = v + int(m[0, 0])
+
+    a = np.zeros(4, np.int32)
+    k[1, 8](a, np.int64(3), np.ones((2, 2)))
+    np.testing.assert_array_equal(a, [4, 4, 4, 4])
+    k[1, 8](np.zeros(8, np.int32)[::2], 3, np.ones((2, 2)))       # 'A' takes a strided view
+    for bad in ((np.zeros(4, np.int64), 3, np.ones((2, 2))),
+                (np.zeros((4, 1), np.int32), 3, np.ones((2, 2))),
+                (a, 3, np.ones((3, 4), order="F"))):
+        with pytest.raises(TypeError, match=r"k\(\): no matching definition for argument "
+                                            r"type\(s\) \(array\("):
+            k[1, 8](*bad)

@@ -144,11 +144,20 @@ def test_index_errors_name_the_kernel_thread_and_block(gpu):
     @gpu.jit
     def before(x, out):
         i = gpu.grid(1)
-        out[i] = x[i - 1]                  # NumPy would wrap; on a GPU it reads before x
+        out[i] = x[i - 1]                  # wraps at i = 0, as NumPy's and the GPU's index does
 
-    with pytest.raises(IndexError, match=r"thread \(0, 0, 0\), block \(0, 0, 0\): index -1 is "
+    x = np.arange(8.0)
+    out = np.zeros(8)
+    before[1, 8](x, out)
+    np.testing.assert_array_equal(out, np.roll(x, 1))
+
+    @gpu.jit
+    def far_before(x, out):
+        i = gpu.grid(1)
+        out[i] = x[i - 9]                  # still outside x after the wrap
+    with pytest.raises(IndexError, match=r"thread \(0, 0, 0\), block \(0, 0, 0\): index -9 is "
                                          r"out of bounds"):
-        before[1, 8](np.ones(8), np.zeros(8))
+        far_before[1, 8](np.ones(8), np.zeros(8))
 
 
 def test_a_raise_in_a_thread_with_barriers(gpu):
@@ -371,3 +380,37 @@ def test_names_match_the_interpreted_simulator():
                                                      "is_float16_supported"}
     missing = {n for n in missing if not hasattr(cpu, n)}
     assert not missing, f"names the interpreted simulator has and cpu mode lacks: {missing}"
+
+
+def test_value_set_under_a_test_and_read_after_a_barrier(gpu):
+    """A kernel may set a variable on some paths only and read it under the same test after a
+    barrier (which cannot sit inside the branch), as numba-cuda compiles it; the interpreted
+    simulator runs it too, and raises UnboundLocalError where a read finds it unset."""
+    import pyjit.gpu.simulator as sim
+    from pyjit.gpu import hardware as hw
+
+    def body(cuda):
+        @cuda.jit
+        def k(x, out, read_all):
+            i = cuda.grid(1)
+            if i < x.size:
+                v = x[i] * 2
+            cuda.syncthreads()
+            if i < x.size or read_all:
+                out[i] = v
+        return k
+
+    x = np.arange(5.0)
+    for cuda in (gpu, sim):
+        out = np.full(8, -1.0)
+        body(cuda)[1, 8](x, out, False)
+        np.testing.assert_array_equal(out, np.r_[x * 2, -1, -1, -1])
+    with pytest.raises(UnboundLocalError):
+        body(sim)[1, 8](x, np.zeros(8), True)
+    out = np.zeros(8)
+    body(gpu)[1, 8](x, out, True)        # compiled: the unset value is zero
+    np.testing.assert_array_equal(out, np.r_[x * 2, 0, 0, 0])
+    from pyjit import _core
+    if hasattr(_core, "cuda_compile_ptx"):
+        ptx, _ = hw.compile_ptx(body(hw).py_func, "void(float64[:], float64[:], boolean)")
+        assert ".entry" in ptx

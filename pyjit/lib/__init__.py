@@ -81,6 +81,7 @@ INDEX = {
                   "nancumsum", "nancumprod"),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
                    "argmax", "cumsum"),
+    "pymath": ("math.frexp", "math.ldexp"),
     "heaps": ("heapq.heapify", "heapq.heappush", "heapq.heappop", "heapq.heapreplace",
               "heapq.heappushpop", "heapq.nsmallest", "heapq.nlargest"),
     "operators": tuple(f"operator.{name}" for name in (
@@ -92,7 +93,7 @@ INDEX = {
 }
 
 # Python's own modules whose functions the library implements, named "<module>.<function>"
-STDLIB = ("heapq", "operator", "functools")
+STDLIB = ("heapq", "operator", "functools", "math")
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
 # when compiled code first calls one (pyjit.extending._method_overloads).

@@ -415,8 +415,34 @@ def _sequence(value):
     return isinstance(value, (types.List, types.Tuple))
 
 
+def _tuple_into_row(a, idx, value):
+    """a[i, :3] = x, y, z (value a tuple of real numbers, the index of ints and slices selecting
+    a 1-d view): the items stored one by one, with no array made of them (so that kernels, which
+    cannot allocate, may do it, as numba-cuda's do); a 1-tuple broadcasts. None otherwise."""
+    if not isinstance(value, types.Tuple) or not value.types or \
+            not all(isinstance(t, (types.Integer, types.Float, types.Boolean))
+                    for t in value.types):
+        return None
+    parts = list(idx.types) if isinstance(idx, types.Tuple) else [idx]
+    if not all(isinstance(t, types.Integer) or t.name == "slice" for t in parts):
+        return None
+    if a.ndim - sum(isinstance(t, types.Integer) for t in parts) != 1:
+        return None
+    n = len(value.types)
+    src = "def impl(a, idx, value):\n    v = a[idx]\n"
+    if n == 1:
+        return _generated(src + "    for k in range(v.shape[0]):\n        v[k] = value[0]\n")
+    src += (f"    if v.shape[0] != {n}:\n"
+            f"        raise ValueError('could not broadcast input array from shape ({n},) into "
+            "shape of the selection')\n")
+    return _generated(src + "".join(f"    v[{k}] = value[{k}]\n" for k in range(n)))
+
+
 @overload_method(types.Array, "__setitem__")
 def _setitem(a, idx, value):
+    row = _tuple_into_row(a, idx, value)
+    if row is not None:
+        return row
     if _sequence(value):   # a[...] = [1, 2, 3]: as NumPy, the sequence made an array first
         def impl(a, idx, value):
             a[idx] = np.array(value)

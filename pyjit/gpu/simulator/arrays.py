@@ -1,8 +1,9 @@
 """Arrays in the simulator: checked kernel-side views and host-side device arrays.
 
 CheckedArray is what a kernel sees for every array argument and every shared, local and
-constant array: indexing is checked (an out-of-bounds or a negative index raises IndexError
-naming the array and the index; the launcher adds the kernel, thread and block), and elements
+constant array: indexing is checked (a negative index wraps, as NumPy's and the GPU's do; one
+still outside the axis raises IndexError naming the array and the index; the launcher adds the
+kernel, thread and block), and elements
 come back as NumPy scalars so float32 arithmetic stays float32. The common case, an int index
 in range on a 1-D array, takes one comparison before NumPy.
 
@@ -110,11 +111,7 @@ class CheckedArray:
                 raise IndexError(f"too many indices for array '{self.name}': {i!r} on a "
                                  f"{self.ndim}-d array of shape {self.shape}")
             n = self.shape[axis]
-            if k < 0:
-                raise IndexError(f"negative index {k} on axis {axis} of array '{self.name}' "
-                                 f"(shape {self.shape}), index {i!r}: NumPy would wrap it, "
-                                 "the GPU would read outside the array")
-            if k >= n:
+            if k < -n or k >= n:    # a negative index wraps, as NumPy's and the GPU's do
                 raise IndexError(f"index {k} is out of bounds for axis {axis} of array "
                                  f"'{self.name}' with size {n} (shape {self.shape}), index {i!r}")
             axis += 1
@@ -337,10 +334,13 @@ class RaceCheckedArray(CheckedArray):
     def _access(self, key, write):
         if key.__class__ is tuple:
             for p in key:
-                if p.__class__ is slice:
+                if p.__class__ is slice or p is Ellipsis or p is None:
                     return                # whole-slice accesses are not tracked
+            # a[-1] and a[n - 1] are one element
+            key = tuple(k + n if k < 0 else k for k, n in zip(map(_index, key), self.shape))
         else:
             key = _index(key)
+            key = key + self.shape[0] if key < 0 else key
         tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)
         warp = tid >> 5
         me = (tid, S.epoch, warp, S.warp_epochs[warp])

@@ -277,6 +277,7 @@ def _runtime_shape(frame, key):
         code, lasti = key
         params = set(code.co_varnames[:code.co_argcount])
         reads = []
+        prev = None
         for ins in dis.get_instructions(code):
             if ins.offset >= lasti:
                 break
@@ -284,6 +285,10 @@ def _runtime_shape(frame, key):
                 reads = []
             elif ins.opname in ("LOAD_FAST", "LOAD_DEREF"):
                 reads.append(ins.argval)
+            elif ins.opname == "LOAD_ATTR" and ins.argval == "dtype" and reads and \
+                    prev.opname in ("LOAD_FAST", "LOAD_DEREF"):
+                reads.pop()     # dtype=a.dtype: the argument's dtype is known when it compiles
+            prev = ins
         found = _runtime_shapes[key] = any(r in params for r in reads)
     return found
 
@@ -350,6 +355,12 @@ def _atomic_dtype_error(dt):
     raise TypingError(f"gpu.atomic.{op}() does not support arrays of {dt.name}")
 
 
+def _value(a, val):
+    """An atomic's operand converted to the array's dtype first, as the compiled path types it
+    (dtype(array, index, dtype)): an int64 -1 given to a uint32 array is 0xFFFFFFFF there."""
+    return np.asarray(val).astype(a.dtype, casting="unsafe")[()]
+
+
 def _int_target(ary, idx):
     a, i = _target(ary, idx)
     if a.dtype not in _ATOMIC_INTS:
@@ -367,6 +378,7 @@ class atomic:
     @staticmethod
     def add(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = old + val
         return old
@@ -374,6 +386,7 @@ class atomic:
     @staticmethod
     def sub(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = old - val
         return old
@@ -381,6 +394,7 @@ class atomic:
     @staticmethod
     def max(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         if val > old or old != old:
             a[i] = val
@@ -389,6 +403,7 @@ class atomic:
     @staticmethod
     def min(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         if val < old or old != old:
             a[i] = val
@@ -397,6 +412,7 @@ class atomic:
     @staticmethod
     def nanmax(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         if old != old or val > old:
             if val == val:
@@ -406,6 +422,7 @@ class atomic:
     @staticmethod
     def nanmin(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         if old != old or val < old:
             if val == val:
@@ -415,6 +432,7 @@ class atomic:
     @staticmethod
     def and_(ary, idx, val):
         a, i = _int_target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = old & val
         return old
@@ -422,6 +440,7 @@ class atomic:
     @staticmethod
     def or_(ary, idx, val):
         a, i = _int_target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = old | val
         return old
@@ -429,6 +448,7 @@ class atomic:
     @staticmethod
     def xor(ary, idx, val):
         a, i = _int_target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = old ^ val
         return old
@@ -436,6 +456,7 @@ class atomic:
     @staticmethod
     def exch(ary, idx, val):
         a, i = _target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = val
         return old
@@ -443,6 +464,7 @@ class atomic:
     @staticmethod
     def inc(ary, idx, val):
         a, i = _int_target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = 0 if old >= val else old + 1
         return old
@@ -450,6 +472,7 @@ class atomic:
     @staticmethod
     def dec(ary, idx, val):
         a, i = _int_target(ary, idx)
+        val = _value(a, val)
         old = a[i]
         a[i] = val if (old == 0 or old > val) else old - 1
         return old
@@ -457,6 +480,7 @@ class atomic:
     @staticmethod
     def cas(ary, idx, old, val):
         a, i = _target(ary, idx)
+        old, val = _value(a, old), _value(a, val)
         cur = a[i]
         if cur == old:
             a[i] = val

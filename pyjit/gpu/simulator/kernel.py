@@ -639,6 +639,33 @@ class _Overload:
         return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
 
 
+def _check_signature(kernel, args):
+    """A kernel compiled for its signature only, as the compiled backends' is: an array argument
+    of another dtype, number of dimensions or layout is their TypeError (scalars convert)."""
+    sig = kernel.__dict__.get("_sig_args")
+    if sig is None:
+        try:
+            from ... import types as pyjit_types
+            sig = kernel._sig_args = pyjit_types.parse_signature(kernel.signature).args
+        except Exception:   # noqa: BLE001 - a signature the compiled path words its own error for
+            sig = kernel._sig_args = ()
+    ok = len(sig) == len(args)
+    for t, a in zip(sig, args):
+        if not ok or t.__class__.__name__ != "Array":
+            continue
+        a = a.array if isinstance(a, (In, Out, InOut)) else a
+        a = a._ary if isinstance(a, DeviceNDArray) else a
+        if not isinstance(a, np.ndarray) or a.dtype.name != str(t.dtype) or a.ndim != t.ndim or \
+                (t.layout == "C" and not a.flags.c_contiguous) or \
+                (t.layout == "F" and not a.flags.f_contiguous):
+            ok = False
+    if not ok:
+        got = ", ".join(_launch_types(args))
+        want = ", ".join(t.name for t in sig)
+        raise TypeError(f"{kernel.__name__}(): no matching definition for argument type(s) "
+                        f"({got}); its signatures:\n    ?({want})")
+
+
 class _Overloads:
     def __init__(self, kernel):
         self.kernel = kernel
@@ -653,6 +680,8 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
         raise TypeError(f"kernel '{kernel.__name__}' takes {len(names)} argument(s) "
                         f"({', '.join(names)}), {len(args)} given")
     casts = kernel._casts or (None,) * len(args)
+    if kernel.signature is not None:
+        _check_signature(kernel, args)
     try:
         kargs = [_kernel_arg(a, n, c) for a, n, c in zip(args, names, casts)]
     except TypeError as e:

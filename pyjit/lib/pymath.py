@@ -1,0 +1,75 @@
+"""Python's math.frexp and math.ldexp, written in the compiled subset (numba-cuda kernels and
+@njit code take them; the floating-point formats are reached through exact scalings by powers of
+two, so the results are CPython's, the one rounding of ldexp included). A float32 argument gives
+a float32 result, as pyjit's other math functions do; an out-of-range ldexp is inf, as NumPy and
+Numba give it (pyjit raises no range errors)."""
+import math
+
+import numpy as np
+
+from .. import types
+from ..extending import overload, register_jitable
+
+
+def _number(x):
+    return isinstance(x, (types.Float, types.Integer, types.Boolean))
+
+
+@register_jitable
+def _frexp64(v):
+    if v == 0.0 or v != v or v - v != 0.0:      # zero (its sign kept), nan, inf
+        return v, 0
+    e = int(math.floor(math.log2(abs(v)))) + 1
+    h = e // 2
+    m = (v * 2.0 ** (-h)) * 2.0 ** (h - e)      # each factor a normal power of two: exact
+    if abs(m) >= 1.0:                           # log2 rounded up to the next power
+        m *= 0.5
+        e += 1
+    elif abs(m) < 0.5:
+        m *= 2.0
+        e -= 1
+    return m, e
+
+
+@register_jitable
+def _ldexp64(v, i):
+    m, e = _frexp64(v)
+    if m == 0.0 or m != m or m - m != 0.0:
+        return v
+    t = e + i                                   # the result is m * 2**t, 0.5 <= |m| < 1
+    if t > 1024:
+        return math.copysign(math.inf, v)
+    if t >= -1021:
+        return (m * 2.0) * 2.0 ** (t - 1)       # a normal result: one exact product
+    if t < -1080:
+        return math.copysign(0.0, v)
+    return (m * 2.0 ** (t + 1074)) * 2.0 ** -1074   # subnormal: rounded once, by the last
+
+
+@overload(math.frexp)
+def _frexp(x):
+    if not _number(x):
+        raise TypeError(f"math.frexp() takes a number, not {x}")
+    if isinstance(x, types.Float) and x.bitwidth == 32:
+        def impl32(x):
+            m, e = _frexp64(float(x))
+            return np.float32(m), e
+        return impl32
+
+    def impl(x):
+        return _frexp64(float(x))
+    return impl
+
+
+@overload(math.ldexp)
+def _ldexp(x, i):
+    if not _number(x) or not isinstance(i, (types.Integer, types.Boolean)):
+        raise TypeError(f"math.ldexp() takes a number and an int, not {x} and {i}")
+    if isinstance(x, types.Float) and x.bitwidth == 32:
+        def impl32(x, i):
+            return np.float32(_ldexp64(float(x), int(i)))
+        return impl32
+
+    def impl(x, i):
+        return _ldexp64(float(x), int(i))
+    return impl
