@@ -651,7 +651,7 @@ LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t)
 
 /* NumPy's error model: division by zero gives inf/nan (and 0 for integers) instead of raising;
  * error_model='numpy', and always for the elements of array arithmetic. */
-static bool numpy_errors(Lower *L)
+bool lower_numpy_errors(Lower *L)
 {
     return L->ew_numpy || (L->opts && L->opts->error_model_numpy);
 }
@@ -682,7 +682,7 @@ static LLVMValueRef int_floordiv_mod(Lower *L, LLVMValueRef a, LLVMValueRef b, b
         }
     }
     LLVMValueRef b_zero = LLVMBuildICmp(L->b, LLVMIntEQ, b, zero, "");
-    if (numpy_errors(L)) {
+    if (lower_numpy_errors(L)) {
         LLVMValueRef safe = LLVMBuildSelect(L->b, b_zero, LLVMConstInt(it, 1, 0), b, "");
         LLVMValueRef r = int_floordiv_mod_nonzero(L, a, safe, is_mod, is_signed);
         return LLVMBuildSelect(L->b, b_zero, zero, r, "");
@@ -842,7 +842,7 @@ static LLVMValueRef int_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMV
 static LLVMValueRef float_floordiv_mod(Lower *L, Type *t, LLVMValueRef a, LLVMValueRef b, bool is_mod)
 {
     LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
-    if (!numpy_errors(L))
+    if (!lower_numpy_errors(L))
         lower_check(L, LLVMBuildFCmp(L->b, LLVMRealOEQ, b, zero, ""), ABI_EXC_ZERO_DIVISION,
                     is_mod ? "float modulo" : "float floor division by zero", NULL, 0);
     LLVMValueRef mod = LLVMBuildFRem(L->b, a, b, "");
@@ -863,7 +863,7 @@ static LLVMValueRef float_floordiv_mod(Lower *L, Type *t, LLVMValueRef a, LLVMVa
     LLVMValueRef q = LLVMBuildFDiv(L->b, a, b, "");
     LLVMValueRef z = lower_math(L, MF_COPYSIGN, t, zero, q);
     LLVMValueRef r = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealUNE, div, zero, ""), fl, z, "");
-    if (numpy_errors(L))
+    if (lower_numpy_errors(L))
         r = LLVMBuildSelect(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, b, zero, ""), q, r, "");
     return r;
 }
@@ -974,7 +974,7 @@ static LLVMValueRef pow_small_int(Lower *L, LLVMValueRef x, int n)
     LLVMBuilderRef B = L->b;
     unsigned k = (unsigned)(n < 0 ? -n : n);
     Type *f64 = ty_scalar(TY_FLOAT64);
-    if (n < 0 && !numpy_errors(L))
+    if (n < 0 && !lower_numpy_errors(L))
         lower_check(L, LLVMBuildFCmp(B, LLVMRealOEQ, x, LLVMConstReal(L->f64, 0.0), ""),
                     ABI_EXC_ZERO_DIVISION, "0.0 cannot be raised to a negative power", NULL, 0);
     if (L->opts && L->opts->fastmath)    /* fastmath: plain products, as Numba's */
@@ -1029,7 +1029,7 @@ static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLV
     case BIN_SUB: return LLVMBuildFSub(L->b, a, b, "");
     case BIN_MUL: return LLVMBuildFMul(L->b, a, b, "");
     case BIN_TRUEDIV:
-        if (!numpy_errors(L))
+        if (!lower_numpy_errors(L))
             lower_check(L, LLVMBuildFCmp(L->b, LLVMRealOEQ, b, zero, ""), ABI_EXC_ZERO_DIVISION,
                         "float division by zero", NULL, 0);
         return LLVMBuildFDiv(L->b, a, b, "");
@@ -1038,7 +1038,7 @@ static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLV
     case BIN_POW:
         /* 0.0 ** negative raises in Python; a negative base with a fractional exponent gives
          * nan here (Python would make a complex number) */
-        if (!numpy_errors(L))
+        if (!lower_numpy_errors(L))
             lower_check(L, LLVMBuildAnd(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, a, zero, ""),
                                         LLVMBuildFCmp(L->b, LLVMRealOLT, b, zero, ""), ""),
                         ABI_EXC_ZERO_DIVISION, "0.0 cannot be raised to a negative power", NULL, 0);
@@ -1056,7 +1056,7 @@ static LLVMValueRef complex_div(Lower *L, Type *t, Type *pt, LLVMValueRef a, LLV
 {
     LLVMBuilderRef B = L->b;
     LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(c));
-    if (!numpy_errors(L))
+    if (!lower_numpy_errors(L))
         lower_check(L, LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, c, zero, ""),
                                     LLVMBuildFCmp(B, LLVMRealOEQ, d, zero, ""), ""),
                     ABI_EXC_ZERO_DIVISION, "complex division by zero", NULL, 0);
@@ -1170,7 +1170,7 @@ static LLVMValueRef complex_pow(Lower *L, Type *t, LLVMValueRef x, LLVMValueRef 
                                    LLVMBuildFCmp(B, LLVMRealOEQ, d, zero, ""), "");
     LLVMValueRef z0 = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOEQ, a, zero, ""),
                                    LLVMBuildFCmp(B, LLVMRealOEQ, b, zero, ""), "");
-    if (!numpy_errors(L))
+    if (!lower_numpy_errors(L))
         lower_check(L, LLVMBuildAnd(B, LLVMBuildAnd(B, z0, LLVMBuildNot(B, w0, ""), ""),
                                     LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealONE, d, zero, ""),
                                                 LLVMBuildFCmp(B, LLVMRealOLT, c, zero, ""), ""), ""),

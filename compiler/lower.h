@@ -85,6 +85,8 @@ LLVMBasicBlockRef lower_block(Lower *L, const char *name);
 int lower_unsupported(Lower *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Raises kind (message msg, a printf format over the int64 args) when cond is true; the code
  * after continues where it is false. */
+/* NumPy's error model: error_model='numpy', or an element of array arithmetic. */
+bool lower_numpy_errors(Lower *L);
 void lower_check(Lower *L, LLVMValueRef cond, AbiExcKind kind, const char *msg, LLVMValueRef *args,
                  int nargs);
 /* lower_unlikely: the builder moves to a block taken when cond is true (for checks that need

@@ -1,8 +1,8 @@
 /* lower_math.c: INTRINSIC on scalars: math, cmath, the builtins (abs, min, max, len, round,
  * divmod, range, print, ...) and NumPy's scalar functions. Float math reaches the target's
- * MathFn (target.h), so float32 code stays float32. math.sqrt(-1.0) and friends give nan as
- * NumPy and Numba do, rather than raising Python's "math domain error". Builtins whose arguments
- * are arrays are in lower_array.c. */
+ * MathFn (target.h), so float32 code stays float32. math.sqrt(-1.0) and friends raise Python's
+ * "math domain error" as CPython does, and give nan under NumPy's error model (error_model=
+ * 'numpy', GPU kernels by default). Builtins whose arguments are arrays are in lower_array.c. */
 #include "compiler/lower.h"
 
 #include <math.h>
@@ -472,7 +472,7 @@ static void math_domain(Lower *L, Builtin bi, Type *t, LLVMValueRef x)
 {
     LLVMBuilderRef B = L->b;
     LLVMValueRef bad = NULL;
-    if (!ty_is_float(t))
+    if (!ty_is_float(t) || lower_numpy_errors(L))
         return;
 #define CMPF(pred, v) LLVMBuildFCmp(B, pred, x, lower_const_f(L, t, v), "")
     switch (bi) {
@@ -494,7 +494,7 @@ static void math_domain(Lower *L, Builtin bi, Type *t, LLVMValueRef x)
 static void fmod_domain(Lower *L, Type *t, LLVMValueRef x, LLVMValueRef y)
 {
     LLVMBuilderRef B = L->b;
-    if (!ty_is_float(t))
+    if (!ty_is_float(t) || lower_numpy_errors(L))
         return;
     LLVMValueRef x_inf = LLVMBuildFCmp(B, LLVMRealOEQ, lower_math(L, MF_FABS, t, x, NULL),
                                        lower_const_f(L, t, INFINITY), "");

@@ -580,27 +580,29 @@ def test_cuda_c_compiles_through_nvrtc(tmp_path):
 
 def test_simulator_raises_division_by_zero_as_the_gpu_does():
     out = _run_simulated("""
+import math
 import numpy as np
 from pyjit import gpu
 def body(x, out):
     i = gpu.grid(1)
     if i < x.size:
         out[i] = 10 // x[i] + 1.0 / x[i]
-for dtype in (np.int64, np.float32):
-    x = np.full(64, 5, dtype)
-    x[37] = 0
-    try:
-        gpu.jit(body)[2, 32](x, np.zeros(64))
-    except ZeroDivisionError as e:
-        print(e.pyjit_thread == (5, 0, 0) and e.pyjit_block == (1, 0, 0))
+for dtype in (np.int64, np.float32):   # Python's error model: with debug=True, or asked for
+    for options in (dict(debug=True), dict(error_model='python')):
+        x = np.full(64, 5, dtype)
+        x[37] = 0
+        try:
+            gpu.jit(**options)(body)[2, 32](x, np.zeros(64))
+        except ZeroDivisionError as e:
+            print(e.pyjit_thread == (5, 0, 0) and e.pyjit_block == (1, 0, 0))
 def inv(x, out):
     i = gpu.grid(1)
     if i < x.size:
-        out[i] = 1.0 / x[i]
+        out[i] = 1.0 / x[i] + math.sqrt(x[i] - 1.0)
 out = np.zeros(64)
 x = np.full(64, 5.0)
 x[37] = 0
-gpu.jit(error_model='numpy')(inv)[2, 32](x, out)   # NumPy's model: inf, no exception
-print(np.isinf(out[37]))
+gpu.jit(inv)[2, 32](x, out)   # numba-cuda's default, NumPy's model: inf and nan, no exception
+print(np.isnan(out[37]) and np.isfinite(out[36]))
 """)
-    assert out.split() == ["True", "True", "True"]
+    assert out.split() == ["True"] * 5

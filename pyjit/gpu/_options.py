@@ -8,9 +8,10 @@ error naming it, so that no option is silently dropped:
     launch_bounds=n or (n, m) or (n, m, c)  .maxntid n, .minnctapersm m, .maxclusterrank c; a
                                             launch of more than n threads a block is a ValueError
     inline, forceinline                     accepted: LLVM inlines device functions already
-    error_model='python' or 'numpy'         as @njit's: 'numpy' makes float division by zero
-                                            inf or nan instead of a ZeroDivisionError (GPU
-                                            ufuncs' kernels use it, as NumPy's ufuncs do)
+    error_model='python' or 'numpy'         as @njit's: 'numpy' makes division by zero inf, nan
+                                            or 0 and math.sqrt(-1) nan instead of raising. The
+                                            default is numba-cuda's: 'numpy', or 'python' with
+                                            debug=True
     link=[files]                            CUDA C, PTX, cubin, fatbin, object, library or LTO-IR
                                             files linked into the kernel (pyjit/gpu/_link.py);
                                             each must exist
@@ -63,8 +64,10 @@ def link_files(files):
     return paths
 
 
-def check(options, device=False):
-    """The options of a @gpu.jit, checked and made canonical: a dict of the accepted names."""
+def check(options, device=False, debug=False):
+    """The options of a @gpu.jit, checked and made canonical: a dict of the accepted names.
+    error_model defaults to numba-cuda's choice: Python's with debug=True (a division by zero
+    raises ZeroDivisionError, reported after the launch), NumPy's otherwise (inf or nan)."""
     unknown = sorted(set(options) - set(ACCEPTED))
     if unknown:
         raise TypeError(f"gpu.jit() got unexpected option{'s' if len(unknown) > 1 else ''} "
@@ -74,7 +77,8 @@ def check(options, device=False):
     if opts.get("max_registers") is not None:
         opts["max_registers"] = _positive_int("max_registers", opts["max_registers"], 255)
     opts["launch_bounds"] = launch_bounds(opts.get("launch_bounds"))
-    if opts.get("error_model", "python") not in ("python", "numpy"):
+    opts.setdefault("error_model", "python" if debug else "numpy")
+    if opts["error_model"] not in ("python", "numpy"):
         raise TypeError(f"gpu.jit(error_model=...): 'python' or 'numpy', not "
                         f"{opts['error_model']!r}")
     if device and (opts.get("max_registers") or opts["launch_bounds"]):

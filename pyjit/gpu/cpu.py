@@ -117,7 +117,7 @@ class Kernel:
 
     def __init__(self, py_func, signature=None, debug=False, fastmath=False, opt=True,
                  lineinfo=False, cache=False, max_registers=None, launch_bounds=None,
-                 inline=None, forceinline=None, link=(), error_model="python"):
+                 inline=None, forceinline=None, link=(), error_model="numpy"):
         self.py_func = py_func
         self.signature = signature
         self.options = dict(launch_bounds=launch_bounds)
@@ -184,7 +184,8 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     if isinstance(func_or_sig, (DeviceFunction, Kernel)):
         return func_or_sig
     cls = DeviceFunction if device else Kernel
-    opts = dict(_kernel_options.check(options, device), debug=bool(debug), fastmath=fastmath)
+    opts = dict(_kernel_options.check(options, device, debug), debug=bool(debug),
+                fastmath=fastmath)
     kws = dict(options, device=device, debug=debug, fastmath=fastmath)
 
     def make(f, sig):

@@ -116,7 +116,7 @@ if _HAVE_RUNTIME:
 
         def __init__(self, py_func, signature=None, debug=False, fastmath=False, opt=True,
                      lineinfo=False, cache=False, max_registers=None, launch_bounds=None,
-                     inline=None, forceinline=None, link=(), error_model="python"):
+                     inline=None, forceinline=None, link=(), error_model="numpy"):
             # in the cache key; inline and forceinline change nothing (LLVM inlines already)
             self.targetoptions = _options(debug, fastmath, opt, lineinfo, max_registers,
                                           launch_bounds, error_model)
@@ -317,7 +317,8 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     if isinstance(func_or_sig, DeviceFunction) or isinstance(func_or_sig, Kernel):
         return func_or_sig
     cls = DeviceFunction if device else Kernel
-    opts = dict(_kernel_options.check(options, device), debug=bool(debug), fastmath=fastmath)
+    opts = dict(_kernel_options.check(options, device, debug), debug=bool(debug),
+                fastmath=fastmath)
     kws = dict(options, device=device, debug=debug, fastmath=fastmath)
 
     def make(f, sig):
@@ -328,19 +329,24 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
 
 
 def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=True,
-                debug=False, lineinfo=False, max_registers=None, launch_bounds=None):
-    """(ptx, return type name) for pyfunc compiled for signature: works without a GPU."""
+                debug=False, lineinfo=False, max_registers=None, launch_bounds=None,
+                error_model=None):
+    """(ptx, return type name) for pyfunc compiled for signature: works without a GPU. The error
+    model defaults as gpu.jit's does."""
     from .. import types
     if not _HAVE_RUNTIME:
         raise GpuUnavailableError(f"compile_ptx: {_NO_RUNTIME}")
     args, ret = types._canonical_signature(signature)
-    opts = _kernel_options.check(dict(max_registers=max_registers, launch_bounds=launch_bounds),
-                                 device)
+    given = dict(max_registers=max_registers, launch_bounds=launch_bounds)
+    if error_model is not None:
+        given["error_model"] = error_model
+    opts = _kernel_options.check(given, device, debug)
     ptx, _entry, _written = _core.cuda_compile_ptx(
         pyfunc, _registry.REGISTRY, list(args), device=bool(device), fastmath=bool(fastmath),
         cc=tuple(cc) if cc else (9, 0), debug=bool(debug), lineinfo=bool(lineinfo),
         opt=3 if opt else 0, max_registers=opts.get("max_registers") or 0,
-        launch_bounds=opts["launch_bounds"] or (0, 0, 0))
+        launch_bounds=opts["launch_bounds"] or (0, 0, 0),
+        error_model_numpy=opts["error_model"] == "numpy")
     return ptx, (ret or "none")
 
 

@@ -552,8 +552,21 @@ _BINARY = {"atan2": np.arctan2, "pow": np.power, "hypot": np.hypot, "copysign": 
            "fmod": np.fmod}
 
 
+def _domain(mf):
+    """math's function, giving nan where it raises "math domain error" when the kernel's error
+    model is NumPy's (as the compiled kernel does)."""
+    def f(*args):
+        try:
+            return mf(*args)
+        except ValueError:
+            if S.numpy_errors:
+                return _math.nan
+            raise
+    return f
+
+
 def _unary(name, npf):
-    mf = getattr(_math, name, None) or (lambda x: float(npf(x)))
+    mf = _domain(getattr(_math, name, None) or (lambda x: float(npf(x))))
 
     def f(x):
         if x.__class__ is _f32:
@@ -566,7 +579,7 @@ def _unary(name, npf):
 
 
 def _unary_double(name):
-    mf = getattr(_math, name)
+    mf = _domain(getattr(_math, name))
 
     def f(x):
         if x.__class__ is _f32 or x.__class__ is _f16:
@@ -577,7 +590,7 @@ def _unary_double(name):
 
 
 def _binary(name, npf):
-    mf = getattr(_math, name)
+    mf = _domain(getattr(_math, name))
     weak = (int, float, _f32, _f16)
     single = (_f32, _f16)
 

@@ -387,7 +387,7 @@ class DeviceFunction:
 def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit, with
     the options the compiled path takes (pyjit/gpu/_options.py), checked the same way."""
-    opts = dict(_kernel_options.check(options, device), debug=debug, fastmath=fastmath)
+    opts = dict(_kernel_options.check(options, device, debug), debug=debug, fastmath=fastmath)
     if opts["link"]:
         raise NotImplementedError(f"gpu.jit(link={list(opts['link'])!r}): linked CUDA C, PTX or "
                                   "cubin runs on a GPU only; the simulator cannot run it")
@@ -722,7 +722,9 @@ def _zero_division(exc):
 def _run(prep, kargs, griddim, blockdim, name, numpy_errors=False):
     # integer arithmetic wraps silently, as on the GPU (NumPy's scalars would warn); a division
     # by zero raises, as the compiled kernel's does under Python's error model (not NumPy's)
-    with np.errstate(over="ignore", divide="ignore" if numpy_errors else "raise"):
+    S.numpy_errors = numpy_errors
+    with np.errstate(over="ignore", divide="ignore" if numpy_errors else "raise",
+                     invalid="ignore" if numpy_errors else "warn"):
         nwarps = (blockdim[0] * blockdim[1] * blockdim[2] + 31) // 32
         if prep.gen is not None:
             scheduler.run_concurrent(prep.gen, kargs, griddim, blockdim, nwarps, name,

@@ -60,7 +60,8 @@ class State:
     """What the running launch needs: one instance, reset by each launch."""
 
     __slots__ = ("active", "kernel", "suspend", "shared", "dyn_shared", "sharedmem",
-                 "static_bytes", "epoch", "warp_epochs", "racecheck", "const_cache", "pending")
+                 "static_bytes", "epoch", "warp_epochs", "racecheck", "const_cache", "pending",
+                 "numpy_errors")
 
     def __init__(self):
         self.active = False
@@ -75,6 +76,7 @@ class State:
         self.racecheck = False
         self.const_cache = {}
         self.pending = None         # a request not yet yielded (generator kernels)
+        self.numpy_errors = False   # the kernel's error model is NumPy's: math domain errors nan
 
     def new_block(self, nwarps):
         self.shared = {}
