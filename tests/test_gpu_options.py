@@ -291,7 +291,7 @@ def test_launch_bounds_refuse_a_larger_block(gpu_hw):
     (1, AssertionError, "too big"),
 ])
 def test_exception_without_debug_raised_at_synchronize(gpu_hw, value, exc, words):
-    k = hw.jit(k_raises)
+    k = hw.jit(error_model="python")(k_raises)   # 10 // 0 raises (NumPy's default gives 0)
     x = np.full(64, 5, np.int64)
     x[37] = value
     dx = hw.to_device(x)
