@@ -2057,7 +2057,8 @@ static PyObject *source_call(CudaKernel *k, PyObject *args, PyObject *kwds)
         if (!grid)
             grid = one;
     } else {
-        if (PyTuple_GET_SIZE(args) != 3 || (nkw && PyDict_GetItemString(kwds, "grid")))
+        if (PyTuple_GET_SIZE(args) != 3 || (nkw && PyDict_GetItemString(kwds, "grid")) ||
+            !(PyTuple_Check(PyTuple_GET_ITEM(args, 2)) || PyList_Check(PyTuple_GET_ITEM(args, 2))))
             return PyErr_Format(PyExc_TypeError, "kernel '%s' is launched as PyCUDA's f(*args, "
                                 "block=(x, y, z), grid=(x, y)), as CuPy's f(grid, block, args) "
                                 "or as f[grid, block](*args)", k->cname);
@@ -2066,11 +2067,8 @@ static PyObject *source_call(CudaKernel *k, PyObject *args, PyObject *kwds)
         shared = nkw ? PyDict_GetItemString(kwds, "shared_mem") : NULL;
         stream = nkw ? PyDict_GetItemString(kwds, "stream") : NULL;
         known = (shared != NULL) + (stream != NULL);
-        if (!(kargs = PySequence_Tuple(PyTuple_GET_ITEM(args, 2)))) {
-            PyErr_Format(PyExc_TypeError, "kernel '%s': CuPy's launch f(grid, block, args) "
-                         "takes the arguments as a tuple", k->cname);
+        if (!(kargs = PySequence_Tuple(PyTuple_GET_ITEM(args, 2))))
             return NULL;
-        }
     }
     if (known != nkw) {
         Py_DECREF(kargs);
