@@ -1953,6 +1953,8 @@ static int src_take_foreign(CudaKernel *k, const SrcParam *p, PyObject *obj, Arg
                                        Py_TYPE(obj)->tp_name);
     a->foreign = f;
     a->data = f->data;
+    if (!f->type)
+        return 0;
     Type *dt = f->type->array.dtype;
     PyObject *name = PyUnicode_FromString(dt->name);
     int r = name ? src_check_items(k, p, ty_itemsize(dt), ty_is_int(dt) || dt->kind == TY_BOOL,

@@ -480,7 +480,8 @@ if hasattr(_core, "Kernel"):
             return self.module.ptx
 
         def __repr__(self):
-            sig = ", ".join(f"{p.ctype} {p.name}" for p in self.params)
+            sig = ", ".join(f"{p.ctype}{'' if str(p.ctype).endswith('*') else ' '}{p.name}"
+                            for p in self.params)
             return f"<pyjit.gpu CUDA C kernel {self.__name__}({sig})>"
 
     Function = SourceKernel
