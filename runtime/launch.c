@@ -1761,7 +1761,8 @@ static int src_check_descr(CudaKernel *k, const SrcParam *p, PyArray_Descr *d)
 {
     int size = (int)PyDataType_ELSIZE(d);
     bool is_int = PyTypeNum_ISINTEGER(d->type_num) || PyTypeNum_ISBOOL(d->type_num);
-    Type *elem = p->check == PT_EXACT && PyArray_EquivTypes(d, p->descr) ? p->elem : NULL;
+    Type *elem = p->check == PT_EXACT && (d == p->descr || PyArray_EquivTypes(d, p->descr))
+                 ? p->elem : NULL;
     return src_check_items(k, p, size, is_int, elem, (PyObject *)d);
 }
 
