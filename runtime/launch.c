@@ -1817,6 +1817,11 @@ static int src_take_pointer(CudaKernel *k, const SrcParam *p, PyObject *obj, Arg
         a->kind = ARG_FOREIGN;
         return 0;
     }
+    size_t len = strlen(p->ctype);
+    if (len && p->ctype[len - 1] != '*')   /* a typedef of a header, read from its PTX */
+        return src_error(k, p, PyExc_TypeError, "given %.100s; of this 8-byte type pyjit knows "
+                         "only that it is passed as a pointer would be: give an array, or a "
+                         "NumPy integer (np.int64(...)) for an integer", Py_TYPE(obj)->tp_name);
     return src_error(k, p, PyExc_TypeError, "given %.100s; it takes an array: a device array, "
                      "a NumPy array (copied), an object with __cuda_array_interface__ or "
                      "DLPack, or None for a null pointer", Py_TYPE(obj)->tp_name);

@@ -437,3 +437,25 @@ def test_simulators_say_cuda_c_needs_a_gpu(mode):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=120)
     assert r.stdout.split() == ["True"] * 6, r.stderr
+
+
+@nvrtc
+def test_types_of_unread_headers_are_taken_from_the_ptx(monkeypatch):
+    """Parameters whose types come from a header pyjit does not read: floats and integers by
+    their PTX type, 8-byte integers as pointers, structs by size."""
+    from pyjit.gpu import source
+    monkeypatch.setitem(source._STUB_HEADERS, "myheader.h",
+                        "typedef float real_t; typedef long index_t; typedef int count_t;\n"
+                        "struct Pair { double a, b; };\n")
+    src = '#include "myheader.h"\n' \
+          'extern "C" __global__ void k(real_t a, index_t n, count_t c, Pair q, float *out) {}\n'
+    k = gpu.RawKernel(src, "k", arch="sm_90", cache_dir=False)
+    assert [(p.kind, p.size) for p in k.params] == [("scalar", 4), ("pointer", 8),
+                                                    ("scalar", 4), ("bytes", 16),
+                                                    ("pointer", 8)]
+    assert k.params[0].dtype == np.float32 and k.params[2].dtype == np.int32
+    out = np.zeros(2, np.float32)
+    pair = np.zeros((), [("a", "f8"), ("b", "f8")])[()]
+    with pytest.raises(TypeError, match="parameter 'n'.*np.int64"):
+        k[1, 1](1.5, 3, 2, pair, out)
+    _launch_or_unavailable(lambda: k[1, 1](1.5, np.int64(3), 2, pair, out))

@@ -598,10 +598,19 @@ def _describe(name, ctype, size, ptxtype):
 
 
 def _by_size(name, ctype, size, ptxtype):
-    """A parameter known only by its PTX: floats by their PTX type, the rest by size."""
+    """A parameter whose C type says too little (a typedef of a header, a struct), taken by its
+    PTX: floats by their PTX type, an 8-byte integer of unknown type as a pointer (what it
+    mostly is; a NumPy integer scalar still passes its 8 bytes), other integers as signed ints
+    of their size, the rest (structs) as bytes of their size."""
     label = ctype if ctype is not None else CType(f"{size}-byte value")
-    if ptxtype in ("f32", "f64") and ctype is None:
+    known = ctype is not None and (ctype.ptr or _base_dtype(ctype.base) is not None or
+                                   ctype.base in _SIZED)
+    if ptxtype in ("f32", "f64") and not known:
         return Param(name, label, "scalar", dtype=np.dtype(f"f{size}"))
+    if ptxtype in ("u64", "s64", "b64") and not known:
+        return Param(name, label, "pointer", writes=True)
+    if re.fullmatch(r"[usb](8|16|32)", ptxtype) and not known:
+        return Param(name, label, "scalar", dtype=np.dtype(f"i{size}"))
     return Param(name, label, "bytes", itemsize=size)
 
 

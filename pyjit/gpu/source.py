@@ -16,14 +16,16 @@ non-const or the array is wrapped in gpu.Out/InOut; gpu.In never back), NumPy sc
 numbers, checked against the parameter's C type.
 """
 import ctypes
+import importlib
 import os
 import re
 
-import numpy as np
-
 from .. import _cache, _core
-from . import _csource, _link
 from .errors import CudaError, GpuUnavailableError, NvrtcError
+
+# import_module, not `from . import x`: that would consult pyjit.gpu's __getattr__, which may be
+# loading the backend that imports this module
+_csource = importlib.import_module(__package__ + "._csource")
 
 _FORMAT = 1      # of what the cache stores for a compilation
 
@@ -53,7 +55,7 @@ class Compiled:
 
 
 def _lib():
-    lib = _link._nvrtc()
+    lib = importlib.import_module(__package__ + "._link")._nvrtc()
     if not getattr(lib, "_pyjit_typed", False):
         vp, sz = ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)
         lib.nvrtcCreateProgram.argtypes = [ctypes.POINTER(vp), ctypes.c_char_p, ctypes.c_char_p,
