@@ -459,3 +459,24 @@ def test_types_of_unread_headers_are_taken_from_the_ptx(monkeypatch):
     with pytest.raises(TypeError, match="parameter 'n'.*np.int64"):
         k[1, 1](1.5, 3, 2, pair, out)
     _launch_or_unavailable(lambda: k[1, 1](1.5, np.int64(3), 2, pair, out))
+
+
+@nvrtc
+def test_raw_module_from_files(tmp_path):
+    cu = tmp_path / "k.cu"
+    cu.write_text(TEMPLATES)
+    mod = gpu.RawModule(path=str(cu), name_expressions=["axpy<float>"], arch="sm_90",
+                        cache_dir=False)
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text(mod.ptx)
+    from_ptx = gpu.RawModule(path=str(ptx))
+    assert from_ptx.cubin is None and from_ptx.arch == "compute_90"
+    k = from_ptx.get_function("_Z4axpyIfEvT_PKS0_PS0_i")        # typed by its mangled name
+    assert [(p.kind, p.writes) for p in k.params] == [("scalar", False), ("pointer", False),
+                                                      ("pointer", True), ("scalar", False)]
+    with pytest.raises(TypeError, match="argument 2.*float64"):
+        k[1, 1](1.0, np.zeros(4), np.zeros(4, np.float32), 4)
+    plain = from_ptx.get_function("plain_cpp")                   # found by its plain name
+    assert [p.kind for p in plain.params] == ["pointer", "scalar"]
+    with pytest.raises(ValueError, match="cubin"):
+        gpu.RawModule(path=str(tmp_path / "k.cubin"))

@@ -264,8 +264,18 @@ class _Module:
     """A compiled source and the kernels found in it (what SourceModule and RawModule share)."""
 
     def __init__(self, code, options, name_expressions, arch, cache_dir, wrap, include_dirs=(),
-                 cooperative=False, kind="RawModule"):
+                 cooperative=False, kind="RawModule", ptx=None):
         _require_hardware(kind)
+        if ptx is not None:          # a module of PTX made elsewhere (RawModule(path='k.ptx'))
+            if name_expressions:
+                raise ValueError(f"{kind}: name_expressions need CUDA C source, not PTX")
+            self.code, self.options, self.name_expressions = None, (), ()
+            self.arch = "compute_" + (re.findall(r"\.target\s+sm_(\d+)", ptx) or ["?"])[0]
+            self._compiled = Compiled(ptx, None, {}, "", self.arch)
+            self._image = _core.cuda_source_image(ptx, None)
+            self._cooperative = bool(cooperative)
+            self._kernels = {}
+            return
         if not isinstance(code, str):
             raise TypeError(f"{kind} takes the CUDA C source as a str, not "
                             f"{type(code).__name__}")
@@ -395,19 +405,28 @@ class RawModule(_Module):
     def __init__(self, code=None, path=None, options=(), backend="nvrtc",
                  translate_cucomplex=False, enable_cooperative_groups=False,
                  name_expressions=None, jitify=False, arch=None, cache_dir=None):
+        ptx = None
         if path is not None:
             if code is not None:
                 raise TypeError("RawModule takes code or path, not both")
+            if str(path).endswith((".cubin", ".fatbin", ".o")):
+                raise ValueError(f"RawModule: {path}: the parameters of a cubin's kernels cannot "
+                                 "be read; give its CUDA C source (code= or a .cu path) or PTX "
+                                 "(a .ptx path)")
             with open(path, encoding="utf-8") as f:
-                code = f.read()
-        if code is None:
-            raise TypeError("RawModule needs code= (CUDA C source) or path= (a .cu file)")
+                text = f.read()
+            if str(path).endswith(".ptx"):
+                ptx = text
+            else:
+                code = text
+        if code is None and ptx is None:
+            raise TypeError("RawModule needs code= (CUDA C source) or path= (a .cu or .ptx file)")
         if backend != "nvrtc":
             raise ValueError(f"RawModule: backend {backend!r}: pyjit compiles with NVRTC only")
         if jitify or translate_cucomplex:
             raise ValueError("RawModule: jitify and translate_cucomplex are not supported")
         super().__init__(code, options, name_expressions, arch, cache_dir, False,
-                         cooperative=enable_cooperative_groups, kind="RawModule")
+                         cooperative=enable_cooperative_groups, kind="RawModule", ptx=ptx)
 
 
 if hasattr(_core, "Kernel"):
