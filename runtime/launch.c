@@ -2104,7 +2104,8 @@ static PyObject *py_source_image(PyObject *self, PyObject *args)
         (cubin != Py_None && PyBytes_AsStringAndSize(cubin, &data, &size) < 0))
         return NULL;
     SrcImage *im = PyMem_RawCalloc(1, sizeof *im);
-    if (!im || !(im->ptx = dup_str(ptx)) || (data && !(im->cubin = PyMem_RawMalloc((size_t)size)))) {
+    if (!im || !(im->ptx = dup_str(ptx)) ||
+        (data && !(im->cubin = PyMem_RawMalloc((size_t)size)))) {
         if (im) {
             PyMem_RawFree(im->ptx);
             PyMem_RawFree(im);

@@ -208,7 +208,11 @@ MODULE_STATE = r'''
 __device__ int counter;
 __constant__ float coeffs[4];
 __global__ void count(int n) { if (threadIdx.x < n) atomicAdd(&counter, 1); }
-__global__ void read(int *out, float *c) { out[0] = counter; for (int i = 0; i < 4; i++) c[i] = coeffs[i]; }
+__global__ void read(int *out, float *c)
+{
+    out[0] = counter;
+    for (int i = 0; i < 4; i++) c[i] = coeffs[i];
+}
 '''
 
 

@@ -480,3 +480,17 @@ def test_raw_module_from_files(tmp_path):
     assert [p.kind for p in plain.params] == ["pointer", "scalar"]
     with pytest.raises(ValueError, match="cubin"):
         gpu.RawModule(path=str(tmp_path / "k.cubin"))
+
+
+@nvrtc
+def test_edited_header_is_another_compilation(tmp_path):
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "scale.h").write_text("#define SCALE 3.0f\n")
+    src = '#include "scale.h"\n__global__ void f(float *x) { x[0] *= SCALE; }\n'
+    cache = tmp_path / "cache"
+    first = gpu.SourceModule(src, arch="sm_90", cache_dir=str(cache), include_dirs=[str(inc)])
+    (inc / "scale.h").write_text("#define SCALE 5.0f\n")
+    second = gpu.SourceModule(src, arch="sm_90", cache_dir=str(cache), include_dirs=[str(inc)])
+    assert "0f40400000" in first.ptx and "0f40A00000" in second.ptx    # 3.0f, then 5.0f
+    assert len(os.listdir(cache)) == 2

@@ -568,7 +568,7 @@ class Param:
 
 
 def _base_dtype(base):
-    code = _SCALARS.get(base)
+    code = _SCALARS.get(re.sub(r"^(?:std|thrust|cuda::std)::", "", base))
     return np.dtype(code) if code else None
 
 

@@ -37,7 +37,8 @@ _STUB_HEADERS = {name: "" for name in (
 _STUB_HEADERS["stdint.h"] = _STUB_HEADERS["cstdint"] = """
 typedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;
 typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t;
-typedef unsigned long long uint64_t; typedef long long intptr_t; typedef unsigned long long uintptr_t;
+typedef unsigned long long uint64_t;
+typedef long long intptr_t; typedef unsigned long long uintptr_t;
 """
 _STUB_HEADERS["stddef.h"] = _STUB_HEADERS["cstddef"] = \
     "typedef unsigned long size_t; typedef long ptrdiff_t;\n"
@@ -195,13 +196,37 @@ def compile_nvrtc(source, options=(), name_expressions=(), arch="sm_90", filenam
     return Compiled(ptx, cubin, lowered, log, arch)
 
 
+def _included(source, options, depth=0, seen=None):
+    """[(path, contents)] of the files the source includes from the -I folders of options (and
+    what those include), for the cache key: an edited header is another compilation. The
+    toolkit's own headers are covered by NVRTC's version."""
+    seen = set() if seen is None else seen
+    toolkit = set(_include_dirs())
+    dirs = [o[2:] for o in options if o.startswith("-I") and o[2:] not in toolkit]
+    found = []
+    for name in re.findall(r'(?m)^\s*#\s*include\s*[<"]([^>"]+)[>"]', source):
+        for d in dirs:
+            path = os.path.join(d, name)
+            if path in seen or not os.path.isfile(path):
+                continue
+            seen.add(path)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            found.append((path, text))
+            if depth < 8:
+                found += _included(text, options, depth + 1, seen)
+            break
+    return found
+
+
 def compile_cached(source, options, name_expressions, arch, cache_dir=None, what="",
                    original=None):
     """compile_nvrtc through the on-disk cache (cache_dir=False: not cached)."""
     key = None
     if cache_dir is not False:
         key = _cache.source_key(_FORMAT, source, "\x01".join(options),
-                                "\x01".join(name_expressions), arch, nvrtc_version())
+                                "\x01".join(name_expressions), arch, nvrtc_version(),
+                                sorted(_STUB_HEADERS.items()), _included(source, options))
         hit = _cache.load_source(key, cache_dir or None)
         if hit is not None:
             header, (ptx, cubin, log) = hit
