@@ -494,3 +494,15 @@ def test_edited_header_is_another_compilation(tmp_path):
     second = gpu.SourceModule(src, arch="sm_90", cache_dir=str(cache), include_dirs=[str(inc)])
     assert "0f40400000" in first.ptx and "0f40A00000" in second.ptx    # 3.0f, then 5.0f
     assert len(os.listdir(cache)) == 2
+
+
+def test_missing_nvrtc_says_how_to_get_it(monkeypatch):
+    if gpu.SIMULATOR or not hw._HAVE_RUNTIME:
+        pytest.skip("for the compiled path")
+    from pyjit.gpu import _link
+
+    def missing():
+        raise RuntimeError("no libnvrtc")
+    monkeypatch.setattr(_link, "_nvrtc", missing)
+    with pytest.raises(RuntimeError, match="NVRTC.*nvidia-cuda-nvrtc"):
+        gpu.SourceModule(MULTIPLY_THEM, arch="sm_90", cache_dir=False)

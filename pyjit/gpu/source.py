@@ -56,7 +56,12 @@ class Compiled:
 
 
 def _lib():
-    lib = importlib.import_module(__package__ + "._link")._nvrtc()
+    try:
+        lib = importlib.import_module(__package__ + "._link")._nvrtc()
+    except RuntimeError:
+        raise RuntimeError("CUDA C source (SourceModule, RawKernel, RawModule) is compiled by "
+                           "NVRTC, which was not found: install the CUDA toolkit (and set "
+                           "CUDA_HOME) or NVIDIA's wheel (pip install nvidia-cuda-nvrtc)") from None
     if not getattr(lib, "_pyjit_typed", False):
         vp, sz = ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)
         lib.nvrtcCreateProgram.argtypes = [ctypes.POINTER(vp), ctypes.c_char_p, ctypes.c_char_p,
