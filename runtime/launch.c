@@ -1812,6 +1812,17 @@ static int src_take_pointer(CudaKernel *k, const SrcParam *p, PyObject *obj, Arg
             return 0;
         }
     }
+    if (PyIndex_Check(obj) && !PyLong_Check(obj) && !PyArray_IsScalar(obj, Generic)) {
+        /* an allocation that converts to its address (gpu.mem_alloc's, PyCUDA's habit) */
+        PyObject *addr = PyNumber_Index(obj);
+        unsigned long long v = addr ? PyLong_AsUnsignedLongLong(addr) : 0;
+        Py_XDECREF(addr);
+        if (PyErr_Occurred())
+            return -1;
+        a->kind = ARG_DEVICE;
+        a->data = (CUdeviceptr)v;
+        return 0;
+    }
     if (PyObject_HasAttrString(obj, "__cuda_array_interface__") ||
         PyObject_HasAttrString(obj, "__dlpack__")) {
         a->kind = ARG_FOREIGN;

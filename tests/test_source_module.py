@@ -506,3 +506,22 @@ def test_missing_nvrtc_says_how_to_get_it(monkeypatch):
     monkeypatch.setattr(_link, "_nvrtc", missing)
     with pytest.raises(RuntimeError, match="NVRTC.*nvidia-cuda-nvrtc"):
         gpu.SourceModule(MULTIPLY_THEM, arch="sm_90", cache_dir=False)
+
+
+@nvrtc
+def test_objects_with_an_address_pass_as_pointers():
+    """PyCUDA's untyped allocations convert to their address (__index__): any pointer takes
+    them; a plain Python int does not (a slip more often than an address)."""
+    k = gpu.RawKernel(MY_ADD, "my_add", arch="sm_90", cache_dir=False)
+
+    class Allocation:
+        def __index__(self):
+            return 0x7f0000000000
+    a = np.zeros(4, np.float32)
+    _launch_or_unavailable(lambda: k[1, 4](Allocation(), a, a))
+    with pytest.raises(TypeError, match="parameter 'x1'.*given int"):
+        k[1, 4](0x7f0000000000, a, a)
+    with pytest.raises(ValueError, match="contiguous"):
+        gpu.memcpy_htod(None, np.zeros((4, 4))[:, 1])
+    with pytest.raises(TypeError, match="NumPy array"):
+        gpu.memcpy_dtoh([0.0], None)

@@ -933,6 +933,9 @@ RawModule = _source.RawModule
 RawKernel = _source.RawKernel
 SourceKernel = _source.SourceKernel
 CompileError = NvrtcError       # PyCUDA's name (pycuda.driver.CompileError)
+mem_alloc = _source.mem_alloc
+memcpy_htod = _source.memcpy_htod
+memcpy_dtoh = _source.memcpy_dtoh
 
 # The host-side API (written here); the kernel language's names are added from the table.
 __all__ = [
@@ -949,7 +952,7 @@ __all__ = [
     "compile_ptx", "is_float16_supported", "from_cuda_array_interface", "open_ipc_array",
     "compile_ptx_for_current_device", "declare_device", "CudaError", "CudaMemoryError",
     "GpuUnavailableError", "SourceModule", "RawModule", "RawKernel", "SourceKernel",
-    "NvrtcError", "CompileError",
+    "NvrtcError", "CompileError", "mem_alloc", "memcpy_htod", "memcpy_dtoh",
 ] + list(_INTRINSICS) + list(NAMESPACES) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])
 
 

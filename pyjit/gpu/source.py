@@ -580,11 +580,87 @@ else:   # a pyjit without the GPU runtime: the names exist and say so
     Function = RawKernel = SourceKernel
 
 
+# ---- PyCUDA's untyped device memory: mem_alloc, memcpy_htod, memcpy_dtoh ----
+
+class DeviceAllocation:
+    """What gpu.mem_alloc returns, as PyCUDA's: `nbytes` bytes of device memory with no dtype.
+    A kernel's pointer parameter of any type takes it (its address: int(alloc)); the memory
+    is freed when the last reference goes (or by free())."""
+
+    def __init__(self, nbytes):
+        from . import hardware
+        import numpy as np
+        self._array = hardware.device_array(int(nbytes), np.uint8)
+        self.nbytes = int(nbytes)
+
+    def __index__(self):
+        if self._array is None:
+            raise ValueError("this DeviceAllocation was freed")
+        return self._array.device_ctypes_pointer_value
+
+    __int__ = __index__
+
+    def free(self):
+        self._array = None
+
+    def _bytes(self, nbytes, what):
+        """A uint8 device array over the first nbytes bytes."""
+        if self._array is None:
+            raise ValueError("this DeviceAllocation was freed")
+        if nbytes > self.nbytes:
+            raise ValueError(f"{what}: {nbytes} bytes into an allocation of {self.nbytes}")
+        return self._array[:nbytes]
+
+    def __repr__(self):
+        return f"<pyjit.gpu DeviceAllocation of {self.nbytes} bytes>"
+
+
+def mem_alloc(nbytes):
+    """PyCUDA's mem_alloc: nbytes of device memory (a DeviceAllocation)."""
+    if int(nbytes) < 0:
+        raise ValueError(f"mem_alloc: a negative size ({nbytes})")
+    return DeviceAllocation(nbytes)
+
+
+def _host_bytes(ary, what):
+    import numpy as np
+    if not isinstance(ary, np.ndarray):
+        raise TypeError(f"{what} copies a NumPy array, not {type(ary).__name__}")
+    if not (ary.flags.c_contiguous or ary.flags.f_contiguous):
+        raise ValueError(f"{what}: the NumPy array must be contiguous")
+    return ary.reshape(-1, order="A").view(np.uint8)
+
+
+def memcpy_htod(dest, src, stream=None):
+    """PyCUDA's memcpy_htod: the bytes of NumPy array src into dest (a DeviceAllocation or a
+    device array)."""
+    data = _host_bytes(src, "memcpy_htod")
+    target = dest._bytes(data.size, "memcpy_htod") if isinstance(dest, DeviceAllocation) \
+        else dest
+    if target is not dest or getattr(target, "dtype", None) == data.dtype:
+        target.copy_to_device(data, stream=stream or 0)
+    else:
+        target.copy_to_device(src, stream=stream or 0)
+
+
+def memcpy_dtoh(dest, src, stream=None):
+    """PyCUDA's memcpy_dtoh: the bytes of src (a DeviceAllocation or a device array) into the
+    NumPy array dest."""
+    data = _host_bytes(dest, "memcpy_dtoh")
+    if isinstance(src, DeviceAllocation):
+        src._bytes(data.size, "memcpy_dtoh").copy_to_host(data, stream=stream or 0)
+    else:
+        src.copy_to_host(dest, stream=stream or 0)
+    if stream:
+        stream.synchronize()
+
+
 def needs_gpu(name):
     """The simulators' SourceModule, RawKernel and RawModule: CUDA C runs only on a GPU."""
     def refuse(*args, **kwargs):
         raise GpuUnavailableError(
-            f"gpu.{name}: CUDA C source needs a GPU and runs only there; the simulator "
+            f"gpu.{name}: CUDA C (SourceModule, RawKernel, RawModule, mem_alloc) needs a GPU "
+            "and runs only there; the simulator "
             "(PYJIT_SIMULATOR) runs kernels written in Python with @gpu.jit. Unset "
             "PYJIT_SIMULATOR on a machine with a GPU to launch it")
     refuse.__name__ = refuse.__qualname__ = name
@@ -592,4 +668,4 @@ def needs_gpu(name):
 
 
 __all__ = ["SourceModule", "RawModule", "RawKernel", "SourceKernel", "Function",
-           "compile_nvrtc"]
+           "compile_nvrtc", "DeviceAllocation", "mem_alloc", "memcpy_htod", "memcpy_dtoh"]

@@ -1,6 +1,6 @@
 """Real CUDA C kernels written as Python strings, as PyCUDA and CuPy users write them, the import
-switched to pyjit: PyCUDA's tutorial kernel that doubles a 4x4 array (through a device array and
-through InOut), its multiply_them with In/Out, CuPy's RawKernel my_add, a templated kernel of a
+switched to pyjit: PyCUDA's tutorial kernel that doubles a 4x4 array (through mem_alloc and
+memcpy_htod/dtoh as the tutorial has it, through InOut and through a device array), its multiply_them with In/Out, CuPy's RawKernel my_add, a templated kernel of a
 RawModule named through name expressions (CuPy's documented pattern, and MXNet's axpy<DType>),
 the classic shared-memory tree reduction (the first kernel of NVIDIA's reduction talk), the
 programming guide's tiled matrix product and a histogram with atomics. Each result is compared
@@ -163,18 +163,28 @@ def test_sources_compile_without_a_gpu(source, make, params):
 
 @pytest.mark.gpu
 def test_pycuda_tutorial_doublify():
+    """PyCUDA's tutorial as written there: untyped memory from mem_alloc, memcpy_htod and
+    memcpy_dtoh, then the same through InOut and through a device array."""
     _nvrtc()
     import pyjit.gpu as cuda
     from pyjit.gpu import SourceModule
-    a = np.random.randn(4, 4).astype(np.float32)
-    a_gpu = cuda.to_device(a)
+    import numpy
+    a = numpy.random.randn(4, 4)
+    a = a.astype(numpy.float32)
+    a_gpu = cuda.mem_alloc(a.nbytes)
+    cuda.memcpy_htod(a_gpu, a)
     mod = SourceModule(DOUBLIFY)
     func = mod.get_function("doublify")
     func(a_gpu, block=(4, 4, 1))
-    np.testing.assert_array_equal(a_gpu.copy_to_host(), 2 * a)
+    a_doubled = numpy.empty_like(a)
+    cuda.memcpy_dtoh(a_doubled, a_gpu)
+    np.testing.assert_array_equal(a_doubled, 2 * a)
     b = a.copy()
     func(cuda.InOut(b), block=(4, 4, 1))
     np.testing.assert_array_equal(b, 2 * a)
+    d = cuda.to_device(a)
+    func(d, block=(4, 4, 1))
+    np.testing.assert_array_equal(d.copy_to_host(), 2 * a)
 
 
 @pytest.mark.gpu
