@@ -55,9 +55,6 @@ class CType:
     def __init__(self, base, ptr=0, const=False):
         self.base, self.ptr, self.const = base, ptr, const
 
-    def pointer(self):
-        return CType(self.base, self.ptr + 1, False)
-
     def qualified(self):
         return CType(self.base, self.ptr, True)
 
@@ -427,8 +424,6 @@ class _Demangler:
             return CType(_BUILTIN[c])
         if c == "D":
             two = self.take(2)
-            if two == "h":
-                pass
             if two == "Dh":
                 return CType("__half")
             if two == "Dn":
@@ -455,17 +450,14 @@ class _Demangler:
             while self.peek() in ("K", "V", "r"):
                 quals += self.take()
             inner = self.type()
+            # const T is a const value; T *const a const pointer, whose pointee may be written
             t = inner.qualified() if "K" in quals and inner.ptr == 0 else inner
-            if "K" in quals and inner.ptr:
-                t = CType(inner.base, inner.ptr, inner.const)   # T *const: not the pointee
             self.subs.append(t)
             return t
-        if c in "PRO":
+        if c in "PRO":   # pointer, reference, rvalue reference (passed as the referred type)
             self.i += 1
             inner = self.type()
-            t = inner.pointer() if c == "P" else inner
-            if c == "P":
-                t = CType(inner.base, inner.ptr + 1, inner.const)
+            t = CType(inner.base, inner.ptr + 1, inner.const) if c == "P" else inner
             self.subs.append(t)
             return t
         if c == "T":
