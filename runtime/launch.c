@@ -2059,34 +2059,48 @@ done:
 /* f(*args, block=, grid=(1, 1), shared=0, stream=None) as PyCUDA's, f(grid, block, args,
  * shared_mem=0, stream=None) as CuPy's: the configured launch (kernel_getitem) called with the
  * arguments. Other keywords (time_kernel=True) go to the Python class's _call_with. */
+/* The launch keywords, interned once: a call looks them up without making strings. */
+enum { KW_BLOCK, KW_GRID, KW_SHARED, KW_STREAM, KW_SHARED_MEM, KW_COUNT };
+static PyObject *launch_keywords[KW_COUNT];
+
+static PyObject *keyword(PyObject *kwds, int which)   /* borrowed, or NULL */
+{
+    return kwds ? PyDict_GetItemWithError(kwds, launch_keywords[which]) : NULL;
+}
+
 static PyObject *source_call(CudaKernel *k, PyObject *args, PyObject *kwds)
 {
-    Py_ssize_t nkw = kwds ? PyDict_GET_SIZE(kwds) : 0, known = 0;
-    PyObject *block = nkw ? PyDict_GetItemString(kwds, "block") : NULL;   /* borrowed */
-    PyObject *grid, *shared, *stream, *kargs, *key, *launch, *res = NULL;
+    static const char *names[KW_COUNT] = {"block", "grid", "shared", "stream", "shared_mem"};
     static PyObject *one;   /* PyCUDA's default grid */
+    for (int i = 0; i < KW_COUNT; i++)
+        if (!launch_keywords[i] && !(launch_keywords[i] = PyUnicode_InternFromString(names[i])))
+            return NULL;
     if (!one && !(one = PyLong_FromLong(1)))
         return NULL;
+    Py_ssize_t nkw = kwds ? PyDict_GET_SIZE(kwds) : 0, known = 0;
+    PyObject *block = nkw ? keyword(kwds, KW_BLOCK) : NULL;
+    PyObject *grid, *shared, *stream, *kargs, *key, *launch, *res = NULL;
     if (block) {
-        grid = PyDict_GetItemString(kwds, "grid");
-        shared = PyDict_GetItemString(kwds, "shared");
-        stream = PyDict_GetItemString(kwds, "stream");
+        grid = keyword(kwds, KW_GRID);
+        shared = keyword(kwds, KW_SHARED);
+        stream = keyword(kwds, KW_STREAM);
         known = 1 + (grid != NULL) + (shared != NULL) + (stream != NULL);
         kargs = Py_NewRef(args);
         if (!grid)
             grid = one;
     } else {
-        if (PyTuple_GET_SIZE(args) != 3 || (nkw && PyDict_GetItemString(kwds, "grid")) ||
-            !(PyTuple_Check(PyTuple_GET_ITEM(args, 2)) || PyList_Check(PyTuple_GET_ITEM(args, 2))))
+        PyObject *third = PyTuple_GET_SIZE(args) == 3 ? PyTuple_GET_ITEM(args, 2) : NULL;
+        if (!third || (nkw && keyword(kwds, KW_GRID)) ||
+            !(PyTuple_Check(third) || PyList_Check(third)))
             return PyErr_Format(PyExc_TypeError, "kernel '%s' is launched as PyCUDA's f(*args, "
                                 "block=(x, y, z), grid=(x, y)), as CuPy's f(grid, block, args) "
                                 "or as f[grid, block](*args)", k->cname);
         grid = PyTuple_GET_ITEM(args, 0);
         block = PyTuple_GET_ITEM(args, 1);
-        shared = nkw ? PyDict_GetItemString(kwds, "shared_mem") : NULL;
-        stream = nkw ? PyDict_GetItemString(kwds, "stream") : NULL;
+        shared = nkw ? keyword(kwds, KW_SHARED_MEM) : NULL;
+        stream = nkw ? keyword(kwds, KW_STREAM) : NULL;
         known = (shared != NULL) + (stream != NULL);
-        if (!(kargs = PySequence_Tuple(PyTuple_GET_ITEM(args, 2))))
+        if (!(kargs = PySequence_Tuple(third)))
             return NULL;
     }
     if (known != nkw) {

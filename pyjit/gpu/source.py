@@ -501,6 +501,9 @@ if hasattr(_core, "Kernel"):
             end.synchronize()
             return start.elapsed_time(end) / 1000.0   # PyCUDA gives seconds
 
+        def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+            return self[griddim, blockdim, stream, sharedmem]
+
         # PyCUDA's prepared calls: the parameter types are known already
         def prepare(self, arg_types=None, texrefs=()):
             return self
