@@ -525,3 +525,14 @@ def test_objects_with_an_address_pass_as_pointers():
         gpu.memcpy_htod(None, np.zeros((4, 4))[:, 1])
     with pytest.raises(TypeError, match="NumPy array"):
         gpu.memcpy_dtoh([0.0], None)
+
+
+@nvrtc
+def test_cooperative_launch_needs_a_cooperative_kernel():
+    k = gpu.RawKernel(MY_ADD, "my_add", arch="sm_90", cache_dir=False)
+    a = np.zeros(4, np.float32)
+    with pytest.raises(ValueError, match="enable_cooperative_groups=True"):
+        k((1,), (4,), (a, a, a), enable_cooperative_groups=True)
+    coop = gpu.RawKernel(MY_ADD, "my_add", arch="sm_90", cache_dir=False,
+                         enable_cooperative_groups=True)
+    _launch_or_unavailable(lambda: coop((1,), (4,), (a, a, a), enable_cooperative_groups=True))

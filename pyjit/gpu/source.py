@@ -486,7 +486,10 @@ if hasattr(_core, "Kernel"):
                 grid, block, kernel_args = args
                 shared = kwargs.pop("shared_mem", 0)
                 stream = kwargs.pop("stream", None)
-            kwargs.pop("enable_cooperative_groups", None)
+            if kwargs.pop("enable_cooperative_groups", False) and not self.module._cooperative:
+                raise ValueError(f"kernel '{self.__name__}': a cooperative launch needs the "
+                                 "kernel made with enable_cooperative_groups=True (RawKernel, "
+                                 "RawModule)")
             if kwargs:
                 raise TypeError(f"kernel '{self.__name__}': unexpected keyword argument(s) "
                                 f"{', '.join(kwargs)}")
