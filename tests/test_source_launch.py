@@ -179,7 +179,10 @@ def test_launch_forms_and_configuration_reach_the_driver(fake_driver):
         k[5, 128](x, 8)
         k.configure(6, 256)(x, 8)
         t = k(x, 8, block=(16, 1, 1), time_kernel=True)
-        print(seen == [(3, 32), (4, 64), (5, 128), (6, 256), (1, 16)], t == 0.001,
-              fake.fake_launches() == 5, k.num_regs == 0, k.max_threads_per_block == 1024)
+        coop = gpu.RawKernel('extern "C" __global__ void g(float *x, int n) {}', "g",
+                             cache_dir=False, enable_cooperative_groups=True)
+        coop((2,), (32,), (x, 8), enable_cooperative_groups=True)   # cuLaunchCooperativeKernel
+        print(seen == [(3, 32), (4, 64), (5, 128), (6, 256), (1, 16), (2, 32)], t == 0.001,
+              fake.fake_launches() == 6, k.num_regs == 0, k.max_threads_per_block == 1024)
     """)
     assert out == ["True"] * 5
