@@ -4,7 +4,9 @@ Measures, each library on the same GPU in the same process (or in fresh processe
 figure is about starting up):
   launch     launch overhead of a 4-argument kernel on device arrays: many launches of an
              almost empty kernel, then one synchronize; us per launch. Also CuPy's RawKernel
-             with the same four pointers, and pyjit with a launch configuration bound once.
+             with the same four pointers, and pyjit with a launch configuration bound once,
+             and the same CUDA C kernel through pyjit's gpu.RawKernel (CuPy's call form,
+             pyjit's launcher; against @gpu.jit's launch, skipped without NVRTC).
              Beside them the floor: bench/c/launch_loop.c, built here with the system C
              compiler, calls cuLaunchKernel in a loop on the PTX pyjit compiles for the same
              kernel, with the same parameters. A process's launch time moves by up to 30%
@@ -210,6 +212,13 @@ def bench_launch(lib, cupy, opts):
         ca, cb, cc, cd = (cupy[0].zeros(1024, np.float32) for _ in range(4))
         res["launch_cai"] = per_launch_us(lambda: k[1, 32](ca, cb, cc, cd), cuda.synchronize,
                                           n, opts.samples)
+    if lib.name == "pyjit":
+        try:                                      # CUDA C through pyjit (NVRTC), CuPy's form
+            raw = cuda.RawKernel(CUDA_C, "empty4")
+            res["launch_raw"] = per_launch_us(lambda: raw((1,), (32,), (a, b, c, d)),
+                                              cuda.synchronize, n, opts.samples)
+        except Exception as exc:                  # noqa: BLE001 - no NVRTC: shown as an error
+            res["launch_raw"] = exc
     return res
 
 
@@ -217,8 +226,8 @@ def bench_launch_cupy(cupy, opts):
     cp, raw, _ = cupy
     a, b, c, d = (cp.zeros(1024, cp.float32) for _ in range(4))
     sync = cp.cuda.runtime.deviceSynchronize
-    return {"launch": per_launch_us(lambda: raw((1,), (32,), (a, b, c, d)), sync,
-                                    opts.launches, opts.samples)}
+    t = per_launch_us(lambda: raw((1,), (32,), (a, b, c, d)), sync, opts.launches, opts.samples)
+    return {"launch": t, "launch_raw": t}
 
 
 LAUNCH_LOOP_C = os.path.join(ROOT, "bench", "c", "launch_loop.c")
@@ -515,7 +524,8 @@ class Results:
 
     def measure(self, lib, what, fn, *args):
         print(f"  {lib:6s} {what} ...", file=sys.stderr, flush=True)
-        keys = ("launch", "launch_bound", "launch_cai") if (lib, what) == ("pyjit", "launch") \
+        keys = ("launch", "launch_bound", "launch_cai", "launch_raw") \
+            if (lib, what) == ("pyjit", "launch") \
             else (what,)
         try:
             if isinstance(args[0], BaseException):
@@ -580,6 +590,8 @@ ROWS = [
      "<= 1.25x C", lambda v, r: r <= 1.25),
     ("launch", "launch_bound", "launch, configuration bound once", "us", 2, "numba", "-", None),
     ("launch", "launch_cai", "launch, 4 CuPy arrays (CAI)", "us", 2, "numba", "-", None),
+    ("launch", "launch_raw", "launch, CUDA C kernel (gpu.RawKernel), 4 device arrays", "us", 2,
+     "pyjit:launch", "<= 1.05x @gpu.jit", lambda v, r: r <= 1.05),
     ("saxpy", "saxpy", "saxpy 2^26 float32, device arrays", "GB/s", 0, "cupy",
      ">= CUDA C", lambda v, r: r >= 1.0),
     ("matmul", "matmul", "tiled matmul 16x16 shared, 4096 float32", "TFLOP/s", 2, "numba",
@@ -611,7 +623,8 @@ def table_rows(res, only):
         if case not in only:
             continue
         v, nb, cp = res.get("pyjit", key), res.get("numba", key), res.get("cupy", key)
-        r = res.get(ref, key)
+        ref_lib, _, ref_key = ref.partition(":")      # "pyjit:launch": another of its rows
+        r = res.get(ref_lib, ref_key or key)
         ok = isinstance(v, float) and isinstance(r, float) and r > 0
         ratio = v / r if ok else None
         met = "-"
@@ -624,7 +637,7 @@ def table_rows(res, only):
             cp = f"{cp:.1f} (cuBLAS)"
         if ref == "c":                 # the C loop's figure in the CUDA C column
             cp = r if isinstance(r, BaseException) else f"{cell(r, digits)} (C loop)"
-        label = {"numba": "numba", "c": "C loop",
+        label = {"numba": "numba", "c": "C loop", "pyjit:launch": "@gpu.jit",
                  "cupy": "CuPy" if case == "reduce" else "CUDA C"}[ref]
         rows.append([title, unit, cell(v, digits), cell(nb, digits),
                      cp if isinstance(cp, str) else cell(cp, digits),

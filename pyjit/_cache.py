@@ -389,32 +389,10 @@ class _Token:
 
 def _read(path, fn_key, sig_key):
     """(header, object, types text, llvm text) of a sound entry with this key, else None."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+    entry = _read_entry(path, fn_key, sig_key)
+    if entry is None or len(entry[1]) != 3:
         return None
-    n = len(data)
-    if n < len(MAGIC) + 4 + 32 or not data.startswith(MAGIC):
-        return None
-    body, digest = data[:-32], data[-32:]
-    if blake2b(body, digest_size=32).digest() != digest:
-        return None
-    hlen = int.from_bytes(body[8:12], "little")
-    try:
-        header = marshal.loads(body[12:12 + hlen])
-        sizes = header["sections"]
-        if (header.get("format") != FORMAT or header.get("fn_key") != fn_key or
-                header.get("sig_key") != sig_key or 12 + hlen + sum(sizes) != len(body)):
-            return None
-    except (ValueError, EOFError, KeyError, TypeError, AttributeError):
-        return None
-    at = 12 + hlen
-    sections = []
-    for size in sizes:
-        sections.append(body[at:at + size])
-        at += size
-    obj, types_text, llvm_text = sections
+    header, (obj, types_text, llvm_text) = entry
     return (header, obj, types_text.decode() if header.get("has_types") else None,
             llvm_text.decode() if header.get("has_llvm") else None)
 
@@ -618,3 +596,78 @@ def _prune(folder, keep):
                 os.unlink(os.path.join(folder, name))
     except OSError:
         pass   # another process pruned first
+
+
+# ---- CUDA C sources (gpu.SourceModule, RawKernel, RawModule): what NVRTC made ----
+
+def source_directory(cache_dir=None):
+    """Where compiled CUDA C sources go: cache_dir if given (PyCUDA's argument), else
+    $PYJIT_CACHE_DIR/cuda, else the user's cache (~/.cache/pyjit/cuda)."""
+    from . import config
+    if cache_dir:
+        return os.path.abspath(cache_dir)
+    root = config.CACHE_DIR
+    return os.path.join(os.path.abspath(root) if root else _user_cache_root(), "cuda")
+
+
+def source_key(*parts):
+    """The key of a CUDA C compilation: the source, the options, the name expressions, the
+    target architecture and NVRTC's version (the caller's parts), with pyjit's version."""
+    from . import __version__
+    h = blake2b(digest_size=32)
+    for p in (f"pyjit {__version__}",) + parts:
+        h.update(str(p).encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def load_source(key, cache_dir=None):
+    """(header, [sections]) of the stored compilation with this key, or None (a miss, or
+    caching is off); counted in cache_info()."""
+    if not enabled():
+        return None
+    folder = source_directory(cache_dir)
+    _DIRECTORIES.add(folder)
+    entry = _read_entry(os.path.join(folder, f"cuda.{key[:40]}{SUFFIX}"), key, "cuda")
+    _INFO["hits" if entry else "misses"] += 1
+    return entry
+
+
+def store_source(key, header, sections, cache_dir=None):
+    """Writes a CUDA C compilation (header: a marshal-able dict; sections: bytes)."""
+    if not enabled():
+        return
+    path = os.path.join(source_directory(cache_dir), f"cuda.{key[:40]}{SUFFIX}")
+    head = marshal.dumps(dict(header, format=FORMAT, fn_key=key, sig_key="cuda",
+                              sections=[len(s) for s in sections]))
+    body = b"".join([MAGIC, len(head).to_bytes(4, "little"), head] + list(sections))
+    if _write(path, body + blake2b(body, digest_size=32).digest()):
+        _INFO["stores"] += 1
+
+
+def _read_entry(path, fn_key, sig_key):
+    """(header, [sections]) of a sound entry with this key at path, else None."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if len(data) < len(MAGIC) + 4 + 32 or not data.startswith(MAGIC):
+        return None
+    body, digest = data[:-32], data[-32:]
+    if blake2b(body, digest_size=32).digest() != digest:
+        return None
+    hlen = int.from_bytes(body[8:12], "little")
+    try:
+        header = marshal.loads(body[12:12 + hlen])
+        sizes = header["sections"]
+        if (header.get("format") != FORMAT or header.get("fn_key") != fn_key or
+                header.get("sig_key") != sig_key or 12 + hlen + sum(sizes) != len(body)):
+            return None
+    except (ValueError, EOFError, KeyError, TypeError, AttributeError):
+        return None
+    at, sections = 12 + hlen, []
+    for size in sizes:
+        sections.append(body[at:at + size])
+        at += size
+    return header, sections

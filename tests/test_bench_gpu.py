@@ -52,3 +52,17 @@ def test_table_shows_the_c_loop_and_reduce_rows():
     assert c_row[4] == "2.50 (C loop)" and c_row[5] == "1.20x C loop" and c_row[7] == "yes"
     r_row = rows["reduce a + b, 2^26 float32 device array"]
     assert r_row[5] == "0.91x CuPy" and r_row[7] == "yes"
+
+
+def test_table_compares_the_cuda_c_kernel_with_gpu_jit():
+    bench = _bench()
+    res = bench.Results()
+    res.values["pyjit"].update(launch=2.0, launch_raw=2.02)
+    res.values["cupy"].update(launch=5.0, launch_raw=5.0)
+    rows = {r[0]: r for r in bench.table_rows(res, ["launch"])}
+    row = rows["launch, CUDA C kernel (gpu.RawKernel), 4 device arrays"]
+    assert row[2] == "2.02" and row[4] == "5.00" and row[5] == "1.01x @gpu.jit"
+    assert row[7] == "yes"
+    res.values["pyjit"]["launch_raw"] = RuntimeError("no NVRTC")
+    row = {r[0]: r for r in bench.table_rows(res, ["launch"])}[row[0]]
+    assert row[2] == "error: RuntimeError" and row[7] == "-"

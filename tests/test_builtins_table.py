@@ -28,7 +28,8 @@ ROWS = _core.builtin_table()
 GPU_ROWS = [r for r in ROWS if r[0].startswith("gpu.")]
 
 # What only the compiled backend has: its errors (both compile PTX, which needs no GPU).
-HARDWARE_ONLY = {"CudaError", "CudaMemoryError", "GpuUnavailableError", "NO_BACKEND"}
+HARDWARE_ONLY = {"CudaError", "CudaMemoryError", "GpuUnavailableError", "NO_BACKEND",
+                 "SourceKernel"}   # the class of CUDA C kernels, which run only on a GPU
 
 # Functions of the simulator's intrinsics module that are no kernel-language names.
 SIMULATOR_HELPERS = {"make_math_module"}

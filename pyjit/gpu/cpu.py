@@ -56,12 +56,19 @@ __all__ = _KERNEL_NAMES + _HOST_NAMES + _HOST_RUNTIME + [
     "SimulatorError", "RaceError", "BarrierError", "warpsize", "jit", "Kernel", "DeviceFunction",
     "compile_ptx", "compile_ptx_for_current_device", "declare_device", "vectorize",
     "guvectorize", "reduce", "Reduce", "Vectorized", "GUVectorized",
+    "SourceModule", "RawModule", "RawKernel", "NvrtcError", "CompileError", "mem_alloc",
+    "memcpy_htod", "memcpy_dtoh",
 ]
 
 DeviceFunction = _hw.DeviceFunction      # compiled into the kernels that call it, as on the GPU
 compile_ptx = _hw.compile_ptx            # PTX needs no GPU
 compile_ptx_for_current_device = _hw.compile_ptx_for_current_device
 declare_device = _hw.declare_device
+# CUDA C source runs only on a GPU: these say so when used (pyjit/gpu/source.py)
+SourceModule, RawModule, RawKernel, mem_alloc, memcpy_htod, memcpy_dtoh = (
+    _hw._source.needs_gpu(n) for n in ("SourceModule", "RawModule", "RawKernel", "mem_alloc",
+                                       "memcpy_htod", "memcpy_dtoh"))
+NvrtcError = CompileError = _hw.NvrtcError
 
 
 def _argument(value, name):

@@ -3,7 +3,8 @@
 CudaError is pyjit.errors.CudaError (one class, whichever module it is imported from): a CUDA
 driver call failed; .name is the driver's error name (CUDA_ERROR_...), .code its number and
 .kernel the kernel being launched, if any. Out of device memory is CudaMemoryError, which is
-also a MemoryError. GpuUnavailableError says that no GPU can be used and why.
+also a MemoryError. GpuUnavailableError says that no GPU can be used and why. NvrtcError:
+CUDA C source that did not compile.
 """
 try:
     from pyjit.errors import CudaError
@@ -24,4 +25,19 @@ class GpuUnavailableError(CudaError):
     that PYJIT_SIMULATOR=1 runs kernels in the simulator instead."""
 
 
-__all__ = ["CudaError", "CudaMemoryError", "GpuUnavailableError"]
+try:
+    from pyjit.errors import CompileError as _CompileError
+except ImportError:  # pragma: no cover
+    _CompileError = Exception
+
+
+class NvrtcError(_CompileError):
+    """CUDA C source (gpu.SourceModule, RawKernel, RawModule) that NVRTC could not compile: the
+    message gives the first error's line of the source and NVRTC's log; .log, .lineno and
+    .filename say the same for programs. PyCUDA's name for it, CompileError, is an alias in
+    pyjit.gpu."""
+
+    log = ""
+
+
+__all__ = ["CudaError", "CudaMemoryError", "GpuUnavailableError", "NvrtcError"]

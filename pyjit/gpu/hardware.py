@@ -24,7 +24,7 @@ from . import _options as _kernel_options
 from ._builtins import INTRINSICS, NAMESPACES
 from ._link import declare_device
 from ._kernels import SpecializedKernel, threads_of as _threads_of
-from .errors import CudaError, CudaMemoryError, GpuUnavailableError
+from .errors import CudaError, CudaMemoryError, GpuUnavailableError, NvrtcError
 
 _NO_RUNTIME = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
                "driver); set PYJIT_SIMULATOR=1 before importing pyjit to run kernels in the "
@@ -931,6 +931,18 @@ Reduce = reduce
 
 scheduler_backend = None
 
+# ---- CUDA C source: PyCUDA's SourceModule, CuPy's RawKernel and RawModule (gpu/source.py) ----
+
+_source = _importlib.import_module(__package__ + ".source")
+SourceModule = _source.SourceModule
+RawModule = _source.RawModule
+RawKernel = _source.RawKernel
+SourceKernel = _source.SourceKernel
+CompileError = NvrtcError       # PyCUDA's name (pycuda.driver.CompileError)
+mem_alloc = _source.mem_alloc
+memcpy_htod = _source.memcpy_htod
+memcpy_dtoh = _source.memcpy_dtoh
+
 # The host-side API (written here); the kernel language's names are added from the table.
 __all__ = [
     "SimulatorError", "RaceError", "BarrierError", "warpsize", "DeviceNDArray",
@@ -945,7 +957,8 @@ __all__ = [
     "Reduce", "reduce", "Vectorized", "vectorize", "guvectorize", "scheduler_backend",
     "compile_ptx", "is_float16_supported", "from_cuda_array_interface", "open_ipc_array",
     "compile_ptx_for_current_device", "declare_device", "CudaError", "CudaMemoryError",
-    "GpuUnavailableError",
+    "GpuUnavailableError", "SourceModule", "RawModule", "RawKernel", "SourceKernel",
+    "NvrtcError", "CompileError", "mem_alloc", "memcpy_htod", "memcpy_dtoh",
 ] + list(_INTRINSICS) + list(NAMESPACES) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])
 
 

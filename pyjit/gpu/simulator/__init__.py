@@ -53,7 +53,17 @@ __all__ = _KERNEL_NAMES + [
     "profiling", "jit", "Kernel", "DeviceFunction", "Reduce", "reduce", "Vectorized",
     "vectorize", "guvectorize", "scheduler_backend", "declare_device", "is_float16_supported",
     "from_cuda_array_interface", "open_ipc_array", "compile_ptx", "compile_ptx_for_current_device",
+    "SourceModule", "RawModule", "RawKernel", "NvrtcError", "CompileError", "mem_alloc",
+    "memcpy_htod", "memcpy_dtoh",
 ]
+
+# CUDA C source runs only on a GPU: these say so when used (pyjit/gpu/source.py).
+from ..source import needs_gpu as _needs_gpu  # noqa: E402
+from ..errors import NvrtcError  # noqa: E402
+SourceModule, RawModule, RawKernel, mem_alloc, memcpy_htod, memcpy_dtoh = (
+    _needs_gpu(n) for n in ("SourceModule", "RawModule", "RawKernel", "mem_alloc", "memcpy_htod",
+                            "memcpy_dtoh"))
+CompileError = NvrtcError
 
 
 def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=True, debug=False,
