@@ -25,6 +25,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/IRReader.h>
 #include <llvm-c/LLJIT.h>
@@ -376,6 +377,64 @@ int jit_verify(Program *prog, Diag *diag)
 
 /* ---- optimisation --------------------------------------------------------------------------- */
 
+/* Whether hint (an llvm.loop operand) is a node whose first operand is the string name. */
+static bool hint_named(LLVMValueRef hint, const char *name)
+{
+    unsigned n = hint && LLVMIsAMDNode(hint) ? LLVMGetMDNodeNumOperands(hint) : 0;
+    if (n < 1 || n > 8)
+        return false;
+    LLVMValueRef ops[8];
+    LLVMGetMDNodeOperands(hint, ops);
+    unsigned len = 0;
+    const char *s = ops[0] ? LLVMGetMDString(ops[0], &len) : NULL;
+    return s && len == strlen(name) && memcmp(s, name, len) == 0;
+}
+
+/* The loops lowering marked JIT_UNROLL_HINT that the vectoriser left alone get
+ * llvm.loop.unroll.count in place of the mark; returns how many. Unrolling after the whole
+ * pipeline (not by a hint the pipeline's own unroller would act on) lets the loop be versioned
+ * first on its bounds flag, which a loop four times the size would not be. */
+static int ask_unrolling(LLVMModuleRef mod)
+{
+    LLVMContextRef ctx = LLVMGetModuleContext(mod);
+    unsigned kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
+    int count = 0;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+            LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
+            LLVMValueRef md = br ? LLVMGetMetadata(br, kind) : NULL;
+            unsigned n = md ? LLVMGetMDNodeNumOperands(md) : 0;
+            if (n < 2 || n > 16)
+                continue;
+            LLVMValueRef ops[16];
+            LLVMGetMDNodeOperands(md, ops);
+            bool marked = false, vectorised = false;
+            for (unsigned i = 1; i < n; i++) {
+                marked |= hint_named(ops[i], JIT_UNROLL_HINT);
+                vectorised |= hint_named(ops[i], "llvm.loop.isvectorized");
+            }
+            if (!marked)
+                continue;
+            LLVMMetadataRef keep[17];
+            unsigned m = 1;
+            keep[0] = LLVMTemporaryMDNode(ctx, NULL, 0);
+            for (unsigned i = 1; i < n; i++)
+                if (!hint_named(ops[i], JIT_UNROLL_HINT))
+                    keep[m++] = LLVMValueAsMetadata(ops[i]);
+            if (!vectorised) {
+                LLVMMetadataRef hint[2] = {
+                    LLVMMDStringInContext2(ctx, "llvm.loop.unroll.count", 22),
+                    LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), JIT_UNROLL_COUNT, 0))};
+                keep[m++] = LLVMMDNodeInContext2(ctx, hint, 2);
+                count++;
+            }
+            LLVMMetadataRef loop = LLVMMDNodeInContext2(ctx, keep, m);
+            LLVMMetadataReplaceAllUsesWith(keep[0], loop);
+            LLVMSetMetadata(br, kind, LLVMMetadataAsValue(ctx, loop));
+        }
+    return count;
+}
+
 static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *diag)
 {
     int level = opts ? opts->opt_level : 3;
@@ -391,9 +450,10 @@ static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *dia
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     LLVMPassBuilderOptionsSetLoopVectorization(po, level >= 2);
     LLVMPassBuilderOptionsSetSLPVectorization(po, level >= 2);
-    /* Runtime unrolling quadruples the compile time of loop nests (the first call users wait
-     * for) and buys nothing measurable on latency-bound loops; vectorised loops are still
-     * interleaved. */
+    /* Runtime unrolling of every loop quadruples the compile time of loop nests (the first call
+     * users wait for) and buys nothing measurable on latency-bound loops; vectorised loops are
+     * still interleaved, and innermost range loops that were not vectorised are unrolled at the
+     * end (ask_unrolling). */
     LLVMPassBuilderOptionsSetLoopUnrolling(po, false);
     LLVMPassBuilderOptionsSetLoopInterleaving(po, level >= 2);
     /* ... but a loop of a few iterations known at compile time (a stencil's `for di in
@@ -405,6 +465,8 @@ static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *dia
     LLVMErrorRef err = level >= 2 ? LLVMRunPasses(mod, pre, host_tm, po) : NULL;
     if (!err)
         err = LLVMRunPasses(mod, passes, host_tm, po);
+    if (!err && level == 3 && ask_unrolling(mod) > 0)
+        err = LLVMRunPasses(mod, "function(loop-unroll<O3>)", host_tm, po);
     LLVMDisposePassBuilderOptions(po);
     return err ? llvm_error(diag, "optimising", err) : 0;
 }

@@ -2242,22 +2242,77 @@ static bool fastmath(Lower *L)
     return L->opts && L->opts->fastmath;
 }
 
-/* fastmath before LLVM 18, whose C API cannot set fast-math flags on instructions: a loop's back
- * edge gets llvm.loop.vectorize.enable, which lets the vectorizer reorder float reductions
- * (what fastmath users want from it), as `#pragma clang loop vectorize(enable)` does. */
+/* Whether the body of FOR_ITER loop holds a loop of any kind (a while loop too): a block of
+ * it other than the header entered from a block at or after it. */
+static bool holds_a_loop(Lower *L, Instr *loop)
+{
+    bool *in_loop = arena_alloc(L->prog->arena, (size_t)L->ir->blocks.len);
+    loop_blocks(L, loop, in_loop);
+    for (int bi = 0; bi < L->ir->blocks.len; bi++) {
+        Block *b = L->ir->blocks.items[bi];
+        if (!in_loop[bi] || b == loop->block)
+            continue;
+        for (int i = 0; i < b->preds.len; i++)
+            if (((BlockInfo *)((Block *)b->preds.items[i])->aux)->index >= bi)
+                return true;
+    }
+    return false;
+}
+
+/* The innermost range loop (no loop inside it) whose back edge term is, with bounds not all
+ * constants (a loop of a few trips known at compile time is unrolled whole already), or NULL. */
+static Instr *innermost_counted_loop(Lower *L, BlockInfo *from, Instr *term)
+{
+    for (int k = 0; k < 2; k++) {
+        Block *h = term->succ[k];
+        if (!h || ((BlockInfo *)h->aux)->index > from->index || !h->instrs.len)
+            continue;
+        Instr *loop = h->instrs.items[h->instrs.len - 1];
+        if (loop->op != OP_FOR_ITER || !L->outer_loop || L->outer_loop[loop->id] || holds_a_loop(L, loop))
+            continue;
+        Instr *src = iter_source(loop->args[0]);
+        IterInfo *it = src ? L->iters[src->id] : NULL;
+        Instr *r = src ? src->args[0] : NULL;
+        if (!it || it->kind != IT_RANGE || !r || r->op != OP_INTRINSIC || r->sub != BI_RANGE)
+            continue;
+        for (int i = 0; i < r->nargs; i++)
+            if (r->args[i]->op != OP_CONST)
+                return loop;
+    }
+    return NULL;
+}
+
+/* A loop's back edge carries hints for LLVM (llvm.loop):
+ * - fastmath before LLVM 18, whose C API cannot set fast-math flags on instructions:
+ *   llvm.loop.vectorize.enable, which lets the vectorizer reorder float reductions (what fastmath
+ *   users want from it), as `#pragma clang loop vectorize(enable)` does;
+ * - an innermost range loop: pyjit.unroll, read after the optimiser's pipeline (jit.c), which
+ *   unrolls such loops that were not vectorised. */
 static void mark_back_edge(Lower *L, LLVMValueRef br, BlockInfo *from, Instr *term)
 {
     bool back = false;
     for (int k = 0; k < 2; k++)
         back |= term->succ[k] && ((BlockInfo *)term->succ[k]->aux)->index <= from->index;
-    if (!back || !fastmath(L) || LLVM_VERSION_MAJOR >= 18)
+    if (!back)
         return;
-    LLVMMetadataRef tmp = LLVMTemporaryMDNode(L->ctx, NULL, 0);
-    LLVMMetadataRef hint[2] = {LLVMMDStringInContext2(L->ctx, "llvm.loop.vectorize.enable", 26),
-                               LLVMValueAsMetadata(LLVMConstInt(L->i1, 1, 0))};
-    LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(L->ctx, hint, 2)};
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(L->ctx, ops, 2);
-    LLVMMetadataReplaceAllUsesWith(tmp, loop);
+    LLVMMetadataRef hints[3];
+    int n = 1;
+    hints[0] = LLVMTemporaryMDNode(L->ctx, NULL, 0);
+    if (fastmath(L) && LLVM_VERSION_MAJOR < 18) {
+        LLVMMetadataRef hint[2] = {LLVMMDStringInContext2(L->ctx, "llvm.loop.vectorize.enable", 26),
+                                   LLVMValueAsMetadata(LLVMConstInt(L->i1, 1, 0))};
+        hints[n++] = LLVMMDNodeInContext2(L->ctx, hint, 2);
+    }
+    if (!L->t->is_gpu && innermost_counted_loop(L, from, term)) {
+        LLVMMetadataRef mark = LLVMMDStringInContext2(L->ctx, JIT_UNROLL_HINT, strlen(JIT_UNROLL_HINT));
+        hints[n++] = LLVMMDNodeInContext2(L->ctx, &mark, 1);
+    }
+    if (n == 1) {
+        LLVMDisposeTemporaryMDNode(hints[0]);
+        return;
+    }
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(L->ctx, hints, (size_t)n);
+    LLVMMetadataReplaceAllUsesWith(hints[0], loop);
     LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "llvm.loop", 9), LLVMMetadataAsValue(L->ctx, loop));
 }
 
