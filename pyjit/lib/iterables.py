@@ -1,8 +1,9 @@
 """any() and all() of what compiled code iterates over (lists, homogeneous tuples, 1-d arrays,
 ranges, and so generator expressions, which are compiled as lists), written in the compiled
 subset: the loop stops at the first item that decides, as CPython's does. min() and max() of a
-list of tuples, of two tuples, and with key=."""
+list of tuples, of two tuples, and with key=. Numba's literally(x), which pyjit takes as x."""
 from .. import types
+from ..decorators import literally
 from ..extending import overload
 
 
@@ -82,3 +83,10 @@ def _extreme(name, smaller):
 
 overload(min)(_extreme("min", True))
 overload(max)(_extreme("max", False))
+
+
+@overload(literally)
+def _literally(obj):
+    """Numba compiles a version for each value of obj; pyjit compiles by types, so obj is
+    only passed on (docs/numba.md)."""
+    return lambda obj: obj
