@@ -390,17 +390,142 @@ static bool hint_named(LLVMValueRef hint, const char *name)
     return s && len == strlen(name) && memcmp(s, name, len) == 0;
 }
 
-/* The loops lowering marked JIT_UNROLL_HINT that the vectoriser left alone get
- * llvm.loop.unroll.count in place of the mark; returns how many. Unrolling after the whole
- * pipeline (not by a hint the pipeline's own unroller would act on) lets the loop be versioned
- * first on its bounds flag, which a loop four times the size would not be. */
-static int ask_unrolling(LLVMModuleRef mod)
+/* A function's blocks by number, with each block's predecessors (for ask_unrolling). */
+typedef struct Cfg {
+    int n;
+    LLVMBasicBlockRef *blocks;
+    int *npred, **pred;
+} Cfg;
+
+static int block_number(const Cfg *g, LLVMBasicBlockRef bb)
+{
+    for (int i = 0; i < g->n; i++)
+        if (g->blocks[i] == bb)
+            return i;
+    return -1;
+}
+
+static void build_cfg(Arena *arena, LLVMValueRef fn, Cfg *g)
+{
+    g->n = (int)LLVMCountBasicBlocks(fn);
+    g->blocks = arena_alloc(arena, sizeof *g->blocks * (size_t)g->n);
+    g->npred = arena_alloc(arena, sizeof *g->npred * (size_t)g->n);
+    g->pred = arena_alloc(arena, sizeof *g->pred * (size_t)g->n);
+    LLVMGetBasicBlocks(fn, g->blocks);
+    for (int pass = 0; pass < 2; pass++) {     /* count, then fill */
+        for (int i = 0; i < g->n; i++) {
+            if (pass == 1)
+                g->pred[i] = arena_alloc(arena, sizeof(int) * (size_t)(g->npred[i] + 1));
+            g->npred[i] = 0;
+        }
+        for (int i = 0; i < g->n; i++) {
+            LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[i]);
+            for (unsigned k = 0; t && k < LLVMGetNumSuccessors(t); k++) {
+                int s = block_number(g, LLVMGetSuccessor(t, k));
+                if (s >= 0 && pass == 1)
+                    g->pred[s][g->npred[s]] = i;
+                if (s >= 0)
+                    g->npred[s]++;
+            }
+        }
+    }
+}
+
+/* Whether the blocks marked in `in` other than head hold a cycle: a loop inside the loop (an
+ * inlined callee's, or one LLVM made), which unrolling the outer loop would copy whole. */
+static bool has_inner_cycle(Arena *arena, const Cfg *g, const bool *in, int head)
+{
+    char *color = arena_alloc(arena, (size_t)g->n);    /* 0 unseen, 1 on the path, 2 done */
+    int *stack = arena_alloc(arena, sizeof(int) * (size_t)g->n);
+    unsigned *next = arena_alloc(arena, sizeof(unsigned) * (size_t)g->n);
+    memset(color, 0, (size_t)g->n);
+    for (int root = 0; root < g->n; root++) {
+        if (!in[root] || root == head || color[root])
+            continue;
+        int sp = 0;
+        stack[sp++] = root;
+        color[root] = 1;
+        next[root] = 0;
+        while (sp) {
+            int b = stack[sp - 1];
+            LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[b]);
+            if (t && next[b] < LLVMGetNumSuccessors(t)) {
+                int s = block_number(g, LLVMGetSuccessor(t, next[b]++));
+                if (s < 0 || !in[s] || s == head)
+                    continue;
+                if (color[s] == 1)
+                    return true;
+                if (!color[s]) {
+                    color[s] = 1;
+                    next[s] = 0;
+                    stack[sp++] = s;
+                }
+            } else {
+                color[b] = 2;
+                sp--;
+            }
+        }
+    }
+    return false;
+}
+
+/* Whether the loop whose back edge leaves block latch leaves only from there: its blocks (those
+ * reaching the latch without passing the header) branch nowhere outside it but from the latch.
+ * Unrolling a loop with other exits (a check that raises, a return) copies each of them. */
+static bool single_exit_loop(Arena *arena, const Cfg *g, int latch)
+{
+    LLVMValueRef br = LLVMGetBasicBlockTerminator(g->blocks[latch]);
+    if (LLVMGetNumSuccessors(br) != 2)
+        return false;
+    bool *in = arena_alloc(arena, (size_t)g->n);
+    int *stack = arena_alloc(arena, sizeof(int) * (size_t)g->n);
+    for (unsigned k = 0; k < 2; k++) {
+        int head = block_number(g, LLVMGetSuccessor(br, k)), sp = 0;
+        if (head < 0)
+            continue;
+        memset(in, 0, (size_t)g->n);
+        in[head] = in[latch] = true;
+        stack[sp++] = latch;
+        bool entered_around = false;    /* the walk reached the entry: head is no header */
+        while (sp && !entered_around) {
+            int b = stack[--sp];
+            entered_around = b == 0 && head != 0;
+            for (int i = 0; i < g->npred[b] && b != head; i++)
+                if (!in[g->pred[b][i]]) {
+                    in[g->pred[b][i]] = true;
+                    stack[sp++] = g->pred[b][i];
+                }
+        }
+        if (entered_around)
+            continue;
+        for (int b = 0; b < g->n; b++) {
+            LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[b]);
+            for (unsigned j = 0; in[b] && b != latch && t && j < LLVMGetNumSuccessors(t); j++) {
+                int s = block_number(g, LLVMGetSuccessor(t, j));
+                if (s < 0 || !in[s])
+                    return false;
+            }
+        }
+        return !has_inner_cycle(arena, g, in, head);
+    }
+    return false;
+}
+
+/* The loops lowering marked JIT_UNROLL_HINT that the vectoriser left alone and that have one
+ * exit get llvm.loop.unroll.count in place of the mark; returns how many. Unrolling after the
+ * whole pipeline (not by a hint the pipeline's own unroller would act on) lets the loop be
+ * versioned first on its bounds flag, which a loop four times the size would not be, and the
+ * version without checks is then the single-exit loop that is unrolled. */
+static int ask_unrolling(LLVMModuleRef mod, Arena *arena)
 {
     LLVMContextRef ctx = LLVMGetModuleContext(mod);
     unsigned kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
     int count = 0;
-    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn))
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+        Cfg g = {0};
+        int index = -1;
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+            index++;
             LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
             LLVMValueRef md = br ? LLVMGetMetadata(br, kind) : NULL;
             unsigned n = md ? LLVMGetMDNodeNumOperands(md) : 0;
@@ -421,7 +546,9 @@ static int ask_unrolling(LLVMModuleRef mod)
             for (unsigned i = 1; i < n; i++)
                 if (!hint_named(ops[i], JIT_UNROLL_HINT))
                     keep[m++] = LLVMValueAsMetadata(ops[i]);
-            if (!vectorised) {
+            if (!vectorised && !g.n)
+                build_cfg(arena, fn, &g);
+            if (!vectorised && single_exit_loop(arena, &g, index)) {
                 LLVMMetadataRef hint[2] = {
                     LLVMMDStringInContext2(ctx, "llvm.loop.unroll.count", 22),
                     LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), JIT_UNROLL_COUNT, 0))};
@@ -432,10 +559,11 @@ static int ask_unrolling(LLVMModuleRef mod)
             LLVMMetadataReplaceAllUsesWith(keep[0], loop);
             LLVMSetMetadata(br, kind, LLVMMetadataAsValue(ctx, loop));
         }
+    }
     return count;
 }
 
-static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *diag)
+static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Arena *arena, Diag *diag)
 {
     int level = opts ? opts->opt_level : 3;
     if (level < 0 || level > 3)
@@ -465,7 +593,7 @@ static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *dia
     LLVMErrorRef err = level >= 2 ? LLVMRunPasses(mod, pre, host_tm, po) : NULL;
     if (!err)
         err = LLVMRunPasses(mod, passes, host_tm, po);
-    if (!err && level == 3 && ask_unrolling(mod) > 0)
+    if (!err && level == 3 && ask_unrolling(mod, arena) > 0)
         err = LLVMRunPasses(mod, "function(loop-unroll<O3>)", host_tm, po);
     LLVMDisposePassBuilderOptions(po);
     return err ? llvm_error(diag, "optimising", err) : 0;
@@ -493,7 +621,7 @@ int jit_optimise(Program *prog, Diag *diag)
         pthread_mutex_unlock(&ptx_lock);
     } else {
         pthread_mutex_lock(&jit_lock);
-        rc = optimise_cpu(mod, prog->opts, diag);
+        rc = optimise_cpu(mod, prog->opts, prog->arena, diag);
         pthread_mutex_unlock(&jit_lock);
     }
     if (rc < 0)
