@@ -1,6 +1,6 @@
-"""Innermost range loops that were not vectorised are unrolled by four after the optimiser's
-pipeline (compiler/jit.c: ask_unrolling): every trip count (the remainder loop included), step
-and exit gives CPython's result."""
+"""Innermost single-exit range loops that were not vectorised are unrolled by four after the
+optimiser's pipeline (compiler/jit.c: ask_unrolling): every trip count (the remainder loop
+included) and step gives CPython's result, and so does a loop with another exit, left rolled."""
 import numpy as np
 import pytest
 
