@@ -200,8 +200,12 @@ void effects_find_written(Program *prog);
 int jit_lower(Program *prog, Diag *diag);
 /* LLVM's verifier, always run: invalid IR reaching code generation would abort the process. */
 int jit_verify(Program *prog, Diag *diag);
-/* LLVM's default<O opt_level> pipeline; sets prog->llvm_dump to the optimised module. */
+/* LLVM's default<O opt_level> pipeline; sets prog->llvm_dump to the optimised module. Loops
+ * whose llvm.loop hints hold JIT_UNROLL_HINT (lowering marks innermost range loops) and that
+ * were not vectorised are then unrolled by JIT_UNROLL_COUNT. */
 int jit_optimise(Program *prog, Diag *diag);
+#define JIT_UNROLL_HINT "pyjit.unroll"
+#define JIT_UNROLL_COUNT 4
 /* Generates the module's machine code as an object file (prog->object; the module is used up)
  * and loads it as jit_load_object does, with prog->refs' addresses. */
 int jit_emit_cpu(Program *prog, JitCode *out, Diag *diag);

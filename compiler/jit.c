@@ -26,6 +26,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/IRReader.h>
 #include <llvm-c/LLJIT.h>
@@ -377,7 +378,193 @@ int jit_verify(Program *prog, Diag *diag)
 
 /* ---- optimisation --------------------------------------------------------------------------- */
 
-static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *diag)
+/* Whether hint (an llvm.loop operand) is a node whose first operand is the string name. */
+static bool hint_named(LLVMValueRef hint, const char *name)
+{
+    unsigned n = hint && LLVMIsAMDNode(hint) ? LLVMGetMDNodeNumOperands(hint) : 0;
+    if (n < 1 || n > 8)
+        return false;
+    LLVMValueRef ops[8];
+    LLVMGetMDNodeOperands(hint, ops);
+    unsigned len = 0;
+    const char *s = ops[0] ? LLVMGetMDString(ops[0], &len) : NULL;
+    return s && len == strlen(name) && memcmp(s, name, len) == 0;
+}
+
+/* A function's blocks by number, with each block's predecessors (for ask_unrolling). */
+typedef struct Cfg {
+    int n;
+    LLVMBasicBlockRef *blocks;
+    int *npred, **pred;
+} Cfg;
+
+static int block_number(const Cfg *g, LLVMBasicBlockRef bb)
+{
+    for (int i = 0; i < g->n; i++)
+        if (g->blocks[i] == bb)
+            return i;
+    return -1;
+}
+
+static void build_cfg(Arena *arena, LLVMValueRef fn, Cfg *g)
+{
+    g->n = (int)LLVMCountBasicBlocks(fn);
+    g->blocks = arena_alloc(arena, sizeof *g->blocks * (size_t)g->n);
+    g->npred = arena_alloc(arena, sizeof *g->npred * (size_t)g->n);
+    g->pred = arena_alloc(arena, sizeof *g->pred * (size_t)g->n);
+    LLVMGetBasicBlocks(fn, g->blocks);
+    for (int pass = 0; pass < 2; pass++) {     /* count, then fill */
+        for (int i = 0; i < g->n; i++) {
+            if (pass == 1)
+                g->pred[i] = arena_alloc(arena, sizeof(int) * (size_t)(g->npred[i] + 1));
+            g->npred[i] = 0;
+        }
+        for (int i = 0; i < g->n; i++) {
+            LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[i]);
+            for (unsigned k = 0; t && k < LLVMGetNumSuccessors(t); k++) {
+                int s = block_number(g, LLVMGetSuccessor(t, k));
+                if (s >= 0 && pass == 1)
+                    g->pred[s][g->npred[s]] = i;
+                if (s >= 0)
+                    g->npred[s]++;
+            }
+        }
+    }
+}
+
+/* Whether the blocks marked in `in` other than head hold a cycle: a loop inside the loop (an
+ * inlined callee's, or one LLVM made), which unrolling the outer loop would copy whole. */
+static bool has_inner_cycle(Arena *arena, const Cfg *g, const bool *in, int head)
+{
+    char *color = arena_alloc(arena, (size_t)g->n);    /* 0 unseen, 1 on the path, 2 done */
+    int *stack = arena_alloc(arena, sizeof(int) * (size_t)g->n);
+    unsigned *next = arena_alloc(arena, sizeof(unsigned) * (size_t)g->n);
+    memset(color, 0, (size_t)g->n);
+    for (int root = 0; root < g->n; root++) {
+        if (!in[root] || root == head || color[root])
+            continue;
+        int sp = 0;
+        stack[sp++] = root;
+        color[root] = 1;
+        next[root] = 0;
+        while (sp) {
+            int b = stack[sp - 1];
+            LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[b]);
+            if (t && next[b] < LLVMGetNumSuccessors(t)) {
+                int s = block_number(g, LLVMGetSuccessor(t, next[b]++));
+                if (s < 0 || !in[s] || s == head)
+                    continue;
+                if (color[s] == 1)
+                    return true;
+                if (!color[s]) {
+                    color[s] = 1;
+                    next[s] = 0;
+                    stack[sp++] = s;
+                }
+            } else {
+                color[b] = 2;
+                sp--;
+            }
+        }
+    }
+    return false;
+}
+
+/* Whether the loop whose back edge leaves block latch leaves only from there: its blocks (those
+ * reaching the latch without passing the header) branch nowhere outside it but from the latch.
+ * Unrolling a loop with other exits (a check that raises, a return) copies each of them. */
+static bool single_exit_loop(Arena *arena, const Cfg *g, int latch)
+{
+    LLVMValueRef br = LLVMGetBasicBlockTerminator(g->blocks[latch]);
+    if (LLVMGetNumSuccessors(br) != 2)
+        return false;
+    bool *in = arena_alloc(arena, (size_t)g->n);
+    int *stack = arena_alloc(arena, sizeof(int) * (size_t)g->n);
+    for (unsigned k = 0; k < 2; k++) {
+        int head = block_number(g, LLVMGetSuccessor(br, k)), sp = 0;
+        if (head < 0)
+            continue;
+        memset(in, 0, (size_t)g->n);
+        in[head] = in[latch] = true;
+        stack[sp++] = latch;
+        bool entered_around = false;    /* the walk reached the entry: head is no header */
+        while (sp && !entered_around) {
+            int b = stack[--sp];
+            entered_around = b == 0 && head != 0;
+            for (int i = 0; i < g->npred[b] && b != head; i++)
+                if (!in[g->pred[b][i]]) {
+                    in[g->pred[b][i]] = true;
+                    stack[sp++] = g->pred[b][i];
+                }
+        }
+        if (entered_around)
+            continue;
+        for (int b = 0; b < g->n; b++) {
+            LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[b]);
+            for (unsigned j = 0; in[b] && b != latch && t && j < LLVMGetNumSuccessors(t); j++) {
+                int s = block_number(g, LLVMGetSuccessor(t, j));
+                if (s < 0 || !in[s])
+                    return false;
+            }
+        }
+        return !has_inner_cycle(arena, g, in, head);
+    }
+    return false;
+}
+
+/* The loops lowering marked JIT_UNROLL_HINT that the vectoriser left alone and that have one
+ * exit get llvm.loop.unroll.count in place of the mark; returns how many. Unrolling after the
+ * whole pipeline (not by a hint the pipeline's own unroller would act on) lets the loop be
+ * versioned first on its bounds flag, which a loop four times the size would not be, and the
+ * version without checks is then the single-exit loop that is unrolled. */
+static int ask_unrolling(LLVMModuleRef mod, Arena *arena)
+{
+    LLVMContextRef ctx = LLVMGetModuleContext(mod);
+    unsigned kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
+    int count = 0;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+        Cfg g = {0};
+        int index = -1;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+            index++;
+            LLVMValueRef br = LLVMGetBasicBlockTerminator(bb);
+            LLVMValueRef md = br ? LLVMGetMetadata(br, kind) : NULL;
+            unsigned n = md ? LLVMGetMDNodeNumOperands(md) : 0;
+            if (n < 2 || n > 16)
+                continue;
+            LLVMValueRef ops[16];
+            LLVMGetMDNodeOperands(md, ops);
+            bool marked = false, vectorised = false;
+            for (unsigned i = 1; i < n; i++) {
+                marked |= hint_named(ops[i], JIT_UNROLL_HINT);
+                vectorised |= hint_named(ops[i], "llvm.loop.isvectorized");
+            }
+            if (!marked)
+                continue;
+            LLVMMetadataRef keep[17];
+            unsigned m = 1;
+            keep[0] = LLVMTemporaryMDNode(ctx, NULL, 0);
+            for (unsigned i = 1; i < n; i++)
+                if (!hint_named(ops[i], JIT_UNROLL_HINT))
+                    keep[m++] = LLVMValueAsMetadata(ops[i]);
+            if (!vectorised && !g.n)
+                build_cfg(arena, fn, &g);
+            if (!vectorised && single_exit_loop(arena, &g, index)) {
+                LLVMMetadataRef hint[2] = {
+                    LLVMMDStringInContext2(ctx, "llvm.loop.unroll.count", 22),
+                    LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), JIT_UNROLL_COUNT, 0))};
+                keep[m++] = LLVMMDNodeInContext2(ctx, hint, 2);
+                count++;
+            }
+            LLVMMetadataRef loop = LLVMMDNodeInContext2(ctx, keep, m);
+            LLVMMetadataReplaceAllUsesWith(keep[0], loop);
+            LLVMSetMetadata(br, kind, LLVMMetadataAsValue(ctx, loop));
+        }
+    }
+    return count;
+}
+
+static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Arena *arena, Diag *diag)
 {
     int level = opts ? opts->opt_level : 3;
     if (level < 0 || level > 3)
@@ -392,9 +579,10 @@ static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *dia
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     LLVMPassBuilderOptionsSetLoopVectorization(po, level >= 2);
     LLVMPassBuilderOptionsSetSLPVectorization(po, level >= 2);
-    /* Runtime unrolling quadruples the compile time of loop nests (the first call users wait
-     * for) and buys nothing measurable on latency-bound loops; vectorised loops are still
-     * interleaved. */
+    /* Runtime unrolling of every loop quadruples the compile time of loop nests (the first call
+     * users wait for) and buys nothing measurable on latency-bound loops; vectorised loops are
+     * still interleaved, and innermost range loops that were not vectorised are unrolled at the
+     * end (ask_unrolling). */
     LLVMPassBuilderOptionsSetLoopUnrolling(po, false);
     LLVMPassBuilderOptionsSetLoopInterleaving(po, level >= 2);
     /* ... but a loop of a few iterations known at compile time (a stencil's `for di in
@@ -406,6 +594,8 @@ static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Diag *dia
     LLVMErrorRef err = level >= 2 ? LLVMRunPasses(mod, pre, host_tm, po) : NULL;
     if (!err)
         err = LLVMRunPasses(mod, passes, host_tm, po);
+    if (!err && level == 3 && ask_unrolling(mod, arena) > 0)
+        err = LLVMRunPasses(mod, "function(loop-unroll<O3>)", host_tm, po);
     LLVMDisposePassBuilderOptions(po);
     return err ? llvm_error(diag, "optimising", err) : 0;
 }
@@ -451,7 +641,7 @@ int jit_optimise(Program *prog, Diag *diag)
                 prog->sim_sync = false;
         }
         if (rc == 0)
-            rc = optimise_cpu(mod, prog->opts, diag);
+            rc = optimise_cpu(mod, prog->opts, prog->arena, diag);
         pthread_mutex_unlock(&jit_lock);
     }
     if (rc < 0)

@@ -991,7 +991,6 @@ static LLVMValueRef pow_small_int(Lower *L, LLVMValueRef x, int n)
     }
     if (!r)
         r = acc.lo ? LLVMBuildFAdd(B, acc.hi, acc.lo, "") : acc.hi;
-    LLVMValueRef mag = lower_math(L, MF_FABS, f64, r, NULL);
     if (n < 0) {     /* 1 / (hi + lo): q, then q's residual 1 - q*(hi + lo) folded in */
         LLVMValueRef one = LLVMConstReal(L->f64, 1.0);
         LLVMValueRef q = LLVMBuildFDiv(B, one, acc.hi, "");
@@ -1000,11 +999,16 @@ static LLVMValueRef pow_small_int(Lower *L, LLVMValueRef x, int n)
             res = LLVMBuildFSub(B, res, LLVMBuildFMul(B, q, acc.lo, ""), "");
         r = fma64(L, res, q, q);
     }
-    /* 2**-960 <= |x ** |n|| < 2**1023 (2**960 for a reciprocal): one unsigned compare of the
-     * bits, which nan and inf fail too */
-    LLVMValueRef bits = LLVMBuildBitCast(B, mag, L->i64, "");
-    uint64_t lo_bits = (uint64_t)(1023 - 960) << 52;
-    uint64_t hi_bits = (uint64_t)(1023 + (n < 0 ? 960 : 1023)) << 52;
+    /* The range test is of x, not of the result: 2**-lo <= |x| < 2**hi keeps every product on
+     * the way, and x ** n (or its reciprocal), within 2**-960 .. 2**1023 (2**960 for a
+     * reciprocal), where each error term is exact. One unsigned compare of the bits, which 0,
+     * nan and inf fail too; it waits for no product (and takes no float operation from the
+     * products, which a float compare of the result would: that measured 15% slower in a
+     * Lennard-Jones loop). */
+    unsigned k_abs = (unsigned)(n < 0 ? -n : n);
+    uint64_t lo_exp = 960 / k_abs, hi_exp = (n < 0 ? 960 : 1023) / k_abs;
+    LLVMValueRef bits = LLVMBuildBitCast(B, lower_math(L, MF_FABS, f64, x, NULL), L->i64, "");
+    uint64_t lo_bits = (1023 - lo_exp) << 52, hi_bits = (1023 + hi_exp) << 52;
     LLVMValueRef off = LLVMBuildSub(B, bits, LLVMConstInt(L->i64, lo_bits, 0), "");
     LLVMValueRef normal = LLVMBuildICmp(B, LLVMIntULT, off, LLVMConstInt(L->i64, hi_bits - lo_bits, 0), "");
     LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
@@ -2052,6 +2056,44 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
     L->loop_fits[loop->id] = fits;
 }
 
+/* Whether int v is never negative by its definition: a non-negative constant, the variable of a
+ * range loop counting up from a non-negative start, or such a value plus a small non-negative
+ * constant. A range's items stay below its stop, so the variable's own increment cannot wrap;
+ * a sum past int64 would be out of bounds as an index whether wrapped round or not. Indexing
+ * by such a value needs no wrap of negative indices (`for j in range(i + 1, n): pos[j]`),
+ * which LLVM cannot always prove: a loop with an early exit (a check that raises) loses the
+ * no-wrap flag of its increment. */
+bool lower_known_nonneg(Lower *L, Instr *v, int depth)
+{
+    if (!v || depth > 8 || !ty_is_int(v->type))
+        return false;
+    if (v->op == OP_CONST)
+        return v->cst && v->cst->kind == K_INT && v->cst->i >= 0;
+    if (v->op == OP_BINOP && v->sub == BIN_ADD && v->type == ty_scalar(TY_INT64)) {
+        for (int k = 0; k < 2; k++) {
+            Instr *c = v->args[k];
+            if (c->op == OP_CONST && c->cst && c->cst->kind == K_INT && c->cst->i >= 0 &&
+                c->cst->i <= INT32_MAX)
+                return lower_known_nonneg(L, v->args[1 - k], depth + 1);
+        }
+        return false;
+    }
+    if (v->op != OP_FOR_ITER || v->type != ty_scalar(TY_INT64))
+        return false;
+    Instr *src = iter_source(v->args[0]);
+    Instr *r = src ? src->args[0] : NULL;
+    if (!r || r->op != OP_INTRINSIC || r->sub != BI_RANGE || r->nargs < 1)
+        return false;
+    if (r->nargs == 1)
+        return true;    /* range(stop) starts at 0 */
+    if (r->nargs == 3) {
+        Instr *k = r->args[2];
+        if (k->op != OP_CONST || !k->cst || k->cst->kind != K_INT || k->cst->i <= 0)
+            return false;
+    }
+    return r->args[0]->type == ty_scalar(TY_INT64) && lower_known_nonneg(L, r->args[0], depth + 1);
+}
+
 LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis)
 {
     if (!L->fits_axes || !(L->fits_axes[access->id] & (1u << axis)))
@@ -2239,22 +2281,77 @@ static bool fastmath(Lower *L)
     return L->opts && L->opts->fastmath;
 }
 
-/* fastmath before LLVM 18, whose C API cannot set fast-math flags on instructions: a loop's back
- * edge gets llvm.loop.vectorize.enable, which lets the vectorizer reorder float reductions
- * (what fastmath users want from it), as `#pragma clang loop vectorize(enable)` does. */
+/* Whether the body of FOR_ITER loop holds a loop of any kind (a while loop too): a block of
+ * it other than the header entered from a block at or after it. */
+static bool holds_a_loop(Lower *L, Instr *loop)
+{
+    bool *in_loop = arena_alloc(L->prog->arena, (size_t)L->ir->blocks.len);
+    loop_blocks(L, loop, in_loop);
+    for (int bi = 0; bi < L->ir->blocks.len; bi++) {
+        Block *b = L->ir->blocks.items[bi];
+        if (!in_loop[bi] || b == loop->block)
+            continue;
+        for (int i = 0; i < b->preds.len; i++)
+            if (((BlockInfo *)((Block *)b->preds.items[i])->aux)->index >= bi)
+                return true;
+    }
+    return false;
+}
+
+/* The innermost range loop (no loop inside it) whose back edge term is, with bounds not all
+ * constants (a loop of a few trips known at compile time is unrolled whole already), or NULL. */
+static Instr *innermost_counted_loop(Lower *L, BlockInfo *from, Instr *term)
+{
+    for (int k = 0; k < 2; k++) {
+        Block *h = term->succ[k];
+        if (!h || ((BlockInfo *)h->aux)->index > from->index || !h->instrs.len)
+            continue;
+        Instr *loop = h->instrs.items[h->instrs.len - 1];
+        if (loop->op != OP_FOR_ITER || !L->outer_loop || L->outer_loop[loop->id] || holds_a_loop(L, loop))
+            continue;
+        Instr *src = iter_source(loop->args[0]);
+        IterInfo *it = src ? L->iters[src->id] : NULL;
+        Instr *r = src ? src->args[0] : NULL;
+        if (!it || it->kind != IT_RANGE || !r || r->op != OP_INTRINSIC || r->sub != BI_RANGE)
+            continue;
+        for (int i = 0; i < r->nargs; i++)
+            if (r->args[i]->op != OP_CONST)
+                return loop;
+    }
+    return NULL;
+}
+
+/* A loop's back edge carries hints for LLVM (llvm.loop):
+ * - fastmath before LLVM 18, whose C API cannot set fast-math flags on instructions:
+ *   llvm.loop.vectorize.enable, which lets the vectorizer reorder float reductions (what fastmath
+ *   users want from it), as `#pragma clang loop vectorize(enable)` does;
+ * - an innermost range loop: pyjit.unroll, read after the optimiser's pipeline (jit.c), which
+ *   unrolls such loops that were not vectorised. */
 static void mark_back_edge(Lower *L, LLVMValueRef br, BlockInfo *from, Instr *term)
 {
     bool back = false;
     for (int k = 0; k < 2; k++)
         back |= term->succ[k] && ((BlockInfo *)term->succ[k]->aux)->index <= from->index;
-    if (!back || !fastmath(L) || LLVM_VERSION_MAJOR >= 18)
+    if (!back)
         return;
-    LLVMMetadataRef tmp = LLVMTemporaryMDNode(L->ctx, NULL, 0);
-    LLVMMetadataRef hint[2] = {LLVMMDStringInContext2(L->ctx, "llvm.loop.vectorize.enable", 26),
-                               LLVMValueAsMetadata(LLVMConstInt(L->i1, 1, 0))};
-    LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(L->ctx, hint, 2)};
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(L->ctx, ops, 2);
-    LLVMMetadataReplaceAllUsesWith(tmp, loop);
+    LLVMMetadataRef hints[3];
+    int n = 1;
+    hints[0] = LLVMTemporaryMDNode(L->ctx, NULL, 0);
+    if (fastmath(L) && LLVM_VERSION_MAJOR < 18) {
+        LLVMMetadataRef hint[2] = {LLVMMDStringInContext2(L->ctx, "llvm.loop.vectorize.enable", 26),
+                                   LLVMValueAsMetadata(LLVMConstInt(L->i1, 1, 0))};
+        hints[n++] = LLVMMDNodeInContext2(L->ctx, hint, 2);
+    }
+    if (!L->t->is_gpu && innermost_counted_loop(L, from, term)) {
+        LLVMMetadataRef mark = LLVMMDStringInContext2(L->ctx, JIT_UNROLL_HINT, strlen(JIT_UNROLL_HINT));
+        hints[n++] = LLVMMDNodeInContext2(L->ctx, &mark, 1);
+    }
+    if (n == 1) {
+        LLVMDisposeTemporaryMDNode(hints[0]);
+        return;
+    }
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(L->ctx, hints, (size_t)n);
+    LLVMMetadataReplaceAllUsesWith(hints[0], loop);
     LLVMSetMetadata(br, LLVMGetMDKindIDInContext(L->ctx, "llvm.loop", 9), LLVMMetadataAsValue(L->ctx, loop));
 }
 

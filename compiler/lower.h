@@ -98,6 +98,9 @@ void lower_raise_exc(Lower *L, AbiExcKind kind, const char *msg);
  * bounds, computed before the loop; NULL when no such flag covers the index of axis axis of
  * access (lower.c). */
 LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis);
+/* Whether int value v is never negative by how it is made (range loop variables counting up
+ * from a non-negative start, plus small constants); depth 0 from callers (lower.c). */
+bool lower_known_nonneg(Lower *L, Instr *v, int depth);
 void lower_incref(Lower *L, LLVMValueRef meminfo);
 /* Arrays and lists are reference counted (and tuples holding them): lower_incref_value and
  * lower_decref_value take or release a reference on everything a value of type t holds. */

@@ -770,6 +770,8 @@ static const char *index_error_message(Lower *L, Instr *a)
 static LLVMValueRef index_is_negative(Lower *L, Instr *ix, LLVMValueRef i)
 {
     LLVMValueRef zero = lower_i64(L, 0);
+    if (lower_known_nonneg(L, ix, 0))
+        return LLVMConstInt(L->i1, 0, 0);
     if (ix->op != OP_BINOP || (ix->sub != BIN_ADD && ix->sub != BIN_SUB) || ix->type != ty_scalar(TY_INT64))
         return LLVMBuildICmp(L->b, LLVMIntSLT, i, zero, "");
     Instr *x = ix->args[0], *k = ix->args[1];

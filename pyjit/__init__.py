@@ -20,7 +20,7 @@ from ._parallel import (  # noqa: E402
     get_num_threads, get_thread_id, set_num_threads, threading_layer,
 )
 from .decorators import (  # noqa: E402
-    guvectorize, jit, jit_module, literal_unroll, njit, prange, vectorize,
+    guvectorize, jit, jit_module, literal_unroll, literally, njit, pndindex, prange, vectorize,
 )
 from .errors import InternalError, TypingError, UnsupportedError  # noqa: E402,F401
 from .experimental import jitclass  # noqa: E402  (light: the class is built when applied)
@@ -83,9 +83,6 @@ _NOT_OFFERED = {
     "generated_jit": "Numba removed it in 0.59; write a typing function with "
                      "pyjit.extending.overload, which chooses an implementation by argument types",
     "stencils": "Numba's internal module; @stencil is pyjit.stencil",
-    "pndindex": "not implemented yet: iterate with nested prange/range loops",
-    "literally": "pyjit does not dispatch on literal values: pass the value as a constant or a "
-                 "global",
     "set_parallel_chunksize": "not implemented yet: pyjit's pool hands out a prange loop in "
                               "dynamic chunks, eight per thread",
     "get_parallel_chunksize": "not implemented yet: pyjit's pool hands out a prange loop in "
@@ -128,7 +125,7 @@ def cache_info():
 __all__ = [
     "njit", "jit", "jit_module", "prange", "vectorize", "guvectorize", "errors", "types", "gpu",
     "cuda", "config", "typeof", "from_dtype", "version_info", "threading_layer", "jitclass",
-    "cfunc", "carray", "farray", "objmode", "literal_unroll",
+    "cfunc", "carray", "farray", "objmode", "literal_unroll", "literally", "pndindex",
     "cache_info", "__version__", "set_num_threads", "get_num_threads", "get_thread_id",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",

@@ -27,7 +27,7 @@ import os
 import textwrap
 import warnings
 
-from .errors import ParallelSafetyWarning, UnsupportedError
+from .errors import ParallelSafetyWarning, PerformanceWarning, UnsupportedError
 
 # The partial of each reduction operator starts at the identity (or, for the idempotent ones,
 # the variable's value before the loop) and is folded with the operator of `fold`.
@@ -40,6 +40,30 @@ def prange(*args):
     """Numba's prange: range, whose iterations an @njit(parallel=True) function runs on the
     thread pool (outside one, and in Python, it is range)."""
     return range(*args)
+
+
+def pndindex(*shape):
+    """Numba's pndindex: np.ndindex, whose index tuples an @njit(parallel=True) function hands
+    out to the thread pool (a loop over it becomes a prange loop over the flat index, each
+    iteration's tuple unravelled from it); elsewhere, and in Python, it is np.ndindex."""
+    import numpy as np
+    return np.ndindex(*shape)
+
+
+def _ndsize(shape):
+    """The number of index tuples of np.ndindex(shape), shape a tuple or an int."""
+    if isinstance(shape, tuple):
+        n = 1
+        for d in shape:
+            n *= int(d)
+        return n
+    return int(shape)
+
+
+def _unravel(k, shape):
+    """The k-th index tuple of np.ndindex(shape), in C order."""
+    import numpy as np
+    return tuple(int(i) for i in np.unravel_index(k, shape))
 
 
 def parfor(chunk, n, *args):
@@ -188,6 +212,22 @@ def _register_helpers():
         return lambda z, nthreads: np.full(nthreads, z)
 
     register_jitable(_count)
+
+    @overload(_ndsize)
+    def _ndsize_impl(shape):
+        if isinstance(shape, types.Integer):
+            return lambda shape: shape
+
+        def impl(shape):
+            n = 1
+            for d in shape:
+                n *= d
+            return n
+        return impl
+
+    @overload(_unravel)
+    def _unravel_impl(k, shape):
+        return lambda k, shape: np.unravel_index(k, shape)
 
 
 _helpers_ready = False
@@ -410,6 +450,10 @@ class _Rewriter:
     def rewrite_block(self, stmts):
         out = []
         for s in stmts:
+            if isinstance(s, ast.For) and self._is_pndindex_loop(s):
+                pre, loop = self._flatten_pndindex(s)
+                out.extend(pre + self._outline(loop))
+                continue
             if isinstance(s, ast.For) and self._is_prange_loop(s):
                 out.extend(self._outline(s))
                 continue
@@ -424,6 +468,37 @@ class _Rewriter:
 
     def _is_prange_loop(self, s):
         return isinstance(s.iter, ast.Call) and self.is_prange(s.iter.func)
+
+    def _is_pndindex_loop(self, s):
+        return isinstance(s.iter, ast.Call) and self.is_prange(s.iter.func, "pndindex") and \
+            not s.iter.keywords and s.iter.args and \
+            not any(isinstance(a, ast.Starred) for a in s.iter.args)
+
+    def _flatten_pndindex(self, node):
+        """`for idx in pndindex(shape): body` as
+              _pj_<k>_shape = shape
+              for _pj_<k>_flat in prange(ndsize(_pj_<k>_shape)):
+                  idx = unravel(_pj_<k>_flat, _pj_<k>_shape)
+                  body
+        the shape computed once, the loop outlined as any prange loop over the flat index."""
+        p = f"{_PREFIX}nd{len(self.loops)}_"
+        args = node.iter.args
+        shape = args[0] if len(args) == 1 else ast.Tuple(elts=list(args), ctx=ast.Load())
+        pre = ast.parse(f"{p}shape = 0").body[0]
+        pre.value = shape
+        loop = ast.parse(f"for {p}flat in {_PREFIX}prange({_PREFIX}ndsize({p}shape)):\n"
+                         f"    pass").body[0]
+        head = ast.parse(f"_ = {_PREFIX}unravel({p}flat, {p}shape)").body[0]
+        head.targets = [node.target]
+        loop.body = [head] + node.body
+        loop.orelse = node.orelse
+        for n in (pre, loop):
+            ast.copy_location(n, node)
+        _place(pre, node)
+        _place(loop, node)
+        self.locals |= {f"{p}shape", f"{p}flat"}
+        self.events.append((f"{p}shape", True, pre.targets[0]))
+        return [pre], loop
 
     def _outline(self, node):
         loop = Loop(node.lineno)
@@ -599,11 +674,9 @@ def _source_tree(func):
     return fdef
 
 
-def _prange_test(func):
-    """Whether an expression (the callee of a for loop's iter) names pyjit's or Numba's prange."""
-    import sys
-    numba = sys.modules.get("numba")
-    known = {prange} | ({getattr(numba, "prange", None)} if numba else set())
+def _value_of(func):
+    """value_of(expr): the object a name or attribute chain of func's code reaches through its
+    closure and globals, the name itself (a str) when not bound yet, or None."""
     closure = dict(zip(func.__code__.co_freevars,
                        (c.cell_contents for c in func.__closure__ or ()))) \
         if all(_cell_full(c) for c in func.__closure__ or ()) else {}
@@ -617,12 +690,41 @@ def _prange_test(func):
             base = value_of(expr.value)
             return getattr(base, expr.attr, None) if not isinstance(base, str) else None
         return None
+    return value_of
 
-    def test(expr):
+
+def _prange_test(func):
+    """test(expr, name="prange"): whether an expression (the callee of a for loop's iter) names
+    pyjit's or Numba's prange (or pndindex)."""
+    import sys
+    numba = sys.modules.get("numba")
+    ours = {"prange": prange, "pndindex": pndindex}
+    value_of = _value_of(func)
+
+    def test(expr, name="prange"):
         v = value_of(expr)
+        known = (ours[name], getattr(numba, name, None) if numba else None)
         # a name not bound yet (imported after the decorator runs) counts by its spelling
-        return any(v is k for k in known) or (isinstance(v, str) and v == "prange")
+        return any(k is not None and v is k for k in known) or (isinstance(v, str) and v == name)
     return test
+
+
+def _warn_serial_stencils(func, fdef):
+    """A @stencil called in a parallel=True function runs its loop on one thread (Numba runs it
+    on the pool): said once, by a PerformanceWarning naming the stencil and the line."""
+    import sys
+    stencil_type = getattr(sys.modules.get("pyjit._stencil"), "Stencil", None)
+    if stencil_type is None:    # no stencil made in this process yet
+        return
+    value_of = _value_of(func)
+    for n in _walk(fdef):
+        if isinstance(n, ast.Call) and isinstance(value_of(n.func), stencil_type):
+            name = value_of(n.func).__name__
+            warnings.warn_explicit(
+                f"stencil '{name}' called at line {n.lineno} of {func.__qualname__} runs on one "
+                "thread: pyjit does not run stencils in parallel yet (write the loop with prange "
+                "to use the pool)", PerformanceWarning, func.__code__.co_filename, n.lineno)
+            return
 
 
 def _cell_full(cell):
@@ -647,6 +749,7 @@ def outline(func, options):
         return func, [loop]
     for s in fdef.body:
         _mark_user([s])
+    _warn_serial_stencils(func, fdef)
     rw = _Rewriter(func, fdef, _prange_test(func))
     fdef.body = rw.rewrite_block(fdef.body)
     if not any(loop.parallel for loop in rw.loops):
@@ -667,6 +770,7 @@ def _build(func, fdef, rw, options):
     fdef.decorator_list = []
     fixed = {f"{_PREFIX}zero": _zero, f"{_PREFIX}one": _one, f"{_PREFIX}slots": _slots,
              f"{_PREFIX}count": _count, f"{_PREFIX}parfor": parfor,
+             f"{_PREFIX}ndsize": _ndsize, f"{_PREFIX}unravel": _unravel, f"{_PREFIX}prange": prange,
              f"{_PREFIX}get_num_threads": get_num_threads, f"{_PREFIX}jit": None}
     freevars = list(func.__code__.co_freevars)
     factory_args = freevars + list(fixed)

@@ -45,13 +45,17 @@ def _aliases():
 
     from . import _parallel
     pairs.append((_parallel.prange, "builtins.range"))   # serial outside parallel=True loops
+    pairs.append((_parallel.pndindex, "numpy.ndindex"))
     numba = sys.modules.get("numba")
     if getattr(numba, "prange", None) is not None:   # code written for Numba, left as it was
         pairs.append((numba.prange, "builtins.range"))
+        pairs.append((numba.pndindex, "numpy.ndindex"))
         pairs.append((numba.carray, "pyjit.carray"))
         pairs.append((numba.farray, "pyjit.farray"))
     if getattr(numba, "literal_unroll", None) is not None:
         pairs.append((numba.literal_unroll, "pyjit.literal_unroll"))
+    if getattr(numba, "literally", None) is not None:
+        pairs.append((numba.literally, "pyjit.literally"))
     for name, canonical in (("longlong", "int64"), ("ulonglong", "uint64"), ("intc", "int32"),
                             ("uintc", "uint32"), ("bool", "bool_")):
         obj = getattr(np, name, None)

@@ -21,9 +21,10 @@ import warnings
 
 from .errors import PerformanceWarning
 
-__all__ = ["njit", "jit", "jit_module", "prange", "literal_unroll", "vectorize", "guvectorize"]
+__all__ = ["njit", "jit", "jit_module", "prange", "literal_unroll", "literally", "vectorize",
+           "guvectorize"]
 
-from ._parallel import prange  # noqa: E402  (range outside parallel=True functions)
+from ._parallel import pndindex, prange  # noqa: E402,F401  (range, np.ndindex outside parallel=True functions)
 
 
 def literal_unroll(container):
@@ -31,6 +32,12 @@ def literal_unroll(container):
     unrolled, one copy of the body per item, so its items may differ in type (a plain loop over
     such a tuple is unrolled too)."""
     return container
+
+def literally(obj):
+    """Numba's literally: asks Numba to compile a version of the function for each value of
+    the argument obj. pyjit compiles versions by argument types only: literally(obj) is obj,
+    in Python and in compiled code, and the function compiles once for obj's type."""
+    return obj
 
 # Options Numba's decorators take. Those pyjit ignores are listed with why.
 _PASSED = {"nogil", "fastmath", "boundscheck", "error_model", "debug", "opt", "cache"}

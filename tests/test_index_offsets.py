@@ -185,3 +185,51 @@ def test_modulo_of_unsigned_ints():
 def test_wrap_around_neighbours(n):
     s = np.arange(float(n))
     assert_same(neighbours(s), njit(neighbours)(s))
+
+
+def pairs_after(a, start, step):
+    """Range loop variables as indices: j counts up from i + 1 (never negative, no wrap needed),
+    k from a start that may be negative (wrapped from the end), m down to negative values."""
+    n = a.shape[0]
+    s = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            s += a[j] * (i + 1)
+    for k in range(start, n, step):
+        s += a[k] * 3.0
+    for m in range(n - 1, start, -1):
+        s += a[m]
+    for i in range(2, n):
+        for j in range(i - 3, i):
+            s -= a[j]
+    return s
+
+
+@pytest.mark.parametrize("start", [-8, -7, -3, 0, 2, 7, 8])
+@pytest.mark.parametrize("step", [1, 2, 3])
+def test_range_variables_as_indices(start, step):
+    a = np.random.default_rng(start + 20).random(7)
+    want, got = outcome(pairs_after, a, start, step), outcome(njit(pairs_after), a, start, step)
+    assert got[1] == want[1], (start, step, want, got)
+    if want[1] is None:
+        assert_same(want[0], got[0], where=f"start={start}, step={step}")
+
+
+def counted_from(a, lo, hi):
+    s = 0.0
+    for i in range(lo, hi):
+        for j in range(i + 3, hi + 3):
+            s += a[j]
+    return s
+
+
+def test_range_start_past_int64_is_out_of_bounds():
+    """j in range(i + 3, ...) is taken as never negative; where i + 3 wraps past int64 the index
+    is out of bounds, raised as such (checked), as CPython's is."""
+    a = np.arange(5.0)
+    g = njit(counted_from)
+    for lo, hi in [(0, 2), (BIG - 2, BIG), (BIG - 1, BIG)]:
+        want, got = outcome(counted_from, a, lo, hi), outcome(g, a, lo, hi)
+        assert got[1] == want[1], (lo, hi, want, got)
+        if want[1] is None:
+            assert_same(want[0], got[0])

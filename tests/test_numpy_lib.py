@@ -629,6 +629,8 @@ for func, templates in extending._OVERLOADS.items():
             found.setdefault(mod.rpartition(".")[2], set()).add("builtins." + name)
         elif mod.startswith("pyjit.lib.") and _registry._resolve(f"pyjit.typed.{name}") is func:
             found.setdefault(mod.rpartition(".")[2], set()).add("pyjit.typed." + name)
+        elif mod.startswith("pyjit.lib.") and getattr(pyjit, name, None) is func:
+            found.setdefault(mod.rpartition(".")[2], set()).add("pyjit." + name)
         elif mod.startswith("pyjit.lib."):
             for std in lib.STDLIB:
                 if getattr(importlib.import_module(std), name, None) is func:

@@ -79,3 +79,26 @@ def test_in_a_loop_with_array_values():
         return e
     r2 = np.linspace(0.8, 3.0, 1001)
     assert math.isclose(njit(lj)(r2), lj(r2), rel_tol=1e-13)
+
+
+def test_at_the_edges_of_the_range_test():
+    # the fast path is taken for 2**-(960 // |n|) <= |x| < 2**(1023 // n) (960 // |n| for n < 0);
+    # values on both sides of each bound are correctly rounded, overflow and underflow included
+    xs = []
+    for k in (1, 2, 3, 4, 5, 6, 7, 12, 13, 64):
+        for e in (-(960 // k), 960 // k, 1023 // k):
+            for m in (1.0 - 2.0 ** -53, 1.0, 1.0 + 2.0 ** -52, 1.5, 1.9):
+                xs += [m * 2.0 ** e, -m * 2.0 ** e]
+    for x in xs:
+        for n, got in zip(EXPONENTS, cpowers(x)):
+            expected = correctly_rounded(x, n) if n > 0 else None
+            if n < 0:
+                try:
+                    expected = float(Fraction(1) / Fraction(x) ** -n)
+                except OverflowError:
+                    expected = math.copysign(math.inf, x if n % 2 else 1.0)
+            try:
+                cpython = x ** n
+            except (OverflowError, ZeroDivisionError):
+                cpython = None
+            assert got == expected or got == cpython, (x, n, got, expected)
