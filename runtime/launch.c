@@ -14,6 +14,7 @@
  * ValueError that says the limit. */
 #include "runtime/cuda.h"
 #include "runtime/runtime.h"
+#include "frontend/frontend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -568,7 +569,7 @@ static PyObject *kernel_call(CudaKernel *k, PyObject *args, PyObject *kwds)
 
 /* ---- arguments ---- */
 
-enum { ARG_DEVICE, ARG_SCALAR, ARG_HOST, ARG_FOREIGN };
+enum { ARG_DEVICE, ARG_SCALAR, ARG_HOST, ARG_FOREIGN, ARG_TUPLE };
 
 typedef struct Arg {
     int kind, dir;
@@ -578,6 +579,8 @@ typedef struct Arg {
     int ndim;
     const int64_t *shape, *strides;
     PyArrayObject *staged;      /* host arrays: the contiguous copy moved (may be obj) */
+    bool in_tuple;              /* an item of a tuple argument (flattened: tuple_leaves) */
+    int param;                  /* the kernel parameter it is (or is an item of) */
     CUdeviceptr temp;           /* host arrays: the device copy */
     bool locked;                /* host arrays: staged's memory page-locked for the launch */
     CudaForeign *foreign;
@@ -613,6 +616,46 @@ static int classify_host(Arg *a, PyObject *arr, int dir)
     a->shape = (const int64_t *)PyArray_DIMS((PyArrayObject *)arr);   /* npy_intp is 64-bit */
     a->strides = (const int64_t *)PyArray_STRIDES((PyArrayObject *)arr);
     return 0;
+}
+
+static bool holds_array(const Type *t)
+{
+    if (t->kind == TY_ARRAY)
+        return true;
+    if (t->kind == TY_TUPLE)
+        for (int j = 0; j < t->tuple.n; j++)
+            if (holds_array(t->tuple.items[j]))
+                return true;
+    return false;
+}
+
+/* The type of a tuple argument holding device arrays (which rt_typeof does not know): its
+ * items typed one by one; NULL, with no exception, when some item has no type. */
+static Type *typeof_tuple_arg(PyObject *obj)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(obj);
+    Type *stack[16], **items = n <= 16 ? stack : PyMem_Malloc(sizeof(Type *) * (size_t)n);
+    Type *t = NULL;
+    if (!items)
+        return NULL;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        PyObject *item = PyTuple_GET_ITEM(obj, j);
+        items[j] = Py_TYPE(item) == &CudaArrayType ? ((CudaArray *)item)->type
+                   : PyTuple_Check(item) ? typeof_tuple_arg(item)
+                   : rt_typeof(item, RT_TYPEOF_GPU);
+        if (!items[j])
+            goto done;
+        items[j] = ty_strong(items[j]);
+    }
+    const FeNamedTuple *nt = fe_namedtuple_class((PyObject *)Py_TYPE(obj));
+    t = nt && nt->n == n ? ty_namedtuple(nt->cls, nt->name, (const char *const *)nt->fields,
+                                         items, (int)n)
+                         : ty_tuple(items, (int)n);
+done:
+    if (items != stack)
+        PyMem_Free(items);
+    PyErr_Clear();
+    return t;
 }
 
 /* Types one argument and says how it travels. 0, or -1 with an exception. */
@@ -651,16 +694,13 @@ static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **p
         a->strides = d->strides;
         return 0;
     }
-    if ((a->type = rt_typeof(obj, RT_TYPEOF_GPU))) {
+    if ((a->type = rt_typeof(obj, RT_TYPEOF_GPU)) ||
+        (PyTuple_Check(obj) && (a->type = typeof_tuple_arg(obj)))) {
         a->kind = ARG_SCALAR;
         if (a->type->kind == TY_ARRAY)
             return np_ready() < 0 ? -1 : classify_host(a, obj, DIR_AUTO);
-        if (a->type->kind == TY_TUPLE)
-            for (int j = 0; j < a->type->tuple.n; j++)
-                if (a->type->tuple.items[j]->kind == TY_ARRAY)
-                    return PyErr_Format(PyExc_TypeError, "kernel '%s' argument %d: tuples of "
-                                        "arrays cannot be kernel arguments yet", k->cname,
-                                        i + 1), -1;
+        if (a->type->kind == TY_TUPLE && holds_array(a->type))
+            a->kind = ARG_TUPLE;   /* flattened into its items before the launch */
         return 0;
     }
     if (PyErr_Occurred())
@@ -702,6 +742,60 @@ static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **p
     a->ndim = fbuf->ndim;
     a->shape = fbuf->shape;
     a->strides = fbuf->strides;
+    return 0;
+}
+
+/* ---- tuples holding arrays ----
+ *
+ * The kernel takes a tuple's items flattened, an array as its data pointer, shape and strides
+ * as when passed alone: so a tuple argument becomes one Arg per item, and the launch stages,
+ * packs and copies back those as it does separate arguments. */
+
+static int count_leaves(const Type *t)
+{
+    if (t->kind != TY_TUPLE)
+        return 1;
+    int n = 0;
+    for (int j = 0; j < t->tuple.n; j++)
+        n += count_leaves(t->tuple.items[j]);
+    return n;
+}
+
+/* The items of tuple obj (of type t, argument i) appended to out from *m. */
+static int tuple_leaves(CudaKernel *k, int i, PyObject *obj, Type *t, Arg *out, int *m)
+{
+    for (int j = 0; j < t->tuple.n; j++) {
+        PyObject *item = PyTuple_GET_ITEM(obj, j);
+        Type *it = t->tuple.items[j];
+        if (it->kind == TY_TUPLE) {
+            if (tuple_leaves(k, i, item, it, out, m) < 0)
+                return -1;
+            continue;
+        }
+        Arg *a = &out[(*m)++];
+        memset(a, 0, sizeof *a);
+        a->kind = ARG_SCALAR;
+        a->obj = item;
+        a->type = it;
+        a->in_tuple = true;
+        a->param = i;
+        if (it->kind != TY_ARRAY)
+            continue;
+        if (Py_TYPE(item) == &CudaArrayType) {
+            CudaArray *d = (CudaArray *)item;
+            a->kind = ARG_DEVICE;
+            a->data = d->data;
+            a->ndim = d->ndim;
+            a->shape = d->shape;
+            a->strides = d->strides;
+        } else if (np_ready() == 0 && PyArray_Check(item)) {
+            classify_host(a, item, DIR_AUTO);
+        } else {
+            return PyErr_Format(PyExc_TypeError, "kernel '%s' argument %d: a tuple's arrays are "
+                                "device arrays or NumPy arrays, not %.100s", k->cname, i + 1,
+                                Py_TYPE(item)->tp_name), -1;
+        }
+    }
     return 0;
 }
 
@@ -758,7 +852,8 @@ static bool copies_back(const Arg *a, uint64_t written, int i)
         return true;
     if (!PyArray_ISWRITEABLE((PyArrayObject *)a->obj))
         return false;
-    return (written >> (i < 63 ? i : 63)) & 1;
+    /* what the kernel writes is known by parameter: a tuple's arrays go back when writable */
+    return a->in_tuple || ((written >> (i < 63 ? i : 63)) & 1);
 }
 
 /* After the launch: copies written host arrays back and frees the device copies. The stream
@@ -773,7 +868,7 @@ static int unstage_host(CudaKernel *k, Arg *args, int n, uint64_t written, CUstr
         if (a->kind != ARG_HOST || !a->staged)
             continue;
         any = true;
-        a->dir = ok && a->temp && copies_back(a, written, i) ? DIR_INOUT : DIR_IN;
+        a->dir = ok && a->temp && copies_back(a, written, a->param) ? DIR_INOUT : DIR_IN;
         if (a->dir == DIR_INOUT && r == CUDA_SUCCESS)
             r = cuda_api.cuMemcpyDtoHAsync(PyArray_DATA(a->staged), a->temp,
                                            (size_t)PyArray_NBYTES(a->staged), s);
@@ -885,7 +980,7 @@ static void launch_facts(const Arg *args, int n, VFacts *f)
     uint64_t lo[64], hi[64], live = 0;
     f->aligned = f->noalias = 0;
     for (int i = 0; i < n && i < 64; i++) {
-        if (args[i].kind == ARG_SCALAR)
+        if (args[i].kind == ARG_SCALAR || args[i].kind == ARG_TUPLE)
             continue;
         if (args[i].kind == ARG_HOST || !(args[i].data & 15))
             f->aligned |= 1ull << i;
@@ -1134,7 +1229,9 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
     CudaLaunch *l = (CudaLaunch *)self;
     CudaKernel *k = l->kernel;
     int n = (int)PyVectorcall_NARGS(nargsf), dev = cuda_current_device(), rc = -1;
-    Arg stack_args[STACK_ARGS], *args = stack_args;
+    Arg stack_args[STACK_ARGS], *args = stack_args, *run = stack_args;
+    int nrun = n, leaves = 0;   /* the Args staged and packed: tuples flattened */
+    bool tuples = false;
     Type *stack_types[STACK_ARGS], **types = stack_types;
     CudaForeign *foreign = NULL;
     _Alignas(16) char buf[CUDA_MAX_PARAM_BYTES];
@@ -1154,38 +1251,51 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
     if (n > STACK_ARGS && (!(args = PyMem_Malloc(sizeof(Arg) * n)) ||
                            !(types = PyMem_Malloc(sizeof(Type *) * n))))
         goto nomem;
+    memset(args, 0, sizeof(Arg) * (size_t)n);
+    run = args;
     for (int i = 0; i < n; i++) {
         args[i].kind = ARG_SCALAR;
-        args[i].staged = NULL;
-        args[i].locked = false;
-        args[i].foreign = NULL;
-    }
-    for (int i = 0; i < n; i++) {
+        args[i].param = i;
         if (classify(k, i, argv[i], &args[i], &foreign, n, l->stream) < 0)
             goto done;
         types[i] = args[i].type;
+        if (args[i].kind == ARG_TUPLE) {
+            nrun += count_leaves(args[i].type) - 1;
+            tuples = true;
+        }
     }
     VFacts facts;
     launch_facts(args, n, &facts);
     KVersion *v = version_for(k, types, n, &facts, dev);
     if (!v || check_device_limits(l, v, dev) < 0)
         goto done;
+    if (tuples) {
+        if (!(run = PyMem_Calloc((size_t)nrun, sizeof(Arg))))
+            goto nomem;
+        for (int i = 0; i < n; i++)
+            if (args[i].kind != ARG_TUPLE)
+                run[leaves++] = args[i];
+            else if (tuple_leaves(k, i, args[i].obj, args[i].type, run, &leaves) < 0)
+                goto done;
+    }
     staged = true;
-    for (int i = 0; i < n; i++)
-        if (args[i].kind == ARG_HOST && stage_host(k, &args[i], l->stream) < 0)
+    for (int i = 0; i < nrun; i++)
+        if (run[i].kind == ARG_HOST && stage_host(k, &run[i], l->stream) < 0)
             goto done;
-    if (pack_all(k, args, n, buf, &size) < 0 || do_launch(l, v, dev, buf, size) < 0)
+    if (pack_all(k, run, nrun, buf, &size) < 0 || do_launch(l, v, dev, buf, size) < 0)
         goto done;
     rc = 0;
-    if (staged && unstage_host(k, args, n, v->written, l->stream, true) < 0)
+    if (staged && unstage_host(k, run, nrun, v->written, l->stream, true) < 0)
         rc = -1;
     staged = false;
 done:
     if (staged)
-        unstage_host(k, args, n, 0, l->stream, false);
+        unstage_host(k, run, nrun, 0, l->stream, false);
     for (int i = 0; foreign && i < n; i++)
         cuda_release_foreign(&foreign[i]);
     PyMem_Free(foreign);
+    if (run != args && run != stack_args)
+        PyMem_Free(run);
     if (args != stack_args)
         PyMem_Free(args);
     if (types != stack_types)
@@ -2005,6 +2115,7 @@ static PyObject *source_vectorcall(PyObject *self, PyObject *const *argv, size_t
     for (int i = 0; i < n; i++) {   /* checked before the GPU is touched */
         const SrcParam *p = &sk->params[i];
         args[i].kind = ARG_SCALAR;
+        args[i].param = i;
         args[i].obj = argv[i];
         if ((p->kind == SP_POINTER ? src_take_pointer(k, p, argv[i], &args[i])
                                    : src_pack_scalar(k, p, argv[i], buf + p->offset)) < 0)

@@ -317,7 +317,7 @@ def test_exception_with_host_arrays_raised_by_the_launch(gpu_hw):
 
 @pytest.mark.gpu
 def test_exception_reported_at_copy_to_host(gpu_hw):
-    k = hw.jit(k_raises)
+    k = hw.jit(error_model="python")(k_raises)
     x = np.full(64, 5, np.int64)
     x[63] = 0
     dout = hw.device_array(64, np.int64)

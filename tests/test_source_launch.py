@@ -186,3 +186,32 @@ def test_launch_forms_and_configuration_reach_the_driver(fake_driver):
               fake.fake_launches() == 6, k.num_regs == 0, k.max_threads_per_block == 1024)
     """)
     assert out == ["True"] * 5
+
+
+def test_tuples_of_arrays_are_flattened_for_a_jit_kernel(fake_driver):
+    """A @gpu.jit kernel taking a tuple of arrays: each item travels as an array argument does
+    (a NumPy array staged and copied back, a device array in place), packed where the kernel's
+    flattened parameters put them."""
+    out = _run(fake_driver, """
+        def kernel(name, raw, size, gx, bx):
+            # (a, (b, s)), out: a 1-d array is data, shape, stride; s an int64
+            p = struct.unpack_from("<9q", ctypes.string_at(raw, size))
+            a, n, b, s, o = p[0], p[1], p[3], p[6], p[6 + 1]
+            doubles = lambda at: np.ctypeslib.as_array((ctypes.c_double * n).from_address(at))
+            doubles(o)[:] = doubles(a) + s * doubles(b)
+            doubles(a)[:] = -1          # written inside the tuple: copied back too
+        hook = HOOK(kernel)
+        fake.fake_set_launch_hook(hook)
+
+        @gpu.jit
+        def k(pair, out):
+            a, (b, s) = pair
+            i = gpu.grid(1)
+            if i < out.size:
+                out[i] = a[i] + s * b[i]
+        a, b = np.arange(8.0), np.ones(8)
+        out = np.zeros(8)
+        k[1, 8]((a, (gpu.to_device(b), 3)), out)
+        print(np.array_equal(out, np.arange(8.0) + 3), (a == -1).all())
+    """)
+    assert out == ["True", "True"]

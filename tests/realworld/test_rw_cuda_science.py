@@ -115,8 +115,11 @@ def cuda(request):
     import importlib
 
     if request.param == "numba":
+        if not hasattr(np, "row_stack"):   # numba-cuda 0.30 still calls NumPy 2.5's removed alias
+            np.row_stack = np.vstack
         try:
             import numba.cuda as numba_cuda
+            importlib.import_module("numba.cuda.random")   # cuda.random, as the programs use it
         except Exception as e:   # noqa: BLE001 - absent, or not importable with this NumPy
             pytest.skip(f"numba-cuda cannot be imported here: {e!r}")
         if not numba_cuda.is_available():
