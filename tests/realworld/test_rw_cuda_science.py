@@ -1,9 +1,8 @@
 """numba-cuda kernels from public scientific codes, course material and numba-cuda's own documented
 examples, the import switched to pyjit: in the interpreted simulator; in the compiled one, each
 launch's kernel also compiled to PTX and assembled by ptxas (so that every kernel of a program is
-compiled for the GPU, not only its first); on the GPU when there is one (the `gpu` mark; it skips
-without one); and under numba-cuda itself where it and a GPU are present, which checks the
-programs and their NumPy references against the original.
+compiled for the GPU, not only its first); and on the GPU when there is one (the `gpu` mark; it
+skips without one).
 
 Matrix products (naive, shared tiles, tiles carved out of one shared or dynamic shared array),
 distance matrices (row views, chained indexing, asserts on the grid), heat, Laplace and wave
@@ -106,28 +105,12 @@ def _ptx_backend():
     return mod
 
 
-@pytest.fixture(params=["simulator", "cpu_and_ptx", pytest.param("gpu", marks=pytest.mark.gpu),
-                        pytest.param("numba", marks=pytest.mark.gpu)])
+@pytest.fixture(params=["simulator", "cpu_and_ptx", pytest.param("gpu", marks=pytest.mark.gpu)])
 def cuda(request):
     """The interpreted simulator; the compiled one, every launch's kernel also compiled to PTX
-    and assembled by ptxas; the GPU; and numba-cuda itself where it and a GPU are present (the
-    programs and their NumPy references checked against the original)."""
+    and assembled by ptxas; and the GPU."""
     import importlib
 
-    if request.param == "numba":
-        if not hasattr(np, "row_stack"):   # numba-cuda 0.30 still calls NumPy 2.5's removed alias
-            np.row_stack = np.vstack
-        try:
-            import numba.cuda as numba_cuda
-            importlib.import_module("numba.cuda.random")   # cuda.random, as the programs use it
-        except Exception as e:   # noqa: BLE001 - absent, or not importable with this NumPy
-            pytest.skip(f"numba-cuda cannot be imported here: {e!r}")
-        if not numba_cuda.is_available():
-            pytest.skip("numba-cuda finds no GPU")
-        import numba
-        if not hasattr(numba_cuda, "vectorize"):   # numba spells them numba.vectorize(target=)
-            numba_cuda.vectorize, numba_cuda.guvectorize = numba.vectorize, numba.guvectorize
-        return numba_cuda
     import pyjit.gpu as g
     if request.param == "cpu_and_ptx":
         return _ptx_backend()
