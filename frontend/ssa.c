@@ -634,6 +634,8 @@ static int make_function(Ssa *s, const BcInstr *in)
     comp->code = co;
     comp->n = closure ? closure->nargs : 0;
     comp->values = closure ? closure->args : NULL;
+    if (closure)
+        drop_cells_tuple(s, closure);   /* its values are the call's operands (an inner function too) */
     callee->aux = comp;
     return push(s, callee);
 }

@@ -100,7 +100,7 @@ METHODS = {
         "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__",
         "_sort_by_key", "_sort_items")),
     "numpy_shape": ("method.array.flatten", "method.array.item", "method.array.tolist"),
-    "numpy_math": ("method.array.cumprod",),
+    "numpy_math": ("method.array.cumprod", "method.array.conj", "method.array.conjugate"),
     "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
                      "ravel_multi_index", "inner"),
     "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze"),
@@ -119,7 +119,8 @@ METHODS = {
         "negative_binomial", "hypergeometric", "multinomial", "dirichlet",
         "multivariate_hypergeometric", "multivariate_normal")),
     "strings": tuple(f"method.str.{name}" for name in (
-        "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines")),
+        "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rpartition", "rsplit",
+        "splitlines", "title", "istitle", "swapcase")),
     "dicts": tuple(f"method.dict.{name}" for name in (
         "keys", "values", "items", "_get_or_none", "update", "__eq__", "__ne__")) + tuple(
         f"method.set.{name}" for name in (

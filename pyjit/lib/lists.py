@@ -87,7 +87,9 @@ def _copy(lst):
 def _sum(iterable, start=0):
     if isinstance(iterable, types.Tuple) and not isinstance(iterable, types.UniTuple):
         return _tuple_sum(len(iterable))
-    if not isinstance(iterable, (types.List, types.UniTuple)):
+    one_d = isinstance(iterable, types.Array) and iterable.ndim == 1   # sum(a): its items added
+    if not (one_d or isinstance(iterable, (types.List, types.UniTuple, types.Set, types.Dict))
+            or str(iterable) == "range"):
         return None
 
     def impl(iterable, start=0):

@@ -99,6 +99,71 @@ def _partition(s, sep):
     return impl
 
 
+@overload_method(types.UnicodeType, "rpartition")
+def _rpartition(s, sep):
+    def impl(s, sep):
+        if len(sep) == 0:
+            raise ValueError("empty separator")
+        i = s.rfind(sep)
+        if i < 0:
+            return s[:0], s[:0], s
+        return s[:i], sep, s[i + len(sep):]
+    return impl
+
+
+@overload_method(types.UnicodeType, "title")
+def _title(s):
+    """Each run of cased characters starts upper case, the rest lower (CPython's rule: a cased
+    character after a cased one is lowered, any other is raised)."""
+    def impl(s):
+        out = s[:0]
+        prev_cased = False
+        for ch in s:
+            cased = ch.islower() or ch.isupper()
+            if cased:
+                out += ch.lower() if prev_cased else ch.upper()
+            else:
+                out += ch
+            prev_cased = cased
+        return out
+    return impl
+
+
+@overload_method(types.UnicodeType, "istitle")
+def _istitle(s):
+    def impl(s):
+        prev_cased = False
+        seen = False
+        for ch in s:
+            if ch.isupper():
+                if prev_cased:
+                    return False
+                prev_cased = seen = True
+            elif ch.islower():
+                if not prev_cased:
+                    return False
+                prev_cased = seen = True
+            else:
+                prev_cased = False
+        return seen
+    return impl
+
+
+@overload_method(types.UnicodeType, "swapcase")
+def _swapcase(s):
+    def impl(s):
+        out = s[:0]
+        for ch in s:
+            if ch.islower():
+                out += ch.upper()
+            elif ch.isupper():
+                out += ch.lower()
+            else:
+                out += ch
+        return out
+    return impl
+
+
 def _no_sep(sep):
     return sep is None or isinstance(sep, (types.NoneType, types.Omitted))
 
