@@ -454,6 +454,11 @@ def _dtype_of(dtype):
 
 @overload(np.array)
 def _np_array(obj, dtype=None):
+    if isinstance(obj, types.Array):   # np.array(a): a copy (in dtype when given)
+        dt = _dtype_of(dtype)
+        if dt is None or dt == obj.dtype:
+            return lambda obj, dtype=None: obj.copy()
+        return lambda obj, dtype=None: obj.astype(dt)
     return _array_of_list(obj, _dtype_of(dtype))
 
 
