@@ -350,7 +350,7 @@ def _list(iterable):
     if isinstance(iterable, types.Tuple) and len(iterable) == 0:
         return lambda iterable: list(range(0))   # list(()): an empty list of ints
     if not (isinstance(iterable, (types.Array, types.UniTuple, types.ListType, types.Set,
-                                 types.Dict)) or
+                                 types.Dict, types.UnicodeType, types.StringLiteral)) or
             iterable.name == "range"):
         return None
 
