@@ -329,12 +329,26 @@ static int prepare_ptx_module(Program *prog, JitModule *m, Diag *diag)
     return 0;
 }
 
+/* LLVM's optimiser reports what it could not do (a loop marked for vectorising under fastmath
+ * that did not vectorise) as warnings and remarks on stderr; they say nothing wrong with the user's
+ * code, so only errors are printed, as the default handler would. */
+static void report_llvm_errors(LLVMDiagnosticInfoRef info, void *unused)
+{
+    (void)unused;
+    if (LLVMGetDiagInfoSeverity(info) != LLVMDSError)
+        return;
+    char *text = LLVMGetDiagInfoDescription(info);
+    fprintf(stderr, "LLVM error: %s\n", text);
+    LLVMDisposeMessage(text);
+}
+
 static int lower_cpu(Program *prog, JitModule *m, Diag *diag)
 {
     if (ensure_jit(diag) < 0)
         return -1;
     m->tsc = LLVMOrcCreateNewThreadSafeContext();
     m->ctx = LLVMOrcThreadSafeContextGetContext(m->tsc);
+    LLVMContextSetDiagnosticHandler(m->ctx, report_llvm_errors, NULL);
     if (!(m->mod = lower_program(prog, target_cpu(), m->ctx, diag)))
         return -1;
     char *triple = LLVMGetTargetMachineTriple(host_tm);   /* host_tm and jit are set once */
@@ -347,6 +361,7 @@ static int lower_cpu(Program *prog, JitModule *m, Diag *diag)
 static int lower_ptx(Program *prog, JitModule *m, Diag *diag)
 {
     m->ctx = LLVMContextCreate();
+    LLVMContextSetDiagnosticHandler(m->ctx, report_llvm_errors, NULL);
     if (!(m->mod = lower_program(prog, target_nvptx(), m->ctx, diag)))
         return -1;
     return prepare_ptx_module(prog, m, diag);

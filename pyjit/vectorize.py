@@ -322,12 +322,14 @@ _CORE_GROUP = re.compile(r"\(\s*(\w*(?:\s*,\s*\w+)*)\s*,?\s*\)")
 
 
 def _parse_layout(layout):
-    """'(m,n),(n)->(m)' -> ([('m', 'n'), ('n',)], [('m',)])."""
-    if not isinstance(layout, str) or "->" not in layout:
+    """'(m,n),(n)->(m)' -> ([('m', 'n'), ('n',)], [('m',)]). A layout without '->' ('(n),(m)')
+    has no outputs: the kernel writes into arrays among its operands, as Numba allows."""
+    if not isinstance(layout, str) or not layout.strip().startswith("("):
         raise TypeError(f"guvectorize(): layout must be a string such as '(n),()->(n)', "
                         f"got {layout!r}")
+    text = layout.replace(" ", "")
     sides = []
-    for side in layout.replace(" ", "").split("->"):
+    for side in (text.split("->") if "->" in text else [text, ""]):
         groups, pos = [], 0
         while pos < len(side):
             m = _CORE_GROUP.match(side, pos)
@@ -340,7 +342,7 @@ def _parse_layout(layout):
                     raise TypeError(f"guvectorize(): malformed layout {layout!r}")
                 pos += 1
         sides.append(groups)
-    if len(sides) != 2 or not sides[1]:
+    if len(sides) != 2 or ("->" in text and not sides[1]):
         raise TypeError(f"guvectorize(): layout {layout!r} needs inputs -> at least one output")
     return sides[0], sides[1]
 
@@ -448,7 +450,7 @@ def guvectorize(*args, **kws):
     if kws.get("target") in ("cuda", "gpu"):
         kws["target"] = "cuda"
         return _cuda("guvectorize", *args, **kws)
-    if len(args) == 1 and isinstance(args[0], str) and "->" in args[0]:
+    if len(args) == 1 and isinstance(args[0], str) and args[0].lstrip().startswith("("):
         sigs, layout = [], args[0]
     elif len(args) == 2:
         sigs, layout = _signature_list(args[0]), args[1]

@@ -417,9 +417,11 @@ PyObject *rt_ufunc_new(PyObject *self, PyObject *args)
     int nin, nout, identity;
     if (!PyArg_ParseTuple(args, "sziii|z:ufunc_new", &name, &doc, &nin, &nout, &identity, &core))
         return NULL;
-    if (nin < 0 || nout < 1 || nin + nout > NPY_MAXARGS)
-        return PyErr_Format(PyExc_ValueError, "a ufunc takes 0 to %d operands in all, with at "
-                            "least one output; got %d in, %d out", NPY_MAXARGS, nin, nout);
+    /* a gufunc may have no outputs (layout '(n),(m)'): its kernel writes into its operands */
+    if (nin < 0 || nout < (core ? 0 : 1) || nin + nout < 1 || nin + nout > NPY_MAXARGS)
+        return PyErr_Format(PyExc_ValueError, "a ufunc takes 1 to %d operands in all, with at "
+                            "least one output unless it is a gufunc; got %d in, %d out",
+                            NPY_MAXARGS, nin, nout);
     if (numpy_ready() < 0)
         return NULL;
     UfOwner *owner = owner_new(name, doc, identity);

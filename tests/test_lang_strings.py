@@ -505,3 +505,12 @@ def test_no_string_outlives_its_use():
         except ValueError:
             pass
     assert _core.nrt_live() == live
+
+
+def test_list_of_a_string_and_new_str_methods():
+    def f(s):
+        head, sep, tail = s.rpartition(" ")
+        return (list(s), list("xyz"), sorted(list(s)), len(list("")), s.title(), s.istitle(),
+                s.title().istitle(), s.swapcase(), head, sep, tail, s.rpartition("#"))
+    for s in ("hello world 3rd-time", "Hello World", "", "ABC def", "ünïcode straße"):
+        check(f, s)

@@ -546,3 +546,25 @@ def test_constant_strings_outlive_the_compiled_function_that_named_them():
         pyjit.njit(lambda x: x + 1)(1)
     gc.collect()
     assert dict(d) == {"key": 1, "中文": 2} and list(lst) == ["constant"]
+
+
+# ---- LLVM's optimisation remarks stay off stderr ----------------------------------------------
+
+def test_fastmath_loop_that_does_not_vectorise_prints_nothing():
+    """A fastmath loop is marked for vectorising (LLVM before 18); when the vectorizer gives up,
+    LLVM reported 'loop not vectorized' warnings and remarks on stderr, which Numba users never
+    see. The compiled function's result is still right."""
+    code = ("import numpy as np, pyjit\n"
+            "@pyjit.njit(fastmath=True)\n"
+            "def f(x, c):\n"
+            "    d = np.zeros((x.shape[0], c.shape[0]), dtype=np.float32)\n"
+            "    for i in range(x.shape[0]):\n"
+            "        for j in range(c.shape[0]):\n"
+            "            d[i, j] = np.sqrt(np.sum((x[i, :] - c[j, :]) ** 2))\n"
+            "    return np.array([d[i, :].argmin() for i in range(x.shape[0])])\n"
+            "x = np.arange(12, dtype=np.float32).reshape(4, 3)\n"
+            "print(f(x, x[::2].copy()).tolist())\n")
+    rc, out, err = run_subprocess(code)
+    assert rc == 0, err
+    assert out.strip() == "[0, 0, 1, 1]"
+    assert "vectoriz" not in err, err

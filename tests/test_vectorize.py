@@ -523,3 +523,30 @@ def test_ufuncs_are_freed():
         g(x.reshape(2, 5))
         del u, g, d
         gc.collect()
+
+
+def test_guvectorize_layout_without_outputs_writes_into_operands():
+    """A layout with no '->' (Numba accepts it): every operand an input, the kernel writing into
+    the arrays it is given; with signatures, dynamic, and called from compiled code."""
+    def kernel(a, acc):
+        for i in range(a.shape[0]):
+            acc[i] += a[i]
+
+    static = pyjit.guvectorize(["void(float64[:], float64[:])"], "(n),(n)")(kernel)
+    dynamic = pyjit.guvectorize("(n),(n)")(kernel)
+    assert (static.nin, static.nout) == (2, 0)
+
+    @pyjit.njit
+    def twice(a, acc):
+        static(a, acc)
+        static(a, acc)
+        return acc
+
+    a = np.arange(6.0).reshape(2, 3)
+    for add in (static, dynamic):
+        acc = np.ones((2, 3))
+        assert add(a, acc) == ()   # NumPy's (and Numba's) result of a ufunc of no outputs
+        np.testing.assert_array_equal(acc, 1.0 + a)
+    np.testing.assert_array_equal(twice(a, np.ones((2, 3))), 1.0 + 2 * a)
+    with pytest.raises(TypeError, match="at least one output"):
+        pyjit.guvectorize(["void(float64[:], float64[:])"], "(n),(n)->")(kernel)

@@ -234,7 +234,7 @@ def numba_or_none(f):
         import numba
     except ImportError:
         return None
-    return numba.njit(_with_numba_callees(_source_function(f), numba))
+    return _numba_compiled(_source_function(f), numba)
 
 
 def _source_function(f):
@@ -243,10 +243,12 @@ def _source_function(f):
     return getattr(f, "__wrapped__", f.py_func)
 
 
-def _with_numba_callees(func, numba):
-    """func with the compiled functions it calls replaced by Numba's compilations of them."""
+def _numba_compiled(func, numba):
+    """Numba's njit of func, the compiled functions it calls replaced by Numba's compilations
+    of them (func calling itself calls Numba's)."""
     import types
     scope = dict(func.__globals__)
+    recursive = []
     for name in func.__code__.co_names:
         callee = scope.get(name)
         if callee is pyjit:   # `import pyjit as nb`: nb.prange, nb.literal_unroll are Numba's
@@ -254,7 +256,12 @@ def _with_numba_callees(func, numba):
         elif getattr(callee, "__module__", "").startswith("pyjit") and \
                 callable(getattr(numba, name, None)) and not hasattr(callee, "py_func"):
             scope[name] = getattr(numba, name)   # prange, literal_unroll imported by name
-        elif hasattr(callee, "py_func") and callee.py_func is not func:
-            scope[name] = numba.njit(_with_numba_callees(_source_function(callee), numba))
-    return types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__,
-                              func.__closure__)
+        elif hasattr(callee, "py_func") and callee.py_func is func:
+            recursive.append(name)
+        elif hasattr(callee, "py_func"):
+            scope[name] = _numba_compiled(_source_function(callee), numba)
+    compiled = numba.njit(types.FunctionType(func.__code__, scope, func.__name__,
+                                             func.__defaults__, func.__closure__))
+    for name in recursive:
+        scope[name] = compiled
+    return compiled

@@ -103,7 +103,7 @@ METHODS = {
         "_sort_by_key", "_sort_items", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
         "__ge__")),
     "numpy_shape": ("method.array.flatten", "method.array.item", "method.array.tolist"),
-    "numpy_math": ("method.array.cumprod",),
+    "numpy_math": ("method.array.cumprod", "method.array.conj", "method.array.conjugate"),
     "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
                      "ravel_multi_index", "inner"),
     "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze"),
@@ -124,8 +124,9 @@ METHODS = {
         "multivariate_hypergeometric", "multivariate_normal")),
     "iterables": ("method.tuple.index", "method.tuple.count"),
     "strings": tuple(f"method.str.{name}" for name in (
-        "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rsplit", "splitlines",
-        "rpartition", "removeprefix", "removesuffix", "istitle", "isascii", "isidentifier", "isprintable", "expandtabs")),
+        "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rpartition", "rsplit",
+        "splitlines", "removeprefix", "removesuffix", "istitle", "isascii", "isidentifier",
+        "isprintable", "expandtabs")),
     "dicts": tuple(f"method.dict.{name}" for name in (
         "keys", "values", "items", "_get_or_none", "update", "__eq__", "__ne__")) + tuple(
         f"method.set.{name}" for name in (

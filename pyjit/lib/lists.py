@@ -87,8 +87,9 @@ def _copy(lst):
 def _sum(iterable, start=0):
     if isinstance(iterable, types.Tuple) and not isinstance(iterable, types.UniTuple):
         return _tuple_sum(len(iterable))
-    if not isinstance(iterable, (types.List, types.UniTuple, types.Array, types.Set)) and \
-            str(iterable) != "range":
+    one_d = isinstance(iterable, types.Array) and iterable.ndim == 1   # sum(a): its items added
+    if not (one_d or isinstance(iterable, (types.List, types.UniTuple, types.Set, types.Dict))
+            or str(iterable) == "range"):
         return None
 
     def impl(iterable, start=0):
@@ -349,7 +350,7 @@ def _list(iterable):
     if isinstance(iterable, types.Tuple) and len(iterable) == 0:
         return lambda iterable: list(range(0))   # list(()): an empty list of ints
     if not (isinstance(iterable, (types.Array, types.UniTuple, types.ListType, types.Set,
-                                 types.Dict)) or
+                                 types.Dict, types.UnicodeType, types.StringLiteral)) or
             iterable.name == "range"):
         return None
 
@@ -453,6 +454,11 @@ def _dtype_of(dtype):
 
 @overload(np.array)
 def _np_array(obj, dtype=None):
+    if isinstance(obj, types.Array):   # np.array(a): a copy (in dtype when given)
+        dt = _dtype_of(dtype)
+        if dt is None or dt == obj.dtype:
+            return lambda obj, dtype=None: obj.copy()
+        return lambda obj, dtype=None: obj.astype(dt)
     return _array_of_list(obj, _dtype_of(dtype))
 
 

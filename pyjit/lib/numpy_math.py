@@ -72,6 +72,15 @@ def _cumprod(a, axis=None, dtype=None, out=None):
 overload_method(types.Array, "cumprod")(_cumprod)
 
 
+def _conj_method(a):
+    """a.conj() and a.conjugate(): np.conjugate(a), a new array (a real array's copy)."""
+    return lambda a: np.conjugate(a)
+
+
+overload_method(types.Array, "conj")(_conj_method)
+overload_method(types.Array, "conjugate")(_conj_method)
+
+
 @register_jitable
 def _interp_one(x, xp, fp, left, right):
     n = xp.size

@@ -539,7 +539,7 @@ def _broadcast_error():
     raise ValueError("operands could not be broadcast together")
 
 
-def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False):
+def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False, names=None):
     """impl(params...) over operands of these dimensions (0: a scalar): res[...] = OUT(
     KERNEL(CT0(x0[...]), CT1(x1[...]), ...)), broadcast, into out when has_out. An out of more
     dimensions than every operand (np.sin(x, out) of a scalar x) gives the leading ones; with
@@ -548,6 +548,8 @@ def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False):
     n = max(max(ndims), out_ndim)
     ops = range(len(ndims))
     lines = [f"def impl({', '.join(params)}):"]
+    if names:   # the operands' public names (keywords callers use), read as x0, x1, ...
+        lines.append(f"    {', '.join(f'x{k}' for k in ops)}, = {', '.join(names)},")
     if n == 0:
         args = ", ".join(f"CT{k}(x{k})" for k in ops)
         if has_out:   # a 0-d out (a @vectorize ufunc's call from compiled code)
@@ -938,7 +940,9 @@ def _clip(a, a_min, a_max, out=None):
     if has_out and (not is_array(out) or out.readonly or out.ndim != max(ndims) or out.ndim == 0):
         return None
     env = {"KERNEL": _clip3, "OUT": res, "CT0": ins[0], "CT1": ins[1], "CT2": ins[2]}
-    return _generated(_loop_source(["x0", "x1", "x2", "out=None"], ndims, has_out), env)
+    source = _loop_source(["a", "a_min", "a_max", "out=None"], ndims, has_out,
+                          names=["a", "a_min", "a_max"])
+    return _generated(source, env)
 
 
 @register_jitable

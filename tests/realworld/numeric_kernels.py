@@ -7,12 +7,16 @@ as molecular-dynamics tutorials write them, a k-means assignment step, an explic
 Floyd-Warshall, insertion sort, an exponentially weighted moving average, a Metropolis sweep of
 the Ising model, an edit distance, a histogram loop, maximum drawdown, Black-Scholes with
 `math.erf`, a 3x3 blur, a prime sieve, a trapezoid rule, pandas' Kahan-compensated rolling sum, a
-cumulative sum over `enumerate` and the triple-loop matrix product of tutorials.
+cumulative sum over `enumerate` and the triple-loop matrix product of tutorials; from the newer
+corpus files, a Viterbi decoder, Needleman-Wunsch through helpers, great-circle distances,
+pygama's trapezoid filter over a batch, flood-fill labelling with a list of tuples, a direct DFT
+with `cmath` and a recursive merge sort.
 
 `make(njit)` returns them compiled by that njit (the identity gives CPython's); `inputs(name,
 small)` their arguments, small for the tests, large (tens of milliseconds) for
 bench/realworld.py, which times them against Numba.
 """
+import cmath
 import math
 
 import numpy as np
@@ -327,7 +331,159 @@ def make(njit):
                     C[i, j] += aip * B[p, j]
         return C
 
+    @njit
+    def viterbi_path(A, C, B, O):
+        """A secondary-structure predictor's Viterbi decoder: columns multiplied with np.multiply."""
+        I = A.shape[0]   # noqa: E741
+        N = len(O)
+        D = np.zeros((I, N))
+        E = np.zeros((I, N - 1)).astype(np.int32)
+        D[:, 0] = np.multiply(C, B[:, O[0]])
+        for n in range(1, N):
+            for i in range(I):
+                temp_product = np.multiply(A[:, i], D[:, n - 1])
+                D[i, n] = np.max(temp_product) * B[i, O[n]]
+                E[i, n - 1] = np.argmax(temp_product)
+        S_opt = np.zeros(N).astype(np.int32)
+        S_opt[-1] = np.argmax(D[:, -1])
+        for n in range(N - 2, -1, -1):
+            S_opt[n] = E[int(S_opt[n + 1]), n]
+        return S_opt
+
+    @njit
+    def max3(a, b, c):
+        x = a
+        if b > x:
+            x = b
+        if c > x:
+            x = c
+        return x
+
+    @njit
+    def similarity(symbol_a, type_a, symbol_b, type_b):
+        if symbol_a == symbol_b:
+            return 1.0
+        elif type_a == type_b:
+            return 0.5
+        return -1.0
+
+    @njit
+    def needleman_wunsch(symbols_a, symbols_b, types_a, types_b):
+        """A dolphin-call aligner's global alignment table, through two small helpers."""
+        N = len(symbols_a)
+        M = len(symbols_b)
+        dp = np.zeros((N + 1, M + 1))
+        dp[1:, 0] = -np.arange(1, N + 1)
+        dp[0, 1:] = -np.arange(1, M + 1)
+        for i in range(1, N + 1):
+            for j in range(1, M + 1):
+                s = similarity(symbols_a[i - 1], types_a[i - 1], symbols_b[j - 1], types_b[j - 1])
+                dp[i, j] = max3(dp[i - 1, j - 1] + s, dp[i - 1, j] - 1.0, dp[i, j - 1] - 1.0)
+        return dp
+
+    @njit
+    def haversine_all(lats, lons, lat, lon):
+        """A geomatching package's great-circle distances from one point, over `math`."""
+        out = np.empty(lats.size)
+        for i in range(lats.size):
+            p1 = lats[i] * np.pi / 180
+            p2 = lat * np.pi / 180
+            dp = (lat - lats[i]) * np.pi / 180
+            dl = (lon - lons[i]) * np.pi / 180
+            a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+            out[i] = 6371 * 2 * math.atan2(math.sqrt(a), math.sqrt(1 - a))
+        return out
+
+    @njit
+    def trap_filter_rows(w, rise, flat):
+        """pygama's trapezoidal filter, the kernel of its gufunc, run over a batch of waveforms."""
+        out = np.empty_like(w)
+        for r in range(w.shape[0]):
+            w_in = w[r]
+            w_out = out[r]
+            w_out[0] = w_in[0]
+            for i in range(1, rise):
+                w_out[i] = w_out[i - 1] + w_in[i]
+            for i in range(rise, rise + flat):
+                w_out[i] = w_out[i - 1] + w_in[i] - w_in[i - rise]
+            for i in range(rise + flat, 2 * rise + flat):
+                w_out[i] = w_out[i - 1] + w_in[i] - w_in[i - rise] - w_in[i - rise - flat]
+            for i in range(2 * rise + flat, w_in.shape[0]):
+                w_out[i] = (w_out[i - 1] + w_in[i] - w_in[i - rise] - w_in[i - rise - flat]
+                            + w_in[i - 2 * rise - flat])
+        return out
+
+    @njit
+    def flood_fill(img):
+        """An image-processing class's labelling: a list of tuples as the queue."""
+        rows, cols = img.shape
+        labels = np.zeros((rows, cols), dtype=np.int64)
+        current = 1
+        for row in range(rows):
+            for col in range(cols):
+                if img[row, col] == 1 and labels[row, col] == 0:
+                    queue = [(row, col)]
+                    labels[row, col] = current
+                    while len(queue) > 0:
+                        here = queue.pop()
+                        around = [(here[0], here[1] + 1), (here[0] + 1, here[1]),
+                                  (here[0], here[1] - 1), (here[0] - 1, here[1])]
+                        for v in around:
+                            if 0 <= v[0] < rows and 0 <= v[1] < cols:
+                                if img[v] == 1 and labels[v] == 0:
+                                    labels[v] = current
+                                    queue.append(v)
+                    current += 1
+        return labels
+
+    @njit
+    def naive_dft(x):
+        """A direct DFT with cmath.exp, as signal-processing tutorials write it first."""
+        n = x.shape[0]
+        out = np.zeros(n, dtype=np.complex128)
+        for k in range(n):
+            s = 0j
+            for t in range(n):
+                s += x[t] * cmath.exp(-2j * cmath.pi * k * t / n)
+            out[k] = s
+        return np.abs(out)
+
+    @njit
+    def merge_sort(a):
+        """A recursive merge sort on slices, new arrays at each level."""
+        if len(a) <= 1:
+            return a.copy()
+        mid = len(a) // 2
+        left = merge_sort(a[:mid])
+        right = merge_sort(a[mid:])
+        out = np.empty_like(a)
+        i = j = k = 0
+        while i < len(left) and j < len(right):
+            if left[i] <= right[j]:
+                out[k] = left[i]
+                i += 1
+            else:
+                out[k] = right[j]
+                j += 1
+            k += 1
+        while i < len(left):
+            out[k] = left[i]
+            i += 1
+            k += 1
+        while j < len(right):
+            out[k] = right[j]
+            j += 1
+            k += 1
+        return out
+
     return {
+        "viterbi_path": viterbi_path,
+        "needleman_wunsch": needleman_wunsch,
+        "haversine_all": haversine_all,
+        "trap_filter_rows": trap_filter_rows,
+        "flood_fill": flood_fill,
+        "naive_dft": naive_dft,
+        "merge_sort": merge_sort,
         "mandel_docs": mandel_docs,
         "pnorm_profile": pnorm_profile,
         "go_fast": go_fast,
@@ -382,8 +538,30 @@ def _vector(n, lo=0.0):
     return lo + _rng().random(n)
 
 
+def _hmm(n):
+    g = _rng()
+    A = g.random((4, 4))
+    B = g.random((4, 3))
+    return (A / A.sum(axis=1)[:, None], np.full(4, 0.25), B / B.sum(axis=1)[:, None],
+            g.integers(0, 3, n))
+
+
+def _symbols(n):
+    g = _rng()
+    return (g.integers(0, 4, n), g.integers(0, 4, n - n // 4), g.integers(0, 2, n),
+            g.integers(0, 2, n - n // 4))
+
+
 # name -> (arguments for the tests, arguments for the benchmark)
 _INPUTS = {
+    "viterbi_path": (lambda k: _hmm(20 * k)),
+    "needleman_wunsch": (lambda k: _symbols(9 * k)),
+    "haversine_all": (lambda k: (_vector(1000 * k, -0.5) * 120, _vector(1000 * k, -0.5) * 340,
+                                 10.0, 20.0)),
+    "trap_filter_rows": (lambda k: (np.cumsum(_points(4 * k, 200), axis=1), 10, 5)),
+    "flood_fill": (lambda k: ((_points(6 * k + 6, 7 * k + 7) < 0.5).astype(np.int64),)),
+    "naive_dft": (lambda k: (_vector(16 + 4 * k),)),
+    "merge_sort": (lambda k: (_vector(40 * k),)),
     "mandel_docs": (lambda k: (-2.0, 1.0, -1.0, 1.0, np.zeros((4 * k + 20, 6 * k + 30), np.uint8), 60)),
     "pnorm_profile": (lambda k: (_vector(100), _vector(200 * k), 3.0)),
     "go_fast": (lambda k: (np.arange(100.0 * k * k).reshape(10 * k, 10 * k),)),
