@@ -13,7 +13,8 @@ import importlib
 
 # module -> the functions it implements: NumPy's by name, builtins as "builtins.<name>" (an
 # overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers), pyjit's
-# own by their full name ("pyjit.typed.List"), those of STDLIB's modules as "heapq.heappush". Must agree
+# own by their full name ("pyjit.typed.List"), those of STDLIB's modules as "heapq.heappush", and
+# Python's random module's as "py.random.uniform" ("random.uniform" is np.random's). Must agree
 # with what the modules register:
 # tests/test_numpy_lib.py::test_library_index fails when it does not.
 INDEX = {
@@ -75,6 +76,10 @@ INDEX = {
                      "random.geometric", "random.logseries", "random.negative_binomial",
                      "random.hypergeometric", "random.multinomial", "random.dirichlet"),
     "numpy_generator": ("random.default_rng",),
+    "pyrandom": tuple(f"py.random.{name}" for name in (
+        "getrandbits", "randrange", "randint", "choice", "shuffle", "uniform", "triangular",
+        "normalvariate", "gauss", "lognormvariate", "expovariate", "vonmisesvariate",
+        "gammavariate", "betavariate", "paretovariate", "weibullvariate")),
     "dicts": ("builtins.set",),
     "numpy_nan": ("average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nanprod",
                   "nancumsum", "nancumprod"),
@@ -145,6 +150,9 @@ def functions():
             return getattr(builtins, name[9:])
         if name.startswith("pyjit."):
             return _resolve(name)
+        if name.startswith("py."):   # "py.random.uniform": Python's own module
+            module, _, function = name[3:].partition(".")
+            return getattr(importlib.import_module(module), function)
         module, _, function = name.partition(".")
         if module in STDLIB:
             return getattr(importlib.import_module(module), function)
