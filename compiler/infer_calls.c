@@ -1968,10 +1968,13 @@ static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; 
 
 /* np.lib.stride_tricks.as_strided(x, shape, strides): a view of x's memory; shape and strides
  * are ints or tuples of ints of one length, the view's ndim. Unchecked, as NumPy's is: the
- * library builds its views (transpose(axes), swapaxes, squeeze, ...) on it. */
+ * library builds its views (transpose(axes), swapaxes, squeeze, ...) on it, and those of another
+ * item type (a.view(dtype), np.frombuffer) on pyjit._views.as_strided, which takes a dtype. */
 static Type *type_as_strided(Infer *c, Instr *in, Builtin bi, Args *a)
 {
-    Type *shape_as, *strides_as;
+    Type *shape_as, *strides_as, *dtype = NULL;
+    if (bi == BI_VIEW_AS_STRIDED && !take_dtype(c, in, a, 3, &dtype))
+        return NULL;
     if (!want_args(c, in, a, 3, 3))
         return NULL;
     if (a->pos[0]->type->kind != TY_ARRAY)
@@ -1983,7 +1986,7 @@ static Type *type_as_strided(Infer *c, Instr *in, Builtin bi, Args *a)
         return infer_fail(c, in, DIAG_TYPING, "as_strided() takes a shape and strides of one length "
                           "(at most %d), got %d and %d", ABI_MAX_NDIM, nd, ns);
     Type *x = a->pos[0]->type;
-    Type *r = ty_array(x->array.dtype, nd, 'A', x->array.readonly);
+    Type *r = ty_array(dtype ? dtype : x->array.dtype, nd, 'A', x->array.readonly);
     if (c->rewrite) {
         Instr *args[3] = {a->pos[0], infer_coerce(c, in, a->pos[1], shape_as),
                           infer_coerce(c, in, a->pos[2], strides_as)};

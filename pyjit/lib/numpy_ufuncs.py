@@ -754,7 +754,11 @@ for _name, (_nin, _kernels) in _UFUNCS.items():
 
 
 # ---- the ufuncs of two outputs: np.divmod, np.frexp, np.modf ----
-# Each output is a loop of its own over the operands (out= is not taken), returned as a tuple.
+# Each output is a loop of its own over the operands, returned as a tuple. Given outputs (two
+# positional arrays after the operands, or out=(o1, o2)), the first is computed into a temporary,
+# the second into its array, and then the first copied into its own: an output that is also an
+# operand (np.modf(a, a, b)) is written only after both loops have read it, as NumPy's one loop
+# reads each element before writing it.
 
 def _resolve_outputs(ufunc, operands):
     """NumPy's loop types (inputs, then outputs) as pyjit types, or None where it has none."""
@@ -765,31 +769,65 @@ def _resolve_outputs(ufunc, operands):
     return [types._as_type(d) for d in loop]
 
 
+def _two_outputs(name, out1, out2, out):
+    """Whether outputs were given (out1 and out2, or out=(o1, o2)); a TypeError naming what is
+    accepted when they are given otherwise."""
+    if not (_given(out1) or _given(out2) or _given(out)):
+        return False
+    if _given(out) and (_given(out1) or _given(out2)):
+        raise TypeError(f"np.{name}() takes its outputs as arguments or as out=, not both")
+    pair = [out1, out2] if not _given(out) else (
+        list(out.types) if isinstance(out, types.Tuple) and len(out.types) == 2 else None)
+    if pair is None or not all(is_array(o) and not o.readonly and o.ndim > 0 for o in pair):
+        raise TypeError(f"np.{name}() takes as outputs two writable arrays (out1, out2 or "
+                        f"out=(out1, out2)), not {out if _given(out) else (out1, out2)}")
+    return True
+
+
+_OUT_PAIR = """
+    if out is not None:
+        out1, out2 = out
+"""
+
+
 @overload(np.divmod, jit_options=_OPTIONS, strict=False)
-def _divmod(x1, x2):
+def _divmod(x1, x2, out1=None, out2=None, out=None):
     """NumPy's divmod is floor_divide and remainder of the same loop."""
     if not (_operand(x1) and _operand(x2)) or _resolve_outputs(np.divmod, [x1, x2]) is None:
         return None
-    return lambda x1, x2: (np.floor_divide(x1, x2), np.remainder(x1, x2))
+    if not _two_outputs("divmod", out1, out2, out):
+        return lambda x1, x2, out1=None, out2=None, out=None: (np.floor_divide(x1, x2),
+                                                               np.remainder(x1, x2))
+    source = ("def impl(x1, x2, out1=None, out2=None, out=None):" + _OUT_PAIR +
+              "    q = np.floor_divide(x1, x2)\n    np.remainder(x1, x2, out2)\n"
+              "    out1[...] = q\n    return out1, out2\n")
+    return _generated(source, {})
 
 
 def _register_split(name, first, second):
     """A unary ufunc of two outputs, each the loop of its kernel (by the loop's input kind)."""
     ufunc = getattr(np, name)
 
-    def typing(x):
+    def typing(x, out1=None, out2=None, out=None):
         loop = _resolve_outputs(ufunc, [x]) if _operand(x) else None
         if loop is None:
             return None
+        given = _two_outputs(name, out1, out2, out)
         outs = []
         for i, kernels in enumerate((first, second)):
             kernel = _pick(kernels, loop[0])
             if kernel is None:
                 return None
-            outs.append(register_jitable(_loop_impl(kernel, loop[:1], loop[1 + i], [x], None,
-                                                    ["x0"], True)))
-        return _generated("def impl(x0):\n    return F(x0), S(x0)\n",
-                          {"F": outs[0], "S": outs[1]})
+            target = (out1, out2) if not _given(out) else tuple(out.types)
+            into = target[i] if given and i == 1 else None
+            outs.append(register_jitable(_loop_impl(kernel, loop[:1], loop[1 + i], [x], into,
+                                                    ["x0", "out=None"], True)))
+        if not given:
+            return _generated("def impl(x, out1=None, out2=None, out=None):\n"
+                              "    return F(x), S(x)\n", {"F": outs[0], "S": outs[1]})
+        return _generated("def impl(x, out1=None, out2=None, out=None):" + _OUT_PAIR +
+                          "    m = F(x)\n    S(x, out2)\n    out1[...] = m\n"
+                          "    return out1, out2\n", {"F": outs[0], "S": outs[1]})
     typing.__name__ = typing.__qualname__ = f"_{name}"
     overload(ufunc, jit_options=_OPTIONS, strict=False)(typing)
 
