@@ -300,3 +300,174 @@ def squeeze_method(a):
 def test_squeeze_without_an_axis_is_a_typing_error_naming_the_line(f):
     with pytest.raises(TypingError, match=r"(?s)without axis=.*pass axis=.*line"):
         pyjit.njit(f)(np.ones((1, 3)))
+
+
+# ---- found by the sweep over issue 13's lists ----
+
+C1 = np.array([1 + 2j, -3j, complex(np.nan, 1), 2 + 0j, 1 + 2j, complex(1, np.nan), 0j])
+C2 = np.array([1 + 1j, 2j, 5 + 0j, complex(2, np.nan), 1 + 3j, 1 + 0j, -0j])
+
+
+def maximum(a, b):
+    return np.maximum(a, b)
+
+
+def minimum(a, b):
+    return np.minimum(a, b)
+
+
+def fmax(a, b):
+    return np.fmax(a, b)
+
+
+def fmin(a, b):
+    return np.fmin(a, b)
+
+
+@pytest.mark.parametrize("f", [maximum, minimum, fmax, fmin])
+@pytest.mark.parametrize("a, b", [(C1, C2), (C2, C1), (C1, 1.0), (C1, 0), (1j, C1)])
+def test_complex_extremes_order_as_numpys(f, a, b):
+    check(f, a, b)
+
+
+def maximum_fresh(a, b):
+    return np.maximum(a, b)
+
+
+def test_maximum_of_complex_in_a_fresh_process():
+    """np.maximum is in two library modules (datetimes and ufuncs): the first call, whichever
+    module serves it, finds both."""
+    code = """
+import numpy as np, pyjit
+f = pyjit.njit(lambda a, b: np.maximum(a, b))
+a, b = np.array([1 + 2j, 3j]), np.array([1 + 1j, 4j])
+assert np.array_equal(f(a, b), np.maximum(a, b))
+o = np.empty(2)
+g = pyjit.njit(lambda x, y, o: np.minimum(x, y, o))
+g(np.arange(2.0), np.ones(2), o)
+assert np.array_equal(o, np.minimum(np.arange(2.0), np.ones(2)))
+print("ok")
+"""
+    rc, out, err = util.run_subprocess(code)
+    assert rc == 0 and out.strip() == "ok", err
+
+
+def clip_ints(a, lo, hi):
+    return np.clip(a, lo, hi)
+
+
+def clip_minus_one(a):
+    return np.clip(a, -1, 1)
+
+
+def clip_past_uint8(a):
+    return np.clip(a, 2, 300)
+
+
+@pytest.mark.parametrize("a", [np.arange(6, dtype=np.uint8), np.arange(-3, 3, dtype=np.int8),
+                               np.arange(-3, 3, dtype=np.int16), np.arange(-3.0, 3.0)])
+def test_clip_with_python_ints_past_the_dtype(a):
+    check(clip_minus_one, a)
+    check(clip_past_uint8, a)
+    check(clip_ints, a, np.int64(-1), np.int64(2))
+
+
+def square(a):
+    return np.square(a)
+
+
+def expm1(a):
+    return np.expm1(a)
+
+
+def copysign(a):
+    return np.copysign(a, -1.0)
+
+
+def floor_divide(a):
+    return np.floor_divide(a, 2)
+
+
+def clip(a):
+    return np.clip(a, -1, 1)
+
+
+@pytest.mark.parametrize("f", [square, expm1, copysign, floor_divide, clip])
+def test_library_ufuncs_of_0d_arrays(f):
+    check(f, np.array(2.5))
+    check(f, np.array(-3))
+
+
+def full_like(a):
+    return np.full_like(a, 3)
+
+
+def test_full_like_of_0d():
+    check(full_like, np.array(2.5))
+
+
+def diff(a):
+    return np.diff(a)
+
+
+def diff_axis(a, axis):
+    return np.diff(a, axis=axis)
+
+
+def diff_n_axis(a, n, axis):
+    return np.diff(a, n, axis)
+
+
+D3 = (np.arange(24.0) ** 1.5).reshape(2, 3, 4)
+
+
+@pytest.mark.parametrize("a", [D3, D3[:, ::-1], np.arange(24).reshape(4, 6) % 5, D3[0] > 3,
+                               np.zeros((3, 0)), np.arange(5.0)])
+def test_diff_along_any_axis(a):
+    check(diff, a)
+    for axis in range(-a.ndim, a.ndim):
+        check(diff_axis, a, axis)
+        check(diff_n_axis, a, 2, axis)
+    check(diff_axis, a, a.ndim)
+    check(diff_n_axis, a, -1, 0)
+
+
+def trapezoid(y):
+    return np.trapezoid(y)
+
+
+def trapezoid_x(y, x):
+    return np.trapezoid(y, x, axis=1)
+
+
+def trapezoid_dx(y):
+    return np.trapezoid(y, dx=0.5, axis=0)
+
+
+@pytest.mark.parametrize("y", [D3, D3[0], D3[0].T, np.zeros((0, 3)), np.zeros((3, 0)),
+                               np.arange(6).reshape(2, 3)])
+def test_trapezoid_of_arrays_along_an_axis(y):
+    check(trapezoid, y)
+    check(trapezoid_dx, y)
+    if y.ndim > 1:
+        check(trapezoid_x, y, np.linspace(0.0, 2.0, y.shape[1]))
+        if y.shape[1] > 1:   # (NumPy broadcasts np.diff(x) with the axis: lengths 0 and 1 pass)
+            check(trapezoid_x, y, np.linspace(0.0, 2.0, y.shape[1] + 1))
+
+
+def cov(a):
+    return np.cov(a)
+
+
+def cov_value(a):   # of one 1-d array compiled code gives the number, NumPy a 0-d array
+    return float(np.cov(a))
+
+
+def corrcoef(a):
+    return np.corrcoef(a)
+
+
+@pytest.mark.parametrize("a", [np.zeros(0), np.array([4.0]), np.array([[1.0], [2.0]])])
+def test_cov_without_degrees_of_freedom_is_nan(a):
+    check(cov if a.ndim == 2 else cov_value, a)
+    check(corrcoef, a)

@@ -150,6 +150,45 @@ def _fmin(a, b):
     return a if a <= b else b
 
 
+# Complex numbers order as NumPy orders them: by the real parts, then the imaginary ones, a NaN
+# part making the pair unordered (NumPy's CGE and CLE).
+@register_jitable
+def _complex_ge(x, y):
+    return ((x.real > y.real and x.imag == x.imag and y.imag == y.imag) or
+            (x.real == y.real and x.imag >= y.imag))
+
+
+@register_jitable
+def _complex_le(x, y):
+    return ((x.real < y.real and x.imag == x.imag and y.imag == y.imag) or
+            (x.real == y.real and x.imag <= y.imag))
+
+
+@register_jitable
+def _has_nan(x):
+    return x.real != x.real or x.imag != x.imag
+
+
+@register_jitable
+def _complex_maximum(a, b):
+    return a if _has_nan(a) or _complex_ge(a, b) else b
+
+
+@register_jitable
+def _complex_minimum(a, b):
+    return a if _has_nan(a) or _complex_le(a, b) else b
+
+
+@register_jitable
+def _complex_fmax(a, b):
+    return a if _has_nan(b) or _complex_ge(a, b) else b
+
+
+@register_jitable
+def _complex_fmin(a, b):
+    return a if _has_nan(b) or _complex_le(a, b) else b
+
+
 @register_jitable
 def _int_max(a, b):
     return a if a >= b else b
@@ -539,17 +578,18 @@ def _broadcast_error():
     raise ValueError("operands could not be broadcast together")
 
 
-def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False):
+def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False, zero_d=()):
     """impl(params...) over operands of these dimensions (0: a scalar): res[...] = OUT(
     KERNEL(CT0(x0[...]), CT1(x1[...]), ...)), broadcast, into out when has_out. An out of more
     dimensions than every operand (np.sin(x, out) of a scalar x) gives the leading ones; with
     out_joins, every axis of out takes part in the broadcast, as in NumPy (the inputs broadcast
-    up to it, and an out axis of another length is the broadcast error)."""
+    up to it, and an out axis of another length is the broadcast error). zero_d: the operands
+    that are 0-d arrays (read as x[()]; NumPy gives a scalar when every operand is one)."""
     n = max(max(ndims), out_ndim)
     ops = range(len(ndims))
     lines = [f"def impl({', '.join(params)}):"]
     if n == 0:
-        args = ", ".join(f"CT{k}(x{k})" for k in ops)
+        args = ", ".join(f"CT{k}(x{k}[()])" if k in zero_d else f"CT{k}(x{k})" for k in ops)
         if has_out:   # a 0-d out (a @vectorize ufunc's call from compiled code)
             lines += [f"    out[()] = OUT(KERNEL({args}))", "    return out"]
         else:
@@ -589,7 +629,7 @@ def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False):
     reads = []
     for k in ops:
         if ndims[k] == 0:
-            reads.append(f"CT{k}(x{k})")
+            reads.append(f"CT{k}(x{k}[()])" if k in zero_d else f"CT{k}(x{k})")
         else:
             index = ", ".join(f"i{d} * m{k}_{d}" for d in range(n - ndims[k], n))
             reads.append(f"CT{k}(x{k}[{index}])")
@@ -661,7 +701,9 @@ def _loop_impl(kernel, ins, res, operands, out, params, exact_half=False):
     env = {"KERNEL": kernel, "OUT": res}
     for k, t in enumerate(ins):   # float16 loops compute in float32 and round, as NumPy's do
         env[f"CT{k}"] = types.float32 if t == types.float16 and not exact_half else t
-    return _generated(_loop_source(params, ndims, has_out, out.ndim if has_out else 0), env)
+    zero_d = [k for k, t in enumerate(operands) if is_array(t) and t.ndim == 0]
+    return _generated(_loop_source(params, ndims, has_out, out.ndim if has_out else 0,
+                                   zero_d=zero_d), env)
 
 
 def _pick(kernels, t):
@@ -681,8 +723,8 @@ _UFUNCS = {
     "floor_divide": (2, {"i": _int_floor_divide, "f": _float_floor_divide}),
     "remainder": (2, {"i": _int_remainder, "f": _float_remainder}),
     "fmod": (2, {"i": _int_fmod, "f": _float_fmod}),
-    "fmax": (2, {"b": _int_max, "i": _int_max, "f": _fmax}),
-    "fmin": (2, {"b": _int_min, "i": _int_min, "f": _fmin}),
+    "fmax": (2, {"b": _int_max, "i": _int_max, "f": _fmax, "c": _complex_fmax}),
+    "fmin": (2, {"b": _int_min, "i": _int_min, "f": _fmin, "c": _complex_fmin}),
     "copysign": (2, {"f": _copysign}),
     "heaviside": (2, {"f": _heaviside}),
     "logaddexp": (2, {"f": _logaddexp}),
@@ -914,6 +956,10 @@ _COMPLEX_MATH = {
 }
 
 
+# np.maximum and np.minimum of complex operands (the builtins take real ones)
+_COMPLEX_ORDER = {"maximum": _complex_maximum, "minimum": _complex_minimum}
+
+
 def _complex_kernel(name):
     return register_jitable(generated("k", f"def k(z):\n    return {_COMPLEX_MATH[name]}\n",
                                       {"cmath": cmath, "math": math}))
@@ -931,9 +977,12 @@ def _register_out(name, nin):
     kernels = {"*": kernel}
     if name in _COMPLEX_MATH:
         kernels["c"] = _complex_kernel(name)
+    if name in _COMPLEX_ORDER:
+        kernels["c"] = _COMPLEX_ORDER[name]
     if nin == 2:
         def typing(x1, x2, out=None):
-            if not _given(out):
+            if not _given(out) and not (name in _COMPLEX_ORDER and
+                                        (_is_complex(x1) or _is_complex(x2))):
                 return None
             return _ufunc_impl(ufunc, kernels, [x1, x2], out, ["x0", "x1", "out=None"])
     else:
@@ -976,7 +1025,13 @@ def _clip(a, a_min, a_max, out=None):
     if has_out and (not is_array(out) or out.readonly or out.ndim != max(ndims) or out.ndim == 0):
         return None
     env = {"KERNEL": _clip3, "OUT": res, "CT0": ins[0], "CT1": ins[1], "CT2": ins[2]}
-    return _generated(_loop_source(["x0", "x1", "x2", "out=None"], ndims, has_out), env)
+    for k in (1, 2):   # a Python int bound past the array's int type compares as itself (NumPy 2)
+        if (types.is_weak(operands[k]) and isinstance(operands[k], types.Integer) and
+                isinstance(res, types.Integer) and res != types.uint64):
+            env[f"CT{k}"] = types.int64
+    zero_d = [k for k, t in enumerate(operands) if is_array(t) and t.ndim == 0]
+    return _generated(_loop_source(["x0", "x1", "x2", "out=None"], ndims, has_out,
+                                   zero_d=zero_d), env)
 
 
 @register_jitable
