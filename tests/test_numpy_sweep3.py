@@ -471,3 +471,130 @@ def corrcoef(a):
 def test_cov_without_degrees_of_freedom_is_nan(a):
     check(cov if a.ndim == 2 else cov_value, a)
     check(corrcoef, a)
+
+
+@pytest.mark.parametrize("code", ["i4", "f8", "<f4", "=i2", "u1", "?", "c16", "d", "b1", "|u1",
+                                  "f", "i8", "c8", "u8"])
+def test_dtype_strings_of_numpys_type_codes(code):
+    src = (f"def zeros():\n    return np.zeros(3, dtype='{code}')\n\n"
+           f"def astype(a):\n    return a.astype('{code}')\n")
+    ns = {"np": np}
+    exec(src, ns)
+    check(ns["zeros"])
+    check(ns["astype"], np.arange(4.0) - 1.5)
+
+
+def big_endian():
+    return np.zeros(3, dtype=">f8")
+
+
+def test_a_dtype_string_of_another_byte_order_is_a_typing_error():
+    with pytest.raises(TypingError, match=r"(?s)not a dtype compiled code knows.*line"):
+        pyjit.njit(big_endian)()
+
+
+def array_of_array(a):
+    return np.array(a)
+
+
+def array_of_array_dtype(a):
+    return np.array(a, dtype=np.float32)
+
+
+def asarray_dtype(a):
+    return np.asarray(a, dtype=np.int32)
+
+
+def array_copies(a):
+    b = np.array(a)
+    b[0] = 100
+    return a, b
+
+
+def array_of_number(x):
+    return np.array(x)
+
+
+def asarray_of_number(x):
+    return np.asarray(x)
+
+
+@pytest.mark.parametrize("a", [np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(2, 3).T,
+                               np.arange(5)[::2], np.zeros(0, np.float32)])
+def test_array_and_asarray_of_arrays(a):
+    check(array_of_array, a)
+    check(array_of_array_dtype, a)
+    check(asarray_dtype, a)
+    check(array_copies, a.copy()) if a.size else None
+
+
+@pytest.mark.parametrize("x", [2.5, 3, True])
+def test_array_of_a_number_is_0d(x):
+    assert pyjit.njit(array_of_number)(x).shape == ()
+    check(array_of_number, x)
+    check(asarray_of_number, x)
+
+
+def std_ddof(a):
+    return np.std(a, ddof=1), np.var(a, ddof=1), a.std(ddof=1), a.var(ddof=2)
+
+
+@pytest.mark.parametrize("a", [np.arange(12.0).reshape(3, 4) ** 1.3, np.arange(7), np.ones(1)])
+def test_std_and_var_with_ddof_and_no_axis(a):
+    check(std_ddof, a)
+
+
+def histogram_edges(a, bins):
+    return np.histogram(a, bins=bins)
+
+
+def histogram_edges_range(a, bins):
+    return np.histogram(a, bins, range=(0.0, 1.0))   # unused with edges given, as NumPy's
+
+
+H = np.array([0.0, 0.5, 1.0, 1.0, 2.5, 5.0, 7.0, np.nan, -1.0, 3.0])
+
+
+@pytest.mark.parametrize("a, bins", [(H, np.array([0.0, 1.0, 5.0])), (H, np.array([0.0, 1.0, 1.0, 5.0])),
+                                     (np.arange(10), np.array([0, 3, 9])), (H, np.array([1.0, 0.0])),
+                                     (H.reshape(2, 5), np.array([0.0, 2.0, 4.0])), (H, np.array([3.0])),
+                                     (np.zeros(0), np.array([0.0, 1.0])), (H, np.zeros(0))])
+def test_histogram_with_edges(a, bins):
+    check(histogram_edges, a, bins)
+    check(histogram_edges_range, a, bins)
+
+
+def vstack_mixed(a, b):
+    return np.vstack((a, b))
+
+
+@pytest.mark.parametrize("a, b", [(np.arange(6.0).reshape(2, 3), np.arange(3)),
+                                  (np.arange(3.0), np.arange(6.0).reshape(2, 3)),
+                                  (np.arange(6.0).reshape(2, 3), np.arange(4.0))])
+def test_vstack_of_1d_and_2d(a, b):
+    check(vstack_mixed, a, b)
+
+
+def transpose_ints(a):
+    return a.transpose(1, 0)
+
+
+def transpose_ints3(a):
+    return a.transpose(2, 0, 1)
+
+
+def transpose_one(a):
+    return a.transpose(0)
+
+
+def transpose_none(a):
+    return a.transpose(None)
+
+
+def test_transpose_method_takes_the_axes_as_ints():
+    check(transpose_ints, np.arange(6.0).reshape(2, 3))
+    check(transpose_ints3, np.arange(24).reshape(2, 3, 4))
+    check(transpose_one, np.arange(3.0))
+    check(transpose_none, np.arange(6.0).reshape(2, 3))
+    with pytest.raises(TypingError, match="(?s)3 ints.*line"):
+        pyjit.njit(transpose_ints)(np.zeros((2, 3, 4)))

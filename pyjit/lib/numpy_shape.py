@@ -167,7 +167,18 @@ def _vstack(tup):
         return lambda tup: np.stack(tup, 0)
     if ndim is not None and ndim >= 2:
         return lambda tup: np.concatenate(tup, 0)
-    return None
+    return _stack_mixed(tup, "atleast_2d", 0)
+
+
+def _stack_mixed(tup, lift, axis):
+    """vstack (and dstack) of a tuple of arrays of different ndims: each lifted (np.atleast_2d,
+    np.atleast_3d) then joined, as NumPy's."""
+    items = _arrays(tup)
+    if not items or not isinstance(tup, types.Tuple):
+        return None
+    lifted = ", ".join(f"np.{lift}(tup[{k}])" for k in range(len(items)))
+    return _generated("impl", f"def impl(tup):\n    return np.concatenate(({lifted},), {axis})\n",
+                      {})
 
 
 @overload(np.hstack)

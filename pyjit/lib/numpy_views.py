@@ -8,7 +8,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .. import _views
-from ._util import generated, is_array, overload, overload_method, register_jitable, types
+from ._util import generated, given, is_array, overload, overload_method, register_jitable, types
 from .numpy_shape import _norm_axis
 
 AxisError = np.exceptions.AxisError
@@ -70,7 +70,24 @@ def _transpose(a, axes=None):
     return _generated("def impl(a, axes=None):\n" + body)
 
 
-overload_method(types.Array, "transpose")(_transpose)   # a.transpose(), a.transpose((1, 0))
+_MORE_AXES = tuple(f"ax{k}" for k in range(1, 8))
+
+
+def _transpose_method(a, axes=None, ax1=None, ax2=None, ax3=None, ax4=None, ax5=None, ax6=None,
+                      ax7=None):
+    """a.transpose(), a.transpose(None), a.transpose((1, 0)) and a.transpose(1, 0) (the axes
+    as separate ints, up to 8)."""
+    if not is_array(a):
+        return None
+    more = [t for t in (ax1, ax2, ax3, ax4, ax5, ax6, ax7) if isinstance(t, types.Type) and given(t)]
+    params = "a, axes=None, " + ", ".join(f"{n}=None" for n in _MORE_AXES)
+    if not more and not isinstance(axes, types.Integer):
+        return _generated(f"def impl({params}):\n    return np.transpose(a, axes)\n")
+    names = ["axes"] + list(_MORE_AXES[:len(more)])
+    return _generated(f"def impl({params}):\n    return np.transpose(a, ({', '.join(names)},))\n")
+
+
+overload_method(types.Array, "transpose")(_transpose_method)
 
 
 def _swapaxes(a, axis1, axis2):
