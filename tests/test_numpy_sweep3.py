@@ -598,3 +598,28 @@ def test_transpose_method_takes_the_axes_as_ints():
     check(transpose_none, np.arange(6.0).reshape(2, 3))
     with pytest.raises(TypingError, match="(?s)3 ints.*line"):
         pyjit.njit(transpose_ints)(np.zeros((2, 3, 4)))
+
+
+NANS = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, np.nan]])
+
+
+@pytest.mark.parametrize("name", ["nansum", "nanmean", "nanmin", "nanmax", "nanargmin",
+                                  "nanargmax", "nanvar", "nanstd"])
+def test_nan_reductions_along_an_axis(name):
+    src = (f"def along(a, axis):\n    return np.{name}(a, axis=axis)\n\n"
+           f"def whole(a):\n    return np.{name}(a)\n")
+    ns = {"np": np}
+    exec(src, ns)
+    for a in (NANS, NANS.T, np.arange(24).reshape(2, 3, 4), np.arange(24.0).reshape(2, 3, 4)[:, ::-1]):
+        for axis in range(-a.ndim, a.ndim):
+            check(ns["along"], a, axis)
+    check(ns["along"], NANS, 2)
+    check(ns["whole"], NANS)
+
+
+def nanvar_ddof(a):
+    return np.nanvar(a, axis=1, ddof=1), np.nanstd(a, axis=0, ddof=1)
+
+
+def test_nanvar_along_an_axis_with_ddof():
+    check(nanvar_ddof, NANS)

@@ -83,7 +83,7 @@ INDEX = {
         "gammavariate", "betavariate", "paretovariate", "weibullvariate")),
     "dicts": ("builtins.set",),
     "numpy_nan": ("average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nanprod",
-                  "nancumsum", "nancumprod"),
+                  "nancumsum", "nancumprod", "nansum", "nanmean", "nanmin", "nanmax"),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
                    "argmax", "cumsum"),
     "heaps": ("heapq.heapify", "heapq.heappush", "heapq.heappop", "heapq.heapreplace",
