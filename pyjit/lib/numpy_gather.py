@@ -189,7 +189,8 @@ def _select(condlist, choicelist, default=0):
             default, (types.Omitted, int))):
         return None
     for i, c in enumerate(conds):
-        if not (isinstance(c, types.Boolean) or (is_array(c) and isinstance(c.dtype, types.Boolean))):
+        if not (isinstance(c, types.Boolean) or
+                (is_array(c) and isinstance(c.dtype, types.Boolean))):
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray, not {c}")
     if not all(is_array(c) or is_number(c) for c in choices):
         return None

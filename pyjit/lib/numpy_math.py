@@ -41,6 +41,7 @@ def _diff_rows(nd, boolean):
     """np.diff along any axis of an array of nd >= 2 dimensions: the axis moved last in a C
     copy seen as rows, each differenced in place, then moved back."""
     lead = [f"moved.shape[{d}]" for d in range(nd - 1)]
+    step = "out[r, i + 1] != out[r, i]" if boolean else "out[r, i + 1] - out[r, i]"
     source = f"""def impl(a, n=1, axis=-1):
     if n < 0:
         raise ValueError("order must be non-negative")
@@ -54,7 +55,7 @@ def _diff_rows(nd, boolean):
             break
         for r in range(rows):
             for i in range(m - 1):
-                out[r, i] = {"out[r, i + 1] != out[r, i]" if boolean else "out[r, i + 1] - out[r, i]"}
+                out[r, i] = {step}
         m -= 1
     res = out[:, :m].copy().reshape(({"".join(x + ", " for x in lead)}m))
     return np.moveaxis(res, -1, ax).copy()

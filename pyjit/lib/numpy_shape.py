@@ -671,7 +671,8 @@ def _broadcast_arrays(*args):
     n = max(ndims, default=0)
     lines = ["def impl(*args):"]
     for k, a in enumerate(args):
-        lines.append(f"    a{k} = args[{k}]" if is_array(a) else f"    a{k} = np.full((), args[{k}])")
+        lines.append(f"    a{k} = args[{k}]" if is_array(a) else
+                     f"    a{k} = np.full((), args[{k}])")
     lines += _broadcast_lines([f"a{k}.shape" for k in range(len(args))], ndims, n)
     shape = _tuple_source(f"D{d}" for d in range(n))
     views = [_view_source(f"a{k}", ndims[k], n, shape) for k in range(len(args))]

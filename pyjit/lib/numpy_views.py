@@ -79,7 +79,8 @@ def _transpose_method(a, axes=None, ax1=None, ax2=None, ax3=None, ax4=None, ax5=
     as separate ints, up to 8)."""
     if not is_array(a):
         return None
-    more = [t for t in (ax1, ax2, ax3, ax4, ax5, ax6, ax7) if isinstance(t, types.Type) and given(t)]
+    more = [t for t in (ax1, ax2, ax3, ax4, ax5, ax6, ax7)
+            if isinstance(t, types.Type) and given(t)]
     params = "a, axes=None, " + ", ".join(f"{n}=None" for n in _MORE_AXES)
     if not more and not isinstance(axes, types.Integer):
         return _generated(f"def impl({params}):\n    return np.transpose(a, axes)\n")
@@ -216,7 +217,10 @@ def _frombuffer(buffer, dtype=float, count=-1, offset=0):
         raise TypeError(f"np.frombuffer() takes an array in compiled code, not {buffer}")
     if not isinstance(buffer.dtype, (types.Number, types.Boolean)):
         raise TypeError(f"np.frombuffer() takes an array of numbers or bools, not {buffer}")
-    new = types.float64 if dtype is float or dtype is None or isinstance(dtype, types.NoneType) else _item_type(dtype, "np.frombuffer()")
+    if dtype is float or dtype is None or isinstance(dtype, types.NoneType):
+        new = types.float64
+    else:
+        new = _item_type(dtype, "np.frombuffer()")
     size = _itemsize(new)
 
     source = """def impl(buffer, dtype=None, count=-1, offset=0):
