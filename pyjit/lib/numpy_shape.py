@@ -1,6 +1,7 @@
 """Joining, splitting the shape of and rearranging arrays, written in the compiled subset:
 np.concatenate, stack, vstack, hstack, column_stack, expand_dims, atleast_1d/2d/3d, flip,
-fliplr, flipud, roll, repeat, tile, ravel, reshape, array.flatten and array.item. Semantics and messages
+fliplr, flipud, roll, repeat, tile, ravel, reshape, array.flatten and array.item, and the
+broadcasting views np.broadcast_to, broadcast_shapes and broadcast_arrays. Semantics and messages
 are NumPy's.
 
 A tuple of arrays may mix layouts and dtypes (its items are then of different types), so the
