@@ -2,9 +2,9 @@
 np.lib.stride_tricks.as_strided (a builtin: a view of an array's memory with a given shape and
 strides): np.transpose with axes and a.transpose(...), np.swapaxes and a.swapaxes, np.moveaxis,
 np.squeeze and a.squeeze with an axis, a.view(dtype) and np.frombuffer (over
-pyjit._views.as_strided, which takes the view's dtype). Each gives a view, as NumPy's do, so writes through it
-reach the array; the shapes are tuples whose length the array's ndim fixes, so each
-implementation is generated per ndim. Messages are NumPy's."""
+pyjit._views.as_strided, which takes the view's dtype). Each gives a view, as NumPy's do, so
+writes through it reach the array; the shapes are tuples whose length the array's ndim fixes, so
+each implementation is generated per ndim. Messages are NumPy's."""
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
