@@ -185,6 +185,34 @@ static Type *scalar_type_named(const char *name)
     return ty_is_scalar(t) ? t : NULL;
 }
 
+/* NumPy's type codes and C names, as np.dtype reads them in a dtype string ('<' or '=' before
+ * one is the native byte order, that of every host pyjit runs on). */
+static const struct {
+    const char *name;
+    TypeKind kind;
+} type_codes[] = {
+    {"?", TY_BOOL}, {"b1", TY_BOOL}, {"b", TY_INT8}, {"i1", TY_INT8}, {"h", TY_INT16},
+    {"i2", TY_INT16}, {"i", TY_INT32}, {"i4", TY_INT32}, {"l", TY_INT64}, {"q", TY_INT64},
+    {"i8", TY_INT64}, {"B", TY_UINT8}, {"u1", TY_UINT8}, {"H", TY_UINT16}, {"u2", TY_UINT16},
+    {"I", TY_UINT32}, {"u4", TY_UINT32}, {"L", TY_UINT64}, {"Q", TY_UINT64}, {"u8", TY_UINT64},
+    {"e", TY_FLOAT16}, {"f2", TY_FLOAT16}, {"f", TY_FLOAT32}, {"f4", TY_FLOAT32},
+    {"d", TY_FLOAT64}, {"f8", TY_FLOAT64}, {"F", TY_COMPLEX64}, {"c8", TY_COMPLEX64},
+    {"D", TY_COMPLEX128}, {"c16", TY_COMPLEX128}, {"double", TY_FLOAT64}, {"single", TY_FLOAT32},
+    {"half", TY_FLOAT16}, {"intc", TY_INT32}, {"uintc", TY_UINT32}, {"longlong", TY_INT64},
+    {"ulonglong", TY_UINT64}, {"short", TY_INT16}, {"ushort", TY_UINT16}, {"byte", TY_INT8},
+    {"ubyte", TY_UINT8}, {"cdouble", TY_COMPLEX128}, {"csingle", TY_COMPLEX64},
+};
+
+static Type *scalar_type_of_string(const char *name)
+{
+    if ((name[0] == '<' || name[0] == '=' || name[0] == '|') && name[1])
+        name++;
+    for (size_t i = 0; i < sizeof type_codes / sizeof *type_codes; i++)
+        if (strcmp(name, type_codes[i].name) == 0)
+            return ty_scalar(type_codes[i].kind);
+    return scalar_type_named(name);
+}
+
 Type *infer_dtype_of(Infer *c, Instr *val)
 {
     (void)c;
@@ -200,7 +228,7 @@ Type *infer_dtype_of(Infer *c, Instr *val)
     if (t->kind == TY_FUNCTION && t->literal)
         return scalar_type_named(t->literal->name);
     if (t->kind == TY_STRING && t->literal)
-        return scalar_type_named(t->literal->s);
+        return scalar_type_of_string(t->literal->s);
     return NULL;
 }
 
@@ -1967,10 +1995,13 @@ static Type *type_reshape(Infer *c, Instr *in, Builtin bi, Args *a) { (void)bi; 
 
 /* np.lib.stride_tricks.as_strided(x, shape, strides): a view of x's memory; shape and strides
  * are ints or tuples of ints of one length, the view's ndim. Unchecked, as NumPy's is: the
- * library builds its views (transpose(axes), swapaxes, squeeze, ...) on it. */
+ * library builds its views (transpose(axes), swapaxes, squeeze, ...) on it, and those of another
+ * item type (a.view(dtype), np.frombuffer) on pyjit._views.as_strided, which takes a dtype. */
 static Type *type_as_strided(Infer *c, Instr *in, Builtin bi, Args *a)
 {
-    Type *shape_as, *strides_as;
+    Type *shape_as, *strides_as, *dtype = NULL;
+    if (bi == BI_VIEW_AS_STRIDED && !take_dtype(c, in, a, 3, &dtype))
+        return NULL;
     if (!want_args(c, in, a, 3, 3))
         return NULL;
     if (a->pos[0]->type->kind != TY_ARRAY)
@@ -1982,7 +2013,7 @@ static Type *type_as_strided(Infer *c, Instr *in, Builtin bi, Args *a)
         return infer_fail(c, in, DIAG_TYPING, "as_strided() takes a shape and strides of one length "
                           "(at most %d), got %d and %d", ABI_MAX_NDIM, nd, ns);
     Type *x = a->pos[0]->type;
-    Type *r = ty_array(x->array.dtype, nd, 'A', x->array.readonly);
+    Type *r = ty_array(dtype ? dtype : x->array.dtype, nd, 'A', x->array.readonly);
     if (c->rewrite) {
         Instr *args[3] = {a->pos[0], infer_coerce(c, in, a->pos[1], shape_as),
                           infer_coerce(c, in, a->pos[2], strides_as)};

@@ -138,7 +138,9 @@ def populate(registry=None):
     _populated.add(id(registry))
     from . import extending, lib
     for obj, module in lib.functions():   # pyjit's own library, imported when first called
-        extending._LAZY.setdefault(obj, module)
+        modules = extending._LAZY.setdefault(obj, ())   # np.maximum: numpy_datetime's and numpy_ufuncs'
+        if module not in modules:
+            extending._LAZY[obj] = modules + (module,)
     for obj in list(extending._OVERLOADS) + list(extending._LAZY):
         mark_overloaded(obj, registry)
     return registry

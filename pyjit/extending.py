@@ -51,8 +51,9 @@ _OVERLOADS = {}
 # runtime/overload.c, emptied when a new overload is registered.
 _CHOSEN = {}
 
-# func -> the pyjit.lib module implementing it, not imported yet (pyjit/lib/__init__.py: INDEX);
-# the first resolution of a call of func imports it.
+# func -> the pyjit.lib module implementing it (a method's key), or the tuple of those that do (a
+# function), not imported yet (pyjit/lib/__init__.py: INDEX); the first resolution of a call of
+# func that a module serves imports it.
 _LAZY = {}
 
 # "method.array.<name>" or "method.list.<name>" -> itself: the key of a method's overloads in
@@ -294,13 +295,20 @@ def _choose(func, args, kws):
     function gives for these argument types, or None when every one declines."""
     kws = kws or {}
     name = _name_of(func)
-    module = _LAZY.get(func)
-    if module is not None:
+    modules = _LAZY.get(func)
+    if modules is not None:
         from . import lib
-        if not lib.serves(module, args, kws):
-            return None   # declined without importing the module
-        del _LAZY[func]
-        lib.load(module)
+        modules = (modules,) if isinstance(modules, str) else modules
+        serving = [m for m in modules if lib.serves(m, args, kws)]
+        if not serving:
+            return None   # declined without importing the modules
+        left = tuple(m for m in modules if m not in serving)
+        if left:
+            _LAZY[func] = left
+        else:
+            del _LAZY[func]
+        for module in serving:
+            lib.load(module)
     for template in _OVERLOADS.get(func, ()):
         if not template.accepts(args, kws):
             continue

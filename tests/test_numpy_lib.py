@@ -606,7 +606,7 @@ def test_library_index():
     """pyjit/lib/__init__.py's INDEX names exactly the functions each module overloads,
     and nothing of the library is imported before compiled code calls one of its functions."""
     code = """
-import builtins, importlib, sys, numpy as np, pyjit
+import builtins, importlib, random, sys, numpy as np, pyjit
 from pyjit import extending, lib, _registry, njit
 _registry.populate()
 assert not [m for m in sys.modules if m.startswith("pyjit.lib.")], "imported before use"
@@ -619,7 +619,9 @@ for func, templates in extending._OVERLOADS.items():
     for t in templates:
         mod = t.typing.__module__
         name = getattr(func, "__name__", "")
-        if mod.startswith("pyjit.lib.") and getattr(np, name, None) is func:
+        if mod.startswith("pyjit.lib.") and getattr(random, name, None) == func:   # bound methods
+            found.setdefault(mod.rpartition(".")[2], set()).add("py.random." + name)
+        elif mod.startswith("pyjit.lib.") and getattr(np, name, None) is func:
             found.setdefault(mod.rpartition(".")[2], set()).add(name)
         elif mod.startswith("pyjit.lib.") and getattr(np.random, name, None) is func:
             found.setdefault(mod.rpartition(".")[2], set()).add("random." + name)

@@ -13,7 +13,8 @@ import importlib
 
 # module -> the functions it implements: NumPy's by name, builtins as "builtins.<name>" (an
 # overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers), pyjit's
-# own by their full name ("pyjit.typed.List"), those of STDLIB's modules as "heapq.heappush". Must agree
+# own by their full name ("pyjit.typed.List"), those of STDLIB's modules as "heapq.heappush", and
+# Python's random module's as "py.random.uniform" ("random.uniform" is np.random's). Must agree
 # with what the modules register:
 # tests/test_numpy_lib.py::test_library_index fails when it does not.
 INDEX = {
@@ -54,10 +55,11 @@ INDEX = {
                      "corrcoef"),
     "numpy_shape": ("concatenate", "stack", "vstack", "hstack", "column_stack", "expand_dims",
                     "atleast_1d", "atleast_2d", "atleast_3d", "flip", "fliplr", "flipud", "roll",
-                    "repeat", "tile", "ravel", "reshape", "dstack", "diagflat", "rot90"),
+                    "repeat", "tile", "ravel", "reshape", "dstack", "diagflat", "rot90",
+                    "broadcast_to", "broadcast_shapes", "broadcast_arrays"),
     "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
                      "ravel_multi_index", "inner"),
-    "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze"),
+    "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer"),
     "numpy_linalg": ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet", "linalg.eig",
                      "linalg.eigvals", "linalg.eigh", "linalg.eigvalsh", "linalg.svd",
                      "linalg.matrix_rank", "linalg.pinv", "linalg.norm", "linalg.cond",
@@ -76,9 +78,13 @@ INDEX = {
                      "random.geometric", "random.logseries", "random.negative_binomial",
                      "random.hypergeometric", "random.multinomial", "random.dirichlet"),
     "numpy_generator": ("random.default_rng",),
+    "pyrandom": tuple(f"py.random.{name}" for name in (
+        "getrandbits", "randrange", "randint", "choice", "shuffle", "uniform", "triangular",
+        "normalvariate", "gauss", "lognormvariate", "expovariate", "vonmisesvariate",
+        "gammavariate", "betavariate", "paretovariate", "weibullvariate")),
     "dicts": ("builtins.set",),
     "numpy_nan": ("average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nanprod",
-                  "nancumsum", "nancumprod"),
+                  "nancumsum", "nancumprod", "nansum", "nanmean", "nanmin", "nanmax"),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
                    "argmax", "cumsum"),
     "pymath": ("math.frexp", "math.ldexp"),
@@ -106,7 +112,8 @@ METHODS = {
     "numpy_math": ("method.array.cumprod", "method.array.conj", "method.array.conjugate"),
     "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
                      "ravel_multi_index", "inner"),
-    "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze"),
+    "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze",
+                    "method.array.view"),
     "numpy_flags": ("attr.array.flags",),
     "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),
     "numpy_linalg": ("method.array.__matmul__",),
@@ -151,6 +158,9 @@ def functions():
             return getattr(builtins, name[9:])
         if name.startswith("pyjit."):
             return _resolve(name)
+        if name.startswith("py."):   # "py.random.uniform": Python's own module
+            module, _, function = name[3:].partition(".")
+            return getattr(importlib.import_module(module), function)
         module, _, function = name.partition(".")
         if module in STDLIB:
             return getattr(importlib.import_module(module), function)

@@ -6,6 +6,7 @@ import numpy as np
 from .. import types
 from ..extending import overload, overload_method, register_jitable
 from ..typed import List
+from ._util import generated
 
 
 @overload_method(types.List, "insert")
@@ -454,19 +455,29 @@ def _dtype_of(dtype):
 
 @overload(np.array)
 def _np_array(obj, dtype=None):
-    if isinstance(obj, types.Array):   # np.array(a): a copy (in dtype when given)
-        dt = _dtype_of(dtype)
-        if dt is None or dt == obj.dtype:
-            return lambda obj, dtype=None: obj.copy()
-        return lambda obj, dtype=None: obj.astype(dt)
-    return _array_of_list(obj, _dtype_of(dtype))
+    return _array_of_list(obj, _dtype_of(dtype)) or _array_of_other(obj, _dtype_of(dtype), True)
 
 
 @overload(np.asarray)
 def _np_asarray(obj, dtype=None):
     if isinstance(obj, types.Array) and _dtype_of(dtype) in (None, obj.dtype):
         return lambda obj, dtype=None: obj
-    return _array_of_list(obj, _dtype_of(dtype))
+    return _array_of_list(obj, _dtype_of(dtype)) or _array_of_other(obj, _dtype_of(dtype), False)
+
+
+def _array_of_other(obj, dtype, copy):
+    """np.array/np.asarray of an array (a copy, or obj itself where asarray may keep it) or of
+    a number (a 0-d array), converted to dtype where given."""
+    if isinstance(obj, types.Array):
+        if not isinstance(obj.dtype, (types.Number, types.Boolean)) or dtype is None:
+            return (lambda obj, dtype=None: obj.copy()) if copy else None
+        return generated("impl", "def impl(obj, dtype=None):\n    return obj.astype(DT)\n",
+                         {"DT": getattr(np, dtype.name)})
+    if isinstance(obj, (types.Number, types.Boolean)):
+        dt = obj if dtype is None else dtype
+        return generated("impl", "def impl(obj, dtype=None):\n    return np.full((), obj, DT)\n",
+                         {"DT": getattr(np, dt.name)})
+    return None
 
 
 # ---- comparisons: lexicographic, as CPython's ---------------------------------------------------

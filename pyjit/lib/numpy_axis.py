@@ -156,7 +156,7 @@ def _stat_source(kind, ndim):
                      "            for k in range(after):\n"
                      "                d = ft(b[i, j, k]) - s[i, k]\n"
                      "                r[i, k] += rt((d * np.conj(d)).real)\n"
-                     "    r /= along - ddof\n")
+                     "    r /= max(along - ddof, 0)\n")   # NumPy: no degrees of freedom left: NaN
         if kind == "std":
             lines.append("    r = np.sqrt(r)\n")
     lines.append(_finish(ndim))
@@ -330,12 +330,23 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=False):
 
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("var", a),
-                           "np.var(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out)
+                           "np.var(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out) or \
+        _whole_ddof("var", a, axis, dtype, out, ddof)
 
 
 def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("std", a),
-                           "np.std(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out)
+                           "np.std(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out) or \
+        _whole_ddof("std", a, axis, dtype, out, ddof)
+
+
+def _whole_ddof(kind, a, axis, dtype, out, ddof):
+    """np.var(a, ddof=...) (and std) without an axis: along the flattened array's one axis
+    (the builtin takes no ddof)."""
+    if is_array(a) and a.ndim > 0 and not given(axis) and not given(dtype) and not given(out) \
+            and isinstance(ddof, types.Type) and given(ddof):
+        return _whole(f"np.{kind}(a.ravel(), axis=0, ddof=ddof)", _DDOF_SIG)
+    return None
 
 
 def _argmin(a, axis=None, out=None, keepdims=False):

@@ -87,7 +87,7 @@ def _full_like(a, fill_value, dtype=None):
 
     def impl(a, fill_value, dtype=None):
         out = np.empty(a.shape, dt)
-        out[:] = fill_value
+        out[...] = fill_value
         return out
     return impl
 

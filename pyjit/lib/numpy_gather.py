@@ -181,68 +181,78 @@ def _weak_value(t):
 
 @overload(np.select)
 def _select(condlist, choicelist, default=0):
+    """NumPy's select: conditions (bool arrays or bools) and choices (arrays or numbers)
+    broadcast together to the result's shape, default filling where no condition holds. Lists
+    loop over their items; tuples (whose items may differ in type) are unrolled."""
     conds, choices = _sequence_items(condlist), _sequence_items(choicelist)
     if conds is None or choices is None or not (is_number(default) or isinstance(
             default, (types.Omitted, int))):
         return None
     for i, c in enumerate(conds):
-        if not (is_array(c) and isinstance(c.dtype, types.Boolean)):
+        if not (isinstance(c, types.Boolean) or
+                (is_array(c) and isinstance(c.dtype, types.Boolean))):
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray, not {c}")
-    if not all(is_array(c) for c in choices):
+    if not all(is_array(c) or is_number(c) for c in choices):
         return None
     weak = _weak_value(default) if is_number(default) else 0   # omitted: the Python 0
-    dtypes = []
-    for c in choices:
-        dtypes.append(np.dtype(c.dtype.name))
-    dt = types._as_type(np.result_type(*dtypes, weak))
+    dt = types._as_type(np.result_type(
+        *(np.dtype(c.dtype.name) if is_array(c) else _weak_value(c) for c in choices), weak))
+    n = max([t.ndim for t in conds + choices if is_array(t)], default=0)
+    looped = isinstance(condlist, types.List) and isinstance(choicelist, types.List)
+    if looped:
+        count = "len(condlist)"
+    else:
+        count = str(len(conds) if not isinstance(condlist, types.List) else len(choices))
+    lines = ["def impl(condlist, choicelist, default=0):",
+             f"    if len(condlist) != {count} or len(choicelist) != {count}:",
+             "        raise ValueError('list of cases must be same length as list of conditions')",
+             f"    if {count} == 0:",
+             "        raise ValueError('select with an empty condition list is not possible')"]
+    lines += [f"    D{d} = 1" for d in range(n)]
+    pairs = [("condlist[k]", "choicelist[k]", conds[0], choices[0])] if looped else [
+        (f"condlist[{k}]", f"choicelist[{k}]", conds[0 if len(conds) == 1 else k],
+         choices[0 if len(choices) == 1 else k]) for k in range(int(count))]
+    shape_lines = []
+    for cond, choice, ct, vt in pairs:
+        for expr, t in ((cond, ct), (choice, vt)):
+            if is_array(t):
+                shape_lines += _grow_shape(expr + ".shape", t.ndim, n)
+    indent = "    "
+    if looped:
+        lines.append("    for k in range(len(condlist)):")
+        indent = "        "
+    lines += [indent + line[4:] for line in shape_lines]
+    shape = "(" + "".join(f"D{d}, " for d in range(n)) + ")"
+    lines += [f"    out = np.full({shape}, default, dt)", "    flat = out.reshape(-1)"]
+    if looped:
+        lines.append("    for k in range(len(condlist) - 1, -1, -1):")
+    for cond, choice, ct, vt in (pairs if looped else reversed(pairs)):
+        body = []
+        if is_array(vt):
+            body.append(f"v = np.ascontiguousarray(np.broadcast_to({choice}, {shape})).reshape(-1)")
+        value = "v[i]" if is_array(vt) else choice
+        if is_array(ct):
+            body += [f"c = np.ascontiguousarray(np.broadcast_to({cond}, {shape})).reshape(-1)",
+                     "for i in range(flat.size):", "    if c[i]:", f"        flat[i] = {value}"]
+        else:
+            body += [f"if {cond}:", "    for i in range(flat.size):", f"        flat[i] = {value}"]
+        lines += [indent + b for b in body]
+    lines.append("    return out")
+    return _generated("\n".join(lines) + "\n", {"dt": dt})
 
-    def impl(condlist, choicelist, default=0):
-        if len(condlist) != len(choicelist):
-            raise ValueError("list of cases must be same length as list of conditions")
-        if len(condlist) == 0:
-            raise ValueError("select with an empty condition list is not possible")
-        shape = condlist[0].shape
-        for c in condlist:
-            if c.shape != shape:
-                raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
-        for c in choicelist:
-            if c.shape != shape:
-                raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
-        out = np.full(shape, default, dt)
-        flat = out.ravel()
-        for k in range(len(condlist) - 1, -1, -1):   # the first condition that holds wins
-            cond = np.ascontiguousarray(condlist[k]).ravel()
-            choice = np.ascontiguousarray(choicelist[k]).ravel()
-            for i in range(flat.size):
-                if cond[i]:
-                    flat[i] = choice[i]
-        return out
-    if isinstance(condlist, types.List) and isinstance(choicelist, types.List):
-        return impl
-    return _select_tuples(len(conds), len(choices), dt)
 
-
-def _select_tuples(nc, nv, dt):
-    """np.select over tuples (items of different types): unrolled, one loop per pair."""
-    if nc != nv:
-        def mismatch(condlist, choicelist, default=0):
-            raise ValueError("list of cases must be same length as list of conditions")
-        return mismatch
-    lines = ["def impl(condlist, choicelist, default=0):\n",
-             "    shape = condlist[0].shape\n"]
-    for k in range(nc):
-        lines.append(f"    if condlist[{k}].shape != shape or choicelist[{k}].shape != shape:\n"
-                     "        raise ValueError('shape mismatch: objects cannot be broadcast to a "
-                     "single shape')\n")
-    lines.append("    out = np.full(shape, default, dt)\n    flat = out.ravel()\n")
-    for k in reversed(range(nc)):
-        lines.append(f"    cond = np.ascontiguousarray(condlist[{k}]).ravel()\n"
-                     f"    choice = np.ascontiguousarray(choicelist[{k}]).ravel()\n"
-                     "    for i in range(flat.size):\n"
-                     "        if cond[i]:\n"
-                     "            flat[i] = choice[i]\n")
-    lines.append("    return out\n")
-    return _generated("".join(lines), {"dt": dt})
+def _grow_shape(shape, nd, n):
+    """Source lines broadcasting D0..D{n-1} with a shape of nd lengths (NumPy's error where two
+    differ and neither is 1)."""
+    lines = []
+    for d in range(n - nd, n):
+        j = d - (n - nd)
+        lines += [f"    if {shape}[{j}] != 1:",
+                  f"        if D{d} != 1 and D{d} != {shape}[{j}]:",
+                  "            raise ValueError('shape mismatch: objects cannot be broadcast to a "
+                  "single shape')",
+                  f"        D{d} = {shape}[{j}]"]
+    return lines
 
 
 # ---- np.unravel_index, np.ravel_multi_index ----

@@ -9,15 +9,21 @@ from ._util import (
 
 
 @overload(np.diff)
-def _diff(a, n=1):
-    if not is_array(a) or a.ndim not in (1, 2):
+def _diff(a, n=1, axis=-1):
+    if not is_array(a):
         return None
+    if a.ndim == 0:
+        raise TypeError("diff requires input that is at least one dimensional")
+    if isinstance(axis, types.Type) and not isinstance(axis, types.Integer):
+        raise TypeError(f"np.diff() takes an int as axis in compiled code, not {axis}")
     boolean = isinstance(a.dtype, types.Boolean)   # NumPy's diff of bools is !=
 
     if a.ndim == 1:
-        def impl(a, n=1):
+        def impl(a, n=1, axis=-1):
             if n < 0:
                 raise ValueError("order must be non-negative")
+            if axis < -1 or axis > 0:
+                raise np.exceptions.AxisError("axis out of bounds")
             out = a.copy()
             m = out.size
             for _ in range(n):
@@ -28,21 +34,35 @@ def _diff(a, n=1):
                 m -= 1
             return out[:m].copy()
         return impl
+    return _diff_rows(a.ndim, boolean)
 
-    def impl2(a, n=1):
-        if n < 0:
-            raise ValueError("order must be non-negative")
-        out = a.copy()
-        m = out.shape[1]
-        for _ in range(n):
-            if m == 0:
-                break
-            for r in range(out.shape[0]):
-                for i in range(m - 1):
-                    out[r, i] = out[r, i + 1] != out[r, i] if boolean else out[r, i + 1] - out[r, i]
-            m -= 1
-        return out[:, :m].copy()
-    return impl2
+
+def _diff_rows(nd, boolean):
+    """np.diff along any axis of an array of nd >= 2 dimensions: the axis moved last in a C
+    copy seen as rows, each differenced in place, then moved back."""
+    lead = [f"moved.shape[{d}]" for d in range(nd - 1)]
+    step = "out[r, i + 1] != out[r, i]" if boolean else "out[r, i + 1] - out[r, i]"
+    source = f"""def impl(a, n=1, axis=-1):
+    if n < 0:
+        raise ValueError("order must be non-negative")
+    ax = _norm_axis(axis, {nd})
+    moved = np.moveaxis(a, ax, -1).copy()
+    m = moved.shape[{nd - 1}]
+    rows = {" * ".join(lead)}
+    out = moved.reshape((rows, m))
+    for _ in range(n):
+        if m == 0:
+            break
+        for r in range(rows):
+            for i in range(m - 1):
+                out[r, i] = {step}
+        m -= 1
+    res = out[:, :m].copy().reshape(({"".join(x + ", " for x in lead)}m))
+    return np.moveaxis(res, -1, ax).copy()
+"""
+    from .numpy_shape import _norm_axis
+    from ._util import generated
+    return generated("impl", source, {"_norm_axis": _norm_axis})
 
 
 @overload(np.cumprod)

@@ -4,6 +4,8 @@ with axis=None).
 
 The NaN-ignoring products and running totals are NumPy's own definition: the array with its NaNs
 replaced by the operation's identity, then the plain function, so dtypes and axes follow it."""
+import warnings
+
 import numpy as np
 
 from ._util import float_of, generated, given, is_array, overload, promote, types
@@ -217,3 +219,48 @@ def _nancumprod(a, axis=None, dtype=None, out=None):
         return lambda a, axis=None, dtype=None, out=None: \
             np.cumprod(_nan_replaced(a, 1), axis=axis)
     return lambda a, axis=None, dtype=None, out=None: np.cumprod(_nan_replaced(a, 1))
+
+
+# ---- axis= on the NaN-skipping reductions without one of their own ----
+# np.nansum(a, axis=1) and the others: the function of each 1-d lane along the axis (a view),
+# into an array of the other axes. The result's dtype is NumPy's for the reduction of a lane.
+
+def _nan_along(func, ddof=False):
+    name = func.__name__
+    params = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False" if ddof else (
+        "a, axis=None, out=None, keepdims=False" if name in ("nanmin", "nanmax", "nanargmin",
+                                                             "nanargmax")
+        else "a, axis=None, dtype=None, out=None, keepdims=False")
+
+    def typing(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        if not (is_array(a) and isinstance(axis, types.Integer)) or a.ndim < 2 or given(out) or \
+                (isinstance(dtype, types.Type) and given(dtype)) or \
+                (isinstance(keepdims, types.Type) and given(keepdims)):
+            return None
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rt = types._as_type(np.asarray(func(np.ones(2, np.dtype(a.dtype.name)))).dtype)
+        nd = a.ndim
+        lead = "".join(f"moved.shape[{d}], " for d in range(nd - 1))
+        call = f"np.{name}(moved[idx], ddof=ddof)" if ddof else f"np.{name}(moved[idx])"
+        source = (f"def impl({params}):\n"
+                  f"    moved = np.moveaxis(a, _norm_axis(axis, {nd}), -1)\n"
+                  f"    res = np.empty(({lead}), RT)\n"
+                  "    for idx in np.ndindex(res.shape):\n"
+                  f"        res[idx] = {call}\n"
+                  "    return res\n")
+        return generated("impl", source, {"RT": rt, "_norm_axis": _norm_axis})
+    exec_params = params.replace("a, ", "", 1)
+    ns = {"typing": typing, "__name__": __name__}
+    exec(f"def along(a, {exec_params}):\n    return typing(a, axis=axis"
+         + (", dtype=dtype" if "dtype" in params else "") + ", out=out"
+         + (", ddof=ddof" if ddof else "") + ", keepdims=keepdims)\n", ns)
+    along = ns["along"]
+    along.__name__ = along.__qualname__ = f"_{name}_along"
+    overload(func, strict=False)(along)
+
+
+for _func in (np.nansum, np.nanmean, np.nanmin, np.nanmax, np.nanargmin, np.nanargmax):
+    _nan_along(_func)
+for _func in (np.nanvar, np.nanstd):
+    _nan_along(_func, ddof=True)

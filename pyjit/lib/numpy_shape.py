@@ -1,6 +1,7 @@
 """Joining, splitting the shape of and rearranging arrays, written in the compiled subset:
 np.concatenate, stack, vstack, hstack, column_stack, expand_dims, atleast_1d/2d/3d, flip,
-fliplr, flipud, roll, repeat, tile, ravel, reshape, array.flatten and array.item. Semantics and messages
+fliplr, flipud, roll, repeat, tile, ravel, reshape, array.flatten and array.item, and the
+broadcasting views np.broadcast_to, broadcast_shapes and broadcast_arrays. Semantics and messages
 are NumPy's.
 
 A tuple of arrays may mix layouts and dtypes (its items are then of different types), so the
@@ -167,7 +168,18 @@ def _vstack(tup):
         return lambda tup: np.stack(tup, 0)
     if ndim is not None and ndim >= 2:
         return lambda tup: np.concatenate(tup, 0)
-    return None
+    return _stack_mixed(tup, "atleast_2d", 0)
+
+
+def _stack_mixed(tup, lift, axis):
+    """vstack (and dstack) of a tuple of arrays of different ndims: each lifted (np.atleast_2d,
+    np.atleast_3d) then joined, as NumPy's."""
+    items = _arrays(tup)
+    if not items or not isinstance(tup, types.Tuple):
+        return None
+    lifted = ", ".join(f"np.{lift}(tup[{k}])" for k in range(len(items)))
+    return _generated("impl", f"def impl(tup):\n    return np.concatenate(({lifted},), {axis})\n",
+                      {})
 
 
 @overload(np.hstack)
@@ -554,3 +566,116 @@ def _tolist(a):
         return lambda a: [[[x for x in row] for row in plane] for plane in a]
     raise TypeError(f"a.tolist() of a {a.ndim}-d array: compiled code makes the nested lists "
                     "of arrays of 1 to 3 dimensions")
+
+
+# ---- np.broadcast_to, np.broadcast_shapes, np.broadcast_arrays ----
+# Views whose broadcast axes have stride 0, as NumPy's (which are read-only: here writes through
+# one would reach every element it repeats, so do not write them).
+
+def _shape_arg(shape, what):
+    """The length of a shape argument (an int or a tuple of ints), or a TypeError."""
+    if isinstance(shape, (types.Integer, types.Boolean)):
+        return None
+    if isinstance(shape, types.Tuple) and all(isinstance(t, types.Integer) for t in shape.types):
+        return len(shape.types)
+    raise TypeError(f"{what} takes a shape as an int or a tuple of ints, not {shape}")
+
+
+def _broadcast_lines(names, ndims, n):
+    """Source lines computing D0..D{n-1}, the broadcast of the shapes names[k] (of ndims[k]
+    items), with NumPy's error where two lengths differ and neither is 1."""
+    lines = []
+    for d in range(n):
+        lines.append(f"    D{d} = 1")
+        for name, nd in zip(names, ndims):
+            j = d - (n - nd)
+            if j < 0:
+                continue
+            lines += [f"    if {name}[{j}] != 1:",
+                      f"        if D{d} != 1 and D{d} != {name}[{j}]:",
+                      "            raise ValueError('shape mismatch: objects cannot be broadcast "
+                      "to a single shape')",
+                      f"        D{d} = {name}[{j}]"]
+    return lines
+
+
+def _tuple_source(items):
+    return "(" + "".join(f"{x}, " for x in items) + ")"
+
+
+def _view_source(a, nd, n, shape):
+    """The source of a view of array a (nd axes) broadcast to shape (a tuple source of n
+    lengths, n >= nd, already checked)."""
+    strides = [("0" if d < n - nd else
+                f"(0 if {a}.shape[{d - (n - nd)}] == 1 else {a}.strides[{d - (n - nd)}])")
+               for d in range(n)]
+    return f"as_strided({a}, {shape}, {_tuple_source(strides)})"
+
+
+@overload(np.broadcast_to)
+def _broadcast_to(array, shape, subok=False):
+    if not (is_array(array) or is_number(array)):
+        return None
+    n = _shape_arg(shape, "np.broadcast_to()")
+    src = "    a = array\n" if is_array(array) else "    a = np.full((), array)\n"
+    nd = array.ndim if is_array(array) else 0
+    if n is None:
+        src += "    s = (shape,)\n"
+        n = 1
+    else:
+        src += "    s = shape\n"
+    if n < nd:
+        src += ("    raise ValueError('input operand has more dimensions than allowed by the "
+                "axis remapping')\n")
+        return _generated("impl", "def impl(array, shape, subok=False):\n" + src, {})
+    lines = []
+    for d in range(n):
+        lines.append(f"    if s[{d}] < 0:\n        raise ValueError('all elements of broadcast "
+                     "shape must be non-negative')")
+        j = d - (n - nd)
+        if j >= 0:
+            lines.append(f"    if a.shape[{j}] != 1 and a.shape[{j}] != s[{d}]:\n"
+                         "        raise ValueError('operands could not be broadcast together "
+                         "with remapped shapes')")
+    src += "\n".join(lines) + "\n"
+    src += f"    return {_view_source('a', nd, n, _tuple_source(f's[{d}]' for d in range(n)))}\n"
+    return _generated("impl", "def impl(array, shape, subok=False):\n" + src, {})
+
+
+def _star(args):
+    """The types of a *args parameter, which a typing function is given as one tuple."""
+    return list(args[0].types) if len(args) == 1 and isinstance(args[0], types.Tuple) else args
+
+
+@overload(np.broadcast_shapes)
+def _broadcast_shapes(*args):
+    args = _star(args)
+    ns = [_shape_arg(s, "np.broadcast_shapes()") for s in args]
+    ndims = [1 if k is None else k for k in ns]
+    n = max(ndims, default=0)
+    lines = ["def impl(*args):"]
+    names = []
+    for k, s in enumerate(ns):
+        lines.append(f"    s{k} = (args[{k}],)" if s is None else f"    s{k} = args[{k}]")
+        names.append(f"s{k}")
+    lines += _broadcast_lines(names, ndims, n)
+    lines.append(f"    return {_tuple_source(f'D{d}' for d in range(n))}")
+    return _generated("impl", "\n".join(lines) + "\n", {})
+
+
+@overload(np.broadcast_arrays)
+def _broadcast_arrays(*args):
+    args = _star(args)
+    if not all(is_array(a) or is_number(a) for a in args):
+        return None
+    ndims = [a.ndim if is_array(a) else 0 for a in args]
+    n = max(ndims, default=0)
+    lines = ["def impl(*args):"]
+    for k, a in enumerate(args):
+        lines.append(f"    a{k} = args[{k}]" if is_array(a) else
+                     f"    a{k} = np.full((), args[{k}])")
+    lines += _broadcast_lines([f"a{k}.shape" for k in range(len(args))], ndims, n)
+    shape = _tuple_source(f"D{d}" for d in range(n))
+    views = [_view_source(f"a{k}", ndims[k], n, shape) for k in range(len(args))]
+    lines.append(f"    return {_tuple_source(views)}")
+    return _generated("impl", "\n".join(lines) + "\n", {})

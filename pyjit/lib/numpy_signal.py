@@ -123,14 +123,16 @@ def _kron(a, b):
     return impl2
 
 
-def _trapezoid(y, x=None, dx=1.0):
-    if not is_array(y) or y.ndim != 1:
+def _trapezoid(y, x=None, dx=1.0, axis=-1):
+    if not is_array(y) or y.ndim == 0:
         return None
+    if y.ndim > 1:
+        return _trapezoid_rows(y, x)
     if given(x):
         if not is_array(x) or x.ndim != 1:
             return None
 
-        def with_x(y, x=None, dx=1.0):
+        def with_x(y, x=None, dx=1.0, axis=-1):
             if x.size != y.size:
                 raise ValueError("x and y must have the same length")
             s = 0.0
@@ -139,7 +141,7 @@ def _trapezoid(y, x=None, dx=1.0):
             return s
         return with_x
 
-    def with_dx(y, x=None, dx=1.0):
+    def with_dx(y, x=None, dx=1.0, axis=-1):
         s = 0.0
         for i in range(1, y.size):
             s += dx * (y[i] + y[i - 1]) / 2.0
@@ -147,10 +149,38 @@ def _trapezoid(y, x=None, dx=1.0):
     return with_dx
 
 
+def _trapezoid_rows(y, x):
+    """np.trapezoid along any axis of an array of 2 dimensions or more: one integral per row of
+    the other axes, x a 1-d array along the axis (or dx)."""
+    if given(x) and (not is_array(x) or x.ndim != 1):
+        raise TypeError(f"np.trapezoid() of a {y.ndim}-d array takes x as a 1-d array along the "
+                        f"axis in compiled code, not {x}")
+    nd = y.ndim
+    step = ("(x[i] - x[i - 1])" if given(x) else "dx")
+    lead = "".join(f"moved.shape[{d}], " for d in range(nd - 1))
+    source = f"""def impl(y, x=None, dx=1.0, axis=-1):
+    ax = _norm_axis(axis, {nd})
+    moved = np.moveaxis(y, ax, -1)
+    m = moved.shape[{nd - 1}]
+    {"if x.size != m: raise ValueError('x and y must have the same length')" if given(x) else ""}
+    out = np.empty(({lead}), np.float64)
+    for idx in np.ndindex(out.shape):
+        row = moved[idx]
+        s = 0.0
+        for i in range(1, m):
+            s += {step} * (row[i] + row[i - 1]) / 2.0
+        out[idx] = s
+    return out
+"""
+    from ._util import generated
+    from .numpy_shape import _norm_axis
+    return generated("impl", source, {"_norm_axis": _norm_axis})
+
+
 overload(np.trapezoid)(_trapezoid)
 
 
-@overload(np.cov)
+@overload(np.cov, jit_options={"error_model": "numpy"})   # 0 / 0 degrees of freedom: NaN
 def _cov(m, y=None, rowvar=True, bias=False, ddof=None):
     if not is_array(m) or m.ndim not in (1, 2) or isinstance(m.dtype, types.Complex):
         return None
@@ -175,7 +205,7 @@ def _cov(m, y=None, rowvar=True, bias=False, ddof=None):
         for i in range(nvar):
             mean[i] = x[i].sum() / nobs
         out = np.empty((nvar, nvar))
-        fact = nobs - d
+        fact = max(nobs - d, 0)   # NumPy: no degrees of freedom left divide by 0
         for i in range(nvar):
             for j in range(i, nvar):
                 s = 0.0
@@ -184,7 +214,7 @@ def _cov(m, y=None, rowvar=True, bias=False, ddof=None):
                 out[i, j] = s / fact
                 out[j, i] = out[i, j]
         return out
-    return _squeezed(register_jitable(impl)) if squeeze else impl
+    return _squeezed(register_jitable(error_model="numpy")(impl)) if squeeze else impl
 
 
 def _rows(m, rowvar):
@@ -219,7 +249,7 @@ def _squeezed(impl):
     return one
 
 
-@overload(np.corrcoef)
+@overload(np.corrcoef, jit_options={"error_model": "numpy"})
 def _corrcoef(x, y=None, rowvar=True):
     if not is_array(x) or x.ndim not in (1, 2):
         return None

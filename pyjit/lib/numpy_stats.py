@@ -440,32 +440,10 @@ def _count_bins(b, first, last, edges, hist):
     return missed
 
 
-def _histogram_edges(a, bins=10, range=None):
-    """np.histogram(a, bins=edges): the edges given (range is then not used, as NumPy's), each
-    bin half-open but the last, which holds its right edge too; NaN and values outside fall in
-    none."""
-    n = bins.size - 1
-    if n < 1:
-        raise ValueError("`bins` must have at least 2 edges")   # NumPy's np.diff fails there
-    for i in builtins_range(n):
-        if bins[i] > bins[i + 1]:
-            raise ValueError("`bins` must increase monotonically, when an array")
-    hist = np.zeros(n, dtype=np.int64)
-    lo, hi = bins[0], bins[n]
-    for x in a.ravel():
-        if x >= lo and x <= hi:
-            k = np.searchsorted(bins, x, side="right") - 1
-            hist[min(k, n - 1)] += 1
-    return hist, bins
-
-
-builtins_range = range   # _histogram_edges's parameter `range` hides the builtin there
-
-
 @overload(np.histogram, jit_options={"boundscheck": False})
 def _histogram(a, bins=10, range=None):
-    if is_array(a) and is_array(bins) and bins.ndim == 1:
-        return _histogram_edges
+    if is_array(a) and is_array(bins) and not isinstance(bins.dtype, types.Complex):
+        return _histogram_edges(a, bins)
     if not is_array(a) or not isinstance(bins, (types.Integer, types.Omitted, int)):
         return None
     if given(range) and not isinstance(range, types.Tuple):
@@ -507,6 +485,33 @@ def _histogram(a, bins=10, range=None):
             raise ValueError("autodetected range is not finite")
         return hist, edges
     return impl
+
+
+def _histogram_edges(a, bins):
+    """np.histogram with the bin edges given (range= is then unused, as NumPy's): a value x
+    counts in bin i where edges[i] <= x < edges[i + 1], the last bin taking its right edge too;
+    NaNs and values outside the edges are left out."""
+    if bins.ndim != 1:
+        raise TypeError(f"np.histogram() takes bins as an int or a 1-d array, not {bins}")
+
+    def impl(a, bins=10, range=None):
+        n = max(bins.size - 1, 0)
+        if n == 0:   # no bins: nothing counted, as NumPy's
+            return np.zeros(0, dtype=np.int64), bins.copy()
+        for i in builtins_range(n):
+            if bins[i + 1] < bins[i]:
+                raise ValueError("`bins` must increase monotonically, when an array")
+        hist = np.zeros(n, dtype=np.int64)
+        b = a.ravel()
+        for x in b:
+            if x >= bins[0] and x <= bins[n]:
+                k = np.searchsorted(bins, x, side="right") - 1
+                hist[k if k < n else n - 1] += 1
+        return hist, bins.copy()
+    return impl
+
+
+builtins_range = range
 
 
 @overload(np.bincount)

@@ -150,6 +150,45 @@ def _fmin(a, b):
     return a if a <= b else b
 
 
+# Complex numbers order as NumPy orders them: by the real parts, then the imaginary ones, a NaN
+# part making the pair unordered (NumPy's CGE and CLE).
+@register_jitable
+def _complex_ge(x, y):
+    return ((x.real > y.real and x.imag == x.imag and y.imag == y.imag) or
+            (x.real == y.real and x.imag >= y.imag))
+
+
+@register_jitable
+def _complex_le(x, y):
+    return ((x.real < y.real and x.imag == x.imag and y.imag == y.imag) or
+            (x.real == y.real and x.imag <= y.imag))
+
+
+@register_jitable
+def _has_nan(x):
+    return x.real != x.real or x.imag != x.imag
+
+
+@register_jitable
+def _complex_maximum(a, b):
+    return a if _has_nan(a) or _complex_ge(a, b) else b
+
+
+@register_jitable
+def _complex_minimum(a, b):
+    return a if _has_nan(a) or _complex_le(a, b) else b
+
+
+@register_jitable
+def _complex_fmax(a, b):
+    return a if _has_nan(b) or _complex_ge(a, b) else b
+
+
+@register_jitable
+def _complex_fmin(a, b):
+    return a if _has_nan(b) or _complex_le(a, b) else b
+
+
 @register_jitable
 def _int_max(a, b):
     return a if a >= b else b
@@ -539,19 +578,20 @@ def _broadcast_error():
     raise ValueError("operands could not be broadcast together")
 
 
-def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False, names=None):
+def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False, names=None, zero_d=()):
     """impl(params...) over operands of these dimensions (0: a scalar): res[...] = OUT(
     KERNEL(CT0(x0[...]), CT1(x1[...]), ...)), broadcast, into out when has_out. An out of more
     dimensions than every operand (np.sin(x, out) of a scalar x) gives the leading ones; with
     out_joins, every axis of out takes part in the broadcast, as in NumPy (the inputs broadcast
-    up to it, and an out axis of another length is the broadcast error)."""
+    up to it, and an out axis of another length is the broadcast error). zero_d: the operands
+    that are 0-d arrays (read as x[()]; NumPy gives a scalar when every operand is one)."""
     n = max(max(ndims), out_ndim)
     ops = range(len(ndims))
     lines = [f"def impl({', '.join(params)}):"]
     if names:   # the operands' public names (keywords callers use), read as x0, x1, ...
         lines.append(f"    {', '.join(f'x{k}' for k in ops)}, = {', '.join(names)},")
     if n == 0:
-        args = ", ".join(f"CT{k}(x{k})" for k in ops)
+        args = ", ".join(f"CT{k}(x{k}[()])" if k in zero_d else f"CT{k}(x{k})" for k in ops)
         if has_out:   # a 0-d out (a @vectorize ufunc's call from compiled code)
             lines += [f"    out[()] = OUT(KERNEL({args}))", "    return out"]
         else:
@@ -591,7 +631,7 @@ def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False, names=None
     reads = []
     for k in ops:
         if ndims[k] == 0:
-            reads.append(f"CT{k}(x{k})")
+            reads.append(f"CT{k}(x{k}[()])" if k in zero_d else f"CT{k}(x{k})")
         else:
             index = ", ".join(f"i{d} * m{k}_{d}" for d in range(n - ndims[k], n))
             reads.append(f"CT{k}(x{k}[{index}])")
@@ -663,7 +703,9 @@ def _loop_impl(kernel, ins, res, operands, out, params, exact_half=False):
     env = {"KERNEL": kernel, "OUT": res}
     for k, t in enumerate(ins):   # float16 loops compute in float32 and round, as NumPy's do
         env[f"CT{k}"] = types.float32 if t == types.float16 and not exact_half else t
-    return _generated(_loop_source(params, ndims, has_out, out.ndim if has_out else 0), env)
+    zero_d = [k for k, t in enumerate(operands) if is_array(t) and t.ndim == 0]
+    return _generated(_loop_source(params, ndims, has_out, out.ndim if has_out else 0,
+                                   zero_d=zero_d), env)
 
 
 def _pick(kernels, t):
@@ -683,8 +725,8 @@ _UFUNCS = {
     "floor_divide": (2, {"i": _int_floor_divide, "f": _float_floor_divide}),
     "remainder": (2, {"i": _int_remainder, "f": _float_remainder}),
     "fmod": (2, {"i": _int_fmod, "f": _float_fmod}),
-    "fmax": (2, {"b": _int_max, "i": _int_max, "f": _fmax}),
-    "fmin": (2, {"b": _int_min, "i": _int_min, "f": _fmin}),
+    "fmax": (2, {"b": _int_max, "i": _int_max, "f": _fmax, "c": _complex_fmax}),
+    "fmin": (2, {"b": _int_min, "i": _int_min, "f": _fmin, "c": _complex_fmin}),
     "copysign": (2, {"f": _copysign}),
     "heaviside": (2, {"f": _heaviside}),
     "logaddexp": (2, {"f": _logaddexp}),
@@ -756,7 +798,11 @@ for _name, (_nin, _kernels) in _UFUNCS.items():
 
 
 # ---- the ufuncs of two outputs: np.divmod, np.frexp, np.modf ----
-# Each output is a loop of its own over the operands (out= is not taken), returned as a tuple.
+# Each output is a loop of its own over the operands, returned as a tuple. Given outputs (two
+# positional arrays after the operands, or out=(o1, o2)), the first is computed into a temporary,
+# the second into its array, and then the first copied into its own: an output that is also an
+# operand (np.modf(a, a, b)) is written only after both loops have read it, as NumPy's one loop
+# reads each element before writing it.
 
 def _resolve_outputs(ufunc, operands):
     """NumPy's loop types (inputs, then outputs) as pyjit types, or None where it has none."""
@@ -767,31 +813,65 @@ def _resolve_outputs(ufunc, operands):
     return [types._as_type(d) for d in loop]
 
 
+def _two_outputs(name, out1, out2, out):
+    """Whether outputs were given (out1 and out2, or out=(o1, o2)); a TypeError naming what is
+    accepted when they are given otherwise."""
+    if not (_given(out1) or _given(out2) or _given(out)):
+        return False
+    if _given(out) and (_given(out1) or _given(out2)):
+        raise TypeError(f"np.{name}() takes its outputs as arguments or as out=, not both")
+    pair = [out1, out2] if not _given(out) else (
+        list(out.types) if isinstance(out, types.Tuple) and len(out.types) == 2 else None)
+    if pair is None or not all(is_array(o) and not o.readonly and o.ndim > 0 for o in pair):
+        raise TypeError(f"np.{name}() takes as outputs two writable arrays (out1, out2 or "
+                        f"out=(out1, out2)), not {out if _given(out) else (out1, out2)}")
+    return True
+
+
+_OUT_PAIR = """
+    if out is not None:
+        out1, out2 = out
+"""
+
+
 @overload(np.divmod, jit_options=_OPTIONS, strict=False)
-def _divmod(x1, x2):
+def _divmod(x1, x2, out1=None, out2=None, out=None):
     """NumPy's divmod is floor_divide and remainder of the same loop."""
     if not (_operand(x1) and _operand(x2)) or _resolve_outputs(np.divmod, [x1, x2]) is None:
         return None
-    return lambda x1, x2: (np.floor_divide(x1, x2), np.remainder(x1, x2))
+    if not _two_outputs("divmod", out1, out2, out):
+        return lambda x1, x2, out1=None, out2=None, out=None: (np.floor_divide(x1, x2),
+                                                               np.remainder(x1, x2))
+    source = ("def impl(x1, x2, out1=None, out2=None, out=None):" + _OUT_PAIR +
+              "    q = np.floor_divide(x1, x2)\n    np.remainder(x1, x2, out2)\n"
+              "    out1[...] = q\n    return out1, out2\n")
+    return _generated(source, {})
 
 
 def _register_split(name, first, second):
     """A unary ufunc of two outputs, each the loop of its kernel (by the loop's input kind)."""
     ufunc = getattr(np, name)
 
-    def typing(x):
+    def typing(x, out1=None, out2=None, out=None):
         loop = _resolve_outputs(ufunc, [x]) if _operand(x) else None
         if loop is None:
             return None
+        given = _two_outputs(name, out1, out2, out)
         outs = []
         for i, kernels in enumerate((first, second)):
             kernel = _pick(kernels, loop[0])
             if kernel is None:
                 return None
-            outs.append(register_jitable(_loop_impl(kernel, loop[:1], loop[1 + i], [x], None,
-                                                    ["x0"], True)))
-        return _generated("def impl(x0):\n    return F(x0), S(x0)\n",
-                          {"F": outs[0], "S": outs[1]})
+            target = (out1, out2) if not _given(out) else tuple(out.types)
+            into = target[i] if given and i == 1 else None
+            outs.append(register_jitable(_loop_impl(kernel, loop[:1], loop[1 + i], [x], into,
+                                                    ["x0", "out=None"], True)))
+        if not given:
+            return _generated("def impl(x, out1=None, out2=None, out=None):\n"
+                              "    return F(x), S(x)\n", {"F": outs[0], "S": outs[1]})
+        return _generated("def impl(x, out1=None, out2=None, out=None):" + _OUT_PAIR +
+                          "    m = F(x)\n    S(x, out2)\n    out1[...] = m\n"
+                          "    return out1, out2\n", {"F": outs[0], "S": outs[1]})
     typing.__name__ = typing.__qualname__ = f"_{name}"
     overload(ufunc, jit_options=_OPTIONS, strict=False)(typing)
 
@@ -878,6 +958,10 @@ _COMPLEX_MATH = {
 }
 
 
+# np.maximum and np.minimum of complex operands (the builtins take real ones)
+_COMPLEX_ORDER = {"maximum": _complex_maximum, "minimum": _complex_minimum}
+
+
 def _complex_kernel(name):
     return register_jitable(generated("k", f"def k(z):\n    return {_COMPLEX_MATH[name]}\n",
                                       {"cmath": cmath, "math": math}))
@@ -895,9 +979,12 @@ def _register_out(name, nin):
     kernels = {"*": kernel}
     if name in _COMPLEX_MATH:
         kernels["c"] = _complex_kernel(name)
+    if name in _COMPLEX_ORDER:
+        kernels["c"] = _COMPLEX_ORDER[name]
     if nin == 2:
         def typing(x1, x2, out=None):
-            if not _given(out):
+            if not _given(out) and not (name in _COMPLEX_ORDER and
+                                        (_is_complex(x1) or _is_complex(x2))):
                 return None
             return _ufunc_impl(ufunc, kernels, [x1, x2], out, ["x0", "x1", "out=None"])
     else:
@@ -940,8 +1027,13 @@ def _clip(a, a_min, a_max, out=None):
     if has_out and (not is_array(out) or out.readonly or out.ndim != max(ndims) or out.ndim == 0):
         return None
     env = {"KERNEL": _clip3, "OUT": res, "CT0": ins[0], "CT1": ins[1], "CT2": ins[2]}
+    for k in (1, 2):   # a Python int bound past the array's int type compares as itself (NumPy 2)
+        if (types.is_weak(operands[k]) and isinstance(operands[k], types.Integer) and
+                isinstance(res, types.Integer) and res != types.uint64):
+            env[f"CT{k}"] = types.int64
+    zero_d = [k for k, t in enumerate(operands) if is_array(t) and t.ndim == 0]
     source = _loop_source(["a", "a_min", "a_max", "out=None"], ndims, has_out,
-                          names=["a", "a_min", "a_max"])
+                          names=["a", "a_min", "a_max"], zero_d=zero_d)
     return _generated(source, env)
 
 

@@ -1,13 +1,15 @@
 """Views that rearrange an array's axes, written in the compiled subset over
 np.lib.stride_tricks.as_strided (a builtin: a view of an array's memory with a given shape and
 strides): np.transpose with axes and a.transpose(...), np.swapaxes and a.swapaxes, np.moveaxis,
-np.squeeze and a.squeeze with an axis. Each gives a view, as NumPy's do, so writes through it
-reach the array; the shapes are tuples whose length the array's ndim fixes, so each
-implementation is generated per ndim. Messages are NumPy's."""
+np.squeeze and a.squeeze with an axis, a.view(dtype) and np.frombuffer (over
+pyjit._views.as_strided, which takes the view's dtype). Each gives a view, as NumPy's do, so
+writes through it reach the array; the shapes are tuples whose length the array's ndim fixes, so
+each implementation is generated per ndim. Messages are NumPy's."""
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ._util import generated, is_array, overload, overload_method, types
+from .. import _views
+from ._util import generated, given, is_array, overload, overload_method, register_jitable, types
 from .numpy_shape import _norm_axis
 
 AxisError = np.exceptions.AxisError
@@ -69,7 +71,25 @@ def _transpose(a, axes=None):
     return _generated("def impl(a, axes=None):\n" + body)
 
 
-overload_method(types.Array, "transpose")(_transpose)   # a.transpose(), a.transpose((1, 0))
+_MORE_AXES = tuple(f"ax{k}" for k in range(1, 8))
+
+
+def _transpose_method(a, axes=None, ax1=None, ax2=None, ax3=None, ax4=None, ax5=None, ax6=None,
+                      ax7=None):
+    """a.transpose(), a.transpose(None), a.transpose((1, 0)) and a.transpose(1, 0) (the axes
+    as separate ints, up to 8)."""
+    if not is_array(a):
+        return None
+    more = [t for t in (ax1, ax2, ax3, ax4, ax5, ax6, ax7)
+            if isinstance(t, types.Type) and given(t)]
+    params = "a, axes=None, " + ", ".join(f"{n}=None" for n in _MORE_AXES)
+    if not more and not isinstance(axes, types.Integer):
+        return _generated(f"def impl({params}):\n    return np.transpose(a, axes)\n")
+    names = ["axes"] + list(_MORE_AXES[:len(more)])
+    return _generated(f"def impl({params}):\n    return np.transpose(a, ({', '.join(names)},))\n")
+
+
+overload_method(types.Array, "transpose")(_transpose_method)
 
 
 def _swapaxes(a, axis1, axis2):
@@ -127,3 +147,100 @@ def _squeeze(a, axis=None):
 
 overload(np.squeeze)(_squeeze)
 overload_method(types.Array, "squeeze")(_squeeze)
+
+
+# ---- a.view(dtype) and np.frombuffer: the memory as items of another type ----
+
+def _item_type(dtype, what):
+    """The number or bool type a dtype argument names, or a TypeError."""
+    from .lists import _dtype_of
+    t = _dtype_of(dtype)
+    if not isinstance(t, (types.Number, types.Boolean)):
+        raise TypeError(f"{what} takes the dtype of a number or bool in compiled code, not {dtype}")
+    return t
+
+
+def _itemsize(t):
+    return np.dtype(t.name).itemsize
+
+
+def _view_source(nd, old, new):
+    """The body of a.view(DT): the same shape and strides where the sizes agree, else the last
+    axis (contiguous) counted again in items of the new size, with NumPy's errors."""
+    if old == new:
+        return "    return as_view(a, a.shape, a.strides, DT)\n"
+    if nd == 0:
+        return ("    raise ValueError('Changing the dtype of a 0d array is only supported if the "
+                "itemsize is unchanged')\n")
+    last = nd - 1
+    head = "".join(f"a.shape[{d}], " for d in range(last))
+    heads = "".join(f"a.strides[{d}], " for d in range(last))
+    smaller = ("When changing to a smaller dtype, its size must be a divisor of the size of "
+               "original dtype" if new < old else "When changing to a larger dtype, its size "
+               "must be a divisor of the total size in bytes of the last axis of the array.")
+    return (f"    if a.shape[{last}] != 1 and a.strides[{last}] != {old}:\n"
+            "        raise ValueError('To change to a dtype of a different size, the last axis "
+            "must be contiguous')\n"
+            f"    total = a.shape[{last}] * {old}\n"
+            f"    if total % {new} != 0:\n"
+            f"        raise ValueError('{smaller}')\n"
+            f"    return as_view(a, ({head}total // {new},), ({heads}{new},), DT)\n")
+
+
+def _array_view(a, dtype):
+    if not is_array(a):
+        return None
+    if not isinstance(a.dtype, (types.Number, types.Boolean)):
+        raise TypeError(f"a.view(dtype) takes an array of numbers or bools, not {a}")
+    new = _item_type(dtype, "a.view()")
+    source = "def impl(a, dtype):\n" + _view_source(a.ndim, _itemsize(a.dtype), _itemsize(new))
+    return generated("impl", source, {"as_view": _views.as_strided, "DT": new})
+
+
+overload_method(types.Array, "view")(_array_view)
+
+
+@register_jitable
+def _c_contiguous(a):
+    step = a.itemsize
+    for d in range(a.ndim - 1, -1, -1):
+        if a.shape[d] != 1 and a.strides[d] != step:
+            return False
+        step *= a.shape[d]
+    return True
+
+
+@overload(np.frombuffer, strict=False)
+def _frombuffer(buffer, dtype=float, count=-1, offset=0):
+    """An array's memory (C-contiguous, as the buffer protocol gives it) as a 1-d array of
+    dtype, as Numba's np.frombuffer takes arrays (compiled code has no bytes objects)."""
+    if not is_array(buffer):
+        raise TypeError(f"np.frombuffer() takes an array in compiled code, not {buffer}")
+    if not isinstance(buffer.dtype, (types.Number, types.Boolean)):
+        raise TypeError(f"np.frombuffer() takes an array of numbers or bools, not {buffer}")
+    if dtype is float or dtype is None or isinstance(dtype, types.NoneType):
+        new = types.float64
+    else:
+        new = _item_type(dtype, "np.frombuffer()")
+    size = _itemsize(new)
+
+    source = """def impl(buffer, dtype=None, count=-1, offset=0):
+    if not _c_contiguous(buffer):
+        raise ValueError("ndarray is not C-contiguous")
+    nbytes = buffer.size * buffer.itemsize
+    if offset < 0 or offset > nbytes:
+        raise ValueError("offset must be non-negative and no greater than buffer length")
+    left = nbytes - offset
+    if count < 0:
+        if left % SIZE != 0:
+            raise ValueError("buffer size must be a multiple of element size")
+        n = left // SIZE
+    else:
+        if left < count * SIZE:
+            raise ValueError("buffer is smaller than requested size")
+        n = count
+    raw = as_view(buffer, (nbytes,), (1,), np.uint8)
+    return as_view(raw[offset:], (n,), (SIZE,), DT)
+"""
+    return generated("impl", source, {"as_view": _views.as_strided, "DT": new, "SIZE": size,
+                                      "_c_contiguous": _c_contiguous})

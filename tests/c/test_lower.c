@@ -49,6 +49,8 @@ void pj_random_seed(int64_t seed) { (void)seed; }
 double pj_random_f64(void) { return 0.5; }
 void pj_py_random_seed(int64_t seed) { (void)seed; }
 double pj_py_random_random(void) { return 0.5; }
+uint32_t pj_py_random_next32(void) { return 0; }
+double pj_py_random_gauss(void) { return 0.0; }
 double pj_random_normal(void) { return 0.0; }
 int64_t pj_random_randint(int64_t lo, int64_t hi) { (void)hi; return lo; }
 double pj_random_exponential(void) { return 1.0; }
