@@ -120,43 +120,16 @@ double pj_random_f64(void)
 }
 
 /* Python's random module in compiled code draws from a state of its own, as in Numba: seeding
- * np.random does not move it. random.seed(n) seeds it as CPython's random.seed(n) does (the
- * Mersenne Twister's init_by_array of |n|'s 32-bit words, least significant first), so the
- * numbers are the interpreter's after the same seed; pyjit/lib/pyrandom.py builds the module's
- * functions on its words, doubles and gauss. One per thread, seeded from the OS on first use. */
+ * np.random does not move it, and random.seed(n) seeds it as Numba's does, as np.random.seed(n)
+ * seeds NumPy's (the Mersenne Twister's init_genrand of n's low 32 bits), so a program's numbers
+ * are the ones it drew under Numba (not CPython's: its random.seed takes init_by_array).
+ * pyjit/lib/pyrandom.py builds the module's functions on its words, doubles and gauss, as
+ * Lib/random.py does. One per thread, seeded from the OS on first use. */
 static _Thread_local RandomState py_state;
-
-static void seed_by_array(RandomState *s, const uint32_t *key, int len)
-{
-    uint32_t *k = s->key;
-    seed_state(s, 19650218u);
-    int i = 1, j = 0;
-    for (int n = MT_N > len ? MT_N : len; n > 0; n--) {
-        k[i] = (k[i] ^ ((k[i - 1] ^ (k[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
-        i++, j++;
-        if (i >= MT_N) {
-            k[0] = k[MT_N - 1];
-            i = 1;
-        }
-        if (j >= len)
-            j = 0;
-    }
-    for (int n = MT_N - 1; n > 0; n--) {
-        k[i] = (k[i] ^ ((k[i - 1] ^ (k[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
-        i++;
-        if (i >= MT_N) {
-            k[0] = k[MT_N - 1];
-            i = 1;
-        }
-    }
-    k[0] = 0x80000000u;
-}
 
 void pj_py_random_seed(int64_t seed)
 {
-    uint64_t n = seed < 0 ? 0 - (uint64_t)seed : (uint64_t)seed;
-    uint32_t key[2] = {(uint32_t)n, (uint32_t)(n >> 32)};
-    seed_by_array(&py_state, key, key[1] ? 2 : 1);
+    seed_state(&py_state, (uint32_t)seed);
 }
 
 static RandomState *my_py_state(void)

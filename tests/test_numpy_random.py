@@ -196,14 +196,13 @@ def _interleaved(seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_python_random_module_has_a_stream_of_its_own(seed):
-    # as in Numba, random.seed(s) seeds a second generator, and draws from one never move the
-    # other; unlike Numba's, it is seeded as CPython's random.seed(s) seeds (tests/test_pyrandom.py)
+    # as in Numba: random.seed(s) seeds a second generator as np.random.seed(s) seeds NumPy's,
+    # and draws from one never move the other
     f = njit(_python_random_draws)
-    np.testing.assert_array_equal(f(seed, 7), _python_random_draws(seed, 7))
+    np.testing.assert_array_equal(f(seed, 7), np.random.RandomState(seed).random_sample(7))
     a0, b0, a1, b1 = njit(_interleaved)(seed)
     assert (a0, a1) == tuple(np.random.RandomState(seed).random_sample(2))
-    random.seed(seed + 1)
-    assert (b0, b1) == (random.random(), random.random())
+    assert (b0, b1) == tuple(np.random.RandomState((seed + 1) % 2**32).random_sample(2))
 
 
 def test_python_random_module_unseeded_draws_differ():
