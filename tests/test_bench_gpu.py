@@ -44,9 +44,9 @@ def test_launch_loop_parameters_match_the_ptx():
 def test_table_shows_the_c_loop_and_reduce_rows():
     bench = _bench()
     res = bench.Results()
-    res.values["pyjit"].update(launch=3.0, reduce=60.0)
+    res.values["pyjit"].update(launch=3.0, launch_procs=3.0, reduce=60.0)
     res.values["cupy"].update(launch=5.0, reduce=66.0)
-    res.values["c"]["launch"] = 2.5
+    res.values["c"].update(launch=2.5, launch_procs=2.5)   # fresh processes of each, alternating
     rows = {r[0]: r for r in bench.table_rows(res, ["launch", "reduce"])}
     c_row = rows["launch, against a raw cuLaunchKernel loop in C"]
     assert c_row[4] == "2.50 (C loop)" and c_row[5] == "1.20x C loop" and c_row[7] == "yes"
