@@ -603,6 +603,15 @@ static int direction_of(PyObject *obj)
     return DIR_AUTO;
 }
 
+static void classify_device(Arg *a, const CudaArray *d)
+{
+    a->kind = ARG_DEVICE;
+    a->data = d->data;
+    a->ndim = d->ndim;
+    a->shape = d->shape;
+    a->strides = d->strides;
+}
+
 static int classify_host(Arg *a, PyObject *arr, int dir)
 {
     CUdeviceptr dev;
@@ -687,11 +696,7 @@ static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **p
             return PyErr_Format(PyExc_TypeError, "kernel '%s' argument %d: a device array of "
                                 "dtype %R cannot be a kernel argument", k->cname, i + 1,
                                 d->dtype), -1;
-        a->kind = ARG_DEVICE;
-        a->data = d->data;
-        a->ndim = d->ndim;
-        a->shape = d->shape;
-        a->strides = d->strides;
+        classify_device(a, d);
         return 0;
     }
     if ((a->type = rt_typeof(obj, RT_TYPEOF_GPU)) ||
@@ -781,20 +786,14 @@ static int tuple_leaves(CudaKernel *k, int i, PyObject *obj, Type *t, Arg *out, 
         a->param = i;
         if (it->kind != TY_ARRAY)
             continue;
-        if (Py_TYPE(item) == &CudaArrayType) {
-            CudaArray *d = (CudaArray *)item;
-            a->kind = ARG_DEVICE;
-            a->data = d->data;
-            a->ndim = d->ndim;
-            a->shape = d->shape;
-            a->strides = d->strides;
-        } else if (np_ready() == 0 && PyArray_Check(item)) {
+        if (Py_TYPE(item) == &CudaArrayType)
+            classify_device(a, (CudaArray *)item);
+        else if (np_ready() == 0 && PyArray_Check(item))
             classify_host(a, item, DIR_AUTO);
-        } else {
+        else
             return PyErr_Format(PyExc_TypeError, "kernel '%s' argument %d: a tuple's arrays are "
                                 "device arrays or NumPy arrays, not %.100s", k->cname, i + 1,
                                 Py_TYPE(item)->tp_name), -1;
-        }
     }
     return 0;
 }

@@ -21,6 +21,28 @@ def threads_of(blockdim):
     return n
 
 
+class LaunchForms:
+    """What a Python-side kernel (the simulator's, the CPU backend's) offers beside
+    kernel[griddim, blockdim, stream, sharedmem]: configure, forall, and the error of a call
+    without a configuration."""
+
+    specialized = False
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        return self[griddim, blockdim, stream, sharedmem]
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        ntasks = int(ntasks)
+        tpb = int(tpb) or 128
+        if ntasks <= 0:
+            return lambda *args: None
+        return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
+
+    def __call__(self, *args, **kwargs):
+        raise ValueError(f"kernel '{self.__name__}' was called without a launch configuration: "
+                         f"launch it as {self.__name__}[blocks, threads](...)")
+
+
 class SpecializedKernel:
     """kernel.specialize(*args): the kernel for those argument types only. It launches as the
     kernel does (the same compiled versions) after checking the arguments' types."""

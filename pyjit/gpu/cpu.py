@@ -22,7 +22,7 @@ from .. import types as _types_mod
 from . import _options as _kernel_options
 from . import hardware as _hw
 from ._builtins import INTRINSICS, NAMESPACES
-from ._kernels import SpecializedKernel
+from ._kernels import LaunchForms, SpecializedKernel
 from .simulator import arrays as _arrays, host as _host
 from .simulator.kernel import _config, _gpu_typeof
 from .simulator.scheduler import BarrierError
@@ -118,7 +118,7 @@ class _Launcher:
         k._dispatcher(*values)
 
 
-class Kernel:
+class Kernel(LaunchForms):
     """A @gpu.jit kernel, compiled for the CPU on its first launch for the argument types:
     kernel[griddim, blockdim, stream, sharedmem](*args)."""
 
@@ -148,22 +148,6 @@ class Kernel:
         _kernel_options.check_block(self.__name__, self.options.get("launch_bounds"),
                                     blockdim[0] * blockdim[1] * blockdim[2])
         return _Launcher(self, griddim, blockdim, sharedmem)
-
-    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
-        return self[griddim, blockdim, stream, sharedmem]
-
-    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        ntasks = int(ntasks)
-        tpb = int(tpb) or 128
-        if ntasks <= 0:
-            return lambda *args: None
-        return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
-
-    def __call__(self, *args, **kwargs):
-        raise ValueError(f"kernel '{self.__name__}' was called without a launch configuration: "
-                         f"launch it as {self.__name__}[blocks, threads](...)")
-
-    specialized = False
 
     def specialize(self, *args):
         """This kernel for the types of args only: a launch with other types is a TypeError."""

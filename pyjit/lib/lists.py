@@ -1,6 +1,8 @@
 """Methods of lists written in the compiled subset: what needs no more than len, indexing,
 item assignment, append and pop (the primitives lower_list.c compiles). Semantics and messages
 are CPython's."""
+import operator
+
 import numpy as np
 
 from .. import types
@@ -501,26 +503,6 @@ def _compare(name, decide):
     return typing
 
 
-@register_jitable
-def _lt(x, y):
-    return x < y
-
-
-@register_jitable
-def _le(x, y):
-    return x <= y
-
-
-@register_jitable
-def _gt(x, y):
-    return x > y
-
-
-@register_jitable
-def _ge(x, y):
-    return x >= y
-
-
 @overload_method(types.List, "__eq__")
 def _list_eq(a, b):
     if not isinstance(b, types.List):
@@ -543,7 +525,7 @@ def _list_ne(a, b):
     return lambda a, b: not (a == b)
 
 
-_compare("__lt__", _lt)
-_compare("__le__", _le)
-_compare("__gt__", _gt)
-_compare("__ge__", _ge)
+_compare("__lt__", operator.lt)
+_compare("__le__", operator.le)
+_compare("__gt__", operator.gt)
+_compare("__ge__", operator.ge)

@@ -24,7 +24,7 @@ from . import intrinsics as I
 from . import host, scheduler, transform
 from ... import _serialize
 from .. import _options as _kernel_options
-from .._kernels import SpecializedKernel, threads_of as _threads_of
+from .._kernels import LaunchForms, SpecializedKernel, threads_of as _threads_of
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
@@ -289,7 +289,7 @@ class _Launcher:
 
 # --- kernels and device functions -----------------------------------------------------------
 
-class Kernel:
+class Kernel(LaunchForms):
     """A @gpu.jit kernel: launch it with kernel[griddim, blockdim, stream, sharedmem](*args)."""
 
     def __init__(self, py_func, signature=None, **options):
@@ -312,22 +312,6 @@ class Kernel:
         _kernel_options.check_block(self.__name__, self.options.get("launch_bounds"),
                                     block[0] * block[1] * block[2])
         return launcher
-
-    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
-        return self[griddim, blockdim, stream, sharedmem]
-
-    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-        ntasks = int(ntasks)
-        tpb = int(tpb) or 128
-        if ntasks <= 0:
-            return lambda *args: None
-        return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
-
-    def __call__(self, *args, **kwargs):
-        raise ValueError(f"kernel '{self.__name__}' was called without a launch configuration: "
-                         f"launch it as {self.__name__}[blocks, threads](...)")
-
-    specialized = False
 
     def specialize(self, *args):
         """This kernel for the types of args only, as the compiled backend's: a launch with
