@@ -619,7 +619,10 @@ for func, templates in extending._OVERLOADS.items():
     for t in templates:
         mod = t.typing.__module__
         name = getattr(func, "__name__", "")
-        if mod.startswith("pyjit.lib.") and getattr(random, name, None) == func:   # bound methods
+        owner = getattr(func, "__self__", None)
+        if mod.startswith("pyjit.lib.") and isinstance(owner, np.ufunc):   # np.add.reduce
+            found.setdefault(mod.rpartition(".")[2], set()).add(f"{owner.__name__}.{name}")
+        elif mod.startswith("pyjit.lib.") and getattr(random, name, None) == func:   # bound methods
             found.setdefault(mod.rpartition(".")[2], set()).add("py.random." + name)
         elif mod.startswith("pyjit.lib.") and getattr(np, name, None) is func:
             found.setdefault(mod.rpartition(".")[2], set()).add(name)

@@ -11,6 +11,18 @@ registered with overload_method (of lists, dicts and sets) and listed in METHODS
 """
 import importlib
 
+# the ufuncs whose methods (np.add.reduce, np.negative.at) numpy_ufunc_methods implements
+# agree with its BINARY and UNARY
+_BINARY_UFUNCS = (
+    "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod", "power",
+    "float_power", "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
+    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd",
+    "lcm", "hypot", "arctan2", "copysign", "nextafter", "logaddexp", "logaddexp2", "heaviside",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+_UNARY_UFUNCS = ("negative", "positive", "absolute", "square", "reciprocal", "sqrt", "exp", "log",
+                 "sin", "cos", "tan", "floor", "ceil", "trunc", "rint", "sign", "invert",
+                 "logical_not")
+
 # module -> the functions it implements: NumPy's by name, builtins as "builtins.<name>" (an
 # overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers), pyjit's
 # own by their full name ("pyjit.typed.List"), those of STDLIB's modules as "heapq.heappush", and
@@ -59,6 +71,10 @@ INDEX = {
                     "broadcast_to", "broadcast_shapes", "broadcast_arrays"),
     "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
                      "ravel_multi_index", "inner"),
+    "numpy_ufunc_methods": tuple(
+        f"{ufunc}.{method}" for ufunc in _BINARY_UFUNCS
+        for method in ("reduce", "accumulate", "reduceat", "outer", "at")) + tuple(
+        f"{ufunc}.at" for ufunc in _UNARY_UFUNCS),
     "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer"),
     "numpy_linalg": ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet", "linalg.eig",
                      "linalg.eigvals", "linalg.eigh", "linalg.eigvalsh", "linalg.svd",

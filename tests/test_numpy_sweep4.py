@@ -1,0 +1,181 @@
+"""The fourth NumPy sweep: ufunc methods (reduce, accumulate, reduceat, outer, at) of NumPy's
+ufuncs and of @vectorize ones, tuple axes on the reductions, partition along an axis, complex
+sorting, frombuffer of bytes and empty array literals; each compared with NumPy itself."""
+import numpy as np
+import pytest
+
+from pyjit import njit, vectorize
+from pyjit.errors import TypingError
+
+
+def same(got, want):
+    """got (compiled) equals want (NumPy): values, and the dtype and shape of arrays (scalars
+    come back as Python numbers, as compiled code returns them)."""
+    if np.ndim(want) == 0 and not isinstance(want, np.ndarray):
+        assert np.ndim(got) == 0
+        assert np.allclose(got, want, equal_nan=True) or got == want, (got, want)
+        return
+    got = np.asarray(got)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if want.dtype.kind in "fc":
+        assert np.allclose(got, want, equal_nan=True, rtol=1e-6), (got, want)
+    else:
+        assert np.array_equal(got, want), (got, want)
+
+
+def compare(jitted, pyfunc, *args):
+    """The compiled function against NumPy on the same arguments; errors must agree in kind (a
+    TypingError where NumPy raises a TypeError for types it has no loop for)."""
+    try:
+        want = pyfunc(*args)
+    except Exception as exc:   # noqa: BLE001 - NumPy's error, expected of the compiled call
+        kind = (TypeError, TypingError) if isinstance(exc, TypeError) else type(exc)
+        with pytest.raises(kind):
+            jitted(*args)
+        return
+    same(jitted(*args), want)
+
+
+_RNG = np.random.default_rng(7)
+ARRAYS = {
+    "int8": _RNG.integers(-5, 6, (3, 4)).astype(np.int8),
+    "float64": _RNG.standard_normal((3, 4)),
+    "bool": _RNG.integers(0, 2, (3, 4)).astype(bool),
+    "float32_F_strided": np.asfortranarray(_RNG.standard_normal((3, 8)).astype(np.float32))[:, ::2],
+    "uint16": _RNG.integers(1, 4, (3, 4)).astype(np.uint16),
+}
+ARRAYS["float64"][1, 2] = np.nan
+
+
+def _methods(u):
+    def red(a, axis):
+        return u.reduce(a, axis=axis)
+
+    def red_default(a):
+        return u.reduce(a)
+
+    def red_keep(a, axis):
+        return u.reduce(a, axis=axis, keepdims=True)
+
+    def acc(a, axis):
+        return u.accumulate(a, axis)
+
+    def outer(a, b):
+        return u.outer(a, b)
+
+    def reduceat(a, idx, axis):
+        return u.reduceat(a, idx, axis=axis)
+
+    def at(a, idx, b):
+        a = a.copy()
+        u.at(a, idx, b)
+        return a
+    return red, red_default, red_keep, acc, outer, reduceat, at
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("ufunc, key", [
+    (np.add, "float64"), (np.subtract, "int8"), (np.maximum, "float32_F_strided"),
+    (np.logical_and, "float64"), (np.bitwise_or, "bool"), (np.divide, "uint16"),
+    (np.fmin, "float64"), (np.subtract, "bool")], ids=lambda x: getattr(x, "__name__", x))
+def test_ufunc_methods(ufunc, key):
+    py = _methods(ufunc)
+    red, red_default, red_keep, acc, outer, reduceat, at = (njit(f) for f in py)
+    a = ARRAYS[key]
+    for axis in (0, None, (0, 1)):
+        compare(red, py[0], a, axis)
+    compare(red, py[0], a, -1)
+    compare(red_default, py[1], a[0])
+    compare(red_default, py[1], a[:0])          # empty: the identity, or NumPy's error
+    compare(red_keep, py[2], a, 1)
+    compare(acc, py[3], a, 1)
+    compare(acc, py[3], a[1], 0)
+    compare(outer, py[4], a[0], a[1, ::2])
+    compare(reduceat, py[5], a[0], np.array([0, 2, 1, 3]), 0)
+    compare(reduceat, py[5], a, np.array([0, 2, 1]), 1)
+    compare(at, py[6], a[0], np.array([0, 0, 3, -1]), a[1])
+    compare(at, py[6], a, (np.array([0, 0, 2]), np.array([1, 1, -4])), a[2, 0])
+
+
+def test_ufunc_method_errors():
+    red = njit(lambda a, axis: np.subtract.reduce(a, axis=axis))
+    with pytest.raises(ValueError, match="not reorderable"):
+        red(np.ones((2, 2)), (0, 1))
+    with pytest.raises(ValueError, match="duplicate value"):
+        njit(lambda a: np.add.reduce(a, axis=(0, 0)))(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="no identity"):
+        njit(lambda a: np.maximum.reduce(a))(np.ones(0))
+    with pytest.raises(IndexError, match="out-of-bounds in add.reduceat"):
+        njit(lambda a, i: np.add.reduceat(a, i))(np.ones(5), np.array([0, 7]))
+    with pytest.raises(IndexError, match="out of bounds"):
+        njit(lambda a: np.add.at(a, np.array([0, 5]), 1.0))(np.ones(3))
+    with pytest.raises(TypingError, match="boolean subtract"):
+        njit(lambda a: np.subtract.reduce(a))(np.ones(3, bool))
+
+
+def test_ufunc_methods_more():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    compare(njit(lambda a: np.add.reduce(a, axis=(0, 2))), lambda a: np.add.reduce(a, axis=(0, 2)),
+            a)
+    compare(njit(lambda a: np.multiply.reduce(a, axis=(2, 0), keepdims=True)),
+            lambda a: np.multiply.reduce(a, axis=(2, 0), keepdims=True), a)
+    compare(njit(lambda a: np.add.reduce(a, axis=1, initial=10.0)),
+            lambda a: np.add.reduce(a, axis=1, initial=10.0), a)
+    compare(njit(lambda a: np.maximum.reduce(a, axis=0, initial=5.0)),
+            lambda a: np.maximum.reduce(a, axis=0, initial=5.0), a[:, :0])
+    compare(njit(lambda a: np.add.reduce(a, dtype=np.float32)),
+            lambda a: np.add.reduce(a, dtype=np.float32), a[0, 0])
+    compare(njit(lambda a: np.add.reduce(a)), lambda a: np.add.reduce(a), np.array(3.5))
+    # outer of scalars and 0-d operands, and of different dtypes
+    compare(njit(lambda a, b: np.multiply.outer(a, b)), np.multiply.outer, 2.0, a[0, 0])
+    compare(njit(lambda a, b: np.subtract.outer(a, b)), np.subtract.outer,
+            np.arange(3, dtype=np.int8), a[0, :, 1])
+
+    def at_unary(a, i):
+        a = a.copy()
+        np.negative.at(a, (0, slice(None), i))
+        np.negative.at(a[1, 1], i)
+        return a
+    compare(njit(at_unary), at_unary, a, np.array([1, 1, 3]))
+
+    def at_mask(a, m):
+        a = a.copy()
+        np.add.at(a, m, 1.0)
+        return a
+    compare(njit(at_mask), at_mask, a[0], a[0] > 5)
+
+    def hist2d(ix, iy, n):   # the common use: counts of index pairs, repeated ones added
+        h = np.zeros((n, n), np.int64)
+        np.add.at(h, (ix, iy), 1)
+        return h
+    ix, iy = _RNG.integers(0, 4, 50), _RNG.integers(0, 4, 50)
+    compare(njit(hist2d), hist2d, ix, iy, 4)
+
+    def acc_out(a):
+        out = np.empty(a.shape, np.float64)
+        np.add.accumulate(a, axis=1, out=out)
+        return out
+    compare(njit(acc_out), acc_out, a[0])
+
+
+def test_vectorize_methods():
+    @vectorize(["float64(float64, float64)", "int64(int64, int64)"], identity=0)
+    def vadd(x, y):
+        return x + y
+
+    @vectorize
+    def vmax(x, y):
+        return x if x > y else y
+
+    a = np.arange(12.0).reshape(3, 4) % 5
+    for v in (vadd, vmax):
+        py = _methods(v)
+        red, red_default, _, acc, outer, reduceat, at = (njit(f) for f in py)
+        compare(red, py[0], a, 1)
+        compare(red, py[0], a, None)
+        compare(red_default, py[1], a)
+        compare(acc, py[3], a, 0)
+        compare(outer, py[4], a[0], a[1])
+        compare(reduceat, py[5], a, np.array([0, 2]), 1)
+        compare(at, py[6], a[0], np.array([0, 0, 2]), 7.0)
