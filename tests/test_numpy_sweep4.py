@@ -179,3 +179,43 @@ def test_vectorize_methods():
         compare(outer, py[4], a[0], a[1])
         compare(reduceat, py[5], a, np.array([0, 2]), 1)
         compare(at, py[6], a[0], np.array([0, 0, 2]), 7.0)
+
+
+def _tuple_axis_reductions():
+    def make(f, keep):
+        if keep:
+            return lambda a, axis: f(a, axis=axis, keepdims=True)
+        return lambda a, axis: f(a, axis=axis)
+    return [(f.__name__, keep, make(f, keep))
+            for f in (np.sum, np.prod, np.mean, np.std, np.var, np.min, np.max, np.any, np.all)
+            for keep in ((False, True) if f in (np.sum, np.std, np.max, np.any) else (False,))]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name, keep, pyfunc", _tuple_axis_reductions(),
+                         ids=lambda x: x if isinstance(x, str) else None)
+def test_tuple_axis(name, keep, pyfunc):
+    a = _RNG.standard_normal((2, 3, 4))
+    a[0, 1, 2] = np.nan
+    b = _RNG.integers(-3, 4, (3, 2, 4)).astype(np.int32).transpose(1, 0, 2)   # a strided view
+    f = njit(pyfunc)
+    for axis in ((0, 2), (2, -3)):
+        compare(f, pyfunc, a, axis)
+        compare(f, pyfunc, b, axis)
+        compare(f, pyfunc, a[:, :0], axis)          # empty: NumPy's value or error
+    if not keep:
+        compare(f, pyfunc, a, (0, 1, 2))
+        compare(f, pyfunc, b, ())
+    with pytest.raises(ValueError, match="duplicate value"):
+        f(a, (0, -3))
+    with pytest.raises(np.exceptions.AxisError):
+        f(a, (0, 3))
+
+
+def test_tuple_axis_methods():
+    a = _RNG.standard_normal((3, 4, 2))
+    compare(njit(lambda a: a.mean(axis=(0, 1))), lambda a: a.mean(axis=(0, 1)), a)
+    compare(njit(lambda a: a.sum((2, 0))), lambda a: a.sum((2, 0)), a)
+    compare(njit(lambda a: a.std(axis=(0, 2), ddof=1)), lambda a: a.std(axis=(0, 2), ddof=1), a)
+    compare(njit(lambda a: a.max(axis=(1, 2), keepdims=True)),
+            lambda a: a.max(axis=(1, 2), keepdims=True), a)

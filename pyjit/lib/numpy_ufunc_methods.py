@@ -13,6 +13,7 @@ axis)."""
 import numpy as np
 
 from ._util import generated, given, is_array, is_number, overload, register_jitable, types
+from .numpy_axis import _mark_axes
 from .numpy_shape import _norm_axis
 
 AxisError = np.exceptions.AxisError
@@ -217,11 +218,7 @@ def _tuple_axes_source(k, nd, name, ufunc, init):
     """Reduces over the k axes of the tuple axis: those moved last into one (a copy), then
     folded as one axis; red[d] tells whether axis d is reduced."""
     lines = [f"    red = np.zeros({nd}, np.bool_)",
-             f"    for d in range({k}):",
-             f"        ax = _norm_axis(axis[d], {nd})",
-             "        if red[ax]:",
-             "            raise ValueError(\"duplicate value in 'axis'\")",
-             "        red[ax] = True"]
+             *_mark_axes(k, nd)]
     if k > 1 and not _reorderable(ufunc):
         lines.append(f"    raise ValueError(\"reduction operation '{name}' is not reorderable, "
                      "so at most one axis may be specified\")")
