@@ -219,3 +219,44 @@ def test_tuple_axis_methods():
     compare(njit(lambda a: a.std(axis=(0, 2), ddof=1)), lambda a: a.std(axis=(0, 2), ddof=1), a)
     compare(njit(lambda a: a.max(axis=(1, 2), keepdims=True)),
             lambda a: a.max(axis=(1, 2), keepdims=True), a)
+
+
+def _partition_checked(got, want, kth, axis):
+    """got (compiled) against NumPy's partition: the same shape and dtype, the same elements at
+    the kth places (the others' order is NumPy's own business)."""
+    got = np.asarray(got)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    ks = np.atleast_1d(kth)
+    assert np.array_equal(np.take(got, ks, axis=axis), np.take(want, ks, axis=axis),
+                          equal_nan=True)
+
+
+def test_partition_axis():
+    a = _RNG.standard_normal((4, 5, 3))
+    a[1, 2, 0] = np.nan
+    b = _RNG.integers(0, 9, (5, 6)).astype(np.int16)[:, ::2]
+    part = njit(lambda a, k, ax: np.partition(a, k, axis=ax))
+    argpart = njit(lambda a, k, ax: np.argpartition(a, k, axis=ax))
+
+    def method(a, k, ax):
+        b = a.copy()
+        b.partition(k, axis=ax)
+        return b
+    jmethod = njit(method)
+    argmethod = njit(lambda a, k, ax: a.argpartition(k, axis=ax))
+    for x in (a, b):
+        for axis in (0, -2):
+            for kth in (1, -1, np.array([0, 2])):
+                want = np.partition(x, kth, axis=axis)
+                _partition_checked(part(x, kth, axis), want, kth, axis)
+                _partition_checked(jmethod(x, kth, axis), want, kth, axis)
+                _partition_checked(np.take_along_axis(x, argpart(x, kth, axis), axis), want,
+                                   kth, axis)
+                _partition_checked(np.take_along_axis(x, argmethod(x, kth, axis), axis), want,
+                                   kth, axis)
+    flat = njit(lambda a, k: np.partition(a, k, axis=None))
+    _partition_checked(flat(a, (3, 7)), np.partition(a, (3, 7), axis=None), (3, 7), 0)
+    with pytest.raises(ValueError, match="out of bounds"):
+        part(a, np.array([0, 9]), 0)
+    with pytest.raises(np.exceptions.AxisError):
+        part(a, 1, 3)

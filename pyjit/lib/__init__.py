@@ -37,7 +37,7 @@ INDEX = {
                    "sign", "polyval", "roots"),
     "numpy_edit": ("split", "array_split", "hsplit", "vsplit", "dsplit", "append", "delete", "insert", "ediff1d"),
     "numpy_search": ("searchsorted", "digitize", "argwhere", "where"),
-    "numpy_sorting": ("unique", "sort", "argsort"),
+    "numpy_sorting": ("unique", "sort", "argsort", "partition", "argpartition"),
     "numpy_sets": ("union1d", "intersect1d", "setdiff1d", "setxor1d", "isin", "lexsort"),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanpercentile",
                     "nanquantile", "nanmean", "nansum", "histogram", "bincount", "ptp"),
@@ -133,6 +133,7 @@ METHODS = {
     "numpy_flags": ("attr.array.flags",),
     "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),
     "numpy_linalg": ("method.array.__matmul__",),
+    "numpy_sorting": ("method.array.partition", "method.array.argpartition"),
     "numpy_gather": ("method.array.take",),
     "numpy_axis": tuple(f"method.array.{name}" for name in (
         "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "cumsum")),
