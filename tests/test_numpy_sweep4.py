@@ -260,3 +260,39 @@ def test_partition_axis():
         part(a, np.array([0, 9]), 0)
     with pytest.raises(np.exceptions.AxisError):
         part(a, 1, 3)
+
+
+def test_frombuffer_bytes():
+    raw = np.arange(6, dtype=np.float64).tobytes() + b"\x01\x02\x03\x04"
+    for buf in (raw, bytearray(raw)):
+        for f in (lambda b: np.frombuffer(b, dtype=np.int32),
+                  lambda b: np.frombuffer(b, dtype=np.float64, count=3, offset=8),
+                  lambda b: np.frombuffer(b, np.uint8, -1, 44),
+                  lambda b: np.frombuffer(b, dtype=np.int64, offset=4)):
+            compare(njit(f), f, buf)
+        compare(njit(lambda b: np.frombuffer(b)), lambda b: np.frombuffer(b), buf[:48])
+        assert njit(lambda b: np.frombuffer(b).flags.writeable)(buf[:8]) == \
+            np.frombuffer(buf[:8]).flags.writeable
+
+    def scan(b):   # bytes are arrays of uint8: len, indexing and iteration
+        n = 0
+        for x in b:
+            n += int(x)   # an item is a uint8 (NEP 50 would keep n + x a uint8)
+        return len(b), b[3], b[-1], n
+    assert njit(scan)(raw) == scan(raw)
+    assert njit(scan)(bytearray(raw)) == scan(bytearray(raw))
+    with pytest.raises(IndexError):
+        njit(scan)(b"")
+
+    def poke(b):
+        b[0] = 200
+    ba = bytearray(raw)
+    njit(poke)(ba)
+    assert ba[0] == 200
+    with pytest.raises(TypingError, match="read-only"):
+        njit(poke)(raw)
+    view = njit(lambda b: np.frombuffer(b, dtype=np.uint8))(ba)
+    with pytest.raises(BufferError):   # the array holds the bytearray's buffer, as NumPy's
+        ba.extend(b"xx")
+    del view
+    ba.extend(b"xx")
