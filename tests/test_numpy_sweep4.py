@@ -296,3 +296,22 @@ def test_frombuffer_bytes():
         ba.extend(b"xx")
     del view
     ba.extend(b"xx")
+
+
+@pytest.mark.parametrize("pyfunc", [
+    lambda: np.array([]), lambda: np.array([], dtype=np.int32),
+    lambda: np.array([], np.complex64), lambda: np.asarray([]),
+    lambda: np.array([], dtype="f4"), lambda: np.array(()), lambda: np.array((), dtype=np.int8),
+    lambda: np.asarray([], dtype=np.bool_)])
+def test_empty_literals(pyfunc):
+    compare(njit(pyfunc), pyfunc)
+
+
+def test_empty_literal_grows():
+    def f(n):
+        a = np.array([], dtype=np.int64)
+        for i in range(n):
+            a = np.append(a, i * i)
+        return a
+    compare(njit(f), f, 4)
+    compare(njit(f), f, 0)
