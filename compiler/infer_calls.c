@@ -1833,15 +1833,15 @@ static bool check_sort_kind(Infer *c, Instr *in, Instr *kind)
                       s ? "'" : "") != NULL;
 }
 
-/* The array to sort: bool, int, float (float16 too), datetime64 or timedelta64, of at least one
- * dimension. */
+/* The array to sort: bool, int, float (float16 too), complex (NumPy's lexicographic order),
+ * datetime64 or timedelta64, of at least one dimension. */
 static Type *sortable_array(Infer *c, Instr *in, Args *a)
 {
     Type *t = a->pos[0]->type;
     if (t->kind != TY_ARRAY)
         return arg_error(c, in, a, 0, "an array");
     Type *e = t->array.dtype;
-    if (!(ty_is_scalar(e) || ty_is_datetime(e)) || ty_is_complex(e))
+    if (!(ty_is_scalar(e) || ty_is_datetime(e)))
         return infer_fail(c, in, DIAG_TYPING, "%s() of a %s array is not supported", a->name,
                           infer_type_name(e));
     if (t->array.ndim == 0)

@@ -16,7 +16,8 @@ from .numpy_shape import _norm_axis
 
 def _sortable(a):
     return is_array(a) and isinstance(a.dtype, (types.Integer, types.Float, types.Boolean,
-                                                 types.NPDatetime, types.NPTimedelta))
+                                                 types.Complex, types.NPDatetime,
+                                                 types.NPTimedelta))
 
 
 @register_jitable
