@@ -358,3 +358,20 @@ def test_complex_sorting(dtype):
             lambda a, v: np.searchsorted(a, v, side="right"), s, v)
     compare(njit(lambda a: np.searchsorted(a, 1 + 1.5j)), lambda a: np.searchsorted(a, 1 + 1.5j),
             s)
+
+
+def test_squeeze():
+    a = np.arange(6.0).reshape(1, 3, 1, 2)
+    f = njit(lambda a, ax: np.squeeze(a, axis=ax))
+    for axis in ((0, 2), (2,), (), (-4, -2), 0, (0, 1), (0, 0)):
+        compare(f, lambda a, ax: np.squeeze(a, axis=ax), a, axis)
+    compare(njit(lambda a: a.squeeze((0, 2))), lambda a: a.squeeze((0, 2)), a[:, ::2])
+    compare(njit(lambda a: np.squeeze(a)), lambda a: np.squeeze(a), np.array(2.5))
+    view = njit(lambda a: a.squeeze((0, 2)))(a)
+    view[0, 0] = 42.0                       # a view, as NumPy's
+    assert a[0, 0, 0, 0] == 42.0
+    # without axis= the result's ndim would depend on the shape: refused at compile time, as
+    # Numba refuses it, naming the line
+    with pytest.raises(TypingError, match="pass axis=") as info:
+        njit(lambda a: np.squeeze(a))(a)
+    assert "line" in str(info.value)
