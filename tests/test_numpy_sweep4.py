@@ -375,3 +375,85 @@ def test_squeeze():
     with pytest.raises(TypingError, match="pass axis=") as info:
         njit(lambda a: np.squeeze(a))(a)
     assert "line" in str(info.value)
+
+
+_V = np.array([3.0, -np.inf, 2.0, 0.0, np.inf, np.nan])
+_A = np.arange(12.0).reshape(3, 4)
+_C = np.array([1 + 0j, 2 + 1e-20j, 3 - 2j])
+MISC = {
+    "shape": (lambda a: np.shape(a), _A), "shape scalar": (lambda x: np.shape(x), 2.5),
+    "ndim": (lambda a: np.ndim(a), _A), "size": (lambda a: np.size(a), _A),
+    "size axis": (lambda a: np.size(a, -1), _A), "isscalar": (lambda x: np.isscalar(x), 2.5),
+    "isscalar array": (lambda a: np.isscalar(a), _A),
+    "iscomplexobj": (lambda a: (np.iscomplexobj(a), np.isrealobj(a)), _C),
+    "iscomplex": (lambda a: np.iscomplex(a), _C), "isreal": (lambda a: np.isreal(a), _C),
+    "isreal of reals": (lambda a: np.isreal(a), _V),
+    "isposinf": (lambda a: np.isposinf(a), _V), "isneginf": (lambda a: np.isneginf(a), _V),
+    "isneginf scalar": (lambda x: np.isneginf(x), -np.inf),
+    "asarray_chkfinite": (lambda a: np.asarray_chkfinite(a), _A),
+    "asarray_chkfinite inf": (lambda a: np.asarray_chkfinite(a), _V),
+    "windows": (lambda n: (np.bartlett(n), np.blackman(n), np.hamming(n), np.hanning(n)), 7),
+    "windows small": (lambda n: (np.bartlett(n), np.hanning(n)), 1),
+    "windows empty": (lambda n: (np.hamming(n), np.blackman(n)), 0),
+    "extract": (lambda a: np.extract(a % 3 == 0, a), _A),
+    "indices": (lambda a: np.indices((2, 3)), _A),
+    "indices dtype": (lambda a: np.indices((2, 1, 3), dtype=np.int32), _A),
+    "diag_indices": (lambda n: np.diag_indices(n), 3),
+    "tril_indices": (lambda n: np.tril_indices(n, -1), 4),
+    "triu_indices": (lambda n: np.triu_indices(n, 1, 5), 4),
+    "tril_indices_from": (lambda a: np.tril_indices_from(a), _A),
+    "triu_indices_from": (lambda a: np.triu_indices_from(a, 2), _A),
+    "trim_zeros": (lambda a: np.trim_zeros(a), np.array([0, 0, 1, 0, 2, 0])),
+    "trim_zeros f": (lambda a: np.trim_zeros(a, "f"), np.array([0.0, 1.0, 0.0])),
+    "trim_zeros all": (lambda a: np.trim_zeros(a), np.zeros(3)),
+    "unwrap": (lambda a: np.unwrap(a), np.array([0.0, 3.0, 6.5, -1.0, 12.0, 0.5])),
+    "resize": (lambda a: np.resize(a, (2, 7)), _A),
+    "resize int": (lambda a: np.resize(a, 5), _A[:, 1]),
+    "diagonal": (lambda a: (np.diagonal(a), np.diagonal(a, 1), np.diagonal(a, -2)), _A),
+    "iinfo": (lambda a: (np.iinfo(np.int16).max, np.iinfo(a.dtype).min, np.iinfo(np.uint8).bits),
+              np.arange(3, dtype=np.int8)),
+    "finfo": (lambda a: (np.finfo(np.float32).eps, np.finfo(a.dtype).max, np.finfo(a[0, 0]).tiny,
+                         np.finfo(np.float64).precision), _A),
+    "concatenate None": (lambda a: np.concatenate((a, a[:, :2]), axis=None), _A),
+    "expand_dims tuple": (lambda a: np.expand_dims(a, (0, -1)), _A),
+    "expand_dims repeated": (lambda a: np.expand_dims(a, (1, 1)), _A),
+    "methods": (lambda a: (a.dot(a.T), a.repeat(2), a.nonzero(), a.round(-1), a.clip(2, 5),
+                           a[0].searchsorted(2.5), a.diagonal(1), a.trace()), _A),
+}
+
+
+@pytest.mark.parametrize("name", list(MISC))
+def test_misc(name):
+    pyfunc, arg = MISC[name]
+    try:
+        want = pyfunc(arg)
+    except ValueError:
+        with pytest.raises(ValueError):
+            njit(pyfunc)(arg)
+        return
+    got = njit(pyfunc)(arg)
+    if not isinstance(want, tuple):
+        got, want = (got,), (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, tuple):
+            assert all(np.array_equal(x, y) for x, y in zip(g, w)), (g, w)
+        else:
+            same(g, w)
+
+
+def test_place_and_copyto():
+    def place(a, vals):
+        a = a.copy()
+        np.place(a, a > 4, vals)
+        return a
+
+    def copyto(a, b):
+        a = a.copy()
+        np.copyto(a, b)
+        np.copyto(a[0], -1.0, where=a[0] > 1)
+        return a
+    compare(njit(place), place, _A, np.array([-1.0, -2.0]))
+    compare(njit(copyto), copyto, _A, _A[0] * 10)
+    with pytest.raises(ValueError, match="empty array"):
+        njit(place)(_A, np.zeros(0))

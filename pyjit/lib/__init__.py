@@ -75,6 +75,12 @@ INDEX = {
         f"{ufunc}.{method}" for ufunc in _BINARY_UFUNCS
         for method in ("reduce", "accumulate", "reduceat", "outer", "at")) + tuple(
         f"{ufunc}.at" for ufunc in _UNARY_UFUNCS),
+    "numpy_misc": ("shape", "ndim", "size", "isscalar", "iscomplexobj", "isrealobj", "iscomplex",
+                   "isreal", "isposinf", "isneginf", "asarray_chkfinite", "bartlett", "blackman",
+                   "hamming", "hanning", "extract", "place", "copyto", "indices", "tril_indices",
+                   "triu_indices", "tril_indices_from", "triu_indices_from", "trim_zeros",
+                   "unwrap", "resize", "diagonal", "iinfo", "finfo", "diag_indices",
+                   "concatenate", "expand_dims"),
     "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer"),
     "numpy_linalg": ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet", "linalg.eig",
                      "linalg.eigvals", "linalg.eigh", "linalg.eigvalsh", "linalg.svd",
@@ -134,6 +140,8 @@ METHODS = {
     "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),
     "numpy_linalg": ("method.array.__matmul__",),
     "numpy_sorting": ("method.array.partition", "method.array.argpartition"),
+    "numpy_misc": tuple(f"method.array.{name}" for name in (
+        "dot", "repeat", "nonzero", "round", "clip", "searchsorted", "diagonal", "trace")),
     "numpy_gather": ("method.array.take",),
     "numpy_axis": tuple(f"method.array.{name}" for name in (
         "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "cumsum")),
