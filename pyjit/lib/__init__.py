@@ -80,7 +80,7 @@ INDEX = {
                    "hamming", "hanning", "extract", "place", "copyto", "indices", "tril_indices",
                    "triu_indices", "tril_indices_from", "triu_indices_from", "trim_zeros",
                    "unwrap", "resize", "diagonal", "iinfo", "finfo", "diag_indices",
-                   "concatenate", "expand_dims"),
+                   "concatenate", "expand_dims", "i0", "kaiser"),
     "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer"),
     "numpy_linalg": ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet", "linalg.eig",
                      "linalg.eigvals", "linalg.eigh", "linalg.eigvalsh", "linalg.svd",

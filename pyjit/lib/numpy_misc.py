@@ -1,6 +1,7 @@
 """Smaller NumPy functions Numba users write, in the compiled subset: np.shape, np.ndim, np.size,
 np.isscalar, np.iscomplexobj, np.isrealobj, np.iscomplex, np.isreal, np.isposinf, np.isneginf,
-np.asarray_chkfinite, the windows (np.bartlett, np.blackman, np.hamming, np.hanning), np.extract,
+np.asarray_chkfinite, the windows (np.bartlett, np.blackman, np.hamming, np.hanning, np.kaiser)
+and np.i0, np.extract,
 np.place, np.copyto, np.indices, np.tril_indices, np.triu_indices and their _from forms,
 np.trim_zeros, np.unwrap, np.resize, np.diagonal, np.iinfo and np.finfo (their numbers, folded
 when compiling); and the array methods that are these functions (a.dot, a.repeat, a.nonzero,
@@ -10,7 +11,8 @@ import math
 
 import numpy as np
 
-from ._util import generated, given, is_array, is_number, overload, overload_method, types
+from ._util import (generated, given, is_array, is_number, overload, overload_method,
+                    register_jitable, types)
 
 
 def _value(t):
@@ -143,6 +145,60 @@ overload(np.blackman)(_window("0.42 + 0.5 * np.cos(pi * n / (M - 1)) + "
                               "0.08 * np.cos(2.0 * pi * n / (M - 1))"))
 overload(np.hamming)(_window("0.54 + 0.46 * np.cos(pi * n / (M - 1))"))
 overload(np.hanning)(_window("0.5 + 0.5 * np.cos(pi * n / (M - 1))"))
+
+
+def _i0_scalar(x):
+    """The modified Bessel function of the first kind, order 0: its power series, whose terms
+    are all positive (no cancellation), summed until they no longer change the sum."""
+    q = x * x / 4.0
+    term = 1.0
+    total = 1.0
+    k = 1
+    while True:
+        term *= q / (k * k)
+        new = total + term
+        if new == total or term != term:
+            return new
+        total = new
+        k += 1
+
+
+register_jitable(_i0_scalar)
+
+
+@overload(np.i0)
+def _i0(x):
+    if is_array(x) and not _is_complex(x):
+        def impl(x):
+            out = np.empty(x.shape, np.float64)
+            flat = out.reshape(out.size)
+            src = np.ravel(x)
+            for i in range(src.size):
+                flat[i] = _i0_scalar(float(src[i]))
+            return out
+        return impl
+    if is_number(x) and not _is_complex(x):
+        return lambda x: _i0_scalar(float(x))
+    return None
+
+
+@overload(np.kaiser)
+def _kaiser(M, beta):
+    if not isinstance(M, (types.Integer, types.Float, types.Boolean)) or not is_number(beta):
+        return None
+
+    def impl(M, beta):
+        if M < 1:
+            return np.empty(0, np.float64)
+        if M == 1:
+            return np.ones(1, np.float64)
+        alpha = (M - 1) / 2.0
+        out = np.empty(int(M), np.float64)
+        for i in range(out.size):
+            r = (i - alpha) / alpha
+            out[i] = _i0_scalar(beta * math.sqrt(1.0 - r * r)) / _i0_scalar(float(beta))
+        return out
+    return impl
 
 
 # ---- selecting and placing ----
@@ -463,10 +519,10 @@ def _method(name, signature, call, refused=()):
             if isinstance(t, types.Type) and given(t):
                 raise TypeError(f"a.{name}(): {k}= is not supported in compiled code")
         return impl
-    params = [p.strip().split("=")[0] for p in signature.split(",")]
+    params = [p.strip().split("=")[0] for p in signature.split(",")][1:]
+    given_ = ", ".join(f"{p}={p}" for p in params)
     typing = generated("typing", f"def typing({signature}):\n"
-                                 f"    return check(a, dict({', '.join(f'{p}={p}' for p in params[1:])}))\n",
-                       {"check": check})
+                                 f"    return check(a, dict({given_}))\n", {"check": check})
     typing.__module__ = __name__
     overload_method(types.Array, name)(typing)
 

@@ -195,7 +195,7 @@ def _reduce_typing(ufunc, name):
                         f"    r = _u_reduce_first(np.moveaxis(array, ax, 0), {init})"]
                 shape = "".join(f"1 if ax == {d} else array.shape[{d}], " for d in range(nd))
                 result = f"r.reshape(({shape}))" if keep else "r"
-        elif isinstance(axis, (types.UniTuple, types.Tuple)) and all(_is_int(t) for t in axis.types):
+        elif isinstance(axis, types.Tuple) and all(_is_int(t) for t in axis.types):
             src += _tuple_axes_source(len(axis.types), nd, name, ufunc, init)
             shape = "".join(f"1 if red[{d}] else array.shape[{d}], " for d in range(nd))
             result = f"np.full(({shape}), r)" if keep else "r"
