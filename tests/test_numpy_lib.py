@@ -628,6 +628,8 @@ for func, templates in extending._OVERLOADS.items():
             found.setdefault(mod.rpartition(".")[2], set()).add(name)
         elif mod.startswith("pyjit.lib.") and getattr(np.random, name, None) is func:
             found.setdefault(mod.rpartition(".")[2], set()).add("random." + name)
+        elif mod.startswith("pyjit.lib.") and getattr(np.polynomial.polynomial, name, None) is func:
+            found.setdefault(mod.rpartition(".")[2], set()).add("polynomial.polynomial." + name)
         elif mod.startswith("pyjit.lib.") and getattr(np.linalg, name, None) is func:
             found.setdefault(mod.rpartition(".")[2], set()).add("linalg." + name)
         elif mod.startswith("pyjit.lib.") and getattr(builtins, name, None) is func:

@@ -80,7 +80,10 @@ INDEX = {
                    "hamming", "hanning", "extract", "place", "copyto", "indices", "tril_indices",
                    "triu_indices", "tril_indices_from", "triu_indices_from", "trim_zeros",
                    "unwrap", "resize", "diagonal", "iinfo", "finfo", "diag_indices",
-                   "concatenate", "expand_dims", "i0", "kaiser"),
+                   "concatenate", "expand_dims", "i0", "kaiser") + tuple(
+                       f"polynomial.polynomial.{name}" for name in (
+                           "polyadd", "polysub", "polymul", "polydiv", "polyval", "polyder",
+                           "polyint")),
     "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer"),
     "numpy_linalg": ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet", "linalg.eig",
                      "linalg.eigvals", "linalg.eigh", "linalg.eigvalsh", "linalg.svd",
@@ -139,7 +142,8 @@ METHODS = {
     "numpy_flags": ("attr.array.flags",),
     "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),
     "numpy_linalg": ("method.array.__matmul__",),
-    "numpy_sorting": ("method.array.partition", "method.array.argpartition"),
+    "numpy_sorting": ("method.array.partition", "method.array.argpartition", "method.array.sort",
+                      "method.array.argsort"),
     "numpy_misc": tuple(f"method.array.{name}" for name in (
         "dot", "repeat", "nonzero", "round", "clip", "searchsorted", "diagonal", "trace")),
     "numpy_gather": ("method.array.take",),

@@ -538,3 +538,162 @@ _method("diagonal", "a, offset=0, axis1=0, axis2=1", "np.diagonal(a, offset)",
         ("axis1", "axis2"))
 _method("trace", "a, offset=0, axis1=0, axis2=1, dtype=None, out=None", "np.trace(a, offset)",
         ("axis1", "axis2", "dtype", "out"))
+
+
+# ---- np.polynomial.polynomial: coefficient arrays, lowest power first ----
+
+_P = np.polynomial.polynomial
+
+
+def _series_type(*ts):
+    """The dtype NumPy's as_series gives coefficient arrays of these types: float64, or
+    complex128 where one is complex (ints and bools become floats)."""
+    if not all(is_array(t) and t.ndim == 1 or is_number(t) for t in ts):
+        return None
+    return types.complex128 if any(_is_complex(t) for t in ts) else types.float64
+
+
+def _series(c, dt):
+    pass
+
+
+@overload(_series)
+def _series_impl(c, dt):
+    def impl(c, dt):
+        r = np.atleast_1d(np.asarray(c)).astype(dt)
+        if r.size == 0:
+            raise ValueError("Coefficient array is empty")
+        return r
+    return impl
+
+
+def _trimseq(seq):
+    pass
+
+
+@overload(_trimseq)
+def _trimseq_impl(seq):
+    def impl(seq):
+        n = seq.shape[0]
+        while n > 1 and seq[n - 1] == 0:
+            n -= 1
+        return seq[:n].copy()
+    return impl
+
+
+def _add_or_sub(sign):
+    def typing(c1, c2):
+        dt = _series_type(c1, c2)
+        if dt is None:
+            return None
+
+        def impl(c1, c2):
+            a = _series(c1, dt)
+            b = _series(c2, dt)
+            n = max(a.shape[0], b.shape[0])
+            r = np.zeros(n, dt)
+            r[:a.shape[0]] += a
+            r[:b.shape[0]] += sign * b
+            return _trimseq(r)
+        return impl
+    return typing
+
+
+overload(_P.polyadd)(_add_or_sub(1))
+overload(_P.polysub)(_add_or_sub(-1))
+
+
+@overload(_P.polymul)
+def _polymul(c1, c2):
+    dt = _series_type(c1, c2)
+    if dt is None:
+        return None
+
+    def impl(c1, c2):
+        return _trimseq(np.convolve(_series(c1, dt), _series(c2, dt)))
+    return impl
+
+
+@overload(_P.polydiv)
+def _polydiv(c1, c2):
+    dt = _series_type(c1, c2)
+    if dt is None:
+        return None
+
+    def impl(c1, c2):
+        a = _series(c1, dt)
+        b = _series(c2, dt)
+        if b[-1] == 0:
+            raise ZeroDivisionError("polydiv: the divisor's leading coefficient is zero")
+        la, lb = a.shape[0], b.shape[0]
+        if la < lb:
+            return a[:1] * 0, a
+        if lb == 1:
+            return a / b[-1], a[:1] * 0
+        scl = b[-1]
+        d = b[:-1] / scl
+        i, j = la - lb, la - 1
+        while i >= 0:
+            a[i:j] -= d * a[j]
+            i -= 1
+            j -= 1
+        return a[j + 1:] / scl, _trimseq(a[:j + 1])
+    return impl
+
+
+@overload(_P.polyval)
+def _polyval(x, c, tensor=True):
+    dt = _series_type(c)
+    if dt is None or not _value(x):
+        return None
+    if is_array(c) and c.ndim != 1:
+        return None
+
+    def impl(x, c, tensor=True):
+        cc = np.atleast_1d(np.asarray(c))
+        r = cc[-1] + x * 0
+        for i in range(2, cc.shape[0] + 1):
+            r = cc[-i] + r * x
+        return r
+    return impl
+
+
+@overload(_P.polyder)
+def _polyder(c, m=1, scl=1, axis=0):
+    dt = _series_type(c)
+    if dt is None or (isinstance(axis, types.Type) and given(axis)):
+        return None
+
+    def impl(c, m=1, scl=1, axis=0):
+        if m < 0:
+            raise ValueError("The order of derivation must be non-negative")
+        r = _series(c, dt)
+        for _ in range(m):
+            n = r.shape[0]
+            if n <= 1:
+                return r[:1] * 0
+            r = r[1:] * (np.arange(1, n) * scl)
+        return r
+    return impl
+
+
+@overload(_P.polyint)
+def _polyint(c, m=1, k=0, lbnd=0, scl=1, axis=0):
+    dt = _series_type(c)
+    if dt is None or (isinstance(axis, types.Type) and given(axis)) or not is_number(k) \
+            and isinstance(k, types.Type):
+        return None
+
+    def impl(c, m=1, k=0, lbnd=0, scl=1, axis=0):
+        if m < 0:
+            raise ValueError("The order of integration must be non-negative")
+        r = _series(c, dt)
+        for step in range(m):
+            n = r.shape[0]
+            out = np.zeros(n + 1, dt)
+            for j in range(n):
+                out[j + 1] = r[j] * scl / (j + 1)
+            out[0] += (k if step == 0 else 0) - _P.polyval(lbnd, out)
+            r = out
+        return r
+    return impl

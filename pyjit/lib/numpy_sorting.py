@@ -121,6 +121,31 @@ overload(np.sort)(_along_axis(True))
 overload(np.argsort)(_along_axis(False))
 
 
+def _method_along_axis(sort):
+    """a.sort(axis=k) (in place) and a.argsort(axis=k) along an axis other than the last: as
+    the functions (the builtin methods take the last axis)."""
+    def typing(a, axis=-1, kind=None, order=None):
+        if not (is_array(a) and a.ndim > 1 and isinstance(axis, types.Integer)):
+            return None
+        if isinstance(order, types.Type) and given(order):
+            raise TypeError("sort: order= (of structured arrays) is not supported")
+        if sort and a.readonly:
+            raise TypeError("array is read-only: sort() cannot write it")
+        if sort:
+            def impl(a, axis=-1, kind=None, order=None):
+                a[...] = np.sort(a, axis, kind)
+            return impl
+
+        def arg(a, axis=-1, kind=None, order=None):
+            return np.argsort(a, axis, kind)
+        return arg
+    return typing
+
+
+overload_method(types.Array, "sort")(_method_along_axis(True))
+overload_method(types.Array, "argsort")(_method_along_axis(False))
+
+
 # ---- np.partition and np.argpartition beyond the builtin (an int kth, the last axis) ----
 
 def _kth_values(kth):
