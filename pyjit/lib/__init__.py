@@ -223,6 +223,30 @@ def serves(module, args, kws):
     return gate is None or gate(args, kws)
 
 
+# (ufunc, name, nin) of the @vectorize ufuncs made before numpy_ufunc_methods was imported: it
+# registers their methods when it is
+PENDING_UFUNCS = []
+
+
+def register_ufunc_methods(ufunc, name, nin):
+    """Makes the methods of a @vectorize ufunc (reduce, ..., at) callable from compiled code,
+    without importing numpy_ufunc_methods before compiled code calls one of them."""
+    import sys
+
+    from .. import _registry, extending
+    loaded = sys.modules.get(f"{__name__}.numpy_ufunc_methods")
+    if loaded is not None:
+        loaded.register(ufunc, name, nin)
+        return
+    PENDING_UFUNCS.append((ufunc, name, nin))
+    methods = ("reduce", "accumulate", "reduceat", "outer", "at") if nin == 2 else ("at",)
+    for method in methods:
+        bound = getattr(ufunc, method, None)
+        if bound is not None:
+            extending._LAZY[bound] = ("numpy_ufunc_methods",)
+            _registry.mark_overloaded(bound)
+
+
 def load(module):
     """Imports one module of the library (its overloads register as it is imported)."""
     importlib.import_module(f"{__name__}.{module}")

@@ -18,7 +18,7 @@ from .numpy_shape import _norm_axis
 
 AxisError = np.exceptions.AxisError
 
-from . import _BINARY_UFUNCS as BINARY, _UNARY_UFUNCS as UNARY   # noqa: E402
+from . import _BINARY_UFUNCS as BINARY, _UNARY_UFUNCS as UNARY, PENDING_UFUNCS  # noqa: E402
 
 METHODS = ("reduce", "accumulate", "reduceat", "outer", "at")
 
@@ -445,3 +445,5 @@ for _name in BINARY:
     register(getattr(np, _name), _name, 2)
 for _name in UNARY:
     register(getattr(np, _name), _name, 1)
+while PENDING_UFUNCS:   # @vectorize ufuncs made before this module was imported
+    register(*PENDING_UFUNCS.pop())
