@@ -206,7 +206,8 @@ typedef enum AbiSortKey {
     ABI_SORT_BOOL, ABI_SORT_INT8, ABI_SORT_INT16, ABI_SORT_INT32, ABI_SORT_INT64, ABI_SORT_UINT8,
     ABI_SORT_UINT16, ABI_SORT_UINT32, ABI_SORT_UINT64, ABI_SORT_FLOAT32, ABI_SORT_FLOAT64,
     ABI_SORT_FLOAT16,   /* IEEE half floats, NaNs last */
-    ABI_SORT_DATETIME   /* datetime64 and timedelta64: int64 counts, NaT (INT64_MIN) last */
+    ABI_SORT_DATETIME,  /* datetime64 and timedelta64: int64 counts, NaT (INT64_MIN) last */
+    ABI_SORT_COMPLEX64, ABI_SORT_COMPLEX128   /* by real then imaginary parts, NaNs last */
 } AbiSortKey;
 
 /* ---- the kernel parameter ABI (what the NVPTX lowering emits and a launch packs) ----

@@ -1833,15 +1833,15 @@ static bool check_sort_kind(Infer *c, Instr *in, Instr *kind)
                       s ? "'" : "") != NULL;
 }
 
-/* The array to sort: bool, int, float (float16 too), datetime64 or timedelta64, of at least one
- * dimension. */
+/* The array to sort: bool, int, float (float16 too), complex (NumPy's lexicographic order),
+ * datetime64 or timedelta64, of at least one dimension. */
 static Type *sortable_array(Infer *c, Instr *in, Args *a)
 {
     Type *t = a->pos[0]->type;
     if (t->kind != TY_ARRAY)
         return arg_error(c, in, a, 0, "an array");
     Type *e = t->array.dtype;
-    if (!(ty_is_scalar(e) || ty_is_datetime(e)) || ty_is_complex(e))
+    if (!(ty_is_scalar(e) || ty_is_datetime(e)))
         return infer_fail(c, in, DIAG_TYPING, "%s() of a %s array is not supported", a->name,
                           infer_type_name(e));
     if (t->array.ndim == 0)
@@ -2249,6 +2249,33 @@ static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
     callee->name = k->name;
     return call_jit(c, in, callee);
 }
+/* np.array([]) and np.array([], dtype=d): the empty list literal's items take d (float64
+ * without one), as NumPy makes an empty array of that dtype; without this the list's item type
+ * would be unknown. True when it set them (another round of inference follows). */
+static bool type_empty_list(Infer *c, Instr *in)
+{
+    int npos = in->nargs - in->nkw;
+    Instr *list = npos > 1 ? in->args[1] : NULL;
+    if (!list || list->op != OP_BUILD_LIST || list->nargs != 0 || list->id >= c->nknown ||
+        c->list_items[list->id] || !list->type || list->type->kind != TY_LIST ||
+        list->type->list.item)
+        return false;
+    Instr *dtype = npos > 2 ? in->args[2] : NULL;
+    for (int k = 0; k < in->nkw; k++)
+        if (in->kwnames && strcmp(in->kwnames[k], "dtype") == 0)
+            dtype = in->args[npos + k];
+    Type *item = ty_scalar(TY_FLOAT64);
+    if (dtype && dtype->type && dtype->type->kind != TY_NONE) {
+        Type *d = infer_dtype_of(c, dtype);
+        if (!d || !ty_is_scalar(d))
+            return false;   /* the overload's own message names the dtype */
+        item = d;
+    }
+    c->list_items[list->id] = item;
+    c->changed = true;
+    return true;
+}
+
 
 static Type *call_function(Infer *c, Instr *in, const Const *k)
 {
@@ -2263,6 +2290,9 @@ static Type *call_function(Infer *c, Instr *in, const Const *k)
                                   : infer_objmode_call(c, in, k, a.pos, a.npos);
     }
     Builtin bi = ir_builtin_lookup(name);
+    if (k && (strcmp(name, "numpy.array") == 0 || strcmp(name, "numpy.asarray") == 0) &&
+        type_empty_list(c, in))
+        return NULL;   /* typed in the next round */
     if (k && k->overloaded) {
         bool declined = false;
         Type *t = call_overload(c, in, k, &declined);

@@ -826,8 +826,10 @@ static LLVMValueRef int_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMV
     case BIN_FLOORDIV: return int_floordiv_mod(L, a, b, false, s);
     case BIN_MOD: return int_floordiv_mod(L, a, b, true, s);
     case BIN_POW: {
+        /* computed in int64, then wrapped to t (np.power of uint16 stays uint16) */
         Type *i64t = ty_scalar(TY_INT64);
-        return int_pow(L, lower_cast(L, a, t, i64t), lower_cast(L, b, t, i64t), rhs, s);
+        LLVMValueRef r = int_pow(L, lower_cast(L, a, t, i64t), lower_cast(L, b, t, i64t), rhs, s);
+        return lower_cast(L, r, i64t, t);
     }
     case BIN_LSHIFT: return shift(L, true, s, a, b);
     case BIN_RSHIFT: return shift(L, false, s, a, b);

@@ -1650,6 +1650,8 @@ AbiSortKey lower_sort_key(Type *dt)
     case TY_FLOAT32: return ABI_SORT_FLOAT32;
     case TY_FLOAT16: return ABI_SORT_FLOAT16;
     case TY_DATETIME: case TY_TIMEDELTA: return ABI_SORT_DATETIME;
+    case TY_COMPLEX64: return ABI_SORT_COMPLEX64;
+    case TY_COMPLEX128: return ABI_SORT_COMPLEX128;
     default: return ABI_SORT_FLOAT64;
     }
 }

@@ -84,6 +84,8 @@ def register(obj, kernel, nin, choose_loop, name):
          f"    return typing(({params},), out)\n", ns)
     ns["ufunc_call"].__qualname__ = f"{name}.ufunc_call"
     overload(obj, strict=False)(ns["ufunc_call"])
+    from . import lib   # reduce, accumulate, reduceat, outer and at, loaded on first use
+    lib.register_ufunc_methods(obj, name, nin)
 
 
 # ---- generalized ufuncs (@guvectorize): every operand given, outputs included ----

@@ -105,6 +105,9 @@ class _Template:
 def _name_of(func):
     if isinstance(func, str):   # a method's key, "method.array.sort"
         return func[len("method."):]
+    owner = getattr(func, "__self__", None)
+    if owner is not None and not isinstance(owner, type(sys)) and hasattr(owner, "__name__"):
+        return f"{_name_of(owner)}.{func.__name__}"   # a ufunc's method: numpy.add.reduce
     module = getattr(func, "__module__", None) or "numpy"
     return f"{module}.{getattr(func, '__qualname__', getattr(func, '__name__', repr(func)))}"
 

@@ -100,16 +100,19 @@ static void nrt_release_pyobject(MemInfo *mi)
 
 MemInfo *rt_nrt_adopt(PyObject *owner, void *data, int64_t size)
 {
+    PyObject *keeper = rt_memory_owner(owner);
+    if (!keeper)
+        return NULL;
     MemInfo *mi = pj_nrt_alloc(0);
     if (!mi) {
+        Py_DECREF(keeper);
         PyErr_NoMemory();
         return NULL;
     }
     mi->data = data;
     mi->size = size;
     mi->dtor = nrt_release_pyobject;
-    Py_INCREF(owner);
-    mi->owner = owner;
+    mi->owner = keeper;
     return mi;
 }
 

@@ -65,6 +65,7 @@ PyObject *rt_meminfo_owner_new(MemInfo *mi);
 MemInfo *rt_nrt_alloc_small(int64_t size);
 /* A MemInfo over memory that the Python object owner keeps alive (a new reference to owner). */
 MemInfo *rt_nrt_adopt(PyObject *owner, void *data, int64_t size);
+PyObject *rt_memory_owner(PyObject *parent);
 PyObject *rt_format_float(double v);
 /* Python's repr of a float into out (plain C, no GIL): "0.1", "1e+16", "nan"; add_dot_0 gives
  * integral values their ".0" as repr(float) does. */

@@ -138,7 +138,7 @@ static int64_t depth_limit(int64_t n)
 
 /* Pairs travel with their keys, so merging reads memory in order (no a[idx[i]] lookups).
  * Sorts p[0..n), using tmp[0..n); returns where the sorted pairs are (p or tmp). */
-#define DEFINE_MERGESORT(S, P)                                                                    \
+#define DEFINE_MERGESORT(S, P, LESS)                                                                    \
     static P *mergesort_##S(P *p, P *tmp, int64_t n)                                              \
     {                                                                                             \
         for (int64_t s = 0; s < n; s += SMALL)                                                    \
@@ -149,7 +149,7 @@ static int64_t depth_limit(int64_t n)
                 int64_t end = s + 2 * width < n ? s + 2 * width : n;                              \
                 int64_t i = s, j = mid, k = s;                                                    \
                 while (i < mid && j < end)                                                        \
-                    tmp[k++] = p[j].key < p[i].key ? p[j++] : p[i++];                             \
+                    tmp[k++] = LESS(p[j], p[i]) ? p[j++] : p[i++];                                \
                 while (i < mid)                                                                   \
                     tmp[k++] = p[i++];                                                            \
                 while (j < end)                                                                   \
@@ -171,15 +171,16 @@ static int64_t depth_limit(int64_t n)
 #define INT_NUM(x) ((void)(x), 1)
 #define FLOAT_NUM(x) ((x) == (x))
 #define NAT_NUM(x) ((x) != INT64_MIN)
-#define DEFINE_TYPE(S, T, FLOAT, NUM)                                                                  \
-    DEFINE_SORTS(S, T, VALUE_LESS)                                                                \
-    DEFINE_INTROSORT(S, T, VALUE_LESS)                                                            \
+#define DEFINE_TYPE(S, T, FLOAT, NUM) DEFINE_ORDERED(S, T, FLOAT, NUM, VALUE_LESS, PAIR_LESS)
+#define DEFINE_ORDERED(S, T, FLOAT, NUM, VLESS, PLESS)                                            \
+    DEFINE_SORTS(S, T, VLESS)                                                                     \
+    DEFINE_INTROSORT(S, T, VLESS)                                                                 \
     typedef struct Pair_##S {                                                                     \
         T key;                                                                                    \
         int64_t idx;                                                                              \
     } Pair_##S;                                                                                   \
-    DEFINE_SORTS(pair_##S, Pair_##S, PAIR_LESS)                                                   \
-    DEFINE_MERGESORT(pair_##S, Pair_##S)                                                          \
+    DEFINE_SORTS(pair_##S, Pair_##S, PLESS)                                                       \
+    DEFINE_MERGESORT(pair_##S, Pair_##S, PLESS)                                                   \
                                                                                                   \
     /* Moves the NaNs of a[0..n) to its end; returns how many are not NaN. */                    \
     static int64_t numbers_first_##S(T *a, int64_t n)                                             \
@@ -267,6 +268,35 @@ DEFINE_TYPE(u64, uint64_t, 0, INT_NUM)
 DEFINE_TYPE(f32, float, 1, FLOAT_NUM)
 DEFINE_TYPE(f64, double, 1, FLOAT_NUM)
 DEFINE_TYPE(dt, int64_t, 1, NAT_NUM)
+
+/* ---- complex numbers: NumPy's lexicographic order ------------------------------------------
+ *
+ * By the real parts, then the imaginary ones, with NaNs last in NumPy's extended order
+ * R + Rj < R + nanj < nan + Rj < nan + nanj (values with NaNs in the same places ordered by
+ * their other part). The order is total, so no NaNs are moved aside first (FLOAT 0). */
+
+typedef struct { float re, im; } Complex64;
+typedef struct { double re, im; } Complex128;
+
+/* Functions, not a macro: the sorts pass operands with side effects (a[++i]). */
+#define DEFINE_COMPLEX_LESS(S, T)                                                                 \
+    static inline int less_##S(T a, T b)                                                          \
+    {                                                                                             \
+        if (a.re < b.re)                                                                          \
+            return a.im == a.im || b.im != b.im;                                                  \
+        if (a.re > b.re)                                                                          \
+            return b.im != b.im && a.im == a.im;                                                  \
+        if (a.re == b.re || (a.re != a.re && b.re != b.re))                                       \
+            return a.im < b.im || (b.im != b.im && a.im == a.im);                                 \
+        return b.re != b.re;                                                                      \
+    }
+DEFINE_COMPLEX_LESS(c64, Complex64)
+DEFINE_COMPLEX_LESS(c128, Complex128)
+#define C64_PAIR_LESS(x, y) less_c64((x).key, (y).key)
+#define C128_PAIR_LESS(x, y) less_c128((x).key, (y).key)
+
+DEFINE_ORDERED(c64, Complex64, 0, INT_NUM, less_c64, C64_PAIR_LESS)
+DEFINE_ORDERED(c128, Complex128, 0, INT_NUM, less_c128, C128_PAIR_LESS)
 
 /* ---- float16: sorted as uint16 keys that order as the halfs do -------------------------------
  *
@@ -361,6 +391,8 @@ static int32_t arg_rows_f16(const void *data, int64_t rows, int64_t n, int64_t k
     case ABI_SORT_FLOAT32: return prefix##f32 args;                                               \
     case ABI_SORT_FLOAT16: return prefix##f16 args;                                               \
     case ABI_SORT_DATETIME: return prefix##dt args;                                               \
+    case ABI_SORT_COMPLEX64: return prefix##c64 args;                                             \
+    case ABI_SORT_COMPLEX128: return prefix##c128 args;                                           \
     default: return prefix##f64 args;                                                             \
     }
 

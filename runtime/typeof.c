@@ -29,7 +29,8 @@ static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
 static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, NumPy arrays of "
                                "bool/int/uint/float/complex/datetime64/timedelta64 or structured "
-                               "dtype, records (np.void), tuples, lists and sets of these, "
+                               "dtype, records (np.void), bytes and bytearray, tuples, lists and "
+                               "sets of these, "
                                "typed Lists, pyjit.typed.Dict, None, @njit functions, NumPy scalar "
                                "types and dtypes";
 
@@ -328,6 +329,17 @@ static Type *typeof_dtype_object(PyObject *obj)
 }
 
 /* Everything but the exact built-in scalar types: NumPy arrays and scalars, subclasses. */
+/* bytes and bytearray are arrays of uint8 in compiled code, as Numba's Bytes and ByteArray
+ * types are array-like: indexing, len, iteration, np.frombuffer; bytes read-only. */
+static Type *typeof_bytes(PyObject *obj)
+{
+    bool readonly = PyBytes_Check(obj);
+    Type **slot = &array_cache[TY_UINT8][1][0][readonly];
+    if (!*slot)
+        *slot = ty_array(scalar_types[TY_UINT8], 1, 'C', readonly);
+    return *slot;
+}
+
 static Type *typeof_other(PyObject *obj, int flags)
 {
     if (rt_numpy_ready() < 0)
@@ -381,6 +393,8 @@ static Type *typeof_other(PyObject *obj, int flags)
         return typeof_dispatcher(obj);
     if (!(flags & RT_TYPEOF_GPU) && rt_is_generator(obj))
         return ty_rng();
+    if ((PyBytes_Check(obj) || PyByteArray_Check(obj)) && !(flags & RT_TYPEOF_GPU))
+        return typeof_bytes(obj);
     return flags & RT_TYPEOF_GPU ? NULL : rt_typeof_c_function(obj);
 }
 
@@ -528,6 +542,13 @@ static int unbox_array(PyObject *obj, Type *ty, ArrayDesc *desc)
     int ndim = ty->array.ndim;
     desc->meminfo = NULL;
     desc->parent = obj;     /* borrowed: the caller holds the argument for the call */
+    if (PyBytes_Check(obj) || PyByteArray_Check(obj)) {   /* typeof_bytes */
+        bool bytes = PyBytes_Check(obj);
+        desc->data = bytes ? PyBytes_AS_STRING(obj) : PyByteArray_AS_STRING(obj);
+        desc->dims[0] = bytes ? PyBytes_GET_SIZE(obj) : PyByteArray_GET_SIZE(obj);
+        desc->dims[1] = 1;
+        return 0;
+    }
     desc->data = PyArray_DATA(arr);
     for (int i = 0; i < ndim; i++) {
         desc->dims[i] = PyArray_DIM(arr, i);
@@ -959,6 +980,16 @@ static bool is_whole_parent(Type *ty, ArrayDesc *desc)
     return true;
 }
 
+/* The object that keeps an argument's memory alive for an array made of it (a new reference):
+ * the argument itself, but for a bytearray a memoryview of it, whose buffer export stops the
+ * bytearray from being resized (and its memory moved) under the array, as np.frombuffer's. */
+PyObject *rt_memory_owner(PyObject *parent)
+{
+    if (PyByteArray_Check(parent))
+        return PyMemoryView_FromObject(parent);
+    return Py_NewRef(parent);
+}
+
 static PyObject *box_array(Type *ty, ArrayDesc *desc)
 {
     MemInfo *mi = desc->meminfo;
@@ -980,7 +1011,7 @@ static PyObject *box_array(Type *ty, ArrayDesc *desc)
         base = rt_meminfo_owner_new(mi);   /* takes the reference the result carried */
         mi = NULL;
     } else if (parent) {
-        base = Py_NewRef(parent);
+        base = rt_memory_owner(parent);
     } else {
         /* Memory of unknown lifetime: hand out a copy rather than a dangling view. */
         PyObject *copy = PyArray_NewCopy((PyArrayObject *)arr, NPY_CORDER);

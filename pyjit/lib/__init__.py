@@ -11,6 +11,18 @@ registered with overload_method (of lists, dicts and sets) and listed in METHODS
 """
 import importlib
 
+# the ufuncs whose methods (np.add.reduce, np.negative.at) numpy_ufunc_methods implements
+# agree with its BINARY and UNARY
+_BINARY_UFUNCS = (
+    "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "fmod", "power",
+    "float_power", "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
+    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd",
+    "lcm", "hypot", "arctan2", "copysign", "nextafter", "logaddexp", "logaddexp2", "heaviside",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+_UNARY_UFUNCS = ("negative", "positive", "absolute", "square", "reciprocal", "sqrt", "exp", "log",
+                 "sin", "cos", "tan", "floor", "ceil", "trunc", "rint", "sign", "invert",
+                 "logical_not")
+
 # module -> the functions it implements: NumPy's by name, builtins as "builtins.<name>" (an
 # overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers), pyjit's
 # own by their full name ("pyjit.typed.List"), those of STDLIB's modules as "heapq.heappush", and
@@ -25,7 +37,7 @@ INDEX = {
                    "sign", "polyval", "roots"),
     "numpy_edit": ("split", "array_split", "hsplit", "vsplit", "dsplit", "append", "delete", "insert", "ediff1d"),
     "numpy_search": ("searchsorted", "digitize", "argwhere", "where"),
-    "numpy_sorting": ("unique", "sort", "argsort"),
+    "numpy_sorting": ("unique", "sort", "argsort", "partition", "argpartition"),
     "numpy_sets": ("union1d", "intersect1d", "setdiff1d", "setxor1d", "isin", "lexsort"),
     "numpy_stats": ("median", "nanmedian", "percentile", "quantile", "nanpercentile",
                     "nanquantile", "nanmean", "nansum", "histogram", "bincount", "ptp"),
@@ -59,6 +71,19 @@ INDEX = {
                     "broadcast_to", "broadcast_shapes", "broadcast_arrays"),
     "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
                      "ravel_multi_index", "inner"),
+    "numpy_ufunc_methods": tuple(
+        f"{ufunc}.{method}" for ufunc in _BINARY_UFUNCS
+        for method in ("reduce", "accumulate", "reduceat", "outer", "at")) + tuple(
+        f"{ufunc}.at" for ufunc in _UNARY_UFUNCS),
+    "numpy_misc": ("shape", "ndim", "size", "isscalar", "iscomplexobj", "isrealobj", "iscomplex",
+                   "isreal", "isposinf", "isneginf", "asarray_chkfinite", "bartlett", "blackman",
+                   "hamming", "hanning", "extract", "place", "copyto", "indices", "tril_indices",
+                   "triu_indices", "tril_indices_from", "triu_indices_from", "trim_zeros",
+                   "unwrap", "resize", "diagonal", "iinfo", "finfo", "diag_indices",
+                   "concatenate", "expand_dims", "i0", "kaiser") + tuple(
+                       f"polynomial.polynomial.{name}" for name in (
+                           "polyadd", "polysub", "polymul", "polydiv", "polyval", "polyder",
+                           "polyint")),
     "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer"),
     "numpy_linalg": ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet", "linalg.eig",
                      "linalg.eigvals", "linalg.eigh", "linalg.eigvalsh", "linalg.svd",
@@ -117,6 +142,10 @@ METHODS = {
     "numpy_flags": ("attr.array.flags",),
     "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),
     "numpy_linalg": ("method.array.__matmul__",),
+    "numpy_sorting": ("method.array.partition", "method.array.argpartition", "method.array.sort",
+                      "method.array.argsort"),
+    "numpy_misc": tuple(f"method.array.{name}" for name in (
+        "dot", "repeat", "nonzero", "round", "clip", "searchsorted", "diagonal", "trace")),
     "numpy_gather": ("method.array.take",),
     "numpy_axis": tuple(f"method.array.{name}" for name in (
         "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "cumsum")),
@@ -192,6 +221,30 @@ def serves(module, args, kws):
     """Whether the module may serve a call with these argument types (GATES)."""
     gate = GATES.get(module)
     return gate is None or gate(args, kws)
+
+
+# (ufunc, name, nin) of the @vectorize ufuncs made before numpy_ufunc_methods was imported: it
+# registers their methods when it is
+PENDING_UFUNCS = []
+
+
+def register_ufunc_methods(ufunc, name, nin):
+    """Makes the methods of a @vectorize ufunc (reduce, ..., at) callable from compiled code,
+    without importing numpy_ufunc_methods before compiled code calls one of them."""
+    import sys
+
+    from .. import _registry, extending
+    loaded = sys.modules.get(f"{__name__}.numpy_ufunc_methods")
+    if loaded is not None:
+        loaded.register(ufunc, name, nin)
+        return
+    PENDING_UFUNCS.append((ufunc, name, nin))
+    methods = ("reduce", "accumulate", "reduceat", "outer", "at") if nin == 2 else ("at",)
+    for method in methods:
+        bound = getattr(ufunc, method, None)
+        if bound is not None:
+            extending._LAZY[bound] = ("numpy_ufunc_methods",)
+            _registry.mark_overloaded(bound)
 
 
 def load(module):

@@ -38,10 +38,34 @@ def float_of(dtype):
     return dtype if isinstance(dtype, types.Float) else types.float64
 
 
-@register_jitable
 def nan_lt(a, b):
-    """a < b where NaN sorts after every number (NumPy's sort order)."""
+    """a < b where NaN sorts after every number (NumPy's sort order); complex numbers in
+    NumPy's lexicographic order (real parts, then imaginary ones; NaNs last, as
+    R + Rj < R + nanj < nan + Rj < nan + nanj)."""
+    if isinstance(a, complex) or isinstance(b, complex):
+        return _complex_lt(complex(a), complex(b))
     return a < b or (b != b and a == a)
+
+
+def _complex_lt(a, b):
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    if ar < br:
+        return ai == ai or bi != bi
+    if ar > br:
+        return bi != bi and ai == ai
+    if ar == br or (ar != ar and br != br):
+        return ai < bi or (bi != bi and ai == ai)
+    return br != br
+
+
+register_jitable(_complex_lt)
+
+
+@overload(nan_lt)
+def _nan_lt(a, b):
+    if isinstance(a, types.Complex) or isinstance(b, types.Complex):
+        return lambda a, b: _complex_lt(complex(a), complex(b))
+    return lambda a, b: a < b or (b != b and a == a)
 
 
 def promote(*dtypes):

@@ -251,7 +251,65 @@ def _along_or_whole(a, axis, keepdims, signature, along, call, **unsupported):
         return keep_dims(keepdims, a, axis, signature, along())
     if is_array(a) and not given(axis) and isinstance(keepdims, types.Type) and given(keepdims):
         return keep_dims(keepdims, a, axis, signature, _whole(call, signature))
+    if _int_tuple(axis) and is_array(a) and not call.startswith("np.arg"):
+        if any(given(t) for n, t in unsupported.items() if n == "out"):
+            raise TypeError("out= beside axis= is not supported in compiled code")
+        return _tuple_axes(a, axis, keepdims, signature, call)
     return None
+
+
+def _int_tuple(axis):
+    return isinstance(axis, types.Tuple) and all(
+        isinstance(t, (types.Integer, types.Boolean)) for t in axis.types)
+
+
+def _mark_axes(k, nd):
+    """Source lines setting red[d] for each of the k axes of the tuple axis (unrolled: its items
+    may differ in type), with NumPy's error for one given twice."""
+    lines = []
+    for d in range(k):
+        lines += [f"    ax = _norm_axis(axis[{d}], {nd})",
+                  "    if red[ax]:",
+                  "        raise ValueError(\"duplicate value in 'axis'\")",
+                  "    red[ax] = True"]
+    return lines
+
+
+def _tuple_axes(a, axis, keepdims, signature, call):
+    """A reduction over a tuple of axes (np.mean(a, axis=(0, 2))): the reduced axes moved last
+    and made one (a copy, C order), then reduced along it by call (the reduction written for
+    the flattened array, `a.ravel()` and `axis=0` in it); with keepdims, the reduced axes are
+    given back with length 1. NumPy's AxisError and ValueError for bad or repeated axes."""
+    nd, k = a.ndim, len(axis.types)
+    kept = nd - k
+    keep = constant_flag(keepdims, "keepdims")
+    names = ", ".join(f"perm[{d}]" for d in range(nd))
+    lines = [f"def impl({signature}):",
+             f"    red = np.zeros({max(nd, 1)}, np.bool_)",
+             *_mark_axes(k, nd),
+             f"    perm = np.empty({max(nd, 1)}, np.int64)",
+             "    j = 0",
+             f"    for d in range({nd}):",
+             "        if not red[d]:",
+             "            perm[j] = d",
+             "            j += 1",
+             f"    for d in range({nd}):",
+             "        if red[d]:",
+             "            perm[j] = d",
+             "            j += 1",
+             f"    t = np.transpose(a, ({names}{',' if nd == 1 else ''}))",
+             "    m = 1",
+             f"    for d in range({kept}, {nd}):",
+             "        m *= t.shape[d]"]
+    shape = "".join(f"t.shape[{d}], " for d in range(kept))
+    lines.append(f"    flat = np.ascontiguousarray(t).reshape(({shape}m,))")
+    r = call.replace("a.ravel()", "flat").replace("axis=0", f"axis={kept}")
+    if keep:
+        full = "".join(f"1 if red[{d}] else a.shape[{d}], " for d in range(nd))
+        r = (f"np.full(({full}), {r})" if kept == 0 else
+             f"np.ascontiguousarray({r}).reshape(({full}))")
+    lines.append(f"    return {r}")
+    return _generated("impl", "\n".join(lines) + "\n", {})
 
 
 def _sum(a, axis=None, dtype=None, out=None, keepdims=False):

@@ -3,8 +3,8 @@ triu, tril, outer, trace, cross, meshgrid, vander, logspace, geomspace, ascontig
 asfortranarray, fill_diagonal. Semantics and messages are NumPy's."""
 import numpy as np
 
-from ._util import (constant_flag, given, is_array, is_number, overload, promote, register_jitable,
-                    types, value_or)
+from ._util import (constant_flag, generated, given, is_array, is_number, overload, promote,
+                    register_jitable, types, value_or)
 
 
 def _dtype_or(dtype, default):
@@ -238,6 +238,33 @@ def _meshgrid(x, y, indexing="xy"):
     def impl(x, y, indexing="xy"):
         return _grid(x.ravel(), y.ravel(), ij)
     return impl
+
+
+def _meshgrid_n(*xi, indexing="xy"):
+    """np.meshgrid of one array or of three and more (two are _meshgrid's): a tuple of n-d
+    arrays, the first two axes swapped for indexing='xy', as NumPy's."""
+    n = len(xi)
+    if n == 2 or not n or not all(is_array(t) for t in xi):
+        return None
+    how = getattr(indexing, "literal_value", indexing)
+    if how not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    axis = list(range(n))
+    if how == "xy" and n > 1:
+        axis[0], axis[1] = 1, 0
+    order = sorted(range(n), key=lambda k: axis[k])   # the input along each output axis
+    shape = "".join(f"x{order[d]}.size, " for d in range(n))
+    names = ", ".join(f"x{k}" for k in range(n))
+    lines = [f"def impl({names}, indexing='xy'):"]
+    lines += [f"    f{k} = np.ravel(x{k})" for k in range(n)]
+    lines += [f"    o{k} = np.empty(({shape}), x{k}.dtype)" for k in range(n)]
+    lines.append(f"    for idx in np.ndindex(({shape})):")
+    lines += [f"        o{k}[idx] = f{k}[idx[{axis[k]}]]" for k in range(n)]
+    lines.append("    return (" + "".join(f"o{k}, " for k in range(n)) + ")")
+    return generated("impl", "\n".join(lines) + "\n", {})
+
+
+overload(np.meshgrid, strict=False)(_meshgrid_n)
 
 
 @overload(np.ascontiguousarray)

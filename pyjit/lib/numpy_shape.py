@@ -144,6 +144,8 @@ def _join_list(item, new_axis):
 
 @overload(np.concatenate)
 def _concatenate(arrays, axis=0):
+    if isinstance(axis, types.NoneType):
+        return None   # numpy_misc's: the arrays flattened
     return _join(arrays, axis, False)
 
 

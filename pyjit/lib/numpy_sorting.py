@@ -10,12 +10,14 @@ import functools
 
 import numpy as np
 
-from ._util import generated, given, is_array, overload, register_jitable, types
+from ._util import generated, given, is_array, overload, overload_method, register_jitable, types
+from .numpy_shape import _norm_axis
 
 
 def _sortable(a):
     return is_array(a) and isinstance(a.dtype, (types.Integer, types.Float, types.Boolean,
-                                                 types.NPDatetime, types.NPTimedelta))
+                                                 types.Complex, types.NPDatetime,
+                                                 types.NPTimedelta))
 
 
 @register_jitable
@@ -117,3 +119,115 @@ def _along_axis(sort):
 
 overload(np.sort)(_along_axis(True))
 overload(np.argsort)(_along_axis(False))
+
+
+def _method_along_axis(sort):
+    """a.sort(axis=k) (in place) and a.argsort(axis=k) along an axis other than the last: as
+    the functions (the builtin methods take the last axis)."""
+    def typing(a, axis=-1, kind=None, order=None):
+        if not (is_array(a) and a.ndim > 1 and isinstance(axis, types.Integer)):
+            return None
+        if isinstance(order, types.Type) and given(order):
+            raise TypeError("sort: order= (of structured arrays) is not supported")
+        if sort and a.readonly:
+            raise TypeError("array is read-only: sort() cannot write it")
+        if sort:
+            def impl(a, axis=-1, kind=None, order=None):
+                a[...] = np.sort(a, axis, kind)
+            return impl
+
+        def arg(a, axis=-1, kind=None, order=None):
+            return np.argsort(a, axis, kind)
+        return arg
+    return typing
+
+
+overload_method(types.Array, "sort")(_method_along_axis(True))
+overload_method(types.Array, "argsort")(_method_along_axis(False))
+
+
+# ---- np.partition and np.argpartition beyond the builtin (an int kth, the last axis) ----
+
+def _kth_values(kth):
+    """'int' for one kth, 'seq' for a sequence of them (an array, tuple or list of ints)."""
+    if isinstance(kth, (types.Integer, types.Boolean)):
+        return "int"
+    if is_array(kth) and kth.ndim <= 1 and isinstance(kth.dtype, types.Integer):
+        return "seq"
+    if isinstance(kth, types.Tuple) and all(isinstance(t, types.Integer) for t in kth.types):
+        return "seq"
+    if isinstance(kth, types.List) and isinstance(kth.dtype, types.Integer):
+        return "seq"
+    return None
+
+
+def _partition_source(arg, params, nd, axis_kind, kth_kind, inplace=False):
+    """np.partition (arg False) or np.argpartition with axis= an int or None, kth an int or a
+    sequence of ints. A sequence is served by sorting the lanes: every kth element then stands
+    where sorted order puts it, which is all NumPy promises of the others' order."""
+    fn = "np.argpartition" if arg else "np.partition"
+    sort = "np.argsort" if arg else "np.sort"
+    lines = [f"def impl({params}):"]
+    if axis_kind == "none":
+        lines.append("    b = np.ravel(a)")
+        nd = 1
+        ax = "0"
+    else:
+        lines.append(f"    ax = _norm_axis(axis, {nd})")
+        lines.append("    b = a")
+        ax = "ax"
+    if kth_kind == "seq":
+        lines += [f"    n = b.shape[{ax}]",
+                  "    for k in np.asarray(kth).ravel():",
+                  "        if k < -n or k >= n:",
+                  "            raise ValueError('kth(=' + str(k) + ') out of bounds (' + "
+                  "str(n) + ')')"]
+        one = f"{sort}(m)"
+    else:
+        one = f"{fn}(m, kth)"
+    if nd > 1:   # the builtin works along the last axis: the axis is swapped there and back
+        lines += [f"    m = np.swapaxes(b, {ax}, {nd - 1})",
+                  f"    r = np.ascontiguousarray(np.swapaxes({one}, {ax}, {nd - 1}))"]
+    else:
+        lines += ["    m = b", f"    r = {one}"]
+    lines.append("    a[...] = r" if inplace else "    return r")
+    return "\n".join(lines) + "\n"
+
+
+def _partition_typing(arg, method=False):
+    def typing(a, kth, axis=-1, kind="introselect", order=None):
+        if not _sortable(a) or a.ndim == 0:
+            return None
+        kth_kind = _kth_values(kth)
+        if kth_kind is None:
+            raise TypeError(f"partition: kth must be an int or a sequence of ints, not {kth}")
+        if isinstance(kind, types.Type) and getattr(kind, "literal_value", None) != \
+                "introselect":
+            raise TypeError(f"partition: kind must be 'introselect', not {kind}")
+        if isinstance(order, types.Type) and given(order):
+            raise TypeError("partition: order= (of structured arrays) is not supported")
+        if isinstance(axis, types.NoneType):
+            axis_kind = "none"
+            if method:
+                raise TypeError("a.partition(axis=None) is not supported by NumPy: give an "
+                                "integer axis")
+        elif isinstance(axis, (types.Integer, types.Boolean)) or not isinstance(axis,
+                                                                                types.Type):
+            axis_kind = "int"
+        else:
+            raise TypeError(f"partition: axis must be an int or None, not {axis}")
+        if not method and kth_kind == "int" and not isinstance(axis, types.Type):
+            return None      # the builtin: the last axis
+        if method and a.readonly and not arg:
+            raise TypeError("array is read-only: partition() cannot write it")
+        params = ("a, kth, axis=-1, kind='introselect', order=None")
+        return generated("impl", _partition_source(arg, params, a.ndim, axis_kind, kth_kind,
+                                                   inplace=method and not arg),
+                         {"_norm_axis": _norm_axis})
+    return typing
+
+
+overload(np.partition)(_partition_typing(False))
+overload(np.argpartition)(_partition_typing(True))
+overload_method(types.Array, "partition")(_partition_typing(False, method=True))
+overload_method(types.Array, "argpartition")(_partition_typing(True, method=True))

@@ -131,8 +131,12 @@ def _squeeze(a, axis=None):
     if not is_array(a):
         return None
     if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        if a.ndim == 0:
+            return _generated("def impl(a, axis=None):\n    return as_strided(a, (), ())\n")
         raise TypeError("squeeze() without axis= is not supported in compiled code: the result's "
                         "number of dimensions would depend on the shape at run time; pass axis=")
+    if isinstance(axis, types.Tuple) and all(_is_int(t) for t in axis.types):
+        return _squeeze_axes(a.ndim, len(axis.types))
     if not _is_int(axis) or a.ndim == 0:
         return None
     nd = a.ndim
@@ -143,6 +147,24 @@ def _squeeze(a, axis=None):
         "    if a.shape[ax] != 1:\n"
         "        raise ValueError('cannot select an axis to squeeze out which has size not equal "
         "to one')\n" + _view_by_order(nd - 1, order))
+
+
+def _squeeze_axes(nd, k):
+    """np.squeeze(a, axis=(i, j, ...)): a view without those axes, each of length 1."""
+    from .numpy_axis import _mark_axes
+    lines = ["def impl(a, axis=None):", f"    red = np.zeros({max(nd, 1)}, np.bool_)",
+             *_mark_axes(k, nd),
+             f"    keep = np.empty({max(nd - k, 1)}, np.int64)",
+             "    j = 0",
+             f"    for d in range({nd}):",
+             "        if red[d]:",
+             "            if a.shape[d] != 1:",
+             "                raise ValueError('cannot select an axis to squeeze out which has "
+             "size not equal to one')",
+             "        else:",
+             "            keep[j] = d",
+             "            j += 1"]
+    return _generated("\n".join(lines) + "\n" + _view_by_order(nd - k, lambda d: f"keep[{d}]"))
 
 
 overload(np.squeeze)(_squeeze)
