@@ -156,12 +156,16 @@ static void add_fn_attr(Lower *L, LLVMValueRef v, const char *name, bool call)
         LLVMAddAttributeAtIndex(v, LLVMAttributeFunctionIndex, a);
 }
 
-/* syncthreads and its count/and/or forms: a call of the simulator, which switches fibers. */
+/* syncthreads and its count/and/or forms, and the grid barrier (op 4, ABI_SIM_GRID_BARRIER):
+ * a call of the simulator, which switches fibers (or a cut of lower_sim_regions.c). */
 LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi)
 {
     int op = bi == BI_GPU_SYNCTHREADS_COUNT ? 1 : bi == BI_GPU_SYNCTHREADS_AND ? 2
-           : bi == BI_GPU_SYNCTHREADS_OR ? 3 : 0;
-    LLVMValueRef pred = op ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0, 0);
+           : bi == BI_GPU_SYNCTHREADS_OR ? 3 : bi == BI_GPU_CG_GRID_SYNC ? ABI_SIM_GRID_BARRIER : 0;
+    if (op == ABI_SIM_GRID_BARRIER)
+        L->prog->sim_grid = true;
+    bool predicate = op >= 1 && op <= 3;
+    LLVMValueRef pred = predicate ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0, 0);
     if (LLVMTypeOf(pred) != L->i32)
         pred = LLVMBuildZExt(L->b, pred, L->i32, "");
     LLVMValueRef args[4] = {L->exc_ptr, LLVMConstInt(L->i32, (unsigned)op, 0), pred,
@@ -177,7 +181,7 @@ LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi)
     TypedFunc *entry = L->prog->funcs.items[0];
     if (L->fn != entry->aux && !has_fn_attr(L->fn, "noinline"))   /* a device function */
         add_fn_attr(L, L->fn, "alwaysinline", false);
-    return op ? r : LLVMConstNull(L->none_ty);
+    return predicate ? r : LLVMConstNull(L->none_ty);
 }
 
 LLVMValueRef lower_sim_fence(Lower *L, Instr *in, Builtin bi)

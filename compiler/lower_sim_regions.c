@@ -301,8 +301,9 @@ static void build_driver(Cut *c)
     /* the round's end. Usually every thread that did not return waits at one barrier call,
      * which the round's summary says (the first barrier reached, whether any other was, the
      * barrier's operation, its threads and how many gave a true predicate): the result is
-     * computed here. Otherwise pj_sim_regions_sync looks at each thread (copies of one line are
-     * one barrier; other cases are a BarrierError). */
+     * computed here. Otherwise, and at the grid barrier (whose block waits for the others there),
+     * pj_sim_regions_sync looks at each thread (copies of one line are one barrier; other cases
+     * are a BarrierError). */
     LLVMPositionBuilderAtEnd(B, c->check);
     LLVMValueRef first = LLVMBuildLoad2(B, c->i32, c->rfirst, "");
     LLVMValueRef mixed = LLVMBuildLoad2(B, c->i32, c->rmixed, "");
@@ -312,7 +313,9 @@ static void build_driver(Cut *c)
     LLVMBasicBlockRef fast = c->check_one =
         LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.one");
     LLVMValueRef none = LLVMBuildICmp(B, LLVMIntEQ, first, zero, "");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, mixed, zero, ""), slow, fast);
+    LLVMValueRef grid = LLVMBuildICmp(B, LLVMIntEQ, op, LLVMConstInt(c->i32, ABI_SIM_GRID_BARRIER, 0), "");
+    LLVMBuildCondBr(B, LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, mixed, zero, ""), grid, ""),
+                    slow, fast);
     LLVMPositionBuilderAtEnd(B, fast);
     LLVMValueRef all = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntEQ, count, live, ""), c->i32, "");
     LLVMValueRef any = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, count, zero, ""), c->i32, "");

@@ -237,6 +237,7 @@ static RtVersion *version_of_program(RtDispatcher *d, Program *prog, Type **argt
     v->asm_dump = copy_text(prog->asm_dump);
     v->sim_sync = prog->sim_sync;
     v->sim_shared = prog->sim_shared_bytes;
+    v->sim_grid = prog->sim_grid;
     if (scan_program(prog, v) < 0) {
         rt_version_free(v);
         return NULL;
