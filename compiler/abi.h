@@ -170,6 +170,11 @@ typedef struct AbiSimThread {
     int64_t dynbytes;
     void *fiber;            /* simulator/: the thread's fiber, NULL when its block runs as a loop */
 } AbiSimThread;
+/* A shared memory access under PYJIT_SIMULATOR_RACECHECK (compiler/lower_sim.c, pj_sim_race). */
+typedef struct AbiSimRaceSite {
+    const char *name, *file;    /* the array's, the access's */
+    int32_t line, ndim;
+} AbiSimRaceSite;
 /* pj_sim_barrier's op for the grid barrier (gpu.cg.this_grid().sync()); 0 is syncthreads, 1 to 3
  * its count, and and or forms. */
 #define ABI_SIM_GRID_BARRIER 4

@@ -156,6 +156,8 @@ typedef struct Program {
     int64_t sim_shared_bytes;   /* set by lowering: the block's static shared memory */
     bool sim_grid;          /* set by lowering: the kernel syncs its grid (its blocks must all
                              * be running at once) */
+    bool sim_racecheck;     /* PYJIT_SIMULATOR_RACECHECK: shared memory accesses are checked for
+                             * races (lower_sim.c, simulator/launch.c) */
 } Program;
 
 /* Code of a GPU kernel or device function, for the GPU or for the CPU simulator: the kernel

@@ -184,6 +184,36 @@ LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi)
     return predicate ? r : LLVMConstNull(L->none_ty);
 }
 
+/* PYJIT_SIMULATOR_RACECHECK: the element at p of the array access's first argument is read or
+ * written; simulator/launch.c (pj_sim_race) checks it when it lies in the block's shared memory,
+ * with the access's array name, file, line and indices (index[k] per axis) for its report, and
+ * fills the thread's exception on a race. The site: {name, file, line, ndim} (AbiSimRaceSite). */
+void lower_sim_race(Lower *L, Instr *access, LLVMValueRef p, bool write, LLVMValueRef *index)
+{
+    LLVMBuilderRef B = L->b;
+    Instr *a = access->args[0];
+    int nd = a->type->array.ndim, line = L->cur ? L->cur->line : L->ir->firstline;
+    LLVMValueRef f[4] = {LLVMBuildGlobalStringPtr(B, a->var ? a->var : "?", "pj.race.name"),
+                         LLVMBuildGlobalStringPtr(B, L->ir->filename ? L->ir->filename : "?",
+                                                  "pj.race.file"),
+                         LLVMConstInt(L->i32, (unsigned)line, 0), LLVMConstInt(L->i32, (unsigned)nd, 0)};
+    LLVMValueRef init = LLVMConstStructInContext(L->ctx, f, 4, 0);
+    LLVMValueRef site = LLVMAddGlobal(L->mod, LLVMTypeOf(init), "pj.race.site");
+    LLVMSetInitializer(site, init);
+    LLVMSetGlobalConstant(site, 1);
+    LLVMSetLinkage(site, LLVMPrivateLinkage);
+    LLVMValueRef args[9] = {L->exc_ptr, p,
+                            lower_i64(L, (int64_t)ty_itemsize(a->type->array.dtype)),
+                            LLVMConstInt(L->i32, write, 0), site};
+    for (int k = 0; k < 4; k++)
+        args[5 + k] = k < nd ? index[k] : lower_i64(L, 0);
+    LLVMValueRef status = lower_call_rt(L, "pj_sim_race", L->i32, args, 9);
+    LLVMBasicBlockRef cont = lower_unlikely(L, LLVMBuildICmp(B, LLVMIntNE, status,
+                                                             LLVMConstInt(L->i32, 0, 0), ""));
+    LLVMBuildBr(B, L->err_bb);
+    LLVMPositionBuilderAtEnd(B, cont);
+}
+
 LLVMValueRef lower_sim_fence(Lower *L, Instr *in, Builtin bi)
 {
     if (bi == BI_GPU_SYNCTHREADS)

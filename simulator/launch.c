@@ -49,6 +49,7 @@ typedef struct SimConfig {
  * cpu.py sets it just before calling the kernel's dispatcher, on the same thread. */
 static __thread SimConfig pending;
 static PyObject *barrier_error;             /* pyjit.gpu's BarrierError (sim_configure) */
+static PyObject *race_error;                /* and its RaceError */
 
 typedef struct SimLaunch {
     const char *kname;
@@ -63,14 +64,31 @@ typedef struct SimLaunch {
     uint32_t fault_thread[3], fault_block[3];
     bool fault_barrier;     /* the failure is a barrier error (its text in barrier_text) */
     char barrier_text[768];
+    atomic_int race_claimed;   /* the first race found: its text */
+    char race_text[768];
 } SimLaunch;
 
 /* What rt_sim_name_thread names, from the last failed launch of this thread. */
 static __thread struct { bool thread; uint32_t tid[3], block[3]; } last_fault;
 
+/* PYJIT_SIMULATOR_RACECHECK: what is known of a byte of shared memory within a barrier interval
+ * (its epoch): the thread that last wrote it and the first two that read it since, each with
+ * its warp's epoch then and the access (threads are linear indices + 1, 0 none). */
+typedef struct SimShadow {
+    uint32_t epoch;
+    int32_t writer, readers[2];
+    uint32_t wwarp, rwarp[2];
+    const AbiSimRaceSite *wsite, *rsite[2];
+} SimShadow;
+
 typedef struct SimWorker {
     char *shared;
     size_t shared_cap;
+    SimShadow *shadow;      /* a byte's, of shared memory (the race detector's) */
+    size_t shadow_cap;
+    uint32_t epoch;         /* barriers passed and blocks started: entries of others are stale */
+    uint32_t *warp_epoch;   /* warp operations each warp of the block has passed */
+    int warp_cap;
     AbiSimThread *threads;
     SimFiber *fibers;
     char *stacks;
@@ -131,6 +149,8 @@ static int worker_fit(SimWorker *w, int nthreads, size_t shared, bool fibers)
 
 static void worker_free(SimWorker *w)
 {
+    free(w->shadow);
+    free(w->warp_epoch);
     free(w->shared);
     free(w->threads);
     free(w->fibers);
@@ -275,6 +295,9 @@ static bool release_warps(SimBlockRun *r)
         for (int l = 0; l < 32; l++)
             if ((at >> l) & 1)
                 w[l]->state = SIM_READY;
+        SimWorker *wk = current_worker();
+        if (wk->warp_epoch && base / 32 < wk->warp_cap)
+            wk->warp_epoch[base / 32]++;
         any = true;
     }
     return any;
@@ -383,6 +406,7 @@ static int32_t grid_wait(SimLaunch *L, const AbiSimThread *t0, int32_t line, boo
     sim_fiber_yield(f);
     block_fiber = f;
     block_worker = w;
+    w->epoch++;
     return ABI_STATUS_OK;
 }
 
@@ -414,6 +438,7 @@ static bool release_barrier(SimBlockRun *r, int32_t *op, int32_t *site)
         any |= fib[i].pred != 0;
     }
     int32_t result = first < 0 ? 0 : fib[first].op == 1 ? count : fib[first].op == 2 ? all : any;
+    current_worker()->epoch++;   /* a new barrier interval */
     *op = first < 0 ? 0 : fib[first].op;
     *site = first < 0 ? 0 : fib[first].site;
     for (int i = 0; i < r->n; i++)
@@ -513,6 +538,7 @@ int64_t pj_sim_regions_sync(AbiSimThread *t, int32_t *at, const int32_t *pred, c
                 goto diverged;
         }
     int op = sites[2 * first];
+    current_worker()->epoch++;   /* a new barrier interval */
     if (op == ABI_SIM_GRID_BARRIER) {
         if (grid_wait(L, t, sites[2 * first + 1], at[0] > 0, &t->exc) == ABI_STATUS_OK)
             return 1;
@@ -537,6 +563,102 @@ diverged:;
     return 0xffffffff;   /* -1 in the low half */
 }
 
+/* ---- the race detector (PYJIT_SIMULATOR_RACECHECK) ---- */
+
+/* Two accesses race unless one thread made both, a barrier lies between them (the epoch), or
+ * they are lanes of one warp with a warp operation of it between them: the interpreted
+ * simulator's rule. */
+static bool conflict(int32_t a, uint32_t awarp, int32_t b, uint32_t bwarp)
+{
+    return a && a != b && !((a - 1) >> 5 == (b - 1) >> 5 && awarp != bwarp);
+}
+
+static int32_t race(AbiSimThread *t, const AbiSimRaceSite *site, const int64_t *index, bool write,
+                    const char *what, int32_t other, const AbiSimRaceSite *where)
+{
+    SimLaunch *L = running;
+    char key[128];
+    int at = 0;
+    if (site->ndim == 1)
+        at = append(key, sizeof key, 0, "%lld", (long long)index[0]);
+    else
+        for (int k = 0; k < site->ndim; k++)
+            at = append(key, sizeof key, at, k >= 4 ? ", ...)" : "%s%lld%s", k ? ", " : "(",
+                        (long long)index[k], k == site->ndim - 1 ? ")" : "");
+    const int32_t *nt = t->ntid;
+    int32_t o = other - 1;
+    ExcInfo e = {.kind = ABI_EXC_USER, .cls = race_error, .msg = "data race on shared memory"};
+    if (atomic_exchange(&L->race_claimed, 1) == 0) {
+        snprintf(L->race_text, sizeof L->race_text, "data race on shared array '%s' at index %s: "
+                 "%s here after being %s by thread (%d, %d, %d) at %s:%d with no syncthreads() "
+                 "between them", site->name, key, write ? "written" : "read", what, o % nt[0],
+                 o / nt[0] % nt[1], o / (nt[0] * nt[1]), where->file, where->line);
+        e.msg = L->race_text;
+    }
+    set_exc(&t->exc, &e);
+    return ABI_STATUS_ERROR;
+}
+
+int32_t pj_sim_race(AbiSimThread *t, char *p, int64_t size, int32_t write,
+                    const AbiSimRaceSite *site, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
+{
+    SimLaunch *L = running;
+    size_t total = (size_t)(L->shared_bytes + L->cfg.dynbytes);
+    if (p < t->shared || p + size > t->shared + total)
+        return ABI_STATUS_OK;   /* global memory, or local: not shared */
+    SimWorker *w = current_worker();
+    if (w->shadow_cap < total) {
+        SimShadow *s = calloc(total, sizeof *s);
+        if (!s) {
+            out_of_memory(&t->exc);
+            return ABI_STATUS_ERROR;
+        }
+        free(w->shadow);
+        w->shadow = s;
+        w->shadow_cap = total;
+    }
+    int nwarps = (L->nthreads + 31) / 32;
+    if (w->warp_cap < nwarps) {
+        uint32_t *we = calloc((size_t)nwarps, sizeof *we);
+        if (!we) {
+            out_of_memory(&t->exc);
+            return ABI_STATUS_ERROR;
+        }
+        free(w->warp_epoch);
+        w->warp_epoch = we;
+        w->warp_cap = nwarps;
+    }
+    const int32_t *nt = t->ntid;
+    int32_t me = t->tid[0] + nt[0] * (t->tid[1] + nt[1] * t->tid[2]) + 1;
+    uint32_t warp = w->warp_epoch[(me - 1) >> 5];
+    int64_t index[4] = {i0, i1, i2, i3};
+    for (int64_t k = 0; k < size; k++) {
+        SimShadow *s = &w->shadow[p + k - t->shared];
+        if (s->epoch != w->epoch)
+            *s = (SimShadow){.epoch = w->epoch};
+        if (conflict(s->writer, s->wwarp, me, warp))
+            return race(t, site, index, write, "written", s->writer, s->wsite);
+        if (write) {
+            for (int r = 0; r < 2; r++)
+                if (conflict(s->readers[r], s->rwarp[r], me, warp))
+                    return race(t, site, index, write, "read", s->readers[r], s->rsite[r]);
+            *s = (SimShadow){.epoch = w->epoch, .writer = me, .wwarp = warp, .wsite = site};
+        } else if (s->readers[0] == 0 || (s->readers[0] != me && s->readers[1] == 0)) {
+            int r = s->readers[0] == 0 ? 0 : 1;
+            s->readers[r] = me;
+            s->rwarp[r] = warp;
+            s->rsite[r] = site;
+        } else if (s->readers[0] == me) {   /* its latest read, as the interpreter keeps */
+            s->rwarp[0] = warp;
+            s->rsite[0] = site;
+        } else if (s->readers[1] == me) {
+            s->rwarp[1] = warp;
+            s->rsite[1] = site;
+        }
+    }
+    return ABI_STATUS_OK;
+}
+
 /* ---- blocks ---- */
 
 static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
@@ -558,6 +680,9 @@ static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
         return ABI_STATUS_ERROR;
     }
     memset(w->shared, 0, shared);   /* as the interpreted simulator's (a GPU's is undefined) */
+    w->epoch++;                     /* what the race detector knows is of the last block */
+    if (w->warp_epoch)
+        memset(w->warp_epoch, 0, (size_t)w->warp_cap * sizeof *w->warp_epoch);
     t.shared = w->shared;
     t.dynshared = w->shared + L->shared_bytes;
     t.dynbytes = L->cfg.dynbytes;
@@ -695,6 +820,7 @@ int32_t rt_sim_launch(RtDispatcher *d, RtVersion *v, void **args, ExcInfo *exc)
         return ABI_STATUS_ERROR;
     }
     atomic_init(&L.claimed, 0);
+    atomic_init(&L.race_claimed, 0);
     L.nthreads = (int)(L.cfg.block[0] * L.cfg.block[1] * L.cfg.block[2]);
     int64_t nblocks = (int64_t)L.cfg.grid[0] * L.cfg.grid[1] * L.cfg.grid[2];
     if (v->sim_grid && nblocks > L.cfg.co_resident) {   /* the GPU refuses it too */
@@ -720,6 +846,11 @@ int32_t rt_sim_launch(RtDispatcher *d, RtVersion *v, void **args, ExcInfo *exc)
         memcpy(text, L.barrier_text, sizeof text);
         exc->msg = text;
     }
+    if (status != ABI_STATUS_OK && exc->msg == L.race_text) {
+        static __thread char text[sizeof L.race_text];
+        memcpy(text, L.race_text, sizeof text);
+        exc->msg = text;
+    }
     return status;
 }
 
@@ -729,7 +860,8 @@ void rt_sim_name_thread(RtDispatcher *d)
         rt_kernel_name_thread(d->cname, last_fault.tid, last_fault.block);
 }
 
-/* _core.sim_configure(grid, block, sharedmem, barrier_error, co_resident): the next launch's
+/* _core.sim_configure(grid, block, sharedmem, barrier_error, co_resident, race_error): the next
+ * launch's
  * configuration on this thread, each of grid and block three positive ints (checked by the
  * caller); co_resident, the most blocks the GPU runs at once (a grid barrier's limit). */
 PyObject *rt_sim_configure(PyObject *self, PyObject *args)
@@ -738,9 +870,13 @@ PyObject *rt_sim_configure(PyObject *self, PyObject *args)
     long long dyn;
     PyObject *cls;
     long long most;
-    if (!PyArg_ParseTuple(args, "(III)(III)LOL:sim_configure", &c.grid[0], &c.grid[1], &c.grid[2],
-                          &c.block[0], &c.block[1], &c.block[2], &dyn, &cls, &most))
+    PyObject *race_cls;
+    if (!PyArg_ParseTuple(args, "(III)(III)LOLO:sim_configure", &c.grid[0], &c.grid[1],
+                          &c.grid[2], &c.block[0], &c.block[1], &c.block[2], &dyn, &cls, &most,
+                          &race_cls))
         return NULL;
+    if (!race_error)
+        race_error = Py_NewRef(race_cls);
     c.dynbytes = dyn;
     c.co_resident = most;
     if (!barrier_error)

@@ -13,7 +13,6 @@ import importlib as _importlib
 import os as _os
 import sys as _sys
 import types as _types
-import warnings as _warnings
 
 import numpy as np
 
@@ -27,11 +26,6 @@ from .simulator import arrays as _arrays, host as _host
 from .simulator.kernel import _config, _co_resident_blocks, _gpu_typeof
 from .simulator.scheduler import BarrierError
 from .simulator.state import SimulatorError, RaceError
-
-if _os.environ.get("PYJIT_SIMULATOR_RACECHECK", "").strip() not in ("", "0"):
-    _warnings.warn("PYJIT_SIMULATOR_RACECHECK is not checked under PYJIT_SIMULATOR=cpu: the "
-                   "race detector is the interpreted simulator's (PYJIT_SIMULATOR=1)",
-                   stacklevel=2)
 
 _KERNEL_NAMES = [n for n in INTRINSICS + tuple(NAMESPACES) if hasattr(_hw, n)]
 globals().update((n, getattr(_hw, n)) for n in _KERNEL_NAMES)
@@ -117,7 +111,7 @@ class _Launcher:
         names = k._argnames
         values = [_argument(a, names[i] if i < len(names) else f"#{i}") for i, a in enumerate(args)]
         _core.sim_configure(self.griddim, self.blockdim, self.sharedmem, BarrierError,
-                            self.co_resident)
+                            self.co_resident, RaceError)
         k._dispatcher(*values)
 
 
