@@ -153,3 +153,36 @@ def test_without_the_variable_nothing_is_checked(monkeypatch):
     x = np.ones(128, np.float32)
     out = np.zeros(2, np.float32)
     reduction(False)(gpu)[2, 64](x, out)     # racy, not reported: no shadow memory
+
+
+# ---- pdb: compiled kernels cannot stop in it; the message says which mode can ----
+
+def test_breakpoint_in_a_compiled_kernel_names_the_interpreted_simulator():
+    import pdb
+
+    from pyjit.errors import UnsupportedError
+    gpu = importlib.import_module("pyjit.gpu.cpu")
+
+    @gpu.jit
+    def k(x):
+        i = gpu.grid(1)
+        if i == 3:
+            breakpoint()
+        x[i] = i
+
+    @gpu.jit
+    def k2(x):
+        if gpu.grid(1) == 3:
+            pdb.set_trace()
+
+    for kernel, what in ((k, r"breakpoint\(\)"), (k2, r"pdb\.set_trace\(\)")):
+        with pytest.raises(UnsupportedError, match=what + r" cannot stop in a kernel compiled by "
+                           r"PYJIT_SIMULATOR=cpu: .*PYJIT_SIMULATOR=1 \(the interpreted "
+                           r"simulator\) runs"):
+            kernel[1, 8](np.zeros(8))
+
+    def gpu_kernel(x):
+        breakpoint()
+    with pytest.raises(UnsupportedError, match=r"breakpoint\(\) cannot stop in a kernel compiled "
+                       r"for the GPU"):
+        gpu.compile_ptx(gpu_kernel, "void(float64[:])")
