@@ -808,6 +808,8 @@ static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef 
         LLVMValueRef bad = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLT, w, lower_i64(L, 0), ""),
                                        LLVMBuildICmp(B, LLVMIntSGE, w, n, ""), "");
         LLVMValueRef fits = lower_loop_index_fits(L, access, axis);
+        if (!fits && L->prog->gpu_sim)
+            fits = lower_sim_index_fits(L, ix, n);
         if (fits)
             bad = LLVMBuildAnd(B, LLVMBuildNot(B, fits, ""), bad, "");
         lower_check(L, bad, ABI_EXC_INDEX, index_error_message(L, access->args[0]), args, 3);

@@ -94,6 +94,51 @@ LLVMValueRef lower_sim_sreg(Lower *L, Instr *in, Builtin bi)
     return not_here(L, bi);
 }
 
+/* Whether the index ix (an int64 n is the axis' length) is in bounds for every thread of the
+ * block, when ix is one of the thread's coordinates that span the block: threadIdx.k (0 to
+ * blockDim.k - 1), grid(1) or a part of grid(2) and grid(3) (blockIdx.k * blockDim.k on), or
+ * such a value plus a small constant. The flag is the same for all threads: lower_array.c's check
+ * is skipped where it holds, and the optimiser splits the loop over the threads on it, the copy
+ * without checks vectorising as an @njit loop does (a block past the end, the grid's last, keeps
+ * them). NULL when ix is not of that form. */
+LLVMValueRef lower_sim_index_fits(Lower *L, Instr *ix, LLVMValueRef n)
+{
+    LLVMBuilderRef B = L->b;
+    int64_t c = 0;
+    if (ix->op == OP_BINOP && ix->sub == BIN_ADD && ix->type == ty_scalar(TY_INT64))
+        for (int k = 0; k < 2; k++) {
+            Instr *kc = ix->args[k];
+            if (kc->op == OP_CONST && kc->cst && kc->cst->kind == K_INT && kc->cst->i >= 0 &&
+                kc->cst->i <= INT32_MAX) {
+                c = kc->cst->i;
+                ix = ix->args[1 - k];
+                break;
+            }
+        }
+    if (ix->op == OP_CAST && ty_is_int(ix->args[0]->type))
+        ix = ix->args[0];
+    int axis = -1;
+    bool grid = false;
+    if (ix->op == OP_STATIC_GET && ix->args[0]->op == OP_INTRINSIC &&
+        ix->args[0]->sub == BI_GPU_GRID && ix->imm >= 0 && ix->imm < 3) {
+        axis = (int)ix->imm;
+        grid = true;
+    } else if (ix->op == OP_INTRINSIC && ix->sub == BI_GPU_GRID && ix->type == ty_scalar(TY_INT64)) {
+        axis = 0;
+        grid = true;
+    } else if (ix->op == OP_INTRINSIC && ix->sub >= BI_GPU_TID_X && ix->sub <= BI_GPU_TID_Z) {
+        axis = ix->sub - BI_GPU_TID_X;
+    }
+    if (axis < 0)
+        return NULL;
+    LLVMValueRef ntid = LLVMBuildZExt(B, reg(L, SIM_NTID, axis), L->i64, "");
+    LLVMValueRef hi = LLVMBuildAdd(B, ntid, lower_i64(L, c - 1), "");
+    if (grid)
+        hi = LLVMBuildAdd(B, hi, LLVMBuildNUWMul(B, LLVMBuildZExt(B, reg(L, SIM_CTAID, axis), L->i64, ""),
+                                                 ntid, ""), "");
+    return LLVMBuildICmp(B, LLVMIntSLT, hi, n, "");
+}
+
 /* grid(n) and gridsize(n), as lower_gpu.c computes them. */
 LLVMValueRef lower_sim_grid(Lower *L, Instr *in, bool size)
 {

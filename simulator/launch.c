@@ -679,7 +679,8 @@ static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
         out_of_memory(exc);
         return ABI_STATUS_ERROR;
     }
-    memset(w->shared, 0, shared);   /* as the interpreted simulator's (a GPU's is undefined) */
+    if (shared)   /* (not with w->shared NULL: a masked store there takes a microcode assist) */
+        memset(w->shared, 0, shared);   /* as the interpreted simulator's (a GPU's is undefined) */
     w->epoch++;                     /* what the race detector knows is of the last block */
     if (w->warp_epoch)
         memset(w->warp_epoch, 0, (size_t)w->warp_cap * sizeof *w->warp_epoch);
