@@ -423,7 +423,7 @@ static void cut_at(Cut *c, LLVMBasicBlockRef a, LLVMValueRef call)
     LLVMValueRef f0 = LLVMBuildLoad2(B, c->i32, c->rfirst, "");
     LLVMValueRef f = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, f0, zero, ""), kv, f0, "");
     LLVMBuildStore(B, f, c->rfirst);
-    LLVMValueRef other = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, f, kv, ""), c->i32, "");
+    LLVMValueRef other = LLVMBuildXor(B, f, kv, "");   /* nonzero at another barrier call */
     LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, c->i32, c->rmixed, ""), other, ""), c->rmixed);
     LLVMBuildStore(B, LLVMConstInt(c->i32, (unsigned)s->op, 0), c->rop);
     LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, c->rlive, ""), one, ""), c->rlive);
