@@ -100,7 +100,8 @@ LLVMValueRef lower_sim_sreg(Lower *L, Instr *in, Builtin bi)
  * such a value plus a small constant. The flag is the same for all threads: lower_array.c's check
  * is skipped where it holds, and the optimiser splits the loop over the threads on it, the copy
  * without checks vectorising as an @njit loop does (a block past the end, the grid's last, keeps
- * them). NULL when ix is not of that form. */
+ * them). In a kernel with barriers, whose loops are cut into rounds, nothing vectorises and the
+ * copies only cost: there the flag is false. NULL when ix is not of that form. */
 LLVMValueRef lower_sim_index_fits(Lower *L, Instr *ix, LLVMValueRef n)
 {
     LLVMBuilderRef B = L->b;
@@ -136,7 +137,13 @@ LLVMValueRef lower_sim_index_fits(Lower *L, Instr *ix, LLVMValueRef n)
     if (grid)
         hi = LLVMBuildAdd(B, hi, LLVMBuildNUWMul(B, LLVMBuildZExt(B, reg(L, SIM_CTAID, axis), L->i64, ""),
                                                  ntid, ""), "");
-    return LLVMBuildICmp(B, LLVMIntSLT, hi, n, "");
+    /* through pj.sim.fits until the kernel is known to have no barrier (jit.c: sim_fits) */
+    LLVMValueRef f = LLVMGetNamedFunction(L->mod, "pj.sim.fits");
+    LLVMTypeRef fty = LLVMFunctionType(L->i1, &L->i1, 1, 0);
+    if (!f)
+        f = LLVMAddFunction(L->mod, "pj.sim.fits", fty);
+    LLVMValueRef cmp = LLVMBuildICmp(B, LLVMIntSLT, hi, n, "");
+    return LLVMBuildCall2(B, fty, f, &cmp, 1, "");
 }
 
 /* grid(n) and gridsize(n), as lower_gpu.c computes them. */
