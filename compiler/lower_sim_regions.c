@@ -8,9 +8,11 @@
  *     for each thread whose resume point is not "returned":
  *         jump to its resume point: the kernel's start, or the code after barrier k
  *         run until a barrier k (resume point := k, its values saved) or the end (returned)
- *     pj_sim_regions_sync: all threads that did not return wait at one barrier (else the block
- *         would hang on a GPU: BarrierError), whose syncthreads_count/and/or result it gives;
- *         go round again, or leave when every thread returned
+ *     the round's end: all threads that did not return wait at one barrier (else the block would
+ *         hang on a GPU: BarrierError), whose syncthreads_count/and/or result it gives; go round
+ *         again, or leave when every thread returned. The round's summary (kept as the threads
+ *         reach barriers) decides the usual case here; pj_sim_regions_sync looks at each thread
+ *         when they differ, and at the grid barrier (the block waits there for the others)
  *
  * so a round is one loop over the threads through the code between two barriers (the region),
  * as MCUDA and POCL run CUDA and OpenCL on CPUs. Each thread keeps, in an array indexed by its
@@ -18,7 +20,8 @@
  * cut function) and its private (alloca'd) memory; values computed from the launch's arguments
  * alone, at the kernel's start, move before the loop and are shared, and those made of the
  * thread's indices and of what the kernel loads from its arguments (addresses, mostly) are
- * computed again after the barrier rather than saved. A barrier in a loop or a
+ * computed again after the barrier rather than saved, and those every thread holds alike (a
+ * divergence analysis: uniform_analysis) are two scalars, not an array. A barrier in a loop or a
  * branch needs nothing more: each thread runs its own path to its next barrier, and the check
  * after the round finds the threads that disagree. Warp operations need lanes in lockstep, which
  * rounds of whole regions do not give: kernels with them keep the fibers (simulator/fiber.c), as

@@ -18,6 +18,10 @@
  * (syncthreads_count/and/or) they are given, and the next round starts. Threads that returned
  * do not count, as on the GPU.
  *
+ * A kernel that syncs its grid runs its blocks as fibers on the launching OS thread, all at once
+ * (run_grid), each with its own workspace. Under PYJIT_SIMULATOR_RACECHECK, pj_sim_race checks
+ * each access of shared memory against a shadow entry per byte.
+ *
  * The first thread to raise stops the launch: the other blocks do not start, its block stops,
  * and its exception is raised from the launch naming the kernel, the thread and the block, as
  * the GPU path raises it at the next synchronisation (runtime/kernel_errors.c). */
