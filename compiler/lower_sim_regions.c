@@ -68,9 +68,10 @@ typedef struct Cut {
     /* start: the kernel's own entry; ok, fail: the block function's returns */
     LLVMBasicBlockRef entry, start, zloop, yloop, head, latch, ynext, znext, check, done, ok, fail;
     LLVMValueRef lin, at, preds, bres, sw, frame_size, sync;
-    /* the round's summary: the first barrier reached (0: none), whether another was, its
-     * operation, how many threads gave it a true predicate, how many reached it */
-    LLVMValueRef rfirst, rmixed, rop, rcount, rlive;
+    /* the round's summary: the or and the and of the barrier calls its threads reached (equal
+     * when they all reached one; the or 0 when none did), the or of their operations, how many
+     * gave a true predicate, how many reached a syncthreads_and (which needs the count) */
+    LLVMValueRef ror, rand, rop, rcount, rlive;
     LLVMBasicBlockRef advance, check_slow, check_one;   /* after a round, before the next */
     Site *sites;
     int nsites, sites_cap;
@@ -203,9 +204,10 @@ static LLVMValueRef entry_alloca(Cut *c, LLVMTypeRef ty)
 static void reset_summary(Cut *c)
 {
     LLVMValueRef zero = LLVMConstInt(c->i32, 0, 0);
-    LLVMValueRef p[5] = {c->rfirst, c->rmixed, c->rop, c->rcount, c->rlive};
-    for (int i = 0; i < 5; i++)
+    LLVMValueRef p[4] = {c->ror, c->rop, c->rcount, c->rlive};
+    for (int i = 0; i < 4; i++)
         LLVMBuildStore(c->b, zero, p[i]);
+    LLVMBuildStore(c->b, LLVMConstAllOnes(c->i32), c->rand);
 }
 
 /* The entry (the thread arrays, from pj_sim_scratch; the threads all start at the kernel's own
@@ -227,8 +229,8 @@ static void build_driver(Cut *c)
 
     LLVMPositionBuilderAtEnd(B, c->entry);
     c->bres = LLVMBuildAlloca(B, c->i32, "");
-    c->rfirst = LLVMBuildAlloca(B, c->i32, "");
-    c->rmixed = LLVMBuildAlloca(B, c->i32, "");
+    c->ror = LLVMBuildAlloca(B, c->i32, "");
+    c->rand = LLVMBuildAlloca(B, c->i32, "");
     c->rop = LLVMBuildAlloca(B, c->i32, "");
     c->rcount = LLVMBuildAlloca(B, c->i32, "");
     c->rlive = LLVMBuildAlloca(B, c->i32, "");
@@ -308,8 +310,8 @@ static void build_driver(Cut *c)
      * pj_sim_regions_sync looks at each thread (copies of one line are one barrier; other cases
      * are a BarrierError). */
     LLVMPositionBuilderAtEnd(B, c->check);
-    LLVMValueRef first = LLVMBuildLoad2(B, c->i32, c->rfirst, "");
-    LLVMValueRef mixed = LLVMBuildLoad2(B, c->i32, c->rmixed, "");
+    LLVMValueRef first = LLVMBuildLoad2(B, c->i32, c->ror, "");
+    LLVMValueRef mixed = LLVMBuildXor(B, first, LLVMBuildLoad2(B, c->i32, c->rand, ""), "");
     LLVMValueRef op = LLVMBuildLoad2(B, c->i32, c->rop, "");
     LLVMValueRef count = LLVMBuildLoad2(B, c->i32, c->rcount, "");
     LLVMValueRef live = LLVMBuildLoad2(B, c->i32, c->rlive, "");
@@ -422,14 +424,15 @@ static void cut_at(Cut *c, LLVMBasicBlockRef a, LLVMValueRef call)
     LLVMBuildStore(B, kv, LLVMBuildInBoundsGEP2(B, c->i32, c->at, &li, 1, ""));
     if (s->op)
         LLVMBuildStore(B, s->pred, LLVMBuildInBoundsGEP2(B, c->i32, c->preds, &li, 1, ""));
-    LLVMValueRef zero = LLVMConstInt(c->i32, 0, 0), one = LLVMConstInt(c->i32, 1, 0);
-    LLVMValueRef f0 = LLVMBuildLoad2(B, c->i32, c->rfirst, "");
-    LLVMValueRef f = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, f0, zero, ""), kv, f0, "");
-    LLVMBuildStore(B, f, c->rfirst);
-    LLVMValueRef other = LLVMBuildXor(B, f, kv, "");   /* nonzero at another barrier call */
-    LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, c->i32, c->rmixed, ""), other, ""), c->rmixed);
-    LLVMBuildStore(B, LLVMConstInt(c->i32, (unsigned)s->op, 0), c->rop);
-    LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, c->rlive, ""), one, ""), c->rlive);
+    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0);
+    LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, c->i32, c->ror, ""), kv, ""), c->ror);
+    LLVMBuildStore(B, LLVMBuildAnd(B, LLVMBuildLoad2(B, c->i32, c->rand, ""), kv, ""), c->rand);
+    if (s->op)
+        LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, c->i32, c->rop, ""),
+                                      LLVMConstInt(c->i32, (unsigned)s->op, 0), ""), c->rop);
+    if (s->op == 2)
+        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, c->rlive, ""), one, ""),
+                       c->rlive);
     if (s->op) {
         LLVMValueRef yes = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, s->pred,
                                          LLVMConstNull(LLVMTypeOf(s->pred)), ""), c->i32, "");
