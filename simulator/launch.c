@@ -691,10 +691,10 @@ static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
     t.shared = w->shared;
     t.dynshared = w->shared + L->shared_bytes;
     t.dynbytes = L->cfg.dynbytes;
+    running = L;   /* for pj_sim_scratch, pj_sim_regions_sync and pj_sim_race */
+    deadlocked = false;
     if (L->sync)
         return run_fibers(L, w, &t, exc);
-    running = L;
-    deadlocked = false;
     if (L->fn(L->args, &t) == ABI_STATUS_OK)
         return ABI_STATUS_OK;
     if (!deadlocked)
