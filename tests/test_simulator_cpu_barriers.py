@@ -305,3 +305,21 @@ def test_loop_counter_read_from_shared_memory_is_per_thread(both):
         return k
 
     run_both(both, make, (1, 32), np.zeros(32, np.int32))
+
+
+def test_a_loop_bounded_by_a_barriers_result(both):
+    def make(gpu):
+        @gpu.jit
+        def k(x, out):
+            t = gpu.threadIdx.x
+            s = gpu.shared.array(64, np.int64)
+            s[t] = 0
+            n = gpu.syncthreads_count(x[gpu.grid(1)] > 0.5)
+            for r in range(n % 7):
+                s[(t + r) % 64] += 1
+                gpu.syncthreads()
+            out[gpu.grid(1)] = s[t] * 100 + n
+        return k
+
+    x = np.random.default_rng(5).random(128)
+    run_both(both, make, (2, 64), x, np.zeros(128, np.int64))

@@ -186,3 +186,18 @@ def test_breakpoint_in_a_compiled_kernel_names_the_interpreted_simulator():
     with pytest.raises(UnsupportedError, match=r"breakpoint\(\) cannot stop in a kernel compiled "
                        r"for the GPU"):
         gpu.compile_ptx(gpu_kernel, "void(float64[:])")
+
+
+def test_the_grid_barrier_orders_shared_accesses_too(both):
+    def make(gpu):
+        @gpu.jit
+        def k(out):
+            s = gpu.shared.array(4, np.int32)
+            t = gpu.threadIdx.x
+            if t == 0:
+                s[0] = gpu.blockIdx.x + 1
+            gpu.cg.this_grid().sync()
+            out[gpu.grid(1)] = s[0]
+        return k
+
+    no_race(both, make, (3, 4), np.zeros(12, np.int32))
