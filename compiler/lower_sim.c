@@ -124,7 +124,8 @@ LLVMValueRef lower_sim_index_fits(Lower *L, Instr *ix, LLVMValueRef n)
         ix->args[0]->sub == BI_GPU_GRID && ix->imm >= 0 && ix->imm < 3) {
         axis = (int)ix->imm;
         grid = true;
-    } else if (ix->op == OP_INTRINSIC && ix->sub == BI_GPU_GRID && ix->type == ty_scalar(TY_INT64)) {
+    } else if (ix->op == OP_INTRINSIC && ix->sub == BI_GPU_GRID &&
+               ix->type == ty_scalar(TY_INT64)) {
         axis = 0;
         grid = true;
     } else if (ix->op == OP_INTRINSIC && ix->sub >= BI_GPU_TID_X && ix->sub <= BI_GPU_TID_Z) {
@@ -134,9 +135,10 @@ LLVMValueRef lower_sim_index_fits(Lower *L, Instr *ix, LLVMValueRef n)
         return NULL;
     LLVMValueRef ntid = LLVMBuildZExt(B, reg(L, SIM_NTID, axis), L->i64, "");
     LLVMValueRef hi = LLVMBuildAdd(B, ntid, lower_i64(L, c - 1), "");
-    if (grid)
-        hi = LLVMBuildAdd(B, hi, LLVMBuildNUWMul(B, LLVMBuildZExt(B, reg(L, SIM_CTAID, axis), L->i64, ""),
-                                                 ntid, ""), "");
+    if (grid) {
+        LLVMValueRef ctaid = LLVMBuildZExt(B, reg(L, SIM_CTAID, axis), L->i64, "");
+        hi = LLVMBuildAdd(B, hi, LLVMBuildNUWMul(B, ctaid, ntid, ""), "");
+    }
     /* through pj.sim.fits until the kernel is known to have no barrier (jit.c: sim_fits) */
     LLVMValueRef f = LLVMGetNamedFunction(L->mod, "pj.sim.fits");
     LLVMTypeRef fty = LLVMFunctionType(L->i1, &L->i1, 1, 0);
@@ -248,7 +250,8 @@ void lower_sim_race(Lower *L, Instr *access, LLVMValueRef p, bool write, LLVMVal
     LLVMValueRef f[4] = {LLVMBuildGlobalStringPtr(B, a->var ? a->var : "?", "pj.race.name"),
                          LLVMBuildGlobalStringPtr(B, L->ir->filename ? L->ir->filename : "?",
                                                   "pj.race.file"),
-                         LLVMConstInt(L->i32, (unsigned)line, 0), LLVMConstInt(L->i32, (unsigned)nd, 0)};
+                         LLVMConstInt(L->i32, (unsigned)line, 0),
+                         LLVMConstInt(L->i32, (unsigned)nd, 0)};
     LLVMValueRef init = LLVMConstStructInContext(L->ctx, f, 4, 0);
     LLVMValueRef site = LLVMAddGlobal(L->mod, LLVMTypeOf(init), "pj.race.site");
     LLVMSetInitializer(site, init);

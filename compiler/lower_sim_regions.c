@@ -318,7 +318,8 @@ static void build_driver(Cut *c)
     LLVMBasicBlockRef fast = c->check_one =
         LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.one");
     LLVMValueRef none = LLVMBuildICmp(B, LLVMIntEQ, first, zero, "");
-    LLVMValueRef grid = LLVMBuildICmp(B, LLVMIntEQ, op, LLVMConstInt(c->i32, ABI_SIM_GRID_BARRIER, 0), "");
+    LLVMValueRef grid = LLVMBuildICmp(B, LLVMIntEQ, op,
+                                      LLVMConstInt(c->i32, ABI_SIM_GRID_BARRIER, 0), "");
     if (c->prog->sim_racecheck)   /* the race detector counts the barriers: each round ends there */
         grid = LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 1, 0);
     LLVMBuildCondBr(B, LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, mixed, zero, ""), grid, ""),
@@ -326,10 +327,12 @@ static void build_driver(Cut *c)
     LLVMPositionBuilderAtEnd(B, fast);
     LLVMValueRef all = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntEQ, count, live, ""), c->i32, "");
     LLVMValueRef any = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, count, zero, ""), c->i32, "");
+    LLVMValueRef is_and = LLVMBuildICmp(B, LLVMIntEQ, op, LLVMConstInt(c->i32, 2, 0), "");
+    LLVMValueRef is_or = LLVMBuildICmp(B, LLVMIntEQ, op, LLVMConstInt(c->i32, 3, 0), "");
     LLVMValueRef res = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, op, one, ""), count,
-                       LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, op, LLVMConstInt(c->i32, 2, 0), ""), all,
-                       LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, op, LLVMConstInt(c->i32, 3, 0), ""), any,
-                                       zero, ""), ""), "");
+                                       LLVMBuildSelect(B, is_and, all,
+                                                       LLVMBuildSelect(B, is_or, any, zero, ""),
+                                                       ""), "");
     LLVMBuildStore(B, res, c->bres);
     LLVMBuildCondBr(B, none, ok, c->advance);
 
@@ -1206,7 +1209,8 @@ static void save_live(Cut *c)
     }
     LLVMValueRef *slot = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *slot);
     int *item = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *item);
-    struct { LLVMValueRef cur, next; } *pair = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *pair);
+    struct { LLVMValueRef cur, next; } *pair =
+        arena_alloc(c->arena, (size_t)lv.nvals * sizeof *pair);
     for (int v = 0; v < lv.nvals; v++) {
         if (!kind[v])
             continue;
