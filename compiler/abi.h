@@ -170,6 +170,14 @@ typedef struct AbiSimThread {
     int64_t dynbytes;
     void *fiber;            /* simulator/: the thread's fiber, NULL when its block runs as a loop */
 } AbiSimThread;
+/* A shared memory access under PYJIT_SIMULATOR_RACECHECK (compiler/lower_sim.c, pj_sim_race). */
+typedef struct AbiSimRaceSite {
+    const char *name, *file;    /* the array's, the access's */
+    int32_t line, ndim;
+} AbiSimRaceSite;
+/* pj_sim_barrier's op for the grid barrier (gpu.cg.this_grid().sync()); 0 is syncthreads, 1 to 3
+ * its count, and and or forms. */
+#define ABI_SIM_GRID_BARRIER 4
 /* pj_sim_warp's kinds (compiler/lower_sim.c passes them, simulator/launch.c runs them). */
 typedef enum AbiSimWarpKind {
     ABI_WARP_SHFL_IDX, ABI_WARP_SHFL_UP, ABI_WARP_SHFL_DOWN, ABI_WARP_SHFL_XOR,

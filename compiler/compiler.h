@@ -154,6 +154,10 @@ typedef struct Program {
     bool sim_sync;          /* set by lowering: the kernel has a barrier or warp operation; cleared
                              * when lower_sim_regions cuts it (else its threads need fibers) */
     int64_t sim_shared_bytes;   /* set by lowering: the block's static shared memory */
+    bool sim_grid;          /* set by lowering: the kernel syncs its grid (its blocks must all
+                             * be running at once) */
+    bool sim_racecheck;     /* PYJIT_SIMULATOR_RACECHECK: shared memory accesses are checked for
+                             * races (lower_sim.c, simulator/launch.c) */
 } Program;
 
 /* Code of a GPU kernel or device function, for the GPU or for the CPU simulator: the kernel

@@ -345,10 +345,28 @@ static void rewrite_phi(Infer *c, Instr *phi, Type *t)
     }
 }
 
+Type *infer_no_debugger(Infer *c, Instr *in, const char *what)
+{
+    const Program *p = c->pi->prog;
+    return infer_fail(c, in, DIAG_UNSUPPORTED, "%s cannot stop in a kernel compiled %s: pdb "
+                      "needs the kernel's own Python, which PYJIT_SIMULATOR=1 (the interpreted "
+                      "simulator) runs, one thread at a time (docs/simulator.md)", what,
+                      p->gpu_sim ? "by PYJIT_SIMULATOR=cpu" : "for the GPU");
+}
+
 /* A value compiled code cannot use; a plain Python function gets told how to become callable. */
 static Type *opaque_fail(Infer *c, Instr *in, const Const *k)
 {
     const char *name = k->name ? k->name : "this value";
+    const char *last = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
+    if (prog_kernel_code(c->pi->prog)) {   /* pdb's (or a test runner's wrapper of it) */
+        if (strcmp(name, "builtins.breakpoint") == 0)
+            return infer_no_debugger(c, in, "breakpoint()");
+        if (strcmp(last, "set_trace") == 0)
+            return infer_no_debugger(c, in, "pdb.set_trace()");
+        if (strcmp(last, "post_mortem") == 0)
+            return infer_no_debugger(c, in, "pdb.post_mortem()");
+    }
     if (k->python_function)
         return infer_fail(c, in, DIAG_TYPING, "%s() is a plain Python function: decorate it with "
                           "@njit to call it from compiled code", name);

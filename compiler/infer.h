@@ -56,6 +56,9 @@ typedef struct Infer {
 
 /* infer_calls.c: a BINOP or COMPARE of a set or dict as a call of its method's library overload
  * (method.set.__or__, ...: pyjit/lib/dicts.py), the left operand the receiver. */
+/* A kernel's breakpoint() or pdb.set_trace(): compiled code cannot stop in pdb; the interpreted
+ * simulator can (infer.c). */
+Type *infer_no_debugger(Infer *c, Instr *in, const char *what);
 Type *infer_operator_method(Infer *c, Instr *in, const char *method);
 /* infer_calls.c: a BINOP or COMPARE with the user's overload(operator.add) (...) implementing
  * it; *found false when there is none, or every one declines. */

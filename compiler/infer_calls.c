@@ -2302,6 +2302,9 @@ static Type *call_function(Infer *c, Instr *in, const Const *k)
             return infer_fail(c, in, DIAG_TYPING, "no implementation of %s() accepts the "
                               "argument types (%s)", name, call_signature(c, in));
     }
+    if (bi == BI__COUNT && strcmp(name, "builtins.breakpoint") == 0 &&
+        prog_kernel_code(c->pi->prog))
+        return infer_no_debugger(c, in, "breakpoint()");
     if (bi == BI__COUNT || strncmp(name, "method.", 7) == 0)
         return infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code", name);
     Args a;

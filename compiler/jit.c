@@ -615,6 +615,23 @@ static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Arena *ar
     return err ? llvm_error(diag, "optimising", err) : 0;
 }
 
+/* A simulated kernel's pj.sim.fits(flag) calls (lower_sim_index_fits) become the flag when its
+ * block is one loop over the threads (no barrier), false otherwise. */
+static void sim_fits(LLVMModuleRef mod, bool loop)
+{
+    LLVMValueRef f = LLVMGetNamedFunction(mod, "pj.sim.fits");
+    if (!f)
+        return;
+    for (LLVMUseRef u = LLVMGetFirstUse(f), next; u; u = next) {
+        next = LLVMGetNextUse(u);
+        LLVMValueRef call = LLVMGetUser(u);
+        LLVMValueRef flag = LLVMGetOperand(call, 0);
+        LLVMReplaceAllUsesWith(call, loop ? flag : LLVMConstInt(LLVMTypeOf(flag), 0, 0));
+        LLVMInstructionEraseFromParent(call);
+    }
+    LLVMDeleteFunction(f);
+}
+
 /* The kernel (and its device functions with barriers) inlined into a simulated kernel's block
  * function, and simplified, for lower_sim_regions to cut (optimise_cpu runs after). */
 static int simplify_for_cut(LLVMModuleRef mod, Diag *diag)
@@ -650,6 +667,8 @@ int jit_optimise(Program *prog, Diag *diag)
         pthread_mutex_lock(&jit_lock);
         /* a simulated kernel with barriers is inlined into its block function and simplified,
          * cut there into loops over the threads (lower_sim_regions.c), then optimised */
+        if (prog->gpu_sim)
+            sim_fits(mod, !prog->sim_sync);
         if (prog->gpu_sim && prog->sim_sync) {
             rc = simplify_for_cut(mod, diag);
             if (rc == 0 && lower_sim_regions(prog, mod))

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <llvm-c/DebugInfo.h>
+#include <llvm-c/Target.h>
 #include <llvm/Config/llvm-config.h>
 
 typedef struct BlockInfo {
@@ -2736,9 +2737,20 @@ void lower_wrapper_args(Lower *L, TypedFunc *tf, LLVMValueRef argv, LLVMValueRef
         LLVMValueRef p = LLVMBuildLoad2(B, L->ptr, pp, "");
         Type *t = tf->argtypes[i];
         LLVMTypeRef lt = lower_type(L, t);
-        if (t->kind == TY_ARRAY)
+        if (t->kind == TY_ARRAY) {
+            /* the caller's descriptor, whole: its fields may be loaded early (a size read under
+             * a condition in a loop, as a kernel's block function inlines it, is hoisted) */
+            if (lt && LLVMGetTypeKind(lt) == LLVMStructTypeKind) {
+                uint64_t size = LLVMABISizeOfType(LLVMGetModuleDataLayout(L->mod), lt);
+                LLVMMetadataRef md = LLVMValueAsMetadata(LLVMConstInt(L->i64, size, 0));
+                LLVMSetMetadata(p, LLVMGetMDKindIDInContext(L->ctx, "dereferenceable", 15),
+                                LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, &md, 1)));
+                md = LLVMValueAsMetadata(LLVMConstInt(L->i64, 8, 0));
+                LLVMSetMetadata(p, LLVMGetMDKindIDInContext(L->ctx, "align", 5),
+                                LLVMMetadataAsValue(L->ctx, LLVMMDNodeInContext2(L->ctx, &md, 1)));
+            }
             args[i + 2] = p;
-        else if (!lt || t->kind == TY_NONE)
+        } else if (!lt || t->kind == TY_NONE)
             args[i + 2] = LLVMConstNull(lt ? lt : L->none_ty);
         else
             args[i + 2] = lower_load_mem(L, t, p);

@@ -136,6 +136,8 @@ LLVMValueRef lower_sim_sreg(Lower *L, Instr *in, Builtin bi);
 LLVMValueRef lower_sim_grid(Lower *L, Instr *in, bool size);
 LLVMValueRef lower_sim_shared(Lower *L, int64_t n, int itemsize, LLVMValueRef *len);
 LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi);
+void lower_sim_race(Lower *L, Instr *access, LLVMValueRef p, bool write, LLVMValueRef *index);
+LLVMValueRef lower_sim_index_fits(Lower *L, Instr *ix, LLVMValueRef n);
 LLVMValueRef lower_sim_fence(Lower *L, Instr *in, Builtin bi);
 LLVMValueRef lower_sim_warp(Lower *L, Instr *in, Builtin bi);
 LLVMValueRef lower_sim_unsupported(Lower *L, Instr *in, Builtin bi);

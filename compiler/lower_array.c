@@ -808,6 +808,8 @@ static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef 
         LLVMValueRef bad = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLT, w, lower_i64(L, 0), ""),
                                        LLVMBuildICmp(B, LLVMIntSGE, w, n, ""), "");
         LLVMValueRef fits = lower_loop_index_fits(L, access, axis);
+        if (!fits && L->prog->gpu_sim)
+            fits = lower_sim_index_fits(L, ix, n);
         if (fits)
             bad = LLVMBuildAnd(B, LLVMBuildNot(B, fits, ""), bad, "");
         lower_check(L, bad, ABI_EXC_INDEX, index_error_message(L, access->args[0]), args, 3);
@@ -862,7 +864,8 @@ static bool is_const_i64(LLVMValueRef v, int64_t k)
 
 /* arr[idx...]: the element pointer when every axis is int-indexed (*view = NULL), else the view
  * (of type vt). A None part adds an axis of length 1 (np.newaxis) and indexes no axis of arr. */
-static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMValueRef *view)
+static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMValueRef *view,
+                                LLVMValueRef *ws)
 {
     Instr *a = in->args[0];
     Type *at = a->type;
@@ -884,6 +887,8 @@ static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMVal
         if (ix && ix->type->kind != TY_SLICE) {
             LLVMValueRef i = lower_cast(L, lower_value(L, ix), ix->type, ty_scalar(TY_INT64));
             LLVMValueRef w = norm_index(L, in, ix, i, n, k);
+            if (ws)
+                ws[k] = w;
             if (!unit && is_const_i64(s, itemsize))
                 unit = w;
             else
@@ -922,16 +927,19 @@ static LLVMValueRef index_array(Lower *L, Instr *in, int nidx, Type *vt, LLVMVal
 LLVMValueRef lower_array_elem_ptr(Lower *L, Instr *in, int nidx)
 {
     LLVMValueRef view;
-    return index_array(L, in, nidx, NULL, &view);
+    return index_array(L, in, nidx, NULL, &view, NULL);
 }
 
 LLVMValueRef lower_array_get(Lower *L, Instr *in)
 {
-    LLVMValueRef view;
-    LLVMValueRef p = index_array(L, in, in->nargs - 1, is_array(in->type) ? in->type : NULL, &view);
+    LLVMValueRef view, ws[ABI_MAX_NDIM];
+    LLVMValueRef p = index_array(L, in, in->nargs - 1, is_array(in->type) ? in->type : NULL, &view,
+                                 ws);
     if (!p)
         return NULL;
     Type *dt = in->args[0]->type->array.dtype;
+    if (!view && L->prog->sim_racecheck)
+        lower_sim_race(L, in, p, false, ws);
     if (!view && dt->kind == TY_RECORD)
         return lower_record_in(L, in, dt, LLVMBuildExtractValue(L->b, lower_value(L, in->args[0]), 0, ""), p);
     if (!view)
@@ -988,10 +996,12 @@ int lower_array_set(Lower *L, Instr *in)
         nd += kind == TY_NONE ? 1 : kind == TY_SLICE ? 0 : -1;
     }
     Type *vt = nd > 0 ? ty_array(at->array.dtype, nd, 'A', false) : NULL;
-    LLVMValueRef view;
-    LLVMValueRef p = index_array(L, in, nidx, vt, &view);
+    LLVMValueRef view, ws[ABI_MAX_NDIM];
+    LLVMValueRef p = index_array(L, in, nidx, vt, &view, ws);
     if (!p)
         return -1;
+    if (!view && L->prog->sim_racecheck)
+        lower_sim_race(L, in, p, true, ws);
     if (!view) {
         lower_array_store(L, at->array.dtype, lower_cast(L, lower_value(L, val), val->type, at->array.dtype), p);
         return 0;

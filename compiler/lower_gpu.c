@@ -712,6 +712,10 @@ static void grid_sync(Lower *L)
 /* this_grid() is a constant (infer_calls.c: type_gpu_cg); sync() and size are lowered here. */
 LLVMValueRef lower_bi_cg(Lower *L, Instr *in, Builtin bi)
 {
+    if (L->prog->gpu_sim && bi == BI_GPU_CG_GRID_SYNC) {
+        lower_sim_barrier(L, in, bi);
+        return LLVMConstNull(L->none_ty);
+    }
     if (L->prog->gpu_sim)
         return lower_sim_unsupported(L, in, bi);
     (void)in;

@@ -94,6 +94,60 @@ LLVMValueRef lower_sim_sreg(Lower *L, Instr *in, Builtin bi)
     return not_here(L, bi);
 }
 
+/* Whether the index ix (an int64 n is the axis' length) is in bounds for every thread of the
+ * block, when ix is one of the thread's coordinates that span the block: threadIdx.k (0 to
+ * blockDim.k - 1), grid(1) or a part of grid(2) and grid(3) (blockIdx.k * blockDim.k on), or
+ * such a value plus a small constant. The flag is the same for all threads: lower_array.c's check
+ * is skipped where it holds, and the optimiser splits the loop over the threads on it, the copy
+ * without checks vectorising as an @njit loop does (a block past the end, the grid's last, keeps
+ * them). In a kernel with barriers, whose loops are cut into rounds, nothing vectorises and the
+ * copies only cost: there the flag is false. NULL when ix is not of that form. */
+LLVMValueRef lower_sim_index_fits(Lower *L, Instr *ix, LLVMValueRef n)
+{
+    LLVMBuilderRef B = L->b;
+    int64_t c = 0;
+    if (ix->op == OP_BINOP && ix->sub == BIN_ADD && ix->type == ty_scalar(TY_INT64))
+        for (int k = 0; k < 2; k++) {
+            Instr *kc = ix->args[k];
+            if (kc->op == OP_CONST && kc->cst && kc->cst->kind == K_INT && kc->cst->i >= 0 &&
+                kc->cst->i <= INT32_MAX) {
+                c = kc->cst->i;
+                ix = ix->args[1 - k];
+                break;
+            }
+        }
+    if (ix->op == OP_CAST && ty_is_int(ix->args[0]->type))
+        ix = ix->args[0];
+    int axis = -1;
+    bool grid = false;
+    if (ix->op == OP_STATIC_GET && ix->args[0]->op == OP_INTRINSIC &&
+        ix->args[0]->sub == BI_GPU_GRID && ix->imm >= 0 && ix->imm < 3) {
+        axis = (int)ix->imm;
+        grid = true;
+    } else if (ix->op == OP_INTRINSIC && ix->sub == BI_GPU_GRID &&
+               ix->type == ty_scalar(TY_INT64)) {
+        axis = 0;
+        grid = true;
+    } else if (ix->op == OP_INTRINSIC && ix->sub >= BI_GPU_TID_X && ix->sub <= BI_GPU_TID_Z) {
+        axis = ix->sub - BI_GPU_TID_X;
+    }
+    if (axis < 0)
+        return NULL;
+    LLVMValueRef ntid = LLVMBuildZExt(B, reg(L, SIM_NTID, axis), L->i64, "");
+    LLVMValueRef hi = LLVMBuildAdd(B, ntid, lower_i64(L, c - 1), "");
+    if (grid) {
+        LLVMValueRef ctaid = LLVMBuildZExt(B, reg(L, SIM_CTAID, axis), L->i64, "");
+        hi = LLVMBuildAdd(B, hi, LLVMBuildNUWMul(B, ctaid, ntid, ""), "");
+    }
+    /* through pj.sim.fits until the kernel is known to have no barrier (jit.c: sim_fits) */
+    LLVMValueRef f = LLVMGetNamedFunction(L->mod, "pj.sim.fits");
+    LLVMTypeRef fty = LLVMFunctionType(L->i1, &L->i1, 1, 0);
+    if (!f)
+        f = LLVMAddFunction(L->mod, "pj.sim.fits", fty);
+    LLVMValueRef cmp = LLVMBuildICmp(B, LLVMIntSLT, hi, n, "");
+    return LLVMBuildCall2(B, fty, f, &cmp, 1, "");
+}
+
 /* grid(n) and gridsize(n), as lower_gpu.c computes them. */
 LLVMValueRef lower_sim_grid(Lower *L, Instr *in, bool size)
 {
@@ -156,12 +210,16 @@ static void add_fn_attr(Lower *L, LLVMValueRef v, const char *name, bool call)
         LLVMAddAttributeAtIndex(v, LLVMAttributeFunctionIndex, a);
 }
 
-/* syncthreads and its count/and/or forms: a call of the simulator, which switches fibers. */
+/* syncthreads and its count/and/or forms, and the grid barrier (op 4, ABI_SIM_GRID_BARRIER):
+ * a call of the simulator, which switches fibers (or a cut of lower_sim_regions.c). */
 LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi)
 {
     int op = bi == BI_GPU_SYNCTHREADS_COUNT ? 1 : bi == BI_GPU_SYNCTHREADS_AND ? 2
-           : bi == BI_GPU_SYNCTHREADS_OR ? 3 : 0;
-    LLVMValueRef pred = op ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0, 0);
+           : bi == BI_GPU_SYNCTHREADS_OR ? 3 : bi == BI_GPU_CG_GRID_SYNC ? ABI_SIM_GRID_BARRIER : 0;
+    if (op == ABI_SIM_GRID_BARRIER)
+        L->prog->sim_grid = true;
+    bool predicate = op >= 1 && op <= 3;
+    LLVMValueRef pred = predicate ? lower_value(L, in->args[0]) : LLVMConstInt(L->i32, 0, 0);
     if (LLVMTypeOf(pred) != L->i32)
         pred = LLVMBuildZExt(L->b, pred, L->i32, "");
     LLVMValueRef args[4] = {L->exc_ptr, LLVMConstInt(L->i32, (unsigned)op, 0), pred,
@@ -177,7 +235,38 @@ LLVMValueRef lower_sim_barrier(Lower *L, Instr *in, Builtin bi)
     TypedFunc *entry = L->prog->funcs.items[0];
     if (L->fn != entry->aux && !has_fn_attr(L->fn, "noinline"))   /* a device function */
         add_fn_attr(L, L->fn, "alwaysinline", false);
-    return op ? r : LLVMConstNull(L->none_ty);
+    return predicate ? r : LLVMConstNull(L->none_ty);
+}
+
+/* PYJIT_SIMULATOR_RACECHECK: the element at p of the array access's first argument is read or
+ * written; simulator/launch.c (pj_sim_race) checks it when it lies in the block's shared memory,
+ * with the access's array name, file, line and indices (index[k] per axis) for its report, and
+ * fills the thread's exception on a race. The site: {name, file, line, ndim} (AbiSimRaceSite). */
+void lower_sim_race(Lower *L, Instr *access, LLVMValueRef p, bool write, LLVMValueRef *index)
+{
+    LLVMBuilderRef B = L->b;
+    Instr *a = access->args[0];
+    int nd = a->type->array.ndim, line = L->cur ? L->cur->line : L->ir->firstline;
+    LLVMValueRef f[4] = {LLVMBuildGlobalStringPtr(B, a->var ? a->var : "?", "pj.race.name"),
+                         LLVMBuildGlobalStringPtr(B, L->ir->filename ? L->ir->filename : "?",
+                                                  "pj.race.file"),
+                         LLVMConstInt(L->i32, (unsigned)line, 0),
+                         LLVMConstInt(L->i32, (unsigned)nd, 0)};
+    LLVMValueRef init = LLVMConstStructInContext(L->ctx, f, 4, 0);
+    LLVMValueRef site = LLVMAddGlobal(L->mod, LLVMTypeOf(init), "pj.race.site");
+    LLVMSetInitializer(site, init);
+    LLVMSetGlobalConstant(site, 1);
+    LLVMSetLinkage(site, LLVMPrivateLinkage);
+    LLVMValueRef args[9] = {L->exc_ptr, p,
+                            lower_i64(L, (int64_t)ty_itemsize(a->type->array.dtype)),
+                            LLVMConstInt(L->i32, write, 0), site};
+    for (int k = 0; k < 4; k++)
+        args[5 + k] = k < nd ? index[k] : lower_i64(L, 0);
+    LLVMValueRef status = lower_call_rt(L, "pj_sim_race", L->i32, args, 9);
+    LLVMBasicBlockRef cont = lower_unlikely(L, LLVMBuildICmp(B, LLVMIntNE, status,
+                                                             LLVMConstInt(L->i32, 0, 0), ""));
+    LLVMBuildBr(B, L->err_bb);
+    LLVMPositionBuilderAtEnd(B, cont);
 }
 
 LLVMValueRef lower_sim_fence(Lower *L, Instr *in, Builtin bi)

@@ -8,9 +8,11 @@
  *     for each thread whose resume point is not "returned":
  *         jump to its resume point: the kernel's start, or the code after barrier k
  *         run until a barrier k (resume point := k, its values saved) or the end (returned)
- *     pj_sim_regions_sync: all threads that did not return wait at one barrier (else the block
- *         would hang on a GPU: BarrierError), whose syncthreads_count/and/or result it gives;
- *         go round again, or leave when every thread returned
+ *     the round's end: all threads that did not return wait at one barrier (else the block would
+ *         hang on a GPU: BarrierError), whose syncthreads_count/and/or result it gives; go round
+ *         again, or leave when every thread returned. The round's summary (kept as the threads
+ *         reach barriers) decides the usual case here; pj_sim_regions_sync looks at each thread
+ *         when they differ, and at the grid barrier (the block waits there for the others)
  *
  * so a round is one loop over the threads through the code between two barriers (the region),
  * as MCUDA and POCL run CUDA and OpenCL on CPUs. Each thread keeps, in an array indexed by its
@@ -18,7 +20,8 @@
  * cut function) and its private (alloca'd) memory; values computed from the launch's arguments
  * alone, at the kernel's start, move before the loop and are shared, and those made of the
  * thread's indices and of what the kernel loads from its arguments (addresses, mostly) are
- * computed again after the barrier rather than saved. A barrier in a loop or a
+ * computed again after the barrier rather than saved, and those every thread holds alike (a
+ * divergence analysis: uniform_analysis) are two scalars, not an array. A barrier in a loop or a
  * branch needs nothing more: each thread runs its own path to its next barrier, and the check
  * after the round finds the threads that disagree. Warp operations need lanes in lockstep, which
  * rounds of whole regions do not give: kernels with them keep the fibers (simulator/fiber.c), as
@@ -65,6 +68,11 @@ typedef struct Cut {
     /* start: the kernel's own entry; ok, fail: the block function's returns */
     LLVMBasicBlockRef entry, start, zloop, yloop, head, latch, ynext, znext, check, done, ok, fail;
     LLVMValueRef lin, at, preds, bres, sw, frame_size, sync;
+    /* the round's summary: the or and the and of the barrier calls its threads reached (equal
+     * when they all reached one; the or 0 when none did), the or of their operations, how many
+     * gave a true predicate, how many reached a syncthreads_and (which needs the count) */
+    LLVMValueRef ror, rand, rop, rcount, rlive;
+    LLVMBasicBlockRef advance, check_slow, check_one;   /* after a round, before the next */
     Site *sites;
     int nsites, sites_cap;
     Item *items;
@@ -192,6 +200,16 @@ static LLVMValueRef entry_alloca(Cut *c, LLVMTypeRef ty)
     return LLVMBuildAlloca(B, ty, "");
 }
 
+/* The round's summary (build_driver), empty. */
+static void reset_summary(Cut *c)
+{
+    LLVMValueRef zero = LLVMConstInt(c->i32, 0, 0);
+    LLVMValueRef p[4] = {c->ror, c->rop, c->rcount, c->rlive};
+    for (int i = 0; i < 4; i++)
+        LLVMBuildStore(c->b, zero, p[i]);
+    LLVMBuildStore(c->b, LLVMConstAllOnes(c->i32), c->rand);
+}
+
 /* The entry (the thread arrays, from pj_sim_scratch; the threads all start at the kernel's own
  * entry), the loops over z, y and x (the thread's indices into t, then the switch to its resume
  * point), and the check after each round. */
@@ -211,6 +229,12 @@ static void build_driver(Cut *c)
 
     LLVMPositionBuilderAtEnd(B, c->entry);
     c->bres = LLVMBuildAlloca(B, c->i32, "");
+    c->ror = LLVMBuildAlloca(B, c->i32, "");
+    c->rand = LLVMBuildAlloca(B, c->i32, "");
+    c->rop = LLVMBuildAlloca(B, c->i32, "");
+    c->rcount = LLVMBuildAlloca(B, c->i32, "");
+    c->rlive = LLVMBuildAlloca(B, c->i32, "");
+    reset_summary(c);
     LLVMValueRef nx = ntid(c, 0), ny = ntid(c, 1), nz = ntid(c, 2);
     LLVMValueRef n = LLVMBuildNUWMul(B, LLVMBuildNUWMul(B, nx, ny, ""), nz, "");
     LLVMValueRef n64 = LLVMBuildZExt(B, n, c->i64, "");
@@ -271,13 +295,49 @@ static void build_driver(Cut *c)
     LLVMBasicBlockRef yf[2] = {c->zloop, ynext};
     LLVMAddIncoming(y, ys, yf, 2);
     LLVMAddIncoming(ylin, yl, yf, 2);
+    LLVMBasicBlockRef slow = c->check_slow =
+        LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.check");
+    c->advance = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.next");
     LLVMValueRef zs[3] = {zero, z1, zero}, zl[3] = {zero, lin1, zero};
-    LLVMBasicBlockRef zf[3] = {c->entry, znext, c->check};
+    LLVMBasicBlockRef zf[3] = {c->entry, znext, c->advance};
     LLVMAddIncoming(z, zs, zf, 3);
     LLVMAddIncoming(zlin, zl, zf, 3);
 
-    /* the round's end: low half 1 go on, 0 all returned, -1 failed; high half the result */
+    /* the round's end. Usually every thread that did not return waits at one barrier call,
+     * which the round's summary says (the first barrier reached, whether any other was, the
+     * barrier's operation, its threads and how many gave a true predicate): the result is
+     * computed here. Otherwise, and at the grid barrier (whose block waits for the others there),
+     * pj_sim_regions_sync looks at each thread (copies of one line are one barrier; other cases
+     * are a BarrierError). */
     LLVMPositionBuilderAtEnd(B, c->check);
+    LLVMValueRef first = LLVMBuildLoad2(B, c->i32, c->ror, "");
+    LLVMValueRef mixed = LLVMBuildXor(B, first, LLVMBuildLoad2(B, c->i32, c->rand, ""), "");
+    LLVMValueRef op = LLVMBuildLoad2(B, c->i32, c->rop, "");
+    LLVMValueRef count = LLVMBuildLoad2(B, c->i32, c->rcount, "");
+    LLVMValueRef live = LLVMBuildLoad2(B, c->i32, c->rlive, "");
+    LLVMBasicBlockRef fast = c->check_one =
+        LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.one");
+    LLVMValueRef none = LLVMBuildICmp(B, LLVMIntEQ, first, zero, "");
+    LLVMValueRef grid = LLVMBuildICmp(B, LLVMIntEQ, op,
+                                      LLVMConstInt(c->i32, ABI_SIM_GRID_BARRIER, 0), "");
+    if (c->prog->sim_racecheck)   /* the race detector counts the barriers: each round ends there */
+        grid = LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 1, 0);
+    LLVMBuildCondBr(B, LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, mixed, zero, ""), grid, ""),
+                    slow, fast);
+    LLVMPositionBuilderAtEnd(B, fast);
+    LLVMValueRef all = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntEQ, count, live, ""), c->i32, "");
+    LLVMValueRef any = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, count, zero, ""), c->i32, "");
+    LLVMValueRef is_and = LLVMBuildICmp(B, LLVMIntEQ, op, LLVMConstInt(c->i32, 2, 0), "");
+    LLVMValueRef is_or = LLVMBuildICmp(B, LLVMIntEQ, op, LLVMConstInt(c->i32, 3, 0), "");
+    LLVMValueRef res = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, op, one, ""), count,
+                                       LLVMBuildSelect(B, is_and, all,
+                                                       LLVMBuildSelect(B, is_or, any, zero, ""),
+                                                       ""), "");
+    LLVMBuildStore(B, res, c->bres);
+    LLVMBuildCondBr(B, none, ok, c->advance);
+
+    /* low half 1 go on, 0 all returned, -1 failed; high half the result */
+    LLVMPositionBuilderAtEnd(B, slow);
     LLVMTypeRef cp[4] = {c->ptr, c->ptr, c->ptr, c->ptr};
     LLVMTypeRef cty = LLVMFunctionType(c->i64, cp, 4, 0);
     LLVMValueRef cfn = LLVMGetNamedFunction(c->mod, "pj_sim_regions_sync");
@@ -289,8 +349,13 @@ static void build_driver(Cut *c)
                                      c->i32, ""), c->bres);
     LLVMValueRef state = LLVMBuildTrunc(B, r, c->i32, "");
     LLVMValueRef csw = LLVMBuildSwitch(B, state, fail, 2);
-    LLVMAddCase(csw, one, c->zloop);
+    LLVMAddCase(csw, one, c->advance);
     LLVMAddCase(csw, zero, ok);
+
+    /* the next round: its summary starts empty */
+    LLVMPositionBuilderAtEnd(B, c->advance);
+    reset_summary(c);
+    LLVMBuildBr(B, c->zloop);
     LLVMPositionBuilderAtEnd(B, fail);
     LLVMBuildRet(B, LLVMConstInt(c->i32, ABI_STATUS_ERROR, 0));
     LLVMPositionBuilderAtEnd(B, ok);
@@ -313,6 +378,7 @@ static bool is_body(Cut *c, LLVMBasicBlockRef bb)
 {
     return bb != c->entry && bb != c->zloop && bb != c->yloop && bb != c->head &&
            bb != c->latch && bb != c->ynext && bb != c->znext && bb != c->check && bb != c->ok &&
+           bb != c->advance && bb != c->check_slow && bb != c->check_one &&
            bb != c->fail;
 }
 
@@ -361,6 +427,21 @@ static void cut_at(Cut *c, LLVMBasicBlockRef a, LLVMValueRef call)
     LLVMBuildStore(B, kv, LLVMBuildInBoundsGEP2(B, c->i32, c->at, &li, 1, ""));
     if (s->op)
         LLVMBuildStore(B, s->pred, LLVMBuildInBoundsGEP2(B, c->i32, c->preds, &li, 1, ""));
+    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0);
+    LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, c->i32, c->ror, ""), kv, ""), c->ror);
+    LLVMBuildStore(B, LLVMBuildAnd(B, LLVMBuildLoad2(B, c->i32, c->rand, ""), kv, ""), c->rand);
+    if (s->op)
+        LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, c->i32, c->rop, ""),
+                                      LLVMConstInt(c->i32, (unsigned)s->op, 0), ""), c->rop);
+    if (s->op == 2)
+        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, c->rlive, ""), one, ""),
+                       c->rlive);
+    if (s->op) {
+        LLVMValueRef yes = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, s->pred,
+                                         LLVMConstNull(LLVMTypeOf(s->pred)), ""), c->i32, "");
+        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, c->rcount, ""), yes, ""),
+                       c->rcount);
+    }
     LLVMBuildBr(B, c->latch);
     LLVMAddCase(c->sw, kv, a);
     LLVMPositionBuilderBefore(B, LLVMGetNextInstruction(call));
@@ -815,6 +896,287 @@ static LLVMValueRef recompute(Cut *c, LLVMValueRef v)
     return copy;
 }
 
+/* ---- values all threads of the block share ----
+ *
+ * A value live across a barrier that every thread holds alike (a loop counter of a loop whose
+ * trip count is the same for all threads, as the tree's `k`; a size read from the block's
+ * fields) needs no array: it is kept in two scalars, the one the round reads at resume points
+ * and the one it writes at barriers, swapped after the round (a thread may store its new value
+ * before the next thread has read the old one). In registers then, across the loop over the
+ * threads.
+ *
+ * The analysis is a divergence analysis over the cut function, each barrier's exit followed by
+ * its resume point: the thread's indices, memory other than the launch's arguments and the
+ * block's fields, atomics and calls are divergent sources; what they compute is divergent; and
+ * a branch on a divergent condition makes divergent the phis it joins (those of the blocks
+ * between it and its immediate post-dominator, and of that one) and the values made there and
+ * used after it (a loop that threads leave after different trips). Only paths on which a thread
+ * reaches a barrier again count: a branch by which some threads return or raise leaves the
+ * others, which go on alike, uniform (a thread that returned saves nothing). */
+
+typedef struct Uniform {
+    int n, words;              /* blocks of the graph, the virtual exit n; words a set of them */
+    int *nsucc, **succ;        /* the graph's edges, the virtual exit as n */
+    uint64_t *pdom;            /* post-dominators: a row of `words` per block */
+    bool *reach;               /* the block reaches a barrier */
+    bool *split;               /* the block ends in a divergent branch */
+    bool *div;                 /* per value of lv */
+} Uniform;
+
+static uint64_t *pdom_row(Uniform *u, int b)
+{
+    return u->pdom + (size_t)b * (size_t)u->words;
+}
+
+/* The blocks' successors for a thread: the terminator's, or the resume point after a barrier's
+ * exit; the driver (a return) is the virtual exit. */
+static void uniform_graph(Cut *c, Live *lv, Uniform *u)
+{
+    int n = u->n = lv->nblocks;
+    int *after = arena_alloc(c->arena, (size_t)n * sizeof *after);
+    for (int b = 0; b < n; b++)
+        after[b] = -1;
+    for (int k = 0; k < c->nsites; k++)
+        after[map_get(&lv->bnum, LLVMBasicBlockAsValue(c->sites[k].exit), -1)] =
+            map_get(&lv->bnum, LLVMBasicBlockAsValue(c->sites[k].resume), -1);
+    u->nsucc = arena_alloc(c->arena, (size_t)n * sizeof *u->nsucc);
+    u->succ = arena_alloc(c->arena, (size_t)n * sizeof *u->succ);
+    u->reach = arena_alloc(c->arena, (size_t)(n + 1) * sizeof *u->reach);
+    for (int b = 0; b < n; b++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(lv->blocks[b]);
+        unsigned ns = after[b] >= 0 || !term ? 1 : LLVMGetNumSuccessors(term);
+        u->succ[b] = arena_alloc(c->arena, (size_t)(ns + 1) * sizeof **u->succ);
+        if (after[b] >= 0) {
+            u->succ[b][u->nsucc[b]++] = after[b];
+            u->reach[b] = true;
+            continue;
+        }
+        for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+            int sn = map_get(&lv->bnum, LLVMBasicBlockAsValue(LLVMGetSuccessor(term, s)), -1);
+            u->succ[b][u->nsucc[b]++] = sn < 0 ? n : sn;
+        }
+    }
+    /* which blocks lead to a barrier; edges to the others go to the exit */
+    for (bool changed = true; changed; ) {
+        changed = false;
+        for (int b = n - 1; b >= 0; b--)
+            for (int s = 0; s < u->nsucc[b] && !u->reach[b]; s++)
+                if (u->succ[b][s] < n && u->reach[u->succ[b][s]])
+                    changed = u->reach[b] = true;
+    }
+    for (int b = 0; b < n; b++)
+        for (int s = 0; s < u->nsucc[b]; s++)
+            if (u->succ[b][s] < n && !u->reach[u->succ[b][s]])
+                u->succ[b][s] = n;
+}
+
+/* Post-dominators, iterated to the fixed point (a block that cannot reach the exit keeps every
+ * block: it has no immediate post-dominator, and its branch's region is all it reaches). */
+static void uniform_pdom(Cut *c, Uniform *u)
+{
+    int n = u->n;
+    u->words = (n + 1 + 63) / 64;
+    if (!u->pdom)
+        u->pdom = arena_alloc(c->arena, (size_t)(n + 1) * (size_t)u->words * sizeof(uint64_t));
+    for (int b = 0; b < n; b++)
+        memset(pdom_row(u, b), 0xff, (size_t)u->words * sizeof(uint64_t));
+    set_bit(pdom_row(u, n), n);
+    uint64_t tmp[u->words];
+    for (bool changed = true; changed; ) {
+        changed = false;
+        for (int b = n - 1; b >= 0; b--) {
+            memset(tmp, 0xff, (size_t)u->words * sizeof(uint64_t));
+            int ways = 0;
+            for (int s = 0; s < u->nsucc[b]; s++)
+                ways += u->succ[b][s] < n;
+            for (int s = 0; s < u->nsucc[b]; s++) {
+                if (u->split[b] && ways > 0 && u->succ[b][s] == n)
+                    continue;   /* threads that leave: not the others' join */
+                const uint64_t *r = pdom_row(u, u->succ[b][s]);
+                for (int w = 0; w < u->words; w++)
+                    tmp[w] &= r[w];
+            }
+            set_bit(tmp, b);
+            uint64_t *r = pdom_row(u, b);
+            if (memcmp(tmp, r, (size_t)u->words * sizeof(uint64_t)) != 0) {
+                memcpy(r, tmp, (size_t)u->words * sizeof(uint64_t));
+                changed = true;
+            }
+        }
+    }
+}
+
+/* b's immediate post-dominator: the strict one that the others post-dominate (the one with the
+ * most post-dominators); -1 when b cannot reach the exit. */
+static int uniform_ipdom(Uniform *u, int b)
+{
+    const uint64_t *r = pdom_row(u, b);
+    if (!has_bit(r, u->n))
+        return -1;
+    int best = -1, most = -1;
+    for (int p = 0; p <= u->n; p++) {
+        if (p == b || !has_bit(r, p))
+            continue;
+        int count = 0;
+        for (int w = 0; w < u->words; w++)
+            count += __builtin_popcountll(pdom_row(u, p)[w]);
+        if (count > most) {
+            most = count;
+            best = p;
+        }
+    }
+    return best;
+}
+
+static bool value_divergent(Cut *c, Live *lv, Uniform *u, LLVMValueRef v)
+{
+    int n = map_get(&lv->vnum, v, -1);
+    if (n >= 0)
+        return u->div[n];
+    /* constants, arguments, the entry's values; the driver's (the thread's index) are not */
+    return LLVMIsAInstruction(v) && LLVMGetInstructionParent(v) != c->entry;
+}
+
+/* Whether `in` is divergent by its own kind and its operands (its block's branches aside). */
+static bool source_divergent(Cut *c, Live *lv, Uniform *u, LLVMValueRef in)
+{
+    LLVMOpcode op = LLVMGetInstructionOpcode(in);
+    if (op == LLVMLoad) {
+        LLVMValueRef p = LLVMGetOperand(in, 0);
+        if (p == c->bres)
+            return false;   /* a barrier's result, the same for all */
+        int from = pointer_kind(c, p);
+        if (LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic ||
+            !(from == ROOT_ARGS || from == ARGS_ONE || from >= T_BASE + (int)TID_END))
+            return true;
+    } else if (op == LLVMCall) {
+        static const char *const pure[] = {"llvm.smax.", "llvm.smin.", "llvm.umax.", "llvm.umin.",
+                                           "llvm.abs.", "llvm.ctpop.", "llvm.ctlz.", "llvm.cttz."};
+        LLVMValueRef f = LLVMGetCalledValue(in);
+        size_t len;
+        const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
+        bool ok = false;
+        for (size_t i = 0; i < sizeof pure / sizeof pure[0] && !ok; i++)
+            ok = strncmp(name, pure[i], strlen(pure[i])) == 0;
+        if (!ok)
+            return true;
+        for (unsigned i = 0; i < LLVMGetNumArgOperands(in); i++)
+            if (value_divergent(c, lv, u, LLVMGetOperand(in, i)))
+                return true;
+        return false;
+    } else if (op == LLVMPHI) {
+        for (unsigned i = 0; i < LLVMCountIncoming(in); i++)
+            if (value_divergent(c, lv, u, LLVMGetIncomingValue(in, i)))
+                return true;
+        return false;
+    } else if (!pure_op(op)) {
+        return true;
+    }
+    for (int i = 0; i < LLVMGetNumOperands(in); i++)
+        if (value_divergent(c, lv, u, LLVMGetOperand(in, i)))
+            return true;
+    return false;
+}
+
+static bool mark_divergent(Live *lv, Uniform *u, LLVMValueRef v)
+{
+    int n = map_get(&lv->vnum, v, -1);
+    if (n < 0 || u->div[n])
+        return false;
+    u->div[n] = true;
+    return true;
+}
+
+/* The branch ending block b divides the threads: the phis of the blocks it reaches before its
+ * immediate post-dominator, and of that one, and the values made in those blocks and used
+ * elsewhere, are divergent. Whether any changed. */
+static bool diverge_at(Cut *c, Live *lv, Uniform *u, int b, bool *in_region, int *stack)
+{
+    int join = uniform_ipdom(u, b), top = 0;
+    bool changed = false;
+    memset(in_region, 0, (size_t)u->n * sizeof *in_region);
+    for (int s = 0; s < u->nsucc[b]; s++)
+        if (u->succ[b][s] != join && u->succ[b][s] < u->n && !in_region[u->succ[b][s]])
+            in_region[stack[top++] = u->succ[b][s]] = true;
+    while (top > 0) {
+        int r = stack[--top];
+        for (int s = 0; s < u->nsucc[r]; s++) {
+            int x = u->succ[r][s];
+            if (x != join && x < u->n && !in_region[x])
+                in_region[stack[top++] = x] = true;
+        }
+    }
+    for (int r = 0; r < u->n; r++) {
+        if (!in_region[r] && r != join)
+            continue;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(lv->blocks[r]); in;
+             in = LLVMGetNextInstruction(in)) {
+            if (LLVMIsAPHINode(in)) {
+                changed |= mark_divergent(lv, u, in);
+                continue;
+            }
+            if (r == join)
+                break;
+            for (LLVMUseRef use = LLVMGetFirstUse(in); use; use = LLVMGetNextUse(use)) {
+                LLVMValueRef user = LLVMGetUser(use);
+                int ub = LLVMIsAInstruction(user) ? map_get(&lv->bnum,
+                         LLVMBasicBlockAsValue(LLVMGetInstructionParent(user)), -1) : -1;
+                if (ub >= 0 && !u->reach[ub])
+                    continue;   /* a thread there saves nothing again */
+                if (ub < 0 || !in_region[ub]) {
+                    changed |= mark_divergent(lv, u, in);
+                    break;
+                }
+            }
+        }
+    }
+    return changed;
+}
+
+/* Which values of lv are divergent (u->div); all of them when the function is too large to
+ * analyse cheaply. A divergent branch's edges to the exit are left out of the post-dominators
+ * (the threads that take them leave: the others' join is where they meet), so the post-
+ * dominators are computed again each time a branch is found divergent. */
+static void uniform_analysis(Cut *c, Live *lv, Uniform *u)
+{
+    u->div = arena_alloc(c->arena, (size_t)lv->nvals * sizeof *u->div);
+    if (lv->nblocks > 2000) {
+        memset(u->div, 1, (size_t)lv->nvals * sizeof *u->div);
+        return;
+    }
+    uniform_graph(c, lv, u);
+    u->split = arena_alloc(c->arena, (size_t)u->n * sizeof *u->split);
+    bool *in_region = arena_alloc(c->arena, (size_t)u->n * sizeof *in_region);
+    int *stack = arena_alloc(c->arena, (size_t)u->n * sizeof *stack);
+    for (bool changed = true; changed; ) {
+        changed = false;
+        uniform_pdom(c, u);
+        for (int v = 0; v < lv->nvals; v++)
+            if (!u->div[v] && source_divergent(c, lv, u, lv->vals[v]))
+                changed = u->div[v] = true;
+        for (int b = 0; b < u->n; b++) {
+            LLVMValueRef term = LLVMGetBasicBlockTerminator(lv->blocks[b]);
+            int ways = 0;   /* successors on which threads reach a barrier again */
+            for (int s = 0; s < u->nsucc[b]; s++)
+                ways += u->succ[b][s] < u->n;
+            if (u->split[b] || !term || ways == 0 || u->nsucc[b] < 2)
+                continue;
+            LLVMValueRef cond = LLVMIsASwitchInst(term) ? LLVMGetOperand(term, 0)
+                              : LLVMIsABranchInst(term) && LLVMIsConditional(term)
+                              ? LLVMGetCondition(term) : NULL;
+            if (cond && !value_divergent(c, lv, u, cond))
+                continue;
+            changed = u->split[b] = true;
+        }
+        if (changed)
+            continue;   /* the post-dominators first */
+        for (int b = 0; b < u->n; b++)
+            if (u->split[b]) {
+                changed |= diverge_at(c, lv, u, b, in_region, stack);
+            }
+    }
+}
+
 /* Values live where a thread resumes after a barrier: saved by each thread in its element of an
  * array at the barrier, restored at the resume point. */
 static void save_live(Cut *c)
@@ -824,6 +1186,8 @@ static void save_live(Cut *c)
     number(c, &lv);
     local_sets(&lv);
     solve(c, &lv);
+    Uniform u = {0};
+    uniform_analysis(c, &lv, &u);
     /* what each value live at a resume point is: recomputed or saved (decided, and the copies
      * made, before any value is demoted, which changes the operands recomputing reads) */
     int *kind = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *kind);   /* 1 recompute, 2 save */
@@ -845,11 +1209,19 @@ static void save_live(Cut *c)
     }
     LLVMValueRef *slot = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *slot);
     int *item = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *item);
+    struct { LLVMValueRef cur, next; } *pair =
+        arena_alloc(c->arena, (size_t)lv.nvals * sizeof *pair);
     for (int v = 0; v < lv.nvals; v++) {
         if (!kind[v])
             continue;
         slot[v] = demote(c, lv.vals[v]);
-        if (kind[v] == 2) {
+        if (kind[v] == 2 && !u.div[v]) {   /* the same for all threads: two scalars */
+            LLVMTypeRef ty = LLVMTypeOf(lv.vals[v]);
+            pair[v].cur = entry_alloca(c, ty);
+            pair[v].next = entry_alloca(c, ty);
+            LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(c->advance));
+            LLVMBuildStore(B, LLVMBuildLoad2(B, ty, pair[v].next, ""), pair[v].cur);
+        } else if (kind[v] == 2) {
             LLVMTypeRef ty = LLVMTypeOf(lv.vals[v]);
             Item *it = add_item(c, lv.vals[v], ty, LLVMABISizeOfType(c->td, ty),
                                 LLVMABIAlignmentOfType(c->td, ty));
@@ -869,6 +1241,14 @@ static void save_live(Cut *c)
                 LLVMValueRef cp = copy[(size_t)v * (size_t)c->nsites + (size_t)(k - 1)];
                 LLVMPositionBuilderBefore(B, LLVMGetNextInstruction(cp));
                 LLVMBuildStore(B, cp, slot[v]);
+                continue;
+            }
+            if (pair[v].cur) {
+                LLVMTypeRef ty = LLVMTypeOf(lv.vals[v]);
+                LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(s->exit));
+                LLVMBuildStore(B, LLVMBuildLoad2(B, ty, slot[v], ""), pair[v].next);
+                LLVMPositionBuilderBefore(B, LLVMGetFirstInstruction(s->resume));
+                LLVMBuildStore(B, LLVMBuildLoad2(B, ty, pair[v].cur, ""), slot[v]);
                 continue;
             }
             Item *it = &c->items[item[v]];

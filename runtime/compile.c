@@ -237,6 +237,7 @@ static RtVersion *version_of_program(RtDispatcher *d, Program *prog, Type **argt
     v->asm_dump = copy_text(prog->asm_dump);
     v->sim_sync = prog->sim_sync;
     v->sim_shared = prog->sim_shared_bytes;
+    v->sim_grid = prog->sim_grid;
     if (scan_program(prog, v) < 0) {
         rt_version_free(v);
         return NULL;
@@ -277,6 +278,22 @@ static bool cacheable(RtDispatcher *d, Type **argtypes)
            !rt_takes_c_function(argtypes, d->nargs);   /* its address differs between processes */
 }
 
+/* PYJIT_SIMULATOR_RACECHECK set (not "", 0, false, no, off), as the interpreted simulator reads
+ * it: a simulated kernel compiled now checks its shared memory for races. */
+static bool racecheck_env(void)
+{
+    const char *v = getenv("PYJIT_SIMULATOR_RACECHECK");
+    if (!v)
+        return false;
+    while (*v == ' ')
+        v++;
+    static const char *const off[] = {"", "0", "false", "no", "off"};
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+        if (strncasecmp(v, off[i], strlen(off[i])) == 0 && !v[strlen(off[i])])
+            return false;
+    return true;
+}
+
 RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
 {
     CompilerHost host = {.ctx = d, .get_ir = host_get_ir, .known_return = host_known_return,
@@ -289,7 +306,8 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret)
         host.known_return = sim_known_return;
         host.declared_signature = rt_gpu_declared_signature;
     }
-    Program prog = {.opts = &d->opts, .host = &host, .cfunc = d->cfunc, .gpu_sim = d->opts.gpu_sim};
+    Program prog = {.opts = &d->opts, .host = &host, .cfunc = d->cfunc, .gpu_sim = d->opts.gpu_sim,
+                    .sim_racecheck = d->opts.gpu_sim && racecheck_env()};
     JitCode code = {0};
     Diag diag = {0};
     RtVersion *v = NULL;

@@ -225,8 +225,8 @@ static PyMethodDef core_methods[] = {
     {"ufunc_threads", rt_ufunc_threads, METH_NOARGS, "Threads that run target='parallel' loops."},
     {"parallel_configure", rt_parallel_configure, METH_O, "The prange pool's size until it starts (False after)."},
     {"sim_configure", rt_sim_configure, METH_VARARGS,
-     "sim_configure(grid, block, sharedmem, BarrierError): the next launch of a kernel "
-     "simulated on the CPU (PYJIT_SIMULATOR=cpu), on this thread."},
+     "sim_configure(grid, block, sharedmem, BarrierError, co_resident, RaceError): the next "
+     "launch of a kernel simulated on the CPU (PYJIT_SIMULATOR=cpu), on this thread."},
     {"linalg_bind", rt_linalg_bind_py, METH_NOARGS, "Binds SciPy's LAPACK and BLAS for compiled code."},
     {"set_boundscheck", rt_set_boundscheck, METH_O, "pyjit.config.BOUNDSCHECK: None, 0 or 1."},
     {"parallel_started", rt_parallel_started, METH_NOARGS, "Whether the pool's threads run."},

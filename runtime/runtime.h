@@ -202,6 +202,7 @@ typedef struct RtVersion {
     PyObject *keepalive;    /* list: the Python objects the machine code refers to */
     bool sim_sync;          /* a simulated kernel (gpu_sim): it has barriers, so its threads */
     int64_t sim_shared;     /* run as fibers; and its block's static shared memory */
+    bool sim_grid;          /* it syncs its grid: its blocks run together, as fibers */
 } RtVersion;
 
 /* A key of the dispatch table: argument types -> version (exact, or through casts). */

@@ -18,6 +18,10 @@
  * (syncthreads_count/and/or) they are given, and the next round starts. Threads that returned
  * do not count, as on the GPU.
  *
+ * A kernel that syncs its grid runs its blocks as fibers on the launching OS thread, all at once
+ * (run_grid), each with its own workspace. Under PYJIT_SIMULATOR_RACECHECK, pj_sim_race checks
+ * each access of shared memory against a shadow entry per byte.
+ *
  * The first thread to raise stops the launch: the other blocks do not start, its block stops,
  * and its exception is raised from the launch naming the kernel, the thread and the block, as
  * the GPU path raises it at the next synchronisation (runtime/kernel_errors.c). */
@@ -40,6 +44,7 @@ _Static_assert(offsetof(AbiSimThread, tid) == sizeof(ExcInfo) &&
 typedef struct SimConfig {
     uint32_t grid[3], block[3];
     int64_t dynbytes;
+    int64_t co_resident;    /* the most blocks the simulated GPU runs at once, for this block */
     bool set;
 } SimConfig;
 
@@ -48,6 +53,7 @@ typedef struct SimConfig {
  * cpu.py sets it just before calling the kernel's dispatcher, on the same thread. */
 static __thread SimConfig pending;
 static PyObject *barrier_error;             /* pyjit.gpu's BarrierError (sim_configure) */
+static PyObject *race_error;                /* and its RaceError */
 
 typedef struct SimLaunch {
     const char *kname;
@@ -62,14 +68,31 @@ typedef struct SimLaunch {
     uint32_t fault_thread[3], fault_block[3];
     bool fault_barrier;     /* the failure is a barrier error (its text in barrier_text) */
     char barrier_text[768];
+    atomic_int race_claimed;   /* the first race found: its text */
+    char race_text[768];
 } SimLaunch;
 
 /* What rt_sim_name_thread names, from the last failed launch of this thread. */
 static __thread struct { bool thread; uint32_t tid[3], block[3]; } last_fault;
 
+/* PYJIT_SIMULATOR_RACECHECK: what is known of a byte of shared memory within a barrier interval
+ * (its epoch): the thread that last wrote it and the first two that read it since, each with
+ * its warp's epoch then and the access (threads are linear indices + 1, 0 none). */
+typedef struct SimShadow {
+    uint32_t epoch;
+    int32_t writer, readers[2];
+    uint32_t wwarp, rwarp[2];
+    const AbiSimRaceSite *wsite, *rsite[2];
+} SimShadow;
+
 typedef struct SimWorker {
     char *shared;
     size_t shared_cap;
+    SimShadow *shadow;      /* a byte's, of shared memory (the race detector's) */
+    size_t shadow_cap;
+    uint32_t epoch;         /* barriers passed and blocks started: entries of others are stale */
+    uint32_t *warp_epoch;   /* warp operations each warp of the block has passed */
+    int warp_cap;
     AbiSimThread *threads;
     SimFiber *fibers;
     char *stacks;
@@ -79,6 +102,15 @@ typedef struct SimWorker {
 } SimWorker;
 
 static __thread SimWorker worker;
+/* The workspace of the block running now when the grid's blocks are fibers (each keeps its own
+ * shared memory and arrays across a grid barrier); NULL otherwise, the OS thread's. */
+static __thread SimWorker *block_worker;
+static __thread SimFiber *block_fiber;   /* that block's fiber */
+
+static SimWorker *current_worker(void)
+{
+    return block_worker ? block_worker : &worker;
+}
 
 typedef struct SimBlockRun {
     SimLaunch *L;
@@ -119,6 +151,18 @@ static int worker_fit(SimWorker *w, int nthreads, size_t shared, bool fibers)
     return 0;
 }
 
+static void worker_free(SimWorker *w)
+{
+    free(w->shadow);
+    free(w->warp_epoch);
+    free(w->shared);
+    free(w->threads);
+    free(w->fibers);
+    sim_stacks_unmap(w->stacks, w->cap);
+    free(w->scratch);
+    memset(w, 0, sizeof *w);
+}
+
 /* ---- failures ---- */
 
 static void set_exc(ExcInfo *exc, const ExcInfo *from)
@@ -147,8 +191,15 @@ static void out_of_memory(ExcInfo *exc)
 
 /* ---- a block with barriers: fibers ---- */
 
+static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc);
+
 void sim_fiber_run(SimFiber *f)
 {
+    if (!f->run) {   /* a block of a grid that syncs */
+        f->status = run_block(f->launch, f->value, f->exc);
+        f->state = SIM_DONE;
+        return;
+    }
     SimLaunch *L = f->run->L;
     _Alignas(16) char ret[16];   /* a kernel returns nothing */
     f->status = L->thread_fn(L->args, ret, &f->thread->exc);
@@ -248,6 +299,9 @@ static bool release_warps(SimBlockRun *r)
         for (int l = 0; l < 32; l++)
             if ((at >> l) & 1)
                 w[l]->state = SIM_READY;
+        SimWorker *wk = current_worker();
+        if (wk->warp_epoch && base / 32 < wk->warp_cap)
+            wk->warp_epoch[base / 32]++;
         any = true;
     }
     return any;
@@ -318,6 +372,48 @@ static int32_t deadlock(SimLaunch *L, const SimWait *w, int n, const AbiSimThrea
     return ABI_STATUS_ERROR;
 }
 
+/* A BarrierError whose text is made here (the launch's first failure keeps it). */
+static int32_t barrier_fail(SimLaunch *L, ExcInfo *exc, const char *fmt, ...)
+{
+    static const char later[] = "deadlock: blocks of the grid wait at different barriers";
+    ExcInfo e = {.kind = ABI_EXC_USER, .cls = barrier_error, .msg = later};
+    if (atomic_exchange(&L->claimed, 1) == 0) {
+        L->fault_barrier = true;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(L->barrier_text, sizeof L->barrier_text, fmt, ap);
+        va_end(ap);
+        e.msg = L->barrier_text;
+    }
+    set_exc(exc, &e);
+    return ABI_STATUS_ERROR;
+}
+
+/* The block of t0, all of whose threads that did not return wait at the grid barrier of `line`,
+ * arrives there: its fiber waits until every block of the grid has (run_grid). As CUDA's
+ * barrier, the block's thread (0, 0, 0) arrives for it: a block where it returned never does. */
+static int32_t grid_wait(SimLaunch *L, const AbiSimThread *t0, int32_t line, bool first_live,
+                         ExcInfo *exc)
+{
+    if (!first_live)
+        return barrier_fail(L, exc, "kernel '%s', block (%d, %d, %d): deadlock: the block's thread "
+                            "(0, 0, 0) returned, so the block never arrives at the grid barrier "
+                            "its other threads wait at (every thread of the grid must reach "
+                            "gpu.cg.this_grid().sync(), line %d)", L->kname, t0->ctaid[0],
+                            t0->ctaid[1], t0->ctaid[2], line);
+    SimFiber *f = block_fiber;
+    SimWorker *w = block_worker;
+    if (!f)   /* not reached: a kernel that syncs its grid runs its blocks as fibers */
+        return ABI_STATUS_OK;
+    f->state = SIM_WAITING;
+    f->site = line;
+    sim_fiber_yield(f);
+    block_fiber = f;
+    block_worker = w;
+    w->epoch++;
+    return ABI_STATUS_OK;
+}
+
 static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, ExcInfo *exc)
 {
     SimWait w[r->n];
@@ -328,7 +424,7 @@ static int32_t diverged(SimLaunch *L, SimBlockRun *r, const AbiSimThread *t0, Ex
 
 /* The waiting threads' barrier: all at one site, each given its result; false when they differ
  * or when some wait at a warp operation instead. */
-static bool release_barrier(SimBlockRun *r)
+static bool release_barrier(SimBlockRun *r, int32_t *op, int32_t *site)
 {
     SimFiber *fib = r->fibers;
     int first = -1, count = 0, all = 1, any = 0;
@@ -346,6 +442,9 @@ static bool release_barrier(SimBlockRun *r)
         any |= fib[i].pred != 0;
     }
     int32_t result = first < 0 ? 0 : fib[first].op == 1 ? count : fib[first].op == 2 ? all : any;
+    current_worker()->epoch++;   /* a new barrier interval */
+    *op = first < 0 ? 0 : fib[first].op;
+    *site = first < 0 ? 0 : fib[first].site;
     for (int i = 0; i < r->n; i++)
         if (fib[i].state == SIM_WAITING) {
             fib[i].result = result;
@@ -391,8 +490,14 @@ static int32_t run_fibers(SimLaunch *L, SimWorker *w, const AbiSimThread *proto,
         }
         if (waiting == 0)
             return ABI_STATUS_OK;
-        if (!release_warps(&r) && !release_barrier(&r))
+        if (release_warps(&r))
+            continue;
+        int32_t op, site;
+        if (!release_barrier(&r, &op, &site))
             return diverged(L, &r, proto, exc);
+        if (op == ABI_SIM_GRID_BARRIER &&
+            grid_wait(L, proto, site, r.fibers[0].state != SIM_DONE, exc) != ABI_STATUS_OK)
+            return ABI_STATUS_ERROR;
     }
 }
 
@@ -403,7 +508,7 @@ static __thread bool deadlocked;      /* its block function failed with a Barrie
 
 void *pj_sim_scratch(AbiSimThread *t, int64_t bytes)
 {
-    SimWorker *w = &worker;
+    SimWorker *w = current_worker();
     if ((size_t)bytes > w->scratch_cap) {
         size_t cap = ((size_t)bytes + 4095) / 4096 * 4096;
         char *m = aligned_alloc(64, cap);
@@ -437,6 +542,13 @@ int64_t pj_sim_regions_sync(AbiSimThread *t, int32_t *at, const int32_t *pred, c
                 goto diverged;
         }
     int op = sites[2 * first];
+    current_worker()->epoch++;   /* a new barrier interval */
+    if (op == ABI_SIM_GRID_BARRIER) {
+        if (grid_wait(L, t, sites[2 * first + 1], at[0] > 0, &t->exc) == ABI_STATUS_OK)
+            return 1;
+        deadlocked = true;
+        return 0xffffffff;
+    }
     if (op)
         for (int i = 0; i < n; i++)
             count += at[i] > 0 && pred[i] != 0;
@@ -455,6 +567,102 @@ diverged:;
     return 0xffffffff;   /* -1 in the low half */
 }
 
+/* ---- the race detector (PYJIT_SIMULATOR_RACECHECK) ---- */
+
+/* Two accesses race unless one thread made both, a barrier lies between them (the epoch), or
+ * they are lanes of one warp with a warp operation of it between them: the interpreted
+ * simulator's rule. */
+static bool conflict(int32_t a, uint32_t awarp, int32_t b, uint32_t bwarp)
+{
+    return a && a != b && !((a - 1) >> 5 == (b - 1) >> 5 && awarp != bwarp);
+}
+
+static int32_t race(AbiSimThread *t, const AbiSimRaceSite *site, const int64_t *index, bool write,
+                    const char *what, int32_t other, const AbiSimRaceSite *where)
+{
+    SimLaunch *L = running;
+    char key[128];
+    int at = 0;
+    if (site->ndim == 1)
+        at = append(key, sizeof key, 0, "%lld", (long long)index[0]);
+    else
+        for (int k = 0; k < site->ndim; k++)
+            at = append(key, sizeof key, at, k >= 4 ? ", ...)" : "%s%lld%s", k ? ", " : "(",
+                        (long long)index[k], k == site->ndim - 1 ? ")" : "");
+    const int32_t *nt = t->ntid;
+    int32_t o = other - 1;
+    ExcInfo e = {.kind = ABI_EXC_USER, .cls = race_error, .msg = "data race on shared memory"};
+    if (atomic_exchange(&L->race_claimed, 1) == 0) {
+        snprintf(L->race_text, sizeof L->race_text, "data race on shared array '%s' at index %s: "
+                 "%s here after being %s by thread (%d, %d, %d) at %s:%d with no syncthreads() "
+                 "between them", site->name, key, write ? "written" : "read", what, o % nt[0],
+                 o / nt[0] % nt[1], o / (nt[0] * nt[1]), where->file, where->line);
+        e.msg = L->race_text;
+    }
+    set_exc(&t->exc, &e);
+    return ABI_STATUS_ERROR;
+}
+
+int32_t pj_sim_race(AbiSimThread *t, char *p, int64_t size, int32_t write,
+                    const AbiSimRaceSite *site, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
+{
+    SimLaunch *L = running;
+    size_t total = (size_t)(L->shared_bytes + L->cfg.dynbytes);
+    if (p < t->shared || p + size > t->shared + total)
+        return ABI_STATUS_OK;   /* global memory, or local: not shared */
+    SimWorker *w = current_worker();
+    if (w->shadow_cap < total) {
+        SimShadow *s = calloc(total, sizeof *s);
+        if (!s) {
+            out_of_memory(&t->exc);
+            return ABI_STATUS_ERROR;
+        }
+        free(w->shadow);
+        w->shadow = s;
+        w->shadow_cap = total;
+    }
+    int nwarps = (L->nthreads + 31) / 32;
+    if (w->warp_cap < nwarps) {
+        uint32_t *we = calloc((size_t)nwarps, sizeof *we);
+        if (!we) {
+            out_of_memory(&t->exc);
+            return ABI_STATUS_ERROR;
+        }
+        free(w->warp_epoch);
+        w->warp_epoch = we;
+        w->warp_cap = nwarps;
+    }
+    const int32_t *nt = t->ntid;
+    int32_t me = t->tid[0] + nt[0] * (t->tid[1] + nt[1] * t->tid[2]) + 1;
+    uint32_t warp = w->warp_epoch[(me - 1) >> 5];
+    int64_t index[4] = {i0, i1, i2, i3};
+    for (int64_t k = 0; k < size; k++) {
+        SimShadow *s = &w->shadow[p + k - t->shared];
+        if (s->epoch != w->epoch)
+            *s = (SimShadow){.epoch = w->epoch};
+        if (conflict(s->writer, s->wwarp, me, warp))
+            return race(t, site, index, write, "written", s->writer, s->wsite);
+        if (write) {
+            for (int r = 0; r < 2; r++)
+                if (conflict(s->readers[r], s->rwarp[r], me, warp))
+                    return race(t, site, index, write, "read", s->readers[r], s->rsite[r]);
+            *s = (SimShadow){.epoch = w->epoch, .writer = me, .wwarp = warp, .wsite = site};
+        } else if (s->readers[0] == 0 || (s->readers[0] != me && s->readers[1] == 0)) {
+            int r = s->readers[0] == 0 ? 0 : 1;
+            s->readers[r] = me;
+            s->rwarp[r] = warp;
+            s->rsite[r] = site;
+        } else if (s->readers[0] == me) {   /* its latest read, as the interpreter keeps */
+            s->rwarp[0] = warp;
+            s->rsite[0] = site;
+        } else if (s->readers[1] == me) {
+            s->rwarp[1] = warp;
+            s->rsite[1] = site;
+        }
+    }
+    return ABI_STATUS_OK;
+}
+
 /* ---- blocks ---- */
 
 static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
@@ -470,19 +678,23 @@ static int32_t run_block(SimLaunch *L, int64_t b, ExcInfo *exc)
         t.nctaid[k] = (int32_t)g[k];
     }
     size_t shared = (size_t)(L->shared_bytes + L->cfg.dynbytes);
-    SimWorker *w = &worker;
+    SimWorker *w = current_worker();
     if (worker_fit(w, L->nthreads, shared, L->sync) < 0) {
         out_of_memory(exc);
         return ABI_STATUS_ERROR;
     }
-    memset(w->shared, 0, shared);   /* as the interpreted simulator's (a GPU's is undefined) */
+    if (shared)   /* (not with w->shared NULL: a masked store there takes a microcode assist) */
+        memset(w->shared, 0, shared);   /* as the interpreted simulator's (a GPU's is undefined) */
+    w->epoch++;                     /* what the race detector knows is of the last block */
+    if (w->warp_epoch)
+        memset(w->warp_epoch, 0, (size_t)w->warp_cap * sizeof *w->warp_epoch);
     t.shared = w->shared;
     t.dynshared = w->shared + L->shared_bytes;
     t.dynbytes = L->cfg.dynbytes;
+    running = L;   /* for pj_sim_scratch, pj_sim_regions_sync and pj_sim_race */
+    deadlocked = false;
     if (L->sync)
         return run_fibers(L, w, &t, exc);
-    running = L;
-    deadlocked = false;
     if (L->fn(L->args, &t) == ABI_STATUS_OK)
         return ABI_STATUS_OK;
     if (!deadlocked)
@@ -503,6 +715,101 @@ static int32_t run_blocks(void *ctx, int64_t lo, int64_t hi, int64_t slot, ExcIn
     return ABI_STATUS_OK;
 }
 
+/* ---- a grid that syncs: its blocks as fibers ---- */
+
+/* The blocks of a kernel with a grid barrier all run at once, as on the GPU's cooperative launch:
+ * each is a fiber on this OS thread with its own workspace, run in order until it returns or
+ * reaches the grid barrier; once every block waits there (a block that returned while others
+ * wait would hang a GPU: BarrierError), they go on, in order, to the next. */
+static int32_t run_grid(SimLaunch *L, int64_t nblocks, ExcInfo *exc)
+{
+    SimFiber *blocks = calloc((size_t)nblocks, sizeof *blocks);
+    SimWorker *workers = calloc((size_t)nblocks, sizeof *workers);
+    ExcInfo *excs = calloc((size_t)nblocks, sizeof *excs);
+    char *stacks = nblocks <= INT32_MAX ? sim_stacks_map((int)nblocks) : NULL;
+    int32_t status = ABI_STATUS_OK;
+    if (!blocks || !workers || !excs || !stacks) {
+        out_of_memory(exc);
+        status = ABI_STATUS_ERROR;
+        goto done;
+    }
+    running = L;
+    for (int64_t b = 0; b < nblocks; b++) {
+        SimFiber *f = &blocks[b];
+        f->stack = sim_stack_of(stacks, (int)b);
+        f->stack_size = SIM_STACK_BYTES - (size_t)(b % 64) * 64;
+        f->value = b;
+        f->launch = L;
+        f->exc = &excs[b];
+        excs[b].stack_limit = exc->stack_limit;
+        sim_fiber_init(f);
+    }
+    int64_t returned = 0;
+    for (bool started = false;; started = true) {
+        int64_t waiting = 0, first = -1;
+        for (int64_t b = 0; b < nblocks; b++) {
+            SimFiber *f = &blocks[b];
+            if (f->state != SIM_READY)
+                continue;
+            block_worker = &workers[b];
+            block_fiber = f;
+            if (started)
+                sim_fiber_resume(f);
+            else
+                sim_fiber_first(f);
+            block_worker = NULL;
+            block_fiber = NULL;
+            if (f->state == SIM_DONE) {
+                worker_free(&workers[b]);
+                returned++;
+                if (f->status != ABI_STATUS_OK) {
+                    set_exc(exc, f->exc);
+                    status = ABI_STATUS_ERROR;
+                    goto done;
+                }
+            }
+        }
+        for (int64_t b = 0; b < nblocks; b++)
+            if (blocks[b].state == SIM_WAITING) {
+                waiting++;
+                first = first < 0 ? b : first;
+            }
+        if (waiting == 0)
+            break;
+        if (returned) {   /* the waiting blocks would wait for ever */
+            char shown[160] = "";
+            int at = 0;
+            for (int64_t b = 0, n = 0; b < nblocks && n < 4; b++)
+                if (blocks[b].state == SIM_WAITING) {
+                    const uint32_t *g = L->cfg.grid;
+                    at = append(shown, sizeof shown, at, "%s(%lld, %lld, %lld)", n ? ", " : "",
+                                (long long)(b % g[0]), (long long)(b / g[0] % g[1]),
+                                (long long)(b / ((int64_t)g[0] * g[1])));
+                    n++;
+                }
+            status = barrier_fail(L, exc, "kernel '%s': deadlock: %lld block(s) wait at the grid "
+                                  "barrier gpu.cg.this_grid().sync() of line %d (%s%s), but %lld "
+                                  "block(s) returned without reaching it (on the GPU this hangs)",
+                                  L->kname, (long long)waiting, blocks[first].site, shown,
+                                  waiting > 4 ? ", ..." : "", (long long)returned);
+            goto done;
+        }
+        for (int64_t b = 0; b < nblocks; b++)
+            if (blocks[b].state == SIM_WAITING)
+                blocks[b].state = SIM_READY;
+    }
+done:
+    /* blocks left waiting after a failure are dropped with their stacks */
+    for (int64_t b = 0; workers && b < nblocks; b++)
+        worker_free(&workers[b]);
+    if (stacks)
+        sim_stacks_unmap(stacks, (int)nblocks);
+    free(blocks);
+    free(workers);
+    free(excs);
+    return status;
+}
+
 int32_t rt_sim_launch(RtDispatcher *d, RtVersion *v, void **args, ExcInfo *exc)
 {
     SimLaunch L = {.kname = d->cname, .fn = (AbiSimBlock)v->code.simblock,
@@ -518,9 +825,22 @@ int32_t rt_sim_launch(RtDispatcher *d, RtVersion *v, void **args, ExcInfo *exc)
         return ABI_STATUS_ERROR;
     }
     atomic_init(&L.claimed, 0);
+    atomic_init(&L.race_claimed, 0);
     L.nthreads = (int)(L.cfg.block[0] * L.cfg.block[1] * L.cfg.block[2]);
     int64_t nblocks = (int64_t)L.cfg.grid[0] * L.cfg.grid[1] * L.cfg.grid[2];
-    int32_t status = rt_pool_for(run_blocks, &L, nblocks, exc);
+    if (v->sim_grid && nblocks > L.cfg.co_resident) {   /* the GPU refuses it too */
+        static __thread char text[400];
+        snprintf(text, sizeof text, "kernel '%s' syncs its grid (gpu.cg.this_grid().sync()), so "
+                 "all its blocks must run at once: a grid of %lld blocks of %d threads is more "
+                 "than the %lld GPU 0 holds together (kernel.max_cooperative_grid_blocks(blockdim) "
+                 "gives that limit)", d->cname, (long long)nblocks, L.nthreads,
+                 (long long)L.cfg.co_resident);
+        ExcInfo e = {.kind = ABI_EXC_VALUE, .msg = text};
+        set_exc(exc, &e);
+        return ABI_STATUS_ERROR;
+    }
+    int32_t status = v->sim_grid ? run_grid(&L, nblocks, exc)
+                                 : rt_pool_for(run_blocks, &L, nblocks, exc);
     if (status != ABI_STATUS_OK && !L.fault_barrier && atomic_load(&L.claimed)) {
         last_fault.thread = true;
         memcpy(last_fault.tid, L.fault_thread, sizeof last_fault.tid);
@@ -529,6 +849,11 @@ int32_t rt_sim_launch(RtDispatcher *d, RtVersion *v, void **args, ExcInfo *exc)
     if (status != ABI_STATUS_OK && L.fault_barrier) {   /* the text outlives L: copied */
         static __thread char text[sizeof L.barrier_text];
         memcpy(text, L.barrier_text, sizeof text);
+        exc->msg = text;
+    }
+    if (status != ABI_STATUS_OK && exc->msg == L.race_text) {
+        static __thread char text[sizeof L.race_text];
+        memcpy(text, L.race_text, sizeof text);
         exc->msg = text;
     }
     return status;
@@ -540,17 +865,25 @@ void rt_sim_name_thread(RtDispatcher *d)
         rt_kernel_name_thread(d->cname, last_fault.tid, last_fault.block);
 }
 
-/* _core.sim_configure(grid, block, sharedmem, barrier_error): the next launch's configuration
- * on this thread, each of grid and block three positive ints (checked by the caller). */
+/* _core.sim_configure(grid, block, sharedmem, barrier_error, co_resident, race_error): the next
+ * launch's
+ * configuration on this thread, each of grid and block three positive ints (checked by the
+ * caller); co_resident, the most blocks the GPU runs at once (a grid barrier's limit). */
 PyObject *rt_sim_configure(PyObject *self, PyObject *args)
 {
     SimConfig c = {.set = true};
     long long dyn;
     PyObject *cls;
-    if (!PyArg_ParseTuple(args, "(III)(III)LO:sim_configure", &c.grid[0], &c.grid[1], &c.grid[2],
-                          &c.block[0], &c.block[1], &c.block[2], &dyn, &cls))
+    long long most;
+    PyObject *race_cls;
+    if (!PyArg_ParseTuple(args, "(III)(III)LOLO:sim_configure", &c.grid[0], &c.grid[1],
+                          &c.grid[2], &c.block[0], &c.block[1], &c.block[2], &dyn, &cls, &most,
+                          &race_cls))
         return NULL;
+    if (!race_error)
+        race_error = Py_NewRef(race_cls);
     c.dynbytes = dyn;
+    c.co_resident = most;
     if (!barrier_error)
         barrier_error = Py_NewRef(cls);
     pending = c;

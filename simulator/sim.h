@@ -37,7 +37,10 @@ typedef struct SimFiber {
     int64_t value, wresult;
     char *stack;
     size_t stack_size;
-    struct SimBlockRun *run;   /* launch.c's: the block it belongs to */
+    struct SimBlockRun *run;   /* launch.c's: the block it belongs to (NULL: the fiber is a
+                                * block of a grid that syncs, block index `value`) */
+    struct SimLaunch *launch;  /* a block's: its launch, and where its exception goes */
+    ExcInfo *exc;
 #if !defined(__x86_64__)
     ucontext_t ctx, back_ctx;
 #endif

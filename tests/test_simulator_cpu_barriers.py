@@ -20,7 +20,7 @@ def run_both(both, make, config, *arrays):
     """make(gpu) gives the kernel; each simulator launches it on its own copies of arrays."""
     results = []
     for gpu in both:
-        args = [a.copy() for a in arrays]
+        args = [a.copy() if isinstance(a, np.ndarray) else a for a in arrays]
         make(gpu)[config](*args)
         results.append(args)
     for ours, theirs in zip(*results):
@@ -222,3 +222,104 @@ def test_warp_operations_with_barriers(both):
     x = np.arange(64, dtype=np.float32)
     out = run_both(both, make, (1, 64), x, np.zeros(1, np.float32))[1]
     assert out[0] == x.sum()
+
+
+# Values the threads of a block share are kept as one scalar across a barrier, not per thread
+# (lower_sim_regions.c's divergence analysis); values that differ between threads must not be.
+
+def test_values_that_differ_between_threads_across_barriers(both):
+    def make(gpu):
+        @gpu.jit
+        def k(x, out):
+            t = gpu.threadIdx.x
+            s = gpu.shared.array(64, np.int64)
+            v = 0
+            if t % 3 == 0:          # a phi after a branch on the thread
+                v = 7
+            j = 0
+            while j < t % 5:        # a loop the threads leave after different trips
+                j += 1
+            m = 1
+            for q in range(t % 4):  # the same, with a barrier after each loop
+                m *= 2
+            n = gpu.blockDim.x
+            s[t] = x[t]
+            gpu.syncthreads()
+            acc = 0
+            step = n // 2           # the same for all threads
+            while step > 0:
+                acc += s[(t + step) % n]
+                gpu.syncthreads()
+                step //= 2
+            out[gpu.grid(1)] = v * 1000000 + j * 10000 + m * 100 + acc
+        return k
+
+    x = np.arange(64, dtype=np.int64)
+    run_both(both, make, (2, 64), x, np.zeros(128, np.int64))
+
+
+def test_uniform_loop_after_threads_return_early(both):
+    def make(gpu):
+        @gpu.jit
+        def k(x, out, n):
+            t = gpu.threadIdx.x
+            s = gpu.shared.array(64, np.float64)
+            s[t] = 0.0
+            gpu.syncthreads()
+            if t >= n:
+                return
+            s[t] = x[t]
+            gpu.syncthreads()
+            width = 1
+            while width < n:        # uniform among the threads that did not return
+                if t % (2 * width) == 0 and t + width < n:
+                    s[t] += s[t + width]
+                width *= 2
+                gpu.syncthreads()
+            c = gpu.syncthreads_count(s[t] > 1.0)   # a barrier's result, uniform too
+            gpu.syncthreads()
+            out[t] = s[t] + c * 1000.0 + width
+        return k
+
+    x = np.random.default_rng(3).random(64) * 2
+    for n in (64, 37, 1):
+        run_both(both, make, (1, 64), x, np.zeros(64), n)
+
+
+def test_loop_counter_read_from_shared_memory_is_per_thread(both):
+    def make(gpu):
+        @gpu.jit
+        def k(out):
+            t = gpu.threadIdx.x
+            s = gpu.shared.array(32, np.int32)
+            s[t] = t % 4
+            gpu.syncthreads()
+            r = s[(t + 1) % 32]     # a load: each thread's own
+            total = 0
+            i = 0
+            while i < 3:
+                total += r + i
+                gpu.syncthreads()
+                i += 1
+            out[t] = total
+        return k
+
+    run_both(both, make, (1, 32), np.zeros(32, np.int32))
+
+
+def test_a_loop_bounded_by_a_barriers_result(both):
+    def make(gpu):
+        @gpu.jit
+        def k(x, out):
+            t = gpu.threadIdx.x
+            s = gpu.shared.array(64, np.int64)
+            s[t] = 0
+            n = gpu.syncthreads_count(x[gpu.grid(1)] > 0.5)
+            for r in range(n % 7):
+                s[(t + r) % 64] += 1
+                gpu.syncthreads()
+            out[gpu.grid(1)] = s[t] * 100 + n
+        return k
+
+    x = np.random.default_rng(5).random(128)
+    run_both(both, make, (2, 64), x, np.zeros(128, np.int64))

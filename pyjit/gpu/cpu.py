@@ -13,7 +13,6 @@ import importlib as _importlib
 import os as _os
 import sys as _sys
 import types as _types
-import warnings as _warnings
 
 import numpy as np
 
@@ -22,16 +21,11 @@ from .. import types as _types_mod
 from . import _options as _kernel_options
 from . import hardware as _hw
 from ._builtins import INTRINSICS, NAMESPACES
-from ._kernels import LaunchForms, SpecializedKernel
+from ._kernels import LaunchForms, SpecializedKernel, threads_of as _threads_of
 from .simulator import arrays as _arrays, host as _host
-from .simulator.kernel import _config, _gpu_typeof
+from .simulator.kernel import _config, _co_resident_blocks, _gpu_typeof
 from .simulator.scheduler import BarrierError
 from .simulator.state import SimulatorError, RaceError
-
-if _os.environ.get("PYJIT_SIMULATOR_RACECHECK", "").strip() not in ("", "0"):
-    _warnings.warn("PYJIT_SIMULATOR_RACECHECK is not checked under PYJIT_SIMULATOR=cpu: the "
-                   "race detector is the interpreted simulator's (PYJIT_SIMULATOR=1)",
-                   stacklevel=2)
 
 _KERNEL_NAMES = [n for n in INTRINSICS + tuple(NAMESPACES) if hasattr(_hw, n)]
 globals().update((n, getattr(_hw, n)) for n in _KERNEL_NAMES)
@@ -102,19 +96,22 @@ def _argument(value, name):
 
 
 class _Launcher:
-    __slots__ = ("kernel", "griddim", "blockdim", "sharedmem")
+    __slots__ = ("kernel", "griddim", "blockdim", "sharedmem", "co_resident")
 
     def __init__(self, kernel, griddim, blockdim, sharedmem):
         self.kernel = kernel
         self.griddim = griddim
         self.blockdim = blockdim
         self.sharedmem = sharedmem
+        # a kernel that syncs its grid may have no more blocks than the GPU runs at once
+        self.co_resident = _co_resident_blocks(blockdim[0] * blockdim[1] * blockdim[2], sharedmem)
 
     def __call__(self, *args):
         k = self.kernel
         names = k._argnames
         values = [_argument(a, names[i] if i < len(names) else f"#{i}") for i, a in enumerate(args)]
-        _core.sim_configure(self.griddim, self.blockdim, self.sharedmem, BarrierError)
+        _core.sim_configure(self.griddim, self.blockdim, self.sharedmem, BarrierError,
+                            self.co_resident, RaceError)
         k._dispatcher(*values)
 
 
@@ -153,6 +150,17 @@ class Kernel(LaunchForms):
         """This kernel for the types of args only: a launch with other types is a TypeError."""
         return SpecializedKernel(self, _launch_types, args)
 
+    @property
+    def overloads(self):
+        """kernel.overloads[signature]: as numba-cuda's, with max_cooperative_grid_blocks."""
+        return _Overloads(self)
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of blockdim threads a launch of a kernel that syncs its grid may
+        have (all of them run at once): the simulated sm_90 GPU's occupancy, as under
+        PYJIT_SIMULATOR=1."""
+        return _co_resident_blocks(_threads_of(blockdim), dynsmemsize)
+
     def inspect_types(self, file=None):
         return self._dispatcher.inspect_types(file=file)
 
@@ -164,6 +172,24 @@ class Kernel(LaunchForms):
 
     def __repr__(self):
         return f"<pyjit CPU-simulated kernel {self.__qualname__}>"
+
+
+class _Overloads:
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, signature):
+        return _Overload(self.kernel)
+
+
+class _Overload:
+    """kernel.overloads[signature]: a version, as numba-cuda's _Kernel."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
 
 
 def _launch_types(args):
