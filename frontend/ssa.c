@@ -43,6 +43,7 @@ typedef struct Ssa {
     int nkw;
     Instr null_mark;        /* the NULL of the call protocol */
     Instr *yielded;         /* a generator's list of the values it yields (generator_op) */
+    PtrVec remade;          /* zip()/enumerate() calls whose items a call consumed (iterator_items) */
     bool underflow;
 } Ssa;
 
@@ -453,8 +454,7 @@ static int call_comprehension(Ssa *s, Instr *callee, Instr *it, Comprehension *c
                         "(zip(*x)) is not supported in compiled code: write the loop");
     Instr *over = it->op == OP_CALL && it->nkw == 0 && it->args[0]->op == OP_CONST &&
                   it->args[0]->cst->kind == K_FUNC && it->args[0]->cst->name &&
-                  made_by_call(it->args[0]->cst->name) && is_last_instr(s, it)
-                  ? it : NULL;
+                  made_by_call(it->args[0]->cst->name) ? it : NULL;
     int nover = over ? over->nargs - 1 : 1;
     if (over) {
         PyObject *mod = PyImport_ImportModule("pyjit.decorators");
@@ -468,7 +468,9 @@ static int call_comprehension(Ssa *s, Instr *callee, Instr *it, Comprehension *c
         Py_DECREF(disp);
         if (rc < 0)
             return -1;
-        s->cur->instrs.len--;   /* the zip/enumerate call: the comprehension makes it */
+        /* the comprehension makes the zip/enumerate call itself; this one, maybe a variable's
+         * value, is left unused (walked again, check_remade refuses it) */
+        vec_push(s->fn->arena, &s->remade, over);
         callee = emit_const(s, c);
     }
     Instr *in = emit(s, OP_CALL, 1 + nover + comp->n);
@@ -484,6 +486,69 @@ static int call_comprehension(Ssa *s, Instr *callee, Instr *it, Comprehension *c
 }
 
 /* Stack before CALL n: [NULL or method, callee or self, arg1 .. argn]. */
+/* Whether v is a zip(...) or enumerate(...) call (a value: `pairs = zip(a, b)`). */
+static bool is_zip_call(const Instr *v)
+{
+    return v->op == OP_CALL && v->nkw == 0 && v->imm == 0 && v->args[0]->op == OP_CONST &&
+           v->args[0]->cst->kind == K_FUNC && v->args[0]->cst->name &&
+           (strcmp(v->args[0]->cst->name, "builtins.zip") == 0 ||
+            strcmp(v->args[0]->cst->name, "builtins.enumerate") == 0);
+}
+
+/* Whether a call of callee consumes an iterable argument whole, so a zip() or enumerate() given
+ * to it may be the list of its items: the builtins that take an iterable, list.extend and
+ * dict.update, and compiled functions (which take no iterator). */
+static bool consumes_iterables(const Instr *callee)
+{
+    static const char *const names[] = {
+        "builtins.list", "builtins.sorted", "builtins.dict", "builtins.set", "builtins.sum",
+        "builtins.min", "builtins.max", "builtins.any", "builtins.all", "builtins.map",
+        "builtins.filter", "functools.reduce", "pyjit.typed.List", "heapq.nsmallest",
+        "heapq.nlargest"};
+    if (callee->op == OP_GETATTR)
+        return strcmp(callee->name, "extend") == 0 || strcmp(callee->name, "update") == 0;
+    if (callee->op != OP_CONST)
+        return false;
+    if (callee->cst->kind == K_DISPATCHER)
+        return true;
+    if (callee->cst->kind != K_FUNC || !callee->cst->name)
+        return false;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(callee->cst->name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* An iterator made by zip() or enumerate() and passed to a call that consumes it becomes the
+ * list of its items, made by a compiled helper from the same arguments
+ * (pyjit.lib.iterables._items_of): compiled functions cannot take an iterator, whose state
+ * lives in the loop that walks it. Returns the list, or v itself. */
+static Instr *iterator_items(Ssa *s, Instr *v)
+{
+    if (!is_zip_call(v))
+        return v;
+    vec_push(s->fn->arena, &s->remade, v);
+    PyObject *mod = PyImport_ImportModule("pyjit.lib.iterables");
+    PyObject *disp = mod ? PyObject_CallMethod(mod, "_items_of", "Oi",
+                                               (PyObject *)v->args[0]->cst->handle, v->nargs - 1)
+                         : NULL;
+    Py_XDECREF(mod);
+    if (!disp) {
+        fe_error_from_python(s->ctx, "compiling the items of a zip() or enumerate()");
+        return NULL;
+    }
+    Const *c;
+    int rc = fe_const_of(s->ctx, disp, &c);
+    Py_DECREF(disp);
+    if (rc < 0)
+        return NULL;
+    Instr *callee = emit_const(s, c);
+    Instr *in = emit(s, OP_CALL, v->nargs);
+    in->args[0] = callee;
+    memcpy(&in->args[1], &v->args[1], sizeof(Instr *) * (size_t)(v->nargs - 1));
+    return in;
+}
+
 static int call(Ssa *s, int n)
 {
     if (s->sp < n + 2 || s->nkw > n)
@@ -495,6 +560,10 @@ static int call(Ssa *s, int n)
     Comprehension *comp = bound && n == 0 && x->op == OP_CONST ? x->aux : NULL;
     if (comp)
         return call_comprehension(s, x, y, comp);
+    if (consumes_iterables(bound ? x : y))
+        for (int i = 0; i < n - s->nkw; i++)
+            if (!(argv[i] = iterator_items(s, argv[i])))
+                return -1;
     Instr *in = emit(s, OP_CALL, 1 + n + bound);
     in->args[0] = bound ? x : y;
     if (bound)
@@ -1542,6 +1611,35 @@ static void init_ssa(Ssa *s, FeCtx *ctx, bool pre_entry)
     s->null_mark.cst = ir_new_const(ctx->fn, K_NONE);
 }
 
+/* A zip() or enumerate() whose items a call or comprehension took (each makes its own from the
+ * same arguments) must not be walked again: CPython's would be exhausted by then. */
+static int check_remade(Ssa *s)
+{
+    for (int k = 0; k < s->remade.len; k++) {
+        Instr *z = s->remade.items[k];
+        bool twice = false;
+        for (int j = 0; j < k; j++)
+            twice |= s->remade.items[j] == z;
+        for (int r = 0; r < s->fn->blocks.len && !twice; r++) {
+            Block *b = s->fn->blocks.items[r];
+            for (int i = 0; i < b->instrs.len; i++) {
+                Instr *in = b->instrs.items[i];
+                for (int a = 0; a < in->nargs; a++)
+                    twice |= in->args[a] == z;
+            }
+        }
+        if (twice) {
+            s->ctx->cur = NULL;
+            return diag_error(s->ctx->diag, DIAG_UNSUPPORTED, s->fn->qualname, s->fn->filename,
+                              z->line, z->col, z->end_col, "this zip() or enumerate() is walked "
+                              "more than once (a second loop, list() or call of it): compiled "
+                              "code walks it again from the start, where Python's would be "
+                              "exhausted; take its items once (items = list(zip(...)))");
+        }
+    }
+    return 0;
+}
+
 int ssa_build(FeCtx *ctx)
 {
     Ssa s = {0};
@@ -1564,7 +1662,9 @@ int ssa_build(FeCtx *ctx)
         return -1;
     remove_trivial_phis(&s);
     assemble(&s);
-    return resolve_operands(&s);
+    if (resolve_operands(&s) < 0)
+        return -1;
+    return check_remade(&s);
 }
 
 /* ---- the frontend ---------------------------------------------------------------------------- */

@@ -82,7 +82,7 @@ INDEX = {
         "getrandbits", "randrange", "randint", "choice", "shuffle", "uniform", "triangular",
         "normalvariate", "gauss", "lognormvariate", "expovariate", "vonmisesvariate",
         "gammavariate", "betavariate", "paretovariate", "weibullvariate")),
-    "dicts": ("builtins.set",),
+    "dicts": ("builtins.set", "builtins.dict"),
     "numpy_nan": ("average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nanprod",
                   "nancumsum", "nancumprod", "nansum", "nanmean", "nanmin", "nanmax"),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
