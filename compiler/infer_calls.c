@@ -2132,6 +2132,79 @@ static Type *type_isinstance(Infer *c, Instr *in, Builtin bi, Args *a)
     return want_args(c, in, a, 2, 2) ? infer_isinstance(c, in, a->pos[0], a->pos[1]) : NULL;
 }
 
+/* Whether obj has the attribute `name` as compiled code types it: obj.name typed on the side,
+ * its error (if any) taken back. 1 yes, 0 no, -1 not known yet. */
+static int has_attribute(Infer *c, Instr *in, Instr *obj, const char *name)
+{
+    if (ty_is_undetermined(obj->type))
+        return -1;
+    Diag saved = *c->diag;
+    if (saved.kind != DIAG_NONE)
+        return -1;
+    Instr **args = arena_alloc(c->arena, sizeof *args);
+    args[0] = obj;
+    Instr probe = *in;
+    probe.op = OP_GETATTR;
+    probe.name = name;
+    probe.args = args;
+    probe.nargs = 1;
+    probe.nkw = 0;
+    bool rewrite = c->rewrite;
+    c->rewrite = false;
+    Type *t = infer_getattr(c, &probe);
+    c->rewrite = rewrite;
+    if (t)
+        return 1;
+    if (c->diag->kind == DIAG_NONE)
+        return -1;
+    *c->diag = saved;
+    return 0;
+}
+
+/* hasattr(obj, "name"), a constant as Numba has it; getattr(obj, "name") is obj.name, and
+ * getattr(obj, "name", default) obj.name where obj has it, else default. The name must be a
+ * constant string. */
+static Type *type_attribute(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    bool get = bi == BI_GETATTR;
+    if (!want_args(c, in, a, 2, get ? 3 : 2))
+        return NULL;
+    const Const *k = a->pos[1]->type->literal;
+    if (a->pos[1]->type->kind != TY_STRING || !k || k->kind != K_STR || !k->s)
+        return infer_fail(c, in, DIAG_TYPING, "%s() in compiled code takes the attribute's name as "
+                          "a constant string, not %s", a->name, infer_type_name(a->pos[1]->type));
+    Instr *obj = a->pos[0];
+    int has = get && a->npos == 2 ? 1 : has_attribute(c, in, obj, k->s);
+    if (has < 0)
+        return NULL;
+    if (!get) {
+        infer_set_known(c, in, has);
+        if (c->rewrite)
+            infer_make_const_bool(c, in, has);
+        return ty_scalar(TY_BOOL);
+    }
+    if (!has) {   /* the default, passed through a one-item tuple */
+        Type *d = a->pos[2]->type;
+        if (c->rewrite) {
+            Instr *pack = infer_emit(c, in, OP_BUILD_TUPLE, ty_tuple(&d, 1), 1);
+            pack->args[0] = a->pos[2];
+            in->op = OP_STATIC_GET;
+            in->imm = 0;
+            in->nkw = 0;
+            infer_set_args(c, in, &pack, 1);
+        }
+        return d;
+    }
+    Instr **args = arena_alloc(c->arena, sizeof *args);
+    args[0] = obj;
+    in->op = OP_GETATTR;   /* in every pass: the same attribute */
+    in->name = k->s;
+    in->nkw = 0;
+    in->args = args;
+    in->nargs = 1;
+    return infer_getattr(c, in);
+}
+
 /* literal_unroll(t) is t: a loop over it is unrolled when its items differ in type (GETITER). */
 static Type *type_literal_unroll(Infer *c, Instr *in, Builtin bi, Args *a)
 {

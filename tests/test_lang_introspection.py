@@ -1,0 +1,159 @@
+"""Asking about objects in compiled code: hasattr() and getattr() with constant names (decided
+when compiling, as Numba does), `is` between objects and values that are not None, dtypes
+returned, and zip()/enumerate() held in variables and passed to what consumes them. Each
+function runs in CPython and compiled (util.check)."""
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import pyjit
+from pyjit import errors
+from util import check
+
+Point = namedtuple("Point", "x y")
+
+
+def attributes_of_array(a):
+    return (hasattr(a, "shape"), hasattr(a, "missing"), getattr(a, "ndim"),
+            getattr(a, "missing", 7), getattr(a, "size", -1), getattr(a, "sum")())
+
+
+def attributes_of_record(p):
+    return hasattr(p, "x"), hasattr(p, "z"), getattr(p, "y"), getattr(p, "z", -1.0)
+
+
+def attributes_of_scalar(x):
+    return hasattr(x, "real"), hasattr(x, "shape"), getattr(x, "imag")
+
+
+def dispatch_on_attribute(x):
+    if hasattr(x, "shape"):   # the other branch is not typed for arrays
+        return x.sum() * 1.0
+    return x * 2.0
+
+
+@pytest.mark.parametrize("f,args", [
+    (attributes_of_array, (np.arange(5.0),)),
+    (attributes_of_record, (Point(1.5, 2.5),)),
+    (attributes_of_scalar, (1.25,)),
+    (dispatch_on_attribute, (np.arange(4.0),)),
+    (dispatch_on_attribute, (3.0,)),
+])
+def test_hasattr_getattr(f, args):
+    check(f, *args)
+
+
+def getattr_of_a_variable_name(x, name):
+    return getattr(x, name)
+
+
+def test_getattr_needs_a_constant_name():
+    with pytest.raises(errors.TypingError, match="constant string"):
+        pyjit.njit(getattr_of_a_variable_name)(1.5, "real")
+
+
+def arrays_is(a, b):
+    c = a
+    return a is b, a is c, a is not b, a is not c, a is 3, a is not "a"
+
+
+def lists_is(x):
+    l = [1, 2]
+    m = l
+    n = [1, 2]
+    d = {1: 2.0}
+    e = d
+    return l is m, l is n, d is e, l is not n, x is 1, x is 2.0
+
+
+def out_or_fresh(a, out):
+    if out is a:   # in place
+        a *= 2.0
+        return a
+    out[:] = a * 2.0
+    return out
+
+
+@pytest.mark.parametrize("f,args", [
+    (arrays_is, (np.arange(3.0), np.arange(3.0))),
+    (lists_is, (1,)),
+    (out_or_fresh, (np.arange(3.0), np.zeros(3))),
+])
+def test_is_between_objects(f, args):
+    check(f, *args)
+
+
+def test_is_same_array():
+    a = np.arange(4.0)
+    f = pyjit.njit(arrays_is)
+    assert f(a, a) == arrays_is(a, a)
+    assert pyjit.njit(out_or_fresh)(a, a) is not None and a[1] == 2.0
+
+
+def dtype_of(a):
+    return a.dtype
+
+
+def zeros_like_by_dtype(a):
+    return np.zeros(3, dtype_of_jit(a))
+
+
+dtype_of_jit = pyjit.njit(dtype_of)
+
+
+@pytest.mark.parametrize("a", [np.arange(3), np.arange(3.0, dtype=np.float32),
+                               np.zeros(2, np.complex128)])
+def test_dtype_returned(a):
+    assert dtype_of_jit(a) == a.dtype
+    check(zeros_like_by_dtype, a)
+
+
+def zipped_values(a, b):
+    pairs = zip(a, b)
+    keyed = dict(zip(a, b))
+    return sorted(pairs, reverse=True), keyed[a[0]], list(enumerate(b, 1))
+
+
+def consumers(a, b):
+    d = {0: 0.0}
+    d.update(zip(a, b))
+    lst = [(0, 0.0)]
+    lst.extend(zip(a, b))
+    best = max(enumerate(b), key=lambda t: t[1])
+    return sorted(d.items()), lst, best, sum(x * y for x, y in zip(a, b)), set(zip(a, a))
+
+
+@pyjit.njit
+def weighted(pairs):
+    s = 0.0
+    for i, x in pairs:
+        s += i * x
+    return s
+
+
+def passed_to_compiled(a, b):
+    z = zip(a, b)
+    return weighted(z), [x + y for x, y in zip(a, b)]
+
+
+@pytest.mark.parametrize("f", [zipped_values, consumers])
+def test_zip_enumerate_as_values(f):
+    check(f, np.array([3, 1, 2]), np.array([0.5, 1.5, 2.5]))
+
+
+def test_zip_passed_to_compiled_function():
+    a, b = np.array([3, 1, 2]), np.array([0.5, 1.5, 2.5])
+    got = pyjit.njit(passed_to_compiled)(a, b)
+    assert got == (weighted.py_func(zip(a, b)), [x + y for x, y in zip(a, b)])
+
+
+def walked_twice(a, b):
+    z = zip(a, b)
+    first = list(z)
+    return first, list(z)
+
+
+def test_zip_walked_twice_is_refused():
+    with pytest.raises(errors.UnsupportedError, match="walked more than once"):
+        pyjit.njit(walked_twice)(np.arange(3), np.arange(3.0))
