@@ -2205,6 +2205,48 @@ static Type *type_attribute(Infer *c, Instr *in, Builtin bi, Args *a)
     return infer_getattr(c, in);
 }
 
+/* numba.np.unsafe.ndarray.to_fixed_tuple(a, n): the tuple of a[0], ..., a[n - 1], n known when
+ * compiling (a constant, or an array's ndim); the items are read unchecked, as in Numba. */
+static Type *type_to_fixed_tuple(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    Instr *arr = a->pos[0], *len = a->pos[1];
+    int64_t n;
+    if (arr->type->kind != TY_ARRAY || arr->type->array.ndim != 1)
+        return arg_error(c, in, a, 0, "a 1-d array");
+    bool ndim = len->nargs == 1 && len->args[0]->type->kind == TY_ARRAY &&
+                ((len->op == OP_GETATTR && strcmp(len->name, "ndim") == 0) ||
+                 (len->op == OP_ARRAY_ATTR && len->sub == AA_NDIM));
+    if (ndim)
+        n = len->args[0]->type->array.ndim;
+    else if (!infer_const_index(len, &n))
+        return infer_fail(c, in, DIAG_TYPING, "to_fixed_tuple() needs its length known when "
+                          "compiling (a constant, or an array's ndim), not a %s value",
+                          infer_type_name(len->type));
+    if (n < 0 || n > 1024)
+        return infer_fail(c, in, DIAG_VALUE_ERROR, "to_fixed_tuple() of %lld items: the length "
+                          "must be from 0 to 1024", (long long)n);
+    Type *item = arr->type->array.dtype;
+    Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(n + 1));
+    for (int64_t i = 0; i < n; i++)
+        items[i] = item;
+    Type *t = ty_tuple(items, (int)n);
+    if (c->rewrite) {
+        Instr **vals = arena_alloc(c->arena, sizeof *vals * (size_t)(n + 1));
+        for (int64_t i = 0; i < n; i++) {
+            vals[i] = infer_emit(c, in, OP_ARRAY_GET, item, 2);
+            vals[i]->args[0] = arr;
+            vals[i]->args[1] = infer_const_int(c, vals[i], i);
+        }
+        in->op = OP_BUILD_TUPLE;
+        in->nkw = 0;
+        infer_set_args(c, in, vals, (int)n);
+    }
+    return t;
+}
+
 /* literal_unroll(t) is t: a loop over it is unrolled when its items differ in type (GETITER). */
 static Type *type_literal_unroll(Infer *c, Instr *in, Builtin bi, Args *a)
 {

@@ -157,3 +157,25 @@ def walked_twice(a, b):
 def test_zip_walked_twice_is_refused():
     with pytest.raises(errors.UnsupportedError, match="walked more than once"):
         pyjit.njit(walked_twice)(np.arange(3), np.arange(3.0))
+
+
+TUPLE_LEN = 3
+
+
+def test_to_fixed_tuple():
+    from pyjit.np.unsafe.ndarray import to_fixed_tuple
+
+    def f(a, shape_arr, x):
+        return (to_fixed_tuple(a, 3), to_fixed_tuple(a, TUPLE_LEN),
+                np.zeros(to_fixed_tuple(shape_arr, 2)).shape,
+                x.reshape(to_fixed_tuple(shape_arr, x.ndim)))
+    check(f, np.arange(5.0), np.array([2, 3]), np.zeros((6, 1)))
+
+
+def test_to_fixed_tuple_needs_a_known_length():
+    from pyjit.np.unsafe.ndarray import to_fixed_tuple
+
+    def f(a, n):
+        return to_fixed_tuple(a, n)
+    with pytest.raises(errors.TypingError, match="known when compiling"):
+        pyjit.njit(f)(np.arange(3.0), 2)

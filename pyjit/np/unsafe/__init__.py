@@ -1,0 +1,1 @@
+"""pyjit.np.unsafe: Numba's `numba.np.unsafe` spellings (ndarray.to_fixed_tuple)."""
