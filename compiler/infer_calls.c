@@ -931,9 +931,18 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
         if (!want_args(c, in, a, 2, 2))
             return NULL;
         Type *other = a->pos[1]->type;
+        if (other->kind == TY_TUPLE || other->kind == TY_ARRAY || other->kind == TY_RANGE ||
+            other->kind == TY_SET || other->kind == TY_DICT || infer_is_text(other)) {
+            Type *it = infer_is_text(other) ? ty_str() : infer_item_of(other);
+            if (!it || !infer_list_takes(c, in, list, it))
+                return NULL;
+            Instr *args[2] = {list, a->pos[1]};   /* appended one by one (pyjit/lib/lists.py) */
+            return infer_list_library_call(c, in, "_extend_items", args, 2);
+        }
         if (other->kind != TY_LIST)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "list.extend() of %s: pyjit extends a list "
-                              "by another list (append the items in a loop)", infer_type_name(other));
+                              "by a list, tuple, array, range, set, dict or string",
+                              infer_type_name(other));
         if (!other->list.item)
             return NULL;
         Type *to = infer_list_takes(c, in, list, other->list.item);

@@ -751,6 +751,59 @@ static int store_attr(Ssa *s, const char *name)
     return 0;
 }
 
+/* A tuple display with starred parts, (*shape, 2): CPython builds a list, extends it by each
+ * starred part, appends the others, and makes it a tuple (LIST_TO_TUPLE). Here the parts are
+ * tuples concatenated as they come, the value marked (aux = &star_display) until the display
+ * ends; a list display with starred parts ([*a, b]) is refused. */
+static const char star_display = 0;
+
+/* Whether the display whose list sits at stack index slot ends as a tuple: 1 yes, 0 no (a list
+ * display, or the list used otherwise), -1 unknown (a jump first). */
+static int display_is_tuple(Ssa *s, const BcInstr *at, int slot)
+{
+    int depth = s->sp;
+    for (const BcInstr *in = at + 1; in < s->ctx->instrs + s->ctx->ninstrs; in++) {
+        if (in->op == BC_LIST_TO_TUPLE || (in->op == BC_CALL_INTRINSIC_1 && in->arg == 6))
+            return depth - 1 == slot;
+        if (in->target >= 0)
+            return -1;
+        int e = PyCompile_OpcodeStackEffectWithJump(in->opcode, in->arg, 0);
+        if (e == PY_INVALID_STACK_EFFECT) {
+            PyErr_Clear();
+            return -1;
+        }
+        depth += e;
+        if (depth <= slot)
+            return 0;
+    }
+    return -1;
+}
+
+/* Appends the tuple `part` to the starred display at stack depth i (the first time, its list
+ * of the items before the first star becomes a tuple). */
+static int star_concat(Ssa *s, int i, Instr *part)
+{
+    Instr *acc = s->stack[s->sp - i];
+    if (acc->aux != &star_display) {
+        Instr *t = emit(s, OP_BUILD_TUPLE, acc->nargs);
+        if (acc->nargs)
+            memcpy(t->args, acc->args, sizeof(Instr *) * (size_t)acc->nargs);
+        acc = t;
+    }
+    Instr *sum = emit2(s, OP_BINOP, BIN_ADD, acc, part);
+    sum->aux = (void *)&star_display;
+    s->stack[s->sp - i] = sum;
+    return 0;
+}
+
+static int star_extend(Ssa *s, const BcInstr *at, int i, Instr *list, Instr *seq)
+{
+    if (list->aux != &star_display && display_is_tuple(s, at, s->sp - i) != 1)
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "a list display with starred parts ([*a, b]) is "
+                        "not supported in compiled code; tuple displays of tuples ((*a, b)) are");
+    return star_concat(s, i, seq);
+}
+
 /* LIST_APPEND i, SET_ADD i, MAP_ADD i (a comprehension's body): list.append(value),
  * set.add(value), dict[key] = value, the container i deep in the stack once they are popped. */
 static int comprehension_add(Ssa *s, const BcInstr *at, int i)
@@ -759,6 +812,8 @@ static int comprehension_add(Ssa *s, const BcInstr *at, int i)
     if (i < 1 || s->sp < i)
         return fe_error(s->ctx, DIAG_INTERNAL, "%s below the stack", at->opname);
     Instr *obj = s->stack[s->sp - i];
+    if (obj->aux == &star_display)   /* an item after a starred part: (*shape, 2) */
+        return star_concat(s, i, emit1(s, OP_BUILD_TUPLE, 0, v));
     if (k)
         call_method(s, obj, "__setitem__", k, v);
     else
@@ -912,6 +967,9 @@ static int list_extend(Ssa *s, const BcInstr *at, int i)
 {
     Instr *seq = pop(s);
     Instr *list = s->sp >= i && i > 0 ? s->stack[s->sp - i] : NULL;
+    if (list && (list->aux == &star_display ||
+                 (list->op == OP_BUILD_LIST && (seq->op != OP_CONST || seq->cst->kind != K_TUPLE))))
+        return star_extend(s, at, i, list, seq);
     if (!list || list->op != OP_BUILD_LIST || seq->op != OP_CONST || seq->cst->kind != K_TUPLE)
         return unsupported(s, at);
     int n0 = list->nargs, n = seq->cst->tuple.n;
@@ -1160,6 +1218,22 @@ static int load_deref(Ssa *s, int index)
     return push(s, emit_frozen(s, c));
 }
 
+/* The end of a tuple display with starred parts (star_display); a display with none, or one
+ * extended by constants only, is its list's items as a tuple. */
+static int list_to_tuple(Ssa *s)
+{
+    Instr *v = pop(s);
+    if (v->aux == &star_display)
+        return push(s, v);
+    if (v->op != OP_BUILD_LIST)
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "starred expressions (*x) are supported in "
+                        "tuple displays of tuples in compiled code");
+    Instr *t = emit(s, OP_BUILD_TUPLE, v->nargs);
+    if (v->nargs)
+        memcpy(t->args, v->args, sizeof(Instr *) * (size_t)v->nargs);
+    return push(s, t);
+}
+
 static int intrinsic_1(Ssa *s, const BcInstr *in)
 {
     switch (in->arg) {
@@ -1168,7 +1242,7 @@ static int intrinsic_1(Ssa *s, const BcInstr *in)
     case 3:   /* INTRINSIC_STOPITERATION_ERROR */
         return fe_error(s->ctx, DIAG_UNSUPPORTED, "generators (yield) are not supported in compiled code");
     case 6:   /* INTRINSIC_LIST_TO_TUPLE */
-        return fe_error(s->ctx, DIAG_UNSUPPORTED, "starred expressions (*x) are not supported in compiled code");
+        return list_to_tuple(s);
     default:
         return fe_error(s->ctx, DIAG_UNSUPPORTED, "opcode CALL_INTRINSIC_1 %d at line %d is not supported",
                         in->arg, in->line);
@@ -1307,6 +1381,7 @@ static int translate(Ssa *s, const BcInstr *in)
     case BC_FORMAT_VALUE: return format_value(s, in->arg);
     case BC_BUILD_STRING: return build_string(s, in->arg);
     case BC_LIST_EXTEND: return list_extend(s, in, in->arg);
+    case BC_LIST_TO_TUPLE: return list_to_tuple(s);
     case BC_UNPACK_SEQUENCE: return unpack(s, in->arg);
     case BC_UNPACK_EX: return unpack_ex(s, in->arg);
     case BC_CALL_FUNCTION_EX: return call_spread(s, in);

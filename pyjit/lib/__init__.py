@@ -104,8 +104,9 @@ STDLIB = ("heapq", "operator", "functools", "math")
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
 # when compiled code first calls one (pyjit.extending._method_overloads).
 METHODS = {
-    "lists": tuple(f"method.list.{name}" for name in (
+    "lists": ("method.array._unpacked",) + tuple(f"method.list.{name}" for name in (
         "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__",
+        "_extend_items", "_unpacked",
         "_sort_by_key", "_sort_items", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
         "__ge__")),
     "numpy_shape": ("method.array.flatten", "method.array.item", "method.array.tolist"),
