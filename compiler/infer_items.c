@@ -914,12 +914,26 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
         Type *t = args[i]->type;
         if (t->kind == TY_LIST && !t->list.item)
             return NULL;   /* typed once something is stored in the list */
+        if ((t->kind == TY_SET || t->kind == TY_DICT) && ty_is_undetermined(t))
+            return NULL;   /* typed once something is stored in it */
+        if (t->kind == TY_SET || t->kind == TY_DICT) {   /* walked as the list of its items */
+            Type *list = ty_list(infer_item_of(t));
+            if (c->rewrite) {
+                Instr *items = infer_emit(c, in, OP_CALL, list, 0);
+                const char *key = t->kind == TY_SET ? "method.set._items" : "method.dict._items";
+                if (!infer_library_call(c, items, key, &args[i], 1))
+                    return NULL;
+                items->type = list;
+                args[i] = items;
+            }
+            t = list;
+        }
         bool ok = (t->kind == TY_ARRAY && t->array.ndim >= 1) || (t->kind == TY_TUPLE && homogeneous(t)) ||
                   t->kind == TY_LIST || t->kind == TY_STR || t->kind == TY_RANGE ||
                   (!zip && t->kind == TY_ITER && is_zip_marker(t->iter.over));
         if (!ok)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() over %s is not supported (arrays, "
-                              "lists, strings, ranges and tuples of one item type are)",
+                              "lists, strings, ranges, sets, dicts and tuples of one item type are)",
                               zip ? "zip" : "enumerate", infer_type_name(t));
         iters[i] = ty_iter(t);
     }

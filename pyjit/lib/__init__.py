@@ -136,9 +136,9 @@ METHODS = {
         "splitlines", "removeprefix", "removesuffix", "istitle", "isascii", "isidentifier",
         "isprintable", "expandtabs")),
     "dicts": tuple(f"method.dict.{name}" for name in (
-        "keys", "values", "items", "_get_or_none", "update", "__eq__", "__ne__")) + tuple(
+        "keys", "values", "items", "_get_or_none", "update", "__eq__", "__ne__", "_items")) + tuple(
         f"method.set.{name}" for name in (
-            "update", "difference_update", "intersection_update", "symmetric_difference_update",
+            "_items", "update", "difference_update", "intersection_update", "symmetric_difference_update",
             "union", "intersection", "difference", "symmetric_difference", "issubset",
             "issuperset", "isdisjoint", "__or__", "__and__", "__sub__", "__xor__", "__ior__",
             "__iand__", "__isub__", "__ixor__", "__eq__", "__ne__", "__le__", "__ge__", "__lt__",

@@ -95,6 +95,19 @@ def _iterable(t):
     return isinstance(t, (types.Set, types.List, types.Array, types.UniTuple)) or t.name == "range"
 
 
+@overload_method(types.Dict, "_items")
+@overload_method(types.Set, "_items")
+def _items_list(s):
+    """The list of a set's items (a dict's keys), in the order a loop walks them: what
+    enumerate() and zip() of one go over (compiler/infer_items.c)."""
+    def impl(s):
+        out = []
+        for x in s:
+            out.append(x)
+        return out
+    return impl
+
+
 @overload_method(types.Set, "update")
 def _set_update(s, other):
     if not _iterable(other):

@@ -230,8 +230,9 @@ def _given(key):
 @overload(sorted)
 def _sorted(iterable, key=None, reverse=False):
     if _given(key):   # a str gives the list of its characters, sorted
-        if not isinstance(iterable, (types.List, types.UniTuple, types.Set, types.Dict,
-                                     types.UnicodeType, types.StringLiteral)):
+        if not (isinstance(iterable, (types.List, types.UniTuple, types.Set, types.Dict,
+                                      types.UnicodeType, types.StringLiteral, types.Array))
+                or iterable.name == "range"):
             return None
 
         def keyed(iterable, key=None, reverse=False):
@@ -247,8 +248,9 @@ def _sorted(iterable, key=None, reverse=False):
             out.sort(reverse=reverse)
             return out
         return of_keys
-    if not isinstance(iterable, (types.List, types.UniTuple, types.UnicodeType,
-                                 types.StringLiteral)):
+    one_d = isinstance(iterable, types.Array) and iterable.ndim == 1   # a list of its items
+    if not (one_d or isinstance(iterable, (types.List, types.UniTuple, types.UnicodeType,
+                                           types.StringLiteral)) or iterable.name == "range"):
         return None
 
     if isinstance(iterable, types.ListType):   # a Python list, as CPython's sorted gives
