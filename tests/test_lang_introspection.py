@@ -1,7 +1,9 @@
 """Asking about objects in compiled code: hasattr() and getattr() with constant names (decided
 when compiling, as Numba does), `is` between objects and values that are not None, dtypes
-returned, and zip()/enumerate() held in variables and passed to what consumes them. Each
-function runs in CPython and compiled (util.check)."""
+returned, and zip()/enumerate() held in variables and passed to what consumes them; and the
+forms of building and unpacking Numba code writes: starred tuple displays, unpacking lists and
+arrays (their length checked), list.extend() of any iterable, enumerate() of sets and dicts,
+Numba's unsafe tuple helpers. Each function runs in CPython and compiled (util.check)."""
 from collections import namedtuple
 
 import numpy as np
@@ -179,3 +181,78 @@ def test_to_fixed_tuple_needs_a_known_length():
         return to_fixed_tuple(a, n)
     with pytest.raises(errors.TypingError, match="known when compiling"):
         pyjit.njit(f)(np.arange(3.0), 2)
+
+
+# ---- unpacking and building: starred tuple displays, unpacking lists and arrays -------------
+
+def starred_displays(a, t):
+    shape = np.empty((*a.shape, 2)).shape
+    return shape, (1, *t, 2, *a.shape), (*t,), len((*t, *t))
+
+
+def unpack_list_and_array(lst, a):
+    x, y = lst
+    rows = [a, a * 2.0]
+    first, second = rows
+    p, q, r = a
+    return x + y, first.sum() + second.sum(), p + q + r
+
+
+def extend_by_other_iterables(a):
+    items = [0]
+    items.extend((1, 2))
+    items.extend(a)
+    items.extend(range(3))
+    items.extend({7: 1.0})
+    pairs = []
+    pairs.extend(((1, 2), (3, 4)))
+    chars = []
+    chars.extend("ab")
+    return items, pairs, chars
+
+
+def enumerate_sets_and_dicts(a):
+    seen = set()
+    for x in a:
+        seen.add(x)
+    out = np.zeros(len(seen), np.int64)
+    for i, v in enumerate(seen):
+        out[i] = v
+    d = {5: 1.5, 2: 0.5}
+    total = 0.0
+    for i, (k, v) in enumerate(zip(d, a)):
+        total += i * k * v
+    return sorted(out), total, sorted(a, reverse=True), sorted(range(3), key=lambda v: -v)
+
+
+@pytest.mark.parametrize("f,args", [
+    (starred_displays, (np.zeros((3, 4)), (7, 8))),
+    (unpack_list_and_array, ([1, 2], np.arange(3.0))),
+    (unpack_list_and_array, ([1], np.arange(3.0))),
+    (unpack_list_and_array, ([1, 2, 3], np.arange(3.0))),
+    (unpack_list_and_array, ([1, 2], np.arange(4.0))),
+    (extend_by_other_iterables, (np.array([5, 6]),)),
+    (enumerate_sets_and_dicts, (np.array([3, 1, 3, 7]),)),
+])
+def test_unpacking_and_building(f, args):
+    check(f, *args)
+
+
+def starred_list_display(t):
+    return [*t, 1]
+
+
+def test_starred_list_display_is_refused():
+    with pytest.raises(errors.UnsupportedError, match="tuple displays of tuples"):
+        pyjit.njit(starred_list_display)((1, 2))
+
+
+def test_tuple_setitem():
+    from pyjit.cpython.unsafe.tuple import tuple_setitem
+    from pyjit.np.unsafe.ndarray import to_fixed_tuple
+
+    def f(t, i, a):
+        return (tuple_setitem(t, i, 9), tuple_setitem(tuple_setitem(t, 0, -1), 2, 5),
+                to_fixed_tuple(a, 2))
+    check(f, (1, 2, 3), 1, np.arange(4))
+    check(f, (1.5, 2.5, 3.5), 2, np.arange(4.0))
