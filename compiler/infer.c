@@ -1194,7 +1194,8 @@ static bool is_empty_maker(const Instr *v)
 {
     const Type *f = v->op == OP_CALL && v->nargs == 1 ? v->args[0]->type : NULL;
     return f && f->kind == TY_FUNCTION && f->literal && f->literal->name &&
-           (strcmp(f->literal->name, "builtins.dict") == 0 || strcmp(f->literal->name, "builtins.set") == 0);
+           (strcmp(f->literal->name, "builtins.dict") == 0 || strcmp(f->literal->name, "builtins.set") == 0 ||
+            strcmp(f->literal->name, "pyjit.typed.Dict") == 0);
 }
 
 /* The BUILD_DICT or BUILD_SET (or the dict() or set() call) a dict or set value comes from,

@@ -799,7 +799,7 @@ static Type *typed_empty_call(Infer *c, Instr *in, Args *a)
  * to the key type; what is stored may widen the types of a table made in this function. */
 static Type *table_call(Infer *c, Instr *in, Builtin bi, Args *a)
 {
-    if (bi == BI_DICT_NEW || bi == BI_SET_NEW)
+    if (bi == BI_DICT_NEW || bi == BI_SET_NEW || bi == BI_TYPED_DICT)
         return table_new_call(c, in, bi, a);
     if (bi == BI_DICT_EMPTY)
         return typed_empty_call(c, in, a);

@@ -11,6 +11,7 @@ import pytest
 
 import pyjit
 from pyjit import errors
+from pyjit.typed import Dict, List
 from util import check
 
 Point = namedtuple("Point", "x y")
@@ -256,3 +257,19 @@ def test_tuple_setitem():
                 to_fixed_tuple(a, 2))
     check(f, (1, 2, 3), 1, np.arange(4))
     check(f, (1.5, 2.5, 3.5), 2, np.arange(4.0))
+
+
+def typed_containers_made_empty():
+    d = Dict()
+    d[1] = 2.5
+    lst = List()
+    lst.append(1)
+    plain = [1]
+    return (len(d), d[1], isinstance(lst, list), isinstance(plain, list), isinstance(lst, List),
+            isinstance(plain, List), isinstance(d, Dict))
+
+
+def test_typed_dict_made_empty_and_isinstance_of_typed_containers():
+    f = pyjit.njit(typed_containers_made_empty)
+    assert f() == (1, 2.5, False, True, True, False, True)
+    assert f() == typed_containers_made_empty()
