@@ -971,6 +971,39 @@ static bool is_enum_member(const Type *t)
            strcmp(t->tuple.fields[0], "value") == 0;
 }
 
+/* `a is b` where neither is None, as Numba has it: false (`is not`: true) between different
+ * types; between objects of one type (arrays, lists, dicts, sets, jitclass instances) whether
+ * they are the same (arrays: the same data, shape and strides, as Numba compares them); between
+ * values of one type (numbers, strings, tuples), `==` (in->sub made CMP_EQ or CMP_NE, NULL
+ * returned, for the caller to go on with). */
+static Type *identity_compare(Infer *c, Instr *in, Type *a, Type *b)
+{
+    bool is = in->sub == CMP_IS;
+    Type *va = ty_strong(infer_value_type(a)), *vb = ty_strong(infer_value_type(b));
+    if (va != vb)
+        return fold_compare(c, in, !is);
+    switch (va->kind) {
+    case TY_ARRAY: case TY_LIST: case TY_DICT: case TY_SET: case TY_CLASS:
+        if (c->rewrite) {
+            Instr *args[2] = {in->args[0], in->args[1]};
+            in->op = OP_INTRINSIC;
+            in->sub = is ? BI_IS_SAME : BI_IS_NOT_SAME;
+            infer_set_args(c, in, args, 2);
+        }
+        return ty_scalar(TY_BOOL);
+    case TY_STR: case TY_TUPLE: case TY_DATETIME: case TY_TIMEDELTA:
+        in->sub = is ? CMP_EQ : CMP_NE;
+        return NULL;
+    default:
+        if (ty_is_scalar(va)) {
+            in->sub = is ? CMP_EQ : CMP_NE;
+            return NULL;
+        }
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "'is' between two values of %s is not "
+                          "supported in compiled code", infer_type_name(a));
+    }
+}
+
 static Type *type_compare(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
@@ -989,6 +1022,15 @@ static Type *type_compare(Infer *c, Instr *in)
         Type *t = infer_operator_overload(c, in, &found);
         if (found || t)
             return t;
+    }
+    if ((op == CMP_IS || op == CMP_ISNOT) && !a_none && !b_none && a->kind != TY_OPTIONAL &&
+        b->kind != TY_OPTIONAL) {
+        if (ty_is_undetermined(a) || ty_is_undetermined(b))
+            return NULL;   /* typed once their items are known */
+        Type *t = identity_compare(c, in, a, b);
+        if (t || (in->sub != CMP_EQ && in->sub != CMP_NE))
+            return t;
+        op = in->sub;   /* `is` of values: `==`, below */
     }
     if (op == CMP_IS || op == CMP_ISNOT || ((op == CMP_EQ || op == CMP_NE) && (a_none || b_none))) {
         if ((a_none || b_none) && (a->kind == TY_OPTIONAL || b->kind == TY_OPTIONAL))
@@ -1170,7 +1212,8 @@ static bool is_empty_maker(const Instr *v)
 {
     const Type *f = v->op == OP_CALL && v->nargs == 1 ? v->args[0]->type : NULL;
     return f && f->kind == TY_FUNCTION && f->literal && f->literal->name &&
-           (strcmp(f->literal->name, "builtins.dict") == 0 || strcmp(f->literal->name, "builtins.set") == 0);
+           (strcmp(f->literal->name, "builtins.dict") == 0 || strcmp(f->literal->name, "builtins.set") == 0 ||
+            strcmp(f->literal->name, "pyjit.typed.Dict") == 0);
 }
 
 /* The BUILD_DICT or BUILD_SET (or the dict() or set() call) a dict or set value comes from,
@@ -1415,7 +1458,9 @@ static Type *type_ret(Infer *c, Instr *in)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "returning a function (%s) from compiled code "
                           "is not supported: call it where it is made, or pass it to the "
                           "function that calls it", infer_type_name(t));
-    if (!infer_is_runtime(t) || ty_is_iterator(t))
+    /* a dtype (np.float64, a.dtype) is known when compiling: the caller gets it with no value */
+    bool dtype = t->kind == TY_DTYPE && t->dtype.scalar;
+    if ((!infer_is_runtime(t) && !dtype) || ty_is_iterator(t))
         return infer_fail(c, in, DIAG_TYPING, "cannot return %s from compiled code", infer_type_name(t));
     /* an optional returned where a value is declared: None is a TypeError at run time */
     bool unwrap = t->kind == TY_OPTIONAL && c->declared && c->declared->kind != TY_OPTIONAL;

@@ -158,6 +158,8 @@ Type *infer_namedtuple_replace(Infer *c, Instr *in, Instr *self);
  * s * n, comparisons, `in` and s[i] / s[a:b] of strings and rewrite them to the str builtins. */
 bool infer_is_text(const Type *t);
 Type *infer_value_type(Type *t);
+/* infer_items.c: the item a loop over a value of type t gets (NULL where not known yet). */
+Type *infer_item_of(Type *t);
 bool infer_str_allowed(Infer *c, Instr *in);
 Type *infer_str_binop(Infer *c, Instr *in);
 Type *infer_str_compare(Infer *c, Instr *in);

@@ -799,7 +799,7 @@ static Type *typed_empty_call(Infer *c, Instr *in, Args *a)
  * to the key type; what is stored may widen the types of a table made in this function. */
 static Type *table_call(Infer *c, Instr *in, Builtin bi, Args *a)
 {
-    if (bi == BI_DICT_NEW || bi == BI_SET_NEW)
+    if (bi == BI_DICT_NEW || bi == BI_SET_NEW || bi == BI_TYPED_DICT)
         return table_new_call(c, in, bi, a);
     if (bi == BI_DICT_EMPTY)
         return typed_empty_call(c, in, a);
@@ -931,9 +931,18 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
         if (!want_args(c, in, a, 2, 2))
             return NULL;
         Type *other = a->pos[1]->type;
+        if (other->kind == TY_TUPLE || other->kind == TY_ARRAY || other->kind == TY_RANGE ||
+            other->kind == TY_SET || other->kind == TY_DICT || infer_is_text(other)) {
+            Type *it = infer_is_text(other) ? ty_str() : infer_item_of(other);
+            if (!it || !infer_list_takes(c, in, list, it))
+                return NULL;
+            Instr *args[2] = {list, a->pos[1]};   /* appended one by one (pyjit/lib/lists.py) */
+            return infer_list_library_call(c, in, "_extend_items", args, 2);
+        }
         if (other->kind != TY_LIST)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "list.extend() of %s: pyjit extends a list "
-                              "by another list (append the items in a loop)", infer_type_name(other));
+                              "by a list, tuple, array, range, set, dict or string",
+                              infer_type_name(other));
         if (!other->list.item)
             return NULL;
         Type *to = infer_list_takes(c, in, list, other->list.item);
@@ -2130,6 +2139,121 @@ static Type *type_isinstance(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;
     return want_args(c, in, a, 2, 2) ? infer_isinstance(c, in, a->pos[0], a->pos[1]) : NULL;
+}
+
+/* Whether obj has the attribute `name` as compiled code types it: obj.name typed on the side,
+ * its error (if any) taken back. 1 yes, 0 no, -1 not known yet. */
+static int has_attribute(Infer *c, Instr *in, Instr *obj, const char *name)
+{
+    if (ty_is_undetermined(obj->type))
+        return -1;
+    Diag saved = *c->diag;
+    if (saved.kind != DIAG_NONE)
+        return -1;
+    Instr **args = arena_alloc(c->arena, sizeof *args);
+    args[0] = obj;
+    Instr probe = *in;
+    probe.op = OP_GETATTR;
+    probe.name = name;
+    probe.args = args;
+    probe.nargs = 1;
+    probe.nkw = 0;
+    bool rewrite = c->rewrite;
+    c->rewrite = false;
+    Type *t = infer_getattr(c, &probe);
+    c->rewrite = rewrite;
+    if (t)
+        return 1;
+    if (c->diag->kind == DIAG_NONE)
+        return -1;
+    *c->diag = saved;
+    return 0;
+}
+
+/* hasattr(obj, "name"), a constant as Numba has it; getattr(obj, "name") is obj.name, and
+ * getattr(obj, "name", default) obj.name where obj has it, else default. The name must be a
+ * constant string. */
+static Type *type_attribute(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    bool get = bi == BI_GETATTR;
+    if (!want_args(c, in, a, 2, get ? 3 : 2))
+        return NULL;
+    const Const *k = a->pos[1]->type->literal;
+    if (a->pos[1]->type->kind != TY_STRING || !k || k->kind != K_STR || !k->s)
+        return infer_fail(c, in, DIAG_TYPING, "%s() in compiled code takes the attribute's name as "
+                          "a constant string, not %s", a->name, infer_type_name(a->pos[1]->type));
+    Instr *obj = a->pos[0];
+    int has = get && a->npos == 2 ? 1 : has_attribute(c, in, obj, k->s);
+    if (has < 0)
+        return NULL;
+    if (!get) {
+        infer_set_known(c, in, has);
+        if (c->rewrite)
+            infer_make_const_bool(c, in, has);
+        return ty_scalar(TY_BOOL);
+    }
+    if (!has) {   /* the default, passed through a one-item tuple */
+        Type *d = a->pos[2]->type;
+        if (c->rewrite) {
+            Instr *pack = infer_emit(c, in, OP_BUILD_TUPLE, ty_tuple(&d, 1), 1);
+            pack->args[0] = a->pos[2];
+            in->op = OP_STATIC_GET;
+            in->imm = 0;
+            in->nkw = 0;
+            infer_set_args(c, in, &pack, 1);
+        }
+        return d;
+    }
+    Instr **args = arena_alloc(c->arena, sizeof *args);
+    args[0] = obj;
+    in->op = OP_GETATTR;   /* in every pass: the same attribute */
+    in->name = k->s;
+    in->nkw = 0;
+    in->args = args;
+    in->nargs = 1;
+    return infer_getattr(c, in);
+}
+
+/* numba.np.unsafe.ndarray.to_fixed_tuple(a, n): the tuple of a[0], ..., a[n - 1], n known when
+ * compiling (a constant, or an array's ndim); the items are read unchecked, as in Numba. */
+static Type *type_to_fixed_tuple(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    if (!want_args(c, in, a, 2, 2))
+        return NULL;
+    Instr *arr = a->pos[0], *len = a->pos[1];
+    int64_t n;
+    if (arr->type->kind != TY_ARRAY || arr->type->array.ndim != 1)
+        return arg_error(c, in, a, 0, "a 1-d array");
+    bool ndim = len->nargs == 1 && len->args[0]->type->kind == TY_ARRAY &&
+                ((len->op == OP_GETATTR && strcmp(len->name, "ndim") == 0) ||
+                 (len->op == OP_ARRAY_ATTR && len->sub == AA_NDIM));
+    if (ndim)
+        n = len->args[0]->type->array.ndim;
+    else if (!infer_const_index(len, &n))
+        return infer_fail(c, in, DIAG_TYPING, "to_fixed_tuple() needs its length known when "
+                          "compiling (a constant, or an array's ndim), not a %s value",
+                          infer_type_name(len->type));
+    if (n < 0 || n > 1024)
+        return infer_fail(c, in, DIAG_VALUE_ERROR, "to_fixed_tuple() of %lld items: the length "
+                          "must be from 0 to 1024", (long long)n);
+    Type *item = arr->type->array.dtype;
+    Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(n + 1));
+    for (int64_t i = 0; i < n; i++)
+        items[i] = item;
+    Type *t = ty_tuple(items, (int)n);
+    if (c->rewrite) {
+        Instr **vals = arena_alloc(c->arena, sizeof *vals * (size_t)(n + 1));
+        for (int64_t i = 0; i < n; i++) {
+            vals[i] = infer_emit(c, in, OP_ARRAY_GET, item, 2);
+            vals[i]->args[0] = arr;
+            vals[i]->args[1] = infer_const_int(c, vals[i], i);
+        }
+        in->op = OP_BUILD_TUPLE;
+        in->nkw = 0;
+        infer_set_args(c, in, vals, (int)n);
+    }
+    return t;
 }
 
 /* literal_unroll(t) is t: a loop over it is unrolled when its items differ in type (GETITER). */

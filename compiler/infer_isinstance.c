@@ -29,8 +29,14 @@ static int instance_of(Type *t, Type *cls)
         return t->kind == TY_BOOL;
     if (strcmp(n, "builtins.str") == 0)
         return infer_is_text(t);
+    if (strcmp(n, "builtins.list") == 0)   /* a typed List is no list, in CPython as in Numba */
+        return t->kind == TY_LIST && !t->list.typed;
+    if (strcmp(n, "pyjit.typed.List") == 0)
+        return t->kind == TY_LIST && t->list.typed;
+    if (strcmp(n, "pyjit.typed.Dict") == 0)
+        return t->kind == TY_DICT;
     static const struct { const char *name; TypeKind kind; } kinds[] = {
-        {"builtins.tuple", TY_TUPLE}, {"builtins.list", TY_LIST}, {"builtins.dict", TY_DICT},
+        {"builtins.tuple", TY_TUPLE}, {"builtins.dict", TY_DICT},
         {"builtins.set", TY_SET}, {"numpy.ndarray", TY_ARRAY},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)

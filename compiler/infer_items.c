@@ -754,9 +754,19 @@ Type *infer_static_getitem(Infer *c, Instr *in)
         }
         return t->list.item;
     }
+    if (t->kind == TY_LIST && in->imm2 >= 0) {   /* a, b = lst: its length checked (lib/lists.py) */
+        if (!t->list.item || !c->rewrite)
+            return t->list.item;   /* the constants below are made once, when rewriting */
+        Instr *args[3] = {obj, infer_const_int(c, in, in->imm), infer_const_int(c, in, in->imm2)};
+        return infer_list_library_call(c, in, "_unpacked", args, 3);
+    }
     if (t->kind == TY_ARRAY && t->array.ndim >= 1) {
         Index ix = {.n = 1, .types = {ty_scalar(TY_INT64)}};
         Type *r = selection_type(t, obj, &ix, 1);
+        if (c->rewrite && in->imm2 >= 0) {   /* a, b = arr: its length checked (lib/lists.py) */
+            Instr *args[3] = {obj, infer_const_int(c, in, in->imm), infer_const_int(c, in, in->imm2)};
+            return infer_library_call(c, in, "method.array._unpacked", args, 3);
+        }
         if (c->rewrite) {
             ix.values[0] = infer_const_int(c, in, in->imm);
             rewrite_array_access(c, in, OP_ARRAY_GET, obj, &ix, NULL);
@@ -844,14 +854,14 @@ static Type *nditer_item(Type *t)
 
 /* The item a loop over a value of type t gets: a number of a range, an element or a view (first
  * axis) of an array, an item of a homogeneous tuple, the tuple of items of a zip(). */
-static Type *item_of(Type *t)
+Type *infer_item_of(Type *t)
 {
     switch (t->kind) {
     case TY_ITER: {
         Type *items[64];
         int n = is_zip_marker(t->iter.over) ? t->iter.over->tuple.n : 0;
         for (int k = 0; k < n && k < 64; k++)
-            if (!(items[k] = item_of(t->iter.over->tuple.items[k]->iter.over)))
+            if (!(items[k] = infer_item_of(t->iter.over->tuple.items[k]->iter.over)))
                 return NULL;
         return n && n <= 64 ? ty_tuple(items, n) : NULL;
     }
@@ -904,12 +914,26 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
         Type *t = args[i]->type;
         if (t->kind == TY_LIST && !t->list.item)
             return NULL;   /* typed once something is stored in the list */
+        if ((t->kind == TY_SET || t->kind == TY_DICT) && ty_is_undetermined(t))
+            return NULL;   /* typed once something is stored in it */
+        if (t->kind == TY_SET || t->kind == TY_DICT) {   /* walked as the list of its items */
+            Type *list = ty_list(infer_item_of(t));
+            if (c->rewrite) {
+                Instr *items = infer_emit(c, in, OP_CALL, list, 0);
+                const char *key = t->kind == TY_SET ? "method.set._items" : "method.dict._items";
+                if (!infer_library_call(c, items, key, &args[i], 1))
+                    return NULL;
+                items->type = list;
+                args[i] = items;
+            }
+            t = list;
+        }
         bool ok = (t->kind == TY_ARRAY && t->array.ndim >= 1) || (t->kind == TY_TUPLE && homogeneous(t)) ||
                   t->kind == TY_LIST || t->kind == TY_STR || t->kind == TY_RANGE ||
                   (!zip && t->kind == TY_ITER && is_zip_marker(t->iter.over));
         if (!ok)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() over %s is not supported (arrays, "
-                              "lists, strings, ranges and tuples of one item type are)",
+                              "lists, strings, ranges, sets, dicts and tuples of one item type are)",
                               zip ? "zip" : "enumerate", infer_type_name(t));
         iters[i] = ty_iter(t);
     }
@@ -1056,7 +1080,7 @@ static Instr *range_item(Infer *c, Instr *before, Instr *range, Instr *i)
  * of the items of the sources of a zip (enumerate(zip(...))). */
 static Instr *index_source(Infer *c, Instr *before, Instr *x, Instr *i)
 {
-    Type *t = x->type, *item = item_of(t);
+    Type *t = x->type, *item = infer_item_of(t);
     if (t->kind == TY_RANGE)
         return range_item(c, before, x, i);
     if (t->kind == TY_ITER) {
@@ -1156,7 +1180,7 @@ Type *infer_next_call(Infer *c, Instr *in, Instr *it, Instr *dflt)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "next() takes an iterator made by iter() in "
                           "compiled code (of a range, array, list, tuple, dict, set or str), not "
                           "%s", infer_type_name(t));
-    Type *item = item_of(t->iter.over);
+    Type *item = infer_item_of(t->iter.over);
     if (!item)
         return ty_is_undetermined(t->iter.over) ? NULL
                : infer_fail(c, in, DIAG_TYPING, "next() of %s", infer_type_name(t));
@@ -1190,11 +1214,11 @@ Type *infer_for_iter(Infer *c, Instr *in)
         int n = over->kind == TY_ITER ? 2 : over->tuple.n;
         Type **items = arena_alloc(c->arena, sizeof *items * (size_t)n);
         for (int k = 0; k < n; k++)
-            items[k] = over->kind == TY_ITER ? (k ? item_of(over->iter.over) : ty_scalar(TY_INT64))
-                                             : item_of(over->tuple.items[k]->iter.over);
+            items[k] = over->kind == TY_ITER ? (k ? infer_item_of(over->iter.over) : ty_scalar(TY_INT64))
+                                             : infer_item_of(over->tuple.items[k]->iter.over);
         return ty_tuple(items, n);
     }
-    Type *item = item_of(over);
+    Type *item = infer_item_of(over);
     if (!item && ty_is_undetermined(over))
         return NULL;   /* typed once something is stored in the container */
     return item ? item : infer_fail(c, in, DIAG_INTERNAL, "for_iter over %s", infer_type_name(over));

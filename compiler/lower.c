@@ -1796,10 +1796,17 @@ static void lower_raise(Lower *L, Instr *in)
     fill_exc(L, ABI_EXC_USER, cls, msg, NULL, 0);
 }
 
+/* Whether a function returning t returns nothing at run time: None, or a dtype (which its
+ * caller knows from the type). */
+static bool returns_nothing(const Type *t)
+{
+    return !t || t->kind == TY_NONE || t->kind == TY_DTYPE;
+}
+
 static void lower_ret(Lower *L, Instr *in)
 {
     Type *rt = L->tf->ret;
-    if (in->nargs > 0 && rt && rt->kind != TY_NONE) {
+    if (in->nargs > 0 && !returns_nothing(rt)) {
         LLVMValueRef v = lower_value(L, in->args[0]);
         if (v) {
             lower_incref_value(L, rt, v);
@@ -1815,7 +1822,7 @@ static LLVMValueRef call_native(Lower *L, Instr *in, LLVMTypeRef fnty, LLVMValue
                                 int n, Type *rt)
 {
     LLVMValueRef vals[n + 2];
-    LLVMTypeRef rmem = rt && rt->kind != TY_NONE ? lower_type(L, rt) : L->i8;
+    LLVMTypeRef rmem = !returns_nothing(rt) ? lower_type(L, rt) : L->i8;
     vals[0] = lower_alloca(L, rmem);
     vals[1] = L->exc_ptr;
     for (int i = 0; i < n; i++) {
@@ -1832,7 +1839,7 @@ static LLVMValueRef call_native(Lower *L, Instr *in, LLVMTypeRef fnty, LLVMValue
     mark_unlikely(L, LLVMBuildCondBr(L->b, LLVMBuildICmp(L->b, LLVMIntNE, st, LLVMConstInt(L->i32, 0, 0), ""),
                                      L->err_bb, cont));
     LLVMPositionBuilderAtEnd(L->b, cont);
-    if (!rt || rt->kind == TY_NONE)
+    if (returns_nothing(rt))
         return LLVMConstNull(L->none_ty);
     return lower_own_returned(L, in, rt, lower_load_mem(L, rt, vals[0]));
 }

@@ -391,6 +391,27 @@ static LLVMValueRef lower_print(Lower *L, Instr *in)
     return LLVMConstNull(L->none_ty);
 }
 
+/* `a is b` of two objects of one type: lists, dicts, sets and jitclass instances the same
+ * MemInfo; arrays the same data, shape and strides (a view of all of an array is it, as in
+ * Numba). */
+static LLVMValueRef lower_is_same(Lower *L, Instr *in)
+{
+    Type *t = in->args[0]->type;
+    LLVMValueRef a = lower_value(L, in->args[0]), b = lower_value(L, in->args[1]);
+    LLVMBuilderRef B = L->b;
+    if (t->kind != TY_ARRAY)
+        return LLVMBuildICmp(B, LLVMIntEQ, LLVMBuildExtractValue(B, a, 0, ""),
+                             LLVMBuildExtractValue(B, b, 0, ""), "");
+    LLVMValueRef r = LLVMBuildICmp(B, LLVMIntEQ, lower_array_data(L, a), lower_array_data(L, b), "");
+    for (int k = 0; k < t->array.ndim; k++) {
+        r = LLVMBuildAnd(B, r, LLVMBuildICmp(B, LLVMIntEQ, lower_array_dim(L, a, k),
+                                             lower_array_dim(L, b, k), ""), "");
+        r = LLVMBuildAnd(B, r, LLVMBuildICmp(B, LLVMIntEQ, lower_array_stride(L, t, a, k),
+                                             lower_array_stride(L, t, b, k), ""), "");
+    }
+    return r;
+}
+
 /* x in tuple: any item equal; x in range: within bounds and on the step. */
 static LLVMValueRef lower_contains(Lower *L, Instr *in)
 {
@@ -615,6 +636,8 @@ LLVMValueRef lower_bi_scalar(Lower *L, Instr *in, Builtin bi)
     case BI_RANGE: return lower_range(L, in);
     case BI_ENUMERATE: case BI_ZIP: return LLVMConstNull(L->ptr);   /* GETITER looks through */
     case BI_CONTAINS: return lower_contains(L, in);
+    case BI_IS_SAME: return lower_is_same(L, in);
+    case BI_IS_NOT_SAME: return LLVMBuildNot(L->b, lower_is_same(L, in), "");
     default:
         if (a0)
             return lower_unary_builtin(L, in, bi, a0->type, x);

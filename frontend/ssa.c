@@ -43,6 +43,7 @@ typedef struct Ssa {
     int nkw;
     Instr null_mark;        /* the NULL of the call protocol */
     Instr *yielded;         /* a generator's list of the values it yields (generator_op) */
+    PtrVec remade;          /* zip()/enumerate() calls whose items a call consumed (iterator_items) */
     bool underflow;
 } Ssa;
 
@@ -453,8 +454,7 @@ static int call_comprehension(Ssa *s, Instr *callee, Instr *it, Comprehension *c
                         "(zip(*x)) is not supported in compiled code: write the loop");
     Instr *over = it->op == OP_CALL && it->nkw == 0 && it->args[0]->op == OP_CONST &&
                   it->args[0]->cst->kind == K_FUNC && it->args[0]->cst->name &&
-                  made_by_call(it->args[0]->cst->name) && is_last_instr(s, it)
-                  ? it : NULL;
+                  made_by_call(it->args[0]->cst->name) ? it : NULL;
     int nover = over ? over->nargs - 1 : 1;
     if (over) {
         PyObject *mod = PyImport_ImportModule("pyjit.decorators");
@@ -468,7 +468,9 @@ static int call_comprehension(Ssa *s, Instr *callee, Instr *it, Comprehension *c
         Py_DECREF(disp);
         if (rc < 0)
             return -1;
-        s->cur->instrs.len--;   /* the zip/enumerate call: the comprehension makes it */
+        /* the comprehension makes the zip/enumerate call itself; this one, maybe a variable's
+         * value, is left unused (walked again, check_remade refuses it) */
+        vec_push(s->fn->arena, &s->remade, over);
         callee = emit_const(s, c);
     }
     Instr *in = emit(s, OP_CALL, 1 + nover + comp->n);
@@ -484,6 +486,69 @@ static int call_comprehension(Ssa *s, Instr *callee, Instr *it, Comprehension *c
 }
 
 /* Stack before CALL n: [NULL or method, callee or self, arg1 .. argn]. */
+/* Whether v is a zip(...) or enumerate(...) call (a value: `pairs = zip(a, b)`). */
+static bool is_zip_call(const Instr *v)
+{
+    return v->op == OP_CALL && v->nkw == 0 && v->imm == 0 && v->args[0]->op == OP_CONST &&
+           v->args[0]->cst->kind == K_FUNC && v->args[0]->cst->name &&
+           (strcmp(v->args[0]->cst->name, "builtins.zip") == 0 ||
+            strcmp(v->args[0]->cst->name, "builtins.enumerate") == 0);
+}
+
+/* Whether a call of callee consumes an iterable argument whole, so a zip() or enumerate() given
+ * to it may be the list of its items: the builtins that take an iterable, list.extend and
+ * dict.update, and compiled functions (which take no iterator). */
+static bool consumes_iterables(const Instr *callee)
+{
+    static const char *const names[] = {
+        "builtins.list", "builtins.sorted", "builtins.dict", "builtins.set", "builtins.sum",
+        "builtins.min", "builtins.max", "builtins.any", "builtins.all", "builtins.map",
+        "builtins.filter", "functools.reduce", "pyjit.typed.List", "heapq.nsmallest",
+        "heapq.nlargest"};
+    if (callee->op == OP_GETATTR)
+        return strcmp(callee->name, "extend") == 0 || strcmp(callee->name, "update") == 0;
+    if (callee->op != OP_CONST)
+        return false;
+    if (callee->cst->kind == K_DISPATCHER)
+        return true;
+    if (callee->cst->kind != K_FUNC || !callee->cst->name)
+        return false;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(callee->cst->name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* An iterator made by zip() or enumerate() and passed to a call that consumes it becomes the
+ * list of its items, made by a compiled helper from the same arguments
+ * (pyjit.lib.iterables._items_of): compiled functions cannot take an iterator, whose state
+ * lives in the loop that walks it. Returns the list, or v itself. */
+static Instr *iterator_items(Ssa *s, Instr *v)
+{
+    if (!is_zip_call(v))
+        return v;
+    vec_push(s->fn->arena, &s->remade, v);
+    PyObject *mod = PyImport_ImportModule("pyjit.lib.iterables");
+    PyObject *disp = mod ? PyObject_CallMethod(mod, "_items_of", "Oi",
+                                               (PyObject *)v->args[0]->cst->handle, v->nargs - 1)
+                         : NULL;
+    Py_XDECREF(mod);
+    if (!disp) {
+        fe_error_from_python(s->ctx, "compiling the items of a zip() or enumerate()");
+        return NULL;
+    }
+    Const *c;
+    int rc = fe_const_of(s->ctx, disp, &c);
+    Py_DECREF(disp);
+    if (rc < 0)
+        return NULL;
+    Instr *callee = emit_const(s, c);
+    Instr *in = emit(s, OP_CALL, v->nargs);
+    in->args[0] = callee;
+    memcpy(&in->args[1], &v->args[1], sizeof(Instr *) * (size_t)(v->nargs - 1));
+    return in;
+}
+
 static int call(Ssa *s, int n)
 {
     if (s->sp < n + 2 || s->nkw > n)
@@ -495,6 +560,10 @@ static int call(Ssa *s, int n)
     Comprehension *comp = bound && n == 0 && x->op == OP_CONST ? x->aux : NULL;
     if (comp)
         return call_comprehension(s, x, y, comp);
+    if (consumes_iterables(bound ? x : y))
+        for (int i = 0; i < n - s->nkw; i++)
+            if (!(argv[i] = iterator_items(s, argv[i])))
+                return -1;
     Instr *in = emit(s, OP_CALL, 1 + n + bound);
     in->args[0] = bound ? x : y;
     if (bound)
@@ -682,6 +751,59 @@ static int store_attr(Ssa *s, const char *name)
     return 0;
 }
 
+/* A tuple display with starred parts, (*shape, 2): CPython builds a list, extends it by each
+ * starred part, appends the others, and makes it a tuple (LIST_TO_TUPLE). Here the parts are
+ * tuples concatenated as they come, the value marked (aux = &star_display) until the display
+ * ends; a list display with starred parts ([*a, b]) is refused. */
+static const char star_display = 0;
+
+/* Whether the display whose list sits at stack index slot ends as a tuple: 1 yes, 0 no (a list
+ * display, or the list used otherwise), -1 unknown (a jump first). */
+static int display_is_tuple(Ssa *s, const BcInstr *at, int slot)
+{
+    int depth = s->sp;
+    for (const BcInstr *in = at + 1; in < s->ctx->instrs + s->ctx->ninstrs; in++) {
+        if (in->op == BC_LIST_TO_TUPLE || (in->op == BC_CALL_INTRINSIC_1 && in->arg == 6))
+            return depth - 1 == slot;
+        if (in->target >= 0)
+            return -1;
+        int e = PyCompile_OpcodeStackEffectWithJump(in->opcode, in->arg, 0);
+        if (e == PY_INVALID_STACK_EFFECT) {
+            PyErr_Clear();
+            return -1;
+        }
+        depth += e;
+        if (depth <= slot)
+            return 0;
+    }
+    return -1;
+}
+
+/* Appends the tuple `part` to the starred display at stack depth i (the first time, its list
+ * of the items before the first star becomes a tuple). */
+static int star_concat(Ssa *s, int i, Instr *part)
+{
+    Instr *acc = s->stack[s->sp - i];
+    if (acc->aux != &star_display) {
+        Instr *t = emit(s, OP_BUILD_TUPLE, acc->nargs);
+        if (acc->nargs)
+            memcpy(t->args, acc->args, sizeof(Instr *) * (size_t)acc->nargs);
+        acc = t;
+    }
+    Instr *sum = emit2(s, OP_BINOP, BIN_ADD, acc, part);
+    sum->aux = (void *)&star_display;
+    s->stack[s->sp - i] = sum;
+    return 0;
+}
+
+static int star_extend(Ssa *s, const BcInstr *at, int i, Instr *list, Instr *seq)
+{
+    if (list->aux != &star_display && display_is_tuple(s, at, s->sp - i) != 1)
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "a list display with starred parts ([*a, b]) is "
+                        "not supported in compiled code; tuple displays of tuples ((*a, b)) are");
+    return star_concat(s, i, seq);
+}
+
 /* LIST_APPEND i, SET_ADD i, MAP_ADD i (a comprehension's body): list.append(value),
  * set.add(value), dict[key] = value, the container i deep in the stack once they are popped. */
 static int comprehension_add(Ssa *s, const BcInstr *at, int i)
@@ -690,6 +812,8 @@ static int comprehension_add(Ssa *s, const BcInstr *at, int i)
     if (i < 1 || s->sp < i)
         return fe_error(s->ctx, DIAG_INTERNAL, "%s below the stack", at->opname);
     Instr *obj = s->stack[s->sp - i];
+    if (obj->aux == &star_display)   /* an item after a starred part: (*shape, 2) */
+        return star_concat(s, i, emit1(s, OP_BUILD_TUPLE, 0, v));
     if (k)
         call_method(s, obj, "__setitem__", k, v);
     else
@@ -843,6 +967,9 @@ static int list_extend(Ssa *s, const BcInstr *at, int i)
 {
     Instr *seq = pop(s);
     Instr *list = s->sp >= i && i > 0 ? s->stack[s->sp - i] : NULL;
+    if (list && (list->aux == &star_display ||
+                 (list->op == OP_BUILD_LIST && (seq->op != OP_CONST || seq->cst->kind != K_TUPLE))))
+        return star_extend(s, at, i, list, seq);
     if (!list || list->op != OP_BUILD_LIST || seq->op != OP_CONST || seq->cst->kind != K_TUPLE)
         return unsupported(s, at);
     int n0 = list->nargs, n = seq->cst->tuple.n;
@@ -1091,6 +1218,22 @@ static int load_deref(Ssa *s, int index)
     return push(s, emit_frozen(s, c));
 }
 
+/* The end of a tuple display with starred parts (star_display); a display with none, or one
+ * extended by constants only, is its list's items as a tuple. */
+static int list_to_tuple(Ssa *s)
+{
+    Instr *v = pop(s);
+    if (v->aux == &star_display)
+        return push(s, v);
+    if (v->op != OP_BUILD_LIST)
+        return fe_error(s->ctx, DIAG_UNSUPPORTED, "starred expressions (*x) are supported in "
+                        "tuple displays of tuples in compiled code");
+    Instr *t = emit(s, OP_BUILD_TUPLE, v->nargs);
+    if (v->nargs)
+        memcpy(t->args, v->args, sizeof(Instr *) * (size_t)v->nargs);
+    return push(s, t);
+}
+
 static int intrinsic_1(Ssa *s, const BcInstr *in)
 {
     switch (in->arg) {
@@ -1099,7 +1242,7 @@ static int intrinsic_1(Ssa *s, const BcInstr *in)
     case 3:   /* INTRINSIC_STOPITERATION_ERROR */
         return fe_error(s->ctx, DIAG_UNSUPPORTED, "generators (yield) are not supported in compiled code");
     case 6:   /* INTRINSIC_LIST_TO_TUPLE */
-        return fe_error(s->ctx, DIAG_UNSUPPORTED, "starred expressions (*x) are not supported in compiled code");
+        return list_to_tuple(s);
     default:
         return fe_error(s->ctx, DIAG_UNSUPPORTED, "opcode CALL_INTRINSIC_1 %d at line %d is not supported",
                         in->arg, in->line);
@@ -1238,6 +1381,7 @@ static int translate(Ssa *s, const BcInstr *in)
     case BC_FORMAT_VALUE: return format_value(s, in->arg);
     case BC_BUILD_STRING: return build_string(s, in->arg);
     case BC_LIST_EXTEND: return list_extend(s, in, in->arg);
+    case BC_LIST_TO_TUPLE: return list_to_tuple(s);
     case BC_UNPACK_SEQUENCE: return unpack(s, in->arg);
     case BC_UNPACK_EX: return unpack_ex(s, in->arg);
     case BC_CALL_FUNCTION_EX: return call_spread(s, in);
@@ -1542,6 +1686,35 @@ static void init_ssa(Ssa *s, FeCtx *ctx, bool pre_entry)
     s->null_mark.cst = ir_new_const(ctx->fn, K_NONE);
 }
 
+/* A zip() or enumerate() whose items a call or comprehension took (each makes its own from the
+ * same arguments) must not be walked again: CPython's would be exhausted by then. */
+static int check_remade(Ssa *s)
+{
+    for (int k = 0; k < s->remade.len; k++) {
+        Instr *z = s->remade.items[k];
+        bool twice = false;
+        for (int j = 0; j < k; j++)
+            twice |= s->remade.items[j] == z;
+        for (int r = 0; r < s->fn->blocks.len && !twice; r++) {
+            Block *b = s->fn->blocks.items[r];
+            for (int i = 0; i < b->instrs.len; i++) {
+                Instr *in = b->instrs.items[i];
+                for (int a = 0; a < in->nargs; a++)
+                    twice |= in->args[a] == z;
+            }
+        }
+        if (twice) {
+            s->ctx->cur = NULL;
+            return diag_error(s->ctx->diag, DIAG_UNSUPPORTED, s->fn->qualname, s->fn->filename,
+                              z->line, z->col, z->end_col, "this zip() or enumerate() is walked "
+                              "more than once (a second loop, list() or call of it): compiled "
+                              "code walks it again from the start, where Python's would be "
+                              "exhausted; take its items once (items = list(zip(...)))");
+        }
+    }
+    return 0;
+}
+
 int ssa_build(FeCtx *ctx)
 {
     Ssa s = {0};
@@ -1564,7 +1737,9 @@ int ssa_build(FeCtx *ctx)
         return -1;
     remove_trivial_phis(&s);
     assemble(&s);
-    return resolve_operands(&s);
+    if (resolve_operands(&s) < 0)
+        return -1;
+    return check_remade(&s);
 }
 
 /* ---- the frontend ---------------------------------------------------------------------------- */

@@ -71,7 +71,7 @@ for _name in errors.NUMBA_NAMES:
 globals()["bool"] = types.boolean
 
 # Submodules loaded on first use, as Numba's `numba.typed` and friends are reachable as attributes
-_SUBMODULES = ("typed", "extending", "experimental", "core", "np")
+_SUBMODULES = ("typed", "extending", "experimental", "core", "np", "cpython")
 
 # Numba's other public names, each with what pyjit offers instead (`from pyjit import gdb` is an
 # ImportError that says so, never a name that silently does nothing)
@@ -90,7 +90,6 @@ _NOT_OFFERED = {
     "parallel_chunksize": "not implemented yet: pyjit's pool hands out a prange loop in dynamic "
                           "chunks, eight per thread",
     "ffi_forced_object": "pyjit has no object mode",
-    "cpython": "Numba's internal module; pyjit has no counterpart",
     "misc": "Numba's internal module; pyjit has no counterpart",
     "parfors": "Numba's internal module; prange and parallel=True are pyjit's",
     "llvmlite": "pyjit does not use llvmlite",

@@ -23,7 +23,7 @@ literals.
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
     "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "Record", "NPDatetime",
-    "NPTimedelta", "NoneType",
+    "NPTimedelta", "NoneType", "IteratorType",
     "ClassInstanceType", "ClassType", "StructRef", "unliteral",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral", "BooleanLiteral",
@@ -422,6 +422,19 @@ class NoneType(Type):
     __slots__ = ()
 
 
+class IteratorType(Type):
+    """An iterator held as a value (Numba's types.IteratorType): what zip(), enumerate() and
+    iter() give, as a typing function receives it for `z = zip(a, b); list(z)`. .source is the
+    type of what it walks (for zip, a tuple of iterators; for enumerate, an iterator)."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source):
+        source = _as_type(source)
+        super().__init__(f"iter({source.name})")
+        self.source = source
+
+
 class Optional(Type):
     """A value of .type or None (Numba's types.Optional, also spelled types.optional): what
     compiled code gives a variable that is None on one path; a typing function receives it for
@@ -774,6 +787,8 @@ def _from_canonical(name):
         return ListType(_from_canonical(name[11:-1]))
     if name.startswith("optional(") and name.endswith(")"):
         return Optional(_from_canonical(name[9:-1]))
+    if name.startswith("iter(") and name.endswith(")"):
+        return IteratorType(_from_canonical(name[5:-1]))
     if name.startswith("set(") and name.endswith(")"):
         return Set(_from_canonical(name[4:-1]))
     if name.startswith("dict(") and name.endswith(")"):

@@ -1075,6 +1075,8 @@ PyObject *rt_box(Type *ty, void *buf)
     case TY_COMPLEX64: return PyComplex_FromDoubles(((float *)buf)[0], ((float *)buf)[1]);
     case TY_COMPLEX128: return PyComplex_FromDoubles(((double *)buf)[0], ((double *)buf)[1]);
     case TY_NONE: Py_RETURN_NONE;
+    case TY_DTYPE:   /* known from the type: nothing was stored */
+        return rt_numpy_ready() < 0 ? NULL : (PyObject *)descr_of(ty->dtype.scalar);
     case TY_ARRAY: return box_array(ty, buf);
     case TY_RECORD: return box_record(ty, buf);
     case TY_DATETIME:

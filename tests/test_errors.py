@@ -189,8 +189,8 @@ def uses_string_format(x):
     return "%d" % x  # <-
 
 
-def uses_getattr(x):
-    return getattr(x, "real")  # <-
+def uses_getattr(x, name):
+    return getattr(x, name)  # <-
 
 
 UNSUPPORTED = [
@@ -205,7 +205,7 @@ UNSUPPORTED = [
     (uses_bytes, (1,)), (uses_sorted, (1,)), (uses_open, (1,)),
     (uses_del_item, (np.zeros(3),)), (uses_store_attr, (np.zeros(4),)),
     (uses_python_function, (1,)), (uses_list_global, (1,)), (uses_string_format, (1,)),
-    (uses_getattr, (1.5,)),
+    (uses_getattr, (1.5, "real")),
 ]
 
 

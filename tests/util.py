@@ -243,13 +243,22 @@ def _source_function(f):
     return getattr(f, "__wrapped__", f.py_func)
 
 
+def _global_names(code):
+    """The names code reads, with those of the functions nested in it (their globals are its)."""
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, type(code)):
+            names += [n for n in _global_names(const) if n not in names]
+    return names
+
+
 def _numba_compiled(func, numba):
     """Numba's njit of func, the compiled functions it calls replaced by Numba's compilations
     of them (func calling itself calls Numba's)."""
     import types
     scope = dict(func.__globals__)
     recursive = []
-    for name in func.__code__.co_names:
+    for name in _global_names(func.__code__):
         callee = scope.get(name)
         if callee is pyjit:   # `import pyjit as nb`: nb.prange, nb.literal_unroll are Numba's
             scope[name] = numba

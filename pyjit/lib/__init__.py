@@ -107,7 +107,7 @@ INDEX = {
         "getrandbits", "randrange", "randint", "choice", "shuffle", "uniform", "triangular",
         "normalvariate", "gauss", "lognormvariate", "expovariate", "vonmisesvariate",
         "gammavariate", "betavariate", "paretovariate", "weibullvariate")),
-    "dicts": ("builtins.set",),
+    "dicts": ("builtins.set", "builtins.dict"),
     "numpy_nan": ("average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nanprod",
                   "nancumsum", "nancumprod", "nansum", "nanmean", "nanmin", "nanmax"),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
@@ -129,8 +129,9 @@ STDLIB = ("heapq", "operator", "functools", "math")
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
 # when compiled code first calls one (pyjit.extending._method_overloads).
 METHODS = {
-    "lists": tuple(f"method.list.{name}" for name in (
+    "lists": ("method.array._unpacked",) + tuple(f"method.list.{name}" for name in (
         "insert", "remove", "index", "count", "reverse", "copy", "__setitem__", "__delitem__",
+        "_extend_items", "_unpacked",
         "_sort_by_key", "_sort_items", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
         "__ge__")),
     "numpy_shape": ("method.array.flatten", "method.array.item", "method.array.tolist"),
@@ -164,9 +165,9 @@ METHODS = {
         "splitlines", "removeprefix", "removesuffix", "istitle", "isascii", "isidentifier",
         "isprintable", "expandtabs")),
     "dicts": tuple(f"method.dict.{name}" for name in (
-        "keys", "values", "items", "_get_or_none", "update", "__eq__", "__ne__")) + tuple(
+        "keys", "values", "items", "_get_or_none", "update", "__eq__", "__ne__", "_items")) + tuple(
         f"method.set.{name}" for name in (
-            "update", "difference_update", "intersection_update", "symmetric_difference_update",
+            "_items", "update", "difference_update", "intersection_update", "symmetric_difference_update",
             "union", "intersection", "difference", "symmetric_difference", "issubset",
             "issuperset", "isdisjoint", "__or__", "__and__", "__sub__", "__xor__", "__ior__",
             "__iand__", "__isub__", "__ixor__", "__eq__", "__ne__", "__le__", "__ge__", "__lt__",

@@ -50,6 +50,11 @@ def _get_or_none(d, key):
 
 @overload_method(types.Dict, "update")
 def _update(d, other):
+    if _pairs(other):   # d.update(zip(keys, values)), d.update([(k, v), ...])
+        def of_pairs(d, other):
+            for k, v in other:
+                d[k] = v
+        return of_pairs
     if not isinstance(other, types.Dict):
         return None
 
@@ -88,6 +93,19 @@ def _dict_ne(a, b):
 
 def _iterable(t):
     return isinstance(t, (types.Set, types.List, types.Array, types.UniTuple)) or t.name == "range"
+
+
+@overload_method(types.Dict, "_items")
+@overload_method(types.Set, "_items")
+def _items_list(s):
+    """The list of a set's items (a dict's keys), in the order a loop walks them: what
+    enumerate() and zip() of one go over (compiler/infer_items.c)."""
+    def impl(s):
+        out = []
+        for x in s:
+            out.append(x)
+        return out
+    return impl
 
 
 @overload_method(types.Set, "update")
@@ -310,5 +328,27 @@ def _set(iterable=None):
         out = set()
         for x in iterable:
             out.add(x)
+        return out
+    return impl
+
+
+def _pairs(t):
+    """Whether t iterates over key-value pairs, as dict(iterable) takes them: a list or tuple of
+    2-tuples (zip() and enumerate() come as the list of their items, frontend/ssa.c)."""
+    item = t.dtype if isinstance(t, (types.List, types.UniTuple)) else None
+    if isinstance(t, types.Tuple) and not isinstance(t, types.UniTuple):
+        return False
+    return isinstance(item, (types.Tuple, types.UniTuple)) and len(item) == 2
+
+
+@overload(dict)
+def _dict(iterable=None):
+    if iterable is None or not _pairs(iterable):
+        return None   # dict() and dict(d) are compiled in C
+
+    def impl(iterable=None):
+        out = dict()
+        for k, v in iterable:
+            out[k] = v
         return out
     return impl

@@ -207,3 +207,30 @@ def _tuple_count(t, value):
         return loop
     return _unrolled(lambda i: [f"if t[{i}] == value:", "    found += 1"], len(t),
                      "return found")
+
+
+# ---- zip() and enumerate() as values ----------------------------------------------------------
+
+_ITEMS = {}
+
+
+def _items_of(maker, n):
+    """frontend/ssa.c: the compiled function that gives the list of the items of maker(x0, ...,
+    x<n-1>) (maker zip or enumerate), which stands for such an iterator passed to a call that
+    consumes it (list(z), sorted(pairs), dict(zip(keys, values)), a compiled function taking
+    it): an iterator's state lives in the loop that walks it, so no call can take one. One per
+    maker and argument count, kept for the process."""
+    key = (maker, n)
+    disp = _ITEMS.get(key)
+    if disp is None:
+        from ..decorators import njit
+        names = ", ".join(f"x{k}" for k in range(n))
+        source = (f"def items_of_{maker.__name__}({names}):\n"
+                  f"    out = []\n"
+                  f"    for item in {maker.__name__}({names}):\n"
+                  f"        out.append(item)\n"
+                  f"    return out\n")
+        scope = {}
+        exec(source, scope)   # noqa: S102 - source made above from the argument count only
+        disp = _ITEMS[key] = njit(scope[f"items_of_{maker.__name__}"])
+    return disp

@@ -77,6 +77,30 @@ def _reverse(lst):
     return impl
 
 
+@overload_method(types.Array, "_unpacked")
+@overload_method(types.List, "_unpacked")
+def _unpacked(lst, index, count):
+    """Item `index` of `a, b, ... = lst` (count targets), lst a list or an array (its rows): a
+    ValueError unless it has as many items, as in CPython and Numba."""
+    def impl(lst, index, count):
+        if len(lst) > count:
+            raise ValueError("too many values to unpack")
+        if len(lst) < count:
+            raise ValueError("not enough values to unpack")
+        return lst[index]
+    return impl
+
+
+@overload_method(types.List, "_extend_items")
+def _extend_items(lst, items):
+    """lst.extend(items) of what is not a list (a tuple, an array, a range, a set, a dict's keys,
+    a string's characters): its items appended one by one, as CPython's extend walks them."""
+    def impl(lst, items):
+        for x in items:
+            lst.append(x)
+    return impl
+
+
 @overload_method(types.List, "copy")
 def _copy(lst):
     def impl(lst):
@@ -206,8 +230,9 @@ def _given(key):
 @overload(sorted)
 def _sorted(iterable, key=None, reverse=False):
     if _given(key):   # a str gives the list of its characters, sorted
-        if not isinstance(iterable, (types.List, types.UniTuple, types.Set, types.Dict,
-                                     types.UnicodeType, types.StringLiteral)):
+        if not (isinstance(iterable, (types.List, types.UniTuple, types.Set, types.Dict,
+                                      types.UnicodeType, types.StringLiteral, types.Array))
+                or iterable.name == "range"):
             return None
 
         def keyed(iterable, key=None, reverse=False):
@@ -223,8 +248,9 @@ def _sorted(iterable, key=None, reverse=False):
             out.sort(reverse=reverse)
             return out
         return of_keys
-    if not isinstance(iterable, (types.List, types.UniTuple, types.UnicodeType,
-                                 types.StringLiteral)):
+    one_d = isinstance(iterable, types.Array) and iterable.ndim == 1   # a list of its items
+    if not (one_d or isinstance(iterable, (types.List, types.UniTuple, types.UnicodeType,
+                                           types.StringLiteral)) or iterable.name == "range"):
         return None
 
     if isinstance(iterable, types.ListType):   # a Python list, as CPython's sorted gives
