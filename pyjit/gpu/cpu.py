@@ -131,9 +131,10 @@ class Kernel(LaunchForms):
         self._dispatcher = _core.Dispatcher(py_func, _registry.REGISTRY, fastmath=bool(fastmath),
                                             error_model=error_model, debug=bool(debug),
                                             opt=3 if opt else 0, gpu_sim=True)
-        if signature is not None:
-            args, _ret = _types_mod._canonical_signature(signature)
-            self._dispatcher._add_signature(args, None, True)
+        if signature is not None:      # one signature, or numba-cuda's list of them
+            for sig in signature if isinstance(signature, list) else [signature]:
+                args, _ret = _types_mod._canonical_signature(sig)
+                self._dispatcher._add_signature(args, None, True)
             self._dispatcher.disable_compile()
         code = py_func.__code__
         self._argnames = code.co_varnames[:code.co_argcount]

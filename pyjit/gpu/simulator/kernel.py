@@ -304,7 +304,6 @@ class Kernel(LaunchForms):
         self._returns_checked = False
         code = py_func.__code__
         self._argnames = code.co_varnames[:code.co_argcount]
-        self._casts = _signature_casts(signature, len(self._argnames))
 
     def __getitem__(self, cfg):
         launcher = _Launcher(self, *_config(self, cfg))
@@ -510,27 +509,18 @@ _SCALAR_CASTS = {
 }
 
 
-def _signature_casts(signature, nargs):
-    """Scalar argument conversions from a signature string such as 'void(float32, int32[:])'."""
-    if not isinstance(signature, str) or "(" not in signature:
-        return None
-    inner = signature[signature.index("(") + 1: signature.rindex(")")]
-    parts, depth, cur = [], 0, ""
-    for ch in inner:
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    if len(parts) != nargs:
-        return None
-    return [_SCALAR_CASTS.get(p) if "[" not in p else None for p in parts]
+def _signatures(signature):
+    """The signatures a kernel is declared with: none, one, or numba-cuda's list of them."""
+    if signature is None:
+        return []
+    return list(signature) if isinstance(signature, list) else [signature]
+
+
+def _scalar_casts(sig):
+    """Scalar argument conversions of a parsed signature ('void(float32, int32[:])' converts its
+    first argument to float32)."""
+    return [None if t.__class__.__name__ == "Array" else
+            _SCALAR_CASTS.get("bool_" if t.name == "bool" else t.name) for t in sig.args]
 
 
 # --- launching ------------------------------------------------------------------------------
@@ -623,31 +613,42 @@ class _Overload:
         return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
 
 
-def _check_signature(kernel, args):
-    """A kernel compiled for its signature only, as the compiled backends' is: an array argument
-    of another dtype, number of dimensions or layout is their TypeError (scalars convert)."""
-    sig = kernel.__dict__.get("_sig_args")
-    if sig is None:
-        try:
-            from ... import types as pyjit_types
-            sig = kernel._sig_args = pyjit_types.parse_signature(kernel.signature).args
-        except Exception:   # noqa: BLE001 - a signature the compiled path words its own error for
-            sig = kernel._sig_args = ()
-    ok = len(sig) == len(args)
-    for t, a in zip(sig, args):
-        if not ok or t.__class__.__name__ != "Array":
+def _parsed_signatures(kernel):
+    sigs = kernel.__dict__.get("_parsed_sigs")
+    if sigs is None:
+        from ... import types as pyjit_types
+        sigs = kernel._parsed_sigs = [pyjit_types.parse_signature(sg)
+                                      for sg in _signatures(kernel.signature)]
+    return sigs
+
+
+def _matches(sig, args):
+    if len(sig.args) != len(args):
+        return False
+    for t, a in zip(sig.args, args):
+        if t.__class__.__name__ != "Array":
             continue
         a = a.array if isinstance(a, (In, Out, InOut)) else a
         a = a._ary if isinstance(a, DeviceNDArray) else a
         if not isinstance(a, np.ndarray) or a.dtype.name != str(t.dtype) or a.ndim != t.ndim or \
                 (t.layout == "C" and not a.flags.c_contiguous) or \
                 (t.layout == "F" and not a.flags.f_contiguous):
-            ok = False
-    if not ok:
-        got = ", ".join(_launch_types(args))
-        want = ", ".join(t.name for t in sig)
-        raise TypeError(f"{kernel.__name__}(): no matching definition for argument type(s) "
-                        f"({got}); its signatures:\n    ?({want})")
+            return False
+    return True
+
+
+def _check_signature(kernel, args):
+    """A kernel compiled for its signatures only, as the compiled backends' is: an array argument
+    of another dtype, number of dimensions or layout is their TypeError. Returns the scalar
+    conversions of the signature the arguments match (scalars convert)."""
+    sigs = _parsed_signatures(kernel)
+    for sig in sigs:
+        if _matches(sig, args):
+            return _scalar_casts(sig)
+    got = ", ".join(_launch_types(args))
+    want = "\n    ".join("?(" + ", ".join(t.name for t in sig.args) + ")" for sig in sigs)
+    raise TypeError(f"{kernel.__name__}(): no matching definition for argument type(s) "
+                    f"({got}); its signatures:\n    {want}")
 
 
 class _Overloads:
@@ -663,9 +664,9 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
     if len(args) != len(names):
         raise TypeError(f"kernel '{kernel.__name__}' takes {len(names)} argument(s) "
                         f"({', '.join(names)}), {len(args)} given")
-    casts = kernel._casts or (None,) * len(args)
+    casts = (None,) * len(args)
     if kernel.signature is not None:
-        _check_signature(kernel, args)
+        casts = _check_signature(kernel, args)
     try:
         kargs = [_kernel_arg(a, n, c) for a, n, c in zip(args, names, casts)]
     except TypeError as e:

@@ -1,0 +1,580 @@
+"""Whole numba-cuda programs from public examples, course material and scientific codes, the
+import switched to pyjit: the kernels and the host code around them (signature strings with
+Numba's type names, device arrays made with `copy=False` and read back with the legacy
+`to_host`, streams that synchronise on leaving a `with`, launches on streams, `forall`, dynamic
+shared memory, pinned host memory, events). In the interpreted simulator; in the compiled one,
+each launch's kernel also compiled to PTX and assembled by ptxas; and on the GPU when there is one
+(the `gpu` mark; it skips without one). Each result is compared with NumPy or plain Python.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from pyjit import float32, float64, int32, uint32, void
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_rw_cuda_science import cuda  # noqa: E402,F401 - the fixture: both simulators, PTX, GPU
+from pyjit.cuda.random import (  # noqa: E402
+    xoroshiro128p_normal_float64, xoroshiro128p_uniform_float32,
+)
+
+f8 = float64
+
+
+def _blocks(n, tpb):
+    return (n + tpb - 1) // tpb
+
+
+# ---- a block maximum reduced by one thread through an inline device function; the output made
+# with copy=False and read back into its host array by the legacy to_host() (numbapro examples) ----
+
+def test_block_max_legacy_to_host(cuda):
+    @cuda.jit('int32(int32, int32)', device=True, inline=True)
+    def mymax(a, b):
+        if a > b:
+            return a
+        else:
+            return b
+
+    @cuda.jit('void(int32[:], int32[:])')
+    def max_kernel(a, b):
+        sa = cuda.shared.array(shape=(256,), dtype=int32)
+        tx = cuda.threadIdx.x
+        bx = cuda.blockIdx.x
+        bw = cuda.blockDim.x
+        i = tx + bx * bw
+        if i < a.shape[0]:
+            sa[tx] = a[i]
+        cuda.syncthreads()
+        if i < a.shape[0] and tx == 0:
+            m = sa[tx]
+            for j in range(1, bw):
+                m = mymax(m, sa[j])
+            b[bx] = m
+
+    blkct, n = 4, 40
+    a = np.random.default_rng(1).integers(0, 1000, n).astype(np.int32)
+    b = np.empty(blkct, dtype=np.int32)
+    d_a = cuda.to_device(a)
+    d_b = cuda.to_device(b, copy=False)
+    max_kernel[(blkct, 1), (n // blkct, 1)](d_a, d_b)
+    d_b.to_host()
+    np.testing.assert_array_equal(b, a.reshape(blkct, -1).max(1))
+
+
+# ---- Jacobi relaxation through a shared tile with a halo, launched on a stream, the error grid
+# read back with to_host(stream) each sweep and the buffers swapped (numbapro's laplace2d) ----
+
+def test_laplace_shared_halo_stream_to_host(cuda):
+    @cuda.jit("void(f8[:,:], f8[:,:], f8[:,:])")
+    def jacobi_relax_core(A, Anew, error):
+        smem = cuda.shared.array(shape=(16 + 2, 16 + 2), dtype=f8)
+        n = A.shape[0]
+        m = A.shape[1]
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        j = ty + cuda.blockIdx.y * cuda.blockDim.y
+        i = tx + cuda.blockIdx.x * cuda.blockDim.x
+        sy = ty + 1
+        sx = tx + 1
+        smem[sy, sx] = A[j, i]
+        if tx == 0 and i >= 1:
+            smem[sy, 0] = A[j, i - 1]
+        if ty == 0 and j >= 1:
+            smem[0, sx] = A[j - 1, i]
+        if tx == 15 and i < m - 1:
+            smem[sy, 17] = A[j, i + 1]
+        if ty == 15 and j < n - 1:
+            smem[17, sx] = A[j + 1, i]
+        cuda.syncthreads()
+        if j >= 1 and j < n - 1 and i >= 1 and i < m - 1:
+            Anew[j, i] = 0.25 * (smem[sy, sx + 1] + smem[sy, sx - 1]
+                                 + smem[sy - 1, sx] + smem[sy + 1, sx])
+            error[j, i] = Anew[j, i] - A[j, i]
+
+    n = 32
+    A = np.zeros((n, n))
+    A[:, 0] = 1.0
+    Anew = A.copy()
+    error_grid = np.zeros_like(A)
+    stream = cuda.stream()
+    dA = cuda.to_device(A, stream)
+    dAnew = cuda.to_device(Anew, stream)
+    derror_grid = cuda.to_device(error_grid, stream)
+    want, errors = A.copy(), []
+    for it in range(4):
+        jacobi_relax_core[(2, 2), (16, 16), stream](dA, dAnew, derror_grid)
+        derror_grid.to_host(stream)
+        stream.synchronize()
+        errors.append(np.abs(error_grid).max())
+        dA, dAnew = dAnew, dA
+        new = want.copy()
+        new[1:-1, 1:-1] = 0.25 * (want[1:-1, 2:] + want[1:-1, :-2] + want[2:, 1:-1]
+                                  + want[:-2, 1:-1])
+        np.testing.assert_allclose(errors[-1], np.abs(new - want).max(), rtol=1e-12)
+        want = new
+    np.testing.assert_allclose(dA.copy_to_host(), want, rtol=1e-12)
+
+
+# ---- local binary pattern codes of an image tile in shared memory (chained indexing, shifts of
+# conditional expressions), then a histogram by atomics, inside stream.auto_synchronize() ----
+
+def test_lbp_texture_histogram_auto_synchronize(cuda):
+    BIN_COUNT = 255
+
+    @cuda.jit([void(int32[:, :], int32[:], int32[:, :])])
+    def lbp_texture(arry, hist, codes):
+        A = cuda.shared.array(shape=(16, 16), dtype=int32)
+        x, y = cuda.grid(2)
+        ty = cuda.threadIdx.x
+        tx = cuda.threadIdx.y
+        A[ty, tx] = arry[x, y]
+        cuda.syncthreads()
+        last_x = A.shape[0] - 1
+        last_y = A.shape[1] - 1
+        if (ty > 0 and (last_x - ty) > 0) and (tx > 0 and (last_y - tx) > 0):
+            code = 0
+            center = A[ty, tx]
+            code |= (1 if A[ty - 1][tx - 1] > center else 0) << 7
+            code |= (1 if A[ty][tx - 1] > center else 0) << 6
+            code |= (1 if A[ty + 1][tx - 1] > center else 0) << 5
+            code |= (1 if A[ty + 1][tx] > center else 0) << 4
+            code |= (1 if A[ty + 1][tx + 1] > center else 0) << 3
+            code |= (1 if A[ty][tx + 1] > center else 0) << 2
+            code |= (1 if A[ty - 1][tx + 1] > center else 0) << 1
+            code |= (1 if A[ty - 1][tx] > center else 0) << 0
+            codes[x, y] = code
+            cuda.atomic.add(arry, (x, y), code - center)
+            cuda.atomic.add(hist, code % BIN_COUNT, 1)
+
+    img = np.random.default_rng(2).integers(0, 200, (32, 32)).astype(np.int32)
+    src = img.copy()
+    histogram = np.zeros(BIN_COUNT, dtype=np.int32)
+    codes = np.full_like(img, -1)
+    cstream = cuda.stream()
+    with cstream.auto_synchronize():
+        d_src = cuda.to_device(src, stream=cstream)
+        d_hist = cuda.to_device(histogram, stream=cstream)
+        d_codes = cuda.to_device(codes, stream=cstream)
+        lbp_texture[(2, 2), (16, 16), cstream](d_src, d_hist, d_codes)
+        d_src.copy_to_host(src, stream=cstream)
+        d_hist.copy_to_host(histogram, stream=cstream)
+        d_codes.copy_to_host(codes, stream=cstream)
+    want = np.full_like(img, -1)
+    offsets = [(-1, -1, 7), (0, -1, 6), (1, -1, 5), (1, 0, 4), (1, 1, 3), (0, 1, 2), (-1, 1, 1),
+               (-1, 0, 0)]
+    for x in range(32):
+        for y in range(32):
+            if x % 16 in (0, 15) or y % 16 in (0, 15):
+                continue
+            want[x, y] = sum(int(img[x + dx, y + dy] > img[x, y]) << s for dx, dy, s in offsets)
+    np.testing.assert_array_equal(codes, want)
+    inside = want >= 0
+    np.testing.assert_array_equal(src[inside], want[inside])
+    np.testing.assert_array_equal(src[~inside], img[~inside])
+    np.testing.assert_array_equal(histogram, np.bincount(want[inside] % BIN_COUNT,
+                                                         minlength=BIN_COUNT))
+
+
+# ---- 2x2 max pooling of a batch of 4-d feature maps, one thread an output element, parameters
+# annotated with their types (a U-Net written in numba-cuda) ----
+
+STRIDE = 2
+
+
+def test_max_pooling_annotated_4d(cuda):
+    DeviceNDArray = cuda.DeviceNDArray
+
+    @cuda.jit
+    def max_pooling(input: DeviceNDArray, output: DeviceNDArray, num_channels: int,
+                    output_height: int, output_width: int):
+        index = cuda.grid(1)
+        if index < output.size:
+            batch_idx = index // (num_channels * output_height * output_width)
+            channel_idx = (index // (output_height * output_width)) % num_channels
+            row = (index // output_width) % output_height
+            col = index % output_width
+            input_row = row * STRIDE
+            input_col = col * STRIDE
+            max_val = input[batch_idx, channel_idx, input_row, input_col]
+            max_val = max(max_val, input[batch_idx, channel_idx, input_row, input_col + 1])
+            max_val = max(max_val, input[batch_idx, channel_idx, input_row + 1, input_col])
+            max_val = max(max_val, input[batch_idx, channel_idx, input_row + 1, input_col + 1])
+            output[batch_idx, channel_idx, row, col] = max_val
+
+    x = np.random.default_rng(3).normal(size=(2, 3, 8, 12)).astype(np.float32)
+    b, c, h, w = x.shape
+    oh, ow = (h + STRIDE - 1) // STRIDE, (w + STRIDE - 1) // STRIDE
+    d_out = cuda.device_array(shape=(b, c, oh, ow), dtype=x.dtype)
+    total = b * c * oh * ow
+    max_pooling[(math.ceil(total / 64),), 64](cuda.to_device(x), d_out, c, oh, ow)
+    np.testing.assert_array_equal(d_out.copy_to_host(), x.reshape(b, c, oh, 2, ow, 2).max((3, 5)))
+
+
+# ---- the DLI course's histogram: grid-stride loop, np.int32 of a float, chained comparison ----
+
+def test_dli_histogram_grid_stride(cuda):
+    @cuda.jit
+    def cuda_histogram(x, xmin, xmax, histogram_out):
+        nbins = histogram_out.shape[0]
+        bin_width = (xmax - xmin) / nbins
+        start = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        for i in range(start, x.shape[0], stride):
+            bin_number = np.int32((x[i] - xmin) / bin_width)
+            if 0 <= bin_number < nbins:
+                cuda.atomic.add(histogram_out, bin_number, 1)
+
+    x = np.random.default_rng(4).normal(size=10000).astype(np.float32)
+    xmin, xmax = np.float32(-4.0), np.float32(4.0)
+    d_x = cuda.to_device(x)
+    d_hist = cuda.to_device(np.zeros(shape=10, dtype=np.int32))
+    cuda_histogram[16, 64](d_x, xmin, xmax, d_hist)
+    width = (xmax - xmin) / np.float32(10)
+    bins = ((x - xmin) / width).astype(np.int32)
+    bins = bins[(bins >= 0) & (bins < 10)]
+    np.testing.assert_array_equal(d_hist.copy_to_host(), np.bincount(bins, minlength=10))
+
+
+# ---- instruction-level parallelism: two and four elements a thread through a typed device
+# function, the block size from the device's attributes (numbapro's ILP blog example) ----
+
+def test_ilp_vector_add_device_attributes(cuda):
+    @cuda.jit('float32(float32, float32)', device=True)
+    def core(a, b):
+        return a + b
+
+    @cuda.jit('void(float32[:], float32[:], float32[:])')
+    def vec_add(a, b, c):
+        i = cuda.grid(1)
+        c[i] = core(a[i], b[i])
+
+    @cuda.jit('void(float32[:], float32[:], float32[:])')
+    def vec_add_ilp_x4(a, b, c):
+        i = cuda.grid(1)
+        stride = cuda.gridDim.x * cuda.blockDim.x
+        j = i + stride
+        k = j + stride
+        m = k + stride
+        ai, aj, ak, am = a[i], a[j], a[k], a[m]
+        bi, bj, bk, bm = b[i], b[j], b[k], b[m]
+        c[i] = core(ai, bi)
+        c[j] = core(aj, bj)
+        c[k] = core(ak, bk)
+        c[m] = core(am, bm)
+
+    device = cuda.get_current_device()
+    blksz = device.WARP_SIZE * 2
+    assert blksz <= device.MAX_THREADS_PER_BLOCK
+    gridsz = 8
+    N = blksz * gridsz
+    A = np.arange(N, dtype=np.float32)
+    B = np.arange(N, dtype=np.float32) * 3
+    dA, dB = cuda.to_device(A), cuda.to_device(B)
+    dC = cuda.device_array_like(A)
+    vec_add[gridsz, blksz](dA, dB, dC)
+    expected = dC.copy_to_host()
+    np.testing.assert_array_equal(expected, A + B)
+    dC = cuda.device_array_like(A)
+    vec_add_ilp_x4[gridsz // 4, blksz](dA, dB, dC)
+    np.testing.assert_array_equal(dC.copy_to_host(), expected)
+
+
+# ---- a path simulation driven by a 32-bit LCG per path indexing a table of normal draws
+# (a 2013 GTC lab's pricer, Numba's type names `double` and `uint32` in the signature) ----
+
+LCG_A = 1664525
+LCG_C = 1013904223
+
+
+def test_gtc_lab_lcg_pricer(cuda):
+    @cuda.jit("void(double[:,:], double, double, double, double[:], uint32[:])")
+    def cu_monte_carlo_pricer(paths, dt, c0, c1, normdist, seed):
+        i = cuda.grid(1)
+        if i >= paths.shape[0]:
+            return
+        randnum = seed[i]
+        for j in range(1, paths.shape[1]):
+            elt = randnum % normdist.shape[0]
+            noise = normdist[elt]
+            paths[i, j] = paths[i, j - 1] * math.exp(c0 * dt + c1 * noise)
+            randnum = randnum * LCG_A + LCG_C
+
+    rng = np.random.default_rng(5)
+    n, steps = 100, 12
+    paths = np.zeros((n, steps))
+    paths[:, 0] = 100.0
+    normdist = rng.normal(size=n)
+    seed = rng.integers(0, 2 ** 32, n, dtype=np.uint32)
+    dt, interest, vol = 1.0 / steps, 0.05, 0.2
+    c0, c1 = interest - 0.5 * vol ** 2, vol * math.sqrt(dt)
+    stream = cuda.stream()
+    d_paths = cuda.to_device(paths, stream=stream)
+    cu_monte_carlo_pricer[(_blocks(n, 32), 1), (32, 1, 1), stream](
+        d_paths, dt, c0, c1, cuda.to_device(normdist, stream=stream),
+        cuda.to_device(seed, stream=stream))
+    d_paths.to_host(stream)
+    stream.synchronize()
+    want = np.zeros((n, steps))
+    want[:, 0] = 100.0
+    r = seed.copy()
+    for j in range(1, steps):
+        want[:, j] = want[:, j - 1] * np.exp(c0 * dt + c1 * normdist[r % n])
+        r = r * np.uint32(LCG_A) + np.uint32(LCG_C)
+    np.testing.assert_allclose(paths, want, rtol=1e-13)
+
+
+# ---- path steps by a GPU ufunc over columns of a host matrix: each column copied to the device,
+# the step written into it with out=, read back into the column view (numbapro's vectorized
+# pricer) ----
+
+def test_vectorize_pricer_columns_out(cuda):
+    @cuda.vectorize(['f8(f8, f8, f8, f8, f8)'], target='cuda')
+    def step(last, dt, c0, c1, noise):
+        return last * math.exp(c0 * dt + c1 * noise)
+
+    rng = np.random.default_rng(6)
+    n, steps = 300, 6
+    paths = np.zeros((n, steps))
+    paths[:, 0] = 50.0
+    noises = rng.normal(size=(steps, n))
+    dt, interest, vol = 0.1, 0.03, 0.25
+    c0, c1 = interest - 0.5 * vol ** 2, vol * math.sqrt(dt)
+    d_last = cuda.to_device(paths[:, 0])
+    for j in range(1, steps):
+        d_normdist = cuda.to_device(noises[j])
+        d_paths = cuda.to_device(paths[:, j])
+        step(d_last, dt, c0, c1, d_normdist, out=d_paths)
+        d_paths.copy_to_host(paths[:, j])
+        d_last = d_paths
+    want = np.zeros((n, steps))
+    want[:, 0] = 50.0
+    for j in range(1, steps):
+        want[:, j] = want[:, j - 1] * np.exp(c0 * dt + c1 * noises[j])
+    np.testing.assert_allclose(paths, want, rtol=1e-13)
+
+
+# ---- reductions as numba-cuda's docs and course notebooks write them: a lambda, a named binary
+# function, an initial value, the result left in a device array, over a device slice ----
+
+def test_cuda_reduce_forms(cuda):
+    sum_reduce = cuda.reduce(lambda a, b: a + b)
+
+    @cuda.reduce
+    def max_reduce(a, b):
+        return a if a > b else b
+
+    rng = np.random.default_rng(7)
+    a = rng.random(5000)
+    got = sum_reduce(a)
+    np.testing.assert_allclose(got, a.sum(), rtol=1e-12)
+    d = cuda.to_device(a)
+    assert max_reduce(d) == a.max()
+    np.testing.assert_allclose(sum_reduce(d, init=10.0), a.sum() + 10.0, rtol=1e-12)
+    res = cuda.device_array(1, dtype=np.float64)
+    sum_reduce(d[100:900], res=res)
+    np.testing.assert_allclose(res.copy_to_host()[0], a[100:900].sum(), rtol=1e-12)
+    ints = rng.integers(-50, 50, 777).astype(np.int32)
+    assert sum_reduce(ints) == ints.sum()
+    assert max_reduce(ints, size=300) == ints[:300].max()
+
+
+# ---- a 2-d Ising model, checkerboard Metropolis sweeps from per-site xoroshiro128+ states
+# initialised in place with init_xoroshiro128p_states (statistical-physics course code) ----
+
+def test_ising_checkerboard_xoroshiro(cuda):
+    from pyjit.cuda.random import xoroshiro128p_uniform_float64
+
+    @cuda.jit
+    def sweep(spins, states, beta, color):
+        i, j = cuda.grid(2)
+        n, m = spins.shape
+        if i >= n or j >= m or (i + j) % 2 != color:
+            return
+        tid = i * m + j
+        s = spins[i, j]
+        nb = spins[(i + 1) % n, j] + spins[(i - 1) % n, j] + spins[i, (j + 1) % m] + \
+            spins[i, (j - 1) % m]
+        dE = 2.0 * s * nb
+        if dE <= 0.0 or xoroshiro128p_uniform_float64(states, tid) < math.exp(-beta * dE):
+            spins[i, j] = -s
+
+    n = 16
+    rng = np.random.default_rng(8)
+    spins0 = np.where(rng.random((n, n)) < 0.5, -1, 1).astype(np.int8)
+    states = cuda.random.create_xoroshiro128p_states(n * n, seed=1)
+    cuda.random.init_xoroshiro128p_states(states, seed=99)
+    d_spins = cuda.to_device(spins0)
+    beta = 0.6
+    for _ in range(3):
+        for color in (0, 1):
+            sweep[(2, 2), (8, 8)](d_spins, states, beta, color)
+    got = d_spins.copy_to_host()
+    # the same sweeps in plain Python over numba-cuda's generator
+    from gpu_kernels import _ref_next, _ref_states, _ref_unit
+    ref = _ref_states(n * n, 99)
+    want = spins0.astype(np.int64)
+    for _ in range(3):
+        for color in (0, 1):
+            new = want.copy()
+            for i in range(n):
+                for j in range(n):
+                    if (i + j) % 2 != color:
+                        continue
+                    s = want[i, j]
+                    nb = want[(i + 1) % n, j] + want[(i - 1) % n, j] + want[i, (j + 1) % n] + \
+                        want[i, (j - 1) % n]
+                    dE = 2.0 * s * nb
+                    if dE <= 0.0 or _ref_unit(_ref_next(ref[i * n + j])) < math.exp(-beta * dE):
+                        new[i, j] = -s
+            want = new
+    np.testing.assert_array_equal(got, want)
+
+
+# ---- CRC-32 of fixed-length records, the table in constant memory (hashing and
+# deduplication codes) ----
+
+def _crc_table():
+    table = np.zeros(256, dtype=np.uint32)
+    for k in range(256):
+        c = k
+        for _ in range(8):
+            c = (0xEDB88320 ^ (c >> 1)) if c & 1 else c >> 1
+        table[k] = c
+    return table
+
+
+CRC_TABLE = _crc_table()
+
+
+def test_crc32_const_table(cuda):
+    @cuda.jit
+    def crc32_rows(data, out):
+        table = cuda.const.array_like(CRC_TABLE)
+        row = cuda.grid(1)
+        if row < data.shape[0]:
+            crc = uint32(0xFFFFFFFF)
+            for k in range(data.shape[1]):
+                crc = table[(crc ^ data[row, k]) & 0xFF] ^ (crc >> 8)
+            out[row] = crc ^ uint32(0xFFFFFFFF)
+
+    import zlib
+    data = np.random.default_rng(9).integers(0, 256, (70, 33)).astype(np.uint8)
+    out = np.zeros(70, dtype=np.uint32)
+    crc32_rows[3, 32](data, out)
+    np.testing.assert_array_equal(out, [zlib.crc32(r.tobytes()) for r in data])
+
+
+# ---- a 3x3 median filter, the window sorted in a per-thread local array (image denoising) ----
+
+def test_median_filter_local_window(cuda):
+    @cuda.jit
+    def median3x3(img, out):
+        x, y = cuda.grid(2)
+        h, w = img.shape
+        if x >= h or y >= w:
+            return
+        window = cuda.local.array(9, dtype=np.uint8)
+        k = 0
+        for dx in range(-1, 2):
+            for dy in range(-1, 2):
+                xx = min(max(x + dx, 0), h - 1)
+                yy = min(max(y + dy, 0), w - 1)
+                window[k] = img[xx, yy]
+                k += 1
+        for i in range(9):
+            for j in range(0, 8 - i):
+                if window[j] > window[j + 1]:
+                    window[j], window[j + 1] = window[j + 1], window[j]
+        out[x, y] = window[4]
+
+    img = np.random.default_rng(10).integers(0, 256, (20, 27)).astype(np.uint8)
+    out = np.zeros_like(img)
+    median3x3[(3, 4), (8, 8)](img, out)
+    pad = np.pad(img, 1, mode="edge")
+    stack = np.stack([pad[1 + dx:21 + dx, 1 + dy:28 + dy] for dx in (-1, 0, 1) for dy in (-1, 0, 1)])
+    np.testing.assert_array_equal(out, np.median(stack, axis=0).astype(np.uint8))
+
+
+# ---- stream compaction with warp-aggregated atomics: a ballot of the keepers, one atomic a
+# warp by its first active lane, each keeper's slot from the popcount of the lanes below it
+# (NVIDIA's warp-aggregated atomics, ported to numba-cuda) ----
+
+def test_warp_aggregated_compaction(cuda):
+    @cuda.jit
+    def compact(src, threshold, dst, count):
+        i = cuda.grid(1)
+        keep = i < src.size and src[i] > threshold
+        lane = cuda.laneid
+        mask = cuda.ballot_sync(0xFFFFFFFF, keep)
+        leader = cuda.ffs(mask) - 1
+        base = 0
+        if lane == leader:
+            base = cuda.atomic.add(count, 0, cuda.popc(mask))
+        base = cuda.shfl_sync(0xFFFFFFFF, base, max(leader, 0))
+        if keep:
+            below = mask & ((1 << lane) - 1)
+            dst[base + cuda.popc(below)] = src[i]
+
+    src = np.random.default_rng(11).random(1000).astype(np.float32)
+    dst = np.zeros_like(src)
+    count = np.zeros(1, dtype=np.int32)
+    compact[8, 128](src, np.float32(0.7), dst, count)
+    kept = src[src > 0.7]
+    assert count[0] == kept.size
+    np.testing.assert_array_equal(np.sort(dst[:count[0]]), np.sort(kept))
+    # order inside a warp is kept
+    for w in range(0, 1000, 32):
+        chunk = src[w:w + 32]
+        sel = chunk[chunk > 0.7]
+        if sel.size:
+            pos = np.flatnonzero(np.isin(dst[:count[0]], sel))
+            np.testing.assert_array_equal(dst[pos], sel)
+
+
+# ---- a sum in one pass: partial sums per block, a threadfence, a ticket from atomic.inc, and the
+# last block to finish adds the partials (CUDA's threadFenceReduction sample in numba-cuda) ----
+
+def test_threadfence_last_block_sum(cuda):
+    TPB = 64
+
+    @cuda.jit
+    def sum_one_pass(x, partial, ticket, out):
+        s = cuda.shared.array(TPB, dtype=float64)
+        am_last = cuda.shared.array(1, dtype=int32)
+        t = cuda.threadIdx.x
+        acc = 0.0
+        for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+            acc += x[i]
+        s[t] = acc
+        cuda.syncthreads()
+        half = TPB // 2
+        while half > 0:
+            if t < half:
+                s[t] += s[t + half]
+            cuda.syncthreads()
+            half //= 2
+        if t == 0:
+            partial[cuda.blockIdx.x] = s[0]
+            cuda.threadfence()
+            value = cuda.atomic.inc(ticket, 0, cuda.gridDim.x)
+            am_last[0] = value == cuda.gridDim.x - 1
+        cuda.syncthreads()
+        if am_last[0] and t == 0:
+            total = 0.0
+            for b in range(cuda.gridDim.x):
+                total += partial[b]
+            out[0] = total
+            ticket[0] = 0
+
+    x = np.random.default_rng(12).random(3000)
+    partial = cuda.device_array(6)
+    ticket = cuda.to_device(np.zeros(1, dtype=np.uint32))
+    out = cuda.device_array(1)
+    for _ in range(2):
+        sum_one_pass[6, TPB](cuda.to_device(x), partial, ticket, out)
+        np.testing.assert_allclose(out.copy_to_host()[0], x.sum(), rtol=1e-12)
+    assert ticket.copy_to_host()[0] == 0
