@@ -76,3 +76,68 @@ class SpecializedKernel:
 
     def __repr__(self):
         return f"<pyjit.gpu kernel {self.__qualname__} specialized for {self.argtypes}>"
+
+
+# ---- kernels declared with signatures (numba-cuda's cuda.jit('void(float32[:], float32)') or a
+# list of them): a launch takes the first signature whose arrays its arrays match, and converts
+# its scalars to that signature's types, as numba-cuda's dispatcher does; in every backend ----
+
+def declared_signatures(kernel):
+    """The parsed signatures of a kernel declared with one or a list of them (cached)."""
+    sigs = kernel.__dict__.get("_declared_sigs")
+    if sigs is None:
+        from .. import types as pyjit_types
+        given = kernel.signature
+        sigs = [pyjit_types.parse_signature(sg)
+                for sg in (given if isinstance(given, list) else [given])]
+        kernel.__dict__["_declared_sigs"] = sigs
+    return sigs
+
+
+def _array_of(a):
+    """The NumPy or device array an argument is (gpu.In/Out/InOut unwrapped), or None."""
+    import numpy as np
+    if type(a).__name__ in ("In", "Out", "InOut"):
+        a = a.array
+    return a if isinstance(a, np.ndarray) or hasattr(a, "__cuda_array_interface__") else None
+
+
+def _contiguous(a, layout):
+    flags = getattr(a, "flags", None)
+    if flags is not None:
+        return flags.c_contiguous if layout == "C" else flags.f_contiguous
+    return a.is_c_contiguous() if layout == "C" else a.is_f_contiguous()
+
+
+def _matches(sig, args):
+    if len(sig.args) != len(args):
+        return False
+    for t, a in zip(sig.args, args):
+        if t.__class__.__name__ != "Array":
+            continue
+        a = _array_of(a)
+        if a is None or str(a.dtype) != str(t.dtype) or a.ndim != t.ndim or \
+                (t.layout in ("C", "F") and not _contiguous(a, t.layout)):
+            return False
+    return True
+
+
+def _cast(t, value):
+    if t.__class__.__name__ in ("Integer", "Float", "Complex", "Boolean") and \
+            not hasattr(value, "__cuda_array_interface__"):
+        import numpy as np
+        return np.dtype("bool" if t.name == "bool" else t.name).type(value)
+    return value
+
+
+def signature_args(kernel, args, types_of):
+    """args converted for the first declared signature they match; a TypeError naming the
+    argument types and the signatures when none does."""
+    sigs = declared_signatures(kernel)
+    for sig in sigs:
+        if _matches(sig, args):
+            return tuple(_cast(t, a) for t, a in zip(sig.args, args))
+    got = ", ".join(types_of(args))
+    want = "\n    ".join("?(" + ", ".join(t.name for t in sig.args) + ")" for sig in sigs)
+    raise TypeError(f"{kernel.__name__}(): no matching definition for argument type(s) "
+                    f"({got}); its signatures:\n    {want}")

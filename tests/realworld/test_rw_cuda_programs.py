@@ -578,3 +578,428 @@ def test_threadfence_last_block_sum(cuda):
         sum_one_pass[6, TPB](cuda.to_device(x), partial, ticket, out)
         np.testing.assert_allclose(out.copy_to_host()[0], x.sum(), rtol=1e-12)
     assert ticket.copy_to_host()[0] == 0
+
+
+# ---- Blelloch's work-efficient exclusive scan of one block in shared memory: an up-sweep and a
+# down-sweep over a tree of partial sums (GPU Gems 3, ch. 39, in numba-cuda course code) ----
+
+def test_blelloch_exclusive_scan(cuda):
+    N = 128
+
+    @cuda.jit
+    def prescan(g_idata, g_odata):
+        temp = cuda.shared.array(N, dtype=int32)
+        thid = cuda.threadIdx.x
+        offset = 1
+        temp[2 * thid] = g_idata[2 * thid]
+        temp[2 * thid + 1] = g_idata[2 * thid + 1]
+        d = N >> 1
+        while d > 0:
+            cuda.syncthreads()
+            if thid < d:
+                ai = offset * (2 * thid + 1) - 1
+                bi = offset * (2 * thid + 2) - 1
+                temp[bi] += temp[ai]
+            offset *= 2
+            d >>= 1
+        if thid == 0:
+            temp[N - 1] = 0
+        d = 1
+        while d < N:
+            offset >>= 1
+            cuda.syncthreads()
+            if thid < d:
+                ai = offset * (2 * thid + 1) - 1
+                bi = offset * (2 * thid + 2) - 1
+                t = temp[ai]
+                temp[ai] = temp[bi]
+                temp[bi] += t
+            d *= 2
+        cuda.syncthreads()
+        g_odata[2 * thid] = temp[2 * thid]
+        g_odata[2 * thid + 1] = temp[2 * thid + 1]
+
+    x = np.random.default_rng(13).integers(0, 100, N).astype(np.int32)
+    out = np.zeros_like(x)
+    prescan[1, N // 2](x, out)
+    np.testing.assert_array_equal(out, np.concatenate([[0], np.cumsum(x)[:-1]]))
+
+
+# ---- a bitonic sorting network over global memory, one launch per (k, j) stage driven from
+# the host (the classic CUDA sample, ported) ----
+
+def test_bitonic_sort_global_stages(cuda):
+    @cuda.jit
+    def bitonic_step(values, j, k):
+        i = cuda.grid(1)
+        ixj = i ^ j
+        if ixj > i:
+            if (i & k) == 0:
+                if values[i] > values[ixj]:
+                    values[i], values[ixj] = values[ixj], values[i]
+            else:
+                if values[i] < values[ixj]:
+                    values[i], values[ixj] = values[ixj], values[i]
+
+    n = 512
+    vals = np.random.default_rng(14).random(n).astype(np.float32)
+    d = cuda.to_device(vals)
+    k = 2
+    while k <= n:
+        j = k >> 1
+        while j > 0:
+            bitonic_step[n // 128, 128](d, j, k)
+            j >>= 1
+        k <<= 1
+    np.testing.assert_array_equal(d.copy_to_host(), np.sort(vals))
+
+
+# ---- a sparse matrix-vector product over CSR, one thread a row (scientific-computing course) ----
+
+def test_csr_spmv_scalar(cuda):
+    @cuda.jit
+    def spmv_csr(num_rows, ptr, indices, data, x, y):
+        row = cuda.blockDim.x * cuda.blockIdx.x + cuda.threadIdx.x
+        if row < num_rows:
+            dot = 0.0
+            row_start = ptr[row]
+            row_end = ptr[row + 1]
+            for jj in range(row_start, row_end):
+                dot += data[jj] * x[indices[jj]]
+            y[row] = dot
+
+    rng = np.random.default_rng(15)
+    dense = rng.random((90, 70)) * (rng.random((90, 70)) < 0.1)
+    rows, cols = np.nonzero(dense)
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=90))]).astype(np.int32)
+    indices = cols.astype(np.int32)
+    data = dense[rows, cols]
+    x = rng.random(70)
+    y = cuda.device_array(90)
+    spmv_csr[_blocks(90, 32), 32](90, cuda.to_device(ptr), cuda.to_device(indices),
+                                  cuda.to_device(data), cuda.to_device(x), y)
+    np.testing.assert_allclose(y.copy_to_host(), dense @ x, rtol=1e-12)
+
+
+# ---- a row-wise softmax in float32, one block a row: the row's max and sum reduced in shared
+# memory (deep-learning course kernels) ----
+
+def test_softmax_rows_block_reductions(cuda):
+    TPB = 32
+
+    @cuda.jit
+    def softmax_rows(x, out):
+        row = cuda.blockIdx.x
+        t = cuda.threadIdx.x
+        buf = cuda.shared.array(TPB, dtype=float32)
+        m = -np.inf
+        for j in range(t, x.shape[1], TPB):
+            m = max(m, x[row, j])
+        buf[t] = m
+        cuda.syncthreads()
+        s = TPB // 2
+        while s > 0:
+            if t < s:
+                buf[t] = max(buf[t], buf[t + s])
+            cuda.syncthreads()
+            s //= 2
+        row_max = buf[0]
+        cuda.syncthreads()
+        acc = float32(0.0)
+        for j in range(t, x.shape[1], TPB):
+            e = math.exp(x[row, j] - row_max)
+            out[row, j] = e
+            acc += e
+        buf[t] = acc
+        cuda.syncthreads()
+        s = TPB // 2
+        while s > 0:
+            if t < s:
+                buf[t] += buf[t + s]
+            cuda.syncthreads()
+            s //= 2
+        total = buf[0]
+        for j in range(t, x.shape[1], TPB):
+            out[row, j] /= total
+
+    x = np.random.default_rng(16).normal(size=(10, 100)).astype(np.float32) * 4
+    out = np.zeros_like(x)
+    softmax_rows[10, TPB](x, out)
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(1, keepdims=True), rtol=2e-6, atol=1e-7)
+    assert out.dtype == np.float32
+
+
+# ---- an RGB image to grey levels, uint8 in and out, in a 2-d grid (image-processing tutorials) ----
+
+def test_rgb_to_grayscale_uint8(cuda):
+    @cuda.jit
+    def to_gray(rgb, gray):
+        row, col = cuda.grid(2)
+        if row < gray.shape[0] and col < gray.shape[1]:
+            r = rgb[row, col, 0]
+            g = rgb[row, col, 1]
+            b = rgb[row, col, 2]
+            gray[row, col] = np.uint8(0.21 * r + 0.72 * g + 0.07 * b)
+
+    rgb = np.random.default_rng(17).integers(0, 256, (30, 41, 3)).astype(np.uint8)
+    gray = cuda.device_array((30, 41), dtype=np.uint8)
+    to_gray[(2, 3), (16, 16)](cuda.to_device(rgb), gray)
+    f = rgb.astype(np.float64)
+    want = (0.21 * f[..., 0] + 0.72 * f[..., 1] + 0.07 * f[..., 2]).astype(np.uint8)
+    np.testing.assert_array_equal(gray.copy_to_host(), want)
+
+
+# ---- forall over a grid-stride loop, then a block sum through dynamic shared memory sized at
+# launch (numba-cuda's documented forms) ----
+
+def test_forall_and_dynamic_shared_sum(cuda):
+    @cuda.jit
+    def axpy(a, x, y):
+        for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+            y[i] += a * x[i]
+
+    @cuda.jit
+    def block_sums(x, out):
+        buf = cuda.shared.array(0, dtype=float64)
+        t = cuda.threadIdx.x
+        i = cuda.grid(1)
+        buf[t] = x[i] if i < x.size else 0.0
+        cuda.syncthreads()
+        if t == 0:
+            s = 0.0
+            for k in range(cuda.blockDim.x):
+                s += buf[k]
+            out[cuda.blockIdx.x] = s
+
+    x = np.arange(1000, dtype=np.float64)
+    y = np.ones(1000)
+    dy = cuda.to_device(y)
+    axpy.forall(x.size)(2.0, cuda.to_device(x), dy)
+    want = 1.0 + 2.0 * x
+    np.testing.assert_array_equal(dy.copy_to_host(), want)
+    out = cuda.device_array(8)
+    stream = cuda.stream()
+    block_sums[8, 128, stream, 128 * 8](dy, out)
+    stream.synchronize()
+    np.testing.assert_allclose(out.copy_to_host(), np.add.reduceat(
+        np.concatenate([want, np.zeros(24)]), np.arange(0, 1024, 128)), rtol=1e-14)
+
+
+# ---- a batch of small matrix products as a generalised ufunc on the GPU (numba-cuda's
+# documented matmul gufunc) ----
+
+def test_guvectorize_batched_matmul(cuda):
+    @cuda.guvectorize(['void(float64[:,:], float64[:,:], float64[:,:])'],
+                      '(m,n),(n,p)->(m,p)', target='cuda')
+    def matmul(A, B, C):
+        m, n = A.shape
+        n, p = B.shape
+        for i in range(m):
+            for j in range(p):
+                C[i, j] = 0
+                for k in range(n):
+                    C[i, j] += A[i, k] * B[k, j]
+
+    rng = np.random.default_rng(18)
+    A = rng.random((20, 3, 4))
+    B = rng.random((20, 4, 5))
+    np.testing.assert_allclose(matmul(A, B), A @ B, rtol=1e-13)
+    dC = cuda.device_array((20, 3, 5))
+    matmul(cuda.to_device(A), cuda.to_device(B), out=dC)
+    np.testing.assert_allclose(dC.copy_to_host(), A @ B, rtol=1e-13)
+
+
+# ---- local non-affine displacements of a sheared particle packing (a glass-physics analysis
+# package): cell lists, neighbour lists counted then filled, then per-particle tensors X and Y,
+# X Y^-1 on the host, and D2min (cuda_programs_kernels.py) ----
+
+def test_cell_list_neighbours_d2min(cuda):
+    import cuda_programs_kernels as K
+    rng = np.random.default_rng(19)
+    n, ndim, L, rc = 120, 3, 10.0, 2.5
+    box = np.full(ndim, L)
+    a = (rng.random((n, ndim)) - 0.5) * L
+    xyt = 0.05
+    l0 = np.eye(ndim)
+    lt = np.array([[1, xyt, 0], [0, 1., 0], [0, 0, 1]])
+    b = a + rng.normal(scale=0.05, size=a.shape)
+    da = np.ones(n)
+    h = K.cell_helpers(cuda)
+    ibox = np.asarray(np.round(box / (rc + da.max())), dtype=np.int64)
+    cell_id = np.zeros(n, dtype=np.int64)
+    tpb = cuda.get_current_device().WARP_SIZE
+    bpg = math.ceil(n / tpb)
+    h["cell_ind"][bpg, tpb](a, box, ibox, cell_id)
+    want_ids = np.zeros(n, dtype=np.int64)
+    stride = 1
+    for d in range(ndim):
+        want_ids += np.floor((a[:, d] / box[d] + 0.5) * ibox[d]).astype(np.int64) * stride
+        stride *= ibox[d]
+    np.testing.assert_array_equal(cell_id, want_ids)
+    cl = np.argsort(cell_id, kind="stable").astype(np.int64)
+    cc = np.r_[0, np.cumsum(np.bincount(cell_id[cl], minlength=int(ibox.prod())))].astype(np.int64)
+    dim = np.ones(ndim, dtype=np.int64) * 3
+    nl_kernel = K.neighbour_kernels(cuda, h, ndim)
+    nc = np.zeros(n, dtype=np.int64)
+    nl_kernel[bpg, tpb](a, box, ibox, da, l0, rc, cl, cc, np.zeros((n, 0), dtype=np.int64), nc,
+                        dim)
+    ret = np.zeros((n, nc.max()), dtype=np.int64)
+    nc2 = np.zeros(n, dtype=np.int64)
+    nl_kernel[bpg, tpb](a, box, ibox, da, l0, rc, cl, cc, ret, nc2, dim)
+    np.testing.assert_array_equal(nc, nc2)
+    # the neighbours by brute force (the cells are at least rc wide, so none is missed)
+    d = a[None, :, :] - a[:, None, :]
+    d -= box * np.floor(d / box + 0.5)
+    dist = np.sqrt((d ** 2).sum(-1))
+    np.fill_diagonal(dist, np.inf)
+    for i in range(n):
+        np.testing.assert_array_equal(np.sort(ret[i, :nc[i]]), np.flatnonzero(dist[i] < rc))
+    cu_xy, cu_div = K.d2min_kernels(cuda, h, ndim)
+    Xij = np.zeros((n, ndim, ndim))
+    Yij = np.zeros((n, ndim, ndim))
+    cu_xy[bpg, tpb](a, b, box, ret, nc, Xij, Yij, l0, lt)
+    XIY = np.matmul(Xij, np.linalg.pinv(Yij, hermitian=True))
+    DIV = np.zeros(n)
+    cu_div[bpg, tpb](a, b, box, ret, nc, XIY, l0, lt, DIV)
+
+    def pbc(v):
+        return v - box * np.floor(v / box + 0.5)
+    want_X, want_Y, want_D = np.zeros_like(Xij), np.zeros_like(Yij), np.zeros(n)
+    for i in range(n):
+        nbs = ret[i, :nc[i]]
+        dr0 = pbc(a[nbs] - a[i]) @ l0.T
+        drt = pbc(b[nbs] - b[i]) @ lt.T
+        want_X[i] = drt.T @ dr0
+        want_Y[i] = dr0.T @ dr0
+        if nbs.size:
+            want_D[i] = ((drt - dr0 @ XIY[i].T) ** 2).sum() / nbs.size
+    np.testing.assert_allclose(Xij, want_X, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(Yij, want_Y, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(DIV, want_D, rtol=1e-9, atol=1e-12)
+
+
+# ---- a CNN's operators trained from scratch in numba-cuda (cuda_programs_kernels.py): kernels
+# made per layer inside the functions that launch them, two layer shapes in turn, compared with
+# NumPy's convolutions ----
+
+def _conv_ref(x, w, b, P, S):
+    B, C, H, W = x.shape
+    F, _, K, _ = w.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (P, P), (P, P)))
+    Ho, Wo = (H + 2 * P - K) // S + 1, (W + 2 * P - K) // S + 1
+    out = np.zeros((B, F, Ho, Wo))
+    for ky in range(K):
+        for kx in range(K):
+            patch = xp[:, :, ky:ky + S * (Ho - 1) + 1:S, kx:kx + S * (Wo - 1) + 1:S]
+            out += np.einsum("bchw,fc->bfhw", patch, w[:, :, ky, kx])
+    return out + b[None, :, None, None]
+
+
+def test_cnn_operators_closures_per_shape(cuda):
+    import cuda_programs_kernels as K
+    rng = np.random.default_rng(20)
+    for (B, C, H, W, F, KS, P, S) in [(2, 3, 12, 10, 4, 3, 2, 2), (1, 2, 9, 9, 3, 2, 1, 1)]:
+        x = rng.normal(size=(B, C, H, W)).astype(np.float32)
+        w = rng.normal(size=(F, C, KS, KS)).astype(np.float32)
+        b = rng.normal(size=F).astype(np.float32)
+        got = K.conv2d_shared(cuda, x, w, b, P=P, S=S).copy_to_host()
+        np.testing.assert_allclose(got, _conv_ref(x, w, b, P, S), rtol=1e-4, atol=1e-4)
+        # gradients of a stride-1 convolution with padding 1
+        w3 = rng.normal(size=(F, C, 3, 3)).astype(np.float32)
+        lo = rng.normal(size=(B, F, H, W)).astype(np.float32)
+        got_f = K.filter_conv_backward(cuda, x, w3, lo).copy_to_host()
+        xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+        grad_w = np.zeros(w3.shape)
+        for ky in range(3):
+            for kx in range(3):
+                grad_w[:, :, ky, kx] = np.einsum("bfhw,bchw->fc", lo, xp[:, :, ky:ky + H, kx:kx + W])
+        np.testing.assert_allclose(got_f, w3 - 0.0008 * grad_w, rtol=1e-5, atol=1e-5)
+        got_x = K.input_conv_backward(cuda, x, w3, lo).copy_to_host()
+        lop = np.pad(lo.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+        grad_x = np.zeros(x.shape)
+        for ky in range(3):
+            for kx in range(3):
+                grad_x += np.einsum("bfhw,fc->bchw", lop[:, :, 2 - ky:2 - ky + H, 2 - kx:2 - kx + W],
+                                    w3[:, :, ky, kx])
+        np.testing.assert_allclose(got_x, grad_x, rtol=1e-4, atol=1e-4)
+    logits = rng.normal(size=(5, 10, 1, 1)).astype(np.float32)
+    probs = K.softmax(cuda, logits).copy_to_host()
+    e = np.exp(logits[:, :, 0, 0].astype(np.float64))
+    np.testing.assert_allclose(probs, e / e.sum(1, keepdims=True), rtol=1e-5)
+    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 5)]
+    grad = K.softmax_backward(cuda, probs, y).copy_to_host()
+    np.testing.assert_allclose(grad[:, :, 0, 0], (probs - y) / 5, rtol=1e-6)
+
+
+# ---- photons escaping a slab, distances to collision drawn through cuda.random's attribute path
+# inside the kernel, counts summed into a host array (a Monte Carlo radiative-transfer study) ----
+
+def test_mcrt_escape_counts(cuda):
+    import pyjit as nb
+    from pyjit.cuda.random import create_xoroshiro128p_states
+    from math import log
+
+    @cuda.jit
+    def gpu_random_numbers(rng_states, N, arr):
+        tid = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        count_res = 0
+        for i in range(tid, N, stride):
+            mean_free_path = nb.float32(1.0 / 0.5)
+            q = cuda.random.xoroshiro128p_uniform_float32(rng_states, tid)
+            distance_to_collision = nb.float32(-log(q) * mean_free_path)
+            distance_to_surface = nb.float32(1.0)
+            if distance_to_collision < distance_to_surface:
+                count_res += 1
+        cuda.atomic.add(arr, 0, count_res)
+
+    grid_size, block_size, N = 4, 32, 1000
+    result = 0
+    arrays = [np.zeros(1, dtype=np.int64) for _ in range(2)]
+    for arr in arrays:
+        with cuda.gpus[0]:
+            rng_states = create_xoroshiro128p_states(grid_size * block_size, seed=1234) \
+                if not hasattr(cuda, "random") else \
+                cuda.random.create_xoroshiro128p_states(grid_size * block_size, seed=1234)
+            gpu_random_numbers[grid_size, block_size](rng_states, N, arr)
+            result += arr[0]
+    from gpu_kernels import _ref_next, _ref_states, _ref_unit
+    want = 0
+    for tid, s in enumerate(_ref_states(grid_size * block_size, 1234)):
+        for _ in range(tid, N, grid_size * block_size):
+            q = np.float32(_ref_unit(_ref_next(s)))
+            want += np.float32(-math.log(q) * np.float32(2.0)) < 1.0
+    assert result == 2 * want
+
+
+# ---- kernels declared with signatures, given Python numbers: a float for a float32 parameter
+# is a float32 and an int for an int32 one an int32, in every backend (numba-cuda converts
+# arguments to the declared types); an array of another dtype is refused ----
+
+def test_declared_signatures_convert_scalars(cuda):
+    @cuda.jit('void(float32[:], float32[:], float32, int32)')
+    def scale_shift(x, out, s, k):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            out[i] = x[i] * s + (k * k) // 3
+
+    @cuda.jit(['void(float64[:,::1], float64)', 'void(float32[:,::1], float32)'])
+    def shift2d(a, v):
+        i, j = cuda.grid(2)
+        if i < a.shape[0] and j < a.shape[1]:
+            a[i, j] += v
+
+    x = (np.arange(200, dtype=np.float32) + 1) / 7
+    out = np.zeros_like(x)
+    scale_shift[7, 32](x, out, 0.1, 70)
+    # numba-cuda's conversion: 0.1 as a float32 (float64 arithmetic would round differently)
+    np.testing.assert_array_equal(out, x * np.float32(0.1) + np.float32(70 * 70 // 3))
+    for dt in (np.float64, np.float32):
+        a = np.arange(12, dtype=dt).reshape(3, 4)
+        shift2d[(1, 1), (4, 4)](a, 0.1)
+        np.testing.assert_array_equal(a, np.arange(12, dtype=dt).reshape(3, 4) + dt(0.1))
+    with pytest.raises(TypeError, match="no matching definition"):
+        scale_shift[7, 32](x.astype(np.float64), out, 0.1, 3)
+    with pytest.raises(TypeError, match="no matching definition"):
+        shift2d[(1, 1), (4, 4)](np.zeros((4, 4), dtype=np.int32), 1.0)

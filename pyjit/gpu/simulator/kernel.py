@@ -24,7 +24,7 @@ from . import intrinsics as I
 from . import host, scheduler, transform
 from ... import _serialize
 from .. import _options as _kernel_options
-from .._kernels import LaunchForms, SpecializedKernel, threads_of as _threads_of
+from .._kernels import LaunchForms, SpecializedKernel, signature_args, threads_of as _threads_of
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
@@ -509,23 +509,9 @@ _SCALAR_CASTS = {
 }
 
 
-def _signatures(signature):
-    """The signatures a kernel is declared with: none, one, or numba-cuda's list of them."""
-    if signature is None:
-        return []
-    return list(signature) if isinstance(signature, list) else [signature]
-
-
-def _scalar_casts(sig):
-    """Scalar argument conversions of a parsed signature ('void(float32, int32[:])' converts its
-    first argument to float32)."""
-    return [None if t.__class__.__name__ == "Array" else
-            _SCALAR_CASTS.get("bool_" if t.name == "bool" else t.name) for t in sig.args]
-
-
 # --- launching ------------------------------------------------------------------------------
 
-def _kernel_arg(value, name, cast):
+def _kernel_arg(value, name):
     if isinstance(value, np.ndarray):
         if value.dtype.hasobject:
             raise TypeError(f"argument '{name}' is an array of Python objects: kernels take "
@@ -535,9 +521,7 @@ def _kernel_arg(value, name, cast):
     if isinstance(value, DeviceNDArray):
         return checked(value._ary, name)
     if isinstance(value, (In, Out, InOut)):
-        return _kernel_arg(value.array, name, cast)
-    if cast is not None:
-        return cast(value)
+        return _kernel_arg(value.array, name)
     if isinstance(value, float):
         return np.float64(value)       # a float argument is a float64 on the GPU, not weak
     if isinstance(value, complex):
@@ -613,44 +597,6 @@ class _Overload:
         return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
 
 
-def _parsed_signatures(kernel):
-    sigs = kernel.__dict__.get("_parsed_sigs")
-    if sigs is None:
-        from ... import types as pyjit_types
-        sigs = kernel._parsed_sigs = [pyjit_types.parse_signature(sg)
-                                      for sg in _signatures(kernel.signature)]
-    return sigs
-
-
-def _matches(sig, args):
-    if len(sig.args) != len(args):
-        return False
-    for t, a in zip(sig.args, args):
-        if t.__class__.__name__ != "Array":
-            continue
-        a = a.array if isinstance(a, (In, Out, InOut)) else a
-        a = a._ary if isinstance(a, DeviceNDArray) else a
-        if not isinstance(a, np.ndarray) or a.dtype.name != str(t.dtype) or a.ndim != t.ndim or \
-                (t.layout == "C" and not a.flags.c_contiguous) or \
-                (t.layout == "F" and not a.flags.f_contiguous):
-            return False
-    return True
-
-
-def _check_signature(kernel, args):
-    """A kernel compiled for its signatures only, as the compiled backends' is: an array argument
-    of another dtype, number of dimensions or layout is their TypeError. Returns the scalar
-    conversions of the signature the arguments match (scalars convert)."""
-    sigs = _parsed_signatures(kernel)
-    for sig in sigs:
-        if _matches(sig, args):
-            return _scalar_casts(sig)
-    got = ", ".join(_launch_types(args))
-    want = "\n    ".join("?(" + ", ".join(t.name for t in sig.args) + ")" for sig in sigs)
-    raise TypeError(f"{kernel.__name__}(): no matching definition for argument type(s) "
-                    f"({got}); its signatures:\n    {want}")
-
-
 class _Overloads:
     def __init__(self, kernel):
         self.kernel = kernel
@@ -664,11 +610,10 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
     if len(args) != len(names):
         raise TypeError(f"kernel '{kernel.__name__}' takes {len(names)} argument(s) "
                         f"({', '.join(names)}), {len(args)} given")
-    casts = (None,) * len(args)
     if kernel.signature is not None:
-        casts = _check_signature(kernel, args)
+        args = signature_args(kernel, args, _launch_types)
     try:
-        kargs = [_kernel_arg(a, n, c) for a, n, c in zip(args, names, casts)]
+        kargs = [_kernel_arg(a, n) for a, n in zip(args, names)]
     except TypeError as e:
         raise TypeError(f"kernel '{kernel.__name__}': {e}") from None
     _check_no_return_value(kernel)

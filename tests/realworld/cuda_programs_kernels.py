@@ -1,0 +1,319 @@
+"""Kernels of test_rw_cuda_programs.py built by factories over the backend under test: programs
+whose kernels close over host values (a dimension, a float type) the way their packages make
+them at run time."""
+from math import floor, sqrt
+
+
+# ---- a particle-analysis package's neighbour lists and local non-affine displacement (D2min):
+# particles binned into cells, each cell's 3**d neighbours walked through Fortran-order index
+# helpers; signatures as strings, rows of 2-d and 3-d arrays passed to typed device functions,
+# per-thread local arrays sized by the dimension the enclosing function closes over ----
+
+def cell_helpers(cuda):
+    @cuda.jit("void(float64[:,:], float64[:], float64[:], float64[:], float64[:])", device=True)
+    def mat_dot_v_pbc(a, b, c, box, ret):
+        for i in range(a.shape[0]):
+            tmp = 0
+            for j in range(a.shape[1]):
+                dc = b[j] - c[j]
+                dc = dc - box[j] * floor(dc / box[j] + 0.5)
+                tmp += a[i, j] * dc
+            ret[i] = tmp
+
+    @cuda.jit("void(float64[:,:], float64[:], float64[:])", device=True)
+    def mat_dot_v(a, b, ret):
+        for i in range(a.shape[0]):
+            tmp = 0
+            for j in range(a.shape[1]):
+                tmp += a[i, j] * b[j]
+            ret[i] = tmp
+
+    @cuda.jit("float64(float64[:])", device=True)
+    def v_mod(r):
+        tmp = 0
+        for i in range(r.shape[0]):
+            tmp += r[i] ** 2
+        return sqrt(tmp)
+
+    @cuda.jit("int64(float64[:], float64[:], int64[:])", device=True)
+    def cell_id(p, box, ibox):
+        ret = floor((p[0] / box[0] + 0.5) * ibox[0])
+        tmp = ibox[0]
+        for i in range(1, p.shape[0]):
+            ret += floor((p[i] / box[i] + 0.5) * ibox[i]) * tmp
+            tmp *= ibox[i]
+        return ret
+
+    @cuda.jit("void(int64, int64[:], int64[:])", device=True)
+    def unravel_index_f(i, dim, ret):
+        for k in range(dim.shape[0]):
+            ret[k] = int(i % dim[k])
+            i = (i - ret[k]) / dim[k]
+
+    @cuda.jit("int64(int64[:], int64[:])", device=True)
+    def ravel_index_f(i, dim):
+        ret = (i[0] + dim[0]) % dim[0]
+        tmp = dim[0]
+        for k in range(1, dim.shape[0]):
+            ret += ((i[k] + dim[k]) % dim[k]) * tmp
+            tmp *= dim[k]
+        return ret
+
+    @cuda.jit("void(int64[:], int64[:])", device=True)
+    def add_local_arr_minus_1(a, b):
+        for i in range(a.shape[0]):
+            a[i] = a[i] + b[i] - 1
+
+    @cuda.jit("void(float64[:, :], float64[:], int64[:], int64[:])")
+    def cell_ind(pos, box, ibox, ret):
+        i = cuda.grid(1)
+        if i < pos.shape[0]:
+            pi = pos[i]
+            ic = cell_id(pi, box, ibox)
+            ret[i] = ic
+
+    return dict(mat_dot_v_pbc=mat_dot_v_pbc, mat_dot_v=mat_dot_v, v_mod=v_mod, cell_id=cell_id,
+                unravel_index_f=unravel_index_f, ravel_index_f=ravel_index_f,
+                add_local_arr_minus_1=add_local_arr_minus_1, cell_ind=cell_ind)
+
+
+def neighbour_kernels(cuda, h, ndim):
+    import numpy as nb_types   # the package writes nb.int64 / nb.float64: NumPy's names work too
+    mat_dot_v_pbc, v_mod, cell_id = h["mat_dot_v_pbc"], h["v_mod"], h["cell_id"]
+    unravel_index_f, ravel_index_f = h["unravel_index_f"], h["ravel_index_f"]
+    add_local_arr_minus_1 = h["add_local_arr_minus_1"]
+
+    @cuda.jit("void(float64[:,:],float64[:],int64[:],float64[:],float64[:,:],float64,int64[:],"
+              "int64[:],int64[:,:],int64[:],int64[:])")
+    def nl(_a, _box, _ibox, _da, _l0, _rc, _cl, _cc, _ret, _nc, _dim):
+        i = cuda.grid(1)
+        if i >= _a.shape[0]:
+            return
+        cell_i = cell_id(_a[i], _box, _ibox)
+        cell_vec_i = cuda.local.array(ndim, nb_types.int64)
+        unravel_index_f(cell_i, _ibox, cell_vec_i)
+        cell_vec_j = cuda.local.array(ndim, nb_types.int64)
+        _dv = cuda.local.array(ndim, nb_types.float64)
+        for j in range(_a.shape[1] ** 3):
+            unravel_index_f(j, _dim, cell_vec_j)
+            add_local_arr_minus_1(cell_vec_j, cell_vec_i)
+            cell_j = ravel_index_f(cell_vec_j, _ibox)
+            start = _cc[cell_j]
+            end = _cc[cell_j + 1]
+            for k in range(start, end):
+                pid_k = _cl[k]
+                if pid_k == i:
+                    continue
+                mat_dot_v_pbc(_l0, _a[pid_k], _a[i], _box, _dv)
+                dr = v_mod(_dv)
+                delta = (_da[i] + _da[pid_k]) / 2 - 1
+                if dr - delta < _rc:
+                    if _ret.shape[1] > 0:
+                        _ret[i, _nc[i]] = pid_k
+                    _nc[i] += 1
+    return nl
+
+
+def d2min_kernels(cuda, h, ndim):
+    from pyjit import float64
+    mat_dot_v_pbc, mat_dot_v = h["mat_dot_v_pbc"], h["mat_dot_v"]
+
+    @cuda.jit("void(float64[:,:],float64[:,:],float64[:],int64[:,:],int64[:],"
+              "float64[:,:,:], float64[:,:,:], float64[:,:], float64[:,:])")
+    def cu_xy(_a, _b, _box, _nl, _nc, _Xij, _Yij, _l0, _lt):
+        i = cuda.grid(1)
+        if i >= _a.shape[0]:
+            return
+        _dr0 = cuda.local.array(ndim, float64)
+        _drt = cuda.local.array(ndim, float64)
+        for j in range(_nc[i]):
+            pj = _nl[i, j]
+            mat_dot_v_pbc(_l0, _a[pj], _a[i], _box, _dr0)
+            mat_dot_v_pbc(_lt, _b[pj], _b[i], _box, _drt)
+            for k in range(ndim):
+                for m in range(ndim):
+                    _Xij[i, k, m] += _drt[k] * _dr0[m]
+                    _Yij[i, k, m] += _dr0[k] * _dr0[m]
+
+    @cuda.jit("void(float64[:,:],float64[:,:],float64[:], int64[:,:],"
+              "int64[:],float64[:,:,:], float64[:,:], float64[:,:], float64[:])")
+    def cu_div(_a, _b, _box, _nl, _nc, _XIY, _l0, _lt, _ret):
+        i = cuda.grid(1)
+        if i >= _a.shape[0]:
+            return
+        _dr0 = cuda.local.array(ndim, float64)
+        _drt = cuda.local.array(ndim, float64)
+        _dr = cuda.local.array(ndim, float64)
+        for j in range(_nc[i]):
+            pj = _nl[i, j]
+            mat_dot_v_pbc(_l0, _a[pj], _a[i], _box, _dr0)
+            mat_dot_v_pbc(_lt, _b[pj], _b[i], _box, _drt)
+            mat_dot_v(_XIY[i], _dr0, _dr)
+            for k in range(ndim):
+                _ret[i] += (_drt[k] - _dr[k]) ** 2
+        if _nc[i] != 0:
+            _ret[i] = _ret[i] / _nc[i]
+    return cu_xy, cu_div
+
+
+# ---- a small CNN trained from scratch in numba-cuda (SqueezeNet's operators): kernels made per
+# layer shape inside the function that runs them, the shapes closed over (a 3-d shared tile
+# sized by them), cache=True on each ----
+
+def conv2d_shared(cuda, x_conv, w_conv, b_conv, P=2, S=2, TPB=8):
+    import numpy as np
+    from pyjit import float32
+    B, C, H, W = x_conv.shape
+    F, _, K, _ = w_conv.shape
+    H_pad, W_pad = H + 2 * P, W + 2 * P
+    H_out = (H_pad - K) // S + 1
+    W_out = (W_pad - K) // S + 1
+    tile_h = (TPB - 1) * S + K
+    tile_w = tile_h
+
+    @cuda.jit(cache=True)
+    def conv2d_cuda_shared(inp, filters, bias, out):
+        shmem = cuda.shared.array((C, tile_h, tile_w), float32)
+        z = cuda.blockIdx.z
+        b = z // F
+        f = z % F
+        x_out = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        y_out = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
+        x0 = cuda.blockIdx.x * cuda.blockDim.x * S
+        y0 = cuda.blockIdx.y * cuda.blockDim.y * S
+        for c in range(C):
+            for ly in range(cuda.threadIdx.y, tile_h, cuda.blockDim.y):
+                gy = y0 + ly - P
+                for lx in range(cuda.threadIdx.x, tile_w, cuda.blockDim.x):
+                    gx = x0 + lx - P
+                    if 0 <= gy < H and 0 <= gx < W:
+                        shmem[c, ly, lx] = inp[b, c, gy, gx]
+                    else:
+                        shmem[c, ly, lx] = 0.0
+        cuda.syncthreads()
+        if b < B and f < F and y_out < H_out and x_out < W_out:
+            acc = float32(0.0)
+            for c in range(C):
+                for ky in range(K):
+                    for kx in range(K):
+                        sy = cuda.threadIdx.y * S + ky
+                        sx = cuda.threadIdx.x * S + kx
+                        acc += shmem[c, sy, sx] * filters[f, c, ky, kx]
+            acc += bias[f]
+            out[b, f, y_out, x_out] = acc
+
+    d_out = cuda.device_array((B, F, H_out, W_out), dtype=np.float32)
+    grid_dims = ((W_out + TPB - 1) // TPB, (H_out + TPB - 1) // TPB, B * F)
+    conv2d_cuda_shared[grid_dims, (TPB, TPB, 1)](x_conv, w_conv, b_conv, d_out)
+    cuda.synchronize()
+    return d_out
+
+
+def filter_conv_backward(cuda, X, Fl, LO, S=1, P=1, TPB=64):
+    import numpy as np
+    from pyjit import float32
+    B, C, H, W = X.shape
+    B_f, C_f, H_f, W_f = Fl.shape
+
+    @cuda.jit(cache=True)
+    def filter_backward(inp, fil, lo, out):
+        tid = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        total_elements = B_f * C_f * H_f * W_f
+        if tid >= total_elements:
+            return
+        w_idx = tid % W_f
+        tid //= W_f
+        h_idx = tid % H_f
+        tid //= H_f
+        c_idx = tid % C_f
+        b_idx = tid // C_f
+        temp_sum = float32(0.0)
+        for k in range(B):
+            for i in range(lo.shape[2]):
+                for j in range(lo.shape[3]):
+                    sy = i * S - P + h_idx
+                    sx = j * S - P + w_idx
+                    if 0 <= sy < H and 0 <= sx < W:
+                        temp_sum += lo[k, b_idx, i, j] * inp[k, c_idx, sy, sx]
+        out[b_idx, c_idx, h_idx, w_idx] = fil[b_idx, c_idx, h_idx, w_idx] - 0.0008 * temp_sum
+
+    d_out = cuda.device_array((B_f, C_f, H_f, W_f), dtype=np.float32)
+    total = B_f * C_f * H_f * W_f
+    filter_backward[(total + TPB - 1) // TPB, TPB](X, Fl, LO, d_out)
+    cuda.synchronize()
+    return d_out
+
+
+def input_conv_backward(cuda, X, Fl, LO, S=1, P=1, TPB=8):
+    import numpy as np
+    from pyjit import float32
+    B, C, H, W = X.shape
+    H_pad, W_pad = H + 2 * P, W + 2 * P
+    K = Fl.shape[2]
+    B_f = Fl.shape[0]
+
+    @cuda.jit(cache=True)
+    def input_backward(filt, lo, out):
+        x = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        y = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
+        z = cuda.blockIdx.z
+        b = z // C
+        c = z % C
+        if x < W_pad and y < H_pad:
+            temp = float32(0.0)
+            for b_f in range(B_f):
+                for i in range(K):
+                    for j in range(K):
+                        if (y + i - (K - 1)) % S == 0 and (x + j - (K - 1)) % S == 0:
+                            sy = (y + i - (K - 1)) // S
+                            sx = (x + j - (K - 1)) // S
+                            if sy >= 0 and sy < lo.shape[2] and sx >= 0 and sx < lo.shape[3]:
+                                temp += lo[b, b_f, sy, sx] * filt[b_f, c, K - 1 - i, K - 1 - j]
+            out[b, c, y, x] = temp
+
+    d_out = cuda.device_array((B, C, H_pad, W_pad), dtype=np.float32)
+    grid_dims = ((W_pad + TPB - 1) // TPB, (H_pad + TPB - 1) // TPB, B * C)
+    input_backward[grid_dims, (TPB, TPB, 1)](Fl, LO, d_out)
+    cuda.synchronize()
+    return d_out[:, :, P:H_pad - P, P:W_pad - P]
+
+
+def softmax(cuda, x_np):
+    import math
+
+    import numpy as np
+    B = x_np.shape[0]
+
+    @cuda.jit(cache=True)
+    def softmax_cuda(inp, out):
+        b_idx = cuda.blockIdx.x
+        idx = cuda.threadIdx.x
+        temp = cuda.shared.array(10, dtype=np.float32)
+        temp[idx] = inp[b_idx, idx, 0, 0]
+        cuda.syncthreads()
+        sum_exp = 0.0
+        for i in range(10):
+            sum_exp += math.exp(temp[i])
+        cuda.syncthreads()
+        out[b_idx, idx] = math.exp(temp[idx]) / sum_exp
+
+    d_out = cuda.device_array((B, 10), dtype=np.float32)
+    softmax_cuda[B, 10](x_np, d_out)
+    cuda.synchronize()
+    return d_out
+
+
+def softmax_backward(cuda, output, Y):
+    import numpy as np
+    B, C = output.shape
+
+    @cuda.jit(cache=True)
+    def backward(inp, y, out):
+        b = cuda.blockIdx.x
+        c = cuda.threadIdx.x
+        out[b, c, 0, 0] = (inp[b, c] - y[b, c]) * 1 / B
+
+    d_out = cuda.device_array((B, C, 1, 1), dtype=np.float32)
+    backward[B, C](output, Y, d_out)
+    cuda.synchronize()
+    return d_out
