@@ -317,3 +317,72 @@ def softmax_backward(cuda, output, Y):
     backward[B, C](output, Y, d_out)
     cuda.synchronize()
     return d_out
+
+
+# ---- an ensemble of harmonic oscillators integrated by RK4, one thread a trajectory: the
+# right-hand side a device function imported under another name, each stage a device function
+# over row slices of device arrays, int16 step counts, barriers inside the grid-stride loop
+# (a course repository's integrator) ----
+
+def rk4_integrator(cuda):
+    @cuda.jit(device=True)
+    def harm_osc_gpu(y, dydt, t):
+        x, p = y[0], y[1]
+        dydt[0] = p
+        dydt[1] = -x
+
+    func = harm_osc_gpu
+
+    @cuda.jit(device=True)
+    def comp_k1_term(init_conds, dydt, step, dt, k1):
+        t_ = step * dt
+        func(init_conds, dydt, t_)
+        for i in range(len(init_conds)):
+            k1[i] = dydt[i]
+
+    @cuda.jit(device=True)
+    def comp_k2_term(init_conds, dydt, step, dt, k1, k2, buffer):
+        for i in range(len(init_conds)):
+            buffer[i] = init_conds[i] + k1[i] / 2.
+        t_ = step * dt + dt / 2
+        func(buffer, dydt, t_)
+        for i in range(len(init_conds)):
+            k2[i] = dydt[i]
+
+    @cuda.jit(device=True)
+    def comp_k3_term(init_conds, dydt, step, dt, k2, k3, buffer):
+        for i in range(len(init_conds)):
+            buffer[i] = init_conds[i] + k2[i] / 2.
+        func(buffer, dydt, dt)
+        for i in range(len(init_conds)):
+            k3[i] = dydt[i]
+
+    @cuda.jit(device=True)
+    def comp_k4_term(init_conds, dydt, step, dt, k3, k4, buffer):
+        for i in range(len(init_conds)):
+            buffer[i] = init_conds[i] + k3[i]
+        t_ = step * dt + dt / 2
+        func(init_conds, dydt, t_)
+        for i in range(len(init_conds)):
+            k4[i] = dydt[i]
+
+    @cuda.jit
+    def rk4_sol_cuda(init_conds, dydt, sol, dt, steps, k1, k2, k3, k4, buffer):
+        start = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        for i in range(start, init_conds.shape[0], stride):
+            for step in range(1, steps):
+                comp_k1_term(init_conds[i, :], dydt[i, :], step, dt, k1[i, :])
+                comp_k2_term(init_conds[i, :], dydt[i, :], step, dt, k1[i, :], k2[i, :],
+                             buffer[i, :])
+                comp_k3_term(init_conds[i, :], dydt[i, :], step, dt, k2[i, :], k3[i, :],
+                             buffer[i, :])
+                comp_k4_term(init_conds[i, :], dydt[i, :], step, dt, k3[i, :], k4[i, :],
+                             buffer[i, :])
+                for j in range(init_conds.shape[1]):
+                    sol[i, j] = init_conds[i, j] + dt * (k1[i, j] + 2 * k2[i, j] +
+                                                         2 * k3[i, j] + k4[i, j]) / 6
+                    init_conds[i, j] = sol[i, j]
+                    cuda.syncthreads()
+            cuda.syncthreads()
+    return rk4_sol_cuda

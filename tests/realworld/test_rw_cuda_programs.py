@@ -186,7 +186,7 @@ STRIDE = 2
 
 
 def test_max_pooling_annotated_4d(cuda):
-    DeviceNDArray = cuda.DeviceNDArray
+    from pyjit.cuda.cudadrv.devicearray import DeviceNDArray
 
     @cuda.jit
     def max_pooling(input: DeviceNDArray, output: DeviceNDArray, num_channels: int,
@@ -1003,3 +1003,59 @@ def test_declared_signatures_convert_scalars(cuda):
         scale_shift[7, 32](x.astype(np.float64), out, 0.1, 3)
     with pytest.raises(TypeError, match="no matching definition"):
         shift2d[(1, 1), (4, 4)](np.zeros((4, 4), dtype=np.int32), 1.0)
+
+
+# ---- an ensemble of oscillators stepped by RK4 stage functions over row slices of device arrays
+# (cuda_programs_kernels.py); its fourth stage evaluates at the start point, as the course code
+# does, and the reference does the same ----
+
+def test_rk4_oscillator_ensemble(cuda):
+    import cuda_programs_kernels as K
+    blocks_per_grid, threads_per_block = 4, 32
+    n = blocks_per_grid * threads_per_block
+    dt = np.float32(0.01)
+    STEPS = np.int16(40)
+    y0 = np.random.default_rng(21).random((n, 2))
+    y0_d = cuda.to_device(y0)
+    sol_d = cuda.device_array(y0.shape, dtype="float64")
+    dydt_d = cuda.device_array(y0.shape, dtype="float64")
+    ks = [cuda.device_array_like(y0) for _ in range(4)]
+    d_buffer = cuda.device_array_like(y0)
+    K.rk4_integrator(cuda)[blocks_per_grid, threads_per_block](y0_d, dydt_d, sol_d, dt, STEPS,
+                                                               *ks, d_buffer)
+
+    def f(y):
+        return np.stack([y[:, 1], -y[:, 0]], 1)
+    y = y0.copy()
+    h = float(dt)
+    for _ in range(1, int(STEPS)):
+        k1 = f(y)
+        k2 = f(y + k1 / 2)
+        k3 = f(y + k2 / 2)
+        k4 = f(y)
+        y = y + h * (k1 + 2 * k2 + 2 * k3 + k4) / 6
+    np.testing.assert_allclose(sol_d.copy_to_host(), y, rtol=1e-12)
+    np.testing.assert_allclose(y0_d.copy_to_host(), y, rtol=1e-12)
+
+
+# ---- the module paths numba-cuda programs import from, after the import is switched: one
+# module under pyjit.cuda and pyjit.gpu, so classes caught or checked are the backend's ----
+
+def test_numba_cuda_import_paths():
+    import pyjit.cuda
+    import pyjit.gpu
+    from pyjit.cuda import libdevice as ld_cuda
+    from pyjit.cuda.cudadrv import devicearray, driver, error
+    from pyjit.cuda.cudadrv.devicearray import DeviceNDArray, is_cuda_ndarray
+    from pyjit.cuda.cudadrv.driver import CudaAPIError
+    from pyjit.errors import CudaError
+    from pyjit.gpu import libdevice as ld_gpu
+    from pyjit.gpu.errors import GpuUnavailableError
+    assert ld_cuda is ld_gpu
+    assert DeviceNDArray is pyjit.cuda.DeviceNDArray is devicearray.DeviceNDArray
+    assert CudaAPIError is CudaError and driver.CudaAPIError is CudaError
+    assert error.CudaSupportError is GpuUnavailableError
+    assert issubclass(pyjit.cuda.errors.GpuUnavailableError, CudaAPIError)
+    assert not is_cuda_ndarray(np.zeros(3))
+    with pytest.raises(ImportError, match="pyjit.cuda.no_such_module"):
+        import pyjit.cuda.no_such_module  # noqa: F401
