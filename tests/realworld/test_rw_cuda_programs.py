@@ -1059,3 +1059,126 @@ def test_numba_cuda_import_paths():
     assert not is_cuda_ndarray(np.zeros(3))
     with pytest.raises(ImportError, match="pyjit.cuda.no_such_module"):
         import pyjit.cuda.no_such_module  # noqa: F401
+
+
+# ---- numba-cuda's documented programs that sync their grid: in the interpreted simulator and on
+# the GPU, and compiled to PTX below (the compiled simulator has no grid sync yet) ----
+
+def _cg_simulator():
+    import importlib
+
+    import pyjit.gpu as g
+    return g if g.SIMULATOR and not g.SIMULATOR_CPU else \
+        importlib.import_module("pyjit.gpu.simulator")
+
+
+@pytest.fixture(params=["simulator", pytest.param("gpu", marks=pytest.mark.gpu)])
+def cuda_cg(request):
+    if request.param == "simulator":
+        return _cg_simulator()
+    import pyjit.gpu as g
+    if g.SIMULATOR or not g.is_available():
+        pytest.skip("no GPU (or PYJIT_SIMULATOR set)")
+    return g
+
+
+def test_docs_heat_equation_grid_sync(cuda_cg):
+    cuda = cuda_cg
+    size = 101
+    data = np.zeros(size)
+    data[50] = 10000
+    buf_0 = cuda.to_device(data)
+    buf_1 = cuda.device_array_like(buf_0)
+    niter = 40
+
+    @cuda.jit
+    def solve_heat_equation(buf_0, buf_1, timesteps, k):
+        i = cuda.grid(1)
+        if i >= len(buf_0):
+            return
+        grid = cuda.cg.this_grid()
+        for step in range(timesteps):
+            if (step % 2) == 0:
+                data = buf_0
+                next_data = buf_1
+            else:
+                data = buf_1
+                next_data = buf_0
+            curr_temp = data[i]
+            if i == 0:
+                next_temp = curr_temp + k * (data[i + 1] - (2 * curr_temp))
+            elif i == len(data) - 1:
+                next_temp = curr_temp + k * (data[i - 1] - (2 * curr_temp))
+            else:
+                next_temp = curr_temp + k * (data[i - 1] - (2 * curr_temp) + data[i + 1])
+            next_data[i] = next_temp
+            grid.sync()
+
+    solve_heat_equation.forall(len(data))(buf_0, buf_1, niter, 0.25)
+    states = [data]
+    for _ in range(niter):
+        nxt = states[-1] * 0.5
+        nxt[1:] += 0.25 * states[-1][:-1]
+        nxt[:-1] += 0.25 * states[-1][1:]
+        states.append(nxt)
+    # steps alternate buffers: buf_0 holds the last step (niter is even), buf_1 the one before
+    np.testing.assert_allclose(buf_0.copy_to_host(), states[niter], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(buf_1.copy_to_host(), states[niter - 1], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(buf_1.copy_to_host().sum(), 10000, rtol=1e-12)
+
+
+SESSION_TIMEOUT = np.int64(np.timedelta64("3600", "s"))
+
+
+def test_docs_sessionize_grid_sync_in_branch(cuda_cg):
+    cuda = cuda_cg
+
+    @cuda.jit
+    def sessionize(user_id, timestamp, results):
+        gid = cuda.grid(1)
+        size = len(user_id)
+        if gid >= size:
+            return
+        is_first_datapoint = gid == 0
+        if not is_first_datapoint:
+            new_user = user_id[gid] != user_id[gid - 1]
+            timed_out = timestamp[gid] - timestamp[gid - 1] > SESSION_TIMEOUT
+            is_sess_boundary = new_user or timed_out
+        else:
+            is_sess_boundary = True
+        if is_sess_boundary:
+            results[gid] = gid
+            grid = cuda.cg.this_grid()
+            grid.sync()
+            look_ahead = 1
+            while results[gid + look_ahead] == 0:
+                results[gid + look_ahead] = gid
+                look_ahead += 1
+                if gid + look_ahead == size - 1:
+                    results[gid + look_ahead] = gid
+                    break
+
+    ids = cuda.to_device(np.array([1] * 6 + [2] * 3 + [3] * 10 + [4] * 9))
+    sec = np.array([1, 2, 3, 5000, 5001, 5002, 1, 2, 3, 1, 2, 5000, 5001, 10000, 10001, 10002,
+                    10003, 15000, 150001, 1, 5000, 50001, 15000, 20000, 25000, 25001, 25002,
+                    25003], dtype="datetime64[ns]").astype("int64")
+    results = cuda.to_device(np.zeros(28))
+    sessionize.forall(28)(ids, cuda.to_device(sec), results)
+    # the documented answer: each point labelled by the first point of its session
+    expect = [0, 0, 0, 3, 3, 3, 6, 6, 6, 9, 9, 11, 11, 13, 13, 13, 13, 17, 18, 19, 20, 21, 21, 23,
+              24, 24, 24, 24]
+    np.testing.assert_array_equal(results.copy_to_host(), expect)
+
+
+@pytest.mark.parametrize("name", ["test_docs_heat_equation_grid_sync",
+                                  "test_docs_sessionize_grid_sync_in_branch"])
+def test_grid_sync_kernels_compile_for_the_gpu(name):
+    from pyjit import _core
+    if not hasattr(_core, "cuda_compile_ptx"):
+        pytest.skip("this pyjit has no GPU code generation")
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from test_gpu_compile import _Compiled, _gpu_stub
+    stub = _gpu_stub()            # a gpu module whose launches compile the kernel, then stop
+    with pytest.raises(_Compiled):
+        globals()[name](stub)
+    assert len(stub.compiled) == 1 and "pj_grid_barrier" in stub.compiled[0][1]
