@@ -1182,3 +1182,37 @@ def test_grid_sync_kernels_compile_for_the_gpu(name):
     with pytest.raises(_Compiled):
         globals()[name](stub)
     assert len(stub.compiled) == 1 and "pj_grid_barrier" in stub.compiled[0][1]
+
+
+# ---- numba-cuda's documented foreign function: a device function of CUDA C declared with
+# declare_device and linked from its .cu file; the simulators compile it for the CPU ----
+
+FUNCTIONS_CU = """
+// a foreign function in numba-cuda's ABI: the result through a pointer, 0 for no exception
+extern "C" __device__ int
+mul_f32_f32(float* return_value, float x, float y)
+{
+  *return_value = x * y;
+  return 0;
+}
+"""
+
+
+def test_docs_ffi_declare_device_cu(cuda, tmp_path):
+    functions_cu = tmp_path / "functions.cu"
+    functions_cu.write_text(FUNCTIONS_CU)
+    mul = cuda.declare_device("mul_f32_f32", "float32(float32, float32)",
+                              link=str(functions_cu))
+
+    @cuda.jit
+    def multiply_vectors(r, x, y):
+        i = cuda.grid(1)
+        if i < len(r):
+            r[i] = mul(x[i], y[i])
+
+    rng = np.random.default_rng(1)
+    x = rng.random(32).astype(np.float32)
+    y = rng.random(32).astype(np.float32)
+    r = np.zeros_like(x)
+    multiply_vectors[1, 32](r, x, y)
+    np.testing.assert_array_equal(r, x * y)

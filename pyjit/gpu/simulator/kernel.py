@@ -371,9 +371,9 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit, with
     the options the compiled path takes (pyjit/gpu/_options.py), checked the same way."""
     opts = dict(_kernel_options.check(options, device, debug), debug=debug, fastmath=fastmath)
-    if opts["link"]:
-        raise NotImplementedError(f"gpu.jit(link={list(opts['link'])!r}): linked CUDA C, PTX or "
-                                  "cubin runs on a GPU only; the simulator cannot run it")
+    if opts["link"]:      # CUDA C for the CPU: its functions are declare_device's to call
+        from .._link import host_libraries
+        host_libraries(opts["link"])
 
     def wrap(f, sig=None):
         if isinstance(f, (Kernel, DeviceFunction)):
@@ -391,22 +391,24 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
 
 
 class DeclaredDevice:
-    """gpu.declare_device in the simulator: foreign device code, which only a GPU runs."""
+    """gpu.declare_device in the simulator: a device function of CUDA C, compiled for the CPU
+    on its first call and called through ctypes in numba-cuda's ABI (pyjit/gpu/_link.py)."""
 
     def __init__(self, name, signature, link=None):
         self.name = self.__name__ = name
         self.signature = signature
         self.link = tuple(_kernel_options.link_files(link)) if link else ()
+        self._call = None
 
     def __call__(self, *args):
-        raise NotImplementedError(f"device function '{self.name}' (declare_device) is CUDA C, "
-                                  "PTX or cubin linked into kernels: it needs a GPU; the "
-                                  "simulator cannot run it")
+        if self._call is None:
+            from .._link import host_function
+            self._call = host_function(self.name, self.signature, self.link)
+        return self._call(*args)
 
 
 def declare_device(name, sig, link=None):
-    """numba-cuda's cuda.declare_device: callable in simulated kernels only to say it needs a
-    GPU."""
+    """numba-cuda's cuda.declare_device: foreign CUDA C the simulated kernels call."""
     return DeclaredDevice(name, sig, link)
 
 
