@@ -386,3 +386,94 @@ def rk4_integrator(cuda):
                     cuda.syncthreads()
             cuda.syncthreads()
     return rk4_sol_cuda
+
+
+# ---- a particle-in-cell code's charge deposition (FBPIC, one azimuthal mode): particles sorted
+# by cell, one thread a cell summing its particles' complex contributions in registers, then
+# atomics into the real and imaginary parts of a complex grid (`rho_m.real`, `rho_m.imag`); the
+# shape factors are device functions returning on some paths only ----
+
+def pic_deposition(cuda):
+    import math
+
+    import numpy as np
+    from pyjit import int64
+
+    @cuda.jit(device=True, inline=True)
+    def z_shape_linear(cell_position, index):
+        iz = int64(math.floor(cell_position))
+        if index == 0:
+            return iz + 1. - cell_position
+        if index == 1:
+            return cell_position - iz
+
+    @cuda.jit(device=True, inline=True)
+    def r_shape_linear(cell_position, index):
+        flip_factor = 1.
+        ir = int64(math.floor(cell_position))
+        if index == 0:
+            if ir < 0:
+                flip_factor = -1.
+            return flip_factor * (ir + 1. - cell_position)
+        if index == 1:
+            return flip_factor * (cell_position - ir)
+
+    @cuda.jit
+    def deposit_rho_gpu_linear_one_mode(x, y, z, w, q, invdz, zmin, Nz, invdr, rmin, Nr,
+                                        rho_m, m, cell_idx, prefix_sum):
+        i = cuda.grid(1)
+        if i < prefix_sum.shape[0]:
+            iz_upper = int(i / (Nr + 1))
+            ir_upper = int(i - iz_upper * (Nr + 1))
+            incl_offset = np.int32(prefix_sum[i])
+            if i > 0:
+                frequency_per_cell = np.int32(incl_offset - prefix_sum[i - 1])
+            if i == 0:
+                frequency_per_cell = np.int32(incl_offset)
+            R_m_00 = 0. + 0.j
+            R_m_01 = 0. + 0.j
+            R_m_10 = 0. + 0.j
+            R_m_11 = 0. + 0.j
+            for j in range(frequency_per_cell):
+                ptcl_idx = incl_offset - 1 - j
+                xj = x[ptcl_idx]
+                yj = y[ptcl_idx]
+                zj = z[ptcl_idx]
+                wj = q * w[ptcl_idx]
+                rj = math.sqrt(xj**2 + yj**2)
+                if (rj != 0.):
+                    invr = 1. / rj
+                    cos = xj * invr
+                    sin = yj * invr
+                else:
+                    cos = 1.
+                    sin = 0.
+                exptheta_m = 1. + 0.j
+                for _ in range(m):
+                    exptheta_m *= (cos + 1.j * sin)
+                r_cell = invdr * (rj - rmin) - 0.5
+                z_cell = invdz * (zj - zmin) - 0.5
+                R_m_scal = wj * exptheta_m
+                R_m_00 += r_shape_linear(r_cell, 0) * z_shape_linear(z_cell, 0) * R_m_scal
+                R_m_01 += r_shape_linear(r_cell, 0) * z_shape_linear(z_cell, 1) * R_m_scal
+                R_m_10 += r_shape_linear(r_cell, 1) * z_shape_linear(z_cell, 0) * R_m_scal
+                R_m_11 += r_shape_linear(r_cell, 1) * z_shape_linear(z_cell, 1) * R_m_scal
+            iz0 = iz_upper - 1
+            iz1 = iz_upper
+            if iz0 < 0:
+                iz0 += Nz
+            ir0 = ir_upper - 1
+            ir1 = min(ir_upper, Nr - 1)
+            if ir0 < 0:
+                ir0 = -(1 + ir0)
+            if frequency_per_cell > 0:
+                cuda.atomic.add(rho_m.real, (iz0, ir0), R_m_00.real)
+                cuda.atomic.add(rho_m.real, (iz0, ir1), R_m_10.real)
+                cuda.atomic.add(rho_m.real, (iz1, ir0), R_m_01.real)
+                cuda.atomic.add(rho_m.real, (iz1, ir1), R_m_11.real)
+                if m > 0:
+                    cuda.atomic.add(rho_m.imag, (iz0, ir0), R_m_00.imag)
+                    cuda.atomic.add(rho_m.imag, (iz0, ir1), R_m_10.imag)
+                    cuda.atomic.add(rho_m.imag, (iz1, ir0), R_m_01.imag)
+                    cuda.atomic.add(rho_m.imag, (iz1, ir1), R_m_11.imag)
+    return deposit_rho_gpu_linear_one_mode

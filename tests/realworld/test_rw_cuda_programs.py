@@ -1216,3 +1216,55 @@ def test_docs_ffi_declare_device_cu(cuda, tmp_path):
     r = np.zeros_like(x)
     multiply_vectors[1, 32](r, x, y)
     np.testing.assert_array_equal(r, x * y)
+
+
+# ---- FBPIC's charge deposition for azimuthal modes 0 and 1 (cuda_programs_kernels.py), against
+# the same linear shapes scattered by NumPy ----
+
+def test_pic_charge_deposition_complex_modes(cuda):
+    import cuda_programs_kernels as K
+    rng = np.random.default_rng(22)
+    Nz, Nr, n = 12, 6, 400
+    zmin, dz, rmin, dr = 0.0, 0.5, 0.0, 0.25
+    z = zmin + rng.random(n) * (Nz - 1.5) * dz
+    r = rng.random(n) * (Nr + 0.5) * dr
+    theta = rng.random(n) * 2 * np.pi
+    x, y = r * np.cos(theta), r * np.sin(theta)
+    w = rng.random(n) + 0.5
+    q = -1.6e-19
+    z_cell = (z - zmin) / dz - 0.5
+    r_cell = (np.sqrt(x ** 2 + y ** 2) - rmin) / dr - 0.5
+    iz_up = np.floor(z_cell).astype(np.int64) + 1
+    ir_up = np.minimum(np.floor(r_cell).astype(np.int64) + 1, Nr)
+    cell_idx = iz_up * (Nr + 1) + ir_up
+    order = np.argsort(cell_idx, kind="stable")
+    x, y, z, w, cell_idx = x[order], y[order], z[order], w[order], cell_idx[order]
+    prefix_sum = np.cumsum(np.bincount(cell_idx, minlength=(Nz + 1) * (Nr + 1))).astype(np.int32)
+    deposit = K.pic_deposition(cuda)
+    for m in (0, 1):
+        rho = np.zeros((Nz, Nr), dtype=np.complex128)
+        d_rho = cuda.to_device(rho)
+        deposit[_blocks(prefix_sum.size, 64), 64](
+            cuda.to_device(x), cuda.to_device(y), cuda.to_device(z), cuda.to_device(w), q,
+            1 / dz, zmin, Nz, 1 / dr, rmin, Nr, d_rho, m, cuda.to_device(cell_idx),
+            cuda.to_device(prefix_sum))
+        # NumPy: the same four weights of each particle, scattered
+        rj = np.sqrt(x ** 2 + y ** 2)
+        e = ((x + 1j * y) / rj) ** m
+        zc, rc = (z - zmin) / dz - 0.5, (rj - rmin) / dr - 0.5
+        iz, ir = np.floor(zc).astype(np.int64), np.floor(rc).astype(np.int64)
+        flip = np.where(ir < 0, -1.0, 1.0)
+        Sz = [iz + 1 - zc, zc - iz]
+        Sr = [flip * (ir + 1 - rc), rc - ir]      # FBPIC flips the lower weight only
+        iz_upper, ir_upper = iz + 1, ir + 1
+        iz0 = np.where(iz_upper - 1 < 0, iz_upper - 1 + Nz, iz_upper - 1)
+        ir0 = np.where(ir_upper - 1 < 0, -ir_upper, ir_upper - 1)
+        ir1 = np.minimum(ir_upper, Nr - 1)
+        want = np.zeros((Nz, Nr), dtype=np.complex128)
+        val = q * w * e
+        for (zi, ri, s) in [(iz0, ir0, Sr[0] * Sz[0]), (iz0, ir1, Sr[1] * Sz[0]),
+                            (iz_upper, ir0, Sr[0] * Sz[1]), (iz_upper, ir1, Sr[1] * Sz[1])]:
+            np.add.at(want, (zi, ri), s * val)
+        if m == 0:
+            want = want.real + 0j
+        np.testing.assert_allclose(d_rho.copy_to_host(), want, rtol=1e-10, atol=1e-30)

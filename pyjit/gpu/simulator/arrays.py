@@ -144,6 +144,15 @@ class CheckedArray:
     def T(self):
         return checked(self._a.T, self.name + ".T")
 
+    @property
+    def real(self):
+        """The real parts: a view kernels write through (atomics included), as on the GPU."""
+        return checked(self._a.real, self.name + ".real")
+
+    @property
+    def imag(self):
+        return checked(self._a.imag, self.name + ".imag")
+
     def copy(self):
         return checked(self._a.copy(), self.name)
 
