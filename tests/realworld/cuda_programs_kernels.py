@@ -1,6 +1,7 @@
 """Kernels of test_rw_cuda_programs.py built by factories over the backend under test: programs
 whose kernels close over host values (a dimension, a float type) the way their packages make
 them at run time."""
+import math
 from math import floor, sqrt
 
 
@@ -477,3 +478,66 @@ def pic_deposition(cuda):
                     cuda.atomic.add(rho_m.imag, (iz1, ir0), R_m_01.imag)
                     cuda.atomic.add(rho_m.imag, (iz1, ir1), R_m_11.imag)
     return deposit_rho_gpu_linear_one_mode
+
+
+# ---- the same code's particle pusher: a plain Python function (shared with its CPU code)
+# compiled as an inline device function by calling cuda.jit on it, physical constants as
+# globals, four array elements assigned from the tuple it returns (three discarded as `_`), a
+# kernel parameter with a default value (passed by every launch: numba-cuda launches with the
+# arguments given) ----
+
+C_LIGHT, Q_E, M_E = 299792458.0, 1.602176634e-19, 9.1093837015e-31
+
+
+def push_p_vay(ux_i, uy_i, uz_i, inv_gamma_i, Ex, Ey, Ez, Bx, By, Bz, econst, bconst):
+    """The Vay pusher for one macroparticle (as FBPIC's inline_functions.py)."""
+    taux = bconst * Bx
+    tauy = bconst * By
+    tauz = bconst * Bz
+    tau2 = taux**2 + tauy**2 + tauz**2
+    uxp = ux_i + econst * Ex + inv_gamma_i * (uy_i * tauz - uz_i * tauy)
+    uyp = uy_i + econst * Ey + inv_gamma_i * (uz_i * taux - ux_i * tauz)
+    uzp = uz_i + econst * Ez + inv_gamma_i * (ux_i * tauy - uy_i * taux)
+    sigma = 1 + uxp**2 + uyp**2 + uzp**2 - tau2
+    utau = uxp * taux + uyp * tauy + uzp * tauz
+    inv_gamma_f = math.sqrt(2. / (sigma + math.sqrt(sigma**2 + 4 * (tau2 + utau**2))))
+    tx = inv_gamma_f * taux
+    ty = inv_gamma_f * tauy
+    tz = inv_gamma_f * tauz
+    ut = inv_gamma_f * utau
+    s = 1. / (1 + tau2 * inv_gamma_f**2)
+    ux_f = s * (uxp + tx * ut + uyp * tz - uzp * ty)
+    uy_f = s * (uyp + ty * ut + uzp * tx - uxp * tz)
+    uz_f = s * (uzp + tz * ut + uxp * ty - uyp * tx)
+    return (ux_f, uy_f, uz_f, inv_gamma_f)
+
+
+def pusher(cuda):
+    push = cuda.jit(push_p_vay, device=True, inline=True)
+
+    @cuda.jit
+    def push_p_gpu(ux, uy, uz, inv_gamma, Ex, Ey, Ez, Bx, By, Bz, q, m, Ntot, dt,
+                   keep_momentum=True):
+        econst = q * dt / (m * C_LIGHT)
+        bconst = 0.5 * q * dt / m
+        ip = cuda.grid(1)
+        if ip < Ntot:
+            if keep_momentum:
+                ux[ip], uy[ip], uz[ip], inv_gamma[ip] = push(
+                    ux[ip], uy[ip], uz[ip], inv_gamma[ip],
+                    Ex[ip], Ey[ip], Ez[ip], Bx[ip], By[ip], Bz[ip], econst, bconst)
+            else:
+                _, _, _, inv_gamma[ip] = push(
+                    ux[ip], uy[ip], uz[ip], inv_gamma[ip],
+                    Ex[ip], Ey[ip], Ez[ip], Bx[ip], By[ip], Bz[ip], econst, bconst)
+
+    @cuda.jit
+    def push_x_gpu(x, y, z, ux, uy, uz, inv_gamma, dt, x_push, y_push, z_push):
+        cdt = C_LIGHT * dt
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            inv_g = inv_gamma[i]
+            x[i] += cdt * x_push * inv_g * ux[i]
+            y[i] += cdt * y_push * inv_g * uy[i]
+            z[i] += cdt * z_push * inv_g * uz[i]
+    return push_p_gpu, push_x_gpu

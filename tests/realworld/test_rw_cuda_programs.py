@@ -1268,3 +1268,40 @@ def test_pic_charge_deposition_complex_modes(cuda):
         if m == 0:
             want = want.real + 0j
         np.testing.assert_allclose(d_rho.copy_to_host(), want, rtol=1e-10, atol=1e-30)
+
+
+def test_pic_vay_pusher_shared_inline_function(cuda):
+    import cuda_programs_kernels as K
+    rng = np.random.default_rng(23)
+    n = 300
+    u = rng.normal(size=(3, n))
+    inv_gamma = 1 / np.sqrt(1 + (u ** 2).sum(0))
+    E = rng.normal(size=(3, n)) * 1e10
+    B = rng.normal(size=(3, n)) * 10
+    pos = rng.random((3, n)) * 1e-5
+    push_p_gpu, push_x_gpu = K.pusher(cuda)
+    d_u = [cuda.to_device(a) for a in u]
+    d_g = cuda.to_device(inv_gamma)
+    d_E = [cuda.to_device(a) for a in E]
+    d_B = [cuda.to_device(a) for a in B]
+    d_pos = [cuda.to_device(a) for a in pos]
+    dt, q, m = 1e-15, -K.Q_E, K.M_E
+    bpg, tpb = int(n / 128 + 1), 128        # FBPIC's cuda_tpb_bpg_1d
+    push_p_gpu[bpg, tpb](*d_u, d_g, *d_E, *d_B, q, m, n, dt, True)
+    push_x_gpu[bpg, tpb](*d_pos, *d_u, d_g, dt, 1., 1., 1.)
+    vay = np.vectorize(K.push_p_vay)      # the same function, in Python, particle by particle
+    want = vay(*u, inv_gamma, *E, *B, q * dt / (m * K.C_LIGHT), 0.5 * q * dt / m)
+    for d, w in zip(d_u + [d_g], want):
+        np.testing.assert_allclose(d.copy_to_host(), w, rtol=1e-12)
+    for d, p, uk in zip(d_pos, pos, want[:3]):
+        np.testing.assert_allclose(d.copy_to_host(), p + K.C_LIGHT * dt * want[3] * uk,
+                                   rtol=1e-12)
+    # keep_momentum=False: only the new gamma is kept
+    u2 = rng.normal(size=(3, n))
+    d_u2 = [cuda.to_device(a) for a in u2]
+    d_g2 = cuda.to_device(np.ones(n))
+    push_p_gpu[bpg, tpb](*d_u2, d_g2, *d_E, *d_B, q, m, n, dt, False)
+    want2 = vay(*u2, np.ones(n), *E, *B, q * dt / (m * K.C_LIGHT), 0.5 * q * dt / m)
+    np.testing.assert_allclose(d_g2.copy_to_host(), want2[3], rtol=1e-12)
+    for d, a in zip(d_u2, u2):
+        np.testing.assert_array_equal(d.copy_to_host(), a)
