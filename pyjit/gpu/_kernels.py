@@ -116,10 +116,19 @@ def _matches(sig, args):
         if t.__class__.__name__ != "Array":
             continue
         a = _array_of(a)
-        if a is None or str(a.dtype) != str(t.dtype) or a.ndim != t.ndim or \
+        if a is None or a.ndim != t.ndim or not _same_dtype(a.dtype, t.dtype) or \
                 (t.layout in ("C", "F") and not _contiguous(a, t.layout)):
             return False
     return True
+
+
+def _same_dtype(dtype, t):
+    """Whether arrays of NumPy dtype dtype have pyjit's element type t (records included)."""
+    from .. import types as pyjit_types
+    try:
+        return pyjit_types.from_dtype(dtype) == t
+    except (TypeError, ValueError, NotImplementedError):
+        return False
 
 
 def _cast(t, value):

@@ -1305,3 +1305,28 @@ def test_pic_vay_pusher_shared_inline_function(cuda):
     np.testing.assert_allclose(d_g2.copy_to_host(), want2[3], rtol=1e-12)
     for d, a in zip(d_u2, u2):
         np.testing.assert_array_equal(d.copy_to_host(), a)
+
+
+# ---- a kernel declared over an array of records, the signature built with from_dtype ----
+
+PARTICLE = np.dtype([("x", np.float64), ("v", np.float64), ("m", np.float32)])
+
+
+def test_declared_signature_of_record_arrays(cuda):
+    from pyjit import from_dtype, types
+    rec = from_dtype(PARTICLE)
+
+    @cuda.jit(void(types.Array(rec, 1, "A"), float64))
+    def drift(p, dt):
+        i = cuda.grid(1)
+        if i < p.shape[0]:
+            p[i].x += p[i].v * dt / p[i].m
+
+    p = np.zeros(50, dtype=PARTICLE)
+    p["x"] = np.arange(50)
+    p["v"] = np.linspace(-1, 1, 50)
+    p["m"] = 2.0
+    want = p["x"] + p["v"] * 0.5 / p["m"]
+    d = cuda.to_device(p)
+    drift[2, 32](d, 0.5)
+    np.testing.assert_allclose(d.copy_to_host()["x"], want, rtol=1e-15)
