@@ -1330,3 +1330,55 @@ def test_declared_signature_of_record_arrays(cuda):
     d = cuda.to_device(p)
     drift[2, 32](d, 0.5)
     np.testing.assert_allclose(d.copy_to_host()["x"], want, rtol=1e-15)
+
+
+# ---- streams awaited from asyncio (numba-cuda's Stream.async_done): chunks scaled on their own
+# streams, gathered by a coroutine; the awaitable of a stream fake whose work finishes late,
+# as the GPU's does ----
+
+def test_streams_awaited_with_asyncio(cuda):
+    import asyncio
+
+    @cuda.jit
+    def scale(x, k):
+        for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+            x[i] *= k
+
+    chunks = [np.arange(c * 100, (c + 1) * 100, dtype=np.float64) for c in range(3)]
+
+    async def run():
+        streams = [cuda.stream() for _ in chunks]
+        devs = []
+        for c, (s, host) in enumerate(zip(streams, chunks)):
+            d = cuda.to_device(host, stream=s)
+            scale[2, 32, s](d, c + 2.0)
+            devs.append(d)
+        done = await asyncio.gather(*(s.async_done() for s in streams))
+        assert list(done) == streams
+        return [d.copy_to_host() for d in devs]
+
+    for c, (got, host) in enumerate(zip(asyncio.run(run()), chunks)):
+        np.testing.assert_array_equal(got, host * (c + 2.0))
+
+
+def test_async_done_waits_for_the_stream():
+    import asyncio
+
+    from pyjit.gpu._streams import async_done
+
+    class LateStream:          # a stream whose work ends after three queries, then one that fails
+        def __init__(self, fail=False):
+            self.polls, self.fail = 0, fail
+
+        def query(self):
+            self.polls += 1
+            if self.fail and self.polls == 2:
+                raise RuntimeError("the kernel faulted")
+            return self.polls >= 3
+
+    async def run():
+        s = LateStream()
+        assert await async_done(s) is s and s.polls == 3
+        with pytest.raises(RuntimeError, match="faulted"):
+            await async_done(LateStream(fail=True))
+    asyncio.run(run())

@@ -26,6 +26,15 @@ class Stream:
     def add_callback(self, callback, arg=None):
         callback(self, 0, arg)
 
+    def query(self):
+        """True: the stream's work is done (it was done when queued)."""
+        return True
+
+    def async_done(self):
+        """numba-cuda's awaitable of the stream's work, resolved with the stream."""
+        from .._streams import async_done
+        return async_done(self)
+
     def __int__(self):
         return self.handle
 
