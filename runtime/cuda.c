@@ -349,10 +349,10 @@ static PyObject *stream_query(CudaStream *s, PyObject *unused)
 }
 
 /* stream.async_done(): numba-cuda's awaitable of the stream's work, a future of the running
- * asyncio loop resolved with the stream (pyjit/gpu/_streams.py, shared with the simulators). */
+ * asyncio loop resolved with the stream (pyjit.gpu._hostapi.py, shared with the simulators). */
 static PyObject *stream_async_done(CudaStream *s, PyObject *unused)
 {
-    PyObject *mod = PyImport_ImportModule("pyjit.gpu._streams");
+    PyObject *mod = PyImport_ImportModule("pyjit.gpu._hostapi");
     if (!mod)
         return NULL;
     PyObject *future = PyObject_CallMethod(mod, "async_done", "O", (PyObject *)s);

@@ -22,6 +22,7 @@ from .. import decorators as _decorators
 from .. import types as _types_mod
 from . import _options as _kernel_options
 from ._builtins import INTRINSICS, NAMESPACES
+from ._hostapi import DEALLOCATIONS as _DEALLOCATIONS
 from ._link import declare_device
 from ._kernels import SpecializedKernel, signature_args, threads_of as _threads_of
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError, NvrtcError
@@ -427,6 +428,8 @@ class Context:
 
     def synchronize(self):
         synchronize()
+
+    deallocations = _DEALLOCATIONS     # numba-cuda's queue of frees: nothing waits in it
 
     def reset(self):
         synchronize()

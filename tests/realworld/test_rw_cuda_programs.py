@@ -1359,12 +1359,15 @@ def test_streams_awaited_with_asyncio(cuda):
 
     for c, (got, host) in enumerate(zip(asyncio.run(run()), chunks)):
         np.testing.assert_array_equal(got, host * (c + 2.0))
+    # as memory-bound programs do after dropping arrays: nothing is left queued to free
+    cuda.current_context().deallocations.clear()
+    assert len(cuda.current_context().deallocations) == 0
 
 
 def test_async_done_waits_for_the_stream():
     import asyncio
 
-    from pyjit.gpu._streams import async_done
+    from pyjit.gpu._hostapi import async_done
 
     class LateStream:          # a stream whose work ends after three queries, then one that fails
         def __init__(self, fail=False):

@@ -6,6 +6,7 @@ behaves like the GPU path's (events still measure real elapsed time between reco
 import contextlib
 import time
 
+from .._hostapi import DEALLOCATIONS as _DEALLOCATIONS
 from .arrays import DeviceNDArray
 
 
@@ -32,7 +33,7 @@ class Stream:
 
     def async_done(self):
         """numba-cuda's awaitable of the stream's work, resolved with the stream."""
-        from .._streams import async_done
+        from .._hostapi import async_done
         return async_done(self)
 
     def __int__(self):
@@ -144,6 +145,8 @@ class Context:
 
     def synchronize(self):
         pass
+
+    deallocations = _DEALLOCATIONS     # numba-cuda's queue of frees: nothing waits in it
 
     def reset(self):
         pass
