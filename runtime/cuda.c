@@ -348,6 +348,18 @@ static PyObject *stream_query(CudaStream *s, PyObject *unused)
     Py_RETURN_TRUE;
 }
 
+/* stream.async_done(): numba-cuda's awaitable of the stream's work, a future of the running
+ * asyncio loop resolved with the stream (pyjit.gpu._hostapi.py, shared with the simulators). */
+static PyObject *stream_async_done(CudaStream *s, PyObject *unused)
+{
+    PyObject *mod = PyImport_ImportModule("pyjit.gpu._hostapi");
+    if (!mod)
+        return NULL;
+    PyObject *future = PyObject_CallMethod(mod, "async_done", "O", (PyObject *)s);
+    Py_DECREF(mod);
+    return future;
+}
+
 static PyObject *stream_get_handle(CudaStream *s, void *unused)
 {
     return PyLong_FromVoidPtr(s->handle);
@@ -390,6 +402,8 @@ static PyMethodDef stream_methods[] = {
     {"__enter__", (PyCFunction)stream_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)stream_exit, METH_VARARGS, NULL},
     {"query", (PyCFunction)stream_query, METH_NOARGS, "True when the stream's work is done."},
+    {"async_done", (PyCFunction)stream_async_done, METH_NOARGS,
+     "An asyncio future resolved with the stream when its work is done."},
     {NULL},
 };
 

@@ -160,6 +160,8 @@ typedef struct CudaArray {
     CUstream stream;        /* the array's stream: the default for its copies */
     int ndim, device, itemsize;
     int64_t shape[CUDA_MAX_NDIM], strides[CUDA_MAX_NDIM];
+    PyObject *writeback;    /* a weak reference to the NumPy array to_device copied from (the
+                             * legacy to_host() copies back into it), or NULL */
     PyObject *weakrefs;
 } CudaArray;
 

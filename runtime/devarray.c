@@ -143,6 +143,7 @@ static CudaArray *array_shell(PyObject *dtype, int ndim, const int64_t *shape,
     }
     a->data = a->alloc = 0;
     a->base = NULL;
+    a->writeback = NULL;
     a->weakrefs = NULL;
     a->dtype = dtype;
     a->itemsize = (int)PyDataType_ELSIZE((PyArray_Descr *)dtype);
@@ -208,6 +209,7 @@ static int traverse(CudaArray *a, visitproc visit, void *arg)
 {
     Py_VISIT(a->base);
     Py_VISIT(a->dtype);
+    Py_VISIT(a->writeback);
     return 0;
 }
 
@@ -215,6 +217,7 @@ static int clear(CudaArray *a)
 {
     Py_CLEAR(a->base);
     Py_CLEAR(a->dtype);
+    Py_CLEAR(a->writeback);
     return 0;
 }
 
@@ -509,6 +512,26 @@ static PyObject *copy_to_host(CudaArray *a, PyObject *args, PyObject *kwds)
     return h;
 }
 
+/* numba-cuda's legacy to_host(stream=0): copies back into the NumPy array to_device made this
+ * array from, and returns it; a new host array when there is none (or it is gone). A NumPy array
+ * given first is copied into, as copy_to_host(ary) does. */
+static PyObject *to_host(CudaArray *a, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"stream", NULL};
+    PyObject *sobj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:to_host", kwlist, &sobj) || np_ready() < 0)
+        return NULL;
+    if (sobj && PyArray_Check(sobj))
+        return PyObject_CallMethod((PyObject *)a, "copy_to_host", "O", sobj);
+    PyObject *host = a->writeback ? PyWeakref_GetObject(a->writeback) : Py_None;  /* borrowed */
+    PyObject *call = Py_BuildValue("(OO)", host, sobj ? sobj : Py_None);
+    if (!call)
+        return NULL;
+    PyObject *r = copy_to_host(a, call, NULL);
+    Py_DECREF(call);
+    return r;
+}
+
 static PyObject *copy_to_device(CudaArray *a, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ary", "stream", NULL};
@@ -589,6 +612,8 @@ static PyObject *py_to_device(PyObject *self, PyObject *args, PyObject *kwds)
         goto fail;
     }
     if (copy && copy_in((CudaArray *)d, (PyArrayObject *)h, s) < 0)
+        goto fail;
+    if (to == Py_None && h == obj && !(((CudaArray *)d)->writeback = PyWeakref_NewRef(obj, NULL)))
         goto fail;
     Py_DECREF(h);
     return d;
@@ -1247,8 +1272,8 @@ static PyMethodDef methods[] = {
      "An IpcArrayHandle: pickled to another process of this machine, opened there."},
     {"copy_to_host", (PyCFunction)(void (*)(void))copy_to_host, METH_VARARGS | METH_KEYWORDS,
      "copy_to_host(ary=None, stream=0): a NumPy array with the contents (into ary if given)."},
-    {"to_host", (PyCFunction)(void (*)(void))copy_to_host, METH_VARARGS | METH_KEYWORDS,
-     "to_host(ary=None, stream=0): copy_to_host's older name (numba-cuda's legacy API)."},
+    {"to_host", (PyCFunction)(void (*)(void))to_host, METH_VARARGS | METH_KEYWORDS,
+     "to_host(stream=0): numba-cuda's legacy copy back into the array to_device copied from."},
     {"copy_to_device", (PyCFunction)(void (*)(void))copy_to_device, METH_VARARGS | METH_KEYWORDS,
      "copy_to_device(ary, stream=0): overwrites the contents with a host or device array's."},
     {"reshape", (PyCFunction)(void (*)(void))reshape, METH_VARARGS | METH_KEYWORDS,

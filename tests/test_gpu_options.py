@@ -63,8 +63,8 @@ def test_launch_bounds_normalised():
         _options.check(dict(max_registers=32), device=True)
 
 
-def _run_simulated(code):
-    env = dict(os.environ, PYJIT_SIMULATOR="1",
+def _run_simulated(code, mode="1"):
+    env = dict(os.environ, PYJIT_SIMULATOR=mode,
                PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=120)
@@ -464,26 +464,66 @@ def test_declared_device_called_from_the_host_is_an_error():
         f(1.0)
 
 
-def test_simulator_says_linked_code_needs_a_gpu(tmp_path):
+_CUDA_ONLY_CU = """
+extern "C" __device__ int lane_of(int *return_value, int x)
+{
+    *return_value = threadIdx.x + x;
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", ["1", "cpu"])
+def test_simulators_run_cuda_c_device_functions(tmp_path, mode):
+    """Both simulators run a declare_device function of plain CUDA C, compiled for the CPU, by
+    its link= or the kernel's; PTX and CUDA C using the GPU itself are errors naming the file."""
     f = tmp_path / "mul.cu"
     f.write_text(_MUL_CU)
+    ptx = tmp_path / "mul.ptx"
+    ptx.write_text(_MUL_PTX)
+    gpu_only = tmp_path / "lane.cu"
+    gpu_only.write_text(_CUDA_ONLY_CU)
     out = _run_simulated(f"""
 import numpy as np
 from pyjit import gpu
-try:
-    gpu.jit(link=[{str(f)!r}])(lambda x: None)
-except NotImplementedError as e:
-    print('link', 'needs a GPU' in str(e) or 'GPU only' in str(e))
 mul = gpu.declare_device('mul_f32', 'float32(float32, float32)', link=[{str(f)!r}])
 @gpu.jit
-def k(x):
-    x[0] = mul(x[0], 2.0)
+def k(x, y):
+    i = gpu.grid(1)
+    if i < x.size:
+        y[i] = mul(x[i], 3.0)
+x = np.arange(40, dtype=np.float32) / 3
+y = np.zeros_like(x)
+k[2, 32](x, y)
+print('declared', (y == x * np.float32(3.0)).all())
+f2 = {str(tmp_path / "mul2.cu")!r}
+open(f2, 'w').write(open({str(f)!r}).read().replace('mul_f32', 'mul2_f32'))
+mul2 = gpu.declare_device('mul2_f32', 'float32(float32, float32)')
+@gpu.jit(link=[f2])
+def k2(x, y):
+    i = gpu.grid(1)
+    if i < x.size:
+        y[i] = mul2(x[i], 5.0)
+k2[2, 32](x, y)
+print('kernel-link', (y == x * np.float32(5.0)).all())
 try:
-    k[1, 1](np.ones(1, np.float32))
+    gpu.declare_device('f', 'float32(float32)', link=[{str(ptx)!r}])
+    gpu.jit(link=[{str(ptx)!r}])(lambda x: None)
+    print('ptx', 'accepted')
 except NotImplementedError as e:
-    print('declared', 'needs a GPU' in str(e))
-""")
-    assert out.split() == ["link", "True", "declared", "True"]
+    print('ptx', {str(ptx)!r} in str(e) and 'GPU code' in str(e))
+try:
+    lane = gpu.declare_device('lane_of', 'int32(int32)', link=[{str(gpu_only)!r}])
+    @gpu.jit
+    def k3(x):
+        x[0] = lane(x[0])
+    k3[1, 1](np.zeros(1, np.int32))
+    print('gpu-only', 'ran')
+except RuntimeError as e:
+    print('gpu-only', {str(gpu_only)!r} in str(e) and 'threadIdx' in str(e))
+""", mode)
+    assert out.split() == ["declared", "True", "kernel-link", "True", "ptx", "True", "gpu-only",
+                           "True"]
 
 
 @pytest.mark.gpu

@@ -11,6 +11,7 @@ import ctypes
 import gc
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -219,7 +220,10 @@ def assemble_ptx(ptx):
         path = os.path.join(d, "k.ptx")
         with open(path, "w") as f:
             f.write(ptx)
-        r = subprocess.run([PTXAS, "-arch=sm_90", path, "-o", os.path.join(d, "k.cubin")],
+        # a call of a declare_device function is resolved by the driver's linker: relocatable
+        linked = re.search(r"\.extern \.func[^;]*?\b(?!vprintf\b)\w+\s*\(", ptx) is not None
+        r = subprocess.run([PTXAS, "-arch=sm_90"] + (["-c"] if linked else []) +
+                           [path, "-o", os.path.join(d, "k.cubin")],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr + "\n" + ptx
 

@@ -88,3 +88,29 @@ class _GpuModule(_types.ModuleType):
 
 
 _sys.modules[__name__].__class__ = _GpuModule
+
+
+class _CudaAlias:
+    """`import pyjit.cuda.X` imports pyjit.gpu.X and names the same module object both ways
+    (pyjit.cuda is this package): a second copy would make a second set of classes, against
+    which isinstance checks and `except` clauses of the first fail."""
+
+    _PREFIX = "pyjit.cuda."
+
+    def find_spec(self, fullname, path, target=None):
+        if not fullname.startswith(self._PREFIX):
+            return None
+        from importlib.util import find_spec, spec_from_loader
+        if find_spec(__name__ + "." + fullname[len(self._PREFIX):]) is None:
+            return None     # the import fails naming pyjit.cuda.X, as written
+        return spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        return _importlib.import_module(__name__ + "." + spec.name[len(self._PREFIX):])
+
+    def exec_module(self, module):
+        """Already executed under its pyjit.gpu name."""
+
+
+if not any(isinstance(f, _CudaAlias) for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _CudaAlias())

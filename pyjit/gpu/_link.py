@@ -190,3 +190,113 @@ def inputs(ptx, files, cc):
                 data += b"\0"
             out.append((data, _KINDS[ext], path))
     return out
+
+
+# ---- the simulators: CUDA C device functions compiled for the CPU ----
+#
+# A kernel the simulators run calls a declare_device function as the GPU does: by name, in
+# numba-cuda's ABI. Its CUDA C (.cu) is compiled by the host's C++ compiler into a shared
+# library, the CUDA qualifiers defined away, and loaded globally: the compiled simulator's JIT
+# resolves the name from the process, the interpreted one calls it through ctypes. Device code
+# that uses the GPU itself (threadIdx, __syncthreads, atomics, intrinsics) does not compile for
+# the CPU: that is an error naming the file and quoting the compiler. PTX, cubin and the other
+# GPU binaries cannot run on the CPU.
+
+_HOST_PRELUDE = """\
+#define __device__
+#define __host__
+#define __global__
+#define __forceinline__ inline
+#define __noinline__
+#define __restrict__ __restrict
+#include <math.h>
+#include <stdint.h>
+#include <stddef.h>
+"""
+
+_HOST_LIBRARIES = {}    # (path, mtime, size) -> the loaded ctypes.CDLL (kept: never unloaded)
+
+
+def _host_compiler():
+    import shutil
+    for name in (os.environ.get("CXX"), "c++", "g++", "clang++"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    raise RuntimeError("running CUDA C device functions (declare_device, link=) in the "
+                       "simulator needs a C++ compiler for the CPU (c++, g++ or clang++; or "
+                       "set CXX); none was found")
+
+
+def _compile_for_host(path):
+    import subprocess
+    import tempfile
+    folder = tempfile.mkdtemp(prefix="pyjit-cu-")
+    prelude = os.path.join(folder, "cuda_host_prelude.h")
+    with open(prelude, "w") as f:
+        f.write(_HOST_PRELUDE)
+    out = os.path.join(folder, os.path.splitext(os.path.basename(path))[0] + ".so")
+    cmd = [_host_compiler(), "-x", "c++", "-std=c++17", "-O2", "-fPIC", "-shared", "-include",
+           prelude, "-I", os.path.dirname(os.path.abspath(path)), path, "-o", out]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{path}: this CUDA C does not compile for the CPU, so the simulator "
+                           "cannot run it (device functions of plain C++ run there; code that "
+                           f"uses the GPU itself needs one):\n{r.stderr.strip()}")
+    return ctypes.CDLL(out, mode=ctypes.RTLD_GLOBAL)
+
+
+def host_libraries(files):
+    """The CUDA C files of a declare_device or a link= compiled for the CPU and loaded globally
+    (once per version of each file), for the simulators."""
+    libs = []
+    for path in files:
+        if not path.endswith(".cu"):
+            raise NotImplementedError(f"{path}: {os.path.splitext(path)[1]} files are GPU code: "
+                                      "the simulator runs CUDA C (.cu) device functions only; "
+                                      "a GPU links this one")
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+        if key not in _HOST_LIBRARIES:
+            _HOST_LIBRARIES[key] = _compile_for_host(path)
+        libs.append(_HOST_LIBRARIES[key])
+    return libs
+
+
+_CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
+           "int32": ctypes.c_int32, "int64": ctypes.c_int64, "uint8": ctypes.c_uint8,
+           "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,
+           "float32": ctypes.c_float, "float64": ctypes.c_double}
+
+
+def host_function(name, signature, files):
+    """A declare_device function compiled for the CPU as a Python callable in numba-cuda's ABI
+    (the result through a pointer): what the interpreted simulator's kernels call."""
+    import numpy as np
+
+    from .. import types
+    sig = types.parse_signature(signature)
+    ret = sig.return_type.name if sig.return_type is not None else "none"
+    for t in list(sig.args) + ([sig.return_type] if ret != "none" else []):
+        if t.name not in _CTYPES:
+            raise NotImplementedError(f"declare_device('{name}'): the simulator calls foreign "
+                                      f"functions of scalar types; {t.name} is not one")
+    # its own files, then what a kernel's link= loaded into the process
+    fn = None
+    for lib in host_libraries(files) + [ctypes.CDLL(None)]:
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            break
+    if fn is None:
+        raise RuntimeError(f"declare_device('{name}'): no CUDA C linked so far ({list(files)!r} "
+                           f"and the kernels' link=) defines an extern \"C\" __device__ "
+                           f"function '{name}'")
+    rtype = _CTYPES.get(ret, ctypes.c_int8)
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.POINTER(rtype)] + [_CTYPES[t.name] for t in sig.args]
+    out_type = np.dtype(ret).type if ret != "none" else None
+
+    def call(*args):
+        slot = rtype()
+        fn(ctypes.byref(slot), *[a.item() if hasattr(a, "item") else a for a in args])
+        return out_type(slot.value) if out_type is not None else None
+    return call

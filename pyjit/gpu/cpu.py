@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _core, _registry, _serialize
 from .. import types as _types_mod
+from . import _link
 from . import _options as _kernel_options
 from . import hardware as _hw
 from ._builtins import INTRINSICS, NAMESPACES
@@ -57,7 +58,14 @@ __all__ = _KERNEL_NAMES + _HOST_NAMES + _HOST_RUNTIME + [
 DeviceFunction = _hw.DeviceFunction      # compiled into the kernels that call it, as on the GPU
 compile_ptx = _hw.compile_ptx            # PTX needs no GPU
 compile_ptx_for_current_device = _hw.compile_ptx_for_current_device
-declare_device = _hw.declare_device
+
+
+def declare_device(name, sig, link=None):
+    """numba-cuda's cuda.declare_device: the kernels compiled for the CPU call the function by
+    name, from its CUDA C compiled for the CPU and loaded into the process (gpu/_link.py)."""
+    declared = _hw.declare_device(name, sig, link)
+    _link.host_libraries(declared.link)
+    return declared
 # CUDA C source runs only on a GPU: these say so when used (pyjit/gpu/source.py)
 SourceModule, RawModule, RawKernel, mem_alloc, memcpy_htod, memcpy_dtoh = (
     _hw._source.needs_gpu(n) for n in ("SourceModule", "RawModule", "RawKernel", "mem_alloc",
@@ -128,9 +136,10 @@ class Kernel(LaunchForms):
         self._dispatcher = _core.Dispatcher(py_func, _registry.REGISTRY, fastmath=bool(fastmath),
                                             error_model=error_model, debug=bool(debug),
                                             opt=3 if opt else 0, gpu_sim=True)
-        if signature is not None:
-            args, _ret = _types_mod._canonical_signature(signature)
-            self._dispatcher._add_signature(args, None, True)
+        if signature is not None:      # one signature, or numba-cuda's list of them
+            for sig in signature if isinstance(signature, list) else [signature]:
+                args, _ret = _types_mod._canonical_signature(sig)
+                self._dispatcher._add_signature(args, None, True)
             self._dispatcher.disable_compile()
         code = py_func.__code__
         self._argnames = code.co_varnames[:code.co_argcount]
@@ -204,6 +213,8 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     opts = dict(_kernel_options.check(options, device, debug), debug=bool(debug),
                 fastmath=fastmath)
     kws = dict(options, device=device, debug=debug, fastmath=fastmath)
+    if opts.get("link"):    # CUDA C for the CPU, loaded before the kernel that calls it compiles
+        _link.host_libraries(opts["link"])
 
     def make(f, sig):
         return _serialize.record(cls(f, sig, **opts), f, jit, () if sig is None else (sig,), kws)

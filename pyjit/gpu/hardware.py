@@ -22,8 +22,9 @@ from .. import decorators as _decorators
 from .. import types as _types_mod
 from . import _options as _kernel_options
 from ._builtins import INTRINSICS, NAMESPACES
+from ._hostapi import DEALLOCATIONS as _DEALLOCATIONS
 from ._link import declare_device
-from ._kernels import SpecializedKernel, threads_of as _threads_of
+from ._kernels import SpecializedKernel, signature_args, threads_of as _threads_of
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError, NvrtcError
 
 _NO_RUNTIME = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
@@ -183,6 +184,30 @@ if _HAVE_RUNTIME:
 
         def __repr__(self):
             return f"<pyjit.gpu kernel {self.__qualname__}>"
+
+    class DeclaredKernel(Kernel):
+        """A kernel declared with a signature or a list of them: each launch takes the first
+        its arrays match and converts its scalars to that signature's types (a Python float
+        given for a float32 parameter is a float32), as in the simulators; arrays of other
+        types are a TypeError. Kernels without one keep the launch that is C throughout."""
+
+        def __getitem__(self, cfg):
+            return _DeclaredLaunch(self, super().__getitem__(cfg))
+
+        def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+            return _DeclaredLaunch(self, super().forall(ntasks, tpb, stream, sharedmem))
+
+    class _DeclaredLaunch:
+        __slots__ = ("kernel", "launch")
+
+        def __init__(self, kernel, launch):
+            self.kernel, self.launch = kernel, launch
+
+        def __call__(self, *args):
+            return self.launch(*signature_args(self.kernel, args, _launch_types))
+
+        def __getattr__(self, name):     # griddim, blockdim, sharedmem of the launch
+            return getattr(self.launch, name)
 else:
     class _Launcher:
         def __init__(self, name):
@@ -322,7 +347,9 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     kws = dict(options, device=device, debug=debug, fastmath=fastmath)
 
     def make(f, sig):
-        return _serialize.record(cls(f, sig, **opts), f, jit, () if sig is None else (sig,), kws)
+        made = DeclaredKernel if cls is Kernel and sig is not None and _HAVE_RUNTIME else cls
+        return _serialize.record(made(f, sig, **opts), f, jit, () if sig is None else (sig,),
+                                 kws)
     if isinstance(func_or_sig, _types.FunctionType):
         return make(func_or_sig, None)
     return lambda f: make(f, func_or_sig)
@@ -401,6 +428,8 @@ class Context:
 
     def synchronize(self):
         synchronize()
+
+    deallocations = _DEALLOCATIONS     # numba-cuda's queue of frees: nothing waits in it
 
     def reset(self):
         synchronize()

@@ -45,6 +45,7 @@ def _ptx_backend():
     import importlib
 
     from pyjit import _core, _registry
+    from pyjit.gpu._kernels import signature_args
     cpu = importlib.import_module("pyjit.gpu.cpu")
     if not hasattr(_core, "cuda_compile_ptx"):      # a pyjit built without GPU code generation
         return cpu
@@ -62,7 +63,10 @@ def _ptx_backend():
             kernel = self
 
             def launch(*args):
-                names = list(cpu._launch_types(args))
+                # the types the GPU compiles for: a declared signature's, as its launch converts
+                names = list(cpu._launch_types(
+                    signature_args(kernel, args, cpu._launch_types) if kernel.signature
+                    else args))
                 if names not in kernel._ptx_done:
                     _registry.populate()
                     ptx, entry, _ = _core.cuda_compile_ptx(kernel.py_func, _registry.REGISTRY,

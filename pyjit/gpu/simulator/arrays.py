@@ -15,6 +15,7 @@ array; it has numba-cuda's methods (copy_to_host, slicing, reshape, __cuda_array
 """
 import operator
 import sys
+import weakref
 
 import numpy as np
 
@@ -142,6 +143,15 @@ class CheckedArray:
     @property
     def T(self):
         return checked(self._a.T, self.name + ".T")
+
+    @property
+    def real(self):
+        """The real parts: a view kernels write through (atomics included), as on the GPU."""
+        return checked(self._a.real, self.name + ".real")
+
+    @property
+    def imag(self):
+        return checked(self._a.imag, self.name + ".imag")
 
     def copy(self):
         return checked(self._a.copy(), self.name)
@@ -389,9 +399,12 @@ class DeviceNDArray:
                         "process; copy it to the host first (a.copy_to_host()) and send the NumPy "
                         "array")
 
-    def __init__(self, ary, stream=0):
+    def __init__(self, ary, stream=0, writeback=None):
         self._ary = ary
         self.stream = stream
+        # the host array to_device copied from, for the legacy to_host() (a weak reference:
+        # the device array does not keep it alive)
+        self._writeback = weakref.ref(writeback) if writeback is not None else None
 
     shape = property(lambda self: self._ary.shape)
     strides = property(lambda self: self._ary.strides)
@@ -431,7 +444,14 @@ class DeviceNDArray:
         _copy(ary, self._ary)
         return ary
 
-    to_host = copy_to_host   # numba-cuda's legacy name
+    def to_host(self, stream=0):
+        """numba-cuda's legacy to_host(stream=0): copies back into the NumPy array the device
+        array was made from by to_device, and returns it; a new host array when there is none.
+        (A NumPy array given first is copied into, as copy_to_host does.)"""
+        if isinstance(stream, np.ndarray):
+            return self.copy_to_host(stream)
+        host = self._writeback() if self._writeback is not None else None
+        return self.copy_to_host(host)
 
     def copy_to_device(self, ary, stream=0):
         src = ary._ary if isinstance(ary, DeviceNDArray) else np.asarray(ary)
@@ -530,7 +550,8 @@ def to_device(obj, stream=0, copy=True, to=None):
     if to is not None:
         to.copy_to_device(src, stream)
         return to
-    return DeviceNDArray(np.array(src, copy=True, order="K"), stream)
+    return DeviceNDArray(np.array(src, copy=True, order="K"), stream,
+                         obj if isinstance(obj, np.ndarray) else None)
 
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):

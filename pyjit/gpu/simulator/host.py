@@ -6,6 +6,7 @@ behaves like the GPU path's (events still measure real elapsed time between reco
 import contextlib
 import time
 
+from .._hostapi import DEALLOCATIONS as _DEALLOCATIONS
 from .arrays import DeviceNDArray
 
 
@@ -25,6 +26,15 @@ class Stream:
 
     def add_callback(self, callback, arg=None):
         callback(self, 0, arg)
+
+    def query(self):
+        """True: the stream's work is done (it was done when queued)."""
+        return True
+
+    def async_done(self):
+        """numba-cuda's awaitable of the stream's work, resolved with the stream."""
+        from .._hostapi import async_done
+        return async_done(self)
 
     def __int__(self):
         return self.handle
@@ -135,6 +145,8 @@ class Context:
 
     def synchronize(self):
         pass
+
+    deallocations = _DEALLOCATIONS     # numba-cuda's queue of frees: nothing waits in it
 
     def reset(self):
         pass

@@ -24,7 +24,7 @@ from . import intrinsics as I
 from . import host, scheduler, transform
 from ... import _serialize
 from .. import _options as _kernel_options
-from .._kernels import LaunchForms, SpecializedKernel, threads_of as _threads_of
+from .._kernels import LaunchForms, SpecializedKernel, signature_args, threads_of as _threads_of
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
@@ -304,7 +304,6 @@ class Kernel(LaunchForms):
         self._returns_checked = False
         code = py_func.__code__
         self._argnames = code.co_varnames[:code.co_argcount]
-        self._casts = _signature_casts(signature, len(self._argnames))
 
     def __getitem__(self, cfg):
         launcher = _Launcher(self, *_config(self, cfg))
@@ -372,9 +371,9 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     """@gpu.jit, @gpu.jit('void(float32[:])'), @gpu.jit(device=True): as numba.cuda.jit, with
     the options the compiled path takes (pyjit/gpu/_options.py), checked the same way."""
     opts = dict(_kernel_options.check(options, device, debug), debug=debug, fastmath=fastmath)
-    if opts["link"]:
-        raise NotImplementedError(f"gpu.jit(link={list(opts['link'])!r}): linked CUDA C, PTX or "
-                                  "cubin runs on a GPU only; the simulator cannot run it")
+    if opts["link"]:      # CUDA C for the CPU: its functions are declare_device's to call
+        from .._link import host_libraries
+        host_libraries(opts["link"])
 
     def wrap(f, sig=None):
         if isinstance(f, (Kernel, DeviceFunction)):
@@ -392,22 +391,24 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
 
 
 class DeclaredDevice:
-    """gpu.declare_device in the simulator: foreign device code, which only a GPU runs."""
+    """gpu.declare_device in the simulator: a device function of CUDA C, compiled for the CPU
+    on its first call and called through ctypes in numba-cuda's ABI (pyjit/gpu/_link.py)."""
 
     def __init__(self, name, signature, link=None):
         self.name = self.__name__ = name
         self.signature = signature
         self.link = tuple(_kernel_options.link_files(link)) if link else ()
+        self._call = None
 
     def __call__(self, *args):
-        raise NotImplementedError(f"device function '{self.name}' (declare_device) is CUDA C, "
-                                  "PTX or cubin linked into kernels: it needs a GPU; the "
-                                  "simulator cannot run it")
+        if self._call is None:
+            from .._link import host_function
+            self._call = host_function(self.name, self.signature, self.link)
+        return self._call(*args)
 
 
 def declare_device(name, sig, link=None):
-    """numba-cuda's cuda.declare_device: callable in simulated kernels only to say it needs a
-    GPU."""
+    """numba-cuda's cuda.declare_device: foreign CUDA C the simulated kernels call."""
     return DeclaredDevice(name, sig, link)
 
 
@@ -510,32 +511,9 @@ _SCALAR_CASTS = {
 }
 
 
-def _signature_casts(signature, nargs):
-    """Scalar argument conversions from a signature string such as 'void(float32, int32[:])'."""
-    if not isinstance(signature, str) or "(" not in signature:
-        return None
-    inner = signature[signature.index("(") + 1: signature.rindex(")")]
-    parts, depth, cur = [], 0, ""
-    for ch in inner:
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    if len(parts) != nargs:
-        return None
-    return [_SCALAR_CASTS.get(p) if "[" not in p else None for p in parts]
-
-
 # --- launching ------------------------------------------------------------------------------
 
-def _kernel_arg(value, name, cast):
+def _kernel_arg(value, name):
     if isinstance(value, np.ndarray):
         if value.dtype.hasobject:
             raise TypeError(f"argument '{name}' is an array of Python objects: kernels take "
@@ -545,9 +523,7 @@ def _kernel_arg(value, name, cast):
     if isinstance(value, DeviceNDArray):
         return checked(value._ary, name)
     if isinstance(value, (In, Out, InOut)):
-        return _kernel_arg(value.array, name, cast)
-    if cast is not None:
-        return cast(value)
+        return _kernel_arg(value.array, name)
     if isinstance(value, float):
         return np.float64(value)       # a float argument is a float64 on the GPU, not weak
     if isinstance(value, complex):
@@ -623,33 +599,6 @@ class _Overload:
         return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
 
 
-def _check_signature(kernel, args):
-    """A kernel compiled for its signature only, as the compiled backends' is: an array argument
-    of another dtype, number of dimensions or layout is their TypeError (scalars convert)."""
-    sig = kernel.__dict__.get("_sig_args")
-    if sig is None:
-        try:
-            from ... import types as pyjit_types
-            sig = kernel._sig_args = pyjit_types.parse_signature(kernel.signature).args
-        except Exception:   # noqa: BLE001 - a signature the compiled path words its own error for
-            sig = kernel._sig_args = ()
-    ok = len(sig) == len(args)
-    for t, a in zip(sig, args):
-        if not ok or t.__class__.__name__ != "Array":
-            continue
-        a = a.array if isinstance(a, (In, Out, InOut)) else a
-        a = a._ary if isinstance(a, DeviceNDArray) else a
-        if not isinstance(a, np.ndarray) or a.dtype.name != str(t.dtype) or a.ndim != t.ndim or \
-                (t.layout == "C" and not a.flags.c_contiguous) or \
-                (t.layout == "F" and not a.flags.f_contiguous):
-            ok = False
-    if not ok:
-        got = ", ".join(_launch_types(args))
-        want = ", ".join(t.name for t in sig)
-        raise TypeError(f"{kernel.__name__}(): no matching definition for argument type(s) "
-                        f"({got}); its signatures:\n    ?({want})")
-
-
 class _Overloads:
     def __init__(self, kernel):
         self.kernel = kernel
@@ -663,11 +612,10 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
     if len(args) != len(names):
         raise TypeError(f"kernel '{kernel.__name__}' takes {len(names)} argument(s) "
                         f"({', '.join(names)}), {len(args)} given")
-    casts = kernel._casts or (None,) * len(args)
     if kernel.signature is not None:
-        _check_signature(kernel, args)
+        args = signature_args(kernel, args, _launch_types)
     try:
-        kargs = [_kernel_arg(a, n, c) for a, n, c in zip(args, names, casts)]
+        kargs = [_kernel_arg(a, n) for a, n in zip(args, names)]
     except TypeError as e:
         raise TypeError(f"kernel '{kernel.__name__}': {e}") from None
     _check_no_return_value(kernel)
