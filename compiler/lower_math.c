@@ -89,9 +89,9 @@ static LLVMValueRef lower_cmath(Lower *L, Builtin bi, Type *ct, LLVMValueRef z)
     LLVMValueRef a = LLVMBuildExtractValue(B, z, 0, ""), b = LLVMBuildExtractValue(B, z, 1, "");
     switch (bi) {
     case BI_CMATH_EXP: {
+        LLVMValueRef c = lower_math(L, MF_COS, pt, b, NULL), s = lower_math(L, MF_SIN, pt, b, NULL);
         LLVMValueRef e = lower_math(L, MF_EXP, pt, a, NULL);
-        return cplx(L, ct, LLVMBuildFMul(B, e, lower_math(L, MF_COS, pt, b, NULL), ""),
-                    LLVMBuildFMul(B, e, lower_math(L, MF_SIN, pt, b, NULL), ""));
+        return cplx(L, ct, LLVMBuildFMul(B, e, c, ""), LLVMBuildFMul(B, e, s, ""));
     }
     case BI_CMATH_LOG:
     case BI_CMATH_LOG10: {

@@ -75,14 +75,18 @@ void pj_nrt_incref(MemInfo *mi)
         __atomic_fetch_add(&mi->refcount, 1, __ATOMIC_RELAXED);
 }
 
+void pj_nrt_free(MemInfo *mi)
+{
+    nrt_free_block(mi);
+    __atomic_fetch_sub(&nrt_live_count, 1, __ATOMIC_RELAXED);
+}
+
+/* Compiled code for the CPU does this in its own module (lower.c: define_refcounting); the two
+ * must agree. */
 void pj_nrt_decref(MemInfo *mi)
 {
-    if (!mi)
-        return;
-    if (__atomic_fetch_sub(&mi->refcount, 1, __ATOMIC_ACQ_REL) == 1) {
-        nrt_free_block(mi);
-        __atomic_fetch_sub(&nrt_live_count, 1, __ATOMIC_RELAXED);
-    }
+    if (mi && __atomic_fetch_sub(&mi->refcount, 1, __ATOMIC_ACQ_REL) == 1)
+        pj_nrt_free(mi);
 }
 
 int64_t pj_nrt_live(void)

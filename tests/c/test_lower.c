@@ -28,13 +28,16 @@ MemInfo *pj_nrt_alloc(int64_t size)
     return mi;
 }
 void pj_nrt_incref(MemInfo *mi) { if (mi) mi->refcount++; }
+void pj_nrt_free(MemInfo *mi)
+{
+    free(mi->data);
+    free(mi);
+    live--;
+}
 void pj_nrt_decref(MemInfo *mi)
 {
-    if (mi && --mi->refcount == 0) {
-        free(mi->data);
-        free(mi);
-        live--;
-    }
+    if (mi && --mi->refcount == 0)
+        pj_nrt_free(mi);
 }
 int64_t pj_nrt_live(void) { return live; }
 void pj_print_i64(int64_t v) { printf("%lld", (long long)v); }
