@@ -2505,7 +2505,7 @@ static void fill_phis(Lower *L, Block *blk)
                 continue;
             LLVMValueRef v = lower_value(L, in->args[p]);
             if (!v || LLVMTypeOf(v) != LLVMTypeOf(phi))
-                v = LLVMGetUndef(LLVMTypeOf(phi));
+                v = LLVMConstNull(LLVMTypeOf(phi));   /* not yet set: null, no reference */
             LLVMAddIncoming(phi, &v, &from, 1);
         }
     }
