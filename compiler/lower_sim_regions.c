@@ -23,9 +23,11 @@
  * computed again after the barrier rather than saved, and those every thread holds alike (a
  * divergence analysis: uniform_analysis) are two scalars, not an array. A barrier in a loop or a
  * branch needs nothing more: each thread runs its own path to its next barrier, and the check
- * after the round finds the threads that disagree. Warp operations need lanes in lockstep, which
- * rounds of whole regions do not give: kernels with them keep the fibers (simulator/fiber.c), as
- * do kernels whose barriers stay in a function that is not inlined (recursion).
+ * after the round finds the threads that disagree. Warp operations are cut the same way: a lane
+ * leaves its mask, value and argument in arrays and reads its result from another; the round's
+ * end completes the warps whose lanes all wait at one and holds the other threads back a round
+ * (SIM_HELD in their resume point, which matches no case of the switch). Kernels whose barriers
+ * stay in a function that is not inlined (recursion) keep the fibers (simulator/fiber.c).
  *
  * The optimiser then runs again over the cut function: within a region, a thread's values are in
  * registers, and the loads and stores of shared memory are the plain ones of any loop. */

@@ -8,9 +8,10 @@
  * and reused.
  *
  * A block is one call of the kernel's block function, which loops over the threads; in a kernel
- * with barriers, that loop is cut at each (compiler/lower_sim_regions.c): it runs the threads
- * to their next barrier, calls pj_sim_regions_sync, and goes round again. A kernel with warp
- * operations (or a barrier the cut could not reach) runs its threads as fibers in rounds: each round
+ * with barriers or warp operations, that loop is cut at each (compiler/lower_sim_regions.c): it
+ * runs the threads to their next one, calls pj_sim_regions_sync (which completes warps' operations
+ * and holds the other threads back a round, or releases a barrier), and goes round again. A
+ * kernel whose barrier the cut could not reach runs its threads as fibers in rounds: each round
  * resumes, in thread order, every thread not finished, until it reaches a barrier or returns;
  * then the warps whose lanes all wait at warp operations (shuffles, votes, syncwarp) complete
  * them, lockstep, and the next round starts; when none can, every waiting thread must wait at the
