@@ -178,6 +178,8 @@ typedef struct AbiSimRaceSite {
 /* pj_sim_barrier's op for the grid barrier (gpu.cg.this_grid().sync()); 0 is syncthreads, 1 to 3
  * its count, and and or forms. */
 #define ABI_SIM_GRID_BARRIER 4
+/* compiler/lower_sim_regions.c's sites table: a warp operation's op is this plus its kind. */
+#define ABI_SIM_WARP_OP 100
 /* pj_sim_warp's kinds (compiler/lower_sim.c passes them, simulator/launch.c runs them). */
 typedef enum AbiSimWarpKind {
     ABI_WARP_SHFL_IDX, ABI_WARP_SHFL_UP, ABI_WARP_SHFL_DOWN, ABI_WARP_SHFL_XOR,

@@ -23,9 +23,11 @@
  * computed again after the barrier rather than saved, and those every thread holds alike (a
  * divergence analysis: uniform_analysis) are two scalars, not an array. A barrier in a loop or a
  * branch needs nothing more: each thread runs its own path to its next barrier, and the check
- * after the round finds the threads that disagree. Warp operations need lanes in lockstep, which
- * rounds of whole regions do not give: kernels with them keep the fibers (simulator/fiber.c), as
- * do kernels whose barriers stay in a function that is not inlined (recursion).
+ * after the round finds the threads that disagree. Warp operations are cut the same way: a lane
+ * leaves its mask, value and argument in arrays and reads its result from another; the round's
+ * end completes the warps whose lanes all wait at one and holds the other threads back a round
+ * (SIM_HELD in their resume point, which matches no case of the switch). Kernels whose barriers
+ * stay in a function that is not inlined (recursion) keep the fibers (simulator/fiber.c).
  *
  * The optimiser then runs again over the cut function: within a region, a thread's values are in
  * registers, and the loads and stores of shared memory are the plain ones of any loop. */
@@ -44,7 +46,7 @@ typedef struct PtrMap {
 typedef struct Site {
     LLVMBasicBlockRef exit, resume;   /* the code up to the barrier; the code after it */
     LLVMValueRef pred;
-    int op, line;
+    int op, line;                     /* op: ABI_SIM_WARP_OP + kind for a warp operation */
 } Site;
 
 /* One array of the threads' values: a value live across barriers, or a thread's alloca. */
@@ -73,6 +75,10 @@ typedef struct Cut {
      * gave a true predicate, how many reached a syncthreads_and (which needs the count) */
     LLVMValueRef ror, rand, rop, rcount, rlive;
     LLVMBasicBlockRef advance, check_slow, check_one;   /* after a round, before the next */
+    LLVMValueRef rheld;   /* the last round ended with threads held back (warp operations) */
+    /* warp operations: each thread's value, result, mask and argument, items made at the first
+     * (their indices: the items' array grows) */
+    int wval, wres, wmask, warg;
     Site *sites;
     int nsites, sites_cap;
     Item *items;
@@ -80,6 +86,10 @@ typedef struct Cut {
     uint64_t frame;       /* bytes per thread of the arrays */
     PtrMap kind;          /* hoist_uniform's: what the entry's pointers point into */
 } Cut;
+
+static Item *add_item(Cut *c, LLVMValueRef v, LLVMTypeRef ty, uint64_t bytes, uint64_t align);
+static LLVMValueRef item_base(Cut *c);
+static LLVMValueRef item_at(Cut *c, Item *it);
 
 /* Offsets into AbiSimThread (abi.h): its tid and the ExcInfo before it change from thread to
  * thread; the fields after tid are the block's. */
@@ -156,8 +166,12 @@ static bool can_cut(Cut *c)
     size_t barriers = 0, size = count_instructions(c);
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
-            if (LLVMIsAInvokeInst(in) || is_call_to(in, "pj_sim_warp") || LLVMIsACallBrInst(in))
+            if (LLVMIsAInvokeInst(in) || LLVMIsACallBrInst(in))
                 return false;
+            if (is_call_to(in, "pj_sim_warp") && (!LLVMIsAConstantInt(LLVMGetOperand(in, 1)) ||
+                                                  !LLVMIsAConstantInt(LLVMGetOperand(in, 5))))
+                return false;
+            barriers += is_call_to(in, "pj_sim_warp");
             if (LLVMIsAAllocaInst(in) && (bb != LLVMGetEntryBasicBlock(c->fn) ||
                                           !LLVMIsConstant(LLVMGetOperand(in, 0)) ||
                                           LLVMGetAlignment(in) > 64))
@@ -234,6 +248,8 @@ static void build_driver(Cut *c)
     c->rop = LLVMBuildAlloca(B, c->i32, "");
     c->rcount = LLVMBuildAlloca(B, c->i32, "");
     c->rlive = LLVMBuildAlloca(B, c->i32, "");
+    c->rheld = LLVMBuildAlloca(B, c->i32, "");
+    LLVMBuildStore(B, LLVMConstInt(c->i32, 0, 0), c->rheld);
     reset_summary(c);
     LLVMValueRef nx = ntid(c, 0), ny = ntid(c, 1), nz = ntid(c, 2);
     LLVMValueRef n = LLVMBuildNUWMul(B, LLVMBuildNUWMul(B, nx, ny, ""), nz, "");
@@ -271,8 +287,10 @@ static void build_driver(Cut *c)
     LLVMValueRef lin64 = LLVMBuildZExt(B, lin, c->i64, "");
     LLVMValueRef where = LLVMBuildLoad2(B, c->i32,
                                         LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, ""), "");
-    c->sw = LLVMBuildSwitch(B, where, c->start, 8);
-    LLVMAddCase(c->sw, zero, c->latch);
+    /* -1 the start, 0 returned; a thread held back a round (SIM_HELD set: it waits at a
+     * barrier while other warps complete warp operations) matches no case */
+    c->sw = LLVMBuildSwitch(B, where, c->latch, 8);
+    LLVMAddCase(c->sw, LLVMConstAllOnes(c->i32), c->start);
 
     /* the latches: the next thread, x fastest */
     LLVMBasicBlockRef ynext = c->ynext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next.y");
@@ -322,6 +340,13 @@ static void build_driver(Cut *c)
                                       LLVMConstInt(c->i32, ABI_SIM_GRID_BARRIER, 0), "");
     if (c->prog->sim_racecheck)   /* the race detector counts the barriers: each round ends there */
         grid = LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 1, 0);
+    /* warp operations (ops from ABI_SIM_WARP_OP up), and a round after one that held threads
+     * back, need the simulator too */
+    LLVMValueRef other = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntUGE, op,
+                                                      LLVMConstInt(c->i32, ABI_SIM_WARP_OP, 0), ""),
+                                     LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, c->i32, c->rheld, ""),
+                                                   zero, ""), "");
+    grid = LLVMBuildOr(B, grid, other, "");
     LLVMBuildCondBr(B, LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, mixed, zero, ""), grid, ""),
                     slow, fast);
     LLVMPositionBuilderAtEnd(B, fast);
@@ -338,18 +363,24 @@ static void build_driver(Cut *c)
 
     /* low half 1 go on, 0 all returned, -1 failed; high half the result */
     LLVMPositionBuilderAtEnd(B, slow);
-    LLVMTypeRef cp[4] = {c->ptr, c->ptr, c->ptr, c->ptr};
-    LLVMTypeRef cty = LLVMFunctionType(c->i64, cp, 4, 0);
+    LLVMTypeRef cp[8] = {c->ptr, c->ptr, c->ptr, c->ptr, c->ptr, c->ptr, c->ptr, c->ptr};
+    LLVMTypeRef cty = LLVMFunctionType(c->i64, cp, 8, 0);
     LLVMValueRef cfn = LLVMGetNamedFunction(c->mod, "pj_sim_regions_sync");
     if (!cfn)
         cfn = LLVMAddFunction(c->mod, "pj_sim_regions_sync", cty);
-    LLVMValueRef cargs[4] = {c->t, c->at, c->preds, LLVMConstNull(c->ptr)};   /* sites: later */
-    LLVMValueRef r = c->sync = LLVMBuildCall2(B, cty, cfn, cargs, 4, "sim.sync");
+    /* the sites and the warp operations' arrays: later */
+    LLVMValueRef np = LLVMConstNull(c->ptr);
+    LLVMValueRef cargs[8] = {c->t, c->at, c->preds, np, np, np, np, np};
+    LLVMValueRef r = c->sync = LLVMBuildCall2(B, cty, cfn, cargs, 8, "sim.sync");
     LLVMBuildStore(B, LLVMBuildTrunc(B, LLVMBuildLShr(B, r, LLVMConstInt(c->i64, 32, 0), ""),
                                      c->i32, ""), c->bres);
     LLVMValueRef state = LLVMBuildTrunc(B, r, c->i32, "");
-    LLVMValueRef csw = LLVMBuildSwitch(B, state, fail, 2);
+    LLVMValueRef held = LLVMConstInt(c->i32, 3, 0);   /* go on, with threads held back */
+    LLVMBuildStore(B, LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntEQ, state, held, ""), c->i32, ""),
+                   c->rheld);
+    LLVMValueRef csw = LLVMBuildSwitch(B, state, fail, 3);
     LLVMAddCase(csw, one, c->advance);
+    LLVMAddCase(csw, held, c->advance);
     LLVMAddCase(csw, zero, ok);
 
     /* the next round: its summary starts empty */
@@ -419,14 +450,20 @@ static void cut_at(Cut *c, LLVMBasicBlockRef a, LLVMValueRef call)
     Site *s = &c->sites[k - 1];
     s->exit = exit;
     s->resume = a;
-    s->op = (int)LLVMConstIntGetZExtValue(LLVMGetOperand(call, 1));
-    s->pred = LLVMGetOperand(call, 2);
-    s->line = (int)LLVMConstIntGetZExtValue(LLVMGetOperand(call, 3));
+    bool warp = is_call_to(call, "pj_sim_warp");
+    s->op = (int)LLVMConstIntGetZExtValue(LLVMGetOperand(call, 1)) + (warp ? ABI_SIM_WARP_OP : 0);
+    s->pred = warp ? LLVMConstInt(c->i32, 0, 0) : LLVMGetOperand(call, 2);
+    s->line = (int)LLVMConstIntGetZExtValue(LLVMGetOperand(call, warp ? 5 : 3));
     LLVMValueRef kv = LLVMConstInt(c->i32, (unsigned)k, 0);
     LLVMValueRef li = lin_index(c);
     LLVMBuildStore(B, kv, LLVMBuildInBoundsGEP2(B, c->i32, c->at, &li, 1, ""));
-    if (s->op)
+    if (s->op && !warp)
         LLVMBuildStore(B, s->pred, LLVMBuildInBoundsGEP2(B, c->i32, c->preds, &li, 1, ""));
+    if (warp) {   /* the lane's mask, value and argument, for the round's end */
+        LLVMBuildStore(B, LLVMGetOperand(call, 2), item_at(c, &c->items[c->wmask]));
+        LLVMBuildStore(B, LLVMGetOperand(call, 3), item_at(c, &c->items[c->wval]));
+        LLVMBuildStore(B, LLVMGetOperand(call, 4), item_at(c, &c->items[c->warg]));
+    }
     LLVMValueRef one = LLVMConstInt(c->i32, 1, 0);
     LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, c->i32, c->ror, ""), kv, ""), c->ror);
     LLVMBuildStore(B, LLVMBuildAnd(B, LLVMBuildLoad2(B, c->i32, c->rand, ""), kv, ""), c->rand);
@@ -436,7 +473,7 @@ static void cut_at(Cut *c, LLVMBasicBlockRef a, LLVMValueRef call)
     if (s->op == 2)
         LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, c->rlive, ""), one, ""),
                        c->rlive);
-    if (s->op) {
+    if (s->op && !warp) {
         LLVMValueRef yes = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, s->pred,
                                          LLVMConstNull(LLVMTypeOf(s->pred)), ""), c->i32, "");
         LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, c->rcount, ""), yes, ""),
@@ -445,9 +482,24 @@ static void cut_at(Cut *c, LLVMBasicBlockRef a, LLVMValueRef call)
     LLVMBuildBr(B, c->latch);
     LLVMAddCase(c->sw, kv, a);
     LLVMPositionBuilderBefore(B, LLVMGetNextInstruction(call));
-    LLVMValueRef r = LLVMBuildLoad2(B, c->i32, c->bres, "");
+    LLVMValueRef r = warp ? LLVMBuildLoad2(B, c->i64, item_at(c, &c->items[c->wres]), "")
+                          : LLVMBuildLoad2(B, c->i32, c->bres, "");
     LLVMReplaceAllUsesWith(call, r);
     LLVMInstructionEraseFromParent(call);
+}
+
+/* The arrays of the warp operations' lanes, made at the first. */
+static void warp_items(Cut *c)
+{
+    if (c->wval >= 0)
+        return;
+    LLVMTypeRef ty[4] = {c->i64, c->i64, c->i32, c->i32};
+    int *at[4] = {&c->wval, &c->wres, &c->wmask, &c->warg};
+    for (int i = 0; i < 4; i++) {
+        Item *it = add_item(c, NULL, ty[i], i < 2 ? 8 : 4, i < 2 ? 8 : 4);
+        it->base = item_base(c);
+        *at[i] = c->nitems - 1;
+    }
 }
 
 static void cut_barriers(Cut *c)
@@ -456,7 +508,9 @@ static void cut_barriers(Cut *c)
         if (!is_body(c, bb))
             continue;
         for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; ) {
-            if (is_call_to(in, "pj_sim_barrier")) {
+            if (is_call_to(in, "pj_sim_barrier") || is_call_to(in, "pj_sim_warp")) {
+                if (is_call_to(in, "pj_sim_warp"))
+                    warp_items(c);
                 cut_at(c, bb, in);
                 in = LLVMGetFirstInstruction(bb);
             } else {
@@ -624,6 +678,11 @@ static void place_items(Cut *c)
         c->items[i].base = base;
     }
     LLVMSetOperand(c->frame_size, 1, LLVMConstInt(c->i64, c->frame, 0));
+    if (c->wval >= 0) {   /* the round's end reads and writes the lanes' arrays */
+        int its[4] = {c->wval, c->wres, c->wmask, c->warg};
+        for (int i = 0; i < 4; i++)
+            LLVMSetOperand(c->sync, 4 + (unsigned)i, c->items[its[i]].base);
+    }
 }
 
 /* A placeholder for the item's array, until place_items. */
@@ -1140,7 +1199,9 @@ static bool diverge_at(Cut *c, Live *lv, Uniform *u, int b, bool *in_region, int
 static void uniform_analysis(Cut *c, Live *lv, Uniform *u)
 {
     u->div = arena_alloc(c->arena, (size_t)lv->nvals * sizeof *u->div);
-    if (lv->nblocks > 2000) {
+    /* with warp operations, warps run ahead of each other while some wait at a barrier: a value
+     * all threads compute alike is not the same instance in every thread of a round */
+    if (lv->nblocks > 2000 || c->wval >= 0) {
         memset(u->div, 1, (size_t)lv->nvals * sizeof *u->div);
         return;
     }
@@ -1297,7 +1358,8 @@ bool lower_sim_regions(Program *prog, LLVMModuleRef mod)
     TypedFunc *entry = prog->funcs.items[0];
     char *name = arena_printf(prog->arena, "%s__simblock", entry->symbol);
     Cut c = {.prog = prog, .arena = prog->arena, .mod = mod, .ctx = LLVMGetModuleContext(mod),
-             .frame = 64};   /* at and preds: the resume points and barrier predicates */
+             .frame = 64,    /* at and preds: the resume points and barrier predicates */
+             .wval = -1, .wres = -1, .wmask = -1, .warg = -1};
     c.fn = LLVMGetNamedFunction(mod, name);
     if (!c.fn || LLVMIsDeclaration(c.fn) || !can_cut(&c))
         return false;

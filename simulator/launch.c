@@ -8,9 +8,10 @@
  * and reused.
  *
  * A block is one call of the kernel's block function, which loops over the threads; in a kernel
- * with barriers, that loop is cut at each (compiler/lower_sim_regions.c): it runs the threads
- * to their next barrier, calls pj_sim_regions_sync, and goes round again. A kernel with warp
- * operations (or a barrier the cut could not reach) runs its threads as fibers in rounds: each round
+ * with barriers or warp operations, that loop is cut at each (compiler/lower_sim_regions.c): it
+ * runs the threads to their next one, calls pj_sim_regions_sync (which completes warps' operations
+ * and holds the other threads back a round, or releases a barrier), and goes round again. A
+ * kernel whose barrier the cut could not reach runs its threads as fibers in rounds: each round
  * resumes, in thread order, every thread not finished, until it reaches a barrier or returns;
  * then the warps whose lanes all wait at warp operations (shuffles, votes, syncwarp) complete
  * them, lockstep, and the next round starts; when none can, every waiting thread must wait at the
@@ -523,10 +524,69 @@ void *pj_sim_scratch(AbiSimThread *t, int64_t bytes)
     return w->scratch;
 }
 
-int64_t pj_sim_regions_sync(AbiSimThread *t, int32_t *at, const int32_t *pred, const int32_t *sites)
+/* A thread held back a round: it waits at a barrier, or at a warp operation its warp has not
+ * completed, while other warps complete theirs (its block function skips it). */
+#define SIM_HELD 0x40000000
+
+/* The warps whose live lanes all wait at warp operations complete them, as release_warps does for
+ * fibers: each lane's result in wres. Whether any did; released[i] marks their lanes. */
+static bool regions_warps(SimLaunch *L, int32_t *at, const int32_t *sites, const int64_t *wval,
+                          int64_t *wres, const int32_t *wmask, const int32_t *warg, bool *released)
+{
+    int n = L->nthreads;
+    bool any = false;
+    SimWorker *wk = current_worker();
+    for (int base = 0; base < n; base += 32) {
+        SimFiber lanes[32], *w[32];
+        uint32_t live = 0, waiting = 0, need = 0;
+        for (int l = 0; l < 32; l++) {
+            int i = base + l, k = i < n ? at[i] & ~SIM_HELD : 0;
+            w[l] = i < n ? &lanes[l] : NULL;
+            if (i >= n || at[i] == 0)
+                continue;
+            live |= 1u << l;
+            if (k > 0 && sites[2 * k] >= ABI_SIM_WARP_OP) {
+                waiting |= 1u << l;
+                need |= (uint32_t)wmask[i];
+                SimFiber *f = &lanes[l];   /* what warp_result reads */
+                f->op = sites[2 * k] - ABI_SIM_WARP_OP;
+                f->site = sites[2 * k + 1];
+                f->mask = (uint32_t)wmask[i];
+                f->value = wval[i];
+                f->pred = warg[i];
+            }
+        }
+        if (!waiting || (need & live & ~waiting))
+            continue;
+        for (int l = 0; l < 32; l++)
+            if ((waiting >> l) & 1) {
+                wres[base + l] = warp_result(w, waiting, l);
+                released[base + l] = true;
+            }
+        if (wk->warp_epoch && base / 32 < wk->warp_cap)
+            wk->warp_epoch[base / 32]++;
+        any = true;
+    }
+    return any;
+}
+
+int64_t pj_sim_regions_sync(AbiSimThread *t, int32_t *at, const int32_t *pred, const int32_t *sites,
+                            const int64_t *wval, int64_t *wres, const int32_t *wmask,
+                            const int32_t *warg)
 {
     SimLaunch *L = running;
     int n = L->nthreads, first = 0;
+    if (wval) {   /* warps complete their operations first; the others are held back a round */
+        bool released[n];
+        memset(released, 0, sizeof released);
+        if (regions_warps(L, at, sites, wval, wres, wmask, warg, released)) {
+            for (int i = 0; i < n; i++)
+                at[i] = released[i] || at[i] == 0 ? at[i] & ~SIM_HELD : at[i] | SIM_HELD;
+            return 3;
+        }
+        for (int i = 0; i < n; i++)
+            at[i] &= ~SIM_HELD;
+    }
     for (int i = 0; i < n && !first; i++)
         first = at[i] > 0 ? at[i] : 0;
     if (!first)
@@ -535,10 +595,13 @@ int64_t pj_sim_regions_sync(AbiSimThread *t, int32_t *at, const int32_t *pred, c
     int other = 0, count = 0;
     for (int i = 0; i < n; i++)
         other |= at[i] != first && at[i] != 0;
-    if (other)   /* at other calls: the same barrier if at the same line (a copy of the code) */
+    if (other || sites[2 * first] >= ABI_SIM_WARP_OP)   /* at other calls: the same barrier if at
+                                                         * the same line (a copy of the code) */
         for (int i = 0; i < n; i++) {
             int k = at[i];
-            if (k > 0 && (sites[2 * k] != sites[2 * first] || sites[2 * k + 1] != sites[2 * first + 1]))
+            if (k > 0 && (sites[2 * k] != sites[2 * first] ||
+                          sites[2 * k + 1] != sites[2 * first + 1] ||
+                          sites[2 * k] >= ABI_SIM_WARP_OP))
                 goto diverged;
         }
     int op = sites[2 * first];
@@ -560,8 +623,11 @@ int64_t pj_sim_regions_sync(AbiSimThread *t, int32_t *at, const int32_t *pred, c
     return (int64_t)((uint64_t)result << 32) | 1;
 diverged:;
     SimWait w[n];
-    for (int i = 0; i < n; i++)
-        w[i] = (SimWait){at[i] > 0 ? SIM_WAITING : SIM_DONE, at[i] > 0 ? sites[2 * at[i] + 1] : 0};
+    for (int i = 0; i < n; i++) {
+        int k = at[i];
+        w[i] = (SimWait){k <= 0 ? SIM_DONE : sites[2 * k] >= ABI_SIM_WARP_OP ? SIM_WARP : SIM_WAITING,
+                         k > 0 ? sites[2 * k + 1] : 0};
+    }
     deadlocked = true;
     deadlock(L, w, n, t, &t->exc);
     return 0xffffffff;   /* -1 in the low half */

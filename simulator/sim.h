@@ -2,9 +2,10 @@
  *
  *   launch.c  a launch: blocks spread over the thread pool (runtime/pool.c); a block runs as the
  *             kernel's block function's loop over its threads (abi.h: AbiSimBlock), cut into
- *             rounds at barriers (compiler/lower_sim_regions.c; pj_sim_regions_sync ends a
- *             round), or, when the kernel has warp operations, as one fiber per thread,
- *             switched at each barrier and warp operation
+ *             rounds at barriers and warp operations (compiler/lower_sim_regions.c;
+ *             pj_sim_regions_sync ends a round), or, when the cut cannot reach them, as one fiber
+ *             per thread, switched at each; a kernel that syncs its grid runs its blocks as
+ *             fibers too (run_grid)
  *   fiber.c   the fibers: their stacks and the switch
  *
  * The kernels themselves are compiled by the ordinary pipeline (compiler/lower_sim.c). */

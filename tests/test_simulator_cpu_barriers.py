@@ -323,3 +323,43 @@ def test_a_loop_bounded_by_a_barriers_result(both):
 
     x = np.random.default_rng(5).random(128)
     run_both(both, make, (2, 64), x, np.zeros(128, np.int64))
+
+
+# Warp operations are cut like barriers: at a round's end the warps whose lanes all wait at warp
+# operations complete them, and threads waiting elsewhere are held back a round.
+
+def test_warps_that_shuffle_different_numbers_of_times_before_a_barrier(both):
+    def make(gpu):
+        @gpu.jit
+        def k(x, out):
+            s = gpu.shared.array(128, np.float64)
+            t = gpu.threadIdx.x
+            v = x[gpu.grid(1)]
+            for r in range(t // 32 + 1):          # warp w shuffles w + 1 times
+                v += gpu.shfl_xor_sync(0xFFFFFFFF, v, 1 << r)
+            s[t] = v
+            gpu.syncthreads()
+            for it in range(3):
+                if t < 32:                        # warp 0 alone, while the others wait
+                    v += gpu.shfl_down_sync(0xFFFFFFFF, v, it + 1)
+                gpu.syncthreads()
+            out[gpu.grid(1)] = s[(t + 32) % 128] + v + gpu.ballot_sync(0xFFFFFFFF, v > 2.0)
+        return k
+
+    x = np.random.default_rng(7).random(256)
+    run_both(both, make, (2, 128), x, np.zeros(256))
+
+
+def test_a_warp_operation_some_lanes_never_reach_is_reported(both):
+    def make(gpu):
+        @gpu.jit
+        def k(x):
+            t = gpu.threadIdx.x
+            if t % 32 < 16:
+                x[t] = gpu.shfl_sync(0xFFFFFFFF, x[t], 0)
+            gpu.syncthreads()
+        return k
+
+    for gpu in both:
+        with pytest.raises(gpu.BarrierError, match="warp operation"):
+            make(gpu)[1, 64](np.zeros(64))

@@ -119,7 +119,7 @@ int64_t pj_thread_id(void) { return 0; }
 int32_t pj_sim_barrier(AbiSimThread *t, int32_t op, int32_t pred, int32_t site) { (void)t; (void)op; (void)site; return pred; }
 int64_t pj_sim_warp(AbiSimThread *t, int32_t kind, int32_t mask, int64_t value, int32_t arg, int32_t site) { (void)t; (void)kind; (void)mask; (void)arg; (void)site; return value; }
 void *pj_sim_scratch(AbiSimThread *t, int64_t bytes) { (void)t; (void)bytes; return NULL; }
-int64_t pj_sim_regions_sync(AbiSimThread *t, int32_t *at, const int32_t *pred, const int32_t *sites) { (void)t; (void)at; (void)pred; (void)sites; return 0; }
+int64_t pj_sim_regions_sync(AbiSimThread *t, int32_t *at, const int32_t *pred, const int32_t *sites, const int64_t *wval, int64_t *wres, const int32_t *wmask, const int32_t *warg) { (void)t; (void)at; (void)pred; (void)sites; (void)wval; (void)wres; (void)wmask; (void)warg; return 0; }
 int32_t pj_sim_race(AbiSimThread *t, char *p, int64_t size, int32_t write, const AbiSimRaceSite *site, int64_t i0, int64_t i1, int64_t i2, int64_t i3) { (void)t; (void)p; (void)size; (void)write; (void)site; (void)i0; (void)i1; (void)i2; (void)i3; return 0; }
 /* Nor is the strings' (runtime/str.c): stand-ins that fail (NULL: out of memory) or give 0. */
 MemInfo *pj_str_concat(MemInfo *a, MemInfo *b) { (void)a; (void)b; return NULL; }
