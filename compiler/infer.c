@@ -1004,6 +1004,19 @@ static Type *identity_compare(Infer *c, Instr *in, Type *a, Type *b)
     }
 }
 
+/* a == s and a != s of a unicode array and a str, element by element as NumPy compares them
+ * (pyjit/lib/strings.py); other comparisons of arrays with strings are refused. */
+static Type *text_array_compare(Infer *c, Instr *in)
+{
+    bool swap = in->args[0]->type->kind != TY_ARRAY;
+    Instr *args[2] = {in->args[swap], in->args[!swap]};
+    if (args[0]->type->array.dtype->kind != TY_CHARSEQ || (in->sub != CMP_EQ && in->sub != CMP_NE))
+        return infer_fail(c, in, DIAG_TYPING, "cannot compare %s with %s",
+                          infer_type_name(in->args[0]->type), infer_type_name(in->args[1]->type));
+    return infer_library_call(c, in, in->sub == CMP_EQ ? "method.array._text_eq"
+                                                       : "method.array._text_ne", args, 2);
+}
+
 static Type *type_compare(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
@@ -1049,6 +1062,8 @@ static Type *type_compare(Infer *c, Instr *in)
         if (da && db)
             return fold_compare(c, in, (da == db) == (op == CMP_EQ));
     }
+    if ((a->kind == TY_ARRAY && infer_is_text(b)) || (infer_is_text(a) && b->kind == TY_ARRAY))
+        return text_array_compare(c, in);
     if (infer_is_text(a) || infer_is_text(b))
         return infer_str_compare(c, in);
     if (infer_is_datetime_op(in))

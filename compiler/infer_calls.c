@@ -1525,6 +1525,9 @@ static Type *array_method(Infer *c, Instr *in, Builtin bi, Args *a)
         if (dt->kind == TY_RECORD || t->array.dtype->kind == TY_RECORD)
             return infer_fail(c, in, DIAG_TYPING, "astype() to or from a structured dtype is "
                               "not supported");
+        if ((dt->kind == TY_CHARSEQ || t->array.dtype->kind == TY_CHARSEQ) && dt != t->array.dtype)
+            return infer_fail(c, in, DIAG_TYPING, "astype() to or from a unicode dtype is not "
+                              "supported in compiled code (read the elements as str)");
         finish_dtype_arg(c, in, a, dt, to);
         return intrinsic(c, in, bi, a, to, ty_array(dt, t->array.ndim, 'C', false));
     }

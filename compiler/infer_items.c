@@ -409,7 +409,7 @@ static Type *selection_type(Type *arr, Instr *idx, Index *ix, int nints)
 {
     int ndim = arr->array.ndim - nints + ix->nnew;
     if (ndim == 0)
-        return arr->array.dtype;
+        return ty_element(arr->array.dtype);
     /* view_layout reads the index as written: not once `...` or None moved its parts */
     char layout = ix->nnew || ix->ellipsis ? 'A' : view_layout(idx, ix, arr);
     if (ndim == 1 && layout == 'F')
@@ -810,6 +810,17 @@ Type *infer_setitem(Infer *c, Instr *in)
     if (!split_index(c, in, idx, &ix) || !check_index_types(c, in, t, &ix, &nints))
         return NULL;
     Type *sel = selection_type(t, idx, &ix, nints), *vt = val->type;
+    bool same_chars = vt->kind == TY_ARRAY && vt->array.dtype == t->array.dtype;
+    if (t->array.dtype->kind == TY_CHARSEQ && !same_chars) {   /* a str, cut or padded */
+        if (sel->kind == TY_ARRAY || !infer_is_text(vt))
+            return infer_fail(c, in, DIAG_TYPING, "cannot store %s into %s of %s: one element "
+                              "of a unicode array takes a str", infer_type_name(vt),
+                              sel->kind == TY_ARRAY ? "a selection" : "an element",
+                              infer_type_name(t->array.dtype));
+        if (c->rewrite)
+            rewrite_array_access(c, in, OP_ARRAY_SET, obj, &ix, infer_coerce(c, in, val, ty_str()));
+        return ty_scalar(TY_NONE);
+    }
     bool ok = ty_is_scalar(vt) || (vt->kind == TY_ARRAY && sel->kind == TY_ARRAY &&
                                    vt->array.ndim <= sel->array.ndim);
     Type *ve = vt->kind == TY_ARRAY ? vt->array.dtype : vt;
@@ -844,11 +855,11 @@ static Type *nditer_item(Type *t)
     if (t->nditer.what == ND_ITER)
         return ty_array(dt, 0, 'C', src->array.readonly);
     if (t->nditer.what == ND_FLAT)
-        return dt;
+        return ty_element(dt);
     Type *index[ABI_MAX_NDIM + 1];
     for (int k = 0; k < src->array.ndim; k++)
         index[k] = ty_scalar(TY_INT64);
-    Type *pair[2] = {ty_tuple(index, src->array.ndim), dt};
+    Type *pair[2] = {ty_tuple(index, src->array.ndim), ty_element(dt)};
     return ty_tuple(pair, 2);
 }
 
@@ -869,7 +880,7 @@ Type *infer_item_of(Type *t)
         return ty_scalar(TY_INT64);
     case TY_ARRAY:
         if (t->array.ndim == 1)
-            return t->array.dtype;
+            return ty_element(t->array.dtype);
         return ty_array(t->array.dtype, t->array.ndim - 1, t->array.layout == 'C' ? 'C' : 'A',
                         t->array.readonly);
     case TY_TUPLE:

@@ -203,6 +203,8 @@ LLVMTypeRef lower_type(Lower *L, Type *t)
     case TY_FUNCPTR: return L->ptr;
     case TY_DATETIME:
     case TY_TIMEDELTA: return L->i64;   /* NaT: INT64_MIN */
+    case TY_CHARSEQ:   /* an element's code points, as copies move them */
+        return LLVMArrayType(L->i32, (unsigned)t->charseq.n);
     case TY_RECORD: {
         LLVMTypeRef f[2] = {L->ptr, L->ptr};   /* its array's MemInfo, the address of its bytes */
         return LLVMStructTypeInContext(L->ctx, f, 2, 0);
@@ -1577,7 +1579,7 @@ static LLVMValueRef iter_next(Lower *L, IterInfo *it, Type *item_t, LLVMBasicBlo
             LLVMValueRef p = LLVMBuildInBoundsGEP2(B, L->i8, lower_array_data(L, it->obj), &off, 1, "");
             if (at->array.dtype->kind == TY_RECORD)
                 return lower_record_in(L, owner, at->array.dtype, LLVMBuildExtractValue(B, it->obj, 0, ""), p);
-            return lower_array_load(L, at->array.dtype, p);
+            return lower_array_element(L, owner, at->array.dtype, p);
         }
         item = lower_array_subview(L, at, it->obj, i, item_t);
         lower_incref(L, LLVMBuildExtractValue(B, item, 0, ""));

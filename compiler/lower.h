@@ -245,6 +245,7 @@ LLVMValueRef lower_array_dim(Lower *L, LLVMValueRef arr, int k);
 LLVMValueRef lower_array_stride(Lower *L, Type *at, LLVMValueRef arr, int k);
 LLVMValueRef lower_array_data(Lower *L, LLVMValueRef arr);
 LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr);
+LLVMValueRef lower_array_element(Lower *L, Instr *owner, Type *dtype, LLVMValueRef ptr);
 /* fn over the elements of in's operands args[0..nops-1] (arrays broadcast together, scalars as
  * they are) into a new array of in->type, or into args[0] when inplace: the result. */
 typedef LLVMValueRef (*LowerElemFn)(Lower *L, void *ctx, LLVMValueRef *elems);

@@ -88,8 +88,28 @@ LLVMValueRef lower_array_load(Lower *L, Type *dtype, LLVMValueRef ptr)
     return v;
 }
 
+/* The element at ptr as a value of ty_element(dtype): a unicode element becomes a new str,
+ * owned by owner's slot; other elements as lower_array_load reads them. */
+LLVMValueRef lower_array_element(Lower *L, Instr *owner, Type *dtype, LLVMValueRef ptr)
+{
+    if (dtype->kind != TY_CHARSEQ)
+        return lower_array_load(L, dtype, ptr);
+    LLVMValueRef args[2] = {ptr, lower_i64(L, dtype->charseq.n)};
+    LLVMValueRef mi = lower_call_rt(L, "pj_str_from_ucs4", L->ptr, args, 2);
+    lower_check(L, LLVMBuildIsNull(L->b, mi, ""), ABI_EXC_MEMORY, "out of memory making a string",
+                NULL, 0);
+    LLVMValueRef v = LLVMBuildInsertValue(L->b, LLVMGetUndef(lower_type(L, ty_str())), mi, 0, "");
+    lower_own(L, owner, v);
+    return v;
+}
+
 void lower_array_store(Lower *L, Type *dtype, LLVMValueRef v, LLVMValueRef ptr)
 {
+    if (dtype->kind == TY_CHARSEQ && LLVMTypeOf(v) != lower_type(L, dtype)) {   /* a str, cut or NUL padded */
+        LLVMValueRef args[3] = {LLVMBuildExtractValue(L->b, v, 0, ""), ptr, lower_i64(L, dtype->charseq.n)};
+        lower_call_rt(L, "pj_str_to_ucs4", LLVMVoidTypeInContext(L->ctx), args, 3);
+        return;
+    }
     if (dtype->kind == TY_RECORD) {
         LLVMBuildMemMove(L->b, ptr, 1, lower_record_data(L, v), 1, lower_i64(L, dtype->record.size));
         return;
@@ -943,7 +963,7 @@ LLVMValueRef lower_array_get(Lower *L, Instr *in)
     if (!view && dt->kind == TY_RECORD)
         return lower_record_in(L, in, dt, LLVMBuildExtractValue(L->b, lower_value(L, in->args[0]), 0, ""), p);
     if (!view)
-        return lower_array_load(L, dt, p);
+        return lower_array_element(L, in, dt, p);
     lower_incref(L, LLVMBuildExtractValue(L->b, view, 0, ""));
     lower_own(L, in, view);
     return view;

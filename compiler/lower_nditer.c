@@ -105,7 +105,7 @@ LLVMValueRef lower_nditer_item(Lower *L, Type *t, LLVMValueRef v, LLVMValueRef i
     LLVMValueRef p = element_ptr(L, at, v, i, flat_addressable(t) ? NULL : idx);
     if (what == ND_ITER)
         return zero_d_view(L, item_t, v, p, owner);
-    LLVMValueRef x = lower_array_load(L, at->array.dtype, p);
+    LLVMValueRef x = lower_array_element(L, owner, at->array.dtype, p);
     if (what == ND_FLAT)
         return x;
     LLVMValueRef pair = LLVMGetUndef(lower_type(L, item_t));
@@ -135,7 +135,7 @@ LLVMValueRef lower_bi_nditer(Lower *L, Instr *in, Builtin bi)
 {
     switch (bi) {
     case BI_FLAT_GETITEM:
-        return lower_array_load(L, in->type, flat_element(L, in));
+        return lower_array_element(L, in, in->args[0]->type->nditer.src->array.dtype, flat_element(L, in));
     case BI_FLAT_SETITEM: {
         LLVMValueRef p = flat_element(L, in);
         lower_array_store(L, in->args[0]->type->nditer.src->array.dtype, lower_value(L, in->args[2]), p);

@@ -185,7 +185,8 @@ Type *ty_strong(Type *t)
 
 Type *ty_array(Type *dtype, int ndim, char layout, bool readonly)
 {
-    if (!dtype || !(ty_is_scalar(dtype) || dtype->kind == TY_RECORD || ty_is_datetime(dtype)) ||
+    if (!dtype || !(ty_is_scalar(dtype) || dtype->kind == TY_RECORD || ty_is_datetime(dtype) ||
+                    dtype->kind == TY_CHARSEQ) ||
         ndim < 0)
         return NULL;
     dtype = ty_strong(dtype);
@@ -420,6 +421,18 @@ Type *ty_optional(Type *value)
     Type proto = {.kind = TY_OPTIONAL};
     proto.optional.value = value;
     return intern_named(&proto, "optional(%s)", value->name);
+}
+
+Type *ty_charseq(int n)
+{
+    Type proto = {.kind = TY_CHARSEQ};
+    proto.charseq.n = n;
+    return intern_named(&proto, "unicode_charseq(%d)", n);
+}
+
+Type *ty_element(Type *dt)
+{
+    return dt && dt->kind == TY_CHARSEQ ? ty_str() : dt;
 }
 
 Type *ty_dtype(Type *scalar)
@@ -958,6 +971,8 @@ int ty_itemsize(const Type *t)
 {
     if (t && t->kind == TY_RECORD)
         return (int)t->record.size;
+    if (t && t->kind == TY_CHARSEQ)
+        return 4 * t->charseq.n;
     return ty_is_datetime(t) ? 8 : ty_bits(t) / 8;
 }
 

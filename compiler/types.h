@@ -80,6 +80,9 @@ typedef enum TypeKind {
                      * array (NULL for a np.void argument), address of the bytes} */
     TY_DATETIME,    /* np.datetime64 of unit datetime.unit: an int64 count, NaT its minimum */
     TY_TIMEDELTA,   /* np.timedelta64 of unit datetime.unit, likewise */
+    TY_CHARSEQ,     /* NumPy's unicode dtype 'U<charseq.n>' as an array's dtype only: n UCS4
+                     * code points, NUL padded; an element read is a str, a str stored is cut
+                     * or padded (Numba's UnicodeCharSeq) */
 } TypeKind;
 
 /* The units of datetime64 and timedelta64, coarsest first (NumPy's order, without the business
@@ -128,6 +131,7 @@ typedef struct Type {
          * kept for the process), NULL until then. */
         struct { int n; RecordField *fields; int64_t size; bool aligned; void *descr; } record;
         struct { DateUnit unit; } datetime;
+        struct { int n; } charseq;
         struct { struct Type *ret; struct Type **args; int n; } fn;
         const Const *literal;   /* TY_STRING, TY_MODULE, TY_FUNCTION, TY_DISPATCHER, TY_EXCCLASS */
     };
@@ -175,6 +179,10 @@ Type *ty_cpointer(Type *item);          /* "cpointer(float64)"; item NULL: "void
 /* value or None: value itself when it is None or already optional; value strong. */
 Type *ty_optional(Type *value);
 Type *ty_dtype(Type *scalar);
+/* NumPy's unicode dtype of n code points ('U<n>'), an array's dtype (TY_CHARSEQ). */
+Type *ty_charseq(int n);
+/* What reading one element of an array of dtype dt gives: a str for a unicode dtype, else dt. */
+Type *ty_element(Type *dt);
 Type *ty_literal(TypeKind kind, const Const *value);   /* keyed by the Const's identity */
 Type *ty_method(Type *self, const char *name);
 Type *ty_undefined(void);

@@ -23,7 +23,7 @@ literals.
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
     "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "Record", "NPDatetime",
-    "NPTimedelta", "NoneType", "IteratorType",
+    "NPTimedelta", "NoneType", "IteratorType", "UnicodeCharSeq",
     "ClassInstanceType", "ClassType", "StructRef", "unliteral",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral", "BooleanLiteral",
@@ -112,8 +112,9 @@ class Array(Type):
 
     def __init__(self, dtype, ndim, layout="A", readonly=False):
         dtype = _as_type(dtype)
-        if not isinstance(dtype, (Scalar, Record, NPDatetime, NPTimedelta)):
-            raise TypeError(f"Array dtype must be a scalar, record or datetime type, not {dtype!r}")
+        if not isinstance(dtype, (Scalar, Record, NPDatetime, NPTimedelta, UnicodeCharSeq)):
+            raise TypeError(f"Array dtype must be a scalar, record, datetime or unicode type, "
+                            f"not {dtype!r}")
         if not isinstance(ndim, int) or not 0 <= ndim <= 32:
             raise TypeError(f"Array ndim must be an int from 0 to 32, not {ndim!r}")
         if layout not in ("C", "F", "A"):
@@ -224,6 +225,19 @@ class NPTimedelta(Type):
     def __init__(self, unit):
         super().__init__(f"timedelta64[{unit}]" if unit else "timedelta64")
         self.unit = unit
+
+
+class UnicodeCharSeq(Type):
+    """NumPy's unicode dtype 'U<count>' as an array's dtype (Numba's types.UnicodeCharSeq): an
+    element read in compiled code is a str, a str stored is cut or padded to count characters."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, count):
+        if not isinstance(count, int) or count < 1:
+            raise TypeError(f"UnicodeCharSeq count must be a positive int, not {count!r}")
+        super().__init__(f"unicode_charseq({count})")
+        self.count = count
 
 
 class Record(Type):
@@ -787,6 +801,8 @@ def _from_canonical(name):
         return ListType(_from_canonical(name[11:-1]))
     if name.startswith("optional(") and name.endswith(")"):
         return Optional(_from_canonical(name[9:-1]))
+    if name.startswith("unicode_charseq(") and name.endswith(")"):
+        return UnicodeCharSeq(int(name[16:-1]))
     if name.startswith("iter(") and name.endswith(")"):
         return IteratorType(_from_canonical(name[5:-1]))
     if name.startswith("set(") and name.endswith(")"):
@@ -865,7 +881,7 @@ __all__ += ["typeof", "from_dtype", "as_dtype", "char", "uchar", "long_", "ssize
 # still answers False)
 _NOT_IN_PYJIT = ("EnumMember", "IntEnumMember", "DeferredType",
                  "deferred_type", "Generator", "Dispatcher", "pyobject", "ffi", "Bytes", "CharSeq",
-                 "UnicodeCharSeq", "Buffer", "MemoryView", "IntegerLiteral", "literal",
+                 "Buffer", "MemoryView", "IntegerLiteral", "literal",
                  "RawPointer", "ExternalFunction", "ExternalFunctionPointer",
                  "EphemeralArray")
 

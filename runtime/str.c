@@ -184,6 +184,32 @@ MemInfo *pj_str_chr(int64_t cp)
     return mi;
 }
 
+/* An element of a NumPy unicode array ('U<n>': n UCS4 code points, NUL padded) as a str, its
+ * trailing NULs dropped, as NumPy reads it. */
+MemInfo *pj_str_from_ucs4(const uint32_t *p, int64_t n)
+{
+    while (n > 0 && p[n - 1] == 0)
+        n--;
+    if (n == 1)
+        return pj_str_chr(p[0]);
+    uint32_t maxchar = 0;
+    for (int64_t i = 0; i < n; i++)
+        maxchar = p[i] > maxchar ? p[i] : maxchar;
+    MemInfo *mi = str_new(n, kind_for(maxchar));
+    if (mi)
+        for (int64_t i = 0; i < n; i++)
+            write_cp(payload(mi), i, p[i]);
+    return mi;
+}
+
+/* s stored into an element of a unicode array: its first n code points, NUL padded. */
+void pj_str_to_ucs4(MemInfo *s, uint32_t *p, int64_t n)
+{
+    const StrPayload *q = payload(s);
+    for (int64_t i = 0; i < n; i++)
+        p[i] = i < q->length ? read_cp(q, i) : 0;
+}
+
 /* Copies p's code points into q from index at (q's kind is at least p's). */
 static void copy_into(StrPayload *q, int64_t at, const StrPayload *p)
 {

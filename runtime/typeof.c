@@ -251,6 +251,9 @@ static Type *typeof_array(PyArrayObject *arr, int flags)
     int ndim = PyArray_NDIM(arr);
     bool record = PyDataType_HASFIELDS(PyArray_DESCR(arr));   /* kernels take them too */
     Type *dt = flags & RT_TYPEOF_GPU ? NULL : datetime_of_descr(PyArray_DESCR(arr));
+    if (!(flags & RT_TYPEOF_GPU) && PyArray_DESCR(arr)->type_num == NPY_UNICODE &&
+        PyArray_ITEMSIZE(arr) >= 4)   /* 'U<n>': NumPy's elsize is 4n */
+        dt = ty_charseq((int)(PyArray_ITEMSIZE(arr) / 4));
     if ((kind < 0 && !record && !dt) || ndim > ABI_MAX_NDIM || !PyArray_ISNOTSWAPPED(arr) ||
         (!PyArray_ISALIGNED(arr) && (flags & RT_TYPEOF_GPU)))
         return NULL;   /* unaligned arrays are fine on the CPU: lower_array.c elem_align */
@@ -258,6 +261,8 @@ static Type *typeof_array(PyArrayObject *arr, int flags)
     int readonly = !PyArray_ISWRITEABLE(arr);
     if (record)
         return typeof_record_array(PyArray_DESCR(arr), ndim, layout, readonly);
+    if (dt && dt->kind == TY_CHARSEQ)
+        return ty_array(dt, ndim, "CFA"[layout], readonly);
     if (dt)
         return typeof_datetime_array(dt, ndim, layout, readonly);
     Type **slot = &array_cache[kind][ndim][layout][readonly];
@@ -945,6 +950,14 @@ static PyArray_Descr *descr_of(Type *dtype)
         Py_XDECREF(spec);
         return d;
     }
+    if (dtype->kind == TY_CHARSEQ) {   /* 'U<n>' */
+        PyObject *spec = PyUnicode_FromFormat("U%d", dtype->charseq.n);
+        PyArray_Descr *d = NULL;
+        if (spec && !PyArray_DescrConverter(spec, &d))
+            d = NULL;
+        Py_XDECREF(spec);
+        return d;
+    }
     if (dtype->kind != TY_RECORD)
         return PyArray_DescrFromType(typenum_of_kind(dtype->kind));
     PyArray_Descr *d = record_descr(dtype);
@@ -969,7 +982,8 @@ static bool is_whole_parent(Type *ty, ArrayDesc *desc)
     int ndim = ty->array.ndim;
     Type *dt = ty->array.dtype;
     int typenum = dt->kind == TY_RECORD ? NPY_VOID : dt->kind == TY_DATETIME ? NPY_DATETIME
-                : dt->kind == TY_TIMEDELTA ? NPY_TIMEDELTA : typenum_of_kind(dt->kind);
+                : dt->kind == TY_TIMEDELTA ? NPY_TIMEDELTA : dt->kind == TY_CHARSEQ ? NPY_UNICODE
+                : typenum_of_kind(dt->kind);
     if (!PyArray_Check((PyObject *)p) || PyArray_DATA(p) != desc->data || PyArray_NDIM(p) != ndim ||
         PyArray_DESCR(p)->type_num != typenum || PyArray_ITEMSIZE(p) != ty_itemsize(dt) ||
         PyArray_ISWRITEABLE(p) == ty->array.readonly)

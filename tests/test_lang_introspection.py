@@ -273,3 +273,70 @@ def test_typed_dict_made_empty_and_isinstance_of_typed_containers():
     f = pyjit.njit(typed_containers_made_empty)
     assert f() == (1, 2.5, False, True, True, False, True)
     assert f() == typed_containers_made_empty()
+
+
+# ---- arrays of NumPy's unicode dtype ('U<n>'): elements read as str, str stored -------------
+
+def count_and_mark(grid):
+    n = 0
+    for y in range(grid.shape[0]):
+        for x in range(grid.shape[1]):
+            if grid[y, x] == "#":
+                n += 1
+                grid[y, x] = "O"
+    for row in grid:
+        for ch in row:
+            if ch == ".":
+                n += 100
+    for (y, x), ch in np.ndenumerate(grid):
+        if ch == "O":
+            n += 10000
+    return n, grid[0, 0], grid
+
+
+def apply_ops(ops, values):
+    s = 0
+    for op, v in zip(ops, values):
+        s = s * v if op == "*" else s + v
+    return s
+
+
+def words_cut_and_padded(words):
+    total = 0
+    for w in words:
+        total += len(w)
+    words[0] = "toolongword"
+    words[1] = ""
+    return total, words, words[1] == "", len(words[2])
+
+
+def whole_array_forms(grid):
+    rows = grid.copy()
+    rows[0] = rows[1]
+    rows[1, :2] = grid[0, 1:]
+    return (grid == "#", "." != grid, np.where(grid == "#", 1, 0), np.rot90(grid), rows,
+            grid.T.copy(), set(grid.ravel()) == {".", "#"})
+
+
+@pytest.mark.parametrize("f,args", [
+    (count_and_mark, (np.array([list(".#.."), list("##..")]),)),
+    (apply_ops, (np.array(["+", "*", "+"]), np.array([3, 4, 5]))),
+    (words_cut_and_padded, (np.array(["ab", "cde", "é"]),)),
+    (whole_array_forms, (np.array([list(".#."), list("##.")]),)),
+])
+def test_unicode_arrays(f, args):
+    check(f, *args)
+
+
+def unicode_to_int(a):
+    return a.astype(np.int64)
+
+
+def unicode_less(a):
+    return a < "#"
+
+
+@pytest.mark.parametrize("f", [unicode_to_int, unicode_less])
+def test_unicode_array_operations_refused_clearly(f):
+    with pytest.raises(errors.TypingError, match="unicode|compare"):
+        pyjit.njit(f)(np.array(["1", "2"]))

@@ -384,7 +384,6 @@ def comprehension_over_zip_star(cols):
 
 @pytest.mark.parametrize("f, args, words", [
     (spread_array, (np.arange(3.0),), "f(*x) is supported with a tuple x"),
-    (spread_after_others, ((1, 2),), "is not supported"),
     pytest.param(comprehension_over_zip_star, (([1], [2]),), "write the loop",
                  marks=pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 inlines the "
                                           "comprehension, whose zip(*t) then compiles")),
@@ -393,6 +392,12 @@ def test_star_args_refused_clearly(f, args, words):
     with pytest.raises(errors.UnsupportedError) as info:
         pyjit.njit(f)(*args)
     assert words in str(info.value) and f"in function '{f.__name__}'" in str(info.value)
+
+
+@pytest.mark.parametrize("t", [(1, 2), (0, -1), (5,)])
+def test_spread_after_other_arguments(t):
+    # f(a, *t): the arguments are the tuple (a, *t), made by concatenation
+    assert pyjit.njit(spread_after_others)(t) == spread_after_others(t)
 
 
 # ---- memory ------------------------------------------------------------------------------------

@@ -78,7 +78,7 @@ def assert_same(expected, got, exact=False, rtol=None, atol=None, where="result"
         assert isinstance(got, np.ndarray), f"{where}: expected an array, got {type(got)}: {got!r}"
         assert got.dtype == expected.dtype, f"{where}: dtype {got.dtype}, expected {expected.dtype}"
         assert got.shape == expected.shape, f"{where}: shape {got.shape}, expected {expected.shape}"
-        if expected.dtype.kind in "biu":
+        if expected.dtype.kind in "biuU":
             assert np.array_equal(got, expected), f"{where}: {got!r} != {expected!r}"
         else:
             np.testing.assert_allclose(got, expected, rtol=r, atol=a if r else 0, equal_nan=True,

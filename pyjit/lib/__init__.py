@@ -160,7 +160,7 @@ METHODS = {
         "negative_binomial", "hypergeometric", "multinomial", "dirichlet",
         "multivariate_hypergeometric", "multivariate_normal")),
     "iterables": ("method.tuple.index", "method.tuple.count"),
-    "strings": tuple(f"method.str.{name}" for name in (
+    "strings": ("method.array._text_eq", "method.array._text_ne") + tuple(f"method.str.{name}" for name in (
         "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rpartition", "rsplit",
         "splitlines", "removeprefix", "removesuffix", "istitle", "isascii", "isidentifier",
         "isprintable", "expandtabs")),

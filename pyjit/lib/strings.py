@@ -1,6 +1,8 @@
 """Methods of strings written in the compiled subset: what needs no more than len, indexing,
 slicing, +, * and find (the primitives lower_str.c compiles over runtime/str.c). Semantics and
 messages are CPython's."""
+import numpy as np
+
 from .. import types
 from ..extending import overload_method
 
@@ -290,3 +292,26 @@ def _expandtabs(s, tabsize=8):
                 column = 0 if c == "\n" or c == "\r" else column + 1
         return s[:0].join(out)
     return impl
+
+
+# ---- unicode arrays ('U<n>') compared with a str, element by element as NumPy does -----------
+
+def _text_comparison(equal):
+    def typing(a, s):
+        if not isinstance(a, types.Array) or not isinstance(a.dtype, types.UnicodeCharSeq):
+            return None
+
+        def impl(a, s):
+            out = np.empty(a.shape, np.bool_)
+            flat = out.reshape(-1)
+            k = 0
+            for idx in np.ndindex(a.shape):
+                flat[k] = (a[idx] == s) == equal
+                k += 1
+            return out
+        return impl
+    return typing
+
+
+overload_method(types.Array, "_text_eq")(_text_comparison(True))
+overload_method(types.Array, "_text_ne")(_text_comparison(False))

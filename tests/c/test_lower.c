@@ -149,6 +149,8 @@ MemInfo *pj_str_from_uint(uint64_t v) { (void)v; return NULL; }
 MemInfo *pj_str_from_float(double v) { (void)v; return NULL; }
 MemInfo *pj_str_intern(const void *data, int64_t length, int32_t kind) { (void)data; (void)length; (void)kind; return NULL; }
 MemInfo *pj_str_chr(int64_t cp) { (void)cp; return NULL; }
+MemInfo *pj_str_from_ucs4(const uint32_t *p, int64_t n) { (void)p; (void)n; return NULL; }
+void pj_str_to_ucs4(MemInfo *s, uint32_t *p, int64_t n) { (void)s; (void)p; (void)n; }
 int64_t pj_str_char(MemInfo *s, int64_t i) { (void)s; (void)i; return 0; }
 MemInfo *pj_str_split(MemInfo *s, MemInfo *sep, int64_t maxsplit) { (void)s; (void)sep; (void)maxsplit; return NULL; }
 MemInfo *pj_str_join(MemInfo *sep, MemInfo *const *items, int64_t n) { (void)sep; (void)items; (void)n; return NULL; }

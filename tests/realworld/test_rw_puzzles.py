@@ -12,7 +12,10 @@ cuboids as sets of tuples of tuples rebuilt with `numba.cpython.unsafe.tuple.tup
 elves kept in a set walked with `enumerate` and `zip(set, array)`, a crucible's shortest path in a
 dict keyed by `(index, direction, steps)` over `grid.flat`, path intersections by
 `np.linalg.solve` inside `try`/`except Exception`, equations searched recursively, trail counts
-in sets and dicts of tuples, and a snailfish magnitude by a list used as a stack. Each is
+in sets and dicts of tuples, a snailfish magnitude by a list used as a stack; and grids of
+characters (NumPy 'U1' arrays) read and written as str: sea cucumbers moving in a grid, monkeys
+throwing items chosen by an operator array (`zip` of five sequences, lists of lists cleared),
+a blizzard valley searched through sets of positions, a maze's best seats marked 'O'. Each is
 compared with CPython (`py_func`) and with Numba where it is installed. PYTEST_DONT_REWRITE:
 the functions keep their own asserts.
 """
@@ -412,12 +415,163 @@ def day18_magnitude(snail: np.ndarray) -> int:
     return stack[0]
 
 
+@numba.njit
+def day25_func(grid):
+    height, width = grid.shape
+    candidate_right = [
+            (y, x)
+            for y in range(height)
+            for x in range(width)
+            if grid[y, x] == '>' and grid[y, (x + 1) % width] == '.'
+    ]
+    candidate_down = [
+            (y, x)
+            for y in range(height)
+            for x in range(width)
+            if grid[y, x] == 'v' and grid[(y + 1) % height, x] == '.'
+    ]
+
+    for step in range(1, 10**8):
+        moved = False
+
+        new_candidate_right = []
+        for y, x in candidate_right:
+            x2 = (x + 1) % width
+            if grid[y, x2] == '.':
+                moved = True
+                grid[y, x] = '.'
+                grid[y, x2] = '>'
+                if grid[y, (x + 2) % width] == '.':
+                    new_candidate_right.append((y, x2))
+                if grid[(y - 1) % height, x] == 'v':
+                    candidate_down.append(((y - 1) % height, x))
+                elif grid[y, (x - 1) % width] == '>':
+                    new_candidate_right.append((y, (x - 1) % width))
+        candidate_right = new_candidate_right
+
+        new_candidate_down = []
+        for y, x in candidate_down:
+            y2 = (y + 1) % height
+            if grid[y2, x] == '.':
+                moved = True
+                grid[y, x] = '.'
+                grid[y2, x] = 'v'
+                if grid[(y + 2) % height, x] == '.':
+                    new_candidate_down.append((y2, x))
+                if grid[y, (x - 1) % width] == '>':
+                    candidate_right.append((y, (x - 1) % width))
+                elif grid[(y - 1) % height, x] == 'v':
+                    new_candidate_down.append(((y - 1) % height, x))
+        candidate_down = new_candidate_down
+
+        if not moved:
+            return step
+
+
+@numba.njit
+def day11_process(itemss1, ops, args, divisible_bys, throwss, activities, part2, mod):
+    # Convert "ragged" 2d array to list of lists.
+    itemss = [[item for item in items if item >= 0] for items in itemss1]
+    for _ in range(10_000 if part2 else 20):
+        for i, (items, op, arg, divisible_by, throws) in enumerate(
+                zip(itemss, ops, args, divisible_bys, throwss)
+        ):
+            activities[i] += len(items)
+            for item in items:
+                item = item * (arg if arg >= 0 else item) if op == '*' else item + arg
+                item = item % mod if part2 else item // 3
+                dest = throws[int(item % divisible_by != 0)]
+                itemss[dest].append(item)
+            itemss[i].clear()
+
+
+@numba.njit
+def day24b_min_time_at_dst(grid, time, start_yx, dst_yx):
+    shape = grid.shape
+    active = {start_yx}
+    max_time = time + shape[0] + shape[1] + 150  # Heuristic; 113 is min for my puzzle input.
+    while active:
+        time += 1
+        new_active = set()
+        for y, x in active:
+            for dy, dx in ((1, 0), (0, 1), (0, 0), (-1, 0), (0, -1)):
+                yx2 = y2, x2 = y + dy, x + dx
+                if yx2 == dst_yx:
+                    return time
+                if yx2 == start_yx or (
+                        0 <= y2 < shape[0]
+                        and 0 <= x2 < shape[1]
+                        and grid[y2, (x2 - time) % shape[1]] != '>'
+                        and grid[y2, (x2 + time) % shape[1]] != '<'
+                        and grid[(y2 - time) % shape[0], x2] != 'v'
+                        and grid[(y2 + time) % shape[0], x2] != '^'
+                ):
+                    remaining_dist = abs(y2 - dst_yx[0]) + abs(x2 - dst_yx[1])
+                    if time + remaining_dist <= max_time:  # Heuristic pruning.
+                        new_active.add(yx2)
+        active = new_active
+
+    raise ValueError('No path found; try increasing max_time.')
+
+
+@numba.njit
+def day16_jit(grid, ys, xs, ye, xe, part2):  # Fastest.
+    state = ys, xs, 0  # y, x, direction (0=E, 1=N, 2=W, 3=S).
+    distance = np.full((*grid.shape, 4), 10**9)  # For Dijkstra.
+    distance[state] = 0
+    pq = [(0, *state)]  # distance, y, x, direction.
+    found_d = 10**9  # Shortest distance to the end, if found.
+
+    while pq:
+        d, y, x, direction = heapq.heappop(pq)
+        if d > found_d:
+            # return (grid == 'O').sum()
+            count = 0
+            for row in grid:
+                for ch in row:
+                    count += ch == 'O'
+            return count
+        if (y, x) == (ye, xe):
+            if not part2:
+                return d
+            found_d = d
+            stack = [(y, x, direction)]
+            while stack:
+                y, x, direction = stack.pop()
+                d = distance[y, x, direction]
+                distance[y, x, direction] = 10**9  # For speedup.
+                grid[y, x] = 'O'
+                dy, dx = ((0, 1), (-1, 0), (0, -1), (1, 0))[direction]
+                for d2, y2, x2, direction2 in (
+                        (d - 1, y - dy, x - dx, direction),
+                        (d - 1000, y, x, (direction + 3) % 4),
+                        (d - 1000, y, x, (direction + 1) % 4),
+                ):
+                    if d2 == distance[y2, x2, direction2]:
+                        stack.append((y2, x2, direction2))
+            continue
+
+        dy, dx = ((0, 1), (-1, 0), (0, -1), (1, 0))[direction]
+        for d2, y2, x2, direction2 in (
+                (d + 1, y + dy, x + dx, direction),
+                (d + 1000, y, x, (direction + 1) % 4),
+                (d + 1000, y, x, (direction + 3) % 4),
+        ):
+            if grid[y2, x2] != '#' and d2 < distance[y2, x2, direction2]:
+                distance[y2, x2, direction2] = d2
+                heapq.heappush(pq, (d2, y2, x2, direction2))
+
+
 def _digits(text):
     return np.array([[int(c) for c in line] for line in text.split()], np.int64)
 
 
 def _bytes(text):
     return np.array([list(line.encode()) for line in text.split()], np.uint8)
+
+
+def _chars(text):
+    return np.array([list(line) for line in text.split()])
 
 
 CRUCIBLE = "2413432311323 3215453535623 3255245654254 3446585845452 4546657867536"
@@ -449,6 +603,15 @@ CASES = [
     (day10c_jit, lambda: (np.pad(_digits(TRAILS), 1, constant_values=-1), True)),
     (day10c_jit, lambda: (np.pad(_digits(TRAILS), 1, constant_values=-1), False)),
     (day18_magnitude, lambda: (np.array([-1, -1, 1, 2, -2, -1, -1, 3, 4, -2, 5, -2, -2]),)),
+    (day25_func, lambda: (_chars("v...>>.vv> .vv>>.vv.. >>.>v>...v >>v>>.>.v. v>v.vv.v.. "
+                                 ">.>>..v... .vv..>.>v. v.v..>>v.v ....v..v.>"),)),
+    (day11_process, lambda: (np.array([[79, 98, -1, -1], [54, 65, 75, 74], [79, 60, 97, -1],
+                                       [74, -1, -1, -1]]), np.array(["*", "+", "*", "+"]),
+                             np.array([19, 6, -1, 3]), np.array([23, 19, 13, 17]),
+                             np.array([[2, 3], [2, 0], [1, 3], [0, 1]]), np.zeros(4, np.int64),
+                             False, 96577)),
+    (day24b_min_time_at_dst, lambda: (_chars(">>.<^< .<..<< >v.><> <^v^^>"), 0, (-1, 0), (4, 5))),
+    (day16_jit, lambda: (_chars("####### #....E# #.#.#.# #S....# #######"), 3, 1, 1, 5, True)),
 ]
 
 
