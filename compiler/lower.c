@@ -2493,9 +2493,11 @@ static void fill_phis(Lower *L, Block *blk)
                 seen |= LLVMGetIncomingBlock(phi, j) == from;
             if (seen)
                 continue;
+            /* a variable not yet assigned on this edge (`labels` before a loop's first trip):
+             * no value, but a counted one must be NULL, which the phi's owner increfs */
             LLVMValueRef v = lower_value(L, in->args[p]);
             if (!v || LLVMTypeOf(v) != LLVMTypeOf(phi))
-                v = LLVMGetUndef(LLVMTypeOf(phi));
+                v = lower_is_counted(in->type) ? LLVMConstNull(LLVMTypeOf(phi)) : LLVMGetUndef(LLVMTypeOf(phi));
             LLVMAddIncoming(phi, &v, &from, 1);
         }
     }
