@@ -17,6 +17,11 @@ typedef struct MemInfo {
     void *owner;                    /* dtor's use (a PyObject* for memory NumPy owns) */
 } MemInfo;
 
+/* pj_nrt_alloc places the data this many bytes after its MemInfo (runtime/nrt.c), and compiled
+ * code takes it from there, not from the data field, so LLVM sees that a new array's data aliases
+ * no memory that was there before (pj_nrt_alloc is declared noalias, as malloc is). */
+#define ABI_NRT_DATA_OFFSET 64
+
 /* An array as compiled code sees it. In LLVM: { ptr meminfo, ptr parent, ptr data,
  * [ndim x i64] shape, [ndim x i64] strides }, passed by pointer. Strides are in bytes, as NumPy's.
  * parent is the Python array it came from (borrowed for the call), or NULL. */

@@ -493,8 +493,10 @@ static bool calls_out(LLVMValueRef i)
     LLVMValueRef callee = LLVMGetCalledValue(i);
     if (!callee || !LLVMIsAFunction(callee) || !LLVMGetIntrinsicID(callee))
         return true;
-    static const char *const libm[] = {"llvm.sin.", "llvm.cos.", "llvm.tan.", "llvm.exp", "llvm.log",
-                                       "llvm.pow.", "llvm.atan", "llvm.asin.", "llvm.acos."};
+    static const char *const libm[] = {"llvm.sin.", "llvm.cos.", "llvm.tan.", "llvm.exp.",
+                                       "llvm.exp2.", "llvm.exp10.", "llvm.log.", "llvm.log2.",
+                                       "llvm.log10.", "llvm.pow.", "llvm.asin.", "llvm.acos.",
+                                       "llvm.atan.", "llvm.atan2."};
     size_t len = 0;
     const char *name = LLVMGetValueName2(callee, &len);
     for (size_t k = 0; k < sizeof libm / sizeof *libm; k++)

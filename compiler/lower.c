@@ -2505,9 +2505,12 @@ static void fill_phis(Lower *L, Block *blk)
                 seen |= LLVMGetIncomingBlock(phi, j) == from;
             if (seen)
                 continue;
+            /* a variable not yet assigned on this edge (`labels` before a loop's first trip):
+             * no value, but a counted one must be NULL, which the phi's owner increfs */
             LLVMValueRef v = lower_value(L, in->args[p]);
             if (!v || LLVMTypeOf(v) != LLVMTypeOf(phi))
-                v = LLVMConstNull(LLVMTypeOf(phi));   /* not yet set: null, no reference */
+                v = lower_is_counted(in->type) ? LLVMConstNull(LLVMTypeOf(phi))
+                                               : LLVMGetUndef(LLVMTypeOf(phi));
             LLVMAddIncoming(phi, &v, &from, 1);
         }
     }
@@ -2805,13 +2808,20 @@ static void init_types(Lower *L)
     L->mi_ty = LLVMStructTypeInContext(L->ctx, mf, 5, 0);
 }
 
-/* The runtime's reference counting (runtime/nrt.c: pj_nrt_incref, pj_nrt_decref) defined in the
- * module for the CPU, as the runtime does it: LLVM inlines the test and the atomic into the
- * caller and drops the releases of slots it knows empty; only a release that frees calls the
- * runtime (pj_nrt_free). A recursive merge sort making new arrays at each level spent 8% of its
- * time in the runtime's pj_nrt_decref. */
-static void define_refcounting(Lower *L)
+/* The runtime's memory functions as the CPU module sees them. pj_nrt_alloc returns memory
+ * nothing else points to, as malloc does (noalias): a new array's data (at ABI_NRT_DATA_OFFSET
+ * from its MemInfo) then aliases no argument, and loops writing it need no runtime alias checks
+ * nor reload what they read from arguments. Reference counting (runtime/nrt.c: pj_nrt_incref,
+ * pj_nrt_decref) is defined in the module, as the runtime does it: LLVM inlines the test and the
+ * atomic into the caller and drops the releases of slots it knows empty; only a release that
+ * frees calls the runtime (pj_nrt_free). A recursive merge sort making new arrays at each level
+ * spent 8% of its time in the runtime's pj_nrt_decref. */
+static void define_runtime_memory(Lower *L)
 {
+    LLVMValueRef alloc = LLVMAddFunction(L->mod, "pj_nrt_alloc", LLVMFunctionType(L->ptr, &L->i64, 1, 0));
+    add_fn_attr(L, alloc, "nounwind", 0);
+    LLVMAddAttributeAtIndex(alloc, LLVMAttributeReturnIndex, LLVMCreateEnumAttribute(
+        L->ctx, LLVMGetEnumAttributeKindForName("noalias", 7), 0));
     LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), &L->ptr, 1, 0);
     LLVMValueRef free_fn = LLVMAddFunction(L->mod, "pj_nrt_free", fty);
     add_fn_attr(L, free_fn, "nounwind", 0);
@@ -2858,7 +2868,7 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
     if (t->is_gpu)
         lower_gpu_prepare(&L);
     else
-        define_refcounting(&L);
+        define_runtime_memory(&L);
     lower_debug_begin(&L);
     for (int i = 0; i < prog->funcs.len; i++)
         declare_function(&L, prog->funcs.items[i], i == 0);

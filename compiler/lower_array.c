@@ -159,7 +159,7 @@ static LLVMValueRef alloc_array(Lower *L, Type *at, LLVMValueRef *shape, Instr *
     }
     LLVMValueRef mi = lower_call_rt(L, "pj_nrt_alloc", L->ptr, &size, 1);
     lower_check(L, LLVMBuildIsNull(L->b, mi, ""), ABI_EXC_MEMORY, "cannot allocate array memory", NULL, 0);
-    LLVMValueRef data = LLVMBuildLoad2(L->b, L->ptr, LLVMBuildStructGEP2(L->b, L->mi_ty, mi, 1, ""), "");
+    LLVMValueRef data = byte_gep(L, mi, lower_i64(L, ABI_NRT_DATA_OFFSET));   /* abi.h */
     LLVMValueRef v = lower_array_make(L, at, mi, data, shape, st);
     if (owner)
         lower_own(L, owner, v);

@@ -21,7 +21,7 @@
  * 64-byte aligned by placing the header within a block 63 bytes larger: glibc's posix_memalign
  * splits a chunk for each small aligned block and costs 3-4x malloc's time in a loop making
  * temporaries (np.empty(4) 200000 times: 58 ns a block against 15 for Numba's NRT). */
-#define NRT_HEADER 64
+#define NRT_HEADER ABI_NRT_DATA_OFFSET   /* compiled code finds the data of an array there */
 #define NRT_ALIGN 64
 #define NRT_BACK 16   /* room for the block's address, keeping the header 16-byte aligned */
 

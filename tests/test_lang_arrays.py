@@ -1069,3 +1069,22 @@ def test_unaligned_arrays_read_write_and_views(dtype):
     np.testing.assert_array_equal(a, b)
     got[1][0] = 42   # the view is of the argument's own memory
     assert a[1] == 42
+
+
+def _first_made_in_loop(x, n):
+    for it in range(n + 1):
+        labels = np.array([x[i] * it for i in range(x.shape[0])])
+        if it == n:
+            break
+        x = x + labels
+    return labels
+
+
+@pytest.mark.parametrize("opt", [0, 3])
+@pytest.mark.parametrize("fastmath", [False, True])
+def test_array_variable_first_assigned_in_a_loop(opt, fastmath):
+    # the loop's header holds `labels` before its first assignment: no array yet, and counting
+    # references to it must see none (it crashed with opt=0 and with fastmath)
+    x = np.arange(5.0)
+    got = pyjit.njit(opt=opt, fastmath=fastmath)(_first_made_in_loop)(x.copy(), 4)
+    np.testing.assert_array_equal(got, _first_made_in_loop(x.copy(), 4))

@@ -239,24 +239,3 @@ def test_arrays_made_before_a_raise_are_freed():
     grown = memory_in_use() - before
     assert grown < 16 * MB, f"memory grew {grown / MB:.1f} MB"
 
-
-def set_in_loop(dist, k):
-    for it in range(k):
-        labels = np.array([dist[i, :].argmin() for i in range(dist.shape[0])])
-    return labels
-
-
-def test_array_first_set_inside_a_loop():
-    """The variable holds nothing before the loop's first trip: replacing that nothing must not
-    touch memory (it once read a stray pointer and crashed), and nothing leaks."""
-    f = pyjit.njit(set_in_loop)
-    dist = np.random.default_rng(3).random((7, 3)).astype(np.float32)
-    for k in (1, 2, 5):
-        np.testing.assert_array_equal(f(dist, k), set_in_loop(dist, k))
-    for _ in range(2000):
-        f(dist, 3)
-    before = memory_in_use()
-    for _ in range(100_000):
-        f(dist, 3)
-    grown = memory_in_use() - before
-    assert grown < 8 * MB, f"memory grew {grown / MB:.1f} MB"

@@ -18,19 +18,19 @@
 /* ---- runtime stubs: one per line of compiler/runtime_symbols.def (abi.h declares them from
  * it, so a stub whose signature differs does not compile, and jit.c binds each one) ---- */
 static int64_t live;
-MemInfo *pj_nrt_alloc(int64_t size)
+MemInfo *pj_nrt_alloc(int64_t size)   /* the data at ABI_NRT_DATA_OFFSET, as the runtime's */
 {
-    MemInfo *mi = calloc(1, sizeof *mi);
+    MemInfo *mi = aligned_alloc(64, (size_t)((size + 63) / 64 * 64 + ABI_NRT_DATA_OFFSET));
+    memset(mi, 0, sizeof *mi);
     mi->refcount = 1;
     mi->size = size;
-    mi->data = aligned_alloc(64, (size_t)((size + 63) / 64 * 64 + 64));
+    mi->data = (char *)mi + ABI_NRT_DATA_OFFSET;
     live++;
     return mi;
 }
 void pj_nrt_incref(MemInfo *mi) { if (mi) mi->refcount++; }
 void pj_nrt_free(MemInfo *mi)
 {
-    free(mi->data);
     free(mi);
     live--;
 }
