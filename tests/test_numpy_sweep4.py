@@ -213,6 +213,24 @@ def test_tuple_axis(name, keep, pyfunc):
         f(a, (0, 3))
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("func", [np.nansum, np.nanmean, np.nanmax, np.nanmin, np.nanstd,
+                                  np.nanvar, np.ptp, np.count_nonzero, np.median, np.nanmedian],
+                         ids=lambda f: f.__name__)
+def test_tuple_axis_more(func):
+    a = _RNG.standard_normal((2, 3, 4))
+    a[0, 1, 2] = np.nan
+    a[1, :, 1] = np.nan
+
+    def plain(a):
+        return func(a, axis=(0, 2))
+
+    def kept(a):
+        return func(a, axis=(2, -2), keepdims=True)
+    compare(njit(plain), plain, a)
+    compare(njit(kept), kept, a[:, ::-1])
+
+
 def test_tuple_axis_methods():
     a = _RNG.standard_normal((3, 4, 2))
     compare(njit(lambda a: a.mean(axis=(0, 1))), lambda a: a.mean(axis=(0, 1)), a)

@@ -508,3 +508,45 @@ def apply_along(a, axis, signature, of, rt, extra=""):
         "                col[j] = b[i, j, k]\n"
         f"            r[i, k] = of(col{extra})\n" + _finish(a.ndim))
     return _generated("impl", source, {"of": of, "rt": rt})
+
+
+# ---- tuple axes on the reductions of numpy_nan, numpy_stats and numpy_logic ----
+
+_TUPLE_AXIS_SIGNATURES = {
+    "nansum": "a, axis=None, dtype=None, out=None, keepdims=False",
+    "nanmean": "a, axis=None, dtype=None, out=None, keepdims=False",
+    "nanmax": "a, axis=None, out=None, keepdims=False",
+    "nanmin": "a, axis=None, out=None, keepdims=False",
+    "nanstd": "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
+    "nanvar": "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
+    "ptp": "a, axis=None, out=None, keepdims=False",
+    "count_nonzero": "a, axis=None, keepdims=False",
+    "median": "a, axis=None, out=None, overwrite_input=False, keepdims=False",
+    "nanmedian": "a, axis=None, out=None, overwrite_input=False, keepdims=False",
+}
+
+
+def _tuple_axis_typing(name, signature):
+    """np.<name>(a, axis=(i, j, ...)): _tuple_axes over the function's own int-axis form."""
+    extra = ", ddof=ddof" if "ddof" in signature else ""
+    call = f"np.{name}(a.ravel(), axis=0{extra})"
+    params = [p.split("=")[0].strip() for p in signature.split(",")]
+
+    def typing(a, axis, keepdims, **others):
+        if not (is_array(a) and _int_tuple(axis)):
+            return None
+        for key in ("dtype", "out"):
+            if key in others and isinstance(others[key], types.Type) and given(others[key]):
+                raise TypeError(f"np.{name}: {key}= beside a tuple axis is not supported in "
+                                "compiled code")
+        return _tuple_axes(a, axis, keepdims, signature, call)
+    rest = ", ".join(f"{p}={p}" for p in params if p not in ("a", "axis", "keepdims"))
+    return _generated("typing", f"def typing({signature}):\n"
+                                f"    return inner(a, axis, keepdims, {rest})\n",
+                      {"inner": typing})
+
+
+for _name, _signature in _TUPLE_AXIS_SIGNATURES.items():
+    _typing = _tuple_axis_typing(_name, _signature)
+    _typing.__module__ = __name__
+    overload(getattr(np, _name))(_typing)
