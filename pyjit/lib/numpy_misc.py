@@ -697,3 +697,101 @@ def _polyint(c, m=1, k=0, lbnd=0, scl=1, axis=0):
             r = out
         return r
     return impl
+
+
+# ---- np.gradient: central differences inside, one-sided at the edges (NumPy's formulas) ----
+
+def _gradient_rows(f, h, x, uniform, edge_order):
+    pass
+
+
+@overload(_gradient_rows)
+def _gradient_rows_impl(f, h, x, uniform, edge_order):
+    """The gradient along the last axis of the 2-d array f: spacing h, or the coordinates x
+    where not uniform."""
+    def impl(f, h, x, uniform, edge_order):
+        rows, n = f.shape
+        if n < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                             "least (edge_order + 1) elements are required.")
+        out = np.empty((rows, n), f.dtype)
+        if not uniform and x.shape[0] != n:
+            raise ValueError("when 1d, distances must match the length of the corresponding "
+                             "dimension")
+        for r in range(rows):
+            for i in range(1, n - 1):
+                if uniform:
+                    out[r, i] = (f[r, i + 1] - f[r, i - 1]) / (2.0 * h)
+                else:
+                    d1 = x[i] - x[i - 1]
+                    d2 = x[i + 1] - x[i]
+                    out[r, i] = (-d2 / (d1 * (d1 + d2)) * f[r, i - 1] +
+                                 (d2 - d1) / (d1 * d2) * f[r, i] +
+                                 d1 / (d2 * (d1 + d2)) * f[r, i + 1])
+            if edge_order == 1:
+                d0 = h if uniform else x[1] - x[0]
+                dn = h if uniform else x[n - 1] - x[n - 2]
+                out[r, 0] = (f[r, 1] - f[r, 0]) / d0
+                out[r, n - 1] = (f[r, n - 1] - f[r, n - 2]) / dn
+            else:
+                d1 = h if uniform else x[1] - x[0]
+                d2 = h if uniform else x[2] - x[1]
+                out[r, 0] = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)) * f[r, 0] +
+                             (d1 + d2) / (d1 * d2) * f[r, 1] - d1 / (d2 * (d1 + d2)) * f[r, 2])
+                d1 = h if uniform else x[n - 2] - x[n - 3]
+                d2 = h if uniform else x[n - 1] - x[n - 2]
+                out[r, n - 1] = (d2 / (d1 * (d1 + d2)) * f[r, n - 3] -
+                                 (d2 + d1) / (d1 * d2) * f[r, n - 2] +
+                                 (2.0 * d2 + d1) / (d2 * (d1 + d2)) * f[r, n - 1])
+        return out
+    return impl
+
+
+def _gradient_along(f, axis, h, x, uniform, edge_order):
+    pass
+
+
+@overload(_gradient_along)
+def _gradient_along_impl(f, axis, h, x, uniform, edge_order):
+    def impl(f, axis, h, x, uniform, edge_order):
+        m = np.moveaxis(f, axis, -1)
+        rows = np.ascontiguousarray(m).reshape((-1, m.shape[-1])) if m.shape[-1] > 0 \
+            else np.empty((0, 0), m.dtype)
+        g = _gradient_rows(rows, h, x, uniform, edge_order)
+        return np.moveaxis(g.reshape(m.shape), -1, axis)
+    return impl
+
+
+@overload(np.gradient, strict=False)
+def _gradient(f, *varargs, axis=None, edge_order=1):
+    if not is_array(f) or f.ndim == 0 or _is_complex(f) or len(varargs) > 1:
+        return None
+    ft = f.dtype if isinstance(f.dtype, types.Float) else types.float64
+    spacing = varargs[0] if varargs else None
+    uniform = spacing is None or is_number(spacing)
+    if not uniform and not (is_array(spacing) and spacing.ndim == 1):
+        raise TypeError("np.gradient in compiled code takes one spacing: a number or a 1-d "
+                        "array of coordinates")
+    whole = not (isinstance(axis, types.Type) and given(axis))
+    if whole and f.ndim > 1 and not uniform:
+        raise TypeError("np.gradient of an n-d array takes coordinates with axis= only")
+    h = "float(spacing)" if spacing is not None and uniform else "1.0"
+    x = "spacing.astype(np.float64)" if not uniform else "np.empty(0, np.float64)"
+    # the call's one spacing binds to a positional parameter (compiled code takes no *args
+    # beside keywords)
+    lines = ["def impl(f, spacing=None, axis=None, edge_order=1):",
+             "    if edge_order != 1 and edge_order != 2:",
+             "        raise ValueError(\"'edge_order' greater than 2 not supported\")",
+             "    g = f.astype(FT)",
+             f"    h = {h}",
+             f"    x = {x}"]
+    if not whole:
+        lines.append(f"    return _gradient_along(g, axis, h, x, {uniform}, edge_order)")
+    elif f.ndim == 1:
+        lines.append(f"    return _gradient_along(g, 0, h, x, {uniform}, edge_order)")
+    else:
+        items = "".join(f"_gradient_along(g, {d}, h, x, True, edge_order), "
+                        for d in range(f.ndim))
+        lines.append(f"    return ({items})")
+    return generated("impl", "\n".join(lines) + "\n",
+                     {"FT": ft, "_gradient_along": _gradient_along})
