@@ -469,6 +469,10 @@ MISC = {
                                np.gradient(a[:, ::-1], axis=0)), _A),
     "gradient nd tuple": (lambda a: np.gradient(a), _A),
     "gradient too short": (lambda f: np.gradient(f), np.ones(1)),
+    "mean dtype": (lambda a: (np.mean(a, axis=1, dtype=np.float32),
+                              np.var(a, axis=(0, 1), dtype=np.float32, keepdims=True),
+                              np.std(a.astype(np.float32), dtype=np.float64, ddof=1),
+                              a.mean(axis=0, dtype=np.float64)), _A.astype(np.int32)),
     "methods": (lambda a: (a.dot(a.T), a.repeat(2), a.nonzero(), a.round(-1), a.clip(2, 5),
                            a[0].searchsorted(2.5), a.diagonal(1), a.trace()), _A),
 }

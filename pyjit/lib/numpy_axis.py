@@ -382,20 +382,46 @@ def _max(a, axis=None, out=None, keepdims=False):
 
 
 def _mean(a, axis=None, dtype=None, out=None, keepdims=False):
-    return _along_or_whole(a, axis, keepdims, _DTYPE_SIG, lambda: _stat("mean", a),
-                           "np.mean(a.ravel(), axis=0)", dtype=dtype, out=out)
+    return _with_dtype("mean", a, axis, dtype, out, keepdims, _DTYPE_SIG) or \
+        _along_or_whole(a, axis, keepdims, _DTYPE_SIG, lambda: _stat("mean", a),
+                        "np.mean(a.ravel(), axis=0)", dtype=dtype, out=out)
 
 
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("var", a),
-                           "np.var(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out) or \
+    return _with_dtype("var", a, axis, dtype, out, keepdims, _DDOF_SIG) or \
+        _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("var", a),
+                        "np.var(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out) or \
         _whole_ddof("var", a, axis, dtype, out, ddof)
 
 
 def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("std", a),
-                           "np.std(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out) or \
+    return _with_dtype("std", a, axis, dtype, out, keepdims, _DDOF_SIG) or \
+        _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("std", a),
+                        "np.std(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out) or \
         _whole_ddof("std", a, axis, dtype, out, ddof)
+
+
+def _with_dtype(kind, a, axis, dtype, out, keepdims, signature):
+    """np.mean(a, dtype=float32) (and var, std): the statistic of a converted to the dtype,
+    which is then both the accumulator's type and the result's, as NumPy's."""
+    from .lists import _dtype_of
+    if not (is_array(a) and isinstance(dtype, types.Type) and given(dtype)):
+        return None
+    dt = _dtype_of(dtype)
+    if not isinstance(dt, (types.Float, types.Complex)):
+        raise TypeError(f"np.{kind}: dtype= takes a float or complex type in compiled code, "
+                        f"not {dtype}")
+    if isinstance(out, types.Type) and given(out):
+        raise TypeError(f"np.{kind}: out= is not supported in compiled code")
+    args = ["a.astype(DT)"]
+    if isinstance(axis, types.Type) and given(axis):
+        args.append("axis=axis")
+    if "ddof" in signature:
+        args.append("ddof=ddof")
+    if constant_flag(keepdims, "keepdims"):
+        args.append("keepdims=True")
+    return _generated("impl", f"def impl({signature}):\n"
+                              f"    return np.{kind}({', '.join(args)})\n", {"DT": dt})
 
 
 def _whole_ddof(kind, a, axis, dtype, out, ddof):
