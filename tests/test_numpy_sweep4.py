@@ -473,6 +473,10 @@ MISC = {
                               np.var(a, axis=(0, 1), dtype=np.float32, keepdims=True),
                               np.std(a.astype(np.float32), dtype=np.float64, ddof=1),
                               a.mean(axis=0, dtype=np.float64)), _A.astype(np.int32)),
+    "searchsorted sorter": (lambda a: (np.searchsorted(a, 4.5, sorter=np.argsort(a)),
+                                       np.searchsorted(a, a[::2], "right", np.argsort(a)),
+                                       a.searchsorted(3.0, sorter=np.argsort(a))),
+                            np.array([5.0, 1.0, 4.0, 4.0, 9.0, 2.0])),
     "methods": (lambda a: (a.dot(a.T), a.repeat(2), a.nonzero(), a.round(-1), a.clip(2, 5),
                            a[0].searchsorted(2.5), a.diagonal(1), a.trace()), _A),
 }

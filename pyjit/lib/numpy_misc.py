@@ -532,8 +532,7 @@ _method("repeat", "a, repeats, axis=None", "np.repeat(a, repeats, axis)")
 _method("nonzero", "a", "np.nonzero(a)")
 _method("round", "a, decimals=0, out=None", "np.round(a, decimals, out)")
 _method("clip", "a, min=None, max=None, out=None", "np.clip(a, min, max, out)")
-_method("searchsorted", "a, v, side='left', sorter=None", "np.searchsorted(a, v, side)",
-        ("sorter",))
+_method("searchsorted", "a, v, side='left', sorter=None", "np.searchsorted(a, v, side, sorter)")
 _method("diagonal", "a, offset=0, axis1=0, axis2=1", "np.diagonal(a, offset)",
         ("axis1", "axis2"))
 _method("trace", "a, offset=0, axis1=0, axis2=1, dtype=None, out=None", "np.trace(a, offset)",
