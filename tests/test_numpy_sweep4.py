@@ -477,6 +477,11 @@ MISC = {
                                        np.searchsorted(a, a[::2], "right", np.argsort(a)),
                                        a.searchsorted(3.0, sorter=np.argsort(a))),
                             np.array([5.0, 1.0, 4.0, 4.0, 9.0, 2.0])),
+    "unique axis": (lambda a: (np.unique(a, axis=0), np.unique(a, axis=1),
+                               np.unique(a, axis=0, return_counts=True),
+                               np.unique(a, return_index=True, return_inverse=True, axis=-2),
+                               np.unique(a.reshape(5, 3, 1), axis=0), np.unique(a[:0], axis=0)),
+                    np.array([[1, 2, 3], [0, 5, 1], [1, 2, 3], [0, 5, 0], [0, 5, 1]])),
     "methods": (lambda a: (a.dot(a.T), a.repeat(2), a.nonzero(), a.round(-1), a.clip(2, 5),
                            a[0].searchsorted(2.5), a.diagonal(1), a.trace()), _A),
 }
