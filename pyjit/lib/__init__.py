@@ -80,7 +80,8 @@ INDEX = {
                    "hamming", "hanning", "extract", "place", "copyto", "indices", "tril_indices",
                    "triu_indices", "tril_indices_from", "triu_indices_from", "trim_zeros",
                    "unwrap", "resize", "diagonal", "iinfo", "finfo", "diag_indices",
-                   "concatenate", "expand_dims", "i0", "kaiser", "gradient") + tuple(
+                   "concatenate", "expand_dims", "i0", "kaiser", "gradient",
+                   "histogram2d") + tuple(
                        f"polynomial.polynomial.{name}" for name in (
                            "polyadd", "polysub", "polymul", "polydiv", "polyval", "polyder",
                            "polyint")),

@@ -794,3 +794,89 @@ def _gradient(f, *varargs, axis=None, edge_order=1):
         lines.append(f"    return ({items})")
     return generated("impl", "\n".join(lines) + "\n",
                      {"FT": ft, "_gradient_along": _gradient_along})
+
+
+# ---- np.histogram2d: NumPy's histogramdd for two coordinates ----
+
+def _hist_edges(v, n, lo, hi, given_range):
+    pass
+
+
+@overload(_hist_edges)
+def _hist_edges_impl(v, n, lo, hi, given_range):
+    def impl(v, n, lo, hi, given_range):
+        if n < 1:
+            raise ValueError("`bins[0]` must be positive, when an integer")
+        if not given_range:
+            if v.size == 0:
+                lo, hi = 0.0, 1.0
+            else:
+                lo, hi = float(v.min()), float(v.max())
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise ValueError("autodetected range of [nan, nan] is not finite")
+        if lo > hi:
+            raise ValueError("max must be larger than min in range parameter.")
+        if lo == hi:
+            lo -= 0.5
+            hi += 0.5
+        return np.linspace(lo, hi, n + 1)
+    return impl
+
+
+def _hist_bin(e, x):
+    pass
+
+
+@overload(_hist_bin)
+def _hist_bin_impl(e, x):
+    def impl(e, x):
+        """The bin of x among the edges e, -1 outside (the last edge belongs to the last bin)."""
+        k = np.searchsorted(e, x, "right")
+        if x == e[-1]:
+            k -= 1
+        if k < 1 or k >= e.shape[0]:
+            return -1
+        return k - 1
+    return impl
+
+
+@overload(np.histogram2d)
+def _histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    if not (is_array(x) and x.ndim == 1 and is_array(y) and y.ndim == 1):
+        return None
+    if isinstance(bins, (types.Integer, types.Omitted)) or not isinstance(bins, types.Type):
+        edges = ("    ex = _hist_edges(x, bins, rx0, rx1, has_range)\n"
+                 "    ey = _hist_edges(y, bins, ry0, ry1, has_range)\n")
+    elif isinstance(bins, types.Tuple) and len(bins.types) == 2 and \
+            all(isinstance(t, types.Integer) for t in bins.types):
+        edges = ("    ex = _hist_edges(x, bins[0], rx0, rx1, has_range)\n"
+                 "    ey = _hist_edges(y, bins[1], ry0, ry1, has_range)\n")
+    elif isinstance(bins, types.Tuple) and len(bins.types) == 2 and all(
+            is_array(t) and t.ndim == 1 for t in bins.types):
+        edges = ("    ex = bins[0].astype(np.float64)\n"
+                 "    ey = bins[1].astype(np.float64)\n")
+    else:
+        raise TypeError("np.histogram2d in compiled code takes bins= an int, a pair of ints or "
+                        f"a pair of 1-d arrays of edges, not {bins}")
+    has_range = isinstance(range, types.Type) and given(range)
+    ranges = ("    rx0, rx1 = float(range[0][0]), float(range[0][1])\n"
+              "    ry0, ry1 = float(range[1][0]), float(range[1][1])\n" if has_range else
+              "    rx0 = rx1 = ry0 = ry1 = 0.0\n")
+    weighted = isinstance(weights, types.Type) and given(weights)
+    dense = isinstance(density, types.Type) and given(density)
+    source = ("def impl(x, y, bins=10, range=None, density=None, weights=None):\n"
+              "    if x.shape[0] != y.shape[0]:\n"
+              "        raise ValueError('x and y must have the same length')\n"
+              f"    has_range = {has_range}\n" + ranges + edges +
+              "    h = np.zeros((ex.shape[0] - 1, ey.shape[0] - 1), np.float64)\n"
+              "    for i in np.arange(x.shape[0]):\n"
+              "        bx = _hist_bin(ex, x[i])\n"
+              "        by = _hist_bin(ey, y[i])\n"
+              "        if bx >= 0 and by >= 0:\n"
+              f"            h[bx, by] += {'weights[i]' if weighted else '1.0'}\n")
+    if dense:
+        source += ("    if density:\n"
+                   "        area = np.diff(ex).reshape((-1, 1)) * np.diff(ey).reshape((1, -1))\n"
+                   "        h = h / area / h.sum()\n")
+    source += "    return h, ex, ey\n"
+    return generated("impl", source, {"_hist_edges": _hist_edges, "_hist_bin": _hist_bin})
