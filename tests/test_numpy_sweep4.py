@@ -160,6 +160,26 @@ def test_ufunc_methods_more():
     compare(njit(acc_out), acc_out, a[0])
 
 
+def test_ufunc_method_edges():
+    def at_one(a, b):
+        a = a.copy()
+        np.add.at(a, 1, b)
+        return a
+    compare(njit(at_one), at_one, np.arange(3.0), 5.0)
+    compare(njit(at_one), at_one, np.arange(6.0).reshape(2, 3), 5.0)
+    compare(njit(at_one), at_one, np.arange(3.0), np.array([5.0]))   # NumPy's ValueError
+    red0 = njit(lambda a: np.maximum.reduce(a, axis=0))
+    for shape in ((0, 0), (3, 0), (0, 3)):   # an empty axis without identity raises
+        compare(red0, lambda a: np.maximum.reduce(a, axis=0), np.zeros(shape))
+    compare(njit(lambda a: np.add.reduce(a, axis=1)), lambda a: np.add.reduce(a, axis=1),
+            np.arange(3.0))
+    compare(njit(lambda a: np.minimum.reduce(a)), np.minimum.reduce,
+            np.array([1.0, np.nan, 0.0]))
+    compare(njit(lambda a: np.multiply.accumulate(a)), np.multiply.accumulate,
+            np.array([1 + 1j, 2j, 3]))
+    compare(njit(lambda a: np.gcd.reduce(a)), np.gcd.reduce, np.array([12, 18, 27]))
+
+
 def test_vectorize_methods():
     @vectorize(["float64(float64, float64)", "int64(int64, int64)"], identity=0)
     def vadd(x, y):
