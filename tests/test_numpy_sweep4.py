@@ -235,7 +235,8 @@ def test_tuple_axis(name, keep, pyfunc):
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("func", [np.nansum, np.nanmean, np.nanmax, np.nanmin, np.nanstd,
-                                  np.nanvar, np.ptp, np.count_nonzero, np.median, np.nanmedian],
+                                  np.nanvar, np.nanprod, np.ptp, np.count_nonzero, np.median,
+                                  np.nanmedian],
                          ids=lambda f: f.__name__)
 def test_tuple_axis_more(func):
     a = _RNG.standard_normal((2, 3, 4))
