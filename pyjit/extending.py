@@ -302,9 +302,9 @@ def _choose(func, args, kws):
     if modules is not None:
         from . import lib
         modules = (modules,) if isinstance(modules, str) else modules
+        # modules that cannot serve the call stay unimported; the overloads of those already
+        # imported (np.median's numpy_stats when numpy_axis is still waiting) are tried below
         serving = [m for m in modules if lib.serves(m, args, kws)]
-        if not serving:
-            return None   # declined without importing the modules
         left = tuple(m for m in modules if m not in serving)
         if left:
             _LAZY[func] = left

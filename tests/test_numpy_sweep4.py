@@ -160,6 +160,26 @@ def test_ufunc_methods_more():
     compare(njit(acc_out), acc_out, a[0])
 
 
+def test_ufunc_method_edges():
+    def at_one(a, b):
+        a = a.copy()
+        np.add.at(a, 1, b)
+        return a
+    compare(njit(at_one), at_one, np.arange(3.0), 5.0)
+    compare(njit(at_one), at_one, np.arange(6.0).reshape(2, 3), 5.0)
+    compare(njit(at_one), at_one, np.arange(3.0), np.array([5.0]))   # NumPy's ValueError
+    red0 = njit(lambda a: np.maximum.reduce(a, axis=0))
+    for shape in ((0, 0), (3, 0), (0, 3)):   # an empty axis without identity raises
+        compare(red0, lambda a: np.maximum.reduce(a, axis=0), np.zeros(shape))
+    compare(njit(lambda a: np.add.reduce(a, axis=1)), lambda a: np.add.reduce(a, axis=1),
+            np.arange(3.0))
+    compare(njit(lambda a: np.minimum.reduce(a)), np.minimum.reduce,
+            np.array([1.0, np.nan, 0.0]))
+    compare(njit(lambda a: np.multiply.accumulate(a)), np.multiply.accumulate,
+            np.array([1 + 1j, 2j, 3]))
+    compare(njit(lambda a: np.gcd.reduce(a)), np.gcd.reduce, np.array([12, 18, 27]))
+
+
 def test_vectorize_methods():
     @vectorize(["float64(float64, float64)", "int64(int64, int64)"], identity=0)
     def vadd(x, y):
@@ -211,6 +231,25 @@ def test_tuple_axis(name, keep, pyfunc):
         f(a, (0, -3))
     with pytest.raises(np.exceptions.AxisError):
         f(a, (0, 3))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("func", [np.nansum, np.nanmean, np.nanmax, np.nanmin, np.nanstd,
+                                  np.nanvar, np.nanprod, np.ptp, np.count_nonzero, np.median,
+                                  np.nanmedian],
+                         ids=lambda f: f.__name__)
+def test_tuple_axis_more(func):
+    a = _RNG.standard_normal((2, 3, 4))
+    a[0, 1, 2] = np.nan
+    a[1, :, 1] = np.nan
+
+    def plain(a):
+        return func(a, axis=(0, 2))
+
+    def kept(a):
+        return func(a, axis=(2, -2), keepdims=True)
+    compare(njit(plain), plain, a)
+    compare(njit(kept), kept, a[:, ::-1])
 
 
 def test_tuple_axis_methods():
@@ -443,6 +482,36 @@ MISC = {
     "sort methods along an axis": (lambda a: (a.argsort(axis=0, kind="stable"),
                                               a[:, ::-1].argsort(axis=-2, kind="stable"),
                                               _sorted_copy(a[::-1], 0)), _A[::-1] % 5),
+    "gradient": (lambda f: (np.gradient(f), np.gradient(f, 2.0), np.gradient(f, f * f + f),
+                            np.gradient(f, edge_order=2), np.gradient(f, f * f + f, edge_order=2),
+                            np.gradient(f.astype(np.int64)), np.gradient(f.astype(np.float32))),
+                 np.array([1.0, 2.0, 4.0, 7.0, 11.0, 16.0])),
+    "gradient nd": (lambda a: (np.gradient(a), np.gradient(a, 0.5, axis=1),
+                               np.gradient(a[:, ::-1], axis=0)), _A),
+    "gradient nd tuple": (lambda a: np.gradient(a), _A),
+    "gradient too short": (lambda f: np.gradient(f), np.ones(1)),
+    "mean dtype": (lambda a: (np.mean(a, axis=1, dtype=np.float32),
+                              np.var(a, axis=(0, 1), dtype=np.float32, keepdims=True),
+                              np.std(a.astype(np.float32), dtype=np.float64, ddof=1),
+                              a.mean(axis=0, dtype=np.float64)), _A.astype(np.int32)),
+    "searchsorted sorter": (lambda a: (np.searchsorted(a, 4.5, sorter=np.argsort(a)),
+                                       np.searchsorted(a, a[::2], "right", np.argsort(a)),
+                                       a.searchsorted(3.0, sorter=np.argsort(a))),
+                            np.array([5.0, 1.0, 4.0, 4.0, 9.0, 2.0])),
+    "unique axis": (lambda a: (np.unique(a, axis=0), np.unique(a, axis=1),
+                               np.unique(a, axis=0, return_counts=True),
+                               np.unique(a, return_index=True, return_inverse=True, axis=-2),
+                               np.unique(a.reshape(5, 3, 1), axis=0), np.unique(a[:0], axis=0)),
+                    np.array([[1, 2, 3], [0, 5, 1], [1, 2, 3], [0, 5, 0], [0, 5, 1]])),
+    "histogram2d": (lambda x: (np.histogram2d(x, x[::-1] * 2), np.histogram2d(x, x, bins=5),
+                               np.histogram2d(x, x[::-1], (3, 4), ((-1, 1), (-2, 2))),
+                               np.histogram2d(x, x, (np.array([-2.0, 0.0, 1.0]),
+                                                     np.array([-3.0, 0.0, 3.0]))),
+                               np.histogram2d(x, x[::-1], bins=4, weights=x * x),
+                               np.histogram2d(x, x[::-1], bins=4, density=True),
+                               np.histogram2d(x[:0], x[:0], bins=2),
+                               np.histogram2d(x[:1], x[:1], bins=2)),
+                    np.random.default_rng(3).standard_normal(50)),
     "methods": (lambda a: (a.dot(a.T), a.repeat(2), a.nonzero(), a.round(-1), a.clip(2, 5),
                            a[0].searchsorted(2.5), a.diagonal(1), a.trace()), _A),
 }

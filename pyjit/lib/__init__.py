@@ -80,7 +80,8 @@ INDEX = {
                    "hamming", "hanning", "extract", "place", "copyto", "indices", "tril_indices",
                    "triu_indices", "tril_indices_from", "triu_indices_from", "trim_zeros",
                    "unwrap", "resize", "diagonal", "iinfo", "finfo", "diag_indices",
-                   "concatenate", "expand_dims", "i0", "kaiser") + tuple(
+                   "concatenate", "expand_dims", "i0", "kaiser", "gradient",
+                   "histogram2d") + tuple(
                        f"polynomial.polynomial.{name}" for name in (
                            "polyadd", "polysub", "polymul", "polydiv", "polyval", "polyder",
                            "polyint")),
@@ -111,7 +112,8 @@ INDEX = {
     "numpy_nan": ("average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nanprod",
                   "nancumsum", "nancumprod", "nansum", "nanmean", "nanmin", "nanmax"),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
-                   "argmax", "cumsum"),
+                   "argmax", "cumsum", "nansum", "nanmean", "nanmax", "nanmin", "nanstd",
+                   "nanvar", "ptp", "count_nonzero", "median", "nanmedian"),
     "pymath": ("math.frexp", "math.ldexp"),
     "heaps": ("heapq.heapify", "heapq.heappush", "heapq.heappop", "heapq.heapreplace",
               "heapq.heappushpop", "heapq.nsmallest", "heapq.nlargest"),

@@ -382,20 +382,46 @@ def _max(a, axis=None, out=None, keepdims=False):
 
 
 def _mean(a, axis=None, dtype=None, out=None, keepdims=False):
-    return _along_or_whole(a, axis, keepdims, _DTYPE_SIG, lambda: _stat("mean", a),
-                           "np.mean(a.ravel(), axis=0)", dtype=dtype, out=out)
+    return _with_dtype("mean", a, axis, dtype, out, keepdims, _DTYPE_SIG) or \
+        _along_or_whole(a, axis, keepdims, _DTYPE_SIG, lambda: _stat("mean", a),
+                        "np.mean(a.ravel(), axis=0)", dtype=dtype, out=out)
 
 
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("var", a),
-                           "np.var(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out) or \
+    return _with_dtype("var", a, axis, dtype, out, keepdims, _DDOF_SIG) or \
+        _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("var", a),
+                        "np.var(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out) or \
         _whole_ddof("var", a, axis, dtype, out, ddof)
 
 
 def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("std", a),
-                           "np.std(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out) or \
+    return _with_dtype("std", a, axis, dtype, out, keepdims, _DDOF_SIG) or \
+        _along_or_whole(a, axis, keepdims, _DDOF_SIG, lambda: _stat("std", a),
+                        "np.std(a.ravel(), axis=0, ddof=ddof)", dtype=dtype, out=out) or \
         _whole_ddof("std", a, axis, dtype, out, ddof)
+
+
+def _with_dtype(kind, a, axis, dtype, out, keepdims, signature):
+    """np.mean(a, dtype=float32) (and var, std): the statistic of a converted to the dtype,
+    which is then both the accumulator's type and the result's, as NumPy's."""
+    from .lists import _dtype_of
+    if not (is_array(a) and isinstance(dtype, types.Type) and given(dtype)):
+        return None
+    dt = _dtype_of(dtype)
+    if not isinstance(dt, (types.Float, types.Complex)):
+        raise TypeError(f"np.{kind}: dtype= takes a float or complex type in compiled code, "
+                        f"not {dtype}")
+    if isinstance(out, types.Type) and given(out):
+        raise TypeError(f"np.{kind}: out= is not supported in compiled code")
+    args = ["a.astype(DT)"]
+    if isinstance(axis, types.Type) and given(axis):
+        args.append("axis=axis")
+    if "ddof" in signature:
+        args.append("ddof=ddof")
+    if constant_flag(keepdims, "keepdims"):
+        args.append("keepdims=True")
+    return _generated("impl", f"def impl({signature}):\n"
+                              f"    return np.{kind}({', '.join(args)})\n", {"DT": dt})
 
 
 def _whole_ddof(kind, a, axis, dtype, out, ddof):
@@ -508,3 +534,45 @@ def apply_along(a, axis, signature, of, rt, extra=""):
         "                col[j] = b[i, j, k]\n"
         f"            r[i, k] = of(col{extra})\n" + _finish(a.ndim))
     return _generated("impl", source, {"of": of, "rt": rt})
+
+
+# ---- tuple axes on the reductions of numpy_nan, numpy_stats and numpy_logic ----
+
+_TUPLE_AXIS_SIGNATURES = {
+    "nansum": "a, axis=None, dtype=None, out=None, keepdims=False",
+    "nanmean": "a, axis=None, dtype=None, out=None, keepdims=False",
+    "nanmax": "a, axis=None, out=None, keepdims=False",
+    "nanmin": "a, axis=None, out=None, keepdims=False",
+    "nanstd": "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
+    "nanvar": "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
+    "ptp": "a, axis=None, out=None, keepdims=False",
+    "count_nonzero": "a, axis=None, keepdims=False",
+    "median": "a, axis=None, out=None, overwrite_input=False, keepdims=False",
+    "nanmedian": "a, axis=None, out=None, overwrite_input=False, keepdims=False",
+}
+
+
+def _tuple_axis_typing(name, signature):
+    """np.<name>(a, axis=(i, j, ...)): _tuple_axes over the function's own int-axis form."""
+    extra = ", ddof=ddof" if "ddof" in signature else ""
+    call = f"np.{name}(a.ravel(), axis=0{extra})"
+    params = [p.split("=")[0].strip() for p in signature.split(",")]
+
+    def typing(a, axis, keepdims, **others):
+        if not (is_array(a) and _int_tuple(axis)):
+            return None
+        for key in ("dtype", "out"):
+            if key in others and isinstance(others[key], types.Type) and given(others[key]):
+                raise TypeError(f"np.{name}: {key}= beside a tuple axis is not supported in "
+                                "compiled code")
+        return _tuple_axes(a, axis, keepdims, signature, call)
+    rest = ", ".join(f"{p}={p}" for p in params if p not in ("a", "axis", "keepdims"))
+    return _generated("typing", f"def typing({signature}):\n"
+                                f"    return inner(a, axis, keepdims, {rest})\n",
+                      {"inner": typing})
+
+
+for _name, _signature in _TUPLE_AXIS_SIGNATURES.items():
+    _typing = _tuple_axis_typing(_name, _signature)
+    _typing.__module__ = __name__
+    overload(getattr(np, _name))(_typing)

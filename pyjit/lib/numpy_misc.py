@@ -532,8 +532,7 @@ _method("repeat", "a, repeats, axis=None", "np.repeat(a, repeats, axis)")
 _method("nonzero", "a", "np.nonzero(a)")
 _method("round", "a, decimals=0, out=None", "np.round(a, decimals, out)")
 _method("clip", "a, min=None, max=None, out=None", "np.clip(a, min, max, out)")
-_method("searchsorted", "a, v, side='left', sorter=None", "np.searchsorted(a, v, side)",
-        ("sorter",))
+_method("searchsorted", "a, v, side='left', sorter=None", "np.searchsorted(a, v, side, sorter)")
 _method("diagonal", "a, offset=0, axis1=0, axis2=1", "np.diagonal(a, offset)",
         ("axis1", "axis2"))
 _method("trace", "a, offset=0, axis1=0, axis2=1, dtype=None, out=None", "np.trace(a, offset)",
@@ -697,3 +696,187 @@ def _polyint(c, m=1, k=0, lbnd=0, scl=1, axis=0):
             r = out
         return r
     return impl
+
+
+# ---- np.gradient: central differences inside, one-sided at the edges (NumPy's formulas) ----
+
+def _gradient_rows(f, h, x, uniform, edge_order):
+    pass
+
+
+@overload(_gradient_rows)
+def _gradient_rows_impl(f, h, x, uniform, edge_order):
+    """The gradient along the last axis of the 2-d array f: spacing h, or the coordinates x
+    where not uniform."""
+    def impl(f, h, x, uniform, edge_order):
+        rows, n = f.shape
+        if n < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                             "least (edge_order + 1) elements are required.")
+        out = np.empty((rows, n), f.dtype)
+        if not uniform and x.shape[0] != n:
+            raise ValueError("when 1d, distances must match the length of the corresponding "
+                             "dimension")
+        for r in range(rows):
+            for i in range(1, n - 1):
+                if uniform:
+                    out[r, i] = (f[r, i + 1] - f[r, i - 1]) / (2.0 * h)
+                else:
+                    d1 = x[i] - x[i - 1]
+                    d2 = x[i + 1] - x[i]
+                    out[r, i] = (-d2 / (d1 * (d1 + d2)) * f[r, i - 1] +
+                                 (d2 - d1) / (d1 * d2) * f[r, i] +
+                                 d1 / (d2 * (d1 + d2)) * f[r, i + 1])
+            if edge_order == 1:
+                d0 = h if uniform else x[1] - x[0]
+                dn = h if uniform else x[n - 1] - x[n - 2]
+                out[r, 0] = (f[r, 1] - f[r, 0]) / d0
+                out[r, n - 1] = (f[r, n - 1] - f[r, n - 2]) / dn
+            else:
+                d1 = h if uniform else x[1] - x[0]
+                d2 = h if uniform else x[2] - x[1]
+                out[r, 0] = (-(2.0 * d1 + d2) / (d1 * (d1 + d2)) * f[r, 0] +
+                             (d1 + d2) / (d1 * d2) * f[r, 1] - d1 / (d2 * (d1 + d2)) * f[r, 2])
+                d1 = h if uniform else x[n - 2] - x[n - 3]
+                d2 = h if uniform else x[n - 1] - x[n - 2]
+                out[r, n - 1] = (d2 / (d1 * (d1 + d2)) * f[r, n - 3] -
+                                 (d2 + d1) / (d1 * d2) * f[r, n - 2] +
+                                 (2.0 * d2 + d1) / (d2 * (d1 + d2)) * f[r, n - 1])
+        return out
+    return impl
+
+
+def _gradient_along(f, axis, h, x, uniform, edge_order):
+    pass
+
+
+@overload(_gradient_along)
+def _gradient_along_impl(f, axis, h, x, uniform, edge_order):
+    def impl(f, axis, h, x, uniform, edge_order):
+        m = np.moveaxis(f, axis, -1)
+        rows = np.ascontiguousarray(m).reshape((-1, m.shape[-1])) if m.shape[-1] > 0 \
+            else np.empty((0, 0), m.dtype)
+        g = _gradient_rows(rows, h, x, uniform, edge_order)
+        return np.moveaxis(g.reshape(m.shape), -1, axis)
+    return impl
+
+
+@overload(np.gradient, strict=False)
+def _gradient(f, *varargs, axis=None, edge_order=1):
+    if not is_array(f) or f.ndim == 0 or _is_complex(f) or len(varargs) > 1:
+        return None
+    ft = f.dtype if isinstance(f.dtype, types.Float) else types.float64
+    spacing = varargs[0] if varargs else None
+    uniform = spacing is None or is_number(spacing)
+    if not uniform and not (is_array(spacing) and spacing.ndim == 1):
+        raise TypeError("np.gradient in compiled code takes one spacing: a number or a 1-d "
+                        "array of coordinates")
+    whole = not (isinstance(axis, types.Type) and given(axis))
+    if whole and f.ndim > 1 and not uniform:
+        raise TypeError("np.gradient of an n-d array takes coordinates with axis= only")
+    h = "float(spacing)" if spacing is not None and uniform else "1.0"
+    x = "spacing.astype(np.float64)" if not uniform else "np.empty(0, np.float64)"
+    # the call's one spacing binds to a positional parameter (compiled code takes no *args
+    # beside keywords)
+    lines = ["def impl(f, spacing=None, axis=None, edge_order=1):",
+             "    if edge_order != 1 and edge_order != 2:",
+             "        raise ValueError(\"'edge_order' greater than 2 not supported\")",
+             "    g = f.astype(FT)",
+             f"    h = {h}",
+             f"    x = {x}"]
+    if not whole:
+        lines.append(f"    return _gradient_along(g, axis, h, x, {uniform}, edge_order)")
+    elif f.ndim == 1:
+        lines.append(f"    return _gradient_along(g, 0, h, x, {uniform}, edge_order)")
+    else:
+        items = "".join(f"_gradient_along(g, {d}, h, x, True, edge_order), "
+                        for d in range(f.ndim))
+        lines.append(f"    return ({items})")
+    return generated("impl", "\n".join(lines) + "\n",
+                     {"FT": ft, "_gradient_along": _gradient_along})
+
+
+# ---- np.histogram2d: NumPy's histogramdd for two coordinates ----
+
+def _hist_edges(v, n, lo, hi, given_range):
+    pass
+
+
+@overload(_hist_edges)
+def _hist_edges_impl(v, n, lo, hi, given_range):
+    def impl(v, n, lo, hi, given_range):
+        if n < 1:
+            raise ValueError("`bins[0]` must be positive, when an integer")
+        if not given_range:
+            if v.size == 0:
+                lo, hi = 0.0, 1.0
+            else:
+                lo, hi = float(v.min()), float(v.max())
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise ValueError("autodetected range of [nan, nan] is not finite")
+        if lo > hi:
+            raise ValueError("max must be larger than min in range parameter.")
+        if lo == hi:
+            lo -= 0.5
+            hi += 0.5
+        return np.linspace(lo, hi, n + 1)
+    return impl
+
+
+def _hist_bin(e, x):
+    pass
+
+
+@overload(_hist_bin)
+def _hist_bin_impl(e, x):
+    def impl(e, x):
+        """The bin of x among the edges e, -1 outside (the last edge belongs to the last bin)."""
+        k = np.searchsorted(e, x, "right")
+        if x == e[-1]:
+            k -= 1
+        if k < 1 or k >= e.shape[0]:
+            return -1
+        return k - 1
+    return impl
+
+
+@overload(np.histogram2d)
+def _histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    if not (is_array(x) and x.ndim == 1 and is_array(y) and y.ndim == 1):
+        return None
+    if isinstance(bins, (types.Integer, types.Omitted)) or not isinstance(bins, types.Type):
+        edges = ("    ex = _hist_edges(x, bins, rx0, rx1, has_range)\n"
+                 "    ey = _hist_edges(y, bins, ry0, ry1, has_range)\n")
+    elif isinstance(bins, types.Tuple) and len(bins.types) == 2 and \
+            all(isinstance(t, types.Integer) for t in bins.types):
+        edges = ("    ex = _hist_edges(x, bins[0], rx0, rx1, has_range)\n"
+                 "    ey = _hist_edges(y, bins[1], ry0, ry1, has_range)\n")
+    elif isinstance(bins, types.Tuple) and len(bins.types) == 2 and all(
+            is_array(t) and t.ndim == 1 for t in bins.types):
+        edges = ("    ex = bins[0].astype(np.float64)\n"
+                 "    ey = bins[1].astype(np.float64)\n")
+    else:
+        raise TypeError("np.histogram2d in compiled code takes bins= an int, a pair of ints or "
+                        f"a pair of 1-d arrays of edges, not {bins}")
+    has_range = isinstance(range, types.Type) and given(range)
+    ranges = ("    rx0, rx1 = float(range[0][0]), float(range[0][1])\n"
+              "    ry0, ry1 = float(range[1][0]), float(range[1][1])\n" if has_range else
+              "    rx0 = rx1 = ry0 = ry1 = 0.0\n")
+    weighted = isinstance(weights, types.Type) and given(weights)
+    dense = isinstance(density, types.Type) and given(density)
+    source = ("def impl(x, y, bins=10, range=None, density=None, weights=None):\n"
+              "    if x.shape[0] != y.shape[0]:\n"
+              "        raise ValueError('x and y must have the same length')\n"
+              f"    has_range = {has_range}\n" + ranges + edges +
+              "    h = np.zeros((ex.shape[0] - 1, ey.shape[0] - 1), np.float64)\n"
+              "    for i in np.arange(x.shape[0]):\n"
+              "        bx = _hist_bin(ex, x[i])\n"
+              "        by = _hist_bin(ey, y[i])\n"
+              "        if bx >= 0 and by >= 0:\n"
+              f"            h[bx, by] += {'weights[i]' if weighted else '1.0'}\n")
+    if dense:
+        source += ("    if density:\n"
+                   "        area = np.diff(ex).reshape((-1, 1)) * np.diff(ey).reshape((1, -1))\n"
+                   "        h = h / area / h.sum()\n")
+    source += "    return h, ex, ey\n"
+    return generated("impl", source, {"_hist_edges": _hist_edges, "_hist_bin": _hist_bin})

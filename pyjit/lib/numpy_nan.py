@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ._util import float_of, generated, given, is_array, overload, promote, types
+from ._util import constant_flag, float_of, generated, given, is_array, overload, promote, types
 from .numpy_axis import keep_dims
 from .numpy_shape import _norm_axis
 
@@ -192,6 +192,10 @@ overload(np.nanargmax)(_nanarg_typing("max"))
 def _nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
     if not is_array(a) or given(dtype) or given(out):
         return None
+    if isinstance(axis, types.Tuple) and constant_flag(keepdims, "keepdims"):
+        def kept(a, axis=None, dtype=None, out=None, keepdims=False):   # numpy_axis's tuple axes
+            return np.prod(_nan_replaced(a, 1), axis=axis, keepdims=True)
+        return kept
     if given(axis):
         def impl(a, axis=None, dtype=None, out=None, keepdims=False):
             return np.prod(_nan_replaced(a, 1), axis=axis)

@@ -32,7 +32,7 @@ def _search_right(a, v):
 
 
 @overload(np.searchsorted)
-def _searchsorted(a, v, side="left"):
+def _searchsorted(a, v, side="left", sorter=None):
     if not is_array(a) or a.ndim != 1:
         return None
     which = side.literal_value if isinstance(side, types.StringLiteral) else side
@@ -41,14 +41,25 @@ def _searchsorted(a, v, side="left"):
     if which not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right', got {which!r}")
     search = _search_left if which == "left" else _search_right
+    if isinstance(sorter, types.Type) and given(sorter):
+        # a sorted through the permutation sorter: the indices are into that order, as NumPy's
+        if not (is_array(sorter) and sorter.ndim == 1 and
+                isinstance(sorter.dtype, types.Integer)):
+            raise TypeError(f"searchsorted: sorter must be a 1-d array of ints, not {sorter}")
+
+        def with_sorter(a, v, side="left", sorter=None):
+            if sorter.shape[0] != a.shape[0]:
+                raise ValueError("sorter.size must equal a.size")
+            return np.searchsorted(np.take(a, sorter), v, side)
+        return with_sorter
     if is_number(v):
-        def impl(a, v, side="left"):
+        def impl(a, v, side="left", sorter=None):
             return search(a, v)
         return impl
     if not is_array(v):
         return None
 
-    def impl_array(a, v, side="left"):
+    def impl_array(a, v, side="left", sorter=None):
         flat = v.ravel()
         out = np.empty(flat.size, dtype=np.int64)
         for i in range(flat.size):

@@ -231,3 +231,66 @@ overload(np.partition)(_partition_typing(False))
 overload(np.argpartition)(_partition_typing(True))
 overload_method(types.Array, "partition")(_partition_typing(False, method=True))
 overload_method(types.Array, "argpartition")(_partition_typing(True, method=True))
+
+
+# ---- np.unique(ar, axis=k): the distinct subarrays along an axis ----
+
+@register_jitable
+def _unique_rows(b, want):
+    """The distinct rows of the 2-d array b in lexicographic order, with the index of each
+    one's first occurrence, each row's group number and each group's size."""
+    if not want:
+        raise ValueError("return_index, return_inverse and return_counts take a constant True "
+                         "in compiled code")
+    n, m = b.shape
+    if m > 0:
+        perm = np.lexsort(b.T[::-1])
+    else:
+        perm = np.arange(n)
+    keep = np.zeros(n, np.bool_)
+    first = np.empty(n, np.int64)
+    counts = np.zeros(n, np.int64)
+    inverse = np.empty(n, np.int64)
+    g = -1
+    for i in range(n):
+        new = i == 0
+        if not new:
+            for j in range(m):
+                if b[perm[i], j] != b[perm[i - 1], j]:
+                    new = True
+                    break
+        if new:
+            g += 1
+            keep[i] = True
+            first[g] = perm[i]
+        counts[g] += 1
+        inverse[perm[i]] = g
+    rows = perm[keep]
+    return rows, first[:g + 1].copy(), inverse, counts[:g + 1].copy()
+
+
+def _unique_axis(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+                 equal_nan=True):
+    if not (_sortable(ar) and isinstance(axis, (types.Integer, types.Boolean))):
+        return None
+    flags = (_flag(return_index), _flag(return_inverse), _flag(return_counts))
+    nd = ar.ndim
+    wanted = [name for name, on in zip(("index", "inverse", "counts"), flags) if on]
+    check = " and ".join(f"return_{f}" for f in wanted) or "True"
+    items = "".join(f"r[{1 + ('index', 'inverse', 'counts').index(f)}], " for f in wanted)
+    result = f"(values, {items})" if wanted else "values"
+    source = ("def impl(ar, return_index=False, return_inverse=False, return_counts=False, "
+              "axis=None, equal_nan=True):\n"
+              f"    ax = _norm_axis(axis, {nd})\n"
+              "    moved = np.moveaxis(ar, ax, 0)\n"
+              "    n = moved.shape[0]\n"
+              "    rest = moved.size // n if n > 0 else 0\n"
+              "    b = np.ascontiguousarray(moved).reshape((n, rest))\n"
+              f"    r = _unique_rows(b, {check})\n"
+              "    picked = np.ascontiguousarray(moved[r[0]])\n"
+              "    values = np.ascontiguousarray(np.moveaxis(picked, 0, ax))\n"
+              f"    return {result}\n")
+    return generated("impl", source, {"_unique_rows": _unique_rows, "_norm_axis": _norm_axis})
+
+
+overload(np.unique)(_unique_axis)

@@ -106,8 +106,6 @@ def _u_reduce_first(v, initial, has_initial):
         if HAS_IDENTITY:
             res[...] = R(IDENTITY)
             return res
-        if res.size == 0:
-            return res
         raise ValueError(NO_IDENTITY)
     res[...] = v[0]
     for k in range(1, n):
@@ -397,8 +395,12 @@ def _at_typing(ufunc, name, nin):
                     "    if j < 0 or j >= n:",
                     "        raise IndexError('index ' + str(indices) + ' is out of bounds for "
                     "axis 0 with size ' + str(n))"]
-            src += ["    for x in np.ravel(np.asarray(b)):", f"        a[j] = {one}"] if has_b \
-                else [f"    a[j] = {one}"]
+            if has_b and is_array(b) and b.ndim > 0:   # the selection is one element
+                src += ["    raise ValueError('array is not broadcastable to correct shape')"]
+            elif has_b:
+                src += ["    x = np.asarray(b)[()]", f"    a[j] = {one}"]
+            else:
+                src += [f"    a[j] = {one}"]
         elif fast:
             src += ["    n = a.shape[0]",
                     "    ii = np.ravel(indices)"]
