@@ -20,13 +20,29 @@ def _resolve(pyname):
     """The object a dotted name reaches: a module's attribute, or an attribute of one
     (pyjit.typed.List.empty_list)."""
     module, _, attr = pyname.rpartition(".")
-    if not module:
-        return None
-    try:
-        owner = importlib.import_module(module)
-    except ImportError:
-        owner = _resolve(module)
-    return getattr(owner, attr, None)
+    owner = _owner(module) if module else None
+    return getattr(owner, attr, None) if owner is not None else None
+
+
+_OWNERS = {}
+
+
+def _owner(dotted):
+    """The module or object a dotted name reaches, or None. An attribute of the parent is tried
+    before an import: an import that fails (numpy.ndarray is no module) searches all of sys.path,
+    and the names of builtins.def asked for hundreds of those on the first compilation."""
+    if dotted in _OWNERS:
+        return _OWNERS[dotted]
+    head, _, last = dotted.rpartition(".")
+    parent = _owner(head) if head else None
+    obj = getattr(parent, last, None) if parent is not None else None
+    if obj is None:
+        try:
+            obj = importlib.import_module(dotted)
+        except ImportError:
+            pass
+    _OWNERS[dotted] = obj
+    return obj
 
 
 def _aliases():

@@ -164,7 +164,7 @@ def test_typeof_readonly():
     ([], "got an empty list"), ({}, "got dict"), (np.zeros(2, object), "dtype object"),
     (np.zeros(2, "S3"), "dtype |S3"),
     (np.zeros(2, ">f8"), "non-native byte order"), ((1, []), "tuple whose item 1 is an empty list"),
-    (np.zeros(2, "U3"), "dtype <U3"), (np.zeros(2, [("a", "U3")]), "ndarray of dtype"),
+    (np.zeros(2, [("a", "U3")]), "ndarray of dtype"),
 ])
 def test_typeof_rejects(value, got):
     with pytest.raises(TypeError) as info:

@@ -10,12 +10,11 @@ context.deallocations, numba-cuda's queue of frees: programs call its clear() af
 arrays to have their memory back at once. pyjit frees memory when the last array over it goes
 (or when an outer defer_cleanup block ends), so there is nothing queued to clear.
 """
-import asyncio
-
 POLL_SECONDS = 1e-4
 
 
 def async_done(stream):
+    import asyncio      # here, not at the top: importing asyncio costs 50 ms that others need not pay
     loop = asyncio.get_running_loop()
     future = loop.create_future()
 

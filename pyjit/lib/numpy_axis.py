@@ -275,6 +275,25 @@ def _mark_axes(k, nd):
     return lines
 
 
+def _reduced_last(array, nd, kept):
+    """Source lines, after _mark_axes: t, the array transposed with the axes red marks last, and
+    m, the product of their lengths."""
+    return [f"    perm = np.empty({max(nd, 1)}, np.int64)",
+            "    j = 0",
+            f"    for d in range({nd}):",
+            "        if not red[d]:",
+            "            perm[j] = d",
+            "            j += 1",
+            f"    for d in range({nd}):",
+            "        if red[d]:",
+            "            perm[j] = d",
+            "            j += 1",
+            f"    t = np.transpose({array}, (" + "".join(f"perm[{d}], " for d in range(nd)) + "))",
+            "    m = 1",
+            f"    for d in range({kept}, {nd}):",
+            "        m *= t.shape[d]"]
+
+
 def _tuple_axes(a, axis, keepdims, signature, call):
     """A reduction over a tuple of axes (np.mean(a, axis=(0, 2))): the reduced axes moved last
     and made one (a copy, C order), then reduced along it by call (the reduction written for
@@ -283,24 +302,10 @@ def _tuple_axes(a, axis, keepdims, signature, call):
     nd, k = a.ndim, len(axis.types)
     kept = nd - k
     keep = constant_flag(keepdims, "keepdims")
-    names = ", ".join(f"perm[{d}]" for d in range(nd))
     lines = [f"def impl({signature}):",
              f"    red = np.zeros({max(nd, 1)}, np.bool_)",
              *_mark_axes(k, nd),
-             f"    perm = np.empty({max(nd, 1)}, np.int64)",
-             "    j = 0",
-             f"    for d in range({nd}):",
-             "        if not red[d]:",
-             "            perm[j] = d",
-             "            j += 1",
-             f"    for d in range({nd}):",
-             "        if red[d]:",
-             "            perm[j] = d",
-             "            j += 1",
-             f"    t = np.transpose(a, ({names}{',' if nd == 1 else ''}))",
-             "    m = 1",
-             f"    for d in range({kept}, {nd}):",
-             "        m *= t.shape[d]"]
+             *_reduced_last("a", nd, kept)]
     shape = "".join(f"t.shape[{d}], " for d in range(kept))
     lines.append(f"    flat = np.ascontiguousarray(t).reshape(({shape}m,))")
     r = call.replace("a.ravel()", "flat").replace("axis=0", f"axis={kept}")

@@ -13,7 +13,7 @@ axis)."""
 import numpy as np
 
 from ._util import generated, given, is_array, is_number, overload, register_jitable, types
-from .numpy_axis import _mark_axes
+from .numpy_axis import _mark_axes, _reduced_last
 from .numpy_shape import _norm_axis
 
 AxisError = np.exceptions.AxisError
@@ -221,20 +221,7 @@ def _tuple_axes_source(k, nd, name, ufunc, init):
         lines.append(f"    raise ValueError(\"reduction operation '{name}' is not reorderable, "
                      "so at most one axis may be specified\")")
     kept = nd - k
-    lines += [f"    perm = np.empty({nd}, np.int64)",
-              "    j = 0",
-              f"    for d in range({nd}):",
-              "        if not red[d]:",
-              "            perm[j] = d",
-              "            j += 1",
-              f"    for d in range({nd}):",
-              "        if red[d]:",
-              "            perm[j] = d",
-              "            j += 1",
-              "    t = np.transpose(array, (" + "".join(f"perm[{d}], " for d in range(nd)) + "))",
-              "    m = 1",
-              f"    for d in range({kept}, {nd}):",
-              "        m *= t.shape[d]"]
+    lines += _reduced_last("array", nd, kept)
     if kept == 0:
         lines.append(f"    r = _u_reduce1(np.ravel(t), {init})")
     else:
