@@ -53,6 +53,12 @@ def delete_mask(a, ax):
     return np.delete(a, m, axis=ax)
 
 
+def delete_slices(a, ax):
+    return (np.delete(a, slice(1, None), axis=ax), np.delete(a, slice(None, None, -2), axis=ax),
+            np.delete(a, slice(-2, 100), axis=ax), np.delete(a, slice(3, 1), axis=ax),
+            np.delete(a, slice(0, 4, 2)))
+
+
 def average_plain(a, ax):
     return np.average(a, axis=ax)
 
@@ -86,7 +92,7 @@ def insert_positions(a, ax, block):
 
 
 FUNCS = [append_axis, insert_scalar, delete_int, delete_indices, delete_list, delete_mask,
-         average_plain, average_same_shape, average_1d]
+         delete_slices, average_plain, average_same_shape, average_1d]
 
 
 @pytest.mark.parametrize("name", list(ARRAYS))

@@ -173,6 +173,10 @@ def _checked_index(i, n):
     return i + n if i < 0 else i
 
 
+def _is_slice(t):
+    return getattr(t, "name", None) == "slice"
+
+
 @overload(np.delete)
 def _delete(arr, obj, axis=None):
     if not is_array(arr):
@@ -188,6 +192,13 @@ def _delete(arr, obj, axis=None):
             out[i:] = a[i + 1:]
             return out
         return impl
+    if _is_slice(obj):
+        def impl_slice(arr, obj, axis=None):
+            a = arr.ravel()
+            keep = np.ones(a.size, dtype=np.bool_)
+            keep[obj] = False
+            return a[keep]
+        return impl_slice
     if is_array(obj) and isinstance(obj.dtype, types.Boolean):
         one_d = obj.ndim == 1
 
@@ -215,6 +226,13 @@ def _delete_along(arr, obj):
     ints, or a 1-d mask of the axis's length say which go), a new C-contiguous array."""
     ok = isinstance(obj, types.Integer) or _indices_given(obj) or \
         (is_array(obj) and isinstance(obj.dtype, types.Boolean) and obj.ndim == 1)
+    if _is_slice(obj):
+        def impl_slice(arr, obj, axis=None):
+            moved = np.swapaxes(arr, axis, 0)
+            keep = np.ones(moved.shape[0], dtype=np.bool_)
+            keep[obj] = False
+            return np.ascontiguousarray(np.swapaxes(moved[keep], 0, axis))
+        return impl_slice
     if not ok:
         return None
     if is_array(obj) and isinstance(obj.dtype, types.Boolean):
