@@ -10,22 +10,12 @@ import importlib
 import numpy as np
 import pytest
 
+from util import run_in_both_simulators
+
 
 @pytest.fixture(scope="module")
 def both():
     return importlib.import_module("pyjit.gpu.cpu"), importlib.import_module("pyjit.gpu.simulator")
-
-
-def run_both(both, make, config, *arrays):
-    """make(gpu) gives the kernel; each simulator launches it on its own copies of arrays."""
-    results = []
-    for gpu in both:
-        args = [a.copy() if isinstance(a, np.ndarray) else a for a in arrays]
-        make(gpu)[config](*args)
-        results.append(args)
-    for ours, theirs in zip(*results):
-        np.testing.assert_array_equal(ours, theirs)
-    return results[0]
 
 
 def test_tree_reduction_with_the_barrier_in_a_loop(both):
@@ -48,7 +38,7 @@ def test_tree_reduction_with_the_barrier_in_a_loop(both):
         return k
 
     x = np.random.default_rng(0).random(1000)
-    out = run_both(both, make, (8, 128), x, np.zeros(8))[1]
+    out = run_in_both_simulators(both, make, (8, 128), x, np.zeros(8))[1]
     np.testing.assert_allclose(out, np.pad(x, (0, 24)).reshape(8, 128).sum(1))
 
 
@@ -76,7 +66,7 @@ def test_values_of_every_kind_live_across_barriers(both):
         return k
 
     x = np.random.default_rng(1).random(64)
-    run_both(both, make, (1, 64), x, np.zeros((64, 2)), np.zeros(64, np.bool_))
+    run_in_both_simulators(both, make, (1, 64), x, np.zeros((64, 2)), np.zeros(64, np.bool_))
 
 
 def test_barriers_in_device_functions_and_2d_3d_blocks(both):
@@ -102,7 +92,7 @@ def test_barriers_in_device_functions_and_2d_3d_blocks(both):
 
     x = np.random.default_rng(2).random((3, 64))
     for block in ((64, 1, 1), (8, 8, 1), (4, 4, 4), (2, 8, 4)):
-        run_both(both, make, (3, block), x, np.zeros((3, 64)))
+        run_in_both_simulators(both, make, (3, block), x, np.zeros((3, 64)))
 
 
 def test_tiled_matmul(both):
@@ -127,7 +117,8 @@ def test_tiled_matmul(both):
     rng = np.random.default_rng(3)
     A = rng.random((32, 24), dtype=np.float32)
     B = rng.random((24, 16), dtype=np.float32)
-    C = run_both(both, make, ((4, 2), (8, 8)), A, B, np.zeros((32, 16), np.float32))[2]
+    C = run_in_both_simulators(both, make, ((4, 2), (8, 8)), A, B,
+                               np.zeros((32, 16), np.float32))[2]
     np.testing.assert_allclose(C, A @ B, rtol=1e-5)
 
 
@@ -147,7 +138,7 @@ def test_syncthreads_count_in_a_loop_with_threads_returning(both):
         return k
 
     x = np.random.default_rng(4).random(64)
-    run_both(both, make, (1, 64), x, np.zeros((5, 3), np.int64))
+    run_in_both_simulators(both, make, (1, 64), x, np.zeros((5, 3), np.int64))
 
 
 def test_an_exception_after_a_barrier_names_its_thread(both):
@@ -220,7 +211,7 @@ def test_warp_operations_with_barriers(both):
         return k
 
     x = np.arange(64, dtype=np.float32)
-    out = run_both(both, make, (1, 64), x, np.zeros(1, np.float32))[1]
+    out = run_in_both_simulators(both, make, (1, 64), x, np.zeros(1, np.float32))[1]
     assert out[0] == x.sum()
 
 
@@ -255,7 +246,7 @@ def test_values_that_differ_between_threads_across_barriers(both):
         return k
 
     x = np.arange(64, dtype=np.int64)
-    run_both(both, make, (2, 64), x, np.zeros(128, np.int64))
+    run_in_both_simulators(both, make, (2, 64), x, np.zeros(128, np.int64))
 
 
 def test_uniform_loop_after_threads_return_early(both):
@@ -283,7 +274,7 @@ def test_uniform_loop_after_threads_return_early(both):
 
     x = np.random.default_rng(3).random(64) * 2
     for n in (64, 37, 1):
-        run_both(both, make, (1, 64), x, np.zeros(64), n)
+        run_in_both_simulators(both, make, (1, 64), x, np.zeros(64), n)
 
 
 def test_loop_counter_read_from_shared_memory_is_per_thread(both):
@@ -304,7 +295,7 @@ def test_loop_counter_read_from_shared_memory_is_per_thread(both):
             out[t] = total
         return k
 
-    run_both(both, make, (1, 32), np.zeros(32, np.int32))
+    run_in_both_simulators(both, make, (1, 32), np.zeros(32, np.int32))
 
 
 def test_a_loop_bounded_by_a_barriers_result(both):
@@ -322,7 +313,7 @@ def test_a_loop_bounded_by_a_barriers_result(both):
         return k
 
     x = np.random.default_rng(5).random(128)
-    run_both(both, make, (2, 64), x, np.zeros(128, np.int64))
+    run_in_both_simulators(both, make, (2, 64), x, np.zeros(128, np.int64))
 
 
 # Warp operations are cut like barriers: at a round's end the warps whose lanes all wait at warp
@@ -347,7 +338,7 @@ def test_warps_that_shuffle_different_numbers_of_times_before_a_barrier(both):
         return k
 
     x = np.random.default_rng(7).random(256)
-    run_both(both, make, (2, 128), x, np.zeros(256))
+    run_in_both_simulators(both, make, (2, 128), x, np.zeros(256))
 
 
 def test_a_warp_operation_some_lanes_never_reach_is_reported(both):

@@ -9,21 +9,12 @@ import importlib
 import numpy as np
 import pytest
 
+from util import run_in_both_simulators
+
 
 @pytest.fixture(scope="module")
 def both():
     return importlib.import_module("pyjit.gpu.cpu"), importlib.import_module("pyjit.gpu.simulator")
-
-
-def run_both(both, make, config, *arrays):
-    results = []
-    for gpu in both:
-        args = [a.copy() if isinstance(a, np.ndarray) else a for a in arrays]
-        make(gpu)[config](*args)
-        results.append(args)
-    for ours, theirs in zip(*results):
-        np.testing.assert_array_equal(ours, theirs)
-    return results[0]
 
 
 def test_grid_barrier_in_a_loop_with_block_barriers_and_shared_memory(both):
@@ -53,7 +44,7 @@ def test_grid_barrier_in_a_loop_with_block_barriers_and_shared_memory(both):
         return k
 
     x = np.random.default_rng(0).random(6 * 32)
-    run_both(both, make, (6, 32), x, np.zeros(6), 3)
+    run_in_both_simulators(both, make, (6, 32), x, np.zeros(6), 3)
 
 
 def test_grid_barrier_with_warp_operations(both):
@@ -77,7 +68,7 @@ def test_grid_barrier_with_warp_operations(both):
         return k
 
     x = np.random.default_rng(1).random(4 * 64)
-    run_both(both, make, (4, 64), x, np.zeros(8), np.zeros(x.size))
+    run_in_both_simulators(both, make, (4, 64), x, np.zeros(8), np.zeros(x.size))
 
 
 def test_a_block_that_returns_while_others_wait_is_a_deadlock(both):

@@ -8,6 +8,8 @@ import importlib
 import numpy as np
 import pytest
 
+from util import run_in_both_simulators
+
 
 @pytest.fixture
 def both(monkeypatch):
@@ -25,16 +27,6 @@ def same_race(both, make, config, *arrays):
         messages.append(str(e.value))
     assert messages[0] == messages[1]
     return messages[0]
-
-
-def no_race(both, make, config, *arrays):
-    results = []
-    for gpu in both:
-        args = [a.copy() if isinstance(a, np.ndarray) else a for a in arrays]
-        make(gpu)[config](*args)
-        results.append(args)
-    for ours, theirs in zip(*results):
-        np.testing.assert_array_equal(ours, theirs)
 
 
 def reduction(barrier_first):
@@ -64,7 +56,7 @@ def test_a_missing_barrier_in_a_reduction(both):
     assert msg.startswith("kernel 'block_sum', thread (32, 0, 0), block (0, 0, 0): data race on "
                           "shared array 's' at index 32: written here after being read by "
                           "thread (0, 0, 0) at ")
-    no_race(both, reduction(True), (2, 64), x, np.zeros(2, np.float32))
+    run_in_both_simulators(both, reduction(True), (2, 64), x, np.zeros(2, np.float32))
 
 
 def test_a_read_of_another_threads_write_in_2d_shared_memory(both):
@@ -114,7 +106,7 @@ def test_lanes_of_a_warp_ordered_by_syncwarp(both):
         return make_kernel
 
     x = np.arange(64, dtype=np.int32)
-    no_race(both, make(True), (1, 64), x, np.zeros(64, np.int32))
+    run_in_both_simulators(both, make(True), (1, 64), x, np.zeros(64, np.int32))
     msg = same_race(both, make(False), (1, 64), x, np.zeros(64, np.int32))
     assert "thread (1, 0, 0), block (0, 0, 0): data race on shared array 's' at index 1: " \
            "written here after being read by thread (0, 0, 0)" in msg
@@ -142,7 +134,7 @@ def test_dynamic_shared_memory_and_barriers_in_a_loop(both):
 
     x = np.random.default_rng(0).random(64)
     cfg = (2, 32, 0, 32 * 8)
-    no_race(both, make(False), cfg, x, np.zeros(64), 3)
+    run_in_both_simulators(both, make(False), cfg, x, np.zeros(64), 3)
     msg = same_race(both, make(True), cfg, x, np.zeros(64), 3)
     assert "written here after being read by thread" in msg
 
@@ -200,4 +192,4 @@ def test_the_grid_barrier_orders_shared_accesses_too(both):
             out[gpu.grid(1)] = s[0]
         return k
 
-    no_race(both, make, (3, 4), np.zeros(12, np.int32))
+    run_in_both_simulators(both, make, (3, 4), np.zeros(12, np.int32))

@@ -198,6 +198,20 @@ __all__ = ["assert_same", "check", "check_raises", "memory_in_use", "run_python"
            "wrap64", "math", "cmath", "np", "pyjit"]
 
 
+def run_in_both_simulators(simulators, make, config, *arrays):
+    """make(gpu) gives the kernel; each of simulators (the compiled pyjit.gpu.cpu and the
+    interpreted pyjit.gpu.simulator) launches it on its own copies of arrays, and the arrays
+    must end equal. The compiled simulator's copies are returned."""
+    results = []
+    for gpu in simulators:
+        args = [a.copy() if isinstance(a, np.ndarray) else a for a in arrays]
+        make(gpu)[config](*args)
+        results.append(args)
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)
+    return results[0]
+
+
 def _find_ptxas():
     found = shutil.which("ptxas")
     if found:
