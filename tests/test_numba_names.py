@@ -354,12 +354,30 @@ def test_locals_errors():
     def f(x):
         y = x
         return y
-    with pytest.raises(TypeError, match="'z', which is not a variable of"):
-        njit(locals={"z": pyjit.float32})(f)
     with pytest.raises(TypeError, match="scalar types only"):
         njit(locals={"y": pyjit.float64[:]})(f)
     with pytest.raises(TypeError, match="pipeline_class"):
         njit(pipeline_class=object)(f)
+
+
+def test_locals_may_name_variables_a_function_lacks():
+    # pynndescent declares one locals dict on a family of distance functions; Numba ignores the
+    # names a function lacks and types the others
+    shared = {"result": pyjit.float32, "num_equal": pyjit.float32, "dim": pyjit.intp}
+
+    def matching(x, y):
+        num_equal = 0
+        for i in range(x.shape[0]):
+            num_equal += x[i] == y[i]
+        return num_equal / x.shape[0]
+
+    x = np.array([1.0, 0, 1, 1, 0])
+    y = np.array([1.0, 1, 1, 0, 0])
+    got = njit(locals=shared)(matching)(x, y)
+    assert got == np.float32(np.float32(3) / 5)
+    numba = pytest.importorskip("numba")
+    assert got == numba.njit(locals={"result": numba.float32, "num_equal": numba.float32,
+                                     "dim": numba.intp})(matching)(x, y)
 
 
 def test_pipeline_hints_warn_once():
