@@ -320,6 +320,46 @@ def test_cython_function_address():
         get_cython_function_address("scipy.special.cython_special", "nope")
 
 
+def _special(name, signature):
+    """numba-stats' way to reach scipy.special from compiled code: a WrapperAddressProtocol
+    subclass made on the fly around the function's address."""
+    from pyjit.extending import get_cython_function_address
+    addr = get_cython_function_address("scipy.special.cython_special", name)
+    cls = type(name, (pyjit.types.WrapperAddressProtocol,),
+               {"__wrapper_address__": lambda self: addr, "signature": lambda self: signature})
+    return cls()
+
+
+def test_wrapper_address_protocol_is_called_as_a_c_function():
+    sc = pytest.importorskip("scipy.special")
+    f8 = pyjit.types.float64
+    ndtri = _special("ndtri", f8(f8))
+    gammaincc = _special("gammaincc", f8(f8, f8))
+
+    @njit
+    def quantiles(p, a, x):
+        out = np.empty_like(p)
+        for i in range(p.size):
+            out[i] = ndtri(p[i]) * gammaincc(a, x)
+        return out
+    p = np.array([0.05, 0.5, 0.975])
+    np.testing.assert_allclose(quantiles(p, 2.0, 1.5), sc.ndtri(p) * sc.gammaincc(2.0, 1.5),
+                               rtol=1e-15)
+
+    class NoSignature(pyjit.types.WrapperAddressProtocol):
+        def __wrapper_address__(self):
+            return 0
+        def signature(self):
+            return "complex128(complex128)"
+    bad = NoSignature()
+
+    @njit
+    def g(z):
+        return bad(z)
+    with pytest.raises(pyjit.errors.TypingError, match="NoSignature: the signature"):
+        g(1j)
+
+
 # ---- decorator options Numba takes ----
 
 def test_locals_declares_the_type_of_every_assignment():
