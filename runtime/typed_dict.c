@@ -504,6 +504,7 @@ static PyMethodDef Dict_methods[] = {
     {"popitem", (PyCFunction)Dict_popitem, METH_NOARGS, "As dict.popitem."},
     {"clear", (PyCFunction)Dict_clear, METH_NOARGS, "As dict.clear."},
     {"copy", (PyCFunction)Dict_copy, METH_NOARGS, "A new Dict of the same items."},
+    {"__copy__", (PyCFunction)Dict_copy, METH_NOARGS, "copy.copy(d): d.copy(), as Numba's Dict."},
     {"update", (PyCFunction)Dict_update, METH_O, "As dict.update (a mapping)."},
     {NULL, NULL, 0, NULL},
 };

@@ -659,6 +659,10 @@ def test_values_that_hold_references_are_set_from_python():
     assert total(groups, nested) == 4.5
     with pytest.raises(TypeError, match="a value of type list for a Dict of"):
         groups["b"] = [1, 2]
+    import copy
+    copied = copy.copy(codons)     # as Numba's Dict: a new table of the same items
+    copied["GGG"] = "G"
+    assert "GGG" not in codons and copied["ATG"] == "Met"
 
 
 def test_string_values_set_from_python_keep_memory_flat():
