@@ -770,7 +770,14 @@ static Type *type_contains(Infer *c, Instr *in)
     if (seq->type->kind == TY_DICT || seq->type->kind == TY_SET)
         return table_contains(c, in, seq, x);
     Type *to = ty_scalar(TY_INT64), *item = seq->type->kind == TY_LIST ? seq->type->list.item : NULL;
-    if (seq->type->kind == TY_LIST) {
+    if (seq->type->kind == TY_ARRAY) {   /* x in a: some element equals x (Numba's __contains__) */
+        Type *et = seq->type->array.dtype;
+        to = ty_is_scalar(et) && (ty_is_scalar(x->type) || x->type->kind == TY_BOOL) ? ty_strong(x->type) : NULL;
+        if (!to || !ty_promote(et, to))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over an array looks for a number in "
+                              "an array of numbers, not %s in %s", infer_type_name(x->type),
+                              infer_type_name(seq->type));
+    } else if (seq->type->kind == TY_LIST) {
         if (!item)
             return NULL;
         to = ty_is_scalar(item) && ty_is_scalar(x->type) ? ty_promote(item, ty_strong(x->type)) : NULL;
@@ -780,8 +787,8 @@ static Type *type_contains(Infer *c, Instr *in)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over a list of %s: pyjit looks for "
                               "numbers in lists of numbers", infer_type_name(item));
     } else if (seq->type->kind != TY_RANGE) {
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' is supported over tuples, lists and "
-                          "ranges, not %s", infer_type_name(seq->type));
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' is supported over tuples, lists, arrays "
+                          "and ranges, not %s", infer_type_name(seq->type));
     } else if (!ty_is_int(x->type) && x->type->kind != TY_BOOL)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over a range needs an integer, not %s",
                           infer_type_name(x->type));

@@ -1669,6 +1669,30 @@ static void over_elements(Lower *L, Instr *a, ElemFn fn, void *ctx)
     ew_run(L, op.t->array.ndim, shape, &op, 1, NULL, fn, ctx);
 }
 
+typedef struct FindCtx { Type *et, *ct; LLVMValueRef x, found; } FindCtx;
+
+static LLVMValueRef elem_find(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    FindCtx *c = vctx;
+    LLVMValueRef eq = lower_compare_scalar(L, CMP_EQ, c->ct, lower_cast(L, e[0], c->et, c->ct), c->x);
+    LLVMValueRef was = LLVMBuildLoad2(L->b, L->i1, c->found, "");
+    LLVMBuildStore(L->b, LLVMBuildOr(L->b, was, eq, ""), c->found);
+    return NULL;
+}
+
+/* x in a: whether some element of a equals x (NaN equals nothing), as Numba's array
+ * __contains__; the two compared in their promoted type. */
+LLVMValueRef lower_array_contains(Lower *L, Instr *a, Instr *x)
+{
+    Type *et = a->type->array.dtype;
+    FindCtx c = {.et = et, .ct = ty_promote(et, x->type)};
+    c.x = lower_cast(L, lower_value(L, x), x->type, c.ct);
+    c.found = lower_alloca(L, L->i1);
+    LLVMBuildStore(L->b, LLVMConstInt(L->i1, 0, 0), c.found);
+    over_elements(L, a, elem_find, &c);
+    return LLVMBuildLoad2(L->b, L->i1, c.found, "");
+}
+
 /* cumsum: the running sum stored at ptr, which then moves one element on. */
 static LLVMValueRef elem_cumsum(Lower *L, void *vctx, LLVMValueRef *e)
 {

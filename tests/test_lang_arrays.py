@@ -1088,3 +1088,25 @@ def test_array_variable_first_assigned_in_a_loop(opt, fastmath):
     x = np.arange(5.0)
     got = pyjit.njit(opt=opt, fastmath=fastmath)(_first_made_in_loop)(x.copy(), 4)
     np.testing.assert_array_equal(got, _first_made_in_loop(x.copy(), 4))
+
+
+def _membership(x, a):
+    return x in a, x not in a, (x + 1) in a[::2], 2 in a
+
+
+@pytest.mark.parametrize("x, a", [
+    (3, np.arange(5)), (3.0, np.arange(5.0)), (np.nan, np.array([np.nan, 1.0])),
+    (1, np.arange(6).reshape(2, 3)), (2.5, np.arange(4, dtype=np.int32)),
+    (True, np.array([False, True])), (5, np.array([], dtype=np.int64)),
+    (1, np.array([1.0 + 0j])), (np.uint8(7), np.arange(9, dtype=np.uint8)[::-1])])
+def test_in_over_an_array(x, a):
+    # stumpy's `nn_i not in I[thread_idx, i]`: some element equals x, NaN equals nothing
+    check(_membership, x, a)
+
+
+def test_in_over_an_array_of_another_kind_is_a_compile_error():
+    @pyjit.njit
+    def f(s, a):
+        return s in a
+    with pytest.raises(pyjit.errors.UnsupportedError, match="'in' over an array looks for a number"):
+        f("x", np.arange(3))
