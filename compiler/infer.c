@@ -964,6 +964,42 @@ static Type *fold_compare(Infer *c, Instr *in, bool v)
     return ty_scalar(TY_BOOL);
 }
 
+/* An int known when compiling: a constant, or an array's ndim (Numba rewrites `a.ndim` to its
+ * value, so `if a.ndim == 1: ... else: a.shape[1]` types one branch only). */
+static bool known_int(const Instr *v, int64_t *out)
+{
+    if (infer_const_index(v, out))
+        return true;
+    const Type *t = v->nargs > 0 ? v->args[0]->type : NULL;
+    if (!t || t->kind != TY_ARRAY)
+        return false;
+    bool ndim = (v->op == OP_GETATTR && v->name && strcmp(v->name, "ndim") == 0) ||
+                (v->op == OP_ARRAY_ATTR && v->sub == AA_NDIM);
+    if (ndim)
+        *out = t->array.ndim;
+    return ndim;
+}
+
+/* a OP b of two ints known when compiling (one of them an ndim): the folded result, or -1. */
+static int fold_known_ints(const Instr *in)
+{
+    int64_t a, b;
+    const Instr *x = in->args[0], *y = in->args[1];
+    if (x->op == OP_CONST && y->op == OP_CONST)
+        return -1;   /* left as the frontend gave it */
+    if (!known_int(x, &a) || !known_int(y, &b))
+        return -1;
+    switch (in->sub) {
+    case CMP_LT: return a < b;
+    case CMP_LE: return a <= b;
+    case CMP_EQ: return a == b;
+    case CMP_NE: return a != b;
+    case CMP_GT: return a > b;
+    case CMP_GE: return a >= b;
+    default: return -1;
+    }
+}
+
 static bool int64_against_float64(Type *a, Type *b)
 {
     TypeKind ka = ty_strong(a)->kind, kb = ty_strong(b)->kind;
@@ -1063,6 +1099,9 @@ static Type *type_compare(Infer *c, Instr *in)
     }
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE)
         return tuple_compare(c, in, a, b);
+    int folded = fold_known_ints(in);
+    if (folded >= 0)
+        return fold_compare(c, in, folded);
     if ((op == CMP_EQ || op == CMP_NE) && (a->kind == TY_DTYPE || b->kind == TY_DTYPE)) {
         /* a.dtype == np.int64 (or a dtype, or its name): the types are known when compiling */
         Type *da = infer_dtype_of(c, in->args[0]), *db = infer_dtype_of(c, in->args[1]);

@@ -1110,3 +1110,35 @@ def test_in_over_an_array_of_another_kind_is_a_compile_error():
         return s in a
     with pytest.raises(pyjit.errors.UnsupportedError, match="'in' over an array looks for a number"):
         f("x", np.arange(3))
+
+
+def _merge_rows(PA, PB, IA, IB):
+    # stumpy's top-k merge: one source for 1-d and 2-d profiles, the branch chosen by a.ndim
+    if PA.ndim == 1:
+        mask = (PB < PA) & (IB != IA)
+        PA[mask] = PB[mask]
+        IA[mask] = IB[mask]
+    else:
+        k = PA.shape[1]
+        for i in range(PA.shape[0]):
+            for j in range(k):
+                if PB[i, j] < PA[i, j]:
+                    PA[i, j] = PB[i, j]
+                    IA[i, j] = IB[i, j]
+    return PA.ndim > 1, 2 <= PA.ndim
+
+
+def test_branches_on_ndim_are_typed_for_the_array_given():
+    # Numba folds a.ndim to its value, so the branch for other dimensions is never typed
+    rng = np.random.default_rng(3)
+    for shape in ((7,), (4, 3)):
+        PA, PB = rng.random(shape), rng.random(shape)
+        IA, IB = rng.integers(0, 5, shape), rng.integers(0, 5, shape)
+        check(_merge_rows, PA, PB, IA, IB)
+
+    @pyjit.njit
+    def width(a):
+        if a.ndim != 2:
+            return -1
+        return a.shape[1]
+    assert (width(np.ones(3)), width(np.ones((2, 5)))) == (-1, 5)
