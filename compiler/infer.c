@@ -770,7 +770,14 @@ static Type *type_contains(Infer *c, Instr *in)
     if (seq->type->kind == TY_DICT || seq->type->kind == TY_SET)
         return table_contains(c, in, seq, x);
     Type *to = ty_scalar(TY_INT64), *item = seq->type->kind == TY_LIST ? seq->type->list.item : NULL;
-    if (seq->type->kind == TY_LIST) {
+    if (seq->type->kind == TY_ARRAY) {   /* x in a: some element equals x (Numba's __contains__) */
+        Type *et = seq->type->array.dtype;
+        to = ty_is_scalar(et) && (ty_is_scalar(x->type) || x->type->kind == TY_BOOL) ? ty_strong(x->type) : NULL;
+        if (!to || !ty_promote(et, to))
+            return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over an array looks for a number in "
+                              "an array of numbers, not %s in %s", infer_type_name(x->type),
+                              infer_type_name(seq->type));
+    } else if (seq->type->kind == TY_LIST) {
         if (!item)
             return NULL;
         to = ty_is_scalar(item) && ty_is_scalar(x->type) ? ty_promote(item, ty_strong(x->type)) : NULL;
@@ -780,8 +787,8 @@ static Type *type_contains(Infer *c, Instr *in)
             return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over a list of %s: pyjit looks for "
                               "numbers in lists of numbers", infer_type_name(item));
     } else if (seq->type->kind != TY_RANGE) {
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' is supported over tuples, lists and "
-                          "ranges, not %s", infer_type_name(seq->type));
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' is supported over tuples, lists, arrays "
+                          "and ranges, not %s", infer_type_name(seq->type));
     } else if (!ty_is_int(x->type) && x->type->kind != TY_BOOL)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over a range needs an integer, not %s",
                           infer_type_name(x->type));
@@ -957,6 +964,42 @@ static Type *fold_compare(Infer *c, Instr *in, bool v)
     return ty_scalar(TY_BOOL);
 }
 
+/* An int known when compiling: a constant, or an array's ndim (Numba rewrites `a.ndim` to its
+ * value, so `if a.ndim == 1: ... else: a.shape[1]` types one branch only). */
+static bool known_int(const Instr *v, int64_t *out)
+{
+    if (infer_const_index(v, out))
+        return true;
+    const Type *t = v->nargs > 0 ? v->args[0]->type : NULL;
+    if (!t || t->kind != TY_ARRAY)
+        return false;
+    bool ndim = (v->op == OP_GETATTR && v->name && strcmp(v->name, "ndim") == 0) ||
+                (v->op == OP_ARRAY_ATTR && v->sub == AA_NDIM);
+    if (ndim)
+        *out = t->array.ndim;
+    return ndim;
+}
+
+/* a OP b of two ints known when compiling (one of them an ndim): the folded result, or -1. */
+static int fold_known_ints(const Instr *in)
+{
+    int64_t a, b;
+    const Instr *x = in->args[0], *y = in->args[1];
+    if (x->op == OP_CONST && y->op == OP_CONST)
+        return -1;   /* left as the frontend gave it */
+    if (!known_int(x, &a) || !known_int(y, &b))
+        return -1;
+    switch (in->sub) {
+    case CMP_LT: return a < b;
+    case CMP_LE: return a <= b;
+    case CMP_EQ: return a == b;
+    case CMP_NE: return a != b;
+    case CMP_GT: return a > b;
+    case CMP_GE: return a >= b;
+    default: return -1;
+    }
+}
+
 static bool int64_against_float64(Type *a, Type *b)
 {
     TypeKind ka = ty_strong(a)->kind, kb = ty_strong(b)->kind;
@@ -1056,6 +1099,9 @@ static Type *type_compare(Infer *c, Instr *in)
     }
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE)
         return tuple_compare(c, in, a, b);
+    int folded = fold_known_ints(in);
+    if (folded >= 0)
+        return fold_compare(c, in, folded);
     if ((op == CMP_EQ || op == CMP_NE) && (a->kind == TY_DTYPE || b->kind == TY_DTYPE)) {
         /* a.dtype == np.int64 (or a dtype, or its name): the types are known when compiling */
         Type *da = infer_dtype_of(c, in->args[0]), *db = infer_dtype_of(c, in->args[1]);

@@ -2144,6 +2144,22 @@ static Type *type_isinstance(Infer *c, Instr *in, Builtin bi, Args *a)
     return want_args(c, in, a, 2, 2) ? infer_isinstance(c, in, a->pos[0], a->pos[1]) : NULL;
 }
 
+/* type(x) of a number or bool: its scalar type, the constant np.float32 (or int64, float64 for
+ * Python's int and float) is, so that type(x)(1) converts 1 to x's type, as in Numba. */
+static Type *type_type(Infer *c, Instr *in, Builtin bi, Args *a)
+{
+    (void)bi;
+    if (!want_args(c, in, a, 1, 1))
+        return NULL;
+    Type *t = a->pos[0]->type, *r = NULL;
+    if (ty_is_scalar(t) && t->kind != TY_FLOAT16)
+        r = infer_dtype_type(ty_dtype(t));
+    if (!r)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "type() takes a number or a bool in compiled "
+                          "code (type(x)(1) converts to x's type), not %s", infer_type_name(t));
+    return r;
+}
+
 /* Whether obj has the attribute `name` as compiled code types it: obj.name typed on the side,
  * its error (if any) taken back. 1 yes, 0 no, -1 not known yet. */
 static int has_attribute(Infer *c, Instr *in, Instr *obj, const char *name)

@@ -122,6 +122,7 @@ LLVMValueRef lower_binop_scalar(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLV
                                 Instr *rhs);
 LLVMValueRef lower_unary_scalar(Lower *L, UnaryOp op, Type *t, LLVMValueRef a);
 LLVMValueRef lower_compare_scalar(Lower *L, CmpOp op, Type *t, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef lower_array_contains(Lower *L, Instr *a, Instr *x);   /* x in a (lower_array.c) */
 LLVMValueRef lower_const_f(Lower *L, Type *ft, double v);
 LLVMValueRef lower_math(Lower *L, MathFn fn, Type *ft, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef lower_call_rt(Lower *L, const char *name, LLVMTypeRef ret, LLVMValueRef *args,

@@ -443,8 +443,11 @@ static int ops_max_ndim(EwOp *ops, int nops)
     return nd;
 }
 
+static void separate_operand(Lower *L, Type *dt, LLVMValueRef dst, EwOp *op);
+
 /* Runs fn over the operands ops broadcast together, into a new result array of in->type, or
- * into ops[0] itself when inplace (a += ...): the result. */
+ * into ops[0] itself when inplace (a += ...), the other operands read as if copied first where
+ * they overlap it: the result. */
 static LLVMValueRef ew_into(Lower *L, Instr *in, EwOp *ops, int nops, bool inplace, ElemFn fn,
                             void *ctx)
 {
@@ -454,15 +457,26 @@ static LLVMValueRef ew_into(Lower *L, Instr *in, EwOp *ops, int nops, bool inpla
         get_shape(L, ops[0].t, ops[0].v, shape);
     ew_broadcast(L, nd, shape, ops, nops, inplace);
     EwOp out = {.t = in->type};
+    bool separated[8] = {false};
     if (inplace) {
         out.t = ops[0].t;
         out.v = ops[0].v;
         lower_incref(L, LLVMBuildExtractValue(L->b, out.v, 0, ""));
         lower_own(L, in, out.v);
+        for (int j = 1; j < nops && j < 8 && !prog_kernel_code(L->prog); j++)
+            if (is_array(ops[j].t)) {
+                separate_operand(L, out.t, out.v, &ops[j]);
+                separated[j] = true;
+            }
+        if (nops > 1)
+            ew_broadcast(L, nd, shape, ops, nops, inplace);   /* the strides of the copies */
     } else {
         out.v = alloc_array(L, in->type, shape, in);
     }
     ew_run(L, nd, shape, ops, nops, &out, fn, ctx);
+    for (int j = 1; j < nops && j < 8; j++)
+        if (separated[j])
+            lower_decref_value(L, ops[j].t, ops[j].v);
     return out.v;
 }
 
@@ -1006,6 +1020,84 @@ static void assign_array(Lower *L, Type *dt, LLVMValueRef dst, Type *vt, LLVMVal
     assign_array_cast(L, dt, dst, vt, v, false);
 }
 
+/* The bytes [lo, hi) an array's elements span (strides may be negative), as integers; *empty is
+ * an i1 that holds where the array has no element. */
+static void array_extent(Lower *L, Type *at, LLVMValueRef arr, LLVMValueRef *lo, LLVMValueRef *hi,
+                         LLVMValueRef *empty)
+{
+    LLVMValueRef base = LLVMBuildPtrToInt(L->b, lower_array_data(L, arr), L->i64, ""), zero = lower_i64(L, 0);
+    LLVMValueRef low = zero, high = lower_i64(L, ty_itemsize(at->array.dtype));
+    *empty = LLVMConstInt(L->i1, 0, 0);
+    for (int k = 0; k < at->array.ndim; k++) {
+        LLVMValueRef n = lower_array_dim(L, arr, k), s = lower_array_stride(L, at, arr, k);
+        LLVMValueRef span = LLVMBuildMul(L->b, LLVMBuildSub(L->b, n, lower_i64(L, 1), ""), s, "");
+        LLVMValueRef neg = LLVMBuildICmp(L->b, LLVMIntSLT, span, zero, "");
+        low = LLVMBuildAdd(L->b, low, LLVMBuildSelect(L->b, neg, span, zero, ""), "");
+        high = LLVMBuildAdd(L->b, high, LLVMBuildSelect(L->b, neg, zero, span, ""), "");
+        *empty = LLVMBuildOr(L->b, *empty, LLVMBuildICmp(L->b, LLVMIntSLE, n, zero, ""), "");
+    }
+    *lo = LLVMBuildAdd(L->b, base, low, "");
+    *hi = LLVMBuildAdd(L->b, base, high, "");
+}
+
+/* i1: the arrays a and b share some byte at run time. */
+static LLVMValueRef arrays_overlap(Lower *L, Type *ta, LLVMValueRef a, Type *tb, LLVMValueRef b)
+{
+    LLVMValueRef alo, ahi, aempty, blo, bhi, bempty;
+    array_extent(L, ta, a, &alo, &ahi, &aempty);
+    array_extent(L, tb, b, &blo, &bhi, &bempty);
+    LLVMValueRef overlap = LLVMBuildAnd(L->b, LLVMBuildICmp(L->b, LLVMIntULT, alo, bhi, ""),
+                                        LLVMBuildICmp(L->b, LLVMIntULT, blo, ahi, ""), "");
+    return LLVMBuildAnd(L->b, overlap, LLVMBuildNot(L->b, LLVMBuildOr(L->b, aempty, bempty, ""), ""), "");
+}
+
+/* The operand op of an elementwise loop writing into dst, made safe to read while dst is
+ * written: a C-contiguous copy where the two overlap at run time (a[1:] += a[:-1]), op itself
+ * elsewhere; either way op then holds a reference that the caller releases with
+ * lower_decref_value(L, op->t, op->v). NumPy reads such operands as if copied first. */
+static void separate_operand(Lower *L, Type *dt, LLVMValueRef dst, EwOp *op)
+{
+    Type *vt = op->t, *ct = ty_array(vt->array.dtype, vt->array.ndim, 'C', false);
+    LLVMValueRef shape[ABI_MAX_NDIM], v = op->v;
+    LLVMBasicBlockRef copy = lower_block(L, "ew.overlap"), keep = lower_block(L, "ew.separate");
+    LLVMBasicBlockRef join = lower_block(L, "ew.operand");
+    LLVMBuildCondBr(L->b, arrays_overlap(L, dt, dst, vt, v), copy, keep);
+    LLVMPositionBuilderAtEnd(L->b, copy);
+    get_shape(L, vt, v, shape);
+    LLVMValueRef tmp = alloc_array(L, ct, shape, NULL);
+    assign_array(L, ct, tmp, vt, v);
+    LLVMBasicBlockRef copied = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, keep);
+    lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));
+    LLVMBasicBlockRef kept = LLVMGetInsertBlock(L->b);
+    LLVMBuildBr(L->b, join);
+    LLVMPositionBuilderAtEnd(L->b, join);
+    LLVMValueRef phi = LLVMBuildPhi(L->b, LLVMTypeOf(v), "");
+    LLVMValueRef vals[2] = {tmp, v};
+    LLVMBasicBlockRef from[2] = {copied, kept};
+    LLVMAddIncoming(phi, vals, from, 2);
+    if (vt->array.layout != 'C')    /* the copy is C-contiguous, the original may not be */
+        op->t = ty_array(vt->array.dtype, vt->array.ndim, 'A', vt->array.readonly);
+    op->v = phi;
+}
+
+/* dst[...] = src where the two may share memory (a[1:] = a[:-1], a[:] = a[::-1], a[:] = a.T):
+ * the source is read whole before dst is written, as NumPy and Numba do. Kernels allocate no
+ * heap memory and assign directly. */
+static void assign_array_overlapping(Lower *L, Type *dt, LLVMValueRef dst, Type *vt, LLVMValueRef v,
+                                     bool numpy_cast)
+{
+    if (!is_array(vt) || prog_kernel_code(L->prog)) {
+        assign_array_cast(L, dt, dst, vt, v, numpy_cast);
+        return;
+    }
+    EwOp op = {.t = vt, .v = v};
+    separate_operand(L, dt, dst, &op);
+    assign_array_cast(L, dt, dst, op.t, op.v, numpy_cast);
+    lower_decref_value(L, op.t, op.v);
+}
+
 int lower_array_set(Lower *L, Instr *in)
 {
     Type *at = in->args[0]->type;
@@ -1027,7 +1119,7 @@ int lower_array_set(Lower *L, Instr *in)
         return 0;
     }
     /* b[...] = a casts as NumPy's copyto does, as astype does (a scalar is cast as it is stored) */
-    assign_array_cast(L, vt, view, val->type, lower_value(L, val), true);
+    assign_array_overlapping(L, vt, view, val->type, lower_value(L, val), true);
     return L->failed ? -1 : 0;
 }
 
@@ -1575,6 +1667,30 @@ static void over_elements(Lower *L, Instr *a, ElemFn fn, void *ctx)
     get_shape(L, op.t, op.v, shape);
     ew_broadcast(L, op.t->array.ndim, shape, &op, 1, true);
     ew_run(L, op.t->array.ndim, shape, &op, 1, NULL, fn, ctx);
+}
+
+typedef struct FindCtx { Type *et, *ct; LLVMValueRef x, found; } FindCtx;
+
+static LLVMValueRef elem_find(Lower *L, void *vctx, LLVMValueRef *e)
+{
+    FindCtx *c = vctx;
+    LLVMValueRef eq = lower_compare_scalar(L, CMP_EQ, c->ct, lower_cast(L, e[0], c->et, c->ct), c->x);
+    LLVMValueRef was = LLVMBuildLoad2(L->b, L->i1, c->found, "");
+    LLVMBuildStore(L->b, LLVMBuildOr(L->b, was, eq, ""), c->found);
+    return NULL;
+}
+
+/* x in a: whether some element of a equals x (NaN equals nothing), as Numba's array
+ * __contains__; the two compared in their promoted type. */
+LLVMValueRef lower_array_contains(Lower *L, Instr *a, Instr *x)
+{
+    Type *et = a->type->array.dtype;
+    FindCtx c = {.et = et, .ct = ty_promote(et, x->type)};
+    c.x = lower_cast(L, lower_value(L, x), x->type, c.ct);
+    c.found = lower_alloca(L, L->i1);
+    LLVMBuildStore(L->b, LLVMConstInt(L->i1, 0, 0), c.found);
+    over_elements(L, a, elem_find, &c);
+    return LLVMBuildLoad2(L->b, L->i1, c.found, "");
 }
 
 /* cumsum: the running sum stored at ptr, which then moves one element on. */

@@ -420,6 +420,8 @@ static LLVMValueRef lower_contains(Lower *L, Instr *in)
     LLVMBuilderRef B = L->b;
     if (seq->type->kind == TY_LIST)
         return lower_list_contains(L, seq->type->list.item, sv, x->type, xv);
+    if (seq->type->kind == TY_ARRAY)
+        return lower_array_contains(L, seq, x);
     if (seq->type->kind == TY_TUPLE) {
         LLVMValueRef r = LLVMConstInt(L->i1, 0, 0);
         for (int i = 0; i < seq->type->tuple.n; i++) {

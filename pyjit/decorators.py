@@ -167,9 +167,8 @@ def _declare_locals(compiled, func, declared):
     names = set(code.co_varnames) | set(code.co_cellvars)
     checked = {}
     for name, t in declared.items():
-        if name not in names:
-            raise TypeError(f"njit(locals=...) names {name!r}, which is not a variable of "
-                            f"{func.__qualname__}")
+        if name not in names:   # Numba ignores these: libraries share one locals dict among
+            continue            # the functions of a family (pynndescent's distances)
         t = types._as_type(t)
         if not isinstance(t, types.Scalar):
             raise TypeError(f"njit(locals={{{name!r}: {t!r}}}): pyjit declares scalar types "

@@ -61,7 +61,21 @@ _LAZY = {}
 # compiler as a handle).
 _METHODS = {}
 
-_INLINE = ("never",)
+_INLINE = ("never", "always")
+_inline_hinted = []
+
+
+def _check_inline(inline):
+    """overload(inline=...): 'never', 'always' or a cost model (a callable), as Numba takes;
+    LLVM decides what to inline, so anything but 'never' warns once that it does nothing."""
+    if inline not in _INLINE and not callable(inline):
+        raise ValueError(f"overload(inline={inline!r}): inline takes 'never', 'always' or a "
+                         "cost-model function")
+    if inline != "never" and not _inline_hinted:
+        import warnings
+        _inline_hinted.append(True)
+        warnings.warn(f"overload(inline={inline!r}) does nothing: pyjit leaves inlining to LLVM",
+                      errors.PerformanceWarning, stacklevel=3)
 _TARGETS = ("generic", "cpu")
 
 
@@ -171,11 +185,10 @@ def overload(func, jit_options={}, strict=True, inline="never", prefer_literal=F
     boundscheck, error_model and debug wherever it is called from; nogil=True and opt concern
     the entry called from Python only and raise NotImplementedError;
     strict checks that the implementation's signature matches the typing function's. pyjit
-    inlines through LLVM and has no integer literal types, so inline other than 'never' and
-    prefer_literal=True are refused, as is a target other than 'generic' or 'cpu'."""
-    if inline not in _INLINE:
-        raise NotImplementedError(f"overload(inline={inline!r}): pyjit supports inline='never' "
-                                  "only (LLVM inlines small implementations itself)")
+    inlines through LLVM, so inline='always' (or a cost model) is a hint that warns once and
+    does nothing, as njit(inline=...) does; pyjit has no integer literal types, so
+    prefer_literal=True is refused, as is a target other than 'generic' or 'cpu'."""
+    _check_inline(inline)
     if prefer_literal:
         raise NotImplementedError("overload(prefer_literal=True): pyjit has no integer literal "
                                   "types; typing functions receive int64 (strings arrive as "

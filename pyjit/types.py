@@ -28,6 +28,7 @@ __all__ = [
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral", "BooleanLiteral",
     "UnicodeType", "unicode_type", "CPointer", "RawPointer", "voidptr", "FunctionType", "Optional",
+    "WrapperAddressProtocol",
     "optional", "NumPyRandomGeneratorType", "numpy_random_generator",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
@@ -509,6 +510,33 @@ class NumPyRandomGeneratorType(Type):
 
 
 numpy_random_generator = NumPyRandomGeneratorType("Generator")
+
+
+class WrapperAddressProtocol:
+    """A C function at an address, as Numba's types.WrapperAddressProtocol: a subclass defines
+    __wrapper_address__() (the address) and signature() (a Signature of numbers, e.g.
+    float64(float64, float64)); compiled code calls an instance as it calls a ctypes function
+    (pyjit/_ffi.py). Libraries wrap scipy.special's C functions this way, addresses from
+    get_cython_function_address."""
+
+    _pyjit_cfunc = True   # frontend/consts.c: a C function, which pyjit._ffi.describe reads
+
+    def __wrapper_address__(self):
+        raise NotImplementedError(f"{type(self).__name__} defines no __wrapper_address__()")
+
+    def signature(self):
+        raise NotImplementedError(f"{type(self).__name__} defines no signature()")
+
+    def _pyjit_describe(self):
+        from ._ffi import _c_type_ok
+        name = type(self).__name__
+        sig = parse_signature(self.signature())
+        if sig.return_type is None or not all(
+                _c_type_ok(t) for t in sig.args) or not _c_type_ok(sig.return_type, True):
+            raise TypeError(f"{name}: the signature {sig!r} of a WrapperAddressProtocol takes "
+                            "numbers and pointers, and returns one or none")
+        names = (sig.return_type.name,) + tuple(t.name for t in sig.args)
+        return name, int(self.__wrapper_address__()), "|".join(names)
 
 
 class FunctionType(Type):

@@ -56,13 +56,34 @@ static int unbox_into(PyObject *obj, Type *t, void *buf)
     return rt_unbox_as(obj, from, t, buf) < 0 ? -1 : 0;
 }
 
-/* A Python value stored in a table of t's values at buf (an instance brings a reference of its
- * own, unboxed): an array keeps its owner alive through a
+/* Whether unboxing a value of type t gives the references it holds as its own (strings, typed
+ * lists and dicts, tuples of them), so a table can keep it: a reflected list or set is a copy
+ * made for one call. */
+static bool unboxes_owned(Type *t)
+{
+    switch (t->kind) {
+    case TY_STR: case TY_DICT:
+        return true;
+    case TY_LIST:
+        return t->list.typed;
+    case TY_OPTIONAL:
+        return unboxes_owned(t->optional.value);
+    case TY_TUPLE:
+        for (int i = 0; i < t->tuple.n; i++)
+            if (!unboxes_owned(t->tuple.items[i]))
+                return false;
+        return true;
+    default:
+        return !ty_holds_meminfo(t) && t->kind != TY_ARRAY;
+    }
+}
+
+/* A Python value stored in a table of t's values at buf (an instance, a string, a typed list or
+ * dict brings a reference of its own, unboxed): an array keeps its owner alive through a
  * MemInfo of its own (the table outlives the call). */
 static int unbox_value(PyObject *obj, Type *t, void *buf)
 {
-    int32_t refs[1];
-    if (t->kind != TY_ARRAY && t->kind != TY_CLASS && ty_ref_offsets(t, 0, refs, 0, 0) < 0) {
+    if (t->kind != TY_ARRAY && t->kind != TY_CLASS && !unboxes_owned(t)) {
         PyErr_Format(PyExc_TypeError, "pyjit.typed.Dict: values of type %s are set in compiled "
                      "code only", t->name);
         return -1;
@@ -483,6 +504,7 @@ static PyMethodDef Dict_methods[] = {
     {"popitem", (PyCFunction)Dict_popitem, METH_NOARGS, "As dict.popitem."},
     {"clear", (PyCFunction)Dict_clear, METH_NOARGS, "As dict.clear."},
     {"copy", (PyCFunction)Dict_copy, METH_NOARGS, "A new Dict of the same items."},
+    {"__copy__", (PyCFunction)Dict_copy, METH_NOARGS, "copy.copy(d): d.copy(), as Numba's Dict."},
     {"update", (PyCFunction)Dict_update, METH_O, "As dict.update (a mapping)."},
     {NULL, NULL, 0, NULL},
 };

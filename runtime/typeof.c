@@ -828,9 +828,9 @@ int rt_conversion_rank(Type *from, Type *to)
     }
     if (from->kind == TY_DISPATCHER && to->kind == TY_FUNCPTR)
         return 1;   /* its version for the signature, when unboxed */
-    if (to->kind == TY_OPTIONAL) {   /* None, or what converts to the value */
+    if (to->kind == TY_OPTIONAL) {   /* None, or what converts to the value; an unsafe cast */
         int r = from->kind == TY_NONE ? 0 : rt_conversion_rank(from, to->optional.value);
-        return r < 0 ? -1 : r + 1;
+        return r < 0 ? -1 : r < 3 ? r + 1 : 3;   /* into the value stays one a signature takes */
     }
     if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->tuple.n == to->tuple.n) {
         int worst = 0;

@@ -202,8 +202,8 @@ def test_implementation_signature_must_match():
 def test_options_that_cannot_be_honoured_raise():
     def g(x):
         return x
-    with pytest.raises(NotImplementedError, match="inline"):
-        overload(g, inline="always")
+    with pytest.raises(ValueError, match="inline takes"):
+        overload(g, inline="sometimes")
     with pytest.raises(NotImplementedError, match="prefer_literal"):
         overload(g, prefer_literal=True)
     with pytest.raises(NotImplementedError, match="target"):
@@ -410,3 +410,29 @@ def test_operator_overloads_give_a_jitclass_its_operators():
         return a - a      # no operator.sub overload and no __sub__
     with pytest.raises(errors.TypingError, match="__sub__"):
         njit(unsupported)(Vec(1.0, 2.0))
+
+
+def test_inline_always_is_a_hint_that_changes_nothing():
+    # numba-stats declares its helpers overload(..., inline='always'); LLVM inlines them anyway
+    import pyjit.extending as ext
+
+    def halve(x):
+        return x / 2
+
+    ext._inline_hinted.clear()
+    with pytest.warns(errors.PerformanceWarning, match="inline='always'"):
+        @overload(halve, inline="always")
+        def _halve(x):
+            return lambda x: x / 2
+
+    def twice(x):
+        return 2 * x
+
+    @overload(twice, inline=lambda expr, caller, callee: True)
+    def _twice(x):
+        return lambda x: 2 * x
+
+    @njit
+    def f(x):
+        return halve(x) + twice(x)
+    assert f(3.0) == 7.5

@@ -1088,3 +1088,57 @@ def test_array_variable_first_assigned_in_a_loop(opt, fastmath):
     x = np.arange(5.0)
     got = pyjit.njit(opt=opt, fastmath=fastmath)(_first_made_in_loop)(x.copy(), 4)
     np.testing.assert_array_equal(got, _first_made_in_loop(x.copy(), 4))
+
+
+def _membership(x, a):
+    return x in a, x not in a, (x + 1) in a[::2], 2 in a
+
+
+@pytest.mark.parametrize("x, a", [
+    (3, np.arange(5)), (3.0, np.arange(5.0)), (np.nan, np.array([np.nan, 1.0])),
+    (1, np.arange(6).reshape(2, 3)), (2.5, np.arange(4, dtype=np.int32)),
+    (True, np.array([False, True])), (5, np.array([], dtype=np.int64)),
+    (1, np.array([1.0 + 0j])), (np.uint8(7), np.arange(9, dtype=np.uint8)[::-1])])
+def test_in_over_an_array(x, a):
+    # stumpy's `nn_i not in I[thread_idx, i]`: some element equals x, NaN equals nothing
+    check(_membership, x, a)
+
+
+def test_in_over_an_array_of_another_kind_is_a_compile_error():
+    @pyjit.njit
+    def f(s, a):
+        return s in a
+    with pytest.raises(pyjit.errors.UnsupportedError, match="'in' over an array looks for a number"):
+        f("x", np.arange(3))
+
+
+def _merge_rows(PA, PB, IA, IB):
+    # stumpy's top-k merge: one source for 1-d and 2-d profiles, the branch chosen by a.ndim
+    if PA.ndim == 1:
+        mask = (PB < PA) & (IB != IA)
+        PA[mask] = PB[mask]
+        IA[mask] = IB[mask]
+    else:
+        k = PA.shape[1]
+        for i in range(PA.shape[0]):
+            for j in range(k):
+                if PB[i, j] < PA[i, j]:
+                    PA[i, j] = PB[i, j]
+                    IA[i, j] = IB[i, j]
+    return PA.ndim > 1, 2 <= PA.ndim
+
+
+def test_branches_on_ndim_are_typed_for_the_array_given():
+    # Numba folds a.ndim to its value, so the branch for other dimensions is never typed
+    rng = np.random.default_rng(3)
+    for shape in ((7,), (4, 3)):
+        PA, PB = rng.random(shape), rng.random(shape)
+        IA, IB = rng.integers(0, 5, shape), rng.integers(0, 5, shape)
+        check(_merge_rows, PA, PB, IA, IB)
+
+    @pyjit.njit
+    def width(a):
+        if a.ndim != 2:
+            return -1
+        return a.shape[1]
+    assert (width(np.ones(3)), width(np.ones((2, 5)))) == (-1, 5)

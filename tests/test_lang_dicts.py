@@ -610,3 +610,67 @@ def test_get_with_a_default_that_holds_a_reference():
     assert len(got) == 3 and all(np.array_equal(g, w) for g, w in zip(got, want))
     k, v, x, n = pyjit.njit(popitem_tuple_keys)()
     assert (k, n) == ((2, "b"), 1) and np.array_equal(v, [0.0]) and np.array_equal(x, [1.0, 1.0])
+
+
+def test_values_that_hold_references_are_set_from_python():
+    """A codon table filled in Python (str values), records of (str, float), typed lists and
+    dicts as values: each stored value owns its reference, as in Numba, and compiled code reads
+    and adds to the same table."""
+    codons = Dict.empty(types.unicode_type, types.unicode_type)
+    for k, v in {"ATG": "M", "GCC": "A", "TTT": "F", "TAA": "*"}.items():
+        codons[k] = v
+    codons["ATG"] = "Met"   # replacing releases the old value
+
+    def translate(seq, table):
+        prot = ""
+        for i in range(0, len(seq) - 2, 3):
+            prot += table.get(seq[i:i + 3], "X")
+        table["CCC"] = "P"
+        return prot
+
+    seq = "ATGGCCTTTGGGTAA"
+    expect = translate(seq, dict(codons))
+    assert pyjit.njit(translate)(seq, codons) == expect
+    assert dict(codons) == {"ATG": "Met", "GCC": "A", "TTT": "F", "TAA": "*", "CCC": "P"}
+
+    records = Dict.empty(types.int64, types.Tuple((types.unicode_type, types.float64)))
+    records[1] = ("alpha", 2.0)
+    records[2] = ("beta", 3.5)
+    assert dict(records) == {1: ("alpha", 2.0), 2: ("beta", 3.5)}
+
+    from pyjit.typed import List
+    groups = Dict.empty(types.unicode_type, types.ListType(types.int64))
+    members = List()
+    members.append(1)
+    groups["a"] = members
+    members.append(2)       # the table holds the list itself, not a copy
+    nested = Dict.empty(types.unicode_type, types.DictType(types.int64, types.float64))
+    inner = Dict.empty(types.int64, types.float64)
+    inner[3] = 1.5
+    nested["x"] = inner
+
+    @pyjit.njit
+    def total(groups, nested):
+        s = 0.0
+        for v in groups.values():
+            for e in v:
+                s += e
+        return s + nested["x"][3]
+    assert total(groups, nested) == 4.5
+    with pytest.raises(TypeError, match="a value of type list for a Dict of"):
+        groups["b"] = [1, 2]
+    import copy
+    copied = copy.copy(codons)     # as Numba's Dict: a new table of the same items
+    copied["GGG"] = "G"
+    assert "GGG" not in codons and copied["ATG"] == "Met"
+
+
+def test_string_values_set_from_python_keep_memory_flat():
+    table = Dict.empty(types.unicode_type, types.unicode_type)
+    for i in range(2000):
+        table[f"k{i % 50}"] = "v" * (i % 9)
+    before = memory_in_use()
+    for i in range(200000):
+        table[f"k{i % 50}"] = "v" * (i % 9)
+    assert len(table) == 50
+    assert memory_in_use() - before < 4 * 2**20

@@ -86,3 +86,25 @@ def test_unknown_class_is_a_typing_error():
         return isinstance(x, Point)
     with pytest.raises(errors.CompileError):
         pyjit.njit(f)(1)
+
+
+def test_type_of_a_number_converts_to_its_type():
+    # numba-stats writes its pdfs for float32 and float64 alike: T = type(p); one = T(1)
+    def scaled(x, a, scale):
+        T = type(scale)
+        inv = T(1) / scale
+        return inv * x, type(a[0])(2.5), type(True)(1), type(3)(2.7), T(0.1)
+
+    f = pyjit.njit(scaled)
+    for scale, a in ((np.float32(4), np.ones(2, np.float32)), (4.0, np.ones(2)),
+                     (np.float64(2), np.ones(2, np.int16))):
+        got, expect = f(3.0, a, scale), scaled(3.0, a, scale)
+        assert got == expect    # T(0.1) rounded to float32 where scale is one
+
+
+def test_type_of_an_array_is_a_compile_error():
+    @pyjit.njit
+    def f(a):
+        return type(a)
+    with pytest.raises(pyjit.errors.UnsupportedError, match=r"type\(\) takes a number or a bool"):
+        f(np.ones(2))

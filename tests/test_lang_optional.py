@@ -317,6 +317,23 @@ def test_declared_optional_arguments_and_types():
     assert types.optional(types.float64).type is types.float64
 
 
+def test_declared_optional_takes_what_an_unsafe_cast_reaches():
+    # numba-stats declares its samplers float64[:](float64, uint64, optional(uint64)) and its
+    # tests pass ints for the size and the seed: Numba casts int64 to uint64 there, as to a
+    # plain uint64 parameter
+    from pyjit import types
+
+    @pyjit.njit(types.float64(types.float64, types.uint64, types.optional(types.uint64)))
+    def draw(a, size, seed):
+        return a * size + (-1.0 if seed is None else seed)
+
+    assert (draw(1.5, 4, 7), draw(2, 3, None)) == (13.0, 5.0)
+    numba = pytest.importorskip("numba")
+    nb = numba.njit(numba.float64(numba.float64, numba.uint64, numba.optional(numba.uint64)))(
+        draw.py_func)
+    assert (nb(1.5, 4, 7), nb(2, 3, None)) == (13.0, 5.0)
+
+
 # ---- optional items of tuples ------------------------------------------------------------------
 
 def pair_with_none(x):

@@ -320,6 +320,46 @@ def test_cython_function_address():
         get_cython_function_address("scipy.special.cython_special", "nope")
 
 
+def _special(name, signature):
+    """numba-stats' way to reach scipy.special from compiled code: a WrapperAddressProtocol
+    subclass made on the fly around the function's address."""
+    from pyjit.extending import get_cython_function_address
+    addr = get_cython_function_address("scipy.special.cython_special", name)
+    cls = type(name, (pyjit.types.WrapperAddressProtocol,),
+               {"__wrapper_address__": lambda self: addr, "signature": lambda self: signature})
+    return cls()
+
+
+def test_wrapper_address_protocol_is_called_as_a_c_function():
+    sc = pytest.importorskip("scipy.special")
+    f8 = pyjit.types.float64
+    ndtri = _special("ndtri", f8(f8))
+    gammaincc = _special("gammaincc", f8(f8, f8))
+
+    @njit
+    def quantiles(p, a, x):
+        out = np.empty_like(p)
+        for i in range(p.size):
+            out[i] = ndtri(p[i]) * gammaincc(a, x)
+        return out
+    p = np.array([0.05, 0.5, 0.975])
+    np.testing.assert_allclose(quantiles(p, 2.0, 1.5), sc.ndtri(p) * sc.gammaincc(2.0, 1.5),
+                               rtol=1e-15)
+
+    class NoSignature(pyjit.types.WrapperAddressProtocol):
+        def __wrapper_address__(self):
+            return 0
+        def signature(self):
+            return "complex128(complex128)"
+    bad = NoSignature()
+
+    @njit
+    def g(z):
+        return bad(z)
+    with pytest.raises(pyjit.errors.TypingError, match="NoSignature: the signature"):
+        g(1j)
+
+
 # ---- decorator options Numba takes ----
 
 def test_locals_declares_the_type_of_every_assignment():
@@ -354,12 +394,30 @@ def test_locals_errors():
     def f(x):
         y = x
         return y
-    with pytest.raises(TypeError, match="'z', which is not a variable of"):
-        njit(locals={"z": pyjit.float32})(f)
     with pytest.raises(TypeError, match="scalar types only"):
         njit(locals={"y": pyjit.float64[:]})(f)
     with pytest.raises(TypeError, match="pipeline_class"):
         njit(pipeline_class=object)(f)
+
+
+def test_locals_may_name_variables_a_function_lacks():
+    # pynndescent declares one locals dict on a family of distance functions; Numba ignores the
+    # names a function lacks and types the others
+    shared = {"result": pyjit.float32, "num_equal": pyjit.float32, "dim": pyjit.intp}
+
+    def matching(x, y):
+        num_equal = 0
+        for i in range(x.shape[0]):
+            num_equal += x[i] == y[i]
+        return num_equal / x.shape[0]
+
+    x = np.array([1.0, 0, 1, 1, 0])
+    y = np.array([1.0, 1, 1, 0, 0])
+    got = njit(locals=shared)(matching)(x, y)
+    assert got == np.float32(np.float32(3) / 5)
+    numba = pytest.importorskip("numba")
+    assert got == numba.njit(locals={"result": numba.float32, "num_equal": numba.float32,
+                                     "dim": numba.intp})(matching)(x, y)
 
 
 def test_pipeline_hints_warn_once():
