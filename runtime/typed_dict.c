@@ -539,13 +539,30 @@ PyObject *rt_box_dict(Type *ty, MemInfo *mi)
     return (PyObject *)dict_alloc(&RtDictType, ty, mi);   /* takes over the reference */
 }
 
+/* The item type a pyjit.typed.Set was made for (Set.empty(item_type)): its canonical name in
+ * the _item_type attribute, so an empty one has a type too; NULL for a plain set. */
+static Type *declared_item(PyObject *obj)
+{
+    if (PySet_CheckExact(obj) || PyFrozenSet_CheckExact(obj))
+        return NULL;
+    PyObject *name = PyObject_GetAttrString(obj, "_item_type");
+    const char *s = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    Type *t = s ? ty_parse(s) : NULL;
+    Py_XDECREF(name);
+    PyErr_Clear();
+    return t;
+}
+
 Type *rt_typeof_set(PyObject *obj, int flags)
 {
-    PyObject *it = PyObject_GetIter(obj), *first = it ? PyIter_Next(it) : NULL;
-    Py_XDECREF(it);
-    Type *item = first ? rt_typeof(first, flags) : NULL;
-    Py_XDECREF(first);
-    if (!item || !(ty_is_scalar(item) || item->kind == TY_TUPLE))
+    Type *item = declared_item(obj);
+    if (!item) {
+        PyObject *it = PyObject_GetIter(obj), *first = it ? PyIter_Next(it) : NULL;
+        Py_XDECREF(it);
+        item = first ? rt_typeof(first, flags) : NULL;
+        Py_XDECREF(first);
+    }
+    if (!item || !(ty_is_scalar(item) || item->kind == TY_TUPLE || item->kind == TY_STR))
         return NULL;
     return ty_set(item);
 }

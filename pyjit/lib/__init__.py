@@ -108,7 +108,7 @@ INDEX = {
         "getrandbits", "randrange", "randint", "choice", "shuffle", "uniform", "triangular",
         "normalvariate", "gauss", "lognormvariate", "expovariate", "vonmisesvariate",
         "gammavariate", "betavariate", "paretovariate", "weibullvariate")),
-    "dicts": ("builtins.set", "builtins.dict"),
+    "dicts": ("builtins.set", "builtins.dict", "pyjit.typed.Set"),
     "numpy_nan": ("average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nanprod",
                   "nancumsum", "nancumprod", "nansum", "nanmean", "nanmin", "nanmax"),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
