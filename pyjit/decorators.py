@@ -228,7 +228,7 @@ def _make_dispatcher(func, signatures, options):
         if flag in kwargs:
             kwargs[flag] = bool(kwargs[flag])
     _parallel.configure()
-    compiled, loops = _objmode.outline(func), []
+    compiled, loops = _objmode.outline(func, chunksize=not options.get("parallel")), []
     if options.get("parallel"):
         kwargs["parallel"] = True   # array expressions and reductions on the pool too
         compiled, loops = _parallel.outline(compiled, options)
