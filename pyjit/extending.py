@@ -327,8 +327,47 @@ def _choose(func, args, kws):
             raise errors.TypingError(
                 f"the typing function {template.typing.__qualname__} of {name}() returned "
                 f"{impl!r}: it must return a Python function or None")
+        _refuse_literal_dispatch(impl, template, name, args, kws)
         return template.compile(impl)
     return None
+
+
+def _refuse_literal_dispatch(impl, template, name, args, kws):
+    """A typing function that answers a non-literal argument with an implementation calling
+    literally() asks Numba to compile the caller again with that argument's value as a literal
+    type. pyjit compiles by types and has no integer literal types, so that implementation would
+    only pass the value on and the literal cases would never be taken: a TypingError says so."""
+    from . import types
+    from .decorators import literally
+    code = impl.__code__
+    if "literally" not in code.co_names and "literally" not in code.co_freevars:
+        return
+    cells = dict(zip(code.co_freevars, impl.__closure__ or ()))
+    seen = [impl.__globals__.get(n) for n in code.co_names]
+    seen += [c.cell_contents for c in cells.values() if _cell_full(c)]
+    numba = sys.modules.get("numba")
+    ours = {literally, getattr(numba, "literally", literally)}
+    if not any(v in ours or getattr(v, "literally", None) in ours for v in seen
+               if v is not None and not isinstance(v, (int, float, str))):
+        return
+    plain = [t for t in list(args) + list(kws.values()) if not isinstance(t, types.Literal)]
+    if not plain:
+        return
+    raise errors.TypingError(
+        f"the typing function {template.typing.__qualname__} of {name}() answers argument types "
+        f"({_type_list(args, kws)}) with an implementation that calls literally(): Numba then "
+        f"compiles the caller again for each value of that argument, as a literal type. pyjit "
+        f"compiles one version per argument types and has no integer literal types (string "
+        f"constants arrive as types.StringLiteral); test the value inside the implementation "
+        f"instead (if n == 2: ...), which LLVM folds where the value is a constant")
+
+
+def _cell_full(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 

@@ -147,6 +147,11 @@ class List(Type):
     def item_type(self):
         return self.dtype
 
+    # Numba's types.List.initial_value: the literal a list was made from, when its typing kept
+    # it. pyjit types containers without their values, so it is always None (and a typing
+    # function asking for literal dispatch with literally() is refused, pyjit.extending).
+    initial_value = None
+
 
 class ListType(List):
     """A typed list type: ListType(float64), the type of a pyjit.typed.List (Numba's ListType);
@@ -172,6 +177,8 @@ class Dict(Type):
             raise TypeError(f"Dict key and value types must be types, not {key_type!r}, {value_type!r}")
         super().__init__(f"dict({key_type.name}, {value_type.name})")
         self.key_type, self.value_type = key_type, value_type
+
+    initial_value = None   # as List.initial_value
 
 
 DictType = Dict

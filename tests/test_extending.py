@@ -410,3 +410,40 @@ def test_operator_overloads_give_a_jitclass_its_operators():
         return a - a      # no operator.sub overload and no __sub__
     with pytest.raises(errors.TypingError, match="__sub__"):
         njit(unsupported)(Vec(1.0, 2.0))
+
+
+def test_literal_dispatch_in_an_overload_is_a_clear_error():
+    # Numba's documented literally() pattern: pyjit has no integer literal types, so the
+    # implementation that asks for one is refused instead of passing the value on
+    import pyjit
+
+    def power(x, n):
+        raise NotImplementedError
+
+    @overload(power)
+    def ov_power(x, n):
+        if isinstance(n, pyjit.types.Literal):
+            return lambda x, n: x * x
+        return lambda x, n: pyjit.literally(n)
+
+    @njit
+    def call(x, n):
+        return power(x, n)
+
+    with pytest.raises(errors.TypingError, match=r"calls literally\(\).*test the value inside"):
+        call(3, 2)
+
+    def greet(s):
+        raise NotImplementedError
+
+    @overload(greet)
+    def ov_greet(s):     # a string constant arrives literal: its literally() branch is not taken
+        if isinstance(s, pyjit.types.StringLiteral):
+            text = s.literal_value.upper()
+            return lambda s: text
+        return lambda s: pyjit.literally(s)
+
+    @njit
+    def shout():
+        return greet("hi")
+    assert shout() == "HI"
