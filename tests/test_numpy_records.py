@@ -442,3 +442,47 @@ def test_global_record_array_is_a_frozen_constant():
     f = pyjit.njit(_weigh)
     for i in range(4):
         assert f(i) == _weigh(i)
+
+
+# ---- field names known when compiling through tuples (Numba's documented record examples) ----
+
+REC_FIELDS = ("a1", "a2", "a3")
+
+
+def field_names_from_tuples(rec):
+    local = ("a1", "a2")
+    first = local[0]
+    last = REC_FIELDS[-1]
+    return rec[first] * 10 + rec[last] + rec[REC_FIELDS[1]]
+
+
+def field_names_unrolled(rec):
+    out = 0.0
+    for f in pyjit.literal_unroll(REC_FIELDS):
+        out = out * 10 + rec[f]
+    return out
+
+
+def field_positions_unrolled(rec):
+    out = 0.0
+    for i in pyjit.literal_unroll((0, 2)):
+        out += rec[i]
+    return out
+
+
+@pytest.mark.parametrize("fn", [field_names_from_tuples, field_names_unrolled,
+                                field_positions_unrolled])
+def test_record_field_named_through_a_constant_tuple(fn):
+    arr = np.array([(1.0, 2.0, 3.0), (4.0, 5.5, 6.0)],
+                   dtype=[("a1", "f8"), ("a2", "f8"), ("a3", "f8")])
+    for rec in arr:
+        assert pyjit.njit(fn)(rec) == fn(rec)
+
+
+def test_record_field_named_by_a_runtime_string_is_refused():
+    def by_name(rec, name):
+        return rec[name]
+
+    arr = np.zeros(1, dtype=[("a1", "f8")])
+    with pytest.raises(TypingError, match="named by a constant string or int"):
+        pyjit.njit(by_name)(arr[0], "a1")
