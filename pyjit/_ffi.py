@@ -52,12 +52,16 @@ def _ctype_of(t):
         return None
     if isinstance(t, types.RawPointer):
         return ctypes.c_void_p
+    if isinstance(t, types.CPointer) and isinstance(t.dtype, types.Record):
+        return ctypes.c_void_p     # a C struct's pointer: ctypes knows no layout for it
     if isinstance(t, types.CPointer):
         return ctypes.POINTER(_CTYPES[t.dtype.name])
     return _CTYPES[t.name]
 
 
 def _cdecl_of(t):
+    if isinstance(t, types.CPointer) and isinstance(t.dtype, types.Record):
+        return "void *"
     if isinstance(t, types.CPointer):
         return _C_NAMES[t.dtype.name] + " *"
     return _C_NAMES[t.name]

@@ -23,7 +23,7 @@ literals.
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
     "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "Record", "NPDatetime",
-    "NPTimedelta", "NoneType", "IteratorType", "UnicodeCharSeq",
+    "NPTimedelta", "NoneType", "IteratorType", "UnicodeCharSeq", "NestedArray",
     "ClassInstanceType", "ClassType", "StructRef", "unliteral",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral", "BooleanLiteral",
@@ -127,6 +127,20 @@ class Array(Type):
         return Array(self.dtype if dtype is None else dtype, self.ndim if ndim is None else ndim,
                      self.layout if layout is None else layout,
                      self.readonly if readonly is None else readonly)
+
+
+class NestedArray(Array):
+    """An array held inside a record (Numba's types.NestedArray): NestedArray(dtype=float32,
+    shape=(7,)), a field type for Record.make_c_struct; read from a record it is a C array."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, dtype, shape):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if not shape or not all(isinstance(n, int) and n > 0 for n in shape):
+            raise TypeError(f"NestedArray shape must be positive ints, not {shape!r}")
+        super().__init__(dtype, len(shape), "C")
+        self.shape = shape
 
 
 class List(Type):
@@ -272,6 +286,23 @@ class Record(Type):
                     ndim = len(dims.split(","))
                 item = _from_canonical(typename)
                 self.fields[field] = (Array(item, ndim, "C") if ndim else item, int(offset))
+
+    @classmethod
+    def make_c_struct(cls, name_types):
+        """The record of a C struct of these (name, type) fields, laid out as a C compiler does
+        (Numba's Record.make_c_struct): the types are scalars or NestedArray(dtype, shape)."""
+        import numpy as np
+        spec = []
+        for name, t in name_types:
+            t = _as_type(t)
+            if isinstance(t, NestedArray):
+                spec.append((name, t.dtype.dtype, t.shape))
+            elif isinstance(t, Scalar):
+                spec.append((name, t.dtype))
+            else:
+                raise TypeError(f"Record.make_c_struct: field {name!r} is {t!r}; fields are "
+                                "scalar types or NestedArray(dtype, shape)")
+        return from_dtype(np.dtype(spec, align=True))
 
 
 class Tuple(Type):
@@ -427,8 +458,9 @@ class CPointer(Type):
 
     def __init__(self, dtype):
         dtype = _as_type(dtype)
-        if not isinstance(dtype, Scalar):
-            raise TypeError(f"CPointer points to a scalar type, not {dtype!r}")
+        if not isinstance(dtype, (Scalar, Record)):
+            raise TypeError(f"CPointer points to a scalar type or a record (a C struct), not "
+                            f"{dtype!r}")
         super().__init__(f"cpointer({dtype.name})")
         self.dtype = dtype
 
