@@ -220,7 +220,8 @@ class CFunc:
                             f"none)")
         kwargs = {k: v for k, v in options.items() if k in _PASSED}
         if "fastmath" in kwargs:
-            kwargs["fastmath"] = bool(kwargs["fastmath"])
+            from .decorators import fastmath_flags
+            kwargs["fastmath"] = fastmath_flags(kwargs["fastmath"])
         disp = _core.Dispatcher(compiled, _registry.REGISTRY, cfunc=True, **kwargs)
         disp._add_signature(tuple(a.name for a in self._args), self._ret.name, True)
         disp.disable_compile()
