@@ -22,6 +22,7 @@ literals.
 
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
+    "BaseTuple", "BaseNamedTuple", "BaseAnonymousTuple",
     "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "Record", "NPDatetime",
     "NPTimedelta", "NoneType", "IteratorType", "UnicodeCharSeq", "NestedArray",
     "ClassInstanceType", "ClassType", "StructRef", "unliteral",
@@ -367,6 +368,29 @@ class NamedUniTuple(UniTuple):
         super().__init__(dtype, count)
         self.fields = tuple(fields)
         self.name = f"{cls_name}(" + ", ".join(f"{f}={dtype.name}" for f in fields) + ")"
+
+
+class _Kinds(type):
+    """The metaclass of Numba's abstract tuple classes: isinstance() against the pyjit classes
+    they stand for."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls._of) and not isinstance(obj, cls._not)
+
+
+class BaseTuple(metaclass=_Kinds):
+    """Numba's types.BaseTuple, for typing functions: any tuple type, named or not."""
+    _of, _not = (Tuple,), ()
+
+
+class BaseNamedTuple(metaclass=_Kinds):
+    """Numba's types.BaseNamedTuple: a namedtuple type (NamedTuple or NamedUniTuple)."""
+    _of, _not = (NamedTuple, NamedUniTuple), ()
+
+
+class BaseAnonymousTuple(metaclass=_Kinds):
+    """Numba's types.BaseAnonymousTuple: a tuple type that is not a namedtuple's."""
+    _of, _not = (Tuple,), (NamedTuple, NamedUniTuple)
 
 
 def _namedtuple_type(name):

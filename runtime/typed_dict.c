@@ -56,13 +56,14 @@ static int unbox_into(PyObject *obj, Type *t, void *buf)
     return rt_unbox_as(obj, from, t, buf) < 0 ? -1 : 0;
 }
 
-/* A Python value stored in a table of t's values at buf (an instance brings a reference of its
- * own, unboxed): an array keeps its owner alive through a
+/* A Python value stored in a table of t's values at buf (an instance, or a string, brings a
+ * reference of its own, unboxed, which the entry takes): an array keeps its owner alive through a
  * MemInfo of its own (the table outlives the call). */
 static int unbox_value(PyObject *obj, Type *t, void *buf)
 {
     int32_t refs[1];
-    if (t->kind != TY_ARRAY && t->kind != TY_CLASS && ty_ref_offsets(t, 0, refs, 0, 0) < 0) {
+    if (t->kind != TY_ARRAY && t->kind != TY_CLASS && t->kind != TY_STR &&
+        ty_ref_offsets(t, 0, refs, 0, 0) < 0) {
         PyErr_Format(PyExc_TypeError, "pyjit.typed.Dict: values of type %s are set in compiled "
                      "code only", t->name);
         return -1;

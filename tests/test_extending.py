@@ -447,3 +447,27 @@ def test_literal_dispatch_in_an_overload_is_a_clear_error():
     def shout():
         return greet("hi")
     assert shout() == "HI"
+
+
+def test_numbas_abstract_tuple_classes_in_typing_functions():
+    # Numba's high-level extension docs: len() of any tuple through isinstance(seq, BaseTuple)
+    def my_len(seq):
+        return len(seq)
+
+    @overload(my_len)
+    def tuple_len(seq):
+        if isinstance(seq, types.BaseTuple):
+            n = len(seq)
+            return lambda seq: n
+
+    @njit
+    def call(t):
+        return my_len(t)
+
+    for t in [(1, 2.0, 3), (4, 5), (1.5,)]:
+        assert call(t) == my_len(t)
+    Point = __import__("collections").namedtuple("Point", "x y")
+    assert isinstance(types.typeof(Point(1, 2)), types.BaseNamedTuple)
+    assert not isinstance(types.typeof(Point(1, 2)), types.BaseAnonymousTuple)
+    assert isinstance(types.typeof((1, 2.0)), types.BaseAnonymousTuple)
+    assert not isinstance(types.float64, types.BaseTuple)

@@ -610,3 +610,28 @@ def test_get_with_a_default_that_holds_a_reference():
     assert len(got) == 3 and all(np.array_equal(g, w) for g, w in zip(got, want))
     k, v, x, n = pyjit.njit(popitem_tuple_keys)()
     assert (k, n) == ((2, "b"), 1) and np.array_equal(v, [0.0]) and np.array_equal(x, [1.0, 1.0])
+
+
+def test_typed_dict_of_string_values_set_from_python():
+    # Numba's jitclass docs fill a DictType(int64, unicode_type) member from Python
+    d = Dict.empty(types.int64, types.unicode_type)
+    ref = {}
+    for i in range(50):
+        d[i % 7] = ref[i % 7] = "v" * (i % 5) + str(i)
+    assert dict(d) == ref
+
+    def lengths(d):
+        total = 0
+        for v in d.values():
+            total += len(v)
+        d[100] = "added"
+        return total
+
+    want = lengths(dict(ref))
+    assert pyjit.njit(lengths)(d) == want and d[100] == "added"
+    with pytest.raises(TypeError, match="a value of type int for a Dict of str values"):
+        d[1] = 5
+    before = memory_in_use()
+    for i in range(40000):
+        d[i % 3] = "x" * 64 + str(i)     # each overwrite releases the string it replaces
+    assert memory_in_use() - before < 2_000_000
