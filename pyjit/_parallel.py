@@ -493,6 +493,26 @@ def _serial_reason(loop_node):
     return None
 
 
+# Methods that grow or shrink a list, dict or set: called from every iteration on one made outside
+# the loop, they race (arrays have none of them).
+_CONTAINER_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "add", "discard",
+                      "update", "popitem", "setdefault", "intersection_update",
+                      "difference_update", "symmetric_difference_update"}
+
+
+def _shared_container_call(loop_node):
+    """The first call `x.append(...)` (or another method of _CONTAINER_METHODS) in the loop's
+    body on a variable the body does not assign, or None."""
+    body = ast.Module(body=loop_node.body, type_ignores=[])
+    assigned = _names(body, ast.Store) | {loop_node.target.id}
+    for n in _walk(body):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                n.func.attr in _CONTAINER_METHODS and isinstance(n.func.value, ast.Name) and \
+                n.func.value.id not in assigned:
+            return n
+    return None
+
+
 def _loop_level(stmts):
     """The statements of a loop body that a break there would leave it from (not inner loops)."""
     for s in stmts:
@@ -591,14 +611,22 @@ class _Rewriter:
         why = _serial_reason(node)
         if why is None:
             dep = _dependence(node.body, node.target.id)
+            grown = _shared_container_call(node)
             if dep:
                 st, ld = dep
                 why = (f"a dependence between iterations: {ast.unparse(st)} written at line "
                        f"{st.lineno} and {ast.unparse(ld)} read at line {ld.lineno}")
+                line = st.lineno
+            elif grown is not None:
+                why = (f"{ast.unparse(grown)} at line {grown.lineno} changes a container made "
+                       f"outside the loop from every iteration (a race on threads; Numba's "
+                       f"docs call it invalid)")
+                line = grown.lineno
+            if why is not None:
                 warnings.warn_explicit(
                     f"prange loop at line {node.lineno} of {self.func.__qualname__} runs "
                     f"serially: {why}", ParallelSafetyWarning, self.func.__code__.co_filename,
-                    st.lineno)
+                    line)
         if why is not None:
             loop.why = why
             return [node]

@@ -362,6 +362,35 @@ def test_dependence_warns_and_runs_serially():
     assert "serially" in f.parallel_diagnostics()
 
 
+def grow_shared_list(n):
+    z = []
+    for i in prange(n):
+        z.append(i * i)
+    return z
+
+
+def grow_private_list(n):
+    total = 0
+    for i in prange(n):
+        mine = []
+        mine.append(i)
+        total += len(mine)
+    return total
+
+
+def test_growing_a_shared_container_warns_and_runs_serially():
+    # Numba's parallel docs call z.append(i) in a prange loop invalid (a race)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f = par(grow_shared_list)
+        g = par(grow_private_list)
+    found = [w for w in caught if issubclass(w.category, ParallelSafetyWarning)]
+    assert len(found) == 1 and "z.append(i * i)" in str(found[0].message)
+    assert found[0].lineno == grow_shared_list.__code__.co_firstlineno + 3
+    assert f(5000) == grow_shared_list(5000)
+    assert g(3000) == grow_private_list(3000)
+
+
 def nested(a):
     s = 0.0
     for i in prange(a.shape[0]):
