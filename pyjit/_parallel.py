@@ -241,10 +241,13 @@ def _one(v):
 
 
 def _slots(z, nthreads):
-    """One partial per thread, each starting at z (a scalar, or an array of zeros)."""
+    """One partial per thread, each starting at z (a scalar, or an array): the reduction's
+    identity (zeros for +, ones for *) or the variable's value (min, max, |, &)."""
     import numpy as np
     if isinstance(z, np.ndarray):
-        return np.zeros((nthreads,) + z.shape, z.dtype)
+        out = np.empty((nthreads,) + z.shape, z.dtype)
+        out[...] = z
+        return out
     return np.full(nthreads, z)
 
 
@@ -286,7 +289,12 @@ def _register_helpers():
     @overload(_slots)
     def _slots_impl(z, nthreads):
         if isinstance(z, types.Array):
-            return lambda z, nthreads: np.zeros((nthreads,) + z.shape, z.dtype)
+            def impl(z, nthreads):
+                out = np.empty((nthreads,) + z.shape, z.dtype)
+                for t in range(nthreads):
+                    out[t] = z
+                return out
+            return impl
         return lambda z, nthreads: np.full(nthreads, z)
 
     register_jitable(_count)

@@ -681,3 +681,25 @@ def test_reduction_independent_of_threads():
         sums.add(f(a))
     assert len(sums) == 1
     np.testing.assert_allclose(sums.pop(), a.sum(), rtol=1e-12)
+
+
+def array_product(n, shape):
+    result = 2 * np.ones(shape, np.int64)
+    tmp = 2 * np.ones_like(result)
+    for i in prange(n):
+        result *= tmp
+    return result
+
+
+def array_product_float(n):
+    acc = np.full(3, 1.5)
+    for i in prange(n):
+        acc *= 1.0 + (i % 3) * 0.5
+    return acc
+
+
+def test_array_product_reduction_starts_each_thread_at_one():
+    # Numba's parallel guide: result1 *= tmp over a prange loop (each partial starts at ones)
+    for n in (0, 1, 3, 9):
+        np.testing.assert_array_equal(par(array_product)(n, (13, 17)), array_product(n, (13, 17)))
+    np.testing.assert_allclose(par(array_product_float)(200), array_product_float(200))
