@@ -439,5 +439,7 @@ def __getattr__(name):
         raise ImportError(f"pyjit.extending has no {name}: Numba's low-level extension API "
                           "(data models, LLVM lowering) has no counterpart in pyjit; write the "
                           "function in the compiled subset with overload, overload_method, "
-                          "overload_attribute or register_jitable (docs/extending.md)", name=name)
+                          "overload_attribute or register_jitable, and a type of your own (Numba's "
+                          "Interval example) as a @jitclass or a structref (docs/extending.md)",
+                          name=name)
     raise AttributeError(f"module 'pyjit.extending' has no attribute '{name}'")
