@@ -114,7 +114,9 @@ INDEX = {
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
                    "argmax", "cumsum", "nansum", "nanmean", "nanmax", "nanmin", "nanstd",
                    "nanvar", "ptp", "count_nonzero", "median", "nanmedian"),
-    "pymath": ("math.frexp", "math.ldexp"),
+    "pymath": ("math.frexp", "math.ldexp", "math.exp2", "math.nextafter"),
+    "pycmath": ("cmath.acos", "cmath.acosh", "cmath.asin", "cmath.asinh", "cmath.atan",
+                "cmath.atanh", "cmath.log"),
     "heaps": ("heapq.heapify", "heapq.heappush", "heapq.heappop", "heapq.heapreplace",
               "heapq.heappushpop", "heapq.nsmallest", "heapq.nlargest"),
     "operators": tuple(f"operator.{name}" for name in (
@@ -126,7 +128,7 @@ INDEX = {
 }
 
 # Python's own modules whose functions the library implements, named "<module>.<function>"
-STDLIB = ("heapq", "operator", "functools", "math")
+STDLIB = ("heapq", "operator", "functools", "math", "cmath")
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
 # when compiled code first calls one (pyjit.extending._method_overloads).
