@@ -61,7 +61,6 @@ _LAZY = {}
 # compiler as a handle).
 _METHODS = {}
 
-_INLINE = ("never",)
 _TARGETS = ("generic", "cpu")
 
 
@@ -170,16 +169,19 @@ def overload(func, jit_options={}, strict=True, inline="never", prefer_literal=F
     jit_options go to @njit for the implementation, which is compiled under its own fastmath,
     boundscheck, error_model and debug wherever it is called from; nogil=True and opt concern
     the entry called from Python only and raise NotImplementedError;
-    strict checks that the implementation's signature matches the typing function's. pyjit
-    inlines through LLVM and has no integer literal types, so inline other than 'never' and
-    prefer_literal=True are refused, as is a target other than 'generic' or 'cpu'."""
-    if inline not in _INLINE:
-        raise NotImplementedError(f"overload(inline={inline!r}): pyjit supports inline='never' "
-                                  "only (LLVM inlines small implementations itself)")
-    if prefer_literal:
-        raise NotImplementedError("overload(prefer_literal=True): pyjit has no integer literal "
-                                  "types; typing functions receive int64 (strings arrive as "
-                                  "types.StringLiteral always)")
+    strict checks that the implementation's signature matches the typing function's.
+    inline='always' (or Numba's cost-model callable) is taken as a hint: pyjit leaves inlining to
+    LLVM, which inlines small implementations itself, and says so once (a PerformanceWarning).
+    prefer_literal=True is taken too: pyjit has no integer literal types, so the typing function
+    receives what a Numba typing function gets once its literal attempt declines (string
+    constants still arrive as types.StringLiteral). A target other than 'generic' or 'cpu' is
+    refused."""
+    if not (inline in ("never", "always") or callable(inline)):
+        raise ValueError(f"overload(inline={inline!r}): inline is 'never', 'always' or a "
+                         "callable cost model, as in Numba")
+    from .decorators import warn_hints
+    warn_hints("overload", {"inline": None if inline == "never" else inline},
+               {"inline": "pyjit leaves inlining to LLVM, which inlines small implementations"})
     target = kwargs.pop("target", "generic")
     if target not in _TARGETS:
         raise NotImplementedError(f"overload(target={target!r}): pyjit's overloads serve every "

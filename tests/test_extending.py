@@ -202,10 +202,8 @@ def test_implementation_signature_must_match():
 def test_options_that_cannot_be_honoured_raise():
     def g(x):
         return x
-    with pytest.raises(NotImplementedError, match="inline"):
-        overload(g, inline="always")
-    with pytest.raises(NotImplementedError, match="prefer_literal"):
-        overload(g, prefer_literal=True)
+    with pytest.raises(ValueError, match="'never', 'always' or a callable"):
+        overload(g, inline="sometimes")
     with pytest.raises(NotImplementedError, match="target"):
         overload(g, target="cuda")
     with pytest.raises(TypeError, match="unexpected"):
@@ -410,6 +408,32 @@ def test_operator_overloads_give_a_jitclass_its_operators():
         return a - a      # no operator.sub overload and no __sub__
     with pytest.raises(errors.TypingError, match="__sub__"):
         njit(unsupported)(Vec(1.0, 2.0))
+
+
+def test_numbas_inline_and_prefer_literal_options_are_taken():
+    import warnings
+
+    def twice(x):
+        raise NotImplementedError
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # the once-per-process hint that LLVM inlines
+
+        @overload(twice, inline="always", prefer_literal=True)
+        def ol_twice(x):
+            if isinstance(x, types.Integer):
+                return lambda x: x * 2
+
+        @overload(twice, inline=lambda expr, caller, callee: True)
+        def ol_twice_str(x):
+            if isinstance(x, types.UnicodeType):
+                return lambda x: x + x
+
+    @njit
+    def call(n, s):
+        return twice(n), twice(s)
+
+    assert call(21, "ab") == (42, "abab")
 
 
 def test_literal_dispatch_in_an_overload_is_a_clear_error():
