@@ -879,6 +879,24 @@ static int scalar_rank(Type *from, Type *to)
     return !ty_is_signed(from) && ty_bits(to) > ty_bits(from) ? 2 : 3;
 }
 
+/* Numba's width subtyping of records: a record whose fields include each of to's, of the same
+ * type at the same offset, is read through to's layout (rank 1). */
+static bool record_subtype(const Type *from, const Type *to)
+{
+    if (to->record.size > from->record.size)
+        return false;
+    for (int i = 0; i < to->record.n; i++) {
+        const RecordField *want = &to->record.fields[i];
+        int j = ty_record_field((Type *)from, want->name);
+        const RecordField *have = j >= 0 ? &from->record.fields[j] : NULL;
+        if (!have || have->type != want->type || have->offset != want->offset ||
+            have->ndim != want->ndim ||
+            memcmp(have->shape, want->shape, sizeof(int64_t) * (size_t)want->ndim) != 0)
+            return false;
+    }
+    return true;
+}
+
 int rt_conversion_rank(Type *from, Type *to)
 {
     from = ty_strong(from);
@@ -897,6 +915,8 @@ int rt_conversion_rank(Type *from, Type *to)
     }
     if (from->kind == TY_DISPATCHER && to->kind == TY_FUNCPTR)
         return 1;   /* its version for the signature, when unboxed */
+    if (from->kind == TY_RECORD && to->kind == TY_RECORD)
+        return record_subtype(from, to) ? 1 : -1;
     if (to->kind == TY_OPTIONAL) {   /* None, or what converts to the value */
         int r = from->kind == TY_NONE ? 0 : rt_conversion_rank(from, to->optional.value);
         return r < 0 ? -1 : r + 1;

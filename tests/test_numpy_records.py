@@ -486,3 +486,21 @@ def test_record_field_named_by_a_runtime_string_is_refused():
     arr = np.zeros(1, dtype=[("a1", "f8")])
     with pytest.raises(TypingError, match="named by a constant string or int"):
         pyjit.njit(by_name)(arr[0], "a1")
+
+
+def test_record_width_subtyping_with_a_declared_signature():
+    # Numba's record subtyping: a record whose leading fields match runs the declared version
+    record1 = np.array([1.5], dtype=[("a", "f8")])[0]
+    record2 = np.array([(2.5, 3.0)], dtype=[("a", "f8"), ("b", "f8")])[0]
+    record3 = np.array([(2.5, 3.0)], dtype=[("b", "f8"), ("a", "f8")])[0]   # a at offset 8
+
+    def first(rec):
+        return rec["a"]
+
+    f = pyjit.njit(pyjit.types.float64(pyjit.typeof(record1)))(first)
+    assert f(record1) == first(record1) and f(record2) == first(record2)
+    assert len(f.signatures) == 1                 # no new compilation
+    with pytest.raises(TypeError, match="no matching definition"):
+        f(record3)
+    lazy = pyjit.njit(first)
+    assert lazy(record1) == 1.5 and lazy(record2) == 2.5 and len(lazy.signatures) == 2
