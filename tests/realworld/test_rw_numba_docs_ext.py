@@ -373,3 +373,64 @@ def test_refusals_name_the_alternative():
         mixed_dict()
     with pytest.raises(ImportError, match="@jitclass or a structref"):
         from pyjit.extending import typeof_impl  # noqa: F401
+
+
+# ---- the supported-Python and supported-NumPy pages ----
+
+def test_numpy_random_is_seeded_from_compiled_code():
+    @njit
+    def seed(a):
+        np.random.seed(a)
+
+    @njit
+    def rand():
+        return np.random.rand()
+
+    seed(1234)
+    first = rand()
+    seed(1234)
+    assert rand() == first
+    np.random.seed(1234)
+    assert np.random.rand() == first     # the same stream as NumPy's for the same seed
+
+
+def test_record_subtyping():
+    record1 = np.array([1], dtype=[("a", "f8")])[0]
+    record2 = np.array([(2, 3)], dtype=[("a", "f8"), ("b", "f8")])[0]
+
+    @njit(types.float64(pyjit.typeof(record1)))
+    def foo(rec):
+        return rec["a"]
+
+    assert (foo(record1), foo(record2)) == (1.0, 2.0) and len(foo.signatures) == 1
+
+
+def test_supported_python_extras():
+    import array
+    import cmath
+
+    def stats(buf):
+        s = 0.0
+        for x in buf:
+            s += x
+        return len(buf), buf[0], s
+
+    for buf in (array.array("d", [1.5, 2.5]), array.array("i", [4, 5, 6]),
+                memoryview(np.arange(3.0))):
+        assert njit(stats)(buf) == stats(buf)
+
+    def inverse(z):
+        return (cmath.acos(z), cmath.asin(z), cmath.atan(z), cmath.acosh(z), cmath.asinh(z),
+                cmath.atanh(z), cmath.log(z, 10))
+
+    for z in (0.3 + 0.4j, -2.0 + 0.5j, 3.0):
+        got, want = njit(inverse)(z), inverse(z)
+        assert all(abs(g - w) <= 1e-15 * max(1.0, abs(w)) for g, w in zip(got, want))
+
+    def comprehensions(n):
+        return ([[i for i in range(k)] for k in range(n)],
+                np.array([[x * y for x in range(n)] for y in range(n)]).sum(),
+                {i: i ** 2 for i in range(n)})
+
+    assert njit(comprehensions)(4)[0] == comprehensions(4)[0]
+    assert njit(comprehensions)(4)[1:] == comprehensions(4)[1:]
