@@ -54,6 +54,14 @@ class Set(set):
             for item in it:
                 self.add(item)
 
+    @property
+    def _numba_type_(self):
+        """The set's pyjit type, as typeof() gives it (Numba's attribute); None until known."""
+        from . import types
+        if self._item_type is None and not self:
+            return None
+        return types.typeof(self) if self else types.Set(types._from_canonical(self._item_type))
+
     def __repr__(self):
         return f"Set({set(self)!r})" if self else "Set()"
 

@@ -472,6 +472,24 @@ static PyObject *Dict_update(RtDict *d, PyObject *other)
     Py_RETURN_NONE;
 }
 
+/* Numba's _numba_type_: the dict's type, as typeof() gives it; None until its first item. */
+static PyObject *Dict_get_numba_type(PyObject *obj, void *closure)
+{
+    (void)closure;
+    RtDict *d = (RtDict *)obj;
+    if (!d->type)
+        Py_RETURN_NONE;
+    PyObject *mod = PyImport_ImportModule("pyjit.types");
+    PyObject *r = mod ? PyObject_CallMethod(mod, "_from_canonical", "s", d->type->name) : NULL;
+    Py_XDECREF(mod);
+    return r;
+}
+
+static PyGetSetDef Dict_getset[] = {
+    {"_numba_type_", Dict_get_numba_type, NULL, "The dict's pyjit type, None until known.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyMethodDef Dict_methods[] = {
     {"empty", (PyCFunction)(void (*)(void))Dict_empty, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "Dict.empty(key_type, value_type): an empty Dict of these pyjit types."},
@@ -513,6 +531,7 @@ PyTypeObject RtDictType = {
     .tp_iter = (getiterfunc)Dict_iter,
     .tp_richcompare = Dict_richcompare,
     .tp_methods = Dict_methods,
+    .tp_getset = Dict_getset,
     .tp_hash = PyObject_HashNotImplemented,
 };
 

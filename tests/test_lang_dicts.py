@@ -635,3 +635,15 @@ def test_typed_dict_of_string_values_set_from_python():
     for i in range(40000):
         d[i % 3] = "x" * 64 + str(i)     # each overwrite releases the string it replaces
     assert memory_in_use() - before < 2_000_000
+
+
+def test_numba_type_attribute_of_typed_containers():
+    # Numba's jitclass docs read a container's type off _numba_type_ for a spec
+    d, lst, s = Dict(), pyjit.typed.List(), pyjit.typed.Set()
+    assert d._numba_type_ is None and lst._numba_type_ is None and s._numba_type_ is None
+    d[1] = "apple"
+    lst.append(1.5)
+    s.add("x")
+    for c in (d, lst, s):
+        assert c._numba_type_ == pyjit.typeof(c)
+    assert pyjit.typed.Set.empty(types.int64)._numba_type_ == types.Set(types.int64)
