@@ -29,6 +29,7 @@ __all__ = [
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral", "BooleanLiteral",
     "UnicodeType", "unicode_type", "CPointer", "RawPointer", "voidptr", "FunctionType", "Optional",
+    "WrapperAddressProtocol",
     "optional", "NumPyRandomGeneratorType", "numpy_random_generator",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
@@ -287,6 +288,10 @@ class Record(Type):
                     ndim = len(dims.split(","))
                 item = _from_canonical(typename)
                 self.fields[field] = (Array(item, ndim, "C") if ndim else item, int(offset))
+
+    def __getitem__(self, index):
+        """record[:, :]: the array type of these records, as a scalar type's [:] is."""
+        return Array(self, *_layout_of(index, "Record"))
 
     @classmethod
     def make_c_struct(cls, name_types):
@@ -594,6 +599,30 @@ class FunctionType(Type):
         return f"FunctionType[{self.signature!r}]"
 
     __str__ = __repr__
+
+
+class WrapperAddressProtocol:
+    """Numba's types.WrapperAddressProtocol: an object that gives the address of a C function
+    (__wrapper_address__()) and its signature (signature(), a Signature or a string such as
+    'float64(float64)'). Passed to compiled code it is called as that C function, as ctypes
+    and cffi functions are (pyjit._ffi.describe reads it through _pyjit_describe)."""
+
+    _pyjit_cfunc = True   # marks the class for frontend/consts.c: a C function compiled code calls
+
+    def __wrapper_address__(self):
+        raise NotImplementedError(f"{type(self).__name__} must define __wrapper_address__()")
+
+    def signature(self):
+        raise NotImplementedError(f"{type(self).__name__} must define signature()")
+
+    def _pyjit_describe(self):
+        sig = parse_signature(self.signature())
+        if sig.return_type is None:
+            raise TypeError(f"{type(self).__name__}.signature() must give a return type, not "
+                            f"{sig!r}")
+        address = int(self.__wrapper_address__())
+        names = [sig.return_type.name] + [a.name for a in sig.args]
+        return type(self).__name__, address, "|".join(names)
 
 
 class Signature:

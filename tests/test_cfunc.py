@@ -367,3 +367,33 @@ def test_struct_pointer_is_indexed_through_carray():
 
     with pytest.raises(TypingError, match=r"carray\(ptr, n\)\[i\]\.field"):
         cfunc(types.float64(types.CPointer(rec)))(direct)
+
+
+def test_wrapper_address_protocol_objects_are_called_as_c_functions():
+    libm = ctypes.CDLL(None)
+
+    class LibMCos(types.WrapperAddressProtocol):
+        def __wrapper_address__(self):
+            return ctypes.cast(libm.cos, ctypes.c_void_p).value
+
+        def signature(self):
+            return float64(float64)
+
+    @njit
+    def call(f, x):
+        return f(x)
+
+    cos_obj = LibMCos()
+    assert call(cos_obj, 0.0) == 1.0 and call(cos_obj, 0.5) == math.cos(0.5)
+
+    class NoSignature(types.WrapperAddressProtocol):
+        def __wrapper_address__(self):
+            return ctypes.cast(libm.cos, ctypes.c_void_p).value
+
+    with pytest.raises(Exception, match="must define signature"):
+        call(NoSignature(), 0.5)
+
+
+def test_record_type_subscript_gives_its_array_type():
+    rec = pyjit.from_dtype(np.dtype([("row", np.float64), ("col", np.float64)]))
+    assert rec[:, :] == types.Array(rec, 2, "A") and rec[::1] == types.Array(rec, 1, "C")
