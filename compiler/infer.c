@@ -1258,7 +1258,8 @@ Type *infer_build_list(Infer *c, Instr *in)
         Type *u = item ? list_item_unify(item, t) : t;
         if (!u)
             return infer_fail(c, in, DIAG_TYPING, "list items of types %s and %s: a list holds "
-                              "one type in compiled code", infer_type_name(item), infer_type_name(t));
+                              "one type in compiled code (Numba's literal lists of mixed types are "
+                              "not taken: use a tuple)", infer_type_name(item), infer_type_name(t));
         item = u;
     }
     if (c->rewrite)
@@ -1404,7 +1405,8 @@ static Type *type_build_table(Infer *c, Instr *in)
         if (!t)
             return infer_fail(c, in, DIAG_TYPING, "%s of mixed types: a %s holds one type of key%s",
                               set ? "set items" : "dict items", set ? "set" : "dict",
-                              set ? "" : " and one of value");
+                              set ? "" : " and one of value (Numba's literal dicts of string keys "
+                              "and mixed values are not taken: use a namedtuple or a tuple)");
     }
     if (c->rewrite)
         for (int i = 0; i < in->nargs; i++)

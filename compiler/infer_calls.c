@@ -773,12 +773,17 @@ static Type *type_argument(Infer *c, Instr *val)
     return t && infer_is_runtime(t) ? t : NULL;
 }
 
-/* pyjit.typed.Dict.empty(key_type, value_type): an empty dict of them. */
-static Type *typed_empty_call(Infer *c, Instr *in, Args *a)
+/* pyjit.typed.Dict.empty(key_type, value_type): an empty dict of them; pyjit.typed.Set.empty(
+ * key_type): an empty set of them. */
+static Type *typed_empty_call(Infer *c, Instr *in, Args *a, bool set)
 {
-    if (!want_args(c, in, a, 2, 2))
+    if (!want_args(c, in, a, set ? 1 : 2, set ? 1 : 2))
         return NULL;
-    Type *k = type_argument(c, a->pos[0]), *v = type_argument(c, a->pos[1]);
+    Type *k = type_argument(c, a->pos[0]), *v = set ? k : type_argument(c, a->pos[1]);
+    if (set && (!k || !infer_table_types_ok(k, NULL)))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "Set.empty() in compiled code takes an item "
+                          "type of real numbers, strings (types.unicode_type) or tuples of them; "
+                          "not %s", k ? infer_type_name(k) : "that type");
     if (!k || !v || !infer_table_types_ok(k, v))
         return infer_fail(c, in, DIAG_UNSUPPORTED, "Dict.empty() in compiled code takes key "
                           "types of real numbers, strings (types.unicode_type) and tuples of "
@@ -786,13 +791,13 @@ static Type *typed_empty_call(Infer *c, Instr *in, Args *a)
                           "containers; not %s and %s", k ? infer_type_name(k) : "that key type",
                           v ? infer_type_name(v) : "that value type");
     if (prog_kernel_code(c->pi->prog))
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "dicts are not supported in GPU kernels");
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "dicts and sets are not supported in GPU kernels");
     if (c->rewrite) {
-        in->op = OP_BUILD_DICT;
+        in->op = set ? OP_BUILD_SET : OP_BUILD_DICT;
         infer_set_args(c, in, NULL, 0);
         in->nkw = 0;
     }
-    return ty_dict(k, v);
+    return set ? ty_set(k) : ty_dict(k, v);
 }
 
 /* The rows of dicts and sets (dict(), set(), hash(), method.dict.*, method.set.*): keys converted
@@ -801,8 +806,8 @@ static Type *table_call(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     if (bi == BI_DICT_NEW || bi == BI_SET_NEW || bi == BI_TYPED_DICT)
         return table_new_call(c, in, bi, a);
-    if (bi == BI_DICT_EMPTY)
-        return typed_empty_call(c, in, a);
+    if (bi == BI_DICT_EMPTY || bi == BI_SET_EMPTY)
+        return typed_empty_call(c, in, a, bi == BI_SET_EMPTY);
     Instr *d = a->pos[0];
     Type *t = d->type, *none = ty_scalar(TY_NONE);
     if (bi == BI_HASH) {

@@ -24,6 +24,9 @@ Type *infer_ptr_item(Infer *c, Instr *in, Instr *val)
     if (!item)
         return infer_fail(c, in, DIAG_TYPING, "a voidptr cannot be indexed: make an array of it "
                           "with carray(ptr, shape, dtype)");
+    if (item->kind == TY_RECORD)
+        return infer_fail(c, in, DIAG_TYPING, "a pointer to C structs is indexed through an array "
+                          "view: carray(ptr, n)[i].field");
     if (!is_index(idx->type))
         return infer_fail(c, in, DIAG_TYPING, "pointer indices must be integers, not %s",
                           infer_type_name(idx->type));

@@ -470,6 +470,25 @@ static bool homogeneous(const Type *t)
     return t->tuple.n > 0;
 }
 
+/* Whether v is literal_unroll(t) of a tuple of strings, or of a constant tuple of ints: Numba
+ * gives its loop variable each item as a literal, which names a record's field (r[f]); unrolled,
+ * each copy's f is a constant (infer_structured.c follows it). */
+static bool unrolled_strings(Instr *v)
+{
+    if (v->op != OP_CALL || v->nargs != 2 || v->args[0]->op != OP_CONST)
+        return false;
+    bool constant = v->args[1]->op == OP_CONST;
+    const Const *callee = v->args[0]->cst;
+    if (callee->kind != K_FUNC || !callee->name || strcmp(callee->name, "pyjit.literal_unroll") != 0)
+        return false;
+    const Type *t = v->type;
+    for (int i = 0; t && t->kind == TY_TUPLE && i < t->tuple.n; i++)
+        if (t->tuple.items[i]->kind != TY_STR && t->tuple.items[i]->kind != TY_STRING &&
+            !(constant && ty_is_int(t->tuple.items[i])))
+            return false;
+    return t && t->kind == TY_TUPLE;
+}
+
 static Type *tuple_static(Infer *c, Instr *in, Instr *tuple, int64_t i)
 {
     Type *t = tuple->type;
@@ -1055,7 +1074,7 @@ Type *infer_getiter(Infer *c, Instr *in)
     case TY_TUPLE:
         if (t->tuple.n == 0)
             return getiter_of_empty(c, in);
-        if (!homogeneous(t))
+        if (!homogeneous(t) || unrolled_strings(in->args[0]))
             return infer_request_unroll(c, in);
         return ty_iter(t);
     default:

@@ -25,22 +25,67 @@ static const char *field_list(Infer *c, Type *t)
     return s;
 }
 
+static const Const *const_value(Instr *v, int depth);
+
+/* Item i of a tuple known when compiling (a constant, a tuple display, literal_unroll of one). */
+static const Const *const_item(Instr *tuple, int64_t i, int depth)
+{
+    if (tuple->op == OP_BUILD_TUPLE) {
+        i = i < 0 ? i + tuple->nargs : i;
+        return i >= 0 && i < tuple->nargs ? const_value(tuple->args[i], depth + 1) : NULL;
+    }
+    const Const *k = const_value(tuple, depth + 1);
+    if (!k || k->kind != K_TUPLE)
+        return NULL;
+    i = i < 0 ? i + k->tuple.n : i;
+    return i >= 0 && i < k->tuple.n ? k->tuple.items[i] : NULL;
+}
+
+/* The constant v is when compiling, through items of constant tuples taken at constant indices
+ * (`names = ('a', 'b'); r[names[0]]`, the loop variable of `for f in literal_unroll(names)`), as
+ * Numba's literal values reach a record's getitem; NULL if not known. */
+static const Const *const_value(Instr *v, int depth)
+{
+    if (!v || depth > 16)
+        return NULL;
+    switch (v->op) {
+    case OP_CONST:
+        return v->cst;
+    case OP_STATIC_GET:
+    case OP_STATIC_GETITEM:
+        return const_item(v->args[0], v->imm, depth);
+    case OP_GETITEM: {
+        const Const *index = const_value(v->args[1], depth + 1);
+        return index && index->kind == K_INT ? const_item(v->args[0], index->i, depth) : NULL;
+    }
+    case OP_CALL: {   /* literal_unroll(t), before inference rewrites it to t's items */
+        const Const *callee = v->nargs == 2 ? const_value(v->args[0], depth + 1) : NULL;
+        bool unroll = callee && callee->kind == K_FUNC && callee->name &&
+                      strcmp(callee->name, "pyjit.literal_unroll") == 0;
+        return unroll ? const_value(v->args[1], depth + 1) : NULL;
+    }
+    default:
+        return NULL;
+    }
+}
+
 /* The field of record type t that the constant key names (a name, or a position): its index,
  * or -1 after the error. */
 static int field_of(Infer *c, Instr *in, Type *t, Instr *key)
 {
-    if (key->op == OP_CONST && key->cst->kind == K_STR) {
-        int i = ty_record_field(t, key->cst->s);
+    const Const *k = const_value(key, 0);
+    if (k && k->kind == K_STR) {
+        int i = ty_record_field(t, k->s);
         if (i < 0)
             infer_fail(c, in, DIAG_TYPING, "record has no field '%s' (its fields: %s)",
-                       key->cst->s, field_list(c, t));
+                       k->s, field_list(c, t));
         return i;
     }
-    if (key->op == OP_CONST && key->cst->kind == K_INT) {
-        int64_t i = key->cst->i < 0 ? key->cst->i + t->record.n : key->cst->i;
+    if (k && k->kind == K_INT) {
+        int64_t i = k->i < 0 ? k->i + t->record.n : k->i;
         if (i < 0 || i >= t->record.n)
             infer_fail(c, in, DIAG_TYPING, "record index %lld out of range: it has %d fields (%s)",
-                       (long long)key->cst->i, t->record.n, field_list(c, t));
+                       (long long)k->i, t->record.n, field_list(c, t));
         return i >= 0 && i < t->record.n ? (int)i : -1;
     }
     infer_fail(c, in, DIAG_TYPING, "a record's field is named by a constant string or int, not "

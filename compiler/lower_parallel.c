@@ -192,8 +192,15 @@ void lower_outline_end(Lower *L, Outline *o, LLVMValueRef n)
     LLVMPositionBuilderAtEnd(L->b, cont);
 }
 
-/* get_thread_id(), get_num_threads(): the pool's answer for the running thread. */
+/* get_thread_id(), get_num_threads(), get_parallel_chunksize(): the pool's answer for the
+ * running thread; set_parallel_chunksize(n): the running thread's setting, the old one back. */
 LLVMValueRef lower_bi_thread_query(Lower *L, Instr *in, Builtin bi)
 {
+    if (bi == BI_SET_CHUNKSIZE) {
+        LLVMValueRef n = lower_value(L, in->args[0]);
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntSLT, n, LLVMConstInt(L->i64, 0, 0), ""),
+                    ABI_EXC_VALUE, "chunksize must be greater than or equal to zero", NULL, 0);
+        return lower_call_rt(L, ir_builtin_fn(bi), L->i64, &n, 1);
+    }
     return lower_call_rt(L, ir_builtin_fn(bi), L->i64, NULL, 0);
 }

@@ -879,7 +879,8 @@ static Type *parse_type(const char **p, int depth)
     }
     if (eat(p, "cpointer(")) {
         Type *item = parse_type(p, depth + 1);
-        return item && ty_is_scalar(item) && eat(p, ")") ? ty_cpointer(item) : NULL;
+        bool ok = item && (ty_is_scalar(item) || item->kind == TY_RECORD);   /* C structs too */
+        return ok && eat(p, ")") ? ty_cpointer(item) : NULL;
     }
     if (eat(p, "function_type("))
         return parse_function_type(p, depth);

@@ -577,6 +577,8 @@ static int call(Ssa *s, int n)
     return push(s, in);
 }
 
+static void drop_cells_tuple(Ssa *s, Instr *cells);
+
 /* f(*t): a CALL whose one operand, t, inference spreads into f's arguments (imm = 1); other
  * forms (f(a, *t), **kwargs) are refused. */
 static int call_spread(Ssa *s, const BcInstr *at)
@@ -585,6 +587,19 @@ static int call_spread(Ssa *s, const BcInstr *at)
         return unsupported(s, at);
     Instr *args = pop(s), *fn = pop(s);
     pop(s);
+    if (args->op == OP_CONST && args->cst->kind == K_TUPLE && !args->cst->fields) {
+        /* f(*t) of a constant tuple (a global or closure tuple, of types too: Dict.empty(*kv)):
+         * its items as the arguments, each a constant */
+        const Const *t = args->cst;
+        Instr **items = arena_alloc(s->ctx->arena, sizeof(Instr *) * (size_t)(t->tuple.n + 1));
+        for (int i = 0; i < t->tuple.n; i++)
+            items[i] = emit_const(s, t->tuple.items[i]);
+        Instr *in = emit(s, OP_CALL, 1 + t->tuple.n);
+        in->args[0] = fn;
+        memcpy(&in->args[1], items, sizeof(Instr *) * (size_t)t->tuple.n);
+        drop_cells_tuple(s, args);   /* the tuple itself is read by nothing else */
+        return push(s, in);
+    }
     Instr *in = emit2(s, OP_CALL, 0, fn, args);
     in->imm = 1;
     return push(s, in);
@@ -618,7 +633,8 @@ static PyObject *python_of_const(const Const *k)
 }
 
 /* The tuple of cells MAKE_FUNCTION takes: its values become the closure's operands, and nothing
- * else reads it (typed, it would be a tuple of values no tuple may hold, such as functions). */
+ * else reads it (typed, it would be a tuple of values no tuple may hold, such as functions).
+ * call_spread drops a constant tuple spread into a call's arguments the same way. */
 static void drop_cells_tuple(Ssa *s, Instr *cells)
 {
     PtrVec *body = &s->cur->instrs;

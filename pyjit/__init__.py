@@ -17,7 +17,8 @@ from . import config, errors, types  # noqa: E402
 from ._ffi import carray, cfunc, farray  # noqa: E402
 from ._objmode import objmode  # noqa: E402
 from ._parallel import (  # noqa: E402
-    get_num_threads, get_thread_id, set_num_threads, threading_layer,
+    get_num_threads, get_parallel_chunksize, get_thread_id, parallel_chunksize, set_num_threads,
+    set_parallel_chunksize, threading_layer,
 )
 from .decorators import (  # noqa: E402
     guvectorize, jit, jit_module, literal_unroll, literally, njit, pndindex, prange, vectorize,
@@ -83,12 +84,6 @@ _NOT_OFFERED = {
     "generated_jit": "Numba removed it in 0.59; write a typing function with "
                      "pyjit.extending.overload, which chooses an implementation by argument types",
     "stencils": "Numba's internal module; @stencil is pyjit.stencil",
-    "set_parallel_chunksize": "not implemented yet: pyjit's pool hands out a prange loop in "
-                              "dynamic chunks, eight per thread",
-    "get_parallel_chunksize": "not implemented yet: pyjit's pool hands out a prange loop in "
-                              "dynamic chunks, eight per thread",
-    "parallel_chunksize": "not implemented yet: pyjit's pool hands out a prange loop in dynamic "
-                          "chunks, eight per thread",
     "ffi_forced_object": "pyjit has no object mode",
     "misc": "Numba's internal module; pyjit has no counterpart",
     "parfors": "Numba's internal module; prange and parallel=True are pyjit's",
@@ -126,6 +121,7 @@ __all__ = [
     "cuda", "config", "typeof", "from_dtype", "version_info", "threading_layer", "jitclass",
     "cfunc", "carray", "farray", "objmode", "literal_unroll", "literally", "pndindex",
     "cache_info", "__version__", "set_num_threads", "get_num_threads", "get_thread_id",
+    "set_parallel_chunksize", "get_parallel_chunksize", "parallel_chunksize",
     "bool_", "boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "intp", "uintp", "float16", "float32", "float64", "complex64", "complex128", "void", "none",
     "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16",

@@ -52,12 +52,16 @@ def _ctype_of(t):
         return None
     if isinstance(t, types.RawPointer):
         return ctypes.c_void_p
+    if isinstance(t, types.CPointer) and isinstance(t.dtype, types.Record):
+        return ctypes.c_void_p     # a C struct's pointer: ctypes knows no layout for it
     if isinstance(t, types.CPointer):
         return ctypes.POINTER(_CTYPES[t.dtype.name])
     return _CTYPES[t.name]
 
 
 def _cdecl_of(t):
+    if isinstance(t, types.CPointer) and isinstance(t.dtype, types.Record):
+        return "void *"
     if isinstance(t, types.CPointer):
         return _C_NAMES[t.dtype.name] + " *"
     return _C_NAMES[t.name]
@@ -216,7 +220,8 @@ class CFunc:
                             f"none)")
         kwargs = {k: v for k, v in options.items() if k in _PASSED}
         if "fastmath" in kwargs:
-            kwargs["fastmath"] = bool(kwargs["fastmath"])
+            from .decorators import fastmath_flags
+            kwargs["fastmath"] = fastmath_flags(kwargs["fastmath"])
         disp = _core.Dispatcher(compiled, _registry.REGISTRY, cfunc=True, **kwargs)
         disp._add_signature(tuple(a.name for a in self._args), self._ret.name, True)
         disp.disable_compile()

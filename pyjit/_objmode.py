@@ -24,7 +24,9 @@ import ast
 import sys
 
 from . import types
-from ._parallel import _cell_full, _names, _source_tree
+from ._parallel import (
+    _cell_full, _names, _source_tree, chunksize_block, chunksize_test, set_parallel_chunksize,
+)
 from .errors import UnsupportedError
 
 _PREFIX = "_pj_objmode_"
@@ -131,12 +133,13 @@ def _output_type(spec, name):
 
 # ---- the rewrite -----------------------------------------------------------------------------
 
-def mentions_objmode(func):
-    """Whether the function's code (or a nested one's) names objmode: only those are read."""
+def mentions_objmode(func, names=("objmode",)):
+    """Whether the function's code (or a nested one's) names objmode (or another of names):
+    only those are read."""
     stack = [func.__code__]
     while stack:
         code = stack.pop()
-        if "objmode" in code.co_names or "objmode" in code.co_freevars:
+        if any(n in code.co_names or n in code.co_freevars for n in names):
             return True
         stack.extend(c for c in code.co_consts if hasattr(c, "co_names"))
     return False
@@ -164,9 +167,11 @@ def _objmode_test(func):
 
 
 class _Rewriter:
-    def __init__(self, func, fdef, is_objmode):
+    def __init__(self, func, fdef, is_objmode, is_chunksize):
         self.func = func
         self.is_objmode = is_objmode
+        self.is_chunksize = is_chunksize   # None: left to pyjit/_parallel.py (parallel=True)
+        self.chunksize_blocks = 0
         self.blocks = []         # (name, FunctionDef of the block, output names, declared types, line)
         args = fdef.args
         self.params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
@@ -177,6 +182,11 @@ class _Rewriter:
         for s in stmts:
             if isinstance(s, ast.With) and any(self.is_objmode(i.context_expr) for i in s.items):
                 out.append(self._outline(s))
+                continue
+            if isinstance(s, ast.With) and self.is_chunksize and self.is_chunksize(s):
+                self.chunksize_blocks += 1
+                out.extend(self.rewrite_block(chunksize_block(s, f"{_PREFIX}set_chunksize",
+                                                              self.chunksize_blocks)))
                 continue
             if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 for field in ("body", "orelse", "finalbody"):
@@ -258,20 +268,21 @@ def _within(inner, outer):
         (outer.end_lineno, outer.end_col_offset)
 
 
-def outline(func):
+def outline(func, chunksize=True):
     """The function to compile for func: a rewrite of it whose objmode blocks are calls of
-    ObjModeCalls, or func itself when it has none. UnsupportedError when it has some but no
+    ObjModeCalls (and, with chunksize, whose `with parallel_chunksize(n):` blocks set and restore
+    the setting), or func itself when it has none. UnsupportedError when it has some but no
     source to rewrite."""
-    if not mentions_objmode(func):
+    if not mentions_objmode(func, ("objmode", "parallel_chunksize") if chunksize else ("objmode",)):
         return func
     fdef = _source_tree(func)
     test = _objmode_test(func) if all(_cell_full(c) for c in func.__closure__ or ()) else None
     if fdef is None or test is None:
         raise UnsupportedError(f"{func.__qualname__}: pyjit needs the function's source (and "
                                f"its closure variables bound) to compile its objmode blocks")
-    rw = _Rewriter(func, fdef, test)
+    rw = _Rewriter(func, fdef, test, chunksize_test(func) if chunksize else None)
     fdef.body = rw.rewrite_block(fdef.body)
-    if not rw.blocks:
+    if not rw.blocks and not rw.chunksize_blocks:
         return func
     return _build(func, fdef, rw)
 
@@ -282,14 +293,14 @@ def _build(func, fdef, rw):
     the compiled code as closure values and the blocks see the function's globals."""
     fdef.decorator_list = []
     freevars = list(func.__code__.co_freevars)
-    wrap = f"{_PREFIX}wrap"
+    wrap, setter = f"{_PREFIX}wrap", f"{_PREFIX}set_chunksize"
     stmts = []
     for name, block, names, _declared, line in rw.blocks:
         stmts.append(block)
         stmts.append(ast.parse(f"{name} = {wrap}({name}_body, {line})").body[0])
     stmts.append(fdef)
     stmts.append(ast.parse(f"return {fdef.name}").body[0])
-    factory = ast.parse(f"def {_PREFIX}factory({', '.join(freevars + [wrap])}): pass").body[0]
+    factory = ast.parse(f"def {_PREFIX}factory({', '.join(freevars + [wrap, setter])}): pass").body[0]
     factory.body = stmts
     module = ast.Module(body=[factory], type_ignores=[])
     ast.fix_missing_locations(module)
@@ -302,7 +313,8 @@ def _build(func, fdef, rw):
         names, declared = by_line[line]
         return ObjModeCall(block, names, declared, line,
                            f"{func.__qualname__}.<objmode at line {line}>")
-    new = ns[f"{_PREFIX}factory"](*[c.cell_contents for c in func.__closure__ or ()], make)
+    new = ns[f"{_PREFIX}factory"](*[c.cell_contents for c in func.__closure__ or ()], make,
+                                  set_parallel_chunksize)
     new.__defaults__ = func.__defaults__
     new.__kwdefaults__ = func.__kwdefaults__
     new.__qualname__ = func.__qualname__

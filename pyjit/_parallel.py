@@ -153,6 +153,84 @@ def get_thread_id():
     return _core.parallel_thread_id()
 
 
+def set_parallel_chunksize(n):
+    """The calling thread's prange loops hand out chunks of n iterations to the pool's threads
+    (0: pyjit's choice, eight chunks per thread); returns the setting it replaces. As in Numba,
+    a setting of the calling thread, callable from compiled code too, and 0 inside a loop's
+    body."""
+    import numbers
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"set_parallel_chunksize() takes an int, not {type(n).__name__}")
+    if n < 0:
+        raise ValueError("chunksize must be greater than or equal to zero")
+    from . import _core
+    return _core.parallel_chunksize(int(n))
+
+
+def get_parallel_chunksize():
+    """The calling thread's prange chunk size (0: pyjit's choice)."""
+    from . import _core
+    return _core.parallel_chunksize(-1)
+
+
+class parallel_chunksize:
+    """`with parallel_chunksize(n):` the prange loops run in the block hand out chunks of n
+    iterations, the setting before restored after it (Numba's context manager), in Python and
+    in compiled code."""
+
+    def __init__(self, chunksize):
+        if isinstance(chunksize, bool) or not isinstance(chunksize, int) or chunksize < 0:
+            raise ValueError("chunksize must be an int greater than or equal to zero, not "
+                             f"{chunksize!r}")
+        self.chunksize = chunksize
+
+    def __enter__(self):
+        self._old = set_parallel_chunksize(self.chunksize)
+        return self
+
+    def __exit__(self, *exc):
+        set_parallel_chunksize(self._old)
+        return False
+
+
+def chunksize_test(func):
+    """test(with_node): whether a with statement is `with parallel_chunksize(n):` (pyjit's or
+    Numba's), alone."""
+    import sys
+    numba = sys.modules.get("numba")
+    known = {parallel_chunksize} | ({getattr(numba, "parallel_chunksize", None)} - {None}
+                                    if numba else set())
+    value_of = _value_of(func)
+
+    def test(node):
+        if len(node.items) != 1 or not isinstance(node.items[0].context_expr, ast.Call):
+            return False
+        v = value_of(node.items[0].context_expr.func)
+        return any(v is k for k in known) or v == "parallel_chunksize"
+    return test
+
+
+def chunksize_block(node, setter, k):
+    """`with parallel_chunksize(n): body` as compiled code runs it: the setting set, the body
+    run, and the one before restored however the body ends (setter names
+    set_parallel_chunksize in the rewritten function)."""
+    call = node.items[0].context_expr
+    if len(call.args) != 1 or call.keywords or node.items[0].optional_vars is not None:
+        raise UnsupportedError(f"line {node.lineno}: write `with parallel_chunksize(n):`, one "
+                               "argument and no `as`")
+    old = f"{setter}_old{k}"
+    stmts = ast.parse(f"{old} = {setter}(0)\ntry:\n    pass\nfinally:\n"
+                      f"    {setter}({old})\n").body
+    stmts[0].value.args = [call.args[0]]
+    stmts[1].body = list(node.body)
+    keep = {id(n) for b in node.body for n in ast.walk(b)} | {id(n) for n in ast.walk(call.args[0])}
+    for s in stmts:
+        for n in ast.walk(s):
+            if id(n) not in keep and "lineno" in n._attributes:
+                ast.copy_location(n, node)
+    return stmts
+
+
 def _zero(v):
     """The identity of + for v's type: 0 of its dtype, or an array of zeros like v."""
     return v * 0
@@ -163,10 +241,13 @@ def _one(v):
 
 
 def _slots(z, nthreads):
-    """One partial per thread, each starting at z (a scalar, or an array of zeros)."""
+    """One partial per thread, each starting at z (a scalar, or an array): the reduction's
+    identity (zeros for +, ones for *) or the variable's value (min, max, |, &)."""
     import numpy as np
     if isinstance(z, np.ndarray):
-        return np.zeros((nthreads,) + z.shape, z.dtype)
+        out = np.empty((nthreads,) + z.shape, z.dtype)
+        out[...] = z
+        return out
     return np.full(nthreads, z)
 
 
@@ -208,7 +289,12 @@ def _register_helpers():
     @overload(_slots)
     def _slots_impl(z, nthreads):
         if isinstance(z, types.Array):
-            return lambda z, nthreads: np.zeros((nthreads,) + z.shape, z.dtype)
+            def impl(z, nthreads):
+                out = np.empty((nthreads,) + z.shape, z.dtype)
+                for t in range(nthreads):
+                    out[t] = z
+                return out
+            return impl
         return lambda z, nthreads: np.full(nthreads, z)
 
     register_jitable(_count)
@@ -415,6 +501,26 @@ def _serial_reason(loop_node):
     return None
 
 
+# Methods that grow or shrink a list, dict or set: called from every iteration on one made outside
+# the loop, they race (arrays have none of them).
+_CONTAINER_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "add", "discard",
+                      "update", "popitem", "setdefault", "intersection_update",
+                      "difference_update", "symmetric_difference_update"}
+
+
+def _shared_container_call(loop_node):
+    """The first call `x.append(...)` (or another method of _CONTAINER_METHODS) in the loop's
+    body on a variable the body does not assign, or None."""
+    body = ast.Module(body=loop_node.body, type_ignores=[])
+    assigned = _names(body, ast.Store) | {loop_node.target.id}
+    for n in _walk(body):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                n.func.attr in _CONTAINER_METHODS and isinstance(n.func.value, ast.Name) and \
+                n.func.value.id not in assigned:
+            return n
+    return None
+
+
 def _loop_level(stmts):
     """The statements of a loop body that a break there would leave it from (not inner loops)."""
     for s in stmts:
@@ -435,6 +541,8 @@ class _Rewriter:
         self.func = func
         self.fdef = fdef
         self.is_prange = is_prange
+        self.is_chunksize = chunksize_test(func)
+        self.chunksize_blocks = 0   # `with parallel_chunksize(n):` statements rewritten
         self.loops = []
         self.helpers = []        # generated FunctionDefs (bodies and chunks)
         args = fdef.args
@@ -450,6 +558,11 @@ class _Rewriter:
     def rewrite_block(self, stmts):
         out = []
         for s in stmts:
+            if isinstance(s, ast.With) and self.is_chunksize(s):
+                self.chunksize_blocks += 1
+                out.extend(self.rewrite_block(chunksize_block(s, f"{_PREFIX}set_chunksize",
+                                                              self.chunksize_blocks)))
+                continue
             if isinstance(s, ast.For) and self._is_pndindex_loop(s):
                 pre, loop = self._flatten_pndindex(s)
                 out.extend(pre + self._outline(loop))
@@ -506,14 +619,22 @@ class _Rewriter:
         why = _serial_reason(node)
         if why is None:
             dep = _dependence(node.body, node.target.id)
+            grown = _shared_container_call(node)
             if dep:
                 st, ld = dep
                 why = (f"a dependence between iterations: {ast.unparse(st)} written at line "
                        f"{st.lineno} and {ast.unparse(ld)} read at line {ld.lineno}")
+                line = st.lineno
+            elif grown is not None:
+                why = (f"{ast.unparse(grown)} at line {grown.lineno} changes a container made "
+                       f"outside the loop from every iteration (a race on threads; Numba's "
+                       f"docs call it invalid)")
+                line = grown.lineno
+            if why is not None:
                 warnings.warn_explicit(
                     f"prange loop at line {node.lineno} of {self.func.__qualname__} runs "
                     f"serially: {why}", ParallelSafetyWarning, self.func.__code__.co_filename,
-                    st.lineno)
+                    line)
         if why is not None:
             loop.why = why
             return [node]
@@ -752,7 +873,7 @@ def outline(func, options):
     _warn_serial_stencils(func, fdef)
     rw = _Rewriter(func, fdef, _prange_test(func))
     fdef.body = rw.rewrite_block(fdef.body)
-    if not any(loop.parallel for loop in rw.loops):
+    if not any(loop.parallel for loop in rw.loops) and not rw.chunksize_blocks:
         return func, rw.loops
     return _build(func, fdef, rw, options), rw.loops
 
@@ -771,7 +892,8 @@ def _build(func, fdef, rw, options):
     fixed = {f"{_PREFIX}zero": _zero, f"{_PREFIX}one": _one, f"{_PREFIX}slots": _slots,
              f"{_PREFIX}count": _count, f"{_PREFIX}parfor": parfor,
              f"{_PREFIX}ndsize": _ndsize, f"{_PREFIX}unravel": _unravel, f"{_PREFIX}prange": prange,
-             f"{_PREFIX}get_num_threads": get_num_threads, f"{_PREFIX}jit": None}
+             f"{_PREFIX}get_num_threads": get_num_threads, f"{_PREFIX}jit": None,
+             f"{_PREFIX}set_chunksize": set_parallel_chunksize}
     freevars = list(func.__code__.co_freevars)
     factory_args = freevars + list(fixed)
     stmts = []

@@ -56,6 +56,9 @@ def _aliases():
              if isinstance(getattr(types, n), types.Scalar)]
     from .typed import Dict
     pairs.append((Dict.empty, "pyjit.typed.Dict.empty"))   # also called in compiled code
+    from .typed import Set
+    pairs.append((Set, "builtins.set"))   # Set() and Set(iterable) in compiled code are set()
+    pairs.append((Set.empty, "pyjit.typed.Set.empty"))
     # NumPy scalar types that are distinct objects of the same width as a canonical one.
     import sys
 

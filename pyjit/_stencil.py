@@ -246,3 +246,19 @@ def stencil(func_or_mode="constant", **options):
     def decorate(func):
         return Stencil(func, func_or_mode=func_or_mode, **options)
     return decorate
+
+
+def _stencil_in_compiled_code(func_or_mode="constant", **options):
+    """stencil(kernel) called inside a compiled function (Numba inlines such a kernel, a lambda
+    too): refused with what to write instead."""
+    raise TypeError("stencil() cannot be called inside compiled code: make the kernel with "
+                    "@stencil (or stencil(f)) outside, then call it from the compiled function, "
+                    "passing what the kernel reads as arguments")
+
+
+def _register():
+    from .extending import overload
+    overload(stencil, strict=False)(_stencil_in_compiled_code)
+
+
+_register()

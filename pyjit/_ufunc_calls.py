@@ -39,11 +39,17 @@ def typed_loop(ufunc):
     return choose
 
 
-def dynamic_loop(kernel, who):
-    """For a DUFunc: a loop of the arguments' own dtypes, its result what the kernel returns."""
+def dynamic_loop(kernel, who, ufunc=None):
+    """For a DUFunc: a loop it has already that every argument casts to (as NumPy, and so
+    Numba, pick one), else a loop of the arguments' own dtypes, its result what the kernel
+    returns."""
     from .vectorize import _kernel_return, _scalar_of
+    known = typed_loop(ufunc) if ufunc is not None else None
 
     def choose(args):
+        loop = known(args) if known is not None else None
+        if loop is not None:
+            return loop
         dts = [_dtype(t) for t in args]
         scalars = tuple(_scalar_of(d) for d in dts)
         ret = _kernel_return(who, kernel, scalars, str(tuple(str(d) for d in dts)))
@@ -122,7 +128,8 @@ def _gufunc_loop(cores, nin, ndims):
                           f"        d{k} = n"]
     for i in range(nin, n):   # outputs span the whole loop
         if loops[i] != nl:
-            lines += ["    raise ValueError('gufunc: an output must have every loop dimension')"]
+            lines += ["    raise ValueError('Loop and array shapes are incompatible: a gufunc "
+                      "output must have every loop dimension')"]
     indent = "    "
     for k in range(nl):
         lines.append(f"{indent}for i{k} in range(d{k}):")

@@ -33,6 +33,26 @@ def literal_unroll(container):
     such a tuple is unrolled too)."""
     return container
 
+_FASTMATH_FLAGS = {"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"}
+
+
+def fastmath_flags(value):
+    """fastmath= as Numba takes it: a bool, a set of LLVM's fast-math flag names, or a dict of
+    them to bools; True when any flag is on (pyjit then allows them all), ValueError for a name
+    LLVM does not have."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (set, frozenset, dict)):
+        invalid = set(value) - _FASTMATH_FLAGS
+        if invalid:
+            raise ValueError(f"Unrecognized fastmath flags: {invalid} (LLVM's are "
+                             f"{', '.join(sorted(_FASTMATH_FLAGS))})")
+        on = {k for k, v in value.items() if v} if isinstance(value, dict) else set(value)
+        return bool(on)
+    raise ValueError(f"Expected fastmath option(s) to be either a bool, dict or set, not "
+                     f"{value!r}")
+
+
 def literally(obj):
     """Numba's literally: asks Numba to compile a version of the function for each value of
     the argument obj. pyjit compiles versions by argument types only: literally(obj) is obj,
@@ -223,11 +243,12 @@ def _make_dispatcher(func, signatures, options):
     if options.get("target", "cpu") not in ("cpu", None):
         raise ValueError(f"njit() compiles for the CPU; for target={options['target']!r} use pyjit.gpu")
     kwargs = {k: v for k, v in options.items() if k in _PASSED}
-    for flag in ("fastmath", "cache"):
-        if flag in kwargs:
-            kwargs[flag] = bool(kwargs[flag])
+    if "fastmath" in kwargs:
+        kwargs["fastmath"] = fastmath_flags(kwargs["fastmath"])
+    if "cache" in kwargs:
+        kwargs["cache"] = bool(kwargs["cache"])
     _parallel.configure()
-    compiled, loops = _objmode.outline(func), []
+    compiled, loops = _objmode.outline(func, chunksize=not options.get("parallel")), []
     if options.get("parallel"):
         kwargs["parallel"] = True   # array expressions and reductions on the pool too
         compiled, loops = _parallel.outline(compiled, options)

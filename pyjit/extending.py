@@ -61,21 +61,6 @@ _LAZY = {}
 # compiler as a handle).
 _METHODS = {}
 
-_INLINE = ("never", "always")
-_inline_hinted = []
-
-
-def _check_inline(inline):
-    """overload(inline=...): 'never', 'always' or a cost model (a callable), as Numba takes;
-    LLVM decides what to inline, so anything but 'never' warns once that it does nothing."""
-    if inline not in _INLINE and not callable(inline):
-        raise ValueError(f"overload(inline={inline!r}): inline takes 'never', 'always' or a "
-                         "cost-model function")
-    if inline != "never" and not _inline_hinted:
-        import warnings
-        _inline_hinted.append(True)
-        warnings.warn(f"overload(inline={inline!r}) does nothing: pyjit leaves inlining to LLVM",
-                      errors.PerformanceWarning, stacklevel=3)
 _TARGETS = ("generic", "cpu")
 
 
@@ -184,15 +169,19 @@ def overload(func, jit_options={}, strict=True, inline="never", prefer_literal=F
     jit_options go to @njit for the implementation, which is compiled under its own fastmath,
     boundscheck, error_model and debug wherever it is called from; nogil=True and opt concern
     the entry called from Python only and raise NotImplementedError;
-    strict checks that the implementation's signature matches the typing function's. pyjit
-    inlines through LLVM, so inline='always' (or a cost model) is a hint that warns once and
-    does nothing, as njit(inline=...) does; pyjit has no integer literal types, so
-    prefer_literal=True is refused, as is a target other than 'generic' or 'cpu'."""
-    _check_inline(inline)
-    if prefer_literal:
-        raise NotImplementedError("overload(prefer_literal=True): pyjit has no integer literal "
-                                  "types; typing functions receive int64 (strings arrive as "
-                                  "types.StringLiteral always)")
+    strict checks that the implementation's signature matches the typing function's.
+    inline='always' (or Numba's cost-model callable) is taken as a hint: pyjit leaves inlining to
+    LLVM, which inlines small implementations itself, and says so once (a PerformanceWarning).
+    prefer_literal=True is taken too: pyjit has no integer literal types, so the typing function
+    receives what a Numba typing function gets once its literal attempt declines (string
+    constants still arrive as types.StringLiteral). A target other than 'generic' or 'cpu' is
+    refused."""
+    if not (inline in ("never", "always") or callable(inline)):
+        raise ValueError(f"overload(inline={inline!r}): inline is 'never', 'always' or a "
+                         "callable cost model, as in Numba")
+    from .decorators import warn_hints
+    warn_hints("overload", {"inline": None if inline == "never" else inline},
+               {"inline": "pyjit leaves inlining to LLVM, which inlines small implementations"})
     target = kwargs.pop("target", "generic")
     if target not in _TARGETS:
         raise NotImplementedError(f"overload(target={target!r}): pyjit's overloads serve every "
@@ -340,8 +329,47 @@ def _choose(func, args, kws):
             raise errors.TypingError(
                 f"the typing function {template.typing.__qualname__} of {name}() returned "
                 f"{impl!r}: it must return a Python function or None")
+        _refuse_literal_dispatch(impl, template, name, args, kws)
         return template.compile(impl)
     return None
+
+
+def _refuse_literal_dispatch(impl, template, name, args, kws):
+    """A typing function that answers a non-literal argument with an implementation calling
+    literally() asks Numba to compile the caller again with that argument's value as a literal
+    type. pyjit compiles by types and has no integer literal types, so that implementation would
+    only pass the value on and the literal cases would never be taken: a TypingError says so."""
+    from . import types
+    from .decorators import literally
+    code = impl.__code__
+    if "literally" not in code.co_names and "literally" not in code.co_freevars:
+        return
+    cells = dict(zip(code.co_freevars, impl.__closure__ or ()))
+    seen = [impl.__globals__.get(n) for n in code.co_names]
+    seen += [c.cell_contents for c in cells.values() if _cell_full(c)]
+    numba = sys.modules.get("numba")
+    ours = {literally, getattr(numba, "literally", literally)}
+    if not any(v in ours or getattr(v, "literally", None) in ours for v in seen
+               if v is not None and not isinstance(v, (int, float, str))):
+        return
+    plain = [t for t in list(args) + list(kws.values()) if not isinstance(t, types.Literal)]
+    if not plain:
+        return
+    raise errors.TypingError(
+        f"the typing function {template.typing.__qualname__} of {name}() answers argument types "
+        f"({_type_list(args, kws)}) with an implementation that calls literally(): Numba then "
+        f"compiles the caller again for each value of that argument, as a literal type. pyjit "
+        f"compiles one version per argument types and has no integer literal types (string "
+        f"constants arrive as types.StringLiteral); test the value inside the implementation "
+        f"instead (if n == 2: ...), which LLVM folds where the value is a constant")
+
+
+def _cell_full(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 
@@ -413,5 +441,7 @@ def __getattr__(name):
         raise ImportError(f"pyjit.extending has no {name}: Numba's low-level extension API "
                           "(data models, LLVM lowering) has no counterpart in pyjit; write the "
                           "function in the compiled subset with overload, overload_method, "
-                          "overload_attribute or register_jitable (docs/extending.md)", name=name)
+                          "overload_attribute or register_jitable, and a type of your own (Numba's "
+                          "Interval example) as a @jitclass or a structref (docs/extending.md)",
+                          name=name)
     raise AttributeError(f"module 'pyjit.extending' has no attribute '{name}'")

@@ -22,8 +22,9 @@ literals.
 
 __all__ = [
     "Type", "Scalar", "Array", "Tuple", "UniTuple", "NamedTuple", "NamedUniTuple", "List",
+    "BaseTuple", "BaseNamedTuple", "BaseAnonymousTuple",
     "ListType", "Dict", "DictType", "Set", "DType", "NumberClass", "Record", "NPDatetime",
-    "NPTimedelta", "NoneType", "IteratorType", "UnicodeCharSeq",
+    "NPTimedelta", "NoneType", "IteratorType", "UnicodeCharSeq", "NestedArray",
     "ClassInstanceType", "ClassType", "StructRef", "unliteral",
     "Signature",
     "Number", "Boolean", "Integer", "Float", "Complex", "Omitted", "Literal", "StringLiteral", "BooleanLiteral",
@@ -130,6 +131,20 @@ class Array(Type):
                      self.readonly if readonly is None else readonly)
 
 
+class NestedArray(Array):
+    """An array held inside a record (Numba's types.NestedArray): NestedArray(dtype=float32,
+    shape=(7,)), a field type for Record.make_c_struct; read from a record it is a C array."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, dtype, shape):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if not shape or not all(isinstance(n, int) and n > 0 for n in shape):
+            raise TypeError(f"NestedArray shape must be positive ints, not {shape!r}")
+        super().__init__(dtype, len(shape), "C")
+        self.shape = shape
+
+
 class List(Type):
     """A list type: List(float64), its items' type in .dtype (Numba's types.List). Lists passed
     in from Python are reflected (Numba's reflected list): reflected is accepted for Numba's
@@ -147,6 +162,11 @@ class List(Type):
     @property
     def item_type(self):
         return self.dtype
+
+    # Numba's types.List.initial_value: the literal a list was made from, when its typing kept
+    # it. pyjit types containers without their values, so it is always None (and a typing
+    # function asking for literal dispatch with literally() is refused, pyjit.extending).
+    initial_value = None
 
 
 class ListType(List):
@@ -173,6 +193,8 @@ class Dict(Type):
             raise TypeError(f"Dict key and value types must be types, not {key_type!r}, {value_type!r}")
         super().__init__(f"dict({key_type.name}, {value_type.name})")
         self.key_type, self.value_type = key_type, value_type
+
+    initial_value = None   # as List.initial_value
 
 
 DictType = Dict
@@ -267,6 +289,27 @@ class Record(Type):
                 item = _from_canonical(typename)
                 self.fields[field] = (Array(item, ndim, "C") if ndim else item, int(offset))
 
+    def __getitem__(self, index):
+        """record[:, :]: the array type of these records, as a scalar type's [:] is."""
+        return Array(self, *_layout_of(index, "Record"))
+
+    @classmethod
+    def make_c_struct(cls, name_types):
+        """The record of a C struct of these (name, type) fields, laid out as a C compiler does
+        (Numba's Record.make_c_struct): the types are scalars or NestedArray(dtype, shape)."""
+        import numpy as np
+        spec = []
+        for name, t in name_types:
+            t = _as_type(t)
+            if isinstance(t, NestedArray):
+                spec.append((name, t.dtype.dtype, t.shape))
+            elif isinstance(t, Scalar):
+                spec.append((name, t.dtype))
+            else:
+                raise TypeError(f"Record.make_c_struct: field {name!r} is {t!r}; fields are "
+                                "scalar types or NestedArray(dtype, shape)")
+        return from_dtype(np.dtype(spec, align=True))
+
 
 class Tuple(Type):
     """A tuple type: Tuple((float64, int64)); a homogeneous one also has dtype and count."""
@@ -330,6 +373,29 @@ class NamedUniTuple(UniTuple):
         super().__init__(dtype, count)
         self.fields = tuple(fields)
         self.name = f"{cls_name}(" + ", ".join(f"{f}={dtype.name}" for f in fields) + ")"
+
+
+class _Kinds(type):
+    """The metaclass of Numba's abstract tuple classes: isinstance() against the pyjit classes
+    they stand for."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls._of) and not isinstance(obj, cls._not)
+
+
+class BaseTuple(metaclass=_Kinds):
+    """Numba's types.BaseTuple, for typing functions: any tuple type, named or not."""
+    _of, _not = (Tuple,), ()
+
+
+class BaseNamedTuple(metaclass=_Kinds):
+    """Numba's types.BaseNamedTuple: a namedtuple type (NamedTuple or NamedUniTuple)."""
+    _of, _not = (NamedTuple, NamedUniTuple), ()
+
+
+class BaseAnonymousTuple(metaclass=_Kinds):
+    """Numba's types.BaseAnonymousTuple: a tuple type that is not a namedtuple's."""
+    _of, _not = (Tuple,), (NamedTuple, NamedUniTuple)
 
 
 def _namedtuple_type(name):
@@ -421,8 +487,9 @@ class CPointer(Type):
 
     def __init__(self, dtype):
         dtype = _as_type(dtype)
-        if not isinstance(dtype, Scalar):
-            raise TypeError(f"CPointer points to a scalar type, not {dtype!r}")
+        if not isinstance(dtype, (Scalar, Record)):
+            raise TypeError(f"CPointer points to a scalar type or a record (a C struct), not "
+                            f"{dtype!r}")
         super().__init__(f"cpointer({dtype.name})")
         self.dtype = dtype
 
@@ -559,6 +626,30 @@ class FunctionType(Type):
         return f"FunctionType[{self.signature!r}]"
 
     __str__ = __repr__
+
+
+class WrapperAddressProtocol:
+    """Numba's types.WrapperAddressProtocol: an object that gives the address of a C function
+    (__wrapper_address__()) and its signature (signature(), a Signature or a string such as
+    'float64(float64)'). Passed to compiled code it is called as that C function, as ctypes
+    and cffi functions are (pyjit._ffi.describe reads it through _pyjit_describe)."""
+
+    _pyjit_cfunc = True   # marks the class for frontend/consts.c: a C function compiled code calls
+
+    def __wrapper_address__(self):
+        raise NotImplementedError(f"{type(self).__name__} must define __wrapper_address__()")
+
+    def signature(self):
+        raise NotImplementedError(f"{type(self).__name__} must define signature()")
+
+    def _pyjit_describe(self):
+        sig = parse_signature(self.signature())
+        if sig.return_type is None:
+            raise TypeError(f"{type(self).__name__}.signature() must give a return type, not "
+                            f"{sig!r}")
+        address = int(self.__wrapper_address__())
+        names = [sig.return_type.name] + [a.name for a in sig.args]
+        return type(self).__name__, address, "|".join(names)
 
 
 class Signature:

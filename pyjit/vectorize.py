@@ -29,14 +29,14 @@ _IDENTITIES = {0: 0, 1: 1, None: -1, "reorderable": -2}
 # Options that reach njit (cache=True caches the kernel and the loops, beside the kernel's
 # source); the rest of Numba's vectorize options are accepted and ignored.
 _NJIT_OPTIONS = {"fastmath", "boundscheck", "error_model", "nogil", "debug", "opt", "cache"}
-_IGNORED = {"nopython", "forceobj", "writable_args", "is_dynamic", "locals", "_nrt"}
+_IGNORED = {"nopython", "forceobj", "is_dynamic", "locals", "_nrt"}
 
 
 # ---- options and signatures ----
 
 def _split_options(who, kws):
     """(njit options, identity code, parallel) from the decorator's keywords."""
-    unknown = set(kws) - _NJIT_OPTIONS - _IGNORED - {"identity", "target"}
+    unknown = set(kws) - _NJIT_OPTIONS - _IGNORED - {"identity", "target", "writable_args"}
     if unknown:
         raise TypeError(f"{who}() got unexpected option(s): {', '.join(sorted(unknown))}")
     identity = kws.get("identity")
@@ -46,6 +46,8 @@ def _split_options(who, kws):
     if target not in ("cpu", "parallel"):
         raise ValueError(f"{who}(): target must be 'cpu', 'parallel' or 'cuda', not {target!r}")
     opts = {k: v for k, v in kws.items() if k in _NJIT_OPTIONS}
+    if kws.get("writable_args"):   # read by _new_ufunc, not passed to njit
+        opts["writable_args"] = tuple(kws["writable_args"])
     opts.setdefault("error_model", "numpy")     # ufunc arithmetic follows NumPy, as Numba's
     return opts, _IDENTITIES[identity], target == "parallel"
 
@@ -94,7 +96,7 @@ def _scalar_of(dtype):
 
 def _kernel_of(func, opts):
     from .decorators import njit
-    return njit(getattr(func, "py_func", func), **opts)
+    return njit(getattr(func, "py_func", func), **{k: v for k, v in opts.items() if k != "writable_args"})
 
 
 def _kernel_return(who, kernel, args, sig):
@@ -130,7 +132,7 @@ def _compile_loop(kernel, params, body, loop_types, opts):
     exec(compile(source, filename, "exec"), namespace)   # noqa: S102 - our own generated source
     loop = namespace[name]
     loop._pyjit_cache_source = kernel.py_func.__code__.co_filename
-    loop_opts = {k: v for k, v in opts.items() if k != "nogil"}
+    loop_opts = {k: v for k, v in opts.items() if k not in ("nogil", "writable_args")}
     return njit(types.Signature(types.none, tuple(loop_types)), **loop_opts)(loop)
 
 
@@ -178,10 +180,26 @@ def _add_scalar_signature(who, ufunc, kernel, sig, nin, parallel, opts, done):
     done[key[:nin]] = (s.args, ret)
 
 
-def _new_ufunc(func, nin, nout, identity, layout=None):
+def _new_ufunc(func, nin, nout, identity, layout=None, opts=None):
     from . import _core
     py_func = getattr(func, "py_func", func)
-    return _core.ufunc_new(py_func.__name__, py_func.__doc__, nin, nout, identity, layout)
+    writable = _writable_inputs(py_func, nin, (opts or {}).get("writable_args", ()))
+    return _core.ufunc_new(py_func.__name__, py_func.__doc__, nin, nout, identity, layout,
+                           writable)
+
+
+def _writable_inputs(py_func, nin, writable_args):
+    """The numbers of the inputs named by writable_args (parameter names or numbers), whose
+    kernel writes reach the caller's array even when NumPy casts it, as in Numba."""
+    names = py_func.__code__.co_varnames[:py_func.__code__.co_argcount]
+    out = []
+    for a in writable_args:
+        i = names.index(a) if isinstance(a, str) and a in names else a
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < nin:
+            raise ValueError(f"writable_args: {a!r} is not an input of {py_func.__name__}() "
+                             f"(its inputs: {', '.join(names[:nin])})")
+        out.append(i)
+    return tuple(out)
 
 
 # ---- @vectorize ----
@@ -189,7 +207,7 @@ def _new_ufunc(func, nin, nout, identity, layout=None):
 def _build_ufunc(func, sigs, opts, identity, parallel):
     nin = _nin(func)
     kernel = _kernel_of(func, opts)
-    ufunc = _new_ufunc(func, nin, 1, identity)
+    ufunc = _new_ufunc(func, nin, 1, identity, opts=opts)
     done = {}
     for sig in sigs:
         _add_scalar_signature("vectorize", ufunc, kernel, sig, nin, parallel, opts, done)
@@ -209,12 +227,13 @@ class DUFunc:
         self._parallel = parallel
         self._nin = _nin(func)
         self._kernel = _kernel_of(func, self._opts)
-        self.ufunc = _new_ufunc(func, self._nin, 1, identity)
+        self.ufunc = _new_ufunc(func, self._nin, 1, identity, opts=self._opts)
         self._done = {}
         functools.update_wrapper(self, self.py_func)
         from . import _ufunc_calls
         _ufunc_calls.register(self, self._kernel, self._nin,
-                              _ufunc_calls.dynamic_loop(self._kernel, "vectorize"), self.__name__)
+                              _ufunc_calls.dynamic_loop(self._kernel, "vectorize", self.ufunc),
+                              self.__name__)
 
     nin = property(lambda self: self.ufunc.nin)
     nout = property(lambda self: self.ufunc.nout)
@@ -233,7 +252,7 @@ class DUFunc:
         import numpy as np
         from . import types
         key = tuple(np.dtype(d).newbyteorder("=").num for d in dtypes)
-        if key in self._done:
+        if key in self._done or self._has_safe_loop(dtypes):
             return
         try:
             args = tuple(_scalar_of(d) for d in dtypes)
@@ -241,6 +260,16 @@ class DUFunc:
             raise TypeError(f"{self.__name__}: no loop for input dtypes "
                             f"({', '.join(str(np.dtype(d)) for d in dtypes)}): {exc}") from None
         self.add(types.Signature(None, args))
+
+    def _has_safe_loop(self, dtypes):
+        """Whether a loop compiled already takes these inputs by safe casting: NumPy's ufunc
+        then runs that loop, as Numba's DUFunc does (f(1, 2.0) after f(1.0, 2.0) adds no loop)."""
+        import numpy as np
+        for loop in self.ufunc.types:
+            ins = loop.split("->")[0]
+            if all(np.can_cast(d, c, "safe") for d, c in zip(dtypes, ins)):
+                return True
+        return False
 
     def _as_arrays(self, args):
         import numpy as np
@@ -403,7 +432,7 @@ class GUFunc:
                             f"{self.py_func.__name__}() takes {_nin(func)}")
         self._opts, self._parallel = dict(opts or {}), parallel
         self._kernel = _kernel_of(func, self._opts)
-        self.ufunc = _new_ufunc(func, self._nin, self._nout, identity, layout)
+        self.ufunc = _new_ufunc(func, self._nin, self._nout, identity, layout, self._opts)
         self._done = {}
         functools.update_wrapper(self, self.py_func)
         from . import _ufunc_calls
@@ -470,7 +499,7 @@ def guvectorize(*args, **kws):
             raise TypeError(f"guvectorize(): layout {layout!r} has {len(ins) + len(outs)} "
                             f"operands; {func.__name__}() takes {_nin(func)}")
         kernel = _kernel_of(func, opts)
-        ufunc = _new_ufunc(func, len(ins), len(outs), identity, layout)
+        ufunc = _new_ufunc(func, len(ins), len(outs), identity, layout, opts)
         done = {}
         for sig in sigs:
             _add_gu_signature(ufunc, kernel, sig, ins + outs, len(ins), parallel, opts, done)

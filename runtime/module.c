@@ -232,6 +232,7 @@ static PyMethodDef core_methods[] = {
     {"parallel_started", rt_parallel_started, METH_NOARGS, "Whether the pool's threads run."},
     {"parallel_set_threads", rt_parallel_set_threads, METH_O, "This thread's regions' threads."},
     {"parallel_get_threads", rt_parallel_get_threads, METH_NOARGS, "This thread's regions' threads."},
+    {"parallel_chunksize", rt_parallel_chunksize, METH_O, "This thread's prange chunk size."},
     {"parallel_thread_id", rt_parallel_thread_id, METH_NOARGS, "0 for a caller, 1.. for workers."},
     {NULL, NULL, 0, NULL},
 };

@@ -68,6 +68,7 @@ static int pool_size = 1;                    /* NUMBA_NUM_THREADS: the most a re
 static _Thread_local int my_threads;         /* set_num_threads of this thread; 0: pool_size */
 static _Thread_local int my_slot;            /* 0: a caller; 1..: a worker */
 static _Thread_local bool in_region;         /* a nested region runs alone */
+static _Thread_local int64_t my_chunksize;   /* set_parallel_chunksize of this thread; 0: ours */
 
 /* Runs chunks of job: first the slot's own (so a region with a chunk per thread takes no
  * shared counter), then the ones left, handed out dynamically. */
@@ -253,12 +254,26 @@ int64_t pj_thread_id(void)
     return my_slot;
 }
 
+int64_t pj_set_parallel_chunksize(int64_t n)
+{
+    int64_t old = my_chunksize;
+    my_chunksize = n < 0 ? 0 : n;
+    return old;
+}
+
+int64_t pj_get_parallel_chunksize(void)
+{
+    return my_chunksize;
+}
+
 int32_t rt_pool_for(RtChunkFn fn, void *ctx, int64_t n, ExcInfo *exc)
 {
     if (n <= 0)
         return ABI_STATUS_OK;
     ParJob job = {.fn = fn, .ctx = ctx, .n = n, .nthreads = (int)pj_num_threads()};
     atomic_init(&job.failed, 0);
+    int64_t chunksize = my_chunksize;   /* the region's own code sees 0, as in Numba */
+    my_chunksize = 0;
     if (!pool_take(&job, n)) {
         job.nthreads = 1;
         job.chunk = n;
@@ -267,7 +282,7 @@ int32_t rt_pool_for(RtChunkFn fn, void *ctx, int64_t n, ExcInfo *exc)
         job_work(&job, 0);
     } else {
         int64_t parts = (int64_t)job.nthreads * PAR_CHUNKS_PER_THREAD;
-        job.chunk = (n + parts - 1) / parts;
+        job.chunk = chunksize > 0 ? chunksize : (n + parts - 1) / parts;
         job.nchunks = (n + job.chunk - 1) / job.chunk;
         atomic_init(&job.next, job.nthreads);
         PyThreadState *ts = PyGILState_Check() ? PyEval_SaveThread() : NULL;
@@ -276,6 +291,7 @@ int32_t rt_pool_for(RtChunkFn fn, void *ctx, int64_t n, ExcInfo *exc)
         if (ts)
             PyEval_RestoreThread(ts);
     }
+    my_chunksize = chunksize;
     if (!atomic_load(&job.failed))
         return ABI_STATUS_OK;
     void *limit = exc->stack_limit;
@@ -361,6 +377,16 @@ PyObject *rt_parallel_set_threads(PyObject *self, PyObject *arg)
         return NULL;
     my_threads = n < 1 ? 1 : n > pool_size ? pool_size : (int)n;
     Py_RETURN_NONE;
+}
+
+/* _core.parallel_chunksize(n): this thread's prange loops hand out chunks of n iterations (0:
+ * pyjit's own choice, eight per thread); n < 0 only reads it. Returns the setting before. */
+PyObject *rt_parallel_chunksize(PyObject *self, PyObject *arg)
+{
+    long long n = PyLong_AsLongLong(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    return PyLong_FromLongLong(n < 0 ? my_chunksize : pj_set_parallel_chunksize(n));
 }
 
 PyObject *rt_parallel_get_threads(PyObject *self, PyObject *unused)

@@ -357,6 +357,7 @@ PyObject *rt_linalg_bind_py(PyObject *self, PyObject *unused);
 PyObject *rt_parallel_started(PyObject *self, PyObject *unused);
 PyObject *rt_parallel_set_threads(PyObject *self, PyObject *n);
 PyObject *rt_parallel_get_threads(PyObject *self, PyObject *unused);
+PyObject *rt_parallel_chunksize(PyObject *self, PyObject *n);
 PyObject *rt_parallel_thread_id(PyObject *self, PyObject *unused);
 
 #endif

@@ -492,6 +492,24 @@ static PyObject *Dict_update(RtDict *d, PyObject *other)
     Py_RETURN_NONE;
 }
 
+/* Numba's _numba_type_: the dict's type, as typeof() gives it; None until its first item. */
+static PyObject *Dict_get_numba_type(PyObject *obj, void *closure)
+{
+    (void)closure;
+    RtDict *d = (RtDict *)obj;
+    if (!d->type)
+        Py_RETURN_NONE;
+    PyObject *mod = PyImport_ImportModule("pyjit.types");
+    PyObject *r = mod ? PyObject_CallMethod(mod, "_from_canonical", "s", d->type->name) : NULL;
+    Py_XDECREF(mod);
+    return r;
+}
+
+static PyGetSetDef Dict_getset[] = {
+    {"_numba_type_", Dict_get_numba_type, NULL, "The dict's pyjit type, None until known.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyMethodDef Dict_methods[] = {
     {"empty", (PyCFunction)(void (*)(void))Dict_empty, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "Dict.empty(key_type, value_type): an empty Dict of these pyjit types."},
@@ -534,6 +552,7 @@ PyTypeObject RtDictType = {
     .tp_iter = (getiterfunc)Dict_iter,
     .tp_richcompare = Dict_richcompare,
     .tp_methods = Dict_methods,
+    .tp_getset = Dict_getset,
     .tp_hash = PyObject_HashNotImplemented,
 };
 
@@ -561,13 +580,30 @@ PyObject *rt_box_dict(Type *ty, MemInfo *mi)
     return (PyObject *)dict_alloc(&RtDictType, ty, mi);   /* takes over the reference */
 }
 
+/* The item type a pyjit.typed.Set was made for (Set.empty(item_type)): its canonical name in
+ * the _item_type attribute, so an empty one has a type too; NULL for a plain set. */
+static Type *declared_item(PyObject *obj)
+{
+    if (PySet_CheckExact(obj) || PyFrozenSet_CheckExact(obj))
+        return NULL;
+    PyObject *name = PyObject_GetAttrString(obj, "_item_type");
+    const char *s = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    Type *t = s ? ty_parse(s) : NULL;
+    Py_XDECREF(name);
+    PyErr_Clear();
+    return t;
+}
+
 Type *rt_typeof_set(PyObject *obj, int flags)
 {
-    PyObject *it = PyObject_GetIter(obj), *first = it ? PyIter_Next(it) : NULL;
-    Py_XDECREF(it);
-    Type *item = first ? rt_typeof(first, flags) : NULL;
-    Py_XDECREF(first);
-    if (!item || !(ty_is_scalar(item) || item->kind == TY_TUPLE))
+    Type *item = declared_item(obj);
+    if (!item) {
+        PyObject *it = PyObject_GetIter(obj), *first = it ? PyIter_Next(it) : NULL;
+        Py_XDECREF(it);
+        item = first ? rt_typeof(first, flags) : NULL;
+        Py_XDECREF(first);
+    }
+    if (!item || !(ty_is_scalar(item) || item->kind == TY_TUPLE || item->kind == TY_STR))
         return NULL;
     return ty_set(item);
 }

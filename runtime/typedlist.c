@@ -758,8 +758,17 @@ static PyMethodDef tl_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* Numba's _numba_type_: the list's type (ListType[item]), as typeof() gives it; None until its
+ * item type is known. */
+static PyObject *tl_get_numba_type(PyObject *obj, void *closure)
+{
+    (void)closure;
+    return item_type(TL(obj)) ? types_object(TL(obj)->type) : Py_NewRef(Py_None);
+}
+
 static PyGetSetDef tl_getset[] = {
     {"_dtype", tl_get_dtype, NULL, "The item type (a pyjit.types type), None until known.", NULL},
+    {"_numba_type_", tl_get_numba_type, NULL, "The list's pyjit type, None until known.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

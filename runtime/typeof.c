@@ -29,7 +29,8 @@ static Type *array_cache[N_SCALARS][ABI_MAX_NDIM + 1][3][2];
 
 static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, NumPy arrays of "
                                "bool/int/uint/float/complex/datetime64/timedelta64 or structured "
-                               "dtype, records (np.void), bytes and bytearray, tuples, lists and "
+                               "dtype, records (np.void), bytes, bytearray, array.array and "
+                               "memoryview, tuples, lists and "
                                "sets of these, "
                                "typed Lists, pyjit.typed.Dict, None, @njit functions, NumPy scalar "
                                "types and dtypes";
@@ -345,6 +346,70 @@ static Type *typeof_bytes(PyObject *obj)
     return *slot;
 }
 
+/* array.array and memoryview reach compiled code through the buffer protocol, as Numba takes
+ * them: an array of the buffer's item type over its memory (indexing, len, iteration). */
+static bool is_buffer_arg(PyObject *obj)
+{
+    return PyMemoryView_Check(obj) || strcmp(Py_TYPE(obj)->tp_name, "array.array") == 0;
+}
+
+/* The scalar kind of a buffer's one-character struct format (native order and sizes), or -1. */
+static int buffer_kind(const Py_buffer *v)
+{
+    const char *f = v->format ? v->format : "B";
+    if (*f == '@' || *f == '=')
+        f++;
+    if (!f[0] || f[1])
+        return -1;
+    static const TypeKind ints[] = {TY_INT8, TY_INT16, TY_INT32, TY_INT64};
+    static const TypeKind uints[] = {TY_UINT8, TY_UINT16, TY_UINT32, TY_UINT64};
+    int size_log = v->itemsize == 1 ? 0 : v->itemsize == 2 ? 1 : v->itemsize == 4 ? 2
+                 : v->itemsize == 8 ? 3 : -1;
+    if (size_log < 0)
+        return -1;
+    if (strchr("bhilqn", *f))
+        return (int)ints[size_log];
+    if (strchr("BHILQN", *f))
+        return (int)uints[size_log];
+    if (*f == '?' && v->itemsize == 1)
+        return TY_BOOL;
+    if ((*f == 'f' || *f == 'd') && size_log >= 2)
+        return size_log == 2 ? TY_FLOAT32 : TY_FLOAT64;
+    return -1;
+}
+
+static Type *typeof_buffer(PyObject *obj)
+{
+    Py_buffer v;
+    if (PyObject_GetBuffer(obj, &v, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    int kind = buffer_kind(&v);
+    char layout = PyBuffer_IsContiguous(&v, 'C') ? 'C' : PyBuffer_IsContiguous(&v, 'F') ? 'F' : 'A';
+    bool ok = kind >= 0 && v.ndim >= 1 && v.ndim <= ABI_MAX_NDIM;
+    Type *t = ok ? ty_array(scalar_types[kind], v.ndim, layout, v.readonly) : NULL;
+    PyBuffer_Release(&v);
+    return t;
+}
+
+/* Fills desc from a buffer argument (typeof_buffer): its memory stays the caller's object's,
+ * which the caller holds for the call. */
+static int unbox_buffer(PyObject *obj, Type *ty, ArrayDesc *desc)
+{
+    Py_buffer v;
+    if (PyObject_GetBuffer(obj, &v, PyBUF_RECORDS_RO) < 0)
+        return -1;
+    int ndim = ty->array.ndim;
+    desc->data = v.buf;
+    for (int i = 0; i < ndim && i < v.ndim; i++) {
+        desc->dims[i] = v.shape ? v.shape[i] : v.len / v.itemsize;
+        desc->dims[ndim + i] = v.strides ? v.strides[i] : v.itemsize;
+    }
+    PyBuffer_Release(&v);
+    return 0;
+}
+
 static Type *typeof_other(PyObject *obj, int flags)
 {
     if (rt_numpy_ready() < 0)
@@ -400,6 +465,8 @@ static Type *typeof_other(PyObject *obj, int flags)
         return ty_rng();
     if ((PyBytes_Check(obj) || PyByteArray_Check(obj)) && !(flags & RT_TYPEOF_GPU))
         return typeof_bytes(obj);
+    if (is_buffer_arg(obj) && !(flags & RT_TYPEOF_GPU))
+        return typeof_buffer(obj);
     return flags & RT_TYPEOF_GPU ? NULL : rt_typeof_c_function(obj);
 }
 
@@ -554,6 +621,8 @@ static int unbox_array(PyObject *obj, Type *ty, ArrayDesc *desc)
         desc->dims[1] = 1;
         return 0;
     }
+    if (is_buffer_arg(obj))
+        return unbox_buffer(obj, ty, desc);
     desc->data = PyArray_DATA(arr);
     for (int i = 0; i < ndim; i++) {
         desc->dims[i] = PyArray_DIM(arr, i);
@@ -810,6 +879,24 @@ static int scalar_rank(Type *from, Type *to)
     return !ty_is_signed(from) && ty_bits(to) > ty_bits(from) ? 2 : 3;
 }
 
+/* Numba's width subtyping of records: a record whose fields include each of to's, of the same
+ * type at the same offset, is read through to's layout (rank 1). */
+static bool record_subtype(const Type *from, const Type *to)
+{
+    if (to->record.size > from->record.size)
+        return false;
+    for (int i = 0; i < to->record.n; i++) {
+        const RecordField *want = &to->record.fields[i];
+        int j = ty_record_field((Type *)from, want->name);
+        const RecordField *have = j >= 0 ? &from->record.fields[j] : NULL;
+        if (!have || have->type != want->type || have->offset != want->offset ||
+            have->ndim != want->ndim ||
+            memcmp(have->shape, want->shape, sizeof(int64_t) * (size_t)want->ndim) != 0)
+            return false;
+    }
+    return true;
+}
+
 int rt_conversion_rank(Type *from, Type *to)
 {
     from = ty_strong(from);
@@ -828,6 +915,8 @@ int rt_conversion_rank(Type *from, Type *to)
     }
     if (from->kind == TY_DISPATCHER && to->kind == TY_FUNCPTR)
         return 1;   /* its version for the signature, when unboxed */
+    if (from->kind == TY_RECORD && to->kind == TY_RECORD)
+        return record_subtype(from, to) ? 1 : -1;
     if (to->kind == TY_OPTIONAL) {   /* None, or what converts to the value; an unsafe cast */
         int r = from->kind == TY_NONE ? 0 : rt_conversion_rank(from, to->optional.value);
         return r < 0 ? -1 : r < 3 ? r + 1 : 3;   /* into the value stays one a signature takes */
@@ -995,11 +1084,11 @@ static bool is_whole_parent(Type *ty, ArrayDesc *desc)
 }
 
 /* The object that keeps an argument's memory alive for an array made of it (a new reference):
- * the argument itself, but for a bytearray a memoryview of it, whose buffer export stops the
- * bytearray from being resized (and its memory moved) under the array, as np.frombuffer's. */
+ * the argument itself, but for a bytearray or an array.array a memoryview of it, whose buffer
+ * export stops it from being resized (and its memory moved) under the array, as np.frombuffer's. */
 PyObject *rt_memory_owner(PyObject *parent)
 {
-    if (PyByteArray_Check(parent))
+    if (PyByteArray_Check(parent) || strcmp(Py_TYPE(parent)->tp_name, "array.array") == 0)
         return PyMemoryView_FromObject(parent);
     return Py_NewRef(parent);
 }

@@ -409,13 +409,36 @@ PyObject *rt_ufunc_made(PyObject *self, PyObject *ufunc)
     return made;
 }
 
-/* _core.ufunc_new(name, doc, nin, nout, identity, core_signature=None) -> a np.ufunc with no
- * loops yet (identity: NumPy's PyUFunc_Zero/One/None/ReorderableNone code). */
+/* Marks the inputs numbered in writable (Numba's writable_args) read-write: NumPy's iterator then
+ * writes a cast copy of such an operand back into the caller's array, so the kernel's writes
+ * reach it whatever its dtype. */
+static int mark_writable(PyUFuncObject *uf, PyObject *writable)
+{
+    Py_ssize_t n = writable ? PySequence_Length(writable) : 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *item = PySequence_GetItem(writable, k);
+        long i = item ? PyLong_AsLong(item) : -1;
+        Py_XDECREF(item);
+        if (i < 0 || i >= uf->nin) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "writable_args: %ld is not an input", i);
+            return -1;
+        }
+        uf->op_flags[i] |= NPY_ITER_READWRITE | NPY_ITER_UPDATEIFCOPY;
+    }
+    return n < 0 ? -1 : 0;
+}
+
+/* _core.ufunc_new(name, doc, nin, nout, identity, core_signature=None, writable=()) -> a np.ufunc
+ * with no loops yet (identity: NumPy's PyUFunc_Zero/One/None/ReorderableNone code; writable: the
+ * numbers of the inputs the kernel may write, mark_writable). */
 PyObject *rt_ufunc_new(PyObject *self, PyObject *args)
 {
     const char *name, *doc, *core = NULL;
     int nin, nout, identity;
-    if (!PyArg_ParseTuple(args, "sziii|z:ufunc_new", &name, &doc, &nin, &nout, &identity, &core))
+    PyObject *writable = NULL;
+    if (!PyArg_ParseTuple(args, "sziii|zO:ufunc_new", &name, &doc, &nin, &nout, &identity, &core,
+                          &writable))
         return NULL;
     /* a gufunc may have no outputs (layout '(n),(m)'): its kernel writes into its operands */
     if (nin < 0 || nout < (core ? 0 : 1) || nin + nout < 1 || nin + nout > NPY_MAXARGS)
@@ -439,6 +462,8 @@ PyObject *rt_ufunc_new(PyObject *self, PyObject *args)
         return NULL;
     }
     ((PyUFuncObject *)uf)->obj = capsule;   /* stolen: released with the ufunc */
+    if (mark_writable((PyUFuncObject *)uf, writable) < 0)
+        Py_CLEAR(uf);
     return uf;
 }
 

@@ -307,3 +307,93 @@ def test_locals_converts_and_cache_warns_that_it_does_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert third(1.0) == float(np.float32(1.0 / 3))
+
+
+# ---- C structs: Record.make_c_struct and cffi_utils.map_type (Numba's cfunc docs) ----
+
+@njit
+def _struct_sum(base, n):
+    tmp = 0.0
+    for i in range(n):
+        tmp += base[i].i1 * base[i].f2 / base[i].d3
+        tmp += base[i].af4.sum()
+    return tmp
+
+
+def _structs():
+    dt = np.dtype([("i1", np.int32), ("f2", np.float32), ("d3", np.float64),
+                   ("af4", np.float32, (7,))], align=True)
+    a = np.zeros(4, dt)
+    a["i1"], a["f2"], a["d3"] = [1, 2, 3, 4], [0.5, 1.5, 2.5, 3.5], [2.0, 4.0, 8.0, 16.0]
+    a["af4"] = np.arange(28, dtype=np.float32).reshape(4, 7) / 4
+    return a
+
+
+def _sum_over(ptr, n):
+    return _struct_sum(carray(ptr, n), n)
+
+
+def test_cfunc_over_c_structs_made_with_make_c_struct():
+    my_struct = types.Record.make_c_struct([
+        ("i1", types.int32), ("f2", types.float32), ("d3", types.float64),
+        ("af4", types.NestedArray(dtype=types.float32, shape=(7,)))])
+    assert my_struct.size == _structs().dtype.itemsize
+    f = cfunc(types.float64(types.CPointer(my_struct), types.uintp))(_sum_over)
+    a = _structs()
+    got = f.ctypes(a.ctypes.data_as(ctypes.c_void_p), len(a))
+    assert got == pytest.approx(_struct_sum.py_func(a.view(np.recarray), len(a)), rel=1e-6)
+
+
+def test_cfunc_signature_from_cffi_declarations():
+    cffi = pytest.importorskip("cffi")
+    from pyjit.core.typing import cffi_utils
+    ffi = cffi.FFI()
+    ffi.cdef("typedef struct my_struct { int i1; float f2; double d3; float af4[7]; } my_struct;"
+             "typedef double (*my_func)(my_struct*, size_t);")
+    sig = cffi_utils.map_type(ffi.typeof("my_func"), use_record_dtype=True)
+    assert sig.return_type == types.float64 and sig.args[1] == types.uint64
+    f = cfunc(sig)(_sum_over)
+    a = _structs()
+    call = ffi.cast("my_func", f.address)      # called the way C would
+    got = call(ffi.cast("my_struct *", a.ctypes.data), len(a))
+    assert got == pytest.approx(_struct_sum.py_func(a.view(np.recarray), len(a)), rel=1e-6)
+
+
+def test_struct_pointer_is_indexed_through_carray():
+    rec = types.Record.make_c_struct([("x", types.float64)])
+
+    def direct(p):
+        return p[0].x
+
+    with pytest.raises(TypingError, match=r"carray\(ptr, n\)\[i\]\.field"):
+        cfunc(types.float64(types.CPointer(rec)))(direct)
+
+
+def test_wrapper_address_protocol_objects_are_called_as_c_functions():
+    libm = ctypes.CDLL(None)
+
+    class LibMCos(types.WrapperAddressProtocol):
+        def __wrapper_address__(self):
+            return ctypes.cast(libm.cos, ctypes.c_void_p).value
+
+        def signature(self):
+            return float64(float64)
+
+    @njit
+    def call(f, x):
+        return f(x)
+
+    cos_obj = LibMCos()
+    assert call(cos_obj, 0.0) == 1.0 and call(cos_obj, 0.5) == math.cos(0.5)
+
+    class NoSignature(types.WrapperAddressProtocol):
+        def __wrapper_address__(self):
+            return ctypes.cast(libm.cos, ctypes.c_void_p).value
+
+    with pytest.raises(Exception, match="must define signature"):
+        call(NoSignature(), 0.5)
+
+
+def test_record_type_subscript_gives_its_array_type():
+    rec = pyjit.from_dtype(np.dtype([("row", np.float64), ("col", np.float64)]))
+    assert rec[:, :] == types.Array(rec, 2, "A") and rec[::1] == types.Array(rec, 1, "C")

@@ -778,3 +778,58 @@ def test_cache_true_compiles_without_caching(monkeypatch):
     for f, arg in ((uses, 2.0), (takes, JVec(3.0, 0.0))):
         with pytest.warns(errors.PerformanceWarning, match="jitclass"):
             assert njit(cache=True)(f)(arg) == f(arg)   # in CPython, JVec's methods run compiled
+
+
+# ---- Numba's jitclass documentation: typed containers as members, annotations ----
+
+KV_TY = (types.int64, types.unicode_type)
+
+
+def test_typed_container_members_as_numbas_docs_write_them():
+    @jitclass([("d", types.DictType(*KV_TY)), ("l", types.ListType(types.float64))])
+    class ContainerHolder:
+        def __init__(self):
+            self.d = typed.Dict.empty(*KV_TY)       # a constant tuple spread into the call
+            self.l = typed.List.empty_list(types.float64)
+
+    c = ContainerHolder()
+    c.d[1] = "apple"
+    c.d[2] = "orange"
+    c.l.append(123.0)
+    c.l.append(456.0)
+    assert dict(c.d) == {1: "apple", 2: "orange"} and list(c.l) == [123.0, 456.0]
+
+    d, lst = typed.Dict(), typed.List()
+    d[1], d[2] = "apple", "orange"
+    lst.append(123.0)
+
+    @jitclass([("d", pyjit.typeof(d)), ("l", pyjit.typeof(lst))])
+    class ContainerInstHolder:
+        def __init__(self, dict_inst, list_inst):
+            self.d = dict_inst
+            self.l = list_inst
+
+    held = ContainerInstHolder(d, lst)
+    assert dict(held.d) == dict(d) and list(held.l) == list(lst)
+
+
+def test_annotations_of_nested_typing_generics():
+    import typing
+    pair = types.UniTuple(types.float64, 2)
+
+    @jitclass([("w", int32), ("y", float64[:])])
+    class Foo:
+        w: int
+        x: float
+        y: np.ndarray
+        z: typing.Dict[int, typing.Tuple[float, float]]
+
+        def __init__(self, w, x, y):
+            self.w, self.x, self.y = w, x, y
+            self.z = typed.Dict.empty(types.int64, pair)
+            self.z[w] = (x, x * 2)
+
+    f = Foo(3, 2.5, np.ones(3))
+    assert (f.w, f.x, f.y.sum(), dict(f.z)) == (3, 2.5, 3.0, {3: (2.5, 5.0)})
+    spec = dict(Foo.class_type.struct)
+    assert spec["w"] == int32 and spec["x"] == float64

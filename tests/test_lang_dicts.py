@@ -674,3 +674,40 @@ def test_string_values_set_from_python_keep_memory_flat():
         table[f"k{i % 50}"] = "v" * (i % 9)
     assert len(table) == 50
     assert memory_in_use() - before < 4 * 2**20
+
+
+def test_typed_dict_of_string_values_set_from_python():
+    # Numba's jitclass docs fill a DictType(int64, unicode_type) member from Python
+    d = Dict.empty(types.int64, types.unicode_type)
+    ref = {}
+    for i in range(50):
+        d[i % 7] = ref[i % 7] = "v" * (i % 5) + str(i)
+    assert dict(d) == ref
+
+    def lengths(d):
+        total = 0
+        for v in d.values():
+            total += len(v)
+        d[100] = "added"
+        return total
+
+    want = lengths(dict(ref))
+    assert pyjit.njit(lengths)(d) == want and d[100] == "added"
+    with pytest.raises(TypeError, match="a value of type int for a Dict of str values"):
+        d[1] = 5
+    before = memory_in_use()
+    for i in range(40000):
+        d[i % 3] = "x" * 64 + str(i)     # each overwrite releases the string it replaces
+    assert memory_in_use() - before < 2_000_000
+
+
+def test_numba_type_attribute_of_typed_containers():
+    # Numba's jitclass docs read a container's type off _numba_type_ for a spec
+    d, lst, s = Dict(), pyjit.typed.List(), pyjit.typed.Set()
+    assert d._numba_type_ is None and lst._numba_type_ is None and s._numba_type_ is None
+    d[1] = "apple"
+    lst.append(1.5)
+    s.add("x")
+    for c in (d, lst, s):
+        assert c._numba_type_ == pyjit.typeof(c)
+    assert pyjit.typed.Set.empty(types.int64)._numba_type_ == types.Set(types.int64)

@@ -445,3 +445,25 @@ def test_sort_with_key_keeps_memory_flat():
     for _ in range(30000):
         f(20)
     assert memory_in_use() - before < 2 * 2**20
+
+
+# ---- f(*t) of a constant tuple: its items become the arguments ----
+
+SHAPE_ARGS = (3, 4)
+MIXED_ARGS = (2, 1.5, "ab")
+
+
+def spread_helper(n, x, s):
+    return n * x + len(s)
+
+
+def spread_constants():
+    a = np.zeros(SHAPE_ARGS)          # a global tuple spread into calls
+    return a.shape, spread_helper(*MIXED_ARGS), max(*SHAPE_ARGS)
+
+
+def test_constant_tuple_spread_into_a_call():
+    jitted_helper = njit(spread_helper)
+    f = pytypes.FunctionType(spread_constants.__code__,
+                             dict(globals(), spread_helper=jitted_helper))
+    assert njit(f)() == spread_constants()

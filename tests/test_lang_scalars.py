@@ -557,6 +557,17 @@ def test_fastmath_and_nogil_options():
     assert f(2, 3) == 5
 
 
+def test_fastmath_flag_sets_as_numba_takes_them():
+    # Numba's performance tips pass LLVM's flag names as a set or a dict
+    for flags in ({"reassoc", "nsz"}, {"nnan": True, "ninf": False}, {"fast"}, set(), {}):
+        f = pyjit.njit(fastmath=flags)(poly)
+        assert_same(poly(1.5), f(1.5), rtol=1e-12)
+    with pytest.raises(ValueError, match="Unrecognized fastmath flags"):
+        pyjit.njit(fastmath={"reassoc", "speedy"})(poly)
+    with pytest.raises(ValueError, match="bool, dict or set"):
+        pyjit.njit(fastmath="fast")(poly)
+
+
 # --- more edge cases ----------------------------------------------------------------------------
 
 f32 = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=32).map(np.float32)

@@ -250,3 +250,59 @@ def test_building_sets_keeps_memory_flat():
         f(20), g(py, 5)
     grown = memory_in_use() - before
     assert grown < 8 << 20, f"memory grew {grown / (1 << 20):.1f} MB over 10^5 calls building sets"
+
+
+# ---- pyjit.typed.Set (Numba's numba.typed.Set) ----
+
+def test_typed_set_passed_in_is_written_back():
+    from pyjit.typed import Set
+
+    def discard(s, elem):
+        s.discard(elem)
+        return len(s)
+
+    s = Set.empty(pyjit.types.unicode_type)
+    for word in ("One", "Two", "Three"):
+        s.add(word)
+    py = {"One", "Two", "Three"}
+    assert pyjit.njit(discard)(s, "Three") == discard(py, "Three")
+    assert s == py and isinstance(s, Set)
+
+
+def test_empty_typed_set_has_its_item_type():
+    from pyjit.typed import Set
+
+    def fill(s, n):
+        for i in range(n):
+            s.add(i * i)
+        return len(s)
+
+    s, py = Set.empty(pyjit.types.int64), set()
+    assert pyjit.njit(fill)(s, 6) == fill(py, 6) and s == py
+    with pytest.raises(TypeError, match="an empty set"):
+        pyjit.njit(fill)(Set(), 3)     # no item type: as an empty plain set
+
+
+def test_typed_set_made_in_compiled_code():
+    from pyjit.typed import Set
+
+    def make(words):
+        s = Set.empty(pyjit.types.unicode_type)
+        for w in words:
+            s.add(w)
+        t = Set()
+        t.add(2.5)
+        return s, t, Set([3, 1, 3]), Set.empty(pyjit.types.float64)
+
+    words = ["a", "b", "a"]
+    assert pyjit.njit(make)(words) == make(words)
+
+
+def test_typed_set_empty_refuses_a_non_item_type():
+    from pyjit.typed import Set
+
+    def bad():
+        return Set.empty(pyjit.types.float64[:])
+
+    with pytest.raises(errors.CompileError, match=r"Set.empty\(\) in compiled code takes"):
+        pyjit.njit(bad)()

@@ -258,3 +258,36 @@ def test_frexp_ldexp_float32_stay_float32():
     assert pyjit.njit(_ldexp)(np.float32(0.75), -130) == np.ldexp(np.float32(0.75), -130)
     with pytest.raises(pyjit.errors.TypingError, match="math.frexp\\(\\) takes a number, not str"):
         pyjit.njit(_frexp)("x")
+
+
+# ---- cmath's inverse functions and cmath.log(z, base), math.exp2, math.nextafter ----
+
+INVERSE_POINTS = [complex(x, y) for x in (-3.0, -1.0, -0.5, -0.0, 0.0, 0.25, 1.0, 2.5, 1e300)
+                  for y in (-2.0, -0.0, 0.0, 0.5, 1.0, 1e-310, 1e200)]
+
+
+@pytest.mark.parametrize("name", ["acos", "acosh", "asin", "asinh", "atan", "atanh"])
+def test_cmath_inverse_functions_match_cpython(name):
+    fn = getattr(cmath, name)
+    f = pyjit.njit(lambda z: fn(z))
+    for z in INVERSE_POINTS:
+        try:
+            want = fn(z)
+        except ValueError:       # CPython's domain error (atanh(1)): pyjit gives inf
+            continue
+        got = f(z)
+        for g, w in ((got.real, want.real), (got.imag, want.imag)):
+            assert g == pytest.approx(w, rel=1e-13, abs=1e-300), (name, z, got, want)
+            assert math.copysign(1, g) == math.copysign(1, w) or w == 0 and abs(g) < 1e-300, \
+                (name, z, got, want)
+    assert f(0.5) == fn(0.5) and f(2) == fn(2)   # floats and ints are made complex
+
+
+def test_cmath_log_with_a_base_and_more_math():
+    f = pyjit.njit(lambda z, b: (cmath.log(z, b), cmath.log(z)))
+    for z, b in ((1 + 2j, 3.0), (0.5, 2), (-4.0, 1j)):
+        got, want = f(z, b), (cmath.log(z, b), cmath.log(z))
+        assert abs(got[0] - want[0]) < 1e-14 and got[1] == want[1]
+    g = pyjit.njit(lambda x, y: (math.exp2(x), math.nextafter(x, y), math.nextafter(y, x)))
+    for x, y in ((3.0, 4.0), (-0.5, -1.0), (10, 0)):
+        assert g(x, y) == (math.exp2(x), math.nextafter(x, y), math.nextafter(y, x))

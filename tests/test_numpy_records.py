@@ -442,3 +442,65 @@ def test_global_record_array_is_a_frozen_constant():
     f = pyjit.njit(_weigh)
     for i in range(4):
         assert f(i) == _weigh(i)
+
+
+# ---- field names known when compiling through tuples (Numba's documented record examples) ----
+
+REC_FIELDS = ("a1", "a2", "a3")
+
+
+def field_names_from_tuples(rec):
+    local = ("a1", "a2")
+    first = local[0]
+    last = REC_FIELDS[-1]
+    return rec[first] * 10 + rec[last] + rec[REC_FIELDS[1]]
+
+
+def field_names_unrolled(rec):
+    out = 0.0
+    for f in pyjit.literal_unroll(REC_FIELDS):
+        out = out * 10 + rec[f]
+    return out
+
+
+def field_positions_unrolled(rec):
+    out = 0.0
+    for i in pyjit.literal_unroll((0, 2)):
+        out += rec[i]
+    return out
+
+
+@pytest.mark.parametrize("fn", [field_names_from_tuples, field_names_unrolled,
+                                field_positions_unrolled])
+def test_record_field_named_through_a_constant_tuple(fn):
+    arr = np.array([(1.0, 2.0, 3.0), (4.0, 5.5, 6.0)],
+                   dtype=[("a1", "f8"), ("a2", "f8"), ("a3", "f8")])
+    for rec in arr:
+        assert pyjit.njit(fn)(rec) == fn(rec)
+
+
+def test_record_field_named_by_a_runtime_string_is_refused():
+    def by_name(rec, name):
+        return rec[name]
+
+    arr = np.zeros(1, dtype=[("a1", "f8")])
+    with pytest.raises(TypingError, match="named by a constant string or int"):
+        pyjit.njit(by_name)(arr[0], "a1")
+
+
+def test_record_width_subtyping_with_a_declared_signature():
+    # Numba's record subtyping: a record whose leading fields match runs the declared version
+    record1 = np.array([1.5], dtype=[("a", "f8")])[0]
+    record2 = np.array([(2.5, 3.0)], dtype=[("a", "f8"), ("b", "f8")])[0]
+    record3 = np.array([(2.5, 3.0)], dtype=[("b", "f8"), ("a", "f8")])[0]   # a at offset 8
+
+    def first(rec):
+        return rec["a"]
+
+    f = pyjit.njit(pyjit.types.float64(pyjit.typeof(record1)))(first)
+    assert f(record1) == first(record1) and f(record2) == first(record2)
+    assert len(f.signatures) == 1                 # no new compilation
+    with pytest.raises(TypeError, match="no matching definition"):
+        f(record3)
+    lazy = pyjit.njit(first)
+    assert lazy(record1) == 1.5 and lazy(record2) == 2.5 and len(lazy.signatures) == 2

@@ -553,3 +553,43 @@ def test_place_and_copyto():
     compare(njit(copyto), copyto, _A, _A[0] * 10)
     with pytest.raises(ValueError, match="empty array"):
         njit(place)(_A, np.zeros(0))
+
+
+# ---- array.array and memoryview arguments (the buffer protocol, as Numba takes them) ----
+
+def buffer_stats(a):
+    s = 0.0
+    for x in a:
+        s += x
+    return len(a), a[len(a) - 1], s
+
+
+def test_array_array_and_memoryview_arguments():
+    import array
+    for code, values in (("d", [1.5, -2.0, 4.25]), ("f", [0.5, 1.5]), ("i", [3, -4, 5]),
+                         ("l", [7, 8]), ("B", [1, 255]), ("H", [65535, 2]), ("q", [-1, 2 ** 40])):
+        a = array.array(code, values)
+        assert njit(buffer_stats)(a) == buffer_stats(a)
+    grid = np.arange(12.0).reshape(3, 4)[:, ::2]
+    m = memoryview(grid)
+
+    def total(m):
+        return m.sum(), m.shape
+
+    assert njit(total)(m) == (grid.sum(), grid.shape)
+
+    def poke(a):
+        a[0] = 42
+        return a
+
+    aa = array.array("l", [1, 2, 3])
+    view = njit(poke)(aa)
+    assert list(aa) == [42, 2, 3] and list(view) == [42, 2, 3]
+    with pytest.raises(BufferError):      # the returned view holds the array's buffer
+        aa.append(4)
+    del view
+    aa.append(4)
+    with pytest.raises(TypingError, match="read-only"):
+        njit(poke)(memoryview(b"abc"))
+    with pytest.raises(TypeError, match="accepted:.*array.array and memoryview"):
+        njit(poke)(memoryview(np.zeros(2, dtype=">f8")))   # a byte order it does not take

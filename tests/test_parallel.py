@@ -362,6 +362,35 @@ def test_dependence_warns_and_runs_serially():
     assert "serially" in f.parallel_diagnostics()
 
 
+def grow_shared_list(n):
+    z = []
+    for i in prange(n):
+        z.append(i * i)
+    return z
+
+
+def grow_private_list(n):
+    total = 0
+    for i in prange(n):
+        mine = []
+        mine.append(i)
+        total += len(mine)
+    return total
+
+
+def test_growing_a_shared_container_warns_and_runs_serially():
+    # Numba's parallel docs call z.append(i) in a prange loop invalid (a race)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f = par(grow_shared_list)
+        g = par(grow_private_list)
+    found = [w for w in caught if issubclass(w.category, ParallelSafetyWarning)]
+    assert len(found) == 1 and "z.append(i * i)" in str(found[0].message)
+    assert found[0].lineno == grow_shared_list.__code__.co_firstlineno + 3
+    assert f(5000) == grow_shared_list(5000)
+    assert g(3000) == grow_private_list(3000)
+
+
 def nested(a):
     s = 0.0
     for i in prange(a.shape[0]):
@@ -652,3 +681,25 @@ def test_reduction_independent_of_threads():
         sums.add(f(a))
     assert len(sums) == 1
     np.testing.assert_allclose(sums.pop(), a.sum(), rtol=1e-12)
+
+
+def array_product(n, shape):
+    result = 2 * np.ones(shape, np.int64)
+    tmp = 2 * np.ones_like(result)
+    for i in prange(n):
+        result *= tmp
+    return result
+
+
+def array_product_float(n):
+    acc = np.full(3, 1.5)
+    for i in prange(n):
+        acc *= 1.0 + (i % 3) * 0.5
+    return acc
+
+
+def test_array_product_reduction_starts_each_thread_at_one():
+    # Numba's parallel guide: result1 *= tmp over a prange loop (each partial starts at ones)
+    for n in (0, 1, 3, 9):
+        np.testing.assert_array_equal(par(array_product)(n, (13, 17)), array_product(n, (13, 17)))
+    np.testing.assert_allclose(par(array_product_float)(200), array_product_float(200))

@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from pyjit import njit, stencil
+from pyjit import errors, njit, stencil
 
 
 class _Around:
@@ -120,3 +120,15 @@ def test_bad_kernels_and_calls_say_why():
         two_inputs(np.ones((2, 3, 4)), np.ones((2, 3, 5)))
     with pytest.raises(TypeError, match="takes out= only"):
         cross(IMAGE, cval=3)
+
+
+def test_stencil_made_inside_compiled_code_is_refused_clearly():
+    # Numba's docs make a kernel from a lambda inside a parallel=True function; pyjit asks for
+    # the kernel to be made outside
+    @njit(parallel=True)
+    def inline(A):
+        c = 2
+        return stencil(lambda a, c: 0.3 * (a[-c + 1] + a[0] + a[c - 1]))(A, c)
+
+    with pytest.raises(errors.TypingError, match=r"stencil\(\) cannot be called inside compiled"):
+        inline(np.arange(10.0))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import pyjit
-from pyjit import errors, float64, guvectorize, int64, vectorize
+from pyjit import errors, float64, guvectorize, int64, njit, vectorize
 
 vec = sys.modules["pyjit.vectorize"]    # the module (pyjit.vectorize is the decorator)
 
@@ -269,15 +269,35 @@ def test_dynamic_ufunc_compiles_per_input_dtypes():
         return (a - b) * 2
 
     assert isinstance(rel, vec.DUFunc) and rel.ntypes == 0
-    for dtype in ["float64", "int32", "float32", "complex128", "uint8"]:
+    # each dtype in turn casts safely to none of the loops before it: a new loop each
+    for dtype in ["uint8", "int32", "float32", "float64", "complex128"]:
         a, b = _inputs(dtype), _inputs(dtype, seed=4)
         np.testing.assert_array_equal(rel(a, b), (a - b) * 2)
     assert rel.ntypes == 5
     rel(np.ones(3), np.ones(3))
     assert rel.ntypes == 5      # no new loop for known dtypes
-    assert rel(3, 1) == 4       # Python ints count as int64
-    assert "ll->l" in rel.types
+    assert rel(3, 1) == 4       # int64 casts safely to the float64 loop, which runs it (Numba)
+    assert rel.ntypes == 5 and "ll->l" not in rel.types
     np.testing.assert_array_equal(rel(np.arange(3.0), 1), (np.arange(3.0) - 1) * 2)
+
+
+def test_dynamic_ufunc_reuses_a_loop_the_inputs_cast_to():
+    # Numba's documented DUFunc session: f(1, 2.) runs the 'dd->d' loop f(1., 2.) made
+    @vectorize
+    def mul(x, y):
+        return x * y
+
+    assert mul(3, 4) == 12 and mul.types == ["ll->l"]
+    assert mul(1.0, 2.0) == 2.0 and mul.types == ["ll->l", "dd->d"]
+    assert mul(1, 2.0) == 2.0 and mul.types == ["ll->l", "dd->d"]
+    i32 = np.arange(4, dtype=np.int32)
+    assert mul(i32, i32).dtype == np.int64 and mul.ntypes == 2   # int32 casts to 'll'
+
+    @njit
+    def call(a, b):
+        return mul(a, b)
+    got = call(np.ones(3, np.float32), np.ones(3, np.float32))
+    assert got.dtype == mul(np.ones(3, np.float32), np.ones(3, np.float32)).dtype == np.float64
 
 
 def test_dynamic_ufunc_methods():
@@ -550,3 +570,34 @@ def test_guvectorize_layout_without_outputs_writes_into_operands():
     np.testing.assert_array_equal(twice(a, np.ones((2, 3))), 1.0 + 2 * a)
     with pytest.raises(TypeError, match="at least one output"):
         pyjit.guvectorize(["void(float64[:], float64[:])"], "(n),(n)->")(kernel)
+
+
+def test_writable_args_write_back_into_a_cast_input():
+    def init(invals, outvals):
+        invals[0] = 6.5
+        outvals[0] = 4.2
+
+    plain = guvectorize([(float64[:], float64[:])], "()->()")(init)
+    named = guvectorize([(float64[:], float64[:])], "()->()", writable_args=("invals",))(init)
+    numbered = guvectorize([(float64[:], float64[:])], "()->()", writable_args=(0,))(init)
+    for g, written in [(plain, False), (named, True), (numbered, True)]:
+        a = np.zeros((3, 3), dtype=np.float32)     # cast to float64 for the loop
+        out = g(a)
+        np.testing.assert_array_equal(out, np.full((3, 3), 4.2))
+        np.testing.assert_array_equal(a, np.full((3, 3), 6.5 if written else 0.0, np.float32))
+    with pytest.raises(ValueError, match="writable_args: 'nope' is not an input of init"):
+        guvectorize([(float64[:], float64[:])], "()->()", writable_args=("nope",))(init)
+
+
+def test_gufunc_called_from_compiled_code_names_numbas_shape_error():
+    @guvectorize("(n)->(n)")
+    def copy(x, res):
+        for i in range(x.shape[0]):
+            res[i] = x[i]
+
+    @njit
+    def run(x, res):
+        copy(x, res)
+
+    with pytest.raises(ValueError, match="Loop and array shapes are incompatible"):
+        run(np.ones((1, 5)), np.empty(5))

@@ -1,6 +1,7 @@
 """pyjit.core: Numba's `numba.core` spellings of pyjit's modules, so `from numba.core import
 types` and `from numba.core.errors import TypingError` port by changing the package name:
-pyjit.core.types is pyjit.types, and likewise errors, config and extending."""
+pyjit.core.types is pyjit.types, and likewise errors, config and extending; pyjit.core.typing
+holds cffi_utils.map_type."""
 import importlib as _importlib
 import sys as _sys
 

@@ -78,9 +78,17 @@ def _field_type(name, t):
         return types.DictType(_field_type(name, args[0]), _field_type(name, args[1]))
     if isinstance(t, types.ClassType):
         return t.instance_type
+    if origin is tuple and args and args[-1] is not Ellipsis:   # Tuple[float, float]
+        return types.Tuple([_field_type(name, a) for a in args])
+    if origin is set and len(args) == 1:
+        return types.Set(_field_type(name, args[0]))
     try:
         ft = types._as_type(t)
     except TypeError:
+        ft = None
+    try:
+        ft = ft if isinstance(ft, types.Type) else extending.as_numba_type(t)
+    except errors.TypingError:
         raise TypeError(f"jitclass field '{name}': {t!r} is not a type (give a pyjit type such as "
                         "float64, int64[:], types.ListType(float64), or another jitclass's "
                         "Cls.class_type.instance_type)") from None

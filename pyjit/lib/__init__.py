@@ -108,13 +108,15 @@ INDEX = {
         "getrandbits", "randrange", "randint", "choice", "shuffle", "uniform", "triangular",
         "normalvariate", "gauss", "lognormvariate", "expovariate", "vonmisesvariate",
         "gammavariate", "betavariate", "paretovariate", "weibullvariate")),
-    "dicts": ("builtins.set", "builtins.dict"),
+    "dicts": ("builtins.set", "builtins.dict", "pyjit.typed.Set"),
     "numpy_nan": ("average", "nanvar", "nanstd", "nanargmin", "nanargmax", "nanprod",
                   "nancumsum", "nancumprod", "nansum", "nanmean", "nanmin", "nanmax"),
     "numpy_axis": ("sum", "prod", "min", "amin", "max", "amax", "mean", "var", "std", "argmin",
                    "argmax", "cumsum", "nansum", "nanmean", "nanmax", "nanmin", "nanstd",
                    "nanvar", "ptp", "count_nonzero", "median", "nanmedian"),
-    "pymath": ("math.frexp", "math.ldexp"),
+    "pymath": ("math.frexp", "math.ldexp", "math.exp2", "math.nextafter"),
+    "pycmath": ("cmath.acos", "cmath.acosh", "cmath.asin", "cmath.asinh", "cmath.atan",
+                "cmath.atanh", "cmath.log"),
     "heaps": ("heapq.heapify", "heapq.heappush", "heapq.heappop", "heapq.heapreplace",
               "heapq.heappushpop", "heapq.nsmallest", "heapq.nlargest"),
     "operators": tuple(f"operator.{name}" for name in (
@@ -126,7 +128,7 @@ INDEX = {
 }
 
 # Python's own modules whose functions the library implements, named "<module>.<function>"
-STDLIB = ("heapq", "operator", "functools", "math")
+STDLIB = ("heapq", "operator", "functools", "math", "cmath")
 
 # module -> the methods it implements, by their overload keys ("method.list.index"): imported
 # when compiled code first calls one (pyjit.extending._method_overloads).

@@ -2,6 +2,7 @@
 primitives lower_dict.c compiles (lookup, store, delete, iteration, copy). Semantics and messages
 are CPython's, except that keys(), values() and items() give lists (snapshots), not views."""
 from .. import types
+from ..typed import Set
 from ..extending import overload, overload_method
 
 
@@ -332,6 +333,9 @@ def _set(iterable=None):
     return impl
 
 
+overload(Set)(_set)   # pyjit.typed.Set(iterable) is set(iterable); Set() is set(), in C
+
+
 def _pairs(t):
     """Whether t iterates over key-value pairs, as dict(iterable) takes them: a list or tuple of
     2-tuples (zip() and enumerate() come as the list of their items, frontend/ssa.c)."""
@@ -352,3 +356,4 @@ def _dict(iterable=None):
             out[k] = v
         return out
     return impl
+

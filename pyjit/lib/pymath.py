@@ -73,3 +73,17 @@ def _ldexp(x, i):
     def impl(x, i):
         return _ldexp64(float(x), int(i))
     return impl
+
+
+@overload(math.exp2)
+def _exp2(x):
+    if not _number(x):
+        raise TypeError(f"math.exp2() takes a number, not {x}")
+    return lambda x: float(np.exp2(float(x)))
+
+
+@overload(math.nextafter)
+def _nextafter(x, y):
+    if not _number(x) or not _number(y):
+        raise TypeError(f"math.nextafter() takes numbers, not {x} and {y}")
+    return lambda x, y: float(np.nextafter(float(x), float(y)))

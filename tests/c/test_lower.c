@@ -115,6 +115,8 @@ int32_t pj_parfor(void *wrapper, void **argv, int32_t nargs, int64_t n, ExcInfo 
 int32_t pj_pool_for(void *fn, void *ctx, int64_t n, ExcInfo *exc) { (void)fn; (void)ctx; (void)n; (void)exc; return 0; }
 int64_t pj_num_threads(void) { return 1; }
 int64_t pj_thread_id(void) { return 0; }
+int64_t pj_set_parallel_chunksize(int64_t n) { return n; }
+int64_t pj_get_parallel_chunksize(void) { return 0; }
 /* Nor is the CPU simulator's (simulator/sim.c): no barrier waits. */
 int32_t pj_sim_barrier(AbiSimThread *t, int32_t op, int32_t pred, int32_t site) { (void)t; (void)op; (void)site; return pred; }
 int64_t pj_sim_warp(AbiSimThread *t, int32_t kind, int32_t mask, int64_t value, int32_t arg, int32_t site) { (void)t; (void)kind; (void)mask; (void)arg; (void)site; return value; }
