@@ -76,6 +76,16 @@ static int const_of_int(FeCtx *ctx, PyObject *obj, Const *c)
 {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow > 0) {
+        /* 2**63 <= v < 2**64 is a uint64, as Numba types it (hash constants, bit masks) */
+        PyErr_Clear();
+        unsigned long long u = PyLong_AsUnsignedLongLong(obj);
+        if (!PyErr_Occurred()) {
+            c->i = (long long)u;
+            c->array_type = ty_scalar(TY_UINT64);
+            return 0;
+        }
+    }
     if (overflow) {
         PyErr_Clear();
         return fe_error(ctx, DIAG_UNSUPPORTED,
