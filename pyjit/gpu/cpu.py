@@ -176,6 +176,9 @@ class Kernel(LaunchForms):
     def inspect_llvm(self, signature=None):
         return self._dispatcher.inspect_llvm(signature)
 
+    def _versions(self):
+        return [tuple(str(t) for t in sig) for sig in self._dispatcher.signatures]
+
     def __reduce__(self):
         return _serialize.reduce(self)
 

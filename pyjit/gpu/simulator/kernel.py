@@ -285,6 +285,10 @@ class _Launcher:
 
     def __call__(self, *args):
         _launch(self.kernel, self.griddim, self.blockdim, self.sharedmem, args)
+        try:
+            self.kernel._launched.add(_launch_types(args))   # inspect_asm's versions
+        except (TypeError, ValueError):
+            pass    # arguments only the interpreter takes: no PTX version to show
 
 
 # --- kernels and device functions -----------------------------------------------------------
@@ -302,6 +306,7 @@ class Kernel(LaunchForms):
         self.__wrapped__ = py_func
         self._prep = None
         self._returns_checked = False
+        self._launched = set()     # the argument types launched with (inspect_asm's versions)
         code = py_func.__code__
         self._argnames = code.co_varnames[:code.co_argcount]
 
@@ -334,6 +339,13 @@ class Kernel(LaunchForms):
 
     def inspect_types(self, file=None):
         print(f"{self.__name__}: runs in the pyjit simulator (no typed IR)", file=file)
+
+    def _versions(self):
+        from ... import types as _types
+        if self.signature is not None:
+            return [_types._canonical_signature(sig)[0] for sig in
+                    (self.signature if isinstance(self.signature, list) else [self.signature])]
+        return sorted(self._launched)
 
     def __reduce__(self):
         return _serialize.reduce(self)
