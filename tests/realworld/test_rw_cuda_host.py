@@ -301,3 +301,53 @@ def test_float32_ufuncs_and_gufunc(cuda):
     unit_rows(cuda.to_device(m), out=d_out)
     np.testing.assert_allclose(d_out.copy_to_host(),
                                m / np.linalg.norm(m, axis=1, keepdims=True), rtol=1e-5)
+
+
+# ---- the versions a script prints before it starts: cuda.runtime.get_version() and the
+# driver's, reached as numba-cuda's attributes without importing cudadrv first ----
+
+def test_runtime_and_driver_versions():
+    import pytest
+
+    import pyjit.gpu as g
+    from pyjit import cuda as c
+    from pyjit.cuda.cudadrv.error import CudaSupportError
+    if g.SIMULATOR:
+        assert c.runtime.get_version() == (-1, -1)
+    elif g.is_available():
+        major, minor = c.runtime.get_version()
+        assert major >= 11 and 0 <= minor < 100
+        assert c.cudadrv.driver.driver.get_version() == (major, minor)
+        assert c.cudadrv.driver.driver.get_device_count() == len(c.gpus)
+    else:
+        with pytest.raises(CudaSupportError, match="PYJIT_SIMULATOR"):
+            c.runtime.get_version()
+    assert c.runtime.is_supported_version()
+
+
+# ---- a script ported from numba-cuda that switches on numba-cuda's simulator in its first lines
+# (os.environ["NUMBA_ENABLE_CUDASIM"] = "1" before the import) runs in pyjit's interpreted
+# simulator, with or without a GPU ----
+
+def test_numba_enable_cudasim_selects_the_simulator():
+    import subprocess
+    script = (
+        "import os\n"
+        "os.environ['NUMBA_ENABLE_CUDASIM'] = '1'\n"
+        "import numpy as np\n"
+        "from pyjit import cuda\n"
+        "@cuda.jit\n"
+        "def double(x):\n"
+        "    i = cuda.grid(1)\n"
+        "    if i < x.size:\n"
+        "        x[i] *= 2\n"
+        "x = np.arange(5.0)\n"
+        "double[1, 8](x)\n"
+        "print(cuda.SIMULATOR, cuda.SIMULATOR_CPU, x.tolist())\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYJIT_SIMULATOR", "NUMBA_ENABLE_CUDASIM")}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[0] == "True False [0.0, 2.0, 4.0, 6.0, 8.0]", r.stdout
