@@ -75,16 +75,21 @@ _LIST_ADVICE = " (use a tuple, or a local array: gpu.local.array)"
 def _refuse_lists(pyfunc, code):
     """The GPU compiler's UnsupportedError for a kernel or device function that makes a list,
     dict or set, at the line that makes it, so that the simulator refuses what the GPU refuses."""
+    line = code.co_firstlineno
     for ins in dis.get_instructions(code):
         if isinstance(ins.argval, types.CodeType):
             _refuse_lists(pyfunc, ins.argval)
+        if ins.positions and ins.positions.lineno:
+            line = ins.positions.lineno
         what = _CONTAINER_OPCODES.get(ins.opname)
-        if what:
+        if what or ins.opname == "PUSH_EXC_INFO":     # an except or finally block's start
             from ...errors import UnsupportedError
-            line = ins.positions.lineno if ins.positions else code.co_firstlineno
+            text = ("try/except and try/finally are not supported in GPU kernels and device "
+                    "functions" if not what else f"{what} are not supported in GPU kernels"
+                    f"{_LIST_ADVICE if what == 'lists' else ''}")
             raise UnsupportedError(
-                f"{what} are not supported in GPU kernels{_LIST_ADVICE if what == 'lists' else ''}"
-                f"\n  in function '{pyfunc.__name__}', file \"{code.co_filename}\", line {line}")
+                f"{text}\n  in function '{pyfunc.__name__}', file \"{code.co_filename}\", "
+                f"line {line}")
 
 
 def _prepare(pyfunc, memo):
