@@ -486,6 +486,12 @@ class DeviceNDArray:
     def ravel(self, order="C", stream=0):
         return DeviceNDArray(self._ary.ravel(order=order), self.stream)
 
+    def squeeze(self, axis=None, stream=0):
+        try:
+            return DeviceNDArray(self._ary.squeeze(axis), self.stream)
+        except ValueError:
+            raise ValueError(f"squeeze: axis {axis} is not an axis of length 1") from None
+
     def view(self, dtype):
         return DeviceNDArray(self._ary.view(as_dtype(dtype)), self.stream)
 
@@ -495,6 +501,11 @@ class DeviceNDArray:
     T = property(lambda self: self.transpose())
 
     def split(self, section, stream=0):
+        if self._ary.ndim != 1:
+            raise ValueError(f"split: only a 1-d device array can be split, not one of "
+                             f"{self._ary.ndim} dimensions")
+        if section < 1:
+            raise ValueError(f"split: section must be at least 1, not {section}")
         return [DeviceNDArray(p, self.stream)
                 for p in np.array_split(self._ary, range(section, self.size, section))]
 
