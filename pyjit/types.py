@@ -266,6 +266,10 @@ class Record(Type):
                 item = _from_canonical(typename)
                 self.fields[field] = (Array(item, ndim, "C") if ndim else item, int(offset))
 
+    def __getitem__(self, index):
+        """rec[:], rec[::1]: arrays of these records (Numba's from_dtype(dt)[:] in signatures)."""
+        return Array(self, *_layout_of(index, "record"))
+
 
 class Tuple(Type):
     """A tuple type: Tuple((float64, int64)); a homogeneous one also has dtype and count."""

@@ -351,3 +351,46 @@ def test_numba_enable_cudasim_selects_the_simulator():
                        timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split("\n")[0] == "True False [0.0, 2.0, 4.0, 6.0, 8.0]", r.stdout
+
+
+# ---- signatures built from values rather than strings: typeof of an example array, an explicit
+# types.Array, and from_dtype(record dtype)[:] for particles kept as records; the potential at
+# each particle from all others (an astrophysics notebook declaring its kernel's types) ----
+
+PARTICLE = np.dtype([("x", np.float32), ("y", np.float32), ("m", np.float64)])
+
+
+def test_signatures_from_typeof_and_from_dtype(cuda):
+    from pyjit import from_dtype, typeof, types, void
+
+    example = np.zeros((2, 2), np.float32)
+    rec = from_dtype(PARTICLE)
+
+    @cuda.jit(void(rec[:], types.Array(types.float64, 1, 'C'), typeof(example), float64))
+    def potential(p, phi, pair, soft):
+        i = cuda.grid(1)
+        if i >= p.shape[0]:
+            return
+        s = 0.0
+        for j in range(p.shape[0]):
+            if j != i:
+                dx = p[j].x - p[i].x
+                dy = p[j]['y'] - p[i]['y']
+                s -= p[j].m / math.sqrt(dx * dx + dy * dy + soft * soft)
+        phi[i] = s
+        if i < pair.shape[0]:
+            pair[i, 0] = p[i].x
+            pair[i, 1] = p[i].y
+
+    rng = np.random.default_rng(8)
+    p = np.zeros(40, PARTICLE)
+    p["x"], p["y"] = rng.random(40), rng.random(40)
+    p["m"] = rng.random(40) + 0.5
+    phi = np.zeros(40)
+    pair = np.zeros((2, 2), np.float32)
+    potential[2, 32](p, phi, pair, 0.01)
+    x, y = p["x"].astype(np.float64), p["y"].astype(np.float64)
+    d = np.sqrt((x[:, None] - x[None, :]) ** 2 + (y[:, None] - y[None, :]) ** 2 + 1e-4)
+    np.fill_diagonal(d, np.inf)
+    np.testing.assert_allclose(phi, -(p["m"][None, :] / d).sum(1), rtol=1e-5)
+    np.testing.assert_array_equal(pair, np.stack([p["x"][:2], p["y"][:2]], 1))
