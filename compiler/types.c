@@ -675,6 +675,33 @@ static Type *find_class(const char *name)
     return t;
 }
 
+/* A namedtuple type already interned (a value of it was typed) under its printed name, which
+ * starts at name and ends at its closing parenthesis: a class of its name, fields and items. */
+static Type *find_named_tuple(const char **p)
+{
+    const char *end = *p;
+    int depth = 0;
+    for (; *end; end++) {
+        depth += *end == '(' ? 1 : *end == ')' ? -1 : 0;
+        if (*end == ')' && depth == 0)
+            break;
+    }
+    if (!*end)
+        return NULL;
+    size_t len = (size_t)(end - *p + 1);
+    Type *t = NULL;
+    pthread_mutex_lock(&table_lock);
+    for (int h = 0; h < TABLE_SIZE && !t; h++)
+        for (Entry *e = table[h]; e && !t; e = e->next)
+            if (e->type->kind == TY_TUPLE && e->type->tuple.cls &&
+                strncmp(e->type->name, *p, len) == 0 && e->type->name[len] == 0)
+                t = e->type;
+    pthread_mutex_unlock(&table_lock);
+    if (t)
+        *p = end + 1;
+    return t;
+}
+
 /* ---- parsing canonical names ------------------------------------------------------------- */
 
 static void skip_space(const char **p)
@@ -899,6 +926,8 @@ static Type *parse_type(const char **p, int depth)
     size_t n = 0;
     while (isalnum((unsigned char)(*p)[n]) || (*p)[n] == '_')
         n++;
+    if (n && (*p)[n] == '(')     /* Point(x=float64, y=float64): a namedtuple seen before */
+        return find_named_tuple(p);
     char word[32];
     if (n == 0 || n >= sizeof word)
         return NULL;

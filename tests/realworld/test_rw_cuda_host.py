@@ -394,3 +394,53 @@ def test_signatures_from_typeof_and_from_dtype(cuda):
     np.fill_diagonal(d, np.inf)
     np.testing.assert_allclose(phi, -(p["m"][None, :] / d).sum(1), rtol=1e-5)
     np.testing.assert_array_equal(pair, np.stack([p["x"][:2], p["y"][:2]], 1))
+
+
+# ---- a molecular-dynamics step taking its state as a tuple of device arrays (positions,
+# velocities, forces) and its parameters as a namedtuple, a thermostat mode as an IntEnum, with a
+# helper function defined inside the kernel; its PTX looked at afterwards (an MD package that
+# passes `(r, v, f)` tuples and parameter records to its kernels) ----
+
+def test_state_tuple_of_device_arrays_and_namedtuple_params(cuda):
+    import enum
+    from collections import namedtuple
+
+    class Thermostat(enum.IntEnum):
+        NONE = 0
+        RESCALE = 1
+
+    Params = namedtuple("Params", ["dt", "k", "scale"])
+
+    @cuda.jit
+    def step(state, prm, mode):
+        r, v, f = state
+        i = cuda.grid(1)
+
+        def spring(x):
+            return -prm.k * x
+
+        if i < r.shape[0]:
+            f[i] = spring(r[i])
+            v[i] += prm.dt * f[i]
+            if mode == Thermostat.RESCALE:
+                v[i] *= prm.scale
+            r[i] += prm.dt * v[i]
+
+    rng = np.random.default_rng(9)
+    r0, v0 = rng.standard_normal(50), rng.standard_normal(50)
+    state = (cuda.to_device(r0), cuda.to_device(v0), cuda.device_array(50))
+    prm = Params(0.01, 4.0, 0.999)
+    for n in range(5):
+        step[2, 32](state, prm, int(Thermostat.RESCALE if n % 2 else Thermostat.NONE))
+    r, v = r0.copy(), v0.copy()
+    for n in range(5):
+        f = -prm.k * r
+        v = v + prm.dt * f
+        if n % 2:
+            v = v * prm.scale
+        r = r + prm.dt * v
+    np.testing.assert_allclose(state[0].copy_to_host(), r, rtol=1e-12)
+    np.testing.assert_allclose(state[1].copy_to_host(), v, rtol=1e-12)
+    if hasattr(step, "inspect_asm"):
+        (types, ptx), = step.inspect_asm().items()
+        assert "Params(dt=float64, k=float64, scale=float64)" in types and ".entry" in ptx

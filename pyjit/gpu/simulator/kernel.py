@@ -551,6 +551,11 @@ def _kernel_arg(value, name):
     if isinstance(value, (list, dict, set, str, bytes)):
         raise TypeError(f"argument '{name}' is a {type(value).__name__}: kernels take numbers, "
                         "tuples, NumPy arrays and device arrays")
+    if isinstance(value, tuple) and any(isinstance(v, (np.ndarray, DeviceNDArray, tuple))
+                                        for v in value):
+        # a tuple of arrays (device arrays too), as a compiled launch takes it: each item checked
+        items = [_kernel_arg(v, f"{name}[{i}]") for i, v in enumerate(value)]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if not isinstance(value, CheckedArray):
         _gpu_typeof(value, name)
     return value
@@ -593,12 +598,14 @@ def _check_co_resident(kernel, griddim, blockdim, sharedmem):
 def _launch_types(args):
     """The type names the compiled backend's launch gives args."""
     from ... import _core
-    out = []
-    for a in args:
+
+    def host(a):
         a = a.array if isinstance(a, (In, Out, InOut)) else a
-        a = a._ary if isinstance(a, DeviceNDArray) else a
-        out.append(_core.typeof(a, True).replace("weak ", ""))
-    return tuple(out)
+        if isinstance(a, tuple):
+            items = [host(v) for v in a]
+            return type(a)(*items) if hasattr(a, "_fields") else tuple(items)
+        return a._ary if isinstance(a, DeviceNDArray) else a
+    return tuple(_core.typeof(host(a), True).replace("weak ", "") for a in args)
 
 
 class _Overload:
