@@ -383,3 +383,21 @@ def test_bad_kernel_signature(sig):
 
     with pytest.raises((TypeError, ValueError, CompileError)):
         _compile_ptx(k_sig, sig)
+
+
+@pytest.mark.parametrize("backend", ["pyjit.gpu.simulator", "pyjit.gpu.cpu", "pyjit.gpu"])
+def test_numbapro_argtypes_name_the_signature_to_write(backend):
+    """numbapro's cuda.jit(argtypes=[...], restype=...) (numba-cuda refuses it too): a TypeError
+    that spells the signature string to give instead, in every backend."""
+    import importlib
+    gpu = importlib.import_module(backend)
+    from pyjit import f8, uint32
+
+    def mandel(x, y, n):
+        return n
+
+    with pytest.raises(TypeError, match=r"gpu.jit\('uint32\(float64, float64, uint32\)', "
+                                        r"device=True\)"):
+        gpu.jit(restype=uint32, argtypes=[f8, f8, uint32], device=True)(mandel)
+    with pytest.raises(TypeError, match=r"gpu.jit\('void\(float64\[:, ::1\], uint32\)'\)"):
+        gpu.jit(argtypes=[f8[:, ::1], uint32])(mandel)
