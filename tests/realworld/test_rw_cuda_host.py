@@ -444,3 +444,36 @@ def test_state_tuple_of_device_arrays_and_namedtuple_params(cuda):
     if hasattr(step, "inspect_asm"):
         (types, ptx), = step.inspect_asm().items()
         assert "Params(dt=float64, k=float64, scale=float64)" in types and ".entry" in ptx
+
+
+# ---- a global mutex taken by one thread a block with compare_and_swap, backing off with
+# cuda.nanosleep while another block holds it, to add the block's partial sums into a shared
+# total in a fixed pair of slots (a lock-based accumulation from numba-cuda's issue tracker) ----
+
+def test_mutex_with_nanosleep_backoff(cuda):
+    @cuda.jit
+    def accumulate(x, lock, total):
+        part = cuda.shared.array(64, dtype=float64)
+        t = cuda.threadIdx.x
+        i = cuda.grid(1)
+        part[t] = x[i] if i < x.size else 0.0
+        cuda.syncthreads()
+        if t == 0:
+            s = 0.0
+            for k in range(cuda.blockDim.x):
+                s += part[k]
+            backoff = 8
+            while cuda.atomic.compare_and_swap(lock, 0, 1) != 0:
+                cuda.nanosleep(backoff)
+                backoff = min(backoff * 2, 256)
+            total[0] += s
+            total[1] += 1
+            cuda.threadfence()
+            cuda.atomic.exch(lock, 0, 0)
+
+    x = np.random.default_rng(10).random(1000)
+    lock = np.zeros(1, np.int32)
+    total = np.zeros(2)
+    accumulate[_blocks(1000, 64), 64](x, lock, total)
+    np.testing.assert_allclose(total, [x.sum(), _blocks(1000, 64)], rtol=1e-12)
+    assert lock[0] == 0
