@@ -370,6 +370,11 @@ static Type *opaque_fail(Infer *c, Instr *in, const Const *k)
     if (k->python_function)
         return infer_fail(c, in, DIAG_TYPING, "%s() is a plain Python function: decorate it with "
                           "@njit to call it from compiled code", name);
+    if (k->gpu_kernel)
+        return infer_fail(c, in, DIAG_TYPING, "%s is a kernel: kernels are launched from the "
+                          "host only (a kernel launching kernels, dynamic parallelism, is not "
+                          "supported); make it @gpu.jit(device=True) to call it from a kernel",
+                          name);
     return infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code", name);
 }
 

@@ -318,6 +318,23 @@ static bool is_device_function(PyObject *obj)
     return ok;
 }
 
+/* A @gpu.jit kernel of any backend (its class's name and pyjit.gpu module): called from
+ * compiled code, it is refused with words on device functions. */
+static bool is_gpu_kernel(PyObject *obj)
+{
+    PyTypeObject *tp = Py_TYPE(obj);
+    const char *name = tp->tp_name, *dot = strrchr(name, '.');
+    name = dot ? dot + 1 : name;
+    if (strcmp(name, "Kernel") != 0 && strcmp(name, "DeclaredKernel") != 0 &&
+        strcmp(name, "SpecializedKernel") != 0)
+        return false;
+    PyObject *mod = PyObject_GetAttrString((PyObject *)tp, "__module__");
+    bool ok = mod && PyUnicode_Check(mod) && strncmp(utf8_or(mod, ""), "pyjit.gpu", 9) == 0;
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    return ok;
+}
+
 /* ---- namedtuple classes ---- */
 
 static FeNamedTuple *namedtuples;   /* every class seen, for the process (under the GIL) */
@@ -653,6 +670,7 @@ int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out)
         c->kind = K_OPAQUE;
         c->name = opaque_name(ctx, obj);
         c->python_function = PyFunction_Check(obj);   /* errors say how: @njit */
+        c->gpu_kernel = is_gpu_kernel(obj);            /* ... or @gpu.jit(device=True) */
         keep_alive(ctx, c, obj);
     }
     return 0;
