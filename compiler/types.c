@@ -676,7 +676,8 @@ static Type *find_class(const char *name)
 }
 
 /* A namedtuple type already interned (a value of it was typed) under its printed name, which
- * starts at name and ends at its closing parenthesis: a class of its name, fields and items. */
+ * starts at name and ends at its closing parenthesis: a class of its name, fields and items.
+ * Two classes printed alike are two types the name cannot tell apart: NULL then. */
 static Type *find_named_tuple(const char **p)
 {
     const char *end = *p;
@@ -690,15 +691,19 @@ static Type *find_named_tuple(const char **p)
         return NULL;
     size_t len = (size_t)(end - *p + 1);
     Type *t = NULL;
+    int found = 0;
     pthread_mutex_lock(&table_lock);
-    for (int h = 0; h < TABLE_SIZE && !t; h++)
-        for (Entry *e = table[h]; e && !t; e = e->next)
+    for (int h = 0; h < TABLE_SIZE; h++)
+        for (Entry *e = table[h]; e; e = e->next)
             if (e->type->kind == TY_TUPLE && e->type->tuple.cls &&
-                strncmp(e->type->name, *p, len) == 0 && e->type->name[len] == 0)
+                strncmp(e->type->name, *p, len) == 0 && e->type->name[len] == 0) {
                 t = e->type;
+                found++;
+            }
     pthread_mutex_unlock(&table_lock);
-    if (t)
-        *p = end + 1;
+    if (found != 1)
+        return NULL;
+    *p = end + 1;
     return t;
 }
 
