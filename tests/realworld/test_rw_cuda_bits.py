@@ -33,7 +33,8 @@ def _blocks(n, tpb):
 # up nibble by nibble in a constant-memory table; round keys staged in shared memory, each thread
 # coarsened over several blocks (a GPU cipher benchmark) ----
 
-PRESENT_SBOX = np.array([0xC, 5, 6, 0xB, 9, 0, 0xA, 0xD, 3, 0xE, 0xF, 8, 4, 7, 1, 2], dtype=np.uint8)
+PRESENT_SBOX = np.array([0xC, 5, 6, 0xB, 9, 0, 0xA, 0xD, 3, 0xE, 0xF, 8, 4, 7, 1, 2],
+                        dtype=np.uint8)
 PER_THREAD = 4
 
 
@@ -433,7 +434,8 @@ def test_fft_brev_butterflies(cuda):
             y[i + half] = a - b
 
     n = 64
-    x = np.random.default_rng(9).standard_normal(n) + 1j * np.random.default_rng(10).standard_normal(n)
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(n) + 1j * rng.standard_normal(n)
     d_y = cuda.device_array(n, dtype=np.complex128)
     bit_reverse[2, 32](cuda.to_device(x), d_y)
     half = 1

@@ -163,7 +163,8 @@ def test_sliced_ellpack_spmv(cuda):
     nslices = _blocks(n, h)
     ptr, cols, vals = [0], [], []
     for s in range(nslices):
-        rows = [np.flatnonzero(A[r]) if r < n else np.array([], int) for r in range(s * h, s * h + h)]
+        rows = [np.flatnonzero(A[r]) if r < n else np.array([], int)
+                for r in range(s * h, s * h + h)]
         width = max(len(r) for r in rows)
         for k in range(width):
             for lane, r in enumerate(rows):

@@ -13,10 +13,12 @@ Each runs in the interpreted simulator; in the compiled one with every launch's 
 compiled to PTX and assembled by ptxas; and on the GPU when there is one (the `gpu` mark). Results
 are compared with NumPy or plain Python.
 """
+import enum
 import io
 import math
 import os
 import sys
+from collections import namedtuple
 from contextlib import redirect_stdout
 
 import numpy as np
@@ -344,7 +346,8 @@ def test_numba_enable_cudasim_selects_the_simulator():
         "x = np.arange(5.0)\n"
         "double[1, 8](x)\n"
         "print(cuda.SIMULATOR, cuda.SIMULATOR_CPU, x.tolist())\n")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYJIT_SIMULATOR", "NUMBA_ENABLE_CUDASIM")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYJIT_SIMULATOR", "NUMBA_ENABLE_CUDASIM")}
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
@@ -401,16 +404,15 @@ def test_signatures_from_typeof_and_from_dtype(cuda):
 # helper function defined inside the kernel; its PTX looked at afterwards (an MD package that
 # passes `(r, v, f)` tuples and parameter records to its kernels) ----
 
+class Thermostat(enum.IntEnum):
+    NONE = 0
+    RESCALE = 1
+
+
+Params = namedtuple("Params", ["dt", "k", "scale"])
+
+
 def test_state_tuple_of_device_arrays_and_namedtuple_params(cuda):
-    import enum
-    from collections import namedtuple
-
-    class Thermostat(enum.IntEnum):
-        NONE = 0
-        RESCALE = 1
-
-    Params = namedtuple("Params", ["dt", "k", "scale"])
-
     @cuda.jit
     def step(state, prm, mode):
         r, v, f = state

@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from pyjit import float32, float64, int32
+from pyjit import float32
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -86,7 +86,8 @@ def test_local_correlation_dynamic_shared(cuda):
 # ---- a 3x3 convolution fused with batch normalisation: z of cuda.grid(3) spans batch and output
 # channel, x and y an output tile, each input channel staged in a shared tile with its halo; the
 # normalisation parameters read through cuda.const.array_like of the kernel's own arguments
-# (which is a plain read of them), the shared dtype taken from the image (a U-Net in numba-cuda) ----
+# (which is a plain read of them), the shared dtype taken from the image (a U-Net in
+# numba-cuda) ----
 
 OUT_TILE = 6
 KSIZE = 3
@@ -496,7 +497,8 @@ def test_fdtd_tmz(cuda):
         source[1, 1](d_ez, 12, 10, float(t), 10.0, 3.0)
         hx[:, :-1] -= 0.5 * (ez[:, 1:] - ez[:, :-1])
         hy[:-1, :] += 0.5 * (ez[1:, :] - ez[:-1, :])
-        ez[1:-1, 1:-1] += 0.5 * ((hy[1:-1, 1:-1] - hy[:-2, 1:-1]) - (hx[1:-1, 1:-1] - hx[1:-1, :-2]))
+        ez[1:-1, 1:-1] += 0.5 * ((hy[1:-1, 1:-1] - hy[:-2, 1:-1])
+                                 - (hx[1:-1, 1:-1] - hx[1:-1, :-2]))
         ez[12, 10] += math.exp(-0.5 * ((t - 10.0) / 3.0) ** 2)
     np.testing.assert_allclose(d_ez.copy_to_host(), ez, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(d_hx.copy_to_host(), hx, rtol=1e-12, atol=1e-14)

@@ -122,7 +122,8 @@ def _backend(cuda):
             broadcast_d(out_index, out_shape, a_shape, a_index)
             broadcast_d(out_index, out_shape, b_shape, b_index)
             out[position_d(out_index, out_strides)] = fn(
-                a_storage[position_d(a_index, a_strides)], b_storage[position_d(b_index, b_strides)])
+                a_storage[position_d(a_index, a_strides)],
+                b_storage[position_d(b_index, b_strides)])
         return cuda.jit()(_zip)
 
     def tensor_reduce(fn: Callable[[float, float], float]):
