@@ -440,3 +440,35 @@ def test_knn_local_insertion(cuda):
     np.testing.assert_array_equal(out_idx, want_idx)
     votes = np.stack([(labels[want_idx] == c).sum(1) for c in range(3)], axis=1)
     np.testing.assert_array_equal(out_label, votes.argmax(1))
+
+
+# ---- per-sample statistics with array methods on a thread's row: z-scores from r.mean() and
+# r.std(), the prediction by r.argmax(), a margin from r.max() and r.min(), a score by
+# r.dot(weights) (a classifier's post-processing kernel) ----
+
+def test_row_methods_per_sample(cuda):
+    @cuda.jit
+    def postprocess(logits, w, z, pred, margin, score):
+        i = cuda.grid(1)
+        if i < logits.shape[0]:
+            r = logits[i]
+            mu = r.mean()
+            sd = r.std()
+            for j in range(r.shape[0]):
+                z[i, j] = (r[j] - mu) / sd
+            pred[i] = r.argmax()
+            margin[i] = r.max() - r.min()
+            score[i] = r.dot(w) + r.sum() * 0.5
+
+    rng = np.random.default_rng(14)
+    logits = rng.standard_normal((30, 6))
+    w = rng.standard_normal(6)
+    z = np.zeros_like(logits)
+    pred = np.zeros(30, np.int64)
+    margin, score = np.zeros(30), np.zeros(30)
+    postprocess[1, 32](logits, w, z, pred, margin, score)
+    np.testing.assert_allclose(z, (logits - logits.mean(1, keepdims=True))
+                               / logits.std(1, keepdims=True), rtol=1e-12)
+    np.testing.assert_array_equal(pred, logits.argmax(1))
+    np.testing.assert_allclose(margin, logits.max(1) - logits.min(1), rtol=1e-12)
+    np.testing.assert_allclose(score, logits @ w + logits.sum(1) * 0.5, rtol=1e-12)
