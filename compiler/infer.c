@@ -370,6 +370,11 @@ static Type *opaque_fail(Infer *c, Instr *in, const Const *k)
     if (k->python_function)
         return infer_fail(c, in, DIAG_TYPING, "%s() is a plain Python function: decorate it with "
                           "@njit to call it from compiled code", name);
+    if (k->gpu_kernel)
+        return infer_fail(c, in, DIAG_TYPING, "%s is a kernel: kernels are launched from the "
+                          "host only (a kernel launching kernels, dynamic parallelism, is not "
+                          "supported); make it @gpu.jit(device=True) to call it from a kernel",
+                          name);
     return infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code", name);
 }
 
@@ -426,6 +431,10 @@ bool infer_binop_types(int op, Type *a, Type *b, bool python, Type **opt, Type *
     bool shift = op == BIN_LSHIFT || op == BIN_RSHIFT;
     if (s->kind == TY_BOOL && !is_bitwise(op) && (python || shift || op == BIN_SUB))
         s = i64;
+    /* NumPy has no common type for a uint64 and a signed int; Numba shifts them anyway, the
+     * shifted operand's signedness deciding (`x >> k` of a uint64 by an int64 count) */
+    if (shift && python && ty_is_int(ty_strong(a)) && ty_is_int(ty_strong(b)) && !ty_is_int(s))
+        s = ty_is_signed(ty_strong(a)) ? i64 : ty_scalar(TY_UINT64);
     if ((shift || is_bitwise(op)) && !ty_is_int(s) && s->kind != TY_BOOL)
         return false;
     if ((op == BIN_FLOORDIV || op == BIN_MOD) && ty_is_complex(s))
@@ -2085,6 +2094,54 @@ static void defer_to_head(Infer *c)
     c->tf->inferring = false;
 }
 
+/* An integer literal in [2**63, 2**64) is a uint64, as Numba types it; it may meet only uint64
+ * values (np.uint64(0x8000000000000000), a mask xored into a uint64), where it computes what
+ * CPython computes. Elsewhere CPython's big int would differ from any 64-bit result: refused. */
+static bool big_unsigned(const Instr *a)
+{
+    return a->op == OP_CONST && a->cst->kind == K_INT && a->cst->array_type &&
+           a->cst->array_type->kind == TY_UINT64;
+}
+
+static bool is_u64(const Type *t)
+{
+    return t && ty_strong((Type *)t)->kind == TY_UINT64;
+}
+
+static bool big_unsigned_use_fits(const Instr *in, int k)
+{
+    switch (in->op) {
+    case OP_BINOP: case OP_COMPARE:
+        return is_u64(in->args[1 - k]->type) || big_unsigned(in->args[1 - k]);
+    case OP_CALL:
+        return is_u64(in->type);
+    case OP_SETITEM:
+        return k == 2 && in->args[0]->type && in->args[0]->type->kind == TY_ARRAY &&
+               is_u64(in->args[0]->type->array.dtype);
+    default:
+        return false;
+    }
+}
+
+static int check_big_unsigned(Infer *c)
+{
+    for (int i = 0; i < c->fn->blocks.len; i++) {
+        Block *b = c->fn->blocks.items[i];
+        for (int j = 0; block_exec(b) && j < b->instrs.len; j++) {
+            Instr *in = b->instrs.items[j];
+            for (int k = 0; k < in->nargs; k++) {
+                if (!big_unsigned(in->args[k]) || big_unsigned_use_fits(in, k))
+                    continue;
+                infer_fail(c, in, DIAG_UNSUPPORTED, "the integer %llu does not fit in 64 bits; "
+                           "compiled code uses int64 (np.uint64(...) of it computes in uint64)",
+                           (unsigned long long)in->args[k]->cst->i);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 static int infer_function(ProgInfer *pi, TypedFunc *tf, Type **argtypes, Type *declared)
 {
     Infer *c = arena_alloc(pi->prog->arena, sizeof *c);   /* a cycle's member outlives this call */
@@ -2101,6 +2158,8 @@ static int infer_function(ProgInfer *pi, TypedFunc *tf, Type **argtypes, Type *d
     int rc = run_fixpoint(c);
     for (int round = 0; rc == 0 && c->unroll && round < 64; round++)
         rc = unroll_and_restart(c);
+    if (rc == 0)
+        rc = check_big_unsigned(c);
     if (rc == 0 && c->head) {
         defer_to_head(c);
         return 0;

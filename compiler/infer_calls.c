@@ -3098,9 +3098,12 @@ static Type *type_gpu_const_array(Infer *c, Instr *in, Builtin bi, Args *a)
     if (!want_args(c, in, a, 1, 1))
         return NULL;
     Instr *v = a->pos[0];
-    if (v->op != OP_CONST || !v->cst || v->cst->kind != K_ARRAY)
+    /* an array the kernel was given is already in global memory: numba-cuda hands it back as
+     * it is, and so does pyjit (only a global array is copied to constant memory) */
+    bool runtime_array = v->type && v->type->kind == TY_ARRAY && v->op != OP_CONST;
+    if (!runtime_array && (v->op != OP_CONST || !v->cst || v->cst->kind != K_ARRAY))
         return arg_error(c, in, a, 0, "a global NumPy array (it is copied to constant memory "
-                         "when the kernel is compiled)");
+                         "when the kernel is compiled) or an array argument");
     return gpu_plan(c, in, bi, a->pos, NULL, 1, v->type);
 }
 

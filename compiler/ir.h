@@ -110,6 +110,7 @@ typedef struct Const {
     void *data;         /* K_ARRAY */
     bool device_only;   /* K_DISPATCHER: a @gpu.jit(device=True) function, callable from kernels only */
     bool python_function;   /* K_OPAQUE: a plain Python function (errors suggest @njit) */
+    bool gpu_kernel;        /* K_OPAQUE: a @gpu.jit kernel (errors say kernels cannot call it) */
     bool overloaded;    /* K_FUNC: has pyjit.extending.overload implementations, chosen by the
                            argument types through CompilerHost.resolve_overload (the builtin of
                            the same name, if any, serves when every overload declines) */

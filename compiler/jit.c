@@ -688,10 +688,52 @@ static int optimise_ptx(Program *prog, LLVMModuleRef mod, LLVMTargetMachineRef t
     return e ? llvm_error(diag, "optimising", e) : 0;
 }
 
+/* A simulated kernel runs on the CPU, where the runtime's functions are at hand; the GPU has
+ * none of them (ptxas would find the calls undefined). So a simulated kernel that calls one
+ * (an array allocated in it, np.random) is refused as the GPU refuses it: the simulator must not
+ * accept a kernel the GPU cannot run. What the GPU does its own way is allowed: printing
+ * (vprintf), reference counts of arguments (none there), the stack check of a recursion. */
+static bool on_gpu_too(const char *name)
+{
+    static const char *const also[] = {"pj_print_", "pj_nrt_incref", "pj_nrt_decref",
+                                       "pj_nrt_free", "pj_stack_limit", "pj_sim_"};
+    for (size_t i = 0; i < sizeof also / sizeof *also; i++)
+        if (strncmp(name, also[i], strlen(also[i])) == 0)
+            return true;
+    return false;
+}
+
+static int check_gpu_runtime(LLVMModuleRef mod, Program *prog, Diag *diag)
+{
+    static const char *const runtime[] = {
+#define RUNTIME_SYMBOL(ret, name, params) #name,
+#include "compiler/runtime_symbols.def"
+#undef RUNTIME_SYMBOL
+    };
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        const char *name = LLVMGetValueName(f);
+        if (!LLVMIsDeclaration(f) || !LLVMGetFirstUse(f) || on_gpu_too(name))
+            continue;
+        for (size_t i = 0; i < sizeof runtime / sizeof *runtime; i++) {
+            if (strcmp(name, runtime[i]) != 0)
+                continue;
+            TypedFunc *entry = prog->funcs.items[0];
+            return diag_error(diag, DIAG_UNSUPPORTED, entry->ir->qualname, entry->ir->filename,
+                              entry->ir->firstline, -1, -1,
+                              "this kernel uses something that needs the CPU runtime (%s): array "
+                              "allocation and similar operations are not available on the GPU "
+                              "(use gpu.local.array or gpu.shared.array)", name);
+        }
+    }
+    return 0;
+}
+
 int jit_optimise(Program *prog, Diag *diag)
 {
     LLVMModuleRef mod = prog->llvm->mod;
     int rc = 0;
+    if (prog->gpu_sim && check_gpu_runtime(mod, prog, diag) < 0)
+        return -1;
     if (prog->gpu) {
         pthread_mutex_lock(&ptx_lock);
         LLVMTargetMachineRef tm = ptx_tm(prog->gpu_cc, diag);

@@ -630,6 +630,21 @@ LLVMValueRef lower_bi_asm(Lower *L, Instr *in, Builtin bi)
     return inline_asm(L, L->i32, ir_builtin_fn(bi), "=r");
 }
 
+/* nanosleep(ns): the warp sleeps about ns nanoseconds (sm_70 and later), as spin-wait loops
+ * back off; a simulated thread has nothing to wait for. */
+LLVMValueRef lower_bi_nanosleep(Lower *L, Instr *in, Builtin bi)
+{
+    if (L->prog->gpu_sim)
+        return LLVMConstNull(L->none_ty);
+    LLVMValueRef ns = lower_value(L, in->args[0]);
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(L->ctx), &L->i32, 1, 0);
+    const char *text = ir_builtin_fn(bi);
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, (char *)text, strlen(text), "r", 1, 1, 0,
+                                         LLVMInlineAsmDialectATT, 0);
+    LLVMBuildCall2(L->b, fty, asmv, &ns, 1, "");
+    return LLVMConstNull(L->none_ty);
+}
+
 LLVMValueRef lower_bi_fma(Lower *L, Instr *in, Builtin bi)
 {
     LLVMValueRef a[3] = {lower_value(L, in->args[0]), lower_value(L, in->args[1]),

@@ -675,6 +675,38 @@ static Type *find_class(const char *name)
     return t;
 }
 
+/* A namedtuple type already interned (a value of it was typed) under its printed name, which
+ * starts at name and ends at its closing parenthesis: a class of its name, fields and items.
+ * Two classes printed alike are two types the name cannot tell apart: NULL then. */
+static Type *find_named_tuple(const char **p)
+{
+    const char *end = *p;
+    int depth = 0;
+    for (; *end; end++) {
+        depth += *end == '(' ? 1 : *end == ')' ? -1 : 0;
+        if (*end == ')' && depth == 0)
+            break;
+    }
+    if (!*end)
+        return NULL;
+    size_t len = (size_t)(end - *p + 1);
+    Type *t = NULL;
+    int found = 0;
+    pthread_mutex_lock(&table_lock);
+    for (int h = 0; h < TABLE_SIZE; h++)
+        for (Entry *e = table[h]; e; e = e->next)
+            if (e->type->kind == TY_TUPLE && e->type->tuple.cls &&
+                strncmp(e->type->name, *p, len) == 0 && e->type->name[len] == 0) {
+                t = e->type;
+                found++;
+            }
+    pthread_mutex_unlock(&table_lock);
+    if (found != 1)
+        return NULL;
+    *p = end + 1;
+    return t;
+}
+
 /* ---- parsing canonical names ------------------------------------------------------------- */
 
 static void skip_space(const char **p)
@@ -900,6 +932,8 @@ static Type *parse_type(const char **p, int depth)
     size_t n = 0;
     while (isalnum((unsigned char)(*p)[n]) || (*p)[n] == '_')
         n++;
+    if (n && (*p)[n] == '(')     /* Point(x=float64, y=float64): a namedtuple seen before */
+        return find_named_tuple(p);
     char word[32];
     if (n == 0 || n >= sizeof word)
         return NULL;

@@ -76,6 +76,16 @@ static int const_of_int(FeCtx *ctx, PyObject *obj, Const *c)
 {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow > 0) {
+        /* 2**63 <= v < 2**64 is a uint64, as Numba types it (hash constants, bit masks) */
+        PyErr_Clear();
+        unsigned long long u = PyLong_AsUnsignedLongLong(obj);
+        if (!PyErr_Occurred()) {
+            c->i = (long long)u;
+            c->array_type = ty_scalar(TY_UINT64);
+            return 0;
+        }
+    }
     if (overflow) {
         PyErr_Clear();
         return fe_error(ctx, DIAG_UNSUPPORTED,
@@ -300,6 +310,23 @@ static bool is_device_function(PyObject *obj)
 {
     PyTypeObject *tp = Py_TYPE(obj);
     if (strcmp(tp->tp_name, "DeviceFunction") != 0)
+        return false;
+    PyObject *mod = PyObject_GetAttrString((PyObject *)tp, "__module__");
+    bool ok = mod && PyUnicode_Check(mod) && strncmp(utf8_or(mod, ""), "pyjit.gpu", 9) == 0;
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    return ok;
+}
+
+/* A @gpu.jit kernel of any backend (its class's name and pyjit.gpu module): called from
+ * compiled code, it is refused with words on device functions. */
+static bool is_gpu_kernel(PyObject *obj)
+{
+    PyTypeObject *tp = Py_TYPE(obj);
+    const char *name = tp->tp_name, *dot = strrchr(name, '.');
+    name = dot ? dot + 1 : name;
+    if (strcmp(name, "Kernel") != 0 && strcmp(name, "DeclaredKernel") != 0 &&
+        strcmp(name, "SpecializedKernel") != 0)
         return false;
     PyObject *mod = PyObject_GetAttrString((PyObject *)tp, "__module__");
     bool ok = mod && PyUnicode_Check(mod) && strncmp(utf8_or(mod, ""), "pyjit.gpu", 9) == 0;
@@ -643,6 +670,7 @@ int fe_const_of(FeCtx *ctx, PyObject *obj, Const **out)
         c->kind = K_OPAQUE;
         c->name = opaque_name(ctx, obj);
         c->python_function = PyFunction_Check(obj);   /* errors say how: @njit */
+        c->gpu_kernel = is_gpu_kernel(obj);            /* ... or @gpu.jit(device=True) */
         keep_alive(ctx, c, obj);
     }
     return 0;

@@ -83,30 +83,47 @@ def _aliases():
     return pairs
 
 
-def _gpu_pairs():
+def _gpu_pairs(mod=None):
     """(object, name) pairs for the kernel language: pyjit.gpu's namespaces and intrinsics (the
-    compiled backend's objects) as the "gpu.*" names of builtins.def; the compiler rejects a
-    name it has no builtin for with a clear error. gpu.laneid, which cannot be read outside a
-    kernel, is found by its attribute path instead."""
+    compiled backend's objects, or those of mod, a backend module mirroring them) as the "gpu.*"
+    names of builtins.def; the compiler rejects a name it has no builtin for with a clear error.
+    gpu.laneid, which cannot be read outside a kernel, is found by its attribute path instead."""
     try:
         from .gpu import hardware as hw
     except Exception:   # pragma: no cover - the GPU package failing to import must not stop @njit
         return []
     pairs = [(f"{m}.laneid", "gpu.laneid")
              for m in ("pyjit.gpu", "pyjit.cuda", "pyjit.gpu.hardware", "pyjit.gpu.cpu")]
+    if mod is not None:
+        pairs = [(f"{mod.__name__}.laneid", "gpu.laneid")]
+    src = hw if mod is None else mod
     for name in hw.NAMESPACES:
-        space = getattr(hw, name, None)
+        space = getattr(src, name, None)
         if space is None:
             continue
         pairs.append((space, "gpu." + name))
-        for member, obj in vars(space).items():
+        for member in vars(getattr(hw, name)):     # the compiled backend's members, mod's objects
+            obj = getattr(space, member, None)
             if not member.startswith("_") and callable(obj):
                 pairs.append((obj, f"gpu.{name}.{member}"))
     for name in getattr(hw, "_INTRINSICS", ()):
-        obj = getattr(hw, name, None)
+        obj = getattr(src, name, None)
         if obj is not None:
             pairs.append((obj, "gpu." + name))
     return pairs
+
+
+def add_gpu_backend(mod, registry=None):
+    """Makes the kernel language of mod (the interpreted simulator's module, whose intrinsics
+    mirror the compiled backend's) known to the compiler too, so that its kernels compile to PTX
+    (kernel.inspect_asm)."""
+    registry = populate(registry)
+    for obj, pyname in _gpu_pairs(mod):
+        try:
+            registry.setdefault(obj, pyname)
+        except TypeError:
+            pass
+    return registry
 
 
 def _plain_name(obj, registry):

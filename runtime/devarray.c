@@ -1054,6 +1054,135 @@ static PyObject *get_T(CudaArray *a, void *u)
     return transpose(a, NULL);
 }
 
+/* numba-cuda's squeeze(axis=None, stream=0): a view without the axes of length 1 (only those
+ * named by axis, an int or a tuple, when given). */
+static PyObject *squeeze(CudaArray *a, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"axis", "stream", NULL};
+    PyObject *axis = Py_None, *sobj = NULL;
+    bool drop[CUDA_MAX_NDIM] = {false};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO:squeeze", kwlist, &axis, &sobj))
+        return NULL;
+    PyObject *seq = axis == Py_None ? NULL
+                    : PyIndex_Check(axis) ? PyTuple_Pack(1, axis) : PySequence_Tuple(axis);
+    if (axis != Py_None && !seq)
+        return NULL;
+    for (int i = 0; seq && i < (int)PyTuple_GET_SIZE(seq); i++) {
+        long v = PyLong_AsLong(PyTuple_GET_ITEM(seq, i));
+        long k = v < 0 ? v + a->ndim : v;
+        if ((v == -1 && PyErr_Occurred()) || k < 0 || k >= a->ndim || a->shape[k] != 1) {
+            Py_DECREF(seq);
+            return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_ValueError, "squeeze: axis %ld "
+                                                          "is not an axis of length 1", v);
+        }
+        drop[k] = true;
+    }
+    Py_XDECREF(seq);
+    int64_t shape[CUDA_MAX_NDIM], strides[CUDA_MAX_NDIM];
+    int n = 0;
+    for (int i = 0; i < a->ndim; i++) {
+        if (axis == Py_None ? a->shape[i] == 1 : drop[i])
+            continue;
+        shape[n] = a->shape[i];
+        strides[n++] = a->strides[i];
+    }
+    return array_view(a, a->data, n, shape, strides);
+}
+
+/* numba-cuda's split(section, stream=0) of a 1-d array: views of section elements each, the
+ * last one shorter when section does not divide the length. */
+static PyObject *split(CudaArray *a, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"section", "stream", NULL};
+    long long section;
+    PyObject *sobj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "L|O:split", kwlist, &section, &sobj))
+        return NULL;
+    if (a->ndim != 1)
+        return PyErr_Format(PyExc_ValueError, "split: only a 1-d device array can be split, "
+                            "not one of %d dimensions", a->ndim);
+    if (section < 1)
+        return PyErr_Format(PyExc_ValueError, "split: section must be at least 1, not %lld",
+                            section);
+    PyObject *parts = PyList_New(0);
+    for (int64_t start = 0; parts && start < a->shape[0]; start += section) {
+        int64_t n = a->shape[0] - start < section ? a->shape[0] - start : section;
+        PyObject *v = array_view(a, a->data + start * a->strides[0], 1, &n, a->strides);
+        if (!v || PyList_Append(parts, v) < 0)
+            Py_CLEAR(parts);
+        Py_XDECREF(v);
+    }
+    return parts;
+}
+
+/* numba-cuda's view(dtype): the same memory read as another dtype; one of another size needs a
+ * C-contiguous array, whose last axis then holds as many of it as fit exactly. */
+static PyObject *view(CudaArray *a, PyObject *arg)
+{
+    PyArray_Descr *d = NULL;
+    if (np_ready() < 0 || !PyArray_DescrConverter(arg, &d))
+        return NULL;
+    int64_t shape[CUDA_MAX_NDIM], strides[CUDA_MAX_NDIM];
+    memcpy(shape, a->shape, sizeof shape);
+    memcpy(strides, a->strides, sizeof strides);
+    int size = (int)PyDataType_ELSIZE(d);
+    if (size != a->itemsize) {
+        int last = a->ndim - 1;
+        if (a->ndim == 0 || !is_contiguous(a->ndim, a->shape, a->strides, a->itemsize, false) ||
+            size == 0 || (shape[last] * a->itemsize) % size != 0) {
+            Py_DECREF(d);
+            return PyErr_Format(PyExc_ValueError, "view: a dtype of another size needs a "
+                                "C-contiguous array whose last axis holds a whole number of it");
+        }
+        shape[last] = shape[last] * a->itemsize / size;
+        strides[last] = size;
+    }
+    CudaArray *v = array_shell((PyObject *)d, a->ndim, shape, strides, a->stream, a->device);
+    if (!v)
+        return NULL;   /* array_shell released d */
+    v->data = a->data;
+    v->base = a->base ? a->base : (PyObject *)a;
+    Py_INCREF(v->base);
+    return (PyObject *)v;
+}
+
+/* numba-cuda's bind(stream=0): the same array with stream as its default for copies. */
+static PyObject *bind(CudaArray *a, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"stream", NULL};
+    PyObject *sobj = NULL;
+    CUstream s;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:bind", kwlist, &sobj) ||
+        cuda_stream_handle(sobj, &s) < 0)
+        return NULL;
+    CudaArray *v = (CudaArray *)array_view(a, a->data, a->ndim, a->shape, a->strides);
+    if (v)
+        v->stream = sobj ? s : 0;
+    return (PyObject *)v;
+}
+
+/* numba-cuda's getitem(item, stream=0) and setitem(key, value, stream=0): a[item] and
+ * a[key] = value (the copy of a single element waits for it either way). */
+static PyObject *getitem_method(CudaArray *a, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"item", "stream", NULL};
+    PyObject *item, *sobj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:getitem", kwlist, &item, &sobj))
+        return NULL;
+    return getitem(a, item);
+}
+
+static PyObject *setitem_method(CudaArray *a, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"key", "value", "stream", NULL};
+    PyObject *key, *value, *sobj = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|O:setitem", kwlist, &key, &value, &sobj))
+        return NULL;
+    if (setitem(a, key, value) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *is_c_contig(CudaArray *a, PyObject *unused)
 {
     return PyBool_FromLong(is_contiguous(a->ndim, a->shape, a->strides, a->itemsize, false));
@@ -1282,6 +1411,17 @@ static PyMethodDef methods[] = {
      "ravel(order='C'): a 1-d view (contiguous arrays)."},
     {"transpose", (PyCFunction)transpose, METH_VARARGS,
      "transpose(*axes): a view with the axes permuted (reversed by default)."},
+    {"squeeze", (PyCFunction)(void (*)(void))squeeze, METH_VARARGS | METH_KEYWORDS,
+     "squeeze(axis=None, stream=0): a view without axes of length 1."},
+    {"split", (PyCFunction)(void (*)(void))split, METH_VARARGS | METH_KEYWORDS,
+     "split(section, stream=0): views of section elements of a 1-d array."},
+    {"view", (PyCFunction)view, METH_O, "view(dtype): the same memory as another dtype."},
+    {"bind", (PyCFunction)(void (*)(void))bind, METH_VARARGS | METH_KEYWORDS,
+     "bind(stream=0): the array with stream as its default."},
+    {"getitem", (PyCFunction)(void (*)(void))getitem_method, METH_VARARGS | METH_KEYWORDS,
+     "getitem(item, stream=0): a[item]."},
+    {"setitem", (PyCFunction)(void (*)(void))setitem_method, METH_VARARGS | METH_KEYWORDS,
+     "setitem(key, value, stream=0): a[key] = value."},
     {"is_c_contiguous", (PyCFunction)is_c_contig, METH_NOARGS, "C-contiguous?"},
     {"is_f_contiguous", (PyCFunction)is_f_contig, METH_NOARGS, "Fortran-contiguous?"},
     {"__dlpack__", (PyCFunction)(void (*)(void))dlpack, METH_VARARGS | METH_KEYWORDS,

@@ -376,6 +376,21 @@ def test_uint64_globals_past_int64_are_numpy_values(func):
         assert [int(v) for v in got] == [int(v) for v in expected], (x, e, g)
 
 
+def uint64_literal_ops(x):
+    top = np.uint64(0x8000000000000000)
+    return (top, x ^ 0xFFFFFFFFFFFFFFFF, x & 0x8000000000000001, 0x8000000000000000 > x,
+            (top | x) >> np.uint64(60), x >> 3)
+
+
+def test_uint64_literals_past_int64_meet_uint64_values():
+    """An int literal in [2**63, 2**64) converted to uint64 or combined with a uint64 is a
+    uint64, as Numba types it (hash and cipher code writes np.uint64(0x8000000000000000)); a
+    uint64 shifted by a signed count stays a uint64, as Numba shifts it."""
+    cf = pyjit.njit(uint64_literal_ops)
+    for x in (np.uint64(1), np.uint64(2**63 + 7), np.uint64(2**64 - 1)):
+        assert [int(v) for v in cf(x)] == [int(v) for v in uint64_literal_ops(x)], x
+
+
 # ---- floats converted to ints ------------------------------------------------------------------
 
 EDGE_FLOATS = [math.inf, -math.inf, math.nan, 9.3e18, -9.3e18, 2.0**63, -2.0**63,

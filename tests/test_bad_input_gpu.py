@@ -383,3 +383,48 @@ def test_bad_kernel_signature(sig):
 
     with pytest.raises((TypeError, ValueError, CompileError)):
         _compile_ptx(k_sig, sig)
+
+
+@pytest.mark.parametrize("backend", ["pyjit.gpu.simulator", "pyjit.gpu.cpu", "pyjit.gpu"])
+def test_numbapro_argtypes_name_the_signature_to_write(backend):
+    """numbapro's cuda.jit(argtypes=[...], restype=...) (numba-cuda refuses it too): a TypeError
+    that spells the signature string to give instead, in every backend."""
+    import importlib
+    gpu = importlib.import_module(backend)
+    from pyjit import f8, uint32
+
+    def mandel(x, y, n):
+        return n
+
+    with pytest.raises(TypeError, match=r"gpu.jit\('uint32\(float64, float64, uint32\)', "
+                                        r"device=True\)"):
+        gpu.jit(restype=uint32, argtypes=[f8, f8, uint32], device=True)(mandel)
+    with pytest.raises(TypeError, match=r"gpu.jit\('void\(float64\[:, ::1\], uint32\)'\)"):
+        gpu.jit(argtypes=[f8[:, ::1], uint32])(mandel)
+
+
+@pytest.mark.parametrize("backend", ["pyjit.gpu.cpu", "pyjit.gpu"])
+def test_a_kernel_called_from_a_kernel_says_it_is_a_kernel(backend):
+    """A @gpu.jit kernel called or launched inside another kernel (the mistake of meaning a
+    device function): the error says it is a kernel and how to make it callable, at the line."""
+    import importlib
+    gpu = importlib.import_module(backend)
+
+    @gpu.jit
+    def inner(x):
+        x[0] = 1
+
+    def calls(x):
+        inner(x)
+
+    def launches(x):
+        inner[1, 1](x)
+
+    for f in (calls, launches):
+        with pytest.raises(TypingError, match=r"inner is a kernel: kernels are launched from the "
+                                              r"host only .*@gpu.jit\(device=True\)") as info:
+            if backend == "pyjit.gpu":
+                gpu.compile_ptx(f, "void(float64[:])")
+            else:
+                gpu.jit(f)[1, 1](np.zeros(1))
+        assert f"'{f.__name__}'" in str(info.value) or f".{f.__name__}'" in str(info.value)

@@ -119,6 +119,26 @@ def test_from_dtype_and_numpy_support():
     assert isinstance(from_dtype(np.dtype([("a", "f8")])), pyjit.types.Record)
 
 
+
+def test_record_arrays_in_signatures():
+    """from_dtype(dt)[:] is an array of records, as Numba's types are subscripted, so a
+    signature declares a structured array argument."""
+    dt = np.dtype([("x", np.float32), ("m", np.float64)])
+    rec = pyjit.from_dtype(dt)
+    assert rec[:] == pyjit.types.Array(rec, 1, "A") and rec[::1].layout == "C"
+
+    @pyjit.njit(pyjit.float64(rec[:]))
+    def weighted(p):
+        s = 0.0
+        for i in range(p.shape[0]):
+            s += p[i].x * p[i].m
+        return s
+
+    p = np.zeros(4, dt)
+    p["x"], p["m"] = np.arange(4), 2.0
+    assert weighted(p) == (np.arange(4) * 2.0).sum()
+
+
 def test_core_aliases_are_the_same_modules():
     import pyjit.core.config
     import pyjit.core.extending

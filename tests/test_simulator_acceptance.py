@@ -98,6 +98,12 @@ def makes_set(a):
     s = {1.0, a[1]}
     a[0] = len(s)
 
+def catches(a):
+    try:
+        a[0] = 1.0 / a[1]
+    except ZeroDivisionError:
+        a[0] = -1.0
+
 def store(a):
     a[0] = 1
 
@@ -146,6 +152,8 @@ COMPILED = ATOMICS + [
     ("list", "makes_list", "void(float64[:])", "np.zeros(4)", "lists are not supported in GPU kernels"),
     ("dict", "makes_dict", "void(float64[:])", "np.zeros(4)", "dicts are not supported in GPU kernels"),
     ("set", "makes_set", "void(float64[:])", "np.zeros(4)", "sets are not supported in GPU kernels"),
+    ("try_except", "catches", "void(float64[:])", "np.zeros(4)",
+     "try/except and try/finally are not supported in GPU kernels"),
     # the GPU compiler of 3.12, which inlines comprehensions, refuses the comprehension itself
     ("list_comprehension", "comprehension", "void(float64[:])", "np.zeros(4)", "not supported"),
     ("recursive_device_function", "recursive_device", "void(int64[:])", "np.zeros(4, np.int64)",

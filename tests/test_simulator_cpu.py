@@ -287,6 +287,19 @@ def test_what_the_gpu_refuses_is_refused(gpu):
                                                r"under PYJIT_SIMULATOR=cpu"):
         saturate[1, 1](np.zeros(1, np.float32))
 
+    # an array made in a kernel: the GPU has no allocator for it (compile_ptx refuses it), so
+    # the simulator refuses it too, with the same words, rather than run what a GPU cannot
+    def alloc(x):
+        y = np.empty(3)
+        y[0] = 5.0
+        x[0] = y[0]
+
+    with pytest.raises(UnsupportedError, match=r"needs the CPU runtime \(pj_nrt_alloc\)") as sim:
+        gpu.jit(alloc)[1, 1](np.zeros(1))
+    with pytest.raises(UnsupportedError, match=r"needs the CPU runtime \(pj_nrt_alloc\)"):
+        gpu.compile_ptx(alloc, "void(float64[:])")
+    assert ".alloc'" in str(sim.value) and "def alloc(x):" in str(sim.value)
+
 
 def test_libdevice_functions_the_c_library_has(gpu):
     import math

@@ -9,6 +9,8 @@ The backend is chosen once, from the environment at import time:
                         semantics (the C simulator, simulator/; arrays are checked)
     otherwise           pyjit.gpu.hardware: the compiled path (PTX through the CUDA driver)
 
+numba-cuda's NUMBA_ENABLE_CUDASIM=1, when PYJIT_SIMULATOR is not set, is PYJIT_SIMULATOR=1.
+
 The backend module is loaded on the first attribute access (`gpu.jit`, `gpu.threadIdx`, ...)
 and its public names are then copied here, so later accesses are plain module lookups.
 `gpu.laneid` is a per-thread value, so it is a property of this module's class.
@@ -19,6 +21,8 @@ import sys as _sys
 import types as _types
 
 _MODE = _os.environ.get("PYJIT_SIMULATOR", "").strip().lower()
+if not _MODE and _os.environ.get("NUMBA_ENABLE_CUDASIM", "").strip() not in ("", "0"):
+    _MODE = "1"   # numba-cuda's switch to its simulator, as programs ported from it set it
 SIMULATOR = _MODE not in ("", "0", "false", "no", "off")
 SIMULATOR_CPU = _MODE == "cpu"   # the compiled simulator; SIMULATOR is true for it too
 
@@ -61,6 +65,9 @@ def __getattr__(name):
         t = _type_name(name)
         if t is not None:
             return t
+        if name in ("cudadrv", "runtime"):   # numba-cuda's cuda.cudadrv, cuda.runtime
+            cudadrv = _importlib.import_module(__name__ + ".cudadrv")
+            return cudadrv if name == "cudadrv" else cudadrv.runtime.runtime
         raise AttributeError(f"module 'pyjit.gpu' has no attribute '{name}'") from None
 
 

@@ -42,6 +42,26 @@ class LaunchForms:
         raise ValueError(f"kernel '{self.__name__}' was called without a launch configuration: "
                          f"launch it as {self.__name__}[blocks, threads](...)")
 
+    def inspect_asm(self, signature=None):
+        """numba-cuda's inspect_asm: the PTX a GPU would run, {argument types: text} for the
+        versions launched so far (or declared), or the text for one signature; pyjit compiles
+        PTX without a GPU."""
+        from pyjit import _core, _registry, types as _types
+        if not hasattr(_core, "cuda_compile_ptx"):
+            raise RuntimeError("this pyjit was built without GPU code generation: no PTX")
+        if signature is not None:
+            versions = [_types._canonical_args(signature)]
+        else:
+            versions = list(self._versions())
+        _registry.populate()
+        import sys
+        sim = sys.modules.get("pyjit.gpu.simulator")
+        if sim is not None:       # its kernels name the interpreted simulator's intrinsics
+            _registry.add_gpu_backend(sim)
+        texts = {names: _core.cuda_compile_ptx(self.py_func, _registry.REGISTRY, list(names))[0]
+                 for names in versions}
+        return texts[versions[0]] if signature is not None else texts
+
 
 class SpecializedKernel:
     """kernel.specialize(*args): the kernel for those argument types only. It launches as the
@@ -73,6 +93,19 @@ class SpecializedKernel:
 
     def specialize(self, *args):
         raise RuntimeError(f"kernel '{self.__name__}' is already specialized")
+
+    def _versions(self):
+        return [self.argtypes]
+
+    def inspect_asm(self, signature=None):
+        """The PTX of the one version: {argument types: text}, as numba-cuda's."""
+        return LaunchForms.inspect_asm(self, signature)
+
+    def __getattr__(self, name):
+        # the rest (inspect_types, overloads, options, ...) is the kernel's
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.kernel, name)
 
     def __repr__(self):
         return f"<pyjit.gpu kernel {self.__qualname__} specialized for {self.argtypes}>"

@@ -64,11 +64,35 @@ def link_files(files):
     return paths
 
 
+def _numbapro_signature(options, device):
+    """numbapro's cuda.jit(argtypes=[...], restype=...), which numba-cuda refuses too: the
+    signature to write instead, spelt from the types given."""
+    def name(t):
+        ndim, layout = getattr(t, "ndim", None), getattr(t, "layout", None)
+        if ndim and layout and hasattr(t, "dtype"):      # float64[:, ::1] as Numba spells it
+            axes = [":"] * ndim
+            if layout in "CF":
+                axes[-1 if layout == "C" else 0] = "::1"
+            return f"{name(t.dtype)}[{', '.join(axes)}]"
+        return getattr(t, "name", None) or str(t)
+    try:
+        args = ", ".join(name(t) for t in options.get("argtypes") or ())
+        ret = name(options["restype"]) if options.get("restype") is not None else "void"
+        sig = f"'{ret}({args})'"
+    except TypeError:
+        sig = "'void(float32[:], ...)'"
+    return (f"gpu.jit(argtypes=..., restype=...) is numbapro's form, which numba-cuda no longer "
+            f"takes either: give the signature first, gpu.jit({sig}"
+            f"{', device=True' if device else ''})")
+
+
 def check(options, device=False, debug=False):
     """The options of a @gpu.jit, checked and made canonical: a dict of the accepted names.
     error_model defaults to numba-cuda's choice: Python's with debug=True (a division by zero
     raises ZeroDivisionError, reported after the launch), NumPy's otherwise (inf or nan)."""
     unknown = sorted(set(options) - set(ACCEPTED))
+    if "argtypes" in options or "restype" in options:
+        raise TypeError(_numbapro_signature(options, device))
     if unknown:
         raise TypeError(f"gpu.jit() got unexpected option{'s' if len(unknown) > 1 else ''} "
                         f"{', '.join(repr(u) for u in unknown)}; it accepts device, "

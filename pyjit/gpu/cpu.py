@@ -99,6 +99,11 @@ def _argument(value, name):
     if isinstance(value, (list, dict, set, str, bytes)):
         raise TypeError(f"argument '{name}' is a {type(value).__name__}: kernels take numbers, "
                         "tuples, NumPy arrays and device arrays")
+    if isinstance(value, tuple) and any(isinstance(v, (_arrays.DeviceNDArray, tuple))
+                                        for v in value):
+        # a tuple of device arrays, as a GPU launch takes it: each item as it would be alone
+        items = [_argument(v, f"{name}[{i}]") for i, v in enumerate(value)]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     _gpu_typeof(value, name)
     return value
 
@@ -175,6 +180,9 @@ class Kernel(LaunchForms):
 
     def inspect_llvm(self, signature=None):
         return self._dispatcher.inspect_llvm(signature)
+
+    def _versions(self):
+        return [tuple(str(t) for t in sig) for sig in self._dispatcher.signatures]
 
     def __reduce__(self):
         return _serialize.reduce(self)

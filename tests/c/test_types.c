@@ -142,8 +142,14 @@ static void test_namedtuples(void)
     CHECK(ty_field_index(ty_tuple(ff, 2), "x") == -1);
     CHECK(ty_unify(ty_namedtuple(&point_cls, "Point", fields, fi, 2), p) == p);
     CHECK(ty_unify(p, ty_tuple(ff, 2)) == NULL);
-    CHECK(ty_parse(p->name) == NULL);
+    CHECK(ty_parse(p->name) == NULL);   /* two classes print as Point(x=float64, y=float64) */
     CHECK(ty_mem_size(p) == 16);
+    /* a name one class alone prints is that class's type, nested too */
+    const char *qfields[] = {"re", "im"};
+    Type *q = ty_namedtuple(&pair_cls, "Pair", qfields, fi, 2);
+    CHECK(ty_parse("Pair(re=float64, im=int64)") == q);
+    CHECK(ty_parse("tuple(Pair(re=float64, im=int64), int64)") == ty_tuple((Type *[]){q, i64}, 2));
+    CHECK(ty_parse("Pair(re=float64, im=float64)") == NULL);
 }
 
 /* A literal type keeps its own copy of the constant: it outlives the compilation that made it. */

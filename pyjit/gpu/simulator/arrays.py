@@ -162,6 +162,53 @@ class CheckedArray:
     def ravel(self):
         return checked(self._a.ravel(), self.name)
 
+    # the array methods a GPU kernel compiles (reductions over a row, fill, dot, views):
+    # NumPy's on the array itself
+    def sum(self, *args, **kwargs):
+        return self._a.sum(*args, **kwargs)
+
+    def prod(self, *args, **kwargs):
+        return self._a.prod(*args, **kwargs)
+
+    def min(self, *args, **kwargs):
+        return self._a.min(*args, **kwargs)
+
+    def max(self, *args, **kwargs):
+        return self._a.max(*args, **kwargs)
+
+    def mean(self, *args, **kwargs):
+        return self._a.mean(*args, **kwargs)
+
+    def std(self, *args, **kwargs):
+        return self._a.std(*args, **kwargs)
+
+    def var(self, *args, **kwargs):
+        return self._a.var(*args, **kwargs)
+
+    def argmin(self, *args, **kwargs):
+        return self._a.argmin(*args, **kwargs)
+
+    def argmax(self, *args, **kwargs):
+        return self._a.argmax(*args, **kwargs)
+
+    def any(self, *args, **kwargs):
+        return self._a.any(*args, **kwargs)
+
+    def all(self, *args, **kwargs):
+        return self._a.all(*args, **kwargs)
+
+    def fill(self, value):
+        self._a.fill(value)
+
+    def dot(self, other):
+        return self._a.dot(other._a if isinstance(other, CheckedArray) else other)
+
+    def transpose(self, *axes):
+        return checked(self._a.transpose(*axes), self.name + ".T")
+
+    def view(self, dtype):
+        return checked(self._a.view(dtype), self.name)
+
     def __repr__(self):
         return f"<array '{self.name}' shape={self.shape} dtype={self.dtype}>"
 
@@ -486,6 +533,12 @@ class DeviceNDArray:
     def ravel(self, order="C", stream=0):
         return DeviceNDArray(self._ary.ravel(order=order), self.stream)
 
+    def squeeze(self, axis=None, stream=0):
+        try:
+            return DeviceNDArray(self._ary.squeeze(axis), self.stream)
+        except ValueError:
+            raise ValueError(f"squeeze: axis {axis} is not an axis of length 1") from None
+
     def view(self, dtype):
         return DeviceNDArray(self._ary.view(as_dtype(dtype)), self.stream)
 
@@ -495,6 +548,11 @@ class DeviceNDArray:
     T = property(lambda self: self.transpose())
 
     def split(self, section, stream=0):
+        if self._ary.ndim != 1:
+            raise ValueError(f"split: only a 1-d device array can be split, not one of "
+                             f"{self._ary.ndim} dimensions")
+        if section < 1:
+            raise ValueError(f"split: section must be at least 1, not {section}")
         return [DeviceNDArray(p, self.stream)
                 for p in np.array_split(self._ary, range(section, self.size, section))]
 

@@ -124,6 +124,13 @@ def threadfence():
 
 
 threadfence_block = threadfence
+
+
+def nanosleep(ns):
+    """A simulated thread has nothing to wait for: the sleep ends at once."""
+    if not isinstance(ns, (int, np.integer)) or isinstance(ns, bool) or ns < 0:
+        raise TypeError(f"gpu.nanosleep() takes a count of nanoseconds (a non-negative int), "
+                        f"not {ns!r}")
 threadfence_system = threadfence
 
 

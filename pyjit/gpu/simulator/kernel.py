@@ -75,16 +75,21 @@ _LIST_ADVICE = " (use a tuple, or a local array: gpu.local.array)"
 def _refuse_lists(pyfunc, code):
     """The GPU compiler's UnsupportedError for a kernel or device function that makes a list,
     dict or set, at the line that makes it, so that the simulator refuses what the GPU refuses."""
+    line = code.co_firstlineno
     for ins in dis.get_instructions(code):
         if isinstance(ins.argval, types.CodeType):
             _refuse_lists(pyfunc, ins.argval)
+        if ins.positions and ins.positions.lineno:
+            line = ins.positions.lineno
         what = _CONTAINER_OPCODES.get(ins.opname)
-        if what:
+        if what or ins.opname == "PUSH_EXC_INFO":     # an except or finally block's start
             from ...errors import UnsupportedError
-            line = ins.positions.lineno if ins.positions else code.co_firstlineno
+            text = ("try/except and try/finally are not supported in GPU kernels and device "
+                    "functions" if not what else f"{what} are not supported in GPU kernels"
+                    f"{_LIST_ADVICE if what == 'lists' else ''}")
             raise UnsupportedError(
-                f"{what} are not supported in GPU kernels{_LIST_ADVICE if what == 'lists' else ''}"
-                f"\n  in function '{pyfunc.__name__}', file \"{code.co_filename}\", line {line}")
+                f"{text}\n  in function '{pyfunc.__name__}', file \"{code.co_filename}\", "
+                f"line {line}")
 
 
 def _prepare(pyfunc, memo):
@@ -285,6 +290,10 @@ class _Launcher:
 
     def __call__(self, *args):
         _launch(self.kernel, self.griddim, self.blockdim, self.sharedmem, args)
+        try:
+            self.kernel._launched.add(_launch_types(args))   # inspect_asm's versions
+        except (TypeError, ValueError):
+            pass    # arguments only the interpreter takes: no PTX version to show
 
 
 # --- kernels and device functions -----------------------------------------------------------
@@ -302,6 +311,7 @@ class Kernel(LaunchForms):
         self.__wrapped__ = py_func
         self._prep = None
         self._returns_checked = False
+        self._launched = set()     # the argument types launched with (inspect_asm's versions)
         code = py_func.__code__
         self._argnames = code.co_varnames[:code.co_argcount]
 
@@ -334,6 +344,13 @@ class Kernel(LaunchForms):
 
     def inspect_types(self, file=None):
         print(f"{self.__name__}: runs in the pyjit simulator (no typed IR)", file=file)
+
+    def _versions(self):
+        from ... import types as _types
+        if self.signature is not None:
+            return [_types._canonical_signature(sig)[0] for sig in
+                    (self.signature if isinstance(self.signature, list) else [self.signature])]
+        return sorted(self._launched)
 
     def __reduce__(self):
         return _serialize.reduce(self)
@@ -534,6 +551,11 @@ def _kernel_arg(value, name):
     if isinstance(value, (list, dict, set, str, bytes)):
         raise TypeError(f"argument '{name}' is a {type(value).__name__}: kernels take numbers, "
                         "tuples, NumPy arrays and device arrays")
+    if isinstance(value, tuple) and any(isinstance(v, (np.ndarray, DeviceNDArray, tuple))
+                                        for v in value):
+        # a tuple of arrays (device arrays too), as a compiled launch takes it: each item checked
+        items = [_kernel_arg(v, f"{name}[{i}]") for i, v in enumerate(value)]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if not isinstance(value, CheckedArray):
         _gpu_typeof(value, name)
     return value
@@ -576,12 +598,14 @@ def _check_co_resident(kernel, griddim, blockdim, sharedmem):
 def _launch_types(args):
     """The type names the compiled backend's launch gives args."""
     from ... import _core
-    out = []
-    for a in args:
+
+    def host(a):
         a = a.array if isinstance(a, (In, Out, InOut)) else a
-        a = a._ary if isinstance(a, DeviceNDArray) else a
-        out.append(_core.typeof(a, True).replace("weak ", ""))
-    return tuple(out)
+        if isinstance(a, tuple):
+            items = [host(v) for v in a]
+            return type(a)(*items) if hasattr(a, "_fields") else tuple(items)
+        return a._ary if isinstance(a, DeviceNDArray) else a
+    return tuple(_core.typeof(host(a), True).replace("weak ", "") for a in args)
 
 
 class _Overload:
