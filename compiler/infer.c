@@ -1449,7 +1449,10 @@ static Type *type_const(Infer *c, Instr *in)
     case K_CFUNC:
     case K_OBJMODE: return ty_literal(TY_FUNCTION, k);
     case K_EXCCLASS: return ty_literal(TY_EXCCLASS, k);
-    case K_TYPE: return ty_literal(TY_FUNCTION, k);   /* what calls it is told it is no function */
+    case K_TYPE: {   /* a dtype constant is a value; other types are told they are no function */
+        Type *t = ty_parse(k->name);
+        return t && t->kind == TY_DTYPE ? t : ty_literal(TY_FUNCTION, k);
+    }
     case K_NAMEDTUPLE: return ty_literal(TY_NTCLASS, k);
     case K_OPAQUE:
     case K_UNDEFINED: return in->type && in->type->kind != TY_UNDEFINED ? in->type : ty_undefined();

@@ -2524,6 +2524,7 @@ static const char *method_family(const Type *self)
     case TY_CLASS: return self->name;   /* each jitclass has its own methods */
     case TY_RNG: return "generator";
     case TY_TUPLE: return "tuple";
+    case TY_DTYPE: return "dtype";
     default: return "complex";
     }
 }

@@ -100,3 +100,99 @@ def test_untyped_nested_empty_list_is_a_clear_error():
         return len(x)
     with pytest.raises(TypingError, match="empty list needs an append"):
         njit(f)()
+
+
+# ---- dtypes as values ------------------------------------------------------------------------
+
+DT_GLOBAL = np.dtype("float32")
+DTYPES = [np.float64, np.float32, np.int8, np.uint16, np.int64, np.bool_, np.complex64,
+          np.complex128, np.float16]
+
+
+@pytest.mark.parametrize("src", [
+    "np.dtype(np.float64)", "np.dtype('float32')", "np.dtype('f4') == np.float32",
+    "np.dtype('<i8')", "np.dtype(np.int8).itemsize", "np.dtype('c16').name",
+    "np.dtype(np.uint16).kind", "np.empty(0, np.dtype(np.int8)).dtype",
+    "np.zeros(3, dtype=np.dtype('int16'))", "np.ones((2, 2), np.dtype(np.complex64))",
+    "np.arange(4).astype(np.dtype('float32'))", "DT_GLOBAL", "np.zeros(2, DT_GLOBAL)",
+    "np.float32(2).dtype", "np.int16(2).dtype.itemsize", "(2.5).dtype if False else 0",
+    "np.promote_types(np.int8, np.uint8)", "np.promote_types('f4', np.int64)",
+    "np.can_cast(np.int32, np.float64)", "np.can_cast(np.float64, np.float32)",
+    "np.can_cast(np.float64, np.float32, 'same_kind')",
+    "np.issubdtype(np.float32, np.floating)", "np.issubdtype(np.int8, np.integer)",
+    "np.issubdtype(np.uint8, np.signedinteger)", "np.issubdtype(np.complex64, np.inexact)",
+    "np.issubdtype(np.bool_, np.number)", "np.issubdtype(np.float64, np.float64)",
+])
+def test_dtype_values(src):
+    ns = {"np": np, "DT_GLOBAL": DT_GLOBAL}
+    exec(f"def f():\n    return {src}\n", ns)
+    want, got = ns["f"](), njit(ns["f"])()
+    if isinstance(want, np.ndarray):
+        same(got, want)
+    else:
+        assert got == want and type(got) is type(want) or (isinstance(want, np.dtype) and
+                                                            got == want), (got, want)
+
+
+@pytest.mark.parametrize("dt", DTYPES + ["M8[D]", "m8[ns]", "M8"])
+def test_dtype_attributes_of_arrays(dt):
+    def f(a):
+        d = a.dtype
+        return (d.itemsize, d.name, d.kind, d.char, d.str, d.num, d.byteorder, d.isnative,
+                d.alignment, d.ndim, d.hasobject)
+    a = np.zeros(3, dt)
+    assert njit(f)(a) == f(a)
+    assert njit(f)(a[::2]) == f(a[::2])
+
+
+def test_dtype_of_structured_arrays():
+    R = np.dtype([("x", "f8"), ("y", "i4"), ("v", "f4", (3,)), ("t", "M8[D]"),
+                  ("n", [("a", "i2"), ("b", "u1")])], align=True)
+
+    def f(a):
+        return a.dtype.itemsize, a.dtype.name, a.dtype.kind, a.dtype.num, a.dtype.alignment
+    a = np.zeros(2, R)
+    assert njit(f)(a) == f(a)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_dtype_from_an_array_makes_arrays(dt):
+    def f(a, n):
+        d = a.dtype
+        x = np.empty(n, dtype=d)
+        x[:] = 1
+        return (x, np.zeros((2, n), d), np.ones(n, dtype=d), np.full(n, 3, d), a.astype(d),
+                np.zeros_like(a, dtype=np.dtype(np.int32)), np.arange(n, dtype=d) if
+                np.issubdtype(d, np.number) else np.zeros(n, d),
+                np.issubdtype(d, np.floating), np.issubdtype(d, np.complexfloating),
+                np.zeros(1, np.result_type(a, np.int8)), np.ones(1, np.promote_types(d, np.int16)),
+                np.can_cast(d, np.float64), d == np.float32, d == a.dtype)
+    a = (np.arange(5) % 2).astype(dt)
+    got, want = njit(f)(a, 4), f(a, 4)
+    for g, w in zip(got, want):
+        if isinstance(w, np.ndarray):
+            same(g, w)
+        else:
+            assert g == w, (g, w)
+
+
+@pytest.mark.parametrize("dt", [np.dtype("float32"), np.float32, np.dtype("int16"),
+                                np.dtype("complex128"), np.bool_])
+def test_dtype_passed_from_python(dt):
+    @njit
+    def inner(d, n):
+        return np.zeros(n, d)
+
+    def f(d, n):
+        return inner(d, n), np.dtype(d).itemsize, np.ones(n, dtype=d).sum()
+    got, want = njit(f)(dt, 3), (np.zeros(3, dt), np.dtype(dt).itemsize, np.ones(3, dtype=dt).sum())
+    same(got[0], want[0])
+    assert got[1:] == want[1:]
+    assert njit(lambda d: d)(dt) == np.dtype(dt)
+
+
+def test_dtype_refusals_are_typing_errors():
+    with pytest.raises(TypingError, match="numpy.dtype"):
+        njit(lambda: np.dtype("not a dtype"))()
+    with pytest.raises(TypingError, match="numpy.dtype"):
+        njit(lambda x: np.dtype(x))(3.0)   # NumPy: TypeError, not a dtype
