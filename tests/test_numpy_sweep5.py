@@ -333,3 +333,27 @@ def test_where_refusals():
         njit(lambda a, m: np.max(a, where=m))(a, m)   # NumPy: ValueError, no identity
     with pytest.raises(TypingError, match="out= beside where="):
         njit(lambda a, m: np.sum(a, out=np.zeros(()), where=m))(a, m)
+
+
+# ---- axis=None written out, np.copy of a number ----------------------------------------------
+
+@pytest.mark.parametrize("src", [
+    "np.sum(a, axis=None)", "np.prod(a, axis=None)", "np.mean(a, axis=None)",
+    "np.max(a, axis=None)", "np.amin(a, axis=None)", "np.argmin(a, axis=None)",
+    "a.argmax(axis=None)", "np.std(a, axis=None, ddof=1)", "np.var(a, axis=None)",
+    "np.cumsum(a, axis=None)", "a.min(axis=None, keepdims=True)", "a.sum(axis=None)",
+])
+def test_axis_none_written_out(src):
+    f, jf = source_case(src, "a")
+    for a in (np.arange(12.0).reshape(3, 4), np.arange(24, dtype=np.int16).reshape(2, 3, 4).T,
+              np.array([[1.5, np.nan], [0.5, 2.0]])[:, ::-1]):
+        want = f(a)
+        if isinstance(want, np.ndarray):
+            same(jf(a), want)
+        else:
+            assert np.allclose(jf(a), want, equal_nan=True)
+
+
+@pytest.mark.parametrize("x", [3.0, 2, True, 1 + 2j, np.float32(1.5), np.int8(-3)])
+def test_copy_of_a_number(x):
+    same(njit(lambda x: np.copy(x))(x), np.copy(x))

@@ -251,6 +251,9 @@ def _along_or_whole(a, axis, keepdims, signature, along, call, **unsupported):
         return keep_dims(keepdims, a, axis, signature, along())
     if is_array(a) and not given(axis) and isinstance(keepdims, types.Type) and given(keepdims):
         return keep_dims(keepdims, a, axis, signature, _whole(call, signature))
+    if is_array(a) and isinstance(axis, types.NoneType) and not any(
+            isinstance(t, types.Type) and given(t) for t in unsupported.values()):
+        return _whole(call, signature)   # axis=None written out: the whole array
     if _int_tuple(axis) and is_array(a) and not call.startswith("np.arg"):
         if any(given(t) for n, t in unsupported.items() if n == "out"):
             raise TypeError("out= beside axis= is not supported in compiled code")
@@ -451,6 +454,8 @@ def _argmax(a, axis=None, out=None, keepdims=False):
 
 
 def _cumsum(a, axis=None, dtype=None, out=None):
+    if is_array(a) and isinstance(axis, types.NoneType) and not given(dtype) and not given(out):
+        return _whole("np.cumsum(a)", "a, axis=None, dtype=None, out=None")
     return _cumulative("sum", a, dtype) if _applies(a, axis, out=out) else None
 
 
