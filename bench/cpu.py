@@ -407,6 +407,15 @@ def check_matdot(args, result):
 # workloads where NumPy does the same work in one call: timed too, shown in the python column
 NUMPY_SAME = {"solve": np.linalg.solve, "matdot": np.dot}
 
+# Rest before each sample of the workloads that call BLAS. NumPy's wheel carries its own OpenBLAS
+# (64-bit ints) and SciPy another (the one pyjit and Numba call): two thread pools in one process.
+# OpenBLAS's threads spin for a while (about 0.1 s) after a call before they sleep, so a sample
+# that follows another pool's spins shares the cores with them: interleaved without a rest, the
+# 1000x1000 product measured 52 ms (pyjit, after NumPy), 26 ms (Numba, after pyjit: the same
+# pool) and 54 ms (NumPy, after Numba) with two threads on two cores, and 20-21 ms each alone
+# or with this rest.
+BLAS_SETTLE = {"solve": 0.3, "matdot": 0.3}
+
 WORKLOADS = {   # name: (description, argument builder, check)
     "sum": ("sum loop, 10^7 float64", args_sum, check_sum),
     "mandelbrot": ("mandelbrot 200x200, 100 iter, complex", args_mandelbrot, check_mandelbrot),
@@ -461,14 +470,16 @@ def calibrate(fn, args, min_sample):
         number *= 2
 
 
-def interleaved_medians(fns, args, samples, min_sample=0.02):
+def interleaved_medians(fns, args, samples, min_sample=0.02, settle=0.0):
     """Median seconds per call of each function; samples alternate between the functions so that
-    a noisy moment of the machine hits all of them alike."""
+    a noisy moment of the machine hits all of them alike. settle: seconds of rest before each
+    function's sample (see BLAS_SETTLE)."""
     numbers = {k: calibrate(f, args, min_sample) for k, f in fns.items()}
     times = {k: [] for k in fns}
     for _ in range(samples):
         for k, f in fns.items():
             n = numbers[k]
+            time.sleep(settle)
             t0 = time.perf_counter()
             for _ in range(n):
                 f(*args)
@@ -514,7 +525,8 @@ def run_times(results, names, samples):
             ready["numpy"] = NUMPY_SAME[name]
         if ready:
             results.cells.update({(name, lib): t for lib, t in
-                                  interleaved_medians(ready, make_args(False), samples).items()})
+                                  interleaved_medians(ready, make_args(False), samples,
+                                                      settle=BLAS_SETTLE.get(name, 0.0)).items()})
 
 
 def run_call_overhead(results, samples):

@@ -513,6 +513,7 @@ static Type *tuple_concat(Infer *c, Instr *in, Type *a, Type *b)
 }
 
 static Type *list_item_unify(Type *a, Type *b);
+static int *count_uses(Infer *c);
 
 /* list + list (a new list; += extends the left one in place and gives it), list * n, n * list. */
 static Type *list_binop(Infer *c, Instr *in, Type *a, Type *b)
@@ -1253,6 +1254,44 @@ Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
                       infer_type_name(vt), item ? infer_type_name(item) : "items of unknown type");
 }
 
+/* The type nested lists of numbers a and b both convert to ([[1.5], [2]]: list(float64)), NULL
+ * where they are not both such lists. */
+static Type *nested_list_unify(Type *a, Type *b)
+{
+    if (a->kind != TY_LIST || b->kind != TY_LIST || !a->list.item || !b->list.item ||
+        a->list.typed || b->list.typed)
+        return NULL;
+    Type *ia = a->list.item, *ib = b->list.item;
+    Type *item = ia->kind == TY_LIST ? nested_list_unify(ia, ib)
+                 : ty_is_scalar(ia) && ty_is_scalar(ib) ? list_item_unify(ia, ib) : NULL;
+    return item ? ty_list(item) : NULL;
+}
+
+/* A list literal whose items are list literals of other numbers ([[1.5, 2], [3, 4]]): the items
+ * that are literals used only here take want's items (the next round types them), as NumPy
+ * reads the nesting as one array. False where an item cannot (a list used elsewhere too). */
+static bool retype_list_items(Infer *c, Instr *in, Type *want)
+{
+    int *uses = NULL;
+    for (int i = 0; i < in->nargs; i++) {
+        Instr *x = in->args[i];
+        if (infer_value_type(x->type) == want)
+            continue;
+        if (x->op != OP_BUILD_LIST || x->imm || x->id >= c->nknown)
+            return false;
+        if (!uses)
+            uses = count_uses(c);
+        if (uses[x->id] != 1)
+            return false;
+    }
+    for (int i = 0; i < in->nargs; i++)
+        if (infer_value_type(in->args[i]->type) != want) {
+            c->list_items[in->args[i]->id] = want->list.item;
+            c->changed = true;
+        }
+    return true;
+}
+
 Type *infer_build_list(Infer *c, Instr *in)
 {
     if (prog_kernel_code(c->pi->prog))
@@ -1261,10 +1300,21 @@ Type *infer_build_list(Infer *c, Instr *in)
     Type *item = in->id < c->nknown ? c->list_items[in->id] : NULL;
     for (int i = 0; i < in->nargs; i++) {
         Type *t = infer_value_type(in->args[i]->type);
+        if (t && t->kind == TY_LIST && !t->list.item && !c->rewrite)
+            return NULL;   /* [[]]: np.array may type the empty list (infer_calls.c) */
         if (!list_item_ok(t))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "a list cannot hold %s in compiled code",
                               infer_type_name(t));
         Type *u = item ? list_item_unify(item, t) : t;
+        Type *nested = u || c->rewrite ? NULL : nested_list_unify(item, t);
+        if (nested) {   /* [[1.5, 2], [3, 4]]: the items are retyped, or an error below */
+            for (int j = i + 1; j < in->nargs && nested; j++) {
+                Type *tj = infer_value_type(in->args[j]->type);
+                nested = tj && tj != nested ? nested_list_unify(nested, tj) : nested;
+            }
+            if (nested && retype_list_items(c, in, nested))
+                return NULL;
+        }
         if (!u)
             return infer_fail(c, in, DIAG_TYPING, "list items of types %s and %s: a list holds "
                               "one type in compiled code (Numba's literal lists of mixed types are "
@@ -1456,7 +1506,10 @@ static Type *type_const(Infer *c, Instr *in)
     case K_CFUNC:
     case K_OBJMODE: return ty_literal(TY_FUNCTION, k);
     case K_EXCCLASS: return ty_literal(TY_EXCCLASS, k);
-    case K_TYPE: return ty_literal(TY_FUNCTION, k);   /* what calls it is told it is no function */
+    case K_TYPE: {   /* a dtype constant is a value; other types are told they are no function */
+        Type *t = ty_parse(k->name);
+        return t && t->kind == TY_DTYPE ? t : ty_literal(TY_FUNCTION, k);
+    }
     case K_NAMEDTUPLE: return ty_literal(TY_NTCLASS, k);
     case K_OPAQUE:
     case K_UNDEFINED: return in->type && in->type->kind != TY_UNDEFINED ? in->type : ty_undefined();
@@ -1629,6 +1682,8 @@ static Type *type_instr(Infer *c, Instr *in)
 {
     if (in->op == OP_PHI)
         return type_phi(c, in);
+    if (in->op == OP_CALL && infer_empty_list_arg(c, in))
+        return NULL;   /* its argument is typed in the next round */
     if (!operands_ready(c, in) || infer_none_waits(c, in))
         return NULL;
     if (uses_caught(in))
@@ -1859,7 +1914,11 @@ static int finish_types(Infer *c)
         for (int j = 0; j < b->instrs.len; j++) {
             Instr *in = b->instrs.items[j];
             if (!in->type) {
-                if (in->var)
+                if (in->op == OP_BUILD_LIST)   /* [[]] that nothing typed */
+                    infer_fail(c, in, DIAG_TYPING, "the type of this list's items is unknown: "
+                               "its empty lists need an append (or an item assignment) in the "
+                               "function that makes them");
+                else if (in->var)
                     infer_fail(c, in, DIAG_TYPING, "local variable '%s' is used before it is "
                                "assigned", in->var);
                 else

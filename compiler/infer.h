@@ -195,6 +195,9 @@ bool infer_is_class_tuple(Type **items, int n);
 
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);
+/* np.array([[], []]): types the nested empty list literals of the call's argument (float64
+ * or its dtype=); true when it did. */
+bool infer_empty_list_arg(Infer *c, Instr *in);
 /* infer_calls.c: an operation that is a list method of the library (pyjit/lib/lists.py) on
  * these operands, self first: l[i:j] = other is list.__setitem__. in becomes its CALL_JIT. */
 Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **args, int nargs);

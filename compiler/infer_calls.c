@@ -2397,16 +2397,54 @@ static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
     callee->name = k->name;
     return call_jit(c, in, callee);
 }
-/* np.array([]) and np.array([], dtype=d): the empty list literal's items take d (float64
- * without one), as NumPy makes an empty array of that dtype; without this the list's item type
- * would be unknown. True when it set them (another round of inference follows). */
+/* The empty list literals nested in `list` (np.array([[], []])): every one at the same depth,
+ * each level a BUILD_LIST of BUILD_LISTs; their items take item, and each level above a list of
+ * the level below. False where the nesting is not of that form or the lists are typed already. */
+static bool type_empty_nest(Infer *c, Instr *list, Type *item, int depth)
+{
+    if (!list || list->op != OP_BUILD_LIST || list->id >= c->nknown || c->list_items[list->id] ||
+        depth > 32)
+        return false;
+    if (list->nargs == 0) {
+        if (!list->type || list->type->kind != TY_LIST || list->type->list.item)
+            return false;
+        c->list_items[list->id] = item;
+        return true;
+    }
+    if (depth == 0 || list->type)
+        return false;
+    Type *inner = item;
+    for (int d = 1; d < depth; d++)
+        inner = ty_list(inner);
+    for (int i = 0; i < list->nargs; i++)
+        if (!type_empty_nest(c, list->args[i], item, depth - 1))
+            return false;
+    c->list_items[list->id] = ty_list(inner);
+    return true;
+}
+
+/* How deep the first path of nested list literals from list goes to an empty one. */
+static int empty_nest_depth(const Instr *list)
+{
+    int depth = 0;
+    while (list && list->op == OP_BUILD_LIST && list->nargs > 0 && depth < 32) {
+        list = list->args[0];
+        depth++;
+    }
+    return list && list->op == OP_BUILD_LIST ? depth : -1;
+}
+
+/* np.array([]), np.array([[], []]) and np.array([], dtype=d): the empty list literals' items
+ * take d (float64 without one), as NumPy makes an empty array of that dtype; without this the
+ * lists' item types would be unknown. True when it set them (another round of inference
+ * follows). */
 static bool type_empty_list(Infer *c, Instr *in)
 {
     int npos = in->nargs - in->nkw;
     Instr *list = npos > 1 ? in->args[1] : NULL;
-    if (!list || list->op != OP_BUILD_LIST || list->nargs != 0 || list->id >= c->nknown ||
-        c->list_items[list->id] || !list->type || list->type->kind != TY_LIST ||
-        list->type->list.item)
+    int depth = empty_nest_depth(list);
+    if (depth < 0 || (depth == 0 && (!list->type || list->type->kind != TY_LIST ||
+                                     list->type->list.item)))
         return false;
     Instr *dtype = npos > 2 ? in->args[2] : NULL;
     for (int k = 0; k < in->nkw; k++)
@@ -2419,9 +2457,19 @@ static bool type_empty_list(Infer *c, Instr *in)
             return false;   /* the overload's own message names the dtype */
         item = d;
     }
-    c->list_items[list->id] = item;
+    if (!type_empty_nest(c, list, item, depth))
+        return false;
     c->changed = true;
     return true;
+}
+
+bool infer_empty_list_arg(Infer *c, Instr *in)
+{
+    Type *ft = in->nargs > 1 ? in->args[0]->type : NULL;
+    const Const *k = ft && ft->kind == TY_FUNCTION ? ft->literal : NULL;
+    return k && k->name && (strcmp(k->name, "numpy.array") == 0 ||
+                            strcmp(k->name, "numpy.asarray") == 0) &&
+           in->args[1]->op == OP_BUILD_LIST && !in->args[1]->type && type_empty_list(c, in);
 }
 
 
@@ -2497,6 +2545,7 @@ static const char *method_family(const Type *self)
     case TY_CLASS: return self->name;   /* each jitclass has its own methods */
     case TY_RNG: return "generator";
     case TY_TUPLE: return "tuple";
+    case TY_DTYPE: return "dtype";
     default: return "complex";
     }
 }

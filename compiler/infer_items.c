@@ -100,6 +100,8 @@ static Type *array_getattr(Infer *c, Instr *in, Type *t)
 static Type *scalar_getattr(Infer *c, Instr *in, Type *t)
 {
     bool real = strcmp(in->name, "real") == 0, imag = strcmp(in->name, "imag") == 0;
+    if (strcmp(in->name, "dtype") == 0)   /* np.float32(x).dtype: a constant, as a.dtype */
+        return ty_dtype(ty_strong(t));
     if (ty_is_complex(t) && strcmp(in->name, "conjugate") == 0)
         return ty_method(ty_strong(t), in->name);
     if (!real && !imag)
@@ -178,7 +180,8 @@ Type *infer_getattr(Infer *c, Instr *in)
     if (t->kind == TY_MODULE)
         return infer_fail(c, in, DIAG_TYPING, "module '%s' has no attribute '%s'",
                           t->literal && t->literal->name ? t->literal->name : "?", in->name);
-    if (ty_is_container(t) || t->kind == TY_STR) {   /* arrays: after their own attributes */
+    /* arrays: after their own attributes; dtypes: their NumPy attributes (numpy_dtypes.py) */
+    if (ty_is_container(t) || t->kind == TY_STR || t->kind == TY_DTYPE) {
         bool found;
         Type *r = infer_attribute_overload(c, in, &found);
         if (found)

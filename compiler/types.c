@@ -918,6 +918,10 @@ static Type *parse_type(const char **p, int depth)
         return parse_function_type(p, depth);
     if (eat(p, "record("))
         return parse_record(p, depth);
+    if (eat(p, "dtype(")) {   /* a dtype value (np.dtype('f4'), a.dtype) */
+        Type *item = parse_type(p, depth + 1);
+        return item && ty_is_scalar(item) && eat(p, ")") ? ty_dtype(item) : NULL;
+    }
     if (eat(p, "optional(")) {   /* a cached version's return type */
         Type *value = parse_type(p, depth + 1);
         return value && eat(p, ")") ? ty_optional(value) : NULL;

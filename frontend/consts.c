@@ -521,6 +521,21 @@ static const char *record_type_name(FeCtx *ctx, PyObject *obj)
     return s && ty_parse(s) ? s : NULL;
 }
 
+/* A NumPy dtype constant: pyjit._records.dtype_name's canonical name (a record type, or
+ * dtype(float32) for a number's dtype), or NULL. */
+static const char *dtype_type_name(FeCtx *ctx, PyObject *obj)
+{
+    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) != 0)
+        return NULL;
+    PyObject *mod = PyImport_ImportModule("pyjit._records");
+    PyObject *name = mod ? PyObject_CallMethod(mod, "dtype_name", "O", obj) : NULL;
+    const char *s = name && PyUnicode_Check(name) ? arena_strdup(ctx->arena, utf8_or(name, "")) : NULL;
+    Py_XDECREF(mod);
+    Py_XDECREF(name);
+    PyErr_Clear();
+    return s && ty_parse(s) ? s : NULL;
+}
+
 /* Whether obj's class says what it is by a class attribute (pyjit's CFunc and ObjModeCall): a
  * lookup in the class, never the object's own __getattr__. */
 static bool has_class_marker(PyObject *obj, const char *marker)
@@ -622,7 +637,7 @@ static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
         if (const_of_namedtuple(ctx, fe_namedtuple_class(obj), c) < 0)
             return -1;
     } else if ((c->name = pyjit_type_name(ctx, obj)) != NULL ||
-               (c->name = record_type_name(ctx, obj)) != NULL) {
+               (c->name = dtype_type_name(ctx, obj)) != NULL) {
         c->kind = K_TYPE;
     } else {
         return const_of_array(ctx, obj, c);

@@ -43,6 +43,17 @@ def _item_name(dt):
     return _SCALARS.get((dt.kind, dt.itemsize))
 
 
+def dtype_name(dtype):
+    """The canonical name compiled code knows a NumPy dtype constant by: its record type's for a
+    structured dtype, dtype(float32) for a number's (a value typed as `a.dtype` is), or None."""
+    if dtype.names is not None:
+        return type_name(dtype)
+    if dtype.kind in "mM":
+        return None   # datetime dtypes as values are not taken yet
+    item = _item_name(dtype)
+    return "dtype(%s)" % item if item is not None else None
+
+
 def type_name(dtype):
     """The record type's canonical name of a structured dtype, or None when compiled code does
     not take it (a field of another dtype, an odd field name, overlapping fields)."""

@@ -80,6 +80,10 @@ def _aliases():
         obj = getattr(np, name, None)
         if obj is not None:
             pairs.append((obj, "numpy." + canonical))
+    # NumPy's abstract scalar classes: np.issubdtype's second argument (pyjit/lib/numpy_dtypes.py)
+    for name in ("generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact",
+                 "floating", "complexfloating"):
+        pairs.append((getattr(np, name), "numpy." + name))
     return pairs
 
 

@@ -206,7 +206,8 @@ def overload(func, jit_options={}, strict=True, inline="never", prefer_literal=F
 def _family(typ, what):
     from . import types
     kinds = {types.Array: "array", types.List: "list", types.UnicodeType: "str", types.Dict: "dict",
-             types.Set: "set", types.NumPyRandomGeneratorType: "generator", types.Tuple: "tuple"}
+             types.Set: "set", types.NumPyRandomGeneratorType: "generator", types.Tuple: "tuple",
+             types.DType: "dtype"}
     if isinstance(typ, type) and issubclass(typ, types.StructRef):   # a structref's methods
         from .experimental import structref
         kinds[typ] = structref.family(typ)

@@ -86,6 +86,7 @@ INDEX = {
                            "polyadd", "polysub", "polymul", "polydiv", "polyval", "polyder",
                            "polyint")),
     "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer"),
+    "numpy_dtypes": ("dtype", "issubdtype", "promote_types", "result_type", "can_cast"),
     "numpy_linalg": ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet", "linalg.eig",
                      "linalg.eigvals", "linalg.eigh", "linalg.eigvalsh", "linalg.svd",
                      "linalg.matrix_rank", "linalg.pinv", "linalg.norm", "linalg.cond",
@@ -145,6 +146,9 @@ METHODS = {
     "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze",
                     "method.array.view"),
     "numpy_flags": ("attr.array.flags",),
+    "numpy_dtypes": tuple(f"attr.dtype.{name}" for name in (
+        "itemsize", "name", "kind", "char", "str", "num", "alignment", "byteorder", "isnative",
+        "ndim", "hasobject")),
     "numpy_index": ("method.array.__getitem__", "method.array.__setitem__"),
     "numpy_linalg": ("method.array.__matmul__",),
     "numpy_sorting": ("method.array.partition", "method.array.argpartition", "method.array.sort",

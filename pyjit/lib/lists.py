@@ -422,11 +422,26 @@ def _array_of_tuple(obj, dtype):
         body = "".join(f"    out[{i}] = obj[{i}]\n" for i in range(len(items)))
         return _generated(f"def impl(obj, dtype=None):\n    out = np.empty({len(items)}, dt)\n"
                           + body + "    return out\n", {"dt": dt})
+    depths = [_nest_levels(t) for t in items]
+    if items and all(d > 0 and x is not None and d == depths[0][0] for d, x in depths) and \
+            not all(isinstance(t, (types.Tuple, types.UniTuple)) for t in items):
+        # a tuple of lists or arrays (of one depth): each made an array, then stacked
+        from ._util import promote
+        dt = dtype or promote(*(x for _, x in depths))
+        n = len(items)
+        body = "".join(f"    a{i} = np.array(obj[{i}], dt)\n" for i in range(n))
+        body += "".join(f"    if a{i}.shape != a0.shape:\n        raise ValueError(\"setting an "
+                        f"array element with a sequence. The requested array has an "
+                        f"inhomogeneous shape after 1 dimensions.\")\n" for i in range(1, n))
+        body += f"    out = np.empty(({n},) + a0.shape, dt)\n"
+        body += "".join(f"    out[{i}] = a{i}\n" for i in range(n))
+        return _generated("def impl(obj, dtype=None):\n" + body + "    return out\n",
+                          {"dt": dt})
     rows = [getattr(t, "types", None) for t in items]
     if not items or any(r is None or len(r) != len(rows[0]) or not all(_numeric(x) for x in r)
                         for r in rows):
         return None
-    dt = dtype or promote(*(x for r in rows for x in r))
+    dt = dtype or (promote(*(x for r in rows for x in r)) if rows[0] else types.float64)
     body = "".join(f"    out[{i}, {j}] = obj[{i}][{j}]\n"
                    for i in range(len(rows)) for j in range(len(rows[0])))
     return _generated(f"def impl(obj, dtype=None):\n"
@@ -434,43 +449,63 @@ def _array_of_tuple(obj, dtype):
                       "    return out\n", {"dt": dt})
 
 
+def _nest_levels(t):
+    """How many axes nested lists, homogeneous tuples and arrays of type t make, and the scalar
+    type at the bottom (None where it is not a number)."""
+    depth = 0
+    while isinstance(t, (types.List, types.UniTuple)):
+        t, depth = t.dtype, depth + 1
+    if isinstance(t, types.Array):
+        if t.ndim == 0:
+            return depth, None
+        t, depth = t.dtype, depth + t.ndim
+    return depth, (t if _numeric(t) else None)
+
+
+def _nested_source(depth):
+    """np.array of `depth` levels of sequences: the shape read down the first items (an empty
+    level makes the axes below it 0), then every item stored, each level's length checked
+    against the shape as NumPy checks that the nesting is rectangular."""
+    lines = ["def impl(obj, dtype=None):"]
+    lines += [f"    s{k} = 0" for k in range(1, depth)]
+    lines.append("    s0 = len(obj)")
+    ind, prev = "    ", "obj"
+    for k in range(1, depth):
+        lines += [f"{ind}if s{k - 1} > 0:", f"{ind}    t{k} = {prev}[0]",
+                  f"{ind}    s{k} = len(t{k})"]
+        ind, prev = ind + "    ", f"t{k}"
+    shape = ", ".join(f"s{k}" for k in range(depth))
+    lines.append(f"    out = np.empty(({shape},), dt)")
+    ind, row = "    ", "obj"
+    for k in range(depth):
+        lines.append(f"{ind}for i{k} in range(s{k}):")
+        ind += "    "
+        if k + 1 < depth:
+            lines += [f"{ind}r{k + 1} = {row}[i{k}]", f"{ind}if len(r{k + 1}) != s{k + 1}:",
+                      f"{ind}    raise ValueError(\"setting an array element with a sequence. "
+                      f"The requested array has an inhomogeneous shape after {k + 1} "
+                      f"dimensions.\")"]
+            row = f"r{k + 1}"
+    index = ", ".join(f"i{k}" for k in range(depth))
+    lines += [f"{ind}out[{index}] = {row}[i{depth - 1}]", "    return out", ""]
+    return "\n".join(lines)
+
+
 def _array_of_list(obj, dtype):
-    """np.array of a list of numbers (1-d), or of a list of lists, tuples or 1-d arrays of
-    numbers (2-d, every row as long as the first), or of tuples (_array_of_tuple); None for
-    anything else."""
-    if isinstance(obj, types.Tuple):
+    """np.array of a list (or a tuple of one type) of numbers, or of nested lists, tuples and
+    arrays of numbers to any depth (every level as long as its first item), or of tuples of
+    mixed types (_array_of_tuple); None for anything else."""
+    if isinstance(obj, types.Tuple) or (isinstance(obj, types.UniTuple) and
+                                        not isinstance(obj.dtype, (types.List, types.UniTuple,
+                                                                   types.Array))):
         return _array_of_tuple(obj, dtype)
-    if not isinstance(obj, types.List):
+    if not isinstance(obj, (types.List, types.UniTuple)):
         return None
-    item = obj.dtype
-    if isinstance(item, (types.Number, types.Boolean)):
-        dt = item if dtype is None else dtype
-
-        def flat(obj, dtype=None):
-            out = np.empty(len(obj), dtype=dt)
-            for i in range(len(obj)):
-                out[i] = obj[i]
-            return out
-        return flat
-    inner = item.dtype if isinstance(item, (types.List, types.Array, types.UniTuple)) else None
-    if inner is None or not isinstance(inner, (types.Number, types.Boolean)) or \
-            (isinstance(item, types.Array) and item.ndim != 1):
+    depth, scalar = _nest_levels(obj)
+    if scalar is None:
         return None
-    dt = inner if dtype is None else dtype
-
-    def rows(obj, dtype=None):
-        n = len(obj)
-        m = len(obj[0]) if n else 0
-        out = np.empty((n, m), dtype=dt)
-        for i in range(n):
-            row = obj[i]
-            if len(row) != m:
-                raise ValueError("setting an array element with a sequence. The requested array "
-                                 "has an inhomogeneous shape after 1 dimensions.")
-            for j in range(m):
-                out[i, j] = row[j]
-        return out
-    return rows
+    from ._util import generated
+    return generated("impl", _nested_source(depth), {"dt": scalar if dtype is None else dtype})
 
 
 def _dtype_of(dtype):

@@ -251,6 +251,9 @@ def _along_or_whole(a, axis, keepdims, signature, along, call, **unsupported):
         return keep_dims(keepdims, a, axis, signature, along())
     if is_array(a) and not given(axis) and isinstance(keepdims, types.Type) and given(keepdims):
         return keep_dims(keepdims, a, axis, signature, _whole(call, signature))
+    if is_array(a) and isinstance(axis, types.NoneType) and not any(
+            isinstance(t, types.Type) and given(t) for t in unsupported.values()):
+        return _whole(call, signature)   # axis=None written out: the whole array
     if _int_tuple(axis) and is_array(a) and not call.startswith("np.arg"):
         if any(given(t) for n, t in unsupported.items() if n == "out"):
             raise TypeError("out= beside axis= is not supported in compiled code")
@@ -451,6 +454,8 @@ def _argmax(a, axis=None, out=None, keepdims=False):
 
 
 def _cumsum(a, axis=None, dtype=None, out=None):
+    if is_array(a) and isinstance(axis, types.NoneType) and not given(dtype) and not given(out):
+        return _whole("np.cumsum(a)", "a, axis=None, dtype=None, out=None")
     return _cumulative("sum", a, dtype) if _applies(a, axis, out=out) else None
 
 
@@ -581,3 +586,29 @@ for _name, _signature in _TUPLE_AXIS_SIGNATURES.items():
     _typing = _tuple_axis_typing(_name, _signature)
     _typing.__module__ = __name__
     overload(getattr(np, _name))(_typing)
+
+
+_NAN_ON_ZERO = {"error_model": "numpy"}
+
+
+# where= (numpy_where.py): the reduction over the items under a mask
+def _register_where():
+    from . import numpy_where
+    sigs = {"sum": ("sum", "a, axis=None, dtype=None, out=None, keepdims=False, where=True"),
+            "prod": ("prod", "a, axis=None, dtype=None, out=None, keepdims=False, where=True"),
+            "min": ("min", "a, axis=None, out=None, keepdims=False, initial=None, where=True"),
+            "max": ("max", "a, axis=None, out=None, keepdims=False, initial=None, where=True")}
+    for name, (kind, sig) in sigs.items():
+        typing = numpy_where.reduction(name, kind, sig)
+        typing.__module__ = __name__
+        _register(getattr(np, name), name, typing)
+        if name in ("min", "max"):
+            overload(getattr(np, "a" + name))(typing)
+    for name, sig in (("mean", _DTYPE_SIG), ("var", _DDOF_SIG), ("std", _DDOF_SIG)):
+        typing = numpy_where.statistic(name, sig + ", where=True")
+        typing.__module__ = __name__
+        overload(getattr(np, name), jit_options=_NAN_ON_ZERO)(typing)   # an empty mask: NaN
+        overload_method(types.Array, name, jit_options=_NAN_ON_ZERO)(typing)
+
+
+_register_where()

@@ -96,6 +96,8 @@ def _full_like(a, fill_value, dtype=None):
 def _copy(a):
     if is_array(a):
         return lambda a: a.copy()
+    if is_number(a) or isinstance(a, types.Boolean):   # a 0-d array of the number, as NumPy's
+        return lambda a: np.array(a)
     return None
 
 

@@ -86,3 +86,16 @@ def _nonzero(a):
     def impl(a):
         return (np.flatnonzero(a),)
     return impl
+
+
+def _register_where():
+    """np.any and np.all with where= (numpy_where.py)."""
+    from . import numpy_where
+    for name in ("any", "all"):
+        typing = numpy_where.reduction(name, name, "a, axis=None, out=None, keepdims=False, "
+                                                   "where=True")
+        typing.__module__ = __name__
+        overload(getattr(np, name))(typing)
+
+
+_register_where()

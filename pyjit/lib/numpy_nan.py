@@ -268,3 +268,19 @@ for _func in (np.nansum, np.nanmean, np.nanmin, np.nanmax, np.nanargmin, np.nana
     _nan_along(_func)
 for _func in (np.nanvar, np.nanstd):
     _nan_along(_func, ddof=True)
+
+
+def _register_where():
+    """np.nansum, nanprod, nanmean, nanvar and nanstd with where= (numpy_where.py): NaN (or the
+    identity) in place of the items outside the mask."""
+    from . import numpy_where
+    sig = "a, axis=None, dtype=None, out=None, keepdims=False, where=True"
+    ddof_sig = "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True"
+    for name, signature in (("nansum", sig), ("nanprod", sig), ("nanmean", sig),
+                            ("nanvar", ddof_sig), ("nanstd", ddof_sig)):
+        typing = numpy_where.reduction(name, name, signature)
+        typing.__module__ = __name__
+        overload(getattr(np, name), strict=False, jit_options={"error_model": "numpy"})(typing)
+
+
+_register_where()

@@ -284,3 +284,16 @@ def _truth_method(found):
 
 overload_method(types.Array, "any")(_truth_method(True))
 overload_method(types.Array, "all")(_truth_method(False))
+
+
+def _register_where():
+    """a.any() and a.all() with where= (numpy_where.py)."""
+    from . import numpy_where
+    for name in ("any", "all"):
+        typing = numpy_where.reduction(name, name, "a, axis=None, out=None, keepdims=False, "
+                                                   "where=True")
+        typing.__module__ = __name__
+        overload_method(types.Array, name)(typing)
+
+
+_register_where()

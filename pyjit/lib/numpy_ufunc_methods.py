@@ -161,9 +161,11 @@ def _reduce_typing(ufunc, name):
             return None
         if isinstance(axis, types.Omitted) or not isinstance(axis, types.Type):
             axis = types.int64   # the default, 0
-        if isinstance(where, types.Type) and given(where) and not (
+        masked = is_array(where) and isinstance(where.dtype, types.Boolean)
+        if isinstance(where, types.Type) and given(where) and not masked and not (
                 isinstance(where, types.BooleanLiteral) and where.literal_value):
-            raise TypeError(f"{name}.reduce: where= is not supported in compiled code")
+            raise TypeError(f"{name}.reduce: where= takes an array of bools in compiled code, "
+                            f"not {where}")
         dt = _dtype_arg(dtype)
         R = _probe(f"{name}.reduce", lambda: ufunc.reduce(np.ones(1, _dtype(array)),
                                                           dtype=dt)).dtype
@@ -172,6 +174,17 @@ def _reduce_typing(ufunc, name):
         nd = array.ndim
         has_initial = given(initial)
         src = [f"def impl({_REDUCE_SIG}):"]
+        if masked:   # the items outside the mask: the identity, or initial for max and min
+            if ufunc.identity is not None:
+                fill = repr(ufunc.identity)
+            elif has_initial and name in ("maximum", "minimum", "fmax", "fmin"):
+                fill = "initial"
+            else:
+                raise ValueError(f"reduction operation '{name}' does not have an identity, so "
+                                 "to use a where mask one has to specify 'initial'")
+            src.append("    array = np.where(np.broadcast_to(where, array.shape), array, "
+                       f"_DT({fill}))")
+            scope = dict(scope, _DT=array.dtype)
         init = "initial, True" if has_initial else "0, False"
         if isinstance(axis, types.NoneType) or (isinstance(axis, types.Omitted) and
                                                 axis.value is None):

@@ -1093,3 +1093,18 @@ def _round_ints(res, decimals):
 
 overload(np.round, strict=False)(_round)
 overload(np.around, strict=False)(_round)
+
+
+# ---- where= (numpy_where.py): the results stored into out under a mask ----
+
+def _register_where():
+    from . import numpy_where
+    names = {name: nin for name, (nin, _) in _UFUNCS.items()}
+    names.update(_MATH_UFUNCS)
+    for name, nin in names.items():
+        typing = numpy_where.ufunc(name, nin)
+        typing.__module__ = __name__
+        overload(getattr(np, name), jit_options=_OPTIONS, strict=False)(typing)
+
+
+_register_where()
