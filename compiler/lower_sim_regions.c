@@ -35,6 +35,7 @@
 
 #include <llvm-c/Target.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct PtrMap {
@@ -69,11 +70,15 @@ typedef struct Cut {
     LLVMTypeRef i8, i32, i64, ptr;
     /* start: the kernel's own entry; ok, fail: the block function's returns */
     LLVMBasicBlockRef entry, start, zloop, yloop, head, latch, ynext, znext, check, done, ok, fail;
+    LLVMBasicBlockRef dispatch, first_driver;   /* a round's start; the driver's first block */
+    LLVMBasicBlockRef *driver;   /* the driver's blocks (is_body) */
+    int ndriver, driver_cap;
     LLVMValueRef lin, at, preds, bres, sw, frame_size, sync;
-    /* the round's summary: the or and the and of the barrier calls its threads reached (equal
-     * when they all reached one; the or 0 when none did), the or of their operations, how many
-     * gave a true predicate, how many reached a syncthreads_and (which needs the count) */
-    LLVMValueRef ror, rand, rop, rcount, rlive;
+    LLVMValueRef nx, ny, nz, n;   /* the block's size, read in the entry */
+    /* rk: where every thread that did not return resumes in the next round (-1 the kernel's
+     * start, k barrier k, 0 not one place: the general loop); rounds: the switch on it */
+    LLVMValueRef rk, rounds;
+    LLVMValueRef sites_ref, nsites_ref;   /* the sites table and its size, set by sites_table */
     LLVMBasicBlockRef advance, check_slow, check_one;   /* after a round, before the next */
     LLVMValueRef rheld;   /* the last round ended with threads held back (warp operations) */
     /* warp operations: each thread's value, result, mask and argument, items made at the first
@@ -214,28 +219,174 @@ static LLVMValueRef entry_alloca(Cut *c, LLVMTypeRef ty)
     return LLVMBuildAlloca(B, ty, "");
 }
 
-/* The round's summary (build_driver), empty. */
-static void reset_summary(Cut *c)
+/* Loops over the block's threads, z outermost, x fastest, entered from `from` (whose branch to
+ * zloop the caller makes) and left for `after`: zloop and yloop store the thread's z and y into t
+ * and the head its x when store_tid. The builder is left at the end of the head, for the caller
+ * to branch to the thread's code, which ends at the latch. */
+typedef struct Nest {
+    LLVMBasicBlockRef zloop, yloop, head, latch, ynext, znext;
+    LLVMValueRef x, y, z, lin;
+} Nest;
+
+static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid,
+                        LLVMBasicBlockRef after, const char *name)
 {
+    LLVMBuilderRef B = c->b;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s.z", name);
+    ns->zloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    snprintf(buf, sizeof buf, "%s.y", name);
+    ns->yloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    ns->head = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+    snprintf(buf, sizeof buf, "%s.next", name);
+    ns->latch = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    snprintf(buf, sizeof buf, "%s.next.y", name);
+    ns->ynext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    snprintf(buf, sizeof buf, "%s.next.z", name);
+    ns->znext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0), zero = LLVMConstInt(c->i32, 0, 0);
+    LLVMPositionBuilderAtEnd(B, ns->zloop);
+    LLVMValueRef z = ns->z = LLVMBuildPhi(B, c->i32, ""), zlin = LLVMBuildPhi(B, c->i32, "");
+    if (store_tid)
+        LLVMBuildStore(B, z, tid_ptr(c, 2));
+    LLVMBuildBr(B, ns->yloop);
+    LLVMPositionBuilderAtEnd(B, ns->yloop);
+    LLVMValueRef y = ns->y = LLVMBuildPhi(B, c->i32, ""), ylin = LLVMBuildPhi(B, c->i32, "");
+    if (store_tid)
+        LLVMBuildStore(B, y, tid_ptr(c, 1));
+    LLVMBuildBr(B, ns->head);
+    LLVMPositionBuilderAtEnd(B, ns->head);
+    LLVMValueRef x = ns->x = LLVMBuildPhi(B, c->i32, ""), lin = ns->lin = LLVMBuildPhi(B, c->i32, "");
+    LLVMPositionBuilderAtEnd(B, ns->latch);
+    LLVMValueRef lin1 = LLVMBuildNUWAdd(B, lin, one, "");
+    LLVMValueRef x1 = LLVMBuildNUWAdd(B, x, one, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, c->nx, ""), ns->head, ns->ynext);
+    LLVMPositionBuilderAtEnd(B, ns->ynext);
+    LLVMValueRef y1 = LLVMBuildNUWAdd(B, y, one, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, y1, c->ny, ""), ns->yloop, ns->znext);
+    LLVMPositionBuilderAtEnd(B, ns->znext);
+    LLVMValueRef z1 = LLVMBuildNUWAdd(B, z, one, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, z1, c->nz, ""), ns->zloop, after);
+    LLVMValueRef xs[2] = {zero, x1}, xl[2] = {ylin, lin1};
+    LLVMBasicBlockRef xf[2] = {ns->yloop, ns->latch};
+    LLVMAddIncoming(x, xs, xf, 2);
+    LLVMAddIncoming(lin, xl, xf, 2);
+    LLVMValueRef ys[2] = {zero, y1}, yl[2] = {zlin, lin1};
+    LLVMBasicBlockRef yf[2] = {ns->zloop, ns->ynext};
+    LLVMAddIncoming(y, ys, yf, 2);
+    LLVMAddIncoming(ylin, yl, yf, 2);
+    LLVMValueRef zs[2] = {zero, z1}, zl[2] = {zero, lin1};
+    LLVMBasicBlockRef zf[2] = {from, ns->znext};
+    LLVMAddIncoming(z, zs, zf, 2);
+    LLVMAddIncoming(zlin, zl, zf, 2);
+    LLVMPositionBuilderAtEnd(B, ns->head);
+    if (store_tid)
+        LLVMBuildStore(B, x, tid_ptr(c, 0));
+}
+
+/* A loop for i in [0, n) (n >= 1) at the builder's block, which it ends: the body's first block,
+ * where the builder is left, with i's phi in *i; loop_end closes it. */
+static LLVMBasicBlockRef loop_begin(Cut *c, const char *name, LLVMValueRef *i)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+    LLVMBuildBr(B, body);
+    LLVMPositionBuilderAtEnd(B, body);
+    *i = LLVMBuildPhi(B, c->i32, "");
     LLVMValueRef zero = LLVMConstInt(c->i32, 0, 0);
-    LLVMValueRef p[4] = {c->ror, c->rop, c->rcount, c->rlive};
-    for (int i = 0; i < 4; i++)
-        LLVMBuildStore(c->b, zero, p[i]);
-    LLVMBuildStore(c->b, LLVMConstAllOnes(c->i32), c->rand);
+    LLVMAddIncoming(*i, &zero, &from, 1);
+    return body;
+}
+
+/* The loop's latch at the builder's block: i + 1, back to body while below n, else on to a new
+ * block (returned, the builder left there). */
+static LLVMBasicBlockRef loop_end(Cut *c, LLVMBasicBlockRef body, LLVMValueRef i, LLVMValueRef n,
+                                  const char *name)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+    LLVMValueRef next = LLVMBuildNUWAdd(B, i, LLVMConstInt(c->i32, 1, 0), "");
+    LLVMAddIncoming(i, &next, &here, 1);
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, next, n, ""), body, after);
+    LLVMPositionBuilderAtEnd(B, after);
+    (void)body;
+    return after;
+}
+
+/* The round's summary, from the threads' resume points after it (at[i]: the barrier k it waits
+ * at, 0 returned), in one pass that the vectoriser takes: the or and the and of the barriers the
+ * threads that did not return wait at (equal when they all wait at one; the or 0 when every
+ * thread returned), how many of them gave a true predicate (pred[i], written at a barrier with
+ * one), and how many there are. */
+static void round_summary(Cut *c, LLVMValueRef n, LLVMValueRef sum[4])
+{
+    LLVMBuilderRef B = c->b;
+    LLVMValueRef zero = LLVMConstInt(c->i32, 0, 0), ones = LLVMConstAllOnes(c->i32);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+    LLVMValueRef i;
+    LLVMBasicBlockRef body = loop_begin(c, "sim.round.scan", &i);
+    LLVMValueRef acc[4], init[4] = {zero, ones, zero, zero};
+    for (int k = 0; k < 4; k++) {
+        acc[k] = LLVMBuildPhi(B, c->i32, "");
+        LLVMAddIncoming(acc[k], &init[k], &from, 1);
+    }
+    LLVMValueRef i64 = LLVMBuildZExt(B, i, c->i64, "");
+    LLVMValueRef a = LLVMBuildLoad2(B, c->i32, LLVMBuildInBoundsGEP2(B, c->i32, c->at, &i64, 1, ""), "");
+    LLVMValueRef p = LLVMBuildLoad2(B, c->i32, LLVMBuildInBoundsGEP2(B, c->i32, c->preds, &i64, 1, ""), "");
+    LLVMValueRef live = LLVMBuildICmp(B, LLVMIntNE, a, zero, "");
+    LLVMValueRef yes = LLVMBuildAnd(B, live, LLVMBuildICmp(B, LLVMIntNE, p, zero, ""), "");
+    LLVMValueRef next[4] = {
+        LLVMBuildOr(B, acc[0], a, ""),
+        LLVMBuildAnd(B, acc[1], LLVMBuildSelect(B, live, a, ones, ""), ""),
+        LLVMBuildAdd(B, acc[2], LLVMBuildZExt(B, yes, c->i32, ""), ""),
+        LLVMBuildAdd(B, acc[3], LLVMBuildZExt(B, live, c->i32, ""), ""),
+    };
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    for (int k = 0; k < 4; k++)
+        LLVMAddIncoming(acc[k], &next[k], &here, 1);
+    LLVMBasicBlockRef after = loop_end(c, body, i, n, "sim.round.sum");
+    (void)after;
+    for (int k = 0; k < 4; k++) {
+        sum[k] = LLVMBuildPhi(B, c->i32, "");
+        LLVMAddIncoming(sum[k], &next[k], &here, 1);
+    }
+}
+
+static void add_driver_block(Cut *c, LLVMBasicBlockRef bb)
+{
+    if (c->ndriver == c->driver_cap) {
+        int cap = c->driver_cap ? 2 * c->driver_cap : 32;
+        LLVMBasicBlockRef *d = arena_alloc(c->arena, (size_t)cap * sizeof *d);
+        if (c->ndriver)
+            memcpy(d, c->driver, (size_t)c->ndriver * sizeof *d);
+        c->driver = d;
+        c->driver_cap = cap;
+    }
+    c->driver[c->ndriver++] = bb;
+}
+
+/* The blocks made here so far are the driver's, not the kernel's (is_body). */
+static void mark_driver(Cut *c)
+{
+    c->ndriver = 0;
+    for (LLVMBasicBlockRef bb = c->first_driver; bb; bb = LLVMGetNextBasicBlock(bb))
+        add_driver_block(c, bb);
+    add_driver_block(c, c->entry);
 }
 
 /* The entry (the thread arrays, from pj_sim_scratch; the threads all start at the kernel's own
- * entry), the loops over z, y and x (the thread's indices into t, then the switch to its resume
- * point), and the check after each round. */
+ * entry), the dispatch of a round (to the loop of its resume point when every thread resumes at
+ * one, fast_rounds; else the general loop), the general loop over z, y and x (the thread's
+ * indices into t, then the switch to its resume point), and the check after each round. */
 static void build_driver(Cut *c)
 {
     LLVMBuilderRef B = c->b;
     c->start = LLVMGetEntryBasicBlock(c->fn);
     c->entry = LLVMInsertBasicBlockInContext(c->ctx, c->start, "sim.entry");
-    c->zloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread.z");
-    c->yloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread.y");
-    c->head = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread");
-    c->latch = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next");
+    c->dispatch = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.dispatch");
+    c->first_driver = c->dispatch;
     c->check = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round");
     c->done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.returned");
     LLVMBasicBlockRef fail = c->fail = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fail");
@@ -243,16 +394,14 @@ static void build_driver(Cut *c)
 
     LLVMPositionBuilderAtEnd(B, c->entry);
     c->bres = LLVMBuildAlloca(B, c->i32, "");
-    c->ror = LLVMBuildAlloca(B, c->i32, "");
-    c->rand = LLVMBuildAlloca(B, c->i32, "");
-    c->rop = LLVMBuildAlloca(B, c->i32, "");
-    c->rcount = LLVMBuildAlloca(B, c->i32, "");
-    c->rlive = LLVMBuildAlloca(B, c->i32, "");
     c->rheld = LLVMBuildAlloca(B, c->i32, "");
+    c->rk = LLVMBuildAlloca(B, c->i32, "");
     LLVMBuildStore(B, LLVMConstInt(c->i32, 0, 0), c->rheld);
-    reset_summary(c);
-    LLVMValueRef nx = ntid(c, 0), ny = ntid(c, 1), nz = ntid(c, 2);
-    LLVMValueRef n = LLVMBuildNUWMul(B, LLVMBuildNUWMul(B, nx, ny, ""), nz, "");
+    LLVMBuildStore(B, LLVMConstAllOnes(c->i32), c->rk);   /* all at the kernel's start */
+    c->nx = ntid(c, 0);
+    c->ny = ntid(c, 1);
+    c->nz = ntid(c, 2);
+    LLVMValueRef n = c->n = LLVMBuildNUWMul(B, LLVMBuildNUWMul(B, c->nx, c->ny, ""), c->nz, "");
     LLVMValueRef n64 = LLVMBuildZExt(B, n, c->i64, "");
     c->frame_size = LLVMBuildNUWMul(B, n64, LLVMConstInt(c->i64, 64, 0), "");   /* set later */
     LLVMValueRef sargs[2] = {c->t, c->frame_size};
@@ -267,88 +416,71 @@ static void build_driver(Cut *c)
     LLVMBuildMemSet(B, c->at, LLVMConstInt(c->i8, 0xff, 0), LLVMBuildNUWMul(B, n64,
                     LLVMConstInt(c->i64, 4, 0), ""), 64);
     LLVMValueRef null = LLVMBuildICmp(B, LLVMIntEQ, c->at, LLVMConstNull(c->ptr), "");
-    LLVMBuildCondBr(B, null, fail, c->zloop);
+    LLVMBuildCondBr(B, null, fail, c->dispatch);
 
-    /* three loops, z outermost: zloop and yloop store the thread's z and y into t, the head its
-     * x, then switches to the thread's resume point at[lin]: -1 the start, 0 returned */
-    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0), zero = LLVMConstInt(c->i32, 0, 0);
-    LLVMPositionBuilderAtEnd(B, c->zloop);
-    LLVMValueRef z = LLVMBuildPhi(B, c->i32, ""), zlin = LLVMBuildPhi(B, c->i32, "");
-    LLVMBuildStore(B, z, tid_ptr(c, 2));
-    LLVMBuildBr(B, c->yloop);
-    LLVMPositionBuilderAtEnd(B, c->yloop);
-    LLVMValueRef y = LLVMBuildPhi(B, c->i32, ""), ylin = LLVMBuildPhi(B, c->i32, "");
-    LLVMBuildStore(B, y, tid_ptr(c, 1));
-    LLVMBuildBr(B, c->head);
-    LLVMPositionBuilderAtEnd(B, c->head);
-    LLVMValueRef x = LLVMBuildPhi(B, c->i32, ""), lin = LLVMBuildPhi(B, c->i32, "");
-    c->lin = lin;
-    LLVMBuildStore(B, x, tid_ptr(c, 0));
-    LLVMValueRef lin64 = LLVMBuildZExt(B, lin, c->i64, "");
+    /* a round: to the loop of the resume point every thread that did not return resumes at
+     * (rk: -1 the kernel's start, k > 0 barrier k), which fast_rounds adds; else (rk 0) the
+     * general loop */
+    Nest g;
+    thread_nest(c, &g, c->dispatch, true, c->check, "sim.thread");
+    LLVMPositionBuilderAtEnd(B, c->dispatch);
+    c->rounds = LLVMBuildSwitch(B, LLVMBuildLoad2(B, c->i32, c->rk, ""), g.zloop, 8);
+
+    /* the general loop: a thread resumes at at[lin]: -1 the start, 0 returned; a thread held
+     * back a round (SIM_HELD set: it waits at a barrier while other warps complete warp
+     * operations) matches no case */
+    LLVMPositionBuilderAtEnd(B, g.head);
+    c->zloop = g.zloop;
+    c->yloop = g.yloop;
+    c->head = g.head;
+    c->latch = g.latch;
+    c->ynext = g.ynext;
+    c->znext = g.znext;
+    c->lin = g.lin;
+    LLVMValueRef lin64 = LLVMBuildZExt(B, g.lin, c->i64, "");
     LLVMValueRef where = LLVMBuildLoad2(B, c->i32,
                                         LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, ""), "");
-    /* -1 the start, 0 returned; a thread held back a round (SIM_HELD set: it waits at a
-     * barrier while other warps complete warp operations) matches no case */
     c->sw = LLVMBuildSwitch(B, where, c->latch, 8);
     LLVMAddCase(c->sw, LLVMConstAllOnes(c->i32), c->start);
-
-    /* the latches: the next thread, x fastest */
-    LLVMBasicBlockRef ynext = c->ynext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next.y");
-    LLVMBasicBlockRef znext = c->znext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next.z");
-    LLVMPositionBuilderAtEnd(B, c->latch);
-    LLVMValueRef lin1 = LLVMBuildNUWAdd(B, lin, one, "");
-    LLVMValueRef x1 = LLVMBuildNUWAdd(B, x, one, "");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, nx, ""), c->head, ynext);
-    LLVMPositionBuilderAtEnd(B, ynext);
-    LLVMValueRef y1 = LLVMBuildNUWAdd(B, y, one, "");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, y1, ny, ""), c->yloop, znext);
-    LLVMPositionBuilderAtEnd(B, znext);
-    LLVMValueRef z1 = LLVMBuildNUWAdd(B, z, one, "");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, z1, nz, ""), c->zloop, c->check);
-    LLVMValueRef xs[2] = {zero, x1}, xl[2] = {ylin, lin1};
-    LLVMBasicBlockRef xf[2] = {c->yloop, c->latch};
-    LLVMAddIncoming(x, xs, xf, 2);
-    LLVMAddIncoming(lin, xl, xf, 2);
-    LLVMValueRef ys[2] = {zero, y1}, yl[2] = {zlin, lin1};
-    LLVMBasicBlockRef yf[2] = {c->zloop, ynext};
-    LLVMAddIncoming(y, ys, yf, 2);
-    LLVMAddIncoming(ylin, yl, yf, 2);
+    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0), zero = LLVMConstInt(c->i32, 0, 0);
     LLVMBasicBlockRef slow = c->check_slow =
         LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.check");
     c->advance = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.next");
-    LLVMValueRef zs[3] = {zero, z1, zero}, zl[3] = {zero, lin1, zero};
-    LLVMBasicBlockRef zf[3] = {c->entry, znext, c->advance};
-    LLVMAddIncoming(z, zs, zf, 3);
-    LLVMAddIncoming(zlin, zl, zf, 3);
 
     /* the round's end. Usually every thread that did not return waits at one barrier call,
-     * which the round's summary says (the first barrier reached, whether any other was, the
-     * barrier's operation, its threads and how many gave a true predicate): the result is
-     * computed here. Otherwise, and at the grid barrier (whose block waits for the others there),
-     * pj_sim_regions_sync looks at each thread (copies of one line are one barrier; other cases
-     * are a BarrierError). */
+     * which the round's summary says: the result is computed here, and the next round runs
+     * the loop of that barrier's resume point. Otherwise, and at the grid barrier (whose block
+     * waits for the others there), pj_sim_regions_sync looks at each thread (copies of one line
+     * are one barrier; other cases are a BarrierError). */
     LLVMPositionBuilderAtEnd(B, c->check);
-    LLVMValueRef first = LLVMBuildLoad2(B, c->i32, c->ror, "");
-    LLVMValueRef mixed = LLVMBuildXor(B, first, LLVMBuildLoad2(B, c->i32, c->rand, ""), "");
-    LLVMValueRef op = LLVMBuildLoad2(B, c->i32, c->rop, "");
-    LLVMValueRef count = LLVMBuildLoad2(B, c->i32, c->rcount, "");
-    LLVMValueRef live = LLVMBuildLoad2(B, c->i32, c->rlive, "");
+    LLVMValueRef sum[4];
+    round_summary(c, n, sum);
+    LLVMValueRef first = sum[0], count = sum[2], live = sum[3];
+    LLVMValueRef none = LLVMBuildICmp(B, LLVMIntEQ, first, zero, "");
+    /* one barrier (not a thread held back, which is above every barrier's number) */
+    c->nsites_ref = LLVMBuildICmp(B, LLVMIntULE, first, zero, "");   /* <= nsites: sites_table */
+    LLVMValueRef one_site = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, first, sum[1], ""),
+                                         c->nsites_ref, "");
+    c->sites_ref = LLVMAddGlobal(c->mod, c->i32, "sim.sites.ref");   /* sites_table's table */
+    LLVMValueRef at2 = LLVMBuildZExt(B, LLVMBuildShl(B, LLVMBuildSelect(B, one_site, first, zero, ""),
+                                                      one, ""), c->i64, "");
+    LLVMValueRef op = LLVMBuildLoad2(B, c->i32, LLVMBuildInBoundsGEP2(B, c->i32, c->sites_ref,
+                                                                      &at2, 1, ""), "");
     LLVMBasicBlockRef fast = c->check_one =
         LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.one");
-    LLVMValueRef none = LLVMBuildICmp(B, LLVMIntEQ, first, zero, "");
-    LLVMValueRef grid = LLVMBuildICmp(B, LLVMIntEQ, op,
-                                      LLVMConstInt(c->i32, ABI_SIM_GRID_BARRIER, 0), "");
-    if (c->prog->sim_racecheck)   /* the race detector counts the barriers: each round ends there */
-        grid = LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 1, 0);
-    /* warp operations (ops from ABI_SIM_WARP_OP up), and a round after one that held threads
-     * back, need the simulator too */
+    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.go");
+    LLVMBuildCondBr(B, none, ok, go);
+    LLVMPositionBuilderAtEnd(B, go);
+    /* the grid barrier and warp operations (ops from ABI_SIM_GRID_BARRIER up), a round after one
+     * that held threads back, and every round under the race detector (which counts the
+     * barriers) need the simulator */
     LLVMValueRef other = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntUGE, op,
-                                                      LLVMConstInt(c->i32, ABI_SIM_WARP_OP, 0), ""),
+                                                      LLVMConstInt(c->i32, ABI_SIM_GRID_BARRIER, 0), ""),
                                      LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, c->i32, c->rheld, ""),
                                                    zero, ""), "");
-    grid = LLVMBuildOr(B, grid, other, "");
-    LLVMBuildCondBr(B, LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, mixed, zero, ""), grid, ""),
-                    slow, fast);
+    if (c->prog->sim_racecheck)
+        other = LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 1, 0);
+    LLVMBuildCondBr(B, LLVMBuildOr(B, LLVMBuildNot(B, one_site, ""), other, ""), slow, fast);
     LLVMPositionBuilderAtEnd(B, fast);
     LLVMValueRef all = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntEQ, count, live, ""), c->i32, "");
     LLVMValueRef any = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, count, zero, ""), c->i32, "");
@@ -359,7 +491,8 @@ static void build_driver(Cut *c)
                                                        LLVMBuildSelect(B, is_or, any, zero, ""),
                                                        ""), "");
     LLVMBuildStore(B, res, c->bres);
-    LLVMBuildCondBr(B, none, ok, c->advance);
+    LLVMBuildStore(B, first, c->rk);
+    LLVMBuildBr(B, c->advance);
 
     /* low half 1 go on, 0 all returned, -1 failed; high half the result */
     LLVMPositionBuilderAtEnd(B, slow);
@@ -376,17 +509,19 @@ static void build_driver(Cut *c)
                                      c->i32, ""), c->bres);
     LLVMValueRef state = LLVMBuildTrunc(B, r, c->i32, "");
     LLVMValueRef held = LLVMConstInt(c->i32, 3, 0);   /* go on, with threads held back */
-    LLVMBuildStore(B, LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntEQ, state, held, ""), c->i32, ""),
-                   c->rheld);
+    LLVMValueRef was_held = LLVMBuildICmp(B, LLVMIntEQ, state, held, "");
+    LLVMBuildStore(B, LLVMBuildZExt(B, was_held, c->i32, ""), c->rheld);
+    /* the next round's loop: that of the one barrier all wait at, else the general one */
+    LLVMBuildStore(B, LLVMBuildSelect(B, LLVMBuildAnd(B, one_site, LLVMBuildNot(B, was_held, ""), ""),
+                                      first, zero, ""), c->rk);
     LLVMValueRef csw = LLVMBuildSwitch(B, state, fail, 3);
     LLVMAddCase(csw, one, c->advance);
     LLVMAddCase(csw, held, c->advance);
     LLVMAddCase(csw, zero, ok);
 
-    /* the next round: its summary starts empty */
+    /* the next round */
     LLVMPositionBuilderAtEnd(B, c->advance);
-    reset_summary(c);
-    LLVMBuildBr(B, c->zloop);
+    LLVMBuildBr(B, c->dispatch);
     LLVMPositionBuilderAtEnd(B, fail);
     LLVMBuildRet(B, LLVMConstInt(c->i32, ABI_STATUS_ERROR, 0));
     LLVMPositionBuilderAtEnd(B, ok);
@@ -396,6 +531,7 @@ static void build_driver(Cut *c)
     LLVMPositionBuilderAtEnd(B, c->done);
     LLVMBuildStore(B, zero, LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, ""));
     LLVMBuildBr(B, c->latch);
+    mark_driver(c);
 }
 
 static LLVMValueRef lin_index(Cut *c)
@@ -407,10 +543,10 @@ static LLVMValueRef lin_index(Cut *c)
 
 static bool is_body(Cut *c, LLVMBasicBlockRef bb)
 {
-    return bb != c->entry && bb != c->zloop && bb != c->yloop && bb != c->head &&
-           bb != c->latch && bb != c->ynext && bb != c->znext && bb != c->check && bb != c->ok &&
-           bb != c->advance && bb != c->check_slow && bb != c->check_one &&
-           bb != c->fail;
+    for (int i = 0; i < c->ndriver; i++)
+        if (c->driver[i] == bb)
+            return false;
+    return true;
 }
 
 /* Barrier call `call` of block a: a's head up to the call moves to a new block (the exit, which
@@ -463,21 +599,6 @@ static void cut_at(Cut *c, LLVMBasicBlockRef a, LLVMValueRef call)
         LLVMBuildStore(B, LLVMGetOperand(call, 2), item_at(c, &c->items[c->wmask]));
         LLVMBuildStore(B, LLVMGetOperand(call, 3), item_at(c, &c->items[c->wval]));
         LLVMBuildStore(B, LLVMGetOperand(call, 4), item_at(c, &c->items[c->warg]));
-    }
-    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0);
-    LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, c->i32, c->ror, ""), kv, ""), c->ror);
-    LLVMBuildStore(B, LLVMBuildAnd(B, LLVMBuildLoad2(B, c->i32, c->rand, ""), kv, ""), c->rand);
-    if (s->op)
-        LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, c->i32, c->rop, ""),
-                                      LLVMConstInt(c->i32, (unsigned)s->op, 0), ""), c->rop);
-    if (s->op == 2)
-        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, c->rlive, ""), one, ""),
-                       c->rlive);
-    if (s->op && !warp) {
-        LLVMValueRef yes = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, s->pred,
-                                         LLVMConstNull(LLVMTypeOf(s->pred)), ""), c->i32, "");
-        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, c->rcount, ""), yes, ""),
-                       c->rcount);
     }
     LLVMBuildBr(B, c->latch);
     LLVMAddCase(c->sw, kv, a);
@@ -1321,6 +1442,200 @@ static void save_live(Cut *c)
     }
 }
 
+/* ---- a loop per resume point ----
+ *
+ * Usually every thread that did not return waits at one barrier after a round, so the next
+ * round resumes them all at one place (rk). Each resume point gets its own loop over the
+ * threads, its region's code copied in, which the dispatch at the round's start picks: no
+ * switch on each thread's resume point, and the copy is a plain loop for the optimiser, which
+ * unswitches it on the values all threads share (the tree's k) and keeps those in registers. The
+ * general loop stays for the rounds whose threads resume at different places (a barrier that
+ * not every thread reaches, warps held back). */
+
+typedef struct Region {
+    LLVMBasicBlockRef *blocks, *copies;
+    int n;
+    PtrMap index;            /* a block of the region -> its position */
+    PtrMap vnum;             /* a value of the region -> its position in copy[] */
+    LLVMValueRef *vals, *copy;
+    int nvals;
+} Region;
+
+/* The blocks a thread runs from `from` to its next barrier or its end (the code until the
+ * branches to the driver's latch and returned block). */
+static void region_blocks(Cut *c, LLVMBasicBlockRef from, Region *r, int max)
+{
+    r->blocks = arena_alloc(c->arena, (size_t)max * sizeof *r->blocks);
+    map_init(c->arena, &r->index, (size_t)max);
+    r->n = 0;
+    map_put(&r->index, LLVMBasicBlockAsValue(from), 0);
+    r->blocks[r->n++] = from;
+    for (int i = 0; i < r->n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(r->blocks[i]);
+        for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+            LLVMBasicBlockRef sb = LLVMGetSuccessor(term, s);
+            if (!is_body(c, sb) || map_get(&r->index, LLVMBasicBlockAsValue(sb), -1) >= 0)
+                continue;
+            map_put(&r->index, LLVMBasicBlockAsValue(sb), r->n);
+            r->blocks[r->n++] = sb;
+        }
+    }
+}
+
+static bool in_region(const Region *r, LLVMBasicBlockRef bb)
+{
+    return map_get(&r->index, LLVMBasicBlockAsValue(bb), -1) >= 0;
+}
+
+/* The region can be copied on its own: what its instructions use is made in it, in the entry,
+ * or is the thread's index; it leaves only for the latch and the returned block. Its size in
+ * instructions, or -1. */
+static long region_size(Cut *c, const Region *r)
+{
+    long size = 0;
+    for (int i = 0; i < r->n; i++)
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
+             in = LLVMGetNextInstruction(in)) {
+            size++;
+            bool phi = LLVMIsAPHINode(in);
+            int nops = LLVMGetNumOperands(in);
+            for (int k = 0; k < nops; k++) {
+                LLVMValueRef v = LLVMGetOperand(in, k);
+                if (phi && !in_region(r, LLVMGetIncomingBlock(in, (unsigned)k)))
+                    continue;
+                if (LLVMValueIsBasicBlock(v)) {
+                    LLVMBasicBlockRef sb = LLVMValueAsBasicBlock(v);
+                    if (!in_region(r, sb) && sb != c->latch && sb != c->done)
+                        return -1;
+                    continue;
+                }
+                if (!LLVMIsAInstruction(v) || v == c->lin)
+                    continue;
+                LLVMBasicBlockRef p = LLVMGetInstructionParent(v);
+                if (p != c->entry && !in_region(r, p))
+                    return -1;
+            }
+        }
+    return size;
+}
+
+/* Copies the region's blocks and instructions (copies[i], copy[]) into the function, before
+ * `before`; their uses and branches point to the copies, the thread's index to lin, the latch
+ * and the returned block to latch and done. */
+static void copy_region(Cut *c, Region *r, long size, LLVMValueRef lin, LLVMBasicBlockRef latch,
+                        LLVMBasicBlockRef done)
+{
+    LLVMBuilderRef B = c->b;
+    r->copies = arena_alloc(c->arena, (size_t)r->n * sizeof *r->copies);
+    r->vals = arena_alloc(c->arena, (size_t)size * sizeof *r->vals);
+    r->copy = arena_alloc(c->arena, (size_t)size * sizeof *r->copy);
+    map_init(c->arena, &r->vnum, (size_t)size);
+    r->nvals = 0;
+    for (int i = 0; i < r->n; i++) {
+        r->copies[i] = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.code");
+        LLVMPositionBuilderAtEnd(B, r->copies[i]);
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
+             in = LLVMGetNextInstruction(in)) {
+            LLVMValueRef cp;
+            if (LLVMIsAPHINode(in)) {
+                cp = LLVMBuildPhi(B, LLVMTypeOf(in), "");
+            } else {
+                cp = LLVMInstructionClone(in);
+                LLVMInsertIntoBuilder(B, cp);
+            }
+            map_put(&r->vnum, in, r->nvals);
+            r->vals[r->nvals] = in;
+            r->copy[r->nvals++] = cp;
+        }
+    }
+    for (int v = 0; v < r->nvals; v++) {
+        LLVMValueRef in = r->vals[v], cp = r->copy[v];
+        if (LLVMIsAPHINode(in)) {
+            for (unsigned k = 0; k < LLVMCountIncoming(in); k++) {
+                LLVMBasicBlockRef from = LLVMGetIncomingBlock(in, k);
+                int b = map_get(&r->index, LLVMBasicBlockAsValue(from), -1);
+                if (b < 0)
+                    continue;   /* from code the region does not run */
+                LLVMValueRef val = LLVMGetIncomingValue(in, k);
+                int w = map_get(&r->vnum, val, -1);
+                if (w >= 0)
+                    val = r->copy[w];
+                else if (val == c->lin)
+                    val = lin;
+                LLVMAddIncoming(cp, &val, &r->copies[b], 1);
+            }
+            continue;
+        }
+        int nops = LLVMGetNumOperands(in);
+        for (int k = 0; k < nops; k++) {
+            LLVMValueRef val = LLVMGetOperand(in, k);
+            if (LLVMValueIsBasicBlock(val))
+                continue;
+            int w = map_get(&r->vnum, val, -1);
+            if (w >= 0)
+                LLVMSetOperand(cp, (unsigned)k, r->copy[w]);
+            else if (val == c->lin)
+                LLVMSetOperand(cp, (unsigned)k, lin);
+        }
+        if (!LLVMIsATerminatorInst(in))
+            continue;
+        for (unsigned s = 0; s < LLVMGetNumSuccessors(in); s++) {
+            LLVMBasicBlockRef sb = LLVMGetSuccessor(in, s);
+            int b = map_get(&r->index, LLVMBasicBlockAsValue(sb), -1);
+            LLVMSetSuccessor(cp, s, b >= 0 ? r->copies[b] : sb == c->latch ? latch : done);
+        }
+    }
+}
+
+/* The loop of resume point k (0: the kernel's start), picked when rk is `key`: false when its
+ * region cannot be copied or would pass the budget of instructions. */
+static bool fast_round(Cut *c, int k, long *budget, int max_blocks)
+{
+    LLVMBuilderRef B = c->b;
+    Region r;
+    region_blocks(c, k ? c->sites[k - 1].resume : c->start, &r, max_blocks);
+    long size = region_size(c, &r);
+    if (size < 0 || size > *budget)
+        return false;
+    *budget -= size;
+    LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast");
+    LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.end");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.returned");
+    Nest ns;
+    thread_nest(c, &ns, pre, true, after, "sim.fast.thread");
+    copy_region(c, &r, size, ns.lin, ns.latch, done);
+    /* the head: threads that returned are skipped */
+    LLVMPositionBuilderAtEnd(B, ns.head);
+    LLVMValueRef lin64 = LLVMBuildZExt(B, ns.lin, c->i64, "");
+    LLVMValueRef atp = LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, "");
+    LLVMValueRef live = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, c->i32, atp, ""),
+                                      LLVMConstInt(c->i32, 0, 0), "");
+    LLVMBuildCondBr(B, live, r.copies[0], ns.latch);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMBuildStore(B, LLVMConstInt(c->i32, 0, 0), atp);
+    LLVMBuildBr(B, ns.latch);
+    LLVMPositionBuilderAtEnd(B, pre);
+    LLVMBuildBr(B, ns.zloop);
+    LLVMPositionBuilderAtEnd(B, after);
+    LLVMBuildBr(B, c->check);
+    LLVMAddCase(c->rounds, k ? LLVMConstInt(c->i32, (unsigned)k, 0) : LLVMConstAllOnes(c->i32), pre);
+    return true;
+}
+
+/* A loop per resume point, while the copies stay within about twice the function's size. Not in
+ * a kernel with warp operations: its rounds hold threads back. */
+static void fast_rounds(Cut *c)
+{
+    if (c->wval >= 0)
+        return;
+    int blocks = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        blocks++;
+    long budget = 2 * (long)count_instructions(c) + 2000;
+    for (int k = 0; k <= c->nsites; k++)
+        fast_round(c, k, &budget, blocks);
+}
+
 /* The sites' table pj_sim_regions_sync reads: {op, line} per barrier, from index 1. */
 static void sites_table(Cut *c)
 {
@@ -1337,6 +1652,9 @@ static void sites_table(Cut *c)
     LLVMSetGlobalConstant(g, 1);
     LLVMSetLinkage(g, LLVMPrivateLinkage);
     LLVMSetOperand(c->sync, 3, g);
+    LLVMReplaceAllUsesWith(c->sites_ref, g);
+    LLVMDeleteGlobal(c->sites_ref);
+    LLVMSetOperand(c->nsites_ref, 1, LLVMConstInt(c->i32, (unsigned)c->nsites, 0));
 }
 
 static void drop_debug_intrinsics(Cut *c)
@@ -1378,6 +1696,7 @@ bool lower_sim_regions(Program *prog, LLVMModuleRef mod)
     hoist_uniform(&c);
     private_allocas(&c);
     save_live(&c);
+    fast_rounds(&c);
     place_items(&c);
     sites_table(&c);
     LLVMDisposeBuilder(c.b);
