@@ -33,6 +33,7 @@
  * registers, and the loads and stores of shared memory are the plain ones of any loop. */
 #include "compiler/lower.h"
 
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,6 +91,14 @@ typedef struct Cut {
     int nitems, items_cap;
     uint64_t frame;       /* bytes per thread of the arrays */
     PtrMap kind;          /* hoist_uniform's: what the entry's pointers point into */
+    /* save_live's scalars of the values all threads share, written at barriers (pair.next):
+     * map to their index u; their types, and the items of the threads' copies (fast_round) */
+    PtrMap unext;
+    LLVMValueRef *unext_ptr;
+    LLVMTypeRef *unext_ty;
+    int nunext;
+    /* the loops of resume points: the items of a failed thread's values for its raise */
+    int slots[64], nslots;
 } Cut;
 
 static Item *add_item(Cut *c, LLVMValueRef v, LLVMTypeRef ty, uint64_t bytes, uint64_t align);
@@ -643,9 +652,41 @@ static void cut_barriers(Cut *c)
 
 /* The kernel's returns: status 0 marks the thread returned, any other leaves the block function
  * with it (t holds the thread's exception and indices). */
+/* A block that only returns a phi of constant statuses (the kernel's merged exit): each block
+ * that leads there returns its own status instead, so that the code of a raise is apart from the
+ * code that goes on (fast_round). */
+static void split_exit(Cut *c, LLVMBasicBlockRef bb)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMValueRef phi = LLVMGetFirstInstruction(bb), term = LLVMGetBasicBlockTerminator(bb);
+    if (!phi || !LLVMIsAPHINode(phi) || LLVMGetNextInstruction(phi) != term ||
+        !LLVMIsAReturnInst(term) || LLVMGetNumOperands(term) != 1 || LLVMGetOperand(term, 0) != phi)
+        return;
+    unsigned n = LLVMCountIncoming(phi);
+    for (unsigned i = 0; i < n; i++)
+        if (!LLVMIsAConstantInt(LLVMGetIncomingValue(phi, i)))
+            return;
+    for (unsigned i = 0; i < n; i++) {
+        LLVMValueRef st = LLVMGetIncomingValue(phi, i);
+        LLVMValueRef from = LLVMGetBasicBlockTerminator(LLVMGetIncomingBlock(phi, i));
+        LLVMBasicBlockRef to = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.exit");
+        LLVMPositionBuilderAtEnd(B, to);
+        LLVMBuildRet(B, st);
+        for (unsigned s = 0; s < LLVMGetNumSuccessors(from); s++)
+            if (LLVMGetSuccessor(from, s) == bb)
+                LLVMSetSuccessor(from, s, to);
+    }
+    LLVMDeleteBasicBlock(bb);
+}
+
 static void cut_returns(Cut *c)
 {
     LLVMBuilderRef B = c->b;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn), next; bb; bb = next) {
+        next = LLVMGetNextBasicBlock(bb);
+        if (is_body(c, bb))
+            split_exit(c, bb);
+    }
     LLVMBasicBlockRef last = LLVMGetLastBasicBlock(c->fn);   /* the blocks made here follow it */
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn), next = bb; next; bb = next) {
         next = bb == last ? NULL : LLVMGetNextBasicBlock(bb);
@@ -809,9 +850,11 @@ static void place_items(Cut *c)
 /* A placeholder for the item's array, until place_items. */
 static LLVMValueRef item_base(Cut *c)
 {
-    LLVMBuilderRef B = c->b;
+    LLVMBuilderRef B = LLVMCreateBuilderInContext(c->ctx);   /* c->b stays where it is */
     LLVMPositionBuilderBefore(B, LLVMGetNextInstruction(c->preds));
-    return LLVMBuildFreeze(B, LLVMGetUndef(c->ptr), "");
+    LLVMValueRef v = LLVMBuildFreeze(B, LLVMGetUndef(c->ptr), "");
+    LLVMDisposeBuilder(B);
+    return v;
 }
 
 static LLVMValueRef item_at(Cut *c, Item *it)
@@ -1389,6 +1432,9 @@ static void save_live(Cut *c)
             }
         }
     }
+    map_init(c->arena, &c->unext, (size_t)lv.nvals);
+    c->unext_ptr = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *c->unext_ptr);
+    c->unext_ty = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *c->unext_ty);
     LLVMValueRef *slot = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *slot);
     int *item = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *item);
     struct { LLVMValueRef cur, next; } *pair =
@@ -1401,6 +1447,9 @@ static void save_live(Cut *c)
             LLVMTypeRef ty = LLVMTypeOf(lv.vals[v]);
             pair[v].cur = entry_alloca(c, ty);
             pair[v].next = entry_alloca(c, ty);
+            map_put(&c->unext, pair[v].next, c->nunext);
+            c->unext_ptr[c->nunext] = pair[v].next;
+            c->unext_ty[c->nunext++] = ty;
             LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(c->advance));
             LLVMBuildStore(B, LLVMBuildLoad2(B, ty, pair[v].next, ""), pair[v].cur);
         } else if (kind[v] == 2) {
@@ -1446,19 +1495,35 @@ static void save_live(Cut *c)
  *
  * Usually every thread that did not return waits at one barrier after a round, so the next
  * round resumes them all at one place (rk). Each resume point gets its own loop over the
- * threads, its region's code copied in, which the dispatch at the round's start picks: no
- * switch on each thread's resume point, and the copy is a plain loop for the optimiser, which
- * unswitches it on the values all threads share (the tree's k) and keeps those in registers. The
- * general loop stays for the rounds whose threads resume at different places (a barrier that
- * not every thread reaches, warps held back). */
+ * threads with its region's code copied in (the code a thread runs from there to its next
+ * barrier or its end), which the dispatch at the round's start picks: no switch on each thread's
+ * resume point, and the copy is a plain loop for the optimiser, which unswitches it on the values
+ * all threads share (the tree's k) and keeps those in registers. The general loop stays for the
+ * rounds whose threads resume at different places (a barrier that not every thread reaches,
+ * warps held back).
+ *
+ * A region without inner loops and calls is copied so that the vectoriser can take it, as it
+ * takes an @njit loop (plain_region):
+ *   - its threads are independent: threads of a round touch the same memory only through a race
+ *     (atomics and fences keep a region out), so the loop's accesses are marked parallel
+ *     (llvm.loop.parallel_accesses), which lets the loads of s[t + k] run before the stores of
+ *     s[t] of the threads before;
+ *   - a thread's indices are the loop's, not stored into t for each thread;
+ *   - a check that fails does not leave the loop: the thread stops there (the rest of its round
+ *     is not run), leaves which check it was and the values its exception needs in arrays of the
+ *     threads, and the round goes on; after it, the first thread that failed (the lowest, the
+ *     one that fails first when the threads run one after another) raises, with its own
+ *     indices, as the general loop would have raised. Threads after it have run their round
+ *     (as on a GPU, where all run);
+ *   - a value all threads share, which the general loop stores at the barrier into a scalar, is
+ *     stored into an array of the threads, and the first thread's copied to the scalar after the
+ *     loop. */
 
 typedef struct Region {
-    LLVMBasicBlockRef *blocks, *copies;
+    LLVMBasicBlockRef *blocks;
     int n;
     PtrMap index;            /* a block of the region -> its position */
-    PtrMap vnum;             /* a value of the region -> its position in copy[] */
-    LLVMValueRef *vals, *copy;
-    int nvals;
+    bool *normal;            /* the block leads to a barrier or the thread's end (not a raise) */
 } Region;
 
 /* The blocks a thread runs from `from` to its next barrier or its end (the code until the
@@ -1480,11 +1545,24 @@ static void region_blocks(Cut *c, LLVMBasicBlockRef from, Region *r, int max)
             r->blocks[r->n++] = sb;
         }
     }
+    r->normal = arena_alloc(c->arena, (size_t)r->n * sizeof *r->normal);
+    for (bool changed = true; changed; ) {
+        changed = false;
+        for (int i = r->n - 1; i >= 0; i--) {
+            LLVMValueRef term = LLVMGetBasicBlockTerminator(r->blocks[i]);
+            for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term) && !r->normal[i]; s++) {
+                LLVMBasicBlockRef sb = LLVMGetSuccessor(term, s);
+                int k = map_get(&r->index, LLVMBasicBlockAsValue(sb), -1);
+                if (sb == c->latch || sb == c->done || (k >= 0 && r->normal[k]))
+                    changed = r->normal[i] = true;
+            }
+        }
+    }
 }
 
-static bool in_region(const Region *r, LLVMBasicBlockRef bb)
+static int block_of(const Region *r, LLVMBasicBlockRef bb)
 {
-    return map_get(&r->index, LLVMBasicBlockAsValue(bb), -1) >= 0;
+    return map_get(&r->index, LLVMBasicBlockAsValue(bb), -1);
 }
 
 /* The region can be copied on its own: what its instructions use is made in it, in the entry,
@@ -1501,94 +1579,539 @@ static long region_size(Cut *c, const Region *r)
             int nops = LLVMGetNumOperands(in);
             for (int k = 0; k < nops; k++) {
                 LLVMValueRef v = LLVMGetOperand(in, k);
-                if (phi && !in_region(r, LLVMGetIncomingBlock(in, (unsigned)k)))
+                if (phi && block_of(r, LLVMGetIncomingBlock(in, (unsigned)k)) < 0)
                     continue;
                 if (LLVMValueIsBasicBlock(v)) {
                     LLVMBasicBlockRef sb = LLVMValueAsBasicBlock(v);
-                    if (!in_region(r, sb) && sb != c->latch && sb != c->done)
+                    if (block_of(r, sb) < 0 && sb != c->latch && sb != c->done)
                         return -1;
                     continue;
                 }
                 if (!LLVMIsAInstruction(v) || v == c->lin)
                     continue;
                 LLVMBasicBlockRef p = LLVMGetInstructionParent(v);
-                if (p != c->entry && !in_region(r, p))
+                if (p != c->entry && block_of(r, p) < 0)
                     return -1;
             }
         }
     return size;
 }
 
-/* Copies the region's blocks and instructions (copies[i], copy[]) into the function, before
- * `before`; their uses and branches point to the copies, the thread's index to lin, the latch
- * and the returned block to latch and done. */
-static void copy_region(Cut *c, Region *r, long size, LLVMValueRef lin, LLVMBasicBlockRef latch,
-                        LLVMBasicBlockRef done)
+/* A copy of some blocks: their instructions copied (a value in subst is replaced by its entry
+ * instead, and not copied), the uses among them pointing to the copies; branches out of them
+ * are left for the caller; a phi keeps the edges from copied blocks only. */
+typedef struct Copy {
+    LLVMBasicBlockRef *blocks, *copies;
+    int n;
+    PtrMap index;             /* a copied block -> its position */
+    PtrMap vnum;              /* an instruction -> its position in vals */
+    LLVMValueRef *vals, *copy;
+    int nvals, cap;
+    PtrMap subst;             /* a value -> its position in to */
+    LLVMValueRef *to;
+    int nsubst;
+} Copy;
+
+static void copy_init(Cut *c, Copy *cp, int nblocks, long size, int nsubst)
+{
+    memset(cp, 0, sizeof *cp);
+    cp->blocks = arena_alloc(c->arena, (size_t)nblocks * sizeof *cp->blocks);
+    cp->copies = arena_alloc(c->arena, (size_t)nblocks * sizeof *cp->copies);
+    map_init(c->arena, &cp->index, (size_t)nblocks);
+    cp->cap = (int)size;
+    cp->vals = arena_alloc(c->arena, (size_t)size * sizeof *cp->vals);
+    cp->copy = arena_alloc(c->arena, (size_t)size * sizeof *cp->copy);
+    map_init(c->arena, &cp->vnum, (size_t)size);
+    cp->to = arena_alloc(c->arena, (size_t)(nsubst + 1) * sizeof *cp->to);
+    map_init(c->arena, &cp->subst, (size_t)nsubst + 1);
+}
+
+static void copy_subst(Copy *cp, LLVMValueRef from, LLVMValueRef to)
+{
+    map_put(&cp->subst, from, cp->nsubst);
+    cp->to[cp->nsubst++] = to;
+}
+
+static LLVMValueRef copy_of(const Copy *cp, LLVMValueRef v)
+{
+    int w = map_get(&cp->subst, v, -1);
+    if (w >= 0)
+        return cp->to[w];
+    w = map_get(&cp->vnum, v, -1);
+    return w >= 0 ? cp->copy[w] : v;
+}
+
+static LLVMBasicBlockRef copied_block(const Copy *cp, LLVMBasicBlockRef bb)
+{
+    int b = map_get(&cp->index, LLVMBasicBlockAsValue(bb), -1);
+    return b >= 0 ? cp->copies[b] : NULL;
+}
+
+static void copy_add(Cut *c, Copy *cp, LLVMBasicBlockRef bb, const char *name)
+{
+    map_put(&cp->index, LLVMBasicBlockAsValue(bb), cp->n);
+    cp->blocks[cp->n] = bb;
+    cp->copies[cp->n++] = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+}
+
+static void copy_blocks(Cut *c, Copy *cp)
 {
     LLVMBuilderRef B = c->b;
-    r->copies = arena_alloc(c->arena, (size_t)r->n * sizeof *r->copies);
-    r->vals = arena_alloc(c->arena, (size_t)size * sizeof *r->vals);
-    r->copy = arena_alloc(c->arena, (size_t)size * sizeof *r->copy);
-    map_init(c->arena, &r->vnum, (size_t)size);
-    r->nvals = 0;
-    for (int i = 0; i < r->n; i++) {
-        r->copies[i] = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.code");
-        LLVMPositionBuilderAtEnd(B, r->copies[i]);
-        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
+    for (int i = 0; i < cp->n; i++) {
+        LLVMPositionBuilderAtEnd(B, cp->copies[i]);
+        for (LLVMValueRef in = LLVMGetFirstInstruction(cp->blocks[i]); in;
              in = LLVMGetNextInstruction(in)) {
-            LLVMValueRef cp;
+            if (map_get(&cp->subst, in, -1) >= 0)
+                continue;
+            LLVMValueRef v;
             if (LLVMIsAPHINode(in)) {
-                cp = LLVMBuildPhi(B, LLVMTypeOf(in), "");
+                v = LLVMBuildPhi(B, LLVMTypeOf(in), "");
             } else {
-                cp = LLVMInstructionClone(in);
-                LLVMInsertIntoBuilder(B, cp);
+                v = LLVMInstructionClone(in);
+                LLVMInsertIntoBuilder(B, v);
             }
-            map_put(&r->vnum, in, r->nvals);
-            r->vals[r->nvals] = in;
-            r->copy[r->nvals++] = cp;
+            map_put(&cp->vnum, in, cp->nvals);
+            cp->vals[cp->nvals] = in;
+            cp->copy[cp->nvals++] = v;
         }
     }
-    for (int v = 0; v < r->nvals; v++) {
-        LLVMValueRef in = r->vals[v], cp = r->copy[v];
+    for (int w = 0; w < cp->nvals; w++) {
+        LLVMValueRef in = cp->vals[w], v = cp->copy[w];
         if (LLVMIsAPHINode(in)) {
             for (unsigned k = 0; k < LLVMCountIncoming(in); k++) {
-                LLVMBasicBlockRef from = LLVMGetIncomingBlock(in, k);
-                int b = map_get(&r->index, LLVMBasicBlockAsValue(from), -1);
-                if (b < 0)
-                    continue;   /* from code the region does not run */
-                LLVMValueRef val = LLVMGetIncomingValue(in, k);
-                int w = map_get(&r->vnum, val, -1);
-                if (w >= 0)
-                    val = r->copy[w];
-                else if (val == c->lin)
-                    val = lin;
-                LLVMAddIncoming(cp, &val, &r->copies[b], 1);
+                LLVMBasicBlockRef from = copied_block(cp, LLVMGetIncomingBlock(in, k));
+                if (!from)
+                    continue;   /* from code not copied */
+                LLVMValueRef val = copy_of(cp, LLVMGetIncomingValue(in, k));
+                LLVMAddIncoming(v, &val, &from, 1);
             }
             continue;
         }
         int nops = LLVMGetNumOperands(in);
         for (int k = 0; k < nops; k++) {
             LLVMValueRef val = LLVMGetOperand(in, k);
-            if (LLVMValueIsBasicBlock(val))
-                continue;
-            int w = map_get(&r->vnum, val, -1);
-            if (w >= 0)
-                LLVMSetOperand(cp, (unsigned)k, r->copy[w]);
-            else if (val == c->lin)
-                LLVMSetOperand(cp, (unsigned)k, lin);
+            if (!LLVMValueIsBasicBlock(val) && copy_of(cp, val) != val)
+                LLVMSetOperand(v, (unsigned)k, copy_of(cp, val));
         }
-        if (!LLVMIsATerminatorInst(in))
-            continue;
-        for (unsigned s = 0; s < LLVMGetNumSuccessors(in); s++) {
-            LLVMBasicBlockRef sb = LLVMGetSuccessor(in, s);
-            int b = map_get(&r->index, LLVMBasicBlockAsValue(sb), -1);
-            LLVMSetSuccessor(cp, s, b >= 0 ? r->copies[b] : sb == c->latch ? latch : done);
+        for (unsigned s = 0; LLVMIsATerminatorInst(in) && s < LLVMGetNumSuccessors(in); s++) {
+            LLVMBasicBlockRef to = copied_block(cp, LLVMGetSuccessor(in, s));
+            if (to)
+                LLVMSetSuccessor(v, s, to);
         }
     }
 }
 
-/* The loop of resume point k (0: the kernel's start), picked when rk is `key`: false when its
- * region cannot be copied or would pass the budget of instructions. */
+static bool is_intrinsic_call(LLVMValueRef in)
+{
+    LLVMValueRef f = LLVMGetCalledValue(in);
+    size_t len;
+    const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
+    return strncmp(name, "llvm.", 5) == 0 && strncmp(name, "llvm.trap", 9) != 0;
+}
+
+/* The axis of the thread index t's load `in` reads, or -1; -2 for another read of t's fields of
+ * the thread (its exception), which keeps the region out of the vectorised form. */
+static int tid_load(Cut *c, LLVMValueRef in)
+{
+    int k = pointer_kind(c, LLVMGetOperand(in, 0));
+    if (k < T_BASE || k >= T_BASE + (int)TID_END)
+        return -1;
+    int off = k - T_BASE - (int)sizeof(ExcInfo);
+    if (off < 0 || off % 4 || LLVMTypeOf(in) != c->i32)
+        return -2;
+    return off / 4;
+}
+
+/* A load of one of t's fields of the block (its indices, sizes, shared memory), which no thread
+ * changes: the same load in the entry, for a loop's copy of the code (where the vectoriser would
+ * otherwise load it again for each thread, not knowing that t may be read unconditionally);
+ * NULL for other loads. */
+static LLVMValueRef block_field(Cut *c, LLVMValueRef in)
+{
+    int k = pointer_kind(c, LLVMGetOperand(in, 0));
+    if (k < T_BASE + (int)TID_END || LLVMGetVolatile(in) ||
+        LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic)
+        return NULL;
+    LLVMBuilderRef B = c->b;
+    LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(c->entry));
+    LLVMValueRef off = LLVMConstInt(c->i64, (unsigned long long)(k - T_BASE), 0);
+    LLVMValueRef v = LLVMBuildLoad2(B, LLVMTypeOf(in), LLVMBuildInBoundsGEP2(B, c->i8, c->t, &off, 1, ""), "");
+    LLVMSetAlignment(v, LLVMGetAlignment(in));
+    unsigned range = LLVMGetMDKindIDInContext(c->ctx, "range", 5);
+    if (LLVMGetMetadata(in, range))
+        LLVMSetMetadata(v, range, LLVMGetMetadata(in, range));
+    return v;
+}
+
+/* A value that can wait in an 8-byte slot of a thread's array. */
+static bool fits_slot(Cut *c, LLVMTypeRef ty)
+{
+    LLVMTypeKind k = LLVMGetTypeKind(ty);
+    return (k == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ty) <= 64) || k == LLVMFloatTypeKind ||
+           k == LLVMDoubleTypeKind || k == LLVMHalfTypeKind || k == LLVMPointerTypeKind ||
+           (k == LLVMIntegerTypeKind && ty == c->i64);
+}
+
+/* The region is in the vectoriser's reach: no cycle, and its code up to a barrier or the
+ * thread's end calls no function, has no atomic, fence or volatile access, and reads of t only
+ * the thread's indices and the block's fields; its raises end in returns. */
+static bool plain_region(Cut *c, const Region *r)
+{
+    int *state = arena_alloc(c->arena, (size_t)r->n * sizeof *state);   /* 1 open, 2 done */
+    int *stack = arena_alloc(c->arena, (size_t)r->n * sizeof *stack);
+    unsigned *next = arena_alloc(c->arena, (size_t)r->n * sizeof *next);
+    int top = 0;
+    stack[top++] = 0;
+    state[0] = 1;
+    while (top > 0) {   /* depth first: an edge to an open block closes a cycle */
+        int b = stack[top - 1];
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(r->blocks[b]);
+        if (!term || next[b] >= LLVMGetNumSuccessors(term)) {
+            state[b] = 2;
+            top--;
+            continue;
+        }
+        int s = block_of(r, LLVMGetSuccessor(term, next[b]++));
+        if (s < 0)
+            continue;
+        if (state[s] == 1)
+            return false;
+        if (state[s] == 0) {
+            state[s] = 1;
+            stack[top++] = s;
+        }
+    }
+    for (int i = 0; i < r->n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(r->blocks[i]);
+        if (!r->normal[i]) {
+            if (!term || LLVMIsAUnreachableInst(term))
+                return false;
+            continue;
+        }
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
+             in = LLVMGetNextInstruction(in)) {
+            LLVMOpcode op = LLVMGetInstructionOpcode(in);
+            if (op == LLVMCall && !is_intrinsic_call(in))
+                return false;
+            if (op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg || op == LLVMFence ||
+                op == LLVMRet || op == LLVMUnreachable || op == LLVMAlloca)
+                return false;
+            if ((op == LLVMLoad || op == LLVMStore) &&
+                (LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic))
+                return false;
+            if (op == LLVMLoad && tid_load(c, in) == -2)
+                return false;
+            if (op == LLVMStore) {
+                int k = pointer_kind(c, LLVMGetOperand(in, 1));
+                if (k >= T_BASE)
+                    return false;
+            }
+            for (int k = 0; k < LLVMGetNumOperands(in); k++)   /* t itself, to other code */
+                if (LLVMGetOperand(in, k) == c->t && op != LLVMLoad)
+                    return false;
+        }
+    }
+    return true;
+}
+
+/* One raise of a region: its first block (entered from the code that leads on), the blocks it
+ * runs, and the values it needs from before (the thread's, kept in its slots of the arrays). */
+typedef struct Raise {
+    LLVMBasicBlockRef entry;
+    int id;                   /* 1 up, in the loop's fault array */
+    LLVMBasicBlockRef *blocks;
+    int n;
+    LLVMValueRef *need;       /* the values; a phi of entry stands for its value on the edge */
+    int nneed;
+} Raise;
+
+/* The raise that block b (not normal) of r starts; false when a value it needs cannot be kept. */
+static bool make_raise(Cut *c, const Region *r, int b, Raise *ra, int id)
+{
+    ra->entry = r->blocks[b];
+    ra->id = id;
+    ra->blocks = arena_alloc(c->arena, (size_t)r->n * sizeof *ra->blocks);
+    PtrMap in;
+    map_init(c->arena, &in, (size_t)r->n);
+    ra->n = 0;
+    ra->blocks[ra->n++] = ra->entry;
+    map_put(&in, LLVMBasicBlockAsValue(ra->entry), 1);
+    for (int i = 0; i < ra->n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(ra->blocks[i]);
+        for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+            LLVMBasicBlockRef sb = LLVMGetSuccessor(term, s);
+            if (map_get(&in, LLVMBasicBlockAsValue(sb), 0))
+                continue;
+            map_put(&in, LLVMBasicBlockAsValue(sb), 1);
+            ra->blocks[ra->n++] = sb;
+        }
+    }
+    int cap = 16;
+    ra->need = arena_alloc(c->arena, (size_t)cap * sizeof *ra->need);
+    ra->nneed = 0;
+    PtrMap seen;
+    map_init(c->arena, &seen, 64);
+    for (int i = 0; i < ra->n; i++)
+        for (LLVMValueRef x = LLVMGetFirstInstruction(ra->blocks[i]); x; x = LLVMGetNextInstruction(x)) {
+            bool phi = LLVMIsAPHINode(x);
+            for (int k = 0; k < LLVMGetNumOperands(x) || (phi && i == 0 && k == 0); k++) {
+                LLVMValueRef v;
+                if (phi && i == 0) {
+                    v = x;   /* the entry's phis: their values on the way in */
+                } else {
+                    v = LLVMGetOperand(x, k);
+                    if (phi && !map_get(&in, LLVMBasicBlockAsValue(LLVMGetIncomingBlock(x, (unsigned)k)), 0))
+                        continue;
+                    if (!LLVMIsAInstruction(v) || v == c->lin ||
+                        LLVMGetInstructionParent(v) == c->entry ||
+                        map_get(&in, LLVMBasicBlockAsValue(LLVMGetInstructionParent(v)), 0))
+                        continue;
+                }
+                if (map_get(&seen, v, 0))
+                    break;
+                if (!fits_slot(c, LLVMTypeOf(v)) || ra->nneed >= 64)
+                    return false;
+                map_put(&seen, v, 1);
+                if (ra->nneed == cap) {
+                    LLVMValueRef *m = arena_alloc(c->arena, (size_t)(2 * cap) * sizeof *m);
+                    memcpy(m, ra->need, (size_t)cap * sizeof *m);
+                    ra->need = m;
+                    cap *= 2;
+                }
+                ra->need[ra->nneed++] = v;
+                if (phi && i == 0)
+                    break;
+            }
+        }
+    return true;
+}
+
+/* The item of slot j of the threads' arrays a raise keeps its values in (8 bytes each), made at
+ * first use. */
+static Item *slot_item(Cut *c, int j)
+{
+    while (c->nslots <= j) {
+        add_item(c, NULL, c->i64, 8, 8)->base = item_base(c);
+        c->slots[c->nslots++] = c->nitems - 1;
+    }
+    return &c->items[c->slots[j]];
+}
+
+static LLVMValueRef item_at_lin(Cut *c, Item *it, LLVMValueRef lin)
+{
+    LLVMValueRef off = LLVMBuildNUWMul(c->b, LLVMBuildZExt(c->b, lin, c->i64, ""),
+                                       LLVMConstInt(c->i64, it->stride, 0), "");
+    return LLVMBuildInBoundsGEP2(c->b, c->i8, it->base, &off, 1, "");
+}
+
+/* x = min(x, v) (max) in the alloca at p (unsigned), a reduction the vectoriser knows. */
+static void keep_min(Cut *c, LLVMValueRef p, LLVMValueRef v, bool max)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMValueRef old = LLVMBuildLoad2(B, LLVMTypeOf(v), p, "");
+    LLVMValueRef less = LLVMBuildICmp(B, max ? LLVMIntUGT : LLVMIntULT, v, old, "");
+    LLVMBuildStore(B, LLVMBuildSelect(B, less, v, old, ""), p);
+}
+
+/* The lowest failure of a round: the thread's index, and which raise (from 1), in one number,
+ * so that one reduction finds both; all ones when none failed. */
+#define FAULT_SHIFT 16
+
+/* The copy of a plain region's branch into raise ra: the thread leaves the values ra needs, and
+ * its index and the raise's as the round's first failure if it is the lowest, and stops its
+ * round. */
+static LLVMBasicBlockRef fault_edge(Cut *c, const Copy *cp, LLVMBasicBlockRef from,
+                                    const Raise *ra, const Nest *ns, LLVMValueRef first_bad)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMBasicBlockRef f = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.fault");
+    LLVMPositionBuilderAtEnd(B, f);
+    for (int j = 0; j < ra->nneed; j++) {
+        LLVMValueRef v = ra->need[j];
+        if (LLVMIsAPHINode(v) && LLVMGetInstructionParent(v) == ra->entry) {
+            for (unsigned k = 0; k < LLVMCountIncoming(v); k++)
+                if (LLVMGetIncomingBlock(v, k) == from) {
+                    v = LLVMGetIncomingValue(v, k);
+                    break;
+                }
+        }
+        v = v == c->lin ? ns->lin : copy_of(cp, v);
+        LLVMBuildStore(B, v, item_at_lin(c, slot_item(c, j), ns->lin));
+    }
+    LLVMValueRef code = LLVMBuildOr(B, LLVMBuildShl(B, ns->lin, LLVMConstInt(c->i32, FAULT_SHIFT, 0), ""),
+                                    LLVMConstInt(c->i32, (unsigned)ra->id, 0), "");
+    keep_min(c, first_bad, code, false);
+    LLVMBuildBr(B, ns->latch);
+    return f;
+}
+
+/* After the loop: the first thread that failed raises, with its own indices in t, running the
+ * raise's code (copied) with the values it left. */
+static void raise_first(Cut *c, const Raise *raises, int nraises, LLVMValueRef first_bad,
+                        LLVMBasicBlockRef at)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMPositionBuilderAtEnd(B, at);
+    LLVMValueRef code = LLVMBuildLoad2(B, c->i32, first_bad, "");
+    LLVMValueRef bad = LLVMBuildLShr(B, code, LLVMConstInt(c->i32, FAULT_SHIFT, 0), "");
+    LLVMValueRef rest = LLVMBuildUDiv(B, bad, c->nx, "");
+    LLVMValueRef idx[3] = {LLVMBuildURem(B, bad, c->nx, ""), LLVMBuildURem(B, rest, c->ny, ""),
+                           LLVMBuildUDiv(B, rest, c->ny, "")};
+    for (int k = 0; k < 3; k++)
+        LLVMBuildStore(B, idx[k], tid_ptr(c, k));
+    LLVMValueRef id = LLVMBuildAnd(B, code, LLVMConstInt(c->i32, (1u << FAULT_SHIFT) - 1, 0), "");
+    LLVMValueRef sw = LLVMBuildSwitch(B, id, c->fail, (unsigned)nraises);
+    for (int i = 0; i < nraises; i++) {
+        const Raise *ra = &raises[i];
+        LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.raise");
+        LLVMAddCase(sw, LLVMConstInt(c->i32, (unsigned)ra->id, 0), pre);
+        Copy cp;
+        long size = 0;
+        for (int b = 0; b < ra->n; b++)
+            for (LLVMValueRef x = LLVMGetFirstInstruction(ra->blocks[b]); x; x = LLVMGetNextInstruction(x))
+                size++;
+        copy_init(c, &cp, ra->n, size, ra->nneed + 1);
+        LLVMPositionBuilderAtEnd(B, pre);
+        copy_subst(&cp, c->lin, bad);
+        for (int j = 0; j < ra->nneed; j++) {
+            LLVMValueRef v = ra->need[j];
+            LLVMValueRef p = item_at_lin(c, slot_item(c, j), bad);
+            copy_subst(&cp, v, LLVMBuildLoad2(B, LLVMTypeOf(v), p, ""));
+        }
+        for (int b = 0; b < ra->n; b++)
+            copy_add(c, &cp, ra->blocks[b], "sim.fast.raise.code");
+        copy_blocks(c, &cp);
+        LLVMPositionBuilderAtEnd(B, pre);
+        LLVMBuildBr(B, cp.copies[0]);
+    }
+}
+
+/* Marks every memory access of the blocks as one of the loop's parallel group, and the loop
+ * (its latch's branch) as running them in any order. */
+static void mark_parallel(Cut *c, LLVMBasicBlockRef *blocks, int n, LLVMValueRef latch_br)
+{
+    LLVMMetadataRef group = LLVMMDNodeInContext2(c->ctx, NULL, 0);
+    unsigned kind = LLVMGetMDKindIDInContext(c->ctx, "llvm.access.group", 17);
+    LLVMValueRef gv = LLVMMetadataAsValue(c->ctx, group);
+    for (int i = 0; i < n; i++)
+        for (LLVMValueRef in = LLVMGetFirstInstruction(blocks[i]); in; in = LLVMGetNextInstruction(in)) {
+            LLVMOpcode op = LLVMGetInstructionOpcode(in);
+            if (op == LLVMLoad || op == LLVMStore || op == LLVMCall)
+                LLVMSetMetadata(in, kind, gv);
+        }
+    const char name[] = "llvm.loop.parallel_accesses";
+    LLVMMetadataRef pa[2] = {LLVMMDStringInContext2(c->ctx, name, sizeof name - 1), group};
+    LLVMMetadataRef tmp = LLVMTemporaryMDNode(c->ctx, NULL, 0);
+    LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(c->ctx, pa, 2)};
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->ctx, ops, 2);
+    LLVMMetadataReplaceAllUsesWith(tmp, loop);
+    LLVMSetMetadata(latch_br, LLVMGetMDKindIDInContext(c->ctx, "llvm.loop", 9),
+                    LLVMMetadataAsValue(c->ctx, loop));
+}
+
+/* A value's bits as an integer (for a max), and back. */
+static LLVMValueRef as_bits(Cut *c, LLVMValueRef v, LLVMTypeRef bits)
+{
+    LLVMTypeRef ty = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(ty) == LLVMPointerTypeKind)
+        return LLVMBuildPtrToInt(c->b, v, bits, "");
+    return ty == bits ? v : LLVMBuildBitCast(c->b, v, bits, "");
+}
+
+static LLVMValueRef from_bits(Cut *c, LLVMValueRef v, LLVMTypeRef ty)
+{
+    if (LLVMGetTypeKind(ty) == LLVMPointerTypeKind)
+        return LLVMBuildIntToPtr(c->b, v, ty, "");
+    return ty == LLVMTypeOf(v) ? v : LLVMBuildBitCast(c->b, v, ty, "");
+}
+
+static LLVMTypeRef bits_type(Cut *c, LLVMTypeRef ty)
+{
+    if (LLVMGetTypeKind(ty) == LLVMPointerTypeKind)
+        return c->i64;
+    if (LLVMGetTypeKind(ty) == LLVMIntegerTypeKind)
+        return ty;
+    return LLVMIntTypeInContext(c->ctx, (unsigned)LLVMSizeOfTypeInBits(c->td, ty));
+}
+
+/* In a plain region's copy, a barrier's stores of shared values (to their scalars, pair.next)
+ * become reductions the vectoriser knows: the max of the value's bits over the threads that
+ * reach the barrier (all hold the same value, so the max is it) and how many did; after the
+ * loop (at `after`, the block returned), the scalars of the barriers reached get them. */
+static LLVMBasicBlockRef uniform_stores(Cut *c, const Copy *cp, LLVMBasicBlockRef pre,
+                                        LLVMBasicBlockRef after)
+{
+    LLVMBuilderRef B = c->b;
+    for (int k = 0; k < c->nsites; k++) {
+        LLVMBasicBlockRef e = copied_block(cp, c->sites[k].exit);
+        if (!e)
+            continue;
+        LLVMValueRef reached = NULL, acc[64];
+        int us[64], nu = 0;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(e), next; in; in = next) {
+            next = LLVMGetNextInstruction(in);
+            int u = LLVMIsAStoreInst(in) ? map_get(&c->unext, LLVMGetOperand(in, 1), -1) : -1;
+            if (u < 0 || nu == 64 || !fits_slot(c, c->unext_ty[u]))
+                continue;
+            if (!reached) {
+                reached = entry_alloca(c, c->i32);
+                LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(pre));
+                LLVMBuildStore(B, LLVMConstInt(c->i32, 0, 0), reached);
+                LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(e));
+                LLVMValueRef was = LLVMBuildLoad2(B, c->i32, reached, "");   /* a count: an or */
+                LLVMBuildStore(B, LLVMBuildAdd(B, was, LLVMConstInt(c->i32, 1, 0), ""), reached);
+
+            }
+            LLVMTypeRef bits = bits_type(c, c->unext_ty[u]);
+            acc[nu] = entry_alloca(c, bits);
+            LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(pre));
+            LLVMBuildStore(B, LLVMConstInt(bits, 0, 0), acc[nu]);
+            LLVMPositionBuilderBefore(B, in);
+            keep_min(c, acc[nu], as_bits(c, LLVMGetOperand(in, 0), bits), true);
+            LLVMInstructionEraseFromParent(in);
+            us[nu++] = u;
+        }
+        if (!reached)
+            continue;
+        LLVMBasicBlockRef copy = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.shared");
+        LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.end");
+        LLVMPositionBuilderAtEnd(B, after);
+        LLVMValueRef any = LLVMBuildLoad2(B, c->i32, reached, "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, any, LLVMConstInt(c->i32, 0, 0), ""),
+                        copy, cont);
+        LLVMPositionBuilderAtEnd(B, copy);
+        for (int i = 0; i < nu; i++) {
+            LLVMTypeRef ty = c->unext_ty[us[i]];
+            LLVMValueRef v = LLVMBuildLoad2(B, bits_type(c, ty), acc[i], "");
+            LLVMBuildStore(B, from_bits(c, v, ty), c->unext_ptr[us[i]]);
+        }
+        LLVMBuildBr(B, cont);
+        after = cont;
+    }
+    return after;
+}
+
+/* In the copy of barrier k's exit (site k's: the thread waits there), in the loop of resume
+ * point k: the store of k into the thread's resume point, which holds it already. */
+static void drop_same_resume(Cut *c, const Copy *cp, int k)
+{
+    LLVMBasicBlockRef e = k ? copied_block(cp, c->sites[k - 1].exit) : NULL;
+    if (!e)
+        return;
+    for (LLVMValueRef in = LLVMGetFirstInstruction(e); in; in = LLVMGetNextInstruction(in)) {
+        if (!LLVMIsAStoreInst(in))
+            continue;
+        LLVMValueRef v = LLVMGetOperand(in, 0), p = LLVMGetOperand(in, 1);
+        if (LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == (unsigned long long)k &&
+            LLVMIsAGetElementPtrInst(p) && LLVMGetOperand(p, 0) == c->at) {
+            LLVMInstructionEraseFromParent(in);
+            return;
+        }
+    }
+}
+
+/* The loop of resume point k (0: the kernel's start), picked when rk is k (-1 for the start):
+ * false when its region cannot be copied or would pass the budget of instructions. */
 static bool fast_round(Cut *c, int k, long *budget, int max_blocks)
 {
     LLVMBuilderRef B = c->b;
@@ -1597,25 +2120,106 @@ static bool fast_round(Cut *c, int k, long *budget, int max_blocks)
     long size = region_size(c, &r);
     if (size < 0 || size > *budget)
         return false;
+    bool plain = r.normal[0] && plain_region(c, &r);
+    Raise *raises = arena_alloc(c->arena, (size_t)r.n * sizeof *raises);
+    int nraises = 0;
+    for (int i = 0; i < r.n && plain; i++) {
+        if (r.normal[i])
+            continue;
+        bool entered = false;   /* from code that leads on */
+        for (int j = 0; j < r.n && !entered; j++) {
+            LLVMValueRef term = LLVMGetBasicBlockTerminator(r.blocks[j]);
+            for (unsigned s = 0; r.normal[j] && term && s < LLVMGetNumSuccessors(term); s++)
+                entered |= LLVMGetSuccessor(term, s) == r.blocks[i];
+        }
+        if (entered && (nraises + 1 >= (1 << FAULT_SHIFT) ||
+                        !make_raise(c, &r, i, &raises[nraises], nraises + 1)))
+            plain = false;
+        nraises += entered;
+    }
     *budget -= size;
     LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast");
     LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.end");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.returned");
     Nest ns;
-    thread_nest(c, &ns, pre, true, after, "sim.fast.thread");
-    copy_region(c, &r, size, ns.lin, ns.latch, done);
+    thread_nest(c, &ns, pre, !plain, after, "sim.fast.thread");
+    Copy cp;
+    copy_init(c, &cp, r.n, size, (int)size + 1);
+    copy_subst(&cp, c->lin, ns.lin);
+    LLVMValueRef tid[3] = {ns.x, ns.y, ns.z};
+    for (int i = 0; i < r.n; i++) {
+        if (plain && !r.normal[i])
+            continue;   /* raises run after the loop, for the first thread that failed */
+        copy_add(c, &cp, r.blocks[i], "sim.fast.code");
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r.blocks[i]); in;
+             in = LLVMGetNextInstruction(in)) {
+            if (!LLVMIsALoadInst(in))
+                continue;
+            LLVMValueRef once = block_field(c, in);
+            if (once)
+                copy_subst(&cp, in, once);
+            else if (plain && tid_load(c, in) >= 0)
+                copy_subst(&cp, in, tid[tid_load(c, in)]);
+        }
+    }
+    copy_blocks(c, &cp);
+    drop_same_resume(c, &cp, k);
+    LLVMValueRef first_bad = NULL;
+    if (plain) {
+        first_bad = entry_alloca(c, c->i32);
+        LLVMPositionBuilderAtEnd(B, pre);
+        LLVMBuildStore(B, LLVMConstAllOnes(c->i32), first_bad);
+    }
+    int nloop = cp.n, edges = 0;
+    for (int i = 0; i < cp.n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(cp.copies[i]);
+        edges += term ? (int)LLVMGetNumSuccessors(term) : 0;
+    }
+    LLVMBasicBlockRef *loop = arena_alloc(c->arena, (size_t)(cp.n + edges + 3) * sizeof *loop);
+    memcpy(loop, cp.copies, (size_t)cp.n * sizeof *loop);
+    for (int i = 0; i < cp.n; i++) {   /* branches out of the copy */
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(cp.copies[i]);
+        for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+            LLVMBasicBlockRef sb = LLVMGetSuccessor(term, s);
+            if (sb == c->latch)
+                LLVMSetSuccessor(term, s, ns.latch);
+            else if (sb == c->done)
+                LLVMSetSuccessor(term, s, done);
+            else if (block_of(&r, sb) >= 0) {   /* a raise, not copied */
+                const Raise *ra = NULL;
+                for (int j = 0; j < nraises && !ra; j++)
+                    ra = raises[j].entry == sb ? &raises[j] : NULL;
+                LLVMBasicBlockRef f = fault_edge(c, &cp, cp.blocks[i], ra, &ns, first_bad);
+                loop[nloop++] = f;
+                LLVMSetSuccessor(term, s, f);
+            }
+        }
+    }
     /* the head: threads that returned are skipped */
     LLVMPositionBuilderAtEnd(B, ns.head);
     LLVMValueRef lin64 = LLVMBuildZExt(B, ns.lin, c->i64, "");
     LLVMValueRef atp = LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, "");
     LLVMValueRef live = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, c->i32, atp, ""),
                                       LLVMConstInt(c->i32, 0, 0), "");
-    LLVMBuildCondBr(B, live, r.copies[0], ns.latch);
+    LLVMBuildCondBr(B, live, cp.copies[0], ns.latch);
     LLVMPositionBuilderAtEnd(B, done);
     LLVMBuildStore(B, LLVMConstInt(c->i32, 0, 0), atp);
     LLVMBuildBr(B, ns.latch);
     LLVMPositionBuilderAtEnd(B, pre);
     LLVMBuildBr(B, ns.zloop);
+    if (plain) {
+        loop[nloop++] = ns.head;
+        loop[nloop++] = done;
+        loop[nloop++] = ns.latch;
+        LLVMBasicBlockRef fault = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.failed");
+        LLVMBasicBlockRef on = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.end");
+        LLVMPositionBuilderAtEnd(B, after);
+        LLVMValueRef bad = LLVMBuildLoad2(B, c->i32, first_bad, "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, bad, LLVMConstAllOnes(c->i32), ""), fault, on);
+        raise_first(c, raises, nraises, first_bad, fault);
+        after = uniform_stores(c, &cp, pre, on);
+        mark_parallel(c, loop, nloop, LLVMGetBasicBlockTerminator(ns.latch));
+    }
     LLVMPositionBuilderAtEnd(B, after);
     LLVMBuildBr(B, c->check);
     LLVMAddCase(c->rounds, k ? LLVMConstInt(c->i32, (unsigned)k, 0) : LLVMConstAllOnes(c->i32), pre);
