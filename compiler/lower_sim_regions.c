@@ -2058,7 +2058,7 @@ static LLVMBasicBlockRef uniform_stores(Cut *c, const Copy *cp, LLVMBasicBlockRe
                 LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(pre));
                 LLVMBuildStore(B, LLVMConstInt(c->i32, 0, 0), reached);
                 LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(e));
-                LLVMValueRef was = LLVMBuildLoad2(B, c->i32, reached, "");   /* a count: an or */
+                LLVMValueRef was = LLVMBuildLoad2(B, c->i32, reached, "");   /* a count (an or of 1 folds) */
                 LLVMBuildStore(B, LLVMBuildAdd(B, was, LLVMConstInt(c->i32, 1, 0), ""), reached);
 
             }
@@ -2089,6 +2089,45 @@ static LLVMBasicBlockRef uniform_stores(Cut *c, const Copy *cp, LLVMBasicBlockRe
         after = cont;
     }
     return after;
+}
+
+/* The round's end after a plain region's loop whose barriers are all plain syncthreads(): how
+ * many threads reached each barrier is counted in the loop (a reduction), so that the usual end,
+ * every thread that did not return at one barrier, needs no pass over the threads (the round's
+ * check, which the other ends go to). Whether it did. */
+static bool counted_end(Cut *c, const Copy *cp, LLVMBasicBlockRef pre, LLVMBasicBlockRef after)
+{
+    LLVMBuilderRef B = c->b;
+    for (int k = 0; k < c->nsites; k++)
+        if (copied_block(cp, c->sites[k].exit) && c->sites[k].op != 0)
+            return false;
+    LLVMValueRef zero = LLVMConstInt(c->i32, 0, 0);
+    LLVMValueRef reached = zero, site = zero;
+    for (int k = 0; k < c->nsites; k++) {
+        LLVMBasicBlockRef e = copied_block(cp, c->sites[k].exit);
+        if (!e)
+            continue;
+        LLVMValueRef count = entry_alloca(c, c->i32);
+        LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(pre));
+        LLVMBuildStore(B, zero, count);
+        LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(e));
+        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, count, ""),
+                                       LLVMConstInt(c->i32, 1, 0), ""), count);
+        LLVMPositionBuilderAtEnd(B, after);
+        LLVMValueRef some = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, c->i32, count, ""), zero, "");
+        reached = LLVMBuildAdd(B, reached, LLVMBuildZExt(B, some, c->i32, ""), "");
+        site = LLVMBuildSelect(B, some, LLVMConstInt(c->i32, (unsigned)k + 1, 0), site, "");
+    }
+    LLVMPositionBuilderAtEnd(B, after);
+    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.one");
+    LLVMValueRef sw = LLVMBuildSwitch(B, reached, c->check, 2);
+    LLVMAddCase(sw, zero, c->ok);   /* every thread returned */
+    LLVMAddCase(sw, LLVMConstInt(c->i32, 1, 0), one);
+    LLVMPositionBuilderAtEnd(B, one);
+    LLVMBuildStore(B, zero, c->bres);
+    LLVMBuildStore(B, site, c->rk);
+    LLVMBuildBr(B, c->advance);
+    return true;
 }
 
 /* In the copy of barrier k's exit (site k's: the thread waits there), in the loop of resume
@@ -2220,8 +2259,10 @@ static bool fast_round(Cut *c, int k, long *budget, int max_blocks)
         after = uniform_stores(c, &cp, pre, on);
         mark_parallel(c, loop, nloop, LLVMGetBasicBlockTerminator(ns.latch));
     }
-    LLVMPositionBuilderAtEnd(B, after);
-    LLVMBuildBr(B, c->check);
+    if (!plain || !counted_end(c, &cp, pre, after)) {
+        LLVMPositionBuilderAtEnd(B, after);
+        LLVMBuildBr(B, c->check);
+    }
     LLVMAddCase(c->rounds, k ? LLVMConstInt(c->i32, (unsigned)k, 0) : LLVMConstAllOnes(c->i32), pre);
     return true;
 }
