@@ -2034,12 +2034,28 @@ static LLVMTypeRef bits_type(Cut *c, LLVMTypeRef ty)
     return LLVMIntTypeInContext(c->ctx, (unsigned)LLVMSizeOfTypeInBits(c->td, ty));
 }
 
+/* How many threads reach barrier k's exit e (a copy) in the loop, counted there (a reduction the
+ * vectoriser knows), made at first use. */
+static LLVMValueRef exit_count(Cut *c, LLVMValueRef *counts, int k, LLVMBasicBlockRef e,
+                               LLVMBasicBlockRef pre)
+{
+    LLVMBuilderRef B = c->b;
+    if (counts[k])
+        return counts[k];
+    LLVMValueRef n = counts[k] = entry_alloca(c, c->i32);
+    LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(pre));
+    LLVMBuildStore(B, LLVMConstInt(c->i32, 0, 0), n);
+    LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(e));
+    LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, n, ""), LLVMConstInt(c->i32, 1, 0), ""), n);
+    return n;
+}
+
 /* In a plain region's copy, a barrier's stores of shared values (to their scalars, pair.next)
  * become reductions the vectoriser knows: the max of the value's bits over the threads that
  * reach the barrier (all hold the same value, so the max is it) and how many did; after the
  * loop (at `after`, the block returned), the scalars of the barriers reached get them. */
-static LLVMBasicBlockRef uniform_stores(Cut *c, const Copy *cp, LLVMBasicBlockRef pre,
-                                        LLVMBasicBlockRef after)
+static LLVMBasicBlockRef uniform_stores(Cut *c, const Copy *cp, LLVMValueRef *counts,
+                                        LLVMBasicBlockRef pre, LLVMBasicBlockRef after)
 {
     LLVMBuilderRef B = c->b;
     for (int k = 0; k < c->nsites; k++) {
@@ -2053,15 +2069,8 @@ static LLVMBasicBlockRef uniform_stores(Cut *c, const Copy *cp, LLVMBasicBlockRe
             int u = LLVMIsAStoreInst(in) ? map_get(&c->unext, LLVMGetOperand(in, 1), -1) : -1;
             if (u < 0 || nu == 64 || !fits_slot(c, c->unext_ty[u]))
                 continue;
-            if (!reached) {
-                reached = entry_alloca(c, c->i32);
-                LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(pre));
-                LLVMBuildStore(B, LLVMConstInt(c->i32, 0, 0), reached);
-                LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(e));
-                LLVMValueRef was = LLVMBuildLoad2(B, c->i32, reached, "");   /* a count (an or of 1 folds) */
-                LLVMBuildStore(B, LLVMBuildAdd(B, was, LLVMConstInt(c->i32, 1, 0), ""), reached);
-
-            }
+            if (!reached)
+                reached = exit_count(c, counts, k, e, pre);   /* a count: an or of 1 folds */
             LLVMTypeRef bits = bits_type(c, c->unext_ty[u]);
             acc[nu] = entry_alloca(c, bits);
             LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(pre));
@@ -2095,7 +2104,8 @@ static LLVMBasicBlockRef uniform_stores(Cut *c, const Copy *cp, LLVMBasicBlockRe
  * many threads reached each barrier is counted in the loop (a reduction), so that the usual end,
  * every thread that did not return at one barrier, needs no pass over the threads (the round's
  * check, which the other ends go to). Whether it did. */
-static bool counted_end(Cut *c, const Copy *cp, LLVMBasicBlockRef pre, LLVMBasicBlockRef after)
+static bool counted_end(Cut *c, const Copy *cp, LLVMValueRef *counts, LLVMBasicBlockRef pre,
+                        LLVMBasicBlockRef after)
 {
     LLVMBuilderRef B = c->b;
     for (int k = 0; k < c->nsites; k++)
@@ -2107,12 +2117,7 @@ static bool counted_end(Cut *c, const Copy *cp, LLVMBasicBlockRef pre, LLVMBasic
         LLVMBasicBlockRef e = copied_block(cp, c->sites[k].exit);
         if (!e)
             continue;
-        LLVMValueRef count = entry_alloca(c, c->i32);
-        LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(pre));
-        LLVMBuildStore(B, zero, count);
-        LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(e));
-        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, count, ""),
-                                       LLVMConstInt(c->i32, 1, 0), ""), count);
+        LLVMValueRef count = exit_count(c, counts, k, e, pre);
         LLVMPositionBuilderAtEnd(B, after);
         LLVMValueRef some = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, c->i32, count, ""), zero, "");
         reached = LLVMBuildAdd(B, reached, LLVMBuildZExt(B, some, c->i32, ""), "");
@@ -2203,7 +2208,7 @@ static bool fast_round(Cut *c, int k, long *budget, int max_blocks)
     }
     copy_blocks(c, &cp);
     drop_same_resume(c, &cp, k);
-    LLVMValueRef first_bad = NULL;
+    LLVMValueRef first_bad = NULL, *counts = NULL;
     if (plain) {
         first_bad = entry_alloca(c, c->i32);
         LLVMPositionBuilderAtEnd(B, pre);
@@ -2256,10 +2261,11 @@ static bool fast_round(Cut *c, int k, long *budget, int max_blocks)
         LLVMValueRef bad = LLVMBuildLoad2(B, c->i32, first_bad, "");
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, bad, LLVMConstAllOnes(c->i32), ""), fault, on);
         raise_first(c, raises, nraises, first_bad, fault);
-        after = uniform_stores(c, &cp, pre, on);
+        counts = arena_alloc(c->arena, (size_t)c->nsites * sizeof *counts);
+        after = uniform_stores(c, &cp, counts, pre, on);
         mark_parallel(c, loop, nloop, LLVMGetBasicBlockTerminator(ns.latch));
     }
-    if (!plain || !counted_end(c, &cp, pre, after)) {
+    if (!plain || !counted_end(c, &cp, counts, pre, after)) {
         LLVMPositionBuilderAtEnd(B, after);
         LLVMBuildBr(B, c->check);
     }
