@@ -10,8 +10,8 @@
  *         run until a barrier k (resume point := k, its values saved) or the end (returned)
  *     the round's end: all threads that did not return wait at one barrier (else the block would
  *         hang on a GPU: BarrierError), whose syncthreads_count/and/or result it gives; go round
- *         again, or leave when every thread returned. The round's summary (kept as the threads
- *         reach barriers) decides the usual case here; pj_sim_regions_sync looks at each thread
+ *         again, or leave when every thread returned. A pass over the threads' resume points
+ *         (round_summary) decides the usual case here; pj_sim_regions_sync looks at each thread
  *         when they differ, and at the grid barrier (the block waits there for the others)
  *
  * so a round is one loop over the threads through the code between two barriers (the region),
@@ -28,6 +28,10 @@
  * end completes the warps whose lanes all wait at one and holds the other threads back a round
  * (SIM_HELD in their resume point, which matches no case of the switch). Kernels whose barriers
  * stay in a function that is not inlined (recursion) keep the fibers (simulator/fiber.c).
+ *
+ * That general loop runs the rounds whose threads resume at different places; the usual round,
+ * every thread resuming at one barrier, runs that resume point's own loop with its region's code
+ * copied in, vectorised where the region allows (fast_rounds, below).
  *
  * The optimiser then runs again over the cut function: within a region, a thread's values are in
  * registers, and the loads and stores of shared memory are the plain ones of any loop. */
