@@ -10,8 +10,8 @@
  *         run until a barrier k (resume point := k, its values saved) or the end (returned)
  *     the round's end: all threads that did not return wait at one barrier (else the block would
  *         hang on a GPU: BarrierError), whose syncthreads_count/and/or result it gives; go round
- *         again, or leave when every thread returned. The round's summary (kept as the threads
- *         reach barriers) decides the usual case here; pj_sim_regions_sync looks at each thread
+ *         again, or leave when every thread returned. A pass over the threads' resume points
+ *         (round_summary) decides the usual case here; pj_sim_regions_sync looks at each thread
  *         when they differ, and at the grid barrier (the block waits there for the others)
  *
  * so a round is one loop over the threads through the code between two barriers (the region),
@@ -29,12 +29,18 @@
  * (SIM_HELD in their resume point, which matches no case of the switch). Kernels whose barriers
  * stay in a function that is not inlined (recursion) keep the fibers (simulator/fiber.c).
  *
+ * That general loop runs the rounds whose threads resume at different places; the usual round,
+ * every thread resuming at one barrier, runs that resume point's own loop with its region's code
+ * copied in, vectorised where the region allows (fast_rounds, below).
+ *
  * The optimiser then runs again over the cut function: within a region, a thread's values are in
  * registers, and the loads and stores of shared memory are the plain ones of any loop. */
 #include "compiler/lower.h"
 
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Target.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct PtrMap {
@@ -69,11 +75,15 @@ typedef struct Cut {
     LLVMTypeRef i8, i32, i64, ptr;
     /* start: the kernel's own entry; ok, fail: the block function's returns */
     LLVMBasicBlockRef entry, start, zloop, yloop, head, latch, ynext, znext, check, done, ok, fail;
+    LLVMBasicBlockRef dispatch, first_driver;   /* a round's start; the driver's first block */
+    LLVMBasicBlockRef *driver;   /* the driver's blocks (is_body) */
+    int ndriver, driver_cap;
     LLVMValueRef lin, at, preds, bres, sw, frame_size, sync;
-    /* the round's summary: the or and the and of the barrier calls its threads reached (equal
-     * when they all reached one; the or 0 when none did), the or of their operations, how many
-     * gave a true predicate, how many reached a syncthreads_and (which needs the count) */
-    LLVMValueRef ror, rand, rop, rcount, rlive;
+    LLVMValueRef nx, ny, nz, n;   /* the block's size, read in the entry */
+    /* rk: where every thread that did not return resumes in the next round (-1 the kernel's
+     * start, k barrier k, 0 not one place: the general loop); rounds: the switch on it */
+    LLVMValueRef rk, rounds;
+    LLVMValueRef sites_ref, nsites_ref;   /* the sites table and its size, set by sites_table */
     LLVMBasicBlockRef advance, check_slow, check_one;   /* after a round, before the next */
     LLVMValueRef rheld;   /* the last round ended with threads held back (warp operations) */
     /* warp operations: each thread's value, result, mask and argument, items made at the first
@@ -85,6 +95,14 @@ typedef struct Cut {
     int nitems, items_cap;
     uint64_t frame;       /* bytes per thread of the arrays */
     PtrMap kind;          /* hoist_uniform's: what the entry's pointers point into */
+    /* save_live's scalars of the values all threads share, written at barriers (pair.next):
+     * map to their index u; their types, and the items of the threads' copies (fast_round) */
+    PtrMap unext;
+    LLVMValueRef *unext_ptr;
+    LLVMTypeRef *unext_ty;
+    int nunext;
+    /* the loops of resume points: the items of a failed thread's values for its raise */
+    int slots[64], nslots;
 } Cut;
 
 static Item *add_item(Cut *c, LLVMValueRef v, LLVMTypeRef ty, uint64_t bytes, uint64_t align);
@@ -214,28 +232,174 @@ static LLVMValueRef entry_alloca(Cut *c, LLVMTypeRef ty)
     return LLVMBuildAlloca(B, ty, "");
 }
 
-/* The round's summary (build_driver), empty. */
-static void reset_summary(Cut *c)
+/* Loops over the block's threads, z outermost, x fastest, entered from `from` (whose branch to
+ * zloop the caller makes) and left for `after`: zloop and yloop store the thread's z and y into t
+ * and the head its x when store_tid. The builder is left at the end of the head, for the caller
+ * to branch to the thread's code, which ends at the latch. */
+typedef struct Nest {
+    LLVMBasicBlockRef zloop, yloop, head, latch, ynext, znext;
+    LLVMValueRef x, y, z, lin;
+} Nest;
+
+static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid,
+                        LLVMBasicBlockRef after, const char *name)
 {
+    LLVMBuilderRef B = c->b;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s.z", name);
+    ns->zloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    snprintf(buf, sizeof buf, "%s.y", name);
+    ns->yloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    ns->head = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+    snprintf(buf, sizeof buf, "%s.next", name);
+    ns->latch = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    snprintf(buf, sizeof buf, "%s.next.y", name);
+    ns->ynext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    snprintf(buf, sizeof buf, "%s.next.z", name);
+    ns->znext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0), zero = LLVMConstInt(c->i32, 0, 0);
+    LLVMPositionBuilderAtEnd(B, ns->zloop);
+    LLVMValueRef z = ns->z = LLVMBuildPhi(B, c->i32, ""), zlin = LLVMBuildPhi(B, c->i32, "");
+    if (store_tid)
+        LLVMBuildStore(B, z, tid_ptr(c, 2));
+    LLVMBuildBr(B, ns->yloop);
+    LLVMPositionBuilderAtEnd(B, ns->yloop);
+    LLVMValueRef y = ns->y = LLVMBuildPhi(B, c->i32, ""), ylin = LLVMBuildPhi(B, c->i32, "");
+    if (store_tid)
+        LLVMBuildStore(B, y, tid_ptr(c, 1));
+    LLVMBuildBr(B, ns->head);
+    LLVMPositionBuilderAtEnd(B, ns->head);
+    LLVMValueRef x = ns->x = LLVMBuildPhi(B, c->i32, ""), lin = ns->lin = LLVMBuildPhi(B, c->i32, "");
+    LLVMPositionBuilderAtEnd(B, ns->latch);
+    LLVMValueRef lin1 = LLVMBuildNUWAdd(B, lin, one, "");
+    LLVMValueRef x1 = LLVMBuildNUWAdd(B, x, one, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, c->nx, ""), ns->head, ns->ynext);
+    LLVMPositionBuilderAtEnd(B, ns->ynext);
+    LLVMValueRef y1 = LLVMBuildNUWAdd(B, y, one, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, y1, c->ny, ""), ns->yloop, ns->znext);
+    LLVMPositionBuilderAtEnd(B, ns->znext);
+    LLVMValueRef z1 = LLVMBuildNUWAdd(B, z, one, "");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, z1, c->nz, ""), ns->zloop, after);
+    LLVMValueRef xs[2] = {zero, x1}, xl[2] = {ylin, lin1};
+    LLVMBasicBlockRef xf[2] = {ns->yloop, ns->latch};
+    LLVMAddIncoming(x, xs, xf, 2);
+    LLVMAddIncoming(lin, xl, xf, 2);
+    LLVMValueRef ys[2] = {zero, y1}, yl[2] = {zlin, lin1};
+    LLVMBasicBlockRef yf[2] = {ns->zloop, ns->ynext};
+    LLVMAddIncoming(y, ys, yf, 2);
+    LLVMAddIncoming(ylin, yl, yf, 2);
+    LLVMValueRef zs[2] = {zero, z1}, zl[2] = {zero, lin1};
+    LLVMBasicBlockRef zf[2] = {from, ns->znext};
+    LLVMAddIncoming(z, zs, zf, 2);
+    LLVMAddIncoming(zlin, zl, zf, 2);
+    LLVMPositionBuilderAtEnd(B, ns->head);
+    if (store_tid)
+        LLVMBuildStore(B, x, tid_ptr(c, 0));
+}
+
+/* A loop for i in [0, n) (n >= 1) at the builder's block, which it ends: the body's first block,
+ * where the builder is left, with i's phi in *i; loop_end closes it. */
+static LLVMBasicBlockRef loop_begin(Cut *c, const char *name, LLVMValueRef *i)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+    LLVMBuildBr(B, body);
+    LLVMPositionBuilderAtEnd(B, body);
+    *i = LLVMBuildPhi(B, c->i32, "");
     LLVMValueRef zero = LLVMConstInt(c->i32, 0, 0);
-    LLVMValueRef p[4] = {c->ror, c->rop, c->rcount, c->rlive};
-    for (int i = 0; i < 4; i++)
-        LLVMBuildStore(c->b, zero, p[i]);
-    LLVMBuildStore(c->b, LLVMConstAllOnes(c->i32), c->rand);
+    LLVMAddIncoming(*i, &zero, &from, 1);
+    return body;
+}
+
+/* The loop's latch at the builder's block: i + 1, back to body while below n, else on to a new
+ * block (returned, the builder left there). */
+static LLVMBasicBlockRef loop_end(Cut *c, LLVMBasicBlockRef body, LLVMValueRef i, LLVMValueRef n,
+                                  const char *name)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+    LLVMValueRef next = LLVMBuildNUWAdd(B, i, LLVMConstInt(c->i32, 1, 0), "");
+    LLVMAddIncoming(i, &next, &here, 1);
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, next, n, ""), body, after);
+    LLVMPositionBuilderAtEnd(B, after);
+    (void)body;
+    return after;
+}
+
+/* The round's summary, from the threads' resume points after it (at[i]: the barrier k it waits
+ * at, 0 returned), in one pass that the vectoriser takes: the or and the and of the barriers the
+ * threads that did not return wait at (equal when they all wait at one; the or 0 when every
+ * thread returned), how many of them gave a true predicate (pred[i], written at a barrier with
+ * one), and how many there are. */
+static void round_summary(Cut *c, LLVMValueRef n, LLVMValueRef sum[4])
+{
+    LLVMBuilderRef B = c->b;
+    LLVMValueRef zero = LLVMConstInt(c->i32, 0, 0), ones = LLVMConstAllOnes(c->i32);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+    LLVMValueRef i;
+    LLVMBasicBlockRef body = loop_begin(c, "sim.round.scan", &i);
+    LLVMValueRef acc[4], init[4] = {zero, ones, zero, zero};
+    for (int k = 0; k < 4; k++) {
+        acc[k] = LLVMBuildPhi(B, c->i32, "");
+        LLVMAddIncoming(acc[k], &init[k], &from, 1);
+    }
+    LLVMValueRef i64 = LLVMBuildZExt(B, i, c->i64, "");
+    LLVMValueRef a = LLVMBuildLoad2(B, c->i32, LLVMBuildInBoundsGEP2(B, c->i32, c->at, &i64, 1, ""), "");
+    LLVMValueRef p = LLVMBuildLoad2(B, c->i32, LLVMBuildInBoundsGEP2(B, c->i32, c->preds, &i64, 1, ""), "");
+    LLVMValueRef live = LLVMBuildICmp(B, LLVMIntNE, a, zero, "");
+    LLVMValueRef yes = LLVMBuildAnd(B, live, LLVMBuildICmp(B, LLVMIntNE, p, zero, ""), "");
+    LLVMValueRef next[4] = {
+        LLVMBuildOr(B, acc[0], a, ""),
+        LLVMBuildAnd(B, acc[1], LLVMBuildSelect(B, live, a, ones, ""), ""),
+        LLVMBuildAdd(B, acc[2], LLVMBuildZExt(B, yes, c->i32, ""), ""),
+        LLVMBuildAdd(B, acc[3], LLVMBuildZExt(B, live, c->i32, ""), ""),
+    };
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    for (int k = 0; k < 4; k++)
+        LLVMAddIncoming(acc[k], &next[k], &here, 1);
+    LLVMBasicBlockRef after = loop_end(c, body, i, n, "sim.round.sum");
+    (void)after;
+    for (int k = 0; k < 4; k++) {
+        sum[k] = LLVMBuildPhi(B, c->i32, "");
+        LLVMAddIncoming(sum[k], &next[k], &here, 1);
+    }
+}
+
+static void add_driver_block(Cut *c, LLVMBasicBlockRef bb)
+{
+    if (c->ndriver == c->driver_cap) {
+        int cap = c->driver_cap ? 2 * c->driver_cap : 32;
+        LLVMBasicBlockRef *d = arena_alloc(c->arena, (size_t)cap * sizeof *d);
+        if (c->ndriver)
+            memcpy(d, c->driver, (size_t)c->ndriver * sizeof *d);
+        c->driver = d;
+        c->driver_cap = cap;
+    }
+    c->driver[c->ndriver++] = bb;
+}
+
+/* The blocks made here so far are the driver's, not the kernel's (is_body). */
+static void mark_driver(Cut *c)
+{
+    c->ndriver = 0;
+    for (LLVMBasicBlockRef bb = c->first_driver; bb; bb = LLVMGetNextBasicBlock(bb))
+        add_driver_block(c, bb);
+    add_driver_block(c, c->entry);
 }
 
 /* The entry (the thread arrays, from pj_sim_scratch; the threads all start at the kernel's own
- * entry), the loops over z, y and x (the thread's indices into t, then the switch to its resume
- * point), and the check after each round. */
+ * entry), the dispatch of a round (to the loop of its resume point when every thread resumes at
+ * one, fast_rounds; else the general loop), the general loop over z, y and x (the thread's
+ * indices into t, then the switch to its resume point), and the check after each round. */
 static void build_driver(Cut *c)
 {
     LLVMBuilderRef B = c->b;
     c->start = LLVMGetEntryBasicBlock(c->fn);
     c->entry = LLVMInsertBasicBlockInContext(c->ctx, c->start, "sim.entry");
-    c->zloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread.z");
-    c->yloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread.y");
-    c->head = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.thread");
-    c->latch = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next");
+    c->dispatch = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.dispatch");
+    c->first_driver = c->dispatch;
     c->check = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round");
     c->done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.returned");
     LLVMBasicBlockRef fail = c->fail = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fail");
@@ -243,16 +407,14 @@ static void build_driver(Cut *c)
 
     LLVMPositionBuilderAtEnd(B, c->entry);
     c->bres = LLVMBuildAlloca(B, c->i32, "");
-    c->ror = LLVMBuildAlloca(B, c->i32, "");
-    c->rand = LLVMBuildAlloca(B, c->i32, "");
-    c->rop = LLVMBuildAlloca(B, c->i32, "");
-    c->rcount = LLVMBuildAlloca(B, c->i32, "");
-    c->rlive = LLVMBuildAlloca(B, c->i32, "");
     c->rheld = LLVMBuildAlloca(B, c->i32, "");
+    c->rk = LLVMBuildAlloca(B, c->i32, "");
     LLVMBuildStore(B, LLVMConstInt(c->i32, 0, 0), c->rheld);
-    reset_summary(c);
-    LLVMValueRef nx = ntid(c, 0), ny = ntid(c, 1), nz = ntid(c, 2);
-    LLVMValueRef n = LLVMBuildNUWMul(B, LLVMBuildNUWMul(B, nx, ny, ""), nz, "");
+    LLVMBuildStore(B, LLVMConstAllOnes(c->i32), c->rk);   /* all at the kernel's start */
+    c->nx = ntid(c, 0);
+    c->ny = ntid(c, 1);
+    c->nz = ntid(c, 2);
+    LLVMValueRef n = c->n = LLVMBuildNUWMul(B, LLVMBuildNUWMul(B, c->nx, c->ny, ""), c->nz, "");
     LLVMValueRef n64 = LLVMBuildZExt(B, n, c->i64, "");
     c->frame_size = LLVMBuildNUWMul(B, n64, LLVMConstInt(c->i64, 64, 0), "");   /* set later */
     LLVMValueRef sargs[2] = {c->t, c->frame_size};
@@ -267,88 +429,71 @@ static void build_driver(Cut *c)
     LLVMBuildMemSet(B, c->at, LLVMConstInt(c->i8, 0xff, 0), LLVMBuildNUWMul(B, n64,
                     LLVMConstInt(c->i64, 4, 0), ""), 64);
     LLVMValueRef null = LLVMBuildICmp(B, LLVMIntEQ, c->at, LLVMConstNull(c->ptr), "");
-    LLVMBuildCondBr(B, null, fail, c->zloop);
+    LLVMBuildCondBr(B, null, fail, c->dispatch);
 
-    /* three loops, z outermost: zloop and yloop store the thread's z and y into t, the head its
-     * x, then switches to the thread's resume point at[lin]: -1 the start, 0 returned */
-    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0), zero = LLVMConstInt(c->i32, 0, 0);
-    LLVMPositionBuilderAtEnd(B, c->zloop);
-    LLVMValueRef z = LLVMBuildPhi(B, c->i32, ""), zlin = LLVMBuildPhi(B, c->i32, "");
-    LLVMBuildStore(B, z, tid_ptr(c, 2));
-    LLVMBuildBr(B, c->yloop);
-    LLVMPositionBuilderAtEnd(B, c->yloop);
-    LLVMValueRef y = LLVMBuildPhi(B, c->i32, ""), ylin = LLVMBuildPhi(B, c->i32, "");
-    LLVMBuildStore(B, y, tid_ptr(c, 1));
-    LLVMBuildBr(B, c->head);
-    LLVMPositionBuilderAtEnd(B, c->head);
-    LLVMValueRef x = LLVMBuildPhi(B, c->i32, ""), lin = LLVMBuildPhi(B, c->i32, "");
-    c->lin = lin;
-    LLVMBuildStore(B, x, tid_ptr(c, 0));
-    LLVMValueRef lin64 = LLVMBuildZExt(B, lin, c->i64, "");
+    /* a round: to the loop of the resume point every thread that did not return resumes at
+     * (rk: -1 the kernel's start, k > 0 barrier k), which fast_rounds adds; else (rk 0) the
+     * general loop */
+    Nest g;
+    thread_nest(c, &g, c->dispatch, true, c->check, "sim.thread");
+    LLVMPositionBuilderAtEnd(B, c->dispatch);
+    c->rounds = LLVMBuildSwitch(B, LLVMBuildLoad2(B, c->i32, c->rk, ""), g.zloop, 8);
+
+    /* the general loop: a thread resumes at at[lin]: -1 the start, 0 returned; a thread held
+     * back a round (SIM_HELD set: it waits at a barrier while other warps complete warp
+     * operations) matches no case */
+    LLVMPositionBuilderAtEnd(B, g.head);
+    c->zloop = g.zloop;
+    c->yloop = g.yloop;
+    c->head = g.head;
+    c->latch = g.latch;
+    c->ynext = g.ynext;
+    c->znext = g.znext;
+    c->lin = g.lin;
+    LLVMValueRef lin64 = LLVMBuildZExt(B, g.lin, c->i64, "");
     LLVMValueRef where = LLVMBuildLoad2(B, c->i32,
                                         LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, ""), "");
-    /* -1 the start, 0 returned; a thread held back a round (SIM_HELD set: it waits at a
-     * barrier while other warps complete warp operations) matches no case */
     c->sw = LLVMBuildSwitch(B, where, c->latch, 8);
     LLVMAddCase(c->sw, LLVMConstAllOnes(c->i32), c->start);
-
-    /* the latches: the next thread, x fastest */
-    LLVMBasicBlockRef ynext = c->ynext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next.y");
-    LLVMBasicBlockRef znext = c->znext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.next.z");
-    LLVMPositionBuilderAtEnd(B, c->latch);
-    LLVMValueRef lin1 = LLVMBuildNUWAdd(B, lin, one, "");
-    LLVMValueRef x1 = LLVMBuildNUWAdd(B, x, one, "");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, nx, ""), c->head, ynext);
-    LLVMPositionBuilderAtEnd(B, ynext);
-    LLVMValueRef y1 = LLVMBuildNUWAdd(B, y, one, "");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, y1, ny, ""), c->yloop, znext);
-    LLVMPositionBuilderAtEnd(B, znext);
-    LLVMValueRef z1 = LLVMBuildNUWAdd(B, z, one, "");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, z1, nz, ""), c->zloop, c->check);
-    LLVMValueRef xs[2] = {zero, x1}, xl[2] = {ylin, lin1};
-    LLVMBasicBlockRef xf[2] = {c->yloop, c->latch};
-    LLVMAddIncoming(x, xs, xf, 2);
-    LLVMAddIncoming(lin, xl, xf, 2);
-    LLVMValueRef ys[2] = {zero, y1}, yl[2] = {zlin, lin1};
-    LLVMBasicBlockRef yf[2] = {c->zloop, ynext};
-    LLVMAddIncoming(y, ys, yf, 2);
-    LLVMAddIncoming(ylin, yl, yf, 2);
+    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0), zero = LLVMConstInt(c->i32, 0, 0);
     LLVMBasicBlockRef slow = c->check_slow =
         LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.check");
     c->advance = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.next");
-    LLVMValueRef zs[3] = {zero, z1, zero}, zl[3] = {zero, lin1, zero};
-    LLVMBasicBlockRef zf[3] = {c->entry, znext, c->advance};
-    LLVMAddIncoming(z, zs, zf, 3);
-    LLVMAddIncoming(zlin, zl, zf, 3);
 
     /* the round's end. Usually every thread that did not return waits at one barrier call,
-     * which the round's summary says (the first barrier reached, whether any other was, the
-     * barrier's operation, its threads and how many gave a true predicate): the result is
-     * computed here. Otherwise, and at the grid barrier (whose block waits for the others there),
-     * pj_sim_regions_sync looks at each thread (copies of one line are one barrier; other cases
-     * are a BarrierError). */
+     * which the round's summary says: the result is computed here, and the next round runs
+     * the loop of that barrier's resume point. Otherwise, and at the grid barrier (whose block
+     * waits for the others there), pj_sim_regions_sync looks at each thread (copies of one line
+     * are one barrier; other cases are a BarrierError). */
     LLVMPositionBuilderAtEnd(B, c->check);
-    LLVMValueRef first = LLVMBuildLoad2(B, c->i32, c->ror, "");
-    LLVMValueRef mixed = LLVMBuildXor(B, first, LLVMBuildLoad2(B, c->i32, c->rand, ""), "");
-    LLVMValueRef op = LLVMBuildLoad2(B, c->i32, c->rop, "");
-    LLVMValueRef count = LLVMBuildLoad2(B, c->i32, c->rcount, "");
-    LLVMValueRef live = LLVMBuildLoad2(B, c->i32, c->rlive, "");
+    LLVMValueRef sum[4];
+    round_summary(c, n, sum);
+    LLVMValueRef first = sum[0], count = sum[2], live = sum[3];
+    LLVMValueRef none = LLVMBuildICmp(B, LLVMIntEQ, first, zero, "");
+    /* one barrier (not a thread held back, which is above every barrier's number) */
+    c->nsites_ref = LLVMBuildICmp(B, LLVMIntULE, first, zero, "");   /* <= nsites: sites_table */
+    LLVMValueRef one_site = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, first, sum[1], ""),
+                                         c->nsites_ref, "");
+    c->sites_ref = LLVMAddGlobal(c->mod, c->i32, "sim.sites.ref");   /* sites_table's table */
+    LLVMValueRef at2 = LLVMBuildZExt(B, LLVMBuildShl(B, LLVMBuildSelect(B, one_site, first, zero, ""),
+                                                      one, ""), c->i64, "");
+    LLVMValueRef op = LLVMBuildLoad2(B, c->i32, LLVMBuildInBoundsGEP2(B, c->i32, c->sites_ref,
+                                                                      &at2, 1, ""), "");
     LLVMBasicBlockRef fast = c->check_one =
         LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.one");
-    LLVMValueRef none = LLVMBuildICmp(B, LLVMIntEQ, first, zero, "");
-    LLVMValueRef grid = LLVMBuildICmp(B, LLVMIntEQ, op,
-                                      LLVMConstInt(c->i32, ABI_SIM_GRID_BARRIER, 0), "");
-    if (c->prog->sim_racecheck)   /* the race detector counts the barriers: each round ends there */
-        grid = LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 1, 0);
-    /* warp operations (ops from ABI_SIM_WARP_OP up), and a round after one that held threads
-     * back, need the simulator too */
+    LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.round.go");
+    LLVMBuildCondBr(B, none, ok, go);
+    LLVMPositionBuilderAtEnd(B, go);
+    /* the grid barrier and warp operations (ops from ABI_SIM_GRID_BARRIER up), a round after one
+     * that held threads back, and every round under the race detector (which counts the
+     * barriers) need the simulator */
     LLVMValueRef other = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntUGE, op,
-                                                      LLVMConstInt(c->i32, ABI_SIM_WARP_OP, 0), ""),
+                                                      LLVMConstInt(c->i32, ABI_SIM_GRID_BARRIER, 0), ""),
                                      LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, c->i32, c->rheld, ""),
                                                    zero, ""), "");
-    grid = LLVMBuildOr(B, grid, other, "");
-    LLVMBuildCondBr(B, LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntNE, mixed, zero, ""), grid, ""),
-                    slow, fast);
+    if (c->prog->sim_racecheck)
+        other = LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 1, 0);
+    LLVMBuildCondBr(B, LLVMBuildOr(B, LLVMBuildNot(B, one_site, ""), other, ""), slow, fast);
     LLVMPositionBuilderAtEnd(B, fast);
     LLVMValueRef all = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntEQ, count, live, ""), c->i32, "");
     LLVMValueRef any = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, count, zero, ""), c->i32, "");
@@ -359,7 +504,8 @@ static void build_driver(Cut *c)
                                                        LLVMBuildSelect(B, is_or, any, zero, ""),
                                                        ""), "");
     LLVMBuildStore(B, res, c->bres);
-    LLVMBuildCondBr(B, none, ok, c->advance);
+    LLVMBuildStore(B, first, c->rk);
+    LLVMBuildBr(B, c->advance);
 
     /* low half 1 go on, 0 all returned, -1 failed; high half the result */
     LLVMPositionBuilderAtEnd(B, slow);
@@ -376,17 +522,19 @@ static void build_driver(Cut *c)
                                      c->i32, ""), c->bres);
     LLVMValueRef state = LLVMBuildTrunc(B, r, c->i32, "");
     LLVMValueRef held = LLVMConstInt(c->i32, 3, 0);   /* go on, with threads held back */
-    LLVMBuildStore(B, LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntEQ, state, held, ""), c->i32, ""),
-                   c->rheld);
+    LLVMValueRef was_held = LLVMBuildICmp(B, LLVMIntEQ, state, held, "");
+    LLVMBuildStore(B, LLVMBuildZExt(B, was_held, c->i32, ""), c->rheld);
+    /* the next round's loop: that of the one barrier all wait at, else the general one */
+    LLVMBuildStore(B, LLVMBuildSelect(B, LLVMBuildAnd(B, one_site, LLVMBuildNot(B, was_held, ""), ""),
+                                      first, zero, ""), c->rk);
     LLVMValueRef csw = LLVMBuildSwitch(B, state, fail, 3);
     LLVMAddCase(csw, one, c->advance);
     LLVMAddCase(csw, held, c->advance);
     LLVMAddCase(csw, zero, ok);
 
-    /* the next round: its summary starts empty */
+    /* the next round */
     LLVMPositionBuilderAtEnd(B, c->advance);
-    reset_summary(c);
-    LLVMBuildBr(B, c->zloop);
+    LLVMBuildBr(B, c->dispatch);
     LLVMPositionBuilderAtEnd(B, fail);
     LLVMBuildRet(B, LLVMConstInt(c->i32, ABI_STATUS_ERROR, 0));
     LLVMPositionBuilderAtEnd(B, ok);
@@ -396,6 +544,7 @@ static void build_driver(Cut *c)
     LLVMPositionBuilderAtEnd(B, c->done);
     LLVMBuildStore(B, zero, LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, ""));
     LLVMBuildBr(B, c->latch);
+    mark_driver(c);
 }
 
 static LLVMValueRef lin_index(Cut *c)
@@ -407,10 +556,10 @@ static LLVMValueRef lin_index(Cut *c)
 
 static bool is_body(Cut *c, LLVMBasicBlockRef bb)
 {
-    return bb != c->entry && bb != c->zloop && bb != c->yloop && bb != c->head &&
-           bb != c->latch && bb != c->ynext && bb != c->znext && bb != c->check && bb != c->ok &&
-           bb != c->advance && bb != c->check_slow && bb != c->check_one &&
-           bb != c->fail;
+    for (int i = 0; i < c->ndriver; i++)
+        if (c->driver[i] == bb)
+            return false;
+    return true;
 }
 
 /* Barrier call `call` of block a: a's head up to the call moves to a new block (the exit, which
@@ -464,21 +613,6 @@ static void cut_at(Cut *c, LLVMBasicBlockRef a, LLVMValueRef call)
         LLVMBuildStore(B, LLVMGetOperand(call, 3), item_at(c, &c->items[c->wval]));
         LLVMBuildStore(B, LLVMGetOperand(call, 4), item_at(c, &c->items[c->warg]));
     }
-    LLVMValueRef one = LLVMConstInt(c->i32, 1, 0);
-    LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, c->i32, c->ror, ""), kv, ""), c->ror);
-    LLVMBuildStore(B, LLVMBuildAnd(B, LLVMBuildLoad2(B, c->i32, c->rand, ""), kv, ""), c->rand);
-    if (s->op)
-        LLVMBuildStore(B, LLVMBuildOr(B, LLVMBuildLoad2(B, c->i32, c->rop, ""),
-                                      LLVMConstInt(c->i32, (unsigned)s->op, 0), ""), c->rop);
-    if (s->op == 2)
-        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, c->rlive, ""), one, ""),
-                       c->rlive);
-    if (s->op && !warp) {
-        LLVMValueRef yes = LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, s->pred,
-                                         LLVMConstNull(LLVMTypeOf(s->pred)), ""), c->i32, "");
-        LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, c->rcount, ""), yes, ""),
-                       c->rcount);
-    }
     LLVMBuildBr(B, c->latch);
     LLVMAddCase(c->sw, kv, a);
     LLVMPositionBuilderBefore(B, LLVMGetNextInstruction(call));
@@ -522,9 +656,41 @@ static void cut_barriers(Cut *c)
 
 /* The kernel's returns: status 0 marks the thread returned, any other leaves the block function
  * with it (t holds the thread's exception and indices). */
+/* A block that only returns a phi of constant statuses (the kernel's merged exit): each block
+ * that leads there returns its own status instead, so that the code of a raise is apart from the
+ * code that goes on (fast_round). */
+static void split_exit(Cut *c, LLVMBasicBlockRef bb)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMValueRef phi = LLVMGetFirstInstruction(bb), term = LLVMGetBasicBlockTerminator(bb);
+    if (!phi || !LLVMIsAPHINode(phi) || LLVMGetNextInstruction(phi) != term ||
+        !LLVMIsAReturnInst(term) || LLVMGetNumOperands(term) != 1 || LLVMGetOperand(term, 0) != phi)
+        return;
+    unsigned n = LLVMCountIncoming(phi);
+    for (unsigned i = 0; i < n; i++)
+        if (!LLVMIsAConstantInt(LLVMGetIncomingValue(phi, i)))
+            return;
+    for (unsigned i = 0; i < n; i++) {
+        LLVMValueRef st = LLVMGetIncomingValue(phi, i);
+        LLVMValueRef from = LLVMGetBasicBlockTerminator(LLVMGetIncomingBlock(phi, i));
+        LLVMBasicBlockRef to = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.exit");
+        LLVMPositionBuilderAtEnd(B, to);
+        LLVMBuildRet(B, st);
+        for (unsigned s = 0; s < LLVMGetNumSuccessors(from); s++)
+            if (LLVMGetSuccessor(from, s) == bb)
+                LLVMSetSuccessor(from, s, to);
+    }
+    LLVMDeleteBasicBlock(bb);
+}
+
 static void cut_returns(Cut *c)
 {
     LLVMBuilderRef B = c->b;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn), next; bb; bb = next) {
+        next = LLVMGetNextBasicBlock(bb);
+        if (is_body(c, bb))
+            split_exit(c, bb);
+    }
     LLVMBasicBlockRef last = LLVMGetLastBasicBlock(c->fn);   /* the blocks made here follow it */
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn), next = bb; next; bb = next) {
         next = bb == last ? NULL : LLVMGetNextBasicBlock(bb);
@@ -688,9 +854,11 @@ static void place_items(Cut *c)
 /* A placeholder for the item's array, until place_items. */
 static LLVMValueRef item_base(Cut *c)
 {
-    LLVMBuilderRef B = c->b;
+    LLVMBuilderRef B = LLVMCreateBuilderInContext(c->ctx);   /* c->b stays where it is */
     LLVMPositionBuilderBefore(B, LLVMGetNextInstruction(c->preds));
-    return LLVMBuildFreeze(B, LLVMGetUndef(c->ptr), "");
+    LLVMValueRef v = LLVMBuildFreeze(B, LLVMGetUndef(c->ptr), "");
+    LLVMDisposeBuilder(B);
+    return v;
 }
 
 static LLVMValueRef item_at(Cut *c, Item *it)
@@ -1268,6 +1436,9 @@ static void save_live(Cut *c)
             }
         }
     }
+    map_init(c->arena, &c->unext, (size_t)lv.nvals);
+    c->unext_ptr = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *c->unext_ptr);
+    c->unext_ty = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *c->unext_ty);
     LLVMValueRef *slot = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *slot);
     int *item = arena_alloc(c->arena, (size_t)lv.nvals * sizeof *item);
     struct { LLVMValueRef cur, next; } *pair =
@@ -1280,6 +1451,9 @@ static void save_live(Cut *c)
             LLVMTypeRef ty = LLVMTypeOf(lv.vals[v]);
             pair[v].cur = entry_alloca(c, ty);
             pair[v].next = entry_alloca(c, ty);
+            map_put(&c->unext, pair[v].next, c->nunext);
+            c->unext_ptr[c->nunext] = pair[v].next;
+            c->unext_ty[c->nunext++] = ty;
             LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(c->advance));
             LLVMBuildStore(B, LLVMBuildLoad2(B, ty, pair[v].next, ""), pair[v].cur);
         } else if (kind[v] == 2) {
@@ -1321,6 +1495,802 @@ static void save_live(Cut *c)
     }
 }
 
+/* ---- a loop per resume point ----
+ *
+ * Usually every thread that did not return waits at one barrier after a round, so the next
+ * round resumes them all at one place (rk). Each resume point gets its own loop over the
+ * threads with its region's code copied in (the code a thread runs from there to its next
+ * barrier or its end), which the dispatch at the round's start picks: no switch on each thread's
+ * resume point, and the copy is a plain loop for the optimiser, which unswitches it on the values
+ * all threads share (the tree's k) and keeps those in registers. The general loop stays for the
+ * rounds whose threads resume at different places (a barrier that not every thread reaches,
+ * warps held back).
+ *
+ * A region without inner loops and calls is copied so that the vectoriser can take it, as it
+ * takes an @njit loop (plain_region):
+ *   - its threads are independent: threads of a round touch the same memory only through a race
+ *     (atomics and fences keep a region out), so the loop's accesses are marked parallel
+ *     (llvm.loop.parallel_accesses), which lets the loads of s[t + k] run before the stores of
+ *     s[t] of the threads before;
+ *   - a thread's indices are the loop's, not stored into t for each thread;
+ *   - a check that fails does not leave the loop: the thread stops there (the rest of its round
+ *     is not run), leaves which check it was and the values its exception needs in arrays of the
+ *     threads, and the round goes on; after it, the first thread that failed (the lowest, the
+ *     one that fails first when the threads run one after another) raises, with its own
+ *     indices, as the general loop would have raised. Threads after it have run their round
+ *     (as on a GPU, where all run);
+ *   - a value all threads share, which the general loop stores at the barrier into a scalar, is
+ *     stored into an array of the threads, and the first thread's copied to the scalar after the
+ *     loop. */
+
+typedef struct Region {
+    LLVMBasicBlockRef *blocks;
+    int n;
+    PtrMap index;            /* a block of the region -> its position */
+    bool *normal;            /* the block leads to a barrier or the thread's end (not a raise) */
+} Region;
+
+/* The blocks a thread runs from `from` to its next barrier or its end (the code until the
+ * branches to the driver's latch and returned block). */
+static void region_blocks(Cut *c, LLVMBasicBlockRef from, Region *r, int max)
+{
+    r->blocks = arena_alloc(c->arena, (size_t)max * sizeof *r->blocks);
+    map_init(c->arena, &r->index, (size_t)max);
+    r->n = 0;
+    map_put(&r->index, LLVMBasicBlockAsValue(from), 0);
+    r->blocks[r->n++] = from;
+    for (int i = 0; i < r->n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(r->blocks[i]);
+        for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+            LLVMBasicBlockRef sb = LLVMGetSuccessor(term, s);
+            if (!is_body(c, sb) || map_get(&r->index, LLVMBasicBlockAsValue(sb), -1) >= 0)
+                continue;
+            map_put(&r->index, LLVMBasicBlockAsValue(sb), r->n);
+            r->blocks[r->n++] = sb;
+        }
+    }
+    r->normal = arena_alloc(c->arena, (size_t)r->n * sizeof *r->normal);
+    for (bool changed = true; changed; ) {
+        changed = false;
+        for (int i = r->n - 1; i >= 0; i--) {
+            LLVMValueRef term = LLVMGetBasicBlockTerminator(r->blocks[i]);
+            for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term) && !r->normal[i]; s++) {
+                LLVMBasicBlockRef sb = LLVMGetSuccessor(term, s);
+                int k = map_get(&r->index, LLVMBasicBlockAsValue(sb), -1);
+                if (sb == c->latch || sb == c->done || (k >= 0 && r->normal[k]))
+                    changed = r->normal[i] = true;
+            }
+        }
+    }
+}
+
+static int block_of(const Region *r, LLVMBasicBlockRef bb)
+{
+    return map_get(&r->index, LLVMBasicBlockAsValue(bb), -1);
+}
+
+/* The region can be copied on its own: what its instructions use is made in it, in the entry,
+ * or is the thread's index; it leaves only for the latch and the returned block. Its size in
+ * instructions, or -1. */
+static long region_size(Cut *c, const Region *r)
+{
+    long size = 0;
+    for (int i = 0; i < r->n; i++)
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
+             in = LLVMGetNextInstruction(in)) {
+            size++;
+            bool phi = LLVMIsAPHINode(in);
+            int nops = LLVMGetNumOperands(in);
+            for (int k = 0; k < nops; k++) {
+                LLVMValueRef v = LLVMGetOperand(in, k);
+                if (phi && block_of(r, LLVMGetIncomingBlock(in, (unsigned)k)) < 0)
+                    continue;
+                if (LLVMValueIsBasicBlock(v)) {
+                    LLVMBasicBlockRef sb = LLVMValueAsBasicBlock(v);
+                    if (block_of(r, sb) < 0 && sb != c->latch && sb != c->done)
+                        return -1;
+                    continue;
+                }
+                if (!LLVMIsAInstruction(v) || v == c->lin)
+                    continue;
+                LLVMBasicBlockRef p = LLVMGetInstructionParent(v);
+                if (p != c->entry && block_of(r, p) < 0)
+                    return -1;
+            }
+        }
+    return size;
+}
+
+/* A copy of some blocks: their instructions copied (a value in subst is replaced by its entry
+ * instead, and not copied), the uses among them pointing to the copies; branches out of them
+ * are left for the caller; a phi keeps the edges from copied blocks only. */
+typedef struct Copy {
+    LLVMBasicBlockRef *blocks, *copies;
+    int n;
+    PtrMap index;             /* a copied block -> its position */
+    PtrMap vnum;              /* an instruction -> its position in vals */
+    LLVMValueRef *vals, *copy;
+    int nvals, cap;
+    PtrMap subst;             /* a value -> its position in to */
+    LLVMValueRef *to;
+    int nsubst;
+} Copy;
+
+static void copy_init(Cut *c, Copy *cp, int nblocks, long size, int nsubst)
+{
+    memset(cp, 0, sizeof *cp);
+    cp->blocks = arena_alloc(c->arena, (size_t)nblocks * sizeof *cp->blocks);
+    cp->copies = arena_alloc(c->arena, (size_t)nblocks * sizeof *cp->copies);
+    map_init(c->arena, &cp->index, (size_t)nblocks);
+    cp->cap = (int)size;
+    cp->vals = arena_alloc(c->arena, (size_t)size * sizeof *cp->vals);
+    cp->copy = arena_alloc(c->arena, (size_t)size * sizeof *cp->copy);
+    map_init(c->arena, &cp->vnum, (size_t)size);
+    cp->to = arena_alloc(c->arena, (size_t)(nsubst + 1) * sizeof *cp->to);
+    map_init(c->arena, &cp->subst, (size_t)nsubst + 1);
+}
+
+static void copy_subst(Copy *cp, LLVMValueRef from, LLVMValueRef to)
+{
+    map_put(&cp->subst, from, cp->nsubst);
+    cp->to[cp->nsubst++] = to;
+}
+
+static LLVMValueRef copy_of(const Copy *cp, LLVMValueRef v)
+{
+    int w = map_get(&cp->subst, v, -1);
+    if (w >= 0)
+        return cp->to[w];
+    w = map_get(&cp->vnum, v, -1);
+    return w >= 0 ? cp->copy[w] : v;
+}
+
+static LLVMBasicBlockRef copied_block(const Copy *cp, LLVMBasicBlockRef bb)
+{
+    int b = map_get(&cp->index, LLVMBasicBlockAsValue(bb), -1);
+    return b >= 0 ? cp->copies[b] : NULL;
+}
+
+static void copy_add(Cut *c, Copy *cp, LLVMBasicBlockRef bb, const char *name)
+{
+    map_put(&cp->index, LLVMBasicBlockAsValue(bb), cp->n);
+    cp->blocks[cp->n] = bb;
+    cp->copies[cp->n++] = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+}
+
+static void copy_blocks(Cut *c, Copy *cp)
+{
+    LLVMBuilderRef B = c->b;
+    for (int i = 0; i < cp->n; i++) {
+        LLVMPositionBuilderAtEnd(B, cp->copies[i]);
+        for (LLVMValueRef in = LLVMGetFirstInstruction(cp->blocks[i]); in;
+             in = LLVMGetNextInstruction(in)) {
+            if (map_get(&cp->subst, in, -1) >= 0)
+                continue;
+            LLVMValueRef v;
+            if (LLVMIsAPHINode(in)) {
+                v = LLVMBuildPhi(B, LLVMTypeOf(in), "");
+            } else {
+                v = LLVMInstructionClone(in);
+                LLVMInsertIntoBuilder(B, v);
+            }
+            map_put(&cp->vnum, in, cp->nvals);
+            cp->vals[cp->nvals] = in;
+            cp->copy[cp->nvals++] = v;
+        }
+    }
+    for (int w = 0; w < cp->nvals; w++) {
+        LLVMValueRef in = cp->vals[w], v = cp->copy[w];
+        if (LLVMIsAPHINode(in)) {
+            for (unsigned k = 0; k < LLVMCountIncoming(in); k++) {
+                LLVMBasicBlockRef from = copied_block(cp, LLVMGetIncomingBlock(in, k));
+                if (!from)
+                    continue;   /* from code not copied */
+                LLVMValueRef val = copy_of(cp, LLVMGetIncomingValue(in, k));
+                LLVMAddIncoming(v, &val, &from, 1);
+            }
+            continue;
+        }
+        int nops = LLVMGetNumOperands(in);
+        for (int k = 0; k < nops; k++) {
+            LLVMValueRef val = LLVMGetOperand(in, k);
+            if (!LLVMValueIsBasicBlock(val) && copy_of(cp, val) != val)
+                LLVMSetOperand(v, (unsigned)k, copy_of(cp, val));
+        }
+        for (unsigned s = 0; LLVMIsATerminatorInst(in) && s < LLVMGetNumSuccessors(in); s++) {
+            LLVMBasicBlockRef to = copied_block(cp, LLVMGetSuccessor(in, s));
+            if (to)
+                LLVMSetSuccessor(v, s, to);
+        }
+    }
+}
+
+static bool is_intrinsic_call(LLVMValueRef in)
+{
+    LLVMValueRef f = LLVMGetCalledValue(in);
+    size_t len;
+    const char *name = f && LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
+    return strncmp(name, "llvm.", 5) == 0 && strncmp(name, "llvm.trap", 9) != 0;
+}
+
+/* The axis of the thread index t's load `in` reads, or -1; -2 for another read of t's fields of
+ * the thread (its exception), which keeps the region out of the vectorised form. */
+static int tid_load(Cut *c, LLVMValueRef in)
+{
+    int k = pointer_kind(c, LLVMGetOperand(in, 0));
+    if (k < T_BASE || k >= T_BASE + (int)TID_END)
+        return -1;
+    int off = k - T_BASE - (int)sizeof(ExcInfo);
+    if (off < 0 || off % 4 || LLVMTypeOf(in) != c->i32)
+        return -2;
+    return off / 4;
+}
+
+/* A load of one of t's fields of the block (its indices, sizes, shared memory), which no thread
+ * changes: the same load in the entry, for a loop's copy of the code (where the vectoriser would
+ * otherwise load it again for each thread, not knowing that t may be read unconditionally);
+ * NULL for other loads. */
+static LLVMValueRef block_field(Cut *c, LLVMValueRef in)
+{
+    int k = pointer_kind(c, LLVMGetOperand(in, 0));
+    if (k < T_BASE + (int)TID_END || LLVMGetVolatile(in) ||
+        LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic)
+        return NULL;
+    LLVMBuilderRef B = c->b;
+    LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(c->entry));
+    LLVMValueRef off = LLVMConstInt(c->i64, (unsigned long long)(k - T_BASE), 0);
+    LLVMValueRef v = LLVMBuildLoad2(B, LLVMTypeOf(in), LLVMBuildInBoundsGEP2(B, c->i8, c->t, &off, 1, ""), "");
+    LLVMSetAlignment(v, LLVMGetAlignment(in));
+    unsigned range = LLVMGetMDKindIDInContext(c->ctx, "range", 5);
+    if (LLVMGetMetadata(in, range))
+        LLVMSetMetadata(v, range, LLVMGetMetadata(in, range));
+    return v;
+}
+
+/* A value that can wait in an 8-byte slot of a thread's array. */
+static bool fits_slot(Cut *c, LLVMTypeRef ty)
+{
+    LLVMTypeKind k = LLVMGetTypeKind(ty);
+    return (k == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ty) <= 64) || k == LLVMFloatTypeKind ||
+           k == LLVMDoubleTypeKind || k == LLVMHalfTypeKind || k == LLVMPointerTypeKind ||
+           (k == LLVMIntegerTypeKind && ty == c->i64);
+}
+
+/* The region is in the vectoriser's reach: no cycle, and its code up to a barrier or the
+ * thread's end calls no function, has no atomic, fence or volatile access, and reads of t only
+ * the thread's indices and the block's fields; its raises end in returns. */
+static bool plain_region(Cut *c, const Region *r)
+{
+    int *state = arena_alloc(c->arena, (size_t)r->n * sizeof *state);   /* 1 open, 2 done */
+    int *stack = arena_alloc(c->arena, (size_t)r->n * sizeof *stack);
+    unsigned *next = arena_alloc(c->arena, (size_t)r->n * sizeof *next);
+    int top = 0;
+    stack[top++] = 0;
+    state[0] = 1;
+    while (top > 0) {   /* depth first: an edge to an open block closes a cycle */
+        int b = stack[top - 1];
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(r->blocks[b]);
+        if (!term || next[b] >= LLVMGetNumSuccessors(term)) {
+            state[b] = 2;
+            top--;
+            continue;
+        }
+        int s = block_of(r, LLVMGetSuccessor(term, next[b]++));
+        if (s < 0)
+            continue;
+        if (state[s] == 1)
+            return false;
+        if (state[s] == 0) {
+            state[s] = 1;
+            stack[top++] = s;
+        }
+    }
+    for (int i = 0; i < r->n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(r->blocks[i]);
+        if (!r->normal[i]) {
+            if (!term || LLVMIsAUnreachableInst(term))
+                return false;
+            continue;
+        }
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r->blocks[i]); in;
+             in = LLVMGetNextInstruction(in)) {
+            LLVMOpcode op = LLVMGetInstructionOpcode(in);
+            if (op == LLVMCall && !is_intrinsic_call(in))
+                return false;
+            if (op == LLVMAtomicRMW || op == LLVMAtomicCmpXchg || op == LLVMFence ||
+                op == LLVMRet || op == LLVMUnreachable || op == LLVMAlloca)
+                return false;
+            if ((op == LLVMLoad || op == LLVMStore) &&
+                (LLVMGetVolatile(in) || LLVMGetOrdering(in) != LLVMAtomicOrderingNotAtomic))
+                return false;
+            if (op == LLVMLoad && tid_load(c, in) == -2)
+                return false;
+            if (op == LLVMStore) {
+                int k = pointer_kind(c, LLVMGetOperand(in, 1));
+                if (k >= T_BASE)
+                    return false;
+            }
+            for (int k = 0; k < LLVMGetNumOperands(in); k++)   /* t itself, to other code */
+                if (LLVMGetOperand(in, k) == c->t && op != LLVMLoad)
+                    return false;
+        }
+    }
+    return true;
+}
+
+/* One raise of a region: its first block (entered from the code that leads on), the blocks it
+ * runs, and the values it needs from before (the thread's, kept in its slots of the arrays). */
+typedef struct Raise {
+    LLVMBasicBlockRef entry;
+    int id;                   /* 1 up, in the loop's fault array */
+    LLVMBasicBlockRef *blocks;
+    int n;
+    LLVMValueRef *need;       /* the values; a phi of entry stands for its value on the edge */
+    int nneed;
+} Raise;
+
+/* The raise that block b (not normal) of r starts; false when a value it needs cannot be kept. */
+static bool make_raise(Cut *c, const Region *r, int b, Raise *ra, int id)
+{
+    ra->entry = r->blocks[b];
+    ra->id = id;
+    ra->blocks = arena_alloc(c->arena, (size_t)r->n * sizeof *ra->blocks);
+    PtrMap in;
+    map_init(c->arena, &in, (size_t)r->n);
+    ra->n = 0;
+    ra->blocks[ra->n++] = ra->entry;
+    map_put(&in, LLVMBasicBlockAsValue(ra->entry), 1);
+    for (int i = 0; i < ra->n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(ra->blocks[i]);
+        for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+            LLVMBasicBlockRef sb = LLVMGetSuccessor(term, s);
+            if (map_get(&in, LLVMBasicBlockAsValue(sb), 0))
+                continue;
+            map_put(&in, LLVMBasicBlockAsValue(sb), 1);
+            ra->blocks[ra->n++] = sb;
+        }
+    }
+    int cap = 16;
+    ra->need = arena_alloc(c->arena, (size_t)cap * sizeof *ra->need);
+    ra->nneed = 0;
+    PtrMap seen;
+    map_init(c->arena, &seen, 64);
+    for (int i = 0; i < ra->n; i++)
+        for (LLVMValueRef x = LLVMGetFirstInstruction(ra->blocks[i]); x; x = LLVMGetNextInstruction(x)) {
+            bool phi = LLVMIsAPHINode(x);
+            for (int k = 0; k < LLVMGetNumOperands(x) || (phi && i == 0 && k == 0); k++) {
+                LLVMValueRef v;
+                if (phi && i == 0) {
+                    v = x;   /* the entry's phis: their values on the way in */
+                } else {
+                    v = LLVMGetOperand(x, k);
+                    if (phi && !map_get(&in, LLVMBasicBlockAsValue(LLVMGetIncomingBlock(x, (unsigned)k)), 0))
+                        continue;
+                    if (!LLVMIsAInstruction(v) || v == c->lin ||
+                        LLVMGetInstructionParent(v) == c->entry ||
+                        map_get(&in, LLVMBasicBlockAsValue(LLVMGetInstructionParent(v)), 0))
+                        continue;
+                }
+                if (map_get(&seen, v, 0))
+                    break;
+                if (!fits_slot(c, LLVMTypeOf(v)) || ra->nneed >= 64)
+                    return false;
+                map_put(&seen, v, 1);
+                if (ra->nneed == cap) {
+                    LLVMValueRef *m = arena_alloc(c->arena, (size_t)(2 * cap) * sizeof *m);
+                    memcpy(m, ra->need, (size_t)cap * sizeof *m);
+                    ra->need = m;
+                    cap *= 2;
+                }
+                ra->need[ra->nneed++] = v;
+                if (phi && i == 0)
+                    break;
+            }
+        }
+    return true;
+}
+
+/* The item of slot j of the threads' arrays a raise keeps its values in (8 bytes each), made at
+ * first use. */
+static Item *slot_item(Cut *c, int j)
+{
+    while (c->nslots <= j) {
+        add_item(c, NULL, c->i64, 8, 8)->base = item_base(c);
+        c->slots[c->nslots++] = c->nitems - 1;
+    }
+    return &c->items[c->slots[j]];
+}
+
+static LLVMValueRef item_at_lin(Cut *c, Item *it, LLVMValueRef lin)
+{
+    LLVMValueRef off = LLVMBuildNUWMul(c->b, LLVMBuildZExt(c->b, lin, c->i64, ""),
+                                       LLVMConstInt(c->i64, it->stride, 0), "");
+    return LLVMBuildInBoundsGEP2(c->b, c->i8, it->base, &off, 1, "");
+}
+
+/* x = min(x, v) (max) in the alloca at p (unsigned), a reduction the vectoriser knows. */
+static void keep_min(Cut *c, LLVMValueRef p, LLVMValueRef v, bool max)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMValueRef old = LLVMBuildLoad2(B, LLVMTypeOf(v), p, "");
+    LLVMValueRef less = LLVMBuildICmp(B, max ? LLVMIntUGT : LLVMIntULT, v, old, "");
+    LLVMBuildStore(B, LLVMBuildSelect(B, less, v, old, ""), p);
+}
+
+/* The lowest failure of a round: the thread's index, and which raise (from 1), in one number,
+ * so that one reduction finds both; all ones when none failed. */
+#define FAULT_SHIFT 16
+
+/* The copy of a plain region's branch into raise ra: the thread leaves the values ra needs, and
+ * its index and the raise's as the round's first failure if it is the lowest, and stops its
+ * round. */
+static LLVMBasicBlockRef fault_edge(Cut *c, const Copy *cp, LLVMBasicBlockRef from,
+                                    const Raise *ra, const Nest *ns, LLVMValueRef first_bad)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMBasicBlockRef f = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.fault");
+    LLVMPositionBuilderAtEnd(B, f);
+    for (int j = 0; j < ra->nneed; j++) {
+        LLVMValueRef v = ra->need[j];
+        if (LLVMIsAPHINode(v) && LLVMGetInstructionParent(v) == ra->entry) {
+            for (unsigned k = 0; k < LLVMCountIncoming(v); k++)
+                if (LLVMGetIncomingBlock(v, k) == from) {
+                    v = LLVMGetIncomingValue(v, k);
+                    break;
+                }
+        }
+        v = v == c->lin ? ns->lin : copy_of(cp, v);
+        LLVMBuildStore(B, v, item_at_lin(c, slot_item(c, j), ns->lin));
+    }
+    LLVMValueRef code = LLVMBuildOr(B, LLVMBuildShl(B, ns->lin, LLVMConstInt(c->i32, FAULT_SHIFT, 0), ""),
+                                    LLVMConstInt(c->i32, (unsigned)ra->id, 0), "");
+    keep_min(c, first_bad, code, false);
+    LLVMBuildBr(B, ns->latch);
+    return f;
+}
+
+/* After the loop: the first thread that failed raises, with its own indices in t, running the
+ * raise's code (copied) with the values it left. */
+static void raise_first(Cut *c, const Raise *raises, int nraises, LLVMValueRef first_bad,
+                        LLVMBasicBlockRef at)
+{
+    LLVMBuilderRef B = c->b;
+    LLVMPositionBuilderAtEnd(B, at);
+    LLVMValueRef code = LLVMBuildLoad2(B, c->i32, first_bad, "");
+    LLVMValueRef bad = LLVMBuildLShr(B, code, LLVMConstInt(c->i32, FAULT_SHIFT, 0), "");
+    LLVMValueRef rest = LLVMBuildUDiv(B, bad, c->nx, "");
+    LLVMValueRef idx[3] = {LLVMBuildURem(B, bad, c->nx, ""), LLVMBuildURem(B, rest, c->ny, ""),
+                           LLVMBuildUDiv(B, rest, c->ny, "")};
+    for (int k = 0; k < 3; k++)
+        LLVMBuildStore(B, idx[k], tid_ptr(c, k));
+    LLVMValueRef id = LLVMBuildAnd(B, code, LLVMConstInt(c->i32, (1u << FAULT_SHIFT) - 1, 0), "");
+    LLVMValueRef sw = LLVMBuildSwitch(B, id, c->fail, (unsigned)nraises);
+    for (int i = 0; i < nraises; i++) {
+        const Raise *ra = &raises[i];
+        LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.raise");
+        LLVMAddCase(sw, LLVMConstInt(c->i32, (unsigned)ra->id, 0), pre);
+        Copy cp;
+        long size = 0;
+        for (int b = 0; b < ra->n; b++)
+            for (LLVMValueRef x = LLVMGetFirstInstruction(ra->blocks[b]); x; x = LLVMGetNextInstruction(x))
+                size++;
+        copy_init(c, &cp, ra->n, size, ra->nneed + 1);
+        LLVMPositionBuilderAtEnd(B, pre);
+        copy_subst(&cp, c->lin, bad);
+        for (int j = 0; j < ra->nneed; j++) {
+            LLVMValueRef v = ra->need[j];
+            LLVMValueRef p = item_at_lin(c, slot_item(c, j), bad);
+            copy_subst(&cp, v, LLVMBuildLoad2(B, LLVMTypeOf(v), p, ""));
+        }
+        for (int b = 0; b < ra->n; b++)
+            copy_add(c, &cp, ra->blocks[b], "sim.fast.raise.code");
+        copy_blocks(c, &cp);
+        LLVMPositionBuilderAtEnd(B, pre);
+        LLVMBuildBr(B, cp.copies[0]);
+    }
+}
+
+/* Marks every memory access of the blocks as one of the loop's parallel group, and the loop
+ * (its latch's branch) as running them in any order. */
+static void mark_parallel(Cut *c, LLVMBasicBlockRef *blocks, int n, LLVMValueRef latch_br)
+{
+    LLVMMetadataRef group = LLVMMDNodeInContext2(c->ctx, NULL, 0);
+    unsigned kind = LLVMGetMDKindIDInContext(c->ctx, "llvm.access.group", 17);
+    LLVMValueRef gv = LLVMMetadataAsValue(c->ctx, group);
+    for (int i = 0; i < n; i++)
+        for (LLVMValueRef in = LLVMGetFirstInstruction(blocks[i]); in; in = LLVMGetNextInstruction(in)) {
+            LLVMOpcode op = LLVMGetInstructionOpcode(in);
+            if (op == LLVMLoad || op == LLVMStore || op == LLVMCall)
+                LLVMSetMetadata(in, kind, gv);
+        }
+    const char name[] = "llvm.loop.parallel_accesses";
+    LLVMMetadataRef pa[2] = {LLVMMDStringInContext2(c->ctx, name, sizeof name - 1), group};
+    LLVMMetadataRef tmp = LLVMTemporaryMDNode(c->ctx, NULL, 0);
+    LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(c->ctx, pa, 2)};
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->ctx, ops, 2);
+    LLVMMetadataReplaceAllUsesWith(tmp, loop);
+    LLVMSetMetadata(latch_br, LLVMGetMDKindIDInContext(c->ctx, "llvm.loop", 9),
+                    LLVMMetadataAsValue(c->ctx, loop));
+}
+
+/* A value's bits as an integer (for a max), and back. */
+static LLVMValueRef as_bits(Cut *c, LLVMValueRef v, LLVMTypeRef bits)
+{
+    LLVMTypeRef ty = LLVMTypeOf(v);
+    if (LLVMGetTypeKind(ty) == LLVMPointerTypeKind)
+        return LLVMBuildPtrToInt(c->b, v, bits, "");
+    return ty == bits ? v : LLVMBuildBitCast(c->b, v, bits, "");
+}
+
+static LLVMValueRef from_bits(Cut *c, LLVMValueRef v, LLVMTypeRef ty)
+{
+    if (LLVMGetTypeKind(ty) == LLVMPointerTypeKind)
+        return LLVMBuildIntToPtr(c->b, v, ty, "");
+    return ty == LLVMTypeOf(v) ? v : LLVMBuildBitCast(c->b, v, ty, "");
+}
+
+static LLVMTypeRef bits_type(Cut *c, LLVMTypeRef ty)
+{
+    if (LLVMGetTypeKind(ty) == LLVMPointerTypeKind)
+        return c->i64;
+    if (LLVMGetTypeKind(ty) == LLVMIntegerTypeKind)
+        return ty;
+    return LLVMIntTypeInContext(c->ctx, (unsigned)LLVMSizeOfTypeInBits(c->td, ty));
+}
+
+/* How many threads reach barrier k's exit e (a copy) in the loop, counted there (a reduction the
+ * vectoriser knows), made at first use. */
+static LLVMValueRef exit_count(Cut *c, LLVMValueRef *counts, int k, LLVMBasicBlockRef e,
+                               LLVMBasicBlockRef pre)
+{
+    LLVMBuilderRef B = c->b;
+    if (counts[k])
+        return counts[k];
+    LLVMValueRef n = counts[k] = entry_alloca(c, c->i32);
+    LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(pre));
+    LLVMBuildStore(B, LLVMConstInt(c->i32, 0, 0), n);
+    LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(e));
+    LLVMBuildStore(B, LLVMBuildAdd(B, LLVMBuildLoad2(B, c->i32, n, ""), LLVMConstInt(c->i32, 1, 0), ""), n);
+    return n;
+}
+
+/* In a plain region's copy, a barrier's stores of shared values (to their scalars, pair.next)
+ * become reductions the vectoriser knows: the max of the value's bits over the threads that
+ * reach the barrier (all hold the same value, so the max is it) and how many did; after the
+ * loop (at `after`, the block returned), the scalars of the barriers reached get them. */
+static LLVMBasicBlockRef uniform_stores(Cut *c, const Copy *cp, LLVMValueRef *counts,
+                                        LLVMBasicBlockRef pre, LLVMBasicBlockRef after)
+{
+    LLVMBuilderRef B = c->b;
+    for (int k = 0; k < c->nsites; k++) {
+        LLVMBasicBlockRef e = copied_block(cp, c->sites[k].exit);
+        if (!e)
+            continue;
+        LLVMValueRef reached = NULL, acc[64];
+        int us[64], nu = 0;
+        for (LLVMValueRef in = LLVMGetFirstInstruction(e), next; in; in = next) {
+            next = LLVMGetNextInstruction(in);
+            int u = LLVMIsAStoreInst(in) ? map_get(&c->unext, LLVMGetOperand(in, 1), -1) : -1;
+            if (u < 0 || nu == 64 || !fits_slot(c, c->unext_ty[u]))
+                continue;
+            if (!reached)
+                reached = exit_count(c, counts, k, e, pre);   /* a count: an or of 1 folds */
+            LLVMTypeRef bits = bits_type(c, c->unext_ty[u]);
+            acc[nu] = entry_alloca(c, bits);
+            LLVMPositionBuilderBefore(B, LLVMGetBasicBlockTerminator(pre));
+            LLVMBuildStore(B, LLVMConstInt(bits, 0, 0), acc[nu]);
+            LLVMPositionBuilderBefore(B, in);
+            keep_min(c, acc[nu], as_bits(c, LLVMGetOperand(in, 0), bits), true);
+            LLVMInstructionEraseFromParent(in);
+            us[nu++] = u;
+        }
+        if (!reached)
+            continue;
+        LLVMBasicBlockRef copy = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.shared");
+        LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.end");
+        LLVMPositionBuilderAtEnd(B, after);
+        LLVMValueRef any = LLVMBuildLoad2(B, c->i32, reached, "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, any, LLVMConstInt(c->i32, 0, 0), ""),
+                        copy, cont);
+        LLVMPositionBuilderAtEnd(B, copy);
+        for (int i = 0; i < nu; i++) {
+            LLVMTypeRef ty = c->unext_ty[us[i]];
+            LLVMValueRef v = LLVMBuildLoad2(B, bits_type(c, ty), acc[i], "");
+            LLVMBuildStore(B, from_bits(c, v, ty), c->unext_ptr[us[i]]);
+        }
+        LLVMBuildBr(B, cont);
+        after = cont;
+    }
+    return after;
+}
+
+/* The round's end after a plain region's loop whose barriers are all plain syncthreads(): how
+ * many threads reached each barrier is counted in the loop (a reduction), so that the usual end,
+ * every thread that did not return at one barrier, needs no pass over the threads (the round's
+ * check, which the other ends go to). Whether it did. */
+static bool counted_end(Cut *c, const Copy *cp, LLVMValueRef *counts, LLVMBasicBlockRef pre,
+                        LLVMBasicBlockRef after)
+{
+    LLVMBuilderRef B = c->b;
+    for (int k = 0; k < c->nsites; k++)
+        if (copied_block(cp, c->sites[k].exit) && c->sites[k].op != 0)
+            return false;
+    LLVMValueRef zero = LLVMConstInt(c->i32, 0, 0);
+    LLVMValueRef reached = zero, site = zero;
+    for (int k = 0; k < c->nsites; k++) {
+        LLVMBasicBlockRef e = copied_block(cp, c->sites[k].exit);
+        if (!e)
+            continue;
+        LLVMValueRef count = exit_count(c, counts, k, e, pre);
+        LLVMPositionBuilderAtEnd(B, after);
+        LLVMValueRef some = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, c->i32, count, ""), zero, "");
+        reached = LLVMBuildAdd(B, reached, LLVMBuildZExt(B, some, c->i32, ""), "");
+        site = LLVMBuildSelect(B, some, LLVMConstInt(c->i32, (unsigned)k + 1, 0), site, "");
+    }
+    LLVMPositionBuilderAtEnd(B, after);
+    LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.one");
+    LLVMValueRef sw = LLVMBuildSwitch(B, reached, c->check, 2);
+    LLVMAddCase(sw, zero, c->ok);   /* every thread returned */
+    LLVMAddCase(sw, LLVMConstInt(c->i32, 1, 0), one);
+    LLVMPositionBuilderAtEnd(B, one);
+    LLVMBuildStore(B, zero, c->bres);
+    LLVMBuildStore(B, site, c->rk);
+    LLVMBuildBr(B, c->advance);
+    return true;
+}
+
+/* In the copy of barrier k's exit (site k's: the thread waits there), in the loop of resume
+ * point k: the store of k into the thread's resume point, which holds it already. */
+static void drop_same_resume(Cut *c, const Copy *cp, int k)
+{
+    LLVMBasicBlockRef e = k ? copied_block(cp, c->sites[k - 1].exit) : NULL;
+    if (!e)
+        return;
+    for (LLVMValueRef in = LLVMGetFirstInstruction(e); in; in = LLVMGetNextInstruction(in)) {
+        if (!LLVMIsAStoreInst(in))
+            continue;
+        LLVMValueRef v = LLVMGetOperand(in, 0), p = LLVMGetOperand(in, 1);
+        if (LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == (unsigned long long)k &&
+            LLVMIsAGetElementPtrInst(p) && LLVMGetOperand(p, 0) == c->at) {
+            LLVMInstructionEraseFromParent(in);
+            return;
+        }
+    }
+}
+
+/* The loop of resume point k (0: the kernel's start), picked when rk is k (-1 for the start):
+ * false when its region cannot be copied or would pass the budget of instructions. */
+static bool fast_round(Cut *c, int k, long *budget, int max_blocks)
+{
+    LLVMBuilderRef B = c->b;
+    Region r;
+    region_blocks(c, k ? c->sites[k - 1].resume : c->start, &r, max_blocks);
+    long size = region_size(c, &r);
+    if (size < 0 || size > *budget)
+        return false;
+    bool plain = r.normal[0] && plain_region(c, &r);
+    Raise *raises = arena_alloc(c->arena, (size_t)r.n * sizeof *raises);
+    int nraises = 0;
+    for (int i = 0; i < r.n && plain; i++) {
+        if (r.normal[i])
+            continue;
+        bool entered = false;   /* from code that leads on */
+        for (int j = 0; j < r.n && !entered; j++) {
+            LLVMValueRef term = LLVMGetBasicBlockTerminator(r.blocks[j]);
+            for (unsigned s = 0; r.normal[j] && term && s < LLVMGetNumSuccessors(term); s++)
+                entered |= LLVMGetSuccessor(term, s) == r.blocks[i];
+        }
+        if (entered && (nraises + 1 >= (1 << FAULT_SHIFT) ||
+                        !make_raise(c, &r, i, &raises[nraises], nraises + 1)))
+            plain = false;
+        nraises += entered;
+    }
+    *budget -= size;
+    LLVMBasicBlockRef pre = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast");
+    LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.end");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.returned");
+    Nest ns;
+    thread_nest(c, &ns, pre, !plain, after, "sim.fast.thread");
+    Copy cp;
+    copy_init(c, &cp, r.n, size, (int)size + 1);
+    copy_subst(&cp, c->lin, ns.lin);
+    LLVMValueRef tid[3] = {ns.x, ns.y, ns.z};
+    for (int i = 0; i < r.n; i++) {
+        if (plain && !r.normal[i])
+            continue;   /* raises run after the loop, for the first thread that failed */
+        copy_add(c, &cp, r.blocks[i], "sim.fast.code");
+        for (LLVMValueRef in = LLVMGetFirstInstruction(r.blocks[i]); in;
+             in = LLVMGetNextInstruction(in)) {
+            if (!LLVMIsALoadInst(in))
+                continue;
+            LLVMValueRef once = block_field(c, in);
+            if (once)
+                copy_subst(&cp, in, once);
+            else if (plain && tid_load(c, in) >= 0)
+                copy_subst(&cp, in, tid[tid_load(c, in)]);
+        }
+    }
+    copy_blocks(c, &cp);
+    drop_same_resume(c, &cp, k);
+    LLVMValueRef first_bad = NULL, *counts = NULL;
+    if (plain) {
+        first_bad = entry_alloca(c, c->i32);
+        LLVMPositionBuilderAtEnd(B, pre);
+        LLVMBuildStore(B, LLVMConstAllOnes(c->i32), first_bad);
+    }
+    int nloop = cp.n, edges = 0;
+    for (int i = 0; i < cp.n; i++) {
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(cp.copies[i]);
+        edges += term ? (int)LLVMGetNumSuccessors(term) : 0;
+    }
+    LLVMBasicBlockRef *loop = arena_alloc(c->arena, (size_t)(cp.n + edges + 3) * sizeof *loop);
+    memcpy(loop, cp.copies, (size_t)cp.n * sizeof *loop);
+    for (int i = 0; i < cp.n; i++) {   /* branches out of the copy */
+        LLVMValueRef term = LLVMGetBasicBlockTerminator(cp.copies[i]);
+        for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++) {
+            LLVMBasicBlockRef sb = LLVMGetSuccessor(term, s);
+            if (sb == c->latch)
+                LLVMSetSuccessor(term, s, ns.latch);
+            else if (sb == c->done)
+                LLVMSetSuccessor(term, s, done);
+            else if (block_of(&r, sb) >= 0) {   /* a raise, not copied */
+                const Raise *ra = NULL;
+                for (int j = 0; j < nraises && !ra; j++)
+                    ra = raises[j].entry == sb ? &raises[j] : NULL;
+                LLVMBasicBlockRef f = fault_edge(c, &cp, cp.blocks[i], ra, &ns, first_bad);
+                loop[nloop++] = f;
+                LLVMSetSuccessor(term, s, f);
+            }
+        }
+    }
+    /* the head: threads that returned are skipped */
+    LLVMPositionBuilderAtEnd(B, ns.head);
+    LLVMValueRef lin64 = LLVMBuildZExt(B, ns.lin, c->i64, "");
+    LLVMValueRef atp = LLVMBuildInBoundsGEP2(B, c->i32, c->at, &lin64, 1, "");
+    LLVMValueRef live = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildLoad2(B, c->i32, atp, ""),
+                                      LLVMConstInt(c->i32, 0, 0), "");
+    LLVMBuildCondBr(B, live, cp.copies[0], ns.latch);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMBuildStore(B, LLVMConstInt(c->i32, 0, 0), atp);
+    LLVMBuildBr(B, ns.latch);
+    LLVMPositionBuilderAtEnd(B, pre);
+    LLVMBuildBr(B, ns.zloop);
+    if (plain) {
+        loop[nloop++] = ns.head;
+        loop[nloop++] = done;
+        loop[nloop++] = ns.latch;
+        LLVMBasicBlockRef fault = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.failed");
+        LLVMBasicBlockRef on = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.end");
+        LLVMPositionBuilderAtEnd(B, after);
+        LLVMValueRef bad = LLVMBuildLoad2(B, c->i32, first_bad, "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntNE, bad, LLVMConstAllOnes(c->i32), ""), fault, on);
+        raise_first(c, raises, nraises, first_bad, fault);
+        counts = arena_alloc(c->arena, (size_t)c->nsites * sizeof *counts);
+        after = uniform_stores(c, &cp, counts, pre, on);
+        mark_parallel(c, loop, nloop, LLVMGetBasicBlockTerminator(ns.latch));
+    }
+    if (!plain || !counted_end(c, &cp, counts, pre, after)) {
+        LLVMPositionBuilderAtEnd(B, after);
+        LLVMBuildBr(B, c->check);
+    }
+    LLVMAddCase(c->rounds, k ? LLVMConstInt(c->i32, (unsigned)k, 0) : LLVMConstAllOnes(c->i32), pre);
+    return true;
+}
+
+/* A loop per resume point, while the copies stay within about twice the function's size. Not in
+ * a kernel with warp operations: its rounds hold threads back. */
+static void fast_rounds(Cut *c)
+{
+    if (c->wval >= 0)
+        return;
+    int blocks = 0;
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        blocks++;
+    long budget = 2 * (long)count_instructions(c) + 2000;
+    for (int k = 0; k <= c->nsites; k++)
+        fast_round(c, k, &budget, blocks);
+}
+
 /* The sites' table pj_sim_regions_sync reads: {op, line} per barrier, from index 1. */
 static void sites_table(Cut *c)
 {
@@ -1337,6 +2307,9 @@ static void sites_table(Cut *c)
     LLVMSetGlobalConstant(g, 1);
     LLVMSetLinkage(g, LLVMPrivateLinkage);
     LLVMSetOperand(c->sync, 3, g);
+    LLVMReplaceAllUsesWith(c->sites_ref, g);
+    LLVMDeleteGlobal(c->sites_ref);
+    LLVMSetOperand(c->nsites_ref, 1, LLVMConstInt(c->i32, (unsigned)c->nsites, 0));
 }
 
 static void drop_debug_intrinsics(Cut *c)
@@ -1378,6 +2351,7 @@ bool lower_sim_regions(Program *prog, LLVMModuleRef mod)
     hoist_uniform(&c);
     private_allocas(&c);
     save_live(&c);
+    fast_rounds(&c);
     place_items(&c);
     sites_table(&c);
     LLVMDisposeBuilder(c.b);

@@ -517,6 +517,10 @@ void *pj_sim_scratch(AbiSimThread *t, int64_t bytes)
             out_of_memory(&t->exc);
             return NULL;
         }
+        /* touched now: a masked store whose lanes are all off (the vectorised loops' stores
+         * for threads that fail, usually none) takes a microcode assist on a page not yet
+         * mapped, each time */
+        memset(m, 0, cap);
         free(w->scratch);
         w->scratch = m;
         w->scratch_cap = cap;
