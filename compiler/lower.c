@@ -2122,15 +2122,18 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
 }
 
 /* Whether int v is never negative by its definition: a non-negative constant, the variable of a
- * range loop counting up from a non-negative start, or such a value plus a small non-negative
- * constant. A range's items stay below its stop, so the variable's own increment cannot wrap;
- * a sum past int64 would be out of bounds as an index whether wrapped round or not. Indexing
- * by such a value needs no wrap of negative indices (`for j in range(i + 1, n): pos[j]`),
- * which LLVM cannot always prove: a loop with an early exit (a check that raises) loses the
- * no-wrap flag of its increment. */
-bool lower_known_nonneg(Lower *L, Instr *v, int depth)
+ * range loop counting up from a non-negative start, such a value plus a small non-negative
+ * constant, or a variable whose every assignment is one of these or itself plus such a constant
+ * (a phi: `i = 0` ... `i += 1` in a while loop, a merge's counters). A range's items stay below
+ * its stop, so the variable's own increment cannot wrap; a sum past int64 would be out of bounds
+ * as an index whether wrapped round or not. Indexing by such a value needs no wrap of negative
+ * indices (`for j in range(i + 1, n): pos[j]`), which LLVM cannot always prove: a loop with an
+ * early exit (a check that raises) loses the no-wrap flag of its increment, and a counter
+ * incremented on one branch is no induction variable. open holds the phis being followed (taken
+ * as non-negative: the others are what they are made of); *budget bounds the walk. */
+static bool known_nonneg(Lower *L, Instr *v, Instr **open, int nopen, int *budget)
 {
-    if (!v || depth > 8 || !ty_is_int(v->type))
+    if (!v || --*budget < 0 || !ty_is_int(v->type))
         return false;
     if (v->op == OP_CONST)
         return v->cst && v->cst->kind == K_INT && v->cst->i >= 0;
@@ -2139,9 +2142,21 @@ bool lower_known_nonneg(Lower *L, Instr *v, int depth)
             Instr *c = v->args[k];
             if (c->op == OP_CONST && c->cst && c->cst->kind == K_INT && c->cst->i >= 0 &&
                 c->cst->i <= INT32_MAX)
-                return lower_known_nonneg(L, v->args[1 - k], depth + 1);
+                return known_nonneg(L, v->args[1 - k], open, nopen, budget);
         }
         return false;
+    }
+    if (v->op == OP_PHI && v->type == ty_scalar(TY_INT64)) {
+        for (int k = 0; k < nopen; k++)
+            if (open[k] == v)
+                return true;
+        if (nopen == 8)
+            return false;
+        open[nopen] = v;
+        for (int k = 0; k < v->nargs; k++)
+            if (!known_nonneg(L, v->args[k], open, nopen + 1, budget))
+                return false;
+        return true;
     }
     if (v->op != OP_FOR_ITER || v->type != ty_scalar(TY_INT64))
         return false;
@@ -2156,7 +2171,14 @@ bool lower_known_nonneg(Lower *L, Instr *v, int depth)
         if (k->op != OP_CONST || !k->cst || k->cst->kind != K_INT || k->cst->i <= 0)
             return false;
     }
-    return r->args[0]->type == ty_scalar(TY_INT64) && lower_known_nonneg(L, r->args[0], depth + 1);
+    return r->args[0]->type == ty_scalar(TY_INT64) && known_nonneg(L, r->args[0], open, nopen, budget);
+}
+
+bool lower_known_nonneg(Lower *L, Instr *v, int depth)
+{
+    Instr *open[8];
+    int budget = 32 - depth;
+    return known_nonneg(L, v, open, 0, &budget);
 }
 
 LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis)

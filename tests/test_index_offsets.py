@@ -280,3 +280,34 @@ def test_offsets_into_rows_of_the_loop_around(rise):
     assert got[1] == want[1], (rise, want, got)
     if want[1] is None:
         assert_same(want[0], got[0], where=f"rise={rise}")
+
+
+def merge_walk(a, b, start, stop):
+    """Counters of a while loop, each incremented on its own branch (a merge): from 0 they are
+    never negative and index without a wrap; from a negative start they wrap as Python's."""
+    i = start
+    j = 0
+    k = 0
+    s = 0.0
+    while i < stop and j < b.shape[0]:
+        if a[i] <= b[j]:
+            s += a[i] * (k + 1)
+            i += 1
+        else:
+            s -= b[j]
+            j += 2
+        k += 1
+    while i < stop:
+        s += a[i]
+        i += 1
+    return s + k
+
+
+@pytest.mark.parametrize("start,stop", [(0, 7), (0, 9), (2, 5), (-3, 7), (-9, 2), (-7, 0), (6, 7)])
+def test_counters_of_while_loops_as_indices(start, stop):
+    g = np.random.default_rng(11)
+    a, b = np.sort(g.random(7)), np.sort(g.random(5))
+    want, got = outcome(merge_walk, a, b, start, stop), outcome(njit(merge_walk), a, b, start, stop)
+    assert got[1] == want[1], (start, stop, want, got)
+    if want[1] is None:
+        assert_same(want[0], got[0], where=f"start={start}, stop={stop}")
