@@ -1935,25 +1935,66 @@ static LLVMValueRef lower_tuple_get(Lower *L, Instr *in)
  * the loops around them, so it covers indices by any variable of the nest; checks in outer loops
  * stay where they are. */
 
-/* c when ix is loop's variable plus or minus the constant c (c = 0 for the variable itself). */
-static bool loop_offset(Instr *ix, Instr *loop, int64_t *c)
+/* Whether int64 ix is s * loop + k, loop's variable times a small constant s plus a value k that
+ * does not change in the loop: sums, differences and products of the variable, constants and
+ * values defined outside the loop (`i - 1`, `i - rise - flat`, `n - 1 - i`, `2 * i + off`). k is
+ * built at the builder as the program computes it, modulo 2**64: if s * loop + k, taken exactly,
+ * stays in [0, n) over the range, the index the program computes is that value. *s is 0 when ix
+ * does not depend on the loop. With consts, k may hold constants only. */
+static bool loop_affine(Lower *L, Instr *ix, Instr *loop, const bool *in_loop, bool consts, int depth,
+                        int64_t *s, LLVMValueRef *k)
 {
-    Type *i64 = ty_scalar(TY_INT64);
-    *c = 0;
-    if (ix->type != i64)
+    if (ix->type != ty_scalar(TY_INT64) || depth > 6)
         return false;
-    if (ix->op == OP_BINOP && (ix->sub == BIN_ADD || ix->sub == BIN_SUB)) {
-        Instr *v = ix->args[0], *k = ix->args[1];
-        if (ix->sub == BIN_ADD && v->op == OP_CONST) {
-            v = ix->args[1];
-            k = ix->args[0];
-        }
-        if (k->op != OP_CONST || k->cst->kind != K_INT || k->cst->i == INT64_MIN || k->cst->i == INT64_MAX)
-            return false;
-        *c = ix->sub == BIN_SUB ? -k->cst->i : k->cst->i;
-        ix = v;
+    *s = 0;
+    if (ix == loop) {
+        *s = 1;
+        *k = lower_i64(L, 0);
+        return true;
     }
-    return ix == loop;
+    if (ix->op == OP_CONST) {
+        *k = ix->cst && ix->cst->kind == K_INT ? lower_i64(L, ix->cst->i) : NULL;
+        return *k != NULL;
+    }
+    if (!consts && !in_loop[((BlockInfo *)ix->block->aux)->index]) {   /* defined before the loop */
+        *k = L->vals[ix->id];
+        return *k != NULL;
+    }
+    if (ix->op != OP_BINOP || (ix->sub != BIN_ADD && ix->sub != BIN_SUB && ix->sub != BIN_MUL))
+        return false;
+    int64_t sa, sb;
+    LLVMValueRef ka, kb;
+    if (!loop_affine(L, ix->args[0], loop, in_loop, consts, depth + 1, &sa, &ka) ||
+        !loop_affine(L, ix->args[1], loop, in_loop, consts, depth + 1, &sb, &kb))
+        return false;
+    if (ix->sub == BIN_MUL) {   /* by a small constant when the loop's variable is in it */
+        Instr *c = sa ? ix->args[1] : ix->args[0];
+        if (sa && sb)
+            return false;
+        if (sa || sb) {
+            if (c->op != OP_CONST || c->cst->i < -(1 << 16) || c->cst->i > (1 << 16))
+                return false;
+            *s = (sa + sb) * c->cst->i;
+        }
+        *k = LLVMBuildMul(L->b, ka, kb, "");
+        return true;
+    }
+    *s = ix->sub == BIN_ADD ? sa + sb : sa - sb;
+    *k = ix->sub == BIN_ADD ? LLVMBuildAdd(L->b, ka, kb, "") : LLVMBuildSub(L->b, ka, kb, "");
+    return *s >= -(1 << 16) && *s <= (1 << 16);
+}
+
+/* Whether FOR_ITER loop runs over a range of constant bounds. */
+static bool constant_range(Instr *loop)
+{
+    Instr *src = iter_source(loop->args[0]);
+    Instr *r = src ? src->args[0] : NULL;
+    if (!r || r->op != OP_INTRINSIC || r->sub != BI_RANGE)
+        return false;
+    for (int k = 0; k < r->nargs; k++)
+        if (r->args[k]->op != OP_CONST)
+            return false;
+    return true;
 }
 
 /* Marks in seen the blocks reachable from start without passing the block avoid. */
@@ -2039,6 +2080,10 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
     LLVMValueRef hi = LLVMBuildSelect(B, up, LLVMBuildSub(B, e, one, ""), s, "");   /* the greatest */
     Instr *outer = L->inner_loop[loop->id];
     LLVMValueRef fits = outer ? L->loop_fits[outer->id] : NULL;
+    /* A loop of constant bounds (a stencil's `for dj in range(-1, 2)`) is unrolled whole, and its
+     * flag is then tested in the loop around it: offsets by values of that loop (`j + dj`) would
+     * make the flag change there, and keep the checks it covers (and the loop's vectorisation) */
+    bool few = constant_range(loop);
     for (int bi = 0; bi < L->ir->blocks.len; bi++) {
         Block *blk = L->ir->blocks.items[bi];
         for (int j = 0; in_loop[bi] && j < blk->instrs.len; j++) {
@@ -2058,12 +2103,16 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
                 continue;
             for (int k = 0; k < nidx && k < a->type->array.ndim; k++) {
                 int64_t c;
-                if (!loop_offset(in->args[1 + k], loop, &c))
+                LLVMValueRef off;
+                if (!loop_affine(L, in->args[1 + k], loop, in_loop, few, 0, &c, &off) || c == 0)
                     continue;
+                /* the least and greatest of c * i + off over the range, exactly */
+                LLVMValueRef cw = LLVMConstInt(w, (unsigned long long)c, 1), ow = LLVMBuildSExt(B, off, w, "");
+                LLVMValueRef least = LLVMBuildAdd(B, LLVMBuildMul(B, c > 0 ? lo : hi, cw, ""), ow, "");
+                LLVMValueRef most = LLVMBuildAdd(B, LLVMBuildMul(B, c > 0 ? hi : lo, cw, ""), ow, "");
                 LLVMValueRef n = LLVMBuildSExt(B, lower_array_dim(L, L->vals[a->id], k), w, "");
-                LLVMValueRef cw = LLVMConstInt(w, (unsigned long long)c, 1);
-                LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, LLVMBuildAdd(B, lo, cw, ""), LLVMConstNull(w), ""),
-                                               LLVMBuildICmp(B, LLVMIntSLT, LLVMBuildAdd(B, hi, cw, ""), n, ""), "");
+                LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, least, LLVMConstNull(w), ""),
+                                               LLVMBuildICmp(B, LLVMIntSLT, most, n, ""), "");
                 fits = fits ? LLVMBuildAnd(B, fits, ok, "") : ok;
                 L->fits_axes[in->id] |= 1u << k;
             }
@@ -2073,15 +2122,18 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
 }
 
 /* Whether int v is never negative by its definition: a non-negative constant, the variable of a
- * range loop counting up from a non-negative start, or such a value plus a small non-negative
- * constant. A range's items stay below its stop, so the variable's own increment cannot wrap;
- * a sum past int64 would be out of bounds as an index whether wrapped round or not. Indexing
- * by such a value needs no wrap of negative indices (`for j in range(i + 1, n): pos[j]`),
- * which LLVM cannot always prove: a loop with an early exit (a check that raises) loses the
- * no-wrap flag of its increment. */
-bool lower_known_nonneg(Lower *L, Instr *v, int depth)
+ * range loop counting up from a non-negative start, such a value plus a small non-negative
+ * constant, or a variable whose every assignment is one of these or itself plus such a constant
+ * (a phi: `i = 0` ... `i += 1` in a while loop, a merge's counters). A range's items stay below
+ * its stop, so the variable's own increment cannot wrap; a sum past int64 would be out of bounds
+ * as an index whether wrapped round or not. Indexing by such a value needs no wrap of negative
+ * indices (`for j in range(i + 1, n): pos[j]`), which LLVM cannot always prove: a loop with an
+ * early exit (a check that raises) loses the no-wrap flag of its increment, and a counter
+ * incremented on one branch is no induction variable. open holds the phis being followed (taken
+ * as non-negative: the others are what they are made of); *budget bounds the walk. */
+static bool known_nonneg(Lower *L, Instr *v, Instr **open, int nopen, int *budget)
 {
-    if (!v || depth > 8 || !ty_is_int(v->type))
+    if (!v || --*budget < 0 || !ty_is_int(v->type))
         return false;
     if (v->op == OP_CONST)
         return v->cst && v->cst->kind == K_INT && v->cst->i >= 0;
@@ -2090,9 +2142,21 @@ bool lower_known_nonneg(Lower *L, Instr *v, int depth)
             Instr *c = v->args[k];
             if (c->op == OP_CONST && c->cst && c->cst->kind == K_INT && c->cst->i >= 0 &&
                 c->cst->i <= INT32_MAX)
-                return lower_known_nonneg(L, v->args[1 - k], depth + 1);
+                return known_nonneg(L, v->args[1 - k], open, nopen, budget);
         }
         return false;
+    }
+    if (v->op == OP_PHI && v->type == ty_scalar(TY_INT64)) {
+        for (int k = 0; k < nopen; k++)
+            if (open[k] == v)
+                return true;
+        if (nopen == 8)
+            return false;
+        open[nopen] = v;
+        for (int k = 0; k < v->nargs; k++)
+            if (!known_nonneg(L, v->args[k], open, nopen + 1, budget))
+                return false;
+        return true;
     }
     if (v->op != OP_FOR_ITER || v->type != ty_scalar(TY_INT64))
         return false;
@@ -2107,7 +2171,14 @@ bool lower_known_nonneg(Lower *L, Instr *v, int depth)
         if (k->op != OP_CONST || !k->cst || k->cst->kind != K_INT || k->cst->i <= 0)
             return false;
     }
-    return r->args[0]->type == ty_scalar(TY_INT64) && lower_known_nonneg(L, r->args[0], depth + 1);
+    return r->args[0]->type == ty_scalar(TY_INT64) && known_nonneg(L, r->args[0], open, nopen, budget);
+}
+
+bool lower_known_nonneg(Lower *L, Instr *v, int depth)
+{
+    Instr *open[8];
+    int budget = 32 - depth;
+    return known_nonneg(L, v, open, 0, &budget);
 }
 
 LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis)

@@ -831,8 +831,11 @@ static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef 
     LLVMBuilderRef B = L->b;
     /* the CPU simulator wraps as the GPU does (numba-cuda's kernels index as NumPy: a[-1] is
      * the last element) and checks what is still outside the axis after the wrap */
-    LLVMValueRef w = LLVMBuildSelect(B, index_is_negative(L, ix, i), LLVMBuildAdd(B, i, n, ""),
-                                     i, "");
+    LLVMValueRef neg = index_is_negative(L, ix, i);
+    LLVMValueRef fits = boundscheck(L) ? lower_loop_index_fits(L, access, axis) : NULL;
+    if (fits)   /* every index of the loop is in bounds, so none is negative */
+        neg = LLVMBuildAnd(B, LLVMBuildNot(B, fits, ""), neg, "");
+    LLVMValueRef w = LLVMBuildSelect(B, neg, LLVMBuildAdd(B, i, n, ""), i, "");
     if (boundscheck(L)) {
         LLVMValueRef args[3] = {i, lower_i64(L, axis), n};
         /* w < 0 or w >= n, two signed tests rather than one unsigned: each is what LLVM can
@@ -841,7 +844,6 @@ static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef 
          * drops; LLVM makes them one unsigned test itself where it knows n is not negative */
         LLVMValueRef bad = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLT, w, lower_i64(L, 0), ""),
                                        LLVMBuildICmp(B, LLVMIntSGE, w, n, ""), "");
-        LLVMValueRef fits = lower_loop_index_fits(L, access, axis);
         if (!fits && L->prog->gpu_sim)
             fits = lower_sim_index_fits(L, ix, n);
         if (fits)

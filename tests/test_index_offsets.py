@@ -233,3 +233,81 @@ def test_range_start_past_int64_is_out_of_bounds():
         assert got[1] == want[1], (lo, hi, want, got)
         if want[1] is None:
             assert_same(want[0], got[0])
+
+
+def shifted_by(a, out, rise, flat):
+    """Offsets by values fixed before the loop (a trapezoidal filter's w[i - rise - flat]), a
+    reversed index and a scaled one: the loop's flag covers them, and where they leave the array
+    (or wrap from its end) the checked loop runs, raising where CPython does."""
+    n = a.shape[0]
+    for i in range(rise, n):
+        out[i] = out[i - 1] + a[i] - a[i - rise] - a[i - rise - flat]
+    s = 0.0
+    for i in range(flat, n - rise):
+        s += a[n - 1 - i] * a[2 * i - flat] + a[i + rise * 2 - 3 * flat]
+    return s
+
+
+@pytest.mark.parametrize("rise,flat", [(1, 0), (2, 1), (3, 2), (0, 0), (1, 5), (-2, 1), (2, -3),
+                                       (9, 1), (1, BIG), (-BIG, 2), (2**62, 2**62)])
+def test_offsets_by_loop_invariant_values(rise, flat):
+    a = np.random.default_rng(abs(rise) % 97 + abs(flat) % 89).random(9)
+    g = njit(shifted_by)
+    o1, o2 = np.zeros(9), np.zeros(9)
+    want, got = outcome(shifted_by, a, o1, rise, flat), outcome(g, a, o2, rise, flat)
+    assert got[1] == want[1], (rise, flat, want, got)
+    assert_same(o1, o2, where=f"rise={rise}, flat={flat}")   # what was stored before a raise too
+    if want[1] is None:
+        assert_same(want[0], got[0], where=f"rise={rise}, flat={flat}")
+
+
+def rows_shifted(w, rise):
+    """Offsets by an argument into rows taken in the loop around."""
+    out = np.empty_like(w)
+    for r in range(w.shape[0]):
+        w_in = w[r]
+        w_out = out[r]
+        w_out[0] = w_in[0]
+        for i in range(1, w.shape[1]):
+            w_out[i] = w_out[i - 1] + w_in[i] - w_in[i - rise]
+    return out
+
+
+@pytest.mark.parametrize("rise", [1, 3, 6, 7, 0, -1, -6, -7])
+def test_offsets_into_rows_of_the_loop_around(rise):
+    w = np.random.default_rng(5).random((3, 6))
+    want, got = outcome(rows_shifted, w, rise), outcome(njit(rows_shifted), w, rise)
+    assert got[1] == want[1], (rise, want, got)
+    if want[1] is None:
+        assert_same(want[0], got[0], where=f"rise={rise}")
+
+
+def merge_walk(a, b, start, stop):
+    """Counters of a while loop, each incremented on its own branch (a merge): from 0 they are
+    never negative and index without a wrap; from a negative start they wrap as Python's."""
+    i = start
+    j = 0
+    k = 0
+    s = 0.0
+    while i < stop and j < b.shape[0]:
+        if a[i] <= b[j]:
+            s += a[i] * (k + 1)
+            i += 1
+        else:
+            s -= b[j]
+            j += 2
+        k += 1
+    while i < stop:
+        s += a[i]
+        i += 1
+    return s + k
+
+
+@pytest.mark.parametrize("start,stop", [(0, 7), (0, 9), (2, 5), (-3, 7), (-9, 2), (-7, 0), (6, 7)])
+def test_counters_of_while_loops_as_indices(start, stop):
+    g = np.random.default_rng(11)
+    a, b = np.sort(g.random(7)), np.sort(g.random(5))
+    want, got = outcome(merge_walk, a, b, start, stop), outcome(njit(merge_walk), a, b, start, stop)
+    assert got[1] == want[1], (start, stop, want, got)
+    if want[1] is None:
+        assert_same(want[0], got[0], where=f"start={start}, stop={stop}")
