@@ -310,8 +310,8 @@ def test_declared_signatures_choose_the_best_conversion(fake_driver):
             (names, _coop), = k._versions()
             got.append(names[1])
         # exact matches first; a Python float is a float64; an int16 takes the [::1] signature
-        # only for a contiguous array (float32 otherwise: the fewest unsafe conversions); a
-        # Python int converts safely to float64 only
+        # only for a contiguous array (otherwise float32 and float64 are equally good: the first
+        # declared); a Python int converts safely to float64 only
         print(got == ["int32", "float32", "float64", "int16", "float32", "float64"])
         try:
             k[1, 1](np.zeros(4, np.int32), 1)
