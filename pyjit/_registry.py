@@ -134,8 +134,7 @@ def _gpu_pairs():
 def _plain_name(obj, registry):
     name = registry.get(obj)
     if name is None:
-        from .extending import _name_of
-        return _name_of(obj)
+        return _extending()._name_of(obj)
     return name[len("overload:"):] if name.startswith("overload:") else name
 
 
@@ -160,12 +159,24 @@ def _add(registry, obj, pyname):
         pass
 
 
+def _extending():
+    """pyjit.extending, imported once (an import statement run for each of the library's
+    hundreds of functions cost the first compilation ~5 ms)."""
+    global _EXTENDING
+    if _EXTENDING is None:
+        from . import extending
+        _EXTENDING = extending
+    return _EXTENDING
+
+
+_EXTENDING = None
+
+
 def _add_library(obj, module):
     """A function of pyjit's own library (imported when first called), marked overloaded."""
-    from . import extending
-    modules = extending._LAZY.setdefault(obj, ())   # np.maximum: numpy_datetime's and numpy_ufuncs'
+    modules = _extending()._LAZY.setdefault(obj, ())   # np.maximum: numpy_datetime's and numpy_ufuncs'
     if module not in modules:
-        extending._LAZY[obj] = modules + (module,)
+        _extending()._LAZY[obj] = modules + (module,)
 
 
 def _resolve_late(items, registries):

@@ -9,7 +9,12 @@ the library. To add a NumPy function: its typing function and implementation in 
 family, its name in INDEX, and its test in tests/test_numpy_lib.py. Methods (of lists) are
 registered with overload_method (of lists, dicts and sets) and listed in METHODS, imported on their first call the same way.
 """
+import builtins
 import importlib
+
+import numpy as np
+
+from .._registry import _resolve
 
 # the ufuncs whose methods (np.add.reduce, np.negative.at) numpy_ufunc_methods implements
 # agree with its BINARY and UNARY
@@ -179,11 +184,6 @@ METHODS = {
 
 def find(name):
     """The function an INDEX name reaches ("random.choice" is np.random.choice)."""
-    import builtins
-
-    import numpy as np
-
-    from .._registry import _resolve
     if name.startswith("builtins."):
         return getattr(builtins, name[9:])
     if name.startswith("pyjit."):
