@@ -12,7 +12,8 @@ library of such implementations, pyjit/lib, is imported by populate too.
 
 The names of LATE_MODULES wait until their module is imported: most first compilations use none
 of them, and importing them would cost that compilation more than all the rest of populate (the
-GPU backend's module of the kernel language ~40 ms, numpy.random ~25 ms). Compiled code cannot
+GPU backend's module of the kernel language ~40 ms, numpy.random ~25 ms; random, heapq and cmath
+a few ms together). Compiled code cannot
 name one of their objects before its module is imported (pyjit.gpu imports its backend on first
 use), and the frontend calls late() when an object is not in the registry, which adds the names
 of the late modules imported since.
@@ -23,7 +24,8 @@ import sys
 REGISTRY = {}
 _POPULATED = {}   # id -> each registry populate filled (late() adds to them all)
 
-LATE_MODULES = ("pyjit.gpu.hardware", "numpy.random", "numpy.polynomial")
+LATE_MODULES = ("pyjit.gpu.hardware", "numpy.random", "numpy.polynomial", "random", "heapq",
+                "cmath")
 _PENDING = {}     # late module -> [(kind, name, library module)] it will resolve
 
 

@@ -1,5 +1,5 @@
 """The registry leaves the names of its late modules (the GPU backend's kernel language,
-numpy.random, numpy.polynomial) until they are imported (pyjit/_registry.py: LATE_MODULES,
+numpy.random, numpy.polynomial, random, heapq, cmath) until they are imported (pyjit/_registry.py: LATE_MODULES,
 late()): a first compilation that uses none of them does not pay for importing them, and code
 that uses them still compiles, with the same results and the same errors. Each case runs in a
 fresh interpreter, where nothing has imported those modules yet."""
@@ -35,7 +35,8 @@ def total(a):
     return s
 
 print(add(1, 2) == 3, total(np.arange(4.0)) == sum(np.sqrt(np.arange(4.0))))
-late = [m for m in sys.modules if m.startswith(("pyjit.gpu.", "numpy.random", "numpy.polynomial"))]
+late = [m for m in sys.modules
+        if m.startswith(("pyjit.gpu.", "numpy.random", "numpy.polynomial")) or m == "random"]
 print(late == [] or late)
 """)
     assert out == ["True", "True", "True"]
@@ -65,6 +66,35 @@ def poly(x):
 print(njit(draws)(7) == draws(7), njit(poly)(1.5) == poly(1.5))
 """)
     assert out == ["True", "True"]
+
+
+STDLIB = """
+import sys, numpy as np
+from pyjit import njit
+{before}
+@njit
+def add(a, b):
+    return a + b
+add(1, 2)
+import random, heapq, cmath
+
+def f(n):
+    random.seed(n)
+    h = [5.0, 1.0, 3.0, n]
+    heapq.heapify(h)
+    return random.random() + random.randint(0, 9) + h[0] + cmath.sqrt(-n).imag
+
+print(njit(f)(3), njit(f)(4))
+"""
+
+
+def test_stdlib_late_modules_compile_as_when_imported_first():
+    """random, heapq and cmath imported after the registry was filled: the same results as in
+    a process that imported them before its first compilation."""
+    late = run_subprocess(STDLIB.format(before=""))
+    eager = run_subprocess(STDLIB.format(before="import random, heapq, cmath"))
+    assert late[0] == 0 and eager[0] == 0, late[2] + eager[2]
+    assert late[1] == eager[1] and len(late[1].split()) == 2
 
 
 def test_second_registry_gets_the_late_names_too():
