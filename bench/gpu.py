@@ -5,8 +5,10 @@ figure is about starting up):
   launch     launch overhead of a 4-argument kernel on device arrays: many launches of an
              almost empty kernel, then one synchronize; us per launch. Also CuPy's RawKernel
              with the same four pointers, and pyjit with a launch configuration bound once,
-             and the same CUDA C kernel through pyjit's gpu.RawKernel (CuPy's call form,
-             pyjit's launcher; against @gpu.jit's launch, skipped without NVRTC).
+             the same kernel declared with its signature ('void(float32[:], ...)', numba-cuda's
+             eager form, whose launches match and convert their arguments to it), and the
+             same CUDA C kernel through pyjit's gpu.RawKernel (CuPy's call form, pyjit's
+             launcher; against @gpu.jit's launch, skipped without NVRTC).
              Beside them the floor: bench/c/launch_loop.c, built here with the system C
              compiler, calls cuLaunchKernel in a loop on the PTX pyjit compiles for the same
              kernel, with the same parameters. A process's launch time moves by up to 30%
@@ -96,14 +98,18 @@ def matmul(A, B, C):
         C[y, x] = tmp
 
 
+EMPTY4_SIGNATURE = "void(float32[:], float32[:], float32[:], float32[:])"
+
+
 def make_kernels(cuda_module, float32_type):
-    """(empty4, saxpy, matmul) compiled by cuda_module.jit (pyjit.gpu or numba.cuda)."""
+    """(empty4, saxpy, matmul, empty4 declared with EMPTY4_SIGNATURE) compiled by
+    cuda_module.jit (pyjit.gpu or numba.cuda)."""
     ns = {"cuda": cuda_module, "float32": float32_type, "TPB": TPB, "__name__": __name__}
     kernels = []
-    for f in (empty4, saxpy, matmul):
+    for f, sig in ((empty4, None), (saxpy, None), (matmul, None), (empty4, EMPTY4_SIGNATURE)):
         g = types.FunctionType(f.__code__, ns, f.__name__)
         g.__qualname__ = f.__qualname__
-        kernels.append(cuda_module.jit(g))
+        kernels.append(cuda_module.jit(g) if sig is None else cuda_module.jit(sig)(g))
     return kernels
 
 
@@ -146,7 +152,8 @@ class Lib:
             from numba.core.errors import NumbaPerformanceWarning
             warnings.simplefilter("ignore", NumbaPerformanceWarning)   # small grids, host arrays
             self.cuda, self.float32 = cuda, numba.float32
-        self.empty4, self.saxpy, self.matmul = make_kernels(self.cuda, self.float32)
+        self.empty4, self.saxpy, self.matmul, self.empty4_declared = \
+            make_kernels(self.cuda, self.float32)
 
     def event_ms(self, body, reps):
         """GPU time of `body` run `reps` times, between two events, in ms per run."""
@@ -204,6 +211,9 @@ def bench_launch(lib, cupy, opts):
     n = opts.launches // (5 if lib.name == "numba" else 1)
     res = {"launch": per_launch_us(lambda: k[1, 32](a, b, c, d), cuda.synchronize, n,
                                    opts.samples)}
+    declared = lib.empty4_declared
+    res["launch_declared"] = per_launch_us(lambda: declared[1, 32](a, b, c, d), cuda.synchronize,
+                                           n, opts.samples)
     if lib.name == "pyjit":
         bound = k[1, 32]
         res["launch_bound"] = per_launch_us(lambda: bound(a, b, c, d), cuda.synchronize, n,
@@ -524,7 +534,7 @@ class Results:
 
     def measure(self, lib, what, fn, *args):
         print(f"  {lib:6s} {what} ...", file=sys.stderr, flush=True)
-        keys = ("launch", "launch_bound", "launch_cai", "launch_raw") \
+        keys = ("launch", "launch_bound", "launch_declared", "launch_cai", "launch_raw") \
             if (lib, what) == ("pyjit", "launch") \
             else (what,)
         try:
@@ -589,6 +599,8 @@ ROWS = [
     ("launch", "launch_procs", "launch, against a raw cuLaunchKernel loop in C", "us", 2, "c",
      "<= 1.25x C", lambda v, r: r <= 1.25),
     ("launch", "launch_bound", "launch, configuration bound once", "us", 2, "numba", "-", None),
+    ("launch", "launch_declared", "launch, kernel declared with its signature", "us", 2,
+     "pyjit:launch", "<= 1.1x @gpu.jit", lambda v, r: r <= 1.1),
     ("launch", "launch_cai", "launch, 4 CuPy arrays (CAI)", "us", 2, "numba", "-", None),
     ("launch", "launch_raw", "launch, CUDA C kernel (gpu.RawKernel), 4 device arrays", "us", 2,
      "pyjit:launch", "<= 1.05x @gpu.jit", lambda v, r: r <= 1.05),

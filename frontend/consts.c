@@ -43,6 +43,23 @@ static const char *repr_of(FeCtx *ctx, PyObject *obj)
     return s;
 }
 
+/* Whether pyjit._registry.late() added names to the registries: those of modules it left
+ * until they were imported (the GPU backend's, numpy.random's), imported since. */
+static bool registry_grew(void)
+{
+    static PyObject *late;   /* the function, for the process */
+    if (!late) {
+        PyObject *mod = PyImport_ImportModule("pyjit._registry");
+        late = mod ? PyObject_GetAttrString(mod, "late") : NULL;
+        Py_XDECREF(mod);
+    }
+    PyObject *grew = late ? PyObject_CallNoArgs(late) : NULL;
+    bool yes = grew == Py_True;
+    Py_XDECREF(grew);
+    PyErr_Clear();
+    return yes;
+}
+
 /* The registry's name for obj, or the name builtins.def knows it by ("math.sqrt",
  * "builtins.len") from its module and name, or NULL. The second way keeps the frontend useful
  * without a registry; the registry wins where the two differ (numpy.bool_ is numpy.bool). */
@@ -50,6 +67,8 @@ static const char *known_function_name(FeCtx *ctx, PyObject *obj)
 {
     if (ctx->registry && PyDict_Check(ctx->registry)) {
         PyObject *name = PyDict_GetItemWithError(ctx->registry, obj);   /* borrowed */
+        if (!name && !PyErr_Occurred() && registry_grew())
+            name = PyDict_GetItemWithError(ctx->registry, obj);
         if (name)
             return arena_strdup(ctx->arena, utf8_or(name, "?"));
         PyErr_Clear();   /* unhashable objects are simply not in it */

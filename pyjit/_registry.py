@@ -9,11 +9,24 @@ REGISTRY is filled on the first compilation (populate), so `import pyjit` import
 Other parts of pyjit add their own objects with register(). A function with
 pyjit.extending.overload implementations is marked "overload:<name>" (mark_overloaded); its
 library of such implementations, pyjit/lib, is imported by populate too.
+
+The names of LATE_MODULES wait until their module is imported: most first compilations use none
+of them, and importing them would cost that compilation more than all the rest of populate (the
+GPU backend's module of the kernel language ~40 ms, numpy.random ~25 ms; random, heapq and cmath
+a few ms together). Compiled code cannot
+name one of their objects before its module is imported (pyjit.gpu imports its backend on first
+use), and the frontend calls late() when an object is not in the registry, which adds the names
+of the late modules imported since.
 """
 import importlib
+import sys
 
 REGISTRY = {}
-_populated = set()
+_POPULATED = {}   # id -> each registry populate filled (late() adds to them all)
+
+LATE_MODULES = ("pyjit.gpu.hardware", "numpy.random", "numpy.polynomial", "random", "heapq",
+                "cmath")
+_PENDING = {}     # late module -> [(kind, name, library module)] it will resolve
 
 
 def _resolve(pyname):
@@ -87,6 +100,21 @@ def _aliases():
     return pairs
 
 
+def _late_module(dotted):
+    """The late module that dotted lives in (or is), while it is not imported; else None."""
+    for m in LATE_MODULES:
+        if (dotted == m or dotted.startswith(m + ".")) and not _imported(m):
+            return m
+    return None
+
+
+def _imported(module):
+    """Whether module is imported and done initialising (a module importing itself is in
+    sys.modules already)."""
+    mod = sys.modules.get(module)
+    return mod is not None and not getattr(getattr(mod, "__spec__", None), "_initializing", False)
+
+
 def _gpu_pairs(mod=None):
     """(object, name) pairs for the kernel language: pyjit.gpu's namespaces and intrinsics (the
     compiled backend's objects, or those of mod, a backend module mirroring them) as the "gpu.*"
@@ -96,10 +124,7 @@ def _gpu_pairs(mod=None):
         from .gpu import hardware as hw
     except Exception:   # pragma: no cover - the GPU package failing to import must not stop @njit
         return []
-    pairs = [(f"{m}.laneid", "gpu.laneid")
-             for m in ("pyjit.gpu", "pyjit.cuda", "pyjit.gpu.hardware", "pyjit.gpu.cpu")]
-    if mod is not None:
-        pairs = [(f"{mod.__name__}.laneid", "gpu.laneid")]
+    pairs = [] if mod is None else [(f"{mod.__name__}.laneid", "gpu.laneid")]
     src = hw if mod is None else mod
     for name in hw.NAMESPACES:
         space = getattr(src, name, None)
@@ -133,8 +158,7 @@ def add_gpu_backend(mod, registry=None):
 def _plain_name(obj, registry):
     name = registry.get(obj)
     if name is None:
-        from .extending import _name_of
-        return _name_of(obj)
+        return _extending()._name_of(obj)
     return name[len("overload:"):] if name.startswith("overload:") else name
 
 
@@ -143,7 +167,7 @@ def mark_overloaded(obj, registry=None):
     the frontend then makes calls of it resolve through pyjit.extending (compiler: K_FUNC with
     overloaded set), falling back to the builtin of the same name when every overload declines."""
     registry = REGISTRY if registry is None else registry
-    if id(registry) in _populated:
+    if id(registry) in _POPULATED:
         registry[obj] = "overload:" + _plain_name(obj, registry)
 
 
@@ -152,35 +176,107 @@ def register(obj, name):
     REGISTRY[obj] = name
 
 
+def _add(registry, obj, pyname):
+    try:
+        registry.setdefault(obj, pyname)
+    except TypeError:   # unhashable: cannot be a key, so cannot be looked up either
+        pass
+
+
+def _extending():
+    """pyjit.extending, imported once (an import statement run for each of the library's
+    hundreds of functions cost the first compilation ~5 ms)."""
+    global _EXTENDING
+    if _EXTENDING is None:
+        from . import extending
+        _EXTENDING = extending
+    return _EXTENDING
+
+
+_EXTENDING = None
+
+
+def _add_library(obj, module):
+    """A function of pyjit's own library (imported when first called), marked overloaded."""
+    modules = _extending()._LAZY.setdefault(obj, ())   # np.maximum: numpy_datetime's and numpy_ufuncs'
+    if module not in modules:
+        _extending()._LAZY[obj] = modules + (module,)
+
+
+def _resolve_late(items, registries):
+    """Adds the pending names of a late module, now imported, to the registries."""
+    from . import lib
+    for kind, name, module in items:
+        if kind == "gpu":
+            for obj, pyname in _gpu_pairs():
+                for registry in registries:
+                    _add(registry, obj, pyname)
+        elif kind == "builtin":
+            obj = _resolve(name)
+            for registry in registries:
+                if obj is not None:
+                    _add(registry, obj, name)
+        else:
+            obj = lib.find(name)
+            _add_library(obj, module)
+            for registry in registries:
+                mark_overloaded(obj, registry)
+
+
+def late():
+    """Adds to every populated registry the names of the late modules imported since it was
+    filled; whether it added any. The frontend calls it when an object is not in its registry."""
+    if not _PENDING:
+        return False
+    ready = [m for m in _PENDING if _imported(m)]
+    for m in ready:
+        _resolve_late(_PENDING.pop(m), list(_POPULATED.values()))
+    return bool(ready)
+
+
+def _defer(module, item):
+    _PENDING.setdefault(module, []).append(item)
+
+
 def populate(registry=None):
     """Fills registry (REGISTRY by default) once: every builtins.def name that is a real Python
-    object, then the aliases. Idempotent."""
+    object, then the aliases; the names of late modules not imported yet wait (late()).
+    Idempotent."""
     registry = REGISTRY if registry is None else registry
-    if id(registry) in _populated:
+    if id(registry) in _POPULATED:
         return registry
+    late()   # the pending names of modules imported since, into the registries filled before
     from . import _core
+    pending = {}   # the late modules' names this registry waits for, if it is not the first
     for pyname in _core.builtin_names():
-        if pyname.startswith("method."):
+        if pyname.startswith(("method.", "gpu.")):   # gpu.*: the backend's objects (_gpu_pairs)
+            continue
+        m = _late_module(pyname)
+        if m is not None:
+            pending.setdefault(m, []).append(("builtin", pyname, None))
             continue
         obj = _resolve(pyname)
         if obj is not None:
-            try:
-                registry.setdefault(obj, pyname)
-            except TypeError:   # unhashable: cannot be a key, so cannot be looked up either
-                pass
+            _add(registry, obj, pyname)
     for obj, pyname in _aliases():
         registry.setdefault(obj, pyname)
-    for obj, pyname in _gpu_pairs():
-        try:
-            registry.setdefault(obj, pyname)
-        except TypeError:
-            pass
-    _populated.add(id(registry))
+    for m in ("pyjit.gpu", "pyjit.cuda", "pyjit.gpu.hardware", "pyjit.gpu.cpu"):
+        registry.setdefault(f"{m}.laneid", "gpu.laneid")   # read by its attribute path
+    if _late_module("pyjit.gpu.hardware"):
+        pending.setdefault("pyjit.gpu.hardware", []).append(("gpu", None, None))
+    else:
+        for obj, pyname in _gpu_pairs():
+            _add(registry, obj, pyname)
+    _POPULATED[id(registry)] = registry
     from . import extending, lib
-    for obj, module in lib.functions():   # pyjit's own library, imported when first called
-        modules = extending._LAZY.setdefault(obj, ())   # np.maximum: numpy_datetime's and numpy_ufuncs'
-        if module not in modules:
-            extending._LAZY[obj] = modules + (module,)
+    for name, module in lib.entries():   # pyjit's own library, imported when first called
+        m = _late_module(lib.dotted_name(name))
+        if m is not None:
+            pending.setdefault(m, []).append(("library", name, module))
+        else:
+            _add_library(lib.find(name), module)
     for obj in list(extending._OVERLOADS) + list(extending._LAZY):
         mark_overloaded(obj, registry)
+    for m, items in pending.items():   # the same names for every registry: late() adds to all
+        _PENDING.setdefault(m, items)
     return registry

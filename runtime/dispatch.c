@@ -392,25 +392,85 @@ static RtEntry *compile_signature(RtDispatcher *d, RtSignature *sig)
     return v ? table_insert(d, sig->args, v, true) : NULL;
 }
 
-/* The declared signature the arguments cast to best: the fewest unsafe casts first. */
-RtSignature *rt_best_signature(RtDispatcher *d, Type **types)
+int rt_best_of(const RtSignature *sigs, int nsigs, Type **types, int n,
+               int (*rank)(Type *, Type *))
 {
-    RtSignature *best = NULL;
-    int best_worst = 4, best_sum = 0;
-    for (int s = 0; s < d->nsigs; s++) {
+    int best = -1, best_worst = 4, best_sum = 0;
+    for (int s = 0; s < nsigs; s++) {
         int worst = 0, sum = 0;
-        for (int i = 0; i < d->nargs && worst >= 0; i++) {
-            int r = rt_conversion_rank(types[i], d->sigs[s].args[i]);
+        for (int i = 0; i < n && worst >= 0; i++) {
+            int r = rank(types[i], sigs[s].args[i]);
             worst = r < 0 ? -1 : r > worst ? r : worst;
             sum += r;
         }
         if (worst >= 0 && (worst < best_worst || (worst == best_worst && sum < best_sum))) {
-            best = &d->sigs[s];
+            best = s;
             best_worst = worst;
             best_sum = sum;
         }
     }
     return best;
+}
+
+/* A kernel compiled for the CPU (gpu_sim) takes its arguments as the GPU's launch does. */
+static int (*rank_of(RtDispatcher *d))(Type *, Type *)
+{
+    return d->opts.gpu_sim ? rt_kernel_arg_rank : rt_conversion_rank;
+}
+
+/* The declared signature the arguments cast to best. */
+RtSignature *rt_best_signature(RtDispatcher *d, Type **types)
+{
+    int s = rt_best_of(d->sigs, d->nsigs, types, d->nargs, rank_of(d));
+    return s < 0 ? NULL : &d->sigs[s];
+}
+
+/* One line of the no-match TypeError: the signature, and the first argument it refuses. */
+static PyObject *mismatch_line(PyObject *argnames, const RtSignature *sig, Type **types, int n,
+                               int (*rank)(Type *, Type *))
+{
+    PyObject *params = types_text(sig->args, n);
+    if (!params)
+        return NULL;
+    if (n == 0) {
+        Py_DECREF(params);
+        return PyUnicode_FromFormat("\n    %s()", sig->ret ? sig->ret->name : "void");
+    }
+    int i = 0;
+    while (i < n - 1 && rank(types[i], sig->args[i]) >= 0)
+        i++;
+    Type *given = ty_strong(types[i]), *want = ty_strong(sig->args[i]);
+    PyObject *name = argnames && i < PyTuple_GET_SIZE(argnames) ? PyTuple_GET_ITEM(argnames, i)
+                                                                 : NULL;
+    bool fraction = (ty_is_float(given) || ty_is_complex(given)) &&
+                    (ty_is_int(want) || want->kind == TY_BOOL);
+    PyObject *line = PyUnicode_FromFormat(
+        "\n    %s(%U): argument %d '%U' takes %s, given %s%s",
+        sig->ret ? sig->ret->name : "void", params, i + 1, name ? name : Py_None, want->name,
+        given->name, fraction ? " (a float is not converted to an integer or bool parameter, as "
+                                "in numba-cuda: give an int)" : "");
+    Py_DECREF(params);
+    return line;
+}
+
+PyObject *rt_raise_no_declared_match(const char *fname, PyObject *argnames,
+                                     const RtSignature *sigs, int nsigs, Type **types, int n,
+                                     int (*rank)(Type *, Type *))
+{
+    PyObject *got = types_text(types, n), *lines = got ? PyUnicode_FromString("") : NULL;
+    for (int s = 0; lines && s < nsigs; s++) {
+        PyObject *line = mismatch_line(argnames, &sigs[s], types, n, rank);
+        if (line)
+            PyUnicode_AppendAndDel(&lines, line);
+        else
+            Py_CLEAR(lines);
+    }
+    if (lines)
+        PyErr_Format(PyExc_TypeError, "%s(): no matching definition for argument type(s) (%U); "
+                     "its signatures:%U", fname, got, lines);
+    Py_XDECREF(got);
+    Py_XDECREF(lines);
+    return NULL;
 }
 
 /* The version for arguments that no version was compiled for, through the signature they cast
@@ -424,6 +484,11 @@ static RtEntry *cast_for(RtDispatcher *d, Type **types)
         if (!e || keys_equal(best->args, types, d->nargs))
             return e;
         return table_insert(d, types, e->version, keys_match(best->args, types, d->nargs));
+    }
+    if (d->opts.gpu_sim) {
+        rt_raise_no_declared_match(d->cname, d->argnames, d->sigs, d->nsigs, types, d->nargs,
+                                   rank_of(d));
+        return NULL;
     }
     PyObject *got = types_text(types, d->nargs), *sigs = got ? rt_signatures_text(d) : NULL;
     if (sigs)
@@ -592,7 +657,7 @@ static PyObject *call_bound(RtDispatcher *d, PyObject *const *argv)
 
 /* ---- explicit signatures ---- */
 
-static int parse_type_names(PyObject *names, Type **out, int n, const char *what)
+int rt_parse_type_names(PyObject *names, Type **out, int n, const char *what)
 {
     if (!PyTuple_Check(names) || PyTuple_GET_SIZE(names) != n) {
         PyErr_Format(PyExc_TypeError, "%s: expected a tuple of %d type names", what, n);
@@ -624,11 +689,11 @@ static PyObject *dispatcher_add_signature(PyObject *self, PyObject *args)
         return PyErr_Format(PyExc_TypeError, "signature of %zd argument%s for %s(), which takes %d",
                             PyTuple_GET_SIZE(argnames), PyTuple_GET_SIZE(argnames) == 1 ? "" : "s",
                             d->cname, d->nargs);
-    if (parse_type_names(argnames, types, d->nargs, "signature") < 0)
+    if (rt_parse_type_names(argnames, types, d->nargs, "signature") < 0)
         return NULL;
     if (retname != Py_None) {
         PyObject *one = PyTuple_Pack(1, retname);
-        int rc = one ? parse_type_names(one, &ret, 1, "signature") : -1;
+        int rc = one ? rt_parse_type_names(one, &ret, 1, "signature") : -1;
         Py_XDECREF(one);
         if (rc < 0)
             return NULL;
@@ -689,7 +754,7 @@ static RtVersion *find_version(RtDispatcher *d, PyObject *sig)
 {
     Type *types[RT_MAX_ARGS];
     PyObject *names = call_types_helper("_canonical_args", sig);
-    int rc = names ? parse_type_names(names, types, d->nargs, "signature") : -1;
+    int rc = names ? rt_parse_type_names(names, types, d->nargs, "signature") : -1;
     Py_XDECREF(names);
     if (rc < 0)
         return NULL;

@@ -66,6 +66,8 @@ typedef struct CudaKernel {
     int nversions;
     KVersion *last;
     PyObject *cfg_key, *cfg;    /* the last configuration and its Launch */
+    RtSignature *sigs;      /* declared signatures (@gpu.jit('void(float32[:], int32)')) */
+    int nsigs;
     SrcKernel *src;         /* a CUDA C kernel's parameters; NULL for @gpu.jit kernels */
 } CudaKernel;
 
@@ -379,6 +381,9 @@ static void kernel_dealloc(CudaKernel *k)
         version_free(k->versions[i]);
     PyErr_Restore(et, ev, tb);
     PyMem_RawFree(k->versions);
+    for (int i = 0; i < k->nsigs; i++)
+        PyMem_RawFree(k->sigs[i].args);
+    PyMem_RawFree(k->sigs);
     src_kernel_free(k->src);
     kernel_clear(k);
     Py_CLEAR(k->name);
@@ -574,6 +579,7 @@ enum { ARG_DEVICE, ARG_SCALAR, ARG_HOST, ARG_FOREIGN, ARG_TUPLE };
 typedef struct Arg {
     int kind, dir;
     Type *type;
+    Type *given;                /* a scalar converted to its declared type: the value's own */
     PyObject *obj;              /* the value (for host arrays: the NumPy array) */
     CUdeviceptr data;
     int ndim;
@@ -669,12 +675,23 @@ done:
 
 /* Types one argument and says how it travels. 0, or -1 with an exception. */
 
-/* The TypeError for argument i of a kernel that no launch accepts, naming the parameter. */
-static int raise_kernel_arg_error(CudaKernel *k, int i, PyObject *obj)
+/* The kernel's parameter names (co_varnames, whose first nargs they are); NULL for a PTX
+ * kernel or on error, with no exception. */
+static PyObject *param_names(CudaKernel *k)
 {
     PyObject *names = k->py_func ? PyObject_GetAttrString(PyFunction_GET_CODE(k->py_func),
                                                           "co_varnames") : NULL;
-    const char *argname = names && PyTuple_Check(names) && i < PyTuple_GET_SIZE(names) ?
+    if (names && !PyTuple_Check(names))
+        Py_CLEAR(names);
+    PyErr_Clear();
+    return names;
+}
+
+/* The TypeError for argument i of a kernel that no launch accepts, naming the parameter. */
+static int raise_kernel_arg_error(CudaKernel *k, int i, PyObject *obj)
+{
+    PyObject *names = param_names(k);
+    const char *argname = names && i < PyTuple_GET_SIZE(names) ?
                           PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i)) : NULL;
     PyErr_Clear();
     rt_raise_arg_error(k->cname, argname ? argname : "?", i + 1, obj);
@@ -932,13 +949,17 @@ static int pack_array(char *buf, size_t *off, const Arg *a)
     return 0;
 }
 
-/* A scalar or tuple value of type t, flattened (tuples item by item). */
-static int pack_value(char *buf, size_t *off, PyObject *obj, Type *t, const char *kname)
+/* A scalar or tuple value of type t, flattened (tuples item by item); given, when not NULL, is
+ * the value's own type, converted to t (a declared signature's). */
+static int pack_value(char *buf, size_t *off, PyObject *obj, Type *given, Type *t)
 {
     if (t->kind == TY_TUPLE) {
-        for (int i = 0; i < t->tuple.n; i++)
-            if (pack_value(buf, off, PyTuple_GET_ITEM(obj, i), t->tuple.items[i], kname) < 0)
-                return -1;
+        for (int i = 0; i < t->tuple.n; i++) {
+            int rc = pack_value(buf, off, PyTuple_GET_ITEM(obj, i),
+                                given ? given->tuple.items[i] : NULL, t->tuple.items[i]);
+            if (rc < 0)
+                return rc;
+        }
         return 0;
     }
     if (t->kind == TY_NONE)
@@ -948,7 +969,8 @@ static int pack_value(char *buf, size_t *off, PyObject *obj, Type *t, const char
         return put(buf, off, &v, 8, 8) < 0 ? -2 : 0;
     }
     _Alignas(16) char tmp[32];
-    if (rt_unbox(obj, t, tmp) < 0)
+    if ((given && ty_strong(given) != t ? rt_unbox_as(obj, given, t, tmp) : rt_unbox(obj, t, tmp))
+        < 0)
         return -1;
     size_t size = (size_t)ty_mem_size(t), align = (size_t)ty_mem_align(t);
     return put(buf, off, tmp, size, align) < 0 ? -2 : 0;
@@ -1065,8 +1087,8 @@ static int pack_all(CudaKernel *k, Arg *args, int n, char *buf, size_t *size)
 {
     size_t off = 0;
     for (int i = 0; i < n; i++) {
-        int rc = args[i].kind == ARG_SCALAR ? pack_value(buf, &off, args[i].obj, args[i].type,
-                                                         k->cname)
+        int rc = args[i].kind == ARG_SCALAR ? pack_value(buf, &off, args[i].obj, args[i].given,
+                                                         args[i].type)
                                             : pack_array(buf, &off, &args[i]) < 0 ? -2 : 0;
         if (rc == -1)
             return -1;
@@ -1220,6 +1242,31 @@ static int do_launch(CudaLaunch *l, KVersion *v, int dev, char *buf, size_t size
     return 0;
 }
 
+/* A kernel declared with signatures takes the one its arguments convert to best, as the CPU
+ * dispatcher chooses (rt_best_of; numba-cuda's rules, rt_kernel_arg_rank). Scalars and tuples
+ * of scalars become its parameter types (converted when packed); arrays and tuples holding them
+ * keep their own types, so the version compiled is for the layout given. */
+static int match_declared(CudaKernel *k, Arg *args, Type **types, int n)
+{
+    int s = rt_best_of(k->sigs, k->nsigs, types, n, rt_kernel_arg_rank);
+    if (s < 0) {
+        PyObject *names = param_names(k);
+        rt_raise_no_declared_match(k->cname, names, k->sigs, k->nsigs, types, n,
+                                   rt_kernel_arg_rank);
+        Py_XDECREF(names);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        Type *want = k->sigs[s].args[i];
+        if (args[i].kind != ARG_SCALAR || holds_array(want))
+            continue;
+        if (ty_strong(args[i].type) != want)
+            args[i].given = args[i].type;
+        args[i].type = types[i] = want;
+    }
+    return 0;
+}
+
 #define STACK_ARGS 8
 
 static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t nargsf,
@@ -1263,6 +1310,8 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
             tuples = true;
         }
     }
+    if (k->nsigs && match_declared(k, args, types, n) < 0)
+        goto done;
     VFacts facts;
     launch_facts(args, n, &facts);
     KVersion *v = version_for(k, types, n, &facts, dev);
@@ -1507,6 +1556,35 @@ static PyObject *kernel_max_coop_blocks(CudaKernel *k, PyObject *args)
     return most < 0 ? NULL : PyLong_FromLongLong(most);
 }
 
+/* kernel._declare(argument type names): adds a declared signature (numba-cuda's eager
+ * @cuda.jit('void(float32[:], int32)'), or each of a list); launches then convert to them. */
+static PyObject *kernel_declare(CudaKernel *k, PyObject *names)
+{
+    Type *types[RT_MAX_ARGS];
+    if (k->nargs < 0 || k->src)
+        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes no declared signature", k->cname);
+    if (PyTuple_Check(names) && PyTuple_GET_SIZE(names) != k->nargs)
+        return PyErr_Format(PyExc_TypeError, "kernel '%s' takes %d argument%s; its signature "
+                            "declares %zd", k->cname, k->nargs, k->nargs == 1 ? "" : "s",
+                            PyTuple_GET_SIZE(names));
+    if (k->nargs > RT_MAX_ARGS)
+        return PyErr_Format(PyExc_TypeError, "kernel '%s': at most %d arguments", k->cname,
+                            RT_MAX_ARGS);
+    if (rt_parse_type_names(names, types, k->nargs, "signature") < 0)
+        return NULL;
+    Type **args = PyMem_RawMalloc(sizeof(Type *) * (size_t)(k->nargs + 1));
+    RtSignature *sigs = args ? PyMem_RawRealloc(k->sigs, sizeof *sigs * (size_t)(k->nsigs + 1))
+                             : NULL;
+    if (!sigs) {
+        PyMem_RawFree(args);
+        return PyErr_NoMemory();
+    }
+    memcpy(args, types, sizeof(Type *) * (size_t)k->nargs);
+    k->sigs = sigs;
+    k->sigs[k->nsigs++] = (RtSignature){args, NULL};
+    Py_RETURN_NONE;
+}
+
 /* kernel._versions() -> [(argument type names, cooperative)]: the compiled versions (one per
  * argument types and launch facts), for kernel.overloads. */
 static PyObject *kernel_versions(CudaKernel *k, PyObject *unused)
@@ -1533,6 +1611,8 @@ static PyObject *kernel_versions(CudaKernel *k, PyObject *unused)
 }
 
 static PyMethodDef kernel_methods[] = {
+    {"_declare", (PyCFunction)kernel_declare, METH_O,
+     "Adds a declared signature (a tuple of canonical argument type names)."},
     {"_func_attribute", (PyCFunction)kernel_func_attribute, METH_O,
      "{signature: the driver's function attribute attr} of the versions loaded on this GPU."},
     {"_versions", (PyCFunction)kernel_versions, METH_NOARGS,

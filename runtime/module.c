@@ -126,6 +126,49 @@ static PyObject *core_rank(PyObject *self, PyObject *args)
     return PyLong_FromLong(rt_conversion_rank(ta, tb));
 }
 
+/* _core.declared_match(name, argnames, signatures, given) -> the index of the declared signature
+ * (a list of tuples of canonical type names) that arguments of the types given (a tuple of
+ * names) convert to best, as a GPU launch chooses (runtime/launch.c); the launch's TypeError when
+ * none takes them. The simulators' kernels call it, so that every backend accepts the same. */
+static PyObject *core_declared_match(PyObject *self, PyObject *args)
+{
+    const char *name;
+    PyObject *argnames, *sigs, *given, *result = NULL;
+    if (!PyArg_ParseTuple(args, "sO!O!O!:declared_match", &name, &PyTuple_Type, &argnames,
+                          &PyList_Type, &sigs, &PyTuple_Type, &given))
+        return NULL;
+    int n = (int)PyTuple_GET_SIZE(given), nsigs = 0;
+    if (n > RT_MAX_ARGS)
+        return PyErr_Format(PyExc_TypeError, "%s(): at most %d arguments", name, RT_MAX_ARGS);
+    Type *types[RT_MAX_ARGS];
+    RtSignature *parsed = PyMem_Calloc((size_t)PyList_GET_SIZE(sigs) + 1, sizeof *parsed);
+    if (!parsed || rt_parse_type_names(given, types, n, "argument types") < 0)
+        goto done;
+    for (; nsigs < PyList_GET_SIZE(sigs); nsigs++) {
+        PyObject *names = PyList_GET_ITEM(sigs, nsigs);
+        if (PyTuple_Check(names) && PyTuple_GET_SIZE(names) != n) {
+            PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments, %d given", name,
+                         PyTuple_GET_SIZE(names), n);
+            goto done;
+        }
+        if (!(parsed[nsigs].args = PyMem_Malloc(sizeof(Type *) * ((size_t)n + 1))) ||
+            rt_parse_type_names(names, parsed[nsigs].args, n, "signature") < 0)
+            goto done;
+    }
+    int best = rt_best_of(parsed, nsigs, types, n, rt_kernel_arg_rank);
+    if (best >= 0)
+        result = PyLong_FromLong(best);
+    else
+        rt_raise_no_declared_match(name, argnames, parsed, nsigs, types, n, rt_kernel_arg_rank);
+done:
+    for (int i = 0; parsed && i <= nsigs && i < PyList_GET_SIZE(sigs); i++)
+        PyMem_Free(parsed[i].args);
+    PyMem_Free(parsed);
+    if (!parsed)
+        PyErr_NoMemory();
+    return result;
+}
+
 /* _core._nrt_array(shape, typename='float64') -> a C-contiguous array whose memory NRT made, boxed
  * as compiled code's results are (zero-filled). */
 static PyObject *core_nrt_array(PyObject *self, PyObject *args)
@@ -215,6 +258,8 @@ static PyMethodDef core_methods[] = {
     {"typeof", core_typeof, METH_VARARGS, "typeof(value, gpu=False): the pyjit type name of a value."},
     {"_roundtrip", core_roundtrip, METH_VARARGS, "Unboxes a value (cast to a type) and boxes it back."},
     {"_rank", core_rank, METH_VARARGS, "The dispatcher's cast rank between two type names."},
+    {"declared_match", core_declared_match, METH_VARARGS,
+     "The declared signature a kernel launch takes (its index), or the launch's TypeError."},
     {"_nrt_array", core_nrt_array, METH_VARARGS, "A zeroed array whose memory NRT owns."},
     {"_raise_diag", core_raise_diag, METH_VARARGS, "Raises the exception for a diagnostic."},
     {"_raise_exc", core_raise_exc, METH_VARARGS, "Raises the exception for an ExcInfo."},

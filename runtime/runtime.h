@@ -184,6 +184,9 @@ int rt_release_arg(Type *ty, void *buf);
 /* How a value of type from passes for type to: 0 exact, 1 promotion, 2 safe conversion,
  * 3 unsafe conversion, -1 not at all (Numba's rules for explicit signatures). */
 int rt_conversion_rank(Type *from, Type *to);
+/* The same for a GPU kernel's argument against its declared signature (as numba-cuda's launch
+ * converts: no float becomes an integer; arrays in their own layout or 'A', read-only too). */
+int rt_kernel_arg_rank(Type *from, Type *to);
 
 /* ---- dispatch.c ---- */
 #define RT_MAX_ARGS 64
@@ -254,6 +257,19 @@ extern PyTypeObject RtDispatcherType;
 /* The declared signature that arguments of these types convert to best (a call from Python and
  * a call from compiled code choose alike), or NULL when none accepts them. */
 RtSignature *rt_best_signature(RtDispatcher *d, Type **types);
+/* The index of the signature among sigs[0..nsigs) (each of n arguments) that arguments of these
+ * types convert to best under rank: the fewest unsafe conversions first, then the lowest sum of
+ * ranks, the first declared on a tie; -1 when none takes them. */
+int rt_best_of(const RtSignature *sigs, int nsigs, Type **types, int n,
+               int (*rank)(Type *, Type *));
+/* The TypeError of arguments (types, n) that no declared signature of fname takes: each signature
+ * with the first argument it refuses, by its name in argnames (a tuple of str, or NULL). */
+PyObject *rt_raise_no_declared_match(const char *fname, PyObject *argnames,
+                                     const RtSignature *sigs, int nsigs, Type **types, int n,
+                                     int (*rank)(Type *, Type *));
+/* A tuple of n canonical type names as types (out); -1 with a TypeError naming what for a name
+ * pyjit does not know. */
+int rt_parse_type_names(PyObject *names, Type **out, int n, const char *what);
 /* The native entry of d's version for function type ft's arguments, compiled if need be (a
  * first-class function value passed from Python); NULL with TypeError when that version's
  * signature is not exactly ft's. */

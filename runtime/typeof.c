@@ -807,6 +807,17 @@ static uint64_t float_to_bits(double v)
     return v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v;
 }
 
+/* A double as IEEE half, rounded to nearest even (CPython's packer); beyond its range an infinity,
+ * as np.float16 gives. */
+static void store_half(double v, void *p)
+{
+    if (PyFloat_Pack2(v, p, 1) < 0) {
+        PyErr_Clear();
+        uint16_t inf = v < 0 ? 0xfc00 : 0x7c00;
+        memcpy(p, &inf, sizeof inf);
+    }
+}
+
 static void store_number(TypeKind kind, Number n, void *p)
 {
     uint64_t bits = n.is_int ? n.u : float_to_bits(n.re);
@@ -816,6 +827,7 @@ static void store_number(TypeKind kind, Number n, void *p)
     case TY_INT16: case TY_UINT16: *(uint16_t *)p = (uint16_t)bits; break;
     case TY_INT32: case TY_UINT32: *(uint32_t *)p = (uint32_t)bits; break;
     case TY_INT64: case TY_UINT64: *(uint64_t *)p = bits; break;
+    case TY_FLOAT16: store_half(n.re, p); break;
     case TY_FLOAT32: *(float *)p = (float)n.re; break;
     case TY_FLOAT64: *(double *)p = n.re; break;
     case TY_COMPLEX64: ((float *)p)[0] = (float)n.re; ((float *)p)[1] = (float)n.im; break;
@@ -932,6 +944,43 @@ int rt_conversion_rank(Type *from, Type *to)
         return worst;
     }
     return -1;
+}
+
+/* A kernel argument against a parameter of its declared signature (numba-cuda's eager kernels):
+ * scalars convert as rt_conversion_rank says, but a float or complex never becomes an integer or
+ * bool parameter (numba-cuda's launch refuses it too); float16 takes any real number. An array
+ * passes for its dtype and ndim in its own layout (exact) or 'A' (safe), read-only or not: a
+ * launch copies host arrays, and keeps the array's own type for the version it compiles. */
+int rt_kernel_arg_rank(Type *from, Type *to)
+{
+    from = ty_strong(from);
+    to = ty_strong(to);
+    if (from == to)
+        return 0;
+    if (from->kind == TY_ARRAY && to->kind == TY_ARRAY) {
+        if (from->array.dtype != to->array.dtype || from->array.ndim != to->array.ndim)
+            return -1;
+        return to->array.layout == from->array.layout ? 0 : to->array.layout == 'A' ? 2 : -1;
+    }
+    if (ty_is_scalar(from) && ty_is_scalar(to)) {
+        bool int_param = ty_is_int(to) || to->kind == TY_BOOL;
+        if (int_param && !(ty_is_int(from) || from->kind == TY_BOOL))
+            return -1;
+        if (to->kind == TY_FLOAT16)
+            return ty_is_complex(from) ? -1 : 3;
+        if (from->kind == TY_FLOAT16)
+            return ty_is_complex(to) ? 2 : 1;
+        return rt_conversion_rank(from, to);
+    }
+    if (from->kind == TY_TUPLE && to->kind == TY_TUPLE && from->tuple.n == to->tuple.n) {
+        int worst = 0;
+        for (int i = 0; i < from->tuple.n && worst >= 0; i++) {
+            int r = rt_kernel_arg_rank(from->tuple.items[i], to->tuple.items[i]);
+            worst = r < 0 ? -1 : r > worst ? r : worst;
+        }
+        return worst;
+    }
+    return rt_conversion_rank(from, to);
 }
 
 /* ---- boxing ---- */

@@ -215,3 +215,160 @@ def test_tuples_of_arrays_are_flattened_for_a_jit_kernel(fake_driver):
         print(np.array_equal(out, np.arange(8.0) + 3), (a == -1).all())
     """)
     assert out == ["True", "True"]
+
+
+# ---- kernels declared with signatures (numba-cuda's eager @cuda.jit('void(...)')): the C
+# launcher picks the signature and converts the arguments; the packed bytes are checked against
+# NumPy's conversions laid out as a C compiler lays out the parameters ----
+
+def test_declared_signature_converts_scalars_in_the_launcher(fake_driver):
+    out = _run(fake_driver, """
+        sig = ('void(float32[:], float32, int32, float64, int8, boolean, float16, complex64, '
+               'uint64, UniTuple(float32, 2))')
+
+        @gpu.jit(sig)
+        def k(x, f, i, d, b, flag, h, c, u, t):
+            x[0] = f + i + d + b + flag + h + c.real + u + t[0] + t[1]
+
+        x = gpu.device_array(4, np.float32)
+        args = [0.1, np.int64(70), 3, 300, 5, 0.3, 2.0, 2**63 + 5, (0.25, 7)]
+        k[1, 1](x, *args)
+        layout = np.dtype([("p", "u8"), ("n", "i8"), ("s", "i8"), ("f", "f4"), ("i", "i4"),
+                           ("d", "f8"), ("b", "i1"), ("flag", "?"), ("h", "f2"), ("c", "c8"),
+                           ("u", "u8"), ("t0", "f4"), ("t1", "f4")], align=True)
+        want = np.zeros((), layout)
+        want["p"], want["n"], want["s"] = x.device_ctypes_pointer_value, 4, 4
+        values = args[:-1] + list(args[-1])
+        for name, v in zip(layout.names[3:], values):
+            want[name] = np.asarray(v).astype(layout[name])   # NumPy's conversion, wrapping
+        raw = params()
+        got = np.frombuffer(raw.ljust(layout.itemsize, b"\\0"), layout)[0]
+        print(all(got[f] == want[f] for f in layout.names),   # padding bytes are not compared
+              len(raw) == layout.fields["t1"][1] + 4)
+        # the version compiled is the declared one (scalars strong), arrays of their own layout
+        names = [n for n, _ in k._versions()]
+        print(names == [("array(float32, 1d, C)", "float32", "int32", "float64", "int8", "bool",
+                         "float16", "complex64", "uint64", "tuple(float32, float32)")])
+        # NumPy scalars of the declared types, and other ints and floats: the same version
+        k[1, 1](x, np.float32(0.1), np.int32(70), 3.0, np.int8(44), True, np.float16(0.3),
+                np.complex64(2), np.uint64(2**63 + 5), (np.float32(0.25), 7.0))
+        again = np.frombuffer(params().ljust(layout.itemsize, b"\\0"), layout)[0]
+        print(all(again[f] == want[f] for f in layout.names), len(k._versions()) == 1)
+    """)
+    assert out == ["True"] * 5
+
+
+def test_declared_signature_refusals_name_the_parameter(fake_driver):
+    out = _run(fake_driver, """
+        @gpu.jit('void(float32[:, ::1], int32, float32)')
+        def k(a, n, s):
+            a[0, 0] = n * s
+
+        a = np.zeros((3, 4), np.float32)
+        cases = [((np.zeros((3, 4)), 1, 1.0), "argument 1 'a' takes array(float32, 2d, C), "
+                                              "given array(float64, 2d, C)"),
+                 ((np.zeros(12, np.float32), 1, 1.0), "given array(float32, 1d, C)"),
+                 ((a[:, ::2], 1, 1.0), "given array(float32, 2d, A)"),
+                 ((np.asfortranarray(a), 1, 1.0), "given array(float32, 2d, F)"),
+                 ((a, 1.5, 1.0), "argument 2 'n' takes int32, given float64 (a float is not "
+                                 "converted"),
+                 ((a, np.float32(2), 1.0), "argument 2 'n' takes int32, given float32"),
+                 ((a, 1, 1j), "argument 3 's' takes float32, given complex128"),
+                 ((a, 1, gpu.to_device(a)), "argument 3 's' takes float32, given array"),
+                 ((1.0, 1, 1.0), "argument 1 'a' takes array(float32, 2d, C), given float64")]
+        for args, text in cases:
+            try:
+                k[1, 1](*args)
+                print("launched", args)
+            except TypeError as e:
+                ok = str(e).startswith("k(): no matching definition for argument type(s)")
+                print(ok and text in str(e) or str(e))
+        print(fake.fake_launches() == 0)
+        try:
+            gpu.jit('void(float32[:])')(lambda a, b: None)
+        except TypeError as e:
+            print("takes 2 arguments; its signature declares 1" in str(e))
+    """)
+    assert out == ["True"] * 11
+
+
+def test_declared_signatures_choose_the_best_conversion(fake_driver):
+    out = _run(fake_driver, """
+        def make():
+            @gpu.jit(['void(float64[:], int32)', 'void(float32[:], float32)',
+                      'void(float32[:], float64)', 'void(float32[::1], int16)'])
+            def k(x, v):
+                x[0] = v
+            return k
+
+        x32, x64 = np.zeros(4, np.float32), np.zeros(4)
+        got = []
+        for x, v in [(x64, 3), (x32, np.float32(1)), (x32, 1.5), (x32, np.int16(2)),
+                     (x32[::2], np.int16(2)), (x32, 7)]:
+            k = make()
+            k[1, 1](x, v)
+            (names, _coop), = k._versions()
+            got.append(names[1])
+        # exact matches first; a Python float is a float64; an int16 takes the [::1] signature
+        # only for a contiguous array (otherwise float32 and float64 are equally good: the first
+        # declared); a Python int converts safely to float64 only
+        print(got == ["int32", "float32", "float64", "int16", "float32", "float64"])
+        try:
+            k[1, 1](np.zeros(4, np.int32), 1)
+        except TypeError as e:
+            print(str(e).count("argument 1 'x' takes") == 4)
+    """)
+    assert out == ["True", "True"]
+
+
+def test_declared_signature_with_host_foreign_and_wrapped_arrays(fake_driver):
+    """Host arrays are still staged and copied back, gpu.In/Out/InOut still say which way,
+    and CUDA Array Interface and DLPack objects are taken in place under a declared signature."""
+    out = _run(fake_driver, """
+        def kernel(name, raw, size, gx, bx):      # out[:] = a * s, reading the packed buffer
+            raw = ctypes.string_at(raw, size)
+            out, n = struct.unpack_from("<qq", raw)
+            a = struct.unpack_from("<q", raw, 24)[0]
+            s = struct.unpack_from("<f", raw, 48)[0]
+            floats(out, n)[:] = floats(a, n) * s
+        hook = HOOK(kernel)
+        fake.fake_set_launch_hook(hook)
+
+        @gpu.jit('void(float32[:], float32[:], float32)')
+        def scale(out, a, s):
+            i = gpu.grid(1)
+            if i < out.size:
+                out[i] = a[i] * s
+
+        a = np.arange(8, dtype=np.float32)
+        want = a * np.float32(0.1)
+        out = np.zeros(8, np.float32)
+        scale[1, 8](out, a, 0.1)
+        print(np.array_equal(out, want))
+        out[:] = 0
+        scale[1, 8](gpu.Out(out), gpu.In(a), 0.1)
+        print(np.array_equal(out, want))
+
+        class Cai:                         # another library's device array, by its interface
+            def __init__(self, d):
+                self.d = d
+                self.__cuda_array_interface__ = d.__cuda_array_interface__
+
+        class DLPack:                      # and by DLPack only
+            def __init__(self, d):
+                self.d = d
+            def __dlpack__(self, stream=None, **kw):
+                return self.d.__dlpack__(stream=stream, **kw)
+            def __dlpack_device__(self):
+                return self.d.__dlpack_device__()
+
+        dout, da = gpu.device_array(8, np.float32), gpu.to_device(a)
+        scale[1, 8](Cai(dout), DLPack(da), 0.1)
+        print(np.array_equal(dout.copy_to_host(), want))
+        try:
+            scale[1, 8](Cai(gpu.device_array(8, np.float64)), da, 0.1)
+        except TypeError as e:
+            print("argument 1 'out' takes array(float32, 1d, A), given array(float64, 1d, C)"
+                  in str(e))
+    """)
+    assert out == ["True"] * 4

@@ -112,8 +112,10 @@ class SpecializedKernel:
 
 
 # ---- kernels declared with signatures (numba-cuda's cuda.jit('void(float32[:], float32)') or a
-# list of them): a launch takes the first signature whose arrays its arrays match, and converts
-# its scalars to that signature's types, as numba-cuda's dispatcher does; in every backend ----
+# list of them): a launch takes the signature its arguments convert to best and converts its
+# scalars to that signature's types. The GPU's launch does this in C (runtime/launch.c); the
+# simulators choose through the same C function (_core.declared_match), so every backend
+# accepts and refuses the same arguments ----
 
 def declared_signatures(kernel):
     """The parsed signatures of a kernel declared with one or a list of them (cached)."""
@@ -127,102 +129,49 @@ def declared_signatures(kernel):
     return sigs
 
 
-_ARRAY, _SCALAR, _OTHER = range(3)
+def _plan(t):
+    """How a launch passes a value for parameter type t: None (as it is: arrays, records), a NumPy
+    scalar type to convert to, or a tuple of the items' plans."""
+    from .. import types as pyjit_types
+    if isinstance(t, pyjit_types.Scalar):
+        return t.dtype
+    if isinstance(t, pyjit_types.Tuple):
+        plans = tuple(_plan(i) for i in t.types)
+        return plans if any(p is not None for p in plans) else None
+    return None
 
 
 def _plans(kernel):
-    """For each declared signature, what each parameter takes: (_ARRAY, element type, ndim,
-    layout), (_SCALAR, the NumPy scalar type it converts to) or (_OTHER,). Cached: a launch
-    reads it without parsing."""
+    """(argument names, [canonical argument names of each signature], [plans of each]): cached,
+    so that a launch parses nothing."""
     plans = kernel.__dict__.get("_declared_plans")
     if plans is None:
-        import numpy as np
-        plans = []
-        for sig in declared_signatures(kernel):
-            params = []
-            for t in sig.args:
-                kind = t.__class__.__name__
-                if kind == "Array":
-                    params.append((_ARRAY, t.dtype, t.ndim, t.layout))
-                elif kind in ("Integer", "Float", "Complex", "Boolean"):
-                    params.append((_SCALAR, np.dtype("bool" if t.name == "bool" else t.name).type))
-                else:
-                    params.append((_OTHER,))
-            plans.append((sig, params))
+        code = kernel.py_func.__code__
+        sigs = declared_signatures(kernel)
+        plans = (tuple(code.co_varnames[:code.co_argcount]),
+                 [tuple(t.name for t in sig.args) for sig in sigs],
+                 [[_plan(t) for t in sig.args] for sig in sigs])
         kernel.__dict__["_declared_plans"] = plans
     return plans
 
 
-_ARRAY_CLASSES = {}     # class -> whether its objects are arrays a kernel takes
-
-
-def _array_of(a):
-    """The NumPy or device array an argument is (gpu.In/Out/InOut unwrapped), or None."""
-    cls = type(a)
-    if cls.__name__ in ("In", "Out", "InOut"):
-        a = a.array
-        cls = type(a)
-    is_array = _ARRAY_CLASSES.get(cls)
-    if is_array is None:
-        import numpy as np
-        is_array = _ARRAY_CLASSES[cls] = issubclass(cls, np.ndarray) or \
-            hasattr(cls, "__cuda_array_interface__")
-    return a if is_array else None
-
-
-def _contiguous(a, layout):
-    flags = getattr(a, "flags", None)
-    if flags is not None:
-        return flags.c_contiguous if layout == "C" else flags.f_contiguous
-    return a.is_c_contiguous() if layout == "C" else a.is_f_contiguous()
-
-
-_SAME_DTYPE = {}
-
-
-def _same_dtype(dtype, t):
-    """Whether arrays of NumPy dtype dtype have pyjit's element type t (records included)."""
-    key = (dtype, id(t))     # t lives in the kernel's cached plans: its id is stable
-    same = _SAME_DTYPE.get(key)
-    if same is None:
-        from .. import types as pyjit_types
-        try:
-            same = pyjit_types.from_dtype(dtype) == t
-        except (TypeError, ValueError, NotImplementedError):
-            same = False
-        _SAME_DTYPE[key] = same
-    return same
-
-
-_NUMBERS = (int, float, complex, bool)
-
-
-def _converted(params, args):
-    """args converted for one signature's parameters, or None when its arrays do not match."""
-    out = list(args)
-    for k, p in enumerate(params):
-        a = args[k]
-        if p[0] == _SCALAR:
-            if type(a) in _NUMBERS or _array_of(a) is None:
-                out[k] = p[1](a)
-        elif p[0] == _ARRAY:
-            arr = _array_of(a)
-            if arr is None or arr.ndim != p[2] or not _same_dtype(arr.dtype, p[1]) or \
-                    (p[3] != "A" and not _contiguous(arr, p[3])):
-                return None
-    return out
+def _converted(value, plan):
+    """value as plan says: a scalar wraps into a narrower integer as the GPU's launch stores it."""
+    if plan is None:
+        return value
+    if isinstance(plan, tuple):
+        return tuple(_converted(v, p) for v, p in zip(value, plan))
+    import numpy as np
+    return np.asarray(value).astype(plan)[()]
 
 
 def signature_args(kernel, args, types_of):
-    """args converted for the first declared signature they match; a TypeError naming the
-    argument types and the signatures when none does."""
-    plans = _plans(kernel)
-    for sig, params in plans:
-        if len(params) == len(args):
-            converted = _converted(params, args)
-            if converted is not None:
-                return converted
-    got = ", ".join(types_of(args))
-    want = "\n    ".join("?(" + ", ".join(t.name for t in sig.args) + ")" for sig, _ in plans)
-    raise TypeError(f"{kernel.__name__}(): no matching definition for argument type(s) "
-                    f"({got}); its signatures:\n    {want}")
+    """args converted for the declared signature they convert to best; the GPU launch's
+    TypeError, naming the arguments each signature refuses, when none takes them."""
+    from .. import _core
+    argnames, names, plans = _plans(kernel)
+    if len(args) != len(argnames):
+        raise TypeError(f"kernel '{kernel.__name__}' takes {len(argnames)} argument(s), "
+                        f"{len(args)} given")
+    best = _core.declared_match(kernel.__name__, argnames, names, tuple(types_of(args)))
+    return [_converted(a, p) for a, p in zip(args, plans[best])]

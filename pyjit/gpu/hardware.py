@@ -24,7 +24,7 @@ from . import _options as _kernel_options
 from ._builtins import INTRINSICS, NAMESPACES
 from ._hostapi import DEALLOCATIONS as _DEALLOCATIONS
 from ._link import declare_device
-from ._kernels import SpecializedKernel, signature_args, threads_of as _threads_of
+from ._kernels import SpecializedKernel, threads_of as _threads_of
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError, NvrtcError
 
 _NO_RUNTIME = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
@@ -113,7 +113,9 @@ if _HAVE_RUNTIME:
         """A @gpu.jit kernel: kernel[griddim, blockdim, stream, sharedmem](*args).
 
         Compiled on the first launch for the argument types (and per GPU), then cached; the
-        launch itself is C (pyjit._core.Kernel)."""
+        launch itself is C (pyjit._core.Kernel), also for a kernel declared with signatures:
+        each launch takes the one its arguments convert to best and converts its scalars (a
+        Python float given for a float32 parameter is a float32), as in the simulators."""
 
         def __init__(self, py_func, signature=None, debug=False, fastmath=False, opt=True,
                      lineinfo=False, cache=False, max_registers=None, launch_bounds=None,
@@ -125,6 +127,9 @@ if _HAVE_RUNTIME:
             self._link = tuple(link)   # files the driver's linker adds (runtime/link.c)
             self.stats = _decorators.CacheStats()
             self.signature = signature
+            if signature is not None:   # one, or numba-cuda's list: launches convert to them
+                for sig in signature if isinstance(signature, list) else [signature]:
+                    self._declare(_types_mod._canonical_signature(sig)[0])
             self.__doc__ = py_func.__doc__
             self.__wrapped__ = py_func
             self.__qualname__ = py_func.__qualname__
@@ -185,29 +190,6 @@ if _HAVE_RUNTIME:
         def __repr__(self):
             return f"<pyjit.gpu kernel {self.__qualname__}>"
 
-    class DeclaredKernel(Kernel):
-        """A kernel declared with a signature or a list of them: each launch takes the first
-        its arrays match and converts its scalars to that signature's types (a Python float
-        given for a float32 parameter is a float32), as in the simulators; arrays of other
-        types are a TypeError. Kernels without one keep the launch that is C throughout."""
-
-        def __getitem__(self, cfg):
-            return _DeclaredLaunch(self, super().__getitem__(cfg))
-
-        def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
-            return _DeclaredLaunch(self, super().forall(ntasks, tpb, stream, sharedmem))
-
-    class _DeclaredLaunch:
-        __slots__ = ("kernel", "launch")
-
-        def __init__(self, kernel, launch):
-            self.kernel, self.launch = kernel, launch
-
-        def __call__(self, *args):
-            return self.launch(*signature_args(self.kernel, args, _launch_types))
-
-        def __getattr__(self, name):     # griddim, blockdim, sharedmem of the launch
-            return getattr(self.launch, name)
 else:
     class _Launcher:
         def __init__(self, name):
@@ -347,9 +329,7 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
     kws = dict(options, device=device, debug=debug, fastmath=fastmath)
 
     def make(f, sig):
-        made = DeclaredKernel if cls is Kernel and sig is not None and _HAVE_RUNTIME else cls
-        return _serialize.record(made(f, sig, **opts), f, jit, () if sig is None else (sig,),
-                                 kws)
+        return _serialize.record(cls(f, sig, **opts), f, jit, () if sig is None else (sig,), kws)
     if isinstance(func_or_sig, _types.FunctionType):
         return make(func_or_sig, None)
     return lambda f: make(f, func_or_sig)

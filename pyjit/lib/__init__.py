@@ -9,7 +9,12 @@ the library. To add a NumPy function: its typing function and implementation in 
 family, its name in INDEX, and its test in tests/test_numpy_lib.py. Methods (of lists) are
 registered with overload_method (of lists, dicts and sets) and listed in METHODS, imported on their first call the same way.
 """
+import builtins
 import importlib
+
+import numpy as np
+
+from .._registry import _resolve
 
 # the ufuncs whose methods (np.add.reduce, np.negative.at) numpy_ufunc_methods implements
 # agree with its BINARY and UNARY
@@ -183,30 +188,42 @@ METHODS = {
 }
 
 
+def find(name):
+    """The function an INDEX name reaches ("random.choice" is np.random.choice)."""
+    if name.startswith("builtins."):
+        return getattr(builtins, name[9:])
+    if name.startswith("pyjit."):
+        return _resolve(name)
+    if name.startswith("py."):   # "py.random.uniform": Python's own module
+        module, _, function = name[3:].partition(".")
+        return getattr(importlib.import_module(module), function)
+    module, _, function = name.partition(".")
+    if module in STDLIB:
+        return getattr(importlib.import_module(module), function)
+    obj = np
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def dotted_name(name):
+    """The full dotted name of an INDEX name ("numpy.random.choice"), which says the module it
+    lives in."""
+    if name.startswith(("builtins.", "pyjit.")):
+        return name
+    if name.startswith("py."):
+        return name[3:]
+    return name if name.partition(".")[0] in STDLIB else "numpy." + name
+
+
+def entries():
+    """(INDEX name, the name of the module implementing it), for the whole library."""
+    return [(name, module) for module, names in INDEX.items() for name in names]
+
+
 def functions():
     """(the function, the name of the module implementing it), for the whole library."""
-    import builtins
-
-    import numpy as np
-
-    from .._registry import _resolve
-
-    def find(name):
-        if name.startswith("builtins."):
-            return getattr(builtins, name[9:])
-        if name.startswith("pyjit."):
-            return _resolve(name)
-        if name.startswith("py."):   # "py.random.uniform": Python's own module
-            module, _, function = name[3:].partition(".")
-            return getattr(importlib.import_module(module), function)
-        module, _, function = name.partition(".")
-        if module in STDLIB:
-            return getattr(importlib.import_module(module), function)
-        obj = np
-        for part in name.split("."):   # "random.choice" is np.random.choice
-            obj = getattr(obj, part)
-        return obj
-    return [(find(name), module) for module, names in INDEX.items() for name in names]
+    return [(find(name), module) for name, module in entries()]
 
 
 # module -> which calls of its functions it can serve, told from the number of arguments and the
