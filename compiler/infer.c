@@ -378,6 +378,20 @@ static Type *opaque_fail(Infer *c, Instr *in, const Const *k)
     return infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code", name);
 }
 
+/* A Python int meeting a narrower integer where control flow joins gives int64, as Numba types
+ * the variable: `s = 0` then `s += a[i]` over uint8 items sums in int64 (and `h = h * 31 + b[i]`
+ * over bytes hashes as CPython's ints do). NEP 50 keeps operands weak, not accumulators. */
+static Type *join_values(Type *a, Type *b)
+{
+    bool weak_a = a->weak && a->kind == TY_INT64, weak_b = b->weak && b->kind == TY_INT64;
+    if (weak_a != weak_b) {
+        Type *other = weak_a ? b : a;
+        if (!other->weak && ty_is_int(other) && ty_bits(other) < 64)
+            return ty_scalar(TY_INT64);
+    }
+    return infer_join(a, b);
+}
+
 static Type *type_phi(Infer *c, Instr *phi)
 {
     Block *b = phi->block;
@@ -394,7 +408,7 @@ static Type *type_phi(Infer *c, Instr *phi)
             from = a;
             continue;
         }
-        Type *u = infer_join(acc, a->type);
+        Type *u = join_values(acc, a->type);
         if (!u)
             return phi_conflict(c, phi, from, acc, a);
         acc = u;

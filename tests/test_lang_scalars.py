@@ -664,3 +664,70 @@ def test_negative_float_to_a_fractional_power_is_nan():
     assert math.isnan(f(-8.0, 1 / 3)) and isinstance(_power(-8.0, 1 / 3), complex)
     assert f(-8.0, 2.0) == _power(-8.0, 2.0) and f(8.0, 1 / 3) == _power(8.0, 1 / 3)
     check(_complex_power, -8.0, 1 / 3)
+
+
+# ---- a Python int accumulator meeting narrow ints ----------------------------------------------
+
+def _sum_items(a):
+    s = 0
+    for i in range(a.size):
+        s += a[i]
+    return s
+
+
+def _hash_bytes(data):
+    h = 0
+    for c in data:
+        h = (h * 31 + c) & 0xFFFFFFFF
+    return h
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint16, np.int32, np.uint32])
+def test_an_int_accumulator_of_narrow_items_sums_in_int64(dtype):
+    # as Numba types `s = 0`: NumPy 2 would keep s a uint8 and wrap (NEP 50 leaves operands weak,
+    # and a loop's accumulator is not an operand)
+    info = np.iinfo(dtype)
+    a = np.full(3000, info.max, dtype)
+    a[::7] = info.min
+    f = pyjit.njit(_sum_items)
+    got = f(a)
+    assert got == int(a.astype(np.int64).sum())
+    assert "int64" in f.inspect_types()
+
+
+def test_a_hash_over_bytes_is_cpythons():
+    data = bytes(range(256)) * 3 + b"hello world"
+    assert pyjit.njit(_hash_bytes)(data) == _hash_bytes(data)
+    arr = np.frombuffer(data, np.uint8)
+    assert pyjit.njit(_hash_bytes)(arr) == _hash_bytes(data)
+
+
+def test_weak_operands_and_wide_accumulators_keep_their_types():
+    @pyjit.njit
+    def step(x):
+        return x + 1       # a literal operand: NEP 50, the uint8 wraps as NumPy's does
+
+    assert step(np.uint8(255)) == np.uint8(255) + 1 == 0
+
+    @pyjit.njit
+    def acc32(a):
+        s = 0.0
+        for v in a:
+            s += v
+        return s
+
+    x = np.full(10, 0.1, np.float32)
+    want = np.float32(0)
+    for v in x:
+        want += v
+    assert acc32(x) == want      # float32 arithmetic, as NumPy 2's
+
+    @pyjit.njit
+    def acc64(a):
+        s = 0
+        for v in a:
+            s += v
+        return s
+
+    u = np.array([2**63, 2**63 - 1, 5], np.uint64)
+    assert acc64(u) == int(u.sum())      # uint64 stays uint64 (wrapping as NumPy's sum)
