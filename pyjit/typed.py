@@ -65,3 +65,6 @@ class Set(set):
     def __repr__(self):
         return f"Set({set(self)!r})" if self else "Set()"
 
+
+
+_MutableSequence.register(List)   # as Numba's List, which derives from it

@@ -1473,9 +1473,50 @@ static PyObject *kernel_inspect_llvm(CudaKernel *k, PyObject *u)
     return texts(k, offsetof(KVersion, llvm_dump));
 }
 
-static PyObject *kernel_inspect_types(CudaKernel *k, PyObject *u)
+/* inspect_types(signature=None, file=None): {signature: typed IR} over the versions, or the text
+ * of the version of signature (its types or their names); with file= the text (all versions'
+ * when no signature) is written there and None returned, as numba-cuda's kernels do. */
+static PyObject *kernel_inspect_types(CudaKernel *k, PyObject *args, PyObject *kw)
 {
-    return texts(k, offsetof(KVersion, types_dump));
+    static char *kwlist[] = {"signature", "file", NULL};
+    PyObject *sig = Py_None, *file = Py_None, *text = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:inspect_types", kwlist, &sig, &file))
+        return NULL;
+    PyObject *d = texts(k, offsetof(KVersion, types_dump));
+    if (!d || (sig == Py_None && file == Py_None))
+        return d;
+    if (sig != Py_None) {
+        PyObject *names = PySequence_Tuple(sig), *key = NULL;
+        if (names)
+            key = PyTuple_New(PyTuple_GET_SIZE(names));
+        for (Py_ssize_t i = 0; key && i < PyTuple_GET_SIZE(names); i++) {
+            PyObject *s = PyObject_Str(PyTuple_GET_ITEM(names, i));
+            if (!s)
+                Py_CLEAR(key);
+            else
+                PyTuple_SET_ITEM(key, i, s);
+        }
+        text = key ? PyDict_GetItemWithError(d, key) : NULL;
+        if (key && !text && !PyErr_Occurred())
+            PyErr_Format(PyExc_KeyError, "kernel '%s' has no version for the signature %R",
+                         k->cname, key);
+        Py_XINCREF(text);
+        Py_XDECREF(names);
+        Py_XDECREF(key);
+    } else {
+        PyObject *sep = PyUnicode_FromString("\n"), *values = PyDict_Values(d);
+        text = sep && values ? PyUnicode_Join(sep, values) : NULL;
+        Py_XDECREF(sep);
+        Py_XDECREF(values);
+    }
+    Py_DECREF(d);
+    if (!text || file == Py_None)
+        return text;
+    int rc = PyFile_WriteObject(text, file, Py_PRINT_RAW);
+    Py_DECREF(text);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
 }
 
 /* kernel._written(): {signature: written mask} (tests of the copy-back rule). */
@@ -1625,8 +1666,10 @@ static PyMethodDef kernel_methods[] = {
      "{signature: PTX} of the compiled versions."},
     {"inspect_llvm", (PyCFunction)kernel_inspect_llvm, METH_NOARGS,
      "{signature: LLVM IR} of the compiled versions."},
-    {"inspect_types", (PyCFunction)kernel_inspect_types, METH_NOARGS,
-     "{signature: typed IR} of the compiled versions."},
+    {"inspect_types", (PyCFunction)(void (*)(void))kernel_inspect_types,
+     METH_VARARGS | METH_KEYWORDS,
+     "inspect_types(signature=None, file=None): {signature: typed IR} of the compiled versions, "
+     "one version's text, or written to file."},
     {"_written", (PyCFunction)kernel_written, METH_NOARGS,
      "{signature: mask of the array arguments the kernel may write}."},
     {NULL},

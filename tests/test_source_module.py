@@ -514,9 +514,9 @@ def test_objects_with_an_address_pass_as_pointers():
     them; a plain Python int does not (a slip more often than an address)."""
     k = gpu.RawKernel(MY_ADD, "my_add", arch="sm_90", cache_dir=False)
 
-    # where there is a GPU, the address of real device memory (a launch reads it)
-    address = gpu.device_array(4, np.float32).__cuda_array_interface__["data"][0] \
-        if gpu.is_available() else 0x7f0000000000
+    # where there is a GPU, the address of real device memory, kept alive while a launch reads it
+    memory = gpu.device_array(4, np.float32) if gpu.is_available() else None
+    address = memory.__cuda_array_interface__["data"][0] if memory is not None else 0x7f0000000000
 
     class Allocation:
         def __index__(self):
