@@ -198,7 +198,8 @@ _EXTENDING = None
 
 def _add_library(obj, module):
     """A function of pyjit's own library (imported when first called), marked overloaded."""
-    modules = _extending()._LAZY.setdefault(obj, ())   # np.maximum: numpy_datetime's and numpy_ufuncs'
+    # np.maximum: numpy_datetime's and numpy_ufuncs'
+    modules = _extending()._LAZY.setdefault(obj, ())
     if module not in modules:
         _extending()._LAZY[obj] = modules + (module,)
 

@@ -147,8 +147,8 @@ static PyObject *core_declared_match(PyObject *self, PyObject *args)
     for (; nsigs < PyList_GET_SIZE(sigs); nsigs++) {
         PyObject *names = PyList_GET_ITEM(sigs, nsigs);
         if (PyTuple_Check(names) && PyTuple_GET_SIZE(names) != n) {
-            PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments, %d given", name,
-                         PyTuple_GET_SIZE(names), n);
+            PyErr_Format(PyExc_TypeError, "kernel '%s' takes %d argument%s; its signature "
+                         "declares %zd", name, n, n == 1 ? "" : "s", PyTuple_GET_SIZE(names));
             goto done;
         }
         if (!(parsed[nsigs].args = PyMem_Malloc(sizeof(Type *) * ((size_t)n + 1))) ||

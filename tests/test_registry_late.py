@@ -1,8 +1,9 @@
 """The registry leaves the names of its late modules (the GPU backend's kernel language,
-numpy.random, numpy.polynomial, random, heapq, cmath) until they are imported (pyjit/_registry.py: LATE_MODULES,
-late()): a first compilation that uses none of them does not pay for importing them, and code
-that uses them still compiles, with the same results and the same errors. Each case runs in a
-fresh interpreter, where nothing has imported those modules yet."""
+numpy.random, numpy.polynomial, random, heapq, cmath) until they are imported
+(pyjit/_registry.py: LATE_MODULES, late()): a first compilation that uses none of them does
+not pay for importing them, and code that uses them still compiles, with the same results and
+the same errors. Each case runs in a fresh interpreter, where nothing has imported those
+modules yet."""
 import pytest
 
 from pyjit import _core
@@ -132,7 +133,8 @@ def bad(x):
     x[0] = gpu.no_such_intrinsic(1.0)
 
 ptx, _ = gpu.compile_ptx(k, "void(float32[:], float32[:])")
-print("%laneid" in ptx, "bar.sync" in ptx, "atom.global.add.f32" in ptx or "red.global.add.f32" in ptx)
+print("%laneid" in ptx, "bar.sync" in ptx,
+      "atom.global.add.f32" in ptx or "red.global.add.f32" in ptx)
 try:
     gpu.compile_ptx(bad, "void(float32[:])")
 except Exception as e:
