@@ -2062,6 +2062,35 @@ static bool has_none_index(const Instr *access, int nidx)
     return false;
 }
 
+/* Whether block blk of the loop of FOR_ITER loop runs on every trip that comes back to the
+ * header: the header cannot be reached from the body's start, within the loop, without it. */
+static bool runs_every_trip(Lower *L, Instr *loop, const bool *in_loop, Block *blk)
+{
+    Block *head = loop->block, *start = loop->succ[0];
+    if (blk == start || blk == head)
+        return true;
+    int n = L->ir->blocks.len, sp = 0;
+    bool *seen = arena_alloc(L->prog->arena, (size_t)n);
+    Block **stack = arena_alloc(L->prog->arena, sizeof(Block *) * (size_t)n);
+    stack[sp++] = start;
+    seen[((BlockInfo *)start->aux)->index] = true;
+    while (sp) {
+        Block *b = stack[--sp], *succs[3];
+        int ns = ir_successors(b, succs);
+        for (int k = 0; k < ns; k++) {
+            Block *x = succs[k];
+            if (x == head)
+                return false;   /* back round without blk */
+            int xi = x ? ((BlockInfo *)x->aux)->index : -1;
+            if (x && x != blk && in_loop[xi] && !seen[xi]) {
+                seen[xi] = true;
+                stack[sp++] = x;
+            }
+        }
+    }
+    return true;
+}
+
 /* For the range loop of FOR_ITER loop (the builder at the start of its body): its flag, with its
  * enclosing loop's, in L->loop_fits; the axes it covers marked in L->fits_axes, and itself as
  * the innermost loop of each access and loop in its body. */
@@ -2084,6 +2113,7 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
      * flag is then tested in the loop around it: offsets by values of that loop (`j + dj`) would
      * make the flag change there, and keep the checks it covers (and the loop's vectorisation) */
     bool few = constant_range(loop);
+    signed char *every = arena_alloc(L->prog->arena, (size_t)L->ir->blocks.len);   /* runs_every_trip */
     for (int bi = 0; bi < L->ir->blocks.len; bi++) {
         Block *blk = L->ir->blocks.items[bi];
         for (int j = 0; in_loop[bi] && j < blk->instrs.len; j++) {
@@ -2106,6 +2136,14 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
                 LLVMValueRef off;
                 if (!loop_affine(L, in->args[1 + k], loop, in_loop, few, 0, &c, &off) || c == 0)
                     continue;
+                /* an offset by a variable under a test (`if i >= w: x[i - w]`) may leave the
+                 * array on the trips that skip it: it would make the flag false for all */
+                if (!LLVMIsAConstantInt(off)) {
+                    if (every[bi] == 0)
+                        every[bi] = runs_every_trip(L, loop, in_loop, blk) ? 1 : -1;
+                    if (every[bi] < 0)
+                        continue;
+                }
                 /* the least and greatest of c * i + off over the range, exactly */
                 LLVMValueRef cw = LLVMConstInt(w, (unsigned long long)c, 1), ow = LLVMBuildSExt(B, off, w, "");
                 LLVMValueRef least = LLVMBuildAdd(B, LLVMBuildMul(B, c > 0 ? lo : hi, cw, ""), ow, "");

@@ -311,3 +311,26 @@ def test_counters_of_while_loops_as_indices(start, stop):
     assert got[1] == want[1], (start, stop, want, got)
     if want[1] is None:
         assert_same(want[0], got[0], where=f"start={start}, stop={stop}")
+
+
+def guarded_lag(x, w):
+    """An offset by a variable under a test (a rolling window's x[i - w] once i >= w): the flag
+    leaves it to its own check, and covers the others."""
+    n = x.shape[0]
+    out = np.empty(n)
+    s = 0.0
+    for i in range(n):
+        s += x[i]
+        if i >= w:
+            s -= x[i - w]
+        out[i] = s
+    return out
+
+
+@pytest.mark.parametrize("w", [0, 1, 3, 8, 9, -1, -8, -9])
+def test_offsets_by_variables_under_a_test(w):
+    x = np.random.default_rng(3).random(8)
+    want, got = outcome(guarded_lag, x, w), outcome(njit(guarded_lag), x, w)
+    assert got[1] == want[1], (w, want, got)
+    if want[1] is None:
+        assert_same(want[0], got[0], where=f"w={w}")
