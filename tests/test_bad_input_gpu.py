@@ -428,3 +428,24 @@ def test_a_kernel_called_from_a_kernel_says_it_is_a_kernel(backend):
             else:
                 gpu.jit(f)[1, 1](np.zeros(1))
         assert f"'{f.__name__}'" in str(info.value) or f".{f.__name__}'" in str(info.value)
+
+
+
+def test_a_kernel_called_from_a_kernel_in_the_interpreted_simulator():
+    """The interpreted simulator says the same of a kernel called from a running kernel, naming
+    the running kernel and thread too."""
+    import pyjit.gpu.simulator as gpu
+
+    @gpu.jit
+    def inner(x):
+        x[0] = 1
+
+    @gpu.jit
+    def calls(x):
+        inner(x)
+
+    with pytest.raises(TypingError, match=r"kernel 'calls', thread \(0, 0, 0\).*inner is a "
+                                          r"kernel: kernels are launched from the host only"):
+        calls[1, 1](np.zeros(1))
+    with pytest.raises(ValueError, match="without a launch configuration"):
+        inner(np.zeros(1))          # from the host: the launch form is missing

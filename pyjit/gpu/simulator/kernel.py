@@ -322,6 +322,15 @@ class Kernel(LaunchForms):
                                     block[0] * block[1] * block[2])
         return launcher
 
+    def __call__(self, *args, **kwargs):
+        if S.active:      # called from a running kernel: the compiled backends' TypingError
+            from ...errors import TypingError
+            raise TypingError(f"{self.__qualname__} is a kernel: kernels are launched from the "
+                              "host only (a kernel launching kernels, dynamic parallelism, is "
+                              "not supported); make it @gpu.jit(device=True) to call it from "
+                              "a kernel")
+        return LaunchForms.__call__(self, *args, **kwargs)
+
     def specialize(self, *args):
         """This kernel for the types of args only, as the compiled backend's: a launch with
         arguments of other types is a TypeError."""
