@@ -1463,26 +1463,17 @@ static PyObject *texts(CudaKernel *k, size_t field)
     return d;
 }
 
-static PyObject *kernel_inspect_asm(CudaKernel *k, PyObject *u)
-{
-    return texts(k, offsetof(KVersion, ptx));
-}
-
-static PyObject *kernel_inspect_llvm(CudaKernel *k, PyObject *u)
-{
-    return texts(k, offsetof(KVersion, llvm_dump));
-}
-
-/* inspect_types(signature=None, file=None): {signature: typed IR} over the versions, or the text
- * of the version of signature (its types or their names); with file= the text (all versions'
- * when no signature) is written there and None returned, as numba-cuda's kernels do. */
-static PyObject *kernel_inspect_types(CudaKernel *k, PyObject *args, PyObject *kw)
+/* inspect_X(signature=None, file=None): {signature: text} over the versions, or the text of the
+ * version of signature (its types or their names); with file= the text (all versions' when no
+ * signature) is written there and None returned, as numba-cuda's kernels do. */
+static PyObject *inspect_text(CudaKernel *k, size_t field, const char *format, PyObject *args,
+                              PyObject *kw)
 {
     static char *kwlist[] = {"signature", "file", NULL};
     PyObject *sig = Py_None, *file = Py_None, *text = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO:inspect_types", kwlist, &sig, &file))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, format, kwlist, &sig, &file))
         return NULL;
-    PyObject *d = texts(k, offsetof(KVersion, types_dump));
+    PyObject *d = texts(k, field);
     if (!d || (sig == Py_None && file == Py_None))
         return d;
     if (sig != Py_None) {
@@ -1517,6 +1508,21 @@ static PyObject *kernel_inspect_types(CudaKernel *k, PyObject *args, PyObject *k
     if (rc < 0)
         return NULL;
     Py_RETURN_NONE;
+}
+
+static PyObject *kernel_inspect_asm(CudaKernel *k, PyObject *args, PyObject *kw)
+{
+    return inspect_text(k, offsetof(KVersion, ptx), "|OO:inspect_asm", args, kw);
+}
+
+static PyObject *kernel_inspect_llvm(CudaKernel *k, PyObject *args, PyObject *kw)
+{
+    return inspect_text(k, offsetof(KVersion, llvm_dump), "|OO:inspect_llvm", args, kw);
+}
+
+static PyObject *kernel_inspect_types(CudaKernel *k, PyObject *args, PyObject *kw)
+{
+    return inspect_text(k, offsetof(KVersion, types_dump), "|OO:inspect_types", args, kw);
 }
 
 /* kernel._written(): {signature: written mask} (tests of the copy-back rule). */
@@ -1662,9 +1668,11 @@ static PyMethodDef kernel_methods[] = {
      "The most blocks a cooperative launch of a version may have on the current GPU."},
     {"forall", (PyCFunction)(void (*)(void))kernel_forall, METH_VARARGS | METH_KEYWORDS,
      "forall(ntasks, tpb=0, stream=0, sharedmem=0): a launch covering ntasks threads."},
-    {"inspect_asm", (PyCFunction)kernel_inspect_asm, METH_NOARGS,
+    {"inspect_asm", (PyCFunction)(void (*)(void))kernel_inspect_asm,
+     METH_VARARGS | METH_KEYWORDS,
      "{signature: PTX} of the compiled versions."},
-    {"inspect_llvm", (PyCFunction)kernel_inspect_llvm, METH_NOARGS,
+    {"inspect_llvm", (PyCFunction)(void (*)(void))kernel_inspect_llvm,
+     METH_VARARGS | METH_KEYWORDS,
      "{signature: LLVM IR} of the compiled versions."},
     {"inspect_types", (PyCFunction)(void (*)(void))kernel_inspect_types,
      METH_VARARGS | METH_KEYWORDS,
