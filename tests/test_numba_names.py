@@ -119,6 +119,18 @@ def test_from_dtype_and_numpy_support():
     assert isinstance(from_dtype(np.dtype([("a", "f8")])), pyjit.types.Record)
 
 
+def test_gufunc_class_under_numbas_module_path():
+    # numbagg: `from numba.np.ufunc.gufunc import GUFunc` for its annotations and casts
+    from pyjit.np.ufunc import GUFunc as short
+    from pyjit.np.ufunc.gufunc import GUFunc
+
+    @pyjit.guvectorize(["void(float64[:], float64[:])"], "(n)->()")
+    def total(x, out):
+        out[0] = x.sum()
+    assert GUFunc is short and isinstance(total, GUFunc)
+    np.testing.assert_array_equal(total(np.arange(6.0).reshape(2, 3)), [3.0, 12.0])
+
+
 def test_core_aliases_are_the_same_modules():
     import pyjit.core.config
     import pyjit.core.extending
