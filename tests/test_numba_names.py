@@ -139,6 +139,20 @@ def test_record_arrays_in_signatures():
     assert weighted(p) == (np.arange(4) * 2.0).sum()
 
 
+def test_gufunc_class_under_numbas_module_path():
+    # numbagg: `from numba.np.ufunc.gufunc import GUFunc` for its annotations and casts
+    from pyjit.np.ufunc import GUFunc as short
+    from pyjit.np.ufunc.gufunc import GUFunc
+
+    @pyjit.guvectorize("(n)->()")   # compiled per dtype on first call, a GUFunc
+    def total(x, out):
+        out[0] = x.sum()
+    assert GUFunc is short and isinstance(total, GUFunc)
+    out = np.empty(2)
+    total(np.arange(6.0).reshape(2, 3), out)
+    np.testing.assert_array_equal(out, [3.0, 12.0])
+
+
 def test_core_aliases_are_the_same_modules():
     import pyjit.core.config
     import pyjit.core.extending
