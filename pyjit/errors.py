@@ -117,3 +117,19 @@ for _cls, _names in _NUMBA_ALIASES.items():
         globals()[_name] = _cls
         NUMBA_NAMES.append(_name)
 __all__ += NUMBA_NAMES[9:]
+
+
+def _performance_warnings_off():
+    """PYJIT_DISABLE_PERFORMANCE_WARNINGS or Numba's NUMBA_DISABLE_PERFORMANCE_WARNINGS (a true
+    value, read at import): PerformanceWarning and its subclasses are not shown, as in Numba."""
+    import os
+    import warnings
+    for name in ("PYJIT_DISABLE_PERFORMANCE_WARNINGS", "NUMBA_DISABLE_PERFORMANCE_WARNINGS"):
+        value = os.environ.get(name, "").strip().lower()
+        if value:
+            if value not in ("0", "false", "no", "off"):
+                warnings.filterwarnings("ignore", category=PerformanceWarning)
+            return
+
+
+_performance_warnings_off()

@@ -36,13 +36,25 @@ static unsigned parse_dump(const char *spec)
     return bits;
 }
 
+/* The optimisation level of functions that give no opt=: PYJIT_OPT or Numba's NUMBA_OPT (0 to 3,
+ * or "max"), else 3. */
+static int default_opt_level(void)
+{
+    const char *v = getenv("PYJIT_OPT");
+    if (!v || !*v)
+        v = getenv("NUMBA_OPT");
+    if (!v || !*v || strcmp(v, "max") == 0)
+        return 3;
+    return v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : 3;
+}
+
 void rt_default_options(CompileOptions *opts)
 {
     static CompileOptions env;
     static bool parsed;
     if (!parsed) {
         const char *debug = getenv("PYJIT_DEBUG");
-        env.opt_level = 3;
+        env.opt_level = default_opt_level();
         env.debug = env.boundscheck = debug && *debug && strcmp(debug, "0") != 0;
         env.dump = parse_dump(getenv("PYJIT_DUMP"));
         parsed = true;
@@ -1055,11 +1067,12 @@ static int set_options(RtDispatcher *d, PyObject *nogil, PyObject *fastmath, PyO
         return -1;
     }
     o->error_model_numpy = strcmp(error_model, "numpy") == 0;
-    if (opt < 0 || opt > 3) {
+    if (opt != -1 && (opt < 0 || opt > 3)) {   /* -1: not given, PYJIT_OPT/NUMBA_OPT's */
         PyErr_Format(PyExc_ValueError, "opt must be 0 to 3, not %d", opt);
         return -1;
     }
-    o->opt_level = opt;
+    if (opt != -1)
+        o->opt_level = opt;
     return 0;
 }
 
@@ -1105,7 +1118,7 @@ static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw
                              "gpu_sim", NULL};
     PyObject *py_func, *registry, *nogil = NULL, *fastmath = NULL, *boundscheck = NULL, *debug = NULL;
     const char *error_model = "python";
-    int opt = 3, cache = 0, cfunc = 0, parallel = 0, gpu_sim = 0;
+    int opt = -1, cache = 0, cfunc = 0, parallel = 0, gpu_sim = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!|$OOOsOipppp:Dispatcher", kwlist, &py_func,
                                      &PyDict_Type, &registry, &nogil, &fastmath, &boundscheck,
                                      &error_model, &debug, &opt, &cache, &cfunc, &parallel,

@@ -99,25 +99,50 @@ static Type *typeof_int(PyObject *obj)
     return NULL;
 }
 
-/* A tuple of dispatchers that each declare one signature, the same: a tuple of first-class
- * functions of it (Numba's UniTuple(FunctionType)), so that funcs[i](x) picks one at run time.
- * NULL otherwise: a tuple of the dispatchers themselves, each known when compiling. */
+/* The dispatcher behind a tuple item that may be a first-class function: an @njit function, or
+ * a @cfunc (its _dispatcher, which declares the C signature); NULL for anything else. A new
+ * reference. */
+static RtDispatcher *function_item(PyObject *item)
+{
+    if (PyObject_TypeCheck(item, &RtDispatcherType))
+        return (RtDispatcher *)Py_NewRef(item);
+    if (!PyObject_HasAttrString((PyObject *)Py_TYPE(item), "_pyjit_cfunc"))
+        return NULL;
+    PyObject *d = PyObject_GetAttrString(item, "_dispatcher");
+    PyErr_Clear();
+    if (d && PyObject_TypeCheck(d, &RtDispatcherType))
+        return (RtDispatcher *)d;
+    Py_XDECREF(d);
+    return NULL;
+}
+
+/* A tuple of functions of one signature, the one those that declare a signature declare (@njit
+ * functions with one declared signature, @cfuncs), the others compiled for it when unboxed: a
+ * tuple of first-class functions of it (Numba's UniTuple(FunctionType)), so that funcs[i](x)
+ * picks one at run time. NULL otherwise: a tuple of the dispatchers themselves, each known when
+ * compiling. */
 static Type *typeof_function_tuple(PyObject *obj, Type **items, Py_ssize_t n)
 {
     Type *ft = NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        RtDispatcher *d = (RtDispatcher *)PyTuple_GET_ITEM(obj, i);
-        if (items[i]->kind != TY_DISPATCHER || d->nsigs != 1 || !d->sigs[0].ret)
-            return NULL;
-        Type *t = ty_function_type(d->sigs[0].ret, d->sigs[0].args, d->nargs);
-        if (ft && t != ft)
-            return NULL;
-        ft = t;
+    bool ok = true;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        RtDispatcher *d = function_item(PyTuple_GET_ITEM(obj, i));
+        ok = d && (items[i]->kind == TY_DISPATCHER || items[i]->kind == TY_FUNCTION);
+        if (ok && d->nsigs == 1 && d->sigs[0].ret) {
+            Type *t = ty_function_type(d->sigs[0].ret, d->sigs[0].args, d->nargs);
+            ok = !ft || t == ft;
+            ft = t;
+        } else if (ok) {
+            ok = d->nsigs == 0 && !d->cfunc;   /* a lazy @njit function: compiled for ft */
+        }
+        Py_XDECREF(d);
     }
+    if (!ok || !ft)
+        return NULL;
     Type *same[RT_MAX_ARGS];
     for (Py_ssize_t i = 0; i < n; i++)
         same[i] = ft;
-    return ft ? ty_tuple(same, (int)n) : NULL;
+    return ty_tuple(same, (int)n);
 }
 
 static Type *typeof_tuple(PyObject *obj, int flags)
@@ -676,12 +701,14 @@ static int unbox_scalar(PyObject *obj, Type *ty, void *buf)
 /* A first-class function: the address of the dispatcher's version of that signature. */
 static int unbox_function(PyObject *obj, Type *ty, void *buf)
 {
-    if (!PyObject_TypeCheck(obj, &RtDispatcherType)) {
-        PyErr_Format(PyExc_TypeError, "a %s takes an @njit function, not %.100s", ty->name,
-                     Py_TYPE(obj)->tp_name);
+    RtDispatcher *d = function_item(obj);
+    if (!d) {
+        PyErr_Format(PyExc_TypeError, "a %s takes an @njit function or a @cfunc, not %.100s",
+                     ty->name, Py_TYPE(obj)->tp_name);
         return -1;
     }
-    void *fn = rt_function_address((RtDispatcher *)obj, ty);
+    void *fn = rt_function_address(d, ty);
+    Py_DECREF(d);
     if (!fn)
         return -1;
     *(void **)buf = fn;

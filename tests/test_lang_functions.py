@@ -401,7 +401,9 @@ def test_function_type_mismatches_are_type_errors():
     with pytest.raises(TypeError, match="@njit function"):
         call_declared(abs, 1.0)
     with pytest.raises(TypingError, match="indexed by a constant only"):
-        njit(pick_at_run_time)((plus_one, undeclared), 1, 2.0)
+        njit(pick_at_run_time)((undeclared, njit(lambda x: x * 2.0)), 1, 2.0)   # no signature
+    # one declaring a signature: the lazy one is compiled for it, as Numba unifies them
+    assert njit(pick_at_run_time)((plus_one, undeclared), 1, 2.0) == undeclared.py_func(2.0)
     with pytest.raises(TypeError, match="no version taking exactly"):
         call_declared(other_sig, 1.0)
 
@@ -467,3 +469,32 @@ def test_constant_tuple_spread_into_a_call():
     f = pytypes.FunctionType(spread_constants.__code__,
                              dict(globals(), spread_helper=jitted_helper))
     assert njit(f)() == spread_constants()
+
+
+# ---- Numba's first-class function example: a tuple of a @cfunc and a lazy @njit function ----
+
+def compose(funcs, x):
+    r = x
+    for f in funcs[::-1]:
+        r = f(r)
+    return r
+
+
+def test_tuple_of_a_cfunc_and_lazy_functions_is_one_function_type():
+    def inc_py(x):
+        return x + 1.0
+
+    def sq_py(x):
+        return x * x
+
+    def cube_py(x):
+        return x * x * x
+
+    inc, sq, cube = pyjit.cfunc("double(double)")(inc_py), njit(sq_py), njit(cube_py)
+    f = njit(compose)
+    assert f((inc, sq), 0.5) == compose((inc_py, sq_py), 0.5)
+    assert f((sq, inc, sq, sq, inc), 0.5) == compose((sq_py, inc_py, sq_py, sq_py, inc_py), 0.5)
+    assert f((cube, inc), 1.0) == compose((cube_py, inc_py), 1.0)
+    assert f((sq, cube), 2.0) == compose((sq_py, cube_py), 2.0)   # no signature: each known
+    with pytest.raises(TypeError):                                 # two different signatures
+        f((inc, njit("int64(int64)")(lambda x: x)), 1.0)

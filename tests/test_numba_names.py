@@ -464,3 +464,23 @@ def test_pipeline_hints_warn_once():
         warnings.simplefilter("error")
         assert njit(no_rewrites=True)(f)(3) == 3
         njit(inline="never")(f)
+
+
+def test_numba_opt_and_performance_warning_environment_variables():
+    from util import run_subprocess
+    code = textwrap.dedent("""
+        import warnings
+        from pyjit import njit
+        with warnings.catch_warnings(record=True) as caught:
+            njit(inline="always")(lambda x: x)      # a PerformanceWarning: a hint it ignores
+        g = njit(lambda x: x + 1)
+        f = njit(opt=2)(lambda x: x)
+        print(len(caught), g.targetoptions["opt"], f.targetoptions["opt"], g(1))
+    """)
+    for env, want in [({}, "1 3 2 2"), ({"NUMBA_OPT": "1"}, "1 1 2 2"),
+                      ({"PYJIT_OPT": "0", "NUMBA_OPT": "2"}, "1 0 2 2"),
+                      ({"NUMBA_OPT": "max", "NUMBA_DISABLE_PERFORMANCE_WARNINGS": "1"}, "0 3 2 2"),
+                      ({"PYJIT_DISABLE_PERFORMANCE_WARNINGS": "0"}, "1 3 2 2")]:
+        rc, out, err = run_subprocess(code, env=env)
+        assert rc == 0, err
+        assert out.strip() == want, (env, out, err)

@@ -434,3 +434,54 @@ def test_supported_python_extras():
 
     assert njit(comprehensions)(4)[0] == comprehensions(4)[0]
     assert njit(comprehensions)(4)[1:] == comprehensions(4)[1:]
+
+
+# ---- the types reference ----
+
+def test_types_reference_examples():
+    import ctypes
+    import math
+
+    assert pyjit.float32[:, :, ::1] == types.Array(types.float32, 3, "C")
+    assert pyjit.float32[::1, :, :] == types.Array(types.float32, 3, "F")
+
+    @njit
+    def empty_of_arrays():
+        return typed.List.empty_list(types.float64[:, ::1])
+
+    assert len(empty_of_arrays()) == 0
+
+    @njit
+    def composition(funcs, x):
+        r = x
+        for f in funcs[::-1]:
+            r = f(r)
+        return r
+
+    a = pyjit.cfunc("double(double)")(lambda x: x + 1.0)
+    b = njit(lambda x: x * x)
+    assert composition((a, b), 0.5) == 0.5 ** 2 + 1
+    assert composition((b, a, b, b, a), 0.5) == b(a(b(b(a(0.5)))))
+
+    libm = ctypes.CDLL(None)
+
+    class LibMCos(types.WrapperAddressProtocol):
+        def __wrapper_address__(self):
+            return ctypes.cast(libm.cos, ctypes.c_void_p).value
+
+        def signature(self):
+            return pyjit.float64(pyjit.float64)
+
+    @njit
+    def foo(f, x):
+        return f(x)
+
+    assert foo(LibMCos(), 0.0) == 1.0 and foo(LibMCos(), 0.5) == math.cos(0.5)
+
+    @pyjit.jit((types.optional(types.intp),))
+    def given(x):
+        return x is not None
+
+    assert given(0) is True and given(None) is False
+    rec = pyjit.from_dtype(np.dtype([("row", np.float64), ("col", np.float64)]))
+    assert rec[:, :] == types.Array(rec, 2, "A")
