@@ -1269,7 +1269,7 @@ def numba_closest_index_floor(axis_array, value_array):
             else np.argmin(np.abs(axis_array - v)) - 1
     return index_array
 
-def _todo_hyperspy():
+def case_hyperspy():
     d = np.random.RandomState(17).rand(4, 5) * 10
     ax = np.linspace(0, 10, 21)
     v = np.array([[0.26, 3.3], [7.74, 9.99]])
