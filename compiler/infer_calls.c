@@ -201,6 +201,8 @@ static const struct {
     {"half", TY_FLOAT16}, {"intc", TY_INT32}, {"uintc", TY_UINT32}, {"longlong", TY_INT64},
     {"ulonglong", TY_UINT64}, {"short", TY_INT16}, {"ushort", TY_UINT16}, {"byte", TY_INT8},
     {"ubyte", TY_UINT8}, {"cdouble", TY_COMPLEX128}, {"csingle", TY_COMPLEX64},
+    {"int", TY_INT64}, {"uint", TY_UINT64}, {"long", TY_INT64}, {"ulong", TY_UINT64},
+    {"float", TY_FLOAT64}, {"complex", TY_COMPLEX128},
 };
 
 static Type *scalar_type_of_string(const char *name)

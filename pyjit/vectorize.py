@@ -95,8 +95,11 @@ def _scalar_of(dtype):
 
 
 def _kernel_of(func, opts):
-    from .decorators import njit
-    return njit(getattr(func, "py_func", func), **{k: v for k, v in opts.items() if k != "writable_args"})
+    """The kernel compiled, even under config.DISABLE_JIT: Numba's @vectorize and @guvectorize
+    build their ufuncs from compiled loops whatever that flag says."""
+    from .decorators import _make_dispatcher
+    return _make_dispatcher(getattr(func, "py_func", func), None,
+                            {k: v for k, v in opts.items() if k != "writable_args"})
 
 
 def _kernel_return(who, kernel, args, sig):
@@ -123,7 +126,7 @@ def _compile_loop(kernel, params, body, loop_types, opts):
     comes from the source, so a later process makes the same code object (the on-disk cache keys
     on it), and a cached loop is stored beside the kernel's source."""
     from . import types
-    from .decorators import njit
+    from .decorators import _make_dispatcher
     name = re.sub(r"\W", "_", kernel.__name__) + "__loop"     # '<lambda>' is not a name
     source = f"def {name}({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body)
     filename = _LOOP_FILE.format(zlib.crc32(source.encode()))
@@ -133,7 +136,7 @@ def _compile_loop(kernel, params, body, loop_types, opts):
     loop = namespace[name]
     loop._pyjit_cache_source = kernel.py_func.__code__.co_filename
     loop_opts = {k: v for k, v in opts.items() if k not in ("nogil", "writable_args")}
-    return njit(types.Signature(types.none, tuple(loop_types)), **loop_opts)(loop)
+    return _make_dispatcher(loop, types.Signature(types.none, tuple(loop_types)), loop_opts)
 
 
 # Stride patterns of specialised loops, as runtime/ufunc.c codes them (UF_STRIDED, ...).

@@ -216,6 +216,22 @@ def test_disable_jit_returns_the_python_function():
     assert out.split() == ["True", "False", "2"]
 
 
+def test_disable_jit_still_compiles_ufuncs():
+    # Numba's @vectorize and @guvectorize make compiled ufuncs whatever NUMBA_DISABLE_JIT says
+    out = run_python("""
+        import numpy as np
+        import pyjit
+        @pyjit.vectorize(["float32(float32)", "float64(float64)"])
+        def inc(x):
+            return x + 1
+        @pyjit.guvectorize([(pyjit.float64[:], pyjit.float64[:])], "(n)->()")
+        def total(a, out):
+            out[0] = a.sum()
+        print(type(inc).__name__, inc(np.float32(2)).dtype, inc(2.0), total(np.ones((2, 3)))[1])
+    """, NUMBA_DISABLE_JIT="1")
+    assert out.split() == ["ufunc", "float32", "3.0", "3.0"]
+
+
 def test_boundscheck_setting_overrides_the_decorator():
     out = run_python("""
         import numpy as np, pyjit
@@ -428,10 +444,26 @@ def test_locals_errors():
     def f(x):
         y = x
         return y
-    with pytest.raises(TypeError, match="scalar types only"):
-        njit(locals={"y": pyjit.float64[:]})(f)
+    with pytest.raises(TypeError, match="scalar and array types only"):
+        njit(locals={"y": pyjit.types.UniTuple(pyjit.float64, 2)})(f)
     with pytest.raises(TypeError, match="pipeline_class"):
         njit(pipeline_class=object)(f)
+
+
+def test_locals_may_declare_arrays():
+    # umap declares its parameters' array types next to float32 scalars in one locals dict
+    @njit(locals={"d": pyjit.types.float32[:, ::1], "v": pyjit.types.float32, "out": pyjit.float64[:]})
+    def rowsum(d):
+        out = np.zeros(d.shape[0])
+        for i in range(d.shape[0]):
+            v = 0.0
+            for j in range(d.shape[1]):
+                v += d[i, j]
+            out[i] = v
+        return out
+    d = (np.arange(12, dtype=np.float32) / 7).reshape(3, 4)
+    np.testing.assert_array_equal(rowsum(d), rowsum.py_func(d))
+    assert rowsum(d).dtype == np.float64
 
 
 def test_locals_may_name_variables_a_function_lacks():

@@ -357,3 +357,17 @@ def test_axis_none_written_out(src):
 @pytest.mark.parametrize("x", [3.0, 2, True, 1 + 2j, np.float32(1.5), np.int8(-3)])
 def test_copy_of_a_number(x):
     same(njit(lambda x: np.copy(x))(x), np.copy(x))
+
+
+def test_dtype_strings_of_python_type_names():
+    # hyperspy writes np.empty_like(values, dtype="uint"); NumPy reads 'int', 'uint', 'float'
+    # and 'complex' as the platform's default widths
+    def f(v):
+        return (np.empty_like(v, dtype="uint").dtype == np.dtype("uint"),
+                np.zeros(3, "int"), np.ones(2, dtype="float"), np.zeros(2, "complex"),
+                np.arange(3).astype("uint"))
+    got, want = njit(f)(np.ones(3)), f(np.ones(3))
+    assert got[0] and want[0]
+    for g, w in zip(got[1:], want[1:]):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
