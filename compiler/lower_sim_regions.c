@@ -2278,7 +2278,9 @@ static bool fast_round(Cut *c, int k, long *budget, int max_blocks)
 }
 
 /* A loop per resume point, while the copies stay within about twice the function's size. Not in
- * a kernel with warp operations: its rounds hold threads back. */
+ * a kernel with warp operations: its rounds hold threads back. The copies cost compile time (the
+ * optimiser unswitches and vectorises each): the block reduction of bench/simulator.py compiles
+ * in about 1 s instead of 0.2 s, and runs three times faster. */
 static void fast_rounds(Cut *c)
 {
     if (c->wval >= 0)
