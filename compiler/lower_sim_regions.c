@@ -1748,12 +1748,11 @@ static LLVMValueRef block_field(Cut *c, LLVMValueRef in)
 }
 
 /* A value that can wait in an 8-byte slot of a thread's array. */
-static bool fits_slot(Cut *c, LLVMTypeRef ty)
+static bool fits_slot(LLVMTypeRef ty)
 {
     LLVMTypeKind k = LLVMGetTypeKind(ty);
     return (k == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ty) <= 64) || k == LLVMFloatTypeKind ||
-           k == LLVMDoubleTypeKind || k == LLVMHalfTypeKind || k == LLVMPointerTypeKind ||
-           (k == LLVMIntegerTypeKind && ty == c->i64);
+           k == LLVMDoubleTypeKind || k == LLVMHalfTypeKind || k == LLVMPointerTypeKind;
 }
 
 /* The region is in the vectoriser's reach: no cycle, and its code up to a barrier or the
@@ -1850,20 +1849,18 @@ static bool make_raise(Cut *c, const Region *r, int b, Raise *ra, int id)
             ra->blocks[ra->n++] = sb;
         }
     }
-    int cap = 16;
-    ra->need = arena_alloc(c->arena, (size_t)cap * sizeof *ra->need);
+    ra->need = arena_alloc(c->arena, 64 * sizeof *ra->need);
     ra->nneed = 0;
     PtrMap seen;
     map_init(c->arena, &seen, 64);
     for (int i = 0; i < ra->n; i++)
         for (LLVMValueRef x = LLVMGetFirstInstruction(ra->blocks[i]); x; x = LLVMGetNextInstruction(x)) {
-            bool phi = LLVMIsAPHINode(x);
-            for (int k = 0; k < LLVMGetNumOperands(x) || (phi && i == 0 && k == 0); k++) {
-                LLVMValueRef v;
-                if (phi && i == 0) {
-                    v = x;   /* the entry's phis: their values on the way in */
-                } else {
-                    v = LLVMGetOperand(x, k);
+            bool phi = LLVMIsAPHINode(x), entry_phi = phi && i == 0;
+            int nops = entry_phi ? 1 : LLVMGetNumOperands(x);
+            for (int k = 0; k < nops; k++) {
+                LLVMValueRef v = entry_phi ? x : LLVMGetOperand(x, k);   /* an entry's phi: its
+                                                                          * value on the way in */
+                if (!entry_phi) {
                     if (phi && !map_get(&in, LLVMBasicBlockAsValue(LLVMGetIncomingBlock(x, (unsigned)k)), 0))
                         continue;
                     if (!LLVMIsAInstruction(v) || v == c->lin ||
@@ -1872,19 +1869,11 @@ static bool make_raise(Cut *c, const Region *r, int b, Raise *ra, int id)
                         continue;
                 }
                 if (map_get(&seen, v, 0))
-                    break;
-                if (!fits_slot(c, LLVMTypeOf(v)) || ra->nneed >= 64)
+                    continue;
+                if (!fits_slot(LLVMTypeOf(v)) || ra->nneed == 64)
                     return false;
                 map_put(&seen, v, 1);
-                if (ra->nneed == cap) {
-                    LLVMValueRef *m = arena_alloc(c->arena, (size_t)(2 * cap) * sizeof *m);
-                    memcpy(m, ra->need, (size_t)cap * sizeof *m);
-                    ra->need = m;
-                    cap *= 2;
-                }
                 ra->need[ra->nneed++] = v;
-                if (phi && i == 0)
-                    break;
             }
         }
     return true;
@@ -2071,7 +2060,7 @@ static LLVMBasicBlockRef uniform_stores(Cut *c, const Copy *cp, LLVMValueRef *co
         for (LLVMValueRef in = LLVMGetFirstInstruction(e), next; in; in = next) {
             next = LLVMGetNextInstruction(in);
             int u = LLVMIsAStoreInst(in) ? map_get(&c->unext, LLVMGetOperand(in, 1), -1) : -1;
-            if (u < 0 || nu == 64 || !fits_slot(c, c->unext_ty[u]))
+            if (u < 0 || nu == 64 || !fits_slot(c->unext_ty[u]))
                 continue;
             if (!reached)
                 reached = exit_count(c, counts, k, e, pre);   /* a count: an or of 1 folds */
