@@ -95,7 +95,8 @@ def test_the_lowest_thread_wins_over_an_earlier_check(both):
         return k
 
     x = np.arange(32, dtype=np.int64)
-    kind, thread, block, index = raise_alike(both, make, (1, 32), x, x.copy(), np.zeros(32, np.int64))
+    kind, thread, block, index = raise_alike(both, make, (1, 32), x, x.copy(),
+                                             np.zeros(32, np.int64))
     assert (kind, thread, index) == (IndexError, (6, 0, 0), "76")
 
 
