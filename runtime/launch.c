@@ -1463,6 +1463,27 @@ static PyObject *texts(CudaKernel *k, size_t field)
     return d;
 }
 
+/* Whether the type names of a signature asked for take those of a compiled version: the same
+ * (a weak Python number's as its type), or an array of any layout ("array(float64, 1d, A)") where the version's has one. */
+static bool signature_takes(PyObject *asked, PyObject *have)
+{
+    if (PyTuple_GET_SIZE(asked) != PyTuple_GET_SIZE(have))
+        return false;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(asked); i++) {
+        const char *a = PyUnicode_AsUTF8(PyTuple_GET_ITEM(asked, i));
+        const char *h = PyUnicode_AsUTF8(PyTuple_GET_ITEM(have, i));
+        if (!a || !h)
+            return false;
+        if (strncmp(h, "weak ", 5) == 0)   /* a Python number's version answers for its type */
+            h += 5;
+        size_t n = strlen(a);
+        bool any_layout = n > 3 && strcmp(a + n - 3, " A)") == 0;
+        if (strcmp(a, h) != 0 && !(any_layout && strlen(h) == n && strncmp(a, h, n - 2) == 0))
+            return false;
+    }
+    return true;
+}
+
 /* inspect_X(signature=None, file=None): {signature: text} over the versions, or the text of the
  * version of signature (its types or their names); with file= the text (all versions' when no
  * signature) is written there and None returned, as numba-cuda's kernels do. */
@@ -1488,6 +1509,11 @@ static PyObject *inspect_text(CudaKernel *k, size_t field, const char *format, P
                 PyTuple_SET_ITEM(key, i, s);
         }
         text = key ? PyDict_GetItemWithError(d, key) : NULL;
+        Py_ssize_t pos = 0;
+        PyObject *have, *value;
+        while (key && !text && !PyErr_Occurred() && PyDict_Next(d, &pos, &have, &value))
+            if (signature_takes(key, have))
+                text = value;
         if (key && !text && !PyErr_Occurred())
             PyErr_Format(PyExc_KeyError, "kernel '%s' has no version for the signature %R",
                          k->cname, key);
