@@ -936,8 +936,11 @@ static Type *parse_type(const char **p, int depth)
     size_t n = 0;
     while (isalnum((unsigned char)(*p)[n]) || (*p)[n] == '_')
         n++;
-    if (n && (*p)[n] == '(')     /* Point(x=float64, y=float64): a namedtuple seen before */
-        return find_named_tuple(p);
+    if (n && (*p)[n] == '(') {   /* Point(x=float64, y=float64): a namedtuple seen before */
+        Type *named = find_named_tuple(p);
+        if (named)
+            return named;
+    }
     char word[32];
     if (n == 0 || n >= sizeof word)
         return NULL;

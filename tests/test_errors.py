@@ -506,7 +506,7 @@ BAD_ARGUMENTS = [
     ([], "empty list"),
     ([[1]], "list of lists"),
     ({"a": 1}, "dict"),
-    ({"a", "b"}, "set"),
+    ({None}, "set"),
     (np.array([1, "a"], dtype=object), "object"),
     (Opaque(), "Opaque"),
     (np.array(["2020-01-01"], dtype="datetime64[5s]"), "datetime64"),

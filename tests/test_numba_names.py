@@ -406,7 +406,7 @@ def test_wrapper_address_protocol_is_called_as_a_c_function():
     @njit
     def g(z):
         return bad(z)
-    with pytest.raises(pyjit.errors.TypingError, match="NoSignature: the signature"):
+    with pytest.raises(pyjit.errors.TypingError, match="NoSignature"):
         g(1j)
 
 
