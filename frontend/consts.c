@@ -525,14 +525,14 @@ static const char *pyjit_type_name(FeCtx *ctx, PyObject *obj)
     return s && ty_parse(s) ? s : NULL;
 }
 
-/* A NumPy structured dtype (np.dtype([('x', 'f8'), ...])): its record type's canonical name,
- * which pyjit/_records.py writes (as for arguments of that dtype), or NULL. */
-static const char *record_type_name(FeCtx *ctx, PyObject *obj)
+/* The canonical name pyjit._records' function `how` gives a NumPy dtype, if pyjit parses it;
+ * else NULL. */
+static const char *records_name(FeCtx *ctx, PyObject *obj, const char *how)
 {
     if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) != 0)
         return NULL;
     PyObject *mod = PyImport_ImportModule("pyjit._records");
-    PyObject *name = mod ? PyObject_CallMethod(mod, "type_name", "O", obj) : NULL;
+    PyObject *name = mod ? PyObject_CallMethod(mod, how, "O", obj) : NULL;
     const char *s = name && PyUnicode_Check(name) ? arena_strdup(ctx->arena, utf8_or(name, "")) : NULL;
     Py_XDECREF(mod);
     Py_XDECREF(name);
@@ -540,19 +540,18 @@ static const char *record_type_name(FeCtx *ctx, PyObject *obj)
     return s && ty_parse(s) ? s : NULL;
 }
 
+/* A NumPy structured dtype (np.dtype([('x', 'f8'), ...])): its record type's canonical name,
+ * which pyjit/_records.py writes (as for arguments of that dtype), or NULL. */
+static const char *record_type_name(FeCtx *ctx, PyObject *obj)
+{
+    return records_name(ctx, obj, "type_name");
+}
+
 /* A NumPy dtype constant: pyjit._records.dtype_name's canonical name (a record type, or
  * dtype(float32) for a number's dtype), or NULL. */
 static const char *dtype_type_name(FeCtx *ctx, PyObject *obj)
 {
-    if (strncmp(Py_TYPE(obj)->tp_name, "numpy.dtype", 11) != 0)
-        return NULL;
-    PyObject *mod = PyImport_ImportModule("pyjit._records");
-    PyObject *name = mod ? PyObject_CallMethod(mod, "dtype_name", "O", obj) : NULL;
-    const char *s = name && PyUnicode_Check(name) ? arena_strdup(ctx->arena, utf8_or(name, "")) : NULL;
-    Py_XDECREF(mod);
-    Py_XDECREF(name);
-    PyErr_Clear();
-    return s && ty_parse(s) ? s : NULL;
+    return records_name(ctx, obj, "dtype_name");
 }
 
 /* Whether obj's class says what it is by a class attribute (pyjit's CFunc and ObjModeCall): a
