@@ -1269,6 +1269,27 @@ static int match_declared(CudaKernel *k, Arg *args, Type **types, int n)
 
 #define STACK_ARGS 8
 
+/* numba-cuda fills in the defaults of the trailing parameters a launch leaves out
+ * (`def k(x, out, eps=1e-5)` launched with two arguments): full gets argv then those defaults,
+ * borrowed from *defaults, a reference the caller releases. False when there are not enough
+ * defaults (the count check then refuses the launch). */
+static bool fold_defaults(CudaKernel *k, PyObject *const *argv, int n, PyObject **full,
+                          PyObject **defaults)
+{
+    if (!k->py_func || !PyFunction_Check(k->py_func) || k->nargs > RT_MAX_ARGS)
+        return false;
+    PyObject *d = PyFunction_GetDefaults(k->py_func);   /* borrowed; may be NULL */
+    int nd = d ? (int)PyTuple_GET_SIZE(d) : 0, missing = k->nargs - n;
+    if (missing <= 0 || missing > nd)
+        return false;
+    for (int i = 0; i < n; i++)
+        full[i] = argv[i];
+    for (int i = 0; i < missing; i++)
+        full[n + i] = PyTuple_GET_ITEM(d, nd - missing + i);
+    *defaults = Py_NewRef(d);
+    return true;
+}
+
 static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t nargsf,
                                    PyObject *kwnames)
 {
@@ -1283,9 +1304,14 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
     _Alignas(16) char buf[CUDA_MAX_PARAM_BYTES];
     size_t size = 0;
     bool staged = false;
+    PyObject *full[RT_MAX_ARGS], *defaults = NULL;
     if (kwnames && PyTuple_GET_SIZE(kwnames))
         return PyErr_Format(PyExc_TypeError, "kernel '%s' takes positional arguments only",
                             k->cname);
+    if (k->nargs >= 0 && n < k->nargs && fold_defaults(k, argv, n, full, &defaults)) {
+        argv = full;
+        n = nrun = k->nargs;
+    }
     if (k->nargs >= 0 && n != k->nargs)
         return PyErr_Format(PyExc_TypeError, "kernel '%s' takes %d arguments, %d given",
                             k->cname, k->nargs, n);
@@ -1293,7 +1319,7 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
         return PyErr_Format(PyExc_TypeError, "kernel '%s': at most %d arguments", k->cname,
                             RT_MAX_ARGS);
     if (cuda_ensure() < 0 || cuda_enter(dev) < 0)
-        return NULL;
+        goto done;
     if (n > STACK_ARGS && (!(args = PyMem_Malloc(sizeof(Arg) * n)) ||
                            !(types = PyMem_Malloc(sizeof(Type *) * n))))
         goto nomem;
@@ -1348,6 +1374,7 @@ done:
         PyMem_Free(args);
     if (types != stack_types)
         PyMem_Free(types);
+    Py_XDECREF(defaults);
     if (rc < 0)
         return NULL;
     Py_RETURN_NONE;

@@ -175,3 +175,15 @@ def signature_args(kernel, args, types_of):
                         f"{len(args)} given")
     best = _core.declared_match(kernel.__name__, argnames, names, tuple(types_of(args)))
     return [_converted(a, p) for a, p in zip(args, plans[best])]
+
+
+def with_defaults(py_func, args):
+    """A launch's arguments with the defaults of the trailing parameters it leaves out filled
+    in, as numba-cuda folds them (`def k(x, out, eps=1e-5)` launched with two arguments); too
+    few arguments even with the defaults are left for the launch's count check to refuse."""
+    code = py_func.__code__
+    missing = code.co_argcount - len(args)
+    defaults = py_func.__defaults__ or ()
+    if missing <= 0 or missing > len(defaults):
+        return args
+    return tuple(args) + defaults[len(defaults) - missing:]

@@ -22,7 +22,7 @@ from . import _link
 from . import _options as _kernel_options
 from . import hardware as _hw
 from ._builtins import INTRINSICS, NAMESPACES
-from ._kernels import LaunchForms, SpecializedKernel, threads_of as _threads_of
+from ._kernels import LaunchForms, SpecializedKernel, with_defaults, threads_of as _threads_of
 from .simulator import arrays as _arrays, host as _host
 from .simulator.kernel import _config, _co_resident_blocks, _gpu_typeof
 from .simulator.scheduler import BarrierError
@@ -122,6 +122,7 @@ class _Launcher:
     def __call__(self, *args):
         k = self.kernel
         names = k._argnames
+        args = with_defaults(k.py_func, args)
         values = [_argument(a, names[i] if i < len(names) else f"#{i}") for i, a in enumerate(args)]
         _core.sim_configure(self.griddim, self.blockdim, self.sharedmem, BarrierError,
                             self.co_resident, RaceError)

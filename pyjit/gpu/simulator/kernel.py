@@ -24,7 +24,8 @@ from . import intrinsics as I
 from . import host, scheduler, transform
 from ... import _serialize
 from .. import _options as _kernel_options
-from .._kernels import LaunchForms, SpecializedKernel, signature_args, threads_of as _threads_of
+from .._kernels import LaunchForms, SpecializedKernel, signature_args, with_defaults, \
+    threads_of as _threads_of
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
@@ -642,6 +643,7 @@ class _Overloads:
 
 def _launch(kernel, griddim, blockdim, sharedmem, args):
     names = kernel._argnames
+    args = with_defaults(kernel.py_func, args)
     if len(args) != len(names):
         raise TypeError(f"kernel '{kernel.__name__}' takes {len(names)} argument(s) "
                         f"({', '.join(names)}), {len(args)} given")
