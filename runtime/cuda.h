@@ -79,6 +79,8 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUipcMemHandle { char reserved[64]; } CUipcMemHandle;   /* CU_IPC_HANDLE_SIZE */
+typedef struct CUuuid { unsigned char bytes[16]; } CUuuid;
+typedef void (*CUstreamCallback)(CUstream stream, CUresult status, void *data);
 
 enum {
     CUDA_SUCCESS = 0,

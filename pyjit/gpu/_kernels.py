@@ -38,6 +38,10 @@ class LaunchForms:
             return lambda *args: None
         return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
 
+    @property
+    def definitions(self):
+        return definitions(self)
+
     def __call__(self, *args, **kwargs):
         raise ValueError(f"kernel '{self.__name__}' was called without a launch configuration: "
                          f"launch it as {self.__name__}[blocks, threads](...)")
@@ -61,6 +65,56 @@ class LaunchForms:
         texts = {names: _core.cuda_compile_ptx(self.py_func, _registry.REGISTRY, list(names))[0]
                  for names in versions}
         return texts[versions[0]] if signature is not None else texts
+
+
+class Overloads:
+    """kernel.overloads: {argument types: version} over the versions compiled (or declared) so
+    far, as numba-cuda's; indexing by a signature (a tuple of types, or a string as @gpu.jit
+    takes) gives that version, compiled when first used. Each backend passes version(kernel,
+    argument type names) and the names of its versions."""
+
+    def __init__(self, kernel, version, names):
+        self.kernel = kernel
+        self._version = version
+        self._names = names
+
+    def _key(self, signature):
+        """A signature as the keys name it (a key itself is one already)."""
+        from .. import types as _types
+        if isinstance(signature, tuple) and signature in self.keys():
+            return signature
+        return _types._canonical_args(signature)
+
+    def __getitem__(self, signature):
+        return self._version(self.kernel, self._key(signature))
+
+    def keys(self):
+        seen = []
+        for names in self._names():
+            if tuple(names) not in seen:
+                seen.append(tuple(names))
+        return seen
+
+    def items(self):
+        return [(names, self._version(self.kernel, names)) for names in self.keys()]
+
+    def values(self):
+        return [v for _names, v in self.items()]
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+    def __contains__(self, signature):
+        return self._key(signature) in self.keys()
+
+
+def definitions(kernel):
+    """kernel.definitions, numba-cuda's older name for its versions: a dict {argument types:
+    version} of those compiled so far."""
+    return dict(kernel.overloads.items())
 
 
 class SpecializedKernel:

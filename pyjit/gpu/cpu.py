@@ -22,7 +22,7 @@ from . import _link
 from . import _options as _kernel_options
 from . import hardware as _hw
 from ._builtins import INTRINSICS, NAMESPACES
-from ._kernels import LaunchForms, SpecializedKernel, with_defaults, threads_of as _threads_of
+from ._kernels import LaunchForms, Overloads, SpecializedKernel, with_defaults, threads_of as _threads_of
 from .simulator import arrays as _arrays, host as _host
 from .simulator.kernel import _config, _co_resident_blocks, _gpu_typeof
 from .simulator.scheduler import BarrierError
@@ -192,19 +192,16 @@ class Kernel(LaunchForms):
         return f"<pyjit CPU-simulated kernel {self.__qualname__}>"
 
 
-class _Overloads:
-    def __init__(self, kernel):
-        self.kernel = kernel
-
-    def __getitem__(self, signature):
-        return _Overload(self.kernel)
+def _Overloads(kernel):
+    return Overloads(kernel, _Overload, kernel._versions)
 
 
 class _Overload:
     """kernel.overloads[signature]: a version, as numba-cuda's _Kernel."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, argtypes=None):
         self.kernel = kernel
+        self.argtypes = argtypes
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
         return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)

@@ -24,7 +24,8 @@ from . import _options as _kernel_options
 from ._builtins import INTRINSICS, NAMESPACES
 from ._hostapi import DEALLOCATIONS as _DEALLOCATIONS
 from ._link import declare_device
-from ._kernels import SpecializedKernel, threads_of as _threads_of
+from ._kernels import Overloads as _KernelOverloads, SpecializedKernel, \
+    definitions as _definitions, threads_of as _threads_of
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError, NvrtcError
 
 _NO_RUNTIME = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
@@ -171,6 +172,11 @@ if _HAVE_RUNTIME:
             name), compiled and loaded on first use; it has max_cooperative_grid_blocks."""
             return _Overloads(self)
 
+        @property
+        def definitions(self):
+            """numba-cuda's older name for the versions: {argument types: version}."""
+            return _definitions(self)
+
         specialized = False
 
         def specialize(self, *args):
@@ -254,38 +260,10 @@ class _Overload:
         return f"<pyjit.gpu kernel {self.kernel.__qualname__}({', '.join(self.argtypes)})>"
 
 
-class _Overloads:
-    """kernel.overloads: indexed by a signature (a tuple of types, or a string as @gpu.jit
-    takes); the version is compiled when first used."""
-
-    def __init__(self, kernel):
-        self.kernel = kernel
-
-    def __getitem__(self, signature):
-        return _Overload(self.kernel, _types_mod._canonical_args(signature))
-
-    def keys(self):
-        """The argument types of the compiled versions (each once)."""
-        seen = []
-        for names, _coop in self.kernel._versions():
-            if names not in seen:
-                seen.append(names)
-        return seen
-
-    def items(self):
-        return [(names, _Overload(self.kernel, names)) for names in self.keys()]
-
-    def values(self):
-        return [o for _names, o in self.items()]
-
-    def __iter__(self):
-        return iter(self.keys())
-
-    def __len__(self):
-        return len(self.keys())
-
-    def __contains__(self, signature):
-        return _types_mod._canonical_args(signature) in self.keys()
+def _Overloads(kernel):
+    """kernel.overloads: the versions compiled so far; indexing by a signature compiles that
+    one when first used."""
+    return _KernelOverloads(kernel, _Overload, lambda: [n for n, _coop in kernel._versions()])
 
 
 class DeviceFunction:
@@ -371,6 +349,9 @@ class Device:
         self.id = i
         self._entered = []
         self.name = info["name"].encode()
+        # numba-cuda's spelling of the 16 bytes: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx
+        h = info["uuid"].hex()
+        self.uuid = f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
         self.compute_capability = tuple(info["compute_capability"])
         self.total_memory = info["total_memory"]
         self.MAX_THREADS_PER_BLOCK = info["max_threads_per_block"]

@@ -24,8 +24,8 @@ from . import intrinsics as I
 from . import host, scheduler, transform
 from ... import _serialize
 from .. import _options as _kernel_options
-from .._kernels import LaunchForms, SpecializedKernel, signature_args, with_defaults, \
-    threads_of as _threads_of
+from .._kernels import LaunchForms, Overloads, SpecializedKernel, signature_args, \
+    with_defaults, threads_of as _threads_of
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
@@ -621,8 +621,9 @@ def _launch_types(args):
 class _Overload:
     """kernel.overloads[signature]: a compiled version, as numba-cuda's _Kernel."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, argtypes=None):
         self.kernel = kernel
+        self.argtypes = argtypes
 
     @property
     def cooperative(self):
@@ -633,12 +634,8 @@ class _Overload:
         return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
 
 
-class _Overloads:
-    def __init__(self, kernel):
-        self.kernel = kernel
-
-    def __getitem__(self, signature):
-        return _Overload(self.kernel)
+def _Overloads(kernel):
+    return Overloads(kernel, _Overload, kernel._versions)
 
 
 def _launch(kernel, griddim, blockdim, sharedmem, args):

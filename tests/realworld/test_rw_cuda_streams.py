@@ -1,0 +1,202 @@
+"""numba-cuda host code of frame pipelines and multi-GPU harnesses, the import switched to pyjit:
+frames pushed through several streams (pinned staging, a grey conversion, a box blur and a
+histogram per frame), each stream's completion reported by `stream.add_callback` into a log the
+host reads after synchronising, `copy_to_host(ary, stream)` with both given by position; the
+devices listed from `cuda.gpus` with their `uuid`, entered with `with cuda.gpus[i]:`; kernels'
+versions read from `kernel.definitions` (numba-cuda's older name) beside `overloads`; work
+bracketed by `cuda.profile_start()`/`profile_stop()` and the context released by `cuda.close()`;
+Fortran-ordered device arrays (`device_array(..., order='F')`) written by a kernel; device
+arrays shared through `get_ipc_handle` where the backend has IPC, a clear error where not.
+
+Each runs in the interpreted simulator; in the compiled one with every launch's kernel also
+compiled to PTX and assembled by ptxas; and on the GPU when there is one (the `gpu` mark). Results
+are compared with NumPy.
+"""
+import os
+import pickle
+import re
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_rw_cuda_science import cuda  # noqa: E402,F401 - the fixture: both simulators, PTX, GPU
+
+
+def _simulated(cuda):
+    return "simulat" in repr(cuda.gpus[0])
+
+
+# ---- frames through streams: each frame staged in a pinned buffer, converted to grey, blurred
+# by a 3x3 box and histogrammed on its stream; a callback per frame logs (frame, status) when
+# the stream reaches it, and the host waits on the streams before reading the log (a video
+# analytics pipeline) ----
+
+def test_frame_pipeline_with_stream_callbacks(cuda):
+    @cuda.jit
+    def to_grey(rgb, grey):
+        y, x = cuda.grid(2)
+        if y < grey.shape[0] and x < grey.shape[1]:
+            grey[y, x] = 0.299 * rgb[y, x, 0] + 0.587 * rgb[y, x, 1] + 0.114 * rgb[y, x, 2]
+
+    @cuda.jit
+    def box_blur(src, dst):
+        y, x = cuda.grid(2)
+        h, w = src.shape
+        if y < h and x < w:
+            acc = 0.0
+            cnt = 0
+            for dy in range(-1, 2):
+                for dx in range(-1, 2):
+                    yy = y + dy
+                    xx = x + dx
+                    if 0 <= yy < h and 0 <= xx < w:
+                        acc += src[yy, xx]
+                        cnt += 1
+            dst[y, x] = acc / cnt
+
+    @cuda.jit
+    def histogram(img, bins):
+        y, x = cuda.grid(2)
+        if y < img.shape[0] and x < img.shape[1]:
+            b = min(int(img[y, x] * bins.shape[0] / 256.0), bins.shape[0] - 1)
+            cuda.atomic.add(bins, b, 1)
+
+    rng = np.random.default_rng(41)
+    h, w, nframes = 20, 28, 6
+    frames = rng.integers(0, 256, (nframes, h, w, 3)).astype(np.float32)
+    streams = [cuda.stream() for _ in range(3)]
+    log = []
+
+    def done(stream, status, frame):
+        log.append((frame, status))
+
+    blurred = [np.zeros((h, w), np.float32) for _ in range(nframes)]
+    hists = [np.zeros(16, np.int32) for _ in range(nframes)]
+    grid = ((h + 7) // 8, (w + 7) // 8)
+    cuda.profile_start()
+    for f in range(nframes):
+        s = streams[f % len(streams)]
+        staged = cuda.pinned_array((h, w, 3), np.float32)
+        staged[:] = frames[f]
+        d_rgb = cuda.to_device(staged, stream=s)
+        d_grey = cuda.device_array((h, w), np.float32, stream=s)
+        d_blur = cuda.device_array((h, w), np.float32, stream=s)
+        d_hist = cuda.to_device(np.zeros(16, np.int32), stream=s)
+        to_grey[grid, (8, 8), s](d_rgb, d_grey)
+        box_blur[grid, (8, 8), s](d_grey, d_blur)
+        histogram[grid, (8, 8), s](d_blur, d_hist)
+        d_blur.copy_to_host(blurred[f], s)
+        d_hist.copy_to_host(hists[f], s)
+        s.add_callback(done, f)
+    for s in streams:
+        s.synchronize()
+    cuda.profile_stop()
+    assert sorted(log) == [(f, 0) for f in range(nframes)]
+    for f in range(nframes):
+        grey = (np.float32(0.299) * frames[f, :, :, 0] + np.float32(0.587) * frames[f, :, :, 1]
+                + np.float32(0.114) * frames[f, :, :, 2])
+        pad = np.pad(grey.astype(np.float64), 1)
+        ones = np.pad(np.ones((h, w)), 1)
+        acc = sum(pad[1 + dy:h + 1 + dy, 1 + dx:w + 1 + dx] for dy in (-1, 0, 1)
+                  for dx in (-1, 0, 1))
+        cnt = sum(ones[1 + dy:h + 1 + dy, 1 + dx:w + 1 + dx] for dy in (-1, 0, 1)
+                  for dx in (-1, 0, 1))
+        np.testing.assert_allclose(blurred[f], acc / cnt, rtol=1e-5)
+        b = np.minimum((blurred[f] * 16 / 256.0).astype(np.int64), 15)
+        np.testing.assert_array_equal(hists[f], np.bincount(b.ravel(), minlength=16))
+
+    with pytest.raises(TypeError, match="callable"):
+        streams[0].add_callback(42)
+
+
+# ---- the devices of a multi-GPU harness: every GPU listed with its UUID, work placed on each by
+# entering it, then each kernel's versions listed from kernel.definitions (a benchmark script);
+# the context is released at the end with cuda.close() ----
+
+def test_devices_uuid_definitions_close(cuda):
+    @cuda.jit
+    def scale(a, f):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] *= f
+
+    uuids = []
+    outs = []
+    for dev in cuda.gpus:
+        assert re.fullmatch(r"GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                            dev.uuid)
+        uuids.append(dev.uuid)
+        with cuda.gpus[dev.id]:
+            d = cuda.to_device(np.arange(10.0))
+            scale[1, 32](d, 3.0)
+            outs.append(d.copy_to_host())
+    assert len(set(uuids)) == len(uuids) == len(cuda.gpus)
+    assert cuda.get_current_device().uuid == uuids[0]
+    for o in outs:
+        np.testing.assert_array_equal(o, np.arange(10.0) * 3.0)
+    scale[1, 32](np.ones(5, np.float32), np.float32(2))
+    defs = scale.definitions
+    assert isinstance(defs, dict) and len(defs) == 2
+    assert set(defs) == set(scale.overloads.keys())
+    assert any("float32" in " ".join(k) for k in defs)
+    declared = cuda.jit("void(int32[:], int32)")(scale.py_func)
+    assert list(declared.definitions) == [("array(int32, 1d, A)", "int32")]
+    cuda.synchronize()
+    cuda.close()
+    # a program may go on after close(): the context comes back on next use
+    d = cuda.to_device(np.ones(4))
+    scale[1, 32](d, 5.0)
+    np.testing.assert_array_equal(d.copy_to_host(), np.full(4, 5.0))
+
+
+# ---- Fortran-ordered device arrays: a column-major matrix from a Fortran solver, made on the
+# device with order='F', filled by a kernel and a column-sum kernel over it; copied back into a
+# column-major host array given by position with a stream (a climate code's GPU path) ----
+
+def test_fortran_order_device_arrays(cuda):
+    @cuda.jit
+    def fill(a):
+        i, j = cuda.grid(2)
+        if i < a.shape[0] and j < a.shape[1]:
+            a[i, j] = i * 100 + j
+
+    @cuda.jit
+    def column_sums(a, out):
+        j = cuda.grid(1)
+        if j < a.shape[1]:
+            s = 0.0
+            for i in range(a.shape[0]):
+                s += a[i, j]
+            out[j] = s
+
+    m, n = 13, 9
+    d = cuda.device_array((m, n), dtype=np.float64, order="F")
+    assert d.strides == (8, 8 * m) and d.is_f_contiguous() and not d.is_c_contiguous()
+    fill[(2, 2), (8, 8)](d)
+    s = cuda.stream()
+    host = np.empty((m, n), order="F")
+    d.copy_to_host(host, s)
+    s.synchronize()
+    want = np.arange(m)[:, None] * 100.0 + np.arange(n)[None, :]
+    np.testing.assert_array_equal(host, want)
+    out = cuda.device_array(n)
+    column_sums[1, 32](d, out)
+    np.testing.assert_array_equal(out.copy_to_host(), want.sum(0))
+    like = cuda.device_array_like(np.asfortranarray(want))
+    assert like.strides == d.strides
+
+
+# ---- device arrays shared with another process through IPC handles: the handle pickles; a
+# backend without IPC (the simulators) says so clearly (a data-loader worker pool) ----
+
+def test_ipc_handle_or_clear_error(cuda):
+    d = cuda.to_device(np.arange(16.0))
+    if _simulated(cuda):
+        with pytest.raises(NotImplementedError, match="IPC"):
+            d.get_ipc_handle()
+        return
+    handle = d.get_ipc_handle()
+    again = pickle.loads(pickle.dumps(handle))
+    assert again is not None
