@@ -752,6 +752,20 @@ static PyObject *py_device_info(PyObject *self, PyObject *arg)
         d->warp_size, "multiprocessor_count", d->multiprocessors);
 }
 
+/* cuda_device_attribute(i, code) -> int: the driver's CU_DEVICE_ATTRIBUTE `code` of GPU i
+ * (numba-cuda's Device.<NAME>; the names are pyjit/gpu/_hostapi.py's DEVICE_ATTRIBUTES). */
+static PyObject *py_device_attribute(PyObject *self, PyObject *args)
+{
+    int i, code, value = 0;
+    CUdevice dev;
+    if (!PyArg_ParseTuple(args, "ii:cuda_device_attribute", &i, &code) || check_device(i) < 0 ||
+        cuda_check(cuda_api.cuDeviceGet(&dev, i), "getting the device") < 0 ||
+        cuda_check(cuda_api.cuDeviceGetAttribute(&value, code, dev),
+                   "reading a device attribute") < 0)
+        return NULL;
+    return PyLong_FromLong(value);
+}
+
 static PyObject *py_select_device(PyObject *self, PyObject *arg)
 {
     int i = PyLong_AsLong(arg);
@@ -808,6 +822,8 @@ static PyMethodDef cuda_methods[] = {
     {"cuda_device_count", py_device_count, METH_NOARGS, "How many GPUs the driver sees."},
     {"cuda_driver_version", py_driver_version, METH_NOARGS, "The driver's CUDA version."},
     {"cuda_device_info", py_device_info, METH_O, "A dict describing GPU i."},
+    {"cuda_device_attribute", py_device_attribute, METH_VARARGS,
+     "cuda_device_attribute(i, code): the driver's device attribute code of GPU i."},
     {"cuda_select_device", py_select_device, METH_O, "Makes GPU i this thread's device."},
     {"cuda_current_device", py_current_device, METH_NOARGS, "This thread's GPU number."},
     {"cuda_synchronize", py_synchronize, METH_NOARGS, "Waits for all work on this thread's GPU."},

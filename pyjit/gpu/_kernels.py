@@ -42,6 +42,28 @@ class LaunchForms:
     def definitions(self):
         return definitions(self)
 
+    # numba-cuda's figures of a kernel loaded on a GPU, which the driver reports: the simulators
+    # load nothing on a GPU, so they say so (compile_ptx and inspect_asm give the PTX)
+    def _driver_figure(self, what):
+        raise NotImplementedError(
+            f"kernel '{self.__name__}': {what}() is the driver's figure for a kernel loaded on a "
+            "GPU, and the simulator loads none (inspect_asm() gives the PTX a GPU would run)")
+
+    def get_regs_per_thread(self, signature=None):
+        self._driver_figure("get_regs_per_thread")
+
+    def get_shared_mem_per_block(self, signature=None):
+        self._driver_figure("get_shared_mem_per_block")
+
+    def get_local_mem_per_thread(self, signature=None):
+        self._driver_figure("get_local_mem_per_thread")
+
+    def get_const_mem_size(self, signature=None):
+        self._driver_figure("get_const_mem_size")
+
+    def get_max_threads_per_block(self, signature=None):
+        self._driver_figure("get_max_threads_per_block")
+
     def __call__(self, *args, **kwargs):
         raise ValueError(f"kernel '{self.__name__}' was called without a launch configuration: "
                          f"launch it as {self.__name__}[blocks, threads](...)")

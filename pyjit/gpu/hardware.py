@@ -22,7 +22,8 @@ from .. import decorators as _decorators
 from .. import types as _types_mod
 from . import _options as _kernel_options
 from ._builtins import INTRINSICS, NAMESPACES
-from ._hostapi import DEALLOCATIONS as _DEALLOCATIONS
+from ._hostapi import DEALLOCATIONS as _DEALLOCATIONS, DEVICE_ATTRIBUTES as _DEVICE_ATTRIBUTES, \
+    unknown_device_attribute as _unknown_device_attribute
 from ._link import declare_device
 from ._kernels import Overloads as _KernelOverloads, SpecializedKernel, \
     definitions as _definitions, threads_of as _threads_of
@@ -361,6 +362,15 @@ class Device:
         self.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = info["max_shared_memory_per_block_optin"]
         self.WARP_SIZE = info["warp_size"]
         self.MULTIPROCESSOR_COUNT = info["multiprocessor_count"]
+
+    def __getattr__(self, name):
+        """The driver's other device attributes by name (Device.L2_CACHE_SIZE, ...), read once."""
+        row = _DEVICE_ATTRIBUTES.get(name)
+        if row is None or not _HAVE_RUNTIME:
+            raise _unknown_device_attribute(name)
+        value = _core.cuda_device_attribute(self.id, row[0])
+        setattr(self, name, value)
+        return value
 
     def reset(self):
         synchronize()

@@ -200,3 +200,62 @@ def test_ipc_handle_or_clear_error(cuda):
     handle = d.get_ipc_handle()
     again = pickle.loads(pickle.dumps(handle))
     assert again is not None
+
+
+# ---- a bandwidth harness: the device's theoretical bandwidth from its memory clock and bus
+# width, a grid sized by its occupancy limits (threads per multiprocessor, multiprocessors),
+# a STREAM triad and copy timed by events; the register count asked of the driver where there
+# is one; the arrays' addresses as ctypes pointers for a ctypes-bound library (a GPU benchmark
+# suite's harness) ----
+
+def test_bandwidth_harness_device_attributes(cuda):
+    @cuda.jit
+    def triad(a, b, c, s):
+        start = cuda.grid(1)
+        for i in range(start, a.size, cuda.gridsize(1)):
+            a[i] = b[i] + s * c[i]
+
+    @cuda.jit
+    def copy(dst, src):
+        start = cuda.grid(1)
+        for i in range(start, dst.size, cuda.gridsize(1)):
+            dst[i] = src[i]
+
+    dev = cuda.get_current_device()
+    assert (dev.COMPUTE_CAPABILITY_MAJOR, dev.COMPUTE_CAPABILITY_MINOR) == dev.compute_capability
+    assert dev.MAX_REGISTERS_PER_BLOCK >= 32 * dev.WARP_SIZE
+    assert dev.L2_CACHE_SIZE > 0 and dev.TOTAL_CONSTANT_MEMORY == 64 * 1024
+    assert dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN >= dev.MAX_SHARED_MEMORY_PER_BLOCK
+    peak_gbs = 2.0 * dev.MEMORY_CLOCK_RATE * 1e3 * (dev.GLOBAL_MEMORY_BUS_WIDTH / 8) / 1e9
+    assert peak_gbs > 100
+    with pytest.raises(AttributeError, match="CU_DEVICE_ATTRIBUTE"):
+        dev.NOT_AN_ATTRIBUTE
+
+    n, tpb = 3000, 128
+    blocks_per_sm = dev.MAX_THREADS_PER_MULTI_PROCESSOR // tpb
+    blocks = min(blocks_per_sm * dev.MULTIPROCESSOR_COUNT, (n + tpb - 1) // tpb // 2)
+    rng = np.random.default_rng(42)
+    b = cuda.to_device(rng.random(n))
+    c = cuda.to_device(rng.random(n))
+    a = cuda.device_array(n)
+    start, stop = cuda.event(), cuda.event()
+    start.record()
+    triad[blocks, tpb](a, b, c, 3.0)
+    stop.record()
+    stop.synchronize()
+    ms = cuda.event_elapsed_time(start, stop)
+    assert ms >= 0
+    np.testing.assert_array_equal(a.copy_to_host(), b.copy_to_host() + 3.0 * c.copy_to_host())
+    d = cuda.device_array_like(a)
+    copy[blocks, tpb](d, a)
+    np.testing.assert_array_equal(d.copy_to_host(), a.copy_to_host())
+
+    ptr = a.device_ctypes_pointer
+    assert ptr.value == a.__cuda_array_interface__["data"][0]
+    assert cuda.device_array(0).device_ctypes_pointer.value is None
+    if _simulated(cuda):
+        with pytest.raises(NotImplementedError, match="get_regs_per_thread"):
+            triad.get_regs_per_thread()
+    else:
+        (regs,) = triad.get_regs_per_thread().values()
+        assert 0 < regs <= 255

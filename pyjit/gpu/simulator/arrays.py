@@ -463,6 +463,13 @@ class DeviceNDArray:
     alloc_size = nbytes
 
     @property
+    def device_ctypes_pointer(self):
+        """numba-cuda's: the data address as a ctypes.c_void_p (here the host memory standing
+        for the device's, the address __cuda_array_interface__ gives too)."""
+        import ctypes
+        return ctypes.c_void_p(self._ary.ctypes.data if self._ary.size else 0)
+
+    @property
     def __cuda_array_interface__(self):
         a = self._ary
         cai = {
