@@ -5,6 +5,7 @@ Each backend passes its own `types_of(args)` (the type names its launch gives th
 so a specialised kernel refuses the same arguments in the simulator as on the GPU.
 """
 import operator
+import weakref
 
 
 def threads_of(blockdim):
@@ -72,21 +73,55 @@ class LaunchForms:
         """numba-cuda's inspect_asm: the PTX a GPU would run, {argument types: text} for the
         versions launched so far (or declared), or the text for one signature; pyjit compiles
         PTX without a GPU."""
-        from pyjit import _core, _registry, types as _types
-        if not hasattr(_core, "cuda_compile_ptx"):
-            raise RuntimeError("this pyjit was built without GPU code generation: no PTX")
+        from pyjit import types as _types
         if signature is not None:
             versions = [_types._canonical_args(signature)]
         else:
             versions = list(self._versions())
-        _registry.populate()
-        import sys
-        sim = sys.modules.get("pyjit.gpu.simulator")
-        if sim is not None:       # its kernels name the interpreted simulator's intrinsics
-            _registry.add_gpu_backend(sim)
-        texts = {names: _core.cuda_compile_ptx(self.py_func, _registry.REGISTRY, list(names))[0]
-                 for names in versions}
+        texts = {names: compile_version(self.py_func, names)[0] for names in versions}
         return texts[versions[0]] if signature is not None else texts
+
+
+def compile_version(py_func, names):
+    """(PTX, entry name) of the kernel py_func for these argument type names, as a GPU would run
+    it; pyjit compiles PTX without a GPU."""
+    from pyjit import _core, _registry
+    if not hasattr(_core, "cuda_compile_ptx"):
+        raise RuntimeError("this pyjit was built without GPU code generation: no PTX")
+    _registry.populate()
+    import sys
+    sim = sys.modules.get("pyjit.gpu.simulator")
+    if sim is not None:       # its kernels name the interpreted simulator's intrinsics
+        _registry.add_gpu_backend(sim)
+    ptx, entry, _written = _core.cuda_compile_ptx(py_func, _registry.REGISTRY, list(names))
+    return ptx, entry
+
+
+_VERSION_CODE = weakref.WeakKeyDictionary()   # py_func -> {argument type names: (PTX, entry)}
+
+
+class VersionCode:
+    """What numba-cuda's compiled version (its _Kernel) tells of its code, for the versions of
+    every backend (each has .kernel and .argtypes): the PTX entry name, and the PTX, compiled
+    once per version so that the name is the one in the text."""
+
+    def _code(self):
+        versions = _VERSION_CODE.setdefault(self.kernel.py_func, {})
+        names = tuple(self.argtypes)
+        if names not in versions:
+            versions[names] = compile_version(self.kernel.py_func, names)
+        return versions[names]
+
+    @property
+    def entry_name(self):
+        return self._code()[1]
+
+    def inspect_asm(self, cc=None):
+        return self._code()[0]
+
+    @property
+    def ptx(self):
+        return self.inspect_asm()
 
 
 class Overloads:
@@ -105,7 +140,14 @@ class Overloads:
         from .. import types as _types
         if isinstance(signature, tuple) and signature in self.keys():
             return signature
-        return _types._canonical_args(signature)
+        try:
+            return _types._canonical_args(signature)
+        except TypeError:
+            # type names as the versions print them ('array(float64, 1d, C)'), which no
+            # signature spells: a specialized kernel's own argument types
+            if isinstance(signature, tuple) and all(isinstance(t, str) for t in signature):
+                return signature
+            raise
 
     def __getitem__(self, signature):
         return self._version(self.kernel, self._key(signature))
@@ -172,6 +214,21 @@ class SpecializedKernel:
 
     def _versions(self):
         return [self.argtypes]
+
+    @property
+    def definition(self):
+        """numba-cuda's: the one compiled version of a specialized kernel (its .entry_name,
+        .inspect_asm())."""
+        return self.kernel.overloads[self.argtypes]
+
+    @property
+    def definitions(self):
+        return {self.argtypes: self.definition}
+
+    @property
+    def ptx(self):
+        """The PTX of the one version (older numba-cuda's kernel.ptx)."""
+        return self.definition.inspect_asm()
 
     def inspect_asm(self, signature=None):
         """The PTX of the one version: {argument types: text}, as numba-cuda's."""

@@ -22,7 +22,8 @@ from . import _link
 from . import _options as _kernel_options
 from . import hardware as _hw
 from ._builtins import INTRINSICS, NAMESPACES
-from ._kernels import LaunchForms, Overloads, SpecializedKernel, with_defaults, threads_of as _threads_of
+from ._kernels import LaunchForms, Overloads, SpecializedKernel, VersionCode, with_defaults, \
+    threads_of as _threads_of
 from .simulator import arrays as _arrays, host as _host
 from .simulator.kernel import _config, _co_resident_blocks, _gpu_typeof
 from .simulator.scheduler import BarrierError
@@ -196,7 +197,7 @@ def _Overloads(kernel):
     return Overloads(kernel, _Overload, kernel._versions)
 
 
-class _Overload:
+class _Overload(VersionCode):
     """kernel.overloads[signature]: a version, as numba-cuda's _Kernel."""
 
     def __init__(self, kernel, argtypes=None):

@@ -25,7 +25,7 @@ from ._builtins import INTRINSICS, NAMESPACES
 from ._hostapi import DEALLOCATIONS as _DEALLOCATIONS, DEVICE_ATTRIBUTES as _DEVICE_ATTRIBUTES, \
     unknown_device_attribute as _unknown_device_attribute
 from ._link import declare_device
-from ._kernels import Overloads as _KernelOverloads, SpecializedKernel, \
+from ._kernels import Overloads as _KernelOverloads, SpecializedKernel, VersionCode, \
     definitions as _definitions, threads_of as _threads_of
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError, NvrtcError
 
@@ -234,7 +234,7 @@ def _launch_types(args):
                  .replace("weak ", "") for a in args)
 
 
-class _Overload:
+class _Overload(VersionCode):
     """kernel.overloads[signature]: one compiled version, as numba-cuda's _Kernel."""
 
     def __init__(self, kernel, argtypes):

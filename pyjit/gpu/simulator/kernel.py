@@ -24,7 +24,7 @@ from . import intrinsics as I
 from . import host, scheduler, transform
 from ... import _serialize
 from .. import _options as _kernel_options
-from .._kernels import LaunchForms, Overloads, SpecializedKernel, signature_args, \
+from .._kernels import LaunchForms, Overloads, SpecializedKernel, VersionCode, signature_args, \
     with_defaults, threads_of as _threads_of
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
@@ -618,7 +618,7 @@ def _launch_types(args):
     return tuple(_core.typeof(host(a), True).replace("weak ", "") for a in args)
 
 
-class _Overload:
+class _Overload(VersionCode):
     """kernel.overloads[signature]: a compiled version, as numba-cuda's _Kernel."""
 
     def __init__(self, kernel, argtypes=None):
