@@ -741,9 +741,13 @@ static PyObject *py_device_info(PyObject *self, PyObject *arg)
         cuda_check(cuda_api.cuDeviceTotalMem(&mem, dev), "device memory") < 0 ||
         cuda_check(cuda_api.cuDeviceGetUuid(&uuid, dev), "device UUID") < 0)
         return NULL;
-    return Py_BuildValue(
-        "{s:i,s:s,s:y#,s:(ii),s:n,s:i,s:(iii),s:(iii),s:i,s:i,s:i,s:i}", "id", i, "name", name,
-        "uuid", (const char *)uuid.bytes, (Py_ssize_t)sizeof uuid.bytes,
+    PyObject *uuid_bytes = PyBytes_FromStringAndSize((const char *)uuid.bytes,
+                                                     (Py_ssize_t)sizeof uuid.bytes);
+    if (!uuid_bytes)
+        return NULL;
+    return Py_BuildValue(   /* N: the dict takes uuid_bytes' reference */
+        "{s:i,s:s,s:N,s:(ii),s:n,s:i,s:(iii),s:(iii),s:i,s:i,s:i,s:i}", "id", i, "name", name,
+        "uuid", uuid_bytes,
         "compute_capability", d->cc_major, d->cc_minor, "total_memory", (Py_ssize_t)mem,
         "max_threads_per_block", d->max_threads_per_block, "max_block_dim", d->max_block[0],
         d->max_block[1], d->max_block[2], "max_grid_dim", d->max_grid[0], d->max_grid[1],

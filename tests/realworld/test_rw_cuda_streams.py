@@ -15,7 +15,10 @@ are compared with NumPy.
 import os
 import pickle
 import re
+import shutil
+import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -259,3 +262,65 @@ def test_bandwidth_harness_device_attributes(cuda):
     else:
         (regs,) = triad.get_regs_per_thread().values()
         assert 0 < regs <= 255
+
+
+# ---- the same host API on the compiled GPU path, through the stand-in driver of
+# tests/fake_cuda (device memory is host memory; kernels are loaded, not run): the UUID the
+# driver gives, a stream callback run from the driver's own thread and delivered after
+# synchronising, attributes read from the driver by name, a kernel's defaults filled in at the
+# launch, its versions from definitions, the arrays' ctypes pointers ----
+
+GPU_PATH_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    from pyjit import cuda
+
+    dev = cuda.get_current_device()
+    print(dev.uuid)
+    print(dev.MEMORY_CLOCK_RATE, dev.GLOBAL_MEMORY_BUS_WIDTH, dev.L2_CACHE_SIZE,
+          dev.MAX_THREADS_PER_MULTI_PROCESSOR, dev.MAX_REGISTERS_PER_BLOCK)
+    s = cuda.stream()
+    log = []
+    s.add_callback(lambda stream, status, arg: log.append((stream is s, status, arg)), "frame 7")
+    s.synchronize()
+    print(log)
+
+    @cuda.jit
+    def axpy(out, x, a=2.0, b=1.0):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a * x[i] + b
+
+    x = cuda.to_device(np.arange(4.0))
+    out = cuda.device_array(4)
+    axpy[1, 32](out, x)
+    axpy[1, 32](out, x, 3.0)
+    axpy[1, 32](out, x, 3.0, 4.0)
+    # Python floats are weak float64 scalars (NEP 50) in the GPU path's versions
+    print(sorted(tuple(t.replace("weak ", "") for t in k) for k in axpy.definitions))
+    print(out.device_ctypes_pointer.value == out.device_ctypes_pointer_value)
+""")
+
+
+def test_host_api_on_the_gpu_path_through_a_stand_in_driver(tmp_path):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    from pyjit import _core
+    if not hasattr(_core, "cuda_compile_ptx"):
+        pytest.skip("a pyjit built without GPU code generation")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    lib = str(tmp_path / "libfakecuda.so")
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", lib,
+                    os.path.join(root, "tests", "fake_cuda", "fake_cuda.c")], check=True)
+    env = dict(os.environ, PYJIT_CUDA_DRIVER=lib, PYJIT_SIMULATOR="0", PYTHONPATH=root)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    r = subprocess.run([sys.executable, "-c", GPU_PATH_SCRIPT], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f"
+    assert lines[1].split() == ["2619000", "5120", "52428800", "2048", "65536"]
+    assert lines[2] == "[(True, 0, 'frame 7')]"
+    assert lines[3] == ("[('array(float64, 1d, C)', 'array(float64, 1d, C)', 'float64', "
+                        "'float64')]")
+    assert lines[4] == "True"
