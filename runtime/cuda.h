@@ -43,6 +43,7 @@ typedef struct CudaCompileOptions {
     int max_registers;      /* max_registers=: .maxnreg (0: none) */
     int launch_bounds[3];   /* launch_bounds=: .maxntid, .minnctapersm, .maxclusterrank (0:
                              * none) */
+    const char *c_abi_name; /* a device function's C ABI name (cuda.compile(abi='c')); NULL */
 } CudaCompileOptions;
 
 typedef struct CudaKernelCode {

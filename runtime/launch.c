@@ -1807,7 +1807,8 @@ static PyObject *py_load_ptx(PyObject *self, PyObject *args, PyObject *kwds)
 }
 
 /* cuda_compile_ptx(pyfunc, registry, argtypes, device=False, fastmath=False, cc=(9, 0),
- * debug=False, lineinfo=False, opt=3, aligned=0, noalias=0) -> (ptx, entry, written):
+ * debug=False, lineinfo=False, opt=3, aligned=0, noalias=0, max_registers=0,
+ * launch_bounds=(0, 0, 0), error_model_numpy=False, c_abi_name=None) -> (ptx, entry, written):
  * compiles without a GPU. aligned and noalias are the masks of array arguments a launch would
  * find 16-byte aligned and apart from the other arrays (the version a launch over separate
  * whole allocations runs: every array bit in both). */
@@ -1815,17 +1816,21 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pyfunc", "registry", "argtypes", "device", "fastmath", "cc",
                              "debug", "lineinfo", "opt", "aligned", "noalias", "max_registers",
-                             "launch_bounds", "error_model_numpy", NULL};
+                             "launch_bounds", "error_model_numpy", "c_abi_name", NULL};
     PyObject *func, *registry, *typenames, *result = NULL;
     int device = 0, fastmath = 0, debug = 0, lineinfo = 0, opt = 3, major = 9, minor = 0;
     int maxreg = 0, bounds[3] = {0, 0, 0}, numpy_errors = 0;
     unsigned long long aligned = 0, noalias = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppiKKi(iii)p:cuda_compile_ptx",
+    const char *c_abi_name = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppiKKi(iii)pz:cuda_compile_ptx",
                                      kwlist, &func, &PyDict_Type, &registry, &typenames, &device,
                                      &fastmath, &major, &minor, &debug, &lineinfo, &opt,
                                      &aligned, &noalias, &maxreg, &bounds[0], &bounds[1],
-                                     &bounds[2], &numpy_errors))
+                                     &bounds[2], &numpy_errors, &c_abi_name))
         return NULL;
+    if (c_abi_name && !device)
+        return PyErr_Format(PyExc_ValueError, "c_abi_name: the C ABI is for device functions "
+                            "(device=True), not kernels");
     PyObject *name = PyObject_GetAttrString(func, "__name__");
     const char *cname = name ? PyUnicode_AsUTF8(name) : NULL;
     if (!cname)
@@ -1856,7 +1861,8 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
     CudaCompileOptions opts = {.cc_major = major, .cc_minor = minor, .device = device,
                                .lineinfo = lineinfo, .aligned = aligned,
                                .noalias = noalias, .max_registers = maxreg,
-                               .launch_bounds = {bounds[0], bounds[1], bounds[2]}};
+                               .launch_bounds = {bounds[0], bounds[1], bounds[2]},
+                               .c_abi_name = c_abi_name};
     rt_default_options(&opts.base);
     opts.base.opt_level = opt;
     opts.base.fastmath = fastmath;

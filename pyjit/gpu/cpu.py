@@ -35,7 +35,8 @@ warpsize = 32
 
 _HOST_NAMES = [
     "DeviceNDArray", "to_device", "device_array", "device_array_like", "pinned_array",
-    "pinned_array_like", "mapped_array", "managed_array", "is_cuda_array", "as_cuda_array",
+    "pinned_array_like", "mapped_array", "mapped_array_like", "managed_array", "is_cuda_array",
+    "as_cuda_array",
     "In", "Out", "InOut", "from_cuda_array_interface", "open_ipc_array",
 ]
 globals().update((n, getattr(_arrays, n)) for n in _HOST_NAMES)
@@ -50,7 +51,8 @@ globals().update((n, getattr(_host, n)) for n in _HOST_RUNTIME)
 
 __all__ = _KERNEL_NAMES + _HOST_NAMES + _HOST_RUNTIME + [
     "SimulatorError", "RaceError", "BarrierError", "warpsize", "jit", "Kernel", "DeviceFunction",
-    "compile_ptx", "compile_ptx_for_current_device", "declare_device", "vectorize",
+    "compile_ptx", "compile_ptx_for_current_device", "compile", "compile_for_current_device",
+    "declare_device", "vectorize",
     "guvectorize", "reduce", "Reduce", "Vectorized", "GUVectorized",
     "SourceModule", "RawModule", "RawKernel", "NvrtcError", "CompileError", "mem_alloc",
     "memcpy_htod", "memcpy_dtoh",
@@ -59,6 +61,8 @@ __all__ = _KERNEL_NAMES + _HOST_NAMES + _HOST_RUNTIME + [
 DeviceFunction = _hw.DeviceFunction      # compiled into the kernels that call it, as on the GPU
 compile_ptx = _hw.compile_ptx            # PTX needs no GPU
 compile_ptx_for_current_device = _hw.compile_ptx_for_current_device
+compile = _hw.compile
+compile_for_current_device = _hw.compile_for_current_device
 
 
 def declare_device(name, sig, link=None):

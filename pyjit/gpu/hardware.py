@@ -316,9 +316,10 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
 
 def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=True,
                 debug=False, lineinfo=False, max_registers=None, launch_bounds=None,
-                error_model=None):
+                error_model=None, abi="numba", abi_info=None):
     """(ptx, return type name) for pyfunc compiled for signature: works without a GPU. The error
-    model defaults as gpu.jit's does."""
+    model defaults as gpu.jit's does. abi='c' gives a device function the C ABI, under the name
+    abi_info['abi_name'] (pyfunc's own by default), for CUDA C and C++ code to call."""
     from .. import types
     if not _HAVE_RUNTIME:
         raise GpuUnavailableError(f"compile_ptx: {_NO_RUNTIME}")
@@ -332,8 +333,41 @@ def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=Tr
         cc=tuple(cc) if cc else (9, 0), debug=bool(debug), lineinfo=bool(lineinfo),
         opt=3 if opt else 0, max_registers=opts.get("max_registers") or 0,
         launch_bounds=opts["launch_bounds"] or (0, 0, 0),
-        error_model_numpy=opts["error_model"] == "numpy")
+        error_model_numpy=opts["error_model"] == "numpy",
+        c_abi_name=_c_abi_name(pyfunc, device, abi, abi_info))
     return ptx, (ret or "none")
+
+
+def _c_abi_name(pyfunc, device, abi, abi_info):
+    """The C ABI name abi='c' asks for, or None for pyjit's own ABI ('numba')."""
+    if abi == "numba":
+        return None
+    if abi != "c":
+        raise ValueError(f"abi={abi!r}: the ABIs are 'numba' and 'c'")
+    if not device:
+        raise ValueError("abi='c' is for device functions (device=True), not kernels")
+    name = (abi_info or {}).get("abi_name") or getattr(pyfunc, "__name__", None)
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"abi_info['abi_name'] must be a C identifier, not {name!r}")
+    return name
+
+
+def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
+            launch_bounds=None):
+    """numba-cuda's cuda.compile: (code, return type name), a device function with the C ABI by
+    default. output='ltoir' (LTO-IR) is NVIDIA's NVVM's format, which pyjit (compiling through
+    LLVM's NVPTX back end) does not make: PTX only."""
+    if output != "ptx":
+        raise NotImplementedError(f"output={output!r}: pyjit compiles through LLVM's NVPTX back "
+                                  "end and gives PTX only (output='ptx')")
+    return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath, cc=cc,
+                       opt=True if opt is None else opt, debug=bool(debug), lineinfo=lineinfo,
+                       launch_bounds=launch_bounds, abi=abi, abi_info=abi_info)
+
+
+def compile_for_current_device(pyfunc, sig, **kwargs):
+    return compile(pyfunc, sig, cc=get_current_device().compute_capability, **kwargs)
 
 
 def compile_ptx_for_current_device(pyfunc, signature, **kwargs):
@@ -653,6 +687,13 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
                        shape, dtype, strides, order)
 
 
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    """A mapped array of ary's shape, dtype and order (see mapped_array)."""
+    return mapped_array(ary.shape, ary.dtype, None,
+                        "F" if ary.flags.f_contiguous and ary.ndim > 1 else "C", stream,
+                        portable, wc)
+
+
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0,
                   attach_global=True):
     """A NumPy array in managed (unified) memory: the same address on the host and the GPU,
@@ -947,8 +988,8 @@ memcpy_dtoh = _source.memcpy_dtoh
 __all__ = [
     "SimulatorError", "RaceError", "BarrierError", "warpsize", "DeviceNDArray",
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
-    "mapped_array", "managed_array", "is_cuda_array", "as_cuda_array", "In", "Out", "InOut",
-    "Stream", "Event", "stream", "default_stream", "legacy_default_stream",
+    "mapped_array", "mapped_array_like", "managed_array", "is_cuda_array", "as_cuda_array",
+    "In", "Out", "InOut", "Stream", "Event", "stream", "default_stream", "legacy_default_stream",
     "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
     "synchronize", "gpus", "select_device", "get_current_device", "current_context",
     "list_devices", "close", "defer_cleanup", "is_available", "is_supported_version", "detect",
@@ -956,7 +997,8 @@ __all__ = [
     "mapped", "profile_start", "profile_stop", "profiling", "jit", "Kernel", "DeviceFunction",
     "Reduce", "reduce", "Vectorized", "vectorize", "guvectorize", "scheduler_backend",
     "compile_ptx", "is_float16_supported", "from_cuda_array_interface", "open_ipc_array",
-    "compile_ptx_for_current_device", "declare_device", "CudaError", "CudaMemoryError",
+    "compile_ptx_for_current_device", "compile", "compile_for_current_device",
+    "declare_device", "CudaError", "CudaMemoryError",
     "GpuUnavailableError", "SourceModule", "RawModule", "RawKernel", "SourceKernel",
     "NvrtcError", "CompileError", "mem_alloc", "memcpy_htod", "memcpy_dtoh",
 ] + list(_INTRINSICS) + list(NAMESPACES) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])

@@ -23,6 +23,8 @@ import textwrap
 import numpy as np
 import pytest
 
+from pyjit import float32
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_rw_cuda_science import cuda  # noqa: E402,F401 - the fixture: both simulators, PTX, GPU
 
@@ -298,6 +300,8 @@ GPU_PATH_SCRIPT = textwrap.dedent("""
     # Python floats are weak float64 scalars (NEP 50) in the GPU path's versions
     print(sorted(tuple(t.replace("weak ", "") for t in k) for k in axpy.definitions))
     print(out.device_ctypes_pointer.value == out.device_ctypes_pointer_value)
+    m = cuda.mapped_array_like(np.zeros((2, 3), np.float32, order="F"))
+    print(type(m).__name__, m.shape, m.dtype, m.flags.f_contiguous)
 """)
 
 
@@ -324,3 +328,88 @@ def test_host_api_on_the_gpu_path_through_a_stand_in_driver(tmp_path):
     assert lines[3] == ("[('array(float64, 1d, C)', 'array(float64, 1d, C)', 'float64', "
                         "'float64')]")
     assert lines[4] == "True"
+    assert lines[5] == "MappedNDArray (2, 3) float32 True"
+
+
+# ---- a Python device function handed to CUDA C code: cuda.compile gives it the C ABI under a
+# chosen name (numba-cuda's default for cuda.compile), the PTX is written out and declared back
+# with declare_device(link=...) for a kernel to call, as CUDA C++ code declaring it
+# `extern "C" __device__` would; kernels and other ABIs refused clearly (numba-cuda's
+# "calling Python device functions from CUDA C" recipe) ----
+
+def smoothstep(e0, e1, x):
+    t = min(max((x - e0) / (e1 - e0), 0.0), 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
+def test_device_function_with_the_c_abi(cuda, tmp_path):
+    ptx, resty = cuda.compile(smoothstep, "float32(float32, float32, float32)",
+                              abi_info={"abi_name": "smoothstep_f"})
+    assert resty == "float32"
+    assert re.search(r"\.visible \.func\s+\(\.param \.b32 func_retval0\) smoothstep_f\(\s*"
+                     r"\.param \.b32 smoothstep_f_param_0,\s*\.param \.b32 smoothstep_f_param_1,"
+                     r"\s*\.param \.b32 smoothstep_f_param_2\s*\)", ptx), ptx
+    assert ".entry" not in ptx
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from util import assemble_ptx
+    assemble_ptx(ptx)
+    plain, _ = cuda.compile_ptx(smoothstep, "float32(float32, float32, float32)", device=True)
+    assert "smoothstep_f" not in plain                         # pyjit's own ABI by default
+    with pytest.raises(ValueError, match="device functions"):
+        cuda.compile(smoothstep, "float32(float32, float32, float32)", device=False)
+    with pytest.raises(NotImplementedError, match="PTX only"):
+        cuda.compile(smoothstep, "float32(float32, float32, float32)", output="ltoir")
+    with pytest.raises(ValueError, match="'numba' and 'c'"):
+        cuda.compile(smoothstep, "float32(float32, float32, float32)", abi="fortran")
+
+    path = tmp_path / "smoothstep.ptx"
+    path.write_text(ptx)
+    if _simulated(cuda):
+        # a PTX file is GPU code, which the simulators cannot run: they say so, and the kernel
+        # calling it is compiled for the GPU and assembled instead
+        with pytest.raises(NotImplementedError, match="GPU"):
+            cuda.declare_device("smoothstep_f", "float32(float32, float32, float32)",
+                                link=[str(path)])
+        from pyjit.gpu import hardware as hw
+        hstep = hw.declare_device("smoothstep_f", "float32(float32, float32, float32)",
+                                  link=[str(path)])
+
+        def hramp(x, out):
+            i = hw.grid(1)
+            if i < x.size:
+                out[i] = hstep(float32(0.25), float32(0.75), x[i])
+
+        kptx, _ = hw.compile_ptx(hramp, "void(float32[:], float32[:])")
+        assert re.search(r"\.extern \.func .*smoothstep_f", kptx)
+        assemble_ptx(kptx)
+        return
+    step = cuda.declare_device("smoothstep_f", "float32(float32, float32, float32)",
+                               link=[str(path)])
+
+    @cuda.jit
+    def ramp(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = step(float32(0.25), float32(0.75), x[i])
+
+    x = np.linspace(0, 1, 41).astype(np.float32)
+    out = np.zeros_like(x)
+    ramp[2, 32](x, out)
+    t = np.clip((x.astype(np.float64) - 0.25) / 0.5, 0, 1)
+    np.testing.assert_allclose(out, t * t * (3 - 2 * t), rtol=1e-5, atol=1e-6)
+
+
+def test_mapped_array_like_used_in_place(cuda):
+    @cuda.jit
+    def bump(a):
+        i, j = cuda.grid(2)
+        if i < a.shape[0] and j < a.shape[1]:
+            a[i, j] += i - j
+
+    template = np.asfortranarray(np.ones((5, 6), np.float32))
+    m = cuda.mapped_array_like(template)
+    assert m.shape == (5, 6) and m.dtype == np.float32
+    m[:] = template
+    bump[(1, 1), (8, 8)](m)
+    cuda.synchronize()
+    np.testing.assert_array_equal(m, 1 + np.arange(5)[:, None] - np.arange(6)[None, :])

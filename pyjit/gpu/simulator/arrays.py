@@ -651,6 +651,11 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
     return np.zeros(shape, dtype=as_dtype(dtype), order=order)
 
 
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    """A mapped array of ary's shape, dtype and order (see mapped_array)."""
+    return np.zeros_like(_host_or_dev(ary))
+
+
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
     """A NumPy array in managed memory on the GPU: here host memory (see mapped_array)."""
     return np.zeros(shape, dtype=as_dtype(dtype), order=order)

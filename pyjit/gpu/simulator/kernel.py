@@ -425,6 +425,8 @@ class DeclaredDevice:
         self.name = self.__name__ = name
         self.signature = signature
         self.link = tuple(_kernel_options.link_files(link)) if link else ()
+        from .._link import check_host_files
+        check_host_files(self.link)
         self._call = None
 
     def __call__(self, *args):
