@@ -413,3 +413,69 @@ def test_mapped_array_like_used_in_place(cuda):
     bump[(1, 1), (8, 8)](m)
     cuda.synchronize()
     np.testing.assert_array_equal(m, 1 + np.arange(5)[:, None] - np.arange(6)[None, :])
+
+
+# ---- a GPU library's own test suite, written against numba-cuda's testing helpers: test cases
+# from CUDATestCase and ContextResettingTestCase, tests skipped on the simulator or off it or
+# below a compute capability; run under the simulator as such suites are in CI ----
+
+SUITE_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    from pyjit import cuda
+    from pyjit.cuda.testing import (CUDATestCase, ContextResettingTestCase, skip_on_cudasim,
+                                    skip_unless_cudasim, skip_unless_cc_60, unittest)
+    from pyjit.cuda.cudadrv.devices import reset
+
+    @cuda.jit
+    def axpy(a, x, y):
+        i = cuda.grid(1)
+        if i < x.size:
+            y[i] += a * x[i]
+
+    class TestAxpy(CUDATestCase):
+        def test_values(self):
+            y = np.ones(10)
+            axpy[1, 32](2.0, np.arange(10.0), y)
+            np.testing.assert_array_equal(y, 1 + 2 * np.arange(10.0))
+
+        @skip_on_cudasim("times the GPU")
+        def test_timing(self):
+            raise AssertionError("ran under the simulator")
+
+        @skip_unless_cudasim("checks the simulator's bounds checks")
+        def test_out_of_bounds_is_caught(self):
+            @cuda.jit
+            def past_the_end(x):
+                x[x.size] = 1.0
+            with self.assertRaises(IndexError):
+                past_the_end[1, 1](np.zeros(3))
+
+        @skip_unless_cc_60
+        def test_double_atomics(self):
+            @cuda.jit
+            def total(x, out):
+                cuda.atomic.add(out, 0, x[cuda.grid(1)])
+            out = np.zeros(1)
+            total[1, 8](np.arange(8.0), out)
+            self.assertEqual(out[0], 28.0)
+
+    class TestReset(ContextResettingTestCase):
+        def test_after_reset(self):
+            reset()
+            d = cuda.to_device(np.arange(3.0))
+            self.assertEqual(d.copy_to_host().tolist(), [0.0, 1.0, 2.0])
+
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(TestAxpy)
+    suite.addTests(unittest.defaultTestLoader.loadTestsFromTestCase(TestReset))
+    result = unittest.TextTestRunner(verbosity=0).run(suite)
+    print(result.testsRun, len(result.skipped), len(result.failures), len(result.errors))
+""")
+
+
+def test_library_suite_on_the_testing_helpers():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYJIT_SIMULATOR="1", PYTHONPATH=root)
+    r = subprocess.run([sys.executable, "-c", SUITE_SCRIPT], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["5", "1", "0", "0"], r.stderr
