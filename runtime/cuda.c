@@ -378,7 +378,8 @@ static void stream_callback_reached(CUstream stream, CUresult status, void *data
     *callbacks_tail = cb;
     callbacks_tail = &cb->next;
     pthread_mutex_unlock(&callbacks_lock);
-    Py_AddPendingCall(run_stream_callbacks, NULL);  /* if its queue is full, a synchronize runs it */
+    if (Py_IsInitialized())     /* not while the interpreter goes away at exit */
+        Py_AddPendingCall(run_stream_callbacks, NULL);   /* its queue full: a synchronize runs it */
 }
 
 static PyObject *stream_add_callback(CudaStream *s, PyObject *args, PyObject *kwds)

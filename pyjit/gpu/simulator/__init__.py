@@ -54,8 +54,8 @@ __all__ = _KERNEL_NAMES + [
     "profiling", "jit", "Kernel", "DeviceFunction", "Reduce", "reduce", "Vectorized",
     "vectorize", "guvectorize", "scheduler_backend", "declare_device", "is_float16_supported",
     "from_cuda_array_interface", "open_ipc_array", "compile_ptx", "compile_ptx_for_current_device",
-    "compile", "compile_for_current_device", "SourceModule", "RawModule", "RawKernel", "NvrtcError", "CompileError", "mem_alloc",
-    "memcpy_htod", "memcpy_dtoh",
+    "compile", "compile_for_current_device", "SourceModule", "RawModule", "RawKernel",
+    "NvrtcError", "CompileError", "mem_alloc", "memcpy_htod", "memcpy_dtoh",
 ]
 
 # CUDA C source runs only on a GPU: these say so when used (pyjit/gpu/source.py).
