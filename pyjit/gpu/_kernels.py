@@ -43,6 +43,10 @@ class LaunchForms:
     def definitions(self):
         return definitions(self)
 
+    @property
+    def definition(self):
+        not_specialized(self)
+
     # numba-cuda's figures of a kernel loaded on a GPU, which the driver reports: the simulators
     # load nothing on a GPU, so they say so (compile_ptx and inspect_asm give the PTX)
     def _driver_figure(self, what):
@@ -173,6 +177,13 @@ class Overloads:
 
     def __contains__(self, signature):
         return self._key(signature) in self.keys()
+
+
+def not_specialized(kernel):
+    """kernel.definition of a kernel that is not specialized: numba-cuda's ValueError."""
+    raise ValueError(f"kernel '{kernel.__name__}' is not specialized, so it has no single "
+                     "definition: kernel.specialize(*args).definition is one version, "
+                     "kernel.overloads all of them")
 
 
 def definitions(kernel):

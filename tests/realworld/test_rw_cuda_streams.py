@@ -148,6 +148,8 @@ def test_devices_uuid_definitions_close(cuda):
     assert any("float32" in " ".join(k) for k in defs)
     declared = cuda.jit("void(int32[:], int32)")(scale.py_func)
     assert list(declared.definitions) == [("array(int32, 1d, A)", "int32")]
+    with pytest.raises(ValueError, match="not specialized"):
+        scale.definition
     cuda.synchronize()
     cuda.close()
     # a program may go on after close(): the context comes back on next use
