@@ -136,6 +136,8 @@ typedef struct Program {
     /* GPU compilations only; zero for the CPU. */
     bool gpu;               /* the target: target_nvptx (kernel entry, device functions) */
     bool gpu_device;        /* a device function: no kernel entry (compile_ptx(device=True)) */
+    const char *gpu_c_abi;  /* a device function's C ABI wrapper name (cuda.compile(abi='c')),
+                             * the one visible function then; NULL: none */
     int gpu_cc;             /* compute capability as 10 * major + minor (90 for sm_90) */
     const char *gpu_entry;  /* set by lowering and jit_emit_ptx: the kernel's .entry name */
     uint64_t gpu_aligned;   /* bit i: array argument i's data pointer is 16-byte aligned (the

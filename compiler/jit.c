@@ -329,7 +329,8 @@ static int prepare_ptx_module(Program *prog, JitModule *m, Diag *diag)
         replace_miscombined_nvvm(m->mod);
     }
     TypedFunc *entry = prog->funcs.items[0];
-    internalize(m->mod, prog->gpu_device ? entry->symbol : prog->gpu_entry);
+    internalize(m->mod, !prog->gpu_device ? prog->gpu_entry
+                        : prog->gpu_c_abi ? prog->gpu_c_abi : entry->symbol);
     if (prog->opts && prog->opts->fastmath)
         LLVMAddModuleFlag(m->mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
                           LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(m->ctx), 1, 0)));
@@ -1040,7 +1041,8 @@ static int emit_ptx_locked(Program *prog, LLVMTargetMachineRef tm, Diag *diag)
     prog->asm_dump = copy_buffer(prog->arena, out);
     LLVMDisposeMemoryBuffer(out);
     if (prog->gpu_device)
-        prog->gpu_entry = ((TypedFunc *)prog->funcs.items[0])->symbol;
+        prog->gpu_entry = prog->gpu_c_abi ? prog->gpu_c_abi
+                                          : ((TypedFunc *)prog->funcs.items[0])->symbol;
     return 0;
 }
 

@@ -2993,6 +2993,8 @@ LLVMModuleRef lower_program(Program *prog, const Target *t, LLVMContextRef ctx, 
         lower_sim_block(&L, entry);
     if (rc == 0 && prog->cfunc)
         lower_build_cfunc(&L, entry);
+    if (rc == 0 && prog->gpu_device && prog->gpu_c_abi)
+        lower_build_gpu_c_abi(&L, entry, prog->gpu_c_abi);
     lower_debug_finish(&L);
     LLVMDisposeBuilder(L.b);
     LLVMDisposeBuilder(L.ab);

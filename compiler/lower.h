@@ -151,6 +151,7 @@ bool lower_sim_regions(Program *prog, LLVMModuleRef mod);
 /* lower_ffi.c: the C entry symbol__cfunc of a cfunc (Program.cfunc), `R f(A0, ...)` in the C
  * ABI; the builder is left inside it. */
 LLVMValueRef lower_build_cfunc(Lower *L, TypedFunc *tf);
+LLVMValueRef lower_build_gpu_c_abi(Lower *L, TypedFunc *tf, const char *name);
 /* The address of a Python object of this process (kind, handle: CodeRef in compiler.h) as code
  * uses it: a symbol the JIT binds when it loads the code, on the CPU; a constant on the GPU. */
 LLVMValueRef lower_ref(Lower *L, RefKind kind, void *handle, void *addr);

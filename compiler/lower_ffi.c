@@ -5,6 +5,7 @@
  *    callback) calls directly. An exception cannot cross into C: it is handed to the runtime
  *    (pj_cfunc_error), which reports it as Python reports an exception it cannot raise, and the
  *    result is zero, as Numba's cfunc does.
+ *  - The C ABI of a GPU device function (Program.gpu_c_abi), likewise over its native function.
  *  - Raw pointers (TY_CPOINTER): p[i], p[i] = v, and carray/farray, the array view of the memory
  *    a pointer points at (no MemInfo: the memory belongs to whoever passed the pointer).
  *  - Calls of ctypes and cffi functions (BI_FFI_CALL): a direct call of the C function at the
@@ -92,6 +93,38 @@ LLVMValueRef lower_build_cfunc(Lower *L, TypedFunc *tf)
     lower_call_rt(L, "pj_cfunc_error", LLVMVoidTypeInContext(L->ctx), rargs, 2);
     LLVMBuildBr(B, done);
     LLVMPositionBuilderAtEnd(B, done);
+    if (tf->ret->kind == TY_NONE)
+        LLVMBuildRetVoid(B);
+    else
+        LLVMBuildRet(B, LLVMBuildLoad2(B, rt, ret, ""));
+    return w;
+}
+
+/* The C ABI of a GPU device function (numba-cuda's cuda.compile(abi='c')): `R name(A0 a0, ...)`
+ * over the native function, for CUDA C and C++ code to call. A device function has no runtime
+ * to report an exception to, so one raised gives the zero result, as Numba's C ABI does. */
+LLVMValueRef lower_build_gpu_c_abi(Lower *L, TypedFunc *tf, const char *name)
+{
+    for (int i = 0; i < tf->nargs; i++)
+        if (!ty_is_scalar(tf->argtypes[i])) {
+            lower_unsupported(L, "abi='c' takes numbers only: argument %d is %s", i + 1,
+                              tf->argtypes[i]->name);
+            return NULL;
+        }
+    LLVMValueRef w = LLVMAddFunction(L->mod, name, c_entry_type(L, tf));
+    LLVMBuilderRef B = L->b;
+    LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(L->ctx, w, "entry"));
+    LLVMTypeRef rt = lower_type(L, tf->ret);
+    LLVMValueRef exc = LLVMBuildAlloca(B, L->exc_ty, "exc"), ret = LLVMBuildAlloca(B, rt, "ret");
+    LLVMBuildStore(B, LLVMConstNull(L->exc_ty), exc);
+    LLVMBuildStore(B, LLVMConstNull(rt), ret);
+    LLVMValueRef args[tf->nargs + 2];
+    args[0] = ret;
+    args[1] = exc;
+    for (int i = 0; i < tf->nargs; i++)
+        args[i + 2] = LLVMGetParam(w, (unsigned)i);
+    LLVMValueRef fn = tf->aux;
+    LLVMBuildCall2(B, LLVMGlobalGetValueType(fn), fn, args, (unsigned)tf->nargs + 2, "");
     if (tf->ret->kind == TY_NONE)
         LLVMBuildRetVoid(B);
     else

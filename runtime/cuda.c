@@ -11,6 +11,7 @@
 #include "runtime/cuda.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -321,6 +322,95 @@ static void stream_dealloc(CudaStream *s)
     PyObject_Free(s);
 }
 
+/* ---- stream callbacks ----
+ * stream.add_callback(callback, arg) runs callback(stream, status, arg) once the work queued on
+ * the stream before it is done. The driver calls back on a thread of its own, which must not
+ * wait for the GIL: the thread that holds it may be waiting in the driver for that very stream.
+ * So the driver's thread only queues the callback, and the interpreter runs it in the main thread
+ * (a pending call); synchronizing a stream or the device runs those queued by then, so that
+ * after stream.synchronize() every callback added before it has run. */
+
+typedef struct StreamCallback {
+    struct StreamCallback *next;
+    PyObject *stream, *callback, *arg;      /* owned */
+    CUresult status;
+} StreamCallback;
+
+/* Per process: the driver's threads append, the thread holding the GIL takes. */
+static pthread_mutex_t callbacks_lock = PTHREAD_MUTEX_INITIALIZER;
+static StreamCallback *callbacks_head, **callbacks_tail = &callbacks_head;
+
+static StreamCallback *take_callback(void)
+{
+    pthread_mutex_lock(&callbacks_lock);
+    StreamCallback *cb = callbacks_head;
+    if (cb && !(callbacks_head = cb->next))
+        callbacks_tail = &callbacks_head;
+    pthread_mutex_unlock(&callbacks_lock);
+    return cb;
+}
+
+/* Runs the callbacks whose streams have reached them, in order; with the GIL. An exception a
+ * callback raises is reported as unraisable, as it would be on the driver's thread. */
+static int run_stream_callbacks(void *unused)
+{
+    StreamCallback *cb;
+    while ((cb = take_callback())) {
+        PyObject *r = PyObject_CallFunction(cb->callback, "OiO", cb->stream, (int)cb->status,
+                                            cb->arg);
+        if (!r)
+            PyErr_WriteUnraisable(cb->callback);
+        Py_XDECREF(r);
+        Py_DECREF(cb->stream);
+        Py_DECREF(cb->callback);
+        Py_DECREF(cb->arg);
+        PyMem_RawFree(cb);
+    }
+    return 0;
+}
+
+/* On the driver's thread: no GIL, no CUDA calls. */
+static void stream_callback_reached(CUstream stream, CUresult status, void *data)
+{
+    StreamCallback *cb = data;
+    cb->status = status;
+    pthread_mutex_lock(&callbacks_lock);
+    *callbacks_tail = cb;
+    callbacks_tail = &cb->next;
+    pthread_mutex_unlock(&callbacks_lock);
+    if (Py_IsInitialized())     /* not while the interpreter goes away at exit */
+        Py_AddPendingCall(run_stream_callbacks, NULL);   /* its queue full: a synchronize runs it */
+}
+
+static PyObject *stream_add_callback(CudaStream *s, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"callback", "arg", NULL};
+    PyObject *callback, *arg = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:add_callback", kwlist, &callback, &arg))
+        return NULL;
+    if (!PyCallable_Check(callback))
+        return PyErr_Format(PyExc_TypeError, "stream.add_callback: callback must be callable "
+                            "as callback(stream, status, arg), not %.100s",
+                            Py_TYPE(callback)->tp_name);
+    if (cuda_enter(s->device) < 0)
+        return NULL;
+    StreamCallback *cb = PyMem_RawCalloc(1, sizeof *cb);
+    if (!cb)
+        return PyErr_NoMemory();
+    cb->stream = Py_NewRef((PyObject *)s);
+    cb->callback = Py_NewRef(callback);
+    cb->arg = Py_NewRef(arg);
+    CUresult r = cuda_api.cuStreamAddCallback(s->handle, stream_callback_reached, cb, 0);
+    if (r != CUDA_SUCCESS) {
+        Py_DECREF(cb->stream);
+        Py_DECREF(cb->callback);
+        Py_DECREF(cb->arg);
+        PyMem_RawFree(cb);
+        return cuda_raise(r, "adding a stream callback", NULL);
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *stream_synchronize(CudaStream *s, PyObject *unused)
 {
     if (cuda_enter(s->device) < 0)
@@ -333,6 +423,7 @@ static PyObject *stream_synchronize(CudaStream *s, PyObject *unused)
         return cuda_raise(r, "synchronizing a stream", NULL);
     if (cuda_fault_check() < 0)   /* an exception a kernel raised (kernel_errors.c) */
         return NULL;
+    run_stream_callbacks(NULL);
     Py_RETURN_NONE;
 }
 
@@ -345,6 +436,7 @@ static PyObject *stream_query(CudaStream *s, PyObject *unused)
         Py_RETURN_FALSE;
     if (r != CUDA_SUCCESS)
         return cuda_raise(r, "querying a stream", NULL);
+    run_stream_callbacks(NULL);
     Py_RETURN_TRUE;
 }
 
@@ -402,6 +494,10 @@ static PyMethodDef stream_methods[] = {
     {"__enter__", (PyCFunction)stream_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)stream_exit, METH_VARARGS, NULL},
     {"query", (PyCFunction)stream_query, METH_NOARGS, "True when the stream's work is done."},
+    {"add_callback", (PyCFunction)(void (*)(void))stream_add_callback,
+     METH_VARARGS | METH_KEYWORDS,
+     "add_callback(callback, arg=None): callback(stream, status, arg) runs, in the main "
+     "thread, once the work queued on the stream before it is done."},
     {"async_done", (PyCFunction)stream_async_done, METH_NOARGS,
      "An asyncio future resolved with the stream when its work is done."},
     {NULL},
@@ -640,18 +736,39 @@ static PyObject *py_device_info(PyObject *self, PyObject *arg)
     char name[256] = "";
     size_t mem = 0;
     CUdevice dev;
+    CUuuid uuid;
     if (cuda_check(cuda_api.cuDeviceGet(&dev, i), "getting the device") < 0 ||
         cuda_check(cuda_api.cuDeviceGetName(name, sizeof name, dev), "device name") < 0 ||
-        cuda_check(cuda_api.cuDeviceTotalMem(&mem, dev), "device memory") < 0)
+        cuda_check(cuda_api.cuDeviceTotalMem(&mem, dev), "device memory") < 0 ||
+        cuda_check(cuda_api.cuDeviceGetUuid(&uuid, dev), "device UUID") < 0)
         return NULL;
-    return Py_BuildValue(
-        "{s:i,s:s,s:(ii),s:n,s:i,s:(iii),s:(iii),s:i,s:i,s:i,s:i}", "id", i, "name", name,
+    PyObject *uuid_bytes = PyBytes_FromStringAndSize((const char *)uuid.bytes,
+                                                     (Py_ssize_t)sizeof uuid.bytes);
+    if (!uuid_bytes)
+        return NULL;
+    return Py_BuildValue(   /* N: the dict takes uuid_bytes' reference */
+        "{s:i,s:s,s:N,s:(ii),s:n,s:i,s:(iii),s:(iii),s:i,s:i,s:i,s:i}", "id", i, "name", name,
+        "uuid", uuid_bytes,
         "compute_capability", d->cc_major, d->cc_minor, "total_memory", (Py_ssize_t)mem,
         "max_threads_per_block", d->max_threads_per_block, "max_block_dim", d->max_block[0],
         d->max_block[1], d->max_block[2], "max_grid_dim", d->max_grid[0], d->max_grid[1],
         d->max_grid[2], "max_shared_memory_per_block", d->max_shared_per_block,
         "max_shared_memory_per_block_optin", d->max_shared_per_block_optin, "warp_size",
         d->warp_size, "multiprocessor_count", d->multiprocessors);
+}
+
+/* cuda_device_attribute(i, code) -> int: the driver's CU_DEVICE_ATTRIBUTE `code` of GPU i
+ * (numba-cuda's Device.<NAME>; the names are pyjit/gpu/_hostapi.py's DEVICE_ATTRIBUTES). */
+static PyObject *py_device_attribute(PyObject *self, PyObject *args)
+{
+    int i, code, value = 0;
+    CUdevice dev;
+    if (!PyArg_ParseTuple(args, "ii:cuda_device_attribute", &i, &code) || check_device(i) < 0 ||
+        cuda_check(cuda_api.cuDeviceGet(&dev, i), "getting the device") < 0 ||
+        cuda_check(cuda_api.cuDeviceGetAttribute(&value, code, dev),
+                   "reading a device attribute") < 0)
+        return NULL;
+    return PyLong_FromLong(value);
 }
 
 static PyObject *py_select_device(PyObject *self, PyObject *arg)
@@ -680,6 +797,7 @@ static PyObject *py_synchronize(PyObject *self, PyObject *unused)
         return cuda_raise(r, "synchronizing the device", NULL);
     if (cuda_fault_check() < 0)   /* an exception a kernel raised (kernel_errors.c) */
         return NULL;
+    run_stream_callbacks(NULL);
     Py_RETURN_NONE;
 }
 
@@ -709,6 +827,8 @@ static PyMethodDef cuda_methods[] = {
     {"cuda_device_count", py_device_count, METH_NOARGS, "How many GPUs the driver sees."},
     {"cuda_driver_version", py_driver_version, METH_NOARGS, "The driver's CUDA version."},
     {"cuda_device_info", py_device_info, METH_O, "A dict describing GPU i."},
+    {"cuda_device_attribute", py_device_attribute, METH_VARARGS,
+     "cuda_device_attribute(i, code): the driver's device attribute code of GPU i."},
     {"cuda_select_device", py_select_device, METH_O, "Makes GPU i this thread's device."},
     {"cuda_current_device", py_current_device, METH_NOARGS, "This thread's GPU number."},
     {"cuda_synchronize", py_synchronize, METH_NOARGS, "Waits for all work on this thread's GPU."},

@@ -43,6 +43,7 @@ typedef struct CudaCompileOptions {
     int max_registers;      /* max_registers=: .maxnreg (0: none) */
     int launch_bounds[3];   /* launch_bounds=: .maxntid, .minnctapersm, .maxclusterrank (0:
                              * none) */
+    const char *c_abi_name; /* a device function's C ABI name (cuda.compile(abi='c')); NULL */
 } CudaCompileOptions;
 
 typedef struct CudaKernelCode {
@@ -79,6 +80,8 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUipcMemHandle { char reserved[64]; } CUipcMemHandle;   /* CU_IPC_HANDLE_SIZE */
+typedef struct CUuuid { unsigned char bytes[16]; } CUuuid;
+typedef void (*CUstreamCallback)(CUstream stream, CUresult status, void *data);
 
 enum {
     CUDA_SUCCESS = 0,

@@ -116,7 +116,7 @@ int cuda_compile_kernel(PyObject *pyfunc, PyObject *registry, Type **argtypes, i
                          .method_overloads = rt_method_overloads,
                          .options_of = rt_callee_options};
     Program prog = {.arena = arena, .opts = &opts->base, .host = &host, .gpu = true,
-                    .gpu_device = opts->device, .gpu_cc = opts->cc_major * 10 + opts->cc_minor,
+                    .gpu_device = opts->device, .gpu_c_abi = opts->c_abi_name, .gpu_cc = opts->cc_major * 10 + opts->cc_minor,
                     .gpu_aligned = opts->aligned, .gpu_noalias = opts->noalias,
                     .gpu_maxnreg = opts->max_registers, .lineinfo = opts->lineinfo,
                     .gpu_bounds = {opts->launch_bounds[0], opts->launch_bounds[1],

@@ -1218,6 +1218,19 @@ static PyObject *get_itemsize(CudaArray *a, void *u) { return PyLong_FromLong(a-
 static PyObject *get_device(CudaArray *a, void *u) { return PyLong_FromLong(a->device); }
 static PyObject *get_ptr(CudaArray *a, void *u) { return PyLong_FromUnsignedLongLong(a->data); }
 
+/* numba-cuda's device_ctypes_pointer: the data address as a ctypes.c_void_p (0 when empty), as
+ * programs pass it to libraries bound through ctypes. */
+static PyObject *get_ctypes_ptr(CudaArray *a, void *u)
+{
+    PyObject *ctypes = PyImport_ImportModule("ctypes");
+    if (!ctypes)
+        return NULL;
+    PyObject *r = PyObject_CallMethod(ctypes, "c_void_p", "K",
+                                      array_size(a) ? (unsigned long long)a->data : 0ULL);
+    Py_DECREF(ctypes);
+    return r;
+}
+
 static PyObject *get_nbytes(CudaArray *a, void *u)
 {
     return PyLong_FromLongLong(array_size(a) * a->itemsize);
@@ -1441,6 +1454,7 @@ static PyGetSetDef getset[] = {
     {"nbytes", (getter)get_nbytes, NULL, NULL, NULL},
     {"device_id", (getter)get_device, NULL, "the GPU the memory is on", NULL},
     {"device_ctypes_pointer_value", (getter)get_ptr, NULL, "the data address", NULL},
+    {"device_ctypes_pointer", (getter)get_ctypes_ptr, NULL, "the data address, a c_void_p", NULL},
     {"stream", (getter)get_stream, NULL, "the array's default stream", NULL},
     {"__cuda_array_interface__", (getter)get_cai, NULL, "CUDA Array Interface v3", NULL},
     {NULL},

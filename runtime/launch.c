@@ -1269,6 +1269,27 @@ static int match_declared(CudaKernel *k, Arg *args, Type **types, int n)
 
 #define STACK_ARGS 8
 
+/* numba-cuda fills in the defaults of the trailing parameters a launch leaves out
+ * (`def k(x, out, eps=1e-5)` launched with two arguments): full gets argv then those defaults,
+ * borrowed from *defaults, a reference the caller releases. False when there are not enough
+ * defaults (the count check then refuses the launch). */
+static bool fold_defaults(CudaKernel *k, PyObject *const *argv, int n, PyObject **full,
+                          PyObject **defaults)
+{
+    if (!k->py_func || !PyFunction_Check(k->py_func) || k->nargs > RT_MAX_ARGS)
+        return false;
+    PyObject *d = PyFunction_GetDefaults(k->py_func);   /* borrowed; may be NULL */
+    int nd = d ? (int)PyTuple_GET_SIZE(d) : 0, missing = k->nargs - n;
+    if (missing <= 0 || missing > nd)
+        return false;
+    for (int i = 0; i < n; i++)
+        full[i] = argv[i];
+    for (int i = 0; i < missing; i++)
+        full[n + i] = PyTuple_GET_ITEM(d, nd - missing + i);
+    *defaults = Py_NewRef(d);
+    return true;
+}
+
 static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t nargsf,
                                    PyObject *kwnames)
 {
@@ -1283,9 +1304,14 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
     _Alignas(16) char buf[CUDA_MAX_PARAM_BYTES];
     size_t size = 0;
     bool staged = false;
+    PyObject *full[RT_MAX_ARGS], *defaults = NULL;
     if (kwnames && PyTuple_GET_SIZE(kwnames))
         return PyErr_Format(PyExc_TypeError, "kernel '%s' takes positional arguments only",
                             k->cname);
+    if (k->nargs >= 0 && n < k->nargs && fold_defaults(k, argv, n, full, &defaults)) {
+        argv = full;
+        n = nrun = k->nargs;
+    }
     if (k->nargs >= 0 && n != k->nargs)
         return PyErr_Format(PyExc_TypeError, "kernel '%s' takes %d arguments, %d given",
                             k->cname, k->nargs, n);
@@ -1293,7 +1319,7 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
         return PyErr_Format(PyExc_TypeError, "kernel '%s': at most %d arguments", k->cname,
                             RT_MAX_ARGS);
     if (cuda_ensure() < 0 || cuda_enter(dev) < 0)
-        return NULL;
+        goto done;
     if (n > STACK_ARGS && (!(args = PyMem_Malloc(sizeof(Arg) * n)) ||
                            !(types = PyMem_Malloc(sizeof(Type *) * n))))
         goto nomem;
@@ -1348,6 +1374,7 @@ done:
         PyMem_Free(args);
     if (types != stack_types)
         PyMem_Free(types);
+    Py_XDECREF(defaults);
     if (rc < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -1780,7 +1807,8 @@ static PyObject *py_load_ptx(PyObject *self, PyObject *args, PyObject *kwds)
 }
 
 /* cuda_compile_ptx(pyfunc, registry, argtypes, device=False, fastmath=False, cc=(9, 0),
- * debug=False, lineinfo=False, opt=3, aligned=0, noalias=0) -> (ptx, entry, written):
+ * debug=False, lineinfo=False, opt=3, aligned=0, noalias=0, max_registers=0,
+ * launch_bounds=(0, 0, 0), error_model_numpy=False, c_abi_name=None) -> (ptx, entry, written):
  * compiles without a GPU. aligned and noalias are the masks of array arguments a launch would
  * find 16-byte aligned and apart from the other arrays (the version a launch over separate
  * whole allocations runs: every array bit in both). */
@@ -1788,17 +1816,21 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pyfunc", "registry", "argtypes", "device", "fastmath", "cc",
                              "debug", "lineinfo", "opt", "aligned", "noalias", "max_registers",
-                             "launch_bounds", "error_model_numpy", NULL};
+                             "launch_bounds", "error_model_numpy", "c_abi_name", NULL};
     PyObject *func, *registry, *typenames, *result = NULL;
     int device = 0, fastmath = 0, debug = 0, lineinfo = 0, opt = 3, major = 9, minor = 0;
     int maxreg = 0, bounds[3] = {0, 0, 0}, numpy_errors = 0;
     unsigned long long aligned = 0, noalias = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppiKKi(iii)p:cuda_compile_ptx",
+    const char *c_abi_name = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O|pp(ii)ppiKKi(iii)pz:cuda_compile_ptx",
                                      kwlist, &func, &PyDict_Type, &registry, &typenames, &device,
                                      &fastmath, &major, &minor, &debug, &lineinfo, &opt,
                                      &aligned, &noalias, &maxreg, &bounds[0], &bounds[1],
-                                     &bounds[2], &numpy_errors))
+                                     &bounds[2], &numpy_errors, &c_abi_name))
         return NULL;
+    if (c_abi_name && !device)
+        return PyErr_Format(PyExc_ValueError, "c_abi_name: the C ABI is for device functions "
+                            "(device=True), not kernels");
     PyObject *name = PyObject_GetAttrString(func, "__name__");
     const char *cname = name ? PyUnicode_AsUTF8(name) : NULL;
     if (!cname)
@@ -1829,7 +1861,8 @@ static PyObject *py_compile_ptx(PyObject *self, PyObject *args, PyObject *kwds)
     CudaCompileOptions opts = {.cc_major = major, .cc_minor = minor, .device = device,
                                .lineinfo = lineinfo, .aligned = aligned,
                                .noalias = noalias, .max_registers = maxreg,
-                               .launch_bounds = {bounds[0], bounds[1], bounds[2]}};
+                               .launch_bounds = {bounds[0], bounds[1], bounds[2]},
+                               .c_abi_name = c_abi_name};
     rt_default_options(&opts.base);
     opts.base.opt_level = opt;
     opts.base.fastmath = fastmath;

@@ -68,6 +68,8 @@ def __getattr__(name):
         if name in ("cudadrv", "runtime"):   # numba-cuda's cuda.cudadrv, cuda.runtime
             cudadrv = _importlib.import_module(__name__ + ".cudadrv")
             return cudadrv if name == "cudadrv" else cudadrv.runtime.runtime
+        if name in ("devices", "testing"):   # numba-cuda's cuda.devices, cuda.testing
+            return _importlib.import_module(__name__ + "." + name)
         raise AttributeError(f"module 'pyjit.gpu' has no attribute '{name}'") from None
 
 

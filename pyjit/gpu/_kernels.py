@@ -5,6 +5,7 @@ Each backend passes its own `types_of(args)` (the type names its launch gives th
 so a specialised kernel refuses the same arguments in the simulator as on the GPU.
 """
 import operator
+import weakref
 
 
 def threads_of(blockdim):
@@ -38,6 +39,36 @@ class LaunchForms:
             return lambda *args: None
         return self[(ntasks + tpb - 1) // tpb, tpb, stream, sharedmem]
 
+    @property
+    def definitions(self):
+        return definitions(self)
+
+    @property
+    def definition(self):
+        not_specialized(self)
+
+    # numba-cuda's figures of a kernel loaded on a GPU, which the driver reports: the simulators
+    # load nothing on a GPU, so they say so (compile_ptx and inspect_asm give the PTX)
+    def _driver_figure(self, what):
+        raise NotImplementedError(
+            f"kernel '{self.__name__}': {what}() is the driver's figure for a kernel loaded on a "
+            "GPU, and the simulator loads none (inspect_asm() gives the PTX a GPU would run)")
+
+    def get_regs_per_thread(self, signature=None):
+        self._driver_figure("get_regs_per_thread")
+
+    def get_shared_mem_per_block(self, signature=None):
+        self._driver_figure("get_shared_mem_per_block")
+
+    def get_local_mem_per_thread(self, signature=None):
+        self._driver_figure("get_local_mem_per_thread")
+
+    def get_const_mem_size(self, signature=None):
+        self._driver_figure("get_const_mem_size")
+
+    def get_max_threads_per_block(self, signature=None):
+        self._driver_figure("get_max_threads_per_block")
+
     def __call__(self, *args, **kwargs):
         raise ValueError(f"kernel '{self.__name__}' was called without a launch configuration: "
                          f"launch it as {self.__name__}[blocks, threads](...)")
@@ -46,21 +77,119 @@ class LaunchForms:
         """numba-cuda's inspect_asm: the PTX a GPU would run, {argument types: text} for the
         versions launched so far (or declared), or the text for one signature; pyjit compiles
         PTX without a GPU."""
-        from pyjit import _core, _registry, types as _types
-        if not hasattr(_core, "cuda_compile_ptx"):
-            raise RuntimeError("this pyjit was built without GPU code generation: no PTX")
+        from pyjit import types as _types
         if signature is not None:
             versions = [_types._canonical_args(signature)]
         else:
             versions = list(self._versions())
-        _registry.populate()
-        import sys
-        sim = sys.modules.get("pyjit.gpu.simulator")
-        if sim is not None:       # its kernels name the interpreted simulator's intrinsics
-            _registry.add_gpu_backend(sim)
-        texts = {names: _core.cuda_compile_ptx(self.py_func, _registry.REGISTRY, list(names))[0]
-                 for names in versions}
+        texts = {names: compile_version(self.py_func, names)[0] for names in versions}
         return texts[versions[0]] if signature is not None else texts
+
+
+def compile_version(py_func, names):
+    """(PTX, entry name) of the kernel py_func for these argument type names, as a GPU would run
+    it; pyjit compiles PTX without a GPU."""
+    from pyjit import _core, _registry
+    if not hasattr(_core, "cuda_compile_ptx"):
+        raise RuntimeError("this pyjit was built without GPU code generation: no PTX")
+    _registry.populate()
+    import sys
+    sim = sys.modules.get("pyjit.gpu.simulator")
+    if sim is not None:       # its kernels name the interpreted simulator's intrinsics
+        _registry.add_gpu_backend(sim)
+    ptx, entry, _written = _core.cuda_compile_ptx(py_func, _registry.REGISTRY, list(names))
+    return ptx, entry
+
+
+_VERSION_CODE = weakref.WeakKeyDictionary()   # py_func -> {argument type names: (PTX, entry)}
+
+
+class VersionCode:
+    """What numba-cuda's compiled version (its _Kernel) tells of its code, for the versions of
+    every backend (each has .kernel and .argtypes): the PTX entry name, and the PTX, compiled
+    once per version so that the name is the one in the text."""
+
+    def _code(self):
+        versions = _VERSION_CODE.setdefault(self.kernel.py_func, {})
+        names = tuple(self.argtypes)
+        if names not in versions:
+            versions[names] = compile_version(self.kernel.py_func, names)
+        return versions[names]
+
+    @property
+    def entry_name(self):
+        return self._code()[1]
+
+    def inspect_asm(self, cc=None):
+        return self._code()[0]
+
+    @property
+    def ptx(self):
+        return self.inspect_asm()
+
+
+class Overloads:
+    """kernel.overloads: {argument types: version} over the versions compiled (or declared) so
+    far, as numba-cuda's; indexing by a signature (a tuple of types, or a string as @gpu.jit
+    takes) gives that version, compiled when first used. Each backend passes version(kernel,
+    argument type names) and the names of its versions."""
+
+    def __init__(self, kernel, version, names):
+        self.kernel = kernel
+        self._version = version
+        self._names = names
+
+    def _key(self, signature):
+        """A signature as the keys name it (a key itself is one already)."""
+        from .. import types as _types
+        if isinstance(signature, tuple) and signature in self.keys():
+            return signature
+        try:
+            return _types._canonical_args(signature)
+        except TypeError:
+            # type names as the versions print them ('array(float64, 1d, C)'), which no
+            # signature spells: a specialized kernel's own argument types
+            if isinstance(signature, tuple) and all(isinstance(t, str) for t in signature):
+                return signature
+            raise
+
+    def __getitem__(self, signature):
+        return self._version(self.kernel, self._key(signature))
+
+    def keys(self):
+        seen = []
+        for names in self._names():
+            if tuple(names) not in seen:
+                seen.append(tuple(names))
+        return seen
+
+    def items(self):
+        return [(names, self._version(self.kernel, names)) for names in self.keys()]
+
+    def values(self):
+        return [v for _names, v in self.items()]
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+    def __contains__(self, signature):
+        return self._key(signature) in self.keys()
+
+
+def not_specialized(kernel):
+    """kernel.definition of a kernel that is not specialized: numba-cuda's ValueError."""
+    raise ValueError(f"kernel '{kernel.__name__}' is not specialized, so it has no single "
+                     "definition: kernel.specialize(*args).definition is one version, "
+                     "kernel.overloads all of them")
+
+
+def definitions(kernel):
+    """kernel.definitions, numba-cuda's older name for its versions: a dict {argument types:
+    version} of those compiled so far."""
+    return dict(kernel.overloads.items())
 
 
 class SpecializedKernel:
@@ -96,6 +225,21 @@ class SpecializedKernel:
 
     def _versions(self):
         return [self.argtypes]
+
+    @property
+    def definition(self):
+        """numba-cuda's: the one compiled version of a specialized kernel (its .entry_name,
+        .inspect_asm())."""
+        return self.kernel.overloads[self.argtypes]
+
+    @property
+    def definitions(self):
+        return {self.argtypes: self.definition}
+
+    @property
+    def ptx(self):
+        """The PTX of the one version (older numba-cuda's kernel.ptx)."""
+        return self.definition.inspect_asm()
 
     def inspect_asm(self, signature=None):
         """The PTX of the one version: {argument types: text}, as numba-cuda's."""
@@ -175,3 +319,15 @@ def signature_args(kernel, args, types_of):
                         f"{len(args)} given")
     best = _core.declared_match(kernel.__name__, argnames, names, tuple(types_of(args)))
     return [_converted(a, p) for a, p in zip(args, plans[best])]
+
+
+def with_defaults(py_func, args):
+    """A launch's arguments with the defaults of the trailing parameters it leaves out filled
+    in, as numba-cuda folds them (`def k(x, out, eps=1e-5)` launched with two arguments); too
+    few arguments even with the defaults are left for the launch's count check to refuse."""
+    code = py_func.__code__
+    missing = code.co_argcount - len(args)
+    defaults = py_func.__defaults__ or ()
+    if missing <= 0 or missing > len(defaults):
+        return args
+    return tuple(args) + defaults[len(defaults) - missing:]

@@ -245,15 +245,21 @@ def _compile_for_host(path):
     return ctypes.CDLL(out, mode=ctypes.RTLD_GLOBAL)
 
 
-def host_libraries(files):
-    """The CUDA C files of a declare_device or a link= compiled for the CPU and loaded globally
-    (once per version of each file), for the simulators."""
-    libs = []
+def check_host_files(files):
+    """Refuses, when declared, a file the simulators cannot run: anything but CUDA C."""
     for path in files:
         if not path.endswith(".cu"):
             raise NotImplementedError(f"{path}: {os.path.splitext(path)[1]} files are GPU code: "
                                       "the simulator runs CUDA C (.cu) device functions only; "
                                       "a GPU links this one")
+
+
+def host_libraries(files):
+    """The CUDA C files of a declare_device or a link= compiled for the CPU and loaded globally
+    (once per version of each file), for the simulators."""
+    check_host_files(files)
+    libs = []
+    for path in files:
         st = os.stat(path)
         key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
         if key not in _HOST_LIBRARIES:

@@ -22,7 +22,8 @@ from . import _link
 from . import _options as _kernel_options
 from . import hardware as _hw
 from ._builtins import INTRINSICS, NAMESPACES
-from ._kernels import LaunchForms, SpecializedKernel, threads_of as _threads_of
+from ._kernels import LaunchForms, Overloads, SpecializedKernel, VersionCode, with_defaults, \
+    threads_of as _threads_of
 from .simulator import arrays as _arrays, host as _host
 from .simulator.kernel import _config, _co_resident_blocks, _gpu_typeof
 from .simulator.scheduler import BarrierError
@@ -34,7 +35,8 @@ warpsize = 32
 
 _HOST_NAMES = [
     "DeviceNDArray", "to_device", "device_array", "device_array_like", "pinned_array",
-    "pinned_array_like", "mapped_array", "managed_array", "is_cuda_array", "as_cuda_array",
+    "pinned_array_like", "mapped_array", "mapped_array_like", "managed_array", "is_cuda_array",
+    "as_cuda_array",
     "In", "Out", "InOut", "from_cuda_array_interface", "open_ipc_array",
 ]
 globals().update((n, getattr(_arrays, n)) for n in _HOST_NAMES)
@@ -49,7 +51,8 @@ globals().update((n, getattr(_host, n)) for n in _HOST_RUNTIME)
 
 __all__ = _KERNEL_NAMES + _HOST_NAMES + _HOST_RUNTIME + [
     "SimulatorError", "RaceError", "BarrierError", "warpsize", "jit", "Kernel", "DeviceFunction",
-    "compile_ptx", "compile_ptx_for_current_device", "declare_device", "vectorize",
+    "compile_ptx", "compile_ptx_for_current_device", "compile", "compile_for_current_device",
+    "declare_device", "vectorize",
     "guvectorize", "reduce", "Reduce", "Vectorized", "GUVectorized",
     "SourceModule", "RawModule", "RawKernel", "NvrtcError", "CompileError", "mem_alloc",
     "memcpy_htod", "memcpy_dtoh",
@@ -58,6 +61,8 @@ __all__ = _KERNEL_NAMES + _HOST_NAMES + _HOST_RUNTIME + [
 DeviceFunction = _hw.DeviceFunction      # compiled into the kernels that call it, as on the GPU
 compile_ptx = _hw.compile_ptx            # PTX needs no GPU
 compile_ptx_for_current_device = _hw.compile_ptx_for_current_device
+compile = _hw.compile
+compile_for_current_device = _hw.compile_for_current_device
 
 
 def declare_device(name, sig, link=None):
@@ -122,6 +127,7 @@ class _Launcher:
     def __call__(self, *args):
         k = self.kernel
         names = k._argnames
+        args = with_defaults(k.py_func, args)
         values = [_argument(a, names[i] if i < len(names) else f"#{i}") for i, a in enumerate(args)]
         _core.sim_configure(self.griddim, self.blockdim, self.sharedmem, BarrierError,
                             self.co_resident, RaceError)
@@ -191,19 +197,16 @@ class Kernel(LaunchForms):
         return f"<pyjit CPU-simulated kernel {self.__qualname__}>"
 
 
-class _Overloads:
-    def __init__(self, kernel):
-        self.kernel = kernel
-
-    def __getitem__(self, signature):
-        return _Overload(self.kernel)
+def _Overloads(kernel):
+    return Overloads(kernel, _Overload, kernel._versions)
 
 
-class _Overload:
+class _Overload(VersionCode):
     """kernel.overloads[signature]: a version, as numba-cuda's _Kernel."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, argtypes=None):
         self.kernel = kernel
+        self.argtypes = argtypes
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
         return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)

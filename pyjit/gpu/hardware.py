@@ -22,9 +22,11 @@ from .. import decorators as _decorators
 from .. import types as _types_mod
 from . import _options as _kernel_options
 from ._builtins import INTRINSICS, NAMESPACES
-from ._hostapi import DEALLOCATIONS as _DEALLOCATIONS
+from ._hostapi import DEALLOCATIONS as _DEALLOCATIONS, DEVICE_ATTRIBUTES as _DEVICE_ATTRIBUTES, \
+    unknown_device_attribute as _unknown_device_attribute
 from ._link import declare_device
-from ._kernels import SpecializedKernel, threads_of as _threads_of
+from ._kernels import Overloads as _KernelOverloads, SpecializedKernel, VersionCode, \
+    definitions as _definitions, not_specialized as _not_specialized, threads_of as _threads_of
 from .errors import CudaError, CudaMemoryError, GpuUnavailableError, NvrtcError
 
 _NO_RUNTIME = ("no GPU backend is available: this pyjit has no compiled GPU path (or no CUDA "
@@ -171,6 +173,15 @@ if _HAVE_RUNTIME:
             name), compiled and loaded on first use; it has max_cooperative_grid_blocks."""
             return _Overloads(self)
 
+        @property
+        def definitions(self):
+            """numba-cuda's older name for the versions: {argument types: version}."""
+            return _definitions(self)
+
+        @property
+        def definition(self):
+            _not_specialized(self)
+
         specialized = False
 
         def specialize(self, *args):
@@ -227,7 +238,7 @@ def _launch_types(args):
                  .replace("weak ", "") for a in args)
 
 
-class _Overload:
+class _Overload(VersionCode):
     """kernel.overloads[signature]: one compiled version, as numba-cuda's _Kernel."""
 
     def __init__(self, kernel, argtypes):
@@ -254,38 +265,10 @@ class _Overload:
         return f"<pyjit.gpu kernel {self.kernel.__qualname__}({', '.join(self.argtypes)})>"
 
 
-class _Overloads:
-    """kernel.overloads: indexed by a signature (a tuple of types, or a string as @gpu.jit
-    takes); the version is compiled when first used."""
-
-    def __init__(self, kernel):
-        self.kernel = kernel
-
-    def __getitem__(self, signature):
-        return _Overload(self.kernel, _types_mod._canonical_args(signature))
-
-    def keys(self):
-        """The argument types of the compiled versions (each once)."""
-        seen = []
-        for names, _coop in self.kernel._versions():
-            if names not in seen:
-                seen.append(names)
-        return seen
-
-    def items(self):
-        return [(names, _Overload(self.kernel, names)) for names in self.keys()]
-
-    def values(self):
-        return [o for _names, o in self.items()]
-
-    def __iter__(self):
-        return iter(self.keys())
-
-    def __len__(self):
-        return len(self.keys())
-
-    def __contains__(self, signature):
-        return _types_mod._canonical_args(signature) in self.keys()
+def _Overloads(kernel):
+    """kernel.overloads: the versions compiled so far; indexing by a signature compiles that
+    one when first used."""
+    return _KernelOverloads(kernel, _Overload, lambda: [n for n, _coop in kernel._versions()])
 
 
 class DeviceFunction:
@@ -337,9 +320,10 @@ def jit(func_or_sig=None, device=False, debug=None, fastmath=False, **options):
 
 def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=True,
                 debug=False, lineinfo=False, max_registers=None, launch_bounds=None,
-                error_model=None):
+                error_model=None, abi="numba", abi_info=None):
     """(ptx, return type name) for pyfunc compiled for signature: works without a GPU. The error
-    model defaults as gpu.jit's does."""
+    model defaults as gpu.jit's does. abi='c' gives a device function the C ABI, under the name
+    abi_info['abi_name'] (pyfunc's own by default), for CUDA C and C++ code to call."""
     from .. import types
     if not _HAVE_RUNTIME:
         raise GpuUnavailableError(f"compile_ptx: {_NO_RUNTIME}")
@@ -353,8 +337,41 @@ def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=Tr
         cc=tuple(cc) if cc else (9, 0), debug=bool(debug), lineinfo=bool(lineinfo),
         opt=3 if opt else 0, max_registers=opts.get("max_registers") or 0,
         launch_bounds=opts["launch_bounds"] or (0, 0, 0),
-        error_model_numpy=opts["error_model"] == "numpy")
+        error_model_numpy=opts["error_model"] == "numpy",
+        c_abi_name=_c_abi_name(pyfunc, device, abi, abi_info))
     return ptx, (ret or "none")
+
+
+def _c_abi_name(pyfunc, device, abi, abi_info):
+    """The C ABI name abi='c' asks for, or None for pyjit's own ABI ('numba')."""
+    if abi == "numba":
+        return None
+    if abi != "c":
+        raise ValueError(f"abi={abi!r}: the ABIs are 'numba' and 'c'")
+    if not device:
+        raise ValueError("abi='c' is for device functions (device=True), not kernels")
+    name = (abi_info or {}).get("abi_name") or getattr(pyfunc, "__name__", None)
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"abi_info['abi_name'] must be a C identifier, not {name!r}")
+    return name
+
+
+def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None,
+            opt=None, abi="c", abi_info=None, output="ptx", forceinline=False,
+            launch_bounds=None):
+    """numba-cuda's cuda.compile: (code, return type name), a device function with the C ABI by
+    default. output='ltoir' (LTO-IR) is NVIDIA's NVVM's format, which pyjit (compiling through
+    LLVM's NVPTX back end) does not make: PTX only."""
+    if output != "ptx":
+        raise NotImplementedError(f"output={output!r}: pyjit compiles through LLVM's NVPTX back "
+                                  "end and gives PTX only (output='ptx')")
+    return compile_ptx(pyfunc, sig, device=device, fastmath=fastmath, cc=cc,
+                       opt=True if opt is None else opt, debug=bool(debug), lineinfo=lineinfo,
+                       launch_bounds=launch_bounds, abi=abi, abi_info=abi_info)
+
+
+def compile_for_current_device(pyfunc, sig, **kwargs):
+    return compile(pyfunc, sig, cc=get_current_device().compute_capability, **kwargs)
 
 
 def compile_ptx_for_current_device(pyfunc, signature, **kwargs):
@@ -371,6 +388,9 @@ class Device:
         self.id = i
         self._entered = []
         self.name = info["name"].encode()
+        # numba-cuda's spelling of the 16 bytes: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx
+        h = info["uuid"].hex()
+        self.uuid = f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
         self.compute_capability = tuple(info["compute_capability"])
         self.total_memory = info["total_memory"]
         self.MAX_THREADS_PER_BLOCK = info["max_threads_per_block"]
@@ -380,6 +400,15 @@ class Device:
         self.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = info["max_shared_memory_per_block_optin"]
         self.WARP_SIZE = info["warp_size"]
         self.MULTIPROCESSOR_COUNT = info["multiprocessor_count"]
+
+    def __getattr__(self, name):
+        """The driver's other device attributes by name (Device.L2_CACHE_SIZE, ...), read once."""
+        row = _DEVICE_ATTRIBUTES.get(name)
+        if row is None or not _HAVE_RUNTIME:
+            raise _unknown_device_attribute(name)
+        value = _core.cuda_device_attribute(self.id, row[0])
+        setattr(self, name, value)
+        return value
 
     def reset(self):
         synchronize()
@@ -660,6 +689,13 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
     return _host_array(MappedNDArray,
                        lambda n: _core.cuda_mapped_alloc(n, bool(portable), bool(wc)),
                        shape, dtype, strides, order)
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    """A mapped array of ary's shape, dtype and order (see mapped_array)."""
+    return mapped_array(ary.shape, ary.dtype, None,
+                        "F" if ary.flags.f_contiguous and ary.ndim > 1 else "C", stream,
+                        portable, wc)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0,
@@ -956,8 +992,8 @@ memcpy_dtoh = _source.memcpy_dtoh
 __all__ = [
     "SimulatorError", "RaceError", "BarrierError", "warpsize", "DeviceNDArray",
     "to_device", "device_array", "device_array_like", "pinned_array", "pinned_array_like",
-    "mapped_array", "managed_array", "is_cuda_array", "as_cuda_array", "In", "Out", "InOut",
-    "Stream", "Event", "stream", "default_stream", "legacy_default_stream",
+    "mapped_array", "mapped_array_like", "managed_array", "is_cuda_array", "as_cuda_array",
+    "In", "Out", "InOut", "Stream", "Event", "stream", "default_stream", "legacy_default_stream",
     "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
     "synchronize", "gpus", "select_device", "get_current_device", "current_context",
     "list_devices", "close", "defer_cleanup", "is_available", "is_supported_version", "detect",
@@ -965,7 +1001,8 @@ __all__ = [
     "mapped", "profile_start", "profile_stop", "profiling", "jit", "Kernel", "DeviceFunction",
     "Reduce", "reduce", "Vectorized", "vectorize", "guvectorize", "scheduler_backend",
     "compile_ptx", "is_float16_supported", "from_cuda_array_interface", "open_ipc_array",
-    "compile_ptx_for_current_device", "declare_device", "CudaError", "CudaMemoryError",
+    "compile_ptx_for_current_device", "compile", "compile_for_current_device",
+    "declare_device", "CudaError", "CudaMemoryError",
     "GpuUnavailableError", "SourceModule", "RawModule", "RawKernel", "SourceKernel",
     "NvrtcError", "CompileError", "mem_alloc", "memcpy_htod", "memcpy_dtoh",
 ] + list(_INTRINSICS) + list(NAMESPACES) + ([] if _HAVE_RUNTIME else ["NO_BACKEND"])

@@ -6,6 +6,7 @@
  * buffer (fake_last_params) and calls the hook a test set (fake_set_launch_hook), which may do
  * the kernel's work on that memory. Every function of runtime/cuda_api.def is defined, with its
  * exported name; those the tests need nothing from succeed and write plausible outputs. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +55,23 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int d)
     case 75: *v = 9; break;                            /* compute capability */
     case 76: *v = 0; break;
     case 97: *v = 232448; break;                       /* shared with opt-in */
+    case 12: *v = 65536; break;                        /* registers per block */
+    case 36: *v = 2619000; break;                      /* memory clock, kHz */
+    case 37: *v = 5120; break;                         /* memory bus width, bits */
+    case 38: *v = 52428800; break;                     /* L2 cache */
+    case 39: *v = 2048; break;                         /* threads per multiprocessor */
     default: *v = 0;
     }
     return 0;
 }
 
 CUresult cuDeviceTotalMem_v2(size_t *b, int d) { *b = (size_t)80 << 30; return 0; }
+CUresult cuDeviceGetUuid(unsigned char *uuid, int d)
+{
+    for (int i = 0; i < 16; i++)
+        uuid[i] = (unsigned char)(0x10 * d + i);    /* GPU-00010203-0405-... for device 0 */
+    return 0;
+}
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int d) { *ctx = (void *)0x100; return 0; }
 CUresult cuCtxGetCurrent(void **ctx) { *ctx = current_ctx; return 0; }
 CUresult cuCtxSetCurrent(void *ctx) { current_ctx = ctx; return 0; }
@@ -146,6 +158,28 @@ CUresult cuStreamCreate(void **s, unsigned flags) { *s = (void *)0x400; return 0
 CUresult cuStreamDestroy_v2(void *s) { return 0; }
 CUresult cuStreamSynchronize(void *s) { return 0; }
 CUresult cuStreamQuery(void *s) { return 0; }
+
+/* The work queued before a callback is done at once, so the callback runs now, on a thread of
+ * its own as the driver's does (it must not need the thread that queued it). */
+typedef void (*StreamCallback)(void *stream, CUresult status, void *data);
+struct CallbackCall { StreamCallback fn; void *stream, *data; };
+
+static void *run_callback(void *p)
+{
+    struct CallbackCall *c = p;
+    c->fn(c->stream, 0, c->data);
+    return NULL;
+}
+
+CUresult cuStreamAddCallback(void *s, StreamCallback fn, void *data, unsigned flags)
+{
+    struct CallbackCall c = {fn, s, data};
+    pthread_t t;
+    if (pthread_create(&t, NULL, run_callback, &c) != 0)
+        return 1;
+    pthread_join(t, NULL);
+    return 0;
+}
 CUresult cuStreamWaitEvent(void *s, void *e, unsigned flags) { return 0; }
 CUresult cuEventCreate(void **e, unsigned flags) { *e = malloc(1); return 0; }
 CUresult cuEventDestroy_v2(void *e) { free(e); return 0; }

@@ -45,7 +45,7 @@ def _ptx_backend():
     import importlib
 
     from pyjit import _core, _registry
-    from pyjit.gpu._kernels import signature_args
+    from pyjit.gpu._kernels import signature_args, with_defaults
     cpu = importlib.import_module("pyjit.gpu.cpu")
     if not hasattr(_core, "cuda_compile_ptx"):      # a pyjit built without GPU code generation
         return cpu
@@ -63,6 +63,7 @@ def _ptx_backend():
             kernel = self
 
             def launch(*args):
+                args = with_defaults(kernel.py_func, args)
                 # the types the GPU compiles for: a declared signature's, as its launch converts
                 names = list(cpu._launch_types(
                     signature_args(kernel, args, cpu._launch_types) if kernel.signature

@@ -2,6 +2,6 @@
 code importing from there (`from numba.cuda.cudadrv.devicearray import DeviceNDArray` for type
 checks, `from numba.cuda.cudadrv.driver import CudaAPIError` around allocations) ports by
 changing the package name. The names are the running backend's own objects."""
-from . import devicearray, driver, error, runtime  # noqa: F401
+from . import devicearray, devices, driver, error, runtime  # noqa: F401
 
-__all__ = ["devicearray", "driver", "error", "runtime"]
+__all__ = ["devicearray", "devices", "driver", "error", "runtime"]

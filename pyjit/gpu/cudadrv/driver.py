@@ -25,5 +25,25 @@ class Driver:
 
 driver = Driver()
 
+
+class _StreamType(type):
+    """driver.Stream(context, handle, finalizer=None): numba-cuda's stream class, called by
+    libraries that wrap another library's CUstream (a CuPy stream's .ptr as a ctypes c_void_p):
+    the running backend's stream over that handle, as cuda.external_stream(ptr) gives; and
+    isinstance(s, driver.Stream) holds for the backend's streams."""
+
+    def __call__(cls, context, handle, finalizer=None, external=False):
+        import pyjit.gpu as gpu
+        ptr = getattr(handle, "value", handle)     # a ctypes c_void_p, or an int
+        return gpu.external_stream(int(ptr or 0))
+
+    def __instancecheck__(cls, obj):
+        import pyjit.gpu as gpu
+        return isinstance(obj, gpu.Stream)
+
+
+class Stream(metaclass=_StreamType):
+    """numba-cuda's driver.Stream (see _StreamType)."""
+
 __all__ = ["CudaAPIError", "CudaDriverError", "CudaMemoryError", "CudaSupportError", "Driver",
-           "driver"]
+           "Stream", "driver"]

@@ -12,8 +12,8 @@ from .state import SimulatorError, RaceError
 from .intrinsics import _laneid, warpsize
 from .arrays import (
     DeviceNDArray, to_device, device_array, device_array_like, pinned_array, pinned_array_like,
-    mapped_array, managed_array, is_cuda_array, as_cuda_array, In, Out, InOut,
-    from_cuda_array_interface, open_ipc_array,
+    mapped_array, mapped_array_like, managed_array, is_cuda_array, as_cuda_array, In, Out,
+    InOut, from_cuda_array_interface, open_ipc_array,
 )
 from .host import (
     Stream, Event, stream, default_stream, legacy_default_stream, per_thread_default_stream,
@@ -44,7 +44,8 @@ globals().update((n, _implementation(n)) for n in _KERNEL_NAMES)
 __all__ = _KERNEL_NAMES + [
     "SimulatorError", "RaceError", "BarrierError", "warpsize", "DeviceNDArray", "to_device",
     "device_array", "device_array_like", "pinned_array", "pinned_array_like", "mapped_array",
-    "managed_array", "is_cuda_array", "as_cuda_array", "In", "Out", "InOut", "Stream", "Event",
+    "mapped_array_like", "managed_array", "is_cuda_array", "as_cuda_array", "In", "Out",
+    "InOut", "Stream", "Event",
     "stream", "default_stream", "legacy_default_stream", "per_thread_default_stream",
     "external_stream", "event", "event_elapsed_time", "synchronize", "gpus", "select_device",
     "get_current_device", "current_context", "list_devices", "close", "defer_cleanup",
@@ -53,8 +54,8 @@ __all__ = _KERNEL_NAMES + [
     "profiling", "jit", "Kernel", "DeviceFunction", "Reduce", "reduce", "Vectorized",
     "vectorize", "guvectorize", "scheduler_backend", "declare_device", "is_float16_supported",
     "from_cuda_array_interface", "open_ipc_array", "compile_ptx", "compile_ptx_for_current_device",
-    "SourceModule", "RawModule", "RawKernel", "NvrtcError", "CompileError", "mem_alloc",
-    "memcpy_htod", "memcpy_dtoh",
+    "compile", "compile_for_current_device", "SourceModule", "RawModule", "RawKernel",
+    "NvrtcError", "CompileError", "mem_alloc", "memcpy_htod", "memcpy_dtoh",
 ]
 
 # CUDA C source runs only on a GPU: these say so when used (pyjit/gpu/source.py).
@@ -67,7 +68,7 @@ CompileError = NvrtcError
 
 
 def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=True, debug=False,
-                lineinfo=False):
+                lineinfo=False, abi="numba", abi_info=None):
     """(ptx, return type name): the compiled backend's compile_ptx, which needs no GPU (the
     simulator runs kernels as Python, but the PTX they compile to can still be looked at).
     The function's references to this module and its kernel-language objects are read as the
@@ -75,7 +76,18 @@ def compile_ptx(pyfunc, signature, device=False, fastmath=False, cc=None, opt=Tr
     from .. import hardware
     return hardware.compile_ptx(_as_compiled(pyfunc, hardware), signature, device=device,
                                 fastmath=fastmath, cc=cc, opt=opt, debug=debug,
-                                lineinfo=lineinfo)
+                                lineinfo=lineinfo, abi=abi, abi_info=abi_info)
+
+
+def compile(pyfunc, sig, **kwargs):
+    """numba-cuda's cuda.compile (a device function with the C ABI by default), as the compiled
+    backend's, reading the function's names as compile_ptx does."""
+    from .. import hardware
+    return hardware.compile(_as_compiled(pyfunc, hardware), sig, **kwargs)
+
+
+def compile_for_current_device(pyfunc, sig, **kwargs):
+    return compile(pyfunc, sig, cc=get_current_device().compute_capability, **kwargs)
 
 
 def _as_compiled(pyfunc, hardware):

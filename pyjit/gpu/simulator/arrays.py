@@ -463,6 +463,13 @@ class DeviceNDArray:
     alloc_size = nbytes
 
     @property
+    def device_ctypes_pointer(self):
+        """numba-cuda's: the data address as a ctypes.c_void_p (here the host memory standing
+        for the device's, the address __cuda_array_interface__ gives too)."""
+        import ctypes
+        return ctypes.c_void_p(self._ary.ctypes.data if self._ary.size else 0)
+
+    @property
     def __cuda_array_interface__(self):
         a = self._ary
         cai = {
@@ -642,6 +649,11 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
     """A NumPy array that kernels use in place, as the compiled backend's (host memory mapped
     for the GPU): here simply host memory, which the simulated kernels use anyway."""
     return np.zeros(shape, dtype=as_dtype(dtype), order=order)
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    """A mapped array of ary's shape, dtype and order (see mapped_array)."""
+    return np.zeros_like(_host_or_dev(ary))
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):

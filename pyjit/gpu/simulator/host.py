@@ -6,7 +6,8 @@ behaves like the GPU path's (events still measure real elapsed time between reco
 import contextlib
 import time
 
-from .._hostapi import DEALLOCATIONS as _DEALLOCATIONS
+from .._hostapi import DEALLOCATIONS as _DEALLOCATIONS, DEVICE_ATTRIBUTES as _DEVICE_ATTRIBUTES, \
+    unknown_device_attribute as _unknown_device_attribute
 from .arrays import DeviceNDArray
 
 
@@ -122,6 +123,13 @@ class Device:
     WARP_SIZE = 32
     MULTIPROCESSOR_COUNT = 132
     uuid = "GPU-00000000-0000-0000-0000-000000000000"
+
+    def __getattr__(self, name):
+        """The driver's other device attributes by name, as the simulated sm_90 part has them."""
+        row = _DEVICE_ATTRIBUTES.get(name)
+        if row is None:
+            raise _unknown_device_attribute(name)
+        return row[1]
 
     def reset(self):
         pass

@@ -24,7 +24,8 @@ from . import intrinsics as I
 from . import host, scheduler, transform
 from ... import _serialize
 from .. import _options as _kernel_options
-from .._kernels import LaunchForms, SpecializedKernel, signature_args, threads_of as _threads_of
+from .._kernels import LaunchForms, Overloads, SpecializedKernel, VersionCode, signature_args, \
+    with_defaults, threads_of as _threads_of
 from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
@@ -424,6 +425,8 @@ class DeclaredDevice:
         self.name = self.__name__ = name
         self.signature = signature
         self.link = tuple(_kernel_options.link_files(link)) if link else ()
+        from .._link import check_host_files
+        check_host_files(self.link)
         self._call = None
 
     def __call__(self, *args):
@@ -617,11 +620,12 @@ def _launch_types(args):
     return tuple(_core.typeof(host(a), True).replace("weak ", "") for a in args)
 
 
-class _Overload:
+class _Overload(VersionCode):
     """kernel.overloads[signature]: a compiled version, as numba-cuda's _Kernel."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, argtypes=None):
         self.kernel = kernel
+        self.argtypes = argtypes
 
     @property
     def cooperative(self):
@@ -632,16 +636,13 @@ class _Overload:
         return self.kernel.max_cooperative_grid_blocks(blockdim, dynsmemsize)
 
 
-class _Overloads:
-    def __init__(self, kernel):
-        self.kernel = kernel
-
-    def __getitem__(self, signature):
-        return _Overload(self.kernel)
+def _Overloads(kernel):
+    return Overloads(kernel, _Overload, kernel._versions)
 
 
 def _launch(kernel, griddim, blockdim, sharedmem, args):
     names = kernel._argnames
+    args = with_defaults(kernel.py_func, args)
     if len(args) != len(names):
         raise TypeError(f"kernel '{kernel.__name__}' takes {len(names)} argument(s) "
                         f"({', '.join(names)}), {len(args)} given")
