@@ -832,6 +832,11 @@ Type *infer_setitem(Infer *c, Instr *in)
     if (!split_index(c, in, idx, &ix) || !check_index_types(c, in, t, &ix, &nints))
         return NULL;
     Type *sel = selection_type(t, idx, &ix, nints), *vt = val->type;
+    if (sel->kind != TY_ARRAY && vt->kind == TY_ARRAY && vt->array.ndim == 0) {
+        /* a[i] = b with b a 0-d array (b[()], np.sum(x, keepdims=True) of a 0-d x): its item */
+        Instr *args[3] = {obj, idx, val};
+        return infer_library_call(c, in, "method.array.__setitem__", args, 3);
+    }
     bool same_chars = vt->kind == TY_ARRAY && vt->array.dtype == t->array.dtype;
     if (t->array.dtype->kind == TY_CHARSEQ && !same_chars) {   /* a str, cut or padded */
         if (sel->kind == TY_ARRAY || !infer_is_text(vt))

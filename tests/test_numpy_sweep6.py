@@ -1,0 +1,157 @@
+"""The sixth NumPy sweep: reshape/ravel/flatten with order=, a 0-d array stored into an element,
+dtype= spelled as Python's types in np.asarray/np.array, ...; each compared with NumPy itself on
+several dtypes, shapes, layouts and edge cases."""
+import numpy as np
+import pytest
+
+from pyjit import njit
+from pyjit.errors import TypingError
+
+
+def same(got, want):
+    """got (compiled) equals want (NumPy): values, and the dtype and shape of arrays (scalars
+    come back as Python numbers, as compiled code returns them)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+        return
+    if np.ndim(want) == 0 and not isinstance(want, np.ndarray):
+        assert np.ndim(got) == 0
+        assert np.allclose(got, want, equal_nan=True) or got == want, (got, want)
+        return
+    got = np.asarray(got)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if want.dtype.kind in "fc":
+        assert np.allclose(got, want, equal_nan=True, rtol=1e-6), (got, want)
+    else:
+        assert np.array_equal(got, want), (got, want)
+
+
+def source_case(src, *names):
+    """The Python function `f(names...)` returning src, and its compiled twin."""
+    ns = {"np": np}
+    exec(f"def f({', '.join(names)}):\n    return {src}\n", ns)
+    return ns["f"], njit(ns["f"])
+
+
+def layouts(dtype=np.float64):
+    """3x4 arrays of dtype in several layouts: C, F, a strided view, both axes reversed, a
+    transposed view with a reversed axis."""
+    base = np.arange(12).astype(dtype).reshape(3, 4)
+    return [base, np.asfortranarray(base), np.arange(48).astype(dtype).reshape(6, 8)[::-2, 1::2],
+            base[::-1, ::-1], np.arange(12).astype(dtype).reshape(4, 3).T,
+            np.arange(12).astype(dtype).reshape(4, 3).T[:, ::-1]]
+
+
+# ---- order= on reshape, ravel and flatten ---------------------------------------------------
+
+ORDER_CASES = [
+    "a.reshape((4, 3), order='F')", "np.reshape(a, (2, -1), order='F')",
+    "np.reshape(a, -1, order='F')", "a.reshape(12, order='A')", "a.reshape((6, 2), order='A')",
+    "np.reshape(a, (3, 2, 2), order='C')", "a.reshape((2, 3, 2), order='F')",
+    "a.ravel(order='F')", "np.ravel(a, 'F')", "a.ravel('A')", "a.ravel(order='K')",
+    "np.ravel(a, order='K')", "np.ravel(a, order='a')", "a.flatten('F')",
+    "a.flatten(order='K')", "a.flatten('A')", "a.ravel('C')",
+]
+
+
+@pytest.mark.parametrize("src", ORDER_CASES)
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.complex64])
+def test_order(src, dtype):
+    f, jf = source_case(src, "a")
+    for a in layouts(dtype):
+        want, got = f(a), jf(a)
+        same(got, want)
+        # a view where NumPy gives one (splitting an axis of a contiguous array into two is a
+        # copy in pyjit where NumPy views)
+        if (a.flags.c_contiguous or a.flags.f_contiguous) and want.ndim <= 2:
+            assert np.shares_memory(got, a) == np.shares_memory(want, a), (src, a.strides)
+
+
+def test_order_views_write_through():
+    def f(a):
+        r = a.ravel(order="F")
+        r[0] = 100.0
+        v = a.reshape((4, 3), order="F")
+        v[1, 0] = -1.0
+        return a
+    a = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    same(njit(f)(a.copy(order="F")), f(a.copy(order="F")))
+
+
+@pytest.mark.parametrize("src", ["np.ravel(a, order='F')", "a.reshape((2, 3), order='F')",
+                                 "a.flatten('K')", "a.ravel('A')"])
+def test_order_small(src):
+    f, jf = source_case(src, "a")
+    for a in [np.arange(6.0), np.zeros(0), np.array(2.5), np.arange(6).reshape(1, 6, 1)]:
+        try:
+            want = f(a)
+        except ValueError:
+            with pytest.raises(ValueError):
+                jf(a)
+            continue
+        same(jf(a), want)
+
+
+def test_order_errors():
+    f, jf = source_case("np.reshape(a, (3, 4), order='K')", "a")
+    with pytest.raises(ValueError):
+        f(np.zeros(12))
+    with pytest.raises(TypingError, match="order"):
+        jf(np.zeros(12))
+
+    def g(a, o):
+        return a.ravel(order=o)
+    with pytest.raises(TypingError, match="constant string"):
+        njit(g)(np.zeros(3), "F")
+
+
+# ---- a 0-d array stored into one element ----------------------------------------------------
+
+def test_store_0d():
+    def f(a, b):
+        a[1] = b
+        a[-1] = b[()] * 2
+        return a
+
+    def g(a, b):
+        a[1, 0] = b
+        a[0, -1] = np.sum(b, keepdims=True)
+        return a
+    for dt in [np.float64, np.int32, np.float32, np.complex128]:
+        b = np.array(5, dt)
+        same(njit(f)(np.zeros(3, dt), b), f(np.zeros(3, dt), b))
+        same(njit(g)(np.zeros((3, 2), dt), b), g(np.zeros((3, 2), dt), b))
+    # an int 0-d array into floats, floats into ints (truncated, as NumPy's store)
+    same(njit(f)(np.zeros(3), np.array(7)), f(np.zeros(3), np.array(7)))
+    same(njit(f)(np.zeros(3, np.int64), np.array(7.9)), f(np.zeros(3, np.int64), np.array(7.9)))
+
+
+def test_store_0d_refused():
+    def f(a, b):
+        a[1] = b
+        return a
+    # NumPy drops the imaginary part of a 0-d array with a ComplexWarning (and refuses a complex
+    # number); compiled code refuses both, as it cannot warn
+    with pytest.raises(TypeError):
+        f(np.zeros(3), 1 + 2j)
+    with pytest.raises(TypingError, match="complex128"):
+        njit(f)(np.zeros(3), np.array(1 + 2j))
+    with pytest.raises(ValueError):
+        f(np.zeros(3), np.ones(1))       # NumPy 2: only a 0-d array converts to an element
+    with pytest.raises(TypingError, match="cannot store"):
+        njit(f)(np.zeros(3), np.ones(1))
+
+
+# ---- dtype= spelled as Python's types ---------------------------------------------------------
+
+@pytest.mark.parametrize("src", ["np.asarray(a, dtype=float)", "np.asarray(a, float)",
+                                 "np.array(a, dtype=int)", "np.asarray(a, complex)",
+                                 "np.array(a, bool)", "np.asarray(a, 'f4')",
+                                 "np.array(a, dtype='i2')"])
+def test_python_type_dtypes(src):
+    f, jf = source_case(src, "a")
+    for a in [np.array([3, -1, 4], np.int32), np.arange(6.0).reshape(2, 3)[:, ::2], np.zeros(0)]:
+        same(jf(a), f(a))
