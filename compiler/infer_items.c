@@ -62,6 +62,11 @@ static Type *array_attr_type(Infer *c, Instr *in, Type *t, ArrayAttr attr)
 
 static Type *array_getattr(Infer *c, Instr *in, Type *t)
 {
+    if (strcmp(in->name, "imag") == 0 && ty_is_scalar(t->array.dtype) &&
+        !ty_is_complex(t->array.dtype)) {   /* zeros of the array's shape and dtype, as Numba */
+        Instr *self = in->args[0];
+        return infer_library_call(c, in, "method.array._imag_of_real", &self, 1);
+    }
     for (size_t i = 0; i < sizeof array_attrs / sizeof *array_attrs; i++)
         if (strcmp(in->name, array_attrs[i].name) == 0) {
             Type *r = array_attr_type(c, in, t, array_attrs[i].attr);

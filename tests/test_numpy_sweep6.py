@@ -155,3 +155,82 @@ def test_python_type_dtypes(src):
     f, jf = source_case(src, "a")
     for a in [np.array([3, -1, 4], np.int32), np.arange(6.0).reshape(2, 3)[:, ::2], np.zeros(0)]:
         same(jf(a), f(a))
+
+
+# ---- the features of Numba's list that differed -----------------------------------------------
+
+INPUTS = {
+    "f8": np.array([0.3, -1.2, 2.5, 0.0, 1.7, -0.4]), "i4": np.array([3, -1, 4, 1, -5], np.int32),
+    "f4": np.array([2.5, -1, 0.5, 4], np.float32), "b": np.array([True, False, True]),
+    "c16": np.array([1 + 2j, -1j, 3.0, 0.5 - 0.5j]), "m": np.arange(12.0).reshape(3, 4) - 5.5,
+    "mF": np.asfortranarray(np.arange(12.0).reshape(3, 4)), "view": np.arange(24.0).reshape(4, 6)[::2, 1::2],
+    "empty": np.zeros(0), "nan": np.array([1.0, np.nan, -2.0, 3.0, np.nan]), "0d": np.array(2.5),
+    "0di": np.array(7, np.int16), "m3": np.arange(24).reshape(2, 3, 4),
+}
+
+SWEEP = [
+    ("np.float32(a)", ["f8", "i4", "b", "m", "view", "empty", "0d"]),
+    ("np.int16(a)", ["f8", "i4", "b", "mF", "empty"]), ("np.uint8(a)", ["i4", "b", "m3"]),
+    ("np.bool_(a)", ["f8", "i4", "nan", "empty"]), ("np.complex64(a)", ["f8", "i4", "c16"]),
+    ("np.complex128(a)", ["f4", "m"]), ("np.intp(a)", ["f8", "m"]), ("np.uintc(a)", ["i4"]),
+    ("np.float64([1, 2, 3])", [None]), ("np.int32((1.5, 2.5))", [None]),
+    ("np.tril(a)", ["f8", "i4", "m", "mF", "view", "m3", "empty", "b"]),
+    ("np.triu(a, 1)", ["f8", "i4", "m", "mF", "view", "m3", "empty"]),
+    ("np.tril(a, -2)", ["f8", "m3", "c16"]),
+    ("np.ascontiguousarray(a)", ["0d", "0di", "f8", "mF", "view"]),
+    ("np.asfortranarray(a)", ["0d", "0di", "f8", "m", "view"]),
+    ("np.ascontiguousarray(a, dtype=np.float32)", ["0d", "i4", "mF", "view", "empty"]),
+    ("np.asfortranarray(a, np.int64)", ["0d", "f8", "m", "view"]),
+    ("np.ascontiguousarray(2.5)", [None]), ("np.flip(a)", ["0d", "0di", "f8", "m"]),
+    ("np.expand_dims(a, 0)", ["0d", "f8", "m"]), ("np.expand_dims(a, -1)", ["0d", "0di"]),
+    ("a.imag", ["f8", "i4", "b", "m", "mF", "view", "empty", "0d", "c16"]),
+    ("a.conj()", ["f8", "b", "i4", "c16", "view"]), ("a.conjugate()", ["b", "c16"]),
+    ("np.conjugate(a)", ["b", "i4", "c16"]),
+    ("np.isclose(a, a[::-1])", ["c16", "f8", "nan"]), ("np.isclose(a, 3.0)", ["c16"]),
+    ("np.isclose(a, a[::-1] + 1e-9j, equal_nan=True)", ["c16", "nan"]),
+    ("np.allclose(a, a + 1e-12j)", ["c16", "f8"]),
+    ("np.unwrap(a)", ["nan", "f8", "empty"]),
+    ("a.max()", ["c16", "f8"]), ("a.min()", ["c16", "i4"]), ("np.max(a)", ["c16"]),
+    ("np.amin(a)", ["c16"]), ("np.amax(a)", ["c16"]), ("a.std()", ["c16"]),
+    ("a.var()", ["c16"]), ("np.var(a)", ["c16"]), ("np.std(a, ddof=1)", ["c16"]),
+    ("a.var(ddof=2)", ["c16"]), ("np.std(a.astype(np.complex64))", ["c16"]),
+]
+
+
+def _arg(key):
+    a = INPUTS[key]
+    return np.array(a, copy=True, order="K") if key != "view" else a
+
+
+@pytest.mark.parametrize("src, keys", SWEEP, ids=[s for s, _ in SWEEP])
+def test_sweep(src, keys):
+    if keys == [None]:
+        f, jf = source_case(src)
+        same(jf(), f())
+        return
+    f, jf = source_case(src, "a")
+    for key in keys:
+        want = f(_arg(key))
+        same(jf(_arg(key)), want)
+
+
+def test_complex_extremes_with_nan():
+    c = np.array([1 + 2j, 5 - 1j, complex(2, np.nan), complex(np.nan, 0), 7 + 0j])
+    for src in ["a.max()", "a.min()", "np.max(a[:2])", "np.min(a[::-1])"]:
+        f, jf = source_case(src, "a")
+        same(jf(c), f(c))
+    for src in ["a.max()", "np.amin(a)"]:
+        f, jf = source_case(src, "a")
+        with pytest.raises(ValueError, match="zero-size"):
+            f(np.zeros(0, complex))
+        with pytest.raises(ValueError, match="zero-size"):
+            jf(np.zeros(0, complex))
+
+
+def test_imag_of_real_is_a_new_array():
+    def f(a):
+        z = a.imag
+        return z.shape, z.dtype == a.dtype, z.sum()
+    a = np.arange(6.0).reshape(2, 3)
+    assert njit(f)(a) == ((2, 3), True, 0.0)
+    assert f(a)[0] == (2, 3)

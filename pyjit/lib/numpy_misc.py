@@ -364,7 +364,7 @@ def _unwrap(p, discont=None, axis=-1, period=2 * math.pi):
             ddmod = np.mod(dd + half, period) - half
             if ddmod == -half and dd > 0:
                 ddmod = half
-            if abs(dd) >= d:
+            if not abs(dd) < d:             # a NaN step too, which NumPy carries onward
                 correction += ddmod - dd
             out[i] = p[i] + correction
         return out

@@ -209,6 +209,8 @@ def _expand_dims(a, axis):
     if not is_array(a) or not isinstance(axis, (types.Integer, types.Boolean)):
         return None
     nd = a.ndim
+    if nd == 0:
+        return lambda a, axis: as_strided(a, (1,), (0 * _norm_axis(axis, 1),))
     source = ("def impl(a, axis):\n"
               f"    ax = _norm_axis(axis, {nd + 1})\n"
               "    " + _shape_source(nd + 1, "shape",
@@ -257,9 +259,11 @@ def _atleast_3d(a):
 
 @overload(np.flip)
 def _flip(m, axis=None):
-    if not is_array(m) or m.ndim == 0:
+    if not is_array(m):
         return None
     nd = m.ndim
+    if nd == 0 and not given(axis):
+        return lambda m, axis=None: m[...]   # a view of the one item
     if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
         index = ", ".join(["::-1"] * nd)
         return _generated("impl", f"def impl(m, axis=None):\n    return m[{index}]\n", {})
