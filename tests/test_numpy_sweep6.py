@@ -234,3 +234,50 @@ def test_imag_of_real_is_a_new_array():
     a = np.arange(6.0).reshape(2, 3)
     assert njit(f)(a) == ((2, 3), True, 0.0)
     assert f(a)[0] == (2, 3)
+
+
+# ---- np.shares_memory, np.may_share_memory and ufuncs writing over their operands ------------
+
+def _view_pairs():
+    base = np.arange(48.0).reshape(6, 8)
+    other = np.arange(10.0)
+    views = [base, base.T, base[::2], base[1::2], base[:, ::2], base[:, 1::2], base[::-1, ::-3],
+             base[2:4, 3:5], base[0], base[:, 0], base[5, 7:], base[3:3], base.ravel()[::7],
+             base.view(np.int64)[1:, ::2], base.ravel().view(np.float32)[1::2], other, other[::-1]]
+    return [(x, y) for x in views for y in views]
+
+
+def test_shares_memory():
+    def f(a, b):
+        return np.shares_memory(a, b), np.may_share_memory(a, b)
+    jf = njit(f)
+    for x, y in _view_pairs():
+        assert jf(x, y) == f(x, y), (x.shape, x.strides, y.shape, y.strides)
+    assert jf(np.zeros(3), 2.0) == f(np.zeros(3), 2.0)
+    assert njit(lambda a: np.shares_memory(a, a.copy()))(np.ones(4)) is False
+
+
+@pytest.mark.parametrize("src", [
+    "np.sin(a[::-1], out=a)", "np.sqrt(a[1:], out=a[:-1])", "np.add(a, a[::-1], out=a)",
+    "np.negative(a[:-1], out=a[1:])", "np.subtract(a[1:], a[:-1], out=a[:-1])",
+    "np.exp(a, out=a)", "np.abs(a[::-1], out=a)", "np.floor(a[::-1], out=a)",
+    "np.arctan2(a[::-1], a, out=a)", "np.power(a[::-1], 2, out=a)", "np.square(a[::-1], out=a)",
+    "np.copysign(a[::-1], -1.0, out=a)", "np.multiply(a[:-2], a[2:], out=a[1:-1])",
+    "np.add(a[:-1], a[1:], out=a[1:])"])
+def test_ufunc_out_overlapping(src):
+    ns = {"np": np}
+    exec(f"def f(a):\n    {src}\n    return a\n", ns)
+    f = ns["f"]
+    jf = njit(f)
+    for a in [np.arange(1.0, 9.0), np.arange(1.0, 13.0).reshape(3, 4)[:, 0],
+              np.arange(1.0, 9.0).astype(np.float32)]:
+        same(jf(a.copy()), f(a.copy()))
+
+
+def test_ufunc_out_in_place_2d():
+    def f(a):
+        np.add(a, a.T, out=a)          # reads a.T while writing a: from a copy
+        np.multiply(a, 2.0, out=a)     # the same items in the same places: in place
+        return a
+    a = np.arange(16.0).reshape(4, 4)
+    same(njit(f)(a.copy()), f(a.copy()))

@@ -37,6 +37,8 @@ _UNARY_UFUNCS = ("negative", "positive", "absolute", "square", "reciprocal", "sq
 INDEX = {
     "numpy_logic": ("any", "all", "count_nonzero", "flatnonzero", "nonzero"),
     "numpy_complex": ("min", "max", "amin", "amax", "var", "std"),
+    "numpy_memory": ("shares_memory", "may_share_memory"),
+    "numpy_algebra": ("einsum", "tensordot", "apply_along_axis", "polyfit", "poly"),
     "numpy_datetime": ("datetime64", "timedelta64", "maximum", "minimum", "absolute",
                        "builtins.abs"),
     "numpy_math": ("diff", "cumprod", "interp", "isclose", "allclose", "nan_to_num", "angle",
