@@ -281,3 +281,46 @@ def test_ufunc_out_in_place_2d():
         return a
     a = np.arange(16.0).reshape(4, 4)
     same(njit(f)(a.copy()), f(a.copy()))
+
+
+# ---- lists and tuples where NumPy functions take arrays ---------------------------------------
+
+L, L2, LI, T = "[3.0, 1.0, 2.0, 5.0]", "[[1.0, 2.0], [3.0, 4.5]]", "[3, 1, 2, 2]", "(1.0, 4.0, 9.0)"
+SEQUENCES = [
+    f"np.sum({L})", f"np.mean({T})", f"np.sort({LI})", f"np.cumsum({LI})", f"np.sqrt({L})",
+    f"np.add({L}, {L})", f"np.median({L})", f"np.max({L2}, axis=0)", f"np.std({T})",
+    f"np.argmax({L})", f"np.exp({T})", f"np.dot({L2}, {L2})", f"np.unique({LI})", f"np.diff({L})",
+    "np.interp(2.5, [1.0, 2.0, 3.0], [0.0, 1.0, 5.0])", f"np.isin({LI}, [1, 2])",
+    f"np.clip({L}, 1.5, 3)", f"np.percentile({L}, 50)", f"np.histogram({L}, 2)",
+    f"np.maximum({L}, 2.0)", "np.searchsorted([1, 2, 3], 2)", f"np.transpose({L2})",
+    f"np.ravel({L2})", f"np.round({L}, 1)", f"np.all({LI})", f"np.nonzero({LI})",
+    f"np.abs({LI})", f"np.convolve({L}, [1.0, 1.0])", f"np.outer({T}, {T})",
+    f"np.polyval([1.0, 2.0], {T})", f"np.flip({L2})", f"np.var({L2}, axis=1)",
+    "np.cross([1.0, 0, 0], [0, 1.0, 0])", f"np.prod({T})", f"np.isnan({T})",
+    f"np.minimum({LI}, {LI})", f"np.count_nonzero({LI})", f"np.argsort({L})",
+    f"np.trapezoid({L})", f"np.bincount({LI})", "np.mean([[1, 2], [3, 4]], axis=1)",
+    "np.sum((1, 2.5, True))", "np.conj([1 + 2j, 3])", "np.multiply(2, [1, 2, 3])",
+    "np.where([True, False], [1, 2], [3, 4])", f"np.cov({L2})", "np.nansum([1.0, np.nan])",
+    f"np.array_equal({L}, {L})", "np.sum([[[1, 2]], [[3, 4]]], axis=(0, 2))",
+]
+
+
+@pytest.mark.parametrize("src", SEQUENCES)
+def test_sequences_as_arrays(src):
+    f, jf = source_case(src)
+    same(jf(), f())
+
+
+def test_sequences_built_at_run_time():
+    def f(n):
+        xs = [float(i) ** 0.5 for i in range(n)]
+        return np.sum(xs), np.median(xs), np.sort(xs)[::-1], np.add(xs, xs)
+    for n in (1, 5):
+        same(njit(f)(n), f(n))
+
+
+def test_sequences_not_arrays_stay_errors():
+    def f():
+        return np.sum(("a", "b"))
+    with pytest.raises(TypingError, match=r"(?s)sum.*line"):
+        njit(f)()

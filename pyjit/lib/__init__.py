@@ -28,6 +28,43 @@ _UNARY_UFUNCS = ("negative", "positive", "absolute", "square", "reciprocal", "sq
                  "sin", "cos", "tan", "floor", "ceil", "trunc", "rint", "sign", "invert",
                  "logical_not")
 
+# numpy_arraylike: the NumPy functions that read a list or tuple argument as np.asarray reads
+# it, by how many of their first positional parameters take arrays
+ARRAY_PARAMS = {
+    1: ("sum", "prod", "mean", "std", "var", "min", "max", "amin", "amax", "argmin", "argmax",
+        "cumsum", "cumprod", "median", "percentile", "quantile", "nanmean", "nansum", "nanmin",
+        "nanmax", "nanstd", "nanvar", "nanmedian", "nanprod", "nanargmin", "nanargmax",
+        "nancumsum", "nancumprod", "nanpercentile", "nanquantile", "ptp", "average", "sort",
+        "argsort", "unique", "diff", "count_nonzero", "nonzero", "flatnonzero", "argwhere",
+        "any", "all", "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin",
+        "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor",
+        "ceil", "trunc", "absolute", "fabs", "sign", "isnan", "isinf", "isfinite",
+        "negative", "positive", "square", "reciprocal", "expm1", "log1p", "exp2", "cbrt", "rint",
+        "around", "round", "clip", "ravel", "transpose", "flip", "roll", "histogram", "bincount",
+        "unwrap", "trapezoid", "ediff1d", "nan_to_num", "real", "imag", "conjugate",
+        "angle", "iscomplex", "isreal", "isposinf", "isneginf", "signbit", "deg2rad",
+        "rad2deg", "degrees", "radians", "logical_not", "invert", "spacing",
+        "sinc", "i0", "cov", "corrcoef", "gradient", "trim_zeros", "diag", "diagflat", "tril",
+        "triu", "vander", "cumulative_sum", "partition", "argpartition", "fliplr", "flipud",
+        "rot90", "squeeze", "expand_dims", "swapaxes", "moveaxis", "repeat", "tile", "resize",
+        "append", "delete", "insert", "split", "array_split", "take", "put", "roots", "poly",
+        "isnat", "frexp", "modf", "trace", "diagonal", "full_like", "zeros_like", "ones_like",
+        "empty_like", "asarray_chkfinite", "ascontiguousarray", "asfortranarray",
+        "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "copy", "extract"),
+    2: ("add", "subtract", "multiply", "divide", "floor_divide", "power",
+        "float_power", "remainder", "fmod", "divmod", "maximum", "minimum", "fmax", "fmin",
+        "hypot", "arctan2", "copysign", "nextafter", "ldexp", "heaviside", "logaddexp",
+        "logaddexp2", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+        "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+        "left_shift", "right_shift", "gcd", "lcm", "dot", "vdot", "inner", "outer", "cross",
+        "kron", "convolve", "correlate", "isclose", "allclose", "array_equal", "searchsorted",
+        "digitize", "isin", "union1d", "intersect1d", "setdiff1d", "setxor1d", "polyval",
+        "matmul", "polyfit", "tensordot", "take_along_axis", "histogram2d"),
+    3: ("interp", "where"),
+}
+
+
+
 # module -> the functions it implements: NumPy's by name, builtins as "builtins.<name>" (an
 # overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers), pyjit's
 # own by their full name ("pyjit.typed.List"), those of STDLIB's modules as "heapq.heappush", and
@@ -39,6 +76,7 @@ INDEX = {
     "numpy_complex": ("min", "max", "amin", "amax", "var", "std"),
     "numpy_memory": ("shares_memory", "may_share_memory"),
     "numpy_algebra": ("einsum", "tensordot", "apply_along_axis", "polyfit", "poly"),
+    "numpy_arraylike": tuple(name for group in ARRAY_PARAMS.values() for name in group),
     "numpy_datetime": ("datetime64", "timedelta64", "maximum", "minimum", "absolute",
                        "builtins.abs"),
     "numpy_math": ("diff", "cumprod", "interp", "isclose", "allclose", "nan_to_num", "angle",
@@ -56,7 +94,7 @@ INDEX = {
     "numpy_create": ("eye", "identity", "diag", "full_like", "copy", "tri", "tril", "triu",
                      "outer", "trace", "cross", "meshgrid", "vander", "logspace", "geomspace",
                      "ascontiguousarray", "asfortranarray", "fill_diagonal", "linspace",
-                     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                      "uint64", "float32", "float64", "complex64", "complex128"),
     "numpy_ufuncs": ("add", "subtract", "multiply", "divide", "floor_divide", "remainder",
                      "fmod", "fmax", "fmin", "copysign", "heaviside", "logaddexp", "logaddexp2",
@@ -240,7 +278,14 @@ def functions():
 # pass an axis never import it)
 GATES = {
     "numpy_axis": lambda args, kws: len(args) > 1 or bool(kws) or _datetime_array(args),
+    "numpy_arraylike": lambda args, kws: _sequence_argument(args),
 }
+
+
+def _sequence_argument(args):
+    """Whether an argument is a list or a tuple (numpy_arraylike reads some as arrays)."""
+    from .. import types
+    return any(isinstance(t, (types.List, types.Tuple)) for t in args)
 
 
 def _datetime_array(args):

@@ -487,7 +487,7 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
 
 # ---- np.float64(array) and the other scalar types called on sequences ------------------------
 
-_SCALAR_TYPES = ("bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+_SCALAR_TYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                  "uint64", "float32", "float64", "complex64", "complex128")
 
 
