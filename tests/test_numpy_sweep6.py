@@ -324,3 +324,23 @@ def test_sequences_not_arrays_stay_errors():
         return np.sum(("a", "b"))
     with pytest.raises(TypingError, match=r"(?s)sum.*line"):
         njit(f)()
+
+
+# ---- the complex forms of the ufuncs Numba lists ----------------------------------------------
+
+_PARTS = [0, 0.5, -0.5, 1, -1, 2, -2, 1e-8, 1e8, -0.0]
+_GRID = np.array([complex(a, b) for a in _PARTS for b in _PARTS])
+
+
+@pytest.mark.parametrize("name", ["rint", "exp2", "expm1", "log1p", "reciprocal", "arcsin",
+                                  "arccos", "arctan", "arcsinh", "arccosh", "arctanh"])
+def test_complex_ufuncs(name):
+    f, jf = source_case(f"np.{name}(a)", "a")
+    with np.errstate(all="ignore"):
+        for z in [_GRID, _GRID.astype(np.complex64), _GRID.reshape(10, 10)[::2, ::-3]]:
+            want, got = f(z), jf(z)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            tol = 1e-5 if z.dtype == np.complex64 else 1e-12
+            assert np.allclose(got, want, rtol=tol, atol=0, equal_nan=True), name
+        g, s = source_case(f"np.{name}(a)", "a")   # scalars
+        assert np.isclose(s(0.3 - 0.2j), g(0.3 - 0.2j), rtol=1e-12)

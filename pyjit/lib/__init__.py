@@ -103,7 +103,7 @@ INDEX = {
                      "gcd", "lcm", "equal", "not_equal", "less", "less_equal", "greater",
                      "greater_equal", "negative", "positive", "square", "reciprocal",
                      "logical_not", "invert", "expm1", "log1p", "exp2", "cbrt",
-                     "deg2rad", "radians", "rad2deg", "degrees", "signbit", "rint", "arcsinh",
+                     "deg2rad", "radians", "rad2deg", "degrees", "signbit", "rint", "arcsin", "arccos", "arctan", "arcsinh",
                      "arccosh", "arctanh", "conjugate", "clip", "round", "around",
                      # the builtins' math ufuncs, given an output array (np.sin(x, out)) or complex x
                      "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin",

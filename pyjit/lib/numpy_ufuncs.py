@@ -438,6 +438,78 @@ def _arctanh(a):
     return math.atanh(a) if -1 < a < 1 else math.nan * a
 
 
+# the complex loops NumPy's npymath computes: its formulas for reciprocal (Smith's division),
+# expm1, log1p and exp2; C99's for the inverse functions (CPython's cmath, the same formulas)
+@register_jitable
+def _complex_reciprocal(z):
+    r, i = z.real, z.imag
+    if (r == 0 and i == 0) or r != r or i != i:   # NumPy's: NaN parts
+        return complex(math.nan, math.nan)
+    if abs(r) >= abs(i):
+        t = i / r
+        d = r + i * t
+        return complex(1.0 / d, -t / d)
+    t = r / i
+    d = r * t + i
+    return complex(t / d, -1.0 / d)
+
+
+@register_jitable
+def _complex_expm1(z):
+    x, y = z.real, z.imag
+    a = math.sin(y / 2)
+    return complex(math.expm1(x) * math.cos(y) - 2 * a * a, math.exp(x) * math.sin(y))
+
+
+@register_jitable
+def _complex_log1p(z):
+    x, y = z.real + 1.0, z.imag
+    return complex(np.log(math.hypot(x, y)), math.atan2(y, x))
+
+
+@register_jitable
+def _complex_exp2(z):
+    r, i = z.real * 0.6931471805599453, z.imag * 0.6931471805599453
+    if i == 0:   # a real power: no NaN from an infinity times sin(0)
+        return complex(np.exp(r), i)
+    return cmath.exp(complex(r, i))
+
+
+@register_jitable
+def _complex_rint(z):
+    return complex(_rint(z.real), _rint(z.imag))
+
+
+@register_jitable
+def _complex_arcsin(z):
+    return cmath.asin(complex(z))
+
+
+@register_jitable
+def _complex_arccos(z):
+    return cmath.acos(complex(z))
+
+
+@register_jitable
+def _complex_arctan(z):
+    return cmath.atan(complex(z))
+
+
+@register_jitable
+def _complex_arcsinh(z):
+    return cmath.asinh(complex(z))
+
+
+@register_jitable
+def _complex_arccosh(z):
+    return cmath.acosh(complex(z))
+
+
+@register_jitable
+def _complex_arctanh(z):
+    return cmath.atanh(complex(z))
+
+
 @register_jitable
 def _conjugate(a):
     return a.conjugate()
@@ -753,22 +825,26 @@ _UFUNCS = {
     "negative": (1, {"i": _negative, "f": _negative, "c": _negative}),
     "positive": (1, {"i": _positive, "f": _positive, "c": _positive}),
     "square": (1, {"*": _square}),
-    "reciprocal": (1, {"i": _int_reciprocal, "f": _recip_zero}),
+    "reciprocal": (1, {"i": _int_reciprocal, "f": _recip_zero, "c": _complex_reciprocal}),
     "logical_not": (1, {"*": _logical_not}),
     "invert": (1, {"b": _bool_invert, "i": _invert}),
-    "expm1": (1, {"f": _expm1}),
-    "log1p": (1, {"f": _log1p}),
-    "exp2": (1, {"f": _exp2}),
+    "expm1": (1, {"f": _expm1, "c": _complex_expm1}),
+    "log1p": (1, {"f": _log1p, "c": _complex_log1p}),
+    "exp2": (1, {"f": _exp2, "c": _complex_exp2}),
     "cbrt": (1, {"f": _cbrt}),
     "deg2rad": (1, {"f": _deg2rad}),
     "radians": (1, {"f": _deg2rad}),
     "rad2deg": (1, {"f": _rad2deg}),
     "degrees": (1, {"f": _rad2deg}),
     "signbit": (1, {"f": _signbit}),
-    "rint": (1, {"f": _rint}),
-    "arcsinh": (1, {"f": _arcsinh}),
-    "arccosh": (1, {"f": _arccosh}),
-    "arctanh": (1, {"f": _arctanh}),
+    "rint": (1, {"f": _rint, "c": _complex_rint}),
+    "arcsinh": (1, {"f": _arcsinh, "c": _complex_arcsinh}),
+    "arccosh": (1, {"f": _arccosh, "c": _complex_arccosh}),
+    "arctanh": (1, {"f": _arctanh, "c": _complex_arctanh}),
+    # of real numbers the builtins serve
+    "arcsin": (1, {"c": _complex_arcsin}),
+    "arccos": (1, {"c": _complex_arccos}),
+    "arctan": (1, {"c": _complex_arctan}),
     "conjugate": (1, {"c": _conjugate, "*": _positive}),
     "float_power": (2, {"f": _float_power, "c": _complex_power}),
     "ldexp": (2, {"f": _ldexp}),
