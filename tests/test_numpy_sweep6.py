@@ -344,3 +344,35 @@ def test_complex_ufuncs(name):
             assert np.allclose(got, want, rtol=tol, atol=0, equal_nan=True), name
         g, s = source_case(f"np.{name}(a)", "a")   # scalars
         assert np.isclose(s(0.3 - 0.2j), g(0.3 - 0.2j), rtol=1e-12)
+
+
+# ---- np.lib.stride_tricks.sliding_window_view -------------------------------------------------
+
+WINDOWS = [("swv(a, 3)", np.arange(6.0)), ("swv(a, (2, 2))", np.arange(12.0).reshape(3, 4)),
+           ("swv(a, 2, axis=1)", np.arange(12.0).reshape(3, 4).T),
+           ("swv(a, 2, axis=-1)", np.arange(24).reshape(2, 3, 4)[:, ::-1]),
+           ("swv(a, (2, 3), axis=(0, 2))", np.arange(24).reshape(2, 3, 4)),
+           ("swv(a, 6)", np.arange(6.0)), ("swv(a, 0)", np.arange(3.0)),
+           ("swv(a, 2).sum(axis=-1)", np.arange(5, dtype=np.int32)),
+           ("swv(a, 2)", np.arange(2.0))]
+
+
+@pytest.mark.parametrize("src, a", WINDOWS, ids=[s for s, _ in WINDOWS])
+def test_sliding_window_view(src, a):
+    from numpy.lib.stride_tricks import sliding_window_view
+    ns = {"np": np, "swv": sliding_window_view}
+    exec(f"def f(a):\n    return {src}\n", ns)
+    same(njit(ns["f"])(a), ns["f"](a))
+
+
+def test_sliding_window_view_errors():
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    def f(a, w):
+        return sliding_window_view(a, w)
+    for w in (7, -1):
+        with pytest.raises(ValueError) as want:
+            f(np.arange(6.0), w)
+        with pytest.raises(ValueError) as got:
+            njit(f)(np.arange(6.0), w)
+        assert str(got.value) == str(want.value)

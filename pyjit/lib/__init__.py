@@ -133,7 +133,8 @@ INDEX = {
                        f"polynomial.polynomial.{name}" for name in (
                            "polyadd", "polysub", "polymul", "polydiv", "polyval", "polyder",
                            "polyint")),
-    "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer"),
+    "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer",
+                    "lib.stride_tricks.sliding_window_view"),
     "numpy_dtypes": ("dtype", "issubdtype", "promote_types", "result_type", "can_cast"),
     "numpy_linalg": ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet", "linalg.eig",
                      "linalg.eigvals", "linalg.eigh", "linalg.eigvalsh", "linalg.svd",
