@@ -376,3 +376,10 @@ def test_sliding_window_view_errors():
         with pytest.raises(ValueError) as got:
             njit(f)(np.arange(6.0), w)
         assert str(got.value) == str(want.value)
+
+
+def test_nditer_list_comprehension():
+    def f(a):
+        return [x.item() * 2 for x in np.nditer(a)]
+    for a in [np.arange(6.0).reshape(2, 3), np.arange(4), np.asfortranarray(np.ones((2, 2)))]:
+        assert njit(f)(a) == f(a)
