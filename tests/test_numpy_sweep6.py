@@ -383,3 +383,38 @@ def test_nditer_list_comprehension():
         return [x.item() * 2 for x in np.nditer(a)]
     for a in [np.arange(6.0).reshape(2, 3), np.arange(4), np.asfortranarray(np.ones((2, 2)))]:
         assert njit(f)(a) == f(a)
+
+
+# ---- out= beside where= on reductions ---------------------------------------------------------
+
+OUT_WHERE = ["np.sum(a, axis=0, out=o, where=m)", "np.prod(a, axis=1, out=o, where=m)",
+             "np.mean(a, axis=0, out=o, where=m)", "np.std(a, axis=1, out=o, where=m)",
+             "np.max(a, axis=0, out=o, where=m, initial=-1.0)", "a.sum(axis=1, out=o, where=m)",
+             "np.var(a, axis=0, out=o, where=m, ddof=1)", "np.sum(a, out=o, where=m)",
+             "np.sum(a, axis=0, out=o, where=m, keepdims=True)",
+             "np.nansum(a, axis=0, out=o, where=m)", "np.min(a, axis=1, out=o, where=m, initial=99)"]
+
+
+@pytest.mark.parametrize("src", OUT_WHERE)
+def test_reduction_out_where(src):
+    ns = {"np": np}
+    exec(f"def f(a, o, m):\n    r = {src}\n    return r, o\n", ns)
+    f, jf = ns["f"], njit(ns["f"])
+    for a in [np.arange(12.0).reshape(3, 4), np.asfortranarray(np.arange(12.0).reshape(3, 4)) - 4,
+              np.arange(24.0).reshape(6, 4)[::2]]:
+        m = a % 3 != 0
+        shape = (1, 4) if "keepdims" in src else (4,) if "axis=0" in src else \
+            (3,) if "axis=1" in src else ()
+        want, got = f(a, np.zeros(shape), m), jf(a, np.zeros(shape), m)
+        same(got[1], want[1])
+        same(np.asarray(got[0]), np.asarray(want[0]))
+
+
+def test_reduction_out_where_errors():
+    def f(a, o, m):
+        return np.sum(a, axis=0, out=o, where=m)
+    a = np.ones((3, 4))
+    with pytest.raises(ValueError):
+        f(a, np.zeros(3), a > 0)
+    with pytest.raises(ValueError, match="wrong shape"):
+        njit(f)(a, np.zeros(3), a > 0)
