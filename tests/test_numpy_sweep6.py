@@ -418,3 +418,31 @@ def test_reduction_out_where_errors():
         f(a, np.zeros(3), a > 0)
     with pytest.raises(ValueError, match="wrong shape"):
         njit(f)(a, np.zeros(3), a > 0)
+
+
+# ---- np.polynomial.polyutils ------------------------------------------------------------------
+
+POLYUTILS = [("pu.trimseq(a)", np.array([1.0, 0, 0])), ("pu.trimseq(a)", np.array([0.0, 0])),
+             ("pu.trimseq(a)", np.zeros(0)), ("pu.trimseq(a)", np.array([1, 2, 0])),
+             ("pu.as_series((a, np.array([1.0, 0])))", np.arange(3)),
+             ("pu.as_series((a,))", np.array([1, 2], np.float32)),
+             ("pu.as_series(a)", np.arange(4.0).reshape(2, 2)),
+             ("pu.as_series((a,))", np.array([1 + 1j, 0])), ("pu.as_series((a, 2.0))", np.array([0.0, 0])),
+             ("pu.as_series((a,), trim=False)", np.array([1.0, 0])),
+             ("pu.as_series((a, a[::-1]))", np.array([3, 0, 1], np.int16))]
+
+
+@pytest.mark.parametrize("src, a", POLYUTILS, ids=[f"{s}-{k}" for k, (s, _) in enumerate(POLYUTILS)])
+def test_polyutils(src, a):
+    from numpy.polynomial import polyutils
+    ns = {"np": np, "pu": polyutils}
+    exec(f"def f(a):\n    return {src}\n", ns)
+    got, want = njit(ns["f"])(a), ns["f"](a)
+    if isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+    else:
+        same(got, want)
+    with pytest.raises(ValueError, match="empty"):
+        njit(lambda a: polyutils.as_series((a,)))(np.zeros(0))

@@ -132,7 +132,8 @@ INDEX = {
                    "histogram2d") + tuple(
                        f"polynomial.polynomial.{name}" for name in (
                            "polyadd", "polysub", "polymul", "polydiv", "polyval", "polyder",
-                           "polyint")),
+                           "polyint")) + ("polynomial.polyutils.trimseq",
+                                          "polynomial.polyutils.as_series"),
     "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer",
                     "lib.stride_tricks.sliding_window_view"),
     "numpy_dtypes": ("dtype", "issubdtype", "promote_types", "result_type", "can_cast"),

@@ -74,8 +74,8 @@ def _einsum_source(terms, output, nops, numbers=()):
     product = " * ".join(f"RT(x{k}[{', '.join(f'i_{ch}' for ch in term)}])" if term else
                          f"RT(x{k})" if k in numbers else f"RT(x{k}[()])"
                          for k, term in enumerate(terms))
-    lines.append(f"{indent}out[{', '.join(f'i_{ch}' for ch in output)}{',' if len(output) == 1 else ''}] += {product}"
-                 if output else f"{indent}out[()] += {product}")
+    index = "".join(f"i_{ch}, " for ch in output) if output else "()"
+    lines.append(f"{indent}out[{index}] += {product}")
     lines.append("    return out" if output else "    return out[()]")
     return "\n".join(lines) + "\n"
 
