@@ -302,6 +302,8 @@ SEQUENCES = [
     "np.sum((1, 2.5, True))", "np.conj([1 + 2j, 3])", "np.multiply(2, [1, 2, 3])",
     "np.where([True, False], [1, 2], [3, 4])", f"np.cov({L2})", "np.nansum([1.0, np.nan])",
     f"np.array_equal({L}, {L})", "np.sum([[[1, 2]], [[3, 4]]], axis=(0, 2))",
+    f"np.linalg.inv({L2})", f"np.linalg.det({L2})", f"np.linalg.solve({L2}, [1.0, 2.0])",
+    "np.linalg.norm([3.0, 4.0])", f"np.linalg.matrix_power({L2}, 2)",
 ]
 
 

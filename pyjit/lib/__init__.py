@@ -50,7 +50,10 @@ ARRAY_PARAMS = {
         "append", "delete", "insert", "split", "array_split", "take", "put", "roots", "poly",
         "isnat", "frexp", "modf", "trace", "diagonal", "full_like", "zeros_like", "ones_like",
         "empty_like", "asarray_chkfinite", "ascontiguousarray", "asfortranarray",
-        "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "copy", "extract"),
+        "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "copy", "extract",
+        "linalg.inv", "linalg.det", "linalg.slogdet", "linalg.eig", "linalg.eigvals",
+        "linalg.eigh", "linalg.eigvalsh", "linalg.svd", "linalg.norm", "linalg.cond", "linalg.qr",
+        "linalg.cholesky", "linalg.pinv", "linalg.matrix_rank", "linalg.matrix_power"),
     2: ("add", "subtract", "multiply", "divide", "floor_divide", "power",
         "float_power", "remainder", "fmod", "divmod", "maximum", "minimum", "fmax", "fmin",
         "hypot", "arctan2", "copysign", "nextafter", "ldexp", "heaviside", "logaddexp",
@@ -59,7 +62,8 @@ ARRAY_PARAMS = {
         "left_shift", "right_shift", "gcd", "lcm", "dot", "vdot", "inner", "outer", "cross",
         "kron", "convolve", "correlate", "isclose", "allclose", "array_equal", "searchsorted",
         "digitize", "isin", "union1d", "intersect1d", "setdiff1d", "setxor1d", "polyval",
-        "matmul", "polyfit", "tensordot", "take_along_axis", "histogram2d"),
+        "matmul", "polyfit", "tensordot", "take_along_axis", "histogram2d", "linalg.solve",
+        "linalg.lstsq"),
     3: ("interp", "where"),
 }
 

@@ -7,7 +7,7 @@ numbers or of tuples, nested to any depth; np.asarray's rules and errors). Other
 argument (pyjit/lib/__init__.py: GATES)."""
 import numpy as np
 
-from . import ARRAY_PARAMS
+from . import ARRAY_PARAMS, find
 from ._util import generated, overload, types
 
 def _sequence(t):
@@ -23,7 +23,7 @@ def _sequence(t):
 
 
 def _as_arrays(name, count):
-    fn = getattr(np, name)
+    fn = find(name)
 
     def typing(*args, **kws):
         converted = [k for k in range(min(count, len(args))) if _sequence(args[k])]
@@ -34,14 +34,14 @@ def _as_arrays(name, count):
         call += [f"{key}={key}" for key in kws]
         return generated("impl", f"def impl({', '.join(params)}):\n"
                                  f"    return FN({', '.join(call)})\n", {"FN": fn})
-    typing.__name__ = typing.__qualname__ = f"_{name}_of_sequences"
+    typing.__name__ = typing.__qualname__ = f"_{name.replace('.', '_')}_of_sequences"
     return typing
 
 
 _seen = set()
 for _count, _group in ARRAY_PARAMS.items():
     for _name in _group:
-        _fn = getattr(np, _name)
+        _fn = find(_name)
         if id(_fn) not in _seen:   # np.abs is np.absolute
             _seen.add(id(_fn))
             overload(_fn, strict=False)(_as_arrays(_name, _count))
