@@ -719,6 +719,8 @@ static int freeze_object(FeCtx *ctx, PyObject *obj, Const **out)
     ctx->scalar_type = NULL;
     if (strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) == 0) {
         const char *tname = known_function_name(ctx, (PyObject *)Py_TYPE(obj));
+        if (tname && strncmp(tname, "overload:", 9) == 0)
+            tname += 9;   /* np.float32 of an array is the library's (numpy_create.py) */
         PyObject *item = tname && strncmp(tname, "numpy.", 6) == 0
                              ? PyObject_CallMethod(obj, "item", NULL) : NULL;
         if (item && strcmp(tname, "numpy.uint64") == 0 && PyLong_Check(item)) {
