@@ -448,3 +448,16 @@ def test_polyutils(src, a):
         same(got, want)
     with pytest.raises(ValueError, match="empty"):
         njit(lambda a: polyutils.as_series((a,)))(np.zeros(0))
+
+
+def test_bytes_constants():
+    key = b"hello"
+
+    def f(i):
+        return (np.frombuffer(b"abcdefgh", np.uint8), np.frombuffer(b"\x00\x00\x80?", np.float32),
+                len(b"xyz"), b"xyz"[1], key[i] + 1)
+    got, want = njit(f)(1), f(1)
+    same(got[0], want[0])
+    same(got[1], want[1])
+    assert got[2:] == want[2:]
+    assert not njit(lambda: np.frombuffer(b"ab", np.uint8))().flags.writeable
