@@ -149,16 +149,16 @@ def _tensordot(a, b, axes=2):
     free_a, free_b = na - n, nb - n
     rt = promote(a.dtype, b.dtype)
     lines = ["def impl(a, b, axes=2):", read.rstrip("\n"),
-             f"    ia = np.empty({n}, np.int64)", f"    ib = np.empty({n}, np.int64)",
-             f"    for k in range({n}):" if n else "    if False:",
-             f"        ia[k] = aa[k] + {na} if aa[k] < 0 else aa[k]",
-             f"        ib[k] = bb[k] + {nb} if bb[k] < 0 else bb[k]",
-             f"        if ia[k] < 0 or ia[k] >= {na} or ib[k] < 0 or ib[k] >= {nb}:",
-             "            raise ValueError('axes out of range')",
-             "        if a.shape[ia[k]] != b.shape[ib[k]]:",
-             "            raise ValueError('shape-mismatch for sum')",
-             # the remaining axes of each, in order, then the summed ones
-             f"    pa = np.empty({na}, np.int64)", f"    pb = np.empty({nb}, np.int64)",
+             f"    ia = np.empty({n}, np.int64)", f"    ib = np.empty({n}, np.int64)"]
+    for k in range(n):   # each pair of summed axes, normalised and checked
+        lines += [f"    ia[{k}] = aa[{k}] + {na} if aa[{k}] < 0 else aa[{k}]",
+                  f"    ib[{k}] = bb[{k}] + {nb} if bb[{k}] < 0 else bb[{k}]",
+                  f"    if ia[{k}] < 0 or ia[{k}] >= {na} or ib[{k}] < 0 or ib[{k}] >= {nb}:",
+                  "        raise ValueError('axes out of range')",
+                  f"    if a.shape[ia[{k}]] != b.shape[ib[{k}]]:",
+                  "        raise ValueError('shape-mismatch for sum')"]
+    # the remaining axes of each, in order, then the summed ones (b: the summed ones first)
+    lines += [f"    pa = np.empty({na}, np.int64)", f"    pb = np.empty({nb}, np.int64)",
              "    j = 0",
              f"    for d in range({na}):",
              "        if not (ia == d).any():",
