@@ -159,27 +159,27 @@ def _tensordot(a, b, axes=2):
                   "        raise ValueError('shape-mismatch for sum')"]
     # the remaining axes of each, in order, then the summed ones (b: the summed ones first)
     lines += [f"    pa = np.empty({na}, np.int64)", f"    pb = np.empty({nb}, np.int64)",
-             "    j = 0",
-             f"    for d in range({na}):",
-             "        if not (ia == d).any():",
-             "            pa[j] = d", "            j += 1",
-             f"    for k in range({n}):", f"        pa[{free_a} + k] = ia[k]",
-             "    j = 0",
-             f"    for k in range({n}):", "        pb[k] = ib[k]",
-             f"    for d in range({nb}):",
-             "        if not (ib == d).any():",
-             f"            pb[{n} + j] = d", "            j += 1",
-             f"    ta = np.transpose(a, ({''.join(f'pa[{d}], ' for d in range(na))}))",
-             f"    tb = np.transpose(b, ({''.join(f'pb[{d}], ' for d in range(nb))}))",
-             "    m = 1", "    inner = 1", "    cols = 1",
-             f"    for d in range({free_a}):", "        m *= ta.shape[d]",
-             f"    for d in range({n}):", f"        inner *= tb.shape[d]",
-             f"    for d in range({n}, {nb}):", "        cols *= tb.shape[d]",
-             "    am = np.ascontiguousarray(ta).reshape((m, inner)).astype(RT)",
-             "    bm = np.ascontiguousarray(tb).reshape((inner, cols)).astype(RT)",
-             "    prod = np.dot(am, bm) if m * inner * cols > 0 else np.zeros((m, cols), RT)",
-             f"    return prod.reshape(({''.join(f'ta.shape[{d}], ' for d in range(free_a))}"
-             f"{''.join(f'tb.shape[{d}], ' for d in range(n, nb))}))"]
+              "    j = 0",
+              f"    for d in range({na}):",
+              "        if not (ia == d).any():",
+              "            pa[j] = d", "            j += 1",
+              f"    for k in range({n}):", f"        pa[{free_a} + k] = ia[k]",
+              "    j = 0",
+              f"    for k in range({n}):", "        pb[k] = ib[k]",
+              f"    for d in range({nb}):",
+              "        if not (ib == d).any():",
+              f"            pb[{n} + j] = d", "            j += 1",
+              f"    ta = np.transpose(a, ({''.join(f'pa[{d}], ' for d in range(na))}))",
+              f"    tb = np.transpose(b, ({''.join(f'pb[{d}], ' for d in range(nb))}))",
+              "    m = 1", "    inner = 1", "    cols = 1",
+              f"    for d in range({free_a}):", "        m *= ta.shape[d]",
+              f"    for d in range({n}):", f"        inner *= tb.shape[d]",
+              f"    for d in range({n}, {nb}):", "        cols *= tb.shape[d]",
+              "    am = np.ascontiguousarray(ta).reshape((m, inner)).astype(RT)",
+              "    bm = np.ascontiguousarray(tb).reshape((inner, cols)).astype(RT)",
+              "    prod = np.dot(am, bm) if m * inner * cols > 0 else np.zeros((m, cols), RT)",
+              f"    return prod.reshape(({''.join(f'ta.shape[{d}], ' for d in range(free_a))}"
+              f"{''.join(f'tb.shape[{d}], ' for d in range(n, nb))}))"]
     return generated("impl", "\n".join(lines) + "\n", {"RT": rt})
 
 

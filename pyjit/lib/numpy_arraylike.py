@@ -5,7 +5,6 @@ call is the same function's call on np.asarray of them (a list of numbers or of 
 numbers or of tuples, nested to any depth; np.asarray's rules and errors). Other arguments
 (shapes, axes, tuples of arrays) pass as they are. Imported only by a call with a list or tuple
 argument (pyjit/lib/__init__.py: GATES)."""
-import numpy as np
 
 from . import ARRAY_PARAMS, find
 from ._util import generated, overload, types

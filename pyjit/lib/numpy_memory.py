@@ -5,7 +5,7 @@ makes of an operand that overlaps its out= (NumPy computes as if every operand w
 out is written)."""
 import numpy as np
 
-from ._util import is_array, is_number, overload, register_jitable, types
+from ._util import is_array, is_number, overload, register_jitable
 
 
 @register_jitable
