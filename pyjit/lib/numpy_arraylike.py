@@ -9,6 +9,7 @@ argument (pyjit/lib/__init__.py: GATES)."""
 from . import ARRAY_PARAMS, find
 from ._util import generated, overload, types
 
+
 def _sequence(t):
     """Whether t is a list, or a tuple of numbers or of such sequences (what np.asarray reads
     as an array; a tuple of arrays stays a tuple: np.stack's, np.concatenate's)."""
