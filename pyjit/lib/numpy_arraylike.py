@@ -1,7 +1,7 @@
 """Lists and tuples where NumPy functions take arrays: np.sum([1, 2, 3]), np.sqrt((1.0, 4.0)),
 np.add([1, 2], b), np.median([[1, 2], [3, 4]]). NumPy reads such an argument as np.asarray reads
-it; so does this module, for the parameters of each function listed below that take arrays: the
-call is the same function's call on np.asarray of them (a list of numbers or of lists, a tuple of
+it; so does this module, for the array parameters of each function that ARRAY_PARAMS
+(pyjit/lib/__init__.py) lists: the call is the same function's call on np.asarray of them (a list of numbers or of lists, a tuple of
 numbers or of tuples, nested to any depth; np.asarray's rules and errors). Other arguments
 (shapes, axes, tuples of arrays) pass as they are. Imported only by a call with a list or tuple
 argument (pyjit/lib/__init__.py: GATES)."""
