@@ -1,10 +1,10 @@
 """Lists and tuples where NumPy functions take arrays: np.sum([1, 2, 3]), np.sqrt((1.0, 4.0)),
 np.add([1, 2], b), np.median([[1, 2], [3, 4]]). NumPy reads such an argument as np.asarray reads
 it; so does this module, for the array parameters of each function that ARRAY_PARAMS
-(pyjit/lib/__init__.py) lists: the call is the same function's call on np.asarray of them (a list of numbers or of lists, a tuple of
-numbers or of tuples, nested to any depth; np.asarray's rules and errors). Other arguments
-(shapes, axes, tuples of arrays) pass as they are. Imported only by a call with a list or tuple
-argument (pyjit/lib/__init__.py: GATES)."""
+(pyjit/lib/__init__.py) lists: the call is the same function's call on np.asarray of them (a
+list of numbers or of lists, a tuple of numbers or of tuples, nested to any depth; np.asarray's
+rules and errors). Other arguments (shapes, axes, tuples of arrays) pass as they are. Imported
+only by a call with a list or tuple argument (pyjit/lib/__init__.py: GATES)."""
 
 from . import ARRAY_PARAMS, find
 from ._util import generated, overload, types
