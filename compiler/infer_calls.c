@@ -1513,6 +1513,10 @@ static Type *array_method(Infer *c, Instr *in, Builtin bi, Args *a)
     case BI_ARRAY_RAVEL:
         return want_args(c, in, a, 1, 1) ? intrinsic(c, in, bi, a, NULL, ty_array(t->array.dtype, 1,
                                            'C', t->array.readonly)) : NULL;
+    case BI_ARRAY_EXTENT: {
+        Type *pair[2] = {i64(), i64()};
+        return want_args(c, in, a, 1, 1) ? intrinsic(c, in, bi, a, NULL, ty_tuple(pair, 2)) : NULL;
+    }
     case BI_ARRAY_FILL:
         if (!want_args(c, in, a, 2, 2))
             return NULL;

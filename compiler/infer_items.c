@@ -62,6 +62,11 @@ static Type *array_attr_type(Infer *c, Instr *in, Type *t, ArrayAttr attr)
 
 static Type *array_getattr(Infer *c, Instr *in, Type *t)
 {
+    if (strcmp(in->name, "imag") == 0 && ty_is_scalar(t->array.dtype) &&
+        !ty_is_complex(t->array.dtype)) {   /* zeros of the array's shape and dtype, as Numba */
+        Instr *self = in->args[0];
+        return infer_library_call(c, in, "method.array._imag_of_real", &self, 1);
+    }
     for (size_t i = 0; i < sizeof array_attrs / sizeof *array_attrs; i++)
         if (strcmp(in->name, array_attrs[i].name) == 0) {
             Type *r = array_attr_type(c, in, t, array_attrs[i].attr);
@@ -832,6 +837,11 @@ Type *infer_setitem(Infer *c, Instr *in)
     if (!split_index(c, in, idx, &ix) || !check_index_types(c, in, t, &ix, &nints))
         return NULL;
     Type *sel = selection_type(t, idx, &ix, nints), *vt = val->type;
+    if (sel->kind != TY_ARRAY && vt->kind == TY_ARRAY && vt->array.ndim == 0) {
+        /* a[i] = b with b a 0-d array (b[()], np.sum(x, keepdims=True) of a 0-d x): its item */
+        Instr *args[3] = {obj, idx, val};
+        return infer_library_call(c, in, "method.array.__setitem__", args, 3);
+    }
     bool same_chars = vt->kind == TY_ARRAY && vt->array.dtype == t->array.dtype;
     if (t->array.dtype->kind == TY_CHARSEQ && !same_chars) {   /* a str, cut or padded */
         if (sel->kind == TY_ARRAY || !infer_is_text(vt))

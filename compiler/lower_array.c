@@ -1042,6 +1042,18 @@ static void array_extent(Lower *L, Type *at, LLVMValueRef arr, LLVMValueRef *lo,
     *hi = LLVMBuildAdd(L->b, base, high, "");
 }
 
+/* a._extent(): (lo, hi), the bytes [lo, hi) a's items span, lo == hi when it has none. */
+LLVMValueRef lower_bi_extent(Lower *L, Instr *in, Builtin bi)
+{
+    (void)bi;
+    Instr *arr = in->args[0];
+    LLVMValueRef lo, hi, empty;
+    array_extent(L, arr->type, lower_value(L, arr), &lo, &hi, &empty);
+    LLVMValueRef t = LLVMGetUndef(lower_type(L, in->type));
+    t = LLVMBuildInsertValue(L->b, t, lo, 0, "");
+    return LLVMBuildInsertValue(L->b, t, LLVMBuildSelect(L->b, empty, lo, hi, ""), 1, "");
+}
+
 /* i1: the arrays a and b share some byte at run time. */
 static LLVMValueRef arrays_overlap(Lower *L, Type *ta, LLVMValueRef a, Type *tb, LLVMValueRef b)
 {

@@ -285,10 +285,11 @@ static Type *structured_dtype(FeCtx *ctx, PyObject *array)
 }
 
 /* A global NumPy array, frozen read-only: its data, shape, strides and type through the buffer
- * protocol (no NumPy C API needed here). Returns 1 if obj is an array of a supported dtype. */
+ * protocol (no NumPy C API needed here). A bytes constant (b'...') is the read-only 1-d uint8
+ * array a bytes argument is. Returns 1 if obj is an array of a supported dtype. */
 static int const_of_array(FeCtx *ctx, PyObject *obj, Const *c)
 {
-    if (strcmp(Py_TYPE(obj)->tp_name, "numpy.ndarray") != 0)
+    if (strcmp(Py_TYPE(obj)->tp_name, "numpy.ndarray") != 0 && !PyBytes_CheckExact(obj))
         return 0;
     Py_buffer view;
     if (PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO) < 0) {
@@ -719,6 +720,8 @@ static int freeze_object(FeCtx *ctx, PyObject *obj, Const **out)
     ctx->scalar_type = NULL;
     if (strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) == 0) {
         const char *tname = known_function_name(ctx, (PyObject *)Py_TYPE(obj));
+        if (tname && strncmp(tname, "overload:", 9) == 0)
+            tname += 9;   /* np.float32 of an array is the library's (numpy_create.py) */
         PyObject *item = tname && strncmp(tname, "numpy.", 6) == 0
                              ? PyObject_CallMethod(obj, "item", NULL) : NULL;
         if (item && strcmp(tname, "numpy.uint64") == 0 && PyLong_Check(item)) {

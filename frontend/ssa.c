@@ -429,11 +429,11 @@ static bool is_last_instr(Ssa *s, Instr *v)
 }
 
 /* Iterators a comprehension cannot take as an argument, so it makes them from the call's
- * arguments itself: zip, enumerate, np.ndenumerate, np.ndindex. */
+ * arguments itself: zip, enumerate, np.ndenumerate, np.ndindex, np.nditer. */
 static bool made_by_call(const char *name)
 {
     static const char *const names[] = {"builtins.zip", "builtins.enumerate", "numpy.ndenumerate",
-                                        "numpy.ndindex"};
+                                        "numpy.ndindex", "numpy.nditer"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(name, names[i]) == 0)
             return true;

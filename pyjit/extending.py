@@ -55,6 +55,8 @@ _CHOSEN = {}
 # function), not imported yet (pyjit/lib/__init__.py: INDEX); the first resolution of a call of
 # func that a module serves imports it.
 _LAZY = {}
+# the method keys whose library modules _method_overloads has listed in _LAZY
+_METHODS_SCANNED = set()
 
 # "method.array.<name>" or "method.list.<name>" -> itself: the key of a method's overloads in
 # _OVERLOADS, kept alive here for runtime/overload.c (rt_method_overloads hands it to the
@@ -255,12 +257,15 @@ def _method_overloads(key):
     structref = sys.modules.get("pyjit.experimental.structref")
     if key not in _METHODS and structref is not None:   # a structref instance's method
         key = structref.method_key(key) or key
-    if key not in _METHODS:
+    if key not in _METHODS_SCANNED:
+        # every library module implementing it (numpy_axis and numpy_complex), those not
+        # imported yet waiting in _LAZY (one may have registered the key when it was imported)
+        _METHODS_SCANNED.add(key)
         from .lib import METHODS
         for module, names in METHODS.items():
-            if key in names:
+            if key in names and f"{__package__}.lib.{module}" not in sys.modules:
                 _METHODS[key] = key
-                _LAZY[key] = module
+                _LAZY[key] = _LAZY.get(key, ()) + (module,)
     return _METHODS.get(key)
 
 

@@ -632,6 +632,10 @@ for func, templates in extending._OVERLOADS.items():
             found.setdefault(mod.rpartition(".")[2], set()).add("polynomial.polynomial." + name)
         elif mod.startswith("pyjit.lib.") and getattr(np.linalg, name, None) is func:
             found.setdefault(mod.rpartition(".")[2], set()).add("linalg." + name)
+        elif mod.startswith("pyjit.lib.") and getattr(np.polynomial.polyutils, name, None) is func:
+            found.setdefault(mod.rpartition(".")[2], set()).add("polynomial.polyutils." + name)
+        elif mod.startswith("pyjit.lib.") and getattr(np.lib.stride_tricks, name, None) is func:
+            found.setdefault(mod.rpartition(".")[2], set()).add("lib.stride_tricks." + name)
         elif mod.startswith("pyjit.lib.") and getattr(builtins, name, None) is func:
             found.setdefault(mod.rpartition(".")[2], set()).add("builtins." + name)
         elif mod.startswith("pyjit.lib.") and _registry._resolve(f"pyjit.typed.{name}") is func:

@@ -28,6 +28,47 @@ _UNARY_UFUNCS = ("negative", "positive", "absolute", "square", "reciprocal", "sq
                  "sin", "cos", "tan", "floor", "ceil", "trunc", "rint", "sign", "invert",
                  "logical_not")
 
+# numpy_arraylike: the NumPy functions that read a list or tuple argument as np.asarray reads
+# it, by how many of their first positional parameters take arrays
+ARRAY_PARAMS = {
+    1: ("sum", "prod", "mean", "std", "var", "min", "max", "amin", "amax", "argmin", "argmax",
+        "cumsum", "cumprod", "median", "percentile", "quantile", "nanmean", "nansum", "nanmin",
+        "nanmax", "nanstd", "nanvar", "nanmedian", "nanprod", "nanargmin", "nanargmax",
+        "nancumsum", "nancumprod", "nanpercentile", "nanquantile", "ptp", "average", "sort",
+        "argsort", "unique", "diff", "count_nonzero", "nonzero", "flatnonzero", "argwhere",
+        "any", "all", "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin",
+        "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor",
+        "ceil", "trunc", "absolute", "fabs", "sign", "isnan", "isinf", "isfinite",
+        "negative", "positive", "square", "reciprocal", "expm1", "log1p", "exp2", "cbrt", "rint",
+        "around", "round", "clip", "ravel", "transpose", "flip", "roll", "histogram", "bincount",
+        "unwrap", "trapezoid", "ediff1d", "nan_to_num", "real", "imag", "conjugate",
+        "angle", "iscomplex", "isreal", "isposinf", "isneginf", "signbit", "deg2rad",
+        "rad2deg", "degrees", "radians", "logical_not", "invert", "spacing",
+        "sinc", "i0", "cov", "corrcoef", "gradient", "trim_zeros", "diag", "diagflat", "tril",
+        "triu", "vander", "cumulative_sum", "partition", "argpartition", "fliplr", "flipud",
+        "rot90", "squeeze", "expand_dims", "swapaxes", "moveaxis", "repeat", "tile", "resize",
+        "append", "delete", "insert", "split", "array_split", "take", "put", "roots", "poly",
+        "isnat", "frexp", "modf", "trace", "diagonal", "full_like", "zeros_like", "ones_like",
+        "empty_like", "asarray_chkfinite", "ascontiguousarray", "asfortranarray",
+        "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "copy", "extract",
+        "linalg.inv", "linalg.det", "linalg.slogdet", "linalg.eig", "linalg.eigvals",
+        "linalg.eigh", "linalg.eigvalsh", "linalg.svd", "linalg.norm", "linalg.cond", "linalg.qr",
+        "linalg.cholesky", "linalg.pinv", "linalg.matrix_rank", "linalg.matrix_power"),
+    2: ("add", "subtract", "multiply", "divide", "floor_divide", "power",
+        "float_power", "remainder", "fmod", "divmod", "maximum", "minimum", "fmax", "fmin",
+        "hypot", "arctan2", "copysign", "nextafter", "ldexp", "heaviside", "logaddexp",
+        "logaddexp2", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+        "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+        "left_shift", "right_shift", "gcd", "lcm", "dot", "vdot", "inner", "outer", "cross",
+        "kron", "convolve", "correlate", "isclose", "allclose", "array_equal", "searchsorted",
+        "digitize", "isin", "union1d", "intersect1d", "setdiff1d", "setxor1d", "polyval",
+        "matmul", "polyfit", "tensordot", "take_along_axis", "histogram2d", "linalg.solve",
+        "linalg.lstsq"),
+    3: ("interp", "where"),
+}
+
+
+
 # module -> the functions it implements: NumPy's by name, builtins as "builtins.<name>" (an
 # overload of a builtin declines what pyjit compiles itself, e.g. min of two numbers), pyjit's
 # own by their full name ("pyjit.typed.List"), those of STDLIB's modules as "heapq.heappush", and
@@ -36,6 +77,10 @@ _UNARY_UFUNCS = ("negative", "positive", "absolute", "square", "reciprocal", "sq
 # tests/test_numpy_lib.py::test_library_index fails when it does not.
 INDEX = {
     "numpy_logic": ("any", "all", "count_nonzero", "flatnonzero", "nonzero"),
+    "numpy_complex": ("min", "max", "amin", "amax", "var", "std"),
+    "numpy_memory": ("shares_memory", "may_share_memory"),
+    "numpy_algebra": ("einsum", "tensordot", "apply_along_axis", "polyfit", "poly"),
+    "numpy_arraylike": tuple(name for group in ARRAY_PARAMS.values() for name in group),
     "numpy_datetime": ("datetime64", "timedelta64", "maximum", "minimum", "absolute",
                        "builtins.abs"),
     "numpy_math": ("diff", "cumprod", "interp", "isclose", "allclose", "nan_to_num", "angle",
@@ -52,7 +97,9 @@ INDEX = {
               "array", "asarray", "pyjit.typed.List"),
     "numpy_create": ("eye", "identity", "diag", "full_like", "copy", "tri", "tril", "triu",
                      "outer", "trace", "cross", "meshgrid", "vander", "logspace", "geomspace",
-                     "ascontiguousarray", "asfortranarray", "fill_diagonal", "linspace"),
+                     "ascontiguousarray", "asfortranarray", "fill_diagonal", "linspace",
+                     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                     "uint64", "float32", "float64", "complex64", "complex128"),
     "numpy_ufuncs": ("add", "subtract", "multiply", "divide", "floor_divide", "remainder",
                      "fmod", "fmax", "fmin", "copysign", "heaviside", "logaddexp", "logaddexp2",
                      "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
@@ -60,7 +107,7 @@ INDEX = {
                      "gcd", "lcm", "equal", "not_equal", "less", "less_equal", "greater",
                      "greater_equal", "negative", "positive", "square", "reciprocal",
                      "logical_not", "invert", "expm1", "log1p", "exp2", "cbrt",
-                     "deg2rad", "radians", "rad2deg", "degrees", "signbit", "rint", "arcsinh",
+                     "deg2rad", "radians", "rad2deg", "degrees", "signbit", "rint", "arcsin", "arccos", "arctan", "arcsinh",
                      "arccosh", "arctanh", "conjugate", "clip", "round", "around",
                      # the builtins' math ufuncs, given an output array (np.sin(x, out)) or complex x
                      "sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "arcsin",
@@ -89,8 +136,10 @@ INDEX = {
                    "histogram2d") + tuple(
                        f"polynomial.polynomial.{name}" for name in (
                            "polyadd", "polysub", "polymul", "polydiv", "polyval", "polyder",
-                           "polyint")),
-    "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer"),
+                           "polyint")) + ("polynomial.polyutils.trimseq",
+                                          "polynomial.polyutils.as_series"),
+    "numpy_views": ("transpose", "swapaxes", "moveaxis", "squeeze", "frombuffer",
+                    "lib.stride_tricks.sliding_window_view"),
     "numpy_dtypes": ("dtype", "issubdtype", "promote_types", "result_type", "can_cast"),
     "numpy_linalg": ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet", "linalg.eig",
                      "linalg.eigvals", "linalg.eigh", "linalg.eigvalsh", "linalg.svd",
@@ -144,8 +193,11 @@ METHODS = {
         "_extend_items", "_unpacked",
         "_sort_by_key", "_sort_items", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
         "__ge__")),
-    "numpy_shape": ("method.array.flatten", "method.array.item", "method.array.tolist"),
-    "numpy_math": ("method.array.cumprod", "method.array.conj", "method.array.conjugate"),
+    "numpy_complex": tuple(f"method.array.{name}" for name in ("min", "max", "var", "std")),
+    "numpy_shape": ("method.array.flatten", "method.array.item", "method.array.tolist",
+                    "method.array.reshape", "method.array.ravel"),
+    "numpy_math": ("method.array.cumprod", "method.array.conj", "method.array.conjugate",
+                   "method.array._imag_of_real"),
     "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
                      "ravel_multi_index", "inner"),
     "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze",
@@ -232,7 +284,14 @@ def functions():
 # pass an axis never import it)
 GATES = {
     "numpy_axis": lambda args, kws: len(args) > 1 or bool(kws) or _datetime_array(args),
+    "numpy_arraylike": lambda args, kws: _sequence_argument(args),
 }
+
+
+def _sequence_argument(args):
+    """Whether an argument is a list or a tuple (numpy_arraylike reads some as arrays)."""
+    from .. import types
+    return any(isinstance(t, (types.List, types.Tuple)) for t in args)
 
 
 def _datetime_array(args):

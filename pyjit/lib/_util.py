@@ -68,6 +68,30 @@ def _nan_lt(a, b):
     return lambda a, b: a < b or (b != b and a == a)
 
 
+_PY_TYPES = {"function(builtins.float)": "float64", "function(builtins.int)": "int64",
+             "function(builtins.bool)": "bool", "function(builtins.complex)": "complex128"}
+
+
+def dtype_arg(t):
+    """The scalar type a dtype= argument names: np.float32 or np.dtype('f4') (a types.DType), a
+    pyjit scalar type, Python's float, int, bool or complex, or a constant type string ('f4');
+    None if it names none."""
+    if isinstance(t, types.DType):
+        return t.dtype
+    if isinstance(t, types.Scalar):
+        return t
+    if isinstance(t, types.Type) and t.name in _PY_TYPES:
+        return types._as_type(_PY_TYPES[t.name])
+    value = getattr(t, "literal_value", None)
+    if isinstance(value, str):
+        import numpy as np
+        try:
+            return types._as_type(np.dtype(value))
+        except TypeError:
+            return None
+    return None
+
+
 def promote(*dtypes):
     """The scalar type NumPy's promotion gives these scalar types (arrays' dtypes)."""
     import numpy as np
@@ -98,5 +122,5 @@ def generated(name, source, env):
     return scope[name]
 
 
-__all__ = ["is_array", "is_number", "given", "float_of", "nan_lt", "promote", "value_or", "math",
+__all__ = ["dtype_arg", "is_array", "is_number", "given", "float_of", "nan_lt", "promote", "value_or", "math",
            "overload", "overload_method", "register_jitable", "types", "generated"]

@@ -8,7 +8,7 @@ import numpy as np
 from .. import types
 from ..extending import overload, overload_method, register_jitable
 from ..typed import List
-from ._util import generated
+from ._util import dtype_arg, generated
 
 
 @overload_method(types.List, "insert")
@@ -509,11 +509,9 @@ def _array_of_list(obj, dtype):
 
 
 def _dtype_of(dtype):
-    """The scalar type a dtype= argument names (np.float32, np.dtype('f4') or a pyjit scalar
-    type), None if omitted."""
-    if isinstance(dtype, types.DType):
-        return dtype.dtype
-    return dtype if isinstance(dtype, types.Scalar) else None
+    """The scalar type a dtype= argument names (np.float32, np.dtype('f4'), float or a pyjit
+    scalar type), None if omitted."""
+    return dtype_arg(dtype)
 
 
 @overload(np.array)

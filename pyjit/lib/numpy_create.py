@@ -3,7 +3,7 @@ triu, tril, outer, trace, cross, meshgrid, vander, logspace, geomspace, ascontig
 asfortranarray, fill_diagonal. Semantics and messages are NumPy's."""
 import numpy as np
 
-from ._util import (constant_flag, generated, given, is_array, is_number, overload, promote,
+from ._util import (constant_flag, dtype_arg, generated, given, is_array, is_number, overload, promote,
                     register_jitable, types, value_or)
 
 
@@ -117,19 +117,32 @@ def _tri(N, M=None, k=0, dtype=None):
     return impl
 
 
-def _triangle(m, k, lower):
-    if not is_array(m) or m.ndim != 2:
-        return None
+@register_jitable
+def _zero_triangle(out, k, lower):
+    """out with the items above (lower) or below the k-th diagonal of its last two axes set
+    to zero."""
+    rows, cols = out.shape[-2], out.shape[-1]
+    for i in range(rows):
+        for j in range(cols):
+            if (j > i + k) if lower else (j < i + k):
+                out[..., i, j] = 0
+    return out
 
-    def impl(m, k=0):
-        out = m.copy()
-        rows, cols = out.shape
-        for i in range(rows):
-            for j in range(cols):
-                if (j > i + k) if lower else (j < i + k):
-                    out[i, j] = 0
-        return out
-    return impl
+
+def _triangle(m, k, lower):
+    """np.tril/np.triu: of a 2-d array, or of the last two axes of each matrix of a stack; a
+    1-d array is first repeated into a square, as NumPy broadcasts it."""
+    if not is_array(m) or m.ndim < 1:
+        return None
+    dt = m.dtype
+
+    if m.ndim == 1:
+        def square(m, k=0):
+            out = np.empty((m.shape[0], m.shape[0]), dt)
+            out[:] = m
+            return _zero_triangle(out, k, lower)
+        return square
+    return lambda m, k=0: _zero_triangle(m.copy(), k, lower)
 
 
 @overload(np.tril)
@@ -269,21 +282,42 @@ def _meshgrid_n(*xi, indexing="xy"):
 overload(np.meshgrid, strict=False)(_meshgrid_n)
 
 
+def _contiguous_of(a, dtype):
+    """The array type and element type np.ascontiguousarray/asfortranarray start from: a 0-d
+    array or a number becomes 1-d, as NumPy's; None where a is neither."""
+    if not (is_array(a) or is_number(a)):
+        return None
+    dt = dtype_arg(dtype) if given(dtype) else (a.dtype if is_array(a) else a)
+    return dt
+
+
 @overload(np.ascontiguousarray)
 def _ascontiguousarray(a, dtype=None):
-    if not is_array(a) or a.ndim == 0 or given(dtype):
+    """a itself where it is C-contiguous of the dtype asked, else a C-ordered copy; 0-d arrays
+    and numbers become 1-d, as NumPy's."""
+    dt = _contiguous_of(a, dtype)
+    if dt is None:
         return None
-    if a.layout == "C":
+    if is_number(a) or a.ndim == 0:
+        return lambda a, dtype=None: np.atleast_1d(np.asarray(a)).astype(dt)
+    if a.layout == "C" and dt == a.dtype:
         return lambda a, dtype=None: a      # NumPy returns the array itself
-    return lambda a, dtype=None: a.copy()
+    if dt == a.dtype:
+        return lambda a, dtype=None: a.copy()
+    return lambda a, dtype=None: a.astype(dt)
 
 
 @overload(np.asfortranarray)
 def _asfortranarray(a, dtype=None):
-    """A copy in Fortran order: the transpose of a C-ordered array of the reversed shape."""
-    if not is_array(a) or a.ndim == 0 or given(dtype):
+    """A copy in Fortran order (the transpose of a C-ordered array of the reversed shape), or a
+    itself where it is Fortran-contiguous of the dtype asked."""
+    dt = _contiguous_of(a, dtype)
+    if dt is None:
         return None
-    dt = a.dtype
+    if is_number(a) or a.ndim == 0:
+        return lambda a, dtype=None: np.atleast_1d(np.asarray(a)).astype(dt)
+    if (a.layout == "F" or a.ndim == 1 and a.layout == "C") and dt == a.dtype:
+        return lambda a, dtype=None: a
 
     def impl(a, dtype=None):
         out = np.empty(a.shape[::-1], dtype=dt).T
@@ -449,3 +483,27 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     def impl(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
         return points(start, stop, num, endpoint)[0]
     return impl
+
+
+# ---- np.float64(array) and the other scalar types called on sequences ------------------------
+
+_SCALAR_TYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                 "uint64", "float32", "float64", "complex64", "complex128")
+
+
+def _convert_sequence(name):
+    """np.<name>(x) of an array, list or tuple: an array of that type (a copy converted as
+    astype converts, as NumPy's and Numba's); numbers stay the builtin's."""
+    dt = getattr(np, name)
+
+    def typer(x):
+        if not isinstance(x, (types.Array, types.List, types.Tuple)):
+            return None
+        if is_array(x):
+            return lambda x: x.astype(dt)
+        return lambda x: np.asarray(x).astype(dt)
+    overload(dt)(typer)
+
+
+for _name in _SCALAR_TYPES:
+    _convert_sequence(_name)

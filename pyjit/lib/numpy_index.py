@@ -438,6 +438,15 @@ def _tuple_into_row(a, idx, value):
     return _generated(src + "".join(f"    v[{k}] = value[{k}]\n" for k in range(n)))
 
 
+def _selects_element(a, idx):
+    """Whether idx (ints, or a tuple of as many ints as a has axes) selects one element."""
+    ints = (types.Integer, types.Boolean)
+    if isinstance(idx, ints):
+        return a.ndim == 1
+    return (isinstance(idx, types.Tuple) and len(idx.types) == a.ndim and
+            all(isinstance(t, types.Integer) for t in idx.types))
+
+
 @overload_method(types.Array, "__setitem__")
 def _setitem(a, idx, value):
     row = _tuple_into_row(a, idx, value)
@@ -449,6 +458,10 @@ def _setitem(a, idx, value):
         return impl
     if not (is_array(value) or is_number(value)):
         return None
+    if is_array(value) and value.ndim == 0 and _selects_element(a, idx):
+        def impl(a, idx, value):         # a 0-d array stored into one element: its item
+            a[idx] = value[()]
+        return impl
     value_is_array = value.ndim if is_array(value) else 0
     parts = _parts(a, idx)
     head = "def impl(a, idx, value):\n"

@@ -93,8 +93,17 @@ overload_method(types.Array, "cumprod")(_cumprod)
 
 
 def _conj_method(a):
-    """a.conj() and a.conjugate(): np.conjugate(a), a new array (a real array's copy)."""
+    """a.conj() and a.conjugate(): np.conjugate(a), a new array; of a real or bool array, the
+    array itself, as NumPy's method gives (the ufunc makes a bool array int8)."""
+    if not isinstance(a.dtype, types.Complex):
+        return lambda a: a
     return lambda a: np.conjugate(a)
+
+
+@overload_method(types.Array, "_imag_of_real")
+def _imag_of_real(a):
+    """a.imag of a real or bool array: zeros of its shape and dtype (NumPy's is read-only)."""
+    return lambda a: np.zeros_like(a)
 
 
 overload_method(types.Array, "conj")(_conj_method)
@@ -175,13 +184,31 @@ def _close(x, y, rtol, atol, equal_nan):
     return abs(x - y) <= atol + rtol * abs(y)
 
 
+@register_jitable
+def _close_complex(x, y, rtol, atol, equal_nan):
+    """_close of complex numbers as NumPy's isclose compares them: NaN where a part is, finite
+    where both parts are, the distance their absolute difference."""
+    if x == y:
+        return True
+    xnan = x.real != x.real or x.imag != x.imag
+    ynan = y.real != y.real or y.imag != y.imag
+    if xnan or ynan:
+        return equal_nan and xnan and ynan
+    if not (math.isfinite(x.real) and math.isfinite(x.imag) and math.isfinite(y.real) and
+            math.isfinite(y.imag)):
+        return False
+    return abs(x - y) <= atol + rtol * abs(y)
+
+
 def _isclose_typing(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if not (is_array(a) or is_number(a)) or not (is_array(b) or is_number(b)):
+        return None
+    if any(isinstance(t.dtype if is_array(t) else t, types.Complex) for t in (a, b)):
+        return _isclose_complex(a, b)
     if is_number(a) and is_number(b):
         def impl(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
             return _close(float(a), float(b), rtol, atol, equal_nan)
         return impl
-    if not (is_array(a) or is_number(a)) or not (is_array(b) or is_number(b)):
-        return None
 
     def impl_array(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         d = np.zeros_like(a - b)   # the broadcast shape, as NumPy broadcasts a and b
@@ -192,6 +219,23 @@ def _isclose_typing(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         out = np.empty(fx.size, dtype=np.bool_)
         for i in range(fx.size):
             out[i] = _close(float(fx[i]), float(fy[i]), rtol, atol, equal_nan)
+        return out.reshape(d.shape)
+    return impl_array
+
+
+def _isclose_complex(a, b):
+    if is_number(a) and is_number(b):
+        def impl(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+            return _close_complex(complex(a), complex(b), rtol, atol, equal_nan)
+        return impl
+
+    def impl_array(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+        d = np.zeros_like(a - b)   # the broadcast shape, as NumPy broadcasts a and b
+        fx = (d + a).ravel()
+        fy = (d + b).ravel()
+        out = np.empty(fx.size, dtype=np.bool_)
+        for i in range(fx.size):
+            out[i] = _close_complex(complex(fx[i]), complex(fy[i]), rtol, atol, equal_nan)
         return out.reshape(d.shape)
     return impl_array
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._util import (generated, given, is_array, is_number, overload, overload_method,
+from ._util import (generated, given, is_array, is_number, overload, overload_method, promote,
                     register_jitable, types)
 
 
@@ -364,7 +364,7 @@ def _unwrap(p, discont=None, axis=-1, period=2 * math.pi):
             ddmod = np.mod(dd + half, period) - half
             if ddmod == -half and dd > 0:
                 ddmod = half
-            if abs(dd) >= d:
+            if not abs(dd) < d:             # a NaN step too, which NumPy carries onward
                 correction += ddmod - dd
             out[i] = p[i] + correction
         return out
@@ -880,3 +880,67 @@ def _histogram2d(x, y, bins=10, range=None, density=None, weights=None):
                    "        h = h / area / h.sum()\n")
     source += "    return h, ex, ey\n"
     return generated("impl", source, {"_hist_edges": _hist_edges, "_hist_bin": _hist_bin})
+
+
+# ---- np.polynomial.polyutils: trimseq, as_series ----
+
+_PU = np.polynomial.polyutils
+
+
+@overload(_PU.trimseq)
+def _trimseq(seq):
+    """seq without its trailing zeros (one item kept), as a view; an empty seq as it is."""
+    if not is_array(seq) or seq.ndim != 1:
+        return None
+
+    def impl(seq):
+        n = seq.shape[0]
+        if n == 0 or seq[n - 1] != 0:
+            return seq[:]
+        i = n - 1
+        while i > 0 and seq[i] == 0:
+            i -= 1
+        return seq[:i + 1]
+    return impl
+
+
+def _series_dtype(items):
+    """np.common_type of the coefficient arrays: float64 for ints and bools, else the widest
+    float or complex type."""
+    dts = [t.dtype if is_array(t) else t for t in items]
+    inexact = [d for d in dts if isinstance(d, (types.Float, types.Complex))]
+    if len(inexact) < len(dts):
+        inexact.append(types.float64)
+    return promote(*inexact)
+
+
+@overload(_PU.as_series)
+def _as_series(alist, trim=True):
+    """as_series(alist, trim=True): a list of 1-d copies of the coefficient arrays (the rows of a
+    2-d array, or the items of a tuple of 1-d arrays and numbers), of their common type, trailing
+    zeros trimmed; NumPy's ValueErrors for an empty or n-d item."""
+    if is_array(alist) and alist.ndim == 2:
+        dt = _series_dtype([alist])
+
+        def rows(alist, trim=True):
+            if alist.shape[1] == 0:
+                raise ValueError("Coefficient array is empty")
+            out = []
+            for k in range(alist.shape[0]):
+                r = alist[k]
+                out.append((_PU.trimseq(r) if trim else r).astype(dt))
+            return out
+        return rows
+    if not (isinstance(alist, types.Tuple) and alist.types and
+            all((is_array(t) and t.ndim <= 1) or is_number(t) for t in alist.types)):
+        return None
+    dt = _series_dtype(alist.types)
+    lines = ["def impl(alist, trim=True):", "    out = []"]
+    for k, t in enumerate(alist.types):
+        lines += [f"    a{k} = np.atleast_1d(np.asarray(alist[{k}]))",
+                  f"    if a{k}.size == 0:",
+                  "        raise ValueError('Coefficient array is empty')"]
+    for k in range(len(alist.types)):
+        lines += [f"    out.append((trimseq(a{k}) if trim else a{k}).astype(DT))"]
+    lines.append("    return out")
+    return generated("impl", "\n".join(lines) + "\n", {"DT": dt, "trimseq": _PU.trimseq})

@@ -209,6 +209,8 @@ def _expand_dims(a, axis):
     if not is_array(a) or not isinstance(axis, (types.Integer, types.Boolean)):
         return None
     nd = a.ndim
+    if nd == 0:
+        return lambda a, axis: as_strided(a, (1,), (0 * _norm_axis(axis, 1),))
     source = ("def impl(a, axis):\n"
               f"    ax = _norm_axis(axis, {nd + 1})\n"
               "    " + _shape_source(nd + 1, "shape",
@@ -257,9 +259,11 @@ def _atleast_3d(a):
 
 @overload(np.flip)
 def _flip(m, axis=None):
-    if not is_array(m) or m.ndim == 0:
+    if not is_array(m):
         return None
     nd = m.ndim
+    if nd == 0 and not given(axis):
+        return lambda m, axis=None: m[...]   # a view of the one item
     if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
         index = ", ".join(["::-1"] * nd)
         return _generated("impl", f"def impl(m, axis=None):\n    return m[{index}]\n", {})
@@ -516,27 +520,160 @@ def _rot90(m, k=1, axes=(0, 1)):
     return impl
 
 
-@overload(np.ravel)
-def _ravel(a):
-    if is_array(a):
+def _order_of(order, accepted, what):
+    """The constant order= letter of a call ('C' when omitted), upper-cased as NumPy reads it;
+    one NumPy refuses is its ValueError, one known only at run time a TypeError."""
+    if not given(order) or isinstance(order, str):
+        return "C"
+    value = getattr(order, "literal_value", None)
+    if not isinstance(value, str):
+        raise TypeError(f"{what}: order= must be a constant string ('C', 'F', 'A' or 'K') in "
+                        f"compiled code, not {order}")
+    value = value.upper()
+    if value not in accepted:
+        raise ValueError(f"{what}: order must be one of {', '.join(map(repr, accepted))} "
+                         f"(got {value!r})")
+    return value
+
+
+def _memory_order(a):
+    """'F' where order='A' (and 'K' of an F-contiguous array) reads a in Fortran order: its type
+    is Fortran-contiguous, or (layout A) it is at run time and not C-contiguous."""
+    pass
+
+
+@overload(_memory_order)
+def _memory_order_impl(a):
+    if a.layout == "F" and a.ndim > 1:
+        return lambda a: True
+    if a.layout == "A" and a.ndim > 1:
+        return lambda a: a.flags.f_contiguous and not a.flags.c_contiguous
+    return lambda a: False
+
+
+def _ravel_k(a):
+    pass
+
+
+@overload(_ravel_k)
+def _ravel_k_impl(a):
+    """a's items in the order of its axes by decreasing stride magnitude (NumPy's order='K',
+    which reads each axis in its own direction), in C order (a view where that is contiguous,
+    else a copy)."""
+    nd = a.ndim
+    if nd < 2 or a.layout == "C":
         return lambda a: a.ravel()
-    return None
+    if a.layout == "F":
+        return lambda a: a.T.ravel()
+    perm = ", ".join(f"p[{k}]" for k in range(nd))
+    return _generated("impl", "def impl(a):\n"
+                      "    p = np.argsort(-np.abs(np.array(a.strides)), kind='stable')\n"
+                      f"    return np.transpose(a, ({perm},)).ravel()\n", {})
+
+
+def _ravel_f(a):
+    pass
+
+
+def _ravel_a(a):
+    pass
+
+
+@overload(_ravel_f)
+def _ravel_f_impl(a):
+    if a.ndim < 2:
+        return lambda a: a.ravel()
+    return lambda a: a.T.ravel()
+
+
+@overload(_ravel_a)
+def _ravel_a_impl(a):
+    def impl(a):
+        if _memory_order(a):
+            return _ravel_f(a)
+        return a.ravel()
+    return impl
+
+
+def _ravel_impl(a, letter):
+    """The implementation flattening a (an array type) in the order letter: a view where the
+    items lie contiguous in that order, else a copy."""
+    if letter == "C":
+        return lambda a, order="C": a.ravel()
+    return {"F": lambda a, order="C": _ravel_f(a), "A": lambda a, order="C": _ravel_a(a),
+            "K": lambda a, order="C": _ravel_k(a)}[letter]
+
+
+def _reshape_impl(a, shape, letter):
+    """The implementation of a.reshape(shape, order=letter): in Fortran order a.T's items in C
+    order placed into the reversed shape, transposed back (a view where a is
+    Fortran-contiguous, as NumPy's)."""
+    if isinstance(shape, (types.Integer, types.Boolean)):
+        if letter == "C":
+            return lambda a, shape, order="C": a.reshape(shape)
+        if letter == "F":
+            return lambda a, shape, order="C": _ravel_f(a).reshape(shape)
+        return lambda a, shape, order="C": _ravel_a(a).reshape(shape)
+    if not isinstance(shape, (types.UniTuple, types.Tuple)):
+        return None
+    if letter == "C":
+        return lambda a, shape, order="C": a.reshape(shape)
+    if letter == "F":
+        return lambda a, shape, order="C": a.T.reshape(shape[::-1]).T
+
+    def impl(a, shape, order="C"):          # 'A'
+        if _memory_order(a):
+            return a.T.reshape(shape[::-1]).T
+        return a.reshape(shape)
+    return impl
+
+
+@overload(np.ravel)
+def _ravel(a, order="C"):
+    """np.ravel(a, order=): a view where the items lie contiguous in that order, else a copy."""
+    if not is_array(a):
+        return None
+    return _ravel_impl(a, _order_of(order, ("C", "F", "A", "K"), "np.ravel"))
+
+
+@overload_method(types.Array, "ravel")
+def _ravel_method(a, order="C"):
+    """a.ravel(order=...) (without it, the builtin serves)."""
+    if not given(order) or isinstance(order, str):
+        return None
+    return _ravel_impl(a, _order_of(order, ("C", "F", "A", "K"), "array.ravel"))
 
 
 @overload(np.reshape)
-def _reshape(a, shape):
+def _reshape(a, shape, order="C"):
     """np.reshape(a, shape) is a.reshape(shape): a view of a contiguous array, a copy of
-    another, as NumPy gives (shape an int or a tuple of ints, one of them -1)."""
-    if is_array(a):
-        return lambda a, shape: a.reshape(shape)
-    return None
+    another, as NumPy gives (shape an int or a tuple of ints, one of them -1); order= 'C', 'F'
+    or 'A'."""
+    if not is_array(a):
+        return None
+    return _reshape_impl(a, shape, _order_of(order, ("C", "F", "A"), "np.reshape"))
+
+
+@overload_method(types.Array, "reshape")
+def _reshape_method(a, shape, order="C"):
+    """a.reshape(shape, order=...) with one shape argument (without order=, the builtin
+    serves, and takes the dimensions as separate arguments too)."""
+    if not given(order) or isinstance(order, str) or is_number(order):
+        return None                         # a.reshape(3, 4): the builtin's
+    return _reshape_impl(a, shape, _order_of(order, ("C", "F", "A"), "array.reshape"))
 
 
 @overload_method(types.Array, "flatten")
 def _flatten(a, order="C"):
-    if getattr(order, "literal_value", order) != "C":
-        return None
-    return lambda a, order="C": a.copy().ravel()
+    """a.flatten(order=): a copy of a's items in that order."""
+    letter = _order_of(order, ("C", "F", "A", "K"), "array.flatten")
+    if letter == "C" or a.ndim < 2:
+        return lambda a, order="C": a.copy().ravel()
+    if letter == "F":
+        return lambda a, order="C": np.copy(_ravel_f(a))
+    if letter == "A":
+        return lambda a, order="C": np.copy(_ravel_a(a))
+    return lambda a, order="C": np.copy(_ravel_k(a))
 
 
 @overload_method(types.Array, "item")

@@ -438,6 +438,78 @@ def _arctanh(a):
     return math.atanh(a) if -1 < a < 1 else math.nan * a
 
 
+# the complex loops NumPy's npymath computes: its formulas for reciprocal (Smith's division),
+# expm1, log1p and exp2; C99's for the inverse functions (CPython's cmath, the same formulas)
+@register_jitable
+def _complex_reciprocal(z):
+    r, i = z.real, z.imag
+    if (r == 0 and i == 0) or r != r or i != i:   # NumPy's: NaN parts
+        return complex(math.nan, math.nan)
+    if abs(r) >= abs(i):
+        t = i / r
+        d = r + i * t
+        return complex(1.0 / d, -t / d)
+    t = r / i
+    d = r * t + i
+    return complex(t / d, -1.0 / d)
+
+
+@register_jitable
+def _complex_expm1(z):
+    x, y = z.real, z.imag
+    a = math.sin(y / 2)
+    return complex(math.expm1(x) * math.cos(y) - 2 * a * a, math.exp(x) * math.sin(y))
+
+
+@register_jitable
+def _complex_log1p(z):
+    x, y = z.real + 1.0, z.imag
+    return complex(np.log(math.hypot(x, y)), math.atan2(y, x))
+
+
+@register_jitable
+def _complex_exp2(z):
+    r, i = z.real * 0.6931471805599453, z.imag * 0.6931471805599453
+    if i == 0:   # a real power: no NaN from an infinity times sin(0)
+        return complex(np.exp(r), i)
+    return cmath.exp(complex(r, i))
+
+
+@register_jitable
+def _complex_rint(z):
+    return complex(_rint(z.real), _rint(z.imag))
+
+
+@register_jitable
+def _complex_arcsin(z):
+    return cmath.asin(complex(z))
+
+
+@register_jitable
+def _complex_arccos(z):
+    return cmath.acos(complex(z))
+
+
+@register_jitable
+def _complex_arctan(z):
+    return cmath.atan(complex(z))
+
+
+@register_jitable
+def _complex_arcsinh(z):
+    return cmath.asinh(complex(z))
+
+
+@register_jitable
+def _complex_arccosh(z):
+    return cmath.acosh(complex(z))
+
+
+@register_jitable
+def _complex_arctanh(z):
+    return cmath.atanh(complex(z))
+
+
 @register_jitable
 def _conjugate(a):
     return a.conjugate()
@@ -570,7 +642,9 @@ def _modf_whole(a):
 # ---- the generated loop ----
 
 def _generated(source, env):
-    return generated("impl", source, dict(env, _broadcast_error=_broadcast_error))
+    from .numpy_memory import unshared
+    return generated("impl", source, dict(env, _broadcast_error=_broadcast_error,
+                                          _unshared=unshared))
 
 
 @register_jitable
@@ -618,10 +692,11 @@ def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False, names=None
         if on_out and out_joins:   # an out axis of another length than the inputs' is NumPy's error
             lines += [f"    if {dims[-1]} != 1 and {dims[-1]} != D{d}:", "        _broadcast_error()"]
     shape = "(" + "".join(f"D{d}, " for d in range(n)) + ")"
-    if has_out:
+    if has_out:   # an operand overlapping out is read from a copy, as NumPy's
         lines += [f"    if out.shape != {shape}:",
                   "        raise ValueError('non-broadcastable output operand')",
                   "    res = out"]
+        lines += [f"    x{k} = _unshared(x{k}, out)" for k in ops if ndims[k]]
     else:
         lines.append(f"    res = np.empty({shape}, OUT)")
     indent = "    "
@@ -750,22 +825,26 @@ _UFUNCS = {
     "negative": (1, {"i": _negative, "f": _negative, "c": _negative}),
     "positive": (1, {"i": _positive, "f": _positive, "c": _positive}),
     "square": (1, {"*": _square}),
-    "reciprocal": (1, {"i": _int_reciprocal, "f": _recip_zero}),
+    "reciprocal": (1, {"i": _int_reciprocal, "f": _recip_zero, "c": _complex_reciprocal}),
     "logical_not": (1, {"*": _logical_not}),
     "invert": (1, {"b": _bool_invert, "i": _invert}),
-    "expm1": (1, {"f": _expm1}),
-    "log1p": (1, {"f": _log1p}),
-    "exp2": (1, {"f": _exp2}),
+    "expm1": (1, {"f": _expm1, "c": _complex_expm1}),
+    "log1p": (1, {"f": _log1p, "c": _complex_log1p}),
+    "exp2": (1, {"f": _exp2, "c": _complex_exp2}),
     "cbrt": (1, {"f": _cbrt}),
     "deg2rad": (1, {"f": _deg2rad}),
     "radians": (1, {"f": _deg2rad}),
     "rad2deg": (1, {"f": _rad2deg}),
     "degrees": (1, {"f": _rad2deg}),
     "signbit": (1, {"f": _signbit}),
-    "rint": (1, {"f": _rint}),
-    "arcsinh": (1, {"f": _arcsinh}),
-    "arccosh": (1, {"f": _arccosh}),
-    "arctanh": (1, {"f": _arctanh}),
+    "rint": (1, {"f": _rint, "c": _complex_rint}),
+    "arcsinh": (1, {"f": _arcsinh, "c": _complex_arcsinh}),
+    "arccosh": (1, {"f": _arccosh, "c": _complex_arccosh}),
+    "arctanh": (1, {"f": _arctanh, "c": _complex_arctanh}),
+    # of real numbers the builtins serve
+    "arcsin": (1, {"c": _complex_arcsin}),
+    "arccos": (1, {"c": _complex_arccos}),
+    "arctan": (1, {"c": _complex_arctan}),
     "conjugate": (1, {"c": _conjugate, "*": _positive}),
     "float_power": (2, {"f": _float_power, "c": _complex_power}),
     "ldexp": (2, {"f": _ldexp}),

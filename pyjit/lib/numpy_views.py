@@ -266,3 +266,53 @@ def _frombuffer(buffer, dtype=float, count=-1, offset=0):
 """
     return generated("impl", source, {"as_view": _views.as_strided, "DT": new, "SIZE": size,
                                       "_c_contiguous": _c_contiguous})
+
+
+def _sliding_window_view(x, window_shape, axis=None, subok=False, writeable=False):
+    """np.lib.stride_tricks.sliding_window_view(x, window_shape, axis=None): the view of every
+    window, its axes after x's (each window axis of x shortened to the windows' count), as
+    NumPy's; window_shape an int or a tuple of ints, axis None (a window over every axis), an
+    int or a tuple of ints. Writable, as Numba's (NumPy's is read-only by default)."""
+    if not is_array(x):
+        return None
+    nd = x.ndim
+    ints = (types.Integer, types.Boolean)
+    nw = 1 if isinstance(window_shape, ints) else (
+        len(window_shape.types) if isinstance(window_shape, types.Tuple) else None)
+    if nw is None:
+        return None
+    if not given(axis):
+        if nw != nd:
+            raise ValueError(f"Since axis is `None`, must provide window_shape for all "
+                             f"dimensions of `x`; got {nw} window_shape elements and `x.ndim` "
+                             f"is {nd}.")
+        axes = "(" + "".join(f"{d}, " for d in range(nd)) + ")"
+    elif isinstance(axis, ints):
+        if nw != 1:
+            raise ValueError("Must provide matching length window_shape and axis")
+        axes = "(axis,)"
+    elif isinstance(axis, types.Tuple) and len(axis.types) == nw:
+        axes = "axis"
+    else:
+        return None
+    win = "(window_shape,)" if isinstance(window_shape, ints) else "window_shape"
+    lines = ["def impl(x, window_shape, axis=None, subok=False, writeable=False):",
+             f"    ws = {win}", f"    ax = {axes}",
+             f"    shape = np.empty({nd}, np.int64)"]
+    lines += [f"    shape[{d}] = x.shape[{d}]" for d in range(nd)]
+    lines += [f"    for k in range({nw}):",
+              "        if ws[k] < 0:",
+              "            raise ValueError('`window_shape` cannot contain negative values')",
+              f"        a = _norm_axis(ax[k], {nd})",
+              "        if shape[a] < ws[k]:",
+              "            raise ValueError('window shape cannot be larger than input array shape')",
+              "        shape[a] -= ws[k] - 1"]
+    out_shape = "(" + "".join(f"shape[{d}], " for d in range(nd)) + \
+        "".join(f"ws[{k}], " for k in range(nw)) + ")"
+    out_strides = "(" + "".join(f"x.strides[{d}], " for d in range(nd)) + \
+        "".join(f"x.strides[_norm_axis(ax[{k}], {nd})], " for k in range(nw)) + ")"
+    lines.append(f"    return as_strided(x, {out_shape}, {out_strides})")
+    return _generated("\n".join(lines) + "\n")
+
+
+overload(np.lib.stride_tricks.sliding_window_view)(_sliding_window_view)

@@ -35,9 +35,23 @@ def _fill(kind, dt):
 def _check(name, a, where, out):
     if not (is_array(a) and _mask(where)):
         return False
-    if given(out):
-        raise TypeError(f"np.{name}: out= beside where= is not supported in compiled code")
+    if given(out) and not (is_array(out) and not out.readonly):
+        raise TypeError(f"np.{name}: out= must be a writable array, not {out}")
     return True
+
+
+def _into_out(out, lines):
+    """lines (an implementation's source ending in `return <result>`) storing the result into
+    out= where given (of the result's shape, NumPy's ValueError otherwise) and returning out."""
+    if not given(out):
+        return lines
+    result = lines[-1].strip()[len("return "):]
+    return lines[:-1] + [f"    r = {result}",
+                         "    if np.shape(r) != out.shape:",
+                         "        raise ValueError('output parameter for reduction operation has "
+                         "the wrong shape')",
+                         "    out[...] = r",
+                         "    return out"]
 
 
 def _call_args(axis, keepdims, extra=()):
@@ -77,10 +91,10 @@ def reduction(name, kind, signature):
         fill = _fill(kind, a.dtype)
         if fill == "np.nan" and not isinstance(a.dtype, (types.Float, types.Complex)):
             return None   # np.nanmean of ints with where=: not taken
-        source = (f"def impl({signature}):\n"
-                  f"    b = np.where(np.broadcast_to(where, a.shape), a, {fill})\n"
-                  f"    return np.{name}(b{_call_args(axis, keepdims, extra)})\n")
-        return generated("impl", source, {"DT": a.dtype})
+        lines = [f"def impl({signature}):",
+                 f"    b = np.where(np.broadcast_to(where, a.shape), a, {fill})",
+                 f"    return np.{name}(b{_call_args(axis, keepdims, extra)})"]
+        return generated("impl", "\n".join(_into_out(out, lines)) + "\n", {"DT": a.dtype})
     return _with_signature(typing, signature, f"_{name}_where", keywords=True)
 
 
@@ -119,7 +133,8 @@ def statistic(name, signature):
             if name == "std":
                 lines.append("    r = np.sqrt(r)")
         lines.append(f"    return {cast}")
-        return generated("impl", "\n".join(lines) + "\n", {"RT": rt, "OUT": out_t})
+        return generated("impl", "\n".join(_into_out(out, lines)) + "\n",
+                         {"RT": rt, "OUT": out_t})
     return _with_signature(typing, signature, f"_{name}_where", keywords=True)
 
 

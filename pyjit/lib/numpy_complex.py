@@ -1,0 +1,102 @@
+"""Reductions of complex arrays that NumPy defines and the builtins leave out, written in the
+compiled subset: np.min/np.max (amin, amax, the methods) in NumPy's order of complex numbers (by
+the real parts, then the imaginary ones; the first item with a NaN part is the result, as NumPy's
+maximum propagates it) and np.var/np.std (the mean of |x - mean|**2, a real result), over the
+whole array. Reductions along an axis stay numpy_axis's."""
+import numpy as np
+
+from ._util import given, is_array, overload, overload_method, register_jitable, types
+
+
+def _complex_array(a):
+    return is_array(a) and isinstance(a.dtype, types.Complex)
+
+
+@register_jitable
+def _has_nan(z):
+    return z.real != z.real or z.imag != z.imag
+
+
+@register_jitable
+def _extreme(a, larger, name):
+    flat = a.ravel()
+    if flat.size == 0:
+        raise ValueError("zero-size array to reduction operation " + name +
+                         " which has no identity")
+    best = flat[0]
+    if _has_nan(best):
+        return best
+    for i in range(1, flat.size):
+        z = flat[i]
+        if _has_nan(z):
+            return z
+        if larger:
+            if z.real > best.real or (z.real == best.real and z.imag > best.imag):
+                best = z
+        elif z.real < best.real or (z.real == best.real and z.imag < best.imag):
+            best = z
+    return best
+
+
+def _extreme_typing(larger):
+    name = "maximum" if larger else "minimum"
+
+    def typing(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+        if not _complex_array(a) or any(isinstance(t, types.Type) and given(t) and
+                                        not isinstance(t, types.BooleanLiteral)
+                                        for t in (axis, out, initial)):
+            return None
+        if isinstance(where, types.Type) and not isinstance(where, types.BooleanLiteral) or \
+                isinstance(keepdims, types.BooleanLiteral) and keepdims.literal_value:
+            return None
+
+        def impl(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+            return _extreme(a, larger, name)
+        return impl
+    return typing
+
+
+@register_jitable
+def _complex_var(a, ddof):
+    flat = a.ravel()
+    n = flat.size
+    total = 0j
+    for i in range(n):
+        total += flat[i]
+    mean = total / n if n else complex(np.nan, np.nan)
+    acc = 0.0
+    for i in range(n):
+        d = flat[i] - mean
+        acc += d.real * d.real + d.imag * d.imag
+    return acc / (n - ddof) if n - ddof > 0 else np.nan
+
+
+def _spread_typing(root):
+    def typing(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True):
+        if not _complex_array(a) or any(isinstance(t, types.Type) and given(t)
+                                        for t in (axis, dtype, out)):
+            return None
+        if isinstance(where, types.Type) and not isinstance(where, types.BooleanLiteral) or \
+                isinstance(keepdims, types.BooleanLiteral) and keepdims.literal_value:
+            return None
+        rt = types.float32 if a.dtype == types.complex64 else types.float64
+        if root:
+            def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True):
+                return rt(np.sqrt(_complex_var(a, ddof)))
+            return std
+
+        def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True):
+            return rt(_complex_var(a, ddof))
+        return var
+    return typing
+
+
+for _fn, _method, _typing in ((np.max, "max", _extreme_typing(True)),
+                              (np.amax, None, _extreme_typing(True)),
+                              (np.min, "min", _extreme_typing(False)),
+                              (np.amin, None, _extreme_typing(False)),
+                              (np.var, "var", _spread_typing(False)),
+                              (np.std, "std", _spread_typing(True))):
+    overload(_fn)(_typing)
+    if _method:
+        overload_method(types.Array, _method)(_typing)
