@@ -751,7 +751,7 @@ static Type *table_new_call(Infer *c, Instr *in, Builtin bi, Args *a)
         if (t->kind != (set ? TY_SET : TY_DICT))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of %s is not supported (%s)",
                               set ? "set" : "dict", infer_type_name(t),
-                              set ? "a list, tuple, range, 1-d array or set is" : "another dict is");
+                              set ? "a list, tuple, range, string, 1-d array or set is" : "another dict is");
         return ty_is_undetermined(t) ? NULL : intrinsic(c, in, set ? BI_SET_COPY : BI_DICT_COPY, a, NULL, t);
     }
     Type *t = infer_table_made(c, in, set);
@@ -1184,6 +1184,8 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
         if (!want_args(c, in, a, 2, 2) || !str_arg(c, in, a, 0, false, to))
             return NULL;
         Type *t = a->pos[1]->type;
+        if (infer_is_text(t))   /* sep.join(s): the characters of s */
+            return str_arg(c, in, a, 1, false, to) ? intrinsic(c, in, bi, a, to, s) : NULL;
         bool ok = t->kind == TY_LIST ? t->list.item == s : t->kind == TY_TUPLE;
         for (int i = 0; t->kind == TY_TUPLE && i < t->tuple.n; i++)
             ok &= infer_is_text(t->tuple.items[i]);
