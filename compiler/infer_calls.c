@@ -2550,7 +2550,7 @@ static const char *method_family(const Type *self)
     case TY_RNG: return "generator";
     case TY_TUPLE: return "tuple";
     case TY_DTYPE: return "dtype";
-    default: return "complex";
+    default: return "number";   /* a scalar: x.conjugate(), x.item() */
     }
 }
 
@@ -2708,7 +2708,7 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
     const CompilerHost *host = c->pi->prog->host;
     void *handle = host && host->method_overloads && (self->kind == TY_ARRAY || ty_is_container(self) ||
                                                        self->kind == TY_CLASS || self->kind == TY_RNG ||
-                                                       self->kind == TY_TUPLE) &&
+                                                       self->kind == TY_TUPLE || ty_is_scalar(self)) &&
                    callee->op == OP_GETATTR && callee->nargs >= 1
                    ? host->method_overloads(host->ctx, pyname) : NULL;
     if (handle) {

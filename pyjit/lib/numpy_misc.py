@@ -880,3 +880,31 @@ def _histogram2d(x, y, bins=10, range=None, density=None, weights=None):
                    "        h = h / area / h.sum()\n")
     source += "    return h, ex, ey\n"
     return generated("impl", source, {"_hist_edges": _hist_edges, "_hist_bin": _hist_bin})
+
+
+# ---- methods of numbers (compiler/infer_items.c: scalar_getattr) ------------------------------
+
+@overload_method(types.Number, "item")
+def _number_item(x):
+    """x.item() of a number (a NumPy scalar read from an array): the number itself, as Numba
+    gives it."""
+    if isinstance(x, (types.Number, types.Boolean)):
+        return lambda x: x
+    return None
+
+
+overload_method(types.Boolean, "item")(_number_item)
+
+
+@overload_method(types.Number, "conjugate")
+def _number_conjugate(x):
+    """x.conjugate() of a real number: itself, a bool's as an int as CPython's (complex numbers
+    have the builtin's)."""
+    if isinstance(x, types.Boolean):
+        return lambda x: int(x)
+    if isinstance(x, (types.Integer, types.Float)):
+        return lambda x: x
+    return None
+
+
+overload_method(types.Boolean, "conjugate")(_number_conjugate)
