@@ -58,6 +58,7 @@ def _extreme(name, smaller):
     dict or a string, taken as the list of their items): the first extreme item, as CPython's;
     ValueError when empty. Numbers without key= are left to the builtin."""
     message = f"{name}() iterable argument is empty"
+    listed = []
 
     def pick(keyed):
         def impl(iterable, key=None):
@@ -87,12 +88,14 @@ def _extreme(name, smaller):
             return lambda iterable, key=None: key if key > iterable else iterable
         keyed = key is not None and not isinstance(key, (types.NoneType, types.Omitted))
         if keyed and not isinstance(key, _VALUES) and _keyed_iterable(iterable):
-            from ..decorators import njit
-            over_list = njit(pick(True))
+            if not listed:   # one compiled picker for every caller
+                from ..decorators import njit
+                over_list = njit(pick(True))
 
-            def listed(iterable, key=None):
-                return over_list(list(iterable), key)
-            return listed
+                def over_items(iterable, key=None):
+                    return over_list(list(iterable), key)
+                listed.append(over_items)
+            return listed[0]
         if not isinstance(iterable, (types.List, types.UniTuple)) or isinstance(key, _VALUES):
             return None   # min(a, b) of numbers: the builtin's
         if not keyed and isinstance(iterable.dtype, (types.Number, types.Boolean)):
