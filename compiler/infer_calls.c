@@ -751,7 +751,7 @@ static Type *table_new_call(Infer *c, Instr *in, Builtin bi, Args *a)
         if (t->kind != (set ? TY_SET : TY_DICT))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() of %s is not supported (%s)",
                               set ? "set" : "dict", infer_type_name(t),
-                              set ? "a list, tuple, range, 1-d array or set is" : "another dict is");
+                              set ? "a list, tuple, range, string, 1-d array or set is" : "another dict is");
         return ty_is_undetermined(t) ? NULL : intrinsic(c, in, set ? BI_SET_COPY : BI_DICT_COPY, a, NULL, t);
     }
     Type *t = infer_table_made(c, in, set);
@@ -1184,6 +1184,8 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
         if (!want_args(c, in, a, 2, 2) || !str_arg(c, in, a, 0, false, to))
             return NULL;
         Type *t = a->pos[1]->type;
+        if (infer_is_text(t))   /* sep.join(s): the characters of s */
+            return str_arg(c, in, a, 1, false, to) ? intrinsic(c, in, bi, a, to, s) : NULL;
         bool ok = t->kind == TY_LIST ? t->list.item == s : t->kind == TY_TUPLE;
         for (int i = 0; t->kind == TY_TUPLE && i < t->tuple.n; i++)
             ok &= infer_is_text(t->tuple.items[i]);
@@ -2552,7 +2554,7 @@ static const char *method_family(const Type *self)
     case TY_RNG: return "generator";
     case TY_TUPLE: return "tuple";
     case TY_DTYPE: return "dtype";
-    default: return "complex";
+    default: return "number";   /* a scalar: x.conjugate(), x.item() */
     }
 }
 
@@ -2710,7 +2712,7 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
     const CompilerHost *host = c->pi->prog->host;
     void *handle = host && host->method_overloads && (self->kind == TY_ARRAY || ty_is_container(self) ||
                                                        self->kind == TY_CLASS || self->kind == TY_RNG ||
-                                                       self->kind == TY_TUPLE) &&
+                                                       self->kind == TY_TUPLE || ty_is_scalar(self)) &&
                    callee->op == OP_GETATTR && callee->nargs >= 1
                    ? host->method_overloads(host->ctx, pyname) : NULL;
     if (handle) {

@@ -49,6 +49,9 @@ static bool field_accepts(Type *ft, Type *vt)
 {
     if (ty_is_scalar(ft) && ty_is_scalar(vt))
         return ty_is_complex(ft) || !ty_is_complex(vt);
+    if (ft->kind == TY_OPTIONAL && vt != ft)   /* optional(T) takes None and what T takes */
+        return vt->kind == TY_NONE || field_accepts(ft->optional.value,
+                                                    vt->kind == TY_OPTIONAL ? vt->optional.value : vt);
     return ty_unify(ft, vt) == ft;
 }
 
@@ -80,10 +83,15 @@ static Type *set_field(Infer *c, Instr *in, Instr *self, int i, Instr *val)
                           t->klass.cls_name, t->klass.fields[i], infer_type_name(ft),
                           infer_type_name(vt), ft->name);
     }
+    bool unwrap = vt->kind == TY_OPTIONAL && ft->kind != TY_OPTIONAL;
+    if (unwrap)   /* an optional value (a method's argument): its value, TypeError when None */
+        vt = vt->optional.value;
     if (!field_accepts(ft, vt))
         return infer_fail(c, in, DIAG_TYPING, "cannot set %s.%s, a field of type %s, to %s",
                           t->klass.cls_name, t->klass.fields[i], infer_type_name(ft),
                           infer_type_name(vt));
+    if (c->rewrite && unwrap)
+        val = infer_unwrap(c, in, val);
     if (c->rewrite) {
         Instr *args[2] = {self, infer_coerce(c, in, val, ft)};
         in->op = OP_INTRINSIC;

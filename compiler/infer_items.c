@@ -101,13 +101,20 @@ static Type *array_getattr(Infer *c, Instr *in, Type *t)
 }
 
 /* z.real, z.imag of a scalar: a CAST of z (the real part), the imaginary part itself (not the real
- * part of z * -1j, which a NaN or inf real part would spoil), or zero. */
+ * part of z * -1j, which a NaN or inf real part would spoil), or zero. Its methods (x.item(),
+ * x.conjugate()) are the library's method.number.* and the builtins' rows of that name. */
 static Type *scalar_getattr(Infer *c, Instr *in, Type *t)
 {
     bool real = strcmp(in->name, "real") == 0, imag = strcmp(in->name, "imag") == 0;
     if (strcmp(in->name, "dtype") == 0)   /* np.float32(x).dtype: a constant, as a.dtype */
         return ty_dtype(ty_strong(t));
     if (ty_is_complex(t) && strcmp(in->name, "conjugate") == 0)
+        return ty_method(ty_strong(t), in->name);
+    char method[96];
+    snprintf(method, sizeof method, "method.number.%s", in->name);
+    const CompilerHost *host = c->pi->prog->host;
+    if (!real && !imag && host && host->method_overloads &&
+        host->method_overloads(host->ctx, method))
         return ty_method(ty_strong(t), in->name);
     if (!real && !imag)
         return infer_fail(c, in, DIAG_TYPING, "%s has no attribute '%s'", infer_type_name(t), in->name);

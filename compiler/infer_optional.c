@@ -83,7 +83,8 @@ Instr *infer_wrap_optional(Infer *c, Instr *before, Instr *val, Type *to)
 }
 
 /* Operations that take an optional as it is: tests against None, truth, returns, calls of other
- * @njit functions (specialised for it: `helper(x, out=buf)` with buf None or an array), and the
+ * @njit functions (specialised for it: `helper(x, out=buf)` with buf None or an array) and of
+ * jitclass constructors and methods (a linked node made from a head that may be None), and the
  * operations on optionals themselves. */
 static bool takes_optional(const Instr *in)
 {
@@ -92,6 +93,12 @@ static bool takes_optional(const Instr *in)
     case OP_BUILD_TUPLE:   /* (x, None) with x optional: the item stays optional */
         return true;
     case OP_CALL:
+        if (in->args[0]->op == OP_CONST && in->args[0]->cst->kind == K_FUNC &&
+            in->args[0]->cst->jitclass)
+            return true;
+        if (in->args[0]->type && in->args[0]->type->kind == TY_BOUND_METHOD &&
+            in->args[0]->type->method.self->kind == TY_CLASS)   /* a jitclass's own methods */
+            return true;
         return in->args[0]->type && in->args[0]->type->kind == TY_DISPATCHER && in->imm != 1;
     case OP_COMPARE:
         return in->sub == CMP_IS || in->sub == CMP_ISNOT || in->args[0]->type->kind == TY_NONE ||

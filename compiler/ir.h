@@ -111,6 +111,8 @@ typedef struct Const {
     bool device_only;   /* K_DISPATCHER: a @gpu.jit(device=True) function, callable from kernels only */
     bool python_function;   /* K_OPAQUE: a plain Python function (errors suggest @njit) */
     bool gpu_kernel;        /* K_OPAQUE: a @gpu.jit kernel (errors say kernels cannot call it) */
+    bool jitclass;      /* K_FUNC: a jitclass, whose constructor takes optional arguments as they
+                           are (Frame(value, self.top) with self.top None or an instance) */
     bool overloaded;    /* K_FUNC: has pyjit.extending.overload implementations, chosen by the
                            argument types through CompilerHost.resolve_overload (the builtin of
                            the same name, if any, serves when every overload declines) */

@@ -63,9 +63,9 @@ static LLVMValueRef get_field(Lower *L, Instr *in, Type *t, LLVMValueRef obj, in
         lower_check(L, LLVMBuildIsNull(L->b, LLVMBuildExtractValue(L->b, v, 0, ""), ""),
                     ABI_EXC_VALUE, msg, NULL, 0);
     }
-    if (lower_is_counted(ft)) {
+    if (lower_is_counted(ft)) {   /* a tuple or an optional: each reference in it owned */
         lower_incref_value(L, ft, v);
-        lower_own(L, in, v);
+        lower_own_value(L, in, ft, v);
     }
     return v;
 }

@@ -263,10 +263,15 @@ static LLVMValueRef chr(Lower *L, Instr *in, LLVMValueRef cp)
 }
 
 /* The MemInfo pointers of a join's items and their count: a list's items in place, a tuple's
- * stored in a temporary (a tuple of strs is an array of pointers). */
+ * stored in a temporary (a tuple of strs is an array of pointers); a str's characters are
+ * joined by the runtime directly. */
 static LLVMValueRef join(Lower *L, Instr *in, LLVMValueRef sep, Instr *items)
 {
     LLVMValueRef v = lower_value(L, items), ptr, n;
+    if (items->type->kind == TY_STR) {
+        LLVMValueRef args[2] = {meminfo(L, sep), meminfo(L, v)};
+        return take(L, in, ty_str(), lower_call_rt(L, "pj_str_join_chars", L->ptr, args, 2));
+    }
     if (items->type->kind == TY_LIST) {
         ptr = lower_list_items(L, v);
         n = lower_list_len(L, v);

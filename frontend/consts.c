@@ -638,6 +638,7 @@ static int const_of_handle(FeCtx *ctx, PyObject *obj, Const *c)
         c->kind = K_FUNC;
         c->overloaded = strncmp(fname, "overload:", 9) == 0;
         c->name = c->overloaded ? fname + 9 : fname;
+        c->jitclass = PyType_Check(obj) && PyObject_HasAttrString(obj, "_pyjit_new");
     } else if (PyModule_Check(obj)) {
         c->kind = K_MODULE;
         c->name = attr_string(ctx, obj, "__name__");

@@ -800,7 +800,12 @@ static int display_is_tuple(Ssa *s, const BcInstr *at, int slot)
 static int star_concat(Ssa *s, int i, Instr *part)
 {
     Instr *acc = s->stack[s->sp - i];
-    if (acc->aux != &star_display) {
+    if (acc->aux != &star_display && acc->op == OP_BUILD_LIST) {
+        /* the list was only ever this display's: it becomes the tuple in place, so a list of
+         * mixed items (f(t, y, *args)) is never typed as one */
+        acc->op = OP_BUILD_TUPLE;
+        acc->imm = 0;
+    } else if (acc->aux != &star_display) {
         Instr *t = emit(s, OP_BUILD_TUPLE, acc->nargs);
         if (acc->nargs)
             memcpy(t->args, acc->args, sizeof(Instr *) * (size_t)acc->nargs);

@@ -26,7 +26,7 @@ from .decorators import (  # noqa: E402
 from .errors import InternalError, TypingError, UnsupportedError  # noqa: E402,F401
 from .experimental import jitclass  # noqa: E402  (light: the class is built when applied)
 from .types import (  # noqa: E402,F401  (Numba's other spellings of the scalar types)
-    char, from_dtype, long_, optional, size_t, ssize_t, typeof, uchar, ulong,
+    char, deferred_type, from_dtype, long_, optional, size_t, ssize_t, typeof, uchar, ulong,
 )
 from .types import (  # noqa: E402,F401
     b1, bool_, boolean, byte, c8, c16, complex64, complex128, double, f2, f4, f8, float16, float32,
@@ -91,8 +91,6 @@ _NOT_OFFERED = {
     "cloudpickle": "pickle pyjit functions with pickle itself (docs/processes.md)",
     "test": "run pyjit's own tests with pytest (README)",
     "ffi": "Numba's type of a cffi ffi object; pyjit types cffi functions themselves",
-    "deferred_type": "jitclass fields of their own class (linked structures) are not "
-                     "implemented yet",
 }
 
 

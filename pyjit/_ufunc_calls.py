@@ -155,9 +155,15 @@ def register_gufunc(obj, kernel, cores, nin, name):
     """Makes obj (a generalized np.ufunc or GUFunc) callable from compiled code with all its
     operands, outputs included (Numba's rule for gufuncs called from compiled code)."""
     n = len(cores)
-    params = ", ".join(f"a{i}" for i in range(n))
+    params = ", ".join(f"a{i}" if i < nin else f"a{i}=None" for i in range(n))
 
     def typing(*args):
+        given = sum(1 for t in args
+                    if t is not None and not isinstance(t, (types.Omitted, types.NoneType)))
+        if given < n:
+            raise TypeError(f"gufunc '{name}' called from compiled code takes all its {n} "
+                            f"operands, the {n - nin} output array(s) included, as in Numba "
+                            f"({given} given): pass the output, e.g. allocated by np.empty")
         if not all(isinstance(t, (types.Array, types.Number, types.Boolean)) for t in args):
             return None
         ndims = [t.ndim if isinstance(t, types.Array) else 0 for t in args]
@@ -175,6 +181,6 @@ def register_gufunc(obj, kernel, cores, nin, name):
 
     ns = {"typing": typing}
     exec(f"def gufunc_call({params}):\n"  # noqa: S102
-         f"    return typing({params})\n", ns)
+         f"    return typing({', '.join(f'a{i}' for i in range(n))})\n", ns)
     ns["gufunc_call"].__qualname__ = f"{name}.gufunc_call"
     overload(obj, strict=False)(ns["gufunc_call"])

@@ -209,7 +209,8 @@ def _family(typ, what):
     from . import types
     kinds = {types.Array: "array", types.List: "list", types.UnicodeType: "str", types.Dict: "dict",
              types.Set: "set", types.NumPyRandomGeneratorType: "generator", types.Tuple: "tuple",
-             types.DType: "dtype"}
+             types.DType: "dtype", types.Number: "number", types.Integer: "number",
+             types.Float: "number", types.Complex: "number", types.Boolean: "number"}
     if isinstance(typ, type) and issubclass(typ, types.StructRef):   # a structref's methods
         from .experimental import structref
         kinds[typ] = structref.family(typ)

@@ -533,6 +533,46 @@ class Optional(Type):
 optional = Optional   # Numba's other spelling
 
 
+class DeferredType(Type):
+    """A type named before it exists (Numba's types.deferred_type()): a jitclass field of the
+    class's own type, for linked lists and trees, is declared optional(node_type) with node_type
+    = deferred_type(), and node_type.define(Cls.class_type.instance_type) once the class is
+    made. Fields declared with it are given their type then (pyjit/experimental/_jitclass.py)."""
+
+    __slots__ = ("_defined", "_pending")
+    _count = 0
+
+    def __init__(self):
+        DeferredType._count += 1
+        super().__init__(f"deferred#{DeferredType._count}")
+        self._defined = None
+        self._pending = []
+
+    def define(self, typ):
+        typ = _as_type(typ)
+        if self._defined is not None and typ != self._defined:
+            raise TypeError(f"{self.name} is already defined as {self._defined!r}")
+        self._defined = typ
+        pending, self._pending = self._pending, []
+        for resolve in pending:   # the jitclass fields declared with it
+            resolve()
+
+    def get(self):
+        if self._defined is None:
+            raise TypeError(f"{self.name} is not defined yet: call its define() first")
+        return self._defined
+
+    def when_defined(self, resolve):
+        """resolve() now if the type is defined, else once define() is called."""
+        if self._defined is None:
+            self._pending.append(resolve)
+        else:
+            resolve()
+
+
+deferred_type = DeferredType   # Numba's spelling
+
+
 class Omitted(Type):
     """An argument left out, whose default value is value (Numba's types.Omitted)."""
 
@@ -993,13 +1033,12 @@ long_ = ssize_t = int64
 ulong = size_t = uint64
 string = unicode_type
 globals()["bool"] = boolean   # numba.types.bool; a plain assignment would shadow bool above
-__all__ += ["typeof", "from_dtype", "as_dtype", "char", "uchar", "long_", "ssize_t", "ulong",
+__all__ += ["DeferredType", "deferred_type", "typeof", "from_dtype", "as_dtype", "char", "uchar", "long_", "ssize_t", "ulong",
             "size_t", "string", "bool"]
 
 # Numba type names pyjit does not have: a clear AttributeError naming what is missing (hasattr
 # still answers False)
-_NOT_IN_PYJIT = ("EnumMember", "IntEnumMember", "DeferredType",
-                 "deferred_type", "Generator", "Dispatcher", "pyobject", "ffi", "Bytes", "CharSeq",
+_NOT_IN_PYJIT = ("EnumMember", "IntEnumMember", "Generator", "Dispatcher", "pyobject", "ffi", "Bytes", "CharSeq",
                  "Buffer", "MemoryView", "IntegerLiteral", "literal",
                  "RawPointer", "ExternalFunction", "ExternalFunctionPointer",
                  "EphemeralArray")

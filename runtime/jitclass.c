@@ -162,9 +162,35 @@ static PyObject *core_jitclass_type(PyObject *self, PyObject *args)
     return PyUnicode_FromString(t->name);
 }
 
+/* jitclass_set_field(instance, i, type): field i of the jitclass instance type named instance
+ * given the type named type, once a deferred_type its declaration used is defined (a field of
+ * the class's own type: linked lists, trees). Nothing has been compiled for the class yet. */
+static PyObject *core_jitclass_set_field(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *instance, *tname;
+    int i;
+    if (!PyArg_ParseTuple(args, "sis", &instance, &i, &tname))
+        return NULL;
+    Type *t = ty_parse(instance), *ft = ty_parse(tname);
+    if (!t || t->kind != TY_CLASS || i < 0 || i >= t->klass.data->tuple.n)
+        return PyErr_Format(PyExc_TypeError, "jitclass_set_field: %s has no field %d", instance, i);
+    if (!ft || ty_is_undetermined(ft) || ft->kind == TY_NONE)
+        return PyErr_Format(PyExc_TypeError, "field '%s': %s is not a type a jitclass field can "
+                            "hold", t->klass.fields[i], tname);
+    int n = t->klass.data->tuple.n;
+    Type *tys[256];
+    for (int k = 0; k < n; k++)
+        tys[k] = k == i ? ft : t->klass.data->tuple.items[k];
+    t->klass.data = ty_tuple(tys, n);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef jitclass_methods[] = {
     {"jitclass_type", core_jitclass_type, METH_VARARGS,
      "jitclass_type(cls, name, fields, types): the canonical name of a new jitclass's instance type."},
+    {"jitclass_set_field", core_jitclass_set_field, METH_VARARGS,
+     "jitclass_set_field(instance, i, type): a field's type, given once its deferred_type is defined."},
     {NULL, NULL, 0, NULL},
 };
 

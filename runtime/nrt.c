@@ -90,10 +90,29 @@ void pj_nrt_incref(MemInfo *mi)
         __atomic_fetch_add(&mi->refcount, 1, __ATOMIC_RELAXED);
 }
 
+/* Freeing a block may free the blocks it holds (a linked list of jitclass instances, lists of
+ * lists): those freed meanwhile wait in a per-thread queue, linked through their refcounts (zero,
+ * unused once freed), and are freed in turn by the outermost call, so a chain of any length is
+ * released in constant stack. */
+static __thread MemInfo *free_queue;
+static __thread bool freeing;
+
 void pj_nrt_free(MemInfo *mi)
 {
-    nrt_free_block(mi);
-    __atomic_fetch_sub(&nrt_live_count, 1, __ATOMIC_RELAXED);
+    if (freeing) {
+        mi->refcount = (int64_t)(uintptr_t)free_queue;
+        free_queue = mi;
+        return;
+    }
+    freeing = true;
+    while (mi) {
+        nrt_free_block(mi);
+        __atomic_fetch_sub(&nrt_live_count, 1, __ATOMIC_RELAXED);
+        mi = free_queue;
+        if (mi)
+            free_queue = (MemInfo *)(uintptr_t)mi->refcount;
+    }
+    freeing = false;
 }
 
 /* Compiled code for the CPU does this in its own module (lower.c: define_refcounting); the two

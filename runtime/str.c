@@ -493,6 +493,28 @@ MemInfo *pj_str_join(MemInfo *sep, MemInfo *const *items, int64_t n)
     return mi;
 }
 
+/* sep.join(s) for a string s: its characters with sep between them (the kind is s's, or sep's
+ * when wider and used, so the result is as narrow as CPython's). */
+MemInfo *pj_str_join_chars(MemInfo *sep, MemInfo *s)
+{
+    StrPayload *p = payload(s), *q = payload(sep);
+    int64_t n = p->length;
+    int32_t kind = n > 1 && q->kind > p->kind ? q->kind : p->kind;
+    MemInfo *mi = str_new(n > 0 ? n + (n - 1) * q->length : 0, n > 0 ? kind : 1);
+    if (!mi)
+        return NULL;
+    StrPayload *out = payload(mi);
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (i > 0) {
+            copy_into(out, at, q);
+            at += q->length;
+        }
+        write_cp(out, at++, read_cp(p, i));
+    }
+    return mi;
+}
+
 /* Appends the string s[start:stop] to the list(str) list; -1 when out of memory. */
 static int append_piece(MemInfo *list, MemInfo *s, int64_t start, int64_t stop)
 {

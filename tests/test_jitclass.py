@@ -833,3 +833,98 @@ def test_annotations_of_nested_typing_generics():
     assert (f.w, f.x, f.y.sum(), dict(f.z)) == (3, 2.5, 3.0, {3: (2.5, 5.0)})
     spec = dict(Foo.class_type.struct)
     assert spec["w"] == int32 and spec["x"] == float64
+
+
+# ---- optional fields, deferred types (linked structures) ----
+
+def test_optional_field_of_another_class():
+    from pyjit import optional
+
+    @jitclass([("data", int64)])
+    class Leaf:
+        def __init__(self, data):
+            self.data = data
+
+    @jitclass([("data", int64), ("next", optional(Leaf.class_type.instance_type))])
+    class Link:
+        def __init__(self, data, next):
+            self.data = data
+            self.next = next
+
+    @pyjit.njit
+    def use():
+        a = Link(1, Leaf(5))
+        b = Link(2, None)
+        s = 0
+        cur = a.next
+        if cur is not None:
+            s += cur.data
+        if b.next is None:
+            s += 100
+        b.next = Leaf(7)
+        s += b.next.data
+        c = Link(3, b.next)        # an optional passed to a constructor as it is
+        d = Link(4, a.next if s > 0 else None)
+        return s, c.next.data, d.next.data
+    assert use() == (112, 7, 5)
+    link = Link(3, None)
+    assert link.next is None
+    link.next = Leaf(9)
+    assert link.next.data == 9
+
+
+def test_optional_arguments_reach_methods_and_fields():
+    @jitclass([("v", float64)])
+    class Acc:
+        def __init__(self, v):
+            self.v = v
+
+        def add(self, x):
+            self.v += x
+            return self.v
+
+    @pyjit.njit
+    def run(flag):
+        y = None if flag else 2.0
+        acc = Acc(1.0)
+        acc.add(y)                 # None reaches the method; its use raises TypeError
+        return Acc(y).v
+    assert run(False) == 2.0
+    with pytest.raises(TypeError, match="expected float64, got None"):
+        run(True)
+
+
+def test_deferred_type_links_a_class_to_itself():
+    node_type = pyjit.deferred_type()
+
+    @jitclass([("data", int64), ("next", pyjit.optional(node_type))])
+    class Node:
+        def __init__(self, data, next):
+            self.data = data
+            self.next = next
+
+        def prepend(self, data):
+            return Node(data, self)
+
+    with pytest.raises(TypeError, match="deferred_type of field.s. next is not defined yet"):
+        Node(1, None)
+    node_type.define(Node.class_type.instance_type)
+
+    @pyjit.njit
+    def build_and_sum(n):
+        head = Node(0, None)
+        for i in range(1, n):
+            head = head.prepend(i)
+        total = 0
+        while head is not None:
+            total += head.data
+            head = head.next
+        return total
+    assert build_and_sum(10) == 45
+    assert build_and_sum(300_000) == 300_000 * 299_999 // 2   # released without deep recursion
+    node = Node(1, Node(2, None))
+    assert node.next.data == 2 and node.next.next is None
+    with pytest.raises(TypeError, match="cannot set Node.next"):
+        node.next = 3
+    with pytest.raises(TypeError, match="already defined"):
+        node_type.define(int64)

@@ -1,6 +1,7 @@
 """min() and max() of lists and tuples of tuples (lexicographic, the first extreme item), of two
 tuples, and with key= (lists of numbers or tuples, lambdas and compiled functions), against
 CPython running the same source; an empty list is CPython's ValueError."""
+import numpy as np
 import pytest
 
 import pyjit
@@ -77,3 +78,20 @@ def test_tuples_and_numbers():
 def test_empty_is_value_error():
     check(empty, 0)
     check(empty, 3)
+
+
+def keyed_over_other_iterables(a, word):
+    # the nearest index by a key over range(n), the extreme item of an array, a set, a dict's
+    # keys and a string's characters: each taken as the list of its items
+    nearest = min(range(a.size), key=lambda i: abs(a[i] - 2.2))
+    far = max(a, key=lambda v: abs(v - 1.0))
+    odd = max({3, 8, 5}, key=lambda v: v % 2 * 10 + v)
+    longest = min({"x": 1, "yyy": 2, "zz": 3}, key=lambda k: -len(k))
+    letter = max(word, key=lambda c: ord(c) % 7)
+    return nearest, far, odd, longest, letter
+
+
+def test_key_over_ranges_arrays_sets_and_strings():
+    check(keyed_over_other_iterables, np.array([0.5, 3.0, 2.0, -4.0]), "hello")
+    with pytest.raises(ValueError):
+        pyjit.njit(lambda n: min(range(n), key=lambda i: -i))(0)

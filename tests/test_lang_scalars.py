@@ -731,3 +731,29 @@ def test_weak_operands_and_wide_accumulators_keep_their_types():
 
     u = np.array([2**63, 2**63 - 1, 5], np.uint64)
     assert acc64(u) == int(u.sum())      # uint64 stays uint64 (wrapping as NumPy's sum)
+
+
+def scalar_methods(a, k):
+    x = a[k]
+    total = np.sum(a).item() + a.sum().item()      # NumPy scalars turned into numbers
+    flag = (a[0] > 0).item()
+    z = (x + 2j).conjugate()
+    return x.item(), np.int64(k).item(), np.float32(x).item(), total, flag, z, \
+        x.conjugate(), (3).conjugate(), True.conjugate()
+
+
+def test_methods_of_numbers():
+    check(scalar_methods, np.arange(5.0), 3)
+    with pytest.raises(pyjit.TypingError, match="float64 has no attribute 'foo'"):
+        pyjit.njit(lambda a: a[0].foo())(np.ones(2))
+
+
+def test_overload_method_on_number_types():
+    from pyjit import types
+    from pyjit.extending import overload_method
+
+    @overload_method(types.Float, "halved")
+    def _halved(x):
+        return lambda x: x / 2
+
+    assert pyjit.njit(lambda a: a[1].halved() + np.float32(3.0).halved())(np.arange(3.0)) == 2.0

@@ -514,3 +514,27 @@ def test_list_of_a_string_and_new_str_methods():
                 s.title().istitle(), s.swapcase(), head, sep, tail, s.rpartition("#"))
     for s in ("hello world 3rd-time", "Hello World", "", "ABC def", "ünïcode straße"):
         check(f, s)
+
+
+def join_characters(s, sep):
+    # Manacher's transform and friends: a string's characters joined, as CPython joins them
+    return ("#".join(s), sep.join(s), "^#" + "#".join(s) + "#$", "".join(s[::-1]), "-".join(""))
+
+
+@pytest.mark.parametrize("s, sep", [("abc", ", "), ("", "x"), ("q", "--"), ("héllo", "€"),
+                                     ("€uro", "a"), ("ab", "")])
+def test_join_of_a_string(s, sep):
+    check(join_characters, s, sep)
+
+
+def distinct_letters(word, extra):
+    letters = set(word)
+    letters.update(extra)
+    vowels = set("aeiou")
+    return len(letters), sorted(letters), sorted(letters & vowels), \
+        sorted(letters.union("xy")), len(set(word)) == len(word)
+
+
+@pytest.mark.parametrize("word", ["banana", "", "abc", "héllo"])
+def test_set_of_a_string(word):
+    check(distinct_letters, word, "zz")

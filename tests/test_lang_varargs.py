@@ -73,3 +73,21 @@ def test_star_args_from_compiled_code():
     expected = (count_and_first_two(3, 2.0), total(3), total(3, 1, 2), with_default(3),
                 with_default(3, 1, 2, 3), with_default(a=3), total(3, 5))
     assert pyjit.njit(calls_star_args)(3) == expected
+
+
+@pyjit.njit
+def _rhs(t, y, k, scale):
+    return -k * y * scale + t
+
+
+def step_with_args(fun, t, y, args):
+    # scipy-style: the right-hand side's extra parameters forwarded after positional ones of
+    # other types (a float and an array before the star)
+    k1 = fun(t, y, *args)
+    k2 = fun(t + 0.5, y + 0.5 * k1, *args)
+    both = (t, y, *args)
+    return y + 0.5 * (k1 + k2), len(both), both[2]
+
+
+def test_positional_of_mixed_types_before_a_star():
+    check(step_with_args, _rhs, 0.1, np.arange(3.0), (2.0, 3))

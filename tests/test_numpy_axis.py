@@ -7,7 +7,7 @@ import pytest
 import pyjit
 from pyjit import njit
 
-from util import assert_same
+from util import assert_same, check
 
 RNG = np.random.default_rng(7)
 
@@ -102,3 +102,29 @@ def test_keepdims_known_only_at_run_time_is_refused_clearly():
     f = _compiled("def f(a, k):\n    return np.sum(a, axis=0, keepdims=k)\n")
     with pytest.raises(pyjit.TypingError, match="keepdims= must be the constant True or False"):
         f(np.zeros((2, 3)), True)
+
+
+# ---- np.cumsum and np.cumprod with out= (CSR row pointers: np.cumsum(counts, out=ip[1:])) ----
+
+def _csr_indptr(rows, n):
+    ip = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=ip[1:])
+    return ip
+
+
+def _cum_into(a, o1, o2, o3, o4):
+    r1 = np.cumsum(a, out=o1)
+    r2 = np.cumsum(a, axis=1, out=o2)
+    r3 = np.cumprod(a, axis=0, out=o3)
+    r4 = a.cumsum(out=o4)           # a float accumulation cast into an int out, as NumPy does
+    return r1, r2, r3, r4, r2 is o2
+
+
+def test_cumulative_into_out():
+    check(_csr_indptr, np.array([3, 0, 3, 1, 5, 5, 5]), 7)
+    a = np.arange(1, 7.0).reshape(2, 3)
+    check(_cum_into, a, np.empty(6), np.empty((2, 3)), np.empty((2, 3)), np.empty(6, np.int64))
+    with pytest.raises(ValueError, match="provided out is the wrong size"):
+        njit(lambda a, o: np.cumsum(a, out=o))(a, np.empty(5))
+    with pytest.raises(ValueError, match="provided out is the wrong size"):
+        njit(lambda a, o: np.cumprod(a, axis=1, out=o))(a, np.empty((3, 2)))

@@ -7,7 +7,7 @@ import pytest
 import pyjit
 from pyjit import njit
 
-from util import assert_same
+from util import assert_same, check
 
 RNG = np.random.default_rng(11)
 I = np.array
@@ -125,8 +125,48 @@ def test_errors_match_numpy(f):
 def test_refused_forms_say_why():
     with pytest.raises(pyjit.TypingError, match="integer or boolean type"):
         njit(lambda a: a[I([1.0])])(cube())
-    with pytest.raises(pyjit.TypingError, match="boolean array inside an index tuple must be 1-d"):
-        njit(lambda a: a[I([1]), np.ones((2, 2), np.bool_)])(cube())
+    with pytest.raises(pyjit.TypingError, match="too many indices"):
+        njit(lambda a: a[:, :, np.ones((3, 2), np.bool_)])(cube())
+
+
+def _mask_cases():
+    m12 = RNG.random((5, 3)) > 0.5
+    m01 = RNG.random((4, 5)) > 0.5
+    return [
+        (lambda a, m: a[:, m], m12),                     # lattice Boltzmann's f[:, solid]
+        (lambda a, m: a[m, :], m01),
+        (lambda a, m: a[m], m01),                        # a mask over the leading axes
+        (lambda a, m: a[m, 1], m01),
+        (lambda a, m: a[I([0, 2, 3]), m], m12),          # beside an int array
+        (lambda a, m: a[1:, m], m12),
+    ]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_nd_masks_in_index_tuples(case):
+    f, m = _mask_cases()[case]
+    check(f, cube(), m)
+
+
+def _bounce_back(f, m):
+    b = f[:, m]
+    f[:, m] = b[::-1, :]
+    return f
+
+
+def _mask_assignments(f, m):
+    f[m, 1] = -1.0
+    f[m, :] = f[m, :] * 2.0
+    return f
+
+
+def test_nd_masks_assigned_in_tuples():
+    check(_bounce_back, cube(), RNG.random((5, 3)) > 0.5)
+    check(_mask_assignments, cube(), RNG.random((4, 5)) > 0.5)
+    # a mask of the wrong shape: NumPy's IndexError and message
+    with pytest.raises(IndexError, match="boolean index did not match indexed array along "
+                       "axis 1; size of axis is 5"):
+        njit(lambda a, m: a[:, m])(cube(), np.ones((4, 3), np.bool_))
 
 
 def test_gathers_in_a_loop_keep_memory_flat():

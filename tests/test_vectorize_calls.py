@@ -167,6 +167,11 @@ def test_gufunc_calls_check_their_operands():
         njit(products)(G[0], np.ones(3))
     with pytest.raises(errors.TypingError, match="fewer than its core dimensions"):
         njit(lambda v: matvec(v, v, v))(np.ones(3))
+    # the output left out, as a NumPy call may: Numba's rule, said as such
+    with pytest.raises(errors.TypingError, match="takes all its 3 operands, the 1 output"):
+        njit(lambda a: scaled_norm(a, 2.0))(G)
+    with pytest.raises(errors.TypingError, match="takes all its 3 operands, the 1 output"):
+        njit(lambda a: shifted(a, 2.0))(G)
 
 
 def test_inputs_broadcast_up_to_out():

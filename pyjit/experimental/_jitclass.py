@@ -29,7 +29,7 @@ import inspect
 import typing
 
 from .. import errors, extending, types
-from .._core import JitClassBox, jitclass_type
+from .._core import JitClassBox, jitclass_set_field, jitclass_type
 from ..decorators import njit
 
 _SKIPPED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__annotations__",
@@ -294,6 +294,10 @@ def _rebuild(cls, values):
 
 def _new(cls, *args, **kwargs):
     """Calling the class runs the compiled constructor, which returns the instance."""
+    if cls._pyjit_undefined:
+        raise TypeError(f"jitclass {cls.__name__}: the deferred_type of field(s) "
+                        f"{', '.join(sorted(cls._pyjit_undefined))} is not defined yet (call its "
+                        "define() with the type, as Cls.class_type.instance_type, first)")
     return cls._pyjit_new(*args, **kwargs)
 
 
@@ -305,13 +309,43 @@ def _reduce(self):
     return _rebuild, (type(self), tuple(getattr(self, n) for n in type(self).class_type.struct))
 
 
+def _deferred(t):
+    """The deferred_type a field's type t is (or is optional of), else None."""
+    if isinstance(t, types.Optional):
+        t = t.type
+    return t if isinstance(t, types.DeferredType) else None
+
+
+def _defer_fields(box, instance_type, struct):
+    """Fields declared with a deferred_type get their type once it is defined: the instance type
+    is patched then (jitclass_set_field), before anything of the class is compiled; until then
+    the class cannot be instantiated."""
+    box._pyjit_undefined = set()
+    for i, (fname, ftype) in enumerate(struct.items()):
+        deferred = _deferred(ftype)
+        if deferred is None:
+            continue
+        box._pyjit_undefined.add(fname)
+
+        def resolve(i=i, fname=fname, ftype=ftype, deferred=deferred):
+            real = deferred.get()
+            real = types.Optional(real) if isinstance(ftype, types.Optional) else real
+            jitclass_set_field(instance_type.name, i, real.name)
+            struct[fname] = real
+            setattr(box, fname, _field_property(box.__name__, fname, real))
+            box._pyjit_undefined.discard(fname)
+        deferred.when_defined(resolve)
+
+
 def _build(cls, spec):
     struct = _struct(cls, spec)
     methods, props, statics = _members(cls, struct)
     box = type(cls.__name__, (JitClassBox,), {
         "__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
         "__doc__": cls.__doc__, "__new__": _new, "__init__": _init, "__reduce__": _reduce})
-    name = jitclass_type(box, cls.__name__, tuple(struct), tuple(t.name for t in struct.values()))
+    # a deferred field holds an int64 until its type is defined (jitclass_set_field)
+    names = tuple("int64" if _deferred(t) else t.name for t in struct.values())
+    name = jitclass_type(box, cls.__name__, tuple(struct), names)
     instance_type = types.ClassInstanceType(name, cls.__name__, struct, box)
     box.class_type = types.ClassType(instance_type, dict(methods))
     for fname, ftype in struct.items():
@@ -329,6 +363,7 @@ def _build(cls, spec):
     box._pyjit_new = staticmethod(ctor)
     box._pyjit_blank = staticmethod(blank)
     _callable_in_compiled_code(box, ctor.py_func)
+    _defer_fields(box, instance_type, struct)
     return box
 
 

@@ -93,7 +93,8 @@ def _dict_ne(a, b):
 # ---- sets: the in-place methods first, the others in their terms ------------------------------
 
 def _iterable(t):
-    return isinstance(t, (types.Set, types.List, types.Array, types.UniTuple)) or t.name == "range"
+    return isinstance(t, (types.Set, types.List, types.Array, types.UniTuple, types.UnicodeType,
+                          types.StringLiteral)) or t.name == "range"
 
 
 @overload_method(types.Dict, "_items")

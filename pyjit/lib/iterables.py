@@ -45,29 +45,22 @@ def _all(iterable):
 _VALUES = (types.Number, types.Boolean, types.Array, types.List, types.Tuple, types.UniTuple)
 
 
+def _keyed_iterable(t):
+    """An iterable that min()/max() with key= take as the list of its items: a range, a 1-d
+    array, a set, a dict (its keys), a string."""
+    return t.name == "range" or (isinstance(t, types.Array) and t.ndim == 1) or \
+        isinstance(t, (types.Set, types.Dict, types.UnicodeType, types.StringLiteral))
+
+
 def _extreme(name, smaller):
     """min() and max() of one list or homogeneous tuple whose items the builtin does not
-    compare (tuples: lexicographically), or with key=: the first extreme item, as CPython's;
+    compare (tuples: lexicographically), or with key= (also over a range, a 1-d array, a set, a
+    dict or a string, taken as the list of their items): the first extreme item, as CPython's;
     ValueError when empty. Numbers without key= are left to the builtin."""
     message = f"{name}() iterable argument is empty"
+    listed = []
 
-    def typing(iterable, key=None):
-        dated = (types.NPDatetime, types.NPTimedelta)
-        if isinstance(iterable, dated) and key == iterable:   # min(d1, d2): NaT compares False
-            if smaller:
-                return lambda iterable, key=None: key if key < iterable else iterable
-            return lambda iterable, key=None: key if key > iterable else iterable
-        tuples = (types.Tuple, types.UniTuple)
-        if isinstance(iterable, tuples) and isinstance(key, tuples):   # min(t1, t2)
-            if smaller:
-                return lambda iterable, key=None: key if key < iterable else iterable
-            return lambda iterable, key=None: key if key > iterable else iterable
-        if not isinstance(iterable, (types.List, types.UniTuple)) or isinstance(key, _VALUES):
-            return None   # min(a, b) of numbers: the builtin's
-        keyed = key is not None and not isinstance(key, (types.NoneType, types.Omitted))
-        if not keyed and isinstance(iterable.dtype, (types.Number, types.Boolean)):
-            return None
-
+    def pick(keyed):
         def impl(iterable, key=None):
             if len(iterable) == 0:
                 raise ValueError(message)
@@ -81,6 +74,33 @@ def _extreme(name, smaller):
                     kb = kx
             return best
         return impl
+
+    def typing(iterable, key=None):
+        dated = (types.NPDatetime, types.NPTimedelta)
+        if isinstance(iterable, dated) and key == iterable:   # min(d1, d2): NaT compares False
+            if smaller:
+                return lambda iterable, key=None: key if key < iterable else iterable
+            return lambda iterable, key=None: key if key > iterable else iterable
+        tuples = (types.Tuple, types.UniTuple)
+        if isinstance(iterable, tuples) and isinstance(key, tuples):   # min(t1, t2)
+            if smaller:
+                return lambda iterable, key=None: key if key < iterable else iterable
+            return lambda iterable, key=None: key if key > iterable else iterable
+        keyed = key is not None and not isinstance(key, (types.NoneType, types.Omitted))
+        if keyed and not isinstance(key, _VALUES) and _keyed_iterable(iterable):
+            if not listed:   # one compiled picker for every caller
+                from ..decorators import njit
+                over_list = njit(pick(True))
+
+                def over_items(iterable, key=None):
+                    return over_list(list(iterable), key)
+                listed.append(over_items)
+            return listed[0]
+        if not isinstance(iterable, (types.List, types.UniTuple)) or isinstance(key, _VALUES):
+            return None   # min(a, b) of numbers: the builtin's
+        if not keyed and isinstance(iterable.dtype, (types.Number, types.Boolean)):
+            return None
+        return pick(keyed)
     return typing
 
 

@@ -453,7 +453,28 @@ def _argmax(a, axis=None, out=None, keepdims=False):
                            "np.argmax(a.ravel(), axis=0)", out=out)
 
 
+def accumulate_into(kind, a, axis, out):
+    """np.cumsum(a, axis, dtype, out=out) (and cumprod): the accumulation made as without out,
+    then stored into out (cast as NumPy casts it), which is returned; NumPy's ValueError for an
+    out of another shape. None when out is not given."""
+    if not (is_array(a) and isinstance(out, types.Type) and given(out)):
+        return None
+    if not is_array(out):
+        raise TypeError(f"np.{kind}: out= takes an array, not {out}")
+    ndim = a.ndim if _axis_given(axis) else 1
+    check = "    if out.shape != r.shape:\n" if out.ndim == ndim else "    if True:\n"
+    return _generated("impl", "def impl(a, axis=None, dtype=None, out=None):\n"
+                      f"    r = np.{kind}(a, axis=axis, dtype=dtype)\n" + check +
+                      "        raise ValueError('provided out is the wrong size for the "
+                      "accumulation.')\n"
+                      "    out[...] = r\n"
+                      "    return out\n", {})
+
+
 def _cumsum(a, axis=None, dtype=None, out=None):
+    into = accumulate_into("cumsum", a, axis, out)
+    if into is not None:
+        return into
     if is_array(a) and isinstance(axis, types.NoneType) and not given(dtype) and not given(out):
         return _whole("np.cumsum(a)", "a, axis=None, dtype=None, out=None")
     return _cumulative("sum", a, dtype) if _applies(a, axis, out=out) else None

@@ -388,6 +388,36 @@ def _with_prelude(source, head, prelude):
     return source.replace(head, head + prelude, 1) if prelude else source
 
 
+def _expand_masks(a, parts):
+    """An n-d bool array (n > 1) inside an index tuple, or alone over fewer axes than a has,
+    stands for the n int arrays of its nonzero positions over the n axes it covers (NumPy's
+    rule). Returns the parts with those arrays in its place and source rebinding idx (already a
+    tuple) to match, its shape checked against the axes it covers; ("" when there is none)."""
+    if not any(is_array(t) and isinstance(t.dtype, types.Boolean) and t.ndim > 1
+               for t in parts):
+        return parts, ""
+    new, items, lines, axis = [], [], "", 0
+    for p, t in enumerate(parts):
+        if not (is_array(t) and isinstance(t.dtype, types.Boolean) and t.ndim > 1):
+            new.append(t)
+            items.append(f"idx[{p}]")
+            axis += 1
+            continue
+        if axis + t.ndim > a.ndim:
+            raise IndexError("too many indices for array")
+        for d in range(t.ndim):
+            lines += (f"    if idx[{p}].shape[{d}] != a.shape[{axis + d}]:\n"
+                      f"        raise IndexError('boolean index did not match indexed array along "
+                      f"axis {axis + d}; size of axis is ' + str(a.shape[{axis + d}]) + ' but "
+                      f"size of corresponding boolean axis is ' + str(idx[{p}].shape[{d}]))\n")
+        lines += f"    nz{p} = np.nonzero(idx[{p}])\n"
+        for d in range(t.ndim):
+            new.append(types.Array(types.intp, 1, "C"))
+            items.append(f"nz{p}[{d}]")
+        axis += t.ndim
+    return new, lines + f"    idx = {_tuple(items)}\n"
+
+
 def _plain_mask(a, parts):
     return len(parts) == 1 and is_array(parts[0]) and \
         isinstance(parts[0].dtype, types.Boolean) and parts[0].ndim == a.ndim
@@ -406,6 +436,8 @@ def _getitem(a, idx):
         return _generated(_with_prelude(_mask_get(a.ndim), head, prelude))
     if _as_tuple_index(idx):   # a[ind]: the same code with idx made a 1-tuple
         prelude += "    idx = (idx,)\n"
+    parts, masks = _expand_masks(a, parts)
+    prelude += masks
     if _arrays_in(parts) > 1:
         return _generated(_with_prelude(_multi_get(_Multi(a, parts)), head, prelude))
     return _generated(_with_prelude(_take_get(_Form(a, parts)), head, prelude))
@@ -470,6 +502,8 @@ def _setitem(a, idx, value):
         return _generated(_with_prelude(_mask_set(a.ndim, value_is_array), head, prelude))
     if _as_tuple_index(idx):
         prelude += "    idx = (idx,)\n"
+    parts, masks = _expand_masks(a, parts)
+    prelude += masks
     if _arrays_in(parts) > 1:
         return _generated(_with_prelude(_multi_set(_Multi(a, parts), value_is_array), head,
                                         prelude))

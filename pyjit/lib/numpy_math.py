@@ -67,6 +67,10 @@ def _diff_rows(nd, boolean):
 
 @overload(np.cumprod)
 def _cumprod(a, axis=None, dtype=None, out=None):
+    from .numpy_axis import accumulate_into
+    into = accumulate_into("cumprod", a, axis, out)
+    if into is not None:
+        return into
     if not is_array(a) or given(out) or given(dtype):
         return None
     if given(axis):

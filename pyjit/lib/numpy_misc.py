@@ -944,3 +944,31 @@ def _as_series(alist, trim=True):
         lines += [f"    out.append((trimseq(a{k}) if trim else a{k}).astype(DT))"]
     lines.append("    return out")
     return generated("impl", "\n".join(lines) + "\n", {"DT": dt, "trimseq": _PU.trimseq})
+
+
+# ---- methods of numbers (compiler/infer_items.c: scalar_getattr) ------------------------------
+
+@overload_method(types.Number, "item")
+def _number_item(x):
+    """x.item() of a number (a NumPy scalar read from an array): the number itself, as Numba
+    gives it."""
+    if isinstance(x, (types.Number, types.Boolean)):
+        return lambda x: x
+    return None
+
+
+overload_method(types.Boolean, "item")(_number_item)
+
+
+@overload_method(types.Number, "conjugate")
+def _number_conjugate(x):
+    """x.conjugate() of a real number: itself, a bool's as an int as CPython's (complex numbers
+    have the builtin's)."""
+    if isinstance(x, types.Boolean):
+        return lambda x: int(x)
+    if isinstance(x, (types.Integer, types.Float)):
+        return lambda x: x
+    return None
+
+
+overload_method(types.Boolean, "conjugate")(_number_conjugate)

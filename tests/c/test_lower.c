@@ -156,6 +156,7 @@ void pj_str_to_ucs4(MemInfo *s, uint32_t *p, int64_t n) { (void)s; (void)p; (voi
 int64_t pj_str_char(MemInfo *s, int64_t i) { (void)s; (void)i; return 0; }
 MemInfo *pj_str_split(MemInfo *s, MemInfo *sep, int64_t maxsplit) { (void)s; (void)sep; (void)maxsplit; return NULL; }
 MemInfo *pj_str_join(MemInfo *sep, MemInfo *const *items, int64_t n) { (void)sep; (void)items; (void)n; return NULL; }
+MemInfo *pj_str_join_chars(MemInfo *sep, MemInfo *s) { (void)sep; (void)s; return NULL; }
 MemInfo *pj_str_strip(MemInfo *s, MemInfo *chars, int32_t sides) { (void)s; (void)chars; (void)sides; return NULL; }
 MemInfo *pj_str_case(MemInfo *s, int32_t how) { (void)s; (void)how; return NULL; }
 MemInfo *pj_str_replace(MemInfo *s, MemInfo *old, MemInfo *new_, int64_t count) { (void)s; (void)old; (void)new_; (void)count; return NULL; }
