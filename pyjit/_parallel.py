@@ -31,8 +31,12 @@ from .errors import ParallelSafetyWarning, PerformanceWarning, UnsupportedError
 
 # The partial of each reduction operator starts at the identity (or, for the idempotent ones,
 # the variable's value before the loop) and is folded with the operator of `fold`.
-_REDUCE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitOr: "|", ast.BitAnd: "&"}
-_FOLD = {"+": "+=", "-": "+=", "*": "*=", "|": "|=", "&": "&=", "min": "min", "max": "max"}
+# A `/` reduction's partial is 1 divided by every value of its iterations, folded in by `*`
+# (`s / a / b` is `s * (1 / a / b)` up to rounding, as in Numba).
+_REDUCE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.BitOr: "|",
+               ast.BitAnd: "&"}
+_FOLD = {"+": "+=", "-": "+=", "*": "*=", "/": "*=", "|": "|=", "&": "&=", "min": "min",
+         "max": "max"}
 _PREFIX = "_pj_"
 
 
@@ -388,7 +392,7 @@ def _reduction(stmt, locals_):
     name, value = stmt.targets[0].id, stmt.value
     if isinstance(value, ast.BinOp) and type(value.op) in _REDUCE_OPS:
         op = _REDUCE_OPS[type(value.op)]
-        operands = [value.left, value.right] if op != "-" else [value.left]
+        operands = [value.left, value.right] if op not in "-/" else [value.left]
     elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and
           value.func.id in ("min", "max") and len(value.args) == 2 and not value.keywords):
         op, operands = value.func.id, value.args
@@ -401,6 +405,86 @@ def _reduction(stmt, locals_):
                 name not in _names(other, ast.Load):
             return name, op
     return None
+
+
+# `if e < m: m = e` as `m = min(m, e)`: Python's min(m, e) is e if e < m else m, the same
+# value (max likewise). The forms with <= and >= replace an equal value where min(m, e) keeps
+# it, which only the sign of a zero can tell; a NaN e changes m in neither.
+_IF_MINMAX = {(ast.Lt, False): "min", (ast.Gt, True): "min", (ast.LtE, False): "min",
+              (ast.GtE, True): "min", (ast.Gt, False): "max", (ast.Lt, True): "max",
+              (ast.GtE, False): "max", (ast.LtE, True): "max"}
+
+
+def _pure(expr):
+    """Whether evaluating expr once instead of twice changes nothing: names, subscripts,
+    attributes, constants and arithmetic, and calls of abs and of math/np functions that draw
+    no random numbers."""
+    for n in ast.walk(expr):
+        if isinstance(n, (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Name) and f.id in ("abs", "min", "max"):
+                continue
+            chain = []
+            while isinstance(f, ast.Attribute):
+                chain.append(f.attr)
+                f = f.value
+            if not (isinstance(f, ast.Name) and f.id in ("np", "numpy", "math") and chain and
+                    "random" not in chain):
+                return False
+    return True
+
+
+def _if_minmax(stmt, locals_):
+    """`m = min(m, e)` (or max) for `if e < m: m = e` and its seven other spellings, m a variable of the function, e pure and not mentioning m; else None."""
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1):
+        return None
+    assign, test = stmt.body[0], stmt.test
+    if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and
+            isinstance(assign.targets[0], ast.Name) and isinstance(test, ast.Compare) and
+            len(test.ops) == 1):
+        return None
+    name, value = assign.targets[0].id, assign.value
+    left, right = test.left, test.comparators[0]
+    for var_side, e, name_first in ((right, left, False), (left, right, True)):
+        if isinstance(var_side, ast.Name) and var_side.id == name and \
+                ast.dump(e) == ast.dump(value):
+            break
+    else:
+        return None
+    fn = _IF_MINMAX.get((type(test.ops[0]), name_first))
+    if fn is None or name not in locals_ or name in _names(value, ast.Load) or \
+            not _pure(value):
+        return None
+    call = ast.Call(func=ast.Name(id=fn, ctx=ast.Load()),
+                    args=[ast.Name(id=name, ctx=ast.Load()), value], keywords=[])
+    out = ast.Assign(targets=[assign.targets[0]], value=call)
+    for n in ast.walk(out):
+        if "lineno" in n._attributes and not hasattr(n, "lineno"):
+            ast.copy_location(n, stmt)
+    ast.copy_location(out, stmt)
+    _mark_user([out])
+    return out
+
+
+def _rewrite_if_minmax(stmts, locals_):
+    """The statements with each `if e < m: m = e` of any depth as `m = min(m, e)` (the same
+    result), so that m can be a min or max reduction."""
+    out = []
+    for s in stmts:
+        r = _if_minmax(s, locals_)
+        if r is not None:
+            out.append(r)
+            continue
+        if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, _rewrite_if_minmax(getattr(s, field), locals_))
+            for h in getattr(s, "handlers", []) or []:
+                h.body = _rewrite_if_minmax(h.body, locals_)
+        out.append(s)
+    return out
 
 
 def _find_reductions(body, locals_, loopvar):
@@ -479,6 +563,10 @@ def _dependence(body, loopvar):
                 if differs:
                     return st, ld
     return None
+
+
+def _target_name(loop_node):
+    return loop_node.target.id if isinstance(loop_node.target, ast.Name) else None
 
 
 def _serial_reason(loop_node):
@@ -616,6 +704,7 @@ class _Rewriter:
     def _outline(self, node):
         loop = Loop(node.lineno)
         self.loops.append(loop)
+        node.body = _rewrite_if_minmax(node.body, self.locals - {_target_name(node)})
         why = _serial_reason(node)
         if why is None:
             dep = _dependence(node.body, node.target.id)
@@ -638,36 +727,49 @@ class _Rewriter:
         if why is not None:
             loop.why = why
             return [node]
-        self._check_privates(node)
+        keep_var = self._check_privates(node)
         loop.parallel = True
         loop.reductions = _find_reductions(node.body, self.locals, node.target.id)
-        return self._emit(node, loop, len(self.loops) - 1)
+        return self._emit(node, loop, len(self.loops) - 1, keep_var)
 
     def _check_privates(self, node):
-        """A variable the body assigns (or the loop variable) read after the loop: the value of
-        one iteration, which one depends on the threads. Refused, naming both lines."""
+        """A variable the body assigns read after the loop: the value of one iteration, which
+        one depends on the threads. Refused, naming both lines. The loop variable is the
+        exception: after the loop it holds the last iteration's value, as in Python; returns
+        whether it is read there ("bound" when it has a value before the loop)."""
         assigned = _names(ast.Module(body=node.body, type_ignores=[]), ast.Store)
-        assigned.add(node.target.id)
-        reductions = _find_reductions(node.body, self.locals, node.target.id)
+        loopvar = node.target.id
+        assigned.add(loopvar)
+        reductions = _find_reductions(node.body, self.locals, loopvar)
         end = (node.end_lineno, node.end_col_offset)
-        seen = set()
+        seen, loopvar_read = set(), False
         for name, is_store, n in self.events:
             if (n.lineno, n.col_offset) <= end or name in seen or name not in assigned or \
                     name in reductions:
                 continue
             seen.add(name)
-            if not is_store:
+            if name == loopvar and name not in _names(
+                    ast.Module(body=node.body, type_ignores=[]), ast.Store):
+                loopvar_read = not is_store and ("bound" if name in self._bound_before(node)
+                                                 else True)
+            elif not is_store:
                 raise UnsupportedError(
                     f"{self.func.__qualname__}: '{name}' is assigned in the prange loop at line "
                     f"{node.lineno} and read after it at line {n.lineno}; each iteration runs on "
                     f"some thread, so its value there is not defined (make it a reduction, or "
                     f"assign it outside the loop)")
+        return loopvar_read
 
-    def _emit(self, node, loop, k):
+    def _bound_before(self, node):
+        """The variables assigned on a line before the loop's, and the parameters."""
+        return {name for name, is_store, n in self.events
+                if is_store and n.lineno < node.lineno} | self.params
+
+    def _emit(self, node, loop, k, keep_var=False):
         """The loop's replacement in the function; its body and chunk functions join helpers."""
         g = _Generated(f"{_PREFIX}{k}_", node, loop.reductions, self._reads(node, loop.reductions))
         body_fn, chunk_fn = g.body_function(), g.chunk_function()
-        stmts = g.replacement()
+        stmts = g.replacement(keep_var)
         self.helpers += [body_fn, chunk_fn]
         for s in stmts + [body_fn, chunk_fn]:
             _place(s, node)
@@ -680,8 +782,7 @@ class _Rewriter:
         loopvar = node.target.id
         tree = ast.Module(body=node.body, type_ignores=[])
         assigned, loaded = _names(tree, ast.Store), _names(tree, ast.Load)
-        before = {name for name, is_store, n in self.events
-                  if is_store and n.lineno < node.lineno} | self.params
+        before = self._bound_before(node)
         return sorted((((loaded & self.locals) - assigned) | (loaded & assigned & before) |
                        (set(reductions) & before)) - {loopvar})
 
@@ -710,8 +811,8 @@ class _Generated:
         else:
             head = (f"for {p}j in range({p}lo, {p}hi):\n"
                     f"        {var} = {self.start} + {p}j * {self.step}")
-        inits = [f"    {r} = {_PREFIX}{'one' if self.ops[r] == '*' else 'zero'}({r})"
-                 for r in self.reds if self.ops[r] in "+-*"]
+        inits = [f"    {r} = {_PREFIX}{'one' if self.ops[r] in '*/' else 'zero'}({r})"
+                 for r in self.reds if self.ops[r] in "+-*/"]
         ret = f"({', '.join(self.reds)},)" if self.reds else "None"
         src = "\n".join([f"def {p}body({self.body_args}):"] + inits +
                         [f"    {head}", "        pass", f"    return {ret}"])
@@ -731,9 +832,10 @@ class _Generated:
                   for i, r in enumerate(self.reds)]
         return ast.parse("\n".join(lines)).body[0]
 
-    def replacement(self):
+    def replacement(self, keep_var=False):
         """The range's bounds evaluated once, the partials' rows (typed by a call of the body
-        over no iterations), the call of the pool, and the rows folded in thread order."""
+        over no iterations), the call of the pool, the rows folded in thread order, and, when
+        keep_var (the loop variable is read after the loop), its last value given to it."""
         p, args = self.p, [ast.unparse(x) for x in self.node.iter.args]
         start, stop, step = ("0", args[0], "1") if len(args) == 1 else \
             (args[0], args[1], "1") if len(args) == 2 else args
@@ -750,6 +852,11 @@ class _Generated:
         if self.reds:
             lines.append(f"for {p}t in range({p}nt):")
             lines += [_fold(r, f"{p}slots_{r}[{p}t]", self.ops[r]) for r in self.reds]
+        if keep_var:
+            # as a range loop's variable compiled, 0 after no iterations where it had no value
+            lines += [] if keep_var == "bound" else [f"{self.node.target.id} = 0"]
+            lines += [f"if {p}n > 0:",
+                      f"    {self.node.target.id} = {self.start} + ({p}n - 1) * {self.step}"]
         return ast.parse("\n".join(lines)).body
 
 
