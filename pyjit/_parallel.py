@@ -244,6 +244,17 @@ def _one(v):
     return v * 0 + 1
 
 
+def _keep(slots, slot, v):
+    """A partial stored back into its row: a scalar's; an array's row was updated in place."""
+    if not isinstance(v, __import__("numpy").ndarray):
+        slots[slot] = v
+
+
+def _put(slots, slot, v):
+    """A partial stored back into its row, copied (an array the body rebound)."""
+    slots[slot] = v
+
+
 def _slots(z, nthreads):
     """One partial per thread, each starting at z (a scalar, or an array): the reduction's
     identity (zeros for +, ones for *) or the variable's value (min, max, |, &)."""
@@ -289,6 +300,17 @@ def _register_helpers():
             return lambda v: np.ones_like(v)
         ctor = scalar_ctor(v)
         return lambda v: ctor(1)
+
+    @overload(_keep)
+    def _keep_impl(slots, slot, v):
+        if isinstance(v, types.Array):
+            return lambda slots, slot, v: None
+
+        def impl(slots, slot, v):
+            slots[slot] = v
+        return impl
+
+    register_jitable(_put)
 
     @overload(_slots)
     def _slots_impl(z, nthreads):
@@ -792,16 +814,21 @@ class _Generated:
     in the loop's place. Every name made here starts with p (_pj_<k>_)."""
 
     def __init__(self, p, node, reductions, reads):
-        self.p, self.node, self.ops, self.reads = p, node, reductions, reads
+        self.p, self.node, self.ops = p, node, reductions
         self.reds = sorted(reductions)
+        self.reads = [r for r in reads if r not in reductions]
         self.slots = [f"{p}slots_{r}" for r in self.reds]
         self.start, self.step = f"{p}start", f"{p}step"
-        self.body_args = ", ".join([f"{p}lo", f"{p}hi", self.start, self.step] + reads)
+        self.body_args = ", ".join([f"{p}lo", f"{p}hi", self.start, self.step] + self.reads)
+        spelled = {t.id for n in _walk(ast.Module(body=node.body, type_ignores=[]))
+                   if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        # updated only by augmented assignments: an array partial is updated in place
+        self.in_place = {r for r in self.reds if r not in spelled}
 
     def body_function(self):
-        """body(lo, hi, start, step, reads...): iterations lo..hi-1 of 0..n-1, the user's
-        statements inside; returns the partials of the reductions, each started at its
-        identity (+ - *) or at the variable's value (min max | &)."""
+        """body(lo, hi, start, step, reads..., partials...): iterations lo..hi-1 of 0..n-1, the
+        user's statements inside, each reduction's variable its thread's partial so far (an
+        array partial is the thread's row, updated in place); returns the partials."""
         p, var = self.p, self.node.target.id
         form = len(self.node.iter.args)
         if form == 1:       # prange(n): the body's loop is the plain range loop
@@ -811,30 +838,34 @@ class _Generated:
         else:
             head = (f"for {p}j in range({p}lo, {p}hi):\n"
                     f"        {var} = {self.start} + {p}j * {self.step}")
-        inits = [f"    {r} = {_PREFIX}{'one' if self.ops[r] in '*/' else 'zero'}({r})"
-                 for r in self.reds if self.ops[r] in "+-*/"]
         ret = f"({', '.join(self.reds)},)" if self.reds else "None"
-        src = "\n".join([f"def {p}body({self.body_args}):"] + inits +
-                        [f"    {head}", "        pass", f"    return {ret}"])
+        params = ", ".join([self.body_args] + self.reds)
+        src = "\n".join([f"def {p}body({params}):", f"    {head}", "        pass",
+                         f"    return {ret}"])
         fn = ast.parse(src).body[0]
-        loop = fn.body[len(inits)]
+        loop = fn.body[0]
         loop.body = loop.body[:-1] + self.node.body   # the user's statements for `pass`
         return fn
 
     def chunk_function(self):
-        """chunk(lo, hi, slot, start, step, reads..., slots...): the body, its partials folded
-        into row `slot` of each reduction's slots (the pool runs one chunk per call)."""
+        """chunk(lo, hi, slot, start, step, reads..., slots...): the body run from row `slot`
+        of each reduction's partials (the pool runs one chunk per call, and a thread's chunks
+        one after another), the partials it returns stored back: a scalar's; an array's only
+        where the body rebinds it (`h = h + x`), as `h += x` updated the row itself."""
         p = self.p
+        parts = "".join(f", {sl}[{p}slot]" for sl in self.slots)
         lines = [f"def {p}chunk({p}lo, {p}hi, {p}slot, {self.start}, {self.step}" +
                  "".join(", " + x for x in self.reads + self.slots) + "):",
-                 f"    {p}r = {p}body({self.body_args})"]
-        lines += [_fold(f"{p}slots_{r}[{p}slot]", f"{p}r[{i}]", self.ops[r])
-                  for i, r in enumerate(self.reds)]
+                 f"    {p}r = {p}body({self.body_args}{parts})"]
+        for i, r in enumerate(self.reds):
+            store = f"{_PREFIX}keep" if r in self.in_place else f"{_PREFIX}put"
+            lines.append(f"    {store}({p}slots_{r}, {p}slot, {p}r[{i}])")
         return ast.parse("\n".join(lines)).body[0]
 
     def replacement(self, keep_var=False):
-        """The range's bounds evaluated once, the partials' rows (typed by a call of the body
-        over no iterations), the call of the pool, the rows folded in thread order, and, when
+        """The range's bounds evaluated once, the partials' rows (each reduction's identity, or
+        for min, max, | and & the variable's value, typed as the body leaves it by a call over
+        no iterations), the call of the pool, the rows folded in thread order, and, when
         keep_var (the loop variable is read after the loop), its last value given to it."""
         p, args = self.p, [ast.unparse(x) for x in self.node.iter.args]
         start, stop, step = ("0", args[0], "1") if len(args) == 1 else \
@@ -842,8 +873,10 @@ class _Generated:
         lines = [f"{self.start} = {start}", f"{p}stop = {stop}", f"{self.step} = {step}",
                  f"{p}n = {_PREFIX}count({self.start}, {p}stop, {self.step})"]
         if self.reds:
+            inits = [f"{_PREFIX}{'one' if self.ops[r] in '*/' else 'zero'}({r})"
+                     if self.ops[r] in "+-*/" else r for r in self.reds]
             lines.append(f"{p}z = {p}body(0, 0, {self.start}, {self.step}" +
-                         "".join(", " + x for x in self.reads) + ")")
+                         "".join(", " + x for x in self.reads + inits) + ")")
             lines.append(f"{p}nt = {_PREFIX}get_num_threads()")
             lines += [f"{p}slots_{r} = {_PREFIX}slots({p}z[{i}], {p}nt)"
                       for i, r in enumerate(self.reds)]
@@ -997,6 +1030,7 @@ def _build(func, fdef, rw, options):
             if k in ("fastmath", "boundscheck", "error_model", "debug")}
     fdef.decorator_list = []
     fixed = {f"{_PREFIX}zero": _zero, f"{_PREFIX}one": _one, f"{_PREFIX}slots": _slots,
+             f"{_PREFIX}keep": _keep, f"{_PREFIX}put": _put,
              f"{_PREFIX}count": _count, f"{_PREFIX}parfor": parfor,
              f"{_PREFIX}ndsize": _ndsize, f"{_PREFIX}unravel": _unravel, f"{_PREFIX}prange": prange,
              f"{_PREFIX}get_num_threads": get_num_threads, f"{_PREFIX}jit": None,

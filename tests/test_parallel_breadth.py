@@ -338,3 +338,63 @@ def test_no_warning_for_reductions():
         warnings.simplefilter("error")
         par(min_lt)(RNG.random(100))
         par(div_aug)(RNG.random(100) + 0.5)
+
+
+# ---- array reductions: each thread's row updated in place ----
+
+def rows_in_place(x):
+    acc = np.zeros(x.shape[1])
+    sub = np.zeros(x.shape[1])
+    for i in prange(x.shape[0]):
+        acc += x[i]
+        sub -= 2.0 * x[i]
+    return acc, sub
+
+
+def rows_spelled(x):
+    acc = np.zeros(x.shape[1])
+    for i in prange(x.shape[0]):
+        acc = acc + x[i]            # a new array each time: stored back into the row
+    return acc
+
+
+def into_a_view(x):
+    y = np.zeros(6)
+    z = y[1:5]
+    for i in prange(x.shape[0]):
+        z += x[i]
+    return y
+
+
+def bits_of_arrays(x):
+    anyset = np.zeros(x.shape[1], np.int64)
+    allset = np.full(x.shape[1], -1, np.int64)
+    for i in prange(x.shape[0]):
+        anyset |= x[i]
+        allset &= x[i]
+    return anyset, allset
+
+
+def int_then_float(a):
+    s = 0                           # the partial's type is the one the body leaves
+    for i in prange(a.shape[0]):
+        s += a[i] * 0.5
+    return s
+
+
+def test_array_reductions_in_place_and_spelled_out():
+    x = RNG.random((3000, 700))     # many chunks per thread, rows of 700
+    check(rows_in_place, x, parallel=True, rtol=1e-9)
+    check(rows_spelled, x, parallel=True, rtol=1e-9)
+    check(into_a_view, RNG.random((500, 4)), parallel=True, rtol=1e-9)
+    check(bits_of_arrays, RNG.integers(0, 1 << 20, (400, 9)), parallel=True, exact=True)
+    check(int_then_float, RNG.random(10000), parallel=True, rtol=1e-9)
+
+
+def test_array_reductions_with_each_thread_count():
+    x = RNG.integers(0, 100, (997, 33))
+    f = par(rows_in_place)
+    for n in range(1, pyjit._parallel.NUMBA_NUM_THREADS + 1):
+        pyjit.set_num_threads(n)
+        acc, sub = f(x)
+        assert np.array_equal(acc, x.sum(axis=0)) and np.array_equal(sub, -2.0 * x.sum(axis=0))
