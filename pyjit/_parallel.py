@@ -366,6 +366,20 @@ def _names(node, ctx):
     return out
 
 
+def _bound_by_statements(fdef):
+    """The names a function binds other than by assignment: inner functions and classes
+    (`def scale(v): ...`, then called in a prange loop), imports and `except ... as e`."""
+    out = set()
+    for n in _walk(fdef):
+        out |= {c.name for c in ast.iter_child_nodes(n) if c is not fdef and
+                isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in n.names}
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+    return out
+
+
 def _walk(node):
     """ast.walk that does not enter nested functions, lambdas or classes."""
     todo = [node]
@@ -660,7 +674,7 @@ class _Rewriter:
         for extra in (args.vararg, args.kwarg):
             if extra:
                 self.params.add(extra.arg)
-        self.locals = self.params | _names(fdef, ast.Store)
+        self.locals = self.params | _names(fdef, ast.Store) | _bound_by_statements(fdef)
         self.events = []
         for stmt in fdef.body:
             _events(stmt, self.events)
@@ -774,6 +788,13 @@ class _Rewriter:
                     ast.Module(body=node.body, type_ignores=[]), ast.Store):
                 loopvar_read = not is_store and ("bound" if name in self._bound_before(node)
                                                  else True)
+            elif not is_store and self._misused_reduction(node, name):
+                red, other = self._misused_reduction(node, name)
+                raise UnsupportedError(
+                    f"{self.func.__qualname__}: '{name}' is updated as a reduction at line "
+                    f"{red} of the prange loop at line {node.lineno}, but the loop also uses it "
+                    f"at line {other}; a reduction's variable may appear only in its update "
+                    f"statements (of one operator), as each thread holds a partial of it")
             elif not is_store:
                 raise UnsupportedError(
                     f"{self.func.__qualname__}: '{name}' is assigned in the prange loop at line "
@@ -781,6 +802,21 @@ class _Rewriter:
                     f"some thread, so its value there is not defined (make it a reduction, or "
                     f"assign it outside the loop)")
         return loopvar_read
+
+    def _misused_reduction(self, node, name):
+        """(line of a reduction statement of name, line of another use of it in the loop), or
+        None when no statement of the body updates name as a reduction."""
+        stmts = [st for top in node.body for st in _walk(top) if isinstance(st, ast.stmt)]
+        updates = [st for st in stmts if (_reduction(st, self.locals) or (None,))[0] == name]
+        if not updates:
+            return None
+        inside = {id(n) for st in updates for n in _walk(st)}
+        for top in node.body:
+            for n in _walk(top):
+                if isinstance(n, ast.Name) and n.id == name and id(n) not in inside:
+                    return updates[0].lineno, n.lineno
+        ops = {_reduction(st, self.locals)[1] for st in updates}
+        return (updates[0].lineno, updates[-1].lineno) if len(ops) > 1 else None
 
     def _bound_before(self, node):
         """The variables assigned on a line before the loop's, and the parameters."""

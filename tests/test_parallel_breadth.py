@@ -398,3 +398,44 @@ def test_array_reductions_with_each_thread_count():
         pyjit.set_num_threads(n)
         acc, sub = f(x)
         assert np.array_equal(acc, x.sum(axis=0)) and np.array_equal(sub, -2.0 * x.sum(axis=0))
+
+
+# ---- names the body reads, and reductions used otherwise ----
+
+def inner_function(a, k):
+    def scale(v):                   # a closure of the function, called in the body
+        return v * k
+    out = np.empty_like(a)
+    for i in prange(a.shape[0]):
+        out[i] = scale(a[i])
+    return out
+
+
+def reduction_read_in_the_body(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+        if s > 10.0:
+            a[i] = 0.0
+    return s
+
+
+def two_operators(a):
+    s = 1.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+        s *= 2.0
+    return s
+
+
+def test_inner_function_called_in_the_body():
+    check(inner_function, RNG.random(1000), 3.0, parallel=True, exact=True)
+
+
+def test_reduction_variable_used_otherwise_names_both_lines():
+    line = reduction_read_in_the_body.__code__.co_firstlineno
+    with pytest.raises(UnsupportedError, match=rf"'s' is updated as a reduction at line "
+                                               rf"{line + 3} .* also uses it at line {line + 4}"):
+        par(reduction_read_in_the_body)(RNG.random(10))
+    with pytest.raises(UnsupportedError, match="'s' is updated as a reduction"):
+        par(two_operators)(RNG.random(10))
