@@ -76,6 +76,26 @@ def parfor(chunk, n, *args):
     chunk(0, n, 0, *args)
 
 
+# Numba's ParallelOptions: parallel={'prange': False, ...} turns one kind of transformation off.
+# prange loops are the 'prange' key's; every other key is a kind of whole-array code, which pyjit
+# runs on the pool when any of them is on.
+_OPTION_KEYS = ("comprehension", "reduction", "inplace_binop", "setitem", "numpy", "stencil",
+                "fusion", "prange")
+
+
+def parallel_options(value):
+    """(prange loops on the pool, array code on the pool) for njit's parallel= (a bool, or
+    Numba's dict of ParallelOptions)."""
+    if not isinstance(value, dict):
+        return bool(value), bool(value)
+    unknown = sorted(set(value) - set(_OPTION_KEYS))
+    if unknown:
+        raise ValueError(f"parallel= got unknown option(s) {', '.join(map(repr, unknown))}; "
+                         f"it takes True, False or a dict of {', '.join(_OPTION_KEYS)}")
+    arrays = any(bool(value.get(k, True)) for k in _OPTION_KEYS if k != "prange")
+    return bool(value.get("prange", True)), arrays
+
+
 def _pool_size():
     """NUMBA_NUM_THREADS / PYJIT_NUM_THREADS, else the cores this process may run on."""
     for name in ("PYJIT_NUM_THREADS", "NUMBA_NUM_THREADS"):

@@ -439,3 +439,22 @@ def test_reduction_variable_used_otherwise_names_both_lines():
         par(reduction_read_in_the_body)(RNG.random(10))
     with pytest.raises(UnsupportedError, match="'s' is updated as a reduction"):
         par(two_operators)(RNG.random(10))
+
+
+def thread_of_each(n):
+    out = np.zeros(n, np.int64)
+    for i in prange(n):
+        out[i] = pyjit.get_thread_id()
+    return out
+
+
+def test_parallel_options_dict():
+    # Numba's ParallelOptions: prange False leaves the loops serial, array code still parallel
+    serial = njit(parallel={"prange": False})(thread_of_each)
+    assert not serial(5000).any()
+    check(psum, RNG.random(5000), parallel={"prange": False, "numpy": True}, rtol=1e-9)
+    check(psum, RNG.random(5000), parallel={"prange": True, "reduction": False}, rtol=1e-9)
+    check(whole_array, RNG.random((40, 30)), RNG.random((40, 30)),
+          parallel={"numpy": True, "prange": False}, rtol=1e-9)
+    with pytest.raises(ValueError, match="unknown option.*'prnage'.*comprehension"):
+        njit(parallel={"prnage": True})(psum)
