@@ -3,23 +3,28 @@
 A parallel=True function is rewritten once, at decoration, from its source: each outermost
 `for i in prange(...)` loop becomes two functions of its own, compiled like any callee,
 
-    body(lo, hi, start, step, reads...)       the iterations lo..hi-1 of the normalised space,
-                                              returning the partial results of the reductions
-    chunk(lo, hi, slot, start, step, reads..., partials...)
-                                              body, then its partials folded into row `slot`
+    body(lo, hi, start, step, reads..., partials...)
+                                              the iterations lo..hi-1 of the normalised space,
+                                              each reduction's variable its thread's partial so
+                                              far; returns the partials
+    chunk(lo, hi, slot, start, step, reads..., slots...)
+                                              body run from row `slot` of each reduction's
+                                              partials, what it returns stored back there (an
+                                              array's row is updated in place by `h += x`)
 
 and, in the loop's place, a call parfor(chunk, n, ...) that the compiler lowers to the pool
 (runtime/pool.c: chunks handed out dynamically to the caller, slot 0, and the workers, slots
 1..), followed by the fold of the per-thread partials, in thread order. The body reads outer
 variables by value (arrays by their descriptors, so writes to their elements are seen);
-variables it assigns are private to it. Reductions are `v += e`, `v -= e`, `v *= e`, `v |= e`,
-`v &= e`, `v = min(v, e)`, `v = max(v, e)` on a variable of the function (a scalar, or an array
-for +=), used nowhere else in the loop.
+variables it assigns are private to it. Reductions are `v += e`, `v -= e`, `v *= e`, `v /= e`,
+`v |= e`, `v &= e`, `v = min(v, e)`, `v = max(v, e)` (and `if e < v: v = e`, taken for min) on a
+variable of the function (a scalar, or an array), used nowhere else in the loop.
 
 Loops that cannot run in parallel run serially, as prange is range outside parallel functions:
 a proven loop-carried dependence (`a[i] = a[i - 1] + 1`, a ParallelSafetyWarning naming the line),
 a break, return or yield in the body, or no source to rewrite. A variable the body assigns that
-is read after the loop is refused (UnsupportedError naming both lines). f.parallel_diagnostics()
+is read after the loop is refused (UnsupportedError naming both lines), except the loop variable,
+which keeps its last value. f.parallel_diagnostics()
 says which loops run in parallel and why the others do not.
 """
 import ast
@@ -266,7 +271,8 @@ def _one(v):
 
 def _keep(slots, slot, v):
     """A partial stored back into its row: a scalar's; an array's row was updated in place."""
-    if not isinstance(v, __import__("numpy").ndarray):
+    import numpy as np
+    if not isinstance(v, np.ndarray):
         slots[slot] = v
 
 
