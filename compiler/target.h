@@ -43,6 +43,10 @@ typedef struct Target {
      * builder's position; nargs is 1 or 2 by fn. Declares what it calls in mod. */
     LLVMValueRef (*emit_math)(LLVMModuleRef mod, LLVMBuilderRef b, MathFn fn, LLVMTypeRef ft,
                               LLVMValueRef *args, int nargs);
+    /* x (a float or double) truncated to an int64 by an instruction that gives INT64_MIN for
+     * NaN, the infinities and values out of range (x86's cvttsd2si), or NULL where the target
+     * has none: then int() of a float tests the float before a plain conversion. */
+    LLVMValueRef (*truncate_i64)(LLVMModuleRef mod, LLVMBuilderRef b, LLVMValueRef x);
 } Target;
 
 const Target *target_cpu(void);

@@ -73,6 +73,25 @@ static LLVMValueRef cpu_emit_math(LLVMModuleRef mod, LLVMBuilderRef b, MathFn fn
     return target_call_extern(mod, b, name, ft, args, nargs);
 }
 
+#if defined(__x86_64__)
+/* cvttsd2si / cvttss2si: defined for every input (INT64_MIN where no int64 is right), unlike
+ * LLVM's fptosi, so a checked int() tests the result instead of the float. */
+static LLVMValueRef cpu_truncate_i64(LLVMModuleRef mod, LLVMBuilderRef b, LLVMValueRef x)
+{
+    LLVMTypeRef ft = LLVMTypeOf(x);
+    bool single = LLVMGetTypeKind(ft) == LLVMFloatTypeKind;
+    LLVMTypeRef vt = LLVMVectorType(ft, single ? 4 : 2);
+    LLVMContextRef ctx = LLVMGetModuleContext(mod);
+    LLVMValueRef v = LLVMBuildInsertElement(b, LLVMGetUndef(vt), x,
+                                            LLVMConstInt(LLVMInt32TypeInContext(ctx), 0, 0), "");
+    const char *name = single ? "llvm.x86.sse.cvttss2si64" : "llvm.x86.sse2.cvttsd2si64";
+    return target_call_intrinsic(mod, b, name, NULL, 0, &v, 1);
+}
+#define CPU_TRUNCATE_I64 cpu_truncate_i64
+#else
+#define CPU_TRUNCATE_I64 NULL
+#endif
+
 static const Target cpu_target = {
     .name = "cpu",
     .is_gpu = false,
@@ -81,6 +100,7 @@ static const Target cpu_target = {
     .triple = NULL,
     .data_layout = NULL,
     .emit_math = cpu_emit_math,
+    .truncate_i64 = CPU_TRUNCATE_I64,
 };
 
 const Target *target_cpu(void)

@@ -3,23 +3,28 @@
 A parallel=True function is rewritten once, at decoration, from its source: each outermost
 `for i in prange(...)` loop becomes two functions of its own, compiled like any callee,
 
-    body(lo, hi, start, step, reads...)       the iterations lo..hi-1 of the normalised space,
-                                              returning the partial results of the reductions
-    chunk(lo, hi, slot, start, step, reads..., partials...)
-                                              body, then its partials folded into row `slot`
+    body(lo, hi, start, step, reads..., partials...)
+                                              the iterations lo..hi-1 of the normalised space,
+                                              each reduction's variable its thread's partial so
+                                              far; returns the partials
+    chunk(lo, hi, slot, start, step, reads..., slots...)
+                                              body run from row `slot` of each reduction's
+                                              partials, what it returns stored back there (an
+                                              array's row is updated in place by `h += x`)
 
 and, in the loop's place, a call parfor(chunk, n, ...) that the compiler lowers to the pool
 (runtime/pool.c: chunks handed out dynamically to the caller, slot 0, and the workers, slots
 1..), followed by the fold of the per-thread partials, in thread order. The body reads outer
 variables by value (arrays by their descriptors, so writes to their elements are seen);
-variables it assigns are private to it. Reductions are `v += e`, `v -= e`, `v *= e`, `v |= e`,
-`v &= e`, `v = min(v, e)`, `v = max(v, e)` on a variable of the function (a scalar, or an array
-for +=), used nowhere else in the loop.
+variables it assigns are private to it. Reductions are `v += e`, `v -= e`, `v *= e`, `v /= e`,
+`v |= e`, `v &= e`, `v = min(v, e)`, `v = max(v, e)` (and `if e < v: v = e`, taken for min) on a
+variable of the function (a scalar, or an array), used nowhere else in the loop.
 
 Loops that cannot run in parallel run serially, as prange is range outside parallel functions:
 a proven loop-carried dependence (`a[i] = a[i - 1] + 1`, a ParallelSafetyWarning naming the line),
 a break, return or yield in the body, or no source to rewrite. A variable the body assigns that
-is read after the loop is refused (UnsupportedError naming both lines). f.parallel_diagnostics()
+is read after the loop is refused (UnsupportedError naming both lines), except the loop variable,
+which keeps its last value. f.parallel_diagnostics()
 says which loops run in parallel and why the others do not.
 """
 import ast
@@ -31,8 +36,12 @@ from .errors import ParallelSafetyWarning, PerformanceWarning, UnsupportedError
 
 # The partial of each reduction operator starts at the identity (or, for the idempotent ones,
 # the variable's value before the loop) and is folded with the operator of `fold`.
-_REDUCE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.BitOr: "|", ast.BitAnd: "&"}
-_FOLD = {"+": "+=", "-": "+=", "*": "*=", "|": "|=", "&": "&=", "min": "min", "max": "max"}
+# A `/` reduction's partial is 1 divided by every value of its iterations, folded in by `*`
+# (`s / a / b` is `s * (1 / a / b)` up to rounding, as in Numba).
+_REDUCE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.BitOr: "|",
+               ast.BitAnd: "&"}
+_FOLD = {"+": "+=", "-": "+=", "*": "*=", "/": "*=", "|": "|=", "&": "&=", "min": "min",
+         "max": "max"}
 _PREFIX = "_pj_"
 
 
@@ -70,6 +79,26 @@ def parfor(chunk, n, *args):
     """The pool's call of an outlined loop; in Python (the rewritten function run by the
     interpreter) the whole range on this thread."""
     chunk(0, n, 0, *args)
+
+
+# Numba's ParallelOptions: parallel={'prange': False, ...} turns one kind of transformation off.
+# prange loops are the 'prange' key's; every other key is a kind of whole-array code, which pyjit
+# runs on the pool when any of them is on.
+_OPTION_KEYS = ("comprehension", "reduction", "inplace_binop", "setitem", "numpy", "stencil",
+                "fusion", "prange")
+
+
+def parallel_options(value):
+    """(prange loops on the pool, array code on the pool) for njit's parallel= (a bool, or
+    Numba's dict of ParallelOptions)."""
+    if not isinstance(value, dict):
+        return bool(value), bool(value)
+    unknown = sorted(set(value) - set(_OPTION_KEYS))
+    if unknown:
+        raise ValueError(f"parallel= got unknown option(s) {', '.join(map(repr, unknown))}; "
+                         f"it takes True, False or a dict of {', '.join(_OPTION_KEYS)}")
+    arrays = any(bool(value.get(k, True)) for k in _OPTION_KEYS if k != "prange")
+    return bool(value.get("prange", True)), arrays
 
 
 def _pool_size():
@@ -240,6 +269,18 @@ def _one(v):
     return v * 0 + 1
 
 
+def _keep(slots, slot, v):
+    """A partial stored back into its row: a scalar's; an array's row was updated in place."""
+    import numpy as np
+    if not isinstance(v, np.ndarray):
+        slots[slot] = v
+
+
+def _put(slots, slot, v):
+    """A partial stored back into its row, copied (an array the body rebound)."""
+    slots[slot] = v
+
+
 def _slots(z, nthreads):
     """One partial per thread, each starting at z (a scalar, or an array): the reduction's
     identity (zeros for +, ones for *) or the variable's value (min, max, |, &)."""
@@ -285,6 +326,17 @@ def _register_helpers():
             return lambda v: np.ones_like(v)
         ctor = scalar_ctor(v)
         return lambda v: ctor(1)
+
+    @overload(_keep)
+    def _keep_impl(slots, slot, v):
+        if isinstance(v, types.Array):
+            return lambda slots, slot, v: None
+
+        def impl(slots, slot, v):
+            slots[slot] = v
+        return impl
+
+    register_jitable(_put)
 
     @overload(_slots)
     def _slots_impl(z, nthreads):
@@ -340,6 +392,20 @@ def _names(node, ctx):
     return out
 
 
+def _bound_by_statements(fdef):
+    """The names a function binds other than by assignment: inner functions and classes
+    (`def scale(v): ...`, then called in a prange loop), imports and `except ... as e`."""
+    out = set()
+    for n in _walk(fdef):
+        out |= {c.name for c in ast.iter_child_nodes(n) if c is not fdef and
+                isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in n.names}
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+    return out
+
+
 def _walk(node):
     """ast.walk that does not enter nested functions, lambdas or classes."""
     todo = [node]
@@ -388,7 +454,7 @@ def _reduction(stmt, locals_):
     name, value = stmt.targets[0].id, stmt.value
     if isinstance(value, ast.BinOp) and type(value.op) in _REDUCE_OPS:
         op = _REDUCE_OPS[type(value.op)]
-        operands = [value.left, value.right] if op != "-" else [value.left]
+        operands = [value.left, value.right] if op not in "-/" else [value.left]
     elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and
           value.func.id in ("min", "max") and len(value.args) == 2 and not value.keywords):
         op, operands = value.func.id, value.args
@@ -401,6 +467,86 @@ def _reduction(stmt, locals_):
                 name not in _names(other, ast.Load):
             return name, op
     return None
+
+
+# `if e < m: m = e` as `m = min(m, e)`: Python's min(m, e) is e if e < m else m, the same
+# value (max likewise). The forms with <= and >= replace an equal value where min(m, e) keeps
+# it, which only the sign of a zero can tell; a NaN e changes m in neither.
+_IF_MINMAX = {(ast.Lt, False): "min", (ast.Gt, True): "min", (ast.LtE, False): "min",
+              (ast.GtE, True): "min", (ast.Gt, False): "max", (ast.Lt, True): "max",
+              (ast.GtE, False): "max", (ast.LtE, True): "max"}
+
+
+def _pure(expr):
+    """Whether evaluating expr once instead of twice changes nothing: names, subscripts,
+    attributes, constants and arithmetic, and calls of abs and of math/np functions that draw
+    no random numbers."""
+    for n in ast.walk(expr):
+        if isinstance(n, (ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Name) and f.id in ("abs", "min", "max"):
+                continue
+            chain = []
+            while isinstance(f, ast.Attribute):
+                chain.append(f.attr)
+                f = f.value
+            if not (isinstance(f, ast.Name) and f.id in ("np", "numpy", "math") and chain and
+                    "random" not in chain):
+                return False
+    return True
+
+
+def _if_minmax(stmt, locals_):
+    """`m = min(m, e)` (or max) for `if e < m: m = e` and its seven other spellings, m a variable of the function, e pure and not mentioning m; else None."""
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1):
+        return None
+    assign, test = stmt.body[0], stmt.test
+    if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and
+            isinstance(assign.targets[0], ast.Name) and isinstance(test, ast.Compare) and
+            len(test.ops) == 1):
+        return None
+    name, value = assign.targets[0].id, assign.value
+    left, right = test.left, test.comparators[0]
+    for var_side, e, name_first in ((right, left, False), (left, right, True)):
+        if isinstance(var_side, ast.Name) and var_side.id == name and \
+                ast.dump(e) == ast.dump(value):
+            break
+    else:
+        return None
+    fn = _IF_MINMAX.get((type(test.ops[0]), name_first))
+    if fn is None or name not in locals_ or name in _names(value, ast.Load) or \
+            not _pure(value):
+        return None
+    call = ast.Call(func=ast.Name(id=fn, ctx=ast.Load()),
+                    args=[ast.Name(id=name, ctx=ast.Load()), value], keywords=[])
+    out = ast.Assign(targets=[assign.targets[0]], value=call)
+    for n in ast.walk(out):
+        if "lineno" in n._attributes and not hasattr(n, "lineno"):
+            ast.copy_location(n, stmt)
+    ast.copy_location(out, stmt)
+    _mark_user([out])
+    return out
+
+
+def _rewrite_if_minmax(stmts, locals_):
+    """The statements with each `if e < m: m = e` of any depth as `m = min(m, e)` (the same
+    result), so that m can be a min or max reduction."""
+    out = []
+    for s in stmts:
+        r = _if_minmax(s, locals_)
+        if r is not None:
+            out.append(r)
+            continue
+        if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, _rewrite_if_minmax(getattr(s, field), locals_))
+            for h in getattr(s, "handlers", []) or []:
+                h.body = _rewrite_if_minmax(h.body, locals_)
+        out.append(s)
+    return out
 
 
 def _find_reductions(body, locals_, loopvar):
@@ -481,6 +627,10 @@ def _dependence(body, loopvar):
     return None
 
 
+def _target_name(loop_node):
+    return loop_node.target.id if isinstance(loop_node.target, ast.Name) else None
+
+
 def _serial_reason(loop_node):
     for n in _walk(ast.Module(body=loop_node.body, type_ignores=[])):
         if isinstance(n, ast.Return):
@@ -550,7 +700,7 @@ class _Rewriter:
         for extra in (args.vararg, args.kwarg):
             if extra:
                 self.params.add(extra.arg)
-        self.locals = self.params | _names(fdef, ast.Store)
+        self.locals = self.params | _names(fdef, ast.Store) | _bound_by_statements(fdef)
         self.events = []
         for stmt in fdef.body:
             _events(stmt, self.events)
@@ -616,6 +766,7 @@ class _Rewriter:
     def _outline(self, node):
         loop = Loop(node.lineno)
         self.loops.append(loop)
+        node.body = _rewrite_if_minmax(node.body, self.locals - {_target_name(node)})
         why = _serial_reason(node)
         if why is None:
             dep = _dependence(node.body, node.target.id)
@@ -638,36 +789,71 @@ class _Rewriter:
         if why is not None:
             loop.why = why
             return [node]
-        self._check_privates(node)
+        keep_var = self._check_privates(node)
         loop.parallel = True
         loop.reductions = _find_reductions(node.body, self.locals, node.target.id)
-        return self._emit(node, loop, len(self.loops) - 1)
+        return self._emit(node, loop, len(self.loops) - 1, keep_var)
 
     def _check_privates(self, node):
-        """A variable the body assigns (or the loop variable) read after the loop: the value of
-        one iteration, which one depends on the threads. Refused, naming both lines."""
+        """A variable the body assigns read after the loop: the value of one iteration, which
+        one depends on the threads. Refused, naming both lines. The loop variable is the
+        exception: after the loop it holds the last iteration's value, as in Python; returns
+        whether it is read there ("bound" when it has a value before the loop)."""
         assigned = _names(ast.Module(body=node.body, type_ignores=[]), ast.Store)
-        assigned.add(node.target.id)
-        reductions = _find_reductions(node.body, self.locals, node.target.id)
+        loopvar = node.target.id
+        assigned.add(loopvar)
+        reductions = _find_reductions(node.body, self.locals, loopvar)
         end = (node.end_lineno, node.end_col_offset)
-        seen = set()
+        seen, loopvar_read = set(), False
         for name, is_store, n in self.events:
             if (n.lineno, n.col_offset) <= end or name in seen or name not in assigned or \
                     name in reductions:
                 continue
             seen.add(name)
-            if not is_store:
+            if name == loopvar and name not in _names(
+                    ast.Module(body=node.body, type_ignores=[]), ast.Store):
+                loopvar_read = not is_store and ("bound" if name in self._bound_before(node)
+                                                 else True)
+            elif not is_store and self._misused_reduction(node, name):
+                red, other = self._misused_reduction(node, name)
+                raise UnsupportedError(
+                    f"{self.func.__qualname__}: '{name}' is updated as a reduction at line "
+                    f"{red} of the prange loop at line {node.lineno}, but the loop also uses it "
+                    f"at line {other}; a reduction's variable may appear only in its update "
+                    f"statements (of one operator), as each thread holds a partial of it")
+            elif not is_store:
                 raise UnsupportedError(
                     f"{self.func.__qualname__}: '{name}' is assigned in the prange loop at line "
                     f"{node.lineno} and read after it at line {n.lineno}; each iteration runs on "
                     f"some thread, so its value there is not defined (make it a reduction, or "
                     f"assign it outside the loop)")
+        return loopvar_read
 
-    def _emit(self, node, loop, k):
+    def _misused_reduction(self, node, name):
+        """(line of a reduction statement of name, line of another use of it in the loop), or
+        None when no statement of the body updates name as a reduction."""
+        stmts = [st for top in node.body for st in _walk(top) if isinstance(st, ast.stmt)]
+        updates = [st for st in stmts if (_reduction(st, self.locals) or (None,))[0] == name]
+        if not updates:
+            return None
+        inside = {id(n) for st in updates for n in _walk(st)}
+        for top in node.body:
+            for n in _walk(top):
+                if isinstance(n, ast.Name) and n.id == name and id(n) not in inside:
+                    return updates[0].lineno, n.lineno
+        ops = {_reduction(st, self.locals)[1] for st in updates}
+        return (updates[0].lineno, updates[-1].lineno) if len(ops) > 1 else None
+
+    def _bound_before(self, node):
+        """The variables assigned on a line before the loop's, and the parameters."""
+        return {name for name, is_store, n in self.events
+                if is_store and n.lineno < node.lineno} | self.params
+
+    def _emit(self, node, loop, k, keep_var=False):
         """The loop's replacement in the function; its body and chunk functions join helpers."""
         g = _Generated(f"{_PREFIX}{k}_", node, loop.reductions, self._reads(node, loop.reductions))
         body_fn, chunk_fn = g.body_function(), g.chunk_function()
-        stmts = g.replacement()
+        stmts = g.replacement(keep_var)
         self.helpers += [body_fn, chunk_fn]
         for s in stmts + [body_fn, chunk_fn]:
             _place(s, node)
@@ -680,8 +866,7 @@ class _Rewriter:
         loopvar = node.target.id
         tree = ast.Module(body=node.body, type_ignores=[])
         assigned, loaded = _names(tree, ast.Store), _names(tree, ast.Load)
-        before = {name for name, is_store, n in self.events
-                  if is_store and n.lineno < node.lineno} | self.params
+        before = self._bound_before(node)
         return sorted((((loaded & self.locals) - assigned) | (loaded & assigned & before) |
                        (set(reductions) & before)) - {loopvar})
 
@@ -691,16 +876,21 @@ class _Generated:
     in the loop's place. Every name made here starts with p (_pj_<k>_)."""
 
     def __init__(self, p, node, reductions, reads):
-        self.p, self.node, self.ops, self.reads = p, node, reductions, reads
+        self.p, self.node, self.ops = p, node, reductions
         self.reds = sorted(reductions)
+        self.reads = [r for r in reads if r not in reductions]
         self.slots = [f"{p}slots_{r}" for r in self.reds]
         self.start, self.step = f"{p}start", f"{p}step"
-        self.body_args = ", ".join([f"{p}lo", f"{p}hi", self.start, self.step] + reads)
+        self.body_args = ", ".join([f"{p}lo", f"{p}hi", self.start, self.step] + self.reads)
+        spelled = {t.id for n in _walk(ast.Module(body=node.body, type_ignores=[]))
+                   if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        # updated only by augmented assignments: an array partial is updated in place
+        self.in_place = {r for r in self.reds if r not in spelled}
 
     def body_function(self):
-        """body(lo, hi, start, step, reads...): iterations lo..hi-1 of 0..n-1, the user's
-        statements inside; returns the partials of the reductions, each started at its
-        identity (+ - *) or at the variable's value (min max | &)."""
+        """body(lo, hi, start, step, reads..., partials...): iterations lo..hi-1 of 0..n-1, the
+        user's statements inside, each reduction's variable its thread's partial so far (an
+        array partial is the thread's row, updated in place); returns the partials."""
         p, var = self.p, self.node.target.id
         form = len(self.node.iter.args)
         if form == 1:       # prange(n): the body's loop is the plain range loop
@@ -710,38 +900,45 @@ class _Generated:
         else:
             head = (f"for {p}j in range({p}lo, {p}hi):\n"
                     f"        {var} = {self.start} + {p}j * {self.step}")
-        inits = [f"    {r} = {_PREFIX}{'one' if self.ops[r] == '*' else 'zero'}({r})"
-                 for r in self.reds if self.ops[r] in "+-*"]
         ret = f"({', '.join(self.reds)},)" if self.reds else "None"
-        src = "\n".join([f"def {p}body({self.body_args}):"] + inits +
-                        [f"    {head}", "        pass", f"    return {ret}"])
+        params = ", ".join([self.body_args] + self.reds)
+        src = "\n".join([f"def {p}body({params}):", f"    {head}", "        pass",
+                         f"    return {ret}"])
         fn = ast.parse(src).body[0]
-        loop = fn.body[len(inits)]
+        loop = fn.body[0]
         loop.body = loop.body[:-1] + self.node.body   # the user's statements for `pass`
         return fn
 
     def chunk_function(self):
-        """chunk(lo, hi, slot, start, step, reads..., slots...): the body, its partials folded
-        into row `slot` of each reduction's slots (the pool runs one chunk per call)."""
+        """chunk(lo, hi, slot, start, step, reads..., slots...): the body run from row `slot`
+        of each reduction's partials (the pool runs one chunk per call, and a thread's chunks
+        one after another), the partials it returns stored back: a scalar's; an array's only
+        where the body rebinds it (`h = h + x`), as `h += x` updated the row itself."""
         p = self.p
+        parts = "".join(f", {sl}[{p}slot]" for sl in self.slots)
         lines = [f"def {p}chunk({p}lo, {p}hi, {p}slot, {self.start}, {self.step}" +
                  "".join(", " + x for x in self.reads + self.slots) + "):",
-                 f"    {p}r = {p}body({self.body_args})"]
-        lines += [_fold(f"{p}slots_{r}[{p}slot]", f"{p}r[{i}]", self.ops[r])
-                  for i, r in enumerate(self.reds)]
+                 f"    {p}r = {p}body({self.body_args}{parts})"]
+        for i, r in enumerate(self.reds):
+            store = f"{_PREFIX}keep" if r in self.in_place else f"{_PREFIX}put"
+            lines.append(f"    {store}({p}slots_{r}, {p}slot, {p}r[{i}])")
         return ast.parse("\n".join(lines)).body[0]
 
-    def replacement(self):
-        """The range's bounds evaluated once, the partials' rows (typed by a call of the body
-        over no iterations), the call of the pool, and the rows folded in thread order."""
+    def replacement(self, keep_var=False):
+        """The range's bounds evaluated once, the partials' rows (each reduction's identity, or
+        for min, max, | and & the variable's value, typed as the body leaves it by a call over
+        no iterations), the call of the pool, the rows folded in thread order, and, when
+        keep_var (the loop variable is read after the loop), its last value given to it."""
         p, args = self.p, [ast.unparse(x) for x in self.node.iter.args]
         start, stop, step = ("0", args[0], "1") if len(args) == 1 else \
             (args[0], args[1], "1") if len(args) == 2 else args
         lines = [f"{self.start} = {start}", f"{p}stop = {stop}", f"{self.step} = {step}",
                  f"{p}n = {_PREFIX}count({self.start}, {p}stop, {self.step})"]
         if self.reds:
+            inits = [f"{_PREFIX}{'one' if self.ops[r] in '*/' else 'zero'}({r})"
+                     if self.ops[r] in "+-*/" else r for r in self.reds]
             lines.append(f"{p}z = {p}body(0, 0, {self.start}, {self.step}" +
-                         "".join(", " + x for x in self.reads) + ")")
+                         "".join(", " + x for x in self.reads + inits) + ")")
             lines.append(f"{p}nt = {_PREFIX}get_num_threads()")
             lines += [f"{p}slots_{r} = {_PREFIX}slots({p}z[{i}], {p}nt)"
                       for i, r in enumerate(self.reds)]
@@ -750,6 +947,11 @@ class _Generated:
         if self.reds:
             lines.append(f"for {p}t in range({p}nt):")
             lines += [_fold(r, f"{p}slots_{r}[{p}t]", self.ops[r]) for r in self.reds]
+        if keep_var:
+            # as a range loop's variable compiled, 0 after no iterations where it had no value
+            lines += [] if keep_var == "bound" else [f"{self.node.target.id} = 0"]
+            lines += [f"if {p}n > 0:",
+                      f"    {self.node.target.id} = {self.start} + ({p}n - 1) * {self.step}"]
         return ast.parse("\n".join(lines)).body
 
 
@@ -890,6 +1092,7 @@ def _build(func, fdef, rw, options):
             if k in ("fastmath", "boundscheck", "error_model", "debug")}
     fdef.decorator_list = []
     fixed = {f"{_PREFIX}zero": _zero, f"{_PREFIX}one": _one, f"{_PREFIX}slots": _slots,
+             f"{_PREFIX}keep": _keep, f"{_PREFIX}put": _put,
              f"{_PREFIX}count": _count, f"{_PREFIX}parfor": parfor,
              f"{_PREFIX}ndsize": _ndsize, f"{_PREFIX}unravel": _unravel, f"{_PREFIX}prange": prange,
              f"{_PREFIX}get_num_threads": get_num_threads, f"{_PREFIX}jit": None,

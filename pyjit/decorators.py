@@ -251,9 +251,11 @@ def _make_dispatcher(func, signatures, options):
     if "cache" in kwargs:
         kwargs["cache"] = bool(kwargs["cache"])
     _parallel.configure()
-    compiled, loops = _objmode.outline(func, chunksize=not options.get("parallel")), []
-    if options.get("parallel"):
+    on_pool, arrays_on_pool = _parallel.parallel_options(options.get("parallel"))
+    compiled, loops = _objmode.outline(func, chunksize=not on_pool), []
+    if arrays_on_pool:
         kwargs["parallel"] = True   # array expressions and reductions on the pool too
+    if on_pool:
         compiled, loops = _parallel.outline(compiled, options)
     if options.get("locals"):
         compiled = _declare_locals(compiled, func, options["locals"])

@@ -291,3 +291,33 @@ def test_cmath_log_with_a_base_and_more_math():
     g = pyjit.njit(lambda x, y: (math.exp2(x), math.nextafter(x, y), math.nextafter(y, x)))
     for x, y in ((3.0, 4.0), (-0.5, -1.0), (10, 0)):
         assert g(x, y) == (math.exp2(x), math.nextafter(x, y), math.nextafter(y, x))
+
+
+def float_to_ints(x):
+    return int(x), math.floor(x), math.ceil(x), math.trunc(x), round(x)
+
+
+def test_float_to_int_at_the_edges_of_int64():
+    # x86 truncates with a sentinel (INT64_MIN for NaN, infinities and values out of range),
+    # which is also -2**63's own value: every edge case against CPython, float64 and float32
+    f = pyjit.njit(float_to_ints)
+    edges = [0.0, -0.0, 0.5, -0.5, 1.5, -2.5, 2.5, 1e18, -1e18, 9.2e18, -9.2e18,
+             -9.223372036854775808e18, np.nextafter(9.223372036854775808e18, 0),
+             np.nextafter(-9.223372036854775808e18, 0)]
+    for x in edges:
+        assert f(x) == float_to_ints(x), x
+        x32 = np.float32(x)
+        if -2.0**63 <= float(x32) < 2.0**63:
+            assert f(x32) == float_to_ints(float(x32)), x32
+        else:               # rounded to float32, 2**63 itself
+            with pytest.raises(OverflowError, match="float out of range"):
+                f(x32)
+    for x in [float("nan"), np.float32("nan")]:
+        with pytest.raises(ValueError, match="cannot convert float NaN to integer"):
+            f(x)
+    for x in [float("inf"), -float("inf"), np.float32("inf")]:
+        with pytest.raises(OverflowError, match="cannot convert float infinity to integer"):
+            f(x)
+    for x in [9.223372036854775808e18, -9.3e18, 1e300, np.float32(1e30), np.float32(-1e19)]:
+        with pytest.raises(OverflowError, match="float out of range for an int64 result"):
+            f(x)
