@@ -2091,12 +2091,59 @@ static bool runs_every_trip(Lower *L, Instr *loop, const bool *in_loop, Block *b
     return true;
 }
 
+/* The int64 operand of a comparison of an int64 with a float64, or NULL. */
+static Instr *int_of_int_float_compare(Instr *in)
+{
+    if (in->op != OP_COMPARE || in->sub > CMP_GE || in->nargs != 2)
+        return NULL;
+    Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (a->kind == TY_INT64 && b->kind == TY_FLOAT64)
+        return in->args[0];
+    return a->kind == TY_FLOAT64 && b->kind == TY_INT64 ? in->args[1] : NULL;
+}
+
+/* For a comparison of an int64 with a float64 in the loop of FOR_ITER loop whose int is s * loop
+ * + k (loop_affine): the flag "every value it takes over the range is within 2**53 of zero",
+ * where a float64 holds it exactly and the comparison in float64 is the exact one
+ * (compare_int_float). The flag is loop-invariant: LLVM versions the loop on it, and the version
+ * that runs compares as Numba does, in one float compare. lo and hi are the range's least and
+ * greatest values (i128). A loop nested deeper, lowered later, puts its own flag in place. */
+static LLVMValueRef within_2_53(Lower *L, Instr *ii, Instr *loop, const bool *in_loop, bool consts,
+                                LLVMValueRef lo, LLVMValueRef hi, int depth)
+{
+    int64_t c;
+    LLVMValueRef off;
+    if (depth > 4)
+        return NULL;
+    if (ii->op == OP_BINOP && ii->sub == BIN_MOD && ii->type == ty_scalar(TY_INT64))   /* |i % d| < |d| */
+        return within_2_53(L, ii->args[1], loop, in_loop, consts, lo, hi, depth + 1);
+    if (!loop_affine(L, ii, loop, in_loop, consts, 0, &c, &off))
+        return NULL;
+    LLVMBuilderRef B = L->b;
+    LLVMTypeRef w = LLVMTypeOf(lo);
+    LLVMValueRef cw = LLVMConstInt(w, (unsigned long long)c, 1), ow = LLVMBuildSExt(B, off, w, "");
+    LLVMValueRef least = LLVMBuildAdd(B, LLVMBuildMul(B, c > 0 ? lo : hi, cw, ""), ow, "");
+    LLVMValueRef most = LLVMBuildAdd(B, LLVMBuildMul(B, c > 0 ? hi : lo, cw, ""), ow, "");
+    LLVMValueRef limit = LLVMConstInt(w, 1ULL << 53, 0);
+    return LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, least, LLVMBuildNeg(B, limit, ""), ""),
+                        LLVMBuildICmp(B, LLVMIntSLE, most, limit, ""), "");
+}
+
+static void flag_exact_compare(Lower *L, Instr *in, Instr *loop, const bool *in_loop, bool consts,
+                               LLVMValueRef lo, LLVMValueRef hi)
+{
+    Instr *ii = int_of_int_float_compare(in);
+    LLVMValueRef flag = ii && L->exact_cmp ? within_2_53(L, ii, loop, in_loop, consts, lo, hi, 0) : NULL;
+    if (flag)
+        L->exact_cmp[in->id] = flag;
+}
+
 /* For the range loop of FOR_ITER loop (the builder at the start of its body): its flag, with its
  * enclosing loop's, in L->loop_fits; the axes it covers marked in L->fits_axes, and itself as
  * the innermost loop of each access and loop in its body. */
 static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
 {
-    if (it->kind != IT_RANGE || loop->type != ty_scalar(TY_INT64) || !L->fits_axes)
+    if (it->kind != IT_RANGE || loop->type != ty_scalar(TY_INT64))
         return;
     bool *in_loop = arena_alloc(L->prog->arena, (size_t)L->ir->blocks.len);
     loop_blocks(L, loop, in_loop);
@@ -2107,7 +2154,7 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
     LLVMValueRef one = LLVMConstInt(w, 1, 0), s = LLVMBuildSExt(B, start, w, ""), e = LLVMBuildSExt(B, stop, w, "");
     LLVMValueRef lo = LLVMBuildSelect(B, up, s, LLVMBuildAdd(B, e, one, ""), "");   /* the least value */
     LLVMValueRef hi = LLVMBuildSelect(B, up, LLVMBuildSub(B, e, one, ""), s, "");   /* the greatest */
-    Instr *outer = L->inner_loop[loop->id];
+    Instr *outer = L->inner_loop ? L->inner_loop[loop->id] : NULL;
     LLVMValueRef fits = outer ? L->loop_fits[outer->id] : NULL;
     /* A loop of constant bounds (a stencil's `for dj in range(-1, 2)`) is unrolled whole, and its
      * flag is then tested in the loop around it: offsets by values of that loop (`j + dj`) would
@@ -2118,6 +2165,10 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
         Block *blk = L->ir->blocks.items[bi];
         for (int j = 0; in_loop[bi] && j < blk->instrs.len; j++) {
             Instr *in = blk->instrs.items[j];
+            if (in->op == OP_COMPARE)
+                flag_exact_compare(L, in, loop, in_loop, few, lo, hi);
+            if (!L->fits_axes)
+                continue;
             if (in->op == OP_FOR_ITER || in->op == OP_ARRAY_GET || in->op == OP_ARRAY_SET)
                 L->inner_loop[in->id] = loop;   /* loops nested deeper are lowered later */
             if (in->op == OP_FOR_ITER && in != loop)
@@ -2156,7 +2207,8 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
             }
         }
     }
-    L->loop_fits[loop->id] = fits;
+    if (L->fits_axes)
+        L->loop_fits[loop->id] = fits;
 }
 
 /* Whether int v is never negative by its definition: a non-negative constant, the variable of a
@@ -2286,13 +2338,34 @@ static LLVMValueRef compare_mixed_ints(Lower *L, Instr *in)
     return LLVMBuildICmp(L->b, preds[in->sub], v[0], v[1], "");
 }
 
-/* Whether an int operand is a constant a float64 holds exactly (|k| <= 2**53): compared with a
- * float as a float, it gives the exact answer. */
-static bool is_exact_float_const(Instr *i)
+static bool is_int_const_within(const Instr *i, int64_t limit)
 {
-    const int64_t limit = (int64_t)1 << 53;
     return i->op == OP_CONST && i->cst && i->cst->kind == K_INT && i->cst->i >= -limit &&
            i->cst->i <= limit;
+}
+
+/* Whether an int64 is within 2**53 of zero by how it is made, where a float64 holds it exactly
+ * and compared with a float as a float it gives the exact answer: a constant, a narrower int or
+ * a bool widened, a remainder by such a constant (`i % 7`), a bitwise and with a non-negative
+ * one (`h & 1023`). */
+static bool is_exact_float_int(const Instr *i)
+{
+    const int64_t limit = (int64_t)1 << 53;
+    if (is_int_const_within(i, limit))
+        return true;
+    if (i->op == OP_CAST && i->nargs == 1) {
+        Type *from = i->args[0]->type;
+        return from->kind == TY_BOOL || (ty_is_int(from) && ty_bits(from) <= 32);
+    }
+    if (i->op != OP_BINOP || i->nargs != 2)
+        return false;
+    if (i->sub == BIN_MOD)
+        return is_int_const_within(i->args[1], limit);
+    if (i->sub == BIN_AND)
+        for (int k = 0; k < 2; k++)
+            if (is_int_const_within(i->args[k], limit) && i->args[k]->cst->i >= 0)
+                return true;
+    return false;
 }
 
 /* int64 against float64, exactly as CPython: in float, unless the two are equal as floats; then
@@ -2310,15 +2383,34 @@ static LLVMValueRef compare_int_float(Lower *L, Instr *in)
     LLVMValueRef i = lower_value(L, ii), f = lower_value(L, in->args[int_first ? 1 : 0]);
     LLVMValueRef fi = LLVMBuildSIToFP(B, i, L->f64, "");
     LLVMValueRef by_float = LLVMBuildFCmp(B, fpred[op], fi, f, "");
-    if (is_exact_float_const(ii))   /* `x >= 4`: the int is exactly a float; so is the compare */
+    if (is_exact_float_int(ii))   /* `x >= 4`: the int is exactly a float; so is the compare */
         return by_float;
+    /* In a loop whose flag says the int is small, a branch on the flag (loop-invariant: LLVM
+     * versions the loop on it) skips the exact compare */
+    LLVMValueRef small = L->exact_cmp ? L->exact_cmp[in->id] : NULL;   /* flag_exact_compare */
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B), slow = NULL, done = NULL;
+    if (small) {
+        slow = lower_block(L, "cmp.exact");
+        done = lower_block(L, "cmp.done");
+        LLVMBuildCondBr(B, small, done, slow);
+        LLVMPositionBuilderAtEnd(B, slow);
+    }
     LLVMValueRef same = LLVMBuildFCmp(B, LLVMRealOEQ, fi, f, "");
     LLVMValueRef in_range = LLVMBuildFCmp(B, LLVMRealOLT, f, LLVMConstReal(L->f64, 9223372036854775808.0), "");
     LLVMValueRef fint = LLVMBuildFPToSI(B, LLVMBuildSelect(B, in_range, f, LLVMConstReal(L->f64, 0.0), ""), L->i64, "");
     LLVMValueRef lhs = LLVMBuildSelect(B, in_range, i, lower_i64(L, 0), "");
     LLVMValueRef rhs = LLVMBuildSelect(B, in_range, fint, lower_i64(L, 1), "");
     LLVMValueRef by_int = LLVMBuildICmp(B, ipred[op], lhs, rhs, "");
-    return LLVMBuildSelect(B, same, by_int, by_float, "");
+    LLVMValueRef exact = LLVMBuildSelect(B, same, by_int, by_float, "");
+    if (!small)
+        return exact;
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef phi = LLVMBuildPhi(B, L->i1, "");
+    LLVMValueRef vals[2] = {by_float, exact};
+    LLVMBasicBlockRef froms[2] = {here, slow};
+    LLVMAddIncoming(phi, vals, froms, 2);
+    return phi;
 }
 
 static LLVMValueRef lower_instr(Lower *L, Instr *in)
@@ -2805,6 +2897,7 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
     L->vals = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
     L->slots = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
     L->iters = arena_alloc(L->prog->arena, sizeof(IterInfo *) * (size_t)L->nids);
+    L->exact_cmp = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
     L->fits_axes = NULL;
     if (L->opts && (L->opts->boundscheck || L->opts->debug)) {
         L->fits_axes = arena_alloc(L->prog->arena, sizeof(uint32_t) * (size_t)L->nids);
