@@ -1034,6 +1034,91 @@ static LLVMValueRef pow_small_int(Lower *L, LLVMValueRef x, int n)
     return phi;
 }
 
+/* Whether b is a constant y = n / 2 with n odd, |n| <= 33, other than 0.5 (which LLVM makes a
+ * sqrt already): gravity's `r2 ** -1.5`, `x ** 1.5`, `d ** -0.5`. */
+static bool is_half_int_power(LLVMValueRef b, int *n)
+{
+    if (!LLVMIsAConstantFP(b))
+        return false;
+    LLVMBool lossy = 0;
+    double v = LLVMConstRealGetDouble(b, &lossy), twice = 2.0 * v;
+    if (lossy || twice > 33 || twice < -33 || twice != (double)(int)twice || ((int)twice & 1) == 0 ||
+        twice == 1.0)
+        return false;
+    *n = (int)twice;
+    return true;
+}
+
+/* x ** (n / 2) for a float64 x and an odd constant n (is_half_int_power), without libm's pow
+ * (some 20 ns a call, and Numba calls it): from s = sqrt(x), correctly rounded, and its exact
+ * residual r = x - s * s (one fma), sqrt(x) = s + r / (2 s) to about 2**-105, so x ** 1.5 is the
+ * double-double x * s + (fma's error of it + r * s / 2) (x / s is s within an ulp, which the small
+ * term does not feel); further whole powers of x multiply it as in pow_small_int, and a
+ * negative power takes the reciprocal with one correction step. The one final rounding gives the
+ * correctly rounded power, which glibc's pow (within 0.52 ulp) gives too but for about one input
+ * in a thousand. Outside 2**-lim <= x < 2**lim, for x negative, zero, inf or nan, libm's pow
+ * answers. */
+static LLVMValueRef pow_half_int(Lower *L, LLVMValueRef x, int n)
+{
+    LLVMBuilderRef B = L->b;
+    Type *f64 = ty_scalar(TY_FLOAT64);
+    unsigned m = (unsigned)(n < 0 ? -n : n);
+    if (n < 0 && !lower_numpy_errors(L))
+        lower_check(L, LLVMBuildFCmp(B, LLVMRealOEQ, x, LLVMConstReal(L->f64, 0.0), ""),
+                    ABI_EXC_ZERO_DIVISION, "0.0 cannot be raised to a negative power", NULL, 0);
+    LLVMValueRef half = LLVMConstReal(L->f64, 0.5), one = LLVMConstReal(L->f64, 1.0);
+    LLVMValueRef sq = lower_math(L, MF_SQRT, f64, x, NULL);
+    LLVMValueRef res = fma64(L, LLVMBuildFNeg(B, sq, ""), sq, x);
+    LLVMValueRef half_res = LLVMBuildFMul(B, res, half, "");
+    DD t;
+    if (m == 1) {
+        t = (DD){sq, NULL};
+    } else {
+        LLVMValueRef h = LLVMBuildFMul(B, x, sq, "");
+        LLVMValueRef lo = LLVMBuildFAdd(B, fma64(L, x, sq, LLVMBuildFNeg(B, h, "")),
+                                        LLVMBuildFMul(B, half_res, sq, ""), "");
+        DD base = {x, NULL}, acc = {NULL, NULL}, x15 = {h, lo};
+        for (unsigned k = (m - 3) / 2; k; k >>= 1) {   /* x ** ((m - 3) / 2) */
+            if (k & 1)
+                acc = acc.hi ? dd_mul(L, acc, base) : base;
+            if (k > 1)
+                base = dd_mul(L, base, base);
+        }
+        t = x15;
+        if (acc.hi)
+            t = n > 0 ? (DD){dd_mul_rounded(L, acc, x15), NULL} : dd_mul(L, acc, x15);
+    }
+    LLVMValueRef r;
+    if (n > 0) {
+        r = t.lo ? LLVMBuildFAdd(B, t.hi, t.lo, "") : t.hi;
+    } else {     /* 1 / (hi + lo), lo of sqrt(x) alone being r / (2 s) = r * q / 2 */
+        LLVMValueRef q = LLVMBuildFDiv(B, one, t.hi, "");
+        LLVMValueRef lo = t.lo ? t.lo : LLVMBuildFMul(B, half_res, q, "");
+        LLVMValueRef e = fma64(L, LLVMBuildFNeg(B, q, ""), t.hi, one);
+        e = LLVMBuildFSub(B, e, LLVMBuildFMul(B, q, lo, ""), "");
+        r = fma64(L, e, q, q);
+    }
+    /* every term normal: x ** ((m + 1) / 2) and its reciprocal within 2**-900 .. 2**900; the test
+     * of the bits fails for negative x, 0, inf and nan too */
+    uint64_t lim = 1800 / (m + 1);
+    LLVMValueRef bits = LLVMBuildBitCast(B, x, L->i64, "");
+    uint64_t lo_bits = (1023 - lim) << 52, hi_bits = (1023 + lim) << 52;
+    LLVMValueRef off = LLVMBuildSub(B, bits, LLVMConstInt(L->i64, lo_bits, 0), "");
+    LLVMValueRef normal = LLVMBuildICmp(B, LLVMIntULT, off, LLVMConstInt(L->i64, hi_bits - lo_bits, 0), "");
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef slow = lower_block(L, "pow.libm"), done = lower_block(L, "pow.done");
+    LLVMBuildCondBr(B, normal, done, slow);
+    LLVMPositionBuilderAtEnd(B, slow);
+    LLVMValueRef libm = libm_pow(L, x, LLVMConstReal(L->f64, n / 2.0));
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef phi = LLVMBuildPhi(B, L->f64, "");
+    LLVMValueRef vals[2] = {r, libm};
+    LLVMBasicBlockRef froms[2] = {here, slow};
+    LLVMAddIncoming(phi, vals, froms, 2);
+    return phi;
+}
+
 static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b)
 {
     LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
@@ -2427,6 +2512,10 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
             ty_strong(in->args[0]->type)->kind == TY_FLOAT64 &&
             is_small_int_power(lower_value(L, in->args[1]), &n))
             return pow_small_int(L, lower_value(L, in->args[0]), n);
+        if (in->sub == BIN_POW && ty_strong(t)->kind == TY_FLOAT64 &&
+            ty_strong(in->args[0]->type)->kind == TY_FLOAT64 && !(L->opts && L->opts->fastmath) &&
+            is_half_int_power(lower_value(L, in->args[1]), &n))
+            return pow_half_int(L, lower_value(L, in->args[0]), n);
         return lower_binop_scalar(L, (BinOp)in->sub, in->args[0]->type, lower_value(L, in->args[0]),
                                   lower_value(L, in->args[1]), in->args[1]);
     }
