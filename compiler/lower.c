@@ -1119,6 +1119,40 @@ static LLVMValueRef pow_half_int(Lower *L, LLVMValueRef x, int n)
     return phi;
 }
 
+/* x ** y for float64 x and y, y known only at run time (a p-norm's `abs(d) ** p`, Minkowski's
+ * distance): where y is 2 or 3, the exact products of pow_small_int (x * x is correctly rounded
+ * as it is) instead of libm's pow, some 20 ns a call; other exponents call pow. The tests of y
+ * are loop-invariant where y is: LLVM versions such a loop on them, or predicts them. pow is the
+ * plain call (libm_pow), which LLVM does not speculate into the other branches. */
+static LLVMValueRef pow_by_exponent(Lower *L, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMBasicBlockRef cube = lower_block(L, "pow.cube"), other = lower_block(L, "pow.other");
+    LLVMBasicBlockRef square = lower_block(L, "pow.square"), any = lower_block(L, "pow.any");
+    LLVMBasicBlockRef done = lower_block(L, "pow.end");
+    LLVMBuildCondBr(B, LLVMBuildFCmp(B, LLVMRealOEQ, y, LLVMConstReal(L->f64, 3.0), ""), cube, other);
+    LLVMPositionBuilderAtEnd(B, other);
+    LLVMBuildCondBr(B, LLVMBuildFCmp(B, LLVMRealOEQ, y, LLVMConstReal(L->f64, 2.0), ""), square, any);
+    LLVMValueRef vals[3];
+    LLVMBasicBlockRef froms[3];
+    LLVMPositionBuilderAtEnd(B, cube);
+    vals[0] = pow_small_int(L, x, 3);
+    froms[0] = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, square);
+    vals[1] = LLVMBuildFMul(B, x, x, "");
+    froms[1] = square;
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, any);
+    vals[2] = libm_pow(L, x, y);
+    froms[2] = any;
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef phi = LLVMBuildPhi(B, L->f64, "");
+    LLVMAddIncoming(phi, vals, froms, 3);
+    return phi;
+}
+
 static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b)
 {
     LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
@@ -1140,6 +1174,9 @@ static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLV
             lower_check(L, LLVMBuildAnd(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, a, zero, ""),
                                         LLVMBuildFCmp(L->b, LLVMRealOLT, b, zero, ""), ""),
                         ABI_EXC_ZERO_DIVISION, "0.0 cannot be raised to a negative power", NULL, 0);
+        if (!L->t->is_gpu && ty_strong(t)->kind == TY_FLOAT64 && !LLVMIsAConstant(b) &&
+            !(L->opts && L->opts->fastmath))
+            return pow_by_exponent(L, a, b);
         return lower_math(L, MF_POW, t, a, b);
     default:
         lower_unsupported(L, "operator not supported on %s", t->name);
@@ -2182,6 +2219,8 @@ static Instr *int_of_int_float_compare(Instr *in)
     if (in->op != OP_COMPARE || in->sub > CMP_GE || in->nargs != 2)
         return NULL;
     Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (!a || !b)   /* compile-time values */
+        return NULL;
     if (a->kind == TY_INT64 && b->kind == TY_FLOAT64)
         return in->args[0];
     return a->kind == TY_FLOAT64 && b->kind == TY_INT64 ? in->args[1] : NULL;
@@ -2239,8 +2278,8 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
     LLVMValueRef one = LLVMConstInt(w, 1, 0), s = LLVMBuildSExt(B, start, w, ""), e = LLVMBuildSExt(B, stop, w, "");
     LLVMValueRef lo = LLVMBuildSelect(B, up, s, LLVMBuildAdd(B, e, one, ""), "");   /* the least value */
     LLVMValueRef hi = LLVMBuildSelect(B, up, LLVMBuildSub(B, e, one, ""), s, "");   /* the greatest */
-    Instr *outer = L->inner_loop ? L->inner_loop[loop->id] : NULL;
-    LLVMValueRef fits = outer ? L->loop_fits[outer->id] : NULL;
+    Instr *outer = L->inner_loop[loop->id];
+    LLVMValueRef fits = outer && L->loop_fits ? L->loop_fits[outer->id] : NULL;
     /* A loop of constant bounds (a stencil's `for dj in range(-1, 2)`) is unrolled whole, and its
      * flag is then tested in the loop around it: offsets by values of that loop (`j + dj`) would
      * make the flag change there, and keep the checks it covers (and the loop's vectorisation) */
@@ -2252,13 +2291,11 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
             Instr *in = blk->instrs.items[j];
             if (in->op == OP_COMPARE)
                 flag_exact_compare(L, in, loop, in_loop, few, lo, hi);
-            if (!L->fits_axes)
-                continue;
             if (in->op == OP_FOR_ITER || in->op == OP_ARRAY_GET || in->op == OP_ARRAY_SET)
                 L->inner_loop[in->id] = loop;   /* loops nested deeper are lowered later */
             if (in->op == OP_FOR_ITER && in != loop)
                 L->outer_loop[loop->id] = true;
-            if (in->op != OP_ARRAY_GET && in->op != OP_ARRAY_SET)
+            if ((in->op != OP_ARRAY_GET && in->op != OP_ARRAY_SET) || !L->fits_axes)
                 continue;
             Instr *a = in->args[0];
             int nidx = in->nargs - 1 - (in->op == OP_ARRAY_SET);
@@ -2987,12 +3024,13 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
     L->slots = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
     L->iters = arena_alloc(L->prog->arena, sizeof(IterInfo *) * (size_t)L->nids);
     L->exact_cmp = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
+    L->inner_loop = arena_alloc(L->prog->arena, sizeof(Instr *) * (size_t)L->nids);
+    L->outer_loop = arena_alloc(L->prog->arena, sizeof(bool) * (size_t)L->nids);
     L->fits_axes = NULL;
+    L->loop_fits = NULL;
     if (L->opts && (L->opts->boundscheck || L->opts->debug)) {
         L->fits_axes = arena_alloc(L->prog->arena, sizeof(uint32_t) * (size_t)L->nids);
         L->loop_fits = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
-        L->inner_loop = arena_alloc(L->prog->arena, sizeof(Instr *) * (size_t)L->nids);
-        L->outer_loop = arena_alloc(L->prog->arena, sizeof(bool) * (size_t)L->nids);
     }
     L->owned = (PtrVec){0};
     lower_mark_fused(L);

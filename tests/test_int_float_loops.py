@@ -117,3 +117,22 @@ def test_boundscheck_off_same_results():
     for start, stop, step in [(0, 30, 1), (B - 6, B + 6, 1)]:
         for x in (float(B), 7.5):
             assert f(x, start, stop, step) == affine_counts(x, start, stop, step)
+
+
+_unchecked = njit(boundscheck=False)(affine_counts)
+
+
+@njit
+def _checked_then_unchecked(x, n):
+    c = 0
+    for i in range(n):            # a loop of the checked caller, lowered first
+        if i < x:
+            c += 1
+    return c + _unchecked(x, 0, n, 1)
+
+
+def test_checked_caller_of_unchecked_callee():
+    """The callee's loops are lowered after the caller's, in the same program, with nothing of
+    the caller's loop bookkeeping left over (it once crashed)."""
+    for x in (3.5, float(B)):
+        assert _checked_then_unchecked(x, 20) == sum(i < x for i in range(20)) + affine_counts(x, 0, 20, 1)

@@ -168,3 +168,53 @@ def test_half_powers_under_fastmath_and_in_a_loop():
     r2 = np.linspace(0.01, 30.0, 1001)
     for f in (njit(gravity), njit(fastmath=True)(gravity)):
         assert math.isclose(f(r2, 1e-3), gravity(r2, 1e-3), rel_tol=1e-13)
+
+
+def variable_powers(x, p):
+    return x ** p, abs(x) ** p
+
+
+cvariable = njit(variable_powers)
+
+
+@pytest.mark.parametrize("p", [2.0, 3.0, 2.5, 1.0, 0.5, -2.0, -3.0, 0.0])
+def test_exponent_known_at_run_time(p):
+    """x ** p with p an argument: 2 and 3 take the exact products, the others libm's pow."""
+    rng = np.random.default_rng(5)
+    xs = (rng.random(1500) * np.exp2(rng.integers(-60, 60, 1500))).tolist()
+    xs += [0.5, 1.0, 2.0 ** 300, 2.0 ** -400, 1e-310, math.inf, -math.inf, math.nan, -0.0, -1.5]
+    differ = 0
+    for x in xs:
+        if x == 0 and p < 0:
+            with pytest.raises(ZeroDivisionError, match="negative power"):
+                cvariable(x, p)
+            continue
+        for v, got in zip((x, abs(x)), cvariable(x, p)):
+            try:
+                libm = math.pow(v, p)          # CPython's x ** p for floats: libm's pow
+            except (OverflowError, ValueError):
+                with np.errstate(all="ignore"):
+                    libm = float(np.power(v, p))
+            expected = (correctly_rounded(v, int(p)) if p in (2.0, 3.0) and math.isfinite(v)
+                        and v != 0 else libm)
+            if math.isnan(libm):
+                assert math.isnan(got), (v, p, got)
+                continue
+            assert got == expected or got == libm, (v, p, got, expected)
+            assert math.copysign(1, got) == math.copysign(1, libm), (v, p, got)
+            differ += got != libm
+    assert differ < 0.01 * 2 * len(xs)
+
+
+def test_exponent_known_at_run_time_in_a_loop():
+    def pnorm(q, t, p):
+        s = 0.0
+        for j in range(q.shape[0]):
+            s += abs(q[j] - t[j]) ** p
+        return s ** (1.0 / p)
+    rng = np.random.default_rng(3)
+    q, t = rng.random(500), rng.random(500)
+    for p in (3.0, 2.0, 1.5, 1.0):
+        assert math.isclose(njit(pnorm)(q, t, p), pnorm(q, t, p), rel_tol=1e-13), p
+    with pytest.raises(ZeroDivisionError):
+        njit(pnorm)(q, q, -3.0)
