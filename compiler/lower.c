@@ -1167,7 +1167,14 @@ static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLV
         return LLVMBuildFDiv(L->b, a, b, "");
     case BIN_FLOORDIV: return float_floordiv_mod(L, t, a, b, false);
     case BIN_MOD: return float_floordiv_mod(L, t, a, b, true);
-    case BIN_POW:
+    case BIN_POW: {
+        /* constant exponents of float64 (scalars, and arrays' items): without libm's pow */
+        int n;
+        bool f64 = ty_strong(t)->kind == TY_FLOAT64;
+        if (f64 && is_small_int_power(b, &n))
+            return pow_small_int(L, a, n);
+        if (f64 && !(L->opts && L->opts->fastmath) && is_half_int_power(b, &n))
+            return pow_half_int(L, a, n);
         /* 0.0 ** negative raises in Python; a negative base with a fractional exponent gives
          * nan here (Python would make a complex number) */
         if (!lower_numpy_errors(L))
@@ -1178,6 +1185,7 @@ static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLV
             !(L->opts && L->opts->fastmath))
             return pow_by_exponent(L, a, b);
         return lower_math(L, MF_POW, t, a, b);
+    }
     default:
         lower_unsupported(L, "operator not supported on %s", t->name);
         return NULL;
@@ -2544,15 +2552,6 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     case OP_BINOP: {
         if (t->kind == TY_ARRAY)
             return lower_array_binop(L, in);
-        int n;
-        if (in->sub == BIN_POW && ty_strong(t)->kind == TY_FLOAT64 &&
-            ty_strong(in->args[0]->type)->kind == TY_FLOAT64 &&
-            is_small_int_power(lower_value(L, in->args[1]), &n))
-            return pow_small_int(L, lower_value(L, in->args[0]), n);
-        if (in->sub == BIN_POW && ty_strong(t)->kind == TY_FLOAT64 &&
-            ty_strong(in->args[0]->type)->kind == TY_FLOAT64 && !(L->opts && L->opts->fastmath) &&
-            is_half_int_power(lower_value(L, in->args[1]), &n))
-            return pow_half_int(L, lower_value(L, in->args[0]), n);
         return lower_binop_scalar(L, (BinOp)in->sub, in->args[0]->type, lower_value(L, in->args[0]),
                                   lower_value(L, in->args[1]), in->args[1]);
     }

@@ -218,3 +218,19 @@ def test_exponent_known_at_run_time_in_a_loop():
         assert math.isclose(njit(pnorm)(q, t, p), pnorm(q, t, p), rel_tol=1e-13), p
     with pytest.raises(ZeroDivisionError):
         njit(pnorm)(q, q, -3.0)
+
+
+def test_constant_powers_of_arrays():
+    """An array's items take the same exact powers as scalars (np.power's loop calls pow)."""
+    f = njit(lambda a: (a ** 3, a ** 1.5, a ** -0.5, a ** -2, np.power(a, 3.0)))
+    rng = np.random.default_rng(9)
+    a = rng.random(800) * np.exp2(rng.integers(-30, 30, 800))
+    a[:4] = [math.inf, math.nan, 1e-310, 1e300]
+    for n, got in zip((6, 3, -1, -4, 6), f(a)):
+        for x, g in zip(a.tolist(), got.tolist()):
+            with np.errstate(all="ignore"):
+                libm = float(np.power(x, n / 2))
+            if not math.isfinite(x) or x < 1e-300 or x > 1e200:
+                assert g == libm or (math.isnan(g) and math.isnan(libm)), (x, n, g)
+            else:
+                assert g == rounded_half_power(x, n) or g == x ** (n / 2), (x, n, g)
