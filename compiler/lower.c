@@ -1034,6 +1034,125 @@ static LLVMValueRef pow_small_int(Lower *L, LLVMValueRef x, int n)
     return phi;
 }
 
+/* Whether b is a constant y = n / 2 with n odd, |n| <= 33, other than 0.5 (which LLVM makes a
+ * sqrt already): gravity's `r2 ** -1.5`, `x ** 1.5`, `d ** -0.5`. */
+static bool is_half_int_power(LLVMValueRef b, int *n)
+{
+    if (!LLVMIsAConstantFP(b))
+        return false;
+    LLVMBool lossy = 0;
+    double v = LLVMConstRealGetDouble(b, &lossy), twice = 2.0 * v;
+    if (lossy || twice > 33 || twice < -33 || twice != (double)(int)twice || ((int)twice & 1) == 0 ||
+        twice == 1.0)
+        return false;
+    *n = (int)twice;
+    return true;
+}
+
+/* x ** (n / 2) for a float64 x and an odd constant n (is_half_int_power), without libm's pow
+ * (some 20 ns a call, and Numba calls it): from s = sqrt(x), correctly rounded, and its exact
+ * residual r = x - s * s (one fma), sqrt(x) = s + r / (2 s) to about 2**-105, so x ** 1.5 is the
+ * double-double x * s + (fma's error of it + r * s / 2) (x / s is s within an ulp, which the small
+ * term does not feel); further whole powers of x multiply it as in pow_small_int, and a
+ * negative power takes the reciprocal with one correction step. The one final rounding gives the
+ * correctly rounded power, which glibc's pow (within 0.52 ulp) gives too but for about one input
+ * in a thousand. Outside 2**-lim <= x < 2**lim, for x negative, zero, inf or nan, libm's pow
+ * answers. */
+static LLVMValueRef pow_half_int(Lower *L, LLVMValueRef x, int n)
+{
+    LLVMBuilderRef B = L->b;
+    Type *f64 = ty_scalar(TY_FLOAT64);
+    unsigned m = (unsigned)(n < 0 ? -n : n);
+    if (n < 0 && !lower_numpy_errors(L))
+        lower_check(L, LLVMBuildFCmp(B, LLVMRealOEQ, x, LLVMConstReal(L->f64, 0.0), ""),
+                    ABI_EXC_ZERO_DIVISION, "0.0 cannot be raised to a negative power", NULL, 0);
+    LLVMValueRef half = LLVMConstReal(L->f64, 0.5), one = LLVMConstReal(L->f64, 1.0);
+    LLVMValueRef sq = lower_math(L, MF_SQRT, f64, x, NULL);
+    LLVMValueRef res = fma64(L, LLVMBuildFNeg(B, sq, ""), sq, x);
+    LLVMValueRef half_res = LLVMBuildFMul(B, res, half, "");
+    DD t;
+    if (m == 1) {
+        t = (DD){sq, NULL};
+    } else {
+        LLVMValueRef h = LLVMBuildFMul(B, x, sq, "");
+        LLVMValueRef lo = LLVMBuildFAdd(B, fma64(L, x, sq, LLVMBuildFNeg(B, h, "")),
+                                        LLVMBuildFMul(B, half_res, sq, ""), "");
+        DD base = {x, NULL}, acc = {NULL, NULL}, x15 = {h, lo};
+        for (unsigned k = (m - 3) / 2; k; k >>= 1) {   /* x ** ((m - 3) / 2) */
+            if (k & 1)
+                acc = acc.hi ? dd_mul(L, acc, base) : base;
+            if (k > 1)
+                base = dd_mul(L, base, base);
+        }
+        t = x15;
+        if (acc.hi)
+            t = n > 0 ? (DD){dd_mul_rounded(L, acc, x15), NULL} : dd_mul(L, acc, x15);
+    }
+    LLVMValueRef r;
+    if (n > 0) {
+        r = t.lo ? LLVMBuildFAdd(B, t.hi, t.lo, "") : t.hi;
+    } else {     /* 1 / (hi + lo), lo of sqrt(x) alone being r / (2 s) = r * q / 2 */
+        LLVMValueRef q = LLVMBuildFDiv(B, one, t.hi, "");
+        LLVMValueRef lo = t.lo ? t.lo : LLVMBuildFMul(B, half_res, q, "");
+        LLVMValueRef e = fma64(L, LLVMBuildFNeg(B, q, ""), t.hi, one);
+        e = LLVMBuildFSub(B, e, LLVMBuildFMul(B, q, lo, ""), "");
+        r = fma64(L, e, q, q);
+    }
+    /* every term normal: x ** ((m + 1) / 2) and its reciprocal within 2**-900 .. 2**900; the test
+     * of the bits fails for negative x, 0, inf and nan too */
+    uint64_t lim = 1800 / (m + 1);
+    LLVMValueRef bits = LLVMBuildBitCast(B, x, L->i64, "");
+    uint64_t lo_bits = (1023 - lim) << 52, hi_bits = (1023 + lim) << 52;
+    LLVMValueRef off = LLVMBuildSub(B, bits, LLVMConstInt(L->i64, lo_bits, 0), "");
+    LLVMValueRef normal = LLVMBuildICmp(B, LLVMIntULT, off, LLVMConstInt(L->i64, hi_bits - lo_bits, 0), "");
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef slow = lower_block(L, "pow.libm"), done = lower_block(L, "pow.done");
+    LLVMBuildCondBr(B, normal, done, slow);
+    LLVMPositionBuilderAtEnd(B, slow);
+    LLVMValueRef libm = libm_pow(L, x, LLVMConstReal(L->f64, n / 2.0));
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef phi = LLVMBuildPhi(B, L->f64, "");
+    LLVMValueRef vals[2] = {r, libm};
+    LLVMBasicBlockRef froms[2] = {here, slow};
+    LLVMAddIncoming(phi, vals, froms, 2);
+    return phi;
+}
+
+/* x ** y for float64 x and y, y known only at run time (a p-norm's `abs(d) ** p`, Minkowski's
+ * distance): where y is 2 or 3, the exact products of pow_small_int (x * x is correctly rounded
+ * as it is) instead of libm's pow, some 20 ns a call; other exponents call pow. The tests of y
+ * are loop-invariant where y is: LLVM versions such a loop on them, or predicts them. pow is the
+ * plain call (libm_pow), which LLVM does not speculate into the other branches. */
+static LLVMValueRef pow_by_exponent(Lower *L, LLVMValueRef x, LLVMValueRef y)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMBasicBlockRef cube = lower_block(L, "pow.cube"), other = lower_block(L, "pow.other");
+    LLVMBasicBlockRef square = lower_block(L, "pow.square"), any = lower_block(L, "pow.any");
+    LLVMBasicBlockRef done = lower_block(L, "pow.end");
+    LLVMBuildCondBr(B, LLVMBuildFCmp(B, LLVMRealOEQ, y, LLVMConstReal(L->f64, 3.0), ""), cube, other);
+    LLVMPositionBuilderAtEnd(B, other);
+    LLVMBuildCondBr(B, LLVMBuildFCmp(B, LLVMRealOEQ, y, LLVMConstReal(L->f64, 2.0), ""), square, any);
+    LLVMValueRef vals[3];
+    LLVMBasicBlockRef froms[3];
+    LLVMPositionBuilderAtEnd(B, cube);
+    vals[0] = pow_small_int(L, x, 3);
+    froms[0] = LLVMGetInsertBlock(B);
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, square);
+    vals[1] = LLVMBuildFMul(B, x, x, "");
+    froms[1] = square;
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, any);
+    vals[2] = libm_pow(L, x, y);
+    froms[2] = any;
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef phi = LLVMBuildPhi(B, L->f64, "");
+    LLVMAddIncoming(phi, vals, froms, 3);
+    return phi;
+}
+
 static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b)
 {
     LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
@@ -1048,14 +1167,25 @@ static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLV
         return LLVMBuildFDiv(L->b, a, b, "");
     case BIN_FLOORDIV: return float_floordiv_mod(L, t, a, b, false);
     case BIN_MOD: return float_floordiv_mod(L, t, a, b, true);
-    case BIN_POW:
+    case BIN_POW: {
+        /* constant exponents of float64 (scalars, and arrays' items): without libm's pow */
+        int n;
+        bool f64 = ty_strong(t)->kind == TY_FLOAT64;
+        if (f64 && is_small_int_power(b, &n))
+            return pow_small_int(L, a, n);
+        if (f64 && !(L->opts && L->opts->fastmath) && is_half_int_power(b, &n))
+            return pow_half_int(L, a, n);
         /* 0.0 ** negative raises in Python; a negative base with a fractional exponent gives
          * nan here (Python would make a complex number) */
         if (!lower_numpy_errors(L))
             lower_check(L, LLVMBuildAnd(L->b, LLVMBuildFCmp(L->b, LLVMRealOEQ, a, zero, ""),
                                         LLVMBuildFCmp(L->b, LLVMRealOLT, b, zero, ""), ""),
                         ABI_EXC_ZERO_DIVISION, "0.0 cannot be raised to a negative power", NULL, 0);
+        if (!L->t->is_gpu && ty_strong(t)->kind == TY_FLOAT64 && !LLVMIsAConstant(b) &&
+            !(L->opts && L->opts->fastmath))
+            return pow_by_exponent(L, a, b);
         return lower_math(L, MF_POW, t, a, b);
+    }
     default:
         lower_unsupported(L, "operator not supported on %s", t->name);
         return NULL;
@@ -2091,12 +2221,61 @@ static bool runs_every_trip(Lower *L, Instr *loop, const bool *in_loop, Block *b
     return true;
 }
 
+/* The int64 operand of a comparison of an int64 with a float64, or NULL. */
+static Instr *int_of_int_float_compare(Instr *in)
+{
+    if (in->op != OP_COMPARE || in->sub > CMP_GE || in->nargs != 2)
+        return NULL;
+    Type *a = in->args[0]->type, *b = in->args[1]->type;
+    if (!a || !b)   /* compile-time values */
+        return NULL;
+    if (a->kind == TY_INT64 && b->kind == TY_FLOAT64)
+        return in->args[0];
+    return a->kind == TY_FLOAT64 && b->kind == TY_INT64 ? in->args[1] : NULL;
+}
+
+/* For a comparison of an int64 with a float64 in the loop of FOR_ITER loop whose int is s * loop
+ * + k (loop_affine): the flag "every value it takes over the range is within 2**53 of zero",
+ * where a float64 holds it exactly and the comparison in float64 is the exact one
+ * (compare_int_float). The flag is loop-invariant: LLVM versions the loop on it, and the version
+ * that runs compares as Numba does, in one float compare. lo and hi are the range's least and
+ * greatest values (i128). A loop nested deeper, lowered later, puts its own flag in place. */
+static LLVMValueRef within_2_53(Lower *L, Instr *ii, Instr *loop, const bool *in_loop, bool consts,
+                                LLVMValueRef lo, LLVMValueRef hi, int depth)
+{
+    int64_t c;
+    LLVMValueRef off;
+    if (depth > 4)
+        return NULL;
+    if (ii->op == OP_BINOP && ii->sub == BIN_MOD && ii->type == ty_scalar(TY_INT64))   /* |i % d| < |d| */
+        return within_2_53(L, ii->args[1], loop, in_loop, consts, lo, hi, depth + 1);
+    if (!loop_affine(L, ii, loop, in_loop, consts, 0, &c, &off))
+        return NULL;
+    LLVMBuilderRef B = L->b;
+    LLVMTypeRef w = LLVMTypeOf(lo);
+    LLVMValueRef cw = LLVMConstInt(w, (unsigned long long)c, 1), ow = LLVMBuildSExt(B, off, w, "");
+    LLVMValueRef least = LLVMBuildAdd(B, LLVMBuildMul(B, c > 0 ? lo : hi, cw, ""), ow, "");
+    LLVMValueRef most = LLVMBuildAdd(B, LLVMBuildMul(B, c > 0 ? hi : lo, cw, ""), ow, "");
+    LLVMValueRef limit = LLVMConstInt(w, 1ULL << 53, 0);
+    return LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, least, LLVMBuildNeg(B, limit, ""), ""),
+                        LLVMBuildICmp(B, LLVMIntSLE, most, limit, ""), "");
+}
+
+static void flag_exact_compare(Lower *L, Instr *in, Instr *loop, const bool *in_loop, bool consts,
+                               LLVMValueRef lo, LLVMValueRef hi)
+{
+    Instr *ii = int_of_int_float_compare(in);
+    LLVMValueRef flag = ii && L->exact_cmp ? within_2_53(L, ii, loop, in_loop, consts, lo, hi, 0) : NULL;
+    if (flag)
+        L->exact_cmp[in->id] = flag;
+}
+
 /* For the range loop of FOR_ITER loop (the builder at the start of its body): its flag, with its
  * enclosing loop's, in L->loop_fits; the axes it covers marked in L->fits_axes, and itself as
  * the innermost loop of each access and loop in its body. */
 static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
 {
-    if (it->kind != IT_RANGE || loop->type != ty_scalar(TY_INT64) || !L->fits_axes)
+    if (it->kind != IT_RANGE || loop->type != ty_scalar(TY_INT64))
         return;
     bool *in_loop = arena_alloc(L->prog->arena, (size_t)L->ir->blocks.len);
     loop_blocks(L, loop, in_loop);
@@ -2108,7 +2287,7 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
     LLVMValueRef lo = LLVMBuildSelect(B, up, s, LLVMBuildAdd(B, e, one, ""), "");   /* the least value */
     LLVMValueRef hi = LLVMBuildSelect(B, up, LLVMBuildSub(B, e, one, ""), s, "");   /* the greatest */
     Instr *outer = L->inner_loop[loop->id];
-    LLVMValueRef fits = outer ? L->loop_fits[outer->id] : NULL;
+    LLVMValueRef fits = outer && L->loop_fits ? L->loop_fits[outer->id] : NULL;
     /* A loop of constant bounds (a stencil's `for dj in range(-1, 2)`) is unrolled whole, and its
      * flag is then tested in the loop around it: offsets by values of that loop (`j + dj`) would
      * make the flag change there, and keep the checks it covers (and the loop's vectorisation) */
@@ -2118,11 +2297,13 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
         Block *blk = L->ir->blocks.items[bi];
         for (int j = 0; in_loop[bi] && j < blk->instrs.len; j++) {
             Instr *in = blk->instrs.items[j];
+            if (in->op == OP_COMPARE)
+                flag_exact_compare(L, in, loop, in_loop, few, lo, hi);
             if (in->op == OP_FOR_ITER || in->op == OP_ARRAY_GET || in->op == OP_ARRAY_SET)
                 L->inner_loop[in->id] = loop;   /* loops nested deeper are lowered later */
             if (in->op == OP_FOR_ITER && in != loop)
                 L->outer_loop[loop->id] = true;
-            if (in->op != OP_ARRAY_GET && in->op != OP_ARRAY_SET)
+            if ((in->op != OP_ARRAY_GET && in->op != OP_ARRAY_SET) || !L->fits_axes)
                 continue;
             Instr *a = in->args[0];
             int nidx = in->nargs - 1 - (in->op == OP_ARRAY_SET);
@@ -2156,7 +2337,8 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
             }
         }
     }
-    L->loop_fits[loop->id] = fits;
+    if (L->fits_axes)
+        L->loop_fits[loop->id] = fits;
 }
 
 /* Whether int v is never negative by its definition: a non-negative constant, the variable of a
@@ -2286,13 +2468,34 @@ static LLVMValueRef compare_mixed_ints(Lower *L, Instr *in)
     return LLVMBuildICmp(L->b, preds[in->sub], v[0], v[1], "");
 }
 
-/* Whether an int operand is a constant a float64 holds exactly (|k| <= 2**53): compared with a
- * float as a float, it gives the exact answer. */
-static bool is_exact_float_const(Instr *i)
+static bool is_int_const_within(const Instr *i, int64_t limit)
 {
-    const int64_t limit = (int64_t)1 << 53;
     return i->op == OP_CONST && i->cst && i->cst->kind == K_INT && i->cst->i >= -limit &&
            i->cst->i <= limit;
+}
+
+/* Whether an int64 is within 2**53 of zero by how it is made, where a float64 holds it exactly
+ * and compared with a float as a float it gives the exact answer: a constant, a narrower int or
+ * a bool widened, a remainder by such a constant (`i % 7`), a bitwise and with a non-negative
+ * one (`h & 1023`). */
+static bool is_exact_float_int(const Instr *i)
+{
+    const int64_t limit = (int64_t)1 << 53;
+    if (is_int_const_within(i, limit))
+        return true;
+    if (i->op == OP_CAST && i->nargs == 1) {
+        Type *from = i->args[0]->type;
+        return from->kind == TY_BOOL || (ty_is_int(from) && ty_bits(from) <= 32);
+    }
+    if (i->op != OP_BINOP || i->nargs != 2)
+        return false;
+    if (i->sub == BIN_MOD)
+        return is_int_const_within(i->args[1], limit);
+    if (i->sub == BIN_AND)
+        for (int k = 0; k < 2; k++)
+            if (is_int_const_within(i->args[k], limit) && i->args[k]->cst->i >= 0)
+                return true;
+    return false;
 }
 
 /* int64 against float64, exactly as CPython: in float, unless the two are equal as floats; then
@@ -2310,15 +2513,34 @@ static LLVMValueRef compare_int_float(Lower *L, Instr *in)
     LLVMValueRef i = lower_value(L, ii), f = lower_value(L, in->args[int_first ? 1 : 0]);
     LLVMValueRef fi = LLVMBuildSIToFP(B, i, L->f64, "");
     LLVMValueRef by_float = LLVMBuildFCmp(B, fpred[op], fi, f, "");
-    if (is_exact_float_const(ii))   /* `x >= 4`: the int is exactly a float; so is the compare */
+    if (is_exact_float_int(ii))   /* `x >= 4`: the int is exactly a float; so is the compare */
         return by_float;
+    /* In a loop whose flag says the int is small, a branch on the flag (loop-invariant: LLVM
+     * versions the loop on it) skips the exact compare */
+    LLVMValueRef small = L->exact_cmp ? L->exact_cmp[in->id] : NULL;   /* flag_exact_compare */
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B), slow = NULL, done = NULL;
+    if (small) {
+        slow = lower_block(L, "cmp.exact");
+        done = lower_block(L, "cmp.done");
+        LLVMBuildCondBr(B, small, done, slow);
+        LLVMPositionBuilderAtEnd(B, slow);
+    }
     LLVMValueRef same = LLVMBuildFCmp(B, LLVMRealOEQ, fi, f, "");
     LLVMValueRef in_range = LLVMBuildFCmp(B, LLVMRealOLT, f, LLVMConstReal(L->f64, 9223372036854775808.0), "");
     LLVMValueRef fint = LLVMBuildFPToSI(B, LLVMBuildSelect(B, in_range, f, LLVMConstReal(L->f64, 0.0), ""), L->i64, "");
     LLVMValueRef lhs = LLVMBuildSelect(B, in_range, i, lower_i64(L, 0), "");
     LLVMValueRef rhs = LLVMBuildSelect(B, in_range, fint, lower_i64(L, 1), "");
     LLVMValueRef by_int = LLVMBuildICmp(B, ipred[op], lhs, rhs, "");
-    return LLVMBuildSelect(B, same, by_int, by_float, "");
+    LLVMValueRef exact = LLVMBuildSelect(B, same, by_int, by_float, "");
+    if (!small)
+        return exact;
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef phi = LLVMBuildPhi(B, L->i1, "");
+    LLVMValueRef vals[2] = {by_float, exact};
+    LLVMBasicBlockRef froms[2] = {here, slow};
+    LLVMAddIncoming(phi, vals, froms, 2);
+    return phi;
 }
 
 static LLVMValueRef lower_instr(Lower *L, Instr *in)
@@ -2330,11 +2552,6 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     case OP_BINOP: {
         if (t->kind == TY_ARRAY)
             return lower_array_binop(L, in);
-        int n;
-        if (in->sub == BIN_POW && ty_strong(t)->kind == TY_FLOAT64 &&
-            ty_strong(in->args[0]->type)->kind == TY_FLOAT64 &&
-            is_small_int_power(lower_value(L, in->args[1]), &n))
-            return pow_small_int(L, lower_value(L, in->args[0]), n);
         return lower_binop_scalar(L, (BinOp)in->sub, in->args[0]->type, lower_value(L, in->args[0]),
                                   lower_value(L, in->args[1]), in->args[1]);
     }
@@ -2805,12 +3022,14 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
     L->vals = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
     L->slots = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
     L->iters = arena_alloc(L->prog->arena, sizeof(IterInfo *) * (size_t)L->nids);
+    L->exact_cmp = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
+    L->inner_loop = arena_alloc(L->prog->arena, sizeof(Instr *) * (size_t)L->nids);
+    L->outer_loop = arena_alloc(L->prog->arena, sizeof(bool) * (size_t)L->nids);
     L->fits_axes = NULL;
+    L->loop_fits = NULL;
     if (L->opts && (L->opts->boundscheck || L->opts->debug)) {
         L->fits_axes = arena_alloc(L->prog->arena, sizeof(uint32_t) * (size_t)L->nids);
         L->loop_fits = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
-        L->inner_loop = arena_alloc(L->prog->arena, sizeof(Instr *) * (size_t)L->nids);
-        L->outer_loop = arena_alloc(L->prog->arena, sizeof(bool) * (size_t)L->nids);
     }
     L->owned = (PtrVec){0};
     lower_mark_fused(L);

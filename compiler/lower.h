@@ -50,6 +50,8 @@ typedef struct Lower {
     Instr **inner_loop;        /* by Instr id of ARRAY_GET/SET or FOR_ITER: the innermost range
                                 * loop around it */
     bool *outer_loop;          /* by Instr id of FOR_ITER: another range loop lies in its body */
+    LLVMValueRef *exact_cmp;   /* by Instr id of COMPARE of an int64 with a float64: a flag, "the
+                                * int is within 2**53 of zero", set by its loop (or NULL) */
     bool *fused;               /* by Instr id: an elementwise array operation computed inside its
                                 * one user's loop (lower_array.c: lower_mark_fused), no array */
     PtrVec owned;              /* LLVMValueRef: every slot, released on exit */

@@ -1,6 +1,8 @@
 """x ** n for a float64 x and a small constant int n is computed without libm's pow
 (compiler/lower.c: pow_small_int): the correctly rounded power, IEEE's answers at the edges, and
-plain products under fastmath=True, as Numba's."""
+plain products under fastmath=True, as Numba's. So is x ** (n / 2) for odd n (pow_half_int,
+from the square root and its residual)."""
+import decimal
 import math
 from fractions import Fraction
 
@@ -102,3 +104,133 @@ def test_at_the_edges_of_the_range_test():
             except (OverflowError, ZeroDivisionError):
                 cpython = None
             assert got == expected or got == cpython, (x, n, got, expected)
+
+
+HALF = (3, -3, -1, 5, -5, 7, -7, -33, 33)
+
+
+def half_powers(x):
+    return (x ** 1.5, x ** -1.5, x ** -0.5, x ** 2.5, x ** -2.5, x ** 3.5, x ** -3.5,
+            x ** -16.5, x ** 16.5)
+
+
+chalf = njit(half_powers)
+
+
+def rounded_half_power(x, n):
+    """x ** (n / 2) correctly rounded (80 digits, then one rounding to float64)."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 80
+        r = (decimal.Decimal(x) ** abs(n)).sqrt()
+        return float(r if n > 0 else 1 / r)
+
+
+def test_half_powers_correctly_rounded_and_close_to_cpython():
+    rng = np.random.default_rng(11)
+    xs = rng.random(2000) * np.exp2(rng.integers(-40, 40, 2000))
+    differ = 0
+    for x in xs:
+        x = float(x)
+        for n, got in zip(HALF, chalf(x)):
+            cpython = x ** (n / 2)
+            assert got == rounded_half_power(x, n) or got == cpython, (x, n, got)
+            differ += got != cpython
+    assert differ < 0.01 * len(xs) * len(HALF)
+
+
+@pytest.mark.parametrize("x", [0.0, -0.0, math.inf, -math.inf, math.nan, -2.0, -1e-300, 1e-310,
+                               1e300, 2.0 ** -450, 2.0 ** 450, 2.0 ** -449.5, 4.0, 1e-20, 1e20])
+def test_half_powers_at_the_edges_as_libm(x):
+    f = njit(lambda v: (v ** 1.5, v ** 2.5, v ** 16.5))
+    g = njit(lambda v: (v ** -0.5, v ** -1.5, v ** -16.5))
+    for fn, ns in ((f, (3, 5, 33)), (g, (-1, -3, -33))):
+        if x == 0 and ns[0] < 0:
+            with pytest.raises(ZeroDivisionError, match="negative power"):
+                fn(x)
+            continue
+        for n, got in zip(ns, fn(x)):
+            with np.errstate(all="ignore"):
+                libm = np.power(x, n / 2)
+            expected = rounded_half_power(x, n) if math.isfinite(x) and x > 0 else libm
+            if math.isnan(expected):
+                assert math.isnan(got), (x, n, got)
+            else:
+                assert got in (expected, libm), (x, n, got, expected)
+                assert math.copysign(1, got) == math.copysign(1, expected), (x, n)
+
+
+def test_half_powers_under_fastmath_and_in_a_loop():
+    def gravity(r2, soft):
+        s = 0.0
+        for i in range(r2.shape[0]):
+            s += (r2[i] + soft) ** -1.5 + r2[i] ** 1.5
+        return s
+    r2 = np.linspace(0.01, 30.0, 1001)
+    for f in (njit(gravity), njit(fastmath=True)(gravity)):
+        assert math.isclose(f(r2, 1e-3), gravity(r2, 1e-3), rel_tol=1e-13)
+
+
+def variable_powers(x, p):
+    return x ** p, abs(x) ** p
+
+
+cvariable = njit(variable_powers)
+
+
+@pytest.mark.parametrize("p", [2.0, 3.0, 2.5, 1.0, 0.5, -2.0, -3.0, 0.0])
+def test_exponent_known_at_run_time(p):
+    """x ** p with p an argument: 2 and 3 take the exact products, the others libm's pow."""
+    rng = np.random.default_rng(5)
+    xs = (rng.random(1500) * np.exp2(rng.integers(-60, 60, 1500))).tolist()
+    xs += [0.5, 1.0, 2.0 ** 300, 2.0 ** -400, 1e-310, math.inf, -math.inf, math.nan, -0.0, -1.5]
+    differ = 0
+    for x in xs:
+        if x == 0 and p < 0:
+            with pytest.raises(ZeroDivisionError, match="negative power"):
+                cvariable(x, p)
+            continue
+        for v, got in zip((x, abs(x)), cvariable(x, p)):
+            try:
+                libm = math.pow(v, p)          # CPython's x ** p for floats: libm's pow
+            except (OverflowError, ValueError):
+                with np.errstate(all="ignore"):
+                    libm = float(np.power(v, p))
+            expected = (correctly_rounded(v, int(p)) if p in (2.0, 3.0) and math.isfinite(v)
+                        and v != 0 else libm)
+            if math.isnan(libm):
+                assert math.isnan(got), (v, p, got)
+                continue
+            assert got == expected or got == libm, (v, p, got, expected)
+            assert math.copysign(1, got) == math.copysign(1, libm), (v, p, got)
+            differ += got != libm
+    assert differ < 0.01 * 2 * len(xs)
+
+
+def test_exponent_known_at_run_time_in_a_loop():
+    def pnorm(q, t, p):
+        s = 0.0
+        for j in range(q.shape[0]):
+            s += abs(q[j] - t[j]) ** p
+        return s ** (1.0 / p)
+    rng = np.random.default_rng(3)
+    q, t = rng.random(500), rng.random(500)
+    for p in (3.0, 2.0, 1.5, 1.0):
+        assert math.isclose(njit(pnorm)(q, t, p), pnorm(q, t, p), rel_tol=1e-13), p
+    with pytest.raises(ZeroDivisionError):
+        njit(pnorm)(q, q, -3.0)
+
+
+def test_constant_powers_of_arrays():
+    """An array's items take the same exact powers as scalars (np.power's loop calls pow)."""
+    f = njit(lambda a: (a ** 3, a ** 1.5, a ** -0.5, a ** -2, np.power(a, 3.0)))
+    rng = np.random.default_rng(9)
+    a = rng.random(800) * np.exp2(rng.integers(-30, 30, 800))
+    a[:4] = [math.inf, math.nan, 1e-310, 1e300]
+    for n, got in zip((6, 3, -1, -4, 6), f(a)):
+        for x, g in zip(a.tolist(), got.tolist()):
+            with np.errstate(all="ignore"):
+                libm = float(np.power(x, n / 2))
+            if not math.isfinite(x) or x < 1e-300 or x > 1e200:
+                assert g == libm or (math.isnan(g) and math.isnan(libm)), (x, n, g)
+            else:
+                assert g == rounded_half_power(x, n) or g == x ** (n / 2), (x, n, g)

@@ -10,7 +10,9 @@ the Ising model, an edit distance, a histogram loop, maximum drawdown, Black-Sch
 cumulative sum over `enumerate` and the triple-loop matrix product of tutorials; from the newer
 corpus files, a Viterbi decoder, Needleman-Wunsch through helpers, great-circle distances,
 pygama's trapezoid filter over a batch, flood-fill labelling with a list of tuples, a direct DFT
-with `cmath` and a recursive merge sort.
+with `cmath` and a recursive merge sort; from the library corpus (library_kernels.py), umap's
+pairwise distances through its distance function, stumpy's Welford rolling variance and
+librosa's accumulated cost of dynamic time warping.
 
 `make(njit)` returns them compiled by that njit (the identity gives CPython's); `inputs(name,
 small)` their arguments, small for the tests, large (tens of milliseconds) for
@@ -476,7 +478,66 @@ def make(njit):
             k += 1
         return out
 
+    @njit
+    def euclid(x, y):
+        result = 0.0
+        for i in range(x.shape[0]):
+            result += (x[i] - y[i]) ** 2
+        return np.sqrt(result)
+
+    @njit
+    def umap_pairwise(X):
+        """umap's pairwise distances through its distance function, over row views."""
+        n = X.shape[0]
+        out = np.zeros((n, n))
+        for i in range(n):
+            for j in range(n):
+                out[i, j] = euclid(X[i], X[j])
+        return out
+
+    @njit
+    def welford_var(a, w, a_isfinite):
+        """stumpy's rolling variance: Welford's update, np.mean and np.var after a gap."""
+        all_var = np.full(a.shape[0] - w + 1, np.nan, dtype=np.float64)
+        prev_mean = 0.0
+        prev_var = 0.0
+        for start_idx in range(a.shape[0] - w + 1):
+            prev_start_idx = start_idx - 1
+            stop_idx = start_idx + w
+            if a_isfinite[start_idx]:
+                if start_idx == 0 or not a_isfinite[prev_start_idx]:
+                    curr_mean = np.mean(a[start_idx:stop_idx])
+                    curr_var = np.var(a[start_idx:stop_idx])
+                else:
+                    curr_mean = prev_mean + (a[stop_idx - 1] - a[prev_start_idx]) / w
+                    curr_var = prev_var + (a[stop_idx - 1] - a[prev_start_idx]) * (
+                        a[stop_idx - 1] - curr_mean + a[prev_start_idx] - prev_mean) / w
+                all_var[start_idx] = curr_var
+                prev_mean = curr_mean
+                prev_var = curr_var
+        return all_var
+
+    @njit
+    def dtw_cost(C, D, steps, step_sizes_sigma, weights_mul, weights_add, max_0, max_1):
+        """librosa's accumulated cost of dynamic time warping."""
+        for cur_n in range(max_0, D.shape[0]):
+            for cur_m in range(max_1, D.shape[1]):
+                for cur_step_idx, cur_w_add, cur_w_mul in zip(range(step_sizes_sigma.shape[0]),
+                                                             weights_add, weights_mul):
+                    cur_D = D[cur_n - step_sizes_sigma[cur_step_idx, 0],
+                              cur_m - step_sizes_sigma[cur_step_idx, 1]]
+                    cur_C = cur_w_mul * C[cur_n - max_0, cur_m - max_1]
+                    cur_C += cur_w_add
+                    cur_cost = cur_D + cur_C
+                    if cur_cost < D[cur_n, cur_m]:
+                        D[cur_n, cur_m] = cur_cost
+                        steps[cur_n, cur_m] = cur_step_idx
+        return D, steps
+
     return {
+        "umap_pairwise": umap_pairwise,
+        "welford_var": welford_var,
+        "dtw_cost": dtw_cost,
         "viterbi_path": viterbi_path,
         "needleman_wunsch": needleman_wunsch,
         "haversine_all": haversine_all,
@@ -552,8 +613,27 @@ def _symbols(n):
             g.integers(0, 2, n - n // 4))
 
 
+def _welford(n):
+    a = np.cos(np.arange(n) * 0.3) + _rng().random(n) * 0.01
+    isf = np.ones(n - 9, dtype=np.bool_)
+    isf[::97] = False
+    return a, 10, isf
+
+
+def _dtw(n, m):
+    rs = _rng()
+    C = rs.random((n, m))
+    D = np.full((n + 1, m + 1), np.inf)
+    D[0, 0] = 0.0
+    sigma = np.array([[1, 1], [0, 1], [1, 0]])
+    return C, D, np.zeros(D.shape, dtype=np.int32), sigma, np.ones(3), np.zeros(3), 1, 1
+
+
 # name -> (arguments for the tests, arguments for the benchmark)
 _INPUTS = {
+    "umap_pairwise": (lambda k: (_points(3 * k + 5, 8),)),
+    "welford_var": (lambda k: _welford(1000 * k)),
+    "dtw_cost": (lambda k: _dtw(3 * k + 4, 4 * k + 5)),
     "viterbi_path": (lambda k: _hmm(20 * k)),
     "needleman_wunsch": (lambda k: _symbols(9 * k)),
     "haversine_all": (lambda k: (_vector(1000 * k, -0.5) * 120, _vector(1000 * k, -0.5) * 340,
