@@ -235,14 +235,33 @@ static LLVMValueRef entry_alloca(Cut *c, LLVMTypeRef ty)
 /* Loops over the block's threads, z outermost, x fastest, entered from `from` (whose branch to
  * zloop the caller makes) and left for `after`: zloop and yloop store the thread's z and y into t
  * and the head its x when store_tid. The builder is left at the end of the head, for the caller
- * to branch to the thread's code, which ends at the latch. */
+ * to branch to the thread's code, which ends at the latch.
+ *
+ * With `split` (a plain region's loop, whose threads may run in any order), the x loop runs in
+ * two phases, [0, s) and [s, nx), s a pj.sim.split call that split_rounds replaces once the
+ * optimiser has put the region's values in registers: where the region tests x < K, K the same
+ * for every thread of the round (the tree's `t < k`), s is K and the test the phase, so that the
+ * optimiser unswitches the loop into one that runs the body and one for the threads that skip
+ * it, neither testing x; elsewhere s is nx and the second phase empty. */
 typedef struct Nest {
     LLVMBasicBlockRef zloop, yloop, head, latch, ynext, znext;
     LLVMValueRef x, y, z, lin;
 } Nest;
 
+/* pj.sim.split(nx, first): first is the first phase's flag */
+static LLVMValueRef split_marker(Cut *c, LLVMValueRef first)
+{
+    LLVMTypeRef params[2] = {c->i32, LLVMInt1TypeInContext(c->ctx)};
+    LLVMTypeRef fty = LLVMFunctionType(c->i32, params, 2, 0);
+    LLVMValueRef f = LLVMGetNamedFunction(c->mod, "pj.sim.split");
+    if (!f)
+        f = LLVMAddFunction(c->mod, "pj.sim.split", fty);
+    LLVMValueRef args[2] = {c->nx, first};
+    return LLVMBuildCall2(c->b, fty, f, args, 2, "");
+}
+
 static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid,
-                        LLVMBasicBlockRef after, const char *name)
+                        LLVMBasicBlockRef after, const char *name, bool split)
 {
     LLVMBuilderRef B = c->b;
     char buf[64];
@@ -250,9 +269,13 @@ static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid
     ns->zloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
     snprintf(buf, sizeof buf, "%s.y", name);
     ns->yloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    snprintf(buf, sizeof buf, "%s.phase", name);
+    LLVMBasicBlockRef phase = split ? LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf) : NULL;
     ns->head = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
     snprintf(buf, sizeof buf, "%s.next", name);
     ns->latch = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    snprintf(buf, sizeof buf, "%s.next.phase", name);
+    LLVMBasicBlockRef pnext = split ? LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf) : NULL;
     snprintf(buf, sizeof buf, "%s.next.y", name);
     ns->ynext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
     snprintf(buf, sizeof buf, "%s.next.z", name);
@@ -267,24 +290,53 @@ static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid
     LLVMValueRef y = ns->y = LLVMBuildPhi(B, c->i32, ""), ylin = LLVMBuildPhi(B, c->i32, "");
     if (store_tid)
         LLVMBuildStore(B, y, tid_ptr(c, 1));
-    LLVMBuildBr(B, ns->head);
+    LLVMValueRef lo = zero, hi = c->nx, first = NULL, s = NULL, ph = NULL;
+    LLVMBasicBlockRef xfrom = ns->yloop, xafter = ns->ynext;
+    if (split) {
+        LLVMBuildBr(B, phase);
+        LLVMPositionBuilderAtEnd(B, phase);
+        ph = LLVMBuildPhi(B, c->i32, "");
+        first = LLVMBuildICmp(B, LLVMIntEQ, ph, zero, "");
+        s = split_marker(c, first);
+        lo = LLVMBuildSelect(B, first, zero, s, "");
+        hi = LLVMBuildSelect(B, first, s, c->nx, "");
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, lo, hi, ""), ns->head, pnext);
+        xfrom = phase;
+        xafter = pnext;
+    } else {
+        LLVMBuildBr(B, ns->head);
+    }
     LLVMPositionBuilderAtEnd(B, ns->head);
     LLVMValueRef x = ns->x = LLVMBuildPhi(B, c->i32, "");
-    LLVMValueRef lin = ns->lin = LLVMBuildPhi(B, c->i32, "");
+    LLVMValueRef lin = ns->lin = split ? LLVMBuildNUWAdd(B, ylin, x, "") : LLVMBuildPhi(B, c->i32, "");
     LLVMPositionBuilderAtEnd(B, ns->latch);
     LLVMValueRef lin1 = LLVMBuildNUWAdd(B, lin, one, "");
     LLVMValueRef x1 = LLVMBuildNUWAdd(B, x, one, "");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, c->nx, ""), ns->head, ns->ynext);
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, hi, ""), ns->head, xafter);
+    if (split) {   /* the second phase when there is one; ylin + nx after the row */
+        LLVMPositionBuilderAtEnd(B, pnext);
+        LLVMValueRef more = LLVMBuildAnd(B, first, LLVMBuildICmp(B, LLVMIntULT, s, c->nx, ""), "");
+        LLVMBuildCondBr(B, more, phase, ns->ynext);
+        LLVMValueRef phs[2] = {zero, one};
+        LLVMBasicBlockRef phf[2] = {ns->yloop, pnext};
+        LLVMAddIncoming(ph, phs, phf, 2);
+        lin1 = NULL;
+    }
     LLVMPositionBuilderAtEnd(B, ns->ynext);
+    if (split)
+        lin1 = LLVMBuildNUWAdd(B, ylin, c->nx, "");
     LLVMValueRef y1 = LLVMBuildNUWAdd(B, y, one, "");
     LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, y1, c->ny, ""), ns->yloop, ns->znext);
     LLVMPositionBuilderAtEnd(B, ns->znext);
     LLVMValueRef z1 = LLVMBuildNUWAdd(B, z, one, "");
     LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, z1, c->nz, ""), ns->zloop, after);
-    LLVMValueRef xs[2] = {zero, x1}, xl[2] = {ylin, lin1};
-    LLVMBasicBlockRef xf[2] = {ns->yloop, ns->latch};
+    LLVMValueRef xs[2] = {lo, x1};
+    LLVMBasicBlockRef xf[2] = {xfrom, ns->latch};
     LLVMAddIncoming(x, xs, xf, 2);
-    LLVMAddIncoming(lin, xl, xf, 2);
+    if (!split) {
+        LLVMValueRef xl[2] = {ylin, lin1};
+        LLVMAddIncoming(lin, xl, xf, 2);
+    }
     LLVMValueRef ys[2] = {zero, y1}, yl[2] = {zlin, lin1};
     LLVMBasicBlockRef yf[2] = {ns->zloop, ns->ynext};
     LLVMAddIncoming(y, ys, yf, 2);
@@ -438,7 +490,7 @@ static void build_driver(Cut *c)
      * (rk: -1 the kernel's start, k > 0 barrier k), which fast_rounds adds; else (rk 0) the
      * general loop */
     Nest g;
-    thread_nest(c, &g, c->dispatch, true, c->check, "sim.thread");
+    thread_nest(c, &g, c->dispatch, true, c->check, "sim.thread", false);
     LLVMPositionBuilderAtEnd(B, c->dispatch);
     c->rounds = LLVMBuildSwitch(B, LLVMBuildLoad2(B, c->i32, c->rk, ""), g.zloop, 8);
 
@@ -1988,7 +2040,9 @@ static void raise_first(Cut *c, const Raise *raises, int nraises, LLVMValueRef f
 }
 
 /* Marks every memory access of the blocks as one of the loop's parallel group, and the loop
- * (its latch's branch) as running them in any order. */
+ * (its latch's branch) as running them in any order. Not interleaved: the round's masked
+ * vectors gain nothing from a second set in flight (the block reduction ran 10% faster without),
+ * and one vector loop with no vectorised remainder is half the code to compile. */
 static void mark_parallel(Cut *c, LLVMBasicBlockRef *blocks, int n, LLVMValueRef latch_br)
 {
     LLVMMetadataRef group = LLVMMDNodeInContext2(c->ctx, NULL, 0);
@@ -2003,9 +2057,13 @@ static void mark_parallel(Cut *c, LLVMBasicBlockRef *blocks, int n, LLVMValueRef
         }
     const char name[] = "llvm.loop.parallel_accesses";
     LLVMMetadataRef pa[2] = {LLVMMDStringInContext2(c->ctx, name, sizeof name - 1), group};
+    const char ic[] = "llvm.loop.interleave.count";
+    LLVMMetadataRef one[2] = {LLVMMDStringInContext2(c->ctx, ic, sizeof ic - 1),
+                              LLVMValueAsMetadata(LLVMConstInt(c->i32, 1, 0))};
     LLVMMetadataRef tmp = LLVMTemporaryMDNode(c->ctx, NULL, 0);
-    LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(c->ctx, pa, 2)};
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->ctx, ops, 2);
+    LLVMMetadataRef ops[3] = {tmp, LLVMMDNodeInContext2(c->ctx, pa, 2),
+                              LLVMMDNodeInContext2(c->ctx, one, 2)};
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->ctx, ops, 3);
     LLVMMetadataReplaceAllUsesWith(tmp, loop);
     LLVMSetMetadata(latch_br, LLVMGetMDKindIDInContext(c->ctx, "llvm.loop", 9),
                     LLVMMetadataAsValue(c->ctx, loop));
@@ -2190,7 +2248,7 @@ static bool fast_round(Cut *c, int k, long *budget, int max_blocks)
     LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.end");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.returned");
     Nest ns;
-    thread_nest(c, &ns, pre, !plain, after, "sim.fast.thread");
+    thread_nest(c, &ns, pre, !plain, after, "sim.fast.thread", plain);
     Copy cp;
     copy_init(c, &cp, r.n, size, (int)size + 1);
     copy_subst(&cp, c->lin, ns.lin);
@@ -2360,4 +2418,176 @@ bool lower_sim_regions(Program *prog, LLVMModuleRef mod)
     sites_table(&c);
     LLVMDisposeBuilder(c.b);
     return true;
+}
+
+/* ---- a round's loop split where the threads stop taking a branch ----
+ *
+ * Runs after the cut function's values are in registers (mem2reg) and what a round computes
+ * alike for all threads is out of its loops (LICM): each pj.sim.split call (thread_nest) becomes
+ * the point where the loop's test x < K (K the same for all threads of the round, computed
+ * before the loop) turns false, and the test the first phase's flag; or nx, the loop's end, when
+ * there is no such test. */
+
+/* Blocks that dominate bb: thread_nest's preheaders, each its block's first predecessor in the
+ * function's order (the others are the loops' latches, made after them). */
+static int dominators(LLVMBasicBlockRef bb, LLVMBasicBlockRef *dom, int max)
+{
+    LLVMValueRef fn = LLVMGetBasicBlockParent(bb);
+    int n = 0;
+    dom[n++] = bb;
+    while (n < max) {
+        LLVMBasicBlockRef best = NULL;
+        for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b && !best; b = LLVMGetNextBasicBlock(b)) {
+            LLVMValueRef term = LLVMGetBasicBlockTerminator(b);
+            for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++)
+                if (LLVMGetSuccessor(term, s) == dom[n - 1])
+                    best = b;
+        }
+        if (!best)
+            break;
+        dom[n++] = best;
+    }
+    return n;
+}
+
+static bool available(LLVMValueRef k, LLVMBasicBlockRef *dom, int ndom)
+{
+    if (!LLVMIsAInstruction(k))
+        return LLVMIsAConstant(k) || LLVMIsAArgument(k);
+    for (int i = 0; i < ndom; i++)
+        if (LLVMGetInstructionParent(k) == dom[i])
+            return true;
+    return false;
+}
+
+/* The bound K of a test x < K (unsigned, or signed: x is not negative) of x or of its extension,
+ * with *kind 1 unsigned, 2 signed; NULL when cmp is not one. */
+static LLVMValueRef split_bound(LLVMValueRef cmp, LLVMValueRef x, int *kind)
+{
+    if (!LLVMIsAICmpInst(cmp))
+        return NULL;
+    LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
+    LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1);
+    if ((p == LLVMIntULT || p == LLVMIntSLT) && a == x) {
+        *kind = p == LLVMIntULT ? 1 : 2;
+        return b;
+    }
+    if ((p == LLVMIntUGT || p == LLVMIntSGT) && b == x) {
+        *kind = p == LLVMIntUGT ? 1 : 2;
+        return a;
+    }
+    return NULL;
+}
+
+/* The test decides the kernel's own branches only: not an index check (whose branch has a
+ * weight: it is not expected to fail), which splitting would only make larger. */
+static bool kernel_branch(LLVMValueRef cmp)
+{
+    unsigned prof = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(cmp)), "prof", 4);
+    for (LLVMUseRef u = LLVMGetFirstUse(cmp); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (!LLVMIsABranchInst(user) || LLVMGetMetadata(user, prof))
+            return false;
+    }
+    return LLVMGetFirstUse(cmp) != NULL;
+}
+
+/* The tests x < K of x (or of its zero extension) against the first bound K that is known before
+ * the loop, made the phase's flag `first` (true in the phase that runs x below the split point);
+ * the split point min(K, nx), built at B, or NULL when there is no such test. */
+static LLVMValueRef split_at(LLVMBuilderRef B, LLVMValueRef x, LLVMValueRef nx, LLVMValueRef first,
+                             LLVMBasicBlockRef *dom, int ndom)
+{
+    LLVMValueRef of[8] = {x}, bound = NULL, cmps[64];
+    int nof = 1, ncmps = 0, bkind = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(x); u && nof < 8; u = LLVMGetNextUse(u))
+        if (LLVMIsAZExtInst(LLVMGetUser(u)))
+            of[nof++] = LLVMGetUser(u);
+    LLVMTypeRef bty = NULL;
+    for (int w = 0; w < nof; w++)
+        for (LLVMUseRef u = LLVMGetFirstUse(of[w]); u && ncmps < 64; u = LLVMGetNextUse(u)) {
+            int kind = 0;
+            LLVMValueRef k = split_bound(LLVMGetUser(u), of[w], &kind);
+            if (!k || !available(k, dom, ndom) || !kernel_branch(LLVMGetUser(u)) ||
+                (bound && (k != bound || kind != bkind)))
+                continue;
+            bound = k;
+            bkind = kind;
+            bty = LLVMTypeOf(of[w]);
+            cmps[ncmps++] = LLVMGetUser(u);
+        }
+    if (!bound)
+        return NULL;
+    LLVMValueRef k = bound, zero = LLVMConstInt(bty, 0, 0);
+    if (bkind == 2)   /* signed: x < K for no x when K < 0 */
+        k = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, k, zero, ""), zero, k, "");
+    LLVMValueRef n = bty == LLVMTypeOf(nx) ? nx : LLVMBuildZExt(B, nx, bty, "");
+    LLVMValueRef at = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, k, n, ""), k, n, "");
+    if (bty != LLVMTypeOf(nx))
+        at = LLVMBuildTrunc(B, at, LLVMTypeOf(nx), "");
+    for (int i = 0; i < ncmps; i++) {
+        LLVMReplaceAllUsesWith(cmps[i], first);
+        LLVMInstructionEraseFromParent(cmps[i]);
+    }
+    return at;
+}
+
+static bool depends_on(LLVMValueRef in, LLVMValueRef *set, int n)
+{
+    for (int k = 0; k < LLVMGetNumOperands(in); k++)
+        for (int i = 0; i < n; i++)
+            if (LLVMGetOperand(in, k) == set[i])
+                return true;
+    return false;
+}
+
+/* One pj.sim.split call: its block (the phase's), the code there that uses it moved after the
+ * split point (which may use values made there), the x loop found by the phi of its start. */
+static void split_round(LLVMBuilderRef B, LLVMValueRef call)
+{
+    LLVMBasicBlockRef bb = LLVMGetInstructionParent(call);
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb), nx = LLVMGetOperand(call, 0);
+    LLVMValueRef after[16] = {call}, first = NULL, x = NULL;
+    int nafter = 1;
+    for (LLVMValueRef in = LLVMGetNextInstruction(call); in && in != term && nafter < 16;
+         in = LLVMGetNextInstruction(in))
+        if (depends_on(in, after, nafter))
+            after[nafter++] = in;
+    first = LLVMGetOperand(call, 1);
+    for (int i = 1; i < nafter && !x; i++)   /* x: the phi that starts at lo and steps by 1 */
+        for (LLVMUseRef u = LLVMGetFirstUse(after[i]); u && !x; u = LLVMGetNextUse(u)) {
+            LLVMValueRef phi = LLVMGetUser(u);
+            if (!LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2 ||
+                LLVMGetInstructionParent(phi) == bb)
+                continue;
+            for (unsigned k = 0; k < 2; k++) {
+                LLVMValueRef step = LLVMGetIncomingValue(phi, k);
+                if (LLVMIsAInstruction(step) && LLVMGetInstructionOpcode(step) == LLVMAdd &&
+                    LLVMGetOperand(step, 0) == phi && LLVMIsAConstantInt(LLVMGetOperand(step, 1)) &&
+                    LLVMConstIntGetZExtValue(LLVMGetOperand(step, 1)) == 1)
+                    x = phi;
+            }
+        }
+    LLVMPositionBuilderBefore(B, term);
+    LLVMBasicBlockRef dom[12];
+    int ndom = dominators(bb, dom, 12);
+    LLVMValueRef at = x ? split_at(B, x, nx, first, dom, ndom) : NULL;
+    LLVMReplaceAllUsesWith(call, at ? at : nx);
+    for (int i = 1; i < nafter; i++) {   /* after the split point, in order */
+        LLVMInstructionRemoveFromParent(after[i]);
+        LLVMInsertIntoBuilder(B, after[i]);
+    }
+    LLVMInstructionEraseFromParent(call);
+}
+
+void lower_sim_split(LLVMModuleRef mod)
+{
+    LLVMValueRef f = LLVMGetNamedFunction(mod, "pj.sim.split");
+    if (!f)
+        return;
+    LLVMBuilderRef B = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
+    while (LLVMGetFirstUse(f))
+        split_round(B, LLVMGetUser(LLVMGetFirstUse(f)));
+    LLVMDisposeBuilder(B);
+    LLVMDeleteFunction(f);
 }
