@@ -248,15 +248,18 @@ typedef struct Nest {
     LLVMValueRef x, y, z, lin;
 } Nest;
 
-/* pj.sim.split(nx, first): first is the first phase's flag */
-static LLVMValueRef split_marker(Cut *c, LLVMValueRef first)
+/* pj.sim.split(nx, first), the split point, and pj.sim.split.more(0, first), whether the second
+ * phase runs (it always does when there is a split: no test of the split point, which the
+ * optimiser would unswitch the loops around the phases on, copying them); first is the first
+ * phase's flag. */
+static LLVMValueRef split_marker(Cut *c, const char *name, LLVMTypeRef ret, LLVMValueRef first)
 {
     LLVMTypeRef params[2] = {c->i32, LLVMInt1TypeInContext(c->ctx)};
-    LLVMTypeRef fty = LLVMFunctionType(c->i32, params, 2, 0);
-    LLVMValueRef f = LLVMGetNamedFunction(c->mod, "pj.sim.split");
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, 2, 0);
+    LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
     if (!f)
-        f = LLVMAddFunction(c->mod, "pj.sim.split", fty);
-    LLVMValueRef args[2] = {c->nx, first};
+        f = LLVMAddFunction(c->mod, name, fty);
+    LLVMValueRef args[2] = {ret == c->i32 ? c->nx : LLVMConstInt(c->i32, 0, 0), first};
     return LLVMBuildCall2(c->b, fty, f, args, 2, "");
 }
 
@@ -297,7 +300,7 @@ static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid
         LLVMPositionBuilderAtEnd(B, phase);
         ph = LLVMBuildPhi(B, c->i32, "");
         first = LLVMBuildICmp(B, LLVMIntEQ, ph, zero, "");
-        s = split_marker(c, first);
+        s = split_marker(c, "pj.sim.split", c->i32, first);
         lo = LLVMBuildSelect(B, first, zero, s, "");
         hi = LLVMBuildSelect(B, first, s, c->nx, "");
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, lo, hi, ""), ns->head, pnext);
@@ -315,7 +318,7 @@ static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid
     LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, hi, ""), ns->head, xafter);
     if (split) {   /* the second phase when there is one; ylin + nx after the row */
         LLVMPositionBuilderAtEnd(B, pnext);
-        LLVMValueRef more = LLVMBuildAnd(B, first, LLVMBuildICmp(B, LLVMIntULT, s, c->nx, ""), "");
+        LLVMValueRef more = split_marker(c, "pj.sim.split.more", LLVMInt1TypeInContext(c->ctx), first);
         LLVMBuildCondBr(B, more, phase, ns->ynext);
         LLVMValueRef phs[2] = {zero, one};
         LLVMBasicBlockRef phf[2] = {ns->yloop, pnext};
@@ -2479,14 +2482,30 @@ static LLVMValueRef split_bound(LLVMValueRef cmp, LLVMValueRef x, int *kind)
     return NULL;
 }
 
-/* The test decides the kernel's own branches only: not an index check (whose branch has a
- * weight: it is not expected to fail), which splitting would only make larger. */
+/* An if without else whose join takes no value from it: one successor of br is entered from
+ * br alone, the other (the join) has no phi. */
+static bool skips_code(LLVMValueRef br)
+{
+    for (unsigned s = 0; s < 2; s++) {
+        LLVMBasicBlockRef then = LLVMGetSuccessor(br, s), join = LLVMGetSuccessor(br, 1 - s);
+        LLVMValueRef first = LLVMGetFirstInstruction(join);
+        LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(then));
+        if (then != join && first && !LLVMIsAPHINode(first) && u && !LLVMGetNextUse(u))
+            return true;
+    }
+    return false;
+}
+
+/* The test decides a branch of the kernel's own that threads skip code by (the tree's
+ * `if t < k: s[t] += ...`): not an index check (whose branch has a weight: it is not expected
+ * to fail), nor a choice between two values (`a[t] if t < n else 0`), whose split loops would
+ * differ in a test or two and cost their compile time. */
 static bool kernel_branch(LLVMValueRef cmp)
 {
     unsigned prof = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(cmp)), "prof", 4);
     for (LLVMUseRef u = LLVMGetFirstUse(cmp); u; u = LLVMGetNextUse(u)) {
         LLVMValueRef user = LLVMGetUser(u);
-        if (!LLVMIsABranchInst(user) || LLVMGetMetadata(user, prof))
+        if (!LLVMIsABranchInst(user) || LLVMGetMetadata(user, prof) || !skips_code(user))
             return false;
     }
     return LLVMGetFirstUse(cmp) != NULL;
@@ -2573,6 +2592,17 @@ static void split_round(LLVMBuilderRef B, LLVMValueRef call)
     int ndom = dominators(bb, dom, 12);
     LLVMValueRef at = x ? split_at(B, x, nx, first, dom, ndom) : NULL;
     LLVMReplaceAllUsesWith(call, at ? at : nx);
+    if (!at && LLVMIsConditional(term))   /* one phase, [0, nx), never empty */
+        LLVMSetCondition(term, LLVMConstInt(LLVMInt1TypeInContext(LLVMGetTypeContext(
+                                                LLVMTypeOf(first))), 1, 0));
+    for (LLVMUseRef u = LLVMGetFirstUse(first), next; u; u = next) {   /* the second phase */
+        next = LLVMGetNextUse(u);
+        LLVMValueRef more = LLVMGetUser(u);
+        if (!is_call_to(more, "pj.sim.split.more"))
+            continue;
+        LLVMReplaceAllUsesWith(more, at ? first : LLVMConstInt(LLVMTypeOf(first), 0, 0));
+        LLVMInstructionEraseFromParent(more);
+    }
     for (int i = 1; i < nafter; i++) {   /* after the split point, in order */
         LLVMInstructionRemoveFromParent(after[i]);
         LLVMInsertIntoBuilder(B, after[i]);
@@ -2590,4 +2620,5 @@ void lower_sim_split(LLVMModuleRef mod)
         split_round(B, LLVMGetUser(LLVMGetFirstUse(f)));
     LLVMDisposeBuilder(B);
     LLVMDeleteFunction(f);
+    LLVMDeleteFunction(LLVMGetNamedFunction(mod, "pj.sim.split.more"));
 }

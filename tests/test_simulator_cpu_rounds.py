@@ -290,25 +290,21 @@ def test_syncthreads_count_after_a_vectorised_round(both):
 
 
 def split_kernel(gpu, swapped):
-    """A round whose threads past a bound the block shares skip the body (the loop split there),
-    in a 2-D block, the bound an argument or made in the round."""
+    """A round whose threads past a bound the block shares skip code (the loop split there), in
+    a 2-D block, the bound an argument or made in the round."""
     @gpu.jit
-    def k(a, out, bound):
+    def k(a, out, out2, bound):
         s = gpu.shared.array((16, 3), np.int64)
         tx, ty = gpu.threadIdx.x, gpu.threadIdx.y
         s[tx, ty] = a[tx, ty]
         gpu.syncthreads()
         if (bound > tx) if swapped else (tx < bound):
             s[tx, ty] += 10 * (ty + 1)
-        else:
-            s[tx, ty] -= 1
         gpu.syncthreads()
+        out[tx, ty] = s[tx, ty]
         half = bound // 2
-        v = s[tx, ty]
         if tx < half:
-            v += s[15 - tx, ty]
-        gpu.syncthreads()
-        out[tx, ty] = v
+            out2[tx, ty] = s[15 - tx, ty]
     return k
 
 
@@ -316,17 +312,18 @@ def split_kernel(gpu, swapped):
 @pytest.mark.parametrize("bound", [-3, 0, 1, 5, 16, 40])
 def test_a_round_split_where_threads_stop_taking_a_branch(both, bound, swapped):
     a = np.arange(48, dtype=np.int64).reshape(16, 3)
-    out = run_in_both_simulators(both, lambda gpu: split_kernel(gpu, swapped), (1, (16, 3)), a,
-                                 np.zeros((16, 3), np.int64), bound)[1]
+    zeros = np.zeros((16, 3), np.int64)
+    out, out2 = run_in_both_simulators(both, lambda gpu: split_kernel(gpu, swapped), (1, (16, 3)),
+                                       a, zeros, zeros, bound)[1:3]
     tx = np.arange(16)[:, None]
-    s = np.where(tx < bound, a + 10 * (np.arange(3) + 1), a - 1)
-    expect = np.where(tx < bound // 2, s + s[::-1], s)
-    np.testing.assert_array_equal(out, expect)
+    s = np.where(tx < bound, a + 10 * (np.arange(3) + 1), a)
+    np.testing.assert_array_equal(out, s)
+    np.testing.assert_array_equal(out2, np.where(tx < bound // 2, s[::-1], 0))
 
 
 def test_a_failure_past_the_split_is_the_lowest_thread(both):
-    # (12, 0) fails on the branch the threads past the bound take, (2, 1) on the other: (12, 0)
-    # comes first in the block's order though its part of the loop runs after (2, 0)'s
+    # (2, 1) fails in the code the threads below the bound run, (12, 0) after it: (12, 0) comes
+    # first in the block's order though its part of the loop runs after (2, 1)'s row's start
     def make(gpu):
         @gpu.jit
         def k(x, out, bound):
@@ -335,9 +332,8 @@ def test_a_failure_past_the_split_is_the_lowest_thread(both):
             s[tx, ty] = x[tx]
             gpu.syncthreads()
             if tx < bound:
-                v = x[tx + (40 if tx == 2 and ty == 1 else 0)]
-            else:
-                v = x[tx + (30 if tx == 12 and ty == 0 else 0)]
+                s[tx, ty] += x[tx + (40 if tx == 2 and ty == 1 else 0)]
+            v = x[tx + (30 if tx == 12 and ty == 0 else 0)]
             gpu.syncthreads()
             out[tx, ty] = v + s[tx, ty]
         return k
