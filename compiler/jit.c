@@ -688,7 +688,7 @@ static int simplify_for_cut(LLVMModuleRef mod, Diag *diag)
  * lower_sim_split to find where each round's loop splits. */
 static int split_rounds(LLVMModuleRef mod, Diag *diag)
 {
-    if (!LLVMGetNamedFunction(mod, "pj.sim.split"))
+    if (!LLVMGetNamedFunction(mod, "pj.sim.split.lo"))
         return 0;
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     LLVMErrorRef err = LLVMRunPasses(mod, "function(sroa,early-cse,instcombine,loop-mssa(licm))",

@@ -238,28 +238,30 @@ static LLVMValueRef entry_alloca(Cut *c, LLVMTypeRef ty)
  * to branch to the thread's code, which ends at the latch.
  *
  * With `split` (a plain region's loop, whose threads may run in any order), the x loop runs in
- * two phases, [0, s) and [s, nx), s a pj.sim.split call that split_rounds replaces once the
- * optimiser has put the region's values in registers: where the region tests x < K, K the same
- * for every thread of the round (the tree's `t < k`), s is K and the test the phase, so that the
- * optimiser unswitches the loop into one that runs the body and one for the threads that skip
- * it, neither testing x; elsewhere s is nx and the second phase empty. */
+ * phases, each over a range of x that split_rounds sets once the optimiser has put the region's
+ * values in registers: where the region tests x < K or x == K, K the same for every thread of
+ * the round (the tree's `t < k`, `t == 0`), the ranges are cut at K (and K + 1), so that the
+ * test has one value in each, that of the range's start, and the optimiser unswitches the loop
+ * into one that runs the code the test guards and one for the threads that skip it, neither
+ * testing x; elsewhere there is one phase, [0, nx). */
+enum { SPLIT_PHASES = 4 };   /* three cuts: x < K and x == K2 (K2 and K2 + 1) */
+
 typedef struct Nest {
     LLVMBasicBlockRef zloop, yloop, head, latch, ynext, znext;
     LLVMValueRef x, y, z, lin;
 } Nest;
 
-/* pj.sim.split(nx, first), the split point, and pj.sim.split.more(0, first), whether the second
- * phase runs (it always does when there is a split: no test of the split point, which the
- * optimiser would unswitch the loops around the phases on, copying them); first is the first
- * phase's flag. */
-static LLVMValueRef split_marker(Cut *c, const char *name, LLVMTypeRef ret, LLVMValueRef first)
+/* pj.sim.split.lo(nx, phase) and .hi: the phase's range of x; pj.sim.split.more(0, phase):
+ * whether another phase follows (all SPLIT_PHASES, when the loop splits: testing whether a
+ * range is empty there, the optimiser would unswitch the loops around the phases on it). */
+static LLVMValueRef split_marker(Cut *c, const char *name, LLVMTypeRef ret, LLVMValueRef phase)
 {
-    LLVMTypeRef params[2] = {c->i32, LLVMInt1TypeInContext(c->ctx)};
+    LLVMTypeRef params[2] = {c->i32, c->i32};
     LLVMTypeRef fty = LLVMFunctionType(ret, params, 2, 0);
     LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
     if (!f)
         f = LLVMAddFunction(c->mod, name, fty);
-    LLVMValueRef args[2] = {ret == c->i32 ? c->nx : LLVMConstInt(c->i32, 0, 0), first};
+    LLVMValueRef args[2] = {ret == c->i32 ? c->nx : LLVMConstInt(c->i32, 0, 0), phase};
     return LLVMBuildCall2(c->b, fty, f, args, 2, "");
 }
 
@@ -293,16 +295,14 @@ static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid
     LLVMValueRef y = ns->y = LLVMBuildPhi(B, c->i32, ""), ylin = LLVMBuildPhi(B, c->i32, "");
     if (store_tid)
         LLVMBuildStore(B, y, tid_ptr(c, 1));
-    LLVMValueRef lo = zero, hi = c->nx, first = NULL, s = NULL, ph = NULL;
+    LLVMValueRef lo = zero, hi = c->nx, ph = NULL;
     LLVMBasicBlockRef xfrom = ns->yloop, xafter = ns->ynext;
     if (split) {
         LLVMBuildBr(B, phase);
         LLVMPositionBuilderAtEnd(B, phase);
         ph = LLVMBuildPhi(B, c->i32, "");
-        first = LLVMBuildICmp(B, LLVMIntEQ, ph, zero, "");
-        s = split_marker(c, "pj.sim.split", c->i32, first);
-        lo = LLVMBuildSelect(B, first, zero, s, "");
-        hi = LLVMBuildSelect(B, first, s, c->nx, "");
+        lo = split_marker(c, "pj.sim.split.lo", c->i32, ph);
+        hi = split_marker(c, "pj.sim.split.hi", c->i32, ph);
         LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, lo, hi, ""), ns->head, pnext);
         xfrom = phase;
         xafter = pnext;
@@ -316,11 +316,11 @@ static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid
     LLVMValueRef lin1 = LLVMBuildNUWAdd(B, lin, one, "");
     LLVMValueRef x1 = LLVMBuildNUWAdd(B, x, one, "");
     LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, hi, ""), ns->head, xafter);
-    if (split) {   /* the second phase when there is one; ylin + nx after the row */
+    if (split) {   /* the next phase when there is one; ylin + nx after the row */
         LLVMPositionBuilderAtEnd(B, pnext);
-        LLVMValueRef more = split_marker(c, "pj.sim.split.more", LLVMInt1TypeInContext(c->ctx), first);
+        LLVMValueRef more = split_marker(c, "pj.sim.split.more", LLVMInt1TypeInContext(c->ctx), ph);
+        LLVMValueRef phs[2] = {zero, LLVMBuildNUWAdd(B, ph, one, "")};
         LLVMBuildCondBr(B, more, phase, ns->ynext);
-        LLVMValueRef phs[2] = {zero, one};
         LLVMBasicBlockRef phf[2] = {ns->yloop, pnext};
         LLVMAddIncoming(ph, phs, phf, 2);
         lin1 = NULL;
@@ -2426,10 +2426,10 @@ bool lower_sim_regions(Program *prog, LLVMModuleRef mod)
 /* ---- a round's loop split where the threads stop taking a branch ----
  *
  * Runs after the cut function's values are in registers (mem2reg) and what a round computes
- * alike for all threads is out of its loops (LICM): each pj.sim.split call (thread_nest) becomes
- * the point where the loop's test x < K (K the same for all threads of the round, computed
- * before the loop) turns false, and the test the first phase's flag; or nx, the loop's end, when
- * there is no such test. */
+ * alike for all threads is out of its loops (LICM): each loop's pj.sim.split.lo and .hi calls
+ * (thread_nest) become the bounds of the threads that pass its test x < K or x == K (K the same
+ * for all threads of the round, computed before the loop), and the test one of the phase; or
+ * nx, the loop's end, when there is no such test, the loop then running one phase. */
 
 /* Blocks that dominate bb: thread_nest's preheaders, each its block's first predecessor in the
  * function's order (the others are the loops' latches, made after them). */
@@ -2463,20 +2463,26 @@ static bool available(LLVMValueRef k, LLVMBasicBlockRef *dom, int ndom)
     return false;
 }
 
-/* The bound K of a test x < K (unsigned, or signed: x is not negative) of x or of its extension,
- * with *kind 1 unsigned, 2 signed; NULL when cmp is not one. */
+enum { SPLIT_ULT = 1, SPLIT_SLT, SPLIT_EQ, SPLIT_NE };
+
+/* The bound K of a test of x (or of its extension) that splits the loop: x < K (unsigned, or
+ * signed: x is not negative), x == K or x != K; *kind says which. NULL when cmp is none. */
 static LLVMValueRef split_bound(LLVMValueRef cmp, LLVMValueRef x, int *kind)
 {
     if (!LLVMIsAICmpInst(cmp))
         return NULL;
     LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
     LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1);
+    if (p == LLVMIntEQ || p == LLVMIntNE) {
+        *kind = p == LLVMIntEQ ? SPLIT_EQ : SPLIT_NE;
+        return a == x ? b : b == x ? a : NULL;
+    }
     if ((p == LLVMIntULT || p == LLVMIntSLT) && a == x) {
-        *kind = p == LLVMIntULT ? 1 : 2;
+        *kind = p == LLVMIntULT ? SPLIT_ULT : SPLIT_SLT;
         return b;
     }
     if ((p == LLVMIntUGT || p == LLVMIntSGT) && b == x) {
-        *kind = p == LLVMIntUGT ? 1 : 2;
+        *kind = p == LLVMIntUGT ? SPLIT_ULT : SPLIT_SLT;
         return a;
     }
     return NULL;
@@ -2497,9 +2503,9 @@ static bool skips_code(LLVMValueRef br)
 }
 
 /* The test decides a branch of the kernel's own that threads skip code by (the tree's
- * `if t < k: s[t] += ...`): not an index check (whose branch has a weight: it is not expected
- * to fail), nor a choice between two values (`a[t] if t < n else 0`), whose split loops would
- * differ in a test or two and cost their compile time. */
+ * `if t < k: s[t] += ...`, `if t == 0: out[b] = s[0]`): not an index check (whose branch has
+ * a weight: it is not expected to fail), nor a choice between two values (`a[t] if t < n else
+ * 0`), whose split loops would differ in a test or two and cost their compile time. */
 static bool kernel_branch(LLVMValueRef cmp)
 {
     unsigned prof = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(cmp)), "prof", 4);
@@ -2511,44 +2517,75 @@ static bool kernel_branch(LLVMValueRef cmp)
     return LLVMGetFirstUse(cmp) != NULL;
 }
 
-/* The tests x < K of x (or of its zero extension) against the first bound K that is known before
- * the loop, made the phase's flag `first` (true in the phase that runs x below the split point);
- * the split point min(K, nx), built at B, or NULL when there is no such test. */
-static LLVMValueRef split_at(LLVMBuilderRef B, LLVMValueRef x, LLVMValueRef nx, LLVMValueRef first,
-                             LLVMBasicBlockRef *dom, int ndom)
+static LLVMValueRef umin(LLVMBuilderRef B, LLVMValueRef a, LLVMValueRef b)
 {
-    LLVMValueRef of[8] = {x}, bound = NULL, cmps[64];
-    int nof = 1, ncmps = 0, bkind = 0;
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, a, b, ""), a, b, "");
+}
+
+static LLVMValueRef umax(LLVMBuilderRef B, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, a, b, ""), b, a, "");
+}
+
+/* The tests of x (or of its zero extension) against a bound known before the loop that split it
+ * (one of x < K, one of x == K2 or x != K2), made tests of the phase's start lo; the cuts, in
+ * order and in [0, nx], built at B. False when there is no such test. */
+static bool split_at(LLVMBuilderRef B, LLVMValueRef x, LLVMValueRef nx, LLVMValueRef lo,
+                     LLVMBasicBlockRef *dom, int ndom, LLVMValueRef cut[SPLIT_PHASES - 1])
+{
+    LLVMValueRef of[8] = {x}, bound[2] = {NULL, NULL}, cmps[64];
+    int nof = 1, ncmps = 0, lt_kind = 0;
     for (LLVMUseRef u = LLVMGetFirstUse(x); u && nof < 8; u = LLVMGetNextUse(u))
         if (LLVMIsAZExtInst(LLVMGetUser(u)))
             of[nof++] = LLVMGetUser(u);
-    LLVMTypeRef bty = NULL;
     for (int w = 0; w < nof; w++)
         for (LLVMUseRef u = LLVMGetFirstUse(of[w]); u && ncmps < 64; u = LLVMGetNextUse(u)) {
             int kind = 0;
             LLVMValueRef k = split_bound(LLVMGetUser(u), of[w], &kind);
+            int g = kind == SPLIT_EQ || kind == SPLIT_NE;   /* 0: x < K, 1: x == K */
             if (!k || !available(k, dom, ndom) || !kernel_branch(LLVMGetUser(u)) ||
-                (bound && (k != bound || kind != bkind)))
+                (bound[g] && bound[g] != k) || (!g && lt_kind && kind != lt_kind))
                 continue;
-            bound = k;
-            bkind = kind;
-            bty = LLVMTypeOf(of[w]);
+            bound[g] = k;
+            lt_kind = g ? lt_kind : kind;
             cmps[ncmps++] = LLVMGetUser(u);
         }
-    if (!bound)
-        return NULL;
-    LLVMValueRef k = bound, zero = LLVMConstInt(bty, 0, 0);
-    if (bkind == 2)   /* signed: x < K for no x when K < 0 */
-        k = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, k, zero, ""), zero, k, "");
-    LLVMValueRef n = bty == LLVMTypeOf(nx) ? nx : LLVMBuildZExt(B, nx, bty, "");
-    LLVMValueRef at = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, k, n, ""), k, n, "");
-    if (bty != LLVMTypeOf(nx))
-        at = LLVMBuildTrunc(B, at, LLVMTypeOf(nx), "");
-    for (int i = 0; i < ncmps; i++) {
-        LLVMReplaceAllUsesWith(cmps[i], first);
-        LLVMInstructionEraseFromParent(cmps[i]);
+    if (!ncmps)
+        return false;
+    LLVMTypeRef i32 = LLVMTypeOf(nx);
+    LLVMValueRef at[3] = {NULL, NULL, NULL};   /* K; K2 and K2 + 1, within [0, nx] */
+    for (int g = 0; g < 2; g++) {
+        LLVMValueRef k = bound[g];
+        if (!k)
+            continue;
+        LLVMTypeRef ty = LLVMTypeOf(k);
+        LLVMValueRef zero = LLVMConstInt(ty, 0, 0);
+        if (!g && lt_kind == SPLIT_SLT)   /* signed: x < K for no x when K < 0 */
+            k = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, k, zero, ""), zero, k, "");
+        LLVMValueRef n = ty == i32 ? nx : LLVMBuildZExt(B, nx, ty, "");
+        LLVMValueRef in = LLVMBuildICmp(B, LLVMIntULT, k, n, "");
+        LLVMValueRef v[2] = {LLVMBuildSelect(B, in, k, n, ""), NULL};
+        v[1] = LLVMBuildAdd(B, v[0], LLVMBuildZExt(B, in, ty, ""), "");
+        for (int i = 0; i <= g; i++)
+            at[g + i] = ty == i32 ? v[i] : LLVMBuildTrunc(B, v[i], i32, "");
     }
-    return at;
+    LLVMValueRef a = at[0] ? at[0] : at[1], b = at[1] ? at[1] : a, c = at[2] ? at[2] : a;
+    cut[0] = umin(B, a, b);   /* b <= c: a goes among them */
+    cut[1] = umax(B, b, umin(B, a, c));
+    cut[2] = umax(B, a, c);
+    for (int i = 0; i < ncmps; i++) {   /* the test's value at the phase's start */
+        LLVMValueRef cmp = cmps[i];
+        for (int k = 0; k < 2; k++) {
+            LLVMValueRef op = LLVMGetOperand(cmp, (unsigned)k);
+            if (op == x)
+                LLVMSetOperand(cmp, (unsigned)k, lo);
+            else if (LLVMIsAZExtInst(op) && LLVMGetOperand(op, 0) == x) {
+                LLVMPositionBuilderBefore(B, cmp);
+                LLVMSetOperand(cmp, (unsigned)k, LLVMBuildZExt(B, lo, LLVMTypeOf(op), ""));
+            }
+        }
+    }
+    return true;
 }
 
 static bool depends_on(LLVMValueRef in, LLVMValueRef *set, int n)
@@ -2560,59 +2597,89 @@ static bool depends_on(LLVMValueRef in, LLVMValueRef *set, int n)
     return false;
 }
 
-/* One pj.sim.split call: its block (the phase's), the code there that uses it moved after the
- * split point (which may use values made there), the x loop found by the phi of its start. */
-static void split_round(LLVMBuilderRef B, LLVMValueRef call)
+/* The marker call `name` of phase ph, or NULL. */
+static LLVMValueRef marker_of(LLVMValueRef ph, const char *name)
 {
-    LLVMBasicBlockRef bb = LLVMGetInstructionParent(call);
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb), nx = LLVMGetOperand(call, 0);
-    LLVMValueRef after[16] = {call}, first = NULL, x = NULL;
-    int nafter = 1;
-    for (LLVMValueRef in = LLVMGetNextInstruction(call); in && in != term && nafter < 16;
+    for (LLVMUseRef u = LLVMGetFirstUse(ph); u; u = LLVMGetNextUse(u))
+        if (is_call_to(LLVMGetUser(u), name))
+            return LLVMGetUser(u);
+    return NULL;
+}
+
+/* v[ph] for the phase ph, built at B. */
+static LLVMValueRef by_phase(LLVMBuilderRef B, LLVMValueRef ph, LLVMValueRef v[SPLIT_PHASES])
+{
+    LLVMValueRef r = v[SPLIT_PHASES - 1];
+    for (int i = SPLIT_PHASES - 2; i >= 0; i--)
+        r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, ph, LLVMConstInt(LLVMTypeOf(ph),
+                                                                            (unsigned)i, 0), ""),
+                            v[i], r, "");
+    return r;
+}
+
+/* One loop's markers, lo (the call given), hi and more: the phases' ranges, or one phase; the
+ * code of the phase's block that uses them moved after them (they may use values made there),
+ * the x loop found by the phi of its start. */
+static void split_round(LLVMBuilderRef B, LLVMValueRef lo)
+{
+    LLVMBasicBlockRef bb = LLVMGetInstructionParent(lo);
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb), nx = LLVMGetOperand(lo, 0);
+    LLVMValueRef ph = LLVMGetOperand(lo, 1), hi = marker_of(ph, "pj.sim.split.hi");
+    LLVMValueRef more = marker_of(ph, "pj.sim.split.more");
+    LLVMValueRef after[24] = {lo, hi}, x = NULL;
+    int nafter = 2;
+    for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in && in != term && nafter < 24;
          in = LLVMGetNextInstruction(in))
-        if (depends_on(in, after, nafter))
+        if (in != lo && in != hi && depends_on(in, after, nafter))
             after[nafter++] = in;
-    first = LLVMGetOperand(call, 1);
-    for (int i = 1; i < nafter && !x; i++)   /* x: the phi that starts at lo and steps by 1 */
-        for (LLVMUseRef u = LLVMGetFirstUse(after[i]); u && !x; u = LLVMGetNextUse(u)) {
-            LLVMValueRef phi = LLVMGetUser(u);
-            if (!LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2 ||
-                LLVMGetInstructionParent(phi) == bb)
-                continue;
-            for (unsigned k = 0; k < 2; k++) {
-                LLVMValueRef step = LLVMGetIncomingValue(phi, k);
-                if (LLVMIsAInstruction(step) && LLVMGetInstructionOpcode(step) == LLVMAdd &&
-                    LLVMGetOperand(step, 0) == phi && LLVMIsAConstantInt(LLVMGetOperand(step, 1)) &&
-                    LLVMConstIntGetZExtValue(LLVMGetOperand(step, 1)) == 1)
-                    x = phi;
-            }
+    for (LLVMUseRef u = LLVMGetFirstUse(lo); u && !x; u = LLVMGetNextUse(u)) {
+        LLVMValueRef phi = LLVMGetUser(u);   /* x: the phi that starts at lo and steps by 1 */
+        if (!LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2)
+            continue;
+        for (unsigned k = 0; k < 2; k++) {
+            LLVMValueRef step = LLVMGetIncomingValue(phi, k);
+            if (LLVMIsAInstruction(step) && LLVMGetInstructionOpcode(step) == LLVMAdd &&
+                LLVMGetOperand(step, 0) == phi && LLVMIsAConstantInt(LLVMGetOperand(step, 1)) &&
+                LLVMConstIntGetZExtValue(LLVMGetOperand(step, 1)) == 1)
+                x = phi;
         }
+    }
     LLVMPositionBuilderBefore(B, term);
     LLVMBasicBlockRef dom[12];
     int ndom = dominators(bb, dom, 12);
-    LLVMValueRef at = x ? split_at(B, x, nx, first, dom, ndom) : NULL;
-    LLVMReplaceAllUsesWith(call, at ? at : nx);
-    if (!at && LLVMIsConditional(term))   /* one phase, [0, nx), never empty */
-        LLVMSetCondition(term, LLVMConstInt(LLVMInt1TypeInContext(LLVMGetTypeContext(
-                                                LLVMTypeOf(first))), 1, 0));
-    for (LLVMUseRef u = LLVMGetFirstUse(first), next; u; u = next) {   /* the second phase */
-        next = LLVMGetNextUse(u);
-        LLVMValueRef more = LLVMGetUser(u);
-        if (!is_call_to(more, "pj.sim.split.more"))
-            continue;
-        LLVMReplaceAllUsesWith(more, at ? first : LLVMConstInt(LLVMTypeOf(first), 0, 0));
-        LLVMInstructionEraseFromParent(more);
-    }
-    for (int i = 1; i < nafter; i++) {   /* after the split point, in order */
+    LLVMValueRef cut[SPLIT_PHASES - 1];
+    bool split = hi && more && x && split_at(B, x, nx, lo, dom, ndom, cut);
+    LLVMPositionBuilderBefore(B, term);   /* split_at builds at the tests too */
+    LLVMValueRef zero = LLVMConstInt(LLVMTypeOf(nx), 0, 0);
+    LLVMValueRef los[SPLIT_PHASES] = {zero}, his[SPLIT_PHASES];
+    for (int i = 0; split && i < SPLIT_PHASES - 1; i++)
+        los[i + 1] = his[i] = cut[i];
+    his[SPLIT_PHASES - 1] = nx;
+    LLVMReplaceAllUsesWith(lo, split ? by_phase(B, ph, los) : zero);
+    if (hi)
+        LLVMReplaceAllUsesWith(hi, split ? by_phase(B, ph, his) : nx);
+    for (int i = 2; i < nafter; i++) {   /* after the ranges, in order */
         LLVMInstructionRemoveFromParent(after[i]);
         LLVMInsertIntoBuilder(B, after[i]);
     }
-    LLVMInstructionEraseFromParent(call);
+    LLVMTypeRef i1 = LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(ph)));
+    if (more) {   /* every phase, or one */
+        LLVMPositionBuilderBefore(B, more);
+        LLVMValueRef last = LLVMConstInt(LLVMTypeOf(ph), SPLIT_PHASES - 1, 0);
+        LLVMReplaceAllUsesWith(more, split ? LLVMBuildICmp(B, LLVMIntULT, ph, last, "")
+                                           : LLVMConstInt(i1, 0, 0));
+        LLVMInstructionEraseFromParent(more);
+    }
+    if (!split && LLVMIsConditional(term))   /* one phase, [0, nx), never empty */
+        LLVMSetCondition(term, LLVMConstInt(i1, 1, 0));
+    LLVMInstructionEraseFromParent(lo);
+    if (hi)
+        LLVMInstructionEraseFromParent(hi);
 }
 
 void lower_sim_split(LLVMModuleRef mod)
 {
-    LLVMValueRef f = LLVMGetNamedFunction(mod, "pj.sim.split");
+    LLVMValueRef f = LLVMGetNamedFunction(mod, "pj.sim.split.lo");
     if (!f)
         return;
     LLVMBuilderRef B = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
@@ -2620,5 +2687,8 @@ void lower_sim_split(LLVMModuleRef mod)
         split_round(B, LLVMGetUser(LLVMGetFirstUse(f)));
     LLVMDisposeBuilder(B);
     LLVMDeleteFunction(f);
-    LLVMDeleteFunction(LLVMGetNamedFunction(mod, "pj.sim.split.more"));
+    const char *rest[2] = {"pj.sim.split.hi", "pj.sim.split.more"};
+    for (int i = 0; i < 2; i++)
+        if ((f = LLVMGetNamedFunction(mod, rest[i])) && !LLVMGetFirstUse(f))
+            LLVMDeleteFunction(f);
 }

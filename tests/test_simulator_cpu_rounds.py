@@ -341,3 +341,32 @@ def test_a_failure_past_the_split_is_the_lowest_thread(both):
     kind, thread, block, index = raise_alike(both, make, (1, (16, 2)), np.ones(16),
                                              np.zeros((16, 2)), 8)
     assert (kind, thread, index) == (IndexError, (12, 0, 0), "42")
+
+
+def eq_kernel(gpu):
+    """A round that splits at x < k and at x == j (and x != j) at once, in a 2-D block."""
+    @gpu.jit
+    def k(a, out, bound, j):
+        s = gpu.shared.array((16, 2), np.int64)
+        tx, ty = gpu.threadIdx.x, gpu.threadIdx.y
+        s[tx, ty] = a[tx, ty]
+        gpu.syncthreads()
+        if tx < bound:
+            s[tx, ty] += 100
+        if tx == j:
+            s[tx, ty] += 1000
+        if j != tx:
+            s[tx, ty] += 7
+        gpu.syncthreads()
+        out[tx, ty] = s[tx, ty]
+    return k
+
+
+@pytest.mark.parametrize("bound, j", [(5, 3), (5, 5), (5, 9), (0, 0), (16, 15), (40, 16),
+                                      (3, -1), (-2, 40)])
+def test_a_round_split_at_one_thread_and_below_a_bound(both, bound, j):
+    a = np.arange(32, dtype=np.int64).reshape(16, 2)
+    out = run_in_both_simulators(both, eq_kernel, (1, (16, 2)), a, np.zeros((16, 2), np.int64),
+                                 bound, j)[1]
+    tx = np.arange(16)[:, None]
+    np.testing.assert_array_equal(out, a + 100 * (tx < bound) + 1000 * (tx == j) + 7 * (tx != j))
