@@ -697,6 +697,22 @@ static int simplify_for_cut(LLVMModuleRef mod, Diag *diag)
     return err ? llvm_error(diag, "optimising", err) : 0;
 }
 
+/* The cut function's values in registers and what its rounds share out of their loops, for
+ * lower_sim_split to find where each round's loop splits. */
+static int split_rounds(LLVMModuleRef mod, Diag *diag)
+{
+    if (!LLVMGetNamedFunction(mod, "pj.sim.split.lo"))
+        return 0;
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(mod, "function(sroa,early-cse,instcombine,loop-mssa(licm))",
+                                     host_tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (err)
+        return llvm_error(diag, "optimising", err);
+    lower_sim_split(mod);
+    return 0;
+}
+
 static int optimise_ptx(Program *prog, LLVMModuleRef mod, LLVMTargetMachineRef tm, Diag *diag)
 {
     int level = prog->opts ? prog->opts->opt_level : 3;
@@ -767,8 +783,10 @@ int jit_optimise(Program *prog, Diag *diag)
             sim_fits(mod, !prog->sim_sync);
         if (prog->gpu_sim && prog->sim_sync) {
             rc = simplify_for_cut(mod, diag);
-            if (rc == 0 && lower_sim_regions(prog, mod))
+            if (rc == 0 && lower_sim_regions(prog, mod)) {
                 prog->sim_sync = false;
+                rc = split_rounds(mod, diag);
+            }
         }
         if (rc == 0)
             rc = optimise_cpu(mod, prog->opts, prog->arena, diag);

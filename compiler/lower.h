@@ -150,6 +150,9 @@ void lower_sim_block(Lower *L, TypedFunc *tf);
 /* lower_sim_regions.c: the block function of a kernel with barriers cut into loops over its
  * threads, after a first optimisation; false when it cannot be (its threads need fibers). */
 bool lower_sim_regions(Program *prog, LLVMModuleRef mod);
+/* The same file: once the cut function's values are in registers, each round's loop split where
+ * a test of the thread's x against a value the round shares turns (thread_nest). */
+void lower_sim_split(LLVMModuleRef mod);
 /* lower_ffi.c: the C entry symbol__cfunc of a cfunc (Program.cfunc), `R f(A0, ...)` in the C
  * ABI; the builder is left inside it. */
 LLVMValueRef lower_build_cfunc(Lower *L, TypedFunc *tf);

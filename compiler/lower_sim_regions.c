@@ -235,14 +235,38 @@ static LLVMValueRef entry_alloca(Cut *c, LLVMTypeRef ty)
 /* Loops over the block's threads, z outermost, x fastest, entered from `from` (whose branch to
  * zloop the caller makes) and left for `after`: zloop and yloop store the thread's z and y into t
  * and the head its x when store_tid. The builder is left at the end of the head, for the caller
- * to branch to the thread's code, which ends at the latch. */
+ * to branch to the thread's code, which ends at the latch.
+ *
+ * With `split` (a plain region's loop, whose threads may run in any order), the x loop runs in
+ * phases, each over a range of x that split_rounds sets once the optimiser has put the region's
+ * values in registers: where the region tests x < K or x == K, K the same for every thread of
+ * the round (the tree's `t < k`, `t == 0`), the ranges are cut at K (and K + 1), so that the
+ * test has one value in each, that of the range's start, and the optimiser unswitches the loop
+ * into one that runs the code the test guards and one for the threads that skip it, neither
+ * testing x; elsewhere there is one phase, [0, nx). */
+enum { SPLIT_PHASES = 4 };   /* three cuts: x < K and x == K2 (K2 and K2 + 1) */
+
 typedef struct Nest {
     LLVMBasicBlockRef zloop, yloop, head, latch, ynext, znext;
     LLVMValueRef x, y, z, lin;
 } Nest;
 
+/* pj.sim.split.lo(nx, phase) and .hi: the phase's range of x; pj.sim.split.more(0, phase):
+ * whether another phase follows (all SPLIT_PHASES, when the loop splits: testing whether a
+ * range is empty there, the optimiser would unswitch the loops around the phases on it). */
+static LLVMValueRef split_marker(Cut *c, const char *name, LLVMTypeRef ret, LLVMValueRef phase)
+{
+    LLVMTypeRef params[2] = {c->i32, c->i32};
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, 2, 0);
+    LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
+    if (!f)
+        f = LLVMAddFunction(c->mod, name, fty);
+    LLVMValueRef args[2] = {ret == c->i32 ? c->nx : LLVMConstInt(c->i32, 0, 0), phase};
+    return LLVMBuildCall2(c->b, fty, f, args, 2, "");
+}
+
 static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid,
-                        LLVMBasicBlockRef after, const char *name)
+                        LLVMBasicBlockRef after, const char *name, bool split)
 {
     LLVMBuilderRef B = c->b;
     char buf[64];
@@ -250,9 +274,13 @@ static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid
     ns->zloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
     snprintf(buf, sizeof buf, "%s.y", name);
     ns->yloop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    snprintf(buf, sizeof buf, "%s.phase", name);
+    LLVMBasicBlockRef phase = split ? LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf) : NULL;
     ns->head = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
     snprintf(buf, sizeof buf, "%s.next", name);
     ns->latch = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
+    snprintf(buf, sizeof buf, "%s.next.phase", name);
+    LLVMBasicBlockRef pnext = split ? LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf) : NULL;
     snprintf(buf, sizeof buf, "%s.next.y", name);
     ns->ynext = LLVMAppendBasicBlockInContext(c->ctx, c->fn, buf);
     snprintf(buf, sizeof buf, "%s.next.z", name);
@@ -267,24 +295,51 @@ static void thread_nest(Cut *c, Nest *ns, LLVMBasicBlockRef from, bool store_tid
     LLVMValueRef y = ns->y = LLVMBuildPhi(B, c->i32, ""), ylin = LLVMBuildPhi(B, c->i32, "");
     if (store_tid)
         LLVMBuildStore(B, y, tid_ptr(c, 1));
-    LLVMBuildBr(B, ns->head);
+    LLVMValueRef lo = zero, hi = c->nx, ph = NULL;
+    LLVMBasicBlockRef xfrom = ns->yloop, xafter = ns->ynext;
+    if (split) {
+        LLVMBuildBr(B, phase);
+        LLVMPositionBuilderAtEnd(B, phase);
+        ph = LLVMBuildPhi(B, c->i32, "");
+        lo = split_marker(c, "pj.sim.split.lo", c->i32, ph);
+        hi = split_marker(c, "pj.sim.split.hi", c->i32, ph);
+        LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, lo, hi, ""), ns->head, pnext);
+        xfrom = phase;
+        xafter = pnext;
+    } else {
+        LLVMBuildBr(B, ns->head);
+    }
     LLVMPositionBuilderAtEnd(B, ns->head);
     LLVMValueRef x = ns->x = LLVMBuildPhi(B, c->i32, "");
-    LLVMValueRef lin = ns->lin = LLVMBuildPhi(B, c->i32, "");
+    LLVMValueRef lin = ns->lin = split ? LLVMBuildNUWAdd(B, ylin, x, "") : LLVMBuildPhi(B, c->i32, "");
     LLVMPositionBuilderAtEnd(B, ns->latch);
     LLVMValueRef lin1 = LLVMBuildNUWAdd(B, lin, one, "");
     LLVMValueRef x1 = LLVMBuildNUWAdd(B, x, one, "");
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, c->nx, ""), ns->head, ns->ynext);
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, x1, hi, ""), ns->head, xafter);
+    if (split) {   /* the next phase when there is one; ylin + nx after the row */
+        LLVMPositionBuilderAtEnd(B, pnext);
+        LLVMValueRef more = split_marker(c, "pj.sim.split.more", LLVMInt1TypeInContext(c->ctx), ph);
+        LLVMValueRef phs[2] = {zero, LLVMBuildNUWAdd(B, ph, one, "")};
+        LLVMBuildCondBr(B, more, phase, ns->ynext);
+        LLVMBasicBlockRef phf[2] = {ns->yloop, pnext};
+        LLVMAddIncoming(ph, phs, phf, 2);
+        lin1 = NULL;
+    }
     LLVMPositionBuilderAtEnd(B, ns->ynext);
+    if (split)
+        lin1 = LLVMBuildNUWAdd(B, ylin, c->nx, "");
     LLVMValueRef y1 = LLVMBuildNUWAdd(B, y, one, "");
     LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, y1, c->ny, ""), ns->yloop, ns->znext);
     LLVMPositionBuilderAtEnd(B, ns->znext);
     LLVMValueRef z1 = LLVMBuildNUWAdd(B, z, one, "");
     LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, z1, c->nz, ""), ns->zloop, after);
-    LLVMValueRef xs[2] = {zero, x1}, xl[2] = {ylin, lin1};
-    LLVMBasicBlockRef xf[2] = {ns->yloop, ns->latch};
+    LLVMValueRef xs[2] = {lo, x1};
+    LLVMBasicBlockRef xf[2] = {xfrom, ns->latch};
     LLVMAddIncoming(x, xs, xf, 2);
-    LLVMAddIncoming(lin, xl, xf, 2);
+    if (!split) {
+        LLVMValueRef xl[2] = {ylin, lin1};
+        LLVMAddIncoming(lin, xl, xf, 2);
+    }
     LLVMValueRef ys[2] = {zero, y1}, yl[2] = {zlin, lin1};
     LLVMBasicBlockRef yf[2] = {ns->zloop, ns->ynext};
     LLVMAddIncoming(y, ys, yf, 2);
@@ -438,7 +493,7 @@ static void build_driver(Cut *c)
      * (rk: -1 the kernel's start, k > 0 barrier k), which fast_rounds adds; else (rk 0) the
      * general loop */
     Nest g;
-    thread_nest(c, &g, c->dispatch, true, c->check, "sim.thread");
+    thread_nest(c, &g, c->dispatch, true, c->check, "sim.thread", false);
     LLVMPositionBuilderAtEnd(B, c->dispatch);
     c->rounds = LLVMBuildSwitch(B, LLVMBuildLoad2(B, c->i32, c->rk, ""), g.zloop, 8);
 
@@ -1988,8 +2043,22 @@ static void raise_first(Cut *c, const Raise *raises, int nraises, LLVMValueRef f
 }
 
 /* Marks every memory access of the blocks as one of the loop's parallel group, and the loop
- * (its latch's branch) as running them in any order. */
-static void mark_parallel(Cut *c, LLVMBasicBlockRef *blocks, int n, LLVMValueRef latch_br)
+ * (its latch's branch) as running them in any order. What the vectoriser makes of it is set
+ * for compile time as much as speed, measured on the block reduction: no interleaving (the
+ * round's masked vectors gain nothing from a second set in flight: 10% faster without), 8
+ * lanes (as fast as 16 here, and no vectorised remainder after the vector loop: a fifth less
+ * code to compile); and the loop of the kernel's start, which runs once a block, folds its
+ * remainder into masked vector steps rather than keep a scalar copy of the region (the other
+ * loops ran half as fast so). */
+static LLVMMetadataRef loop_hint(Cut *c, const char *name, LLVMValueRef v)
+{
+    LLVMMetadataRef kv[2] = {LLVMMDStringInContext2(c->ctx, name, strlen(name)),
+                             LLVMValueAsMetadata(v)};
+    return LLVMMDNodeInContext2(c->ctx, kv, 2);
+}
+
+static void mark_parallel(Cut *c, LLVMBasicBlockRef *blocks, int n, LLVMValueRef latch_br,
+                          bool fold_tail)
 {
     LLVMMetadataRef group = LLVMMDNodeInContext2(c->ctx, NULL, 0);
     unsigned kind = LLVMGetMDKindIDInContext(c->ctx, "llvm.access.group", 17);
@@ -2004,8 +2073,13 @@ static void mark_parallel(Cut *c, LLVMBasicBlockRef *blocks, int n, LLVMValueRef
     const char name[] = "llvm.loop.parallel_accesses";
     LLVMMetadataRef pa[2] = {LLVMMDStringInContext2(c->ctx, name, sizeof name - 1), group};
     LLVMMetadataRef tmp = LLVMTemporaryMDNode(c->ctx, NULL, 0);
-    LLVMMetadataRef ops[2] = {tmp, LLVMMDNodeInContext2(c->ctx, pa, 2)};
-    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->ctx, ops, 2);
+    LLVMMetadataRef ops[4] = {
+        tmp, LLVMMDNodeInContext2(c->ctx, pa, 2),
+        loop_hint(c, "llvm.loop.interleave.count", LLVMConstInt(c->i32, 1, 0)),
+        fold_tail ? loop_hint(c, "llvm.loop.vectorize.predicate.enable",
+                              LLVMConstInt(LLVMInt1TypeInContext(c->ctx), 1, 0))
+                  : loop_hint(c, "llvm.loop.vectorize.width", LLVMConstInt(c->i32, 8, 0))};
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->ctx, ops, 4);
     LLVMMetadataReplaceAllUsesWith(tmp, loop);
     LLVMSetMetadata(latch_br, LLVMGetMDKindIDInContext(c->ctx, "llvm.loop", 9),
                     LLVMMetadataAsValue(c->ctx, loop));
@@ -2190,7 +2264,7 @@ static bool fast_round(Cut *c, int k, long *budget, int max_blocks)
     LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.end");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "sim.fast.returned");
     Nest ns;
-    thread_nest(c, &ns, pre, !plain, after, "sim.fast.thread");
+    thread_nest(c, &ns, pre, !plain, after, "sim.fast.thread", plain);
     Copy cp;
     copy_init(c, &cp, r.n, size, (int)size + 1);
     copy_subst(&cp, c->lin, ns.lin);
@@ -2268,7 +2342,7 @@ static bool fast_round(Cut *c, int k, long *budget, int max_blocks)
         raise_first(c, raises, nraises, first_bad, fault);
         counts = arena_alloc(c->arena, (size_t)c->nsites * sizeof *counts);
         after = uniform_stores(c, &cp, counts, pre, on);
-        mark_parallel(c, loop, nloop, LLVMGetBasicBlockTerminator(ns.latch));
+        mark_parallel(c, loop, nloop, LLVMGetBasicBlockTerminator(ns.latch), k == 0);
     }
     if (!plain || !counted_end(c, &cp, counts, pre, after)) {
         LLVMPositionBuilderAtEnd(B, after);
@@ -2360,4 +2434,274 @@ bool lower_sim_regions(Program *prog, LLVMModuleRef mod)
     sites_table(&c);
     LLVMDisposeBuilder(c.b);
     return true;
+}
+
+/* ---- a round's loop split where the threads stop taking a branch ----
+ *
+ * Runs after the cut function's values are in registers (mem2reg) and what a round computes
+ * alike for all threads is out of its loops (LICM): each loop's pj.sim.split.lo and .hi calls
+ * (thread_nest) become the bounds of the threads that pass its test x < K or x == K (K the same
+ * for all threads of the round, computed before the loop), and the test one of the phase; or
+ * nx, the loop's end, when there is no such test, the loop then running one phase. */
+
+/* Blocks that dominate bb: thread_nest's preheaders, each its block's first predecessor in the
+ * function's order (the others are the loops' latches, made after them). */
+static int dominators(LLVMBasicBlockRef bb, LLVMBasicBlockRef *dom, int max)
+{
+    LLVMValueRef fn = LLVMGetBasicBlockParent(bb);
+    int n = 0;
+    dom[n++] = bb;
+    while (n < max) {
+        LLVMBasicBlockRef best = NULL;
+        for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b && !best; b = LLVMGetNextBasicBlock(b)) {
+            LLVMValueRef term = LLVMGetBasicBlockTerminator(b);
+            for (unsigned s = 0; term && s < LLVMGetNumSuccessors(term); s++)
+                if (LLVMGetSuccessor(term, s) == dom[n - 1])
+                    best = b;
+        }
+        if (!best)
+            break;
+        dom[n++] = best;
+    }
+    return n;
+}
+
+static bool available(LLVMValueRef k, LLVMBasicBlockRef *dom, int ndom)
+{
+    if (!LLVMIsAInstruction(k))
+        return LLVMIsAConstant(k) || LLVMIsAArgument(k);
+    for (int i = 0; i < ndom; i++)
+        if (LLVMGetInstructionParent(k) == dom[i])
+            return true;
+    return false;
+}
+
+enum { SPLIT_ULT = 1, SPLIT_SLT, SPLIT_EQ, SPLIT_NE };
+
+/* The bound K of a test of x (or of its extension) that splits the loop: x < K (unsigned, or
+ * signed: x is not negative), x == K or x != K; *kind says which. NULL when cmp is none. */
+static LLVMValueRef split_bound(LLVMValueRef cmp, LLVMValueRef x, int *kind)
+{
+    if (!LLVMIsAICmpInst(cmp))
+        return NULL;
+    LLVMIntPredicate p = LLVMGetICmpPredicate(cmp);
+    LLVMValueRef a = LLVMGetOperand(cmp, 0), b = LLVMGetOperand(cmp, 1);
+    if (p == LLVMIntEQ || p == LLVMIntNE) {
+        *kind = p == LLVMIntEQ ? SPLIT_EQ : SPLIT_NE;
+        return a == x ? b : b == x ? a : NULL;
+    }
+    if ((p == LLVMIntULT || p == LLVMIntSLT) && a == x) {
+        *kind = p == LLVMIntULT ? SPLIT_ULT : SPLIT_SLT;
+        return b;
+    }
+    if ((p == LLVMIntUGT || p == LLVMIntSGT) && b == x) {
+        *kind = p == LLVMIntUGT ? SPLIT_ULT : SPLIT_SLT;
+        return a;
+    }
+    return NULL;
+}
+
+/* An if without else whose join takes no value from it: one successor of br is entered from
+ * br alone, the other (the join) has no phi. */
+static bool skips_code(LLVMValueRef br)
+{
+    for (unsigned s = 0; s < 2; s++) {
+        LLVMBasicBlockRef then = LLVMGetSuccessor(br, s), join = LLVMGetSuccessor(br, 1 - s);
+        LLVMValueRef first = LLVMGetFirstInstruction(join);
+        LLVMUseRef u = LLVMGetFirstUse(LLVMBasicBlockAsValue(then));
+        if (then != join && first && !LLVMIsAPHINode(first) && u && !LLVMGetNextUse(u))
+            return true;
+    }
+    return false;
+}
+
+/* The test decides a branch of the kernel's own that threads skip code by (the tree's
+ * `if t < k: s[t] += ...`, `if t == 0: out[b] = s[0]`): not an index check (whose branch has
+ * a weight: it is not expected to fail), nor a choice between two values (`a[t] if t < n else
+ * 0`), whose split loops would differ in a test or two and cost their compile time. */
+static bool kernel_branch(LLVMValueRef cmp)
+{
+    unsigned prof = LLVMGetMDKindIDInContext(LLVMGetTypeContext(LLVMTypeOf(cmp)), "prof", 4);
+    for (LLVMUseRef u = LLVMGetFirstUse(cmp); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef user = LLVMGetUser(u);
+        if (!LLVMIsABranchInst(user) || LLVMGetMetadata(user, prof) || !skips_code(user))
+            return false;
+    }
+    return LLVMGetFirstUse(cmp) != NULL;
+}
+
+static LLVMValueRef umin(LLVMBuilderRef B, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, a, b, ""), a, b, "");
+}
+
+static LLVMValueRef umax(LLVMBuilderRef B, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, a, b, ""), b, a, "");
+}
+
+/* The tests of x (or of its zero extension) against a bound known before the loop that split it
+ * (one of x < K, one of x == K2 or x != K2), made tests of the phase's start lo; the cuts, in
+ * order and in [0, nx], built at B. False when there is no such test. */
+static bool split_at(LLVMBuilderRef B, LLVMValueRef x, LLVMValueRef nx, LLVMValueRef lo,
+                     LLVMBasicBlockRef *dom, int ndom, LLVMValueRef cut[SPLIT_PHASES - 1])
+{
+    LLVMValueRef of[8] = {x}, bound[2] = {NULL, NULL}, cmps[64];
+    int nof = 1, ncmps = 0, lt_kind = 0;
+    for (LLVMUseRef u = LLVMGetFirstUse(x); u && nof < 8; u = LLVMGetNextUse(u))
+        if (LLVMIsAZExtInst(LLVMGetUser(u)))
+            of[nof++] = LLVMGetUser(u);
+    for (int w = 0; w < nof; w++)
+        for (LLVMUseRef u = LLVMGetFirstUse(of[w]); u && ncmps < 64; u = LLVMGetNextUse(u)) {
+            int kind = 0;
+            LLVMValueRef k = split_bound(LLVMGetUser(u), of[w], &kind);
+            int g = kind == SPLIT_EQ || kind == SPLIT_NE;   /* 0: x < K, 1: x == K */
+            if (!k || !available(k, dom, ndom) || !kernel_branch(LLVMGetUser(u)) ||
+                (bound[g] && bound[g] != k) || (!g && lt_kind && kind != lt_kind))
+                continue;
+            bound[g] = k;
+            lt_kind = g ? lt_kind : kind;
+            cmps[ncmps++] = LLVMGetUser(u);
+        }
+    if (!ncmps)
+        return false;
+    LLVMTypeRef i32 = LLVMTypeOf(nx);
+    LLVMValueRef at[3] = {NULL, NULL, NULL};   /* K; K2 and K2 + 1, within [0, nx] */
+    for (int g = 0; g < 2; g++) {
+        LLVMValueRef k = bound[g];
+        if (!k)
+            continue;
+        LLVMTypeRef ty = LLVMTypeOf(k);
+        LLVMValueRef zero = LLVMConstInt(ty, 0, 0);
+        if (!g && lt_kind == SPLIT_SLT)   /* signed: x < K for no x when K < 0 */
+            k = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, k, zero, ""), zero, k, "");
+        LLVMValueRef n = ty == i32 ? nx : LLVMBuildZExt(B, nx, ty, "");
+        LLVMValueRef in = LLVMBuildICmp(B, LLVMIntULT, k, n, "");
+        LLVMValueRef v[2] = {LLVMBuildSelect(B, in, k, n, ""), NULL};
+        v[1] = LLVMBuildAdd(B, v[0], LLVMBuildZExt(B, in, ty, ""), "");
+        for (int i = 0; i <= g; i++)
+            at[g + i] = ty == i32 ? v[i] : LLVMBuildTrunc(B, v[i], i32, "");
+    }
+    LLVMValueRef a = at[0] ? at[0] : at[1], b = at[1] ? at[1] : a, c = at[2] ? at[2] : a;
+    cut[0] = umin(B, a, b);   /* b <= c: a goes among them */
+    cut[1] = umax(B, b, umin(B, a, c));
+    cut[2] = umax(B, a, c);
+    for (int i = 0; i < ncmps; i++) {   /* the test's value at the phase's start */
+        LLVMValueRef cmp = cmps[i];
+        for (int k = 0; k < 2; k++) {
+            LLVMValueRef op = LLVMGetOperand(cmp, (unsigned)k);
+            if (op == x)
+                LLVMSetOperand(cmp, (unsigned)k, lo);
+            else if (LLVMIsAZExtInst(op) && LLVMGetOperand(op, 0) == x) {
+                LLVMPositionBuilderBefore(B, cmp);
+                LLVMSetOperand(cmp, (unsigned)k, LLVMBuildZExt(B, lo, LLVMTypeOf(op), ""));
+            }
+        }
+    }
+    return true;
+}
+
+static bool depends_on(LLVMValueRef in, LLVMValueRef *set, int n)
+{
+    for (int k = 0; k < LLVMGetNumOperands(in); k++)
+        for (int i = 0; i < n; i++)
+            if (LLVMGetOperand(in, k) == set[i])
+                return true;
+    return false;
+}
+
+/* The marker call `name` of phase ph, or NULL. */
+static LLVMValueRef marker_of(LLVMValueRef ph, const char *name)
+{
+    for (LLVMUseRef u = LLVMGetFirstUse(ph); u; u = LLVMGetNextUse(u))
+        if (is_call_to(LLVMGetUser(u), name))
+            return LLVMGetUser(u);
+    return NULL;
+}
+
+/* v[ph] for the phase ph, built at B. */
+static LLVMValueRef by_phase(LLVMBuilderRef B, LLVMValueRef ph, LLVMValueRef v[SPLIT_PHASES])
+{
+    LLVMValueRef r = v[SPLIT_PHASES - 1];
+    for (int i = SPLIT_PHASES - 2; i >= 0; i--)
+        r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, ph, LLVMConstInt(LLVMTypeOf(ph),
+                                                                            (unsigned)i, 0), ""),
+                            v[i], r, "");
+    return r;
+}
+
+/* One loop's markers, lo (the call given), hi and more: the phases' ranges, or one phase; the
+ * code of the phase's block that uses them moved after them (they may use values made there),
+ * the x loop found by the phi of its start. */
+static void split_round(LLVMBuilderRef B, LLVMValueRef lo)
+{
+    LLVMBasicBlockRef bb = LLVMGetInstructionParent(lo);
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(bb), nx = LLVMGetOperand(lo, 0);
+    LLVMValueRef ph = LLVMGetOperand(lo, 1), hi = marker_of(ph, "pj.sim.split.hi");
+    LLVMValueRef more = marker_of(ph, "pj.sim.split.more");
+    LLVMValueRef after[24] = {lo, hi}, x = NULL;
+    int nafter = 2;
+    for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in && in != term && nafter < 24;
+         in = LLVMGetNextInstruction(in))
+        if (in != lo && in != hi && depends_on(in, after, nafter))
+            after[nafter++] = in;
+    for (LLVMUseRef u = LLVMGetFirstUse(lo); u && !x; u = LLVMGetNextUse(u)) {
+        LLVMValueRef phi = LLVMGetUser(u);   /* x: the phi that starts at lo and steps by 1 */
+        if (!LLVMIsAPHINode(phi) || LLVMCountIncoming(phi) != 2)
+            continue;
+        for (unsigned k = 0; k < 2; k++) {
+            LLVMValueRef step = LLVMGetIncomingValue(phi, k);
+            if (LLVMIsAInstruction(step) && LLVMGetInstructionOpcode(step) == LLVMAdd &&
+                LLVMGetOperand(step, 0) == phi && LLVMIsAConstantInt(LLVMGetOperand(step, 1)) &&
+                LLVMConstIntGetZExtValue(LLVMGetOperand(step, 1)) == 1)
+                x = phi;
+        }
+    }
+    LLVMPositionBuilderBefore(B, term);
+    LLVMBasicBlockRef dom[12];
+    int ndom = dominators(bb, dom, 12);
+    LLVMValueRef cut[SPLIT_PHASES - 1];
+    bool split = hi && more && x && split_at(B, x, nx, lo, dom, ndom, cut);
+    LLVMPositionBuilderBefore(B, term);   /* split_at builds at the tests too */
+    LLVMValueRef zero = LLVMConstInt(LLVMTypeOf(nx), 0, 0);
+    LLVMValueRef los[SPLIT_PHASES] = {zero}, his[SPLIT_PHASES];
+    for (int i = 0; split && i < SPLIT_PHASES - 1; i++)
+        los[i + 1] = his[i] = cut[i];
+    his[SPLIT_PHASES - 1] = nx;
+    LLVMReplaceAllUsesWith(lo, split ? by_phase(B, ph, los) : zero);
+    if (hi)
+        LLVMReplaceAllUsesWith(hi, split ? by_phase(B, ph, his) : nx);
+    for (int i = 2; i < nafter; i++) {   /* after the ranges, in order */
+        LLVMInstructionRemoveFromParent(after[i]);
+        LLVMInsertIntoBuilder(B, after[i]);
+    }
+    LLVMTypeRef i1 = LLVMInt1TypeInContext(LLVMGetTypeContext(LLVMTypeOf(ph)));
+    if (more) {   /* every phase, or one */
+        LLVMPositionBuilderBefore(B, more);
+        LLVMValueRef last = LLVMConstInt(LLVMTypeOf(ph), SPLIT_PHASES - 1, 0);
+        LLVMReplaceAllUsesWith(more, split ? LLVMBuildICmp(B, LLVMIntULT, ph, last, "")
+                                           : LLVMConstInt(i1, 0, 0));
+        LLVMInstructionEraseFromParent(more);
+    }
+    if (!split && LLVMIsConditional(term))   /* one phase, [0, nx), never empty */
+        LLVMSetCondition(term, LLVMConstInt(i1, 1, 0));
+    LLVMInstructionEraseFromParent(lo);
+    if (hi)
+        LLVMInstructionEraseFromParent(hi);
+}
+
+void lower_sim_split(LLVMModuleRef mod)
+{
+    LLVMValueRef f = LLVMGetNamedFunction(mod, "pj.sim.split.lo");
+    if (!f)
+        return;
+    LLVMBuilderRef B = LLVMCreateBuilderInContext(LLVMGetModuleContext(mod));
+    while (LLVMGetFirstUse(f))
+        split_round(B, LLVMGetUser(LLVMGetFirstUse(f)));
+    LLVMDisposeBuilder(B);
+    LLVMDeleteFunction(f);
+    const char *rest[2] = {"pj.sim.split.hi", "pj.sim.split.more"};
+    for (int i = 0; i < 2; i++)
+        if ((f = LLVMGetNamedFunction(mod, rest[i])) && !LLVMGetFirstUse(f))
+            LLVMDeleteFunction(f);
 }

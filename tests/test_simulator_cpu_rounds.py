@@ -287,3 +287,86 @@ def test_syncthreads_count_after_a_vectorised_round(both):
 
     x = np.random.default_rng(4).random(128)
     run_in_both_simulators(both, make, (2, 64), x, np.zeros(128, np.int64))
+
+
+def split_kernel(gpu, swapped):
+    """A round whose threads past a bound the block shares skip code (the loop split there), in
+    a 2-D block, the bound an argument or made in the round."""
+    @gpu.jit
+    def k(a, out, out2, bound):
+        s = gpu.shared.array((16, 3), np.int64)
+        tx, ty = gpu.threadIdx.x, gpu.threadIdx.y
+        s[tx, ty] = a[tx, ty]
+        gpu.syncthreads()
+        if (bound > tx) if swapped else (tx < bound):
+            s[tx, ty] += 10 * (ty + 1)
+        gpu.syncthreads()
+        out[tx, ty] = s[tx, ty]
+        half = bound // 2
+        if tx < half:
+            out2[tx, ty] = s[15 - tx, ty]
+    return k
+
+
+@pytest.mark.parametrize("swapped", [False, True])
+@pytest.mark.parametrize("bound", [-3, 0, 1, 5, 16, 40])
+def test_a_round_split_where_threads_stop_taking_a_branch(both, bound, swapped):
+    a = np.arange(48, dtype=np.int64).reshape(16, 3)
+    zeros = np.zeros((16, 3), np.int64)
+    out, out2 = run_in_both_simulators(both, lambda gpu: split_kernel(gpu, swapped), (1, (16, 3)),
+                                       a, zeros, zeros, bound)[1:3]
+    tx = np.arange(16)[:, None]
+    s = np.where(tx < bound, a + 10 * (np.arange(3) + 1), a)
+    np.testing.assert_array_equal(out, s)
+    np.testing.assert_array_equal(out2, np.where(tx < bound // 2, s[::-1], 0))
+
+
+def test_a_failure_past_the_split_is_the_lowest_thread(both):
+    # (2, 1) fails in the code the threads below the bound run, (12, 0) after it: (12, 0) comes
+    # first in the block's order though its part of the loop runs after (2, 1)'s row's start
+    def make(gpu):
+        @gpu.jit
+        def k(x, out, bound):
+            s = gpu.shared.array((16, 2), np.float64)
+            tx, ty = gpu.threadIdx.x, gpu.threadIdx.y
+            s[tx, ty] = x[tx]
+            gpu.syncthreads()
+            if tx < bound:
+                s[tx, ty] += x[tx + (40 if tx == 2 and ty == 1 else 0)]
+            v = x[tx + (30 if tx == 12 and ty == 0 else 0)]
+            gpu.syncthreads()
+            out[tx, ty] = v + s[tx, ty]
+        return k
+
+    kind, thread, block, index = raise_alike(both, make, (1, (16, 2)), np.ones(16),
+                                             np.zeros((16, 2)), 8)
+    assert (kind, thread, index) == (IndexError, (12, 0, 0), "42")
+
+
+def eq_kernel(gpu):
+    """A round that splits at x < k and at x == j (and x != j) at once, in a 2-D block."""
+    @gpu.jit
+    def k(a, out, bound, j):
+        s = gpu.shared.array((16, 2), np.int64)
+        tx, ty = gpu.threadIdx.x, gpu.threadIdx.y
+        s[tx, ty] = a[tx, ty]
+        gpu.syncthreads()
+        if tx < bound:
+            s[tx, ty] += 100
+        if tx == j:
+            s[tx, ty] += 1000
+        if j != tx:
+            s[tx, ty] += 7
+        gpu.syncthreads()
+        out[tx, ty] = s[tx, ty]
+    return k
+
+
+@pytest.mark.parametrize("bound, j", [(5, 3), (5, 5), (5, 9), (0, 0), (16, 15), (40, 16),
+                                      (3, -1), (-2, 40)])
+def test_a_round_split_at_one_thread_and_below_a_bound(both, bound, j):
+    a = np.arange(32, dtype=np.int64).reshape(16, 2)
+    out = run_in_both_simulators(both, eq_kernel, (1, (16, 2)), a, np.zeros((16, 2), np.int64),
+                                 bound, j)[1]
+    tx = np.arange(16)[:, None]
+    np.testing.assert_array_equal(out, a + 100 * (tx < bound) + 1000 * (tx == j) + 7 * (tx != j))
