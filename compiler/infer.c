@@ -653,9 +653,11 @@ static int truth_of(Infer *c, Instr *at, Instr *v)
         return -1;   /* its length, at run time */
     if (t->kind == TY_STRING && t->literal)
         return t->literal->s[0] != 0;
+    if (t->kind == TY_ARRAY && ty_is_scalar(t->array.dtype))
+        return -1;   /* its one element's, as NumPy's (a ValueError for other sizes) */
     if (t->kind == TY_ARRAY)
-        infer_fail(c, at, DIAG_TYPING, "the truth value of an array is ambiguous "
-                   "(compare it, or test a.size)");
+        infer_fail(c, at, DIAG_TYPING, "the truth value of an array of %s is not defined",
+                   infer_type_name(t->array.dtype));
     else
         infer_fail(c, at, DIAG_TYPING, "%s has no truth value in compiled code", infer_type_name(t));
     return -2;
@@ -802,8 +804,9 @@ static Type *type_contains(Infer *c, Instr *in)
                               "an array of numbers, not %s in %s", infer_type_name(x->type),
                               infer_type_name(seq->type));
     } else if (seq->type->kind == TY_LIST) {
-        if (!item)
-            return NULL;
+        if (!item)   /* a bool whatever the stores that follow make the items (`if x in seen:
+                      * continue` before `seen.append(x)` types the append's block too) */
+            return c->rewrite ? NULL : ty_scalar(TY_BOOL);
         to = ty_is_scalar(item) && ty_is_scalar(x->type) ? ty_promote(item, ty_strong(x->type)) : NULL;
         if (item->kind == TY_STR && infer_is_text(x->type))
             to = item;

@@ -985,12 +985,16 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
     }
 }
 
-/* List() and List.empty_list(item_type): the call becomes the BUILD_LIST of an empty typed list
- * at once (nothing later can change what it is), so appends that follow type it as they type
- * `[]`; item_type gives it as an append would. */
+/* list(), List() and List.empty_list(item_type): the call becomes the BUILD_LIST of an empty
+ * list (typed for List) at once (nothing later can change what it is), so appends that follow
+ * type it as they type `[]`; item_type gives it as an append would. */
 static Type *typed_list_new(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     Type *item = NULL;
+    if (bi == BI_LIST_NEW && a->npos > 0)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "list(%s): compiled code makes a list of an "
+                          "array, a tuple, a list, a set, a dict, a string or a range",
+                          infer_type_name(a->pos[0]->type));
     if (bi == BI_TYPED_LIST && a->npos > 0)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "List(iterable) of %s: compiled code makes "
                           "a typed List of an array, a tuple, a list or a range",
@@ -1009,7 +1013,7 @@ static Type *typed_list_new(Infer *c, Instr *in, Builtin bi, Args *a)
     if (item && in->id < c->nknown)
         c->list_items[in->id] = item;
     in->op = OP_BUILD_LIST;
-    in->imm = item ? TYPED_LIST_GIVEN : TYPED_LIST;
+    in->imm = bi == BI_LIST_NEW ? 0 : item ? TYPED_LIST_GIVEN : TYPED_LIST;
     in->nargs = in->nkw = 0;
     return infer_build_list(c, in);
 }
@@ -2076,7 +2080,9 @@ static Type *type_float(Infer *c, Instr *in, Builtin bi, Args *a)
 static Type *type_bool(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;
-    if (a->npos == 1 && a->pos[0]->type->kind == TY_STR) {   /* not empty */
+    Type *t = a->npos == 1 ? a->pos[0]->type : NULL;
+    if (t && (t->kind == TY_STR ||                                /* not empty */
+              (t->kind == TY_ARRAY && ty_is_scalar(t->array.dtype)))) {   /* its one element */
         Plan p = {.op = OP_TRUTH};
         plan_arg(&p, a->pos[0], NULL);
         return apply(c, in, &p, boolean());

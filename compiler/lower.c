@@ -646,8 +646,12 @@ LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t)
         LLVMValueRef n = lower_i64(L, 1);
         for (int k = 0; k < t->array.ndim; k++)
             n = LLVMBuildMul(L->b, n, lower_array_dim(L, v, k), "");
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, n, lower_i64(L, 0), ""), ABI_EXC_VALUE,
+                    "The truth value of an empty array is ambiguous. Use `array.size > 0` to "
+                    "check that an array is not empty.", NULL, 0);
         lower_check(L, LLVMBuildICmp(L->b, LLVMIntNE, n, lower_i64(L, 1), ""), ABI_EXC_VALUE,
-                    "The truth value of an array with more than one element is ambiguous", NULL, 0);
+                    "The truth value of an array with more than one element is ambiguous. Use "
+                    "a.any() or a.all()", NULL, 0);
         LLVMValueRef e = lower_array_load(L, t->array.dtype, lower_array_data(L, v));
         return lower_truth(L, e, t->array.dtype);
     }

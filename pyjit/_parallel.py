@@ -554,6 +554,7 @@ class _Rewriter:
         self.events = []
         for stmt in fdef.body:
             _events(stmt, self.events)
+        self.outlined = []       # (first, last) lines of the loops outlined so far
 
     def rewrite_block(self, stmts):
         out = []
@@ -649,7 +650,7 @@ class _Rewriter:
         assigned = _names(ast.Module(body=node.body, type_ignores=[]), ast.Store)
         assigned.add(node.target.id)
         reductions = _find_reductions(node.body, self.locals, node.target.id)
-        end = (node.end_lineno, node.end_col_offset)
+        end = _loop_end(node)
         seen = set()
         for name, is_store, n in self.events:
             if (n.lineno, n.col_offset) <= end or name in seen or name not in assigned or \
@@ -666,6 +667,7 @@ class _Rewriter:
     def _emit(self, node, loop, k):
         """The loop's replacement in the function; its body and chunk functions join helpers."""
         g = _Generated(f"{_PREFIX}{k}_", node, loop.reductions, self._reads(node, loop.reductions))
+        self.outlined.append((node.lineno, _loop_end(node)[0]))
         body_fn, chunk_fn = g.body_function(), g.chunk_function()
         stmts = g.replacement()
         self.helpers += [body_fn, chunk_fn]
@@ -676,12 +678,14 @@ class _Rewriter:
     def _reads(self, node, reductions):
         """The function's variables the body reads, passed by value: those it does not assign,
         those it assigns after reading them when they have a value before the loop, and the
-        reductions' variables (their value before the loop starts min, max, | and &)."""
+        reductions' variables (their value before the loop starts min, max, | and &). A value
+        given inside an earlier outlined loop is that loop's private one: not a value here."""
         loopvar = node.target.id
         tree = ast.Module(body=node.body, type_ignores=[])
         assigned, loaded = _names(tree, ast.Store), _names(tree, ast.Load)
         before = {name for name, is_store, n in self.events
-                  if is_store and n.lineno < node.lineno} | self.params
+                  if is_store and n.lineno < node.lineno and
+                  not any(a <= n.lineno <= b for a, b in self.outlined)} | self.params
         return sorted((((loaded & self.locals) - assigned) | (loaded & assigned & before) |
                        (set(reductions) & before)) - {loopvar})
 
@@ -768,6 +772,12 @@ def _place(stmt, node):
         if hasattr(n, "lineno") and not getattr(n, "_pj_user", False):
             n.lineno, n.end_lineno = node.lineno, node.lineno
             n.col_offset, n.end_col_offset = node.col_offset, node.col_offset
+
+
+def _loop_end(loop):
+    """(line, column) where a loop ends: a pndindex loop's generated head ends on its first
+    line, its body's statements later."""
+    return max((s.end_lineno, s.end_col_offset) for s in [loop] + loop.body + loop.orelse)
 
 
 def _mark_user(stmts):
