@@ -1596,8 +1596,34 @@ static bool takes_dtype(Builtin bi)
     return keyword_position(bi, "dtype") >= 0;
 }
 
+/* NumPy's ufuncs of numbers and 0-d arrays give numbers (np.sqrt(np.array(2.0)) is a float64),
+ * as Numba's do: each 0-d array's element stands for it. Typing passes see a value of the
+ * element's type that no block holds; the rewrite pass reads the element before the call. */
+static void zero_d_arguments(Infer *c, Instr *in, Args *a)
+{
+    bool any = false;
+    for (int i = 0; i < a->npos; i++) {
+        Type *t = a->pos[i]->type;
+        if (t->kind == TY_ARRAY && (t->array.ndim != 0 || !ty_is_scalar(t->array.dtype)))
+            return;
+        any |= t->kind == TY_ARRAY;
+    }
+    for (int i = 0; any && i < a->npos; i++) {
+        Type *t = a->pos[i]->type;
+        if (t->kind != TY_ARRAY)
+            continue;
+        Instr *e = c->rewrite ? infer_emit(c, in, OP_ARRAY_GET, t->array.dtype, 1)
+                              : ir_new_instr(c->fn, OP_ARRAY_GET, 1, in->line);
+        e->type = t->array.dtype;
+        e->args[0] = a->pos[i];
+        a->pos[i] = e;
+    }
+}
+
 static Type *call_numpy_math(Infer *c, Instr *in, Builtin bi, Args *a)
 {
+    if (bi != BI_NP_SUM)
+        zero_d_arguments(c, in, a);
     switch (bi) {
     case BI_NP_ARCTAN2: case BI_NP_HYPOT:
         return binary_float(c, in, bi, a, true);
@@ -1776,7 +1802,7 @@ static Type *where_call(Infer *c, Instr *in, Args *a)
             nd = t->array.ndim;
     }
     if (nd < 0)
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "np.where() needs an array among its arguments");
+        nd = 0;   /* numbers only: a 0-d array, as NumPy's */
     Type *x = a->pos[1]->type, *y = a->pos[2]->type;
     Type *e = ty_promote(x->kind == TY_ARRAY ? x->array.dtype : x, y->kind == TY_ARRAY ? y->array.dtype : y);
     if (!e)

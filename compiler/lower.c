@@ -2339,8 +2339,13 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
             ty_strong(in->args[0]->type)->kind == TY_FLOAT64 &&
             is_small_int_power(lower_value(L, in->args[1]), &n))
             return pow_small_int(L, lower_value(L, in->args[0]), n);
-        return lower_binop_scalar(L, (BinOp)in->sub, in->args[0]->type, lower_value(L, in->args[0]),
-                                  lower_value(L, in->args[1]), in->args[1]);
+        bool saved = L->ew_numpy;
+        L->ew_numpy = saved || in->imm2;   /* 0-d arrays' elements: as their array operation */
+        LLVMValueRef r = lower_binop_scalar(L, (BinOp)in->sub, in->args[0]->type,
+                                            lower_value(L, in->args[0]), lower_value(L, in->args[1]),
+                                            in->args[1]);
+        L->ew_numpy = saved;
+        return r;
     }
     case OP_UNARY:
         if (t->kind == TY_ARRAY)

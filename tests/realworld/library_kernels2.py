@@ -344,3 +344,56 @@ def case_window_ops_rolling():
     window = tuple(x[-4:])
     return (_rolling_comp(_gt, x, 4, 2), _rolling_comp(_lt, x, 6, 1),
             _expanding_std(x), sum(window) / len(window), max(window))
+
+
+# ---------------- tslearn: soft-DTW with gamma given as a 0-d array ----------------
+
+_DBL_MAX = np.finfo("double").max
+
+
+@njit(fastmath=True)
+def _softmin3(a, b, c, gamma):
+    a /= -gamma           # gamma a 0-d array: a stays a float, as NumPy's and Numba's operators give
+    b /= -gamma
+    c /= -gamma
+    top = max(max(a, b), c)
+    total = 0
+    total += np.exp(a - top)
+    total += np.exp(b - top)
+    total += np.exp(c - top)
+    return -gamma * (np.log(total) + top)
+
+
+@njit(fastmath=True)
+def _soft_dtw(D, R, gamma):
+    m, n = D.shape
+    R[: m + 1, 0] = _DBL_MAX
+    R[0, : n + 1] = _DBL_MAX
+    R[0, 0] = 0
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            R[i, j] = D[i - 1, j - 1] + _softmin3(R[i - 1, j], R[i - 1, j - 1], R[i, j - 1], gamma)
+
+
+@njit
+def _zero_d_operations(x, y):
+    s = x * 2.0 + y                    # 0-d arrays and a number: a number
+    t = -x
+    q = y / (x - x)                    # NumPy's error model: inf, not ZeroDivisionError
+    x += 1.0                           # in place: the array itself changes
+    w = np.where(s > t, s, t)          # numbers only: a 0-d array
+    return s, t, q, x[()], w, x > y, np.sqrt(x)
+
+
+def case_tslearn_soft_dtw_zero_d_gamma():
+    rng = np.random.default_rng(8)
+    a, b = rng.normal(size=(6, 1)), rng.normal(size=(5, 1))
+    D = ((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=-1)
+    out = []
+    for gamma in (np.array(1.0), np.array(0.1), 0.5):
+        R = np.zeros((8, 7))
+        _soft_dtw(D, R, gamma)
+        out.append(R[1:7, 1:6].copy())
+    with np.errstate(divide="ignore"):
+        s, t, q, x, w, gt, root = _zero_d_operations(np.array(1.5), np.array(2.0))
+    return out, [float(s), float(t), float(q), float(x), float(root)], np.asarray(w).ndim, bool(gt)
