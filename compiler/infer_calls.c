@@ -2403,10 +2403,20 @@ static const char *call_signature(Infer *c, Instr *in)
 static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
 {
     const CompilerHost *host = c->pi->prog->host;
-    int n = in->nargs - 1;
+    /* the arguments as written: an implementation taking *args had the trailing positional ones
+     * gathered into a tuple (pack_varargs, imm2), and the typing functions take them one by one */
+    Instr *packed = in->imm2 ? in->args[in->nargs - in->nkw - 1] : NULL;
+    int n = in->nargs - 1 + (packed ? packed->nargs - 1 : 0);
+    Instr **written = arena_alloc(c->arena, sizeof *written * (size_t)(n + 1));
+    for (int i = 1, w = 0; i < in->nargs; i++) {
+        if (in->args[i] != packed)
+            written[w++] = in->args[i];
+        for (int j = 0; in->args[i] == packed && j < packed->nargs; j++)
+            written[w++] = packed->args[j];
+    }
     Type **types = arena_alloc(c->arena, sizeof *types * (size_t)(n + 1));
     for (int i = 0; i < n; i++) {
-        Instr *arg = in->args[i + 1];
+        Instr *arg = written[i];
         types[i] = arg->type;
         if (!types[i] || types[i]->kind == TY_UNDEFINED || !infer_is_complete(types[i]))
             return NULL;   /* not typed yet */
@@ -2859,12 +2869,14 @@ static bool bind_signature(Infer *c, Instr *in, const Const *k, IRFunc *ir, Type
 }
 
 /* A compile-time constant a compiled function can take as a parameter: a string (side='left'),
- * a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on), or a builtin, math or NumPy
- * function (sorted(key=len)); the callee sees the constant, typed per value, and nothing is
- * passed at run time. Compiled functions and closures are passed as infer_is_passable says. */
+ * a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on), a builtin, math or NumPy
+ * function (sorted(key=len)), or a function with overload implementations (interpolation's
+ * fmap(get_index, ...)); the callee sees the constant, typed per value, and nothing is passed
+ * at run time. Compiled functions and closures are passed as infer_is_passable says. */
 static bool is_constant_param(const Type *t)
 {
     return t && ((t->kind == TY_STRING && t->literal) || t->kind == TY_DTYPE ||
+                 (t->kind == TY_FUNCTION && t->literal && t->literal->overloaded) ||
                  (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
                   (strncmp(t->literal->name, "numpy.", 6) == 0 ||
                    strncmp(t->literal->name, "builtins.", 9) == 0 ||

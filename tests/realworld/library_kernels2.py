@@ -397,3 +397,67 @@ def case_tslearn_soft_dtw_zero_d_gamma():
     with np.errstate(divide="ignore"):
         s, t, q, x, w, gt, root = _zero_d_operations(np.array(1.5), np.array(2.0))
     return out, [float(s), float(t), float(q), float(x), float(root)], np.asarray(w).ndim, bool(gt)
+
+
+# ---------------- interpolation (EconForge): overloads taking *args, passed as functions ----------------
+
+from pyjit.core.types.misc import NoneType  # noqa: E402  (numba.core.types is a package there)
+from pyjit.extending import overload  # noqa: E402
+
+
+def _cell_index(grid, x):
+    """Python's answer; compiled callers get the overload's."""
+    return min(max(int((x - grid[0]) // grid[2]), 0), int(grid[1]) - 2)
+
+
+@overload(_cell_index)
+def _ol_cell_index(grid, x):
+    def impl(grid, x):
+        return min(max(int((x - grid[0]) // grid[2]), 0), int(grid[1]) - 2)
+    return impl
+
+
+def _weights(*args):
+    if len(args) == 2:
+        return args[0] * (1 - args[1])
+    return args[0] * (1 - args[1]) + args[2]
+
+
+@overload(_weights)
+def _ol_weights(*args):
+    if isinstance(args[-1], NoneType):
+        return None
+    if len(args) == 2:
+        return lambda *args: args[0] * (1 - args[1])
+    return lambda *args: args[0] * (1 - args[1]) + args[2]
+
+
+@njit
+def _fmap(f, grid, points):
+    out = np.empty(points.shape[0], dtype=np.int64)
+    for i in range(points.shape[0]):
+        out[i] = f(grid, points[i])
+    return out
+
+
+@njit
+def _linear(grid, values, points):
+    cells = _fmap(_cell_index, grid, points)      # an overloaded function passed as an argument
+    out = np.empty(points.shape[0])
+    for i in range(points.shape[0]):
+        j = cells[i]
+        t = (points[i] - (grid[0] + j * grid[2])) / grid[2]
+        out[i] = _weights(values[j], t) + _weights(values[j + 1], 1 - t, 0.0)
+    return out
+
+
+@njit
+def _spread(*args):
+    return _weights(*args)
+
+
+def case_interpolation_overloads():
+    grid = (0.0, 6.0, 0.5)
+    values = np.array([0.0, 1.0, 4.0, 9.0, 16.0, 25.0])
+    points = np.array([-0.2, 0.1, 0.75, 1.3, 2.4, 3.1])
+    return _linear(grid, values, points), _spread(2.0, 0.25), _spread(2.0, 0.25, 1.0)
