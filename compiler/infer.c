@@ -597,6 +597,32 @@ static bool user_operands(const Type *a, const Type *b)
     return a->kind == TY_CLASS || b->kind == TY_CLASS || a->kind == TY_RECORD || b->kind == TY_RECORD;
 }
 
+/* NumPy's operators give a scalar where no operand has a dimension (np.array(2.0) * 3.0 and
+ * -np.array(2.0) are float64s), as Numba's do: a 0-d array's element stands for it there. */
+static bool zero_d(const Type *t)
+{
+    return t->kind == TY_ARRAY && t->array.ndim == 0 && ty_is_scalar(t->array.dtype);
+}
+
+static bool dimensionless(const Type *a, const Type *b)
+{
+    return (zero_d(a) || zero_d(b)) && (zero_d(a) || ty_is_scalar(a)) && (zero_d(b) || ty_is_scalar(b));
+}
+
+/* The operand's value as a scalar: the element of a 0-d array (read in the rewrite pass), or
+ * the operand itself; *t becomes its type. */
+static Instr *zero_d_element(Infer *c, Instr *at, Instr *v, Type **t)
+{
+    if (!zero_d(v->type))
+        return v;
+    *t = v->type->array.dtype;
+    if (!c->rewrite)
+        return v;
+    Instr *e = infer_emit(c, at, OP_ARRAY_GET, *t, 1);
+    e->args[0] = v;
+    return e;
+}
+
 static Type *type_binop(Infer *c, Instr *in)
 {
     Type *a = in->args[0]->type, *b = in->args[1]->type;
@@ -624,8 +650,13 @@ static Type *type_binop(Infer *c, Instr *in)
         Instr *args[2] = {in->args[0], in->args[1]};   /* stacks: np.matmul's broadcasting */
         return infer_library_call(c, in, "method.array.__matmul__", args, 2);
     }
-    if (a->kind == TY_ARRAY || b->kind == TY_ARRAY)
+    if (dimensionless(a, b) && !(in->imm && a->kind == TY_ARRAY)) {   /* not x0d += 1 */
+        in->imm2 = 1;   /* the arrays' error model: 1.0 / np.array(0.0) is inf */
+        in->args[0] = zero_d_element(c, in, in->args[0], &a);
+        in->args[1] = zero_d_element(c, in, in->args[1], &b);
+    } else if (a->kind == TY_ARRAY || b->kind == TY_ARRAY) {
         return array_binop(c, in, a, b);
+    }
     Type *opt, *res;
     if (!ty_is_scalar(a) || !ty_is_scalar(b) || !infer_binop_types(in->sub, a, b, true, &opt, &res))
         return binop_unsupported(c, in, a, b);
@@ -653,9 +684,11 @@ static int truth_of(Infer *c, Instr *at, Instr *v)
         return -1;   /* its length, at run time */
     if (t->kind == TY_STRING && t->literal)
         return t->literal->s[0] != 0;
+    if (t->kind == TY_ARRAY && ty_is_scalar(t->array.dtype))
+        return -1;   /* its one element's, as NumPy's (a ValueError for other sizes) */
     if (t->kind == TY_ARRAY)
-        infer_fail(c, at, DIAG_TYPING, "the truth value of an array is ambiguous "
-                   "(compare it, or test a.size)");
+        infer_fail(c, at, DIAG_TYPING, "the truth value of an array of %s is not defined",
+                   infer_type_name(t->array.dtype));
     else
         infer_fail(c, at, DIAG_TYPING, "%s has no truth value in compiled code", infer_type_name(t));
     return -2;
@@ -696,6 +729,7 @@ static Type *type_unary(Infer *c, Instr *in)
             in->args[0] = as_bool(c, in, in->args[0]);
         return ty_scalar(TY_BOOL);
     }
+    in->args[0] = zero_d_element(c, in, in->args[0], &t);
     Type *e = elem_type(t);
     bool timedelta = e->kind == TY_TIMEDELTA && in->sub != UN_INVERT;   /* -NaT is NaT: INT64_MIN */
     if ((!ty_is_scalar(e) && !timedelta) || (in->sub == UN_INVERT && !ty_is_int(e) && e->kind != TY_BOOL))
@@ -802,8 +836,9 @@ static Type *type_contains(Infer *c, Instr *in)
                               "an array of numbers, not %s in %s", infer_type_name(x->type),
                               infer_type_name(seq->type));
     } else if (seq->type->kind == TY_LIST) {
-        if (!item)
-            return NULL;
+        if (!item)   /* a bool whatever the stores that follow make the items (`if x in seen:
+                      * continue` before `seen.append(x)` types the append's block too) */
+            return c->rewrite ? NULL : ty_scalar(TY_BOOL);
         to = ty_is_scalar(item) && ty_is_scalar(x->type) ? ty_promote(item, ty_strong(x->type)) : NULL;
         if (item->kind == TY_STR && infer_is_text(x->type))
             to = item;
@@ -1145,7 +1180,10 @@ static Type *type_compare(Infer *c, Instr *in)
         static const char *const names[] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
         return infer_operator_method(c, in, names[op - CMP_LT]);
     }
-    if (a->kind == TY_ARRAY || b->kind == TY_ARRAY) {
+    if (dimensionless(a, b) && op <= CMP_GE) {
+        in->args[0] = zero_d_element(c, in, in->args[0], &a);
+        in->args[1] = zero_d_element(c, in, in->args[1], &b);
+    } else if (a->kind == TY_ARRAY || b->kind == TY_ARRAY) {
         Type *ea = elem_type(a), *eb = elem_type(b), *t = ty_promote(ea, eb);
         if (!t)
             return infer_fail(c, in, DIAG_TYPING, "cannot compare %s with %s", infer_type_name(a),

@@ -985,12 +985,16 @@ static Type *list_call(Infer *c, Instr *in, Builtin bi, Args *a)
     }
 }
 
-/* List() and List.empty_list(item_type): the call becomes the BUILD_LIST of an empty typed list
- * at once (nothing later can change what it is), so appends that follow type it as they type
- * `[]`; item_type gives it as an append would. */
+/* list(), List() and List.empty_list(item_type): the call becomes the BUILD_LIST of an empty
+ * list (typed for List) at once (nothing later can change what it is), so appends that follow
+ * type it as they type `[]`; item_type gives it as an append would. */
 static Type *typed_list_new(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     Type *item = NULL;
+    if (bi == BI_LIST_NEW && a->npos > 0)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "list(%s): compiled code makes a list of an "
+                          "array, a tuple, a list, a set, a dict, a string or a range",
+                          infer_type_name(a->pos[0]->type));
     if (bi == BI_TYPED_LIST && a->npos > 0)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "List(iterable) of %s: compiled code makes "
                           "a typed List of an array, a tuple, a list or a range",
@@ -1009,7 +1013,7 @@ static Type *typed_list_new(Infer *c, Instr *in, Builtin bi, Args *a)
     if (item && in->id < c->nknown)
         c->list_items[in->id] = item;
     in->op = OP_BUILD_LIST;
-    in->imm = item ? TYPED_LIST_GIVEN : TYPED_LIST;
+    in->imm = bi == BI_LIST_NEW ? 0 : item ? TYPED_LIST_GIVEN : TYPED_LIST;
     in->nargs = in->nkw = 0;
     return infer_build_list(c, in);
 }
@@ -1598,8 +1602,34 @@ static bool takes_dtype(Builtin bi)
     return keyword_position(bi, "dtype") >= 0;
 }
 
+/* NumPy's ufuncs of numbers and 0-d arrays give numbers (np.sqrt(np.array(2.0)) is a float64),
+ * as Numba's do: each 0-d array's element stands for it. Typing passes see a value of the
+ * element's type that no block holds; the rewrite pass reads the element before the call. */
+static void zero_d_arguments(Infer *c, Instr *in, Args *a)
+{
+    bool any = false;
+    for (int i = 0; i < a->npos; i++) {
+        Type *t = a->pos[i]->type;
+        if (t->kind == TY_ARRAY && (t->array.ndim != 0 || !ty_is_scalar(t->array.dtype)))
+            return;
+        any |= t->kind == TY_ARRAY;
+    }
+    for (int i = 0; any && i < a->npos; i++) {
+        Type *t = a->pos[i]->type;
+        if (t->kind != TY_ARRAY)
+            continue;
+        Instr *e = c->rewrite ? infer_emit(c, in, OP_ARRAY_GET, t->array.dtype, 1)
+                              : ir_new_instr(c->fn, OP_ARRAY_GET, 1, in->line);
+        e->type = t->array.dtype;
+        e->args[0] = a->pos[i];
+        a->pos[i] = e;
+    }
+}
+
 static Type *call_numpy_math(Infer *c, Instr *in, Builtin bi, Args *a)
 {
+    if (bi != BI_NP_SUM)
+        zero_d_arguments(c, in, a);
     switch (bi) {
     case BI_NP_ARCTAN2: case BI_NP_HYPOT:
         return binary_float(c, in, bi, a, true);
@@ -1778,7 +1808,7 @@ static Type *where_call(Infer *c, Instr *in, Args *a)
             nd = t->array.ndim;
     }
     if (nd < 0)
-        return infer_fail(c, in, DIAG_UNSUPPORTED, "np.where() needs an array among its arguments");
+        nd = 0;   /* numbers only: a 0-d array, as NumPy's */
     Type *x = a->pos[1]->type, *y = a->pos[2]->type;
     Type *e = ty_promote(x->kind == TY_ARRAY ? x->array.dtype : x, y->kind == TY_ARRAY ? y->array.dtype : y);
     if (!e)
@@ -2082,7 +2112,9 @@ static Type *type_float(Infer *c, Instr *in, Builtin bi, Args *a)
 static Type *type_bool(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;
-    if (a->npos == 1 && a->pos[0]->type->kind == TY_STR) {   /* not empty */
+    Type *t = a->npos == 1 ? a->pos[0]->type : NULL;
+    if (t && (t->kind == TY_STR ||                                /* not empty */
+              (t->kind == TY_ARRAY && ty_is_scalar(t->array.dtype)))) {   /* its one element */
         Plan p = {.op = OP_TRUTH};
         plan_arg(&p, a->pos[0], NULL);
         return apply(c, in, &p, boolean());
@@ -2377,10 +2409,20 @@ static const char *call_signature(Infer *c, Instr *in)
 static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
 {
     const CompilerHost *host = c->pi->prog->host;
-    int n = in->nargs - 1;
+    /* the arguments as written: an implementation taking *args had the trailing positional ones
+     * gathered into a tuple (pack_varargs, imm2), and the typing functions take them one by one */
+    Instr *packed = in->imm2 ? in->args[in->nargs - in->nkw - 1] : NULL;
+    int n = in->nargs - 1 + (packed ? packed->nargs - 1 : 0);
+    Instr **written = arena_alloc(c->arena, sizeof *written * (size_t)(n + 1));
+    for (int i = 1, w = 0; i < in->nargs; i++) {
+        if (in->args[i] != packed)
+            written[w++] = in->args[i];
+        for (int j = 0; in->args[i] == packed && j < packed->nargs; j++)
+            written[w++] = packed->args[j];
+    }
     Type **types = arena_alloc(c->arena, sizeof *types * (size_t)(n + 1));
     for (int i = 0; i < n; i++) {
-        Instr *arg = in->args[i + 1];
+        Instr *arg = written[i];
         types[i] = arg->type;
         if (!types[i] || types[i]->kind == TY_UNDEFINED || !infer_is_complete(types[i]))
             return NULL;   /* not typed yet */
@@ -2833,12 +2875,14 @@ static bool bind_signature(Infer *c, Instr *in, const Const *k, IRFunc *ir, Type
 }
 
 /* A compile-time constant a compiled function can take as a parameter: a string (side='left'),
- * a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on), or a builtin, math or NumPy
- * function (sorted(key=len)); the callee sees the constant, typed per value, and nothing is
- * passed at run time. Compiled functions and closures are passed as infer_is_passable says. */
+ * a dtype or NumPy type (np.array(x, dtype=np.float32) passes it on), a builtin, math or NumPy
+ * function (sorted(key=len)), or a function with overload implementations (interpolation's
+ * fmap(get_index, ...)); the callee sees the constant, typed per value, and nothing is passed
+ * at run time. Compiled functions and closures are passed as infer_is_passable says. */
 static bool is_constant_param(const Type *t)
 {
     return t && ((t->kind == TY_STRING && t->literal) || t->kind == TY_DTYPE ||
+                 (t->kind == TY_FUNCTION && t->literal && t->literal->overloaded) ||
                  (t->kind == TY_FUNCTION && t->literal && t->literal->name &&
                   (strncmp(t->literal->name, "numpy.", 6) == 0 ||
                    strncmp(t->literal->name, "builtins.", 9) == 0 ||

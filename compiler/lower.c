@@ -646,8 +646,12 @@ LLVMValueRef lower_truth(Lower *L, LLVMValueRef v, Type *t)
         LLVMValueRef n = lower_i64(L, 1);
         for (int k = 0; k < t->array.ndim; k++)
             n = LLVMBuildMul(L->b, n, lower_array_dim(L, v, k), "");
+        lower_check(L, LLVMBuildICmp(L->b, LLVMIntEQ, n, lower_i64(L, 0), ""), ABI_EXC_VALUE,
+                    "The truth value of an empty array is ambiguous. Use `array.size > 0` to "
+                    "check that an array is not empty.", NULL, 0);
         lower_check(L, LLVMBuildICmp(L->b, LLVMIntNE, n, lower_i64(L, 1), ""), ABI_EXC_VALUE,
-                    "The truth value of an array with more than one element is ambiguous", NULL, 0);
+                    "The truth value of an array with more than one element is ambiguous. Use "
+                    "a.any() or a.all()", NULL, 0);
         LLVMValueRef e = lower_array_load(L, t->array.dtype, lower_array_data(L, v));
         return lower_truth(L, e, t->array.dtype);
     }
@@ -2552,8 +2556,13 @@ static LLVMValueRef lower_instr(Lower *L, Instr *in)
     case OP_BINOP: {
         if (t->kind == TY_ARRAY)
             return lower_array_binop(L, in);
-        return lower_binop_scalar(L, (BinOp)in->sub, in->args[0]->type, lower_value(L, in->args[0]),
-                                  lower_value(L, in->args[1]), in->args[1]);
+        bool saved = L->ew_numpy;
+        L->ew_numpy = saved || in->imm2;   /* 0-d arrays' elements: as their array operation */
+        LLVMValueRef r = lower_binop_scalar(L, (BinOp)in->sub, in->args[0]->type,
+                                            lower_value(L, in->args[0]), lower_value(L, in->args[1]),
+                                            in->args[1]);
+        L->ew_numpy = saved;
+        return r;
     }
     case OP_UNARY:
         if (t->kind == TY_ARRAY)

@@ -704,6 +704,7 @@ class _Rewriter:
         self.events = []
         for stmt in fdef.body:
             _events(stmt, self.events)
+        self.outlined = []       # (first, last) lines of the loops outlined so far
 
     def rewrite_block(self, stmts):
         out = []
@@ -803,7 +804,7 @@ class _Rewriter:
         loopvar = node.target.id
         assigned.add(loopvar)
         reductions = _find_reductions(node.body, self.locals, loopvar)
-        end = (node.end_lineno, node.end_col_offset)
+        end = _loop_end(node)
         seen, loopvar_read = set(), False
         for name, is_store, n in self.events:
             if (n.lineno, n.col_offset) <= end or name in seen or name not in assigned or \
@@ -845,13 +846,16 @@ class _Rewriter:
         return (updates[0].lineno, updates[-1].lineno) if len(ops) > 1 else None
 
     def _bound_before(self, node):
-        """The variables assigned on a line before the loop's, and the parameters."""
+        """The variables assigned on a line before the loop's, and the parameters. A value
+        given inside an earlier outlined loop is that loop's private one: not a value here."""
         return {name for name, is_store, n in self.events
-                if is_store and n.lineno < node.lineno} | self.params
+                if is_store and n.lineno < node.lineno and
+                not any(a <= n.lineno <= b for a, b in self.outlined)} | self.params
 
     def _emit(self, node, loop, k, keep_var=False):
         """The loop's replacement in the function; its body and chunk functions join helpers."""
         g = _Generated(f"{_PREFIX}{k}_", node, loop.reductions, self._reads(node, loop.reductions))
+        self.outlined.append((node.lineno, _loop_end(node)[0]))
         body_fn, chunk_fn = g.body_function(), g.chunk_function()
         stmts = g.replacement(keep_var)
         self.helpers += [body_fn, chunk_fn]
@@ -970,6 +974,12 @@ def _place(stmt, node):
         if hasattr(n, "lineno") and not getattr(n, "_pj_user", False):
             n.lineno, n.end_lineno = node.lineno, node.lineno
             n.col_offset, n.end_col_offset = node.col_offset, node.col_offset
+
+
+def _loop_end(loop):
+    """(line, column) where a loop ends: a pndindex loop's generated head ends on its first
+    line, its body's statements later."""
+    return max((s.end_lineno, s.end_col_offset) for s in [loop] + loop.body + loop.orelse)
 
 
 def _mark_user(stmts):

@@ -238,7 +238,11 @@ def _make_dispatcher(func, signatures, options):
             raise TypeError("njit(pipeline_class=...): pyjit has no pipeline of Numba's to "
                             "replace; write the transformation with pyjit.extending.overload")
         raise TypeError(f"njit() got unexpected option(s): {', '.join(sorted(unknown))}")
-    warn_hints("njit", options, _HINTS)
+    # inline='always' is kept: compiled callers type the body with their own argument types,
+    # as Numba's inlining before typing does (runtime/compile.c: rt_declared_signature)
+    inline_always = options.get("inline") == "always"
+    warn_hints("njit", {k: v for k, v in options.items() if k != "inline" or not inline_always},
+               _HINTS)
     if isinstance(func, _core.Dispatcher):
         func = func.py_func
     if not callable(func) or not hasattr(func, "__code__"):
@@ -259,7 +263,7 @@ def _make_dispatcher(func, signatures, options):
         compiled, loops = _parallel.outline(compiled, options)
     if options.get("locals"):
         compiled = _declare_locals(compiled, func, options["locals"])
-    disp = _core.Dispatcher(compiled, _registry.REGISTRY, **kwargs)
+    disp = _core.Dispatcher(compiled, _registry.REGISTRY, inline_always=inline_always, **kwargs)
     functools.update_wrapper(disp, func)
     disp.stats = CacheStats()
     if options.get("parallel"):

@@ -327,9 +327,15 @@ def _choose(func, args, kws):
         try:
             impl = template.typing(*args, **kws)
         except Exception as exc:   # noqa: BLE001 - reported as a TypingError at the call
+            hint = ""
+            if isinstance(exc, AttributeError) and "literal_value" in str(exc):
+                hint = ("; pyjit has no integer or float literal types (Numba's prefer_literal "
+                        "and literally() dispatch on values): only strings and True/False "
+                        "arrive as literals, so test the value inside the implementation")
             raise errors.TypingError(
                 f"the typing function {template.typing.__qualname__} of {name}() raised "
-                f"{type(exc).__name__}: {exc}; argument types ({_type_list(args, kws)})") from None
+                f"{type(exc).__name__}: {exc}; argument types ({_type_list(args, kws)})"
+                f"{hint}") from None
         if impl is None:
             continue
         if not callable(impl) or not hasattr(impl, "__code__"):

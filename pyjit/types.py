@@ -352,16 +352,38 @@ class UniTuple(Tuple):
         super().__init__((dtype,) * count)
 
 
+def _fields_and_name(fields, cls_name):
+    """A namedtuple type's field names and class name: given as such, or (Numba's form,
+    types.NamedTuple(types, cls)) read from the namedtuple class."""
+    if cls_name is not None:
+        return fields, cls_name
+    if not (isinstance(fields, type) and issubclass(fields, tuple) and hasattr(fields, "_fields")):
+        raise TypeError(f"a namedtuple type takes the namedtuple class (as Numba's "
+                        f"types.NamedTuple(types, cls)), not {fields!r}")
+    return fields._fields, fields.__name__
+
+
+def _intern_namedtuple(t, cls):
+    """Makes the compiler know the type t of class cls by its name, so that a signature can name
+    it before any value of it has been typed."""
+    from . import _core
+    t.name = _core.namedtuple_type(cls, tuple(item.name for item in t.types))
+
+
 class NamedTuple(Tuple):
     """A namedtuple type (Numba's NamedTuple): a Tuple with its class's name and its fields'
     names; NamedUniTuple when the items share one type. Named "Point(x=float64, y=float64)"."""
 
     __slots__ = ("fields",)
 
-    def __init__(self, types, fields, cls_name):
+    def __init__(self, types, fields, cls_name=None):
+        cls = fields if cls_name is None else None
+        fields, cls_name = _fields_and_name(fields, cls_name)
         super().__init__(types)
         self.fields = tuple(fields)
         self.name = f"{cls_name}(" + ", ".join(f"{f}={t.name}" for f, t in zip(fields, self.types)) + ")"
+        if cls is not None:
+            _intern_namedtuple(self, cls)
 
 
 class NamedUniTuple(UniTuple):
@@ -369,10 +391,14 @@ class NamedUniTuple(UniTuple):
 
     __slots__ = ("fields",)
 
-    def __init__(self, dtype, count, fields, cls_name):
+    def __init__(self, dtype, count, fields, cls_name=None):
+        cls = fields if cls_name is None else None
+        fields, cls_name = _fields_and_name(fields, cls_name)
         super().__init__(dtype, count)
         self.fields = tuple(fields)
         self.name = f"{cls_name}(" + ", ".join(f"{f}={dtype.name}" for f in fields) + ")"
+        if cls is not None:
+            _intern_namedtuple(self, cls)
 
 
 class _Kinds(type):

@@ -78,12 +78,14 @@ static Type *sim_known_return(void *ctx, void *handle, Type **args, int nargs)
 
 /* A call from compiled code binds to declared signatures as a call from Python does
  * (dispatch.c): a dispatcher that compiles no new versions converts the arguments to the
- * signature they fit best; one that still compiles uses a signature only for its exact types. */
+ * signature they fit best; one that still compiles uses a signature only for its exact types.
+ * An inline='always' callee's body is compiled for the arguments as they are: Numba inlines it
+ * into its callers before typing, so their types, not its signatures, type it there. */
 int rt_declared_signature(void *ctx, void *handle, Type **args, int nargs, Type **params,
                           Type **ret, char *why, size_t why_size)
 {
     RtDispatcher *callee = handle;
-    if (nargs != callee->nargs || callee->nsigs == 0)
+    if (nargs != callee->nargs || callee->nsigs == 0 || callee->inline_always)
         return 0;
     RtSignature *sig = NULL;
     if (!callee->can_compile)

@@ -1115,14 +1115,14 @@ static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw
 {
     static char *kwlist[] = {"py_func", "registry", "nogil", "fastmath", "boundscheck",
                              "error_model", "debug", "opt", "cache", "cfunc", "parallel",
-                             "gpu_sim", NULL};
+                             "gpu_sim", "inline_always", NULL};
     PyObject *py_func, *registry, *nogil = NULL, *fastmath = NULL, *boundscheck = NULL, *debug = NULL;
     const char *error_model = "python";
-    int opt = -1, cache = 0, cfunc = 0, parallel = 0, gpu_sim = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!|$OOOsOipppp:Dispatcher", kwlist, &py_func,
+    int opt = -1, cache = 0, cfunc = 0, parallel = 0, gpu_sim = 0, inline_always = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!|$OOOsOippppp:Dispatcher", kwlist, &py_func,
                                      &PyDict_Type, &registry, &nogil, &fastmath, &boundscheck,
                                      &error_model, &debug, &opt, &cache, &cfunc, &parallel,
-                                     &gpu_sim))
+                                     &gpu_sim, &inline_always))
         return NULL;
     if (!PyFunction_Check(py_func))
         return PyErr_Format(PyExc_TypeError, "njit needs a Python function, got %R", py_func);
@@ -1134,6 +1134,7 @@ static PyObject *dispatcher_new(PyTypeObject *type, PyObject *args, PyObject *kw
     d->code = Py_NewRef(PyFunction_GET_CODE(py_func));
     d->registry = Py_NewRef(registry);
     d->can_compile = true;
+    d->inline_always = inline_always;
     /* a cfunc's C entry, and a simulated kernel's block function, are not in the cache's entries */
     d->cache = cache && !cfunc && !gpu_sim;
     d->cfunc = cfunc;

@@ -90,6 +90,28 @@ static PyObject *core_typeof(PyObject *self, PyObject *args)
     return t ? PyUnicode_FromString(t->name) : NULL;
 }
 
+/* _core.namedtuple_type(cls, item_names) -> the name of the namedtuple type of class cls over
+ * these items (Numba's types.NamedTuple(types, cls)), interned so that signatures can name it
+ * before any value of it was typed. */
+static PyObject *core_namedtuple_type(PyObject *self, PyObject *args)
+{
+    PyObject *cls, *names;
+    if (!PyArg_ParseTuple(args, "OO!:namedtuple_type", &cls, &PyTuple_Type, &names))
+        return NULL;
+    const FeNamedTuple *nt = PyType_Check(cls) ? fe_namedtuple_class(cls) : NULL;
+    if (!nt)
+        return PyErr_Format(PyExc_TypeError, "not a namedtuple class: %R", cls);
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    if (n != nt->n || n > RT_MAX_ARGS)
+        return PyErr_Format(PyExc_TypeError, "%s has %d fields, %zd types were given", nt->name,
+                            nt->n, n);
+    Type *items[RT_MAX_ARGS];
+    if (rt_parse_type_names(names, items, (int)n, nt->name) < 0)
+        return NULL;
+    Type *t = ty_namedtuple(nt->cls, nt->name, (const char *const *)nt->fields, items, (int)n);
+    return PyUnicode_FromString(t->name);
+}
+
 /* _core._roundtrip(value[, typename]) -> value unboxed into the ABI layout (cast to typename if
  * given) and boxed back: what a compiled identity function would return. */
 static PyObject *core_roundtrip(PyObject *self, PyObject *args)
@@ -256,6 +278,8 @@ static PyMethodDef core_methods[] = {
      "(name, where, typed form) of every builtin, where \"host\", \"device\" or \"both\"."},
     {"nrt_live", core_nrt_live, METH_NOARGS, "How many NRT memory blocks are alive (leak tests)."},
     {"typeof", core_typeof, METH_VARARGS, "typeof(value, gpu=False): the pyjit type name of a value."},
+    {"namedtuple_type", core_namedtuple_type, METH_VARARGS,
+     "namedtuple_type(cls, item_names): the namedtuple type's name, interned."},
     {"_roundtrip", core_roundtrip, METH_VARARGS, "Unboxes a value (cast to a type) and boxes it back."},
     {"_rank", core_rank, METH_VARARGS, "The dispatcher's cast rank between two type names."},
     {"declared_match", core_declared_match, METH_VARARGS,

@@ -236,6 +236,8 @@ typedef struct RtDispatcher {
     int nargs, npositional, nposonly, ndefaults;
     CompileOptions opts;
     bool can_compile;       /* false once explicit signatures are given */
+    bool inline_always;     /* inline='always': compiled callers compile its body for their own
+                               argument types, as Numba inlines it before typing */
     bool cache;             /* cache=True: versions are stored on disk and loaded from there */
     bool cfunc;             /* a @cfunc's: versions also get the C entry (cfunc.c) */
     bool generator;         /* a generator function: a call from Python gives an iterator */

@@ -524,6 +524,8 @@ static PyMethodDef Dict_methods[] = {
     {"copy", (PyCFunction)Dict_copy, METH_NOARGS, "A new Dict of the same items."},
     {"__copy__", (PyCFunction)Dict_copy, METH_NOARGS, "copy.copy(d): d.copy(), as Numba's Dict."},
     {"update", (PyCFunction)Dict_update, METH_O, "As dict.update (a mapping)."},
+    /* Dict[K, V] in annotations, as Numba's Dict (a MutableMapping) allows */
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, "Dict[K, V]: a generic alias."},
     {NULL, NULL, 0, NULL},
 };
 

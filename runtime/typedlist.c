@@ -755,6 +755,8 @@ static PyMethodDef tl_methods[] = {
     {"copy", tl_copy, METH_NOARGS, "A new typed List of the same items."},
     {"clear", tl_clear, METH_NOARGS, "Removes every item."},
     {"__reduce__", tl_reduce, METH_NOARGS, "For pickle and copy: the item type, then the items."},
+    /* List[T] in annotations, as Numba's List (a MutableSequence) allows */
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, "List[T]: a generic alias."},
     {NULL, NULL, 0, NULL},
 };
 

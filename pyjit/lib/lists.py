@@ -373,17 +373,21 @@ def _delitem(lst, index):
 
 
 @overload(list)
-def _list(iterable):
+def _list(iterable=None):
+    """list(iterable); list() is declined to the builtin, which makes the empty list later
+    stores type, as `[]`."""
+    if iterable is None:
+        return None
     if isinstance(iterable, types.List) and not isinstance(iterable, types.ListType):
-        return lambda iterable: iterable * 1
+        return lambda iterable=None: iterable * 1
     if isinstance(iterable, types.Tuple) and len(iterable) == 0:
-        return lambda iterable: list(range(0))   # list(()): an empty list of ints
+        return lambda iterable=None: list(range(0))   # list(()): an empty list of ints
     if not (isinstance(iterable, (types.Array, types.UniTuple, types.ListType, types.Set,
                                  types.Dict, types.UnicodeType, types.StringLiteral)) or
             iterable.name == "range"):
         return None
 
-    def impl(iterable):
+    def impl(iterable=None):
         out = []
         for x in iterable:
             out.append(x)
