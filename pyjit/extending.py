@@ -304,7 +304,9 @@ def _type_list(args, kws):
 
 def _choose(func, args, kws):
     """runtime/overload.c: the dispatcher of the implementation the first accepting typing
-    function gives for these argument types, or None when every one declines."""
+    function gives for these argument types, or None when every one declines. A typing function
+    that raises lets the others try, as Numba's templates do; its error is raised when none
+    accepts."""
     kws = kws or {}
     name = _name_of(func)
     modules = _LAZY.get(func)
@@ -321,21 +323,25 @@ def _choose(func, args, kws):
             del _LAZY[func]
         for module in serving:
             lib.load(module)
+    failure = None   # the first typing function's error, raised when no other one accepts
     for template in _OVERLOADS.get(func, ()):
         if not template.accepts(args, kws):
             continue
         try:
             impl = template.typing(*args, **kws)
         except Exception as exc:   # noqa: BLE001 - reported as a TypingError at the call
+            if failure is not None:
+                continue
             hint = ""
             if isinstance(exc, AttributeError) and "literal_value" in str(exc):
                 hint = ("; pyjit has no integer or float literal types (Numba's prefer_literal "
                         "and literally() dispatch on values): only strings and True/False "
                         "arrive as literals, so test the value inside the implementation")
-            raise errors.TypingError(
+            failure = errors.TypingError(
                 f"the typing function {template.typing.__qualname__} of {name}() raised "
                 f"{type(exc).__name__}: {exc}; argument types ({_type_list(args, kws)})"
-                f"{hint}") from None
+                f"{hint}")
+            continue
         if impl is None:
             continue
         if not callable(impl) or not hasattr(impl, "__code__"):
@@ -344,6 +350,8 @@ def _choose(func, args, kws):
                 f"{impl!r}: it must return a Python function or None")
         _refuse_literal_dispatch(impl, template, name, args, kws)
         return template.compile(impl)
+    if failure is not None:
+        raise failure from None
     return None
 
 
