@@ -718,6 +718,9 @@ static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **p
     }
     if ((a->type = rt_typeof(obj, RT_TYPEOF_GPU)) ||
         (PyTuple_Check(obj) && (a->type = typeof_tuple_arg(obj)))) {
+        /* a Python int or float is an int64 or float64 in a kernel, as numba-cuda types it
+         * (never a weak literal), so its version and signature are the simulators' too */
+        a->type = ty_strong(a->type);
         a->kind = ARG_SCALAR;
         if (a->type->kind == TY_ARRAY)
             return np_ready() < 0 ? -1 : classify_host(a, obj, DIR_AUTO);
@@ -2594,7 +2597,50 @@ static PyObject *py_source_global(PyObject *self, PyObject *args)
     return Py_BuildValue("(Kn)", (unsigned long long)ptr, (Py_ssize_t)size);
 }
 
+/* _core.cuda_arg_type(value) -> the type name a launch gives value: a device array's, a
+ * foreign GPU array's (__cuda_array_interface__, __dlpack__), a NumPy array's or a scalar's (a
+ * Python number as int64 / float64 / complex128), a tuple's. kernel.specialize types its
+ * arguments with it, so that it accepts what a launch does. */
+static PyObject *py_arg_type(PyObject *self, PyObject *obj)
+{
+    Type *t = NULL;
+    if (Py_TYPE(obj) == &CudaArrayType) {
+        if (!(t = ((CudaArray *)obj)->type))
+            return PyErr_Format(PyExc_TypeError, "a device array of dtype %R cannot be a kernel "
+                                "argument", ((CudaArray *)obj)->dtype);
+    } else if ((t = rt_typeof(obj, RT_TYPEOF_GPU)) ||
+               (PyTuple_Check(obj) && (t = typeof_tuple_arg(obj)))) {
+        t = ty_strong(t);
+    } else if (!PyErr_Occurred()) {
+        if (np_ready() < 0)
+            return NULL;
+        CudaForeign f;
+        bool foreign = !PyArray_Check(obj) &&
+                       (PyObject_HasAttrString(obj, "__cuda_array_interface__") ||
+                        PyObject_HasAttrString(obj, "__dlpack__"));
+        if (foreign && cuda_ensure() < 0)
+            return NULL;
+        int rc = foreign ? cuda_read_foreign(obj, &f, NULL) : 0;
+        if (rc < 0)
+            return NULL;
+        if (rc > 0) {
+            t = f.type;
+            cuda_release_foreign(&f);
+        }
+    }
+    if (!t) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "a kernel cannot take %.100s: kernels take numbers, "
+                         "tuples, NumPy arrays, device arrays and GPU arrays of other libraries "
+                         "(__cuda_array_interface__ or __dlpack__)", Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    return PyUnicode_FromString(t->name);
+}
+
 static PyMethodDef launch_functions[] = {
+    {"cuda_arg_type", py_arg_type, METH_O,
+     "cuda_arg_type(value) -> the type name a kernel launch gives value."},
     {"_cuda_load_ptx", (PyCFunction)(void (*)(void))py_load_ptx, METH_VARARGS | METH_KEYWORDS,
      "_cuda_load_ptx(ptx, entry, nargs=-1, written=all): a Kernel over hand-written PTX."},
     {"cuda_compile_ptx", (PyCFunction)(void (*)(void))py_compile_ptx,
