@@ -718,9 +718,6 @@ static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **p
     }
     if ((a->type = rt_typeof(obj, RT_TYPEOF_GPU)) ||
         (PyTuple_Check(obj) && (a->type = typeof_tuple_arg(obj)))) {
-        /* a Python int or float is an int64 or float64 in a kernel, as numba-cuda types it
-         * (never a weak literal), so its version and signature are the simulators' too */
-        a->type = ty_strong(a->type);
         a->kind = ARG_SCALAR;
         if (a->type->kind == TY_ARRAY)
             return np_ready() < 0 ? -1 : classify_host(a, obj, DIR_AUTO);
@@ -1456,11 +1453,13 @@ static PyTypeObject CudaLaunchType = {
 
 /* ---- Kernel: inspection ---- */
 
+/* A version's argument types as every backend names them (numba-cuda's names): a Python
+ * number's weak type by its own, 'float64' for 'weak float64'. */
 static PyObject *signature_of(KVersion *v)
 {
     PyObject *t = PyTuple_New(v->argtypes ? v->nargs : 0);
     for (int i = 0; t && v->argtypes && i < v->nargs; i++) {
-        PyObject *s = PyUnicode_FromString(v->argtypes[i]->name);
+        PyObject *s = PyUnicode_FromString(ty_strong(v->argtypes[i])->name);
         if (!s) {
             Py_CLEAR(t);
             break;
@@ -1695,14 +1694,7 @@ static PyObject *kernel_versions(CudaKernel *k, PyObject *unused)
     PyObject *list = PyList_New(0);
     for (int i = 0; list && i < k->nversions; i++) {
         KVersion *v = k->versions[i];
-        PyObject *names = PyTuple_New(v->argtypes ? v->nargs : 0);
-        for (int j = 0; names && v->argtypes && j < v->nargs; j++) {
-            PyObject *s = PyUnicode_FromString(v->argtypes[j]->name);
-            if (!s)
-                Py_CLEAR(names);
-            else
-                PyTuple_SET_ITEM(names, j, s);
-        }
+        PyObject *names = signature_of(v);
         PyObject *item = names ? Py_BuildValue("(NO)", names, version_cooperative(v) ? Py_True
                                                                                      : Py_False)
                                : NULL;
@@ -2599,8 +2591,8 @@ static PyObject *py_source_global(PyObject *self, PyObject *args)
 
 /* _core.cuda_arg_type(value) -> the type name a launch gives value: a device array's, a
  * foreign GPU array's (__cuda_array_interface__, __dlpack__), a NumPy array's or a scalar's (a
- * Python number as int64 / float64 / complex128), a tuple's. kernel.specialize types its
- * arguments with it, so that it accepts what a launch does. */
+ * Python number's weak type by its own name, as the versions' keys say it), a tuple's.
+ * kernel.specialize types its arguments with it, so that it accepts what a launch does. */
 static PyObject *py_arg_type(PyObject *self, PyObject *obj)
 {
     Type *t = NULL;

@@ -302,7 +302,8 @@ GPU_PATH_SCRIPT = textwrap.dedent("""
     axpy[1, 32](out, x)
     axpy[1, 32](out, x, 3.0)
     axpy[1, 32](out, x, 3.0, 4.0)
-    # a Python float is a float64 in a kernel, as numba-cuda and the simulators type it
+    # a Python float (weak, NEP 50, in the GPU path's code) is named float64 in the versions'
+    # keys, as the simulators and numba-cuda name it
     print(sorted(axpy.definitions))
     # a kernel declared with a signature has that version, named as every backend names it
     declared = cuda.jit("void(int32[:], int32)")(lambda a, n: None)
