@@ -141,6 +141,7 @@ Type *infer_c_call(Infer *c, Instr *in, const Const *k, Instr **pos, int npos)
         in->op = OP_INTRINSIC;
         in->sub = k->data ? BI_FFI_CALL : BI_DECLARED_CALL;
         in->imm = (int64_t)(intptr_t)(k->data ? k->data : (void *)k->name);
+        in->imm2 = !k->data && k->c_abi;   /* a declared function in the C ABI */
         infer_set_args(c, in, args, npos);
     }
     return types[0];

@@ -109,6 +109,8 @@ typedef struct Const {
                            alive by whoever owns the compilation */
     void *data;         /* K_ARRAY */
     bool device_only;   /* K_DISPATCHER: a @gpu.jit(device=True) function, callable from kernels only */
+    bool c_abi;         /* K_CFUNC of gpu.declare_device(abi="c"): ret_t name(args), not
+                           numba-cuda's int name(ret_t *, args) */
     bool python_function;   /* K_OPAQUE: a plain Python function (errors suggest @njit) */
     bool gpu_kernel;        /* K_OPAQUE: a @gpu.jit kernel (errors say kernels cannot call it) */
     bool jitclass;      /* K_FUNC: a jitclass, whose constructor takes optional arguments as they

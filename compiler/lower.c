@@ -979,7 +979,7 @@ static LLVMValueRef plain_pow(Lower *L, LLVMValueRef x, unsigned k, bool recip)
         if (k > 1)
             x = LLVMBuildFMul(L->b, x, x, "");
     }
-    return recip ? LLVMBuildFDiv(L->b, LLVMConstReal(L->f64, 1.0), acc, "") : acc;
+    return recip ? LLVMBuildFDiv(L->b, LLVMConstReal(LLVMTypeOf(acc), 1.0), acc, "") : acc;
 }
 
 static LLVMValueRef pow_small_int(Lower *L, LLVMValueRef x, int n)
@@ -1157,9 +1157,32 @@ static LLVMValueRef pow_by_exponent(Lower *L, LLVMValueRef x, LLVMValueRef y)
     return phi;
 }
 
+/* Whether a float32 power on this target is libdevice's fast one (a fastmath kernel's:
+ * 2 ** (y * log2(x)), nan for every negative x). x ** n of a constant integer n is then
+ * multiplied out, as numba-cuda does for an integer literal exponent: (-0.5) ** 2 is 0.25 there,
+ * on the CPU and in the simulators alike; math.pow keeps the fast function, as numba-cuda's. */
+static bool fast_float32_pow(Lower *L, Type *t)
+{
+    return L->t->is_gpu && t->kind == TY_FLOAT32 && L->opts && L->opts->fastmath;
+}
+
+/* A constant exponent that is an integer n, -64 <= n <= 64. */
+static bool is_int_exponent(LLVMValueRef b, int *n)
+{
+    if (!LLVMIsAConstantFP(b))
+        return false;
+    LLVMBool lossy = 0;
+    double v = LLVMConstRealGetDouble(b, &lossy);
+    if (v != v || v > 64 || v < -64 || v != (double)(int)v)
+        return false;
+    *n = (int)v;
+    return true;
+}
+
 static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b)
 {
     LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
+    int n;
     switch (op) {
     case BIN_ADD: return LLVMBuildFAdd(L->b, a, b, "");
     case BIN_SUB: return LLVMBuildFSub(L->b, a, b, "");
@@ -1188,6 +1211,9 @@ static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLV
         if (!L->t->is_gpu && ty_strong(t)->kind == TY_FLOAT64 && !LLVMIsAConstant(b) &&
             !(L->opts && L->opts->fastmath))
             return pow_by_exponent(L, a, b);
+        if (fast_float32_pow(L, t) && is_int_exponent(b, &n))
+            return n == 0 ? LLVMConstReal(L->f32, 1.0)
+                          : plain_pow(L, a, (unsigned)(n < 0 ? -n : n), n < 0);
         return lower_math(L, MF_POW, t, a, b);
     }
     default:

@@ -186,31 +186,39 @@ static LLVMValueRef call_c(Lower *L, Instr *in)
 }
 
 /* A device function of gpu.declare_device, by its name (in->imm), in numba-cuda's ABI: the
- * result through a pointer, a status returned (0: it is not read, as numba-cuda does not). The
- * driver's linker resolves it (runtime/link.c). */
+ * result through a pointer, a status returned (0: it is not read, as numba-cuda does not); or,
+ * declared with abi="c" (in->imm2), in the C ABI: `R name(A0 a0, ...)`, as gpu.compile(abi="c")
+ * defines it (lower_build_gpu_c_abi). The driver's linker resolves it (runtime/link.c). */
 static LLVMValueRef call_declared(Lower *L, Instr *in)
 {
     int n = in->nargs;
+    bool c_abi = in->imm2 != 0;
     const char *name = (const char *)(intptr_t)in->imm;
     LLVMTypeRef params[n + 1];
     LLVMValueRef args[n + 1];
     Type *rt = in->type;
     LLVMTypeRef lrt = rt->kind == TY_NONE ? L->i8 : c_type(L, rt);
-    params[0] = L->ptr;
-    args[0] = lower_alloca(L, lrt);
-    for (int i = 0; i < n; i++) {
-        params[i + 1] = c_type(L, in->args[i]->type);
-        args[i + 1] = lower_value(L, in->args[i]);
+    int first = c_abi ? 0 : 1;
+    if (!c_abi) {
+        params[0] = L->ptr;
+        args[0] = lower_alloca(L, lrt);
     }
-    LLVMTypeRef ft = LLVMFunctionType(L->i32, params, (unsigned)n + 1, 0);
+    for (int i = 0; i < n; i++) {
+        params[i + first] = c_type(L, in->args[i]->type);
+        args[i + first] = lower_value(L, in->args[i]);
+    }
+    LLVMTypeRef ft = LLVMFunctionType(c_abi ? c_type(L, rt) : L->i32, params,
+                                      (unsigned)(n + first), 0);
     LLVMValueRef fn = LLVMGetNamedFunction(L->mod, name);
     if (!fn) {
         fn = LLVMAddFunction(L->mod, name, ft);
         LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                                 LLVMCreateStringAttribute(L->ctx, "pyjit-linked", 12, "", 0));
     }
-    LLVMBuildCall2(L->b, ft, fn, args, (unsigned)n + 1, "");
-    return rt->kind == TY_NONE ? LLVMConstNull(L->none_ty) : LLVMBuildLoad2(L->b, lrt, args[0], "");
+    LLVMValueRef r = LLVMBuildCall2(L->b, ft, fn, args, (unsigned)(n + first), "");
+    if (rt->kind == TY_NONE)
+        return LLVMConstNull(L->none_ty);
+    return c_abi ? r : LLVMBuildLoad2(L->b, lrt, args[0], "");
 }
 
 /* ---- objmode blocks ---------------------------------------------------------------------- */

@@ -467,6 +467,7 @@ static Const *copy_literal(const Const *value)
     copy->handle = value->handle;
     copy->overloaded = value->overloaded;
     copy->data = value->data;   /* K_CFUNC: the address */
+    copy->c_abi = value->c_abi; /* K_CFUNC: a declared device function's ABI */
     if ((value->kind == K_STR || value->kind == K_CFUNC || value->kind == K_OBJMODE) && value->s)
         copy->s = xstrdup(value->s);
     return copy;

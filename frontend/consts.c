@@ -598,14 +598,15 @@ static int const_of_c_function(FeCtx *ctx, PyObject *obj, Const *c)
         Py_XDECREF(tb);
         return rc;
     }
-    const char *name, *sig;
+    const char *name, *sig, *abi = NULL;
     PyObject *addr;
-    int ok = d != Py_None && PyArg_ParseTuple(d, "sOs", &name, &addr, &sig);
+    int ok = d != Py_None && PyArg_ParseTuple(d, "sOs|s", &name, &addr, &sig, &abi);
     if (ok) {
         c->kind = K_CFUNC;
         c->name = arena_strdup(ctx->arena, name);
         c->s = arena_strdup(ctx->arena, sig);
         c->data = PyLong_AsVoidPtr(addr);
+        c->c_abi = abi && strcmp(abi, "c") == 0;
         keep_alive(ctx, c, obj);
     }
     Py_DECREF(d);

@@ -1453,11 +1453,13 @@ static PyTypeObject CudaLaunchType = {
 
 /* ---- Kernel: inspection ---- */
 
+/* A version's argument types as every backend names them (numba-cuda's names): a Python
+ * number's weak type by its own, 'float64' for 'weak float64'. */
 static PyObject *signature_of(KVersion *v)
 {
     PyObject *t = PyTuple_New(v->argtypes ? v->nargs : 0);
     for (int i = 0; t && v->argtypes && i < v->nargs; i++) {
-        PyObject *s = PyUnicode_FromString(v->argtypes[i]->name);
+        PyObject *s = PyUnicode_FromString(ty_strong(v->argtypes[i])->name);
         if (!s) {
             Py_CLEAR(t);
             break;
@@ -1692,14 +1694,7 @@ static PyObject *kernel_versions(CudaKernel *k, PyObject *unused)
     PyObject *list = PyList_New(0);
     for (int i = 0; list && i < k->nversions; i++) {
         KVersion *v = k->versions[i];
-        PyObject *names = PyTuple_New(v->argtypes ? v->nargs : 0);
-        for (int j = 0; names && v->argtypes && j < v->nargs; j++) {
-            PyObject *s = PyUnicode_FromString(v->argtypes[j]->name);
-            if (!s)
-                Py_CLEAR(names);
-            else
-                PyTuple_SET_ITEM(names, j, s);
-        }
+        PyObject *names = signature_of(v);
         PyObject *item = names ? Py_BuildValue("(NO)", names, version_cooperative(v) ? Py_True
                                                                                      : Py_False)
                                : NULL;
@@ -2594,7 +2589,50 @@ static PyObject *py_source_global(PyObject *self, PyObject *args)
     return Py_BuildValue("(Kn)", (unsigned long long)ptr, (Py_ssize_t)size);
 }
 
+/* _core.cuda_arg_type(value) -> the type name a launch gives value: a device array's, a
+ * foreign GPU array's (__cuda_array_interface__, __dlpack__), a NumPy array's or a scalar's (a
+ * Python number's weak type by its own name, as the versions' keys say it), a tuple's.
+ * kernel.specialize types its arguments with it, so that it accepts what a launch does. */
+static PyObject *py_arg_type(PyObject *self, PyObject *obj)
+{
+    Type *t = NULL;
+    if (Py_TYPE(obj) == &CudaArrayType) {
+        if (!(t = ((CudaArray *)obj)->type))
+            return PyErr_Format(PyExc_TypeError, "a device array of dtype %R cannot be a kernel "
+                                "argument", ((CudaArray *)obj)->dtype);
+    } else if ((t = rt_typeof(obj, RT_TYPEOF_GPU)) ||
+               (PyTuple_Check(obj) && (t = typeof_tuple_arg(obj)))) {
+        t = ty_strong(t);
+    } else if (!PyErr_Occurred()) {
+        if (np_ready() < 0)
+            return NULL;
+        CudaForeign f;
+        bool foreign = !PyArray_Check(obj) &&
+                       (PyObject_HasAttrString(obj, "__cuda_array_interface__") ||
+                        PyObject_HasAttrString(obj, "__dlpack__"));
+        if (foreign && cuda_ensure() < 0)
+            return NULL;
+        int rc = foreign ? cuda_read_foreign(obj, &f, NULL) : 0;
+        if (rc < 0)
+            return NULL;
+        if (rc > 0) {
+            t = f.type;
+            cuda_release_foreign(&f);
+        }
+    }
+    if (!t) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "a kernel cannot take %.100s: kernels take numbers, "
+                         "tuples, NumPy arrays, device arrays and GPU arrays of other libraries "
+                         "(__cuda_array_interface__ or __dlpack__)", Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    return PyUnicode_FromString(t->name);
+}
+
 static PyMethodDef launch_functions[] = {
+    {"cuda_arg_type", py_arg_type, METH_O,
+     "cuda_arg_type(value) -> the type name a kernel launch gives value."},
     {"_cuda_load_ptx", (PyCFunction)(void (*)(void))py_load_ptx, METH_VARARGS | METH_KEYWORDS,
      "_cuda_load_ptx(ptx, entry, nargs=-1, written=all): a Kernel over hand-written PTX."},
     {"cuda_compile_ptx", (PyCFunction)(void (*)(void))py_compile_ptx,

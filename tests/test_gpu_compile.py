@@ -288,6 +288,31 @@ def test_float32_math_stays_float32_and_fastmath():
     assert "sin.approx" in ptx and "ex2.approx" in ptx
 
 
+def k_f32_square(x, out):
+    i = G.grid(1)
+    if i < x.size:
+        d = x[i] - np.float32(0.5)
+        out[i] = d ** 2 + d ** 3 - d ** -1 + d ** 0
+
+
+def k_f32_pow(x, out):
+    i = G.grid(1)
+    if i < x.size:
+        out[i] = math.pow(x[i], x[i])
+
+
+def test_fastmath_float32_power_of_an_integer_is_multiplied():
+    # libdevice's fast powf (2 ** (y * log2 x): lg2.approx, ex2.approx) is nan for a negative x;
+    # numba-cuda multiplies out an integer literal exponent, so (-0.25) ** 2 is 0.0625 in a
+    # fastmath kernel too. math.pow keeps the fast function, as numba-cuda's.
+    ptx, _ = compile_kernel(k_f32_square, [F32_1D, F32_1D], fastmath=True)
+    body = ptx[ptx.index(".entry"):]
+    assert "lg2.approx" not in body and "ex2.approx" not in body, body
+    assert "mul.f32" in body or "mul.ftz.f32" in body
+    ptx, _ = compile_kernel(k_f32_pow, [F32_1D, F32_1D], fastmath=True)
+    assert "lg2.approx" in ptx and "ex2.approx" in ptx
+
+
 @pytest.mark.parametrize("arr", [F32_1D, F64_1D])
 def test_round_is_cvt_rni(arr):
     # round() goes through libdevice's rint, whose NVVM intrinsic LLVM 16 would turn into

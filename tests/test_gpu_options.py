@@ -526,6 +526,77 @@ except RuntimeError as e:
                            "True"]
 
 
+_AXPB_C_CU = """
+extern "C" __device__ float axpb(float a, float x, float b)
+{
+    return a * x + b;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", ["1", "cpu"])
+def test_simulators_run_c_abi_device_functions(tmp_path, mode):
+    """declare_device(abi="c") calls `float axpb(float, float, float)` as C declares it (the
+    default, numba-cuda's ABI, passes a result pointer first); other ABIs are refused."""
+    f = tmp_path / "axpb.cu"
+    f.write_text(_AXPB_C_CU)
+    out = _run_simulated(f"""
+import numpy as np
+from pyjit import gpu
+axpb = gpu.declare_device('axpb', 'float32(float32, float32, float32)', link=[{str(f)!r}],
+                          abi='c')
+@gpu.jit
+def k(x, y):
+    i = gpu.grid(1)
+    if i < x.size:
+        y[i] = axpb(np.float32(-2.5), x[i], np.float32(0.5))
+x = np.arange(40, dtype=np.float32) / 3
+y = np.zeros_like(x)
+k[2, 32](x, y)
+print('c-abi', np.allclose(y, np.float32(-2.5) * x + np.float32(0.5), rtol=1e-6))
+try:
+    gpu.declare_device('axpb', 'float32(float32, float32, float32)', abi='fortran')
+except NotImplementedError as e:
+    print('fortran', "'numba'" in str(e) and "'c'" in str(e))
+""", mode)
+    assert out.split() == ["c-abi", "True", "fortran", "True"]
+
+
+@needs_codegen
+def test_declared_c_abi_call_links_with_a_c_abi_definition(tmp_path):
+    """A kernel calling a function declared with abi="c" declares it with the C prototype that
+    gpu.compile(abi="c") defines: ptxas and nvlink join the two, as the driver's linker will
+    (numba-cuda's ABI's declaration would not match: 'Prototype doesn't match')."""
+    from util import link_ptx
+
+    def axpb(a, x, b):
+        return a * x + b
+
+    sig = "float32(float32, float32, float32)"
+    lib, _ = hw.compile(axpb, sig, abi="c", abi_info={"abi_name": "axpb_c"})
+    f = tmp_path / "axpb.ptx"
+    f.write_text(lib)
+    fn = hw.declare_device("axpb_c", sig, link=[str(f)], abi="c")
+
+    def k(x, y):
+        i = gpu.grid(1)
+        if i < x.size:
+            y[i] = fn(x[i], x[i], x[i])
+    ptx, _ = hw.compile_ptx(k, "void(float32[:], float32[:])")
+    link_ptx([ptx, lib])
+    numba_abi = hw.declare_device("axpb_c", sig, link=[str(f)])
+
+    def k2(x, y):
+        i = gpu.grid(1)
+        if i < x.size:
+            y[i] = numba_abi(x[i], x[i], x[i])
+    ptx2, _ = hw.compile_ptx(k2, "void(float32[:], float32[:])")
+    assert ptx2 != ptx
+    if _tool("nvlink"):
+        with pytest.raises(AssertionError, match="Prototype doesn't match"):
+            link_ptx([ptx2, lib])
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("suffix, text", [(".ptx", _MUL_PTX), (".cu", _MUL_CU)])
 def test_declared_device_function_from_a_file(gpu_hw, tmp_path, suffix, text):

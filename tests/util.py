@@ -242,6 +242,31 @@ def assemble_ptx(ptx):
         assert r.returncode == 0, r.stderr + "\n" + ptx
 
 
+NVLINK = os.path.join(os.path.dirname(PTXAS), "nvlink") if PTXAS else None
+
+
+def link_ptx(ptxs):
+    """Assembles each PTX text relocatable for sm_90 and links them with nvlink, as the driver's
+    linker joins a kernel with the device code it calls: a function declared with another
+    prototype than its definition's fails here as it does on a GPU. Without the CUDA toolkit
+    it does nothing."""
+    if not PTXAS or not os.path.exists(NVLINK):
+        return
+    with tempfile.TemporaryDirectory() as d:
+        objects = []
+        for i, ptx in enumerate(ptxs):
+            path = os.path.join(d, f"m{i}.ptx")
+            with open(path, "w") as f:
+                f.write(ptx)
+            objects.append(os.path.join(d, f"m{i}.cubin"))
+            r = subprocess.run([PTXAS, "-arch=sm_90", "-c", path, "-o", objects[-1]],
+                               capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr + "\n" + ptx
+        r = subprocess.run([NVLINK, "-arch=sm_90", *objects, "-o", os.path.join(d, "linked.cubin")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr + "\n" + "\n".join(ptxs)
+
+
 def numba_or_none(f):
     """Numba's njit of a compiled function's Python source, the compiled functions it calls
     compiled by Numba too, when Numba is installed (not under the sanitizers, where Numba's own

@@ -7,6 +7,11 @@ The function follows numba-cuda's ABI:
 
     extern "C" __device__ int name(ret_t *return_value, arg_t arg, ...);   /* returns 0 */
 
+or, declared with abi="c" (as numba-cuda's declare_device takes it), the C ABI, as CUDA C
+writes device functions and gpu.compile(abi="c") compiles Python ones:
+
+    extern "C" __device__ ret_t name(arg_t arg, ...);
+
 Files: CUDA C (.cu, compiled here through NVRTC, loaded from the CUDA toolkit at run time with
 dlopen, as the driver is), PTX (.ptx), cubin (.cubin), fatbin (.fatbin), object (.o), library
 (.a) and LTO-IR (.ltoir). The files of a kernel are those of its link= and those of the declared
@@ -31,7 +36,7 @@ class DeclaredDevice:
 
     _pyjit_cfunc = True      # the frontend freezes it as a C function (pyjit/_ffi.py)
 
-    def __init__(self, name, signature, link=()):
+    def __init__(self, name, signature, link=(), abi="numba"):
         from .. import types
         if not isinstance(name, str) or not name.isidentifier():
             raise TypeError(f"declare_device: the name must be a C identifier, not {name!r}")
@@ -39,13 +44,15 @@ class DeclaredDevice:
         self.name = name
         self.__name__ = name
         self.signature = signature
+        self.abi = check_abi(name, abi)
         self._args, self._ret = tuple(args), ret or "none"
         self.link = tuple(_options.link_files(link)) if link else ()
         _DECLARED[name] = self
 
     def _pyjit_describe(self):
-        """(name, address, "ret|arg|...") for pyjit/_ffi.py: address 0, a symbol to link."""
-        return self.name, 0, "|".join((self._ret,) + self._args)
+        """(name, address, "ret|arg|...", abi) for pyjit/_ffi.py: address 0, a symbol to link,
+        called in numba-cuda's ABI or the C ABI."""
+        return self.name, 0, "|".join((self._ret,) + self._args), self.abi
 
     def __call__(self, *args):
         raise TypeError(f"device function '{self.name}' (declare_device) can only be called "
@@ -55,9 +62,18 @@ class DeclaredDevice:
         return f"<pyjit.gpu declared device function {self.name}{self.signature!r}>"
 
 
-def declare_device(name, sig, link=None):
-    """numba-cuda's cuda.declare_device: a device function defined in foreign code."""
-    return DeclaredDevice(name, sig, link or ())
+def check_abi(name, abi):
+    """declare_device's abi: "numba" (numba-cuda's, the default) or "c"."""
+    if abi not in ("numba", "c"):
+        raise NotImplementedError(f"declare_device('{name}'): abi={abi!r}; the ABIs are 'numba' "
+                                  "(int name(ret_t *result, args...)) and 'c' (ret_t name(args...))")
+    return abi
+
+
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
+    """numba-cuda's cuda.declare_device: a device function defined in foreign code, in
+    numba-cuda's ABI or (abi="c") the C ABI."""
+    return DeclaredDevice(name, sig, link or (), abi)
 
 
 # ---- NVRTC: CUDA C to PTX ----
@@ -274,9 +290,10 @@ _CTYPES = {"bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16
            "float32": ctypes.c_float, "float64": ctypes.c_double}
 
 
-def host_function(name, signature, files):
+def host_function(name, signature, files, abi="numba"):
     """A declare_device function compiled for the CPU as a Python callable in numba-cuda's ABI
-    (the result through a pointer): what the interpreted simulator's kernels call."""
+    (the result through a pointer) or the C ABI: what the interpreted simulator's kernels
+    call."""
     import numpy as np
 
     from .. import types
@@ -297,9 +314,17 @@ def host_function(name, signature, files):
                            f"and the kernels' link=) defines an extern \"C\" __device__ "
                            f"function '{name}'")
     rtype = _CTYPES.get(ret, ctypes.c_int8)
+    out_type = np.dtype(ret).type if ret != "none" else None
+    if abi == "c":
+        fn.restype = _CTYPES[ret] if ret != "none" else None
+        fn.argtypes = [_CTYPES[t.name] for t in sig.args]
+
+        def call_c(*args):
+            r = fn(*[a.item() if hasattr(a, "item") else a for a in args])
+            return out_type(r) if out_type is not None else None
+        return call_c
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.POINTER(rtype)] + [_CTYPES[t.name] for t in sig.args]
-    out_type = np.dtype(ret).type if ret != "none" else None
 
     def call(*args):
         slot = rtype()

@@ -65,10 +65,10 @@ compile = _hw.compile
 compile_for_current_device = _hw.compile_for_current_device
 
 
-def declare_device(name, sig, link=None):
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     """numba-cuda's cuda.declare_device: the kernels compiled for the CPU call the function by
     name, from its CUDA C compiled for the CPU and loaded into the process (gpu/_link.py)."""
-    declared = _hw.declare_device(name, sig, link)
+    declared = _hw.declare_device(name, sig, link, use_cooperative, abi)
     _link.host_libraries(declared.link)
     return declared
 # CUDA C source runs only on a GPU: these say so when used (pyjit/gpu/source.py)

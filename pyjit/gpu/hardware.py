@@ -233,9 +233,9 @@ else:
 
 
 def _launch_types(args):
-    """The type names a launch gives args (gpu.In/Out/InOut: their array's)."""
-    return tuple(_core.typeof(a.array if isinstance(a, _Direction) else a, True)
-                 .replace("weak ", "") for a in args)
+    """The type names a launch gives args (gpu.In/Out/InOut: their array's): device arrays and
+    other libraries' GPU arrays as the launch types them (runtime/launch.c)."""
+    return tuple(_core.cuda_arg_type(a.array if isinstance(a, _Direction) else a) for a in args)
 
 
 class _Overload(VersionCode):
@@ -265,10 +265,20 @@ class _Overload(VersionCode):
         return f"<pyjit.gpu kernel {self.kernel.__qualname__}({', '.join(self.argtypes)})>"
 
 
+def _version_names(kernel):
+    """The argument types of kernel's versions, as every backend names them: a kernel declared
+    with signatures has those (numba-cuda compiles them when declared; here the first launch
+    does), any other the ones its launches compiled."""
+    if kernel.signature is not None:
+        return [tuple(_types_mod._canonical_signature(sig)[0]) for sig in
+                (kernel.signature if isinstance(kernel.signature, list) else [kernel.signature])]
+    return [n for n, _coop in kernel._versions()]
+
+
 def _Overloads(kernel):
-    """kernel.overloads: the versions compiled so far; indexing by a signature compiles that
-    one when first used."""
-    return _KernelOverloads(kernel, _Overload, lambda: [n for n, _coop in kernel._versions()])
+    """kernel.overloads: the versions compiled (or declared) so far; indexing by a signature
+    compiles that one when first used."""
+    return _KernelOverloads(kernel, _Overload, lambda: _version_names(kernel))
 
 
 class DeviceFunction:

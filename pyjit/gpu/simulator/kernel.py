@@ -421,24 +421,26 @@ class DeclaredDevice:
     """gpu.declare_device in the simulator: a device function of CUDA C, compiled for the CPU
     on its first call and called through ctypes in numba-cuda's ABI (pyjit/gpu/_link.py)."""
 
-    def __init__(self, name, signature, link=None):
+    def __init__(self, name, signature, link=None, abi="numba"):
+        from .._link import check_abi, check_host_files
         self.name = self.__name__ = name
         self.signature = signature
+        self.abi = check_abi(name, abi)
         self.link = tuple(_kernel_options.link_files(link)) if link else ()
-        from .._link import check_host_files
         check_host_files(self.link)
         self._call = None
 
     def __call__(self, *args):
         if self._call is None:
             from .._link import host_function
-            self._call = host_function(self.name, self.signature, self.link)
+            self._call = host_function(self.name, self.signature, self.link, self.abi)
         return self._call(*args)
 
 
-def declare_device(name, sig, link=None):
-    """numba-cuda's cuda.declare_device: foreign CUDA C the simulated kernels call."""
-    return DeclaredDevice(name, sig, link)
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
+    """numba-cuda's cuda.declare_device: foreign CUDA C the simulated kernels call, in
+    numba-cuda's ABI or (abi="c") the C ABI."""
+    return DeclaredDevice(name, sig, link, abi)
 
 
 class Reduce:
