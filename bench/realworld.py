@@ -33,6 +33,8 @@ def compile_all(njit):
 
 
 def same(a, b):
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(map(same, a, b))
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.allclose(np.asarray(a), np.asarray(b), rtol=1e-9, atol=1e-12, equal_nan=True)
     return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
