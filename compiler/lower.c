@@ -1182,7 +1182,6 @@ static bool is_int_exponent(LLVMValueRef b, int *n)
 static LLVMValueRef float_binop(Lower *L, BinOp op, Type *t, LLVMValueRef a, LLVMValueRef b)
 {
     LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(a));
-    int n;
     switch (op) {
     case BIN_ADD: return LLVMBuildFAdd(L->b, a, b, "");
     case BIN_SUB: return LLVMBuildFSub(L->b, a, b, "");
