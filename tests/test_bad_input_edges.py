@@ -678,7 +678,9 @@ def warm_compiler():
 def test_deeply_nested_tuples_are_right_and_fast(warm_compiler, name, depth):
     """As arguments and results, indexed, built, unpacked, passed to a compiled helper: the
     result is CPython's, compiling and the first call take well under a second, a call
-    well under a millisecond (the cost is linear in the size of the tuple)."""
+    well under a millisecond (the cost is linear in the size of the tuple). The bounds leave
+    room for a loaded machine: what they catch is a cost growing with the depth, which takes
+    seconds at these depths."""
     ns = dict(helper=pyjit.njit(lambda t: t))
     exec(nested_sources(depth)[name], ns)
     pf = ns["f"]
@@ -700,5 +702,5 @@ def test_deeply_nested_tuples_are_right_and_fast(warm_compiler, name, depth):
         assert repr(got).replace("array", "") == repr(expected).replace("array", "")
     else:
         assert got == expected and type(got) is type(expected), (got, expected)
-    assert first < 0.5, f"compile and first call took {first:.3f} s"
-    assert per_call < 1e-3, f"a call took {per_call * 1e6:.0f} us"
+    assert first < 2.0, f"compile and first call took {first:.3f} s"
+    assert per_call < 5e-3, f"a call took {per_call * 1e6:.0f} us"
