@@ -2405,7 +2405,10 @@ static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
     const CompilerHost *host = c->pi->prog->host;
     /* the arguments as written: an implementation taking *args had the trailing positional ones
      * gathered into a tuple (pack_varargs, imm2), and the typing functions take them one by one */
-    Instr *packed = in->imm2 ? in->args[in->nargs - in->nkw - 1] : NULL;
+    Instr *packed = in->op == OP_CALL && in->imm2 && in->nargs - in->nkw > 1 ?
+                    in->args[in->nargs - in->nkw - 1] : NULL;
+    if (packed && packed->op != OP_BUILD_TUPLE)
+        packed = NULL;
     int n = in->nargs - 1 + (packed ? packed->nargs - 1 : 0);
     Instr **written = arena_alloc(c->arena, sizeof *written * (size_t)(n + 1));
     for (int i = 1, w = 0; i < in->nargs; i++) {

@@ -502,3 +502,19 @@ def case_tslearn_cdist_ncc():
     a, b = rng.normal(size=(4, 7)), rng.normal(size=(3, 7))
     na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
     return (_cdist_ncc(a, b, na.copy(), nb, False), _cdist_ncc(a, a, np.full(4, -1.0), na, True))
+
+
+@njit
+def _merge_heights(hierarchy, num_points):
+    out = np.zeros(hierarchy.shape[0])
+    for node in range(num_points, num_points + hierarchy.shape[0]):
+        left, right, dist, _ = hierarchy[node - num_points]     # a row unpacked
+        out[node - num_points] = dist * (left < num_points) + right * 0.001
+    for a, b, c, _ in hierarchy:
+        out[0] += a - b + c
+    return out
+
+
+def case_hdbscan_hierarchy_rows():
+    h = np.array([[0, 1, 0.5, 2], [2, 5, 0.9, 3], [3, 6, 1.4, 4]], dtype=np.float64)
+    return _merge_heights(h, 4)
