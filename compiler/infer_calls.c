@@ -2412,7 +2412,8 @@ static Type *call_overload(Infer *c, Instr *in, const Const *k, bool *declined)
     /* the arguments as written: an implementation taking *args had the trailing positional ones
      * gathered into a tuple (pack_varargs, imm2 of a call), and the typing functions take them
      * one by one; a library call made of another instruction (a, b = lst) keeps that one's imm2 */
-    Instr *packed = in->op == OP_CALL && in->imm2 == 1 ? in->args[in->nargs - in->nkw - 1] : NULL;
+    Instr *packed = in->op == OP_CALL && in->imm2 == 1 && in->nargs - in->nkw > 1 ?
+                    in->args[in->nargs - in->nkw - 1] : NULL;
     if (packed && packed->op != OP_BUILD_TUPLE)
         packed = NULL;
     int n = in->nargs - 1 + (packed ? packed->nargs - 1 : 0);

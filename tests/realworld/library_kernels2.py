@@ -461,3 +461,60 @@ def case_interpolation_overloads():
     values = np.array([0.0, 1.0, 4.0, 9.0, 16.0, 25.0])
     points = np.array([-0.2, 0.1, 0.75, 1.3, 2.4, 3.1])
     return _linear(grid, values, points), _spread(2.0, 0.25), _spread(2.0, 0.25, 1.0)
+
+
+# ---------------- tslearn: k-Shape's cross-correlation distances, prange in both branches ----------------
+
+
+@njit(fastmath=True)
+def _max_ncc(s1, s2, n1, n2):
+    sz = s1.shape[0]
+    best = -np.inf
+    for shift in range(-sz + 1, sz):
+        acc = 0.0
+        for t in range(max(0, shift), min(sz, sz + shift)):
+            acc += s1[t] * s2[t - shift]
+        best = max(best, acc / (n1 * n2))
+    return best
+
+
+@njit(parallel=True, fastmath=True)
+def _cdist_ncc(d1, d2, norms1, norms2, self_similarity):
+    n1, n2 = d1.shape[0], d2.shape[0]
+    dists = np.zeros((n1, n2))
+    if (norms1 < 0.0).any():
+        for i1 in prange(n1):
+            norms1[i1] = np.linalg.norm(d1[i1])
+    if self_similarity:
+        for i in prange(1, n1):
+            for j in range(i):          # j: this loop's own
+                dists[i, j] = _max_ncc(d1[i], d2[j], norms1[i], norms2[j])
+        dists += dists.T
+    else:
+        for i in prange(n1):
+            for j in range(n2):         # and this one's
+                dists[i, j] = _max_ncc(d1[i], d2[j], norms1[i], norms2[j])
+    return dists
+
+
+def case_tslearn_cdist_ncc():
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=(4, 7)), rng.normal(size=(3, 7))
+    na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+    return (_cdist_ncc(a, b, na.copy(), nb, False), _cdist_ncc(a, a, np.full(4, -1.0), na, True))
+
+
+@njit
+def _merge_heights(hierarchy, num_points):
+    out = np.zeros(hierarchy.shape[0])
+    for node in range(num_points, num_points + hierarchy.shape[0]):
+        left, right, dist, _ = hierarchy[node - num_points]     # a row unpacked
+        out[node - num_points] = dist * (left < num_points) + right * 0.001
+    for a, b, c, _ in hierarchy:
+        out[0] += a - b + c
+    return out
+
+
+def case_hdbscan_hierarchy_rows():
+    h = np.array([[0, 1, 0.5, 2], [2, 5, 0.9, 3], [3, 6, 1.4, 4]], dtype=np.float64)
+    return _merge_heights(h, 4)
