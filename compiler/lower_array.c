@@ -838,10 +838,6 @@ static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef 
     LLVMValueRef w = LLVMBuildSelect(B, neg, LLVMBuildAdd(B, i, n, ""), i, "");
     if (boundscheck(L)) {
         LLVMValueRef args[3] = {i, lower_i64(L, axis), n};
-        /* a size is never negative: told to LLVM, it makes the two tests one unsigned test
-         * where it cannot drop either (an index computed from data, `counts[int(x * k)]`) */
-        LLVMValueRef nonneg = LLVMBuildICmp(B, LLVMIntSGE, n, lower_i64(L, 0), "");
-        target_call_intrinsic(L->mod, B, "llvm.assume", NULL, 0, &nonneg, 1);
         /* w < 0 or w >= n, two signed tests rather than one unsigned: each is what LLVM can
          * prove of an index counting down in a while loop (j in `while j >= 0 and b[j] > key`
          * ... b[j + 1]) or one the code tested already (`if 0 <= k < nbins: counts[k]`), and
