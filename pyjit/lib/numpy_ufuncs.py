@@ -841,10 +841,6 @@ _UFUNCS = {
     "arcsinh": (1, {"f": _arcsinh, "c": _complex_arcsinh}),
     "arccosh": (1, {"f": _arccosh, "c": _complex_arccosh}),
     "arctanh": (1, {"f": _arctanh, "c": _complex_arctanh}),
-    # of real numbers the builtins serve
-    "arcsin": (1, {"c": _complex_arcsin}),
-    "arccos": (1, {"c": _complex_arccos}),
-    "arctan": (1, {"c": _complex_arctan}),
     "conjugate": (1, {"c": _conjugate, "*": _positive}),
     "float_power": (2, {"f": _float_power, "c": _complex_power}),
     "ldexp": (2, {"f": _ldexp}),
@@ -874,6 +870,11 @@ def _register(name, nin, kernels):
 
 for _name, (_nin, _kernels) in _UFUNCS.items():
     _register(_name, _nin, _kernels)
+
+# the complex forms of ufuncs whose real ones are builtins (which serve when these decline)
+_COMPLEX_ONLY = {"arcsin": _complex_arcsin, "arccos": _complex_arccos, "arctan": _complex_arctan}
+for _name, _kernel in _COMPLEX_ONLY.items():
+    _register(_name, 1, {"c": _kernel})
 
 
 # ---- the ufuncs of two outputs: np.divmod, np.frexp, np.modf ----
