@@ -642,9 +642,7 @@ def _modf_whole(a):
 # ---- the generated loop ----
 
 def _generated(source, env):
-    from .numpy_memory import unshared
-    return generated("impl", source, dict(env, _broadcast_error=_broadcast_error,
-                                          _unshared=unshared))
+    return generated("impl", source, dict(env, _broadcast_error=_broadcast_error))
 
 
 @register_jitable
@@ -692,11 +690,10 @@ def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False, names=None
         if on_out and out_joins:   # an out axis of another length than the inputs' is NumPy's error
             lines += [f"    if {dims[-1]} != 1 and {dims[-1]} != D{d}:", "        _broadcast_error()"]
     shape = "(" + "".join(f"D{d}, " for d in range(n)) + ")"
-    if has_out:   # an operand overlapping out is read from a copy, as NumPy's
+    if has_out:
         lines += [f"    if out.shape != {shape}:",
                   "        raise ValueError('non-broadcastable output operand')",
                   "    res = out"]
-        lines += [f"    x{k} = _unshared(x{k}, out)" for k in ops if ndims[k]]
     else:
         lines.append(f"    res = np.empty({shape}, OUT)")
     indent = "    "
