@@ -257,31 +257,6 @@ def test_shares_memory():
     assert njit(lambda a: np.shares_memory(a, a.copy()))(np.ones(4)) is False
 
 
-@pytest.mark.parametrize("src", [
-    "np.sin(a[::-1], out=a)", "np.sqrt(a[1:], out=a[:-1])", "np.add(a, a[::-1], out=a)",
-    "np.negative(a[:-1], out=a[1:])", "np.subtract(a[1:], a[:-1], out=a[:-1])",
-    "np.exp(a, out=a)", "np.abs(a[::-1], out=a)", "np.floor(a[::-1], out=a)",
-    "np.arctan2(a[::-1], a, out=a)", "np.power(a[::-1], 2, out=a)", "np.square(a[::-1], out=a)",
-    "np.copysign(a[::-1], -1.0, out=a)", "np.multiply(a[:-2], a[2:], out=a[1:-1])",
-    "np.add(a[:-1], a[1:], out=a[1:])"])
-def test_ufunc_out_overlapping(src):
-    ns = {"np": np}
-    exec(f"def f(a):\n    {src}\n    return a\n", ns)
-    f = ns["f"]
-    jf = njit(f)
-    for a in [np.arange(1.0, 9.0), np.arange(1.0, 13.0).reshape(3, 4)[:, 0],
-              np.arange(1.0, 9.0).astype(np.float32)]:
-        same(jf(a.copy()), f(a.copy()))
-
-
-def test_ufunc_out_in_place_2d():
-    def f(a):
-        np.add(a, a.T, out=a)          # reads a.T while writing a: from a copy
-        np.multiply(a, 2.0, out=a)     # the same items in the same places: in place
-        return a
-    a = np.arange(16.0).reshape(4, 4)
-    same(njit(f)(a.copy()), f(a.copy()))
-
 
 # ---- lists and tuples where NumPy functions take arrays ---------------------------------------
 

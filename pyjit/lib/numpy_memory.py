@@ -1,8 +1,6 @@
 """Whether arrays share memory, written in the compiled subset over a._extent() (the bytes an
 array's items span, a builtin): np.may_share_memory (the spans overlap, NumPy's default bounds
-check), np.shares_memory (exactly: some byte belongs to an item of each), and the copy a ufunc
-makes of an operand that overlaps its out= (NumPy computes as if every operand were read before
-out is written)."""
+check) and np.shares_memory (exactly: some byte belongs to an item of each)."""
 import numpy as np
 
 from ._util import is_array, is_number, overload, register_jitable
@@ -64,24 +62,3 @@ def _memory_typing(exact):
 
 overload(np.shares_memory)(_memory_typing(True))
 overload(np.may_share_memory)(_memory_typing(False))
-
-
-def unshared(x, out):
-    """x, or a copy of it where it overlaps out otherwise than as the same items in the same
-    places (an in-place ufunc reads each item before it writes it)."""
-    pass
-
-
-@overload(unshared)
-def _unshared(x, out):
-    if not is_array(x):
-        return lambda x, out: x
-
-    def impl(x, out):
-        if not _spans_overlap(x, out):
-            return x
-        if x.shape == out.shape and x.strides == out.strides and x._extent() == out._extent() \
-                and x.itemsize == out.itemsize:
-            return x
-        return x.copy()
-    return impl

@@ -888,7 +888,7 @@ _PU = np.polynomial.polyutils
 
 
 @overload(_PU.trimseq)
-def _trimseq(seq):
+def _polyutils_trimseq(seq):
     """seq without its trailing zeros (one item kept), as a view; an empty seq as it is."""
     if not is_array(seq) or seq.ndim != 1:
         return None
@@ -915,7 +915,7 @@ def _series_dtype(items):
 
 
 @overload(_PU.as_series)
-def _as_series(alist, trim=True):
+def _polyutils_as_series(alist, trim=True):
     """as_series(alist, trim=True): a list of 1-d copies of the coefficient arrays (the rows of a
     2-d array, or the items of a tuple of 1-d arrays and numbers), of their common type, trailing
     zeros trimmed; NumPy's ValueErrors for an empty or n-d item."""

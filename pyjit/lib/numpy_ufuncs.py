@@ -642,9 +642,7 @@ def _modf_whole(a):
 # ---- the generated loop ----
 
 def _generated(source, env):
-    from .numpy_memory import unshared
-    return generated("impl", source, dict(env, _broadcast_error=_broadcast_error,
-                                          _unshared=unshared))
+    return generated("impl", source, dict(env, _broadcast_error=_broadcast_error))
 
 
 @register_jitable
@@ -692,11 +690,10 @@ def _loop_source(params, ndims, has_out, out_ndim=0, out_joins=False, names=None
         if on_out and out_joins:   # an out axis of another length than the inputs' is NumPy's error
             lines += [f"    if {dims[-1]} != 1 and {dims[-1]} != D{d}:", "        _broadcast_error()"]
     shape = "(" + "".join(f"D{d}, " for d in range(n)) + ")"
-    if has_out:   # an operand overlapping out is read from a copy, as NumPy's
+    if has_out:
         lines += [f"    if out.shape != {shape}:",
                   "        raise ValueError('non-broadcastable output operand')",
                   "    res = out"]
-        lines += [f"    x{k} = _unshared(x{k}, out)" for k in ops if ndims[k]]
     else:
         lines.append(f"    res = np.empty({shape}, OUT)")
     indent = "    "
@@ -841,10 +838,6 @@ _UFUNCS = {
     "arcsinh": (1, {"f": _arcsinh, "c": _complex_arcsinh}),
     "arccosh": (1, {"f": _arccosh, "c": _complex_arccosh}),
     "arctanh": (1, {"f": _arctanh, "c": _complex_arctanh}),
-    # of real numbers the builtins serve
-    "arcsin": (1, {"c": _complex_arcsin}),
-    "arccos": (1, {"c": _complex_arccos}),
-    "arctan": (1, {"c": _complex_arctan}),
     "conjugate": (1, {"c": _conjugate, "*": _positive}),
     "float_power": (2, {"f": _float_power, "c": _complex_power}),
     "ldexp": (2, {"f": _ldexp}),
@@ -874,6 +867,11 @@ def _register(name, nin, kernels):
 
 for _name, (_nin, _kernels) in _UFUNCS.items():
     _register(_name, _nin, _kernels)
+
+# the complex forms of ufuncs whose real ones are builtins (which serve when these decline)
+_COMPLEX_ONLY = {"arcsin": _complex_arcsin, "arccos": _complex_arccos, "arctan": _complex_arctan}
+for _name, _kernel in _COMPLEX_ONLY.items():
+    _register(_name, 1, {"c": _kernel})
 
 
 # ---- the ufuncs of two outputs: np.divmod, np.frexp, np.modf ----
