@@ -982,6 +982,29 @@ static LLVMValueRef plain_pow(Lower *L, LLVMValueRef x, unsigned k, bool recip)
     return recip ? LLVMBuildFDiv(L->b, LLVMConstReal(LLVMTypeOf(acc), 1.0), acc, "") : acc;
 }
 
+/* r, the power x ** y computed without libm, where the bits of x (or of |x|) lie in
+ * [lo_bits, hi_bits): one unsigned compare, which 0, nan and inf fail too; libm's pow of x and y
+ * elsewhere. */
+static LLVMValueRef pow_in_range(Lower *L, LLVMValueRef r, LLVMValueRef bits, uint64_t lo_bits,
+                                 uint64_t hi_bits, LLVMValueRef x, double y)
+{
+    LLVMBuilderRef B = L->b;
+    LLVMValueRef off = LLVMBuildSub(B, bits, LLVMConstInt(L->i64, lo_bits, 0), "");
+    LLVMValueRef normal = LLVMBuildICmp(B, LLVMIntULT, off, LLVMConstInt(L->i64, hi_bits - lo_bits, 0), "");
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
+    LLVMBasicBlockRef slow = lower_block(L, "pow.libm"), done = lower_block(L, "pow.done");
+    LLVMBuildCondBr(B, normal, done, slow);
+    LLVMPositionBuilderAtEnd(B, slow);
+    LLVMValueRef libm = libm_pow(L, x, LLVMConstReal(L->f64, y));
+    LLVMBuildBr(B, done);
+    LLVMPositionBuilderAtEnd(B, done);
+    LLVMValueRef phi = LLVMBuildPhi(B, L->f64, "");
+    LLVMValueRef vals[2] = {r, libm};
+    LLVMBasicBlockRef froms[2] = {here, slow};
+    LLVMAddIncoming(phi, vals, froms, 2);
+    return phi;
+}
+
 static LLVMValueRef pow_small_int(Lower *L, LLVMValueRef x, int n)
 {
     LLVMBuilderRef B = L->b;
@@ -1021,21 +1044,7 @@ static LLVMValueRef pow_small_int(Lower *L, LLVMValueRef x, int n)
     unsigned k_abs = (unsigned)(n < 0 ? -n : n);
     uint64_t lo_exp = 960 / k_abs, hi_exp = (n < 0 ? 960 : 1023) / k_abs;
     LLVMValueRef bits = LLVMBuildBitCast(B, lower_math(L, MF_FABS, f64, x, NULL), L->i64, "");
-    uint64_t lo_bits = (1023 - lo_exp) << 52, hi_bits = (1023 + hi_exp) << 52;
-    LLVMValueRef off = LLVMBuildSub(B, bits, LLVMConstInt(L->i64, lo_bits, 0), "");
-    LLVMValueRef normal = LLVMBuildICmp(B, LLVMIntULT, off, LLVMConstInt(L->i64, hi_bits - lo_bits, 0), "");
-    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
-    LLVMBasicBlockRef slow = lower_block(L, "pow.libm"), done = lower_block(L, "pow.done");
-    LLVMBuildCondBr(B, normal, done, slow);
-    LLVMPositionBuilderAtEnd(B, slow);
-    LLVMValueRef libm = libm_pow(L, x, LLVMConstReal(L->f64, n));
-    LLVMBuildBr(B, done);
-    LLVMPositionBuilderAtEnd(B, done);
-    LLVMValueRef phi = LLVMBuildPhi(B, L->f64, "");
-    LLVMValueRef vals[2] = {r, libm};
-    LLVMBasicBlockRef froms[2] = {here, slow};
-    LLVMAddIncoming(phi, vals, froms, 2);
-    return phi;
+    return pow_in_range(L, r, bits, (1023 - lo_exp) << 52, (1023 + hi_exp) << 52, x, n);
 }
 
 /* Whether b is a constant y = n / 2 with n odd, |n| <= 33, other than 0.5 (which LLVM makes a
@@ -1106,21 +1115,7 @@ static LLVMValueRef pow_half_int(Lower *L, LLVMValueRef x, int n)
      * of the bits fails for negative x, 0, inf and nan too */
     uint64_t lim = 1800 / (m + 1);
     LLVMValueRef bits = LLVMBuildBitCast(B, x, L->i64, "");
-    uint64_t lo_bits = (1023 - lim) << 52, hi_bits = (1023 + lim) << 52;
-    LLVMValueRef off = LLVMBuildSub(B, bits, LLVMConstInt(L->i64, lo_bits, 0), "");
-    LLVMValueRef normal = LLVMBuildICmp(B, LLVMIntULT, off, LLVMConstInt(L->i64, hi_bits - lo_bits, 0), "");
-    LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
-    LLVMBasicBlockRef slow = lower_block(L, "pow.libm"), done = lower_block(L, "pow.done");
-    LLVMBuildCondBr(B, normal, done, slow);
-    LLVMPositionBuilderAtEnd(B, slow);
-    LLVMValueRef libm = libm_pow(L, x, LLVMConstReal(L->f64, n / 2.0));
-    LLVMBuildBr(B, done);
-    LLVMPositionBuilderAtEnd(B, done);
-    LLVMValueRef phi = LLVMBuildPhi(B, L->f64, "");
-    LLVMValueRef vals[2] = {r, libm};
-    LLVMBasicBlockRef froms[2] = {here, slow};
-    LLVMAddIncoming(phi, vals, froms, 2);
-    return phi;
+    return pow_in_range(L, r, bits, (1023 - lim) << 52, (1023 + lim) << 52, x, n / 2.0);
 }
 
 /* x ** y for float64 x and y, y known only at run time (a p-norm's `abs(d) ** p`, Minkowski's
