@@ -350,6 +350,15 @@ static StreamCallback *take_callback(void)
     return cb;
 }
 
+/* With the GIL. */
+static void free_callback(StreamCallback *cb)
+{
+    Py_DECREF(cb->stream);
+    Py_DECREF(cb->callback);
+    Py_DECREF(cb->arg);
+    PyMem_RawFree(cb);
+}
+
 /* Runs the callbacks whose streams have reached them, in order; with the GIL. An exception a
  * callback raises is reported as unraisable, as it would be on the driver's thread. */
 static int run_stream_callbacks(void *unused)
@@ -361,10 +370,7 @@ static int run_stream_callbacks(void *unused)
         if (!r)
             PyErr_WriteUnraisable(cb->callback);
         Py_XDECREF(r);
-        Py_DECREF(cb->stream);
-        Py_DECREF(cb->callback);
-        Py_DECREF(cb->arg);
-        PyMem_RawFree(cb);
+        free_callback(cb);
     }
     return 0;
 }
@@ -402,10 +408,7 @@ static PyObject *stream_add_callback(CudaStream *s, PyObject *args, PyObject *kw
     cb->arg = Py_NewRef(arg);
     CUresult r = cuda_api.cuStreamAddCallback(s->handle, stream_callback_reached, cb, 0);
     if (r != CUDA_SUCCESS) {
-        Py_DECREF(cb->stream);
-        Py_DECREF(cb->callback);
-        Py_DECREF(cb->arg);
-        PyMem_RawFree(cb);
+        free_callback(cb);
         return cuda_raise(r, "adding a stream callback", NULL);
     }
     Py_RETURN_NONE;
