@@ -724,7 +724,11 @@ static int freeze_object(FeCtx *ctx, PyObject *obj, Const **out)
         const char *tname = known_function_name(ctx, (PyObject *)Py_TYPE(obj));
         if (tname && strncmp(tname, "overload:", 9) == 0)
             tname += 9;   /* np.float32 of an array is the library's (numpy_create.py) */
-        PyObject *item = tname && strncmp(tname, "numpy.", 6) == 0
+        /* datetime64 and timedelta64 scalars are constants of their own (fe_const_of): their
+         * item() is a datetime.date, or an int that forgets the unit */
+        bool dated = tname && (strcmp(tname, "numpy.datetime64") == 0 ||
+                               strcmp(tname, "numpy.timedelta64") == 0);
+        PyObject *item = tname && !dated && strncmp(tname, "numpy.", 6) == 0
                              ? PyObject_CallMethod(obj, "item", NULL) : NULL;
         if (item && strcmp(tname, "numpy.uint64") == 0 && PyLong_Check(item)) {
             unsigned long long bits = PyLong_AsUnsignedLongLong(item);

@@ -202,7 +202,7 @@ UNSUPPORTED = [
     (uses_global_store, (1,)), (uses_fstring_spec, (1,)), (uses_import, (1,)),
     (uses_from_import, (1.0,)), (uses_star_kwargs, (1,)),
     (uses_np_random, (3,)), (uses_os_getcwd, (1,)),
-    (uses_bytes, (1,)), (uses_sorted, (1,)), (uses_open, (1,)),
+    (uses_sorted, (1,)), (uses_open, (1,)),
     (uses_del_item, (np.zeros(3),)), (uses_store_attr, (np.zeros(4),)),
     (uses_python_function, (1,)), (uses_list_global, (1,)), (uses_string_format, (1,)),
     (uses_getattr, (1.5, "real")),
@@ -420,7 +420,7 @@ TYPING = [
     (index_a_scalar, (1,)), (too_many_indices, (np.zeros(3),)), (float_index, (np.zeros(3),)),
     (returns_int_or_tuple, (1,)), (math_on_string, (1.0,)), (len_of_int, (3,)),
     (range_of_float, (2.5,)), (float_bitwise, (2.5,)), (float_invert, (2.5,)),
-    (complex_less, (1j,)), (complex_floordiv, (1j,)), (array_truth, (np.zeros(3),)),
+    (complex_less, (1j,)), (complex_floordiv, (1j,)),
     (too_large_constant, (1,)), (wrong_arity_inner_call, (1,)), (wrong_keyword_inner_call, (1,)),
 ]
 
@@ -430,6 +430,20 @@ def test_typing_errors(func, args):
     with pytest.raises(CompileError) as info:
         pyjit.njit(func)(*args)
     assert_located(str(info.value), func)
+
+
+def test_bytes_constant_and_array_truth_run_as_in_python():
+    """Once refusals, now what CPython and NumPy do: a bytes constant has its length, and the
+    truth of an array is that of its one item, NumPy's ValueError for more items."""
+    assert pyjit.njit(uses_bytes)(1) == uses_bytes(1)
+    compiled = pyjit.njit(array_truth)
+    for a in (np.zeros(1), np.ones(1), np.array([[2.5]])):
+        assert compiled(a) == array_truth(a)
+    with pytest.raises(ValueError) as expected:
+        array_truth(np.zeros(3))
+    with pytest.raises(ValueError) as got:
+        compiled(np.zeros(3))
+    assert str(got.value) == str(expected.value)
 
 
 @pytest.mark.parametrize("func", [tuple_plus_int, index_a_scalar, float_index, float_bitwise,
