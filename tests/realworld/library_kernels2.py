@@ -1,5 +1,5 @@
 """More Numba code as libraries write it, restated in our own words with the import switched to
-pyjit (tests/realworld/test_rw_libraries2.py runs each case compiled and under
+pyjit (tests/realworld/test_rw_libraries.py runs each case compiled and under
 PYJIT_DISABLE_JIT=1 and compares): pymatting's local smoothing (pndindex loops one after another
 under parallel=True, each with its own per-pixel arrays and a `continue`); fast_hdbscan's kd-tree
 held in a namedtuple and named in explicit signatures by `types.NamedTuple(types, cls)`, its

@@ -1,6 +1,7 @@
-"""Real-world patterns: the Numba code inside well-known libraries (library_kernels.py), each case
-run compiled here and in CPython (the same source under PYJIT_DISABLE_JIT=1, in a subprocess),
-the results compared."""
+"""Real-world patterns: the Numba code inside well-known libraries (library_kernels.py and
+library_kernels2.py), each case run compiled here and in CPython (the same source under
+PYJIT_DISABLE_JIT=1, in a subprocess), the results compared."""
+import importlib
 import os
 import pickle
 import subprocess
@@ -11,22 +12,31 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import library_kernels as lk  # noqa: E402
 from util import assert_same  # noqa: E402
 
-CASES = [name for name in dir(lk) if name.startswith("case_")]
+MODULES = ("library_kernels", "library_kernels2")
+CASES = [(m, name) for m in MODULES for name in dir(importlib.import_module(m))
+         if name.startswith("case_")]
 
-_SCRIPT = ("import pickle, sys; sys.path.insert(0, sys.argv[1]); import library_kernels as lk; "
+_SCRIPT = ("import importlib, pickle, sys; sys.path.insert(0, sys.argv[1]); "
+           "lk = importlib.import_module(sys.argv[2]); "
            "sys.stdout.buffer.write(pickle.dumps({n: getattr(lk, n)() for n in dir(lk) "
            "if n.startswith('case_')}))")
 
 
 @pytest.fixture(scope="module")
 def expected():
+    """module -> case -> its result in CPython, computed once per module when first asked."""
     env = dict(os.environ, PYJIT_DISABLE_JIT="1")
-    out = subprocess.run([sys.executable, "-c", _SCRIPT, HERE], env=env, check=True,
-                         capture_output=True).stdout
-    return pickle.loads(out)
+    results = {}
+
+    def of(module):
+        if module not in results:
+            out = subprocess.run([sys.executable, "-c", _SCRIPT, HERE, module], env=env,
+                                 check=True, capture_output=True).stdout
+            results[module] = pickle.loads(out)
+        return results[module]
+    return of
 
 
 def _same(a, b, where):
@@ -40,6 +50,6 @@ def _same(a, b, where):
                     where=where)
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_library_kernel(name, expected):
-    _same(expected[name], getattr(lk, name)(), name)
+@pytest.mark.parametrize("module,name", CASES, ids=[f"{m}.{n}" for m, n in CASES])
+def test_library_kernel(module, name, expected):
+    _same(expected(module)[name], getattr(importlib.import_module(module), name)(), name)
