@@ -1,10 +1,16 @@
 """np.einsum, np.tensordot, np.apply_along_axis, np.polyfit and np.poly in compiled code,
 compared with NumPy itself on several dtypes, shapes and layouts."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
 from pyjit import njit
 from pyjit.errors import TypingError
+
+sys.path.insert(0, os.path.dirname(__file__))
+from util import same_as_numpy as same  # noqa: E402
 
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((3, 4))
@@ -12,16 +18,6 @@ B = RNG.standard_normal((4, 5))
 C = RNG.standard_normal((3, 4, 5))
 V = RNG.standard_normal(4)
 S = RNG.standard_normal((4, 4))
-
-
-def same(got, want):
-    if np.ndim(want) == 0 and not isinstance(want, np.ndarray):
-        assert np.ndim(got) == 0 and np.allclose(got, want), (got, want)
-        return
-    got = np.asarray(got)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert np.allclose(got, want, equal_nan=True), (got, want)
 
 
 def check(src, *args):

@@ -1,6 +1,9 @@
 """The fourth NumPy sweep: ufunc methods (reduce, accumulate, reduceat, outer, at) of NumPy's
 ufuncs and of @vectorize ones, tuple axes on the reductions, partition along an axis, complex
 sorting, frombuffer of bytes and empty array literals; each compared with NumPy itself."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -8,21 +11,8 @@ from pyjit import njit, vectorize
 from pyjit.errors import TypingError
 from pyjit.extending import register_jitable
 
-
-def same(got, want):
-    """got (compiled) equals want (NumPy): values, and the dtype and shape of arrays (scalars
-    come back as Python numbers, as compiled code returns them)."""
-    if np.ndim(want) == 0 and not isinstance(want, np.ndarray):
-        assert np.ndim(got) == 0
-        assert np.allclose(got, want, equal_nan=True) or got == want, (got, want)
-        return
-    got = np.asarray(got)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    if want.dtype.kind in "fc":
-        assert np.allclose(got, want, equal_nan=True, rtol=1e-6), (got, want)
-    else:
-        assert np.array_equal(got, want), (got, want)
+sys.path.insert(0, os.path.dirname(__file__))
+from util import same_as_numpy as same  # noqa: E402
 
 
 def compare(jitted, pyfunc, *args):

@@ -1,32 +1,17 @@
 """The sixth NumPy sweep: reshape/ravel/flatten with order=, a 0-d array stored into an element,
 dtype= spelled as Python's types in np.asarray/np.array, ...; each compared with NumPy itself on
 several dtypes, shapes, layouts and edge cases."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
 from pyjit import njit
 from pyjit.errors import TypingError
 
-
-def same(got, want):
-    """got (compiled) equals want (NumPy): values, and the dtype and shape of arrays (scalars
-    come back as Python numbers, as compiled code returns them)."""
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            same(g, w)
-        return
-    if np.ndim(want) == 0 and not isinstance(want, np.ndarray):
-        assert np.ndim(got) == 0
-        assert np.allclose(got, want, equal_nan=True) or got == want, (got, want)
-        return
-    got = np.asarray(got)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    if want.dtype.kind in "fc":
-        assert np.allclose(got, want, equal_nan=True, rtol=1e-6), (got, want)
-    else:
-        assert np.array_equal(got, want), (got, want)
+sys.path.insert(0, os.path.dirname(__file__))
+from util import same_as_numpy as same  # noqa: E402
 
 
 def source_case(src, *names):
@@ -255,7 +240,6 @@ def test_shares_memory():
         assert jf(x, y) == f(x, y), (x.shape, x.strides, y.shape, y.strides)
     assert jf(np.zeros(3), 2.0) == f(np.zeros(3), 2.0)
     assert njit(lambda a: np.shares_memory(a, a.copy()))(np.ones(4)) is False
-
 
 
 # ---- lists and tuples where NumPy functions take arrays ---------------------------------------

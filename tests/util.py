@@ -107,6 +107,28 @@ def assert_same(expected, got, exact=False, rtol=None, atol=None, where="result"
         assert got == expected, f"{where}: {got!r} != {expected!r}"
 
 
+def same_as_numpy(got, want):
+    """got (compiled) equals want (NumPy): values, and the dtype and shape of arrays; tuples item
+    by item. Scalars come back as Python numbers, as compiled code returns them."""
+    import numpy as np
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), (got, want)
+        for g, w in zip(got, want):
+            same_as_numpy(g, w)
+        return
+    if np.ndim(want) == 0 and not isinstance(want, np.ndarray):
+        assert np.ndim(got) == 0, (got, want)
+        assert np.allclose(got, want, equal_nan=True) or got == want, (got, want)
+        return
+    got = np.asarray(got)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if want.dtype.kind in "fc":
+        assert np.allclose(got, want, equal_nan=True, rtol=1e-6), (got, want)
+    else:
+        assert np.array_equal(got, want), (got, want)
+
+
 def _copy_args(args):
     return tuple(a.copy(order="K") if isinstance(a, np.ndarray) else copy.copy(a) for a in args)
 
