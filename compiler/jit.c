@@ -1027,14 +1027,38 @@ int jit_load_object(const char *object, size_t size, const char *symbol, void *c
     return load_object(object, size, symbol, NULL, refs, nrefs, out, diag);
 }
 
+/* Loop strength reduction, which code generation runs on every loop, is a fifth to a quarter of
+ * the code generation of a simulated kernel (its block function is loops over the threads, copied
+ * per resume point and phase) and bought them nothing measured: bench/simulator.py's kernels run
+ * as fast without it. LLVM turns it off only by its global option -disable-lsr, read when a
+ * compile builds its code generation passes, so it is set around a simulated kernel's emission
+ * with both locks held, where no other compile (CPU: jit_lock; PTX: ptx_lock) can read it, and
+ * reset after: @njit functions and GPU kernels keep it. (LLVM takes an option again, the last
+ * value winning.) */
+static void set_strength_reduction(bool on)
+{
+    const char *argv[2] = {"pyjit", on ? "-disable-lsr=false" : "-disable-lsr=true"};
+    LLVMParseCommandLineOptions(2, argv, NULL);
+}
+
 /* The object file of the optimised module, made by host_tm, whose settings are the JIT's: the
  * code the JIT would have generated from the module itself. Code generation changes the module,
- * which is not used again (its text was kept by jit_optimise). */
+ * which is not used again (its text was kept by jit_optimise). Called with jit_lock held. */
 static int emit_object_locked(Program *prog, Diag *diag)
 {
     LLVMMemoryBufferRef buf = NULL;
     char *err = NULL;
-    if (LLVMTargetMachineEmitToMemoryBuffer(host_tm, prog->llvm->mod, LLVMObjectFile, &err, &buf)) {
+    if (prog->gpu_sim) {
+        pthread_mutex_lock(&ptx_lock);
+        set_strength_reduction(false);
+    }
+    LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(host_tm, prog->llvm->mod, LLVMObjectFile,
+                                                          &err, &buf);
+    if (prog->gpu_sim) {
+        set_strength_reduction(true);
+        pthread_mutex_unlock(&ptx_lock);
+    }
+    if (failed) {
         diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: generating machine code: %s", err);
         LLVMDisposeMessage(err);
         return -1;
