@@ -532,22 +532,21 @@ void *pj_sim_scratch(AbiSimThread *t, int64_t bytes)
  * completed, while other warps complete theirs (its block function skips it). */
 #define SIM_HELD 0x40000000
 
-/* The usual warp operation of a kernel cut into rounds: one kind of shuffle that all 32 lanes of a
- * full warp wait at, each naming the whole warp, as a reduction's shfl_down_sync(0xffffffff, v,
- * off) does. Its results, warp_result's, come from one pass over the lanes that reads their
- * arrays directly; whether the warp at base was such (wres then holds them). */
+/* The usual warp operation of a kernel cut into rounds: a shuffle that all 32 lanes of a full
+ * warp wait at, the same call, each naming the whole warp, as a reduction's
+ * shfl_down_sync(0xffffffff, v, off) does. Its results, warp_result's, come from one pass over
+ * the lanes that reads their arrays directly; whether the warp at base was such (wres then holds
+ * them). */
 static bool full_warp_shuffle(int base, const int32_t *at, const int32_t *sites, const int64_t *wval,
                               int64_t *wres, const int32_t *wmask, const int32_t *warg)
 {
-    int k0 = at[base] & ~SIM_HELD;
-    if (k0 <= 0)
+    int32_t a0 = at[base], k0 = a0 & ~SIM_HELD;
+    int op = k0 > 0 ? sites[2 * k0] : 0;
+    if (op < ABI_SIM_WARP_OP || op - ABI_SIM_WARP_OP > ABI_WARP_SHFL_XOR)
         return false;
-    int op = sites[2 * k0];
-    bool full = op >= ABI_SIM_WARP_OP && op - ABI_SIM_WARP_OP <= ABI_WARP_SHFL_XOR;
-    for (int l = 0; l < 32 && full; l++) {
-        int k = at[base + l] & ~SIM_HELD;
-        full = k > 0 && sites[2 * k] == op && wmask[base + l] == -1;
-    }
+    bool full = true;   /* every lane at the same call (copies of a call take the general path) */
+    for (int l = 0; l < 32; l++)
+        full &= (at[base + l] == a0) & (wmask[base + l] == -1);
     if (!full)
         return false;
     const int64_t *v = wval + base;
@@ -561,7 +560,8 @@ static bool full_warp_shuffle(int base, const int32_t *at, const int32_t *sites,
     case ABI_WARP_SHFL_UP:
     case ABI_WARP_SHFL_DOWN:
         for (int l = 0; l < 32; l++) {
-            int64_t src = op - ABI_SIM_WARP_OP == ABI_WARP_SHFL_UP ? (int64_t)l - a[l] : (int64_t)l + a[l];
+            int64_t src = op - ABI_SIM_WARP_OP == ABI_WARP_SHFL_UP ? (int64_t)l - a[l]
+                                                                   : (int64_t)l + a[l];
             r[l] = src >= 0 && src < 32 ? v[src] : v[l];
         }
         break;
