@@ -1184,6 +1184,21 @@ int jit_emit_ptx(Program *prog, Diag *diag)
 
 /* ---- assembly for inspection ---------------------------------------------------------------- */
 
+/* Whether mod is a simulated kernel's (it defines a block function, symbol__simblock), whose
+ * code generation runs with set_sim_codegen's options. */
+static bool simulated_module(LLVMModuleRef mod)
+{
+    static const char suffix[] = "__simblock";
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        size_t len = 0;
+        const char *name = LLVMGetValueName2(f, &len);
+        if (!LLVMIsDeclaration(f) && len >= sizeof suffix - 1 &&
+            memcmp(name + len - (sizeof suffix - 1), suffix, sizeof suffix - 1) == 0)
+            return true;
+    }
+    return false;
+}
+
 static const char *asm_of_locked(const char *llvm_text, Arena *arena, Diag *diag)
 {
     if (jit_init(diag) < 0)
@@ -1198,7 +1213,17 @@ static const char *asm_of_locked(const char *llvm_text, Arena *arena, Diag *diag
         diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: re-reading IR: %s", err);
         goto done;
     }
-    if (LLVMTargetMachineEmitToMemoryBuffer(host_tm, mod, LLVMAssemblyFile, &err, &out)) {
+    bool sim = simulated_module(mod);
+    if (sim) {
+        pthread_mutex_lock(&ptx_lock);
+        set_sim_codegen(true);
+    }
+    LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(host_tm, mod, LLVMAssemblyFile, &err, &out);
+    if (sim) {
+        set_sim_codegen(false);
+        pthread_mutex_unlock(&ptx_lock);
+    }
+    if (failed) {
         diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: emitting assembly: %s", err);
         goto done;
     }
