@@ -36,6 +36,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include <llvm/Config/llvm-config.h>
 
 /* ---- shared by the stages: the module, LLVM's errors and buffers ----------------------------- */
 
@@ -244,6 +245,37 @@ static LLVMTargetMachineRef ptx_tm(int cc, Diag *diag)
                                           LLVMCodeGenLevelAggressive, LLVMRelocDefault,
                                           LLVMCodeModelDefault);
     return ptx_tms[cc];
+}
+
+/* ---- LLVM's options for a simulated kernel -------------------------------------------------- */
+
+/* A simulated kernel's block function is loops over the threads, copied per resume point and per
+ * phase, and its first launch waits for their compile. Two of LLVM's fixed costs there buy those
+ * loops nothing measured (bench/simulator.py's kernels run as fast without them): InstCombine
+ * iterating to a fixed point, where one iteration is LLVM 18's own default (a tenth of the
+ * compile), and loop strength reduction in code generation (a fifth to a quarter of it). LLVM sets
+ * both only by global options, read as a compile builds its passes, so they are set around a
+ * simulated kernel's optimisation and emission with both locks held, where no other compile
+ * (CPU: jit_lock; PTX: ptx_lock) reads them, and set back after: @njit functions and GPU kernels
+ * keep LLVM's defaults. (LLVM takes an option again, its last value winning.) */
+static void set_llvm_option(const char *text)
+{
+    const char *argv[2] = {"pyjit", text};
+    LLVMParseCommandLineOptions(2, argv, NULL);
+}
+
+static void set_sim_optimiser(bool sim)
+{
+#if LLVM_VERSION_MAJOR < 18
+    set_llvm_option(sim ? "-instcombine-max-iterations=1" : "-instcombine-max-iterations=1000");
+#else
+    (void)sim;
+#endif
+}
+
+static void set_sim_codegen(bool sim)
+{
+    set_llvm_option(sim ? "-disable-lsr=true" : "-disable-lsr=false");
 }
 
 /* ---- lowering ------------------------------------------------------------------------------- */
@@ -827,8 +859,11 @@ int jit_optimise(Program *prog, Diag *diag)
         pthread_mutex_lock(&jit_lock);
         /* a simulated kernel with barriers is inlined into its block function and simplified,
          * cut there into loops over the threads (lower_sim_regions.c), then optimised */
-        if (prog->gpu_sim)
+        if (prog->gpu_sim) {
+            pthread_mutex_lock(&ptx_lock);
+            set_sim_optimiser(true);
             sim_fits(mod, !prog->sim_sync);
+        }
         if (prog->gpu_sim && prog->sim_sync) {
             rc = simplify_for_cut(mod, diag);
             if (rc == 0 && lower_sim_regions(prog, mod)) {
@@ -839,6 +874,10 @@ int jit_optimise(Program *prog, Diag *diag)
         }
         if (rc == 0)
             rc = optimise_cpu(mod, prog->opts, prog->arena, diag);
+        if (prog->gpu_sim) {
+            set_sim_optimiser(false);
+            pthread_mutex_unlock(&ptx_lock);
+        }
         pthread_mutex_unlock(&jit_lock);
     }
     if (rc < 0)
@@ -1029,12 +1068,22 @@ int jit_load_object(const char *object, size_t size, const char *symbol, void *c
 
 /* The object file of the optimised module, made by host_tm, whose settings are the JIT's: the
  * code the JIT would have generated from the module itself. Code generation changes the module,
- * which is not used again (its text was kept by jit_optimise). */
+ * which is not used again (its text was kept by jit_optimise). Called with jit_lock held. */
 static int emit_object_locked(Program *prog, Diag *diag)
 {
     LLVMMemoryBufferRef buf = NULL;
     char *err = NULL;
-    if (LLVMTargetMachineEmitToMemoryBuffer(host_tm, prog->llvm->mod, LLVMObjectFile, &err, &buf)) {
+    if (prog->gpu_sim) {
+        pthread_mutex_lock(&ptx_lock);
+        set_sim_codegen(true);
+    }
+    LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(host_tm, prog->llvm->mod, LLVMObjectFile,
+                                                          &err, &buf);
+    if (prog->gpu_sim) {
+        set_sim_codegen(false);
+        pthread_mutex_unlock(&ptx_lock);
+    }
+    if (failed) {
         diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: generating machine code: %s", err);
         LLVMDisposeMessage(err);
         return -1;
@@ -1135,6 +1184,21 @@ int jit_emit_ptx(Program *prog, Diag *diag)
 
 /* ---- assembly for inspection ---------------------------------------------------------------- */
 
+/* Whether mod is a simulated kernel's (it defines a block function, symbol__simblock), whose
+ * code generation runs with set_sim_codegen's options. */
+static bool simulated_module(LLVMModuleRef mod)
+{
+    static const char suffix[] = "__simblock";
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        size_t len = 0;
+        const char *name = LLVMGetValueName2(f, &len);
+        if (!LLVMIsDeclaration(f) && len >= sizeof suffix - 1 &&
+            memcmp(name + len - (sizeof suffix - 1), suffix, sizeof suffix - 1) == 0)
+            return true;
+    }
+    return false;
+}
+
 static const char *asm_of_locked(const char *llvm_text, Arena *arena, Diag *diag)
 {
     if (jit_init(diag) < 0)
@@ -1149,7 +1213,17 @@ static const char *asm_of_locked(const char *llvm_text, Arena *arena, Diag *diag
         diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: re-reading IR: %s", err);
         goto done;
     }
-    if (LLVMTargetMachineEmitToMemoryBuffer(host_tm, mod, LLVMAssemblyFile, &err, &out)) {
+    bool sim = simulated_module(mod);
+    if (sim) {
+        pthread_mutex_lock(&ptx_lock);
+        set_sim_codegen(true);
+    }
+    LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(host_tm, mod, LLVMAssemblyFile, &err, &out);
+    if (sim) {
+        set_sim_codegen(false);
+        pthread_mutex_unlock(&ptx_lock);
+    }
+    if (failed) {
         diag_error(diag, DIAG_INTERNAL, NULL, NULL, 0, -1, -1, "LLVM: emitting assembly: %s", err);
         goto done;
     }

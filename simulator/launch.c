@@ -532,6 +532,47 @@ void *pj_sim_scratch(AbiSimThread *t, int64_t bytes)
  * completed, while other warps complete theirs (its block function skips it). */
 #define SIM_HELD 0x40000000
 
+/* The usual warp operation of a kernel cut into rounds: a shuffle that all 32 lanes of a full
+ * warp wait at, the same call, each naming the whole warp, as a reduction's
+ * shfl_down_sync(0xffffffff, v, off) does. Its results, warp_result's, come from one pass over
+ * the lanes that reads their arrays directly; whether the warp at base was such (wres then holds
+ * them). */
+static bool full_warp_shuffle(int base, const int32_t *at, const int32_t *sites, const int64_t *wval,
+                              int64_t *wres, const int32_t *wmask, const int32_t *warg)
+{
+    int32_t a0 = at[base], k0 = a0 & ~SIM_HELD;
+    int op = k0 > 0 ? sites[2 * k0] : 0;
+    if (op < ABI_SIM_WARP_OP || op - ABI_SIM_WARP_OP > ABI_WARP_SHFL_XOR)
+        return false;
+    bool full = true;   /* every lane at the same call (copies of a call take the general path) */
+    for (int l = 0; l < 32; l++)
+        full &= (at[base + l] == a0) & (wmask[base + l] == -1);
+    if (!full)
+        return false;
+    const int64_t *v = wval + base;
+    const int32_t *a = warg + base;
+    int64_t *r = wres + base;
+    switch ((AbiSimWarpKind)(op - ABI_SIM_WARP_OP)) {
+    case ABI_WARP_SHFL_IDX:
+        for (int l = 0; l < 32; l++)
+            r[l] = v[a[l] & 31];
+        break;
+    case ABI_WARP_SHFL_UP:
+    case ABI_WARP_SHFL_DOWN:
+        for (int l = 0; l < 32; l++) {
+            int64_t src = op - ABI_SIM_WARP_OP == ABI_WARP_SHFL_UP ? (int64_t)l - a[l]
+                                                                   : (int64_t)l + a[l];
+            r[l] = src >= 0 && src < 32 ? v[src] : v[l];
+        }
+        break;
+    default:
+        for (int l = 0; l < 32; l++)
+            r[l] = v[l ^ (a[l] & 31)];
+        break;
+    }
+    return true;
+}
+
 /* The warps whose live lanes all wait at warp operations complete them, as release_warps does for
  * fibers: each lane's result in wres. Whether any did; released[i] marks their lanes. */
 static bool regions_warps(SimLaunch *L, int32_t *at, const int32_t *sites, const int64_t *wval,
@@ -541,6 +582,13 @@ static bool regions_warps(SimLaunch *L, int32_t *at, const int32_t *sites, const
     bool any = false;
     SimWorker *wk = current_worker();
     for (int base = 0; base < n; base += 32) {
+        if (base + 32 <= n && full_warp_shuffle(base, at, sites, wval, wres, wmask, warg)) {
+            memset(released + base, 1, 32 * sizeof *released);
+            if (wk->warp_epoch && base / 32 < wk->warp_cap)
+                wk->warp_epoch[base / 32]++;
+            any = true;
+            continue;
+        }
         SimFiber lanes[32], *w[32];
         uint32_t live = 0, waiting = 0, need = 0;
         for (int l = 0; l < 32; l++) {

@@ -354,3 +354,23 @@ def test_a_warp_operation_some_lanes_never_reach_is_reported(both):
     for gpu in both:
         with pytest.raises(gpu.BarrierError, match="warp operation"):
             make(gpu)[1, 64](np.zeros(64))
+
+
+def test_every_shuffle_of_full_and_partial_warps(both):
+    # full warps all at one shuffle take launch.c's one pass over the lanes; the partial third
+    # warp, and lanes whose argument reaches outside the warp, the general path
+    def make(gpu):
+        @gpu.jit
+        def k(x, out):
+            t = gpu.threadIdx.x
+            v = x[t]
+            out[0, t] = gpu.shfl_sync(0xFFFFFFFF, v, (t * 7) % 40)
+            out[1, t] = gpu.shfl_up_sync(0xFFFFFFFF, v, t % 5)
+            out[2, t] = gpu.shfl_down_sync(0xFFFFFFFF, v, (t % 3) * 13)
+            out[3, t] = gpu.shfl_xor_sync(0xFFFFFFFF, v, t % 32)
+            out[4, t] = gpu.shfl_down_sync(0xFFFFFFFF, v, 3)
+            out[5, t] = gpu.shfl_up_sync(0xFFFFFFFF, v, 33)
+        return k
+
+    x = np.random.default_rng(3).random(80)
+    run_in_both_simulators(both, make, (2, 80), x, np.zeros((6, 80)))
