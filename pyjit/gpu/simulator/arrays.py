@@ -19,6 +19,7 @@ import weakref
 
 import numpy as np
 
+from .._layout import byte_extent, like_geometry
 from .state import S, RaceError, threadIdx, blockDim
 
 _index = operator.index
@@ -460,7 +461,30 @@ class DeviceNDArray:
     ndim = property(lambda self: self._ary.ndim)
     nbytes = property(lambda self: self._ary.nbytes)
     itemsize = property(lambda self: self._ary.itemsize)
-    alloc_size = nbytes
+
+    @property
+    def alloc_size(self):
+        """numba-cuda's: the bytes the array's elements span (its nbytes when contiguous)."""
+        lo, hi = byte_extent(self._ary.shape, self._ary.strides, self._ary.itemsize)
+        return hi - lo
+
+    @property
+    def gpu_data(self):
+        """numba-cuda's MemoryPointer of the array's memory (here the host memory standing for
+        the device's)."""
+        from ..cudadrv.driver import MemoryPointer
+        return MemoryPointer.of_array(self)
+
+    def as_cuda_arg(self):
+        return self.gpu_data
+
+    def __array__(self, dtype=None, copy=None):
+        """np.asarray(d): a copy, as the compiled backend's (copy=False is refused there)."""
+        if copy is False:
+            raise ValueError("a device array cannot be seen from the host without a copy "
+                             "(copy=False): np.asarray(d) and copy_to_host() copy it")
+        h = self.copy_to_host()
+        return h if dtype is None else h.astype(dtype)
 
     @property
     def device_ctypes_pointer(self):
@@ -549,8 +573,12 @@ class DeviceNDArray:
     def view(self, dtype):
         return DeviceNDArray(self._ary.view(as_dtype(dtype)), self.stream)
 
-    def transpose(self, axes=None):
-        return DeviceNDArray(self._ary.transpose(axes), self.stream)
+    def transpose(self, *axes):
+        """transpose(axes) as numba-cuda's, or transpose(*axes) as NumPy's and the compiled
+        backend's."""
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return DeviceNDArray(self._ary.transpose(axes or None), self.stream)
 
     T = property(lambda self: self.transpose())
 
@@ -625,46 +653,48 @@ def to_device(obj, stream=0, copy=True, to=None):
                          obj if isinstance(obj, np.ndarray) else None)
 
 
-def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+def _zeros(shape, dtype, strides, order):
+    """Zeroed memory of this shape, laid out by strides (bytes; None: contiguous in order)."""
     a = np.zeros(shape, dtype=as_dtype(dtype), order=order)
     if strides is not None:
-        a = np.lib.stride_tricks.as_strided(a, strides=strides)
-    return DeviceNDArray(a, stream)
+        a = np.lib.stride_tricks.as_strided(a, strides=tuple(strides))
+    return a
+
+
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+    return DeviceNDArray(_zeros(shape, dtype, strides, order), stream)
 
 
 def device_array_like(ary, stream=0):
-    order = "F" if ary.ndim > 1 and _host_or_dev(ary).flags.f_contiguous and not \
-        _host_or_dev(ary).flags.c_contiguous else "C"
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
-
-
-def _host_or_dev(ary):
-    return ary._ary if isinstance(ary, DeviceNDArray) else np.asarray(ary)
+    strides, order = like_geometry(ary)
+    return device_array(ary.shape, ary.dtype, strides=strides, order=order, stream=stream)
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
-    return np.zeros(shape, dtype=as_dtype(dtype), order=order)
+    return _zeros(shape, dtype, strides, order)
 
 
 def pinned_array_like(ary):
-    return np.zeros_like(_host_or_dev(ary))
+    strides, order = like_geometry(ary)
+    return pinned_array(ary.shape, ary.dtype, strides, order)
 
 
 def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False,
                  wc=False):
     """A NumPy array that kernels use in place, as the compiled backend's (host memory mapped
     for the GPU): here simply host memory, which the simulated kernels use anyway."""
-    return np.zeros(shape, dtype=as_dtype(dtype), order=order)
+    return _zeros(shape, dtype, strides, order)
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
-    """A mapped array of ary's shape, dtype and order (see mapped_array)."""
-    return np.zeros_like(_host_or_dev(ary))
+    """A mapped array of ary's shape, dtype and layout (see mapped_array)."""
+    strides, order = like_geometry(ary)
+    return mapped_array(ary.shape, ary.dtype, strides, order)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
     """A NumPy array in managed memory on the GPU: here host memory (see mapped_array)."""
-    return np.zeros(shape, dtype=as_dtype(dtype), order=order)
+    return _zeros(shape, dtype, strides, order)
 
 
 def from_cuda_array_interface(desc, owner=None, sync=True):
