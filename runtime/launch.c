@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <numpy/arrayobject.h>
+#include <numpy/arrayscalars.h>
 
 /* ---- versions ---- */
 
@@ -598,6 +599,7 @@ typedef struct Arg {
     bool in_tuple;              /* an item of a tuple argument (flattened: tuple_leaves) */
     int param;                  /* the kernel parameter it is (or is an item of) */
     CUdeviceptr temp;           /* host arrays: the device copy */
+    PyObject *owned;            /* a record's 0-d array over its bytes (classify_record) */
     bool locked;                /* host arrays: staged's memory page-locked for the launch */
     CudaForeign *foreign;
 } Arg;
@@ -641,6 +643,39 @@ static int classify_host(Arg *a, PyObject *arr, int dir)
     a->shape = (const int64_t *)PyArray_DIMS((PyArrayObject *)arr);   /* npy_intp is 64-bit */
     a->strides = (const int64_t *)PyArray_STRIDES((PyArrayObject *)arr);
     return 0;
+}
+
+/* A record argument (np.void, np.record) travels as a 0-d host array over its bytes: copied to
+ * the device before the launch, its address the kernel's parameter (lower_gpu.c: flatten), and
+ * copied back when the kernel writes it, into the record and so into the array it is an item of,
+ * as numba-cuda copies a record argument in and out. */
+static int classify_record(CudaKernel *k, int i, Arg *a, PyObject *obj)
+{
+    if (!PyArray_IsScalar(obj, Void))
+        return PyErr_Format(PyExc_TypeError, "kernel '%s' argument %d: a record argument is a "
+                            "NumPy record (np.void), not %.100s", k->cname, i + 1,
+                            Py_TYPE(obj)->tp_name), -1;
+    PyVoidScalarObject *v = (PyVoidScalarObject *)obj;
+    Py_INCREF(v->descr);
+    PyObject *view = PyArray_NewFromDescr(&PyArray_Type, v->descr, 0, NULL, NULL, v->obval,
+                                          v->flags & NPY_ARRAY_WRITEABLE, NULL);
+    if (!view || PyArray_SetBaseObject((PyArrayObject *)view, Py_NewRef(obj)) < 0) {
+        Py_XDECREF(view);
+        return -1;
+    }
+    a->owned = view;
+    return classify_host(a, view, DIR_AUTO);
+}
+
+static bool holds_record(const Type *t)
+{
+    if (t->kind == TY_RECORD)
+        return true;
+    if (t->kind == TY_TUPLE)
+        for (int j = 0; j < t->tuple.n; j++)
+            if (holds_record(t->tuple.items[j]))
+                return true;
+    return false;
 }
 
 static bool holds_array(const Type *t)
@@ -731,6 +766,12 @@ static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **p
         a->kind = ARG_SCALAR;
         if (a->type->kind == TY_ARRAY)
             return np_ready() < 0 ? -1 : classify_host(a, obj, DIR_AUTO);
+        if (a->type->kind == TY_RECORD)
+            return np_ready() < 0 ? -1 : classify_record(k, i, a, obj);
+        if (a->type->kind == TY_TUPLE && holds_record(a->type))
+            return PyErr_Format(PyExc_TypeError, "kernel '%s' argument %d: a tuple holding a "
+                                "NumPy record cannot be a kernel argument: pass the record as "
+                                "an argument of its own", k->cname, i + 1), -1;
         if (a->type->kind == TY_TUPLE && holds_array(a->type))
             a->kind = ARG_TUPLE;   /* flattened into its items before the launch */
         return 0;
@@ -1308,6 +1349,7 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
     int n = (int)PyVectorcall_NARGS(nargsf), dev = cuda_current_device(), rc = -1;
     Arg stack_args[STACK_ARGS], *args = stack_args, *run = stack_args;
     int nrun = n, leaves = 0;   /* the Args staged and packed: tuples flattened */
+    int classified = 0;         /* the Args classify has filled (and may own a reference) */
     bool tuples = false;
     Type *stack_types[STACK_ARGS], **types = stack_types;
     CudaForeign *foreign = NULL;
@@ -1338,6 +1380,7 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
     for (int i = 0; i < n; i++) {
         args[i].kind = ARG_SCALAR;
         args[i].param = i;
+        classified = i + 1;
         if (classify(k, i, argv[i], &args[i], &foreign, n, l->stream) < 0)
             goto done;
         types[i] = args[i].type;
@@ -1375,6 +1418,8 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
 done:
     if (staged)
         unstage_host(k, run, nrun, 0, l->stream, false);
+    for (int i = 0; i < classified; i++)
+        Py_CLEAR(args[i].owned);
     for (int i = 0; foreign && i < n; i++)
         cuda_release_foreign(&foreign[i]);
     PyMem_Free(foreign);

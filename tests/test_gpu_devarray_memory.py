@@ -3,7 +3,8 @@ memset; alloc_size; as_cuda_arg; np.asarray of a device array) and the layout of
 like another (device_array_like, pinned_array_like, mapped_array_like of transposed, strided
 and permuted views, as numba-cuda lays them out), the same in the three backends: the
 interpreted simulator, the compiled one, and the compiled GPU path through the stand-in driver
-of tests/fake_cuda (its device memory is host memory). Each run is a fresh process, since the
+of tests/fake_cuda (its device memory is host memory); and a record argument's trip to the
+device and back. Each run is a fresh process, since the
 backend and the driver are chosen at the first use."""
 import os
 import shutil
@@ -84,6 +85,24 @@ SCRIPT = textwrap.dedent("""
     t = cuda.device_array_like(host.T)
     t.copy_to_device(host.T)
     checks["like_T_holds"] = np.array_equal(t.copy_to_host(), host.T)
+
+    # a record argument is copied to the device and back (the stand-in driver runs no kernel,
+    # so there its bytes come back as they went)
+    rt = np.dtype([("a", "f8"), ("n", "i4")], align=True)
+    items = np.zeros(2, rt)
+    items["a"] = [1.5, 2.5]
+
+    @cuda.jit
+    def put(r, out):
+        if cuda.grid(1) == 0:
+            out[0] = r.a
+            r.n = 5
+
+    out = np.zeros(1)
+    put[1, 1](items[1], out)
+    runs = cuda.SIMULATOR
+    checks["record_arg"] = (out[0] == 2.5 and items[1]["n"] == 5) if runs else \
+        (items[1]["a"] == 2.5 and items[1]["n"] == 0)
     print(" ".join(f"{k}={v}" for k, v in checks.items()))
 """)
 

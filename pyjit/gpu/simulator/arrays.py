@@ -85,6 +85,14 @@ class CheckedArray:
         result = getattr(ufunc, method)(*inputs, **kwargs)
         return out[0] if out is not None and len(out) == 1 else result
 
+    def __getattr__(self, name):
+        """p.x of an array of records: its field x, a view (p['x']), as compiled kernels read a
+        record array's fields (a np.recarray's attributes, and Numba's for any record array)."""
+        names = self._a.dtype.names
+        if names is not None and name in names:
+            return self._get(name)
+        raise AttributeError(f"array '{self.name}' has no attribute '{name}'")
+
     def _get(self, i):
         r = self._a[self.check(i)]
         if r.__class__ is np.ndarray:
@@ -316,6 +324,46 @@ class PackedRecordArray(CheckedArray):
 
     def __setitem__(self, i, v):
         CheckedArray.__setitem__(self, i, v._r if isinstance(v, PackedRecord) else v)
+
+
+class RecordArg:
+    """A record passed to a kernel (np.void, np.record): its fields by name, by attribute and
+    by position, read and written through to the record, and so to the array it is an item of,
+    as on the GPU (where the launch copies it to the device and back). A nested record field is
+    a RecordArg too; a packed dtype's subarray and nested record fields are refused, as the GPU
+    compiler refuses them."""
+
+    __slots__ = ("_r",)
+
+    def __init__(self, record):
+        object.__setattr__(self, "_r", record)
+
+    def _field(self, key):
+        names = self._r.dtype.names
+        name = names[key] if isinstance(key, (int, np.integer)) else key
+        if name not in names:
+            raise AttributeError(f"record {self._r.dtype} has no field {key!r}")
+        if _natural_align(self._r.dtype) == 0 and _is_view_field(self._r.dtype.fields[name][0]):
+            _refuse_field_view(name)
+        return name
+
+    def __getitem__(self, key):
+        v = self._r[self._field(key)]
+        return RecordArg(v) if isinstance(v, np.void) else v
+
+    def __setitem__(self, key, value):
+        self._r[self._field(key)] = value._r if isinstance(value, RecordArg) else value
+
+    def __getattr__(self, name):
+        if name in self._r.dtype.names:
+            return self[name]
+        return getattr(self._r, name)
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+    def __repr__(self):
+        return repr(self._r)
 
 
 def _is_view_field(dt):

@@ -26,7 +26,7 @@ from ... import _serialize
 from .. import _options as _kernel_options
 from .._kernels import LaunchForms, Overloads, SpecializedKernel, VersionCode, signature_args, \
     with_defaults, threads_of as _threads_of
-from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
+from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, RecordArg, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -577,6 +577,9 @@ def _kernel_arg(value, name):
         return checked(value._ary, name)
     if isinstance(value, (In, Out, InOut)):
         return _kernel_arg(value.array, name)
+    if isinstance(value, np.void) and value.dtype.names is not None:
+        _gpu_typeof(value, name)
+        return RecordArg(value)        # fields by attribute too, written through
     if isinstance(value, float):
         return np.float64(value)       # a float argument is a float64 on the GPU, not weak
     if isinstance(value, complex):
