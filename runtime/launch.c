@@ -70,6 +70,8 @@ typedef struct CudaKernel {
     RtSignature *sigs;      /* declared signatures (@gpu.jit('void(float32[:], int32)')) */
     int nsigs;
     SrcKernel *src;         /* a CUDA C kernel's parameters; NULL for @gpu.jit kernels */
+    uint64_t literal_args;  /* bit i: argument i is keyed by its value (literally() asked for
+                             * it, as numba-cuda's dispatcher makes it a literal type) */
 } CudaKernel;
 
 static PyTypeObject CudaKernelType, CudaLaunchType;
@@ -199,7 +201,7 @@ static KVersion *version_of_hit(Type **types, int n, const VFacts *f, PyObject *
 /* Runs the compiler for these types; the result's texts are copied out of the arena. With
  * cache=True the on-disk cache is asked first and given what was compiled. */
 static KVersion *compile_version(CudaKernel *k, Type **types, int n, const VFacts *f,
-                                 int cc_major, int cc_minor)
+                                 int cc_major, int cc_minor, int *asked)
 {
     if (!cuda_compile_kernel)
         return (KVersion *)raise_no_codegen(k->cname);
@@ -234,8 +236,13 @@ static KVersion *compile_version(CudaKernel *k, Type **types, int n, const VFact
         return (KVersion *)PyErr_NoMemory();
     }
     if (cuda_compile_kernel(k->py_func, k->registry, types, n, &opts, arena, &code, &diag) < 0 ||
-        arena_failed(arena))
-        rt_raise_compile_error(arena, &diag);
+        arena_failed(arena)) {
+        if (asked && diag.kind == DIAG_LITERAL && !diag.literal_shape && diag.literal_arg >= 0 &&
+            diag.literal_arg < n && diag.literal_arg < 64 && !k->nsigs)
+            *asked = diag.literal_arg;   /* compiled again for that argument's value */
+        else
+            rt_raise_compile_error(arena, &diag);
+    }
     else if ((v = version_new(types, n, code.ptx, code.entry, code.written))) {
         v->facts = *f;
         v->types_dump = dup_str(code.types_dump);
@@ -1073,8 +1080,45 @@ static void launch_facts(const Arg *args, int n, VFacts *f)
     }
 }
 
-/* The version for these argument types on device dev, compiled and loaded as needed. */
-static KVersion *version_for(CudaKernel *k, Type **types, int n, const VFacts *f, int dev)
+/* literally() asked for argument i's value: the kernel is keyed by it from now on, and this
+ * launch's type of it is its literal type. -1 with a TypingError when the value has none, or
+ * was asked for again (typing went wrong elsewhere), as the CPU dispatcher says it. */
+static int key_by_value(CudaKernel *k, PyObject *const *argv, Type **types, int i)
+{
+    Type *lit = argv ? rt_literal_type(argv[i]) : NULL;
+    if (!lit || ty_literal_value(types[i])) {
+        PyObject *names = param_names(k);
+        const char *name = names && i < PyTuple_GET_SIZE(names) ?
+                           PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i)) : NULL;
+        PyErr_Clear();
+        PyErr_Format(rt_error_class("TypingError"), "kernel '%s' calls literally() on its "
+                     "argument '%s', so it is compiled for each value of it; %s", k->cname,
+                     name ? name : "?", !argv ? "this version is compiled for its types alone"
+                     : lit ? "typing it asked for that value again"
+                           : "that takes an int, a bool or a str, not the value given");
+        Py_XDECREF(names);
+        return -1;
+    }
+    k->literal_args |= (uint64_t)1 << i;
+    types[i] = lit;
+    return 0;
+}
+
+/* The types of the arguments keyed by their values made their literal types (a value with
+ * none keeps its type: literally() then asks for it, and key_by_value says why it cannot). */
+static void literal_types(CudaKernel *k, PyObject *const *argv, Type **types, int n)
+{
+    for (int i = 0; i < n && i < 64; i++) {
+        Type *lit = (k->literal_args >> i) & 1 ? rt_literal_type(argv[i]) : NULL;
+        if (lit)
+            types[i] = lit;
+    }
+}
+
+/* The version for these argument types on device dev, compiled and loaded as needed; argv, when
+ * given, the launch's values (for literally()'s requests). */
+static KVersion *version_for(CudaKernel *k, Type **types, int n, const VFacts *f, int dev,
+                             PyObject *const *argv)
 {
     KVersion *v = k->last;
     if (!v || !version_matches(v, types, n, f)) {
@@ -1082,13 +1126,28 @@ static KVersion *version_for(CudaKernel *k, Type **types, int n, const VFacts *f
         for (int i = 0; i < k->nversions && !v; i++)
             if (version_matches(k->versions[i], types, n, f))
                 v = k->versions[i];
-        if (!v) {
-            const CudaDeviceInfo *info = cuda_device_info(dev);
-            if (!info || !(v = compile_version(k, types, n, f, info->cc_major,
-                                               info->cc_minor)) ||
-                add_version(k, v) < 0)
+        const CudaDeviceInfo *info = v ? NULL : cuda_device_info(dev);
+        if (!v && !info)
+            return NULL;
+        for (int tries = 0; !v && tries <= n; tries++) {
+            int asked = -1;
+            KVersion *made = compile_version(k, types, n, f, info->cc_major, info->cc_minor,
+                                             &asked);
+            if (made) {
+                if (add_version(k, made) < 0)
+                    return NULL;
+                v = made;
+                break;
+            }
+            if (asked < 0 || key_by_value(k, argv, types, asked) < 0)
                 return NULL;
+            for (int i = 0; !v && i < k->nversions; i++)   /* made for this value already */
+                if (version_matches(k->versions[i], types, n, f))
+                    v = k->versions[i];
         }
+        if (!v)
+            return (KVersion *)PyErr_Format(rt_error_class("TypingError"), "kernel '%s': "
+                                            "literally() kept asking for values", k->cname);
         k->last = v;
     }
     if (!v->func[dev] && load_version(v, dev, k->cname, k->py_func ? (PyObject *)k : NULL) < 0)
@@ -1393,7 +1452,9 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
         goto done;
     VFacts facts;
     launch_facts(args, n, &facts);
-    KVersion *v = version_for(k, types, n, &facts, dev);
+    if (k->literal_args)
+        literal_types(k, argv, types, n);
+    KVersion *v = version_for(k, types, n, &facts, dev, argv);
     if (!v || check_device_limits(l, v, dev) < 0)
         goto done;
     if (tuples) {
@@ -1703,7 +1764,7 @@ static PyObject *kernel_max_coop_blocks(CudaKernel *k, PyObject *args)
             if (types[i]->kind == TY_ARRAY)   /* as a launch on separate whole arrays finds them */
                 f.aligned |= f.noalias |= 1ull << i;
         }
-        v = version_for(k, types, (int)n, &f, dev);
+        v = version_for(k, types, (int)n, &f, dev, NULL);
     } else if (!v)
         return PyErr_Format(PyExc_ValueError, "kernel '%s' has no compiled version yet: launch "
                             "it, or ask kernel.overloads[signature]", k->cname);

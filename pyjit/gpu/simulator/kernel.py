@@ -680,6 +680,7 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
     except TypeError as e:
         raise TypeError(f"kernel '{kernel.__name__}': {e}") from None
     _check_no_return_value(kernel)
+    _check_literal_args(kernel, args, names)
     prep = kernel.prepared()
     if prep.grid_sync:
         _check_co_resident(kernel, griddim, blockdim, sharedmem)
@@ -753,6 +754,21 @@ def _check_no_return_value(kernel):
                           "results into an array argument, or use @gpu.jit(device=True) for a "
                           "function that kernels call")
     kernel._returns_checked = True
+
+
+def _check_literal_args(kernel, args, names):
+    """An argument the kernel calls literally() on is compiled for each of its values, which
+    must be ints, bools or strs: any other is the compiled path's TypingError."""
+    from .intrinsics import _literal_params
+    wanted = getattr(kernel, "_literal_names", None)
+    if wanted is None:
+        wanted = kernel._literal_names = _literal_params(kernel.py_func.__code__)
+    for value, name in zip(args, names):
+        if name in wanted and not isinstance(value, (int, str, np.integer, np.bool_)):
+            from ...errors import TypingError
+            raise TypingError(f"kernel '{kernel.__name__}' calls literally() on its argument "
+                              f"'{name}', so it is compiled for each value of it; that takes an "
+                              "int, a bool or a str, not the value given")
 
 
 def _begin(kernel, griddim, blockdim, sharedmem):
