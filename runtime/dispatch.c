@@ -379,6 +379,12 @@ Type *rt_literal_type(PyObject *obj)
 {
     if (PyBool_Check(obj))
         return ty_bool_literal(obj == Py_True);
+    if (strcmp(Py_TYPE(obj)->tp_name, "numpy.bool") == 0 ||
+        strcmp(Py_TYPE(obj)->tp_name, "numpy.bool_") == 0) {
+        int truth = PyObject_IsTrue(obj);
+        PyErr_Clear();
+        return truth < 0 ? NULL : ty_bool_literal(truth);
+    }
     if (!PyLong_Check(obj) && Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index &&
         strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) == 0) {
         PyObject *v = PyNumber_Index(obj);

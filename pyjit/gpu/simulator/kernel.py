@@ -604,6 +604,9 @@ def _gpu_typeof(value, name):
     """Refuses what a compiled launch refuses (datetime64, structured and non-native byte order
     arrays, arbitrary objects): the TypeError of the compiled path's argument typing."""
     from ... import _core
+    if isinstance(value, tuple) and any(isinstance(v, np.void) for v in value):
+        raise TypeError(f"argument '{name}': a tuple holding a NumPy record cannot be a kernel "
+                        "argument: pass the record as an argument of its own")
     try:
         _core.typeof(value, True)
     except TypeError as e:
