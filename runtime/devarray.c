@@ -143,6 +143,7 @@ static CudaArray *array_shell(PyObject *dtype, int ndim, const int64_t *shape,
     }
     a->data = a->alloc = 0;
     a->base = NULL;
+    a->record = false;
     a->writeback = NULL;
     a->weakrefs = NULL;
     a->dtype = dtype;
@@ -684,6 +685,9 @@ static PyObject *py_to_device(PyObject *self, PyObject *args, PyObject *kwds)
         goto fail;
     if (to == Py_None && h == obj && !(((CudaArray *)d)->writeback = PyWeakref_NewRef(obj, NULL)))
         goto fail;
+    if (to == Py_None && PyArray_IsScalar(obj, Void) &&
+        PyDataType_HASFIELDS(PyArray_DESCR((PyArrayObject *)h)))
+        ((CudaArray *)d)->record = ((CudaArray *)d)->type != NULL;   /* a DeviceRecord */
     Py_DECREF(h);
     return d;
 fail:

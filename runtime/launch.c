@@ -765,6 +765,8 @@ static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **p
             return PyErr_Format(PyExc_TypeError, "kernel '%s' argument %d: a device array of "
                                 "dtype %R cannot be a kernel argument", k->cname, i + 1,
                                 d->dtype), -1;
+        if (d->record)   /* to_device(record): the record itself, its address the parameter */
+            a->type = d->type->array.dtype;
         classify_device(a, d);
         return 0;
     }
@@ -1039,7 +1041,8 @@ static int pack_value(char *buf, size_t *off, PyObject *obj, Type *given, Type *
 /* The byte range [*lo, *hi) an array argument may touch; false when it is empty. */
 static bool extent(const Arg *a, uint64_t *lo, uint64_t *hi)
 {
-    int64_t below = 0, above = ty_itemsize(a->type->array.dtype);
+    int64_t below = 0, above = ty_itemsize(a->type->kind == TY_RECORD ? a->type
+                                                                      : a->type->array.dtype);
     for (int d = 0; d < a->ndim; d++) {
         if (a->shape[d] == 0)
             return false;
@@ -2716,6 +2719,8 @@ static PyObject *py_arg_type(PyObject *self, PyObject *obj)
         if (!(t = ((CudaArray *)obj)->type))
             return PyErr_Format(PyExc_TypeError, "a device array of dtype %R cannot be a kernel "
                                 "argument", ((CudaArray *)obj)->dtype);
+        if (((CudaArray *)obj)->record)
+            t = t->array.dtype;
     } else if ((t = rt_typeof(obj, RT_TYPEOF_GPU)) ||
                (PyTuple_Check(obj) && (t = typeof_tuple_arg(obj)))) {
         t = ty_strong(t);

@@ -103,6 +103,13 @@ SCRIPT = textwrap.dedent("""
     runs = cuda.SIMULATOR
     checks["record_arg"] = (out[0] == 2.5 and items[1]["n"] == 5) if runs else \
         (items[1]["a"] == 2.5 and items[1]["n"] == 0)
+    on_device = cuda.to_device(items[0])       # numba-cuda's DeviceRecord
+    put[1, 1](on_device, out)
+    back = on_device.copy_to_host()
+    checks["device_record"] = back.shape == () and (
+        (out[0] == 1.5 and back["n"] == 5) if runs else back["a"] == 1.5)
+    keys = list(put.overloads)      # the record and the device record: one version
+    checks["device_record_version"] = len(keys) == 1 and str(keys[0][0]).startswith("record(")
     print(" ".join(f"{k}={v}" for k, v in checks.items()))
 """)
 

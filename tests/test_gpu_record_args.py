@@ -99,3 +99,29 @@ def test_a_tuple_holding_a_record_is_refused(cuda):
     with pytest.raises(TypeError) as e:
         first[1, 1]((_params()[0], 2.0), np.zeros(1))
     assert "a tuple holding a NumPy record" in str(e.value)
+
+
+def test_a_record_on_the_device(cuda):
+    """cuda.to_device(record) is numba-cuda's DeviceRecord: kernels take it as the record,
+    written in place on the device, and copy_to_host() gives it back as a 0-d array."""
+    @cuda.jit
+    def apply(r, x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = r.scale * x[i] + r["shift"] + r[2] * r.taps[i % 3]
+
+    @cuda.jit
+    def bump(r):
+        if cuda.grid(1) == 0:
+            r.shift += 10
+            r.taps[0] = -1.0
+
+    p, x = _params(), np.linspace(-1, 1, 20)
+    d = cuda.to_device(p[2])
+    out = np.zeros_like(x)
+    apply[1, 32](d, x, out)
+    np.testing.assert_allclose(out, _want(p[2], x), rtol=1e-6)
+    bump[1, 1](d)
+    back = d.copy_to_host()
+    assert back.shape == () and back["shift"] == p[2]["shift"] + 10 and back["taps"][0] == -1
+    assert p[2]["shift"] == 3                      # the host record is left as it was

@@ -495,6 +495,8 @@ class DeviceNDArray:
                         "process; copy it to the host first (a.copy_to_host()) and send the NumPy "
                         "array")
 
+    _record = False     # numba-cuda's DeviceRecord: to_device of one record, a kernel's record
+
     def __init__(self, ary, stream=0, writeback=None):
         self._ary = ary
         self.stream = stream
@@ -697,8 +699,10 @@ def to_device(obj, stream=0, copy=True, to=None):
     if to is not None:
         to.copy_to_device(src, stream)
         return to
-    return DeviceNDArray(np.array(src, copy=True, order="K"), stream,
-                         obj if isinstance(obj, np.ndarray) else None)
+    d = DeviceNDArray(np.array(src, copy=True, order="K"), stream,
+                      obj if isinstance(obj, np.ndarray) else None)
+    d._record = isinstance(obj, np.void) and obj.dtype.names is not None
+    return d
 
 
 def _zeros(shape, dtype, strides, order):

@@ -574,6 +574,8 @@ def _kernel_arg(value, name):
         _gpu_typeof(value, name)
         return checked(value, name)
     if isinstance(value, DeviceNDArray):
+        if value._record:              # to_device(record): the record, in place
+            return RecordArg(value._ary[()])
         return checked(value._ary, name)
     if isinstance(value, (In, Out, InOut)):
         return _kernel_arg(value.array, name)
@@ -646,7 +648,9 @@ def _launch_types(args):
         if isinstance(a, tuple):
             items = [host(v) for v in a]
             return type(a)(*items) if hasattr(a, "_fields") else tuple(items)
-        return a._ary if isinstance(a, DeviceNDArray) else a
+        if isinstance(a, DeviceNDArray):
+            return a._ary[()] if a._record else a._ary
+        return a
     return tuple(_core.typeof(host(a), True).replace("weak ", "") for a in args)
 
 
