@@ -1,5 +1,6 @@
 """numba-cuda's device-array memory attributes (gpu_data, a MemoryPointer with its views and
-memset; alloc_size; as_cuda_arg; np.asarray of a device array) and the layout of arrays made
+memset; alloc_size; as_cuda_arg; np.asarray of a device array), its driver's byte copies
+(cuda.driver.device_to_device and the rest) and the layout of arrays made
 like another (device_array_like, pinned_array_like, mapped_array_like of transposed, strided
 and permuted views, as numba-cuda lays them out), the same in the three backends: the
 interpreted simulator, the compiled one, and the compiled GPU path through the stand-in driver
@@ -52,6 +53,21 @@ SCRIPT = textwrap.dedent("""
     except ValueError:
         checks["asarray_no_copy"] = True
     checks["as_cuda_arg"] = int(d.as_cuda_arg().device_pointer) == int(g.device_pointer)
+    # numba-cuda's driver copies between byte ranges (its reduction moves partial sums so)
+    parts = cuda.to_device(np.arange(10.0))
+    cuda.driver.device_to_device(parts.gpu_data.view(8 * 2), parts.gpu_data.view(8 * 6), 8 * 3)
+    checks["device_to_device"] = parts.copy_to_host().tolist() == [0, 1, 6, 7, 8, 5, 6, 7, 8, 9]
+    cuda.driver.host_to_device(parts, np.full(4, -1.0), 8 * 4)
+    back = np.zeros(10)
+    cuda.driver.device_to_host(back, parts, 8 * 10)
+    checks["host_device"] = back.tolist() == [-1] * 4 + [8, 5, 6, 7, 8, 9]
+    cuda.driver.device_memset(parts, 0, 8 * 5)
+    checks["device_memset"] = parts.copy_to_host().tolist() == [0] * 5 + [5, 6, 7, 8, 9]
+    try:
+        cuda.driver.device_to_host(back, parts, 8 * 11)
+        checks["too_many_bytes"] = False
+    except ValueError as e:
+        checks["too_many_bytes"] = "88 bytes" in str(e)
     checks["empty"] = (cuda.device_array(0).alloc_size == 0 and
                        cuda.device_array(0).gpu_data.device_pointer_value is None)
 
