@@ -85,7 +85,8 @@ SCRIPT = textwrap.dedent("""
 
 
     cube = np.arange(24.0).reshape(2, 3, 4)
-    views = {"T": lambda x: x.T, "rows": lambda x: x[::2, 1:], "permuted": lambda x: x.transpose(1, 0, 2),
+    views = {"T": lambda x: x.T, "rows": lambda x: x[::2, 1:],
+             "permuted": lambda x: x.transpose(1, 0, 2),
              "reversed": lambda x: x[:, ::-1].transpose(2, 0, 1), "strided1d": lambda x: x[::3]}
     mappable = not cuda.SIMULATOR and cuda.is_available() or cuda.SIMULATOR
     for name, make in views.items():
@@ -93,7 +94,8 @@ SCRIPT = textwrap.dedent("""
         for where, base in (("host", make(src)), ("device", make(cuda.to_device(src)))):
             want = numba_cuda_strides(base)
             like = cuda.device_array_like(base)
-            checks[f"device_like_{name}_{where}"] = like.shape == base.shape and like.strides == want
+            checks[f"device_like_{name}_{where}"] = (like.shape == base.shape and
+                                                     like.strides == want)
             checks[f"pinned_like_{name}_{where}"] = cuda.pinned_array_like(base).strides == want
             if mappable:
                 checks[f"mapped_like_{name}_{where}"] = cuda.mapped_array_like(base).strides == want
