@@ -25,6 +25,10 @@ typedef struct Diag {
     int line;               /* 1-based; 0 when unknown */
     int col, end_col;       /* 0-based columns of the offending expression; -1 when unknown */
     int literal_arg;        /* DIAG_LITERAL: the argument asked for */
+    int literal_shape;      /* DIAG_LITERAL: asked by a shared or local array's shape, not by
+                             * literally(): callers passing a constant compile the function
+                             * again for it, as Numba's literal arguments do, but a kernel or a
+                             * dispatcher makes no version per value for it (Numba does not) */
 } Diag;
 
 /* Records the first error only: later ones are usually consequences of it. Returns -1 so callers

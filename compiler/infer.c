@@ -27,6 +27,7 @@ typedef struct MemoEntry {
     Type *declared;
     TypedFunc *tf;
     int literal_arg;    /* >= 0: typing it asked for this argument's value (DIAG_LITERAL) */
+    int literal_shape;  /* that request came from an array's shape (Diag.literal_shape) */
 } MemoEntry;
 
 typedef struct IrEntry {
@@ -2370,6 +2371,7 @@ static TypedFunc *new_typed_func(ProgInfer *pi, IRFunc *ir, void *handle, Type *
     e->declared = declared;
     e->tf = tf;
     e->literal_arg = -1;
+    e->literal_shape = 0;
     vec_push(arena, &pi->memo, e);
     return tf;
 }
@@ -2456,6 +2458,7 @@ TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, 
             infer_fail(c, at, DIAG_LITERAL, "literally() asks for the value of argument %d of "
                        "%s", e->literal_arg + 1, e->tf->ir->qualname);
             c->diag->literal_arg = e->literal_arg;
+            c->diag->literal_shape = e->literal_shape;
             return NULL;
         }
         if (e->tf == c->tf && !e->declared && e->tf->inferring) {
@@ -2484,8 +2487,10 @@ TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, 
     TypedFunc *tf = new_typed_func(pi, ir, handle, argtypes, nargs, declared);
     MemoEntry *e = memo_entry(pi, tf);
     if (infer_function(pi, tf, e->argtypes, declared) < 0) {
-        if (c->diag->kind == DIAG_LITERAL)
+        if (c->diag->kind == DIAG_LITERAL) {
             e->literal_arg = c->diag->literal_arg;
+            e->literal_shape = c->diag->literal_shape;
+        }
         return NULL;
     }
     *ret = tf->ret;

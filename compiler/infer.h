@@ -224,6 +224,7 @@ Type *infer_record_getitem(Infer *c, Instr *in);
 Type *infer_record_setitem(Infer *c, Instr *in);
 Type *infer_record_setattr(Infer *c, Instr *in, Instr *self);
 Type *infer_record_view(Infer *c, Instr *in);
+Type *infer_record_view_attr(Infer *c, Instr *in);
 Type *infer_record_builtin(Infer *c, Instr *in, Builtin bi);
 /* infer_datetime.c: arithmetic and comparisons with a datetime64 or timedelta64 operand (scalars
  * or arrays: infer_is_datetime_op), and np.isnat. */

@@ -2373,9 +2373,10 @@ static Type *type_literally(Infer *c, Instr *in, Builtin bi, Args *a)
     if (!v && x->op == OP_ARG) {
         const char *name = c->fn->argnames ? c->fn->argnames[x->imm] : "?";
         infer_fail(c, in, DIAG_LITERAL, "literally(%s) asks for a version of %s for each value "
-                   "of its argument '%s', which a function compiled for declared signatures, a "
-                   "GPU kernel or a cfunc cannot have", name, c->fn->name, name);
+                   "of its argument '%s', which a function compiled for declared signatures or a "
+                   "cfunc cannot have", name, c->fn->name, name);
         c->diag->literal_arg = (int)x->imm;
+        c->diag->literal_shape = 0;
         return NULL;
     }
     if (!v)
@@ -2991,6 +2992,8 @@ static TypedFunc *specialise_literal(Infer *c, Instr *in, const Const *k, IRFunc
             return NULL;
         const char *pname = ir->argnames ? ir->argnames[j] : "?";
         Type *lit = literal_type_of(vals[j] ? infer_known_value(vals[j]) : defs[j]);
+        int shape = c->diag->literal_shape;
+        const char *asks = shape ? "sizes a shared or local array by" : "calls literally() on";
         c->diag->kind = DIAG_NONE;
         if (lit && params[j] != lit) {
             params[j] = lit;
@@ -2999,18 +3002,26 @@ static TypedFunc *specialise_literal(Infer *c, Instr *in, const Const *k, IRFunc
         }
         Instr *v = vals[j];
         if (v && v->op == OP_ARG && !lit) {
-            infer_fail(c, in, DIAG_LITERAL, "%s() calls literally() on its argument '%s', which "
-                       "is passed %s's argument '%s' here: %s needs a version for each value of "
-                       "it, which a call from a declared signature or a GPU kernel cannot have",
-                       ir->name, pname, c->fn->name,
-                       c->fn->argnames ? c->fn->argnames[v->imm] : "?", c->fn->name);
+            const char *vname = c->fn->argnames ? c->fn->argnames[v->imm] : "?";
+            if (shape)
+                infer_fail(c, in, DIAG_LITERAL, "%s() %s its argument '%s', which is passed "
+                           "%s's argument '%s' here: %s needs a version for each value of it; "
+                           "pass a constant, or ask for its value with literally(%s) in the "
+                           "kernel", ir->name, asks, pname, c->fn->name, vname, c->fn->name,
+                           vname);
+            else
+                infer_fail(c, in, DIAG_LITERAL, "%s() %s its argument '%s', which is passed "
+                           "%s's argument '%s' here: %s needs a version for each value of it, "
+                           "which a call from a declared signature cannot have", ir->name, asks,
+                           pname, c->fn->name, vname, c->fn->name);
             c->diag->literal_arg = (int)v->imm;
+            c->diag->literal_shape = shape;
             return NULL;
         }
         return (TypedFunc *)infer_fail(
-            c, in, DIAG_TYPING, "%s() calls literally() on its argument '%s', so it is compiled "
-            "for each value of it, but this call passes %s, whose value is not known when "
-            "compiling (pass a constant, or an argument of %s)", ir->name, pname,
+            c, in, DIAG_TYPING, "%s() %s its argument '%s', so it is compiled for each value of "
+            "it, but this call passes %s, whose value is not known when compiling (pass a "
+            "constant, or an argument of %s)", ir->name, asks, pname,
             v ? infer_type_name(v->type) : "a default", c->fn->name);
     }
     return tf;
@@ -3323,6 +3334,26 @@ static int gpu_shape_ndim(Instr *s)
     return -1;
 }
 
+/* The argument of this function a shared or local array's shape reads (n, or an item of
+ * (n, 4)), when the rest of it is constant; NULL otherwise. */
+static Instr *shape_param(Instr *s)
+{
+    if (s->op == OP_ARG && s->type && ty_is_int(ty_strong(s->type)))
+        return s;
+    if (s->op != OP_BUILD_TUPLE)
+        return NULL;
+    Instr *found = NULL;
+    int64_t v;
+    for (int k = 0; k < s->nargs; k++) {
+        Instr *p = shape_param(s->args[k]);
+        if (p && !found)
+            found = p;
+        else if (!p && !ir_const_int(s->args[k], &v))
+            return NULL;
+    }
+    return found;
+}
+
 static Type *type_gpu_new_array(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     Type *scalar;
@@ -3331,6 +3362,17 @@ static Type *type_gpu_new_array(Infer *c, Instr *in, Builtin bi, Args *a)
     if (!scalar)
         return infer_fail(c, in, DIAG_TYPING, "%s() needs a dtype", a->name);
     int nd = gpu_shape_ndim(a->pos[0]);
+    Instr *param = nd < 1 ? shape_param(a->pos[0]) : NULL;
+    if (param) {   /* a caller passing a constant compiles this function again for it */
+        const char *name = c->fn->argnames ? c->fn->argnames[param->imm] : "?";
+        infer_fail(c, in, DIAG_LITERAL, "%s() argument 1 must be a constant int or tuple of ints "
+                   "(the shape is fixed when the kernel is compiled), not %s's argument '%s': "
+                   "pass a constant for it, or literally(%s) in the kernel", a->name,
+                   c->fn->name, name, name);
+        c->diag->literal_arg = (int)param->imm;
+        c->diag->literal_shape = 1;
+        return NULL;
+    }
     if (nd < 1 || nd > ABI_MAX_NDIM)
         return arg_error(c, in, a, 0, "a constant int or tuple of ints (the shape is fixed when "
                          "the kernel is compiled)");

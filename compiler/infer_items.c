@@ -89,6 +89,8 @@ static Type *array_getattr(Infer *c, Instr *in, Type *t)
         }
         return ty_nditer(ND_FLAT, t);
     }
+    if (t->array.dtype->kind == TY_RECORD && ty_record_field(t->array.dtype, in->name) >= 0)
+        return infer_record_view_attr(c, in);
     char method[96];
     snprintf(method, sizeof method, "method.array.%s", in->name);
     const CompilerHost *host = c->pi->prog->host;

@@ -188,16 +188,9 @@ Type *infer_record_setattr(Infer *c, Instr *in, Instr *self)
 
 /* a['x'] of an array of records: a view of that field of every item, with the subarray's axes
  * after the array's. */
-Type *infer_record_view(Infer *c, Instr *in)
+static Type *field_view(Infer *c, Instr *in, Instr *arr, int i)
 {
-    Instr *arr = in->args[0];
     Type *at = arr->type, *rt = at->array.dtype;
-    if (in->args[1]->op != OP_CONST || in->args[1]->cst->kind != K_STR)
-        return infer_fail(c, in, DIAG_TYPING, "an array of records is indexed by ints and slices, "
-                          "or by a constant field name");
-    int i = field_of(c, in, rt, in->args[1]);
-    if (i < 0)
-        return NULL;
     const RecordField *f = &rt->record.fields[i];
     if (at->array.ndim + f->ndim > TY_RECORD_MAX_NDIM)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "a view of field '%s' would have too many "
@@ -209,6 +202,25 @@ Type *infer_record_view(Infer *c, Instr *in)
         infer_set_args(c, in, &arr, 1);
     }
     return ty_array(f->type, at->array.ndim + f->ndim, 'A', at->array.readonly);
+}
+
+Type *infer_record_view(Infer *c, Instr *in)
+{
+    Instr *arr = in->args[0];
+    if (in->args[1]->op != OP_CONST || in->args[1]->cst->kind != K_STR)
+        return infer_fail(c, in, DIAG_TYPING, "an array of records is indexed by ints and slices, "
+                          "or by a constant field name");
+    int i = field_of(c, in, arr->type->array.dtype, in->args[1]);
+    return i < 0 ? NULL : field_view(c, in, arr, i);
+}
+
+/* a.x of an array of records with a field x (a np.recarray's attribute, and Numba's for any
+ * record array): a['x']. NULL, with no error, when x is not a field. */
+Type *infer_record_view_attr(Infer *c, Instr *in)
+{
+    Instr *arr = in->args[0];
+    int i = ty_record_field(arr->type->array.dtype, in->name);
+    return i < 0 ? NULL : field_view(c, in, arr, i);
 }
 
 /* The builtins' rows are what inference makes of fields: never called by name. */

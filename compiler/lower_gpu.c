@@ -782,6 +782,8 @@ static void flatten(Lower *L, Type *t, Params *p)
         p->types[p->n++] = LLVMPointerTypeInContext(L->ctx, 1);
         for (int k = 0; k < 2 * t->array.ndim; k++)
             p->types[p->n++] = L->i64;
+    } else if (t->kind == TY_RECORD) {   /* its bytes' address: the launch copies them there */
+        p->types[p->n++] = LLVMPointerTypeInContext(L->ctx, 1);
     } else if (t->kind == TY_TUPLE) {
         for (int i = 0; i < t->tuple.n; i++)
             flatten(L, t->tuple.items[i], p);
@@ -839,6 +841,12 @@ static LLVMValueRef rebuild(Lower *L, LLVMValueRef k, Type *t, unsigned *next, i
         for (int j = 0; j < t->array.ndim; j++)
             st[j] = LLVMGetParam(k, (*next)++);
         return lower_array_make(L, t, LLVMConstNull(L->ptr), data, sh, st);
+    }
+    if (t->kind == TY_RECORD) {   /* {no MemInfo, the address}, as lower_type has it */
+        LLVMValueRef at = LLVMBuildAddrSpaceCast(B, LLVMGetParam(k, (*next)++), L->ptr, "");
+        LLVMValueRef v = LLVMBuildInsertValue(B, LLVMGetUndef(lower_type(L, t)),
+                                              LLVMConstNull(L->ptr), 0, "");
+        return LLVMBuildInsertValue(B, v, at, 1, "");
     }
     if (t->kind == TY_TUPLE) {
         LLVMValueRef v = LLVMGetUndef(lower_type(L, t));

@@ -8,6 +8,7 @@
 #include "compiler/ir.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -915,6 +916,25 @@ static Type *parse_datetime(const char **p, TypeKind kind)
 }
 
 /* Reads one type at *p and advances past it. Longer names are tried first (int16 before int1). */
+/* Literal[int](-3), Literal[bool](True): the types of ints and bools keyed by value, as
+ * ty_int_literal and ty_bool_literal name them. */
+static Type *parse_literal(const char **p)
+{
+    if (eat(p, "bool](True)"))
+        return ty_bool_literal(true);
+    if (eat(p, "bool](False)"))
+        return ty_bool_literal(false);
+    if (!eat(p, "int]("))
+        return NULL;
+    char *end;
+    errno = 0;
+    long long v = strtoll(*p, &end, 10);
+    if (end == *p || errno || *end != ')')
+        return NULL;
+    *p = end + 1;
+    return ty_int_literal(v);
+}
+
 static Type *parse_type(const char **p, int depth)
 {
     if (depth > 32)
@@ -922,6 +942,8 @@ static Type *parse_type(const char **p, int depth)
     skip_space(p);
     if (eat(p, "array("))
         return parse_array(p, depth);
+    if (eat(p, "Literal["))
+        return parse_literal(p);
     if (eat(p, "tuple("))
         return parse_tuple(p, depth);
     if (eat(p, "list(")) {

@@ -335,8 +335,8 @@ RtVersion *rt_compile_version(RtDispatcher *d, Type **argtypes, Type *ret, int *
         goto done;
     }
     if (pipeline_compile(&prog, d, argtypes, d->nargs, ret, &code, &diag) < 0) {
-        if (literal_arg && diag.kind == DIAG_LITERAL && diag.literal_arg >= 0 &&
-            diag.literal_arg < d->nargs)
+        if (literal_arg && diag.kind == DIAG_LITERAL && !diag.literal_shape &&
+            diag.literal_arg >= 0 && diag.literal_arg < d->nargs)
             *literal_arg = diag.literal_arg;
         else
             rt_raise_diag(&diag);

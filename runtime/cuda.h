@@ -163,6 +163,8 @@ typedef struct CudaArray {
     CUstream stream;        /* the array's stream: the default for its copies */
     int ndim, device, itemsize;
     int64_t shape[CUDA_MAX_NDIM], strides[CUDA_MAX_NDIM];
+    bool record;            /* numba-cuda's DeviceRecord: to_device of one record (np.void), 0-d,
+                             * a kernel takes it as a record (its type's dtype), not an array */
     PyObject *writeback;    /* a weak reference to the NumPy array to_device copied from (the
                              * legacy to_host() copies back into it), or NULL */
     PyObject *weakrefs;

@@ -143,6 +143,7 @@ static CudaArray *array_shell(PyObject *dtype, int ndim, const int64_t *shape,
     }
     a->data = a->alloc = 0;
     a->base = NULL;
+    a->record = false;
     a->writeback = NULL;
     a->weakrefs = NULL;
     a->dtype = dtype;
@@ -512,6 +513,29 @@ static PyObject *copy_to_host(CudaArray *a, PyObject *args, PyObject *kwds)
     return h;
 }
 
+/* numba-cuda's __array__(dtype=None, copy=None): np.asarray(d) copies to the host (a view is
+ * impossible: copy=False is refused, as numba-cuda refuses it). */
+static PyObject *as_numpy(CudaArray *a, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"dtype", "copy", NULL};
+    PyObject *dtype = Py_None, *copy = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO:__array__", kwlist, &dtype, &copy))
+        return NULL;
+    if (copy == Py_False) {
+        PyErr_SetString(PyExc_ValueError, "a device array cannot be seen from the host without "
+                        "a copy (copy=False): np.asarray(d) and copy_to_host() copy it");
+        return NULL;
+    }
+    PyObject *empty = PyTuple_New(0);
+    PyObject *h = empty ? copy_to_host(a, empty, NULL) : NULL;
+    Py_XDECREF(empty);
+    if (!h || dtype == Py_None)
+        return h;
+    PyObject *r = PyObject_CallMethod(h, "astype", "O", dtype);
+    Py_DECREF(h);
+    return r;
+}
+
 /* numba-cuda's legacy to_host(stream=0): copies back into the NumPy array to_device made this
  * array from, and returns it; a new host array when there is none (or it is gone). A NumPy array
  * given first is copied into, as copy_to_host(ary) does. */
@@ -564,7 +588,52 @@ static PyObject *copy_to_device(CudaArray *a, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
-static PyObject *new_like_host(PyArrayObject *h, CUstream s)
+/* The strides of a new contiguous array like one of this geometry that is neither C- nor
+ * F-contiguous, as numba-cuda's device_array_like makes them: its axes laid out in the order
+ * of the given strides, smallest (by signed value, as numba-cuda sorts them) first, so that a
+ * transposed view gives a transposed array. pyjit/gpu/_layout.py does the same for the other
+ * backends and the host arrays. */
+static void strides_like(int ndim, const int64_t *shape, const int64_t *strides, int itemsize,
+                         int64_t *out)
+{
+    int order[CUDA_MAX_NDIM];
+    for (int i = 0; i < ndim; i++) {   /* a stable insertion sort of the axes by stride */
+        int j = i;
+        for (; j > 0 && strides[order[j - 1]] > strides[i]; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    int64_t step = itemsize;
+    for (int k = 0; k < ndim; k++) {
+        out[order[k]] = step;
+        step *= shape[order[k]];
+    }
+}
+
+/* A new device array like one of this geometry: its order when it is contiguous (or has at
+ * most one axis), else strides_like's layout. */
+static PyObject *alloc_like(PyObject *dtype, int ndim, const int64_t *shape,
+                            const int64_t *strides, int itemsize, CUstream s)
+{
+    char layout = cuda_layout(ndim, shape, strides, itemsize);
+    int64_t own[CUDA_MAX_NDIM];
+    if (layout == 'A' && ndim > 1)
+        strides_like(ndim, shape, strides, itemsize, own);
+    return (PyObject *)array_alloc(dtype, ndim, shape, layout == 'A' && ndim > 1 ? own : NULL,
+                                   layout == 'F' && ndim > 1, s);
+}
+
+/* h's dtype in the native byte order: a new reference. */
+static PyObject *native_dtype(PyArrayObject *h)
+{
+    if (!PyArray_ISNBO(PyArray_DESCR(h)->byteorder))
+        return (PyObject *)PyArray_DescrNewByteorder(PyArray_DESCR(h), NPY_NATIVE);
+    return Py_NewRef((PyObject *)PyArray_DESCR(h));
+}
+
+/* A new device array of h's shape and dtype: like h (alloc_like) for device_array_like, else
+ * contiguous in h's order (to_device, which copies any host array). */
+static PyObject *new_like_host(PyArrayObject *h, CUstream s, bool like)
 {
     int ndim = PyArray_NDIM(h);
     int64_t shape[CUDA_MAX_NDIM];
@@ -572,13 +641,14 @@ static PyObject *new_like_host(PyArrayObject *h, CUstream s)
         return PyErr_Format(PyExc_ValueError, "at most %d dimensions", CUDA_MAX_NDIM);
     for (int i = 0; i < ndim; i++)
         shape[i] = PyArray_DIMS(h)[i];
+    PyObject *dtype = native_dtype(h);
+    if (!dtype)
+        return NULL;
+    if (like)
+        return alloc_like(dtype, ndim, shape, (const int64_t *)PyArray_STRIDES(h),
+                          (int)PyArray_ITEMSIZE(h), s);
     bool fortran = ndim > 1 && PyArray_IS_F_CONTIGUOUS(h) && !PyArray_IS_C_CONTIGUOUS(h);
-    PyObject *dtype = (PyObject *)PyArray_DESCR(h);
-    if (!PyArray_ISNBO(PyArray_DESCR(h)->byteorder))
-        dtype = (PyObject *)PyArray_DescrNewByteorder(PyArray_DESCR(h), NPY_NATIVE);
-    else
-        Py_INCREF(dtype);
-    return dtype ? (PyObject *)array_alloc(dtype, ndim, shape, NULL, fortran, s) : NULL;
+    return (PyObject *)array_alloc(dtype, ndim, shape, NULL, fortran, s);
 }
 
 /* gpu.to_device(obj, stream=0, copy=True, to=None) */
@@ -608,13 +678,16 @@ static PyObject *py_to_device(PyObject *self, PyObject *args, PyObject *kwds)
             goto fail;
         }
         d = Py_NewRef(to);
-    } else if (!(d = new_like_host((PyArrayObject *)h, s))) {
+    } else if (!(d = new_like_host((PyArrayObject *)h, s, false))) {
         goto fail;
     }
     if (copy && copy_in((CudaArray *)d, (PyArrayObject *)h, s) < 0)
         goto fail;
     if (to == Py_None && h == obj && !(((CudaArray *)d)->writeback = PyWeakref_NewRef(obj, NULL)))
         goto fail;
+    if (to == Py_None && PyArray_IsScalar(obj, Void) &&
+        PyDataType_HASFIELDS(PyArray_DESCR((PyArrayObject *)h)))
+        ((CudaArray *)d)->record = ((CudaArray *)d)->type != NULL;   /* a DeviceRecord */
     Py_DECREF(h);
     return d;
 fail:
@@ -656,7 +729,7 @@ static PyObject *py_device_array(PyObject *self, PyObject *args, PyObject *kwds)
                                    fortran, s);
 }
 
-/* gpu.device_array_like(ary, stream=0): same shape, dtype and order (not the contents). */
+/* gpu.device_array_like(ary, stream=0): same shape, dtype and layout (not the contents). */
 static PyObject *py_device_array_like(PyObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ary", "stream", NULL};
@@ -668,12 +741,10 @@ static PyObject *py_device_array_like(PyObject *self, PyObject *args, PyObject *
     if (Py_TYPE(ary) == &CudaArrayType) {
         CudaArray *a = (CudaArray *)ary;
         Py_INCREF(a->dtype);
-        char layout = array_layout(a);
-        return (PyObject *)array_alloc(a->dtype, a->ndim, a->shape, NULL, layout == 'F' &&
-                                       a->ndim > 1, s);
+        return alloc_like(a->dtype, a->ndim, a->shape, a->strides, a->itemsize, s);
     }
     PyObject *h = PyArray_FromAny(ary, NULL, 0, 0, 0, NULL);
-    PyObject *d = h ? new_like_host((PyArrayObject *)h, s) : NULL;
+    PyObject *d = h ? new_like_host((PyArrayObject *)h, s, true) : NULL;
     Py_XDECREF(h);
     return d;
 }
@@ -1245,6 +1316,30 @@ static PyObject *get_nbytes(CudaArray *a, void *u)
     return PyLong_FromLongLong(array_size(a) * a->itemsize);
 }
 
+/* numba-cuda's alloc_size: the bytes the elements span (nbytes when contiguous). */
+static PyObject *get_alloc_size(CudaArray *a, void *u)
+{
+    int64_t lo, hi;
+    byte_span(a, &lo, &hi);
+    return PyLong_FromLongLong(array_size(a) ? hi - lo : 0);
+}
+
+/* numba-cuda's gpu_data: a MemoryPointer over those bytes (pyjit/gpu/cudadrv/driver.py). */
+static PyObject *get_gpu_data(CudaArray *a, void *u)
+{
+    PyObject *mod = PyImport_ImportModule("pyjit.gpu.cudadrv.driver");
+    PyObject *cls = mod ? PyObject_GetAttrString(mod, "MemoryPointer") : NULL;
+    PyObject *r = cls ? PyObject_CallMethod(cls, "of_array", "O", (PyObject *)a) : NULL;
+    Py_XDECREF(cls);
+    Py_XDECREF(mod);
+    return r;
+}
+
+static PyObject *as_cuda_arg(CudaArray *a, PyObject *unused)
+{
+    return get_gpu_data(a, NULL);
+}
+
 static PyObject *get_stream(CudaArray *a, void *u)
 {
     PyObject *h = PyLong_FromVoidPtr(a->stream);
@@ -1423,6 +1518,10 @@ static PyMethodDef methods[] = {
      "An IpcArrayHandle: pickled to another process of this machine, opened there."},
     {"copy_to_host", (PyCFunction)(void (*)(void))copy_to_host, METH_VARARGS | METH_KEYWORDS,
      "copy_to_host(ary=None, stream=0): a NumPy array with the contents (into ary if given)."},
+    {"__array__", (PyCFunction)(void (*)(void))as_numpy, METH_VARARGS | METH_KEYWORDS,
+     "__array__(dtype=None, copy=None): a NumPy copy (np.asarray(d))."},
+    {"as_cuda_arg", (PyCFunction)as_cuda_arg, METH_NOARGS,
+     "numba-cuda's as_cuda_arg(): the array's gpu_data."},
     {"to_host", (PyCFunction)(void (*)(void))to_host, METH_VARARGS | METH_KEYWORDS,
      "to_host(stream=0): numba-cuda's legacy copy back into the array to_device copied from."},
     {"copy_to_device", (PyCFunction)(void (*)(void))copy_to_device, METH_VARARGS | METH_KEYWORDS,
@@ -1462,6 +1561,8 @@ static PyGetSetDef getset[] = {
     {"itemsize", (getter)get_itemsize, NULL, NULL, NULL},
     {"flags", (getter)get_flags, NULL, "{'C_CONTIGUOUS': bool, 'F_CONTIGUOUS': bool}", NULL},
     {"nbytes", (getter)get_nbytes, NULL, NULL, NULL},
+    {"alloc_size", (getter)get_alloc_size, NULL, "the bytes the elements span", NULL},
+    {"gpu_data", (getter)get_gpu_data, NULL, "a MemoryPointer over the array's memory", NULL},
     {"device_id", (getter)get_device, NULL, "the GPU the memory is on", NULL},
     {"device_ctypes_pointer_value", (getter)get_ptr, NULL, "the data address", NULL},
     {"device_ctypes_pointer", (getter)get_ctypes_ptr, NULL, "the data address, a c_void_p", NULL},

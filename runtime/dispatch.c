@@ -372,12 +372,27 @@ static int bind_args(RtDispatcher *d, PyObject *const *args, Py_ssize_t n, PyObj
 
 /* ---- a miss: compile, or cast to an explicit signature ---- */
 
-/* The literal type of an argument's value (a Python int in int64's range, a bool, a str), for
- * an argument keyed by its value; NULL for any other value, with no exception set. */
-static Type *literal_type(PyObject *obj)
+/* The literal type of an argument's value (a Python int in int64's range, a bool, a str; a
+ * NumPy integer, as GPU launches pass a Python int typed int64), for an argument keyed by its
+ * value; NULL for any other value, with no exception set. */
+Type *rt_literal_type(PyObject *obj)
 {
     if (PyBool_Check(obj))
         return ty_bool_literal(obj == Py_True);
+    if (strcmp(Py_TYPE(obj)->tp_name, "numpy.bool") == 0 ||
+        strcmp(Py_TYPE(obj)->tp_name, "numpy.bool_") == 0) {
+        int truth = PyObject_IsTrue(obj);
+        PyErr_Clear();
+        return truth < 0 ? NULL : ty_bool_literal(truth);
+    }
+    if (!PyLong_Check(obj) && Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index &&
+        strncmp(Py_TYPE(obj)->tp_name, "numpy.", 6) == 0) {
+        PyObject *v = PyNumber_Index(obj);
+        Type *t = v ? rt_literal_type(v) : NULL;
+        Py_XDECREF(v);
+        PyErr_Clear();
+        return t;
+    }
     if (PyLong_CheckExact(obj)) {
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
@@ -400,7 +415,7 @@ static Type *literal_type(PyObject *obj)
 static void literal_types(RtDispatcher *d, PyObject *const *argv, Type **types)
 {
     for (int i = 0; i < d->nargs && i < 64; i++) {
-        Type *lit = d->literal_args >> i & 1 ? literal_type(argv[i]) : NULL;
+        Type *lit = d->literal_args >> i & 1 ? rt_literal_type(argv[i]) : NULL;
         types[i] = lit ? lit : types[i];
     }
 }
@@ -411,7 +426,7 @@ static void literal_types(RtDispatcher *d, PyObject *const *argv, Type **types)
  * request"). */
 static int key_by_value(RtDispatcher *d, PyObject *const *argv, Type **types, int i)
 {
-    Type *lit = argv && i < 64 ? literal_type(argv[i]) : NULL;
+    Type *lit = argv && i < 64 ? rt_literal_type(argv[i]) : NULL;
     if (!lit || ty_literal_value(types[i])) {
         PyErr_Format(rt_error_class("TypingError"),
                      "%s() calls literally() on its argument '%U', so it is compiled for each "

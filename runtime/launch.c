@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <numpy/arrayobject.h>
+#include <numpy/arrayscalars.h>
 
 /* ---- versions ---- */
 
@@ -69,6 +70,8 @@ typedef struct CudaKernel {
     RtSignature *sigs;      /* declared signatures (@gpu.jit('void(float32[:], int32)')) */
     int nsigs;
     SrcKernel *src;         /* a CUDA C kernel's parameters; NULL for @gpu.jit kernels */
+    uint64_t literal_args;  /* bit i: argument i is keyed by its value (literally() asked for
+                             * it, as numba-cuda's dispatcher makes it a literal type) */
 } CudaKernel;
 
 static PyTypeObject CudaKernelType, CudaLaunchType;
@@ -198,7 +201,7 @@ static KVersion *version_of_hit(Type **types, int n, const VFacts *f, PyObject *
 /* Runs the compiler for these types; the result's texts are copied out of the arena. With
  * cache=True the on-disk cache is asked first and given what was compiled. */
 static KVersion *compile_version(CudaKernel *k, Type **types, int n, const VFacts *f,
-                                 int cc_major, int cc_minor)
+                                 int cc_major, int cc_minor, int *asked)
 {
     if (!cuda_compile_kernel)
         return (KVersion *)raise_no_codegen(k->cname);
@@ -233,8 +236,13 @@ static KVersion *compile_version(CudaKernel *k, Type **types, int n, const VFact
         return (KVersion *)PyErr_NoMemory();
     }
     if (cuda_compile_kernel(k->py_func, k->registry, types, n, &opts, arena, &code, &diag) < 0 ||
-        arena_failed(arena))
-        rt_raise_compile_error(arena, &diag);
+        arena_failed(arena)) {
+        if (asked && diag.kind == DIAG_LITERAL && !diag.literal_shape && diag.literal_arg >= 0 &&
+            diag.literal_arg < n && diag.literal_arg < 64 && !k->nsigs)
+            *asked = diag.literal_arg;   /* compiled again for that argument's value */
+        else
+            rt_raise_compile_error(arena, &diag);
+    }
     else if ((v = version_new(types, n, code.ptx, code.entry, code.written))) {
         v->facts = *f;
         v->types_dump = dup_str(code.types_dump);
@@ -598,6 +606,7 @@ typedef struct Arg {
     bool in_tuple;              /* an item of a tuple argument (flattened: tuple_leaves) */
     int param;                  /* the kernel parameter it is (or is an item of) */
     CUdeviceptr temp;           /* host arrays: the device copy */
+    PyObject *owned;            /* a record's 0-d array over its bytes (classify_record) */
     bool locked;                /* host arrays: staged's memory page-locked for the launch */
     CudaForeign *foreign;
 } Arg;
@@ -641,6 +650,39 @@ static int classify_host(Arg *a, PyObject *arr, int dir)
     a->shape = (const int64_t *)PyArray_DIMS((PyArrayObject *)arr);   /* npy_intp is 64-bit */
     a->strides = (const int64_t *)PyArray_STRIDES((PyArrayObject *)arr);
     return 0;
+}
+
+/* A record argument (np.void, np.record) travels as a 0-d host array over its bytes: copied to
+ * the device before the launch, its address the kernel's parameter (lower_gpu.c: flatten), and
+ * copied back when the kernel writes it, into the record and so into the array it is an item of,
+ * as numba-cuda copies a record argument in and out. */
+static int classify_record(CudaKernel *k, int i, Arg *a, PyObject *obj)
+{
+    if (!PyArray_IsScalar(obj, Void))
+        return PyErr_Format(PyExc_TypeError, "kernel '%s' argument %d: a record argument is a "
+                            "NumPy record (np.void), not %.100s", k->cname, i + 1,
+                            Py_TYPE(obj)->tp_name), -1;
+    PyVoidScalarObject *v = (PyVoidScalarObject *)obj;
+    Py_INCREF(v->descr);
+    PyObject *view = PyArray_NewFromDescr(&PyArray_Type, v->descr, 0, NULL, NULL, v->obval,
+                                          v->flags & NPY_ARRAY_WRITEABLE, NULL);
+    if (!view || PyArray_SetBaseObject((PyArrayObject *)view, Py_NewRef(obj)) < 0) {
+        Py_XDECREF(view);
+        return -1;
+    }
+    a->owned = view;
+    return classify_host(a, view, DIR_AUTO);
+}
+
+static bool holds_record(const Type *t)
+{
+    if (t->kind == TY_RECORD)
+        return true;
+    if (t->kind == TY_TUPLE)
+        for (int j = 0; j < t->tuple.n; j++)
+            if (holds_record(t->tuple.items[j]))
+                return true;
+    return false;
 }
 
 static bool holds_array(const Type *t)
@@ -723,6 +765,8 @@ static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **p
             return PyErr_Format(PyExc_TypeError, "kernel '%s' argument %d: a device array of "
                                 "dtype %R cannot be a kernel argument", k->cname, i + 1,
                                 d->dtype), -1;
+        if (d->record)   /* to_device(record): the record itself, its address the parameter */
+            a->type = d->type->array.dtype;
         classify_device(a, d);
         return 0;
     }
@@ -731,6 +775,12 @@ static int classify(CudaKernel *k, int i, PyObject *obj, Arg *a, CudaForeign **p
         a->kind = ARG_SCALAR;
         if (a->type->kind == TY_ARRAY)
             return np_ready() < 0 ? -1 : classify_host(a, obj, DIR_AUTO);
+        if (a->type->kind == TY_RECORD)
+            return np_ready() < 0 ? -1 : classify_record(k, i, a, obj);
+        if (a->type->kind == TY_TUPLE && holds_record(a->type))
+            return PyErr_Format(PyExc_TypeError, "kernel '%s' argument %d: a tuple holding a "
+                                "NumPy record cannot be a kernel argument: pass the record as "
+                                "an argument of its own", k->cname, i + 1), -1;
         if (a->type->kind == TY_TUPLE && holds_array(a->type))
             a->kind = ARG_TUPLE;   /* flattened into its items before the launch */
         return 0;
@@ -991,7 +1041,8 @@ static int pack_value(char *buf, size_t *off, PyObject *obj, Type *given, Type *
 /* The byte range [*lo, *hi) an array argument may touch; false when it is empty. */
 static bool extent(const Arg *a, uint64_t *lo, uint64_t *hi)
 {
-    int64_t below = 0, above = ty_itemsize(a->type->array.dtype);
+    int64_t below = 0, above = ty_itemsize(a->type->kind == TY_RECORD ? a->type
+                                                                      : a->type->array.dtype);
     for (int d = 0; d < a->ndim; d++) {
         if (a->shape[d] == 0)
             return false;
@@ -1032,8 +1083,45 @@ static void launch_facts(const Arg *args, int n, VFacts *f)
     }
 }
 
-/* The version for these argument types on device dev, compiled and loaded as needed. */
-static KVersion *version_for(CudaKernel *k, Type **types, int n, const VFacts *f, int dev)
+/* literally() asked for argument i's value: the kernel is keyed by it from now on, and this
+ * launch's type of it is its literal type. -1 with a TypingError when the value has none, or
+ * was asked for again (typing went wrong elsewhere), as the CPU dispatcher says it. */
+static int key_by_value(CudaKernel *k, PyObject *const *argv, Type **types, int i)
+{
+    Type *lit = argv ? rt_literal_type(argv[i]) : NULL;
+    if (!lit || ty_literal_value(types[i])) {
+        PyObject *names = param_names(k);
+        const char *name = names && i < PyTuple_GET_SIZE(names) ?
+                           PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, i)) : NULL;
+        PyErr_Clear();
+        PyErr_Format(rt_error_class("TypingError"), "kernel '%s' calls literally() on its "
+                     "argument '%s', so it is compiled for each value of it; %s", k->cname,
+                     name ? name : "?", !argv ? "this version is compiled for its types alone"
+                     : lit ? "typing it asked for that value again"
+                           : "that takes an int, a bool or a str, not the value given");
+        Py_XDECREF(names);
+        return -1;
+    }
+    k->literal_args |= (uint64_t)1 << i;
+    types[i] = lit;
+    return 0;
+}
+
+/* The types of the arguments keyed by their values made their literal types (a value with
+ * none keeps its type: literally() then asks for it, and key_by_value says why it cannot). */
+static void literal_types(CudaKernel *k, PyObject *const *argv, Type **types, int n)
+{
+    for (int i = 0; i < n && i < 64; i++) {
+        Type *lit = (k->literal_args >> i) & 1 ? rt_literal_type(argv[i]) : NULL;
+        if (lit)
+            types[i] = lit;
+    }
+}
+
+/* The version for these argument types on device dev, compiled and loaded as needed; argv, when
+ * given, the launch's values (for literally()'s requests). */
+static KVersion *version_for(CudaKernel *k, Type **types, int n, const VFacts *f, int dev,
+                             PyObject *const *argv)
 {
     KVersion *v = k->last;
     if (!v || !version_matches(v, types, n, f)) {
@@ -1041,13 +1129,28 @@ static KVersion *version_for(CudaKernel *k, Type **types, int n, const VFacts *f
         for (int i = 0; i < k->nversions && !v; i++)
             if (version_matches(k->versions[i], types, n, f))
                 v = k->versions[i];
-        if (!v) {
-            const CudaDeviceInfo *info = cuda_device_info(dev);
-            if (!info || !(v = compile_version(k, types, n, f, info->cc_major,
-                                               info->cc_minor)) ||
-                add_version(k, v) < 0)
+        const CudaDeviceInfo *info = v ? NULL : cuda_device_info(dev);
+        if (!v && !info)
+            return NULL;
+        for (int tries = 0; !v && tries <= n; tries++) {
+            int asked = -1;
+            KVersion *made = compile_version(k, types, n, f, info->cc_major, info->cc_minor,
+                                             &asked);
+            if (made) {
+                if (add_version(k, made) < 0)
+                    return NULL;
+                v = made;
+                break;
+            }
+            if (asked < 0 || key_by_value(k, argv, types, asked) < 0)
                 return NULL;
+            for (int i = 0; !v && i < k->nversions; i++)   /* made for this value already */
+                if (version_matches(k->versions[i], types, n, f))
+                    v = k->versions[i];
         }
+        if (!v)
+            return (KVersion *)PyErr_Format(rt_error_class("TypingError"), "kernel '%s': "
+                                            "literally() kept asking for values", k->cname);
         k->last = v;
     }
     if (!v->func[dev] && load_version(v, dev, k->cname, k->py_func ? (PyObject *)k : NULL) < 0)
@@ -1308,6 +1411,7 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
     int n = (int)PyVectorcall_NARGS(nargsf), dev = cuda_current_device(), rc = -1;
     Arg stack_args[STACK_ARGS], *args = stack_args, *run = stack_args;
     int nrun = n, leaves = 0;   /* the Args staged and packed: tuples flattened */
+    int classified = 0;         /* the Args classify has filled (and may own a reference) */
     bool tuples = false;
     Type *stack_types[STACK_ARGS], **types = stack_types;
     CudaForeign *foreign = NULL;
@@ -1338,6 +1442,7 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
     for (int i = 0; i < n; i++) {
         args[i].kind = ARG_SCALAR;
         args[i].param = i;
+        classified = i + 1;
         if (classify(k, i, argv[i], &args[i], &foreign, n, l->stream) < 0)
             goto done;
         types[i] = args[i].type;
@@ -1350,7 +1455,9 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
         goto done;
     VFacts facts;
     launch_facts(args, n, &facts);
-    KVersion *v = version_for(k, types, n, &facts, dev);
+    if (k->literal_args)
+        literal_types(k, argv, types, n);
+    KVersion *v = version_for(k, types, n, &facts, dev, argv);
     if (!v || check_device_limits(l, v, dev) < 0)
         goto done;
     if (tuples) {
@@ -1375,6 +1482,8 @@ static PyObject *launch_vectorcall(PyObject *self, PyObject *const *argv, size_t
 done:
     if (staged)
         unstage_host(k, run, nrun, 0, l->stream, false);
+    for (int i = 0; i < classified; i++)
+        Py_CLEAR(args[i].owned);
     for (int i = 0; foreign && i < n; i++)
         cuda_release_foreign(&foreign[i]);
     PyMem_Free(foreign);
@@ -1658,7 +1767,7 @@ static PyObject *kernel_max_coop_blocks(CudaKernel *k, PyObject *args)
             if (types[i]->kind == TY_ARRAY)   /* as a launch on separate whole arrays finds them */
                 f.aligned |= f.noalias |= 1ull << i;
         }
-        v = version_for(k, types, (int)n, &f, dev);
+        v = version_for(k, types, (int)n, &f, dev, NULL);
     } else if (!v)
         return PyErr_Format(PyExc_ValueError, "kernel '%s' has no compiled version yet: launch "
                             "it, or ask kernel.overloads[signature]", k->cname);
@@ -2610,6 +2719,8 @@ static PyObject *py_arg_type(PyObject *self, PyObject *obj)
         if (!(t = ((CudaArray *)obj)->type))
             return PyErr_Format(PyExc_TypeError, "a device array of dtype %R cannot be a kernel "
                                 "argument", ((CudaArray *)obj)->dtype);
+        if (((CudaArray *)obj)->record)
+            t = t->array.dtype;
     } else if ((t = rt_typeof(obj, RT_TYPEOF_GPU)) ||
                (PyTuple_Check(obj) && (t = typeof_tuple_arg(obj)))) {
         t = ty_strong(t);

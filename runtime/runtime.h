@@ -302,6 +302,9 @@ int rt_check_code(RtDispatcher *d, Diag *diag);
 const CompileOptions *rt_callee_options(void *ctx, void *handle);
 /* Compiles d's function for these argument types (ret: declared, or NULL). NULL with an
  * exception on failure. */
+/* The literal type of a value keyed by its value (literally()): an int, bool or str, or a NumPy
+ * integer; NULL (no exception) for any other. */
+Type *rt_literal_type(PyObject *obj);
 /* literal_arg: where literally() asks for an argument's value, NULL and *literal_arg that
  * argument with no exception set (the dispatcher compiles again for the value); NULL: a
  * TypingError then. */

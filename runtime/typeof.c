@@ -153,7 +153,9 @@ static Type *typeof_tuple(PyObject *obj, int flags)
     Type *items[RT_MAX_ARGS];
     for (Py_ssize_t i = 0; i < n; i++) {
         items[i] = rt_typeof(PyTuple_GET_ITEM(obj, i), flags);
-        if (!items[i])
+        /* a kernel's record argument is copied to the device on its own (runtime/launch.c:
+         * classify_record), never inside a tuple */
+        if (!items[i] || (items[i]->kind == TY_RECORD && (flags & RT_TYPEOF_GPU)))
             return NULL;
         items[i] = ty_strong(items[i]);   /* weak values are scalars, never tuple items */
     }
@@ -378,22 +380,29 @@ static PyObject *subclass_override(PyTypeObject *tp)
  * ndarray's attributes beyond how it is made, finalised, pickled and printed (it adds
  * attributes, properties and methods of its own, as stumpy's mparray does: Numba takes every
  * subclass as a plain array); np.memmap, whose elements, indexing and arithmetic are ndarray's
- * (its data lives in a mapped file, which writes reach); and the subclasses that declare
+ * (its data lives in a mapped file, which writes reach); np.recarray, whose redefinitions give
+ * fields as attributes (p.x, p[i].x), which compiled code gives any record array, as Numba and
+ * numba-cuda take it; and the subclasses that declare
  * `_pyjit_plain` for the same reason (pyjit.gpu's arrays in mapped or managed memory).
  * Others change what operations mean (np.matrix's `*`, np.ma.MaskedArray's masked elements),
  * so compiling them as plain arrays would give other results: they are refused. 1, 0, or -1
  * with an exception set. */
 static int plain_subclass(PyTypeObject *tp)
 {
-    static PyObject *memmap;   /* numpy.memmap, looked up on first need (under the GIL) */
+    /* numpy.memmap and numpy.recarray, looked up on first need (under the GIL) */
+    static PyObject *memmap, *recarray;
     if (!memmap) {
         PyObject *np = PyImport_ImportModule("numpy");
         memmap = np ? PyObject_GetAttrString(np, "memmap") : NULL;
+        recarray = np && memmap ? PyObject_GetAttrString(np, "recarray") : NULL;
         Py_XDECREF(np);
-        if (!memmap)
+        if (!memmap || !recarray) {
+            Py_CLEAR(memmap);
             return -1;
+        }
     }
-    if ((PyObject *)tp == memmap || PyObject_HasAttrString((PyObject *)tp, "_pyjit_plain"))
+    if ((PyObject *)tp == memmap || (PyObject *)tp == recarray ||
+        PyObject_HasAttrString((PyObject *)tp, "_pyjit_plain"))
         return 1;
     PyObject *override = subclass_override(tp);   /* borrowed */
     return override ? override == Py_None : -1;
@@ -529,7 +538,7 @@ static Type *typeof_other(PyObject *obj, int flags)
         return plain_subclass(Py_TYPE(obj)) > 0 ? typeof_array((PyArrayObject *)obj, flags) : NULL;
     if (PyArray_IsScalar(obj, Generic)) {
         PyArray_Descr *descr = PyArray_DescrFromScalar(obj);
-        if (descr && PyDataType_HASFIELDS(descr) && !(flags & RT_TYPEOF_GPU)) {   /* np.void */
+        if (descr && PyDataType_HASFIELDS(descr)) {   /* np.void, np.record; kernels too */
             RecordEntry *e = record_entry(descr);
             Py_DECREF(descr);
             return e ? e->record : NULL;

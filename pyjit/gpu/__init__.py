@@ -65,9 +65,10 @@ def __getattr__(name):
         t = _type_name(name)
         if t is not None:
             return t
-        if name in ("cudadrv", "runtime"):   # numba-cuda's cuda.cudadrv, cuda.runtime
+        if name in ("cudadrv", "runtime", "driver"):   # cuda.cudadrv, .runtime, .driver
             cudadrv = _importlib.import_module(__name__ + ".cudadrv")
-            return cudadrv if name == "cudadrv" else cudadrv.runtime.runtime
+            return {"cudadrv": cudadrv, "runtime": cudadrv.runtime.runtime,
+                    "driver": cudadrv.driver}[name]
         if name in ("devices", "testing"):   # numba-cuda's cuda.devices, cuda.testing
             return _importlib.import_module(__name__ + "." + name)
         raise AttributeError(f"module 'pyjit.gpu' has no attribute '{name}'") from None

@@ -83,7 +83,7 @@ def _argument(value, name):
     device arrays are their NumPy arrays, a Python int or float is an int64 or float64 (not a
     weak literal), and what a GPU launch refuses is refused here too."""
     if isinstance(value, _arrays.DeviceNDArray):
-        return value._ary
+        return value._ary[()] if value._record else value._ary   # a DeviceRecord: its record
     if isinstance(value, (_arrays.In, _arrays.Out, _arrays.InOut)):
         return _argument(value.array, name)
     if isinstance(value, np.ndarray):

@@ -25,6 +25,7 @@ from ._builtins import INTRINSICS, NAMESPACES
 from ._hostapi import DEALLOCATIONS as _DEALLOCATIONS, DEVICE_ATTRIBUTES as _DEVICE_ATTRIBUTES, \
     unknown_device_attribute as _unknown_device_attribute
 from ._link import declare_device
+from ._layout import like_geometry
 from ._kernels import Overloads as _KernelOverloads, SpecializedKernel, VersionCode, \
     definitions as _definitions, signatures as _signatures, not_specialized as _not_specialized, \
     threads_of as _threads_of
@@ -535,8 +536,12 @@ if _HAVE_RUNTIME:
     synchronize = _core.cuda_synchronize
 
     def pinned_array_like(ary):
-        return pinned_array(ary.shape, ary.dtype,
-                            order="F" if ary.flags.f_contiguous and ary.ndim > 1 else "C")
+        """A pinned array of ary's shape, dtype and layout (_layout.py: as numba-cuda's)."""
+        strides, order = like_geometry(ary)
+        if strides is None:
+            return pinned_array(ary.shape, ary.dtype, order=order)
+        flat = pinned_array(int(np.prod(ary.shape, dtype=np.int64)), ary.dtype)
+        return np.ndarray(ary.shape, ary.dtype, buffer=flat, strides=strides)
 
     def select_device(device_id):
         _core.cuda_select_device(int(device_id))
@@ -707,10 +712,9 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
-    """A mapped array of ary's shape, dtype and order (see mapped_array)."""
-    return mapped_array(ary.shape, ary.dtype, None,
-                        "F" if ary.flags.f_contiguous and ary.ndim > 1 else "C", stream,
-                        portable, wc)
+    """A mapped array of ary's shape, dtype and layout (see mapped_array; _layout.py)."""
+    strides, order = like_geometry(ary)
+    return mapped_array(ary.shape, ary.dtype, strides, order, stream, portable, wc)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0,

@@ -68,16 +68,30 @@ def _ptx_backend():
                 names = list(cpu._launch_types(
                     signature_args(kernel, args, cpu._launch_types) if kernel.signature
                     else args))
+                literal = False
                 if names not in kernel._ptx_done:
-                    _registry.populate()
-                    ptx, entry, _ = _core.cuda_compile_ptx(kernel.py_func, _registry.REGISTRY,
-                                                           names)
-                    assert entry in ptx
-                    assemble_ptx(ptx)
-                    kernel._ptx_done.append(names)
-                    mod.compiled.append(kernel.__name__)
-                return launcher(*args)
+                    try:
+                        compile_and_assemble(kernel, names)
+                    except Exception as e:       # literally(): the version is keyed by value
+                        if "literally(" not in str(e):
+                            raise
+                        literal = True
+                result = launcher(*args)
+                if literal:     # the types the launch compiled for, its literal values included
+                    for names in kernel._versions():
+                        if any(n.startswith("Literal[") for n in names) and \
+                                list(names) not in kernel._ptx_done:
+                            compile_and_assemble(kernel, list(names))
+                return result
             return launch
+
+    def compile_and_assemble(kernel, names):
+        _registry.populate()
+        ptx, entry, _ = _core.cuda_compile_ptx(kernel.py_func, _registry.REGISTRY, names)
+        assert entry in ptx
+        assemble_ptx(ptx)
+        kernel._ptx_done.append(names)
+        mod.compiled.append(kernel.__name__)
 
     def jit(func_or_sig=None, device=False, **options):
         if device or isinstance(func_or_sig, str) or \

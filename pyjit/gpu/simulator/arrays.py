@@ -19,6 +19,7 @@ import weakref
 
 import numpy as np
 
+from .._layout import byte_extent, like_geometry
 from .state import S, RaceError, threadIdx, blockDim
 
 _index = operator.index
@@ -83,6 +84,14 @@ class CheckedArray:
             kwargs["out"] = tuple(o._a if isinstance(o, CheckedArray) else o for o in out)
         result = getattr(ufunc, method)(*inputs, **kwargs)
         return out[0] if out is not None and len(out) == 1 else result
+
+    def __getattr__(self, name):
+        """p.x of an array of records: its field x, a view (p['x']), as compiled kernels read a
+        record array's fields (a np.recarray's attributes, and Numba's for any record array)."""
+        names = self._a.dtype.names
+        if names is not None and name in names:
+            return self._get(name)
+        raise AttributeError(f"array '{self.name}' has no attribute '{name}'")
 
     def _get(self, i):
         r = self._a[self.check(i)]
@@ -317,6 +326,46 @@ class PackedRecordArray(CheckedArray):
         CheckedArray.__setitem__(self, i, v._r if isinstance(v, PackedRecord) else v)
 
 
+class RecordArg:
+    """A record passed to a kernel (np.void, np.record): its fields by name, by attribute and
+    by position, read and written through to the record, and so to the array it is an item of,
+    as on the GPU (where the launch copies it to the device and back). A nested record field is
+    a RecordArg too; a packed dtype's subarray and nested record fields are refused, as the GPU
+    compiler refuses them."""
+
+    __slots__ = ("_r",)
+
+    def __init__(self, record):
+        object.__setattr__(self, "_r", record)
+
+    def _field(self, key):
+        names = self._r.dtype.names
+        name = names[key] if isinstance(key, (int, np.integer)) else key
+        if name not in names:
+            raise AttributeError(f"record {self._r.dtype} has no field {key!r}")
+        if _natural_align(self._r.dtype) == 0 and _is_view_field(self._r.dtype.fields[name][0]):
+            _refuse_field_view(name)
+        return name
+
+    def __getitem__(self, key):
+        v = self._r[self._field(key)]
+        return RecordArg(v) if isinstance(v, np.void) else v
+
+    def __setitem__(self, key, value):
+        self._r[self._field(key)] = value._r if isinstance(value, RecordArg) else value
+
+    def __getattr__(self, name):
+        if name in self._r.dtype.names:
+            return self[name]
+        return getattr(self._r, name)
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+    def __repr__(self):
+        return repr(self._r)
+
+
 def _is_view_field(dt):
     """A field read as a view of the record's bytes: a subarray, or a nested record."""
     return dt.subdtype is not None or dt.names is not None
@@ -446,6 +495,8 @@ class DeviceNDArray:
                         "process; copy it to the host first (a.copy_to_host()) and send the NumPy "
                         "array")
 
+    _record = False     # numba-cuda's DeviceRecord: to_device of one record, a kernel's record
+
     def __init__(self, ary, stream=0, writeback=None):
         self._ary = ary
         self.stream = stream
@@ -460,7 +511,30 @@ class DeviceNDArray:
     ndim = property(lambda self: self._ary.ndim)
     nbytes = property(lambda self: self._ary.nbytes)
     itemsize = property(lambda self: self._ary.itemsize)
-    alloc_size = nbytes
+
+    @property
+    def alloc_size(self):
+        """numba-cuda's: the bytes the array's elements span (its nbytes when contiguous)."""
+        lo, hi = byte_extent(self._ary.shape, self._ary.strides, self._ary.itemsize)
+        return hi - lo
+
+    @property
+    def gpu_data(self):
+        """numba-cuda's MemoryPointer of the array's memory (here the host memory standing for
+        the device's)."""
+        from ..cudadrv.driver import MemoryPointer
+        return MemoryPointer.of_array(self)
+
+    def as_cuda_arg(self):
+        return self.gpu_data
+
+    def __array__(self, dtype=None, copy=None):
+        """np.asarray(d): a copy, as the compiled backend's (copy=False is refused there)."""
+        if copy is False:
+            raise ValueError("a device array cannot be seen from the host without a copy "
+                             "(copy=False): np.asarray(d) and copy_to_host() copy it")
+        h = self.copy_to_host()
+        return h if dtype is None else h.astype(dtype)
 
     @property
     def device_ctypes_pointer(self):
@@ -549,8 +623,12 @@ class DeviceNDArray:
     def view(self, dtype):
         return DeviceNDArray(self._ary.view(as_dtype(dtype)), self.stream)
 
-    def transpose(self, axes=None):
-        return DeviceNDArray(self._ary.transpose(axes), self.stream)
+    def transpose(self, *axes):
+        """transpose(axes) as numba-cuda's, or transpose(*axes) as NumPy's and the compiled
+        backend's."""
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return DeviceNDArray(self._ary.transpose(axes or None), self.stream)
 
     T = property(lambda self: self.transpose())
 
@@ -621,50 +699,54 @@ def to_device(obj, stream=0, copy=True, to=None):
     if to is not None:
         to.copy_to_device(src, stream)
         return to
-    return DeviceNDArray(np.array(src, copy=True, order="K"), stream,
-                         obj if isinstance(obj, np.ndarray) else None)
+    d = DeviceNDArray(np.array(src, copy=True, order="K"), stream,
+                      obj if isinstance(obj, np.ndarray) else None)
+    d._record = isinstance(obj, np.void) and obj.dtype.names is not None
+    return d
+
+
+def _zeros(shape, dtype, strides, order):
+    """Zeroed memory of this shape, laid out by strides (bytes; None: contiguous in order)."""
+    a = np.zeros(shape, dtype=as_dtype(dtype), order=order)
+    if strides is not None:
+        a = np.lib.stride_tricks.as_strided(a, strides=tuple(strides))
+    return a
 
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
-    a = np.zeros(shape, dtype=as_dtype(dtype), order=order)
-    if strides is not None:
-        a = np.lib.stride_tricks.as_strided(a, strides=strides)
-    return DeviceNDArray(a, stream)
+    return DeviceNDArray(_zeros(shape, dtype, strides, order), stream)
 
 
 def device_array_like(ary, stream=0):
-    order = "F" if ary.ndim > 1 and _host_or_dev(ary).flags.f_contiguous and not \
-        _host_or_dev(ary).flags.c_contiguous else "C"
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
-
-
-def _host_or_dev(ary):
-    return ary._ary if isinstance(ary, DeviceNDArray) else np.asarray(ary)
+    strides, order = like_geometry(ary)
+    return device_array(ary.shape, ary.dtype, strides=strides, order=order, stream=stream)
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
-    return np.zeros(shape, dtype=as_dtype(dtype), order=order)
+    return _zeros(shape, dtype, strides, order)
 
 
 def pinned_array_like(ary):
-    return np.zeros_like(_host_or_dev(ary))
+    strides, order = like_geometry(ary)
+    return pinned_array(ary.shape, ary.dtype, strides, order)
 
 
 def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False,
                  wc=False):
     """A NumPy array that kernels use in place, as the compiled backend's (host memory mapped
     for the GPU): here simply host memory, which the simulated kernels use anyway."""
-    return np.zeros(shape, dtype=as_dtype(dtype), order=order)
+    return _zeros(shape, dtype, strides, order)
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
-    """A mapped array of ary's shape, dtype and order (see mapped_array)."""
-    return np.zeros_like(_host_or_dev(ary))
+    """A mapped array of ary's shape, dtype and layout (see mapped_array)."""
+    strides, order = like_geometry(ary)
+    return mapped_array(ary.shape, ary.dtype, strides, order)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
     """A NumPy array in managed memory on the GPU: here host memory (see mapped_array)."""
-    return np.zeros(shape, dtype=as_dtype(dtype), order=order)
+    return _zeros(shape, dtype, strides, order)
 
 
 def from_cuda_array_interface(desc, owner=None, sync=True):

@@ -262,7 +262,8 @@ def _compiled_shape(shape, kind, frame, key):
     must = (f"gpu.{kind}.array() argument 1 must be a constant int or tuple of ints (the shape "
             "is fixed when the kernel is compiled), not ")
     if _runtime_shape(frame, key):
-        raise TypingError(must + "a kernel argument")
+        raise TypingError(must + "a kernel argument: pass a constant for it, or literally(it) "
+                          "in the kernel")
     try:
         shape = as_shape(shape)
     except TypeError:
@@ -276,13 +277,39 @@ def _compiled_shape(shape, kind, frame, key):
 _runtime_shapes = {}
 
 
+def _kernel_frame(frame):
+    """Whether frame is a kernel's own (called by the simulator), not a device function's."""
+    caller = frame.f_back
+    return caller is None or caller.f_code.co_filename.startswith(_SIMULATOR_DIR)
+
+
+_SIMULATOR_DIR = __import__("os").path.dirname(__file__)
+
+
+def _literal_params(code):
+    """The parameters the function calls literally() on: compiled for each of their values, so
+    constants when it compiles (Numba's literal dispatch)."""
+    found, prev = set(), None
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_FAST", "LOAD_DEREF") and prev is not None and \
+                prev.argval == "literally":
+            found.add(ins.argval)
+        if ins.opname not in ("PUSH_NULL", "PRECALL", "CACHE"):
+            prev = ins
+    return found
+
+
 def _runtime_shape(frame, key):
     """Whether the arguments of the shared.array or local.array call at frame's current
-    instruction read a parameter of the kernel: the GPU compiler wants a shape known when it compiles."""
+    instruction read a parameter of the kernel that the kernel does not ask the value of
+    (literally()): the GPU compiler wants a shape known when it compiles. A device function's
+    parameter is compiled for the constant its caller passes (infer_calls.c: shape_param)."""
+    if not _kernel_frame(frame):
+        return False
     found = _runtime_shapes.get(key)
     if found is None:
         code, lasti = key
-        params = set(code.co_varnames[:code.co_argcount])
+        params = set(code.co_varnames[:code.co_argcount]) - _literal_params(code)
         reads = []
         prev = None
         for ins in dis.get_instructions(code):

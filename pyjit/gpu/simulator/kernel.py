@@ -26,7 +26,7 @@ from ... import _serialize
 from .. import _options as _kernel_options
 from .._kernels import LaunchForms, Overloads, SpecializedKernel, VersionCode, signature_args, \
     with_defaults, threads_of as _threads_of
-from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, checked
+from .arrays import CheckedArray, DeviceNDArray, In, Out, InOut, RecordArg, checked
 from .state import S, threadIdx, blockIdx, blockDim, gridDim
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -574,9 +574,14 @@ def _kernel_arg(value, name):
         _gpu_typeof(value, name)
         return checked(value, name)
     if isinstance(value, DeviceNDArray):
+        if value._record:              # to_device(record): the record, in place
+            return RecordArg(value._ary[()])
         return checked(value._ary, name)
     if isinstance(value, (In, Out, InOut)):
         return _kernel_arg(value.array, name)
+    if isinstance(value, np.void) and value.dtype.names is not None:
+        _gpu_typeof(value, name)
+        return RecordArg(value)        # fields by attribute too, written through
     if isinstance(value, float):
         return np.float64(value)       # a float argument is a float64 on the GPU, not weak
     if isinstance(value, complex):
@@ -601,6 +606,9 @@ def _gpu_typeof(value, name):
     """Refuses what a compiled launch refuses (datetime64, structured and non-native byte order
     arrays, arbitrary objects): the TypeError of the compiled path's argument typing."""
     from ... import _core
+    if isinstance(value, tuple) and any(isinstance(v, np.void) for v in value):
+        raise TypeError(f"argument '{name}': a tuple holding a NumPy record cannot be a kernel "
+                        "argument: pass the record as an argument of its own")
     try:
         _core.typeof(value, True)
     except TypeError as e:
@@ -640,7 +648,9 @@ def _launch_types(args):
         if isinstance(a, tuple):
             items = [host(v) for v in a]
             return type(a)(*items) if hasattr(a, "_fields") else tuple(items)
-        return a._ary if isinstance(a, DeviceNDArray) else a
+        if isinstance(a, DeviceNDArray):
+            return a._ary[()] if a._record else a._ary
+        return a
     return tuple(_core.typeof(host(a), True).replace("weak ", "") for a in args)
 
 
@@ -677,6 +687,7 @@ def _launch(kernel, griddim, blockdim, sharedmem, args):
     except TypeError as e:
         raise TypeError(f"kernel '{kernel.__name__}': {e}") from None
     _check_no_return_value(kernel)
+    _check_literal_args(kernel, args, names)
     prep = kernel.prepared()
     if prep.grid_sync:
         _check_co_resident(kernel, griddim, blockdim, sharedmem)
@@ -750,6 +761,21 @@ def _check_no_return_value(kernel):
                           "results into an array argument, or use @gpu.jit(device=True) for a "
                           "function that kernels call")
     kernel._returns_checked = True
+
+
+def _check_literal_args(kernel, args, names):
+    """An argument the kernel calls literally() on is compiled for each of its values, which
+    must be ints, bools or strs: any other is the compiled path's TypingError."""
+    from .intrinsics import _literal_params
+    wanted = getattr(kernel, "_literal_names", None)
+    if wanted is None:
+        wanted = kernel._literal_names = _literal_params(kernel.py_func.__code__)
+    for value, name in zip(args, names):
+        if name in wanted and not isinstance(value, (int, str, np.integer, np.bool_)):
+            from ...errors import TypingError
+            raise TypingError(f"kernel '{kernel.__name__}' calls literally() on its argument "
+                              f"'{name}', so it is compiled for each value of it; that takes an "
+                              "int, a bool or a str, not the value given")
 
 
 def _begin(kernel, griddim, blockdim, sharedmem):
