@@ -334,3 +334,72 @@ def test_offsets_by_variables_under_a_test(w):
     assert got[1] == want[1], (w, want, got)
     if want[1] is None:
         assert_same(want[0], got[0], where=f"w={w}")
+
+
+def backward_difference(x, out, start):
+    """x[i - 1] from i = 0 wraps to the last item at the first trip only: the loop's flag asks
+    [-n, n) of that index and keeps its wrap."""
+    for i in range(start, x.shape[0]):
+        out[i] = x[i] - x[i - 1]
+    return out
+
+
+@pytest.mark.parametrize("n_out", [8, 5, 0])
+@pytest.mark.parametrize("start", [0, 1, -3, -8, -9, -20])
+def test_offsets_below_zero_at_the_first_trip(n_out, start):
+    x = np.random.default_rng(7).random(8)
+    o1, o2 = np.zeros(n_out), np.zeros(n_out)
+    want = outcome(backward_difference, x, o1, start)
+    got = outcome(njit(backward_difference), x, o2, start)
+    assert got[1] == want[1], (n_out, start, want, got)
+    assert_same(o1, o2, where=f"n_out={n_out}, start={start}")   # stored before a raise too
+
+
+def periodic_laplacian(u, m, k):
+    """Periodic boundaries by remainders, `(j + 1) % m` (in bounds of an axis of at least m
+    items when m > 0, whatever j), beside u[i - 1, ...] and u[..., j - 1] from 0."""
+    n = u.shape[0]
+    out = np.zeros_like(u)
+    for i in range(n):
+        for j in range(k):
+            out[i, j] = u[(i + 1) % n, j] + u[i - 1, j] + u[i, (j + 1) % m] + u[i, j - 1] - 4.0 * u[i, j]
+    return out
+
+
+@pytest.mark.parametrize("m,k", [(6, 6), (4, 6), (3, 2), (7, 6), (9, 3), (0, 6), (-2, 6), (-7, 6),
+                                 (6, 7), (6, 0)])
+def test_remainders_by_values_fixed_before_the_loop(m, k):
+    u = np.random.default_rng(2).random((5, 6))
+    want = None
+    try:
+        want = (periodic_laplacian(u, m, k), None)
+    except (IndexError, ZeroDivisionError) as e:
+        want = (None, type(e))
+    try:
+        got = (njit(periodic_laplacian)(u, m, k), None)
+    except (IndexError, ZeroDivisionError) as e:
+        got = (None, type(e))
+    assert got[1] == want[1], (m, k, want, got)
+    if want[1] is None:
+        assert_same(want[0], got[0], where=f"m={m}, k={k}")
+
+
+def ahead_under_a_test(x, y, w):
+    """x[i + w] under a test that a later trip may skip: left to its own check, so that y[i]
+    keeps the loop's flag even where x[i + w] leaves the array on skipped trips."""
+    n = y.shape[0]
+    for i in range(n):
+        y[i] = 2.0 * i
+        if i + w < x.shape[0]:
+            y[i] += x[i + w]
+    return y
+
+
+@pytest.mark.parametrize("w", [0, 3, 8, 12, -2, -8, -13])
+@pytest.mark.parametrize("n", [8, 10])
+def test_offsets_under_a_test_that_later_trips_skip(w, n):
+    x = np.random.default_rng(4).random(8)
+    y1, y2 = np.zeros(n), np.zeros(n)
+    want, got = outcome(ahead_under_a_test, x, y1, w), outcome(njit(ahead_under_a_test), x, y2, w)
+    assert got[1] == want[1], (w, n, want, got)
+    assert_same(y1, y2, where=f"w={w}, n={n}")
