@@ -403,3 +403,75 @@ def test_offsets_under_a_test_that_later_trips_skip(w, n):
     want, got = outcome(ahead_under_a_test, x, y1, w), outcome(njit(ahead_under_a_test), x, y2, w)
     assert got[1] == want[1], (w, n, want, got)
     assert_same(y1, y2, where=f"w={w}, n={n}")
+
+
+def two_pointer_walk(a, b, stop_a, step):
+    """A while loop testing i < len(a) and j < len(b) at the top and, as CPython compiles it, at
+    the bottom too: a[i] and b[j] need no check there, while b[j + 1], a[i] of a loop that tests
+    i <= len(a), and c[i] of another array keep theirs and raise where CPython does."""
+    i = j = 0
+    s = 0.0
+    while i < len(a) and j < len(b):
+        s += a[i] * b[j]
+        if i < stop_a:
+            s += b[j + 1]
+        i += 1
+        j += step
+    k = 0
+    while k <= len(a):
+        s += a[k]
+        k += 1
+    return s
+
+
+def two_pointer_walk_only(a, b, stop_a, step):
+    """two_pointer_walk without its last loop."""
+    i = j = 0
+    s = 0.0
+    while i < len(a) and j < len(b):
+        s += a[i] * b[j]
+        if i < stop_a:
+            s += b[j + 1]
+        i += 1
+        j += step
+    return s
+
+
+def other_array(a, c):
+    i = 0
+    s = 0.0
+    while i < len(a):
+        s += c[i]
+        i += 1
+    return s
+
+
+def rows_of_a_loop_around(a):
+    """The bound of the inner while loop changes in the loop around it."""
+    s = 0.0
+    for m in range(len(a), 0, -1):
+        v = a[:m]
+        i = 0
+        while i < len(v):
+            s += v[i] * m
+            i += 1
+    return s
+
+
+@pytest.mark.parametrize("stop_a,step", [(0, 1), (3, 1), (9, 1), (9, 2), (2, 3)])
+def test_while_tests_repeated_at_the_bottom(stop_a, step):
+    a, b = np.arange(1.0, 8.0), np.arange(2.0, 9.0)
+    want = outcome(two_pointer_walk, a, b, stop_a, step)
+    got = outcome(njit(two_pointer_walk), a, b, stop_a, step)
+    assert got[1] == want[1] == IndexError   # a[len(a)] at the end
+    want = outcome(two_pointer_walk_only, a, b, stop_a, step)
+    got = outcome(njit(two_pointer_walk_only), a, b, stop_a, step)
+    assert got[1] == want[1], (stop_a, step, want, got)
+    if want[1] is None:
+        assert_same(want[0], got[0], where=f"stop_a={stop_a}, step={step}")
+    for c in [np.arange(7.0), np.arange(4.0)]:
+        want, got = outcome(other_array, a, c), outcome(njit(other_array), a, c)
+        assert got[1] == want[1], (len(c), want, got)
+        if want[1] is None:
+            assert_same(want[0], got[0])
+    assert_same(rows_of_a_loop_around(a), njit(rows_of_a_loop_around)(a))
