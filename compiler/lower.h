@@ -100,7 +100,7 @@ LLVMBasicBlockRef lower_unlikely(Lower *L, LLVMValueRef cond);
 void lower_raise_exc(Lower *L, AbiExcKind kind, const char *msg);
 /* i1: every index in the innermost range loop around access (and the loops around it) is in
  * bounds, computed before the loop; NULL when no such flag covers the index of axis axis of
- * access (lower.c). */
+ * access (lower.c). *wraps: the flag allows this index [-n, n), and its wrap stays. */
 LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis, bool *wraps);
 /* Whether int value v is never negative by how it is made (range loop variables counting up
  * from a non-negative start, plus small constants); depth 0 from callers (lower.c). */
