@@ -681,6 +681,149 @@ static int ask_unrolling(LLVMModuleRef mod, Arena *arena)
     return count;
 }
 
+/* ---- tests a loop's header repeats: `while i < len(a) ... a[i]` ------------------------------
+ *
+ * CPython compiles a while loop with its test at the bottom too, so the loop comes to LLVM
+ * rotated: `a[i]`'s check (`i >= n`) sits at the top of the body, and what makes it false is
+ * the test `i < n` on each edge into the header (the guard before the loop, the test at the
+ * bottom), across the phi of i. LLVM proves a test from a dominating one, not from one on every
+ * edge into a phi, and a merge's loop kept one compare and branch for each of its indices.
+ * Here, a signed test of such a phi against a value n defined before the loop is decided where
+ * every incoming value v was tested v < n on the way into the header (through the blocks of one
+ * predecessor each above it). n must dominate the header, so that the n of the tests is the n
+ * of the check (not one of an earlier trip of a loop around). */
+
+/* Whether cond, known to be `truth` (branch taken on its true or false edge), says x < n. */
+static bool says_below(LLVMValueRef cond, bool truth, LLVMValueRef x, LLVMValueRef n, int depth)
+{
+    if (!cond || !LLVMIsAInstruction(cond) || depth > 4)
+        return false;
+    LLVMOpcode op = LLVMGetInstructionOpcode(cond);
+    if (op == LLVMICmp) {
+        LLVMIntPredicate p = LLVMGetICmpPredicate(cond);
+        LLVMValueRef a = LLVMGetOperand(cond, 0), b = LLVMGetOperand(cond, 1);
+        if (truth)
+            return (p == LLVMIntSLT && a == x && b == n) || (p == LLVMIntSGT && a == n && b == x);
+        return (p == LLVMIntSGE && a == x && b == n) || (p == LLVMIntSLE && a == n && b == x);
+    }
+    /* a && b true, or a || b false: each of a and b is what the whole is */
+    bool conj = op == LLVMAnd, disj = op == LLVMOr;
+    if (op == LLVMSelect) {
+        LLVMValueRef t = LLVMGetOperand(cond, 1), f = LLVMGetOperand(cond, 2);
+        conj = LLVMIsAConstantInt(f) && LLVMConstIntGetZExtValue(f) == 0;   /* a ? b : false */
+        disj = LLVMIsAConstantInt(t) && LLVMConstIntGetZExtValue(t) == 1;   /* a ? true : b */
+    }
+    if ((truth && conj) || (!truth && disj)) {
+        LLVMValueRef b = LLVMGetOperand(cond, op == LLVMSelect ? (conj ? 1 : 2) : 1);
+        return says_below(LLVMGetOperand(cond, 0), truth, x, n, depth + 1) ||
+               says_below(b, truth, x, n, depth + 1);
+    }
+    return false;
+}
+
+/* Whether x < n on the edge from block from into block to: some branch on the way there says
+ * so, from from or the blocks above it that have one predecessor each. */
+static bool edge_says_below(const Cfg *g, int from, int to, LLVMValueRef x, LLVMValueRef n)
+{
+    for (int depth = 0; from >= 0 && depth < 4; depth++) {
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[from]);
+        if (t && LLVMGetInstructionOpcode(t) == LLVMBr && LLVMIsConditional(t)) {
+            LLVMBasicBlockRef yes = LLVMGetSuccessor(t, 0), no = LLVMGetSuccessor(t, 1);
+            if (yes != no && (yes == g->blocks[to] || no == g->blocks[to]) &&
+                says_below(LLVMGetCondition(t), yes == g->blocks[to], x, n, 0))
+                return true;
+        }
+        to = from;
+        from = g->npred[from] == 1 ? g->pred[from][0] : -1;
+    }
+    return false;
+}
+
+/* Whether block d dominates block h: h cannot be reached from the entry without passing d. */
+static bool dominates(Arena *arena, const Cfg *g, int d, int h)
+{
+    if (d == 0)
+        return true;
+    bool *seen = arena_alloc(arena, (size_t)g->n);
+    int *stack = arena_alloc(arena, sizeof(int) * (size_t)g->n), sp = 0;
+    stack[sp++] = 0;
+    seen[0] = true;
+    while (sp) {
+        int b = stack[--sp];
+        if (b == h)
+            return false;
+        LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[b]);
+        for (unsigned k = 0; t && k < LLVMGetNumSuccessors(t); k++) {
+            int s = block_number(g, LLVMGetSuccessor(t, k));
+            if (s >= 0 && s != d && !seen[s]) {
+                seen[s] = true;
+                stack[sp++] = s;
+            }
+        }
+    }
+    return true;
+}
+
+/* The value of icmp i (true or false) when it tests a phi against a value n defined before the
+ * phi's block and every value coming into the phi was tested below n on its edge; -1 when not
+ * known so. */
+static int phi_test_value(Arena *arena, const Cfg *g, LLVMValueRef i)
+{
+    LLVMIntPredicate p = LLVMGetICmpPredicate(i);
+    LLVMValueRef a = LLVMGetOperand(i, 0), b = LLVMGetOperand(i, 1), x, n;
+    int below;   /* the test's value when x < n */
+    if ((p == LLVMIntSLT || p == LLVMIntSGE) && LLVMIsAPHINode(a)) {
+        x = a, n = b, below = p == LLVMIntSLT;
+    } else if ((p == LLVMIntSGT || p == LLVMIntSLE) && LLVMIsAPHINode(b)) {
+        x = b, n = a, below = p == LLVMIntSGT;
+    } else {
+        return -1;
+    }
+    int h = block_number(g, LLVMGetInstructionParent(x));
+    if (h < 0 || LLVMCountIncoming(x) == 0)
+        return -1;
+    if (LLVMIsAInstruction(n)) {   /* else an argument or a constant */
+        int d = block_number(g, LLVMGetInstructionParent(n));
+        if (d < 0 || d == h || !dominates(arena, g, d, h))
+            return -1;
+    } else if (!LLVMIsAArgument(n) && !LLVMIsAConstantInt(n)) {
+        return -1;
+    }
+    for (unsigned k = 0; k < LLVMCountIncoming(x); k++)
+        if (!edge_says_below(g, block_number(g, LLVMGetIncomingBlock(x, k)), h, LLVMGetIncomingValue(x, k), n))
+            return -1;
+    return below;
+}
+
+/* Replaces each signed test of a phi that the edges into it decide (phi_test_value) by its value;
+ * the optimiser then drops the checks they made. */
+static void fold_tests_the_header_repeats(LLVMModuleRef mod, Arena *arena)
+{
+    for (LLVMValueRef fn = LLVMGetFirstFunction(mod); fn; fn = LLVMGetNextFunction(fn)) {
+        if (LLVMCountBasicBlocks(fn) == 0)
+            continue;
+        Cfg g;
+        bool built = false;
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb), next; i; i = next) {
+                next = LLVMGetNextInstruction(i);
+                if (LLVMGetInstructionOpcode(i) != LLVMICmp ||
+                    (!LLVMIsAPHINode(LLVMGetOperand(i, 0)) && !LLVMIsAPHINode(LLVMGetOperand(i, 1))))
+                    continue;
+                if (!built) {
+                    build_cfg(arena, fn, &g);
+                    built = true;
+                }
+                int v = phi_test_value(arena, &g, i);
+                if (v >= 0) {
+                    LLVMReplaceAllUsesWith(i, LLVMConstInt(LLVMInt1TypeInContext(LLVMGetModuleContext(mod)), (unsigned long long)v, 0));
+                    LLVMInstructionEraseFromParent(i);
+                }
+            }
+        }
+    }
+}
+
 static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Arena *arena, Diag *diag)
 {
     int level = opts ? opts->opt_level : 3;
@@ -709,6 +852,8 @@ static int optimise_cpu(LLVMModuleRef mod, const CompileOptions *opts, Arena *ar
     static const char pre[] = "function(sroa,early-cse,instcombine,simplifycfg,"
                               "loop(loop-rotate,indvars,loop-unroll-full))";
     LLVMErrorRef err = level >= 2 ? LLVMRunPasses(mod, pre, host_tm, po) : NULL;
+    if (!err && level >= 2)
+        fold_tests_the_header_repeats(mod, arena);
     if (!err)
         err = LLVMRunPasses(mod, passes, host_tm, po);
     if (!err && level == 3 && ask_unrolling(mod, arena) > 0)

@@ -2105,7 +2105,9 @@ static LLVMValueRef lower_tuple_get(Lower *L, Instr *in)
  * unhoisted check would: nothing is raised early. Only innermost loops are versioned (a loop
  * nest's hot code, and one more copy of it, not one per level): their flag includes the flags of
  * the loops around them, so it covers indices by any variable of the nest; checks in outer loops
- * stay where they are. */
+ * stay where they are. An index below zero at the first trip (`x[i - 1]` from 0) is covered
+ * where it stays in [-n, n), and keeps its wrap; a remainder `e % d` by a value fixed before the
+ * loop (periodic boundaries) where 0 < d <= n. */
 
 /* Whether int64 ix is s * loop + k, loop's variable times a small constant s plus a value k that
  * does not change in the loop: sums, differences and products of the variable, constants and
@@ -2154,6 +2156,65 @@ static bool loop_affine(Lower *L, Instr *ix, Instr *loop, const bool *in_loop, b
     *s = ix->sub == BIN_ADD ? sa + sb : sa - sb;
     *k = ix->sub == BIN_ADD ? LLVMBuildAdd(L->b, ka, kb, "") : LLVMBuildSub(L->b, ka, kb, "");
     return *s >= -(1 << 16) && *s <= (1 << 16);
+}
+
+/* Whether the least value of c * i + off over FOR_ITER loop's range is negative whatever the range's
+ * stop, known at compile time: the range starts at a constant and counts up by a constant, c and
+ * off are constants, c > 0 (`x[i - 1]` for i in range(n): -1 at the first trip). */
+static bool starts_below_zero(Instr *loop, int64_t c, LLVMValueRef off)
+{
+    Instr *src = iter_source(loop->args[0]);
+    Instr *r = src ? src->args[0] : NULL;
+    if (c <= 0 || !LLVMIsAConstantInt(off) || !r || r->op != OP_INTRINSIC || r->sub != BI_RANGE)
+        return false;
+    int64_t start = 0, step = 1;
+    if (r->nargs >= 2) {
+        Instr *a = r->args[0];
+        if (a->op != OP_CONST || !a->cst || a->cst->kind != K_INT)
+            return false;
+        start = a->cst->i;
+    }
+    if (r->nargs == 3) {
+        Instr *a = r->args[2];
+        if (a->op != OP_CONST || !a->cst || a->cst->kind != K_INT)
+            return false;
+        step = a->cst->i;
+    }
+    if (step <= 0 || start < -(1 << 20) || start > (1 << 20))
+        return false;
+    return (__int128)c * start + LLVMConstIntGetSExtValue(off) < 0;
+}
+
+/* Whether int64 ix is e % d with d defined before FOR_ITER loop (or a constant): Python's
+ * remainder by d > 0 lies in [0, d), whatever e, so `(j + 1) % n` (periodic boundaries) is in
+ * bounds of an axis of at least d items. */
+static LLVMValueRef mod_divisor(Lower *L, Instr *ix, const bool *in_loop)
+{
+    if (ix->op != OP_BINOP || ix->sub != BIN_MOD || ix->type != ty_scalar(TY_INT64) ||
+        ix->args[1]->type != ty_scalar(TY_INT64))
+        return NULL;
+    Instr *d = ix->args[1];
+    if (d->op == OP_CONST)
+        return d->cst && d->cst->kind == K_INT ? lower_i64(L, d->cst->i) : NULL;
+    return in_loop[((BlockInfo *)d->block->aux)->index] ? NULL : L->vals[d->id];
+}
+
+/* Whether the blocks in_loop call a compiled function (one of the program's or the library's)
+ * or a builtin over an array (np.mean(a), a.sum()): code that brings loops of its own. */
+static bool calls_compiled(Lower *L, const bool *in_loop)
+{
+    for (int bi = 0; bi < L->ir->blocks.len; bi++) {
+        Block *blk = L->ir->blocks.items[bi];
+        for (int j = 0; in_loop[bi] && j < blk->instrs.len; j++) {
+            Instr *in = blk->instrs.items[j];
+            if (in->op == OP_CALL_JIT)
+                return true;
+            for (int k = 0; in->op == OP_INTRINSIC && in->sub != BI_LEN && k < in->nargs; k++)
+                if (in->args[k]->type && in->args[k]->type->kind == TY_ARRAY)
+                    return true;
+        }
+    }
+    return false;
 }
 
 /* Whether FOR_ITER loop runs over a range of constant bounds. */
@@ -2334,6 +2395,12 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
      * flag is then tested in the loop around it: offsets by values of that loop (`j + dj`) would
      * make the flag change there, and keep the checks it covers (and the loop's vectorisation) */
     bool few = constant_range(loop);
+    /* Wrapping indices and remainders widen what the flag covers, where the loop will be split
+     * on it. A loop calling compiled code grows by what LLVM inlines past what unswitching copies
+     * (stumpy's rolling variance calls np.mean and np.var on a rare branch); a flag left in the
+     * loop costs each check it covers an `or` more, so there the flag stays as it was (false at
+     * compile time when an index is below zero at the first trip, and folded away). */
+    bool widen = !calls_compiled(L, in_loop);
     signed char *every = arena_alloc(L->prog->arena, (size_t)L->ir->blocks.len);   /* runs_every_trip */
     for (int bi = 0; bi < L->ir->blocks.len; bi++) {
         Block *blk = L->ir->blocks.items[bi];
@@ -2356,7 +2423,17 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
                 continue;
             for (int k = 0; k < nidx && k < a->type->array.ndim; k++) {
                 int64_t c;
-                LLVMValueRef off;
+                LLVMValueRef off, d;
+                if (L->fits_axes[in->id] & (1u << k))   /* by a loop around this one */
+                    continue;
+                if (!few && widen && (d = mod_divisor(L, in->args[1 + k], in_loop))) {
+                    LLVMValueRef n = lower_array_dim(L, L->vals[a->id], k);
+                    LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGT, d, lower_i64(L, 0), ""),
+                                                   LLVMBuildICmp(B, LLVMIntSLE, d, n, ""), "");
+                    fits = fits ? LLVMBuildAnd(B, fits, ok, "") : ok;
+                    L->fits_axes[in->id] |= 1u << k;
+                    continue;
+                }
                 if (!loop_affine(L, in->args[1 + k], loop, in_loop, few, 0, &c, &off) || c == 0)
                     continue;
                 /* an offset by a variable under a test (`if i >= w: x[i - w]`) may leave the
@@ -2367,15 +2444,20 @@ static void hoist_loop_checks(Lower *L, Instr *loop, IterInfo *it)
                     if (every[bi] < 0)
                         continue;
                 }
+                /* an index below zero at the first trip (`x[i - 1]` from i = 0) wraps there:
+                 * the flag asks [-n, n) of it, and the wrap stays */
+                bool wraps = widen && starts_below_zero(loop, c, off);
                 /* the least and greatest of c * i + off over the range, exactly */
                 LLVMValueRef cw = LLVMConstInt(w, (unsigned long long)c, 1), ow = LLVMBuildSExt(B, off, w, "");
                 LLVMValueRef least = LLVMBuildAdd(B, LLVMBuildMul(B, c > 0 ? lo : hi, cw, ""), ow, "");
                 LLVMValueRef most = LLVMBuildAdd(B, LLVMBuildMul(B, c > 0 ? hi : lo, cw, ""), ow, "");
                 LLVMValueRef n = LLVMBuildSExt(B, lower_array_dim(L, L->vals[a->id], k), w, "");
-                LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, least, LLVMConstNull(w), ""),
+                LLVMValueRef floor = wraps ? LLVMBuildNeg(B, n, "") : LLVMConstNull(w);
+                LLVMValueRef ok = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, least, floor, ""),
                                                LLVMBuildICmp(B, LLVMIntSLT, most, n, ""), "");
                 fits = fits ? LLVMBuildAnd(B, fits, ok, "") : ok;
                 L->fits_axes[in->id] |= 1u << k;
+                L->wrap_axes[in->id] |= (uint32_t)wraps << k;
             }
         }
     }
@@ -2443,12 +2525,15 @@ bool lower_known_nonneg(Lower *L, Instr *v, int depth)
     return known_nonneg(L, v, open, 0, &budget);
 }
 
-LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis)
+LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis, bool *wraps)
 {
+    *wraps = false;
     if (!L->fits_axes || !(L->fits_axes[access->id] & (1u << axis)))
         return NULL;
     Instr *loop = L->inner_loop[access->id];
-    return L->outer_loop[loop->id] ? NULL : L->loop_fits[loop->id];
+    LLVMValueRef fits = L->outer_loop[loop->id] ? NULL : L->loop_fits[loop->id];
+    *wraps = fits && (L->wrap_axes[access->id] >> axis & 1);
+    return fits;
 }
 
 static LLVMValueRef lower_getiter(Lower *L, Instr *in)
@@ -3077,6 +3162,7 @@ static int lower_function(Lower *L, TypedFunc *tf, bool in_cycle)
     if (L->opts && (L->opts->boundscheck || L->opts->debug)) {
         L->fits_axes = arena_alloc(L->prog->arena, sizeof(uint32_t) * (size_t)L->nids);
         L->loop_fits = arena_alloc(L->prog->arena, sizeof(LLVMValueRef) * (size_t)L->nids);
+        L->wrap_axes = arena_alloc(L->prog->arena, sizeof(uint32_t) * (size_t)L->nids);
     }
     L->owned = (PtrVec){0};
     lower_mark_fused(L);

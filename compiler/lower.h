@@ -47,6 +47,8 @@ typedef struct Lower {
     uint32_t *fits_axes;       /* by Instr id of ARRAY_GET/SET: axes whose check a loop's flag
                                 * covers (NULL without boundscheck) */
     LLVMValueRef *loop_fits;   /* by Instr id of FOR_ITER: the flag of its loop and those around */
+    uint32_t *wrap_axes;       /* by Instr id of ARRAY_GET/SET: covered axes whose flag allows
+                                * [-n, n), the wrap of negative indices kept */
     Instr **inner_loop;        /* by Instr id of ARRAY_GET/SET or FOR_ITER: the innermost range
                                 * loop around it */
     bool *outer_loop;          /* by Instr id of FOR_ITER: another range loop lies in its body */
@@ -98,8 +100,8 @@ LLVMBasicBlockRef lower_unlikely(Lower *L, LLVMValueRef cond);
 void lower_raise_exc(Lower *L, AbiExcKind kind, const char *msg);
 /* i1: every index in the innermost range loop around access (and the loops around it) is in
  * bounds, computed before the loop; NULL when no such flag covers the index of axis axis of
- * access (lower.c). */
-LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis);
+ * access (lower.c). *wraps: the flag allows this index [-n, n), and its wrap stays. */
+LLVMValueRef lower_loop_index_fits(Lower *L, Instr *access, int axis, bool *wraps);
 /* Whether int value v is never negative by how it is made (range loop variables counting up
  * from a non-negative start, plus small constants); depth 0 from callers (lower.c). */
 bool lower_known_nonneg(Lower *L, Instr *v, int depth);

@@ -844,8 +844,9 @@ static LLVMValueRef norm_index(Lower *L, Instr *access, Instr *ix, LLVMValueRef 
     /* the CPU simulator wraps as the GPU does (numba-cuda's kernels index as NumPy: a[-1] is
      * the last element) and checks what is still outside the axis after the wrap */
     LLVMValueRef neg = index_is_negative(L, ix, i);
-    LLVMValueRef fits = boundscheck(L) ? lower_loop_index_fits(L, access, axis) : NULL;
-    if (fits)   /* every index of the loop is in bounds, so none is negative */
+    bool wraps = false;
+    LLVMValueRef fits = boundscheck(L) ? lower_loop_index_fits(L, access, axis, &wraps) : NULL;
+    if (fits && !wraps)   /* every index of the loop is in bounds, so none is negative */
         neg = LLVMBuildAnd(B, LLVMBuildNot(B, fits, ""), neg, "");
     LLVMValueRef w = LLVMBuildSelect(B, neg, LLVMBuildAdd(B, i, n, ""), i, "");
     if (boundscheck(L)) {

@@ -334,3 +334,144 @@ def test_offsets_by_variables_under_a_test(w):
     assert got[1] == want[1], (w, want, got)
     if want[1] is None:
         assert_same(want[0], got[0], where=f"w={w}")
+
+
+def backward_difference(x, out, start):
+    """x[i - 1] from i = 0 wraps to the last item at the first trip only: the loop's flag asks
+    [-n, n) of that index and keeps its wrap."""
+    for i in range(start, x.shape[0]):
+        out[i] = x[i] - x[i - 1]
+    return out
+
+
+@pytest.mark.parametrize("n_out", [8, 5, 0])
+@pytest.mark.parametrize("start", [0, 1, -3, -8, -9, -20])
+def test_offsets_below_zero_at_the_first_trip(n_out, start):
+    x = np.random.default_rng(7).random(8)
+    o1, o2 = np.zeros(n_out), np.zeros(n_out)
+    want = outcome(backward_difference, x, o1, start)
+    got = outcome(njit(backward_difference), x, o2, start)
+    assert got[1] == want[1], (n_out, start, want, got)
+    assert_same(o1, o2, where=f"n_out={n_out}, start={start}")   # stored before a raise too
+
+
+def periodic_laplacian(u, m, k):
+    """Periodic boundaries by remainders, `(j + 1) % m` (in bounds of an axis of at least m
+    items when m > 0, whatever j), beside u[i - 1, ...] and u[..., j - 1] from 0."""
+    n = u.shape[0]
+    out = np.zeros_like(u)
+    for i in range(n):
+        for j in range(k):
+            out[i, j] = u[(i + 1) % n, j] + u[i - 1, j] + u[i, (j + 1) % m] + u[i, j - 1] - 4.0 * u[i, j]
+    return out
+
+
+@pytest.mark.parametrize("m,k", [(6, 6), (4, 6), (3, 2), (7, 6), (9, 3), (0, 6), (-2, 6), (-7, 6),
+                                 (6, 7), (6, 0)])
+def test_remainders_by_values_fixed_before_the_loop(m, k):
+    u = np.random.default_rng(2).random((5, 6))
+    want = None
+    try:
+        want = (periodic_laplacian(u, m, k), None)
+    except (IndexError, ZeroDivisionError) as e:
+        want = (None, type(e))
+    try:
+        got = (njit(periodic_laplacian)(u, m, k), None)
+    except (IndexError, ZeroDivisionError) as e:
+        got = (None, type(e))
+    assert got[1] == want[1], (m, k, want, got)
+    if want[1] is None:
+        assert_same(want[0], got[0], where=f"m={m}, k={k}")
+
+
+def ahead_under_a_test(x, y, w):
+    """x[i + w] under a test that a later trip may skip: left to its own check, so that y[i]
+    keeps the loop's flag even where x[i + w] leaves the array on skipped trips."""
+    n = y.shape[0]
+    for i in range(n):
+        y[i] = 2.0 * i
+        if i + w < x.shape[0]:
+            y[i] += x[i + w]
+    return y
+
+
+@pytest.mark.parametrize("w", [0, 3, 8, 12, -2, -8, -13])
+@pytest.mark.parametrize("n", [8, 10])
+def test_offsets_under_a_test_that_later_trips_skip(w, n):
+    x = np.random.default_rng(4).random(8)
+    y1, y2 = np.zeros(n), np.zeros(n)
+    want, got = outcome(ahead_under_a_test, x, y1, w), outcome(njit(ahead_under_a_test), x, y2, w)
+    assert got[1] == want[1], (w, n, want, got)
+    assert_same(y1, y2, where=f"w={w}, n={n}")
+
+
+def two_pointer_walk(a, b, stop_a, step):
+    """A while loop testing i < len(a) and j < len(b) at the top and, as CPython compiles it, at
+    the bottom too: a[i] and b[j] need no check there, while b[j + 1], a[i] of a loop that tests
+    i <= len(a), and c[i] of another array keep theirs and raise where CPython does."""
+    i = j = 0
+    s = 0.0
+    while i < len(a) and j < len(b):
+        s += a[i] * b[j]
+        if i < stop_a:
+            s += b[j + 1]
+        i += 1
+        j += step
+    k = 0
+    while k <= len(a):
+        s += a[k]
+        k += 1
+    return s
+
+
+def two_pointer_walk_only(a, b, stop_a, step):
+    """two_pointer_walk without its last loop."""
+    i = j = 0
+    s = 0.0
+    while i < len(a) and j < len(b):
+        s += a[i] * b[j]
+        if i < stop_a:
+            s += b[j + 1]
+        i += 1
+        j += step
+    return s
+
+
+def other_array(a, c):
+    i = 0
+    s = 0.0
+    while i < len(a):
+        s += c[i]
+        i += 1
+    return s
+
+
+def rows_of_a_loop_around(a):
+    """The bound of the inner while loop changes in the loop around it."""
+    s = 0.0
+    for m in range(len(a), 0, -1):
+        v = a[:m]
+        i = 0
+        while i < len(v):
+            s += v[i] * m
+            i += 1
+    return s
+
+
+@pytest.mark.parametrize("stop_a,step", [(0, 1), (3, 1), (9, 1), (9, 2), (2, 3)])
+def test_while_tests_repeated_at_the_bottom(stop_a, step):
+    a, b = np.arange(1.0, 8.0), np.arange(2.0, 9.0)
+    want = outcome(two_pointer_walk, a, b, stop_a, step)
+    got = outcome(njit(two_pointer_walk), a, b, stop_a, step)
+    assert got[1] == want[1] == IndexError   # a[len(a)] at the end
+    want = outcome(two_pointer_walk_only, a, b, stop_a, step)
+    got = outcome(njit(two_pointer_walk_only), a, b, stop_a, step)
+    assert got[1] == want[1], (stop_a, step, want, got)
+    if want[1] is None:
+        assert_same(want[0], got[0], where=f"stop_a={stop_a}, step={step}")
+    for c in [np.arange(7.0), np.arange(4.0)]:
+        want, got = outcome(other_array, a, c), outcome(njit(other_array), a, c)
+        assert got[1] == want[1], (len(c), want, got)
+        if want[1] is None:
+            assert_same(want[0], got[0])
+    assert_same(rows_of_a_loop_around(a), njit(rows_of_a_loop_around)(a))
