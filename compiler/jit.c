@@ -722,10 +722,16 @@ static bool says_below(LLVMValueRef cond, bool truth, LLVMValueRef x, LLVMValueR
 }
 
 /* Whether x < n on the edge from block from into block to: some branch on the way there says
- * so, from from or the blocks above it that have one predecessor each. */
+ * so, from from or the blocks above it that have one predecessor each, and neither x nor n is
+ * made again between that branch and to (in a loop around them, their blocks may lie on that
+ * way). */
 static bool edge_says_below(const Cfg *g, int from, int to, LLVMValueRef x, LLVMValueRef n)
 {
+    LLVMBasicBlockRef n_block = LLVMIsAInstruction(n) ? LLVMGetInstructionParent(n) : NULL;
+    LLVMBasicBlockRef x_block = LLVMIsAInstruction(x) ? LLVMGetInstructionParent(x) : NULL;
     for (int depth = 0; from >= 0 && depth < 4; depth++) {
+        if (depth > 0 && (g->blocks[to] == n_block || g->blocks[to] == x_block))
+            return false;
         LLVMValueRef t = LLVMGetBasicBlockTerminator(g->blocks[from]);
         if (t && LLVMGetInstructionOpcode(t) == LLVMBr && LLVMIsConditional(t)) {
             LLVMBasicBlockRef yes = LLVMGetSuccessor(t, 0), no = LLVMGetSuccessor(t, 1);
