@@ -2423,6 +2423,21 @@ static IRFunc *take_ir(Infer *c, Instr *at, void *handle)
     return ir;
 }
 
+
+/* A generator function that reaches no return (an endless `while True: yield`): compiled as
+ * the list of what it yields, it would never complete that list. True (and the error set) if
+ * tf is one. */
+static bool endless_generator(Infer *c, Instr *at, const TypedFunc *tf)
+{
+    if (!tf->ir->generator || !tf->ret || tf->ret->kind != TY_NONE)
+        return false;
+    infer_fail(c, at, DIAG_UNSUPPORTED, "%s() is a generator that never ends (no return after "
+               "its endless loop): compiled code runs a generator to its end and iterates the "
+               "list of what it yielded, so an endless one is not supported; yield up to a "
+               "bound, or loop over a range", tf->ir->name);
+    return true;
+}
+
 /* Whether a recursive call of e has a return type without inferring it: a signature's. */
 static bool recursive_known(Infer *c, MemoEntry *e)
 {
@@ -2470,6 +2485,8 @@ TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, 
             *ret = head->provisional;
             return *ret ? e->tf : NULL;
         }
+        if (!e->tf->inferring && endless_generator(c, at, e->tf))
+            return NULL;
         *ret = e->tf->inferring ? recursive_return(c, at, e) : e->tf->ret;
         return *ret ? e->tf : NULL;
     }
@@ -2488,6 +2505,8 @@ TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, 
             e->literal_arg = c->diag->literal_arg;
         return NULL;
     }
+    if (endless_generator(c, at, tf))
+        return NULL;
     *ret = tf->ret;
     return tf;
 }
@@ -2528,11 +2547,13 @@ static void dump_types(Program *prog)
 
 /* What an entry's argument may be: a run-time value, a C function (a K_CFUNC literal: the
  * version is for that function, its argument carries nothing) or a dtype (np.float32 given
- * from Python: the version is for it, and it carries nothing either). */
+ * from Python: the version is for it, and it carries nothing either), or a pyjit type object
+ * (types.Tuple([...]) given for List.empty_list: the same). */
 static bool entry_takes(const Type *t)
 {
     return t && (infer_is_passable(t) || t->kind == TY_DTYPE || ty_literal_value(t) ||
-                 (t->kind == TY_FUNCTION && t->literal && t->literal->kind == K_CFUNC));
+                 (t->kind == TY_FUNCTION && t->literal &&
+                  (t->literal->kind == K_CFUNC || t->literal->kind == K_TYPE)));
 }
 
 TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int nargs, Type *ret,

@@ -1904,6 +1904,7 @@ IRFunc *fe_build(PyObject *func, PyObject *registry, FeIsDispatcher is_dispatche
     if (bc_decode(&ctx) < 0 || bc_check_code(&ctx) < 0)
         goto done;
     ctx.fn->bytecode_dump = bc_dump(&ctx);
+    ctx.fn->generator = ctx.generator;
     ctx.cur = NULL;
     if (fe_freeze_defaults(&ctx) < 0)
         goto done;

@@ -628,3 +628,38 @@ def test_typed_lists_inside_tuples_and_declared_return_types():
         return l
 
     assert type(make(3)) is List and plain(make(3)) == [0.0, 1.0, 2.0]
+
+
+def test_item_type_passed_as_an_argument_and_numba_submodules():
+    """A hydrology package builds its queue's item type in Python (`Tuple([from_dtype(dem.dtype),
+    int64, int64, int64])`) and passes it to the @njit function, which makes its lists with
+    `typedlist.List.empty_list(tuple_type)` (imported `from numba.typed import typedlist`): each
+    type compiles its own version, as a dtype given as a value does."""
+    import heapq
+
+    from pyjit import njit, types
+    from pyjit.np.numpy_support import from_dtype
+    from pyjit.typed import typeddict, typedlist
+
+    @njit
+    def lowest_first(dem, item_type):
+        cells = typedlist.List.empty_list(item_type)
+        for i in range(dem.shape[0]):
+            for j in range(dem.shape[1]):
+                cells.append((dem[i, j], i * dem.shape[1] + j, i, j))
+        heapq.heapify(cells)
+        order = typeddict.Dict.empty(types.int64, types.int64)
+        while cells:
+            _, k, i, j = heapq.heappop(cells)
+            order[k] = len(order)
+        return [order[k] for k in range(dem.size)]
+
+    dem = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, 1.0]])
+    want = list(np.argsort(np.argsort(dem.ravel(), kind="stable")))
+    for dtype in (np.float64, np.float32):
+        item_type = types.Tuple([from_dtype(np.dtype(dtype)), types.int64, types.int64,
+                                 types.int64])
+        assert lowest_first(dem.astype(dtype), item_type) == want
+    assert len(lowest_first.signatures) == 2
+    import pyjit.typed.typedlist as tl
+    assert tl.List is typedlist.List and typeddict.DictType is types.DictType
