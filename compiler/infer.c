@@ -1292,6 +1292,33 @@ static Instr *list_origin(Instr *v)
     return v && v->op == OP_BUILD_LIST ? v : NULL;
 }
 
+/* Whether a value of type v is stored into a typed list whose item type t is fixed, as Numba's
+ * typed containers cast it (their _sentry_safe_cast): numbers into numbers of the same kind or
+ * wider (int into int of any size, int or float into float, numbers into complex; a float
+ * does not become an int), tuples item by item. */
+static bool casts_into_fixed(const Type *v, const Type *t)
+{
+    if (v == t)
+        return true;
+    if (v->kind == TY_TUPLE && t->kind == TY_TUPLE) {
+        if (v->tuple.n != t->tuple.n || t->tuple.cls)
+            return false;
+        for (int i = 0; i < v->tuple.n; i++)
+            if (!casts_into_fixed(v->tuple.items[i], t->tuple.items[i]))
+                return false;
+        return true;
+    }
+    if (!ty_is_scalar(v) || !ty_is_scalar(t) || v->kind == TY_FLOAT16 || t->kind == TY_FLOAT16)
+        return false;
+    if (ty_is_complex(t))
+        return true;
+    if (ty_is_float(t))
+        return !ty_is_complex(v);
+    if (ty_is_int(t))
+        return ty_is_int(v) || v->kind == TY_BOOL;
+    return false;
+}
+
 Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
 {
     Type *item = list->type->list.item, *given = vt;
@@ -1309,9 +1336,12 @@ Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
         c->changed = true;
         return want;
     }
-    /* a literal is weak (NEP 50): 0.5 goes into a list of float32 that cannot widen */
+    /* a literal is weak (NEP 50): 0.5 goes into a list of float32 that cannot widen; a typed
+     * list whose item type is fixed casts what it is given, as Numba's does */
     if (item && (want == item || (ty_is_scalar(vt) && ty_is_scalar(item) &&
                                   ty_promote(given, item) == item)))
+        return item;
+    if (item && list->type->list.typed && casts_into_fixed(ty_strong(vt), item))
         return item;
     if (!item && !c->rewrite)
         return NULL;   /* a list whose origin types it in this round: the next one sees it */
@@ -1485,6 +1515,11 @@ Type *infer_table_takes(Infer *c, Instr *in, Instr *table, Type *kt, Type *vt)
     Type *k0 = set ? t->set.item : t->dict.key, *v0 = set ? NULL : t->dict.value;
     if (k0 && stores_as(kt, k0) && (set || stores_as(vt, v0)))
         return t;
+    /* a dict's types fixed (Dict.empty(int32, float32), a dict passed in): the key and the value
+     * cast to them, as Numba's typed dict casts */
+    if (!set && k0 && casts_into_fixed(infer_value_type(kt), k0) &&
+        casts_into_fixed(infer_value_type(vt), v0))
+        return t;
     return infer_fail(c, in, DIAG_TYPING, "cannot store %s%s%s in %s (a %s holds one type of key%s)",
                       infer_type_name(kt), set ? "" : ": ", set ? "" : infer_type_name(vt),
                       k0 ? infer_type_name(t) : "a container of items of unknown type",
@@ -1501,6 +1536,8 @@ Type *infer_table_key(Infer *c, Instr *in, Instr *table, Instr *key)
         return NULL;
     if (stores_as(x, k))
         return k;
+    if (t->kind == TY_DICT && casts_into_fixed(infer_value_type(x), k))
+        return k;   /* an int64 key into a dict of int32 keys: cast, as Numba's typed dict does */
     return infer_fail(c, in, DIAG_TYPING, "%s looked up with a key of type %s (its keys are %s)",
                       infer_type_name(t), infer_type_name(x), infer_type_name(k));
 }
