@@ -17,17 +17,28 @@ aligned structured array filled through a record view passed to a helper, broadc
 scalar-like parameters by `flex_select_auto_nb` (0-d, a row, a column or a full array), rolling
 means and adjusted/unadjusted EWMs with `minp=None`, stop exits after entries (trailing or not),
 drawdowns with their durations, and annualised Sharpe and Sortino ratios over NaN-skipping means.
+
+Flow routing after pysheds: kernels declared by signatures of type names (`UniTuple(int64, 8)`,
+`boolean[:, :]`, `void(...)` for a recursion), `parallel=True` with nested `prange`, a catchment
+grown from a list used as a stack over `a.flat`, and a priority flood whose queue's item type is
+made in Python (`Tuple([from_dtype(dem.dtype), int64, ...])`) and passed in, the list made by
+`typedlist.List.empty_list(tuple_type)` with `from numba.typed import typedlist`.
 Restated in our own words with the import switched to pyjit; each is compared with CPython.
 """
+import heapq
 import math
+import types
 from typing import NamedTuple
 
 import numpy as np
 import pytest
 
 import pyjit as nb
-from pyjit import jit, njit
+from pyjit import jit, njit, prange
 from pyjit.extending import overload
+from pyjit.np.numpy_support import from_dtype
+from pyjit.typed import typedlist
+from pyjit.types import Tuple, UniTuple, boolean, float64, int64, void
 
 ngjit = jit(nopython=True, nogil=True)
 
@@ -370,6 +381,118 @@ def label_regions(values, mask):
     return labels.reshape(ny, nx), len(roots)
 
 
+# --- flow routing (a hydrology package's explicit-signature kernels) ---------------------------
+
+@njit(int64[:, :](float64[:, :], float64, float64, UniTuple(int64, 8), boolean[:, :], int64, int64,
+                  int64), parallel=True, cache=True)
+def d8_flowdir(dem, dx, dy, dirmap, nodata_cells, nodata_out, flat=-1, pit=-2):
+    fdir = np.full(dem.shape, nodata_out, dtype=np.int64)
+    m, n = dem.shape
+    dd = math.sqrt(dx ** 2 + dy ** 2)
+    row_offsets = np.array([-1, -1, 0, 1, 1, 1, 0, -1])
+    col_offsets = np.array([0, 1, 1, 1, 0, -1, -1, -1])
+    distances = np.array([dy, dd, dx, dd, dy, dd, dx, dd])
+    for i in prange(m):
+        for j in prange(n):
+            if not nodata_cells[i, j]:
+                elev = dem[i, j]
+                max_slope = -np.inf
+                for k in range(8):
+                    row = i + row_offsets[k]
+                    col = j + col_offsets[k]
+                    if row < 0 or row >= m or col < 0 or col >= n:
+                        continue
+                    slope = (elev - dem[row, col]) / distances[k]
+                    if slope > max_slope:
+                        fdir[i, j] = dirmap[k]
+                        max_slope = slope
+                if max_slope == 0:
+                    fdir[i, j] = flat
+                elif max_slope < 0:
+                    fdir[i, j] = pit
+    return fdir
+
+
+@njit(boolean[:, :](int64[:, :], UniTuple(int64, 2), UniTuple(int64, 8)))
+def d8_catchment(fdir, pour_point, dirmap):
+    catch = np.zeros(fdir.shape, dtype=np.bool_)
+    offset = fdir.shape[1]
+    i, j = pour_point
+    ix = (i * offset) + j
+    offsets = np.array([-offset, 1 - offset, 1, 1 + offset, offset, -1 + offset, -1, -1 - offset])
+    r_dirmap = np.array([dirmap[4], dirmap[5], dirmap[6], dirmap[7], dirmap[0], dirmap[1],
+                         dirmap[2], dirmap[3]])
+    queue = [ix]
+    while queue:
+        parent = queue.pop()
+        catch.flat[parent] = True
+        neighbors = offsets + parent
+        for k in range(8):
+            neighbor = neighbors[k]
+            if catch.flat[neighbor]:
+                continue
+            if fdir.flat[neighbor] == r_dirmap[k]:
+                queue.append(neighbor)
+    return catch
+
+
+@njit(void(int64, int64, float64[:, :], int64[:, :], int64[:]))
+def _accumulate(startnode, endnode, acc, endnodes, indegree):
+    acc.flat[endnode] += acc.flat[startnode]
+    indegree[endnode] -= 1
+    if indegree[endnode] == 0:
+        _accumulate(endnode, endnodes.flat[endnode], acc, endnodes, indegree)
+
+
+@njit(float64[:, :](float64[:, :], int64[:, :], int64[:], int64[:]))
+def d8_accumulation(acc, endnodes, indegree, startnodes):
+    for k in startnodes:
+        endnode = endnodes.flat[k]
+        if endnode != k:
+            _accumulate(k, endnode, acc, endnodes, indegree)
+    return acc
+
+
+def priority_flood_types(func):
+    """The queue's item type made in Python from the DEM's dtype and passed in."""
+    def wrapper(dem, mask):
+        tuple_type = Tuple([from_dtype(dem.dtype), int64, int64, int64])
+        return func(dem, mask, tuple_type)
+    return wrapper
+
+
+@njit
+def _priority_flood(dem, dem_mask, tuple_type):
+    open_cells = typedlist.List.empty_list(tuple_type)
+    closed = dem_mask.copy()
+    order = 0
+    y, x = dem.shape
+    for i in range(y):
+        for j in range(x):
+            if (i == 0 or j == 0 or i == y - 1 or j == x - 1) and not closed[i, j]:
+                open_cells.append((dem[i, j], order, i, j))
+                order += 1
+                closed[i, j] = True
+    heapq.heapify(open_cells)
+    filled = dem.copy()
+    while open_cells:
+        elv, _, i, j = heapq.heappop(open_cells)
+        for di in (-1, 0, 1):
+            for dj in (-1, 0, 1):
+                r, c = i + di, j + dj
+                if r < 0 or r >= y or c < 0 or c >= x or closed[r, c]:
+                    continue
+                closed[r, c] = True
+                if filled[r, c] < elv:
+                    filled[r, c] = elv
+                heapq.heappush(open_cells, (filled[r, c], order, r, c))
+                order += 1
+    return filled
+
+
+fill_depressions = priority_flood_types(_priority_flood)
+
+
 # --- backtesting ------------------------------------------------------------------------------
 
 class DirectionT(NamedTuple):
@@ -653,6 +776,30 @@ _floats = np.round(rng.uniform(0, 1, (6, 8)), 1)
 _floats[2, 2] = _floats[2, 3] + 1e-9
 _series = np.array([1.0, 2.0, np.nan, 4.0, 3.0, np.nan, np.nan, 7.0, 8.0, 6.0])
 
+_DIRMAP = (64, 128, 1, 2, 4, 8, 16, 32)
+_nodata = np.zeros(_dem.shape, dtype=np.bool_)
+_nodata[0, 0] = True
+_fdir = np.pad(np.where(np.isin(d8_flowdir.py_func(_dem[::-1].copy(), 30.0, 30.0, _DIRMAP, _nodata,
+                                                   0, -1, -2), _DIRMAP),
+                        d8_flowdir.py_func(_dem[::-1].copy(), 30.0, 30.0, _DIRMAP, _nodata, 0,
+                                           -1, -2), 0), 1)
+
+
+def _acc_inputs():
+    dirs = np.array(_DIRMAP)
+    drow = np.array([-1, -1, 0, 1, 1, 1, 0, -1])
+    dcol = np.array([0, 1, 1, 1, 0, -1, -1, -1])
+    ends = np.arange(_fdir.size).reshape(_fdir.shape)
+    for i in range(_fdir.shape[0]):
+        for j in range(_fdir.shape[1]):
+            k = np.flatnonzero(dirs == _fdir[i, j])
+            if k.size:
+                ends[i, j] = (i + drow[k[0]]) * _fdir.shape[1] + j + dcol[k[0]]
+    indegree = np.bincount(ends.ravel(), minlength=_fdir.size)
+    indegree[np.arange(_fdir.size) == ends.ravel()] -= 1
+    return ends, indegree, np.flatnonzero(indegree == 0)
+
+
 CASES = [
     (slope_horn, lambda: (_dem, 30.0, 30.0)),
     (slope_horn, lambda: (_flat, 1.0, 2.0)),
@@ -672,6 +819,10 @@ CASES = [
     (a_star_raster, lambda: (np.where(np.arange(25).reshape(5, 5) % 5 == 2, 0.0, 1.0), 0, 0, 4, 4,
                              np.array([0.0]), *_nb8)),
     (perlin, lambda: (_perm, 0.0, 1.0, 0.0, 1.0, (4.0, 4.0), (12, 10))),
+    (d8_flowdir, lambda: (_dem, 30.0, 30.0, _DIRMAP, _nodata, 0, -1, -2)),
+    (d8_catchment, lambda: (_fdir, (9, 6), _DIRMAP)),
+    (d8_catchment, lambda: (_fdir, (5, 5), _DIRMAP)),
+    (d8_accumulation, lambda: (np.ones(_fdir.shape), *_acc_inputs())),
     (order_nb, lambda: ()),
     (order_nb, lambda: (5, 10.0, 0.001, Direction.LongOnly)),
     (flex_select_auto_nb, lambda: (np.array(3.5), 2, 1)),
@@ -768,3 +919,20 @@ def test_is_close_chooses_by_type():
         return is_close(i, j), is_close(x, y)
     assert both(3, 3, 1.0, 1.0 + 1e-9) == (True, True)
     assert both(3, 4, 1.0, 1.1) == (False, False)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_priority_flood_with_its_item_type_passed_in(dtype, monkeypatch):
+    """The queue's item type is a pyjit type object passed from Python; each DEM dtype compiles
+    its own version. CPython runs the same body on a plain list (the type is unused there)."""
+    dem = _dem.astype(dtype)
+    dem[4, 5] -= 5.0
+    dem[6, 2] -= 3.0
+    mask = np.zeros(dem.shape, dtype=np.bool_)
+    got = fill_depressions(dem, mask)
+    plain = types.SimpleNamespace(List=types.SimpleNamespace(empty_list=lambda item_type: []))
+    monkeypatch.setitem(_priority_flood.py_func.__globals__, "typedlist", plain)
+    want = _priority_flood.py_func(dem, mask, None)
+    _same(want, got)
+    assert got.dtype == dtype and (got >= dem).all()
+
