@@ -33,7 +33,8 @@ static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, N
                                "memoryview, tuples, lists and "
                                "sets of these, "
                                "typed Lists, pyjit.typed.Dict, None, @njit functions, NumPy scalar "
-                               "types and dtypes, np.polynomial.Polynomial";
+                               "types and dtypes, pyjit types (types.int64, types.Tuple(...)), "
+                               "np.polynomial.Polynomial";
 
 void rt_typeof_init(void)
 {
