@@ -1293,6 +1293,33 @@ static Instr *list_origin(Instr *v)
     return v && v->op == OP_BUILD_LIST ? v : NULL;
 }
 
+/* Whether a value of type v is stored into a typed list whose item type t is fixed, as Numba's
+ * typed containers cast it (their _sentry_safe_cast): numbers into numbers of the same kind or
+ * wider (int into int of any size, int or float into float, numbers into complex; a float
+ * does not become an int), tuples item by item. */
+static bool casts_into_fixed(const Type *v, const Type *t)
+{
+    if (v == t)
+        return true;
+    if (v->kind == TY_TUPLE && t->kind == TY_TUPLE) {
+        if (v->tuple.n != t->tuple.n || t->tuple.cls)
+            return false;
+        for (int i = 0; i < v->tuple.n; i++)
+            if (!casts_into_fixed(v->tuple.items[i], t->tuple.items[i]))
+                return false;
+        return true;
+    }
+    if (!ty_is_scalar(v) || !ty_is_scalar(t) || v->kind == TY_FLOAT16 || t->kind == TY_FLOAT16)
+        return false;
+    if (ty_is_complex(t))
+        return true;
+    if (ty_is_float(t))
+        return !ty_is_complex(v);
+    if (ty_is_int(t))
+        return ty_is_int(v) || v->kind == TY_BOOL;
+    return false;
+}
+
 Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
 {
     Type *item = list->type->list.item, *given = vt;
@@ -1310,9 +1337,12 @@ Type *infer_list_takes(Infer *c, Instr *in, Instr *list, Type *vt)
         c->changed = true;
         return want;
     }
-    /* a literal is weak (NEP 50): 0.5 goes into a list of float32 that cannot widen */
+    /* a literal is weak (NEP 50): 0.5 goes into a list of float32 that cannot widen; a typed
+     * list whose item type is fixed casts what it is given, as Numba's does */
     if (item && (want == item || (ty_is_scalar(vt) && ty_is_scalar(item) &&
                                   ty_promote(given, item) == item)))
+        return item;
+    if (item && list->type->list.typed && casts_into_fixed(ty_strong(vt), item))
         return item;
     if (!item && !c->rewrite)
         return NULL;   /* a list whose origin types it in this round: the next one sees it */
@@ -1486,6 +1516,11 @@ Type *infer_table_takes(Infer *c, Instr *in, Instr *table, Type *kt, Type *vt)
     Type *k0 = set ? t->set.item : t->dict.key, *v0 = set ? NULL : t->dict.value;
     if (k0 && stores_as(kt, k0) && (set || stores_as(vt, v0)))
         return t;
+    /* a dict's types fixed (Dict.empty(int32, float32), a dict passed in): the key and the value
+     * cast to them, as Numba's typed dict casts */
+    if (!set && k0 && casts_into_fixed(infer_value_type(kt), k0) &&
+        casts_into_fixed(infer_value_type(vt), v0))
+        return t;
     return infer_fail(c, in, DIAG_TYPING, "cannot store %s%s%s in %s (a %s holds one type of key%s)",
                       infer_type_name(kt), set ? "" : ": ", set ? "" : infer_type_name(vt),
                       k0 ? infer_type_name(t) : "a container of items of unknown type",
@@ -1502,6 +1537,8 @@ Type *infer_table_key(Infer *c, Instr *in, Instr *table, Instr *key)
         return NULL;
     if (stores_as(x, k))
         return k;
+    if (t->kind == TY_DICT && casts_into_fixed(infer_value_type(x), k))
+        return k;   /* an int64 key into a dict of int32 keys: cast, as Numba's typed dict does */
     return infer_fail(c, in, DIAG_TYPING, "%s looked up with a key of type %s (its keys are %s)",
                       infer_type_name(t), infer_type_name(x), infer_type_name(k));
 }
@@ -2425,6 +2462,21 @@ static IRFunc *take_ir(Infer *c, Instr *at, void *handle)
     return ir;
 }
 
+
+/* A generator function that reaches no return (an endless `while True: yield`): compiled as
+ * the list of what it yields, it would never complete that list. True (and the error set) if
+ * tf is one. */
+static bool endless_generator(Infer *c, Instr *at, const TypedFunc *tf)
+{
+    if (!tf->ir->generator || !tf->ret || tf->ret->kind != TY_NONE)
+        return false;
+    infer_fail(c, at, DIAG_UNSUPPORTED, "%s() is a generator that never ends (no return after "
+               "its endless loop): compiled code runs a generator to its end and iterates the "
+               "list of what it yielded, so an endless one is not supported; yield up to a "
+               "bound, or loop over a range", tf->ir->name);
+    return true;
+}
+
 /* Whether a recursive call of e has a return type without inferring it: a signature's. */
 static bool recursive_known(Infer *c, MemoEntry *e)
 {
@@ -2473,6 +2525,8 @@ TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, 
             *ret = head->provisional;
             return *ret ? e->tf : NULL;
         }
+        if (!e->tf->inferring && endless_generator(c, at, e->tf))
+            return NULL;
         *ret = e->tf->inferring ? recursive_return(c, at, e) : e->tf->ret;
         return *ret ? e->tf : NULL;
     }
@@ -2493,6 +2547,8 @@ TypedFunc *infer_specialise(Infer *c, Instr *at, void *handle, Type **argtypes, 
         }
         return NULL;
     }
+    if (endless_generator(c, at, tf))
+        return NULL;
     *ret = tf->ret;
     return tf;
 }
@@ -2533,11 +2589,13 @@ static void dump_types(Program *prog)
 
 /* What an entry's argument may be: a run-time value, a C function (a K_CFUNC literal: the
  * version is for that function, its argument carries nothing) or a dtype (np.float32 given
- * from Python: the version is for it, and it carries nothing either). */
+ * from Python: the version is for it, and it carries nothing either), or a pyjit type object
+ * (types.Tuple([...]) given for List.empty_list: the same). */
 static bool entry_takes(const Type *t)
 {
     return t && (infer_is_passable(t) || t->kind == TY_DTYPE || ty_literal_value(t) ||
-                 (t->kind == TY_FUNCTION && t->literal && t->literal->kind == K_CFUNC));
+                 (t->kind == TY_FUNCTION && t->literal &&
+                  (t->literal->kind == K_CFUNC || t->literal->kind == K_TYPE)));
 }
 
 TypedFunc *infer_program(Program *prog, IRFunc *entry, Type **argtypes, int nargs, Type *ret,

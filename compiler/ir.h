@@ -175,6 +175,7 @@ typedef struct IRFunc {
     int ndefaults;      /* default values of the last ndefaults arguments, frozen */
     Const **defaults;
     const char *bytecode_dump;   /* the decoded bytecode as text (PYJIT_DUMP=bytecode) */
+    bool generator;     /* a generator function, compiled to return the list of what it yields */
 } IRFunc;
 
 /* Building and editing. */

@@ -549,6 +549,38 @@ static Instr *iterator_items(Ssa *s, Instr *v)
     return in;
 }
 
+/* hasattr(module, "name") and getattr(module, "name"[, default]) of a module known when
+ * compiling: folded here, where the module object is at hand, as `module.name` is (the
+ * attribute frozen, or the default where the module lacks it). 1 folded (v set), 0 not. */
+static int fold_module_attr_call(Ssa *s, Instr *callee, Instr **argv, int n, Instr **v)
+{
+    if (s->nkw || n < 2 || callee->op != OP_CONST || callee->cst->kind != K_FUNC ||
+        !callee->cst->name || argv[0]->op != OP_CONST || argv[0]->cst->kind != K_MODULE ||
+        argv[1]->op != OP_CONST || argv[1]->cst->kind != K_STR || !argv[1]->cst->s)
+        return 0;
+    bool has = strcmp(callee->cst->name, "builtins.hasattr") == 0;
+    if (!(has && n == 2) && !(strcmp(callee->cst->name, "builtins.getattr") == 0 && n <= 3))
+        return 0;
+    const Const *module = argv[0]->cst;
+    const char *attr = argv[1]->cst->s;
+    int found = module->handle ? PyObject_HasAttrString((PyObject *)module->handle, attr) : 0;
+    if (has) {
+        Const *c = ir_new_const(s->fn, K_BOOL);
+        c->b = found;
+        *v = emit_const(s, c);
+        return 1;
+    }
+    if (!found && n == 3) {
+        *v = argv[2];
+        return 1;
+    }
+    Const *c;
+    if (fe_fold_module_attr(s->ctx, module, attr, &c) < 0)
+        return -1;
+    *v = emit_frozen(s, c);
+    return 1;
+}
+
 static int call(Ssa *s, int n)
 {
     if (s->sp < n + 2 || s->nkw > n)
@@ -560,6 +592,14 @@ static int call(Ssa *s, int n)
     Comprehension *comp = bound && n == 0 && x->op == OP_CONST ? x->aux : NULL;
     if (comp)
         return call_comprehension(s, x, y, comp);
+    Instr *folded;
+    int rc = bound ? 0 : fold_module_attr_call(s, y, argv, n, &folded);
+    if (rc < 0)
+        return -1;
+    if (rc) {
+        s->sp -= n + 2;
+        return push(s, folded);
+    }
     if (consumes_iterables(bound ? x : y))
         for (int i = 0; i < n - s->nkw; i++)
             if (!(argv[i] = iterator_items(s, argv[i])))
@@ -1864,6 +1904,7 @@ IRFunc *fe_build(PyObject *func, PyObject *registry, FeIsDispatcher is_dispatche
     if (bc_decode(&ctx) < 0 || bc_check_code(&ctx) < 0)
         goto done;
     ctx.fn->bytecode_dump = bc_dump(&ctx);
+    ctx.fn->generator = ctx.generator;
     ctx.cur = NULL;
     if (fe_freeze_defaults(&ctx) < 0)
         goto done;

@@ -154,11 +154,10 @@ def _check_jit_options(options):
     if unknown:
         raise TypeError(f"jit_options: unexpected option(s) {', '.join(sorted(unknown))}")
     # An implementation is compiled into its caller under its own fastmath, error_model,
-    # boundscheck and debug; the GIL and the optimisation level belong to the entry called from
-    # Python, which an implementation never is.
-    if options.get("nogil"):
-        raise NotImplementedError("jit_options nogil=True: an implementation runs inside its "
-                                  "compiled caller, whose own nogil decides; give it to @njit")
+    # boundscheck and debug. The GIL belongs to the entry called from Python, which an
+    # implementation never is: nogil=True is taken and has no effect, as in Numba (whose
+    # documented replacement for generated_jit passes its options, nogil among them, here).
+    # The optimisation level is the whole compilation's.
     if "opt" in options:
         raise NotImplementedError("jit_options opt: the optimisation level is the whole "
                                   "compilation's (the @njit entry's); give it to @njit")

@@ -68,3 +68,27 @@ class Set(set):
 
 
 _MutableSequence.register(List)   # as Numba's List, which derives from it
+
+
+def _submodule(name, doc, **names):
+    """A module object under pyjit.typed, importable by its name as well (sys.modules)."""
+    import sys
+    import types as _pytypes
+    mod = _pytypes.ModuleType(f"{__name__}.{name}", doc)
+    mod.__dict__.update(names)
+    sys.modules[mod.__name__] = mod
+    return mod
+
+
+def _container_types():
+    from .types import DictType, ListType
+    return ListType, DictType
+
+
+# Numba's submodules of numba.typed, which code imports the containers from
+# (`from numba.typed import typedlist` ... `typedlist.List.empty_list(item_type)`)
+typedlist = _submodule("typedlist", "Numba's numba.typed.typedlist: the typed List.", List=List,
+                       ListType=_container_types()[0])
+typeddict = _submodule("typeddict", "Numba's numba.typed.typeddict: the typed Dict.", Dict=Dict,
+                       DictType=_container_types()[1])
+

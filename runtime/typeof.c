@@ -33,7 +33,8 @@ static const char ACCEPTED[] = "bool, int, float, complex, str, NumPy scalars, N
                                "memoryview, tuples, lists and "
                                "sets of these, "
                                "typed Lists, pyjit.typed.Dict, None, @njit functions, NumPy scalar "
-                               "types and dtypes, np.polynomial.Polynomial";
+                               "types and dtypes, pyjit types (types.int64, types.Tuple(...)), "
+                               "np.polynomial.Polynomial";
 
 void rt_typeof_init(void)
 {
@@ -428,6 +429,27 @@ static Type *typeof_dispatcher(PyObject *obj)
     return d->as_value;
 }
 
+/* A pyjit type object given as a value (types.int64, types.Tuple([...]), types.float64[:]), as
+ * Numba takes one: f(dem, mask, tuple_type) then List.empty_list(tuple_type). A constant of the
+ * compiled version, keyed by the type's canonical name, with nothing to pass at run time. NULL
+ * for any other object. */
+static Type *typeof_type_object(PyObject *obj)
+{
+    PyObject *mod = PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__module__");
+    bool ours = mod && PyUnicode_Check(mod) && strcmp(PyUnicode_AsUTF8(mod), "pyjit.types") == 0;
+    Py_XDECREF(mod);
+    PyObject *name = ours ? PyObject_GetAttrString(obj, "name") : NULL;
+    const char *s = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    Type *t = NULL;
+    if (s && ty_parse(s)) {
+        Const k = {.kind = K_TYPE, .name = s};
+        t = ty_literal(TY_FUNCTION, &k);
+    }
+    Py_XDECREF(name);
+    PyErr_Clear();
+    return t;
+}
+
 /* A NumPy scalar type (np.float32) or a plain dtype (np.dtype("int16")) given as a value, as
  * in f(n, dtype=np.float32): typed as in compiled code, a compile-time dtype with nothing to
  * pass at run time, so each dtype compiles its own version. NULL for any other object. */
@@ -586,7 +608,10 @@ static Type *typeof_other(PyObject *obj, int flags)
     const FeNamedTuple *by_attributes = fe_attribute_class((PyObject *)Py_TYPE(obj));
     if (by_attributes && !(flags & RT_TYPEOF_GPU))
         return typeof_attribute_instance(obj, by_attributes, flags);
-    return flags & RT_TYPEOF_GPU ? NULL : rt_typeof_c_function(obj);
+    if (flags & RT_TYPEOF_GPU)
+        return NULL;
+    Type *as_type = typeof_type_object(obj);
+    return as_type ? as_type : rt_typeof_c_function(obj);
 }
 
 Type *rt_typeof(PyObject *obj, int flags)

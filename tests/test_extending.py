@@ -355,15 +355,35 @@ def test_jit_options_boundscheck_is_honoured():
     assert f(np.arange(12.0)) == eleventh(np.arange(12.0))
 
 
-def test_jit_options_for_the_entry_only_raise():
-    def g(x):
-        return x
-    with pytest.raises(NotImplementedError, match="nogil"):
-        overload(g, jit_options={"nogil": True})
-    with pytest.raises(NotImplementedError, match="nogil"):
-        register_jitable(nogil=True)
+def test_jit_options_opt_raises_and_nogil_is_taken():
     with pytest.raises(NotImplementedError, match="opt"):
         register_jitable(opt=0)
+
+    # Numba's documented replacement for the removed generated_jit, as libraries copied it:
+    # the decorator's options, nogil among them, become the overload's jit_options
+    def generated_jit(function=None, cache=False, **options):
+        jit_options = {"cache": cache} | options
+        overload(function, jit_options=jit_options, strict=False)(function)
+        return function
+
+    def is_close(reference, value):
+        if isinstance(reference, types.Integer) and isinstance(value, types.Integer):
+            return lambda reference, value: value == reference
+        return lambda reference, value: abs(value - reference) <= 1e-8 + 1e-5 * abs(reference)
+
+    generated_jit(is_close, nogil=True, nopython=True)
+
+    @njit(nogil=True)
+    def f(a, b, x, y):
+        return is_close(a, b), is_close(x, y), is_close(x, x + 1e-3)
+
+    assert f(3, 3, 1.0, 1.0 + 1e-9) == (True, True, False)
+    g = register_jitable(nogil=True)(lambda x: 2 * x)
+
+    @njit
+    def h(x):
+        return g(x)
+    assert h(2.5) == 5.0
 
 
 # ---- operators of the user's types through overload(operator.add), as in Numba ----

@@ -162,3 +162,30 @@ def test_yield_from_is_refused():
         yield from range(n)
     with pytest.raises(errors.UnsupportedError, match="yield from"):
         pyjit.njit(delegating)(3)
+
+
+def test_an_endless_generator_is_refused_naming_it():
+    """itertools.count() restated as an @njit generator (a hydrology package's): compiled code
+    runs a generator to its end, so the call is refused when compiling, not left to run forever."""
+    @pyjit.njit
+    def count(start=0, step=1):
+        n = start
+        while True:
+            yield n
+            n += step
+
+    @pyjit.njit
+    def numbered(edge):
+        total = 0
+        for row, col in zip(count(), edge):
+            total += row * col
+        return total
+
+    @pyjit.njit
+    def first_two():
+        it = count(5)
+        return next(it), next(it)
+
+    for f, args in ((numbered, (np.arange(3),)), (first_two, ())):
+        with pytest.raises(errors.UnsupportedError, match=r"count\(\) is a generator that never ends"):
+            f(*args)

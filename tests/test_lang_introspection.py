@@ -4,6 +4,7 @@ returned, and zip()/enumerate() held in variables and passed to what consumes th
 forms of building and unpacking Numba code writes: starred tuple displays, unpacking lists and
 arrays (their length checked), list.extend() of any iterable, enumerate() of sets and dicts,
 Numba's unsafe tuple helpers. Each function runs in CPython and compiled (util.check)."""
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -36,7 +37,16 @@ def dispatch_on_attribute(x):
     return x * 2.0
 
 
+def attributes_of_modules(a):
+    """Modules known when compiling: NumPy 2 code taking np.trapezoid where NumPy has it, a
+    default for a name a module lacks."""
+    area = getattr(np, "trapezoid", np.sum)(a) + getattr(np, "no_such_name", np.sum)(a)
+    return (hasattr(np, "trapezoid"), hasattr(np, "no_such_name"), hasattr(np.linalg, "norm"),
+            hasattr(math, "tau"), getattr(math, "tau"), getattr(math, "no_such_name", 2.5), area)
+
+
 @pytest.mark.parametrize("f,args", [
+    (attributes_of_modules, (np.arange(5.0),)),
     (attributes_of_array, (np.arange(5.0),)),
     (attributes_of_record, (Point(1.5, 2.5),)),
     (attributes_of_scalar, (1.25,)),

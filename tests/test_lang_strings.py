@@ -64,6 +64,10 @@ def contains(a, b):
     return a in b, a not in b
 
 
+def smaller_and_larger(a, b):
+    return min(a, b), max(a, b), max(a, "m"), min("m", b)
+
+
 def hashed(s):
     return hash(s)
 
@@ -76,7 +80,7 @@ def test_unary_basics(s):
 
 @pytest.mark.parametrize("a,b", PAIRS)
 def test_binary_basics(a, b):
-    for f in (concat, compare_all, contains):
+    for f in (concat, compare_all, contains, smaller_and_larger):
         check(f, a, b)
 
 

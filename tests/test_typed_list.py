@@ -628,3 +628,86 @@ def test_typed_lists_inside_tuples_and_declared_return_types():
         return l
 
     assert type(make(3)) is List and plain(make(3)) == [0.0, 1.0, 2.0]
+
+
+def test_item_type_passed_as_an_argument_and_numba_submodules():
+    """A hydrology package builds its queue's item type in Python (`Tuple([from_dtype(dem.dtype),
+    int64, int64, int64])`) and passes it to the @njit function, which makes its lists with
+    `typedlist.List.empty_list(tuple_type)` (imported `from numba.typed import typedlist`): each
+    type compiles its own version, as a dtype given as a value does."""
+    import heapq
+
+    from pyjit import njit, types
+    from pyjit.np.numpy_support import from_dtype
+    from pyjit.typed import typeddict, typedlist
+
+    @njit
+    def lowest_first(dem, item_type):
+        cells = typedlist.List.empty_list(item_type)
+        for i in range(dem.shape[0]):
+            for j in range(dem.shape[1]):
+                cells.append((dem[i, j], i * dem.shape[1] + j, i, j))
+        heapq.heapify(cells)
+        order = typeddict.Dict.empty(types.int64, types.int64)
+        while cells:
+            _, k, i, j = heapq.heappop(cells)
+            order[k] = len(order)
+        return [order[k] for k in range(dem.size)]
+
+    dem = np.array([[3.0, 1.0, 2.0], [0.5, 4.0, 1.0]])
+    want = list(np.argsort(np.argsort(dem.ravel(), kind="stable")))
+    for dtype in (np.float64, np.float32):
+        item_type = types.Tuple([from_dtype(np.dtype(dtype)), types.int64, types.int64,
+                                 types.int64])
+        assert lowest_first(dem.astype(dtype), item_type) == want
+    assert len(lowest_first.signatures) == 2
+    import pyjit.typed.typedlist as tl
+    assert tl.List is typedlist.List and typeddict.DictType is types.DictType
+
+
+def test_typed_containers_of_a_given_type_cast_what_they_are_given():
+    """Numba's typed List and Dict cast a stored value to their item, key and value types
+    (float64 into float32, int64 into int32, a tuple item by item, ints into complex); a float
+    into an int list stays refused, as in Numba."""
+    from pyjit import njit
+    from pyjit.typed import Dict
+
+    pair = types.Tuple([types.float32, types.int64])
+    halves = types.UniTuple(types.float32, 2)
+
+    @njit
+    def fill(x, i):
+        queue = List.empty_list(pair)
+        queue.append((x, i))
+        queue.append((1.5, 2))
+        codes = List.empty_list(types.int32)
+        codes.append(i)
+        codes.append(True)
+        waves = List.empty_list(types.complex128)
+        waves.append(x)
+        waves.append(i)
+        weights = Dict.empty(types.int32, types.float32)
+        weights[i] = x
+        spans = Dict.empty(types.int64, halves)
+        spans[1] = (x, 2.0)
+        return queue[0], queue[1], codes[0], codes[1], waves[0], waves[1], weights[i], spans[1]
+
+    f32 = float(np.float32(0.1))
+    assert fill(0.1, 7) == ((f32, 7), (1.5, 2), 7, 1, 0.1 + 0j, 7 + 0j, f32, (f32, 2.0))
+    given = List.empty_list(types.float32)
+    given.append(1.0)
+
+    @njit
+    def store(lst, x):
+        lst.append(x)
+        lst[0] = 2 * x
+    store(given, 0.1)
+    assert list(given) == [float(np.float32(0.2)), f32]
+
+    @njit
+    def truncating(x):
+        ints = List.empty_list(types.int64)
+        ints.append(x)
+        return ints
+    with pytest.raises(errors.TypingError, match="cannot store float64 in a list of int64"):
+        truncating(1.5)

@@ -81,7 +81,9 @@ def _extreme(name, smaller):
                 return lambda iterable, key=None: key if key < iterable else iterable
             return lambda iterable, key=None: key if key > iterable else iterable
         tuples = (types.Tuple, types.UniTuple)
-        if isinstance(iterable, tuples) and isinstance(key, tuples):   # min(t1, t2)
+        texts = (types.UnicodeType, types.StringLiteral)
+        if (isinstance(iterable, tuples) and isinstance(key, tuples)) or \
+                (isinstance(iterable, texts) and isinstance(key, texts)):   # min(t1, t2), min(s1, s2)
             if smaller:
                 return lambda iterable, key=None: key if key < iterable else iterable
             return lambda iterable, key=None: key if key > iterable else iterable
