@@ -2868,7 +2868,7 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
  * tuple, placed after the other positional arguments (in->imm2 marks the call done). */
 static void pack_varargs(Infer *c, Instr *in, IRFunc *ir)
 {
-    int nfixed = ir->nargs - 1, npos = in->nargs - in->nkw - 1;
+    int nfixed = ir->nargs - 1 - ir->nkwonly, npos = in->nargs - in->nkw - 1;
     if (in->imm2)
         return;
     int keep = npos < nfixed ? npos : nfixed, extra = npos - keep;
@@ -2897,9 +2897,10 @@ static bool bind_jit_args(Infer *c, Instr *in, IRFunc *ir, Instr **vals, const C
             return false;   /* typed in the next round */
     }
     const char *name = ir->name ? ir->name : "?";
-    if (npos > n)
+    int npositional = n - ir->nkwonly;   /* the keyword-only parameters come after them */
+    if (npos > npositional)
         return infer_fail(c, in, DIAG_TYPING, "%s() takes %d positional %s but %d were given",
-                          name, n, arg_word(n), npos) != NULL;
+                          name, npositional, arg_word(npositional), npos) != NULL;
     for (int i = 0; i < n; i++) {
         vals[i] = i < npos ? in->args[i + 1] : NULL;
         defs[i] = NULL;
@@ -2918,9 +2919,11 @@ static bool bind_jit_args(Infer *c, Instr *in, IRFunc *ir, Instr **vals, const C
         vals[i] = in->args[in->nargs - in->nkw + k];
     }
     for (int i = 0; i < n; i++) {
-        int d = i - (n - ir->ndefaults);
-        if (!vals[i] && d >= 0 && ir->defaults)
+        int d = i - (npositional - ir->ndefaults);
+        if (!vals[i] && i < npositional && d >= 0 && ir->defaults)
             defs[i] = ir->defaults[d];
+        else if (!vals[i] && i >= npositional && ir->kwdefaults && ir->kwdefaults[i - npositional])
+            defs[i] = ir->kwdefaults[i - npositional];
         else if (!vals[i])
             return infer_fail(c, in, DIAG_TYPING, "%s() missing required argument '%s'", name,
                               ir->argnames ? ir->argnames[i] : "?") != NULL;

@@ -1830,13 +1830,17 @@ static int setup(FeCtx *ctx, PyObject *func)
     if (!ctx->builtins || !PyDict_Check(ctx->builtins) || !ctx->consts || !ctx->names)
         return fe_error_from_python(ctx, "reading the function");
     fn->varargs = (co->co_flags & CO_VARARGS) != 0;
-    fn->nargs = co->co_argcount + fn->varargs;   /* *args: the local after the parameters */
+    fn->nkwonly = co->co_kwonlyargcount;
+    /* the parameters are the first locals: positional, keyword-only, then *args */
+    fn->nargs = co->co_argcount + fn->nkwonly + fn->varargs;
     ctx->comprehension = fe_comprehension_name(attr_utf8(ctx, ctx->code, "co_name")) &&
                          fn->nargs == 1 && strcmp(bc_local_name(ctx, 0), ".0") == 0;
     ctx->nover = 1;
     ctx->closure = !ctx->comprehension && PyObject_HasAttrString(func, "__pyjit_closure__");
     if (ctx->closure)
         fn->nargs = ctx->nfree + co->co_argcount;   /* the values it captured, then its own */
+    if (ctx->closure || ctx->comprehension)
+        fn->nkwonly = 0;   /* a nested function has none (bc_check_code) */
     if (ctx->comprehension) {
         PyObject *over = PyObject_GetAttrString(func, "__pyjit_over__");   /* (zip, n) or absent */
         PyErr_Clear();
