@@ -94,6 +94,7 @@ Instr *infer_coerce(Infer *c, Instr *before, Instr *val, Type *to);
 Instr *infer_const_int(Infer *c, Instr *before, int64_t v);
 void infer_make_const_bool(Infer *c, Instr *in, bool v);
 void infer_set_args(Infer *c, Instr *in, Instr **args, int nargs);
+Const *infer_namedtuple_class_of(Infer *c, Type *t);
 /* `x in s` / `x not in s` being rewritten: the instruction that becomes the intrinsic testing
  * membership: in itself, or, for `not in`, a new one before it, which in then negates. */
 Instr *infer_membership(Infer *c, Instr *in);

@@ -2191,14 +2191,29 @@ static Type *type_isinstance(Infer *c, Instr *in, Builtin bi, Args *a)
     return want_args(c, in, a, 2, 2) ? infer_isinstance(c, in, a->pos[0], a->pos[1]) : NULL;
 }
 
+/* type(p) of a namedtuple: its class, a K_NAMEDTUPLE constant (infer_records.c). */
+static Type *namedtuple_class(Infer *c, Instr *in, Type *t)
+{
+    Const *k = infer_namedtuple_class_of(c, t);
+    if (c->rewrite) {
+        in->op = OP_CONST;
+        in->cst = k;
+        infer_set_args(c, in, NULL, 0);
+    }
+    return ty_literal(TY_NTCLASS, k);
+}
+
 /* type(x) of a number or bool: its scalar type, the constant np.float32 (or int64, float64 for
- * Python's int and float) is, so that type(x)(1) converts 1 to x's type, as in Numba. */
+ * Python's int and float) is, so that type(x)(1) converts 1 to x's type, as in Numba; of a
+ * namedtuple, its class, so that type(p)(1, 2) makes another. */
 static Type *type_type(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;
     if (!want_args(c, in, a, 1, 1))
         return NULL;
     Type *t = a->pos[0]->type, *r = NULL;
+    if (t->kind == TY_TUPLE && t->tuple.cls && !ty_is_closure(t))
+        return namedtuple_class(c, in, t);
     if (ty_is_scalar(t) && t->kind != TY_FLOAT16)
         r = infer_dtype_type(ty_dtype(t));
     if (!r)
