@@ -193,9 +193,9 @@ Type *infer_request_unroll(Infer *c, Instr *getiter);
 int infer_unroll(Infer *c, Instr *getiter, int n);
 
 /* infer_isinstance.c: isinstance(x, classes) folded to a constant by x's type; a tuple of classes
- * is a compile-time value (infer_is_class_tuple: its item types are all classes). */
+ * or functions is a compile-time value (infer_is_compile_time_tuple). */
 Type *infer_isinstance(Infer *c, Instr *in, Instr *x, Instr *classes);
-bool infer_is_class_tuple(Type **items, int n);
+bool infer_is_compile_time_tuple(Type **items, int n);
 
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);

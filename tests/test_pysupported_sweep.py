@@ -388,6 +388,31 @@ def functions_as_arguments(x):
     return apply_twice(add_one, x), apply_twice(abs, -x)
 
 
+@helper
+def times_two(x):
+    return x * 2
+
+
+@helper
+def apply_each(fs, x):
+    out = []
+    for f in literal_unroll(fs):
+        out.append(f(x))
+    return out
+
+
+@case((5,), (-2,))
+def tuples_of_functions(x):
+    fs = (add_one, times_two)
+    s = 0
+    for f in literal_unroll(fs):
+        s += f(x)
+    both = []
+    for f in fs:
+        both.append(f(x))
+    return s, fs[0](x) + fs[1](x), both, apply_each((add_one, times_two), x)
+
+
 @case((4,))
 def closures_and_inner_functions(n):
     k = 3
