@@ -1237,9 +1237,14 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
     }
 }
 
-/* What print() writes: numbers, strings, None, and on the CPU tuples of them. */
+/* What print() writes: numbers, strings, None, and on the CPU arrays, lists, dicts, sets (the
+ * interpreter formats them: runtime/objmode.c) and tuples of all these. */
 static bool printable(Infer *c, Type *t)
 {
+    bool boxed = t->kind == TY_ARRAY || t->kind == TY_LIST || t->kind == TY_DICT ||
+                 t->kind == TY_SET;
+    if (boxed && !prog_kernel_code(c->pi->prog))
+        return true;   /* an empty one is typed by a later append, or reported as untyped */
     if (t->kind == TY_TUPLE && !prog_kernel_code(c->pi->prog)) {
         for (int i = 0; i < t->tuple.n; i++)
             if (!printable(c, t->tuple.items[i]))
@@ -1255,7 +1260,8 @@ static Type *print_call(Infer *c, Instr *in, Args *a)
         Type *t = a->pos[i]->type;
         if (!printable(c, t))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "print() of %s is not supported in compiled "
-                              "code (numbers and strings are)", infer_type_name(t));
+                              "code (numbers, strings, None, and on the CPU arrays, lists, dicts, "
+                              "sets and tuples are)", infer_type_name(t));
     }
     Type *to[MAX_ARGS];
     for (int i = 0; i < a->npos; i++)

@@ -595,6 +595,20 @@ def builtin_print(x):
     return x
 
 
+def print_containers(n):
+    a = np.arange(n)
+    lst = [1.5, 2.5]
+    print("arr", a, "list", lst, {"a": n}, {3}, (a, lst), [[1, 2]], ["x"], np.ones((2, 2)))
+    return n
+
+
+def test_print_of_arrays_and_containers(capfd):
+    print_containers(3)
+    want = capfd.readouterr().out
+    pyjit.njit(print_containers)(3)
+    assert capfd.readouterr().out == want
+
+
 @case((5,))
 def builtin_range(n):
     r = range(1, n, 2)
