@@ -59,6 +59,12 @@ def math_integers(a, b):
     return math.gcd(a, b), math.lcm(a, b)
 
 
+@case((1234, -2), (1250, -2), (-1350, -2), (15, -1), (25, -1), (7, 2), (4 * 10 ** 18, -19),
+      (9 * 10 ** 18, -25), (2 ** 62, -18), (-5, 0))
+def round_integer_to_digits(x, n):
+    return round(x, n)
+
+
 @case((2.0,))
 def math_constants(x):
     return math.pi * x, math.e, math.tau, math.inf, math.isnan(math.nan)
@@ -217,6 +223,12 @@ def test_against_cpython(f, argsets):
 def test_memoryview(make):
     # a memoryview is not copied by check's copy of the arguments: each run gets its own
     assert pyjit.njit(memoryview_read)(make()) == memoryview_read(make())
+
+
+def test_round_integer_past_int64_is_an_overflow_error():
+    # CPython's round(9 * 10**18, -19) is 10**19, which int64 does not hold
+    with pytest.raises(OverflowError):
+        pyjit.njit(round_integer_to_digits)(9 * 10 ** 18, -19)
 
 
 def enum_name(c):

@@ -172,7 +172,7 @@ INDEX = {
                    "argmax", "cumsum", "nansum", "nanmean", "nanmax", "nanmin", "nanstd",
                    "nanvar", "ptp", "count_nonzero", "median", "nanmedian"),
     "pymath": ("math.frexp", "math.ldexp", "math.exp2", "math.nextafter", "math.modf",
-               "math.remainder", "math.cbrt", "math.lcm"),
+               "math.remainder", "math.cbrt", "math.lcm", "builtins.round"),
     "pycmath": ("cmath.acos", "cmath.acosh", "cmath.asin", "cmath.asinh", "cmath.atan",
                 "cmath.atanh", "cmath.log"),
     "heaps": ("heapq.heapify", "heapq.heappush", "heapq.heappop", "heapq.heapreplace",

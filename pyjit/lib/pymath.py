@@ -4,7 +4,8 @@ exact scalings by powers of two, so the results are CPython's, the one rounding 
 included). A float32 argument gives a float32 result, as pyjit's other math functions do; an
 out-of-range ldexp is inf, as NumPy and Numba give it (pyjit raises no range errors), and
 remainder of an infinity or by zero a NaN, as libdevice's (CPython raises ValueError). Also
-math.exp2 and math.nextafter, and math.cbrt and math.lcm (of two integers), which Numba lacks."""
+math.exp2 and math.nextafter, and math.cbrt and math.lcm (of two integers), which Numba lacks,
+and round(n, ndigits) of an integer, an int as CPython's (Numba's is a float)."""
 import math
 
 import numpy as np
@@ -158,4 +159,27 @@ def _lcm(a, b):
         if a == 0 or b == 0:
             return 0
         return abs(a // math.gcd(a, b) * b)
+    return impl
+
+
+@overload(round)
+def _round_integer(number, ndigits=None):
+    """round(n, ndigits) of an integer: n itself for ndigits >= 0, else the nearest multiple of
+    10**-ndigits, halves to the even multiple, an int as CPython's (floats are the builtin's)."""
+    if not isinstance(number, types.Integer) or not isinstance(ndigits, types.Integer):
+        return None
+
+    def impl(number, ndigits=None):
+        if ndigits >= 0:
+            return number
+        if ndigits < -18:   # 10**19 is past int64: 0 is the multiple, or one past int64
+            if ndigits == -19 and (number > 5 * 10 ** 18 or number < -5 * 10 ** 18):
+                raise OverflowError("round() result does not fit in int64")
+            return number - number
+        p = 10 ** (-ndigits)
+        q = number // p
+        twice = 2 * (number - q * p)
+        if twice > p or (twice == p and q % 2 == 1):
+            q += 1
+        return q * p
     return impl
