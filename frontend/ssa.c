@@ -852,9 +852,19 @@ static int generator_op(Ssa *s, const BcInstr *in)
     case BC_RETURN_GENERATOR:
         s->yielded = emit(s, OP_BUILD_LIST, 0);
         return push(s, emit_none(s));
-    case BC_YIELD_VALUE:
+    case BC_YIELD_VALUE: {
+        /* the value of `yield x` is what send() passes: only a yield statement compiles (after
+         * it, RESUME and the POP_TOP of its value) */
+        const BcInstr *end = s->ctx->instrs + s->ctx->ninstrs, *after = in + 1;
+        while (after < end && after->op == BC_RESUME)
+            after++;
+        if (after < end && after->op != BC_POP_TOP)
+            return fe_error(s->ctx, DIAG_UNSUPPORTED, "the value of a yield expression (what "
+                            "generator.send() passes) is not supported in compiled code: "
+                            "generators are iterated, and yield is a statement");
         call_method(s, s->yielded, "append", pop(s), NULL);
         return push(s, emit_none(s));
+    }
     case BC_RETURN_VALUE:
         pop(s);
         /* fall through */

@@ -1067,6 +1067,13 @@ def next_of_generator(n):
     return next(it)
 
 
+def yield_value_used(n):
+    def g():
+        y = yield 1
+        yield y
+    return list(g())
+
+
 def nonlocal_assignment(x):
     total = 0
 
@@ -1098,6 +1105,7 @@ def inner_keyword_only(x):
     (percent_formatting, (1,), "% n"),
     (str_format_method, (1,), ".format(n)"),
     (next_of_generator, (3,), "next(it)"),
+    (yield_value_used, (1,), "y = yield 1"),
     (nonlocal_assignment, (1,), "total = total + v"),
     (inner_keyword_only, (1,), ""),
 ], ids=lambda v: getattr(v, "__name__", None))
