@@ -1228,6 +1228,7 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
         return intrinsic(c, in, bi, a, to, s);
     case BI_STR_ISDIGIT: case BI_STR_ISALPHA: case BI_STR_ISSPACE: case BI_STR_ISALNUM:
     case BI_STR_ISLOWER: case BI_STR_ISUPPER: case BI_STR_ISDECIMAL: case BI_STR_ISNUMERIC:
+    case BI_STR_ISIDENTIFIER:
         if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
             return NULL;
         return intrinsic(c, in, bi, a, to, boolean());

@@ -706,7 +706,7 @@ def str_predicates(s):
             s.isprintable(), s.isspace(), s.istitle(), s.isupper(), s.isascii())
 
 
-@case(("name_1",), ("1abc",), ("",), ("éte",))
+@case(("name_1",), ("1abc",), ("",), ("éte",), ("x²³",), ("नमस्ते",), ("a\u0301",), ("Ⅻ",), ("_",))
 def str_isidentifier(s):
     return s.isidentifier()
 
