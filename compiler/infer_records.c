@@ -111,7 +111,7 @@ Type *infer_namedtuple_call(Infer *c, Instr *in)
                               k->fields[i], in->args[0]->op == OP_CONST ? "" : " (the class "
                               "type() gives in compiled code takes every field: call the class "
                               "by its name for its defaults)");
-        items[i] = slots[i] ? slots[i]->type : infer_const_type(c, dflt);
+        items[i] = slots[i] ? infer_value_type(slots[i]->type) : infer_const_type(c, dflt);
         if (!items[i] || !infer_is_runtime(items[i]))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() field '%s' cannot hold %s in "
                               "compiled code", k->name, k->fields[i],

@@ -779,7 +779,8 @@ def namedtuple_use(a, b):
 @case(("n", 2.5))
 def namedtuple_mixed_fields(name, v):
     r = Rec(name, v, True)
-    return r.name, r.value, r.flag, r
+    items = [Rec("a", 3.0, False), Rec("b", v, True)]   # constant strings in fields
+    return r.name, r.value, r.flag, r, items, items[0].name + r.name
 
 
 @case((Point(1, 2),), (Point(1.5, 2.5),))
