@@ -1139,3 +1139,16 @@ def test_keyword_only_errors_match_cpython():
         g, "f"))
     with pytest.raises(TypingError, match="missing required argument 'b'"):
         missing(1)
+
+
+def pair_of(p):
+    return (p, p), [p]
+
+
+def test_two_namedtuple_classes_of_one_name_stay_apart():
+    # two modules' Point: a tuple or list holding one is typed by its own class
+    first, second = namedtuple("Point", ["x", "y"]), namedtuple("Point", ["x", "y"])
+    f = pyjit.njit(pair_of)
+    for cls in (first, second, first):
+        t, lst = f(cls(1.0, 2.0))
+        assert type(t[1]) is cls and type(lst[0]) is cls
