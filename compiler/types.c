@@ -239,7 +239,7 @@ static void name_class(Buf *b, const void *cls, const char *cls_name)
     pthread_mutex_lock(&table_lock);
     ClassName *e = class_names;
     int same = 0;
-    while (e && e->cls != cls) {
+    while (e && !(e->cls == cls && strcmp(e->name, cls_name) == 0)) {
         same += strcmp(e->name, cls_name) == 0;
         e = e->next;
     }
@@ -754,8 +754,8 @@ static Type *find_class(const char *name)
 }
 
 /* A namedtuple type already interned (a value of it was typed) under its printed name, which
- * starts at name and ends at its closing parenthesis: a class of its name, fields and items.
- * Two classes printed alike are two types the name cannot tell apart: NULL then. */
+ * starts at name and ends at its closing parenthesis: a class of its name, fields and items
+ * (a second class of one name prints as Point#2, name_class). None found: NULL. */
 static Type *find_named_tuple(const char **p)
 {
     const char *end = *p;
@@ -1012,9 +1012,9 @@ static Type *parse_type(const char **p, int depth)
         return value && eat(p, ")") ? ty_dict(key, value) : NULL;
     }
     size_t n = 0;
-    while (isalnum((unsigned char)(*p)[n]) || (*p)[n] == '_')
+    while (isalnum((unsigned char)(*p)[n]) || (*p)[n] == '_' || (*p)[n] == '#')
         n++;
-    if (n && (*p)[n] == '(') {   /* Point(x=float64, y=float64): a namedtuple seen before */
+    if (n && (*p)[n] == '(') {   /* Point(x=float64, y=float64), Point#2(...): a namedtuple seen */
         Type *named = find_named_tuple(p);
         if (named)
             return named;
