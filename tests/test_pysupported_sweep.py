@@ -1108,7 +1108,7 @@ def inner_keyword_only(x):
     (next_of_generator, (3,), "next(it)"),
     (yield_value_used, (1,), "y = yield 1"),
     (nonlocal_assignment, (1,), "total = total + v"),
-    (inner_keyword_only, (1,), ""),
+    (inner_keyword_only, (1,), "def g(a, *, b)"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_unsupported_is_a_compile_error_naming_the_line(f, args, needle):
     g = dict(f.__globals__, countdown=pyjit.njit(countdown))
