@@ -1244,7 +1244,7 @@ static Type *type_build_tuple(Infer *c, Instr *in)
     Type **items = arena_alloc(c->arena, sizeof *items * (size_t)(in->nargs + 1));
     for (int i = 0; i < in->nargs; i++)
         items[i] = infer_value_type(in->args[i]->type);
-    if (infer_is_class_tuple(items, in->nargs))   /* isinstance(x, (int, float)) */
+    if (infer_is_compile_time_tuple(items, in->nargs))   /* (int, float), (f, g) */
         return ty_tuple(items, in->nargs);
     for (int i = 0; i < in->nargs; i++) {
         bool index_part = items[i]->kind == TY_ELLIPSIS;   /* a[..., 0]: no room, no value */

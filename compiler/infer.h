@@ -94,6 +94,7 @@ Instr *infer_coerce(Infer *c, Instr *before, Instr *val, Type *to);
 Instr *infer_const_int(Infer *c, Instr *before, int64_t v);
 void infer_make_const_bool(Infer *c, Instr *in, bool v);
 void infer_set_args(Infer *c, Instr *in, Instr **args, int nargs);
+Const *infer_namedtuple_class_of(Infer *c, Type *t);
 /* `x in s` / `x not in s` being rewritten: the instruction that becomes the intrinsic testing
  * membership: in itself, or, for `not in`, a new one before it, which in then negates. */
 Instr *infer_membership(Infer *c, Instr *in);
@@ -192,9 +193,9 @@ Type *infer_request_unroll(Infer *c, Instr *getiter);
 int infer_unroll(Infer *c, Instr *getiter, int n);
 
 /* infer_isinstance.c: isinstance(x, classes) folded to a constant by x's type; a tuple of classes
- * is a compile-time value (infer_is_class_tuple: its item types are all classes). */
+ * or functions is a compile-time value (infer_is_compile_time_tuple). */
 Type *infer_isinstance(Infer *c, Instr *in, Instr *x, Instr *classes);
-bool infer_is_class_tuple(Type **items, int n);
+bool infer_is_compile_time_tuple(Type **items, int n);
 
 /* infer_calls.c: calls of builtins, methods, constructors and other compiled functions. */
 Type *infer_call(Infer *c, Instr *in);

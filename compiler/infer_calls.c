@@ -1228,6 +1228,7 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
         return intrinsic(c, in, bi, a, to, s);
     case BI_STR_ISDIGIT: case BI_STR_ISALPHA: case BI_STR_ISSPACE: case BI_STR_ISALNUM:
     case BI_STR_ISLOWER: case BI_STR_ISUPPER: case BI_STR_ISDECIMAL: case BI_STR_ISNUMERIC:
+    case BI_STR_ISIDENTIFIER:
         if (!want_args(c, in, a, 1, 1) || !str_arg(c, in, a, 0, false, to))
             return NULL;
         return intrinsic(c, in, bi, a, to, boolean());
@@ -1237,9 +1238,14 @@ static Type *str_call(Infer *c, Instr *in, Builtin bi, Args *a)
     }
 }
 
-/* What print() writes: numbers, strings, None, and on the CPU tuples of them. */
+/* What print() writes: numbers, strings, None, and on the CPU arrays, lists, dicts, sets (the
+ * interpreter formats them: runtime/objmode.c) and tuples of all these. */
 static bool printable(Infer *c, Type *t)
 {
+    bool boxed = t->kind == TY_ARRAY || t->kind == TY_LIST || t->kind == TY_DICT ||
+                 t->kind == TY_SET;
+    if (boxed && !prog_kernel_code(c->pi->prog))
+        return true;   /* an empty one is typed by a later append, or reported as untyped */
     if (t->kind == TY_TUPLE && !prog_kernel_code(c->pi->prog)) {
         for (int i = 0; i < t->tuple.n; i++)
             if (!printable(c, t->tuple.items[i]))
@@ -1255,7 +1261,8 @@ static Type *print_call(Infer *c, Instr *in, Args *a)
         Type *t = a->pos[i]->type;
         if (!printable(c, t))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "print() of %s is not supported in compiled "
-                              "code (numbers and strings are)", infer_type_name(t));
+                              "code (numbers, strings, None, and on the CPU arrays, lists, dicts, "
+                              "sets and tuples are)", infer_type_name(t));
     }
     Type *to[MAX_ARGS];
     for (int i = 0; i < a->npos; i++)
@@ -2191,14 +2198,29 @@ static Type *type_isinstance(Infer *c, Instr *in, Builtin bi, Args *a)
     return want_args(c, in, a, 2, 2) ? infer_isinstance(c, in, a->pos[0], a->pos[1]) : NULL;
 }
 
+/* type(p) of a namedtuple: its class, a K_NAMEDTUPLE constant (infer_records.c). */
+static Type *namedtuple_class(Infer *c, Instr *in, Type *t)
+{
+    Const *k = infer_namedtuple_class_of(c, t);
+    if (c->rewrite) {
+        in->op = OP_CONST;
+        in->cst = k;
+        infer_set_args(c, in, NULL, 0);
+    }
+    return ty_literal(TY_NTCLASS, k);
+}
+
 /* type(x) of a number or bool: its scalar type, the constant np.float32 (or int64, float64 for
- * Python's int and float) is, so that type(x)(1) converts 1 to x's type, as in Numba. */
+ * Python's int and float) is, so that type(x)(1) converts 1 to x's type, as in Numba; of a
+ * namedtuple, its class, so that type(p)(1, 2) makes another. */
 static Type *type_type(Infer *c, Instr *in, Builtin bi, Args *a)
 {
     (void)bi;
     if (!want_args(c, in, a, 1, 1))
         return NULL;
     Type *t = a->pos[0]->type, *r = NULL;
+    if (t->kind == TY_TUPLE && t->tuple.cls && !ty_is_closure(t))
+        return namedtuple_class(c, in, t);
     if (ty_is_scalar(t) && t->kind != TY_FLOAT16)
         r = infer_dtype_type(ty_dtype(t));
     if (!r)
@@ -2869,7 +2891,7 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
  * tuple, placed after the other positional arguments (in->imm2 marks the call done). */
 static void pack_varargs(Infer *c, Instr *in, IRFunc *ir)
 {
-    int nfixed = ir->nargs - 1, npos = in->nargs - in->nkw - 1;
+    int nfixed = ir->nargs - 1 - ir->nkwonly, npos = in->nargs - in->nkw - 1;
     if (in->imm2)
         return;
     int keep = npos < nfixed ? npos : nfixed, extra = npos - keep;
@@ -2898,9 +2920,10 @@ static bool bind_jit_args(Infer *c, Instr *in, IRFunc *ir, Instr **vals, const C
             return false;   /* typed in the next round */
     }
     const char *name = ir->name ? ir->name : "?";
-    if (npos > n)
+    int npositional = n - ir->nkwonly;   /* the keyword-only parameters come after them */
+    if (npos > npositional)
         return infer_fail(c, in, DIAG_TYPING, "%s() takes %d positional %s but %d were given",
-                          name, n, arg_word(n), npos) != NULL;
+                          name, npositional, arg_word(npositional), npos) != NULL;
     for (int i = 0; i < n; i++) {
         vals[i] = i < npos ? in->args[i + 1] : NULL;
         defs[i] = NULL;
@@ -2919,9 +2942,11 @@ static bool bind_jit_args(Infer *c, Instr *in, IRFunc *ir, Instr **vals, const C
         vals[i] = in->args[in->nargs - in->nkw + k];
     }
     for (int i = 0; i < n; i++) {
-        int d = i - (n - ir->ndefaults);
-        if (!vals[i] && d >= 0 && ir->defaults)
+        int d = i - (npositional - ir->ndefaults);
+        if (!vals[i] && i < npositional && d >= 0 && ir->defaults)
             defs[i] = ir->defaults[d];
+        else if (!vals[i] && i >= npositional && ir->kwdefaults && ir->kwdefaults[i - npositional])
+            defs[i] = ir->kwdefaults[i - npositional];
         else if (!vals[i])
             return infer_fail(c, in, DIAG_TYPING, "%s() missing required argument '%s'", name,
                               ir->argnames ? ir->argnames[i] : "?") != NULL;

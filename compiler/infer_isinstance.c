@@ -49,11 +49,13 @@ static int instance_of(Type *t, Type *cls)
     return -1;
 }
 
-/* Whether a tuple of these items can be built at compile time only: classes for isinstance. */
-bool infer_is_class_tuple(Type **items, int n)
+/* Whether a tuple of these items can be built at compile time only: classes for isinstance,
+ * builtins and @njit functions (or a mix) for a loop over them (Numba's literal_unroll of a
+ * tuple of functions), each item read by a constant index. */
+bool infer_is_compile_time_tuple(Type **items, int n)
 {
     for (int i = 0; i < n; i++)
-        if (items[i]->kind != TY_FUNCTION && items[i]->kind != TY_DTYPE)
+        if (items[i]->kind != TY_FUNCTION && items[i]->kind != TY_DTYPE && items[i]->kind != TY_DISPATCHER)
             return false;
     return n > 0;
 }

@@ -990,6 +990,11 @@ Type *infer_iterable_call(Infer *c, Instr *in, bool zip, Instr **args, int nargs
             }
             t = list;
         }
+        if (t->kind == TY_STRING && t->literal) {   /* zip("ab", x): the constant as a value */
+            if (c->rewrite)
+                args[i] = infer_coerce(c, in, args[i], ty_str());
+            t = ty_str();
+        }
         bool ok = (t->kind == TY_ARRAY && t->array.ndim >= 1) ||
                   (t->kind == TY_TUPLE && homogeneous(t)) || t->kind == TY_LIST ||
                   t->kind == TY_STR || t->kind == TY_RANGE || t->kind == TY_NDITER ||

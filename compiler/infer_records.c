@@ -9,11 +9,32 @@
 
 #include <string.h>
 
-/* The class constant a call's callee is: a K_NAMEDTUPLE CONST (globals and closure cells are
- * frozen into constants, so a class is always one). */
-static const Const *class_const(Instr *callee)
+/* The class of namedtuple type t as a K_NAMEDTUPLE constant, what type(p) gives: the type has
+ * the class and the field names; the fields' defaults are not known here, so each is given. */
+Const *infer_namedtuple_class_of(Infer *c, Type *t)
 {
-    return callee->op == OP_CONST && callee->cst && callee->cst->kind == K_NAMEDTUPLE ? callee->cst : NULL;
+    Const *k = arena_alloc(c->arena, sizeof *k);
+    memset(k, 0, sizeof *k);
+    k->kind = K_NAMEDTUPLE;
+    k->handle = (void *)t->tuple.cls;
+    k->name = t->tuple.cls_name;
+    k->fields = t->tuple.fields;
+    k->tuple.n = t->tuple.n;
+    k->tuple.items = arena_alloc(c->arena, sizeof(Const *) * (size_t)(t->tuple.n + 1));
+    memset(k->tuple.items, 0, sizeof(Const *) * (size_t)(t->tuple.n + 1));
+    return k;
+}
+
+/* The class constant a call's callee is: a K_NAMEDTUPLE CONST (globals and closure cells are
+ * frozen into constants, so a class is always one), or type(p) of a namedtuple p, which becomes
+ * one when the IR is rewritten. */
+static const Const *class_const(Infer *c, Instr *callee)
+{
+    if (callee->op == OP_CONST && callee->cst && callee->cst->kind == K_NAMEDTUPLE)
+        return callee->cst;
+    Type *of = callee->op == OP_CALL && callee->type && callee->type->kind == TY_NTCLASS &&
+               callee->nargs == 2 ? callee->args[1]->type : NULL;
+    return of && of->kind == TY_TUPLE && of->tuple.cls ? infer_namedtuple_class_of(c, of) : NULL;
 }
 
 /* The namedtuple type of class k with these items (made strong: a field holds a value). */
@@ -74,7 +95,7 @@ static void build_record(Infer *c, Instr *in, Instr **slots, Type *t)
 
 Type *infer_namedtuple_call(Infer *c, Instr *in)
 {
-    const Const *k = class_const(in->args[0]);
+    const Const *k = class_const(c, in->args[0]);
     if (!k)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "a namedtuple class must be a global or a "
                           "closure variable to be called in compiled code");
@@ -86,9 +107,11 @@ Type *infer_namedtuple_call(Infer *c, Instr *in)
     for (int i = 0; i < n; i++) {
         const Const *dflt = k->tuple.items[i];
         if (!slots[i] && !dflt)
-            return infer_fail(c, in, DIAG_TYPING, "%s() missing required argument '%s'", k->name,
-                              k->fields[i]);
-        items[i] = slots[i] ? slots[i]->type : infer_const_type(c, dflt);
+            return infer_fail(c, in, DIAG_TYPING, "%s() missing required argument '%s'%s", k->name,
+                              k->fields[i], in->args[0]->op == OP_CONST ? "" : " (the class "
+                              "type() gives in compiled code takes every field: call the class "
+                              "by its name for its defaults)");
+        items[i] = slots[i] ? infer_value_type(slots[i]->type) : infer_const_type(c, dflt);
         if (!items[i] || !infer_is_runtime(items[i]))
             return infer_fail(c, in, DIAG_UNSUPPORTED, "%s() field '%s' cannot hold %s in "
                               "compiled code", k->name, k->fields[i],

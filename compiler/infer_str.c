@@ -58,6 +58,9 @@ Type *infer_str_binop(Infer *c, Instr *in)
             x = y;
             y = t;
         }
+    } else if (in->sub == BIN_MOD && infer_is_text(a)) {
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%%-formatting of strings is not supported in "
+                          "compiled code (an f-string with plain {x} fields, str(x) and + are)");
     } else {
         return infer_fail(c, in, DIAG_TYPING, "unsupported operand types for %s: %s and %s",
                           in->sub == BIN_ADD ? "+" : in->sub == BIN_MUL ? "*" : "this operator",

@@ -166,14 +166,16 @@ typedef struct IRFunc {
     Arena *arena;
     const char *name, *qualname, *filename;
     int firstline;
-    int nargs;
+    int nargs;          /* positional parameters, then keyword-only ones, then *args */
     const char **argnames;
     bool varargs;       /* the last argument is *args: the tuple of the extra positional ones */
+    int nkwonly;        /* keyword-only parameters (def f(a, *, scale=2)), before *args */
     PtrVec blocks;      /* Block*; blocks.items[0] is the entry */
     int next_id;        /* the next value number */
     void *handle;       /* the Python function (borrowed; owned by the dispatcher) */
-    int ndefaults;      /* default values of the last ndefaults arguments, frozen */
+    int ndefaults;      /* default values of the last ndefaults positional arguments, frozen */
     Const **defaults;
+    Const **kwdefaults; /* nkwonly of them: each keyword-only parameter's default, or NULL */
     const char *bytecode_dump;   /* the decoded bytecode as text (PYJIT_DUMP=bytecode) */
     bool generator;     /* a generator function, compiled to return the list of what it yields */
 } IRFunc;

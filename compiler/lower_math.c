@@ -406,6 +406,12 @@ static void print_value(Lower *L, Type *t, LLVMValueRef v, Instr *src)
         a[0] = LLVMBuildFPCast(L->b, LLVMBuildExtractValue(L->b, v, 0, ""), L->f64, "");
         a[1] = LLVMBuildFPCast(L->b, LLVMBuildExtractValue(L->b, v, 1, ""), L->f64, "");
         lower_call_rt(L, "pj_print_c128", vt, a, 2);
+    } else if (t->kind == TY_ARRAY || t->kind == TY_LIST || t->kind == TY_DICT || t->kind == TY_SET) {
+        LLVMValueRef slot = lower_alloca(L, lower_type(L, t));
+        lower_store_mem(L, t, v, slot);
+        LLVMValueRef b[3] = {LLVMBuildGlobalStringPtr(L->b, t->name, ""), slot,
+                             LLVMConstInt(L->i32, src ? 0 : 1, 0)};   /* in a tuple: its repr */
+        lower_call_rt(L, "pj_print_boxed", vt, b, 3);
     } else if (t->kind == TY_TUPLE) {
         a[0] = LLVMBuildGlobalStringPtr(L->b, "(", "");
         lower_call_rt(L, "pj_print_str", vt, a, 1);

@@ -371,7 +371,7 @@ LLVMValueRef lower_bi_str(Lower *L, Instr *in, Builtin bi)
     }
     default: {
         int what = (int)bi - (int)BI_STR_ISDIGIT;   /* the is* rows, in pj_str_is's order */
-        if (what < 0 || what > 7) {
+        if (what < 0 || what > 8) {
             lower_unsupported(L, "internal: string builtin %s", ir_builtin_name(bi));
             return NULL;
         }

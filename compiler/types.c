@@ -222,6 +222,44 @@ static void tuple_layout(Type *t)
 
 /* Interns a tuple (cls NULL) or a namedtuple: found first by its items' identities (and class),
  * then by name, under a key that tells apart two classes of one name. */
+/* The classes of namedtuples seen, by name: the name a class goes by in type names is its own,
+ * or for a second class of one name (two modules' Point) that name and a number, since a type
+ * holding one (a tuple of them, a list of them) is interned by its name and would otherwise be
+ * the first class's. Under table_lock. */
+typedef struct ClassName {
+    const void *cls;
+    char *name;         /* the class's own name */
+    int number;         /* 1 for the first class of that name */
+    struct ClassName *next;
+} ClassName;
+
+static ClassName *class_names;
+
+static void name_class(Buf *b, const void *cls, const char *cls_name)
+{
+    pthread_mutex_lock(&table_lock);
+    ClassName *e = class_names;
+    int same = 0;
+    while (e && !(e->cls == cls && strcmp(e->name, cls_name) == 0)) {
+        same += strcmp(e->name, cls_name) == 0;
+        e = e->next;
+    }
+    if (!e) {
+        e = xmalloc(sizeof *e);
+        e->cls = cls;
+        e->name = xstrdup(cls_name);
+        e->number = same + 1;
+        e->next = class_names;
+        class_names = e;
+    }
+    int number = e->number;
+    pthread_mutex_unlock(&table_lock);
+    if (number == 1)
+        buf_add(b, "%s(", cls_name);
+    else
+        buf_add(b, "%s#%d(", cls_name, number);
+}
+
 static Type *intern_tuple(const void *cls, const char *cls_name, const char *const *fields,
                           Type **items, int n)
 {
@@ -230,7 +268,10 @@ static Type *intern_tuple(const void *cls, const char *cls_name, const char *con
     if (found)
         return found;
     Buf b = {0};
-    buf_add(&b, "%s(", cls ? cls_name : "tuple");
+    if (cls)
+        name_class(&b, cls, cls_name);
+    else
+        buf_add(&b, "tuple(");
     for (int i = 0; i < n; i++)
         buf_add(&b, "%s%s%s%s", i ? ", " : "", cls ? fields[i] : "", cls ? "=" : "", items[i]->name);
     buf_add(&b, ")");
@@ -714,8 +755,8 @@ static Type *find_class(const char *name)
 }
 
 /* A namedtuple type already interned (a value of it was typed) under its printed name, which
- * starts at name and ends at its closing parenthesis: a class of its name, fields and items.
- * Two classes printed alike are two types the name cannot tell apart: NULL then. */
+ * starts at name and ends at its closing parenthesis: a class of its name, fields and items
+ * (a second class of one name prints as Point#2, name_class). None found: NULL. */
 static Type *find_named_tuple(const char **p)
 {
     const char *end = *p;
@@ -993,9 +1034,9 @@ static Type *parse_type(const char **p, int depth)
         return value && eat(p, ")") ? ty_dict(key, value) : NULL;
     }
     size_t n = 0;
-    while (isalnum((unsigned char)(*p)[n]) || (*p)[n] == '_')
+    while (isalnum((unsigned char)(*p)[n]) || (*p)[n] == '_' || (*p)[n] == '#')
         n++;
-    if (n && (*p)[n] == '(') {   /* Point(x=float64, y=float64): a namedtuple seen before */
+    if (n && (*p)[n] == '(') {   /* Point(x=float64, y=float64), Point#2(...): a namedtuple seen */
         Type *named = find_named_tuple(p);
         if (named)
             return named;

@@ -296,9 +296,10 @@ static int check_flags(FeCtx *ctx, long flags, int kwonly)
     if (flags & CO_VARKEYWORDS_)
         return fe_error(ctx, DIAG_UNSUPPORTED,
                         "**kwargs in the signature is not supported in compiled code");
-    if (kwonly > 0)
-        return fe_error(ctx, DIAG_UNSUPPORTED,
-                        "keyword-only arguments are not supported in compiled code");
+    if (kwonly > 0 && ctx->closure)
+        return fe_error(ctx, DIAG_UNSUPPORTED, "keyword-only parameters of a nested function or "
+                        "lambda are not supported in compiled code (a module-level function "
+                        "may have them)");
     return 0;
 }
 

@@ -1022,8 +1022,27 @@ int fe_fold_attr_function(FeCtx *ctx, const Const *owner, const char *attr, Cons
     return rc < 0 ? -1 : name ? 1 : 0;
 }
 
+/* The keyword-only parameters' defaults, by name from __kwdefaults__ (NULL where none). */
+static int freeze_kwdefaults(FeCtx *ctx)
+{
+    IRFunc *fn = ctx->fn;
+    PyObject *kwdefaults = PyFunction_GetKwDefaults(ctx->func);   /* borrowed; NULL if none */
+    int first = fn->nargs - fn->varargs - fn->nkwonly;
+    fn->kwdefaults = arena_alloc(ctx->arena, sizeof(Const *) * (size_t)(fn->nkwonly + 1));
+    for (int k = 0; k < fn->nkwonly; k++) {
+        PyObject *v = kwdefaults && PyDict_Check(kwdefaults)
+                          ? PyDict_GetItemString(kwdefaults, fn->argnames[first + k]) : NULL;
+        fn->kwdefaults[k] = NULL;
+        if (v && fe_const_of(ctx, v, &fn->kwdefaults[k]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int fe_freeze_defaults(FeCtx *ctx)
 {
+    if (ctx->fn->nkwonly && freeze_kwdefaults(ctx) < 0)
+        return -1;
     PyObject *defaults = PyFunction_GetDefaults(ctx->func);   /* borrowed; NULL if none */
     if (!defaults || !PyTuple_Check(defaults))
         return 0;

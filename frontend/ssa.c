@@ -892,9 +892,19 @@ static int generator_op(Ssa *s, const BcInstr *in)
     case BC_RETURN_GENERATOR:
         s->yielded = emit(s, OP_BUILD_LIST, 0);
         return push(s, emit_none(s));
-    case BC_YIELD_VALUE:
+    case BC_YIELD_VALUE: {
+        /* the value of `yield x` is what send() passes: only a yield statement compiles (after
+         * it, RESUME and the POP_TOP of its value) */
+        const BcInstr *end = s->ctx->instrs + s->ctx->ninstrs, *after = in + 1;
+        while (after < end && after->op == BC_RESUME)
+            after++;
+        if (after < end && after->op != BC_POP_TOP)
+            return fe_error(s->ctx, DIAG_UNSUPPORTED, "the value of a yield expression (what "
+                            "generator.send() passes) is not supported in compiled code: "
+                            "generators are iterated, and yield is a statement");
         call_method(s, s->yielded, "append", pop(s), NULL);
         return push(s, emit_none(s));
+    }
     case BC_RETURN_VALUE:
         pop(s);
         /* fall through */
@@ -1870,13 +1880,17 @@ static int setup(FeCtx *ctx, PyObject *func)
     if (!ctx->builtins || !PyDict_Check(ctx->builtins) || !ctx->consts || !ctx->names)
         return fe_error_from_python(ctx, "reading the function");
     fn->varargs = (co->co_flags & CO_VARARGS) != 0;
-    fn->nargs = co->co_argcount + fn->varargs;   /* *args: the local after the parameters */
+    fn->nkwonly = co->co_kwonlyargcount;
+    /* the parameters are the first locals: positional, keyword-only, then *args */
+    fn->nargs = co->co_argcount + fn->nkwonly + fn->varargs;
     ctx->comprehension = fe_comprehension_name(attr_utf8(ctx, ctx->code, "co_name")) &&
                          fn->nargs == 1 && strcmp(bc_local_name(ctx, 0), ".0") == 0;
     ctx->nover = 1;
     ctx->closure = !ctx->comprehension && PyObject_HasAttrString(func, "__pyjit_closure__");
     if (ctx->closure)
         fn->nargs = ctx->nfree + co->co_argcount;   /* the values it captured, then its own */
+    if (ctx->closure || ctx->comprehension)
+        fn->nkwonly = 0;   /* a nested function has none (bc_check_code) */
     if (ctx->comprehension) {
         PyObject *over = PyObject_GetAttrString(func, "__pyjit_over__");   /* (zip, n) or absent */
         PyErr_Clear();

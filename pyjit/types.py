@@ -429,7 +429,8 @@ class BaseAnonymousTuple(metaclass=_Kinds):
 def _namedtuple_type(name):
     """The type a namedtuple's canonical name names, or None if name is not one."""
     head, _, rest = name.partition("(")
-    if not head.isidentifier() or not rest.endswith(")"):
+    own, _, number = head.partition("#")   # Point#2: a second class named Point (types.c)
+    if not own.isidentifier() or (number and not number.isdigit()) or not rest.endswith(")"):
         return None
     parts = [p.partition("=") for p in _split_top(rest[:-1])]
     if not all(f.isidentifier() and eq for f, eq, _ in parts):

@@ -308,10 +308,16 @@ static PyObject *default_of(RtDispatcher *d, int j)
     return d->kwdefaults ? PyDict_GetItem(d->kwdefaults, PyTuple_GET_ITEM(d->argnames, j)) : NULL;
 }
 
+/* The TypeError of a call that leaves parameters without a value: the positional ones, or when
+ * none of them, the keyword-only ones (as CPython reports them). */
 static int missing_arguments(RtDispatcher *d, PyObject **out)
 {
+    bool positional = false;
+    for (int j = 0; j < d->npositional; j++)
+        positional |= !out[j];
+    int from = positional ? 0 : d->npositional, upto = positional ? d->npositional : d->nargs;
     PyObject *names = PyList_New(0);
-    for (int j = 0; names && j < d->nargs; j++)
+    for (int j = from; names && j < upto; j++)
         if (!out[j] && PyList_Append(names, PyTuple_GET_ITEM(d->argnames, j)) < 0)
             Py_CLEAR(names);
     if (!names)
@@ -319,8 +325,9 @@ static int missing_arguments(RtDispatcher *d, PyObject **out)
     PyObject *sep = PyUnicode_FromString("', '");
     PyObject *joined = sep ? PyUnicode_Join(sep, names) : NULL;
     if (joined)
-        PyErr_Format(PyExc_TypeError, "%s() missing %zd required argument%s: '%U'", d->cname,
-                     PyList_GET_SIZE(names), PyList_GET_SIZE(names) == 1 ? "" : "s", joined);
+        PyErr_Format(PyExc_TypeError, "%s() missing %zd required %sargument%s: '%U'", d->cname,
+                     PyList_GET_SIZE(names), positional ? "" : "keyword-only ",
+                     PyList_GET_SIZE(names) == 1 ? "" : "s", joined);
     Py_XDECREF(sep);
     Py_XDECREF(joined);
     Py_DECREF(names);

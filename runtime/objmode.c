@@ -105,3 +105,25 @@ done:
     PyGILState_Release(gil);
     return status;
 }
+
+/* print() of a value the interpreter formats (an array, a list, a dict, a set), as Numba prints
+ * one: boxed, and its str() written where compiled code's print writes (runtime/nrt.c); the GIL
+ * is taken, as for a block. Should boxing fail, the type's name is printed instead. */
+void pj_print_boxed(const char *typename, void *value, int32_t quoted)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Type *t = ty_parse(typename);
+    PyObject *obj = NULL;
+    if (t) {
+        rt_retain_value(t, value);   /* rt_box takes over references: the caller keeps its own */
+        obj = rt_box(t, value);
+    }
+    PyObject *text = obj ? (quoted ? PyObject_Repr(obj) : PyObject_Str(obj)) : NULL;
+    const char *s = text ? PyUnicode_AsUTF8(text) : NULL;
+    if (!s)
+        PyErr_Clear();
+    fputs(s ? s : typename, stdout);
+    Py_XDECREF(text);
+    Py_XDECREF(obj);
+    PyGILState_Release(gil);
+}

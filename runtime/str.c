@@ -771,9 +771,36 @@ static bool char_is(uint32_t c, int32_t what)
     }
 }
 
+/* str.isidentifier: a first code point that may start a name (XID_Start or '_') and the others
+ * that may continue one, from CPython's Unicode database, as its own isidentifier reads it (3.13
+ * made those lookups internal: there, letters, '_' and decimal digits after the first). */
+#if PY_VERSION_HEX >= 0x030D0000
+static int _PyUnicode_IsXidStart(Py_UCS4 c)
+{
+    return Py_UNICODE_ISALPHA(c);
+}
+
+static int _PyUnicode_IsXidContinue(Py_UCS4 c)
+{
+    return c == '_' || Py_UNICODE_ISALPHA(c) || Py_UNICODE_ISDECIMAL(c);
+}
+#endif
+
+static int32_t is_identifier(const StrPayload *p)
+{
+    for (int64_t i = 0; i < p->length; i++) {
+        uint32_t c = read_cp(p, i);
+        if (i == 0 ? !(c == '_' || _PyUnicode_IsXidStart(c)) : !_PyUnicode_IsXidContinue(c))
+            return 0;
+    }
+    return p->length > 0;
+}
+
 int32_t pj_str_is(MemInfo *s, int32_t what)
 {
     StrPayload *p = payload(s);
+    if (what == 8)
+        return is_identifier(p);
     if (what == 4 || what == 5) {   /* cased: at least one cased code point, none of the other case */
         bool cased = false;
         for (int64_t i = 0; i < p->length; i++) {

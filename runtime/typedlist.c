@@ -209,11 +209,15 @@ static int insert_at(TypedList *self, int64_t i, PyObject *x)
 {
     if (!self->mi) {
         Type *t = type_for_item(x);
-        if (!t) {
+        if (!t && PyObject_TypeCheck(x, &RtTypedListType))
+            PyErr_SetString(PyExc_TypeError, "an empty typed List has no item type yet, so a "
+                            "typed List cannot hold it: append to it first, or make it with "
+                            "List.empty_list(item_type)");
+        else if (!t)
             PyErr_Format(PyExc_TypeError, "a typed List cannot hold %.80s (numbers, NumPy "
                          "arrays, tuples of these and typed Lists are accepted)", Py_TYPE(x)->tp_name);
+        if (!t)
             return -1;
-        }
         if (settle_type(self, t) < 0)
             return -1;
     }

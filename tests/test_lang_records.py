@@ -5,6 +5,7 @@ namedtuples; starred unpacking (a, *rest = t); max/min/sum/sorted of tuples; rev
 enumerate(zip(...)). Each function runs in CPython and compiled on copies of the same arguments:
 results (with their classes) and exceptions must agree."""
 import copy
+import re
 import sys
 from collections import namedtuple
 from typing import NamedTuple
@@ -126,7 +127,8 @@ def test_class_is_part_of_the_type():
     assert type(f(Point(1.0, 2.0))) is Point
     assert type(f(Pair(1.0, 2.0))) is Pair
     assert len(f.signatures) == 2
-    assert "Point(x=float64, y=float64)" in str(f.signatures)
+    # "Point#2(...)" where another module made a class named Point first
+    assert re.search(r"Point(#\d+)?\(x=float64, y=float64\)", str(f.signatures))
 
 
 # ---- namedtuples built in compiled code --------------------------------------------------------

@@ -172,7 +172,7 @@ INDEX = {
                    "argmax", "cumsum", "nansum", "nanmean", "nanmax", "nanmin", "nanstd",
                    "nanvar", "ptp", "count_nonzero", "median", "nanmedian"),
     "pymath": ("math.frexp", "math.ldexp", "math.exp2", "math.nextafter", "math.modf",
-               "math.remainder"),
+               "math.remainder", "math.cbrt", "math.lcm", "builtins.round"),
     "pycmath": ("cmath.acos", "cmath.acosh", "cmath.asin", "cmath.asinh", "cmath.atan",
                 "cmath.atanh", "cmath.log"),
     "heaps": ("heapq.heapify", "heapq.heappush", "heapq.heappop", "heapq.heapreplace",
@@ -233,7 +233,7 @@ METHODS = {
     "iterables": ("method.tuple.index", "method.tuple.count"),
     "strings": ("method.array._text_eq", "method.array._text_ne") + tuple(f"method.str.{name}" for name in (
         "index", "rindex", "zfill", "ljust", "rjust", "center", "partition", "rpartition", "rsplit",
-        "splitlines", "removeprefix", "removesuffix", "istitle", "isascii", "isidentifier",
+        "splitlines", "removeprefix", "removesuffix", "istitle", "isascii",
         "isprintable", "expandtabs")),
     "dicts": tuple(f"method.dict.{name}" for name in (
         "keys", "values", "items", "_get_or_none", "update", "__eq__", "__ne__", "_items")) + tuple(

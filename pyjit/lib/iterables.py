@@ -54,8 +54,9 @@ def _keyed_iterable(t):
 def _extreme(name, smaller):
     """min() and max() of one list or homogeneous tuple whose items the builtin does not
     compare (tuples: lexicographically), or with key= (also over a range, a 1-d array, a set, a
-    dict or a string, taken as the list of their items): the first extreme item, as CPython's;
-    ValueError when empty. Numbers without key= are left to the builtin."""
+    dict or a string, taken as the list of their items; those without key= too): the first
+    extreme item, as CPython's; ValueError when empty. Numbers of a list or tuple, and arrays,
+    without key= are left to the builtin."""
     message = f"{name}() iterable argument is empty"
     listed = []
 
@@ -74,6 +75,18 @@ def _extreme(name, smaller):
             return best
         return impl
 
+    def over_items(keyed):
+        """The picker of a list, called on the list of the iterable's items: compiled once
+        for every caller, with key= and without."""
+        if not listed:
+            from ..decorators import njit
+            listed.extend([njit(pick(False)), njit(pick(True))])
+        over_list = listed[keyed]
+
+        def impl(iterable, key=None):
+            return over_list(list(iterable), key)
+        return impl
+
     def typing(iterable, key=None):
         dated = (types.NPDatetime, types.NPTimedelta)
         if isinstance(iterable, dated) and key == iterable:   # min(d1, d2): NaT compares False
@@ -89,14 +102,9 @@ def _extreme(name, smaller):
             return lambda iterable, key=None: key if key > iterable else iterable
         keyed = key is not None and not isinstance(key, (types.NoneType, types.Omitted))
         if keyed and not isinstance(key, _VALUES) and _keyed_iterable(iterable):
-            if not listed:   # one compiled picker for every caller
-                from ..decorators import njit
-                over_list = njit(pick(True))
-
-                def over_items(iterable, key=None):
-                    return over_list(list(iterable), key)
-                listed.append(over_items)
-            return listed[0]
+            return over_items(True)
+        if not keyed and _keyed_iterable(iterable) and not isinstance(iterable, types.Array):
+            return over_items(False)   # max(range(n)), min(a_set), max(d), max("abc")
         if not isinstance(iterable, (types.List, types.UniTuple)) or isinstance(key, _VALUES):
             return None   # min(a, b) of numbers: the builtin's
         if not keyed and isinstance(iterable.dtype, (types.Number, types.Boolean)):

@@ -1,9 +1,11 @@
-"""Python's math.frexp, math.ldexp, math.modf and math.remainder, written in the compiled subset (numba-cuda kernels and
-@njit code take them; the floating-point formats are reached through exact scalings by powers of
-two, so the results are CPython's, the one rounding of ldexp included). A float32 argument gives
-a float32 result, as pyjit's other math functions do; an out-of-range ldexp is inf, as NumPy and
-Numba give it (pyjit raises no range errors), and remainder of an infinity or by zero a NaN, as
-libdevice's (CPython raises ValueError)."""
+"""Python's math.frexp, math.ldexp, math.modf and math.remainder, written in the compiled subset
+(numba-cuda kernels and @njit code take them; the floating-point formats are reached through
+exact scalings by powers of two, so the results are CPython's, the one rounding of ldexp
+included). A float32 argument gives a float32 result, as pyjit's other math functions do; an
+out-of-range ldexp is inf, as NumPy and Numba give it (pyjit raises no range errors), and
+remainder of an infinity or by zero a NaN, as libdevice's (CPython raises ValueError). Also
+math.exp2 and math.nextafter, and math.cbrt and math.lcm (of two integers), which Numba lacks,
+and round(n, ndigits) of an integer, an int as CPython's (Numba's is a float)."""
 import math
 
 import numpy as np
@@ -134,3 +136,50 @@ def _remainder(x, y):
     if not _number(x) or not _number(y):
         raise TypeError(f"math.remainder() takes numbers, not {x} and {y}")
     return lambda x, y: _remainder64(float(x), float(y))
+
+
+@overload(math.cbrt)
+def _cbrt(x):
+    if not _number(x):
+        raise TypeError(f"math.cbrt() takes a number, not {x}")
+    return lambda x: float(np.cbrt(float(x)))
+
+
+def _integer(x):
+    return isinstance(x, (types.Integer, types.Boolean))
+
+
+@overload(math.lcm)
+def _lcm(a, b):
+    """math.lcm of two integers (the form with more arguments is not taken), 0 when one is 0."""
+    if not _integer(a) or not _integer(b):
+        raise TypeError(f"math.lcm() takes two integers, not {a} and {b}")
+
+    def impl(a, b):
+        if a == 0 or b == 0:
+            return 0
+        return abs(a // math.gcd(a, b) * b)
+    return impl
+
+
+@overload(round)
+def _round_integer(number, ndigits=None):
+    """round(n, ndigits) of an integer: n itself for ndigits >= 0, else the nearest multiple of
+    10**-ndigits, halves to the even multiple, an int as CPython's (floats are the builtin's)."""
+    if not isinstance(number, types.Integer) or not isinstance(ndigits, types.Integer):
+        return None
+
+    def impl(number, ndigits=None):
+        if ndigits >= 0:
+            return number
+        if ndigits < -18:   # 10**19 is past int64: 0 is the multiple, or one past int64
+            if ndigits == -19 and (number > 5 * 10 ** 18 or number < -5 * 10 ** 18):
+                raise OverflowError("round() result does not fit in int64")
+            return number - number
+        p = 10 ** (-ndigits)
+        q = number // p
+        twice = 2 * (number - q * p)
+        if twice > p or (twice == p and q % 2 == 1):
+            q += 1
+        return q * p
+    return impl

@@ -235,21 +235,6 @@ def _isascii(s):
     return impl
 
 
-@overload_method(types.UnicodeType, "isidentifier")
-def _isidentifier(s):
-    def impl(s):
-        if len(s) == 0:
-            return False
-        first = s[0]
-        if not (first == "_" or first.isalpha()):
-            return False
-        for c in s[1:]:
-            if not (c == "_" or c.isalnum()):
-                return False
-        return True
-    return impl
-
-
 # Characters CPython does not print among those below U+3000: the C0 and C1 controls, the
 # separators other than the space, and the format characters.
 _UNPRINTABLE = ("\xa0\xad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180e"

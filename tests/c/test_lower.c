@@ -174,6 +174,10 @@ int32_t pj_objmode_call(void *fn, int32_t nargs, void *const *args, const char *
     (void)fn; (void)nargs; (void)args; (void)typenames; (void)ret; (void)out; (void)exc;
     return 1;
 }
+void pj_print_boxed(const char *typename, void *value, int32_t quoted)
+{
+    (void)typename; (void)value; (void)quoted;
+}
 
 /* ---- typed IR from text, through the stages after inference ---- */
 static CompileOptions opts = {.opt_level = 3};

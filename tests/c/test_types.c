@@ -142,7 +142,11 @@ static void test_namedtuples(void)
     CHECK(ty_field_index(ty_tuple(ff, 2), "x") == -1);
     CHECK(ty_unify(ty_namedtuple(&point_cls, "Point", fields, fi, 2), p) == p);
     CHECK(ty_unify(p, ty_tuple(ff, 2)) == NULL);
-    CHECK(ty_parse(p->name) == NULL);   /* two classes print as Point(x=float64, y=float64) */
+    /* a second class of one name is named apart (so are the types holding one), and parsed */
+    Type *p2 = ty_namedtuple(&pair_cls, "Point", fields, ff, 2);
+    CHECK(strcmp(p2->name, "Point#2(x=float64, y=float64)") == 0);
+    CHECK(ty_parse(p->name) == p && ty_parse(p2->name) == p2);
+    CHECK(ty_parse("tuple(Point#2(x=float64, y=float64), int64)") == ty_tuple((Type *[]){p2, i64}, 2));
     CHECK(ty_mem_size(p) == 16);
     /* a name one class alone prints is that class's type, nested too */
     const char *qfields[] = {"re", "im"};
