@@ -1,0 +1,86 @@
+"""NumPy features against NumPy itself: ufunc.outer with out= (NumPy's ufuncs and @vectorize
+ones), out= on the nan-reductions along an axis, Polynomial objects called on numbers and arrays,
+an Ellipsis index that leaves a 0-d array, library errors built from their arguments; over
+dtypes, layouts (C, Fortran, strided), NaN and empty arrays."""
+import numpy as np
+import pytest
+
+import pyjit
+from pyjit import njit, vectorize
+
+from util import assert_same, check
+
+RNG = np.random.default_rng(1313)
+
+
+def _layouts(a):
+    """a as C, Fortran and strided arrays of the same values."""
+    wide = np.repeat(a, 2, axis=-1)
+    return [a, np.asfortranarray(a), wide[..., ::2]]
+
+
+# ---- ufunc.outer(..., out=) ------------------------------------------------------------------
+
+@vectorize(['float64(float64, float64)', 'int64(int64, int64)'])
+def _vmix(x, y):
+    return x * 2 + y
+
+
+@vectorize
+def _vlazy(x, y):
+    return x - y * y
+
+
+def _outer_into(a, b, o):
+    return np.add.outer(a, b, out=o)
+
+
+def _outer_into_tuple(a, b, o):
+    return np.multiply.outer(a, b, out=(o,))
+
+
+def _outer_max(a, b, o):
+    r = np.maximum.outer(a, b, out=o)
+    return r is o
+
+
+def _outer_vec(a, b, o):
+    return _vmix.outer(a, b, out=o)
+
+
+def _outer_lazy(a, b, o):
+    return _vlazy.outer(a, b, out=o)
+
+
+@pytest.mark.parametrize("f", [_outer_into, _outer_into_tuple, _outer_max, _outer_vec,
+                               _outer_lazy])
+@pytest.mark.parametrize("dt", [np.int64, np.float32, np.float64])
+def test_ufunc_outer_out(f, dt):
+    a = (RNG.standard_normal(5) * 10).astype(dt)
+    b = (RNG.standard_normal(3) * 10).astype(dt)
+    out_dt = np.float64 if f in (_outer_vec, _outer_lazy) and dt == np.float32 else dt
+    check(f, a, b, np.zeros((5, 3), out_dt))
+    check(f, a[::-1], b[::2], np.zeros((5, 2), out_dt))           # strided operands
+    check(f, a, b, np.zeros((3, 5), out_dt).T)                     # a transposed out
+    check(f, a[:0], b, np.zeros((0, 3), out_dt))                    # empty
+
+
+def test_ufunc_outer_out_nd_and_numbers():
+    m = RNG.standard_normal((2, 3))
+    v = RNG.standard_normal(4)
+    check(_outer_into, m, v, np.zeros((2, 3, 4)))
+    check(_outer_into, v, m, np.zeros((4, 2, 3)))
+    check(_outer_into, 2.5, v, np.zeros(4))
+    check(_outer_into, np.arange(4, dtype=np.int32), np.arange(3, dtype=np.int8),
+          np.zeros((4, 3)))                                         # ints into a float out
+
+
+def test_ufunc_outer_out_errors():
+    a, b = np.arange(5.0), np.arange(3.0)
+    cf = njit(_outer_into)
+    with pytest.raises(ValueError):
+        cf(a, b, np.zeros((5, 4)))                                  # NumPy: ValueError too
+    with pytest.raises(pyjit.TypingError, match="Cannot cast ufunc 'add' output"):
+        cf(a, b, np.zeros((5, 3), np.int64))
+    with pytest.raises(pyjit.TypingError, match="out= has 1 dimensions where the result has 2"):
+        cf(a, b, np.zeros(15))
