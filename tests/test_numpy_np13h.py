@@ -84,3 +84,76 @@ def test_ufunc_outer_out_errors():
         cf(a, b, np.zeros((5, 3), np.int64))
     with pytest.raises(pyjit.TypingError, match="out= has 1 dimensions where the result has 2"):
         cf(a, b, np.zeros(15))
+
+
+# ---- out= on the NaN-skipping reductions, the medians and the quantiles -----------------------
+
+_NAN_REDUCTIONS = ["nansum", "nanprod", "nanmean", "nanmin", "nanmax", "nanvar", "nanstd",
+                   "nanmedian", "median"]
+
+
+def _with_nans(dt, shape=(3, 4)):
+    a = (RNG.standard_normal(shape) * 4).astype(dt)
+    if np.dtype(dt).kind == "f":
+        a.flat[[0, 5, 7]] = np.nan
+    return a
+
+
+def _reduce_into(name, axis, keepdims=False):
+    return eval(f"lambda a, o: np.{name}(a, axis={axis!r}, out=o, keepdims={keepdims})")
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", _NAN_REDUCTIONS)
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int64])
+def test_nan_reductions_out(name, dt):
+    base = _with_nans(dt)
+    out_dt = np.float64 if dt == np.int64 and name not in ("nansum", "nanprod",
+                                                           "nanmin", "nanmax") else dt
+    axes = (0, 1, None) if dt == np.float64 else (1,)
+    for a in _layouts(base) if dt == np.float64 else [base[:, ::2]]:
+        for axis in axes:
+            shape = () if axis is None else (a.shape[1 - axis],)
+            check(_reduce_into(name, axis), a, np.zeros(shape, out_dt))
+    check(_reduce_into(name, 1, True), base, np.zeros((3, 1), out_dt))
+    if name not in ("nanmin", "nanmax"):       # NumPy refuses an empty nanmin
+        check(_reduce_into(name, 0), base[:0], np.zeros(4, out_dt))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("name", ["nanargmin", "nanargmax", "nancumsum", "nancumprod"])
+def test_nan_arg_and_running_out(name):
+    a = _with_nans(np.float64)
+    a[:, 0] = RNG.standard_normal(3)          # no all-NaN lane for nanarg*
+    running = name.startswith("nancum")
+    for axis in (0, 1, None):
+        shape = (a.shape if axis is not None else (a.size,)) if running else \
+            (() if axis is None else (a.shape[1 - axis],))
+        f = eval(f"lambda a, o: np.{name}(a, axis={axis!r}, out=o)")
+        check(f, a, np.zeros(shape, np.float64 if running else np.int64))
+
+
+@pytest.mark.parametrize("name", ["percentile", "quantile", "nanpercentile", "nanquantile"])
+def test_quantiles_out(name):
+    scale = 100 if "percentile" in name else 1
+    a = _with_nans(np.float64, (4, 5)) if name.startswith("nan") else \
+        RNG.standard_normal((4, 5))
+    q, qs = 0.3 * scale, np.array([0.1, 0.5, 0.9]) * scale
+    for m in _layouts(a)[::2]:
+        check(eval(f"lambda a, q, o: np.{name}(a, q, axis=0, out=o)"), m, q, np.zeros(5))
+        check(eval(f"lambda a, q, o: np.{name}(a, q, axis=1, out=o)"), m, qs, np.zeros((3, 4)))
+    check(eval(f"lambda a, q, o: np.{name}(a, q, out=o)"), a, q, np.zeros(()))
+    check(eval(f"lambda a, q, o: np.{name}(a, q, axis=(0, 1), keepdims=True, out=o)"),
+          a, q, np.zeros((1, 1)))
+
+
+def test_reductions_out_errors():
+    a = RNG.standard_normal((3, 4))
+    with pytest.raises(ValueError):
+        njit(_reduce_into("nansum", 0))(a, np.zeros(3))
+    with pytest.raises(ValueError):
+        njit(_reduce_into("median", 0))(a, np.zeros(3))
+    with pytest.raises(ValueError):
+        njit(_reduce_into("nanmedian", 0))(a, np.zeros((1, 4)))
+    with pytest.raises(pyjit.TypingError, match="Cannot cast ufunc 'add' output"):
+        njit(lambda a, o: np.percentile(a, 5, axis=0, out=o))(a, np.zeros(4, np.int64))

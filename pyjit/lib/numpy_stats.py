@@ -76,6 +76,8 @@ def _median_typing(of_type):
     def typing(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         if not is_array(a):
             return None
+        if given(out):
+            return stored_into(of_type.name, a, None, axis, out, keepdims, _MEDIAN_SIGNATURE)
         from .numpy_axis import apply_along, keep_dims
         of = of_type(a)
         if given(axis):
@@ -88,9 +90,54 @@ def _median_typing(of_type):
     return typing
 
 
-overload(np.median)(_median_typing(
-    lambda a: _median_of(float_of(a.dtype), isinstance(a.dtype, types.Float))))
-overload(np.nanmedian)(_median_typing(lambda a: _nanmedian_of(float_of(a.dtype))))
+def _median_kind(a):
+    return _median_of(float_of(a.dtype), isinstance(a.dtype, types.Float))
+
+
+def _nanmedian_kind(a):
+    return _nanmedian_of(float_of(a.dtype))
+
+
+_median_kind.name, _nanmedian_kind.name = "median", "nanmedian"
+overload(np.median)(_median_typing(_median_kind))
+overload(np.nanmedian)(_median_typing(_nanmedian_kind))
+
+
+def stored_into(name, a, q, axis, out, keepdims, signature):
+    """np.<name>(a, [q,] axis, out=out, keepdims=): the result made without out, stored into
+    out (cast as NumPy casts the median's mean into it; the quantiles refuse an int out as
+    NumPy's same-kind rule does), out returned. A shape out does not have is NumPy's
+    ValueError, raised when running."""
+    if not is_array(out):
+        raise TypeError(f"np.{name}: out= takes an array, not {out}")
+    if name not in ("median", "nanmedian") and not isinstance(
+            out.dtype, (types.Float, types.Complex)):
+        raise TypeError(f"Cannot cast ufunc 'add' output from dtype('float64') to "
+                        f"dtype('{out.dtype}') with casting rule 'same_kind'")
+    if isinstance(a.dtype, types.Complex) and not isinstance(out.dtype, types.Complex):
+        raise TypeError(f"np.{name}: out= of {out.dtype} for a complex result would drop its "
+                        "imaginary part (NumPy warns and drops it); compiled code refuses it")
+    keep = constant_flag(keepdims, "keepdims")
+    reduced, _ = _reduced_axes(axis, a.ndim)
+    if reduced is None:
+        return None
+    nd = (a.ndim if keep else a.ndim - len(reduced)) + (
+        q.ndim if is_array(q) else 1 if _q_sequence(q) else 0)
+    args = "a, q" if q is not None else "a"
+    args += ", axis=axis" if given(axis) else ""
+    args += ", keepdims=True" if keep else ""
+    if out.ndim != nd:
+        store = ("    raise ValueError('output parameter for np." + name + " has the wrong "
+                 f"number of dimensions: Found {out.ndim} but expected {nd}')\n")
+    elif nd == 0:
+        store = f"    out[()] = np.{name}({args})\n"
+    else:
+        store = (f"    r = np.{name}({args})\n"
+                 "    if out.shape != r.shape:\n"
+                 "        raise ValueError('could not broadcast the result of np." + name +
+                 " into out=: its shape differs')\n"
+                 "    out[...] = r\n")
+    return generated("impl", f"def impl({signature}):\n" + store + "    return out\n", {})
 
 
 @register_jitable
@@ -306,6 +353,23 @@ def _nan_quantiles(scale, what):
 
 overload(np.nanpercentile)(_nan_quantiles(100, "Percentiles"))
 overload(np.nanquantile)(_nan_quantiles(1, "Quantiles"))
+
+
+_Q_OUT_SIGNATURE = "a, q, axis=None, out=None, overwrite_input=False, keepdims=False"
+
+
+def _quantiles_into(name):
+    def typing(a, q, axis=None, out=None, overwrite_input=False, keepdims=False):
+        if not (is_array(a) and given(out)) or not (is_number(q) or is_array(q) or
+                                                    _q_sequence(q)):
+            return None
+        return stored_into(name, a, q, axis, out, keepdims, _Q_OUT_SIGNATURE)
+    typing.__name__ = typing.__qualname__ = f"_{name}_into"
+    return typing
+
+
+for _name in ("percentile", "quantile", "nanpercentile", "nanquantile"):
+    overload(getattr(np, _name), strict=False)(_quantiles_into(_name))
 
 
 @overload(np.nanmean)
