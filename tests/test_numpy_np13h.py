@@ -157,3 +157,45 @@ def test_reductions_out_errors():
         njit(_reduce_into("nanmedian", 0))(a, np.zeros((1, 4)))
     with pytest.raises(pyjit.TypingError, match="Cannot cast ufunc 'add' output"):
         njit(lambda a, o: np.percentile(a, 5, axis=0, out=o))(a, np.zeros(4, np.int64))
+
+
+# ---- an Ellipsis beside ints only: a 0-d view, as NumPy gives ----------------------------------
+
+def _ell_last(a):
+    return a[..., 2]
+
+
+def _ell_first(a):
+    return a[-1, ...]
+
+
+def _ell_mid(m):
+    return m[1, ..., 2]
+
+
+def _ell_whole(z):
+    return z[...]
+
+
+def _ell_arith(a):
+    return a[..., 2] * 2 + a[0, ...]
+
+
+def _ell_write_through(a):
+    v = a[..., 1]
+    v[()] = 42
+    a[..., 0] = 7
+    return v.ndim, v.shape, v.item(), a
+
+
+@pytest.mark.parametrize("dt", [np.int32, np.float32, np.complex128, np.bool_])
+def test_ellipsis_zero_d(dt):
+    a = np.arange(1, 7).astype(dt)
+    m = np.arange(24).reshape(2, 3, 4).astype(dt)
+    for f, arg in ((_ell_last, a), (_ell_first, a), (_ell_last, a[::-2]), (_ell_mid, m[0]),
+                   (_ell_mid, m[..., ::2]), (_ell_whole, np.array(a[3])), (_ell_arith, a),
+                   (_ell_write_through, a), (_ell_write_through, a[::2])):
+        check(f, arg, exact=True)
+    check(_ell_last, m)                               # a 2-d result, as before
+    with pytest.raises(IndexError):
+        njit(_ell_first)(a[:0])
