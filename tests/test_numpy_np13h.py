@@ -199,3 +199,82 @@ def test_ellipsis_zero_d(dt):
     check(_ell_last, m)                               # a 2-d result, as before
     with pytest.raises(IndexError):
         njit(_ell_first)(a[:0])
+
+
+# ---- exceptions whose message is a constant string's type but not a constant -----------------
+# (a variable given the same text on every path is a phi typed by that text: it was lowered as
+# a number, which crashed the compiler)
+
+_CHOICES = ("left", "right")
+
+
+def _msg_same_on_both_paths(x):
+    msg = "same"
+    if x > 0:
+        msg = "same"
+    raise ValueError(msg)
+
+
+def _msg_same_with_number(x):
+    msg = "bad"
+    if x > 0:
+        msg = "bad"
+    raise IndexError(msg, x)
+
+
+def _msg_of_choice(x):
+    raise ValueError(_CHOICES[1] if x else _CHOICES[0], x * 1.5)
+
+
+def _msg_concatenated(x, name):
+    raise ValueError(name + " must be positive, not " + str(x))
+
+
+def _msg_fstring(x, name):
+    raise KeyError(f"{name}: {x}")
+
+
+@pytest.mark.parametrize("f, args", [(_msg_same_on_both_paths, (1,)),
+                                     (_msg_same_on_both_paths, (-1,)),
+                                     (_msg_same_with_number, (3,)), (_msg_of_choice, (0,)),
+                                     (_msg_of_choice, (2,)), (_msg_concatenated, (-2, "n")),
+                                     (_msg_fstring, (7, "k"))])
+def test_exception_messages_from_values(f, args):
+    with pytest.raises(Exception) as expected:
+        f(*args)
+    with pytest.raises(type(expected.value)) as got:
+        njit(f)(*args)
+    assert got.value.args == expected.value.args
+
+
+def test_library_helper_raises_its_argument():
+    from pyjit.extending import overload, register_jitable
+
+    @register_jitable
+    def fail(cond, msg):
+        if cond:
+            raise ValueError(msg)
+        return 0
+
+    def scaled(x, mode):
+        return x
+
+    def typing(x, mode):
+        def impl(x, mode):
+            msg = mode
+            if x > 10:
+                msg = mode
+            fail(x < 0, msg)
+            if mode != "up":
+                raise ValueError("mode must be 'up', not " + mode)
+            return x * 2
+        return impl
+    typing.__module__ = "pyjit.lib.np13h_test"       # read as pyjit's own library reads
+    overload(scaled)(typing)
+
+    @njit
+    def use(x):
+        return scaled(x, "up")
+    assert use(3) == 6
+    with pytest.raises(ValueError, match="^up$"):
+        use(-1)
