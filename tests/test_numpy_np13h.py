@@ -278,3 +278,82 @@ def test_library_helper_raises_its_argument():
     assert use(3) == 6
     with pytest.raises(ValueError, match="^up$"):
         use(-1)
+
+
+# ---- np.polynomial.Polynomial: calls, methods and operators -----------------------------------
+
+P = np.polynomial.Polynomial
+
+
+def _same_poly(expected, got):
+    assert isinstance(got, P), f"expected a Polynomial, got {got!r}"
+    for field in ("coef", "domain", "window"):
+        assert_same(getattr(expected, field), getattr(got, field), where=field)
+
+
+def _poly_cases():
+    """float64 (with a domain and a window of their own), float32 and complex coefficients."""
+    return [P(np.array([1, 2, 3]), domain=[0, 2]), P([2.0], domain=[-3, 5], window=[0, 1]),
+            P(np.array([0.5, 1.5], np.float32)), P(np.array([1.0, 2j, 3.0]))]
+
+
+def _call(p, x):
+    return p(x)
+
+
+@pytest.mark.parametrize("x", [2.0, 3, np.linspace(-2, 2, 7), np.arange(6).reshape(2, 3)[:, ::2],
+                               np.zeros(0)])
+def test_polynomial_call(x):
+    for p in _poly_cases():
+        check(_call, p, x)
+
+
+@pytest.mark.parametrize("f", [lambda p: p.deriv(), lambda p: p.deriv(2), lambda p: p.integ(),
+                               lambda p: p.integ(2, k=1.5), lambda p: p.integ(lbnd=1.0),
+                               lambda p: p.copy(), lambda p: p + p, lambda p: p - p,
+                               lambda p: p * p, lambda p: p * 2, lambda p: 2 * p,
+                               lambda p: 1 - p, lambda p: p + 1j, lambda p: -p, lambda p: +p,
+                               lambda p: p / 4])
+def test_polynomial_methods_and_operators(f):
+    for p in _poly_cases():
+        if p.coef.dtype == np.complex128 and "integ" in str(f.__code__.co_consts):
+            continue
+        _same_poly(f(p), njit(f)(p))
+
+
+def test_polynomial_scalars_and_comparisons():
+    def info(p, q):
+        return p.degree(), p.mapparms(), p == q, p != q, p == p, p == 1.0
+    cases = _poly_cases()
+    for p, q in zip(cases, cases[1:] + cases[:1]):
+        assert njit(info)(p, q) == info(p, q)
+        assert njit(info)(p, p.copy()) == info(p, p.copy())
+
+
+def test_polynomial_made_and_used_inside():
+    @njit
+    def fit_eval(c, x):
+        p = P(c, domain=np.array([0.0, 4.0]))
+        q = p.deriv() * 2.0 + p
+        q -= 1.0
+        return q(x), q.integ()(x[::2]), q.degree()
+    c, x = np.array([0.0, 1.0, 2.0]), np.linspace(0, 4, 9)
+    p = P(c, domain=[0.0, 4.0])
+    q = p.deriv() * 2.0 + p
+    q -= 1.0
+    got = fit_eval(c, x)
+    assert_same(q(x), got[0])
+    assert_same(q.integ()(x[::2]), got[1])
+    assert got[2] == q.degree()
+
+
+def test_polynomial_errors():
+    p, q = P([1.0, 2.0]), P([1.0, 2.0], domain=[0, 1])
+    with pytest.raises(TypeError, match="Domains differ"):
+        njit(lambda a, b: a + b)(p, q)
+    with pytest.raises(TypeError, match="Windows differ"):
+        njit(lambda a, b: a * b)(p, P([1.0], window=[0, 1]))
+    with pytest.raises(pyjit.TypingError, match="must be a Polynomial or a number"):
+        njit(lambda a, b: a + b)(p, np.arange(2.0))     # never the tuples' concatenation
+    with pytest.raises(pyjit.TypingError, match="has no attribute 'roots'"):
+        njit(lambda a: a.roots())(p)

@@ -204,6 +204,10 @@ METHODS = {
                    "method.array._imag_of_real"),
     "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
                      "ravel_multi_index", "inner"),
+    "numpy_polynomial": tuple(f"method.Polynomial.{name}" for name in (
+        "__call__", "degree", "copy", "mapparms", "deriv", "integ", "__add__", "__radd__",
+        "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__neg__", "__pos__",
+        "__eq__", "__ne__")),
     "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze",
                     "method.array.view"),
     "numpy_flags": ("attr.array.flags",),
