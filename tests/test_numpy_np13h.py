@@ -357,3 +357,20 @@ def test_polynomial_errors():
         njit(lambda a, b: a + b)(p, np.arange(2.0))     # never the tuples' concatenation
     with pytest.raises(pyjit.TypingError, match="has no attribute 'roots'"):
         njit(lambda a: a.roots())(p)
+
+
+# ---- np.histogram of int arrays (their extremes found in the items' own type) -----------------
+
+def _histogram(a, bins):
+    return np.histogram(a, bins=bins)
+
+
+@pytest.mark.parametrize("dt", [np.uint8, np.int32, np.uint64])
+def test_histogram_ints(dt):
+    info = np.iinfo(dt)
+    lo, hi = max(int(info.min), -1000), min(int(info.max), 1000)
+    cases = [RNG.integers(lo, hi, 1001).astype(dt), np.array([info.min, info.max], dt),
+             np.array([5], dt), np.zeros(0, dt), RNG.integers(0, 100, (30, 7)).astype(dt)[:, ::2]]
+    for a in cases:
+        for bins in (1, 7, 50):
+            check(_histogram, a, bins, exact=True)

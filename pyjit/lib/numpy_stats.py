@@ -435,6 +435,18 @@ def _min_max(b):
 
 
 @register_jitable(boundscheck=False)
+def _int_min_max(b):
+    """(min, max) of a 1-d int or bool array, as floats: two running extremes in the items' own
+    type, which LLVM turns into vector min and max (no NaN to look for, no conversion per item)."""
+    lo = hi = b[0]
+    for i in range(1, b.size):
+        v = b[i]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
+    return float(lo), float(hi)
+
+
+@register_jitable(boundscheck=False)
 def _float_min_max(b):
     """(min, max) of the items of a 1-d float array that are not NaN: (inf, -inf) when none are.
     Each a loop of its own over four running extremes (NaN skipped, as `v < lo` is false), which
@@ -587,7 +599,8 @@ def _histogram(a, bins=10, range=None):
         return None
     et = float_of(a.dtype)
     ranged = given(range)
-    min_max = _float_min_max if isinstance(a.dtype, types.Float) else _min_max
+    min_max = _float_min_max if isinstance(a.dtype, types.Float) else \
+        _int_min_max if isinstance(a.dtype, (types.Integer, types.Boolean)) else _min_max
 
     def impl(a, bins=10, range=None):
         if bins < 1:
