@@ -374,3 +374,89 @@ def test_histogram_ints(dt):
     for a in cases:
         for bins in (1, 7, 50):
             check(_histogram, a, bins, exact=True)
+
+
+# ---- np.pad ------------------------------------------------------------------------------------
+
+_PAD_MODES = ["constant", "edge", "wrap", "reflect", "symmetric"]
+
+
+@pytest.mark.parametrize("mode", _PAD_MODES)
+def test_pad_modes(mode):
+    f = eval(f"lambda a, p: np.pad(a, p, mode={mode!r})")
+    cf = njit(f)
+    v = np.arange(1.0, 6.0)
+    m = np.arange(12, dtype=np.int32).reshape(3, 4)
+    for a in (v, v[::-2], v[:1]):
+        for pw in (0, 2, 7, (1, 3), ((2, 0),)):          # 7: wider than the array
+            check(f, a, pw, jit=cf, exact=True)
+    for a in (m, np.asfortranarray(m), m[:, ::3]):
+        for pw in (1, 5, ((0, 3), (2, 1))):
+            check(f, a, pw, jit=cf, exact=True)
+    check(f, np.arange(24.0).reshape(2, 3, 4)[:, ::-1], ((1, 0), (0, 2), (3, 1)), jit=cf,
+          exact=True)
+
+
+def test_pad_constant_values_and_errors():
+    m = np.arange(12).reshape(3, 4)
+    check(lambda a: np.pad(a, 2, constant_values=(9, 7)), m, exact=True)
+    check(lambda a: np.pad(a, ((1, 1), (2, 0)), constant_values=((1.5, 2), (3, 4))), m,
+          exact=True)
+    check(lambda a: np.pad(a, 1, mode="constant", constant_values=-1.0), np.zeros(0), exact=True)
+    check(lambda a: np.pad(a, 3, mode="empty").shape, m)
+    with pytest.raises(ValueError, match="negative"):
+        njit(lambda a, p: np.pad(a, p))(m, -1)
+    with pytest.raises(ValueError, match="can't extend empty axis"):
+        njit(lambda a: np.pad(a, 1, mode="edge"))(np.zeros(0))
+    with pytest.raises(pyjit.TypingError, match="mode 'mean' is not supported"):
+        njit(lambda a: np.pad(a, 1, mode="mean"))(m)
+    with pytest.raises(pyjit.TypingError, match="mode= must be a constant string"):
+        njit(lambda a, s: np.pad(a, 1, mode=s))(m, "edge")
+    with pytest.raises(pyjit.TypingError, match="``axis`` argument is required"):
+        njit(lambda a: np.cumulative_sum(a))(m)        # NumPy's ValueError, known when compiling
+
+
+# ---- np.put of lists, a.put, np.compress, np.fix, np.sort_complex, the array-API names ---------
+
+_MORE = [
+    (lambda a: (np.put(a, [0, 2], [9.0, 8.0]), a)[1], "v"),
+    (lambda a: (a.put([1, -1], 5.0), a)[1], "v"),
+    (lambda m: (m.put(np.array([1, 7]), np.array([5.0, 6.0])), m)[1], "m"),
+    (lambda a: np.compress(np.abs(a) > 2, a), "v"),
+    (lambda m: np.compress([True, False, True], m, axis=0), "m"),
+    (lambda m: np.compress([0, 1], m, axis=1), "m"),
+    (lambda a: np.compress([0, 0, 0, 0, 0, 0, 0, 1], a), "v"),      # NumPy's IndexError
+    (lambda a: np.cumulative_sum(a), "v"),
+    (lambda a: np.cumulative_sum(a, include_initial=True), "v"),
+    (lambda m: np.cumulative_sum(m, axis=1, include_initial=True), "m"),
+    (lambda m: np.cumulative_prod(m, axis=0), "m"),
+    (lambda a: np.sort_complex(a[::-1]), "v"),
+    (lambda m: np.sort_complex(m[::-1]), "m"),
+    (lambda a: np.fix(a / 4 - 1), "v"),
+    (lambda a: np.astype(a, np.float32), "v"),
+    (lambda m: np.matrix_transpose(m), "m"),
+    (lambda m: np.vecdot(m, m[0]), "m"),
+    (lambda m: np.linalg.vector_norm(m), "m"),
+    (lambda m: np.linalg.vector_norm(m, axis=1, ord=1), "m"),
+    (lambda m: np.linalg.matrix_norm(m), "m"),
+    (lambda m: np.linalg.matrix_norm(m.reshape(3, 2, 2)), "m"),
+]
+
+
+@pytest.mark.parametrize("f, kind", _MORE)
+@pytest.mark.parametrize("dt", [np.int16, np.float64, np.complex64])
+def test_more_functions(f, kind, dt):
+    base = (np.arange(6) - 2) if kind == "v" else (np.arange(12) - 5).reshape(3, 4)
+    a = base.astype(dt)
+    src = f.__code__.co_consts
+    if dt == np.complex64 and any(isinstance(s, str) and "norm" in s for s in src):
+        return
+    try:
+        f(a.copy())
+    except TypeError:        # a function NumPy refuses for this dtype (a > 2 of complex)
+        return
+    except (ValueError, IndexError):
+        pass                 # NumPy's errors, which check compares
+    check(f, a, exact=np.dtype(dt).kind != "c" and dt != np.float64)
+    if kind == "m" and dt == np.float64:
+        check(f, np.asfortranarray(a))
