@@ -460,3 +460,16 @@ def test_more_functions(f, kind, dt):
     check(f, a, exact=np.dtype(dt).kind != "c" and dt != np.float64)
     if kind == "m" and dt == np.float64:
         check(f, np.asfortranarray(a))
+
+
+# ---- what compiled code refuses: a TypingError naming the function -------------------------------
+
+@pytest.mark.parametrize("f, name", [
+    (lambda a: np.mgrid[0:3], "numpy.mgrid"), (lambda a: np.r_[a, a], "numpy.r_"),
+    (lambda a: a[np.s_[1:3]], "numpy.s_"), (lambda a: np.fft.fft(a), "numpy.fft.fft"),
+    (lambda a: np.piecewise(a, [a < 2], [1.0]), "numpy.piecewise"),
+    (lambda a: np.histogramdd(a), "numpy.histogramdd"),
+    (lambda a: np.real_if_close(a), "numpy.real_if_close")])
+def test_refused_functions_are_named(f, name):
+    with pytest.raises(pyjit.TypingError, match=rf"{name} is not supported in compiled code"):
+        njit(f)(np.arange(4.0))
