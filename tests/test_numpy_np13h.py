@@ -473,3 +473,35 @@ def test_more_functions(f, kind, dt):
 def test_refused_functions_are_named(f, name):
     with pytest.raises(pyjit.TypingError, match=rf"{name} is not supported in compiled code"):
         njit(f)(np.arange(4.0))
+
+
+# ---- np.histogram with weights= and density=, np.clip with a bound None, a.compress ------------
+
+@pytest.mark.parametrize("wdt", [np.float64, np.float32, np.int64])
+def test_histogram_weights_density(wdt):
+    a = RNG.standard_normal(300)
+    a[:3] = (np.nan, 10.0, -10.0)
+    w = (RNG.random(300) * 4).astype(wdt)
+    edges = np.linspace(-2, 2, 9)
+    check(lambda a, w: np.histogram(a, bins=7, range=(-3.0, 3.0), weights=w), a, w)
+    # NumPy sums float32 weights over given edges as differences of their float32 cumsum
+    check(lambda a, w: np.histogram(a, bins=edges, weights=w, density=True), a, w,
+          rtol=1e-5 if wdt == np.float32 else None)
+    check(lambda a, w: np.histogram(a.reshape(20, 15)[:, ::2], 5, (0.0, 1.0),
+                                    weights=w.reshape(20, 15)[:, ::2]), a, w)
+    check(lambda a, w: np.histogram(a, 4, weights=w), a[3:], w[3:])
+    check(lambda a: np.histogram(a, bins=6, density=True), a[3:])
+    check(lambda a, w: np.histogram(a, 4, weights=w[:5]), a[3:], w)        # NumPy's ValueError
+
+
+@pytest.mark.parametrize("dt", [np.int32, np.float64])
+def test_clip_one_sided_and_compress_method(dt):
+    a = (np.arange(8) - 3).astype(dt)
+    check(lambda a: np.clip(a, None, 2), a, exact=True)
+    check(lambda a: np.clip(a, 1, None), a[::-1], exact=True)
+    check(lambda a: np.clip(a, None, None), a, exact=True)
+    check(lambda a: a.clip(min=0), a, exact=True)
+    check(lambda a: a.clip(max=1.5), a, exact=True)
+    check(lambda a: np.clip(a, None, 2, out=a), a, exact=True)
+    check(lambda a: a.compress(a > 1), a, exact=True)
+    check(lambda a: a.reshape(2, 4).compress([False, True], axis=0), a, exact=True)

@@ -412,3 +412,10 @@ def _compress(condition, a, axis=None, out=None):
             np.take(a, np.nonzero(np.asarray(condition))[0], axis=axis)
     return lambda condition, a, axis=None, out=None: \
         np.take(a.ravel(), np.nonzero(np.asarray(condition))[0])
+
+
+@overload_method(types.Array, "compress")
+def _array_compress(a, condition, axis=None, out=None):
+    if given(out):
+        return None
+    return lambda a, condition, axis=None, out=None: np.compress(condition, a, axis)

@@ -725,3 +725,46 @@ def _ptp_of(a):
         lo = min(lo, v)
         hi = max(hi, v)
     return hi - lo
+
+
+@overload(np.histogram, jit_options={"boundscheck": False}, strict=False)
+def _histogram_weighted(a, bins=10, range=None, density=None, weights=None):
+    """np.histogram with weights= or density=: the edges np.histogram gives, then each item's
+    weight (or 1) added to the bin the edges give it, summed in float64 (complex128) and cast
+    to the weights' dtype as NumPy's bincount path does; density= the counts over their total
+    and the bins' widths, float64."""
+    if not is_array(a) or not (given(weights) or given(density)):
+        return None
+    weighted = given(weights)
+    if weighted and not is_array(weights):
+        raise TypeError(f"np.histogram: weights= takes an array, not {weights}")
+    dens = constant_flag(density, "density") if given(density) else False
+    wt = weights.dtype if weighted else types.int64
+    acc = types.complex128 if isinstance(wt, types.Complex) else \
+        types.float64 if weighted else types.int64
+    rt = types.float64 if dens else wt
+    ranged = given(range)
+
+    def impl(a, bins=10, range=None, density=None, weights=None):
+        if ranged:
+            edges = np.histogram(a, bins, range)[1]
+        else:
+            edges = np.histogram(a, bins)[1]
+        b = a.ravel()
+        if weighted and weights.shape != a.shape:
+            raise ValueError("weights should have the same shape as a.")
+        w = weights.ravel() if weighted else b
+        n = edges.size - 1
+        sums = np.zeros(max(n, 0), acc)
+        if n > 0:
+            lo, hi = edges[0], edges[n]
+            for i in builtins_range(b.size):
+                x = b[i]
+                if x >= lo and x <= hi:
+                    k = np.searchsorted(edges, x, side="right") - 1
+                    sums[k if k < n else n - 1] += acc(w[i]) if weighted else 1
+        counts = sums.astype(rt) if not dens else sums.astype(wt)
+        if dens:
+            return counts / np.diff(edges) / counts.sum(), edges
+        return counts, edges
+    return impl
