@@ -505,3 +505,21 @@ def test_clip_one_sided_and_compress_method(dt):
     check(lambda a: np.clip(a, None, 2, out=a), a, exact=True)
     check(lambda a: a.compress(a > 1), a, exact=True)
     check(lambda a: a.reshape(2, 4).compress([False, True], axis=0), a, exact=True)
+
+
+def test_itemset_as_numba_has_it():
+    # NumPy 2 removed ndarray.itemset; Numba code still calls it: compared with the stores
+    @njit
+    def set_items(a, m, one):
+        a.itemset(3, 7.5)
+        a.itemset(-1, 1.0)
+        m.itemset((1, 2), 9)
+        one.itemset(4.0)
+        return a, m, one
+    a, m, one = np.zeros(6), np.zeros((2, 3), np.int32), np.zeros((1, 1))
+    ea, em, eo = a.copy(), m.copy(), one.copy()
+    ea.flat[3], ea.flat[-1], em[1, 2], eo[...] = 7.5, 1.0, 9, 4.0
+    for e, g in zip((ea, em, eo), set_items(a, m, one)):
+        assert_same(e, g, exact=True)
+    with pytest.raises(ValueError):
+        njit(lambda a: a.itemset(2.0))(np.zeros(3))

@@ -223,7 +223,8 @@ METHODS = {
         "dot", "repeat", "nonzero", "round", "clip", "searchsorted", "diagonal", "trace",
         "tobytes", "_set_all")) +
     ("method.number.item", "method.number.conjugate"),
-    "numpy_gather": ("method.array.take", "method.array.put", "method.array.compress"),
+    "numpy_gather": ("method.array.take", "method.array.put", "method.array.compress",
+                     "method.array.itemset"),
     "numpy_axis": tuple(f"method.array.{name}" for name in (
         "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "cumsum")),
     "numpy_signal": ("method.array.any", "method.array.all"),

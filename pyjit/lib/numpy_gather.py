@@ -419,3 +419,26 @@ def _array_compress(a, condition, axis=None, out=None):
     if given(out):
         return None
     return lambda a, condition, axis=None, out=None: np.compress(condition, a, axis)
+
+
+@overload_method(types.Array, "itemset")
+def _array_itemset(a, i, v=None):
+    """Numba's a.itemset(v) of an array of one item and a.itemset(i, v) (a flat index, or a
+    tuple of one index per axis), which NumPy 2 removed: a[...] = v, a.flat[i] = v."""
+    if a.readonly:
+        return None
+    if v is None or v is types.none:
+        def one(a, i, v=None):
+            if a.size != 1:
+                raise ValueError("can only convert an array of size 1 to a Python scalar")
+            a.flat[0] = i
+        return one
+    if isinstance(i, types.Integer):
+        def flat(a, i, v=None):
+            a.flat[i] = v
+        return flat
+    if isinstance(i, types.BaseTuple):
+        def at(a, i, v=None):
+            a[i] = v
+        return at
+    return None

@@ -6,7 +6,9 @@ attributes). np.polynomial.polynomial's functions (lowest power first) are numpy
 
 A Polynomial is, to compiled code, the namedtuple (coef, domain, window) of its class
 (pyjit/_registry.py: ATTRIBUTE_CLASSES registers the class with the runtime): one passed in
-is read from its attributes, one returned is Polynomial(coef, domain, window)."""
+is read from its attributes, one returned is Polynomial(coef, domain, window). Its call, methods
+and operators are the overloads of "method.Polynomial.<name>" at the end of this file, which
+inference looks up for a value of the class (compiler/infer_calls.c: namedtuple_method)."""
 import numpy as np
 
 from ._util import (given, is_array, is_number, overload, promote, register_jitable, types,
