@@ -205,7 +205,8 @@ def make_kernels(njit):
     return {"sum": sum_loop, "mandelbrot": mandelbrot, "pairwise": pairwise,
             "collatz": collatz, "list": list_build, "dict": dict_count, "strings": split_join,
             "add": add, "arrayexpr": array_expr, "arraymath": array_math, "fancy": fancy,
-            "sort": sort, "median": median, "histogram": histogram, "axissum": axis_sum,
+            "sort": sort, "median": median, "histogram": histogram,
+            "histogramint": histogram, "axissum": axis_sum,
             "normals": normals, "gennormals": gen_normals, "genfill": gen_fill,
             "genexps": gen_exponentials, "genuniforms": gen_uniforms, "genints": gen_integers,
             "solve": solve, "matdot": matdot}
@@ -348,6 +349,10 @@ def check_histogram(args, result):
     np.testing.assert_array_equal(result, np.histogram(args[0], bins=50)[0])
 
 
+def args_ints(small):
+    return (np.random.default_rng(5).integers(0, 1000, 10 if small else 10**6),)
+
+
 def args_axissum(small):
     return (np.random.default_rng(4).random((10, 10) if small else (1000, 1000)),)
 
@@ -434,6 +439,8 @@ WORKLOADS = {   # name: (description, argument builder, check)
     "sort": ("np.sort, 10^6 float64", args_vector, check_sort),
     "median": ("np.median, 10^6 float64", args_vector, check_median),
     "histogram": ("np.histogram, 50 bins, 10^6", args_vector, check_histogram),
+    "histogramint": ("np.histogram, 50 bins, 10^6 int64 in [0, 1000)", args_ints,
+                     check_histogram),
     "axissum": ("m.sum(axis=0), 1000x1000", args_axissum, check_axissum),
     "normals": ("np.random.normal seeded, 10^6 draws (NumPy's stream)", args_normals,
                 check_normals),

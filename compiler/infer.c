@@ -634,6 +634,12 @@ static Type *type_binop(Infer *c, Instr *in)
         if (found || t)
             return t;
     }
+    if (a->kind == TY_TUPLE || b->kind == TY_TUPLE) {   /* p + q of Polynomials */
+        bool found;
+        Type *t = infer_namedtuple_operator(c, in, &found);
+        if (found)
+            return t;
+    }
     if (infer_is_datetime_op(in))
         return infer_datetime_op(c, in);
     if (a->kind == TY_CLASS)
@@ -730,6 +736,12 @@ static Type *type_unary(Infer *c, Instr *in)
         else if (c->rewrite)
             in->args[0] = as_bool(c, in, in->args[0]);
         return ty_scalar(TY_BOOL);
+    }
+    if (t->kind == TY_TUPLE) {   /* -p of a Polynomial */
+        bool found;
+        Type *r = infer_namedtuple_operator(c, in, &found);
+        if (found)
+            return r;
     }
     in->args[0] = zero_d_element(c, in, in->args[0], &t);
     Type *e = elem_type(t);
@@ -1150,6 +1162,12 @@ static Type *type_compare(Infer *c, Instr *in)
         bool found;
         Type *t = infer_operator_overload(c, in, &found);
         if (found || t)
+            return t;
+    }
+    if ((a->kind == TY_TUPLE || b->kind == TY_TUPLE) && op <= CMP_GE) {
+        bool found;
+        Type *t = infer_namedtuple_operator(c, in, &found);
+        if (found)
             return t;
     }
     if ((op == CMP_IS || op == CMP_ISNOT) && !a_none && !b_none && a->kind != TY_OPTIONAL &&

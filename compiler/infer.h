@@ -208,6 +208,10 @@ Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **a
 /* The same for the overloads registered under key ("method.list.index", an array's fancy
  * indexing "method.array.__getitem__", a jitclass's "method.instance(Bag@1).size"). */
 Type *infer_library_call(Infer *c, Instr *in, const char *key, Instr **args, int nargs);
+/* Methods pyjit's library gives a namedtuple's class ("method.Polynomial.deriv"): whether t's
+ * class has `name`, and an operator of such an operand as its dunder method (found false: none) */
+bool infer_namedtuple_has_method(Infer *c, const Type *t, const char *name);
+Type *infer_namedtuple_operator(Infer *c, Instr *in, bool *found);
 /* infer_class.c: jitclass instances. obj.x (a field, a property's getter, or a method bound to
  * obj), obj.x = v (the frontend's obj.__setattr__("x", v): a field or a property's setter), the
  * rows of builtins.def that make and touch instances, and the operations that are a jitclass's

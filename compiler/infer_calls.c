@@ -2774,18 +2774,25 @@ Type *infer_operator_method(Infer *c, Instr *in, const char *method)
  * ...) has implementations of the user's: a call of them with the two operands, Numba's way of
  * giving a type its operators. *found false when there are none or all decline, so the caller
  * goes on with the built-in operators. */
-Type *infer_operator_overload(Infer *c, Instr *in, bool *found)
+/* The operator module's name of a binary operator or comparison ("add", "and_", "lt"), or
+ * NULL for another instruction. */
+static const char *operator_name(const Instr *in)
 {
     static const char *const binops[] = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
                                          "lshift", "rshift", "and_", "or_", "xor", "matmul"};
     static const char *const cmps[] = {"lt", "le", "eq", "ne", "gt", "ge"};
-    *found = false;
-    const char *name;
     if (in->op == OP_COMPARE && in->sub <= CMP_GE)
-        name = cmps[in->sub];
-    else if (in->op == OP_BINOP && in->sub <= BIN_MATMUL)
-        name = binops[in->sub];
-    else
+        return cmps[in->sub];
+    if (in->op == OP_BINOP && in->sub <= BIN_MATMUL)
+        return binops[in->sub];
+    return NULL;
+}
+
+Type *infer_operator_overload(Infer *c, Instr *in, bool *found)
+{
+    *found = false;
+    const char *name = operator_name(in);
+    if (!name)
         return NULL;
     const CompilerHost *host = c->pi->prog->host;
     if (!host || !host->method_overloads)
@@ -2813,6 +2820,73 @@ Type *infer_operator_overload(Infer *c, Instr *in, bool *found)
     }
     *found = !declined;
     return t;
+}
+
+/* ---- namedtuples whose class pyjit's library gives methods (np.polynomial.Polynomial) ---- */
+
+/* The handle of method `name` of t's class, "method.<class name>.<name>" (numpy_polynomial.py
+ * registers "method.Polynomial.__call__"), with its key; NULL for a plain tuple or a class
+ * without it. */
+static void *namedtuple_method(Infer *c, const Type *t, const char *name, const char **key)
+{
+    if (t->kind != TY_TUPLE || !t->tuple.cls || !t->tuple.cls_name || ty_is_closure(t))
+        return NULL;
+    const CompilerHost *host = c->pi->prog->host;
+    if (!host || !host->method_overloads)
+        return NULL;
+    *key = arena_printf(c->arena, "method.%s.%s", t->tuple.cls_name, name);
+    return host->method_overloads(host->ctx, *key);
+}
+
+bool infer_namedtuple_has_method(Infer *c, const Type *t, const char *name)
+{
+    const char *key;
+    return namedtuple_method(c, t, name, &key) != NULL;
+}
+
+/* p(x) of such a namedtuple: its class's __call__ with p first. */
+static Type *namedtuple_dunder_call(Infer *c, Instr *in)
+{
+    const char *key;
+    if (!namedtuple_method(c, in->args[0]->type, "__call__", &key))
+        return infer_fail(c, in, DIAG_TYPING, "%s is not callable", infer_type_name(in->args[0]->type));
+    return infer_library_call(c, in, key, in->args, in->nargs);
+}
+
+/* a + b, a == b, -a where an operand is such a namedtuple and its class has the dunder method
+ * (__add__, or __radd__ of the right operand; __eq__/__ne__ either way round; __neg__, __pos__):
+ * a call of it. NULL with *found false where it has none, so the tuple's own operators serve. */
+Type *infer_namedtuple_operator(Infer *c, Instr *in, bool *found)
+{
+    *found = false;
+    const char *key, *name;
+    Instr *a = in->args[0];
+    if (in->op == OP_UNARY) {
+        if (in->sub != UN_NEG && in->sub != UN_POS)
+            return NULL;
+        if (!namedtuple_method(c, a->type, in->sub == UN_NEG ? "__neg__" : "__pos__", &key))
+            return NULL;
+        *found = true;
+        return infer_library_call(c, in, key, &a, 1);
+    }
+    if (!(name = operator_name(in)))
+        return NULL;
+    size_t len = strlen(name);
+    const char *bare = name[len - 1] == '_' ? arena_printf(c->arena, "%.*s", (int)(len - 1), name)
+                                            : name;
+    Instr *b = in->args[1];
+    bool symmetric = in->op == OP_COMPARE && (in->sub == CMP_EQ || in->sub == CMP_NE);
+    Instr *args[2] = {a, b};
+    if (!namedtuple_method(c, a->type, arena_printf(c->arena, "__%s__", bare), &key)) {
+        const char *reflected = symmetric ? arena_printf(c->arena, "__%s__", bare)
+                              : in->op == OP_BINOP ? arena_printf(c->arena, "__r%s__", bare) : NULL;
+        if (!reflected || !namedtuple_method(c, b->type, reflected, &key))
+            return NULL;
+        args[0] = b;
+        args[1] = a;
+    }
+    *found = true;
+    return infer_library_call(c, in, key, args, 2);
 }
 
 /* obj.name, where pyjit.extending.overload_attribute implements attribute `name` of obj's family
@@ -2857,6 +2931,8 @@ static Type *call_method(Infer *c, Instr *in, Instr *callee)
         return infer_record_setattr(c, in, callee->args[0]);
     char pyname[256];
     snprintf(pyname, sizeof pyname, "method.%s.%s", method_family(self), mt->method.name);
+    if (infer_namedtuple_has_method(c, self, mt->method.name))   /* its class's own (Polynomial) */
+        snprintf(pyname, sizeof pyname, "method.%s.%s", self->tuple.cls_name, mt->method.name);
     Builtin bi = ir_builtin_lookup(pyname);
     const CompilerHost *host = c->pi->prog->host;
     void *handle = host && host->method_overloads && (self->kind == TY_ARRAY || ty_is_container(self) ||
@@ -3192,7 +3268,7 @@ Type *infer_call(Infer *c, Instr *in)
     case TY_TUPLE:
         if (ty_is_closure(ft))
             return infer_call_closure(c, in);
-        return infer_fail(c, in, DIAG_TYPING, "%s is not callable", infer_type_name(ft));
+        return namedtuple_dunder_call(c, in);
     case TY_DTYPE: {
         Args a;
         if (!bind_args(c, in, 1, NULL, ft->name, false, &a))

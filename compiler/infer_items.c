@@ -474,6 +474,8 @@ static Type *array_getitem(Infer *c, Instr *in, Instr *arr, Instr *idx)
     if (!split_index(c, in, idx, &ix) || !check_index_types(c, in, arr->type, &ix, &nints))
         return NULL;
     Type *r = selection_type(arr->type, idx, &ix, nints);
+    if (ix.ellipsis && r->kind != TY_ARRAY)   /* a[..., j] of a 1-d a: a 0-d view, as NumPy */
+        r = ty_array(arr->type->array.dtype, 0, 'C', arr->type->array.readonly);
     if (c->rewrite)
         rewrite_array_access(c, in, OP_ARRAY_GET, arr, &ix, NULL);
     return r;

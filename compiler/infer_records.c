@@ -137,6 +137,8 @@ Type *infer_namedtuple_getattr(Infer *c, Instr *in, Type *t)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "%s._fields is not supported in compiled code",
                           t->tuple.cls_name);
     int i = ty_field_index(t, in->name);
+    if (i < 0 && infer_namedtuple_has_method(c, t, in->name))   /* p.deriv(): its class's method */
+        return ty_method(t, in->name);
     if (i < 0)
         return infer_fail(c, in, DIAG_TYPING, "%s has no attribute '%s'", infer_type_name(t), in->name);
     if (c->rewrite) {

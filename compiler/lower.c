@@ -1851,17 +1851,27 @@ LLVMValueRef lower_bi_iter(Lower *L, Instr *in, Builtin bi)
 
 /* ---- instructions --------------------------------------------------------------------------- */
 
+/* The text of an exception argument known when compiling: a string constant, or a value of a
+ * constant string's type (a variable given the same text on every path, a phi of constants);
+ * NULL for a string made at run time or a number. */
+static const char *exc_const_text(const Instr *a)
+{
+    if (a->op == OP_CONST && a->cst->kind == K_STR)
+        return a->cst->s;
+    if (a->type && a->type->kind == TY_STRING && a->type->literal &&
+        a->type->literal->kind == K_STR)
+        return a->type->literal->s;
+    return NULL;
+}
+
 /* The class and message of a RAISE argument: a class, or a class called with a constant string. */
 static void exc_parts(Instr *e, void **cls, const char **msg)
 {
     *cls = NULL;
     *msg = NULL;
     if (e->op == OP_CALL && e->nargs >= 1) {
-        for (int i = 1; i < e->nargs; i++)
-            if (e->args[i]->op == OP_CONST && e->args[i]->cst->kind == K_STR) {
-                *msg = e->args[i]->cst->s;
-                break;
-            }
+        for (int i = 1; i < e->nargs && !*msg; i++)
+            *msg = exc_const_text(e->args[i]);
         e = e->args[0];
     }
     if (e->op == OP_CONST && e->cst)
@@ -1876,7 +1886,7 @@ static bool exc_needs_args_spec(Instr *e)
 {
     if (e->op != OP_CALL || e->nargs < 2)
         return false;
-    return e->nargs > 2 || !(e->args[1]->op == OP_CONST && e->args[1]->cst->kind == K_STR);
+    return e->nargs > 2 || !exc_const_text(e->args[1]);
 }
 
 /* One numeric exception argument into its int64 slot(s) (abi.h: ExcInfo.args); its code in the
@@ -1929,8 +1939,9 @@ static void raise_with_args(Lower *L, void *cls, Instr *e)
     spec[n++] = ABI_EXC_ARGS_SPEC;
     for (int i = 1; i < e->nargs; i++) {
         Instr *a = e->args[i];
-        if (a->op == OP_CONST && a->cst->kind == K_STR) {
-            int w = snprintf(spec + n, sizeof spec - n, "s%zu:%s", strlen(a->cst->s), a->cst->s);
+        const char *text = exc_const_text(a);
+        if (text) {
+            int w = snprintf(spec + n, sizeof spec - n, "s%zu:%s", strlen(text), text);
             if (w < 0 || (size_t)w >= sizeof spec - n) {
                 lower_unsupported(L, "exception arguments too long");
                 return;

@@ -1000,6 +1000,10 @@ int fe_fold_module_attr(FeCtx *ctx, const Const *module, const char *attr, Const
     }
     int rc = freeze_object(ctx, value, out);
     Py_DECREF(value);
+    /* an object with no name of its own (np.mgrid's instance) is named by the path written */
+    if (rc == 0 && *out && (*out)->kind == K_OPAQUE && (*out)->name && (*out)->name[0] == '<' &&
+        module->name)
+        (*out)->name = arena_printf(ctx->arena, "%s.%s", module->name, attr);
     return rc;
 }
 

@@ -62,7 +62,7 @@ ARRAY_PARAMS = {
         "left_shift", "right_shift", "gcd", "lcm", "dot", "vdot", "inner", "outer", "cross",
         "kron", "convolve", "correlate", "isclose", "allclose", "array_equal", "searchsorted",
         "digitize", "isin", "union1d", "intersect1d", "setdiff1d", "setxor1d", "polyval",
-        "matmul", "polyfit", "polyadd", "polysub", "polymul", "polydiv", "tensordot", "take_along_axis", "histogram2d", "linalg.solve",
+        "matmul", "polyfit", "polyadd", "polysub", "polymul", "polydiv", "tensordot", "take_along_axis", "histogram2d", "linalg.solve", "compress", "vecdot",
         "linalg.lstsq"),
     3: ("interp", "where"),
 }
@@ -86,7 +86,7 @@ INDEX = {
     "numpy_datetime": ("datetime64", "timedelta64", "maximum", "minimum", "absolute",
                        "builtins.abs"),
     "numpy_math": ("diff", "cumprod", "interp", "isclose", "allclose", "nan_to_num", "angle",
-                   "sign", "polyval", "roots"),
+                   "sign", "polyval", "roots", "fix", "sort_complex"),
     "numpy_edit": ("split", "array_split", "hsplit", "vsplit", "dsplit", "append", "delete", "insert", "ediff1d"),
     "numpy_search": ("searchsorted", "digitize", "argwhere", "where"),
     "numpy_sorting": ("unique", "sort", "argsort", "partition", "argpartition"),
@@ -124,7 +124,10 @@ INDEX = {
                     "repeat", "tile", "ravel", "reshape", "dstack", "diagflat", "rot90",
                     "broadcast_to", "broadcast_shapes", "broadcast_arrays"),
     "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
-                     "ravel_multi_index", "inner"),
+                     "ravel_multi_index", "inner", "compress"),
+    "numpy_pad": ("pad",),
+    "numpy_arrayapi": ("astype", "matrix_transpose", "vecdot", "linalg.vector_norm",
+                       "linalg.matrix_norm", "cumulative_sum", "cumulative_prod"),
     "numpy_ufunc_methods": tuple(
         f"{ufunc}.{method}" for ufunc in _BINARY_UFUNCS
         for method in ("reduce", "accumulate", "reduceat", "outer", "at")) + tuple(
@@ -202,8 +205,10 @@ METHODS = {
                     "method.array.reshape", "method.array.ravel"),
     "numpy_math": ("method.array.cumprod", "method.array.conj", "method.array.conjugate",
                    "method.array._imag_of_real"),
-    "numpy_gather": ("take", "take_along_axis", "put", "select", "unravel_index",
-                     "ravel_multi_index", "inner"),
+    "numpy_polynomial": tuple(f"method.Polynomial.{name}" for name in (
+        "__call__", "degree", "copy", "mapparms", "deriv", "integ", "__add__", "__radd__",
+        "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__neg__", "__pos__",
+        "__eq__", "__ne__")),
     "numpy_views": ("method.array.transpose", "method.array.swapaxes", "method.array.squeeze",
                     "method.array.view"),
     "numpy_flags": ("attr.array.flags",),
@@ -218,7 +223,8 @@ METHODS = {
         "dot", "repeat", "nonzero", "round", "clip", "searchsorted", "diagonal", "trace",
         "tobytes", "_set_all")) +
     ("method.number.item", "method.number.conjugate"),
-    "numpy_gather": ("method.array.take",),
+    "numpy_gather": ("method.array.take", "method.array.put", "method.array.compress",
+                     "method.array.itemset"),
     "numpy_axis": tuple(f"method.array.{name}" for name in (
         "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "cumsum")),
     "numpy_signal": ("method.array.any", "method.array.all"),

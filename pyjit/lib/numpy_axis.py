@@ -337,7 +337,7 @@ def _tuple_axes(a, axis, keepdims, signature, call):
 
 _UFUNC_OF = {"sum": "add", "prod": "multiply", "min": "minimum", "max": "maximum",
              "mean": "add", "var": "add", "std": "add", "any": "logical_or",
-             "all": "logical_and"}
+             "all": "logical_and", "nanmin": "fmin", "nanmax": "fmax"}
 
 
 def reduce_into(name, a, axis, out, keepdims, signature, dtype=None):
@@ -349,6 +349,8 @@ def reduce_into(name, a, axis, out, keepdims, signature, dtype=None):
         return None
     if not is_array(out):
         raise TypeError(f"np.{name}: out= takes an array, not {out}")
+    # np.nansum and the other NaN-skipping reductions store as their plain forms do
+    base = name[3:] if name.startswith("nan") else name
     keep = constant_flag(keepdims, "keepdims")
     if keep:
         expected = a.ndim
@@ -360,26 +362,28 @@ def reduce_into(name, a, axis, out, keepdims, signature, dtype=None):
         expected = 0
     else:
         return None
-    if name.startswith("arg"):
+    if base.startswith("arg"):
         if out.ndim != expected:
             raise ValueError(f"output array does not match result of np.{name}.")
         if not isinstance(out.dtype, types.Integer):
             raise TypeError(f"Cannot cast array data from dtype('int64') to dtype('{out.dtype}') "
                             "according to the rule 'safe'")
     elif out.ndim != expected:
-        raise ValueError(f"output parameter for reduction operation {_UFUNC_OF[name]} has the "
+        ufunc = _UFUNC_OF.get(name if isinstance(a.dtype, types.Float) else base,
+                             _UFUNC_OF[base])
+        raise ValueError(f"output parameter for reduction operation {ufunc} has the "
                          f"wrong number of dimensions: Found {out.ndim} but expected {expected}")
     if isinstance(a.dtype, types.Complex) and not isinstance(out.dtype, types.Complex) and \
-            name not in ("var", "std", "any", "all") and not name.startswith("arg"):
+            base not in ("var", "std", "any", "all") and not base.startswith("arg"):
         raise TypeError(f"np.{name}: out= of {out.dtype} for a complex result would drop its "
                         "imaginary part (NumPy warns and drops it); compiled code refuses it")
-    if name == "std" and not isinstance(out.dtype, (types.Float, types.Complex)):
+    if base == "std" and not isinstance(out.dtype, (types.Float, types.Complex)):
         raise TypeError(f"Cannot cast ufunc 'sqrt' output from dtype('float64') to "
                         f"dtype('{out.dtype}') with casting rule 'same_kind'")
     args = ["a"]
     if given(axis):
         args.append("axis=axis")
-    if name in ("sum", "prod", "mean", "var", "std") and isinstance(dtype, types.Type) and \
+    if base in ("sum", "prod", "mean", "var", "std") and isinstance(dtype, types.Type) and \
             given(dtype):
         args.append("dtype=dtype")
     if "ddof" in signature:

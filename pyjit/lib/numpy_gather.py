@@ -379,3 +379,66 @@ def _inner(a, b):
         "                s += acc(x[i, k]) * acc(y[j, k])\n"
         "            out[i, j] = dt(s)\n" + finish)
     return _generated(source, {"dt": dt, "acc": acc})
+
+
+# ---- np.put of lists, a.put, np.compress ----
+
+_SEQUENCES = (types.List, types.BaseTuple)
+
+
+@overload(np.put)
+def _put_sequences(a, ind, v, mode="raise"):
+    """np.put with the indices or the values a list or tuple: read as np.asarray reads them."""
+    if not is_array(a) or not (isinstance(ind, _SEQUENCES) or isinstance(v, _SEQUENCES)):
+        return None
+    return lambda a, ind, v, mode="raise": np.put(a, np.asarray(ind), np.asarray(v), mode)
+
+
+@overload_method(types.Array, "put")
+def _array_put(a, ind, v, mode="raise"):
+    return lambda a, ind, v, mode="raise": np.put(a, ind, v, mode)
+
+
+@overload(np.compress)
+def _compress(condition, a, axis=None, out=None):
+    """The items (or the slices along axis) where the 1-d condition is true: np.take of its
+    nonzero positions, so a True past the array's end is NumPy's IndexError."""
+    if not is_array(a) or given(out):
+        return None
+    if is_array(condition) and condition.ndim != 1:
+        raise ValueError("condition must be a 1-d array")
+    if given(axis):
+        return lambda condition, a, axis=None, out=None: \
+            np.take(a, np.nonzero(np.asarray(condition))[0], axis=axis)
+    return lambda condition, a, axis=None, out=None: \
+        np.take(a.ravel(), np.nonzero(np.asarray(condition))[0])
+
+
+@overload_method(types.Array, "compress")
+def _array_compress(a, condition, axis=None, out=None):
+    if given(out):
+        return None
+    return lambda a, condition, axis=None, out=None: np.compress(condition, a, axis)
+
+
+@overload_method(types.Array, "itemset")
+def _array_itemset(a, i, v=None):
+    """Numba's a.itemset(v) of an array of one item and a.itemset(i, v) (a flat index, or a
+    tuple of one index per axis), which NumPy 2 removed: a[...] = v, a.flat[i] = v."""
+    if a.readonly:
+        return None
+    if v is None or v is types.none:
+        def one(a, i, v=None):
+            if a.size != 1:
+                raise ValueError("can only convert an array of size 1 to a Python scalar")
+            a.flat[0] = i
+        return one
+    if isinstance(i, types.Integer):
+        def flat(a, i, v=None):
+            a.flat[i] = v
+        return flat
+    if isinstance(i, types.BaseTuple):
+        def at(a, i, v=None):
+            a[i] = v
+        return at
+    return None

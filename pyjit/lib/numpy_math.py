@@ -424,3 +424,29 @@ def _roots(p):
             a[0, j] = -q[j + 1] / q[0]
         return np.concatenate((np.linalg.eigvals(a), np.zeros(trailing, dt)))
     return impl
+
+
+# ---- np.fix and np.sort_complex ----
+
+@overload(np.fix)
+def _fix(x, out=None):
+    """Rounding toward zero, as np.trunc (floats stay their type, ints and bools as they are)."""
+    if not (is_array(x) or is_number(x)) or given(out):
+        return None
+    if isinstance(x.dtype if is_array(x) else x, (types.Integer, types.Boolean)):
+        if is_array(x):                  # NumPy 2's ceil and floor keep ints
+            return lambda x, out=None: x.copy()
+        return lambda x, out=None: x
+    return lambda x, out=None: np.trunc(x)
+
+
+@overload(np.sort_complex)
+def _sort_complex(a):
+    """The items sorted (by real, then imaginary part), as complex: complex64 of 8- and 16-bit
+    ints, complex128 of the other real types, as NumPy's."""
+    if not is_array(a):
+        return None
+    small = (types.int8, types.uint8, types.int16, types.uint16)
+    ct = a.dtype if isinstance(a.dtype, types.Complex) else \
+        types.complex64 if a.dtype in small else types.complex128
+    return lambda a: np.sort(a).astype(ct)

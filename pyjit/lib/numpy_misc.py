@@ -568,11 +568,15 @@ _P = np.polynomial.polynomial
 
 
 def _series_type(*ts):
-    """The dtype NumPy's as_series gives coefficient arrays of these types: float64, or
-    complex128 where one is complex (ints and bools become floats)."""
+    """The dtype NumPy's as_series gives coefficient arrays of these types, np.common_type's:
+    ints (and bools) become float64, float32 and complex64 stay as they are."""
     if not all(is_array(t) and t.ndim == 1 or is_number(t) for t in ts):
         return None
-    return types.complex128 if any(_is_complex(t) for t in ts) else types.float64
+    samples = []
+    for t in ts:
+        dt = np.dtype((t.dtype if is_array(t) else t).name)
+        samples.append(np.ones(1, np.float64 if dt.kind in "biu" else dt))
+    return types._as_type(np.dtype(np.common_type(*samples)))
 
 
 def _series(c, dt):
@@ -672,7 +676,7 @@ def _polyval(x, c, tensor=True):
         return None
 
     def impl(x, c, tensor=True):
-        cc = np.atleast_1d(np.asarray(c))
+        cc = np.atleast_1d(np.asarray(c)).astype(dt)     # NumPy's c + 0.0 of ints
         r = cc[-1] + x * 0
         for i in range(2, cc.shape[0] + 1):
             r = cc[-i] + r * x
@@ -694,7 +698,7 @@ def _polyder(c, m=1, scl=1, axis=0):
             n = r.shape[0]
             if n <= 1:
                 return r[:1] * 0
-            r = r[1:] * (np.arange(1, n) * scl)
+            r = (r[1:] * scl).astype(dt) * np.arange(1, n).astype(dt)   # NumPy's c *= scl
         return r
     return impl
 

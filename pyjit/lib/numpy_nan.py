@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ._util import constant_flag, float_of, generated, given, is_array, overload, promote, types
-from .numpy_axis import keep_dims
+from .numpy_axis import keep_dims, reduce_into
 from .numpy_shape import _norm_axis
 
 
@@ -207,8 +207,11 @@ def _nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
 
 @overload(np.nancumsum)
 def _nancumsum(a, axis=None, dtype=None, out=None):
-    if not is_array(a) or given(dtype) or given(out):
+    if not is_array(a) or given(dtype):
         return None
+    if given(out):
+        return lambda a, axis=None, dtype=None, out=None: \
+            np.cumsum(_nan_replaced(a, 0), axis=axis, out=out)
     if given(axis):
         return lambda a, axis=None, dtype=None, out=None: \
             np.cumsum(_nan_replaced(a, 0), axis=axis)
@@ -217,8 +220,11 @@ def _nancumsum(a, axis=None, dtype=None, out=None):
 
 @overload(np.nancumprod)
 def _nancumprod(a, axis=None, dtype=None, out=None):
-    if not is_array(a) or given(dtype) or given(out):
+    if not is_array(a) or given(dtype):
         return None
+    if given(out):
+        return lambda a, axis=None, dtype=None, out=None: \
+            np.cumprod(_nan_replaced(a, 1), axis=axis, out=out)
     if given(axis):
         return lambda a, axis=None, dtype=None, out=None: \
             np.cumprod(_nan_replaced(a, 1), axis=axis)
@@ -238,8 +244,7 @@ def _nan_along(func, ddof=False):
 
     def typing(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
         if not (is_array(a) and isinstance(axis, types.Integer)) or a.ndim < 2 or given(out) or \
-                (isinstance(dtype, types.Type) and given(dtype)) or \
-                (isinstance(keepdims, types.Type) and given(keepdims)):
+                (isinstance(dtype, types.Type) and given(dtype)):
             return None
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -253,7 +258,8 @@ def _nan_along(func, ddof=False):
                   "    for idx in np.ndindex(res.shape):\n"
                   f"        res[idx] = {call}\n"
                   "    return res\n")
-        return generated("impl", source, {"RT": rt, "_norm_axis": _norm_axis})
+        return keep_dims(keepdims, a, axis, params,
+                         generated("impl", source, {"RT": rt, "_norm_axis": _norm_axis}))
     exec_params = params.replace("a, ", "", 1)
     ns = {"typing": typing, "__name__": __name__}
     exec(f"def along(a, {exec_params}):\n    return typing(a, axis=axis"
@@ -268,6 +274,30 @@ for _func in (np.nansum, np.nanmean, np.nanmin, np.nanmax, np.nanargmin, np.nana
     _nan_along(_func)
 for _func in (np.nanvar, np.nanstd):
     _nan_along(_func, ddof=True)
+
+
+# ---- out= on the NaN-skipping reductions: the result made without it, stored into it ----
+
+def _nan_into(name, signature):
+    takes_dtype = "dtype" in signature
+    ns = {"reduce_into": reduce_into, "types": types, "given": given, "__name__": __name__}
+    exec(f"def into({signature}):\n"
+         f"    return reduce_into({name!r}, a, axis, out, keepdims, {signature!r}"
+         + (", dtype)\n" if takes_dtype else ")\n"), ns)
+    into = ns["into"]
+    into.__name__ = into.__qualname__ = f"_{name}_into"
+    overload(getattr(np, name), strict=False)(into)
+
+
+_SIG = "a, axis=None, dtype=None, out=None, keepdims=False"
+for _name, _signature in (("nansum", _SIG), ("nanprod", _SIG), ("nanmean", _SIG),
+                          ("nanmin", "a, axis=None, out=None, keepdims=False"),
+                          ("nanmax", "a, axis=None, out=None, keepdims=False"),
+                          ("nanargmin", "a, axis=None, out=None, keepdims=False"),
+                          ("nanargmax", "a, axis=None, out=None, keepdims=False"),
+                          ("nanvar", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False"),
+                          ("nanstd", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False")):
+    _nan_into(_name, _signature)
 
 
 def _register_where():

@@ -6,10 +6,13 @@ attributes). np.polynomial.polynomial's functions (lowest power first) are numpy
 
 A Polynomial is, to compiled code, the namedtuple (coef, domain, window) of its class
 (pyjit/_registry.py: ATTRIBUTE_CLASSES registers the class with the runtime): one passed in
-is read from its attributes, one returned is Polynomial(coef, domain, window)."""
+is read from its attributes, one returned is Polynomial(coef, domain, window). Its call, methods
+and operators are the overloads of "method.Polynomial.<name>" at the end of this file, which
+inference looks up for a value of the class (compiler/infer_calls.c: namedtuple_method)."""
 import numpy as np
 
-from ._util import given, is_array, is_number, overload, promote, register_jitable, types
+from ._util import (given, is_array, is_number, overload, promote, register_jitable, types,
+                    value_or)
 from .numpy_misc import _series
 
 
@@ -287,3 +290,163 @@ def _polynomial(coef, domain=None, window=None):
         w = _interval(window, wd, np.array([w0, w1]).astype(wd), False)
         return _build(c, d, w)
     return impl
+
+
+# ---- a Polynomial's call, methods and operators (keys "method.Polynomial.<name>", which
+# compiler/infer_calls.c: namedtuple_method finds for a value of the class) ----
+
+_P = np.polynomial.polynomial
+
+
+def _is_polynomial(t):
+    return getattr(t, "fields", None) == ("coef", "domain", "window") and \
+        t.name.startswith("Polynomial(")
+
+
+def _method(name):
+    from ..extending import _METHODS
+    key = f"method.Polynomial.{name}"
+    return overload(_METHODS.setdefault(key, key), strict=False)
+
+
+@register_jitable
+def _mapparms(old, new):
+    """NumPy's polyutils.mapparms: (off, scl) of the linear map taking old's interval to new's."""
+    oldlen = old[1] - old[0]
+    newlen = new[1] - new[0]
+    return (old[1] * new[0] - old[0] * new[1]) / oldlen, newlen / oldlen
+
+
+@_method("__call__")
+def _poly_call(p, x):
+    """p(x): the coefficients' series at x mapped from p's domain to its window, as NumPy's
+    __call__ (a number gives a number, an array an array)."""
+    if not (is_number(x) or is_array(x) or isinstance(x, (types.List, types.UniTuple))):
+        return None
+    if is_number(x) or is_array(x):
+        def impl(p, x):
+            off, scl = _mapparms(p.domain, p.window)
+            return _P.polyval(off + scl * x, p.coef)
+    else:
+        def impl(p, x):
+            off, scl = _mapparms(p.domain, p.window)
+            return _P.polyval(off + scl * np.asarray(x), p.coef)
+    return impl
+
+
+@_method("degree")
+def _poly_degree(p):
+    return lambda p: len(p.coef) - 1
+
+
+@_method("copy")
+def _poly_copy(p):
+    return lambda p: _build(p.coef.copy(), p.domain.copy(), p.window.copy())
+
+
+@_method("mapparms")
+def _poly_mapparms(p):
+    return lambda p: _mapparms(p.domain, p.window)
+
+
+@_method("deriv")
+def _poly_deriv(p, m=1):
+    def impl(p, m=1):
+        off, scl = _mapparms(p.domain, p.window)
+        return _Polynomial(_P.polyder(p.coef, m, scl), p.domain, p.window)
+    return impl
+
+
+@_method("integ")
+def _poly_integ(p, m=1, k=None, lbnd=None):
+    """p.integ(m, k, lbnd): k a number (NumPy's default [] is k=0), lbnd mapped to the window."""
+    if given(k) and not is_number(k):
+        raise TypeError(f"Polynomial.integ: k= takes a number in compiled code, not {k}")
+
+    def impl(p, m=1, k=None, lbnd=None):
+        off, scl = _mapparms(p.domain, p.window)
+        lo = off + scl * value_or(lbnd, 0.0) if lbnd is not None else 0.0
+        return _Polynomial(_P.polyint(p.coef, m, value_or(k, 0), lo, 1.0 / scl),
+                           p.domain, p.window)
+    return impl
+
+
+@register_jitable
+def _same_interval(p, q):
+    if p.domain[0] != q.domain[0] or p.domain[1] != q.domain[1]:
+        raise TypeError("Domains differ")
+    if p.window[0] != q.window[0] or p.window[1] != q.window[1]:
+        raise TypeError("Windows differ")
+
+
+def _operand(name, other):
+    """Whether other may stand beside a Polynomial in operator name: another Polynomial or a
+    number; a TypeError naming what was given otherwise (never the tuple's own operator)."""
+    if _is_polynomial(other) or is_number(other):
+        return _is_polynomial(other)
+    raise TypeError(f"Polynomial {name}: the other operand must be a Polynomial or a number in "
+                    f"compiled code, not {other}")
+
+
+def _binary(name, func, reflected=False):
+    def typing(p, other):
+        if not _is_polynomial(p):
+            return None
+        if _operand(name, other):
+            def impl(p, other):
+                _same_interval(p, other)
+                return _Polynomial(func(p.coef, other.coef), p.domain, p.window)
+        elif reflected:
+            def impl(p, other):
+                return _Polynomial(func(other, p.coef), p.domain, p.window)
+        else:
+            def impl(p, other):
+                return _Polynomial(func(p.coef, other), p.domain, p.window)
+        return impl
+    typing.__name__ = typing.__qualname__ = f"_poly_{name.strip('_')}"
+    _method(name)(typing)
+
+
+for _name, _func in (("add", _P.polyadd), ("sub", _P.polysub), ("mul", _P.polymul)):
+    _binary(f"__{_name}__", _func)
+    _binary(f"__r{_name}__", _func, reflected=True)
+
+
+@_method("__truediv__")
+def _poly_truediv(p, other):
+    if not _is_polynomial(p):
+        return None
+    if not is_number(other):
+        raise TypeError(f"Polynomial /: the divisor must be a number, not {other}")
+    # NumPy's __truediv__ is __floordiv__: polydiv's quotient, in as_series's common type
+    return lambda p, other: _Polynomial(_P.polydiv(p.coef, other)[0], p.domain, p.window)
+
+
+@_method("__neg__")
+def _poly_neg(p):
+    return lambda p: _build(-p.coef, p.domain.copy(), p.window.copy())
+
+
+@_method("__pos__")
+def _poly_pos(p):
+    return lambda p: p
+
+
+def _equality(negate):
+    def typing(p, other):
+        if not _is_polynomial(p):
+            return None
+        if not _is_polynomial(other):
+            return lambda p, other: negate      # NumPy: a Polynomial equals only a Polynomial
+
+        def impl(p, other):
+            same = p.coef.shape == other.coef.shape and np.all(p.domain == other.domain) and \
+                np.all(p.window == other.window) and np.all(p.coef == other.coef)
+            return not same if negate else same
+        return impl
+    typing.__name__ = typing.__qualname__ = "_poly_ne" if negate else "_poly_eq"
+    return typing
+
+
+_method("__eq__")(_equality(False))
+_method("__ne__")(_equality(True))

@@ -76,6 +76,8 @@ def _median_typing(of_type):
     def typing(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         if not is_array(a):
             return None
+        if given(out):
+            return stored_into(of_type.name, a, None, axis, out, keepdims, _MEDIAN_SIGNATURE)
         from .numpy_axis import apply_along, keep_dims
         of = of_type(a)
         if given(axis):
@@ -88,9 +90,54 @@ def _median_typing(of_type):
     return typing
 
 
-overload(np.median)(_median_typing(
-    lambda a: _median_of(float_of(a.dtype), isinstance(a.dtype, types.Float))))
-overload(np.nanmedian)(_median_typing(lambda a: _nanmedian_of(float_of(a.dtype))))
+def _median_kind(a):
+    return _median_of(float_of(a.dtype), isinstance(a.dtype, types.Float))
+
+
+def _nanmedian_kind(a):
+    return _nanmedian_of(float_of(a.dtype))
+
+
+_median_kind.name, _nanmedian_kind.name = "median", "nanmedian"
+overload(np.median)(_median_typing(_median_kind))
+overload(np.nanmedian)(_median_typing(_nanmedian_kind))
+
+
+def stored_into(name, a, q, axis, out, keepdims, signature):
+    """np.<name>(a, [q,] axis, out=out, keepdims=): the result made without out, stored into
+    out (cast as NumPy casts the median's mean into it; the quantiles refuse an int out as
+    NumPy's same-kind rule does), out returned. A shape out does not have is NumPy's
+    ValueError, raised when running."""
+    if not is_array(out):
+        raise TypeError(f"np.{name}: out= takes an array, not {out}")
+    if name not in ("median", "nanmedian") and not isinstance(
+            out.dtype, (types.Float, types.Complex)):
+        raise TypeError(f"Cannot cast ufunc 'add' output from dtype('float64') to "
+                        f"dtype('{out.dtype}') with casting rule 'same_kind'")
+    if isinstance(a.dtype, types.Complex) and not isinstance(out.dtype, types.Complex):
+        raise TypeError(f"np.{name}: out= of {out.dtype} for a complex result would drop its "
+                        "imaginary part (NumPy warns and drops it); compiled code refuses it")
+    keep = constant_flag(keepdims, "keepdims")
+    reduced, _ = _reduced_axes(axis, a.ndim)
+    if reduced is None:
+        return None
+    nd = (a.ndim if keep else a.ndim - len(reduced)) + (
+        q.ndim if is_array(q) else 1 if _q_sequence(q) else 0)
+    args = "a, q" if q is not None else "a"
+    args += ", axis=axis" if given(axis) else ""
+    args += ", keepdims=True" if keep else ""
+    if out.ndim != nd:
+        store = ("    raise ValueError('output parameter for np." + name + " has the wrong "
+                 f"number of dimensions: Found {out.ndim} but expected {nd}')\n")
+    elif nd == 0:
+        store = f"    out[()] = np.{name}({args})\n"
+    else:
+        store = (f"    r = np.{name}({args})\n"
+                 "    if out.shape != r.shape:\n"
+                 "        raise ValueError('could not broadcast the result of np." + name +
+                 " into out=: its shape differs')\n"
+                 "    out[...] = r\n")
+    return generated("impl", f"def impl({signature}):\n" + store + "    return out\n", {})
 
 
 @register_jitable
@@ -308,6 +355,23 @@ overload(np.nanpercentile)(_nan_quantiles(100, "Percentiles"))
 overload(np.nanquantile)(_nan_quantiles(1, "Quantiles"))
 
 
+_Q_OUT_SIGNATURE = "a, q, axis=None, out=None, overwrite_input=False, keepdims=False"
+
+
+def _quantiles_into(name):
+    def typing(a, q, axis=None, out=None, overwrite_input=False, keepdims=False):
+        if not (is_array(a) and given(out)) or not (is_number(q) or is_array(q) or
+                                                    _q_sequence(q)):
+            return None
+        return stored_into(name, a, q, axis, out, keepdims, _Q_OUT_SIGNATURE)
+    typing.__name__ = typing.__qualname__ = f"_{name}_into"
+    return typing
+
+
+for _name in ("percentile", "quantile", "nanpercentile", "nanquantile"):
+    overload(getattr(np, _name), strict=False)(_quantiles_into(_name))
+
+
 @overload(np.nanmean)
 def _nanmean(a):
     if not is_array(a):
@@ -368,6 +432,18 @@ def _min_max(b):
     if nan:
         return math.nan, math.nan
     return lo, hi
+
+
+@register_jitable(boundscheck=False)
+def _int_min_max(b):
+    """(min, max) of a 1-d int or bool array, as floats: two running extremes in the items' own
+    type, which LLVM turns into vector min and max (no NaN to look for, no conversion per item)."""
+    lo = hi = b[0]
+    for i in range(1, b.size):
+        v = b[i]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
+    return float(lo), float(hi)
 
 
 @register_jitable(boundscheck=False)
@@ -523,7 +599,8 @@ def _histogram(a, bins=10, range=None):
         return None
     et = float_of(a.dtype)
     ranged = given(range)
-    min_max = _float_min_max if isinstance(a.dtype, types.Float) else _min_max
+    min_max = _float_min_max if isinstance(a.dtype, types.Float) else \
+        _int_min_max if isinstance(a.dtype, (types.Integer, types.Boolean)) else _min_max
 
     def impl(a, bins=10, range=None):
         if bins < 1:
@@ -648,3 +725,46 @@ def _ptp_of(a):
         lo = min(lo, v)
         hi = max(hi, v)
     return hi - lo
+
+
+@overload(np.histogram, jit_options={"boundscheck": False}, strict=False)
+def _histogram_weighted(a, bins=10, range=None, density=None, weights=None):
+    """np.histogram with weights= or density=: the edges np.histogram gives, then each item's
+    weight (or 1) added to the bin the edges give it, summed in float64 (complex128) and cast
+    to the weights' dtype as NumPy's bincount path does; density= the counts over their total
+    and the bins' widths, float64."""
+    if not is_array(a) or not (given(weights) or given(density)):
+        return None
+    weighted = given(weights)
+    if weighted and not is_array(weights):
+        raise TypeError(f"np.histogram: weights= takes an array, not {weights}")
+    dens = constant_flag(density, "density") if given(density) else False
+    wt = weights.dtype if weighted else types.int64
+    acc = types.complex128 if isinstance(wt, types.Complex) else \
+        types.float64 if weighted else types.int64
+    rt = types.float64 if dens else wt
+    ranged = given(range)
+
+    def impl(a, bins=10, range=None, density=None, weights=None):
+        if ranged:
+            edges = np.histogram(a, bins, range)[1]
+        else:
+            edges = np.histogram(a, bins)[1]
+        b = a.ravel()
+        if weighted and weights.shape != a.shape:
+            raise ValueError("weights should have the same shape as a.")
+        w = weights.ravel() if weighted else b
+        n = edges.size - 1
+        sums = np.zeros(max(n, 0), acc)
+        if n > 0:
+            lo, hi = edges[0], edges[n]
+            for i in builtins_range(b.size):
+                x = b[i]
+                if x >= lo and x <= hi:
+                    k = np.searchsorted(edges, x, side="right") - 1
+                    sums[k if k < n else n - 1] += acc(w[i]) if weighted else 1
+        counts = sums.astype(rt) if not dens else sums.astype(wt)
+        if dens:
+            return counts / np.diff(edges) / counts.sum(), edges
+        return counts, edges
+    return impl

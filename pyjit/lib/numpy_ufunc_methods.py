@@ -365,18 +365,36 @@ def _reduceat_typing(ufunc, name):
 # ---- outer ----
 
 def _outer_typing(ufunc, name):
-    def typing(A, B):
+    def typing(A, B, out=None):
         if not all(is_array(t) or is_number(t) for t in (A, B)):
             return None
-        _probe(f"{name}.outer", lambda: ufunc.outer(_sample(A), _sample(B)))
+        has_out = given(out)
+        if isinstance(out, types.BaseTuple) and len(out) == 1 and is_array(out[0]):
+            out = out[0]     # out=(o,), NumPy's tuple of the one output
+            arg = "out[0]"
+        else:
+            arg = "out"
+        if has_out and not is_array(out):
+            raise TypeError(f"{name}.outer: out= must be an array, not {out}")
+        if has_out:
+            nd = (A.ndim if is_array(A) else 0) + (B.ndim if is_array(B) else 0)
+            if out.ndim != nd:
+                raise TypeError(f"{name}.outer: out= has {out.ndim} dimensions where the "
+                                f"result has {nd}")
+            _probe(f"{name}.outer", lambda: ufunc.outer(
+                _sample(A), _sample(B), out=np.ones((1,) * nd, _dtype(out))))
+        else:
+            _probe(f"{name}.outer", lambda: ufunc.outer(_sample(A), _sample(B)))
+        call = f"U(va, B, out={arg})" if has_out else "U(va, B)"
         if not is_array(A) or not is_array(B) or A.ndim == 0 or B.ndim == 0:
-            return _gen("def impl(A, B):\n    return U(A, B)\n", {"U": ufunc})
+            return _gen(f"def impl(A, B, out=None):\n    va = A\n    return {call}\n",
+                        {"U": ufunc})
         na, nb = A.ndim, B.ndim
         shape = "".join(f"A.shape[{d}], " for d in range(na)) + "1, " * nb
         strides = "".join(f"A.strides[{d}], " for d in range(na)) + "0, " * nb
-        src = ("def impl(A, B):\n"
+        src = ("def impl(A, B, out=None):\n"
                f"    va = as_strided(A, ({shape}), ({strides}))\n"
-               "    return U(va, B)\n")
+               f"    return {call}\n")
         from numpy.lib.stride_tricks import as_strided
         return _gen(src, {"U": ufunc, "as_strided": as_strided})
     return typing

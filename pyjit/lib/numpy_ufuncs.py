@@ -1155,6 +1155,34 @@ def _clip(a, a_min, a_max, out=None):
                            names=["a", "a_min", "a_max"], zero_d=zero_d, who="np.clip")
 
 
+@overload(np.clip, jit_options=_OPTIONS, strict=False)
+def _clip_one_sided(a, a_min, a_max, out=None):
+    """np.clip with a bound None: np.maximum of the other (np.minimum for a_max), as NumPy's
+    clip computes; both None, a copy."""
+    lo, hi = a_min is types.none or a_min is None, a_max is types.none or a_max is None
+    if not (lo or hi) or not _operand(a):
+        return None
+    bound = a_max if lo else a_min
+    if not (lo and hi) and not _operand(bound):
+        return None
+    if lo and hi:
+        if _given(out):
+            def both(a, a_min, a_max, out=None):
+                out[...] = a
+                return out
+            return both
+        if is_array(a):
+            return lambda a, a_min, a_max, out=None: a.copy()
+        return lambda a, a_min, a_max, out=None: a
+    if _given(out):
+        if lo:
+            return lambda a, a_min, a_max, out=None: np.minimum(a, a_max, out)
+        return lambda a, a_min, a_max, out=None: np.maximum(a, a_min, out)
+    if lo:
+        return lambda a, a_min, a_max, out=None: np.minimum(a, a_max)
+    return lambda a, a_min, a_max, out=None: np.maximum(a, a_min)
+
+
 @register_jitable
 def _round_float(a, scale, up):
     if up:
