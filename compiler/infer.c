@@ -376,6 +376,11 @@ static Type *opaque_fail(Infer *c, Instr *in, const Const *k)
                           "host only (a kernel launching kernels, dynamic parallelism, is not "
                           "supported); make it @gpu.jit(device=True) to call it from a kernel",
                           name);
+    if (strncmp(name, "pyjit.types.", 12) == 0)   /* types.UniTuple(...) inside: Numba refuses too */
+        return infer_fail(c, in, DIAG_TYPING, "%s(...) is not supported in compiled code: "
+                          "build the type outside the function (a global such as "
+                          "key_ty = types.UniTuple(types.int64, 2)) and use that name inside",
+                          name);
     return infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code", name);
 }
 
