@@ -378,3 +378,346 @@ def count_above(a, t):
 def test_prange2(n):
     check(blur_rows.py_func, RNG.random((n, 7)), jit=blur_rows)
     check(count_above.py_func, RNG.random(n), 0.3, jit=count_above)
+
+
+# ---- more seeded draws (NumPy's legacy algorithms) ----
+@njit
+def seeded_draws(seed, n):
+    np.random.seed(seed)
+    a = np.random.rand(n, 2)
+    b = np.random.randn(n)
+    c = np.random.uniform(-1.0, 3.0, n)
+    d = np.random.choice(10, 3, replace=False)
+    e = np.random.exponential(2.0, n)
+    f = np.random.poisson(3.5, n)
+    g = np.random.binomial(10, 0.3, n)
+    return a, b, c, d, e, f, g
+
+@pytest.mark.parametrize("seed,n", [(1, 1), (2024, 6)])
+def test_seeded_draws(seed, n):
+    check(seeded_draws.py_func, seed, n, jit=seeded_draws)
+
+
+# ---- strings, characters, formatting by hand ----
+@njit
+def caesar(s, k):
+    out = ""
+    for ch in s:
+        if "a" <= ch <= "z":
+            out += chr((ord(ch) - ord("a") + k) % 26 + ord("a"))
+        elif "A" <= ch <= "Z":
+            out += chr((ord(ch) - ord("A") + k) % 26 + ord("A"))
+        else:
+            out += ch
+    return out
+
+@njit
+def str_methods(s):
+    return (s.find("lo"), s.replace("l", "L"), s.count("l"), s.zfill(12), s.center(15, "*"),
+            s.upper().strip(), s.rfind("o"), s.title(), s.endswith("d"))
+
+@njit
+def longest_word(words):
+    best = ""
+    for w in words:
+        if len(w) > len(best) or (len(w) == len(best) and w < best):
+            best = w
+    return best, max(words), min(words)
+
+@pytest.mark.parametrize("s", ["hello world", "", "Zebra-42 lol", "ll"])
+def test_string_methods(s):
+    check(caesar.py_func, s, 3, jit=caesar)
+    check(caesar.py_func, s, -30, jit=caesar)
+    check(str_methods.py_func, s, jit=str_methods)
+
+def test_longest_word():
+    ws = ["pear", "fig", "banana", "cherry", "kiwi"]
+    check(longest_word.py_func, ws, jit=longest_word)
+
+
+# ---- integers: bits, floor division, divmod, gcd, rounding ----
+@njit
+def popcount(x):
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+@njit
+def int_ops(a, b):
+    return a // b, a % b, divmod(a, b), math.gcd(a, b), -a // b, a >> 2, a << 3, a ^ b
+
+@njit
+def round_builtin(x):
+    return round(x), round(x, 2), round(x, -1), int(x), math.floor(x), math.ceil(x)
+
+@njit
+def xorshift64(state, n):
+    out = np.empty(n, dtype=np.uint64)
+    x = np.uint64(state)
+    for i in range(n):
+        x ^= x << np.uint64(13)
+        x ^= x >> np.uint64(7)
+        x ^= x << np.uint64(17)
+        out[i] = x
+    return out
+
+@pytest.mark.parametrize("a,b", [(17, 5), (-17, 5), (17, -5), (0, 3), (2 ** 40 + 3, 12)])
+def test_ints(a, b):
+    check(popcount.py_func, abs(a), jit=popcount)
+    check(int_ops.py_func, a, b, jit=int_ops)
+
+@pytest.mark.parametrize("x", [2.5, 3.5, -2.675, 1234.5678, -0.4, 0.0])
+def test_round_builtin(x):
+    check(round_builtin.py_func, x, jit=round_builtin)
+
+def test_xorshift():
+    check(xorshift64.py_func, 88172645463325252, 5, jit=xorshift64)
+
+
+# ---- statistics, fancy indexing, axes ----
+@njit
+def stats(a):
+    return (np.median(a), np.percentile(a, 90), np.quantile(a, 0.25), np.std(a), np.var(a),
+            np.mean(a))
+
+@njit
+def corr(x, y):
+    return np.corrcoef(x, y)[0, 1], np.cov(x, y)
+
+@njit
+def fancy(a, idx, mask):
+    b = a.copy()
+    b[idx] = -1.0
+    b[mask] = 0.0
+    return a[idx], b, a[np.array([0, -1])]
+
+@njit
+def axis_ops(m):
+    return np.argmax(m, axis=1), m.sum(axis=0), np.all(np.diff(m[0]) >= 0), np.count_nonzero(m > 0.5)
+
+@njit
+def is_sorted_while(a):
+    i = 1
+    while i < a.size:
+        if a[i - 1] > a[i]:
+            break
+        i += 1
+    else:
+        return True
+    return False
+
+@njit
+def grid_list(n, m):
+    g = [[0] * m for _ in range(n)]
+    for i in range(n):
+        for j in range(m):
+            g[i][j] = i * m + j
+    return g
+
+@pytest.mark.parametrize("n", [1, 4, 11])
+def test_stats_indexing(n):
+    a = RNG.random(n)
+    check(stats.py_func, a, jit=stats)
+    if n > 1:
+        check(corr.py_func, a, a ** 2 + RNG.random(n) * 0.1, jit=corr)
+    idx = np.array([0, n - 1])
+    check(fancy.py_func, a, idx, a > 0.5, jit=fancy)
+    check(axis_ops.py_func, RNG.random((n, 3)), jit=axis_ops)
+    check(is_sorted_while.py_func, np.sort(a), jit=is_sorted_while)
+    check(is_sorted_while.py_func, a[::-1].copy(), jit=is_sorted_while)
+    check(grid_list.py_func, n, 3, jit=grid_list)
+
+
+# ---- a recursive quicksort in place, a nested typed container, mixed returns ----
+@njit
+def quicksort(a, lo, hi):
+    if lo < hi:
+        p = a[hi]
+        i = lo
+        for j in range(lo, hi):
+            if a[j] < p:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+        a[i], a[hi] = a[hi], a[i]
+        quicksort(a, lo, i - 1)
+        quicksort(a, i + 1, hi)
+
+list_ty = types.ListType(types.int64)
+
+@njit
+def group_indices(labels):
+    d = numba.typed.Dict.empty(types.int64, list_ty)
+    for i in range(labels.size):
+        k = labels[i]
+        if k not in d:
+            d[k] = List.empty_list(types.int64)
+        d[k].append(i)
+    return d
+
+@njit
+def summary(a):
+    return a.size, float(a.sum()), (a.min(), a.max()), a > a.mean()
+
+@pytest.mark.parametrize("n", [0, 1, 2, 25])
+def test_recursion_nested(n):
+    a = RNG.integers(-9, 9, n)
+    b, c = a.copy(), a.copy()
+    quicksort(b, 0, n - 1)
+    quicksort.py_func(c, 0, n - 1)
+    assert_same(c, b)
+    labels = RNG.integers(0, 4, n)
+    got = group_indices(labels)
+    exp = {}
+    for i, k in enumerate(labels):
+        exp.setdefault(int(k), []).append(i)
+    assert {int(k): list(v) for k, v in got.items()} == exp
+    if n:
+        check(summary.py_func, RNG.random(n), jit=summary)
+
+
+# ---- Python's random module, f-strings, dates ----
+import random
+
+@njit
+def py_random(seed, n):
+    random.seed(seed)
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = random.random() + random.uniform(1.0, 3.0)
+    return out
+
+def np_random_stream(seed, n):
+    # Numba's random.seed(int) seeds the generator NumPy's np.random.seed(int) does (not
+    # CPython's random module's), so the stream to compare with is NumPy's legacy one
+    np.random.seed(seed)
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = np.random.random() + np.random.uniform(1.0, 3.0)
+    return out
+
+@njit
+def fstring_label(i, name):
+    return f"{name}-{i}"
+
+@njit
+def next_day(d):
+    return d + np.timedelta64(1, "D"), (d - np.datetime64("2020-01-01")) / np.timedelta64(1, "D")
+
+@njit
+def days_between(dates):
+    return (dates[1:] - dates[:-1]).astype(np.int64)
+
+def test_random_fstring_dates():
+    for seed, n in ((0, 3), (7, 1)):
+        assert_same(np_random_stream(seed, n), py_random(seed, n))
+    check(fstring_label.py_func, 3, "run", jit=fstring_label)
+    d = np.datetime64("2021-03-01")
+    got, exp = next_day(d), next_day.py_func(d)
+    assert got[0] == exp[0] and got[1] == exp[1]
+    dates = np.array(["2020-01-01", "2020-01-05", "2020-03-01"], dtype="datetime64[D]")
+    check(days_between.py_func, dates, jit=days_between)
+
+
+# ---- error models, dtype strings, array creation ----
+@njit(error_model="numpy")
+def ratio_numpy(a, b):
+    return a / b
+
+@njit
+def ratio_python(a, b):
+    return a / b
+
+@njit
+def creations(n):
+    return (np.zeros(n, "i8"), np.array([1, 2, 3], dtype=np.float32), np.ones(n).astype("float32"),
+            np.full((2, n), np.nan), np.eye(n, k=1), np.identity(n), np.arange(0, 1, 0.1),
+            np.triu(np.ones((n, n))), np.diag(np.arange(n)), np.roll(np.arange(n), 2))
+
+def test_creation_errors():
+    assert np.isinf(ratio_numpy(1.0, 0.0))
+    check(ratio_python.py_func, 1.0, 0.0, jit=ratio_python)
+    check(ratio_python.py_func, 3, 2, jit=ratio_python)
+    for n in (1, 4):
+        check(creations.py_func, n, jit=creations)
+
+
+# ---- NaN-aware and whole-array helpers ----
+@njit
+def nan_helpers(a):
+    return (np.nanmax(a), np.nansum(a), np.isnan(a).sum(), np.where(a > 0.5, a, np.nan),
+            np.nanmean(a), np.argwhere(a > 0.5), np.flatnonzero(a > 0.2))
+
+@njit
+def close_checks(a, b):
+    return np.isclose(a, b), np.allclose(a, b), np.array_equal(a, b)
+
+@njit
+def uniq_counts(a):
+    return np.unique(a, return_counts=True)
+
+@njit
+def unpack_row(arr):
+    x, y, z = arr
+    return x * y - z
+
+@pytest.mark.parametrize("n", [1, 6])
+def test_nan_helpers(n):
+    a = RNG.random(n)
+    a[0] = np.nan
+    check(nan_helpers.py_func, a, jit=nan_helpers)
+    b = RNG.random(n)
+    check(close_checks.py_func, b, b + 1e-12, jit=close_checks)
+    check(uniq_counts.py_func, RNG.integers(0, 3, n), jit=uniq_counts)
+    check(unpack_row.py_func, np.array([2.0, 3.0, 1.0]), jit=unpack_row)
+
+
+# ---- dicts and sets edited, generator expressions ----
+@njit
+def dict_edit(keys):
+    d = {}
+    for k in keys:
+        d[k] = k * k
+    removed = d.pop(keys[0])
+    if len(keys) > 1:
+        del d[keys[1]]
+    ks = [k for k in d.keys()]
+    s = set()
+    for k in keys:
+        s.add(k % 3)
+    s.discard(0)
+    return removed, len(d), sorted(ks), len(s), 1 in s
+
+@njit
+def gen_exprs(arr):
+    return sum(x * x for x in arr), any(x > 0.9 for x in arr), all(x >= 0 for x in arr)
+
+@pytest.mark.parametrize("n", [1, 2, 7])
+def test_dict_edit(n):
+    check(dict_edit.py_func, np.arange(n) + 1, jit=dict_edit)
+    check(gen_exprs.py_func, RNG.random(n), jit=gen_exprs)
+
+
+# ---- linear algebra and complex arrays ----
+@njit
+def linalg_more(m):
+    q, r = np.linalg.qr(m)
+    u, s, vt = np.linalg.svd(m)
+    return np.abs(np.diag(r)), s, np.linalg.pinv(m), np.linalg.matrix_power(m, 3)
+
+@njit
+def complex_arrays(z):
+    return np.abs(z), np.angle(z), z.conjugate(), np.real(z), z.imag, np.exp(1j * z.real)
+
+@njit
+def slices3d(a, i, j):
+    return a[i, :, j], a[:, j, :].sum(), a[..., 0]
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_linalg_complex(n):
+    m = RNG.random((n, n)) + np.eye(n)
+    check(linalg_more.py_func, m, jit=linalg_more)
+    z = RNG.random(n) + 1j * RNG.random(n)
+    check(complex_arrays.py_func, z, jit=complex_arrays)
+    check(slices3d.py_func, RNG.random((3, n, 2)), 1, 1, jit=slices3d)
