@@ -566,6 +566,18 @@ static Type *tuple_getitem(Infer *c, Instr *in, Instr *tuple, Instr *idx)
 {
     Type *t = tuple->type;
     int64_t i;
+    if (ty_is_literal_dict(t)) {
+        const Type *k = idx->type;
+        const char *key = k->kind == TY_STRING && k->literal && k->literal->kind == K_STR
+                          ? k->literal->s : NULL;
+        int f = key ? ty_field_index(t, key) : -1;
+        if (f < 0)
+            return infer_fail(c, in, key ? DIAG_TYPING : DIAG_UNSUPPORTED, key ? "KeyError: "
+                              "'%s' is not a key of %s" : "%s is read by a constant string key "
+                              "only (its values have several types)", key ? key : infer_type_name(t),
+                              infer_type_name(t));
+        return tuple_static(c, in, tuple, f);
+    }
     if (infer_const_index(idx, &i))
         return tuple_static(c, in, tuple, i);
     if (idx->type->kind == TY_SLICE && idx->op == OP_BUILD_SLICE)
@@ -820,6 +832,10 @@ Type *infer_setitem(Infer *c, Instr *in)
 {
     Instr *obj = in->args[0], *idx = in->args[1], *val = in->args[2];
     Type *t = obj->type;
+    if (ty_is_literal_dict(t))   /* as in Numba */
+        return infer_fail(c, in, DIAG_TYPING, "%s cannot be changed: a dict display of constant "
+                          "string keys and values of mixed types is read-only (give its values "
+                          "one type to make a dict that can)", infer_type_name(t));
     if (t->kind == TY_TUPLE)
         return infer_fail(c, in, DIAG_TYPING, "tuples are immutable: cannot assign to an item");
     if (t->kind == TY_LIST)
@@ -1083,6 +1099,10 @@ static Type *getiter_of_empty(Infer *c, Instr *in)
 Type *infer_getiter(Infer *c, Instr *in)
 {
     Type *t = in->args[0]->type;
+    if (ty_is_literal_dict(t))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s is read by constant keys only: its values "
+                          "have several types, so a loop over it has no one item type",
+                          infer_type_name(t));
     switch (t->kind) {
     case TY_RANGE:
         return ty_iter(t);

@@ -233,6 +233,28 @@ def test_typed_dict_from_python():
         assert_same(exp[k], got[k])
 
 
+# ---- "pass parameters as a dict": string keys, values of mixed types (LiteralStrKeyDict) ----
+@njit
+def simulate_with_params(n):
+    params = {"steps": n, "dt": 0.1, "label": "euler", "x0": np.ones(3)}
+    x = params["x0"].copy()
+    for _ in range(params["steps"]):
+        x += params["dt"] * x
+    return x, params["label"], "dt" in params, "gamma" not in params, len(params)
+
+@njit
+def make_config(n):
+    return {"n": n, "scale": n / 2, "name": "cfg", "grid": np.zeros((n, 2))}
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_literal_str_key_dict(n):
+    check(simulate_with_params.py_func, n, jit=simulate_with_params)
+    got, exp = make_config(n), make_config.py_func(n)
+    assert type(got) is dict and list(got) == list(exp)
+    for k in exp:
+        assert_same(exp[k], got[k])
+
+
 # ---- the tutorials' jitclass ----
 spec = [("value", int32), ("array", float32[:])]
 
@@ -724,8 +746,15 @@ def ragged_list_array(n):
 def call_python_object(n):
     return object()
 
-def mixed_value_dict(n):
+def mixed_value_dict_loop(n):
     d = {"count": n, "name": "run"}
+    for k in d:
+        n += 1
+    return n
+
+def mixed_value_dict_store(n):
+    d = {"count": n, "name": "run"}
+    d["count"] = n + 1
     return d["count"]
 
 def test_question_code_rejected():
@@ -733,7 +762,10 @@ def test_question_code_rejected():
         njit(retyped_variable)(3)
     # a ragged nested list: NumPy's own ValueError at run time, as CPython raises it
     check(ragged_list_array, 2)
-    with pytest.raises(CompileError, match=r"line \d+"):
-        njit(mixed_value_dict)(2)
+    # a literal dict of mixed values is read-only and cannot be looped over, in Numba as here
+    with pytest.raises(CompileError, match=r"cannot be changed(.|\n)*line \d+"):
+        njit(mixed_value_dict_store)(2)
+    with pytest.raises(CompileError, match=r"a loop over it has no one item type(.|\n)*line \d+"):
+        njit(mixed_value_dict_loop)(2)
     with pytest.raises(CompileError, match="object"):
         njit(call_python_object)(1)
