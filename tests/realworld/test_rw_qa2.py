@@ -721,3 +721,63 @@ def test_linalg_complex(n):
     z = RNG.random(n) + 1j * RNG.random(n)
     check(complex_arrays.py_func, z, jit=complex_arrays)
     check(slices3d.py_func, RNG.random((3, n, 2)), 1, 1, jit=slices3d)
+
+
+# ---- smaller answers: optionals, constant tuples, while/else, unpacking, list(array) ----
+@njit
+def optional_ret(n):
+    x = None
+    if n > 5:
+        x = n * 2
+    if x is None:
+        return -1
+    return x
+
+TUP = (1.5, 2.5, 3.5)
+
+@njit
+def const_tuples(i):
+    t = ((1, 2), (3, 4))
+    return t[i][1 - i], TUP[i] + sum(TUP)
+
+@njit
+def while_else(n):
+    i = 0
+    found = -1
+    while i < n:
+        if i * i > 20:
+            found = i
+            break
+        i += 1
+    for _ in range(3):
+        pass
+    else:
+        found += 100
+    return found
+
+@njit
+def nested_unpack(a):
+    b, c = a[:2], a[2:]
+    (d, e), f = (b, c), 3
+    return d + e * f
+
+@njit
+def list_from_array(a):
+    l = list(a)
+    l.sort()
+    return l, sorted(a), [int(x) for x in a[::-1]]
+
+@njit
+def set_ops_sorted(a, b):
+    return (np.intersect1d(a, b), np.union1d(a, b), np.searchsorted(np.sort(a), b),
+            np.cumprod(a[:4] + 1), np.ediff1d(a))
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_small_answers(n):
+    check(optional_ret.py_func, n, jit=optional_ret)
+    check(const_tuples.py_func, min(n, 1), jit=const_tuples)
+    check(while_else.py_func, n, jit=while_else)
+    check(nested_unpack.py_func, np.arange(4.0) + n, jit=nested_unpack)
+    a = RNG.integers(0, 9, n + 1)
+    check(list_from_array.py_func, a, jit=list_from_array)
+    check(set_ops_sorted.py_func, a, RNG.integers(0, 9, 3), jit=set_ops_sorted)
