@@ -749,10 +749,8 @@ static Type *type_unary(Infer *c, Instr *in)
     return r;
 }
 
-/* The constant string of a key, or NULL. */
-static const char *const_str_key(const Instr *k)
+const char *infer_const_str(const Type *t)
 {
-    const Type *t = k->type;
     return t->kind == TY_STRING && t->literal && t->literal->kind == K_STR ? t->literal->s : NULL;
 }
 
@@ -834,7 +832,7 @@ static Type *table_contains(Infer *c, Instr *in, Instr *table, Instr *x)
 /* "key" in d of a literal dict (types.h): known when compiling, from its keys. */
 static Type *literal_dict_contains(Infer *c, Instr *in, Instr *d, Instr *x)
 {
-    const char *key = const_str_key(x);
+    const char *key = infer_const_str(x->type);
     if (!key)
         return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over %s takes a constant string key "
                           "only", infer_type_name(d->type));
@@ -1550,7 +1548,7 @@ static Type *type_literal_dict(Infer *c, Instr *in)
     Type **values = arena_alloc(c->arena, sizeof *values * (size_t)(n + 1));
     Instr **args = arena_alloc(c->arena, sizeof *args * (size_t)(n + 1));
     for (int i = 0; i < n; i++) {
-        keys[i] = const_str_key(in->args[2 * i]);
+        keys[i] = infer_const_str(in->args[2 * i]->type);
         if (!keys[i])
             return NULL;
         for (int j = 0; j < i; j++)

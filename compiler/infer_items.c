@@ -567,9 +567,7 @@ static Type *tuple_getitem(Infer *c, Instr *in, Instr *tuple, Instr *idx)
     Type *t = tuple->type;
     int64_t i;
     if (ty_is_literal_dict(t)) {
-        const Type *k = idx->type;
-        const char *key = k->kind == TY_STRING && k->literal && k->literal->kind == K_STR
-                          ? k->literal->s : NULL;
+        const char *key = infer_const_str(idx->type);
         int f = key ? ty_field_index(t, key) : -1;
         if (f < 0)
             return infer_fail(c, in, key ? DIAG_TYPING : DIAG_UNSUPPORTED, key ? "KeyError: "
