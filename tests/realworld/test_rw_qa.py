@@ -10,6 +10,7 @@ read by field, string helpers, sorting and searching questions. Each is compared
 running the same source (the undecorated function) on several inputs, edge cases included.
 Question code that Numba rejects too is checked to fail with a message naming its line."""
 import math
+from types import FunctionType
 
 import numpy as np
 import pytest
@@ -226,8 +227,7 @@ def test_typed_dict_from_python():
     d[""] = np.array([5.0])
     assert total_by_key(d) == total_by_key.py_func(dict(d))
     got = fill_typed_dict(4)
-    exp = fill_typed_dict.py_func.__globals__  # the same source run in CPython below
-    exp = {i: np.arange(i, dtype=np.float64) for i in range(4)}
+    exp = fill_typed_dict.py_func(4)   # a typed Dict filled by the interpreter
     assert sorted(got.keys()) == sorted(exp)
     for k in exp:
         assert_same(exp[k], got[k])
@@ -246,9 +246,25 @@ def simulate_with_params(n):
 def make_config(n):
     return {"n": n, "scale": n / 2, "name": "cfg", "grid": np.zeros((n, 2))}
 
+@njit
+def params_total(p):
+    return p["steps"] * p["dt"] + p["x0"].sum()
+
+@njit
+def choose_params(n):
+    if n > 1:
+        p = {"steps": n, "dt": 0.5, "label": "fine", "x0": np.ones(2)}
+    else:
+        p = {"steps": 1, "dt": 1.0, "label": "coarse", "x0": np.zeros(2)}
+    return params_total(p), p["label"]
+
 @pytest.mark.parametrize("n", [0, 1, 5])
 def test_literal_str_key_dict(n):
     check(simulate_with_params.py_func, n, jit=simulate_with_params)
+    # the same source in CPython, with its helper interpreted too
+    interpreted = FunctionType(choose_params.py_func.__code__,
+                               dict(globals(), params_total=params_total.py_func))
+    assert choose_params(n) == interpreted(n)
     got, exp = make_config(n), make_config.py_func(n)
     assert type(got) is dict and list(got) == list(exp)
     for k in exp:
