@@ -89,6 +89,20 @@ def linspace_round_astype(nn):
     np.round(x, 0, x)
     return x.astype(np.int32)
 
+@njit
+def round_into(a, decimals, out):
+    np.round(a, decimals, out)
+    return out
+
+def test_round_into_out():
+    a = np.array([[1.256, -2.5], [3.5, 0.049]])
+    for decimals in (0, 1, 2, -1):
+        check(round_into.py_func, a, decimals, np.empty_like(a), jit=round_into)
+        check(round_into.py_func, a, decimals, np.empty((2, 2), np.float32), jit=round_into)
+    check(round_into.py_func, np.arange(-7, 7).reshape(2, 7), 0, np.empty((2, 7), np.int64),
+          jit=round_into)
+    check(round_into.py_func, a, 1, np.empty((2, 3)), jit=round_into)   # NumPy's ValueError
+
 @pytest.mark.parametrize("nn", [1, 3, 7, 50])
 def test_linspace_astype(nn):
     check(linspace_shift_astype.py_func, nn, jit=linspace_shift_astype, exact=True)
