@@ -217,6 +217,10 @@ Type *infer_getattr(Infer *c, Instr *in)
     if (strcmp(in->name, "__delitem__") == 0)   /* what `del x[i]` becomes (frontend) */
         return infer_fail(c, in, DIAG_UNSUPPORTED, "del x[i] is supported on lists in compiled "
                           "code, not on %s", infer_type_name(t));
+    if (ty_is_literal_dict(t))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s has no attribute '%s' in compiled code: a "
+                          "dict of constant string keys and values of mixed types is read as "
+                          "d[\"key\"] only (and by `in` and len())", infer_type_name(t), in->name);
     if (t->kind == TY_TUPLE && (strcmp(in->name, "index") == 0 || strcmp(in->name, "count") == 0) &&
         !(t->tuple.cls && ty_field_index(t, in->name) >= 0))   /* a namedtuple's field wins */
         return ty_method(t, in->name);   /* pyjit/lib's method.tuple.index and .count */
