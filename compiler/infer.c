@@ -377,6 +377,11 @@ static Type *opaque_fail(Infer *c, Instr *in, const Const *k)
                           "host only (a kernel launching kernels, dynamic parallelism, is not "
                           "supported); make it @gpu.jit(device=True) to call it from a kernel",
                           name);
+    if (strncmp(name, "pyjit.types.", 12) == 0)   /* types.UniTuple(...) inside: Numba refuses too */
+        return infer_fail(c, in, DIAG_TYPING, "%s(...) is not supported in compiled code: "
+                          "build the type outside the function (a global such as "
+                          "key_ty = types.UniTuple(types.int64, 2)) and use that name inside",
+                          name);
     return infer_fail(c, in, DIAG_TYPING, "%s is not supported in compiled code", name);
 }
 
@@ -757,6 +762,11 @@ static Type *type_unary(Infer *c, Instr *in)
     return r;
 }
 
+const char *infer_const_str(const Type *t)
+{
+    return t->kind == TY_STRING && t->literal && t->literal->kind == K_STR ? t->literal->s : NULL;
+}
+
 /* `x in (a, b, c)` becomes (x == a) | (x == b) | (x == c), each compare at its own promotion. */
 static Type *tuple_contains(Infer *c, Instr *in, Instr *tuple, Instr *x)
 {
@@ -832,9 +842,24 @@ static Type *table_contains(Infer *c, Instr *in, Instr *table, Instr *x)
     return ty_scalar(TY_BOOL);
 }
 
+/* "key" in d of a literal dict (types.h): known when compiling, from its keys. */
+static Type *literal_dict_contains(Infer *c, Instr *in, Instr *d, Instr *x)
+{
+    const char *key = infer_const_str(x->type);
+    if (!key)
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "'in' over %s takes a constant string key "
+                          "only", infer_type_name(d->type));
+    bool v = (ty_field_index(d->type, key) >= 0) != (in->sub == CMP_NOTIN);
+    if (c->rewrite)
+        infer_make_const_bool(c, in, v);
+    return ty_scalar(TY_BOOL);
+}
+
 static Type *type_contains(Infer *c, Instr *in)
 {
     Instr *x = in->args[0], *seq = in->args[1];
+    if (ty_is_literal_dict(seq->type))
+        return literal_dict_contains(c, in, seq, x);
     if (seq->type->kind == TY_TUPLE)
         return tuple_contains(c, in, seq, x);
     if (infer_is_text(seq->type))
@@ -1570,6 +1595,33 @@ Type *infer_table_made(Infer *c, Instr *in, bool set)
     return t ? t : set ? ty_set(NULL) : ty_dict(NULL, NULL);
 }
 
+/* {"n": 3, "name": "run"}: constant string keys, each once, and values of mixed types make a
+ * literal dict (types.h), built as the tuple of its values; NULL when the display is not one. */
+static Type *type_literal_dict(Infer *c, Instr *in)
+{
+    int n = in->nargs / 2;
+    const char **keys = arena_alloc(c->arena, sizeof *keys * (size_t)(n + 1));
+    Type **values = arena_alloc(c->arena, sizeof *values * (size_t)(n + 1));
+    Instr **args = arena_alloc(c->arena, sizeof *args * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        keys[i] = infer_const_str(in->args[2 * i]->type);
+        if (!keys[i])
+            return NULL;
+        for (int j = 0; j < i; j++)
+            if (strcmp(keys[i], keys[j]) == 0)
+                return NULL;
+        args[i] = in->args[2 * i + 1];
+        values[i] = infer_value_type(ty_strong(args[i]->type));
+        if (c->rewrite)
+            args[i] = infer_coerce(c, in, args[i], values[i]);
+    }
+    if (c->rewrite) {
+        in->op = OP_BUILD_TUPLE;
+        infer_set_args(c, in, args, n);
+    }
+    return ty_literal_dict(keys, values, n);
+}
+
 /* {k: v, ...} and {x, ...}: typed by their items and by what later uses store. */
 static Type *type_build_table(Infer *c, Instr *in)
 {
@@ -1582,11 +1634,14 @@ static Type *type_build_table(Infer *c, Instr *in)
         Type *kt = ty_strong(in->args[i]->type), *vt = set ? NULL : ty_strong(in->args[i + 1]->type);
         if (table_join(c, in, t, kt, vt, &t) < 0)
             return NULL;
+        Type *lit = !t && !set ? type_literal_dict(c, in) : NULL;
+        if (lit)
+            return lit;
         if (!t)
             return infer_fail(c, in, DIAG_TYPING, "%s of mixed types: a %s holds one type of key%s",
                               set ? "set items" : "dict items", set ? "set" : "dict",
-                              set ? "" : " and one of value (Numba's literal dicts of string keys "
-                              "and mixed values are not taken: use a namedtuple or a tuple)");
+                              set ? "" : " and one of value (a display of constant string keys, "
+                              "each once, may mix its values' types)");
     }
     if (c->rewrite)
         for (int i = 0; i < in->nargs; i++)

@@ -161,6 +161,8 @@ Type *infer_namedtuple_replace(Infer *c, Instr *in, Instr *self);
  * value of type t has at run time (t strong, a string constant str). The others type s + t,
  * s * n, comparisons, `in` and s[i] / s[a:b] of strings and rewrite them to the str builtins. */
 bool infer_is_text(const Type *t);
+/* The value of a string constant's type ("a" in d["a"]), or NULL for any other type. */
+const char *infer_const_str(const Type *t);
 Type *infer_value_type(Type *t);
 /* infer_items.c: the item a loop over a value of type t gets (NULL where not known yet). */
 Type *infer_item_of(Type *t);

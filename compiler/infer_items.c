@@ -219,6 +219,10 @@ Type *infer_getattr(Infer *c, Instr *in)
     if (strcmp(in->name, "__delitem__") == 0)   /* what `del x[i]` becomes (frontend) */
         return infer_fail(c, in, DIAG_UNSUPPORTED, "del x[i] is supported on lists in compiled "
                           "code, not on %s", infer_type_name(t));
+    if (ty_is_literal_dict(t))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s has no attribute '%s' in compiled code: a "
+                          "dict of constant string keys and values of mixed types is read as "
+                          "d[\"key\"] only (and by `in` and len())", infer_type_name(t), in->name);
     if (t->kind == TY_TUPLE && (strcmp(in->name, "index") == 0 || strcmp(in->name, "count") == 0) &&
         !(t->tuple.cls && ty_field_index(t, in->name) >= 0))   /* a namedtuple's field wins */
         return ty_method(t, in->name);   /* pyjit/lib's method.tuple.index and .count */
@@ -570,6 +574,16 @@ static Type *tuple_getitem(Infer *c, Instr *in, Instr *tuple, Instr *idx)
 {
     Type *t = tuple->type;
     int64_t i;
+    if (ty_is_literal_dict(t)) {
+        const char *key = infer_const_str(idx->type);
+        int f = key ? ty_field_index(t, key) : -1;
+        if (f < 0)
+            return infer_fail(c, in, key ? DIAG_TYPING : DIAG_UNSUPPORTED, key ? "KeyError: "
+                              "'%s' is not a key of %s" : "%s is read by a constant string key "
+                              "only (its values have several types)", key ? key : infer_type_name(t),
+                              infer_type_name(t));
+        return tuple_static(c, in, tuple, f);
+    }
     if (infer_const_index(idx, &i))
         return tuple_static(c, in, tuple, i);
     if (idx->type->kind == TY_SLICE && idx->op == OP_BUILD_SLICE)
@@ -824,6 +838,10 @@ Type *infer_setitem(Infer *c, Instr *in)
 {
     Instr *obj = in->args[0], *idx = in->args[1], *val = in->args[2];
     Type *t = obj->type;
+    if (ty_is_literal_dict(t))   /* as in Numba */
+        return infer_fail(c, in, DIAG_TYPING, "%s cannot be changed: a dict display of constant "
+                          "string keys and values of mixed types is read-only (give its values "
+                          "one type to make a dict that can)", infer_type_name(t));
     if (t->kind == TY_TUPLE)
         return infer_fail(c, in, DIAG_TYPING, "tuples are immutable: cannot assign to an item");
     if (t->kind == TY_LIST)
@@ -1092,6 +1110,10 @@ static Type *getiter_of_empty(Infer *c, Instr *in)
 Type *infer_getiter(Infer *c, Instr *in)
 {
     Type *t = in->args[0]->type;
+    if (ty_is_literal_dict(t))
+        return infer_fail(c, in, DIAG_UNSUPPORTED, "%s is read by constant keys only: its values "
+                          "have several types, so a loop over it has no one item type",
+                          infer_type_name(t));
     switch (t->kind) {
     case TY_RANGE:
         return ty_iter(t);

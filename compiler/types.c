@@ -311,6 +311,19 @@ Type *ty_namedtuple(const void *cls, const char *cls_name, const char *const *fi
     return intern_tuple(cls, cls_name, fields, items, n);
 }
 
+/* The class of every literal dict type: its address only, so no Python class is one. */
+static const char LITERAL_DICT_CLASS[] = "LiteralStrKeyDict";
+
+Type *ty_literal_dict(const char *const *keys, Type **values, int n)
+{
+    return intern_tuple(LITERAL_DICT_CLASS, LITERAL_DICT_CLASS, keys, values, n);
+}
+
+bool ty_is_literal_dict(const Type *t)
+{
+    return t && t->kind == TY_TUPLE && t->tuple.cls == (const void *)LITERAL_DICT_CLASS;
+}
+
 /* Item 0's field name: no Python identifier, so no namedtuple of the user's is a closure. */
 static const char CLOSURE_FUNCTION[] = "<function>";
 

@@ -156,6 +156,11 @@ Type *ty_plain_tuple(Type *t);
  * the tuple of those values, and its function is known when compiling. */
 Type *ty_closure(Type *func, const char *const *names, Type **captured, int n);
 bool ty_is_closure(const Type *t);
+/* A dict display of constant string keys and values of mixed types ({"n": 3, "name": "run"},
+ * Numba's LiteralStrKeyDict): a namedtuple of its values named by its keys, read by constant key
+ * (d["n"]); its class is no Python class, and it leaves compiled code as a dict. */
+Type *ty_literal_dict(const char *const *keys, Type **values, int n);
+bool ty_is_literal_dict(const Type *t);
 /* Index of field name in namedtuple t, or -1. */
 int ty_field_index(const Type *t, const char *name);
 Type *ty_iter(Type *over);

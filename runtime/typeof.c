@@ -1353,9 +1353,28 @@ fail:
     return NULL;
 }
 
+/* A literal dict result ({"n": 3, "name": "run"}): the dict CPython makes of it. */
+static PyObject *box_literal_dict(Type *ty, PyObject *tuple)
+{
+    PyObject *d = tuple ? PyDict_New() : NULL;
+    if (!d)
+        goto fail;
+    for (int i = 0; i < ty->tuple.n; i++)
+        if (PyDict_SetItemString(d, ty->tuple.fields[i], PyTuple_GET_ITEM(tuple, i)) < 0)
+            goto fail;
+    Py_DECREF(tuple);
+    return d;
+fail:
+    Py_XDECREF(d);
+    Py_XDECREF(tuple);
+    return NULL;
+}
+
 /* A namedtuple result: an instance of its class, made from the plain tuple of its items. */
 static PyObject *box_namedtuple(Type *ty, PyObject *tuple)
 {
+    if (ty_is_literal_dict(ty))
+        return box_literal_dict(ty, tuple);
     PyObject *obj = tuple ? PyObject_Call((PyObject *)ty->tuple.cls, tuple, NULL) : NULL;
     Py_XDECREF(tuple);
     return obj;

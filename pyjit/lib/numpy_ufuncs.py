@@ -1191,7 +1191,9 @@ def _round_float(a, scale, up):
 
 
 def _round(a, decimals=0, out=None):
-    if _given(out) or not (is_array(a) or is_number(a)):
+    if _given(out):
+        return _round_into(a, out)
+    if not (is_array(a) or is_number(a)):
         return None
     dt = a.dtype if is_array(a) else a
     kind = _numpy_dtype(dt).kind
@@ -1221,6 +1223,20 @@ def _round(a, decimals=0, out=None):
         up = decimals >= 0
         return _round_float(a, 10.0 ** (decimals if up else -decimals), up)
     return scalar
+
+
+def _round_into(a, out):
+    """np.round(a, decimals, out): rounded as without out, then stored into out (cast to its
+    dtype), so out may be a itself, as in the common `np.round(x, 0, x)`."""
+    if not (is_array(a) and is_array(out)) or out.ndim != a.ndim:
+        return None
+
+    def into(a, decimals=0, out=None):
+        if out.shape != a.shape:
+            raise ValueError("np.round: out must have the shape of a")
+        out[...] = np.round(a, decimals)
+        return out
+    return into
 
 
 @register_jitable
