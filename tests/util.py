@@ -129,6 +129,47 @@ def same_as_numpy(got, want):
         assert np.array_equal(got, want), (got, want)
 
 
+def same_as_cpython(want, got):
+    """got (compiled) is want (CPython on the same source): tuples and lists item by item,
+    namedtuples of the same class, arrays of the same shape and dtype (structured ones field by
+    field), floats within 1e-9 (float32 and complex64 arrays 1e-5), NaN equal to NaN."""
+    import numpy as np
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want), (want, got)
+        if hasattr(want, "_fields"):
+            assert type(got) is type(want), (want, got)
+        for w, g in zip(want, got):
+            same_as_cpython(w, g)
+    elif isinstance(want, np.ndarray):
+        assert isinstance(got, np.ndarray) and got.shape == want.shape, (want, got)
+        assert got.dtype == want.dtype, (want.dtype, got.dtype)
+        if want.dtype.names:
+            for name in want.dtype.names:
+                same_as_cpython(want[name], got[name])
+        else:
+            rtol = 1e-5 if want.dtype in (np.float32, np.complex64) else 1e-9
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-12)
+    elif isinstance(want, (float, np.floating)):
+        assert math.isclose(want, got, rel_tol=1e-9, abs_tol=1e-12) or \
+            (math.isnan(want) and math.isnan(got)), (want, got)
+    else:
+        assert got == want, (want, got)
+
+
+def case_name(f):
+    """A test id for a compiled function: its Python name."""
+    return getattr(f, "py_func", f).__name__
+
+
+def check_case(f, make):
+    """f (a dispatcher) and its Python function, each on fresh copies of make()'s arguments (a
+    function may write into its arrays), give the same result (same_as_cpython)."""
+    import numpy as np
+    args = tuple(make())
+    copies = lambda: [a.copy() if isinstance(a, np.ndarray) else a for a in args]  # noqa: E731
+    same_as_cpython(f.py_func(*copies()), f(*copies()))
+
+
 def _copy_args(args):
     return tuple(a.copy(order="K") if isinstance(a, np.ndarray) else copy.copy(a) for a in args)
 

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from pyjit import njit
+from util import case_name, check_case
 
 
 # --- predicates and polygons ----------------------------------------------------------------------
@@ -798,31 +799,6 @@ CASES = [
 ]
 
 
-def _same(a, b):
-    if isinstance(a, (tuple, list)):
-        assert isinstance(b, (tuple, list)) and len(a) == len(b), (a, b)
-        for x, y in zip(a, b):
-            _same(x, y)
-    elif isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray) and a.shape == b.shape, (a, b)
-        assert a.dtype == b.dtype, (a.dtype, b.dtype)
-        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-12)
-    elif isinstance(a, (float, np.floating)):
-        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or (math.isnan(a) and math.isnan(b)), (a, b)
-    else:
-        assert a == b, (a, b)
-
-
-def _copies(args):
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-
-
-def _name(f):
-    return getattr(f, "py_func", f).__name__
-
-
-@pytest.mark.parametrize("f, make", CASES, ids=[_name(f) for f, _ in CASES])
+@pytest.mark.parametrize("f, make", CASES, ids=[case_name(f) for f, _ in CASES])
 def test_same_as_cpython(f, make):
-    args = tuple(make())
-    want = f.py_func(*_copies(args))
-    _same(want, f(*_copies(args)))
+    check_case(f, make)

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from pyjit import njit
+from util import case_name, check_case
 
 TINY = 1.0e-20
 COF = (76.18009172947146, -86.50532032941677, 24.01409824083091,
@@ -970,35 +971,9 @@ CASES = [
 ]
 
 
-def _same(a, b):
-    if isinstance(a, (tuple, list)):
-        assert isinstance(b, (tuple, list)) and len(a) == len(b)
-        for x, y in zip(a, b):
-            _same(x, y)
-    elif isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray) and a.shape == b.shape, (a, b)
-        assert a.dtype == b.dtype, (a.dtype, b.dtype)
-        rtol = 1e-5 if a.dtype in (np.float32, np.complex64) else 1e-9
-        np.testing.assert_allclose(b, a, rtol=rtol, atol=1e-12)
-    elif isinstance(a, (float, np.floating)):
-        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), (a, b)
-    else:
-        assert a == b
-
-
-def _copies(args):
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-
-
-def _name(f):
-    return getattr(f, "py_func", f).__name__
-
-
-@pytest.mark.parametrize("f, make", CASES, ids=[_name(f) for f, _ in CASES])
+@pytest.mark.parametrize("f, make", CASES, ids=[case_name(f) for f, _ in CASES])
 def test_same_as_cpython(f, make):
-    args = tuple(make())
-    want = f.py_func(*_copies(args))
-    _same(want, f(*_copies(args)))
+    check_case(f, make)
 
 
 @pytest.mark.parametrize("f, args, err", [

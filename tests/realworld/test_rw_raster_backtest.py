@@ -39,6 +39,7 @@ from pyjit.extending import overload
 from pyjit.np.numpy_support import from_dtype
 from pyjit.typed import typedlist
 from pyjit.types import Tuple, UniTuple, boolean, float64, int64, void
+from util import case_name, check_case, same_as_cpython
 
 ngjit = jit(nopython=True, nogil=True)
 
@@ -851,41 +852,9 @@ CASES = [
 ]
 
 
-def _same(a, b):
-    if isinstance(a, (tuple, list)):
-        assert isinstance(b, (tuple, list)) and len(a) == len(b), (a, b)
-        if hasattr(a, "_fields"):
-            assert type(a) is type(b), (a, b)
-        for x, y in zip(a, b):
-            _same(x, y)
-    elif isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray) and a.shape == b.shape, (a, b)
-        assert a.dtype == b.dtype, (a.dtype, b.dtype)
-        if a.dtype.names:
-            for name in a.dtype.names:
-                _same(a[name], b[name])
-        else:
-            rtol = 1e-5 if a.dtype == np.float32 else 1e-9
-            np.testing.assert_allclose(b, a, rtol=rtol, atol=1e-12)
-    elif isinstance(a, (float, np.floating)):
-        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or (math.isnan(a) and math.isnan(b)), (a, b)
-    else:
-        assert a == b, (a, b)
-
-
-def _copies(args):
-    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-
-
-def _name(f):
-    return getattr(f, "py_func", f).__name__
-
-
-@pytest.mark.parametrize("f, make", CASES, ids=[_name(f) for f, _ in CASES])
+@pytest.mark.parametrize("f, make", CASES, ids=[case_name(f) for f, _ in CASES])
 def test_same_as_cpython(f, make):
-    args = tuple(make())
-    want = f.py_func(*_copies(args))
-    _same(want, f(*_copies(args)))
+    check_case(f, make)
 
 
 def test_rolling_mean_refuses_minp_above_window():
@@ -909,7 +878,7 @@ def test_label_regions_same_as_cpython(values, mask, monkeypatch):
     comparison it stands for (compiled first: the compiled code keeps the overload)."""
     got = label_regions(values, mask)
     monkeypatch.setitem(label_regions.py_func.__globals__, "is_close", _is_close_py)
-    _same(label_regions.py_func(values, mask), got)
+    same_as_cpython(label_regions.py_func(values, mask), got)
 
 
 def test_is_close_chooses_by_type():
@@ -933,6 +902,6 @@ def test_priority_flood_with_its_item_type_passed_in(dtype, monkeypatch):
     plain = types.SimpleNamespace(List=types.SimpleNamespace(empty_list=lambda item_type: []))
     monkeypatch.setitem(_priority_flood.py_func.__globals__, "typedlist", plain)
     want = _priority_flood.py_func(dem, mask, None)
-    _same(want, got)
+    same_as_cpython(want, got)
     assert got.dtype == dtype and (got >= dem).all()
 
