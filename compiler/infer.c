@@ -1832,6 +1832,7 @@ static int run_fixpoint(Infer *c)
     for (int round = 0; round < MAX_ROUNDS; round++) {
         c->changed = false;
         c->none_waits = false;
+        c->lists_wait = false;
         c->ret = NULL;
         c->ret_from = NULL;
         for (int i = 0; i < c->fn->blocks.len; i++) {
@@ -1852,6 +1853,10 @@ static int run_fixpoint(Infer *c)
         }
         if (!c->changed && c->none_waits && !c->none_final) {
             c->none_final = true;   /* the variables still None are None: report their uses */
+            continue;
+        }
+        if (!c->changed && c->lists_wait && !c->lists_final) {
+            c->lists_final = true;   /* no other use typed them: np.array's dtype does */
             continue;
         }
         if (!c->changed)
@@ -1937,6 +1942,21 @@ static int *count_uses(Infer *c)
         }
     }
     return uses;
+}
+
+bool infer_used_once(Infer *c, const Instr *v)
+{
+    int uses = 0;
+    for (int i = 0; i < c->fn->blocks.len; i++) {
+        Block *b = c->fn->blocks.items[i];
+        for (int j = 0; j < b->instrs.len; j++) {
+            Instr *in = b->instrs.items[j];
+            for (int k = 0; k < in->nargs; k++)
+                if (in->args[k] == v && ++uses > 1)
+                    return false;
+        }
+    }
+    return uses == 1;
 }
 
 /* Whether an unused in can go: it computes a value without effect (no exception either). */
@@ -2222,6 +2242,7 @@ static int unroll_and_restart(Infer *c)
     c->ret = NULL;
     c->ret_from = NULL;
     c->none_final = false;
+    c->lists_final = false;
     return run_fixpoint(c);
 }
 

@@ -2570,8 +2570,10 @@ static int empty_nest_depth(const Instr *list)
 
 /* np.array([]), np.array([[], []]) and np.array([], dtype=d): the empty list literals' items
  * take d (float64 without one), as NumPy makes an empty array of that dtype; without this the
- * lists' item types would be unknown. True when it set them (another round of inference
- * follows). */
+ * lists' item types would be unknown. A list used elsewhere too (`b = []`, appends on a branch
+ * not yet reached, then np.array(b)) takes them only once the rounds have converged with its
+ * items still unknown: its appends type it first. True when it set them or waits (another round
+ * of inference follows). */
 static bool type_empty_list(Infer *c, Instr *in)
 {
     int npos = in->nargs - in->nkw;
@@ -2584,6 +2586,10 @@ static bool type_empty_list(Infer *c, Instr *in)
     for (int k = 0; k < in->nkw; k++)
         if (in->kwnames && strcmp(in->kwnames[k], "dtype") == 0)
             dtype = in->args[npos + k];
+    if (!c->lists_final && !infer_used_once(c, list)) {
+        c->lists_wait = true;
+        return true;
+    }
     Type *item = ty_scalar(TY_FLOAT64);
     if (dtype && dtype->type && dtype->type->kind != TY_NONE) {
         Type *d = infer_dtype_of(c, dtype);
