@@ -17,7 +17,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define MAX_ARGS 32
+/* The most arguments a call of a builtin takes: the pool's call of a prange loop passes the
+ * variables its body reads (umap's SGD epoch reads 29), in step with runtime/pool.c's
+ * PAR_MAX_ARGS. */
+#define MAX_ARGS 128
 
 typedef struct Args {
     const char *name;   /* for messages: "math.sqrt", "abs", "array.sum" */
