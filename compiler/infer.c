@@ -247,6 +247,15 @@ static void mark_exec(Infer *c, Block *b)
     }
 }
 
+/* The side a CBR takes when known at compile time (1 true, 0 false, -1 unknown): type_cbr
+ * records it on the CBR itself, as the truth of a value of no run-time truth (None, a tuple) is
+ * known from its type alone, the TRUTH the rewrite puts in the condition's place not. */
+static int cbr_known(Infer *c, const Instr *t)
+{
+    int k = infer_known(c, t);
+    return k >= 0 ? k : infer_known(c, t->args[0]);
+}
+
 /* Whether control can go from p to b: p is reachable and, if it branches on a condition known
  * at compile time, b is the side taken. */
 static bool edge_live(Infer *c, Block *p, Block *b)
@@ -257,7 +266,7 @@ static bool edge_live(Infer *c, Block *p, Block *b)
     if (!t)
         return false;
     if (t->op == OP_CBR && t->nargs == 1) {
-        int k = infer_known(c, t->args[0]);
+        int k = cbr_known(c, t);
         if (k >= 0)
             return t->succ[k ? 0 : 1] == b;
     }
@@ -1623,6 +1632,7 @@ static Type *type_cbr(Infer *c, Instr *in)
         return NULL;
     if (k < 0)
         k = infer_known(c, in->args[0]);
+    infer_set_known(c, in, k);
     if (k != 0)
         mark_exec(c, in->succ[0]);
     if (k != 1)
@@ -1899,7 +1909,7 @@ static void prune_cfg(Infer *c)
     for (int i = 0; i < fn->blocks.len; i++) {
         Block *b = fn->blocks.items[i];
         Instr *t = block_exec(b) ? ir_terminator(b) : NULL;
-        int k = t && t->op == OP_CBR ? infer_known(c, t->args[0]) : -1;
+        int k = t && t->op == OP_CBR ? cbr_known(c, t) : -1;
         if (k < 0)
             continue;
         Block *keep = t->succ[k ? 0 : 1], *drop = t->succ[k ? 1 : 0];
