@@ -1510,6 +1510,10 @@ Type *infer_table_key(Infer *c, Instr *in, Instr *table, Instr *key)
         return NULL;
     if (stores_as(x, k))
         return k;
+    /* an int key of another width looks up its value converted to the key type, as Numba casts
+     * it (umap asks `i in d`, i a range's int64, of a Dict.empty(int32, int32)) */
+    if (ty_is_int(x) && ty_is_int(k))
+        return k;
     return infer_fail(c, in, DIAG_TYPING, "%s looked up with a key of type %s (its keys are %s)",
                       infer_type_name(t), infer_type_name(x), infer_type_name(k));
 }
