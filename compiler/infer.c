@@ -747,7 +747,12 @@ static Type *type_unary(Infer *c, Instr *in)
                           in->sub == UN_NEG ? "-" : in->sub == UN_POS ? "+" : "~", infer_type_name(t));
     if (t->kind == TY_ARRAY)
         return ty_array(e, t->array.ndim, 'C', false);
-    Type *r = t->kind == TY_BOOL ? (t->weak ? ty_weak(ty_scalar(TY_INT64)) : ty_scalar(TY_INT64)) : t;
+    /* ~ of a bool some comparison or array made is NumPy's bool's, a logical not (CPython's
+     * ~np.bool_, and Numba's ~ of any bool: librosa's `~link`); of a Python bool (weak: an
+     * argument, a literal) Python's int, ~True == -2. - and + of a bool are ints. */
+    Type *r = t;
+    if (t->kind == TY_BOOL && (in->sub != UN_INVERT || t->weak))
+        r = t->weak ? ty_weak(ty_scalar(TY_INT64)) : ty_scalar(TY_INT64);
     if (c->rewrite)
         in->args[0] = infer_coerce(c, in, in->args[0], ty_strong(r));
     return r;
