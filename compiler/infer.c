@@ -248,6 +248,15 @@ static void mark_exec(Infer *c, Block *b)
     }
 }
 
+/* The side a CBR takes when known at compile time (1 true, 0 false, -1 unknown): type_cbr
+ * records it on the CBR itself, as the truth of a value of no run-time truth (None, a tuple) is
+ * known from its type alone, the TRUTH the rewrite puts in the condition's place not. */
+static int cbr_known(Infer *c, const Instr *t)
+{
+    int k = infer_known(c, t);
+    return k >= 0 ? k : infer_known(c, t->args[0]);
+}
+
 /* Whether control can go from p to b: p is reachable and, if it branches on a condition known
  * at compile time, b is the side taken. */
 static bool edge_live(Infer *c, Block *p, Block *b)
@@ -258,7 +267,7 @@ static bool edge_live(Infer *c, Block *p, Block *b)
     if (!t)
         return false;
     if (t->op == OP_CBR && t->nargs == 1) {
-        int k = infer_known(c, t->args[0]);
+        int k = cbr_known(c, t);
         if (k >= 0)
             return t->succ[k ? 0 : 1] == b;
     }
@@ -756,7 +765,12 @@ static Type *type_unary(Infer *c, Instr *in)
                           in->sub == UN_NEG ? "-" : in->sub == UN_POS ? "+" : "~", infer_type_name(t));
     if (t->kind == TY_ARRAY)
         return ty_array(e, t->array.ndim, 'C', false);
-    Type *r = t->kind == TY_BOOL ? (t->weak ? ty_weak(ty_scalar(TY_INT64)) : ty_scalar(TY_INT64)) : t;
+    /* ~ of a bool some comparison or array made is NumPy's bool's, a logical not (CPython's
+     * ~np.bool_, and Numba's ~ of any bool: librosa's `~link`); of a Python bool (weak: an
+     * argument, a literal) Python's int, ~True == -2. - and + of a bool are ints. */
+    Type *r = t;
+    if (t->kind == TY_BOOL && (in->sub != UN_INVERT || t->weak))
+        r = t->weak ? ty_weak(ty_scalar(TY_INT64)) : ty_scalar(TY_INT64);
     if (c->rewrite)
         in->args[0] = infer_coerce(c, in, in->args[0], ty_strong(r));
     return r;
@@ -1580,8 +1594,12 @@ Type *infer_table_key(Infer *c, Instr *in, Instr *table, Instr *key)
         return NULL;
     if (stores_as(x, k))
         return k;
+    /* an int key of another width looks up its value converted to the key type, as Numba casts
+     * it (umap asks `i in d`, i a range's int64, of a Dict.empty(int32, int32)) */
+    if (ty_is_int(x) && ty_is_int(k))
+        return k;
     if (t->kind == TY_DICT && casts_into_fixed(infer_value_type(x), k))
-        return k;   /* an int64 key into a dict of int32 keys: cast, as Numba's typed dict does */
+        return k;   /* a float64 key into a dict of float32 keys: cast, as Numba's typed dict does */
     return infer_fail(c, in, DIAG_TYPING, "%s looked up with a key of type %s (its keys are %s)",
                       infer_type_name(t), infer_type_name(x), infer_type_name(k));
 }
@@ -1734,6 +1752,7 @@ static Type *type_cbr(Infer *c, Instr *in)
         return NULL;
     if (k < 0)
         k = infer_known(c, in->args[0]);
+    infer_set_known(c, in, k);
     if (k != 0)
         mark_exec(c, in->succ[0]);
     if (k != 1)
@@ -1943,6 +1962,7 @@ static int run_fixpoint(Infer *c)
     for (int round = 0; round < MAX_ROUNDS; round++) {
         c->changed = false;
         c->none_waits = false;
+        c->lists_wait = false;
         c->ret = NULL;
         c->ret_from = NULL;
         for (int i = 0; i < c->fn->blocks.len; i++) {
@@ -1963,6 +1983,10 @@ static int run_fixpoint(Infer *c)
         }
         if (!c->changed && c->none_waits && !c->none_final) {
             c->none_final = true;   /* the variables still None are None: report their uses */
+            continue;
+        }
+        if (!c->changed && c->lists_wait && !c->lists_final) {
+            c->lists_final = true;   /* no other use typed them: np.array's dtype does */
             continue;
         }
         if (!c->changed)
@@ -2005,7 +2029,7 @@ static void prune_cfg(Infer *c)
     for (int i = 0; i < fn->blocks.len; i++) {
         Block *b = fn->blocks.items[i];
         Instr *t = block_exec(b) ? ir_terminator(b) : NULL;
-        int k = t && t->op == OP_CBR ? infer_known(c, t->args[0]) : -1;
+        int k = t && t->op == OP_CBR ? cbr_known(c, t) : -1;
         if (k < 0)
             continue;
         Block *keep = t->succ[k ? 0 : 1], *drop = t->succ[k ? 1 : 0];
@@ -2048,6 +2072,21 @@ static int *count_uses(Infer *c)
         }
     }
     return uses;
+}
+
+bool infer_used_once(Infer *c, const Instr *v)
+{
+    int uses = 0;
+    for (int i = 0; i < c->fn->blocks.len; i++) {
+        Block *b = c->fn->blocks.items[i];
+        for (int j = 0; j < b->instrs.len; j++) {
+            Instr *in = b->instrs.items[j];
+            for (int k = 0; k < in->nargs; k++)
+                if (in->args[k] == v && ++uses > 1)
+                    return false;
+        }
+    }
+    return uses == 1;
 }
 
 /* Whether an unused in can go: it computes a value without effect (no exception either). */
@@ -2333,6 +2372,7 @@ static int unroll_and_restart(Infer *c)
     c->ret = NULL;
     c->ret_from = NULL;
     c->none_final = false;
+    c->lists_final = false;
     return run_fixpoint(c);
 }
 

@@ -50,6 +50,8 @@ typedef struct Infer {
     bool none_waits;    /* this round, an operation waited for a variable that is None so far
                            while a loop may still give it a value (infer_none_waits) */
     bool none_final;    /* the rounds have converged: such variables are None */
+    bool lists_wait;    /* this round, np.array(l) waited for other uses to type an empty l */
+    bool lists_final;   /* the rounds have converged: such lists take np.array's dtype */
     Type **table_types; /* by value id (nknown of them): the dict or set type uses gave the
                            instruction that makes one (`{}` then d[k] = v); infer_table_takes */
 } Infer;
@@ -204,6 +206,8 @@ Type *infer_call(Infer *c, Instr *in);
 /* np.array([[], []]): types the nested empty list literals of the call's argument (float64
  * or its dtype=); true when it did. */
 bool infer_empty_list_arg(Infer *c, Instr *in);
+/* Whether v is used by one instruction only, of those left in the function. */
+bool infer_used_once(Infer *c, const Instr *v);
 /* infer_calls.c: an operation that is a list method of the library (pyjit/lib/lists.py) on
  * these operands, self first: l[i:j] = other is list.__setitem__. in becomes its CALL_JIT. */
 Type *infer_list_library_call(Infer *c, Instr *in, const char *method, Instr **args, int nargs);

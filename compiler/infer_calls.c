@@ -17,7 +17,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define MAX_ARGS 32
+/* The most arguments a call of a builtin takes: the pool's call of a prange loop passes the
+ * variables its body reads (umap's SGD epoch reads 29), in step with runtime/pool.c's
+ * PAR_MAX_ARGS. */
+#define MAX_ARGS 128
 
 typedef struct Args {
     const char *name;   /* for messages: "math.sqrt", "abs", "array.sum" */
@@ -2593,8 +2596,10 @@ static int empty_nest_depth(const Instr *list)
 
 /* np.array([]), np.array([[], []]) and np.array([], dtype=d): the empty list literals' items
  * take d (float64 without one), as NumPy makes an empty array of that dtype; without this the
- * lists' item types would be unknown. True when it set them (another round of inference
- * follows). */
+ * lists' item types would be unknown. A list used elsewhere too (`b = []`, appends on a branch
+ * not yet reached, then np.array(b)) takes them only once the rounds have converged with its
+ * items still unknown: its appends type it first. True when it set them or waits (another round
+ * of inference follows). */
 static bool type_empty_list(Infer *c, Instr *in)
 {
     int npos = in->nargs - in->nkw;
@@ -2607,6 +2612,10 @@ static bool type_empty_list(Infer *c, Instr *in)
     for (int k = 0; k < in->nkw; k++)
         if (in->kwnames && strcmp(in->kwnames[k], "dtype") == 0)
             dtype = in->args[npos + k];
+    if (!c->lists_final && !infer_used_once(c, list)) {
+        c->lists_wait = true;
+        return true;
+    }
     Type *item = ty_scalar(TY_FLOAT64);
     if (dtype && dtype->type && dtype->type->kind != TY_NONE) {
         Type *d = infer_dtype_of(c, dtype);

@@ -596,6 +596,17 @@ static Type *tuple_getitem(Infer *c, Instr *in, Instr *tuple, Instr *idx)
                           "functions is indexed at run time when each declares one signature, the "
                           "same (@njit('float64(float64)')), or is passed as a FunctionType",
                           infer_type_name(t));
+    /* An empty tuple is a 0-d array's shape or strides, which Numba types UniTuple(intp, 0):
+     * a loop over a.ndim indexes them without running, and an index, if reached, is out of
+     * range, raised when run as CPython does. */
+    if (t->tuple.n == 0) {
+        if (c->rewrite) {
+            Instr *args[2] = {tuple, infer_coerce(c, in, idx, ty_scalar(TY_INT64))};
+            in->op = OP_TUPLE_GET;
+            infer_set_args(c, in, args, 2);
+        }
+        return ty_scalar(TY_INT64);
+    }
     if (!homogeneous(t))
         return infer_fail(c, in, DIAG_TYPING, "%s can be indexed by a variable only when its "
                           "items have one type; use a constant index", infer_type_name(t));

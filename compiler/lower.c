@@ -2095,6 +2095,8 @@ static LLVMValueRef lower_tuple_get(Lower *L, Instr *in)
                         LLVMBuildAdd(L->b, i, n, ""), i, "");
     lower_check(L, LLVMBuildICmp(L->b, LLVMIntUGE, i, n, ""), ABI_EXC_INDEX, "tuple index out of range",
                 NULL, 0);
+    if (tt->tuple.n == 0)   /* a 0-d array's shape: the check above always raises */
+        return LLVMGetUndef(lower_type(L, in->type));
     LLVMValueRef v = tuple_item(L, tt, lower_value(L, in->args[0]), i);
     if (ty_holds_meminfo(in->type)) {
         lower_incref(L, LLVMBuildExtractValue(L->b, v, 0, ""));

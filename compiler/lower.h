@@ -225,6 +225,9 @@ AbiSortKey lower_sort_key(Type *t);
 int lower_intrinsic(Lower *L, Instr *in);
 int lower_builtin_math(Builtin b);   /* the MathFn of b's fn column, or -1 */
 LLVMValueRef lower_complex_abs(Lower *L, Type *ct, LLVMValueRef z);
+/* isnan, isinf or isfinite (math., cmath. or numpy.) of x of type t: an int is finite, a
+ * complex number nan or inf when a part is, finite when both are. */
+LLVMValueRef lower_number_class(Lower *L, Builtin b, Type *t, LLVMValueRef x);
 LLVMValueRef lower_minmax(Lower *L, Type *t, LLVMValueRef a, LLVMValueRef b, bool is_max,
                           bool nan_propagating);
 

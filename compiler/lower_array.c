@@ -1646,20 +1646,10 @@ static LLVMValueRef elem_math(Lower *L, void *vctx, LLVMValueRef *e)
                                                       LLVMBuildNeg(L->b, a, ""), a, "") : a;
         }
         break;
-    case BI_NP_ISNAN:
-        r = ty_is_float(c->ct) ? LLVMBuildFCmp(L->b, LLVMRealUNO, a, a, "") : LLVMConstInt(L->i1, 0, 0);
+    case BI_NP_ISNAN: case BI_NP_ISINF: case BI_NP_ISFINITE:
+        r = lower_number_class(L, c->bi, c->ct, a);
         rt = ty_scalar(TY_BOOL);
         break;
-    case BI_NP_ISINF: case BI_NP_ISFINITE: {
-        rt = ty_scalar(TY_BOOL);
-        if (!ty_is_float(c->ct)) {
-            r = LLVMConstInt(L->i1, c->bi == BI_NP_ISFINITE, 0);
-            break;
-        }
-        LLVMValueRef ax = lower_math(L, MF_FABS, c->ct, a, NULL), inf = lower_const_f(L, c->ct, __builtin_inf());
-        r = LLVMBuildFCmp(L->b, c->bi == BI_NP_ISINF ? LLVMRealOEQ : LLVMRealOLT, ax, inf, "");
-        break;
-    }
     case BI_NP_MINIMUM: case BI_NP_MAXIMUM:
         r = lower_minmax(L, c->ct, a, b, c->bi == BI_NP_MAXIMUM, true);
         break;

@@ -75,10 +75,16 @@ static LLVMValueRef float_class(Lower *L, Builtin b, Type *t, LLVMValueRef x)
 static LLVMValueRef complex_class(Lower *L, Builtin b, Type *ct, LLVMValueRef z)
 {
     Type *pt = part_of(ct);
-    Builtin fb = b == BI_CMATH_ISNAN ? BI_MATH_ISNAN : b == BI_CMATH_ISINF ? BI_MATH_ISINF : BI_MATH_ISFINITE;
+    Builtin fb = b == BI_CMATH_ISNAN || b == BI_NP_ISNAN ? BI_MATH_ISNAN
+                 : b == BI_CMATH_ISINF || b == BI_NP_ISINF ? BI_MATH_ISINF : BI_MATH_ISFINITE;
     LLVMValueRef re = float_class(L, fb, pt, LLVMBuildExtractValue(L->b, z, 0, ""));
     LLVMValueRef im = float_class(L, fb, pt, LLVMBuildExtractValue(L->b, z, 1, ""));
     return fb == BI_MATH_ISFINITE ? LLVMBuildAnd(L->b, re, im, "") : LLVMBuildOr(L->b, re, im, "");
+}
+
+LLVMValueRef lower_number_class(Lower *L, Builtin b, Type *t, LLVMValueRef x)
+{
+    return ty_is_complex(t) ? complex_class(L, b, t, x) : float_class(L, b, t, x);
 }
 
 /* cmath by the textbook formulas, on the components. */
@@ -601,7 +607,7 @@ static LLVMValueRef lower_unary_builtin(Lower *L, Instr *in, Builtin bi, Type *t
         return float_to_int(L, t, lower_math(L, (MathFn)mf, t, x, NULL), in->type);
     case BI_MATH_ISNAN: case BI_MATH_ISINF: case BI_MATH_ISFINITE:
     case BI_NP_ISNAN: case BI_NP_ISINF: case BI_NP_ISFINITE:
-        return float_class(L, bi, t, x);
+        return lower_number_class(L, bi, t, x);
     case BI_MATH_DEGREES: return LLVMBuildFMul(L->b, x, lower_const_f(L, t, 57.29577951308232), "");
     case BI_MATH_RADIANS: return LLVMBuildFMul(L->b, x, lower_const_f(L, t, 0.017453292519943295), "");
     case BI_ABS: case BI_NP_ABS: case BI_NP_ABSOLUTE: return lower_abs(L, t, x);

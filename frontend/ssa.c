@@ -619,6 +619,9 @@ static int call(Ssa *s, int n)
 
 static void drop_cells_tuple(Ssa *s, Instr *cells);
 
+/* The tuple LIST_TO_TUPLE made of a display's list (aux): a call's arguments when spread at once. */
+static const char display_tuple = 0;
+
 /* f(*t): a CALL whose one operand, t, inference spreads into f's arguments (imm = 1); other
  * forms (f(a, *t), **kwargs) are refused. */
 static int call_spread(Ssa *s, const BcInstr *at)
@@ -638,6 +641,16 @@ static int call_spread(Ssa *s, const BcInstr *at)
         in->args[0] = fn;
         memcpy(&in->args[1], items, sizeof(Instr *) * (size_t)t->tuple.n);
         drop_cells_tuple(s, args);   /* the tuple itself is read by nothing else */
+        return push(s, in);
+    }
+    if (args->op == OP_BUILD_TUPLE && args->aux == &display_tuple) {
+        /* a call of more than 30 arguments (display_append): the tuple's items as the
+         * arguments, so each is taken as written (a function, a dispatcher) */
+        Instr *in = emit(s, OP_CALL, 1 + args->nargs);
+        in->args[0] = fn;
+        if (args->nargs)
+            memcpy(&in->args[1], args->args, sizeof(Instr *) * (size_t)args->nargs);
+        args->nargs = 0;   /* read by nothing else: left empty, inference drops it */
         return push(s, in);
     }
     Instr *in = emit2(s, OP_CALL, 0, fn, args);
@@ -865,6 +878,23 @@ static int star_extend(Ssa *s, const BcInstr *at, int i, Instr *list, Instr *seq
     return star_concat(s, i, seq);
 }
 
+/* A display of more than 30 items, or a call of more than 30 positional arguments (f(a0, ...,
+ * a30)): CPython makes an empty list and appends each item (LIST_APPEND 1: a comprehension's
+ * list sits below its iterator, at 2), then, for a tuple or a call, makes it a tuple
+ * (LIST_TO_TUPLE) and spreads it (CALL_FUNCTION_EX). The list, read by nothing else, is made
+ * again with the item after its own: a list display is typed as written out, and a tuple's items
+ * keep their own types. */
+static int display_append(Ssa *s, Instr *list, Instr *v)
+{
+    Instr *in = emit(s, OP_BUILD_LIST, list->nargs + 1);
+    if (list->nargs)
+        memcpy(in->args, list->args, sizeof(Instr *) * (size_t)list->nargs);
+    in->args[list->nargs] = v;
+    list->nargs = 0;   /* read by nothing else now: left empty, inference drops it */
+    s->stack[s->sp - 1] = in;
+    return 0;
+}
+
 /* LIST_APPEND i, SET_ADD i, MAP_ADD i (a comprehension's body): list.append(value),
  * set.add(value), dict[key] = value, the container i deep in the stack once they are popped. */
 static int comprehension_add(Ssa *s, const BcInstr *at, int i)
@@ -875,6 +905,8 @@ static int comprehension_add(Ssa *s, const BcInstr *at, int i)
     Instr *obj = s->stack[s->sp - i];
     if (obj->aux == &star_display)   /* an item after a starred part: (*shape, 2) */
         return star_concat(s, i, emit1(s, OP_BUILD_TUPLE, 0, v));
+    if (at->op == BC_LIST_APPEND && i == 1 && obj->op == OP_BUILD_LIST && !obj->imm)
+        return display_append(s, obj, v);
     if (k)
         call_method(s, obj, "__setitem__", k, v);
     else
@@ -1306,6 +1338,8 @@ static int list_to_tuple(Ssa *s)
     Instr *t = emit(s, OP_BUILD_TUPLE, v->nargs);
     if (v->nargs)
         memcpy(t->args, v->args, sizeof(Instr *) * (size_t)v->nargs);
+    v->nargs = 0;   /* the display's list, read by nothing else: left empty, inference drops it */
+    t->aux = (void *)&display_tuple;
     return push(s, t);
 }
 

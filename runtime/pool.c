@@ -24,7 +24,7 @@
 
 #define PAR_MAX_THREADS 1024
 #define PAR_CHUNKS_PER_THREAD 8     /* dynamic chunks per thread: uneven loops stay balanced */
-#define PAR_MAX_ARGS 64
+#define PAR_MAX_ARGS 128    /* in step with compiler/infer_calls.c's MAX_ARGS */
 #define PAR_PAUSES 4000             /* busy polls of a finished worker (tens of microseconds) */
 #define PAR_SPIN 2000               /* then polls that yield the core, before it sleeps */
 
@@ -332,7 +332,7 @@ int32_t pj_parfor(void *wrapper, void **argv, int32_t nargs, int64_t n, ExcInfo 
     if (nargs > PAR_MAX_ARGS) {
         exc->kind = ABI_EXC_VALUE;
         exc->nargs = 0;
-        exc->msg = "a prange loop passes its chunk more than 64 values";
+        exc->msg = "a prange loop passes its chunk more than 128 values";
         return ABI_STATUS_ERROR;
     }
     ParCall call = {(AbiWrapper)wrapper, argv, nargs};

@@ -43,10 +43,40 @@ static bool converts(Type *from, Type *to)
     return rank >= 0 && rank <= 2;
 }
 
+/* Whether the integer obj (of int type from) has a value int type t holds: a Python int or an
+ * integer of another width is then the same key as that t (1 == np.int32(1), and they hash
+ * alike), as Numba's typed.Dict casts it. */
+static bool int_fits(PyObject *obj, Type *from, Type *t)
+{
+    if (!ty_is_int(from) || !ty_is_int(t))
+        return false;
+    PyObject *v = PyNumber_Index(obj);
+    if (!v)
+        return PyErr_Clear(), false;
+    int bits = (int)ty_mem_size(t) * 8, overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    bool fits;
+    if (overflow || (x == -1 && PyErr_Occurred())) {   /* beyond int64: only a uint64 may hold it */
+        PyErr_Clear();
+        unsigned long long u = overflow > 0 && !ty_is_signed(t) && bits == 64
+                               ? PyLong_AsUnsignedLongLong(v) : 0;
+        fits = overflow > 0 && !ty_is_signed(t) && bits == 64 && !(u == (unsigned long long)-1 && PyErr_Occurred());
+        PyErr_Clear();
+    } else if (ty_is_signed(t)) {
+        fits = bits == 64 || (x >= -(1LL << (bits - 1)) && x < (1LL << (bits - 1)));
+    } else {
+        fits = x >= 0 && (bits == 64 || x < (1LL << bits));
+    }
+    Py_DECREF(v);
+    return fits;
+}
+
 /* obj unboxed as type t into buf: 0, 1 when it is not a t (no exception), -1 on error. */
 static int unbox_into(PyObject *obj, Type *t, void *buf)
 {
     Type *from = rt_typeof(obj, 0);
+    if (from && int_fits(obj, from, t))
+        return rt_unbox_as(obj, from, t, buf) < 0 ? -1 : 0;
     if (!from || !converts(from, t)) {
         if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_OverflowError))
             return -1;

@@ -290,3 +290,32 @@ def test_callee_keeps_its_boundscheck():
     assert njit(boundscheck=False)(calls_tenth_checked)(b) == 10.0
     assert njit(boundscheck=True)(calls_tenth_unchecked)(b) == 10.0
     check_raises(IndexError, njit(boundscheck=True)(calls_tenth_checked), a)
+
+
+# More than 30 arguments or items: CPython builds a list item by item (LIST_APPEND), made a
+# tuple for a call (CALL_FUNCTION_EX) or a tuple display, each item keeping its own type.
+@njit
+def many_params(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9,
+                c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, d0, d1):
+    return a0 + b5 * c9 + d0[1] + len(d1)
+
+
+def calls_many(x, arr, t):
+    return many_params(x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x,
+                       x, x, x, x, x, x + 1.5 if x > 0 else 2.0, arr, t)
+
+
+def big_displays(x, y, arr):
+    t = (x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x,
+         y if x > 1 else 2.5, arr)
+    l = [y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y, y,
+         y * x if x > 1 else y, y]
+    l.append(3.5)
+    return t[30], t[31][0], len(t), l
+
+
+def test_more_than_30_arguments_and_items():
+    arr = np.arange(3.0)
+    for x in (2, -1):
+        check(calls_many, x, arr, (1, 2.5))
+        check(big_displays, x, 1.5, arr)

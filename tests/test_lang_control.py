@@ -739,3 +739,32 @@ def test_range_near_int64_limits_terminates():
         pytest.fail("a loop over range(-2**63, 2**63 - 1, 2**62) did not terminate")
     assert rc == 0, err
     assert out.split() == ["4", "4", "1"], out
+
+
+def truth_of_none_arg(n, flag):
+    rows = np.zeros(n)
+    out = None
+    if flag:
+        out = np.zeros(n)
+    for i in range(n):
+        rows[i] = i
+        if flag:
+            out[i] = 2 * i
+    while flag:
+        flag = False
+    return rows, out
+
+
+def truth_of_tuple(t):
+    if t:
+        return 1
+    return 2
+
+
+def test_branch_on_a_value_of_known_truth():
+    # None (an argument given as None), an empty or non-empty tuple: the truth is known from the
+    # type, the other side is never compiled (an umap helper passes return_dists=None)
+    for flag in (None, True, False, 0):
+        check(truth_of_none_arg, 3, flag)
+    for t in ((), (1,), (1.5, 2)):
+        check(truth_of_tuple, t)

@@ -711,3 +711,25 @@ def test_numba_type_attribute_of_typed_containers():
     for c in (d, lst, s):
         assert c._numba_type_ == pyjit.typeof(c)
     assert pyjit.typed.Set.empty(types.int64)._numba_type_ == types.Set(types.int64)
+
+
+def lookups_of_other_int_widths(d, n):
+    out = np.zeros(n, np.int64)
+    for i in range(n):
+        if i in d:
+            out[i] = d[i] * 2
+    return out
+
+
+def test_int_keys_of_another_width_look_up_their_value():
+    # a Dict of int32 keys asked with a range's int64 (umap's aligned embedding), in compiled
+    # code and in Python: the same key as the int32 of that value, as in Numba
+    d = pyjit.typed.Dict.empty(pyjit.types.int32, pyjit.types.int32)
+    for k, v in ((1, 10), (3, 30)):
+        d[np.int32(k)] = np.int32(v)
+    d[4] = 40                                  # a Python int that fits is stored as an int32
+    check(lookups_of_other_int_widths, d, 6)
+    assert 1 in d and np.int64(3) in d and np.uint8(4) in d
+    assert 2**40 not in d and -1 not in d and 2 not in d
+    with pytest.raises(TypeError, match="int32 keys"):
+        d[2**40] = 1

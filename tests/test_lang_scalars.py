@@ -757,3 +757,16 @@ def test_overload_method_on_number_types():
         return lambda x: x / 2
 
     assert pyjit.njit(lambda a: a[1].halved() + np.float32(3.0).halved())(np.arange(3.0)) == 2.0
+
+
+def invert_compared(x, y):
+    link = x[0] > y
+    return ~link, (~link) * 2.5 - (link) * 1.5, ~(x[1] > y)
+
+
+def test_invert_of_a_comparison_is_numpy_bools():
+    # the comparison of NumPy values is a NumPy bool in CPython, whose ~ is a logical not (as
+    # Numba's ~ of any bool): librosa's rqa subtracts (~link) * gap_extend
+    x = np.array([0.0, 2.0])
+    for y in (-1.0, 0.5, 3.0):
+        check(invert_compared, x, y, jit=jitted(invert_compared))

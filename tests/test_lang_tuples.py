@@ -76,6 +76,26 @@ def test_homogeneous_tuple_dynamic_index():
     check_raises(IndexError, pyjit.njit(dynamic_index), t, -5)
 
 
+def shape_walk(a):
+    total = 0
+    for d in range(a.ndim - 1, -1, -1):
+        total += a.shape[d] * a.strides[d]
+    return total
+
+
+def shape_at(a, i):
+    return a.shape[i]
+
+
+def test_zero_d_shape_dynamic_index():
+    # a 0-d array's shape and strides are empty tuples, which Numba types as tuples of ints:
+    # indexed by a variable in a loop that never runs, or out of range when it does run
+    for a in (np.array(2.5), np.ones((2, 3)), np.ones((4, 3))[::2, ::-1]):
+        check(shape_walk, a)
+    check_raises(IndexError, pyjit.njit(shape_at), np.array(1.0), 0)
+    check_raises(IndexError, pyjit.njit(dynamic_index), (), 0)
+
+
 def unpack(t):
     a, b, c = t
     return c, b, a

@@ -176,6 +176,27 @@ def test_numpy_scalar_math_binary(fn, inputs):
         check(f, x, y, jit=cf, rtol=1e-14)
 
 
+COMPLEX_SPECIAL = [complex(math.nan, 0.0), complex(0.0, math.nan), complex(math.inf, 1.0),
+                   complex(1.0, -math.inf), 1j, 0j, complex(math.nan, math.inf)]
+
+
+def np_classes(z):
+    return np.isnan(z), np.isinf(z), np.isfinite(z)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_numpy_nan_inf_finite_of_complex(dtype):
+    # a complex number is nan or inf where a part is, finite where both are: a scalar and each
+    # element of an array (strided too), as NumPy
+    cf = pyjit.njit(np_classes)
+    a = np.array(COMPLEX_SPECIAL, dtype=dtype)
+    for z in a:
+        assert cf(z) == np_classes(z)
+    for view in (a, a[::2]):
+        for got, want in zip(cf(view), np_classes(view)):
+            np.testing.assert_array_equal(got, want)
+
+
 def np_sqrt_f32(x):
     return np.sqrt(x) * 2.0
 

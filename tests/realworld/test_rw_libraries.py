@@ -1,5 +1,5 @@
 """Real-world patterns: the Numba code inside well-known libraries (library_kernels.py to
-library_kernels4.py), each case run compiled here and in CPython (the
+library_kernels5.py), each case run compiled here and in CPython (the
 same source under PYJIT_DISABLE_JIT=1, in a subprocess), the results compared."""
 import importlib
 import os
@@ -14,7 +14,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from util import assert_same  # noqa: E402
 
-MODULES = ("library_kernels", "library_kernels2", "library_kernels3", "library_kernels4")
+MODULES = ("library_kernels", "library_kernels2", "library_kernels3", "library_kernels4",
+           "library_kernels5")
 CASES = [(m, name) for m in MODULES for name in dir(importlib.import_module(m))
          if name.startswith("case_")]
 
