@@ -390,12 +390,19 @@ def reduce_into(name, a, axis, out, keepdims, signature, dtype=None):
         args.append("ddof=ddof")
     if keep:
         args.append("keepdims=True")
+    return stored_result(signature, f"np.{name}({', '.join(args)})", expected,
+                         "operands could not be broadcast together with remapped shapes: out= "
+                         "has the wrong shape for the reduction")
+
+
+def stored_result(signature, expr, nd, shape_message):
+    """impl(signature) of a function given out=: r = expr (the result made without out), stored
+    into out, whose ndim is nd (out[()] = r for a 0-d result; a shape out does not have is the
+    ValueError shape_message, raised when running); out returned."""
     store = ("    if out.shape != r.shape:\n"
-             "        raise ValueError('operands could not be broadcast together with remapped "
-             "shapes: out= has the wrong shape for the reduction')\n"
-             "    out[...] = r\n") if expected else "    out[()] = r\n"
-    return _generated("impl", f"def impl({signature}):\n"
-                              f"    r = np.{name}({', '.join(args)})\n" + store +
+             f"        raise ValueError({shape_message!r})\n"
+             "    out[...] = r\n") if nd else "    out[()] = r\n"
+    return _generated("impl", f"def impl({signature}):\n    r = {expr}\n" + store +
                       "    return out\n", {})
 
 

@@ -127,17 +127,13 @@ def stored_into(name, a, q, axis, out, keepdims, signature):
     args += ", axis=axis" if given(axis) else ""
     args += ", keepdims=True" if keep else ""
     if out.ndim != nd:
-        store = ("    raise ValueError('output parameter for np." + name + " has the wrong "
-                 f"number of dimensions: Found {out.ndim} but expected {nd}')\n")
-    elif nd == 0:
-        store = f"    out[()] = np.{name}({args})\n"
-    else:
-        store = (f"    r = np.{name}({args})\n"
-                 "    if out.shape != r.shape:\n"
-                 "        raise ValueError('could not broadcast the result of np." + name +
-                 " into out=: its shape differs')\n"
-                 "    out[...] = r\n")
-    return generated("impl", f"def impl({signature}):\n" + store + "    return out\n", {})
+        return generated("impl", f"def impl({signature}):\n"
+                                 f"    raise ValueError('output parameter for np.{name} has the "
+                                 f"wrong number of dimensions: Found {out.ndim} but expected "
+                                 f"{nd}')\n    return out\n", {})
+    from .numpy_axis import stored_result
+    return stored_result(signature, f"np.{name}({args})", nd,
+                         f"could not broadcast the result of np.{name} into out=: its shape differs")
 
 
 @register_jitable
